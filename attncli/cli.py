@@ -1,0 +1,480 @@
+"""The `attn` command: reads options, calls parse → compute → explain → render, prints.
+
+Heavy modules (numpy, rich) are imported inside the commands, so that `--help`
+and a JSON answer start as fast as they can. Our errors become one line on
+stderr and a non-zero exit here, in AttnGroup, and nowhere else.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from enum import Enum
+from typing import Annotated, Any
+
+import typer
+from typer.core import TyperGroup
+
+from attncli.errors import AttnError
+
+INTERNAL_ERROR_EXIT = 70  # EX_SOFTWARE: a bug in attn, not in the input
+
+
+class AttnGroup(TyperGroup):
+    """Runs a subcommand and turns any error into one line on stderr and an exit code."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except AttnError as error:
+            _report(str(error))
+            ctx.exit(error.exit_code)
+        except BrokenPipeError:
+            # The reader (head, less) went away; nothing left to say to it.
+            sys.stderr.close()
+            ctx.exit(1)
+        except (typer.Exit, typer.Abort, SystemExit):
+            raise
+        except Exception as error:
+            import click
+
+            if isinstance(error, click.ClickException) or _debugging():
+                raise
+            _report(
+                f"internal error: {type(error).__name__}: {error} "
+                "(this is a bug in attn; rerun with ATTN_DEBUG=1 for the traceback)"
+            )
+            ctx.exit(INTERNAL_ERROR_EXIT)
+
+
+def _debugging() -> bool:
+    return os.environ.get("ATTN_DEBUG", "") not in ("", "0")
+
+
+def _report(message: str) -> None:
+    from rich.console import Console
+    from rich.text import Text
+
+    Console(stderr=True, highlight=False, soft_wrap=True).print(Text(f"attn: error: {message}"))
+
+
+app = typer.Typer(
+    cls=AttnGroup,
+    help=(
+        "A calculator for attention, the step at the heart of a transformer: "
+        "scores, softmax, the weighted mix and self-attention, with every step shown.\n\n"
+        "Example: attn score -i samples/tren.json | attn softmax | attn mix"
+    ),
+    context_settings={"help_option_names": ["-h", "--help"]},
+    pretty_exceptions_enable=False,
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+)
+
+
+class OutputFormat(str, Enum):
+    table = "table"
+    json = "json"
+
+
+class ScoreMethod(str, Enum):
+    dot = "dot"
+    scaled = "scaled"
+    general = "general"
+    additive = "additive"
+
+
+InputOption = Annotated[
+    str | None,
+    typer.Option(
+        "--input",
+        "-i",
+        metavar="FILE",
+        help="JSON document to read ('-' for stdin). Without it, piped stdin is read.",
+    ),
+]
+FormatOption = Annotated[
+    OutputFormat | None,
+    typer.Option(
+        "--format", "-f", help="table or json. Default: table on a terminal, JSON when piped."
+    ),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Shorthand for --format json.")]
+StepsOption = Annotated[
+    bool, typer.Option("--steps", "-s", help="Lay out the computation as a hand-worked table.")
+]
+DigitsOption = Annotated[
+    int | None,
+    typer.Option(
+        "--digits",
+        min=0,
+        max=15,
+        help="Decimals in tables (default: weights 3, other numbers 2).",
+    ),
+]
+RowOption = Annotated[
+    int | None, typer.Option("--row", help="With --steps on a grid: explain row N (1 = first).")
+]
+TokenOption = Annotated[
+    str | None,
+    typer.Option("--token", help="With --steps on a grid: explain the row of this token."),
+]
+TokensOption = Annotated[
+    str | None,
+    typer.Option("--tokens", help="Token names for the keys, e.g. tren,va,lleno."),
+]
+QueryOption = Annotated[
+    str | None, typer.Option("--query", "-q", help="One query vector, e.g. 1,0.")
+]
+QueriesOption = Annotated[
+    str | None,
+    typer.Option("--queries", help="Several queries, a row each: '[[0,1],[1,1]]' or '0,1;1,1'."),
+]
+KeysOption = Annotated[
+    str | None, typer.Option("--keys", "-k", help="Keys, a row per token: '[[2,1],[0,2],[1,1]]'.")
+]
+ValuesOption = Annotated[
+    str | None,
+    typer.Option("--values", "-v", help="Values, a row per token: '[[10,0],[0,10],[5,5]]'."),
+]
+WeightsOption = Annotated[
+    str | None,
+    typer.Option(
+        "--weights", "-w", help="Weights, one per value row (or a grid): 0.665,0.090,0.245."
+    ),
+]
+ScoresOption = Annotated[
+    str | None, typer.Option("--scores", help="Scores as one option: '2,0,1' or a grid '2,0;1,1'.")
+]
+
+
+def _document(
+    path: str | None,
+    bare_field: str | None,
+    inline: dict[str, str | None],
+    required: tuple[str, ...],
+) -> dict[str, Any]:
+    """The input document with inline options laid over it.
+
+    Stdin is read only when the options do not already give every required field,
+    so `attn softmax 2 0 1` inside a script never swallows the script's input.
+    """
+    from attncli.parsing import load_document, parse_inline, parse_tokens
+
+    given = {name for name, text in inline.items() if text is not None}
+    document = load_document(path, bare_field, read_stdin=not set(required) <= given)
+    for name, text in inline.items():
+        if text is None:
+            continue
+        if name == "tokens":
+            document["tokens"] = parse_tokens(text, "--tokens")
+            continue
+        document[name] = parse_inline(text, name)
+        # A query given inline replaces the document's queries, and the other way round.
+        if name in ("query", "queries"):
+            document.pop("queries" if name == "query" else "query", None)
+    return document
+
+
+def _emit(
+    document: dict[str, Any],
+    renderables: list[Any],
+    explanation: Any,
+    *,
+    steps: bool,
+    format_name: OutputFormat | None,
+    json_flag: bool,
+    digits: int | None,
+) -> None:
+    """Print the JSON document, the explanation or the result tables, whichever is asked for."""
+    from attncli.output import print_renderables, to_json, wants_json
+
+    explicit_json = json_flag or format_name == OutputFormat.json
+    if steps and explicit_json:
+        from attncli.explain import steps_as_data
+
+        document = {**document, "steps": steps_as_data(explanation)}
+    if explicit_json or (
+        not steps
+        and wants_json(None if format_name is None else format_name.value, json_flag, sys.stdout)
+    ):
+        sys.stdout.write(to_json(document) + "\n")
+        return
+    from attncli import render
+
+    shown = (
+        [render.explanation(explanation, render.Digits.uniform(digits))]
+        if steps
+        else [renderable(render.Digits.uniform(digits)) for renderable in renderables]
+    )
+    print_renderables(sys.stdout, shown)
+
+
+@app.command()
+def score(
+    input_path: InputOption = None,
+    query: QueryOption = None,
+    queries: QueriesOption = None,
+    keys: KeysOption = None,
+    values: ValuesOption = None,
+    tokens: TokensOption = None,
+    method: Annotated[
+        ScoreMethod,
+        typer.Option(
+            "--method",
+            "-m",
+            help="dot: q·k. scaled: q·k ÷ √d_k. general (Luong): q^T W_a k. "
+            "additive (Bahdanau): v_a^T tanh(W_1 q + W_2 k).",
+        ),
+    ] = ScoreMethod.dot,
+    seed: Annotated[
+        int, typer.Option("--seed", help="Seed for W_a, W_1, W_2, v_a when the input has none.")
+    ] = 0,
+    d_a: Annotated[
+        int | None,
+        typer.Option("--d-a", min=1, help="Hidden size of the additive score (default: d_k)."),
+    ] = None,
+    steps: StepsOption = False,
+    row: RowOption = None,
+    token: TokenOption = None,
+    digits: DigitsOption = None,
+    format_name: FormatOption = None,
+    json_flag: JsonOption = False,
+) -> None:
+    """Score each key against the query: how well they match.
+
+    One query gives a row of scores; several (queries) give a grid, row = query,
+    column = key. Reads a JSON document with query or queries, keys and optionally
+    tokens and values (which pass through for attn mix).
+
+    Example: attn score --query 1,0 --keys '[[2,1],[0,2],[1,1]]' --tokens tren,va,lleno --steps
+    """
+    from attncli import render
+    from attncli.core import attention
+    from attncli.explain import Explanation, explain_scores
+    from attncli.inputs import pick_row, score_input
+
+    document = _document(
+        input_path,
+        None,
+        {"query": query, "queries": queries, "keys": keys, "values": values, "tokens": tokens},
+        ("keys",),
+    )
+    parsed = score_input(document, method.value, seed, d_a)
+    q, k, p = parsed.queries.matrix, parsed.keys, parsed.parameters
+    grid = {
+        "dot": lambda: attention.dot_scores(q, k),
+        "scaled": lambda: attention.scaled_dot_scores(q, k),
+        "general": lambda: attention.general_scores(q, k, p["w_a"]),
+        "additive": lambda: attention.additive_scores(q, k, p["w_1"], p["w_2"], p["v_a"]),
+    }[method.value]()
+    rows = parsed.queries
+    result = {key: value for key, value in document.items() if key not in ("weights", "output")}
+    result.update(method=method.value, **p, scores=rows.shaped(grid))
+    if parsed.drawn:
+        result["seed"] = seed
+    explanation = Explanation()
+    if steps:
+        index = pick_row(rows, row, token)
+        explanation.parts.append(
+            explain_scores(method.value, rows.row_labels[index], q[index], k, rows.column_labels, p)
+        )
+
+    def table(digits: render.Digits) -> Any:
+        if rows.single:
+            labelled = [[value] for value in grid[0]]
+            return render.vector_rows("Scores", rows.column_labels, labelled, digits.other, "Score")
+        return render.number_grid(
+            "Scores (row = query, column = key)",
+            rows.row_labels,
+            rows.column_labels,
+            grid.tolist(),
+            digits.other,
+        )
+
+    def parameters(digits: render.Digits) -> Any:
+        return render.parameter_block(
+            {n: v.tolist() for n, v in p.items()}, parsed.drawn, seed, digits.other
+        )
+
+    _emit(
+        result,
+        [table, parameters] if p else [table],
+        explanation,
+        steps=steps,
+        format_name=format_name,
+        json_flag=json_flag,
+        digits=digits,
+    )
+
+
+@app.command(context_settings={"ignore_unknown_options": True})
+def softmax(
+    numbers: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="[SCORE]...",
+            help="Scores, e.g. 2 0 1 (-inf marks a masked cell).",
+            show_default=False,
+        ),
+    ] = None,
+    input_path: InputOption = None,
+    scores: ScoresOption = None,
+    tokens: TokensOption = None,
+    temperature: Annotated[
+        float,
+        typer.Option(
+            "--temperature", "-t", help="Divide scores by T first: T > 1 spreads, T < 1 sharpens."
+        ),
+    ] = 1.0,
+    steps: StepsOption = False,
+    row: RowOption = None,
+    token: TokenOption = None,
+    digits: DigitsOption = None,
+    format_name: FormatOption = None,
+    json_flag: JsonOption = False,
+) -> None:
+    """Turn scores into weights that are positive and sum to 1, row by row.
+
+    weight_j = e^(s_j / T) / Σ_i e^(s_i / T). Computed stably: the row's largest
+    score is subtracted first, so 1000 0 -1000 gives 1 0 0, never NaN. A score of
+    -inf (null in JSON) is masked: its weight is exactly 0. A row whose every
+    score is masked has nothing to attend to: all its weights are 0 (and its mix
+    is the zero vector).
+
+    Example: attn softmax 2 0 1 --tokens tren,va,lleno --steps
+    """
+    from attncli import render
+    from attncli.core import attention
+    from attncli.errors import OptionError
+    from attncli.explain import Explanation, explain_softmax
+    from attncli.inputs import pick_row, softmax_input
+    from attncli.parsing import parse_number_args
+
+    if not temperature > 0 or temperature == float("inf"):
+        raise OptionError(
+            f"--temperature {temperature} must be a positive number (try 0.5, 1 or 2)"
+        )
+    if numbers and scores is not None:
+        raise OptionError("scores given twice: as arguments and with --scores; keep one")
+    inline_scores = scores
+    document = _document(
+        input_path, "scores", {"scores": inline_scores, "tokens": tokens}, ("scores",)
+    )
+    if numbers:
+        document["scores"] = parse_number_args(numbers)
+    parsed = softmax_input(document)
+    weights = attention.softmax(parsed.matrix, temperature)
+    result = {key: value for key, value in document.items() if key != "output"}
+    result.update(
+        scores=parsed.shaped(parsed.matrix), temperature=temperature, weights=parsed.shaped(weights)
+    )
+    explanation = Explanation()
+    if steps:
+        index = pick_row(parsed, row, token)
+        explanation.parts.append(
+            explain_softmax(
+                parsed.row_labels[index],
+                parsed.matrix[index],
+                weights[index],
+                parsed.column_labels,
+                temperature,
+            )
+        )
+
+    def table(digits: render.Digits) -> Any:
+        if parsed.single:
+            labelled = list(zip(parsed.matrix[0], weights[0], strict=True))
+            grid_table = render.number_grid(
+                "Weights",
+                parsed.column_labels,
+                ["Score", "Weight"],
+                [[s, w] for s, w in labelled],
+                digits.weight,
+            )
+            return grid_table
+        return render.number_grid(
+            "Weights (row = query, column = key)",
+            parsed.row_labels,
+            parsed.column_labels,
+            weights.tolist(),
+            digits.weight,
+            heat=True,
+        )
+
+    _emit(
+        result,
+        [table],
+        explanation,
+        steps=steps,
+        format_name=format_name,
+        json_flag=json_flag,
+        digits=digits,
+    )
+
+
+@app.command()
+def mix(
+    input_path: InputOption = None,
+    weights: WeightsOption = None,
+    values: ValuesOption = None,
+    tokens: TokensOption = None,
+    steps: StepsOption = False,
+    row: RowOption = None,
+    token: TokenOption = None,
+    digits: DigitsOption = None,
+    format_name: FormatOption = None,
+    json_flag: JsonOption = False,
+) -> None:
+    """Mix the value vectors with the weights: output = Σ_j weight_j × value_j.
+
+    One row of weights gives one output vector; a grid gives an output per row.
+
+    Example: attn mix --weights 0.665,0.090,0.245 --values '[[10,0],[0,10],[5,5]]' --steps
+    """
+    from attncli import render
+    from attncli.core import attention
+    from attncli.explain import Explanation, explain_mix
+    from attncli.inputs import mix_input, pick_row
+
+    document = _document(
+        input_path,
+        None,
+        {"weights": weights, "values": values, "tokens": tokens},
+        ("weights", "values"),
+    )
+    rows, value_rows = mix_input(document)
+    output = attention.mix(rows.matrix, value_rows)
+    result = dict(document)
+    result.update(weights=rows.shaped(rows.matrix), output=rows.shaped(output))
+    explanation = Explanation()
+    if steps:
+        index = pick_row(rows, row, token)
+        explanation.parts.append(
+            explain_mix(rows.row_labels[index], rows.matrix[index], value_rows, rows.column_labels)
+        )
+
+    def table(digits: render.Digits) -> Any:
+        return render.vector_rows(
+            "Output" if rows.single else "Outputs (a row per query)",
+            rows.row_labels if not rows.single else ["output"],
+            output.tolist(),
+            digits.other,
+            "Σ weight × value",
+        )
+
+    _emit(
+        result,
+        [table],
+        explanation,
+        steps=steps,
+        format_name=format_name,
+        json_flag=json_flag,
+        digits=digits,
+    )
+
+
+def main() -> None:
+    """Entry point of the `attn` console script."""
+    app()

@@ -1,0 +1,1 @@
+"""Pure numpy functions: arrays in, arrays out; no I/O, no typer, no rich."""

@@ -1,0 +1,84 @@
+"""Scores, softmax and the weighted mix: the three steps of attention.
+
+Rows are vectors (a query per row, a key per row), as in Vaswani et al. (2017),
+"Attention Is All You Need", eq. 1: softmax(Q K^T / sqrt(d_k)) V.
+The two learned scores are Luong et al. (2015), "Effective Approaches to
+Attention-based Neural Machine Translation" (general: s^T W_a h), and
+Bahdanau et al. (2015), "Neural Machine Translation by Jointly Learning to
+Align and Translate" (additive: v_a^T tanh(W_1 s + W_2 h)).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+SCORE_METHODS = ("dot", "scaled", "general", "additive")
+
+
+def dot_scores(queries: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Plain dot products q·k for every query and key."""
+    # [T_q, d], [T_k, d] -> [T_q, T_k]
+    return queries @ keys.T
+
+
+def scaled_dot_scores(queries: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Dot products divided by sqrt(d_k), which keeps their spread near 1 as d_k grows."""
+    # [T_q, d], [T_k, d] -> [T_q, T_k]
+    return (queries @ keys.T) / np.sqrt(keys.shape[-1])
+
+
+def general_scores(queries: np.ndarray, keys: np.ndarray, w_a: np.ndarray) -> np.ndarray:
+    """Luong's multiplicative score s^T W_a h: the key moved into the query's basis, dotted."""
+    # [T_q, d_q], [T_k, d_k], [d_q, d_k] -> [T_q, T_k]
+    return (queries @ w_a) @ keys.T
+
+
+def additive_projections(
+    queries: np.ndarray, keys: np.ndarray, w_1: np.ndarray, w_2: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """W_1 s for every query and W_2 h for every key, computed once and reused by every pair."""
+    # [T_q, d_q], [T_k, d_k], [d_a, d_q], [d_a, d_k] -> [T_q, d_a], [T_k, d_a]
+    return queries @ w_1.T, keys @ w_2.T
+
+
+def additive_scores(
+    queries: np.ndarray, keys: np.ndarray, w_1: np.ndarray, w_2: np.ndarray, v_a: np.ndarray
+) -> np.ndarray:
+    """Bahdanau's additive score v_a^T tanh(W_1 s + W_2 h)."""
+    # [T_q, d_q], [T_k, d_k], [d_a, d_q], [d_a, d_k], [d_a] -> [T_q, T_k]
+    projected_queries, projected_keys = additive_projections(queries, keys, w_1, w_2)
+    # The tanh sits between the sum and the readout, so the [T_q, T_k, d_a] block must exist.
+    hidden = np.tanh(projected_queries[:, None, :] + projected_keys[None, :, :])
+    return hidden @ v_a
+
+
+def softmax(scores: np.ndarray, temperature: float = 1.0) -> np.ndarray:
+    """Row-wise softmax of scores / temperature, stable for any finite input.
+
+    -inf marks a masked cell: its weight is exactly 0. A row with every cell
+    masked has nothing to attend to and gets all-zero weights (its mix is the
+    zero vector) rather than NaN.
+    """
+    # [..., T_k] -> [..., T_k]
+    scores = np.asarray(scores, dtype=np.float64)
+    finite = np.isfinite(scores)
+    row_max = np.max(np.where(finite, scores, -np.inf), axis=-1, keepdims=True)
+    # An all-masked row has max -inf; shifting by 0 keeps it at -inf instead of NaN.
+    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        # Subtracting the row max first means the largest power is e^0 = 1: nothing overflows.
+        powers = np.exp((scores - row_max) / temperature)
+    totals = powers.sum(axis=-1, keepdims=True)
+    return np.divide(powers, totals, out=np.zeros_like(powers), where=totals > 0)
+
+
+def mix(weights: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The weighted sum of the value rows: each output row is a convex combination of them."""
+    # [T_q, T_k] or [T_k], [T_k, d_v] -> [T_q, d_v] or [d_v]
+    return weights @ values
+
+
+def causal_mask(length_q: int, length_k: int) -> np.ndarray:
+    """True where query i may look at key j: itself and the positions before it."""
+    # -> [T_q, T_k] of bool
+    return np.tril(np.ones((length_q, length_k), dtype=bool))

@@ -1,0 +1,19 @@
+"""The exceptions attncli raises; only the CLI turns them into a message and an exit code."""
+
+
+class AttnError(Exception):
+    """Something the user can fix; the message says what, where and how."""
+
+    exit_code = 2
+
+
+class InputError(AttnError):
+    """The input could not be read or parsed: a path, JSON text, a number or a field."""
+
+
+class ShapeError(AttnError):
+    """Arrays that were read fine but do not fit together (lengths, rows, columns)."""
+
+
+class OptionError(AttnError):
+    """An option value outside what the command accepts."""

@@ -1,0 +1,170 @@
+"""Computations laid out as steps, as plain data.
+
+Each function takes arrays that the core already computed (or computes the few
+intermediates a hand-worked table shows) and returns dataclasses: a row per token
+with the numbers a student writes down. Nothing here knows about colours, tables
+or languages, so the same steps become a terminal table, JSON or a worksheet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+# Powers e^s stay readable up to about e^20; beyond that the table shows e^(s - max).
+_LARGEST_PLAIN_EXPONENT = 20.0
+
+
+@dataclass
+class ScoreRow:
+    """One key's score: the products that are summed, the sum, and the score after any scaling."""
+
+    token: str
+    key: list[float]
+    # The vector the query is dotted with: W_a·key (general), tanh(W_1 s + W_2 h) (additive).
+    transformed: list[float] | None
+    terms: list[tuple[float, float]]  # pairs whose products are summed
+    total: float
+    score: float
+
+
+@dataclass
+class ScoreSteps:
+    """How one query was scored against every key."""
+
+    method: str
+    query_label: str
+    query: list[float]
+    divisor: float | None  # sqrt(d_k) for scaled scores
+    rows: list[ScoreRow]
+
+
+@dataclass
+class SoftmaxRow:
+    """One score turned into a weight: e^(score/T - shift) / total."""
+
+    token: str
+    score: float  # -inf for a masked cell
+    power: float
+    weight: float
+
+    @property
+    def masked(self) -> bool:
+        return bool(np.isneginf(self.score))
+
+
+@dataclass
+class SoftmaxSteps:
+    """How a row of scores became weights."""
+
+    row_label: str
+    temperature: float
+    shift: float  # subtracted from every score/T before e^; 0 when the plain powers are readable
+    rows: list[SoftmaxRow]
+    total: float
+    weight_total: float
+
+
+@dataclass
+class MixRow:
+    """One value row scaled by its weight."""
+
+    token: str
+    weight: float
+    value: list[float]
+    product: list[float]
+
+
+@dataclass
+class MixSteps:
+    """How the weighted value rows add up to the output."""
+
+    row_label: str
+    rows: list[MixRow]
+    output: list[float]
+
+
+@dataclass
+class Explanation:
+    """The steps of one command, in order (score, softmax, mix or any run of them)."""
+
+    parts: list[ScoreSteps | SoftmaxSteps | MixSteps] = field(default_factory=list)
+
+
+def explain_scores(
+    method: str,
+    query_label: str,
+    query: np.ndarray,
+    keys: np.ndarray,
+    key_labels: list[str],
+    parameters: dict[str, np.ndarray],
+) -> ScoreSteps:
+    """The products and sums behind one query's scores."""
+    # [d_q], [T_k, d_k] -> a row per key
+    rows = []
+    divisor = float(np.sqrt(keys.shape[1])) if method == "scaled" else None
+    for label, key in zip(key_labels, keys, strict=True):
+        transformed: np.ndarray | None = None
+        if method == "general":
+            transformed = parameters["w_a"] @ key
+            left, right = query, transformed
+        elif method == "additive":
+            transformed = np.tanh(parameters["w_1"] @ query + parameters["w_2"] @ key)
+            left, right = parameters["v_a"], transformed
+        else:
+            left, right = query, key
+        terms = [(float(a), float(b)) for a, b in zip(left, right, strict=True)]
+        total = float(left @ right)
+        score = total / divisor if divisor else total
+        rows.append(
+            ScoreRow(
+                token=label,
+                key=key.tolist(),
+                transformed=None if transformed is None else transformed.tolist(),
+                terms=terms,
+                total=total,
+                score=score,
+            )
+        )
+    return ScoreSteps(method, query_label, query.tolist(), divisor, rows)
+
+
+def explain_softmax(
+    row_label: str, scores: np.ndarray, weights: np.ndarray, labels: list[str], temperature: float
+) -> SoftmaxSteps:
+    """The powers, their total and the division behind one row of weights."""
+    # [T_k], [T_k] -> a row per key
+    scaled = scores / temperature
+    finite = scaled[np.isfinite(scaled)]
+    largest = float(finite.max()) if finite.size else 0.0
+    shift = largest if abs(largest) > _LARGEST_PLAIN_EXPONENT else 0.0
+    with np.errstate(over="ignore"):
+        powers = np.exp(scaled - shift)
+    rows = [
+        SoftmaxRow(label, float(score), float(power), float(weight))
+        for label, score, power, weight in zip(labels, scores, powers, weights, strict=True)
+    ]
+    return SoftmaxSteps(
+        row_label, temperature, shift, rows, float(powers.sum()), float(weights.sum())
+    )
+
+
+def explain_mix(
+    row_label: str, weights: np.ndarray, values: np.ndarray, labels: list[str]
+) -> MixSteps:
+    """Each value row times its weight, and their sum."""
+    # [T_k], [T_k, d_v] -> a row per key
+    products = weights[:, None] * values
+    rows = [
+        MixRow(label, float(weight), value.tolist(), product.tolist())
+        for label, weight, value, product in zip(labels, weights, values, products, strict=True)
+    ]
+    return MixSteps(row_label, rows, products.sum(axis=0).tolist())
+
+
+def steps_as_data(explanation: Explanation) -> list[dict[str, Any]]:
+    """The steps as JSON-ready dictionaries, each tagged with its kind."""
+    kinds = {ScoreSteps: "score", SoftmaxSteps: "softmax", MixSteps: "mix"}
+    return [{"step": kinds[type(part)], **asdict(part)} for part in explanation.parts]

@@ -1,0 +1,196 @@
+"""Assemble each command's validated inputs from a parsed document.
+
+This is the second half of the parsing layer: parsing.py reads single fields,
+this module checks that the fields fit together (lengths, counts, parameter
+shapes) and fills in seeded score parameters that the document left out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from attncli.errors import InputError, ShapeError
+from attncli.parsing import (
+    Document,
+    check_same_length,
+    labels,
+    require,
+    to_matrix,
+    to_vector,
+    to_vector_or_matrix,
+)
+
+if TYPE_CHECKING:
+    import numpy as np
+
+QUERY_HINT = "give 'query' (one vector) or 'queries' (a row per query), or --query 1,0"
+KEYS_HINT = "give 'keys' (a row per token) in the input document, or --keys '[[2,1],[0,2]]'"
+VALUES_HINT = "give 'values' (a row per token) in the input document, or --values '[[10,0],[0,10]]'"
+SCORES_HINT = (
+    "give numbers as arguments (attn softmax 2 0 1), 'scores' in the input, or pipe attn score"
+)
+WEIGHTS_HINT = "give 'weights' in the input, --weights 0.665,0.090,0.245, or pipe attn softmax"
+
+
+@dataclass
+class Rows:
+    """A vector or a grid, stored as a matrix, remembering which it was and what labels its axes."""
+
+    matrix: np.ndarray  # [T_q, n]
+    single: bool  # the input held one vector, so output is one vector too
+    row_labels: list[str]
+    column_labels: list[str]
+
+    def shaped(self, array: np.ndarray) -> np.ndarray:
+        """A per-row result back in the input's form: a vector for a single row."""
+        return array[0] if self.single else array
+
+
+@dataclass
+class ScoreInput:
+    """Queries and keys for attn score, with the parameters of the learned scores."""
+
+    queries: Rows  # matrix [T_q, d_q]; column_labels name the keys
+    keys: np.ndarray  # [T_k, d_k]
+    parameters: dict[str, np.ndarray] = field(default_factory=dict)
+    drawn: list[str] = field(default_factory=list)  # parameters drawn from --seed
+
+
+def _as_rows(array: np.ndarray) -> np.ndarray:
+    return array[None, :] if array.ndim == 1 else array
+
+
+def _row_labels(document: Document, count: int, single: bool, prefix: str) -> list[str]:
+    """Labels for query rows: the tokens when there is one query per token, else q1, q2, ..."""
+    if single:
+        return ["query"]
+    tokens = document.get("tokens")
+    if (
+        isinstance(tokens, list)
+        and len(tokens) == count
+        and all(isinstance(t, str) for t in tokens)
+    ):
+        return list(tokens)
+    return [f"{prefix}{index}" for index in range(1, count + 1)]
+
+
+def queries_of(document: Document) -> tuple[np.ndarray, bool]:
+    """The document's query or queries as a matrix, and whether it was one vector."""
+    if document.get("queries") is not None:
+        return to_matrix(document["queries"], "queries"), False
+    query = to_vector(require(document, "query", QUERY_HINT), "query")
+    return query[None, :], True
+
+
+def score_input(document: Document, method: str, seed: int, d_a: int | None) -> ScoreInput:
+    """Validated queries, keys and score parameters for `method`."""
+    queries, single = queries_of(document)
+    keys = to_matrix(require(document, "keys", KEYS_HINT), "keys")
+    query_name = "the query" if single else "each query"
+    if method in ("dot", "scaled"):
+        check_same_length(
+            query_name,
+            queries.shape[1],
+            "each key",
+            keys.shape[1],
+            f"{method} scoring needs them equal; general or additive scoring allow different sizes",
+        )
+    key_labels = labels(document, keys.shape[0], "keys", "k")
+    rows = Rows(queries, single, _row_labels(document, queries.shape[0], single, "q"), key_labels)
+    result = ScoreInput(rows, keys)
+    d_q, d_k = queries.shape[1], keys.shape[1]
+    if method == "general":
+        _parameter(document, result, "w_a", (d_q, d_k), seed, fan_in=d_k)
+    elif method == "additive":
+        if document.get("v_a") is not None:
+            v_a = to_vector(document["v_a"], "v_a")
+            size = v_a.shape[0]
+            if d_a is not None and d_a != size:
+                raise ShapeError(f"v_a has {size} numbers but --d-a is {d_a} (drop one of them)")
+        else:
+            size = d_a if d_a is not None else d_k
+        _parameter(document, result, "w_1", (size, d_q), seed, fan_in=d_q)
+        _parameter(document, result, "w_2", (size, d_k), seed, fan_in=d_k)
+        _parameter(document, result, "v_a", (size,), seed, fan_in=size)
+    return result
+
+
+def _parameter(
+    document: Document,
+    result: ScoreInput,
+    name: str,
+    shape: tuple[int, ...],
+    seed: int,
+    fan_in: int,
+) -> None:
+    """A score parameter from the document, checked against `shape`, or drawn from the seed."""
+    from attncli.core.seeding import uniform_parameter
+
+    if document.get(name) is None:
+        result.parameters[name] = uniform_parameter(seed, name, shape, fan_in)
+        result.drawn.append(name)
+        return
+    value = to_vector(document[name], name) if len(shape) == 1 else to_matrix(document[name], name)
+    if value.shape != shape:
+        expected = " × ".join(map(str, shape))
+        actual = " × ".join(map(str, value.shape))
+        raise ShapeError(
+            f"{name} is {actual} but must be {expected} for these queries and keys "
+            "(or leave it out to draw it from --seed)"
+        )
+    result.parameters[name] = value
+
+
+def softmax_input(document: Document) -> Rows:
+    """Validated scores (a row or a grid, -inf/null for masked cells)."""
+    scores = to_vector_or_matrix(
+        require(document, "scores", SCORES_HINT), "scores", allow_masked=True
+    )
+    single = scores.ndim == 1
+    grid = _as_rows(scores)
+    column_labels = labels(document, grid.shape[1], "score columns", "k")
+    return Rows(grid, single, _row_labels(document, grid.shape[0], single, "q"), column_labels)
+
+
+def mix_input(document: Document) -> tuple[Rows, np.ndarray]:
+    """Validated weights (a row or a grid) and the value rows they mix."""
+    weights = to_vector_or_matrix(require(document, "weights", WEIGHTS_HINT), "weights")
+    values = to_matrix(require(document, "values", VALUES_HINT), "values")
+    single = weights.ndim == 1
+    grid = _as_rows(weights)
+    check_same_length(
+        "each row of weights" if not single else "weights",
+        grid.shape[1],
+        "values",
+        values.shape[0],
+        "one weight per value row is needed",
+    )
+    if "keys" in document and isinstance(document["keys"], list):
+        key_count = len(document["keys"])
+        if key_count != values.shape[0]:
+            raise ShapeError(
+                f"values has {values.shape[0]} rows but keys has {key_count} "
+                "(each token needs one key and one value)"
+            )
+    column_labels = labels(document, values.shape[0], "values", "k")
+    return Rows(
+        grid, single, _row_labels(document, grid.shape[0], single, "q"), column_labels
+    ), values
+
+
+def pick_row(rows: Rows, row: int | None, token: str | None) -> int:
+    """The 0-based row that --steps explains: --row N (1-based), --token NAME, or the last."""
+    count = rows.matrix.shape[0]
+    if row is not None and token is not None:
+        raise InputError("--row and --token both pick a row; give only one")
+    if token is not None:
+        if token not in rows.row_labels:
+            known = ", ".join(rows.row_labels)
+            raise InputError(f"--token {token!r} is not a row here; the rows are: {known}")
+        return rows.row_labels.index(token)
+    if row is not None:
+        if not 1 <= row <= count:
+            raise InputError(f"--row {row} is out of range: there are {count} rows (1 to {count})")
+        return row - 1
+    return count - 1

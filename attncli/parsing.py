@@ -1,0 +1,280 @@
+"""Turn JSON text, .npy/.npz files, inline options and arguments into validated arrays.
+
+Every check happens here, once, and fails with an InputError or ShapeError that names
+the field, the row and what was expected. What leaves this module is well-formed:
+finite float64 arrays (-inf only where a masked score is allowed) of agreeing shapes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from attncli.errors import InputError, ShapeError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+Document = dict[str, Any]
+
+_EXAMPLE_DOCUMENT = '{"query": [1, 0], "keys": [[2, 1], [0, 2]]}'
+
+
+@dataclass(frozen=True)
+class _Constant:
+    """A NaN or Infinity literal in JSON text, kept apart from numbers until its field is known."""
+
+    literal: str
+
+
+def _kind(value: Any) -> str:
+    """How a JSON value reads to a user, for error messages."""
+    if isinstance(value, bool):
+        return f"{str(value).lower()} (a boolean)"
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        shown = value if len(value) <= 20 else value[:17] + "..."
+        return f"{json.dumps(shown)} (a string)"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, _Constant):
+        return value.literal
+    return repr(value)
+
+
+def parse_json(text: str, source: str) -> Any:
+    """JSON text to Python values; NaN/Infinity literals become _Constant markers."""
+    try:
+        return json.loads(text, parse_constant=_Constant)
+    except json.JSONDecodeError as error:
+        raise InputError(
+            f"{source}: not valid JSON at line {error.lineno}, column {error.colno}: {error.msg} "
+            f"(expected an object such as {_EXAMPLE_DOCUMENT}, or a bare array)"
+        ) from None
+    except RecursionError:
+        raise InputError(
+            f"{source}: JSON nested too deep (a vector is [1, 0], a matrix [[2, 1], [0, 2]])"
+        ) from None
+
+
+def read_text(path: str, stdin: IO[str] | None) -> tuple[str, str]:
+    """The text behind an --input path ('-' is stdin) and a name for it in messages."""
+    if path == "-":
+        if stdin is None:
+            raise InputError("--input -: there is no standard input to read")
+        return stdin.read(), "stdin"
+    try:
+        return Path(path).read_text(encoding="utf-8"), path
+    except FileNotFoundError:
+        raise InputError(
+            f"cannot read '{path}': no such file (check the path given to -i)"
+        ) from None
+    except IsADirectoryError:
+        raise InputError(f"cannot read '{path}': it is a folder, not a file") from None
+    except PermissionError:
+        raise InputError(f"cannot read '{path}': permission denied") from None
+    except UnicodeDecodeError:
+        raise InputError(f"cannot read '{path}': not UTF-8 text (JSON files are text)") from None
+    except OSError as error:
+        raise InputError(f"cannot read '{path}': {error.strerror}") from None
+
+
+def stdin_is_piped(stdin: IO[str] | None) -> bool:
+    """True when stdin is a pipe or file, not a terminal and not closed."""
+    if stdin is None or stdin.closed:
+        return False
+    try:
+        return not stdin.isatty()
+    except (ValueError, OSError):
+        return False
+
+
+def load_document(
+    path: str | None, bare_field: str | None, read_stdin: bool, stdin: IO[str] | None = None
+) -> Document:
+    """The input document from --input, or from piped stdin; {} when there is none.
+
+    A bare JSON array is accepted when the command has one field it can mean
+    (`bare_field`), e.g. scores for softmax.
+    """
+    stdin = sys.stdin if stdin is None else stdin
+    if path is not None:
+        text, source = read_text(path, stdin)
+        if not text.strip():
+            raise InputError(f"{source}: empty input (expected a JSON object or array)")
+    elif read_stdin and stdin_is_piped(stdin):
+        assert stdin is not None
+        text, source = stdin.read(), "stdin"
+        if not text.strip():
+            return {}
+    else:
+        return {}
+    value = parse_json(text, source)
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, list) and bare_field is not None:
+        return {bare_field: value}
+    if isinstance(value, list):
+        raise InputError(
+            f"{source}: a bare array is ambiguous here; give an object with named fields, "
+            f"e.g. {_EXAMPLE_DOCUMENT}"
+        )
+    raise InputError(f"{source}: expected a JSON object or array, found {_kind(value)}")
+
+
+def parse_inline(text: str, field: str) -> Any:
+    """An option's text to a JSON value: JSON ('[[2,1],[0,2]]'), '1,0', or rows as '2,1;0,2'."""
+    stripped = text.strip()
+    if stripped.startswith(("[", "{")):
+        return parse_json(stripped, f"--{field.replace('_', '-')}")
+    rows = [row for row in stripped.split(";")]
+    parsed = [[_inline_number(item, field) for item in row.split(",")] for row in rows]
+    return parsed[0] if len(parsed) == 1 else parsed
+
+
+def _inline_number(item: str, field: str) -> Any:
+    item = item.strip()
+    try:
+        return float(item) if any(c in item for c in ".eEnN") else int(item)
+    except ValueError:
+        option = f"--{field.replace('_', '-')}"
+        raise InputError(
+            f"{option}: {item!r} is not a number (write numbers separated by commas, "
+            f"rows by ';', e.g. {option} '2,1;0,2', or JSON)"
+        ) from None
+
+
+def parse_tokens(value: Any, source: str = "tokens") -> list[str]:
+    """Token labels: a JSON list of strings, or 'a,b,c' from an option."""
+    if isinstance(value, str):
+        value = [part.strip() for part in value.split(",")]
+    if not isinstance(value, list) or not value:
+        raise InputError(
+            f"{source}: expected a non-empty list of token names, found {_kind(value)}"
+        )
+    for position, token in enumerate(value, 1):
+        if not isinstance(token, str):
+            raise InputError(f"{source}: item {position} is {_kind(token)}; expected a string")
+    return list(value)
+
+
+def _number(value: Any, where: str, allow_masked: bool) -> float:
+    """One validated JSON number; null or -Infinity mean a masked cell where allowed."""
+    masked_hint = " (null or -Infinity marks a masked cell)" if allow_masked else ""
+    if isinstance(value, bool) or not isinstance(value, (int, float, _Constant)):
+        if value is None and allow_masked:
+            return -math.inf
+        if isinstance(value, list):
+            raise InputError(f"{where} is a list, nested too deep; expected a number")
+        raise InputError(f"{where} is {_kind(value)}; expected a number{masked_hint}")
+    if isinstance(value, _Constant):
+        if value.literal == "-Infinity" and allow_masked:
+            return -math.inf
+        raise InputError(f"{where} is {value.literal}; expected a finite number{masked_hint}")
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if not math.isfinite(number):
+        raise InputError(f"{where} is {value!r}, too large for a 64-bit float (overflow)")
+    return number
+
+
+def _vector_values(value: Any, field: str, row: int | None, allow_masked: bool) -> list[float]:
+    where = field if row is None else f"{field}: row {row}"
+    if not isinstance(value, list):
+        expected = "a list of numbers" if row is None else "a row of numbers"
+        raise InputError(f"{where} is {_kind(value)}; expected {expected}")
+    if not value:
+        raise InputError(f"{where} is empty; expected at least one number")
+    return [
+        _number(item, f"{where}, item {position}", allow_masked)
+        for position, item in enumerate(value, 1)
+    ]
+
+
+def to_vector(value: Any, field: str, allow_masked: bool = False) -> np.ndarray:
+    """A JSON list of numbers to a float64 vector."""
+    import numpy as np
+
+    # -> [n]
+    if isinstance(value, list) and value and isinstance(value[0], list):
+        raise InputError(f"{field}: expected one vector such as [1, 0], found a matrix")
+    return np.array(_vector_values(value, field, None, allow_masked), dtype=np.float64)
+
+
+def to_matrix(value: Any, field: str, allow_masked: bool = False) -> np.ndarray:
+    """A JSON list of equal-length rows to a float64 matrix."""
+    import numpy as np
+
+    # -> [rows, columns]
+    if not isinstance(value, list):
+        raise InputError(f"{field} is {_kind(value)}; expected a matrix such as [[2, 1], [0, 2]]")
+    if not value:
+        raise InputError(f"{field} is empty; expected at least one row")
+    rows = [_vector_values(row, field, index, allow_masked) for index, row in enumerate(value, 1)]
+    for index, row in enumerate(rows[1:], 2):
+        if len(row) != len(rows[0]):
+            raise ShapeError(
+                f"{field}: row {index} has {len(row)} numbers, row 1 has {len(rows[0])} "
+                "(every row must have the same length)"
+            )
+    return np.array(rows, dtype=np.float64)
+
+
+def to_vector_or_matrix(value: Any, field: str, allow_masked: bool = False) -> np.ndarray:
+    """A vector (one row) or a matrix (a grid), whichever the JSON holds."""
+    # -> [n] or [rows, n]
+    if isinstance(value, list) and value and isinstance(value[0], list):
+        return to_matrix(value, field, allow_masked)
+    return to_vector(value, field, allow_masked)
+
+
+def require(document: Document, field: str, hint: str) -> Any:
+    """A field that must be present, with a message that says how to give it."""
+    if field not in document or document[field] is None:
+        raise InputError(f"missing field '{field}': {hint}")
+    return document[field]
+
+
+def parse_number_args(arguments: list[str], field: str = "scores") -> list[float]:
+    """Numbers typed as arguments ('2 0 1', '-inf' for masked) to floats, as a JSON list would."""
+    numbers: list[float] = []
+    for position, text in enumerate(arguments, 1):
+        if text.startswith("--"):
+            raise InputError(f"no such option: {text} (see --help)")
+        try:
+            number = float(text)
+        except ValueError:
+            raise InputError(
+                f"{field}: argument {position} is {text!r}; expected a number (or -inf for masked)"
+            ) from None
+        if math.isnan(number) or number == math.inf:
+            raise InputError(f"{field}: argument {position} is {text}; expected a finite number")
+        numbers.append(number)
+    return numbers
+
+
+def labels(document: Document, count: int, field: str, prefix: str) -> list[str]:
+    """Token names for `count` rows of `field`: the document's tokens, or prefix1, prefix2, ..."""
+    if "tokens" not in document:
+        return [f"{prefix}{index}" for index in range(1, count + 1)]
+    tokens = parse_tokens(document["tokens"])
+    if len(tokens) != count:
+        raise ShapeError(
+            f"tokens: {len(tokens)} names for {count} rows of {field} (give one token name per key)"
+        )
+    return tokens
+
+
+def check_same_length(name_a: str, length_a: int, name_b: str, length_b: int, fix: str) -> None:
+    """Raise a ShapeError naming both sides when two lengths that must agree do not."""
+    if length_a != length_b:
+        raise ShapeError(f"{name_a} has {length_a} but {name_b} has {length_b} ({fix})")

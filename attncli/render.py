@@ -1,0 +1,232 @@
+"""Results and steps as rich renderables; nothing here prints.
+
+Numbers are formatted as a hand-worked table writes them: whole numbers bare
+(2, 10), other scores, powers and products to 2 decimals, weights to 3.
+Text that came from the user (tokens, labels) is data, never markup.
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rich import box
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from attncli.explain import Explanation, MixSteps, ScoreSteps, SoftmaxSteps
+
+MASKED = "—"
+ROW_MAX_MARK = "*"
+
+
+@dataclass(frozen=True)
+class Digits:
+    """Decimals shown: weights get more because they are the numbers the course compares."""
+
+    weight: int = 3
+    other: int = 2
+
+    @classmethod
+    def uniform(cls, digits: int | None) -> Digits:
+        """--digits N sets every kind of number to N decimals; None keeps the defaults."""
+        return cls() if digits is None else cls(digits, digits)
+
+
+def safe_label(text: str) -> Text:
+    """A user's token as plain text: no markup, control characters shown as escapes."""
+    cleaned = "".join(
+        char if unicodedata.category(char)[0] != "C" else repr(char)[1:-1] for char in text
+    )
+    return Text(cleaned)
+
+
+def number(value: float, digits: int, whole_bare: bool = True) -> str:
+    """One number as a table writes it: 2 not 2.00 for whole numbers, else fixed decimals."""
+    if math.isinf(value):
+        return MASKED if value < 0 else "∞"
+    if whole_bare and value == round(value) and abs(value) < 1e15:
+        return str(int(round(value)))
+    text = f"{value:.{digits}f}"
+    # -0.00 reads as a sign error to a student checking by hand.
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
+def vector(values: Sequence[float], digits: int) -> str:
+    """A vector as the course writes it: '10, 0'."""
+    return ", ".join(number(value, digits) for value in values)
+
+
+def _table(title: str | None = None) -> Table:
+    return Table(title=title, box=box.SIMPLE_HEAVY, title_justify="left", title_style="bold")
+
+
+def _dot_terms(terms: list[tuple[float, float]], digits: int) -> str:
+    return " + ".join(f"{number(a, digits)}×{number(b, digits)}" for a, b in terms)
+
+
+def score_steps_table(steps: ScoreSteps, digits: Digits) -> RenderableType:
+    """Per key: the key, the products summed, and the score (÷√d_k when scaled)."""
+    query = vector(steps.query, digits.other)
+    titles = {
+        "dot": f"Scores: {steps.query_label} ({query}) · each key",
+        "scaled": f"Scaled scores: {steps.query_label} ({query}) · each key ÷ √d_k",
+        "general": f"General scores: {steps.query_label} ({query}) · (W_a · key)",
+        "additive": f"Additive scores: v_a · tanh(W_1 · {steps.query_label} + W_2 · key)",
+    }
+    table = _table(titles[steps.method])
+    table.add_column("Token")
+    table.add_column("Key")
+    if steps.method == "general":
+        table.add_column("W_a · key")
+    if steps.method == "additive":
+        table.add_column("tanh(W_1 q + W_2 k)")
+    products_header = {"additive": "v_a · tanh(…)", "dot": "Query · key", "scaled": "Query · key"}
+    table.add_column(products_header.get(steps.method, "Query · (W_a · key)"))
+    if steps.divisor:
+        table.add_column(f"÷ √{len(steps.query)} = {number(steps.divisor, digits.other)}")
+    table.add_column("Score", justify="right")
+    for row in steps.rows:
+        cells: list[RenderableType] = [safe_label(row.token), vector(row.key, digits.other)]
+        if row.transformed is not None:
+            cells.append(vector(row.transformed, digits.other))
+        cells.append(f"{_dot_terms(row.terms, digits.other)} = {number(row.total, digits.other)}")
+        if steps.divisor:
+            cells.append(
+                f"{number(row.total, digits.other)} ÷ {number(steps.divisor, digits.other)}"
+            )
+        cells.append(number(row.score, digits.other))
+        table.add_row(*cells)
+    return table
+
+
+def softmax_steps_table(steps: SoftmaxSteps, digits: Digits) -> RenderableType:
+    """Per key: the score, e^score, and the weight = e^score / total, with a total row."""
+    title = "Softmax" + (f" of {steps.row_label}" if steps.row_label != "query" else "")
+    table = _table(title)
+    total = number(steps.total, digits.other, whole_bare=False)
+    scaled = steps.temperature != 1.0
+    table.add_column("Token")
+    table.add_column("Score", justify="right")
+    if scaled:
+        table.add_column(f"Score ÷ T ({number(steps.temperature, digits.other)})", justify="right")
+    exponent = "score ÷ T" if scaled else "score"
+    if steps.shift:
+        exponent = f"{exponent} − {number(steps.shift, digits.other)}"
+    table.add_column(f"e^({exponent})" if " " in exponent else "e^score", justify="right")
+    table.add_column(f"Weight = e^… ÷ {total}", justify="right")
+    for row in steps.rows:
+        cells: list[RenderableType] = [safe_label(row.token), number(row.score, digits.other)]
+        if scaled:
+            cells.append(number(row.score / steps.temperature, digits.other))
+        cells.append(number(row.power, digits.other, whole_bare=False) if not row.masked else "0")
+        cells.append(number(row.weight, digits.weight, whole_bare=False))
+        table.add_row(*cells)
+    table.add_section()
+    blanks = [""] * (2 if scaled else 1)
+    table.add_row(
+        "Total", *blanks, total, number(steps.weight_total, digits.weight, whole_bare=False)
+    )
+    return table
+
+
+def mix_steps_table(steps: MixSteps, digits: Digits) -> RenderableType:
+    """Per key: the weight, the value, weight × value, and the output row."""
+    title = "Mix" + (f" for {steps.row_label}" if steps.row_label != "query" else "")
+    table = _table(title)
+    table.add_column("Token")
+    table.add_column("Weight", justify="right")
+    table.add_column("Value")
+    table.add_column("Weight × value")
+    for row in steps.rows:
+        table.add_row(
+            safe_label(row.token),
+            number(row.weight, digits.weight, whole_bare=False),
+            vector(row.value, digits.other),
+            vector(row.product, digits.other),
+        )
+    table.add_section()
+    table.add_row("Output", "", "", "≈ " + vector(steps.output, digits.other))
+    return table
+
+
+def explanation(steps: Explanation, digits: Digits) -> RenderableType:
+    """Every part of an explanation, one table each, in order."""
+    renderers = {
+        ScoreSteps: score_steps_table,
+        SoftmaxSteps: softmax_steps_table,
+        MixSteps: mix_steps_table,
+    }
+    return Group(*(renderers[type(part)](part, digits) for part in steps.parts))  # type: ignore[operator]
+
+
+def vector_rows(
+    title: str, row_labels: list[str], rows: Sequence[Sequence[float]], digits: int, header: str
+) -> RenderableType:
+    """A labelled list of vectors: keys, values, outputs."""
+    table = _table(title)
+    table.add_column("Token")
+    table.add_column(header)
+    for label, row in zip(row_labels, rows, strict=True):
+        table.add_row(safe_label(label), vector(row, digits))
+    return table
+
+
+def number_grid(
+    title: str,
+    row_labels: list[str],
+    column_labels: list[str],
+    grid: Sequence[Sequence[float]],
+    digits: int,
+    heat: bool = False,
+) -> RenderableType:
+    """A grid of numbers, row = query, column = key; with heat, shaded by weight and each
+    row's largest cell marked."""
+    table = _table(title)
+    table.add_column("")
+    for label in column_labels:
+        table.add_column(safe_label(label), justify="right")
+    for label, row in zip(row_labels, grid, strict=True):
+        finite = [value for value in row if not math.isinf(value)]
+        largest = max(finite) if finite else None
+        cells: list[RenderableType] = [safe_label(label)]
+        for value in row:
+            text = number(value, digits, whole_bare=not heat)
+            if heat and not math.isinf(value):
+                mark = ROW_MAX_MARK if value == largest else " "
+                cells.append(Text(text + mark, style=_heat_style(value)))
+            else:
+                cells.append(Text(text + (" " if heat else "")))
+        table.add_row(*cells)
+    if heat:
+        table.caption = f"{ROW_MAX_MARK} the row's largest weight   {MASKED} masked"
+    return table
+
+
+def _heat_style(weight: float) -> str:
+    """A background from dark (0) to bright (1), with text that stays legible on it."""
+    weight = min(max(weight, 0.0), 1.0)
+    red, green, blue = (int(20 + weight * 200), int(30 + weight * 120), int(60 + weight * 40))
+    foreground = "black" if weight > 0.55 else "white"
+    return f"{foreground} on #{red:02x}{green:02x}{blue:02x}"
+
+
+def parameter_block(
+    parameters: dict[str, Sequence], drawn: list[str], seed: int, digits: int
+) -> RenderableType:
+    """The score parameters used, saying which were drawn from the seed."""
+    parts: list[RenderableType] = []
+    for name, value in parameters.items():
+        origin = f" (drawn from seed {seed})" if name in drawn else ""
+        rows = value if value and isinstance(value[0], list) else [value]
+        table = _table(f"{name}{origin}")
+        for _ in rows[0]:
+            table.add_column(justify="right")
+        table.show_header = False
+        for row in rows:
+            table.add_row(*(number(v, digits) for v in row))
+        parts.append(table)
+    return Group(*parts)
