@@ -13,7 +13,7 @@ from enum import Enum
 from typing import Annotated, Any
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 
 from attncli.errors import AttnError
 
@@ -45,6 +45,28 @@ class AttnGroup(TyperGroup):
                 "(this is a bug in attn; rerun with ATTN_DEBUG=1 for the traceback)"
             )
             ctx.exit(INTERNAL_ERROR_EXIT)
+
+
+class NumbersCommand(TyperCommand):
+    """A command whose arguments are numbers, some of them negative.
+
+    Click would read '-inf' as '-i nf' and '-1e3' might collide with a short option,
+    so an argument that is a number is marked as positional before parsing; the
+    leading space is harmless to float().
+    """
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, [_positional_if_number(arg) for arg in args])
+
+
+def _positional_if_number(arg: str) -> str:
+    if not arg.startswith("-"):
+        return arg
+    try:
+        float(arg)
+    except ValueError:
+        return arg
+    return " " + arg
 
 
 def _debugging() -> bool:
@@ -309,7 +331,7 @@ def score(
     )
 
 
-@app.command(context_settings={"ignore_unknown_options": True})
+@app.command(cls=NumbersCommand, context_settings={"ignore_unknown_options": True})
 def softmax(
     numbers: Annotated[
         list[str] | None,

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from attncli.errors import InputError, ShapeError
 from attncli.parsing import (
     Document,
-    check_same_length,
+    count,
     labels,
     require,
     to_matrix,
@@ -88,13 +88,11 @@ def score_input(document: Document, method: str, seed: int, d_a: int | None) -> 
     queries, single = queries_of(document)
     keys = to_matrix(require(document, "keys", KEYS_HINT), "keys")
     query_name = "the query" if single else "each query"
-    if method in ("dot", "scaled"):
-        check_same_length(
-            query_name,
-            queries.shape[1],
-            "each key",
-            keys.shape[1],
-            f"{method} scoring needs them equal; general or additive scoring allow different sizes",
+    if method in ("dot", "scaled") and queries.shape[1] != keys.shape[1]:
+        raise ShapeError(
+            f"{query_name} has {count(queries.shape[1], 'number')} but each key has "
+            f"{keys.shape[1]} ({method} scoring needs them equal; "
+            "--method general or additive allow different sizes)"
         )
     key_labels = labels(document, keys.shape[0], "keys", "k")
     rows = Rows(queries, single, _row_labels(document, queries.shape[0], single, "q"), key_labels)
@@ -159,18 +157,18 @@ def mix_input(document: Document) -> tuple[Rows, np.ndarray]:
     values = to_matrix(require(document, "values", VALUES_HINT), "values")
     single = weights.ndim == 1
     grid = _as_rows(weights)
-    check_same_length(
-        "each row of weights" if not single else "weights",
-        grid.shape[1],
-        "values",
-        values.shape[0],
-        "one weight per value row is needed",
-    )
+    if grid.shape[1] != values.shape[0]:
+        given = "weights has" if single else "each row of weights has"
+        raise ShapeError(
+            f"{given} {count(grid.shape[1], 'number')} but values has "
+            f"{count(values.shape[0], 'row')} "
+            "(one weight per value row)"
+        )
     if "keys" in document and isinstance(document["keys"], list):
         key_count = len(document["keys"])
         if key_count != values.shape[0]:
             raise ShapeError(
-                f"values has {values.shape[0]} rows but keys has {key_count} "
+                f"values has {count(values.shape[0], 'row')} but keys has {key_count} "
                 "(each token needs one key and one value)"
             )
     column_labels = labels(document, values.shape[0], "values", "k")

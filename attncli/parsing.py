@@ -182,6 +182,8 @@ def _number(value: Any, where: str, allow_masked: bool) -> float:
         number = float(value)
     except OverflowError:
         number = math.inf
+    if number == -math.inf and allow_masked:
+        return number
     if not math.isfinite(number):
         raise InputError(f"{where} is {value!r}, too large for a 64-bit float (overflow)")
     return number
@@ -219,11 +221,16 @@ def to_matrix(value: Any, field: str, allow_masked: bool = False) -> np.ndarray:
         raise InputError(f"{field} is {_kind(value)}; expected a matrix such as [[2, 1], [0, 2]]")
     if not value:
         raise InputError(f"{field} is empty; expected at least one row")
+    if not isinstance(value[0], list):
+        raise InputError(
+            f"{field}: expected a matrix, a row per token, such as [[2, 1], [0, 2]]; "
+            "found a single list (wrap it in [ ] for one row)"
+        )
     rows = [_vector_values(row, field, index, allow_masked) for index, row in enumerate(value, 1)]
     for index, row in enumerate(rows[1:], 2):
         if len(row) != len(rows[0]):
             raise ShapeError(
-                f"{field}: row {index} has {len(row)} numbers, row 1 has {len(rows[0])} "
+                f"{field}: row {index} has {count(len(row), 'number')}, row 1 has {len(rows[0])} "
                 "(every row must have the same length)"
             )
     return np.array(rows, dtype=np.float64)
@@ -244,6 +251,11 @@ def require(document: Document, field: str, hint: str) -> Any:
     return document[field]
 
 
+def count(amount: int, noun: str) -> str:
+    """'1 row', '3 rows': counts in messages read as a person would write them."""
+    return f"{amount} {noun}" if amount == 1 else f"{amount} {noun}s"
+
+
 def parse_number_args(arguments: list[str], field: str = "scores") -> list[float]:
     """Numbers typed as arguments ('2 0 1', '-inf' for masked) to floats, as a JSON list would."""
     numbers: list[float] = []
@@ -262,19 +274,13 @@ def parse_number_args(arguments: list[str], field: str = "scores") -> list[float
     return numbers
 
 
-def labels(document: Document, count: int, field: str, prefix: str) -> list[str]:
-    """Token names for `count` rows of `field`: the document's tokens, or prefix1, prefix2, ..."""
+def labels(document: Document, rows: int, field: str, prefix: str) -> list[str]:
+    """Token names for `rows` rows of `field`: the document's tokens, or prefix1, prefix2, ..."""
     if "tokens" not in document:
-        return [f"{prefix}{index}" for index in range(1, count + 1)]
+        return [f"{prefix}{index}" for index in range(1, rows + 1)]
     tokens = parse_tokens(document["tokens"])
-    if len(tokens) != count:
+    if len(tokens) != rows:
         raise ShapeError(
             f"tokens: {len(tokens)} names for {count} rows of {field} (give one token name per key)"
         )
     return tokens
-
-
-def check_same_length(name_a: str, length_a: int, name_b: str, length_b: int, fix: str) -> None:
-    """Raise a ShapeError naming both sides when two lengths that must agree do not."""
-    if length_a != length_b:
-        raise ShapeError(f"{name_a} has {length_a} but {name_b} has {length_b} ({fix})")

@@ -64,8 +64,14 @@ def _table(title: str | None = None) -> Table:
     return Table(title=title, box=box.SIMPLE_HEAVY, title_justify="left", title_style="bold")
 
 
+def _factor(value: float, digits: int) -> str:
+    text = number(value, digits)
+    return f"({text})" if text.startswith("-") else text
+
+
 def _dot_terms(terms: list[tuple[float, float]], digits: int) -> str:
-    return " + ".join(f"{number(a, digits)}×{number(b, digits)}" for a, b in terms)
+    """'1×2 + 0×1', negatives in brackets as on paper: '1.17×(-0.84)'."""
+    return " + ".join(f"{_factor(a, digits)}×{_factor(b, digits)}" for a, b in terms)
 
 
 def score_steps_table(steps: ScoreSteps, digits: Digits) -> RenderableType:
@@ -215,18 +221,17 @@ def _heat_style(weight: float) -> str:
 
 
 def parameter_block(
-    parameters: dict[str, Sequence], drawn: list[str], seed: int, digits: int
+    parameters: dict[str, list], drawn: list[str], seed: int, digits: int
 ) -> RenderableType:
-    """The score parameters used, saying which were drawn from the seed."""
+    """The score parameters used, each a titled grid, saying which were drawn from the seed."""
     parts: list[RenderableType] = []
     for name, value in parameters.items():
         origin = f" (drawn from seed {seed})" if name in drawn else ""
         rows = value if value and isinstance(value[0], list) else [value]
-        table = _table(f"{name}{origin}")
+        table = Table(box=None, show_header=False, padding=(0, 1, 0, 2))
         for _ in rows[0]:
             table.add_column(justify="right")
-        table.show_header = False
         for row in rows:
             table.add_row(*(number(v, digits) for v in row))
-        parts.append(table)
+        parts.extend([Text(f"{name}{origin}", style="bold"), table, Text("")])
     return Group(*parts)
