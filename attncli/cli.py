@@ -33,12 +33,10 @@ class AttnGroup(TyperGroup):
             # The reader (head, less) went away; nothing left to say to it.
             sys.stderr.close()
             ctx.exit(1)
-        except (typer.Exit, typer.Abort, SystemExit):
-            raise
+        except (typer.Exit, typer.Abort, typer.TyperException):
+            raise  # usage errors and exits: typer reports them itself
         except Exception as error:
-            import click
-
-            if isinstance(error, click.ClickException) or _debugging():
+            if _debugging():
                 raise
             _report(
                 f"internal error: {type(error).__name__}: {error} "

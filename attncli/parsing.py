@@ -281,6 +281,7 @@ def labels(document: Document, rows: int, field: str, prefix: str) -> list[str]:
     tokens = parse_tokens(document["tokens"])
     if len(tokens) != rows:
         raise ShapeError(
-            f"tokens: {len(tokens)} names for {count} rows of {field} (give one token name per key)"
+            f"tokens: {count(len(tokens), 'name')} for {count(rows, 'row')} of {field} "
+            "(give one token name per key)"
         )
     return tokens

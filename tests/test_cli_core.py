@@ -1,0 +1,309 @@
+"""attn score, softmax and mix through the CLI: numbers, pipes, steps and errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import SAMPLES
+
+TREN = str(SAMPLES / "tren.json")
+TREN_GRID = str(SAMPLES / "tren-grid.json")
+
+
+def test_pipe_reproduces_worked_example(run_json):
+    scored = run_json("score", "-i", TREN)
+    assert scored["scores"] == [2.0, 0.0, 1.0]
+    weighted = run_json("softmax", input=json.dumps(scored))
+    assert [round(w, 3) for w in weighted["weights"]] == [0.665, 0.090, 0.245]
+    mixed = run_json("mix", input=json.dumps(weighted))
+    assert [round(x, 2) for x in mixed["output"]] == [7.88, 2.12]
+    # The document carries the inputs along, at full precision.
+    assert mixed["tokens"] == ["tren", "va", "lleno"]
+    assert mixed["values"] == [[10, 0], [0, 10], [5, 5]]
+    assert mixed["weights"][0] == pytest.approx(0.6652409557748219, rel=1e-15)
+
+
+def test_pipe_on_grid(run_json):
+    weighted = run_json("softmax", input=json.dumps(run_json("score", "-i", TREN_GRID)))
+    assert [[round(w, 3) for w in row] for row in weighted["weights"]] == [
+        [0.212, 0.576, 0.212],
+        [0.576, 0.212, 0.212],
+        [0.665, 0.090, 0.245],
+    ]
+    mixed = run_json("mix", input=json.dumps(weighted))
+    assert [[round(x, 2) for x in row] for row in mixed["output"]] == [
+        [3.18, 6.82],
+        [6.82, 3.18],
+        [7.88, 2.12],
+    ]
+
+
+def test_score_steps_lay_out_products(run):
+    result = run("score", "-i", TREN, "--steps")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    row = next(line for line in lines if "tren" in line)
+    assert "2, 1" in row and "1×2 + 0×1 = 2" in row
+    assert any("1×0 + 0×2 = 0" in line for line in lines)
+    assert any("1×1 + 0×1 = 1" in line for line in lines)
+
+
+def test_softmax_steps_lay_out_powers_total_and_weights(run):
+    result = run("softmax", "2", "0", "1", "--tokens", "tren,va,lleno", "--steps")
+    assert result.exit_code == 0, result.output
+    rows = {line.split()[0]: line.split() for line in result.stdout.splitlines() if line.strip()}
+    assert rows["tren"][1:] == ["2", "7.39", "0.665"]
+    assert rows["va"][1:] == ["0", "1.00", "0.090"]
+    assert rows["lleno"][1:] == ["1", "2.72", "0.245"]
+    assert rows["Total"][1:] == ["11.11", "1.000"]
+    assert "÷ 11.11" in result.stdout
+
+
+def test_mix_steps_lay_out_products_and_output(run):
+    result = run(
+        "mix",
+        "--weights",
+        "0.665,0.090,0.245",
+        "--values",
+        "[[10,0],[0,10],[5,5]]",
+        "--tokens",
+        "tren,va,lleno",
+        "--steps",
+    )
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    # 0.245 × 5 is 1.225: the rounded weight typed in gives 1.23, as on a calculator.
+    assert "6.65, 0" in out and "0, 0.90" in out and "1.23, 1.23" in out
+    assert "≈ 7.88, 2.12" in out
+
+
+def test_whole_chain_steps_from_sample(run_json, run):
+    weighted = run_json("softmax", input=json.dumps(run_json("score", "-i", TREN)))
+    result = run("mix", "--steps", input=json.dumps(weighted))
+    assert result.exit_code == 0, result.output
+    # With the weights at full precision, 0.2447 × 5 = 1.22, as the course's table has it.
+    assert "6.65, 0" in result.stdout and "1.22, 1.22" in result.stdout
+    assert "≈ 7.88, 2.12" in result.stdout
+
+
+def test_steps_on_grid_explains_last_row_by_default_or_the_one_picked(run):
+    last = run("score", "-i", TREN_GRID, "--steps")
+    assert "lleno (1, 0)" in last.stdout
+    by_token = run("score", "-i", TREN_GRID, "--steps", "--token", "va")
+    assert "va (1, 1)" in by_token.stdout and "1×2 + 1×1 = 3" in by_token.stdout
+    by_row = run("score", "-i", TREN_GRID, "--steps", "--row", "1")
+    assert "tren (0, 1)" in by_row.stdout
+
+
+def test_digits_changes_decimals(run):
+    result = run("softmax", "2", "0", "1", "--steps", "--digits", "4")
+    assert "0.6652" in result.stdout and "7.3891" in result.stdout
+
+
+def test_steps_with_json_carry_the_steps_as_data(run_json):
+    document = run_json("softmax", "2", "0", "1", "--steps", "--json")
+    (step,) = document["steps"]
+    assert step["step"] == "softmax"
+    assert step["total"] == pytest.approx(11.107337927389695)
+    assert [row["token"] for row in step["rows"]] == ["k1", "k2", "k3"]
+
+
+def test_format_table_and_json_flag(run):
+    table = run("softmax", "2", "0", "1", "--format", "table")
+    assert table.exit_code == 0 and "0.665" in table.stdout and "{" not in table.stdout
+    as_json = run("softmax", "2", "0", "1", "--json")
+    assert json.loads(as_json.stdout)["weights"][0] == pytest.approx(0.66524, abs=1e-5)
+
+
+def test_grid_weights_table_marks_row_maximum(run):
+    scored = run("score", "-i", TREN_GRID, "--json").stdout
+    result = run("softmax", "--format", "table", input=scored)
+    assert "0.665*" in result.stdout and "0.576*" in result.stdout
+
+
+def test_bare_array_is_scores_for_softmax(run_json):
+    assert run_json("softmax", input="[2, 0, 1]")["weights"][0] == pytest.approx(0.66524, abs=1e-5)
+
+
+def test_stable_and_masked_softmax(run_json):
+    assert run_json("softmax", "1000", "0", "-1000")["weights"] == [1.0, 0.0, 0.0]
+    masked = run_json("softmax", "2", "-inf", "1")
+    assert masked["weights"][1] == 0.0 and masked["scores"][1] is None
+    # null reads back as masked, so the output pipes on.
+    assert run_json("softmax", input=json.dumps(masked))["weights"] == masked["weights"]
+    assert run_json("softmax", "-inf", "-inf")["weights"] == [0.0, 0.0]
+
+
+def test_temperature(run_json):
+    hot = run_json("softmax", "2", "0", "1", "--temperature", "100")["weights"]
+    cold = run_json("softmax", "2", "0", "1", "-t", "0.01")["weights"]
+    assert max(hot) - min(hot) < 0.02 and cold[0] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(
+    ("method", "fields"),
+    [("general", {"w_a"}), ("additive", {"w_1", "w_2", "v_a"}), ("scaled", set())],
+)
+def test_methods_show_their_drawn_parameters(run_json, method, fields):
+    document = run_json("score", "-i", TREN, "--method", method)
+    assert fields <= set(document)
+    assert ("seed" in document) == bool(fields)
+    again = run_json("score", "-i", TREN, "--method", method)
+    assert again["scores"] == document["scores"]
+
+
+def test_scaled_divides_by_root_dk(run_json):
+    scores = run_json("score", "-i", TREN, "--method", "scaled")["scores"]
+    assert scores == pytest.approx([2 / 2**0.5, 0.0, 1 / 2**0.5])
+
+
+def test_given_parameters_are_used(run_json):
+    document = run_json(
+        "score",
+        "-i",
+        "-",
+        "--query",
+        "1,0",
+        "--keys",
+        "[[2,1],[0,2]]",
+        "--method",
+        "general",
+        input=json.dumps({"w_a": [[1, 0], [0, 1]]}),
+    )
+    assert document["scores"] == [2.0, 0.0] and "seed" not in document
+
+
+def test_additive_parameters_follow_d_a(run_json):
+    document = run_json("score", "-i", TREN, "--method", "additive", "--d-a", "5")
+    assert len(document["v_a"]) == 5 and len(document["w_1"]) == 5
+
+
+def test_inline_options_override_document(run_json):
+    document = run_json("score", "-i", TREN, "--query", "0,1")
+    assert document["scores"] == [1.0, 2.0, 1.0]
+
+
+def test_seed_changes_drawn_parameters(run_json):
+    a = run_json("score", "-i", TREN, "--method", "general", "--seed", "1")["scores"]
+    b = run_json("score", "-i", TREN, "--method", "general", "--seed", "2")["scores"]
+    assert a != b
+
+
+def test_tokens_are_data_not_markup(run):
+    result = run("softmax", "2", "0", "--tokens", "[bold]x,\x1b[31mred", "--steps")
+    assert result.exit_code == 0, result.output
+    assert "[bold]x" in result.stdout
+    assert "\x1b" not in result.stdout and "\\x1b[31mred" in result.stdout
+
+
+def test_help_shows_examples(run):
+    assert "Example" in run("--help").stdout
+    for command in ("score", "softmax", "mix"):
+        result = run(command, "-h")
+        assert result.exit_code == 0 and "Example: attn " + command in result.stdout
+
+
+def _fails(result, *fragments):
+    assert result.exit_code != 0
+    assert result.stdout == ""
+    assert "Traceback" not in result.stderr
+    message = result.stderr.strip()
+    assert message.count("\n") == 0, message
+    for fragment in fragments:
+        assert fragment in message, message
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin", "fragments"),
+    [
+        (["softmax"], '{"scores": [1, 2', ["not valid JSON", "line 1"]),
+        (["softmax"], '{"scores": [[1, 2], [3]]}', ["scores: row 2 has 1 number, row 1 has 2"]),
+        (["softmax"], '{"scores": [1, "a"]}', ["scores, item 2", "a string"]),
+        (["softmax"], '{"scores": [1, true]}', ["item 2 is true (a boolean)"]),
+        (["softmax"], '{"scores": [[[1]]]}', ["nested too deep"]),
+        (["softmax"], "[" * 50000, ["nested too deep"]),
+        (["softmax"], '{"scores": []}', ["scores is empty"]),
+        (["softmax"], '{"scores": [[]]}', ["scores: row 1 is empty"]),
+        (["softmax"], '{"scores": [1, NaN]}', ["item 2 is NaN"]),
+        (["softmax"], '{"scores": [1, 1e999]}', ["too large", "overflow"]),
+        (["softmax"], '{"scores": [1, Infinity]}', ["item 2 is Infinity"]),
+        (["softmax"], '{"tokens": ["a"]}', ["missing field 'scores'"]),
+        (["softmax"], '"hello"', ["expected a JSON object or array"]),
+        (["softmax", "2", "x"], None, ["argument 2 is 'x'"]),
+        (["softmax", "2", "--jsn"], None, ["no such option: --jsn"]),
+        (["softmax", "2", "1", "--temperature", "0"], None, ["--temperature", "positive"]),
+        (["softmax", "2", "1", "--tokens", "a,b,c"], None, ["tokens: 3 names for 2 rows"]),
+        (
+            ["score", "--query", "1,0,3", "--keys", "[[2,1],[0,2]]"],
+            None,
+            ["the query has 3 numbers but each key has 2"],
+        ),
+        (["score", "--queries", "[[1,0,0]]", "--keys", "[[2,1]]"], None, ["each query has 3"]),
+        (["score", "--query", "1,0", "--keys", "2,1"], None, ["keys: expected a matrix"]),
+        (["score", "--keys", "[[2,1]]"], None, ["missing field 'query'", "--query"]),
+        (["score", "--query", "1,0"], None, ["missing field 'keys'"]),
+        (["score", "--query", "1,a", "--keys", "[[2,1]]"], None, ["--query: 'a' is not a number"]),
+        (["score", "-i", "/nonexistent/x.json"], None, ["cannot read '/nonexistent/x.json'"]),
+        (["score", "-i", "."], None, ["is a folder"]),
+        (["score", "-i", "-"], "", ["stdin: empty input"]),
+        (["score", "-i", "-"], "[[1,2]]", ["bare array is ambiguous"]),
+        (
+            ["score", "-i", "-", "--query", "1,0", "--keys", "[[2,1]]", "--method", "general"],
+            '{"w_a": [[1,0,0],[0,1,0]]}',
+            ["w_a is 2 × 3 but must be 2 × 2"],
+        ),
+        (
+            [
+                "score",
+                "-i",
+                "-",
+                "--query",
+                "1,0",
+                "--keys",
+                "[[2,1]]",
+                "--method",
+                "additive",
+                "--d-a",
+                "3",
+            ],
+            '{"v_a": [1, 2]}',
+            ["v_a has 2 numbers but --d-a is 3"],
+        ),
+        (
+            ["score", "-i", str(SAMPLES / "tren-grid.json"), "--steps", "--row", "9"],
+            None,
+            ["--row 9 is out of range", "1 to 3"],
+        ),
+        (
+            ["score", "-i", str(SAMPLES / "tren-grid.json"), "--steps", "--token", "coche"],
+            None,
+            ["--token 'coche' is not a row", "tren, va, lleno"],
+        ),
+        (
+            ["mix", "--weights", "0.5,0.5", "--values", "[[1,2]]"],
+            None,
+            ["weights has 2 numbers but values has 1 row"],
+        ),
+        (
+            ["mix", "--weights", "[[0.5,0.5],[1,0]]", "--values", "[[1,2]]"],
+            None,
+            ["each row of weights has 2 numbers"],
+        ),
+        (["mix", "--weights", "1"], None, ["missing field 'values'"]),
+        (
+            ["mix"],
+            '{"weights": [1, 0], "values": [[1], [2]], "keys": [[1], [2], [3]]}',
+            ["values has 2 rows but keys has 3"],
+        ),
+    ],
+)
+def test_bad_input_is_one_clear_line(run, args, stdin, fragments):
+    _fails(run(*args, input=stdin), *fragments)
+
+
+def test_typer_usage_errors_have_no_traceback(run):
+    result = run("score", "--method", "cosine")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "cosine" in result.stderr and "Traceback" not in result.stderr
