@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from enum import Enum
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from typer.core import TyperCommand, TyperGroup
 
 from attncli.errors import AttnError
+
+if TYPE_CHECKING:
+    from attncli.explain import Step
+    from attncli.render import Digits
 
 INTERNAL_ERROR_EXIT = 70  # EX_SOFTWARE: a bug in attn, not in the input
 
@@ -199,36 +204,36 @@ def _document(
 
 def _emit(
     document: dict[str, Any],
-    renderables: list[Any],
-    explanation: Any,
+    tables: list[Callable[[Digits], Any]],
+    explanation: list[Step],
     *,
-    steps: bool,
     format_name: OutputFormat | None,
     json_flag: bool,
     digits: int | None,
 ) -> None:
-    """Print the JSON document, the explanation or the result tables, whichever is asked for."""
+    """Print the JSON document, the explanation (--steps) or the result tables.
+
+    --steps prints the explanation wherever stdout goes (plain text off a terminal);
+    with an explicit --json the steps travel inside the document instead.
+    """
     from attncli.output import print_renderables, to_json, wants_json
 
     explicit_json = json_flag or format_name == OutputFormat.json
-    if steps and explicit_json:
+    if explanation and explicit_json:
         from attncli.explain import steps_as_data
 
         document = {**document, "steps": steps_as_data(explanation)}
-    if explicit_json or (
-        not steps
-        and wants_json(None if format_name is None else format_name.value, json_flag, sys.stdout)
-    ):
+    chosen = None if format_name is None else format_name.value
+    if explicit_json or (not explanation and wants_json(chosen, json_flag, sys.stdout)):
         sys.stdout.write(to_json(document) + "\n")
         return
     from attncli import render
 
-    shown = (
-        [render.explanation(explanation, render.Digits.uniform(digits))]
-        if steps
-        else [renderable(render.Digits.uniform(digits)) for renderable in renderables]
-    )
-    print_renderables(sys.stdout, shown)
+    shown_digits = render.Digits.uniform(digits)
+    if explanation:
+        print_renderables(sys.stdout, [render.explanation(explanation, shown_digits)])
+    else:
+        print_renderables(sys.stdout, [table(shown_digits) for table in tables])
 
 
 @app.command()
@@ -270,9 +275,7 @@ def score(
 
     Example: attn score --query 1,0 --keys '[[2,1],[0,2],[1,1]]' --tokens tren,va,lleno --steps
     """
-    from attncli import render
     from attncli.core import attention
-    from attncli.explain import Explanation, explain_scores
     from attncli.inputs import pick_row, score_input
 
     document = _document(
@@ -294,14 +297,18 @@ def score(
     result.update(method=method.value, **p, scores=rows.shaped(grid))
     if parsed.drawn:
         result["seed"] = seed
-    explanation = Explanation()
+    explanation: list[Step] = []
     if steps:
+        from attncli.explain import explain_scores
+
         index = pick_row(rows, row, token)
-        explanation.parts.append(
+        explanation.append(
             explain_scores(method.value, rows.row_labels[index], q[index], k, rows.column_labels, p)
         )
 
-    def table(digits: render.Digits) -> Any:
+    def table(digits: Digits) -> Any:
+        from attncli import render
+
         if rows.single:
             labelled = [[value] for value in grid[0]]
             return render.vector_rows("Scores", rows.column_labels, labelled, digits.other, "Score")
@@ -313,7 +320,9 @@ def score(
             digits.other,
         )
 
-    def parameters(digits: render.Digits) -> Any:
+    def parameters(digits: Digits) -> Any:
+        from attncli import render
+
         return render.parameter_block(
             {n: v.tolist() for n, v in p.items()}, parsed.drawn, seed, digits.other
         )
@@ -322,7 +331,6 @@ def score(
         result,
         [table, parameters] if p else [table],
         explanation,
-        steps=steps,
         format_name=format_name,
         json_flag=json_flag,
         digits=digits,
@@ -365,10 +373,8 @@ def softmax(
 
     Example: attn softmax 2 0 1 --tokens tren,va,lleno --steps
     """
-    from attncli import render
     from attncli.core import attention
     from attncli.errors import OptionError
-    from attncli.explain import Explanation, explain_softmax
     from attncli.inputs import pick_row, softmax_input
     from attncli.parsing import parse_number_args
 
@@ -390,10 +396,12 @@ def softmax(
     result.update(
         scores=parsed.shaped(parsed.matrix), temperature=temperature, weights=parsed.shaped(weights)
     )
-    explanation = Explanation()
+    explanation: list[Step] = []
     if steps:
+        from attncli.explain import explain_softmax
+
         index = pick_row(parsed, row, token)
-        explanation.parts.append(
+        explanation.append(
             explain_softmax(
                 parsed.row_labels[index],
                 parsed.matrix[index],
@@ -403,7 +411,9 @@ def softmax(
             )
         )
 
-    def table(digits: render.Digits) -> Any:
+    def table(digits: Digits) -> Any:
+        from attncli import render
+
         if parsed.single:
             labelled = list(zip(parsed.matrix[0], weights[0], strict=True))
             grid_table = render.number_grid(
@@ -427,7 +437,6 @@ def softmax(
         result,
         [table],
         explanation,
-        steps=steps,
         format_name=format_name,
         json_flag=json_flag,
         digits=digits,
@@ -453,9 +462,7 @@ def mix(
 
     Example: attn mix --weights 0.665,0.090,0.245 --values '[[10,0],[0,10],[5,5]]' --steps
     """
-    from attncli import render
     from attncli.core import attention
-    from attncli.explain import Explanation, explain_mix
     from attncli.inputs import mix_input, pick_row
 
     document = _document(
@@ -468,14 +475,18 @@ def mix(
     output = attention.mix(rows.matrix, value_rows)
     result = dict(document)
     result.update(weights=rows.shaped(rows.matrix), output=rows.shaped(output))
-    explanation = Explanation()
+    explanation: list[Step] = []
     if steps:
+        from attncli.explain import explain_mix
+
         index = pick_row(rows, row, token)
-        explanation.parts.append(
+        explanation.append(
             explain_mix(rows.row_labels[index], rows.matrix[index], value_rows, rows.column_labels)
         )
 
-    def table(digits: render.Digits) -> Any:
+    def table(digits: Digits) -> Any:
+        from attncli import render
+
         return render.vector_rows(
             "Output" if rows.single else "Outputs (a row per query)",
             rows.row_labels if not rows.single else ["output"],
@@ -488,13 +499,7 @@ def mix(
         result,
         [table],
         explanation,
-        steps=steps,
         format_name=format_name,
         json_flag=json_flag,
         digits=digits,
     )
-
-
-def main() -> None:
-    """Entry point of the `attn` console script."""
-    app()

@@ -8,7 +8,7 @@ or languages, so the same steps become a terminal table, JSON or a worksheet.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -86,11 +86,7 @@ class MixSteps:
     output: list[float]
 
 
-@dataclass
-class Explanation:
-    """The steps of one command, in order (score, softmax, mix or any run of them)."""
-
-    parts: list[ScoreSteps | SoftmaxSteps | MixSteps] = field(default_factory=list)
+Step = ScoreSteps | SoftmaxSteps | MixSteps
 
 
 def explain_scores(
@@ -164,7 +160,7 @@ def explain_mix(
     return MixSteps(row_label, rows, products.sum(axis=0).tolist())
 
 
-def steps_as_data(explanation: Explanation) -> list[dict[str, Any]]:
+def steps_as_data(explanation: list[Step]) -> list[dict[str, Any]]:
     """The steps as JSON-ready dictionaries, each tagged with its kind."""
     kinds = {ScoreSteps: "score", SoftmaxSteps: "softmax", MixSteps: "mix"}
-    return [{"step": kinds[type(part)], **asdict(part)} for part in explanation.parts]
+    return [{"step": kinds[type(part)], **asdict(part)} for part in explanation]

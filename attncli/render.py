@@ -11,13 +11,15 @@ import math
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich import box
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from attncli.explain import Explanation, MixSteps, ScoreSteps, SoftmaxSteps
+if TYPE_CHECKING:
+    from attncli.explain import MixSteps, ScoreSteps, SoftmaxSteps, Step
 
 MASKED = "—"
 ROW_MAX_MARK = "*"
@@ -159,14 +161,14 @@ def mix_steps_table(steps: MixSteps, digits: Digits) -> RenderableType:
     return table
 
 
-def explanation(steps: Explanation, digits: Digits) -> RenderableType:
+def explanation(steps: list[Step], digits: Digits) -> RenderableType:
     """Every part of an explanation, one table each, in order."""
     renderers = {
-        ScoreSteps: score_steps_table,
-        SoftmaxSteps: softmax_steps_table,
-        MixSteps: mix_steps_table,
+        "ScoreSteps": score_steps_table,
+        "SoftmaxSteps": softmax_steps_table,
+        "MixSteps": mix_steps_table,
     }
-    return Group(*(renderers[type(part)](part, digits) for part in steps.parts))  # type: ignore[operator]
+    return Group(*(renderers[type(part).__name__](part, digits) for part in steps))  # type: ignore[operator]
 
 
 def vector_rows(
@@ -208,7 +210,10 @@ def number_grid(
                 cells.append(Text(text + (" " if heat else "")))
         table.add_row(*cells)
     if heat:
-        table.caption = f"{ROW_MAX_MARK} the row's largest weight   {MASKED} masked"
+        masked = any(math.isinf(value) for row in grid for value in row)
+        notes = [f"{ROW_MAX_MARK} the row's largest weight", f"{MASKED} masked" if masked else ""]
+        table.caption = Text("   ".join(note for note in notes if note))
+        table.caption_justify = "left"
     return table
 
 

@@ -1,0 +1,38 @@
+"""Every file in samples/ runs, and gives the numbers it was made to show."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import SAMPLES
+
+
+def _chain(run_json, sample):
+    weighted = run_json("softmax", input=json.dumps(run_json("score", "-i", str(sample))))
+    return run_json("mix", input=json.dumps(weighted))
+
+
+def check_tren(run_json, sample):
+    mixed = _chain(run_json, sample)
+    assert [round(w, 3) for w in mixed["weights"]] == [0.665, 0.090, 0.245]
+    assert [round(x, 2) for x in mixed["output"]] == [7.88, 2.12]
+
+
+def check_tren_grid(run_json, sample):
+    mixed = _chain(run_json, sample)
+    assert [[round(x, 2) for x in row] for row in mixed["output"]] == [
+        [3.18, 6.82],
+        [6.82, 3.18],
+        [7.88, 2.12],
+    ]
+
+
+CHECKS = {"tren.json": check_tren, "tren-grid.json": check_tren_grid}
+
+
+@pytest.mark.parametrize("sample", sorted(SAMPLES.iterdir()), ids=lambda path: path.name)
+def test_sample(run_json, sample):
+    assert sample.name in CHECKS, f"add a check for samples/{sample.name}"
+    CHECKS[sample.name](run_json, sample)
