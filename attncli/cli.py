@@ -38,8 +38,13 @@ class AttnGroup(TyperGroup):
             # The reader (head, less) went away; nothing left to say to it.
             sys.stderr.close()
             ctx.exit(1)
-        except (typer.Exit, typer.Abort, typer.TyperException):
-            raise  # usage errors and exits: typer reports them itself
+        except typer.TyperException as error:
+            # Click's usage errors (a bad option value, an unknown command): one line too.
+            failed = getattr(error, "ctx", None) or ctx
+            _report(f"{error.format_message()} (see {failed.command_path} --help)")  # type: ignore[attr-defined]
+            ctx.exit(getattr(error, "exit_code", 2))
+        except (typer.Exit, typer.Abort):
+            raise
         except Exception as error:
             if _debugging():
                 raise
@@ -498,6 +503,101 @@ def mix(
     _emit(
         result,
         [table],
+        explanation,
+        format_name=format_name,
+        json_flag=json_flag,
+        digits=digits,
+    )
+
+
+@app.command()
+def selfattn(
+    sentence: Annotated[
+        str | None,
+        typer.Argument(
+            help="The sentence. Split on whitespace; punctuation at the start or end of a "
+            "word is a token of its own (¿ dónde ?), inside a word it stays (l'eau).",
+            show_default=False,
+        ),
+    ] = None,
+    input_path: Annotated[
+        str | None,
+        typer.Option(
+            "--input",
+            "-i",
+            metavar="FILE",
+            help="Instead of a sentence: JSON, .npy (read as x) or .npz with x (and w_q, w_k, "
+            "w_v, w_o, tokens) or with queries, keys, values.",
+        ),
+    ] = None,
+    d_model: Annotated[
+        int | None, typer.Option("--d-model", help="Numbers per token embedding. [default: 8]")
+    ] = None,
+    d_k: Annotated[
+        int | None, typer.Option("--d-k", help="Columns of W^Q and W^K. [default: d_model]")
+    ] = None,
+    d_v: Annotated[
+        int | None, typer.Option("--d-v", help="Columns of W^V. [default: d_model]")
+    ] = None,
+    norm: Annotated[
+        float | None,
+        typer.Option(
+            "--norm",
+            help="Length of every token embedding. [default: √d_model, so each number is about ±1]",
+        ),
+    ] = None,
+    seed: Annotated[
+        int, typer.Option("--seed", help="Seed for the embeddings and projections.")
+    ] = 0,
+    no_proj: Annotated[
+        bool, typer.Option("--no-proj", help="No projections: Q = K = V = X.")
+    ] = False,
+    no_scale: Annotated[
+        bool, typer.Option("--no-scale", help="Do not divide the scores by √d_k.")
+    ] = False,
+    causal: Annotated[
+        bool, typer.Option("--causal", help="Each position sees only itself and earlier ones.")
+    ] = False,
+    heads: Annotated[
+        int | None,
+        typer.Option(
+            "--heads", help="h heads of d_model / h columns each, concatenated, then W^O."
+        ),
+    ] = None,
+    head: Annotated[
+        int, typer.Option("--head", help="With --steps and --heads: the head to explain.")
+    ] = 1,
+    steps: StepsOption = False,
+    row: RowOption = None,
+    token: TokenOption = None,
+    digits: DigitsOption = None,
+    format_name: FormatOption = None,
+    json_flag: JsonOption = False,
+) -> None:
+    """Self-attention over a sentence: who looks at whom.
+
+    Each token gets a seeded embedding (a row of X, the same on every machine); three
+    projections give Q = X W^Q, K = X W^K, V = X W^V; the T × T weight grid is
+    softmax(Q K^T / √d_k) row by row (row = who asks, column = who answers); the
+    outputs are the weight grid times V. The parameter count does not depend on T.
+
+    Example: attn selfattn "en las llaves del coche están ahí" --steps --token están
+    """
+    from attncli.inputs import SelfAttnSettings, selfattn_input
+
+    document = (
+        {} if sentence is not None and input_path is None else _document(input_path, None, {}, ())
+    )
+    settings = SelfAttnSettings(d_model, d_k, d_v, norm, seed, heads, not no_proj)
+    parsed = selfattn_input(document, sentence, settings)
+    from attncli.selfattn_command import compute, describe, explain_row, tables
+
+    run = compute(parsed, heads, scale=not no_scale, causal=causal)
+    result = describe(parsed, run, settings, scale=not no_scale, causal=causal)
+    explanation = explain_row(parsed, run, heads, head, row, token, not no_scale) if steps else []
+    _emit(
+        result,
+        tables(parsed, run, result),
         explanation,
         format_name=format_name,
         json_flag=json_flag,

@@ -8,6 +8,7 @@ or languages, so the same steps become a terminal table, JSON or a worksheet.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -96,12 +97,14 @@ def explain_scores(
     keys: np.ndarray,
     key_labels: list[str],
     parameters: dict[str, np.ndarray],
+    masked: Sequence[bool] | None = None,
 ) -> ScoreSteps:
-    """The products and sums behind one query's scores."""
+    """The products and sums behind one query's scores; a masked key's score is -inf."""
     # [d_q], [T_k, d_k] -> a row per key
+    masked = masked if masked is not None else [False] * len(keys)
     rows = []
     divisor = float(np.sqrt(keys.shape[1])) if method == "scaled" else None
-    for label, key in zip(key_labels, keys, strict=True):
+    for label, key, hidden in zip(key_labels, keys, masked, strict=True):
         transformed: np.ndarray | None = None
         if method == "general":
             transformed = parameters["w_a"] @ key
@@ -114,6 +117,8 @@ def explain_scores(
         terms = [(float(a), float(b)) for a, b in zip(left, right, strict=True)]
         total = float(left @ right)
         score = total / divisor if divisor else total
+        if hidden:
+            score = -np.inf
         rows.append(
             ScoreRow(
                 token=label,

@@ -105,6 +105,10 @@ def load_document(
     (`bare_field`), e.g. scores for softmax.
     """
     stdin = sys.stdin if stdin is None else stdin
+    if path is not None and path.endswith((".npy", ".npz")):
+        if not Path(path).is_file():
+            raise InputError(f"cannot read '{path}': no such file (check the path given to -i)")
+        return load_arrays(path)
     if path is not None:
         text, source = read_text(path, stdin)
         if not text.strip():
@@ -127,6 +131,38 @@ def load_document(
             f"e.g. {_EXAMPLE_DOCUMENT}"
         )
     raise InputError(f"{source}: expected a JSON object or array, found {_kind(value)}")
+
+
+def load_arrays(path: str) -> Document:
+    """A .npy file (read as `x`) or a .npz archive (its names are the fields), never unpickled."""
+    import numpy as np
+
+    try:
+        with open(path, "rb") as file:
+            magic = file.read(6)
+    except OSError as error:
+        raise InputError(f"cannot read '{path}': {error.strerror or error}") from None
+    if not magic.startswith((b"\x93NUMPY", b"PK")):
+        raise InputError(f"{path}: not a .npy or .npz file (save arrays with numpy.save/savez)")
+    try:
+        loaded = np.load(path, allow_pickle=False)
+        if isinstance(loaded, np.ndarray):
+            return {"x": loaded}
+        with loaded as archive:
+            return {name: archive[name] for name in archive.files}
+    except ValueError as error:
+        raise _pickle_error(path, error) from None
+    except OSError as error:
+        raise InputError(f"cannot read '{path}': {error.strerror or error}") from None
+
+
+def _pickle_error(path: str, error: ValueError) -> InputError:
+    if "pickle" in str(error):
+        return InputError(
+            f"{path}: holds Python objects (pickled data), which attn never loads; "
+            "save plain numeric arrays with numpy.save or numpy.savez"
+        )
+    return InputError(f"{path}: not a numpy file ({error})")
 
 
 def parse_inline(text: str, field: str) -> Any:
@@ -202,11 +238,39 @@ def _vector_values(value: Any, field: str, row: int | None, allow_masked: bool) 
     ]
 
 
+def _checked_array(value: Any, field: str, ndim: int) -> np.ndarray:
+    """An array read from .npy/.npz: numeric, of the expected rank, every number finite."""
+    import numpy as np
+
+    names = {1: "a vector", 2: "a matrix"}
+    if value.dtype.kind not in "iuf":
+        raise InputError(f"{field}: holds {value.dtype} data; expected numbers (int or float)")
+    if value.ndim != ndim:
+        raise ShapeError(
+            f"{field}: has {value.ndim} dimensions {value.shape}; expected {names[ndim]}"
+        )
+    if value.size == 0:
+        raise InputError(f"{field} is empty; expected at least one number")
+    array = value.astype(np.float64)
+    bad = np.argwhere(~np.isfinite(array))
+    if bad.size:
+        where = ", ".join(str(int(i) + 1) for i in bad[0])
+        found = array[tuple(bad[0])]
+        raise InputError(f"{field}: the number at ({where}) is {found}; expected a finite number")
+    return array
+
+
+def _is_array(value: Any) -> bool:
+    return hasattr(value, "dtype") and hasattr(value, "ndim")
+
+
 def to_vector(value: Any, field: str, allow_masked: bool = False) -> np.ndarray:
-    """A JSON list of numbers to a float64 vector."""
+    """A JSON list of numbers (or a 1-D array from .npz) to a float64 vector."""
     import numpy as np
 
     # -> [n]
+    if _is_array(value):
+        return _checked_array(value, field, 1)
     if isinstance(value, list) and value and isinstance(value[0], list):
         raise InputError(f"{field}: expected one vector such as [1, 0], found a matrix")
     return np.array(_vector_values(value, field, None, allow_masked), dtype=np.float64)
@@ -217,6 +281,8 @@ def to_matrix(value: Any, field: str, allow_masked: bool = False) -> np.ndarray:
     import numpy as np
 
     # -> [rows, columns]
+    if _is_array(value):
+        return _checked_array(value, field, 2)
     if not isinstance(value, list):
         raise InputError(f"{field} is {_kind(value)}; expected a matrix such as [[2, 1], [0, 2]]")
     if not value:

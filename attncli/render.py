@@ -11,7 +11,7 @@ import math
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Union
 
 from rich import box
 from rich.console import Group, RenderableType
@@ -19,7 +19,12 @@ from rich.table import Table
 from rich.text import Text
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from attncli.explain import MixSteps, ScoreSteps, SoftmaxSteps, Step
+
+# A grid of numbers: nested lists, or a numpy array indexed the same way.
+Matrix = Union[Sequence[Sequence[float]], "np.ndarray"]
 
 MASKED = "—"
 ROW_MAX_MARK = "*"
@@ -172,7 +177,7 @@ def explanation(steps: list[Step], digits: Digits) -> RenderableType:
 
 
 def vector_rows(
-    title: str, row_labels: list[str], rows: Sequence[Sequence[float]], digits: int, header: str
+    title: str, row_labels: list[str], rows: Matrix, digits: int, header: str
 ) -> RenderableType:
     """A labelled list of vectors: keys, values, outputs."""
     table = _table(title)
@@ -183,25 +188,54 @@ def vector_rows(
     return table
 
 
+def shown_indices(count: int, limit: int) -> list[int | None]:
+    """Indices to show of `count`: all when they fit, else the first and last with None between."""
+    if count <= limit:
+        return list(range(count))
+    head = (limit + 1) // 2
+    return [*range(head), None, *range(count - (limit - head), count)]
+
+
+ELLIPSIS = "…"
+
+
 def number_grid(
     title: str,
-    row_labels: list[str],
-    column_labels: list[str],
-    grid: Sequence[Sequence[float]],
+    row_labels: Sequence[str],
+    column_labels: Sequence[str] | None,
+    grid: Matrix,
     digits: int,
     heat: bool = False,
+    max_rows: int = 16,
+    max_columns: int = 12,
 ) -> RenderableType:
-    """A grid of numbers, row = query, column = key; with heat, shaded by weight and each
-    row's largest cell marked."""
+    """A grid of numbers with labelled rows (and columns); large grids show their corners.
+
+    With heat, cells are shaded by weight and each row's largest weight is marked;
+    -inf cells are shown as masked.
+    """
+    rows = shown_indices(len(grid), max_rows)
+    columns = shown_indices(len(grid[0]), max_columns)
     table = _table(title)
+    table.show_header = column_labels is not None
     table.add_column("")
-    for label in column_labels:
-        table.add_column(safe_label(label), justify="right")
-    for label, row in zip(row_labels, grid, strict=True):
-        finite = [value for value in row if not math.isinf(value)]
-        largest = max(finite) if finite else None
-        cells: list[RenderableType] = [safe_label(label)]
-        for value in row:
+    for j in columns:
+        header = ELLIPSIS if j is None or column_labels is None else column_labels[j]
+        table.add_column(safe_label(header), justify="right")
+    masked = False
+    for i in rows:
+        if i is None:
+            table.add_row(ELLIPSIS, *(ELLIPSIS for _ in columns))
+            continue
+        row = grid[i]
+        largest = max((value for value in row if not math.isinf(value)), default=None)
+        cells: list[RenderableType] = [safe_label(row_labels[i])]
+        for j in columns:
+            if j is None:
+                cells.append(ELLIPSIS)
+                continue
+            value = row[j]
+            masked |= math.isinf(value)
             text = number(value, digits, whole_bare=not heat)
             if heat and not math.isinf(value):
                 mark = ROW_MAX_MARK if value == largest else " "
@@ -209,10 +243,18 @@ def number_grid(
             else:
                 cells.append(Text(text + (" " if heat else "")))
         table.add_row(*cells)
+    notes = []
     if heat:
-        masked = any(math.isinf(value) for row in grid for value in row)
-        notes = [f"{ROW_MAX_MARK} the row's largest weight", f"{MASKED} masked" if masked else ""]
-        table.caption = Text("   ".join(note for note in notes if note))
+        notes.append(f"{ROW_MAX_MARK} the row's largest weight")
+    if masked:
+        notes.append(f"{MASKED} masked")
+    if None in rows or None in columns:
+        notes.append(
+            f"{ELLIPSIS} showing {len(rows) - (None in rows)} of {len(grid)} rows and "
+            f"{len(columns) - (None in columns)} of {len(grid[0])} columns; --json has them all"
+        )
+    if notes:
+        table.caption = Text("   ".join(notes))
         table.caption_justify = "left"
     return table
 
@@ -240,3 +282,26 @@ def parameter_block(
             table.add_row(*(number(v, digits) for v in row))
         parts.extend([Text(f"{name}{origin}", style="bold"), table, Text("")])
     return Group(*parts)
+
+
+def matrix_block(
+    title: str, row_labels: Sequence[str], matrix: Matrix, digits: int
+) -> RenderableType:
+    """A matrix with a label per row and no column header, its corners only when large."""
+    return number_grid(title, row_labels, None, matrix, digits, max_rows=12, max_columns=8)
+
+
+def shapes_table(shapes: list[tuple[str, tuple[int, ...], str]]) -> RenderableType:
+    """Each matrix with its shape and what it holds."""
+    table = _table("Shapes")
+    table.add_column("Matrix")
+    table.add_column("Shape", justify="right")
+    table.add_column("What it holds")
+    for name, shape, meaning in shapes:
+        table.add_row(name, " × ".join(map(str, shape)), meaning)
+    return table
+
+
+def lines(*texts: str) -> RenderableType:
+    """Plain lines of text (never markup)."""
+    return Group(*(Text(text) for text in texts))

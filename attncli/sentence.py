@@ -1,0 +1,36 @@
+"""A sentence to tokens: the parsing step of attn selfattn."""
+
+from __future__ import annotations
+
+import unicodedata
+
+from attncli.errors import InputError
+
+PUNCTUATION_RULE = (
+    "Tokens are split on whitespace; punctuation at the start or end of a word becomes a "
+    "token of its own («¿dónde?» gives ¿ dónde ?), punctuation inside a word stays (l'eau)."
+)
+
+
+def _is_punctuation(char: str) -> bool:
+    return unicodedata.category(char).startswith("P")
+
+
+def tokenize(sentence: str) -> list[str]:
+    """Whitespace-separated words, with leading and trailing punctuation split off."""
+    tokens: list[str] = []
+    for word in sentence.split():
+        start, end = 0, len(word)
+        while start < end and _is_punctuation(word[start]):
+            start += 1
+        while end > start and _is_punctuation(word[end - 1]):
+            end -= 1
+        tokens.extend(word[:start])
+        if start < end:
+            tokens.append(word[start:end])
+        tokens.extend(word[end:])
+    if not tokens:
+        raise InputError(
+            'the sentence is empty; give some words, e.g. attn selfattn "en las llaves del coche"'
+        )
+    return tokens
