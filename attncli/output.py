@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import math
 import os
 from typing import IO, TYPE_CHECKING, Any
 
@@ -11,25 +9,22 @@ if TYPE_CHECKING:
     from rich.console import Console, RenderableType
 
 
-def json_ready(value: Any) -> Any:
-    """numpy arrays and scalars to plain lists and floats; -inf (a masked score) to null.
-
-    JSON has no infinities, and null is what the parser reads back as masked.
-    """
+def _as_list(value: Any) -> Any:
+    """What orjson cannot write itself (a non-contiguous array, a numpy scalar) as plain values."""
     if hasattr(value, "tolist"):
-        value = value.tolist()
-    if isinstance(value, dict):
-        return {key: json_ready(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [json_ready(item) for item in value]
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
+        return value.tolist()
+    raise TypeError(f"cannot write {type(value).__name__} as JSON")
 
 
 def to_json(document: dict[str, Any]) -> str:
-    """The document as JSON text, floats at full precision (shortest round-trip form)."""
-    return json.dumps(json_ready(document), ensure_ascii=False, allow_nan=False)
+    """The document as JSON text, floats at full precision (shortest round-trip form).
+
+    -inf (a masked score) is written as null, which the parser reads back as masked;
+    orjson writes a million floats in a few milliseconds, the standard library in a second.
+    """
+    import orjson
+
+    return orjson.dumps(document, default=_as_list, option=orjson.OPT_SERIALIZE_NUMPY).decode()
 
 
 def is_terminal(stream: IO[str]) -> bool:

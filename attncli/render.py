@@ -207,7 +207,7 @@ def number_grid(
     digits: int,
     heat: bool = False,
     max_rows: int = 16,
-    max_columns: int = 12,
+    max_columns: int = 8,
 ) -> RenderableType:
     """A grid of numbers with labelled rows (and columns); large grids show their corners.
 
