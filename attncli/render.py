@@ -67,8 +67,15 @@ def vector(values: Sequence[float], digits: int) -> str:
     return ", ".join(number(value, digits) for value in values)
 
 
-def _table(title: str | None = None) -> Table:
-    return Table(title=title, box=box.SIMPLE_HEAVY, title_justify="left", title_style="bold")
+def _table() -> Table:
+    return Table(box=box.SIMPLE_HEAVY)
+
+
+def _titled(title: str, table: Table, notes: list[str] | None = None) -> RenderableType:
+    """A heading above the table and notes below it, as lines of their own: a table's title
+    and caption would wrap at the table's width."""
+    below = [Text("   ".join(notes))] if notes else []
+    return Group(Text(title, style="bold"), table, *below)
 
 
 def _factor(value: float, digits: int) -> str:
@@ -90,7 +97,8 @@ def score_steps_table(steps: ScoreSteps, digits: Digits) -> RenderableType:
         "general": f"General scores: {steps.query_label} ({query}) · (W_a · key)",
         "additive": f"Additive scores: v_a · tanh(W_1 · {steps.query_label} + W_2 · key)",
     }
-    table = _table(titles[steps.method])
+    heading = titles[steps.method]
+    table = _table()
     table.add_column("Token")
     table.add_column("Key")
     if steps.method == "general":
@@ -113,13 +121,14 @@ def score_steps_table(steps: ScoreSteps, digits: Digits) -> RenderableType:
             )
         cells.append(number(row.score, digits.other))
         table.add_row(*cells)
-    return table
+    return _titled(heading, table)
 
 
 def softmax_steps_table(steps: SoftmaxSteps, digits: Digits) -> RenderableType:
     """Per key: the score, e^score, and the weight = e^score / total, with a total row."""
     title = "Softmax" + (f" of {steps.row_label}" if steps.row_label != "query" else "")
-    table = _table(title)
+    heading = title
+    table = _table()
     total = number(steps.total, digits.other, whole_bare=False)
     scaled = steps.temperature != 1.0
     table.add_column("Token")
@@ -143,13 +152,14 @@ def softmax_steps_table(steps: SoftmaxSteps, digits: Digits) -> RenderableType:
     table.add_row(
         "Total", *blanks, total, number(steps.weight_total, digits.weight, whole_bare=False)
     )
-    return table
+    return _titled(heading, table)
 
 
 def mix_steps_table(steps: MixSteps, digits: Digits) -> RenderableType:
     """Per key: the weight, the value, weight × value, and the output row."""
     title = "Mix" + (f" for {steps.row_label}" if steps.row_label != "query" else "")
-    table = _table(title)
+    heading = title
+    table = _table()
     table.add_column("Token")
     table.add_column("Weight", justify="right")
     table.add_column("Value")
@@ -163,7 +173,7 @@ def mix_steps_table(steps: MixSteps, digits: Digits) -> RenderableType:
         )
     table.add_section()
     table.add_row("Output", "", "", "≈ " + vector(steps.output, digits.other))
-    return table
+    return _titled(heading, table)
 
 
 def explanation(steps: list[Step], digits: Digits) -> RenderableType:
@@ -180,12 +190,13 @@ def vector_rows(
     title: str, row_labels: list[str], rows: Matrix, digits: int, header: str
 ) -> RenderableType:
     """A labelled list of vectors: keys, values, outputs."""
-    table = _table(title)
+    heading = title
+    table = _table()
     table.add_column("Token")
     table.add_column(header)
     for label, row in zip(row_labels, rows, strict=True):
         table.add_row(safe_label(label), vector(row, digits))
-    return table
+    return _titled(heading, table)
 
 
 def shown_indices(count: int, limit: int) -> list[int | None]:
@@ -208,15 +219,17 @@ def number_grid(
     heat: bool = False,
     max_rows: int = 16,
     max_columns: int = 8,
+    mask: Matrix | None = None,
 ) -> RenderableType:
     """A grid of numbers with labelled rows (and columns); large grids show their corners.
 
     With heat, cells are shaded by weight and each row's largest weight is marked;
-    -inf cells are shown as masked.
+    -inf cells, and cells where `mask` is true, are shown as masked.
     """
     rows = shown_indices(len(grid), max_rows)
     columns = shown_indices(len(grid[0]), max_columns)
-    table = _table(title)
+    heading = title
+    table = _table()
     table.show_header = column_labels is not None
     table.add_column("")
     for j in columns:
@@ -234,7 +247,7 @@ def number_grid(
             if j is None:
                 cells.append(ELLIPSIS)
                 continue
-            value = row[j]
+            value = -math.inf if mask is not None and mask[i][j] else row[j]
             masked |= math.isinf(value)
             text = number(value, digits, whole_bare=not heat)
             if heat and not math.isinf(value):
@@ -253,10 +266,7 @@ def number_grid(
             f"{ELLIPSIS} showing {len(rows) - (None in rows)} of {len(grid)} rows and "
             f"{len(columns) - (None in columns)} of {len(grid[0])} columns; --json has them all"
         )
-    if notes:
-        table.caption = Text("   ".join(notes))
-        table.caption_justify = "left"
-    return table
+    return _titled(heading, table, notes)
 
 
 def _heat_style(weight: float) -> str:
@@ -293,13 +303,14 @@ def matrix_block(
 
 def shapes_table(shapes: list[tuple[str, tuple[int, ...], str]]) -> RenderableType:
     """Each matrix with its shape and what it holds."""
-    table = _table("Shapes")
+    heading = "Shapes"
+    table = _table()
     table.add_column("Matrix")
     table.add_column("Shape", justify="right")
     table.add_column("What it holds")
     for name, shape, meaning in shapes:
         table.add_row(name, " × ".join(map(str, shape)), meaning)
-    return table
+    return _titled(heading, table)
 
 
 def lines(*texts: str) -> RenderableType:

@@ -206,21 +206,24 @@ def tables(
 
     def grids(digits: Digits) -> Any:
         title = "Weights (row = who asks, column = who answers)"
-        if heads is None:
-            return render.number_grid(
-                title, parsed.query_labels, parsed.key_labels, run.weights, digits.weight, heat=True
-            )
+        masked = np.isneginf(run.scores)
+        per_head = (
+            [(title, run.weights, masked)]
+            if heads is None
+            else [(f"Head {h + 1}: {title}", run.weights[h], masked[h]) for h in range(heads)]
+        )
         return render.Group(
             *(
                 render.number_grid(
-                    f"Head {h + 1}: {title}",
+                    heading,
                     parsed.query_labels,
                     parsed.key_labels,
-                    run.weights[h],
+                    weights,
                     digits.weight,
                     heat=True,
+                    mask=mask,
                 )
-                for h in range(heads)
+                for heading, weights, mask in per_head
             )
         )
 

@@ -29,7 +29,22 @@ def check_tren_grid(run_json, sample):
     ]
 
 
-CHECKS = {"tren.json": check_tren, "tren-grid.json": check_tren_grid}
+def _row_peak(document, token):
+    tokens = document["tokens"]
+    row = document["weights"][tokens.index(token)]
+    return tokens[row.index(max(row))]
+
+
+def check_llaves(run_json, sample):
+    # The lesson's demonstration: with projections «están» looks for «llaves» ...
+    projected = run_json("selfattn", "-i", str(sample))
+    assert _row_peak(projected, "están") == "llaves"
+    # ... and without them every position looks at itself.
+    plain = run_json("selfattn", "-i", str(sample), "--no-proj")
+    assert all(_row_peak(plain, token) == token for token in plain["tokens"])
+
+
+CHECKS = {"tren.json": check_tren, "tren-grid.json": check_tren_grid, "llaves.json": check_llaves}
 
 
 @pytest.mark.parametrize("sample", sorted(SAMPLES.iterdir()), ids=lambda path: path.name)
