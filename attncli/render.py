@@ -316,3 +316,16 @@ def shapes_table(shapes: list[tuple[str, tuple[int, ...], str]]) -> RenderableTy
 def lines(*texts: str) -> RenderableType:
     """Plain lines of text (never markup)."""
     return Group(*(Text(text) for text in texts))
+
+
+def side_by_side(
+    title: str, columns: list[str], rows: list[tuple[str, list[str]]], first_header: str = ""
+) -> RenderableType:
+    """Figures with a row per quantity and a column per method (or setting)."""
+    table = _table()
+    table.add_column(first_header)
+    for column in columns:
+        table.add_column(safe_label(column), justify="right")
+    for label, cells in rows:
+        table.add_row(label, *cells)
+    return _titled(title, table)

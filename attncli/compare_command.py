@@ -1,0 +1,274 @@
+"""The pieces of attn compare-scores between parsing and printing: the size check,
+the counts, the timing, the loop check, the scaling sweep, and the tables."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from attncli.core import costs
+from attncli.errors import OptionError
+from attncli.timing import Timing, time_call
+
+if TYPE_CHECKING:
+    from attncli.render import Digits
+
+LOOP_CHECK_PAIRS = 10_000  # pairs scored one by one; beyond that a seeded sample
+
+
+@dataclass
+class Sizes:
+    """The options that size the comparison."""
+
+    t_x: int
+    t_y: int
+    d_h: int
+    d_a: int
+    seed: int
+    repeat: int
+    d_ks: list[int] = field(default_factory=lambda: [8, 64, 512])
+
+
+@dataclass
+class Comparison:
+    """Everything compare-scores found."""
+
+    sizes: Sizes
+    costs: list[costs.Cost]
+    timings: dict[str, Timing]
+    loop_checks: dict[str, tuple[int, float]]  # method -> (pairs checked, largest difference)
+    sweep: list[tuple[int, float, float]]  # (d_k, largest weight unscaled, scaled)
+
+
+def parse_dks(text: str) -> list[int]:
+    """'8,64,512' to [8, 64, 512], each at least 1."""
+    try:
+        values = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise OptionError(
+            f"--dk {text!r}: expected whole numbers separated by commas, e.g. 8,64,512"
+        ) from None
+    if not values or min(values) < 1:
+        raise OptionError(f"--dk {text!r}: every d_k must be 1 or more, e.g. 8,64,512")
+    return values
+
+
+def available_memory() -> int:
+    """Bytes of memory this machine can still hand out (MemAvailable), else its total."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def check_sizes(sizes: Sizes, memory: int | None = None) -> None:
+    """Refuse sizes below 1, and sizes whose arrays would not fit, before allocating anything."""
+    for name in ("t_x", "t_y", "d_h", "d_a", "repeat"):
+        value = getattr(sizes, name)
+        if value < 1:
+            option = {"t_x": "tx", "t_y": "ty"}.get(name, name).replace("_", "-")
+            raise OptionError(f"--{option} is {value}; it must be 1 or more")
+    need = costs.peak_bytes(sizes.t_x, sizes.t_y, sizes.d_h, sizes.d_a)
+    memory = available_memory() if memory is None else memory
+    if need > memory // 2:
+        raise OptionError(
+            f"--tx {sizes.t_x} --ty {sizes.t_y} --d-h {sizes.d_h} --d-a {sizes.d_a} would need "
+            f"about {_bytes(need)}, more than half of the {_bytes(memory)} available; "
+            "lower --tx, --ty or --d-a (the additive block holds T_y·T_x·d_a numbers)"
+        )
+
+
+def _bytes(amount: int) -> str:
+    for unit, size in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
+        if amount >= size:
+            return f"{amount / size:.1f} {unit}"
+    return f"{amount} bytes"
+
+
+def compare(sizes: Sizes, progress: Callable[[str], None] = lambda _: None) -> Comparison:
+    """Count, time and check the four scoring methods, then run the scaling sweep."""
+    import numpy as np
+
+    problem = costs.make_problem(sizes.t_x, sizes.t_y, sizes.d_h, sizes.d_a, sizes.seed)
+    timings, grids = {}, {}
+    for method in costs.METHODS:
+        progress(f"timing {method} ({sizes.repeat} runs)")
+        grids[method] = costs.grid(problem, method)
+        timings[method] = time_call(partial(costs.grid, problem, method), sizes.repeat)
+    checks = {}
+    pairs = costs.check_pairs(sizes.t_x, sizes.t_y, LOOP_CHECK_PAIRS, sizes.seed)
+    rows, columns = np.array(pairs).T
+    for method in ("general", "additive"):
+        progress(f"scoring {method} pair by pair")
+        looped = costs.pairwise(problem, method, pairs)
+        checks[method] = (len(pairs), float(np.max(np.abs(looped - grids[method][rows, columns]))))
+    progress("scaling sweep")
+    sweep = [(d_k, *costs.largest_weight(d_k, 6, 2_000, sizes.seed)) for d_k in sizes.d_ks]
+    return Comparison(
+        sizes, costs.score_costs(sizes.t_x, sizes.t_y, sizes.d_h, sizes.d_a), timings, checks, sweep
+    )
+
+
+def agrees(largest_difference: float) -> bool:
+    """Loop and matrix form agree to rounding: float64 sums of a few hundred terms."""
+    return largest_difference <= 1e-9
+
+
+def closing_line(comparison: Comparison) -> str | None:
+    """The lesson's point, said only when this run's numbers show it."""
+    by_method = {cost.method: cost for cost in comparison.costs}
+    additive, general = by_method["additive"], by_method["general"]
+    additive_time = comparison.timings["additive"].median
+    general_time = comparison.timings["general"].median
+    if additive.mult_adds < general.mult_adds and additive_time > general_time:
+        return (
+            f"Additive does fewer multiply-adds than general here ({_millions(additive.mult_adds)} "
+            f"against {_millions(general.mult_adds)}) and still measures "
+            f"{additive_time / general_time:.1f}× slower: what is measured is not the count of "
+            "operations but their shape (a tanh over a T_y × T_x × d_a block against two matrix "
+            "products)."
+        )
+    if additive_time > general_time:
+        return (
+            f"Additive measures {additive_time / general_time:.1f}× slower than general, with "
+            f"{additive.tanh:,} tanh evaluations and a {additive.intermediate_numbers:,}-number "
+            "intermediate that general does without."
+        )
+    return None
+
+
+def _millions(amount: int) -> str:
+    return f"{amount / 1e6:.1f} million"
+
+
+def describe(comparison: Comparison) -> dict[str, Any]:
+    """The JSON document: sizes, per method every figure, the loop check and the sweep."""
+    sizes = comparison.sizes
+    methods = []
+    for cost in comparison.costs:
+        timing = comparison.timings[cost.method]
+        entry: dict[str, Any] = {
+            "method": cost.method,
+            "params": cost.params,
+            "mult_adds": cost.mult_adds,
+            "elementwise": cost.elementwise,
+            "tanh": cost.tanh,
+            "intermediate_numbers": cost.intermediate_numbers,
+            "intermediate_bytes": cost.intermediate_bytes,
+            "seconds": timing.median,
+            "seconds_fastest": timing.fastest,
+            "seconds_slowest": timing.slowest,
+        }
+        if cost.method in comparison.loop_checks:
+            checked, difference = comparison.loop_checks[cost.method]
+            entry["loop_check"] = {
+                "pairs": checked,
+                "max_difference": difference,
+                "agrees": agrees(difference),
+            }
+        methods.append(entry)
+    fastest = min(entry["seconds"] for entry in methods)
+    for entry in methods:
+        entry["ratio_to_fastest"] = entry["seconds"] / fastest
+    return {
+        "tx": sizes.t_x,
+        "ty": sizes.t_y,
+        "d_h": sizes.d_h,
+        "d_a": sizes.d_a,
+        "seed": sizes.seed,
+        "repeat": sizes.repeat,
+        "methods": methods,
+        "scaling": [
+            {
+                "d_k": d_k,
+                "keys_per_row": 6,
+                "largest_weight": unscaled,
+                "largest_weight_scaled": scaled,
+            }
+            for d_k, unscaled, scaled in comparison.sweep
+        ],
+        "conclusion": closing_line(comparison),
+    }
+
+
+def tables(comparison: Comparison, document: dict[str, Any]) -> list[Callable[[Digits], Any]]:
+    """Side by side figures, the loop check, the sweep and the closing line."""
+    from attncli import render
+
+    sizes = comparison.sizes
+    methods = document["methods"]
+
+    def figures(digits: Digits) -> Any:
+        def count(amount: int) -> str:
+            return f"{amount:,}" + (f" ({amount / 1e6:.1f} M)" if amount >= 10**6 else "")
+
+        def milliseconds(value: float) -> str:
+            return f"{value * 1e3:.3g}"
+
+        rows: list[tuple[str, list[str]]] = [
+            ("Parameters", [f"{m['params']:,}" for m in methods]),
+            ("Multiply-adds", [count(m["mult_adds"]) for m in methods]),
+            ("Sums or divisions", [count(m["elementwise"]) for m in methods]),
+            ("tanh evaluations", [count(m["tanh"]) for m in methods]),
+            ("Intermediate", [count(m["intermediate_numbers"]) for m in methods]),
+            ("  at float64", [_bytes(m["intermediate_bytes"]) for m in methods]),
+            ("Time, median (ms)", [milliseconds(m["seconds"]) for m in methods]),
+            (
+                "  fastest–slowest",
+                [
+                    f"{milliseconds(m['seconds_fastest'])}–{milliseconds(m['seconds_slowest'])}"
+                    for m in methods
+                ],
+            ),
+            ("× the fastest", [f"{m['ratio_to_fastest']:.1f}×" for m in methods]),
+        ]
+        heading = (
+            f"Scoring a {sizes.t_y} × {sizes.t_x} grid: d_h = {sizes.d_h}, d_a = {sizes.d_a}, "
+            f"float64, median of {sizes.repeat} runs after a warm-up"
+        )
+        return render.side_by_side(heading, [m["method"] for m in methods], rows)
+
+    def loop_check(digits: Digits) -> Any:
+        lines = []
+        for m in methods:
+            if "loop_check" in m:
+                check = m["loop_check"]
+                total = sizes.t_x * sizes.t_y
+                scope = (
+                    "every pair"
+                    if check["pairs"] == total
+                    else f"{check['pairs']:,} of {total:,} pairs"
+                )
+                verdict = "the same grid" if check["agrees"] else "DIFFERENT grids"
+                lines.append(
+                    f"{m['method']}: pair by pair (a loop) against the matrix form, {scope}: "
+                    f"{verdict} (largest difference {check['max_difference']:.1e})"
+                )
+        return render.lines("", *lines)
+
+    def sweep(digits: Digits) -> Any:
+        rows = [
+            (
+                str(entry["d_k"]),
+                [f"{entry['largest_weight']:.3f}", f"{entry['largest_weight_scaled']:.3f}"],
+            )
+            for entry in document["scaling"]
+        ]
+        return render.side_by_side(
+            "Why ÷√d_k: average largest weight in a row of 6 random keys",
+            ["unscaled", "÷ √d_k"],
+            rows,
+            first_header="d_k",
+        )
+
+    def conclusion(digits: Digits) -> Any:
+        return render.lines(document["conclusion"] or "")
+
+    return [figures, loop_check, sweep, conclusion]

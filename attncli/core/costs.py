@@ -1,0 +1,148 @@
+"""What each way of scoring a T_y × T_x grid costs, counted, not measured.
+
+Decoder states S [T_y, d_h] score encoder states H [T_x, d_h]. The convention:
+multiply-adds count the matrix products and the v_a readout; the additive score's
+broadcast sum and the scaled score's division are elementwise operations, listed
+apart, as are tanh evaluations. The intermediate is what must be held pairwise
+before the grid exists: d_a numbers per pair for additive (the block tanh reads),
+one per pair (the scores) for the others. Figures as in Luong et al. (2015) against
+Bahdanau et al. (2015).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from attncli.core.attention import (
+    additive_scores,
+    dot_scores,
+    general_scores,
+    scaled_dot_scores,
+    softmax,
+)
+
+BYTES_PER_NUMBER = 8  # float64
+METHODS = ("additive", "general", "dot", "scaled")
+
+
+@dataclass
+class Cost:
+    """Counted costs of one scoring method for one grid."""
+
+    method: str
+    params: int
+    mult_adds: int
+    elementwise: int  # additive: the broadcast sums W_1 s + W_2 h; scaled: the divisions
+    tanh: int
+    intermediate_numbers: int
+
+    @property
+    def intermediate_bytes(self) -> int:
+        return self.intermediate_numbers * BYTES_PER_NUMBER
+
+
+def score_costs(t_x: int, t_y: int, d_h: int, d_a: int) -> list[Cost]:
+    """The four methods' counts for a T_y × T_x grid of d_h-dimensional states."""
+    pairs = t_y * t_x
+    return [
+        Cost(
+            "additive",
+            params=2 * d_h * d_a + d_a,
+            mult_adds=t_y * d_a * d_h + t_x * d_a * d_h + pairs * d_a,
+            elementwise=pairs * d_a,
+            tanh=pairs * d_a,
+            intermediate_numbers=pairs * d_a,
+        ),
+        Cost("general", d_h * d_h, t_y * d_h * d_h + pairs * d_h, 0, 0, pairs),
+        Cost("dot", 0, pairs * d_h, 0, 0, pairs),
+        Cost("scaled", 0, pairs * d_h, pairs, 0, pairs),
+    ]
+
+
+def peak_bytes(t_x: int, t_y: int, d_h: int, d_a: int) -> int:
+    """A bound on the memory the comparison needs at once: the additive block twice
+    (the sum and its tanh), the states, the parameters and a few grids."""
+    block = 2 * t_y * t_x * d_a
+    states = (t_x + t_y) * (d_h + d_a)
+    parameters = 2 * d_h * d_a + d_h * d_h + d_a
+    grids = 6 * t_y * t_x
+    return (block + states + parameters + grids) * BYTES_PER_NUMBER
+
+
+@dataclass
+class Problem:
+    """Seeded states and parameters for the comparison."""
+
+    decoder: np.ndarray  # S [T_y, d_h]
+    encoder: np.ndarray  # H [T_x, d_h]
+    w_a: np.ndarray  # [d_h, d_h]
+    w_1: np.ndarray  # [d_a, d_h]
+    w_2: np.ndarray  # [d_a, d_h]
+    v_a: np.ndarray  # [d_a]
+
+
+def make_problem(t_x: int, t_y: int, d_h: int, d_a: int, seed: int) -> Problem:
+    """Unit-scale random states and parameters with variance 1/fan_in."""
+    from attncli.core.seeding import generator, uniform_parameter
+
+    return Problem(
+        decoder=generator(seed, "decoder").standard_normal((t_y, d_h)),
+        encoder=generator(seed, "encoder").standard_normal((t_x, d_h)),
+        w_a=uniform_parameter(seed, "w_a", (d_h, d_h), fan_in=d_h),
+        w_1=uniform_parameter(seed, "w_1", (d_a, d_h), fan_in=d_h),
+        w_2=uniform_parameter(seed, "w_2", (d_a, d_h), fan_in=d_h),
+        v_a=uniform_parameter(seed, "v_a", (d_a,), fan_in=d_a),
+    )
+
+
+def grid(problem: Problem, method: str) -> np.ndarray:
+    """The T_y × T_x score grid by `method`, in matrix form."""
+    # -> [T_y, T_x]
+    s, h = problem.decoder, problem.encoder
+    if method == "additive":
+        return additive_scores(s, h, problem.w_1, problem.w_2, problem.v_a)
+    if method == "general":
+        return general_scores(s, h, problem.w_a)
+    if method == "dot":
+        return dot_scores(s, h)
+    return scaled_dot_scores(s, h)
+
+
+def pairwise(problem: Problem, method: str, pairs: list[tuple[int, int]]) -> np.ndarray:
+    """The same scores one pair at a time, straight from the formula (general or additive)."""
+    # -> [len(pairs)]
+    s, h = problem.decoder, problem.encoder
+    out = np.empty(len(pairs))
+    for n, (i, j) in enumerate(pairs):
+        if method == "general":
+            out[n] = s[i] @ (problem.w_a @ h[j])
+        else:
+            out[n] = problem.v_a @ np.tanh(problem.w_1 @ s[i] + problem.w_2 @ h[j])
+    return out
+
+
+def check_pairs(t_x: int, t_y: int, limit: int, seed: int) -> list[tuple[int, int]]:
+    """Every (i, j) pair when there are at most `limit`, else a seeded sample of them."""
+    total = t_y * t_x
+    if total <= limit:
+        return [(i, j) for i in range(t_y) for j in range(t_x)]
+    from attncli.core.seeding import generator
+
+    chosen = generator(seed, "pairs").choice(total, size=limit, replace=False)
+    return [(int(n // t_x), int(n % t_x)) for n in np.sort(chosen)]
+
+
+def largest_weight(d_k: int, keys_per_row: int, rows: int, seed: int) -> tuple[float, float]:
+    """Average largest softmax weight of a row, unscaled and ÷√d_k, for random queries and keys
+    with unit-variance coordinates: unscaled rows saturate as d_k grows, scaled ones do not."""
+    from attncli.core.seeding import generator
+
+    rng = generator(seed, "sweep", str(d_k))
+    queries = rng.standard_normal((rows, 1, d_k))
+    keys = rng.standard_normal((rows, keys_per_row, d_k))
+    scores = (queries @ keys.transpose(0, 2, 1))[:, 0, :]  # [rows, keys_per_row]
+    unscaled = softmax(scores).max(axis=-1).mean()
+    scaled = softmax(scores / np.sqrt(d_k)).max(axis=-1).mean()
+    return float(unscaled), float(scaled)

@@ -1,0 +1,141 @@
+"""attn compare-scores: the course's counts, the loop check, the sweep, and refusals."""
+
+from __future__ import annotations
+
+import pytest
+
+from attncli.compare_command import Sizes, check_sizes, closing_line, compare
+from attncli.core.costs import score_costs
+from attncli.errors import OptionError
+from attncli.timing import Timing
+
+SMALL = ["--tx", "5", "--ty", "4", "--d-h", "8", "--d-a", "3", "--repeat", "2", "--dk", "4,16"]
+
+
+def by_method(document):
+    return {entry["method"]: entry for entry in document["methods"]}
+
+
+def test_course_figures_with_the_defaults(run_json):
+    methods = by_method(run_json("compare-scores", "--repeat", "2", "--json"))
+    additive, general = methods["additive"], methods["general"]
+    assert round(additive["mult_adds"] / 1e6, 1) == 8.8
+    assert round(general["mult_adds"] / 1e6, 1) == 4.9
+    assert additive["tanh"] == 921_600 and general["tanh"] == 0
+    assert additive["intermediate_numbers"] == 921_600
+    assert round(additive["intermediate_bytes"] / 1e6, 1) == 7.4
+    assert general["intermediate_numbers"] == 3_600
+    assert additive["elementwise"] == 921_600
+    for entry in methods.values():
+        assert {
+            "method",
+            "params",
+            "mult_adds",
+            "tanh",
+            "intermediate_numbers",
+            "intermediate_bytes",
+            "seconds",
+        } <= set(entry)
+        assert entry["seconds"] > 0 and entry["seconds_fastest"] <= entry["seconds"]
+        assert entry["seconds"] <= entry["seconds_slowest"]
+
+
+def test_parameter_counts_of_the_course():
+    costs = {cost.method: cost for cost in score_costs(t_x=60, t_y=60, d_h=64, d_a=32)}
+    assert costs["general"].params == 4_096
+    assert costs["additive"].params == 4_128
+    assert costs["dot"].params == costs["scaled"].params == 0
+
+
+def test_smaller_d_a_does_less_arithmetic_than_general():
+    costs = {cost.method: cost for cost in score_costs(t_x=60, t_y=60, d_h=256, d_a=64)}
+    assert round(costs["additive"].mult_adds / 1e6, 1) == 2.2
+    assert round(costs["general"].mult_adds / 1e6, 1) == 4.9
+
+
+def test_counts_follow_the_shapes():
+    # Independent arithmetic: projections, then one d-length dot product per pair.
+    t_x, t_y, d_h, d_a = 7, 3, 5, 2
+    costs = {cost.method: cost for cost in score_costs(t_x, t_y, d_h, d_a)}
+    assert costs["additive"].mult_adds == (t_y + t_x) * d_a * d_h + t_y * t_x * d_a
+    assert costs["general"].mult_adds == t_y * d_h * d_h + t_y * t_x * d_h
+    assert costs["dot"].mult_adds == t_y * t_x * d_h
+    assert costs["scaled"].elementwise == t_y * t_x
+
+
+def test_loop_and_matrix_forms_agree(run_json):
+    methods = by_method(run_json("compare-scores", *SMALL, "--json"))
+    for name in ("general", "additive"):
+        check = methods[name]["loop_check"]
+        assert check["agrees"] and check["pairs"] == 20 and check["max_difference"] < 1e-12
+
+
+def test_scaling_sweep_saturates_unscaled_only(run_json):
+    sweep = run_json("compare-scores", *SMALL[:-2], "--dk", "8,64,512", "--json")["scaling"]
+    unscaled = [entry["largest_weight"] for entry in sweep]
+    scaled = [entry["largest_weight_scaled"] for entry in sweep]
+    assert unscaled == sorted(unscaled) and unscaled[-1] > 0.9
+    assert max(scaled) - min(scaled) < 0.1 and max(scaled) < 0.5
+
+
+def test_table_shows_everything_side_by_side(run):
+    result = run("compare-scores", *SMALL, "--format", "table")
+    assert result.exit_code == 0, result.output
+    for text in (
+        "additive",
+        "general",
+        "dot",
+        "scaled",
+        "Multiply-adds",
+        "tanh evaluations",
+        "Time, median (ms)",
+        "fastest–slowest",
+        "× the fastest",
+        "every pair: the same grid",
+        "Why ÷√d_k",
+    ):
+        assert text in result.stdout
+
+
+def test_progress_is_reported_while_measuring():
+    steps = []
+    compare(Sizes(3, 2, 4, 2, 0, 1, [4]), steps.append)
+    assert any(step.startswith("timing additive") for step in steps)
+
+
+def _comparison(additive_seconds, general_seconds, d_a):
+    comparison = compare(Sizes(4, 4, 8, d_a, 0, 1, [4]))
+    comparison.timings["additive"] = Timing(additive_seconds, additive_seconds, additive_seconds, 1)
+    comparison.timings["general"] = Timing(general_seconds, general_seconds, general_seconds, 1)
+    return comparison
+
+
+def test_closing_line_says_what_the_measurement_shows():
+    fewer_but_slower = closing_line(_comparison(0.3, 0.1, d_a=1))
+    assert fewer_but_slower is not None and "fewer multiply-adds" in fewer_but_slower
+    assert "3.0× slower" in fewer_but_slower
+    assert closing_line(_comparison(0.05, 0.1, d_a=1)) is None
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["--tx", "0"], "--tx is 0"),
+        (["--ty", "-1"], "--ty is -1"),
+        (["--d-a", "0"], "--d-a is 0"),
+        (["--repeat", "0"], "--repeat is 0"),
+        (["--dk", "8,x"], "--dk '8,x'"),
+        (["--dk", "0"], "every d_k must be 1 or more"),
+        (["--tx", "100000", "--ty", "100000"], "more than half of the"),
+    ],
+)
+def test_refusals(run, args, fragment):
+    result = run("compare-scores", *args)
+    assert result.exit_code != 0 and result.stdout == ""
+    assert fragment in result.stderr and result.stderr.strip().count("\n") == 0
+
+
+def test_memory_estimate_is_checked_before_allocating():
+    with pytest.raises(OptionError, match="lower --tx, --ty or --d-a"):
+        check_sizes(Sizes(60, 60, 256, 256, 0, 1), memory=1_000_000)
+    check_sizes(Sizes(60, 60, 256, 256, 0, 1), memory=10**9)
