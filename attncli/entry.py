@@ -13,6 +13,8 @@ def main() -> None:
     numpy, typer and rich creates, a tenth of the start-up time.
     """
     gc.disable()
-    from attncli.cli import app
+    import sys
 
-    app(prog_name="attn")
+    from attncli.cli import app_for
+
+    app_for(sys.argv[1:])(prog_name="attn")

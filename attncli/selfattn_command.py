@@ -13,7 +13,8 @@ import numpy as np
 
 from attncli.core import selfattn
 from attncli.errors import InputError
-from attncli.inputs import Rows, SelfAttnInput, SelfAttnSettings, pick_row
+from attncli.inputs import Rows, pick_row
+from attncli.selfattn_inputs import SelfAttnInput, SelfAttnSettings
 
 if TYPE_CHECKING:
     from collections.abc import Callable
