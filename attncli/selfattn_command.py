@@ -203,6 +203,16 @@ def tables(
                 render.matrix_block("K", parsed.key_labels, run.keys, digits.other),
                 render.matrix_block("V", parsed.key_labels, run.values, digits.other),
             ]
+        if run.concat is not None:
+            shown.append(
+                render.matrix_block(
+                    f"Heads joined ({heads} heads × {run.values.shape[-1]} = {run.concat.shape[1]} "
+                    "columns), before W^O",
+                    parsed.query_labels,
+                    run.concat,
+                    digits.other,
+                )
+            )
         return render.Group(*shown)
 
     def grids(digits: Digits) -> Any:

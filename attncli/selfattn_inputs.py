@@ -105,6 +105,8 @@ def selfattn_input(
             weights[name] = given
     elif settings.heads is not None:
         raise InputError("--heads needs the projections; drop --no-proj or --heads")
+    if settings.heads is None and document.get("w_o") is not None:
+        raise InputError("w_o joins the heads of --heads h; give --heads, or leave w_o out")
     return SelfAttnInput(tokens, tokens, x, weights, drawn, None, norm)
 
 

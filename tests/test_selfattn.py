@@ -219,6 +219,12 @@ def test_long_inputs_are_elided_on_terminal_but_complete_in_json(run, run_json, 
     assert np.array(document["weights"]).shape == (300, 300)
 
 
+def test_heads_show_a_grid_each_and_the_joined_heads(run):
+    out = run("selfattn", "a b c", "--heads", "2", "--format", "table").stdout
+    assert "Head 1: Weights" in out and "Head 2: Weights" in out
+    assert "Heads joined (2 heads × 4 = 8 columns), before W^O" in out
+
+
 def test_help_has_example_and_tokenization_rule(run):
     result = run("selfattn", "--help")
     assert "Example: attn selfattn" in result.stdout and "punctuation" in result.stdout
@@ -273,6 +279,7 @@ def test_bad_options(run, args, fragments):
         ({"queries": [[1, 0]], "keys": [[1, 0]]}, ["missing field 'values'"]),
         ({"x": [[1, 0], [0]]}, ["x: row 2 has 1 number"]),
         ({"tokens": ["a"]}, ["missing field 'x'"]),
+        ({"x": [[1, 0], [0, 1]], "w_o": [[1, 0], [0, 1]]}, ["w_o joins the heads", "--heads"]),
     ],
 )
 def test_bad_documents(run, tmp_path, document, fragments):
