@@ -219,7 +219,7 @@ def _emit(
     --steps prints the explanation wherever stdout goes (plain text off a terminal);
     with an explicit --json the steps travel inside the document instead.
     """
-    from attncli.output import print_renderables, to_json, wants_json
+    from attncli.output import print_renderables, wants_json, write_json
 
     explicit_json = json_flag or format_name == OutputFormat.json
     if explanation and explicit_json:
@@ -228,7 +228,7 @@ def _emit(
         document = {**document, "steps": steps_as_data(explanation)}
     chosen = None if format_name is None else format_name.value
     if explicit_json or (not explanation and wants_json(chosen, json_flag, sys.stdout)):
-        sys.stdout.write(to_json(document) + "\n")
+        write_json(sys.stdout, document)
         return
     from attncli import render
 

@@ -16,15 +16,27 @@ def _as_list(value: Any) -> Any:
     raise TypeError(f"cannot write {type(value).__name__} as JSON")
 
 
-def to_json(document: dict[str, Any]) -> str:
-    """The document as JSON text, floats at full precision (shortest round-trip form).
+def to_json(document: dict[str, Any]) -> bytes:
+    """The document as UTF-8 JSON, floats at full precision (shortest round-trip form).
 
     -inf (a masked score) is written as null, which the parser reads back as masked;
     orjson writes a million floats in a few milliseconds, the standard library in a second.
     """
     import orjson
 
-    return orjson.dumps(document, default=_as_list, option=orjson.OPT_SERIALIZE_NUMPY).decode()
+    return orjson.dumps(document, default=_as_list, option=orjson.OPT_SERIALIZE_NUMPY)
+
+
+def write_json(stream: IO[str], document: dict[str, Any]) -> None:
+    """The document and a newline; bytes straight to the stream's buffer when it has one."""
+    text = to_json(document) + b"\n"
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:
+        stream.write(text.decode())
+        return
+    stream.flush()
+    buffer.write(text)
+    buffer.flush()
 
 
 def is_terminal(stream: IO[str]) -> bool:
