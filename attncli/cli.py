@@ -18,7 +18,8 @@ from attncli.errors import AttnError
 
 if TYPE_CHECKING:
     from attncli.explain import Step
-    from attncli.render import Digits
+    from attncli.output import Settings
+    from attncli.render import Format
 
 INTERNAL_ERROR_EXIT = 70  # EX_SOFTWARE: a bug in attn, not in the input
 
@@ -26,11 +27,16 @@ INTERNAL_ERROR_EXIT = 70  # EX_SOFTWARE: a bug in attn, not in the input
 class AttnGroup(TyperGroup):
     """Runs a subcommand and turns any error into one line on stderr and an exit code."""
 
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        # Kept so that an error can be told in the language the command line asked for.
+        ctx.meta["attn.arguments"] = list(args)
+        return super().parse_args(ctx, args)
+
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
         except AttnError as error:
-            _report(str(error))
+            _report(error.message(_language(ctx)))
             ctx.exit(error.exit_code)
         except BrokenPipeError:
             # The reader (head, less) went away; nothing left to say to it.
@@ -51,6 +57,23 @@ class AttnGroup(TyperGroup):
                 "(this is a bug in attn; rerun with ATTN_DEBUG=1 for the traceback)"
             )
             ctx.exit(INTERNAL_ERROR_EXIT)
+
+
+def _language(ctx: Any) -> str:
+    """The language of the command line: its --lang, else the environment's."""
+    from attncli.language import LANGUAGES, resolve
+
+    arguments = ctx.meta.get("attn.arguments", [])
+    option = None
+    for index, argument in enumerate(arguments):
+        if argument == "--lang" and index + 1 < len(arguments):
+            option = arguments[index + 1]
+        elif argument.startswith("--lang="):
+            option = argument.split("=", 1)[1]
+    try:
+        return resolve(option if option in LANGUAGES else None, os.environ)
+    except AttnError:
+        return "en"
 
 
 class NumbersCommand(TyperCommand):
@@ -106,6 +129,11 @@ class OutputFormat(str, Enum):
     json = "json"
 
 
+class Language(str, Enum):
+    en = "en"
+    es = "es"
+
+
 class ScoreMethod(str, Enum):
     dot = "dot"
     scaled = "scaled"
@@ -143,6 +171,29 @@ DigitsOption = Annotated[
 ]
 RowOption = Annotated[
     int | None, typer.Option("--row", help="With --steps on a grid: explain row N (1 = first).")
+]
+LangOption = Annotated[
+    Language | None,
+    typer.Option(
+        "--lang", help="en or es. Default: ATTN_LANG, else es when the locale is es_*, else en."
+    ),
+]
+BlankOption = Annotated[
+    bool,
+    typer.Option(
+        "--blank", help="A worksheet: --steps with the cells a student computes left empty."
+    ),
+]
+AnswersOption = Annotated[
+    bool, typer.Option("--answers", help="With --blank: print the filled key after it.")
+]
+ExportOption = Annotated[
+    str | None,
+    typer.Option(
+        "--export",
+        metavar="FILE",
+        help="Also write what the terminal shows to FILE: .svg, .html, .txt, .md or .tex.",
+    ),
 ]
 TokenOption = Annotated[
     str | None,
@@ -205,38 +256,84 @@ def _document(
     return document
 
 
-def _emit(
-    document: dict[str, Any],
-    tables: "list[Callable[[Digits], Any]]",
-    explanation: "list[Step]",
-    *,
+def _settings(
     format_name: OutputFormat | None,
     json_flag: bool,
-    digits: int | None,
+    digits: int | None = None,
+    lang: Language | None = None,
+    steps: bool = False,
+    blank: bool = False,
+    answers: bool = False,
+    export: str | None = None,
+) -> "Settings":
+    """The output options every command shares, checked before any work is done."""
+    from attncli.export import check_export_path
+    from attncli.language import resolve
+    from attncli.output import Settings
+
+    if export is not None:
+        check_export_path(export)
+    chosen = "json" if json_flag else (None if format_name is None else format_name.value)
+    return Settings(
+        format_name=chosen,
+        digits=digits,
+        lang=resolve(None if lang is None else lang.value, os.environ),
+        # A worksheet is a --steps layout, and its answers come after the worksheet.
+        steps=steps or blank or answers,
+        blank=blank or answers,
+        answers=answers,
+        export=export,
+    )
+
+
+def _emit(
+    document: dict[str, Any],
+    tables: "list[Callable[[Format], Any]]",
+    explanation: "list[Step]",
+    settings: "Settings",
 ) -> None:
     """Print the JSON document, the explanation (--steps) or the result tables.
 
     --steps prints the explanation wherever stdout goes (plain text off a terminal);
-    with an explicit --json the steps travel inside the document instead.
+    with an explicit --json the steps travel inside the document instead. --export
+    writes the terminal's view to a file first, so a failure leaves stdout empty.
     """
     from attncli.output import print_renderables, wants_json, write_json
 
-    explicit_json = json_flag or format_name == OutputFormat.json
+    explicit_json = settings.format_name == "json"
     if explanation and explicit_json:
         from attncli.explain import steps_as_data
 
         document = {**document, "steps": steps_as_data(explanation)}
-    chosen = None if format_name is None else format_name.value
-    if explicit_json or (not explanation and wants_json(chosen, json_flag, sys.stdout)):
+    as_json = explicit_json or (
+        not explanation and wants_json(settings.format_name, False, sys.stdout)
+    )
+    view = _view(tables, explanation, settings) if settings.export or not as_json else []
+    if settings.export:
+        from attncli.export import export
+
+        export(view, settings.export)
+    if as_json:
         write_json(sys.stdout, document)
-        return
+    else:
+        print_renderables(sys.stdout, view)
+
+
+def _view(
+    tables: "list[Callable[[Format], Any]]", explanation: "list[Step]", settings: "Settings"
+) -> list[Any]:
+    """What a terminal shows: the steps (a worksheet, then its key) or the result tables."""
     from attncli import render
 
-    shown_digits = render.Digits.uniform(digits)
-    if explanation:
-        print_renderables(sys.stdout, [render.explanation(explanation, shown_digits)])
-    else:
-        print_renderables(sys.stdout, [table(shown_digits) for table in tables])
+    fmt = render.Format.chosen(settings.digits, settings.lang, settings.blank)
+    if not explanation:
+        return [table(fmt) for table in tables]
+    if not settings.blank:
+        return [render.explanation(explanation, fmt)]
+    view = [render.heading(fmt.say("worksheet")), render.explanation(explanation, fmt)]
+    if settings.answers:
+        view += [render.heading(fmt.say("answers")), render.explanation(explanation, fmt.filled())]
+    return view
 
 
 @app.command()
@@ -266,9 +363,13 @@ def score(
     steps: StepsOption = False,
     row: RowOption = None,
     token: TokenOption = None,
+    blank: BlankOption = False,
+    answers: AnswersOption = False,
     digits: DigitsOption = None,
+    lang: LangOption = None,
     format_name: FormatOption = None,
     json_flag: JsonOption = False,
+    export: ExportOption = None,
 ) -> None:
     """Score each key against the query: how well they match.
 
@@ -281,6 +382,7 @@ def score(
     from attncli.core import attention
     from attncli.inputs import pick_row, score_input
 
+    settings = _settings(format_name, json_flag, digits, lang, steps, blank, answers, export)
     document = _document(
         input_path,
         None,
@@ -301,7 +403,7 @@ def score(
     if parsed.drawn:
         result["seed"] = seed
     explanation: list[Step] = []
-    if steps:
+    if settings.steps:
         from attncli.explain import explain_scores
 
         index = pick_row(rows, row, token)
@@ -309,35 +411,26 @@ def score(
             explain_scores(method.value, rows.row_labels[index], q[index], k, rows.column_labels, p)
         )
 
-    def table(digits: "Digits") -> Any:
+    def table(fmt: "Format") -> Any:
         from attncli import render
 
         if rows.single:
             labelled = [[value] for value in grid[0]]
-            return render.vector_rows("Scores", rows.column_labels, labelled, digits.other, "Score")
+            return render.vector_rows(
+                fmt.say("scores"), rows.column_labels, labelled, fmt, fmt.say("score")
+            )
         return render.number_grid(
-            "Scores (row = query, column = key)",
-            rows.row_labels,
-            rows.column_labels,
-            grid.tolist(),
-            digits.other,
+            fmt.say("scores_grid"), rows.row_labels, rows.column_labels, grid, fmt
         )
 
-    def parameters(digits: "Digits") -> Any:
+    def parameters(fmt: "Format") -> Any:
         from attncli import render
 
         return render.parameter_block(
-            {n: v.tolist() for n, v in p.items()}, parsed.drawn, seed, digits.other
+            {n: v.tolist() for n, v in p.items()}, parsed.drawn, seed, fmt
         )
 
-    _emit(
-        result,
-        [table, parameters] if p else [table],
-        explanation,
-        format_name=format_name,
-        json_flag=json_flag,
-        digits=digits,
-    )
+    _emit(result, [table, parameters] if p else [table], explanation, settings)
 
 
 @app.command(cls=NumbersCommand, context_settings={"ignore_unknown_options": True})
@@ -362,9 +455,13 @@ def softmax(
     steps: StepsOption = False,
     row: RowOption = None,
     token: TokenOption = None,
+    blank: BlankOption = False,
+    answers: AnswersOption = False,
     digits: DigitsOption = None,
+    lang: LangOption = None,
     format_name: FormatOption = None,
     json_flag: JsonOption = False,
+    export: ExportOption = None,
 ) -> None:
     """Turn scores into weights that are positive and sum to 1, row by row.
 
@@ -376,11 +473,14 @@ def softmax(
 
     Example: attn softmax 2 0 1 --tokens tren,va,lleno --steps
     """
+    import numpy as np
+
     from attncli.core import attention
     from attncli.errors import OptionError
     from attncli.inputs import pick_row, softmax_input
     from attncli.parsing import parse_number_args
 
+    settings = _settings(format_name, json_flag, digits, lang, steps, blank, answers, export)
     if not temperature > 0 or temperature == float("inf"):
         raise OptionError(
             f"--temperature {temperature} must be a positive number (try 0.5, 1 or 2)"
@@ -400,7 +500,7 @@ def softmax(
         scores=parsed.shaped(parsed.matrix), temperature=temperature, weights=parsed.shaped(weights)
     )
     explanation: list[Step] = []
-    if steps:
+    if settings.steps:
         from attncli.explain import explain_softmax
 
         index = pick_row(parsed, row, token)
@@ -414,36 +514,24 @@ def softmax(
             )
         )
 
-    def table(digits: "Digits") -> Any:
+    def table(fmt: "Format") -> Any:
         from attncli import render
 
         if parsed.single:
-            labelled = list(zip(parsed.matrix[0], weights[0], strict=True))
-            grid_table = render.number_grid(
-                "Weights",
-                parsed.column_labels,
-                ["Score", "Weight"],
-                [[s, w] for s, w in labelled],
-                digits.weight,
+            return render.score_weight_rows(
+                fmt.say("weights"), parsed.column_labels, parsed.matrix[0], weights[0], fmt
             )
-            return grid_table
         return render.number_grid(
-            "Weights (row = query, column = key)",
+            fmt.say("weights_grid"),
             parsed.row_labels,
             parsed.column_labels,
-            weights.tolist(),
-            digits.weight,
+            weights,
+            fmt,
             heat=True,
+            mask=np.isneginf(parsed.matrix),
         )
 
-    _emit(
-        result,
-        [table],
-        explanation,
-        format_name=format_name,
-        json_flag=json_flag,
-        digits=digits,
-    )
+    _emit(result, [table], explanation, settings)
 
 
 @app.command()
@@ -455,9 +543,13 @@ def mix(
     steps: StepsOption = False,
     row: RowOption = None,
     token: TokenOption = None,
+    blank: BlankOption = False,
+    answers: AnswersOption = False,
     digits: DigitsOption = None,
+    lang: LangOption = None,
     format_name: FormatOption = None,
     json_flag: JsonOption = False,
+    export: ExportOption = None,
 ) -> None:
     """Mix the value vectors with the weights: output = Σ_j weight_j × value_j.
 
@@ -468,6 +560,7 @@ def mix(
     from attncli.core import attention
     from attncli.inputs import mix_input, pick_row
 
+    settings = _settings(format_name, json_flag, digits, lang, steps, blank, answers, export)
     document = _document(
         input_path,
         None,
@@ -479,7 +572,7 @@ def mix(
     result = dict(document)
     result.update(weights=rows.shaped(rows.matrix), output=rows.shaped(output))
     explanation: list[Step] = []
-    if steps:
+    if settings.steps:
         from attncli.explain import explain_mix
 
         index = pick_row(rows, row, token)
@@ -487,25 +580,18 @@ def mix(
             explain_mix(rows.row_labels[index], rows.matrix[index], value_rows, rows.column_labels)
         )
 
-    def table(digits: "Digits") -> Any:
+    def table(fmt: "Format") -> Any:
         from attncli import render
 
         return render.vector_rows(
-            "Output" if rows.single else "Outputs (a row per query)",
-            rows.row_labels if not rows.single else ["output"],
-            output.tolist(),
-            digits.other,
-            "Σ weight × value",
+            fmt.say("output") if rows.single else fmt.say("outputs"),
+            rows.row_labels if not rows.single else [fmt.say("output")],
+            output,
+            fmt,
+            fmt.say("sum_weight_value"),
         )
 
-    _emit(
-        result,
-        [table],
-        explanation,
-        format_name=format_name,
-        json_flag=json_flag,
-        digits=digits,
-    )
+    _emit(result, [table], explanation, settings)
 
 
 @app.command()
@@ -568,9 +654,13 @@ def selfattn(
     steps: StepsOption = False,
     row: RowOption = None,
     token: TokenOption = None,
+    blank: BlankOption = False,
+    answers: AnswersOption = False,
     digits: DigitsOption = None,
+    lang: LangOption = None,
     format_name: FormatOption = None,
     json_flag: JsonOption = False,
+    export: ExportOption = None,
 ) -> None:
     """Self-attention over a sentence: who looks at whom.
 
@@ -583,24 +673,20 @@ def selfattn(
     """
     from attncli.selfattn_inputs import SelfAttnSettings, selfattn_input
 
+    settings = _settings(format_name, json_flag, digits, lang, steps, blank, answers, export)
     document = (
         {} if sentence is not None and input_path is None else _document(input_path, None, {}, ())
     )
-    settings = SelfAttnSettings(d_model, d_k, d_v, norm, seed, heads, not no_proj)
-    parsed = selfattn_input(document, sentence, settings)
+    options = SelfAttnSettings(d_model, d_k, d_v, norm, seed, heads, not no_proj)
+    parsed = selfattn_input(document, sentence, options)
     from attncli.selfattn_command import compute, describe, explain_row, tables
 
     run = compute(parsed, heads, scale=not no_scale, causal=causal)
-    result = describe(parsed, run, settings, scale=not no_scale, causal=causal)
-    explanation = explain_row(parsed, run, heads, head, row, token, not no_scale) if steps else []
-    _emit(
-        result,
-        tables(parsed, run, result),
-        explanation,
-        format_name=format_name,
-        json_flag=json_flag,
-        digits=digits,
+    result = describe(parsed, run, options, scale=not no_scale, causal=causal)
+    explanation = (
+        explain_row(parsed, run, heads, head, row, token, not no_scale) if settings.steps else []
     )
+    _emit(result, tables(parsed, run, result), explanation, settings)
 
 
 @app.command("compare-scores")
@@ -616,8 +702,10 @@ def compare_scores(
     dk: Annotated[
         str, typer.Option("--dk", help="d_k values for the scaling sweep, e.g. 8,64,512.")
     ] = "8,64,512",
+    lang: LangOption = None,
     format_name: FormatOption = None,
     json_flag: JsonOption = False,
+    export: ExportOption = None,
 ) -> None:
     """Additive (Bahdanau) against multiplicative (Luong) scoring: what each costs.
 
@@ -632,6 +720,7 @@ def compare_scores(
     from attncli.compare_command import Sizes, check_sizes, compare, describe, parse_dks, tables
     from attncli.output import is_terminal
 
+    settings = _settings(format_name, json_flag, lang=lang, export=export)
     sizes = Sizes(tx, ty, d_h, d_a, seed, repeat, parse_dks(dk))
     check_sizes(sizes)
     if is_terminal(sys.stderr):
@@ -642,14 +731,7 @@ def compare_scores(
     else:
         comparison = compare(sizes)
     document = describe(comparison)
-    _emit(
-        document,
-        tables(comparison, document),
-        [],
-        format_name=format_name,
-        json_flag=json_flag,
-        digits=None,
-    )
+    _emit(document, tables(comparison, document), [], settings)
 
 
 def _command_name(info: Any) -> str:

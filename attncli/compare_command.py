@@ -14,7 +14,7 @@ from attncli.errors import OptionError
 from attncli.timing import Timing, time_call
 
 if TYPE_CHECKING:
-    from attncli.render import Digits
+    from attncli.render import Format
 
 LOOP_CHECK_PAIRS = 10_000  # pairs scored one by one; beyond that a seeded sample
 
@@ -85,10 +85,11 @@ def check_sizes(sizes: Sizes, memory: int | None = None) -> None:
         )
 
 
-def _bytes(amount: int) -> str:
+def _bytes(amount: int, fmt: Format | None = None) -> str:
     for unit, size in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
         if amount >= size:
-            return f"{amount / size:.1f} {unit}"
+            text = f"{amount / size:.1f} {unit}"
+            return text.replace(".", ",") if fmt is not None and fmt.lang == "es" else text
     return f"{amount} bytes"
 
 
@@ -121,31 +122,32 @@ def agrees(largest_difference: float) -> bool:
     return largest_difference <= 1e-9
 
 
-def closing_line(comparison: Comparison) -> str | None:
+def closing_line(comparison: Comparison, fmt: Format) -> str | None:
     """The lesson's point, said only when this run's numbers show it."""
     by_method = {cost.method: cost for cost in comparison.costs}
     additive, general = by_method["additive"], by_method["general"]
     additive_time = comparison.timings["additive"].median
     general_time = comparison.timings["general"].median
+    ratio = fmt.number(additive_time / general_time, 1, whole_bare=False)
     if additive.mult_adds < general.mult_adds and additive_time > general_time:
-        return (
-            f"Additive does fewer multiply-adds than general here ({_millions(additive.mult_adds)} "
-            f"against {_millions(general.mult_adds)}) and still measures "
-            f"{additive_time / general_time:.1f}× slower: what is measured is not the count of "
-            "operations but their shape (a tanh over a T_y × T_x × d_a block against two matrix "
-            "products)."
+        return fmt.say(
+            "fewer_but_slower",
+            additive=_millions(additive.mult_adds, fmt),
+            general=_millions(general.mult_adds, fmt),
+            ratio=ratio,
         )
     if additive_time > general_time:
-        return (
-            f"Additive measures {additive_time / general_time:.1f}× slower than general, with "
-            f"{additive.tanh:,} tanh evaluations and a {additive.intermediate_numbers:,}-number "
-            "intermediate that general does without."
+        return fmt.say(
+            "slower",
+            ratio=ratio,
+            tanh=fmt.count(additive.tanh),
+            numbers=fmt.count(additive.intermediate_numbers),
         )
     return None
 
 
-def _millions(amount: int) -> str:
-    return f"{amount / 1e6:.1f} million"
+def _millions(amount: int, fmt: Format) -> str:
+    return fmt.say("million", amount=fmt.number(amount / 1e6, 1, whole_bare=False))
 
 
 def describe(comparison: Comparison) -> dict[str, Any]:
@@ -194,81 +196,95 @@ def describe(comparison: Comparison) -> dict[str, Any]:
             }
             for d_k, unscaled, scaled in comparison.sweep
         ],
-        "conclusion": closing_line(comparison),
+        "additive_slower_than_general": methods[0]["seconds"] > methods[1]["seconds"],
     }
 
 
-def tables(comparison: Comparison, document: dict[str, Any]) -> list[Callable[[Digits], Any]]:
+def tables(comparison: Comparison, document: dict[str, Any]) -> list[Callable[[Format], Any]]:
     """Side by side figures, the loop check, the sweep and the closing line."""
     from attncli import render
 
     sizes = comparison.sizes
     methods = document["methods"]
 
-    def figures(digits: Digits) -> Any:
+    def figures(fmt: Format) -> Any:
         def count(amount: int) -> str:
-            return f"{amount:,}" + (f" ({amount / 1e6:.1f} M)" if amount >= 10**6 else "")
+            millions = f" ({fmt.number(amount / 1e6, 1, whole_bare=False)} M)"
+            return fmt.count(amount) + (millions if amount >= 10**6 else "")
 
         def milliseconds(value: float) -> str:
-            return f"{value * 1e3:.3g}"
+            text = f"{value * 1e3:.3g}"
+            return text.replace(".", ",") if fmt.lang == "es" else text
+
+        def spread(method: dict[str, Any]) -> str:
+            fastest, slowest = method["seconds_fastest"], method["seconds_slowest"]
+            return f"{milliseconds(fastest)}–{milliseconds(slowest)}"
 
         rows: list[tuple[str, list[str]]] = [
-            ("Parameters", [f"{m['params']:,}" for m in methods]),
-            ("Multiply-adds", [count(m["mult_adds"]) for m in methods]),
-            ("Sums or divisions", [count(m["elementwise"]) for m in methods]),
-            ("tanh evaluations", [count(m["tanh"]) for m in methods]),
-            ("Intermediate", [count(m["intermediate_numbers"]) for m in methods]),
-            ("  at float64", [_bytes(m["intermediate_bytes"]) for m in methods]),
-            ("Time, median (ms)", [milliseconds(m["seconds"]) for m in methods]),
+            (fmt.say("parameters"), [fmt.count(m["params"]) for m in methods]),
+            (fmt.say("mult_adds"), [count(m["mult_adds"]) for m in methods]),
+            (fmt.say("elementwise"), [count(m["elementwise"]) for m in methods]),
+            (fmt.say("tanh"), [count(m["tanh"]) for m in methods]),
+            (fmt.say("intermediate"), [count(m["intermediate_numbers"]) for m in methods]),
+            (fmt.say("at_float64"), [_bytes(m["intermediate_bytes"], fmt) for m in methods]),
+            (fmt.say("time_median"), [milliseconds(m["seconds"]) for m in methods]),
+            (fmt.say("time_spread"), [spread(m) for m in methods]),
             (
-                "  fastest–slowest",
-                [
-                    f"{milliseconds(m['seconds_fastest'])}–{milliseconds(m['seconds_slowest'])}"
-                    for m in methods
-                ],
+                fmt.say("times_fastest"),
+                [fmt.number(m["ratio_to_fastest"], 1, whole_bare=False) + "×" for m in methods],
             ),
-            ("× the fastest", [f"{m['ratio_to_fastest']:.1f}×" for m in methods]),
         ]
-        heading = (
-            f"Scoring a {sizes.t_y} × {sizes.t_x} grid: d_h = {sizes.d_h}, d_a = {sizes.d_a}, "
-            f"float64, median of {sizes.repeat} runs after a warm-up"
+        heading = fmt.say(
+            "grid_heading",
+            ty=sizes.t_y,
+            tx=sizes.t_x,
+            d_h=sizes.d_h,
+            d_a=sizes.d_a,
+            repeat=sizes.repeat,
         )
         return render.side_by_side(heading, [m["method"] for m in methods], rows)
 
-    def loop_check(digits: Digits) -> Any:
+    def loop_check(fmt: Format) -> Any:
         lines = []
+        total = sizes.t_x * sizes.t_y
         for m in methods:
-            if "loop_check" in m:
-                check = m["loop_check"]
-                total = sizes.t_x * sizes.t_y
-                scope = (
-                    "every pair"
-                    if check["pairs"] == total
-                    else f"{check['pairs']:,} of {total:,} pairs"
+            if "loop_check" not in m:
+                continue
+            check = m["loop_check"]
+            scope = (
+                fmt.say("every_pair")
+                if check["pairs"] == total
+                else fmt.say(
+                    "some_pairs", checked=fmt.count(check["pairs"]), total=fmt.count(total)
                 )
-                verdict = "the same grid" if check["agrees"] else "DIFFERENT grids"
-                lines.append(
-                    f"{m['method']}: pair by pair (a loop) against the matrix form, {scope}: "
-                    f"{verdict} (largest difference {check['max_difference']:.1e})"
+            )
+            lines.append(
+                fmt.say(
+                    "loop_check",
+                    method=m["method"],
+                    scope=scope,
+                    verdict=fmt.say("same_grid" if check["agrees"] else "different_grid"),
+                    difference=f"{check['max_difference']:.1e}",
                 )
+            )
         return render.lines("", *lines)
 
-    def sweep(digits: Digits) -> Any:
+    def sweep(fmt: Format) -> Any:
         rows = [
             (
                 str(entry["d_k"]),
-                [f"{entry['largest_weight']:.3f}", f"{entry['largest_weight_scaled']:.3f}"],
+                [
+                    fmt.number(entry["largest_weight"], 3, whole_bare=False),
+                    fmt.number(entry["largest_weight_scaled"], 3, whole_bare=False),
+                ],
             )
             for entry in document["scaling"]
         ]
         return render.side_by_side(
-            "Why ÷√d_k: average largest weight in a row of 6 random keys",
-            ["unscaled", "÷ √d_k"],
-            rows,
-            first_header="d_k",
+            fmt.say("sweep_heading"), [fmt.say("unscaled_column"), "÷ √d_k"], rows, "d_k"
         )
 
-    def conclusion(digits: Digits) -> Any:
-        return render.lines(document["conclusion"] or "")
+    def conclusion(fmt: Format) -> Any:
+        return render.lines(closing_line(comparison, fmt) or "")
 
     return [figures, loop_check, sweep, conclusion]

@@ -2,9 +2,18 @@
 
 
 class AttnError(Exception):
-    """Something the user can fix; the message says what, where and how."""
+    """Something the user can fix; the message says what, where and how, in English and
+    (where given) in Spanish."""
 
     exit_code = 2
+
+    def __init__(self, english: str, spanish: str | None = None) -> None:
+        super().__init__(english)
+        self.spanish = spanish
+
+    def message(self, lang: str) -> str:
+        """The message in `lang`, falling back to English."""
+        return self.spanish if lang == "es" and self.spanish else str(self)
 
 
 class InputError(AttnError):

@@ -3,10 +3,24 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The output options every command shares."""
+
+    format_name: str | None  # "table", "json", or None to choose by where stdout goes
+    digits: int | None
+    lang: str
+    steps: bool
+    blank: bool
+    answers: bool
+    export: str | None
 
 
 def _as_list(value: Any) -> Any:

@@ -1,8 +1,10 @@
 """Results and steps as rich renderables; nothing here prints.
 
 Numbers are formatted as a hand-worked table writes them: whole numbers bare
-(2, 10), other scores, powers and products to 2 decimals, weights to 3.
-Text that came from the user (tokens, labels) is data, never markup.
+(2, 10), other scores, powers and products to 2 decimals, weights to 3, with a
+decimal comma in Spanish. Text that came from the user (tokens, labels) is data,
+never markup. A worksheet (blank) keeps the givens and leaves empty every cell
+a student computes.
 """
 
 from __future__ import annotations
@@ -10,13 +12,15 @@ from __future__ import annotations
 import math
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Union
 
 from rich import box
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
+
+from attncli.language import say
 
 if TYPE_CHECKING:
     import numpy as np
@@ -28,19 +32,64 @@ Matrix = Union[Sequence[Sequence[float]], "np.ndarray"]
 
 MASKED = "—"
 ROW_MAX_MARK = "*"
+ELLIPSIS = "…"
+BLANK = "____"
 
 
 @dataclass(frozen=True)
-class Digits:
-    """Decimals shown: weights get more because they are the numbers the course compares."""
+class Format:
+    """How numbers and words are written: decimals, language, and blank cells for worksheets.
+
+    Weights get more decimals because they are the numbers the course compares.
+    """
 
     weight: int = 3
     other: int = 2
+    lang: str = "en"
+    blank: bool = False
 
     @classmethod
-    def uniform(cls, digits: int | None) -> Digits:
+    def chosen(cls, digits: int | None, lang: str = "en", blank: bool = False) -> Format:
         """--digits N sets every kind of number to N decimals; None keeps the defaults."""
-        return cls() if digits is None else cls(digits, digits)
+        if digits is None:
+            return cls(lang=lang, blank=blank)
+        return cls(digits, digits, lang, blank)
+
+    def filled(self) -> Format:
+        """The same format with every cell filled in: the answer key of a worksheet."""
+        return replace(self, blank=False)
+
+    def say(self, key: str, **fields: object) -> str:
+        return say(self.lang, key, **fields)
+
+    def number(self, value: float, digits: int | None = None, whole_bare: bool = True) -> str:
+        """2 not 2.00 for whole numbers, else fixed decimals; -inf is masked."""
+        if math.isinf(value):
+            return MASKED if value < 0 else "∞"
+        if whole_bare and value == round(value) and abs(value) < 1e15:
+            text = str(int(round(value)))
+        else:
+            text = f"{value:.{self.other if digits is None else digits}f}"
+            # -0.00 reads as a sign error to a student checking by hand.
+            if text.startswith("-") and float(text) == 0:
+                text = text[1:]
+        return text.replace(".", ",") if self.lang == "es" else text
+
+    def weight_number(self, value: float) -> str:
+        return self.number(value, self.weight, whole_bare=False)
+
+    def vector(self, values: Sequence[float]) -> str:
+        """A vector as the course writes it: '10, 0' (and '6,65, 0' in Spanish)."""
+        return ", ".join(self.number(value) for value in values)
+
+    def count(self, amount: int) -> str:
+        """A whole count with thousands marked: 921,600 (921 600 in Spanish)."""
+        text = f"{amount:,}"
+        return text.replace(",", "\u202f") if self.lang == "es" else text
+
+    def computed(self, text: str) -> str:
+        """A cell the student works out: empty on a worksheet."""
+        return BLANK if self.blank else text
 
 
 def safe_label(text: str) -> Text:
@@ -49,22 +98,6 @@ def safe_label(text: str) -> Text:
         char if unicodedata.category(char)[0] != "C" else repr(char)[1:-1] for char in text
     )
     return Text(cleaned)
-
-
-def number(value: float, digits: int, whole_bare: bool = True) -> str:
-    """One number as a table writes it: 2 not 2.00 for whole numbers, else fixed decimals."""
-    if math.isinf(value):
-        return MASKED if value < 0 else "∞"
-    if whole_bare and value == round(value) and abs(value) < 1e15:
-        return str(int(round(value)))
-    text = f"{value:.{digits}f}"
-    # -0.00 reads as a sign error to a student checking by hand.
-    return text[1:] if text.startswith("-") and float(text) == 0 else text
-
-
-def vector(values: Sequence[float], digits: int) -> str:
-    """A vector as the course writes it: '10, 0'."""
-    return ", ".join(number(value, digits) for value in values)
 
 
 def _table() -> Table:
@@ -78,125 +111,123 @@ def _titled(title: str, table: Table, notes: list[str] | None = None) -> Rendera
     return Group(Text(title, style="bold"), table, *below)
 
 
-def _factor(value: float, digits: int) -> str:
-    text = number(value, digits)
+def _factor(value: float, fmt: Format) -> str:
+    text = fmt.number(value)
     return f"({text})" if text.startswith("-") else text
 
 
-def _dot_terms(terms: list[tuple[float, float]], digits: int) -> str:
+def _dot_terms(terms: list[tuple[float, float]], fmt: Format) -> str:
     """'1×2 + 0×1', negatives in brackets as on paper: '1.17×(-0.84)'."""
-    return " + ".join(f"{_factor(a, digits)}×{_factor(b, digits)}" for a, b in terms)
+    return " + ".join(f"{_factor(a, fmt)}×{_factor(b, fmt)}" for a, b in terms)
 
 
-def score_steps_table(steps: ScoreSteps, digits: Digits) -> RenderableType:
+def score_steps_table(steps: ScoreSteps, fmt: Format) -> RenderableType:
     """Per key: the key, the products summed, and the score (÷√d_k when scaled)."""
-    query = vector(steps.query, digits.other)
-    titles = {
-        "dot": f"Scores: {steps.query_label} ({query}) · each key",
-        "scaled": f"Scaled scores: {steps.query_label} ({query}) · each key ÷ √d_k",
-        "general": f"General scores: {steps.query_label} ({query}) · (W_a · key)",
-        "additive": f"Additive scores: v_a · tanh(W_1 · {steps.query_label} + W_2 · key)",
-    }
-    heading = titles[steps.method]
+    query = steps.query_label if steps.query_label != "query" else fmt.say("query")
+    heading = fmt.say(f"scores.{steps.method}", query=query, vector=fmt.vector(steps.query))
     table = _table()
-    table.add_column("Token")
-    table.add_column("Key")
+    table.add_column(fmt.say("token"))
+    table.add_column(fmt.say("key"))
     if steps.method == "general":
-        table.add_column("W_a · key")
+        table.add_column(fmt.say("w_a_key"))
     if steps.method == "additive":
         table.add_column("tanh(W_1 q + W_2 k)")
-    products_header = {"additive": "v_a · tanh(…)", "dot": "Query · key", "scaled": "Query · key"}
-    table.add_column(products_header.get(steps.method, "Query · (W_a · key)"))
+    products = {"additive": "v_a · tanh(…)", "general": fmt.say("query_w_a_key")}
+    table.add_column(products.get(steps.method, fmt.say("query_key")))
     if steps.divisor:
-        table.add_column(f"÷ √{len(steps.query)} = {number(steps.divisor, digits.other)}")
-    table.add_column("Score", justify="right")
+        table.add_column(f"÷ √{len(steps.query)} = {fmt.number(steps.divisor)}")
+    table.add_column(fmt.say("score"), justify="right")
     for row in steps.rows:
-        cells: list[RenderableType] = [safe_label(row.token), vector(row.key, digits.other)]
+        cells: list[RenderableType] = [safe_label(row.token), fmt.vector(row.key)]
         if row.transformed is not None:
-            cells.append(vector(row.transformed, digits.other))
-        cells.append(f"{_dot_terms(row.terms, digits.other)} = {number(row.total, digits.other)}")
+            cells.append(fmt.computed(fmt.vector(row.transformed)))
+        cells.append(fmt.computed(f"{_dot_terms(row.terms, fmt)} = {fmt.number(row.total)}"))
         if steps.divisor:
-            cells.append(
-                f"{number(row.total, digits.other)} ÷ {number(steps.divisor, digits.other)}"
-            )
-        cells.append(number(row.score, digits.other))
+            cells.append(fmt.computed(f"{fmt.number(row.total)} ÷ {fmt.number(steps.divisor)}"))
+        cells.append(fmt.computed(fmt.number(row.score)))
         table.add_row(*cells)
     return _titled(heading, table)
 
 
-def softmax_steps_table(steps: SoftmaxSteps, digits: Digits) -> RenderableType:
+def softmax_steps_table(steps: SoftmaxSteps, fmt: Format) -> RenderableType:
     """Per key: the score, e^score, and the weight = e^score / total, with a total row."""
-    title = "Softmax" + (f" of {steps.row_label}" if steps.row_label != "query" else "")
-    heading = title
+    is_query = steps.row_label == "query"
+    heading = fmt.say("softmax") if is_query else fmt.say("softmax_of", row=steps.row_label)
     table = _table()
-    total = number(steps.total, digits.other, whole_bare=False)
+    total = fmt.number(steps.total, whole_bare=False)
     scaled = steps.temperature != 1.0
-    table.add_column("Token")
-    table.add_column("Score", justify="right")
+    table.add_column(fmt.say("token"))
+    table.add_column(fmt.say("score"), justify="right")
     if scaled:
-        table.add_column(f"Score ÷ T ({number(steps.temperature, digits.other)})", justify="right")
-    exponent = "score ÷ T" if scaled else "score"
+        table.add_column(fmt.say("score_over_t", t=fmt.number(steps.temperature)), justify="right")
     if steps.shift:
-        exponent = f"{exponent} − {number(steps.shift, digits.other)}"
-    table.add_column(f"e^({exponent})" if " " in exponent else "e^score", justify="right")
-    table.add_column(f"Weight = e^… ÷ {total}", justify="right")
+        exponent = fmt.say("exponent_over_t" if scaled else "exponent")
+        power = fmt.say("power_shifted", exponent=exponent, shift=fmt.number(steps.shift))
+    else:
+        power = fmt.say("power_over_t" if scaled else "power")
+    table.add_column(power, justify="right")
+    table.add_column(fmt.say("weight_is", total=fmt.computed(total)), justify="right")
     for row in steps.rows:
-        cells: list[RenderableType] = [safe_label(row.token), number(row.score, digits.other)]
+        cells: list[RenderableType] = [safe_label(row.token), fmt.number(row.score)]
         if scaled:
-            cells.append(number(row.score / steps.temperature, digits.other))
-        cells.append(number(row.power, digits.other, whole_bare=False) if not row.masked else "0")
-        cells.append(number(row.weight, digits.weight, whole_bare=False))
+            cells.append(fmt.computed(fmt.number(row.score / steps.temperature)))
+        power_text = fmt.number(row.power, whole_bare=False) if not row.masked else "0"
+        cells.append(fmt.computed(power_text))
+        cells.append(fmt.computed(fmt.weight_number(row.weight)))
         table.add_row(*cells)
     table.add_section()
     blanks = [""] * (2 if scaled else 1)
     table.add_row(
-        "Total", *blanks, total, number(steps.weight_total, digits.weight, whole_bare=False)
+        fmt.say("total"),
+        *blanks,
+        fmt.computed(total),
+        fmt.computed(fmt.weight_number(steps.weight_total)),
     )
     return _titled(heading, table)
 
 
-def mix_steps_table(steps: MixSteps, digits: Digits) -> RenderableType:
+def mix_steps_table(steps: MixSteps, fmt: Format) -> RenderableType:
     """Per key: the weight, the value, weight × value, and the output row."""
-    title = "Mix" + (f" for {steps.row_label}" if steps.row_label != "query" else "")
-    heading = title
+    is_query = steps.row_label == "query"
+    heading = fmt.say("mix") if is_query else fmt.say("mix_for", row=steps.row_label)
     table = _table()
-    table.add_column("Token")
-    table.add_column("Weight", justify="right")
-    table.add_column("Value")
-    table.add_column("Weight × value")
+    table.add_column(fmt.say("token"))
+    table.add_column(fmt.say("weight"), justify="right")
+    table.add_column(fmt.say("value"))
+    table.add_column(fmt.say("weight_value"))
     for row in steps.rows:
         table.add_row(
             safe_label(row.token),
-            number(row.weight, digits.weight, whole_bare=False),
-            vector(row.value, digits.other),
-            vector(row.product, digits.other),
+            fmt.weight_number(row.weight),
+            fmt.vector(row.value),
+            fmt.computed(fmt.vector(row.product)),
         )
     table.add_section()
-    table.add_row("Output", "", "", "≈ " + vector(steps.output, digits.other))
+    output = fmt.computed(fmt.say("about", vector=fmt.vector(steps.output)))
+    table.add_row(fmt.say("output"), "", "", output)
     return _titled(heading, table)
 
 
-def explanation(steps: list[Step], digits: Digits) -> RenderableType:
+def explanation(steps: list[Step], fmt: Format) -> RenderableType:
     """Every part of an explanation, one table each, in order."""
     renderers = {
         "ScoreSteps": score_steps_table,
         "SoftmaxSteps": softmax_steps_table,
         "MixSteps": mix_steps_table,
     }
-    return Group(*(renderers[type(part).__name__](part, digits) for part in steps))  # type: ignore[operator]
+    return Group(*(renderers[type(part).__name__](part, fmt) for part in steps))  # type: ignore[operator]
 
 
 def vector_rows(
-    title: str, row_labels: list[str], rows: Matrix, digits: int, header: str
+    title: str, row_labels: Sequence[str], rows: Matrix, fmt: Format, header: str
 ) -> RenderableType:
     """A labelled list of vectors: keys, values, outputs."""
-    heading = title
     table = _table()
-    table.add_column("Token")
+    table.add_column(fmt.say("token"))
     table.add_column(header)
     for label, row in zip(row_labels, rows, strict=True):
-        table.add_row(safe_label(label), vector(row, digits))
-    return _titled(heading, table)
+        table.add_row(safe_label(label), fmt.vector(row))
+    return _titled(title, table)
 
 
 def shown_indices(count: int, limit: int) -> list[int | None]:
@@ -207,15 +238,12 @@ def shown_indices(count: int, limit: int) -> list[int | None]:
     return [*range(head), None, *range(count - (limit - head), count)]
 
 
-ELLIPSIS = "…"
-
-
 def number_grid(
     title: str,
     row_labels: Sequence[str],
     column_labels: Sequence[str] | None,
     grid: Matrix,
-    digits: int,
+    fmt: Format,
     heat: bool = False,
     max_rows: int = 16,
     max_columns: int = 8,
@@ -223,12 +251,11 @@ def number_grid(
 ) -> RenderableType:
     """A grid of numbers with labelled rows (and columns); large grids show their corners.
 
-    With heat, cells are shaded by weight and each row's largest weight is marked;
-    -inf cells, and cells where `mask` is true, are shown as masked.
+    With heat, cells are weights, shaded and with each row's largest marked; -inf cells,
+    and cells where `mask` is true, are shown as masked.
     """
     rows = shown_indices(len(grid), max_rows)
     columns = shown_indices(len(grid[0]), max_columns)
-    heading = title
     table = _table()
     table.show_header = column_labels is not None
     table.add_column("")
@@ -249,7 +276,7 @@ def number_grid(
                 continue
             value = -math.inf if mask is not None and mask[i][j] else row[j]
             masked |= math.isinf(value)
-            text = number(value, digits, whole_bare=not heat)
+            text = fmt.weight_number(value) if heat else fmt.number(value)
             if heat and not math.isinf(value):
                 mark = ROW_MAX_MARK if value == largest else " "
                 cells.append(Text(text + mark, style=_heat_style(value)))
@@ -258,15 +285,21 @@ def number_grid(
         table.add_row(*cells)
     notes = []
     if heat:
-        notes.append(f"{ROW_MAX_MARK} the row's largest weight")
+        notes.append(fmt.say("row_max", mark=ROW_MAX_MARK))
     if masked:
-        notes.append(f"{MASKED} masked")
+        notes.append(fmt.say("masked", mark=MASKED))
     if None in rows or None in columns:
         notes.append(
-            f"{ELLIPSIS} showing {len(rows) - (None in rows)} of {len(grid)} rows and "
-            f"{len(columns) - (None in columns)} of {len(grid[0])} columns; --json has them all"
+            fmt.say(
+                "elided",
+                mark=ELLIPSIS,
+                rows=len(rows) - (None in rows),
+                all_rows=len(grid),
+                columns=len(columns) - (None in columns),
+                all_columns=len(grid[0]),
+            )
         )
-    return _titled(heading, table, notes)
+    return _titled(title, table, notes)
 
 
 def _heat_style(weight: float) -> str:
@@ -278,39 +311,60 @@ def _heat_style(weight: float) -> str:
 
 
 def parameter_block(
-    parameters: dict[str, list], drawn: list[str], seed: int, digits: int
+    parameters: dict[str, list], drawn: list[str], seed: int, fmt: Format
 ) -> RenderableType:
     """The score parameters used, each a titled grid, saying which were drawn from the seed."""
     parts: list[RenderableType] = []
     for name, value in parameters.items():
-        origin = f" (drawn from seed {seed})" if name in drawn else ""
+        title = fmt.say("drawn", name=name, seed=seed) if name in drawn else name
         rows = value if value and isinstance(value[0], list) else [value]
         table = Table(box=None, show_header=False, padding=(0, 1, 0, 2))
         for _ in rows[0]:
             table.add_column(justify="right")
         for row in rows:
-            table.add_row(*(number(v, digits) for v in row))
-        parts.extend([Text(f"{name}{origin}", style="bold"), table, Text("")])
+            table.add_row(*(fmt.number(v) for v in row))
+        parts.extend([Text(title, style="bold"), table, Text("")])
     return Group(*parts)
 
 
 def matrix_block(
-    title: str, row_labels: Sequence[str], matrix: Matrix, digits: int
+    title: str, row_labels: Sequence[str], matrix: Matrix, fmt: Format
 ) -> RenderableType:
     """A matrix with a label per row and no column header, its corners only when large."""
-    return number_grid(title, row_labels, None, matrix, digits, max_rows=12, max_columns=8)
+    return number_grid(title, row_labels, None, matrix, fmt, max_rows=12, max_columns=8)
 
 
-def shapes_table(shapes: list[tuple[str, tuple[int, ...], str]]) -> RenderableType:
+def shapes_table(shapes: list[tuple[str, tuple[int, ...], str]], fmt: Format) -> RenderableType:
     """Each matrix with its shape and what it holds."""
-    heading = "Shapes"
     table = _table()
-    table.add_column("Matrix")
-    table.add_column("Shape", justify="right")
-    table.add_column("What it holds")
+    table.add_column(fmt.say("matrix"))
+    table.add_column(fmt.say("shape"), justify="right")
+    table.add_column(fmt.say("holds"))
     for name, shape, meaning in shapes:
         table.add_row(name, " × ".join(map(str, shape)), meaning)
-    return _titled(heading, table)
+    return _titled(fmt.say("shapes"), table)
+
+
+def score_weight_rows(
+    title: str,
+    labels: Sequence[str],
+    scores: Sequence[float],
+    weights: Sequence[float],
+    fmt: Format,
+) -> RenderableType:
+    """One row of softmax: each token's score and weight."""
+    table = _table()
+    table.add_column(fmt.say("token"))
+    table.add_column(fmt.say("score"), justify="right")
+    table.add_column(fmt.say("weight"), justify="right")
+    for label, score, weight in zip(labels, scores, weights, strict=True):
+        table.add_row(safe_label(label), fmt.number(score), fmt.weight_number(weight))
+    return _titled(title, table)
+
+
+def heading(text: str) -> RenderableType:
+    """A section heading: Worksheet, Answers."""
+    return Group(Text(""), Text(text.upper(), style="bold underline"), Text(""))
 
 
 def lines(*texts: str) -> RenderableType:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from attncli.explain import Step
-    from attncli.render import Digits
+    from attncli.render import Format
 
 
 def compute(
@@ -139,7 +139,7 @@ def explain_row(
 
 def tables(
     parsed: SelfAttnInput, run: selfattn.Attention, document: dict[str, Any]
-) -> list[Callable[[Digits], Any]]:
+) -> list[Callable[[Format], Any]]:
     """What a terminal shows: sizes, X, Q, K, V, the weight grid per head, the outputs."""
     from attncli import render
 
@@ -147,81 +147,66 @@ def tables(
     d = sizes(parsed, run)
     t_q, t_k = run.scores.shape[-2], run.scores.shape[-1]
 
-    def summary(digits: Digits) -> Any:
-        parts = [f"T = {t_k} tokens"] + [f"{name} = {value}" for name, value in d.items()]
+    def summary(fmt: Format) -> Any:
+        parts = [fmt.say("tokens_count", count=t_k)]
+        parts += [f"{name} = {value}" for name, value in d.items()]
         if heads is not None:
-            parts.append(f"{heads} heads of d_k = d_v = {d['d_model'] // heads}")
-        parts.append(f"scores ÷ √{run.keys.shape[-1]}" if document["scale"] else "no scaling")
+            parts.append(fmt.say("heads_of", heads=heads, size=d["d_model"] // heads))
+        scale = document["scale"]
+        parts.append(fmt.say("scaled_by", d_k=run.keys.shape[-1]) if scale else fmt.say("unscaled"))
         if document["causal"]:
-            parts.append("causal mask")
+            parts.append(fmt.say("causal"))
         if parsed.norm is not None:
-            parts.append(f"every embedding has length {render.number(parsed.norm, digits.other)}")
-        params = document["params"]
+            parts.append(fmt.say("norm", norm=fmt.number(parsed.norm)))
         if not parsed.weights:
-            note = (
-                "no projections: Q = K = V = X, 0 parameters"
-                if parsed.x is not None
-                else ("Q, K and V given directly")
-            )
-        elif heads is None:
-            note = (
-                f"parameters: 2·{d['d_model']}·{d['d_k']} + {d['d_model']}·{d['d_v']} = {params}, "
-                "the same for any T"
-            )
+            note = fmt.say("no_proj" if parsed.x is not None else "direct")
         else:
-            note = (
-                f"parameters: 4·{d['d_model']}² = {params} (W^Q, W^K, W^V, W^O), the same for any "
-                "number of heads and any T"
-            )
+            key = "params_single" if heads is None else "params_heads"
+            note = fmt.say(key, params=fmt.count(document["params"]), **d)
         return render.lines(" · ".join(parts), note, "")
 
-    def shapes(digits: Digits) -> Any:
+    def shapes(fmt: Format) -> Any:
         listed: list[tuple[str, tuple[int, ...], str]] = []
         if parsed.x is not None:
-            listed.append(("X", parsed.x.shape, "a row per token"))
-        meanings = {"w_q": "W^Q", "w_k": "W^K", "w_v": "W^V", "w_o": "W^O"}
+            listed.append(("X", parsed.x.shape, fmt.say("row_per_token")))
+        names = {"w_q": "W^Q", "w_k": "W^K", "w_v": "W^V", "w_o": "W^O"}
         for name, matrix in parsed.weights.items():
-            origin = f"drawn from seed {document.get('seed')}" if name in parsed.drawn else "given"
-            listed.append((meanings[name], matrix.shape, origin))
+            drawn = name in parsed.drawn
+            origin = fmt.say("drawn_from", seed=document.get("seed")) if drawn else fmt.say("given")
+            listed.append((names[name], matrix.shape, origin))
         for name, array in (("Q", run.queries), ("K", run.keys), ("V", run.values)):
-            listed.append((name, array.shape, "per head" if array.ndim == 3 else ""))
-        listed.append(
-            ("A = softmax(Q K^T)", run.weights.shape, "row = who asks, column = who answers")
-        )
-        listed.append(
-            ("output", run.output.shape, "A V" + (" per head, joined, × W^O" if heads else ""))
-        )
-        return render.shapes_table(listed)
+            listed.append((name, array.shape, fmt.say("per_head") if array.ndim == 3 else ""))
+        listed.append(("A = softmax(Q K^T)", run.weights.shape, fmt.say("who_asks")))
+        listed.append(("output", run.output.shape, fmt.say("a_v_heads" if heads else "a_v")))
+        return render.shapes_table(listed, fmt)
 
-    def matrices(digits: Digits) -> Any:
+    def matrices(fmt: Format) -> Any:
         shown = []
         if parsed.x is not None:
-            shown.append(render.matrix_block("X", parsed.key_labels, parsed.x, digits.other))
+            shown.append(render.matrix_block("X", parsed.key_labels, parsed.x, fmt))
         if run.queries.ndim == 2 and parsed.weights or parsed.direct is not None:
             shown += [
-                render.matrix_block("Q", parsed.query_labels, run.queries, digits.other),
-                render.matrix_block("K", parsed.key_labels, run.keys, digits.other),
-                render.matrix_block("V", parsed.key_labels, run.values, digits.other),
+                render.matrix_block("Q", parsed.query_labels, run.queries, fmt),
+                render.matrix_block("K", parsed.key_labels, run.keys, fmt),
+                render.matrix_block("V", parsed.key_labels, run.values, fmt),
             ]
         if run.concat is not None:
-            shown.append(
-                render.matrix_block(
-                    f"Heads joined ({heads} heads × {run.values.shape[-1]} = {run.concat.shape[1]} "
-                    "columns), before W^O",
-                    parsed.query_labels,
-                    run.concat,
-                    digits.other,
-                )
+            title = fmt.say(
+                "joined", heads=heads, size=run.values.shape[-1], width=run.concat.shape[1]
             )
+            shown.append(render.matrix_block(title, parsed.query_labels, run.concat, fmt))
         return render.Group(*shown)
 
-    def grids(digits: Digits) -> Any:
-        title = "Weights (row = who asks, column = who answers)"
+    def grids(fmt: Format) -> Any:
+        title = fmt.say("weights_who")
         masked = np.isneginf(run.scores)
         per_head = (
             [(title, run.weights, masked)]
             if heads is None
-            else [(f"Head {h + 1}: {title}", run.weights[h], masked[h]) for h in range(heads)]
+            else [
+                (fmt.say("head", head=h + 1, title=title), run.weights[h], masked[h])
+                for h in range(heads)
+            ]
         )
         return render.Group(
             *(
@@ -230,7 +215,7 @@ def tables(
                     parsed.query_labels,
                     parsed.key_labels,
                     weights,
-                    digits.weight,
+                    fmt,
                     heat=True,
                     mask=mask,
                 )
@@ -238,9 +223,8 @@ def tables(
             )
         )
 
-    def outputs(digits: Digits) -> Any:
-        return render.matrix_block(
-            f"Output ({t_q} × {run.output.shape[1]})", parsed.query_labels, run.output, digits.other
-        )
+    def outputs(fmt: Format) -> Any:
+        title = fmt.say("output_shape", rows=t_q, columns=run.output.shape[1])
+        return render.matrix_block(title, parsed.query_labels, run.output, fmt)
 
     return [summary, shapes, matrices, grids, outputs]

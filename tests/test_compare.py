@@ -7,6 +7,7 @@ import pytest
 from attncli.compare_command import Sizes, check_sizes, closing_line, compare
 from attncli.core.costs import score_costs
 from attncli.errors import OptionError
+from attncli.render import Format
 from attncli.timing import Timing
 
 SMALL = ["--tx", "5", "--ty", "4", "--d-h", "8", "--d-a", "3", "--repeat", "2", "--dk", "4,16"]
@@ -111,10 +112,12 @@ def _comparison(additive_seconds, general_seconds, d_a):
 
 
 def test_closing_line_says_what_the_measurement_shows():
-    fewer_but_slower = closing_line(_comparison(0.3, 0.1, d_a=1))
+    fewer_but_slower = closing_line(_comparison(0.3, 0.1, d_a=1), Format())
     assert fewer_but_slower is not None and "fewer multiply-adds" in fewer_but_slower
     assert "3.0× slower" in fewer_but_slower
-    assert closing_line(_comparison(0.05, 0.1, d_a=1)) is None
+    spanish = closing_line(_comparison(0.3, 0.1, d_a=1), Format(lang="es"))
+    assert spanish is not None and "tarda 3,0 veces más" in spanish
+    assert closing_line(_comparison(0.05, 0.1, d_a=1), Format()) is None
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,202 @@
+"""The two languages attn speaks, and every phrase a table, a note or a step shows.
+
+Spanish follows the course's vocabulary: consulta, clave, valor, puntuación, peso,
+salida; «token» and «softmax» stay as they are. JSON is the same in both languages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+LANGUAGES = ("en", "es")
+
+# key -> (English, Spanish); {name} fields are filled by say().
+PHRASES: dict[str, tuple[str, str]] = {
+    # Step tables: scores
+    "scores.dot": (
+        "Scores: {query} ({vector}) · each key",
+        "Puntuaciones: {query} ({vector}) · cada clave",
+    ),
+    "scores.scaled": (
+        "Scaled scores: {query} ({vector}) · each key ÷ √d_k",
+        "Puntuaciones escaladas: {query} ({vector}) · cada clave ÷ √d_k",
+    ),
+    "scores.general": (
+        "General scores: {query} ({vector}) · (W_a · key)",
+        "Puntuaciones generales: {query} ({vector}) · (W_a · clave)",
+    ),
+    "scores.additive": (
+        "Additive scores: v_a · tanh(W_1 · {query} + W_2 · key)",
+        "Puntuaciones aditivas: v_a · tanh(W_1 · {query} + W_2 · clave)",
+    ),
+    "query": ("query", "consulta"),
+    "token": ("Token", "Token"),
+    "key": ("Key", "Clave"),
+    "w_a_key": ("W_a · key", "W_a · clave"),
+    "query_key": ("Query · key", "Consulta · clave"),
+    "query_w_a_key": ("Query · (W_a · key)", "Consulta · (W_a · clave)"),
+    "score": ("Score", "Puntuación"),
+    # Step tables: softmax
+    "softmax": ("Softmax", "Softmax"),
+    "softmax_of": ("Softmax of {row}", "Softmax de {row}"),
+    "score_over_t": ("Score ÷ T ({t})", "Puntuación ÷ T ({t})"),
+    "power": ("e^score", "e elevado a la puntuación"),
+    "power_over_t": ("e^(score ÷ T)", "e elevado a (puntuación ÷ T)"),
+    "power_shifted": ("e^({exponent} − {shift})", "e elevado a ({exponent} − {shift})"),
+    "exponent": ("score", "puntuación"),
+    "exponent_over_t": ("score ÷ T", "puntuación ÷ T"),
+    "weight_is": ("Weight = e^… ÷ {total}", "Peso: dividir por {total}"),
+    "total": ("Total", "Total"),
+    # Step tables: mix
+    "mix": ("Mix", "Mezcla"),
+    "mix_for": ("Mix for {row}", "Mezcla para {row}"),
+    "weight": ("Weight", "Peso"),
+    "value": ("Value", "Valor"),
+    "weight_value": ("Weight × value", "Peso por valor"),
+    "output": ("Output", "Salida"),
+    "about": ("≈ {vector}", "unos {vector}"),
+    # Result tables
+    "scores": ("Scores", "Puntuaciones"),
+    "scores_grid": (
+        "Scores (row = query, column = key)",
+        "Puntuaciones (fila = consulta, columna = clave)",
+    ),
+    "weights": ("Weights", "Pesos"),
+    "weights_grid": (
+        "Weights (row = query, column = key)",
+        "Pesos (fila = consulta, columna = clave)",
+    ),
+    "outputs": ("Outputs (a row per query)", "Salidas (una fila por consulta)"),
+    "sum_weight_value": ("Σ weight × value", "Σ peso × valor"),
+    "drawn": ("{name} (drawn from seed {seed})", "{name} (sacada de la semilla {seed})"),
+    "row_max": ("{mark} the row's largest weight", "{mark} el mayor peso de la fila"),
+    "masked": ("{mark} masked", "{mark} enmascarada"),
+    "elided": (
+        "{mark} showing {rows} of {all_rows} rows and {columns} of {all_columns} columns; "
+        "--json has them all",
+        "{mark} se ven {rows} de {all_rows} filas y {columns} de {all_columns} columnas; "
+        "--json las tiene todas",
+    ),
+    # selfattn
+    "tokens_count": ("T = {count} tokens", "T = {count} tokens"),
+    "heads_of": ("{heads} heads of d_k = d_v = {size}", "{heads} cabezas de d_k = d_v = {size}"),
+    "scaled_by": ("scores ÷ √{d_k}", "puntuaciones ÷ √{d_k}"),
+    "unscaled": ("no scaling", "sin escalar"),
+    "causal": ("causal mask", "máscara causal"),
+    "norm": ("every embedding has length {norm}", "cada embedding mide {norm}"),
+    "no_proj": (
+        "no projections: Q = K = V = X, 0 parameters",
+        "sin proyecciones: Q = K = V = X, 0 parámetros",
+    ),
+    "direct": ("Q, K and V given directly", "Q, K y V dados directamente"),
+    "params_single": (
+        "parameters: 2·{d_model}·{d_k} + {d_model}·{d_v} = {params}, the same for any T",
+        "parámetros: 2·{d_model}·{d_k} + {d_model}·{d_v} = {params}, los mismos para cualquier T",
+    ),
+    "params_heads": (
+        "parameters: 4·{d_model}² = {params} (W^Q, W^K, W^V, W^O), the same for any number of "
+        "heads and any T",
+        "parámetros: 4·{d_model}² = {params} (W^Q, W^K, W^V, W^O), los mismos para cualquier "
+        "número de cabezas y cualquier T",
+    ),
+    "shapes": ("Shapes", "Formas"),
+    "matrix": ("Matrix", "Matriz"),
+    "shape": ("Shape", "Forma"),
+    "holds": ("What it holds", "Qué contiene"),
+    "row_per_token": ("a row per token", "una fila por token"),
+    "drawn_from": ("drawn from seed {seed}", "sacada de la semilla {seed}"),
+    "given": ("given", "dada"),
+    "per_head": ("per head", "por cabeza"),
+    "who_asks": (
+        "row = who asks, column = who answers",
+        "fila = quién pregunta, columna = quién contesta",
+    ),
+    "a_v": ("A V", "A V"),
+    "a_v_heads": ("A V per head, joined, × W^O", "A V por cabeza, juntas, × W^O"),
+    "weights_who": (
+        "Weights (row = who asks, column = who answers)",
+        "Pesos (fila = quién pregunta, columna = quién contesta)",
+    ),
+    "head": ("Head {head}: {title}", "Cabeza {head}: {title}"),
+    "joined": (
+        "Heads joined ({heads} heads × {size} = {width} columns), before W^O",
+        "Cabezas juntas ({heads} cabezas × {size} = {width} columnas), antes de W^O",
+    ),
+    "output_shape": ("Output ({rows} × {columns})", "Salida ({rows} × {columns})"),
+    # compare-scores
+    "grid_heading": (
+        "Scoring a {ty} × {tx} grid: d_h = {d_h}, d_a = {d_a}, float64, median of {repeat} runs "
+        "after a warm-up",
+        "Puntuar una rejilla de {ty} × {tx}: d_h = {d_h}, d_a = {d_a}, float64, mediana de "
+        "{repeat} ejecuciones tras un calentamiento",
+    ),
+    "parameters": ("Parameters", "Parámetros"),
+    "mult_adds": ("Multiply-adds", "Productos y sumas"),
+    "elementwise": ("Sums or divisions", "Sumas o divisiones"),
+    "tanh": ("tanh evaluations", "Evaluaciones de tanh"),
+    "intermediate": ("Intermediate", "Intermedio"),
+    "at_float64": ("  at float64", "  en float64"),
+    "time_median": ("Time, median (ms)", "Tiempo, mediana (ms)"),
+    "time_spread": ("  fastest–slowest", "  más rápido–más lento"),
+    "times_fastest": ("× the fastest", "× el más rápido"),
+    "millions": ("{amount} M", "{amount} M"),
+    "loop_check": (
+        "{method}: pair by pair (a loop) against the matrix form, {scope}: {verdict} "
+        "(largest difference {difference})",
+        "{method}: pareja a pareja (un bucle) contra la forma matricial, {scope}: {verdict} "
+        "(mayor diferencia {difference})",
+    ),
+    "every_pair": ("every pair", "todas las parejas"),
+    "some_pairs": ("{checked} of {total} pairs", "{checked} de {total} parejas"),
+    "same_grid": ("the same grid", "la misma rejilla"),
+    "different_grid": ("DIFFERENT grids", "rejillas DISTINTAS"),
+    "sweep_heading": (
+        "Why ÷√d_k: average largest weight in a row of 6 random keys",
+        "Por qué ÷√d_k: mayor peso medio en una fila de 6 claves aleatorias",
+    ),
+    "unscaled_column": ("unscaled", "sin escalar"),
+    "fewer_but_slower": (
+        "Additive does fewer multiply-adds than general here ({additive} against {general}) and "
+        "still measures {ratio}× slower: what is measured is not the count of operations but their "
+        "shape (a tanh over a T_y × T_x × d_a block against two matrix products).",
+        "La aditiva hace aquí menos productos y sumas que la general ({additive} contra {general}) "
+        "y aun así tarda {ratio} veces más: lo que se mide no es cuántas operaciones hay sino su "
+        "forma (un tanh sobre un bloque T_y × T_x × d_a contra dos productos de matrices).",
+    ),
+    "slower": (
+        "Additive measures {ratio}× slower than general, with {tanh} tanh evaluations and a "
+        "{numbers}-number intermediate that general does without.",
+        "La aditiva tarda {ratio} veces más que la general, con {tanh} evaluaciones de tanh y un "
+        "intermedio de {numbers} números que la general no necesita.",
+    ),
+    "million": ("{amount} million", "{amount} millones"),
+    # worksheets
+    "worksheet": ("Worksheet", "Hoja de ejercicios"),
+    "answers": ("Answers", "Soluciones"),
+    "exercise_intro": (
+        "Query {query} · keys and values of {count} tokens. Fill in the empty cells.",
+        "Consulta {query} · claves y valores de {count} tokens. Rellena las celdas vacías.",
+    ),
+    # errors
+    "error": ("attn: error: {message}", "attn: error: {message}"),
+}
+
+
+def say(lang: str, key: str, **fields: object) -> str:
+    """The phrase `key` in `lang`, with its fields filled in."""
+    english, spanish = PHRASES[key]
+    return (spanish if lang == "es" else english).format(**fields)
+
+
+def resolve(option: str | None, environ: Mapping[str, str]) -> str:
+    """--lang, else ATTN_LANG, else Spanish when the locale (LC_ALL, then LANG) is es_*."""
+    if option is not None:
+        return option
+    chosen = environ.get("ATTN_LANG", "").strip().lower()
+    if chosen in LANGUAGES:
+        return chosen
+    for variable in ("LC_ALL", "LANG"):
+        locale = environ.get(variable, "")
+        if locale:
+            return "es" if locale.lower().startswith("es") else "en"
+    return "en"
