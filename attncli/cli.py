@@ -483,10 +483,14 @@ def softmax(
     settings = _settings(format_name, json_flag, digits, lang, steps, blank, answers, export)
     if not temperature > 0 or temperature == float("inf"):
         raise OptionError(
-            f"--temperature {temperature} must be a positive number (try 0.5, 1 or 2)"
+            f"--temperature {temperature} must be a positive number (try 0.5, 1 or 2)",
+            f"--temperature {temperature} debe ser un número positivo (prueba 0.5, 1 o 2)",
         )
     if numbers and scores is not None:
-        raise OptionError("scores given twice: as arguments and with --scores; keep one")
+        raise OptionError(
+            "scores given twice: as arguments and with --scores; keep one",
+            "puntuaciones dadas dos veces: como argumentos y con --scores; deja una",
+        )
     inline_scores = scores
     document = _document(
         input_path, "scores", {"scores": inline_scores, "tokens": tokens}, ("scores",)

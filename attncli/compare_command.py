@@ -49,10 +49,14 @@ def parse_dks(text: str) -> list[int]:
         values = [int(part) for part in text.split(",") if part.strip()]
     except ValueError:
         raise OptionError(
-            f"--dk {text!r}: expected whole numbers separated by commas, e.g. 8,64,512"
+            f"--dk {text!r}: expected whole numbers separated by commas, e.g. 8,64,512",
+            f"--dk {text!r}: se esperan enteros separados por comas, p. ej. 8,64,512",
         ) from None
     if not values or min(values) < 1:
-        raise OptionError(f"--dk {text!r}: every d_k must be 1 or more, e.g. 8,64,512")
+        raise OptionError(
+            f"--dk {text!r}: every d_k must be 1 or more, e.g. 8,64,512",
+            f"--dk {text!r}: cada d_k debe ser 1 o más, p. ej. 8,64,512",
+        )
     return values
 
 
@@ -74,14 +78,19 @@ def check_sizes(sizes: Sizes, memory: int | None = None) -> None:
         value = getattr(sizes, name)
         if value < 1:
             option = {"t_x": "tx", "t_y": "ty"}.get(name, name).replace("_", "-")
-            raise OptionError(f"--{option} is {value}; it must be 1 or more")
+            raise OptionError(
+                f"--{option} is {value}; it must be 1 or more",
+                f"--{option} es {value}; debe ser 1 o más",
+            )
     need = costs.peak_bytes(sizes.t_x, sizes.t_y, sizes.d_h, sizes.d_a)
     memory = available_memory() if memory is None else memory
     if need > memory // 2:
+        asked = f"--tx {sizes.t_x} --ty {sizes.t_y} --d-h {sizes.d_h} --d-a {sizes.d_a}"
         raise OptionError(
-            f"--tx {sizes.t_x} --ty {sizes.t_y} --d-h {sizes.d_h} --d-a {sizes.d_a} would need "
-            f"about {_bytes(need)}, more than half of the {_bytes(memory)} available; "
-            "lower --tx, --ty or --d-a (the additive block holds T_y·T_x·d_a numbers)"
+            f"{asked} would need about {_bytes(need)}, more than half of the {_bytes(memory)} "
+            "available; lower --tx, --ty or --d-a (the additive block holds T_y·T_x·d_a numbers)",
+            f"{asked} necesitaría unos {_bytes(need)}, más de la mitad de los {_bytes(memory)} "
+            "disponibles; baja --tx, --ty o --d-a (el bloque aditivo guarda T_y·T_x·d_a números)",
         )
 
 

@@ -24,13 +24,28 @@ from attncli.parsing import (
 if TYPE_CHECKING:
     import numpy as np
 
-QUERY_HINT = "give 'query' (one vector) or 'queries' (a row per query), or --query 1,0"
-KEYS_HINT = "give 'keys' (a row per token) in the input document, or --keys '[[2,1],[0,2]]'"
-VALUES_HINT = "give 'values' (a row per token) in the input document, or --values '[[10,0],[0,10]]'"
-SCORES_HINT = (
-    "give numbers as arguments (attn softmax 2 0 1), 'scores' in the input, or pipe attn score"
+# How to give a missing field, in English and in Spanish.
+QUERY_HINT = (
+    "give 'query' (one vector) or 'queries' (a row per query), or --query 1,0",
+    "da 'query' (un vector) o 'queries' (una fila por consulta), o --query 1,0",
 )
-WEIGHTS_HINT = "give 'weights' in the input, --weights 0.665,0.090,0.245, or pipe attn softmax"
+KEYS_HINT = (
+    "give 'keys' (a row per token) in the input document, or --keys '[[2,1],[0,2]]'",
+    "da 'keys' (una fila por token) en el documento de entrada, o --keys '[[2,1],[0,2]]'",
+)
+VALUES_HINT = (
+    "give 'values' (a row per token) in the input document, or --values '[[10,0],[0,10]]'",
+    "da 'values' (una fila por token) en el documento de entrada, o --values '[[10,0],[0,10]]'",
+)
+SCORES_HINT = (
+    "give numbers as arguments (attn softmax 2 0 1), 'scores' in the input, or pipe attn score",
+    "da números como argumentos (attn softmax 2 0 1), 'scores' en la entrada, o encadena "
+    "attn score",
+)
+WEIGHTS_HINT = (
+    "give 'weights' in the input, --weights 0.665,0.090,0.245, or pipe attn softmax",
+    "da 'weights' en la entrada, --weights 0.665,0.090,0.245, o encadena attn softmax",
+)
 
 
 @dataclass
@@ -87,12 +102,17 @@ def score_input(document: Document, method: str, seed: int, d_a: int | None) -> 
     """Validated queries, keys and score parameters for `method`."""
     queries, single = queries_of(document)
     keys = to_matrix(require(document, "keys", KEYS_HINT), "keys")
-    query_name = "the query" if single else "each query"
     if method in ("dot", "scaled") and queries.shape[1] != keys.shape[1]:
+        query_en, query_es = (
+            ("the query", "la consulta") if single else ("each query", "cada consulta")
+        )
         raise ShapeError(
-            f"{query_name} has {count(queries.shape[1], 'number')} but each key has "
+            f"{query_en} has {count(queries.shape[1], 'number')} but each key has "
             f"{keys.shape[1]} ({method} scoring needs them equal; "
-            "--method general or additive allow different sizes)"
+            "--method general or additive allow different sizes)",
+            f"{query_es} tiene {count(queries.shape[1], 'number', 'es')} pero cada clave tiene "
+            f"{keys.shape[1]} (la puntuación {method} los necesita iguales; "
+            "--method general o additive admiten tamaños distintos)",
         )
     key_labels = labels(document, keys.shape[0], "keys", "k")
     rows = Rows(queries, single, row_labels(document, queries.shape[0], single, "q"), key_labels)
@@ -105,7 +125,10 @@ def score_input(document: Document, method: str, seed: int, d_a: int | None) -> 
             v_a = to_vector(document["v_a"], "v_a")
             size = v_a.shape[0]
             if d_a is not None and d_a != size:
-                raise ShapeError(f"v_a has {size} numbers but --d-a is {d_a} (drop one of them)")
+                raise ShapeError(
+                    f"v_a has {size} numbers but --d-a is {d_a} (drop one of them)",
+                    f"v_a tiene {size} números pero --d-a es {d_a} (quita uno de los dos)",
+                )
         else:
             size = d_a if d_a is not None else d_k
         _parameter(document, result, "w_1", (size, d_q), seed, fan_in=d_q)
@@ -135,7 +158,9 @@ def _parameter(
         actual = " × ".join(map(str, value.shape))
         raise ShapeError(
             f"{name} is {actual} but must be {expected} for these queries and keys "
-            "(or leave it out to draw it from --seed)"
+            "(or leave it out to draw it from --seed)",
+            f"{name} es {actual} pero debe ser {expected} para estas consultas y claves "
+            "(o quítala para sacarla de --seed)",
         )
     result.parameters[name] = value
 
@@ -158,18 +183,22 @@ def mix_input(document: Document) -> tuple[Rows, np.ndarray]:
     single = weights.ndim == 1
     grid = _as_rows(weights)
     if grid.shape[1] != values.shape[0]:
-        given = "weights has" if single else "each row of weights has"
+        given_en = "weights has" if single else "each row of weights has"
+        given_es = "weights tiene" if single else "cada fila de weights tiene"
         raise ShapeError(
-            f"{given} {count(grid.shape[1], 'number')} but values has "
-            f"{count(values.shape[0], 'row')} "
-            "(one weight per value row)"
+            f"{given_en} {count(grid.shape[1], 'number')} but values has "
+            f"{count(values.shape[0], 'row')} (one weight per value row)",
+            f"{given_es} {count(grid.shape[1], 'number', 'es')} pero values tiene "
+            f"{count(values.shape[0], 'row', 'es')} (un peso por fila de valores)",
         )
     if "keys" in document and isinstance(document["keys"], list):
         key_count = len(document["keys"])
         if key_count != values.shape[0]:
             raise ShapeError(
                 f"values has {count(values.shape[0], 'row')} but keys has {key_count} "
-                "(each token needs one key and one value)"
+                "(each token needs one key and one value)",
+                f"values tiene {count(values.shape[0], 'row', 'es')} pero keys tiene {key_count} "
+                "(cada token necesita una clave y un valor)",
             )
     column_labels = labels(document, values.shape[0], "values", "k")
     return Rows(
@@ -179,16 +208,25 @@ def mix_input(document: Document) -> tuple[Rows, np.ndarray]:
 
 def pick_row(rows: Rows, row: int | None, token: str | None) -> int:
     """The 0-based row that --steps explains: --row N (1-based), --token NAME, or the last."""
-    count = rows.matrix.shape[0]
+    total = rows.matrix.shape[0]
     if row is not None and token is not None:
-        raise InputError("--row and --token both pick a row; give only one")
+        raise InputError(
+            "--row and --token both pick a row; give only one",
+            "--row y --token eligen fila los dos; da solo uno",
+        )
     if token is not None:
         if token not in rows.row_labels:
             known = ", ".join(rows.row_labels)
-            raise InputError(f"--token {token!r} is not a row here; the rows are: {known}")
+            raise InputError(
+                f"--token {token!r} is not a row here; the rows are: {known}",
+                f"--token {token!r} no es una fila aquí; las filas son: {known}",
+            )
         return rows.row_labels.index(token)
     if row is not None:
-        if not 1 <= row <= count:
-            raise InputError(f"--row {row} is out of range: there are {count} rows (1 to {count})")
+        if not 1 <= row <= total:
+            raise InputError(
+                f"--row {row} is out of range: there are {total} rows (1 to {total})",
+                f"--row {row} está fuera de rango: hay {total} filas (de 1 a {total})",
+            )
         return row - 1
-    return count - 1
+    return total - 1

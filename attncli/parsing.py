@@ -31,19 +31,20 @@ class _Constant:
     literal: str
 
 
-def _kind(value: Any) -> str:
+def _kind(value: Any, lang: str = "en") -> str:
     """How a JSON value reads to a user, for error messages."""
+    spanish = lang == "es"
     if isinstance(value, bool):
-        return f"{str(value).lower()} (a boolean)"
+        return f"{str(value).lower()} ({'un booleano' if spanish else 'a boolean'})"
     if value is None:
         return "null"
     if isinstance(value, str):
         shown = value if len(value) <= 20 else value[:17] + "..."
-        return f"{json.dumps(shown)} (a string)"
+        return f"{json.dumps(shown)} ({'un texto' if spanish else 'a string'})"
     if isinstance(value, list):
-        return "a list"
+        return "una lista" if spanish else "a list"
     if isinstance(value, dict):
-        return "an object"
+        return "un objeto" if spanish else "an object"
     if isinstance(value, _Constant):
         return value.literal
     return repr(value)
@@ -56,11 +57,15 @@ def parse_json(text: str, source: str) -> Any:
     except json.JSONDecodeError as error:
         raise InputError(
             f"{source}: not valid JSON at line {error.lineno}, column {error.colno}: {error.msg} "
-            f"(expected an object such as {_EXAMPLE_DOCUMENT}, or a bare array)"
+            f"(expected an object such as {_EXAMPLE_DOCUMENT}, or a bare array)",
+            f"{source}: JSON no válido en la línea {error.lineno}, columna {error.colno}: "
+            f"{error.msg} (se espera un objeto como {_EXAMPLE_DOCUMENT}, o una lista)",
         ) from None
     except RecursionError:
         raise InputError(
-            f"{source}: JSON nested too deep (a vector is [1, 0], a matrix [[2, 1], [0, 2]])"
+            f"{source}: JSON nested too deep (a vector is [1, 0], a matrix [[2, 1], [0, 2]])",
+            f"{source}: JSON con demasiados niveles (un vector es [1, 0], una matriz "
+            "[[2, 1], [0, 2]])",
         ) from None
 
 
@@ -68,22 +73,46 @@ def read_text(path: str, stdin: IO[str] | None) -> tuple[str, str]:
     """The text behind an --input path ('-' is stdin) and a name for it in messages."""
     if path == "-":
         if stdin is None:
-            raise InputError("--input -: there is no standard input to read")
+            raise InputError(
+                "--input -: there is no standard input to read",
+                "--input -: no hay entrada estándar que leer",
+            )
         return stdin.read(), "stdin"
     try:
         return Path(path).read_text(encoding="utf-8"), path
     except FileNotFoundError:
-        raise InputError(
-            f"cannot read '{path}': no such file (check the path given to -i)"
-        ) from None
+        raise _missing_file(path) from None
     except IsADirectoryError:
-        raise InputError(f"cannot read '{path}': it is a folder, not a file") from None
+        raise InputError(
+            f"cannot read '{path}': it is a folder, not a file",
+            f"no se puede leer '{path}': es una carpeta, no un fichero",
+        ) from None
     except PermissionError:
-        raise InputError(f"cannot read '{path}': permission denied") from None
+        raise InputError(
+            f"cannot read '{path}': permission denied",
+            f"no se puede leer '{path}': permiso denegado",
+        ) from None
     except UnicodeDecodeError:
-        raise InputError(f"cannot read '{path}': not UTF-8 text (JSON files are text)") from None
+        raise InputError(
+            f"cannot read '{path}': not UTF-8 text (JSON files are text)",
+            f"no se puede leer '{path}': no es texto UTF-8 (un JSON es texto)",
+        ) from None
     except OSError as error:
-        raise InputError(f"cannot read '{path}': {error.strerror}") from None
+        raise _unreadable(path, error) from None
+
+
+def _missing_file(path: str) -> InputError:
+    return InputError(
+        f"cannot read '{path}': no such file (check the path given to -i)",
+        f"no se puede leer '{path}': no existe (revisa la ruta de -i)",
+    )
+
+
+def _unreadable(path: str, error: OSError) -> InputError:
+    return InputError(
+        f"cannot read '{path}': {error.strerror or error}",
+        f"no se puede leer '{path}': {error.strerror or error}",
+    )
 
 
 def stdin_is_piped(stdin: IO[str] | None) -> bool:
@@ -107,12 +136,15 @@ def load_document(
     stdin = sys.stdin if stdin is None else stdin
     if path is not None and path.endswith((".npy", ".npz")):
         if not Path(path).is_file():
-            raise InputError(f"cannot read '{path}': no such file (check the path given to -i)")
+            raise _missing_file(path)
         return load_arrays(path)
     if path is not None:
         text, source = read_text(path, stdin)
         if not text.strip():
-            raise InputError(f"{source}: empty input (expected a JSON object or array)")
+            raise InputError(
+                f"{source}: empty input (expected a JSON object or array)",
+                f"{source}: entrada vacía (se espera un objeto JSON o una lista)",
+            )
     elif read_stdin and stdin_is_piped(stdin):
         assert stdin is not None
         text, source = stdin.read(), "stdin"
@@ -128,9 +160,14 @@ def load_document(
     if isinstance(value, list):
         raise InputError(
             f"{source}: a bare array is ambiguous here; give an object with named fields, "
-            f"e.g. {_EXAMPLE_DOCUMENT}"
+            f"e.g. {_EXAMPLE_DOCUMENT}",
+            f"{source}: aquí una lista sola es ambigua; da un objeto con campos, "
+            f"p. ej. {_EXAMPLE_DOCUMENT}",
         )
-    raise InputError(f"{source}: expected a JSON object or array, found {_kind(value)}")
+    raise InputError(
+        f"{source}: expected a JSON object or array, found {_kind(value)}",
+        f"{source}: se espera un objeto JSON o una lista, hay {_kind(value, 'es')}",
+    )
 
 
 def load_arrays(path: str) -> Document:
@@ -141,9 +178,12 @@ def load_arrays(path: str) -> Document:
         with open(path, "rb") as file:
             magic = file.read(6)
     except OSError as error:
-        raise InputError(f"cannot read '{path}': {error.strerror or error}") from None
+        raise _unreadable(path, error) from None
     if not magic.startswith((b"\x93NUMPY", b"PK")):
-        raise InputError(f"{path}: not a .npy or .npz file (save arrays with numpy.save/savez)")
+        raise InputError(
+            f"{path}: not a .npy or .npz file (save arrays with numpy.save/savez)",
+            f"{path}: no es un fichero .npy ni .npz (guarda los arrays con numpy.save/savez)",
+        )
     try:
         loaded = np.load(path, allow_pickle=False)
         if isinstance(loaded, np.ndarray):
@@ -153,16 +193,20 @@ def load_arrays(path: str) -> Document:
     except ValueError as error:
         raise _pickle_error(path, error) from None
     except OSError as error:
-        raise InputError(f"cannot read '{path}': {error.strerror or error}") from None
+        raise _unreadable(path, error) from None
 
 
 def _pickle_error(path: str, error: ValueError) -> InputError:
     if "pickle" in str(error):
         return InputError(
             f"{path}: holds Python objects (pickled data), which attn never loads; "
-            "save plain numeric arrays with numpy.save or numpy.savez"
+            "save plain numeric arrays with numpy.save or numpy.savez",
+            f"{path}: contiene objetos de Python (datos pickle), que attn nunca carga; "
+            "guarda arrays numéricos con numpy.save o numpy.savez",
         )
-    return InputError(f"{path}: not a numpy file ({error})")
+    return InputError(
+        f"{path}: not a numpy file ({error})", f"{path}: no es un fichero de numpy ({error})"
+    )
 
 
 def parse_inline(text: str, field: str) -> Any:
@@ -183,7 +227,9 @@ def _inline_number(item: str, field: str) -> Any:
         option = f"--{field.replace('_', '-')}"
         raise InputError(
             f"{option}: {item!r} is not a number (write numbers separated by commas, "
-            f"rows by ';', e.g. {option} '2,1;0,2', or JSON)"
+            f"rows by ';', e.g. {option} '2,1;0,2', or JSON)",
+            f"{option}: {item!r} no es un número (escribe números separados por comas y "
+            f"filas por ';', p. ej. {option} '2,1;0,2', o JSON)",
         ) from None
 
 
@@ -193,27 +239,52 @@ def parse_tokens(value: Any, source: str = "tokens") -> list[str]:
         value = [part.strip() for part in value.split(",")]
     if not isinstance(value, list) or not value:
         raise InputError(
-            f"{source}: expected a non-empty list of token names, found {_kind(value)}"
+            f"{source}: expected a non-empty list of token names, found {_kind(value)}",
+            f"{source}: se espera una lista de nombres de token, hay {_kind(value, 'es')}",
         )
     for position, token in enumerate(value, 1):
         if not isinstance(token, str):
-            raise InputError(f"{source}: item {position} is {_kind(token)}; expected a string")
+            raise InputError(
+                f"{source}: item {position} is {_kind(token)}; expected a string",
+                f"{source}: el elemento {position} es {_kind(token, 'es')}; se espera un texto",
+            )
     return list(value)
 
 
-def _number(value: Any, where: str, allow_masked: bool) -> float:
+def _where(field: str, row: int | None, item: int | None) -> tuple[str, str]:
+    """'keys: row 2, item 1' in English and in Spanish."""
+    english, spanish = field, field
+    if row is not None:
+        english, spanish = f"{english}: row {row}", f"{spanish}: fila {row}"
+    if item is not None:
+        english, spanish = f"{english}, item {item}", f"{spanish}, elemento {item}"
+    return english, spanish
+
+
+def _number(value: Any, where: tuple[str, str], allow_masked: bool) -> float:
     """One validated JSON number; null or -Infinity mean a masked cell where allowed."""
-    masked_hint = " (null or -Infinity marks a masked cell)" if allow_masked else ""
+    en, es = where
+    hint_en = " (null or -Infinity marks a masked cell)" if allow_masked else ""
+    hint_es = " (null o -Infinity marcan una celda enmascarada)" if allow_masked else ""
     if isinstance(value, bool) or not isinstance(value, (int, float, _Constant)):
         if value is None and allow_masked:
             return -math.inf
         if isinstance(value, list):
-            raise InputError(f"{where} is a list, nested too deep; expected a number")
-        raise InputError(f"{where} is {_kind(value)}; expected a number{masked_hint}")
+            raise InputError(
+                f"{en} is a list, nested too deep; expected a number",
+                f"{es} es una lista, con un nivel de más; se espera un número",
+            )
+        raise InputError(
+            f"{en} is {_kind(value)}; expected a number{hint_en}",
+            f"{es} es {_kind(value, 'es')}; se espera un número{hint_es}",
+        )
     if isinstance(value, _Constant):
         if value.literal == "-Infinity" and allow_masked:
             return -math.inf
-        raise InputError(f"{where} is {value.literal}; expected a finite number{masked_hint}")
+        raise InputError(
+            f"{en} is {value.literal}; expected a finite number{hint_en}",
+            f"{es} es {value.literal}; se espera un número finito{hint_es}",
+        )
     try:
         number = float(value)
     except OverflowError:
@@ -221,19 +292,32 @@ def _number(value: Any, where: str, allow_masked: bool) -> float:
     if number == -math.inf and allow_masked:
         return number
     if not math.isfinite(number):
-        raise InputError(f"{where} is {value!r}, too large for a 64-bit float (overflow)")
+        raise InputError(
+            f"{en} is {value!r}, too large for a 64-bit float (overflow)",
+            f"{es} es {value!r}, demasiado grande para un float de 64 bits (desbordamiento)",
+        )
     return number
 
 
 def _vector_values(value: Any, field: str, row: int | None, allow_masked: bool) -> list[float]:
-    where = field if row is None else f"{field}: row {row}"
+    en, es = _where(field, row, None)
     if not isinstance(value, list):
-        expected = "a list of numbers" if row is None else "a row of numbers"
-        raise InputError(f"{where} is {_kind(value)}; expected {expected}")
+        expected = (
+            ("a list of numbers", "una lista de números")
+            if row is None
+            else ("a row of numbers", "una fila de números")
+        )
+        raise InputError(
+            f"{en} is {_kind(value)}; expected {expected[0]}",
+            f"{es} es {_kind(value, 'es')}; se espera {expected[1]}",
+        )
     if not value:
-        raise InputError(f"{where} is empty; expected at least one number")
+        raise InputError(
+            f"{en} is empty; expected at least one number",
+            f"{es} está vacía; se espera al menos un número",
+        )
     return [
-        _number(item, f"{where}, item {position}", allow_masked)
+        _number(item, _where(field, row, position), allow_masked)
         for position, item in enumerate(value, 1)
     ]
 
@@ -242,21 +326,31 @@ def _checked_array(value: Any, field: str, ndim: int) -> np.ndarray:
     """An array read from .npy/.npz: numeric, of the expected rank, every number finite."""
     import numpy as np
 
-    names = {1: "a vector", 2: "a matrix"}
+    names = {1: ("a vector", "un vector"), 2: ("a matrix", "una matriz")}
     if value.dtype.kind not in "iuf":
-        raise InputError(f"{field}: holds {value.dtype} data; expected numbers (int or float)")
+        raise InputError(
+            f"{field}: holds {value.dtype} data; expected numbers (int or float)",
+            f"{field}: contiene datos {value.dtype}; se esperan números (int o float)",
+        )
     if value.ndim != ndim:
         raise ShapeError(
-            f"{field}: has {value.ndim} dimensions {value.shape}; expected {names[ndim]}"
+            f"{field}: has {value.ndim} dimensions {value.shape}; expected {names[ndim][0]}",
+            f"{field}: tiene {value.ndim} dimensiones {value.shape}; se espera {names[ndim][1]}",
         )
     if value.size == 0:
-        raise InputError(f"{field} is empty; expected at least one number")
+        raise InputError(
+            f"{field} is empty; expected at least one number",
+            f"{field} está vacío; se espera al menos un número",
+        )
     array = value.astype(np.float64)
     bad = np.argwhere(~np.isfinite(array))
     if bad.size:
         where = ", ".join(str(int(i) + 1) for i in bad[0])
         found = array[tuple(bad[0])]
-        raise InputError(f"{field}: the number at ({where}) is {found}; expected a finite number")
+        raise InputError(
+            f"{field}: the number at ({where}) is {found}; expected a finite number",
+            f"{field}: el número en ({where}) es {found}; se espera un número finito",
+        )
     return array
 
 
@@ -272,7 +366,10 @@ def to_vector(value: Any, field: str, allow_masked: bool = False) -> np.ndarray:
     if _is_array(value):
         return _checked_array(value, field, 1)
     if isinstance(value, list) and value and isinstance(value[0], list):
-        raise InputError(f"{field}: expected one vector such as [1, 0], found a matrix")
+        raise InputError(
+            f"{field}: expected one vector such as [1, 0], found a matrix",
+            f"{field}: se espera un vector como [1, 0], hay una matriz",
+        )
     return np.array(_vector_values(value, field, None, allow_masked), dtype=np.float64)
 
 
@@ -284,20 +381,30 @@ def to_matrix(value: Any, field: str, allow_masked: bool = False) -> np.ndarray:
     if _is_array(value):
         return _checked_array(value, field, 2)
     if not isinstance(value, list):
-        raise InputError(f"{field} is {_kind(value)}; expected a matrix such as [[2, 1], [0, 2]]")
+        raise InputError(
+            f"{field} is {_kind(value)}; expected a matrix such as [[2, 1], [0, 2]]",
+            f"{field} es {_kind(value, 'es')}; se espera una matriz como [[2, 1], [0, 2]]",
+        )
     if not value:
-        raise InputError(f"{field} is empty; expected at least one row")
+        raise InputError(
+            f"{field} is empty; expected at least one row",
+            f"{field} está vacía; se espera al menos una fila",
+        )
     if not isinstance(value[0], list):
         raise InputError(
             f"{field}: expected a matrix, a row per token, such as [[2, 1], [0, 2]]; "
-            "found a single list (wrap it in [ ] for one row)"
+            "found a single list (wrap it in [ ] for one row)",
+            f"{field}: se espera una matriz, una fila por token, como [[2, 1], [0, 2]]; "
+            "hay una sola lista (rodéala de [ ] para una fila)",
         )
     rows = [_vector_values(row, field, index, allow_masked) for index, row in enumerate(value, 1)]
     for index, row in enumerate(rows[1:], 2):
         if len(row) != len(rows[0]):
             raise ShapeError(
                 f"{field}: row {index} has {count(len(row), 'number')}, row 1 has {len(rows[0])} "
-                "(every row must have the same length)"
+                "(every row must have the same length)",
+                f"{field}: la fila {index} tiene {count(len(row), 'number', 'es')}, la fila 1 "
+                f"tiene {len(rows[0])} (todas las filas deben tener la misma longitud)",
             )
     return np.array(rows, dtype=np.float64)
 
@@ -310,16 +417,28 @@ def to_vector_or_matrix(value: Any, field: str, allow_masked: bool = False) -> n
     return to_vector(value, field, allow_masked)
 
 
-def require(document: Document, field: str, hint: str) -> Any:
-    """A field that must be present, with a message that says how to give it."""
+def require(document: Document, field: str, hint: tuple[str, str]) -> Any:
+    """A field that must be present, with a message (English, Spanish) on how to give it."""
     if field not in document or document[field] is None:
-        raise InputError(f"missing field '{field}': {hint}")
+        raise InputError(
+            f"missing field '{field}': {hint[0]}", f"falta el campo '{field}': {hint[1]}"
+        )
     return document[field]
 
 
-def count(amount: int, noun: str) -> str:
-    """'1 row', '3 rows': counts in messages read as a person would write them."""
-    return f"{amount} {noun}" if amount == 1 else f"{amount} {noun}s"
+_NOUNS = {
+    "number": ("number", "numbers", "número", "números"),
+    "row": ("row", "rows", "fila", "filas"),
+    "name": ("name", "names", "nombre", "nombres"),
+}
+
+
+def count(amount: int, noun: str, lang: str = "en") -> str:
+    """'1 row', '3 rows' ('1 fila', '3 filas'): counts as a person would write them."""
+    one, many, uno, varios = _NOUNS[noun]
+    if lang == "es":
+        return f"{amount} {uno if amount == 1 else varios}"
+    return f"{amount} {one if amount == 1 else many}"
 
 
 def parse_number_args(arguments: list[str], field: str = "scores") -> list[float]:
@@ -327,15 +446,22 @@ def parse_number_args(arguments: list[str], field: str = "scores") -> list[float
     numbers: list[float] = []
     for position, text in enumerate(arguments, 1):
         if text.startswith("--"):
-            raise InputError(f"no such option: {text} (see --help)")
+            raise InputError(
+                f"no such option: {text} (see --help)", f"no existe la opción {text} (ver --help)"
+            )
         try:
             number = float(text)
         except ValueError:
             raise InputError(
-                f"{field}: argument {position} is {text!r}; expected a number (or -inf for masked)"
+                f"{field}: argument {position} is {text!r}; expected a number (or -inf for masked)",
+                f"{field}: el argumento {position} es {text!r}; se espera un número (o -inf para "
+                "enmascarar)",
             ) from None
         if math.isnan(number) or number == math.inf:
-            raise InputError(f"{field}: argument {position} is {text}; expected a finite number")
+            raise InputError(
+                f"{field}: argument {position} is {text}; expected a finite number",
+                f"{field}: el argumento {position} es {text}; se espera un número finito",
+            )
         numbers.append(number)
     return numbers
 
@@ -348,6 +474,8 @@ def labels(document: Document, rows: int, field: str, prefix: str) -> list[str]:
     if len(tokens) != rows:
         raise ShapeError(
             f"tokens: {count(len(tokens), 'name')} for {count(rows, 'row')} of {field} "
-            "(give one token name per key)"
+            "(give one token name per key)",
+            f"tokens: {count(len(tokens), 'name', 'es')} para {count(rows, 'row', 'es')} de "
+            f"{field} (da un nombre de token por clave)",
         )
     return tokens

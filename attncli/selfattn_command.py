@@ -102,7 +102,10 @@ def _head_view(run: selfattn.Attention, heads: int | None, head: int) -> tuple[n
     if heads is None:
         return arrays
     if not 1 <= head <= heads:
-        raise InputError(f"--head {head} is out of range: there are {heads} heads (1 to {heads})")
+        raise InputError(
+            f"--head {head} is out of range: there are {heads} heads (1 to {heads})",
+            f"--head {head} está fuera de rango: hay {heads} cabezas (de 1 a {heads})",
+        )
     return tuple(array[head - 1] for array in arrays)
 
 

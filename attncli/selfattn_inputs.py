@@ -56,15 +56,26 @@ def selfattn_input(
     for name in ("d_model", "d_k", "d_v", "heads"):
         value = getattr(settings, name)
         if value is not None and value < 1:
-            raise InputError(f"--{name.replace('_', '-')} is {value}; it must be 1 or more")
+            option = f"--{name.replace('_', '-')}"
+            raise InputError(
+                f"{option} is {value}; it must be 1 or more",
+                f"{option} es {value}; debe ser 1 o más",
+            )
     if settings.norm is not None and not settings.norm > 0:
-        raise InputError(f"--norm is {settings.norm}; the embeddings' length must be positive")
+        raise InputError(
+            f"--norm is {settings.norm}; the embeddings' length must be positive",
+            f"--norm es {settings.norm}; la longitud de los embeddings debe ser positiva",
+        )
     if sentence is not None and document:
-        raise InputError("give a sentence or -i FILE, not both")
+        raise InputError(
+            "give a sentence or -i FILE, not both", "da una frase o -i FICHERO, no las dos cosas"
+        )
     if sentence is None and not document:
         raise InputError(
             'nothing to attend over: give a sentence (attn selfattn "en las llaves del coche") '
-            "or -i FILE with x, or with queries, keys and values"
+            "or -i FILE with x, or with queries, keys and values",
+            'no hay nada sobre lo que atender: da una frase (attn selfattn "en las llaves del '
+            'coche") o -i FICHERO con x, o con queries, keys y values',
         )
     if sentence is None and any(document.get(name) is not None for name in ("queries", "keys")):
         return _direct_input(document, settings)
@@ -76,11 +87,16 @@ def selfattn_input(
         norm = settings.norm if settings.norm is not None else float(np.sqrt(d_model))
         x = embed(tokens, d_model, norm, settings.seed)
     else:
-        x_hint = "give x (a row per token) or queries/keys/values"
+        x_hint = (
+            "give x (a row per token) or queries/keys/values",
+            "da x (una fila por token) o queries/keys/values",
+        )
         x = to_matrix(require(document, "x", x_hint), "x")
         if settings.d_model is not None and settings.d_model != x.shape[1]:
             raise ShapeError(
-                f"x has {x.shape[1]} columns but --d-model is {settings.d_model} (drop --d-model)"
+                f"x has {x.shape[1]} columns but --d-model is {settings.d_model} (drop --d-model)",
+                f"x tiene {x.shape[1]} columnas pero --d-model es {settings.d_model} "
+                "(quita --d-model)",
             )
         tokens = labels(document, x.shape[0], "x", "t")
     d_model = x.shape[1]
@@ -98,15 +114,24 @@ def selfattn_input(
                 continue
             given = to_matrix(document[name], name)
             if given.shape != default.shape:
+                sizes = f"d_model = {d_model}, d_k = {d_k}, d_v = {d_v}"
                 raise ShapeError(
                     f"{name} is {_shape(given.shape)} but must be {_shape(default.shape)} "
-                    f"here (d_model = {d_model}, d_k = {d_k}, d_v = {d_v})"
+                    f"here ({sizes})",
+                    f"{name} es {_shape(given.shape)} pero aquí debe ser "
+                    f"{_shape(default.shape)} ({sizes})",
                 )
             weights[name] = given
     elif settings.heads is not None:
-        raise InputError("--heads needs the projections; drop --no-proj or --heads")
+        raise InputError(
+            "--heads needs the projections; drop --no-proj or --heads",
+            "--heads necesita las proyecciones; quita --no-proj o --heads",
+        )
     if settings.heads is None and document.get("w_o") is not None:
-        raise InputError("w_o joins the heads of --heads h; give --heads, or leave w_o out")
+        raise InputError(
+            "w_o joins the heads of --heads h; give --heads, or leave w_o out",
+            "w_o junta las cabezas de --heads h; da --heads, o quita w_o",
+        )
     return SelfAttnInput(tokens, tokens, x, weights, drawn, None, norm)
 
 
@@ -125,10 +150,15 @@ def _projection_sizes(
             divisors = [h for h in range(1, d_model + 1) if d_model % h == 0]
             raise InputError(
                 f"--heads {settings.heads} does not divide d_model = {d_model}; "
-                f"each head gets d_model / h columns, so h must be one of {divisors}"
+                f"each head gets d_model / h columns, so h must be one of {divisors}",
+                f"--heads {settings.heads} no divide d_model = {d_model}; "
+                f"cada cabeza recibe d_model / h columnas, así que h debe ser uno de {divisors}",
             )
         if settings.d_k is not None or settings.d_v is not None:
-            raise InputError("with --heads, d_k = d_v = d_model / h; drop --d-k and --d-v")
+            raise InputError(
+                "with --heads, d_k = d_v = d_model / h; drop --d-k and --d-v",
+                "con --heads, d_k = d_v = d_model / h; quita --d-k y --d-v",
+            )
         return d_model, d_model  # all heads together; each gets d_model / h of the columns
     sizes = []
     for option, given_name, axis in (("d_k", "w_q", 1), ("d_v", "w_v", 1)):
@@ -145,20 +175,27 @@ def _projection_sizes(
 def _direct_input(document: Document, settings: SelfAttnSettings) -> SelfAttnInput:
     """Attention straight from given queries, keys and values (no X, no projections)."""
     if settings.heads is not None:
-        raise InputError("--heads needs x and its projections, not queries/keys/values")
-    query_hint = "give queries with keys and values"
+        raise InputError(
+            "--heads needs x and its projections, not queries/keys/values",
+            "--heads necesita x y sus proyecciones, no queries/keys/values",
+        )
+    query_hint = ("give queries with keys and values", "da queries con keys y values")
     queries = to_matrix(require(document, "queries", query_hint), "queries")
     keys = to_matrix(require(document, "keys", KEYS_HINT), "keys")
     values = to_matrix(require(document, "values", VALUES_HINT), "values")
     if queries.shape[1] != keys.shape[1]:
         raise ShapeError(
             f"each query has {count(queries.shape[1], 'number')} but each key has "
-            f"{keys.shape[1]} (Q K^T needs them equal)"
+            f"{keys.shape[1]} (Q K^T needs them equal)",
+            f"cada consulta tiene {count(queries.shape[1], 'number', 'es')} pero cada clave "
+            f"tiene {keys.shape[1]} (Q K^T los necesita iguales)",
         )
     if values.shape[0] != keys.shape[0]:
         raise ShapeError(
             f"values has {count(values.shape[0], 'row')} but keys has {keys.shape[0]} "
-            "(each token needs one key and one value)"
+            "(each token needs one key and one value)",
+            f"values tiene {count(values.shape[0], 'row', 'es')} pero keys tiene {keys.shape[0]} "
+            "(cada token necesita una clave y un valor)",
         )
     key_labels = labels(document, keys.shape[0], "keys", "k")
     query_labels = row_labels(document, queries.shape[0], False, "q")

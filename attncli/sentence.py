@@ -31,6 +31,8 @@ def tokenize(sentence: str) -> list[str]:
         tokens.extend(word[end:])
     if not tokens:
         raise InputError(
-            'the sentence is empty; give some words, e.g. attn selfattn "en las llaves del coche"'
+            'the sentence is empty; give some words, e.g. attn selfattn "en las llaves del coche"',
+            'la frase está vacía; da algunas palabras, p. ej. attn selfattn "en las llaves del '
+            'coche"',
         )
     return tokens

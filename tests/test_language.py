@@ -1,0 +1,114 @@
+"""Spanish: the course's tables, the decimal comma, errors, and how the language is chosen."""
+
+from __future__ import annotations
+
+import ast
+import json
+
+import pytest
+
+from attncli.language import PHRASES, resolve
+from tests.conftest import ROOT, SAMPLES
+
+TREN = str(SAMPLES / "tren.json")
+
+
+def test_every_error_the_package_raises_has_a_spanish_message():
+    missing = []
+    for path in sorted((ROOT / "attncli").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("InputError", "ShapeError", "OptionError")
+                and len(node.args) < 2
+            ):
+                missing.append(f"{path.name}:{node.lineno}")
+    assert not missing, missing
+
+
+def test_every_phrase_has_both_languages():
+    for key, (english, spanish) in PHRASES.items():
+        assert english and spanish, key
+
+
+@pytest.mark.parametrize(
+    ("option", "environ", "expected"),
+    [
+        ("en", {"ATTN_LANG": "es"}, "en"),
+        (None, {"ATTN_LANG": "es"}, "es"),
+        (None, {"ATTN_LANG": "es", "LANG": "en_US.UTF-8"}, "es"),
+        (None, {"LANG": "es_ES.UTF-8"}, "es"),
+        (None, {"LC_ALL": "en_GB.UTF-8", "LANG": "es_ES.UTF-8"}, "en"),
+        (None, {"LC_ALL": "es_MX.UTF-8"}, "es"),
+        (None, {}, "en"),
+        (None, {"ATTN_LANG": "fr", "LANG": "es_AR"}, "es"),
+    ],
+)
+def test_language_choice(option, environ, expected):
+    assert resolve(option, environ) == expected
+
+
+def test_score_steps_in_spanish(run):
+    out = run("score", "-i", TREN, "--steps", "--lang", "es").stdout
+    assert "Token" in out and "Clave" in out and "Puntuación" in out
+    assert "1×2 + 0×1 = 2" in out
+
+
+def test_softmax_steps_in_spanish_with_decimal_comma(run):
+    out = run(
+        "softmax", "2", "0", "1", "--tokens", "tren,va,lleno", "--steps", "--lang", "es"
+    ).stdout
+    assert "e elevado a la puntuación" in out and "Peso: dividir por 11,11" in out
+    rows = {line.split()[0]: line.split()[1:] for line in out.splitlines() if line.strip()}
+    assert rows["tren"] == ["2", "7,39", "0,665"]
+    assert rows["va"] == ["0", "1,00", "0,090"]
+    assert rows["Total"] == ["11,11", "1,000"]
+
+
+def test_mix_steps_in_spanish(run, run_json):
+    weighted = run_json("softmax", input=json.dumps(run_json("score", "-i", TREN)))
+    out = run("mix", "--steps", "--lang", "es", input=json.dumps(weighted)).stdout
+    assert "Peso" in out and "Valor" in out and "Peso por valor" in out
+    assert "6,65, 0" in out and "0, 0,90" in out
+    salida = next(line for line in out.splitlines() if "Salida" in line)
+    assert salida.split() == ["Salida", "unos", "7,88,", "2,12"]
+
+
+def test_language_from_environment(run):
+    from typer.testing import CliRunner
+
+    from attncli.cli import app
+
+    result = CliRunner().invoke(app, ["softmax", "2", "0", "--steps"], env={"ATTN_LANG": "es"})
+    assert "e elevado a la puntuación" in result.stdout
+    result = CliRunner().invoke(
+        app, ["softmax", "2", "0", "--steps"], env={"ATTN_LANG": "", "LANG": "es_ES.UTF-8"}
+    )
+    assert "Peso" in result.stdout
+
+
+def test_json_is_the_same_in_both_languages(run):
+    english = run("selfattn", "el tren", "--json", "--lang", "en").stdout
+    spanish = run("selfattn", "el tren", "--json", "--lang", "es").stdout
+    assert english == spanish
+
+
+def test_errors_in_spanish(run):
+    result = run("score", "--query", "1,0,3", "--keys", "[[2,1],[0,2]]", "--lang", "es")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "la consulta tiene 3 números pero cada clave tiene 2" in result.stderr
+    result = run("softmax", "--lang", "es", input='{"scores": [[1, 2], [3]]}')
+    assert "la fila 2 tiene 1 número, la fila 1 tiene 2" in result.stderr
+    result = run("softmax", "--lang=es", input='{"scores": [1, true]}')
+    assert "scores, elemento 2 es true (un booleano)" in result.stderr
+
+
+def test_selfattn_and_compare_in_spanish(run):
+    out = run("selfattn", "el tren va lleno", "--format", "table", "--lang", "es").stdout
+    assert "Pesos (fila = quién pregunta, columna = quién contesta)" in out
+    assert "los mismos para cualquier T" in out and "Formas" in out
+    args = ["--tx", "4", "--ty", "3", "--d-h", "8", "--d-a", "2", "--repeat", "1", "--dk", "4"]
+    out = run("compare-scores", *args, "--format", "table", "--lang", "es").stdout
+    assert "Productos y sumas" in out and "Evaluaciones de tanh" in out
+    assert "pareja a pareja" in out and "la misma rejilla" in out
