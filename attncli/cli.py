@@ -291,6 +291,7 @@ def _emit(
     tables: "list[Callable[[Format], Any]]",
     explanation: "list[Step]",
     settings: "Settings",
+    intro: "list[Callable[[Format], Any]] | None" = None,
 ) -> None:
     """Print the JSON document, the explanation (--steps) or the result tables.
 
@@ -308,7 +309,9 @@ def _emit(
     as_json = explicit_json or (
         not explanation and wants_json(settings.format_name, False, sys.stdout)
     )
-    view = _view(tables, explanation, settings) if settings.export or not as_json else []
+    view = (
+        _view(tables, explanation, settings, intro or []) if settings.export or not as_json else []
+    )
     if settings.export:
         from attncli.export import export
 
@@ -320,17 +323,23 @@ def _emit(
 
 
 def _view(
-    tables: "list[Callable[[Format], Any]]", explanation: "list[Step]", settings: "Settings"
+    tables: "list[Callable[[Format], Any]]",
+    explanation: "list[Step]",
+    settings: "Settings",
+    intro: "list[Callable[[Format], Any]]",
 ) -> list[Any]:
     """What a terminal shows: the steps (a worksheet, then its key) or the result tables."""
     from attncli import render
 
-    fmt = render.Format.chosen(settings.digits, settings.lang, settings.blank)
+    # Several steps in a row are a chain: each step's givens are the student's last results.
+    chain = len(explanation) > 1
+    fmt = render.Format.chosen(settings.digits, settings.lang, settings.blank, chain)
     if not explanation:
         return [table(fmt) for table in tables]
     if not settings.blank:
         return [render.explanation(explanation, fmt)]
-    view = [render.heading(fmt.say("worksheet")), render.explanation(explanation, fmt)]
+    view = [render.heading(fmt.say("worksheet")), *(part(fmt) for part in intro)]
+    view.append(render.explanation(explanation, fmt))
     if settings.answers:
         view += [render.heading(fmt.say("answers")), render.explanation(explanation, fmt.filled())]
     return view
@@ -589,7 +598,7 @@ def mix(
 
         return render.vector_rows(
             fmt.say("output") if rows.single else fmt.say("outputs"),
-            rows.row_labels if not rows.single else [fmt.say("output")],
+            rows.row_labels if not rows.single else [fmt.say("query")],
             output,
             fmt,
             fmt.say("sum_weight_value"),
@@ -655,6 +664,14 @@ def selfattn(
     head: Annotated[
         int, typer.Option("--head", help="With --steps and --heads: the head to explain.")
     ] = 1,
+    plot: Annotated[
+        str | None,
+        typer.Option(
+            "--plot",
+            metavar="FILE",
+            help="Also draw the weight grid to FILE (.png, .svg or .pdf); needs attncli[plot].",
+        ),
+    ] = None,
     steps: StepsOption = False,
     row: RowOption = None,
     token: TokenOption = None,
@@ -681,6 +698,10 @@ def selfattn(
     document = (
         {} if sentence is not None and input_path is None else _document(input_path, None, {}, ())
     )
+    if plot is not None:
+        from attncli.plot import check_plot_path
+
+        check_plot_path(plot)
     options = SelfAttnSettings(d_model, d_k, d_v, norm, seed, heads, not no_proj)
     parsed = selfattn_input(document, sentence, options)
     from attncli.selfattn_command import compute, describe, explain_row, tables
@@ -690,6 +711,20 @@ def selfattn(
     explanation = (
         explain_row(parsed, run, heads, head, row, token, not no_scale) if settings.steps else []
     )
+    if plot is not None:
+        import numpy as np
+
+        from attncli.plot import plot_weights
+        from attncli.render import Format
+
+        plot_weights(
+            plot,
+            run.weights,
+            np.isneginf(run.scores),
+            parsed.query_labels,
+            parsed.key_labels,
+            Format.chosen(digits, settings.lang),
+        )
     _emit(result, tables(parsed, run, result), explanation, settings)
 
 
@@ -736,6 +771,65 @@ def compare_scores(
         comparison = compare(sizes)
     document = describe(comparison)
     _emit(document, tables(comparison, document), [], settings)
+
+
+@app.command()
+def exercise(
+    seed: Annotated[
+        int, typer.Option("--seed", help="Which problem: each seed gives another.")
+    ] = 0,
+    tokens: Annotated[int, typer.Option("--tokens", help="How many tokens (keys and values).")] = 3,
+    dim: Annotated[int, typer.Option("--dim", help="Numbers per vector.")] = 2,
+    answers: AnswersOption = False,
+    digits: DigitsOption = None,
+    lang: LangOption = None,
+    format_name: FormatOption = None,
+    json_flag: JsonOption = False,
+    export: ExportOption = None,
+) -> None:
+    """A fresh problem to work by hand: score, softmax and mix, with empty cells to fill.
+
+    Small whole numbers, as in the course: a query of 0s and 1s, keys from 0 to 2,
+    values in steps of 5. --answers prints the filled key after the worksheet. With
+    --json it writes the problem (and with --answers the results), so a student can
+    check the work: attn exercise --json | attn score | attn softmax | attn mix
+
+    Example: attn exercise --seed 7 --lang es --answers
+    """
+    import numpy as np
+
+    from attncli.core import attention
+    from attncli.exercise import make_exercise
+    from attncli.explain import explain_mix, explain_scores, explain_softmax
+
+    settings = _settings(format_name, json_flag, digits, lang, True, True, answers, export)
+    document = make_exercise(seed, tokens, dim)
+    query = np.array(document["query"], dtype=float)
+    keys = np.array(document["keys"], dtype=float)
+    values = np.array(document["values"], dtype=float)
+    scores = attention.dot_scores(query[None, :], keys)[0]
+    weights = attention.softmax(scores)
+    output = attention.mix(weights, values)
+    labels = document["tokens"]
+    explanation: list[Step] = [
+        explain_scores("dot", "query", query, keys, labels, {}),
+        explain_softmax("query", scores, weights, labels, 1.0),
+        explain_mix("query", weights, values, labels),
+    ]
+    if answers:
+        document.update(scores=scores, weights=weights, output=output)
+    elif settings.format_name == "json":
+        explanation = []  # the steps would give the answers away
+
+    def intro(fmt: "Format") -> Any:
+        from attncli import render
+
+        return render.lines(
+            fmt.say("exercise_intro", query=f"({fmt.vector(query.tolist())})", count=len(labels)),
+            "",
+        )
+
+    _emit(document, [intro], explanation, settings, intro=[intro])
 
 
 def _command_name(info: Any) -> str:

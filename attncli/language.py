@@ -177,6 +177,9 @@ PHRASES: dict[str, tuple[str, str]] = {
         "Query {query} · keys and values of {count} tokens. Fill in the empty cells.",
         "Consulta {query} · claves y valores de {count} tokens. Rellena las celdas vacías.",
     ),
+    # plot
+    "plot_columns": ("who answers (key)", "quién contesta (clave)"),
+    "plot_rows": ("who asks (query)", "quién pregunta (consulta)"),
     # errors
     "error": ("attn: error: {message}", "attn: error: {message}"),
 }

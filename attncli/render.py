@@ -47,13 +47,18 @@ class Format:
     other: int = 2
     lang: str = "en"
     blank: bool = False
+    # A worksheet of the whole chain: the scores in the softmax table and the weights in
+    # the mix table are the student's own results from the step before, so empty too.
+    chain: bool = False
 
     @classmethod
-    def chosen(cls, digits: int | None, lang: str = "en", blank: bool = False) -> Format:
+    def chosen(
+        cls, digits: int | None, lang: str = "en", blank: bool = False, chain: bool = False
+    ) -> Format:
         """--digits N sets every kind of number to N decimals; None keeps the defaults."""
         if digits is None:
-            return cls(lang=lang, blank=blank)
-        return cls(digits, digits, lang, blank)
+            return cls(lang=lang, blank=blank, chain=chain)
+        return cls(digits, digits, lang, blank, chain)
 
     def filled(self) -> Format:
         """The same format with every cell filled in: the answer key of a worksheet."""
@@ -90,6 +95,10 @@ class Format:
     def computed(self, text: str) -> str:
         """A cell the student works out: empty on a worksheet."""
         return BLANK if self.blank else text
+
+    def carried(self, text: str) -> str:
+        """A cell the student worked out in the step before: empty on a chain worksheet."""
+        return BLANK if self.blank and self.chain else text
 
 
 def safe_label(text: str) -> Text:
@@ -168,7 +177,7 @@ def softmax_steps_table(steps: SoftmaxSteps, fmt: Format) -> RenderableType:
     table.add_column(power, justify="right")
     table.add_column(fmt.say("weight_is", total=fmt.computed(total)), justify="right")
     for row in steps.rows:
-        cells: list[RenderableType] = [safe_label(row.token), fmt.number(row.score)]
+        cells: list[RenderableType] = [safe_label(row.token), fmt.carried(fmt.number(row.score))]
         if scaled:
             cells.append(fmt.computed(fmt.number(row.score / steps.temperature)))
         power_text = fmt.number(row.power, whole_bare=False) if not row.masked else "0"
@@ -198,7 +207,7 @@ def mix_steps_table(steps: MixSteps, fmt: Format) -> RenderableType:
     for row in steps.rows:
         table.add_row(
             safe_label(row.token),
-            fmt.weight_number(row.weight),
+            fmt.carried(fmt.weight_number(row.weight)),
             fmt.vector(row.value),
             fmt.computed(fmt.vector(row.product)),
         )

@@ -1,0 +1,92 @@
+"""--plot FILE: the weight grid as a heatmap image, tokens on both axes, values in the cells.
+
+matplotlib is an optional extra (pip install 'attncli[plot]'); it is imported only here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from attncli.errors import OptionError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from attncli.render import Format
+
+KINDS = (".png", ".svg", ".pdf")
+CELL_VALUES_UP_TO = 20  # tokens; beyond that the numbers would not fit in the cells
+
+
+def check_plot_path(path: str) -> None:
+    """Refuse an unknown image kind, a missing folder or a missing matplotlib, before work."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in KINDS:
+        raise OptionError(
+            f"--plot {path}: name a file ending in {', '.join(KINDS)}",
+            f"--plot {path}: usa un fichero que acabe en {', '.join(KINDS)}",
+        )
+    if not Path(path).resolve().parent.is_dir():
+        raise OptionError(
+            f"--plot {path}: the folder does not exist", f"--plot {path}: la carpeta no existe"
+        )
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise OptionError(
+            "--plot needs matplotlib, which is not installed: pip install 'attncli[plot]'",
+            "--plot necesita matplotlib, que no está instalado: pip install 'attncli[plot]'",
+        ) from None
+
+
+def plot_weights(
+    path: str,
+    weights: np.ndarray,
+    masked: np.ndarray,
+    row_labels: list[str],
+    column_labels: list[str],
+    fmt: Format,
+) -> None:
+    """Save one heatmap per head: row = who asks, column = who answers, shade = weight."""
+    # [T_q, T_k] or [h, T_q, T_k]
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    grids = weights[None] if weights.ndim == 2 else weights
+    masks = masked[None] if masked.ndim == 2 else masked
+    heads, t_q, t_k = grids.shape
+    side = min(max(t_k * 0.6 + 2, 4), 14)
+    figure, axes = plt.subplots(
+        1, heads, figsize=(side * heads, min(max(t_q * 0.6 + 2, 4), 14)), squeeze=False
+    )
+    for h, axis in enumerate(axes[0]):
+        shown = np.ma.masked_array(grids[h], mask=masks[h])
+        colours = matplotlib.colormaps["viridis"].with_extremes(bad="#d0d0d0")
+        image = axis.imshow(shown, cmap=colours, vmin=0.0, vmax=1.0)
+        axis.set_xticks(range(t_k), labels=column_labels, rotation=45, ha="right")
+        axis.set_yticks(range(t_q), labels=row_labels)
+        axis.set_xlabel(fmt.say("plot_columns"))
+        axis.set_ylabel(fmt.say("plot_rows"))
+        title = fmt.say("weights")
+        axis.set_title(fmt.say("head", head=h + 1, title=title) if heads > 1 else title)
+        if max(t_q, t_k) <= CELL_VALUES_UP_TO:
+            for i in range(t_q):
+                for j in range(t_k):
+                    text = "—" if masks[h][i, j] else fmt.weight_number(float(grids[h][i, j]))
+                    colour = "black" if masks[h][i, j] or grids[h][i, j] > 0.6 else "white"
+                    axis.text(j, i, text, ha="center", va="center", color=colour, fontsize=8)
+        figure.colorbar(image, ax=axis, fraction=0.046, pad=0.04)
+    figure.tight_layout()
+    try:
+        figure.savefig(path, dpi=100)
+    except OSError as error:
+        raise OptionError(
+            f"--plot {path}: cannot write it: {error.strerror}",
+            f"--plot {path}: no se puede escribir: {error.strerror}",
+        ) from None
+    finally:
+        plt.close(figure)
