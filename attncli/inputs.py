@@ -192,18 +192,22 @@ def mix_input(document: Document) -> tuple[Rows, np.ndarray]:
             f"{count(values.shape[0], 'row', 'es')} (un peso por fila de valores)",
         )
     if "keys" in document and isinstance(document["keys"], list):
-        key_count = len(document["keys"])
-        if key_count != values.shape[0]:
-            raise ShapeError(
-                f"values has {count(values.shape[0], 'row')} but keys has {key_count} "
-                "(each token needs one key and one value)",
-                f"values tiene {count(values.shape[0], 'row', 'es')} pero keys tiene {key_count} "
-                "(cada token necesita una clave y un valor)",
-            )
+        check_one_value_per_key(values.shape[0], len(document["keys"]))
     column_labels = labels(document, values.shape[0], "values", "k")
     return Rows(
         grid, single, row_labels(document, grid.shape[0], single, "q"), column_labels
     ), values
+
+
+def check_one_value_per_key(value_rows: int, key_rows: int) -> None:
+    """Each token has one key and one value, so the two counts must agree."""
+    if value_rows != key_rows:
+        raise ShapeError(
+            f"values has {count(value_rows, 'row')} but keys has {key_rows} "
+            "(each token needs one key and one value)",
+            f"values tiene {count(value_rows, 'row', 'es')} pero keys tiene {key_rows} "
+            "(cada token necesita una clave y un valor)",
+        )
 
 
 def pick_row(rows: Rows, row: int | None, token: str | None) -> int:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from attncli.errors import InputError, ShapeError
-from attncli.inputs import KEYS_HINT, VALUES_HINT, row_labels
+from attncli.inputs import KEYS_HINT, VALUES_HINT, check_one_value_per_key, row_labels
 from attncli.parsing import Document, count, labels, require, to_matrix
 
 if TYPE_CHECKING:
@@ -190,13 +190,7 @@ def _direct_input(document: Document, settings: SelfAttnSettings) -> SelfAttnInp
             f"cada consulta tiene {count(queries.shape[1], 'number', 'es')} pero cada clave "
             f"tiene {keys.shape[1]} (Q K^T los necesita iguales)",
         )
-    if values.shape[0] != keys.shape[0]:
-        raise ShapeError(
-            f"values has {count(values.shape[0], 'row')} but keys has {keys.shape[0]} "
-            "(each token needs one key and one value)",
-            f"values tiene {count(values.shape[0], 'row', 'es')} pero keys tiene {keys.shape[0]} "
-            "(cada token necesita una clave y un valor)",
-        )
+    check_one_value_per_key(values.shape[0], keys.shape[0])
     key_labels = labels(document, keys.shape[0], "keys", "k")
     query_labels = row_labels(document, queries.shape[0], False, "q")
     return SelfAttnInput(query_labels, key_labels, None, {}, [], (queries, keys, values), None)
