@@ -853,10 +853,28 @@ def app_for(arguments: list[str]) -> typer.Typer:
         rich_markup_mode=None,
     )
     # With one command and no callback Typer would run the command without its name.
-    single.callback()(_group)
+    single.callback(help=app.info.help)(_group)
     single.registered_commands = [names[arguments[0]]]
     return single
 
 
-def _group() -> None:
+def _show_version(value: bool) -> None:
+    if value:
+        from attncli import __version__
+
+        typer.echo(f"attn {__version__}")
+        raise typer.Exit()
+
+
+def _group(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_show_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
     """A calculator for attention (see attn --help)."""
+
+
+app.callback()(_group)

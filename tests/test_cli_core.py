@@ -200,9 +200,34 @@ def test_tokens_are_data_not_markup(run):
 
 def test_help_shows_examples(run):
     assert "Example" in run("--help").stdout
-    for command in ("score", "softmax", "mix"):
+    for command in ("score", "softmax", "mix", "selfattn", "compare-scores", "exercise"):
         result = run(command, "-h")
         assert result.exit_code == 0 and "Example: attn " + command in result.stdout
+
+
+def test_version(run):
+    from attncli import __version__
+
+    result = run("--version")
+    assert result.exit_code == 0 and result.stdout == f"attn {__version__}\n"
+
+
+def test_only_the_named_command_is_built_and_behaves_the_same():
+    from typer.testing import CliRunner
+
+    from attncli.cli import app, app_for
+
+    single = app_for(["softmax", "2", "0", "1", "--json"])
+    assert single is not app and len(single.registered_commands) == 1
+    assert app_for([]) is app and app_for(["--help"]) is app
+    runner = CliRunner()
+    for arguments in (["softmax", "2", "0", "1", "--json"], ["softmax", "-h"], ["softmax", "x"]):
+        full, alone = runner.invoke(app, arguments), runner.invoke(app_for(arguments), arguments)
+        assert (full.exit_code, full.stdout, full.stderr) == (
+            alone.exit_code,
+            alone.stdout,
+            alone.stderr,
+        )
 
 
 def _fails(result, *fragments):
