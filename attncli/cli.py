@@ -306,9 +306,7 @@ def _emit(
         from attncli.explain import steps_as_data
 
         document = {**document, "steps": steps_as_data(explanation)}
-    as_json = explicit_json or (
-        not explanation and wants_json(settings.format_name, False, sys.stdout)
-    )
+    as_json = explicit_json or (not explanation and wants_json(settings.format_name, sys.stdout))
     view = (
         _view(tables, explanation, settings, intro or []) if settings.export or not as_json else []
     )

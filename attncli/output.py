@@ -61,10 +61,8 @@ def is_terminal(stream: IO[str]) -> bool:
         return False
 
 
-def wants_json(format_name: str | None, json_flag: bool, stream: IO[str]) -> bool:
-    """--json or --format json, else JSON exactly when stdout is not a terminal."""
-    if json_flag:
-        return True
+def wants_json(format_name: str | None, stream: IO[str]) -> bool:
+    """--format json, else JSON exactly when stdout is not a terminal."""
     if format_name is not None:
         return format_name == "json"
     return not is_terminal(stream)
