@@ -96,6 +96,13 @@ def test_embeddings_are_seeded_normed_and_per_token(run_json):
     np.testing.assert_allclose(np.linalg.norm(default["x"], axis=1), 4.0, rtol=1e-12)
 
 
+def test_accents_are_kept_and_one_word_however_it_is_encoded(run_json):
+    composed, decomposed = "est\u00e1n", "esta\u0301n"
+    document = run_json("selfattn", f"{composed} {decomposed}", "--json")
+    assert document["tokens"] == [composed, decomposed]  # shown as typed
+    assert document["x"][0] == document["x"][1]  # but the same word
+
+
 def test_same_numbers_in_every_process():
     code = (
         "import sys, json; sys.argv = ['attn', 'selfattn', 'hola mundo', '--json'];"

@@ -8,6 +8,7 @@ projected by W^O (ibid., section 3.2.2), so the parameter count does not depend 
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,13 +31,18 @@ class Attention:
 
 
 def embed(tokens: list[str], d_model: int, norm: float, seed: int) -> np.ndarray:
-    """X: a seeded vector of length `norm` per token; the same token always gets the same row."""
+    """X: a seeded vector of length `norm` per token; the same token always gets the same row.
+
+    Tokens are compared in Unicode normal form C, so «están» typed with a combining accent
+    (as some keyboards and file systems write it) is still the same word.
+    """
     # [T] -> [T, d_model]
     cache: dict[str, np.ndarray] = {}
-    for token in tokens:
-        if token not in cache:
-            cache[token] = token_vector(seed, token, d_model, norm)
-    return np.stack([cache[token] for token in tokens])
+    keys = [unicodedata.normalize("NFC", token) for token in tokens]
+    for key in keys:
+        if key not in cache:
+            cache[key] = token_vector(seed, key, d_model, norm)
+    return np.stack([cache[key] for key in keys])
 
 
 def projections(
