@@ -763,8 +763,14 @@ def compare_scores(
     if is_terminal(sys.stderr):
         from rich.console import Console
 
-        with Console(stderr=True).status("measuring") as status:
-            comparison = compare(sizes, lambda step: status.update(f"{step}…"))
+        from attncli.language import say
+
+        def show(stage: str) -> None:
+            key, method = stage.split(":")
+            status.update(say(settings.lang, key, method=method) + "…")
+
+        with Console(stderr=True).status("…") as status:
+            comparison = compare(sizes, show)
     else:
         comparison = compare(sizes)
     document = describe(comparison)

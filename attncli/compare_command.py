@@ -102,24 +102,29 @@ def _bytes(amount: int, fmt: Format | None = None) -> str:
     return f"{amount} bytes"
 
 
-def compare(sizes: Sizes, progress: Callable[[str], None] = lambda _: None) -> Comparison:
-    """Count, time and check the four scoring methods, then run the scaling sweep."""
+def compare(sizes: Sizes, progress: Callable[[str], None] | None = None) -> Comparison:
+    """Count, time and check the four scoring methods, then run the scaling sweep.
+
+    `progress` hears each stage as a phrase key of attncli.language, with its fields
+    already in the key's text: "progress_timing:additive".
+    """
+    report = progress or (lambda _: None)
     import numpy as np
 
     problem = costs.make_problem(sizes.t_x, sizes.t_y, sizes.d_h, sizes.d_a, sizes.seed)
     timings, grids = {}, {}
     for method in costs.METHODS:
-        progress(f"timing {method} ({sizes.repeat} runs)")
+        report(f"progress_timing:{method}")
         grids[method] = costs.grid(problem, method)
         timings[method] = time_call(partial(costs.grid, problem, method), sizes.repeat)
     checks = {}
     pairs = costs.check_pairs(sizes.t_x, sizes.t_y, LOOP_CHECK_PAIRS, sizes.seed)
     rows, columns = np.array(pairs).T
     for method in ("general", "additive"):
-        progress(f"scoring {method} pair by pair")
+        report(f"progress_loop:{method}")
         looped = costs.pairwise(problem, method, pairs)
         checks[method] = (len(pairs), float(np.max(np.abs(looped - grids[method][rows, columns]))))
-    progress("scaling sweep")
+    report("progress_sweep:")
     sweep = [(d_k, *costs.largest_weight(d_k, 6, 2_000, sizes.seed)) for d_k in sizes.d_ks]
     return Comparison(
         sizes, costs.score_costs(sizes.t_x, sizes.t_y, sizes.d_h, sizes.d_a), timings, checks, sweep

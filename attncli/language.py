@@ -177,6 +177,10 @@ PHRASES: dict[str, tuple[str, str]] = {
         "Query {query} · keys and values of {count} tokens. Fill in the empty cells.",
         "Consulta {query} · claves y valores de {count} tokens. Rellena las celdas vacías.",
     ),
+    # compare-scores progress, on stderr
+    "progress_timing": ("timing {method}", "midiendo {method}"),
+    "progress_loop": ("scoring {method} pair by pair", "puntuando {method} pareja a pareja"),
+    "progress_sweep": ("scaling sweep", "barrido de d_k"),
     # plot
     "plot_columns": ("who answers (key)", "quién contesta (clave)"),
     "plot_rows": ("who asks (query)", "quién pregunta (consulta)"),

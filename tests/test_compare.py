@@ -101,7 +101,12 @@ def test_table_shows_everything_side_by_side(run):
 def test_progress_is_reported_while_measuring():
     steps = []
     compare(Sizes(3, 2, 4, 2, 0, 1, [4]), steps.append)
-    assert any(step.startswith("timing additive") for step in steps)
+    assert steps[0] == "progress_timing:additive" and "progress_sweep:" in steps
+    from attncli.language import say
+
+    for step in steps:
+        key, method = step.split(":")
+        assert say("es", key, method=method)
 
 
 def _comparison(additive_seconds, general_seconds, d_a):
