@@ -68,12 +68,12 @@ def wants_json(format_name: str | None, stream: IO[str]) -> bool:
     return not is_terminal(stream)
 
 
-def console(stream: IO[str], stderr: bool = False) -> Console:
+def console(stream: IO[str]) -> Console:
     """A rich console for `stream`: colour on a terminal (unless NO_COLOR), plain text elsewhere."""
     from rich.console import Console
 
     width = None if is_terminal(stream) or "COLUMNS" in os.environ else 100
-    return Console(file=stream, stderr=stderr, width=width, highlight=False, soft_wrap=False)
+    return Console(file=stream, width=width, highlight=False, soft_wrap=False)
 
 
 def print_renderables(stream: IO[str], renderables: list[RenderableType]) -> None:
