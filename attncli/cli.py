@@ -44,8 +44,11 @@ class AttnGroup(TyperGroup):
             ctx.exit(1)
         except typer.TyperException as error:
             # Click's usage errors (a bad option value, an unknown command): one line too.
+            from attncli.language import usage_error
+
             failed = getattr(error, "ctx", None) or ctx
-            _report(f"{error.format_message()} (see {failed.command_path} --help)")  # type: ignore[attr-defined]
+            message = error.format_message()  # type: ignore[attr-defined]
+            _report(usage_error(_language(ctx), message, failed.command_path))
             ctx.exit(getattr(error, "exit_code", 2))
         except (typer.Exit, typer.Abort):
             raise

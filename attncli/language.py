@@ -189,6 +189,33 @@ PHRASES: dict[str, tuple[str, str]] = {
 }
 
 
+# Click's usage errors, which it writes in English, as (pattern, Spanish replacement).
+_USAGE_ERRORS_ES = (
+    (r"Invalid value for (.+?): ", r"valor no válido para \1: "),
+    (r"'(.*?)' is not one of (.+)\.", r"'\1' no es ninguno de \2."),
+    (r"'(.*?)' is not a valid int range\.", r"'\1' no es un entero válido."),
+    (r"'(.*?)' is not a valid int(eger)?\.", r"'\1' no es un entero válido."),
+    (r"'(.*?)' is not a valid float\.", r"'\1' no es un número válido."),
+    (r"(\S+) is not in the range (.+)\.", r"\1 está fuera del rango \2."),
+    (r"No such command '(.*?)'\.", r"no existe la orden '\1'."),
+    (r"No such option: (\S+)", r"no existe la opción \1"),
+    (r"Option '(.*?)' requires an argument\.", r"la opción '\1' necesita un valor."),
+    (r"Missing argument '(.*?)'\.", r"falta el argumento '\1'."),
+    (r"Got unexpected extra arguments? \((.*?)\)", r"argumentos de más: (\1)"),
+)
+
+
+def usage_error(lang: str, message: str, command: str) -> str:
+    """One of Click's usage errors, with where to look for help, in `lang`."""
+    if lang != "es":
+        return f"{message} (see {command} --help)"
+    import re
+
+    for pattern, replacement in _USAGE_ERRORS_ES:
+        message = re.sub(pattern, replacement, message)
+    return f"{message} (ver {command} --help)"
+
+
 def say(lang: str, key: str, **fields: object) -> str:
     """The phrase `key` in `lang`, with its fields filled in."""
     english, spanish = PHRASES[key]

@@ -104,6 +104,22 @@ def test_errors_in_spanish(run):
     assert "scores, elemento 2 es true (un booleano)" in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("args", "spanish"),
+    [
+        (["score", "--method", "cosine"], "valor no válido para '--method' / '-m': 'cosine' no es"),
+        (["score", "--digits", "99"], "99 está fuera del rango 0<=x<=15."),
+        (["selfattn", "a", "--heads", "x"], "'x' no es un entero válido."),
+        (["softmax", "-t", "abc"], "'abc' no es un número válido."),
+        (["score", "--bogus"], "no existe la opción --bogus (ver "),
+    ],
+)
+def test_usage_errors_in_spanish(run, args, spanish):
+    result = run(*args, "--lang", "es")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert spanish in result.stderr and result.stderr.count("\n") == 1
+
+
 def test_selfattn_and_compare_in_spanish(run):
     out = run("selfattn", "el tren va lleno", "--format", "table", "--lang", "es").stdout
     assert "Pesos (fila = quién pregunta, columna = quién contesta)" in out
