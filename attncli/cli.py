@@ -270,11 +270,12 @@ def _settings(
     export: str | None = None,
 ) -> "Settings":
     """The output options every command shares, checked before any work is done."""
-    from attncli.export import check_export_path
     from attncli.language import resolve
     from attncli.output import Settings
 
     if export is not None:
+        from attncli.export import check_export_path
+
         check_export_path(export)
     chosen = "json" if json_flag else (None if format_name is None else format_name.value)
     return Settings(
