@@ -98,7 +98,7 @@ def _bytes(amount: int, fmt: Format | None = None) -> str:
     for unit, size in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
         if amount >= size:
             text = f"{amount / size:.1f} {unit}"
-            return text.replace(".", ",") if fmt is not None and fmt.lang == "es" else text
+            return fmt.decimal(text) if fmt is not None else text
     return f"{amount} bytes"
 
 
@@ -227,8 +227,7 @@ def tables(comparison: Comparison, document: dict[str, Any]) -> list[Callable[[F
             return fmt.count(amount) + (millions if amount >= 10**6 else "")
 
         def milliseconds(value: float) -> str:
-            text = f"{value * 1e3:.3g}"
-            return text.replace(".", ",") if fmt.lang == "es" else text
+            return fmt.decimal(f"{value * 1e3:.3g}")
 
         def spread(method: dict[str, Any]) -> str:
             fastest, slowest = method["seconds_fastest"], method["seconds_slowest"]

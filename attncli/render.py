@@ -78,6 +78,10 @@ class Format:
             # -0.00 reads as a sign error to a student checking by hand.
             if text.startswith("-") and float(text) == 0:
                 text = text[1:]
+        return self.decimal(text)
+
+    def decimal(self, text: str) -> str:
+        """A formatted number with the language's decimal mark: 0.665, or 0,665 in Spanish."""
         return text.replace(".", ",") if self.lang == "es" else text
 
     def weight_number(self, value: float) -> str:
