@@ -502,10 +502,7 @@ def softmax(
             "scores given twice: as arguments and with --scores; keep one",
             "puntuaciones dadas dos veces: como argumentos y con --scores; deja una",
         )
-    inline_scores = scores
-    document = _document(
-        input_path, "scores", {"scores": inline_scores, "tokens": tokens}, ("scores",)
-    )
+    document = _document(input_path, "scores", {"scores": scores, "tokens": tokens}, ("scores",))
     if numbers:
         document["scores"] = parse_number_args(numbers)
     parsed = softmax_input(document)

@@ -161,13 +161,13 @@ def _projection_sizes(
             )
         return d_model, d_model  # all heads together; each gets d_model / h of the columns
     sizes = []
-    for option, given_name, axis in (("d_k", "w_q", 1), ("d_v", "w_v", 1)):
+    for option, given_name in (("d_k", "w_q"), ("d_v", "w_v")):
         chosen = getattr(settings, option)
         given = document.get(given_name)
         if chosen is None and isinstance(given, list) and given and isinstance(given[0], list):
             chosen = len(given[0])
         elif chosen is None and isinstance(given, np.ndarray) and given.ndim == 2:
-            chosen = given.shape[axis]
+            chosen = given.shape[1]
         sizes.append(chosen if chosen is not None else d_model)
     return sizes[0], sizes[1]
 
