@@ -18,8 +18,8 @@ from attncli.errors import AttnError
 
 if TYPE_CHECKING:
     from attncli.explain import Step
-    from attncli.output import Settings
-    from attncli.render import Format
+    from attncli.present.output import Settings
+    from attncli.present.render import Format
 
 INTERNAL_ERROR_EXIT = 70  # EX_SOFTWARE: a bug in attn, not in the input
 
@@ -44,7 +44,7 @@ class AttnGroup(TyperGroup):
             ctx.exit(1)
         except typer.TyperException as error:
             # Click's usage errors (a bad option value, an unknown command): one line too.
-            from attncli.language import usage_error
+            from attncli.present.language import usage_error
 
             failed = getattr(error, "ctx", None) or ctx
             message = error.format_message()  # type: ignore[attr-defined]
@@ -64,7 +64,7 @@ class AttnGroup(TyperGroup):
 
 def _language(ctx: Any) -> str:
     """The language of the command line: its --lang, else the environment's."""
-    from attncli.language import LANGUAGES, resolve
+    from attncli.present.language import LANGUAGES, resolve
 
     arguments = ctx.meta.get("attn.arguments", [])
     option = None
@@ -242,7 +242,8 @@ def _document(
     Stdin is read only when the options do not already give every required field,
     so `attn softmax 2 0 1` inside a script never swallows the script's input.
     """
-    from attncli.parsing import load_document, parse_inline, parse_tokens
+    from attncli.reading.sources import load_document
+    from attncli.reading.values import parse_inline, parse_tokens
 
     given = {name for name, text in inline.items() if text is not None}
     document = load_document(path, bare_field, read_stdin=not set(required) <= given)
@@ -270,11 +271,11 @@ def _settings(
     export: str | None = None,
 ) -> "Settings":
     """The output options every command shares, checked before any work is done."""
-    from attncli.language import resolve
-    from attncli.output import Settings
+    from attncli.present.language import resolve
+    from attncli.present.output import Settings
 
     if export is not None:
-        from attncli.export import check_export_path
+        from attncli.present.export import check_export_path
 
         check_export_path(export)
     chosen = "json" if json_flag else (None if format_name is None else format_name.value)
@@ -303,7 +304,7 @@ def _emit(
     with an explicit --json the steps travel inside the document instead. --export
     writes the terminal's view to a file first, so a failure leaves stdout empty.
     """
-    from attncli.output import print_renderables, wants_json, write_json
+    from attncli.present.output import print_renderables, wants_json, write_json
 
     explicit_json = settings.format_name == "json"
     if explanation and explicit_json:
@@ -315,7 +316,7 @@ def _emit(
         _view(tables, explanation, settings, intro or []) if settings.export or not as_json else []
     )
     if settings.export:
-        from attncli.export import export
+        from attncli.present.export import export
 
         export(view, settings.export)
     if as_json:
@@ -331,7 +332,7 @@ def _view(
     intro: "list[Callable[[Format], Any]]",
 ) -> list[Any]:
     """What a terminal shows: the steps (a worksheet, then its key) or the result tables."""
-    from attncli import render
+    from attncli.present import render
 
     # Several steps in a row are a chain: each step's givens are the student's last results.
     chain = len(explanation) > 1
@@ -391,7 +392,7 @@ def score(
     Example: attn score --query 1,0 --keys '[[2,1],[0,2],[1,1]]' --tokens tren,va,lleno --steps
     """
     from attncli.core import attention
-    from attncli.inputs import pick_row, score_input
+    from attncli.reading.inputs import pick_row, score_input
 
     settings = _settings(format_name, json_flag, digits, lang, steps, blank, answers, export)
     document = _document(
@@ -423,7 +424,7 @@ def score(
         )
 
     def table(fmt: "Format") -> Any:
-        from attncli import render
+        from attncli.present import render
 
         if rows.single:
             labelled = [[value] for value in grid[0]]
@@ -435,7 +436,7 @@ def score(
         )
 
     def parameters(fmt: "Format") -> Any:
-        from attncli import render
+        from attncli.present import render
 
         return render.parameter_block(
             {n: v.tolist() for n, v in p.items()}, parsed.drawn, seed, fmt
@@ -488,8 +489,8 @@ def softmax(
 
     from attncli.core import attention
     from attncli.errors import OptionError
-    from attncli.inputs import pick_row, softmax_input
-    from attncli.parsing import parse_number_args
+    from attncli.reading.inputs import pick_row, softmax_input
+    from attncli.reading.values import parse_number_args
 
     settings = _settings(format_name, json_flag, digits, lang, steps, blank, answers, export)
     if not temperature > 0 or temperature == float("inf"):
@@ -527,7 +528,7 @@ def softmax(
         )
 
     def table(fmt: "Format") -> Any:
-        from attncli import render
+        from attncli.present import render
 
         if parsed.single:
             return render.score_weight_rows(
@@ -570,7 +571,7 @@ def mix(
     Example: attn mix --weights 0.665,0.090,0.245 --values '[[10,0],[0,10],[5,5]]' --steps
     """
     from attncli.core import attention
-    from attncli.inputs import mix_input, pick_row
+    from attncli.reading.inputs import mix_input, pick_row
 
     settings = _settings(format_name, json_flag, digits, lang, steps, blank, answers, export)
     document = _document(
@@ -593,7 +594,7 @@ def mix(
         )
 
     def table(fmt: "Format") -> Any:
-        from attncli import render
+        from attncli.present import render
 
         return render.vector_rows(
             fmt.say("output") if rows.single else fmt.say("outputs"),
@@ -691,14 +692,14 @@ def selfattn(
 
     Example: attn selfattn "en las llaves del coche están ahí" --steps --token están
     """
-    from attncli.selfattn_inputs import SelfAttnSettings, selfattn_input
+    from attncli.reading.selfattn_inputs import SelfAttnSettings, selfattn_input
 
     settings = _settings(format_name, json_flag, digits, lang, steps, blank, answers, export)
     document = (
         {} if sentence is not None and input_path is None else _document(input_path, None, {}, ())
     )
     if plot is not None:
-        from attncli.plot import check_plot_path
+        from attncli.present.plot import check_plot_path
 
         check_plot_path(plot)
     options = SelfAttnSettings(d_model, d_k, d_v, norm, seed, heads, not no_proj)
@@ -713,8 +714,8 @@ def selfattn(
     if plot is not None:
         import numpy as np
 
-        from attncli.plot import plot_weights
-        from attncli.render import Format
+        from attncli.present.plot import plot_weights
+        from attncli.present.render import Format
 
         plot_weights(
             plot,
@@ -756,7 +757,7 @@ def compare_scores(
     Example: attn compare-scores --d-a 64
     """
     from attncli.compare_command import Sizes, check_sizes, compare, describe, parse_dks, tables
-    from attncli.output import is_terminal
+    from attncli.present.output import is_terminal
 
     settings = _settings(format_name, json_flag, lang=lang, export=export)
     sizes = Sizes(tx, ty, d_h, d_a, seed, repeat, parse_dks(dk))
@@ -764,7 +765,7 @@ def compare_scores(
     if is_terminal(sys.stderr):
         from rich.console import Console
 
-        from attncli.language import say
+        from attncli.present.language import say
 
         def show(stage: str) -> None:
             key, method = stage.split(":")
@@ -804,7 +805,7 @@ def exercise(
     import numpy as np
 
     from attncli.core import attention
-    from attncli.exercise import make_exercise
+    from attncli.core.exercise import make_exercise
     from attncli.explain import explain_mix, explain_scores, explain_softmax
 
     settings = _settings(format_name, json_flag, digits, lang, True, True, answers, export)
@@ -827,7 +828,7 @@ def exercise(
         explanation = []  # the steps would give the answers away
 
     def intro(fmt: "Format") -> Any:
-        from attncli import render
+        from attncli.present import render
 
         return render.lines(
             fmt.say("exercise_intro", query=f"({fmt.vector(query.tolist())})", count=len(labels)),

@@ -10,11 +10,11 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from attncli.core import costs
+from attncli.core.timing import Timing, time_call
 from attncli.errors import OptionError
-from attncli.timing import Timing, time_call
 
 if TYPE_CHECKING:
-    from attncli.render import Format
+    from attncli.present.render import Format
 
 LOOP_CHECK_PAIRS = 10_000  # pairs scored one by one; beyond that a seeded sample
 
@@ -105,7 +105,7 @@ def _bytes(amount: int, fmt: Format | None = None) -> str:
 def compare(sizes: Sizes, progress: Callable[[str], None] | None = None) -> Comparison:
     """Count, time and check the four scoring methods, then run the scaling sweep.
 
-    `progress` hears each stage as a phrase key of attncli.language, with its fields
+    `progress` hears each stage as a phrase key of attncli.present.language, with its fields
     already in the key's text: "progress_timing:additive".
     """
     report = progress or (lambda _: None)
@@ -218,7 +218,7 @@ def describe(comparison: Comparison) -> dict[str, Any]:
 
 def tables(comparison: Comparison, document: dict[str, Any]) -> list[Callable[[Format], Any]]:
     """Side by side figures, the loop check, the sweep and the closing line."""
-    from attncli import render
+    from attncli.present import render
 
     sizes = comparison.sizes
     methods = document["methods"]

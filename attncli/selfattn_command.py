@@ -13,14 +13,14 @@ import numpy as np
 
 from attncli.core import selfattn
 from attncli.errors import InputError
-from attncli.inputs import Rows, pick_row
-from attncli.selfattn_inputs import SelfAttnInput, SelfAttnSettings
+from attncli.reading.inputs import Rows, pick_row
+from attncli.reading.selfattn_inputs import SelfAttnInput, SelfAttnSettings
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from attncli.explain import Step
-    from attncli.render import Format
+    from attncli.present.render import Format
 
 
 def compute(
@@ -144,7 +144,7 @@ def tables(
     parsed: SelfAttnInput, run: selfattn.Attention, document: dict[str, Any]
 ) -> list[Callable[[Format], Any]]:
     """What a terminal shows: sizes, X, Q, K, V, the weight grid per head, the outputs."""
-    from attncli import render
+    from attncli.present import render
 
     heads = document["heads"]
     d = sizes(parsed, run)

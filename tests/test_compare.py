@@ -6,9 +6,9 @@ import pytest
 
 from attncli.compare_command import Sizes, check_sizes, closing_line, compare
 from attncli.core.costs import score_costs
+from attncli.core.timing import Timing
 from attncli.errors import OptionError
-from attncli.render import Format
-from attncli.timing import Timing
+from attncli.present.render import Format
 
 SMALL = ["--tx", "5", "--ty", "4", "--d-h", "8", "--d-a", "3", "--repeat", "2", "--dk", "4,16"]
 
@@ -102,7 +102,7 @@ def test_progress_is_reported_while_measuring():
     steps = []
     compare(Sizes(3, 2, 4, 2, 0, 1, [4]), steps.append)
     assert steps[0] == "progress_timing:additive" and "progress_sweep:" in steps
-    from attncli.language import say
+    from attncli.present.language import say
 
     for step in steps:
         key, method = step.split(":")

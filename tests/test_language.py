@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from attncli.language import PHRASES, resolve
+from attncli.present.language import PHRASES, resolve
 from tests.conftest import ROOT, SAMPLES
 
 TREN = str(SAMPLES / "tren.json")

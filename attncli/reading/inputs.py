@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from attncli.errors import InputError, ShapeError
-from attncli.parsing import (
+from attncli.reading.values import (
     Document,
     count,
     labels,

@@ -20,7 +20,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from attncli.language import say
+from attncli.present.language import say
 
 if TYPE_CHECKING:
     import numpy as np

@@ -1,4 +1,4 @@
-"""Turn JSON text, .npy/.npz files, inline options and arguments into validated arrays.
+"""JSON values and option text to float64 arrays, checked, with the position of any fault.
 
 Every check happens here, once, and fails with an InputError or ShapeError that names
 the field, the row and what was expected. What leaves this module is well-formed:
@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from dataclasses import dataclass
-from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 from attncli.errors import InputError, ShapeError
 
@@ -21,7 +19,7 @@ if TYPE_CHECKING:
 
 Document = dict[str, Any]
 
-_EXAMPLE_DOCUMENT = '{"query": [1, 0], "keys": [[2, 1], [0, 2]]}'
+EXAMPLE_DOCUMENT = '{"query": [1, 0], "keys": [[2, 1], [0, 2]]}'
 
 
 @dataclass(frozen=True)
@@ -31,7 +29,7 @@ class _Constant:
     literal: str
 
 
-def _kind(value: Any, lang: str = "en") -> str:
+def kind_of(value: Any, lang: str = "en") -> str:
     """How a JSON value reads to a user, for error messages."""
     spanish = lang == "es"
     if isinstance(value, bool):
@@ -57,9 +55,9 @@ def parse_json(text: str, source: str) -> Any:
     except json.JSONDecodeError as error:
         raise InputError(
             f"{source}: not valid JSON at line {error.lineno}, column {error.colno}: {error.msg} "
-            f"(expected an object such as {_EXAMPLE_DOCUMENT}, or a bare array)",
+            f"(expected an object such as {EXAMPLE_DOCUMENT}, or a bare array)",
             f"{source}: JSON no válido en la línea {error.lineno}, columna {error.colno}: "
-            f"{error.msg} (se espera un objeto como {_EXAMPLE_DOCUMENT}, o una lista)",
+            f"{error.msg} (se espera un objeto como {EXAMPLE_DOCUMENT}, o una lista)",
         ) from None
     except RecursionError:
         raise InputError(
@@ -67,146 +65,6 @@ def parse_json(text: str, source: str) -> Any:
             f"{source}: JSON con demasiados niveles (un vector es [1, 0], una matriz "
             "[[2, 1], [0, 2]])",
         ) from None
-
-
-def read_text(path: str, stdin: IO[str] | None) -> tuple[str, str]:
-    """The text behind an --input path ('-' is stdin) and a name for it in messages."""
-    if path == "-":
-        if stdin is None:
-            raise InputError(
-                "--input -: there is no standard input to read",
-                "--input -: no hay entrada estándar que leer",
-            )
-        return stdin.read(), "stdin"
-    try:
-        return Path(path).read_text(encoding="utf-8"), path
-    except FileNotFoundError:
-        raise _missing_file(path) from None
-    except IsADirectoryError:
-        raise InputError(
-            f"cannot read '{path}': it is a folder, not a file",
-            f"no se puede leer '{path}': es una carpeta, no un fichero",
-        ) from None
-    except PermissionError:
-        raise InputError(
-            f"cannot read '{path}': permission denied",
-            f"no se puede leer '{path}': permiso denegado",
-        ) from None
-    except UnicodeDecodeError:
-        raise InputError(
-            f"cannot read '{path}': not UTF-8 text (JSON files are text)",
-            f"no se puede leer '{path}': no es texto UTF-8 (un JSON es texto)",
-        ) from None
-    except OSError as error:
-        raise _unreadable(path, error) from None
-
-
-def _missing_file(path: str) -> InputError:
-    return InputError(
-        f"cannot read '{path}': no such file (check the path given to -i)",
-        f"no se puede leer '{path}': no existe (revisa la ruta de -i)",
-    )
-
-
-def _unreadable(path: str, error: OSError) -> InputError:
-    return InputError(
-        f"cannot read '{path}': {error.strerror or error}",
-        f"no se puede leer '{path}': {error.strerror or error}",
-    )
-
-
-def stdin_is_piped(stdin: IO[str] | None) -> bool:
-    """True when stdin is a pipe or file, not a terminal and not closed."""
-    if stdin is None or stdin.closed:
-        return False
-    try:
-        return not stdin.isatty()
-    except (ValueError, OSError):
-        return False
-
-
-def load_document(
-    path: str | None, bare_field: str | None, read_stdin: bool, stdin: IO[str] | None = None
-) -> Document:
-    """The input document from --input, or from piped stdin; {} when there is none.
-
-    A bare JSON array is accepted when the command has one field it can mean
-    (`bare_field`), e.g. scores for softmax.
-    """
-    stdin = sys.stdin if stdin is None else stdin
-    if path is not None and path.endswith((".npy", ".npz")):
-        if not Path(path).is_file():
-            raise _missing_file(path)
-        return load_arrays(path)
-    if path is not None:
-        text, source = read_text(path, stdin)
-        if not text.strip():
-            raise InputError(
-                f"{source}: empty input (expected a JSON object or array)",
-                f"{source}: entrada vacía (se espera un objeto JSON o una lista)",
-            )
-    elif read_stdin and stdin_is_piped(stdin):
-        assert stdin is not None
-        text, source = stdin.read(), "stdin"
-        if not text.strip():
-            return {}
-    else:
-        return {}
-    value = parse_json(text, source)
-    if isinstance(value, dict):
-        return value
-    if isinstance(value, list) and bare_field is not None:
-        return {bare_field: value}
-    if isinstance(value, list):
-        raise InputError(
-            f"{source}: a bare array is ambiguous here; give an object with named fields, "
-            f"e.g. {_EXAMPLE_DOCUMENT}",
-            f"{source}: aquí una lista sola es ambigua; da un objeto con campos, "
-            f"p. ej. {_EXAMPLE_DOCUMENT}",
-        )
-    raise InputError(
-        f"{source}: expected a JSON object or array, found {_kind(value)}",
-        f"{source}: se espera un objeto JSON o una lista, hay {_kind(value, 'es')}",
-    )
-
-
-def load_arrays(path: str) -> Document:
-    """A .npy file (read as `x`) or a .npz archive (its names are the fields), never unpickled."""
-    import numpy as np
-
-    try:
-        with open(path, "rb") as file:
-            magic = file.read(6)
-    except OSError as error:
-        raise _unreadable(path, error) from None
-    if not magic.startswith((b"\x93NUMPY", b"PK")):
-        raise InputError(
-            f"{path}: not a .npy or .npz file (save arrays with numpy.save/savez)",
-            f"{path}: no es un fichero .npy ni .npz (guarda los arrays con numpy.save/savez)",
-        )
-    try:
-        loaded = np.load(path, allow_pickle=False)
-        if isinstance(loaded, np.ndarray):
-            return {"x": loaded}
-        with loaded as archive:
-            return {name: archive[name] for name in archive.files}
-    except ValueError as error:
-        raise _pickle_error(path, error) from None
-    except OSError as error:
-        raise _unreadable(path, error) from None
-
-
-def _pickle_error(path: str, error: ValueError) -> InputError:
-    if "pickle" in str(error):
-        return InputError(
-            f"{path}: holds Python objects (pickled data), which attn never loads; "
-            "save plain numeric arrays with numpy.save or numpy.savez",
-            f"{path}: contiene objetos de Python (datos pickle), que attn nunca carga; "
-            "guarda arrays numéricos con numpy.save o numpy.savez",
-        )
-    return InputError(
-        f"{path}: not a numpy file ({error})", f"{path}: no es un fichero de numpy ({error})"
-    )
 
 
 def parse_inline(text: str, field: str) -> Any:
@@ -239,14 +97,14 @@ def parse_tokens(value: Any, source: str = "tokens") -> list[str]:
         value = [part.strip() for part in value.split(",")]
     if not isinstance(value, list) or not value:
         raise InputError(
-            f"{source}: expected a non-empty list of token names, found {_kind(value)}",
-            f"{source}: se espera una lista de nombres de token, hay {_kind(value, 'es')}",
+            f"{source}: expected a non-empty list of token names, found {kind_of(value)}",
+            f"{source}: se espera una lista de nombres de token, hay {kind_of(value, 'es')}",
         )
     for position, token in enumerate(value, 1):
         if not isinstance(token, str):
             raise InputError(
-                f"{source}: item {position} is {_kind(token)}; expected a string",
-                f"{source}: el elemento {position} es {_kind(token, 'es')}; se espera un texto",
+                f"{source}: item {position} is {kind_of(token)}; expected a string",
+                f"{source}: el elemento {position} es {kind_of(token, 'es')}; se espera un texto",
             )
     return list(value)
 
@@ -275,8 +133,8 @@ def _number(value: Any, where: tuple[str, str], allow_masked: bool) -> float:
                 f"{es} es una lista, con un nivel de más; se espera un número",
             )
         raise InputError(
-            f"{en} is {_kind(value)}; expected a number{hint_en}",
-            f"{es} es {_kind(value, 'es')}; se espera un número{hint_es}",
+            f"{en} is {kind_of(value)}; expected a number{hint_en}",
+            f"{es} es {kind_of(value, 'es')}; se espera un número{hint_es}",
         )
     if isinstance(value, _Constant):
         if value.literal == "-Infinity" and allow_masked:
@@ -308,8 +166,8 @@ def _vector_values(value: Any, field: str, row: int | None, allow_masked: bool) 
             else ("a row of numbers", "una fila de números")
         )
         raise InputError(
-            f"{en} is {_kind(value)}; expected {expected[0]}",
-            f"{es} es {_kind(value, 'es')}; se espera {expected[1]}",
+            f"{en} is {kind_of(value)}; expected {expected[0]}",
+            f"{es} es {kind_of(value, 'es')}; se espera {expected[1]}",
         )
     if not value:
         raise InputError(
@@ -382,8 +240,8 @@ def to_matrix(value: Any, field: str, allow_masked: bool = False) -> np.ndarray:
         return _checked_array(value, field, 2)
     if not isinstance(value, list):
         raise InputError(
-            f"{field} is {_kind(value)}; expected a matrix such as [[2, 1], [0, 2]]",
-            f"{field} es {_kind(value, 'es')}; se espera una matriz como [[2, 1], [0, 2]]",
+            f"{field} is {kind_of(value)}; expected a matrix such as [[2, 1], [0, 2]]",
+            f"{field} es {kind_of(value, 'es')}; se espera una matriz como [[2, 1], [0, 2]]",
         )
     if not value:
         raise InputError(

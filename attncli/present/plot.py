@@ -13,7 +13,7 @@ from attncli.errors import OptionError
 if TYPE_CHECKING:
     import numpy as np
 
-    from attncli.render import Format
+    from attncli.present.render import Format
 
 KINDS = (".png", ".svg", ".pdf")
 CELL_VALUES_UP_TO = 20  # tokens; beyond that the numbers would not fit in the cells

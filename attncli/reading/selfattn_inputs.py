@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from attncli.errors import InputError, ShapeError
-from attncli.inputs import KEYS_HINT, VALUES_HINT, check_one_value_per_key, row_labels
-from attncli.parsing import Document, count, labels, require, to_matrix
+from attncli.reading.inputs import KEYS_HINT, VALUES_HINT, check_one_value_per_key, row_labels
+from attncli.reading.values import Document, count, labels, require, to_matrix
 
 if TYPE_CHECKING:
     import numpy as np
@@ -51,7 +51,7 @@ def selfattn_input(
     import numpy as np
 
     from attncli.core.selfattn import embed, projections
-    from attncli.sentence import tokenize
+    from attncli.reading.sentence import tokenize
 
     for name in ("d_model", "d_k", "d_v", "heads"):
         value = getattr(settings, name)

@@ -1,0 +1,150 @@
+"""Where input comes from: a JSON file, piped stdin, or a .npy/.npz file (never unpickled)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import IO
+
+from attncli.errors import InputError
+from attncli.reading.values import EXAMPLE_DOCUMENT, Document, kind_of, parse_json
+
+
+def read_text(path: str, stdin: IO[str] | None) -> tuple[str, str]:
+    """The text behind an --input path ('-' is stdin) and a name for it in messages."""
+    if path == "-":
+        if stdin is None:
+            raise InputError(
+                "--input -: there is no standard input to read",
+                "--input -: no hay entrada estándar que leer",
+            )
+        return stdin.read(), "stdin"
+    try:
+        return Path(path).read_text(encoding="utf-8"), path
+    except FileNotFoundError:
+        raise _missing_file(path) from None
+    except IsADirectoryError:
+        raise InputError(
+            f"cannot read '{path}': it is a folder, not a file",
+            f"no se puede leer '{path}': es una carpeta, no un fichero",
+        ) from None
+    except PermissionError:
+        raise InputError(
+            f"cannot read '{path}': permission denied",
+            f"no se puede leer '{path}': permiso denegado",
+        ) from None
+    except UnicodeDecodeError:
+        raise InputError(
+            f"cannot read '{path}': not UTF-8 text (JSON files are text)",
+            f"no se puede leer '{path}': no es texto UTF-8 (un JSON es texto)",
+        ) from None
+    except OSError as error:
+        raise _unreadable(path, error) from None
+
+
+def _missing_file(path: str) -> InputError:
+    return InputError(
+        f"cannot read '{path}': no such file (check the path given to -i)",
+        f"no se puede leer '{path}': no existe (revisa la ruta de -i)",
+    )
+
+
+def _unreadable(path: str, error: OSError) -> InputError:
+    return InputError(
+        f"cannot read '{path}': {error.strerror or error}",
+        f"no se puede leer '{path}': {error.strerror or error}",
+    )
+
+
+def stdin_is_piped(stdin: IO[str] | None) -> bool:
+    """True when stdin is a pipe or file, not a terminal and not closed."""
+    if stdin is None or stdin.closed:
+        return False
+    try:
+        return not stdin.isatty()
+    except (ValueError, OSError):
+        return False
+
+
+def load_document(
+    path: str | None, bare_field: str | None, read_stdin: bool, stdin: IO[str] | None = None
+) -> Document:
+    """The input document from --input, or from piped stdin; {} when there is none.
+
+    A bare JSON array is accepted when the command has one field it can mean
+    (`bare_field`), e.g. scores for softmax.
+    """
+    stdin = sys.stdin if stdin is None else stdin
+    if path is not None and path.endswith((".npy", ".npz")):
+        if not Path(path).is_file():
+            raise _missing_file(path)
+        return load_arrays(path)
+    if path is not None:
+        text, source = read_text(path, stdin)
+        if not text.strip():
+            raise InputError(
+                f"{source}: empty input (expected a JSON object or array)",
+                f"{source}: entrada vacía (se espera un objeto JSON o una lista)",
+            )
+    elif read_stdin and stdin_is_piped(stdin):
+        assert stdin is not None
+        text, source = stdin.read(), "stdin"
+        if not text.strip():
+            return {}
+    else:
+        return {}
+    value = parse_json(text, source)
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, list) and bare_field is not None:
+        return {bare_field: value}
+    if isinstance(value, list):
+        raise InputError(
+            f"{source}: a bare array is ambiguous here; give an object with named fields, "
+            f"e.g. {EXAMPLE_DOCUMENT}",
+            f"{source}: aquí una lista sola es ambigua; da un objeto con campos, "
+            f"p. ej. {EXAMPLE_DOCUMENT}",
+        )
+    raise InputError(
+        f"{source}: expected a JSON object or array, found {kind_of(value)}",
+        f"{source}: se espera un objeto JSON o una lista, hay {kind_of(value, 'es')}",
+    )
+
+
+def load_arrays(path: str) -> Document:
+    """A .npy file (read as `x`) or a .npz archive (its names are the fields), never unpickled."""
+    import numpy as np
+
+    try:
+        with open(path, "rb") as file:
+            magic = file.read(6)
+    except OSError as error:
+        raise _unreadable(path, error) from None
+    if not magic.startswith((b"\x93NUMPY", b"PK")):
+        raise InputError(
+            f"{path}: not a .npy or .npz file (save arrays with numpy.save/savez)",
+            f"{path}: no es un fichero .npy ni .npz (guarda los arrays con numpy.save/savez)",
+        )
+    try:
+        loaded = np.load(path, allow_pickle=False)
+        if isinstance(loaded, np.ndarray):
+            return {"x": loaded}
+        with loaded as archive:
+            return {name: archive[name] for name in archive.files}
+    except ValueError as error:
+        raise _pickle_error(path, error) from None
+    except OSError as error:
+        raise _unreadable(path, error) from None
+
+
+def _pickle_error(path: str, error: ValueError) -> InputError:
+    if "pickle" in str(error):
+        return InputError(
+            f"{path}: holds Python objects (pickled data), which attn never loads; "
+            "save plain numeric arrays with numpy.save or numpy.savez",
+            f"{path}: contiene objetos de Python (datos pickle), que attn nunca carga; "
+            "guarda arrays numéricos con numpy.save o numpy.savez",
+        )
+    return InputError(
+        f"{path}: not a numpy file ({error})", f"{path}: no es un fichero de numpy ({error})"
+    )
