@@ -1,3 +1,53 @@
-"""attncli: a command-line attention calculator that shows every step of the arithmetic."""
+"""attncli: attention worked step by step, as a Python library and as the `attn` command.
+
+>>> import attncli as attn
+>>> s = attn.score(query=[1, 0], keys=[[2, 1], [0, 2], [1, 1]], tokens=["tren", "va", "lleno"])
+>>> w = attn.softmax(s)
+>>> m = attn.mix(w, values=[[10, 0], [0, 10], [5, 5]])
+>>> m.output.round(3)
+array([7.876, 2.124])
+
+The operations load on first use, so `import attncli` stays light and imports neither
+typer nor rich; rich is imported only when a result is rendered.
+"""
+
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+__all__ = [
+    "AttnError",
+    "InputError",
+    "OptionError",
+    "ShapeError",
+    "compare_scores",
+    "exercise",
+    "mix",
+    "score",
+    "selfattn",
+    "softmax",
+]
+
+if TYPE_CHECKING:
+    from attncli.api import compare_scores, exercise, mix, score, selfattn, softmax
+    from attncli.errors import AttnError, InputError, OptionError, ShapeError
+
+_HOMES = {
+    **dict.fromkeys(("compare_scores", "exercise", "mix", "score", "selfattn", "softmax"), "api"),
+    **dict.fromkeys(("AttnError", "InputError", "OptionError", "ShapeError"), "errors"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Load an operation from its module the first time it is asked for."""
+    if name not in _HOMES:
+        raise AttributeError(f"module 'attncli' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f"attncli.{_HOMES[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

@@ -15,6 +15,6 @@ def main() -> None:
     gc.disable()
     import sys
 
-    from attncli.cli import app_for
+    from attncli.cli import run
 
-    app_for(sys.argv[1:])(prog_name="attn")
+    run(sys.argv[1:])

@@ -1,11 +1,24 @@
 """The exceptions attncli raises; only the CLI turns them into a message and an exit code."""
 
+from enum import IntEnum
+
+
+class ExitStatus(IntEnum):
+    """What `attn` exits with."""
+
+    SUCCESS = 0
+    OUTPUT_ERROR = 1  # stdout could not be written (a full disk, a closed pipe)
+    INPUT_ERROR = 2  # bad input or options: the message says how to fix it
+    INTERNAL_ERROR = 70  # EX_SOFTWARE: a bug in attn, not in the input
+    INTERRUPTED = 130  # Ctrl-C
+    BROKEN_PIPE = 141  # the reader went away (128 + SIGPIPE)
+
 
 class AttnError(Exception):
     """Something the user can fix; the message says what, where and how, in English and
     (where given) in Spanish."""
 
-    exit_code = 2
+    exit_code = ExitStatus.INPUT_ERROR
 
     def __init__(self, english: str, spanish: str | None = None) -> None:
         super().__init__(english)

@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from attncli.core.attention import additive_hidden, general_projected_keys
+
 # Powers e^s stay readable up to about e^20; beyond that the table shows e^(s - max).
 _LARGEST_PLAIN_EXPONENT = 20.0
 
@@ -36,7 +38,7 @@ class ScoreSteps:
     """How one query was scored against every key."""
 
     method: str
-    query_label: str
+    query_label: str | None  # None for the one query of a single row
     query: list[float]
     divisor: float | None  # sqrt(d_k) for scaled scores
     rows: list[ScoreRow]
@@ -48,6 +50,7 @@ class SoftmaxRow:
 
     token: str
     score: float  # -inf for a masked cell
+    scaled: float  # score / T
     power: float
     weight: float
 
@@ -60,7 +63,7 @@ class SoftmaxRow:
 class SoftmaxSteps:
     """How a row of scores became weights."""
 
-    row_label: str
+    row_label: str | None  # None for a single row of scores
     temperature: float
     shift: float  # subtracted from every score/T before e^; 0 when the plain powers are readable
     rows: list[SoftmaxRow]
@@ -82,7 +85,7 @@ class MixRow:
 class MixSteps:
     """How the weighted value rows add up to the output."""
 
-    row_label: str
+    row_label: str | None  # None for a single row of weights
     rows: list[MixRow]
     output: list[float]
 
@@ -92,7 +95,7 @@ Step = ScoreSteps | SoftmaxSteps | MixSteps
 
 def explain_scores(
     method: str,
-    query_label: str,
+    query_label: str | None,
     query: np.ndarray,
     keys: np.ndarray,
     key_labels: list[str],
@@ -102,38 +105,43 @@ def explain_scores(
     """The products and sums behind one query's scores; a masked key's score is -inf."""
     # [d_q], [T_k, d_k] -> a row per key
     masked = masked if masked is not None else [False] * len(keys)
-    rows = []
     divisor = float(np.sqrt(keys.shape[1])) if method == "scaled" else None
-    for label, key, hidden in zip(key_labels, keys, masked, strict=True):
-        transformed: np.ndarray | None = None
-        if method == "general":
-            transformed = parameters["w_a"] @ key
-            left, right = query, transformed
-        elif method == "additive":
-            transformed = np.tanh(parameters["w_1"] @ query + parameters["w_2"] @ key)
-            left, right = parameters["v_a"], transformed
-        else:
-            left, right = query, key
-        terms = [(float(a), float(b)) for a, b in zip(left, right, strict=True)]
+    # What the sum of products pairs up, per key: (left vector, right vector, shown transform).
+    transformed: np.ndarray | None = None
+    if method == "general":
+        transformed = general_projected_keys(keys, parameters["w_a"])  # [T_k, d_q]
+        lefts = np.broadcast_to(query, transformed.shape)
+        rights = transformed
+    elif method == "additive":
+        transformed = additive_hidden(query, keys, parameters["w_1"], parameters["w_2"])
+        lefts = np.broadcast_to(parameters["v_a"], transformed.shape)
+        rights = transformed
+    else:
+        lefts, rights = np.broadcast_to(query, keys.shape), keys
+    rows = []
+    for index, (label, hidden) in enumerate(zip(key_labels, masked, strict=True)):
+        left, right = lefts[index], rights[index]
         total = float(left @ right)
         score = total / divisor if divisor else total
-        if hidden:
-            score = -np.inf
         rows.append(
             ScoreRow(
                 token=label,
-                key=key.tolist(),
-                transformed=None if transformed is None else transformed.tolist(),
-                terms=terms,
+                key=keys[index].tolist(),
+                transformed=None if transformed is None else transformed[index].tolist(),
+                terms=[(float(a), float(b)) for a, b in zip(left, right, strict=True)],
                 total=total,
-                score=score,
+                score=-np.inf if hidden else score,
             )
         )
     return ScoreSteps(method, query_label, query.tolist(), divisor, rows)
 
 
 def explain_softmax(
-    row_label: str, scores: np.ndarray, weights: np.ndarray, labels: list[str], temperature: float
+    row_label: str | None,
+    scores: np.ndarray,
+    weights: np.ndarray,
+    labels: list[str],
+    temperature: float,
 ) -> SoftmaxSteps:
     """The powers, their total and the division behind one row of weights."""
     # [T_k], [T_k] -> a row per key
@@ -144,8 +152,10 @@ def explain_softmax(
     with np.errstate(over="ignore"):
         powers = np.exp(scaled - shift)
     rows = [
-        SoftmaxRow(label, float(score), float(power), float(weight))
-        for label, score, power, weight in zip(labels, scores, powers, weights, strict=True)
+        SoftmaxRow(label, float(score), float(over_t), float(power), float(weight))
+        for label, score, over_t, power, weight in zip(
+            labels, scores, scaled, powers, weights, strict=True
+        )
     ]
     return SoftmaxSteps(
         row_label, temperature, shift, rows, float(powers.sum()), float(weights.sum())
@@ -153,7 +163,7 @@ def explain_softmax(
 
 
 def explain_mix(
-    row_label: str, weights: np.ndarray, values: np.ndarray, labels: list[str]
+    row_label: str | None, weights: np.ndarray, values: np.ndarray, labels: list[str]
 ) -> MixSteps:
     """Each value row times its weight, and their sum."""
     # [T_k], [T_k, d_v] -> a row per key

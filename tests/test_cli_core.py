@@ -215,14 +215,18 @@ def test_version(run):
 def test_only_the_named_command_is_built_and_behaves_the_same():
     from typer.testing import CliRunner
 
-    from attncli.cli import app, app_for
+    from attncli.cli import app
+    from attncli.group import app_for
 
-    single = app_for(["softmax", "2", "0", "1", "--json"])
+    single = app_for(app, ["softmax", "2", "0", "1", "--json"])
     assert single is not app and len(single.registered_commands) == 1
-    assert app_for([]) is app and app_for(["--help"]) is app
+    assert app_for(app, []) is app and app_for(app, ["--help"]) is app
     runner = CliRunner()
     for arguments in (["softmax", "2", "0", "1", "--json"], ["softmax", "-h"], ["softmax", "x"]):
-        full, alone = runner.invoke(app, arguments), runner.invoke(app_for(arguments), arguments)
+        full, alone = (
+            runner.invoke(app, arguments),
+            runner.invoke(app_for(app, arguments), arguments),
+        )
         assert (full.exit_code, full.stdout, full.stderr) == (
             alone.exit_code,
             alone.stdout,

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from attncli.compare_command import Sizes, check_sizes, closing_line, compare
+from attncli.comparison import Sizes, check_sizes, compare
 from attncli.core.costs import score_costs
 from attncli.core.timing import Timing
 from attncli.errors import OptionError
-from attncli.present.render import Format
+from attncli.present.comparison_view import closing_line
+from attncli.present.format import Format
 
 SMALL = ["--tx", "5", "--ty", "4", "--d-h", "8", "--d-a", "3", "--repeat", "2", "--dk", "4,16"]
 

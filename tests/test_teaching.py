@@ -71,7 +71,7 @@ def test_exercise_is_small_integers_and_reproducible(run_json):
     assert set(first["query"]) <= {0, 1} and any(first["query"])
     assert all(k in (0, 1, 2) for row in first["keys"] for k in row)
     assert all(v in (0, 5, 10) for row in first["values"] for v in row)
-    bigger = run_json("exercise", "--tokens", "5", "--dim", "3", "--json")
+    bigger = run_json("exercise", "--size", "5", "--dim", "3", "--json")
     assert np.array(bigger["keys"]).shape == (5, 3)
 
 
@@ -90,7 +90,7 @@ def test_exercise_answers_match_the_pipeline(run_json):
 
 def test_exercise_worksheet_leaves_the_whole_chain_empty(run, run_json):
     tokens = run_json("exercise", "--seed", "1", "--json")["tokens"]
-    out = run("exercise", "--seed", "1", "--answers").stdout
+    out = run("exercise", "--seed", "1", "--answers", "--format", "table").stdout
     worksheet, answers = _section(out, "WORKSHEET", "ANSWERS"), _section(out, "ANSWERS")
     for table in ("Scores", "Softmax", "Mix"):
         assert table in worksheet and table in answers
@@ -105,8 +105,16 @@ def test_exercise_worksheet_leaves_the_whole_chain_empty(run, run_json):
 
 
 def test_exercise_refuses_sizes(run):
-    result = run("exercise", "--tokens", "0")
-    assert result.exit_code == 2 and "--tokens 0" in result.stderr and result.stdout == ""
+    result = run("exercise", "--size", "0")
+    assert result.exit_code == 2 and "--size 0" in result.stderr and result.stdout == ""
+
+
+def test_exercise_piped_writes_the_problem_as_json(run, run_json):
+    """Like every other command: JSON when piped, the worksheet on a terminal."""
+    piped = run("exercise", "--seed", "3")
+    assert piped.exit_code == 0 and json.loads(piped.stdout) == run_json(
+        "exercise", "--seed", "3", "--json"
+    )
 
 
 class _Collector(HTMLParser):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-SCORE_METHODS = ("dot", "scaled", "general", "additive")
+METHODS = ("dot", "scaled", "general", "additive")
 
 
 def dot_scores(queries: np.ndarray, keys: np.ndarray) -> np.ndarray:
@@ -50,6 +50,38 @@ def additive_scores(
     # The tanh sits between the sum and the readout, so the [T_q, T_k, d_a] block must exist.
     hidden = np.tanh(projected_queries[:, None, :] + projected_keys[None, :, :])
     return hidden @ v_a
+
+
+def score(
+    method: str, queries: np.ndarray, keys: np.ndarray, parameters: dict[str, np.ndarray]
+) -> np.ndarray:
+    """The score grid by `method`, with the parameters that method needs (w_a; w_1, w_2, v_a)."""
+    # [T_q, d_q], [T_k, d_k] -> [T_q, T_k]
+    if method == "dot":
+        return dot_scores(queries, keys)
+    if method == "scaled":
+        return scaled_dot_scores(queries, keys)
+    if method == "general":
+        return general_scores(queries, keys, parameters["w_a"])
+    if method == "additive":
+        p = parameters
+        return additive_scores(queries, keys, p["w_1"], p["w_2"], p["v_a"])
+    raise ValueError(f"unknown scoring method {method!r}; one of {', '.join(METHODS)}")
+
+
+def general_projected_keys(keys: np.ndarray, w_a: np.ndarray) -> np.ndarray:
+    """W_a h for every key: the vector each query is dotted with in the general score."""
+    # [T_k, d_k], [d_q, d_k] -> [T_k, d_q]
+    return keys @ w_a.T
+
+
+def additive_hidden(
+    query: np.ndarray, keys: np.ndarray, w_1: np.ndarray, w_2: np.ndarray
+) -> np.ndarray:
+    """tanh(W_1 s + W_2 h) for one query and every key: what v_a reads out."""
+    # [d_q], [T_k, d_k], [d_a, d_q], [d_a, d_k] -> [T_k, d_a]
+    projected_query, projected_keys = additive_projections(query[None, :], keys, w_1, w_2)
+    return np.tanh(projected_query + projected_keys)
 
 
 def softmax(scores: np.ndarray, temperature: float = 1.0) -> np.ndarray:

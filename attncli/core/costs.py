@@ -15,13 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attncli.core.attention import (
-    additive_scores,
-    dot_scores,
-    general_scores,
-    scaled_dot_scores,
-    softmax,
-)
+from attncli.core.attention import score, softmax
 
 BYTES_PER_NUMBER = 8  # float64
 METHODS = ("additive", "general", "dot", "scaled")
@@ -100,14 +94,8 @@ def make_problem(t_x: int, t_y: int, d_h: int, d_a: int, seed: int) -> Problem:
 def grid(problem: Problem, method: str) -> np.ndarray:
     """The T_y × T_x score grid by `method`, in matrix form."""
     # -> [T_y, T_x]
-    s, h = problem.decoder, problem.encoder
-    if method == "additive":
-        return additive_scores(s, h, problem.w_1, problem.w_2, problem.v_a)
-    if method == "general":
-        return general_scores(s, h, problem.w_a)
-    if method == "dot":
-        return dot_scores(s, h)
-    return scaled_dot_scores(s, h)
+    parameters = {"w_a": problem.w_a, "w_1": problem.w_1, "w_2": problem.w_2, "v_a": problem.v_a}
+    return score(method, problem.decoder, problem.encoder, parameters)
 
 
 def pairwise(problem: Problem, method: str, pairs: list[tuple[int, int]]) -> np.ndarray:

@@ -27,8 +27,8 @@ def make_exercise(seed: int, tokens: int, dim: int) -> dict[str, Any]:
     """tokens, query, keys and values as plain lists: a JSON document attn score reads."""
     if not 1 <= tokens <= MAX_TOKENS:
         raise OptionError(
-            f"--tokens {tokens}: give 1 to {MAX_TOKENS} tokens (the course uses 3)",
-            f"--tokens {tokens}: da de 1 a {MAX_TOKENS} tokens (el curso usa 3)",
+            f"--size {tokens}: give 1 to {MAX_TOKENS} tokens (the course uses 3)",
+            f"--size {tokens}: da de 1 a {MAX_TOKENS} tokens (el curso usa 3)",
         )
     if not 1 <= dim <= MAX_DIM:
         raise OptionError(

@@ -3,24 +3,77 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
 
+    from attncli.explain import Step
+    from attncli.present.format import Format
+    from attncli.results import Result
+
 
 @dataclass(frozen=True)
 class Settings:
     """The output options every command shares."""
 
-    format_name: str | None  # "table", "json", or None to choose by where stdout goes
-    digits: int | None
-    lang: str
-    steps: bool
-    blank: bool
-    answers: bool
-    export: str | None
+    format_name: str | None = None  # "table", "json", or None to choose by where stdout goes
+    digits: int | None = None
+    lang: str = "en"
+    steps: bool = False
+    blank: bool = False
+    answers: bool = False
+    export: str | None = None
+    row: int | None = None  # the row --steps explains (1-based), else --token's, else the last
+    token: str | None = None
+
+    def format(self) -> Format:
+        from attncli.present.format import Format
+
+        return Format.chosen(self.digits, self.lang, self.blank, self.answers)
+
+
+def emit(
+    result: Result,
+    settings: Settings,
+    explanation: list[Step] | None = None,
+    document: dict[str, Any] | None = None,
+    intro: list[RenderableType] | None = None,
+) -> None:
+    """Print the result's JSON document, its explanation (--steps) or its tables.
+
+    --steps prints the explanation wherever stdout goes (plain text off a terminal);
+    with an explicit --json the steps travel inside the document instead. --export
+    writes the terminal's view to a file first, so a failure leaves stdout empty.
+    """
+    import sys
+
+    explanation = explanation or []
+    document = result.to_document() if document is None else document
+    explicit_json = settings.format_name == "json"
+    if settings.steps and explicit_json:
+        from attncli.explain import steps_as_data
+
+        document = {**document, "steps": steps_as_data(explanation)}
+    steps_shown = settings.steps and not explicit_json
+    as_json = explicit_json or (not steps_shown and wants_json(settings.format_name, sys.stdout))
+    view: list[RenderableType] = []
+    if settings.export or not as_json:
+        from attncli.present.views import steps_view, view_of
+
+        fmt = settings.format()
+        view = steps_view(explanation, fmt, intro) if explanation else view_of(result, fmt)
+    if settings.export:
+        from attncli.present.export import export
+
+        export(view, settings.export)
+    if as_json:
+        write_json(sys.stdout, document)
+    else:
+        print_renderables(sys.stdout, view)
 
 
 def _as_list(value: Any) -> Any:
@@ -83,3 +136,27 @@ def print_renderables(stream: IO[str], renderables: list[RenderableType]) -> Non
         for renderable in renderables:
             target.print(renderable)
     stream.write(capture.get())
+
+
+@contextmanager
+def progress_on_stderr(lang: str) -> Iterator[Callable[[str], None] | None]:
+    """A spinner on stderr that names each stage of a long run, when stderr is a terminal.
+
+    The callback hears phrase keys with their field: "progress_timing:additive".
+    """
+    import sys
+
+    if not is_terminal(sys.stderr):
+        yield None
+        return
+    from rich.console import Console
+
+    from attncli.present.language import say
+
+    with Console(stderr=True).status("…") as status:
+
+        def show(stage: str) -> None:
+            key, method = stage.split(":")
+            status.update(say(lang, key, method=method) + "…")
+
+        yield show

@@ -13,7 +13,8 @@ from attncli.errors import OptionError
 if TYPE_CHECKING:
     import numpy as np
 
-    from attncli.present.render import Format
+    from attncli.present.format import Format
+    from attncli.results import SelfAttnResult
 
 KINDS = (".png", ".svg", ".pdf")
 CELL_VALUES_UP_TO = 20  # tokens; beyond that the numbers would not fit in the cells
@@ -90,3 +91,17 @@ def plot_weights(
         ) from None
     finally:
         plt.close(figure)
+
+
+def plot_result(path: str, result: SelfAttnResult, fmt: Format) -> None:
+    """The weight grid of a self-attention result, one panel per head."""
+    import numpy as np
+
+    plot_weights(
+        path,
+        result.weights,
+        np.isneginf(result.scores),
+        list(result.query_labels),
+        list(result.tokens),
+        fmt,
+    )

@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Union
 
 from rich import box
@@ -20,7 +19,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from attncli.present.language import say
+from attncli.present.format import ELLIPSIS, MASKED, ROW_MAX_MARK, Format
 
 if TYPE_CHECKING:
     import numpy as np
@@ -29,80 +28,6 @@ if TYPE_CHECKING:
 
 # A grid of numbers: nested lists, or a numpy array indexed the same way.
 Matrix = Union[Sequence[Sequence[float]], "np.ndarray"]
-
-MASKED = "—"
-ROW_MAX_MARK = "*"
-ELLIPSIS = "…"
-BLANK = "____"
-
-
-@dataclass(frozen=True)
-class Format:
-    """How numbers and words are written: decimals, language, and blank cells for worksheets.
-
-    Weights get more decimals because they are the numbers the course compares.
-    """
-
-    weight: int = 3
-    other: int = 2
-    lang: str = "en"
-    blank: bool = False
-    # A worksheet of the whole chain: the scores in the softmax table and the weights in
-    # the mix table are the student's own results from the step before, so empty too.
-    chain: bool = False
-
-    @classmethod
-    def chosen(
-        cls, digits: int | None, lang: str = "en", blank: bool = False, chain: bool = False
-    ) -> Format:
-        """--digits N sets every kind of number to N decimals; None keeps the defaults."""
-        if digits is None:
-            return cls(lang=lang, blank=blank, chain=chain)
-        return cls(digits, digits, lang, blank, chain)
-
-    def filled(self) -> Format:
-        """The same format with every cell filled in: the answer key of a worksheet."""
-        return replace(self, blank=False)
-
-    def say(self, key: str, **fields: object) -> str:
-        return say(self.lang, key, **fields)
-
-    def number(self, value: float, digits: int | None = None, whole_bare: bool = True) -> str:
-        """2 not 2.00 for whole numbers, else fixed decimals; -inf is masked."""
-        if math.isinf(value):
-            return MASKED if value < 0 else "∞"
-        if whole_bare and value == round(value) and abs(value) < 1e15:
-            text = str(int(round(value)))
-        else:
-            text = f"{value:.{self.other if digits is None else digits}f}"
-            # -0.00 reads as a sign error to a student checking by hand.
-            if text.startswith("-") and float(text) == 0:
-                text = text[1:]
-        return self.decimal(text)
-
-    def decimal(self, text: str) -> str:
-        """A formatted number with the language's decimal mark: 0.665, or 0,665 in Spanish."""
-        return text.replace(".", ",") if self.lang == "es" else text
-
-    def weight_number(self, value: float) -> str:
-        return self.number(value, self.weight, whole_bare=False)
-
-    def vector(self, values: Sequence[float]) -> str:
-        """A vector as the course writes it: '10, 0' (and '6,65, 0' in Spanish)."""
-        return ", ".join(self.number(value) for value in values)
-
-    def count(self, amount: int) -> str:
-        """A whole count with thousands marked: 921,600 (921 600 in Spanish)."""
-        text = f"{amount:,}"
-        return text.replace(",", "\u202f") if self.lang == "es" else text
-
-    def computed(self, text: str) -> str:
-        """A cell the student works out: empty on a worksheet."""
-        return BLANK if self.blank else text
-
-    def carried(self, text: str) -> str:
-        """A cell the student worked out in the step before: empty on a chain worksheet."""
-        return BLANK if self.blank and self.chain else text
 
 
 def safe_label(text: str) -> Text:
@@ -136,7 +61,7 @@ def _dot_terms(terms: list[tuple[float, float]], fmt: Format) -> str:
 
 def score_steps_table(steps: ScoreSteps, fmt: Format) -> RenderableType:
     """Per key: the key, the products summed, and the score (÷√d_k when scaled)."""
-    query = steps.query_label if steps.query_label != "query" else fmt.say("query")
+    query = fmt.say("query") if steps.query_label is None else steps.query_label
     heading = fmt.say(f"scores.{steps.method}", query=query, vector=fmt.vector(steps.query))
     table = _table()
     table.add_column(fmt.say("token"))
@@ -164,8 +89,8 @@ def score_steps_table(steps: ScoreSteps, fmt: Format) -> RenderableType:
 
 def softmax_steps_table(steps: SoftmaxSteps, fmt: Format) -> RenderableType:
     """Per key: the score, e^score, and the weight = e^score / total, with a total row."""
-    is_query = steps.row_label == "query"
-    heading = fmt.say("softmax") if is_query else fmt.say("softmax_of", row=steps.row_label)
+    single = steps.row_label is None
+    heading = fmt.say("softmax") if single else fmt.say("softmax_of", row=steps.row_label)
     table = _table()
     total = fmt.number(steps.total, whole_bare=False)
     scaled = steps.temperature != 1.0
@@ -183,7 +108,7 @@ def softmax_steps_table(steps: SoftmaxSteps, fmt: Format) -> RenderableType:
     for row in steps.rows:
         cells: list[RenderableType] = [safe_label(row.token), fmt.carried(fmt.number(row.score))]
         if scaled:
-            cells.append(fmt.computed(fmt.number(row.score / steps.temperature)))
+            cells.append(fmt.computed(fmt.number(row.scaled)))
         power_text = fmt.number(row.power, whole_bare=False) if not row.masked else "0"
         cells.append(fmt.computed(power_text))
         cells.append(fmt.computed(fmt.weight_number(row.weight)))
@@ -201,8 +126,8 @@ def softmax_steps_table(steps: SoftmaxSteps, fmt: Format) -> RenderableType:
 
 def mix_steps_table(steps: MixSteps, fmt: Format) -> RenderableType:
     """Per key: the weight, the value, weight × value, and the output row."""
-    is_query = steps.row_label == "query"
-    heading = fmt.say("mix") if is_query else fmt.say("mix_for", row=steps.row_label)
+    single = steps.row_label is None
+    heading = fmt.say("mix") if single else fmt.say("mix_for", row=steps.row_label)
     table = _table()
     table.add_column(fmt.say("token"))
     table.add_column(fmt.say("weight"), justify="right")

@@ -7,6 +7,7 @@ shapes) and fills in seeded score parameters that the document left out.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -210,22 +211,22 @@ def check_one_value_per_key(value_rows: int, key_rows: int) -> None:
         )
 
 
-def pick_row(rows: Rows, row: int | None, token: str | None) -> int:
+def pick_row(row_labels: Sequence[str], row: int | None, token: str | None) -> int:
     """The 0-based row that --steps explains: --row N (1-based), --token NAME, or the last."""
-    total = rows.matrix.shape[0]
+    total = len(row_labels)
     if row is not None and token is not None:
         raise InputError(
             "--row and --token both pick a row; give only one",
             "--row y --token eligen fila los dos; da solo uno",
         )
     if token is not None:
-        if token not in rows.row_labels:
-            known = ", ".join(rows.row_labels)
+        if token not in row_labels:
+            known = ", ".join(row_labels)
             raise InputError(
                 f"--token {token!r} is not a row here; the rows are: {known}",
                 f"--token {token!r} no es una fila aquí; las filas son: {known}",
             )
-        return rows.row_labels.index(token)
+        return list(row_labels).index(token)
     if row is not None:
         if not 1 <= row <= total:
             raise InputError(

@@ -6,11 +6,6 @@ import unicodedata
 
 from attncli.errors import InputError
 
-PUNCTUATION_RULE = (
-    "Tokens are split on whitespace; punctuation at the start or end of a word becomes a "
-    "token of its own («¿dónde?» gives ¿ dónde ?), punctuation inside a word stays (l'eau)."
-)
-
 
 def _is_punctuation(char: str) -> bool:
     return unicodedata.category(char).startswith("P")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from attncli.errors import InputError
 from attncli.reading.values import EXAMPLE_DOCUMENT, Document, kind_of, parse_json
@@ -148,3 +148,32 @@ def _pickle_error(path: str, error: ValueError) -> InputError:
     return InputError(
         f"{path}: not a numpy file ({error})", f"{path}: no es un fichero de numpy ({error})"
     )
+
+
+def document_from(
+    path: str | None,
+    bare_field: str | None,
+    inline: dict[str, Any],
+    required: tuple[str, ...],
+) -> Document:
+    """The input document with inline options laid over it (option text, or values
+    already read, such as softmax's arguments).
+
+    Stdin is read only when the options do not already give every required field,
+    so `attn softmax 2 0 1` inside a script never swallows the script's input.
+    """
+    from attncli.reading.values import parse_inline, parse_tokens
+
+    given = {name for name, text in inline.items() if text is not None}
+    document = load_document(path, bare_field, read_stdin=not set(required) <= given)
+    for name, text in inline.items():
+        if text is None:
+            continue
+        if name == "tokens":
+            document["tokens"] = parse_tokens(text, "--tokens")
+            continue
+        document[name] = parse_inline(text, name) if isinstance(text, str) else text
+        # A query given inline replaces the document's queries, and the other way round.
+        if name in ("query", "queries"):
+            document.pop("queries" if name == "query" else "query", None)
+    return document

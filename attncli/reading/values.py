@@ -299,6 +299,16 @@ def count(amount: int, noun: str, lang: str = "en") -> str:
     return f"{amount} {one if amount == 1 else many}"
 
 
+def scores_from_arguments(arguments: list[str], option: str | None) -> Any:
+    """Scores typed as arguments (attn softmax 2 0 1) or the --scores text; not both."""
+    if arguments and option is not None:
+        raise InputError(
+            "scores given twice: as arguments and with --scores; keep one",
+            "puntuaciones dadas dos veces: como argumentos y con --scores; deja una",
+        )
+    return parse_number_args(arguments) if arguments else option
+
+
 def parse_number_args(arguments: list[str], field: str = "scores") -> list[float]:
     """Numbers typed as arguments ('2 0 1', '-inf' for masked) to floats, as a JSON list would."""
     numbers: list[float] = []

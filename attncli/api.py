@@ -1,0 +1,330 @@
+"""The operations of attncli: array-likes in, checked inputs, the core, a result out.
+
+Each operation has two doors: keyword arguments for Python (`score(query=..., keys=...)`)
+and a document (`score_document({...})`), which is what the CLI reads from JSON. Both
+go through the same checks (attncli.reading), so a mistake gets the same message in a
+notebook as on the command line. Nothing here reads files or prints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from attncli.core import attention
+from attncli.errors import OptionError
+from attncli.reading.inputs import mix_input, score_input, softmax_input
+from attncli.reading.values import Document
+from attncli.results import (
+    ExerciseResult,
+    MixResult,
+    Result,
+    ScoreResult,
+    SelfAttnResult,
+    SoftmaxResult,
+)
+
+if TYPE_CHECKING:
+    from attncli.reading.selfattn_inputs import SelfAttnSettings
+
+ArrayLike = Any  # a list of numbers, a list of rows, a numpy array
+
+
+def _document(**fields: Any) -> Document:
+    """Keyword arguments as a document: None means not given; tuples read as lists."""
+    return {name: _plain(value) for name, value in fields.items() if value is not None}
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_plain(item) for item in value]
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _chained(previous: Result | ArrayLike, field: str) -> Document:
+    """The document of an earlier result, or a bare array taken as `field`."""
+    if isinstance(previous, Result):
+        return previous.to_document()
+    return {field: _plain(previous)}
+
+
+def score(
+    query: ArrayLike | None = None,
+    keys: ArrayLike | None = None,
+    *,
+    queries: ArrayLike | None = None,
+    values: ArrayLike | None = None,
+    tokens: Sequence[str] | None = None,
+    method: str = "dot",
+    w_a: ArrayLike | None = None,
+    w_1: ArrayLike | None = None,
+    w_2: ArrayLike | None = None,
+    v_a: ArrayLike | None = None,
+    d_a: int | None = None,
+    seed: int = 0,
+) -> ScoreResult:
+    """Score each key against the query (or each query): dot, scaled, general or additive.
+
+    Parameters of the learned scores left out are drawn from `seed`, the same on every
+    machine. `values` and `tokens` travel with the result, for mix.
+
+    >>> s = score(query=[1, 0], keys=[[2, 1], [0, 2], [1, 1]], tokens=["tren", "va", "lleno"])
+    >>> s.scores
+    array([2., 0., 1.])
+    >>> score(queries=[[1, 0], [0, 1]], keys=[[2, 1], [0, 2]], method="scaled").scores.round(3)
+    array([[1.414, 0.   ],
+           [0.707, 1.414]])
+    """
+    document = _document(
+        query=query,
+        queries=queries,
+        keys=keys,
+        values=values,
+        tokens=tokens,
+        w_a=w_a,
+        w_1=w_1,
+        w_2=w_2,
+        v_a=v_a,
+    )
+    return score_document(document, method, seed, d_a)
+
+
+def score_document(
+    document: Document, method: str = "dot", seed: int = 0, d_a: int | None = None
+) -> ScoreResult:
+    """score() on a document: query or queries, keys, and any other fields to carry."""
+    if method not in attention.METHODS:
+        raise OptionError(
+            f"method {method!r} is not one of {', '.join(attention.METHODS)}",
+            f"el método {method!r} no es ninguno de {', '.join(attention.METHODS)}",
+        )
+    checked = score_input(document, method, seed, d_a)
+    rows = checked.queries
+    grid = attention.score(method, rows.matrix, checked.keys, checked.parameters)
+    return ScoreResult(
+        single=rows.single,
+        row_labels=tuple(rows.row_labels),
+        column_labels=tuple(rows.column_labels),
+        carried=dict(document),
+        method=method,
+        queries=rows.matrix,
+        keys=checked.keys,
+        grid=grid,
+        parameters=checked.parameters,
+        drawn=tuple(checked.drawn),
+        seed=seed,
+    )
+
+
+def softmax(
+    scores: ScoreResult | ArrayLike,
+    *,
+    tokens: Sequence[str] | None = None,
+    temperature: float = 1.0,
+) -> SoftmaxResult:
+    """Weights from scores, row by row, computed stably; -inf (or None) masks a cell.
+
+    >>> softmax([2, 0, 1]).weights.round(3)
+    array([0.665, 0.09 , 0.245])
+    >>> softmax([2, None, 1]).weights.round(3)
+    array([0.731, 0.   , 0.269])
+    """
+    document = _chained(scores, "scores")
+    if tokens is not None:
+        document["tokens"] = list(tokens)
+    return softmax_document(document, temperature)
+
+
+def softmax_document(document: Document, temperature: float = 1.0) -> SoftmaxResult:
+    """softmax() on a document with scores (a row or a grid)."""
+    if not temperature > 0 or temperature == float("inf"):
+        raise OptionError(
+            f"--temperature {temperature} must be a positive number (try 0.5, 1 or 2)",
+            f"--temperature {temperature} debe ser un número positivo (prueba 0.5, 1 o 2)",
+        )
+    rows = softmax_input(document)
+    return SoftmaxResult(
+        single=rows.single,
+        row_labels=tuple(rows.row_labels),
+        column_labels=tuple(rows.column_labels),
+        carried=dict(document),
+        score_grid=rows.matrix,
+        weight_grid=attention.softmax(rows.matrix, temperature),
+        temperature=temperature,
+    )
+
+
+def mix(
+    weights: SoftmaxResult | ArrayLike,
+    values: ArrayLike | None = None,
+    *,
+    tokens: Sequence[str] | None = None,
+) -> MixResult:
+    """The weighted sum of the value rows: output = Σ_j weight_j × value_j.
+
+    >>> mix([0.5, 0.5], values=[[10, 0], [0, 10]]).output
+    array([5., 5.])
+    """
+    document = _chained(weights, "weights")
+    document.update(_document(values=values, tokens=tokens))
+    return mix_document(document)
+
+
+def mix_document(document: Document) -> MixResult:
+    """mix() on a document with weights (a row or a grid) and values."""
+    rows, values = mix_input(document)
+    return MixResult(
+        single=rows.single,
+        row_labels=tuple(rows.row_labels),
+        column_labels=tuple(rows.column_labels),
+        carried=dict(document),
+        weight_grid=rows.matrix,
+        values=values,
+        output_grid=attention.mix(rows.matrix, values),
+    )
+
+
+def selfattn(
+    sentence: str | None = None,
+    *,
+    x: ArrayLike | None = None,
+    queries: ArrayLike | None = None,
+    keys: ArrayLike | None = None,
+    values: ArrayLike | None = None,
+    tokens: Sequence[str] | None = None,
+    w_q: ArrayLike | None = None,
+    w_k: ArrayLike | None = None,
+    w_v: ArrayLike | None = None,
+    w_o: ArrayLike | None = None,
+    d_model: int | None = None,
+    d_k: int | None = None,
+    d_v: int | None = None,
+    norm: float | None = None,
+    seed: int = 0,
+    heads: int | None = None,
+    projections: bool = True,
+    scale: bool = True,
+    causal: bool = False,
+) -> SelfAttnResult:
+    """Self-attention over a sentence (seeded embeddings) or a given X; or attention over
+    given queries, keys and values. W as d_in × d_out, applied as x @ W.
+
+    >>> a = selfattn("en las llaves del coche", seed=0)
+    >>> a.weights.shape, a.params
+    ((5, 5), 192)
+    >>> bool(abs(a.weights.sum(axis=1) - 1).max() < 1e-12)
+    True
+    """
+    document = _document(
+        x=x,
+        queries=queries,
+        keys=keys,
+        values=values,
+        tokens=tokens,
+        w_q=w_q,
+        w_k=w_k,
+        w_v=w_v,
+        w_o=w_o,
+    )
+    from attncli.reading.selfattn_inputs import SelfAttnSettings
+
+    options = SelfAttnSettings(d_model, d_k, d_v, norm, seed, heads, projections)
+    return selfattn_document(document, sentence, options, scale=scale, causal=causal)
+
+
+def selfattn_document(
+    document: Document,
+    sentence: str | None,
+    options: SelfAttnSettings,
+    scale: bool = True,
+    causal: bool = False,
+) -> SelfAttnResult:
+    """selfattn() on a document (x and projections, or queries, keys and values)."""
+    from attncli.core import selfattn as core
+    from attncli.reading.selfattn_inputs import selfattn_input
+
+    checked = selfattn_input(document, sentence, options)
+    w = checked.weights
+    if checked.direct is not None:
+        run = core.attend(*checked.direct, scale=scale, causal=causal)
+    elif not w:
+        assert checked.x is not None
+        run = core.attend(checked.x, checked.x, checked.x, scale=scale, causal=causal)
+    elif options.heads is not None:
+        assert checked.x is not None
+        run = core.multi_head_attention(
+            checked.x, w["w_q"], w["w_k"], w["w_v"], w["w_o"], options.heads, scale, causal
+        )
+    else:
+        assert checked.x is not None
+        run = core.self_attention(checked.x, w["w_q"], w["w_k"], w["w_v"], scale, causal)
+    return SelfAttnResult(
+        query_labels=tuple(checked.query_labels),
+        tokens=tuple(checked.key_labels),
+        x=checked.x,
+        projections=w,
+        drawn=tuple(checked.drawn),
+        attention=run,
+        heads=options.heads,
+        scale=scale,
+        causal=causal,
+        norm=checked.norm,
+        seed=options.seed,
+    )
+
+
+def compare_scores(
+    tx: int = 60,
+    ty: int = 60,
+    d_h: int = 256,
+    d_a: int = 256,
+    *,
+    seed: int = 0,
+    repeat: int = 9,
+    d_ks: Sequence[int] = (8, 64, 512),
+    progress: Callable[[str], None] | None = None,
+) -> Any:
+    """Additive against multiplicative scoring on a T_y × T_x grid: counts, time, checks.
+
+    >>> c = compare_scores(tx=6, ty=4, d_h=8, d_a=8, repeat=1, d_ks=[8])
+    >>> [(cost.method, cost.tanh) for cost in c.costs]
+    [('additive', 192), ('general', 0), ('dot', 0), ('scaled', 0)]
+    """
+    from attncli.comparison import Sizes, check_sizes, compare
+
+    sizes = Sizes(tx, ty, d_h, d_a, seed, repeat, list(d_ks))
+    check_sizes(sizes)
+    return compare(sizes, progress)
+
+
+def exercise(seed: int = 0, size: int = 3, dim: int = 2) -> ExerciseResult:
+    """A fresh small problem with whole numbers, as in the course, and its answers.
+
+    >>> e = exercise(seed=7)
+    >>> e.tokens, e.query.tolist()
+    (('coche', 'están', 'ahí'), [1.0, 0.0])
+    """
+    from attncli.core.exercise import make_exercise
+
+    problem = make_exercise(seed, size, dim)
+    query = np.array(problem["query"], dtype=np.float64)
+    keys = np.array(problem["keys"], dtype=np.float64)
+    values = np.array(problem["values"], dtype=np.float64)
+    scores = attention.dot_scores(query[None, :], keys)[0]
+    weights = attention.softmax(scores)
+    return ExerciseResult(
+        seed=seed,
+        tokens=tuple(problem["tokens"]),
+        query=query,
+        keys=keys,
+        values=values,
+        scores=scores,
+        weights=weights,
+        output=attention.mix(weights, values),
+    )

@@ -1,0 +1,190 @@
+"""Additive against multiplicative scoring: the size check, the counts, the timing, the
+loop check and the scaling sweep, gathered in a Comparison (a result like the others)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from attncli.core import costs
+from attncli.core.timing import Timing, time_call
+from attncli.errors import OptionError
+from attncli.results import Result
+
+LOOP_CHECK_PAIRS = 10_000  # pairs scored one by one; beyond that a seeded sample
+
+
+@dataclass
+class Sizes:
+    """The options that size the comparison."""
+
+    t_x: int
+    t_y: int
+    d_h: int
+    d_a: int
+    seed: int
+    repeat: int
+    d_ks: list[int] = field(default_factory=lambda: [8, 64, 512])
+
+
+@dataclass(frozen=True, repr=False)
+class Comparison(Result):
+    """Everything compare-scores found."""
+
+    sizes: Sizes
+    costs: list[costs.Cost]
+    timings: dict[str, Timing]
+    loop_checks: dict[str, tuple[int, float]]  # method -> (pairs checked, largest difference)
+    sweep: list[tuple[int, float, float]]  # (d_k, largest weight unscaled, scaled)
+
+    def __repr__(self) -> str:
+        s = self.sizes
+        return f"Comparison(tx={s.t_x}, ty={s.t_y}, d_h={s.d_h}, d_a={s.d_a})"
+
+    def to_document(self) -> dict[str, Any]:
+        """The JSON document: sizes, per method every figure, the loop check and the sweep."""
+        sizes = self.sizes
+        methods = []
+        for cost in self.costs:
+            timing = self.timings[cost.method]
+            entry: dict[str, Any] = {
+                "method": cost.method,
+                "params": cost.params,
+                "mult_adds": cost.mult_adds,
+                "elementwise": cost.elementwise,
+                "tanh": cost.tanh,
+                "intermediate_numbers": cost.intermediate_numbers,
+                "intermediate_bytes": cost.intermediate_bytes,
+                "seconds": timing.median,
+                "seconds_fastest": timing.fastest,
+                "seconds_slowest": timing.slowest,
+            }
+            if cost.method in self.loop_checks:
+                checked, difference = self.loop_checks[cost.method]
+                entry["loop_check"] = {
+                    "pairs": checked,
+                    "max_difference": difference,
+                    "agrees": agrees(difference),
+                }
+            methods.append(entry)
+        fastest = min(entry["seconds"] for entry in methods)
+        for entry in methods:
+            entry["ratio_to_fastest"] = entry["seconds"] / fastest
+        return {
+            "tx": sizes.t_x,
+            "ty": sizes.t_y,
+            "d_h": sizes.d_h,
+            "d_a": sizes.d_a,
+            "seed": sizes.seed,
+            "repeat": sizes.repeat,
+            "methods": methods,
+            "scaling": [
+                {
+                    "d_k": d_k,
+                    "keys_per_row": 6,
+                    "largest_weight": unscaled,
+                    "largest_weight_scaled": scaled,
+                }
+                for d_k, unscaled, scaled in self.sweep
+            ],
+            "additive_slower_than_general": (
+                self.timings["additive"].median > self.timings["general"].median
+            ),
+        }
+
+
+def parse_dks(text: str) -> list[int]:
+    """'8,64,512' to [8, 64, 512], each at least 1."""
+    try:
+        values = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise OptionError(
+            f"--dk {text!r}: expected whole numbers separated by commas, e.g. 8,64,512",
+            f"--dk {text!r}: se esperan enteros separados por comas, p. ej. 8,64,512",
+        ) from None
+    if not values or min(values) < 1:
+        raise OptionError(
+            f"--dk {text!r}: every d_k must be 1 or more, e.g. 8,64,512",
+            f"--dk {text!r}: cada d_k debe ser 1 o más, p. ej. 8,64,512",
+        )
+    return values
+
+
+def available_memory() -> int:
+    """Bytes of memory this machine can still hand out (MemAvailable), else its total."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def check_sizes(sizes: Sizes, memory: int | None = None) -> None:
+    """Refuse sizes below 1, and sizes whose arrays would not fit, before allocating anything."""
+    for name in ("t_x", "t_y", "d_h", "d_a", "repeat"):
+        value = getattr(sizes, name)
+        if value < 1:
+            option = {"t_x": "tx", "t_y": "ty"}.get(name, name).replace("_", "-")
+            raise OptionError(
+                f"--{option} is {value}; it must be 1 or more",
+                f"--{option} es {value}; debe ser 1 o más",
+            )
+    need = costs.peak_bytes(sizes.t_x, sizes.t_y, sizes.d_h, sizes.d_a)
+    memory = available_memory() if memory is None else memory
+    if need > memory // 2:
+        asked = f"--tx {sizes.t_x} --ty {sizes.t_y} --d-h {sizes.d_h} --d-a {sizes.d_a}"
+        need_text, memory_text = size_text(need), size_text(memory)
+        raise OptionError(
+            f"{asked} would need about {need_text}, more than half of the {memory_text} "
+            "available; lower --tx, --ty or --d-a (the additive block holds T_y·T_x·d_a numbers)",
+            f"{asked} necesitaría unos {need_text}, más de la mitad de los {memory_text} "
+            "disponibles; baja --tx, --ty o --d-a (el bloque aditivo guarda T_y·T_x·d_a números)",
+        )
+
+
+def size_text(amount: int) -> str:
+    """Bytes as a person reads them: 7.4 MB, 28.8 kB."""
+    for unit, size in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
+        if amount >= size:
+            return f"{amount / size:.1f} {unit}"
+    return f"{amount} bytes"
+
+
+def compare(sizes: Sizes, progress: Callable[[str], None] | None = None) -> Comparison:
+    """Count, time and check the four scoring methods, then run the scaling sweep.
+
+    `progress` hears each stage as a phrase key of attncli.present.language, with its fields
+    already in the key's text: "progress_timing:additive".
+    """
+    report = progress or (lambda _: None)
+    import numpy as np
+
+    problem = costs.make_problem(sizes.t_x, sizes.t_y, sizes.d_h, sizes.d_a, sizes.seed)
+    timings, grids = {}, {}
+    for method in costs.METHODS:
+        report(f"progress_timing:{method}")
+        grids[method] = costs.grid(problem, method)
+        timings[method] = time_call(partial(costs.grid, problem, method), sizes.repeat)
+    checks = {}
+    pairs = costs.check_pairs(sizes.t_x, sizes.t_y, LOOP_CHECK_PAIRS, sizes.seed)
+    rows, columns = np.array(pairs).T
+    for method in ("general", "additive"):
+        report(f"progress_loop:{method}")
+        looped = costs.pairwise(problem, method, pairs)
+        checks[method] = (len(pairs), float(np.max(np.abs(looped - grids[method][rows, columns]))))
+    report("progress_sweep:")
+    sweep = [(d_k, *costs.largest_weight(d_k, 6, 2_000, sizes.seed)) for d_k in sizes.d_ks]
+    return Comparison(
+        sizes, costs.score_costs(sizes.t_x, sizes.t_y, sizes.d_h, sizes.d_a), timings, checks, sweep
+    )
+
+
+def agrees(largest_difference: float) -> bool:
+    """Loop and matrix form agree to rounding: float64 sums of a few hundred terms."""
+    return largest_difference <= 1e-9

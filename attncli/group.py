@@ -1,0 +1,130 @@
+"""The Click side of `attn`: one place where errors become a line on stderr and an exit
+status, numbers that look like options, and building only the command asked for."""
+
+import os
+import sys
+from typing import Any
+
+import typer
+from typer.core import TyperCommand, TyperGroup
+
+from attncli.errors import AttnError, ExitStatus
+
+
+class AttnGroup(TyperGroup):
+    """Runs a subcommand and turns any error into one line on stderr and an exit code."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        # Kept so that an error can be told in the language the command line asked for.
+        ctx.meta["attn.arguments"] = list(args)
+        return super().parse_args(ctx, args)
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except AttnError as error:
+            _report(error.message(_language(ctx)))
+            ctx.exit(int(error.exit_code))
+        except BrokenPipeError:
+            # The reader (head, less) went away; nothing left to say to it.
+            sys.stderr.close()
+            ctx.exit(1)
+        except typer.TyperException as error:
+            # Click's usage errors (a bad option value, an unknown command): one line too.
+            from attncli.present.language import usage_error
+
+            failed = getattr(error, "ctx", None) or ctx
+            message = error.format_message()  # type: ignore[attr-defined]
+            _report(usage_error(_language(ctx), message, failed.command_path))
+            ctx.exit(getattr(error, "exit_code", 2))
+        except (typer.Exit, typer.Abort):
+            raise
+        except Exception as error:
+            if _debugging():
+                raise
+            _report(
+                f"internal error: {type(error).__name__}: {error} "
+                "(this is a bug in attn; rerun with ATTN_DEBUG=1 for the traceback)"
+            )
+            ctx.exit(int(ExitStatus.INTERNAL_ERROR))
+
+
+def _language(ctx: Any) -> str:
+    """The language of the command line: the command's own choice once its options were
+    read; before that (a usage error) its --lang, else the environment's."""
+    from attncli.present.language import LANGUAGES, resolve
+
+    if "attn.lang" in ctx.meta:  # ctx.meta is shared with the subcommand's context
+        return str(ctx.meta["attn.lang"])
+    arguments = ctx.meta.get("attn.arguments", [])
+    option = None
+    for index, argument in enumerate(arguments):
+        if argument == "--lang" and index + 1 < len(arguments):
+            option = arguments[index + 1]
+        elif argument.startswith("--lang="):
+            option = argument.split("=", 1)[1]
+    try:
+        return resolve(option if option in LANGUAGES else None, os.environ)
+    except AttnError:
+        return "en"
+
+
+class NumbersCommand(TyperCommand):
+    """A command whose arguments are numbers, some of them negative.
+
+    Click would read '-inf' as '-i nf' and '-1e3' might collide with a short option,
+    so an argument that is a number is marked as positional before parsing; the
+    leading space is harmless to float().
+    """
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, [_positional_if_number(arg) for arg in args])
+
+
+def _positional_if_number(arg: str) -> str:
+    if not arg.startswith("-"):
+        return arg
+    try:
+        float(arg)
+    except ValueError:
+        return arg
+    return " " + arg
+
+
+def _debugging() -> bool:
+    return os.environ.get("ATTN_DEBUG", "") not in ("", "0")
+
+
+def _report(message: str) -> None:
+    from rich.console import Console
+    from rich.text import Text
+
+    Console(stderr=True, highlight=False, soft_wrap=True).print(Text(f"attn: error: {message}"))
+
+
+def _command_name(info: Any) -> str:
+    return info.name or info.callback.__name__.replace("_", "-")
+
+
+def app_for(app: typer.Typer, arguments: list[str]) -> typer.Typer:
+    """The app to run: when the first argument names a command, an app holding only it.
+
+    Typer builds every command's options before running one; building just the one
+    asked for saves a tenth of the start-up. Help, errors and output are the same.
+    """
+    names = {_command_name(info): info for info in app.registered_commands}
+    if not arguments or arguments[0] not in names:
+        return app
+    single = typer.Typer(
+        cls=AttnGroup,
+        context_settings=app.info.context_settings,
+        pretty_exceptions_enable=False,
+        add_completion=False,
+        rich_markup_mode=None,
+    )
+    # With one command and no callback Typer would run the command without its name.
+    group_callback = app.registered_callback.callback if app.registered_callback else None
+    assert group_callback is not None
+    single.callback(help=app.info.help)(group_callback)
+    single.registered_commands = [names[arguments[0]]]
+    return single

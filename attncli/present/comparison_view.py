@@ -1,0 +1,131 @@
+"""compare-scores as rich renderables: figures side by side, the loop check, the d_k
+sweep and the closing line, said only when the run's numbers show it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import RenderableType
+
+from attncli.comparison import Comparison, size_text
+from attncli.present import render
+from attncli.present.format import Format
+
+
+def closing_line(comparison: Comparison, fmt: Format) -> str | None:
+    """The lesson's point, said only when this run's numbers show it."""
+    by_method = {cost.method: cost for cost in comparison.costs}
+    additive, general = by_method["additive"], by_method["general"]
+    additive_time = comparison.timings["additive"].median
+    general_time = comparison.timings["general"].median
+    ratio = fmt.number(additive_time / general_time, 1, whole_bare=False)
+    if additive.mult_adds < general.mult_adds and additive_time > general_time:
+        return fmt.say(
+            "fewer_but_slower",
+            additive=_millions(additive.mult_adds, fmt),
+            general=_millions(general.mult_adds, fmt),
+            ratio=ratio,
+        )
+    if additive_time > general_time:
+        return fmt.say(
+            "slower",
+            ratio=ratio,
+            tanh=fmt.count(additive.tanh),
+            numbers=fmt.count(additive.intermediate_numbers),
+        )
+    return None
+
+
+def _millions(amount: int, fmt: Format) -> str:
+    return fmt.say("million", amount=fmt.number(amount / 1e6, 1, whole_bare=False))
+
+
+def comparison_view(comparison: Comparison, fmt: Format) -> list[RenderableType]:
+    """Side by side figures, the loop check, the sweep and the closing line."""
+    sizes = comparison.sizes
+    document = comparison.to_document()
+    methods = document["methods"]
+
+    def figures(fmt: Format) -> Any:
+        def count(amount: int) -> str:
+            millions = f" ({fmt.number(amount / 1e6, 1, whole_bare=False)} M)"
+            return fmt.count(amount) + (millions if amount >= 10**6 else "")
+
+        def milliseconds(value: float) -> str:
+            return fmt.decimal(f"{value * 1e3:.3g}")
+
+        def spread(method: dict[str, Any]) -> str:
+            fastest, slowest = method["seconds_fastest"], method["seconds_slowest"]
+            return f"{milliseconds(fastest)}–{milliseconds(slowest)}"
+
+        rows: list[tuple[str, list[str]]] = [
+            (fmt.say("parameters"), [fmt.count(m["params"]) for m in methods]),
+            (fmt.say("mult_adds"), [count(m["mult_adds"]) for m in methods]),
+            (fmt.say("elementwise"), [count(m["elementwise"]) for m in methods]),
+            (fmt.say("tanh"), [count(m["tanh"]) for m in methods]),
+            (fmt.say("intermediate"), [count(m["intermediate_numbers"]) for m in methods]),
+            (
+                fmt.say("at_float64"),
+                [fmt.decimal(size_text(m["intermediate_bytes"])) for m in methods],
+            ),
+            (fmt.say("time_median"), [milliseconds(m["seconds"]) for m in methods]),
+            (fmt.say("time_spread"), [spread(m) for m in methods]),
+            (
+                fmt.say("times_fastest"),
+                [fmt.number(m["ratio_to_fastest"], 1, whole_bare=False) + "×" for m in methods],
+            ),
+        ]
+        heading = fmt.say(
+            "grid_heading",
+            ty=sizes.t_y,
+            tx=sizes.t_x,
+            d_h=sizes.d_h,
+            d_a=sizes.d_a,
+            repeat=sizes.repeat,
+        )
+        return render.side_by_side(heading, [m["method"] for m in methods], rows)
+
+    def loop_check(fmt: Format) -> Any:
+        lines = []
+        total = sizes.t_x * sizes.t_y
+        for m in methods:
+            if "loop_check" not in m:
+                continue
+            check = m["loop_check"]
+            scope = (
+                fmt.say("every_pair")
+                if check["pairs"] == total
+                else fmt.say(
+                    "some_pairs", checked=fmt.count(check["pairs"]), total=fmt.count(total)
+                )
+            )
+            lines.append(
+                fmt.say(
+                    "loop_check",
+                    method=m["method"],
+                    scope=scope,
+                    verdict=fmt.say("same_grid" if check["agrees"] else "different_grid"),
+                    difference=f"{check['max_difference']:.1e}",
+                )
+            )
+        return render.lines("", *lines)
+
+    def sweep(fmt: Format) -> Any:
+        rows = [
+            (
+                str(entry["d_k"]),
+                [
+                    fmt.number(entry["largest_weight"], 3, whole_bare=False),
+                    fmt.number(entry["largest_weight_scaled"], 3, whole_bare=False),
+                ],
+            )
+            for entry in document["scaling"]
+        ]
+        return render.side_by_side(
+            fmt.say("sweep_heading"), [fmt.say("unscaled_column"), "÷ √d_k"], rows, "d_k"
+        )
+
+    def conclusion(fmt: Format) -> Any:
+        return render.lines(closing_line(comparison, fmt) or "")
+
+    return [part(fmt) for part in (figures, loop_check, sweep, conclusion)]

@@ -1,0 +1,93 @@
+"""How numbers and words are written: decimals, the language's decimal mark, blank cells.
+
+Numbers are written as a hand-worked table writes them: whole numbers bare (2, 10),
+other scores, powers and products to 2 decimals, weights to 3, with a decimal comma in
+Spanish. Knows nothing of rich, so JSON, HTML and rich output all share it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from attncli.present.language import say
+
+MASKED = "—"
+ROW_MAX_MARK = "*"
+ELLIPSIS = "…"
+BLANK = "____"
+
+
+@dataclass(frozen=True)
+class Format:
+    """How numbers and words are written: decimals, language, and blank cells for worksheets.
+
+    Weights get more decimals because they are the numbers the course compares.
+    """
+
+    weight: int = 3
+    other: int = 2
+    lang: str = "en"
+    blank: bool = False
+    # A worksheet of the whole chain: the scores in the softmax table and the weights in
+    # the mix table are the student's own results from the step before, so empty too.
+    chain: bool = False
+    answers: bool = False  # a worksheet followed by its filled key
+
+    @classmethod
+    def chosen(
+        cls, digits: int | None, lang: str = "en", blank: bool = False, answers: bool = False
+    ) -> Format:
+        """--digits N sets every kind of number to N decimals; None keeps the defaults."""
+        if digits is None:
+            return cls(lang=lang, blank=blank, answers=answers)
+        return cls(digits, digits, lang, blank, answers=answers)
+
+    def for_chain(self, steps: int) -> Format:
+        """Several steps in a row are a chain: each step's givens are the last results."""
+        return replace(self, chain=steps > 1)
+
+    def filled(self) -> Format:
+        """The same format with every cell filled in: the answer key of a worksheet."""
+        return replace(self, blank=False)
+
+    def say(self, key: str, **fields: object) -> str:
+        return say(self.lang, key, **fields)
+
+    def number(self, value: float, digits: int | None = None, whole_bare: bool = True) -> str:
+        """2 not 2.00 for whole numbers, else fixed decimals; -inf is masked."""
+        if math.isinf(value):
+            return MASKED if value < 0 else "∞"
+        if whole_bare and value == round(value) and abs(value) < 1e15:
+            text = str(int(round(value)))
+        else:
+            text = f"{value:.{self.other if digits is None else digits}f}"
+            # -0.00 reads as a sign error to a student checking by hand.
+            if text.startswith("-") and float(text) == 0:
+                text = text[1:]
+        return self.decimal(text)
+
+    def decimal(self, text: str) -> str:
+        """A formatted number with the language's decimal mark: 0.665, or 0,665 in Spanish."""
+        return text.replace(".", ",") if self.lang == "es" else text
+
+    def weight_number(self, value: float) -> str:
+        return self.number(value, self.weight, whole_bare=False)
+
+    def vector(self, values: Sequence[float]) -> str:
+        """A vector as the course writes it: '10, 0' (and '6,65, 0' in Spanish)."""
+        return ", ".join(self.number(value) for value in values)
+
+    def count(self, amount: int) -> str:
+        """A whole count with thousands marked: 921,600 (921 600 in Spanish)."""
+        text = f"{amount:,}"
+        return text.replace(",", "\u202f") if self.lang == "es" else text
+
+    def computed(self, text: str) -> str:
+        """A cell the student works out: empty on a worksheet."""
+        return BLANK if self.blank else text
+
+    def carried(self, text: str) -> str:
+        """A cell the student worked out in the step before: empty on a chain worksheet."""
+        return BLANK if self.blank and self.chain else text

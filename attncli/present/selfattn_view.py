@@ -1,0 +1,103 @@
+"""attn selfattn as rich renderables: the header line, the shapes, the matrices, the
+weight grid per head and the outputs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from rich.console import RenderableType
+
+from attncli.present import render
+from attncli.present.format import Format
+from attncli.results import SelfAttnResult
+
+
+def selfattn_view(result: SelfAttnResult, fmt: Format) -> list[RenderableType]:
+    """What a terminal shows: sizes, X, Q, K, V, the weight grid per head, the outputs."""
+    run = result.attention
+    heads = result.heads
+    d = result.sizes
+    t_q, t_k = run.scores.shape[-2], run.scores.shape[-1]
+
+    def summary(fmt: Format) -> Any:
+        parts = [fmt.say("tokens_count", count=t_k)]
+        parts += [f"{name} = {value}" for name, value in d.items()]
+        if heads is not None:
+            parts.append(fmt.say("heads_of", heads=heads, size=d["d_model"] // heads))
+        scale = result.scale
+        parts.append(fmt.say("scaled_by", d_k=run.keys.shape[-1]) if scale else fmt.say("unscaled"))
+        if result.causal:
+            parts.append(fmt.say("causal"))
+        if result.norm is not None:
+            parts.append(fmt.say("norm", norm=fmt.number(result.norm)))
+        if not result.projections:
+            note = fmt.say("no_proj" if result.x is not None else "direct")
+        else:
+            key = "params_single" if heads is None else "params_heads"
+            note = fmt.say(key, params=fmt.count(result.params), **d)
+        return render.lines(" · ".join(parts), note, "")
+
+    def shapes(fmt: Format) -> Any:
+        listed: list[tuple[str, tuple[int, ...], str]] = []
+        if result.x is not None:
+            listed.append(("X", result.x.shape, fmt.say("row_per_token")))
+        names = {"w_q": "W^Q", "w_k": "W^K", "w_v": "W^V", "w_o": "W^O"}
+        for name, matrix in result.projections.items():
+            drawn = name in result.drawn
+            origin = fmt.say("drawn_from", seed=result.seed) if drawn else fmt.say("given")
+            listed.append((names[name], matrix.shape, origin))
+        for name, array in (("Q", run.queries), ("K", run.keys), ("V", run.values)):
+            listed.append((name, array.shape, fmt.say("per_head") if array.ndim == 3 else ""))
+        listed.append(("A = softmax(Q K^T)", run.weights.shape, fmt.say("who_asks")))
+        listed.append(("output", run.output.shape, fmt.say("a_v_heads" if heads else "a_v")))
+        return render.shapes_table(listed, fmt)
+
+    def matrices(fmt: Format) -> Any:
+        shown = []
+        if result.x is not None:
+            shown.append(render.matrix_block("X", result.tokens, result.x, fmt))
+        if run.queries.ndim == 2 and result.projections or result.x is None:
+            shown += [
+                render.matrix_block("Q", result.query_labels, run.queries, fmt),
+                render.matrix_block("K", result.tokens, run.keys, fmt),
+                render.matrix_block("V", result.tokens, run.values, fmt),
+            ]
+        if run.concat is not None:
+            title = fmt.say(
+                "joined", heads=heads, size=run.values.shape[-1], width=run.concat.shape[1]
+            )
+            shown.append(render.matrix_block(title, result.query_labels, run.concat, fmt))
+        return render.Group(*shown)
+
+    def grids(fmt: Format) -> Any:
+        title = fmt.say("weights_who")
+        masked = np.isneginf(run.scores)
+        per_head = (
+            [(title, run.weights, masked)]
+            if heads is None
+            else [
+                (fmt.say("head", head=h + 1, title=title), run.weights[h], masked[h])
+                for h in range(heads)
+            ]
+        )
+        return render.Group(
+            *(
+                render.number_grid(
+                    heading,
+                    result.query_labels,
+                    result.tokens,
+                    weights,
+                    fmt,
+                    heat=True,
+                    mask=mask,
+                )
+                for heading, weights, mask in per_head
+            )
+        )
+
+    def outputs(fmt: Format) -> Any:
+        title = fmt.say("output_shape", rows=t_q, columns=run.output.shape[1])
+        return render.matrix_block(title, result.query_labels, run.output, fmt)
+
+    return [part(fmt) for part in (summary, shapes, matrices, grids, outputs)]

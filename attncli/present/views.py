@@ -1,0 +1,122 @@
+"""One renderer per result kind: what a terminal shows for a result, as rich renderables.
+
+`view(result, fmt)` picks the renderer; `steps_view` lays out steps (a worksheet and its
+key when the format is blank).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from rich.console import RenderableType
+
+from attncli.present import render
+from attncli.present.format import Format
+from attncli.results import ExerciseResult, MixResult, ScoreResult, SoftmaxResult
+
+if TYPE_CHECKING:
+    from attncli.explain import Step
+    from attncli.results import Result
+
+
+def score_view(result: ScoreResult, fmt: Format) -> list[RenderableType]:
+    """The scores (a list for one query, a grid for several) and any score parameters."""
+    if result.single:
+        table = render.vector_rows(
+            fmt.say("scores"),
+            result.column_labels,
+            [[value] for value in result.grid[0]],
+            fmt,
+            fmt.say("score"),
+        )
+    else:
+        table = render.number_grid(
+            fmt.say("scores_grid"), result.row_labels, result.column_labels, result.grid, fmt
+        )
+    if not result.parameters:
+        return [table]
+    parameters = {name: value.tolist() for name, value in result.parameters.items()}
+    return [table, render.parameter_block(parameters, list(result.drawn), result.seed, fmt)]
+
+
+def softmax_view(result: SoftmaxResult, fmt: Format) -> list[RenderableType]:
+    """Each token's score and weight, or the heat-shaded weight grid."""
+    if result.single:
+        return [
+            render.score_weight_rows(
+                fmt.say("weights"),
+                result.column_labels,
+                result.score_grid[0],
+                result.weight_grid[0],
+                fmt,
+            )
+        ]
+    return [
+        render.number_grid(
+            fmt.say("weights_grid"),
+            result.row_labels,
+            result.column_labels,
+            result.weight_grid,
+            fmt,
+            heat=True,
+            mask=result.masked,
+        )
+    ]
+
+
+def mix_view(result: MixResult, fmt: Format) -> list[RenderableType]:
+    """The output vector, or an output row per query."""
+    return [
+        render.vector_rows(
+            fmt.say("output") if result.single else fmt.say("outputs"),
+            [fmt.say("query")] if result.single else result.row_labels,
+            result.output_grid,
+            fmt,
+            fmt.say("sum_weight_value"),
+        )
+    ]
+
+
+def exercise_intro(result: ExerciseResult, fmt: Format) -> RenderableType:
+    """The line above a worksheet: the query and how many tokens."""
+    query = f"({fmt.vector(result.query.tolist())})"
+    return render.lines(fmt.say("exercise_intro", query=query, count=len(result.tokens)), "")
+
+
+def view_of(result: Result, fmt: Format) -> list[RenderableType]:
+    """The result tables of any result."""
+    if isinstance(result, ScoreResult):
+        return score_view(result, fmt)
+    if isinstance(result, SoftmaxResult):
+        return softmax_view(result, fmt)
+    if isinstance(result, MixResult):
+        return mix_view(result, fmt)
+    if isinstance(result, ExerciseResult):
+        # A worksheet and its key: the exercise's own way to be shown.
+        worksheet = replace(fmt, blank=True, answers=True)
+        return steps_view(result.steps(), worksheet, [exercise_intro(result, fmt)])
+    from attncli.comparison import Comparison
+
+    if isinstance(result, Comparison):
+        from attncli.present.comparison_view import comparison_view
+
+        return comparison_view(result, fmt)
+    from attncli.present.selfattn_view import selfattn_view
+
+    return selfattn_view(result, fmt)  # type: ignore[arg-type]
+
+
+def steps_view(
+    explanation: list[Step], fmt: Format, intro: list[RenderableType] | None = None
+) -> list[RenderableType]:
+    """The steps; on a worksheet (blank format) the intro, the empty tables, and with
+    `fmt.answers` the filled key after them."""
+    fmt = fmt.for_chain(len(explanation))
+    if not fmt.blank:
+        return [render.explanation(explanation, fmt)]
+    view = [render.heading(fmt.say("worksheet")), *(intro or [])]
+    view.append(render.explanation(explanation, fmt))
+    if fmt.answers:
+        view += [render.heading(fmt.say("answers")), render.explanation(explanation, fmt.filled())]
+    return view

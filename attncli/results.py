@@ -1,0 +1,345 @@
+"""What each operation returns: frozen dataclasses of arrays and labels.
+
+A result knows its JSON document (`to_document()`, what the CLI writes and the next
+command reads), its hand-worked steps (`steps()`, plain data) and how it looks: in rich
+(`__rich__`) and in a notebook (`_repr_html_`). The looks are built by attncli.present,
+imported only when asked for, so holding a result costs no rich import.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from attncli.reading.inputs import pick_row
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
+
+    from attncli.core.selfattn import Attention
+    from attncli.explain import Step
+
+
+class Result:
+    """Behaviour shared by every result: rich and HTML views."""
+
+    def __rich__(self) -> RenderableType:
+        from rich.console import Group
+
+        from attncli.present.format import Format
+        from attncli.present.views import view_of
+
+        return Group(*view_of(self, Format()))
+
+    def _repr_html_(self) -> str:
+        from attncli.present.html import html_of
+
+        return html_of(self)
+
+    def to_document(self) -> dict[str, Any]:
+        """The JSON document the CLI writes: the input's fields plus what was computed."""
+        raise NotImplementedError
+
+    def steps(self, row: int | None = None, token: str | None = None) -> list[Step]:
+        """The computation of one row laid out as a hand-worked table, as data."""
+        raise NotImplementedError
+
+
+def _shaped(array: np.ndarray, single: bool) -> np.ndarray:
+    """A per-row array back in the input's form: a vector when there was one row."""
+    return array[0] if single else array
+
+
+@dataclass(frozen=True, repr=False, kw_only=True)
+class Rowwise(Result):
+    """A result with a row per query (one row when the input was a single vector)."""
+
+    single: bool  # the input held one vector, so the result is one vector too
+    row_labels: tuple[str, ...]  # a label per query row
+    column_labels: tuple[str, ...]  # a label per key
+    carried: dict[str, Any] = field(default_factory=dict, compare=False)  # input fields
+
+    def _row(self, row: int | None, token: str | None) -> tuple[int, str | None]:
+        """The 0-based row --steps explains and its label (None for a single query)."""
+        index = pick_row(self.row_labels, row, token)
+        return index, None if self.single else self.row_labels[index]
+
+    def __repr__(self) -> str:
+        shapes = ", ".join(
+            f"{name}={value.shape}"
+            for name, value in vars(self).items()
+            if isinstance(value, np.ndarray)
+        )
+        return f"{type(self).__name__}({shapes}, tokens={list(self.column_labels)})"
+
+
+@dataclass(frozen=True, repr=False, kw_only=True)
+class ScoreResult(Rowwise):
+    """Scores of each query against each key (row = query, column = key)."""
+
+    method: str
+    queries: np.ndarray  # [T_q, d_q]
+    keys: np.ndarray  # [T_k, d_k]
+    grid: np.ndarray  # [T_q, T_k]
+    parameters: dict[str, np.ndarray]  # w_a; w_1, w_2, v_a
+    drawn: tuple[str, ...]  # the parameters drawn from the seed
+    seed: int
+
+    @property
+    def scores(self) -> np.ndarray:
+        """[T_k] for one query, [T_q, T_k] for several."""
+        return _shaped(self.grid, self.single)
+
+    def to_document(self) -> dict[str, Any]:
+        document = {k: v for k, v in self.carried.items() if k not in ("weights", "output")}
+        document.update(method=self.method, **self.parameters, scores=self.scores)
+        if self.drawn:
+            document["seed"] = self.seed
+        return document
+
+    def steps(self, row: int | None = None, token: str | None = None) -> list[Step]:
+        from attncli.explain import explain_scores
+
+        index, label = self._row(row, token)
+        return [
+            explain_scores(
+                self.method,
+                label,
+                self.queries[index],
+                self.keys,
+                list(self.column_labels),
+                self.parameters,
+            )
+        ]
+
+
+@dataclass(frozen=True, repr=False, kw_only=True)
+class SoftmaxResult(Rowwise):
+    """Weights from scores, row by row; a masked score (-inf) has weight 0."""
+
+    score_grid: np.ndarray  # [T_q, T_k]
+    weight_grid: np.ndarray  # [T_q, T_k]
+    temperature: float
+
+    @property
+    def scores(self) -> np.ndarray:
+        return _shaped(self.score_grid, self.single)
+
+    @property
+    def weights(self) -> np.ndarray:
+        """[T_k] for one row of scores, [T_q, T_k] for a grid."""
+        return _shaped(self.weight_grid, self.single)
+
+    @property
+    def masked(self) -> np.ndarray:
+        """True where a score was masked: [T_q, T_k]."""
+        return np.isneginf(self.score_grid)
+
+    def to_document(self) -> dict[str, Any]:
+        document = {k: v for k, v in self.carried.items() if k != "output"}
+        document.update(scores=self.scores, temperature=self.temperature, weights=self.weights)
+        return document
+
+    def steps(self, row: int | None = None, token: str | None = None) -> list[Step]:
+        from attncli.explain import explain_softmax
+
+        index, label = self._row(row, token)
+        return [
+            explain_softmax(
+                label,
+                self.score_grid[index],
+                self.weight_grid[index],
+                list(self.column_labels),
+                self.temperature,
+            )
+        ]
+
+
+@dataclass(frozen=True, repr=False, kw_only=True)
+class MixResult(Rowwise):
+    """The weighted sum of the value rows, a row per row of weights."""
+
+    weight_grid: np.ndarray  # [T_q, T_k]
+    values: np.ndarray  # [T_k, d_v]
+    output_grid: np.ndarray  # [T_q, d_v]
+
+    @property
+    def weights(self) -> np.ndarray:
+        return _shaped(self.weight_grid, self.single)
+
+    @property
+    def output(self) -> np.ndarray:
+        """[d_v] for one row of weights, [T_q, d_v] for a grid."""
+        return _shaped(self.output_grid, self.single)
+
+    def to_document(self) -> dict[str, Any]:
+        document = dict(self.carried)
+        document.update(weights=self.weights, output=self.output)
+        return document
+
+    def steps(self, row: int | None = None, token: str | None = None) -> list[Step]:
+        from attncli.explain import explain_mix
+
+        index, label = self._row(row, token)
+        return [explain_mix(label, self.weight_grid[index], self.values, list(self.column_labels))]
+
+
+@dataclass(frozen=True, repr=False, kw_only=True)
+class SelfAttnResult(Result):
+    """Self-attention over X (or attention over given Q, K, V): every intermediate.
+
+    With heads, queries, keys, values, scores and weights have a leading head axis.
+    """
+
+    query_labels: tuple[str, ...]
+    tokens: tuple[str, ...]  # the keys' labels
+    x: np.ndarray | None  # [T, d_model]; None when Q, K, V were given
+    projections: dict[str, np.ndarray]  # w_q, w_k, w_v and, with heads, w_o
+    drawn: tuple[str, ...]  # the projections drawn from the seed
+    attention: Attention
+    heads: int | None
+    scale: bool
+    causal: bool
+    norm: float | None  # the embeddings' length, when attn made them
+    seed: int
+
+    queries = property(lambda self: self.attention.queries, doc="Q: [T_q, d_k] or [h, T_q, d_k]")
+    keys = property(lambda self: self.attention.keys, doc="K: [T_k, d_k] or [h, T_k, d_k]")
+    values = property(lambda self: self.attention.values, doc="V: [T_k, d_v] or [h, T_k, d_v]")
+    scores = property(lambda self: self.attention.scores, doc="[T_q, T_k]; -inf where masked")
+    weights = property(lambda self: self.attention.weights, doc="[T_q, T_k], rows sum to 1")
+    output = property(lambda self: self.attention.output, doc="[T_q, d_v], or d_model after W^O")
+
+    @property
+    def sizes(self) -> dict[str, int]:
+        """d_model (when there is an X), d_k and d_v per head."""
+        found = {"d_k": int(self.keys.shape[-1]), "d_v": int(self.values.shape[-1])}
+        if self.x is not None:
+            found = {"d_model": int(self.x.shape[1]), **found}
+        return found
+
+    @property
+    def params(self) -> int:
+        """The layer's learned weights: 0 without projections or when Q, K, V were given."""
+        return sum(int(matrix.size) for matrix in self.projections.values())
+
+    def __repr__(self) -> str:
+        return (
+            f"SelfAttnResult(tokens={list(self.tokens)}, weights={self.weights.shape}, "
+            f"output={self.output.shape}, params={self.params})"
+        )
+
+    def to_document(self) -> dict[str, Any]:
+        document: dict[str, Any] = {"tokens": list(self.tokens)}
+        if self.query_labels != self.tokens:
+            document["query_tokens"] = list(self.query_labels)
+        if self.x is not None:
+            document["x"] = self.x
+        document.update(self.projections)
+        document.update(
+            self.sizes,
+            heads=self.heads,
+            scale=self.scale,
+            causal=self.causal,
+            projections=bool(self.projections),
+        )
+        if self.norm is not None:
+            document.update(norm=self.norm, seed=self.seed)
+        elif self.drawn:
+            document["seed"] = self.seed
+        document.update(
+            queries=self.queries,
+            keys=self.keys,
+            values=self.values,
+            scores=self.scores,
+            weights=self.weights,
+        )
+        if self.attention.concat is not None:
+            document["concat"] = self.attention.concat
+        document.update(output=self.output, params=self.params)
+        return document
+
+    def head(self, number: int) -> tuple[np.ndarray, ...]:
+        """Q, K, V, scores and weights of head `number` (1-based; 1 is the only one without
+        heads)."""
+        from attncli.errors import InputError
+
+        arrays = (self.queries, self.keys, self.values, self.scores, self.weights)
+        if self.heads is None and number == 1:
+            return arrays
+        total = self.heads or 1
+        if not 1 <= number <= total:
+            raise InputError(
+                f"--head {number} is out of range: there are {total} heads (1 to {total})",
+                f"--head {number} está fuera de rango: hay {total} cabezas (de 1 a {total})",
+            )
+        return tuple(array[number - 1] for array in arrays)
+
+    def steps(self, row: int | None = None, token: str | None = None, head: int = 1) -> list[Step]:
+        """Scores, softmax and mix for one row (of one head), as the calculator's steps."""
+        from attncli.explain import explain_mix, explain_scores, explain_softmax
+
+        queries, keys, values, scores, weights = self.head(head)
+        index = pick_row(self.query_labels, row, token)
+        label = self.query_labels[index]
+        keys_labels = list(self.tokens)
+        return [
+            explain_scores(
+                "scaled" if self.scale else "dot",
+                label,
+                queries[index],
+                keys,
+                keys_labels,
+                {},
+                masked=np.isneginf(scores[index]).tolist(),
+            ),
+            explain_softmax(label, scores[index], weights[index], keys_labels, 1.0),
+            explain_mix(label, weights[index], values, keys_labels),
+        ]
+
+
+@dataclass(frozen=True, repr=False, kw_only=True)
+class ExerciseResult(Result):
+    """A small problem to work by hand, and its answers."""
+
+    seed: int
+    tokens: tuple[str, ...]
+    query: np.ndarray  # [d]
+    keys: np.ndarray  # [T, d]
+    values: np.ndarray  # [T, d]
+    scores: np.ndarray  # [T]
+    weights: np.ndarray  # [T]
+    output: np.ndarray  # [d]
+
+    def __repr__(self) -> str:
+        return f"ExerciseResult(seed={self.seed}, tokens={list(self.tokens)})"
+
+    def to_document(self, answers: bool = False) -> dict[str, Any]:
+        """The problem as attn score reads it; with `answers`, the results too."""
+        document: dict[str, Any] = {
+            "tokens": list(self.tokens),
+            "query": _whole(self.query),
+            "keys": _whole(self.keys),
+            "values": _whole(self.values),
+        }
+        if answers:
+            document.update(scores=self.scores, weights=self.weights, output=self.output)
+        return document
+
+    def steps(self, row: int | None = None, token: str | None = None) -> list[Step]:
+        """The whole chain: score, softmax and mix of the one query."""
+        from attncli.explain import explain_mix, explain_scores, explain_softmax
+
+        labels = list(self.tokens)
+        return [
+            explain_scores("dot", None, self.query, self.keys, labels, {}),
+            explain_softmax(None, self.scores, self.weights, labels, 1.0),
+            explain_mix(None, self.weights, self.values, labels),
+        ]
+
+
+def _whole(array: np.ndarray) -> Any:
+    """An exercise's numbers as the whole numbers they are: 1, not 1.0."""
+    return array.astype(int).tolist()
