@@ -22,6 +22,7 @@ __all__ = [
     "ShapeError",
     "compare_scores",
     "exercise",
+    "grad",
     "mix",
     "score",
     "selfattn",
@@ -29,11 +30,13 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from attncli.api import compare_scores, exercise, mix, score, selfattn, softmax
+    from attncli.api import compare_scores, exercise, grad, mix, score, selfattn, softmax
     from attncli.errors import AttnError, InputError, OptionError, ShapeError
 
 _HOMES = {
-    **dict.fromkeys(("compare_scores", "exercise", "mix", "score", "selfattn", "softmax"), "api"),
+    **dict.fromkeys(
+        ("compare_scores", "exercise", "grad", "mix", "score", "selfattn", "softmax"), "api"
+    ),
     **dict.fromkeys(("AttnError", "InputError", "OptionError", "ShapeError"), "errors"),
 }
 

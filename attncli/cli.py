@@ -163,6 +163,75 @@ def mix(
 
 @app.command()
 @output_options(*STEPS)
+def grad(
+    input_path: InputOption = None,
+    query: QueryOption = None,
+    queries: QueriesOption = None,
+    keys: KeysOption = None,
+    values: ValuesOption = None,
+    tokens: TokensOption = None,
+    grad_output: Annotated[
+        str | None,
+        typer.Option("--grad-output", "-g", help="∇_c ℓ, the gradient at the output, e.g. 1,0."),
+    ] = None,
+    target: Annotated[
+        str | None,
+        typer.Option("--target", help="A target for ℓ = ½‖c − target‖², e.g. 8,2."),
+    ] = None,
+    method: Annotated[
+        ScoreMethod | None,
+        typer.Option(
+            "--method",
+            "-m",
+            help="The score: dot, scaled, general or additive. [default: the input's, else dot]",
+        ),
+    ] = None,
+    seed: Annotated[
+        int, typer.Option("--seed", help="Seed for W_a, W_1, W_2, v_a when the input has none.")
+    ] = 0,
+    d_a: Annotated[
+        int | None,
+        typer.Option("--d-a", min=1, help="Hidden size of the additive score (default: d_k)."),
+    ] = None,
+    temperature: Annotated[
+        float | None,
+        typer.Option(
+            "--temperature", "-t", help="Softmax temperature [default: the input's, else 1]."
+        ),
+    ] = None,
+    check: Annotated[
+        bool, typer.Option("--check", help="Compare every gradient with finite differences.")
+    ] = False,
+    *,
+    settings: Settings,
+) -> None:
+    """The backward pass: every gradient of score → softmax → mix, step by step.
+
+    Reads what the forward chain reads (query or queries, keys, values, the score's
+    parameters; piped from attn mix, its method and temperature too) and the gradient
+    arriving at the output: --grad-output, or --target for ℓ = ½‖c − target‖². Writes
+    grad_weights, grad_scores, grad_values, grad_query(ies), grad_keys and the score's
+    parameter gradients. Null scores in the input stay masked (their gradient is 0).
+    Piped: attn score -i samples/tren.json | attn softmax | attn mix | attn grad --target 8,2
+
+    Example: attn grad -i samples/tren.json --target 8,2 --steps
+    """
+    from attncli.api import grad_document
+    from attncli.present.output import emit
+    from attncli.reading.sources import document_from
+
+    inline = {"query": query, "queries": queries, "keys": keys, "values": values, "tokens": tokens,
+              "grad_output": grad_output, "target": target}  # fmt: skip
+    document = document_from(input_path, None, inline, ("keys", "values"))
+    if grad_output is not None or target is not None:
+        document.pop("target" if grad_output is not None else "grad_output", None)
+    result = grad_document(document, method and method.value, seed, d_a, temperature)
+    explanation = result.steps(settings.row, settings.token) if settings.steps else []
+    emit(result, settings, explanation, checks=result.check() if check else None)
+
+
+@app.command()
+@output_options(*STEPS)
 def selfattn(
     sentence: Annotated[
         str | None,

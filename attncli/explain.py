@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
 
 from attncli.core.attention import additive_hidden, general_projected_keys
+
+if TYPE_CHECKING:
+    from attncli.explain_grad import GradSteps
 
 # Powers e^s stay readable up to about e^20; beyond that the table shows e^(s - max).
 _LARGEST_PLAIN_EXPONENT = 20.0
@@ -90,7 +93,7 @@ class MixSteps:
     output: list[float]
 
 
-Step = ScoreSteps | SoftmaxSteps | MixSteps
+Step = Union[ScoreSteps, SoftmaxSteps, MixSteps, "GradSteps"]
 
 
 def explain_scores(
@@ -177,5 +180,6 @@ def explain_mix(
 
 def steps_as_data(explanation: list[Step]) -> list[dict[str, Any]]:
     """The steps as JSON-ready dictionaries, each tagged with its kind."""
-    kinds = {ScoreSteps: "score", SoftmaxSteps: "softmax", MixSteps: "mix"}
-    return [{"step": kinds[type(part)], **asdict(part)} for part in explanation]
+    kinds = {"ScoreSteps": "score", "SoftmaxSteps": "softmax", "MixSteps": "mix"}
+    kinds["GradSteps"] = "grad"
+    return [{"step": kinds[type(part).__name__], **asdict(part)} for part in explanation]

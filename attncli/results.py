@@ -18,6 +18,7 @@ from attncli.reading.inputs import pick_row
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
+    from attncli.core.gradients import Forward, Gradients
     from attncli.core.selfattn import Attention
     from attncli.explain import Step
 
@@ -343,3 +344,115 @@ class ExerciseResult(Result):
 def _whole(array: np.ndarray) -> Any:
     """An exercise's numbers as the whole numbers they are: 1, not 1.0."""
     return array.astype(int).tolist()
+
+
+@dataclass(frozen=True, repr=False, kw_only=True)
+class GradResult(Rowwise):
+    """The backward pass of score → softmax → mix: the forward results and every gradient."""
+
+    method: str
+    queries: np.ndarray  # [T_q, d_q]
+    keys: np.ndarray  # [T_k, d_k]
+    values: np.ndarray  # [T_k, d_v]
+    parameters: dict[str, np.ndarray]
+    drawn: tuple[str, ...]
+    seed: int
+    temperature: float
+    forward: Forward
+    target: np.ndarray | None  # [T_q, d_v]
+    loss: float | None  # ½‖c − target‖², when a target was given
+    gradients: Gradients
+
+    def _shaped(self, array: np.ndarray) -> np.ndarray:
+        return _shaped(array, self.single)
+
+    output = property(lambda self: self._shaped(self.forward.output), doc="c")
+    weights = property(lambda self: self._shaped(self.forward.weights), doc="α")
+    scores = property(lambda self: self._shaped(self.forward.scores), doc="e; -inf masked")
+    grad_output = property(lambda self: self._shaped(self.gradients.grad_output), doc="∇_c ℓ")
+    grad_weights = property(lambda self: self._shaped(self.gradients.grad_weights), doc="∂ℓ/∂α")
+    grad_scores = property(lambda self: self._shaped(self.gradients.grad_scores), doc="∂ℓ/∂e")
+    grad_values = property(lambda self: self.gradients.grad_values, doc="∂ℓ/∂V: [T_k, d_v]")
+    grad_keys = property(lambda self: self.gradients.score.keys, doc="∂ℓ/∂K: [T_k, d_k]")
+
+    @property
+    def grad_queries(self) -> np.ndarray:
+        """∂ℓ/∂q: [d_q] for one query, [T_q, d_q] for several."""
+        return self._shaped(self.gradients.score.queries)
+
+    @property
+    def grad_parameters(self) -> dict[str, np.ndarray]:
+        """grad_w_a, or grad_w_1, grad_w_2, grad_v_a."""
+        return {f"grad_{name}": value for name, value in self.gradients.score.parameters.items()}
+
+    def to_document(self) -> dict[str, Any]:
+        document = dict(self.carried)
+        document.update(method=self.method, **self.parameters)
+        if self.drawn:
+            document["seed"] = self.seed
+        document.update(
+            scores=self.scores,
+            temperature=self.temperature,
+            weights=self.weights,
+            output=self.output,
+        )
+        if self.loss is not None:
+            document["loss"] = self.loss
+        document.update(
+            grad_output=self.grad_output,
+            grad_weights=self.grad_weights,
+            grad_scores=self.grad_scores,
+            grad_values=self.grad_values,
+            **{"grad_query" if self.single else "grad_queries": self.grad_queries},
+            grad_keys=self.grad_keys,
+            **self.grad_parameters,
+        )
+        return document
+
+    def steps(self, row: int | None = None, token: str | None = None) -> list[Step]:
+        """One query row worked backward: upstream gradient, softmax, then the score."""
+        from attncli.explain_grad import explain_grad
+
+        index, label = self._row(row, token)
+        return [explain_grad(self, index, label)]
+
+    def check(self) -> dict[str, float]:
+        """Every gradient against central finite differences: the largest relative
+        difference per gradient (a few 1e-9 at most when they agree)."""
+        from attncli.core import gradients as g
+
+        inputs = {"query": self.queries.copy(), "keys": self.keys.copy()}
+        inputs["values"] = self.values.copy()
+        inputs.update({name: value.copy() for name, value in self.parameters.items()})
+        names = {"query": "queries", "keys": "keys", "values": "values"}
+        mask = np.isneginf(self.forward.scores)
+        upstream = self.gradients.grad_output
+
+        def loss() -> float:
+            parameters = {name: inputs[name] for name in self.parameters}
+            run = g.forward(
+                self.method,
+                inputs["query"],
+                inputs["keys"],
+                inputs["values"],
+                parameters,
+                self.temperature,
+                mask if mask.any() else None,
+            )
+            if self.target is not None:
+                return g.squared_error(run.output, self.target)[0]
+            return float(np.sum(upstream * run.output))
+
+        analytic = {
+            "query": self.gradients.score.queries,
+            "keys": self.gradients.score.keys,
+            "values": self.gradients.grad_values,
+            **self.gradients.score.parameters,
+        }
+        found = {}
+        for name, array in inputs.items():
+            numeric = g.central_differences(loss, array)
+            key = "grad_" + ("query" if self.single else names["query"])
+            key = key if name == "query" else f"grad_{names.get(name, name)}"
+            found[key] = g.relative_difference(analytic[name], numeric)
+        return found

@@ -42,6 +42,7 @@ def emit(
     explanation: list[Step] | None = None,
     document: dict[str, Any] | None = None,
     intro: list[RenderableType] | None = None,
+    checks: dict[str, float] | None = None,
 ) -> None:
     """Print the result's JSON document, its explanation (--steps) or its tables.
 
@@ -53,6 +54,8 @@ def emit(
 
     explanation = explanation or []
     document = result.to_document() if document is None else document
+    if checks is not None:
+        document = {**document, "check": checks}
     explicit_json = settings.format_name == "json"
     if settings.steps and explicit_json:
         from attncli.explain import steps_as_data
@@ -66,6 +69,10 @@ def emit(
 
         fmt = settings.format()
         view = steps_view(explanation, fmt, intro) if explanation else view_of(result, fmt)
+        if checks is not None:
+            from attncli.present.views import check_lines
+
+            view.append(check_lines(checks, fmt))
     if settings.export:
         from attncli.present.export import export
 

@@ -148,10 +148,13 @@ def mix_steps_table(steps: MixSteps, fmt: Format) -> RenderableType:
 
 def explanation(steps: list[Step], fmt: Format) -> RenderableType:
     """Every part of an explanation, one table each, in order."""
+    from attncli.present.grad_render import grad_steps_table
+
     renderers = {
         "ScoreSteps": score_steps_table,
         "SoftmaxSteps": softmax_steps_table,
         "MixSteps": mix_steps_table,
+        "GradSteps": grad_steps_table,
     }
     return Group(*(renderers[type(part).__name__](part, fmt) for part in steps))  # type: ignore[operator]
 

@@ -13,7 +13,7 @@ from rich.console import RenderableType
 
 from attncli.present import render
 from attncli.present.format import Format
-from attncli.results import ExerciseResult, MixResult, ScoreResult, SoftmaxResult
+from attncli.results import ExerciseResult, GradResult, MixResult, ScoreResult, SoftmaxResult
 
 if TYPE_CHECKING:
     from attncli.explain import Step
@@ -92,6 +92,10 @@ def view_of(result: Result, fmt: Format) -> list[RenderableType]:
         return softmax_view(result, fmt)
     if isinstance(result, MixResult):
         return mix_view(result, fmt)
+    if isinstance(result, GradResult):
+        from attncli.present.grad_render import gradient_view
+
+        return gradient_view(result, fmt)
     if isinstance(result, ExerciseResult):
         # A worksheet and its key: the exercise's own way to be shown.
         worksheet = replace(fmt, blank=True, answers=True)
@@ -120,3 +124,23 @@ def steps_view(
     if fmt.answers:
         view += [render.heading(fmt.say("answers")), render.explanation(explanation, fmt.filled())]
     return view
+
+
+# Central differences in float64 agree with an exact gradient to about 1e-9 relative.
+CHECK_TOLERANCE = 1e-6
+
+
+def check_lines(checks: dict[str, float], fmt: Format) -> RenderableType:
+    """A line per gradient: its largest relative difference from finite differences."""
+    return render.lines(
+        "",
+        *(
+            fmt.say(
+                "check_line",
+                name=name,
+                difference=fmt.decimal(f"{difference:.1e}"),
+                verdict=fmt.say("agree" if difference <= CHECK_TOLERANCE else "disagree"),
+            )
+            for name, difference in checks.items()
+        ),
+    )

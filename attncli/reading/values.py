@@ -270,7 +270,8 @@ def to_matrix(value: Any, field: str, allow_masked: bool = False) -> np.ndarray:
 def to_vector_or_matrix(value: Any, field: str, allow_masked: bool = False) -> np.ndarray:
     """A vector (one row) or a matrix (a grid), whichever the JSON holds."""
     # -> [n] or [rows, n]
-    if isinstance(value, list) and value and isinstance(value[0], list):
+    nested = isinstance(value, list) and value and isinstance(value[0], list)
+    if nested or (_is_array(value) and value.ndim == 2):
         return to_matrix(value, field, allow_masked)
     return to_vector(value, field, allow_masked)
 

@@ -1,0 +1,246 @@
+"""The backward pass through attention: every gradient of a loss ℓ given ∇_c ℓ.
+
+Forward (rows are vectors): e = score(Q, K) [T_q, T_k]; α = softmax(e / T) row by row,
+masked cells 0; c = α V [T_q, d_v]. Backward, with g = ∇_c ℓ [T_q, d_v]:
+
+    ∂ℓ/∂α_ij = g_i · v_j                                    (grad_weights)
+    ∂ℓ/∂v_j  = Σ_i α_ij g_i                                 (grad_values)
+    ∂ℓ/∂e_ij = α_ij (g_i · v_j − Σ_k α_ik g_i · v_k) / T     (grad_scores)
+             = α_ij g_iᵀ (v_j − c_i) / T                    (the lesson's form)
+
+then through the score: dot and scaled e = q·k (÷ √d_k); Luong's general
+e = sᵀ W_a h (∂e/∂s = W_a h, ∂e/∂h = W_aᵀ s, ∂e/∂W_a = s hᵀ); Bahdanau's additive
+e = v_aᵀ tanh(W_1 s + W_2 h), whose derivatives carry the factor 1 − tanh².
+Self-attention adds the projections Q = X W^Q, K = X W^K, V = X W^V (and W^O).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from attncli.core.attention import additive_projections, score, softmax
+
+
+@dataclass
+class Forward:
+    """The forward pass the gradients are taken of."""
+
+    scores: np.ndarray  # [T_q, T_k], -inf where masked (before ÷ T)
+    weights: np.ndarray  # [T_q, T_k]
+    output: np.ndarray  # [T_q, d_v]
+
+
+def forward(
+    method: str,
+    queries: np.ndarray,
+    keys: np.ndarray,
+    values: np.ndarray,
+    parameters: dict[str, np.ndarray],
+    temperature: float = 1.0,
+    mask: np.ndarray | None = None,
+) -> Forward:
+    """Scores, weights and output; `mask` is True where a cell is masked."""
+    # [T_q, d_q], [T_k, d_k], [T_k, d_v] -> Forward
+    scores = score(method, queries, keys, parameters)
+    if mask is not None:
+        scores = np.where(mask, -np.inf, scores)
+    weights = softmax(scores, temperature)
+    return Forward(scores, weights, weights @ values)
+
+
+def softmax_backward(
+    weights: np.ndarray, grad_weights: np.ndarray, temperature: float = 1.0
+) -> np.ndarray:
+    """∂ℓ/∂e from ∂ℓ/∂α: α (∂ℓ/∂α − Σ_k α_k ∂ℓ/∂α_k) / T, row by row; 0 where α is 0."""
+    # [..., T_k], [..., T_k] -> [..., T_k]
+    mean = np.sum(weights * grad_weights, axis=-1, keepdims=True)
+    return weights * (grad_weights - mean) / temperature
+
+
+@dataclass
+class ScoreGradients:
+    """∂ℓ/∂ of the score's inputs and parameters."""
+
+    queries: np.ndarray  # [T_q, d_q]
+    keys: np.ndarray  # [T_k, d_k]
+    parameters: dict[str, np.ndarray]  # w_a; or w_1, w_2, v_a
+
+
+def score_backward(
+    method: str,
+    queries: np.ndarray,
+    keys: np.ndarray,
+    parameters: dict[str, np.ndarray],
+    grad_scores: np.ndarray,
+) -> ScoreGradients:
+    """Gradients of the score's inputs from ∂ℓ/∂e."""
+    # [T_q, d_q], [T_k, d_k], [T_q, T_k] -> ScoreGradients
+    g = grad_scores
+    if method in ("dot", "scaled"):
+        divisor = np.sqrt(keys.shape[1]) if method == "scaled" else 1.0
+        return ScoreGradients(g @ keys / divisor, g.T @ queries / divisor, {})
+    if method == "general":
+        w_a = parameters["w_a"]  # [d_q, d_k]
+        return ScoreGradients(g @ keys @ w_a.T, g.T @ queries @ w_a, {"w_a": queries.T @ g @ keys})
+    w_1, w_2, v_a = parameters["w_1"], parameters["w_2"], parameters["v_a"]
+    hidden = additive_hidden_grid(queries, keys, w_1, w_2)  # [T_q, T_k, d_a]
+    # δ_ij = ∂ℓ/∂e_ij (1 − tanh²) ⊙ v_a: the gradient at the sum W_1 s_i + W_2 h_j
+    delta = g[:, :, None] * (1.0 - hidden**2) * v_a  # [T_q, T_k, d_a]
+    per_query, per_key = delta.sum(axis=1), delta.sum(axis=0)  # [T_q, d_a], [T_k, d_a]
+    return ScoreGradients(
+        per_query @ w_1,
+        per_key @ w_2,
+        {
+            "w_1": per_query.T @ queries,
+            "w_2": per_key.T @ keys,
+            "v_a": np.einsum("ij,ija->a", g, hidden),
+        },
+    )
+
+
+def additive_hidden_grid(
+    queries: np.ndarray, keys: np.ndarray, w_1: np.ndarray, w_2: np.ndarray
+) -> np.ndarray:
+    """tanh(W_1 s_i + W_2 h_j) for every pair."""
+    # [T_q, d_q], [T_k, d_k] -> [T_q, T_k, d_a]
+    projected_queries, projected_keys = additive_projections(queries, keys, w_1, w_2)
+    return np.tanh(projected_queries[:, None, :] + projected_keys[None, :, :])
+
+
+@dataclass
+class Gradients:
+    """Every gradient of the calculator's chain score → softmax → mix."""
+
+    grad_output: np.ndarray  # [T_q, d_v], ∇_c ℓ
+    grad_weights: np.ndarray  # [T_q, T_k]
+    grad_scores: np.ndarray  # [T_q, T_k]
+    grad_values: np.ndarray  # [T_k, d_v]
+    score: ScoreGradients
+
+
+def backward(
+    method: str,
+    queries: np.ndarray,
+    keys: np.ndarray,
+    values: np.ndarray,
+    parameters: dict[str, np.ndarray],
+    run: Forward,
+    grad_output: np.ndarray,
+    temperature: float = 1.0,
+) -> Gradients:
+    """All gradients from ∇_c ℓ; a masked cell's ∂ℓ/∂e and ∂ℓ/∂α-path are exactly 0."""
+    # ... [T_q, d_v] -> Gradients
+    grad_weights = grad_output @ values.T
+    grad_scores = softmax_backward(run.weights, grad_weights, temperature)
+    return Gradients(
+        grad_output,
+        grad_weights,
+        grad_scores,
+        run.weights.T @ grad_output,
+        score_backward(method, queries, keys, parameters, grad_scores),
+    )
+
+
+def squared_error(output: np.ndarray, target: np.ndarray) -> tuple[float, np.ndarray]:
+    """ℓ = ½‖c − target‖² over every row, and ∇_c ℓ = c − target."""
+    difference = output - target
+    return 0.5 * float(np.sum(difference**2)), difference
+
+
+def attention_backward(
+    queries: np.ndarray,
+    keys: np.ndarray,
+    values: np.ndarray,
+    weights: np.ndarray,
+    grad_output: np.ndarray,
+    divisor: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """∂ℓ/∂Q, ∂ℓ/∂K, ∂ℓ/∂V of softmax(Q Kᵀ / divisor) V, with an optional head axis."""
+    # [..., T_q, d_k], [..., T_k, d_k], [..., T_k, d_v], [..., T_q, T_k], [..., T_q, d_v]
+    grad_weights = grad_output @ np.swapaxes(values, -1, -2)
+    grad_scores = softmax_backward(weights, grad_weights) / divisor
+    return (
+        grad_scores @ keys,
+        np.swapaxes(grad_scores, -1, -2) @ queries,
+        np.swapaxes(weights, -1, -2) @ grad_output,
+    )
+
+
+def merge_heads(per_head: np.ndarray) -> np.ndarray:
+    """[h, T, d] back to [T, h·d]: the heads' columns side by side."""
+    heads, rows, width = per_head.shape
+    return per_head.transpose(1, 0, 2).reshape(rows, heads * width)
+
+
+def central_differences(
+    loss: Callable[[], float], array: np.ndarray, relative_step: float = 1e-6
+) -> np.ndarray:
+    """∂loss/∂array entry by entry, (ℓ(x + h) − ℓ(x − h)) / 2h, with h scaled to each entry.
+
+    `array` is changed in place and restored; `loss` must read it.
+    """
+    numeric = np.empty_like(array)
+    flat, out = array.reshape(-1), numeric.reshape(-1)
+    for index in range(flat.size):
+        original = flat[index]
+        step = relative_step * max(1.0, abs(original))
+        flat[index] = original + step
+        above = loss()
+        flat[index] = original - step
+        below = loss()
+        flat[index] = original
+        out[index] = (above - below) / (2 * step)
+    return numeric
+
+
+def relative_difference(analytic: np.ndarray, numeric: np.ndarray) -> float:
+    """The largest |a − n| / max(|a|, |n|, 1): relative for large entries, absolute near 0."""
+    scale = np.maximum(np.maximum(np.abs(analytic), np.abs(numeric)), 1.0)
+    return float(np.max(np.abs(analytic - numeric) / scale)) if analytic.size else 0.0
+
+
+def selfattn_backward(
+    x: np.ndarray | None,
+    projections: dict[str, np.ndarray],
+    queries: np.ndarray,
+    keys: np.ndarray,
+    values: np.ndarray,
+    weights: np.ndarray,
+    concat: np.ndarray | None,
+    grad_output: np.ndarray,
+    divisor: float,
+) -> dict[str, np.ndarray]:
+    """∂ℓ/∂ of every input of a self-attention layer from ∂ℓ/∂output.
+
+    With X and projections: grad_x and grad_w_q, grad_w_k, grad_w_v (and grad_w_o with
+    heads); without projections (Q = K = V = X): grad_x; with Q, K, V given:
+    grad_queries, grad_keys, grad_values.
+    """
+    # queries/keys/values/weights with a head axis when `concat` is given
+    grads: dict[str, np.ndarray] = {}
+    grad_heads = grad_output
+    if concat is not None:
+        w_o = projections["w_o"]  # [h·d_v, d_model]
+        grads["grad_w_o"] = concat.T @ grad_output
+        heads = queries.shape[0]
+        joined = grad_output @ w_o.T  # [T, h·d_v]
+        grad_heads = joined.reshape(joined.shape[0], heads, -1).transpose(1, 0, 2)
+    grad_q, grad_k, grad_v = attention_backward(queries, keys, values, weights, grad_heads, divisor)
+    if concat is not None:
+        grad_q, grad_k, grad_v = merge_heads(grad_q), merge_heads(grad_k), merge_heads(grad_v)
+    if x is None:
+        return {"grad_queries": grad_q, "grad_keys": grad_k, "grad_values": grad_v}
+    if not projections:
+        return {"grad_x": grad_q + grad_k + grad_v}
+    w_q, w_k, w_v = projections["w_q"], projections["w_k"], projections["w_v"]
+    grads = {
+        "grad_x": grad_q @ w_q.T + grad_k @ w_k.T + grad_v @ w_v.T,
+        "grad_w_q": x.T @ grad_q,
+        "grad_w_k": x.T @ grad_k,
+        "grad_w_v": x.T @ grad_v,
+        **grads,
+    }
+    return grads

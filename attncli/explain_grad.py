@@ -1,0 +1,165 @@
+"""The backward pass of one query row, laid out as the course's hand-worked tables, as data.
+
+Three stages, each a row per key: the gradient arriving at the output; through the mix
+and the softmax (g · v_j, their α-weighted mean, ∂ℓ/∂e_j, and the lesson's own form
+α_j gᵀ(v_j − c)); and through the score, by method. Numbers only: rendering is elsewhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from attncli.core.attention import additive_hidden, general_projected_keys
+
+if TYPE_CHECKING:
+    from attncli.results import GradResult
+
+
+@dataclass
+class GradMixRow:
+    """One key's way back through the mix and the softmax."""
+
+    token: str
+    weight: float  # α_j
+    value: list[float]  # v_j
+    terms: list[tuple[float, float]]  # g and v_j, paired for g · v_j
+    grad_weight: float  # ∂ℓ/∂α_j = g · v_j
+    centered: float  # g · v_j − Σ_k α_k g · v_k
+    grad_score: float  # ∂ℓ/∂e_j = α_j × centered ÷ T
+    value_minus_output: list[float]  # v_j − c
+    lesson_form: float  # α_j gᵀ(v_j − c) ÷ T, the same number
+
+
+@dataclass
+class GradScoreRow:
+    """One key's way back through the score."""
+
+    token: str
+    grad_score: float  # ∂ℓ/∂e_j
+    key: list[float]  # h_j
+    # What ∂ℓ/∂e_j multiplies for ∂ℓ/∂q: k_j (dot, scaled), W_a h_j (general), δ_j (additive)
+    transformed: list[float] | None  # W_a h_j (general); tanh(W_1 q + W_2 h_j) (additive)
+    slope: list[float] | None  # 1 − tanh² (additive)
+    to_query: list[float]  # this key's part of ∂ℓ/∂q (additive: δ_j, before W_1ᵀ)
+    grad_key: list[float]  # ∂ℓ/∂h_j from this row
+
+
+@dataclass
+class GradSteps:
+    """One query row worked backward."""
+
+    row_label: str | None  # None for the one query of a single row
+    method: str
+    temperature: float
+    output: list[float]  # c
+    target: list[float] | None
+    grad_output: list[float]  # g = ∇_c ℓ
+    loss: float | None
+    mix_rows: list[GradMixRow]
+    mean: float  # Σ_j α_j g · v_j = g · c
+    score_rows: list[GradScoreRow]
+    divisor: float | None  # √d_k for scaled scores
+    grad_query: list[float]  # ∂ℓ/∂q of this row
+    # general: W_aᵀ q, which every ∂ℓ/∂h_j uses; additive: v_a, which every δ_j uses
+    shared: list[float] | None
+    grad_parameters: dict[str, list[list[float]] | list[float]]  # this row's part
+
+
+def explain_grad(result: GradResult, index: int, label: str | None) -> GradSteps:
+    """The tables of `result`'s row `index` (0-based)."""
+    run, grads = result.forward, result.gradients
+    query, keys, values = result.queries[index], result.keys, result.values
+    alpha, g = run.weights[index], grads.grad_output[index]
+    c, t = run.output[index], result.temperature
+    grad_weights = values @ g  # [T_k]
+    mean = float(alpha @ grad_weights)
+    grad_scores = alpha * (grad_weights - mean) / t  # this row of grads.grad_scores
+    labels = list(result.column_labels)
+    mix_rows = [
+        GradMixRow(
+            token=labels[j],
+            weight=float(alpha[j]),
+            value=values[j].tolist(),
+            terms=[(float(a), float(b)) for a, b in zip(g, values[j], strict=True)],
+            grad_weight=float(grad_weights[j]),
+            centered=float(grad_weights[j] - mean),
+            grad_score=float(grad_scores[j]),
+            value_minus_output=(values[j] - c).tolist(),
+            lesson_form=float(alpha[j] * g @ (values[j] - c) / t),
+        )
+        for j in range(len(labels))
+    ]
+    score_rows, grad_query, shared, grad_parameters, divisor = _through_score(
+        result, query, keys, grad_scores, labels
+    )
+    return GradSteps(
+        row_label=label,
+        method=result.method,
+        temperature=t,
+        output=c.tolist(),
+        target=None if result.target is None else result.target[index].tolist(),
+        grad_output=g.tolist(),
+        loss=result.loss,
+        mix_rows=mix_rows,
+        mean=mean,
+        score_rows=score_rows,
+        divisor=divisor,
+        grad_query=grad_query.tolist(),
+        shared=None if shared is None else shared.tolist(),
+        grad_parameters=grad_parameters,
+    )
+
+
+def _through_score(
+    result: GradResult,
+    query: np.ndarray,
+    keys: np.ndarray,
+    grad_scores: np.ndarray,
+    labels: list[str],
+) -> tuple[list[GradScoreRow], np.ndarray, np.ndarray | None, dict, float | None]:
+    """Per key: what ∂ℓ/∂e_j sends to the query, the key and the parameters."""
+    p = result.parameters
+    transformed: np.ndarray | None = None
+    slope: np.ndarray | None = None
+    shared: np.ndarray | None = None
+    divisor: float | None = None
+    grad_parameters: dict[str, list[list[float]] | list[float]] = {}
+    if result.method in ("dot", "scaled"):
+        divisor = float(np.sqrt(keys.shape[1])) if result.method == "scaled" else None
+        scale = divisor or 1.0
+        to_query = grad_scores[:, None] * keys / scale  # [T_k, d_q]
+        grad_keys = grad_scores[:, None] * query / scale
+        grad_query = to_query.sum(axis=0)
+    elif result.method == "general":
+        transformed = general_projected_keys(keys, p["w_a"])  # W_a h_j: [T_k, d_q]
+        shared = p["w_a"].T @ query  # W_aᵀ s: [d_k]
+        to_query = grad_scores[:, None] * transformed
+        grad_keys = grad_scores[:, None] * shared
+        grad_query = to_query.sum(axis=0)
+        grad_parameters["w_a"] = np.outer(query, grad_scores @ keys).tolist()
+    else:
+        transformed = additive_hidden(query, keys, p["w_1"], p["w_2"])  # [T_k, d_a]
+        slope = 1.0 - transformed**2
+        shared = p["v_a"]
+        to_query = grad_scores[:, None] * slope * shared  # δ_j: [T_k, d_a]
+        grad_keys = to_query @ p["w_2"]
+        grad_query = to_query.sum(axis=0) @ p["w_1"]
+        grad_parameters["v_a"] = (grad_scores @ transformed).tolist()
+        grad_parameters["w_1"] = np.outer(to_query.sum(axis=0), query).tolist()
+        grad_parameters["w_2"] = (to_query.T @ keys).tolist()
+    rows = [
+        GradScoreRow(
+            token=labels[j],
+            grad_score=float(grad_scores[j]),
+            key=keys[j].tolist(),
+            transformed=None if transformed is None else transformed[j].tolist(),
+            slope=None if slope is None else slope[j].tolist(),
+            to_query=to_query[j].tolist(),
+            grad_key=grad_keys[j].tolist(),
+        )
+        for j in range(len(labels))
+    ]
+    return rows, grad_query, shared, grad_parameters, divisor

@@ -1,0 +1,90 @@
+"""Validated inputs for attn grad: the forward chain's inputs and the gradient that arrives
+at the output (grad_output, or a target for ½‖c − target‖²)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from attncli.errors import InputError, ShapeError
+from attncli.reading.inputs import (
+    VALUES_HINT,
+    ScoreInput,
+    check_one_value_per_key,
+    score_input,
+)
+from attncli.reading.values import Document, require, to_matrix, to_vector_or_matrix
+
+if TYPE_CHECKING:
+    import numpy as np
+
+UPSTREAM_HINT = (
+    "give grad_output (∇_c ℓ, the shape of the output) or target (for ℓ = ½‖c − target‖²), "
+    "e.g. --target 8,2",
+    "da grad_output (∇_c ℓ, con la forma de la salida) o target (para ℓ = ½‖c − target‖²), "
+    "p. ej. --target 8,2",
+)
+
+
+@dataclass
+class GradInput:
+    """What attn grad computes on."""
+
+    scores: ScoreInput  # queries, keys and the score's parameters
+    values: np.ndarray  # [T_k, d_v]
+    mask: np.ndarray | None  # [T_q, T_k], True where masked (null in the given scores)
+    grad_output: np.ndarray | None  # [T_q, d_v]
+    target: np.ndarray | None  # [T_q, d_v]
+
+
+def grad_input(document: Document, method: str, seed: int, d_a: int | None) -> GradInput:
+    """Validated inputs; the upstream gradient must have the output's shape."""
+    import numpy as np
+
+    scored = score_input(document, method, seed, d_a)
+    rows = scored.queries
+    values = to_matrix(require(document, "values", VALUES_HINT), "values")
+    check_one_value_per_key(values.shape[0], scored.keys.shape[0])
+    given = [name for name in ("grad_output", "target") if document.get(name) is not None]
+    if len(given) == 2:
+        raise InputError(
+            "both grad_output and target are given; keep one",
+            "grad_output y target están los dos; deja uno",
+        )
+    if not given:
+        raise InputError(
+            f"missing the gradient at the output: {UPSTREAM_HINT[0]}",
+            f"falta el gradiente en la salida: {UPSTREAM_HINT[1]}",
+        )
+    name = given[0]
+    upstream = to_vector_or_matrix(document[name], name)
+    expected = (values.shape[1],) if rows.single else (rows.matrix.shape[0], values.shape[1])
+    if upstream.shape != expected:
+        shown = " × ".join(map(str, upstream.shape))
+        wanted = " × ".join(map(str, expected))
+        raise ShapeError(
+            f"{name} is {shown} but the output is {wanted} "
+            "(give one number per number of the output)",
+            f"{name} es {shown} pero la salida es {wanted} "
+            "(da un número por cada número de la salida)",
+        )
+    upstream = upstream.reshape(rows.matrix.shape[0], values.shape[1])
+    mask = None
+    if isinstance(document.get("scores"), list):
+        given_scores = to_vector_or_matrix(document["scores"], "scores", allow_masked=True)
+        grid = given_scores.reshape(rows.matrix.shape[0], -1)
+        if grid.shape != (rows.matrix.shape[0], scored.keys.shape[0]):
+            raise ShapeError(
+                "scores: its shape does not match the queries and keys (its null cells are the "
+                "mask); leave scores out or give one per query and key",
+                "scores: su forma no casa con las consultas y claves (sus celdas null son la "
+                "máscara); quita scores o da una por consulta y clave",
+            )
+        mask = np.isneginf(grid) if np.isneginf(grid).any() else None
+    return GradInput(
+        scored,
+        values,
+        mask,
+        upstream if name == "grad_output" else None,
+        upstream if name == "target" else None,
+    )

@@ -1,0 +1,197 @@
+"""The backward pass: against hand-derived values, finite differences and the identities."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import attncli as attn
+from attncli.core import gradients
+from tests.conftest import SAMPLES
+
+TREN = {
+    "query": [1, 0],
+    "keys": [[2, 1], [0, 2], [1, 1]],
+    "values": [[10, 0], [0, 10], [5, 5]],
+    "tokens": ["tren", "va", "lleno"],
+}
+METHODS = ("dot", "scaled", "general", "additive")
+
+
+def test_hand_worked_tren_with_target():
+    """c ≈ (7.876, 2.124), ∇_c ℓ = c − (8, 2), then α_j gᵀ(v_j − c) by hand."""
+    g = attn.grad(**TREN, target=[8, 2])
+    alpha = np.exp([2, 0, 1]) / np.exp([2, 0, 1]).sum()
+    c = alpha @ np.array(TREN["values"])
+    np.testing.assert_allclose(g.output, c, rtol=1e-15)
+    np.testing.assert_allclose(g.grad_output, c - [8, 2], rtol=1e-13)
+    np.testing.assert_allclose(g.grad_output, [-0.12394809, 0.12394809], rtol=1e-7)
+    assert g.loss == pytest.approx(0.5 * ((c[0] - 8) ** 2 + (c[1] - 2) ** 2), rel=1e-15)
+    upstream = c - [8, 2]
+    by_hand = [alpha[j] * upstream @ (np.array(TREN["values"][j]) - c) for j in range(3)]
+    np.testing.assert_allclose(g.grad_scores, by_hand, atol=1e-15)
+    # dot: ∂ℓ/∂q = Σ_j ∂ℓ/∂e_j k_j, ∂ℓ/∂k_j = ∂ℓ/∂e_j q
+    np.testing.assert_allclose(g.grad_queries, np.array(by_hand) @ TREN["keys"], atol=1e-15)
+    np.testing.assert_allclose(g.grad_keys, np.outer(by_hand, TREN["query"]), atol=1e-15)
+    np.testing.assert_allclose(g.grad_values, np.outer(alpha, upstream), atol=1e-15)
+
+
+def _loop_general(query, keys, w_a, grad_scores):
+    """The lesson's three derivatives, one pair at a time."""
+    grad_q = sum(gs * (w_a @ k) for gs, k in zip(grad_scores, keys, strict=True))
+    grad_k = [gs * (w_a.T @ query) for gs in grad_scores]
+    grad_w = sum(gs * np.outer(query, k) for gs, k in zip(grad_scores, keys, strict=True))
+    return grad_q, np.array(grad_k), grad_w
+
+
+def test_general_matches_the_lessons_derivatives():
+    g = attn.grad(**TREN, target=[8, 2], method="general", seed=4)
+    q, k = np.array(TREN["query"], float), np.array(TREN["keys"], float)
+    grad_q, grad_k, grad_w = _loop_general(q, k, g.parameters["w_a"], g.grad_scores)
+    np.testing.assert_allclose(g.grad_queries, grad_q, atol=1e-13)
+    np.testing.assert_allclose(g.grad_keys, grad_k, atol=1e-13)
+    np.testing.assert_allclose(g.grad_parameters["grad_w_a"], grad_w, atol=1e-13)
+
+
+def test_additive_carries_one_minus_tanh_squared():
+    g = attn.grad(**TREN, target=[8, 2], method="additive", seed=2)
+    p = g.parameters
+    q, keys = np.array(TREN["query"], float), np.array(TREN["keys"], float)
+    grad_q = np.zeros(2)
+    grad_v = np.zeros_like(p["v_a"])
+    for j, k in enumerate(keys):
+        hidden = np.tanh(p["w_1"] @ q + p["w_2"] @ k)
+        delta = g.grad_scores[j] * (1 - hidden**2) * p["v_a"]
+        grad_q += p["w_1"].T @ delta
+        grad_v += g.grad_scores[j] * hidden
+        np.testing.assert_allclose(g.grad_keys[j], p["w_2"].T @ delta, atol=1e-13)
+    np.testing.assert_allclose(g.grad_queries, grad_q, atol=1e-13)
+    np.testing.assert_allclose(g.grad_parameters["grad_v_a"], grad_v, atol=1e-13)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_every_gradient_matches_finite_differences(method):
+    rng = np.random.default_rng(3)
+    g = attn.grad(
+        queries=rng.normal(size=(3, 4)),
+        keys=rng.normal(size=(5, 4)),
+        values=rng.normal(size=(5, 2)),
+        grad_output=rng.normal(size=(3, 2)),
+        method=method,
+        temperature=0.7,
+    )
+    checks = g.check()
+    assert set(checks) >= {"grad_queries", "grad_keys", "grad_values"}
+    assert max(checks.values()) < 1e-6, checks
+
+
+def test_finite_differences_notice_a_wrong_gradient():
+    """The check can fail: a gradient off by 1% is reported."""
+    analytic = np.array([1.0, 2.0])
+    assert gradients.relative_difference(analytic, analytic * 1.01) > 1e-3
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.floats(-5, 5), min_size=2, max_size=6),
+    st.floats(-50, 50),
+    st.floats(0.2, 5),
+)
+def test_grad_scores_rows_sum_to_zero_and_ignore_a_shift(scores, shift, temperature):
+    rng = np.random.default_rng(len(scores))
+    weights = attn.softmax(scores, temperature=temperature).weights
+    shifted = attn.softmax([s + shift for s in scores], temperature=temperature).weights
+    upstream = rng.normal(size=len(scores))
+    grad = gradients.softmax_backward(weights, upstream, temperature)
+    assert abs(grad.sum()) < 1e-12
+    np.testing.assert_allclose(
+        gradients.softmax_backward(shifted, upstream, temperature), grad, atol=1e-12
+    )
+
+
+def test_masked_cells_get_exactly_zero(run_json):
+    document = {**TREN, "queries": [[1, 0], [0, 1]], "scores": [[2, None, 1], [None, 2, 1]]}
+    document.pop("query")
+    out = run_json("grad", "--grad-output", "1,1;1,1", input=json.dumps(document))
+    assert out["weights"][0][1] == 0.0 and out["grad_scores"][0][1] == 0.0
+    assert out["grad_scores"][1][0] == 0.0 and out["grad_weights"][0][1] != 0.0
+    assert out["scores"][0][1] is None
+
+
+def test_the_lessons_chain_backward_through_the_pipe(run, run_json):
+    chained = run_json(
+        "mix",
+        input=json.dumps(
+            run_json(
+                "softmax", input=json.dumps(run_json("score", "-i", str(SAMPLES / "tren.json")))
+            )
+        ),
+    )
+    out = run_json("grad", "--target", "8,2", input=json.dumps(chained))
+    direct = run_json("grad", "-i", str(SAMPLES / "tren.json"), "--target", "8,2")
+    for field in ("grad_output", "grad_weights", "grad_scores", "grad_values", "grad_query",
+                  "grad_keys", "loss"):  # fmt: skip
+        np.testing.assert_allclose(out[field], direct[field], rtol=1e-15)
+    steps = run("grad", "-i", str(SAMPLES / "tren.json"), "--target", "8,2", "--steps")
+    assert steps.exit_code == 0, steps.stderr
+    text = steps.stdout
+    assert "-0.124, 0.124" in text and "0.0154" in text
+    assert "(-0.124)×10 + 0.124×0" in text and "= -1.239" in text
+    assert "-0.3503" in text and "∂ℓ/∂q = Σ of the column before = (-0.526, 0.176)" in text
+
+
+def test_grad_steps_in_spanish_and_as_a_worksheet(run):
+    spanish = run("grad", "-i", str(SAMPLES / "tren.json"), "--target", "8,2", "--steps",
+                  "--lang", "es").stdout  # fmt: skip
+    assert "Gradiente en la salida" in spanish and "-0,124, 0,124" in spanish
+    sheet = run("grad", "-i", str(SAMPLES / "tren.json"), "--target", "8,2", "--blank",
+                "--answers").stdout  # fmt: skip
+    worksheet, answers = sheet.split("ANSWERS")
+    assert "____" in worksheet and "-0.3503" not in worksheet and "-0.3503" in answers
+
+
+@pytest.mark.parametrize("method", ("general", "additive"))
+def test_method_steps_show_their_own_derivatives(run, method):
+    out = run("grad", "-i", str(SAMPLES / "tren.json"), "--target", "8,2", "--steps",
+              "--method", method).stdout  # fmt: skip
+    if method == "general":
+        assert "W_aᵀ q = (" in out and "∂ℓ/∂w_a from this row" in out
+    else:
+        assert "1 − tanh²" in out and "∂ℓ/∂v_a from this row" in out
+
+
+def test_check_option_reports_agreement(run, run_json):
+    out = run_json("grad", "-i", str(SAMPLES / "tren.json"), "--target", "8,2", "--check",
+                   "--json", "--method", "additive")  # fmt: skip
+    assert set(out["check"]) == {"grad_query", "grad_keys", "grad_values", "grad_w_1",
+                                 "grad_w_2", "grad_v_a"}  # fmt: skip
+    assert max(out["check"].values()) < 1e-6
+    table = run("grad", "-i", str(SAMPLES / "tren.json"), "--target", "8,2", "--check",
+                "--format", "table").stdout  # fmt: skip
+    assert "central finite differences" in table and "(agree)" in table
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (("--grad-output", "1,0,3"), "grad_output is 3 but the output is 2"),
+        (("--target", "1;2"), "target is 2 × 1 but the output is 2"),
+        ((), "missing the gradient at the output"),
+        (("--target", "8,2", "--temperature", "0"), "--temperature 0.0 must be a positive"),
+    ],
+)
+def test_grad_errors_are_one_line(run, args, fragment):
+    result = run("grad", "-i", str(SAMPLES / "tren.json"), *args)
+    assert result.exit_code == 2 and result.stdout == ""
+    message = result.stderr.strip()
+    assert "\n" not in message and fragment in message and "Traceback" not in message
+
+
+def test_both_upstream_fields_in_a_document_are_refused(run):
+    document = {**TREN, "target": [8, 2], "grad_output": [1, 0]}
+    result = run("grad", input=json.dumps(document))
+    assert result.exit_code == 2 and "keep one" in result.stderr
