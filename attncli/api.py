@@ -217,9 +217,15 @@ def selfattn(
     projections: bool = True,
     scale: bool = True,
     causal: bool = False,
+    grad_output: ArrayLike | None = None,
+    target: ArrayLike | None = None,
 ) -> SelfAttnResult:
     """Self-attention over a sentence (seeded embeddings) or a given X; or attention over
-    given queries, keys and values. W as d_in × d_out, applied as x @ W.
+    given queries, keys and values. W as d_in × d_out, applied as x @ W (from torch's
+    nn.Linear, pass weight.T). With `grad_output` (∂ℓ/∂output) or a `target` (for
+    ℓ = ½‖output − target‖²) the result also holds the backward pass: `grads` has
+    grad_x and grad_w_q, grad_w_k, grad_w_v (grad_w_o with heads), or grad_queries,
+    grad_keys, grad_values when Q, K, V were given.
 
     >>> a = selfattn("en las llaves del coche", seed=0)
     >>> a.weights.shape, a.params
@@ -237,6 +243,8 @@ def selfattn(
         w_k=w_k,
         w_v=w_v,
         w_o=w_o,
+        grad_output=grad_output,
+        target=target,
     )
     from attncli.reading.selfattn_inputs import SelfAttnSettings
 
@@ -270,7 +278,10 @@ def selfattn_document(
     else:
         assert checked.x is not None
         run = core.self_attention(checked.x, w["w_q"], w["w_k"], w["w_v"], scale, causal)
+    loss, grads = _selfattn_backward(document, checked, run, options.heads, scale)
     return SelfAttnResult(
+        loss=loss,
+        grads=grads,
         query_labels=tuple(checked.query_labels),
         tokens=tuple(checked.key_labels),
         x=checked.x,
@@ -283,6 +294,36 @@ def selfattn_document(
         norm=checked.norm,
         seed=options.seed,
     )
+
+
+def _selfattn_backward(
+    document: Document, checked: Any, run: Any, heads: int | None, scale: bool
+) -> tuple[float | None, dict[str, np.ndarray]]:
+    """The loss and gradients of a self-attention run, when the document gives an
+    upstream gradient."""
+    from attncli.core import gradients
+    from attncli.reading.grad_inputs import upstream_gradient
+
+    name, upstream = upstream_gradient(document, run.output.shape, required=False)
+    if upstream is None:
+        return None, {}
+    loss = None
+    if name == "target":
+        loss, upstream = gradients.squared_error(run.output, upstream)
+    x = checked.x if checked.direct is None else None
+    divisor = float(np.sqrt(run.keys.shape[-1])) if scale else 1.0
+    grads = gradients.selfattn_backward(
+        x,
+        checked.weights,
+        run.queries,
+        run.keys,
+        run.values,
+        run.weights,
+        run.concat,
+        upstream,
+        divisor,
+    )
+    return loss, {"grad_output": upstream, **grads}
 
 
 def compare_scores(

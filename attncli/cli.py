@@ -288,6 +288,17 @@ def selfattn(
     head: Annotated[
         int, typer.Option("--head", help="With --steps and --heads: the head to explain.")
     ] = 1,
+    grad_output: Annotated[
+        str | None,
+        typer.Option(
+            "--grad-output",
+            help="∂ℓ/∂output, rows as '1,0;0,1': adds the backward pass (grad_x, grad_w_q, …).",
+        ),
+    ] = None,
+    target: Annotated[
+        str | None,
+        typer.Option("--target", help="A target output for ℓ = ½‖output − target‖²: the same."),
+    ] = None,
     plot: Annotated[
         str | None,
         typer.Option(
@@ -314,7 +325,8 @@ def selfattn(
     from attncli.reading.sources import document_from
 
     given_sentence = sentence is not None and input_path is None
-    document = {} if given_sentence else document_from(input_path, None, {}, ())
+    upstream = {"grad_output": grad_output, "target": target}
+    document = document_from(None if given_sentence else input_path, None, upstream, ())
     if plot is not None:
         from attncli.present.plot import check_plot_path
 

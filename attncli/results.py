@@ -205,6 +205,9 @@ class SelfAttnResult(Result):
     causal: bool
     norm: float | None  # the embeddings' length, when attn made them
     seed: int
+    # With a gradient at the output (grad_output, or target for ½‖out − target‖²):
+    loss: float | None = None
+    grads: dict[str, np.ndarray] = field(default_factory=dict)  # grad_x, grad_w_q, ...
 
     queries = property(lambda self: self.attention.queries, doc="Q: [T_q, d_k] or [h, T_q, d_k]")
     keys = property(lambda self: self.attention.keys, doc="K: [T_k, d_k] or [h, T_k, d_k]")
@@ -260,6 +263,9 @@ class SelfAttnResult(Result):
         if self.attention.concat is not None:
             document["concat"] = self.attention.concat
         document.update(output=self.output, params=self.params)
+        if self.loss is not None:
+            document["loss"] = self.loss
+        document.update(self.grads)
         return document
 
     def head(self, number: int) -> tuple[np.ndarray, ...]:

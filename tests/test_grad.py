@@ -195,3 +195,56 @@ def test_both_upstream_fields_in_a_document_are_refused(run):
     document = {**TREN, "target": [8, 2], "grad_output": [1, 0]}
     result = run("grad", input=json.dumps(document))
     assert result.exit_code == 2 and "keep one" in result.stderr
+
+
+SELFATTN_CASES = {
+    "one head": {},
+    "two heads, causal": {"heads": 2, "causal": True},
+    "unscaled": {"scale": False},
+    "no projections": {"projections": False},
+}
+
+
+@pytest.mark.parametrize("case", SELFATTN_CASES)
+def test_selfattn_gradients_match_finite_differences(case):
+    options = SELFATTN_CASES[case]
+    rng = np.random.default_rng(5)
+    inputs = {"x": rng.normal(size=(4, 4))}
+    if options.get("projections", True):
+        inputs.update({name: rng.normal(size=(4, 4)) / 2 for name in ("w_q", "w_k", "w_v")})
+    if "heads" in options:
+        inputs["w_o"] = rng.normal(size=(4, 4)) / 2
+    target = rng.normal(size=(4, 4))
+    result = attn.selfattn(**inputs, **options, target=target)
+
+    def loss() -> float:
+        return attn.selfattn(**inputs, **options, target=target).loss
+
+    for name, array in inputs.items():
+        numeric = gradients.central_differences(loss, array)
+        difference = gradients.relative_difference(result.grads[f"grad_{name}"], numeric)
+        assert difference < 1e-6, (name, difference)
+
+
+def test_attention_over_given_qkv_has_their_gradients():
+    rng = np.random.default_rng(6)
+    inputs = {name: rng.normal(size=(3, 2)) for name in ("queries", "keys", "values")}
+    upstream = rng.normal(size=(3, 2))
+    result = attn.selfattn(**inputs, grad_output=upstream)
+
+    def loss() -> float:
+        return float(np.sum(attn.selfattn(**inputs).output * upstream))
+
+    for name, array in inputs.items():
+        numeric = gradients.central_differences(loss, array)
+        assert gradients.relative_difference(result.grads[f"grad_{name}"], numeric) < 1e-6
+
+
+def test_selfattn_cli_writes_the_gradients(run, run_json):
+    out = run_json("selfattn", "el tren va lleno", "--d-model", "2", "--grad-output",
+                   "1,0;0,1;1,1;0,0")  # fmt: skip
+    assert {"grad_x", "grad_w_q", "grad_w_k", "grad_w_v"} <= set(out)
+    assert np.array(out["grad_x"]).shape == (4, 2)
+    bad = run("selfattn", "el tren va lleno", "--target", "1,0")
+    assert bad.exit_code == 2 and bad.stdout == ""
+    assert "target is 2 but the output is 4 × 8" in bad.stderr

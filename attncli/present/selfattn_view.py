@@ -100,4 +100,19 @@ def selfattn_view(result: SelfAttnResult, fmt: Format) -> list[RenderableType]:
         title = fmt.say("output_shape", rows=t_q, columns=run.output.shape[1])
         return render.matrix_block(title, result.query_labels, run.output, fmt)
 
-    return [part(fmt) for part in (summary, shapes, matrices, grids, outputs)]
+    def gradients(fmt: Format) -> Any:
+        if not result.grads:
+            return render.lines()
+        shown: list[Any] = []
+        if result.loss is not None:
+            shown.append(render.lines("", fmt.say("loss", loss=fmt.number(result.loss, 4))))
+        labels = {"grad_queries": result.query_labels, "grad_output": result.query_labels}
+        for name, grad in result.grads.items():
+            rows = labels.get(name, result.tokens)
+            if name.startswith("grad_w_"):
+                rows = [f"{name[5:]}[{i + 1}]" for i in range(grad.shape[0])]
+            shown.append(render.matrix_block(f"∂ℓ/∂ ({name})", rows, grad, fmt))
+        return render.Group(*shown)
+
+    parts = (summary, shapes, matrices, grids, outputs, gradients)
+    return [part(fmt) for part in parts]

@@ -37,14 +37,10 @@ class GradInput:
     target: np.ndarray | None  # [T_q, d_v]
 
 
-def grad_input(document: Document, method: str, seed: int, d_a: int | None) -> GradInput:
-    """Validated inputs; the upstream gradient must have the output's shape."""
-    import numpy as np
-
-    scored = score_input(document, method, seed, d_a)
-    rows = scored.queries
-    values = to_matrix(require(document, "values", VALUES_HINT), "values")
-    check_one_value_per_key(values.shape[0], scored.keys.shape[0])
+def upstream_gradient(
+    document: Document, expected: tuple[int, ...], required: bool = True
+) -> tuple[str, np.ndarray | None]:
+    """The document's grad_output or target, of the output's shape: (its name, the array)."""
     given = [name for name in ("grad_output", "target") if document.get(name) is not None]
     if len(given) == 2:
         raise InputError(
@@ -52,13 +48,14 @@ def grad_input(document: Document, method: str, seed: int, d_a: int | None) -> G
             "grad_output y target están los dos; deja uno",
         )
     if not given:
+        if not required:
+            return "", None
         raise InputError(
             f"missing the gradient at the output: {UPSTREAM_HINT[0]}",
             f"falta el gradiente en la salida: {UPSTREAM_HINT[1]}",
         )
     name = given[0]
     upstream = to_vector_or_matrix(document[name], name)
-    expected = (values.shape[1],) if rows.single else (rows.matrix.shape[0], values.shape[1])
     if upstream.shape != expected:
         shown = " × ".join(map(str, upstream.shape))
         wanted = " × ".join(map(str, expected))
@@ -68,6 +65,20 @@ def grad_input(document: Document, method: str, seed: int, d_a: int | None) -> G
             f"{name} es {shown} pero la salida es {wanted} "
             "(da un número por cada número de la salida)",
         )
+    return name, upstream
+
+
+def grad_input(document: Document, method: str, seed: int, d_a: int | None) -> GradInput:
+    """Validated inputs; the upstream gradient must have the output's shape."""
+    import numpy as np
+
+    scored = score_input(document, method, seed, d_a)
+    rows = scored.queries
+    values = to_matrix(require(document, "values", VALUES_HINT), "values")
+    check_one_value_per_key(values.shape[0], scored.keys.shape[0])
+    expected = (values.shape[1],) if rows.single else (rows.matrix.shape[0], values.shape[1])
+    name, upstream = upstream_gradient(document, expected)
+    assert upstream is not None
     upstream = upstream.reshape(rows.matrix.shape[0], values.shape[1])
     mask = None
     if isinstance(document.get("scores"), list):

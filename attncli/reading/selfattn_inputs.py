@@ -66,11 +66,13 @@ def selfattn_input(
             f"--norm is {settings.norm}; the embeddings' length must be positive",
             f"--norm es {settings.norm}; la longitud de los embeddings debe ser positiva",
         )
-    if sentence is not None and document:
+    # The gradient at the output goes with either kind of input.
+    data = set(document) - {"grad_output", "target"}
+    if sentence is not None and data:
         raise InputError(
             "give a sentence or -i FILE, not both", "da una frase o -i FICHERO, no las dos cosas"
         )
-    if sentence is None and not document:
+    if sentence is None and not data:
         raise InputError(
             'nothing to attend over: give a sentence (attn selfattn "en las llaves del coche") '
             "or -i FILE with x, or with queries, keys and values",
