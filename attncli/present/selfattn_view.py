@@ -108,7 +108,7 @@ def selfattn_view(result: SelfAttnResult, fmt: Format) -> list[RenderableType]:
             shown.append(render.lines("", fmt.say("loss", loss=fmt.number(result.loss, 4))))
         labels = {"grad_queries": result.query_labels, "grad_output": result.query_labels}
         for name, grad in result.grads.items():
-            rows = labels.get(name, result.tokens)
+            rows = list(labels.get(name, result.tokens))
             if name.startswith("grad_w_"):
                 rows = [f"{name[5:]}[{i + 1}]" for i in range(grad.shape[0])]
             shown.append(render.matrix_block(f"∂ℓ/∂ ({name})", rows, grad, fmt))
