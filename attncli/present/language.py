@@ -230,9 +230,9 @@ PHRASES: dict[str, tuple[str, str]] = {
     "largest_entry": ("Largest |entry|", "Mayor |elemento|"),
     "loss": ("loss ℓ = ½‖c − target‖² = {loss}", "pérdida ℓ = ½‖c − objetivo‖² = {loss}"),
     "check_line": (
-        "{name}: analytic against central finite differences: largest relative difference "
+        "{name}: against central finite differences, largest relative difference "
         "{difference} ({verdict})",
-        "{name}: analítico contra diferencias finitas centradas: mayor diferencia relativa "
+        "{name}: contra diferencias finitas centradas, mayor diferencia relativa "
         "{difference} ({verdict})",
     ),
     "agree": ("agree", "coinciden"),
