@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from attncli.core import attention
-from attncli.errors import OptionError
+from attncli.errors import InputError, OptionError
 from attncli.reading.inputs import mix_input, score_input, softmax_input
 from attncli.reading.values import Document
 from attncli.results import (
@@ -46,6 +46,30 @@ def _plain(value: Any) -> Any:
     if isinstance(value, np.generic):
         return value.item()
     return value
+
+
+def _quietly(function: Callable[..., np.ndarray], *arguments: Any) -> np.ndarray:
+    """Call `function` with numpy's overflow warnings off: overflow is checked after."""
+    with np.errstate(all="ignore"):
+        return function(*arguments)
+
+
+def _finite(array: np.ndarray, field: str, masked: np.ndarray | None = None) -> np.ndarray:
+    """Refuse a result that overflowed float64 (±inf, or NaN from inf − inf), naming the
+    first cell; -inf is allowed only where `masked` is True (a real mask)."""
+    overflowed = ~np.isfinite(array)
+    if masked is not None:
+        overflowed &= ~(masked & np.isneginf(array))
+    bad = np.argwhere(overflowed)
+    if bad.size:
+        where = ", ".join(str(int(i) + 1) for i in bad[0])
+        raise InputError(
+            f"{field} overflow float64 at ({where}): the inputs are too large; numbers up to "
+            "about 1e150 are safe",
+            f"{field} desborda float64 en ({where}): las entradas son demasiado grandes; "
+            "números hasta unos 1e150 son seguros",
+        )
+    return array
 
 
 def _chained(previous: Result | ArrayLike, field: str) -> Document:
@@ -107,7 +131,9 @@ def score_document(
         )
     checked = score_input(document, method, seed, d_a)
     rows = checked.queries
-    grid = attention.score(method, rows.matrix, checked.keys, checked.parameters)
+    with np.errstate(all="ignore"):
+        grid = attention.score(method, rows.matrix, checked.keys, checked.parameters)
+    _finite(grid, "scores")
     return ScoreResult(
         single=rows.single,
         row_labels=tuple(rows.row_labels),
@@ -192,7 +218,7 @@ def mix_document(document: Document) -> MixResult:
         carried=dict(document),
         weight_grid=rows.matrix,
         values=values,
-        output_grid=attention.mix(rows.matrix, values),
+        output_grid=_finite(_quietly(attention.mix, rows.matrix, values), "output"),
     )
 
 
@@ -260,24 +286,18 @@ def selfattn_document(
     causal: bool = False,
 ) -> SelfAttnResult:
     """selfattn() on a document (x and projections, or queries, keys and values)."""
-    from attncli.core import selfattn as core
     from attncli.reading.selfattn_inputs import selfattn_input
 
     checked = selfattn_input(document, sentence, options)
-    w = checked.weights
-    if checked.direct is not None:
-        run = core.attend(*checked.direct, scale=scale, causal=causal)
-    elif not w:
-        assert checked.x is not None
-        run = core.attend(checked.x, checked.x, checked.x, scale=scale, causal=causal)
-    elif options.heads is not None:
-        assert checked.x is not None
-        run = core.multi_head_attention(
-            checked.x, w["w_q"], w["w_k"], w["w_v"], w["w_o"], options.heads, scale, causal
-        )
-    else:
-        assert checked.x is not None
-        run = core.self_attention(checked.x, w["w_q"], w["w_k"], w["w_v"], scale, causal)
+    with np.errstate(all="ignore"):  # overflow is checked after, with a clear message
+        run = _run_selfattn(checked, options.heads, scale, causal)
+    allowed = None
+    if causal:
+        from attncli.core.attention import causal_mask
+
+        allowed = ~causal_mask(run.scores.shape[-2], run.scores.shape[-1])
+    _finite(run.scores, "scores", masked=allowed)
+    _finite(run.output, "output")
     loss, grads = _selfattn_backward(document, checked, run, options.heads, scale)
     return SelfAttnResult(
         loss=loss,
@@ -285,7 +305,7 @@ def selfattn_document(
         query_labels=tuple(checked.query_labels),
         tokens=tuple(checked.key_labels),
         x=checked.x,
-        projections=w,
+        projections=checked.weights,
         drawn=tuple(checked.drawn),
         attention=run,
         heads=options.heads,
@@ -294,6 +314,24 @@ def selfattn_document(
         norm=checked.norm,
         seed=options.seed,
     )
+
+
+def _run_selfattn(checked: Any, heads: int | None, scale: bool, causal: bool) -> Any:
+    """Attention on the given Q, K, V; on X itself (no projections); or on X's projections,
+    in one head or several."""
+    from attncli.core import selfattn as core
+
+    w, x = checked.weights, checked.x
+    if checked.direct is not None:
+        queries, keys, values = checked.direct
+        return core.attend(queries, keys, values, scale=scale, causal=causal)
+    if not w:
+        return core.attend(x, x, x, scale=scale, causal=causal)
+    if heads is not None:
+        return core.multi_head_attention(
+            x, w["w_q"], w["w_k"], w["w_v"], w["w_o"], heads, scale, causal
+        )
+    return core.self_attention(x, w["w_q"], w["w_k"], w["w_v"], scale, causal)
 
 
 def _selfattn_backward(

@@ -68,7 +68,13 @@ def score(
         ),
     ] = ScoreMethod.dot,
     seed: Annotated[
-        int, typer.Option("--seed", help="Seed for W_a, W_1, W_2, v_a when the input has none.")
+        int,
+        typer.Option(
+            "--seed",
+            min=0,
+            max=2**64 - 1,
+            help="Seed for W_a, W_1, W_2, v_a when the input has none.",
+        ),
     ] = 0,
     d_a: Annotated[
         int | None,
@@ -187,7 +193,13 @@ def grad(
         ),
     ] = None,
     seed: Annotated[
-        int, typer.Option("--seed", help="Seed for W_a, W_1, W_2, v_a when the input has none.")
+        int,
+        typer.Option(
+            "--seed",
+            min=0,
+            max=2**64 - 1,
+            help="Seed for W_a, W_1, W_2, v_a when the input has none.",
+        ),
     ] = 0,
     d_a: Annotated[
         int | None,
@@ -268,7 +280,10 @@ def selfattn(
         ),
     ] = None,
     seed: Annotated[
-        int, typer.Option("--seed", help="Seed for the embeddings and projections.")
+        int,
+        typer.Option(
+            "--seed", min=0, max=2**64 - 1, help="Seed for the embeddings and projections."
+        ),
     ] = 0,
     no_proj: Annotated[
         bool, typer.Option("--no-proj", help="No projections: Q = K = V = X.")
@@ -348,7 +363,10 @@ def compare_scores(
     ty: Annotated[int, typer.Option("--ty", help="Decoder positions T_y (the queries).")] = 60,
     d_h: Annotated[int, typer.Option("--d-h", help="Size d_h of every state.")] = 256,
     d_a: Annotated[int, typer.Option("--d-a", help="Hidden size d_a of the additive score.")] = 256,
-    seed: Annotated[int, typer.Option("--seed", help="Seed for the states and parameters.")] = 0,
+    seed: Annotated[
+        int,
+        typer.Option("--seed", min=0, max=2**64 - 1, help="Seed for the states and parameters."),
+    ] = 0,
     repeat: Annotated[
         int, typer.Option("--repeat", help="Timed runs per method, after a warm-up.")
     ] = 9,
@@ -383,7 +401,10 @@ def compare_scores(
 @output_options("answers", "digits")
 def exercise(
     seed: Annotated[
-        int, typer.Option("--seed", help="Which problem: each seed gives another.")
+        int,
+        typer.Option(
+            "--seed", min=0, max=2**64 - 1, help="Which problem: each seed gives another."
+        ),
     ] = 0,
     size: Annotated[int, typer.Option("--size", help="How many tokens (keys and values).")] = 3,
     dim: Annotated[int, typer.Option("--dim", help="Numbers per vector.")] = 2,
@@ -438,5 +459,6 @@ def _group(
 
 
 def run(arguments: list[str]) -> None:
-    """Run `attn` with `arguments`, building only the command they name."""
+    """Run `attn` with `arguments`, building only the command they name; alone, the help."""
+    arguments = arguments or ["--help"]
     app_for(app, arguments)(args=arguments, prog_name="attn")

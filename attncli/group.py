@@ -19,6 +19,21 @@ class AttnGroup(TyperGroup):
         ctx.meta["attn.arguments"] = list(args)
         return super().parse_args(ctx, args)
 
+    def make_context(
+        self, info_name: Any, args: list[str], parent: Any = None, **extra: Any
+    ) -> Any:
+        # A usage error before any command runs (attn --nope): one line too.
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except typer.TyperException as error:
+            from attncli.present.language import usage_error
+
+            ctx = typer.Context(self, info_name=info_name)
+            ctx.meta["attn.arguments"] = list(args)
+            message = error.format_message()  # type: ignore[attr-defined]
+            _report(usage_error(_language(ctx), message, info_name or "attn"))
+            sys.exit(getattr(error, "exit_code", 2))
+
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
@@ -26,9 +41,17 @@ class AttnGroup(TyperGroup):
             _report(error.message(_language(ctx)))
             ctx.exit(int(error.exit_code))
         except BrokenPipeError:
-            # The reader (head, less) went away; nothing left to say to it.
-            sys.stderr.close()
-            ctx.exit(1)
+            # The reader (head, less) went away: nothing left to say to it, but the output
+            # was cut, so not a success (128 + SIGPIPE, as a shell reports it).
+            _silence_stdout()
+            ctx.exit(int(ExitStatus.BROKEN_PIPE))
+        except OSError as error:
+            if getattr(error, "filename", None) is not None:
+                raise  # a file we were reading; our own readers already say what went wrong
+            _silence_stdout()
+            reason = (error.strerror or str(error)).lower()
+            _report(f"cannot write output: {reason}")
+            ctx.exit(int(ExitStatus.OUTPUT_ERROR))
         except typer.TyperException as error:
             # Click's usage errors (a bad option value, an unknown command): one line too.
             from attncli.present.language import usage_error
@@ -95,11 +118,27 @@ def _debugging() -> bool:
     return os.environ.get("ATTN_DEBUG", "") not in ("", "0")
 
 
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that the flush at exit cannot fail a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def printable(text: str) -> str:
+    """The text with control characters shown as escapes (\\n, \\x1b): an error stays one
+    line, and nothing from the user's input can drive the terminal."""
+    return "".join(char if char.isprintable() or char == " " else repr(char)[1:-1] for char in text)
+
+
 def _report(message: str) -> None:
     from rich.console import Console
     from rich.text import Text
 
-    Console(stderr=True, highlight=False, soft_wrap=True).print(Text(f"attn: error: {message}"))
+    line = Text(f"attn: error: {printable(message)}")
+    Console(stderr=True, highlight=False, soft_wrap=True).print(line)
 
 
 def _command_name(info: Any) -> str:

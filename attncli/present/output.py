@@ -109,8 +109,20 @@ def write_json(stream: IO[str], document: dict[str, Any]) -> None:
         stream.write(text.decode())
         return
     stream.flush()
-    buffer.write(text)
+    write_all(buffer, text)
     buffer.flush()
+
+
+def write_all(buffer: Any, data: bytes) -> None:
+    """Write every byte: a large write to a pipe can return short when the reader goes
+    away, and the next write then raises BrokenPipeError instead of cutting the output
+    silently."""
+    view = memoryview(data)
+    while view:
+        written = buffer.write(view)
+        if not written:
+            raise BrokenPipeError("the reader closed the pipe")
+        view = view[written:]
 
 
 def is_terminal(stream: IO[str]) -> bool:
@@ -143,6 +155,7 @@ def print_renderables(stream: IO[str], renderables: list[RenderableType]) -> Non
         for renderable in renderables:
             target.print(renderable)
     stream.write(capture.get())
+    stream.flush()
 
 
 @contextmanager

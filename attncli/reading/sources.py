@@ -18,9 +18,10 @@ def read_text(path: str, stdin: IO[str] | None) -> tuple[str, str]:
                 "--input -: there is no standard input to read",
                 "--input -: no hay entrada estándar que leer",
             )
-        return stdin.read(), "stdin"
+        return _read_stdin(stdin), "stdin"
     try:
-        return Path(path).read_text(encoding="utf-8"), path
+        # utf-8-sig: a byte-order mark, common from Windows editors, is read as nothing.
+        return Path(path).read_text(encoding="utf-8-sig"), path
     except FileNotFoundError:
         raise _missing_file(path) from None
     except IsADirectoryError:
@@ -40,6 +41,20 @@ def read_text(path: str, stdin: IO[str] | None) -> tuple[str, str]:
         ) from None
     except OSError as error:
         raise _unreadable(path, error) from None
+
+
+def _read_stdin(stdin: IO[str]) -> str:
+    """Standard input as text: UTF-8 (a byte-order mark is skipped), else a clear error."""
+    buffer = getattr(stdin, "buffer", None)
+    if buffer is None:
+        return stdin.read()
+    try:
+        return buffer.read().decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError(
+            "stdin: not UTF-8 text (JSON is text; convert it, e.g. iconv -t UTF-8)",
+            "stdin: no es texto UTF-8 (un JSON es texto; conviértelo, p. ej. iconv -t UTF-8)",
+        ) from None
 
 
 def _missing_file(path: str) -> InputError:
@@ -88,7 +103,7 @@ def load_document(
             )
     elif read_stdin and stdin_is_piped(stdin):
         assert stdin is not None
-        text, source = stdin.read(), "stdin"
+        text, source = _read_stdin(stdin), "stdin"
         if not text.strip():
             return {}
     else:

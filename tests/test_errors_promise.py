@@ -1,0 +1,113 @@
+"""Issue-8 holes: each bad input gets one line on stderr, a non-zero exit, empty stdout."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ATTN = [sys.executable, "-m", "attncli"]
+
+
+def _attn(*args: str, stdin: bytes | None = None, stdout=subprocess.PIPE):
+    return subprocess.run(
+        [*ATTN, *args], input=stdin, stdout=stdout, stderr=subprocess.PIPE, timeout=60
+    )
+
+
+def _one_line_error(result, fragment: str, code: int = 2) -> None:
+    assert result.returncode == code, result.stderr
+    assert result.stdout in (b"", None)
+    message = result.stderr.decode()
+    assert message.count("\n") == 1 and "Traceback" not in message, message
+    assert "\x1b" not in message and fragment in message, message
+
+
+@pytest.mark.parametrize(
+    ("args", "document", "fragment"),
+    [
+        (("score", "--query", "1e200,1e200", "--keys", "[[1e200,1e200],[1,1]]"), None,
+         "scores overflow float64 at (1, 1)"),
+        (("mix", "--weights", "1e300,1", "--values", "[[1e300],[1]]"), None,
+         "output overflow float64"),
+        (("selfattn", "-i", "-"), {"x": [[1e160, 1e160], [1, 1]]}, "scores overflow float64"),
+        (("score", "--query", "1e200", "--keys", "[[-1e200]]", "--method", "general",
+          "--seed", "1"), None, "overflow float64"),
+    ],
+)  # fmt: skip
+def test_overflow_is_an_error_never_a_mask(args, document, fragment):
+    stdin = json.dumps(document).encode() if document is not None else None
+    _one_line_error(_attn(*args, stdin=stdin), fragment)
+
+
+def test_non_utf8_stdin_is_an_input_error():
+    _one_line_error(_attn("softmax", stdin=b"\xff\xfe[2]"), "stdin: not UTF-8 text")
+
+
+def test_a_byte_order_mark_is_accepted(tmp_path: Path):
+    bom = b"\xef\xbb\xbf"
+    piped = _attn("softmax", "--json", stdin=bom + b"[2, 0, 1]")
+    assert piped.returncode == 0 and json.loads(piped.stdout)["weights"][0] > 0.66
+    path = tmp_path / "bom.json"
+    path.write_bytes(bom + b'{"scores": [1, 2]}')
+    assert _attn("softmax", "-i", str(path), "--json").returncode == 0
+
+
+def test_seed_out_of_range_is_refused():
+    _one_line_error(_attn("score", "-i", "samples/tren.json", "--seed", str(2**64)), "--seed")
+
+
+def test_full_disk_is_an_output_error():
+    with open("/dev/full", "wb") as full:
+        result = _attn("softmax", "2", "0", "1", stdout=full)
+    assert result.returncode == 1
+    message = result.stderr.decode()
+    assert message == "attn: error: cannot write output: no space left on device\n"
+
+
+def test_a_reader_that_goes_away_is_not_a_success():
+    sentence = " ".join(f"w{i}" for i in range(600))
+    process = subprocess.Popen(
+        [*ATTN, "selfattn", sentence, "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.read(10)
+    process.stdout.close()
+    assert process.wait(timeout=60) == 141
+    assert process.stderr.read() == b""
+
+
+def test_attn_alone_prints_help_and_succeeds():
+    result = _attn()
+    assert result.returncode == 0 and b"Usage" in result.stdout and result.stderr == b""
+
+
+@pytest.mark.parametrize("args", [("--lang", "es"), ("--nope",)])
+def test_unknown_top_level_options_are_one_line(args):
+    _one_line_error(_attn(*args), f"No such option: {args[0]}")
+
+
+def test_control_characters_in_messages_are_escaped():
+    result = _attn("score", "-i", "x\x1b[31m\nrow.json")
+    _one_line_error(result, "x\\x1b[31m\\nrow.json")
+
+
+def test_ctrl_c_exits_130_silently():
+    environment = {**os.environ}
+    process = subprocess.Popen(
+        [*ATTN, "compare-scores", "--tx", "400", "--ty", "400"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=environment,
+    )
+    import signal
+    import time
+
+    time.sleep(0.3)  # after start-up has installed the handler
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130 and out == b"" and b"Traceback" not in err
