@@ -13,11 +13,13 @@ import typer
 from attncli.group import AttnGroup, NumbersCommand, app_for
 from attncli.options import (
     STEPS,
+    AdditiveSizeOption,
     InputOption,
     KeysOption,
     QueriesOption,
     QueryOption,
     ScoreMethod,
+    ScoreSeedOption,
     ScoresOption,
     TokensOption,
     ValuesOption,
@@ -67,19 +69,8 @@ def score(
             "additive (Bahdanau): v_a^T tanh(W_1 q + W_2 k).",
         ),
     ] = ScoreMethod.dot,
-    seed: Annotated[
-        int,
-        typer.Option(
-            "--seed",
-            min=0,
-            max=2**64 - 1,
-            help="Seed for W_a, W_1, W_2, v_a when the input has none.",
-        ),
-    ] = 0,
-    d_a: Annotated[
-        int | None,
-        typer.Option("--d-a", min=1, help="Hidden size of the additive score (default: d_k)."),
-    ] = None,
+    seed: ScoreSeedOption = 0,
+    d_a: AdditiveSizeOption = None,
     *,
     settings: Settings,
 ) -> None:
@@ -192,19 +183,8 @@ def grad(
             help="The score: dot, scaled, general or additive. [default: the input's, else dot]",
         ),
     ] = None,
-    seed: Annotated[
-        int,
-        typer.Option(
-            "--seed",
-            min=0,
-            max=2**64 - 1,
-            help="Seed for W_a, W_1, W_2, v_a when the input has none.",
-        ),
-    ] = 0,
-    d_a: Annotated[
-        int | None,
-        typer.Option("--d-a", min=1, help="Hidden size of the additive score (default: d_k)."),
-    ] = None,
+    seed: ScoreSeedOption = 0,
+    d_a: AdditiveSizeOption = None,
     temperature: Annotated[
         float | None,
         typer.Option(

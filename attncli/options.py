@@ -30,6 +30,19 @@ class ScoreMethod(str, Enum):
     additive = "additive"
 
 
+ScoreSeedOption = Annotated[
+    int,
+    typer.Option(
+        "--seed",
+        min=0,
+        max=2**64 - 1,
+        help="Seed for W_a, W_1, W_2, v_a when the input has none.",
+    ),
+]
+AdditiveSizeOption = Annotated[
+    int | None,
+    typer.Option("--d-a", min=1, help="Hidden size of the additive score (default: d_k)."),
+]
 InputOption = Annotated[
     str | None,
     typer.Option(
