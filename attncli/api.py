@@ -39,19 +39,11 @@ def _document(**fields: Any) -> Document:
 
 
 def _plain(value: Any) -> Any:
-    if isinstance(value, tuple):
-        return [_plain(item) for item in value]
-    if isinstance(value, list):
+    if isinstance(value, (tuple, list)):
         return [_plain(item) for item in value]
     if isinstance(value, np.generic):
         return value.item()
     return value
-
-
-def _quietly(function: Callable[..., np.ndarray], *arguments: Any) -> np.ndarray:
-    """Call `function` with numpy's overflow warnings off: overflow is checked after."""
-    with np.errstate(all="ignore"):
-        return function(*arguments)
 
 
 def _finite(array: np.ndarray, field: str, masked: np.ndarray | None = None) -> np.ndarray:
@@ -131,7 +123,7 @@ def score_document(
         )
     checked = score_input(document, method, seed, d_a)
     rows = checked.queries
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"):  # overflow is checked after, with a clear message
         grid = attention.score(method, rows.matrix, checked.keys, checked.parameters)
     _finite(grid, "scores")
     return ScoreResult(
@@ -211,6 +203,8 @@ def mix(
 def mix_document(document: Document) -> MixResult:
     """mix() on a document with weights (a row or a grid) and values."""
     rows, values = mix_input(document)
+    with np.errstate(all="ignore"):  # overflow is checked after, with a clear message
+        output = attention.mix(rows.matrix, values)
     return MixResult(
         single=rows.single,
         row_labels=tuple(rows.row_labels),
@@ -218,7 +212,7 @@ def mix_document(document: Document) -> MixResult:
         carried=dict(document),
         weight_grid=rows.matrix,
         values=values,
-        output_grid=_finite(_quietly(attention.mix, rows.matrix, values), "output"),
+        output_grid=_finite(output, "output"),
     )
 
 

@@ -178,6 +178,29 @@ def explain_mix(
     return MixSteps(row_label, rows, products.sum(axis=0).tolist())
 
 
+def explain_chain(
+    method: str,
+    row_label: str | None,
+    query: np.ndarray,
+    keys: np.ndarray,
+    values: np.ndarray,
+    scores: np.ndarray,
+    weights: np.ndarray,
+    labels: list[str],
+) -> list[Step]:
+    """One query through score, softmax and mix: the three tables of a worked example.
+
+    A score of -inf is a masked key: it is shown as masked in the score table too.
+    """
+    # [d_k], [T_k, d_k], [T_k, d_v], [T_k], [T_k] -> three steps
+    masked = np.isneginf(scores).tolist()
+    return [
+        explain_scores(method, row_label, query, keys, labels, {}, masked=masked),
+        explain_softmax(row_label, scores, weights, labels, 1.0),
+        explain_mix(row_label, weights, values, labels),
+    ]
+
+
 def steps_as_data(explanation: list[Step]) -> list[dict[str, Any]]:
     """The steps as JSON-ready dictionaries, each tagged with its kind."""
     kinds = {"ScoreSteps": "score", "SoftmaxSteps": "softmax", "MixSteps": "mix"}

@@ -26,13 +26,9 @@ class AttnGroup(TyperGroup):
         try:
             return super().make_context(info_name, args, parent, **extra)
         except typer.TyperException as error:
-            from attncli.present.language import usage_error
-
             ctx = typer.Context(self, info_name=info_name)
             ctx.meta["attn.arguments"] = list(args)
-            message = error.format_message()  # type: ignore[attr-defined]
-            _report(usage_error(_language(ctx), message, info_name or "attn"))
-            sys.exit(getattr(error, "exit_code", 2))
+            sys.exit(_report_usage(ctx, error, info_name or "attn"))
 
     def invoke(self, ctx: Any) -> Any:
         try:
@@ -54,12 +50,8 @@ class AttnGroup(TyperGroup):
             ctx.exit(int(ExitStatus.OUTPUT_ERROR))
         except typer.TyperException as error:
             # Click's usage errors (a bad option value, an unknown command): one line too.
-            from attncli.present.language import usage_error
-
             failed = getattr(error, "ctx", None) or ctx
-            message = error.format_message()  # type: ignore[attr-defined]
-            _report(usage_error(_language(ctx), message, failed.command_path))
-            ctx.exit(getattr(error, "exit_code", 2))
+            ctx.exit(_report_usage(ctx, error, failed.command_path))
         except (typer.Exit, typer.Abort):
             raise
         except Exception as error:
@@ -139,6 +131,16 @@ def _report(message: str) -> None:
 
     line = Text(f"attn: error: {printable(message)}")
     Console(stderr=True, highlight=False, soft_wrap=True).print(line)
+
+
+def _report_usage(ctx: Any, error: Exception, command_path: str) -> int:
+    """One of Click's usage errors as our one line, in the command line's language;
+    returns the exit status to end with."""
+    from attncli.present.language import usage_error
+
+    message = error.format_message()  # type: ignore[attr-defined]
+    _report(usage_error(_language(ctx), message, command_path))
+    return int(getattr(error, "exit_code", 2))
 
 
 def _command_name(info: Any) -> str:

@@ -286,25 +286,21 @@ class SelfAttnResult(Result):
 
     def steps(self, row: int | None = None, token: str | None = None, head: int = 1) -> list[Step]:
         """Scores, softmax and mix for one row (of one head), as the calculator's steps."""
-        from attncli.explain import explain_mix, explain_scores, explain_softmax
+        from attncli.explain import explain_chain
 
         queries, keys, values, scores, weights = self.head(head)
         index = pick_row(self.query_labels, row, token)
-        label = self.query_labels[index]
-        keys_labels = list(self.tokens)
-        return [
-            explain_scores(
-                "scaled" if self.scale else "dot",
-                label,
-                queries[index],
-                keys,
-                keys_labels,
-                {},
-                masked=np.isneginf(scores[index]).tolist(),
-            ),
-            explain_softmax(label, scores[index], weights[index], keys_labels, 1.0),
-            explain_mix(label, weights[index], values, keys_labels),
-        ]
+        method = "scaled" if self.scale else "dot"
+        return explain_chain(
+            method,
+            self.query_labels[index],
+            queries[index],
+            keys,
+            values,
+            scores[index],
+            weights[index],
+            list(self.tokens),
+        )
 
 
 @dataclass(frozen=True, repr=False, kw_only=True)
@@ -337,14 +333,18 @@ class ExerciseResult(Result):
 
     def steps(self, row: int | None = None, token: str | None = None) -> list[Step]:
         """The whole chain: score, softmax and mix of the one query."""
-        from attncli.explain import explain_mix, explain_scores, explain_softmax
+        from attncli.explain import explain_chain
 
-        labels = list(self.tokens)
-        return [
-            explain_scores("dot", None, self.query, self.keys, labels, {}),
-            explain_softmax(None, self.scores, self.weights, labels, 1.0),
-            explain_mix(None, self.weights, self.values, labels),
-        ]
+        return explain_chain(
+            "dot",
+            None,
+            self.query,
+            self.keys,
+            self.values,
+            self.scores,
+            self.weights,
+            list(self.tokens),
+        )
 
 
 def _whole(array: np.ndarray) -> Any:
@@ -427,21 +427,26 @@ class GradResult(Rowwise):
         difference per gradient (a few 1e-9 at most when they agree)."""
         from attncli.core import gradients as g
 
-        inputs = {"query": self.queries.copy(), "keys": self.keys.copy()}
-        inputs["values"] = self.values.copy()
-        inputs.update({name: value.copy() for name, value in self.parameters.items()})
-        names = {"query": "queries", "keys": "keys", "values": "values"}
+        score = self.gradients.score
+        # gradient name -> (the input it is taken with respect to, the analytic gradient)
+        query_name = "grad_query" if self.single else "grad_queries"
+        pairs = {
+            query_name: (self.queries, score.queries),
+            "grad_keys": (self.keys, score.keys),
+            "grad_values": (self.values, self.gradients.grad_values),
+            **{f"grad_{n}": (v, score.parameters[n]) for n, v in self.parameters.items()},
+        }
+        inputs = {name: given.copy() for name, (given, _) in pairs.items()}  # nudged in place
         mask = np.isneginf(self.forward.scores)
         upstream = self.gradients.grad_output
 
         def loss() -> float:
-            parameters = {name: inputs[name] for name in self.parameters}
             run = g.forward(
                 self.method,
-                inputs["query"],
-                inputs["keys"],
-                inputs["values"],
-                parameters,
+                inputs[query_name],
+                inputs["grad_keys"],
+                inputs["grad_values"],
+                {name: inputs[f"grad_{name}"] for name in self.parameters},
                 self.temperature,
                 mask if mask.any() else None,
             )
@@ -449,16 +454,7 @@ class GradResult(Rowwise):
                 return g.squared_error(run.output, self.target)[0]
             return float(np.sum(upstream * run.output))
 
-        analytic = {
-            "query": self.gradients.score.queries,
-            "keys": self.gradients.score.keys,
-            "values": self.gradients.grad_values,
-            **self.gradients.score.parameters,
+        return {
+            name: g.relative_difference(analytic, g.central_differences(loss, inputs[name]))
+            for name, (_, analytic) in pairs.items()
         }
-        found = {}
-        for name, array in inputs.items():
-            numeric = g.central_differences(loss, array)
-            key = "grad_" + ("query" if self.single else names["query"])
-            key = key if name == "query" else f"grad_{names.get(name, name)}"
-            found[key] = g.relative_difference(analytic[name], numeric)
-        return found

@@ -120,10 +120,3 @@ def multi_head_attention(
     result.concat = result.output.transpose(1, 0, 2).reshape(x.shape[0], -1)
     result.output = result.concat @ w_o
     return result
-
-
-def parameter_count(d_model: int, d_k: int, d_v: int, heads: int | None) -> int:
-    """Weights in the layer: 2·d_model·d_k + d_model·d_v, plus d_model² for W^O with heads."""
-    if heads is None:
-        return 2 * d_model * d_k + d_model * d_v
-    return 4 * d_model * d_model
