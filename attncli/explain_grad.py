@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from attncli.core.attention import additive_hidden, general_projected_keys
+from attncli.core.gradients import score_backward
 
 if TYPE_CHECKING:
     from attncli.results import GradResult
@@ -74,9 +75,8 @@ def explain_grad(result: GradResult, index: int, label: str | None) -> GradSteps
     query, keys, values = result.queries[index], result.keys, result.values
     alpha, g = run.weights[index], grads.grad_output[index]
     c, t = run.output[index], result.temperature
-    grad_weights = values @ g  # [T_k]
+    grad_weights, grad_scores = grads.grad_weights[index], grads.grad_scores[index]  # [T_k]
     mean = float(alpha @ grad_weights)
-    grad_scores = alpha * (grad_weights - mean) / t  # this row of grads.grad_scores
     labels = list(result.column_labels)
     mix_rows = [
         GradMixRow(
@@ -126,30 +126,22 @@ def _through_score(
     slope: np.ndarray | None = None
     shared: np.ndarray | None = None
     divisor: float | None = None
-    grad_parameters: dict[str, list[list[float]] | list[float]] = {}
+    # This row's share of every gradient of the score, from the core's backward pass.
+    row = score_backward(result.method, query[None, :], keys, p, grad_scores[None, :])
+    # Per key, what ∂ℓ/∂e_j multiplies on its way to the query: the column a student sums.
     if result.method in ("dot", "scaled"):
         divisor = float(np.sqrt(keys.shape[1])) if result.method == "scaled" else None
-        scale = divisor or 1.0
-        to_query = grad_scores[:, None] * keys / scale  # [T_k, d_q]
-        grad_keys = grad_scores[:, None] * query / scale
-        grad_query = to_query.sum(axis=0)
+        to_query = grad_scores[:, None] * keys / (divisor or 1.0)  # [T_k, d_q]
     elif result.method == "general":
         transformed = general_projected_keys(keys, p["w_a"])  # W_a h_j: [T_k, d_q]
-        shared = p["w_a"].T @ query  # W_aᵀ s: [d_k]
+        shared = p["w_a"].T @ query  # W_aᵀ s: [d_k], which every ∂ℓ/∂h_j uses
         to_query = grad_scores[:, None] * transformed
-        grad_keys = grad_scores[:, None] * shared
-        grad_query = to_query.sum(axis=0)
-        grad_parameters["w_a"] = np.outer(query, grad_scores @ keys).tolist()
     else:
         transformed = additive_hidden(query, keys, p["w_1"], p["w_2"])  # [T_k, d_a]
         slope = 1.0 - transformed**2
         shared = p["v_a"]
         to_query = grad_scores[:, None] * slope * shared  # δ_j: [T_k, d_a]
-        grad_keys = to_query @ p["w_2"]
-        grad_query = to_query.sum(axis=0) @ p["w_1"]
-        grad_parameters["v_a"] = (grad_scores @ transformed).tolist()
-        grad_parameters["w_1"] = np.outer(to_query.sum(axis=0), query).tolist()
-        grad_parameters["w_2"] = (to_query.T @ keys).tolist()
+    grad_parameters = {name: value.tolist() for name, value in row.parameters.items()}
     rows = [
         GradScoreRow(
             token=labels[j],
@@ -158,8 +150,8 @@ def _through_score(
             transformed=None if transformed is None else transformed[j].tolist(),
             slope=None if slope is None else slope[j].tolist(),
             to_query=to_query[j].tolist(),
-            grad_key=grad_keys[j].tolist(),
+            grad_key=row.keys[j].tolist(),
         )
         for j in range(len(labels))
     ]
-    return rows, grad_query, shared, grad_parameters, divisor
+    return rows, row.queries[0], shared, grad_parameters, divisor
