@@ -6,7 +6,7 @@ JSON answer start as fast as they can. Errors become one line on stderr in
 attncli.group, and nowhere else.
 """
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -28,6 +28,9 @@ from attncli.options import (
 )
 from attncli.present.output import Settings
 
+if TYPE_CHECKING:
+    from attncli.results import Result
+
 app = typer.Typer(
     cls=AttnGroup,
     help=(
@@ -43,12 +46,14 @@ app = typer.Typer(
 )
 
 
-def _emit_with_steps(result: object, settings: Settings) -> None:
+def _emit_with_steps(
+    result: "Result", settings: Settings, checks: dict[str, float] | None = None
+) -> None:
     """Emit a calculator result, with the row --steps asked for explained."""
     from attncli.present.output import emit
 
-    explanation = result.steps(settings.row, settings.token) if settings.steps else []  # type: ignore[attr-defined]
-    emit(result, settings, explanation)  # type: ignore[arg-type]
+    explanation = result.steps(settings.row, settings.token) if settings.steps else []
+    emit(result, settings, explanation, checks=checks)
 
 
 @app.command()
@@ -209,7 +214,6 @@ def grad(
     Example: attn grad -i samples/tren.json --target 8,2 --steps
     """
     from attncli.api import grad_document
-    from attncli.present.output import emit
     from attncli.reading.sources import document_from
 
     inline = {"query": query, "queries": queries, "keys": keys, "values": values, "tokens": tokens,
@@ -218,8 +222,7 @@ def grad(
     if grad_output is not None or target is not None:
         document.pop("target" if grad_output is not None else "grad_output", None)
     result = grad_document(document, method and method.value, seed, d_a, temperature)
-    explanation = result.steps(settings.row, settings.token) if settings.steps else []
-    emit(result, settings, explanation, checks=result.check() if check else None)
+    _emit_with_steps(result, settings, checks=result.check() if check else None)
 
 
 @app.command()

@@ -53,23 +53,22 @@ def html_of(result: Result, fmt: Format | None = None) -> str:
     from attncli.results import (
         ExerciseResult,
         MixResult,
+        Rowwise,
         ScoreResult,
         SelfAttnResult,
         SoftmaxResult,
     )
 
     fmt = fmt or Format()
-    labels: Sequence[str]
+    if isinstance(result, Rowwise):
+        labels = [fmt.say("query")] if result.single else list(result.row_labels)
     if isinstance(result, ScoreResult):
-        labels = ["query"] if result.single else result.row_labels
         return _grid(fmt.say("scores"), labels, result.column_labels, result.grid, fmt.number)
     if isinstance(result, SoftmaxResult):
-        labels = ["query"] if result.single else result.row_labels
         return _grid(
             fmt.say("weights"), labels, result.column_labels, result.weight_grid, fmt.weight_number
         )
     if isinstance(result, MixResult):
-        labels = ["query"] if result.single else result.row_labels
         header = [f"d{j}" for j in range(1, result.output_grid.shape[1] + 1)]
         return _grid(fmt.say("output"), labels, header, result.output_grid, fmt.number)
     if isinstance(result, SelfAttnResult):
