@@ -15,7 +15,7 @@ import numpy as np
 
 from attncli.core import attention
 from attncli.errors import InputError, OptionError
-from attncli.reading.inputs import mix_input, score_input, softmax_input
+from attncli.reading.inputs import carried_values, mix_input, score_input, softmax_input
 from attncli.reading.values import Document
 from attncli.results import (
     ExerciseResult,
@@ -130,7 +130,7 @@ def score_document(
         single=rows.single,
         row_labels=tuple(rows.row_labels),
         column_labels=tuple(rows.column_labels),
-        carried=dict(document),
+        carried=carried_values(document, checked.keys.shape[0]),
         method=method,
         queries=rows.matrix,
         keys=checked.keys,
@@ -177,7 +177,7 @@ def softmax_document(document: Document, temperature: float = 1.0) -> SoftmaxRes
         single=rows.single,
         row_labels=tuple(rows.row_labels),
         column_labels=tuple(rows.column_labels),
-        carried=dict(document),
+        carried=carried_values(document, rows.matrix.shape[1]),
         score_grid=rows.matrix,
         weight_grid=attention.softmax(rows.matrix, temperature),
         temperature=temperature,

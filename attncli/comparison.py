@@ -3,8 +3,7 @@ loop check and the scaling sweep, gathered in a Comparison (a result like the ot
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -12,9 +11,11 @@ from typing import Any
 from attncli.core import costs
 from attncli.core.timing import Timing, time_call
 from attncli.errors import OptionError
+from attncli.limits import check_fits, check_repeat
 from attncli.results import Result
 
 LOOP_CHECK_PAIRS = 10_000  # pairs scored one by one; beyond that a seeded sample
+SWEEP_ROWS = 2_000  # random queries per d_k in the scaling sweep
 
 
 @dataclass
@@ -113,21 +114,15 @@ def parse_dks(text: str) -> list[int]:
     return values
 
 
-def available_memory() -> int:
-    """Bytes of memory this machine can still hand out (MemAvailable), else its total."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as meminfo:
-            for line in meminfo:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+def _peak_numbers(sizes: Mapping[str, int]) -> int:
+    """The most float64 numbers held at once: the grids' stage or the sweep's largest d_k."""
+    grids = costs.peak_numbers(sizes["--tx"], sizes["--ty"], sizes["--d-h"], sizes["--d-a"])
+    return max(grids, costs.sweep_numbers(sizes["--d-k"], 6, SWEEP_ROWS))
 
 
 def check_sizes(sizes: Sizes, memory: int | None = None) -> None:
     """Refuse sizes below 1, and sizes whose arrays would not fit, before allocating anything."""
-    for name in ("t_x", "t_y", "d_h", "d_a", "repeat"):
+    for name in ("t_x", "t_y", "d_h", "d_a"):
         value = getattr(sizes, name)
         if value < 1:
             option = {"t_x": "tx", "t_y": "ty"}.get(name, name).replace("_", "-")
@@ -135,25 +130,16 @@ def check_sizes(sizes: Sizes, memory: int | None = None) -> None:
                 f"--{option} is {value}; it must be 1 or more",
                 f"--{option} es {value}; debe ser 1 o más",
             )
-    need = costs.peak_bytes(sizes.t_x, sizes.t_y, sizes.d_h, sizes.d_a)
-    memory = available_memory() if memory is None else memory
-    if need > memory // 2:
-        asked = f"--tx {sizes.t_x} --ty {sizes.t_y} --d-h {sizes.d_h} --d-a {sizes.d_a}"
-        need_text, memory_text = size_text(need), size_text(memory)
-        raise OptionError(
-            f"{asked} would need about {need_text}, more than half of the {memory_text} "
-            "available; lower --tx, --ty or --d-a (the additive block holds T_y·T_x·d_a numbers)",
-            f"{asked} necesitaría unos {need_text}, más de la mitad de los {memory_text} "
-            "disponibles; baja --tx, --ty o --d-a (el bloque aditivo guarda T_y·T_x·d_a números)",
-        )
-
-
-def size_text(amount: int) -> str:
-    """Bytes as a person reads them: 7.4 MB, 28.8 kB."""
-    for unit, size in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
-        if amount >= size:
-            return f"{amount / size:.1f} {unit}"
-    return f"{amount} bytes"
+    check_repeat(sizes.repeat)
+    asked = {
+        "--tx": sizes.t_x,
+        "--ty": sizes.t_y,
+        "--d-h": sizes.d_h,
+        "--d-a": sizes.d_a,
+        "--d-k": max(sizes.d_ks),
+    }
+    shown = " ".join(f"{option} {value}" for option, value in asked.items())
+    check_fits(_peak_numbers, asked, tuple(asked), (shown, shown), memory)
 
 
 def compare(sizes: Sizes, progress: Callable[[str], None] | None = None) -> Comparison:
@@ -179,7 +165,7 @@ def compare(sizes: Sizes, progress: Callable[[str], None] | None = None) -> Comp
         looped = costs.pairwise(problem, method, pairs)
         checks[method] = (len(pairs), float(np.max(np.abs(looped - grids[method][rows, columns]))))
     report("progress_sweep:")
-    sweep = [(d_k, *costs.largest_weight(d_k, 6, 2_000, sizes.seed)) for d_k in sizes.d_ks]
+    sweep = [(d_k, *costs.largest_weight(d_k, 6, SWEEP_ROWS, sizes.seed)) for d_k in sizes.d_ks]
     return Comparison(
         sizes, costs.score_costs(sizes.t_x, sizes.t_y, sizes.d_h, sizes.d_a), timings, checks, sweep
     )

@@ -145,6 +145,11 @@ def test_refusals(run, args, fragment):
 
 
 def test_memory_estimate_is_checked_before_allocating():
-    with pytest.raises(OptionError, match="lower --tx, --ty or --d-a"):
-        check_sizes(Sizes(60, 60, 256, 256, 0, 1), memory=1_000_000)
+    # 2,000 × 2,000 pairs × d_a 256 is the additive block: any of the three alone fixes it.
+    with pytest.raises(OptionError, match="lower --tx, --ty or --d-a$"):
+        check_sizes(Sizes(2_000, 2_000, 256, 256, 0, 1), memory=10**10)
+    with pytest.raises(OptionError, match="lower --d-h$"):
+        check_sizes(Sizes(60, 60, 10**8, 256, 0, 1), memory=10**10)
+    with pytest.raises(OptionError, match="lower --d-k$"):
+        check_sizes(Sizes(60, 60, 256, 256, 0, 1, [8, 10**20]), memory=10**10)
     check_sizes(Sizes(60, 60, 256, 256, 0, 1), memory=10**9)

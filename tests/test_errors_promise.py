@@ -111,3 +111,110 @@ def test_ctrl_c_exits_130_silently():
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=60)
     assert process.returncode == 130 and out == b"" and b"Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (("compare-scores", "--d-k", "1000000"), "lower --d-k"),
+        (("compare-scores", "--d-k", "100000000000000000000"), "lower --d-k"),
+        (("compare-scores", "--d-h", "100000000"), "lower --d-h"),
+        (("compare-scores", "--repeat", "100000000"), "it must be between 1 and"),
+        (("selfattn", "a b", "--d-model", "1000000000"), "lower --d-model"),
+        (("selfattn", "a b", "--d-k", "1000000000"), "lower --d-k"),
+        (("selfattn", "a b", "--d-v", "100000000000"), "lower --d-v"),
+        (("score", "--query", "1,0", "--keys", "[[1,0]]", "--method", "additive",
+          "--d-a", "100000000000"), "lower --d-a"),
+    ],
+)  # fmt: skip
+def test_sizes_are_refused_before_allocation(args, fragment):
+    _one_line_error(_attn(*args), fragment)
+
+
+def test_many_tokens_are_refused_naming_the_number_of_tokens(tmp_path: Path):
+    import numpy as np
+
+    path = tmp_path / "x.npy"
+    np.save(path, np.ones((40_000, 2)))
+    _one_line_error(_attn("selfattn", "-i", str(path), "--json"), "lower the number of tokens")
+
+
+def test_a_npy_header_claiming_more_than_the_file_holds_is_refused(tmp_path: Path):
+    import struct
+
+    header = "{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000, 1000000000), }"
+    header = header.ljust(117) + "\n"
+    path = tmp_path / "huge.npy"
+    path.write_bytes(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+    _one_line_error(_attn("selfattn", "-i", str(path)), "the file is cut short")
+
+
+def test_inputs_past_the_limit_are_refused_not_read(monkeypatch, tmp_path: Path):
+    from attncli import limits
+    from attncli.errors import InputError
+    from attncli.reading import sources
+
+    monkeypatch.setattr(sources, "MAX_INPUT_BYTES", 10)
+    path = tmp_path / "big.json"
+    path.write_text("[1, 2, 3, 4, 5]")
+    with pytest.raises(InputError, match="larger than"):
+        sources.read_text(str(path), None)
+    assert limits.MAX_INPUT_BYTES == 1 << 30
+
+
+def test_dev_zero_is_refused_within_the_limit():
+    if not Path("/dev/zero").exists():
+        pytest.skip("no /dev/zero on this system")
+    _one_line_error(_attn("softmax", "-i", "/dev/zero"), "larger than 1 GiB")
+
+
+@pytest.mark.parametrize(
+    ("path", "fragment"),
+    [("", "-i '': the path is empty"), ("{tmp}/dir.npy", "it is a folder"),
+     ("{tmp}", "it is a folder")],
+)  # fmt: skip
+def test_paths_that_are_not_files_say_so(tmp_path: Path, path, fragment):
+    (tmp_path / "dir.npy").mkdir()
+    _one_line_error(_attn("softmax", "-i", path.format(tmp=tmp_path)), fragment)
+
+
+@pytest.mark.parametrize(
+    "tokens", [["en", "las", "llaves"], [b"en", b"las", b"llaves"]], ids=["str", "bytes"]
+)
+def test_npz_tokens_as_strings_or_bytes(tmp_path: Path, tokens):
+    import numpy as np
+
+    path = tmp_path / "x.npz"
+    np.savez(path, x=np.eye(3), tokens=np.array(tokens))
+    result = _attn("selfattn", "-i", str(path), "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["tokens"] == ["en", "las", "llaves"]
+
+
+def test_npz_tokens_as_one_string_is_refused(tmp_path: Path):
+    import numpy as np
+
+    path = tmp_path / "x.npz"
+    np.savez(path, x=np.eye(3), tokens=np.array("en las llaves"))
+    _one_line_error(_attn("selfattn", "-i", str(path)), "save a 1-D array of names")
+
+
+@pytest.mark.parametrize(
+    ("command", "document", "field"),
+    [("selfattn", {"x": [[1, 2]], "b_q": [1, 2]}, "b_q"),
+     ("selfattn", {"x": [[1, 2]], "b_o": [1, 2]}, "b_o"),
+     ("score", {"query": [1, 2], "keys": [[1, 2]], "b_1": [1, 2]}, "b_1")],
+)  # fmt: skip
+def test_bias_fields_are_refused_until_biases_exist(command, document, field):
+    result = _attn(command, "-i", "-", stdin=json.dumps(document).encode())
+    _one_line_error(result, f"field '{field}': attn does not add biases yet")
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [(("--values", "[[\"x\"]]"), "values: row 1, item 1 is \"x\""),
+     (("--values", "[[1],[2],[3]]"), "values has 3 rows but keys has 2")],
+)  # fmt: skip
+def test_score_checks_the_values_it_carries(args, fragment):
+    result = _attn("score", "--query", "1,0", "--keys", "[[1,0],[0,1]]", *args, "--json")
+    _one_line_error(result, fragment)

@@ -55,14 +55,20 @@ def score_costs(t_x: int, t_y: int, d_h: int, d_a: int) -> list[Cost]:
     ]
 
 
-def peak_bytes(t_x: int, t_y: int, d_h: int, d_a: int) -> int:
-    """A bound on the memory the comparison needs at once: the additive block twice
-    (the sum and its tanh), the states, the parameters and a few grids."""
+def peak_numbers(t_x: int, t_y: int, d_h: int, d_a: int) -> int:
+    """A bound on the float64 numbers the comparison holds at once: the additive block
+    twice (the sum and its tanh), the states, the parameters and a few grids."""
     block = 2 * t_y * t_x * d_a
     states = (t_x + t_y) * (d_h + d_a)
     parameters = 2 * d_h * d_a + d_h * d_h + d_a
     grids = 6 * t_y * t_x
-    return (block + states + parameters + grids) * BYTES_PER_NUMBER
+    return block + states + parameters + grids
+
+
+def sweep_numbers(d_k: int, keys_per_row: int, rows: int) -> int:
+    """A bound on the float64 numbers largest_weight holds: queries, keys (twice, counting
+    the transposed product's operands) and the score rows."""
+    return rows * d_k * (1 + 2 * keys_per_row) + 4 * rows * keys_per_row
 
 
 @dataclass

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from attncli.errors import InputError, ShapeError
+from attncli.limits import check_fits
 from attncli.reading.values import (
     Document,
     count,
@@ -101,6 +102,7 @@ def queries_of(document: Document) -> tuple[np.ndarray, bool]:
 
 def score_input(document: Document, method: str, seed: int, d_a: int | None) -> ScoreInput:
     """Validated queries, keys and score parameters for `method`."""
+    refuse_biases(document)
     queries, single = queries_of(document)
     keys = to_matrix(require(document, "keys", KEYS_HINT), "keys")
     if method in ("dot", "scaled") and queries.shape[1] != keys.shape[1]:
@@ -132,6 +134,13 @@ def score_input(document: Document, method: str, seed: int, d_a: int | None) -> 
                 )
         else:
             size = d_a if d_a is not None else d_k
+        pairs = queries.shape[0] * keys.shape[0]
+        check_fits(
+            lambda sizes: sizes["--d-a"] * (d_q + d_k + 1 + 2 * pairs),
+            {"--d-a": size},
+            ("--d-a",),
+            (f"additive scoring with --d-a {size}", f"la puntuación aditiva con --d-a {size}"),
+        )
         _parameter(document, result, "w_1", (size, d_q), seed, fan_in=d_q)
         _parameter(document, result, "w_2", (size, d_k), seed, fan_in=d_k)
         _parameter(document, result, "v_a", (size,), seed, fan_in=size)
@@ -198,6 +207,32 @@ def mix_input(document: Document) -> tuple[Rows, np.ndarray]:
     return Rows(
         grid, single, row_labels(document, grid.shape[0], single, "q"), column_labels
     ), values
+
+
+def carried_values(document: Document, key_count: int) -> Document:
+    """The document to carry forward, its values (if any) checked: one row per key, finite."""
+    if document.get("values") is None:
+        return dict(document)
+    values = to_matrix(document["values"], "values")
+    check_one_value_per_key(values.shape[0], key_count)
+    return {**document, "values": values}
+
+
+# Fields that look like model weights attn does not use yet: refused, since dropping one
+# silently would give a number that differs from the model's.
+UNSUPPORTED_BIASES = ("b_q", "b_k", "b_v", "b_o", "b_1", "b_2", "b_a", "in_proj_bias", "bias")
+
+
+def refuse_biases(document: Document) -> None:
+    """One line naming the first bias field in the document; attn computes without biases."""
+    for name in UNSUPPORTED_BIASES:
+        if document.get(name) is not None:
+            raise InputError(
+                f"field '{name}': attn does not add biases yet, and leaving it out would give "
+                "a different result; fold it into the inputs or remove the field",
+                f"campo '{name}': attn aún no suma sesgos, y quitarlo daría otro resultado; "
+                "inclúyelo en las entradas o quita el campo",
+            )
 
 
 def check_one_value_per_key(value_rows: int, key_rows: int) -> None:

@@ -6,11 +6,19 @@ the options, reads X or Q, K, V, and fills in seeded projections that were left 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from attncli.errors import InputError, ShapeError
-from attncli.reading.inputs import KEYS_HINT, VALUES_HINT, check_one_value_per_key, row_labels
+from attncli.limits import check_fits
+from attncli.reading.inputs import (
+    KEYS_HINT,
+    VALUES_HINT,
+    check_one_value_per_key,
+    refuse_biases,
+    row_labels,
+)
 from attncli.reading.values import Document, count, labels, require, to_matrix
 
 if TYPE_CHECKING:
@@ -66,6 +74,7 @@ def selfattn_input(
             f"--norm is {settings.norm}; the embeddings' length must be positive",
             f"--norm es {settings.norm}; la longitud de los embeddings debe ser positiva",
         )
+    refuse_biases(document)
     # The gradient at the output goes with either kind of input.
     data = set(document) - {"grad_output", "target"}
     if sentence is not None and data:
@@ -83,11 +92,10 @@ def selfattn_input(
         return _direct_input(document, settings)
 
     norm: float | None = None
+    x: np.ndarray | None = None
     if sentence is not None:
         tokens = tokenize(sentence)
         d_model = settings.d_model or 8
-        norm = settings.norm if settings.norm is not None else float(np.sqrt(d_model))
-        x = embed(tokens, d_model, norm, settings.seed)
     else:
         x_hint = (
             "give x (a row per token) or queries/keys/values",
@@ -101,11 +109,17 @@ def selfattn_input(
                 "(quita --d-model)",
             )
         tokens = labels(document, x.shape[0], "x", "t")
-    d_model = x.shape[1]
+        d_model = x.shape[1]
+    d_k, d_v = d_model, d_model
+    if settings.projections:
+        d_k, d_v = _projection_sizes(document, settings, d_model)
+    check_memory(len(tokens), len(tokens), d_model, d_k, d_v, settings.heads or 1)
+    if x is None:
+        norm = settings.norm if settings.norm is not None else float(np.sqrt(d_model))
+        x = embed(tokens, d_model, norm, settings.seed)
     weights: dict[str, np.ndarray] = {}
     drawn: list[str] = []
     if settings.projections:
-        d_k, d_v = _projection_sizes(document, settings, d_model)
         seeded = projections(
             settings.seed, d_model, d_k, d_v, with_output=settings.heads is not None
         )
@@ -135,6 +149,37 @@ def selfattn_input(
             "w_o junta las cabezas de --heads h; da --heads, o quita w_o",
         )
     return SelfAttnInput(tokens, tokens, x, weights, drawn, None, norm)
+
+
+def _attention_numbers(sizes: Mapping[str, int]) -> int:
+    """A bound on the float64 numbers one self-attention run holds, backward pass included:
+    X and its projections, the weights, and six T_q × T_k grids per head."""
+    t_q, t_k, heads = sizes["T_q"], sizes["tokens"], sizes["heads"]
+    d_model, d_k, d_v = sizes["--d-model"], sizes["--d-k"], sizes["--d-v"]
+    rows = (t_q + t_k) * (d_model + 2 * d_k + 2 * d_v)
+    parameters = 2 * d_model * (d_k + d_v)
+    return 2 * (rows + parameters) + 6 * heads * t_q * t_k
+
+
+def check_memory(t_q: int, t_k: int, d_model: int, d_k: int, d_v: int, heads: int) -> None:
+    """Refuse a run whose arrays would not fit, before any of them exists."""
+    sizes = {
+        "tokens": t_k,
+        "T_q": t_q,
+        "--d-model": d_model,
+        "--d-k": d_k,
+        "--d-v": d_v,
+        "heads": heads,
+    }
+    what = f"{t_k} tokens with d_model = {d_model}, d_k = {d_k}, d_v = {d_v}"
+    spanish = f"{t_k} tokens con d_model = {d_model}, d_k = {d_k}, d_v = {d_v}"
+    check_fits(
+        _attention_numbers,
+        sizes,
+        ("tokens", "--d-model", "--d-k", "--d-v"),
+        (what, spanish),
+        names={"tokens": ("the number of tokens", "el número de tokens")},
+    )
 
 
 def _shape(shape: tuple[int, ...]) -> str:
@@ -193,6 +238,7 @@ def _direct_input(document: Document, settings: SelfAttnSettings) -> SelfAttnInp
             f"tiene {keys.shape[1]} (Q K^T los necesita iguales)",
         )
     check_one_value_per_key(values.shape[0], keys.shape[0])
+    check_memory(queries.shape[0], keys.shape[0], 1, keys.shape[1], values.shape[1], 1)
     key_labels = labels(document, keys.shape[0], "keys", "k")
     query_labels = row_labels(document, queries.shape[0], False, "q")
     return SelfAttnInput(query_labels, key_labels, None, {}, [], (queries, keys, values), None)

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from attncli.errors import InputError
+from attncli.limits import MAX_INPUT_BYTES, available_memory, too_large_input
 from attncli.reading.values import EXAMPLE_DOCUMENT, Document, kind_of, parse_json
 
 
@@ -19,28 +20,55 @@ def read_text(path: str, stdin: IO[str] | None) -> tuple[str, str]:
                 "--input -: no hay entrada estándar que leer",
             )
         return _read_stdin(stdin), "stdin"
+    _check_path(path)
     try:
-        # utf-8-sig: a byte-order mark, common from Windows editors, is read as nothing.
-        return Path(path).read_text(encoding="utf-8-sig"), path
+        with open(path, "rb") as file:
+            data = _read_capped(file, path)
     except FileNotFoundError:
         raise _missing_file(path) from None
     except IsADirectoryError:
-        raise InputError(
-            f"cannot read '{path}': it is a folder, not a file",
-            f"no se puede leer '{path}': es una carpeta, no un fichero",
-        ) from None
+        raise _folder(path) from None
     except PermissionError:
         raise InputError(
             f"cannot read '{path}': permission denied",
             f"no se puede leer '{path}': permiso denegado",
         ) from None
+    except OSError as error:
+        raise _unreadable(path, error) from None
+    try:
+        # utf-8-sig: a byte-order mark, common from Windows editors, is read as nothing.
+        return data.decode("utf-8-sig"), path
     except UnicodeDecodeError:
         raise InputError(
             f"cannot read '{path}': not UTF-8 text (JSON files are text)",
             f"no se puede leer '{path}': no es texto UTF-8 (un JSON es texto)",
         ) from None
-    except OSError as error:
-        raise _unreadable(path, error) from None
+
+
+def _read_capped(file: IO[bytes], source: str) -> bytes:
+    """All of `file`, refused past MAX_INPUT_BYTES (-i /dev/zero must not fill memory)."""
+    data = file.read(MAX_INPUT_BYTES + 1)
+    if len(data) > MAX_INPUT_BYTES:
+        raise too_large_input(source)
+    return data
+
+
+def _check_path(path: str) -> None:
+    """An empty path or a folder, said as such before anything is opened."""
+    if not path:
+        raise InputError(
+            "-i '': the path is empty; give a file name, or - for standard input",
+            "-i '': la ruta está vacía; da un nombre de fichero, o - para la entrada estándar",
+        )
+    if Path(path).is_dir():
+        raise _folder(path)
+
+
+def _folder(path: str) -> InputError:
+    return InputError(
+        f"cannot read '{path}': it is a folder, not a file",
+        f"no se puede leer '{path}': es una carpeta, no un fichero",
+    )
 
 
 def _read_stdin(stdin: IO[str]) -> str:
@@ -49,7 +77,7 @@ def _read_stdin(stdin: IO[str]) -> str:
     if buffer is None:
         return stdin.read()
     try:
-        return buffer.read().decode("utf-8-sig")
+        return _read_capped(buffer, "stdin").decode("utf-8-sig")
     except UnicodeDecodeError:
         raise InputError(
             "stdin: not UTF-8 text (JSON is text; convert it, e.g. iconv -t UTF-8)",
@@ -91,6 +119,7 @@ def load_document(
     """
     stdin = sys.stdin if stdin is None else stdin
     if path is not None and path.endswith((".npy", ".npz")):
+        _check_path(path)
         if not Path(path).is_file():
             raise _missing_file(path)
         return load_arrays(path)
@@ -127,12 +156,28 @@ def load_document(
 
 
 def load_arrays(path: str) -> Document:
-    """A .npy file (read as `x`) or a .npz archive (its names are the fields), never unpickled."""
+    """A .npy file (read as `x`) or a .npz archive (its names are the fields), never unpickled.
+
+    Each array's header is checked against the bytes that follow it and against memory
+    before numpy allocates what the header claims.
+    """
+    import zipfile
+
     import numpy as np
 
     try:
         with open(path, "rb") as file:
             magic = file.read(6)
+            if magic.startswith(b"\x93NUMPY"):
+                file.seek(0)
+                _check_header(file, Path(path).stat().st_size, path)
+            elif magic.startswith(b"PK"):
+                with zipfile.ZipFile(file) as archive:
+                    for member in archive.infolist():
+                        with archive.open(member) as stream:
+                            _check_header(stream, member.file_size, f"{path}: {member.filename}")
+    except (zipfile.BadZipFile, ValueError) as error:
+        raise _pickle_error(path, ValueError(str(error))) from None
     except OSError as error:
         raise _unreadable(path, error) from None
     if not magic.startswith((b"\x93NUMPY", b"PK")):
@@ -145,11 +190,59 @@ def load_arrays(path: str) -> Document:
         if isinstance(loaded, np.ndarray):
             return {"x": loaded}
         with loaded as archive:
-            return {name: archive[name] for name in archive.files}
+            document = {name: archive[name] for name in archive.files}
     except ValueError as error:
         raise _pickle_error(path, error) from None
     except OSError as error:
         raise _unreadable(path, error) from None
+    if "tokens" in document:
+        document["tokens"] = _token_array(document["tokens"], path)
+    return document
+
+
+def _check_header(stream: IO[bytes], total_bytes: int, source: str) -> None:
+    """Refuse an array whose header claims more data than follows it, or than memory holds."""
+    from numpy.lib import format as npy
+
+    version = npy.read_magic(stream)
+    read_header = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
+    shape, _, dtype = read_header(stream)
+    claimed = dtype.itemsize
+    for length in shape:
+        claimed *= length
+    if dtype.hasobject:
+        return  # refused as pickled data by np.load, with its own message
+    if claimed > total_bytes:
+        raise InputError(
+            f"{source}: the header says shape {tuple(shape)} ({claimed:,} bytes) but the file "
+            f"holds {total_bytes:,} bytes; the file is cut short or not written by numpy.save",
+            f"{source}: la cabecera dice forma {tuple(shape)} ({claimed:,} bytes) pero el fichero "
+            f"tiene {total_bytes:,} bytes; está cortado o no lo escribió numpy.save",
+        )
+    if claimed > available_memory() // 2:
+        raise too_large_input(source)
+
+
+def _token_array(value: Any, path: str) -> Any:
+    """Token names saved by numpy: a 1-D array of str, or of bytes in UTF-8, as a list."""
+    if not hasattr(value, "dtype") or value.dtype.kind not in "US":
+        return value  # parse_tokens says what is wrong with it
+    if value.ndim != 1:
+        raise InputError(
+            f"{path}: tokens has shape {value.shape}; save a 1-D array of names, "
+            "e.g. numpy.array(['en', 'las', 'llaves'])",
+            f"{path}: tokens tiene forma {value.shape}; guarda un array 1-D de nombres, "
+            "p. ej. numpy.array(['en', 'las', 'llaves'])",
+        )
+    if value.dtype.kind == "U":
+        return [str(token) for token in value]
+    try:
+        return [bytes(token).decode("utf-8") for token in value]
+    except UnicodeDecodeError:
+        raise InputError(
+            f"{path}: tokens holds bytes that are not UTF-8; save the names as str",
+            f"{path}: tokens contiene bytes que no son UTF-8; guarda los nombres como str",
+        ) from None
 
 
 def _pickle_error(path: str, error: ValueError) -> InputError:

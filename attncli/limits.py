@@ -1,0 +1,101 @@
+"""What a command may ask of this machine, checked before any array exists.
+
+A size typed by mistake (--d-model 1000000000, a 100,000-token sentence) must end in one
+line naming the option to lower, not in an out-of-memory kill minutes later. The
+estimates are bounds in float64 numbers; the limit is half of the memory available now.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+
+from attncli.errors import InputError, OptionError
+
+BYTES_PER_NUMBER = 8  # float64
+MAX_INPUT_BYTES = 1 << 30  # a JSON or .npy input larger than 1 GiB is refused, not read
+MAX_REPEAT = 10_000  # timed runs per method in compare-scores
+
+
+def available_memory() -> int:
+    """Bytes of memory this machine can still hand out (MemAvailable), else its total."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # no sysconf (Windows): assume 8 GB
+        return 8 * 10**9
+
+
+def size_text(amount: int) -> str:
+    """Bytes as a person reads them: 7.4 MB, 28.8 kB; absurd sizes in powers of ten."""
+    if amount >= 10**15:
+        return f"{amount:.1e} bytes"
+    for unit, size in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
+        if amount >= size:
+            return f"{amount / size:.1f} {unit}"
+    return f"{amount} bytes"
+
+
+def check_fits(
+    numbers: Callable[[Mapping[str, int]], int],
+    sizes: Mapping[str, int],
+    lowerable: tuple[str, ...],
+    what: tuple[str, str],
+    memory: int | None = None,
+    names: Mapping[str, tuple[str, str]] | None = None,
+) -> None:
+    """Refuse `sizes` when `numbers(sizes)` float64 numbers need more than half the memory.
+
+    `sizes` maps what the user can change ("--d-model", "tokens") to its value; the message
+    names the ones in `lowerable` that, set to 1 alone, would make the job fit, or else
+    the one that weighs most. `what` says what is being sized, in English and Spanish;
+    `names` how to say a size that is not an option ("tokens": ("the number of tokens", …)).
+    """
+    memory = available_memory() if memory is None else memory
+    need = numbers(sizes) * BYTES_PER_NUMBER
+    if need <= memory // 2:
+        return
+    relief = {name: numbers({**sizes, name: 1}) * BYTES_PER_NUMBER for name in lowerable}
+    culprits = [name for name in lowerable if relief[name] <= memory // 2]
+    if not culprits:
+        culprits = [min(lowerable, key=lambda name: relief[name])]
+    need_text, memory_text = size_text(need), size_text(memory)
+    names = names or {}
+    english = _either([names.get(name, (name, name))[0] for name in culprits], "or")
+    spanish = _either([names.get(name, (name, name))[1] for name in culprits], "o")
+    raise OptionError(
+        f"{what[0]} would need about {need_text}, more than half of the {memory_text} "
+        f"available; lower {english}",
+        f"{what[1]} necesitaría unos {need_text}, más de la mitad de los {memory_text} "
+        f"disponibles; baja {spanish}",
+    )
+
+
+def _either(choices: list[str], word: str) -> str:
+    """'--tx, --ty or --d-a'."""
+    return choices[0] if len(choices) == 1 else f"{', '.join(choices[:-1])} {word} {choices[-1]}"
+
+
+def check_repeat(repeat: int) -> None:
+    """--repeat between 1 and MAX_REPEAT: the time a comparison takes stays bounded."""
+    if not 1 <= repeat <= MAX_REPEAT:
+        raise OptionError(
+            f"--repeat is {repeat}; it must be between 1 and {MAX_REPEAT:,}",
+            f"--repeat es {repeat}; debe estar entre 1 y {MAX_REPEAT:,}".replace(",", "."),
+        )
+
+
+def too_large_input(source: str) -> InputError:
+    """The error for an input past MAX_INPUT_BYTES."""
+    return InputError(
+        f"{source}: larger than {MAX_INPUT_BYTES >> 30} GiB, the most attn reads; "
+        "give a smaller input (or save large arrays as .npy)",
+        f"{source}: más de {MAX_INPUT_BYTES >> 30} GiB, lo máximo que lee attn; "
+        "da una entrada más pequeña (o guarda los arrays grandes como .npy)",
+    )
