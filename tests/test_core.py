@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
@@ -165,3 +165,19 @@ def test_seeded_draws_are_fixed_numbers():
     assert math.isclose(float(np.linalg.norm(vector)), 3.0, rel_tol=1e-12)
     np.testing.assert_array_equal(vector, token_vector(0, "llaves", 8, norm=3.0))
     assert not np.allclose(vector, token_vector(0, "coche", 8, norm=3.0))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.one_of(st.integers(-(10**6), 10**6), st.floats(allow_nan=False,
+                 allow_infinity=False, width=64)), min_size=3, max_size=3),
+        min_size=1, max_size=4,
+    )
+)  # fmt: skip
+def test_bulk_and_item_by_item_number_checks_agree(rows):
+    from attncli.reading import values
+
+    exact = np.array([[values._number(v, ("m", "m"), False) for v in row] for row in rows])
+    np.testing.assert_array_equal(values.to_matrix(rows, "m"), exact)
+    assert values._plain_numbers(rows, 2) is not None

@@ -218,3 +218,30 @@ def test_bias_fields_are_refused_until_biases_exist(command, document, field):
 def test_score_checks_the_values_it_carries(args, fragment):
     result = _attn("score", "--query", "1,0", "--keys", "[[1,0],[0,1]]", *args, "--json")
     _one_line_error(result, fragment)
+
+
+@pytest.mark.parametrize(
+    ("document", "fragment"),
+    [('{"scores": [1' + "1" * 5000 + ", 2]}", "scores, item 1 is a number too large"),
+     ('{"scores": [1e999, 2]}', "scores, item 1 is a number too large"),
+     ('{"scores": [[1, 2], [true, 2]]}', "scores: row 2, item 1 is true (a boolean)"),
+     ('{"scores": [1, "2"]}', 'scores, item 2 is "2" (a string)'),
+     ('{"scores": [[1, 2], [3]]}', "scores: row 2 has 1 number, row 1 has 2")],
+)  # fmt: skip
+def test_document_numbers_are_checked_in_bulk_and_named_exactly(document, fragment):
+    _one_line_error(_attn("softmax", "--json", stdin=document.encode()), fragment)
+
+
+def test_long_numbers_are_not_echoed_whole():
+    result = _attn("score", "--query", "x" + "1" * 4000, "--keys", "[[1]]")
+    _one_line_error(result, "is not a number")
+    assert len(result.stderr) < 300
+
+
+def test_huge_integers_read_as_the_floats_they_denote_and_nan_carried_as_null():
+    document = b'{"scores": [18446744073709551616, 1], "note": NaN, "big": 123456789012345678901}'
+    result = _attn("softmax", "--json", stdin=document)
+    assert result.returncode == 0, result.stderr
+    written = json.loads(result.stdout)
+    assert written["scores"] == [2.0**64, 1.0] and written["weights"] == [1.0, 0.0]
+    assert written["note"] is None and written["big"] == 1.2345678901234568e20

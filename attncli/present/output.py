@@ -84,9 +84,12 @@ def emit(
 
 
 def _as_list(value: Any) -> Any:
-    """What orjson cannot write itself (a non-contiguous array, a numpy scalar) as plain values."""
+    """What orjson cannot write itself (a non-contiguous array, a numpy scalar) as plain values;
+    a NaN or Infinity literal carried from the input as null."""
     if hasattr(value, "tolist"):
         return value.tolist()
+    if hasattr(value, "literal"):
+        return None
     raise TypeError(f"cannot write {type(value).__name__} as JSON")
 
 
@@ -102,14 +105,18 @@ def to_json(document: dict[str, Any]) -> bytes:
 
 
 def write_json(stream: IO[str], document: dict[str, Any]) -> None:
-    """The document and a newline; bytes straight to the stream's buffer when it has one."""
-    text = to_json(document) + b"\n"
+    """The document and a newline; bytes straight to the stream's buffer when it has one.
+
+    The newline is written apart: appending it would copy a document of gigabytes.
+    """
+    data = to_json(document)
     buffer = getattr(stream, "buffer", None)
     if buffer is None:
-        stream.write(text.decode())
+        stream.write(data.decode() + "\n")
         return
     stream.flush()
-    write_all(buffer, text)
+    write_all(buffer, data)
+    write_all(buffer, b"\n")
     buffer.flush()
 
 

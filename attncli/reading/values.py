@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from attncli.errors import InputError, ShapeError
@@ -22,11 +21,26 @@ Document = dict[str, Any]
 EXAMPLE_DOCUMENT = '{"query": [1, 0], "keys": [[2, 1], [0, 2]]}'
 
 
-@dataclass(frozen=True)
 class _Constant:
-    """A NaN or Infinity literal in JSON text, kept apart from numbers until its field is known."""
+    """A NaN or Infinity literal in JSON text, kept apart from numbers until its field is known.
 
-    literal: str
+    Not a dataclass, so that JSON output cannot write it as an object: a field carried
+    through untouched writes it as null (JSON has no NaN).
+    """
+
+    __slots__ = ("literal",)
+
+    def __init__(self, literal: str) -> None:
+        self.literal = literal
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Constant) and other.literal == self.literal
+
+    def __hash__(self) -> int:
+        return hash(self.literal)
+
+    def __repr__(self) -> str:
+        return self.literal
 
 
 def kind_of(value: Any, lang: str = "en") -> str:
@@ -49,9 +63,20 @@ def kind_of(value: Any, lang: str = "en") -> str:
 
 
 def parse_json(text: str, source: str) -> Any:
-    """JSON text to Python values; NaN/Infinity literals become _Constant markers."""
+    """JSON text to Python values; NaN/Infinity literals become _Constant markers.
+
+    orjson reads well-formed documents about five times faster than the json module; what it
+    refuses (NaN literals, numbers past float64, malformed text) goes through json, which
+    keeps the markers and says where the text is wrong.
+    """
+    import orjson
+
     try:
-        return json.loads(text, parse_constant=_Constant)
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        pass
+    try:
+        return json.loads(text, parse_constant=_Constant, parse_int=_integer)
     except json.JSONDecodeError as error:
         raise InputError(
             f"{source}: not valid JSON at line {error.lineno}, column {error.colno}: {error.msg} "
@@ -67,6 +92,17 @@ def parse_json(text: str, source: str) -> Any:
         ) from None
 
 
+def _integer(text: str) -> int | float:
+    """A JSON integer; past 64 bits the float it denotes (inf past float64), as orjson reads
+    it, and never Python's 4,300-digit conversion error."""
+    return int(text) if len(text) <= 18 else float(text)
+
+
+def shown(text: str, limit: int = 40) -> str:
+    """User text cut for an error message: a 4,000-digit number is not echoed whole."""
+    return text if len(text) <= limit else f"{text[: limit - 3]}..."
+
+
 def parse_inline(text: str, field: str) -> Any:
     """An option's text to a JSON value: JSON ('[[2,1],[0,2]]'), '1,0', or rows as '2,1;0,2'."""
     stripped = text.strip()
@@ -80,14 +116,14 @@ def parse_inline(text: str, field: str) -> Any:
 def _inline_number(item: str, field: str) -> Any:
     item = item.strip()
     try:
-        return float(item) if any(c in item for c in ".eEnN") else int(item)
+        return float(item) if any(c in item for c in ".eEnN") else _integer(item)
     except ValueError:
         option = f"--{field.replace('_', '-')}"
         raise InputError(
-            f"{option}: {item!r} is not a number (write numbers separated by commas, "
-            f"rows by ';', e.g. {option} '2,1;0,2', or JSON)",
-            f"{option}: {item!r} no es un número (escribe números separados por comas y "
-            f"filas por ';', p. ej. {option} '2,1;0,2', o JSON)",
+            f"{option}: {shown(repr(item))} is not a number (write numbers separated by "
+            f"commas, rows by ';', e.g. {option} '2,1;0,2', or JSON)",
+            f"{option}: {shown(repr(item))} no es un número (escribe números separados por "
+            f"comas y filas por ';', p. ej. {option} '2,1;0,2', o JSON)",
         ) from None
 
 
@@ -151,8 +187,9 @@ def _number(value: Any, where: tuple[str, str], allow_masked: bool) -> float:
         return number
     if not math.isfinite(number):
         raise InputError(
-            f"{en} is {value!r}, too large for a 64-bit float (overflow)",
-            f"{es} es {value!r}, demasiado grande para un float de 64 bits (desbordamiento)",
+            f"{en} is a number too large for a 64-bit float (overflow; at most about 1.8e308)",
+            f"{es} es un número demasiado grande para un float de 64 bits (desbordamiento; "
+            "como mucho unos 1.8e308)",
         )
     return number
 
@@ -212,6 +249,30 @@ def _checked_array(value: Any, field: str, ndim: int) -> np.ndarray:
     return array
 
 
+_NUMBER_TYPES = frozenset({int, float})
+
+
+def _plain_numbers(value: Any, ndim: int) -> np.ndarray | None:
+    """The float64 array when `value` is a list (of rows) of plain finite numbers, checked in
+    bulk; None sends it to the item-by-item path, which finds and names the fault."""
+    import numpy as np
+
+    if not isinstance(value, list) or not value:
+        return None
+    rows = [value] if ndim == 1 else value
+    for row in rows:
+        # bool is not int here: type() is exact, and True must not pass as 1.
+        if not isinstance(row, list) or not _NUMBER_TYPES.issuperset(map(type, row)):
+            return None
+    try:
+        array = np.array(value, dtype=np.float64)
+    except (ValueError, OverflowError):  # ragged rows, integers past float64
+        return None
+    if array.ndim != ndim or array.size == 0 or not np.isfinite(array).all():
+        return None
+    return array
+
+
 def _is_array(value: Any) -> bool:
     return hasattr(value, "dtype") and hasattr(value, "ndim")
 
@@ -223,6 +284,9 @@ def to_vector(value: Any, field: str, allow_masked: bool = False) -> np.ndarray:
     # -> [n]
     if _is_array(value):
         return _checked_array(value, field, 1)
+    fast = _plain_numbers(value, 1)
+    if fast is not None:
+        return fast
     if isinstance(value, list) and value and isinstance(value[0], list):
         raise InputError(
             f"{field}: expected one vector such as [1, 0], found a matrix",
@@ -238,6 +302,9 @@ def to_matrix(value: Any, field: str, allow_masked: bool = False) -> np.ndarray:
     # -> [rows, columns]
     if _is_array(value):
         return _checked_array(value, field, 2)
+    fast = _plain_numbers(value, 2)
+    if fast is not None:
+        return fast
     if not isinstance(value, list):
         raise InputError(
             f"{field} is {kind_of(value)}; expected a matrix such as [[2, 1], [0, 2]]",
