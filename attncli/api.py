@@ -292,7 +292,10 @@ def selfattn_document(
         allowed = ~causal_mask(run.scores.shape[-2], run.scores.shape[-1])
     _finite(run.scores, "scores", masked=allowed)
     _finite(run.output, "output")
-    loss, grads = _selfattn_backward(document, checked, run, options.heads, scale)
+    with np.errstate(all="ignore"):
+        loss, grads = _selfattn_backward(document, checked, run, options.heads, scale)
+    for name, gradient in grads.items():
+        _finite(gradient, name)
     return SelfAttnResult(
         loss=loss,
         grads=grads,
@@ -468,7 +471,6 @@ def grad_document(
     The method and temperature default to the document's (as piped from the forward
     chain), else dot and 1; null cells in its `scores` stay masked.
     """
-    from attncli.core import gradients
     from attncli.reading.grad_inputs import grad_input
 
     chosen_method = method or str(document.get("method") or "dot")
@@ -479,30 +481,11 @@ def grad_document(
     check_temperature(chosen_temperature)
     checked = grad_input(document, chosen_method, seed, d_a)
     rows = checked.scores.queries
-    run = gradients.forward(
-        chosen_method,
-        rows.matrix,
-        checked.scores.keys,
-        checked.values,
-        checked.scores.parameters,
-        chosen_temperature,
-        checked.mask,
-    )
-    loss = None
-    grad_out = checked.grad_output
-    if checked.target is not None:
-        loss, grad_out = gradients.squared_error(run.output, checked.target)
-    assert grad_out is not None
-    found = gradients.backward(
-        chosen_method,
-        rows.matrix,
-        checked.scores.keys,
-        checked.values,
-        checked.scores.parameters,
-        run,
-        grad_out,
-        chosen_temperature,
-    )
+    with np.errstate(all="ignore"):  # overflow is checked after, with a clear message
+        run, loss, found = _grad_run(checked, chosen_method, chosen_temperature)
+    _finite(run.scores, "scores", masked=checked.mask)
+    _finite(run.output, "output")
+    _finite_gradients(found)
     return GradResult(
         single=rows.single,
         row_labels=tuple(rows.row_labels),
@@ -521,3 +504,42 @@ def grad_document(
         loss=loss,
         gradients=found,
     )
+
+
+def _grad_run(checked: Any, method: str, temperature: float) -> tuple[Any, float | None, Any]:
+    """Forward and backward through score → softmax → mix: the run, the loss, the gradients."""
+    from attncli.core import gradients
+
+    rows = checked.scores.queries
+    run = gradients.forward(
+        method,
+        rows.matrix,
+        checked.scores.keys,
+        checked.values,
+        checked.scores.parameters,
+        temperature,
+        checked.mask,
+    )
+    loss = None
+    grad_out = checked.grad_output
+    if checked.target is not None:
+        loss, grad_out = gradients.squared_error(run.output, checked.target)
+    assert grad_out is not None
+    found = gradients.backward(
+        method,
+        rows.matrix,
+        checked.scores.keys,
+        checked.values,
+        checked.scores.parameters,
+        run,
+        grad_out,
+        temperature,
+    )
+    return run, loss, found
+
+
+def _finite_gradients(found: Any) -> None:
+    """Refuse gradients that overflowed float64, naming the first such gradient and cell."""
+    for name, value in {**vars(found), **vars(found.score)}.items():
+        if isinstance(value, np.ndarray):
+            _finite(value, name)

@@ -20,6 +20,13 @@ def main() -> None:
     gc.disable()
     import sys
 
+    # A terminal or pipe that cannot show «están» or × (PYTHONIOENCODING=ascii) gets "?"
+    # in their place rather than an error.
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="replace")
+
     from attncli.cli import run
 
     run(sys.argv[1:])

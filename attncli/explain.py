@@ -148,7 +148,8 @@ def explain_softmax(
 ) -> SoftmaxSteps:
     """The powers, their total and the division behind one row of weights."""
     # [T_k], [T_k] -> a row per key
-    scaled = scores / temperature
+    with np.errstate(over="ignore"):  # a tiny temperature sends scores to ±inf, as it should
+        scaled = scores / temperature
     finite = scaled[np.isfinite(scaled)]
     largest = float(finite.max()) if finite.size else 0.0
     shift = largest if abs(largest) > _LARGEST_PLAIN_EXPONENT else 0.0

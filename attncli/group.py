@@ -126,11 +126,11 @@ def printable(text: str) -> str:
 
 
 def _report(message: str) -> None:
-    from rich.console import Console
-    from rich.text import Text
+    """The one line on stderr, written as is: no terminal width (COLUMNS=0) can lose it."""
+    import sys
 
-    line = Text(f"attn: error: {printable(message)}")
-    Console(stderr=True, highlight=False, soft_wrap=True).print(line)
+    sys.stderr.write(f"attn: error: {printable(message)}\n")
+    sys.stderr.flush()
 
 
 def _report_usage(ctx: Any, error: Exception, command_path: str) -> int:

@@ -245,3 +245,41 @@ def test_huge_integers_read_as_the_floats_they_denote_and_nan_carried_as_null():
     written = json.loads(result.stdout)
     assert written["scores"] == [2.0**64, 1.0] and written["weights"] == [1.0, 0.0]
     assert written["note"] is None and written["big"] == 1.2345678901234568e20
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [(("--query", "1e200,1", "--keys", "[[1e200,1],[1,1]]", "--values", "[[1],[2]]",
+       "--grad-output", "1"), "scores overflow float64 at (1, 1)"),
+     (("--query", "1e150,1", "--keys", "[[1e150,1],[1,1]]", "--values", "[[1e300],[2]]",
+       "--grad-output", "1e300", "--steps"), "grad_weights overflow float64 at (1, 1)")],
+)  # fmt: skip
+def test_grad_overflow_is_an_error_without_warnings(args, fragment):
+    _one_line_error(_attn("grad", *args), fragment)
+
+
+def test_a_tiny_temperature_in_steps_warns_nothing():
+    result = _attn("softmax", "1", "2", "--temperature", "1e-300", "--steps")
+    assert result.returncode == 0 and result.stderr == b"", result.stderr
+    assert b"1.000" in result.stdout
+
+
+@pytest.mark.parametrize("columns", ["10", "0"])
+def test_narrow_terminals_keep_every_number(columns):
+    env = {**os.environ, "COLUMNS": columns}
+    result = subprocess.run(
+        [*ATTN, "softmax", "2", "0", "1", "--format", "table"], capture_output=True, env=env
+    )
+    assert result.returncode == 0, result.stderr
+    for weight in (b"0.665", b"0.090", b"0.245"):
+        assert weight in result.stdout
+    failed = subprocess.run([*ATTN, "softmax", "2", "x"], capture_output=True, env=env)
+    assert failed.returncode == 2 and b"argument 2 is 'x'" in failed.stderr
+
+
+def test_an_ascii_only_output_gets_replacement_characters():
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    args = ["softmax", "1", "2", "--steps", "--lang", "es"]
+    result = subprocess.run([*ATTN, *args], capture_output=True, env=env)
+    assert result.returncode == 0 and result.stderr == b"", result.stderr
+    assert b"Puntuaci?n" in result.stdout and b"0,731" in result.stdout

@@ -147,12 +147,30 @@ def wants_json(format_name: str | None, stream: IO[str]) -> bool:
     return not is_terminal(stream)
 
 
+MIN_WIDTH = 40  # narrower than this, tables are drawn 40 wide and the terminal wraps them
+PIPE_WIDTH = 100  # plain text to a file or a pipe
+
+
+def console_width(stream: IO[str]) -> int:
+    """The width to draw for: COLUMNS, else the terminal's, else PIPE_WIDTH; never below
+    MIN_WIDTH, where a table would have no room left for its numbers."""
+    import shutil
+
+    columns = os.environ.get("COLUMNS", "")
+    if columns.strip().isdigit():
+        width = int(columns)
+    elif is_terminal(stream):
+        width = shutil.get_terminal_size((80, 24)).columns
+    else:
+        width = PIPE_WIDTH
+    return max(width, MIN_WIDTH)
+
+
 def console(stream: IO[str]) -> Console:
     """A rich console for `stream`: colour on a terminal (unless NO_COLOR), plain text elsewhere."""
     from rich.console import Console
 
-    width = None if is_terminal(stream) or "COLUMNS" in os.environ else 100
-    return Console(file=stream, width=width, highlight=False, soft_wrap=False)
+    return Console(file=stream, width=console_width(stream), highlight=False, soft_wrap=False)
 
 
 def print_renderables(stream: IO[str], renderables: list[RenderableType]) -> None:
