@@ -283,3 +283,20 @@ def test_an_ascii_only_output_gets_replacement_characters():
     result = subprocess.run([*ATTN, *args], capture_output=True, env=env)
     assert result.returncode == 0 and result.stderr == b"", result.stderr
     assert b"Puntuaci?n" in result.stdout and b"0,731" in result.stdout
+
+
+def test_long_lists_are_elided_on_a_terminal_with_a_note(run):
+    scores = ",".join(str(i % 7) for i in range(5_000))
+    result = run("softmax", "--scores", scores, "--format", "table")
+    assert result.exit_code == 0, result.stderr
+    assert "k1 " in result.stdout and "k5000" in result.stdout and "k2500" not in result.stdout
+    assert "showing 20 of 5000 rows; --json has them all" in result.stdout
+    steps = run("softmax", "--scores", scores, "--steps")
+    assert "showing 20 of 5000 rows" in steps.stdout and "Total" in steps.stdout
+
+
+def test_long_vectors_keep_their_first_and_last_numbers():
+    from attncli.present.format import Format
+
+    assert Format().vector(list(range(1, 513))) == "1, 2, 3, 4, …, 509, 510, 511, 512"
+    assert Format().vector([10, 0]) == "10, 0"

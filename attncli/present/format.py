@@ -17,6 +17,7 @@ MASKED = "—"
 ROW_MAX_MARK = "*"
 ELLIPSIS = "…"
 BLANK = "____"
+VECTOR_ITEMS = 8  # a longer vector is written as its first and last numbers around "…"
 
 
 @dataclass(frozen=True)
@@ -76,8 +77,12 @@ class Format:
         return self.number(value, self.weight, whole_bare=False)
 
     def vector(self, values: Sequence[float]) -> str:
-        """A vector as the course writes it: '10, 0' (and '6,65, 0' in Spanish)."""
-        return ", ".join(self.number(value) for value in values)
+        """A vector as the course writes it: '10, 0' (and '6,65, 0' in Spanish); a long one
+        as '1, 2, 3, 4, …, 510, 511, 512'."""
+        return ", ".join(
+            ELLIPSIS if index is None else self.number(values[index])
+            for index in shown_indices(len(values), VECTOR_ITEMS)
+        )
 
     def count(self, amount: int) -> str:
         """A whole count with thousands marked: 921,600 (921 600 in Spanish)."""
@@ -91,3 +96,11 @@ class Format:
     def carried(self, text: str) -> str:
         """A cell the student worked out in the step before: empty on a chain worksheet."""
         return BLANK if self.blank and self.chain else text
+
+
+def shown_indices(count: int, limit: int) -> list[int | None]:
+    """Indices to show of `count`: all when they fit, else the first and last with None between."""
+    if count <= limit:
+        return list(range(count))
+    head = (limit + 1) // 2
+    return [*range(head), None, *range(count - (limit - head), count)]

@@ -71,6 +71,10 @@ PHRASES: dict[str, tuple[str, str]] = {
     "drawn": ("{name} (drawn from seed {seed})", "{name} (sacada de la semilla {seed})"),
     "row_max": ("{mark} the row's largest weight", "{mark} el mayor peso de la fila"),
     "masked": ("{mark} masked", "{mark} enmascarada"),
+    "elided_rows": (
+        "{mark} showing {rows} of {all_rows} rows; --json has them all",
+        "{mark} se ven {rows} de {all_rows} filas; --json las tiene todas",
+    ),
     "elided": (
         "{mark} showing {rows} of {all_rows} rows and {columns} of {all_columns} columns; "
         "--json has them all",

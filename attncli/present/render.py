@@ -11,15 +11,22 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Union
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, TypeVar, Union
 
 from rich import box
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from attncli.present.format import ELLIPSIS, MASKED, ROW_MAX_MARK, Format
+from attncli.present.format import (
+    ELLIPSIS,
+    MASKED,
+    ROW_MAX_MARK,
+    VECTOR_ITEMS,
+    Format,
+    shown_indices,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -54,9 +61,36 @@ def _factor(value: float, fmt: Format) -> str:
     return f"({text})" if text.startswith("-") else text
 
 
+T = TypeVar("T")
+LIST_ROWS = 20  # a longer list of tokens shows its first and last rows around "…"
+
+
+def _listed(items: Sequence[T], table: Table, fmt: Format) -> Iterator[T]:
+    """The items to draw as rows: all of a short list; of a long one the first and last,
+    with a "…" row added to `table` between them."""
+    for index in shown_indices(len(items), LIST_ROWS):
+        if index is None:
+            table.add_row(*(ELLIPSIS for _ in table.columns))
+            continue
+        yield items[index]
+
+
+def _list_notes(count: int, fmt: Format) -> list[str]:
+    """The note under a list that was cut."""
+    if count <= LIST_ROWS:
+        return []
+    return [fmt.say("elided_rows", mark=ELLIPSIS, rows=LIST_ROWS, all_rows=count)]
+
+
 def _dot_terms(terms: list[tuple[float, float]], fmt: Format) -> str:
-    """'1×2 + 0×1', negatives in brackets as on paper: '1.17×(-0.84)'."""
-    return " + ".join(f"{_factor(a, fmt)}×{_factor(b, fmt)}" for a, b in terms)
+    """'1×2 + 0×1', negatives in brackets as on paper: '1.17×(-0.84)'; a long sum keeps its
+    first and last terms around '…'."""
+    return " + ".join(
+        ELLIPSIS
+        if index is None
+        else f"{_factor(terms[index][0], fmt)}×{_factor(terms[index][1], fmt)}"
+        for index in shown_indices(len(terms), VECTOR_ITEMS)
+    )
 
 
 def score_steps_table(steps: ScoreSteps, fmt: Format) -> RenderableType:
@@ -75,7 +109,7 @@ def score_steps_table(steps: ScoreSteps, fmt: Format) -> RenderableType:
     if steps.divisor:
         table.add_column(f"÷ √{len(steps.query)} = {fmt.number(steps.divisor)}")
     table.add_column(fmt.say("score"), justify="right")
-    for row in steps.rows:
+    for row in _listed(steps.rows, table, fmt):
         cells: list[RenderableType] = [safe_label(row.token), fmt.vector(row.key)]
         if row.transformed is not None:
             cells.append(fmt.computed(fmt.vector(row.transformed)))
@@ -84,7 +118,7 @@ def score_steps_table(steps: ScoreSteps, fmt: Format) -> RenderableType:
             cells.append(fmt.computed(f"{fmt.number(row.total)} ÷ {fmt.number(steps.divisor)}"))
         cells.append(fmt.computed(fmt.number(row.score)))
         table.add_row(*cells)
-    return _titled(heading, table)
+    return _titled(heading, table, _list_notes(len(steps.rows), fmt))
 
 
 def softmax_steps_table(steps: SoftmaxSteps, fmt: Format) -> RenderableType:
@@ -105,7 +139,7 @@ def softmax_steps_table(steps: SoftmaxSteps, fmt: Format) -> RenderableType:
         power = fmt.say("power_over_t" if scaled else "power")
     table.add_column(power, justify="right")
     table.add_column(fmt.say("weight_is", total=fmt.computed(total)), justify="right")
-    for row in steps.rows:
+    for row in _listed(steps.rows, table, fmt):
         cells: list[RenderableType] = [safe_label(row.token), fmt.carried(fmt.number(row.score))]
         if scaled:
             cells.append(fmt.computed(fmt.number(row.scaled)))
@@ -121,7 +155,7 @@ def softmax_steps_table(steps: SoftmaxSteps, fmt: Format) -> RenderableType:
         fmt.computed(total),
         fmt.computed(fmt.weight_number(steps.weight_total)),
     )
-    return _titled(heading, table)
+    return _titled(heading, table, _list_notes(len(steps.rows), fmt))
 
 
 def mix_steps_table(steps: MixSteps, fmt: Format) -> RenderableType:
@@ -133,7 +167,7 @@ def mix_steps_table(steps: MixSteps, fmt: Format) -> RenderableType:
     table.add_column(fmt.say("weight"), justify="right")
     table.add_column(fmt.say("value"))
     table.add_column(fmt.say("weight_value"))
-    for row in steps.rows:
+    for row in _listed(steps.rows, table, fmt):
         table.add_row(
             safe_label(row.token),
             fmt.carried(fmt.weight_number(row.weight)),
@@ -143,7 +177,7 @@ def mix_steps_table(steps: MixSteps, fmt: Format) -> RenderableType:
     table.add_section()
     output = fmt.computed(fmt.say("about", vector=fmt.vector(steps.output)))
     table.add_row(fmt.say("output"), "", "", output)
-    return _titled(heading, table)
+    return _titled(heading, table, _list_notes(len(steps.rows), fmt))
 
 
 def explanation(steps: list[Step], fmt: Format) -> RenderableType:
@@ -166,17 +200,9 @@ def vector_rows(
     table = _table()
     table.add_column(fmt.say("token"))
     table.add_column(header)
-    for label, row in zip(row_labels, rows, strict=True):
-        table.add_row(safe_label(label), fmt.vector(row))
-    return _titled(title, table)
-
-
-def shown_indices(count: int, limit: int) -> list[int | None]:
-    """Indices to show of `count`: all when they fit, else the first and last with None between."""
-    if count <= limit:
-        return list(range(count))
-    head = (limit + 1) // 2
-    return [*range(head), None, *range(count - (limit - head), count)]
+    for index in _listed(range(len(rows)), table, fmt):
+        table.add_row(safe_label(row_labels[index]), fmt.vector(rows[index]))
+    return _titled(title, table, _list_notes(len(rows), fmt))
 
 
 def number_grid(
@@ -259,11 +285,15 @@ def parameter_block(
     for name, value in parameters.items():
         title = fmt.say("drawn", name=name, seed=seed) if name in drawn else name
         rows = value if value and isinstance(value[0], list) else [value]
+        columns = shown_indices(len(rows[0]), VECTOR_ITEMS)
         table = Table(box=None, show_header=False, padding=(0, 1, 0, 2))
-        for _ in rows[0]:
+        for _ in columns:
             table.add_column(justify="right")
-        for row in rows:
-            table.add_row(*(fmt.number(v) for v in row))
+        for i in shown_indices(len(rows), 2 * VECTOR_ITEMS):
+            if i is None:
+                table.add_row(*(ELLIPSIS for _ in columns))
+                continue
+            table.add_row(*(ELLIPSIS if j is None else fmt.number(rows[i][j]) for j in columns))
         parts.extend([Text(title, style="bold"), table, Text("")])
     return Group(*parts)
 
@@ -298,9 +328,11 @@ def score_weight_rows(
     table.add_column(fmt.say("token"))
     table.add_column(fmt.say("score"), justify="right")
     table.add_column(fmt.say("weight"), justify="right")
-    for label, score, weight in zip(labels, scores, weights, strict=True):
-        table.add_row(safe_label(label), fmt.number(score), fmt.weight_number(weight))
-    return _titled(title, table)
+    for index in _listed(range(len(labels)), table, fmt):
+        table.add_row(
+            safe_label(labels[index]), fmt.number(scores[index]), fmt.weight_number(weights[index])
+        )
+    return _titled(title, table, _list_notes(len(labels), fmt))
 
 
 def heading(text: str) -> RenderableType:
