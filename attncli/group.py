@@ -119,15 +119,9 @@ def _silence_stdout() -> None:
         pass
 
 
-def printable(text: str) -> str:
-    """The text with control characters shown as escapes (\\n, \\x1b): an error stays one
-    line, and nothing from the user's input can drive the terminal."""
-    return "".join(char if char.isprintable() or char == " " else repr(char)[1:-1] for char in text)
-
-
 def _report(message: str) -> None:
     """The one line on stderr, written as is: no terminal width (COLUMNS=0) can lose it."""
-    import sys
+    from attncli.present.language import printable
 
     sys.stderr.write(f"attn: error: {printable(message)}\n")
     sys.stderr.flush()

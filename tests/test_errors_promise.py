@@ -300,3 +300,59 @@ def test_long_vectors_keep_their_first_and_last_numbers():
 
     assert Format().vector(list(range(1, 513))) == "1, 2, 3, 4, …, 509, 510, 511, 512"
     assert Format().vector([10, 0]) == "10, 0"
+
+
+def test_plot_with_very_long_tokens_writes_nothing_on_stderr(tmp_path: Path):
+    pytest.importorskip("matplotlib")
+    sentence = " ".join("x" * 200 + str(i) for i in range(3))
+    result = _attn("selfattn", sentence, "--plot", str(tmp_path / "p.png"), "--json")
+    assert result.returncode == 0 and result.stderr == b"", result.stderr
+    assert (tmp_path / "p.png").stat().st_size > 0
+
+
+ESCAPES = ("\x1b", "\x9b", "\x07", "\x85")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("score", "-i", "{doc}", "--steps", "--row", "1"),
+     ("softmax", "-i", "{doc}", "--steps", "--row", "1"),
+     ("softmax", "-i", "{doc}", "--format", "table"),
+     ("selfattn", "a\x1b[31mb c\x9b d", "--steps", "--row", "1"),
+     ("selfattn", "a\x1b[31mb c\x9b d", "--format", "table")],
+)  # fmt: skip
+def test_token_text_never_reaches_the_terminal_raw(tmp_path: Path, args):
+    doc = tmp_path / "esc.json"
+    tokens = ["A\x1b[31m", "b\x85c\x07"]
+    scores = [[1, 0], [0, 1]]
+    doc.write_text(json.dumps({"scores": scores, "queries": scores, "keys": scores,
+                               "tokens": tokens}))  # fmt: skip
+    result = _attn(*(arg.format(doc=doc) for arg in args))
+    assert result.returncode == 0, result.stderr
+    text = result.stdout.decode()
+    assert not any(escape in text for escape in ESCAPES), text
+    assert "\\x1b" in text
+
+
+@pytest.mark.parametrize("suffix", [".txt", ".md"])
+def test_exports_show_token_escapes_as_text(tmp_path: Path, suffix):
+    path = tmp_path / f"out{suffix}"
+    result = _attn("softmax", "1", "2", "--tokens", "a\x1b[31m,b\x07", "--export", str(path))
+    assert result.returncode == 0, result.stderr
+    written = path.read_text()
+    assert "\x1b" not in written and "\x07" not in written and "x1b" in written
+
+
+def test_undecodable_argument_bytes_become_replacement_characters():
+    result = subprocess.run(
+        [*ATTN, "softmax", "1", "2", "--tokens", b"a\x9b,b", "--json"], capture_output=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["tokens"] == ["a\ufffd", "b"]
+    lone = _attn("softmax", "--json", stdin=b'{"scores": [1, 2], "tokens": ["\\ud800x", "b"]}')
+    assert json.loads(lone.stdout)["tokens"] == ["\ufffdx", "b"]
+
+
+def test_error_messages_escape_token_text():
+    result = _attn("softmax", "1", "2", "--tokens", "a\x1b[31m,b", "--steps", "--token", "z\x9b")
+    _one_line_error(result, "--token 'z\\x9b' is not a row here")

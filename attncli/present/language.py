@@ -288,9 +288,28 @@ def usage_error(lang: str, message: str, command: str) -> str:
 
 
 def say(lang: str, key: str, **fields: object) -> str:
-    """The phrase `key` in `lang`, with its fields filled in."""
+    """The phrase `key` in `lang`, with its fields filled in; text fields (tokens, paths)
+    made printable, so a heading that names a token cannot drive the terminal."""
     english, spanish = PHRASES[key]
-    return (spanish if lang == "es" else english).format(**fields)
+    shown = {name: printable(v) if isinstance(v, str) else v for name, v in fields.items()}
+    return (spanish if lang == "es" else english).format(**shown)
+
+
+# Control, format, surrogate, private and unassigned characters, and line breaks.
+_UNSHOWN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def printable(text: str) -> str:
+    """The text with control and format characters shown as escapes (\\n, \\x1b, \\x9b):
+    it stays on one line and nothing from the user's input can drive the terminal. Text that
+    came in as undecodable bytes (lone surrogates) is shown the same way."""
+    if text.isprintable():
+        return text
+    import unicodedata
+
+    return "".join(
+        repr(char)[1:-1] if unicodedata.category(char) in _UNSHOWN else char for char in text
+    )
 
 
 def resolve(option: str | None, environ: Mapping[str, str]) -> str:

@@ -10,7 +10,6 @@ a student computes.
 from __future__ import annotations
 
 import math
-import unicodedata
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, TypeVar, Union
 
@@ -27,6 +26,7 @@ from attncli.present.format import (
     Format,
     shown_indices,
 )
+from attncli.present.language import printable
 
 if TYPE_CHECKING:
     import numpy as np
@@ -39,10 +39,7 @@ Matrix = Union[Sequence[Sequence[float]], "np.ndarray"]
 
 def safe_label(text: str) -> Text:
     """A user's token as plain text: no markup, control characters shown as escapes."""
-    cleaned = "".join(
-        char if unicodedata.category(char)[0] != "C" else repr(char)[1:-1] for char in text
-    )
-    return Text(cleaned)
+    return Text(printable(text))
 
 
 def _table() -> Table:

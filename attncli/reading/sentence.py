@@ -13,8 +13,10 @@ def _is_punctuation(char: str) -> bool:
 
 def tokenize(sentence: str) -> list[str]:
     """Whitespace-separated words, with leading and trailing punctuation split off."""
+    from attncli.reading.values import valid_text
+
     tokens: list[str] = []
-    for word in sentence.split():
+    for word in valid_text(sentence).split():
         start, end = 0, len(word)
         while start < end and _is_punctuation(word[start]):
             start += 1

@@ -76,7 +76,9 @@ def parse_json(text: str, source: str) -> Any:
     except orjson.JSONDecodeError:
         pass
     try:
-        return json.loads(text, parse_constant=_Constant, parse_int=_integer)
+        value = json.loads(text, parse_constant=_Constant, parse_int=_integer)
+        # orjson refuses lone surrogates (\\ud800) that json accepts: they cannot be written.
+        return _valid_strings(value) if "\\u" in text else value
     except json.JSONDecodeError as error:
         raise InputError(
             f"{source}: not valid JSON at line {error.lineno}, column {error.colno}: {error.msg} "
@@ -90,6 +92,31 @@ def parse_json(text: str, source: str) -> Any:
             f"{source}: JSON con demasiados niveles (un vector es [1, 0], una matriz "
             "[[2, 1], [0, 2]])",
         ) from None
+
+
+def valid_text(text: str) -> str:
+    """Text that can be written as UTF-8: bytes that were not UTF-8 (a command-line argument
+    from a Latin-1 terminal, a lone surrogate escaped in JSON) become U+FFFD."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        pass
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:
+        return "".join("\ufffd" if "\ud800" <= char <= "\udfff" else char for char in text)
+
+
+def _valid_strings(value: Any) -> Any:
+    """`value` with every string in it made valid_text."""
+    if isinstance(value, str):
+        return valid_text(value)
+    if isinstance(value, list):
+        return [_valid_strings(item) for item in value]
+    if isinstance(value, dict):
+        return {valid_text(key): _valid_strings(item) for key, item in value.items()}
+    return value
 
 
 def _integer(text: str) -> int | float:
@@ -130,7 +157,7 @@ def _inline_number(item: str, field: str) -> Any:
 def parse_tokens(value: Any, source: str = "tokens") -> list[str]:
     """Token labels: a JSON list of strings, or 'a,b,c' from an option."""
     if isinstance(value, str):
-        value = [part.strip() for part in value.split(",")]
+        value = [valid_text(part.strip()) for part in value.split(",")]
     if not isinstance(value, list) or not value:
         raise InputError(
             f"{source}: expected a non-empty list of token names, found {kind_of(value)}",
