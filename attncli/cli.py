@@ -324,7 +324,9 @@ def selfattn(
 
     given_sentence = sentence is not None and input_path is None
     upstream = {"grad_output": grad_output, "target": target}
-    document = document_from(None if given_sentence else input_path, None, upstream, ())
+    # Without a sentence, piped stdin is the input, as for the other commands.
+    needs = () if given_sentence else ("x",)
+    document = document_from(None if given_sentence else input_path, None, upstream, needs)
     if plot is not None:
         from attncli.present.plot import check_plot_path
 

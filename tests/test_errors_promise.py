@@ -356,3 +356,11 @@ def test_undecodable_argument_bytes_become_replacement_characters():
 def test_error_messages_escape_token_text():
     result = _attn("softmax", "1", "2", "--tokens", "a\x1b[31m,b", "--steps", "--token", "z\x9b")
     _one_line_error(result, "--token 'z\\x9b' is not a row here")
+
+
+def test_selfattn_reads_piped_stdin_when_no_sentence_is_given():
+    piped = _attn("selfattn", "--json", stdin=b'{"x": [[1, 0], [0, 1]]}')
+    assert piped.returncode == 0, piped.stderr
+    assert json.loads(piped.stdout)["x"] == [[1.0, 0.0], [0.0, 1.0]]
+    with_sentence = _attn("selfattn", "a b", "--json", stdin=b'{"x": [[1, 0], [0, 1]]}')
+    assert json.loads(with_sentence.stdout)["tokens"] == ["a", "b"]

@@ -1,0 +1,119 @@
+"""The error promise, fuzzed: any document and any argument line, for every command.
+
+Whatever comes in, attn either succeeds quietly (exit 0, nothing on stderr) or fails
+with exactly one `attn: error:` line on stderr, exit 1 or 2, and nothing on stdout;
+never an internal error (exit 70), never a traceback, never a raw control character.
+"""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from attncli.cli import app
+
+RAW_CONTROLS = ("\x1b", "\x9b", "\x07", "\x85", "\x00")
+
+NUMBERS = st.one_of(
+    st.integers(-3, 3),
+    st.floats(-1e3, 1e3, allow_nan=False),
+    st.sampled_from([1e200, -1e200, 1e308, 2**64, 10**30, 0.0, -0.0]),
+)
+TEXT = st.sampled_from(["", "en", "llaves", "x\x1b[31m", "a\nb", "\x9b", "están", "1", "-inf"])
+VECTORS = st.lists(NUMBERS, min_size=0, max_size=4)
+MATRICES = st.lists(st.lists(NUMBERS, min_size=1, max_size=3), min_size=0, max_size=4)
+JSON_VALUES = st.one_of(
+    NUMBERS, TEXT, st.none(), st.booleans(), VECTORS, MATRICES, st.lists(TEXT, max_size=4)
+)
+FIELDS = st.sampled_from(
+    ["query", "queries", "keys", "values", "scores", "weights", "tokens", "x", "w_q", "w_a",
+     "v_a", "grad_output", "target", "method", "temperature", "b_q", "note"]
+)  # fmt: skip
+DOCUMENTS = st.one_of(
+    st.dictionaries(FIELDS, JSON_VALUES, max_size=6).map(json.dumps),
+    st.sampled_from(["", "[", "[1, 2", "{}", "[]", "null", '"text"', "[NaN]", '{"scores": [1e999]}',
+                     "\ufeff[2, 0, 1]", '{"scores": [' + "9" * 5000 + "]}"]),
+)  # fmt: skip
+
+OPTION_TEXT = st.sampled_from(
+    ["1,0", "[[2,1],[0,2]]", "2,1;0,2", "x", "", "NaN", "1e400", "[[1]]", "[", "-1", "0", "3",
+     "en,las", "1e200,1e200", "99999999999999999999999", "a\x1b"]
+)  # fmt: skip
+SIZES = st.sampled_from(["0", "1", "2", "3", "-1", "x", "100000000000000000000"])
+COMMON = ["--lang", "--digits", "--format", "--json", "--steps", "--row", "--token", "--blank"]
+OPTIONS = {
+    "score": ["--query", "--queries", "--keys", "--values", "--tokens", "--method", "--seed",
+              "--d-a", *COMMON],
+    "softmax": ["--scores", "--tokens", "--temperature", *COMMON],
+    "mix": ["--weights", "--values", "--tokens", *COMMON],
+    "grad": ["--query", "--keys", "--values", "--grad-output", "--target", "--method",
+             "--temperature", "--check", *COMMON],
+    "selfattn": ["--d-model", "--d-k", "--d-v", "--heads", "--causal", "--no-proj", "--norm",
+                 "--seed", "--target", *COMMON],
+    "compare-scores": ["--tx", "--ty", "--d-h", "--d-a", "--d-k", "--seed", "--lang", "--json"],
+    "exercise": ["--seed", "--size", "--dim", "--answers", "--lang", "--json"],
+}  # fmt: skip
+FLAGS = {"--json", "--steps", "--blank", "--causal", "--no-proj", "--check", "--answers"}
+SIZED = {"--tx", "--ty", "--d-h", "--d-a", "--d-k", "--d-model", "--d-v", "--heads", "--size",
+         "--dim", "--seed", "--row", "--digits"}  # fmt: skip
+CHOICES = {
+    "--method": ["dot", "scaled", "general", "additive", "cosine"],
+    "--lang": ["en", "es", "fr"],
+    "--format": ["json", "table", "html"],
+}
+
+
+@st.composite
+def argument_lines(draw) -> tuple[list[str], str | None]:
+    """A command, some of its options with odd values, and maybe a document on stdin."""
+    command = draw(st.sampled_from(sorted(OPTIONS)))
+    arguments = [command]
+    if command == "selfattn" and draw(st.booleans()):
+        arguments.append(draw(st.sampled_from(["en las llaves", "", "   ", "a\x1b b", "¿qué?"])))
+    if command == "softmax" and draw(st.booleans()):
+        arguments += draw(st.lists(st.sampled_from(["2", "0", "-inf", "x", "inf", "1e308"]),
+                                   min_size=1, max_size=3))  # fmt: skip
+    for option in draw(st.lists(st.sampled_from(OPTIONS[command]), max_size=4, unique=True)):
+        arguments.append(option)
+        if option in FLAGS:
+            continue
+        if option in CHOICES:
+            arguments.append(draw(st.sampled_from(CHOICES[option])))
+        elif option in SIZED:
+            arguments.append(draw(SIZES))
+        else:
+            arguments.append(draw(OPTION_TEXT))
+    if command == "compare-scores":
+        # Keep successful comparisons small: a full default comparison takes seconds.
+        arguments += ["--repeat", "1", "--tx", "2", "--ty", "2", "--d-h", "2", "--d-a", "2"]
+    document = draw(st.one_of(st.none(), DOCUMENTS)) if command not in ("exercise",) else None
+    return arguments, document
+
+
+@settings(
+    max_examples=300,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(argument_lines())
+def test_every_input_keeps_the_error_promise(case):
+    arguments, document = case
+    result = CliRunner().invoke(app, arguments, input=document)
+    where = f"attn {arguments!r} <<< {document!r}"
+    assert result.exit_code in (0, 1, 2), f"{where}: exit {result.exit_code}: {result.stderr}"
+    assert "Traceback" not in result.stderr, where
+    assert not any(c in result.stderr for c in RAW_CONTROLS), f"{where}: {result.stderr!r}"
+    if result.exit_code == 0:
+        assert result.stderr == "", f"{where}: {result.stderr}"
+        assert not any(c in result.stdout for c in RAW_CONTROLS), f"{where}: {result.stdout!r}"
+        # Steps and worksheets print as text wherever they go; the rest is one JSON document.
+        if not {"--format", "--steps", "--blank", "--answers"} & set(arguments):
+            json.loads(result.stdout)
+    else:
+        assert result.stdout == "", f"{where}: {result.stdout!r}"
+        lines = result.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].startswith("attn: error: "), f"{where}: {lines}"
