@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -364,3 +365,13 @@ def test_selfattn_reads_piped_stdin_when_no_sentence_is_given():
     assert json.loads(piped.stdout)["x"] == [[1.0, 0.0], [0.0, 1.0]]
     with_sentence = _attn("selfattn", "a b", "--json", stdin=b'{"x": [[1, 0], [0, 1]]}')
     assert json.loads(with_sentence.stdout)["tokens"] == ["a", "b"]
+
+
+def test_format_writes_any_float_without_raising():
+    from attncli.present.format import Format
+
+    assert [Format().number(v) for v in (math.nan, math.inf, -math.inf, 1e300)][:3] == [
+        "NaN",
+        "∞",
+        "—",
+    ]

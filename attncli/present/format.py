@@ -60,6 +60,8 @@ class Format:
         """2 not 2.00 for whole numbers, else fixed decimals; -inf is masked."""
         if math.isinf(value):
             return MASKED if value < 0 else "∞"
+        if math.isnan(value):  # never from a checked result; shown rather than crashing
+            return "NaN"
         if whole_bare and value == round(value) and abs(value) < 1e15:
             text = str(int(round(value)))
         else:
