@@ -39,6 +39,12 @@ def check_llaves(run_json, sample):
     # The lesson's demonstration: with projections «están» looks for «llaves» ...
     projected = run_json("selfattn", "-i", str(sample))
     assert _row_peak(projected, "están") == "llaves"
+    # ... clearly (at least half of its attention), and much more than «llaves» needs «están»
+    # («están necesita a llaves mucho más de lo que llaves necesita a están»).
+    tokens, weights = projected["tokens"], projected["weights"]
+    estan, llaves = tokens.index("están"), tokens.index("llaves")
+    assert weights[estan][llaves] >= 0.5
+    assert weights[llaves][estan] < weights[estan][llaves] / 4
     # ... and without them every position looks at itself.
     plain = run_json("selfattn", "-i", str(sample), "--no-proj")
     assert all(_row_peak(plain, token) == token for token in plain["tokens"])

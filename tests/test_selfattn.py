@@ -204,11 +204,12 @@ def test_steps_for_a_token(run):
     result = run("selfattn", "-i", LLAVES, "--steps", "--token", "están")
     assert result.exit_code == 0, result.output
     out = result.stdout
-    assert "Scaled scores: están (0, 2, 0, 0)" in out
-    assert "0×0 + 2×2 + 0×0 + 0×0 = 4" in out
+    # q = x W^Q = (0, 2, 0, 0) W^Q = (3, 0, 0, 0): «están» asks along llaves' direction.
+    assert "Scaled scores: están (3, 0, 0, 0)" in out
+    assert "3×2 + 0×0 + 0×0 + 0×0 = 6" in out
     assert "Softmax of están" in out and "Mix for están" in out
-    llaves = next(line for line in out.splitlines() if line.split()[:2] == ["llaves", "2"])
-    assert "7.39" in llaves and "0.456" in llaves
+    llaves = next(line for line in out.splitlines() if line.split()[:2] == ["llaves", "3"])
+    assert "20.09" in llaves and "0.622" in llaves
 
 
 def test_steps_with_causal_mask_show_masked_scores(run):

@@ -58,8 +58,8 @@ def test_selfattn_worksheet(run):
         "selfattn", "-i", str(SAMPLES / "llaves.json"), "--token", "están", "--answers"
     ).stdout
     worksheet = _section(out, "WORKSHEET", "ANSWERS")
-    assert "0, 2, 0, 0" in worksheet and "0.456" not in worksheet
-    assert "0.456" in _section(out, "ANSWERS")
+    assert "2, 0, 0, 0" in worksheet and "0.622" not in worksheet
+    assert "0.622" in _section(out, "ANSWERS")
 
 
 def test_exercise_is_small_integers_and_reproducible(run_json):
