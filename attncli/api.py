@@ -370,9 +370,11 @@ def compare_scores(
     seed: int = 0,
     repeat: int = 9,
     d_ks: Sequence[int] = (8, 64, 512),
+    threads: int = 1,
     progress: Callable[[str], None] | None = None,
 ) -> Any:
     """Additive against multiplicative scoring on a T_y × T_x grid: counts, time, checks.
+    Every method is timed with `threads` BLAS threads, the repeats interleaved.
 
     >>> c = compare_scores(tx=6, ty=4, d_h=8, d_a=8, repeat=1, d_ks=[8])
     >>> [(cost.method, cost.tanh) for cost in c.costs]
@@ -380,7 +382,7 @@ def compare_scores(
     """
     from attncli.comparison import Sizes, check_sizes, compare
 
-    sizes = Sizes(tx, ty, d_h, d_a, seed, repeat, list(d_ks))
+    sizes = Sizes(tx, ty, d_h, d_a, seed, repeat, list(d_ks), threads)
     check_sizes(sizes)
     return compare(sizes, progress)
 

@@ -297,6 +297,14 @@ def selfattn(
         str | None,
         typer.Option("--target", help="A target output for ℓ = ½‖output − target‖²: the same."),
     ] = None,
+    show: Annotated[
+        str | None,
+        typer.Option(
+            "--show",
+            metavar="PARTS",
+            help="Also show the matrices: x, w, q, k, v, shapes (comma-separated) or all.",
+        ),
+    ] = None,
     plot: Annotated[
         str | None,
         typer.Option(
@@ -317,8 +325,11 @@ def selfattn(
 
     Example: attn selfattn "en las llaves del coche están ahí" --steps --token están
     """
+    from dataclasses import replace
+
     from attncli.api import selfattn_document
     from attncli.present.output import emit
+    from attncli.present.selfattn_view import parse_show
     from attncli.reading.selfattn_inputs import SelfAttnSettings
     from attncli.reading.sources import document_from
 
@@ -331,6 +342,7 @@ def selfattn(
         from attncli.present.plot import check_plot_path
 
         check_plot_path(plot)
+    settings = replace(settings, show=parse_show(show))
     options = SelfAttnSettings(d_model, d_k, d_v, norm, seed, heads, not no_proj)
     result = selfattn_document(document, sentence, options, not no_scale, causal)
     explanation = result.steps(settings.row, settings.token, head) if settings.steps else []
@@ -353,8 +365,11 @@ def compare_scores(
         typer.Option("--seed", min=0, max=2**64 - 1, help="Seed for the states and parameters."),
     ] = 0,
     repeat: Annotated[
-        int, typer.Option("--repeat", help="Timed runs per method, after a warm-up.")
+        int, typer.Option("--repeat", help="Timed runs per method, interleaved, after a warm-up.")
     ] = 9,
+    threads: Annotated[
+        int, typer.Option("--threads", help="BLAS threads, the same for every method.")
+    ] = 1,
     d_k: Annotated[
         str,
         typer.Option("--d-k", "--dk", help="d_k values for the scaling sweep, e.g. 8,64,512."),
@@ -378,7 +393,17 @@ def compare_scores(
 
     d_ks = parse_dks(d_k)
     with progress_on_stderr(settings.lang) as progress:
-        result = compare(tx, ty, d_h, d_a, seed=seed, repeat=repeat, d_ks=d_ks, progress=progress)
+        result = compare(
+            tx,
+            ty,
+            d_h,
+            d_a,
+            seed=seed,
+            repeat=repeat,
+            d_ks=d_ks,
+            threads=threads,
+            progress=progress,
+        )
     emit(result, settings)
 
 
@@ -409,14 +434,11 @@ def exercise(
 
     from attncli.api import exercise as make
     from attncli.present.output import emit
-    from attncli.present.views import exercise_intro
 
     result = make(seed, size, dim)
     # The worksheet is what a terminal shows, not steps asked for: piped, the problem as JSON.
     settings = replace(settings, steps=False, blank=True)
-    document = result.to_document(answers=settings.answers)
-    intro = [exercise_intro(result, settings.format())]
-    emit(result, settings, result.steps(), document, intro)
+    emit(result, settings, document=result.to_document(answers=settings.answers))
 
 
 def _show_version(value: bool) -> None:

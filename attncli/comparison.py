@@ -3,13 +3,14 @@ loop check and the scaling sweep, gathered in a Comparison (a result like the ot
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
 from attncli.core import costs
-from attncli.core.timing import Timing, time_call
+from attncli.core.timing import Timing, time_interleaved
 from attncli.errors import OptionError
 from attncli.limits import check_fits, check_repeat
 from attncli.results import Result
@@ -29,6 +30,7 @@ class Sizes:
     seed: int
     repeat: int
     d_ks: list[int] = field(default_factory=lambda: [8, 64, 512])
+    threads: int = 1  # BLAS threads every method is timed with
 
 
 @dataclass(frozen=True, repr=False)
@@ -40,6 +42,11 @@ class Comparison(Result):
     timings: dict[str, Timing]
     loop_checks: dict[str, tuple[int, float]]  # method -> (pairs checked, largest difference)
     sweep: list[tuple[int, float, float]]  # (d_k, largest weight unscaled, scaled)
+
+    @property
+    def busy(self) -> bool:
+        """True when some method's runs spread so widely that the ratios are unreliable."""
+        return any(timing.spread_is_wide for timing in self.timings.values())
 
     def __repr__(self) -> str:
         s = self.sizes
@@ -81,6 +88,8 @@ class Comparison(Result):
             "d_a": sizes.d_a,
             "seed": sizes.seed,
             "repeat": sizes.repeat,
+            "threads": sizes.threads,
+            "busy": self.busy,
             "methods": methods,
             "scaling": [
                 {
@@ -131,6 +140,11 @@ def check_sizes(sizes: Sizes, memory: int | None = None) -> None:
                 f"--{option} es {value}; debe ser 1 o más",
             )
     check_repeat(sizes.repeat)
+    if sizes.threads < 1:
+        raise OptionError(
+            f"--threads is {sizes.threads}; it must be 1 or more",
+            f"--threads es {sizes.threads}; debe ser 1 o más",
+        )
     asked = {
         "--tx": sizes.t_x,
         "--ty": sizes.t_y,
@@ -152,11 +166,13 @@ def compare(sizes: Sizes, progress: Callable[[str], None] | None = None) -> Comp
     import numpy as np
 
     problem = costs.make_problem(sizes.t_x, sizes.t_y, sizes.d_h, sizes.d_a, sizes.seed)
-    timings, grids = {}, {}
-    for method in costs.METHODS:
-        report(f"progress_timing:{method}")
-        grids[method] = costs.grid(problem, method)
-        timings[method] = time_call(partial(costs.grid, problem, method), sizes.repeat)
+    report(f"progress_timing:{', '.join(costs.METHODS)}")
+    # Every method under the same number of BLAS threads: by default one, so that the matrix
+    # products of general do not get two cores while additive's tanh runs on one.
+    with _thread_limit(sizes.threads):
+        grids = {method: costs.grid(problem, method) for method in costs.METHODS}  # warm-up
+        scorers = {method: partial(costs.grid, problem, method) for method in costs.METHODS}
+        timings = time_interleaved(scorers, sizes.repeat, warmup=0)
     checks = {}
     pairs = costs.check_pairs(sizes.t_x, sizes.t_y, LOOP_CHECK_PAIRS, sizes.seed)
     rows, columns = np.array(pairs).T
@@ -169,6 +185,15 @@ def compare(sizes: Sizes, progress: Callable[[str], None] | None = None) -> Comp
     return Comparison(
         sizes, costs.score_costs(sizes.t_x, sizes.t_y, sizes.d_h, sizes.d_a), timings, checks, sweep
     )
+
+
+@contextmanager
+def _thread_limit(threads: int) -> Iterator[None]:
+    """BLAS and OpenMP limited to `threads` threads inside the block (threadpoolctl)."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=threads):
+        yield
 
 
 def agrees(largest_difference: float) -> bool:

@@ -91,7 +91,9 @@ def test_table_shows_everything_side_by_side(run):
         "Multiply-adds",
         "tanh evaluations",
         "Time, median (ms)",
-        "fastest–slowest",
+        "fastest",
+        "slowest",
+        "1 BLAS thread; median of 2 interleaved runs",
         "× the fastest",
         "every pair: the same grid",
         "Why ÷√d_k",
@@ -102,7 +104,8 @@ def test_table_shows_everything_side_by_side(run):
 def test_progress_is_reported_while_measuring():
     steps = []
     compare(Sizes(3, 2, 4, 2, 0, 1, [4]), steps.append)
-    assert steps[0] == "progress_timing:additive" and "progress_sweep:" in steps
+    assert steps[0] == "progress_timing:additive, general, dot, scaled"
+    assert "progress_sweep:" in steps
     from attncli.present.language import say
 
     for step in steps:

@@ -121,7 +121,9 @@ def test_usage_errors_in_spanish(run, args, spanish):
 
 
 def test_selfattn_and_compare_in_spanish(run):
-    out = run("selfattn", "el tren va lleno", "--format", "table", "--lang", "es").stdout
+    out = run(
+        "selfattn", "el tren va lleno", "--format", "table", "--lang", "es", "--show", "shapes"
+    ).stdout
     assert "Pesos (fila = quién pregunta, columna = quién contesta)" in out
     assert "los mismos para cualquier T" in out and "Formas" in out
     args = ["--tx", "4", "--ty", "3", "--d-h", "8", "--d-a", "2", "--repeat", "1", "--dk", "4"]

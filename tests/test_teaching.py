@@ -174,7 +174,8 @@ def test_export_writes_what_the_terminal_shows(run, tmp_path, kind):
 
 def test_export_of_matrices_to_latex_and_json_still_on_stdout(run, tmp_path):
     path = tmp_path / "self.tex"
-    result = run("selfattn", "-i", str(SAMPLES / "llaves.json"), "--json", "--export", str(path))
+    args = ("-i", str(SAMPLES / "llaves.json"), "--show", "all", "--json", "--export", str(path))
+    result = run("selfattn", *args)
     assert json.loads(result.stdout)["params"] == 48
     written = path.read_text(encoding="utf-8")
     assert written.count("\\begin{bmatrix}") == written.count("\\end{bmatrix}") >= 4

@@ -47,8 +47,10 @@ def additive_scores(
     """Bahdanau's additive score v_a^T tanh(W_1 s + W_2 h)."""
     # [T_q, d_q], [T_k, d_k], [d_a, d_q], [d_a, d_k], [d_a] -> [T_q, T_k]
     projected_queries, projected_keys = additive_projections(queries, keys, w_1, w_2)
-    # The tanh sits between the sum and the readout, so the [T_q, T_k, d_a] block must exist.
-    hidden = np.tanh(projected_queries[:, None, :] + projected_keys[None, :, :])
+    # The tanh sits between the sum and the readout, so the [T_q, T_k, d_a] block must exist;
+    # it is made once and tanh is taken in place.
+    hidden = projected_queries[:, None, :] + projected_keys[None, :, :]
+    np.tanh(hidden, out=hidden)
     return hidden @ v_a
 
 

@@ -1,11 +1,17 @@
-"""Wall-clock timing of a function, benchmark-style: warm-up, repeats, median and spread."""
+"""Wall-clock timing, benchmark-style: warm-up, repeats, median and spread.
+
+Several functions compared are timed interleaved (A, B, C, A, B, C, …), so that a
+machine busy for a moment slows all of them alike instead of one.
+"""
 
 from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+
+BUSY_SPREAD = 3.0  # slowest > 3 × fastest: the machine was busy, the ratios are unreliable
 
 
 @dataclass
@@ -16,6 +22,11 @@ class Timing:
     fastest: float
     slowest: float
     runs: int
+
+    @property
+    def spread_is_wide(self) -> bool:
+        """True when the slowest run took more than BUSY_SPREAD times the fastest."""
+        return self.slowest > BUSY_SPREAD * self.fastest
 
 
 def time_call(function: Callable[[], object], repeat: int, warmup: int = 1) -> Timing:
@@ -28,3 +39,22 @@ def time_call(function: Callable[[], object], repeat: int, warmup: int = 1) -> T
         function()
         samples.append(time.perf_counter() - start)
     return Timing(statistics.median(samples), min(samples), max(samples), repeat)
+
+
+def time_interleaved(
+    functions: Mapping[str, Callable[[], object]], repeat: int, warmup: int = 1
+) -> dict[str, Timing]:
+    """Each function warmed up, then timed `repeat` times in turn with the others."""
+    for function in functions.values():
+        for _ in range(warmup):
+            function()
+    samples: dict[str, list[float]] = {name: [] for name in functions}
+    for _ in range(repeat):
+        for name, function in functions.items():
+            start = time.perf_counter()
+            function()
+            samples[name].append(time.perf_counter() - start)
+    return {
+        name: Timing(statistics.median(times), min(times), max(times), repeat)
+        for name, times in samples.items()
+    }

@@ -49,15 +49,12 @@ def comparison_view(comparison: Comparison, fmt: Format) -> list[RenderableType]
 
     def figures(fmt: Format) -> Any:
         def count(amount: int) -> str:
-            millions = f" ({fmt.number(amount / 1e6, 1, whole_bare=False)} M)"
+            # Millions under the count, on a line of their own: a cell never breaks mid-figure.
+            millions = f"\n({fmt.number(amount / 1e6, 1, whole_bare=False)} M)"
             return fmt.count(amount) + (millions if amount >= 10**6 else "")
 
         def milliseconds(value: float) -> str:
             return fmt.decimal(f"{value * 1e3:.3g}")
-
-        def spread(method: dict[str, Any]) -> str:
-            fastest, slowest = method["seconds_fastest"], method["seconds_slowest"]
-            return f"{milliseconds(fastest)}–{milliseconds(slowest)}"
 
         rows: list[tuple[str, list[str]]] = [
             (fmt.say("parameters"), [fmt.count(m["params"]) for m in methods]),
@@ -70,7 +67,8 @@ def comparison_view(comparison: Comparison, fmt: Format) -> list[RenderableType]
                 [fmt.decimal(size_text(m["intermediate_bytes"])) for m in methods],
             ),
             (fmt.say("time_median"), [milliseconds(m["seconds"]) for m in methods]),
-            (fmt.say("time_spread"), [spread(m) for m in methods]),
+            (fmt.say("time_fastest"), [milliseconds(m["seconds_fastest"]) for m in methods]),
+            (fmt.say("time_slowest"), [milliseconds(m["seconds_slowest"]) for m in methods]),
             (
                 fmt.say("times_fastest"),
                 [fmt.number(m["ratio_to_fastest"], 1, whole_bare=False) + "×" for m in methods],
@@ -83,8 +81,12 @@ def comparison_view(comparison: Comparison, fmt: Format) -> list[RenderableType]
             d_h=sizes.d_h,
             d_a=sizes.d_a,
             repeat=sizes.repeat,
+            threads=fmt.say("threads_one")
+            if sizes.threads == 1
+            else fmt.say("threads_many", threads=sizes.threads),
         )
-        return render.side_by_side(heading, [m["method"] for m in methods], rows)
+        names = [fmt.say(f"method.{m['method']}") for m in methods]
+        return render.side_by_side(heading, names, rows)
 
     def loop_check(fmt: Format) -> Any:
         lines = []
@@ -103,10 +105,10 @@ def comparison_view(comparison: Comparison, fmt: Format) -> list[RenderableType]
             lines.append(
                 fmt.say(
                     "loop_check",
-                    method=m["method"],
+                    method=fmt.say(f"method.{m['method']}"),
                     scope=scope,
                     verdict=fmt.say("same_grid" if check["agrees"] else "different_grid"),
-                    difference=f"{check['max_difference']:.1e}",
+                    difference=fmt.decimal(f"{check['max_difference']:.1e}"),
                 )
             )
         return render.lines("", *lines)
@@ -129,4 +131,7 @@ def comparison_view(comparison: Comparison, fmt: Format) -> list[RenderableType]
     def conclusion(fmt: Format) -> Any:
         return render.lines(closing_line(comparison, fmt) or "")
 
-    return [part(fmt) for part in (figures, loop_check, sweep, conclusion)]
+    def warning(fmt: Format) -> Any:
+        return render.lines(fmt.say("busy")) if comparison.busy else render.lines()
+
+    return [part(fmt) for part in (figures, warning, loop_check, sweep, conclusion)]

@@ -72,6 +72,8 @@ def _blocks(renderable: Any) -> list[Any]:
 
     if isinstance(renderable, Group):
         return [block for inner in renderable.renderables for block in _blocks(inner)]
+    if hasattr(renderable, "blocks"):  # a grid drawn for its console: its plain parts
+        return list(renderable.blocks())
     return [renderable]
 
 

@@ -70,6 +70,11 @@ PHRASES: dict[str, tuple[str, str]] = {
     "sum_weight_value": ("Σ weight × value", "Σ peso × valor"),
     "drawn": ("{name} (drawn from seed {seed})", "{name} (sacada de la semilla {seed})"),
     "row_max": ("{mark} the row's largest weight", "{mark} el mayor peso de la fila"),
+    "legend": (
+        "lighter = more weight ({low} darkest, {high} lightest)",
+        "más claro = más peso ({low} lo más oscuro, {high} lo más claro)",
+    ),
+    "largest_column": ("largest", "mayor"),
     "masked": ("{mark} masked", "{mark} enmascarada"),
     "elided_rows": (
         "{mark} showing {rows} of {all_rows} rows; --json has them all",
@@ -122,6 +127,26 @@ PHRASES: dict[str, tuple[str, str]] = {
         "Pesos (fila = quién pregunta, columna = quién contesta)",
     ),
     "head": ("Head {head}: {title}", "Cabeza {head}: {title}"),
+    "scores_who": (
+        "Scores Q K^T / √{d_k} (row = who asks, column = who answers)",
+        "Puntuaciones Q K^T / √{d_k} (fila = quién pregunta, columna = quién contesta)",
+    ),
+    "scores_who_unscaled": (
+        "Scores Q K^T (row = who asks, column = who answers)",
+        "Puntuaciones Q K^T (fila = quién pregunta, columna = quién contesta)",
+    ),
+    "untrained": (
+        "W^Q, W^K, W^V are random (seed {seed}), not trained: which token looks at which means "
+        "nothing yet; -i samples/llaves.json has weights set by hand so that «están» looks for "
+        "«llaves»",
+        "W^Q, W^K, W^V son aleatorias (semilla {seed}), no entrenadas: qué token mira a cuál aún "
+        "no significa nada; -i samples/llaves.json trae pesos puestos a mano para que «están» "
+        "busque «llaves»",
+    ),
+    "show_hint": (
+        "--show x,w,q,k,v (or all) adds the matrices; --steps --token T explains a row",
+        "--show x,w,q,k,v (o all) añade las matrices; --steps --token T explica una fila",
+    ),
     "joined": (
         "Heads joined ({heads} heads × {size} = {width} columns), before W^O",
         "Cabezas juntas ({heads} cabezas × {size} = {width} columnas), antes de W^O",
@@ -129,10 +154,18 @@ PHRASES: dict[str, tuple[str, str]] = {
     "output_shape": ("Output ({rows} × {columns})", "Salida ({rows} × {columns})"),
     # compare-scores
     "grid_heading": (
-        "Scoring a {ty} × {tx} grid: d_h = {d_h}, d_a = {d_a}, float64, median of {repeat} runs "
-        "after a warm-up",
-        "Puntuar una rejilla de {ty} × {tx}: d_h = {d_h}, d_a = {d_a}, float64, mediana de "
-        "{repeat} ejecuciones tras un calentamiento",
+        "Scoring a {ty} × {tx} grid: d_h = {d_h}, d_a = {d_a}, float64, {threads}; median of "
+        "{repeat} interleaved runs after a warm-up",
+        "Puntuar una rejilla de {ty} × {tx}: d_h = {d_h}, d_a = {d_a}, float64, {threads}; "
+        "mediana de {repeat} ejecuciones intercaladas tras un calentamiento",
+    ),
+    "threads_one": ("1 BLAS thread", "1 hilo BLAS"),
+    "threads_many": ("{threads} BLAS threads", "{threads} hilos BLAS"),
+    "busy": (
+        "warning: the runs of one method spread more than 3× (the machine was busy); the ratios "
+        "are unreliable: rerun on a quieter machine or with a larger --repeat",
+        "aviso: las ejecuciones de un método varían más de 3× (la máquina estaba ocupada); las "
+        "razones no son fiables: repite en una máquina más tranquila o con más --repeat",
     ),
     "parameters": ("Parameters", "Parámetros"),
     "mult_adds": ("Multiply-adds", "Productos y sumas"),
@@ -141,7 +174,12 @@ PHRASES: dict[str, tuple[str, str]] = {
     "intermediate": ("Intermediate", "Intermedio"),
     "at_float64": ("  at float64", "  en float64"),
     "time_median": ("Time, median (ms)", "Tiempo, mediana (ms)"),
-    "time_spread": ("  fastest–slowest", "  más rápido–más lento"),
+    "time_fastest": ("  fastest", "  más rápido"),
+    "time_slowest": ("  slowest", "  más lento"),
+    "method.additive": ("additive", "aditiva"),
+    "method.general": ("general", "general"),
+    "method.dot": ("dot", "producto escalar"),
+    "method.scaled": ("scaled", "escalada"),
     "times_fastest": ("× the fastest", "× el más rápido"),
     "millions": ("{amount} M", "{amount} M"),
     "loop_check": (

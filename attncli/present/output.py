@@ -29,6 +29,7 @@ class Settings:
     export: str | None = None
     row: int | None = None  # the row --steps explains (1-based), else --token's, else the last
     token: str | None = None
+    show: frozenset[str] = frozenset()  # parts of the view shown only when asked (--show)
 
     def format(self) -> Format:
         from attncli.present.format import Format
@@ -68,7 +69,11 @@ def emit(
         from attncli.present.views import steps_view, view_of
 
         fmt = settings.format()
-        view = steps_view(explanation, fmt, intro) if explanation else view_of(result, fmt)
+        view = (
+            steps_view(explanation, fmt, intro)
+            if explanation
+            else view_of(result, fmt, settings.show)
+        )
         if checks is not None:
             from attncli.present.views import check_lines
 

@@ -9,7 +9,6 @@ a student computes.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, TypeVar, Union
 
@@ -20,8 +19,6 @@ from rich.text import Text
 
 from attncli.present.format import (
     ELLIPSIS,
-    MASKED,
-    ROW_MAX_MARK,
     VECTOR_ITEMS,
     Format,
     shown_indices,
@@ -212,66 +209,15 @@ def number_grid(
     max_rows: int = 16,
     max_columns: int = 8,
     mask: Matrix | None = None,
+    matrix: bool = False,
 ) -> RenderableType:
-    """A grid of numbers with labelled rows (and columns); large grids show their corners.
+    """A grid of numbers with labelled rows (and columns), fitted to the console it is
+    printed on; with heat, a shaded weight grid (see attncli.present.grid)."""
+    from attncli.present.grid import NumberGrid
 
-    With heat, cells are weights, shaded and with each row's largest marked; -inf cells,
-    and cells where `mask` is true, are shown as masked.
-    """
-    rows = shown_indices(len(grid), max_rows)
-    columns = shown_indices(len(grid[0]), max_columns)
-    table = _table()
-    table.show_header = column_labels is not None
-    table.add_column("")
-    for j in columns:
-        header = ELLIPSIS if j is None or column_labels is None else column_labels[j]
-        table.add_column(safe_label(header), justify="right")
-    masked = False
-    for i in rows:
-        if i is None:
-            table.add_row(ELLIPSIS, *(ELLIPSIS for _ in columns))
-            continue
-        row = grid[i]
-        largest = max((value for value in row if not math.isinf(value)), default=None)
-        cells: list[RenderableType] = [safe_label(row_labels[i])]
-        for j in columns:
-            if j is None:
-                cells.append(ELLIPSIS)
-                continue
-            value = -math.inf if mask is not None and mask[i][j] else row[j]
-            masked |= math.isinf(value)
-            text = fmt.weight_number(value) if heat else fmt.number(value)
-            if heat and not math.isinf(value):
-                mark = ROW_MAX_MARK if value == largest else " "
-                cells.append(Text(text + mark, style=_heat_style(value)))
-            else:
-                cells.append(Text(text + (" " if heat else "")))
-        table.add_row(*cells)
-    notes = []
-    if heat:
-        notes.append(fmt.say("row_max", mark=ROW_MAX_MARK))
-    if masked:
-        notes.append(fmt.say("masked", mark=MASKED))
-    if None in rows or None in columns:
-        notes.append(
-            fmt.say(
-                "elided",
-                mark=ELLIPSIS,
-                rows=len(rows) - (None in rows),
-                all_rows=len(grid),
-                columns=len(columns) - (None in columns),
-                all_columns=len(grid[0]),
-            )
-        )
-    return _titled(title, table, notes)
-
-
-def _heat_style(weight: float) -> str:
-    """A background from dark (0) to bright (1), with text that stays legible on it."""
-    weight = min(max(weight, 0.0), 1.0)
-    red, green, blue = (int(20 + weight * 200), int(30 + weight * 120), int(60 + weight * 40))
-    foreground = "black" if weight > 0.55 else "white"
-    return f"{foreground} on #{red:02x}{green:02x}{blue:02x}"
+    return NumberGrid(
+        title, row_labels, column_labels, grid, fmt, heat, max_rows, max_columns, mask, matrix
+    )
 
 
 def parameter_block(
@@ -298,8 +244,11 @@ def parameter_block(
 def matrix_block(
     title: str, row_labels: Sequence[str], matrix: Matrix, fmt: Format
 ) -> RenderableType:
-    """A matrix with a label per row and no column header, its corners only when large."""
-    return number_grid(title, row_labels, None, matrix, fmt, max_rows=12, max_columns=8)
+    """A matrix with a label per row and d1 … dn over its columns, its corners when large."""
+    columns = [f"d{j + 1}" for j in range(len(matrix[0]))]
+    return number_grid(
+        title, row_labels, columns, matrix, fmt, max_rows=12, max_columns=8, matrix=True
+    )
 
 
 def shapes_table(shapes: list[tuple[str, tuple[int, ...], str]], fmt: Format) -> RenderableType:
@@ -349,7 +298,8 @@ def side_by_side(
     table = _table()
     table.add_column(first_header)
     for column in columns:
-        table.add_column(safe_label(column), justify="right")
+        # A figure is never wrapped or cut; a long one is laid out on two lines by its maker.
+        table.add_column(safe_label(column), justify="right", no_wrap=True)
     for label, cells in rows:
         table.add_row(label, *cells)
     return _titled(title, table)

@@ -1,5 +1,5 @@
-"""attn selfattn as rich renderables: the header line, the shapes, the matrices, the
-weight grid per head and the outputs."""
+"""attn selfattn as rich renderables: the header, the score and weight grids per head and
+the outputs; the shapes and the matrices when --show asks for them."""
 
 from __future__ import annotations
 
@@ -8,13 +8,51 @@ from typing import Any
 import numpy as np
 from rich.console import RenderableType
 
+from attncli.errors import OptionError
 from attncli.present import render
 from attncli.present.format import Format
 from attncli.results import SelfAttnResult
 
+# The parts --show adds to the default view (header, scores, weights, output).
+SHOWABLE = ("x", "w", "q", "k", "v", "shapes")
+HEADER_WIDTH = 78  # the header's facts are packed into lines that fit 80 columns
 
-def selfattn_view(result: SelfAttnResult, fmt: Format) -> list[RenderableType]:
-    """What a terminal shows: sizes, X, Q, K, V, the weight grid per head, the outputs."""
+
+def parse_show(text: str | None) -> frozenset[str]:
+    """--show 'x,w' or 'all' to the set of parts to add; an unknown part is refused."""
+    if text is None:
+        return frozenset()
+    asked = {part.strip().lower() for part in text.split(",") if part.strip()}
+    if "all" in asked:
+        return frozenset(SHOWABLE)
+    unknown = sorted(asked - set(SHOWABLE))
+    if unknown or not asked:
+        choices = ", ".join((*SHOWABLE, "all"))
+        raise OptionError(
+            f"--show {text!r}: {', '.join(unknown) or 'nothing'} is not a part; choose from "
+            f"{choices}, separated by commas",
+            f"--show {text!r}: {', '.join(unknown) or 'nada'} no es una parte; elige entre "
+            f"{choices}, separadas por comas",
+        )
+    return frozenset(asked)
+
+
+def packed(parts: list[str], width: int = HEADER_WIDTH) -> list[str]:
+    """Facts joined by " · " into as few lines as fit `width`."""
+    lines: list[str] = []
+    for part in parts:
+        if lines and len(lines[-1]) + 3 + len(part) <= width:
+            lines[-1] += f" · {part}"
+        else:
+            lines.append(part)
+    return lines
+
+
+def selfattn_view(
+    result: SelfAttnResult, fmt: Format, show: frozenset[str] = frozenset()
+) -> list[RenderableType]:
+    """What a terminal shows: the header, the score grid, the weight grid and the outputs,
+    per head; the matrices X, W, Q, K, V and the shapes when `show` asks for them."""
     run = result.attention
     heads = result.heads
     d = result.sizes
@@ -36,7 +74,13 @@ def selfattn_view(result: SelfAttnResult, fmt: Format) -> list[RenderableType]:
         else:
             key = "params_single" if heads is None else "params_heads"
             note = fmt.say(key, params=fmt.count(result.params), **d)
-        return render.lines(" · ".join(parts), note, "")
+        lines = [*packed(parts), note]
+        drawn = [name for name in ("w_q", "w_k", "w_v") if name in result.drawn]
+        if drawn:
+            lines.append(fmt.say("untrained", seed=result.seed))
+        if not show and (result.x is not None or result.projections):
+            lines.append(fmt.say("show_hint"))
+        return render.lines(*lines, "")
 
     def shapes(fmt: Format) -> Any:
         listed: list[tuple[str, tuple[int, ...], str]] = []
@@ -50,25 +94,52 @@ def selfattn_view(result: SelfAttnResult, fmt: Format) -> list[RenderableType]:
         for name, array in (("Q", run.queries), ("K", run.keys), ("V", run.values)):
             listed.append((name, array.shape, fmt.say("per_head") if array.ndim == 3 else ""))
         listed.append(("A = softmax(Q K^T)", run.weights.shape, fmt.say("who_asks")))
-        listed.append(("output", run.output.shape, fmt.say("a_v_heads" if heads else "a_v")))
+        listed.append(
+            (fmt.say("output"), run.output.shape, fmt.say("a_v_heads" if heads else "a_v"))
+        )
         return render.shapes_table(listed, fmt)
 
     def matrices(fmt: Format) -> Any:
         shown = []
-        if result.x is not None:
+        if result.x is not None and "x" in show:
             shown.append(render.matrix_block("X", result.tokens, result.x, fmt))
-        if run.queries.ndim == 2 and result.projections or result.x is None:
-            shown += [
-                render.matrix_block("Q", result.query_labels, run.queries, fmt),
-                render.matrix_block("K", result.tokens, run.keys, fmt),
-                render.matrix_block("V", result.tokens, run.values, fmt),
-            ]
-        if run.concat is not None:
+        if "w" in show:
+            names = {"w_q": "W^Q", "w_k": "W^K", "w_v": "W^V", "w_o": "W^O"}
+            for name, matrix in result.projections.items():
+                title = names[name]
+                if name in result.drawn:
+                    title += f" ({fmt.say('drawn_from', seed=result.seed)})"
+                rows = [f"d{i + 1}" for i in range(matrix.shape[0])]
+                shown.append(render.matrix_block(title, rows, matrix, fmt))
+        if run.queries.ndim == 2:
+            for part, name, labels, array in (
+                ("q", "Q", result.query_labels, run.queries),
+                ("k", "K", result.tokens, run.keys),
+                ("v", "V", result.tokens, run.values),
+            ):
+                if part in show:
+                    shown.append(render.matrix_block(name, labels, array, fmt))
+        if run.concat is not None and "v" in show:
             title = fmt.say(
                 "joined", heads=heads, size=run.values.shape[-1], width=run.concat.shape[1]
             )
             shown.append(render.matrix_block(title, result.query_labels, run.concat, fmt))
         return render.Group(*shown)
+
+    def score_grids(fmt: Format) -> Any:
+        key = "scores_who" if result.scale else "scores_who_unscaled"
+        title = fmt.say(key, d_k=run.keys.shape[-1])
+        per_head = (
+            [(title, run.scores)]
+            if heads is None
+            else [(fmt.say("head", head=h + 1, title=title), run.scores[h]) for h in range(heads)]
+        )
+        return render.Group(
+            *(
+                render.number_grid(heading, result.query_labels, result.tokens, scores, fmt)
+                for heading, scores in per_head
+            )
+        )
 
     def grids(fmt: Format) -> Any:
         title = fmt.say("weights_who")
@@ -114,5 +185,7 @@ def selfattn_view(result: SelfAttnResult, fmt: Format) -> list[RenderableType]:
             shown.append(render.matrix_block(f"∂ℓ/∂ ({name})", rows, grad, fmt))
         return render.Group(*shown)
 
-    parts = (summary, shapes, matrices, grids, outputs, gradients)
+    parts = [summary, matrices, score_grids, grids, outputs, gradients]
+    if "shapes" in show:
+        parts.insert(1, shapes)
     return [part(fmt) for part in parts]

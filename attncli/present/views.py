@@ -84,8 +84,10 @@ def exercise_intro(result: ExerciseResult, fmt: Format) -> RenderableType:
     return render.lines(fmt.say("exercise_intro", query=query, count=len(result.tokens)), "")
 
 
-def view_of(result: Result, fmt: Format) -> list[RenderableType]:
-    """The result tables of any result."""
+def view_of(
+    result: Result, fmt: Format, show: frozenset[str] = frozenset()
+) -> list[RenderableType]:
+    """The result tables of any result; `show` adds parts a result can show on demand."""
     if isinstance(result, ScoreResult):
         return score_view(result, fmt)
     if isinstance(result, SoftmaxResult):
@@ -98,7 +100,9 @@ def view_of(result: Result, fmt: Format) -> list[RenderableType]:
         return gradient_view(result, fmt)
     if isinstance(result, ExerciseResult):
         # A worksheet and its key: the exercise's own way to be shown.
-        worksheet = replace(fmt, blank=True, answers=True)
+        # From the command line the key follows only with --answers (fmt.blank is set);
+        # in a notebook, where nothing was asked to be blank, the key follows too.
+        worksheet = replace(fmt, blank=True, answers=fmt.answers or not fmt.blank)
         return steps_view(result.steps(), worksheet, [exercise_intro(result, fmt)])
     from attncli.comparison import Comparison
 
@@ -108,7 +112,7 @@ def view_of(result: Result, fmt: Format) -> list[RenderableType]:
         return comparison_view(result, fmt)
     from attncli.present.selfattn_view import selfattn_view
 
-    return selfattn_view(result, fmt)  # type: ignore[arg-type]
+    return selfattn_view(result, fmt, show)  # type: ignore[arg-type]
 
 
 def steps_view(

@@ -1,0 +1,209 @@
+"""A labelled grid of numbers drawn for the console it lands on.
+
+Two things about a grid depend on where it is printed, so they are decided at render
+time: how many columns fit the width (a 40-token weight grid on 80 columns), and which
+colours shade the weights. A ramp is only honest if lighter always means more weight in
+the colours the terminal can show: a truecolor ramp downsampled to 256 colours is not
+monotone, so each colour system gets a ramp of its own.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from rich import box
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
+from rich.table import Table
+from rich.text import Text
+
+from attncli.present.format import ELLIPSIS, MASKED, ROW_MAX_MARK, Format, shown_indices
+from attncli.present.language import printable
+
+if TYPE_CHECKING:
+    Matrix = Sequence[Sequence[float]] | Any
+
+LABEL_LIMIT = 12  # longer token names are cut to a prefix that still tells them apart
+MIN_COLUMNS = 2
+
+# Ramps from dark (least weight) to light (most), each monotone in lightness in its system.
+_TRUECOLOR_DARK = (22, 32, 64)
+_TRUECOLOR_LIGHT = (250, 226, 150)  # every channel rises, so luminance rises with the level
+_GREYS_256 = range(235, 256)  # xterm's grey ramp, darkest to lightest
+_STANDARD = ("black", "bright_black", "white", "bright_white")
+
+
+def heat_style(level: float, color_system: str | None) -> str:
+    """The style of a weight cell at `level` (0 = the grid's least weight, 1 = its most)."""
+    level = min(max(level, 0.0), 1.0)
+    if color_system is None:
+        return ""
+    foreground = "black" if level > 0.55 else "white"
+    if color_system == "truecolor":
+        red, green, blue = (
+            round(dark + level * (light - dark))
+            for dark, light in zip(_TRUECOLOR_DARK, _TRUECOLOR_LIGHT, strict=True)
+        )
+        return f"{foreground} on #{red:02x}{green:02x}{blue:02x}"
+    if color_system == "256":
+        grey = _GREYS_256[round(level * (len(_GREYS_256) - 1))]
+        return f"{foreground} on color({grey})"
+    background = _STANDARD[min(int(level * len(_STANDARD)), len(_STANDARD) - 1)]
+    foreground = "black" if background in ("white", "bright_white") else "bright_white"
+    return f"{foreground} on {background}"
+
+
+def short_labels(labels: Sequence[str], limit: int = LABEL_LIMIT) -> list[str]:
+    """Labels cut to `limit` characters ("treinta…"), longer where a cut would make two alike."""
+    shown = [printable(label) for label in labels]
+    cut = [text if len(text) <= limit else text[: limit - 1] + ELLIPSIS for text in shown]
+    seen: dict[str, int] = {}
+    for text in cut:
+        seen[text] = seen.get(text, 0) + 1
+    return [full if seen[short] > 1 else short for short, full in zip(cut, shown, strict=True)]
+
+
+@dataclass
+class NumberGrid:
+    """A grid with labelled rows and columns; large grids show their corners.
+
+    With heat, cells are weights: shaded on the grid's range, each row's largest marked,
+    and when columns are left out a last column names each row's largest, so no row
+    loses it. -inf cells, and cells where `mask` is true, are shown as masked.
+    """
+
+    title: str
+    row_labels: Sequence[str]
+    column_labels: Sequence[str] | None
+    grid: Matrix
+    fmt: Format
+    heat: bool = False
+    max_rows: int = 16
+    max_columns: int = 8
+    mask: Matrix | None = None
+    matrix: bool = False  # a matrix (X, Q, W^Q …): exported as a bmatrix, without its d1 … dn
+
+    def blocks(self) -> list[Any]:
+        """The title, the table and its notes for an export, where no width or colour
+        applies: every column up to max_columns, no shading."""
+        rows = shown_indices(len(self.grid), self.max_rows)
+        table, columns = self._table(rows, min(self.max_columns, len(self.grid[0])), None)
+        table.show_header = table.show_header and not self.matrix
+        notes = self._notes(rows, columns, None)
+        return [Text(self.title), table, *([Text("   ".join(notes))] if notes else [])]
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        rows = shown_indices(len(self.grid), self.max_rows)
+        limit = min(self.max_columns, len(self.grid[0]))
+        table, columns = self._table(rows, limit, console.color_system)
+        # Fewer columns until the table fits: a number is never cut, a column is left out.
+        while limit > MIN_COLUMNS and self._width(console, options, table) > options.max_width:
+            limit -= 1
+            table, columns = self._table(rows, limit, console.color_system)
+        yield Text(self.title, style="bold")
+        yield table
+        notes = self._notes(rows, columns, console.color_system)
+        if notes:
+            yield Text("   ".join(notes))
+
+    @staticmethod
+    def _width(console: Console, options: ConsoleOptions, table: Table) -> int:
+        # Measured without the console's limit, which a measurement is clamped to.
+        unlimited = options.update(width=10_000, max_width=10_000)
+        return Measurement.get(console, unlimited, table).maximum
+
+    def _cell(self, i: int, j: int) -> float:
+        if self.mask is not None and self.mask[i][j]:
+            return -math.inf
+        return float(self.grid[i][j])
+
+    def _range(self) -> tuple[float, float]:
+        finite = [v for row in self.grid for v in row if not math.isinf(v)]
+        return (min(finite), max(finite)) if finite else (0.0, 1.0)
+
+    def _table(
+        self, rows: list[int | None], limit: int, color_system: str | None
+    ) -> tuple[Table, list[int | None]]:
+        fmt = self.fmt
+        columns = shown_indices(len(self.grid[0]), limit)
+        elided = None in columns
+        table = Table(box=box.SIMPLE_HEAVY, show_header=self.column_labels is not None)
+        table.add_column("", no_wrap=True)
+        labels = short_labels(self.column_labels) if self.column_labels is not None else None
+        for j in columns:
+            header = ELLIPSIS if j is None or labels is None else labels[j]
+            table.add_column(header, justify="right", no_wrap=True)
+        largest_column = self.heat and elided
+        if largest_column:
+            table.add_column(fmt.say("largest_column"), no_wrap=True)
+        row_names = short_labels(self.row_labels)
+        low, high = self._range()
+        for i in rows:
+            if i is None:
+                table.add_row(*(ELLIPSIS for _ in table.columns))
+                continue
+            row = [self._cell(i, j) for j in range(len(self.grid[i]))]
+            finite = [v for v in row if not math.isinf(v)]
+            largest = max(finite) if finite else None
+            cells: list[Any] = [Text(row_names[i])]
+            cells += [
+                Text(ELLIPSIS)
+                if j is None
+                else self._text(row[j], largest, low, high, color_system)
+                for j in columns
+            ]
+            if largest_column:
+                at = row.index(largest) if largest is not None else None
+                name = "" if at is None or labels is None else f"{labels[at]} "
+                cells.append(Text(name + fmt.weight_number(largest if largest is not None else 0)))
+            table.add_row(*cells)
+        return table, columns
+
+    def _text(
+        self,
+        value: float,
+        largest: float | None,
+        low: float,
+        high: float,
+        color_system: str | None,
+    ) -> Text:
+        fmt = self.fmt
+        if not self.heat:
+            return Text(fmt.number(value))
+        if math.isinf(value):
+            return Text(MASKED + " ")
+        mark = ROW_MAX_MARK if value == largest else " "
+        level = (value - low) / (high - low) if high > low else 1.0
+        return Text(fmt.weight_number(value) + mark, style=heat_style(level, color_system))
+
+    def _notes(
+        self, rows: Iterable[int | None], columns: list[int | None], color_system: str | None
+    ) -> list[str]:
+        fmt = self.fmt
+        rows = list(rows)
+        notes = []
+        if self.heat:
+            notes.append(fmt.say("row_max", mark=ROW_MAX_MARK))
+            if color_system is not None:
+                low, high = self._range()
+                notes.append(
+                    fmt.say("legend", low=fmt.weight_number(low), high=fmt.weight_number(high))
+                )
+        shown_rows = [i for i in rows if i is not None]
+        if any(math.isinf(self._cell(i, j)) for i in shown_rows for j in columns if j is not None):
+            notes.append(fmt.say("masked", mark=MASKED))
+        if None in rows or None in columns:
+            notes.append(
+                fmt.say(
+                    "elided",
+                    mark=ELLIPSIS,
+                    rows=len(shown_rows),
+                    all_rows=len(self.grid),
+                    columns=len(columns) - (None in columns),
+                    all_columns=len(self.grid[0]),
+                )
+            )
+        return notes
