@@ -232,7 +232,7 @@ def test_heads_show_a_grid_each_and_the_joined_heads(run):
     assert "Head 1: Weights" in out and "Head 2: Weights" in out
     assert "Head 1: Scores Q K^T / √4" in out and "Heads joined" not in out
     shown = run("selfattn", "a b c", "--heads", "2", "--format", "table", "--show", "v").stdout
-    assert "Heads joined (2 heads × 4 = 8 columns), before W^O" in shown
+    assert "Heads joined (2 × 4 = 8 columns), before W^O" in shown
 
 
 def test_help_has_example_and_tokenization_rule(run):

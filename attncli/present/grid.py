@@ -106,8 +106,9 @@ class NumberGrid:
         yield Text(self.title, style="bold")
         yield table
         notes = self._notes(rows, columns, console.color_system)
-        if notes:
-            yield Text("   ".join(notes))
+        line = "   ".join(notes)
+        if line:  # on one line when it fits, else a note per line
+            yield Text(line if len(line) <= options.max_width else "\n".join(notes))
 
     @staticmethod
     def _width(console: Console, options: ConsoleOptions, table: Table) -> int:

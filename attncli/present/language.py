@@ -89,6 +89,7 @@ PHRASES: dict[str, tuple[str, str]] = {
     # selfattn
     "tokens_count": ("T = {count} tokens", "T = {count} tokens"),
     "heads_of": ("{heads} heads of d_k = d_v = {size}", "{heads} cabezas de d_k = d_v = {size}"),
+    "head_of": ("1 head of d_k = d_v = {size}", "1 cabeza de d_k = d_v = {size}"),
     "scaled_by": ("scores ÷ √{d_k}", "puntuaciones ÷ √{d_k}"),
     "unscaled": ("no scaling", "sin escalar"),
     "causal": ("causal mask", "máscara causal"),
@@ -148,8 +149,8 @@ PHRASES: dict[str, tuple[str, str]] = {
         "--show x,w,q,k,v (o all) añade las matrices; --steps --token T explica una fila",
     ),
     "joined": (
-        "Heads joined ({heads} heads × {size} = {width} columns), before W^O",
-        "Cabezas juntas ({heads} cabezas × {size} = {width} columnas), antes de W^O",
+        "Heads joined ({heads} × {size} = {width} columns), before W^O",
+        "Cabezas juntas ({heads} × {size} = {width} columnas), antes de W^O",
     ),
     "output_shape": ("Output ({rows} × {columns})", "Salida ({rows} × {columns})"),
     # compare-scores
@@ -308,6 +309,8 @@ _USAGE_ERRORS_ES = (
     (r"(\S+) is not in the range (.+)\.", r"\1 está fuera del rango \2."),
     (r"No such command '(.*?)'\.", r"no existe la orden '\1'."),
     (r"No such option: (\S+)", r"no existe la opción \1"),
+    (r"\(Possible options: (.*?)\)", r"(opciones posibles: \1)"),
+    (r"Did you mean (\S+?)\?", r"¿querías decir \1?"),
     (r"Option '(.*?)' requires an argument\.", r"la opción '\1' necesita un valor."),
     (r"Missing argument '(.*?)'\.", r"falta el argumento '\1'."),
     (r"Got unexpected extra arguments? \((.*?)\)", r"argumentos de más: (\1)"),

@@ -62,7 +62,8 @@ def selfattn_view(
         parts = [fmt.say("tokens_count", count=t_k)]
         parts += [f"{name} = {value}" for name, value in d.items()]
         if heads is not None:
-            parts.append(fmt.say("heads_of", heads=heads, size=d["d_model"] // heads))
+            key = "head_of" if heads == 1 else "heads_of"
+            parts.append(fmt.say(key, heads=heads, size=d["d_model"] // heads))
         scale = result.scale
         parts.append(fmt.say("scaled_by", d_k=run.keys.shape[-1]) if scale else fmt.say("unscaled"))
         if result.causal:

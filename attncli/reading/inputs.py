@@ -18,6 +18,7 @@ from attncli.reading.values import (
     count,
     labels,
     require,
+    shown,
     to_matrix,
     to_vector,
     to_vector_or_matrix,
@@ -255,13 +256,7 @@ def pick_row(row_labels: Sequence[str], row: int | None, token: str | None) -> i
             "--row y --token eligen fila los dos; da solo uno",
         )
     if token is not None:
-        if token not in row_labels:
-            known = ", ".join(row_labels)
-            raise InputError(
-                f"--token {token!r} is not a row here; the rows are: {known}",
-                f"--token {token!r} no es una fila aquí; las filas son: {known}",
-            )
-        return list(row_labels).index(token)
+        return _token_row(list(row_labels), token)
     if row is not None:
         if not 1 <= row <= total:
             raise InputError(
@@ -270,3 +265,30 @@ def pick_row(row_labels: Sequence[str], row: int | None, token: str | None) -> i
             )
         return row - 1
     return total - 1
+
+
+def _folded(text: str) -> str:
+    """Text without accents and case: «Están» and «estan» fold alike."""
+    import unicodedata
+
+    decomposed = unicodedata.normalize("NFD", text.casefold())
+    return "".join(char for char in decomposed if not unicodedata.combining(char))
+
+
+def _token_row(labels: list[str], token: str) -> int:
+    """The row named `token`: an exact match, else the one row that matches without accents
+    or case (--token estan finds «están» on a keyboard without ñ or accents)."""
+    import unicodedata
+
+    exact = unicodedata.normalize("NFC", token)
+    normalized = [unicodedata.normalize("NFC", label) for label in labels]
+    if exact in normalized:
+        return normalized.index(exact)
+    loose = [i for i, label in enumerate(labels) if _folded(label) == _folded(token)]
+    if len(loose) == 1:
+        return loose[0]
+    known = ", ".join(labels)
+    raise InputError(
+        f"--token {shown(repr(token))} is not a row here; the rows are: {shown(known, 200)}",
+        f"--token {shown(repr(token))} no es una fila aquí; las filas son: {shown(known, 200)}",
+    )

@@ -1,0 +1,158 @@
+"""What a student sees on a real terminal: 80 and 120 columns, every colour system."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from rich.color import Color
+from rich.console import Console
+from rich.style import Style
+
+from attncli.present.format import Format
+from attncli.present.grid import NumberGrid, heat_style, short_labels
+
+ATTN = [sys.executable, "-m", "attncli"]
+SYSTEMS = ["truecolor", "256", "standard"]
+FORTY = " ".join(f"treinta{i}" for i in range(40))
+
+
+def _screen(*args: str, columns: int = 80) -> str:
+    env = {**os.environ, "COLUMNS": str(columns), "PYTHONIOENCODING": "utf-8"}
+    env.pop("NO_COLOR", None)
+    result = subprocess.run([*ATTN, *args], capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def _lightness(style_text: str) -> float:
+    red, green, blue = Style.parse(style_text).bgcolor.get_truecolor()
+    return 0.2126 * red + 0.7152 * green + 0.0722 * blue
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_each_colour_systems_ramp_is_monotone_in_lightness(system):
+    levels = [i / 100 for i in range(101)]
+    lightness = [_lightness(heat_style(level, system)) for level in levels]
+    assert lightness == sorted(lightness) and lightness[-1] > lightness[0]
+
+
+@pytest.mark.parametrize("system", [*SYSTEMS, None])
+def test_rendered_cells_sorted_by_weight_are_sorted_by_lightness(system):
+    rng = np.random.default_rng(3)
+    weights = rng.dirichlet(np.ones(6), size=6)
+    labels = [f"t{i}" for i in range(6)]
+    grid = NumberGrid("W", labels, labels, weights, Format(), heat=True)
+    console = Console(color_system=system, force_terminal=True, width=80, record=True)
+    cells = []
+    for segment in console.render(grid):
+        number = re.fullmatch(r"\s*(\d\.\d{3})\*?\s*", segment.text)
+        if number and segment.style is not None and segment.style.bgcolor is not None:
+            color: Color = segment.style.bgcolor
+            red, green, blue = color.get_truecolor()
+            cells.append((float(number.group(1)), 0.2126 * red + 0.7152 * green + 0.0722 * blue))
+    if system is None:
+        assert cells == []
+        return
+    assert len(cells) == 36
+    lightness = [light for _, light in sorted(cells)]
+    assert lightness == sorted(lightness)
+    console.print(grid)
+    text = console.export_text()
+    low, high = weights.min(), weights.max()
+    assert f"lighter = more weight ({low:.3f} darkest, {high:.3f} lightest)" in text
+
+
+def test_without_colour_there_is_no_legend():
+    console = Console(color_system=None, width=80, record=True)
+    console.print(NumberGrid("W", ["a"], ["a", "b"], [[0.25, 0.75]], Format(), heat=True))
+    assert "lighter" not in console.export_text()
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_the_seeded_default_says_its_weights_are_untrained(lang):
+    out = _screen("selfattn", "en las llaves del coche", "--format", "table", "--lang", lang)
+    said = {"en": "are random (seed 0), not trained", "es": "son aleatorias (semilla 0), no"}
+    assert said[lang] in out and "samples/llaves.json" in out
+    given = _screen("selfattn", "-i", "samples/llaves.json", "--format", "table", "--lang", lang)
+    assert "samples/llaves.json" not in given
+
+
+def test_the_default_view_is_scores_weights_and_output_and_show_adds_the_matrices():
+    out = _screen("selfattn", "en las llaves del coche", "--format", "table")
+    assert "Scores Q K^T / √8" in out and "Weights (row" in out and "Output (5 × 8)" in out
+    assert "Shapes" not in out and "W^Q (drawn" not in out and "\nX\n" not in out
+    assert len(out.splitlines()) < 50
+    everything = _screen(
+        "selfattn", "en las llaves del coche", "--format", "table", "--show", "all"
+    )
+    for part in ("Shapes", "\nX\n", "W^Q (drawn from seed 0)", "\nQ\n", "\nK\n", "\nV\n"):
+        assert part in everything
+    assert re.search(r"\n\s+d1\s+d2\s+d3", everything)
+    only_q = _screen("selfattn", "a b", "--format", "table", "--show", "q")
+    assert "\nQ\n" in only_q and "\nK\n" not in only_q
+
+
+def test_show_refuses_an_unknown_part():
+    result = subprocess.run([*ATTN, "selfattn", "a b", "--show", "x,z"], capture_output=True)
+    assert result.returncode == 2 and result.stdout == b""
+    assert b"--show 'x,z': z is not a part; choose from x, w, q, k, v, shapes, all" in result.stderr
+
+
+def _weight_rows(out: str) -> list[str]:
+    block = out[out.index("Weights (row") :]
+    block = block[: block.index("* the row")]
+    return [line for line in block.splitlines() if re.match(r"\s+treinta\d+\s.*\d\.\d{3}", line)]
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_forty_tokens_fit_without_cutting_a_number_or_a_label(columns):
+    out = _screen("selfattn", FORTY, "--format", "table", columns=columns)
+    assert max(len(line) for line in out.splitlines()) <= columns
+    assert not re.search(r"\d…", out), "a number was cut"
+    rows = _weight_rows(out)
+    assert len(rows) == 16
+    labels = [row.split()[0] for row in rows]
+    assert len(set(labels)) == len(labels) and not any("…" in label for label in labels)
+    for row in rows:  # every shown row shows its largest weight: starred, or named at the end
+        assert "*" in row or re.search(r"treinta\d+ 0\.\d{3}\s*$", row), row
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_compare_scores_fits_without_cutting(columns, lang):
+    out = _screen("compare-scores", "--repeat", "2", "--format", "table", "--lang", lang,
+                  columns=columns)  # fmt: skip
+    assert max(len(line) for line in out.splitlines()) <= columns
+    assert "…" not in out
+    if lang == "es":
+        for head in ("aditiva", "general", "producto escalar", "escalada", "más lento"):
+            assert head in out
+        assert re.search(r"mayor\s+diferencia\s+\d,\de-\d\d", out)
+
+
+def test_labels_are_cut_to_prefixes_that_still_tell_them_apart():
+    assert short_labels(["palabralarguísima1", "otra"], limit=8) == ["palabra…", "otra"]
+    twins = ["palabralarga1", "palabralarga2"]
+    assert short_labels(twins, limit=8) == twins
+
+
+def test_spanish_usage_errors_and_plurals(run):
+    result = run("score", "--tokn", "a", "--lang", "es")
+    assert "opciones posibles: --json, --token, --tokens" in result.stderr
+    assert "¿querías decir 'score'?" in run("scor", "--lang", "es").stderr
+    one = run("selfattn", "a b", "--heads", "1", "--lang", "es", "--format", "table").stdout
+    assert "1 cabeza de d_k" in one and "1 cabezas" not in one
+
+
+def test_token_matches_without_accents_when_unique(run):
+    out = run("selfattn", "en las llaves están", "--steps", "--token", "estan").stdout
+    assert out.startswith("Scaled scores: están")
+    both = run("selfattn", "Están están", "--steps", "--token", "estan")
+    assert both.exit_code == 2 and "is not a row here" in both.stderr
+    exact = run("selfattn", "Están están", "--steps", "--token", "están").stdout
+    assert exact.startswith("Scaled scores: están")
