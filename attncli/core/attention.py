@@ -95,15 +95,22 @@ def softmax(scores: np.ndarray, temperature: float = 1.0) -> np.ndarray:
     """
     # [..., T_k] -> [..., T_k]
     scores = np.asarray(scores, dtype=np.float64)
-    finite = np.isfinite(scores)
-    row_max = np.max(np.where(finite, scores, -np.inf), axis=-1, keepdims=True)
-    # An all-masked row has max -inf; shifting by 0 keeps it at -inf instead of NaN.
-    row_max = np.where(np.isfinite(row_max), row_max, 0.0)
-    with np.errstate(over="ignore", invalid="ignore"):
-        # Subtracting the row max first means the largest power is e^0 = 1: nothing overflows.
-        powers = np.exp((scores - row_max) / temperature)
-    totals = powers.sum(axis=-1, keepdims=True)
-    return np.divide(powers, totals, out=np.zeros_like(powers), where=totals > 0)
+    # -inf cells do not raise a row's max; a row of nothing but -inf has max -inf, and
+    # shifting it by 0 instead keeps it at -inf rather than NaN.
+    row_max = scores.max(axis=-1, keepdims=True)
+    row_max[np.isneginf(row_max)] = 0.0
+    # One fresh array, then everything in place: a T × T grid is the memory that counts.
+    # A score far below its row's max may go to -inf here, which is its weight, 0.
+    with np.errstate(over="ignore"):
+        weights = np.subtract(scores, row_max)
+        if temperature != 1.0:
+            weights /= temperature
+    # Subtracting the row max first means the largest power is e^0 = 1: nothing overflows.
+    np.exp(weights, out=weights)
+    totals = weights.sum(axis=-1, keepdims=True)
+    # A fully masked row is already all 0 (e^-inf); only the others are divided.
+    np.divide(weights, totals, out=weights, where=totals > 0)
+    return weights
 
 
 def mix(weights: np.ndarray, values: np.ndarray) -> np.ndarray:

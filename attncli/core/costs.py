@@ -105,15 +105,22 @@ def grid(problem: Problem, method: str) -> np.ndarray:
 
 
 def pairwise(problem: Problem, method: str, pairs: list[tuple[int, int]]) -> np.ndarray:
-    """The same scores one pair at a time, straight from the formula (general or additive)."""
+    """The same scores one pair at a time, straight from the formula (general or additive).
+
+    The projections each pair reads are made once per state, as the lesson does («los 60
+    estados ya proyectados»): W_a h_j per key; W_1 s_i per query and W_2 h_j per key.
+    """
     # -> [len(pairs)]
     s, h = problem.decoder, problem.encoder
     out = np.empty(len(pairs))
+    if method == "general":
+        projected_keys = h @ problem.w_a.T  # [T_x, d_h]: row j is W_a h_j
+        for n, (i, j) in enumerate(pairs):
+            out[n] = s[i] @ projected_keys[j]
+        return out
+    projected_queries, projected_keys = s @ problem.w_1.T, h @ problem.w_2.T  # [T, d_a]
     for n, (i, j) in enumerate(pairs):
-        if method == "general":
-            out[n] = s[i] @ (problem.w_a @ h[j])
-        else:
-            out[n] = problem.v_a @ np.tanh(problem.w_1 @ s[i] + problem.w_2 @ h[j])
+        out[n] = problem.v_a @ np.tanh(projected_queries[i] + projected_keys[j])
     return out
 
 

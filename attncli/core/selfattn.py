@@ -70,9 +70,9 @@ def attend(
     # [..., T_q, d_k], [..., T_k, d_k], [..., T_k, d_v] -> Attention
     scores = queries @ np.swapaxes(keys, -1, -2)
     if scale:
-        scores = scores / np.sqrt(keys.shape[-1])
+        scores /= np.sqrt(keys.shape[-1])  # in place: the grid is the memory that counts
     if causal:
-        scores = np.where(causal_mask(scores.shape[-2], scores.shape[-1]), scores, -np.inf)
+        scores[..., ~causal_mask(scores.shape[-2], scores.shape[-1])] = -np.inf
     weights = softmax(scores)
     return Attention(queries, keys, values, scores, weights, weights @ values)
 
