@@ -328,8 +328,7 @@ def selfattn(
     from dataclasses import replace
 
     from attncli.api import selfattn_document
-    from attncli.present.output import emit
-    from attncli.present.selfattn_view import parse_show
+    from attncli.present.output import emit, parse_show
     from attncli.reading.selfattn_inputs import SelfAttnSettings
     from attncli.reading.sources import document_from
 

@@ -8,6 +8,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
+from attncli.errors import OptionError
+
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
 
@@ -35,6 +37,29 @@ class Settings:
         from attncli.present.format import Format
 
         return Format.chosen(self.digits, self.lang, self.blank, self.answers)
+
+
+# The parts --show adds to the default view (header, scores, weights, output).
+SHOWABLE = ("x", "w", "q", "k", "v", "shapes")
+
+
+def parse_show(text: str | None) -> frozenset[str]:
+    """--show 'x,w' or 'all' to the set of parts to add; an unknown part is refused."""
+    if text is None:
+        return frozenset()
+    asked = {part.strip().lower() for part in text.split(",") if part.strip()}
+    if "all" in asked:
+        return frozenset(SHOWABLE)
+    unknown = sorted(asked - set(SHOWABLE))
+    if unknown or not asked:
+        choices = ", ".join((*SHOWABLE, "all"))
+        raise OptionError(
+            f"--show {text!r}: {', '.join(unknown) or 'nothing'} is not a part; choose from "
+            f"{choices}, separated by commas",
+            f"--show {text!r}: {', '.join(unknown) or 'nada'} no es una parte; elige entre "
+            f"{choices}, separadas por comas",
+        )
+    return frozenset(asked)
 
 
 def emit(

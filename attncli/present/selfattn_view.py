@@ -8,33 +8,11 @@ from typing import Any
 import numpy as np
 from rich.console import RenderableType
 
-from attncli.errors import OptionError
 from attncli.present import render
 from attncli.present.format import Format
 from attncli.results import SelfAttnResult
 
-# The parts --show adds to the default view (header, scores, weights, output).
-SHOWABLE = ("x", "w", "q", "k", "v", "shapes")
 HEADER_WIDTH = 78  # the header's facts are packed into lines that fit 80 columns
-
-
-def parse_show(text: str | None) -> frozenset[str]:
-    """--show 'x,w' or 'all' to the set of parts to add; an unknown part is refused."""
-    if text is None:
-        return frozenset()
-    asked = {part.strip().lower() for part in text.split(",") if part.strip()}
-    if "all" in asked:
-        return frozenset(SHOWABLE)
-    unknown = sorted(asked - set(SHOWABLE))
-    if unknown or not asked:
-        choices = ", ".join((*SHOWABLE, "all"))
-        raise OptionError(
-            f"--show {text!r}: {', '.join(unknown) or 'nothing'} is not a part; choose from "
-            f"{choices}, separated by commas",
-            f"--show {text!r}: {', '.join(unknown) or 'nada'} no es una parte; elige entre "
-            f"{choices}, separadas por comas",
-        )
-    return frozenset(asked)
 
 
 def packed(parts: list[str], width: int = HEADER_WIDTH) -> list[str]:

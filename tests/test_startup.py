@@ -1,0 +1,53 @@
+"""Start-up: a JSON run imports only what it needs. Speed itself is measured by
+benchmarks/startup.py, not by timed tests."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+PROBE = """
+import atexit, sys
+atexit.register(lambda: sys.stderr.write(
+    "LOADED " + " ".join(sorted(m for m in ("rich", "typer", "matplotlib", "threadpoolctl",
+    "attncli.core.gradients", "attncli.present.render") if m in sys.modules)) + "\\n"))
+sys.argv = ["attn", *sys.argv[1:]]
+from attncli.entry import main
+main()
+"""
+
+JSON_RUNS = [
+    ("softmax", "2", "0", "1", "--json"),
+    ("score", "--query", "1,0", "--keys", "[[2,1],[0,2]]", "--json"),
+    ("mix", "--weights", "0.5,0.5", "--values", "[[10,0],[0,10]]", "--json"),
+    ("grad", "--query", "1,0", "--keys", "[[2,1]]", "--values", "[[1]]", "--grad-output", "1",
+     "--json"),
+    ("selfattn", "en las llaves del coche", "--json"),
+    ("compare-scores", "--tx", "2", "--ty", "2", "--d-h", "2", "--d-a", "2", "--repeat", "1",
+     "--json"),
+    ("exercise", "--json"),
+]  # fmt: skip
+
+
+def _loaded(*args: str) -> set[str]:
+    result = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    line = next(line for line in result.stderr.splitlines() if line.startswith("LOADED"))
+    return set(line.split()[1:])
+
+
+@pytest.mark.parametrize("args", JSON_RUNS, ids=[args[0] for args in JSON_RUNS])
+def test_no_json_run_imports_rich(args):
+    loaded = _loaded(*args)
+    assert "rich" not in loaded and "attncli.present.render" not in loaded, loaded
+    assert "matplotlib" not in loaded
+    if args[0] != "grad":
+        assert "attncli.core.gradients" not in loaded
+    if args[0] != "compare-scores":
+        assert "threadpoolctl" not in loaded
+
+
+def test_a_table_run_does_import_rich():
+    assert "rich" in _loaded("softmax", "2", "0", "1", "--format", "table")
