@@ -1,11 +1,18 @@
-"""Wall time of attn selfattn on long inputs: a 1,000-token sentence and a 2,000 × 64 x,
-each as JSON (every number) and as a terminal table (elided).
+"""attn selfattn on long inputs against a lean numpy + orjson script doing the same work.
 
-    python benchmarks/long_inputs.py
+For T tokens (an x of T × 8 saved as .npy), times `attn selfattn -i x.npy --json` and
+`--format table` against a script that computes the same Q, K, V, score grid, weights and
+output in place and writes the same fields with orjson; reports the ratio, the peak memory
+in T × T float64 grids, and how the JSON time grows with T (T^2 is the floor: the grid is
+T^2 numbers).
+
+    python benchmarks/long_inputs.py [--tokens 2000,4000,8000]
 """
 
 from __future__ import annotations
 
+import argparse
+import math
 import os
 import shutil
 import subprocess
@@ -16,34 +23,79 @@ from pathlib import Path
 
 import numpy as np
 
+D_MODEL = 8
+TARGETS = {"json": 1.3, "table": 1.5}
+
+LEAN = """
+import sys, numpy as np, orjson
+x = np.load(sys.argv[1])
+rng = np.random.default_rng(0)
+d = x.shape[1]
+w_q, w_k, w_v = (rng.uniform(-d**-0.5, d**-0.5, (d, d)) for _ in range(3))
+q, k, v = x @ w_q, x @ w_k, x @ w_v
+scores = q @ k.T
+scores /= np.sqrt(d)
+weights = scores - scores.max(axis=1, keepdims=True)
+np.exp(weights, out=weights)
+weights /= weights.sum(axis=1, keepdims=True)
+out = weights @ v
+document = {"x": x, "w_q": w_q, "w_k": w_k, "w_v": w_v, "queries": q, "keys": k,
+            "values": v, "scores": scores, "weights": weights, "output": out}
+sys.stdout.buffer.write(orjson.dumps(document, option=orjson.OPT_SERIALIZE_NUMPY))
+"""
+
+PEAK = """
+import resource, subprocess, sys
+with open(sys.argv[1], "wb") as sink:
+    subprocess.run(sys.argv[2:], check=True, stdout=sink)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)
+"""
+
 
 def attn() -> list[str]:
     script = shutil.which("attn")
     return [script] if script else [sys.executable, "-m", "attncli"]
 
 
-def timed(arguments: list[str]) -> tuple[float, int]:
+def run(command: list[str]) -> tuple[float, int]:
+    """Wall seconds and peak resident bytes of `command`, its output thrown away."""
     start = time.perf_counter()
-    result = subprocess.run(
-        [*attn(), *arguments], check=True, capture_output=True, env={**os.environ, "COLUMNS": "100"}
-    )
-    return time.perf_counter() - start, len(result.stdout)
+    peak = subprocess.run(
+        [sys.executable, "-c", PEAK, os.devnull, *command],
+        check=True,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "100"},
+    ).stdout
+    return time.perf_counter() - start, int(peak)
 
 
 def main() -> None:
-    sentence = " ".join(f"palabra{i}" for i in range(1000))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tokens", default="2000,4000,8000")
+    sizes = [int(t) for t in parser.parse_args().tokens.split(",")]
+    rows = []
     with tempfile.TemporaryDirectory() as folder:
-        x_path = Path(folder) / "x.npy"
-        np.save(x_path, np.random.default_rng(0).standard_normal((2000, 64)))
-        cases = {
-            "1,000-token sentence, --json": ["selfattn", sentence, "--json"],
-            "1,000-token sentence, table": ["selfattn", sentence, "--format", "table"],
-            "2,000 × 64 x, --json": ["selfattn", "-i", str(x_path), "--json"],
-            "2,000 × 64 x, table": ["selfattn", "-i", str(x_path), "--format", "table"],
-        }
-        for name, arguments in cases.items():
-            seconds, size = timed(arguments)
-            print(f"{name:<32} {seconds:6.2f} s  {size / 1e6:8.1f} MB of output")
+        for tokens in sizes:
+            path = Path(folder) / f"x{tokens}.npy"
+            np.save(path, np.random.default_rng(0).standard_normal((tokens, D_MODEL)))
+            lean, lean_peak = run([sys.executable, "-c", LEAN, str(path)])
+            as_json, json_peak = run([*attn(), "selfattn", "-i", str(path), "--json"])
+            table, table_peak = run([*attn(), "selfattn", "-i", str(path), "--format", "table"])
+            grid = tokens * tokens * 8
+            rows.append((tokens, lean, as_json, table, lean_peak / grid, json_peak / grid,
+                         table_peak / grid))  # fmt: skip
+    print(f"{'T':>6} {'numpy':>8} {'--json':>8} {'ratio':>6} {'table':>8} {'ratio':>6}"
+          f"   peak in T×T grids: numpy, --json, table")  # fmt: skip
+    for tokens, lean, as_json, table, lean_grids, json_grids, table_grids in rows:
+        print(
+            f"{tokens:>6} {lean:7.2f}s {as_json:7.2f}s {as_json / lean:5.2f}x {table:7.2f}s "
+            f"{table / lean:5.2f}x   {lean_grids:.1f}, {json_grids:.1f}, {table_grids:.1f}"
+        )
+    if len(rows) > 1:
+        (t0, _, j0, *_), (t1, _, j1, *_) = rows[0], rows[-1]
+        print(f"--json grows as T^{math.log(j1 / j0) / math.log(t1 / t0):.2f} from {t0} to {t1}")
+    print(f"targets: --json within {TARGETS['json']}x of numpy, table within {TARGETS['table']}x")
 
 
 if __name__ == "__main__":

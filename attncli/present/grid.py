@@ -122,8 +122,12 @@ class NumberGrid:
         return float(self.grid[i][j])
 
     def _range(self) -> tuple[float, float]:
-        finite = [v for row in self.grid for v in row if not math.isinf(v)]
-        return (min(finite), max(finite)) if finite else (0.0, 1.0)
+        """The least and largest finite number of the whole grid (the legend's range)."""
+        import numpy as np
+
+        values = np.asarray(self.grid, dtype=np.float64)
+        finite = values[np.isfinite(values)]
+        return (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
 
     def _table(
         self, rows: list[int | None], limit: int, color_system: str | None
@@ -141,7 +145,7 @@ class NumberGrid:
         if largest_column:
             table.add_column(fmt.say("largest_column"), no_wrap=True)
         row_names = short_labels(self.row_labels)
-        low, high = self._range()
+        low, high = self._range() if self.heat and color_system is not None else (0.0, 1.0)
         for i in rows:
             if i is None:
                 table.add_row(*(ELLIPSIS for _ in table.columns))
