@@ -8,6 +8,7 @@ notebook as on the command line. Nothing here reads files or prints.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -228,6 +229,11 @@ def selfattn(
     w_k: ArrayLike | None = None,
     w_v: ArrayLike | None = None,
     w_o: ArrayLike | None = None,
+    b_q: ArrayLike | None = None,
+    b_k: ArrayLike | None = None,
+    b_v: ArrayLike | None = None,
+    b_o: ArrayLike | None = None,
+    mask: ArrayLike | None = None,
     d_model: int | None = None,
     d_k: int | None = None,
     d_v: int | None = None,
@@ -235,16 +241,25 @@ def selfattn(
     seed: int = 0,
     heads: int | None = None,
     projections: bool = True,
+    out_proj: bool = True,
     scale: bool = True,
+    scale_by: float | None = None,
     causal: bool = False,
+    valid_len: int | None = None,
     grad_output: ArrayLike | None = None,
     target: ArrayLike | None = None,
 ) -> SelfAttnResult:
     """Self-attention over a sentence (seeded embeddings) or a given X; or attention over
     given queries, keys and values. W as d_in × d_out, applied as x @ W (from torch's
-    nn.Linear, pass weight.T). With `grad_output` (∂ℓ/∂output) or a `target` (for
-    ℓ = ½‖output − target‖²) the result also holds the backward pass: `grads` has
-    grad_x and grad_w_q, grad_w_k, grad_w_v (grad_w_o with heads), or grad_queries,
+    nn.Linear, pass weight.T); biases b_q, b_k, b_v, b_o are optional (zero when left
+    out). With `heads`, d_k and d_v are the sizes per head (d_model / h by default), and
+    the heads are joined through W^O unless `out_proj` is false. `mask` is 1 (or True)
+    where query i may look at key j (torch's boolean attn_mask is the opposite);
+    `valid_len` masks the keys from that count on (padding); `scale_by` divides the
+    scores by a number of your choosing instead of √d_k.
+    With `grad_output` (∂ℓ/∂output) or a `target` (for ℓ = ½‖output − target‖²) the
+    result also holds the backward pass: `grads` has grad_x and grad_w_q, grad_w_k,
+    grad_w_v (grad_w_o with W^O, grad_b_… for each bias given), or grad_queries,
     grad_keys, grad_values when Q, K, V were given.
 
     >>> a = selfattn("en las llaves del coche", seed=0)
@@ -263,13 +278,20 @@ def selfattn(
         w_k=w_k,
         w_v=w_v,
         w_o=w_o,
+        b_q=b_q,
+        b_k=b_k,
+        b_v=b_v,
+        b_o=b_o,
+        mask=mask,
         grad_output=grad_output,
         target=target,
     )
     from attncli.reading.selfattn_inputs import SelfAttnSettings
 
-    options = SelfAttnSettings(d_model, d_k, d_v, norm, seed, heads, projections)
-    return selfattn_document(document, sentence, options, scale=scale, causal=causal)
+    options = SelfAttnSettings(
+        d_model, d_k, d_v, norm, seed, heads, projections, out_proj, valid_len
+    )
+    return selfattn_document(document, sentence, options, scale, causal, scale_by)
 
 
 def selfattn_document(
@@ -278,22 +300,30 @@ def selfattn_document(
     options: SelfAttnSettings,
     scale: bool = True,
     causal: bool = False,
+    scale_by: float | None = None,
 ) -> SelfAttnResult:
-    """selfattn() on a document (x and projections, or queries, keys and values)."""
+    """selfattn() on a document (x and projections, or queries, keys and values).
+
+    The scores are divided by √d_k (per head), by `scale_by` when given, or not at all
+    when `scale` is false.
+    """
     from attncli.reading.selfattn_inputs import selfattn_input
 
     checked = selfattn_input(document, sentence, options)
-    with np.errstate(all="ignore"):  # overflow is checked after, with a clear message
-        run = _run_selfattn(checked, options.heads, scale, causal)
-    allowed = None
+    masked = checked.masked
     if causal:
         from attncli.core.attention import causal_mask
 
-        allowed = ~causal_mask(run.scores.shape[-2], run.scores.shape[-1])
-    _finite(run.scores, "scores", masked=allowed)
+        later = ~causal_mask(len(checked.query_labels), len(checked.key_labels))
+        masked = later if masked is None else masked | later
+    divisor = _divisor(scale, scale_by, checked, options)
+    with np.errstate(all="ignore"):  # overflow is checked after, with a clear message
+        run = _run_selfattn(checked, options.heads, divisor, masked)
+    _finite(run.scores, "scores", masked=masked)
     _finite(run.output, "output")
+    result_divisor = float(np.sqrt(run.keys.shape[-1])) if divisor is None else divisor
     with np.errstate(all="ignore"):
-        loss, grads = _selfattn_backward(document, checked, run, options.heads, scale)
+        loss, grads = _selfattn_backward(document, checked, run, result_divisor)
     for name, gradient in grads.items():
         _finite(gradient, name)
     return SelfAttnResult(
@@ -307,32 +337,48 @@ def selfattn_document(
         attention=run,
         heads=options.heads,
         scale=scale,
+        divisor=result_divisor,
         causal=causal,
+        masked=masked,
         norm=checked.norm,
         seed=options.seed,
     )
 
 
-def _run_selfattn(checked: Any, heads: int | None, scale: bool, causal: bool) -> Any:
-    """Attention on the given Q, K, V; on X itself (no projections); or on X's projections,
-    in one head or several."""
+def _divisor(scale: bool, scale_by: float | None, checked: Any, options: Any) -> float | None:
+    """What the scores are divided by: None for √d_k (the core's default), 1, or --scale S."""
+    if scale_by is None:
+        return None if scale else 1.0
+    if not scale:
+        raise OptionError(
+            "--scale S and --no-scale both set the divisor; give one",
+            "--scale S y --no-scale fijan los dos el divisor; da uno",
+        )
+    if not (math.isfinite(scale_by) and scale_by > 0):
+        raise OptionError(
+            f"--scale is {scale_by}; the divisor must be a positive number",
+            f"--scale es {scale_by}; el divisor debe ser un número positivo",
+        )
+    return float(scale_by)
+
+
+def _run_selfattn(
+    checked: Any, heads: int | None, divisor: float | None, masked: np.ndarray | None
+) -> Any:
+    """Attention on the given Q, K, V; on X itself (no projections); or the attention layer
+    on X, in one head or several."""
     from attncli.core import selfattn as core
 
-    w, x = checked.weights, checked.x
     if checked.direct is not None:
         queries, keys, values = checked.direct
-        return core.attend(queries, keys, values, scale=scale, causal=causal)
-    if not w:
-        return core.attend(x, x, x, scale=scale, causal=causal)
-    if heads is not None:
-        return core.multi_head_attention(
-            x, w["w_q"], w["w_k"], w["w_v"], w["w_o"], heads, scale, causal
-        )
-    return core.self_attention(x, w["w_q"], w["w_k"], w["w_v"], scale, causal)
+        return core.attend(queries, keys, values, divisor, masked)
+    if not checked.weights:
+        return core.attend(checked.x, checked.x, checked.x, divisor, masked)
+    return core.attention_layer(checked.x, checked.x, checked.weights, heads, divisor, masked)
 
 
 def _selfattn_backward(
-    document: Document, checked: Any, run: Any, heads: int | None, scale: bool
+    document: Document, checked: Any, run: Any, divisor: float
 ) -> tuple[float | None, dict[str, np.ndarray]]:
     """The loss and gradients of a self-attention run, when the document gives an
     upstream gradient."""
@@ -348,7 +394,6 @@ def _selfattn_backward(
     if name == "target":
         loss, upstream = gradients.squared_error(run.output, upstream)
     x = checked.x if checked.direct is None else None
-    divisor = float(np.sqrt(run.keys.shape[-1])) if scale else 1.0
     grads = gradients.selfattn_backward(
         x,
         checked.weights,

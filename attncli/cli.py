@@ -14,14 +14,33 @@ from attncli.group import AttnGroup, NumbersCommand, app_for
 from attncli.options import (
     STEPS,
     AdditiveSizeOption,
+    CausalOption,
+    DKOption,
+    DModelOption,
+    DVOption,
+    EmbeddingSeedOption,
+    HeadOption,
+    HeadsOption,
     InputOption,
     KeysOption,
+    NoOutProjOption,
+    NoProjOption,
+    NormOption,
+    NoScaleOption,
+    PlotOption,
     QueriesOption,
     QueryOption,
+    ScaleByOption,
     ScoreMethod,
     ScoreSeedOption,
     ScoresOption,
+    SelfAttnGradOutputOption,
+    SelfAttnInputOption,
+    SelfAttnTargetOption,
+    SentenceArgument,
+    ShowOption,
     TokensOption,
+    ValidLenOption,
     ValuesOption,
     WeightsOption,
     output_options,
@@ -228,91 +247,25 @@ def grad(
 @app.command()
 @output_options(*STEPS)
 def selfattn(
-    sentence: Annotated[
-        str | None,
-        typer.Argument(
-            help="The sentence. Split on whitespace; punctuation at the start or end of a "
-            "word is a token of its own (¿ dónde ?), inside a word it stays (l'eau).",
-            show_default=False,
-        ),
-    ] = None,
-    input_path: Annotated[
-        str | None,
-        typer.Option(
-            "--input",
-            "-i",
-            metavar="FILE",
-            help="Instead of a sentence: JSON, .npy (read as x) or .npz with x (and w_q, w_k, "
-            "w_v, w_o, tokens) or with queries, keys, values.",
-        ),
-    ] = None,
-    d_model: Annotated[
-        int | None, typer.Option("--d-model", help="Numbers per token embedding. [default: 8]")
-    ] = None,
-    d_k: Annotated[
-        int | None, typer.Option("--d-k", help="Columns of W^Q and W^K. [default: d_model]")
-    ] = None,
-    d_v: Annotated[
-        int | None, typer.Option("--d-v", help="Columns of W^V. [default: d_model]")
-    ] = None,
-    norm: Annotated[
-        float | None,
-        typer.Option(
-            "--norm",
-            help="Length of every token embedding. [default: √d_model, so each number is about ±1]",
-        ),
-    ] = None,
-    seed: Annotated[
-        int,
-        typer.Option(
-            "--seed", min=0, max=2**64 - 1, help="Seed for the embeddings and projections."
-        ),
-    ] = 0,
-    no_proj: Annotated[
-        bool, typer.Option("--no-proj", help="No projections: Q = K = V = X.")
-    ] = False,
-    no_scale: Annotated[
-        bool, typer.Option("--no-scale", help="Do not divide the scores by √d_k.")
-    ] = False,
-    causal: Annotated[
-        bool, typer.Option("--causal", help="Each position sees only itself and earlier ones.")
-    ] = False,
-    heads: Annotated[
-        int | None,
-        typer.Option(
-            "--heads", help="h heads of d_model / h columns each, concatenated, then W^O."
-        ),
-    ] = None,
-    head: Annotated[
-        int, typer.Option("--head", help="With --steps and --heads: the head to explain.")
-    ] = 1,
-    grad_output: Annotated[
-        str | None,
-        typer.Option(
-            "--grad-output",
-            help="∂ℓ/∂output, rows as '1,0;0,1': adds the backward pass (grad_x, grad_w_q, …).",
-        ),
-    ] = None,
-    target: Annotated[
-        str | None,
-        typer.Option("--target", help="A target output for ℓ = ½‖output − target‖²: the same."),
-    ] = None,
-    show: Annotated[
-        str | None,
-        typer.Option(
-            "--show",
-            metavar="PARTS",
-            help="Also show the matrices: x, w, q, k, v, shapes (comma-separated) or all.",
-        ),
-    ] = None,
-    plot: Annotated[
-        str | None,
-        typer.Option(
-            "--plot",
-            metavar="FILE",
-            help="Also draw the weight grid to FILE (.png, .svg or .pdf); needs attncli[plot].",
-        ),
-    ] = None,
+    sentence: SentenceArgument = None,
+    input_path: SelfAttnInputOption = None,
+    d_model: DModelOption = None,
+    d_k: DKOption = None,
+    d_v: DVOption = None,
+    norm: NormOption = None,
+    seed: EmbeddingSeedOption = 0,
+    no_proj: NoProjOption = False,
+    no_scale: NoScaleOption = False,
+    scale_by: ScaleByOption = None,
+    causal: CausalOption = False,
+    valid_len: ValidLenOption = None,
+    heads: HeadsOption = None,
+    no_out_proj: NoOutProjOption = False,
+    head: HeadOption = 1,
+    grad_output: SelfAttnGradOutputOption = None,
+    target: SelfAttnTargetOption = None,
+    show: ShowOption = None,
+    plot: PlotOption = None,
     *,
     settings: Settings,
 ) -> None:
@@ -342,8 +295,10 @@ def selfattn(
 
         check_plot_path(plot)
     settings = replace(settings, show=parse_show(show))
-    options = SelfAttnSettings(d_model, d_k, d_v, norm, seed, heads, not no_proj)
-    result = selfattn_document(document, sentence, options, not no_scale, causal)
+    options = SelfAttnSettings(
+        d_model, d_k, d_v, norm, seed, heads, not no_proj, not no_out_proj, valid_len
+    )
+    result = selfattn_document(document, sentence, options, not no_scale, causal, scale_by)
     explanation = result.steps(settings.row, settings.token, head) if settings.steps else []
     if plot is not None:
         from attncli.present.plot import plot_result

@@ -104,11 +104,14 @@ def explain_scores(
     key_labels: list[str],
     parameters: dict[str, np.ndarray],
     masked: Sequence[bool] | None = None,
+    divisor: float | None = None,
 ) -> ScoreSteps:
-    """The products and sums behind one query's scores; a masked key's score is -inf."""
+    """The products and sums behind one query's scores; a masked key's score is -inf.
+    Scaled scores are divided by √d_k, or by `divisor` when given."""
     # [d_q], [T_k, d_k] -> a row per key
     masked = masked if masked is not None else [False] * len(keys)
-    divisor = float(np.sqrt(keys.shape[1])) if method == "scaled" else None
+    if divisor is None and method == "scaled":
+        divisor = float(np.sqrt(keys.shape[1]))
     # What the sum of products pairs up, per key: (left vector, right vector, shown transform).
     transformed: np.ndarray | None = None
     if method == "general":
@@ -188,6 +191,7 @@ def explain_chain(
     scores: np.ndarray,
     weights: np.ndarray,
     labels: list[str],
+    divisor: float | None = None,
 ) -> list[Step]:
     """One query through score, softmax and mix: the three tables of a worked example.
 
@@ -196,7 +200,7 @@ def explain_chain(
     # [d_k], [T_k, d_k], [T_k, d_v], [T_k], [T_k] -> three steps
     masked = np.isneginf(scores).tolist()
     return [
-        explain_scores(method, row_label, query, keys, labels, {}, masked=masked),
+        explain_scores(method, row_label, query, keys, labels, {}, masked, divisor),
         explain_softmax(row_label, scores, weights, labels, 1.0),
         explain_mix(row_label, weights, values, labels),
     ]

@@ -129,6 +129,107 @@ ScoresOption = Annotated[
     str | None, typer.Option("--scores", help="Scores as one option: '2,0,1' or a grid '2,0;1,1'.")
 ]
 
+# attn selfattn
+SentenceArgument = Annotated[
+    str | None,
+    typer.Argument(
+        help="The sentence. Split on whitespace; punctuation at the start or end of a "
+        "word is a token of its own (¿ dónde ?), inside a word it stays (l'eau).",
+        show_default=False,
+    ),
+]
+SelfAttnInputOption = Annotated[
+    str | None,
+    typer.Option(
+        "--input",
+        "-i",
+        metavar="FILE",
+        help="Instead of a sentence: JSON, .npy (read as x) or .npz with x (and w_q, w_k, "
+        "w_v, w_o, b_q, b_k, b_v, b_o, mask, tokens) or with queries, keys, values. "
+        "W is d_in × d_out, applied as x @ W (from torch's nn.Linear, pass weight.T).",
+    ),
+]
+DModelOption = Annotated[
+    int | None, typer.Option("--d-model", help="Numbers per token embedding. [default: 8]")
+]
+DKOption = Annotated[
+    int | None,
+    typer.Option("--d-k", help="Columns of W^Q and W^K (per head). [default: d_model / h]"),
+]
+DVOption = Annotated[
+    int | None, typer.Option("--d-v", help="Columns of W^V (per head). [default: d_model / h]")
+]
+NormOption = Annotated[
+    float | None,
+    typer.Option(
+        "--norm",
+        help="Length of every token embedding. [default: √d_model, so each number is about ±1]",
+    ),
+]
+EmbeddingSeedOption = Annotated[
+    int,
+    typer.Option("--seed", min=0, max=2**64 - 1, help="Seed for the embeddings and projections."),
+]
+NoProjOption = Annotated[bool, typer.Option("--no-proj", help="No projections: Q = K = V = X.")]
+NoScaleOption = Annotated[
+    bool, typer.Option("--no-scale", help="Do not divide the scores by √d_k.")
+]
+ScaleByOption = Annotated[
+    float | None,
+    typer.Option("--scale", metavar="S", help="Divide the scores by S instead of √d_k."),
+]
+CausalOption = Annotated[
+    bool, typer.Option("--causal", help="Each position sees only itself and earlier ones.")
+]
+ValidLenOption = Annotated[
+    int | None,
+    typer.Option(
+        "--valid-len",
+        metavar="N",
+        help="Only the first N keys are real; the rest is padding, masked for every query.",
+    ),
+]
+HeadsOption = Annotated[
+    int | None,
+    typer.Option(
+        "--heads",
+        help="h heads (of d_model / h columns each unless --d-k/--d-v), joined, then W^O.",
+    ),
+]
+NoOutProjOption = Annotated[
+    bool, typer.Option("--no-out-proj", help="With --heads: join the heads without W^O.")
+]
+HeadOption = Annotated[
+    int, typer.Option("--head", help="With --steps and --heads: the head to explain.")
+]
+SelfAttnGradOutputOption = Annotated[
+    str | None,
+    typer.Option(
+        "--grad-output",
+        help="∂ℓ/∂output, rows as '1,0;0,1': adds the backward pass (grad_x, grad_w_q, …).",
+    ),
+]
+SelfAttnTargetOption = Annotated[
+    str | None,
+    typer.Option("--target", help="A target output for ℓ = ½‖output − target‖²: the same."),
+]
+ShowOption = Annotated[
+    str | None,
+    typer.Option(
+        "--show",
+        metavar="PARTS",
+        help="Also show the matrices: x, w, q, k, v, shapes (comma-separated) or all.",
+    ),
+]
+PlotOption = Annotated[
+    str | None,
+    typer.Option(
+        "--plot",
+        metavar="FILE",
+        help="Also draw the weight grid to FILE (.png, .svg or .pdf); needs attncli[plot].",
+    ),
+]
+
 
 # The output options, in the order --help lists them, as (annotation, default).
 _OUTPUT_OPTIONS: dict[str, tuple[Any, Any]] = {

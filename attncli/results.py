@@ -202,9 +202,11 @@ class SelfAttnResult(Result):
     attention: Attention
     heads: int | None
     scale: bool
+    divisor: float  # what the scores were divided by: √d_k, 1 unscaled, or --scale S
     causal: bool
     norm: float | None  # the embeddings' length, when attn made them
     seed: int
+    masked: np.ndarray | None = None  # [T_q, T_k], True where a query may not look
     # With a gradient at the output (grad_output, or target for ½‖out − target‖²):
     loss: float | None = None
     grads: dict[str, np.ndarray] = field(default_factory=dict)  # grad_x, grad_w_q, ...
@@ -225,8 +227,14 @@ class SelfAttnResult(Result):
         return found
 
     @property
+    def raw_scores(self) -> np.ndarray:
+        """Q Kᵀ before the division and the mask: [T_q, T_k], or [h, T_q, T_k]."""
+        return self.queries @ np.swapaxes(self.keys, -1, -2)
+
+    @property
     def params(self) -> int:
-        """The layer's learned weights: 0 without projections or when Q, K, V were given."""
+        """The layer's learned weights and biases: 0 without projections or when Q, K, V
+        were given."""
         return sum(int(matrix.size) for matrix in self.projections.values())
 
     def __repr__(self) -> str:
@@ -246,6 +254,7 @@ class SelfAttnResult(Result):
             self.sizes,
             heads=self.heads,
             scale=self.scale,
+            divisor=self.divisor,
             causal=self.causal,
             projections=bool(self.projections),
         )
@@ -257,6 +266,7 @@ class SelfAttnResult(Result):
             queries=self.queries,
             keys=self.keys,
             values=self.values,
+            raw_scores=self.raw_scores,
             scores=self.scores,
             weights=self.weights,
         )
@@ -290,7 +300,7 @@ class SelfAttnResult(Result):
 
         queries, keys, values, scores, weights = self.head(head)
         index = pick_row(self.query_labels, row, token)
-        method = "scaled" if self.scale else "dot"
+        method = "scaled" if self.divisor != 1.0 else "dot"
         return explain_chain(
             method,
             self.query_labels[index],
@@ -300,6 +310,7 @@ class SelfAttnResult(Result):
             scores[index],
             weights[index],
             list(self.tokens),
+            self.divisor,
         )
 
 

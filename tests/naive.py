@@ -66,3 +66,43 @@ def attention(queries, keys, values, scale=True, causal=False):
         ]
     weights = [softmax_row(row) for row in grid]
     return grid, weights, [mix_row(w, values) for w in weights]
+
+
+def linear(rows, weight, bias=None):
+    """x W + b row by row: W as d_in × d_out."""
+    out = []
+    for row in rows:
+        projected = [
+            math.fsum(row[i] * weight[i][j] for i in range(len(row))) for j in range(len(weight[0]))
+        ]
+        if bias is not None:
+            projected = [p + b for p, b in zip(projected, bias, strict=True)]
+        out.append(projected)
+    return out
+
+
+def multihead(x_q, x_kv, params, heads=1, divisor=None, allowed=None):
+    """torch's nn.MultiheadAttention, one head, row and cell at a time: Q, K, V projected
+    with biases, split into heads by columns, each head softmax(Q K^T / divisor) V with the
+    cells where `allowed` is false left out, the heads joined, then W^O + b_o if given."""
+    queries = linear(x_q, params["w_q"], params.get("b_q"))
+    keys = linear(x_kv, params["w_k"], params.get("b_k"))
+    values = linear(x_kv, params["w_v"], params.get("b_v"))
+    d_k, d_v = len(queries[0]) // heads, len(values[0]) // heads
+    joined = [[] for _ in x_q]
+    for h in range(heads):
+        q = [row[h * d_k : (h + 1) * d_k] for row in queries]
+        k = [row[h * d_k : (h + 1) * d_k] for row in keys]
+        v = [row[h * d_v : (h + 1) * d_v] for row in values]
+        scale = math.sqrt(d_k) if divisor is None else divisor
+        for i, query in enumerate(q):
+            row = []
+            for j, key in enumerate(k):
+                if allowed is not None and not allowed[i][j]:
+                    row.append(-math.inf)
+                else:
+                    row.append(dot(query, key) / scale)
+            joined[i] += mix_row(softmax_row(row), v)
+    if "w_o" in params:
+        return linear(joined, params["w_o"], params.get("b_o"))
+    return joined

@@ -201,14 +201,18 @@ def test_npz_tokens_as_one_string_is_refused(tmp_path: Path):
 
 
 @pytest.mark.parametrize(
-    ("command", "document", "field"),
-    [("selfattn", {"x": [[1, 2]], "b_q": [1, 2]}, "b_q"),
-     ("selfattn", {"x": [[1, 2]], "b_o": [1, 2]}, "b_o"),
-     ("score", {"query": [1, 2], "keys": [[1, 2]], "b_1": [1, 2]}, "b_1")],
+    ("command", "document", "fragment"),
+    [("selfattn", {"x": [[1, 2]], "b_o": [1, 2]}, "b_o is added after W^O"),
+     ("selfattn", {"x": [[1, 2]], "b_q": [1, 2, 3]}, "b_q has 3 numbers but must have 2"),
+     ("selfattn", {"x": [[1, 2]], "in_proj_bias": [1] * 6}, "give torch's in_proj_bias as b_q"),
+     ("selfattn", {"queries": [[1]], "keys": [[1]], "values": [[1]], "b_q": [1]},
+      "field 'b_q': this command does not add that bias"),
+     ("score", {"query": [1, 2], "keys": [[1, 2]], "b_1": [1, 2]},
+      "field 'b_1': this command does not add that bias")],
 )  # fmt: skip
-def test_bias_fields_are_refused_until_biases_exist(command, document, field):
+def test_biases_attn_cannot_use_are_refused_naming_the_field(command, document, fragment):
     result = _attn(command, "-i", "-", stdin=json.dumps(document).encode())
-    _one_line_error(result, f"field '{field}': attn does not add biases yet")
+    _one_line_error(result, fragment)
 
 
 @pytest.mark.parametrize(

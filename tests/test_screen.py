@@ -146,7 +146,7 @@ def test_spanish_usage_errors_and_plurals(run):
     assert "opciones posibles: --json, --token, --tokens" in result.stderr
     assert "¿querías decir 'score'?" in run("scor", "--lang", "es").stderr
     one = run("selfattn", "a b", "--heads", "1", "--lang", "es", "--format", "table").stdout
-    assert "1 cabeza de d_k" in one and "1 cabezas" not in one
+    assert "· 1 cabeza ·" in one and "1 cabezas" not in one
 
 
 def test_token_matches_without_accents_when_unique(run):

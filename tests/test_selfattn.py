@@ -81,7 +81,7 @@ def test_parameter_count_is_printed(run):
     assert result.exit_code == 0, result.output
     assert "2·8·8 + 8·8 = 192, the same for any T" in result.stdout
     heads = run("selfattn", SENTENCE, "--heads", "2", "--format", "table").stdout
-    assert "4·8² = 256" in heads and "Head 2" in heads
+    assert "2·8·8 + 8·8 + 8·8 = 256" in heads and "Head 2" in heads
 
 
 def test_embeddings_are_seeded_normed_and_per_token(run_json):
@@ -260,7 +260,12 @@ def _fails(result, *fragments):
             ["selfattn", "a b", "--heads", "3"],
             ["--heads 3 does not divide d_model = 8", "[1, 2, 4, 8]"],
         ),
-        (["selfattn", "a b", "--heads", "2", "--d-k", "4"], ["drop --d-k"]),
+        (["selfattn", "a b", "--heads", "2", "--no-scale", "--scale", "2"], ["give one"]),
+        (
+            ["selfattn", "a b", "--scale", "0"],
+            ["--scale is 0.0; the divisor must be a positive number"],
+        ),
+        (["selfattn", "a b", "--valid-len", "3"], ["--valid-len 3 is out of range"]),
         (["selfattn", "a b", "--heads", "2", "--no-proj"], ["--heads needs the projections"]),
         (["selfattn", "a b", "--norm", "-1"], ["--norm is -1"]),
         (

@@ -215,18 +215,23 @@ def selfattn_backward(
 ) -> dict[str, np.ndarray]:
     """∂ℓ/∂ of every input of a self-attention layer from ∂ℓ/∂output.
 
-    With X and projections: grad_x and grad_w_q, grad_w_k, grad_w_v (and grad_w_o with
-    heads); without projections (Q = K = V = X): grad_x; with Q, K, V given:
-    grad_queries, grad_keys, grad_values.
+    With X and projections: grad_x and grad_w_q, grad_w_k, grad_w_v (grad_w_o with W^O)
+    and grad_b_… for each bias; without projections (Q = K = V = X): grad_x; with Q, K, V
+    given: grad_queries, grad_keys, grad_values. Masked cells have weight 0, so no gradient
+    flows through them.
     """
     # queries/keys/values/weights with a head axis when `concat` is given
     grads: dict[str, np.ndarray] = {}
     grad_heads = grad_output
     if concat is not None:
-        w_o = projections["w_o"]  # [h·d_v, d_model]
-        grads["grad_w_o"] = concat.T @ grad_output
+        joined = grad_output  # [T, h·d_v]: without W^O the output is the joined heads
+        if "w_o" in projections:
+            w_o = projections["w_o"]  # [h·d_v, d_model]
+            grads["grad_w_o"] = concat.T @ grad_output
+            if "b_o" in projections:
+                grads["grad_b_o"] = grad_output.sum(axis=0)
+            joined = grad_output @ w_o.T
         heads = queries.shape[0]
-        joined = grad_output @ w_o.T  # [T, h·d_v]
         grad_heads = joined.reshape(joined.shape[0], heads, -1).transpose(1, 0, 2)
     grad_q, grad_k, grad_v = attention_backward(queries, keys, values, weights, grad_heads, divisor)
     if concat is not None:
@@ -236,11 +241,14 @@ def selfattn_backward(
     if not projections:
         return {"grad_x": grad_q + grad_k + grad_v}
     w_q, w_k, w_v = projections["w_q"], projections["w_k"], projections["w_v"]
-    grads = {
+    found = {
         "grad_x": grad_q @ w_q.T + grad_k @ w_k.T + grad_v @ w_v.T,
         "grad_w_q": x.T @ grad_q,
         "grad_w_k": x.T @ grad_k,
         "grad_w_v": x.T @ grad_v,
-        **grads,
     }
-    return grads
+    # A bias is added to every row, so its gradient is the column sums of its projection's.
+    for name, gradient in (("b_q", grad_q), ("b_k", grad_k), ("b_v", grad_v)):
+        if name in projections:
+            found[f"grad_{name}"] = gradient.sum(axis=0)
+    return {**found, **grads}

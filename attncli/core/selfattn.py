@@ -2,8 +2,10 @@
 
 Q = X W^Q, K = X W^K, V = X W^V; A = softmax(Q K^T / sqrt(d_k)) row by row; out = A V
 (Vaswani et al., 2017, eq. 1). With h heads, W^Q, W^K, W^V are split by columns into h
-blocks of d_model / h, each head attends on its own, the heads are concatenated and
-projected by W^O (ibid., section 3.2.2), so the parameter count does not depend on h.
+blocks (of d_model / h unless d_k, d_v are chosen), each head attends on its own, the heads
+are concatenated and projected by W^O (ibid., section 3.2.2). Biases, cross-attention
+(queries from one sequence, keys and values from another) and masks follow torch's
+nn.MultiheadAttention, with W stored as d_in × d_out (x @ W; torch keeps W^T).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attncli.core.attention import causal_mask, softmax
+from attncli.core.attention import softmax
 from attncli.core.seeding import token_vector, uniform_parameter
 
 
@@ -63,31 +65,32 @@ def attend(
     queries: np.ndarray,
     keys: np.ndarray,
     values: np.ndarray,
-    scale: bool = True,
-    causal: bool = False,
+    divisor: float | None = None,
+    masked: np.ndarray | None = None,
 ) -> Attention:
-    """softmax(Q K^T / sqrt(d_k)) V, optionally unscaled or with a causal mask."""
-    # [..., T_q, d_k], [..., T_k, d_k], [..., T_k, d_v] -> Attention
+    """softmax(Q K^T / divisor) V, the cells where `masked` is true left out (weight 0).
+
+    The divisor is √d_k unless given (1 for unscaled scores). A row with every cell masked
+    gets zero weights and a zero output (torch gives NaN there).
+    """
+    # [..., T_q, d_k], [..., T_k, d_k], [..., T_k, d_v], mask [T_q, T_k] -> Attention
     scores = queries @ np.swapaxes(keys, -1, -2)
-    if scale:
-        scores /= np.sqrt(keys.shape[-1])  # in place: the grid is the memory that counts
-    if causal:
-        scores[..., ~causal_mask(scores.shape[-2], scores.shape[-1])] = -np.inf
+    divisor = float(np.sqrt(keys.shape[-1])) if divisor is None else divisor
+    if divisor != 1.0:
+        scores /= divisor  # in place: the grid is the memory that counts
+    if masked is not None:
+        scores[..., masked] = -np.inf
     weights = softmax(scores)
     return Attention(queries, keys, values, scores, weights, weights @ values)
 
 
-def self_attention(
-    x: np.ndarray,
-    w_q: np.ndarray,
-    w_k: np.ndarray,
-    w_v: np.ndarray,
-    scale: bool = True,
-    causal: bool = False,
-) -> Attention:
-    """One head of self-attention over the rows of X."""
-    # [T, d_model], [d_model, d_k], [d_model, d_k], [d_model, d_v] -> Attention
-    return attend(x @ w_q, x @ w_k, x @ w_v, scale, causal)
+def project(x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None) -> np.ndarray:
+    """x W (+ b): a linear layer with W as d_in × d_out (torch's nn.Linear keeps W^T)."""
+    # [T, d_in], [d_in, d_out], [d_out] -> [T, d_out]
+    projected = x @ weight
+    if bias is not None:
+        projected += bias
+    return projected
 
 
 def split_heads(matrix: np.ndarray, heads: int) -> np.ndarray:
@@ -97,26 +100,38 @@ def split_heads(matrix: np.ndarray, heads: int) -> np.ndarray:
     return matrix.reshape(rows, heads, width // heads).transpose(1, 0, 2)
 
 
-def multi_head_attention(
-    x: np.ndarray,
-    w_q: np.ndarray,
-    w_k: np.ndarray,
-    w_v: np.ndarray,
-    w_o: np.ndarray,
-    heads: int,
-    scale: bool = True,
-    causal: bool = False,
+def attention_layer(
+    x_q: np.ndarray,
+    x_kv: np.ndarray,
+    params: dict[str, np.ndarray],
+    heads: int | None = None,
+    divisor: float | None = None,
+    masked: np.ndarray | None = None,
 ) -> Attention:
-    """h heads on column blocks of the projections, concatenated, then projected by W^O."""
-    # [T, d_model], [d_model, d_model] x3, [d_model, d_model] -> Attention with a head axis
+    """Multi-head attention as torch's nn.MultiheadAttention computes it.
+
+    Q = x_q W^Q + b_q, K = x_kv W^K + b_k, V = x_kv W^V + b_v (biases optional); with h
+    heads the columns of Q, K, V are split into h blocks, each head attends on its own,
+    the heads are joined side by side and, when W^O is given, projected: concat W^O + b_o.
+    Self-attention is x_q = x_kv.
+    """
+    # [T_q, d_model], [T_k, d_model], W^Q, W^K [d_model, h·d_k], W^V [d_model, h·d_v],
+    # W^O [h·d_v, d_model] -> Attention (with a head axis when heads is given)
+    queries = project(x_q, params["w_q"], params.get("b_q"))
+    keys = project(x_kv, params["w_k"], params.get("b_k"))
+    values = project(x_kv, params["w_v"], params.get("b_v"))
+    if heads is None:
+        return attend(queries, keys, values, divisor, masked)
     result = attend(
-        split_heads(x @ w_q, heads),
-        split_heads(x @ w_k, heads),
-        split_heads(x @ w_v, heads),
-        scale,
-        causal,
+        split_heads(queries, heads),
+        split_heads(keys, heads),
+        split_heads(values, heads),
+        divisor,
+        masked,
     )
-    # [h, T, d_v] -> [T, h * d_v]
-    result.concat = result.output.transpose(1, 0, 2).reshape(x.shape[0], -1)
-    result.output = result.concat @ w_o
+    # [h, T_q, d_v] -> [T_q, h * d_v]
+    result.concat = result.output.transpose(1, 0, 2).reshape(x_q.shape[0], -1)
+    result.output = result.concat
+    if "w_o" in params:
+        result.output = project(result.concat, params["w_o"], params.get("b_o"))
     return result

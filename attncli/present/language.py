@@ -88,10 +88,12 @@ PHRASES: dict[str, tuple[str, str]] = {
     ),
     # selfattn
     "tokens_count": ("T = {count} tokens", "T = {count} tokens"),
-    "heads_of": ("{heads} heads of d_k = d_v = {size}", "{heads} cabezas de d_k = d_v = {size}"),
-    "head_of": ("1 head of d_k = d_v = {size}", "1 cabeza de d_k = d_v = {size}"),
+    "heads_of": ("{heads} heads", "{heads} cabezas"),
+    "head_of": ("1 head", "1 cabeza"),
+    "no_out_proj": ("joined without W^O", "juntas sin W^O"),
     "scaled_by": ("scores ÷ √{d_k}", "puntuaciones ÷ √{d_k}"),
     "unscaled": ("no scaling", "sin escalar"),
+    "divided_by": ("scores ÷ {divisor}", "puntuaciones ÷ {divisor}"),
     "causal": ("causal mask", "máscara causal"),
     "norm": ("every embedding has length {norm}", "cada embedding mide {norm}"),
     "no_proj": (
@@ -99,15 +101,14 @@ PHRASES: dict[str, tuple[str, str]] = {
         "sin proyecciones: Q = K = V = X, 0 parámetros",
     ),
     "direct": ("Q, K and V given directly", "Q, K y V dados directamente"),
-    "params_single": (
-        "parameters: 2·{d_model}·{d_k} + {d_model}·{d_v} = {params}, the same for any T",
-        "parámetros: 2·{d_model}·{d_k} + {d_model}·{d_v} = {params}, los mismos para cualquier T",
+    "params": (
+        "parameters: {formula} = {params}, the same for any T",
+        "parámetros: {formula} = {params}, los mismos para cualquier T",
     ),
     "params_heads": (
-        "parameters: 4·{d_model}² = {params} (W^Q, W^K, W^V, W^O), the same for any number of "
-        "heads and any T",
-        "parámetros: 4·{d_model}² = {params} (W^Q, W^K, W^V, W^O), los mismos para cualquier "
-        "número de cabezas y cualquier T",
+        "parameters: {formula} = {params}, the same for any number of heads and any T",
+        "parámetros: {formula} = {params}, los mismos para cualquier número de cabezas y "
+        "cualquier T",
     ),
     "shapes": ("Shapes", "Formas"),
     "matrix": ("Matrix", "Matriz"),
@@ -129,8 +130,8 @@ PHRASES: dict[str, tuple[str, str]] = {
     ),
     "head": ("Head {head}: {title}", "Cabeza {head}: {title}"),
     "scores_who": (
-        "Scores Q K^T / √{d_k} (row = who asks, column = who answers)",
-        "Puntuaciones Q K^T / √{d_k} (fila = quién pregunta, columna = quién contesta)",
+        "Scores Q K^T / {divisor} (row = who asks, column = who answers)",
+        "Puntuaciones Q K^T / {divisor} (fila = quién pregunta, columna = quién contesta)",
     ),
     "scores_who_unscaled": (
         "Scores Q K^T (row = who asks, column = who answers)",

@@ -9,6 +9,7 @@ a student computes.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, TypeVar, Union
 
@@ -101,7 +102,9 @@ def score_steps_table(steps: ScoreSteps, fmt: Format) -> RenderableType:
     products = {"additive": "v_a · tanh(…)", "general": fmt.say("query_w_a_key")}
     table.add_column(products.get(steps.method, fmt.say("query_key")))
     if steps.divisor:
-        table.add_column(f"÷ √{len(steps.query)} = {fmt.number(steps.divisor)}")
+        root = math.isclose(steps.divisor, math.sqrt(len(steps.query)), rel_tol=1e-12)
+        shown = f"√{len(steps.query)} = {fmt.number(steps.divisor)}"
+        table.add_column(f"÷ {shown if root else fmt.number(steps.divisor)}")
     table.add_column(fmt.say("score"), justify="right")
     for row in _listed(steps.rows, table, fmt):
         cells: list[RenderableType] = [safe_label(row.token), fmt.vector(row.key)]

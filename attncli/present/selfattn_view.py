@@ -3,6 +3,7 @@ the outputs; the shapes and the matrices when --show asks for them."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -26,6 +27,20 @@ def packed(parts: list[str], width: int = HEADER_WIDTH) -> list[str]:
     return lines
 
 
+def params_formula(projections: dict[str, Any]) -> str:
+    """How the parameters add up, as the lesson writes it: '2·8·8 + 8·8' for W^Q, W^K and
+    W^V, then W^O and the biases."""
+    w_q, w_v = projections["w_q"], projections["w_v"]
+    terms = [f"2·{w_q.shape[0]}·{w_q.shape[1]}", f"{w_v.shape[0]}·{w_v.shape[1]}"]
+    if "w_o" in projections:
+        terms.append("{}·{}".format(*projections["w_o"].shape))
+    biases = [
+        projections[name].size for name in ("b_q", "b_k", "b_v", "b_o") if name in projections
+    ]
+    terms += [str(size) for size in biases]
+    return " + ".join(terms)
+
+
 def selfattn_view(
     result: SelfAttnResult, fmt: Format, show: frozenset[str] = frozenset()
 ) -> list[RenderableType]:
@@ -40,10 +55,16 @@ def selfattn_view(
         parts = [fmt.say("tokens_count", count=t_k)]
         parts += [f"{name} = {value}" for name, value in d.items()]
         if heads is not None:
-            key = "head_of" if heads == 1 else "heads_of"
-            parts.append(fmt.say(key, heads=heads, size=d["d_model"] // heads))
-        scale = result.scale
-        parts.append(fmt.say("scaled_by", d_k=run.keys.shape[-1]) if scale else fmt.say("unscaled"))
+            parts.append(fmt.say("head_of" if heads == 1 else "heads_of", heads=heads))
+            if "w_o" not in result.projections:
+                parts.append(fmt.say("no_out_proj"))
+        d_k = run.keys.shape[-1]
+        if result.divisor == 1.0:
+            parts.append(fmt.say("unscaled"))
+        elif math.isclose(result.divisor, math.sqrt(d_k), rel_tol=1e-12):
+            parts.append(fmt.say("scaled_by", d_k=d_k))
+        else:
+            parts.append(fmt.say("divided_by", divisor=fmt.number(result.divisor)))
         if result.causal:
             parts.append(fmt.say("causal"))
         if result.norm is not None:
@@ -51,8 +72,12 @@ def selfattn_view(
         if not result.projections:
             note = fmt.say("no_proj" if result.x is not None else "direct")
         else:
-            key = "params_single" if heads is None else "params_heads"
-            note = fmt.say(key, params=fmt.count(result.params), **d)
+            # The count is the same for any h when every head takes d_model / h columns.
+            split = heads is not None and result.projections["w_q"].shape[1] == d["d_model"]
+            key = "params_heads" if split else "params"
+            note = fmt.say(
+                key, formula=params_formula(result.projections), params=fmt.count(result.params)
+            )
         lines = [*packed(parts), note]
         drawn = [name for name in ("w_q", "w_k", "w_v") if name in result.drawn]
         if drawn:
@@ -106,8 +131,13 @@ def selfattn_view(
         return render.Group(*shown)
 
     def score_grids(fmt: Format) -> Any:
-        key = "scores_who" if result.scale else "scores_who_unscaled"
-        title = fmt.say(key, d_k=run.keys.shape[-1])
+        d_k = run.keys.shape[-1]
+        if result.divisor == 1.0:
+            title = fmt.say("scores_who_unscaled")
+        elif math.isclose(result.divisor, math.sqrt(d_k), rel_tol=1e-12):
+            title = fmt.say("scores_who", divisor=f"√{d_k}")
+        else:
+            title = fmt.say("scores_who", divisor=fmt.number(result.divisor))
         per_head = (
             [(title, run.scores)]
             if heads is None

@@ -221,18 +221,28 @@ def carried_values(document: Document, key_count: int) -> Document:
 
 # Fields that look like model weights attn does not use yet: refused, since dropping one
 # silently would give a number that differs from the model's.
-UNSUPPORTED_BIASES = ("b_q", "b_k", "b_v", "b_o", "b_1", "b_2", "b_a", "in_proj_bias", "bias")
+UNSUPPORTED_BIASES = ("b_1", "b_2", "b_a", "in_proj_bias", "bias")
+SELFATTN_BIASES = ("b_q", "b_k", "b_v", "b_o")
 
 
-def refuse_biases(document: Document) -> None:
-    """One line naming the first bias field in the document; attn computes without biases."""
-    for name in UNSUPPORTED_BIASES:
+def refuse_biases(document: Document, allowed: tuple[str, ...] = ()) -> None:
+    """One line naming the first bias field in the document that is not `allowed`."""
+    if document.get("in_proj_bias") is not None:
+        raise InputError(
+            "field 'in_proj_bias': give torch's in_proj_bias as b_q, b_k and b_v, its three "
+            "thirds in that order",
+            "campo 'in_proj_bias': da el in_proj_bias de torch como b_q, b_k y b_v, sus tres "
+            "tercios en ese orden",
+        )
+    for name in (*UNSUPPORTED_BIASES, *SELFATTN_BIASES):
+        if name in allowed:
+            continue
         if document.get(name) is not None:
             raise InputError(
-                f"field '{name}': attn does not add biases yet, and leaving it out would give "
-                "a different result; fold it into the inputs or remove the field",
-                f"campo '{name}': attn aún no suma sesgos, y quitarlo daría otro resultado; "
-                "inclúyelo en las entradas o quita el campo",
+                f"field '{name}': this command does not add that bias, and leaving it out would "
+                "give a different result; fold it into the inputs or remove the field",
+                f"campo '{name}': esta orden no suma ese sesgo, y quitarlo daría otro "
+                "resultado; inclúyelo en las entradas o quita el campo",
             )
 
 

@@ -19,7 +19,7 @@ from attncli.reading.inputs import (
     refuse_biases,
     row_labels,
 )
-from attncli.reading.values import Document, count, labels, require, to_matrix
+from attncli.reading.values import Document, count, labels, require, to_matrix, to_vector
 
 if TYPE_CHECKING:
     import numpy as np
@@ -36,6 +36,8 @@ class SelfAttnSettings:
     seed: int
     heads: int | None
     projections: bool
+    out_proj: bool = True  # with heads: join them through W^O (torch's out_proj)
+    valid_len: int | None = None  # keys from this count on are padding, masked for every row
 
 
 @dataclass
@@ -50,6 +52,9 @@ class SelfAttnInput:
     # Q [T_q, d_k], K [T_k, d_k], V [T_k, d_v] when given instead of X
     direct: tuple[np.ndarray, np.ndarray, np.ndarray] | None
     norm: float | None  # the embeddings' length, when attn made them
+    masked: np.ndarray | None = (
+        None  # [T_q, T_k], True where a query may not look (mask, valid_len)
+    )
 
 
 def selfattn_input(
@@ -74,7 +79,7 @@ def selfattn_input(
             f"--norm is {settings.norm}; the embeddings' length must be positive",
             f"--norm es {settings.norm}; la longitud de los embeddings debe ser positiva",
         )
-    refuse_biases(document)
+    refuse_biases(document, allowed=BIASES)
     # The gradient at the output goes with either kind of input.
     data = set(document) - {"grad_output", "target"}
     if sentence is not None and data:
@@ -120,9 +125,15 @@ def selfattn_input(
     weights: dict[str, np.ndarray] = {}
     drawn: list[str] = []
     if settings.projections:
-        seeded = projections(
-            settings.seed, d_model, d_k, d_v, with_output=settings.heads is not None
-        )
+        with_output = settings.heads is not None and settings.out_proj
+        if not with_output and document.get("w_o") is not None:
+            raise InputError(
+                "w_o joins the heads of --heads h through W^O; give --heads (without "
+                "--no-out-proj), or leave w_o out",
+                "w_o junta las cabezas de --heads h con W^O; da --heads (sin --no-out-proj), "
+                "o quita w_o",
+            )
+        seeded = projections(settings.seed, d_model, d_k, d_v, with_output=with_output)
         for name, default in seeded.items():
             if document.get(name) is None:
                 weights[name] = default
@@ -138,17 +149,104 @@ def selfattn_input(
                     f"{_shape(default.shape)} ({sizes})",
                 )
             weights[name] = given
+        weights.update(_biases(document, d_model, d_k, d_v, with_output))
     elif settings.heads is not None:
         raise InputError(
             "--heads needs the projections; drop --no-proj or --heads",
             "--heads necesita las proyecciones; quita --no-proj o --heads",
         )
-    if settings.heads is None and document.get("w_o") is not None:
+    if not settings.projections and any(document.get(name) is not None for name in BIASES):
         raise InputError(
-            "w_o joins the heads of --heads h; give --heads, or leave w_o out",
-            "w_o junta las cabezas de --heads h; da --heads, o quita w_o",
+            "biases go with the projections; drop --no-proj or the b_ fields",
+            "los sesgos van con las proyecciones; quita --no-proj o los campos b_",
         )
-    return SelfAttnInput(tokens, tokens, x, weights, drawn, None, norm)
+    masked = _masked(document, len(tokens), len(tokens), settings.valid_len)
+    return SelfAttnInput(tokens, tokens, x, weights, drawn, None, norm, masked)
+
+
+BIASES = ("b_q", "b_k", "b_v", "b_o")
+
+
+def _biases(
+    document: Document, d_model: int, d_k: int, d_v: int, with_output: bool
+) -> dict[str, np.ndarray]:
+    """The document's b_q, b_k (h·d_k numbers), b_v (h·d_v) and b_o (d_model, with W^O);
+    a bias left out is zero, as in a layer built with bias=False."""
+    lengths = {"b_q": d_k, "b_k": d_k, "b_v": d_v, "b_o": d_model}
+    found = {}
+    for name, length in lengths.items():
+        if document.get(name) is None:
+            continue
+        if name == "b_o" and not with_output:
+            raise InputError(
+                "b_o is added after W^O, which only --heads (without --no-out-proj) has; "
+                "leave b_o out",
+                "b_o se suma tras W^O, que solo tiene --heads (sin --no-out-proj); quita b_o",
+            )
+        bias = to_vector(document[name], name)
+        if bias.shape[0] != length:
+            raise ShapeError(
+                f"{name} has {count(bias.shape[0], 'number')} but must have {length} here "
+                f"(one per column of {name.replace('b_', 'W^').upper().replace('W^', 'W^')})",
+                f"{name} tiene {count(bias.shape[0], 'number', 'es')} pero aquí debe tener "
+                f"{length} (uno por columna de {name.replace('b_', 'W^').upper()})",
+            )
+        found[name] = bias
+    return found
+
+
+def _masked(document: Document, t_q: int, t_k: int, valid_len: int | None) -> np.ndarray | None:
+    """True where query i may not look at key j: the document's `mask` (1 or true = may
+    look, 0 or false = masked; torch's boolean attn_mask is the opposite) and the keys
+    from --valid-len on (padding, as d2l's masked_softmax)."""
+    import numpy as np
+
+    masked = None
+    if document.get("mask") is not None:
+        allowed = _mask_matrix(document["mask"])
+        if allowed.shape != (t_q, t_k):
+            raise ShapeError(
+                f"mask is {_shape(allowed.shape)} but must be {t_q} × {t_k} "
+                "(a row per query, a column per key)",
+                f"mask es {_shape(allowed.shape)} pero debe ser {t_q} × {t_k} "
+                "(una fila por consulta, una columna por clave)",
+            )
+        masked = ~allowed
+    if valid_len is not None:
+        if not 1 <= valid_len <= t_k:
+            raise InputError(
+                f"--valid-len {valid_len} is out of range: there are {t_k} keys (1 to {t_k})",
+                f"--valid-len {valid_len} está fuera de rango: hay {t_k} claves (de 1 a {t_k})",
+            )
+        padding = np.zeros((t_q, t_k), dtype=bool)
+        padding[:, valid_len:] = True
+        masked = padding if masked is None else masked | padding
+    return masked
+
+
+def _mask_matrix(value: object) -> np.ndarray:
+    """A mask of booleans or 0/1 as a boolean matrix; anything else is refused."""
+    import numpy as np
+
+    hint = (
+        "1 (or true) where a query may look at a key, 0 (or false) where not",
+        "1 (o true) donde una consulta puede mirar una clave, 0 (o false) donde no",
+    )
+    if hasattr(value, "dtype"):
+        array = np.asarray(value)
+    elif isinstance(value, list) and all(isinstance(row, list) for row in value):
+        try:
+            array = np.array(value, dtype=object)
+        except ValueError:
+            array = np.array([], dtype=object)
+    else:
+        array = np.array([], dtype=object)
+    cells = array.ravel().tolist() if array.ndim == 2 else []
+    if not cells or any(cell not in (0, 1) or isinstance(cell, float) for cell in cells):
+        raise InputError(
+            f"mask: expected a matrix of {hint[0]}", f"mask: se espera una matriz de {hint[1]}"
+        )
+    return array.astype(bool)
 
 
 def _attention_numbers(sizes: Mapping[str, int]) -> int:
@@ -189,34 +287,46 @@ def _shape(shape: tuple[int, ...]) -> str:
 def _projection_sizes(
     document: Document, settings: SelfAttnSettings, d_model: int
 ) -> tuple[int, int]:
-    """d_k and d_v: from --heads (d_model / h), the options, the given matrices, or d_model."""
-    import numpy as np
-
-    if settings.heads is not None:
-        if d_model % settings.heads:
-            divisors = [h for h in range(1, d_model + 1) if d_model % h == 0]
-            raise InputError(
-                f"--heads {settings.heads} does not divide d_model = {d_model}; "
-                f"each head gets d_model / h columns, so h must be one of {divisors}",
-                f"--heads {settings.heads} no divide d_model = {d_model}; "
-                f"cada cabeza recibe d_model / h columnas, así que h debe ser uno de {divisors}",
-            )
-        if settings.d_k is not None or settings.d_v is not None:
-            raise InputError(
-                "with --heads, d_k = d_v = d_model / h; drop --d-k and --d-v",
-                "con --heads, d_k = d_v = d_model / h; quita --d-k y --d-v",
-            )
-        return d_model, d_model  # all heads together; each gets d_model / h of the columns
-    sizes = []
+    """The columns of W^Q (and W^K) and of W^V: h·d_k and h·d_v with --heads h (each head
+    d_model / h unless --d-k/--d-v give the size per head), else d_k and d_v; from the
+    options, else the given matrices, else d_model."""
+    heads = settings.heads or 1
+    totals = []
     for option, given_name in (("d_k", "w_q"), ("d_v", "w_v")):
         chosen = getattr(settings, option)
-        given = document.get(given_name)
-        if chosen is None and isinstance(given, list) and given and isinstance(given[0], list):
-            chosen = len(given[0])
-        elif chosen is None and isinstance(given, np.ndarray) and given.ndim == 2:
-            chosen = given.shape[1]
-        sizes.append(chosen if chosen is not None else d_model)
-    return sizes[0], sizes[1]
+        columns = _columns(document.get(given_name))
+        if chosen is not None:
+            totals.append(heads * chosen)
+        elif columns is not None:
+            if columns % heads:
+                raise ShapeError(
+                    f"{given_name} has {columns} columns, which --heads {heads} cannot split "
+                    "evenly (each head takes the same number)",
+                    f"{given_name} tiene {columns} columnas, que --heads {heads} no puede "
+                    "repartir por igual (cada cabeza toma las mismas)",
+                )
+            totals.append(columns)
+        elif d_model % heads:
+            divisors = [h for h in range(1, d_model + 1) if d_model % h == 0]
+            raise InputError(
+                f"--heads {heads} does not divide d_model = {d_model}; each head gets "
+                f"d_model / h columns, so h must be one of {divisors} (or give --d-k and "
+                "--d-v, the sizes per head)",
+                f"--heads {heads} no divide d_model = {d_model}; cada cabeza recibe d_model / h "
+                f"columnas, así que h debe ser uno de {divisors} (o da --d-k y --d-v, los "
+                "tamaños por cabeza)",
+            )
+        else:
+            totals.append(d_model)
+    return totals[0], totals[1]
+
+
+def _columns(given: object) -> int | None:
+    """The number of columns of a matrix given in the document, if it is one."""
+    if isinstance(given, list) and given and isinstance(given[0], list):
+        return len(given[0])
+    shape = getattr(given, "shape", None)
+    return int(shape[1]) if shape is not None and len(shape) == 2 else None
 
 
 def _direct_input(document: Document, settings: SelfAttnSettings) -> SelfAttnInput:
@@ -239,6 +349,9 @@ def _direct_input(document: Document, settings: SelfAttnSettings) -> SelfAttnInp
         )
     check_one_value_per_key(values.shape[0], keys.shape[0])
     check_memory(queries.shape[0], keys.shape[0], 1, keys.shape[1], values.shape[1], 1)
+    refuse_biases(document)  # no projections here, so nothing a bias could be added to
     key_labels = labels(document, keys.shape[0], "keys", "k")
     query_labels = row_labels(document, queries.shape[0], False, "q")
-    return SelfAttnInput(query_labels, key_labels, None, {}, [], (queries, keys, values), None)
+    masked = _masked(document, queries.shape[0], keys.shape[0], settings.valid_len)
+    direct = (queries, keys, values)
+    return SelfAttnInput(query_labels, key_labels, None, {}, [], direct, None, masked)

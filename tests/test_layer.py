@@ -1,0 +1,100 @@
+"""Self-attention as real models write it (torch's nn.MultiheadAttention): biases, heads of
+any size, no W^O, masks, padding and a chosen divisor, each against the loop reference in
+tests/naive.py to 1e-10, and their gradients against finite differences."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import attncli
+from attncli.core import gradients
+from tests import naive
+
+D_MODEL, T = 6, 5
+
+
+def _layer(heads, d_k, d_v, out_proj=True, biases=True, seed=0):
+    rng = np.random.default_rng(seed)
+    params = {
+        "w_q": rng.standard_normal((D_MODEL, heads * d_k)),
+        "w_k": rng.standard_normal((D_MODEL, heads * d_k)),
+        "w_v": rng.standard_normal((D_MODEL, heads * d_v)),
+    }
+    if out_proj:
+        params["w_o"] = rng.standard_normal((heads * d_v, D_MODEL))
+    if biases:
+        params.update(b_q=rng.standard_normal(heads * d_k), b_k=rng.standard_normal(heads * d_k),
+                      b_v=rng.standard_normal(heads * d_v))  # fmt: skip
+        if out_proj:
+            params["b_o"] = rng.standard_normal(D_MODEL)
+    return rng.standard_normal((T, D_MODEL)), params
+
+
+def _lists(params):
+    return {name: value.tolist() for name, value in params.items()}
+
+
+@pytest.mark.parametrize("heads", [1, 2, 3])
+@pytest.mark.parametrize(("d_k", "d_v"), [(2, 2), (3, 1), (4, 5)])
+@pytest.mark.parametrize("out_proj", [True, False])
+def test_heads_biases_and_out_projection_match_the_loop_reference(heads, d_k, d_v, out_proj):
+    x, params = _layer(heads, d_k, d_v, out_proj)
+    result = attncli.selfattn(x=x, heads=heads, d_k=d_k, d_v=d_v, out_proj=out_proj, **params)
+    expected = naive.multihead(x.tolist(), x.tolist(), _lists(params), heads)
+    np.testing.assert_allclose(result.output, expected, rtol=1e-10, atol=1e-10)
+    assert result.params == sum(value.size for value in params.values())
+
+
+def test_a_mask_padding_and_a_divisor_match_the_loop_reference():
+    x, params = _layer(2, 3, 3)
+    mask = np.random.default_rng(1).random((T, T)) > 0.4
+    mask[:, 0] = True  # every query may look at something
+    result = attncli.selfattn(x=x, heads=2, d_k=3, d_v=3, mask=mask.astype(int).tolist(),
+                              valid_len=4, scale_by=2.5, **params)  # fmt: skip
+    allowed = mask.copy()
+    allowed[:, 4:] = False
+    expected = naive.multihead(x.tolist(), x.tolist(), _lists(params), 2, 2.5, allowed.tolist())
+    np.testing.assert_allclose(result.output, expected, rtol=1e-10, atol=1e-10)
+    assert (result.weights[:, ~allowed] == 0).all()
+    np.testing.assert_allclose(result.raw_scores[:, allowed] / 2.5, result.scores[:, allowed])
+
+
+def test_a_boolean_mask_and_the_causal_mask_combine():
+    x, params = _layer(1, 2, 2, out_proj=False, biases=False)
+    everything = [[True] * T for _ in range(T)]
+    result = attncli.selfattn(x=x, mask=everything, causal=True, **params)
+    assert np.allclose(np.triu(result.weights, 1), 0) and np.allclose(result.weights.sum(1), 1)
+
+
+@pytest.mark.parametrize("out_proj", [True, False])
+def test_bias_and_weight_gradients_match_finite_differences(out_proj):
+    x, params = _layer(2, 2, 3, out_proj)
+    target = np.random.default_rng(5).standard_normal((T, D_MODEL if out_proj else 6))
+    result = attncli.selfattn(x=x, heads=2, d_k=2, d_v=3, out_proj=out_proj, target=target,
+                              valid_len=4, **params)  # fmt: skip
+
+    def loss() -> float:
+        run = attncli.selfattn(x=x, heads=2, d_k=2, d_v=3, out_proj=out_proj, target=target,
+                               valid_len=4, **params)  # fmt: skip
+        assert run.loss is not None
+        return run.loss
+
+    for name in params:
+        numeric = gradients.central_differences(loss, params[name])
+        assert gradients.relative_difference(result.grads[f"grad_{name}"], numeric) < 1e-6, name
+    numeric_x = gradients.central_differences(loss, x)
+    assert gradients.relative_difference(result.grads["grad_x"], numeric_x) < 1e-6
+
+
+def test_the_command_line_takes_the_same_layer(run_json, tmp_path):
+    x, params = _layer(2, 2, 2)
+    path = tmp_path / "layer.npz"
+    np.savez(path, x=x, **params)
+    document = run_json("selfattn", "-i", str(path), "--heads", "2", "--valid-len", "3")
+    allowed = np.ones((T, T), dtype=bool)
+    allowed[:, 3:] = False
+    expected = naive.multihead(x.tolist(), x.tolist(), _lists(params), 2, None, allowed.tolist())
+    np.testing.assert_allclose(document["output"], expected, rtol=1e-10, atol=1e-10)
+    assert document["d_k"] == 2 and document["params"] == sum(v.size for v in params.values())
+    assert "raw_scores" in document and document["divisor"] == pytest.approx(np.sqrt(2))
