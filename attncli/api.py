@@ -229,6 +229,9 @@ def selfattn(
     w_k: ArrayLike | None = None,
     w_v: ArrayLike | None = None,
     w_o: ArrayLike | None = None,
+    x_q: ArrayLike | None = None,
+    x_kv: ArrayLike | None = None,
+    context: str | None = None,
     b_q: ArrayLike | None = None,
     b_k: ArrayLike | None = None,
     b_v: ArrayLike | None = None,
@@ -256,7 +259,8 @@ def selfattn(
     the heads are joined through W^O unless `out_proj` is false. `mask` is 1 (or True)
     where query i may look at key j (torch's boolean attn_mask is the opposite);
     `valid_len` masks the keys from that count on (padding); `scale_by` divides the
-    scores by a number of your choosing instead of √d_k.
+    scores by a number of your choosing instead of √d_k. Cross-attention: the queries
+    from `sentence` (or `x_q`), the keys and values from `context` (or `x_kv`).
     With `grad_output` (∂ℓ/∂output) or a `target` (for ℓ = ½‖output − target‖²) the
     result also holds the backward pass: `grads` has grad_x and grad_w_q, grad_w_k,
     grad_w_v (grad_w_o with W^O, grad_b_… for each bias given), or grad_queries,
@@ -278,6 +282,8 @@ def selfattn(
         w_k=w_k,
         w_v=w_v,
         w_o=w_o,
+        x_q=x_q,
+        x_kv=x_kv,
         b_q=b_q,
         b_k=b_k,
         b_v=b_v,
@@ -289,7 +295,7 @@ def selfattn(
     from attncli.reading.selfattn_inputs import SelfAttnSettings
 
     options = SelfAttnSettings(
-        d_model, d_k, d_v, norm, seed, heads, projections, out_proj, valid_len
+        d_model, d_k, d_v, norm, seed, heads, projections, out_proj, valid_len, context
     )
     return selfattn_document(document, sentence, options, scale, causal, scale_by)
 
@@ -332,6 +338,7 @@ def selfattn_document(
         query_labels=tuple(checked.query_labels),
         tokens=tuple(checked.key_labels),
         x=checked.x,
+        x_kv=checked.x_kv,
         projections=checked.weights,
         drawn=tuple(checked.drawn),
         attention=run,
@@ -372,9 +379,11 @@ def _run_selfattn(
     if checked.direct is not None:
         queries, keys, values = checked.direct
         return core.attend(queries, keys, values, divisor, masked)
+    x_q = checked.x
+    x_kv = checked.x if checked.x_kv is None else checked.x_kv
     if not checked.weights:
-        return core.attend(checked.x, checked.x, checked.x, divisor, masked)
-    return core.attention_layer(checked.x, checked.x, checked.weights, heads, divisor, masked)
+        return core.attend(x_q, x_kv, x_kv, divisor, masked)
+    return core.attention_layer(x_q, x_kv, checked.weights, heads, divisor, masked)
 
 
 def _selfattn_backward(
@@ -396,6 +405,7 @@ def _selfattn_backward(
     x = checked.x if checked.direct is None else None
     grads = gradients.selfattn_backward(
         x,
+        checked.x_kv,
         checked.weights,
         run.queries,
         run.keys,

@@ -15,6 +15,7 @@ from attncli.options import (
     STEPS,
     AdditiveSizeOption,
     CausalOption,
+    ContextOption,
     DKOption,
     DModelOption,
     DVOption,
@@ -248,6 +249,7 @@ def grad(
 @output_options(*STEPS)
 def selfattn(
     sentence: SentenceArgument = None,
+    context: ContextOption = None,
     input_path: SelfAttnInputOption = None,
     d_model: DModelOption = None,
     d_k: DKOption = None,
@@ -296,7 +298,7 @@ def selfattn(
         check_plot_path(plot)
     settings = replace(settings, show=parse_show(show))
     options = SelfAttnSettings(
-        d_model, d_k, d_v, norm, seed, heads, not no_proj, not no_out_proj, valid_len
+        d_model, d_k, d_v, norm, seed, heads, not no_proj, not no_out_proj, valid_len, context
     )
     result = selfattn_document(document, sentence, options, not no_scale, causal, scale_by)
     explanation = result.steps(settings.row, settings.token, head) if settings.steps else []

@@ -159,6 +159,15 @@ DKOption = Annotated[
 DVOption = Annotated[
     int | None, typer.Option("--d-v", help="Columns of W^V (per head). [default: d_model / h]")
 ]
+ContextOption = Annotated[
+    str | None,
+    typer.Option(
+        "--context",
+        metavar="SENTENCE",
+        help="Cross-attention: the keys and values come from this sentence, the queries "
+        "from the first.",
+    ),
+]
 NormOption = Annotated[
     float | None,
     typer.Option(

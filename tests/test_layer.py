@@ -98,3 +98,44 @@ def test_the_command_line_takes_the_same_layer(run_json, tmp_path):
     np.testing.assert_allclose(document["output"], expected, rtol=1e-10, atol=1e-10)
     assert document["d_k"] == 2 and document["params"] == sum(v.size for v in params.values())
     assert "raw_scores" in document and document["divisor"] == pytest.approx(np.sqrt(2))
+
+
+@pytest.mark.parametrize("heads", [1, 2, 3])
+def test_cross_attention_matches_the_loop_reference(heads):
+    x_q, params = _layer(heads, 2, 2)
+    x_kv = np.random.default_rng(9).standard_normal((7, D_MODEL))
+    result = attncli.selfattn(x_q=x_q, x_kv=x_kv, heads=heads, d_k=2, d_v=2, **params)
+    expected = naive.multihead(x_q.tolist(), x_kv.tolist(), _lists(params), heads)
+    np.testing.assert_allclose(result.output, expected, rtol=1e-10, atol=1e-10)
+    assert result.weights.shape == (heads, T, 7)
+
+
+def test_cross_attention_gradients_split_between_the_two_sequences():
+    x_q, params = _layer(2, 2, 2)
+    x_kv = np.random.default_rng(9).standard_normal((7, D_MODEL))
+    target = np.zeros((T, D_MODEL))
+
+    def run():
+        return attncli.selfattn(x_q=x_q, x_kv=x_kv, heads=2, d_k=2, d_v=2, target=target,
+                                **params)  # fmt: skip
+
+    grads = run().grads
+    for name, array in (("grad_x_q", x_q), ("grad_x_kv", x_kv), ("grad_w_k", params["w_k"])):
+        numeric = gradients.central_differences(lambda: run().loss, array)
+        assert gradients.relative_difference(grads[name], numeric) < 1e-6, name
+
+
+def test_context_sentence_gives_keys_and_values(run_json):
+    document = run_json("selfattn", "the keys", "--context", "las llaves están", "--json")
+    assert document["query_tokens"] == ["the", "keys"]
+    assert document["tokens"] == ["las", "llaves", "están"]
+    assert np.array(document["weights"]).shape == (2, 3)
+    same = run_json("selfattn", "las llaves están", "--json")
+    np.testing.assert_array_equal(document["x_kv"], same["x"])  # same token, same embedding
+
+
+def test_cross_attention_inputs_are_checked(run):
+    bad = run("selfattn", "-i", "-", input='{"x_q": [[1, 2]], "x_kv": [[1, 2, 3]]}')
+    assert bad.exit_code == 2 and "x_q has 2 columns but x_kv has 3" in bad.stderr
+    alone = run("selfattn", "--context", "a b")
+    assert alone.exit_code == 2 and "give the sentence too" in alone.stderr

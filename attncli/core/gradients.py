@@ -204,6 +204,7 @@ def relative_difference(analytic: np.ndarray, numeric: np.ndarray) -> float:
 
 def selfattn_backward(
     x: np.ndarray | None,
+    x_kv: np.ndarray | None,
     projections: dict[str, np.ndarray],
     queries: np.ndarray,
     keys: np.ndarray,
@@ -217,8 +218,9 @@ def selfattn_backward(
 
     With X and projections: grad_x and grad_w_q, grad_w_k, grad_w_v (grad_w_o with W^O)
     and grad_b_… for each bias; without projections (Q = K = V = X): grad_x; with Q, K, V
-    given: grad_queries, grad_keys, grad_values. Masked cells have weight 0, so no gradient
-    flows through them.
+    given: grad_queries, grad_keys, grad_values. For cross-attention (`x_kv` given), X's
+    gradient is split: grad_x_q through Q, grad_x_kv through K and V. Masked cells have
+    weight 0, so no gradient flows through them.
     """
     # queries/keys/values/weights with a head axis when `concat` is given
     grads: dict[str, np.ndarray] = {}
@@ -239,14 +241,18 @@ def selfattn_backward(
     if x is None:
         return {"grad_queries": grad_q, "grad_keys": grad_k, "grad_values": grad_v}
     if not projections:
-        return {"grad_x": grad_q + grad_k + grad_v}
-    w_q, w_k, w_v = projections["w_q"], projections["w_k"], projections["w_v"]
-    found = {
-        "grad_x": grad_q @ w_q.T + grad_k @ w_k.T + grad_v @ w_v.T,
-        "grad_w_q": x.T @ grad_q,
-        "grad_w_k": x.T @ grad_k,
-        "grad_w_v": x.T @ grad_v,
-    }
+        through_q, through_kv = grad_q, grad_k + grad_v
+    else:
+        w_q, w_k, w_v = projections["w_q"], projections["w_k"], projections["w_v"]
+        through_q, through_kv = grad_q @ w_q.T, grad_k @ w_k.T + grad_v @ w_v.T
+    if x_kv is None:
+        found = {"grad_x": through_q + through_kv}
+    else:
+        found = {"grad_x_q": through_q, "grad_x_kv": through_kv}
+    if not projections:
+        return found
+    source = x if x_kv is None else x_kv
+    found.update(grad_w_q=x.T @ grad_q, grad_w_k=source.T @ grad_k, grad_w_v=source.T @ grad_v)
     # A bias is added to every row, so its gradient is the column sums of its projection's.
     for name, gradient in (("b_q", grad_q), ("b_k", grad_k), ("b_v", grad_v)):
         if name in projections:

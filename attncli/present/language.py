@@ -115,6 +115,12 @@ PHRASES: dict[str, tuple[str, str]] = {
     "shape": ("Shape", "Forma"),
     "holds": ("What it holds", "Qué contiene"),
     "row_per_token": ("a row per token", "una fila por token"),
+    "row_per_query": ("a row per query token", "una fila por token que pregunta"),
+    "row_per_key": ("a row per key token", "una fila por token que contesta"),
+    "cross": (
+        "cross-attention: {queries} queries over {keys} keys",
+        "atención cruzada: {queries} consultas sobre {keys} claves",
+    ),
     "drawn_from": ("drawn from seed {seed}", "sacada de la semilla {seed}"),
     "given": ("given", "dada"),
     "per_head": ("per head", "por cabeza"),

@@ -53,6 +53,8 @@ def selfattn_view(
 
     def summary(fmt: Format) -> Any:
         parts = [fmt.say("tokens_count", count=t_k)]
+        if result.x_kv is not None:
+            parts = [fmt.say("cross", queries=t_q, keys=t_k)]
         parts += [f"{name} = {value}" for name, value in d.items()]
         if heads is not None:
             parts.append(fmt.say("head_of" if heads == 1 else "heads_of", heads=heads))
@@ -88,8 +90,11 @@ def selfattn_view(
 
     def shapes(fmt: Format) -> Any:
         listed: list[tuple[str, tuple[int, ...], str]] = []
-        if result.x is not None:
+        if result.x is not None and result.x_kv is None:
             listed.append(("X", result.x.shape, fmt.say("row_per_token")))
+        elif result.x is not None and result.x_kv is not None:
+            listed.append(("X_q", result.x.shape, fmt.say("row_per_query")))
+            listed.append(("X_kv", result.x_kv.shape, fmt.say("row_per_key")))
         names = {"w_q": "W^Q", "w_k": "W^K", "w_v": "W^V", "w_o": "W^O"}
         for name, matrix in result.projections.items():
             drawn = name in result.drawn
@@ -105,8 +110,11 @@ def selfattn_view(
 
     def matrices(fmt: Format) -> Any:
         shown = []
-        if result.x is not None and "x" in show:
+        if result.x is not None and "x" in show and result.x_kv is None:
             shown.append(render.matrix_block("X", result.tokens, result.x, fmt))
+        elif result.x is not None and result.x_kv is not None and "x" in show:
+            shown.append(render.matrix_block("X_q", result.query_labels, result.x, fmt))
+            shown.append(render.matrix_block("X_kv", result.tokens, result.x_kv, fmt))
         if "w" in show:
             names = {"w_q": "W^Q", "w_k": "W^K", "w_v": "W^V", "w_o": "W^O"}
             for name, matrix in result.projections.items():

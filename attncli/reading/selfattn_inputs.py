@@ -38,6 +38,7 @@ class SelfAttnSettings:
     projections: bool
     out_proj: bool = True  # with heads: join them through W^O (torch's out_proj)
     valid_len: int | None = None  # keys from this count on are padding, masked for every row
+    context: str | None = None  # cross-attention: the sentence the keys and values come from
 
 
 @dataclass
@@ -46,15 +47,15 @@ class SelfAttnInput:
 
     query_labels: list[str]
     key_labels: list[str]
-    x: np.ndarray | None  # [T, d_model]
-    weights: dict[str, np.ndarray]  # w_q, w_k, w_v and, with heads, w_o
+    x: np.ndarray | None  # [T_q, d_model]
+    weights: dict[str, np.ndarray]  # w_q, w_k, w_v, with heads w_o, and any biases
     drawn: list[str]  # which of `weights` came from the seed
     # Q [T_q, d_k], K [T_k, d_k], V [T_k, d_v] when given instead of X
     direct: tuple[np.ndarray, np.ndarray, np.ndarray] | None
     norm: float | None  # the embeddings' length, when attn made them
-    masked: np.ndarray | None = (
-        None  # [T_q, T_k], True where a query may not look (mask, valid_len)
-    )
+    # [T_q, T_k], True where a query may not look (mask, --valid-len)
+    masked: np.ndarray | None = None
+    x_kv: np.ndarray | None = None  # [T_k, d_model]: cross-attention's other sequence
 
 
 def selfattn_input(
@@ -79,6 +80,13 @@ def selfattn_input(
             f"--norm is {settings.norm}; the embeddings' length must be positive",
             f"--norm es {settings.norm}; la longitud de los embeddings debe ser positiva",
         )
+    if settings.context is not None and sentence is None:
+        raise InputError(
+            "--context gives the keys and values for a sentence's queries; give the sentence "
+            "too (or x_q and x_kv in -i FILE)",
+            "--context da las claves y valores para las consultas de una frase; da también la "
+            "frase (o x_q y x_kv en -i FICHERO)",
+        )
     refuse_biases(document, allowed=BIASES)
     # The gradient at the output goes with either kind of input.
     data = set(document) - {"grad_output", "target"}
@@ -89,22 +97,28 @@ def selfattn_input(
     if sentence is None and not data:
         raise InputError(
             'nothing to attend over: give a sentence (attn selfattn "en las llaves del coche") '
-            "or -i FILE with x, or with queries, keys and values",
+            "or -i FILE with x, with x_q and x_kv, or with queries, keys and values",
             'no hay nada sobre lo que atender: da una frase (attn selfattn "en las llaves del '
-            'coche") o -i FICHERO con x, o con queries, keys y values',
+            'coche") o -i FICHERO con x, con x_q y x_kv, o con queries, keys y values',
         )
     if sentence is None and any(document.get(name) is not None for name in ("queries", "keys")):
         return _direct_input(document, settings)
 
     norm: float | None = None
     x: np.ndarray | None = None
+    x_kv: np.ndarray | None = None
     if sentence is not None:
-        tokens = tokenize(sentence)
+        query_tokens = tokenize(sentence)
+        tokens = tokenize(settings.context) if settings.context is not None else query_tokens
         d_model = settings.d_model or 8
+    elif document.get("x_q") is not None or document.get("x_kv") is not None:
+        x, x_kv, d_model = _cross_matrices(document, settings)
+        query_tokens = _query_labels(document, x.shape[0])
+        tokens = labels(document, x_kv.shape[0], "x_kv", "k")
     else:
         x_hint = (
-            "give x (a row per token) or queries/keys/values",
-            "da x (una fila por token) o queries/keys/values",
+            "give x (a row per token), x_q and x_kv, or queries/keys/values",
+            "da x (una fila por token), x_q y x_kv, o queries/keys/values",
         )
         x = to_matrix(require(document, "x", x_hint), "x")
         if settings.d_model is not None and settings.d_model != x.shape[1]:
@@ -114,14 +128,17 @@ def selfattn_input(
                 "(quita --d-model)",
             )
         tokens = labels(document, x.shape[0], "x", "t")
+        query_tokens = tokens
         d_model = x.shape[1]
     d_k, d_v = d_model, d_model
     if settings.projections:
         d_k, d_v = _projection_sizes(document, settings, d_model)
-    check_memory(len(tokens), len(tokens), d_model, d_k, d_v, settings.heads or 1)
+    check_memory(len(query_tokens), len(tokens), d_model, d_k, d_v, settings.heads or 1)
     if x is None:
         norm = settings.norm if settings.norm is not None else float(np.sqrt(d_model))
-        x = embed(tokens, d_model, norm, settings.seed)
+        x = embed(query_tokens, d_model, norm, settings.seed)
+        if settings.context is not None:  # the same token gets the same row in both
+            x_kv = embed(tokens, d_model, norm, settings.seed)
     weights: dict[str, np.ndarray] = {}
     drawn: list[str] = []
     if settings.projections:
@@ -160,8 +177,42 @@ def selfattn_input(
             "biases go with the projections; drop --no-proj or the b_ fields",
             "los sesgos van con las proyecciones; quita --no-proj o los campos b_",
         )
-    masked = _masked(document, len(tokens), len(tokens), settings.valid_len)
-    return SelfAttnInput(tokens, tokens, x, weights, drawn, None, norm, masked)
+    masked = _masked(document, len(query_tokens), len(tokens), settings.valid_len)
+    return SelfAttnInput(query_tokens, tokens, x, weights, drawn, None, norm, masked, x_kv)
+
+
+def _cross_matrices(
+    document: Document, settings: SelfAttnSettings
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """x_q (the queries' sequence) and x_kv (the keys' and values'), of one d_model."""
+    if document.get("x") is not None:
+        raise InputError(
+            "give x (self-attention) or x_q and x_kv (cross-attention), not both",
+            "da x (autoatención) o x_q y x_kv (atención cruzada), no las dos cosas",
+        )
+    hint = ("cross-attention needs x_q and x_kv", "la atención cruzada necesita x_q y x_kv")
+    x_q = to_matrix(require(document, "x_q", hint), "x_q")
+    x_kv = to_matrix(require(document, "x_kv", hint), "x_kv")
+    if x_q.shape[1] != x_kv.shape[1]:
+        raise ShapeError(
+            f"x_q has {x_q.shape[1]} columns but x_kv has {x_kv.shape[1]} (one d_model for both)",
+            f"x_q tiene {x_q.shape[1]} columnas pero x_kv tiene {x_kv.shape[1]} (un mismo "
+            "d_model para las dos)",
+        )
+    if settings.d_model is not None and settings.d_model != x_q.shape[1]:
+        raise ShapeError(
+            f"x_q has {x_q.shape[1]} columns but --d-model is {settings.d_model} (drop --d-model)",
+            f"x_q tiene {x_q.shape[1]} columnas pero --d-model es {settings.d_model} "
+            "(quita --d-model)",
+        )
+    return x_q, x_kv, int(x_q.shape[1])
+
+
+def _query_labels(document: Document, rows: int) -> list[str]:
+    """The queries' token names: query_tokens, else q1, q2, …"""
+    if document.get("query_tokens") is None:
+        return [f"q{index}" for index in range(1, rows + 1)]
+    return labels({"tokens": document["query_tokens"]}, rows, "x_q", "q")
 
 
 BIASES = ("b_q", "b_k", "b_v", "b_o")
