@@ -51,3 +51,31 @@ def test_no_json_run_imports_rich(args):
 
 def test_a_table_run_does_import_rich():
     assert "rich" in _loaded("softmax", "2", "0", "1", "--format", "table")
+
+
+def _complete(shell: str, words: str, **extra: str) -> str:
+    import os
+
+    env = {**os.environ, "_ATTN_COMPLETE": f"complete_{shell}", **extra}
+    if shell == "bash":
+        env.update(COMP_WORDS=words, COMP_CWORD=str(len(words.split()) - 1))
+    else:
+        env["_TYPER_COMPLETE_ARGS"] = words
+    result = subprocess.run(
+        [sys.executable, "-m", "attncli"], capture_output=True, text=True, env=env
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_shell_completion_for_bash_zsh_and_fish():
+    assert _complete("bash", "attn sof").split() == ["softmax"]
+    assert "--temperature" in _complete("bash", "attn softmax --tem")
+    zsh = _complete("zsh", "attn selfattn --no-")
+    assert "--no-proj" in zsh and "--no-out-proj" in zsh
+    fish = _complete("fish", "attn so", _TYPER_COMPLETE_FISH_ACTION="get-args")
+    assert "softmax" in fish
+    shown = subprocess.run(
+        [sys.executable, "-m", "attncli", "--help"], capture_output=True, text=True
+    )
+    assert "--install-completion" in shown.stdout and "--show-completion" in shown.stdout
