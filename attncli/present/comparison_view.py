@@ -38,6 +38,9 @@ def closing_line(comparison: Comparison, fmt: Format) -> str | None:
 
 
 def _millions(amount: int, fmt: Format) -> str:
+    """2.2 million; below a hundred thousand the count itself (272, not 0.0 million)."""
+    if amount < 100_000:
+        return fmt.count(amount)
     return fmt.say("million", amount=fmt.number(amount / 1e6, 1, whole_bare=False))
 
 

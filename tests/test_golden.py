@@ -1,0 +1,86 @@
+"""Every result kind as a terminal shows it, 80 columns, no colour, pinned as golden text.
+
+A deliberate change of the screen is refreshed with
+
+    python tests/test_golden.py --update
+
+and reviewed in the diff of tests/golden/.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+def _cases() -> dict[str, object]:
+    import attncli as attn
+    from attncli.core.timing import Timing
+
+    tren = dict(query=[1, 0], keys=[[2, 1], [0, 2], [1, 1]], tokens=["tren", "va", "lleno"])
+    values = [[10, 0], [0, 10], [5, 5]]
+    grid = dict(queries=[[1, 0], [0, 1], [1, 1]], keys=tren["keys"], tokens=tren["tokens"])
+    comparison = attn.compare_scores(tx=4, ty=3, d_h=8, d_a=4, repeat=1, d_ks=[4, 16])
+    for method, seconds in {"additive": 4e-4, "general": 5e-5, "dot": 2e-5, "scaled": 3e-5}.items():
+        comparison.timings[method] = Timing(seconds, seconds * 0.9, seconds * 1.2, 1)
+    return {
+        "score": attn.score(**tren),
+        "score-general": attn.score(**tren, method="general", seed=1),
+        "softmax": attn.softmax(attn.score(**tren)),
+        "softmax-grid": attn.softmax(attn.score(**grid)),
+        "mix": attn.mix(attn.softmax(attn.score(**tren)), values=values),
+        "grad": attn.grad(**tren, values=values, target=[8, 2]),
+        "selfattn": attn.selfattn("en las llaves del coche", seed=0),
+        "selfattn-heads": attn.selfattn("en las llaves", heads=2, causal=True),
+        "selfattn-cross": attn.selfattn("the keys", context="las llaves están"),
+        "compare-scores": comparison,
+        "exercise": attn.exercise(seed=7),
+    }
+
+
+def _render(result: object, show: frozenset[str] = frozenset()) -> str:
+    from attncli.present.format import Format
+    from attncli.present.views import view_of
+
+    console = Console(width=80, color_system=None, file=io.StringIO(), record=True)
+    for renderable in view_of(result, Format(), show):  # type: ignore[arg-type]
+        console.print(renderable)
+    text = "\n".join(line.rstrip() for line in console.export_text().splitlines()) + "\n"
+    # The loop check's rounding differences depend on the CPU's BLAS: pinned as a shape.
+    return re.sub(r"largest\s+difference\s+\d\.\de-\d\d", "largest difference ≈0", text)
+
+
+def _rendered() -> dict[str, str]:
+    shown = {name: _render(result) for name, result in _cases().items()}
+    everything = frozenset({"x", "w", "q", "k", "v", "shapes"})
+    shown["selfattn-show-all"] = _render(_cases()["selfattn"], everything)
+    return shown
+
+
+@pytest.fixture(scope="module")
+def rendered() -> dict[str, str]:
+    return _rendered()
+
+
+NAMES = ["score", "score-general", "softmax", "softmax-grid",
+         "mix", "grad", "selfattn", "selfattn-heads", "selfattn-cross", "compare-scores",
+         "exercise", "selfattn-show-all"]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_screen_is_unchanged(rendered, name):
+    expected = (GOLDEN / f"{name}.txt").read_text(encoding="utf-8")
+    assert rendered[name] == expected, f"{name}: rerun python tests/test_golden.py --update"
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--update"]:
+    for name, text in _rendered().items():
+        (GOLDEN / f"{name}.txt").write_text(text, encoding="utf-8")
+    print(f"wrote {len(NAMES)} files to {GOLDEN}")
