@@ -149,8 +149,8 @@ def softmax(
     Example: attn softmax 2 0 1 --tokens tren,va,lleno --steps
     """
     from attncli.api import softmax_document
+    from attncli.reading.arguments import scores_from_arguments
     from attncli.reading.sources import document_from
-    from attncli.reading.values import scores_from_arguments
 
     scores = scores_from_arguments(numbers or [], scores)
     document = document_from(
@@ -233,7 +233,7 @@ def grad(
 
     Example: attn grad -i samples/tren.json --target 8,2 --steps
     """
-    from attncli.api import grad_document
+    from attncli.api_grad import grad_document
     from attncli.reading.sources import document_from
 
     inline = {"query": query, "queries": queries, "keys": keys, "values": values, "tokens": tokens,
@@ -282,7 +282,7 @@ def selfattn(
     """
     from dataclasses import replace
 
-    from attncli.api import selfattn_document
+    from attncli.api_selfattn import selfattn_document
     from attncli.present.output import emit, parse_show
     from attncli.reading.selfattn_inputs import SelfAttnSettings
     from attncli.reading.sources import document_from

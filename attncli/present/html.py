@@ -55,9 +55,9 @@ def html_of(result: Result, fmt: Format | None = None) -> str:
         MixResult,
         Rowwise,
         ScoreResult,
-        SelfAttnResult,
         SoftmaxResult,
     )
+    from attncli.results_selfattn import SelfAttnResult
 
     fmt = fmt or Format()
     if isinstance(result, Rowwise):

@@ -270,7 +270,8 @@ def document_from(
     Stdin is read only when the options do not already give every required field,
     so `attn softmax 2 0 1` inside a script never swallows the script's input.
     """
-    from attncli.reading.values import parse_inline, parse_tokens
+    from attncli.reading.arguments import parse_inline
+    from attncli.reading.values import parse_tokens
 
     given = {name for name, text in inline.items() if text is not None}
     document = load_document(path, bare_field, read_stdin=not set(required) <= given)

@@ -1,0 +1,149 @@
+"""The backward pass of score → softmax → mix as an operation: every gradient, as a
+GradResult. No I/O."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from attncli.api import ArrayLike, _document, _finite, check_temperature
+from attncli.reading.values import Document
+from attncli.results import GradResult
+
+if TYPE_CHECKING:
+    pass
+
+
+def grad(
+    query: ArrayLike | None = None,
+    keys: ArrayLike | None = None,
+    values: ArrayLike | None = None,
+    *,
+    queries: ArrayLike | None = None,
+    grad_output: ArrayLike | None = None,
+    target: ArrayLike | None = None,
+    tokens: Sequence[str] | None = None,
+    method: str | None = None,
+    w_a: ArrayLike | None = None,
+    w_1: ArrayLike | None = None,
+    w_2: ArrayLike | None = None,
+    v_a: ArrayLike | None = None,
+    d_a: int | None = None,
+    seed: int = 0,
+    temperature: float | None = None,
+) -> GradResult:
+    """The backward pass: every gradient of the chain score → softmax → mix.
+
+    Give the gradient arriving at the output (`grad_output`, ∇_c ℓ) or a `target`, for
+    ℓ = ½‖c − target‖². Anything a forward result carries can be chained in with
+    `grad_document(result.to_document() | {"target": ...})`.
+
+    >>> g = grad(query=[1, 0], keys=[[2, 1], [0, 2], [1, 1]], values=[[10, 0], [0, 10], [5, 5]],
+    ...          target=[8, 2])
+    >>> g.grad_output.round(3), round(g.loss, 4)
+    (array([-0.124,  0.124]), 0.0154)
+    >>> float(abs(g.grad_scores.sum())) < 1e-15
+    True
+    """
+    document = _document(
+        query=query,
+        queries=queries,
+        keys=keys,
+        values=values,
+        grad_output=grad_output,
+        target=target,
+        tokens=tokens,
+        w_a=w_a,
+        w_1=w_1,
+        w_2=w_2,
+        v_a=v_a,
+    )
+    return grad_document(document, method, seed, d_a, temperature)
+
+
+def grad_document(
+    document: Document,
+    method: str | None = None,
+    seed: int = 0,
+    d_a: int | None = None,
+    temperature: float | None = None,
+) -> GradResult:
+    """grad() on a document: what score, softmax and mix read, plus grad_output or target.
+
+    The method and temperature default to the document's (as piped from the forward
+    chain), else dot and 1; null cells in its `scores` stay masked.
+    """
+    from attncli.reading.grad_inputs import grad_input
+
+    chosen_method = method or str(document.get("method") or "dot")
+    chosen_temperature = temperature
+    if chosen_temperature is None:
+        given = document.get("temperature")
+        chosen_temperature = float(given) if isinstance(given, (int, float)) else 1.0
+    check_temperature(chosen_temperature)
+    checked = grad_input(document, chosen_method, seed, d_a)
+    rows = checked.scores.queries
+    with np.errstate(all="ignore"):  # overflow is checked after, with a clear message
+        run, loss, found = _grad_run(checked, chosen_method, chosen_temperature)
+    _finite(run.scores, "scores", masked=checked.mask)
+    _finite(run.output, "output")
+    _finite_gradients(found)
+    return GradResult(
+        single=rows.single,
+        row_labels=tuple(rows.row_labels),
+        column_labels=tuple(rows.column_labels),
+        carried=dict(document),
+        method=chosen_method,
+        queries=rows.matrix,
+        keys=checked.scores.keys,
+        values=checked.values,
+        parameters=checked.scores.parameters,
+        drawn=tuple(checked.scores.drawn),
+        seed=seed,
+        temperature=chosen_temperature,
+        forward=run,
+        target=checked.target,
+        loss=loss,
+        gradients=found,
+    )
+
+
+def _grad_run(checked: Any, method: str, temperature: float) -> tuple[Any, float | None, Any]:
+    """Forward and backward through score → softmax → mix: the run, the loss, the gradients."""
+    from attncli.core import gradients
+
+    rows = checked.scores.queries
+    run = gradients.forward(
+        method,
+        rows.matrix,
+        checked.scores.keys,
+        checked.values,
+        checked.scores.parameters,
+        temperature,
+        checked.mask,
+    )
+    loss = None
+    grad_out = checked.grad_output
+    if checked.target is not None:
+        loss, grad_out = gradients.squared_error(run.output, checked.target)
+    assert grad_out is not None
+    found = gradients.backward(
+        method,
+        rows.matrix,
+        checked.scores.keys,
+        checked.values,
+        checked.scores.parameters,
+        run,
+        grad_out,
+        temperature,
+    )
+    return run, loss, found
+
+
+def _finite_gradients(found: Any) -> None:
+    """Refuse gradients that overflowed float64, naming the first such gradient and cell."""
+    for name, value in {**vars(found), **vars(found.score)}.items():
+        if isinstance(value, np.ndarray):
+            _finite(value, name)

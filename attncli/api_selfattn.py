@@ -1,0 +1,219 @@
+"""The self-attention layer as an operation: array-likes or a document → checked inputs →
+core → a SelfAttnResult, with its backward pass when asked for. No I/O."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from attncli.api import ArrayLike, _document, _finite
+from attncli.errors import OptionError
+from attncli.reading.values import Document
+from attncli.results_selfattn import SelfAttnResult
+
+if TYPE_CHECKING:
+    from attncli.reading.selfattn_inputs import SelfAttnSettings
+
+
+def selfattn(
+    sentence: str | None = None,
+    *,
+    x: ArrayLike | None = None,
+    queries: ArrayLike | None = None,
+    keys: ArrayLike | None = None,
+    values: ArrayLike | None = None,
+    tokens: Sequence[str] | None = None,
+    w_q: ArrayLike | None = None,
+    w_k: ArrayLike | None = None,
+    w_v: ArrayLike | None = None,
+    w_o: ArrayLike | None = None,
+    x_q: ArrayLike | None = None,
+    x_kv: ArrayLike | None = None,
+    context: str | None = None,
+    b_q: ArrayLike | None = None,
+    b_k: ArrayLike | None = None,
+    b_v: ArrayLike | None = None,
+    b_o: ArrayLike | None = None,
+    mask: ArrayLike | None = None,
+    d_model: int | None = None,
+    d_k: int | None = None,
+    d_v: int | None = None,
+    norm: float | None = None,
+    seed: int = 0,
+    heads: int | None = None,
+    projections: bool = True,
+    out_proj: bool = True,
+    scale: bool = True,
+    scale_by: float | None = None,
+    causal: bool = False,
+    valid_len: int | None = None,
+    grad_output: ArrayLike | None = None,
+    target: ArrayLike | None = None,
+) -> SelfAttnResult:
+    """Self-attention over a sentence (seeded embeddings) or a given X; or attention over
+    given queries, keys and values. W as d_in × d_out, applied as x @ W (from torch's
+    nn.Linear, pass weight.T); biases b_q, b_k, b_v, b_o are optional (zero when left
+    out). With `heads`, d_k and d_v are the sizes per head (d_model / h by default), and
+    the heads are joined through W^O unless `out_proj` is false. `mask` is 1 (or True)
+    where query i may look at key j (torch's boolean attn_mask is the opposite);
+    `valid_len` masks the keys from that count on (padding); `scale_by` divides the
+    scores by a number of your choosing instead of √d_k. Cross-attention: the queries
+    from `sentence` (or `x_q`), the keys and values from `context` (or `x_kv`).
+    With `grad_output` (∂ℓ/∂output) or a `target` (for ℓ = ½‖output − target‖²) the
+    result also holds the backward pass: `grads` has grad_x and grad_w_q, grad_w_k,
+    grad_w_v (grad_w_o with W^O, grad_b_… for each bias given), or grad_queries,
+    grad_keys, grad_values when Q, K, V were given.
+
+    >>> a = selfattn("en las llaves del coche", seed=0)
+    >>> a.weights.shape, a.params
+    ((5, 5), 192)
+    >>> bool(abs(a.weights.sum(axis=1) - 1).max() < 1e-12)
+    True
+    """
+    document = _document(
+        x=x,
+        queries=queries,
+        keys=keys,
+        values=values,
+        tokens=tokens,
+        w_q=w_q,
+        w_k=w_k,
+        w_v=w_v,
+        w_o=w_o,
+        x_q=x_q,
+        x_kv=x_kv,
+        b_q=b_q,
+        b_k=b_k,
+        b_v=b_v,
+        b_o=b_o,
+        mask=mask,
+        grad_output=grad_output,
+        target=target,
+    )
+    from attncli.reading.selfattn_inputs import SelfAttnSettings
+
+    options = SelfAttnSettings(
+        d_model, d_k, d_v, norm, seed, heads, projections, out_proj, valid_len, context
+    )
+    return selfattn_document(document, sentence, options, scale, causal, scale_by)
+
+
+def selfattn_document(
+    document: Document,
+    sentence: str | None,
+    options: SelfAttnSettings,
+    scale: bool = True,
+    causal: bool = False,
+    scale_by: float | None = None,
+) -> SelfAttnResult:
+    """selfattn() on a document (x and projections, or queries, keys and values).
+
+    The scores are divided by √d_k (per head), by `scale_by` when given, or not at all
+    when `scale` is false.
+    """
+    from attncli.reading.selfattn_inputs import selfattn_input
+
+    checked = selfattn_input(document, sentence, options)
+    masked = checked.masked
+    if causal:
+        from attncli.core.attention import causal_mask
+
+        later = ~causal_mask(len(checked.query_labels), len(checked.key_labels))
+        masked = later if masked is None else masked | later
+    divisor = _divisor(scale, scale_by, checked, options)
+    with np.errstate(all="ignore"):  # overflow is checked after, with a clear message
+        run = _run_selfattn(checked, options.heads, divisor, masked)
+    _finite(run.scores, "scores", masked=masked)
+    _finite(run.output, "output")
+    result_divisor = float(np.sqrt(run.keys.shape[-1])) if divisor is None else divisor
+    with np.errstate(all="ignore"):
+        loss, grads = _selfattn_backward(document, checked, run, result_divisor)
+    for name, gradient in grads.items():
+        _finite(gradient, name)
+    return SelfAttnResult(
+        loss=loss,
+        grads=grads,
+        query_labels=tuple(checked.query_labels),
+        tokens=tuple(checked.key_labels),
+        x=checked.x,
+        x_kv=checked.x_kv,
+        projections=checked.weights,
+        drawn=tuple(checked.drawn),
+        attention=run,
+        heads=options.heads,
+        scale=scale,
+        divisor=result_divisor,
+        causal=causal,
+        masked=masked,
+        norm=checked.norm,
+        seed=options.seed,
+    )
+
+
+def _divisor(scale: bool, scale_by: float | None, checked: Any, options: Any) -> float | None:
+    """What the scores are divided by: None for √d_k (the core's default), 1, or --scale S."""
+    if scale_by is None:
+        return None if scale else 1.0
+    if not scale:
+        raise OptionError(
+            "--scale S and --no-scale both set the divisor; give one",
+            "--scale S y --no-scale fijan los dos el divisor; da uno",
+        )
+    if not (math.isfinite(scale_by) and scale_by > 0):
+        raise OptionError(
+            f"--scale is {scale_by}; the divisor must be a positive number",
+            f"--scale es {scale_by}; el divisor debe ser un número positivo",
+        )
+    return float(scale_by)
+
+
+def _run_selfattn(
+    checked: Any, heads: int | None, divisor: float | None, masked: np.ndarray | None
+) -> Any:
+    """Attention on the given Q, K, V; on X itself (no projections); or the attention layer
+    on X, in one head or several."""
+    from attncli.core import selfattn as core
+
+    if checked.direct is not None:
+        queries, keys, values = checked.direct
+        return core.attend(queries, keys, values, divisor, masked)
+    x_q = checked.x
+    x_kv = checked.x if checked.x_kv is None else checked.x_kv
+    if not checked.weights:
+        return core.attend(x_q, x_kv, x_kv, divisor, masked)
+    return core.attention_layer(x_q, x_kv, checked.weights, heads, divisor, masked)
+
+
+def _selfattn_backward(
+    document: Document, checked: Any, run: Any, divisor: float
+) -> tuple[float | None, dict[str, np.ndarray]]:
+    """The loss and gradients of a self-attention run, when the document gives an
+    upstream gradient."""
+    if document.get("grad_output") is None and document.get("target") is None:
+        return None, {}
+    from attncli.core import gradients
+    from attncli.reading.grad_inputs import upstream_gradient
+
+    name, upstream = upstream_gradient(document, run.output.shape, required=False)
+    if upstream is None:
+        return None, {}
+    loss = None
+    if name == "target":
+        loss, upstream = gradients.squared_error(run.output, upstream)
+    x = checked.x if checked.direct is None else None
+    grads = gradients.selfattn_backward(
+        x,
+        checked.x_kv,
+        checked.weights,
+        run.queries,
+        run.keys,
+        run.values,
+        run.weights,
+        run.concat,
+        upstream,
+        divisor,
+    )
+    return loss, {"grad_output": upstream, **grads}

@@ -1,0 +1,145 @@
+"""The result of the self-attention layer: every intermediate, and the backward pass."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from attncli.reading.inputs import pick_row
+from attncli.results import Result
+
+if TYPE_CHECKING:
+    from attncli.core.selfattn import Attention
+    from attncli.explain import Step
+
+
+@dataclass(frozen=True, repr=False, kw_only=True)
+class SelfAttnResult(Result):
+    """Self-attention over X (or attention over given Q, K, V): every intermediate.
+
+    With heads, queries, keys, values, scores and weights have a leading head axis.
+    """
+
+    query_labels: tuple[str, ...]
+    tokens: tuple[str, ...]  # the keys' labels
+    x: np.ndarray | None  # [T_q, d_model]; None when Q, K, V were given
+    x_kv: np.ndarray | None = None  # [T_k, d_model] for cross-attention; None: x itself
+    projections: dict[str, np.ndarray]  # w_q, w_k, w_v and, with heads, w_o
+    drawn: tuple[str, ...]  # the projections drawn from the seed
+    attention: Attention
+    heads: int | None
+    scale: bool
+    divisor: float  # what the scores were divided by: √d_k, 1 unscaled, or --scale S
+    causal: bool
+    norm: float | None  # the embeddings' length, when attn made them
+    seed: int
+    masked: np.ndarray | None = None  # [T_q, T_k], True where a query may not look
+    # With a gradient at the output (grad_output, or target for ½‖out − target‖²):
+    loss: float | None = None
+    grads: dict[str, np.ndarray] = field(default_factory=dict)  # grad_x, grad_w_q, ...
+
+    queries = property(lambda self: self.attention.queries, doc="Q: [T_q, d_k] or [h, T_q, d_k]")
+    keys = property(lambda self: self.attention.keys, doc="K: [T_k, d_k] or [h, T_k, d_k]")
+    values = property(lambda self: self.attention.values, doc="V: [T_k, d_v] or [h, T_k, d_v]")
+    scores = property(lambda self: self.attention.scores, doc="[T_q, T_k]; -inf where masked")
+    weights = property(lambda self: self.attention.weights, doc="[T_q, T_k], rows sum to 1")
+    output = property(lambda self: self.attention.output, doc="[T_q, d_v], or d_model after W^O")
+
+    @property
+    def sizes(self) -> dict[str, int]:
+        """d_model (when there is an X), d_k and d_v per head."""
+        found = {"d_k": int(self.keys.shape[-1]), "d_v": int(self.values.shape[-1])}
+        if self.x is not None:
+            found = {"d_model": int(self.x.shape[1]), **found}
+        return found
+
+    @property
+    def raw_scores(self) -> np.ndarray:
+        """Q Kᵀ before the division and the mask: [T_q, T_k], or [h, T_q, T_k]."""
+        return self.queries @ np.swapaxes(self.keys, -1, -2)
+
+    @property
+    def params(self) -> int:
+        """The layer's learned weights and biases: 0 without projections or when Q, K, V
+        were given."""
+        return sum(int(matrix.size) for matrix in self.projections.values())
+
+    def __repr__(self) -> str:
+        return (
+            f"SelfAttnResult(tokens={list(self.tokens)}, weights={self.weights.shape}, "
+            f"output={self.output.shape}, params={self.params})"
+        )
+
+    def to_document(self) -> dict[str, Any]:
+        document: dict[str, Any] = {"tokens": list(self.tokens)}
+        if self.query_labels != self.tokens:
+            document["query_tokens"] = list(self.query_labels)
+        if self.x is not None and self.x_kv is not None:
+            document.update(x_q=self.x, x_kv=self.x_kv)
+        elif self.x is not None:
+            document["x"] = self.x
+        document.update(self.projections)
+        document.update(
+            self.sizes,
+            heads=self.heads,
+            scale=self.scale,
+            divisor=self.divisor,
+            causal=self.causal,
+            projections=bool(self.projections),
+        )
+        if self.norm is not None:
+            document.update(norm=self.norm, seed=self.seed)
+        elif self.drawn:
+            document["seed"] = self.seed
+        document.update(
+            queries=self.queries,
+            keys=self.keys,
+            values=self.values,
+            raw_scores=self.raw_scores,
+            scores=self.scores,
+            weights=self.weights,
+        )
+        if self.attention.concat is not None:
+            document["concat"] = self.attention.concat
+        document.update(output=self.output, params=self.params)
+        if self.loss is not None:
+            document["loss"] = self.loss
+        document.update(self.grads)
+        return document
+
+    def head(self, number: int) -> tuple[np.ndarray, ...]:
+        """Q, K, V, scores and weights of head `number` (1-based; 1 is the only one without
+        heads)."""
+        from attncli.errors import InputError
+
+        arrays = (self.queries, self.keys, self.values, self.scores, self.weights)
+        if self.heads is None and number == 1:
+            return arrays
+        total = self.heads or 1
+        if not 1 <= number <= total:
+            raise InputError(
+                f"--head {number} is out of range: there are {total} heads (1 to {total})",
+                f"--head {number} está fuera de rango: hay {total} cabezas (de 1 a {total})",
+            )
+        return tuple(array[number - 1] for array in arrays)
+
+    def steps(self, row: int | None = None, token: str | None = None, head: int = 1) -> list[Step]:
+        """Scores, softmax and mix for one row (of one head), as the calculator's steps."""
+        from attncli.explain import explain_chain
+
+        queries, keys, values, scores, weights = self.head(head)
+        index = pick_row(self.query_labels, row, token)
+        method = "scaled" if self.divisor != 1.0 else "dot"
+        return explain_chain(
+            method,
+            self.query_labels[index],
+            queries[index],
+            keys,
+            values,
+            scores[index],
+            weights[index],
+            list(self.tokens),
+            self.divisor,
+        )
