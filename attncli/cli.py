@@ -15,23 +15,34 @@ from attncli.options import (
     STEPS,
     AdditiveSizeOption,
     CausalOption,
+    ChainMethodOption,
+    ChainTemperatureOption,
+    CheckOption,
     ContextOption,
+    DaOption,
+    DhOption,
+    DimOption,
     DKOption,
     DModelOption,
     DVOption,
     EmbeddingSeedOption,
+    GradOutputOption,
     HeadOption,
     HeadsOption,
     InputOption,
     KeysOption,
+    MethodOption,
     NoOutProjOption,
     NoProjOption,
     NormOption,
     NoScaleOption,
     PlotOption,
+    ProblemSeedOption,
     QueriesOption,
     QueryOption,
+    RepeatOption,
     ScaleByOption,
+    ScoreArguments,
     ScoreMethod,
     ScoreSeedOption,
     ScoresOption,
@@ -40,7 +51,15 @@ from attncli.options import (
     SelfAttnTargetOption,
     SentenceArgument,
     ShowOption,
+    SizeOption,
+    StatesSeedOption,
+    SweepOption,
+    TargetOption,
+    TemperatureOption,
+    ThreadsOption,
     TokensOption,
+    TxOption,
+    TyOption,
     ValidLenOption,
     ValuesOption,
     WeightsOption,
@@ -85,15 +104,7 @@ def score(
     keys: KeysOption = None,
     values: ValuesOption = None,
     tokens: TokensOption = None,
-    method: Annotated[
-        ScoreMethod,
-        typer.Option(
-            "--method",
-            "-m",
-            help="dot: q·k. scaled: q·k ÷ √d_k. general (Luong): q^T W_a k. "
-            "additive (Bahdanau): v_a^T tanh(W_1 q + W_2 k).",
-        ),
-    ] = ScoreMethod.dot,
+    method: MethodOption = ScoreMethod.dot,
     seed: ScoreSeedOption = 0,
     d_a: AdditiveSizeOption = None,
     *,
@@ -118,23 +129,11 @@ def score(
 @app.command(cls=NumbersCommand, context_settings={"ignore_unknown_options": True})
 @output_options(*STEPS)
 def softmax(
-    numbers: Annotated[
-        list[str] | None,
-        typer.Argument(
-            metavar="[SCORE]...",
-            help="Scores, e.g. 2 0 1 (-inf marks a masked cell).",
-            show_default=False,
-        ),
-    ] = None,
+    numbers: ScoreArguments = None,
     input_path: InputOption = None,
     scores: ScoresOption = None,
     tokens: TokensOption = None,
-    temperature: Annotated[
-        float,
-        typer.Option(
-            "--temperature", "-t", help="Divide scores by T first: T > 1 spreads, T < 1 sharpens."
-        ),
-    ] = 1.0,
+    temperature: TemperatureOption = 1.0,
     *,
     settings: Settings,
 ) -> None:
@@ -192,33 +191,13 @@ def grad(
     keys: KeysOption = None,
     values: ValuesOption = None,
     tokens: TokensOption = None,
-    grad_output: Annotated[
-        str | None,
-        typer.Option("--grad-output", "-g", help="∇_c ℓ, the gradient at the output, e.g. 1,0."),
-    ] = None,
-    target: Annotated[
-        str | None,
-        typer.Option("--target", help="A target for ℓ = ½‖c − target‖², e.g. 8,2."),
-    ] = None,
-    method: Annotated[
-        ScoreMethod | None,
-        typer.Option(
-            "--method",
-            "-m",
-            help="The score: dot, scaled, general or additive. [default: the input's, else dot]",
-        ),
-    ] = None,
+    grad_output: GradOutputOption = None,
+    target: TargetOption = None,
+    method: ChainMethodOption = None,
     seed: ScoreSeedOption = 0,
     d_a: AdditiveSizeOption = None,
-    temperature: Annotated[
-        float | None,
-        typer.Option(
-            "--temperature", "-t", help="Softmax temperature [default: the input's, else 1]."
-        ),
-    ] = None,
-    check: Annotated[
-        bool, typer.Option("--check", help="Compare every gradient with finite differences.")
-    ] = False,
+    temperature: ChainTemperatureOption = None,
+    check: CheckOption = False,
     *,
     settings: Settings,
 ) -> None:
@@ -312,24 +291,14 @@ def selfattn(
 @app.command("compare-scores")
 @output_options()
 def compare_scores(
-    tx: Annotated[int, typer.Option("--tx", help="Encoder positions T_x (the keys).")] = 60,
-    ty: Annotated[int, typer.Option("--ty", help="Decoder positions T_y (the queries).")] = 60,
-    d_h: Annotated[int, typer.Option("--d-h", help="Size d_h of every state.")] = 256,
-    d_a: Annotated[int, typer.Option("--d-a", help="Hidden size d_a of the additive score.")] = 256,
-    seed: Annotated[
-        int,
-        typer.Option("--seed", min=0, max=2**64 - 1, help="Seed for the states and parameters."),
-    ] = 0,
-    repeat: Annotated[
-        int, typer.Option("--repeat", help="Timed runs per method, interleaved, after a warm-up.")
-    ] = 9,
-    threads: Annotated[
-        int, typer.Option("--threads", help="BLAS threads, the same for every method.")
-    ] = 1,
-    d_k: Annotated[
-        str,
-        typer.Option("--d-k", "--dk", help="d_k values for the scaling sweep, e.g. 8,64,512."),
-    ] = "8,64,512",
+    tx: TxOption = 60,
+    ty: TyOption = 60,
+    d_h: DhOption = 256,
+    d_a: DaOption = 256,
+    seed: StatesSeedOption = 0,
+    repeat: RepeatOption = 9,
+    threads: ThreadsOption = 1,
+    d_k: SweepOption = "8,64,512",
     *,
     settings: Settings,
 ) -> None:
@@ -366,14 +335,9 @@ def compare_scores(
 @app.command()
 @output_options("answers", "digits")
 def exercise(
-    seed: Annotated[
-        int,
-        typer.Option(
-            "--seed", min=0, max=2**64 - 1, help="Which problem: each seed gives another."
-        ),
-    ] = 0,
-    size: Annotated[int, typer.Option("--size", help="How many tokens (keys and values).")] = 3,
-    dim: Annotated[int, typer.Option("--dim", help="Numbers per vector.")] = 2,
+    seed: ProblemSeedOption = 0,
+    size: SizeOption = 3,
+    dim: DimOption = 2,
     *,
     settings: Settings,
 ) -> None:

@@ -337,3 +337,78 @@ def settings_from(
         row=row,
         token=token,
     )
+
+
+# attn compare-scores
+TxOption = Annotated[int, typer.Option("--tx", help="Encoder positions T_x (the keys).")]
+TyOption = Annotated[int, typer.Option("--ty", help="Decoder positions T_y (the queries).")]
+DhOption = Annotated[int, typer.Option("--d-h", help="Size d_h of every state.")]
+DaOption = Annotated[int, typer.Option("--d-a", help="Hidden size d_a of the additive score.")]
+StatesSeedOption = Annotated[
+    int, typer.Option("--seed", min=0, max=2**64 - 1, help="Seed for the states and parameters.")
+]
+RepeatOption = Annotated[
+    int, typer.Option("--repeat", help="Timed runs per method, interleaved, after a warm-up.")
+]
+ThreadsOption = Annotated[
+    int, typer.Option("--threads", help="BLAS threads, the same for every method.")
+]
+SweepOption = Annotated[
+    str, typer.Option("--d-k", "--dk", help="d_k values for the scaling sweep, e.g. 8,64,512.")
+]
+
+# attn exercise
+ProblemSeedOption = Annotated[
+    int,
+    typer.Option("--seed", min=0, max=2**64 - 1, help="Which problem: each seed gives another."),
+]
+SizeOption = Annotated[int, typer.Option("--size", help="How many tokens (keys and values).")]
+DimOption = Annotated[int, typer.Option("--dim", help="Numbers per vector.")]
+
+
+# attn score, softmax, grad
+MethodOption = Annotated[
+    ScoreMethod,
+    typer.Option(
+        "--method",
+        "-m",
+        help="dot: q·k. scaled: q·k ÷ √d_k. general (Luong): q^T W_a k. "
+        "additive (Bahdanau): v_a^T tanh(W_1 q + W_2 k).",
+    ),
+]
+ScoreArguments = Annotated[
+    list[str] | None,
+    typer.Argument(
+        metavar="[SCORE]...",
+        help="Scores, e.g. 2 0 1 (-inf marks a masked cell).",
+        show_default=False,
+    ),
+]
+TemperatureOption = Annotated[
+    float,
+    typer.Option(
+        "--temperature", "-t", help="Divide scores by T first: T > 1 spreads, T < 1 sharpens."
+    ),
+]
+GradOutputOption = Annotated[
+    str | None,
+    typer.Option("--grad-output", "-g", help="∇_c ℓ, the gradient at the output, e.g. 1,0."),
+]
+TargetOption = Annotated[
+    str | None, typer.Option("--target", help="A target for ℓ = ½‖c − target‖², e.g. 8,2.")
+]
+ChainMethodOption = Annotated[
+    ScoreMethod | None,
+    typer.Option(
+        "--method",
+        "-m",
+        help="The score: dot, scaled, general or additive. [default: the input's, else dot]",
+    ),
+]
+ChainTemperatureOption = Annotated[
+    float | None,
+    typer.Option("--temperature", "-t", help="Softmax temperature [default: the input's, else 1]."),
+]
+CheckOption = Annotated[
+    bool, typer.Option("--check", help="Compare every gradient with finite differences.")
+]
