@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import io
+import json
+
+import numpy as np
 import pytest
+from rich.console import Console
 
 from attncli.comparison import Sizes, check_sizes, compare
 from attncli.core.costs import score_costs
@@ -156,3 +161,49 @@ def test_memory_estimate_is_checked_before_allocating():
     with pytest.raises(OptionError, match="lower --d-k$"):
         check_sizes(Sizes(60, 60, 256, 256, 0, 1, [8, 10**20]), memory=10**10)
     check_sizes(Sizes(60, 60, 256, 256, 0, 1), memory=10**9)
+
+
+def test_methods_are_timed_interleaved():
+    from attncli.core.timing import time_interleaved
+
+    calls = []
+    timings = time_interleaved({"a": lambda: calls.append("a"), "b": lambda: calls.append("b")},
+                               repeat=3, warmup=1)  # fmt: skip
+    assert calls == ["a", "b", "a", "b", "a", "b", "a", "b"]
+    assert timings["a"].runs == 3 and timings["a"].fastest <= timings["a"].slowest
+
+
+def test_a_wide_spread_warns_that_the_machine_was_busy():
+    from attncli.present.comparison_view import comparison_view
+
+    quiet = _comparison(0.3, 0.1, d_a=1)
+    busy = _comparison(0.3, 0.1, d_a=1)
+    busy.timings["dot"] = Timing(0.01, 0.001, 0.02, 1)
+    assert not quiet.busy and busy.busy and busy.to_document()["busy"] is True
+
+    def text(comparison, lang):
+        console = Console(width=80, color_system=None, record=True, file=io.StringIO())
+        for part in comparison_view(comparison, Format(lang=lang)):
+            console.print(part)
+        return " ".join(console.export_text().split())
+
+    assert "the machine was busy" in text(busy, "en") and "busy" not in text(quiet, "en")
+    assert "la máquina estaba ocupada" in text(busy, "es")
+
+
+def test_threads_are_chosen_and_reported(run):
+    result = run("compare-scores", *SMALL, "--threads", "2", "--json")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["threads"] == 2
+    refused = run("compare-scores", *SMALL, "--threads", "0")
+    assert refused.exit_code == 2 and "--threads is 0" in refused.stderr
+
+
+def test_additive_scores_are_computed_in_place_with_the_same_numbers():
+    rng = np.random.default_rng(0)
+    queries, keys = rng.standard_normal((3, 4)), rng.standard_normal((5, 4))
+    w_1, w_2, v_a = rng.standard_normal((6, 4)), rng.standard_normal((6, 4)), rng.standard_normal(6)
+    expected = np.tanh((queries @ w_1.T)[:, None, :] + (keys @ w_2.T)[None, :, :]) @ v_a
+    from attncli.core.attention import additive_scores
+
+    np.testing.assert_allclose(additive_scores(queries, keys, w_1, w_2, v_a), expected, rtol=1e-14)
