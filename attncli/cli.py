@@ -6,7 +6,7 @@ JSON answer start as fast as they can. Errors become one line on stderr in
 attncli.group, and nowhere else.
 """
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -31,6 +31,7 @@ from attncli.options import (
     HeadsOption,
     InputOption,
     KeysOption,
+    LangOption,
     MethodOption,
     NoOutProjOption,
     NoProjOption,
@@ -62,6 +63,7 @@ from attncli.options import (
     TyOption,
     ValidLenOption,
     ValuesOption,
+    VersionOption,
     WeightsOption,
     output_options,
 )
@@ -361,31 +363,34 @@ def exercise(
     emit(result, settings, document=result.to_document(answers=settings.answers))
 
 
-def _show_version(value: bool) -> None:
-    if value:
-        from attncli import __version__
-
-        typer.echo(f"attn {__version__}")
-        raise typer.Exit()
-
-
 @app.callback()
-def _group(
-    version: Annotated[
-        bool,
-        typer.Option(
-            "--version",
-            "-V",
-            callback=_show_version,
-            is_eager=True,
-            help="Print the version and exit.",
-        ),
-    ] = False,
-) -> None:
+def _group(ctx: typer.Context, version: VersionOption = False, lang: LangOption = None) -> None:
     """A calculator for attention (see attn --help)."""
+    if lang is not None:  # before the command's name: the command speaks it too
+        ctx.meta["attn.group_lang"] = lang.value
 
 
 def run(arguments: list[str]) -> None:
-    """Run `attn` with `arguments`, building only the command they name; alone, the help."""
+    """Run `attn` with `arguments`, building only the command they name; alone, the help.
+    In Spanish (--lang es, ATTN_LANG=es or an es_* locale) the help is Spanish too."""
     arguments = arguments or ["--help"]
+    if {"-h", "--help"} & set(arguments) and _language_of(arguments) == "es":
+        from attncli.help_es import to_spanish
+
+        to_spanish(app)
     app_for(app, arguments)(args=arguments, prog_name="attn")
+
+
+def _language_of(arguments: list[str]) -> str:
+    """The language a command line asks for, before Typer has read it."""
+    import os
+
+    from attncli.present.language import LANGUAGES, resolve
+
+    chosen = None
+    for index, argument in enumerate(arguments):
+        if argument == "--lang" and index + 1 < len(arguments):
+            chosen = arguments[index + 1]
+        elif argument.startswith("--lang="):
+            chosen = argument.split("=", 1)[1]
+    return resolve(chosen if chosen in LANGUAGES else None, os.environ)

@@ -322,7 +322,10 @@ def settings_from(
         from attncli.present.export import check_export_path
 
         check_export_path(export)
-    language = resolve(None if lang is None else lang.value, os.environ)
+    chosen = None if lang is None else lang.value
+    if chosen is None and context is not None:  # attn --lang es softmax …
+        chosen = context.meta.get("attn.group_lang")
+    language = resolve(chosen, os.environ)
     if context is not None:
         context.meta["attn.lang"] = language  # so that an error is told in it too
     return Settings(
@@ -411,4 +414,20 @@ ChainTemperatureOption = Annotated[
 ]
 CheckOption = Annotated[
     bool, typer.Option("--check", help="Compare every gradient with finite differences.")
+]
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        from attncli import __version__
+
+        typer.echo(f"attn {__version__}")
+        raise typer.Exit()
+
+
+VersionOption = Annotated[
+    bool,
+    typer.Option(
+        "--version", "-V", callback=_show_version, is_eager=True, help="Print the version and exit."
+    ),
 ]

@@ -130,3 +130,54 @@ def test_selfattn_and_compare_in_spanish(run):
     out = run("compare-scores", *args, "--format", "table", "--lang", "es").stdout
     assert "Productos y sumas" in out and "Evaluaciones de tanh" in out
     assert "pareja a pareja" in out and "la misma rejilla" in out
+
+
+def test_every_help_text_has_its_spanish_one():
+    from attncli import options
+    from attncli.cli import app
+    from attncli.help_es import COMMANDS, OPTIONS, infos
+
+    known = set(OPTIONS) | set(OPTIONS.values())
+    missing = [info.help for info in infos(options) if info.help not in known]
+    assert missing == []
+    names = {command.name or command.callback.__name__ for command in app.registered_commands}
+    assert names == set(COMMANDS)
+
+
+@pytest.mark.parametrize(
+    ("args", "env"),
+    [(["softmax", "--help", "--lang", "es"], {}), (["selfattn", "-h"], {"ATTN_LANG": "es"}),
+     (["--lang", "es", "--help"], {}), (["mix", "-h"], {"LANG": "es_ES.UTF-8"})],
+)  # fmt: skip
+def test_help_speaks_spanish_when_the_command_line_does(args, env):
+    import os
+    import subprocess
+    import sys
+
+    environment = {key: value for key, value in os.environ.items()
+                   if key not in ("ATTN_LANG", "LANG", "LC_ALL")}  # fmt: skip
+    result = subprocess.run([sys.executable, "-m", "attncli", *args], capture_output=True,
+                            text=True, env={**environment, **env})  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert out.startswith("Uso: attn") and "Opciones:" in out
+    assert "Muestra este mensaje y termina." in out
+    for english in ("Usage:", "Options:", "Show this message", "Default: ATTN_LANG", "Example:"):
+        assert english not in out
+
+
+def test_help_stays_english_otherwise():
+    import os
+    import subprocess
+    import sys
+
+    environment = {key: value for key, value in os.environ.items()
+                   if key not in ("ATTN_LANG", "LANG", "LC_ALL")}  # fmt: skip
+    out = subprocess.run([sys.executable, "-m", "attncli", "softmax", "-h"], capture_output=True,
+                         text=True, env=environment).stdout  # fmt: skip
+    assert out.startswith("Usage: attn softmax") and "Turn scores into weights" in out
+
+
+def test_lang_before_the_command_is_the_commands_language(run):
+    out = run("--lang", "es", "softmax", "1", "2", "--format", "table").stdout
+    assert "Puntuación" in out and "0,731" in out
