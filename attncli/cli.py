@@ -373,7 +373,8 @@ def _group(ctx: typer.Context, version: VersionOption = False, lang: LangOption 
 def run(arguments: list[str]) -> None:
     """Run `attn` with `arguments`, building only the command they name; alone, the help.
     In Spanish (--lang es, ATTN_LANG=es or an es_* locale) the help is Spanish too."""
-    arguments = arguments or ["--help"]
+    if not _without_lang(arguments):  # attn, or attn --lang es: the help
+        arguments = [*arguments, "--help"]
     if {"-h", "--help"} & set(arguments) and _language_of(arguments) == "es":
         from attncli.help_es import to_spanish
 
@@ -394,3 +395,16 @@ def _language_of(arguments: list[str]) -> str:
         elif argument.startswith("--lang="):
             chosen = argument.split("=", 1)[1]
     return resolve(chosen if chosen in LANGUAGES else None, os.environ)
+
+
+def _without_lang(arguments: list[str]) -> list[str]:
+    """The arguments but --lang and its value."""
+    rest, skip = [], False
+    for argument in arguments:
+        if skip:
+            skip = False
+        elif argument == "--lang":
+            skip = True
+        elif not argument.startswith("--lang="):
+            rest.append(argument)
+    return rest

@@ -87,9 +87,14 @@ def test_attn_alone_prints_help_and_succeeds():
     assert result.returncode == 0 and b"Usage" in result.stdout and result.stderr == b""
 
 
-@pytest.mark.parametrize("args", [("--lang", "es"), ("--nope",)])
+@pytest.mark.parametrize("args", [("--nope",), ("--nope", "softmax")])
 def test_unknown_top_level_options_are_one_line(args):
     _one_line_error(_attn(*args), f"No such option: {args[0]}")
+
+
+def test_attn_with_only_a_language_prints_the_help_in_it():
+    result = _attn("--lang", "es")
+    assert result.returncode == 0 and result.stdout.startswith(b"Uso: attn")
 
 
 def test_control_characters_in_messages_are_escaped():

@@ -315,6 +315,7 @@ _USAGE_ERRORS_ES = (
     (r"'(.*?)' is not a valid float\.", r"'\1' no es un número válido."),
     (r"(\S+) is not in the range (.+)\.", r"\1 está fuera del rango \2."),
     (r"No such command '(.*?)'\.", r"no existe la orden '\1'."),
+    (r"Missing command\.", r"falta la orden."),
     (r"No such option: (\S+)", r"no existe la opción \1"),
     (r"\(Possible options: (.*?)\)", r"(opciones posibles: \1)"),
     (r"Did you mean (\S+?)\?", r"¿querías decir \1?"),
