@@ -179,7 +179,13 @@ def _run_selfattn(
 
     if checked.direct is not None:
         queries, keys, values = checked.direct
-        return core.attend(queries, keys, values, divisor, masked)
+        if heads is None:
+            return core.attend(queries, keys, values, divisor, masked)
+        split_q, split_k, split_v = (core.split_heads(a, heads) for a in (queries, keys, values))
+        result = core.attend(split_q, split_k, split_v, divisor, masked)
+        result.concat = result.output.transpose(1, 0, 2).reshape(queries.shape[0], -1)
+        result.output = result.concat  # no W^O: the heads joined side by side
+        return result
     x_q = checked.x
     x_kv = checked.x if checked.x_kv is None else checked.x_kv
     if not checked.weights:

@@ -139,3 +139,25 @@ def test_cross_attention_inputs_are_checked(run):
     assert bad.exit_code == 2 and "x_q has 2 columns but x_kv has 3" in bad.stderr
     alone = run("selfattn", "--context", "a b")
     assert alone.exit_code == 2 and "give the sentence too" in alone.stderr
+
+
+def test_heads_on_given_queries_keys_and_values():
+    rng = np.random.default_rng(4)
+    q, k, v = rng.standard_normal((3, 4)), rng.standard_normal((5, 4)), rng.standard_normal((5, 6))
+    result = attncli.selfattn(queries=q, keys=k, values=v, heads=2)
+    expected = [[] for _ in range(3)]
+    for h in range(2):  # each head on its own block of columns, then side by side
+        _, _, out = naive.attention(q[:, 2 * h : 2 * h + 2].tolist(),
+                                    k[:, 2 * h : 2 * h + 2].tolist(),
+                                    v[:, 3 * h : 3 * h + 3].tolist())  # fmt: skip
+        expected = [row + part for row, part in zip(expected, out, strict=True)]
+    np.testing.assert_allclose(result.output, expected, rtol=1e-10, atol=1e-10)
+    target = np.zeros((3, 6))
+    grads = attncli.selfattn(queries=q, keys=k, values=v, heads=2, target=target).grads
+
+    def loss():
+        return attncli.selfattn(queries=q, keys=k, values=v, heads=2, target=target).loss
+
+    for name, array in (("grad_queries", q), ("grad_keys", k), ("grad_values", v)):
+        numeric = gradients.central_differences(loss, array)
+        assert gradients.relative_difference(grads[name], numeric) < 1e-6, name

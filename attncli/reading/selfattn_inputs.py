@@ -328,12 +328,8 @@ def _columns(given: object) -> int | None:
 
 
 def _direct_input(document: Document, settings: SelfAttnSettings) -> SelfAttnInput:
-    """Attention straight from given queries, keys and values (no X, no projections)."""
-    if settings.heads is not None:
-        raise InputError(
-            "--heads needs x and its projections, not queries/keys/values",
-            "--heads necesita x y sus proyecciones, no queries/keys/values",
-        )
+    """Attention straight from given queries, keys and values (no X, no projections); with
+    --heads h their columns are split into h heads."""
     query_hint = ("give queries with keys and values", "da queries con keys y values")
     queries = to_matrix(require(document, "queries", query_hint), "queries")
     keys = to_matrix(require(document, "keys", KEYS_HINT), "keys")
@@ -346,6 +342,15 @@ def _direct_input(document: Document, settings: SelfAttnSettings) -> SelfAttnInp
             f"tiene {keys.shape[1]} (Q K^T los necesita iguales)",
         )
     check_one_value_per_key(values.shape[0], keys.shape[0])
+    heads = settings.heads or 1
+    for name, array in (("queries", queries), ("values", values)):
+        if array.shape[1] % heads:
+            raise ShapeError(
+                f"{name} has {array.shape[1]} columns, which --heads {heads} cannot split "
+                "evenly (each head takes the same number)",
+                f"{name} tiene {array.shape[1]} columnas, que --heads {heads} no puede "
+                "repartir por igual (cada cabeza toma las mismas)",
+            )
     check_memory(queries.shape[0], keys.shape[0], 1, keys.shape[1], values.shape[1], 1)
     refuse_biases(document)  # no projections here, so nothing a bias could be added to
     key_labels = labels(document, keys.shape[0], "keys", "k")
