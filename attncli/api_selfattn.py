@@ -125,8 +125,9 @@ def selfattn_document(
         masked = later if masked is None else masked | later
     divisor = _divisor(scale, scale_by, checked, options)
     with np.errstate(all="ignore"):  # overflow is checked after, with a clear message
-        run = _run_selfattn(checked, options.heads, divisor, masked)
-    _finite(run.scores, "scores", masked=masked)
+        run = _run_selfattn(checked, options.heads, divisor, masked, options.grids)
+    if options.grids:
+        _finite(run.scores, "scores", masked=masked)
     _finite(run.output, "output")
     result_divisor = float(np.sqrt(run.keys.shape[-1])) if divisor is None else divisor
     with np.errstate(all="ignore"):
@@ -148,6 +149,7 @@ def selfattn_document(
         divisor=result_divisor,
         causal=causal,
         masked=masked,
+        grids=options.grids,
         norm=checked.norm,
         seed=options.seed,
     )
@@ -171,26 +173,30 @@ def _divisor(scale: bool, scale_by: float | None, checked: Any, options: Any) ->
 
 
 def _run_selfattn(
-    checked: Any, heads: int | None, divisor: float | None, masked: np.ndarray | None
+    checked: Any,
+    heads: int | None,
+    divisor: float | None,
+    masked: np.ndarray | None,
+    grids: bool = True,
 ) -> Any:
     """Attention on the given Q, K, V; on X itself (no projections); or the attention layer
-    on X, in one head or several."""
+    on X, in one head or several. Without grids, only the output, in row blocks."""
     from attncli.core import selfattn as core
 
     if checked.direct is not None:
         queries, keys, values = checked.direct
         if heads is None:
-            return core.attend(queries, keys, values, divisor, masked)
+            return core.attend_or_block(queries, keys, values, divisor, masked, grids)
         split_q, split_k, split_v = (core.split_heads(a, heads) for a in (queries, keys, values))
-        result = core.attend(split_q, split_k, split_v, divisor, masked)
+        result = core.attend_or_block(split_q, split_k, split_v, divisor, masked, grids)
         result.concat = result.output.transpose(1, 0, 2).reshape(queries.shape[0], -1)
         result.output = result.concat  # no W^O: the heads joined side by side
         return result
     x_q = checked.x
     x_kv = checked.x if checked.x_kv is None else checked.x_kv
     if not checked.weights:
-        return core.attend(x_q, x_kv, x_kv, divisor, masked)
-    return core.attention_layer(x_q, x_kv, checked.weights, heads, divisor, masked)
+        return core.attend_or_block(x_q, x_kv, x_kv, divisor, masked, grids)
+    return core.attention_layer(x_q, x_kv, checked.weights, heads, divisor, masked, grids)
 
 
 def _selfattn_backward(

@@ -265,7 +265,7 @@ def selfattn(
 
     from attncli.api_selfattn import selfattn_document
     from attncli.present.output import emit, parse_show
-    from attncli.reading.selfattn_inputs import SelfAttnSettings
+    from attncli.reading.selfattn_inputs import SelfAttnSettings, grids_needed
     from attncli.reading.sources import document_from
 
     given_sentence = sentence is not None and input_path is None
@@ -278,9 +278,9 @@ def selfattn(
 
         check_plot_path(plot)
     settings = replace(settings, show=parse_show(show))
-    options = SelfAttnSettings(
-        d_model, d_k, d_v, norm, seed, heads, not no_proj, not no_out_proj, valid_len, context
-    )
+    grids = grids_needed(settings.fields, plot, grad_output or target)
+    options = SelfAttnSettings(d_model, d_k, d_v, norm, seed, heads, not no_proj,
+                               not no_out_proj, valid_len, context, grids)  # fmt: skip
     result = selfattn_document(document, sentence, options, not no_scale, causal, scale_by)
     explanation = result.steps(settings.row, settings.token, head) if settings.steps else []
     if plot is not None:

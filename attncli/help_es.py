@@ -202,6 +202,8 @@ OPTIONS = {
     "Compare every gradient with finite differences.":
         "Compara cada gradiente con diferencias finitas.",
     "Print the version and exit.": "Imprime la versión y termina.",
+    "Write only these fields of the JSON document, e.g. weights,output.":
+        "Escribe solo estos campos del documento JSON, p. ej. weights,output.",
 }  # fmt: skip
 
 # Click's and Typer's own words, as they ask gettext for them.

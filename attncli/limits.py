@@ -49,6 +49,7 @@ def check_fits(
     what: tuple[str, str],
     memory: int | None = None,
     names: Mapping[str, tuple[str, str]] | None = None,
+    hint: tuple[str, str] = ("", ""),
 ) -> None:
     """Refuse `sizes` when `numbers(sizes)` float64 numbers need more than half the memory.
 
@@ -71,9 +72,9 @@ def check_fits(
     spanish = _either([names.get(name, (name, name))[1] for name in culprits], "o")
     raise OptionError(
         f"{what[0]} would need about {need_text}, more than half of the {memory_text} "
-        f"available; lower {english}",
+        f"available; lower {english}{hint[0]}",
         f"{what[1]} necesitaría unos {need_text}, más de la mitad de los {memory_text} "
-        f"disponibles; baja {spanish}",
+        f"disponibles; baja {spanish}{hint[1]}",
     )
 
 

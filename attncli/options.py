@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
+from attncli.errors import OptionError
 from attncli.present.output import Settings
 
 
@@ -241,6 +242,14 @@ PlotOption = Annotated[
 
 
 # The output options, in the order --help lists them, as (annotation, default).
+FieldsOption = Annotated[
+    str | None,
+    typer.Option(
+        "--fields",
+        metavar="NAMES",
+        help="Write only these fields of the JSON document, e.g. weights,output.",
+    ),
+]
 _OUTPUT_OPTIONS: dict[str, tuple[Any, Any]] = {
     "steps": (StepsOption, False),
     "row": (RowOption, None),
@@ -252,9 +261,10 @@ _OUTPUT_OPTIONS: dict[str, tuple[Any, Any]] = {
     "format_name": (FormatOption, None),
     "json_flag": (JsonOption, False),
     "export": (ExportOption, None),
+    "fields": (FieldsOption, None),
 }
 STEPS = ("steps", "row", "token", "blank", "answers", "digits")
-ALWAYS = ("lang", "format_name", "json_flag", "export")
+ALWAYS = ("lang", "format_name", "json_flag", "fields", "export")
 
 
 def output_options(*groups: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -313,11 +323,23 @@ def settings_from(
     blank: bool = False,
     answers: bool = False,
     export: str | None = None,
+    fields: str | None = None,
     context: typer.Context | None = None,
 ) -> Settings:
     """The output options as one Settings, checked before any work is done."""
     from attncli.present.language import resolve
+    from attncli.present.output import parse_fields
 
+    if fields is not None and (steps or blank or answers):
+        raise OptionError(
+            "--fields picks fields of the JSON document, --steps lays out tables; give one",
+            "--fields elige campos del documento JSON, --steps muestra tablas; da uno",
+        )
+    if fields is not None and format_name is not None and format_name.value == "table":
+        raise OptionError(
+            "--fields picks fields of the JSON document; drop --format table",
+            "--fields elige campos del documento JSON; quita --format table",
+        )
     if export is not None:
         from attncli.present.export import check_export_path
 
@@ -339,6 +361,7 @@ def settings_from(
         export=export,
         row=row,
         token=token,
+        fields=parse_fields(fields),
     )
 
 

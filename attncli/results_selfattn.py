@@ -36,6 +36,7 @@ class SelfAttnResult(Result):
     norm: float | None  # the embeddings' length, when attn made them
     seed: int
     masked: np.ndarray | None = None  # [T_q, T_k], True where a query may not look
+    grids: bool = True  # False: only the output was computed (row blocks), no T × T grid
     # With a gradient at the output (grad_output, or target for ½‖out − target‖²):
     loss: float | None = None
     grads: dict[str, np.ndarray] = field(default_factory=dict)  # grad_x, grad_w_q, ...
@@ -93,14 +94,9 @@ class SelfAttnResult(Result):
             document.update(norm=self.norm, seed=self.seed)
         elif self.drawn:
             document["seed"] = self.seed
-        document.update(
-            queries=self.queries,
-            keys=self.keys,
-            values=self.values,
-            raw_scores=self.raw_scores,
-            scores=self.scores,
-            weights=self.weights,
-        )
+        document.update(queries=self.queries, keys=self.keys, values=self.values)
+        if self.grids:
+            document.update(raw_scores=self.raw_scores, scores=self.scores, weights=self.weights)
         if self.attention.concat is not None:
             document["concat"] = self.attention.concat
         document.update(output=self.output, params=self.params)

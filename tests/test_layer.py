@@ -161,3 +161,45 @@ def test_heads_on_given_queries_keys_and_values():
     for name, array in (("grad_queries", q), ("grad_keys", k), ("grad_values", v)):
         numeric = gradients.central_differences(loss, array)
         assert gradients.relative_difference(grads[name], numeric) < 1e-6, name
+
+
+@pytest.mark.parametrize("heads", [None, 2])
+def test_the_output_in_row_blocks_equals_the_full_computation(heads):
+    from attncli.core import selfattn as core
+
+    rng = np.random.default_rng(2)
+    q, k, v = rng.standard_normal((7, 4)), rng.standard_normal((9, 4)), rng.standard_normal((9, 6))
+    masked = rng.random((7, 9)) > 0.7
+    masked[:, 0] = False
+    if heads:
+        q, k, v = (core.split_heads(a, heads) for a in (q, k, v))
+    full = core.attend(q, k, v, 1.7, masked).output
+    np.testing.assert_allclose(core.blocked_output(q, k, v, 1.7, masked, rows=3), full,
+                               rtol=1e-13, atol=1e-13)  # fmt: skip
+
+
+def test_fields_output_computes_in_blocks_with_the_same_numbers(run_json, tmp_path):
+    path = tmp_path / "x.npy"
+    np.save(path, np.random.default_rng(0).standard_normal((600, 8)))  # > one block of rows
+    full = run_json("selfattn", "-i", str(path), "--heads", "2", "--causal", "--json")
+    only = run_json("selfattn", "-i", str(path), "--heads", "2", "--causal", "--fields",
+                    "output,params")  # fmt: skip
+    assert list(only) == ["output", "params"] and only["params"] == full["params"]
+    np.testing.assert_allclose(only["output"], full["output"], rtol=1e-12, atol=1e-13)
+
+
+def test_fields_are_checked(run):
+    unknown = run("softmax", "2", "0", "1", "--fields", "weights,nope")
+    assert unknown.exit_code == 2 and "--fields: nope is not in this output" in unknown.stderr
+    assert "its fields are: scores, temperature, weights" in unknown.stderr
+    with_steps = run("softmax", "2", "0", "1", "--fields", "weights", "--steps")
+    assert with_steps.exit_code == 2 and "give one" in with_steps.stderr
+    weights = run("softmax", "2", "0", "1", "--fields", "weights")
+    assert weights.exit_code == 0 and weights.stdout.startswith('{"weights":')
+
+
+def test_a_grid_too_large_suggests_writing_only_the_output(run, tmp_path):
+    path = tmp_path / "x.npy"
+    np.save(path, np.zeros((40_000, 2)))
+    refused = run("selfattn", "-i", str(path), "--json")
+    assert refused.exit_code == 2 and "--fields output" in refused.stderr

@@ -18,6 +18,8 @@ import numpy as np
 from attncli.core.attention import softmax
 from attncli.core.seeding import token_vector, uniform_parameter
 
+BLOCK_ROWS = 512  # queries per block when only the output is wanted
+
 
 @dataclass
 class Attention:
@@ -84,6 +86,30 @@ def attend(
     return Attention(queries, keys, values, scores, weights, weights @ values)
 
 
+def blocked_output(
+    queries: np.ndarray,
+    keys: np.ndarray,
+    values: np.ndarray,
+    divisor: float | None = None,
+    masked: np.ndarray | None = None,
+    rows: int = BLOCK_ROWS,
+) -> np.ndarray:
+    """softmax(Q K^T / divisor) V computed `rows` queries at a time, so that only a
+    rows × T_k block of scores ever exists: memory O(T·(d + rows)) instead of T²."""
+    # [..., T_q, d_k], [..., T_k, d_k], [..., T_k, d_v], mask [T_q, T_k] -> [..., T_q, d_v]
+    divisor = float(np.sqrt(keys.shape[-1])) if divisor is None else divisor
+    output = np.empty((*queries.shape[:-1], values.shape[-1]))
+    keys_t = np.swapaxes(keys, -1, -2)
+    for start in range(0, queries.shape[-2], rows):
+        block = queries[..., start : start + rows, :] @ keys_t
+        if divisor != 1.0:
+            block /= divisor
+        if masked is not None:
+            block[..., masked[start : start + rows]] = -np.inf
+        output[..., start : start + rows, :] = softmax(block) @ values
+    return output
+
+
 def project(x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None) -> np.ndarray:
     """x W (+ b): a linear layer with W as d_in × d_out (torch's nn.Linear keeps W^T)."""
     # [T, d_in], [d_in, d_out], [d_out] -> [T, d_out]
@@ -91,6 +117,23 @@ def project(x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None) -> np.nd
     if bias is not None:
         projected += bias
     return projected
+
+
+def attend_or_block(
+    queries: np.ndarray,
+    keys: np.ndarray,
+    values: np.ndarray,
+    divisor: float | None,
+    masked: np.ndarray | None,
+    grids: bool,
+) -> Attention:
+    """attend(), or with grids false only the output, in row blocks; the score and weight
+    grids are then empty arrays."""
+    if grids:
+        return attend(queries, keys, values, divisor, masked)
+    output = blocked_output(queries, keys, values, divisor, masked)
+    empty = np.empty((0, 0))
+    return Attention(queries, keys, values, empty, empty, output)
 
 
 def split_heads(matrix: np.ndarray, heads: int) -> np.ndarray:
@@ -107,6 +150,7 @@ def attention_layer(
     heads: int | None = None,
     divisor: float | None = None,
     masked: np.ndarray | None = None,
+    grids: bool = True,
 ) -> Attention:
     """Multi-head attention as torch's nn.MultiheadAttention computes it.
 
@@ -120,15 +164,11 @@ def attention_layer(
     queries = project(x_q, params["w_q"], params.get("b_q"))
     keys = project(x_kv, params["w_k"], params.get("b_k"))
     values = project(x_kv, params["w_v"], params.get("b_v"))
+    if heads is not None:
+        queries, keys, values = (split_heads(a, heads) for a in (queries, keys, values))
+    result = attend_or_block(queries, keys, values, divisor, masked, grids)
     if heads is None:
-        return attend(queries, keys, values, divisor, masked)
-    result = attend(
-        split_heads(queries, heads),
-        split_heads(keys, heads),
-        split_heads(values, heads),
-        divisor,
-        masked,
-    )
+        return result
     # [h, T_q, d_v] -> [T_q, h * d_v]
     result.concat = result.output.transpose(1, 0, 2).reshape(x_q.shape[0], -1)
     result.output = result.concat

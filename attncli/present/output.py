@@ -32,6 +32,7 @@ class Settings:
     row: int | None = None  # the row --steps explains (1-based), else --token's, else the last
     token: str | None = None
     show: frozenset[str] = frozenset()  # parts of the view shown only when asked (--show)
+    fields: tuple[str, ...] | None = None  # --fields: the JSON document's fields to write
 
     def format(self) -> Format:
         from attncli.present.format import Format
@@ -62,6 +63,33 @@ def parse_show(text: str | None) -> frozenset[str]:
     return frozenset(asked)
 
 
+def parse_fields(text: str | None) -> tuple[str, ...] | None:
+    """--fields 'weights,output' to ('weights', 'output'); None when not given."""
+    if text is None:
+        return None
+    names = tuple(dict.fromkeys(name.strip() for name in text.split(",") if name.strip()))
+    if not names:
+        raise OptionError(
+            "--fields is empty; name fields of the JSON document, e.g. --fields weights,output",
+            "--fields está vacío; nombra campos del documento JSON, p. ej. --fields weights,output",
+        )
+    return names
+
+
+def selected(document: dict[str, Any], fields: tuple[str, ...] | None) -> dict[str, Any]:
+    """The document's `fields`, in that order; a name it lacks is an error listing them."""
+    if fields is None:
+        return document
+    unknown = [name for name in fields if name not in document]
+    if unknown:
+        known = ", ".join(document)
+        raise OptionError(
+            f"--fields: {', '.join(unknown)} is not in this output; its fields are: {known}",
+            f"--fields: {', '.join(unknown)} no está en esta salida; sus campos son: {known}",
+        )
+    return {name: document[name] for name in fields}
+
+
 def emit(
     result: Result,
     settings: Settings,
@@ -89,6 +117,8 @@ def emit(
         document = {**document, "steps": steps_as_data(explanation)}
     steps_shown = settings.steps and not explicit_json
     as_json = explicit_json or (not steps_shown and wants_json(settings.format_name, sys.stdout))
+    if settings.fields is not None:  # --fields asks for JSON, wherever it goes
+        document, as_json = selected(document, settings.fields), True
     view: list[RenderableType] = []
     if settings.export or not as_json:
         from attncli.present.views import steps_view, view_of

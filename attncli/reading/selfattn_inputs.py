@@ -40,6 +40,7 @@ class SelfAttnSettings:
     out_proj: bool = True  # with heads: join them through W^O (torch's out_proj)
     valid_len: int | None = None  # keys from this count on are padding, masked for every row
     context: str | None = None  # cross-attention: the sentence the keys and values come from
+    grids: bool = True  # False: only the output is wanted, computed in row blocks
 
 
 @dataclass
@@ -57,6 +58,16 @@ class SelfAttnInput:
     # [T_q, T_k], True where a query may not look (mask, --valid-len)
     masked: np.ndarray | None = None
     x_kv: np.ndarray | None = None  # [T_k, d_model]: cross-attention's other sequence
+
+
+GRID_FIELDS = frozenset({"raw_scores", "scores", "weights"})
+
+
+def grids_needed(fields: tuple[str, ...] | None, plot: str | None, upstream: str | None) -> bool:
+    """Whether the T × T grids must exist: not when only other fields are written (--fields
+    output), with nothing to plot and no backward pass; the output is then computed in row
+    blocks and a long input fits."""
+    return fields is None or bool(GRID_FIELDS & set(fields)) or bool(plot) or bool(upstream)
 
 
 def selfattn_input(
@@ -134,7 +145,9 @@ def selfattn_input(
     d_k, d_v = d_model, d_model
     if settings.projections:
         d_k, d_v = _projection_sizes(document, settings, d_model)
-    check_memory(len(query_tokens), len(tokens), d_model, d_k, d_v, settings.heads or 1)
+    check_memory(
+        len(query_tokens), len(tokens), d_model, d_k, d_v, settings.heads or 1, settings.grids
+    )
     if x is None:
         norm = settings.norm if settings.norm is not None else float(np.sqrt(d_model))
         x = embed(query_tokens, d_model, norm, settings.seed)
@@ -249,17 +262,24 @@ def _biases(
 
 def _attention_numbers(sizes: Mapping[str, int]) -> int:
     """A bound on the float64 numbers one self-attention run holds, backward pass included:
-    X and its projections, the weights, and six T_q × T_k grids per head."""
+    X and its projections, the weights, and six T_q × T_k grids per head (or, computed in
+    row blocks, two blocks of BLOCK_ROWS × T_k per head)."""
+    from attncli.core.selfattn import BLOCK_ROWS
+
     t_q, t_k, heads = sizes["T_q"], sizes["tokens"], sizes["heads"]
     d_model, d_k, d_v = sizes["--d-model"], sizes["--d-k"], sizes["--d-v"]
     rows = (t_q + t_k) * (d_model + 2 * d_k + 2 * d_v)
     parameters = 2 * d_model * (d_k + d_v)
-    return 2 * (rows + parameters) + 6 * heads * t_q * t_k
+    grids = 6 * heads * t_q * t_k if sizes["grids"] else 2 * heads * min(t_q, BLOCK_ROWS) * t_k
+    return 2 * (rows + parameters) + grids
 
 
-def check_memory(t_q: int, t_k: int, d_model: int, d_k: int, d_v: int, heads: int) -> None:
+def check_memory(
+    t_q: int, t_k: int, d_model: int, d_k: int, d_v: int, heads: int, grids: bool = True
+) -> None:
     """Refuse a run whose arrays would not fit, before any of them exists."""
     sizes = {
+        "grids": int(grids),
         "tokens": t_k,
         "T_q": t_q,
         "--d-model": d_model,
@@ -275,6 +295,13 @@ def check_memory(t_q: int, t_k: int, d_model: int, d_k: int, d_v: int, heads: in
         ("tokens", "--d-model", "--d-k", "--d-v"),
         (what, spanish),
         names={"tokens": ("the number of tokens", "el número de tokens")},
+        hint=(
+            ", or write only the output (--fields output): it is then computed in row blocks",
+            ", o escribe solo la salida (--fields output): se calcula entonces por bloques de "
+            "filas",
+        )
+        if grids
+        else ("", ""),
     )
 
 
@@ -351,7 +378,9 @@ def _direct_input(document: Document, settings: SelfAttnSettings) -> SelfAttnInp
                 f"{name} tiene {array.shape[1]} columnas, que --heads {heads} no puede "
                 "repartir por igual (cada cabeza toma las mismas)",
             )
-    check_memory(queries.shape[0], keys.shape[0], 1, keys.shape[1], values.shape[1], 1)
+    check_memory(
+        queries.shape[0], keys.shape[0], 1, keys.shape[1], values.shape[1], 1, settings.grids
+    )
     refuse_biases(document)  # no projections here, so nothing a bias could be added to
     key_labels = labels(document, keys.shape[0], "keys", "k")
     query_labels = row_labels(document, queries.shape[0], False, "q")
