@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from attncli.group import AttnGroup, NumbersCommand, app_for
+from attncli.group import AttnGroup, NumbersCommand, app_for, language_of
 from attncli.options import (
     STEPS,
     AdditiveSizeOption,
@@ -375,26 +375,11 @@ def run(arguments: list[str]) -> None:
     In Spanish (--lang es, ATTN_LANG=es or an es_* locale) the help is Spanish too."""
     if not _without_lang(arguments):  # attn, or attn --lang es: the help
         arguments = [*arguments, "--help"]
-    if {"-h", "--help"} & set(arguments) and _language_of(arguments) == "es":
+    if {"-h", "--help"} & set(arguments) and language_of(arguments) == "es":
         from attncli.help_es import to_spanish
 
         to_spanish(app)
     app_for(app, arguments)(args=arguments, prog_name="attn")
-
-
-def _language_of(arguments: list[str]) -> str:
-    """The language a command line asks for, before Typer has read it."""
-    import os
-
-    from attncli.present.language import LANGUAGES, resolve
-
-    chosen = None
-    for index, argument in enumerate(arguments):
-        if argument == "--lang" and index + 1 < len(arguments):
-            chosen = arguments[index + 1]
-        elif argument.startswith("--lang="):
-            chosen = argument.split("=", 1)[1]
-    return resolve(chosen if chosen in LANGUAGES else None, os.environ)
 
 
 def _without_lang(arguments: list[str]) -> list[str]:

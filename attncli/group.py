@@ -67,11 +67,16 @@ class AttnGroup(TyperGroup):
 def _language(ctx: Any) -> str:
     """The language of the command line: the command's own choice once its options were
     read; before that (a usage error) its --lang, else the environment's."""
-    from attncli.present.language import LANGUAGES, resolve
-
     if "attn.lang" in ctx.meta:  # ctx.meta is shared with the subcommand's context
         return str(ctx.meta["attn.lang"])
-    arguments = ctx.meta.get("attn.arguments", [])
+    return language_of(ctx.meta.get("attn.arguments", []))
+
+
+def language_of(arguments: list[str]) -> str:
+    """The language a command line asks for before Typer has read it (for a usage error,
+    or for --help): its last --lang, else ATTN_LANG or the locale."""
+    from attncli.present.language import LANGUAGES, resolve
+
     option = None
     for index, argument in enumerate(arguments):
         if argument == "--lang" and index + 1 < len(arguments):
