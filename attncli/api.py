@@ -81,13 +81,16 @@ def score(
     w_1: ArrayLike | None = None,
     w_2: ArrayLike | None = None,
     v_a: ArrayLike | None = None,
+    b_1: ArrayLike | None = None,
+    b_2: ArrayLike | None = None,
     d_a: int | None = None,
     seed: int = 0,
 ) -> ScoreResult:
     """Score each key against the query (or each query): dot, scaled, general or additive.
 
     Parameters of the learned scores left out are drawn from `seed`, the same on every
-    machine. `values` and `tokens` travel with the result, for mix.
+    machine; the additive score's biases b_1, b_2 are optional (zero when left out).
+    `values` and `tokens` travel with the result, for mix.
 
     >>> s = score(query=[1, 0], keys=[[2, 1], [0, 2], [1, 1]], tokens=["tren", "va", "lleno"])
     >>> s.scores
@@ -106,6 +109,8 @@ def score(
         w_1=w_1,
         w_2=w_2,
         v_a=v_a,
+        b_1=b_1,
+        b_2=b_2,
     )
     return score_document(document, method, seed, d_a)
 

@@ -30,6 +30,8 @@ def grad(
     w_1: ArrayLike | None = None,
     w_2: ArrayLike | None = None,
     v_a: ArrayLike | None = None,
+    b_1: ArrayLike | None = None,
+    b_2: ArrayLike | None = None,
     d_a: int | None = None,
     seed: int = 0,
     temperature: float | None = None,
@@ -59,6 +61,8 @@ def grad(
         w_1=w_1,
         w_2=w_2,
         v_a=v_a,
+        b_1=b_1,
+        b_2=b_2,
     )
     return grad_document(document, method, seed, d_a, temperature)
 

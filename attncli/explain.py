@@ -45,6 +45,7 @@ class ScoreSteps:
     query: list[float]
     divisor: float | None  # sqrt(d_k) for scaled scores
     rows: list[ScoreRow]
+    biased: bool = False  # the additive score's b_1, b_2 are in the tanh
 
 
 @dataclass
@@ -119,7 +120,7 @@ def explain_scores(
         lefts = np.broadcast_to(query, transformed.shape)
         rights = transformed
     elif method == "additive":
-        transformed = additive_hidden(query, keys, parameters["w_1"], parameters["w_2"])
+        transformed = additive_hidden(query, keys, parameters)
         lefts = np.broadcast_to(parameters["v_a"], transformed.shape)
         rights = transformed
     else:
@@ -139,7 +140,8 @@ def explain_scores(
                 score=-np.inf if hidden else score,
             )
         )
-    return ScoreSteps(method, query_label, query.tolist(), divisor, rows)
+    biased = "b_1" in parameters or "b_2" in parameters
+    return ScoreSteps(method, query_label, query.tolist(), divisor, rows, biased)
 
 
 def explain_softmax(

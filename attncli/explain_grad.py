@@ -137,7 +137,7 @@ def _through_score(
         shared = p["w_a"].T @ query  # W_aᵀ s: [d_k], which every ∂ℓ/∂h_j uses
         to_query = grad_scores[:, None] * transformed
     else:
-        transformed = additive_hidden(query, keys, p["w_1"], p["w_2"])  # [T_k, d_a]
+        transformed = additive_hidden(query, keys, p)  # [T_k, d_a]
         slope = 1.0 - transformed**2
         shared = p["v_a"]
         to_query = grad_scores[:, None] * slope * shared  # δ_j: [T_k, d_a]

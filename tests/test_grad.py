@@ -248,3 +248,31 @@ def test_selfattn_cli_writes_the_gradients(run, run_json):
     bad = run("selfattn", "el tren va lleno", "--target", "1,0")
     assert bad.exit_code == 2 and bad.stdout == ""
     assert "target is 2 but the output is 4 × 8" in bad.stderr
+
+
+def test_additive_biases_match_the_loop_and_their_gradients_finite_differences():
+    import attncli
+    from tests import naive
+
+    rng = np.random.default_rng(8)
+    query, keys = rng.standard_normal(3), rng.standard_normal((4, 2))
+    w_1, w_2 = rng.standard_normal((5, 3)), rng.standard_normal((5, 2))
+    v_a, b_1, b_2 = rng.standard_normal(5), rng.standard_normal(5), rng.standard_normal(5)
+    result = attncli.score(query=query, keys=keys, method="additive", w_1=w_1, w_2=w_2,
+                           v_a=v_a, b_1=b_1, b_2=b_2)  # fmt: skip
+    import math
+
+    def projected(weight, vector, bias):
+        return [naive.dot(row, vector.tolist()) + b for row, b in zip(weight.tolist(), bias,
+                                                                     strict=True)]  # fmt: skip
+
+    projected_query = projected(w_1, query, b_1)
+    for j, key in enumerate(keys):
+        projected_key = projected(w_2, key, b_2)
+        hidden = [math.tanh(a + b) for a, b in zip(projected_query, projected_key, strict=True)]
+        assert result.scores[j] == pytest.approx(naive.dot(v_a.tolist(), hidden), rel=1e-12)
+    graded = attncli.grad(query=query, keys=keys, values=rng.standard_normal((4, 2)),
+                          method="additive", w_1=w_1, w_2=w_2, v_a=v_a, b_1=b_1, b_2=b_2,
+                          target=[1.0, -1.0])  # fmt: skip
+    checks = graded.check()
+    assert checks["grad_b_1"] < 1e-6 and checks["grad_b_2"] < 1e-6

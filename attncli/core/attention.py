@@ -34,19 +34,36 @@ def general_scores(queries: np.ndarray, keys: np.ndarray, w_a: np.ndarray) -> np
 
 
 def additive_projections(
-    queries: np.ndarray, keys: np.ndarray, w_1: np.ndarray, w_2: np.ndarray
+    queries: np.ndarray,
+    keys: np.ndarray,
+    w_1: np.ndarray,
+    w_2: np.ndarray,
+    b_1: np.ndarray | None = None,
+    b_2: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """W_1 s for every query and W_2 h for every key, computed once and reused by every pair."""
-    # [T_q, d_q], [T_k, d_k], [d_a, d_q], [d_a, d_k] -> [T_q, d_a], [T_k, d_a]
-    return queries @ w_1.T, keys @ w_2.T
+    """W_1 s (+ b_1) for every query and W_2 h (+ b_2) for every key, computed once and
+    reused by every pair; biases are optional, as in a layer built with bias=False."""
+    # [T_q, d_q], [T_k, d_k], [d_a, d_q], [d_a, d_k], [d_a], [d_a] -> [T_q, d_a], [T_k, d_a]
+    projected_queries, projected_keys = queries @ w_1.T, keys @ w_2.T
+    if b_1 is not None:
+        projected_queries += b_1
+    if b_2 is not None:
+        projected_keys += b_2
+    return projected_queries, projected_keys
 
 
 def additive_scores(
-    queries: np.ndarray, keys: np.ndarray, w_1: np.ndarray, w_2: np.ndarray, v_a: np.ndarray
+    queries: np.ndarray,
+    keys: np.ndarray,
+    w_1: np.ndarray,
+    w_2: np.ndarray,
+    v_a: np.ndarray,
+    b_1: np.ndarray | None = None,
+    b_2: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Bahdanau's additive score v_a^T tanh(W_1 s + W_2 h)."""
+    """Bahdanau's additive score v_a^T tanh(W_1 s + b_1 + W_2 h + b_2)."""
     # [T_q, d_q], [T_k, d_k], [d_a, d_q], [d_a, d_k], [d_a] -> [T_q, T_k]
-    projected_queries, projected_keys = additive_projections(queries, keys, w_1, w_2)
+    projected_queries, projected_keys = additive_projections(queries, keys, w_1, w_2, b_1, b_2)
     # The tanh sits between the sum and the readout, so the [T_q, T_k, d_a] block must exist;
     # it is made once and tanh is taken in place.
     hidden = projected_queries[:, None, :] + projected_keys[None, :, :]
@@ -67,7 +84,9 @@ def score(
         return general_scores(queries, keys, parameters["w_a"])
     if method == "additive":
         p = parameters
-        return additive_scores(queries, keys, p["w_1"], p["w_2"], p["v_a"])
+        return additive_scores(
+            queries, keys, p["w_1"], p["w_2"], p["v_a"], p.get("b_1"), p.get("b_2")
+        )
     raise ValueError(f"unknown scoring method {method!r}; one of {', '.join(METHODS)}")
 
 
@@ -78,11 +97,14 @@ def general_projected_keys(keys: np.ndarray, w_a: np.ndarray) -> np.ndarray:
 
 
 def additive_hidden(
-    query: np.ndarray, keys: np.ndarray, w_1: np.ndarray, w_2: np.ndarray
+    query: np.ndarray, keys: np.ndarray, parameters: dict[str, np.ndarray]
 ) -> np.ndarray:
-    """tanh(W_1 s + W_2 h) for one query and every key: what v_a reads out."""
-    # [d_q], [T_k, d_k], [d_a, d_q], [d_a, d_k] -> [T_k, d_a]
-    projected_query, projected_keys = additive_projections(query[None, :], keys, w_1, w_2)
+    """tanh(W_1 s + b_1 + W_2 h + b_2) for one query and every key: what v_a reads out."""
+    # [d_q], [T_k, d_k] -> [T_k, d_a]
+    p = parameters
+    projected_query, projected_keys = additive_projections(
+        query[None, :], keys, p["w_1"], p["w_2"], p.get("b_1"), p.get("b_2")
+    )
     return np.tanh(projected_query + projected_keys)
 
 

@@ -86,27 +86,32 @@ def score_backward(
         w_a = parameters["w_a"]  # [d_q, d_k]
         return ScoreGradients(g @ keys @ w_a.T, g.T @ queries @ w_a, {"w_a": queries.T @ g @ keys})
     w_1, w_2, v_a = parameters["w_1"], parameters["w_2"], parameters["v_a"]
-    hidden = additive_hidden_grid(queries, keys, w_1, w_2)  # [T_q, T_k, d_a]
+    hidden = additive_hidden_grid(queries, keys, parameters)  # [T_q, T_k, d_a]
     # δ_ij = ∂ℓ/∂e_ij (1 − tanh²) ⊙ v_a: the gradient at the sum W_1 s_i + W_2 h_j
     delta = g[:, :, None] * (1.0 - hidden**2) * v_a  # [T_q, T_k, d_a]
     per_query, per_key = delta.sum(axis=1), delta.sum(axis=0)  # [T_q, d_a], [T_k, d_a]
-    return ScoreGradients(
-        per_query @ w_1,
-        per_key @ w_2,
-        {
-            "w_1": per_query.T @ queries,
-            "w_2": per_key.T @ keys,
-            "v_a": np.einsum("ij,ija->a", g, hidden),
-        },
-    )
+    found = {
+        "w_1": per_query.T @ queries,
+        "w_2": per_key.T @ keys,
+        "v_a": np.einsum("ij,ija->a", g, hidden),
+    }
+    # b_1 is added once per query row and b_2 once per key row: their gradients sum those.
+    if "b_1" in parameters:
+        found["b_1"] = per_query.sum(axis=0)
+    if "b_2" in parameters:
+        found["b_2"] = per_key.sum(axis=0)
+    return ScoreGradients(per_query @ w_1, per_key @ w_2, found)
 
 
 def additive_hidden_grid(
-    queries: np.ndarray, keys: np.ndarray, w_1: np.ndarray, w_2: np.ndarray
+    queries: np.ndarray, keys: np.ndarray, parameters: dict[str, np.ndarray]
 ) -> np.ndarray:
-    """tanh(W_1 s_i + W_2 h_j) for every pair."""
+    """tanh(W_1 s_i + b_1 + W_2 h_j + b_2) for every pair."""
     # [T_q, d_q], [T_k, d_k] -> [T_q, T_k, d_a]
-    projected_queries, projected_keys = additive_projections(queries, keys, w_1, w_2)
+    p = parameters
+    projected_queries, projected_keys = additive_projections(
+        queries, keys, p["w_1"], p["w_2"], p.get("b_1"), p.get("b_2")
+    )
     return np.tanh(projected_queries[:, None, :] + projected_keys[None, :, :])
 
 

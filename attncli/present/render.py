@@ -98,7 +98,9 @@ def score_steps_table(steps: ScoreSteps, fmt: Format) -> RenderableType:
     if steps.method == "general":
         table.add_column(fmt.say("w_a_key"))
     if steps.method == "additive":
-        table.add_column("tanh(W_1 q + W_2 k)")
+        table.add_column(
+            "tanh(W_1 q + b_1 + W_2 k + b_2)" if steps.biased else "tanh(W_1 q + W_2 k)"
+        )
     products = {"additive": "v_a · tanh(…)", "general": fmt.say("query_w_a_key")}
     table.add_column(products.get(steps.method, fmt.say("query_key")))
     if steps.divisor:

@@ -103,7 +103,7 @@ def queries_of(document: Document) -> tuple[np.ndarray, bool]:
 
 def score_input(document: Document, method: str, seed: int, d_a: int | None) -> ScoreInput:
     """Validated queries, keys and score parameters for `method`."""
-    refuse_biases(document)
+    refuse_biases(document, allowed=("b_1", "b_2") if method == "additive" else ())
     queries, single = queries_of(document)
     keys = to_matrix(require(document, "keys", KEYS_HINT), "keys")
     if method in ("dot", "scaled") and queries.shape[1] != keys.shape[1]:
@@ -145,6 +145,17 @@ def score_input(document: Document, method: str, seed: int, d_a: int | None) -> 
         _parameter(document, result, "w_1", (size, d_q), seed, fan_in=d_q)
         _parameter(document, result, "w_2", (size, d_k), seed, fan_in=d_k)
         _parameter(document, result, "v_a", (size,), seed, fan_in=size)
+        for name in ("b_1", "b_2"):  # optional: left out, a bias is zero
+            if document.get(name) is not None:
+                bias = to_vector(document[name], name)
+                if bias.shape != (size,):
+                    raise ShapeError(
+                        f"{name} has {count(bias.shape[0], 'number')} but must have {size} "
+                        "(one per row of W_1 and W_2, d_a)",
+                        f"{name} tiene {count(bias.shape[0], 'number', 'es')} pero debe tener "
+                        f"{size} (uno por fila de W_1 y W_2, d_a)",
+                    )
+                result.parameters[name] = bias
     return result
 
 
