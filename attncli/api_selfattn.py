@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from attncli.api import ArrayLike, _document, _finite
-from attncli.errors import OptionError
+from attncli.errors import InputError, OptionError
 from attncli.reading.values import Document
 from attncli.results_selfattn import SelfAttnResult
 
@@ -189,7 +189,7 @@ def _run_selfattn(
             return core.attend_or_block(queries, keys, values, divisor, masked, grids)
         split_q, split_k, split_v = (core.split_heads(a, heads) for a in (queries, keys, values))
         result = core.attend_or_block(split_q, split_k, split_v, divisor, masked, grids)
-        result.concat = result.output.transpose(1, 0, 2).reshape(queries.shape[0], -1)
+        result.concat = core.join_heads(result.output)
         result.output = result.concat  # no W^O: the heads joined side by side
         return result
     x_q = checked.x
@@ -206,6 +206,11 @@ def _selfattn_backward(
     upstream gradient."""
     if document.get("grad_output") is None and document.get("target") is None:
         return None, {}
+    if checked.x is not None and checked.x.ndim == 3:
+        raise InputError(
+            "the backward pass takes one sequence and x is a batch; give one sequence",
+            "la pasada hacia atrás toma una secuencia y x es un lote; da una sola",
+        )
     from attncli.core import gradients
     from attncli.reading.grad_inputs import upstream_gradient
 

@@ -53,8 +53,38 @@ class SelfAttnResult(Result):
         """d_model (when there is an X), d_k and d_v per head."""
         found = {"d_k": int(self.keys.shape[-1]), "d_v": int(self.values.shape[-1])}
         if self.x is not None:
-            found = {"d_model": int(self.x.shape[1]), **found}
+            found = {"d_model": int(self.x.shape[-1]), **found}
         return found
+
+    @property
+    def batch(self) -> int | None:
+        """B when X was a batch of sequences (B × T × d_model), else None."""
+        return int(self.x.shape[0]) if self.x is not None and self.x.ndim == 3 else None
+
+    def item(self, number: int) -> SelfAttnResult:
+        """Sequence `number` (1-based) of a batch, as a result of its own."""
+        from dataclasses import replace
+
+        from attncli.core.selfattn import Attention
+        from attncli.errors import InputError
+
+        total = self.batch or 1
+        if self.batch is None and number == 1:
+            return self
+        if not 1 <= number <= total:
+            raise InputError(
+                f"sequence {number} is out of range: the batch has {total} (1 to {total})",
+                f"la secuencia {number} está fuera de rango: el lote tiene {total} "
+                f"(de 1 a {total})",
+            )
+        run, index = self.attention, number - 1
+        parts = {
+            name: getattr(run, name)[index] if getattr(run, name).size else getattr(run, name)
+            for name in ("queries", "keys", "values", "scores", "weights", "output")
+        }
+        concat = None if run.concat is None else run.concat[index]
+        assert self.x is not None
+        return replace(self, x=self.x[index], attention=Attention(**parts, concat=concat))
 
     @property
     def raw_scores(self) -> np.ndarray:
@@ -125,6 +155,15 @@ class SelfAttnResult(Result):
         """Scores, softmax and mix for one row (of one head), as the calculator's steps."""
         from attncli.explain import explain_chain
 
+        if self.batch is not None:
+            from attncli.errors import InputError
+
+            raise InputError(
+                f"--steps explains one sequence and x is a batch of {self.batch}; "
+                "save the sequence you want as its own x, e.g. numpy.save('one.npy', x[0])",
+                f"--steps explica una secuencia y x es un lote de {self.batch}; guarda la que "
+                "quieras como su propio x, p. ej. numpy.save('una.npy', x[0])",
+            )
         queries, keys, values, scores, weights = self.head(head)
         index = pick_row(self.query_labels, row, token)
         method = "scaled" if self.divisor != 1.0 else "dot"

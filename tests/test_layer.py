@@ -4,6 +4,8 @@ tests/naive.py to 1e-10, and their gradients against finite differences."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -203,3 +205,37 @@ def test_a_grid_too_large_suggests_writing_only_the_output(run, tmp_path):
     np.save(path, np.zeros((40_000, 2)))
     refused = run("selfattn", "-i", str(path), "--json")
     assert refused.exit_code == 2 and "--fields output" in refused.stderr
+
+
+@pytest.mark.parametrize("heads", [1, 2, 3])
+def test_a_batch_is_computed_in_one_go_and_matches_each_sequence(heads):
+    _, params = _layer(heads, 2, 2)
+    x = np.random.default_rng(6).standard_normal((4, T, D_MODEL))  # B × T × d (batch_first)
+    result = attncli.selfattn(x=x, heads=heads, d_k=2, d_v=2, valid_len=4, **params)
+    allowed = np.ones((T, T), dtype=bool)
+    allowed[:, 4:] = False
+    assert result.batch == 4 and result.output.shape == (4, T, D_MODEL)
+    for b in range(4):
+        expected = naive.multihead(x[b].tolist(), x[b].tolist(), _lists(params), heads, None,
+                                   allowed.tolist())  # fmt: skip
+        np.testing.assert_allclose(result.output[b], expected, rtol=1e-10, atol=1e-10)
+        one = attncli.selfattn(x=x[b], heads=heads, d_k=2, d_v=2, valid_len=4, **params)
+        np.testing.assert_allclose(result.item(b + 1).weights, one.weights, rtol=1e-12)
+
+
+def test_a_batch_from_the_command_line(run, run_json, tmp_path):
+    x = np.random.default_rng(6).standard_normal((2, 3, 4))
+    path = tmp_path / "batch.npy"
+    np.save(path, x)
+    document = run_json("selfattn", "-i", str(path), "--json")
+    assert np.array(document["weights"]).shape == (2, 3, 3)
+    as_json = run_json("selfattn", "-i", "-", "--json", input=json.dumps({"x": x.tolist()}))
+    np.testing.assert_allclose(as_json["output"], document["output"], rtol=1e-12)
+    blocked = run_json("selfattn", "-i", str(path), "--fields", "output")
+    np.testing.assert_allclose(blocked["output"], document["output"], rtol=1e-12)
+    table = run("selfattn", "-i", str(path), "--format", "table").stdout
+    assert "a batch of 2 sequences, computed together; shown: the first" in table
+    steps = run("selfattn", "-i", str(path), "--steps")
+    assert steps.exit_code == 2 and "x is a batch of 2" in steps.stderr
+    ragged = run("selfattn", "-i", "-", input='{"x": [[[1, 2]], [[1, 2], [3, 4]]]}')
+    assert ragged.exit_code == 2 and "x[2] is 2 × 2 but x[1] is 1 × 2" in ragged.stderr

@@ -137,10 +137,17 @@ def attend_or_block(
 
 
 def split_heads(matrix: np.ndarray, heads: int) -> np.ndarray:
-    """The columns of a [T, h * d] matrix as h blocks: [h, T, d]."""
-    # [T, h*d] -> [h, T, d]
-    rows, width = matrix.shape
-    return matrix.reshape(rows, heads, width // heads).transpose(1, 0, 2)
+    """The columns of a [T, h * d] matrix as h blocks: [h, T, d] (batch axes kept in front)."""
+    # [..., T, h*d] -> [..., h, T, d]
+    *lead, rows, width = matrix.shape
+    return np.swapaxes(matrix.reshape(*lead, rows, heads, width // heads), -3, -2)
+
+
+def join_heads(per_head: np.ndarray) -> np.ndarray:
+    """The heads side by side again: [h, T, d] to [T, h * d] (batch axes kept in front)."""
+    # [..., h, T, d] -> [..., T, h*d]
+    *lead, heads, rows, width = per_head.shape
+    return np.swapaxes(per_head, -3, -2).reshape(*lead, rows, heads * width)
 
 
 def attention_layer(
@@ -169,8 +176,7 @@ def attention_layer(
     result = attend_or_block(queries, keys, values, divisor, masked, grids)
     if heads is None:
         return result
-    # [h, T_q, d_v] -> [T_q, h * d_v]
-    result.concat = result.output.transpose(1, 0, 2).reshape(x_q.shape[0], -1)
+    result.concat = join_heads(result.output)  # [T_q, h * d_v]
     result.output = result.concat
     if "w_o" in params:
         result.output = project(result.concat, params["w_o"], params.get("b_o"))

@@ -117,6 +117,11 @@ PHRASES: dict[str, tuple[str, str]] = {
     "row_per_token": ("a row per token", "una fila por token"),
     "row_per_query": ("a row per query token", "una fila por token que pregunta"),
     "row_per_key": ("a row per key token", "una fila por token que contesta"),
+    "batch_first": (
+        "a batch of {batch} sequences, computed together; shown: the first (--json has all)",
+        "un lote de {batch} secuencias, calculadas juntas; se muestra la primera (--json las "
+        "tiene todas)",
+    ),
     "cross": (
         "cross-attention: {queries} queries over {keys} keys",
         "atención cruzada: {queries} consultas sobre {keys} claves",

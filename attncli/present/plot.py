@@ -100,9 +100,11 @@ def plot_weights(
 
 
 def plot_result(path: str, result: SelfAttnResult, fmt: Format) -> None:
-    """The weight grid of a self-attention result, one panel per head."""
+    """The weight grid of a self-attention result, one panel per head (of a batch, the
+    first sequence's)."""
     import numpy as np
 
+    result = result.item(1)
     plot_weights(
         path,
         result.weights,

@@ -45,7 +45,11 @@ def selfattn_view(
     result: SelfAttnResult, fmt: Format, show: frozenset[str] = frozenset()
 ) -> list[RenderableType]:
     """What a terminal shows: the header, the score grid, the weight grid and the outputs,
-    per head; the matrices X, W, Q, K, V and the shapes when `show` asks for them."""
+    per head; the matrices X, W, Q, K, V and the shapes when `show` asks for them. Of a
+    batch, the first sequence, said so."""
+    if result.batch is not None:
+        note = render.lines(fmt.say("batch_first", batch=result.batch), "")
+        return [note, *selfattn_view(result.item(1), fmt, show)]
     run = result.attention
     heads = result.heads
     d = result.sizes

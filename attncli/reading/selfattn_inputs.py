@@ -20,7 +20,16 @@ from attncli.reading.inputs import (
     row_labels,
 )
 from attncli.reading.masks import masked_cells
-from attncli.reading.values import Document, count, labels, require, to_matrix, to_vector
+from attncli.reading.values import (
+    Document,
+    count,
+    is_batch,
+    labels,
+    require,
+    to_batch,
+    to_matrix,
+    to_vector,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -132,22 +141,26 @@ def selfattn_input(
             "give x (a row per token), x_q and x_kv, or queries/keys/values",
             "da x (una fila por token), x_q y x_kv, o queries/keys/values",
         )
-        x = to_matrix(require(document, "x", x_hint), "x")
-        if settings.d_model is not None and settings.d_model != x.shape[1]:
+        given = require(document, "x", x_hint)
+        # A batch (B × T × d, as torch's batch_first) is computed in one go.
+        x = to_batch(given, "x") if is_batch(given) else to_matrix(given, "x")
+        if settings.d_model is not None and settings.d_model != x.shape[-1]:
             raise ShapeError(
-                f"x has {x.shape[1]} columns but --d-model is {settings.d_model} (drop --d-model)",
-                f"x tiene {x.shape[1]} columnas pero --d-model es {settings.d_model} "
+                f"x has {x.shape[-1]} columns but --d-model is {settings.d_model} (drop --d-model)",
+                f"x tiene {x.shape[-1]} columnas pero --d-model es {settings.d_model} "
                 "(quita --d-model)",
             )
-        tokens = labels(document, x.shape[0], "x", "t")
+        tokens = labels(document, x.shape[-2], "x", "t")
         query_tokens = tokens
-        d_model = x.shape[1]
+        d_model = x.shape[-1]
     d_k, d_v = d_model, d_model
     if settings.projections:
         d_k, d_v = _projection_sizes(document, settings, d_model)
+    batch = x.shape[0] if x is not None and x.ndim == 3 else 1
     check_memory(
-        len(query_tokens), len(tokens), d_model, d_k, d_v, settings.heads or 1, settings.grids
-    )
+        len(query_tokens), len(tokens), d_model, d_k, d_v, batch * (settings.heads or 1),
+        settings.grids,
+    )  # fmt: skip
     if x is None:
         norm = settings.norm if settings.norm is not None else float(np.sqrt(d_model))
         x = embed(query_tokens, d_model, norm, settings.seed)

@@ -224,7 +224,11 @@ def _checked_array(value: Any, field: str, ndim: int) -> np.ndarray:
     """An array read from .npy/.npz: numeric, of the expected rank, every number finite."""
     import numpy as np
 
-    names = {1: ("a vector", "un vector"), 2: ("a matrix", "una matriz")}
+    names = {
+        1: ("a vector", "un vector"),
+        2: ("a matrix", "una matriz"),
+        3: ("a batch of matrices", "un lote de matrices"),
+    }
     if value.dtype.kind not in "iuf":
         raise InputError(
             f"{field}: holds {value.dtype} data; expected numbers (int or float)",
@@ -335,6 +339,40 @@ def to_matrix(value: Any, field: str, allow_masked: bool = False) -> np.ndarray:
                 f"tiene {len(rows[0])} (todas las filas deben tener la misma longitud)",
             )
     return np.array(rows, dtype=np.float64)
+
+
+def is_batch(value: Any) -> bool:
+    """True for a B × T × d array, or JSON nested three deep: a batch of sequences."""
+    if _is_array(value):
+        return bool(value.ndim == 3)
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and isinstance(value[0], list)
+        and bool(value[0])
+        and isinstance(value[0][0], list)
+    )
+
+
+def to_batch(value: Any, field: str) -> np.ndarray:
+    """A batch of equal-shaped matrices (B × T × d), each checked as to_matrix checks one."""
+    import numpy as np
+
+    # -> [B, T, d]
+    if _is_array(value):
+        return _checked_array(value, field, 3)
+    matrices = [to_matrix(item, f"{field}[{index}]") for index, item in enumerate(value, 1)]
+    for index, matrix in enumerate(matrices[1:], 2):
+        if matrix.shape != matrices[0].shape:
+            raise ShapeError(
+                f"{field}[{index}] is {' × '.join(map(str, matrix.shape))} but {field}[1] is "
+                f"{' × '.join(map(str, matrices[0].shape))} (every sequence of a batch has one "
+                "shape)",
+                f"{field}[{index}] es {' × '.join(map(str, matrix.shape))} pero {field}[1] es "
+                f"{' × '.join(map(str, matrices[0].shape))} (todas las secuencias de un lote "
+                "tienen la misma forma)",
+            )
+    return np.stack(matrices)
 
 
 def to_vector_or_matrix(value: Any, field: str, allow_masked: bool = False) -> np.ndarray:
