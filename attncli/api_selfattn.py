@@ -38,6 +38,7 @@ def selfattn(
     b_v: ArrayLike | None = None,
     b_o: ArrayLike | None = None,
     mask: ArrayLike | None = None,
+    key_padding_mask: ArrayLike | None = None,
     d_model: int | None = None,
     d_k: int | None = None,
     d_v: int | None = None,
@@ -59,6 +60,7 @@ def selfattn(
     out). With `heads`, d_k and d_v are the sizes per head (d_model / h by default), and
     the heads are joined through W^O unless `out_proj` is false. `mask` is 1 (or True)
     where query i may look at key j (torch's boolean attn_mask is the opposite);
+    `key_padding_mask` is torch's: true for a padding key, per key or per sequence of a batch;
     `valid_len` masks the keys from that count on (padding); `scale_by` divides the
     scores by a number of your choosing instead of √d_k. Cross-attention: the queries
     from `sentence` (or `x_q`), the keys and values from `context` (or `x_kv`).
@@ -90,6 +92,7 @@ def selfattn(
         b_v=b_v,
         b_o=b_o,
         mask=mask,
+        key_padding_mask=key_padding_mask,
         grad_output=grad_output,
         target=target,
     )
@@ -127,7 +130,10 @@ def selfattn_document(
     with np.errstate(all="ignore"):  # overflow is checked after, with a clear message
         run = _run_selfattn(checked, options.heads, divisor, masked, options.grids)
     if options.grids:
-        _finite(run.scores, "scores", masked=masked)
+        from attncli.core.selfattn import aligned
+
+        allowed = None if masked is None else aligned(masked, run.scores.shape)
+        _finite(run.scores, "scores", masked=allowed)
     _finite(run.output, "output")
     result_divisor = float(np.sqrt(run.keys.shape[-1])) if divisor is None else divisor
     with np.errstate(all="ignore"):

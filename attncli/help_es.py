@@ -130,11 +130,13 @@ OPTIONS = {
         "La frase. Se parte por los espacios; la puntuación al principio o al final de una "
         "palabra es un token propio (¿ dónde ?), dentro de una palabra se queda (l'eau).",
     "Instead of a sentence: JSON, .npy (read as x) or .npz with x (and w_q, w_k, w_v, w_o, "
-    "b_q, b_k, b_v, b_o, mask, tokens) or with queries, keys, values. W is d_in × d_out, "
-    "applied as x @ W (from torch's nn.Linear, pass weight.T).":
+    "b_q, b_k, b_v, b_o, mask, key_padding_mask, tokens; x may be a batch B × T × d) or with "
+    "queries, keys, values. W is d_in × d_out, applied as x @ W (from torch's nn.Linear, "
+    "pass weight.T).":
         "En lugar de una frase: JSON, .npy (leído como x) o .npz con x (y w_q, w_k, w_v, w_o, "
-        "b_q, b_k, b_v, b_o, mask, tokens) o con queries, keys, values. W es d_in × d_out y "
-        "se aplica como x @ W (de un nn.Linear de torch, pasa weight.T).",
+        "b_q, b_k, b_v, b_o, mask, key_padding_mask, tokens; x puede ser un lote B × T × d) o "
+        "con queries, keys, values. W es d_in × d_out y se aplica como x @ W (de un nn.Linear "
+        "de torch, pasa weight.T).",
     "Numbers per token embedding. [default: 8]":
         "Números por embedding de token. [por defecto: 8]",
     "Columns of W^Q and W^K (per head). [default: d_model / h]":

@@ -146,7 +146,8 @@ SelfAttnInputOption = Annotated[
         "-i",
         metavar="FILE",
         help="Instead of a sentence: JSON, .npy (read as x) or .npz with x (and w_q, w_k, "
-        "w_v, w_o, b_q, b_k, b_v, b_o, mask, tokens) or with queries, keys, values. "
+        "w_v, w_o, b_q, b_k, b_v, b_o, mask, key_padding_mask, tokens; x may be a batch "
+        "B × T × d) or with queries, keys, values. "
         "W is d_in × d_out, applied as x @ W (from torch's nn.Linear, pass weight.T).",
     ),
 ]

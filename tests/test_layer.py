@@ -239,3 +239,28 @@ def test_a_batch_from_the_command_line(run, run_json, tmp_path):
     assert steps.exit_code == 2 and "x is a batch of 2" in steps.stderr
     ragged = run("selfattn", "-i", "-", input='{"x": [[[1, 2]], [[1, 2], [3, 4]]]}')
     assert ragged.exit_code == 2 and "x[2] is 2 × 2 but x[1] is 1 × 2" in ragged.stderr
+
+
+@pytest.mark.parametrize("heads", [1, 2])
+def test_key_padding_mask_per_sequence_as_torch_reads_it(heads):
+    _, params = _layer(heads, 2, 2)
+    x = np.random.default_rng(7).standard_normal((3, T, D_MODEL))
+    padding = np.zeros((3, T), dtype=bool)  # torch: True = a padding key, ignored
+    padding[0, 3:], padding[2, 1:] = True, True
+    result = attncli.selfattn(x=x, heads=heads, d_k=2, d_v=2, causal=True, **params,
+                              key_padding_mask=padding.tolist())  # fmt: skip
+    for b in range(3):
+        allowed = np.tril(np.ones((T, T), dtype=bool)) & ~padding[b][None, :]
+        expected = naive.multihead(x[b].tolist(), x[b].tolist(), _lists(params), heads, None,
+                                   allowed.tolist())  # fmt: skip
+        np.testing.assert_allclose(result.output[b], expected, rtol=1e-10, atol=1e-10)
+    shared = attncli.selfattn(x=x[0], key_padding_mask=[0, 0, 0, 1, 1])
+    assert np.allclose(shared.weights[:, 3:], 0)
+
+
+def test_key_padding_mask_is_checked(run):
+    document = {"x": [[1, 0], [0, 1]], "key_padding_mask": [[0, 1]]}
+    bad = run("selfattn", "-i", "-", input=json.dumps(document))
+    assert bad.exit_code == 2 and "key_padding_mask is 1 × 2 but must be 2" in bad.stderr
+    words = run("selfattn", "-i", "-", input='{"x": [[1, 0]], "key_padding_mask": ["x"]}')
+    assert words.exit_code == 2 and "key_padding_mask: expected a list or a matrix" in words.stderr

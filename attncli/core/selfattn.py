@@ -81,7 +81,7 @@ def attend(
     if divisor != 1.0:
         scores /= divisor  # in place: the grid is the memory that counts
     if masked is not None:
-        scores[..., masked] = -np.inf
+        scores[aligned(masked, scores.shape)] = -np.inf
     weights = softmax(scores)
     return Attention(queries, keys, values, scores, weights, weights @ values)
 
@@ -105,9 +105,17 @@ def blocked_output(
         if divisor != 1.0:
             block /= divisor
         if masked is not None:
-            block[..., masked[start : start + rows]] = -np.inf
+            block[aligned(masked[..., start : start + rows, :], block.shape)] = -np.inf
         output[..., start : start + rows, :] = softmax(block) @ values
     return output
+
+
+def aligned(masked: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """A mask of [T_q, T_k] or [B, T_q, T_k] broadcast to scores of `shape`: [T_q, T_k],
+    [h or B, T_q, T_k] or [B, h, T_q, T_k] (a batch's mask is per sequence)."""
+    if masked.ndim == 3 and len(shape) == 4:
+        masked = masked[:, None, :, :]
+    return np.broadcast_to(masked, shape)
 
 
 def project(x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None) -> np.ndarray:

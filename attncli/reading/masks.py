@@ -13,11 +13,13 @@ if TYPE_CHECKING:
 
 
 def masked_cells(
-    document: Document, t_q: int, t_k: int, valid_len: int | None
+    document: Document, t_q: int, t_k: int, valid_len: int | None, batch: int | None = None
 ) -> np.ndarray | None:
-    """True where query i may not look at key j: the document's `mask` (1 or true = may
-    look, 0 or false = masked; torch's boolean attn_mask is the opposite) and the keys
-    from --valid-len on (padding, as d2l's masked_softmax)."""
+    """True where query i may not look at key j: [T_q, T_k], or [B, T_q, T_k] when a
+    batch has a key_padding_mask per sequence. From the document's `mask` (1 or true = may
+    look, 0 or false = masked; torch's boolean attn_mask is the opposite), its
+    `key_padding_mask` (as torch's: 1 or true = padding, ignored; [T_k] or [B, T_k]) and
+    the keys from --valid-len on (padding, as d2l's masked_softmax)."""
     import numpy as np
 
     masked = None
@@ -40,29 +42,63 @@ def masked_cells(
         padding = np.zeros((t_q, t_k), dtype=bool)
         padding[:, valid_len:] = True
         masked = padding if masked is None else masked | padding
+    if document.get("key_padding_mask") is not None:
+        masked = _key_padding(document["key_padding_mask"], masked, t_q, t_k, batch)
     return masked
+
+
+def _key_padding(
+    value: object, masked: np.ndarray | None, t_q: int, t_k: int, batch: int | None
+) -> np.ndarray:
+    """The mask with torch's key_padding_mask laid over it: a key that is padding is masked
+    for every query (of its sequence, when there is one row per sequence)."""
+    import numpy as np
+
+    hint = ("1 (or true) for a padding key", "1 (o true) para una clave de relleno")
+    padding = _booleans(value, "key_padding_mask", (1, 2), hint)
+    expected = (t_k,) if padding.ndim == 1 else (batch or 1, t_k)
+    if padding.shape != expected or (padding.ndim == 2 and batch is None):
+        shapes = f"{t_k}" + (f" or {batch} × {t_k}" if batch else "")
+        raise ShapeError(
+            f"key_padding_mask is {' × '.join(map(str, padding.shape))} but must be {shapes} "
+            "(a number per key, per sequence of a batch)",
+            f"key_padding_mask es {' × '.join(map(str, padding.shape))} pero debe ser {shapes} "
+            "(un número por clave, por secuencia de un lote)",
+        )
+    base = np.zeros((t_q, t_k), dtype=bool) if masked is None else masked
+    if padding.ndim == 1:
+        return base | padding[None, :]
+    return base[None, :, :] | padding[:, None, :]  # [B, T_q, T_k]
 
 
 def _mask_matrix(value: object) -> np.ndarray:
     """A mask of booleans or 0/1 as a boolean matrix; anything else is refused."""
-    import numpy as np
-
     hint = (
         "1 (or true) where a query may look at a key, 0 (or false) where not",
         "1 (o true) donde una consulta puede mirar una clave, 0 (o false) donde no",
     )
-    if hasattr(value, "dtype"):
-        array = np.asarray(value)
-    elif isinstance(value, list) and all(isinstance(row, list) for row in value):
-        try:
-            array = np.array(value, dtype=object)
-        except ValueError:
-            array = np.array([], dtype=object)
-    else:
+    return _booleans(value, "mask", (2,), hint)
+
+
+def _booleans(
+    value: object, field: str, dims: tuple[int, ...], hint: tuple[str, str]
+) -> np.ndarray:
+    """Booleans or 0/1 in an array of one of `dims` dimensions; anything else is refused."""
+    import numpy as np
+
+    try:
+        array = np.asarray(value) if hasattr(value, "dtype") else np.array(value, dtype=object)
+    except ValueError:  # ragged rows
         array = np.array([], dtype=object)
-    cells = array.ravel().tolist() if array.ndim == 2 else []
+    cells = array.ravel().tolist() if array.ndim in dims else []
     if not cells or any(cell not in (0, 1) or isinstance(cell, float) for cell in cells):
+        kind = (
+            ("a matrix", "una matriz")
+            if dims == (2,)
+            else ("a list or a matrix", "una lista o una matriz")
+        )
         raise InputError(
-            f"mask: expected a matrix of {hint[0]}", f"mask: se espera una matriz de {hint[1]}"
+            f"{field}: expected {kind[0]} of {hint[0]}",
+            f"{field}: se espera {kind[1]} de {hint[1]}",
         )
     return array.astype(bool)

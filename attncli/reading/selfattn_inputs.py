@@ -204,7 +204,8 @@ def selfattn_input(
             "biases go with the projections; drop --no-proj or the b_ fields",
             "los sesgos van con las proyecciones; quita --no-proj o los campos b_",
         )
-    masked = masked_cells(document, len(query_tokens), len(tokens), settings.valid_len)
+    batch = x.shape[0] if x.ndim == 3 else None
+    masked = masked_cells(document, len(query_tokens), len(tokens), settings.valid_len, batch)
     return SelfAttnInput(query_tokens, tokens, x, weights, drawn, None, norm, masked, x_kv)
 
 
