@@ -37,6 +37,7 @@ from attncli.options import (
     NoProjOption,
     NormOption,
     NoScaleOption,
+    OldSweepOption,
     PlotOption,
     ProblemSeedOption,
     QueriesOption,
@@ -301,6 +302,7 @@ def compare_scores(
     repeat: RepeatOption = 9,
     threads: ThreadsOption = 1,
     d_k: SweepOption = "8,64,512",
+    dk: OldSweepOption = None,
     *,
     settings: Settings,
 ) -> None:
@@ -318,7 +320,7 @@ def compare_scores(
     from attncli.comparison import parse_dks
     from attncli.present.output import emit, progress_on_stderr
 
-    d_ks = parse_dks(d_k)
+    d_ks = parse_dks(d_k if dk is None else dk)
     with progress_on_stderr(settings.lang) as progress:
         result = compare(
             tx,

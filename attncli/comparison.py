@@ -112,13 +112,13 @@ def parse_dks(text: str) -> list[int]:
         values = [int(part) for part in text.split(",") if part.strip()]
     except ValueError:
         raise OptionError(
-            f"--dk {text!r}: expected whole numbers separated by commas, e.g. 8,64,512",
-            f"--dk {text!r}: se esperan enteros separados por comas, p. ej. 8,64,512",
+            f"--d-k {text!r}: expected whole numbers separated by commas, e.g. 8,64,512",
+            f"--d-k {text!r}: se esperan enteros separados por comas, p. ej. 8,64,512",
         ) from None
     if not values or min(values) < 1:
         raise OptionError(
-            f"--dk {text!r}: every d_k must be 1 or more, e.g. 8,64,512",
-            f"--dk {text!r}: cada d_k debe ser 1 o más, p. ej. 8,64,512",
+            f"--d-k {text!r}: every d_k must be 1 or more, e.g. 8,64,512",
+            f"--d-k {text!r}: cada d_k debe ser 1 o más, p. ej. 8,64,512",
         )
     return values
 

@@ -226,7 +226,7 @@ def infos(module: Any) -> list[Any]:
     found: list[Any] = []
     for value in vars(module).values():
         if typing.get_origin(value) is typing.Annotated:
-            found.extend(meta for meta in typing.get_args(value)[1:] if hasattr(meta, "help"))
+            found.extend(meta for meta in typing.get_args(value)[1:] if getattr(meta, "help", None))
     return found
 
 

@@ -381,8 +381,10 @@ ThreadsOption = Annotated[
     int, typer.Option("--threads", help="BLAS threads, the same for every method.")
 ]
 SweepOption = Annotated[
-    str, typer.Option("--d-k", "--dk", help="d_k values for the scaling sweep, e.g. 8,64,512.")
+    str, typer.Option("--d-k", help="d_k values for the scaling sweep, e.g. 8,64,512.")
 ]
+# The option's earlier name, still read, no longer shown.
+OldSweepOption = Annotated[str | None, typer.Option("--dk", hidden=True)]
 
 # attn exercise
 ProblemSeedOption = Annotated[

@@ -141,7 +141,7 @@ def test_closing_line_says_what_the_measurement_shows():
         (["--ty", "-1"], "--ty is -1"),
         (["--d-a", "0"], "--d-a is 0"),
         (["--repeat", "0"], "--repeat is 0"),
-        (["--dk", "8,x"], "--dk '8,x'"),
+        (["--dk", "8,x"], "--d-k '8,x'"),
         (["--dk", "0"], "every d_k must be 1 or more"),
         (["--tx", "100000", "--ty", "100000"], "more than half of the"),
     ],
