@@ -10,10 +10,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from attncli.group import AttnGroup, NumbersCommand, app_for, language_of
-from attncli.options import (
-    STEPS,
-    AdditiveSizeOption,
+from attncli.command_options import (
     CausalOption,
     ChainMethodOption,
     ChainTemperatureOption,
@@ -29,9 +26,6 @@ from attncli.options import (
     GradOutputOption,
     HeadOption,
     HeadsOption,
-    InputOption,
-    KeysOption,
-    LangOption,
     MethodOption,
     NoOutProjOption,
     NoProjOption,
@@ -40,14 +34,9 @@ from attncli.options import (
     OldSweepOption,
     PlotOption,
     ProblemSeedOption,
-    QueriesOption,
-    QueryOption,
     RepeatOption,
     ScaleByOption,
     ScoreArguments,
-    ScoreMethod,
-    ScoreSeedOption,
-    ScoresOption,
     SelfAttnGradOutputOption,
     SelfAttnInputOption,
     SelfAttnTargetOption,
@@ -59,10 +48,23 @@ from attncli.options import (
     TargetOption,
     TemperatureOption,
     ThreadsOption,
-    TokensOption,
     TxOption,
     TyOption,
     ValidLenOption,
+)
+from attncli.group import AttnGroup, NumbersCommand, app_for, language_of
+from attncli.options import (
+    STEPS,
+    AdditiveSizeOption,
+    InputOption,
+    KeysOption,
+    LangOption,
+    QueriesOption,
+    QueryOption,
+    ScoreMethod,
+    ScoreSeedOption,
+    ScoresOption,
+    TokensOption,
     ValuesOption,
     VersionOption,
     WeightsOption,

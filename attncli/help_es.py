@@ -236,7 +236,7 @@ def to_spanish(app: Any) -> None:
     import typer.core
     from typer._click import formatting
 
-    from attncli import options
+    from attncli import command_options, options
 
     app.info.help = APP
     for command in app.registered_commands:
@@ -244,7 +244,7 @@ def to_spanish(app: Any) -> None:
         command.help = COMMANDS.get(name, command.help)
     import typer.completion
 
-    for info in infos(options):
+    for info in [*infos(options), *infos(command_options)]:
         info.help = OPTIONS.get(info.help, info.help)
     # Typer's completion options are the defaults of a placeholder function of its own.
     placeholder = typer.completion._install_completion_placeholder_function

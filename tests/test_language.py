@@ -133,12 +133,13 @@ def test_selfattn_and_compare_in_spanish(run):
 
 
 def test_every_help_text_has_its_spanish_one():
-    from attncli import options
+    from attncli import command_options, options
     from attncli.cli import app
     from attncli.help_es import COMMANDS, OPTIONS, infos
 
     known = set(OPTIONS) | set(OPTIONS.values())
-    missing = [info.help for info in infos(options) if info.help not in known]
+    every = [*infos(options), *infos(command_options)]
+    missing = [info.help for info in every if info.help not in known]
     assert missing == []
     names = {command.name or command.callback.__name__ for command in app.registered_commands}
     assert names == set(COMMANDS)
