@@ -23,7 +23,11 @@ if TYPE_CHECKING:
 
 
 class Result:
-    """Behaviour shared by every result: rich and HTML views."""
+    """Behaviour shared by every result: rich and HTML views.
+
+    Results compare by identity (eq=False): their numpy arrays have no single truth value
+    to compare by, and skipping the generated __eq__ keeps importing them quick.
+    """
 
     def __rich__(self) -> RenderableType:
         from rich.console import Group
@@ -52,7 +56,7 @@ def _shaped(array: np.ndarray, single: bool) -> np.ndarray:
     return array[0] if single else array
 
 
-@dataclass(frozen=True, repr=False, kw_only=True)
+@dataclass(frozen=True, repr=False, kw_only=True, eq=False)
 class Rowwise(Result):
     """A result with a row per query (one row when the input was a single vector)."""
 
@@ -75,7 +79,7 @@ class Rowwise(Result):
         return f"{type(self).__name__}({shapes}, tokens={list(self.column_labels)})"
 
 
-@dataclass(frozen=True, repr=False, kw_only=True)
+@dataclass(frozen=True, repr=False, kw_only=True, eq=False)
 class ScoreResult(Rowwise):
     """Scores of each query against each key (row = query, column = key)."""
 
@@ -115,7 +119,7 @@ class ScoreResult(Rowwise):
         ]
 
 
-@dataclass(frozen=True, repr=False, kw_only=True)
+@dataclass(frozen=True, repr=False, kw_only=True, eq=False)
 class SoftmaxResult(Rowwise):
     """Weights from scores, row by row; a masked score (-inf) has weight 0."""
 
@@ -157,7 +161,7 @@ class SoftmaxResult(Rowwise):
         ]
 
 
-@dataclass(frozen=True, repr=False, kw_only=True)
+@dataclass(frozen=True, repr=False, kw_only=True, eq=False)
 class MixResult(Rowwise):
     """The weighted sum of the value rows, a row per row of weights."""
 
@@ -186,7 +190,7 @@ class MixResult(Rowwise):
         return [explain_mix(label, self.weight_grid[index], self.values, list(self.column_labels))]
 
 
-@dataclass(frozen=True, repr=False, kw_only=True)
+@dataclass(frozen=True, repr=False, kw_only=True, eq=False)
 class ExerciseResult(Result):
     """A small problem to work by hand, and its answers."""
 
@@ -235,7 +239,7 @@ def _whole(array: np.ndarray) -> Any:
     return array.astype(int).tolist()
 
 
-@dataclass(frozen=True, repr=False, kw_only=True)
+@dataclass(frozen=True, repr=False, kw_only=True, eq=False)
 class GradResult(Rowwise):
     """The backward pass of score → softmax → mix: the forward results and every gradient."""
 

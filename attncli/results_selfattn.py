@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from attncli.explain import Step
 
 
-@dataclass(frozen=True, repr=False, kw_only=True)
+@dataclass(frozen=True, repr=False, kw_only=True, eq=False)
 class SelfAttnResult(Result):
     """Self-attention over X (or attention over given Q, K, V): every intermediate.
 
