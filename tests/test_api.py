@@ -9,6 +9,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rich.console import Console
 
 import attncli as attn
@@ -202,3 +204,24 @@ def test_exercise_from_python():
     assert set(e.to_document(answers=True)) >= {"scores", "weights", "output"}
     with pytest.raises(attn.OptionError, match="--size 0"):
         attn.exercise(size=0)
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    rows=st.integers(1, 7),
+    columns=st.integers(1, 5),
+    chunk=st.integers(1, 12),
+    masked=st.booleans(),
+)
+def test_json_in_pieces_is_the_same_bytes_as_the_whole(rows, columns, chunk, masked):
+    import orjson
+
+    from attncli.present.output import json_pieces
+
+    grid = np.random.default_rng(rows * 10 + columns).standard_normal((rows, columns))
+    if masked:
+        grid[0, 0] = -np.inf
+    document = {"tokens": ["a"] * rows, "grid": grid, "heads": np.stack([grid, grid]),
+                "vector": grid[0], "n": 3}  # fmt: skip
+    whole = orjson.dumps(document, option=orjson.OPT_SERIALIZE_NUMPY)
+    assert b"".join(json_pieces(document, chunk=chunk)) == whole
