@@ -33,14 +33,15 @@ rng = np.random.default_rng(0)
 d = x.shape[1]
 w_q, w_k, w_v = (rng.uniform(-d**-0.5, d**-0.5, (d, d)) for _ in range(3))
 q, k, v = x @ w_q, x @ w_k, x @ w_v
-scores = q @ k.T
-scores /= np.sqrt(d)
+raw_scores = q @ k.T
+scores = raw_scores / np.sqrt(d)
 weights = scores - scores.max(axis=1, keepdims=True)
 np.exp(weights, out=weights)
 weights /= weights.sum(axis=1, keepdims=True)
 out = weights @ v
 document = {"x": x, "w_q": w_q, "w_k": w_k, "w_v": w_v, "queries": q, "keys": k,
-            "values": v, "scores": scores, "weights": weights, "output": out}
+            "values": v, "raw_scores": raw_scores, "scores": scores, "weights": weights,
+            "output": out}
 sys.stdout.buffer.write(orjson.dumps(document, option=orjson.OPT_SERIALIZE_NUMPY))
 """
 
