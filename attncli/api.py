@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 ArrayLike = Any  # a list of numbers, a list of rows, a numpy array
 
 
-def _document(**fields: Any) -> Document:
+def as_document(**fields: Any) -> Document:
     """Keyword arguments as a document: None means not given; tuples read as lists."""
     return {name: _plain(value) for name, value in fields.items() if value is not None}
 
@@ -44,7 +44,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _finite(array: np.ndarray, field: str, masked: np.ndarray | None = None) -> np.ndarray:
+def check_finite(array: np.ndarray, field: str, masked: np.ndarray | None = None) -> np.ndarray:
     """Refuse a result that overflowed float64 (±inf, or NaN from inf − inf), naming the
     first cell; -inf is allowed only where `masked` is True (a real mask)."""
     overflowed = ~np.isfinite(array)
@@ -62,7 +62,7 @@ def _finite(array: np.ndarray, field: str, masked: np.ndarray | None = None) -> 
     return array
 
 
-def _chained(previous: Result | ArrayLike, field: str) -> Document:
+def chained_document(previous: Result | ArrayLike, field: str) -> Document:
     """The document of an earlier result, or a bare array taken as `field`."""
     if isinstance(previous, Result):
         return previous.to_document()
@@ -99,7 +99,7 @@ def score(
     array([[1.414, 0.   ],
            [0.707, 1.414]])
     """
-    document = _document(
+    document = as_document(
         query=query,
         queries=queries,
         keys=keys,
@@ -128,7 +128,7 @@ def score_document(
     rows = checked.queries
     with np.errstate(all="ignore"):  # overflow is checked after, with a clear message
         grid = attention.score(method, rows.matrix, checked.keys, checked.parameters)
-    _finite(grid, "scores")
+    check_finite(grid, "scores")
     return ScoreResult(
         single=rows.single,
         row_labels=tuple(rows.row_labels),
@@ -157,7 +157,7 @@ def softmax(
     >>> softmax([2, None, 1]).weights.round(3)
     array([0.731, 0.   , 0.269])
     """
-    document = _chained(scores, "scores")
+    document = chained_document(scores, "scores")
     if tokens is not None:
         document["tokens"] = list(tokens)
     return softmax_document(document, temperature)
@@ -198,8 +198,8 @@ def mix(
     >>> mix([0.5, 0.5], values=[[10, 0], [0, 10]]).output
     array([5., 5.])
     """
-    document = _chained(weights, "weights")
-    document.update(_document(values=values, tokens=tokens))
+    document = chained_document(weights, "weights")
+    document.update(as_document(values=values, tokens=tokens))
     return mix_document(document)
 
 
@@ -215,7 +215,7 @@ def mix_document(document: Document) -> MixResult:
         carried=dict(document),
         weight_grid=rows.matrix,
         values=values,
-        output_grid=_finite(output, "output"),
+        output_grid=check_finite(output, "output"),
     )
 
 

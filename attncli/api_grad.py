@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from attncli.api import ArrayLike, _document, _finite, check_temperature
+from attncli.api import ArrayLike, as_document, check_finite, check_temperature
 from attncli.reading.values import Document
 from attncli.results import GradResult
 
@@ -49,7 +49,7 @@ def grad(
     >>> float(abs(g.grad_scores.sum())) < 1e-15
     True
     """
-    document = _document(
+    document = as_document(
         query=query,
         queries=queries,
         keys=keys,
@@ -91,8 +91,8 @@ def grad_document(
     rows = checked.scores.queries
     with np.errstate(all="ignore"):  # overflow is checked after, with a clear message
         run, loss, found = _grad_run(checked, chosen_method, chosen_temperature)
-    _finite(run.scores, "scores", masked=checked.mask)
-    _finite(run.output, "output")
+    check_finite(run.scores, "scores", masked=checked.mask)
+    check_finite(run.output, "output")
     _finite_gradients(found)
     return GradResult(
         single=rows.single,
@@ -150,4 +150,4 @@ def _finite_gradients(found: Any) -> None:
     """Refuse gradients that overflowed float64, naming the first such gradient and cell."""
     for name, value in {**vars(found), **vars(found.score)}.items():
         if isinstance(value, np.ndarray):
-            _finite(value, name)
+            check_finite(value, name)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from attncli.api import ArrayLike, _document, _finite
+from attncli.api import ArrayLike, as_document, check_finite
 from attncli.errors import InputError, OptionError
 from attncli.reading.values import Document
 from attncli.results_selfattn import SelfAttnResult
@@ -75,7 +75,7 @@ def selfattn(
     >>> bool(abs(a.weights.sum(axis=1) - 1).max() < 1e-12)
     True
     """
-    document = _document(
+    document = as_document(
         x=x,
         queries=queries,
         keys=keys,
@@ -133,13 +133,13 @@ def selfattn_document(
         from attncli.core.selfattn import aligned
 
         allowed = None if masked is None else aligned(masked, run.scores.shape)
-        _finite(run.scores, "scores", masked=allowed)
-    _finite(run.output, "output")
+        check_finite(run.scores, "scores", masked=allowed)
+    check_finite(run.output, "output")
     result_divisor = float(np.sqrt(run.keys.shape[-1])) if divisor is None else divisor
     with np.errstate(all="ignore"):
         loss, grads = _selfattn_backward(document, checked, run, result_divisor)
     for name, gradient in grads.items():
-        _finite(gradient, name)
+        check_finite(gradient, name)
     return SelfAttnResult(
         loss=loss,
         grads=grads,
