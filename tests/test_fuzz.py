@@ -30,7 +30,8 @@ JSON_VALUES = st.one_of(
 )
 FIELDS = st.sampled_from(
     ["query", "queries", "keys", "values", "scores", "weights", "tokens", "x", "w_q", "w_a",
-     "v_a", "grad_output", "target", "method", "temperature", "b_q", "note"]
+     "v_a", "grad_output", "target", "method", "temperature", "b_q", "b_o", "b_1", "mask",
+     "key_padding_mask", "x_q", "x_kv", "query_tokens", "note"]
 )  # fmt: skip
 DOCUMENTS = st.one_of(
     st.dictionaries(FIELDS, JSON_VALUES, max_size=6).map(json.dumps),
@@ -43,7 +44,8 @@ OPTION_TEXT = st.sampled_from(
      "en,las", "1e200,1e200", "99999999999999999999999", "a\x1b"]
 )  # fmt: skip
 SIZES = st.sampled_from(["0", "1", "2", "3", "-1", "x", "100000000000000000000"])
-COMMON = ["--lang", "--digits", "--format", "--json", "--steps", "--row", "--token", "--blank"]
+COMMON = ["--lang", "--digits", "--format", "--json", "--steps", "--row", "--token", "--blank",
+          "--fields"]  # fmt: skip
 OPTIONS = {
     "score": ["--query", "--queries", "--keys", "--values", "--tokens", "--method", "--seed",
               "--d-a", *COMMON],
@@ -52,17 +54,22 @@ OPTIONS = {
     "grad": ["--query", "--keys", "--values", "--grad-output", "--target", "--method",
              "--temperature", "--check", *COMMON],
     "selfattn": ["--d-model", "--d-k", "--d-v", "--heads", "--causal", "--no-proj", "--norm",
-                 "--seed", "--target", *COMMON],
+                 "--seed", "--target", "--context", "--valid-len", "--scale", "--show",
+                 "--no-out-proj", "--no-scale", *COMMON],
     "compare-scores": ["--tx", "--ty", "--d-h", "--d-a", "--d-k", "--seed", "--lang", "--json"],
     "exercise": ["--seed", "--size", "--dim", "--answers", "--lang", "--json"],
 }  # fmt: skip
-FLAGS = {"--json", "--steps", "--blank", "--causal", "--no-proj", "--check", "--answers"}
+FLAGS = {"--json", "--steps", "--blank", "--causal", "--no-proj", "--check", "--answers",
+         "--no-out-proj", "--no-scale"}  # fmt: skip
 SIZED = {"--tx", "--ty", "--d-h", "--d-a", "--d-k", "--d-model", "--d-v", "--heads", "--size",
-         "--dim", "--seed", "--row", "--digits"}  # fmt: skip
+         "--dim", "--seed", "--row", "--digits", "--valid-len", "--scale"}  # fmt: skip
 CHOICES = {
     "--method": ["dot", "scaled", "general", "additive", "cosine"],
     "--lang": ["en", "es", "fr"],
     "--format": ["json", "table", "html"],
+    "--show": ["x,w", "all", "z", ""],
+    "--fields": ["weights", "output,tokens", "nope", ""],
+    "--context": ["las llaves", "", "a\x1b b"],
 }
 
 
