@@ -112,6 +112,14 @@ class NumberGrid:
 
     @staticmethod
     def _width(console: Console, options: ConsoleOptions, table: Table) -> int:
+        # A bound from the cells' lengths first (a column is its widest cell and three
+        # characters of padding); measuring with rich only when that bound does not fit.
+        bound = 2 + sum(
+            3 + max(len(str(column.header)), *(len(str(cell)) for cell in column.cells))
+            for column in table.columns
+        )
+        if bound <= options.max_width:
+            return bound
         # Measured without the console's limit, which a measurement is clamped to.
         unlimited = options.update(width=10_000, max_width=10_000)
         return Measurement.get(console, unlimited, table).maximum
