@@ -13,7 +13,13 @@ from attncli.reading.inputs import (
     check_one_value_per_key,
     score_input,
 )
-from attncli.reading.values import Document, require, to_matrix, to_vector_or_matrix
+from attncli.reading.values import (
+    Document,
+    require,
+    shape_text,
+    to_matrix,
+    to_vector_or_matrix,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -57,8 +63,7 @@ def upstream_gradient(
     name = given[0]
     upstream = to_vector_or_matrix(document[name], name)
     if upstream.shape != expected:
-        shown = " × ".join(map(str, upstream.shape))
-        wanted = " × ".join(map(str, expected))
+        shown, wanted = shape_text(upstream.shape), shape_text(expected)
         raise ShapeError(
             f"{name} is {shown} but the output is {wanted} "
             "(give one number per number of the output)",

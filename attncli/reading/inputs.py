@@ -18,6 +18,7 @@ from attncli.reading.values import (
     count,
     labels,
     require,
+    shape_text,
     shown,
     to_matrix,
     to_vector,
@@ -176,8 +177,7 @@ def _parameter(
         return
     value = to_vector(document[name], name) if len(shape) == 1 else to_matrix(document[name], name)
     if value.shape != shape:
-        expected = " × ".join(map(str, shape))
-        actual = " × ".join(map(str, value.shape))
+        expected, actual = shape_text(shape), shape_text(value.shape)
         raise ShapeError(
             f"{name} is {actual} but must be {expected} for these queries and keys "
             "(or leave it out to draw it from --seed)",

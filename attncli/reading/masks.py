@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from attncli.errors import InputError, ShapeError
-from attncli.reading.values import Document
+from attncli.reading.values import Document, shape_text
 
 if TYPE_CHECKING:
     import numpy as np
@@ -27,9 +27,9 @@ def masked_cells(
         allowed = _mask_matrix(document["mask"])
         if allowed.shape != (t_q, t_k):
             raise ShapeError(
-                f"mask is {' × '.join(map(str, allowed.shape))} but must be {t_q} × {t_k} "
+                f"mask is {shape_text(allowed.shape)} but must be {t_q} × {t_k} "
                 "(a row per query, a column per key)",
-                f"mask es {' × '.join(map(str, allowed.shape))} pero debe ser {t_q} × {t_k} "
+                f"mask es {shape_text(allowed.shape)} pero debe ser {t_q} × {t_k} "
                 "(una fila por consulta, una columna por clave)",
             )
         masked = ~allowed
@@ -60,9 +60,9 @@ def _key_padding(
     if padding.shape != expected or (padding.ndim == 2 and batch is None):
         shapes = f"{t_k}" + (f" or {batch} × {t_k}" if batch else "")
         raise ShapeError(
-            f"key_padding_mask is {' × '.join(map(str, padding.shape))} but must be {shapes} "
+            f"key_padding_mask is {shape_text(padding.shape)} but must be {shapes} "
             "(a number per key, per sequence of a batch)",
-            f"key_padding_mask es {' × '.join(map(str, padding.shape))} pero debe ser {shapes} "
+            f"key_padding_mask es {shape_text(padding.shape)} pero debe ser {shapes} "
             "(un número por clave, por secuencia de un lote)",
         )
     base = np.zeros((t_q, t_k), dtype=bool) if masked is None else masked

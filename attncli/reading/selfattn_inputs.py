@@ -26,6 +26,7 @@ from attncli.reading.values import (
     is_batch,
     labels,
     require,
+    shape_text,
     to_batch,
     to_matrix,
     to_vector,
@@ -187,10 +188,10 @@ def selfattn_input(
             if given.shape != default.shape:
                 sizes = f"d_model = {d_model}, d_k = {d_k}, d_v = {d_v}"
                 raise ShapeError(
-                    f"{name} is {_shape(given.shape)} but must be {_shape(default.shape)} "
+                    f"{name} is {shape_text(given.shape)} but must be {shape_text(default.shape)} "
                     f"here ({sizes})",
-                    f"{name} es {_shape(given.shape)} pero aquí debe ser "
-                    f"{_shape(default.shape)} ({sizes})",
+                    f"{name} es {shape_text(given.shape)} pero aquí debe ser "
+                    f"{shape_text(default.shape)} ({sizes})",
                 )
             weights[name] = given
         weights.update(_biases(document, d_model, d_k, d_v, with_output))
@@ -317,10 +318,6 @@ def check_memory(
         if grids
         else ("", ""),
     )
-
-
-def _shape(shape: tuple[int, ...]) -> str:
-    return " × ".join(map(str, shape))
 
 
 def _projection_sizes(

@@ -280,6 +280,11 @@ def _plain_numbers(value: Any, ndim: int) -> np.ndarray | None:
     return array
 
 
+def shape_text(shape: tuple[int, ...]) -> str:
+    """A shape as messages write it: 3 × 2."""
+    return " × ".join(map(str, shape))
+
+
 def _is_array(value: Any) -> bool:
     return hasattr(value, "dtype") and hasattr(value, "ndim")
 
@@ -365,11 +370,11 @@ def to_batch(value: Any, field: str) -> np.ndarray:
     for index, matrix in enumerate(matrices[1:], 2):
         if matrix.shape != matrices[0].shape:
             raise ShapeError(
-                f"{field}[{index}] is {' × '.join(map(str, matrix.shape))} but {field}[1] is "
-                f"{' × '.join(map(str, matrices[0].shape))} (every sequence of a batch has one "
+                f"{field}[{index}] is {shape_text(matrix.shape)} but {field}[1] is "
+                f"{shape_text(matrices[0].shape)} (every sequence of a batch has one "
                 "shape)",
-                f"{field}[{index}] es {' × '.join(map(str, matrix.shape))} pero {field}[1] es "
-                f"{' × '.join(map(str, matrices[0].shape))} (todas las secuencias de un lote "
+                f"{field}[{index}] es {shape_text(matrix.shape)} pero {field}[1] es "
+                f"{shape_text(matrices[0].shape)} (todas las secuencias de un lote "
                 "tienen la misma forma)",
             )
     return np.stack(matrices)
