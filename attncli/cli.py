@@ -52,7 +52,7 @@ from attncli.command_options import (
     TyOption,
     ValidLenOption,
 )
-from attncli.group import AttnGroup, NumbersCommand, app_for, language_of
+from attncli.group import AttnGroup, NumbersCommand, app_for, language_of, split_lang
 from attncli.options import (
     STEPS,
     AdditiveSizeOption,
@@ -377,23 +377,10 @@ def _group(ctx: typer.Context, version: VersionOption = False, lang: LangOption 
 def run(arguments: list[str]) -> None:
     """Run `attn` with `arguments`, building only the command they name; alone, the help.
     In Spanish (--lang es, ATTN_LANG=es or an es_* locale) the help is Spanish too."""
-    if not _without_lang(arguments):  # attn, or attn --lang es: the help
+    if not split_lang(arguments)[1]:  # attn, or attn --lang es: the help
         arguments = [*arguments, "--help"]
     if {"-h", "--help"} & set(arguments) and language_of(arguments) == "es":
         from attncli.help_es import to_spanish
 
         to_spanish(app)
     app_for(app, arguments)(args=arguments, prog_name="attn")
-
-
-def _without_lang(arguments: list[str]) -> list[str]:
-    """The arguments but --lang and its value."""
-    rest, skip = [], False
-    for argument in arguments:
-        if skip:
-            skip = False
-        elif argument == "--lang":
-            skip = True
-        elif not argument.startswith("--lang="):
-            rest.append(argument)
-    return rest

@@ -72,17 +72,28 @@ def _language(ctx: Any) -> str:
     return language_of(ctx.meta.get("attn.arguments", []))
 
 
+def split_lang(arguments: list[str]) -> tuple[str | None, list[str]]:
+    """A command line's last --lang value (--lang es or --lang=es), and the other arguments."""
+    option, rest, index = None, [], 0
+    while index < len(arguments):
+        argument = arguments[index]
+        if argument == "--lang" and index + 1 < len(arguments):
+            option, index = arguments[index + 1], index + 2
+            continue
+        if argument.startswith("--lang="):
+            option = argument.split("=", 1)[1]
+        else:
+            rest.append(argument)
+        index += 1
+    return option, rest
+
+
 def language_of(arguments: list[str]) -> str:
     """The language a command line asks for before Typer has read it (for a usage error,
     or for --help): its last --lang, else ATTN_LANG or the locale."""
     from attncli.present.language import LANGUAGES, resolve
 
-    option = None
-    for index, argument in enumerate(arguments):
-        if argument == "--lang" and index + 1 < len(arguments):
-            option = arguments[index + 1]
-        elif argument.startswith("--lang="):
-            option = argument.split("=", 1)[1]
+    option, _ = split_lang(arguments)
     try:
         return resolve(option if option in LANGUAGES else None, os.environ)
     except AttnError:
