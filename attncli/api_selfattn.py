@@ -126,7 +126,7 @@ def selfattn_document(
 
         later = ~causal_mask(len(checked.query_labels), len(checked.key_labels))
         masked = later if masked is None else masked | later
-    divisor = _divisor(scale, scale_by, checked, options)
+    divisor = _divisor(scale, scale_by)
     with np.errstate(all="ignore"):  # overflow is checked after, with a clear message
         run = _run_selfattn(checked, options.heads, divisor, masked, options.grids)
     if options.grids:
@@ -135,9 +135,8 @@ def selfattn_document(
         allowed = None if masked is None else aligned(masked, run.scores.shape)
         check_finite(run.scores, "scores", masked=allowed)
     check_finite(run.output, "output")
-    result_divisor = float(np.sqrt(run.keys.shape[-1])) if divisor is None else divisor
     with np.errstate(all="ignore"):
-        loss, grads = _selfattn_backward(document, checked, run, result_divisor)
+        loss, grads = _selfattn_backward(document, checked, run, run.divisor)
     for name, gradient in grads.items():
         check_finite(gradient, name)
     return SelfAttnResult(
@@ -152,7 +151,7 @@ def selfattn_document(
         attention=run,
         heads=options.heads,
         scale=scale,
-        divisor=result_divisor,
+        divisor=run.divisor,
         causal=causal,
         masked=masked,
         grids=options.grids,
@@ -161,7 +160,7 @@ def selfattn_document(
     )
 
 
-def _divisor(scale: bool, scale_by: float | None, checked: Any, options: Any) -> float | None:
+def _divisor(scale: bool, scale_by: float | None) -> float | None:
     """What the scores are divided by: None for √d_k (the core's default), 1, or --scale S."""
     if scale_by is None:
         return None if scale else 1.0

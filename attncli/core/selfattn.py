@@ -32,6 +32,7 @@ class Attention:
     weights: np.ndarray  # [T_q, T_k] or [h, T_q, T_k]
     output: np.ndarray  # [T_q, d_v], or [T_q, d_model] after W^O
     concat: np.ndarray | None = None  # [T_q, h * d_v], the heads side by side before W^O
+    divisor: float = 1.0  # what the scores were divided by
 
 
 def embed(tokens: list[str], d_model: int, norm: float, seed: int) -> np.ndarray:
@@ -63,6 +64,11 @@ def projections(
     return weights
 
 
+def chosen_divisor(keys: np.ndarray, divisor: float | None) -> float:
+    """The divisor of the scores: the one given, else √d_k (d_k per head)."""
+    return float(np.sqrt(keys.shape[-1])) if divisor is None else divisor
+
+
 def attend(
     queries: np.ndarray,
     keys: np.ndarray,
@@ -77,13 +83,13 @@ def attend(
     """
     # [..., T_q, d_k], [..., T_k, d_k], [..., T_k, d_v], mask [T_q, T_k] -> Attention
     scores = queries @ np.swapaxes(keys, -1, -2)
-    divisor = float(np.sqrt(keys.shape[-1])) if divisor is None else divisor
+    divisor = chosen_divisor(keys, divisor)
     if divisor != 1.0:
         scores /= divisor  # in place: the grid is the memory that counts
     if masked is not None:
         scores[aligned(masked, scores.shape)] = -np.inf
     weights = softmax(scores)
-    return Attention(queries, keys, values, scores, weights, weights @ values)
+    return Attention(queries, keys, values, scores, weights, weights @ values, divisor=divisor)
 
 
 def blocked_output(
@@ -97,7 +103,7 @@ def blocked_output(
     """softmax(Q K^T / divisor) V computed `rows` queries at a time, so that only a
     rows × T_k block of scores ever exists: memory O(T·(d + rows)) instead of T²."""
     # [..., T_q, d_k], [..., T_k, d_k], [..., T_k, d_v], mask [T_q, T_k] -> [..., T_q, d_v]
-    divisor = float(np.sqrt(keys.shape[-1])) if divisor is None else divisor
+    divisor = chosen_divisor(keys, divisor)
     output = np.empty((*queries.shape[:-1], values.shape[-1]))
     keys_t = np.swapaxes(keys, -1, -2)
     for start in range(0, queries.shape[-2], rows):
@@ -139,9 +145,10 @@ def attend_or_block(
     grids are then empty arrays."""
     if grids:
         return attend(queries, keys, values, divisor, masked)
+    divisor = chosen_divisor(keys, divisor)
     output = blocked_output(queries, keys, values, divisor, masked)
     empty = np.empty((0, 0))
-    return Attention(queries, keys, values, empty, empty, output)
+    return Attention(queries, keys, values, empty, empty, output, divisor=divisor)
 
 
 def split_heads(matrix: np.ndarray, heads: int) -> np.ndarray:

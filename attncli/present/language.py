@@ -91,7 +91,6 @@ PHRASES: dict[str, tuple[str, str]] = {
     "heads_of": ("{heads} heads", "{heads} cabezas"),
     "head_of": ("1 head", "1 cabeza"),
     "no_out_proj": ("joined without W^O", "juntas sin W^O"),
-    "scaled_by": ("scores ÷ √{d_k}", "puntuaciones ÷ √{d_k}"),
     "unscaled": ("no scaling", "sin escalar"),
     "divided_by": ("scores ÷ {divisor}", "puntuaciones ÷ {divisor}"),
     "causal": ("causal mask", "máscara causal"),

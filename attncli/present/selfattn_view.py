@@ -27,6 +27,16 @@ def packed(parts: list[str], width: int = HEADER_WIDTH) -> list[str]:
     return lines
 
 
+def divisor_text(result: SelfAttnResult, fmt: Format) -> str | None:
+    """What the scores were divided by, as the header writes it: √8, 2.50; None for 1."""
+    d_k = result.keys.shape[-1]
+    if result.divisor == 1.0:
+        return None
+    if math.isclose(result.divisor, math.sqrt(d_k), rel_tol=1e-12):
+        return f"√{d_k}"
+    return fmt.number(result.divisor)
+
+
 def params_formula(projections: dict[str, Any]) -> str:
     """How the parameters add up, as the lesson writes it: '2·8·8 + 8·8' for W^Q, W^K and
     W^V, then W^O and the biases."""
@@ -64,13 +74,10 @@ def selfattn_view(
             parts.append(fmt.say("head_of" if heads == 1 else "heads_of", heads=heads))
             if "w_o" not in result.projections:
                 parts.append(fmt.say("no_out_proj"))
-        d_k = run.keys.shape[-1]
-        if result.divisor == 1.0:
-            parts.append(fmt.say("unscaled"))
-        elif math.isclose(result.divisor, math.sqrt(d_k), rel_tol=1e-12):
-            parts.append(fmt.say("scaled_by", d_k=d_k))
-        else:
-            parts.append(fmt.say("divided_by", divisor=fmt.number(result.divisor)))
+        divided = divisor_text(result, fmt)
+        parts.append(
+            fmt.say("unscaled") if divided is None else fmt.say("divided_by", divisor=divided)
+        )
         if result.causal:
             parts.append(fmt.say("causal"))
         if result.norm is not None:
@@ -143,13 +150,12 @@ def selfattn_view(
         return render.Group(*shown)
 
     def score_grids(fmt: Format) -> Any:
-        d_k = run.keys.shape[-1]
-        if result.divisor == 1.0:
-            title = fmt.say("scores_who_unscaled")
-        elif math.isclose(result.divisor, math.sqrt(d_k), rel_tol=1e-12):
-            title = fmt.say("scores_who", divisor=f"√{d_k}")
-        else:
-            title = fmt.say("scores_who", divisor=fmt.number(result.divisor))
+        divided = divisor_text(result, fmt)
+        title = (
+            fmt.say("scores_who_unscaled")
+            if divided is None
+            else fmt.say("scores_who", divisor=divided)
+        )
         per_head = (
             [(title, run.scores)]
             if heads is None
