@@ -10,10 +10,11 @@ monotone, so each colour system gets a ramp of its own.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from rich import box
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.measure import Measurement
@@ -89,23 +90,23 @@ class NumberGrid:
     def blocks(self) -> list[Any]:
         """The title, the table and its notes for an export, where no width or colour
         applies: every column up to max_columns, no shading."""
-        rows = shown_indices(len(self.grid), self.max_rows)
-        table, columns = self._table(rows, min(self.max_columns, len(self.grid[0])), None)
+        shown = _Shown(self, None)
+        table, columns = self._table(shown, min(self.max_columns, len(self.grid[0])))
         table.show_header = table.show_header and not self.matrix
-        notes = self._notes(rows, columns, None)
+        notes = self._notes(shown, columns)
         return [Text(self.title), table, *([Text("   ".join(notes))] if notes else [])]
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        rows = shown_indices(len(self.grid), self.max_rows)
+        shown = _Shown(self, console.color_system)
         limit = min(self.max_columns, len(self.grid[0]))
-        table, columns = self._table(rows, limit, console.color_system)
+        table, columns = self._table(shown, limit)
         # Fewer columns until the table fits: a number is never cut, a column is left out.
         while limit > MIN_COLUMNS and self._width(console, options, table) > options.max_width:
             limit -= 1
-            table, columns = self._table(rows, limit, console.color_system)
+            table, columns = self._table(shown, limit)
         yield Text(self.title, style="bold")
         yield table
-        notes = self._notes(rows, columns, console.color_system)
+        notes = self._notes(shown, columns)
         line = "   ".join(notes)
         if line:  # on one line when it fits, else a note per line
             yield Text(line if len(line) <= options.max_width else "\n".join(notes))
@@ -124,22 +125,7 @@ class NumberGrid:
         unlimited = options.update(width=10_000, max_width=10_000)
         return Measurement.get(console, unlimited, table).maximum
 
-    def _cell(self, i: int, j: int) -> float:
-        if self.mask is not None and self.mask[i][j]:
-            return -math.inf
-        return float(self.grid[i][j])
-
-    def _range(self) -> tuple[float, float]:
-        """The least and largest finite number of the whole grid (the legend's range)."""
-        import numpy as np
-
-        values = np.asarray(self.grid, dtype=np.float64)
-        finite = values[np.isfinite(values)]
-        return (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
-
-    def _table(
-        self, rows: list[int | None], limit: int, color_system: str | None
-    ) -> tuple[Table, list[int | None]]:
+    def _table(self, shown: _Shown, limit: int) -> tuple[Table, list[int | None]]:
         fmt = self.fmt
         columns = shown_indices(len(self.grid[0]), limit)
         elided = None in columns
@@ -153,60 +139,48 @@ class NumberGrid:
         if largest_column:
             table.add_column(fmt.say("largest_column"), no_wrap=True)
         row_names = short_labels(self.row_labels)
-        low, high = self._range() if self.heat and color_system is not None else (0.0, 1.0)
-        for i in rows:
+        for i in shown.rows:
             if i is None:
                 table.add_row(*(ELLIPSIS for _ in table.columns))
                 continue
-            row = [self._cell(i, j) for j in range(len(self.grid[i]))]
-            finite = [v for v in row if not math.isinf(v)]
-            largest = max(finite) if finite else None
+            largest, at = shown.largest[i]
             cells: list[Any] = [Text(row_names[i])]
             cells += [
-                Text(ELLIPSIS)
-                if j is None
-                else self._text(row[j], largest, low, high, color_system)
+                Text(ELLIPSIS) if j is None else self._text(shown.values[i][j], largest, shown)
                 for j in columns
             ]
             if largest_column:
-                at = row.index(largest) if largest is not None else None
                 name = "" if at is None or labels is None else f"{labels[at]} "
                 cells.append(Text(name + fmt.weight_number(largest if largest is not None else 0)))
             table.add_row(*cells)
         return table, columns
 
-    def _text(
-        self,
-        value: float,
-        largest: float | None,
-        low: float,
-        high: float,
-        color_system: str | None,
-    ) -> Text:
+    def _text(self, value: float, largest: float | None, shown: _Shown) -> Text:
         fmt = self.fmt
+        value = float(value)
         if not self.heat:
             return Text(fmt.number(value))
         if math.isinf(value):
             return Text(MASKED + " ")
         mark = ROW_MAX_MARK if value == largest else " "
+        low, high = shown.span
         level = (value - low) / (high - low) if high > low else 1.0
-        return Text(fmt.weight_number(value) + mark, style=heat_style(level, color_system))
+        return Text(fmt.weight_number(value) + mark, style=heat_style(level, shown.color_system))
 
-    def _notes(
-        self, rows: Iterable[int | None], columns: list[int | None], color_system: str | None
-    ) -> list[str]:
+    def _notes(self, shown: _Shown, columns: list[int | None]) -> list[str]:
         fmt = self.fmt
-        rows = list(rows)
+        rows = shown.rows
         notes = []
         if self.heat:
             notes.append(fmt.say("row_max", mark=ROW_MAX_MARK))
-            if color_system is not None:
-                low, high = self._range()
+            if shown.color_system is not None:
+                low, high = shown.span
                 notes.append(
                     fmt.say("legend", low=fmt.weight_number(low), high=fmt.weight_number(high))
                 )
         shown_rows = [i for i in rows if i is not None]
-        if any(math.isinf(self._cell(i, j)) for i in shown_rows for j in columns if j is not None):
+        shown_columns = [j for j in columns if j is not None]
+        if any(np.isinf(shown.values[i][shown_columns]).any() for i in shown_rows):
             notes.append(fmt.say("masked", mark=MASKED))
         if None in rows or None in columns:
             notes.append(
@@ -220,3 +194,34 @@ class NumberGrid:
                 )
             )
         return notes
+
+
+class _Shown:
+    """What a grid's drawing reads, worked out once however many widths are tried: the rows
+    shown, their numbers (-inf where masked), each one's largest number and where it is,
+    and the range the colours span (the whole grid's). Only the shown rows are copied."""
+
+    def __init__(self, grid: NumberGrid, color_system: str | None) -> None:
+        values = np.asarray(grid.grid, dtype=np.float64)  # [rows, columns], not copied
+        self.color_system = color_system
+        self.rows = shown_indices(len(values), grid.max_rows)
+        self.values: dict[int, np.ndarray] = {}  # shown row -> its numbers, -inf where masked
+        self.largest: dict[int, tuple[float | None, int | None]] = {}
+        for i in self.rows:
+            if i is None:
+                continue
+            row = values[i].copy()
+            if grid.mask is not None:
+                row[np.asarray(grid.mask[i], dtype=bool)] = -np.inf
+            self.values[i] = row
+            finite = np.isfinite(row)
+            if not finite.any():
+                self.largest[i] = (None, None)
+                continue
+            at = int(np.argmax(np.where(finite, row, -np.inf)))
+            self.largest[i] = (float(row[at]), at)
+        self.span = (0.0, 1.0)
+        if grid.heat and color_system is not None:
+            finite_values = values[np.isfinite(values)]
+            if finite_values.size:
+                self.span = (float(finite_values.min()), float(finite_values.max()))
