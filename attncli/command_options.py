@@ -8,14 +8,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-import typer
-
+from attncli.declare import Argument, Option
 from attncli.options import ScoreMethod
 
 # attn selfattn
 SentenceArgument = Annotated[
     str | None,
-    typer.Argument(
+    Argument(
         help="The sentence. Split on whitespace; punctuation at the start or end of a "
         "word is a token of its own (¿ dónde ?), inside a word it stays (l'eau).",
         show_default=False,
@@ -23,7 +22,7 @@ SentenceArgument = Annotated[
 ]
 SelfAttnInputOption = Annotated[
     str | None,
-    typer.Option(
+    Option(
         "--input",
         "-i",
         metavar="FILE",
@@ -34,18 +33,18 @@ SelfAttnInputOption = Annotated[
     ),
 ]
 DModelOption = Annotated[
-    int | None, typer.Option("--d-model", help="Numbers per token embedding. [default: 8]")
+    int | None, Option("--d-model", help="Numbers per token embedding. [default: 8]")
 ]
 DKOption = Annotated[
     int | None,
-    typer.Option("--d-k", help="Columns of W^Q and W^K (per head). [default: d_model / h]"),
+    Option("--d-k", help="Columns of W^Q and W^K (per head). [default: d_model / h]"),
 ]
 DVOption = Annotated[
-    int | None, typer.Option("--d-v", help="Columns of W^V (per head). [default: d_model / h]")
+    int | None, Option("--d-v", help="Columns of W^V (per head). [default: d_model / h]")
 ]
 ContextOption = Annotated[
     str | None,
-    typer.Option(
+    Option(
         "--context",
         metavar="SENTENCE",
         help="Cross-attention: the keys and values come from this sentence, the queries "
@@ -54,29 +53,27 @@ ContextOption = Annotated[
 ]
 NormOption = Annotated[
     float | None,
-    typer.Option(
+    Option(
         "--norm",
         help="Length of every token embedding. [default: √d_model, so each number is about ±1]",
     ),
 ]
 EmbeddingSeedOption = Annotated[
     int,
-    typer.Option("--seed", min=0, max=2**64 - 1, help="Seed for the embeddings and projections."),
+    Option("--seed", min=0, max=2**64 - 1, help="Seed for the embeddings and projections."),
 ]
-NoProjOption = Annotated[bool, typer.Option("--no-proj", help="No projections: Q = K = V = X.")]
-NoScaleOption = Annotated[
-    bool, typer.Option("--no-scale", help="Do not divide the scores by √d_k.")
-]
+NoProjOption = Annotated[bool, Option("--no-proj", help="No projections: Q = K = V = X.")]
+NoScaleOption = Annotated[bool, Option("--no-scale", help="Do not divide the scores by √d_k.")]
 ScaleByOption = Annotated[
     float | None,
-    typer.Option("--scale", metavar="S", help="Divide the scores by S instead of √d_k."),
+    Option("--scale", metavar="S", help="Divide the scores by S instead of √d_k."),
 ]
 CausalOption = Annotated[
-    bool, typer.Option("--causal", help="Each position sees only itself and earlier ones.")
+    bool, Option("--causal", help="Each position sees only itself and earlier ones.")
 ]
 ValidLenOption = Annotated[
     int | None,
-    typer.Option(
+    Option(
         "--valid-len",
         metavar="N",
         help="Only the first N keys are real; the rest is padding, masked for every query.",
@@ -84,31 +81,29 @@ ValidLenOption = Annotated[
 ]
 HeadsOption = Annotated[
     int | None,
-    typer.Option(
+    Option(
         "--heads",
         help="h heads (of d_model / h columns each unless --d-k/--d-v), joined, then W^O.",
     ),
 ]
 NoOutProjOption = Annotated[
-    bool, typer.Option("--no-out-proj", help="With --heads: join the heads without W^O.")
+    bool, Option("--no-out-proj", help="With --heads: join the heads without W^O.")
 ]
-HeadOption = Annotated[
-    int, typer.Option("--head", help="With --steps and --heads: the head to explain.")
-]
+HeadOption = Annotated[int, Option("--head", help="With --steps and --heads: the head to explain.")]
 SelfAttnGradOutputOption = Annotated[
     str | None,
-    typer.Option(
+    Option(
         "--grad-output",
         help="∂ℓ/∂output, rows as '1,0;0,1': adds the backward pass (grad_x, grad_w_q, …).",
     ),
 ]
 SelfAttnTargetOption = Annotated[
     str | None,
-    typer.Option("--target", help="A target output for ℓ = ½‖output − target‖²: the same."),
+    Option("--target", help="A target output for ℓ = ½‖output − target‖²: the same."),
 ]
 ShowOption = Annotated[
     str | None,
-    typer.Option(
+    Option(
         "--show",
         metavar="PARTS",
         help="Also show the matrices: x, w, q, k, v, shapes (comma-separated) or all.",
@@ -116,7 +111,7 @@ ShowOption = Annotated[
 ]
 PlotOption = Annotated[
     str | None,
-    typer.Option(
+    Option(
         "--plot",
         metavar="FILE",
         help="Also draw the weight grid to FILE (.png, .svg or .pdf); needs attncli[plot].",
@@ -125,38 +120,36 @@ PlotOption = Annotated[
 
 
 # attn compare-scores
-TxOption = Annotated[int, typer.Option("--tx", help="Encoder positions T_x (the keys).")]
-TyOption = Annotated[int, typer.Option("--ty", help="Decoder positions T_y (the queries).")]
-DhOption = Annotated[int, typer.Option("--d-h", help="Size d_h of every state.")]
-DaOption = Annotated[int, typer.Option("--d-a", help="Hidden size d_a of the additive score.")]
+TxOption = Annotated[int, Option("--tx", help="Encoder positions T_x (the keys).")]
+TyOption = Annotated[int, Option("--ty", help="Decoder positions T_y (the queries).")]
+DhOption = Annotated[int, Option("--d-h", help="Size d_h of every state.")]
+DaOption = Annotated[int, Option("--d-a", help="Hidden size d_a of the additive score.")]
 StatesSeedOption = Annotated[
-    int, typer.Option("--seed", min=0, max=2**64 - 1, help="Seed for the states and parameters.")
+    int, Option("--seed", min=0, max=2**64 - 1, help="Seed for the states and parameters.")
 ]
 RepeatOption = Annotated[
-    int, typer.Option("--repeat", help="Timed runs per method, interleaved, after a warm-up.")
+    int, Option("--repeat", help="Timed runs per method, interleaved, after a warm-up.")
 ]
-ThreadsOption = Annotated[
-    int, typer.Option("--threads", help="BLAS threads, the same for every method.")
-]
+ThreadsOption = Annotated[int, Option("--threads", help="BLAS threads, the same for every method.")]
 SweepOption = Annotated[
-    str, typer.Option("--d-k", help="d_k values for the scaling sweep, e.g. 8,64,512.")
+    str, Option("--d-k", help="d_k values for the scaling sweep, e.g. 8,64,512.")
 ]
 # The option's earlier name, still read, no longer shown.
-OldSweepOption = Annotated[str | None, typer.Option("--dk", hidden=True)]
+OldSweepOption = Annotated[str | None, Option("--dk", hidden=True)]
 
 # attn exercise
 ProblemSeedOption = Annotated[
     int,
-    typer.Option("--seed", min=0, max=2**64 - 1, help="Which problem: each seed gives another."),
+    Option("--seed", min=0, max=2**64 - 1, help="Which problem: each seed gives another."),
 ]
-SizeOption = Annotated[int, typer.Option("--size", help="How many tokens (keys and values).")]
-DimOption = Annotated[int, typer.Option("--dim", help="Numbers per vector.")]
+SizeOption = Annotated[int, Option("--size", help="How many tokens (keys and values).")]
+DimOption = Annotated[int, Option("--dim", help="Numbers per vector.")]
 
 
 # attn score, softmax, grad
 MethodOption = Annotated[
     ScoreMethod,
-    typer.Option(
+    Option(
         "--method",
         "-m",
         help="dot: q·k. scaled: q·k ÷ √d_k. general (Luong): q^T W_a k. "
@@ -165,7 +158,7 @@ MethodOption = Annotated[
 ]
 ScoreArguments = Annotated[
     list[str] | None,
-    typer.Argument(
+    Argument(
         metavar="[SCORE]...",
         help="Scores, e.g. 2 0 1 (-inf marks a masked cell).",
         show_default=False,
@@ -173,20 +166,18 @@ ScoreArguments = Annotated[
 ]
 TemperatureOption = Annotated[
     float,
-    typer.Option(
-        "--temperature", "-t", help="Divide scores by T first: T > 1 spreads, T < 1 sharpens."
-    ),
+    Option("--temperature", "-t", help="Divide scores by T first: T > 1 spreads, T < 1 sharpens."),
 ]
 GradOutputOption = Annotated[
     str | None,
-    typer.Option("--grad-output", "-g", help="∇_c ℓ, the gradient at the output, e.g. 1,0."),
+    Option("--grad-output", "-g", help="∇_c ℓ, the gradient at the output, e.g. 1,0."),
 ]
 TargetOption = Annotated[
-    str | None, typer.Option("--target", help="A target for ℓ = ½‖c − target‖², e.g. 8,2.")
+    str | None, Option("--target", help="A target for ℓ = ½‖c − target‖², e.g. 8,2.")
 ]
 ChainMethodOption = Annotated[
     ScoreMethod | None,
-    typer.Option(
+    Option(
         "--method",
         "-m",
         help="The score: dot, scaled, general or additive. [default: the input's, else dot]",
@@ -194,8 +185,8 @@ ChainMethodOption = Annotated[
 ]
 ChainTemperatureOption = Annotated[
     float | None,
-    typer.Option("--temperature", "-t", help="Softmax temperature [default: the input's, else 1]."),
+    Option("--temperature", "-t", help="Softmax temperature [default: the input's, else 1]."),
 ]
 CheckOption = Annotated[
-    bool, typer.Option("--check", help="Compare every gradient with finite differences.")
+    bool, Option("--check", help="Compare every gradient with finite differences.")
 ]

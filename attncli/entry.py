@@ -27,6 +27,11 @@ def main() -> None:
         if reconfigure is not None:
             reconfigure(errors="replace")
 
+    from attncli.fastpath import run_plain
+
+    status = run_plain(sys.argv[1:])
+    if status is not None:
+        sys.exit(status)
     from attncli.cli import run
 
     run(sys.argv[1:])

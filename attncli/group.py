@@ -1,14 +1,15 @@
-"""The Click side of `attn`: one place where errors become a line on stderr and an exit
-status, numbers that look like options, and building only the command asked for."""
+"""The Click side of `attn`: its errors told as one line (through attncli.reporting),
+numbers that look like options, and building only the command asked for."""
 
-import os
 import sys
 from typing import Any
 
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from attncli.errors import AttnError, ExitStatus
+from attncli.declare import positional_if_number
+from attncli.fastpath import language_of
+from attncli.reporting import outcome, report
 
 
 class AttnGroup(TyperGroup):
@@ -31,37 +32,19 @@ class AttnGroup(TyperGroup):
             sys.exit(_report_usage(ctx, error, info_name or "attn"))
 
     def invoke(self, ctx: Any) -> Any:
+        run = super().invoke
         try:
-            return super().invoke(ctx)
-        except AttnError as error:
-            _report(error.message(_language(ctx)))
-            ctx.exit(int(error.exit_code))
-        except BrokenPipeError:
-            # The reader (head, less) went away: nothing left to say to it, but the output
-            # was cut, so not a success (128 + SIGPIPE, as a shell reports it).
-            _silence_stdout()
-            ctx.exit(int(ExitStatus.BROKEN_PIPE))
-        except OSError as error:
-            if getattr(error, "filename", None) is not None:
-                raise  # a file we were reading; our own readers already say what went wrong
-            _silence_stdout()
-            reason = (error.strerror or str(error)).lower()
-            _report(f"cannot write output: {reason}")
-            ctx.exit(int(ExitStatus.OUTPUT_ERROR))
+            status = outcome(
+                lambda: run(ctx),
+                lambda: _language(ctx),
+                passthrough=(typer.TyperException, typer.Exit, typer.Abort),
+            )
         except typer.TyperException as error:
             # Click's usage errors (a bad option value, an unknown command): one line too.
             failed = getattr(error, "ctx", None) or ctx
             ctx.exit(_report_usage(ctx, error, failed.command_path))
-        except (typer.Exit, typer.Abort):
-            raise
-        except Exception as error:
-            if _debugging():
-                raise
-            _report(
-                f"internal error: {type(error).__name__}: {error} "
-                "(this is a bug in attn; rerun with ATTN_DEBUG=1 for the traceback)"
-            )
-            ctx.exit(int(ExitStatus.INTERNAL_ERROR))
+        if status:
+            ctx.exit(status)
 
 
 def _language(ctx: Any) -> str:
@@ -72,75 +55,12 @@ def _language(ctx: Any) -> str:
     return language_of(ctx.meta.get("attn.arguments", []))
 
 
-def split_lang(arguments: list[str]) -> tuple[str | None, list[str]]:
-    """A command line's last --lang value (--lang es or --lang=es), and the other arguments."""
-    option, rest, index = None, [], 0
-    while index < len(arguments):
-        argument = arguments[index]
-        if argument == "--lang" and index + 1 < len(arguments):
-            option, index = arguments[index + 1], index + 2
-            continue
-        if argument.startswith("--lang="):
-            option = argument.split("=", 1)[1]
-        else:
-            rest.append(argument)
-        index += 1
-    return option, rest
-
-
-def language_of(arguments: list[str]) -> str:
-    """The language a command line asks for before Typer has read it (for a usage error,
-    or for --help): its last --lang, else ATTN_LANG or the locale."""
-    from attncli.present.language import LANGUAGES, resolve
-
-    option, _ = split_lang(arguments)
-    try:
-        return resolve(option if option in LANGUAGES else None, os.environ)
-    except AttnError:
-        return "en"
-
-
 class NumbersCommand(TyperCommand):
-    """A command whose arguments are numbers, some of them negative.
-
-    Click would read '-inf' as '-i nf' and '-1e3' might collide with a short option,
-    so an argument that is a number is marked as positional before parsing; the
-    leading space is harmless to float().
-    """
+    """A command whose arguments are numbers, some of them negative (see
+    declare.positional_if_number)."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
-        return super().parse_args(ctx, [_positional_if_number(arg) for arg in args])
-
-
-def _positional_if_number(arg: str) -> str:
-    if not arg.startswith("-"):
-        return arg
-    try:
-        float(arg)
-    except ValueError:
-        return arg
-    return " " + arg
-
-
-def _debugging() -> bool:
-    return os.environ.get("ATTN_DEBUG", "") not in ("", "0")
-
-
-def _silence_stdout() -> None:
-    """Point stdout at /dev/null, so that the flush at exit cannot fail a second time."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
-
-
-def _report(message: str) -> None:
-    """The one line on stderr, written as is: no terminal width (COLUMNS=0) can lose it."""
-    from attncli.present.language import printable
-
-    sys.stderr.write(f"attn: error: {printable(message)}\n")
-    sys.stderr.flush()
+        return super().parse_args(ctx, [positional_if_number(arg) for arg in args])
 
 
 def _report_usage(ctx: Any, error: Exception, command_path: str) -> int:
@@ -149,7 +69,7 @@ def _report_usage(ctx: Any, error: Exception, command_path: str) -> int:
     from attncli.present.language import usage_error
 
     message = error.format_message()  # type: ignore[attr-defined]
-    _report(usage_error(_language(ctx), message, command_path))
+    report(usage_error(_language(ctx), message, command_path))
     return int(getattr(error, "exit_code", 2))
 
 

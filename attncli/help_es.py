@@ -221,13 +221,21 @@ CLICK = {
 }  # fmt: skip
 
 
-def infos(module: Any) -> list[Any]:
-    """The typer.Option and typer.Argument objects of a module's Annotated aliases."""
-    found: list[Any] = []
-    for value in vars(module).values():
-        if typing.get_origin(value) is typing.Annotated:
-            found.extend(meta for meta in typing.get_args(value)[1:] if getattr(meta, "help", None))
-    return found
+def infos(app: Any) -> list[Any]:
+    """The typer.Option and typer.Argument objects of every command of `app` and of its
+    callback, as Typer reads them from their signatures."""
+    import inspect
+
+    callbacks = [command.callback for command in app.registered_commands]
+    if app.registered_callback is not None:
+        callbacks.append(app.registered_callback.callback)
+    return [
+        meta
+        for callback in callbacks
+        for parameter in inspect.signature(callback).parameters.values()
+        for meta in typing.get_args(parameter.annotation)[1:]
+        if getattr(meta, "help", None)
+    ]
 
 
 def to_spanish(app: Any) -> None:
@@ -236,15 +244,13 @@ def to_spanish(app: Any) -> None:
     import typer.core
     from typer._click import formatting
 
-    from attncli import command_options, options
-
     app.info.help = APP
     for command in app.registered_commands:
         name = command.name or command.callback.__name__
         command.help = COMMANDS.get(name, command.help)
     import typer.completion
 
-    for info in [*infos(options), *infos(command_options)]:
+    for info in infos(app):
         info.help = OPTIONS.get(info.help, info.help)
     # Typer's completion options are the defaults of a placeholder function of its own.
     placeholder = typer.completion._install_completion_placeholder_function

@@ -1,15 +1,11 @@
-"""The options `attn` commands share, and `output_options`, which gives a command the
-output options as one Settings value instead of ten parameters."""
+"""The options `attn` commands share, and the output options, which a command is given as
+one Settings value (settings_from) instead of ten parameters."""
 
-import functools
-import inspect
 import os
-from collections.abc import Callable
 from enum import Enum
 from typing import Annotated, Any
 
-import typer
-
+from attncli.declare import Option
 from attncli.errors import OptionError
 from attncli.present.output import Settings
 
@@ -33,7 +29,7 @@ class ScoreMethod(str, Enum):
 
 ScoreSeedOption = Annotated[
     int,
-    typer.Option(
+    Option(
         "--seed",
         min=0,
         max=2**64 - 1,
@@ -42,11 +38,11 @@ ScoreSeedOption = Annotated[
 ]
 AdditiveSizeOption = Annotated[
     int | None,
-    typer.Option("--d-a", min=1, help="Hidden size of the additive score (default: d_k)."),
+    Option("--d-a", min=1, help="Hidden size of the additive score (default: d_k)."),
 ]
 InputOption = Annotated[
     str | None,
-    typer.Option(
+    Option(
         "--input",
         "-i",
         metavar="FILE",
@@ -55,17 +51,15 @@ InputOption = Annotated[
 ]
 FormatOption = Annotated[
     OutputFormat | None,
-    typer.Option(
-        "--format", "-f", help="table or json. Default: table on a terminal, JSON when piped."
-    ),
+    Option("--format", "-f", help="table or json. Default: table on a terminal, JSON when piped."),
 ]
-JsonOption = Annotated[bool, typer.Option("--json", help="Shorthand for --format json.")]
+JsonOption = Annotated[bool, Option("--json", help="Shorthand for --format json.")]
 StepsOption = Annotated[
-    bool, typer.Option("--steps", "-s", help="Lay out the computation as a hand-worked table.")
+    bool, Option("--steps", "-s", help="Lay out the computation as a hand-worked table.")
 ]
 DigitsOption = Annotated[
     int | None,
-    typer.Option(
+    Option(
         "--digits",
         min=0,
         max=15,
@@ -73,26 +67,24 @@ DigitsOption = Annotated[
     ),
 ]
 RowOption = Annotated[
-    int | None, typer.Option("--row", help="With --steps on a grid: explain row N (1 = first).")
+    int | None, Option("--row", help="With --steps on a grid: explain row N (1 = first).")
 ]
 LangOption = Annotated[
     Language | None,
-    typer.Option(
+    Option(
         "--lang", help="en or es. Default: ATTN_LANG, else es when the locale is es_*, else en."
     ),
 ]
 BlankOption = Annotated[
     bool,
-    typer.Option(
-        "--blank", help="A worksheet: --steps with the cells a student computes left empty."
-    ),
+    Option("--blank", help="A worksheet: --steps with the cells a student computes left empty."),
 ]
 AnswersOption = Annotated[
-    bool, typer.Option("--answers", help="With --blank: print the filled key after it.")
+    bool, Option("--answers", help="With --blank: print the filled key after it.")
 ]
 ExportOption = Annotated[
     str | None,
-    typer.Option(
+    Option(
         "--export",
         metavar="FILE",
         help="Also write what the terminal shows to FILE: .svg, .html, .txt, .md or .tex.",
@@ -100,46 +92,42 @@ ExportOption = Annotated[
 ]
 TokenOption = Annotated[
     str | None,
-    typer.Option("--token", help="With --steps on a grid: explain the row of this token."),
+    Option("--token", help="With --steps on a grid: explain the row of this token."),
 ]
 TokensOption = Annotated[
     str | None,
-    typer.Option("--tokens", help="Token names for the keys, e.g. tren,va,lleno."),
+    Option("--tokens", help="Token names for the keys, e.g. tren,va,lleno."),
 ]
-QueryOption = Annotated[
-    str | None, typer.Option("--query", "-q", help="One query vector, e.g. 1,0.")
-]
+QueryOption = Annotated[str | None, Option("--query", "-q", help="One query vector, e.g. 1,0.")]
 QueriesOption = Annotated[
     str | None,
-    typer.Option("--queries", help="Several queries, a row each: '[[0,1],[1,1]]' or '0,1;1,1'."),
+    Option("--queries", help="Several queries, a row each: '[[0,1],[1,1]]' or '0,1;1,1'."),
 ]
 KeysOption = Annotated[
-    str | None, typer.Option("--keys", "-k", help="Keys, a row per token: '[[2,1],[0,2],[1,1]]'.")
+    str | None, Option("--keys", "-k", help="Keys, a row per token: '[[2,1],[0,2],[1,1]]'.")
 ]
 ValuesOption = Annotated[
     str | None,
-    typer.Option("--values", "-v", help="Values, a row per token: '[[10,0],[0,10],[5,5]]'."),
+    Option("--values", "-v", help="Values, a row per token: '[[10,0],[0,10],[5,5]]'."),
 ]
 WeightsOption = Annotated[
     str | None,
-    typer.Option(
-        "--weights", "-w", help="Weights, one per value row (or a grid): 0.665,0.090,0.245."
-    ),
+    Option("--weights", "-w", help="Weights, one per value row (or a grid): 0.665,0.090,0.245."),
 ]
 ScoresOption = Annotated[
-    str | None, typer.Option("--scores", help="Scores as one option: '2,0,1' or a grid '2,0;1,1'.")
+    str | None, Option("--scores", help="Scores as one option: '2,0,1' or a grid '2,0;1,1'.")
 ]
 
 # The output options, in the order --help lists them, as (annotation, default).
 FieldsOption = Annotated[
     str | None,
-    typer.Option(
+    Option(
         "--fields",
         metavar="NAMES",
         help="Write only these fields of the JSON document, e.g. weights,output.",
     ),
 ]
-_OUTPUT_OPTIONS: dict[str, tuple[Any, Any]] = {
+OUTPUT_OPTIONS: dict[str, tuple[Any, Any]] = {
     "steps": (StepsOption, False),
     "row": (RowOption, None),
     "token": (TokenOption, None),
@@ -156,49 +144,10 @@ STEPS = ("steps", "row", "token", "blank", "answers", "digits")
 ALWAYS = ("lang", "format_name", "json_flag", "fields", "export")
 
 
-def output_options(*groups: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Add the output options to a command, and pass it `settings: Settings` instead.
-
-    The options named in `groups` (from STEPS, plus `digits` or `answers` alone) come
-    before the ones every command has (ALWAYS). The export path is checked and the
-    language resolved before the command does any work.
-    """
-    names = [name for name in _OUTPUT_OPTIONS if name in groups or name in ALWAYS]
-
-    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
-        signature = inspect.signature(command)
-        own = [p for p in signature.parameters.values() if p.name != "settings"]
-        # Typer passes the Click context to a parameter annotated typer.Context.
-        added = [
-            inspect.Parameter(
-                "attn_context", inspect.Parameter.KEYWORD_ONLY, annotation=typer.Context
-            )
-        ]
-        added += [
-            inspect.Parameter(
-                name,
-                inspect.Parameter.KEYWORD_ONLY,
-                default=_OUTPUT_OPTIONS[name][1],
-                annotation=_OUTPUT_OPTIONS[name][0],
-            )
-            for name in names
-        ]
-
-        @functools.wraps(command)
-        def wrapper(**arguments: Any) -> Any:
-            chosen = {name: arguments.pop(name) for name in names}
-            context = arguments.pop("attn_context")
-            return command(settings=settings_from(**chosen, context=context), **arguments)
-
-        wrapper.__signature__ = signature.replace(parameters=own + added)  # type: ignore[attr-defined]
-        wrapper.__annotations__ = {
-            **{k: v for k, v in command.__annotations__.items() if k != "settings"},
-            "attn_context": typer.Context,
-            **{name: _OUTPUT_OPTIONS[name][0] for name in names},
-        }
-        return wrapper
-
-    return decorate
+def output_names(*groups: str) -> tuple[str, ...]:
+    """The output options of a command taking `groups` (from STEPS, or `digits` or `answers`
+    alone), in the order --help lists them: its own before the ones every command has."""
+    return tuple(name for name in OUTPUT_OPTIONS if name in groups or name in ALWAYS)
 
 
 def settings_from(
@@ -213,9 +162,14 @@ def settings_from(
     answers: bool = False,
     export: str | None = None,
     fields: str | None = None,
-    context: typer.Context | None = None,
+    meta: dict[str, Any] | None = None,
 ) -> Settings:
-    """The output options as one Settings, checked before any work is done."""
+    """The output options as one Settings, checked before any work is done.
+
+    `meta` is what the command line shares between its parts (Click's ctx.meta): the
+    language given before the command's name is read from it, the language chosen is
+    written to it, so that an error is told in that language too.
+    """
     from attncli.present.language import resolve
     from attncli.present.output import parse_fields
 
@@ -234,11 +188,11 @@ def settings_from(
 
         check_export_path(export)
     chosen = None if lang is None else lang.value
-    if chosen is None and context is not None:  # attn --lang es softmax …
-        chosen = context.meta.get("attn.group_lang")
+    if chosen is None and meta is not None:  # attn --lang es softmax …
+        chosen = meta.get("attn.group_lang")
     language = resolve(chosen, os.environ)
-    if context is not None:
-        context.meta["attn.lang"] = language  # so that an error is told in it too
+    if meta is not None:
+        meta["attn.lang"] = language
     return Settings(
         format_name="json" if json_flag else (None if format_name is None else format_name.value),
         digits=digits,
@@ -256,6 +210,8 @@ def settings_from(
 
 def _show_version(value: bool) -> None:
     if value:
+        import typer
+
         from attncli import __version__
 
         typer.echo(f"attn {__version__}")
@@ -264,7 +220,7 @@ def _show_version(value: bool) -> None:
 
 VersionOption = Annotated[
     bool,
-    typer.Option(
+    Option(
         "--version", "-V", callback=_show_version, is_eager=True, help="Print the version and exit."
     ),
 ]

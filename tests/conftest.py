@@ -4,12 +4,26 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from attncli.cli import app
+from attncli.fastpath import run_plain
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
+
+
+def invoke_attn(
+    runner: CliRunner, arguments: list[str], input: str | None = None, **settings
+) -> Result:
+    """`attn ARGUMENTS` in-process, as the console script runs it: a plain command line
+    without Typer (attncli.fastpath), any other through Typer."""
+    with runner.isolation(input=input, env=settings.get("env")) as (stdout, stderr, output):
+        status = run_plain(arguments)
+        if status is not None:
+            return Result(runner, stdout.getvalue(), stderr.getvalue(), output.getvalue(),
+                          None, status, None)  # fmt: skip
+    return runner.invoke(app, arguments, input=input, catch_exceptions=False, **settings)
 
 
 @pytest.fixture
@@ -18,7 +32,7 @@ def run():
     runner = CliRunner()
 
     def invoke(*args: str, input: str | None = None):
-        return runner.invoke(app, list(args), input=input, catch_exceptions=False)
+        return invoke_attn(runner, list(args), input=input)
 
     return invoke
 

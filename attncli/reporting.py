@@ -1,0 +1,67 @@
+"""The one place where an error becomes a line on stderr and an exit status, for a command
+run by Typer (group.AttnGroup) or directly (fastpath)."""
+
+import os
+import sys
+from collections.abc import Callable
+
+from attncli.errors import AttnError, ExitStatus
+
+
+def outcome(
+    run: Callable[[], object],
+    language: Callable[[], str],
+    passthrough: tuple[type[BaseException], ...] = (),
+) -> int:
+    """Run a command: 0 when it succeeds, else the exit status, once its error is told in
+    one line on stderr in `language()`. Exceptions of the `passthrough` types (Click's
+    own) are left to the caller."""
+    try:
+        run()
+    except passthrough:
+        raise
+    except AttnError as error:
+        report(error.message(language()))
+        return int(error.exit_code)
+    except BrokenPipeError:
+        # The reader (head, less) went away: nothing left to say to it, but the output
+        # was cut, so not a success (128 + SIGPIPE, as a shell reports it).
+        _silence_stdout()
+        return int(ExitStatus.BROKEN_PIPE)
+    except OSError as error:
+        if getattr(error, "filename", None) is not None:
+            raise  # a file we were reading; our own readers already say what went wrong
+        _silence_stdout()
+        reason = (error.strerror or str(error)).lower()
+        report(f"cannot write output: {reason}")
+        return int(ExitStatus.OUTPUT_ERROR)
+    except Exception as error:
+        if _debugging():
+            raise
+        report(
+            f"internal error: {type(error).__name__}: {error} "
+            "(this is a bug in attn; rerun with ATTN_DEBUG=1 for the traceback)"
+        )
+        return int(ExitStatus.INTERNAL_ERROR)
+    return int(ExitStatus.SUCCESS)
+
+
+def report(message: str) -> None:
+    """The one line on stderr, written as is: no terminal width (COLUMNS=0) can lose it."""
+    from attncli.present.language import printable
+
+    sys.stderr.write(f"attn: error: {printable(message)}\n")
+    sys.stderr.flush()
+
+
+def _debugging() -> bool:
+    return os.environ.get("ATTN_DEBUG", "") not in ("", "0")
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that the flush at exit cannot fail a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
