@@ -17,16 +17,12 @@ from attncli.core import attention
 from attncli.errors import InputError, OptionError
 from attncli.reading.inputs import carried_values, mix_input, score_input, softmax_input
 from attncli.reading.values import Document
-from attncli.results import (
-    ExerciseResult,
-    MixResult,
-    Result,
-    ScoreResult,
-    SoftmaxResult,
-)
+from attncli.result_base import Result
 
 if TYPE_CHECKING:
-    pass
+    # Imported where they are made, so that the layer (api_selfattn) and the backward
+    # pass, which use this module's helpers, do not build the calculator's result classes.
+    from attncli.results import ExerciseResult, MixResult, ScoreResult, SoftmaxResult
 
 ArrayLike = Any  # a list of numbers, a list of rows, a numpy array
 
@@ -129,6 +125,8 @@ def score_document(
     with np.errstate(all="ignore"):  # overflow is checked after, with a clear message
         grid = attention.score(method, rows.matrix, checked.keys, checked.parameters)
     check_finite(grid, "scores")
+    from attncli.results import ScoreResult
+
     return ScoreResult(
         single=rows.single,
         row_labels=tuple(rows.row_labels),
@@ -176,6 +174,8 @@ def softmax_document(document: Document, temperature: float = 1.0) -> SoftmaxRes
     """softmax() on a document with scores (a row or a grid)."""
     check_temperature(temperature)
     rows = softmax_input(document)
+    from attncli.results import SoftmaxResult
+
     return SoftmaxResult(
         single=rows.single,
         row_labels=tuple(rows.row_labels),
@@ -208,6 +208,8 @@ def mix_document(document: Document) -> MixResult:
     rows, values = mix_input(document)
     with np.errstate(all="ignore"):  # overflow is checked after, with a clear message
         output = attention.mix(rows.matrix, values)
+    from attncli.results import MixResult
+
     return MixResult(
         single=rows.single,
         row_labels=tuple(rows.row_labels),
@@ -260,6 +262,8 @@ def exercise(seed: int = 0, size: int = 3, dim: int = 2) -> ExerciseResult:
     values = np.array(problem["values"], dtype=np.float64)
     scores = attention.dot_scores(query[None, :], keys)[0]
     weights = attention.softmax(scores)
+    from attncli.results import ExerciseResult
+
     return ExerciseResult(
         seed=seed,
         tokens=tuple(problem["tokens"]),

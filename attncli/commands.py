@@ -73,7 +73,7 @@ from attncli.options import (
 from attncli.present.output import Settings
 
 if TYPE_CHECKING:
-    from attncli.results import Result
+    from attncli.result_base import Result
 
 COMMANDS: dict[str, Command] = {}
 

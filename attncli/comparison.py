@@ -7,13 +7,18 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attncli.core import costs
 from attncli.core.timing import Timing, time_interleaved
 from attncli.errors import OptionError
 from attncli.limits import check_fits, check_repeat
-from attncli.results import Result
+from attncli.result_base import Result
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
+
+    from attncli.present.format import Format
 
 LOOP_CHECK_PAIRS = 10_000  # pairs scored one by one; beyond that a seeded sample
 SWEEP_ROWS = 2_000  # random queries per d_k in the scaling sweep
@@ -104,6 +109,11 @@ class Comparison(Result):
                 self.timings["additive"].median > self.timings["general"].median
             ),
         }
+
+    def view(self, fmt: Format, show: frozenset[str] = frozenset()) -> list[RenderableType]:
+        from attncli.present.comparison_view import comparison_view
+
+        return comparison_view(self, fmt)
 
 
 def parse_dks(text: str) -> list[int]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import typing
 from collections.abc import Callable
-from dataclasses import dataclass
 from enum import Enum
 from types import NoneType, UnionType
 from typing import Any
@@ -48,17 +47,24 @@ class Argument(Parameter):
     typer_kind = "Argument"
 
 
-@dataclass(frozen=True)
 class Declared:
     """One parameter of a command as a command line reads it: the Python name it is passed
     as, the declaration, the type as written (int | None), the value's type without
-    Optional, and the default."""
+    Optional, and the default.
 
-    name: str
-    declaration: Parameter
-    written: Any
-    kind: Any  # int, float, str, bool, an Enum class or list[str]
-    default: Any
+    A plain class, not a dataclass: building a dataclass costs a run half a millisecond.
+    """
+
+    __slots__ = ("name", "declaration", "written", "kind", "default")
+
+    def __init__(
+        self, name: str, declaration: Parameter, written: Any, kind: Any, default: Any
+    ) -> None:
+        self.name = name
+        self.declaration = declaration
+        self.written = written
+        self.kind = kind  # int, float, str, bool, an Enum class or list[str]
+        self.default = default
 
     @property
     def takes_value(self) -> bool:
@@ -74,16 +80,24 @@ def declared(annotation: Any, name: str, default: Any) -> Declared:
     return Declared(name, declaration, written, kind, default)
 
 
-@dataclass
 class Command:
     """A command of `attn`: its name, its function (plain parameters and `settings`),
-    the output options it takes (options.STEPS and the ones every command has), and
-    whether its arguments are numbers that may be negative."""
+    the output options it takes (options.output_names), and whether its arguments are
+    numbers that may be negative."""
 
-    name: str
-    function: Callable[..., None]
-    outputs: tuple[str, ...]
-    numbers: bool = False
+    __slots__ = ("name", "function", "outputs", "numbers")
+
+    def __init__(
+        self,
+        name: str,
+        function: Callable[..., None],
+        outputs: tuple[str, ...],
+        numbers: bool = False,
+    ) -> None:
+        self.name = name
+        self.function = function
+        self.outputs = outputs
+        self.numbers = numbers
 
 
 def positional_if_number(argument: str) -> str:

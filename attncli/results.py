@@ -14,41 +14,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from attncli.reading.inputs import pick_row
+from attncli.result_base import Result
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
     from attncli.core.gradients import Forward, Gradients
     from attncli.explain import Step
+    from attncli.present.format import Format
 
-
-class Result:
-    """Behaviour shared by every result: rich and HTML views.
-
-    Results compare by identity (eq=False): their numpy arrays have no single truth value
-    to compare by, and skipping the generated __eq__ keeps importing them quick.
-    """
-
-    def __rich__(self) -> RenderableType:
-        from rich.console import Group
-
-        from attncli.present.format import Format
-        from attncli.present.views import view_of
-
-        return Group(*view_of(self, Format()))
-
-    def _repr_html_(self) -> str:
-        from attncli.present.html import html_of
-
-        return html_of(self)
-
-    def to_document(self) -> dict[str, Any]:
-        """The JSON document the CLI writes: the input's fields plus what was computed."""
-        raise NotImplementedError
-
-    def steps(self, row: int | None = None, token: str | None = None) -> list[Step]:
-        """The computation of one row laid out as a hand-worked table, as data."""
-        raise NotImplementedError
+__all__ = ["ExerciseResult", "GradResult", "MixResult", "Result", "ScoreResult", "SoftmaxResult"]
 
 
 def _shaped(array: np.ndarray, single: bool) -> np.ndarray:
@@ -118,6 +93,11 @@ class ScoreResult(Rowwise):
             )
         ]
 
+    def view(self, fmt: Format, show: frozenset[str] = frozenset()) -> list[RenderableType]:
+        from attncli.present.views import score_view
+
+        return score_view(self, fmt)
+
 
 @dataclass(frozen=True, repr=False, kw_only=True, eq=False)
 class SoftmaxResult(Rowwise):
@@ -160,6 +140,11 @@ class SoftmaxResult(Rowwise):
             )
         ]
 
+    def view(self, fmt: Format, show: frozenset[str] = frozenset()) -> list[RenderableType]:
+        from attncli.present.views import softmax_view
+
+        return softmax_view(self, fmt)
+
 
 @dataclass(frozen=True, repr=False, kw_only=True, eq=False)
 class MixResult(Rowwise):
@@ -188,6 +173,11 @@ class MixResult(Rowwise):
 
         index, label = self._row(row, token)
         return [explain_mix(label, self.weight_grid[index], self.values, list(self.column_labels))]
+
+    def view(self, fmt: Format, show: frozenset[str] = frozenset()) -> list[RenderableType]:
+        from attncli.present.views import mix_view
+
+        return mix_view(self, fmt)
 
 
 @dataclass(frozen=True, repr=False, kw_only=True, eq=False)
@@ -232,6 +222,11 @@ class ExerciseResult(Result):
             self.weights,
             list(self.tokens),
         )
+
+    def view(self, fmt: Format, show: frozenset[str] = frozenset()) -> list[RenderableType]:
+        from attncli.present.views import exercise_view
+
+        return exercise_view(self, fmt)
 
 
 def _whole(array: np.ndarray) -> Any:
@@ -345,3 +340,8 @@ class GradResult(Rowwise):
             name: g.relative_difference(analytic, g.central_differences(loss, inputs[name]))
             for name, (_, analytic) in pairs.items()
         }
+
+    def view(self, fmt: Format, show: frozenset[str] = frozenset()) -> list[RenderableType]:
+        from attncli.present.grad_render import gradient_view
+
+        return gradient_view(self, fmt)

@@ -8,11 +8,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from attncli.reading.inputs import pick_row
-from attncli.results import Result
+from attncli.result_base import Result
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
+
     from attncli.core.selfattn import Attention
     from attncli.explain import Step
+    from attncli.present.format import Format
 
 
 @dataclass(frozen=True, repr=False, kw_only=True, eq=False)
@@ -178,3 +181,8 @@ class SelfAttnResult(Result):
             list(self.tokens),
             self.divisor,
         )
+
+    def view(self, fmt: Format, show: frozenset[str] = frozenset()) -> list[RenderableType]:
+        from attncli.present.selfattn_view import selfattn_view
+
+        return selfattn_view(self, fmt, show)

@@ -7,15 +7,18 @@ Draws use Generator.random() scaled to a range, whose stream numpy keeps stable.
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
+
+try:  # BLAKE2b itself: hashlib would load OpenSSL first, a twentieth of a run's start-up
+    from _blake2 import blake2b
+except ImportError:  # an interpreter built without it
+    from hashlib import blake2b
 
 
 def generator(seed: int, *labels: str) -> np.random.Generator:
     """A PCG64 generator determined by the seed and the labels alone."""
     key = "\x1f".join([str(seed), *labels]).encode("utf-8")
-    digest = hashlib.blake2b(key, digest_size=16).digest()
+    digest = blake2b(key, digest_size=16).digest()
     return np.random.Generator(np.random.PCG64(int.from_bytes(digest, "little")))
 
 

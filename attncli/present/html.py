@@ -14,7 +14,7 @@ import numpy as np
 from attncli.present.format import MASKED, Format
 
 if TYPE_CHECKING:
-    from attncli.results import Result
+    from attncli.result_base import Result
 
 
 def _table(

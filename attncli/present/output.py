@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
     from attncli.explain import Step
     from attncli.present.format import Format
-    from attncli.results import Result
+    from attncli.result_base import Result
 
 
 @dataclass(frozen=True)
@@ -245,7 +245,9 @@ def console(stream: IO[str]) -> Console:
     """A rich console for `stream`: colour on a terminal (unless NO_COLOR), plain text elsewhere."""
     from rich.console import Console
 
-    return Console(file=stream, width=console_width(stream), highlight=False, soft_wrap=False)
+    return Console(
+        file=stream, width=console_width(stream), highlight=False, soft_wrap=False, emoji=False
+    )
 
 
 def print_renderables(stream: IO[str], renderables: list[RenderableType]) -> None:

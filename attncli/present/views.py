@@ -1,7 +1,7 @@
 """One renderer per result kind: what a terminal shows for a result, as rich renderables.
 
-`view(result, fmt)` picks the renderer; `steps_view` lays out steps (a worksheet and its
-key when the format is blank).
+`view_of(result, fmt)` asks the result for its renderer; `steps_view` lays out steps (a
+worksheet and its key when the format is blank).
 """
 
 from __future__ import annotations
@@ -13,11 +13,16 @@ from rich.console import RenderableType
 
 from attncli.present import render
 from attncli.present.format import Format
-from attncli.results import ExerciseResult, GradResult, MixResult, ScoreResult, SoftmaxResult
 
 if TYPE_CHECKING:
     from attncli.explain import Step
-    from attncli.results import Result
+    from attncli.results import (
+        ExerciseResult,
+        MixResult,
+        Result,
+        ScoreResult,
+        SoftmaxResult,
+    )
 
 
 def score_view(result: ScoreResult, fmt: Format) -> list[RenderableType]:
@@ -87,32 +92,18 @@ def exercise_intro(result: ExerciseResult, fmt: Format) -> RenderableType:
 def view_of(
     result: Result, fmt: Format, show: frozenset[str] = frozenset()
 ) -> list[RenderableType]:
-    """The result tables of any result; `show` adds parts a result can show on demand."""
-    if isinstance(result, ScoreResult):
-        return score_view(result, fmt)
-    if isinstance(result, SoftmaxResult):
-        return softmax_view(result, fmt)
-    if isinstance(result, MixResult):
-        return mix_view(result, fmt)
-    if isinstance(result, GradResult):
-        from attncli.present.grad_render import gradient_view
+    """The result tables of any result; `show` adds parts a result can show on demand.
+    Each result names its renderer (Result.view), so only that renderer is imported."""
+    return result.view(fmt, show)
 
-        return gradient_view(result, fmt)
-    if isinstance(result, ExerciseResult):
-        # A worksheet and its key: the exercise's own way to be shown.
-        # From the command line the key follows only with --answers (fmt.blank is set);
-        # in a notebook, where nothing was asked to be blank, the key follows too.
-        worksheet = replace(fmt, blank=True, answers=fmt.answers or not fmt.blank)
-        return steps_view(result.steps(), worksheet, [exercise_intro(result, fmt)])
-    from attncli.comparison import Comparison
 
-    if isinstance(result, Comparison):
-        from attncli.present.comparison_view import comparison_view
+def exercise_view(result: ExerciseResult, fmt: Format) -> list[RenderableType]:
+    """A worksheet and its key: the exercise's own way to be shown.
 
-        return comparison_view(result, fmt)
-    from attncli.present.selfattn_view import selfattn_view
-
-    return selfattn_view(result, fmt, show)  # type: ignore[arg-type]
+    From the command line the key follows only with --answers (fmt.blank is set); in a
+    notebook, where nothing was asked to be blank, the key follows too."""
+    worksheet = replace(fmt, blank=True, answers=fmt.answers or not fmt.blank)
+    return steps_view(result.steps(), worksheet, [exercise_intro(result, fmt)])
 
 
 def steps_view(

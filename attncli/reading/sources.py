@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import os
 import sys
-from pathlib import Path
 from typing import IO, Any
 
 from attncli.errors import InputError
@@ -60,7 +60,7 @@ def _check_path(path: str) -> None:
             "-i '': the path is empty; give a file name, or - for standard input",
             "-i '': la ruta está vacía; da un nombre de fichero, o - para la entrada estándar",
         )
-    if Path(path).is_dir():
+    if os.path.isdir(path):
         raise _folder(path)
 
 
@@ -120,7 +120,7 @@ def load_document(
     stdin = sys.stdin if stdin is None else stdin
     if path is not None and path.endswith((".npy", ".npz")):
         _check_path(path)
-        if not Path(path).is_file():
+        if not os.path.isfile(path):
             raise _missing_file(path)
         return load_arrays(path)
     if path is not None:
@@ -170,7 +170,7 @@ def load_arrays(path: str) -> Document:
             magic = file.read(6)
             if magic.startswith(b"\x93NUMPY"):
                 file.seek(0)
-                _check_header(file, Path(path).stat().st_size, path)
+                _check_header(file, os.fstat(file.fileno()).st_size, path)
             elif magic.startswith(b"PK"):
                 with zipfile.ZipFile(file) as archive:
                     for member in archive.infolist():
