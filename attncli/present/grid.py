@@ -21,6 +21,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
+from attncli.present.drawn import PlainTable
 from attncli.present.format import ELLIPSIS, MASKED, ROW_MAX_MARK, Format, shown_indices
 from attncli.present.language import printable
 
@@ -129,7 +130,7 @@ class NumberGrid:
         fmt = self.fmt
         columns = shown_indices(len(self.grid[0]), limit)
         elided = None in columns
-        table = Table(box=box.SIMPLE_HEAVY, show_header=self.column_labels is not None)
+        table = PlainTable(box=box.SIMPLE_HEAVY, show_header=self.column_labels is not None)
         table.add_column("", no_wrap=True)
         labels = short_labels(self.column_labels) if self.column_labels is not None else None
         for j in columns:

@@ -229,13 +229,14 @@ PIPE_WIDTH = 100  # plain text to a file or a pipe
 def console_width(stream: IO[str]) -> int:
     """The width to draw for: COLUMNS, else the terminal's, else PIPE_WIDTH; never below
     MIN_WIDTH, where a table would have no room left for its numbers."""
-    import shutil
-
     columns = os.environ.get("COLUMNS", "")
     if columns.strip().isdigit():
         width = int(columns)
     elif is_terminal(stream):
-        width = shutil.get_terminal_size((80, 24)).columns
+        try:
+            width = os.get_terminal_size(stream.fileno()).columns or 80
+        except (OSError, ValueError):  # a terminal that does not say its size
+            width = 80
     else:
         width = PIPE_WIDTH
     return max(width, MIN_WIDTH)

@@ -18,6 +18,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from attncli.present.drawn import PlainTable
 from attncli.present.format import (
     ELLIPSIS,
     VECTOR_ITEMS,
@@ -41,7 +42,7 @@ def safe_label(text: str) -> Text:
 
 
 def _table() -> Table:
-    return Table(box=box.SIMPLE_HEAVY)
+    return PlainTable(box=box.SIMPLE_HEAVY)
 
 
 def _titled(title: str, table: Table, notes: list[str] | None = None) -> RenderableType:
