@@ -185,7 +185,10 @@ def test_what_the_fast_path_leaves_to_typer(line):
 def test_a_plain_run_never_imports_typer():
     probe = (
         "import sys; sys.argv = ['attn', 'softmax', '2', '0', '1', '--json']\n"
-        "import atexit; atexit.register(lambda: sys.stderr.write(str('typer' in sys.modules)))\n"
+        "import os; leave = os._exit\n"
+        "def report(status):\n"
+        "    sys.stderr.write(str('typer' in sys.modules)); sys.stderr.flush(); leave(status)\n"
+        "os._exit = report\n"
         "from attncli.entry import main; main()"
     )
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)

@@ -9,10 +9,16 @@ import sys
 import pytest
 
 PROBE = """
-import atexit, sys
-atexit.register(lambda: sys.stderr.write(
-    "LOADED " + " ".join(sorted(m for m in ("rich", "typer", "matplotlib", "threadpoolctl",
-    "attncli.core.gradients", "attncli.present.render") if m in sys.modules)) + "\\n"))
+import os, sys
+leave = os._exit  # attn ends with os._exit, after which nothing runs: report before it
+WATCHED = ("rich", "typer", "matplotlib", "threadpoolctl", "attncli.core.gradients",
+           "attncli.present.render")
+def report_then_leave(status):
+    loaded = sorted(name for name in WATCHED if name in sys.modules)
+    sys.stderr.write("LOADED " + " ".join(loaded) + "\\n")
+    sys.stderr.flush()
+    leave(status)
+os._exit = report_then_leave
 sys.argv = ["attn", *sys.argv[1:]]
 from attncli.entry import main
 main()
