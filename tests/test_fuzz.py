@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from attncli.cli import app
+from .conftest import invoke_attn
 
 RAW_CONTROLS = ("\x1b", "\x9b", "\x07", "\x85", "\x00")
 
@@ -109,7 +109,8 @@ def argument_lines(draw) -> tuple[list[str], str | None]:
 @given(argument_lines())
 def test_every_input_keeps_the_error_promise(case):
     arguments, document = case
-    result = CliRunner().invoke(app, arguments, input=document)
+    # As the console script runs it: a plain line without Typer, any other through Typer.
+    result = invoke_attn(CliRunner(), arguments, input=document)
     where = f"attn {arguments!r} <<< {document!r}"
     assert result.exit_code in (0, 1, 2), f"{where}: exit {result.exit_code}: {result.stderr}"
     assert "Traceback" not in result.stderr, where
