@@ -156,3 +156,22 @@ def test_token_matches_without_accents_when_unique(run):
     assert both.exit_code == 2 and "is not a row here" in both.stderr
     exact = run("selfattn", "Están están", "--steps", "--token", "están").stdout
     assert exact.startswith("Scaled scores: están")
+
+
+def test_weight_columns_keep_their_decimal_points_in_line(run):
+    """A weight cell ends in its mark or a space; the decimal points of a column line up."""
+    out = run("selfattn", "en las llaves del coche", "--format", "table").stdout
+    after = out[out.index("Weights (") :].splitlines()
+    grid = after[: next(i for i, line in enumerate(after) if line.startswith("*"))]
+    rows = [line for line in grid if re.search(r"\d\.\d", line)]
+    points = [{m.start() for m in re.finditer(r"\d\.\d", row)} for row in rows]
+    assert len(rows) == 5 and all(len(found) == 5 for found in points)
+    assert all(found == points[0] for found in points), rows
+
+
+def test_a_token_in_a_column_heading_is_text_not_markup(run, tmp_path):
+    document = tmp_path / "markup.json"
+    document.write_text('{"scores": [[1, 2], [3, 4]], "tokens": ["[red]x", "[b]y"]}')
+    out = run("softmax", "-i", str(document), "--format", "table").stdout
+    heading = out.splitlines()[2]
+    assert "[red]x" in heading and "[b]y" in heading, out

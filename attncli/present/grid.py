@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from rich import box
-from rich.console import Console, ConsoleOptions, RenderResult
+from rich.console import Console, ConsoleOptions, JustifyMethod, RenderResult
 from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
@@ -133,9 +133,13 @@ class NumberGrid:
         table = PlainTable(box=box.SIMPLE_HEAVY, show_header=self.column_labels is not None)
         table.add_column("", no_wrap=True)
         labels = short_labels(self.column_labels) if self.column_labels is not None else None
+        # A weight cell ends in its mark ("0.464*", "0.243 "): laid out from the left, as
+        # rich would strip the space on the right and put the decimals out of line.
+        justify: JustifyMethod = "left" if self.heat else "right"
         for j in columns:
             header = ELLIPSIS if j is None or labels is None else labels[j]
-            table.add_column(header, justify="right", no_wrap=True)
+            # A Text, not a str: a token is data, never markup ("[red]x").
+            table.add_column(Text(header, justify="right"), justify=justify, no_wrap=True)
         largest_column = self.heat and elided
         if largest_column:
             table.add_column(fmt.say("largest_column"), no_wrap=True)
@@ -147,7 +151,9 @@ class NumberGrid:
             largest, at = shown.largest[i]
             cells: list[Any] = [Text(row_names[i])]
             cells += [
-                Text(ELLIPSIS) if j is None else self._text(shown.values[i][j], largest, shown)
+                Text(ELLIPSIS, justify="right")
+                if j is None
+                else self._text(shown.values[i][j], largest, shown)
                 for j in columns
             ]
             if largest_column:
@@ -162,7 +168,7 @@ class NumberGrid:
         if not self.heat:
             return Text(fmt.number(value))
         if math.isinf(value):
-            return Text(MASKED + " ")
+            return Text(MASKED + " ", justify="right")
         mark = ROW_MAX_MARK if value == largest else " "
         low, high = shown.span
         level = (value - low) / (high - low) if high > low else 1.0
