@@ -85,3 +85,18 @@ def test_shell_completion_for_bash_zsh_and_fish():
         [sys.executable, "-m", "attncli", "--help"], capture_output=True, text=True
     )
     assert "--install-completion" in shown.stdout and "--show-completion" in shown.stdout
+
+
+@pytest.mark.parametrize(("error", "status"), [("BrokenPipeError", 141), ("OSError", 1)])
+def test_a_failed_last_flush_is_not_a_success(error, status):
+    """attn ends with os._exit once stdout is flushed; if that flush fails, the run failed."""
+    script = (
+        "import io, sys\n"
+        "from attncli.entry import _leave\n"
+        "class Failing(io.StringIO):\n"
+        f"    def flush(self): raise {error}()\n"
+        "sys.stdout = Failing()\n"
+        "_leave(0)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True)
+    assert result.returncode == status, result.stderr
