@@ -8,7 +8,6 @@ import io
 import pytest
 from rich import box
 from rich.console import Console
-from rich.segment import Segment
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
@@ -130,9 +129,21 @@ def test_what_is_not_plain_is_left_to_rich(monkeypatch):
     console = Console(file=io.StringIO(), width=80)
     for table in (titled, wrapped, _table()):
         console.print(table)
-    # the titled table is not plain (never measured); the two-line cell is refused
-    assert drawn_lines == [False, True]
+    # the titled table is not plain, the two-line cell is refused, the plain one is drawn
+    assert drawn_lines == [False, False, True]
     narrow = Console(file=io.StringIO(), width=12)
     narrow.print(_table())
     assert drawn_lines[-1] is False  # wider than the console: rich shrinks it
-    assert isinstance(Segment.line(), Segment)
+
+
+def test_a_plain_table_s_width_is_the_width_rich_measures():
+    from rich.measure import Measurement
+
+    console = Console(file=io.StringIO(), width=80)
+    unlimited = console.options.update(width=10_000, max_width=10_000)
+    wide = _table()
+    wide.add_row("東京東京", "0.5", "1")  # two terminal cells a character
+    for table in (_table(), _table(show_header=False), wide):
+        measured = Measurement.get(console, unlimited, table).maximum
+        assert drawn.natural_width(table, console, unlimited) == measured
+    assert drawn.natural_width(_table(title="t"), console, unlimited) is None

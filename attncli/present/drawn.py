@@ -28,7 +28,7 @@ class PlainTable(Table):
     """A rich Table, drawn line by line when plain (see the module's docstring)."""
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        drawn = _drawn(self, console, options) if _is_plain(self) else None
+        drawn = _drawn(self, console, options)
         if drawn is None:
             yield from super().__rich_console__(console, options)
         else:
@@ -69,10 +69,26 @@ def _is_plain_column(column: Column) -> bool:
     )
 
 
-def _drawn(table: Table, console: Console, options: ConsoleOptions) -> list[Segment] | None:
-    """The table's segments, or None when a cell is not one line of text or the table is
-    wider than the console (rich then wraps or shrinks columns)."""
-    header_style = console.get_style(table.header_style or "")
+def natural_width(table: Table, console: Console, options: ConsoleOptions) -> int | None:
+    """The width rich draws a plain table at when nothing limits it: each column its widest
+    cell in terminal cells (« » and 日本 count as they show) plus its padding, and the
+    edges and dividers; None when the table is not plain or a cell is not one line."""
+    laid_out = _laid_out(table, console, options)
+    return None if laid_out is None else _total(laid_out[1])
+
+
+def _total(widths: list[int]) -> int:
+    # One space of padding on each side of a cell, an edge on each side, a divider between.
+    return sum(widths) + 3 * len(widths) + 1
+
+
+def _laid_out(
+    table: Table, console: Console, options: ConsoleOptions
+) -> tuple[list[list[Text]], list[int]] | None:
+    """Each column's cells (its header first) as the Text rich would draw, and the width of
+    its widest cell; None when the table is not plain or a cell is not one line."""
+    if not _is_plain(table):
+        return None
     columns: list[list[Text]] = []
     for column in table.columns:
         cells = [column.header] if table.show_header else []
@@ -81,10 +97,18 @@ def _drawn(table: Table, console: Console, options: ConsoleOptions) -> list[Segm
         if any(text is None for text in texts):
             return None
         columns.append(texts)  # type: ignore[arg-type]
-    widths = [max(cell_len(text.plain) for text in texts) for texts in columns]
-    padded = [width + 2 for width in widths]  # rich's column widths include the padding
-    if sum(padded) + len(padded) + 1 > options.max_width:
+    return columns, [max(cell_len(text.plain) for text in texts) for texts in columns]
+
+
+def _drawn(table: Table, console: Console, options: ConsoleOptions) -> list[Segment] | None:
+    """The table's segments, or None when it is not plain, a cell is not one line of text
+    or the table is wider than the console (rich then wraps or shrinks columns)."""
+    laid_out = _laid_out(table, console, options)
+    if laid_out is None or _total(laid_out[1]) > options.max_width:
         return None
+    columns, widths = laid_out
+    header_style = console.get_style(table.header_style or "")
+    padded = [width + 2 for width in widths]  # rich's column widths include the padding
     box = table.box.substitute(options, safe=console.safe_box)  # type: ignore[union-attr]
     box = box if table.show_header else box.get_plain_headed_box()
     null = Style.null()

@@ -21,7 +21,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from attncli.present.drawn import PlainTable
+from attncli.present.drawn import PlainTable, natural_width
 from attncli.present.format import ELLIPSIS, MASKED, ROW_MAX_MARK, Format, shown_indices
 from attncli.present.language import printable
 
@@ -114,15 +114,12 @@ class NumberGrid:
 
     @staticmethod
     def _width(console: Console, options: ConsoleOptions, table: Table) -> int:
-        # A bound from the cells' lengths first (a column is its widest cell and three
-        # characters of padding); measuring with rich only when that bound does not fit.
-        bound = 2 + sum(
-            3 + max(len(str(column.header)), *(len(str(cell)) for cell in column.cells))
-            for column in table.columns
-        )
-        if bound <= options.max_width:
-            return bound
-        # Measured without the console's limit, which a measurement is clamped to.
+        # Worked out from the cells when the table is plain (it is drawn the same way);
+        # otherwise measured by rich, without the console's limit, which a measurement is
+        # clamped to.
+        width = natural_width(table, console, options)
+        if width is not None:
+            return width
         unlimited = options.update(width=10_000, max_width=10_000)
         return Measurement.get(console, unlimited, table).maximum
 
