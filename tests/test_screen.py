@@ -175,3 +175,22 @@ def test_a_token_in_a_column_heading_is_text_not_markup(run, tmp_path):
     out = run("softmax", "-i", str(document), "--format", "table").stdout
     heading = out.splitlines()[2]
     assert "[red]x" in heading and "[b]y" in heading, out
+
+
+def test_wide_character_tokens_are_cut_and_fitted_by_terminal_cells(run):
+    """日本 takes two cells a character: labels are cut by cells, and the grid is measured
+    in cells, so no number is cut on an 80-column terminal."""
+    from rich.cells import cell_len
+
+    assert short_labels(["日本語日本語日本語", "東京"]) == ["日本語日本…", "東京"]
+    assert cell_len(short_labels(["日本語日本語日本語"])[0]) <= 12
+    sentence = "日本語日本語日本語 東京東京東京東京 大阪大阪大阪大阪 京都京都京都京都"
+    result = subprocess.run(
+        [sys.executable, "-m", "attncli", "selfattn", sentence, "--format", "table"],
+        capture_output=True, text=True, env={**os.environ, "COLUMNS": "80"},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    after = result.stdout[result.stdout.index("Weights (") :].splitlines()
+    rows = [line for line in after[3:] if re.search(r"\d\.\d", line)][:4]
+    assert len(rows) == 4 and all(len(re.findall(r"\d\.\d{3}", row)) == 4 for row in rows), rows
+    assert all(cell_len(line) <= 80 for line in result.stdout.splitlines())

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from rich import box
+from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, JustifyMethod, RenderResult
 from rich.measure import Measurement
 from rich.table import Table
@@ -59,13 +60,24 @@ def heat_style(level: float, color_system: str | None) -> str:
 
 
 def short_labels(labels: Sequence[str], limit: int = LABEL_LIMIT) -> list[str]:
-    """Labels cut to `limit` characters ("treinta…"), longer where a cut would make two alike."""
+    """Labels cut to `limit` terminal cells ("treinta…", "日本語日本…"), longer where a cut
+    would make two alike."""
     shown = [printable(label) for label in labels]
-    cut = [text if len(text) <= limit else text[: limit - 1] + ELLIPSIS for text in shown]
+    cut = [text if cell_len(text) <= limit else _cut(text, limit - 1) + ELLIPSIS for text in shown]
     seen: dict[str, int] = {}
     for text in cut:
         seen[text] = seen.get(text, 0) + 1
     return [full if seen[short] > 1 else short for short, full in zip(cut, shown, strict=True)]
+
+
+def _cut(text: str, cells: int) -> str:
+    """The longest start of `text` that takes at most `cells` terminal cells."""
+    taken = 0
+    for index, character in enumerate(text):
+        taken += cell_len(character)
+        if taken > cells:
+            return text[:index]
+    return text
 
 
 @dataclass
