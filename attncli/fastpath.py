@@ -50,7 +50,7 @@ def run_plain(arguments: list[str]) -> int | None:
         chosen = {name: values.pop(name) for name in command.outputs}
         command.function(settings=settings_from(**chosen, meta=meta), **values)
 
-    return outcome(run, lambda: meta.get("attn.lang") or language_of(arguments))
+    return outcome(run, lambda: error_language(meta, arguments))
 
 
 def read_plain(command: Command, arguments: list[str]) -> dict[str, Any] | None:
@@ -143,6 +143,14 @@ def split_lang(arguments: list[str]) -> tuple[str | None, list[str]]:
             rest.append(argument)
         index += 1
     return option, rest
+
+
+def error_language(meta: dict[str, Any], arguments: list[str]) -> str:
+    """The language to tell an error in: the command's own once its options were read
+    (options.settings_from writes it to `meta`); before that, the command line's."""
+    if "attn.lang" in meta:
+        return str(meta["attn.lang"])
+    return language_of(arguments)
 
 
 def language_of(arguments: list[str]) -> str:

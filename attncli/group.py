@@ -8,7 +8,7 @@ import typer
 from typer.core import TyperCommand, TyperGroup
 
 from attncli.declare import positional_if_number
-from attncli.fastpath import language_of
+from attncli.fastpath import error_language
 from attncli.reporting import outcome, report
 
 
@@ -48,11 +48,8 @@ class AttnGroup(TyperGroup):
 
 
 def _language(ctx: Any) -> str:
-    """The language of the command line: the command's own choice once its options were
-    read; before that (a usage error) its --lang, else the environment's."""
-    if "attn.lang" in ctx.meta:  # ctx.meta is shared with the subcommand's context
-        return str(ctx.meta["attn.lang"])
-    return language_of(ctx.meta.get("attn.arguments", []))
+    # ctx.meta is shared with the subcommand's context, where the command's options are read.
+    return error_language(ctx.meta, ctx.meta.get("attn.arguments", []))
 
 
 class NumbersCommand(TyperCommand):
