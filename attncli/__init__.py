@@ -30,15 +30,15 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from attncli.api import compare_scores, exercise, mix, score, softmax
-    from attncli.api_grad import grad
-    from attncli.api_selfattn import selfattn
+    from attncli.api.calculator import compare_scores, exercise, mix, score, softmax
+    from attncli.api.grad import grad
+    from attncli.api.selfattn import selfattn
     from attncli.errors import AttnError, InputError, OptionError, ShapeError
 
 _HOMES = {
-    **dict.fromkeys(("compare_scores", "exercise", "mix", "score", "softmax"), "api"),
-    "grad": "api_grad",
-    "selfattn": "api_selfattn",
+    **dict.fromkeys(("compare_scores", "exercise", "mix", "score", "softmax"), "api.calculator"),
+    "grad": "api.grad",
+    "selfattn": "api.selfattn",
     **dict.fromkeys(("AttnError", "InputError", "OptionError", "ShapeError"), "errors"),
 }
 

@@ -1,3 +1,3 @@
-from attncli.entry import main
+from attncli.cli.entry import main
 
 main()

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from attncli.cli import app
-from attncli.fastpath import run_plain
+from attncli.cli.app import app
+from attncli.cli.fastpath import run_plain
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
@@ -17,7 +17,7 @@ def invoke_attn(
     runner: CliRunner, arguments: list[str], input: str | None = None, **settings
 ) -> Result:
     """`attn ARGUMENTS` in-process, as the console script runs it: a plain command line
-    without Typer (attncli.fastpath), any other through Typer."""
+    without Typer (attncli.cli.fastpath), any other through Typer."""
     with runner.isolation(input=input, env=settings.get("env")) as (stdout, stderr, output):
         status = run_plain(arguments)
         if status is not None:

@@ -215,8 +215,8 @@ def test_version(run):
 def test_only_the_named_command_is_built_and_behaves_the_same():
     from typer.testing import CliRunner
 
-    from attncli.cli import app
-    from attncli.group import app_for
+    from attncli.cli.app import app
+    from attncli.cli.group import app_for
 
     single = app_for(app, ["softmax", "2", "0", "1", "--json"])
     assert single is not app and len(single.registered_commands) == 1

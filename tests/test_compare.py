@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from attncli.comparison import Sizes, check_sizes, compare
+from attncli.api.comparison import Sizes, check_sizes, compare
 from attncli.core.costs import score_costs
 from attncli.core.timing import Timing
 from attncli.errors import OptionError

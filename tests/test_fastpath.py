@@ -1,4 +1,4 @@
-"""A plain command line runs without Typer (attncli.fastpath) and gives the command
+"""A plain command line runs without Typer (attncli.cli.fastpath) and gives the command
 exactly what Typer would give it; anything else is left to Typer."""
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 from typer.main import get_command
 from typer.testing import CliRunner
 
-from attncli.cli import app
-from attncli.commands import COMMANDS, parameters
-from attncli.declare import Argument, Declared, is_enum
-from attncli.fastpath import read_plain, run_plain
-from attncli.group import app_for
+from attncli.cli.app import app
+from attncli.cli.commands import COMMANDS, parameters
+from attncli.cli.declare import Argument, Declared, is_enum
+from attncli.cli.fastpath import read_plain, run_plain
+from attncli.cli.group import app_for
 
 from .conftest import ROOT
 
@@ -189,7 +189,7 @@ def test_a_plain_run_never_imports_typer():
         "def report(status):\n"
         "    sys.stderr.write(str('typer' in sys.modules)); sys.stderr.flush(); leave(status)\n"
         "os._exit = report\n"
-        "from attncli.entry import main; main()"
+        "from attncli.cli.entry import main; main()"
     )
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert result.returncode == 0 and result.stderr == "False", result.stderr

@@ -78,7 +78,7 @@ def test_mix_steps_in_spanish(run, run_json):
 def test_language_from_environment(run):
     from typer.testing import CliRunner
 
-    from attncli.cli import app
+    from attncli.cli.app import app
 
     result = CliRunner().invoke(app, ["softmax", "2", "0", "--steps"], env={"ATTN_LANG": "es"})
     assert "e elevado a la puntuación" in result.stdout
@@ -133,8 +133,8 @@ def test_selfattn_and_compare_in_spanish(run):
 
 
 def test_every_help_text_has_its_spanish_one():
-    from attncli.cli import app
-    from attncli.help_es import COMMANDS, OPTIONS, infos
+    from attncli.cli.app import app
+    from attncli.cli.help_es import COMMANDS, OPTIONS, infos
 
     known = set(OPTIONS) | set(OPTIONS.values())
     every = infos(app)

@@ -106,7 +106,7 @@ def test_accents_are_kept_and_one_word_however_it_is_encoded(run_json):
 def test_same_numbers_in_every_process():
     code = (
         "import sys, json; sys.argv = ['attn', 'selfattn', 'hola mundo', '--json'];"
-        "from attncli.entry import main; main()"
+        "from attncli.cli.entry import main; main()"
     )
     outputs = set()
     for hash_seed in ("1", "2", "random"):

@@ -20,7 +20,7 @@ def report_then_leave(status):
     leave(status)
 os._exit = report_then_leave
 sys.argv = ["attn", *sys.argv[1:]]
-from attncli.entry import main
+from attncli.cli.entry import main
 main()
 """
 
@@ -92,7 +92,7 @@ def test_a_failed_last_flush_is_not_a_success(error, status):
     """attn ends with os._exit once stdout is flushed; if that flush fails, the run failed."""
     script = (
         "import io, sys\n"
-        "from attncli.entry import _leave\n"
+        "from attncli.cli.entry import _leave\n"
         "class Failing(io.StringIO):\n"
         f"    def flush(self): raise {error}()\n"
         "sys.stdout = Failing()\n"

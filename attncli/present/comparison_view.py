@@ -7,7 +7,7 @@ from typing import Any
 
 from rich.console import RenderableType
 
-from attncli.comparison import Comparison
+from attncli.api.comparison import Comparison
 from attncli.limits import size_text
 from attncli.present import render
 from attncli.present.format import Format

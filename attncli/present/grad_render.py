@@ -9,11 +9,11 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from attncli.explain_grad import GradSteps
+from attncli.explain.grad import GradSteps
 from attncli.present import render
 from attncli.present.format import Format
 from attncli.present.render import _dot_terms, _table, _titled, safe_label
-from attncli.results import GradResult
+from attncli.results.calculator import GradResult
 
 
 def _row_name(steps: GradSteps, fmt: Format) -> str:

@@ -14,7 +14,7 @@ import numpy as np
 from attncli.present.format import MASKED, Format
 
 if TYPE_CHECKING:
-    from attncli.result_base import Result
+    from attncli.results.base import Result
 
 
 def _table(
@@ -50,14 +50,14 @@ def _grid(
 
 def html_of(result: Result, fmt: Format | None = None) -> str:
     """The main table of a result: scores, weights, outputs, or the self-attention grid."""
-    from attncli.results import (
+    from attncli.results.calculator import (
         ExerciseResult,
         MixResult,
         Rowwise,
         ScoreResult,
         SoftmaxResult,
     )
-    from attncli.results_selfattn import SelfAttnResult
+    from attncli.results.selfattn import SelfAttnResult
 
     fmt = fmt or Format()
     if isinstance(result, Rowwise):

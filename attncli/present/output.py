@@ -13,9 +13,9 @@ from attncli.errors import OptionError
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
 
-    from attncli.explain import Step
+    from attncli.explain.calculator import Step
     from attncli.present.format import Format
-    from attncli.result_base import Result
+    from attncli.results.base import Result
 
 
 @dataclass(frozen=True)
@@ -112,7 +112,7 @@ def emit(
         document = {**document, "check": checks}
     explicit_json = settings.format_name == "json"
     if settings.steps and explicit_json:
-        from attncli.explain import steps_as_data
+        from attncli.explain.calculator import steps_as_data
 
         document = {**document, "steps": steps_as_data(explanation)}
     steps_shown = settings.steps and not explicit_json

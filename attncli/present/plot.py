@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from attncli.present.format import Format
-    from attncli.results_selfattn import SelfAttnResult
+    from attncli.results.selfattn import SelfAttnResult
 
 KINDS = (".png", ".svg", ".pdf")
 CELL_VALUES_UP_TO = 20  # tokens; beyond that the numbers would not fit in the cells

@@ -30,7 +30,7 @@ from attncli.present.language import printable
 if TYPE_CHECKING:
     import numpy as np
 
-    from attncli.explain import MixSteps, ScoreSteps, SoftmaxSteps, Step
+    from attncli.explain.calculator import MixSteps, ScoreSteps, SoftmaxSteps, Step
 
 # A grid of numbers: nested lists, or a numpy array indexed the same way.
 Matrix = Union[Sequence[Sequence[float]], "np.ndarray"]

@@ -11,7 +11,7 @@ from rich.console import RenderableType
 
 from attncli.present import render
 from attncli.present.format import Format
-from attncli.results_selfattn import SelfAttnResult
+from attncli.results.selfattn import SelfAttnResult
 
 HEADER_WIDTH = 78  # the header's facts are packed into lines that fit 80 columns
 

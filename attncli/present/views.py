@@ -15,8 +15,8 @@ from attncli.present import render
 from attncli.present.format import Format
 
 if TYPE_CHECKING:
-    from attncli.explain import Step
-    from attncli.results import (
+    from attncli.explain.calculator import Step
+    from attncli.results.calculator import (
         ExerciseResult,
         MixResult,
         Result,

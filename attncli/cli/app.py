@@ -1,8 +1,8 @@
-"""The `attn` command as a Typer app, built from the commands of attncli.commands. Typer
+"""The `attn` command as a Typer app, built from the commands of attncli.cli.commands. Typer
 adds --help (in English or Spanish), completion and --version, and reads every command
-line that attncli.fastpath leaves to it. Nothing here computes a number.
+line that attncli.cli.fastpath leaves to it. Nothing here computes a number.
 
-Errors become one line on stderr in attncli.group, through attncli.reporting.
+Errors become one line on stderr in attncli.cli.group, through attncli.cli.reporting.
 """
 
 import functools
@@ -12,11 +12,11 @@ from typing import Annotated, Any
 
 import typer
 
-from attncli.commands import COMMANDS, parameters
-from attncli.declare import Command, Declared, declared
-from attncli.fastpath import language_of, split_lang
-from attncli.group import AttnGroup, NumbersCommand, app_for
-from attncli.options import LangOption, VersionOption, settings_from
+from attncli.cli.commands import COMMANDS, parameters
+from attncli.cli.declare import Command, Declared, declared
+from attncli.cli.fastpath import language_of, split_lang
+from attncli.cli.group import AttnGroup, NumbersCommand, app_for
+from attncli.cli.options import LangOption, VersionOption, settings_from
 
 app = typer.Typer(
     cls=AttnGroup,
@@ -52,7 +52,7 @@ def _read_by_typer(
     function: Callable[..., None], context: str, declared: list[Declared]
 ) -> Callable[..., None]:
     """`function`, showing Typer a signature of the Click context (named `context`) and
-    the `declared` parameters, with Typer's declarations in place of attncli.declare's."""
+    the `declared` parameters, with Typer's declarations in place of attncli.cli.declare's."""
     keyword = inspect.Parameter.KEYWORD_ONLY
     signature = [inspect.Parameter(context, keyword, annotation=typer.Context)]
     signature += [
@@ -98,7 +98,7 @@ def run(arguments: list[str]) -> None:
     if not split_lang(arguments)[1]:  # attn, or attn --lang es: the help
         arguments = [*arguments, "--help"]
     if {"-h", "--help"} & set(arguments) and language_of(arguments) == "es":
-        from attncli.help_es import to_spanish
+        from attncli.cli.help_es import to_spanish
 
         to_spanish(app)
     app_for(app, arguments)(args=arguments, prog_name="attn")

@@ -17,7 +17,7 @@ import numpy as np
 from attncli.core.attention import additive_hidden, general_projected_keys
 
 if TYPE_CHECKING:
-    from attncli.explain_grad import GradSteps
+    from attncli.explain.grad import GradSteps
 
 # Powers e^s stay readable up to about e^20; beyond that the table shows e^(s - max).
 _LARGEST_PLAIN_EXPONENT = 20.0

@@ -1,4 +1,4 @@
-"""The Click side of `attn`: its errors told as one line (through attncli.reporting),
+"""The Click side of `attn`: its errors told as one line (through attncli.cli.reporting),
 numbers that look like options, and building only the command asked for."""
 
 import sys
@@ -7,9 +7,9 @@ from typing import Any
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from attncli.declare import positional_if_number
-from attncli.fastpath import error_language
-from attncli.reporting import outcome, report
+from attncli.cli.declare import positional_if_number
+from attncli.cli.fastpath import error_language
+from attncli.cli.reporting import outcome, report
 
 
 class AttnGroup(TyperGroup):

@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from attncli.reading.inputs import pick_row
-from attncli.result_base import Result
+from attncli.results.base import Result
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
     from attncli.core.selfattn import Attention
-    from attncli.explain import Step
+    from attncli.explain.calculator import Step
     from attncli.present.format import Format
 
 
@@ -156,7 +156,7 @@ class SelfAttnResult(Result):
 
     def steps(self, row: int | None = None, token: str | None = None, head: int = 1) -> list[Step]:
         """Scores, softmax and mix for one row (of one head), as the calculator's steps."""
-        from attncli.explain import explain_chain
+        from attncli.explain.calculator import explain_chain
 
         if self.batch is not None:
             from attncli.errors import InputError

@@ -17,12 +17,12 @@ from attncli.core import attention
 from attncli.errors import InputError, OptionError
 from attncli.reading.inputs import carried_values, mix_input, score_input, softmax_input
 from attncli.reading.values import Document
-from attncli.result_base import Result
+from attncli.results.base import Result
 
 if TYPE_CHECKING:
     # Imported where they are made, so that the layer (api_selfattn) and the backward
     # pass, which use this module's helpers, do not build the calculator's result classes.
-    from attncli.results import ExerciseResult, MixResult, ScoreResult, SoftmaxResult
+    from attncli.results.calculator import ExerciseResult, MixResult, ScoreResult, SoftmaxResult
 
 ArrayLike = Any  # a list of numbers, a list of rows, a numpy array
 
@@ -125,7 +125,7 @@ def score_document(
     with np.errstate(all="ignore"):  # overflow is checked after, with a clear message
         grid = attention.score(method, rows.matrix, checked.keys, checked.parameters)
     check_finite(grid, "scores")
-    from attncli.results import ScoreResult
+    from attncli.results.calculator import ScoreResult
 
     return ScoreResult(
         single=rows.single,
@@ -174,7 +174,7 @@ def softmax_document(document: Document, temperature: float = 1.0) -> SoftmaxRes
     """softmax() on a document with scores (a row or a grid)."""
     check_temperature(temperature)
     rows = softmax_input(document)
-    from attncli.results import SoftmaxResult
+    from attncli.results.calculator import SoftmaxResult
 
     return SoftmaxResult(
         single=rows.single,
@@ -208,7 +208,7 @@ def mix_document(document: Document) -> MixResult:
     rows, values = mix_input(document)
     with np.errstate(all="ignore"):  # overflow is checked after, with a clear message
         output = attention.mix(rows.matrix, values)
-    from attncli.results import MixResult
+    from attncli.results.calculator import MixResult
 
     return MixResult(
         single=rows.single,
@@ -240,7 +240,7 @@ def compare_scores(
     >>> [(cost.method, cost.tanh) for cost in c.costs]
     [('additive', 192), ('general', 0), ('dot', 0), ('scaled', 0)]
     """
-    from attncli.comparison import Sizes, check_sizes, compare
+    from attncli.api.comparison import Sizes, check_sizes, compare
 
     sizes = Sizes(tx, ty, d_h, d_a, seed, repeat, list(d_ks), threads)
     check_sizes(sizes)
@@ -262,7 +262,7 @@ def exercise(seed: int = 0, size: int = 3, dim: int = 2) -> ExerciseResult:
     values = np.array(problem["values"], dtype=np.float64)
     scores = attention.dot_scores(query[None, :], keys)[0]
     weights = attention.softmax(scores)
-    from attncli.results import ExerciseResult
+    from attncli.results.calculator import ExerciseResult
 
     return ExerciseResult(
         seed=seed,

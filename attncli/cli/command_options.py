@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from attncli.declare import Argument, Option
-from attncli.options import ScoreMethod
+from attncli.cli.declare import Argument, Option
+from attncli.cli.options import ScoreMethod
 
 # attn selfattn
 SentenceArgument = Annotated[

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from attncli.api import ArrayLike, as_document, check_finite, check_temperature
+from attncli.api.calculator import ArrayLike, as_document, check_finite, check_temperature
 from attncli.reading.values import Document
-from attncli.results import GradResult
+from attncli.results.calculator import GradResult
 
 if TYPE_CHECKING:
     pass

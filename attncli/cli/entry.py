@@ -30,11 +30,11 @@ def main() -> NoReturn:
             reconfigure(errors="replace")
 
     try:
-        from attncli.fastpath import run_plain
+        from attncli.cli.fastpath import run_plain
 
         status = run_plain(sys.argv[1:])
         if status is None:
-            from attncli.cli import run
+            from attncli.cli.app import run
 
             run(sys.argv[1:])  # ends with SystemExit, as Click does
             status = 0

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from attncli.api import ArrayLike, as_document, check_finite
+from attncli.api.calculator import ArrayLike, as_document, check_finite
 from attncli.errors import InputError, OptionError
 from attncli.reading.values import Document
-from attncli.results_selfattn import SelfAttnResult
+from attncli.results.selfattn import SelfAttnResult
 
 if TYPE_CHECKING:
     from attncli.reading.selfattn_inputs import SelfAttnSettings

@@ -5,7 +5,7 @@ import os
 from enum import Enum
 from typing import Annotated, Any
 
-from attncli.declare import Option
+from attncli.cli.declare import Option
 from attncli.errors import OptionError
 from attncli.present.output import Settings
 

@@ -1,8 +1,8 @@
-"""What each `attn` command does: read its input, call one operation of attncli.api,
+"""What each `attn` command does: read its input, call one operation of attncli.api.calculator,
 emit the result. Nothing here computes a number, and nothing imports Typer or rich:
 cli.py builds the Typer app from these functions, fastpath.py runs them directly.
 
-Each function's parameters are declared as the command line gives them (attncli.declare);
+Each function's parameters are declared as the command line gives them (attncli.cli.declare);
 `settings` holds the output options. Heavy modules (numpy, rich) are imported inside the
 functions, so that a JSON answer starts as fast as it can.
 """
@@ -11,7 +11,7 @@ import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from attncli.command_options import (
+from attncli.cli.command_options import (
     CausalOption,
     ChainMethodOption,
     ChainTemperatureOption,
@@ -53,8 +53,8 @@ from attncli.command_options import (
     TyOption,
     ValidLenOption,
 )
-from attncli.declare import Command, Declared, declared
-from attncli.options import (
+from attncli.cli.declare import Command, Declared, declared
+from attncli.cli.options import (
     OUTPUT_OPTIONS,
     STEPS,
     AdditiveSizeOption,
@@ -73,7 +73,7 @@ from attncli.options import (
 from attncli.present.output import Settings
 
 if TYPE_CHECKING:
-    from attncli.result_base import Result
+    from attncli.results.base import Result
 
 COMMANDS: dict[str, Command] = {}
 
@@ -138,7 +138,7 @@ def score(
 
     Example: attn score --query 1,0 --keys '[[2,1],[0,2],[1,1]]' --tokens tren,va,lleno --steps
     """
-    from attncli.api import score_document
+    from attncli.api.calculator import score_document
     from attncli.reading.sources import document_from
 
     inline = {"query": query, "queries": queries, "keys": keys, "values": values, "tokens": tokens}
@@ -166,7 +166,7 @@ def softmax(
 
     Example: attn softmax 2 0 1 --tokens tren,va,lleno --steps
     """
-    from attncli.api import softmax_document
+    from attncli.api.calculator import softmax_document
     from attncli.reading.arguments import scores_from_arguments
     from attncli.reading.sources import document_from
 
@@ -192,7 +192,7 @@ def mix(
 
     Example: attn mix --weights 0.665,0.090,0.245 --values '[[10,0],[0,10],[5,5]]' --steps
     """
-    from attncli.api import mix_document
+    from attncli.api.calculator import mix_document
     from attncli.reading.sources import document_from
 
     inline = {"weights": weights, "values": values, "tokens": tokens}
@@ -229,7 +229,7 @@ def grad(
 
     Example: attn grad -i samples/tren.json --target 8,2 --steps
     """
-    from attncli.api_grad import grad_document
+    from attncli.api.grad import grad_document
     from attncli.reading.sources import document_from
 
     inline = {"query": query, "queries": queries, "keys": keys, "values": values, "tokens": tokens,
@@ -277,7 +277,7 @@ def selfattn(
     """
     from dataclasses import replace
 
-    from attncli.api_selfattn import selfattn_document
+    from attncli.api.selfattn import selfattn_document
     from attncli.present.output import emit, parse_show
     from attncli.reading.selfattn_inputs import SelfAttnSettings, grids_needed
     from attncli.reading.sources import document_from
@@ -328,8 +328,8 @@ def compare_scores(
 
     Example: attn compare-scores --d-a 64
     """
-    from attncli.api import compare_scores as compare
-    from attncli.comparison import parse_dks
+    from attncli.api.calculator import compare_scores as compare
+    from attncli.api.comparison import parse_dks
     from attncli.present.output import emit, progress_on_stderr
 
     d_ks = parse_dks(d_k if dk is None else dk)
@@ -367,7 +367,7 @@ def exercise(
     """
     from dataclasses import replace
 
-    from attncli.api import exercise as make
+    from attncli.api.calculator import exercise as make
     from attncli.present.output import emit
 
     result = make(seed, size, dim)

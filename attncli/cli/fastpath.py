@@ -2,7 +2,7 @@
 Typer would be a fifth of their time.
 
 A command line is plain when it names a command and gives only what that command
-declares (attncli.declare): `--name value`, `--name=value`, `-n value`, flags, and its
+declares (attncli.cli.declare): `--name value`, `--name=value`, `-n value`, flags, and its
 arguments, each value of the declared type and within its limits. Anything else (help,
 completion, --version, an option before the command, an unknown option, a bad value,
 `--`) is left to Typer, which reads it as it always has and tells what is wrong in one
@@ -15,10 +15,10 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from attncli.declare import Argument, Declared, is_enum, positional_if_number
+from attncli.cli.declare import Argument, Declared, is_enum, positional_if_number
 
 if TYPE_CHECKING:
-    from attncli.declare import Command
+    from attncli.cli.declare import Command
 
 # Click asks for completions through this variable: Typer answers.
 COMPLETION_VARIABLE = "_ATTN_COMPLETE"
@@ -33,7 +33,7 @@ def run_plain(arguments: list[str]) -> int | None:
     None, having done nothing, when Typer must read them."""
     if not arguments or COMPLETION_VARIABLE in os.environ:
         return None
-    from attncli.commands import COMMANDS
+    from attncli.cli.commands import COMMANDS
 
     command = COMMANDS.get(arguments[0])
     if command is None:
@@ -41,8 +41,8 @@ def run_plain(arguments: list[str]) -> int | None:
     values = read_plain(command, arguments[1:])
     if values is None:
         return None
-    from attncli.options import settings_from
-    from attncli.reporting import outcome
+    from attncli.cli.options import settings_from
+    from attncli.cli.reporting import outcome
 
     meta: dict[str, Any] = {}
 
@@ -56,7 +56,7 @@ def run_plain(arguments: list[str]) -> int | None:
 def read_plain(command: Command, arguments: list[str]) -> dict[str, Any] | None:
     """The value of every parameter of `command` (by its Python name) that `arguments`
     give, the others at their defaults; None when the command line is not plain."""
-    from attncli.commands import parameters
+    from attncli.cli.commands import parameters
 
     declared = parameters(command)
     options = {

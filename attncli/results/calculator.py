@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from attncli.reading.inputs import pick_row
-from attncli.result_base import Result
+from attncli.results.base import Result
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
     from attncli.core.gradients import Forward, Gradients
-    from attncli.explain import Step
+    from attncli.explain.calculator import Step
     from attncli.present.format import Format
 
 __all__ = ["ExerciseResult", "GradResult", "MixResult", "Result", "ScoreResult", "SoftmaxResult"]
@@ -79,7 +79,7 @@ class ScoreResult(Rowwise):
         return document
 
     def steps(self, row: int | None = None, token: str | None = None) -> list[Step]:
-        from attncli.explain import explain_scores
+        from attncli.explain.calculator import explain_scores
 
         index, label = self._row(row, token)
         return [
@@ -127,7 +127,7 @@ class SoftmaxResult(Rowwise):
         return document
 
     def steps(self, row: int | None = None, token: str | None = None) -> list[Step]:
-        from attncli.explain import explain_softmax
+        from attncli.explain.calculator import explain_softmax
 
         index, label = self._row(row, token)
         return [
@@ -169,7 +169,7 @@ class MixResult(Rowwise):
         return document
 
     def steps(self, row: int | None = None, token: str | None = None) -> list[Step]:
-        from attncli.explain import explain_mix
+        from attncli.explain.calculator import explain_mix
 
         index, label = self._row(row, token)
         return [explain_mix(label, self.weight_grid[index], self.values, list(self.column_labels))]
@@ -210,7 +210,7 @@ class ExerciseResult(Result):
 
     def steps(self, row: int | None = None, token: str | None = None) -> list[Step]:
         """The whole chain: score, softmax and mix of the one query."""
-        from attncli.explain import explain_chain
+        from attncli.explain.calculator import explain_chain
 
         return explain_chain(
             "dot",
@@ -299,7 +299,7 @@ class GradResult(Rowwise):
 
     def steps(self, row: int | None = None, token: str | None = None) -> list[Step]:
         """One query row worked backward: upstream gradient, softmax, then the score."""
-        from attncli.explain_grad import explain_grad
+        from attncli.explain.grad import explain_grad
 
         index, label = self._row(row, token)
         return [explain_grad(self, index, label)]

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
-    from attncli.explain import Step
+    from attncli.explain.calculator import Step
     from attncli.present.format import Format
 
 

@@ -13,7 +13,7 @@ from attncli.core import costs
 from attncli.core.timing import Timing, time_interleaved
 from attncli.errors import OptionError
 from attncli.limits import check_fits, check_repeat
-from attncli.result_base import Result
+from attncli.results.base import Result
 
 if TYPE_CHECKING:
     from rich.console import RenderableType

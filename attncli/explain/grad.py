@@ -16,7 +16,7 @@ from attncli.core.attention import additive_hidden, general_projected_keys
 from attncli.core.gradients import score_backward
 
 if TYPE_CHECKING:
-    from attncli.results import GradResult
+    from attncli.results.calculator import GradResult
 
 
 @dataclass
