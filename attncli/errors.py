@@ -39,3 +39,26 @@ class ShapeError(AttnError):
 
 class OptionError(AttnError):
     """An option value outside what the command accepts."""
+
+
+# The words of messages: how a message quotes what the user gave and counts things.
+
+
+def shown(text: str, limit: int = 40) -> str:
+    """User text cut for an error message: a 4,000-digit number is not echoed whole."""
+    return text if len(text) <= limit else f"{text[: limit - 3]}..."
+
+
+_NOUNS = {
+    "number": ("number", "numbers", "número", "números"),
+    "row": ("row", "rows", "fila", "filas"),
+    "name": ("name", "names", "nombre", "nombres"),
+}
+
+
+def count(amount: int, noun: str, lang: str = "en") -> str:
+    """'1 row', '3 rows' ('1 fila', '3 filas'): counts as a person would write them."""
+    one, many, uno, varios = _NOUNS[noun]
+    if lang == "es":
+        return f"{amount} {uno if amount == 1 else varios}"
+    return f"{amount} {one if amount == 1 else many}"

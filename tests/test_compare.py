@@ -9,12 +9,13 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from attncli.api.comparison import Sizes, check_sizes, compare
+from attncli.api.comparison import check_sizes, compare
 from attncli.core.costs import score_costs
 from attncli.core.timing import Timing
 from attncli.errors import OptionError
 from attncli.present.comparison_view import closing_line
 from attncli.present.format import Format
+from attncli.results.comparison import Sizes
 
 SMALL = ["--tx", "5", "--ty", "4", "--d-h", "8", "--d-a", "3", "--repeat", "2", "--dk", "4,16"]
 

@@ -240,7 +240,8 @@ def compare_scores(
     >>> [(cost.method, cost.tanh) for cost in c.costs]
     [('additive', 192), ('general', 0), ('dot', 0), ('scaled', 0)]
     """
-    from attncli.api.comparison import Sizes, check_sizes, compare
+    from attncli.api.comparison import check_sizes, compare
+    from attncli.results.comparison import Sizes
 
     sizes = Sizes(tx, ty, d_h, d_a, seed, repeat, list(d_ks), threads)
     check_sizes(sizes)

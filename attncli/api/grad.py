@@ -10,7 +10,7 @@ import numpy as np
 
 from attncli.api.calculator import ArrayLike, as_document, check_finite, check_temperature
 from attncli.reading.values import Document
-from attncli.results.calculator import GradResult
+from attncli.results.grad import GradResult
 
 if TYPE_CHECKING:
     pass

@@ -9,15 +9,11 @@ or languages, so the same steps become a terminal table, JSON or a worksheet.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, Union
+from dataclasses import dataclass
 
 import numpy as np
 
 from attncli.core.attention import additive_hidden, general_projected_keys
-
-if TYPE_CHECKING:
-    from attncli.explain.grad import GradSteps
 
 # Powers e^s stay readable up to about e^20; beyond that the table shows e^(s - max).
 _LARGEST_PLAIN_EXPONENT = 20.0
@@ -94,7 +90,7 @@ class MixSteps:
     output: list[float]
 
 
-Step = Union[ScoreSteps, SoftmaxSteps, MixSteps, "GradSteps"]
+CalculatorStep = ScoreSteps | SoftmaxSteps | MixSteps
 
 
 def explain_scores(
@@ -194,7 +190,7 @@ def explain_chain(
     weights: np.ndarray,
     labels: list[str],
     divisor: float | None = None,
-) -> list[Step]:
+) -> list[CalculatorStep]:
     """One query through score, softmax and mix: the three tables of a worked example.
 
     A score of -inf is a masked key: it is shown as masked in the score table too.
@@ -206,10 +202,3 @@ def explain_chain(
         explain_softmax(row_label, scores, weights, labels, 1.0),
         explain_mix(row_label, weights, values, labels),
     ]
-
-
-def steps_as_data(explanation: list[Step]) -> list[dict[str, Any]]:
-    """The steps as JSON-ready dictionaries, each tagged with its kind."""
-    kinds = {"ScoreSteps": "score", "SoftmaxSteps": "softmax", "MixSteps": "mix"}
-    kinds["GradSteps"] = "grad"
-    return [{"step": kinds[type(part).__name__], **asdict(part)} for part in explanation]

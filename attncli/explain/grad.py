@@ -8,15 +8,11 @@ and the softmax (g · v_j, their α-weighted mean, ∂ℓ/∂e_j, and the lesson
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from attncli.core.attention import additive_hidden, general_projected_keys
 from attncli.core.gradients import score_backward
-
-if TYPE_CHECKING:
-    from attncli.results.calculator import GradResult
 
 
 @dataclass
@@ -69,15 +65,28 @@ class GradSteps:
     grad_parameters: dict[str, list[list[float]] | list[float]]  # this row's part
 
 
-def explain_grad(result: GradResult, index: int, label: str | None) -> GradSteps:
-    """The tables of `result`'s row `index` (0-based)."""
-    run, grads = result.forward, result.gradients
-    query, keys, values = result.queries[index], result.keys, result.values
-    alpha, g = run.weights[index], grads.grad_output[index]
-    c, t = run.output[index], result.temperature
-    grad_weights, grad_scores = grads.grad_weights[index], grads.grad_scores[index]  # [T_k]
+def explain_grad(
+    *,
+    method: str,
+    label: str | None,
+    labels: list[str],
+    query: np.ndarray,  # [d_q]
+    keys: np.ndarray,  # [T_k, d_k]
+    values: np.ndarray,  # [T_k, d_v]
+    parameters: dict[str, np.ndarray],
+    weights: np.ndarray,  # α of this row: [T_k]
+    output: np.ndarray,  # c of this row: [d_v]
+    grad_output: np.ndarray,  # g = ∇_c ℓ of this row: [d_v]
+    grad_weights: np.ndarray,  # ∂ℓ/∂α of this row: [T_k]
+    grad_scores: np.ndarray,  # ∂ℓ/∂e of this row: [T_k]
+    temperature: float,
+    target: np.ndarray | None,  # this row's target: [d_v]
+    loss: float | None,
+) -> GradSteps:
+    """The tables of one query row worked backward, from that row's forward and backward
+    numbers."""
+    alpha, g, c, t = weights, grad_output, output, temperature
     mean = float(alpha @ grad_weights)
-    labels = list(result.column_labels)
     mix_rows = [
         GradMixRow(
             token=labels[j],
@@ -93,16 +102,16 @@ def explain_grad(result: GradResult, index: int, label: str | None) -> GradSteps
         for j in range(len(labels))
     ]
     score_rows, grad_query, shared, grad_parameters, divisor = _through_score(
-        result, query, keys, grad_scores, labels
+        method, parameters, query, keys, grad_scores, labels
     )
     return GradSteps(
         row_label=label,
-        method=result.method,
+        method=method,
         temperature=t,
         output=c.tolist(),
-        target=None if result.target is None else result.target[index].tolist(),
+        target=None if target is None else target.tolist(),
         grad_output=g.tolist(),
-        loss=result.loss,
+        loss=loss,
         mix_rows=mix_rows,
         mean=mean,
         score_rows=score_rows,
@@ -114,25 +123,25 @@ def explain_grad(result: GradResult, index: int, label: str | None) -> GradSteps
 
 
 def _through_score(
-    result: GradResult,
+    method: str,
+    p: dict[str, np.ndarray],
     query: np.ndarray,
     keys: np.ndarray,
     grad_scores: np.ndarray,
     labels: list[str],
 ) -> tuple[list[GradScoreRow], np.ndarray, np.ndarray | None, dict, float | None]:
     """Per key: what ∂ℓ/∂e_j sends to the query, the key and the parameters."""
-    p = result.parameters
     transformed: np.ndarray | None = None
     slope: np.ndarray | None = None
     shared: np.ndarray | None = None
     divisor: float | None = None
     # This row's share of every gradient of the score, from the core's backward pass.
-    row = score_backward(result.method, query[None, :], keys, p, grad_scores[None, :])
+    row = score_backward(method, query[None, :], keys, p, grad_scores[None, :])
     # Per key, what ∂ℓ/∂e_j multiplies on its way to the query: the column a student sums.
-    if result.method in ("dot", "scaled"):
-        divisor = float(np.sqrt(keys.shape[1])) if result.method == "scaled" else None
+    if method in ("dot", "scaled"):
+        divisor = float(np.sqrt(keys.shape[1])) if method == "scaled" else None
         to_query = grad_scores[:, None] * keys / (divisor or 1.0)  # [T_k, d_q]
-    elif result.method == "general":
+    elif method == "general":
         transformed = general_projected_keys(keys, p["w_a"])  # W_a h_j: [T_k, d_q]
         shared = p["w_a"].T @ query  # W_aᵀ s: [d_k], which every ∂ℓ/∂h_j uses
         to_query = grad_scores[:, None] * transformed

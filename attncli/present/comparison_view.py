@@ -7,10 +7,10 @@ from typing import Any
 
 from rich.console import RenderableType
 
-from attncli.api.comparison import Comparison
 from attncli.limits import size_text
 from attncli.present import render
 from attncli.present.format import Format
+from attncli.results.comparison import Comparison
 
 
 def closing_line(comparison: Comparison, fmt: Format) -> str | None:

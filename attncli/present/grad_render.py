@@ -13,7 +13,7 @@ from attncli.explain.grad import GradSteps
 from attncli.present import render
 from attncli.present.format import Format
 from attncli.present.render import _dot_terms, _table, _titled, safe_label
-from attncli.results.calculator import GradResult
+from attncli.results.grad import GradResult
 
 
 def _row_name(steps: GradSteps, fmt: Format) -> str:

@@ -13,7 +13,7 @@ from attncli.errors import OptionError
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
 
-    from attncli.explain.calculator import Step
+    from attncli.explain.steps import Step
     from attncli.present.format import Format
     from attncli.results.base import Result
 
@@ -112,7 +112,7 @@ def emit(
         document = {**document, "check": checks}
     explicit_json = settings.format_name == "json"
     if settings.steps and explicit_json:
-        from attncli.explain.calculator import steps_as_data
+        from attncli.explain.steps import steps_as_data
 
         document = {**document, "steps": steps_as_data(explanation)}
     steps_shown = settings.steps and not explicit_json

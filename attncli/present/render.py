@@ -30,7 +30,7 @@ from attncli.present.language import printable
 if TYPE_CHECKING:
     import numpy as np
 
-    from attncli.explain.calculator import MixSteps, ScoreSteps, SoftmaxSteps, Step
+    from attncli.explain.calculator import MixSteps, ScoreSteps, SoftmaxSteps
 
 # A grid of numbers: nested lists, or a numpy array indexed the same way.
 Matrix = Union[Sequence[Sequence[float]], "np.ndarray"]
@@ -178,19 +178,6 @@ def mix_steps_table(steps: MixSteps, fmt: Format) -> RenderableType:
     output = fmt.computed(fmt.say("about", vector=fmt.vector(steps.output)))
     table.add_row(fmt.say("output"), "", "", output)
     return _titled(heading, table, _list_notes(len(steps.rows), fmt))
-
-
-def explanation(steps: list[Step], fmt: Format) -> RenderableType:
-    """Every part of an explanation, one table each, in order."""
-    from attncli.present.grad_render import grad_steps_table
-
-    renderers = {
-        "ScoreSteps": score_steps_table,
-        "SoftmaxSteps": softmax_steps_table,
-        "MixSteps": mix_steps_table,
-        "GradSteps": grad_steps_table,
-    }
-    return Group(*(renderers[type(part).__name__](part, fmt) for part in steps))  # type: ignore[operator]
 
 
 def vector_rows(

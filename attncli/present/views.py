@@ -1,25 +1,27 @@
 """One renderer per result kind: what a terminal shows for a result, as rich renderables.
 
-`view_of(result, fmt)` asks the result for its renderer; `steps_view` lays out steps (a
-worksheet and its key when the format is blank).
+`view_of(result, fmt)` finds the result's renderer in RENDERERS, the one table from a kind
+of result to its renderer, importing only that renderer's module; `steps_view` lays out
+steps (a worksheet and its key when the format is blank).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from importlib import import_module
 from typing import TYPE_CHECKING
 
-from rich.console import RenderableType
+from rich.console import Group, RenderableType
 
 from attncli.present import render
 from attncli.present.format import Format
 
 if TYPE_CHECKING:
-    from attncli.explain.calculator import Step
+    from attncli.explain.steps import Step
+    from attncli.results.base import Result
     from attncli.results.calculator import (
         ExerciseResult,
         MixResult,
-        Result,
         ScoreResult,
         SoftmaxResult,
     )
@@ -89,12 +91,26 @@ def exercise_intro(result: ExerciseResult, fmt: Format) -> RenderableType:
     return render.lines(fmt.say("exercise_intro", query=query, count=len(result.tokens)), "")
 
 
+# A kind of result -> (its renderer's module in attncli.present, the function, whether it
+# takes `show`). By the class's name, so that choosing one imports no other.
+RENDERERS: dict[str, tuple[str, str, bool]] = {
+    "ScoreResult": ("views", "score_view", False),
+    "SoftmaxResult": ("views", "softmax_view", False),
+    "MixResult": ("views", "mix_view", False),
+    "ExerciseResult": ("views", "exercise_view", False),
+    "GradResult": ("grad_render", "gradient_view", False),
+    "SelfAttnResult": ("selfattn_view", "selfattn_view", True),
+    "Comparison": ("comparison_view", "comparison_view", False),
+}
+
+
 def view_of(
     result: Result, fmt: Format, show: frozenset[str] = frozenset()
 ) -> list[RenderableType]:
-    """The result tables of any result; `show` adds parts a result can show on demand.
-    Each result names its renderer (Result.view), so only that renderer is imported."""
-    return result.view(fmt, show)
+    """The result tables of any result; `show` adds parts a result can show on demand."""
+    module, name, takes_show = RENDERERS[type(result).__name__]
+    renderer = getattr(import_module(f"attncli.present.{module}"), name)
+    return renderer(result, fmt, show) if takes_show else renderer(result, fmt)
 
 
 def exercise_view(result: ExerciseResult, fmt: Format) -> list[RenderableType]:
@@ -113,11 +129,11 @@ def steps_view(
     `fmt.answers` the filled key after them."""
     fmt = fmt.for_chain(len(explanation))
     if not fmt.blank:
-        return [render.explanation(explanation, fmt)]
+        return [explanation_tables(explanation, fmt)]
     view = [render.heading(fmt.say("worksheet")), *(intro or [])]
-    view.append(render.explanation(explanation, fmt))
+    view.append(explanation_tables(explanation, fmt))
     if fmt.answers:
-        view += [render.heading(fmt.say("answers")), render.explanation(explanation, fmt.filled())]
+        view += [render.heading(fmt.say("answers")), explanation_tables(explanation, fmt.filled())]
     return view
 
 
@@ -139,3 +155,16 @@ def check_lines(checks: dict[str, float], fmt: Format) -> RenderableType:
             for name, difference in checks.items()
         ),
     )
+
+
+def explanation_tables(steps: list[Step], fmt: Format) -> RenderableType:
+    """Every part of an explanation, one table each, in order."""
+    from attncli.present.grad_render import grad_steps_table
+
+    renderers = {
+        "ScoreSteps": render.score_steps_table,
+        "SoftmaxSteps": render.softmax_steps_table,
+        "MixSteps": render.mix_steps_table,
+        "GradSteps": grad_steps_table,
+    }
+    return Group(*(renderers[type(part).__name__](part, fmt) for part in steps))  # type: ignore[operator]

@@ -6,8 +6,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from attncli.errors import InputError
-from attncli.reading.values import _integer, parse_json, shown
+from attncli.errors import InputError, OptionError, shown
+from attncli.reading.json_text import _integer, parse_json
 
 
 def parse_inline(text: str, field: str) -> Any:
@@ -67,3 +67,20 @@ def parse_number_args(arguments: list[str], field: str = "scores") -> list[float
             )
         numbers.append(number)
     return numbers
+
+
+def parse_dks(text: str) -> list[int]:
+    """'8,64,512' to [8, 64, 512], each at least 1."""
+    try:
+        values = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise OptionError(
+            f"--d-k {text!r}: expected whole numbers separated by commas, e.g. 8,64,512",
+            f"--d-k {text!r}: se esperan enteros separados por comas, p. ej. 8,64,512",
+        ) from None
+    if not values or min(values) < 1:
+        raise OptionError(
+            f"--d-k {text!r}: every d_k must be 1 or more, e.g. 8,64,512",
+            f"--d-k {text!r}: cada d_k debe ser 1 o más, p. ej. 8,64,512",
+        )
+    return values

@@ -7,19 +7,16 @@ shapes) and fills in seeded score parameters that the document left out.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from attncli.errors import InputError, ShapeError
+from attncli.errors import InputError, ShapeError, count
 from attncli.limits import check_fits
 from attncli.reading.values import (
     Document,
-    count,
     labels,
     require,
     shape_text,
-    shown,
     to_matrix,
     to_vector,
     to_vector_or_matrix,
@@ -266,50 +263,3 @@ def check_one_value_per_key(value_rows: int, key_rows: int) -> None:
             f"values tiene {count(value_rows, 'row', 'es')} pero keys tiene {key_rows} "
             "(cada token necesita una clave y un valor)",
         )
-
-
-def pick_row(row_labels: Sequence[str], row: int | None, token: str | None) -> int:
-    """The 0-based row that --steps explains: --row N (1-based), --token NAME, or the last."""
-    total = len(row_labels)
-    if row is not None and token is not None:
-        raise InputError(
-            "--row and --token both pick a row; give only one",
-            "--row y --token eligen fila los dos; da solo uno",
-        )
-    if token is not None:
-        return _token_row(list(row_labels), token)
-    if row is not None:
-        if not 1 <= row <= total:
-            raise InputError(
-                f"--row {row} is out of range: there are {total} rows (1 to {total})",
-                f"--row {row} está fuera de rango: hay {total} filas (de 1 a {total})",
-            )
-        return row - 1
-    return total - 1
-
-
-def _folded(text: str) -> str:
-    """Text without accents and case: «Están» and «estan» fold alike."""
-    import unicodedata
-
-    decomposed = unicodedata.normalize("NFD", text.casefold())
-    return "".join(char for char in decomposed if not unicodedata.combining(char))
-
-
-def _token_row(labels: list[str], token: str) -> int:
-    """The row named `token`: an exact match, else the one row that matches without accents
-    or case (--token estan finds «están» on a keyboard without ñ or accents)."""
-    import unicodedata
-
-    exact = unicodedata.normalize("NFC", token)
-    normalized = [unicodedata.normalize("NFC", label) for label in labels]
-    if exact in normalized:
-        return normalized.index(exact)
-    loose = [i for i, label in enumerate(labels) if _folded(label) == _folded(token)]
-    if len(loose) == 1:
-        return loose[0]
-    known = ", ".join(labels)
-    raise InputError(
-        f"--token {shown(repr(token))} is not a row here; the rows are: {shown(known, 200)}",
-        f"--token {shown(repr(token))} no es una fila aquí; las filas son: {shown(known, 200)}",
-    )

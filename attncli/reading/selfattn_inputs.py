@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from attncli.errors import InputError, ShapeError
+from attncli.errors import InputError, ShapeError, count
 from attncli.limits import check_fits
 from attncli.reading.inputs import (
     KEYS_HINT,
@@ -22,7 +22,6 @@ from attncli.reading.inputs import (
 from attncli.reading.masks import masked_cells
 from attncli.reading.values import (
     Document,
-    count,
     is_batch,
     labels,
     require,

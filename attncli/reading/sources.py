@@ -8,7 +8,8 @@ from typing import IO, Any
 
 from attncli.errors import InputError
 from attncli.limits import MAX_INPUT_BYTES, available_memory, too_large_input
-from attncli.reading.values import EXAMPLE_DOCUMENT, Document, kind_of, parse_json
+from attncli.reading.json_text import EXAMPLE_DOCUMENT, kind_of, parse_json
+from attncli.reading.values import Document
 
 
 def read_text(path: str, stdin: IO[str] | None) -> tuple[str, str]:

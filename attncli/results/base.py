@@ -1,14 +1,24 @@
-"""What every result shares: its looks in rich and in a notebook, built by attncli.present
-only when asked for, and the JSON document and steps each result gives."""
+"""What every result shares: the JSON document and steps each gives, and its looks in rich
+and in a notebook.
+
+A result is data: it does not know how it looks. `__rich__`, `_repr_html_` and `view` open
+the one door to attncli.present (imported only then), whose table maps each kind of result
+to its renderer.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from attncli.results.rows import pick_row
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
-    from attncli.explain.calculator import Step
+    from attncli.explain.steps import Step
     from attncli.present.format import Format
 
 
@@ -29,7 +39,9 @@ class Result:
     def view(self, fmt: Format, show: frozenset[str] = frozenset()) -> list[RenderableType]:
         """The result's tables, built by its renderer in attncli.present (imported only
         now); `show` adds parts a result can show on demand."""
-        raise NotImplementedError
+        from attncli.present.views import view_of
+
+        return view_of(self, fmt, show)
 
     def _repr_html_(self) -> str:
         from attncli.present.html import html_of
@@ -43,3 +55,31 @@ class Result:
     def steps(self, row: int | None = None, token: str | None = None) -> list[Step]:
         """The computation of one row laid out as a hand-worked table, as data."""
         raise NotImplementedError
+
+
+def shaped(array: np.ndarray, single: bool) -> np.ndarray:
+    """A per-row array back in the input's form: a vector when there was one row."""
+    return array[0] if single else array
+
+
+@dataclass(frozen=True, repr=False, kw_only=True, eq=False)
+class Rowwise(Result):
+    """A result with a row per query (one row when the input was a single vector)."""
+
+    single: bool  # the input held one vector, so the result is one vector too
+    row_labels: tuple[str, ...]  # a label per query row
+    column_labels: tuple[str, ...]  # a label per key
+    carried: dict[str, Any] = field(default_factory=dict, compare=False)  # input fields
+
+    def _row(self, row: int | None, token: str | None) -> tuple[int, str | None]:
+        """The 0-based row --steps explains and its label (None for a single query)."""
+        index = pick_row(self.row_labels, row, token)
+        return index, None if self.single else self.row_labels[index]
+
+    def __repr__(self) -> str:
+        shapes = ", ".join(
+            f"{name}={value.shape}"
+            for name, value in vars(self).items()
+            if isinstance(value, np.ndarray)
+        )
+        return f"{type(self).__name__}({shapes}, tokens={list(self.column_labels)})"

@@ -7,15 +7,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from attncli.reading.inputs import pick_row
 from attncli.results.base import Result
+from attncli.results.rows import pick_row
 
 if TYPE_CHECKING:
-    from rich.console import RenderableType
-
     from attncli.core.selfattn import Attention
-    from attncli.explain.calculator import Step
-    from attncli.present.format import Format
+    from attncli.explain.steps import Step
 
 
 @dataclass(frozen=True, repr=False, kw_only=True, eq=False)
@@ -170,19 +167,16 @@ class SelfAttnResult(Result):
         queries, keys, values, scores, weights = self.head(head)
         index = pick_row(self.query_labels, row, token)
         method = "scaled" if self.divisor != 1.0 else "dot"
-        return explain_chain(
-            method,
-            self.query_labels[index],
-            queries[index],
-            keys,
-            values,
-            scores[index],
-            weights[index],
-            list(self.tokens),
-            self.divisor,
-        )
-
-    def view(self, fmt: Format, show: frozenset[str] = frozenset()) -> list[RenderableType]:
-        from attncli.present.selfattn_view import selfattn_view
-
-        return selfattn_view(self, fmt, show)
+        return [
+            *explain_chain(
+                method,
+                self.query_labels[index],
+                queries[index],
+                keys,
+                values,
+                scores[index],
+                weights[index],
+                list(self.tokens),
+                self.divisor,
+            )
+        ]

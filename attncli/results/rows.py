@@ -1,0 +1,54 @@
+"""Which row --steps explains: by number (1-based), by token name, or the last."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from attncli.errors import InputError, shown
+
+
+def pick_row(row_labels: Sequence[str], row: int | None, token: str | None) -> int:
+    """The 0-based row that --steps explains: --row N (1-based), --token NAME, or the last."""
+    total = len(row_labels)
+    if row is not None and token is not None:
+        raise InputError(
+            "--row and --token both pick a row; give only one",
+            "--row y --token eligen fila los dos; da solo uno",
+        )
+    if token is not None:
+        return _token_row(list(row_labels), token)
+    if row is not None:
+        if not 1 <= row <= total:
+            raise InputError(
+                f"--row {row} is out of range: there are {total} rows (1 to {total})",
+                f"--row {row} está fuera de rango: hay {total} filas (de 1 a {total})",
+            )
+        return row - 1
+    return total - 1
+
+
+def _folded(text: str) -> str:
+    """Text without accents and case: «Están» and «estan» fold alike."""
+    import unicodedata
+
+    decomposed = unicodedata.normalize("NFD", text.casefold())
+    return "".join(char for char in decomposed if not unicodedata.combining(char))
+
+
+def _token_row(labels: list[str], token: str) -> int:
+    """The row named `token`: an exact match, else the one row that matches without accents
+    or case (--token estan finds «están» on a keyboard without ñ or accents)."""
+    import unicodedata
+
+    exact = unicodedata.normalize("NFC", token)
+    normalized = [unicodedata.normalize("NFC", label) for label in labels]
+    if exact in normalized:
+        return normalized.index(exact)
+    loose = [i for i, label in enumerate(labels) if _folded(label) == _folded(token)]
+    if len(loose) == 1:
+        return loose[0]
+    known = ", ".join(labels)
+    raise InputError(
+        f"--token {shown(repr(token))} is not a row here; the rows are: {shown(known, 200)}",
+        f"--token {shown(repr(token))} no es una fila aquí; las filas son: {shown(known, 200)}",
+    )
