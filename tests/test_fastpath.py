@@ -14,12 +14,14 @@ from typer.main import get_command
 from typer.testing import CliRunner
 
 from attncli.cli.app import app
-from attncli.cli.commands import COMMANDS, parameters
+from attncli.cli.commands import every_command, parameters
 from attncli.cli.declare import Argument, Declared, is_enum
 from attncli.cli.fastpath import read_plain, run_plain
 from attncli.cli.group import app_for
 
 from .conftest import ROOT
+
+COMMANDS = every_command()
 
 
 def test_every_option_click_knows_is_read_alike():

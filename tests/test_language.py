@@ -133,16 +133,29 @@ def test_selfattn_and_compare_in_spanish(run):
 
 
 def test_every_help_text_has_its_spanish_one():
-    from attncli.cli.app import app
-    from attncli.cli.help_es import COMMANDS, OPTIONS, infos
+    from attncli.cli.app import build_app
+    from attncli.cli.commands import every_command, parameters
 
-    known = set(OPTIONS) | set(OPTIONS.values())
-    every = infos(app)
-    assert len(every) > 50
-    missing = [info.help for info in every if info.help not in known]
+    commands = every_command()
+    declared = [parameter.declaration for command in commands.values()
+                for parameter in parameters(command)]  # fmt: skip
+    assert len(declared) > 50
+    # Spanish is declared beside the English, or the words are the same in both.
+    same_in_both = {"--method", "--d-h"}
+    missing = [d.names or d.help for d in declared
+               if d.help and not d.es and not same_in_both & set(d.names)]  # fmt: skip
     assert missing == []
-    names = {command.name or command.callback.__name__ for command in app.registered_commands}
-    assert names == set(COMMANDS)
+    assert all(command.es for command in commands.values())
+    spanish = build_app("es")
+    helps = {info.name: info.help for info in spanish.registered_commands}
+    assert helps["softmax"].startswith("Convierte puntuaciones en pesos")
+
+
+def test_the_spanish_seam_says_clicks_own_words_in_spanish():
+    from attncli.cli.spanish import in_spanish
+
+    assert in_spanish("Seed. [default: 0]") == "Seed. [por defecto: 0]"
+    assert in_spanish("Show this message and exit.") == "Muestra este mensaje y termina."
 
 
 @pytest.mark.parametrize(

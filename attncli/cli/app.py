@@ -12,28 +12,14 @@ from typing import Annotated, Any
 
 import typer
 
-from attncli.cli.commands import COMMANDS, parameters
+from attncli.cli.commands import every_command, parameters
 from attncli.cli.declare import Command, Declared, declared
 from attncli.cli.fastpath import language_of, split_lang
-from attncli.cli.group import AttnGroup, NumbersCommand, app_for
+from attncli.cli.group import app_for
 from attncli.cli.options import LangOption, VersionOption, settings_from
 
-app = typer.Typer(
-    cls=AttnGroup,
-    help=(
-        "A calculator for attention, the step at the heart of a transformer: "
-        "scores, softmax, the weighted mix and self-attention, with every step shown.\n\n"
-        "Example: attn score -i samples/tren.json | attn softmax | attn mix"
-    ),
-    context_settings={"help_option_names": ["-h", "--help"]},
-    pretty_exceptions_enable=False,
-    no_args_is_help=True,
-    add_completion=True,
-    rich_markup_mode=None,
-)
 
-
-def typer_callback(command: Command) -> Callable[..., None]:
+def typer_callback(command: Command, lang: str = "en") -> Callable[..., None]:
     """The function Typer builds `command` from: the command's own parameters and its
     output options, declared for Typer; it calls the command with the output options
     gathered as one Settings."""
@@ -45,14 +31,15 @@ def typer_callback(command: Command) -> Callable[..., None]:
         command.function(settings=settings, **arguments)
 
     # Typer passes the Click context to a parameter annotated typer.Context.
-    return _read_by_typer(callback, "attn_context", parameters(command))
+    return _read_by_typer(callback, "attn_context", parameters(command), lang)
 
 
 def _read_by_typer(
-    function: Callable[..., None], context: str, declared: list[Declared]
+    function: Callable[..., None], context: str, declared: list[Declared], lang: str
 ) -> Callable[..., None]:
     """`function`, showing Typer a signature of the Click context (named `context`) and
-    the `declared` parameters, with Typer's declarations in place of attncli.cli.declare's."""
+    the `declared` parameters, with Typer's declarations (their help in `lang`) in place of
+    attncli.cli.declare's."""
     keyword = inspect.Parameter.KEYWORD_ONLY
     signature = [inspect.Parameter(context, keyword, annotation=typer.Context)]
     signature += [
@@ -60,7 +47,7 @@ def _read_by_typer(
             parameter.name,
             keyword,
             default=parameter.default,
-            annotation=Annotated[parameter.written, parameter.declaration.to_typer()],
+            annotation=Annotated[parameter.written, parameter.declaration.to_typer(lang)],
         )
         for parameter in declared
     ]
@@ -69,12 +56,18 @@ def _read_by_typer(
     return function
 
 
-for _command in COMMANDS.values():
-    app.command(
-        _command.name,
-        cls=NumbersCommand if _command.numbers else None,
-        context_settings={"ignore_unknown_options": True} if _command.numbers else None,
-    )(typer_callback(_command))
+APP_HELP = {
+    "en": (
+        "A calculator for attention, the step at the heart of a transformer: "
+        "scores, softmax, the weighted mix and self-attention, with every step shown.\n\n"
+        "Example: attn score -i samples/tren.json | attn softmax | attn mix"
+    ),
+    "es": (
+        "Una calculadora de atención, el paso central de un transformer: puntuaciones, "
+        "softmax, la mezcla ponderada y la autoatención, con cada paso a la vista.\n\n"
+        "Ejemplo: attn score -i samples/tren.json | attn softmax | attn mix"
+    ),
+}
 
 
 def _group(ctx: typer.Context, version: bool = False, lang: Any = None) -> None:
@@ -83,13 +76,34 @@ def _group(ctx: typer.Context, version: bool = False, lang: Any = None) -> None:
         ctx.meta["attn.group_lang"] = lang.value
 
 
-app.callback()(
-    _read_by_typer(
-        _group,
-        "ctx",
-        [declared(VersionOption, "version", False), declared(LangOption, "lang", None)],
+def build_app(lang: str = "en") -> typer.Typer:
+    """The Typer app of every command, its help in `lang` (Click's own words too, through
+    attncli.cli.spanish)."""
+    from attncli.cli.spanish import command_classes
+
+    group_class, command_class, numbers_class = command_classes(lang)
+    app = typer.Typer(
+        cls=group_class,
+        help=APP_HELP[lang],
+        context_settings={"help_option_names": ["-h", "--help"]},
+        pretty_exceptions_enable=False,
+        no_args_is_help=True,
+        add_completion=True,
+        rich_markup_mode=None,
     )
-)
+    for command in every_command().values():
+        app.command(
+            command.name,
+            help=command.help_in(lang),
+            cls=numbers_class if command.numbers else command_class,
+            context_settings={"ignore_unknown_options": True} if command.numbers else None,
+        )(typer_callback(command, lang))
+    group_options = [declared(VersionOption, "version", False), declared(LangOption, "lang", None)]
+    app.callback()(_read_by_typer(_group, "ctx", group_options, lang))
+    return app
+
+
+app = build_app()
 
 
 def run(arguments: list[str]) -> None:
@@ -97,8 +111,6 @@ def run(arguments: list[str]) -> None:
     In Spanish (--lang es, ATTN_LANG=es or an es_* locale) the help is Spanish too."""
     if not split_lang(arguments)[1]:  # attn, or attn --lang es: the help
         arguments = [*arguments, "--help"]
-    if {"-h", "--help"} & set(arguments) and language_of(arguments) == "es":
-        from attncli.cli.help_es import to_spanish
-
-        to_spanish(app)
-    app_for(app, arguments)(args=arguments, prog_name="attn")
+    asks_help = bool({"-h", "--help"} & set(arguments))
+    chosen = build_app("es") if asks_help and language_of(arguments) == "es" else app
+    app_for(chosen, arguments)(args=arguments, prog_name="attn")

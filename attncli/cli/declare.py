@@ -2,8 +2,8 @@
 
 A command's parameters are `Annotated[type, Option(...)]` as with Typer, but Option and
 Argument here only hold what was declared. Two readers share each declaration:
-cli.py turns it into typer.Option/typer.Argument when Typer builds the command (for
---help, completion and every unusual command line), and fastpath.py reads a plain
+cli/app.py turns it into typer.Option/typer.Argument when Typer builds the command (for
+--help in either language, completion and every unusual command line), and fastpath.py reads a plain
 command line by it without importing Typer at all, which is a fifth of the start-up.
 """
 
@@ -17,22 +17,27 @@ from typing import Any
 
 
 class Parameter:
-    """What a command line gives a parameter: its names, help and limits, as typer.Option
-    takes them."""
+    """What a command line gives a parameter: its names, its help in English (`help`) and
+    in Spanish (`es`, where the words differ), and its limits, as typer.Option takes them."""
 
     typer_kind = ""
 
     def __init__(self, *names: str, **settings: Any) -> None:
         self.names = names
         self.help: str | None = settings.pop("help", None)
+        self.es: str | None = settings.pop("es", None)
         self.settings = settings  # metavar, min, max, hidden, …: typer.Option's keywords
 
-    def to_typer(self) -> Any:
-        """The typer.Option or typer.Argument this declares."""
+    def help_in(self, lang: str) -> str | None:
+        """The help text in `lang` (English where no Spanish is declared)."""
+        return self.es if lang == "es" and self.es else self.help
+
+    def to_typer(self, lang: str = "en") -> Any:
+        """The typer.Option or typer.Argument this declares, its help in `lang`."""
         import typer
 
         make = getattr(typer, self.typer_kind)
-        return make(*self.names, help=self.help, **self.settings)
+        return make(*self.names, help=self.help_in(lang), **self.settings)
 
 
 class Option(Parameter):
@@ -81,11 +86,11 @@ def declared(annotation: Any, name: str, default: Any) -> Declared:
 
 
 class Command:
-    """A command of `attn`: its name, its function (plain parameters and `settings`),
-    the output options it takes (options.output_names), and whether its arguments are
-    numbers that may be negative."""
+    """A command of `attn`: its name, its function (plain parameters and `settings`; its
+    docstring is the English help), the output options it takes (options.output_names),
+    whether its arguments are numbers that may be negative, and its help in Spanish."""
 
-    __slots__ = ("name", "function", "outputs", "numbers")
+    __slots__ = ("name", "function", "outputs", "numbers", "es")
 
     def __init__(
         self,
@@ -93,11 +98,20 @@ class Command:
         function: Callable[..., None],
         outputs: tuple[str, ...],
         numbers: bool = False,
+        es: str = "",
     ) -> None:
         self.name = name
         self.function = function
         self.outputs = outputs
         self.numbers = numbers
+        self.es = es
+
+    def help_in(self, lang: str) -> str:
+        """The command's help in `lang`."""
+        import inspect
+
+        english = inspect.getdoc(self.function) or ""
+        return inspect.cleandoc(self.es) if lang == "es" and self.es else english
 
 
 def positional_if_number(argument: str) -> str:

@@ -33,9 +33,9 @@ def run_plain(arguments: list[str]) -> int | None:
     None, having done nothing, when Typer must read them."""
     if not arguments or COMPLETION_VARIABLE in os.environ:
         return None
-    from attncli.cli.commands import COMMANDS
+    from attncli.cli.commands import find
 
-    command = COMMANDS.get(arguments[0])
+    command = find(arguments[0])
     if command is None:
         return None
     values = read_plain(command, arguments[1:])

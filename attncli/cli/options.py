@@ -34,11 +34,17 @@ ScoreSeedOption = Annotated[
         min=0,
         max=2**64 - 1,
         help="Seed for W_a, W_1, W_2, v_a when the input has none.",
+        es="Semilla de W_a, W_1, W_2, v_a cuando la entrada no los trae.",
     ),
 ]
 AdditiveSizeOption = Annotated[
     int | None,
-    Option("--d-a", min=1, help="Hidden size of the additive score (default: d_k)."),
+    Option(
+        "--d-a",
+        min=1,
+        help="Hidden size of the additive score (default: d_k).",
+        es="Tamaño oculto de la puntuación aditiva (por defecto: d_k).",
+    ),
 ]
 InputOption = Annotated[
     str | None,
@@ -47,15 +53,32 @@ InputOption = Annotated[
         "-i",
         metavar="FILE",
         help="JSON document to read ('-' for stdin). Without it, piped stdin is read.",
+        es=(
+            "Documento JSON que leer ('-' para la entrada estándar). Sin él, se lee lo "
+            "que llegue por tubería."
+        ),
     ),
 ]
 FormatOption = Annotated[
     OutputFormat | None,
-    Option("--format", "-f", help="table or json. Default: table on a terminal, JSON when piped."),
+    Option(
+        "--format",
+        "-f",
+        help="table or json. Default: table on a terminal, JSON when piped.",
+        es=("table o json. Por defecto: tabla en un terminal, JSON por tubería."),
+    ),
 ]
-JsonOption = Annotated[bool, Option("--json", help="Shorthand for --format json.")]
+JsonOption = Annotated[
+    bool, Option("--json", help="Shorthand for --format json.", es="Atajo de --format json.")
+]
 StepsOption = Annotated[
-    bool, Option("--steps", "-s", help="Lay out the computation as a hand-worked table.")
+    bool,
+    Option(
+        "--steps",
+        "-s",
+        help="Lay out the computation as a hand-worked table.",
+        es="Muestra el cálculo como una tabla hecha a mano.",
+    ),
 ]
 DigitsOption = Annotated[
     int | None,
@@ -64,23 +87,40 @@ DigitsOption = Annotated[
         min=0,
         max=15,
         help="Decimals in tables (default: weights 3, other numbers 2).",
+        es="Decimales en las tablas (por defecto: pesos 3, el resto 2).",
     ),
 ]
 RowOption = Annotated[
-    int | None, Option("--row", help="With --steps on a grid: explain row N (1 = first).")
+    int | None,
+    Option(
+        "--row",
+        help="With --steps on a grid: explain row N (1 = first).",
+        es=("Con --steps sobre una rejilla: explica la fila N (1 = la primera)."),
+    ),
 ]
 LangOption = Annotated[
     Language | None,
     Option(
-        "--lang", help="en or es. Default: ATTN_LANG, else es when the locale is es_*, else en."
+        "--lang",
+        help="en or es. Default: ATTN_LANG, else es when the locale is es_*, else en.",
+        es=("en o es. Por defecto: ATTN_LANG, si no es cuando el locale es es_*, si no en."),
     ),
 ]
 BlankOption = Annotated[
     bool,
-    Option("--blank", help="A worksheet: --steps with the cells a student computes left empty."),
+    Option(
+        "--blank",
+        help="A worksheet: --steps with the cells a student computes left empty.",
+        es=("Una hoja de ejercicios: --steps con vacías las celdas que calcula el estudiante."),
+    ),
 ]
 AnswersOption = Annotated[
-    bool, Option("--answers", help="With --blank: print the filled key after it.")
+    bool,
+    Option(
+        "--answers",
+        help="With --blank: print the filled key after it.",
+        es="Con --blank: imprime después la solución.",
+    ),
 ]
 ExportOption = Annotated[
     str | None,
@@ -88,34 +128,73 @@ ExportOption = Annotated[
         "--export",
         metavar="FILE",
         help="Also write what the terminal shows to FILE: .svg, .html, .txt, .md or .tex.",
+        es="Escribe además lo que muestra el terminal en FICHERO: .svg, .html, .txt, .md o .tex.",
     ),
 ]
 TokenOption = Annotated[
     str | None,
-    Option("--token", help="With --steps on a grid: explain the row of this token."),
+    Option(
+        "--token",
+        help="With --steps on a grid: explain the row of this token.",
+        es="Con --steps sobre una rejilla: explica la fila de este token.",
+    ),
 ]
 TokensOption = Annotated[
     str | None,
-    Option("--tokens", help="Token names for the keys, e.g. tren,va,lleno."),
+    Option(
+        "--tokens",
+        help="Token names for the keys, e.g. tren,va,lleno.",
+        es="Nombres de los tokens de las claves, p. ej. tren,va,lleno.",
+    ),
 ]
-QueryOption = Annotated[str | None, Option("--query", "-q", help="One query vector, e.g. 1,0.")]
+QueryOption = Annotated[
+    str | None,
+    Option(
+        "--query", "-q", help="One query vector, e.g. 1,0.", es="Un vector consulta, p. ej. 1,0."
+    ),
+]
 QueriesOption = Annotated[
     str | None,
-    Option("--queries", help="Several queries, a row each: '[[0,1],[1,1]]' or '0,1;1,1'."),
+    Option(
+        "--queries",
+        help="Several queries, a row each: '[[0,1],[1,1]]' or '0,1;1,1'.",
+        es="Varias consultas, una fila cada una: '[[0,1],[1,1]]' o '0,1;1,1'.",
+    ),
 ]
 KeysOption = Annotated[
-    str | None, Option("--keys", "-k", help="Keys, a row per token: '[[2,1],[0,2],[1,1]]'.")
+    str | None,
+    Option(
+        "--keys",
+        "-k",
+        help="Keys, a row per token: '[[2,1],[0,2],[1,1]]'.",
+        es="Claves, una fila por token: '[[2,1],[0,2],[1,1]]'.",
+    ),
 ]
 ValuesOption = Annotated[
     str | None,
-    Option("--values", "-v", help="Values, a row per token: '[[10,0],[0,10],[5,5]]'."),
+    Option(
+        "--values",
+        "-v",
+        help="Values, a row per token: '[[10,0],[0,10],[5,5]]'.",
+        es="Valores, una fila por token: '[[10,0],[0,10],[5,5]]'.",
+    ),
 ]
 WeightsOption = Annotated[
     str | None,
-    Option("--weights", "-w", help="Weights, one per value row (or a grid): 0.665,0.090,0.245."),
+    Option(
+        "--weights",
+        "-w",
+        help="Weights, one per value row (or a grid): 0.665,0.090,0.245.",
+        es=("Pesos, uno por fila de valores (o una rejilla): 0.665,0.090,0.245."),
+    ),
 ]
 ScoresOption = Annotated[
-    str | None, Option("--scores", help="Scores as one option: '2,0,1' or a grid '2,0;1,1'.")
+    str | None,
+    Option(
+        "--scores",
+        help="Scores as one option: '2,0,1' or a grid '2,0;1,1'.",
+        es=("Puntuaciones en una opción: '2,0,1' o una rejilla '2,0;1,1'."),
+    ),
 ]
 
 # The output options, in the order --help lists them, as (annotation, default).
@@ -125,6 +204,7 @@ FieldsOption = Annotated[
         "--fields",
         metavar="NAMES",
         help="Write only these fields of the JSON document, e.g. weights,output.",
+        es="Escribe solo estos campos del documento JSON, p. ej. weights,output.",
     ),
 ]
 OUTPUT_OPTIONS: dict[str, tuple[Any, Any]] = {
@@ -221,6 +301,11 @@ def _show_version(value: bool) -> None:
 VersionOption = Annotated[
     bool,
     Option(
-        "--version", "-V", callback=_show_version, is_eager=True, help="Print the version and exit."
+        "--version",
+        "-V",
+        callback=_show_version,
+        is_eager=True,
+        help="Print the version and exit.",
+        es=("Imprime la versión y termina."),
     ),
 ]

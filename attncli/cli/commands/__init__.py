@@ -1,0 +1,72 @@
+"""The commands of `attn`: a module each, holding the command's function and the options
+only it takes, each declared with its English and Spanish help (attncli.cli.declare).
+
+A command's module is imported only when that command runs (or when the whole app is
+built, for --help and completion): HOMES says where each one lives.
+"""
+
+import inspect
+from collections.abc import Callable
+from importlib import import_module
+
+from attncli.cli.declare import Command, Declared, declared
+from attncli.cli.options import OUTPUT_OPTIONS, output_names
+
+# command name -> its module in attncli.cli.commands, in the order --help lists them
+HOMES = {
+    "score": "calculator",
+    "softmax": "calculator",
+    "mix": "calculator",
+    "grad": "calculator",
+    "selfattn": "selfattn",
+    "compare-scores": "compare",
+    "exercise": "exercise",
+}
+
+COMMANDS: dict[str, Command] = {}  # filled as each command's module is imported
+
+
+def command(
+    name: str | None = None,
+    *,
+    es: str,
+    outputs: tuple[str, ...] = (),
+    numbers: bool = False,
+) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Register a function as the command `name` (default: the function's name), with its
+    help in Spanish (`es`; the English is the docstring), taking the output options of
+    `outputs` (see options.output_names) as `settings`."""
+
+    def register(function: Callable[..., None]) -> Callable[..., None]:
+        chosen = name or function.__name__
+        COMMANDS[chosen] = Command(chosen, function, output_names(*outputs), numbers, es)
+        return function
+
+    return register
+
+
+def find(name: str) -> Command | None:
+    """The command `name`, importing only its module; None when there is no such command."""
+    if name not in HOMES:
+        return None
+    import_module(f"attncli.cli.commands.{HOMES[name]}")
+    return COMMANDS[name]
+
+
+def every_command() -> dict[str, Command]:
+    """Every command, in the order --help lists them."""
+    return {name: command for name in HOMES if (command := find(name)) is not None}
+
+
+def parameters(command: Command) -> list[Declared]:
+    """Every parameter of a command as its command line gives it: the function's own, in
+    order, then its output options."""
+    own = [
+        declared(parameter.annotation, parameter.name, parameter.default)
+        for parameter in inspect.signature(command.function).parameters.values()
+        if parameter.name != "settings"
+    ]
+    outputs = [
+        declared(OUTPUT_OPTIONS[name][0], name, OUTPUT_OPTIONS[name][1]) for name in command.outputs
+    ]
+    return own + outputs

@@ -1,0 +1,279 @@
+"""score, softmax, mix and grad: the calculator's commands and the options only they take."""
+
+from typing import TYPE_CHECKING, Annotated
+
+from attncli.cli.commands import command
+from attncli.cli.declare import Argument, Option
+from attncli.cli.options import (
+    STEPS,
+    AdditiveSizeOption,
+    InputOption,
+    KeysOption,
+    QueriesOption,
+    QueryOption,
+    ScoreMethod,
+    ScoreSeedOption,
+    ScoresOption,
+    TokensOption,
+    ValuesOption,
+    WeightsOption,
+)
+from attncli.present.output import Settings
+
+if TYPE_CHECKING:
+    from attncli.results.base import Result
+
+# attn score, softmax, grad
+MethodOption = Annotated[
+    ScoreMethod,
+    Option(
+        "--method",
+        "-m",
+        help="dot: q·k. scaled: q·k ÷ √d_k. general (Luong): q^T W_a k. "
+        "additive (Bahdanau): v_a^T tanh(W_1 q + W_2 k).",
+    ),
+]
+ScoreArguments = Annotated[
+    list[str] | None,
+    Argument(
+        metavar="[SCORE]...",
+        help="Scores, e.g. 2 0 1 (-inf marks a masked cell).",
+        es="Puntuaciones, p. ej. 2 0 1 (-inf marca una celda enmascarada).",
+        show_default=False,
+    ),
+]
+TemperatureOption = Annotated[
+    float,
+    Option(
+        "--temperature",
+        "-t",
+        help="Divide scores by T first: T > 1 spreads, T < 1 sharpens.",
+        es=("Divide antes las puntuaciones entre T: T > 1 reparte, T < 1 afila."),
+    ),
+]
+GradOutputOption = Annotated[
+    str | None,
+    Option(
+        "--grad-output",
+        "-g",
+        help="∇_c ℓ, the gradient at the output, e.g. 1,0.",
+        es="∇_c ℓ, el gradiente en la salida, p. ej. 1,0.",
+    ),
+]
+TargetOption = Annotated[
+    str | None,
+    Option(
+        "--target",
+        help="A target for ℓ = ½‖c − target‖², e.g. 8,2.",
+        es="Un objetivo para ℓ = ½‖c − objetivo‖², p. ej. 8,2.",
+    ),
+]
+ChainMethodOption = Annotated[
+    ScoreMethod | None,
+    Option(
+        "--method",
+        "-m",
+        help="The score: dot, scaled, general or additive. [default: the input's, else dot]",
+        es=(
+            "La puntuación: dot, scaled, general o additive. [por defecto: la de la "
+            "entrada, si no dot]"
+        ),
+    ),
+]
+ChainTemperatureOption = Annotated[
+    float | None,
+    Option(
+        "--temperature",
+        "-t",
+        help="Softmax temperature [default: the input's, else 1].",
+        es=("Temperatura del softmax [por defecto: la de la entrada, si no 1]."),
+    ),
+]
+CheckOption = Annotated[
+    bool,
+    Option(
+        "--check",
+        help="Compare every gradient with finite differences.",
+        es="Compara cada gradiente con diferencias finitas.",
+    ),
+]
+
+
+def _emit_with_steps(
+    result: "Result", settings: Settings, checks: dict[str, float] | None = None
+) -> None:
+    """Emit a calculator result, with the row --steps asked for explained."""
+    from attncli.present.output import emit
+
+    explanation = result.steps(settings.row, settings.token) if settings.steps else []
+    emit(result, settings, explanation, checks=checks)
+
+
+@command(
+    outputs=STEPS,
+    es="""Puntúa cada clave frente a la consulta: cuánto se parecen.
+
+    Una consulta da una fila de puntuaciones; varias (queries) dan una rejilla, fila =
+    consulta, columna = clave. Lee un documento JSON con query o queries, keys y, si se
+    quiere, tokens y values (que pasan tal cual a attn mix).
+
+    Ejemplo: attn score --query 1,0 --keys '[[2,1],[0,2],[1,1]]' --tokens tren,va,lleno --steps
+    """,
+)
+def score(
+    input_path: InputOption = None,
+    query: QueryOption = None,
+    queries: QueriesOption = None,
+    keys: KeysOption = None,
+    values: ValuesOption = None,
+    tokens: TokensOption = None,
+    method: MethodOption = ScoreMethod.dot,
+    seed: ScoreSeedOption = 0,
+    d_a: AdditiveSizeOption = None,
+    *,
+    settings: Settings,
+) -> None:
+    """Score each key against the query: how well they match.
+
+    One query gives a row of scores; several (queries) give a grid, row = query,
+    column = key. Reads a JSON document with query or queries, keys and optionally
+    tokens and values (which pass through for attn mix).
+
+    Example: attn score --query 1,0 --keys '[[2,1],[0,2],[1,1]]' --tokens tren,va,lleno --steps
+    """
+    from attncli.api.calculator import score_document
+    from attncli.reading.sources import document_from
+
+    inline = {"query": query, "queries": queries, "keys": keys, "values": values, "tokens": tokens}
+    document = document_from(input_path, None, inline, ("keys",))
+    _emit_with_steps(score_document(document, method.value, seed, d_a), settings)
+
+
+@command(
+    outputs=STEPS,
+    numbers=True,
+    es="""Convierte puntuaciones en pesos positivos que suman 1, fila a fila.
+
+    peso_j = e^(s_j / T) / Σ_i e^(s_i / T). De forma estable: primero se resta la mayor
+    puntuación de la fila, así que 1000 0 -1000 da 1 0 0, nunca NaN. Una puntuación -inf
+    (null en JSON) está enmascarada: su peso es exactamente 0. Una fila con todo
+    enmascarado no tiene a quién atender: todos sus pesos son 0 (y su mezcla es el
+    vector cero).
+
+    Ejemplo: attn softmax 2 0 1 --tokens tren,va,lleno --steps
+    """,
+)
+def softmax(
+    numbers: ScoreArguments = None,
+    input_path: InputOption = None,
+    scores: ScoresOption = None,
+    tokens: TokensOption = None,
+    temperature: TemperatureOption = 1.0,
+    *,
+    settings: Settings,
+) -> None:
+    """Turn scores into weights that are positive and sum to 1, row by row.
+
+    weight_j = e^(s_j / T) / Σ_i e^(s_i / T). Computed stably: the row's largest
+    score is subtracted first, so 1000 0 -1000 gives 1 0 0, never NaN. A score of
+    -inf (null in JSON) is masked: its weight is exactly 0. A row whose every
+    score is masked has nothing to attend to: all its weights are 0 (and its mix
+    is the zero vector).
+
+    Example: attn softmax 2 0 1 --tokens tren,va,lleno --steps
+    """
+    from attncli.api.calculator import softmax_document
+    from attncli.reading.arguments import scores_from_arguments
+    from attncli.reading.sources import document_from
+
+    scores = scores_from_arguments(numbers or [], scores)
+    document = document_from(
+        input_path, "scores", {"scores": scores, "tokens": tokens}, ("scores",)
+    )
+    _emit_with_steps(softmax_document(document, temperature), settings)
+
+
+@command(
+    outputs=STEPS,
+    es="""Mezcla los vectores valor con los pesos: salida = Σ_j peso_j × valor_j.
+
+    Una fila de pesos da un vector de salida; una rejilla da una salida por fila.
+
+    Ejemplo: attn mix --weights 0.665,0.090,0.245 --values '[[10,0],[0,10],[5,5]]' --steps
+    """,
+)
+def mix(
+    input_path: InputOption = None,
+    weights: WeightsOption = None,
+    values: ValuesOption = None,
+    tokens: TokensOption = None,
+    *,
+    settings: Settings,
+) -> None:
+    """Mix the value vectors with the weights: output = Σ_j weight_j × value_j.
+
+    One row of weights gives one output vector; a grid gives an output per row.
+
+    Example: attn mix --weights 0.665,0.090,0.245 --values '[[10,0],[0,10],[5,5]]' --steps
+    """
+    from attncli.api.calculator import mix_document
+    from attncli.reading.sources import document_from
+
+    inline = {"weights": weights, "values": values, "tokens": tokens}
+    document = document_from(input_path, None, inline, ("weights", "values"))
+    _emit_with_steps(mix_document(document), settings)
+
+
+@command(
+    outputs=STEPS,
+    es="""La pasada hacia atrás: cada gradiente de score → softmax → mix, paso a paso.
+
+    Lee lo mismo que la cadena hacia delante (query o queries, keys, values, los
+    parámetros de la puntuación; encadenado tras attn mix, también su método y su
+    temperatura) y el gradiente que llega a la salida: --grad-output, o --target para
+    ℓ = ½‖c − target‖². Escribe grad_weights, grad_scores, grad_values, grad_query(ies),
+    grad_keys y los gradientes de los parámetros. Las puntuaciones null siguen
+    enmascaradas (su gradiente es 0).
+    Encadenado: attn score -i samples/tren.json | attn softmax | attn mix | attn grad --target 8,2
+
+    Ejemplo: attn grad -i samples/tren.json --target 8,2 --steps
+    """,
+)
+def grad(
+    input_path: InputOption = None,
+    query: QueryOption = None,
+    queries: QueriesOption = None,
+    keys: KeysOption = None,
+    values: ValuesOption = None,
+    tokens: TokensOption = None,
+    grad_output: GradOutputOption = None,
+    target: TargetOption = None,
+    method: ChainMethodOption = None,
+    seed: ScoreSeedOption = 0,
+    d_a: AdditiveSizeOption = None,
+    temperature: ChainTemperatureOption = None,
+    check: CheckOption = False,
+    *,
+    settings: Settings,
+) -> None:
+    """The backward pass: every gradient of score → softmax → mix, step by step.
+
+    Reads what the forward chain reads (query or queries, keys, values, the score's
+    parameters; piped from attn mix, its method and temperature too) and the gradient
+    arriving at the output: --grad-output, or --target for ℓ = ½‖c − target‖². Writes
+    grad_weights, grad_scores, grad_values, grad_query(ies), grad_keys and the score's
+    parameter gradients. Null scores in the input stay masked (their gradient is 0).
+    Piped: attn score -i samples/tren.json | attn softmax | attn mix | attn grad --target 8,2
+
+    Example: attn grad -i samples/tren.json --target 8,2 --steps
+    """
+    from attncli.api.grad import grad_document
+    from attncli.reading.sources import document_from
+
+    inline = {"query": query, "queries": queries, "keys": keys, "values": values, "tokens": tokens,
+              "grad_output": grad_output, "target": target}  # fmt: skip
+    document = document_from(input_path, None, inline, ("keys", "values"))
+    if grad_output is not None or target is not None:
+        document.pop("target" if grad_output is not None else "grad_output", None)
+    result = grad_document(document, method and method.value, seed, d_a, temperature)
+    _emit_with_steps(result, settings, checks=result.check() if check else None)

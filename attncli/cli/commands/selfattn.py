@@ -1,0 +1,280 @@
+"""attn selfattn: the self-attention layer's command and its options."""
+
+from typing import TYPE_CHECKING, Annotated
+
+from attncli.cli.commands import command
+from attncli.cli.declare import Argument, Option
+from attncli.cli.options import (
+    STEPS,
+)
+from attncli.present.output import Settings
+
+if TYPE_CHECKING:
+    pass
+
+# attn selfattn
+SentenceArgument = Annotated[
+    str | None,
+    Argument(
+        help="The sentence. Split on whitespace; punctuation at the start or end of a "
+        "word is a token of its own (¿ dónde ?), inside a word it stays (l'eau).",
+        es=(
+            "La frase. Se parte por los espacios; la puntuación al principio o al final "
+            "de una palabra es un token propio (¿ dónde ?), dentro de una palabra se "
+            "queda (l'eau)."
+        ),
+        show_default=False,
+    ),
+]
+SelfAttnInputOption = Annotated[
+    str | None,
+    Option(
+        "--input",
+        "-i",
+        metavar="FILE",
+        help="Instead of a sentence: JSON, .npy (read as x) or .npz with x (and w_q, w_k, "
+        "w_v, w_o, b_q, b_k, b_v, b_o, mask, key_padding_mask, tokens; x may be a batch "
+        "B × T × d) or with queries, keys, values. "
+        "W is d_in × d_out, applied as x @ W (from torch's nn.Linear, pass weight.T).",
+        es=(
+            "En lugar de una frase: JSON, .npy (leído como x) o .npz con x (y w_q, w_k, "
+            "w_v, w_o, b_q, b_k, b_v, b_o, mask, key_padding_mask, tokens; x puede ser un "
+            "lote B × T × d) o con queries, keys, values. W es d_in × d_out y se aplica "
+            "como x @ W (de un nn.Linear de torch, pasa weight.T)."
+        ),
+    ),
+]
+DModelOption = Annotated[
+    int | None,
+    Option(
+        "--d-model",
+        help="Numbers per token embedding. [default: 8]",
+        es="Números por embedding de token. [por defecto: 8]",
+    ),
+]
+DKOption = Annotated[
+    int | None,
+    Option(
+        "--d-k",
+        help="Columns of W^Q and W^K (per head). [default: d_model / h]",
+        es="Columnas de W^Q y W^K (por cabeza). [por defecto: d_model / h]",
+    ),
+]
+DVOption = Annotated[
+    int | None,
+    Option(
+        "--d-v",
+        help="Columns of W^V (per head). [default: d_model / h]",
+        es="Columnas de W^V (por cabeza). [por defecto: d_model / h]",
+    ),
+]
+ContextOption = Annotated[
+    str | None,
+    Option(
+        "--context",
+        metavar="SENTENCE",
+        help="Cross-attention: the keys and values come from this sentence, the queries "
+        "from the first.",
+        es=(
+            "Atención cruzada: las claves y los valores salen de esta frase, las "
+            "consultas de la primera."
+        ),
+    ),
+]
+NormOption = Annotated[
+    float | None,
+    Option(
+        "--norm",
+        help="Length of every token embedding. [default: √d_model, so each number is about ±1]",
+        es="Longitud de cada embedding. [por defecto: √d_model, así cada número ronda ±1]",
+    ),
+]
+EmbeddingSeedOption = Annotated[
+    int,
+    Option(
+        "--seed",
+        min=0,
+        max=2**64 - 1,
+        help="Seed for the embeddings and projections.",
+        es="Semilla de los embeddings y las proyecciones.",
+    ),
+]
+NoProjOption = Annotated[
+    bool,
+    Option(
+        "--no-proj", help="No projections: Q = K = V = X.", es="Sin proyecciones: Q = K = V = X."
+    ),
+]
+NoScaleOption = Annotated[
+    bool,
+    Option(
+        "--no-scale",
+        help="Do not divide the scores by √d_k.",
+        es="No divide las puntuaciones entre √d_k.",
+    ),
+]
+ScaleByOption = Annotated[
+    float | None,
+    Option(
+        "--scale",
+        metavar="S",
+        help="Divide the scores by S instead of √d_k.",
+        es="Divide las puntuaciones entre S en vez de √d_k.",
+    ),
+]
+CausalOption = Annotated[
+    bool,
+    Option(
+        "--causal",
+        help="Each position sees only itself and earlier ones.",
+        es="Cada posición solo ve la suya y las anteriores.",
+    ),
+]
+ValidLenOption = Annotated[
+    int | None,
+    Option(
+        "--valid-len",
+        metavar="N",
+        help="Only the first N keys are real; the rest is padding, masked for every query.",
+        es=(
+            "Solo las N primeras claves son reales; el resto es relleno, enmascarado para "
+            "toda consulta."
+        ),
+    ),
+]
+HeadsOption = Annotated[
+    int | None,
+    Option(
+        "--heads",
+        help="h heads (of d_model / h columns each unless --d-k/--d-v), joined, then W^O.",
+        es="h cabezas (de d_model / h columnas cada una salvo --d-k/--d-v), juntas, luego W^O.",
+    ),
+]
+NoOutProjOption = Annotated[
+    bool,
+    Option(
+        "--no-out-proj",
+        help="With --heads: join the heads without W^O.",
+        es="Con --heads: junta las cabezas sin W^O.",
+    ),
+]
+HeadOption = Annotated[
+    int,
+    Option(
+        "--head",
+        help="With --steps and --heads: the head to explain.",
+        es="Con --steps y --heads: la cabeza que explicar.",
+    ),
+]
+SelfAttnGradOutputOption = Annotated[
+    str | None,
+    Option(
+        "--grad-output",
+        help="∂ℓ/∂output, rows as '1,0;0,1': adds the backward pass (grad_x, grad_w_q, …).",
+        es="∂ℓ/∂salida, filas como '1,0;0,1': añade la pasada hacia atrás (grad_x, grad_w_q, …).",
+    ),
+]
+SelfAttnTargetOption = Annotated[
+    str | None,
+    Option(
+        "--target",
+        help="A target output for ℓ = ½‖output − target‖²: the same.",
+        es="Una salida objetivo para ℓ = ½‖salida − objetivo‖²: lo mismo.",
+    ),
+]
+ShowOption = Annotated[
+    str | None,
+    Option(
+        "--show",
+        metavar="PARTS",
+        help="Also show the matrices: x, w, q, k, v, shapes (comma-separated) or all.",
+        es="Muestra además las matrices: x, w, q, k, v, shapes (separadas por comas) o all.",
+    ),
+]
+PlotOption = Annotated[
+    str | None,
+    Option(
+        "--plot",
+        metavar="FILE",
+        help="Also draw the weight grid to FILE (.png, .svg or .pdf); needs attncli[plot].",
+        es=(
+            "Dibuja además la rejilla de pesos en FICHERO (.png, .svg o .pdf); necesita "
+            "attncli[plot]."
+        ),
+    ),
+]
+
+
+@command(
+    outputs=STEPS,
+    es="""Autoatención sobre una frase: quién mira a quién.
+
+    Cada token recibe un embedding sembrado (una fila de X, la misma en cualquier
+    máquina); tres proyecciones dan Q = X W^Q, K = X W^K, V = X W^V; la rejilla T × T de
+    pesos es softmax(Q K^T / √d_k) fila a fila (fila = quién pregunta, columna = quién
+    contesta); las salidas son la rejilla de pesos por V. El número de parámetros no
+    depende de T.
+
+    Ejemplo: attn selfattn "en las llaves del coche están ahí" --steps --token están
+    """,
+)
+def selfattn(
+    sentence: SentenceArgument = None,
+    context: ContextOption = None,
+    input_path: SelfAttnInputOption = None,
+    d_model: DModelOption = None,
+    d_k: DKOption = None,
+    d_v: DVOption = None,
+    norm: NormOption = None,
+    seed: EmbeddingSeedOption = 0,
+    no_proj: NoProjOption = False,
+    no_scale: NoScaleOption = False,
+    scale_by: ScaleByOption = None,
+    causal: CausalOption = False,
+    valid_len: ValidLenOption = None,
+    heads: HeadsOption = None,
+    no_out_proj: NoOutProjOption = False,
+    head: HeadOption = 1,
+    grad_output: SelfAttnGradOutputOption = None,
+    target: SelfAttnTargetOption = None,
+    show: ShowOption = None,
+    plot: PlotOption = None,
+    *,
+    settings: Settings,
+) -> None:
+    """Self-attention over a sentence: who looks at whom.
+
+    Each token gets a seeded embedding (a row of X, the same on every machine); three
+    projections give Q = X W^Q, K = X W^K, V = X W^V; the T × T weight grid is
+    softmax(Q K^T / √d_k) row by row (row = who asks, column = who answers); the
+    outputs are the weight grid times V. The parameter count does not depend on T.
+
+    Example: attn selfattn "en las llaves del coche están ahí" --steps --token están
+    """
+    from dataclasses import replace
+
+    from attncli.api.selfattn import selfattn_document
+    from attncli.present.output import emit, parse_show
+    from attncli.reading.selfattn_inputs import SelfAttnSettings, grids_needed
+    from attncli.reading.sources import document_from
+
+    given_sentence = sentence is not None and input_path is None
+    upstream = {"grad_output": grad_output, "target": target}
+    # Without a sentence, piped stdin is the input, as for the other commands.
+    needs = () if given_sentence else ("x",)
+    document = document_from(None if given_sentence else input_path, None, upstream, needs)
+    if plot is not None:
+        from attncli.present.plot import check_plot_path
+
+        check_plot_path(plot)
+    settings = replace(settings, show=parse_show(show))
+    grids = grids_needed(settings.fields, plot, grad_output or target)
+    options = SelfAttnSettings(d_model, d_k, d_v, norm, seed, heads, not no_proj,
+                               not no_out_proj, valid_len, context, grids)  # fmt: skip
+    result = selfattn_document(document, sentence, options, not no_scale, causal, scale_by)
+    explanation = result.steps(settings.row, settings.token, head) if settings.steps else []
+    if plot is not None:
+        from attncli.present.plot import plot_result
+
+        plot_result(plot, result, settings.format())
+    emit(result, settings, explanation)
