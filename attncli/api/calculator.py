@@ -40,12 +40,13 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def check_finite(array: np.ndarray, field: str, masked: np.ndarray | None = None) -> np.ndarray:
+def check_finite(array: np.ndarray, field: str, allowed: np.ndarray | None = None) -> np.ndarray:
     """Refuse a result that overflowed float64 (±inf, or NaN from inf − inf), naming the
-    first cell; -inf is allowed only where `masked` is True (a real mask)."""
+    first cell; -inf is accepted only where a mask keeps the query from looking (where
+    `allowed` is False)."""
     overflowed = ~np.isfinite(array)
-    if masked is not None:
-        overflowed &= ~(masked & np.isneginf(array))
+    if allowed is not None:
+        overflowed &= ~(~allowed & np.isneginf(array))
     bad = np.argwhere(overflowed)
     if bad.size:
         where = ", ".join(str(int(i) + 1) for i in bad[0])

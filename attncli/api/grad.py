@@ -91,7 +91,7 @@ def grad_document(
     rows = checked.scores.queries
     with np.errstate(all="ignore"):  # overflow is checked after, with a clear message
         run, loss, found = _grad_run(checked, chosen_method, chosen_temperature)
-    check_finite(run.scores, "scores", masked=checked.mask)
+    check_finite(run.scores, "scores", checked.allowed)
     check_finite(run.output, "output")
     _finite_gradients(found)
     return GradResult(
@@ -126,7 +126,7 @@ def _grad_run(checked: Any, method: str, temperature: float) -> tuple[Any, float
         checked.values,
         checked.scores.parameters,
         temperature,
-        checked.mask,
+        checked.allowed,
     )
     loss = None
     grad_out = checked.grad_output

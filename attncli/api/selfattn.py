@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -15,7 +15,9 @@ from attncli.reading.values import Document
 from attncli.results.selfattn import SelfAttnResult
 
 if TYPE_CHECKING:
-    from attncli.reading.selfattn_inputs import SelfAttnSettings
+    from attncli.core.selfattn import Attention
+    from attncli.reading.selfattn_inputs import SelfAttnInput
+    from attncli.reading.settings import SelfAttnSettings
 
 
 def selfattn(
@@ -96,44 +98,51 @@ def selfattn(
         grad_output=grad_output,
         target=target,
     )
-    from attncli.reading.selfattn_inputs import SelfAttnSettings
+    from attncli.reading.settings import SelfAttnSettings
 
     options = SelfAttnSettings(
-        d_model, d_k, d_v, norm, seed, heads, projections, out_proj, valid_len, context
+        d_model=d_model,
+        d_k=d_k,
+        d_v=d_v,
+        norm=norm,
+        seed=seed,
+        heads=heads,
+        projections=projections,
+        out_proj=out_proj,
+        scale=scale,
+        scale_by=scale_by,
+        causal=causal,
+        valid_len=valid_len,
+        context=context,
     )
-    return selfattn_document(document, sentence, options, scale, causal, scale_by)
+    return selfattn_document(document, sentence, options)
 
 
 def selfattn_document(
-    document: Document,
-    sentence: str | None,
-    options: SelfAttnSettings,
-    scale: bool = True,
-    causal: bool = False,
-    scale_by: float | None = None,
+    document: Document, sentence: str | None, options: SelfAttnSettings
 ) -> SelfAttnResult:
     """selfattn() on a document (x and projections, or queries, keys and values).
 
-    The scores are divided by √d_k (per head), by `scale_by` when given, or not at all
-    when `scale` is false.
+    The scores are divided by √d_k (per head), by `options.scale_by` when given, or not
+    at all when `options.scale` is false.
     """
     from attncli.reading.selfattn_inputs import selfattn_input
 
     checked = selfattn_input(document, sentence, options)
-    masked = checked.masked
-    if causal:
+    allowed = checked.allowed  # True where a query may look, as everywhere in attn
+    if options.causal:
         from attncli.core.attention import causal_mask
 
-        later = ~causal_mask(len(checked.query_labels), len(checked.key_labels))
-        masked = later if masked is None else masked | later
-    divisor = _divisor(scale, scale_by)
+        earlier = causal_mask(len(checked.query_labels), len(checked.key_labels))
+        allowed = earlier if allowed is None else allowed & earlier
+    divisor = _divisor(options.scale, options.scale_by)
     with np.errstate(all="ignore"):  # overflow is checked after, with a clear message
-        run = _run_selfattn(checked, options.heads, divisor, masked, options.grids)
+        run = _run_selfattn(checked, options.heads, divisor, allowed, options.grids)
     if options.grids:
         from attncli.core.selfattn import aligned
 
-        allowed = None if masked is None else aligned(masked, run.scores.shape)
-        check_finite(run.scores, "scores", masked=allowed)
+        cells = None if allowed is None else aligned(allowed, run.scores.shape)
+        check_finite(run.scores, "scores", cells)
     check_finite(run.output, "output")
     with np.errstate(all="ignore"):
         loss, grads = _selfattn_backward(document, checked, run, run.divisor)
@@ -150,10 +159,10 @@ def selfattn_document(
         drawn=tuple(checked.drawn),
         attention=run,
         heads=options.heads,
-        scale=scale,
+        scale=options.scale,
         divisor=run.divisor,
-        causal=causal,
-        masked=masked,
+        causal=options.causal,
+        allowed=allowed,
         grids=options.grids,
         norm=checked.norm,
         seed=options.seed,
@@ -178,12 +187,12 @@ def _divisor(scale: bool, scale_by: float | None) -> float | None:
 
 
 def _run_selfattn(
-    checked: Any,
+    checked: SelfAttnInput,
     heads: int | None,
     divisor: float | None,
-    masked: np.ndarray | None,
+    allowed: np.ndarray | None,
     grids: bool = True,
-) -> Any:
+) -> Attention:
     """Attention on the given Q, K, V; on X itself (no projections); or the attention layer
     on X, in one head or several. Without grids, only the output, in row blocks."""
     from attncli.core import selfattn as core
@@ -191,21 +200,22 @@ def _run_selfattn(
     if checked.direct is not None:
         queries, keys, values = checked.direct
         if heads is None:
-            return core.attend_or_block(queries, keys, values, divisor, masked, grids)
+            return core.attend_or_block(queries, keys, values, divisor, allowed, grids)
         split_q, split_k, split_v = (core.split_heads(a, heads) for a in (queries, keys, values))
-        result = core.attend_or_block(split_q, split_k, split_v, divisor, masked, grids)
+        result = core.attend_or_block(split_q, split_k, split_v, divisor, allowed, grids)
         result.concat = core.join_heads(result.output)
         result.output = result.concat  # no W^O: the heads joined side by side
         return result
     x_q = checked.x
-    x_kv = checked.x if checked.x_kv is None else checked.x_kv
+    assert x_q is not None  # without Q, K, V given, there is an X
+    x_kv = x_q if checked.x_kv is None else checked.x_kv
     if not checked.weights:
-        return core.attend_or_block(x_q, x_kv, x_kv, divisor, masked, grids)
-    return core.attention_layer(x_q, x_kv, checked.weights, heads, divisor, masked, grids)
+        return core.attend_or_block(x_q, x_kv, x_kv, divisor, allowed, grids)
+    return core.attention_layer(x_q, x_kv, checked.weights, heads, divisor, allowed, grids)
 
 
 def _selfattn_backward(
-    document: Document, checked: Any, run: Any, divisor: float
+    document: Document, checked: SelfAttnInput, run: Attention, divisor: float
 ) -> tuple[float | None, dict[str, np.ndarray]]:
     """The loss and gradients of a self-attention run, when the document gives an
     upstream gradient."""

@@ -40,13 +40,14 @@ def forward(
     values: np.ndarray,
     parameters: dict[str, np.ndarray],
     temperature: float = 1.0,
-    mask: np.ndarray | None = None,
+    allowed: np.ndarray | None = None,
 ) -> Forward:
-    """Scores, weights and output; `mask` is True where a cell is masked."""
+    """Scores, weights and output, looking only where `allowed` is true (see
+    core.selfattn.attend)."""
     # [T_q, d_q], [T_k, d_k], [T_k, d_v] -> Forward
     scores = score(method, queries, keys, parameters)
-    if mask is not None:
-        scores = np.where(mask, -np.inf, scores)
+    if allowed is not None:
+        scores = np.where(allowed, scores, -np.inf)
     weights = softmax(scores, temperature)
     return Forward(scores, weights, weights @ values)
 

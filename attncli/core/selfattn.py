@@ -74,9 +74,11 @@ def attend(
     keys: np.ndarray,
     values: np.ndarray,
     divisor: float | None = None,
-    masked: np.ndarray | None = None,
+    allowed: np.ndarray | None = None,
 ) -> Attention:
-    """softmax(Q K^T / divisor) V, the cells where `masked` is true left out (weight 0).
+    """softmax(Q K^T / divisor) V, looking only where `allowed` is true (attn's one mask
+    convention, from the API down: True where query i may look at key j); the other
+    cells are masked (weight 0).
 
     The divisor is √d_k unless given (1 for unscaled scores). A row with every cell masked
     gets zero weights and a zero output (torch gives NaN there).
@@ -86,8 +88,8 @@ def attend(
     divisor = chosen_divisor(keys, divisor)
     if divisor != 1.0:
         scores /= divisor  # in place: the grid is the memory that counts
-    if masked is not None:
-        scores[aligned(masked, scores.shape)] = -np.inf
+    if allowed is not None:
+        scores[~aligned(allowed, scores.shape)] = -np.inf
     weights = softmax(scores)
     return Attention(queries, keys, values, scores, weights, weights @ values, divisor=divisor)
 
@@ -97,7 +99,7 @@ def blocked_output(
     keys: np.ndarray,
     values: np.ndarray,
     divisor: float | None = None,
-    masked: np.ndarray | None = None,
+    allowed: np.ndarray | None = None,
     rows: int = BLOCK_ROWS,
 ) -> np.ndarray:
     """softmax(Q K^T / divisor) V computed `rows` queries at a time, so that only a
@@ -110,18 +112,18 @@ def blocked_output(
         block = queries[..., start : start + rows, :] @ keys_t
         if divisor != 1.0:
             block /= divisor
-        if masked is not None:
-            block[aligned(masked[..., start : start + rows, :], block.shape)] = -np.inf
+        if allowed is not None:
+            block[~aligned(allowed[..., start : start + rows, :], block.shape)] = -np.inf
         output[..., start : start + rows, :] = softmax(block) @ values
     return output
 
 
-def aligned(masked: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+def aligned(allowed: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     """A mask of [T_q, T_k] or [B, T_q, T_k] broadcast to scores of `shape`: [T_q, T_k],
     [h or B, T_q, T_k] or [B, h, T_q, T_k] (a batch's mask is per sequence)."""
-    if masked.ndim == 3 and len(shape) == 4:
-        masked = masked[:, None, :, :]
-    return np.broadcast_to(masked, shape)
+    if allowed.ndim == 3 and len(shape) == 4:
+        allowed = allowed[:, None, :, :]
+    return np.broadcast_to(allowed, shape)
 
 
 def project(x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None) -> np.ndarray:
@@ -138,15 +140,15 @@ def attend_or_block(
     keys: np.ndarray,
     values: np.ndarray,
     divisor: float | None,
-    masked: np.ndarray | None,
+    allowed: np.ndarray | None,
     grids: bool,
 ) -> Attention:
     """attend(), or with grids false only the output, in row blocks; the score and weight
     grids are then empty arrays."""
     if grids:
-        return attend(queries, keys, values, divisor, masked)
+        return attend(queries, keys, values, divisor, allowed)
     divisor = chosen_divisor(keys, divisor)
-    output = blocked_output(queries, keys, values, divisor, masked)
+    output = blocked_output(queries, keys, values, divisor, allowed)
     empty = np.empty((0, 0))
     return Attention(queries, keys, values, empty, empty, output, divisor=divisor)
 
@@ -171,7 +173,7 @@ def attention_layer(
     params: dict[str, np.ndarray],
     heads: int | None = None,
     divisor: float | None = None,
-    masked: np.ndarray | None = None,
+    allowed: np.ndarray | None = None,
     grids: bool = True,
 ) -> Attention:
     """Multi-head attention as torch's nn.MultiheadAttention computes it.
@@ -188,7 +190,7 @@ def attention_layer(
     values = project(x_kv, params["w_v"], params.get("b_v"))
     if heads is not None:
         queries, keys, values = (split_heads(a, heads) for a in (queries, keys, values))
-    result = attend_or_block(queries, keys, values, divisor, masked, grids)
+    result = attend_or_block(queries, keys, values, divisor, allowed, grids)
     if heads is None:
         return result
     result.concat = join_heads(result.output)  # [T_q, h * d_v]

@@ -38,7 +38,7 @@ class GradInput:
 
     scores: ScoreInput  # queries, keys and the score's parameters
     values: np.ndarray  # [T_k, d_v]
-    mask: np.ndarray | None  # [T_q, T_k], True where masked (null in the given scores)
+    allowed: np.ndarray | None  # [T_q, T_k], False where masked (null in the given scores)
     grad_output: np.ndarray | None  # [T_q, d_v]
     target: np.ndarray | None  # [T_q, d_v]
 
@@ -85,7 +85,7 @@ def grad_input(document: Document, method: str, seed: int, d_a: int | None) -> G
     name, upstream = upstream_gradient(document, expected)
     assert upstream is not None
     upstream = upstream.reshape(rows.matrix.shape[0], values.shape[1])
-    mask = None
+    allowed = None
     if isinstance(document.get("scores"), list):
         given_scores = to_vector_or_matrix(document["scores"], "scores", allow_masked=True)
         grid = given_scores.reshape(rows.matrix.shape[0], -1)
@@ -96,11 +96,11 @@ def grad_input(document: Document, method: str, seed: int, d_a: int | None) -> G
                 "scores: su forma no casa con las consultas y claves (sus celdas null son la "
                 "máscara); quita scores o da una por consulta y clave",
             )
-        mask = np.isneginf(grid) if np.isneginf(grid).any() else None
+        allowed = ~np.isneginf(grid) if np.isneginf(grid).any() else None
     return GradInput(
         scored,
         values,
-        mask,
+        allowed,
         upstream if name == "grad_output" else None,
         upstream if name == "target" else None,
     )

@@ -12,17 +12,18 @@ if TYPE_CHECKING:
     import numpy as np
 
 
-def masked_cells(
+def allowed_cells(
     document: Document, t_q: int, t_k: int, valid_len: int | None, batch: int | None = None
 ) -> np.ndarray | None:
-    """True where query i may not look at key j: [T_q, T_k], or [B, T_q, T_k] when a
-    batch has a key_padding_mask per sequence. From the document's `mask` (1 or true = may
-    look, 0 or false = masked; torch's boolean attn_mask is the opposite), its
+    """True where query i may look at key j (attn's one mask convention): [T_q, T_k], or
+    [B, T_q, T_k] when a batch has a key_padding_mask per sequence; None when every cell
+    may. From the document's `mask` (the same sense: 1 or true = may look, 0 or false =
+    masked; torch's boolean attn_mask is the opposite), its
     `key_padding_mask` (as torch's: 1 or true = padding, ignored; [T_k] or [B, T_k]) and
     the keys from --valid-len on (padding, as d2l's masked_softmax)."""
     import numpy as np
 
-    masked = None
+    allowed = None
     if document.get("mask") is not None:
         allowed = _mask_matrix(document["mask"])
         if allowed.shape != (t_q, t_k):
@@ -32,23 +33,22 @@ def masked_cells(
                 f"mask es {shape_text(allowed.shape)} pero debe ser {t_q} × {t_k} "
                 "(una fila por consulta, una columna por clave)",
             )
-        masked = ~allowed
     if valid_len is not None:
         if not 1 <= valid_len <= t_k:
             raise InputError(
                 f"--valid-len {valid_len} is out of range: there are {t_k} keys (1 to {t_k})",
                 f"--valid-len {valid_len} está fuera de rango: hay {t_k} claves (de 1 a {t_k})",
             )
-        padding = np.zeros((t_q, t_k), dtype=bool)
-        padding[:, valid_len:] = True
-        masked = padding if masked is None else masked | padding
+        real = np.ones((t_q, t_k), dtype=bool)
+        real[:, valid_len:] = False
+        allowed = real if allowed is None else allowed & real
     if document.get("key_padding_mask") is not None:
-        masked = _key_padding(document["key_padding_mask"], masked, t_q, t_k, batch)
-    return masked
+        allowed = _key_padding(document["key_padding_mask"], allowed, t_q, t_k, batch)
+    return allowed
 
 
 def _key_padding(
-    value: object, masked: np.ndarray | None, t_q: int, t_k: int, batch: int | None
+    value: object, allowed: np.ndarray | None, t_q: int, t_k: int, batch: int | None
 ) -> np.ndarray:
     """The mask with torch's key_padding_mask laid over it: a key that is padding is masked
     for every query (of its sequence, when there is one row per sequence)."""
@@ -65,10 +65,10 @@ def _key_padding(
             f"key_padding_mask es {shape_text(padding.shape)} pero debe ser {shapes} "
             "(un número por clave, por secuencia de un lote)",
         )
-    base = np.zeros((t_q, t_k), dtype=bool) if masked is None else masked
+    base = np.ones((t_q, t_k), dtype=bool) if allowed is None else allowed
     if padding.ndim == 1:
-        return base | padding[None, :]
-    return base[None, :, :] | padding[:, None, :]  # [B, T_q, T_k]
+        return base & ~padding[None, :]
+    return base[None, :, :] & ~padding[:, None, :]  # [B, T_q, T_k]
 
 
 def _mask_matrix(value: object) -> np.ndarray:

@@ -19,7 +19,8 @@ from attncli.reading.inputs import (
     refuse_biases,
     row_labels,
 )
-from attncli.reading.masks import masked_cells
+from attncli.reading.masks import allowed_cells
+from attncli.reading.settings import SelfAttnSettings
 from attncli.reading.values import (
     Document,
     is_batch,
@@ -36,23 +37,6 @@ if TYPE_CHECKING:
 
 
 @dataclass
-class SelfAttnSettings:
-    """The options of attn selfattn that shape the computation."""
-
-    d_model: int | None
-    d_k: int | None
-    d_v: int | None
-    norm: float | None
-    seed: int
-    heads: int | None
-    projections: bool
-    out_proj: bool = True  # with heads: join them through W^O (torch's out_proj)
-    valid_len: int | None = None  # keys from this count on are padding, masked for every row
-    context: str | None = None  # cross-attention: the sentence the keys and values come from
-    grids: bool = True  # False: only the output is wanted, computed in row blocks
-
-
-@dataclass
 class SelfAttnInput:
     """What attn selfattn computes on: X and its projections, or Q, K, V given directly."""
 
@@ -64,19 +48,9 @@ class SelfAttnInput:
     # Q [T_q, d_k], K [T_k, d_k], V [T_k, d_v] when given instead of X
     direct: tuple[np.ndarray, np.ndarray, np.ndarray] | None
     norm: float | None  # the embeddings' length, when attn made them
-    # [T_q, T_k], True where a query may not look (mask, --valid-len)
-    masked: np.ndarray | None = None
+    # [T_q, T_k] (or [B, T_q, T_k]), True where a query may look (mask, --valid-len)
+    allowed: np.ndarray | None = None
     x_kv: np.ndarray | None = None  # [T_k, d_model]: cross-attention's other sequence
-
-
-GRID_FIELDS = frozenset({"raw_scores", "scores", "weights"})
-
-
-def grids_needed(fields: tuple[str, ...] | None, plot: str | None, upstream: str | None) -> bool:
-    """Whether the T × T grids must exist: not when only other fields are written (--fields
-    output), with nothing to plot and no backward pass; the output is then computed in row
-    blocks and a long input fits."""
-    return fields is None or bool(GRID_FIELDS & set(fields)) or bool(plot) or bool(upstream)
 
 
 def selfattn_input(
@@ -205,8 +179,8 @@ def selfattn_input(
             "los sesgos van con las proyecciones; quita --no-proj o los campos b_",
         )
     batch = x.shape[0] if x.ndim == 3 else None
-    masked = masked_cells(document, len(query_tokens), len(tokens), settings.valid_len, batch)
-    return SelfAttnInput(query_tokens, tokens, x, weights, drawn, None, norm, masked, x_kv)
+    allowed = allowed_cells(document, len(query_tokens), len(tokens), settings.valid_len, batch)
+    return SelfAttnInput(query_tokens, tokens, x, weights, drawn, None, norm, allowed, x_kv)
 
 
 def _cross_matrices(
@@ -394,6 +368,6 @@ def _direct_input(document: Document, settings: SelfAttnSettings) -> SelfAttnInp
     refuse_biases(document)  # no projections here, so nothing a bias could be added to
     key_labels = labels(document, keys.shape[0], "keys", "k")
     query_labels = row_labels(document, queries.shape[0], False, "q")
-    masked = masked_cells(document, queries.shape[0], keys.shape[0], settings.valid_len)
+    allowed = allowed_cells(document, queries.shape[0], keys.shape[0], settings.valid_len)
     direct = (queries, keys, values)
-    return SelfAttnInput(query_labels, key_labels, None, {}, [], direct, None, masked)
+    return SelfAttnInput(query_labels, key_labels, None, {}, [], direct, None, allowed)

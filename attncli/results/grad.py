@@ -119,7 +119,7 @@ class GradResult(Rowwise):
             **{f"grad_{n}": (v, score.parameters[n]) for n, v in self.parameters.items()},
         }
         inputs = {name: given.copy() for name, (given, _) in pairs.items()}  # nudged in place
-        mask = np.isneginf(self.forward.scores)
+        masked = np.isneginf(self.forward.scores)
         upstream = self.gradients.grad_output
 
         def loss() -> float:
@@ -130,7 +130,7 @@ class GradResult(Rowwise):
                 inputs["grad_values"],
                 {name: inputs[f"grad_{name}"] for name in self.parameters},
                 self.temperature,
-                mask if mask.any() else None,
+                ~masked if masked.any() else None,
             )
             if self.target is not None:
                 return g.squared_error(run.output, self.target)[0]

@@ -35,7 +35,7 @@ class SelfAttnResult(Result):
     causal: bool
     norm: float | None  # the embeddings' length, when attn made them
     seed: int
-    masked: np.ndarray | None = None  # [T_q, T_k], True where a query may not look
+    allowed: np.ndarray | None = None  # [T_q, T_k], True where a query may look; None: all
     grids: bool = True  # False: only the output was computed (row blocks), no T × T grid
     # With a gradient at the output (grad_output, or target for ½‖out − target‖²):
     loss: float | None = None

@@ -255,7 +255,7 @@ def selfattn(
 
     from attncli.api.selfattn import selfattn_document
     from attncli.present.output import emit, parse_show
-    from attncli.reading.selfattn_inputs import SelfAttnSettings, grids_needed
+    from attncli.reading.settings import SelfAttnSettings, grids_needed
     from attncli.reading.sources import document_from
 
     given_sentence = sentence is not None and input_path is None
@@ -268,10 +268,23 @@ def selfattn(
 
         check_plot_path(plot)
     settings = replace(settings, show=parse_show(show))
-    grids = grids_needed(settings.fields, plot, grad_output or target)
-    options = SelfAttnSettings(d_model, d_k, d_v, norm, seed, heads, not no_proj,
-                               not no_out_proj, valid_len, context, grids)  # fmt: skip
-    result = selfattn_document(document, sentence, options, not no_scale, causal, scale_by)
+    options = SelfAttnSettings(
+        d_model=d_model,
+        d_k=d_k,
+        d_v=d_v,
+        norm=norm,
+        seed=seed,
+        heads=heads,
+        projections=not no_proj,
+        out_proj=not no_out_proj,
+        scale=not no_scale,
+        scale_by=scale_by,
+        causal=causal,
+        valid_len=valid_len,
+        context=context,
+        grids=grids_needed(settings.fields, plot, grad_output or target),
+    )
+    result = selfattn_document(document, sentence, options)
     explanation = result.steps(settings.row, settings.token, head) if settings.steps else []
     if plot is not None:
         from attncli.present.plot import plot_result
