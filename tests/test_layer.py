@@ -264,3 +264,17 @@ def test_key_padding_mask_is_checked(run):
     assert bad.exit_code == 2 and "key_padding_mask is 1 × 2 but must be 2" in bad.stderr
     words = run("selfattn", "-i", "-", input='{"x": [[1, 0]], "key_padding_mask": ["x"]}')
     assert words.exit_code == 2 and "key_padding_mask: expected a list or a matrix" in words.stderr
+
+
+def test_item_picks_the_sequence_a_batch_shows(run, run_json, tmp_path):
+    x = np.random.default_rng(6).standard_normal((2, 3, 4))
+    path = tmp_path / "batch.npy"
+    np.save(path, x)
+    second = attncli.selfattn(x=x[1])
+    steps = run("selfattn", "-i", str(path), "--item", "2", "--steps", "--digits", "6")
+    assert steps.exit_code == 0, steps.stderr
+    assert f"{second.weights[-1, 0]:.6f}" in steps.stdout
+    whole = run_json("selfattn", "-i", str(path), "--json")
+    assert run_json("selfattn", "-i", str(path), "--item", "2", "--json") == whole
+    beyond = run("selfattn", "-i", str(path), "--item", "3")
+    assert beyond.exit_code == 2 and "sequence 3 is out of range" in beyond.stderr

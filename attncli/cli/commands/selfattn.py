@@ -166,6 +166,18 @@ HeadOption = Annotated[
         es="Con --steps y --heads: la cabeza que explicar.",
     ),
 ]
+ItemOption = Annotated[
+    int | None,
+    Option(
+        "--item",
+        metavar="N",
+        min=1,
+        help="With a batch (x of B × T × d): the sequence the screen, --steps and --plot show "
+        "(1 = first); the JSON keeps the whole batch.",
+        es="Con un lote (x de B × T × d): la secuencia que muestran la pantalla, --steps y "
+        "--plot (1 = la primera); el JSON guarda el lote entero.",
+    ),
+]
 SelfAttnGradOutputOption = Annotated[
     str | None,
     Option(
@@ -235,6 +247,7 @@ def selfattn(
     heads: HeadsOption = None,
     no_out_proj: NoOutProjOption = False,
     head: HeadOption = 1,
+    item: ItemOption = None,
     grad_output: SelfAttnGradOutputOption = None,
     target: SelfAttnTargetOption = None,
     show: ShowOption = None,
@@ -285,9 +298,10 @@ def selfattn(
         grids=grids_needed(settings.fields, plot, grad_output or target),
     )
     result = selfattn_document(document, sentence, options)
-    explanation = result.steps(settings.row, settings.token, head) if settings.steps else []
+    shown = result if item is None else result.item(item)
+    explanation = shown.steps(settings.row, settings.token, head) if settings.steps else []
     if plot is not None:
         from attncli.present.plot import plot_result
 
-        plot_result(plot, result, settings.format())
-    emit(result, settings, explanation)
+        plot_result(plot, shown, settings.format())
+    emit(shown, settings, explanation, document=result.to_document())
