@@ -1,0 +1,231 @@
+"""The forward pass of a pretrained transformer, in numpy: BERT-style encoders and GPT-2.
+
+BERT (Devlin et al., 2019, "BERT: Pre-training of Deep Bidirectional Transformers for
+Language Understanding"), as transformers' BertModel computes it: X = LayerNorm(word +
+position + token-type embeddings); then per layer a = LayerNorm(x + MHA(x) W^O), x' =
+LayerNorm(a + act(a W_1 + b_1) W_2 + b_2) (post-LN). RoBERTa is the same network with its
+positions counted from padding_idx + 1.
+
+GPT-2 (Radford et al., 2019, "Language Models are Unsupervised Multitask Learners"), as
+transformers' GPT2Model computes it: X = word + position embeddings; then per layer (pre-LN)
+x' = x + MHA(LayerNorm_1(x)) with a causal mask, x'' = x' + FFN(LayerNorm_2(x')); a final
+LayerNorm at the end.
+
+The attention itself is core.selfattn.attention_layer, the same code as attn selfattn's
+seeded path: every weight is stored as d_in × d_out and applied as x @ W. The weights come
+in the attn names (w_q, w_k, w_v, w_o, b_q, …); reading/checkpoint.py maps a checkpoint's
+names to them. Everything is computed in float64.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from attncli.core.attention import causal_mask
+from attncli.core.selfattn import Attention, attention_layer
+
+FAMILIES = ("bert", "roberta", "gpt2")
+ACTIVATIONS = ("gelu", "gelu_new", "gelu_pytorch_tanh", "relu")
+
+
+@dataclass(frozen=True)
+class Architecture:
+    """The sizes and choices a forward pass needs, read from a checkpoint's config.json."""
+
+    family: str  # one of FAMILIES
+    layers: int
+    heads: int
+    d_model: int
+    max_positions: int  # how many positions the position table holds (usable ones: positions)
+    activation: str  # one of ACTIVATIONS
+    eps: float  # LayerNorm's epsilon
+    position_offset: int = 0  # RoBERTa: padding_idx + 1
+
+    @property
+    def positions(self) -> int:
+        """The longest input the model takes, in tokens."""
+        return self.max_positions - self.position_offset
+
+    @property
+    def causal(self) -> bool:
+        return self.family == "gpt2"
+
+    @property
+    def pre_norm(self) -> bool:
+        return self.family == "gpt2"
+
+
+@dataclass
+class Block:
+    """One transformer layer's weights, in attn's names, x @ W."""
+
+    attention: dict[str, np.ndarray]  # w_q, w_k, w_v [d, d], w_o [d, d], b_q … b_o [d]
+    norm_1: tuple[np.ndarray, np.ndarray]  # (γ, β) [d]: BERT after attention, GPT-2 before
+    w_in: np.ndarray  # [d, d_ff]
+    b_in: np.ndarray  # [d_ff]
+    w_out: np.ndarray  # [d_ff, d]
+    b_out: np.ndarray  # [d]
+    norm_2: tuple[np.ndarray, np.ndarray]  # (γ, β) [d]: BERT after the FFN, GPT-2 before
+
+
+@dataclass
+class Network:
+    """A whole model's weights: the embeddings, the layers, and the LayerNorm of one end."""
+
+    architecture: Architecture
+    word: Any  # [V, d]: an array, or anything that gives the rows of an id array (word[ids])
+    position: Any  # [max_positions, d], likewise
+    blocks: Sequence[Block]  # may hold fewer than architecture.layers: only those needed;
+    #                          a reader may build each block when it is asked for
+    token_type: np.ndarray | None = None  # [types, d] (BERT); row 0 for a single sentence
+    embedding_norm: tuple[np.ndarray, np.ndarray] | None = None  # BERT: after the embeddings
+    final_norm: tuple[np.ndarray, np.ndarray] | None = None  # GPT-2: ln_f
+
+
+@dataclass
+class LayerRun:
+    """What one layer computed: its input, its attention (per head) and its output."""
+
+    input: np.ndarray  # [T, d]: the hidden state entering the layer
+    attended: np.ndarray  # [T, d]: what the attention read (GPT-2: LayerNorm_1(input))
+    attention: Attention  # queries/keys/values [h, T, d_h], scores/weights [h, T, T],
+    #                       concat [T, h·d_h], output [T, d] (after W^O)
+    output: np.ndarray  # [T, d]: the hidden state leaving the layer
+
+
+@dataclass
+class ForwardRun:
+    """The embeddings and every layer run, in order; `hidden` as transformers'
+    hidden_states (GPT-2's last one after the final LayerNorm)."""
+
+    embeddings: np.ndarray  # [T, d]
+    layers: list[LayerRun] = field(default_factory=list)
+    last: np.ndarray | None = None  # [T, d]: last_hidden_state, when every layer ran
+
+    @property
+    def hidden(self) -> list[np.ndarray]:
+        """hidden_states: the embeddings, then each layer's output."""
+        states = [self.embeddings] + [layer.output for layer in self.layers]
+        if self.last is not None:
+            states[-1] = self.last
+        return states
+
+
+def layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -> np.ndarray:
+    """(x − mean) / √(var + ε) · γ + β over the last axis (the biased variance, as torch)."""
+    # [T, d], [d], [d] -> [T, d]
+    centred = x - x.mean(axis=-1, keepdims=True)
+    variance = np.mean(centred * centred, axis=-1, keepdims=True)
+    return centred / np.sqrt(variance + eps) * gamma + beta
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    """The error function, element by element, to the last digit (math.erf)."""
+    # [...] -> [...]
+    flat = x.ravel().tolist()
+    return np.fromiter(map(math.erf, flat), dtype=np.float64, count=len(flat)).reshape(x.shape)
+
+
+def activation(name: str, x: np.ndarray) -> np.ndarray:
+    """The feed-forward's non-linearity by transformers' name: "gelu" is the exact
+    x·Φ(x) = x/2·(1 + erf(x/√2)); "gelu_new" and "gelu_pytorch_tanh" the tanh form
+    x/2·(1 + tanh(√(2/π)(x + 0.044715 x³))); "relu" max(x, 0)."""
+    # [T, d_ff] -> [T, d_ff]
+    if name == "gelu":
+        return 0.5 * x * (1.0 + erf(x / math.sqrt(2.0)))
+    if name in ("gelu_new", "gelu_pytorch_tanh"):
+        return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
+    if name == "relu":
+        return np.maximum(x, 0.0)
+    raise ValueError(f"unknown activation {name!r}; one of {', '.join(ACTIVATIONS)}")
+
+
+def embed(network: Network, ids: np.ndarray) -> np.ndarray:
+    """The input of the first layer: word + position (+ token type 0) embeddings, and for
+    BERT the LayerNorm after them."""
+    # [T] of int -> [T, d]
+    arch = network.architecture
+    count = len(ids)
+    positions = np.arange(arch.position_offset, arch.position_offset + count)
+    x = np.asarray(network.word[ids], dtype=np.float64)
+    x = x + np.asarray(network.position[positions], dtype=np.float64)
+    if network.token_type is not None:
+        x = x + np.asarray(network.token_type[0], dtype=np.float64)
+    if network.embedding_norm is not None:
+        x = layer_norm(x, *network.embedding_norm, arch.eps)
+    return x
+
+
+def feed_forward(block: Block, x: np.ndarray, name: str) -> np.ndarray:
+    """act(x W_1 + b_1) W_2 + b_2."""
+    # [T, d] -> [T, d]
+    return activation(name, x @ block.w_in + block.b_in) @ block.w_out + block.b_out
+
+
+def run_layer(arch: Architecture, block: Block, x: np.ndarray) -> LayerRun:
+    """One layer: post-LN (BERT) or pre-LN with a causal mask (GPT-2)."""
+    # [T, d] -> LayerRun
+    count = len(x)
+    allowed = causal_mask(count, count) if arch.causal else None
+    if arch.pre_norm:
+        attended = layer_norm(x, *block.norm_1, arch.eps)
+        attention = attention_layer(attended, attended, block.attention, arch.heads, None, allowed)
+        middle = x + attention.output
+        output = middle + feed_forward(
+            block, layer_norm(middle, *block.norm_2, arch.eps), arch.activation
+        )
+        return LayerRun(x, attended, attention, output)
+    attention = attention_layer(x, x, block.attention, arch.heads, None, allowed)
+    middle = layer_norm(x + attention.output, *block.norm_1, arch.eps)
+    output = layer_norm(
+        middle + feed_forward(block, middle, arch.activation), *block.norm_2, arch.eps
+    )
+    return LayerRun(x, x, attention, output)
+
+
+def forward(network: Network, ids: np.ndarray, layers: int | None = None) -> ForwardRun:
+    """The first `layers` layers (all that the network holds by default) on one sequence."""
+    # [T] of int -> ForwardRun (T ≤ architecture.positions: the caller checks)
+    x = embed(network, np.asarray(ids, dtype=np.int64))
+    run = ForwardRun(embeddings=x)
+    count = len(network.blocks) if layers is None else layers
+    for number in range(count):
+        layer = run_layer(network.architecture, network.blocks[number], x)
+        run.layers.append(layer)
+        x = layer.output
+    if count == network.architecture.layers:
+        run.last = x
+        if network.final_norm is not None:
+            run.last = layer_norm(x, *network.final_norm, network.architecture.eps)
+    return run
+
+
+def merge_words(weights: np.ndarray, groups: list[list[int]]) -> np.ndarray:
+    """Word pieces merged into words: a word's row is the mean of its pieces' rows (so it
+    still sums to 1) and its column the sum of its pieces' columns (all the weight a query
+    puts on any piece of the word). `groups` lists each word's token positions, in order."""
+    # [..., T, T], W groups -> [..., W, W]
+    columns = np.stack([weights[..., group].sum(axis=-1) for group in groups], axis=-1)
+    return np.stack([columns[..., group, :].mean(axis=-2) for group in groups], axis=-2)
+
+
+def head_pattern(weights: np.ndarray, pattern: str) -> np.ndarray:
+    """Each head's mean weight, over rows, on a pattern: "previous" (the token just before;
+    row 0 has none and is left out), "first" (token 0), "self" (the diagonal)."""
+    # [L, h, T, T] -> [L, h]
+    count = weights.shape[-1]
+    if pattern == "previous":
+        if count < 2:
+            return np.zeros(weights.shape[:2])
+        rows = np.arange(1, count)
+        return weights[..., rows, rows - 1].mean(axis=-1)
+    if pattern == "first":
+        return weights[..., :, 0].mean(axis=-1)
+    if pattern == "self":
+        return np.diagonal(weights, axis1=-2, axis2=-1).mean(axis=-1)
+    raise ValueError(f"unknown pattern {pattern!r}; one of previous, first, self")

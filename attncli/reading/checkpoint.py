@@ -1,0 +1,324 @@
+"""The name table: weights as torch and transformers name them, in attn's names.
+
+attn keeps every projection as d_in × d_out, applied as x @ W. torch's nn.Linear keeps
+W^T (d_out × d_in); GPT-2's Conv1D keeps x @ W already. The table:
+
+    attn     nn.MultiheadAttention             BERT {prefix}                  GPT-2 {prefix}
+    w_q      in_proj_weight[:E].T              self.query.weight.T            c_attn.weight[:, :E]
+             (or q_proj_weight.T)
+    w_k      in_proj_weight[E:2E].T            self.key.weight.T              c_attn.weight[:, E:2E]
+             (or k_proj_weight.T, kdim × E)
+    w_v      in_proj_weight[2E:].T             self.value.weight.T            c_attn.weight[:, 2E:]
+             (or v_proj_weight.T, vdim × E)
+    b_q/k/v  in_proj_bias in thirds            self.query/key/value.bias      c_attn.bias in thirds
+    w_o      out_proj.weight.T                 output.dense.weight.T          c_proj.weight
+    b_o      out_proj.bias                     output.dense.bias              c_proj.bias
+    bias_k   bias_k [1, 1, E] -> [E]           -                              -
+    bias_v   bias_v [1, 1, E] -> [E]           -                              -
+
+Two calls for one attention layer (any Mapping of names to arrays: a Tensors from
+reading/tensor_files.open_tensors, a dict of numpy arrays):
+
+    tensors = open_tensors("layer.safetensors")
+    layer = attention_weights(tensors, prefix="")           # or "encoder.layer.0.attention",
+    layer.kind, layer.params["w_q"], layer.sources["w_q"]   # "h.0.attn"; kind found by name
+    layer.unread                                            # names under prefix left unread
+
+`attention_prefixes(names)` lists the attention layers a whole checkpoint holds (for a
+message that asks for a prefix). `network(tensors, architecture)` reads a whole BERT, RoBERTa
+or GPT-2 checkpoint into core.transformer.Network by the same table. The heads are not in a
+state dict: the caller gets them from config.json or the user. Arrays stay in the dtype they
+were stored in. A missing name or a wrong shape is an InputError or ShapeError of one line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from attncli.errors import InputError, ShapeError
+from attncli.reading.values import shape_text
+
+KINDS = ("mha", "bert", "gpt2")
+MHA_NAMES = (
+    "in_proj_weight",
+    "in_proj_bias",
+    "q_proj_weight",
+    "k_proj_weight",
+    "v_proj_weight",
+    "out_proj.weight",
+    "out_proj.bias",
+    "bias_k",
+    "bias_v",
+)
+BERT_NAMES = tuple(
+    f"{part}.{kind}"
+    for part in ("self.query", "self.key", "self.value", "output.dense")
+    for kind in ("weight", "bias")
+)
+BERT_OUTSIDE = (
+    "output.LayerNorm.weight",
+    "output.LayerNorm.bias",
+    "output.LayerNorm.gamma",
+    "output.LayerNorm.beta",
+)
+GPT2_NAMES = ("c_attn.weight", "c_attn.bias", "c_proj.weight", "c_proj.bias")
+GPT2_BUFFERS = ("bias", "masked_bias")  # the causal mask kept as a buffer by older versions
+_MARKERS = {
+    "mha": ("in_proj_weight", "q_proj_weight"),
+    "bert": ("self.query.weight",),
+    "gpt2": ("c_attn.weight",),
+}
+
+
+@dataclass
+class LayerWeights:
+    """One attention layer's weights in attn's names (x @ W)."""
+
+    kind: str  # "mha", "bert" or "gpt2"
+    params: dict[str, np.ndarray]  # w_q [d_q, E], w_k [d_k, E], w_v [d_v, E], w_o [E, E'],
+    #                                b_q, b_k, b_v [E], b_o [E'], bias_k, bias_v [E]
+    sources: dict[str, str] = field(default_factory=dict)  # attn name -> checkpoint name
+    unread: tuple[str, ...] = ()  # names under the prefix that are no attention weight
+
+
+def joined(prefix: str, name: str) -> str:
+    """prefix.name, or name alone for an empty prefix."""
+    prefix = prefix.rstrip(".")
+    return f"{prefix}.{name}" if prefix else name
+
+
+def detect_kind(names: Mapping[str, Any] | list[str], prefix: str = "") -> str | None:
+    """Which layout holds the attention under `prefix`: mha, bert, gpt2, or None."""
+    present = set(names)
+    for kind, markers in _MARKERS.items():
+        if any(joined(prefix, marker) in present for marker in markers):
+            return kind
+    return None
+
+
+def attention_prefixes(names: Mapping[str, Any] | list[str]) -> list[str]:
+    """Every prefix under which a checkpoint holds an attention layer, in file order."""
+    found: list[str] = []
+    markers = [marker for group in _MARKERS.values() for marker in group]
+    for name in names:
+        for marker in markers:
+            if name == marker or name.endswith("." + marker):
+                prefix = name[: -len(marker)].rstrip(".")
+                if prefix not in found:
+                    found.append(prefix)
+    return found
+
+
+def get_named(state: Mapping[str, Any], prefix: str, name: str, kind: str) -> np.ndarray:
+    full = joined(prefix, name)
+    if full not in state:
+        where = f" under {prefix}" if prefix else ""
+        raise InputError(
+            f"{full} is missing: a {kind} attention layer{where} needs it",
+            f"falta {full}: una capa de atención {kind} la necesita",
+        )
+    return np.asarray(state[full])
+
+
+def optional_named(state: Mapping[str, Any], prefix: str, name: str) -> np.ndarray | None:
+    full = joined(prefix, name)
+    return np.asarray(state[full]) if full in state else None
+
+
+def expect_shape(array: np.ndarray, shape: tuple[int, ...], name: str) -> np.ndarray:
+    if tuple(array.shape) != shape:
+        raise ShapeError(
+            f"{name} is {shape_text(array.shape)}; expected {shape_text(shape)}",
+            f"{name} es {shape_text(array.shape)}; se esperaba {shape_text(shape)}",
+        )
+    return array
+
+
+def _thirds(array: np.ndarray, name: str, axis: int) -> list[np.ndarray]:
+    size = array.shape[axis]
+    if size % 3:
+        raise ShapeError(
+            f"{name} is {shape_text(array.shape)}: the queries', keys' and values' parts are "
+            f"stacked, so its axis {axis} must divide by 3",
+            f"{name} es {shape_text(array.shape)}: las partes de consultas, claves y valores "
+            f"van apiladas, así que su eje {axis} debe ser divisible por 3",
+        )
+    return np.split(array, 3, axis=axis)
+
+
+def _mha(state: Mapping[str, Any], prefix: str) -> LayerWeights:
+    params: dict[str, np.ndarray] = {}
+    sources: dict[str, str] = {}
+    packed = optional_named(state, prefix, "in_proj_weight")
+    if packed is not None:
+        name = joined(prefix, "in_proj_weight")
+        if packed.ndim != 2:
+            raise ShapeError(
+                f"{name} is {shape_text(packed.shape)}; expected 3E × E",
+                f"{name} es {shape_text(packed.shape)}; se esperaba 3E × E",
+            )
+        width = packed.shape[1]
+        parts = _thirds(expect_shape(packed, (3 * width, width), name), name, 0)
+        for short, part in zip("qkv", parts, strict=True):
+            params[f"w_{short}"], sources[f"w_{short}"] = part.T, name
+    else:
+        for short in "qkv":
+            name = f"{short}_proj_weight"
+            params[f"w_{short}"] = get_named(state, prefix, name, "nn.MultiheadAttention").T
+            sources[f"w_{short}"] = joined(prefix, name)
+    width = params["w_q"].shape[1]
+    for short in "kv":
+        if params[f"w_{short}"].shape[1] != width:
+            raise ShapeError(
+                f"{sources[f'w_{short}']} has {params[f'w_{short}'].shape[1]} rows and the "
+                f"queries' weight {width}; all three project to the same E",
+                f"{sources[f'w_{short}']} tiene {params[f'w_{short}'].shape[1]} filas y el "
+                f"peso de las consultas {width}; los tres proyectan al mismo E",
+            )
+    bias = optional_named(state, prefix, "in_proj_bias")
+    if bias is not None:
+        name = joined(prefix, "in_proj_bias")
+        for short, part in zip(
+            "qkv", _thirds(expect_shape(bias, (3 * width,), name), name, 0), strict=True
+        ):
+            params[f"b_{short}"], sources[f"b_{short}"] = part, name
+    out = get_named(state, prefix, "out_proj.weight", "nn.MultiheadAttention")
+    params["w_o"] = expect_shape(out, (out.shape[0], width), joined(prefix, "out_proj.weight")).T
+    sources["w_o"] = joined(prefix, "out_proj.weight")
+    for attn_name, name in (("b_o", "out_proj.bias"), ("bias_k", "bias_k"), ("bias_v", "bias_v")):
+        value = optional_named(state, prefix, name)
+        if value is not None:
+            expected = params["w_o"].shape[1] if attn_name == "b_o" else width
+            params[attn_name] = expect_shape(value.reshape(-1), (expected,), joined(prefix, name))
+            sources[attn_name] = joined(prefix, name)
+    return LayerWeights("mha", params, sources, _unread(state, prefix, MHA_NAMES))
+
+
+def linear(
+    state: Mapping[str, Any], prefix: str, part: str, kind: str, width: int | None = None
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """nn.Linear's weight (d_out × d_in) as attn's d_in × d_out, and its bias."""
+    weight = get_named(state, prefix, f"{part}.weight", kind)
+    if weight.ndim != 2 or (width is not None and weight.shape[1] != width):
+        expected = f"{width} columns" if width is not None else "2 axes"
+        raise ShapeError(
+            f"{joined(prefix, part)}.weight is {shape_text(weight.shape)}; expected {expected}",
+            f"{joined(prefix, part)}.weight es {shape_text(weight.shape)}; se esperaban "
+            f"{expected.replace('columns', 'columnas').replace('axes', 'ejes')}",
+        )
+    bias = optional_named(state, prefix, f"{part}.bias")
+    if bias is not None:
+        expect_shape(bias, (weight.shape[0],), f"{joined(prefix, part)}.bias")
+    return weight.T, bias
+
+
+def bert_attention(state: Mapping[str, Any], prefix: str) -> LayerWeights:
+    params: dict[str, np.ndarray] = {}
+    sources: dict[str, str] = {}
+    width = None
+    for short, part in (
+        ("q", "self.query"),
+        ("k", "self.key"),
+        ("v", "self.value"),
+        ("o", "output.dense"),
+    ):
+        weight, bias = linear(state, prefix, part, "BERT", width)
+        width = weight.shape[1] if short == "q" else width
+        params[f"w_{short}"], sources[f"w_{short}"] = weight, joined(prefix, f"{part}.weight")
+        if bias is not None:
+            params[f"b_{short}"], sources[f"b_{short}"] = bias, joined(prefix, f"{part}.bias")
+    known = BERT_NAMES + BERT_OUTSIDE
+    return LayerWeights("bert", params, sources, _unread(state, prefix, known))
+
+
+def conv1d(
+    state: Mapping[str, Any], prefix: str, part: str, columns: int | None = None
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """GPT-2's Conv1D: the weight is d_in × d_out already."""
+    weight = get_named(state, prefix, f"{part}.weight", "GPT-2")
+    if weight.ndim != 2 or (columns is not None and weight.shape[1] != columns):
+        raise ShapeError(
+            f"{joined(prefix, part)}.weight is {shape_text(weight.shape)}; expected "
+            f"{columns if columns is not None else 'd_out'} columns",
+            f"{joined(prefix, part)}.weight es {shape_text(weight.shape)}; se esperaban "
+            f"{columns if columns is not None else 'd_out'} columnas",
+        )
+    bias = optional_named(state, prefix, f"{part}.bias")
+    if bias is not None:
+        expect_shape(bias, (weight.shape[1],), f"{joined(prefix, part)}.bias")
+    return weight, bias
+
+
+def gpt2_attention(state: Mapping[str, Any], prefix: str) -> LayerWeights:
+    params: dict[str, np.ndarray] = {}
+    sources: dict[str, str] = {}
+    weight, bias = conv1d(state, prefix, "c_attn")
+    name = joined(prefix, "c_attn.weight")
+    expect_shape(weight, (weight.shape[0], 3 * weight.shape[0]), name)
+    for short, part in zip("qkv", _thirds(weight, name, 1), strict=True):
+        params[f"w_{short}"], sources[f"w_{short}"] = part, name
+    if bias is not None:
+        for short, part in zip("qkv", np.split(bias, 3), strict=True):
+            params[f"b_{short}"], sources[f"b_{short}"] = part, joined(prefix, "c_attn.bias")
+    out, out_bias = conv1d(state, prefix, "c_proj")
+    expect_shape(out, (weight.shape[0], out.shape[1]), joined(prefix, "c_proj.weight"))
+    params["w_o"], sources["w_o"] = out, joined(prefix, "c_proj.weight")
+    if out_bias is not None:
+        params["b_o"], sources["b_o"] = out_bias, joined(prefix, "c_proj.bias")
+    return LayerWeights("gpt2", params, sources, _unread(state, prefix, GPT2_NAMES + GPT2_BUFFERS))
+
+
+def _unread(state: Mapping[str, Any], prefix: str, known: tuple[str, ...]) -> tuple[str, ...]:
+    start = joined(prefix, "") if prefix else ""
+    return tuple(
+        name for name in state if name.startswith(start) and name[len(start) :] not in known
+    )
+
+
+READERS: dict[str, Callable[[Mapping[str, Any], str], LayerWeights]] = {
+    "mha": _mha,
+    "bert": bert_attention,
+    "gpt2": gpt2_attention,
+}
+
+
+def attention_weights(
+    state: Mapping[str, Any], prefix: str = "", kind: str | None = None
+) -> LayerWeights:
+    """One attention layer under `prefix`, in attn's names; the layout (kind) is found by
+    its names unless given."""
+    prefix = prefix.rstrip(".")
+    kind = kind or detect_kind(list(state), prefix)
+    if kind is None:
+        found = attention_prefixes(list(state))
+        hint = (
+            f"the file holds attention layers under {', '.join(found[:3])}"
+            + (" …" if len(found) > 3 else "")
+            + "; pick one with its prefix"
+            if found
+            else "expected in_proj_weight (nn.MultiheadAttention), "
+            "self.query.weight (BERT) or c_attn.weight (GPT-2)"
+        )
+        pista = (
+            f"el archivo tiene capas de atención bajo {', '.join(found[:3])}"
+            + (" …" if len(found) > 3 else "")
+            + "; elige una con su prefijo"
+            if found
+            else "se esperaba in_proj_weight (nn.MultiheadAttention), "
+            "self.query.weight (BERT) o c_attn.weight (GPT-2)"
+        )
+        where = f"under {prefix!r}" if prefix else "at the top level"
+        donde = f"bajo {prefix!r}" if prefix else "en el nivel superior"
+        raise InputError(
+            f"no attention layer {where}: {hint}", f"no hay capa de atención {donde}: {pista}"
+        )
+    if kind not in READERS:
+        raise InputError(
+            f"unknown layout {kind!r}; one of {', '.join(KINDS)}",
+            f"disposición desconocida {kind!r}; una de {', '.join(KINDS)}",
+        )
+    return READERS[kind](state, prefix)

@@ -1,0 +1,270 @@
+"""A pretrained model on this machine: found by folder or by name, checked, and read.
+
+    model = load_model("all-MiniLM-L6-v2", layers=4)   # a Model: folder, architecture,
+    encoded = model.tokenizer.encode("the keys …")      # network (the first 4 layers),
+    run = forward(model.network, encoded.ids)           # tokenizer (core.transformer.forward)
+
+A model is a folder in the layout transformers saves: config.json, model.safetensors (or
+shards with model.safetensors.index.json), and tokenizer.json and/or vocab.txt. A name is
+looked up, never downloaded, in the Hugging Face cache (HF_HUB_CACHE, HF_HOME/hub,
+~/.cache/huggingface/hub) and among installed Python packages that ship such a folder.
+Every refusal is one line.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from attncli.core.transformer import ACTIVATIONS, Architecture, Network
+from attncli.errors import InputError
+from attncli.reading.locate import find_model
+from attncli.reading.model_tokens import ModelTokenizer, load_tokenizer
+
+SUPPORTED = ("bert", "roberta", "gpt2")
+SAFETENSORS = "model.safetensors"
+INDEX = "model.safetensors.index.json"
+PICKLED = ("pytorch_model.bin", "pytorch_model.bin.index.json")
+
+
+@dataclass
+class Model:
+    """A model read from `folder`: its sizes, weights and tokenizer."""
+
+    name: str  # as the user gave it
+    folder: str
+    model_type: str
+    architecture: Architecture
+    network: Network
+    tokenizer: ModelTokenizer
+
+
+def read_config(folder: str) -> tuple[str, Architecture]:
+    """config.json's model_type and the architecture it describes; a missing or impossible
+    field, or an unsupported model_type, is refused in one line."""
+    path = os.path.join(folder, "config.json")
+    try:
+        with open(path, encoding="utf-8") as handle:
+            config = json.load(handle)
+    except FileNotFoundError:
+        raise InputError(
+            f"{folder} has no config.json; a model folder is as transformers saves it "
+            "(config.json, model.safetensors, tokenizer.json)",
+            f"{folder} no tiene config.json; una carpeta de modelo es como la guarda "
+            "transformers (config.json, model.safetensors, tokenizer.json)",
+        ) from None
+    except (OSError, ValueError) as error:
+        raise InputError(
+            f"{path} could not be read as JSON ({error})",
+            f"no se pudo leer {path} como JSON ({error})",
+        ) from None
+    if not isinstance(config, dict):
+        raise InputError(f"{path}: expected a JSON object", f"{path}: se esperaba un objeto JSON")
+    model_type = config.get("model_type")
+    if model_type not in SUPPORTED:
+        raise InputError(
+            f"{path}: model_type {model_type!r} is not supported; attn runs "
+            f"{', '.join(SUPPORTED)} (BERT-style encoders such as MiniLM, and GPT-2)",
+            f"{path}: model_type {model_type!r} no está soportado; attn ejecuta "
+            f"{', '.join(SUPPORTED)} (codificadores tipo BERT como MiniLM, y GPT-2)",
+        )
+    if model_type == "gpt2":
+        return model_type, _gpt2_architecture(config, path)
+    return model_type, _bert_architecture(config, path, model_type)
+
+
+def _field(config: dict[str, Any], name: str, path: str, default: Any = None) -> Any:
+    value = config.get(name, default)
+    if value is None:
+        raise InputError(
+            f"{path}: the field {name} is missing; the model's config.json must give it",
+            f"{path}: falta el campo {name}; el config.json del modelo debe darlo",
+        )
+    return value
+
+
+def _positive(config: dict[str, Any], name: str, path: str, default: Any = None) -> int:
+    value = _field(config, name, path, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InputError(
+            f"{path}: {name} is {value!r}; expected a positive whole number",
+            f"{path}: {name} es {value!r}; se esperaba un número entero positivo",
+        )
+    return value
+
+
+def _epsilon(config: dict[str, Any], name: str, path: str, default: float) -> float:
+    value = _field(config, name, path, default)
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not (math.isfinite(value) and value > 0)
+    ):
+        raise InputError(
+            f"{path}: {name} is {value!r}; expected a small positive number such as 1e-12",
+            f"{path}: {name} es {value!r}; se esperaba un número positivo pequeño como 1e-12",
+        )
+    return float(value)
+
+
+def _activation(config: dict[str, Any], name: str, path: str, default: str) -> str:
+    value = _field(config, name, path, default)
+    if value not in ACTIVATIONS:
+        raise InputError(
+            f"{path}: {name} {value!r} is not supported; one of {', '.join(ACTIVATIONS)}",
+            f"{path}: {name} {value!r} no está soportada; una de {', '.join(ACTIVATIONS)}",
+        )
+    return str(value)
+
+
+def _divides(width: int, heads: int, path: str, names: tuple[str, str]) -> None:
+    if width % heads:
+        raise InputError(
+            f"{path}: {names[0]} {width} does not divide into {names[1]} {heads} heads",
+            f"{path}: {names[0]} {width} no se divide en {names[1]} {heads} cabezas",
+        )
+
+
+def _bert_architecture(config: dict[str, Any], path: str, model_type: str) -> Architecture:
+    width = _positive(config, "hidden_size", path)
+    heads = _positive(config, "num_attention_heads", path)
+    _divides(width, heads, path, ("hidden_size", "num_attention_heads"))
+    kind = config.get("position_embedding_type", "absolute")
+    if kind != "absolute":
+        raise InputError(
+            f"{path}: position_embedding_type {kind!r} is not supported; attn runs 'absolute'",
+            f"{path}: position_embedding_type {kind!r} no está soportado; attn ejecuta 'absolute'",
+        )
+    offset = 0
+    if model_type == "roberta":
+        pad = config.get("pad_token_id", 1)
+        if isinstance(pad, bool) or not isinstance(pad, int) or pad < 0:
+            raise InputError(
+                f"{path}: pad_token_id is {pad!r}; expected a whole number ≥ 0",
+                f"{path}: pad_token_id es {pad!r}; se esperaba un número entero ≥ 0",
+            )
+        offset = pad + 1  # RoBERTa counts positions from padding_idx + 1
+    positions = _positive(config, "max_position_embeddings", path)
+    if positions <= offset:
+        raise InputError(
+            f"{path}: max_position_embeddings {positions} leaves no position after the "
+            f"padding offset {offset}",
+            f"{path}: max_position_embeddings {positions} no deja posiciones tras el "
+            f"desplazamiento de relleno {offset}",
+        )
+    return Architecture(
+        family=model_type,
+        layers=_positive(config, "num_hidden_layers", path),
+        heads=heads,
+        d_model=width,
+        max_positions=positions,
+        activation=_activation(config, "hidden_act", path, "gelu"),
+        eps=_epsilon(config, "layer_norm_eps", path, 1e-12),
+        position_offset=offset,
+    )
+
+
+def _gpt2_architecture(config: dict[str, Any], path: str) -> Architecture:
+    width = _positive(config, "n_embd", path)
+    heads = _positive(config, "n_head", path)
+    _divides(width, heads, path, ("n_embd", "n_head"))
+    for name, expected in (
+        ("scale_attn_weights", True),
+        ("scale_attn_by_inverse_layer_idx", False),
+    ):
+        if config.get(name, expected) is not expected:
+            raise InputError(
+                f"{path}: {name} is {config[name]!r}; attn runs GPT-2 with {expected}",
+                f"{path}: {name} es {config[name]!r}; attn ejecuta GPT-2 con {expected}",
+            )
+    return Architecture(
+        family="gpt2",
+        layers=_positive(config, "n_layer", path),
+        heads=heads,
+        d_model=width,
+        max_positions=_positive(config, "n_positions", path),
+        activation=_activation(config, "activation_function", path, "gelu_new"),
+        eps=_epsilon(config, "layer_norm_epsilon", path, 1e-5),
+    )
+
+
+def weight_files(folder: str) -> list[str]:
+    """The safetensors file, or the shards its index names; pickle files are refused."""
+    single = os.path.join(folder, SAFETENSORS)
+    if os.path.isfile(single):
+        return [single]
+    index = os.path.join(folder, INDEX)
+    if os.path.isfile(index):
+        try:
+            with open(index, encoding="utf-8") as handle:
+                weight_map = json.load(handle)["weight_map"]
+            shards = sorted(set(weight_map.values()))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+            raise InputError(
+                f"{index} could not be read ({error}); expected its weight_map of shards",
+                f"no se pudo leer {index} ({error}); se esperaba su weight_map de fragmentos",
+            ) from None
+        paths = [os.path.join(folder, shard) for shard in shards]
+        for path in paths:
+            if not os.path.isfile(path):
+                raise InputError(
+                    f"{path} is named by {INDEX} but missing; download the model again",
+                    f"{path} figura en {INDEX} pero falta; descarga el modelo de nuevo",
+                )
+        return paths
+    for pickled in PICKLED:
+        if os.path.isfile(os.path.join(folder, pickled)):
+            hint = (
+                'python -c "from transformers import AutoModel; m = AutoModel.from_pretrained'
+                f"('{folder}'); m.save_pretrained('{folder}')\""
+            )
+            raise InputError(
+                f"{folder} has only {pickled}, a pickle file, which can run code when it is "
+                f"opened, and attn never opens one; convert it once where torch is: {hint}",
+                f"{folder} solo tiene {pickled}, un archivo pickle, que puede ejecutar código al "
+                f"abrirse, y attn nunca abre uno; conviértelo una vez donde esté torch: {hint}",
+            )
+    raise InputError(
+        f"{folder} has no {SAFETENSORS}: attn reads a model's weights from safetensors",
+        f"{folder} no tiene {SAFETENSORS}: attn lee los pesos de un modelo en safetensors",
+    )
+
+
+def available_memory() -> int | None:
+    """The bytes of memory free to use (MemAvailable), where the system says."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def check_memory(needed: int, what: str) -> None:
+    """Refuse before reading when `needed` bytes are more than the memory free."""
+    free = available_memory()
+    if free is not None and needed > free:
+        raise InputError(
+            f"{what} needs about {needed / 2**20:,.0f} MiB and {free / 2**20:,.0f} MiB of "
+            "memory are free; close other programs or pick a smaller model",
+            f"{what} necesita unos {needed / 2**20:,.0f} MiB y hay {free / 2**20:,.0f} MiB de "
+            "memoria libres; cierra otros programas o elige un modelo más pequeño",
+        )
+
+
+def load_model(name: str, layers: int | None = None) -> Model:
+    """Find, check and read a model: its first `layers` layers (all by default)."""
+    from attncli.reading.model_weights import network
+    from attncli.reading.tensor_files import open_safetensors
+
+    folder = find_model(name)
+    model_type, arch = read_config(folder)
+    tokenizer = load_tokenizer(folder, model_type, arch.positions)
+    tensors = open_safetensors(weight_files(folder))
+    check_memory(tensors.nbytes, f"the model in {folder}")
+    return Model(name, folder, model_type, arch, network(tensors, arch, layers), tokenizer)

