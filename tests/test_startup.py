@@ -12,7 +12,8 @@ PROBE = """
 import os, sys
 leave = os._exit  # attn ends with os._exit, after which nothing runs: report before it
 WATCHED = ("rich", "typer", "matplotlib", "threadpoolctl", "attncli.core.gradients",
-           "attncli.present.render")
+           "attncli.present.render", "safetensors", "tokenizers", "attncli.reading.model",
+           "attncli.core.transformer")
 def report_then_leave(status):
     loaded = sorted(name for name in WATCHED if name in sys.modules)
     sys.stderr.write("LOADED " + " ".join(loaded) + "\\n")
@@ -49,6 +50,9 @@ def test_no_json_run_imports_rich(args):
     loaded = _loaded(*args)
     assert "rich" not in loaded and "attncli.present.render" not in loaded, loaded
     assert "matplotlib" not in loaded
+    # the model path's packages load only with --model
+    assert not loaded & {"safetensors", "tokenizers", "attncli.reading.model",
+                         "attncli.core.transformer"}, loaded  # fmt: skip
     if args[0] != "grad":
         assert "attncli.core.gradients" not in loaded
     if args[0] != "compare-scores":
