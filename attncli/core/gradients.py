@@ -163,11 +163,19 @@ def attention_backward(
     weights: np.ndarray,
     grad_output: np.ndarray,
     divisor: float,
+    grad_weights: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """∂ℓ/∂Q, ∂ℓ/∂K, ∂ℓ/∂V of softmax(Q Kᵀ / divisor) V, with an optional head axis."""
-    # [..., T_q, d_k], [..., T_k, d_k], [..., T_k, d_v], [..., T_q, T_k], [..., T_q, d_v]
-    grad_weights = grad_output @ np.swapaxes(values, -1, -2)
-    grad_scores = softmax_backward(weights, grad_weights) / divisor
+    """∂ℓ/∂Q, ∂ℓ/∂K, ∂ℓ/∂V of softmax(Q Kᵀ / divisor) V, with an optional head axis.
+
+    `grad_weights` is a gradient that reaches the weights directly (a loss on α itself, as
+    attn train's); it is added to the one that comes back from the output.
+    """
+    # [..., T_q, d_k], [..., T_k, d_k], [..., T_k, d_v], [..., T_q, T_k], [..., T_q, d_v],
+    # [..., T_q, T_k] -> [..., T_q, d_k], [..., T_k, d_k], [..., T_k, d_v]
+    through_output = grad_output @ np.swapaxes(values, -1, -2)
+    if grad_weights is not None:
+        through_output = through_output + grad_weights
+    grad_scores = softmax_backward(weights, through_output) / divisor
     return (
         grad_scores @ keys,
         np.swapaxes(grad_scores, -1, -2) @ queries,
@@ -219,8 +227,10 @@ def selfattn_backward(
     concat: np.ndarray | None,
     grad_output: np.ndarray,
     divisor: float,
+    grad_weights: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
-    """∂ℓ/∂ of every input of a self-attention layer from ∂ℓ/∂output.
+    """∂ℓ/∂ of every input of a self-attention layer from ∂ℓ/∂output (and from ∂ℓ/∂α when
+    `grad_weights` [T_q, T_k] or [h, T_q, T_k] is given: a loss on the weights).
 
     With X and projections: grad_x and grad_w_q, grad_w_k, grad_w_v (grad_w_o with W^O)
     and grad_b_… for each bias; without projections (Q = K = V = X): grad_x; with Q, K, V
@@ -241,7 +251,9 @@ def selfattn_backward(
             joined = grad_output @ w_o.T
         heads = queries.shape[0]
         grad_heads = joined.reshape(joined.shape[0], heads, -1).transpose(1, 0, 2)
-    grad_q, grad_k, grad_v = attention_backward(queries, keys, values, weights, grad_heads, divisor)
+    grad_q, grad_k, grad_v = attention_backward(
+        queries, keys, values, weights, grad_heads, divisor, grad_weights
+    )
     if concat is not None:
         grad_q, grad_k, grad_v = merge_heads(grad_q), merge_heads(grad_k), merge_heads(grad_v)
     if x is None:
