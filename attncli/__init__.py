@@ -23,6 +23,7 @@ __all__ = [
     "compare_scores",
     "exercise",
     "grad",
+    "heads",
     "mix",
     "score",
     "selfattn",
@@ -32,12 +33,14 @@ __all__ = [
 if TYPE_CHECKING:
     from attncli.api.calculator import compare_scores, exercise, mix, score, softmax
     from attncli.api.grad import grad
+    from attncli.api.model import heads
     from attncli.api.selfattn import selfattn
     from attncli.errors import AttnError, InputError, OptionError, ShapeError
 
 _HOMES = {
     **dict.fromkeys(("compare_scores", "exercise", "mix", "score", "softmax"), "api.calculator"),
     "grad": "api.grad",
+    "heads": "api.model",
     "selfattn": "api.selfattn",
     **dict.fromkeys(("AttnError", "InputError", "OptionError", "ShapeError"), "errors"),
 }

@@ -55,9 +55,16 @@ def selfattn(
     valid_len: int | None = None,
     grad_output: ArrayLike | None = None,
     target: ArrayLike | None = None,
+    model: str | None = None,
+    layer: int | None = None,
+    head: int | None = None,
+    words: bool = False,
 ) -> SelfAttnResult:
     """Self-attention over a sentence (seeded embeddings) or a given X; or attention over
-    given queries, keys and values. W as d_in × d_out, applied as x @ W (from torch's
+    given queries, keys and values; or, with `model` (a folder or a name on this machine),
+    a pretrained model's own attention in `layer` (1-based, default the last), every head
+    or `head` alone, through its own tokenizer (see attncli.api.model.model_selfattn).
+    W as d_in × d_out, applied as x @ W (from torch's
     nn.Linear, pass weight.T); biases b_q, b_k, b_v, b_o are optional (zero when left
     out). With `heads`, d_k and d_v are the sizes per head (d_model / h by default), and
     the heads are joined through W^O unless `out_proj` is false. `mask` is 1 (or True)
@@ -77,6 +84,64 @@ def selfattn(
     >>> bool(abs(a.weights.sum(axis=1) - 1).max() < 1e-12)
     True
     """
+    if model is not None:
+        from attncli.api.model import model_selfattn
+
+        seeded = dict(locals())
+        defaults = {
+            "seed": 0,
+            "projections": True,
+            "out_proj": True,
+            "scale": True,
+            "causal": False,
+        }
+        for name in (
+            "x",
+            "queries",
+            "keys",
+            "values",
+            "tokens",
+            "w_q",
+            "w_k",
+            "w_v",
+            "w_o",
+            "x_q",
+            "x_kv",
+            "context",
+            "b_q",
+            "b_k",
+            "b_v",
+            "b_o",
+            "mask",
+            "key_padding_mask",
+            "d_model",
+            "d_k",
+            "d_v",
+            "norm",
+            "seed",
+            "heads",
+            "projections",
+            "out_proj",
+            "scale",
+            "scale_by",
+            "causal",
+            "valid_len",
+            "grad_output",
+            "target",
+        ):
+            if seeded[name] is not defaults.get(name) and seeded[name] != defaults.get(name):
+                raise OptionError(
+                    f"{name} shapes the seeded layer and does not apply with model=, whose "
+                    "tokenizer, sizes and weights are the model's own; leave it out",
+                    f"{name} da forma a la capa sembrada y no vale con model=, cuyo "
+                    "tokenizador, tamaños y pesos son los del modelo; quítalo",
+                )
+        return model_selfattn(sentence, model, layer=layer, head=head, words=words)
+    if layer is not None or head is not None or words:
+        raise OptionError(
+            "layer=, head= and words= pick from a pretrained model; add model=",
+            "layer=, head= y words= eligen de un modelo preentrenado; añade model=",
+        )
     document = as_document(
         x=x,
         queries=queries,

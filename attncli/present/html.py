@@ -91,6 +91,15 @@ def html_of(result: Result, fmt: Format | None = None) -> str:
             count=len(result.tokens),
         )
         return _table(caption, ["", fmt.say("key"), fmt.say("value")], problem)
+    from attncli.results.model import HeadsResult
+
+    if isinstance(result, HeadsResult):
+        ranked = [
+            (str(rank), [str(e.layer), str(e.head), fmt.number(e.weight, 3, whole_bare=False)])
+            for rank, e in enumerate(result.ranking[: result.shown], start=1)
+        ]
+        header = ["", fmt.say("heads_layer"), fmt.say("heads_head"), fmt.say("heads_weight")]
+        return _table(f"{result.model}: {result.asked}", header, ranked)
     document = result.to_document()
     figures = [
         (str(entry["method"]), [fmt.count(entry[k]) for k in ("params", "mult_adds", "tanh")])

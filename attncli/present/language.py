@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from attncli.present.model_language import MODEL_PHRASES
+
 LANGUAGES = ("en", "es")
 
 # key -> (English, Spanish); {name} fields are filled by say().
@@ -308,6 +310,7 @@ PHRASES: dict[str, tuple[str, str]] = {
     # errors
     "error": ("attn: error: {message}", "attn: error: {message}"),
 }
+PHRASES.update(MODEL_PHRASES)  # attn selfattn --model and attn heads
 
 
 # Click's usage errors, which it writes in English, as (pattern, Spanish replacement).

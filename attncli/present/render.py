@@ -78,15 +78,30 @@ def _list_notes(count: int, fmt: Format) -> list[str]:
     return [fmt.say("elided_rows", mark=ELLIPSIS, rows=LIST_ROWS, all_rows=count)]
 
 
+LONG_SUM = 2 * VECTOR_ITEMS  # a sum of more terms keeps only its first two and its last
+
+
 def _dot_terms(terms: list[tuple[float, float]], fmt: Format) -> str:
     """'1×2 + 0×1', negatives in brackets as on paper: '1.17×(-0.84)'; a long sum keeps its
-    first and last terms around '…'."""
+    first and last terms around '…', a very long one (a real model's 32 or 64) its first two
+    and last around how many are left out, so a row stays a few lines at 80 columns."""
+
+    def term(index: int) -> str:
+        return f"{_factor(terms[index][0], fmt)}×{_factor(terms[index][1], fmt)}"
+
+    if len(terms) > LONG_SUM:  # the note under the table says how many "…" stands for
+        return " + ".join([term(0), term(1), ELLIPSIS, term(len(terms) - 1)])
     return " + ".join(
-        ELLIPSIS
-        if index is None
-        else f"{_factor(terms[index][0], fmt)}×{_factor(terms[index][1], fmt)}"
+        ELLIPSIS if index is None else term(index)
         for index in shown_indices(len(terms), VECTOR_ITEMS)
     )
+
+
+def _key_text(key: Sequence[float], fmt: Format) -> str:
+    """A key as the course writes it; a very long one as its first two and last numbers."""
+    if len(key) > LONG_SUM:
+        return ", ".join([fmt.number(key[0]), fmt.number(key[1]), ELLIPSIS, fmt.number(key[-1])])
+    return fmt.vector(key)
 
 
 def score_steps_table(steps: ScoreSteps, fmt: Format) -> RenderableType:
@@ -110,7 +125,7 @@ def score_steps_table(steps: ScoreSteps, fmt: Format) -> RenderableType:
         table.add_column(f"÷ {shown if root else fmt.number(steps.divisor)}")
     table.add_column(fmt.say("score"), justify="right")
     for row in _listed(steps.rows, table, fmt):
-        cells: list[RenderableType] = [safe_label(row.token), fmt.vector(row.key)]
+        cells: list[RenderableType] = [safe_label(row.token), _key_text(row.key, fmt)]
         if row.transformed is not None:
             cells.append(fmt.computed(fmt.vector(row.transformed)))
         cells.append(fmt.computed(f"{_dot_terms(row.terms, fmt)} = {fmt.number(row.total)}"))
@@ -118,7 +133,10 @@ def score_steps_table(steps: ScoreSteps, fmt: Format) -> RenderableType:
             cells.append(fmt.computed(f"{fmt.number(row.total)} ÷ {fmt.number(steps.divisor)}"))
         cells.append(fmt.computed(fmt.number(row.score)))
         table.add_row(*cells)
-    return _titled(heading, table, _list_notes(len(steps.rows), fmt))
+    notes = _list_notes(len(steps.rows), fmt)
+    if len(steps.query) > LONG_SUM and steps.method in ("dot", "scaled"):
+        notes.append(fmt.say("more_terms", count=len(steps.query) - 3, total=len(steps.query)))
+    return _titled(heading, table, notes)
 
 
 def softmax_steps_table(steps: SoftmaxSteps, fmt: Format) -> RenderableType:

@@ -52,11 +52,12 @@ def params_formula(projections: dict[str, Any]) -> str:
 
 
 def selfattn_view(
-    result: SelfAttnResult, fmt: Format, show: frozenset[str] = frozenset()
+    result: SelfAttnResult, fmt: Format, show: frozenset[str] = frozenset(), columns: int = 8
 ) -> list[RenderableType]:
     """What a terminal shows: the header, the score grid, the weight grid and the outputs,
     per head; the matrices X, W, Q, K, V and the shapes when `show` asks for them. Of a
-    batch, the first sequence, said so."""
+    batch, the first sequence, said so. A grid shows at most `columns` keys (and fewer when
+    the terminal is narrow)."""
     if result.batch is not None:
         note = render.lines(fmt.say("batch_first", batch=result.batch), "")
         return [note, *selfattn_view(result.item(1), fmt, show)]
@@ -163,7 +164,9 @@ def selfattn_view(
         )
         return render.Group(
             *(
-                render.number_grid(heading, result.query_labels, result.tokens, scores, fmt)
+                render.number_grid(
+                    heading, result.query_labels, result.tokens, scores, fmt, max_columns=columns
+                )
                 for heading, scores in per_head
             )
         )
@@ -189,6 +192,7 @@ def selfattn_view(
                     fmt,
                     heat=True,
                     mask=mask,
+                    max_columns=columns,
                 )
                 for heading, weights, mask in per_head
             )

@@ -19,6 +19,7 @@ HOMES = {
     "mix": "calculator",
     "grad": "calculator",
     "selfattn": "selfattn",
+    "heads": "heads",
     "compare-scores": "compare",
     "exercise": "exercise",
 }

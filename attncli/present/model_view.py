@@ -1,0 +1,122 @@
+"""A pretrained model's attention as rich renderables: one layer (the seeded layer's screen
+under the model's own header, or the grid between words), and the ranked heads."""
+
+from __future__ import annotations
+
+from rich.console import RenderableType
+
+from attncli.present import render
+from attncli.present.format import Format
+from attncli.present.selfattn_view import divisor_text, packed, selfattn_view
+from attncli.results.model import HeadsResult, ModelAttnResult
+
+MODEL_COLUMNS = 16  # a real sentence's keys shown in a grid, as far as the terminal allows
+
+
+def model_header(result: ModelAttnResult, fmt: Format, show: frozenset[str]) -> RenderableType:
+    """Which model, layer and head; the sizes; that the weights are trained."""
+    s = result.source
+    heads = (
+        fmt.say("model_heads", heads=s.heads)
+        if s.head is None
+        else fmt.say("model_head", head=s.head, heads=s.heads)
+    )
+    first = fmt.say(
+        "model_layer", model=s.name, kind=s.model_type, layer=s.layer, layers=s.layers, heads=heads
+    )
+    t = len(result.tokens)
+    sizes = [fmt.say("tokens_count", count=t)]
+    sizes += [f"{name} = {value}" for name, value in result.sizes.items()]
+    sizes.append(fmt.say("divided_by", divisor=divisor_text(result, fmt)))
+    if result.causal:
+        sizes.append(fmt.say("model_causal"))
+    after = fmt.say("model_after_norm") if s.model_type == "gpt2" else ""
+    lines = [first, *packed(sizes), fmt.say("model_input", layer=s.layer, after=after)]
+    lines.append(fmt.say("model_trained"))
+    if not show:
+        lines.append(fmt.say("model_hint" if s.head is None else "model_head_hint"))
+    return render.lines(*lines, "")
+
+
+def word_grids(result: ModelAttnResult, fmt: Format) -> list[RenderableType]:
+    """The weight grid between words, per head, and the rule that merged it."""
+    assert result.words is not None and result.word_weights is not None
+    weights = result.word_weights
+    title = fmt.say("model_word_weights")
+    per_head = (
+        [(title, weights)]
+        if weights.ndim == 2
+        else [(fmt.say("head", head=h + 1, title=title), weights[h]) for h in range(len(weights))]
+    )
+    grids: list[RenderableType] = [
+        render.number_grid(
+            heading, result.words, result.words, grid, fmt, heat=True, max_columns=MODEL_COLUMNS
+        )
+        for heading, grid in per_head
+    ]
+    return [*grids, render.lines(fmt.say("model_words"))]
+
+
+def model_selfattn_view(
+    result: ModelAttnResult, fmt: Format, show: frozenset[str] = frozenset()
+) -> list[RenderableType]:
+    """The model's header, then the seeded layer's screen on the real layer (score grid,
+    weight grid, output, and what `show` asks for); with words, the grid between words."""
+    header = model_header(result, fmt, show)
+    if result.words is not None:
+        return [header, *word_grids(result, fmt)]
+    return [header, *selfattn_view(result, fmt, show, columns=MODEL_COLUMNS)[1:]]
+
+
+def heads_view(result: HeadsResult, fmt: Format) -> list[RenderableType]:
+    """The heads ranked, highest first: the first ten, or all."""
+    from rich import box
+
+    from attncli.present.drawn import PlainTable
+
+    if result.pattern is not None:
+        asked = fmt.say(f"heads_pattern.{result.pattern}")
+    else:
+        assert result.source is not None and result.target is not None
+        asked = fmt.say(
+            "heads_from_to",
+            source=result.tokens[result.source],
+            start=result.source + 1,
+            target=result.tokens[result.target],
+            end=result.target + 1,
+        )
+    table = PlainTable(box=box.SIMPLE_HEAVY)
+    for key, justify in (
+        ("heads_rank", "right"),
+        ("heads_layer", "right"),
+        ("heads_head", "right"),
+        ("heads_weight", "right"),
+    ):
+        table.add_column(fmt.say(key), justify=justify)  # type: ignore[arg-type]
+    table.add_column("")
+    shown = result.ranking if result.shown is None else result.ranking[: result.shown]
+    top = max((entry.weight for entry in result.ranking), default=0.0) or 1.0
+    for rank, entry in enumerate(shown, start=1):
+        bar = "█" * max(0, round(20 * entry.weight / top)) if entry.weight > 0 else ""
+        table.add_row(
+            str(rank),
+            str(entry.layer),
+            str(entry.head),
+            fmt.number(entry.weight, 3, whole_bare=False),
+            bar,
+        )
+    tokens = " ".join(result.tokens)
+    lines = [
+        fmt.say("heads_title", model=result.model, asked=asked),
+        fmt.say("heads_tokens", tokens=tokens),
+    ]
+    below = []
+    if len(shown) < len(result.ranking):
+        more = len(result.ranking) - len(shown)
+        below.append(fmt.say("heads_more", more=more, total=len(result.ranking)))
+    best = result.ranking[0]
+    token = result.tokens[result.source] if result.source is not None else result.tokens[-1]
+    below.append(
+        fmt.say("heads_next", model=result.model, layer=best.layer, head=best.head, token=token)
+    )
+    return [render.lines(*lines), table, render.lines(*below)]

@@ -1,0 +1,154 @@
+"""The results of a pretrained model's attention: one layer (every head, or one), and the
+heads of every layer ranked by a weight."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from attncli.results.base import Result
+from attncli.results.selfattn import SelfAttnResult
+
+if TYPE_CHECKING:
+    from attncli.explain.steps import Step
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """Which model, which layer and which head a result comes from."""
+
+    name: str  # as the user gave it
+    folder: str
+    model_type: str  # bert, roberta, gpt2
+    layer: int  # 1-based
+    layers: int
+    heads: int  # heads per layer in the model
+    head: int | None  # 1-based; None: every head
+    ids: tuple[int, ...]  # the token ids
+
+
+@dataclass(frozen=True, repr=False, kw_only=True, eq=False)
+class ModelAttnResult(SelfAttnResult):
+    """A pretrained model's self-attention in one layer, as SelfAttnResult holds the seeded
+    layer's: X is what the layer's attention reads (GPT-2: after its first LayerNorm), the
+    projections are the layer's own (of head H alone with `head`), the tokens the model's
+    own. With `head`, output is that head's mix A V [T, d_v]; without, the layer's attention
+    output after W^O [T, d_model].
+
+    With words, `word_weights` [h, W, W] or [W, W] merges the word pieces: a word's row is
+    the mean of its pieces' rows (so it still sums to 1), its column the sum of its pieces'
+    columns."""
+
+    source: ModelSource
+    words: tuple[str, ...] | None = None
+    word_groups: tuple[tuple[int, ...], ...] | None = None  # each word's token positions
+    word_weights: np.ndarray | None = None
+
+    def __repr__(self) -> str:
+        s = self.source
+        head = f", head={s.head}" if s.head is not None else ""
+        return (
+            f"ModelAttnResult(model={s.name!r}, layer={s.layer}{head}, "
+            f"tokens={list(self.tokens)}, weights={self.weights.shape})"
+        )
+
+    def to_document(self) -> dict[str, Any]:
+        s = self.source
+        document: dict[str, Any] = {
+            "model": s.name,
+            "model_type": s.model_type,
+            "layer": s.layer,
+            "layers": s.layers,
+            "head": s.head,
+            "heads": s.heads,
+            "tokens": list(self.tokens),
+            "ids": list(s.ids),
+        }
+        if self.words is not None and self.word_groups is not None:
+            document["words"] = list(self.words)
+            document["word_pieces"] = [list(g) for g in self.word_groups]
+            document["word_weights"] = self.word_weights
+        document.update(self.sizes, divisor=self.divisor, causal=self.causal)
+        document.update(
+            queries=self.queries,
+            keys=self.keys,
+            values=self.values,
+            scores=self.scores,
+            weights=self.weights,
+            output=self.output,
+        )
+        return document
+
+    def steps(self, row: int | None = None, token: str | None = None, head: int = 1) -> list[Step]:
+        """One row of the head shown (the layer's head `head` when every head is held)."""
+        return super().steps(row, token, head if self.source.head is None else 1)
+
+
+@dataclass(frozen=True)
+class HeadWeight:
+    """One head's weight on what was asked (1-based layer and head)."""
+
+    layer: int
+    head: int
+    weight: float
+
+
+@dataclass(frozen=True, repr=False, kw_only=True, eq=False)
+class HeadsResult(Result):
+    """Every (layer, head) of a model ranked by one weight, highest first: the weight from
+    one token to another, or a pattern's mean weight (previous, first, self) over rows."""
+
+    model: str
+    model_type: str
+    tokens: tuple[str, ...]
+    ranking: tuple[HeadWeight, ...]  # highest first
+    source: int | None = None  # the query token's position (0-based), for --from/--to
+    target: int | None = None  # the key token's position (0-based)
+    pattern: str | None = None  # previous, first or self
+    shown: int | None = 10  # how many a terminal shows; None: all
+
+    def __repr__(self) -> str:
+        best = self.ranking[0]
+        return (
+            f"HeadsResult(model={self.model!r}, heads={len(self.ranking)}, best=layer "
+            f"{best.layer} head {best.head}: {best.weight:.3f})"
+        )
+
+    @property
+    def asked(self) -> str:
+        """What was ranked, as a short phrase: «are → keys» or the pattern's name."""
+        if self.pattern is not None:
+            return self.pattern
+        assert self.source is not None and self.target is not None
+        return f"{self.tokens[self.source]} → {self.tokens[self.target]}"
+
+    def to_document(self) -> dict[str, Any]:
+        document: dict[str, Any] = {"model": self.model, "tokens": list(self.tokens)}
+        if self.pattern is not None:
+            document["pattern"] = self.pattern
+        else:
+            assert self.source is not None and self.target is not None
+            document.update(
+                {
+                    "from": self.tokens[self.source],
+                    "from_position": self.source + 1,
+                    "to": self.tokens[self.target],
+                    "to_position": self.target + 1,
+                }
+            )
+        document["heads"] = [
+            {"layer": h.layer, "head": h.head, "weight": h.weight} for h in self.ranking
+        ]
+        return document
+
+    def steps(self, row: int | None = None, token: str | None = None) -> list[Step]:
+        from attncli.errors import OptionError
+
+        raise OptionError(
+            "attn heads ranks heads and has no steps; explain one with "
+            "attn selfattn SENTENCE --model M --layer L --head H --steps",
+            "attn heads ordena cabezas y no tiene pasos; explica una con "
+            "attn selfattn FRASE --model M --layer L --head H --steps",
+        )
