@@ -215,7 +215,7 @@ def mix_document(document: Document) -> MixResult:
         single=rows.single,
         row_labels=tuple(rows.row_labels),
         column_labels=tuple(rows.column_labels),
-        carried=dict(document),
+        carried=carried_values(document, values.shape[0]),
         weight_grid=rows.matrix,
         values=values,
         output_grid=check_finite(output, "output"),

@@ -46,6 +46,7 @@ def selfattn(
     d_v: int | None = None,
     norm: float | None = None,
     seed: int = 0,
+    draw_missing: bool = False,
     heads: int | None = None,
     projections: bool = True,
     out_proj: bool = True,
@@ -66,9 +67,11 @@ def selfattn(
     or `head` alone, through its own tokenizer (see attncli.api.model.model_selfattn).
     W as d_in × d_out, applied as x @ W (from torch's
     nn.Linear, pass weight.T); biases b_q, b_k, b_v, b_o are optional (zero when left
-    out). With `heads`, d_k and d_v are the sizes per head (d_model / h by default), and
-    the heads are joined through W^O unless `out_proj` is false. `mask` is 1 (or True)
-    where query i may look at key j (torch's boolean attn_mask is the opposite);
+    out). Given some of w_q, w_k, w_v, w_o, the others must be given too, or drawn from
+    `seed` with `draw_missing`. With `heads`, d_k and d_v are the sizes per head
+    (d_model / h by default), and the heads are joined through W^O unless `out_proj` is
+    false. `mask` is 1 (or True) where query i may look at key j (torch's boolean
+    attn_mask is the opposite);
     `key_padding_mask` is torch's: true for a padding key, per key or per sequence of a batch;
     `valid_len` masks the keys from that count on (padding); `scale_by` divides the
     scores by a number of your choosing instead of √d_k. Cross-attention: the queries
@@ -171,6 +174,7 @@ def selfattn(
         d_v=d_v,
         norm=norm,
         seed=seed,
+        draw_missing=draw_missing,
         heads=heads,
         projections=projections,
         out_proj=out_proj,

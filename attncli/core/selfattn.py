@@ -81,7 +81,8 @@ def attend(
     cells are masked (weight 0).
 
     The divisor is √d_k unless given (1 for unscaled scores). A row with every cell masked
-    gets zero weights and a zero output (torch gives NaN there).
+    gets zero weights and a zero output (as torch's scaled_dot_product_attention; its
+    nn.MultiheadAttention gives NaN there).
     """
     # [..., T_q, d_k], [..., T_k, d_k], [..., T_k, d_v], mask [T_q, T_k] -> Attention
     scores = queries @ np.swapaxes(keys, -1, -2)

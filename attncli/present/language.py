@@ -157,6 +157,11 @@ PHRASES: dict[str, tuple[str, str]] = {
         "no significa nada; -i samples/llaves.json trae pesos puestos a mano para que «están» "
         "busque «llaves»",
     ),
+    "some_drawn": (
+        "{drawn} drawn from seed {seed} (--draw-missing), not trained; {given} from the input",
+        "{drawn} sacadas de la semilla {seed} (--draw-missing), no entrenadas; {given} de la "
+        "entrada",
+    ),
     "show_hint": (
         "--show x,w,q,k,v (or all) adds the matrices; --steps --token T explains a row",
         "--show x,w,q,k,v (o all) añade las matrices; --steps --token T explica una fila",

@@ -51,6 +51,26 @@ def params_formula(projections: dict[str, Any]) -> str:
     return " + ".join(terms)
 
 
+MATRIX_NAMES = {"w_q": "W^Q", "w_k": "W^K", "w_v": "W^V", "w_o": "W^O"}
+
+
+def drawn_lines(result: SelfAttnResult, fmt: Format) -> list[str]:
+    """Which projections were drawn from the seed: all of W^Q, W^K, W^V (a sentence, or
+    only X given), or exactly the ones --draw-missing drew beside the given ones."""
+    drawn = [MATRIX_NAMES[name] for name in MATRIX_NAMES if name in result.drawn]
+    given = [
+        MATRIX_NAMES[name]
+        for name in MATRIX_NAMES
+        if name in result.projections and name not in result.drawn
+    ]
+    if not drawn:
+        return []
+    if not given:
+        return [fmt.say("untrained", seed=result.seed)]
+    joined = {"drawn": ", ".join(drawn), "given": ", ".join(given)}
+    return [fmt.say("some_drawn", seed=result.seed, **joined)]
+
+
 def selfattn_view(
     result: SelfAttnResult, fmt: Format, show: frozenset[str] = frozenset(), columns: int = 8
 ) -> list[RenderableType]:
@@ -93,9 +113,7 @@ def selfattn_view(
                 key, formula=params_formula(result.projections), params=fmt.count(result.params)
             )
         lines = [*packed(parts), note]
-        drawn = [name for name in ("w_q", "w_k", "w_v") if name in result.drawn]
-        if drawn:
-            lines.append(fmt.say("untrained", seed=result.seed))
+        lines += drawn_lines(result, fmt)
         if not show and (result.x is not None or result.projections):
             lines.append(fmt.say("show_hint"))
         return render.lines(*lines, "")

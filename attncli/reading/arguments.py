@@ -71,8 +71,17 @@ def parse_number_args(arguments: list[str], field: str = "scores") -> list[float
 
 def parse_dks(text: str) -> list[int]:
     """'8,64,512' to [8, 64, 512], each at least 1."""
+    parts = text.split(",")
+    empty = [index for index, part in enumerate(parts, 1) if not part.strip()]
+    if empty and text.strip():
+        raise OptionError(
+            f"--d-k {text!r}: item {empty[0]} is empty; give a whole number between each "
+            "pair of commas, e.g. 8,64,512",
+            f"--d-k {text!r}: el elemento {empty[0]} está vacío; da un entero entre cada par "
+            "de comas, p. ej. 8,64,512",
+        )
     try:
-        values = [int(part) for part in text.split(",") if part.strip()]
+        values = [int(part) for part in parts if part.strip()]
     except ValueError:
         raise OptionError(
             f"--d-k {text!r}: expected whole numbers separated by commas, e.g. 8,64,512",

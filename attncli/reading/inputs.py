@@ -210,8 +210,8 @@ def mix_input(document: Document) -> tuple[Rows, np.ndarray]:
             f"{given_es} {count(grid.shape[1], 'number', 'es')} pero values tiene "
             f"{count(values.shape[0], 'row', 'es')} (un peso por fila de valores)",
         )
-    if "keys" in document and isinstance(document["keys"], list):
-        check_one_value_per_key(values.shape[0], len(document["keys"]))
+    if document.get("keys") is not None:  # carried forward: checked as any other input
+        check_one_value_per_key(values.shape[0], to_matrix(document["keys"], "keys").shape[0])
     column_labels = labels(document, values.shape[0], "values", "k")
     return Rows(
         grid, single, row_labels(document, grid.shape[0], single, "q"), column_labels
@@ -219,12 +219,16 @@ def mix_input(document: Document) -> tuple[Rows, np.ndarray]:
 
 
 def carried_values(document: Document, key_count: int) -> Document:
-    """The document to carry forward, its values (if any) checked: one row per key, finite."""
-    if document.get("values") is None:
-        return dict(document)
-    values = to_matrix(document["values"], "values")
-    check_one_value_per_key(values.shape[0], key_count)
-    return {**document, "values": values}
+    """The document to carry forward, its keys and values (if any) checked: finite numbers,
+    one value row per key (a -Infinity carried unchecked would come out as null, which the
+    next command reads as a masked cell)."""
+    carried = dict(document)
+    if document.get("keys") is not None:
+        carried["keys"] = to_matrix(document["keys"], "keys")
+    if document.get("values") is not None:
+        carried["values"] = to_matrix(document["values"], "values")
+        check_one_value_per_key(carried["values"].shape[0], key_count)
+    return carried
 
 
 # Fields that look like model weights attn does not use yet: refused, since dropping one

@@ -20,6 +20,7 @@ from attncli.reading.inputs import (
     row_labels,
 )
 from attncli.reading.masks import allowed_cells
+from attncli.reading.selfattn_fields import check_fields, unused_with_direct
 from attncli.reading.settings import SelfAttnSettings
 from attncli.reading.values import (
     Document,
@@ -82,6 +83,7 @@ def selfattn_input(
             "--context da las claves y valores para las consultas de una frase; da también la "
             "frase (o x_q y x_kv en -i FICHERO)",
         )
+    check_fields(document)
     refuse_biases(document, allowed=BIASES)
     # The gradient at the output goes with either kind of input.
     data = set(document) - {"grad_output", "target"}
@@ -167,6 +169,7 @@ def selfattn_input(
                     f"{shape_text(default.shape)} ({sizes})",
                 )
             weights[name] = given
+        _check_all_given(document, list(seeded), settings)
         weights.update(_biases(document, d_model, d_k, d_v, with_output))
     elif settings.heads is not None:
         raise InputError(
@@ -181,6 +184,24 @@ def selfattn_input(
     batch = x.shape[0] if x.ndim == 3 else None
     allowed = allowed_cells(document, len(query_tokens), len(tokens), settings.valid_len, batch)
     return SelfAttnInput(query_tokens, tokens, x, weights, drawn, None, norm, allowed, x_kv)
+
+
+def _check_all_given(document: Document, names: list[str], settings: SelfAttnSettings) -> None:
+    """Some of the layer's projections given and others not: refused, naming the missing
+    ones, unless --draw-missing asks for them to be drawn from the seed."""
+    given = [name for name in names if document.get(name) is not None]
+    missing = [name for name in names if document.get(name) is None]
+    if not given or not missing or settings.draw_missing or "output" in document:
+        return
+    listed = ", ".join(missing)
+    hint_en = ", or --no-out-proj" if missing == ["w_o"] else ""
+    hint_es = ", o --no-out-proj" if missing == ["w_o"] else ""
+    raise InputError(
+        f"the input gives {', '.join(given)} but not {listed}; give {listed} too{hint_en}, "
+        f"or --draw-missing to draw {listed} from --seed {settings.seed}",
+        f"la entrada da {', '.join(given)} pero no {listed}; da también {listed}{hint_es}, "
+        f"o --draw-missing para sacar {listed} de --seed {settings.seed}",
+    )
 
 
 def _cross_matrices(
@@ -341,6 +362,7 @@ def _columns(given: object) -> int | None:
 def _direct_input(document: Document, settings: SelfAttnSettings) -> SelfAttnInput:
     """Attention straight from given queries, keys and values (no X, no projections); with
     --heads h their columns are split into h heads."""
+    unused_with_direct(document)
     query_hint = ("give queries with keys and values", "da queries con keys y values")
     queries = to_matrix(require(document, "queries", query_hint), "queries")
     keys = to_matrix(require(document, "keys", KEYS_HINT), "keys")

@@ -18,6 +18,7 @@ class SelfAttnSettings:
     d_v: int | None = None  # columns of W^V per head [default: d_model / h]
     norm: float | None = None  # length of every seeded embedding [default: √d_model]
     seed: int = 0  # seed of the embeddings and of the projections left out
+    draw_missing: bool = False  # draw the projections a document leaves out, if it gives some
     heads: int | None = None  # h heads; None: one, without a head axis
     projections: bool = True  # False: Q = K = V = X
     out_proj: bool = True  # with heads: join them through W^O (torch's out_proj)

@@ -99,6 +99,18 @@ EmbeddingSeedOption = Annotated[
         es="Semilla de los embeddings y las proyecciones.",
     ),
 ]
+DrawMissingOption = Annotated[
+    bool,
+    Option(
+        "--draw-missing",
+        help="With -i FILE giving some of w_q, w_k, w_v, w_o: draw the others from --seed "
+        "(without it, a missing one is an error).",
+        es=(
+            "Con -i FICHERO que da algunas de w_q, w_k, w_v, w_o: saca las demás de --seed "
+            "(sin ella, que falte una es un error)."
+        ),
+    ),
+]
 NoProjOption = Annotated[
     bool,
     Option(
@@ -286,6 +298,7 @@ def selfattn(
     d_v: DVOption = None,
     norm: NormOption = None,
     seed: EmbeddingSeedOption = 0,
+    draw_missing: DrawMissingOption = False,
     no_proj: NoProjOption = False,
     no_scale: NoScaleOption = False,
     scale_by: ScaleByOption = None,
@@ -379,6 +392,7 @@ def selfattn(
         d_v=d_v,
         norm=norm,
         seed=seed,
+        draw_missing=draw_missing,
         heads=heads,
         projections=not no_proj,
         out_proj=not no_out_proj,

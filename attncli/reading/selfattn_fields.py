@@ -1,0 +1,172 @@
+"""The fields attn selfattn reads: every field of its input is used, passes through by
+design, or is refused in one line naming it (and the nearest name it does read), since a
+weight dropped silently would give a different number than the model's."""
+
+from __future__ import annotations
+
+from attncli.errors import InputError
+from attncli.reading.values import Document
+
+# What the layer reads from a document or an .npz archive.
+INPUTS = (
+    "x",
+    "x_q",
+    "x_kv",
+    "queries",
+    "keys",
+    "values",
+    "tokens",
+    "query_tokens",
+    "w_q",
+    "w_k",
+    "w_v",
+    "w_o",
+    "b_q",
+    "b_k",
+    "b_v",
+    "b_o",
+    "mask",
+    "key_padding_mask",
+    "grad_output",
+    "target",
+)
+# The layer's own outputs (results/selfattn.py): when a result is read back (it has an
+# `output`), they pass through; the layer computes them again from its inputs.
+OUTPUTS = frozenset(
+    {
+        "d_model",
+        "d_k",
+        "d_v",
+        "heads",
+        "scale",
+        "divisor",
+        "causal",
+        "projections",
+        "norm",
+        "seed",
+        "raw_scores",
+        "scores",
+        "weights",
+        "weights_mean",
+        "concat",
+        "output",
+        "params",
+        "loss",
+    }
+)
+# Settings a result writes down, which a hand-written document might mean as settings.
+OPTIONS = {
+    "heads": "--heads",
+    "d_model": "--d-model",
+    "d_k": "--d-k",
+    "d_v": "--d-v",
+    "scale": "--no-scale",
+    "divisor": "--scale S",
+    "causal": "--causal",
+    "norm": "--norm",
+    "seed": "--seed",
+    "projections": "--no-proj",
+}
+# Names a model's state dict uses, which attn selfattn does not read (yet): each with how
+# to give it instead.
+STATE_DICT = {
+    "in_proj_weight": (
+        "torch's packed W^Q, W^K, W^V (3E × E); give its three thirds of rows, each "
+        "transposed, as w_q, w_k, w_v",
+        "el W^Q, W^K, W^V empaquetado de torch (3E × E); da sus tres tercios de filas, cada "
+        "uno traspuesto, como w_q, w_k, w_v",
+    ),
+    "in_proj_bias": (
+        "give torch's in_proj_bias as b_q, b_k and b_v, its three thirds in that order",
+        "da el in_proj_bias de torch como b_q, b_k y b_v, sus tres tercios en ese orden",
+    ),
+    "q_proj_weight": ("give it transposed as w_q", "dalo traspuesto como w_q"),
+    "k_proj_weight": ("give it transposed as w_k", "dalo traspuesto como w_k"),
+    "v_proj_weight": ("give it transposed as w_v", "dalo traspuesto como w_v"),
+    "out_proj.weight": ("give it transposed as w_o", "dalo traspuesto como w_o"),
+    "out_proj.bias": ("give it as b_o", "dalo como b_o"),
+    "attn_mask": (
+        "torch's attn_mask is not read yet; give mask (1 where a query may look, 0 where "
+        "not: the opposite of a boolean attn_mask)",
+        "el attn_mask de torch aún no se lee; da mask (1 donde una consulta puede mirar, 0 "
+        "donde no: lo contrario de un attn_mask booleano)",
+    ),
+    "bias_k": (
+        "add_bias_kv's learned key row is not supported; leaving it out would give a "
+        "different number, so build the layer without add_bias_kv",
+        "la fila de clave aprendida de add_bias_kv no está soportada; quitarla daría otro "
+        "número, así que construye la capa sin add_bias_kv",
+    ),
+    "bias_v": (
+        "add_bias_kv's learned value row is not supported; leaving it out would give a "
+        "different number, so build the layer without add_bias_kv",
+        "la fila de valor aprendida de add_bias_kv no está soportada; quitarla daría otro "
+        "número, así que construye la capa sin add_bias_kv",
+    ),
+}
+
+
+def is_output(name: str) -> bool:
+    """A field the layer writes: its outputs and its gradients (grad_x, grad_w_q, …)."""
+    return name in OUTPUTS or (name.startswith("grad_") and name != "grad_output")
+
+
+def check_fields(document: Document) -> None:
+    """Refuse the first field attn selfattn would not use, in one line naming it and the
+    nearest field it reads."""
+    read_back = "output" in document  # a result of attn selfattn, read again
+    for name in document:
+        if name in INPUTS or (read_back and is_output(name)):
+            continue
+        raise unknown_field(name)
+
+
+def unknown_field(name: str) -> InputError:
+    """The one line for a field attn selfattn does not read."""
+    import difflib
+
+    shown = name if len(name) <= 40 else f"{name[:37]}..."
+    if name in STATE_DICT:
+        english, spanish = STATE_DICT[name]
+        return InputError(
+            f"{shown}: not a field attn selfattn reads; {english}",
+            f"{shown}: no es un campo que lea attn selfattn; {spanish}",
+        )
+    if name in OPTIONS:
+        option = OPTIONS[name]
+        return InputError(
+            f"{shown}: not a field attn selfattn reads; it is an option here, give {option} "
+            "(a whole result, with its output, passes it through)",
+            f"{shown}: no es un campo que lea attn selfattn; aquí es una opción, da {option} "
+            "(un resultado entero, con su output, lo deja pasar)",
+        )
+    lowered = {known.lower(): known for known in INPUTS}
+    near = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
+    if near:
+        hint_en = f"did you mean {lowered[near[0]]}?"
+        hint_es = f"¿querías decir {lowered[near[0]]}?"
+    elif is_output(name):
+        hint_en = "it is an output of the layer; remove it (or pass the whole result)"
+        hint_es = "es una salida de la capa; quítalo (o pasa el resultado entero)"
+    else:
+        hint_en = "it reads x (or x_q, x_kv, or queries, keys, values), w_q, w_k, w_v, w_o, …"
+        hint_es = "lee x (o x_q, x_kv, o queries, keys, values), w_q, w_k, w_v, w_o, …"
+    return InputError(
+        f"{shown}: not a field attn selfattn reads; {hint_en}",
+        f"{shown}: no es un campo que lea attn selfattn; {hint_es}",
+    )
+
+
+def unused_with_direct(document: Document) -> None:
+    """With queries, keys and values given directly there is no X to project: an x or a
+    W given beside them would not be used (a result read back carries them; they pass)."""
+    if "output" in document:
+        return
+    for name in ("x", "x_q", "x_kv", "w_q", "w_k", "w_v", "w_o"):
+        if document.get(name) is not None:
+            raise InputError(
+                f"{name}: queries, keys and values are given directly, so attn selfattn would "
+                f"not use {name}; remove it, or give x and the W's instead of queries/keys/values",
+                f"{name}: queries, keys y values se dan directamente, así que attn selfattn no "
+                f"usaría {name}; quítalo, o da x y las W en lugar de queries/keys/values",
+            )
