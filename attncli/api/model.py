@@ -49,8 +49,12 @@ def _load(sentence: str | None, model: str) -> tuple[Model, Encoded]:
 def _forward(loaded: Model, encoded: Encoded, layers: int | None) -> ForwardRun:
     from attncli.core.transformer import forward
 
+    from threadpoolctl import threadpool_limits
+
     _in_range(layers, loaded.architecture.layers, "--layer", "layers", "capas")
-    with np.errstate(all="ignore"):  # overflow is checked after, with a clear message
+    # The layers' products are small (T × d by d × d): one BLAS thread is quicker than
+    # several waiting on one another, above all on a busy machine.
+    with np.errstate(all="ignore"), threadpool_limits(1, user_api="blas"):
         run = forward(loaded.network, encoded.ids, layers)
     for number, layer in enumerate(run.layers, start=1):
         if not np.isfinite(layer.output).all():

@@ -77,19 +77,31 @@ def in_hub_cache(name: str, cache: str) -> str | None:
 
 
 def in_packages(name: str) -> str | None:
-    """A model folder shipped by an installed package whose name holds the model's name."""
-    from importlib import metadata
+    """A model folder shipped by an installed package whose name holds the model's name.
+    The packages are found by their .dist-info folders' names, and the folder by the files
+    the package's RECORD lists, without reading every package's metadata."""
+    import sys
 
     short = _normal(name.rsplit("/", 1)[-1])
-    for dist in metadata.distributions():
-        dist_name = _normal(dist.metadata["Name"] or "")
-        if short not in dist_name:
+    for entry in sys.path:
+        base = entry or "."
+        try:
+            names = os.listdir(base)
+        except OSError:
             continue
-        for file in dist.files or ():
-            if file.name == "config.json":
-                folder = os.path.dirname(str(dist.locate_file(file)))
-                if is_model_folder(folder):
-                    return folder
+        for info in names:
+            if not info.endswith(".dist-info") or short not in _normal(info.split("-")[0]):
+                continue
+            try:
+                with open(os.path.join(base, info, "RECORD"), encoding="utf-8") as record:
+                    files = [line.split(",", 1)[0] for line in record]
+            except OSError:
+                continue
+            for file in files:
+                if file == "config.json" or file.endswith("/config.json"):
+                    folder = os.path.normpath(os.path.join(base, os.path.dirname(file)))
+                    if is_model_folder(folder):
+                        return folder
     return None
 
 

@@ -95,7 +95,9 @@ class _Blocks(Sequence[Block]):
 
 def _as_float64(block: Block) -> Block:
     def f(array: np.ndarray) -> np.ndarray:
-        return np.ascontiguousarray(array, dtype=np.float64)
+        # The layout kept: nn.Linear's W^T stays a transposed view of a contiguous W, copied
+        # in order, which BLAS reads as transposed at no cost.
+        return np.asarray(array, dtype=np.float64, order="K")
 
     return Block(
         {name: f(value) for name, value in block.attention.items()},
