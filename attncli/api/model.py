@@ -47,9 +47,9 @@ def _load(sentence: str | None, model: str) -> tuple[Model, Encoded]:
 
 
 def _forward(loaded: Model, encoded: Encoded, layers: int | None) -> ForwardRun:
-    from attncli.core.transformer import forward
-
     from threadpoolctl import threadpool_limits
+
+    from attncli.core.transformer import forward
 
     _in_range(layers, loaded.architecture.layers, "--layer", "layers", "capas")
     # The layers' products are small (T × d by d × d): one BLAS thread is quicker than

