@@ -25,6 +25,7 @@ __all__ = [
     "grad",
     "heads",
     "mix",
+    "options",
     "score",
     "selfattn",
     "softmax",
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from attncli.api.calculator import compare_scores, exercise, mix, score, softmax
     from attncli.api.grad import grad
     from attncli.api.model import heads
+    from attncli.api.options import options
     from attncli.api.selfattn import selfattn
     from attncli.errors import AttnError, InputError, OptionError, ShapeError
 
@@ -41,6 +43,7 @@ _HOMES = {
     **dict.fromkeys(("compare_scores", "exercise", "mix", "score", "softmax"), "api.calculator"),
     "grad": "api.grad",
     "heads": "api.model",
+    "options": "api.options",
     "selfattn": "api.selfattn",
     **dict.fromkeys(("AttnError", "InputError", "OptionError", "ShapeError"), "errors"),
 }

@@ -183,8 +183,8 @@ def test_each_result_kind_renders_in_rich():
 def test_html_for_notebooks_escapes_tokens():
     html = attn.softmax([1, 2], tokens=["<b>x</b>", "y"])._repr_html_()
     assert "&lt;b&gt;x&lt;/b&gt;" in html and "<b>x</b>" not in html
-    assert "0.731" in html and html.startswith("<table>")
-    assert "<table>" in attn.selfattn("el tren va lleno")._repr_html_()
+    assert "0.731" in html and html.startswith("<pre")
+    assert "Weights (row = who asks" in attn.selfattn("el tren va lleno")._repr_html_()
     assert "additive" in attn.compare_scores(tx=2, ty=2, d_h=2, d_a=2, repeat=1)._repr_html_()
 
 

@@ -238,6 +238,9 @@ class _Shown:
             self.largest[i] = (float(row[at]), at)
         self.span = (0.0, 1.0)
         if grid.heat and color_system is not None:
-            finite_values = values[np.isfinite(values)]
+            allowed = np.isfinite(values)
+            if grid.mask is not None:  # the zeros behind a mask are not shades of the ramp
+                allowed &= ~np.asarray(grid.mask, dtype=bool)
+            finite_values = values[allowed]
             if finite_values.size:
                 self.span = (float(finite_values.min()), float(finite_values.max()))

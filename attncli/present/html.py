@@ -1,112 +1,99 @@
-"""A result as an HTML table, for notebooks (`_repr_html_`); no rich involved.
+"""A result as HTML: what the terminal shows (heat colours, row-maximum marks, masked cells,
+one grid per head, the header lines), drawn by a recording console in full colour and
+written with inline styles, so a notebook cell, a browser and a printer show the same.
 
-Numbers are written as in the terminal tables (Format); text from the user is escaped.
+The same recording serves --export .svg/.html; `LIGHT` is the theme of a page printed on
+white, `DARK` today's terminal look.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from html import escape
-from typing import TYPE_CHECKING
+import io
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from attncli.present.format import MASKED, Format
+from rich.terminal_theme import SVG_EXPORT_THEME, TerminalTheme
 
 if TYPE_CHECKING:
+    from rich.console import Console, RenderableType
+
+    from attncli.present.format import Format
     from attncli.results.base import Result
 
+# Black on white; the eight colours darkened enough to read (and print) on white paper.
+LIGHT = TerminalTheme(
+    (255, 255, 255),
+    (0, 0, 0),
+    [
+        (0, 0, 0),
+        (160, 20, 20),
+        (0, 110, 0),
+        (130, 90, 0),
+        (20, 60, 170),
+        (130, 30, 140),
+        (0, 110, 120),
+        (90, 90, 90),
+    ],
+    [
+        (60, 60, 60),
+        (200, 40, 40),
+        (0, 140, 0),
+        (160, 110, 0),
+        (40, 80, 200),
+        (160, 50, 170),
+        (0, 130, 140),
+        (40, 40, 40),
+    ],
+)
+DARK = SVG_EXPORT_THEME
+THEMES = {"light": LIGHT, "dark": DARK}
+WIDTH = 100  # columns a notebook cell or a page holds
 
-def _table(
-    caption: str,
-    header: Sequence[str],
-    rows: Sequence[tuple[str, Sequence[str]]],
-) -> str:
-    head = "".join(f"<th>{escape(cell)}</th>" for cell in header)
-    body = "".join(
-        f"<tr><th>{escape(label)}</th>{''.join(f'<td>{escape(c)}</td>' for c in cells)}</tr>"
-        for label, cells in rows
+# A notebook cell: the console's lines in a <pre> of their own, no page around them.
+_CELL = (
+    "<pre style=\"font-family:Menlo,'DejaVu Sans Mono',consolas,'Courier New',monospace;"
+    'line-height:1.25;color:{foreground};background-color:{background};padding:0.5em">'
+    "{code}</pre>"
+)
+
+
+def recording(width: int = WIDTH) -> Console:
+    """A console that records in full colour, whatever the terminal (TERM, COLORTERM,
+    NO_COLOR, COLUMNS) or the notebook it runs in: a file shows every shade of the ramp."""
+    from rich.console import Console
+
+    return Console(
+        record=True,
+        width=width,
+        file=io.StringIO(),
+        force_terminal=True,
+        force_jupyter=False,
+        force_interactive=False,
+        color_system="truecolor",
+        no_color=False,
+        legacy_windows=False,
+        _environ={},
     )
-    return (
-        f"<table><caption>{escape(caption)}</caption>"
-        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-    )
 
 
-def _grid(
-    caption: str,
-    row_labels: Sequence[str],
-    column_labels: Sequence[str],
-    grid: np.ndarray,
-    write: object,
-) -> str:
-    """A labelled grid; -inf cells are masked."""
-    rows = [
-        (label, [MASKED if np.isneginf(v) else write(float(v)) for v in row])  # type: ignore[operator]
-        for label, row in zip(row_labels, grid, strict=True)
-    ]
-    return _table(caption, ["", *column_labels], rows)
+def recorded(renderables: list[Any], width: int = WIDTH) -> Console:
+    console = recording(width)
+    for renderable in renderables:
+        console.print(renderable)
+    return console
 
 
-def html_of(result: Result, fmt: Format | None = None) -> str:
-    """The main table of a result: scores, weights, outputs, or the self-attention grid."""
-    from attncli.results.calculator import (
-        ExerciseResult,
-        MixResult,
-        Rowwise,
-        ScoreResult,
-        SoftmaxResult,
-    )
-    from attncli.results.selfattn import SelfAttnResult
+def page(renderables: list[Any], theme: str = "light") -> str:
+    """A whole HTML page of the renderables (--export .html)."""
+    return recorded(renderables).export_html(inline_styles=True, theme=THEMES[theme])
 
-    fmt = fmt or Format()
-    if isinstance(result, Rowwise):
-        labels = [fmt.say("query")] if result.single else list(result.row_labels)
-    if isinstance(result, ScoreResult):
-        return _grid(fmt.say("scores"), labels, result.column_labels, result.grid, fmt.number)
-    if isinstance(result, SoftmaxResult):
-        return _grid(
-            fmt.say("weights"), labels, result.column_labels, result.weight_grid, fmt.weight_number
-        )
-    if isinstance(result, MixResult):
-        header = [f"d{j}" for j in range(1, result.output_grid.shape[1] + 1)]
-        return _grid(fmt.say("output"), labels, header, result.output_grid, fmt.number)
-    if isinstance(result, SelfAttnResult):
-        weights = result.weights if result.weights.ndim == 2 else result.weights[0]
-        return _grid(
-            fmt.say("weights_who"),
-            result.query_labels,
-            result.tokens,
-            weights,
-            fmt.weight_number,
-        )
-    if isinstance(result, ExerciseResult):
-        problem = [
-            (token, [fmt.vector(key.tolist()), fmt.vector(value.tolist())])
-            for token, key, value in zip(result.tokens, result.keys, result.values, strict=True)
-        ]
-        caption = fmt.say(
-            "exercise_intro",
-            query=f"({fmt.vector(result.query.tolist())})",
-            count=len(result.tokens),
-        )
-        return _table(caption, ["", fmt.say("key"), fmt.say("value")], problem)
-    from attncli.results.model import HeadsResult
 
-    if isinstance(result, HeadsResult):
-        ranked = [
-            (str(rank), [str(e.layer), str(e.head), fmt.number(e.weight, 3, whole_bare=False)])
-            for rank, e in enumerate(result.ranking[: result.shown], start=1)
-        ]
-        header = ["", fmt.say("heads_layer"), fmt.say("heads_head"), fmt.say("heads_weight")]
-        return _table(f"{result.model}: {result.asked}", header, ranked)
-    document = result.to_document()
-    figures = [
-        (str(entry["method"]), [fmt.count(entry[k]) for k in ("params", "mult_adds", "tanh")])
-        for entry in document["methods"]
-    ]
-    return _table(
-        "compare-scores",
-        ["", fmt.say("parameters"), fmt.say("mult_adds"), fmt.say("tanh")],
-        figures,
-    )
+def cell(renderables: list[RenderableType]) -> str:
+    """The renderables as one <pre> with inline styles, light, for a notebook cell."""
+    return recorded(renderables).export_html(inline_styles=True, theme=LIGHT, code_format=_CELL)
+
+
+def html_of(result: Result, fmt: Format) -> str:
+    """A result as its terminal view, in a notebook cell."""
+    from attncli.present.views import view_of
+
+    return cell(view_of(result, fmt))

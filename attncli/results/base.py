@@ -32,21 +32,30 @@ class Result:
     def __rich__(self) -> RenderableType:
         from rich.console import Group
 
-        from attncli.present.format import Format
+        return Group(*self.view())
 
-        return Group(*self.view(Format()))
-
-    def view(self, fmt: Format, show: frozenset[str] = frozenset()) -> list[RenderableType]:
+    def view(
+        self,
+        fmt: Format | None = None,
+        show: frozenset[str] = frozenset(),
+        *,
+        lang: str | None = None,
+        digits: int | None = None,
+    ) -> list[RenderableType]:
         """The result's tables, built by its renderer in attncli.present (imported only
-        now); `show` adds parts a result can show on demand."""
+        now), in `lang` ('en' or 'es') with `digits` decimals, else as attncli.options
+        chose; `show` adds parts a result can show on demand. The list shows itself in a
+        notebook and in rich.print."""
+        from attncli.present.notebook import Shown, format_for
         from attncli.present.views import view_of
 
-        return view_of(self, fmt, show)
+        return Shown(view_of(self, format_for(lang, digits, fmt), show))
 
     def _repr_html_(self) -> str:
         from attncli.present.html import html_of
+        from attncli.present.notebook import format_for
 
-        return html_of(self)
+        return html_of(self, format_for())
 
     def to_document(self) -> dict[str, Any]:
         """The JSON document the CLI writes: the input's fields plus what was computed."""
