@@ -194,3 +194,39 @@ def test_wide_character_tokens_are_cut_and_fitted_by_terminal_cells(run):
     rows = [line for line in after[3:] if re.search(r"\d\.\d", line)][:4]
     assert len(rows) == 4 and all(len(re.findall(r"\d\.\d{3}", row)) == 4 for row in rows), rows
     assert all(cell_len(line) <= 80 for line in result.stdout.splitlines())
+
+
+def _on_a_terminal(*args: str, **env: str) -> str:
+    """What `attn ARGS` prints on a real terminal (a pseudo-terminal), 100 columns."""
+    import pty
+
+    leader, follower = pty.openpty()
+    environment = {**os.environ, "COLUMNS": "100", "PYTHONIOENCODING": "utf-8"}
+    environment.pop("NO_COLOR", None)
+    environment.update(env)
+    process = subprocess.Popen([*ATTN, *args], stdout=follower, stderr=follower, env=environment)
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the terminal closed
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    assert process.wait() == 0
+    return b"".join(chunks).decode("utf-8")
+
+
+def test_no_color_prints_no_legend_about_lighter_cells():
+    for lang, legend in (("en", "lighter"), ("es", "más claro")):
+        screen = _on_a_terminal(
+            "selfattn", "el tren va lleno", "--lang", lang, NO_COLOR="1", TERM="xterm-256color"
+        )
+        assert "*" in screen and legend not in screen
+        coloured = _on_a_terminal(
+            "selfattn", "el tren va lleno", "--lang", lang, TERM="xterm-256color"
+        )
+        assert legend in coloured

@@ -118,8 +118,8 @@ AnswersOption = Annotated[
     bool,
     Option(
         "--answers",
-        help="With --blank: print the filled key after it.",
-        es="Con --blank: imprime después la solución.",
+        help="A worksheet followed by its filled key, to print apart or check against.",
+        es="Una hoja de ejercicios seguida de su solución, para imprimirla aparte o comprobar.",
     ),
 ]
 ExportOption = Annotated[

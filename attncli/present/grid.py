@@ -110,7 +110,8 @@ class NumberGrid:
         return [Text(self.title), table, *([Text("   ".join(notes))] if notes else [])]
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        shown = _Shown(self, console.color_system)
+        # NO_COLOR: rich keeps a colour system but draws no colour, so no ramp to explain.
+        shown = _Shown(self, None if console.no_color else console.color_system)
         limit = min(self.max_columns, len(self.grid[0]))
         table, columns = self._table(shown, limit)
         # Fewer columns until the table fits: a number is never cut, a column is left out.

@@ -1,0 +1,29 @@
+"""Each option's help, in English and Spanish, names only options its own command takes."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from attncli.cli.commands import every_command, parameters
+
+OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+OTHER_TOOL = re.compile(r"pip install [^.;]*")  # another program's options
+
+
+@pytest.mark.parametrize("name", list(every_command()))
+def test_option_help_names_only_options_of_its_command(name):
+    declared = parameters(every_command()[name])
+    names = {option for parameter in declared for option in parameter.declaration.names}
+    names.add("--help")
+    for parameter in declared:
+        for text in (parameter.declaration.help, parameter.declaration.es):
+            for mentioned in OPTION.findall(OTHER_TOOL.sub("", text or "")):
+                assert mentioned in names, f"attn {name} {parameter.declaration.names}: {text}"
+
+
+def test_exercise_answers_help_says_what_it_does(run):
+    for lang in ("en", "es"):
+        result = run("exercise", "--help", "--lang", lang)
+        assert result.exit_code == 0 and "--blank" not in result.stdout
