@@ -15,6 +15,11 @@ class OutputFormat(str, Enum):
     json = "json"
 
 
+class Theme(str, Enum):
+    light = "light"
+    dark = "dark"
+
+
 class Language(str, Enum):
     en = "en"
     es = "es"
@@ -131,6 +136,22 @@ ExportOption = Annotated[
         es="Escribe además lo que muestra el terminal en FICHERO: .svg, .html, .txt, .md o .tex.",
     ),
 ]
+ThemeOption = Annotated[
+    Theme | None,
+    Option(
+        "--theme",
+        help="The page of an .svg or .html export: light to print (default) or dark.",
+        es="La página de un --export .svg o .html: light para imprimir (por defecto) o dark.",
+    ),
+]
+TexFragmentOption = Annotated[
+    bool,
+    Option(
+        "--tex-fragment",
+        help="A .tex export as a fragment to paste into one's own document (needs amsmath).",
+        es="Un --export .tex como fragmento para pegar en un documento propio (usa amsmath).",
+    ),
+]
 TokenOption = Annotated[
     str | None,
     Option(
@@ -218,10 +239,12 @@ OUTPUT_OPTIONS: dict[str, tuple[Any, Any]] = {
     "format_name": (FormatOption, None),
     "json_flag": (JsonOption, False),
     "export": (ExportOption, None),
+    "theme": (ThemeOption, None),
+    "tex_fragment": (TexFragmentOption, False),
     "fields": (FieldsOption, None),
 }
 STEPS = ("steps", "row", "token", "blank", "answers", "digits")
-ALWAYS = ("lang", "format_name", "json_flag", "fields", "export")
+ALWAYS = ("lang", "format_name", "json_flag", "fields", "export", "theme", "tex_fragment")
 
 
 def output_names(*groups: str) -> tuple[str, ...]:
@@ -241,6 +264,8 @@ def settings_from(
     blank: bool = False,
     answers: bool = False,
     export: str | None = None,
+    theme: "Theme | None" = None,
+    tex_fragment: bool = False,
     fields: str | None = None,
     meta: dict[str, Any] | None = None,
 ) -> Settings:
@@ -263,10 +288,12 @@ def settings_from(
             "--fields picks fields of the JSON document; drop --format table",
             "--fields elige campos del documento JSON; quita --format table",
         )
-    if export is not None:
-        from attncli.present.export import check_export_path
+    if export is not None or theme is not None or tex_fragment:
+        from attncli.present.export import check_export_choices, check_export_path
 
-        check_export_path(export)
+        if export is not None:
+            check_export_path(export)
+        check_export_choices(export, None if theme is None else theme.value, tex_fragment)
     chosen = None if lang is None else lang.value
     if chosen is None and meta is not None:  # attn --lang es softmax …
         chosen = meta.get("attn.group_lang")
@@ -282,6 +309,8 @@ def settings_from(
         blank=blank or answers,
         answers=answers,
         export=export,
+        theme=None if theme is None else theme.value,
+        tex_fragment=tex_fragment,
         row=row,
         token=token,
         fields=parse_fields(fields),

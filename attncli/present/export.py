@@ -1,20 +1,20 @@
 """--export FILE: what the terminal shows, written to a file whose extension picks the kind.
 
-.svg, .html and .txt come from a recording rich console; .md and .tex are built by
-walking the same renderables (groups, tables, lines of text), so every command
-exports without code of its own.
+.svg, .html and .txt come from a console that records in full colour whatever the terminal
+(present.html), on a light, print-friendly page unless --theme dark; .md and .tex
+(present.latex) are built by walking the same renderables (groups, tables, lines of text),
+so every command exports without code of its own.
 """
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 from typing import Any
 
 from attncli.errors import OptionError
 
 KINDS = (".svg", ".html", ".txt", ".md", ".tex")
-WIDTH = 100
+THEMED = (".svg", ".html")  # the kinds --theme colours
 
 
 def check_export_path(path: str) -> None:
@@ -35,15 +35,41 @@ def check_export_path(path: str) -> None:
         )
 
 
-def export(renderables: list[Any], path: str) -> None:
+def check_export_choices(path: str | None, theme: str | None, fragment: bool) -> None:
+    """--theme colours an .svg or .html export, --tex-fragment shapes a .tex one: either
+    without such an export would do nothing, so it is refused."""
+    suffix = Path(path).suffix.lower() if path is not None else None
+    if theme is not None and suffix not in THEMED:
+        raise OptionError(
+            f"--theme {theme} colours an --export to .svg or .html; add --export FILE.html",
+            f"--theme {theme} colorea un --export a .svg o .html; añade --export FICHERO.html",
+        )
+    if fragment and suffix != ".tex":
+        raise OptionError(
+            "--tex-fragment shapes an --export to .tex; add --export FILE.tex",
+            "--tex-fragment da forma a un --export a .tex; añade --export FICHERO.tex",
+        )
+
+
+def export(
+    renderables: list[Any], path: str, theme: str | None = None, fragment: bool = False
+) -> None:
     """Write the renderables to `path` in the kind its extension names."""
+    from attncli.present import html, latex
+
     suffix = Path(path).suffix.lower()
     if suffix == ".md":
         text = markdown(renderables)
     elif suffix == ".tex":
-        text = latex(renderables)
+        text = latex.latex(renderables, fragment)
+    elif suffix == ".html":
+        text = html.page(renderables, theme or "light")
+    elif suffix == ".svg":
+        text = html.recorded(renderables).export_svg(
+            title="attn", theme=html.THEMES[theme or "light"]
+        )
     else:
-        text = _recorded(renderables, suffix)
+        text = html.recorded(renderables).export_text()
     try:
         Path(path).write_text(text, encoding="utf-8")
     except OSError as error:
@@ -53,46 +79,16 @@ def export(renderables: list[Any], path: str) -> None:
         ) from None
 
 
-def _recorded(renderables: list[Any], suffix: str) -> str:
-    from rich.console import Console
-
-    console = Console(record=True, width=WIDTH, file=io.StringIO(), force_terminal=True)
-    for renderable in renderables:
-        console.print(renderable)
-    if suffix == ".svg":
-        return console.export_svg(title="attn")
-    if suffix == ".html":
-        return console.export_html(inline_styles=True)
-    return console.export_text()
-
-
-def _blocks(renderable: Any) -> list[Any]:
-    """Groups flattened into their tables and lines of text, in order."""
-    from rich.console import Group
-
-    if isinstance(renderable, Group):
-        return [block for inner in renderable.renderables for block in _blocks(inner)]
-    if hasattr(renderable, "blocks"):  # a grid drawn for its console: its plain parts
-        return list(renderable.blocks())
-    return [renderable]
-
-
-def _table_cells(table: Any) -> tuple[list[str], list[list[str]]]:
-    """A rich table's header and rows as plain strings."""
-    headers = [str(column.header) for column in table.columns]
-    columns = [[str(cell) for cell in column.cells] for column in table.columns]
-    rows = [list(row) for row in zip(*columns, strict=True)] if columns else []
-    return headers, rows
-
-
 def markdown(renderables: list[Any]) -> str:
     """Tables as Markdown tables, lines of text as paragraphs."""
     from rich.table import Table
 
+    from attncli.present.latex import blocks, table_cells
+
     out: list[str] = []
-    for block in (b for renderable in renderables for b in _blocks(renderable)):
+    for block in (b for renderable in renderables for b in blocks(renderable)):
         if isinstance(block, Table):
-            headers, rows = _table_cells(block)
+            headers, rows = table_cells(block)
             if not block.show_header:
                 headers = [""] * len(headers)
             out.append("| " + " | ".join(_md(cell) for cell in headers) + " |")
@@ -110,68 +106,3 @@ def _md(text: str) -> str:
     for char in "\\|*_`[]<>":
         text = text.replace(char, "\\" + char)
     return text
-
-
-_LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-    "×": r"$\times$",
-    "÷": r"$\div$",
-    "√": r"$\surd$",
-    "≈": r"$\approx$",
-    "Σ": r"$\Sigma$",
-    "·": r"$\cdot$",
-    "—": "---",
-    "…": r"\ldots{}",
-    "−": "$-$",
-    "²": r"$^2$",
-    "∞": r"$\infty$",
-    "–": "--",
-    "\u202f": r"\,",
-}
-
-
-def _tex(text: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(char, char) for char in text)
-
-
-def latex(renderables: list[Any]) -> str:
-    """Tables with a header as tabular environments, headerless ones (X, Q, K, V, outputs)
-    as bmatrix matrices with their row labels in a comment; lines of text as paragraphs.
-    Needs amsmath for bmatrix."""
-    from rich.table import Table
-
-    out = ["% attn export; \\usepackage{amsmath} for the matrices", ""]
-    for block in (b for renderable in renderables for b in _blocks(renderable)):
-        if isinstance(block, Table):
-            headers, rows = _table_cells(block)
-            if block.show_header:
-                out.append("\\begin{tabular}{" + "l" * len(headers) + "}")
-                out.append("\\hline")
-                out.append(" & ".join(_tex(cell) for cell in headers) + " \\\\")
-                out.append("\\hline")
-                out.extend(" & ".join(_tex(cell) for cell in row) + " \\\\" for row in rows)
-                out.append("\\hline")
-                out.append("\\end{tabular}")
-            else:
-                labels = ", ".join(row[0] for row in rows)
-                out.append(f"% rows: {labels}")
-                out.append("\\[")
-                out.append("\\begin{bmatrix}")
-                out.extend(" & ".join(_tex(cell) for cell in row[1:]) + " \\\\" for row in rows)
-                out.append("\\end{bmatrix}")
-                out.append("\\]")
-            out.append("")
-        else:
-            text = str(block).strip()
-            if text:
-                out.extend([_tex(text) + "\\par", ""])
-    return "\n".join(out).rstrip() + "\n"

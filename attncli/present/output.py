@@ -29,6 +29,8 @@ class Settings:
     blank: bool = False
     answers: bool = False
     export: str | None = None
+    theme: str | None = None  # --theme of an .svg/.html export: light (default) or dark
+    tex_fragment: bool = False  # a .tex export as a fragment, not a whole document
     row: int | None = None  # the row --steps explains (1-based), else --token's, else the last
     token: str | None = None
     show: frozenset[str] = frozenset()  # parts of the view shown only when asked (--show)
@@ -136,7 +138,7 @@ def emit(
     if settings.export:
         from attncli.present.export import export
 
-        export(view, settings.export)
+        export(view, settings.export, settings.theme, settings.tex_fragment)
     if as_json:
         write_json(sys.stdout, document)
     else:

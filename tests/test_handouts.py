@@ -1,0 +1,111 @@
+"""Handouts that print: file exports in full colour whatever the terminal, on a light page
+unless --theme dark, and .tex as a whole document that pdflatex compiles (or a fragment)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SAMPLES
+
+
+def _shades(text: str) -> set[str]:
+    return set(re.findall(r"(?:background-color: |fill=\"|fill: )(#[0-9a-f]{6})", text))
+
+
+@pytest.mark.parametrize("suffix", [".html", ".svg"])
+def test_a_file_export_has_the_full_ramp_on_an_eight_colour_terminal(
+    run, tmp_path, monkeypatch, suffix
+):
+    monkeypatch.setenv("TERM", "xterm")
+    monkeypatch.delenv("COLORTERM", raising=False)
+    monkeypatch.setenv("NO_COLOR", "1")
+    path = tmp_path / f"sa{suffix}"
+    result = run("selfattn", "el tren va lleno", "--format", "table", "--export", str(path))
+    assert result.exit_code == 0, result.output
+    written = path.read_text(encoding="utf-8")
+    # 16 weights, every shade its own, none of them white on a white page.
+    assert len(_shades(written) - {"#ffffff", "#000000"}) >= 12
+
+
+def test_files_are_light_by_default_and_dark_when_asked(run, tmp_path):
+    for suffix in (".html", ".svg"):
+        light, dark = tmp_path / f"light{suffix}", tmp_path / f"dark{suffix}"
+        assert run("softmax", "2", "0", "1", "--export", str(light)).exit_code == 0
+        assert (
+            run("softmax", "2", "0", "1", "--export", str(dark), "--theme", "dark").exit_code == 0
+        )
+        light_text, dark_text = light.read_text(), dark.read_text()
+        assert "#ffffff" in light_text and "#292929" not in light_text
+        assert "#292929" in dark_text
+
+
+def _compiles(tex: Path) -> None:
+    """pdflatex compiles the file as it is, where pdflatex is installed."""
+    if shutil.which("pdflatex") is None:
+        return
+    done = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", tex.name],
+        cwd=tex.parent,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert tex.with_suffix(".pdf").stat().st_size > 1000
+
+
+def test_tex_is_a_whole_document_with_numbers_right_aligned(run, tmp_path):
+    path = tmp_path / "hoja.tex"
+    args = ("exercise", "--seed", "7", "--lang", "es", "--answers", "--export", str(path))
+    assert run(*args).exit_code == 0
+    written = path.read_text(encoding="utf-8")
+    assert written.startswith("\\documentclass") and "\\usepackage{amsmath}" in written
+    assert written.rstrip().endswith("\\end{document}") and "\\begin{document}" in written
+    assert "\\section*{HOJA DE EJERCICIOS}" in written
+    # Labels left, numbers right; an empty cell is a line to write on.
+    assert "\\begin{tabular}{lrrr}" in written and "\\rule{2.5em}{0.4pt}" in written
+    assert "\\_\\_\\_\\_" not in written
+    _compiles(path)
+
+
+def test_tex_words_columns_stay_left_and_spanish_commas_are_math_commas(run, tmp_path):
+    path = tmp_path / "sa.tex"
+    args = ("-i", str(SAMPLES / "llaves.json"), "--show", "x,shapes", "--lang", "es")
+    assert run("selfattn", *args, "--export", str(path)).exit_code == 0
+    written = path.read_text(encoding="utf-8")
+    assert "\\begin{tabular}{lrl}" in written  # Matriz, Forma, Qué contiene
+    matrices = re.findall(r"\\begin\{bmatrix\}(.*?)\\end\{bmatrix\}", written, re.DOTALL)
+    assert len(matrices) >= 2 and any("0{,}34" in matrix for matrix in matrices)
+    assert not any(re.search(r"\d,\d", matrix.replace("{,}", "")) for matrix in matrices)
+    _compiles(path)
+
+
+def test_a_tex_fragment_is_for_pasting(run, tmp_path):
+    path = tmp_path / "frag.tex"
+    assert run("softmax", "2", "0", "1", "--export", str(path), "--tex-fragment").exit_code == 0
+    written = path.read_text(encoding="utf-8")
+    assert "\\documentclass" not in written and "\\begin{document}" not in written
+    assert "\\begin{tabular}" in written
+
+
+@pytest.mark.parametrize(
+    ("args", "english", "spanish"),
+    [
+        (("--theme", "dark"), "--theme dark colours an --export", "--theme dark colorea"),
+        (("--export", "x.md", "--theme", "light"), "to .svg or .html", "a .svg o .html"),
+        (("--tex-fragment",), "--tex-fragment shapes an --export to .tex", "da forma"),
+        (("--export", "x.html", "--tex-fragment"), "add --export FILE.tex", "FICHERO.tex"),
+    ],
+)
+def test_export_choices_without_their_export_are_refused(run, tmp_path, args, english, spanish):
+    args = tuple(str(tmp_path / a) if a.startswith("x.") else a for a in args)
+    for lang, words in (("en", english), ("es", spanish)):
+        result = run("softmax", "2", "0", "1", "--lang", lang, *args)
+        assert result.exit_code == 2 and result.stdout == ""
+        assert words in result.stderr and result.stderr.count("\n") == 1
+    assert not list(tmp_path.iterdir())
