@@ -346,3 +346,35 @@ def test_a_model_run_loads_the_model_packages_and_a_seeded_one_does_not():
     )
     loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert loaded.stdout.split() == ["True", "True"], loaded.stderr
+
+
+def test_show_names_the_biases_of_a_layer(run, tiny, tmp_path):
+    screen = run(
+        "selfattn",
+        SENTENCE,
+        "--model",
+        str(tiny / "bert"),
+        "--head",
+        "1",
+        "--show",
+        "w,q,shapes",
+        "--format",
+        "table",
+    )
+    assert screen.exit_code == 0, screen.stderr
+    assert "b^Q" in screen.stdout and "W^V" in screen.stdout
+    document = tmp_path / "biased.json"
+    document.write_text(
+        json.dumps(
+            {
+                "x": [[1, 0], [0, 1]],
+                "w_q": [[1, 0], [0, 1]],
+                "w_k": [[1, 0], [0, 1]],
+                "w_v": [[1, 0], [0, 1]],
+                "b_q": [1, 1],
+            }
+        )
+    )
+    seeded = run("selfattn", "-i", str(document), "--show", "shapes,w", "--format", "table")
+    assert seeded.exit_code == 0, seeded.stderr
+    assert "b^Q" in seeded.stdout

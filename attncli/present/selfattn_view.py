@@ -13,6 +13,9 @@ from attncli.present import render
 from attncli.present.format import Format
 from attncli.results.selfattn import SelfAttnResult
 
+# The projections and biases as the screen names them.
+PROJECTION_NAMES = {"w_q": "W^Q", "w_k": "W^K", "w_v": "W^V", "w_o": "W^O",
+                    "b_q": "b^Q", "b_k": "b^K", "b_v": "b^V", "b_o": "b^O"}  # fmt: skip
 HEADER_WIDTH = 78  # the header's facts are packed into lines that fit 80 columns
 
 
@@ -125,11 +128,10 @@ def selfattn_view(
         elif result.x is not None and result.x_kv is not None:
             listed.append(("X_q", result.x.shape, fmt.say("row_per_query")))
             listed.append(("X_kv", result.x_kv.shape, fmt.say("row_per_key")))
-        names = {"w_q": "W^Q", "w_k": "W^K", "w_v": "W^V", "w_o": "W^O"}
         for name, matrix in result.projections.items():
             drawn = name in result.drawn
             origin = fmt.say("drawn_from", seed=result.seed) if drawn else fmt.say("given")
-            listed.append((names[name], matrix.shape, origin))
+            listed.append((PROJECTION_NAMES.get(name, name), matrix.shape, origin))
         for name, array in (("Q", run.queries), ("K", run.keys), ("V", run.values)):
             listed.append((name, array.shape, fmt.say("per_head") if array.ndim == 3 else ""))
         listed.append(("A = softmax(Q K^T)", run.weights.shape, fmt.say("who_asks")))
@@ -146,11 +148,13 @@ def selfattn_view(
             shown.append(render.matrix_block("X_q", result.query_labels, result.x, fmt))
             shown.append(render.matrix_block("X_kv", result.tokens, result.x_kv, fmt))
         if "w" in show:
-            names = {"w_q": "W^Q", "w_k": "W^K", "w_v": "W^V", "w_o": "W^O"}
             for name, matrix in result.projections.items():
-                title = names[name]
+                title = PROJECTION_NAMES.get(name, name)
                 if name in result.drawn:
                     title += f" ({fmt.say('drawn_from', seed=result.seed)})"
+                if matrix.ndim == 1:  # a bias: one row
+                    shown.append(render.matrix_block(title, [title], matrix[None, :], fmt))
+                    continue
                 rows = [f"d{i + 1}" for i in range(matrix.shape[0])]
                 shown.append(render.matrix_block(title, rows, matrix, fmt))
         if run.queries.ndim == 2:
