@@ -198,6 +198,8 @@ def selfattn_document(
     from attncli.reading.selfattn_inputs import selfattn_input
 
     checked = selfattn_input(document, sentence, options)
+    if options.positions is not None:
+        _add_positions(checked, options.positions)
     allowed = checked.allowed  # True where a query may look, as everywhere in attn
     if options.causal:
         from attncli.core.attention import causal_mask
@@ -236,6 +238,22 @@ def selfattn_document(
         norm=checked.norm,
         seed=options.seed,
     )
+
+
+def _add_positions(checked: SelfAttnInput, kind: str) -> None:
+    """X (and cross-attention's other sequence) with the positional encoding added."""
+    from attncli.core.positions import with_positions
+
+    if checked.x is None:
+        raise OptionError(
+            "--positions adds the encoding to X; with queries, keys and values given there "
+            "is no X to add it to",
+            "--positions suma la codificación a X; con queries, keys y values dados no hay "
+            "X a la que sumarla",
+        )
+    checked.x = with_positions(checked.x, kind)
+    if checked.x_kv is not None:
+        checked.x_kv = with_positions(checked.x_kv, kind)
 
 
 def _divisor(scale: bool, scale_by: float | None) -> float | None:

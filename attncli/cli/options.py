@@ -218,6 +218,22 @@ ScoresOption = Annotated[
     ),
 ]
 
+
+# attn selfattn and attn train: the layer's X with the words' order in it
+class PositionsKind(str, Enum):
+    sinusoidal = "sinusoidal"
+
+
+PositionsOption = Annotated[
+    PositionsKind | None,
+    Option(
+        "--positions",
+        help="Add a positional encoding to X (sinusoidal: Vaswani et al.), so the layer "
+        "knows the order of the words.",
+        es="Suma a X una codificación de posiciones (sinusoidal: Vaswani et al.), para que "
+        "la capa sepa el orden de las palabras.",
+    ),
+]
 # The output options, in the order --help lists them, as (annotation, default).
 FieldsOption = Annotated[
     str | None,

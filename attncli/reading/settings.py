@@ -27,6 +27,7 @@ class SelfAttnSettings:
     causal: bool = False  # each position sees only itself and the ones before it
     valid_len: int | None = None  # keys from this count on are padding, masked for every row
     context: str | None = None  # cross-attention: the sentence the keys and values come from
+    positions: str | None = None  # a positional encoding added to X (core.positions.KINDS)
     grids: bool = True  # False: only the output is wanted, computed in row blocks
 
 

@@ -15,6 +15,7 @@ from attncli.cli.commands.model_runs import LayerOption, ModelOption, WordsOptio
 from attncli.cli.declare import Argument, Option
 from attncli.cli.options import (
     STEPS,
+    PositionsOption,
 )
 from attncli.present.output import Settings
 
@@ -220,6 +221,7 @@ def selfattn(
     layer: LayerOption = None,
     words: WordsOption = False,
     item: ItemOption = None,
+    positions: PositionsOption = None,
     grad_output: SelfAttnGradOutputOption = None,
     target: SelfAttnTargetOption = None,
     show: ShowOption = None,
@@ -310,6 +312,7 @@ def selfattn(
         causal=causal,
         valid_len=valid_len,
         context=context,
+        positions=None if positions is None else positions.value,
         grids=grids_needed(settings.fields, plot, grad_output or target),
     )
     result = selfattn_document(document, sentence, options)
