@@ -70,6 +70,7 @@ def read_plain(command: Command, arguments: list[str]) -> dict[str, Any] | None:
         arguments = [positional_if_number(argument) for argument in arguments]
     values = {parameter.name: parameter.default for parameter in declared}
     texts: dict[str, tuple[Declared, str]] = {}  # as Click, the last value given counts
+    repeated: dict[str, list[str]] = {}  # a list option (--want a --want b) keeps them all
     given: list[str] = []
     rest = iter(arguments)
     for argument in rest:
@@ -90,11 +91,15 @@ def read_plain(command: Command, arguments: list[str]) -> dict[str, Any] | None:
         text = attached if equals else next(rest, None)
         if text is None:
             return None
+        if parameter.kind == list[str]:
+            repeated.setdefault(parameter.name, []).append(text)
+            continue
         texts[parameter.name] = (parameter, text)
     try:
         values.update({name: _converted(*given_text) for name, given_text in texts.items()})
     except _NotPlain:
         return None
+    values.update(repeated)
     if positional is None:
         return None if given else values
     if positional.kind == list[str]:
