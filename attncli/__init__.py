@@ -29,6 +29,7 @@ __all__ = [
     "score",
     "selfattn",
     "softmax",
+    "train",
 ]
 
 if TYPE_CHECKING:
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from attncli.api.model import heads
     from attncli.api.options import options
     from attncli.api.selfattn import selfattn
+    from attncli.api.training import train
     from attncli.errors import AttnError, InputError, OptionError, ShapeError
 
 _HOMES = {
@@ -45,6 +47,7 @@ _HOMES = {
     "heads": "api.model",
     "options": "api.options",
     "selfattn": "api.selfattn",
+    "train": "api.training",
     **dict.fromkeys(("AttnError", "InputError", "OptionError", "ShapeError"), "errors"),
 }
 

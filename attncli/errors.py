@@ -41,6 +41,12 @@ class OptionError(AttnError):
     """An option value outside what the command accepts."""
 
 
+class Interrupted(AttnError):
+    """Ctrl-C stopped a long run (attn train); the message says what was kept."""
+
+    exit_code = ExitStatus.INTERRUPTED
+
+
 # The words of messages: how a message quotes what the user gave and counts things.
 
 

@@ -50,7 +50,44 @@ def check_llaves(run_json, sample):
     assert all(_row_peak(plain, token) == token for token in plain["tokens"])
 
 
-CHECKS = {"tren.json": check_tren, "tren-grid.json": check_tren_grid, "llaves.json": check_llaves}
+def _agreement(sample):
+    """Each sentence's two articles (del is de + el), plural or not, and its wanted link."""
+    found = []
+    for line in sample.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        sentence, want = line.split("|")
+        words = sentence.split()
+        articles = [w for w in words if w in ("el", "la", "los", "las", "del")]
+        found.append(([a in ("los", "las") for a in articles], words, want.strip()))
+    return found
+
+
+def check_agreement_train(run_json, sample):
+    trained = run_json("train", "--corpus", str(sample), "--d-model", "32", "--iterations", "20")
+    assert trained["training"]["sentences"] == 80
+    assert trained["training"]["loss"][-1] < trained["training"]["loss"][0]
+    for plural, words, want in _agreement(sample):
+        verb, noun = want.split("=")
+        assert noun == words[1] and verb == ("están" if plural[0] else "está")
+
+
+def check_agreement_number(run_json, sample):
+    # Every test sentence's two nouns differ in number: number alone finds the right one.
+    assert all(plural[0] != plural[1] for plural, _, _ in _agreement(sample))
+    assert len(_agreement(sample)) == 30
+
+
+def check_agreement_order(run_json, sample):
+    # Both nouns have the verb's number: only their order tells them apart.
+    assert all(plural[0] == plural[1] for plural, _, _ in _agreement(sample))
+    assert len(_agreement(sample)) == 30
+
+
+CHECKS = {"tren.json": check_tren, "tren-grid.json": check_tren_grid, "llaves.json": check_llaves,
+          "concordancia-entreno.txt": check_agreement_train,
+          "concordancia-numero.txt": check_agreement_number,
+          "concordancia-orden.txt": check_agreement_order}  # fmt: skip
 
 
 @pytest.mark.parametrize("sample", sorted(SAMPLES.iterdir()), ids=lambda path: path.name)

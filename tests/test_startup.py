@@ -35,6 +35,7 @@ JSON_RUNS = [
     ("compare-scores", "--tx", "2", "--ty", "2", "--d-h", "2", "--d-a", "2", "--repeat", "1",
      "--json"),
     ("exercise", "--json"),
+    ("train", "en las llaves", "--want", "las=llaves", "--iterations", "2", "--json"),
 ]  # fmt: skip
 
 
@@ -53,7 +54,7 @@ def test_no_json_run_imports_rich(args):
     # the model path's packages load only with --model
     assert not loaded & {"safetensors", "tokenizers", "attncli.reading.model",
                          "attncli.core.transformer"}, loaded  # fmt: skip
-    if args[0] != "grad":
+    if args[0] not in ("grad", "train"):  # training runs the backward pass
         assert "attncli.core.gradients" not in loaded
     if args[0] != "compare-scores":
         assert "threadpoolctl" not in loaded

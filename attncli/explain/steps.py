@@ -3,16 +3,26 @@
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any, Union
 
-from attncli.explain.calculator import CalculatorStep, MixSteps, ScoreSteps, SoftmaxSteps
+from attncli.explain.calculator import CalculatorStep
 from attncli.explain.grad import GradSteps
 
-Step = CalculatorStep | GradSteps
+if TYPE_CHECKING:
+    from attncli.explain.training import TrainSteps
 
-_KINDS = {ScoreSteps: "score", SoftmaxSteps: "softmax", MixSteps: "mix", GradSteps: "grad"}
+# attn train's steps are named, not imported: they bring the training core with them.
+Step = Union[CalculatorStep, GradSteps, "TrainSteps"]
+
+_KINDS = {
+    "ScoreSteps": "score",
+    "SoftmaxSteps": "softmax",
+    "MixSteps": "mix",
+    "GradSteps": "grad",
+    "TrainSteps": "train",
+}
 
 
 def steps_as_data(explanation: list[Step]) -> list[dict[str, Any]]:
     """The steps as JSON-ready dictionaries, each tagged with its kind."""
-    return [{"step": _KINDS[type(part)], **asdict(part)} for part in explanation]
+    return [{"step": _KINDS[type(part).__name__], **asdict(part)} for part in explanation]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from attncli.present.model_language import MODEL_PHRASES
+from attncli.present.train_language import TRAIN_PHRASES
 
 LANGUAGES = ("en", "es")
 
@@ -316,6 +317,7 @@ PHRASES: dict[str, tuple[str, str]] = {
     "error": ("attn: error: {message}", "attn: error: {message}"),
 }
 PHRASES.update(MODEL_PHRASES)  # attn selfattn --model and attn heads
+PHRASES.update(TRAIN_PHRASES)  # attn train's own, kept in their module
 
 
 # Click's usage errors, which it writes in English, as (pattern, Spanish replacement).

@@ -103,6 +103,7 @@ RENDERERS: dict[str, tuple[str, str, bool]] = {
     "Comparison": ("comparison_view", "comparison_view", False),
     "ModelAttnResult": ("model_view", "model_selfattn_view", True),
     "HeadsResult": ("model_view", "heads_view", False),
+    "TrainResult": ("training_view", "training_view", False),
 }
 
 
@@ -162,11 +163,13 @@ def check_lines(checks: dict[str, float], fmt: Format) -> RenderableType:
 def explanation_tables(steps: list[Step], fmt: Format) -> RenderableType:
     """Every part of an explanation, one table each, in order."""
     from attncli.present.grad_render import grad_steps_table
+    from attncli.present.training_steps import train_steps_table
 
     renderers = {
         "ScoreSteps": render.score_steps_table,
         "SoftmaxSteps": render.softmax_steps_table,
         "MixSteps": render.mix_steps_table,
         "GradSteps": grad_steps_table,
+        "TrainSteps": train_steps_table,
     }
     return Group(*(renderers[type(part).__name__](part, fmt) for part in steps))  # type: ignore[operator]

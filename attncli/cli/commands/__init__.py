@@ -20,6 +20,7 @@ HOMES = {
     "grad": "calculator",
     "selfattn": "selfattn",
     "heads": "heads",
+    "train": "train",
     "compare-scores": "compare",
     "exercise": "exercise",
 }

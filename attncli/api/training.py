@@ -1,0 +1,278 @@
+"""Training the layer's W^Q and W^K as an operation: a sentence and its wants (or a corpus)
+→ the same seeded layer attn selfattn builds → core.training → a TrainResult. No I/O."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from attncli.errors import InputError, OptionError
+from attncli.reading.settings import SelfAttnSettings
+from attncli.reading.wants import Sentence, parse_wants
+from attncli.results.training import TestLink, TrainResult
+
+if TYPE_CHECKING:
+    from attncli.core.training import Example, Training
+
+ITERATIONS = 300
+LEARNING_RATE = 0.1
+# SGD by default: its update is the lesson's W − lr·∇W, the one --steps works by hand,
+# and with lr 0.1 the loss falls at every iteration on the headline sentence and on the
+# sample corpus. Adam moves every entry by about lr whatever the gradient's size.
+OPTIMIZER = "sgd"
+
+
+def train(
+    sentence: str | None = None,
+    *,
+    want: str | Sequence[str] = (),
+    corpus: Sequence[Sentence] | None = None,
+    test: Sequence[Sentence] | None = None,
+    iterations: int = ITERATIONS,
+    lr: float = LEARNING_RATE,
+    optimizer: str = OPTIMIZER,
+    seed: int = 0,
+    d_model: int | None = None,
+    d_k: int | None = None,
+    heads: int | None = None,
+    causal: bool = False,
+    scale: bool = True,
+    projections: bool = True,
+    positions: str | None = None,
+    on_step: Callable[[int, float], None] | None = None,
+) -> TrainResult:
+    """Gradient descent on W^Q and W^K of the seeded layer attn selfattn builds, so that
+    each wanted query looks at its wanted key: the loss is ℓ = −Σ log α(query, key) over
+    the wanted cells (averaged over a corpus's sentences). W^V and W^O get no gradient
+    from a loss on the weights and stay as drawn.
+
+    `want` is 'query=key' (or several); `corpus` trains one set of W's on many sentences
+    (reading.wants.parse_corpus), `test` reports on others whether each wanted key gets
+    its row's largest weight. `positions='sinusoidal'` adds Vaswani et al.'s encoding
+    to X. `on_step(done, loss)` hears every update.
+
+    >>> t = train("en las llaves del coche están ahí", want="están=llaves")
+    >>> round(float(t.wanted_before[0]), 3), float(t.wanted_after[0]) > 0.9
+    (0.023, True)
+    """
+    from attncli.core import training as core
+
+    _check_options(iterations, lr, optimizer, projections)
+    settings = SelfAttnSettings(
+        d_model=d_model, d_k=d_k, seed=seed, heads=heads, scale=scale, causal=causal
+    )
+    sentences = _sentences(sentence, want, corpus)
+    examples, tokens, x, params, norm = _examples(sentences, settings, positions)
+    divisor = None if scale else 1.0
+    start = core.Optimizer(optimizer, lr)
+    run = core.train(examples, params, iterations, start, heads, divisor, on_step)
+    if run.stopped == "diverged":
+        raise _diverged(run, lr)
+    before = core.evaluate(examples[:1], params, heads, divisor, gradients=False)
+    after = core.evaluate(examples, run.params, heads, divisor, gradients=False)
+    links = core.links(examples)
+    train_hits = [
+        core.link_is_largest(after.runs[e].weights, row, column) for e, row, column in links
+    ]
+    return TrainResult(
+        tokens=tuple(tokens),
+        x=x,
+        before=params,
+        after=run.params,
+        weights_before=before.runs[0].weights,
+        weights_after=after.runs[0].weights,
+        wants=tuple(_labels(sentences[0])),
+        wanted_cells=sentences[0].wanted,
+        allowed=examples[0].allowed,
+        loss=run.loss,
+        wanted=run.wanted,
+        iterations=iterations,
+        done=run.done,
+        lr=lr,
+        optimizer=optimizer,
+        stopped=run.stopped,
+        heads=heads,
+        divisor=float(before.runs[0].divisor),
+        scale=scale,
+        causal=causal,
+        norm=norm,
+        seed=seed,
+        positions=positions,
+        sentences=len(examples),
+        train_accuracy=float(np.mean(train_hits)),
+        test=tuple(_tested(test, settings, positions, run.params, heads, divisor)),
+    )
+
+
+def _check_options(iterations: int, lr: float, optimizer: str, projections: bool) -> None:
+    from attncli.core.training import OPTIMIZERS
+
+    if not projections:
+        raise OptionError(
+            "with --no-proj, Q = K = V = X: the layer has not a single parameter, so there "
+            "is nothing to train — W^Q, W^K and W^V are the only thing it can learn",
+            "con --no-proj, Q = K = V = X: la capa no tiene un solo parámetro, así que no hay "
+            "nada que entrenar; W^Q, W^K y W^V son lo único que puede aprender",
+        )
+    if iterations < 0:
+        raise OptionError(
+            f"--iterations is {iterations}; give 0 or more",
+            f"--iterations es {iterations}; da 0 o más",
+        )
+    if not (np.isfinite(lr) and lr > 0):
+        raise OptionError(
+            f"--lr is {lr}; the step must be a positive number, e.g. --lr 0.1",
+            f"--lr es {lr}; el paso debe ser un número positivo, p. ej. --lr 0.1",
+        )
+    if optimizer not in OPTIMIZERS:
+        raise OptionError(
+            f"--optimizer {optimizer}: choose {' or '.join(OPTIMIZERS)}",
+            f"--optimizer {optimizer}: elige {' o '.join(OPTIMIZERS)}",
+        )
+
+
+def _sentences(
+    sentence: str | None, want: str | Sequence[str], corpus: Sequence[Sentence] | None
+) -> list[Sentence]:
+    """The sentences to train on: the one given with its wants, or the corpus's."""
+    from attncli.reading.sentence import tokenize
+
+    if (sentence is None) == (corpus is None):
+        raise InputError(
+            'give a sentence and what it wants (attn train "en las llaves del coche están '
+            'ahí" --want están=llaves) or --corpus FILE, one of the two',
+            'da una frase y lo que pide (attn train "en las llaves del coche están ahí" '
+            "--want están=llaves) o --corpus FICHERO, una de las dos cosas",
+        )
+    if corpus is not None:
+        if want:
+            raise InputError(
+                "--want goes with a sentence; in --corpus FILE each line says its wants after a |",
+                "--want va con una frase; en --corpus FICHERO cada línea dice lo que pide "
+                "tras una |",
+            )
+        return list(corpus)
+    assert sentence is not None
+    tokens = tokenize(sentence)
+    pairs = [want] if isinstance(want, str) else list(want)
+    return [Sentence(tuple(tokens), parse_wants(pairs, tokens))]
+
+
+def _examples(
+    sentences: list[Sentence], settings: SelfAttnSettings, positions: str | None
+) -> tuple[list[Example], list[str], np.ndarray, dict[str, np.ndarray], float | None]:
+    """Each sentence's X (as attn selfattn embeds it, positions added) and causal mask;
+    the first sentence's tokens and X; the seeded W's; the embeddings' length."""
+    from attncli.core.training import Example
+
+    examples, params, first, norm = [], None, None, None
+    for sentence in sentences:
+        x, weights, norm, allowed = _layer(sentence, settings, positions)
+        params = weights if params is None else params
+        first = x if first is None else first
+        examples.append(Example(x, sentence.wanted, allowed))
+    assert params is not None and first is not None
+    return examples, list(sentences[0].tokens), first, params, norm
+
+
+def _layer(
+    sentence: Sentence, settings: SelfAttnSettings, positions: str | None
+) -> tuple[np.ndarray, dict[str, np.ndarray], float | None, np.ndarray | None]:
+    """X, the seeded W's and the mask of one sentence, checked as attn selfattn checks them."""
+    from attncli.core.positions import with_positions
+    from attncli.reading.selfattn_inputs import selfattn_input
+
+    checked = selfattn_input({}, " ".join(sentence.tokens), replace(settings, causal=False))
+    assert checked.x is not None
+    allowed = None
+    if settings.causal:
+        from attncli.core.attention import causal_mask
+
+        allowed = causal_mask(len(sentence.tokens), len(sentence.tokens))
+        for row, column in sentence.wanted:
+            if column > row:
+                raise InputError(
+                    f"--want {sentence.tokens[row]}={sentence.tokens[column]}{_at(sentence)}: "
+                    "with --causal a token sees only itself and the ones before it, and "
+                    f"«{sentence.tokens[column]}» comes after «{sentence.tokens[row]}»; drop "
+                    "--causal or want an earlier key",
+                    f"--want {sentence.tokens[row]}={sentence.tokens[column]}{_at(sentence)}: "
+                    "con --causal un token solo ve lo anterior y a sí mismo, y "
+                    f"«{sentence.tokens[column]}» va después de «{sentence.tokens[row]}»; quita "
+                    "--causal o pide una clave anterior",
+                )
+    return with_positions(checked.x, positions), checked.weights, checked.norm, allowed
+
+
+def _at(sentence: Sentence) -> str:
+    return f" ({sentence.where})" if sentence.where else ""
+
+
+def _labels(sentence: Sentence) -> list[str]:
+    return [f"{sentence.tokens[row]}={sentence.tokens[column]}" for row, column in sentence.wanted]
+
+
+def _diverged(run: Training, lr: float) -> OptionError:
+    """The one line a diverging run ends with."""
+    start, end = float(run.loss[0]), run.diverged_loss
+    lower = f"{lr / 10:g}"
+
+    def written(value: float | None, lang: str) -> str:
+        if value is not None and np.isfinite(value):
+            return f"{value:.4g}" if lang == "en" else f"{value:.4g}".replace(".", ",")
+        infinite = value is not None and not np.isnan(value)
+        return ("infinity" if infinite else "not a number") if lang == "en" else (
+            "infinito" if infinite else "un valor no numérico"
+        )  # fmt: skip
+
+    return OptionError(
+        f"training diverged at iteration {run.done + 1}: the loss went from {start:.4g} to "
+        f"{written(end, 'en')}; the step is too large, lower --lr (it is {lr:g}), "
+        f"e.g. --lr {lower}",
+        f"el entrenamiento divergió en la iteración {run.done + 1}: la pérdida pasó de "
+        f"{written(start, 'es')} a {written(end, 'es')}; el paso es demasiado grande, baja --lr "
+        f"(es {lr:g}), p. ej. --lr {lower}",
+    )
+
+
+def _tested(
+    test: Sequence[Sentence] | None,
+    settings: SelfAttnSettings,
+    positions: str | None,
+    params: dict[str, np.ndarray],
+    heads: int | None,
+    divisor: float | None,
+) -> list[TestLink]:
+    """Each wanted link of the test sentences: the key the trained layer's row picks."""
+    if not test:
+        return []
+    from attncli.core.training import evaluate, link_is_largest
+
+    examples = [_example(sentence, settings, positions) for sentence in test]
+    found = evaluate(examples, params, heads, divisor, gradients=False)
+    links = []
+    for sentence, run in zip(test, found.runs, strict=True):
+        grid = run.weights if run.weights.ndim == 3 else run.weights[None]
+        for row, column in sentence.wanted:
+            picked = int(np.argmax(grid[0, row]))
+            links.append(
+                TestLink(
+                    tokens=sentence.tokens,
+                    query=row,
+                    key=column,
+                    picked=picked,
+                    weight=float(grid[:, row, column].mean()),
+                    hit=link_is_largest(run.weights, row, column),
+                )
+            )
+    return links
+
+
+def _example(sentence: Sentence, settings: SelfAttnSettings, positions: str | None) -> Example:
+    from attncli.core.training import Example
+
+    x, _, _, allowed = _layer(sentence, settings, positions)
+    return Example(x, sentence.wanted, allowed)

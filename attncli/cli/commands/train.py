@@ -1,0 +1,295 @@
+"""attn train: gradient descent on the layer's W^Q and W^K, and the options only it takes."""
+
+from enum import Enum
+from typing import TYPE_CHECKING, Annotated, Any
+
+from attncli.cli.commands import command
+from attncli.cli.commands.selfattn import (
+    CausalOption,
+    DKOption,
+    DModelOption,
+    EmbeddingSeedOption,
+    HeadsOption,
+    NoProjOption,
+    NoScaleOption,
+    SentenceArgument,
+)
+from attncli.cli.declare import Option
+from attncli.cli.options import STEPS, PositionsOption
+from attncli.present.output import Settings
+
+if TYPE_CHECKING:
+    from attncli.reading.wants import Sentence
+
+
+class OptimizerName(str, Enum):
+    sgd = "sgd"
+    adam = "adam"
+
+
+WantOption = Annotated[
+    list[str] | None,
+    Option(
+        "--want",
+        metavar="QUERY=KEY",
+        help="A cell to teach: the token that should look, = the token it should find "
+        "(repeatable; a position number when a token appears twice).",
+        es="Una casilla que enseñar: el token que mira, = el token que debe encontrar "
+        "(se puede repetir; un número de posición si un token aparece dos veces).",
+    ),
+]
+CorpusOption = Annotated[
+    str | None,
+    Option(
+        "--corpus",
+        metavar="FILE",
+        help="Train one set of W's on every line of FILE: a sentence, | and its wants "
+        "(los coches de la casa están ahí | están=coches).",
+        es="Entrena unas mismas W con cada línea de FICHERO: una frase, | y lo que pide "
+        "(los coches de la casa están ahí | están=coches).",
+    ),
+]
+TestOption = Annotated[
+    str | None,
+    Option(
+        "--test",
+        metavar="FILE",
+        help="Sentences not trained on, in --corpus's form: is each wanted key the row's "
+        "largest weight after training? Reports the accuracy.",
+        es="Frases no entrenadas, con el formato de --corpus: ¿es cada clave pedida el mayor "
+        "peso de su fila tras entrenar? Da la precisión.",
+    ),
+]
+IterationsOption = Annotated[
+    int,
+    Option(
+        "--iterations",
+        "-n",
+        min=0,
+        help="Updates of W^Q and W^K. [default: 300]",
+        es="Actualizaciones de W^Q y W^K. [por defecto: 300]",
+    ),
+]
+LrOption = Annotated[
+    float,
+    Option(
+        "--lr",
+        help="The step of each update: W ← W − lr·∇W. [default: 0.1]",
+        es="El paso de cada actualización: W ← W − lr·∇W. [por defecto: 0.1]",
+    ),
+]
+OptimizerOption = Annotated[
+    OptimizerName,
+    Option(
+        "--optimizer",
+        help="sgd (the default: the lesson's W − lr·∇W, which --steps works by hand, and a "
+        "loss that falls at every step) or adam (every entry moves by about lr, whatever "
+        "the gradient's size).",
+        es="sgd (por defecto: el W − lr·∇W de la lección, el que --steps resuelve a mano, y "
+        "una pérdida que baja en cada paso) o adam (cada entrada se mueve unos lr, sea cual "
+        "sea el tamaño del gradiente).",
+    ),
+]
+AtOption = Annotated[
+    int | None,
+    Option(
+        "--at",
+        metavar="K",
+        min=1,
+        help="With --steps: the iteration to work by hand. [default: 1]",
+        es="Con --steps: la iteración que resolver a mano. [por defecto: 1]",
+    ),
+]
+LossPlotOption = Annotated[
+    str | None,
+    Option(
+        "--plot",
+        metavar="FILE",
+        help="Also draw the loss and the wanted weights, iteration by iteration, to FILE "
+        "(.png, .svg or .pdf); needs attncli[plot].",
+        es="Dibuja además la pérdida y los pesos pedidos, iteración a iteración, en FICHERO "
+        "(.png, .svg o .pdf); necesita attncli[plot].",
+    ),
+]
+SaveOption = Annotated[
+    str | None,
+    Option(
+        "--save",
+        metavar="FILE",
+        help="Also write the trained layer's JSON document to FILE (attn selfattn -i FILE "
+        "reads it); on Ctrl-C, the state so far.",
+        es="Escribe además el documento JSON de la capa entrenada en FICHERO (attn selfattn "
+        "-i FICHERO lo lee); con Ctrl-C, el estado hasta entonces.",
+    ),
+]
+
+
+@command(
+    outputs=STEPS,
+    es="""Entrena W^Q y W^K para que una consulta encuentre su clave.
+
+    Parte de las mismas matrices sembradas que attn selfattn y baja por el gradiente de
+    ℓ = −Σ log α(consulta, clave) de las casillas pedidas, con la pasada hacia atrás de
+    la capa. W^V y W^O no reciben gradiente de una pérdida sobre los pesos. Muestra los
+    pesos pedidos antes → después, la curva de la pérdida y las rejillas; por tubería, un
+    JSON que attn selfattn -i lee. Sin proyecciones no hay nada que aprender.
+
+    Ejemplo: attn train "en las llaves del coche están ahí" --want están=llaves
+    """,
+)
+def train(
+    sentence: SentenceArgument = None,
+    want: WantOption = None,
+    corpus: CorpusOption = None,
+    test: TestOption = None,
+    iterations: IterationsOption = 300,
+    lr: LrOption = 0.1,
+    optimizer: OptimizerOption = OptimizerName.sgd,
+    seed: EmbeddingSeedOption = 0,
+    d_model: DModelOption = None,
+    d_k: DKOption = None,
+    heads: HeadsOption = None,
+    causal: CausalOption = False,
+    no_scale: NoScaleOption = False,
+    no_proj: NoProjOption = False,
+    positions: PositionsOption = None,
+    at: AtOption = None,
+    plot: LossPlotOption = None,
+    save: SaveOption = None,
+    *,
+    settings: Settings,
+) -> None:
+    """Train W^Q and W^K so that a query finds its key.
+
+    Starts from the same seeded matrices as attn selfattn and descends the gradient of
+    ℓ = −Σ log α(query, key) over the wanted cells, through the layer's own backward
+    pass. W^V and W^O get no gradient from a loss on the weights. Shows the wanted
+    weights before → after, the loss curve and the grids; piped, a JSON document that
+    attn selfattn -i reads. Without projections there is nothing to learn.
+
+    Example: attn train "en las llaves del coche están ahí" --want están=llaves
+    """
+    _run(
+        sentence=sentence,
+        want=want or [],
+        corpus=corpus,
+        test=test,
+        iterations=iterations,
+        lr=lr,
+        optimizer=optimizer.value,
+        seed=seed,
+        d_model=d_model,
+        d_k=d_k,
+        heads=heads,
+        causal=causal,
+        scale=not no_scale,
+        projections=not no_proj,
+        positions=None if positions is None else positions.value,
+        at=at,
+        plot=plot,
+        save=save,
+        settings=settings,
+    )
+
+
+def _run(*, corpus: str | None, test: str | None, at: int | None, plot: str | None,
+         save: str | None, settings: Settings, **options: Any) -> None:  # fmt: skip
+    """Read the files, train (a progress bar on a terminal's stderr; Ctrl-C stops after
+    the last whole update), then write the result, the plot and the saved document."""
+    import signal
+
+    from attncli.api.training import train as train_layer
+    from attncli.errors import OptionError
+    from attncli.present.output import emit
+
+    if at is not None and not settings.steps:
+        raise OptionError(
+            f"--at {at} picks the iteration --steps works by hand; add --steps",
+            f"--at {at} elige la iteración que --steps resuelve a mano; añade --steps",
+        )
+    if plot is not None:
+        from attncli.present.plot import check_plot_path
+
+        check_plot_path(plot)
+    if save is not None:
+        _check_save_path(save)
+    sentences = None if corpus is None else _sentences(corpus)
+    tested = None if test is None else _sentences(test)
+    from attncli.present.training_progress import training_progress
+
+    # Ctrl-C during training ends the loop after its last whole update (attn's own
+    # handler ends the process at once, which is right everywhere else).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with training_progress(settings.lang, options["iterations"]) as on_step:
+            result = train_layer(corpus=sentences, test=tested, on_step=on_step, **options)
+    except KeyboardInterrupt:  # between the loop and the result: nothing to keep
+        from attncli.errors import Interrupted
+
+        raise Interrupted(
+            "stopped by Ctrl-C after training, before the result was ready; nothing was written",
+            "parado con Ctrl-C tras entrenar, antes de tener el resultado; no se escribió nada",
+        ) from None
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if result.stopped == "interrupted":
+        _interrupted(result, save, settings)
+    explanation: list[Any] = result.steps(at) if settings.steps else []
+    if plot is not None:
+        from attncli.present.training_plot import plot_training
+
+        plot_training(plot, result, settings.format())
+    if save is not None:
+        _save(save, result.to_document())
+    emit(result, settings, explanation)
+
+
+def _sentences(path: str) -> "list[Sentence]":
+    from attncli.reading.sources import read_text
+    from attncli.reading.wants import parse_corpus
+
+    text, source = read_text(path, None)
+    return parse_corpus(text, source)
+
+
+def _check_save_path(path: str) -> None:
+    import os
+
+    from attncli.errors import OptionError
+
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder) or os.path.isdir(path):
+        raise OptionError(
+            f"--save {path}: " + ("it is a folder" if os.path.isdir(path) else "the folder "
+            "does not exist") + "; name a file in an existing folder",
+            f"--save {path}: " + ("es una carpeta" if os.path.isdir(path) else "la carpeta no "
+            "existe") + "; nombra un fichero en una carpeta que exista",
+        )  # fmt: skip
+
+
+def _save(path: str, document: dict[str, Any]) -> None:
+    from attncli.present.output import write_json
+
+    with open(path, "w", encoding="utf-8") as file:
+        write_json(file, document)
+
+
+def _interrupted(result: Any, save: str | None, settings: Settings) -> None:
+    """Ctrl-C: the state so far to --save and, when the output is JSON, to stdout; then
+    one line on stderr saying where the run stopped, and exit 130."""
+    import sys
+
+    from attncli.errors import Interrupted
+    from attncli.present.language import PHRASES
+    from attncli.present.output import selected, wants_json, write_json
+
+    document = result.to_document()
+    if save is not None:
+        _save(save, document)
+    as_json = settings.fields is not None or wants_json(settings.format_name, sys.stdout)
+    if as_json:
+        write_json(sys.stdout, selected(document, settings.fields))
+    kept = save if save is not None else ("stdout" if as_json else None)
+    english, spanish = PHRASES["train_interrupted_kept" if kept else "train_interrupted"]
+    fields = {"done": result.done, "total": result.iterations, "path": kept}
+    raise Interrupted(english.format(**fields), spanish.format(**fields))

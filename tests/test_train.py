@@ -1,0 +1,381 @@
+"""attn train as a user meets it: the headline, the pipe into selfattn -i, --steps, the
+corpus, every error in one line, Ctrl-C, the plot; and attn.train from Python."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import attncli as attn
+from attncli.core import training
+from tests.conftest import SAMPLES
+
+HEADLINE = "en las llaves del coche están ahí"
+WANT = ("--want", "están=llaves")
+
+
+@pytest.fixture(scope="module")
+def headline():
+    return attn.train(HEADLINE, want="están=llaves")
+
+
+def test_estan_finds_llaves_and_the_loss_falls_at_every_step(run_json):
+    document = run_json("train", HEADLINE, *WANT)
+    loss = np.array(document["training"]["loss"])
+    assert len(loss) == 301 and document["training"]["done"] == 300
+    assert np.all(np.diff(loss) <= 1e-12)
+    wanted = np.array(document["training"]["wanted_weights"])  # [301, 1]
+    assert wanted[0, 0] < 0.05 and wanted[-1, 0] >= 0.9
+    tokens = document["tokens"]
+    weights = np.array(document["weights"])
+    assert weights[tokens.index("están"), tokens.index("llaves")] == wanted[-1, 0]
+    assert document["training"]["optimizer"] == "sgd" and document["training"]["lr"] == 0.1
+
+
+def test_before_is_todays_selfattn_screen(run_json):
+    trained = run_json("train", HEADLINE, *WANT)
+    seeded = run_json("selfattn", HEADLINE)
+    assert trained["training"]["weights_before"] == seeded["weights"]
+    assert trained["training"]["w_q_before"] == seeded["w_q"]
+    assert trained["w_v"] == seeded["w_v"] and trained["x"] == seeded["x"]
+    assert trained["w_q"] != seeded["w_q"] and trained["w_k"] != seeded["w_k"]
+
+
+def test_selfattn_reads_the_trained_layer_back_exactly(run, run_json, tmp_path):
+    trained = run("train", HEADLINE, *WANT)
+    assert trained.exit_code == 0, trained.stderr
+    path = tmp_path / "trained.json"
+    path.write_text(trained.stdout)
+    again = run_json("selfattn", "-i", str(path))
+    assert again["weights"] == json.loads(trained.stdout)["weights"]  # bit for bit
+    piped = run_json("selfattn", input=trained.stdout)
+    assert piped["weights"] == again["weights"]
+
+
+def test_two_heads_causal_unscaled_read_back_with_the_same_options(run_json, tmp_path):
+    options = ("--heads", "2", "--causal", "--no-scale", "--iterations", "50")
+    trained = run_json("train", HEADLINE, *WANT, "--want", "coche=las", *options)
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(trained))
+    again = run_json("selfattn", "-i", str(path), "--heads", "2", "--causal", "--no-scale")
+    assert again["weights"] == trained["weights"]
+    assert np.array(trained["training"]["wanted_weights"]).shape == (51, 2, 2)
+    assert trained["w_o"] == run_json("selfattn", HEADLINE, "--heads", "2")["w_o"]
+
+
+def test_the_same_seed_gives_the_same_numbers(run_json):
+    first = run_json("train", HEADLINE, *WANT, "--optimizer", "adam", "--lr", "0.05")
+    second = run_json("train", HEADLINE, *WANT, "--optimizer", "adam", "--lr", "0.05")
+    assert first == second
+    other = run_json("train", HEADLINE, *WANT, "--seed", "3", "--iterations", "5")
+    assert other["training"]["loss"][0] != first["training"]["loss"][0]
+
+
+def test_the_terminal_shows_before_after_the_curve_and_both_grids(run):
+    result = run("train", HEADLINE, *WANT, "--format", "table")
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    assert "Training W^Q and W^K on «en las llaves del coche están ahí»" in out
+    assert "ℓ = −log α(están, llaves)" in out
+    assert "W^V gets no gradient from a loss on the weights: it stays as drawn." in out
+    assert re.search(r"están → llaves +0.023 +0.999", out)
+    curve = next(line.strip() for line in out.splitlines() if line.startswith("  ▁") or
+                 line.startswith("  █"))  # fmt: skip
+    assert set(curve) <= set("▁▂▃▄▅▆▇█") and curve[0] == "█" and curve[-1] == "▁"
+    assert "Weights before (seeded)" in out and "Weights after training" in out
+    assert result.stderr == ""  # no progress bar off a terminal
+
+
+def test_in_spanish(run):
+    result = run("train", HEADLINE, *WANT, "--format", "table", "--lang", "es")
+    assert result.exit_code == 0, result.stderr
+    assert "Entrenando W^Q y W^K con «en las llaves del coche están ahí»" in result.stdout
+    assert re.search(r"están → llaves +0,023 +0,999", result.stdout)
+    assert "W^V no recibe ningún gradiente" in result.stdout
+
+
+def test_the_curve_is_the_loss_in_block_characters():
+    from attncli.present.training_view import curve
+
+    assert curve(np.array([4.0, 3.0, 2.0, 1.0]), 10, log=False) == "█▆▃▁"
+    assert curve(np.array([100.0, 10.0, 1.0]), 3, log=True) == "█▅▁"
+    assert len(curve(np.linspace(5, 1, 301), 64, log=False)) == 64
+    assert curve(np.array([2.0, 2.0]), 5, log=False) == "▁▁"
+
+
+def test_no_proj_is_the_lessons_point_and_exit_2(run):
+    for lang, words in (("en", "nothing to train"), ("es", "nada que entrenar")):
+        result = run("train", HEADLINE, *WANT, "--no-proj", "--lang", lang)
+        assert result.exit_code == 2 and result.stdout == ""
+        assert result.stderr.count("\n") == 1 and words in result.stderr, result.stderr
+
+
+def test_a_diverging_run_stops_with_one_line_and_no_numbers(run):
+    result = run("train", HEADLINE, *WANT, "--lr", "1000")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1
+    assert "diverged at iteration 1" in result.stderr and "lower --lr" in result.stderr
+    assert "--lr 100" in result.stderr and "nan" not in result.stderr.lower()
+
+
+ERRORS = [
+    (("train", HEADLINE), "nothing to learn"),
+    (("train", HEADLINE, "--want", "están"), "write it as query=key"),
+    (("train", HEADLINE, "--want", "están=casa"), "«casa» is not a token of the sentence"),
+    (("train", "la casa de la llave", "--want", "la=casa"), "«la» appears 2 times"),
+    (("train", HEADLINE, "--want", "las=llaves", "--causal"), "comes after «las»"),
+    (("train", *WANT), "give a sentence and what it wants"),
+    (("train", HEADLINE, *WANT, "--lr", "0"), "--lr is 0.0"),
+    (("train", HEADLINE, *WANT, "--at", "3"), "add --steps"),
+    (("train", HEADLINE, *WANT, "--steps", "--at", "400"), "choose 1 to 300"),
+    (("train", HEADLINE, *WANT, "--steps", "--heads", "2"), "drop --heads"),
+    (("train", HEADLINE, *WANT, "--save", "/no/such/folder/t.json"), "the folder does not"),
+    (("train", HEADLINE, *WANT, "--plot", "loss.bmp"), "--plot loss.bmp"),
+    (("train", HEADLINE, *WANT, "--optimizer", "rmsprop"), "rmsprop"),
+    (("train", HEADLINE, *WANT, "--iterations", "-1"), "-1"),
+    (("train", "--corpus", "/no/such/corpus.txt"), "corpus.txt"),
+]
+
+
+@pytest.mark.parametrize("args, fragment", ERRORS, ids=[e[1][:30] for e in ERRORS])
+def test_errors_are_one_line(run, args, fragment):
+    result = run(*args)
+    assert result.exit_code == 2, result.stdout
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1 and fragment in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_want_by_position_and_several_wants(run_json):
+    document = run_json("train", "la casa de la llave", "--want", "4=5", "--want", "casa=1",
+                        "--iterations", "20")  # fmt: skip
+    assert document["training"]["want"] == ["la=llave", "casa=la"]
+    with pytest.raises(attn.InputError, match="appears 2 times"):
+        attn.train("la casa de la llave", want="casa=la")
+    document = run_json("train", "la casa de la llave", "--want", "casa=4", "--iterations", "1")
+    assert document["training"]["want"] == ["casa=la"]
+
+
+CORPUS_ERRORS = [
+    ("# a corpus\nlos coches están ahí\n", "c.txt, line 2: write the sentence, then |"),
+    ("los coches están ahí | están=casas\n", "«casas» is not a token of the sentence"),
+    ("# only a comment\n\n", "has no sentences"),
+    ("\nlos coches están ahí | \n", "nothing to learn (line 2 of"),
+]
+
+
+@pytest.mark.parametrize("text, fragment", CORPUS_ERRORS)
+def test_corpus_errors_name_the_line(run, tmp_path, text, fragment):
+    path = tmp_path / "c.txt"
+    path.write_text(text)
+    result = run("train", "--corpus", str(path))
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and fragment in result.stderr, result.stderr
+
+
+def _corpus(name: str):
+    from attncli.reading.wants import parse_corpus
+
+    path = SAMPLES / name
+    return parse_corpus(path.read_text(encoding="utf-8"), str(path))
+
+
+@pytest.fixture(scope="module")
+def agreement():
+    """The README's runs: the sample corpus at --d-model 32, with and without positions,
+    tested on both test sets (30 sentences each, in this order)."""
+    tests = _corpus("concordancia-numero.txt") + _corpus("concordancia-orden.txt")
+    return {
+        positions: attn.train(
+            corpus=_corpus("concordancia-entreno.txt"), test=tests, d_model=32, positions=positions
+        )  # fmt: skip
+        for positions in (None, "sinusoidal")
+    }
+
+
+def _shares(result) -> list[str]:
+    number = np.mean([link.hit for link in result.test[:30]])
+    order = np.mean([link.hit for link in result.test[30:]])
+    return [f"{100 * share:.1f} %" for share in (result.train_accuracy, number, order)]
+
+
+def test_the_readmes_accuracy_table_is_what_the_runs_give(agreement):
+    readme = (SAMPLES.parent / "README.md").read_text(encoding="utf-8")
+    rows = {
+        None: re.search(r"^without positions +(.*)$", readme, re.MULTILINE),
+        "sinusoidal": re.search(r"^--positions sinusoidal +(.*)$", readme, re.MULTILINE),
+    }
+    for positions, found in rows.items():
+        assert found is not None
+        assert re.split(r"(?<=%) +", found.group(1).strip()) == _shares(agreement[positions])
+
+
+def test_what_a_layer_without_positions_can_and_cannot_learn(agreement):
+    plain, placed = agreement[None], agreement["sinusoidal"]
+    assert plain.sentences == 80 and len(plain.test) == 60
+    number = np.mean([link.hit for link in plain.test[:30]])
+    order = np.mean([link.hit for link in plain.test[30:]])
+    # Without positions, number alone finds the noun; two nouns of one number are a coin toss.
+    assert number >= 0.85 and order <= 0.6
+    assert np.mean([link.hit for link in placed.test[30:]]) >= 0.9
+    assert np.all(np.diff(plain.loss) <= 1e-12)  # the corpus's loss falls at every step too
+    first = plain.test[30]
+    assert " ".join(first.tokens) == "los libros de las mesas están aquí"
+    assert first.hit is (first.picked == first.key)
+
+
+def test_the_corpus_through_the_command_line(run_json):
+    corpus = str(SAMPLES / "concordancia-entreno.txt")
+    order = str(SAMPLES / "concordancia-orden.txt")
+    document = run_json("train", "--corpus", corpus, "--test", order, "--d-model", "32",
+                        "--iterations", "5", "--positions", "sinusoidal")  # fmt: skip
+    assert document["positions"] == "sinusoidal" and document["training"]["sentences"] == 80
+    links = document["test"]["links"]
+    assert document["test"]["accuracy"] == sum(link["hit"] for link in links) / len(links)
+    assert links[0]["sentence"] == "los libros de las mesas están aquí"
+    assert links[0]["want"] == "están=libros"
+
+
+def test_the_corpus_screen_says_what_order_does(run):
+    corpus = str(SAMPLES / "concordancia-entreno.txt")
+    order = str(SAMPLES / "concordancia-orden.txt")
+    result = run("train", "--corpus", corpus, "--test", order, "--d-model", "32",
+                 "--iterations", "30", "--format", "table")  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    assert "Training W^Q and W^K on 80 sentences" in result.stdout
+    assert "Test, sentences not trained on:" in result.stdout
+    assert "--positions sinusoidal gives it the order" in result.stdout
+    assert "… 18 more links (the misses come first); --json has them all" in result.stdout
+    listed = [line for line in result.stdout.splitlines() if line.endswith(("✓", "✗"))]
+    marks = [line[-1] for line in listed]
+    assert marks == sorted(marks, key=lambda mark: mark == "✓")  # misses first
+
+
+def test_steps_work_one_iteration_from_the_backward_pass(headline):
+    (steps,) = headline.steps(4)
+    assert steps.iteration == 4
+    assert steps.loss == pytest.approx(headline.loss[3], rel=1e-12)
+    assert steps.loss_after == pytest.approx(headline.loss[4], rel=1e-12)
+    (row,) = steps.rows
+    assert row.token == "están"
+    # ∂ℓ/∂e is α − the one-hot
+    for key in row.keys:
+        assert key.grad_score == pytest.approx(key.weight - key.wanted, abs=1e-12)
+    for entry in steps.entries:
+        assert sum(t.x * t.grad for t in entry.terms) == pytest.approx(entry.gradient, rel=1e-9)
+        assert entry.after == pytest.approx(entry.before - 0.1 * entry.gradient, abs=1e-15)
+    # the W^K entry's ∂ℓ/∂K[t, b] = ∂ℓ/∂e[están, t] × Q[están, b] ÷ √8
+    k_entry = steps.entries[1]
+    for term in k_entry.terms:
+        assert term.grad == pytest.approx(term.grad_score * k_entry.query / math.sqrt(8))
+
+
+def test_steps_on_the_terminal_in_english_and_spanish(run):
+    english = run("train", HEADLINE, *WANT, "--steps")
+    assert english.exit_code == 0, english.stderr
+    for text in ("Iteration 1 by hand (SGD, lr 0.1)", "Loss: −log 0.023 = 3.7707",
+                 "∂ℓ/∂e = α − wanted", "∂ℓ/∂W^Q   8 × 8   Xᵀ · ∂ℓ/∂Q",
+                 "Update: W^Q[", "∂ℓ/∂W^V = 0"):  # fmt: skip
+        assert text in english.stdout, text
+    spanish = run("train", HEADLINE, *WANT, "--steps", "--lang", "es", "--at", "2")
+    assert spanish.exit_code == 0, spanish.stderr
+    for text in ("La iteración 2 a mano (SGD, lr 0,1)", "Por el softmax, fila «están»",
+                 "Actualización: W^Q[", "Solo pregunta «están»"):  # fmt: skip
+        assert text in spanish.stdout, text
+
+
+def test_steps_with_adam_show_adams_step(run):
+    result = run("train", HEADLINE, *WANT, "--steps", "--optimizer", "adam", "--lr", "0.01")
+    assert result.exit_code == 0, result.stderr
+    assert "Update (Adam):" in result.stdout and "m̂ ÷ (√v̂ + ε)" in result.stdout
+
+
+def test_steps_travel_in_the_json_when_asked(run_json):
+    document = run_json("train", HEADLINE, *WANT, "--steps", "--json", "--iterations", "3")
+    (step,) = document["steps"]
+    assert step["step"] == "train" and step["iteration"] == 1
+
+
+def test_python_api(headline):
+    assert headline.wanted_after[0] >= 0.9 and headline.done == 300
+    assert repr(headline).startswith("TrainResult(tokens=['en', 'las'")
+    html = headline._repr_html_()
+    assert "<table>" in html and "llaves" in html and "0.999" in html
+    np.testing.assert_array_equal(headline.after["w_v"], headline.before["w_v"])
+
+
+def test_interrupted_run_writes_the_state_so_far(run, run_json, tmp_path, monkeypatch):
+    calls = {"count": 0}
+    evaluate = training.evaluate
+
+    def stopping(*args, **kwargs):
+        calls["count"] += 1
+        if calls["count"] == 8:  # the first evaluation, then 6 whole updates
+            raise KeyboardInterrupt
+        return evaluate(*args, **kwargs)
+
+    monkeypatch.setattr(training, "evaluate", stopping)
+    path = tmp_path / "state.json"
+    result = run("train", HEADLINE, *WANT, "--save", str(path))
+    assert result.exit_code == 130
+    line = "attn: error: stopped by Ctrl-C after 6 of 300 iterations; the state so far is in"
+    assert result.stderr == f"{line} {path}\n"
+    state = json.loads(path.read_text())
+    assert state["training"]["done"] == 6 and state["training"]["stopped"] == "interrupted"
+    assert len(state["training"]["loss"]) == 7
+    monkeypatch.setattr(training, "evaluate", evaluate)
+    again = run_json("selfattn", "-i", str(path))
+    assert again["weights"] == state["weights"]
+    six = run_json("train", HEADLINE, *WANT, "--iterations", "6")
+    assert six["w_q"] == state["w_q"]
+
+
+def test_ctrl_c_in_a_real_process(tmp_path):
+    """SIGINT to a running attn train: exit 130, the line, and the state in --save."""
+    path = tmp_path / "state.json"
+    command = [sys.executable, "-m", "attncli", "train", HEADLINE, *WANT,
+               "--iterations", "10000000", "--save", str(path)]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(3.0)  # well past the start-up: the loop is running
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert "stopped by Ctrl-C after" in stderr and str(path) in stderr
+    state = json.loads(path.read_text())
+    assert json.loads(stdout) == state  # piped, the state goes to stdout too
+    assert 0 < state["training"]["done"] < 10_000_000
+
+
+def test_plot_draws_a_png(run, tmp_path):
+    path = tmp_path / "loss.png"
+    result = run("train", HEADLINE, *WANT, "--plot", str(path), "--json")
+    assert result.exit_code == 0, result.stderr
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_save_writes_what_the_pipe_writes(run, tmp_path):
+    path = tmp_path / "t.json"
+    result = run("train", HEADLINE, *WANT, "--save", str(path), "--iterations", "10")
+    assert result.exit_code == 0
+    assert json.loads(path.read_text()) == json.loads(result.stdout)
+
+
+def test_selfattn_takes_sinusoidal_positions(run_json):
+    from attncli.core.positions import sinusoidal
+
+    plain = run_json("selfattn", HEADLINE)
+    placed = run_json("selfattn", HEADLINE, "--positions", "sinusoidal")
+    np.testing.assert_allclose(
+        np.array(placed["x"]), np.array(plain["x"]) + sinusoidal(7, 8), atol=1e-15
+    )
+    assert placed["weights"] != plain["weights"]
+    trained = run_json("train", HEADLINE, *WANT, "--positions", "sinusoidal", "--iterations", "1")
+    assert trained["x"] == placed["x"]
