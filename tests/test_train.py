@@ -368,7 +368,7 @@ def test_save_writes_what_the_pipe_writes(run, tmp_path):
     assert json.loads(path.read_text()) == json.loads(result.stdout)
 
 
-def test_selfattn_takes_sinusoidal_positions(run_json):
+def test_selfattn_takes_sinusoidal_positions(run, run_json):
     from attncli.core.positions import sinusoidal
 
     plain = run_json("selfattn", HEADLINE)
@@ -377,5 +377,11 @@ def test_selfattn_takes_sinusoidal_positions(run_json):
         np.array(placed["x"]), np.array(plain["x"]) + sinusoidal(7, 8), atol=1e-15
     )
     assert placed["weights"] != plain["weights"]
-    trained = run_json("train", HEADLINE, *WANT, "--positions", "sinusoidal", "--iterations", "1")
-    assert trained["x"] == placed["x"]
+    trained = run("train", HEADLINE, *WANT, "--positions", "sinusoidal", "--iterations", "1")
+    assert json.loads(trained.stdout)["x"] == placed["x"]
+    twice = run("selfattn", "--positions", "sinusoidal", input=trained.stdout)
+    assert twice.exit_code == 2 and "already has sinusoidal positions added" in twice.stderr
+    assert (
+        run_json("selfattn", input=trained.stdout)["weights"]
+        == json.loads(trained.stdout)["weights"]
+    )

@@ -199,6 +199,13 @@ def selfattn_document(
 
     checked = selfattn_input(document, sentence, options)
     if options.positions is not None:
+        if document.get("positions") is not None:
+            raise OptionError(
+                f"this x already has {document['positions']} positions added (the document "
+                "says so); drop --positions, or they would be added twice",
+                f"este x ya lleva sumadas posiciones {document['positions']} (lo dice el "
+                "documento); quita --positions, o se sumarían dos veces",
+            )
         _add_positions(checked, options.positions)
     allowed = checked.allowed  # True where a query may look, as everywhere in attn
     if options.causal:

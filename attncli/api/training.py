@@ -84,6 +84,7 @@ def train(
         after=run.params,
         weights_before=before.runs[0].weights,
         weights_after=after.runs[0].weights,
+        output_after=after.runs[0].output,
         wants=tuple(_labels(sentences[0])),
         wanted_cells=sentences[0].wanted,
         allowed=examples[0].allowed,

@@ -54,6 +54,10 @@ OUTPUTS = frozenset(
         "loss",
     }
 )
+# What attn train's document (results/training.py) adds to the layer's: the encoding already
+# in its x, the training's history and its test. It is a result of the layer too (it has an
+# `output`), so these pass through as the outputs do.
+TRAINING = frozenset({"positions", "training", "test"})
 # Settings a result writes down, which a hand-written document might mean as settings.
 OPTIONS = {
     "heads": "--heads",
@@ -116,7 +120,7 @@ def check_fields(document: Document) -> None:
     nearest field it reads."""
     read_back = "output" in document  # a result of attn selfattn, read again
     for name in document:
-        if name in INPUTS or (read_back and is_output(name)):
+        if name in INPUTS or (read_back and (is_output(name) or name in TRAINING)):
             continue
         raise unknown_field(name)
 

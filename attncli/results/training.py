@@ -37,6 +37,7 @@ class TrainResult(Result):
     after: dict[str, np.ndarray]  # the same after training: only w_q and w_k moved
     weights_before: np.ndarray  # [T, T] or [h, T, T]
     weights_after: np.ndarray  # [T, T] or [h, T, T]
+    output_after: np.ndarray  # [T, d_v], or [T, d_model] after W^O: the trained layer's output
     wants: tuple[str, ...]  # "están=llaves", the first sentence's
     wanted_cells: tuple[tuple[int, int], ...]  # their (row, column), 0-based
     allowed: np.ndarray | None  # [T, T] with --causal: True where a query may look
@@ -98,6 +99,7 @@ class TrainResult(Result):
             seed=self.seed,
             positions=self.positions,
             weights=self.weights_after,
+            output=self.output_after,
         )
         training: dict[str, Any] = {
             "want": list(self.wants),
