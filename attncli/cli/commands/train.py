@@ -4,10 +4,9 @@ from enum import Enum
 from typing import TYPE_CHECKING, Annotated, Any
 
 from attncli.cli.commands import command
+from attncli.cli.commands.layer_options import DKOption, DModelOption
 from attncli.cli.commands.selfattn import (
     CausalOption,
-    DKOption,
-    DModelOption,
     EmbeddingSeedOption,
     HeadsOption,
     NoProjOption,
