@@ -308,7 +308,7 @@ def test_python_api(headline):
     assert headline.wanted_after[0] >= 0.9 and headline.done == 300
     assert repr(headline).startswith("TrainResult(tokens=['en', 'las'")
     html = headline._repr_html_()
-    assert "<table>" in html and "llaves" in html and "0.999" in html
+    assert "<pre" in html and "están → llaves" in html and "0.999" in html
     np.testing.assert_array_equal(headline.after["w_v"], headline.before["w_v"])
 
 

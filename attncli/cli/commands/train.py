@@ -8,7 +8,6 @@ from attncli.cli.commands.layer_options import DKOption, DModelOption
 from attncli.cli.commands.selfattn import (
     CausalOption,
     EmbeddingSeedOption,
-    HeadsOption,
     NoProjOption,
     NoScaleOption,
     SentenceArgument,
@@ -26,6 +25,16 @@ class OptimizerName(str, Enum):
     adam = "adam"
 
 
+TrainHeadsOption = Annotated[
+    int | None,
+    Option(
+        "--heads",
+        help="h heads (of d_model / h columns each unless --d-k), joined, then W^O; the loss "
+        "is summed over the heads.",
+        es="h cabezas (de d_model / h columnas cada una salvo --d-k), juntas, luego W^O; la "
+        "pérdida se suma sobre las cabezas.",
+    ),
+]
 WantOption = Annotated[
     list[str] | None,
     Option(
@@ -147,7 +156,7 @@ def train(
     seed: EmbeddingSeedOption = 0,
     d_model: DModelOption = None,
     d_k: DKOption = None,
-    heads: HeadsOption = None,
+    heads: TrainHeadsOption = None,
     causal: CausalOption = False,
     no_scale: NoScaleOption = False,
     no_proj: NoProjOption = False,
