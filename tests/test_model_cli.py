@@ -378,3 +378,53 @@ def test_show_names_the_biases_of_a_layer(run, tiny, tmp_path):
     seeded = run("selfattn", "-i", str(document), "--show", "shapes,w", "--format", "table")
     assert seeded.exit_code == 0, seeded.stderr
     assert "b^Q" in seeded.stdout
+
+
+def test_heads_in_spanish_and_from_stdin(run, tiny):
+    screen = run(
+        "heads",
+        "--model",
+        str(tiny / "bert"),
+        "--pattern",
+        "first",
+        "--format",
+        "table",
+        "--lang",
+        "es",
+        input=SENTENCE,
+    )
+    assert screen.exit_code == 0, screen.stderr
+    assert "ordenadas por el peso medio sobre el" in screen.stdout
+    assert "Puesto" in screen.stdout and "Cabeza" in screen.stdout
+
+
+def test_byte_level_words_as_json(run, tiny):
+    document = as_json(
+        run(
+            "selfattn",
+            "the keys están",
+            "--model",
+            str(tiny / "gpt2"),
+            "--head",
+            "1",
+            "--words",
+            "--json",
+        )
+    )
+    assert document["words"] == ["the", "keys", "están"]
+    merged = np.asarray(document["word_weights"])
+    assert np.allclose(merged.sum(axis=1), 1.0, atol=1e-12)
+    assert np.all(np.triu(merged, k=1) == 0.0)  # causal: no word looks at a later one
+
+
+def test_a_notebook_shows_the_results(tiny):
+    result = attn.selfattn(SENTENCE, model=str(tiny / "bert"), head=1)
+    import re
+
+    def text(html: str) -> str:
+        return re.sub(r"<[^>]+>", "", html)
+
+    assert "layer 2 of 2 · head 1 of 4" in text(result._repr_html_())
+    ranked = attn.heads(SENTENCE, model=str(tiny / "bert"), pattern="self")
+    shown = text(ranked._repr_html_())
+    assert "ranked by the mean weight on the token" in shown and "Layer" in shown
