@@ -232,6 +232,15 @@ def test_what_a_layer_without_positions_can_and_cannot_learn(agreement):
     assert first.hit is (first.picked == first.key)
 
 
+def test_a_corpus_from_standard_input(run_json):
+    text = (
+        "los coches de la casa están ahí | están=coches\nla llave del coche está ahí | está=llave\n"
+    )
+    document = run_json("train", "--corpus", "-", "--iterations", "3", input=text)
+    assert document["training"]["sentences"] == 2
+    assert document["tokens"] == ["los", "coches", "de", "la", "casa", "están", "ahí"]
+
+
 def test_the_corpus_through_the_command_line(run_json):
     corpus = str(SAMPLES / "concordancia-entreno.txt")
     order = str(SAMPLES / "concordancia-orden.txt")

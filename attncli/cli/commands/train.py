@@ -13,7 +13,7 @@ from attncli.cli.commands.selfattn import (
     SentenceArgument,
 )
 from attncli.cli.declare import Option
-from attncli.cli.options import STEPS, PositionsOption
+from attncli.cli.options import PositionsOption
 from attncli.present.output import Settings
 
 if TYPE_CHECKING:
@@ -51,10 +51,10 @@ CorpusOption = Annotated[
     Option(
         "--corpus",
         metavar="FILE",
-        help="Train one set of W's on every line of FILE: a sentence, | and its wants "
-        "(los coches de la casa están ahí | están=coches).",
-        es="Entrena unas mismas W con cada línea de FICHERO: una frase, | y lo que pide "
-        "(los coches de la casa están ahí | están=coches).",
+        help="Train one set of W's on every line of FILE ('-' for stdin): a sentence, | and "
+        "its wants (los coches de la casa están ahí | están=coches).",
+        es="Entrena unas mismas W con cada línea de FICHERO ('-' para la entrada estándar): "
+        "una frase, | y lo que pide (los coches de la casa están ahí | están=coches).",
     ),
 ]
 TestOption = Annotated[
@@ -133,7 +133,7 @@ SaveOption = Annotated[
 
 
 @command(
-    outputs=STEPS,
+    outputs=("steps", "digits"),  # one iteration, no row to pick, no worksheet
     es="""Entrena W^Q y W^K para que una consulta encuentre su clave.
 
     Parte de las mismas matrices sembradas que attn selfattn y baja por el gradiente de
@@ -253,10 +253,13 @@ def _run(*, corpus: str | None, test: str | None, at: int | None, plot: str | No
 
 
 def _sentences(path: str) -> "list[Sentence]":
+    """The sentences of a corpus file; '-' reads them from standard input."""
+    import sys
+
     from attncli.reading.sources import read_text
     from attncli.reading.wants import parse_corpus
 
-    text, source = read_text(path, None)
+    text, source = read_text(path, sys.stdin)
     return parse_corpus(text, source)
 
 
