@@ -58,6 +58,7 @@ def shown(text: str, limit: int = 40) -> str:
 _NOUNS = {
     "number": ("number", "numbers", "número", "números"),
     "row": ("row", "rows", "fila", "filas"),
+    "column": ("column", "columns", "columna", "columnas"),
     "name": ("name", "names", "nombre", "nombres"),
 }
 

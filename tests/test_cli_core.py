@@ -263,7 +263,11 @@ def _fails(result, *fragments):
         (["softmax", "2", "x"], None, ["argument 2 is 'x'"]),
         (["softmax", "2", "--jsn"], None, ["no such option: --jsn"]),
         (["softmax", "2", "1", "--temperature", "0"], None, ["--temperature", "positive"]),
-        (["softmax", "2", "1", "--tokens", "a,b,c"], None, ["tokens: 3 names for 2 rows"]),
+        (
+            ["softmax", "2", "1", "--tokens", "a,b,c"],
+            None,
+            ["tokens: 3 names for 2 columns of scores"],
+        ),
         (
             ["score", "--query", "1,0,3", "--keys", "[[2,1],[0,2]]"],
             None,

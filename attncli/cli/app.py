@@ -13,10 +13,11 @@ from typing import Annotated, Any
 import typer
 
 from attncli.cli.commands import every_command, parameters
-from attncli.cli.declare import Command, Declared, declared
+from attncli.cli.declare import Argument, Command, Declared, declared
 from attncli.cli.fastpath import language_of, split_lang
 from attncli.cli.group import app_for
 from attncli.cli.options import LangOption, VersionOption, settings_from
+from attncli.reading.arguments import read_decimal
 
 
 def typer_callback(command: Command, lang: str = "en") -> Callable[..., None]:
@@ -28,10 +29,40 @@ def typer_callback(command: Command, lang: str = "en") -> Callable[..., None]:
     def callback(attn_context: typer.Context, **arguments: Any) -> None:
         chosen = {name: arguments.pop(name) for name in command.outputs}
         settings = settings_from(**chosen, meta=attn_context.meta)
+        for parameter in numbers:  # 0.5, or 0,5 in Spanish, read as the fast path reads it
+            if isinstance(arguments.get(parameter.name), str):
+                option = parameter.declaration.names[0]
+                arguments[parameter.name] = read_decimal(
+                    arguments[parameter.name], option, settings.lang
+                )
         command.function(settings=settings, **arguments)
+
+    numbers = [parameter for parameter in parameters(command) if _one_number(parameter)]
 
     # Typer passes the Click context to a parameter annotated typer.Context.
     return _read_by_typer(callback, "attn_context", parameters(command), lang)
+
+
+def _one_number(parameter: Declared) -> bool:
+    """An option of one number: Typer hands it over as text, read in the command's language
+    (reading.arguments.read_decimal: 0,5 in Spanish)."""
+    return parameter.kind is float and not isinstance(parameter.declaration, Argument)
+
+
+def _typer_annotation(parameter: Declared, lang: str) -> Any:
+    if not _one_number(parameter):
+        return Annotated[parameter.written, parameter.declaration.to_typer(lang)]
+    metavar = parameter.declaration.settings.get("metavar", "FLOAT")
+    extra = {} if "metavar" in parameter.declaration.settings else {"metavar": metavar}
+    return Annotated[str | None, parameter.declaration.to_typer(lang, **extra)]
+
+
+def _typer_default(parameter: Declared, lang: str) -> Any:
+    """A number's default as the help writes it: 1.0, or 1,0 in Spanish."""
+    if _one_number(parameter) and isinstance(parameter.default, float):
+        text = repr(parameter.default)
+        return text.replace(".", ",") if lang == "es" else text
+    return parameter.default
 
 
 def _read_by_typer(
@@ -46,8 +77,8 @@ def _read_by_typer(
         inspect.Parameter(
             parameter.name,
             keyword,
-            default=parameter.default,
-            annotation=Annotated[parameter.written, parameter.declaration.to_typer(lang)],
+            default=_typer_default(parameter, lang),
+            annotation=_typer_annotation(parameter, lang),
         )
         for parameter in declared
     ]

@@ -9,6 +9,7 @@ command line by it without importing Typer at all, which is a fifth of the start
 
 from __future__ import annotations
 
+import re
 import typing
 from collections.abc import Callable
 from enum import Enum
@@ -32,12 +33,12 @@ class Parameter:
         """The help text in `lang` (English where no Spanish is declared)."""
         return self.es if lang == "es" and self.es else self.help
 
-    def to_typer(self, lang: str = "en") -> Any:
+    def to_typer(self, lang: str = "en", **extra: Any) -> Any:
         """The typer.Option or typer.Argument this declares, its help in `lang`."""
         import typer
 
         make = getattr(typer, self.typer_kind)
-        return make(*self.names, help=self.help_in(lang), **self.settings)
+        return make(*self.names, help=self.help_in(lang), **self.settings, **extra)
 
 
 class Option(Parameter):
@@ -114,6 +115,9 @@ class Command:
         return inspect.cleandoc(self.es) if lang == "es" and self.es else english
 
 
+_NEGATIVE_COMMA_DECIMAL = re.compile(r"-\d*,\d+")
+
+
 def positional_if_number(argument: str) -> str:
     """A number argument marked as positional, so that '-inf' is not read as '-i nf' nor
     '-1e3' taken for a short option; the leading space is harmless to float()."""
@@ -122,7 +126,8 @@ def positional_if_number(argument: str) -> str:
     try:
         float(argument)
     except ValueError:
-        return argument
+        if not _NEGATIVE_COMMA_DECIMAL.fullmatch(argument):  # -0,5 in Spanish
+            return argument
     return " " + argument
 
 

@@ -118,7 +118,7 @@ def _converted(parameter: Declared, text: str) -> Any:
     try:
         if kind is int:
             value: Any = int(text)
-        elif kind is float:
+        elif kind is float:  # 0,5 (Spanish) is read by Typer's path, in the command's language
             value = float(text)
         elif kind is str:
             value = text

@@ -9,6 +9,7 @@ through the context's HelpFormatter, so a Spanish command is built with a contex
 this) says those words in Spanish. Nothing of Click or Typer is patched.
 """
 
+import re
 from typing import Any
 
 from typer.core import TyperCommand
@@ -26,7 +27,37 @@ PHRASES = {
         "Muestra el autocompletado para este shell, para copiarlo o ajustar la instalación."
     ),
 }
-USAGE_ARGUMENTS = {"[OPTIONS]": "[OPCIONES]", "COMMAND [ARGS]...": "ORDEN [ARGUMENTOS]..."}
+USAGE_ARGUMENTS = {
+    "[OPTIONS]": "[OPCIONES]",
+    "COMMAND [ARGS]...": "ORDEN [ARGUMENTOS]...",
+    "[sentence]": "[frase]",
+    "[SCORE]...": "[PUNTUACIÓN]...",
+}
+# The placeholders of values (attn's metavars and Click's type names), in Spanish.
+METAVARS = {
+    "FILE": "FICHERO",
+    "NAMES": "NOMBRES",
+    "PARTS": "PARTES",
+    "SENTENCE": "FRASE",
+    "FLOAT": "NÚMERO",
+    "<str>": "<texto>",
+    "<int>": "<entero>",
+    "<int range>": "<entero>",
+    "<float>": "<número>",
+    "sentence": "frase",
+}
+_METAVAR = re.compile(
+    "|".join(rf"(?<![\w<-]){re.escape(word)}(?![\w>])" for word in METAVARS if word[0] != "<")
+)
+
+
+def term_in_spanish(term: str) -> str:
+    """An option's or argument's term (--input FILE, sentence) with its placeholder in
+    Spanish (--input FICHERO, frase)."""
+    for english, spanish in METAVARS.items():
+        if english.startswith("<"):
+            term = term.replace(english, spanish)
+    return _METAVAR.sub(lambda found: METAVARS[found.group(0)], term)
 
 
 def in_spanish(text: str) -> str:
@@ -53,7 +84,7 @@ def _formatter_class() -> type:
             super().write_heading(HEADINGS.get(heading, heading))
 
         def write_dl(self, rows: Any, col_max: int = 30, col_spacing: int = 2) -> None:
-            spanish = [(term, in_spanish(text)) for term, text in rows]
+            spanish = [(term_in_spanish(term), in_spanish(text)) for term, text in rows]
             super().write_dl(spanish, col_max, col_spacing)
 
     return SpanishFormatter

@@ -28,11 +28,12 @@ def upstream_lines(steps: GradSteps, fmt: Format) -> RenderableType:
     table.add_column()
     table.add_row("c", fmt.carried(fmt.vector(steps.output)))
     if steps.target is not None:
-        table.add_row(fmt.say("target"), fmt.vector(steps.target))
-        table.add_row("g = ∇_c ℓ = c − target", fmt.computed(fmt.vector(steps.grad_output)))
+        target = fmt.say("target")
+        table.add_row(target, fmt.vector(steps.target))
+        table.add_row(f"g = ∇_c ℓ = c − {target}", fmt.computed(fmt.vector(steps.grad_output)))
         if steps.loss is not None:
             table.add_row(
-                "ℓ = ½‖c − target‖²", fmt.computed(fmt.number(steps.loss, 4, whole_bare=False))
+                f"ℓ = ½‖c − {target}‖²", fmt.computed(fmt.number(steps.loss, 4, whole_bare=False))
             )
     else:
         table.add_row("g = ∇_c ℓ", fmt.vector(steps.grad_output))

@@ -4,6 +4,7 @@ arguments (attn softmax 2 0 1) to the JSON values a document would hold."""
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from attncli.errors import InputError, OptionError, shown
@@ -28,33 +29,79 @@ def _inline_number(item: str, field: str) -> Any:
         option = f"--{field.replace('_', '-')}"
         raise InputError(
             f"{option}: {shown(repr(item))} is not a number (write numbers separated by "
-            f"commas, rows by ';', e.g. {option} '2,1;0,2', or JSON)",
+            f"commas, rows by ';', decimals with a point, e.g. {option} '2,0.5;0,2', or JSON)",
             f"{option}: {shown(repr(item))} no es un número (escribe números separados por "
-            f"comas y filas por ';', p. ej. {option} '2,1;0,2', o JSON)",
+            f"comas y filas por ';', los decimales con punto, p. ej. {option} '2,0.5;0,2', "
+            "o JSON)",
         ) from None
 
 
-def scores_from_arguments(arguments: list[str], option: str | None) -> Any:
+# A number written with a decimal comma, as attn prints numbers in Spanish: 0,5 or -1,25.
+COMMA_DECIMAL = re.compile(r"[-+]?\d*,\d+")
+
+
+def comma_decimal(text: str) -> bool:
+    return COMMA_DECIMAL.fullmatch(text.strip()) is not None
+
+
+def read_decimal(text: str, option: str, lang: str) -> float:
+    """The one number an option takes: 0.5, or in Spanish also 0,5 (the decimal comma attn
+    prints). In English a decimal comma is refused with the two ways to type it."""
+    stripped = text.strip()
+    try:
+        return float(stripped)
+    except ValueError:
+        pass
+    if comma_decimal(stripped):
+        if lang == "es":
+            return float(stripped.replace(",", "."))
+        dotted = stripped.replace(",", ".")
+        raise OptionError(
+            f"{option} {shown(text)!r}: write the decimal with a point, {option} {dotted} "
+            f"(a decimal comma is read with --lang es)",
+            f"{option} {shown(text)!r}: escribe el decimal con punto, {option} {dotted}, o "
+            "con coma junto con --lang es",
+        )
+    raise OptionError(
+        f"{option} {shown(text)!r} is not a number; e.g. {option} 0.5",
+        f"{option} {shown(text)!r} no es un número; p. ej. {option} 0,5 (o 0.5)",
+    )
+
+
+def scores_from_arguments(arguments: list[str], option: str | None, lang: str = "en") -> Any:
     """Scores typed as arguments (attn softmax 2 0 1) or the --scores text; not both."""
     if arguments and option is not None:
         raise InputError(
             "scores given twice: as arguments and with --scores; keep one",
             "puntuaciones dadas dos veces: como argumentos y con --scores; deja una",
         )
-    return parse_number_args(arguments) if arguments else option
+    return parse_number_args(arguments, lang=lang) if arguments else option
 
 
-def parse_number_args(arguments: list[str], field: str = "scores") -> list[float]:
-    """Numbers typed as arguments ('2 0 1', '-inf' for masked) to floats, as a JSON list would."""
+def parse_number_args(arguments: list[str], field: str = "scores", lang: str = "en") -> list[float]:
+    """Numbers typed as arguments ('2 0 1', '-inf' for masked) to floats, as a JSON list
+    would; in Spanish a decimal comma too ('2,5 0 1': spaces separate the numbers)."""
     numbers: list[float] = []
     for position, text in enumerate(arguments, 1):
         if text.startswith("--"):
             raise InputError(
                 f"no such option: {text} (see --help)", f"no existe la opción {text} (ver --help)"
             )
+        text = text.strip()
+        if lang == "es" and comma_decimal(text):
+            text = text.replace(",", ".")
         try:
             number = float(text)
         except ValueError:
+            if comma_decimal(text) or "," in text:
+                raise InputError(
+                    f"{field}: argument {position} is {shown(text)!r}; separate numbers with "
+                    "spaces and write decimals with a point (2.5 0 1), or with a comma "
+                    "under --lang es (2,5 0 1)",
+                    f"{field}: el argumento {position} es {shown(text)!r}; separa los números "
+                    "con espacios y escribe los decimales con coma junto con --lang es "
+                    "(2,5 0 1) o con punto (2.5 0 1)",
+                ) from None
             raise InputError(
                 f"{field}: argument {position} is {text!r}; expected a number (or -inf for masked)",
                 f"{field}: el argumento {position} es {text!r}; se espera un número (o -inf para "

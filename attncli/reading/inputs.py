@@ -191,7 +191,7 @@ def softmax_input(document: Document) -> Rows:
     )
     single = scores.ndim == 1
     grid = _as_rows(scores)
-    column_labels = labels(document, grid.shape[1], "score columns", "k")
+    column_labels = labels(document, grid.shape[1], "scores", "k", "column")
     return Rows(grid, single, row_labels(document, grid.shape[0], single, "q"), column_labels)
 
 

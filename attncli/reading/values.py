@@ -287,16 +287,17 @@ def require(document: Document, field: str, hint: tuple[str, str]) -> Any:
     return document[field]
 
 
-def labels(document: Document, rows: int, field: str, prefix: str) -> list[str]:
-    """Token names for `rows` rows of `field`: the document's tokens, or prefix1, prefix2, ..."""
+def labels(document: Document, rows: int, field: str, prefix: str, unit: str = "row") -> list[str]:
+    """Token names for `rows` rows (or columns: `unit`) of `field`: the document's tokens,
+    or prefix1, prefix2, ..."""
     if "tokens" not in document:
         return [f"{prefix}{index}" for index in range(1, rows + 1)]
     tokens = parse_tokens(document["tokens"])
     if len(tokens) != rows:
         raise ShapeError(
-            f"tokens: {count(len(tokens), 'name')} for {count(rows, 'row')} of {field} "
+            f"tokens: {count(len(tokens), 'name')} for {count(rows, unit)} of {field} "
             "(give one token name per key)",
-            f"tokens: {count(len(tokens), 'name', 'es')} para {count(rows, 'row', 'es')} de "
+            f"tokens: {count(len(tokens), 'name', 'es')} para {count(rows, unit, 'es')} de "
             f"{field} (da un nombre de token por clave)",
         )
     return tokens

@@ -186,7 +186,7 @@ def softmax(
     from attncli.reading.arguments import scores_from_arguments
     from attncli.reading.sources import document_from
 
-    scores = scores_from_arguments(numbers or [], scores)
+    scores = scores_from_arguments(numbers or [], scores, settings.lang)
     document = document_from(
         input_path, "scores", {"scores": scores, "tokens": tokens}, ("scores",)
     )
