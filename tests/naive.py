@@ -81,10 +81,11 @@ def linear(rows, weight, bias=None):
     return out
 
 
-def multihead(x_q, x_kv, params, heads=1, divisor=None, allowed=None):
+def multihead(x_q, x_kv, params, heads=1, divisor=None, allowed=None, bias=None):
     """torch's nn.MultiheadAttention, one head, row and cell at a time: Q, K, V projected
-    with biases, split into heads by columns, each head softmax(Q K^T / divisor) V with the
-    cells where `allowed` is false left out, the heads joined, then W^O + b_o if given."""
+    with biases, split into heads by columns, each head softmax(Q K^T / divisor + bias) V
+    with the cells where `allowed` is false left out, the heads joined, then W^O + b_o if
+    given. `bias` is one T_q × T_k grid, or one per head (a float attn_mask)."""
     queries = linear(x_q, params["w_q"], params.get("b_q"))
     keys = linear(x_kv, params["w_k"], params.get("b_k"))
     values = linear(x_kv, params["w_v"], params.get("b_v"))
@@ -102,6 +103,9 @@ def multihead(x_q, x_kv, params, heads=1, divisor=None, allowed=None):
                     row.append(-math.inf)
                 else:
                     row.append(dot(query, key) / scale)
+                    if bias is not None:
+                        grid = bias[h] if isinstance(bias[0][0], list) else bias
+                        row[-1] += grid[i][j]
             joined[i] += mix_row(softmax_row(row), v)
     if "w_o" in params:
         return linear(joined, params["w_o"], params.get("b_o"))

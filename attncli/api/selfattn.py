@@ -40,6 +40,7 @@ def selfattn(
     b_v: ArrayLike | None = None,
     b_o: ArrayLike | None = None,
     mask: ArrayLike | None = None,
+    attn_mask: ArrayLike | None = None,
     key_padding_mask: ArrayLike | None = None,
     d_model: int | None = None,
     d_k: int | None = None,
@@ -71,7 +72,9 @@ def selfattn(
     `seed` with `draw_missing`. With `heads`, d_k and d_v are the sizes per head
     (d_model / h by default), and the heads are joined through W^O unless `out_proj` is
     false. `mask` is 1 (or True) where query i may look at key j (torch's boolean
-    attn_mask is the opposite);
+    attn_mask is the opposite); `attn_mask` is torch's, in torch's sense: boolean True where
+    a query may NOT look, or floats added to the scores (-inf where it may not), of
+    T_q × T_k, h × T_q × T_k (B·h × … for a batch) or B × h × T_q × T_k;
     `key_padding_mask` is torch's: true for a padding key, per key or per sequence of a batch;
     `valid_len` masks the keys from that count on (padding); `scale_by` divides the
     scores by a number of your choosing instead of √d_k. Cross-attention: the queries
@@ -162,6 +165,7 @@ def selfattn(
         b_v=b_v,
         b_o=b_o,
         mask=mask,
+        attn_mask=attn_mask,
         key_padding_mask=key_padding_mask,
         grad_output=grad_output,
         target=target,
@@ -241,6 +245,7 @@ def selfattn_document(
         divisor=run.divisor,
         causal=options.causal,
         allowed=allowed,
+        bias=checked.bias,
         grids=options.grids,
         norm=checked.norm,
         seed=options.seed,
@@ -291,12 +296,13 @@ def _run_selfattn(
     on X, in one head or several. Without grids, only the output, in row blocks."""
     from attncli.core import selfattn as core
 
+    bias = checked.bias  # a float attn_mask's finite part, added to the scores
     if checked.direct is not None:
         queries, keys, values = checked.direct
         if heads is None:
-            return core.attend_or_block(queries, keys, values, divisor, allowed, grids)
+            return core.attend_or_block(queries, keys, values, divisor, allowed, grids, bias)
         split_q, split_k, split_v = (core.split_heads(a, heads) for a in (queries, keys, values))
-        result = core.attend_or_block(split_q, split_k, split_v, divisor, allowed, grids)
+        result = core.attend_or_block(split_q, split_k, split_v, divisor, allowed, grids, bias)
         result.concat = core.join_heads(result.output)
         result.output = result.concat  # no W^O: the heads joined side by side
         return result
@@ -304,8 +310,9 @@ def _run_selfattn(
     assert x_q is not None  # without Q, K, V given, there is an X
     x_kv = x_q if checked.x_kv is None else checked.x_kv
     if not checked.weights:
-        return core.attend_or_block(x_q, x_kv, x_kv, divisor, allowed, grids)
-    return core.attention_layer(x_q, x_kv, checked.weights, heads, divisor, allowed, grids)
+        return core.attend_or_block(x_q, x_kv, x_kv, divisor, allowed, grids, bias)
+    layer = core.attention_layer
+    return layer(x_q, x_kv, checked.weights, heads, divisor, allowed, grids, bias)
 
 
 def _selfattn_backward(

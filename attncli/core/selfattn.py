@@ -75,20 +75,25 @@ def attend(
     values: np.ndarray,
     divisor: float | None = None,
     allowed: np.ndarray | None = None,
+    bias: np.ndarray | None = None,
 ) -> Attention:
-    """softmax(Q K^T / divisor) V, looking only where `allowed` is true (attn's one mask
-    convention, from the API down: True where query i may look at key j); the other
-    cells are masked (weight 0).
+    """softmax(Q K^T / divisor + bias) V, looking only where `allowed` is true (attn's one
+    mask convention, from the API down: True where query i may look at key j); the other
+    cells are masked (weight 0). `bias` (a float attn_mask's finite part, of the scores'
+    shape) is added to the scores before the softmax, as torch adds a float attn_mask.
 
     The divisor is √d_k unless given (1 for unscaled scores). A row with every cell masked
     gets zero weights and a zero output (as torch's scaled_dot_product_attention; its
     nn.MultiheadAttention gives NaN there).
     """
-    # [..., T_q, d_k], [..., T_k, d_k], [..., T_k, d_v], mask [T_q, T_k] -> Attention
+    # [..., T_q, d_k], [..., T_k, d_k], [..., T_k, d_v], mask [T_q, T_k],
+    # bias [..., T_q, T_k] -> Attention
     scores = queries @ np.swapaxes(keys, -1, -2)
     divisor = chosen_divisor(keys, divisor)
     if divisor != 1.0:
         scores /= divisor  # in place: the grid is the memory that counts
+    if bias is not None:
+        scores += bias
     if allowed is not None:
         scores[~aligned(allowed, scores.shape)] = -np.inf
     weights = softmax(scores)
@@ -102,10 +107,12 @@ def blocked_output(
     divisor: float | None = None,
     allowed: np.ndarray | None = None,
     rows: int = BLOCK_ROWS,
+    bias: np.ndarray | None = None,
 ) -> np.ndarray:
-    """softmax(Q K^T / divisor) V computed `rows` queries at a time, so that only a
+    """softmax(Q K^T / divisor + bias) V computed `rows` queries at a time, so that only a
     rows × T_k block of scores ever exists: memory O(T·(d + rows)) instead of T²."""
-    # [..., T_q, d_k], [..., T_k, d_k], [..., T_k, d_v], mask [T_q, T_k] -> [..., T_q, d_v]
+    # [..., T_q, d_k], [..., T_k, d_k], [..., T_k, d_v], mask [T_q, T_k],
+    # bias [..., T_q, T_k] -> [..., T_q, d_v]
     divisor = chosen_divisor(keys, divisor)
     output = np.empty((*queries.shape[:-1], values.shape[-1]))
     keys_t = np.swapaxes(keys, -1, -2)
@@ -113,6 +120,8 @@ def blocked_output(
         block = queries[..., start : start + rows, :] @ keys_t
         if divisor != 1.0:
             block /= divisor
+        if bias is not None:
+            block += bias[..., start : start + rows, :]
         if allowed is not None:
             block[~aligned(allowed[..., start : start + rows, :], block.shape)] = -np.inf
         output[..., start : start + rows, :] = softmax(block) @ values
@@ -143,13 +152,14 @@ def attend_or_block(
     divisor: float | None,
     allowed: np.ndarray | None,
     grids: bool,
+    bias: np.ndarray | None = None,
 ) -> Attention:
     """attend(), or with grids false only the output, in row blocks; the score and weight
     grids are then empty arrays."""
     if grids:
-        return attend(queries, keys, values, divisor, allowed)
+        return attend(queries, keys, values, divisor, allowed, bias)
     divisor = chosen_divisor(keys, divisor)
-    output = blocked_output(queries, keys, values, divisor, allowed)
+    output = blocked_output(queries, keys, values, divisor, allowed, bias=bias)
     empty = np.empty((0, 0))
     return Attention(queries, keys, values, empty, empty, output, divisor=divisor)
 
@@ -176,6 +186,7 @@ def attention_layer(
     divisor: float | None = None,
     allowed: np.ndarray | None = None,
     grids: bool = True,
+    bias: np.ndarray | None = None,
 ) -> Attention:
     """Multi-head attention as torch's nn.MultiheadAttention computes it.
 
@@ -191,7 +202,7 @@ def attention_layer(
     values = project(x_kv, params["w_v"], params.get("b_v"))
     if heads is not None:
         queries, keys, values = (split_heads(a, heads) for a in (queries, keys, values))
-    result = attend_or_block(queries, keys, values, divisor, allowed, grids)
+    result = attend_or_block(queries, keys, values, divisor, allowed, grids, bias)
     if heads is None:
         return result
     result.concat = join_heads(result.output)  # [T_q, h * d_v]

@@ -119,6 +119,14 @@ PHRASES: dict[str, tuple[str, str]] = {
     "row_per_token": ("a row per token", "una fila por token"),
     "row_per_query": ("a row per query token", "una fila por token que pregunta"),
     "row_per_key": ("a row per key token", "una fila por token que contesta"),
+    "sequence_of": (
+        "sequence {number} of {batch} (--item {number}; --json has all)",
+        "secuencia {number} de {batch} (--item {number}; --json las tiene todas)",
+    ),
+    "bias_added": (
+        "attn_mask's numbers added to the scores",
+        "los números de attn_mask sumados a las puntuaciones",
+    ),
     "batch_first": (
         "a batch of {batch} sequences, computed together; shown: the first (--json has all)",
         "un lote de {batch} secuencias, calculadas juntas; se muestra la primera (--json las "

@@ -83,7 +83,10 @@ def selfattn_view(
     the terminal is narrow)."""
     if result.batch is not None:
         note = render.lines(fmt.say("batch_first", batch=result.batch), "")
-        return [note, *selfattn_view(result.item(1), fmt, show)]
+        from dataclasses import replace
+
+        first = replace(result.item(1), of_batch=None)  # the note above says which
+        return [note, *selfattn_view(first, fmt, show)]
     run = result.attention
     heads = result.heads
     d = result.sizes
@@ -104,6 +107,8 @@ def selfattn_view(
         )
         if result.causal:
             parts.append(fmt.say("causal"))
+        if result.bias is not None:
+            parts.append(fmt.say("bias_added"))
         if result.norm is not None:
             parts.append(fmt.say("norm", norm=fmt.number(result.norm)))
         if not result.projections:
@@ -119,6 +124,9 @@ def selfattn_view(
         lines += drawn_lines(result, fmt)
         if not show and (result.x is not None or result.projections):
             lines.append(fmt.say("show_hint"))
+        if result.of_batch is not None:
+            number, batch = result.of_batch
+            lines.insert(0, fmt.say("sequence_of", number=number, batch=batch))
         return render.lines(*lines, "")
 
     def shapes(fmt: Format) -> Any:
@@ -179,6 +187,8 @@ def selfattn_view(
             if divided is None
             else fmt.say("scores_who", divisor=divided)
         )
+        if result.bias is not None:  # "Scores Q K^T / √2 + attn_mask (row = …)"
+            title = title.replace(" (", " + attn_mask (", 1)
         per_head = (
             [(title, run.scores)]
             if heads is None

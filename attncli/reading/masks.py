@@ -1,5 +1,6 @@
-"""Which query may look at which key: a document's mask and --valid-len, as one boolean
-grid (True where a query may not look)."""
+"""Which query may look at which key: a document's mask, torch's attn_mask and
+key_padding_mask, and --valid-len, as one boolean grid in attn's one sense (True where a
+query may look), and the additive bias of a float attn_mask."""
 
 from __future__ import annotations
 
@@ -10,6 +11,30 @@ from attncli.reading.values import Document, shape_text
 
 if TYPE_CHECKING:
     import numpy as np
+
+
+def layer_masks(
+    document: Document,
+    t_q: int,
+    t_k: int,
+    valid_len: int | None,
+    batch: int | None,
+    heads: int | None,
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """(allowed, bias) for the attention layer: allowed_cells with torch's attn_mask laid
+    over it (allowed then of the scores' shape, [B,] [h,] T_q, T_k), and the finite part of
+    a float attn_mask, added to the scores (None when there is none)."""
+    allowed = allowed_cells(document, t_q, t_k, valid_len, batch)
+    if document.get("attn_mask") is None:
+        return allowed, None
+    from attncli.core.selfattn import aligned
+    from attncli.reading.torch_masks import attn_mask_cells, scores_shape
+
+    torch_allowed, bias = attn_mask_cells(document["attn_mask"], t_q, t_k, heads, batch)
+    if torch_allowed is not None:
+        shape = scores_shape(t_q, t_k, heads, batch)
+        allowed = torch_allowed if allowed is None else aligned(allowed, shape) & torch_allowed
+    return allowed, bias
 
 
 def allowed_cells(

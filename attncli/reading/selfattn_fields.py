@@ -26,6 +26,7 @@ INPUTS = (
     "b_v",
     "b_o",
     "mask",
+    "attn_mask",
     "key_padding_mask",
     "grad_output",
     "target",
@@ -89,12 +90,6 @@ STATE_DICT = {
     "v_proj_weight": ("give it transposed as w_v", "dalo traspuesto como w_v"),
     "out_proj.weight": ("give it transposed as w_o", "dalo traspuesto como w_o"),
     "out_proj.bias": ("give it as b_o", "dalo como b_o"),
-    "attn_mask": (
-        "torch's attn_mask is not read yet; give mask (1 where a query may look, 0 where "
-        "not: the opposite of a boolean attn_mask)",
-        "el attn_mask de torch aún no se lee; da mask (1 donde una consulta puede mirar, 0 "
-        "donde no: lo contrario de un attn_mask booleano)",
-    ),
     "bias_k": (
         "add_bias_kv's learned key row is not supported; leaving it out would give a "
         "different number, so build the layer without add_bias_kv",

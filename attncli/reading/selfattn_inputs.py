@@ -6,12 +6,10 @@ the options, reads X or Q, K, V, and fills in seeded projections that were left 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from attncli.errors import InputError, ShapeError, count
-from attncli.limits import check_fits
 from attncli.reading.inputs import (
     KEYS_HINT,
     VALUES_HINT,
@@ -19,8 +17,9 @@ from attncli.reading.inputs import (
     refuse_biases,
     row_labels,
 )
-from attncli.reading.masks import allowed_cells
+from attncli.reading.masks import layer_masks
 from attncli.reading.selfattn_fields import check_fields, unused_with_direct
+from attncli.reading.selfattn_memory import check_memory
 from attncli.reading.settings import SelfAttnSettings
 from attncli.reading.values import (
     Document,
@@ -52,6 +51,8 @@ class SelfAttnInput:
     # [T_q, T_k] (or [B, T_q, T_k]), True where a query may look (mask, --valid-len)
     allowed: np.ndarray | None = None
     x_kv: np.ndarray | None = None  # [T_k, d_model]: cross-attention's other sequence
+    # of the scores' shape: added to the scores before the softmax (a float attn_mask)
+    bias: np.ndarray | None = None
 
 
 def selfattn_input(
@@ -182,8 +183,10 @@ def selfattn_input(
             "los sesgos van con las proyecciones; quita --no-proj o los campos b_",
         )
     batch = x.shape[0] if x.ndim == 3 else None
-    allowed = allowed_cells(document, len(query_tokens), len(tokens), settings.valid_len, batch)
-    return SelfAttnInput(query_tokens, tokens, x, weights, drawn, None, norm, allowed, x_kv)
+    allowed, bias = layer_masks(
+        document, len(query_tokens), len(tokens), settings.valid_len, batch, settings.heads
+    )
+    return SelfAttnInput(query_tokens, tokens, x, weights, drawn, None, norm, allowed, x_kv, bias)
 
 
 def _check_all_given(document: Document, names: list[str], settings: SelfAttnSettings) -> None:
@@ -269,51 +272,6 @@ def _biases(
     return found
 
 
-def _attention_numbers(sizes: Mapping[str, int]) -> int:
-    """A bound on the float64 numbers one self-attention run holds, backward pass included:
-    X and its projections, the weights, and six T_q × T_k grids per head (or, computed in
-    row blocks, two blocks of BLOCK_ROWS × T_k per head)."""
-    from attncli.core.selfattn import BLOCK_ROWS
-
-    t_q, t_k, heads = sizes["T_q"], sizes["tokens"], sizes["heads"]
-    d_model, d_k, d_v = sizes["--d-model"], sizes["--d-k"], sizes["--d-v"]
-    rows = (t_q + t_k) * (d_model + 2 * d_k + 2 * d_v)
-    parameters = 2 * d_model * (d_k + d_v)
-    grids = 6 * heads * t_q * t_k if sizes["grids"] else 2 * heads * min(t_q, BLOCK_ROWS) * t_k
-    return 2 * (rows + parameters) + grids
-
-
-def check_memory(
-    t_q: int, t_k: int, d_model: int, d_k: int, d_v: int, heads: int, grids: bool = True
-) -> None:
-    """Refuse a run whose arrays would not fit, before any of them exists."""
-    sizes = {
-        "grids": int(grids),
-        "tokens": t_k,
-        "T_q": t_q,
-        "--d-model": d_model,
-        "--d-k": d_k,
-        "--d-v": d_v,
-        "heads": heads,
-    }
-    what = f"{t_k} tokens with d_model = {d_model}, d_k = {d_k}, d_v = {d_v}"
-    spanish = f"{t_k} tokens con d_model = {d_model}, d_k = {d_k}, d_v = {d_v}"
-    check_fits(
-        _attention_numbers,
-        sizes,
-        ("tokens", "--d-model", "--d-k", "--d-v"),
-        (what, spanish),
-        names={"tokens": ("the number of tokens", "el número de tokens")},
-        hint=(
-            ", or write only the output (--fields output): it is then computed in row blocks",
-            ", o escribe solo la salida (--fields output): se calcula entonces por bloques de "
-            "filas",
-        )
-        if grids
-        else ("", ""),
-    )
-
-
 def _projection_sizes(
     document: Document, settings: SelfAttnSettings, d_model: int
 ) -> tuple[int, int]:
@@ -390,6 +348,8 @@ def _direct_input(document: Document, settings: SelfAttnSettings) -> SelfAttnInp
     refuse_biases(document)  # no projections here, so nothing a bias could be added to
     key_labels = labels(document, keys.shape[0], "keys", "k")
     query_labels = row_labels(document, queries.shape[0], False, "q")
-    allowed = allowed_cells(document, queries.shape[0], keys.shape[0], settings.valid_len)
+    allowed, bias = layer_masks(
+        document, queries.shape[0], keys.shape[0], settings.valid_len, None, settings.heads
+    )
     direct = (queries, keys, values)
-    return SelfAttnInput(query_labels, key_labels, None, {}, [], direct, None, allowed)
+    return SelfAttnInput(query_labels, key_labels, None, {}, [], direct, None, allowed, None, bias)

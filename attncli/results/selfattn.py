@@ -36,7 +36,9 @@ class SelfAttnResult(Result):
     norm: float | None  # the embeddings' length, when attn made them
     seed: int
     allowed: np.ndarray | None = None  # [T_q, T_k], True where a query may look; None: all
+    bias: np.ndarray | None = None  # of the scores' shape: a float attn_mask, added to them
     grids: bool = True  # False: only the output was computed (row blocks), no T × T grid
+    of_batch: tuple[int, int] | None = None  # (N, B): sequence N of a batch of B, by item()
     # With a gradient at the output (grad_output, or target for ½‖out − target‖²):
     loss: float | None = None
     grads: dict[str, np.ndarray] = field(default_factory=dict)  # grad_x, grad_w_q, ...
@@ -84,7 +86,18 @@ class SelfAttnResult(Result):
         }
         concat = None if run.concat is None else run.concat[index]
         assert self.x is not None
-        return replace(self, x=self.x[index], attention=Attention(**parts, concat=concat))
+        allowed = self.allowed
+        if allowed is not None and allowed.ndim >= 3:  # one grid per sequence
+            allowed = allowed[index]
+        bias = None if self.bias is None else self.bias[index]
+        return replace(
+            self,
+            x=self.x[index],
+            attention=Attention(**parts, concat=concat),
+            allowed=allowed,
+            bias=bias,
+            of_batch=(number, total),
+        )
 
     @property
     def raw_scores(self) -> np.ndarray:
@@ -127,6 +140,9 @@ class SelfAttnResult(Result):
         document.update(queries=self.queries, keys=self.keys, values=self.values)
         if self.grids:
             document.update(raw_scores=self.raw_scores, scores=self.scores, weights=self.weights)
+        if self.grids and self.heads is not None:
+            # the average over heads, as torch returns by default (average_attn_weights)
+            document["weights_mean"] = self.weights.mean(axis=-3)
         if self.attention.concat is not None:
             document["concat"] = self.attention.concat
         document.update(output=self.output, params=self.params)
@@ -163,6 +179,15 @@ class SelfAttnResult(Result):
                 "save the sequence you want as its own x, e.g. numpy.save('one.npy', x[0])",
                 f"--steps explica una secuencia y x es un lote de {self.batch}; guarda la que "
                 "quieras como su propio x, p. ej. numpy.save('una.npy', x[0])",
+            )
+        if self.bias is not None:
+            from attncli.errors import InputError
+
+            raise InputError(
+                "--steps does not show a float attn_mask's additive part yet; leave out "
+                "--steps (the JSON has the scores with it added), or give a boolean attn_mask",
+                "--steps aún no muestra la parte aditiva de un attn_mask float; quita --steps "
+                "(el JSON trae las puntuaciones con ella sumada), o da un attn_mask booleano",
             )
         queries, keys, values, scores, weights = self.head(head)
         index = pick_row(self.query_labels, row, token)

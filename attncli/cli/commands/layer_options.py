@@ -12,14 +12,15 @@ SelfAttnInputOption = Annotated[
         "-i",
         metavar="FILE",
         help="Instead of a sentence: JSON, .npy (read as x) or .npz with x (and w_q, w_k, "
-        "w_v, w_o, b_q, b_k, b_v, b_o, mask, key_padding_mask, tokens; x may be a batch "
-        "B × T × d) or with queries, keys, values. "
-        "W is d_in × d_out, applied as x @ W (from torch's nn.Linear, pass weight.T).",
+        "w_v, w_o, b_q, b_k, b_v, b_o, mask, torch's attn_mask, key_padding_mask, tokens; "
+        "x may be a batch B × T × d) or with queries, keys, values; any other field is "
+        "refused. W is d_in × d_out, applied as x @ W (from torch's nn.Linear, pass weight.T).",
         es=(
             "En lugar de una frase: JSON, .npy (leído como x) o .npz con x (y w_q, w_k, "
-            "w_v, w_o, b_q, b_k, b_v, b_o, mask, key_padding_mask, tokens; x puede ser un "
-            "lote B × T × d) o con queries, keys, values. W es d_in × d_out y se aplica "
-            "como x @ W (de un nn.Linear de torch, pasa weight.T)."
+            "w_v, w_o, b_q, b_k, b_v, b_o, mask, el attn_mask de torch, key_padding_mask, "
+            "tokens; x puede ser un lote B × T × d) o con queries, keys, values; cualquier "
+            "otro campo se rechaza. W es d_in × d_out y se aplica como x @ W (de un "
+            "nn.Linear de torch, pasa weight.T)."
         ),
     ),
 ]
