@@ -180,7 +180,6 @@ def train_steps_table(steps: TrainSteps, fmt: Format) -> RenderableType:
         Text(""),
         _softmax_table(steps, fmt),
         _shapes(steps, fmt),
-        Text(""),
         *(_entry(entry, steps, fmt) for entry in steps.entries),
         Text(fmt.say("train_steps_untouched")),
         Text(after),
