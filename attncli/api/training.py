@@ -126,7 +126,7 @@ def _check_options(iterations: int, lr: float, optimizer: str, projections: bool
     if not (np.isfinite(lr) and lr > 0):
         raise OptionError(
             f"--lr is {lr}; the step must be a positive number, e.g. --lr 0.1",
-            f"--lr es {lr}; el paso debe ser un número positivo, p. ej. --lr 0.1",
+            f"--lr es {lr}; el paso debe ser un número positivo, p. ej. --lr 0,1",
         )
     if optimizer not in OPTIMIZERS:
         raise OptionError(
@@ -235,7 +235,7 @@ def _diverged(run: Training, lr: float) -> OptionError:
         f"e.g. --lr {lower}",
         f"el entrenamiento divergió en la iteración {run.done + 1}: la pérdida pasó de "
         f"{written(start, 'es')} a {written(end, 'es')}; el paso es demasiado grande, baja --lr "
-        f"(es {lr:g}), p. ej. --lr {lower}",
+        f"(es {f'{lr:g}'.replace('.', ',')}), p. ej. --lr {lower.replace('.', ',')}",
     )
 
 

@@ -39,6 +39,7 @@ METAVARS = {
     "NAMES": "NOMBRES",
     "PARTS": "PARTES",
     "SENTENCE": "FRASE",
+    "QUERY=KEY": "CONSULTA=CLAVE",
     "FLOAT": "NÚMERO",
     "<str>": "<texto>",
     "<int>": "<entero>",

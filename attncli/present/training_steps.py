@@ -160,12 +160,8 @@ def train_steps_table(steps: TrainSteps, fmt: Format) -> RenderableType:
         optimizer=optimizer,
         lr=fmt.decimal(f"{steps.lr:g}"),
     )
-    terms = " ".join(
-        f"−log {fmt.weight_number(key.weight)}"
-        for row in steps.rows
-        for key in row.keys
-        if key.wanted
-    )
+    wanted = [fmt.weight_number(key.weight) for row in steps.rows for key in row.keys if key.wanted]
+    terms = "−log " + " − log ".join(wanted)
     loss = fmt.say("train_steps_loss", terms=terms, loss=fmt.number(steps.loss, 4))
     after = fmt.say(
         "train_steps_after",
