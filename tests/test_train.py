@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import signal
 import subprocess
@@ -394,3 +395,35 @@ def test_selfattn_takes_sinusoidal_positions(run, run_json):
         run_json("selfattn", input=trained.stdout)["weights"]
         == json.loads(trained.stdout)["weights"]
     )
+
+
+def test_the_progress_bar_is_drawn_on_a_terminals_stderr_only():
+    """stderr a terminal, stdout a pipe: the bar (with the loss) on stderr, JSON on stdout."""
+    import pty
+    import threading
+
+    leader, follower = pty.openpty()
+    drawn: list[bytes] = []
+
+    def read() -> None:  # read as it is drawn, so a full terminal buffer never blocks attn
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the terminal closed: attn has ended
+                return
+            if not chunk:
+                return
+            drawn.append(chunk)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    command = [sys.executable, "-m", "attncli", "train", "--corpus",
+               str(SAMPLES / "concordancia-entreno.txt"), "--iterations", "40"]  # fmt: skip
+    process = subprocess.run(command, stdout=subprocess.PIPE, stderr=follower, timeout=120)
+    os.close(follower)
+    reader.join(timeout=10)
+    os.close(leader)
+    assert process.returncode == 0
+    assert json.loads(process.stdout)["training"]["done"] == 40
+    text = b"".join(drawn).decode("utf-8", "replace")
+    assert "training" in text and "/40" in text and "loss" in text, text[:300]
