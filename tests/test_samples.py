@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from tests.conftest import SAMPLES
@@ -84,10 +85,26 @@ def check_agreement_order(run_json, sample):
     assert len(_agreement(sample)) == 30
 
 
+def check_mha_layer(run_json, sample):
+    # An nn.MultiheadAttention's state_dict() saved with safetensors, and its x
+    # (tests/references/make_weights.py): torch 2.13 computed these, to 4 digits.
+    folder = sample.parent
+    out = run_json("selfattn", "-i", str(folder / "mha_x.npy"), "--weights",
+                   str(folder / "mha.safetensors"), "--heads", "2", "--json")  # fmt: skip
+    torch_output = [[0.1258, 0.3813, 0.1881, -0.0251], [0.1302, 0.4689, 0.2826, -0.0502],
+                    [0.1308, 0.4232, 0.2403, -0.0415]]  # fmt: skip
+    torch_weights_mean = [[0.1755, 0.4313, 0.3932], [0.3116, 0.3585, 0.3299],
+                          [0.2822, 0.3577, 0.3601]]  # fmt: skip
+    for got, want in ((out["output"], torch_output), (out["weights_mean"], torch_weights_mean)):
+        pairs = zip(np.ravel(got), np.ravel(want), strict=True)
+        assert all(abs(g - w) < 6e-5 for g, w in pairs)
+
+
 CHECKS = {"tren.json": check_tren, "tren-grid.json": check_tren_grid, "llaves.json": check_llaves,
           "concordancia-entreno.txt": check_agreement_train,
           "concordancia-numero.txt": check_agreement_number,
-          "concordancia-orden.txt": check_agreement_order}  # fmt: skip
+          "concordancia-orden.txt": check_agreement_order,
+          "mha.safetensors": check_mha_layer, "mha_x.npy": check_mha_layer}  # fmt: skip
 
 
 @pytest.mark.parametrize("sample", sorted(SAMPLES.iterdir()), ids=lambda path: path.name)

@@ -34,7 +34,7 @@ def _piped(run, document, *options):
         ("wq", ["wq: not a field attn selfattn reads; did you mean w_q?"]),
         ("Mask", ["did you mean mask?"]),
         ("tokenz", ["did you mean tokens?"]),
-        ("in_proj_weight", ["in_proj_weight: not a field", "as w_q, w_k, w_v"]),
+        ("in_proj_weight", ["in_proj_weight is 2 × 2; expected 6 × 2"]),  # read, by shape
         ("in_proj_bias", ["in_proj_bias", "as b_q, b_k and b_v"]),
         ("out_proj.weight", ["out_proj.weight: not a field", "transposed as w_o"]),
         ("bias_k", ["bias_k: not a field", "add_bias_kv"]),

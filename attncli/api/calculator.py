@@ -16,7 +16,7 @@ import numpy as np
 from attncli.core import attention
 from attncli.errors import InputError, OptionError
 from attncli.reading.inputs import carried_values, mix_input, score_input, softmax_input
-from attncli.reading.values import Document
+from attncli.reading.values import Document, as_array
 from attncli.results.base import Result
 
 if TYPE_CHECKING:
@@ -38,26 +38,7 @@ def _plain(value: Any) -> Any:
     if isinstance(value, np.generic):
         return value.item()
     if not isinstance(value, (np.ndarray, str, dict)):
-        return _tensor(value)
-    return value
-
-
-def _tensor(value: Any) -> Any:
-    """A torch tensor (CPU, with or without grad) or another array-like as a numpy array,
-    read by duck type (.detach().cpu().numpy(), or __array__): torch is never imported."""
-    try:
-        if callable(getattr(value, "detach", None)) and hasattr(value, "numpy"):
-            return np.asarray(value.detach().cpu().numpy())
-        if hasattr(value, "__array__"):
-            return np.asarray(value)
-    except (TypeError, RuntimeError, ValueError) as error:
-        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        raise InputError(
-            f"a {type(value).__name__} that attn cannot read as numbers ({reason}); pass "
-            "tensor.detach().cpu().double().numpy()",
-            f"un {type(value).__name__} que attn no puede leer como números ({reason}); pasa "
-            "tensor.detach().cpu().double().numpy()",
-        ) from None
+        return as_array(value)
     return value
 
 

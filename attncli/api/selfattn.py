@@ -4,8 +4,8 @@ core → a SelfAttnResult, with its backward pass when asked for. No I/O."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from attncli.core.selfattn import Attention
     from attncli.reading.selfattn_inputs import SelfAttnInput
     from attncli.reading.settings import SelfAttnSettings
+    from attncli.reading.state_dicts import LayerFields
 
 
 def selfattn(
@@ -61,13 +62,18 @@ def selfattn(
     layer: int | None = None,
     head: int | None = None,
     words: bool = False,
+    weights: Mapping[str, Any] | str | None = None,
+    prefix: str = "",
 ) -> SelfAttnResult:
     """Self-attention over a sentence (seeded embeddings) or a given X; or attention over
     given queries, keys and values; or, with `model` (a folder or a name on this machine),
     a pretrained model's own attention in `layer` (1-based, default the last), every head
     or `head` alone, through its own tokenizer (see attncli.api.model.model_selfattn).
-    W as d_in × d_out, applied as x @ W (from torch's
-    nn.Linear, pass weight.T); biases b_q, b_k, b_v, b_o are optional (zero when left
+    W as d_in × d_out, applied as x @ W (from torch's nn.Linear, pass weight.T), or
+    `weights` a state dict (`mha.state_dict()`, torch's names) or the path of a weight
+    file (.safetensors, .npz, JSON), with `prefix` for one layer of a checkpoint
+    (BERT's encoder.layer.0.attention, GPT-2's h.0.attn); `heads` must then be given
+    unless config.json sits beside the file. Biases b_q, b_k, b_v, b_o are optional (zero when left
     out). Given some of w_q, w_k, w_v, w_o, the others must be given too, or drawn from
     `seed` with `draw_missing`. With `heads`, d_k and d_v are the sizes per head
     (d_model / h by default), and the heads are joined through W^O unless `out_proj` is
@@ -100,6 +106,7 @@ def selfattn(
             "out_proj": True,
             "scale": True,
             "causal": False,
+            "prefix": "",
         }
         for name in (
             "x",
@@ -134,6 +141,9 @@ def selfattn(
             "valid_len",
             "grad_output",
             "target",
+            "weights",
+            "prefix",
+            "attn_mask",
         ):
             if seeded[name] is not defaults.get(name) and seeded[name] != defaults.get(name):
                 raise OptionError(
@@ -188,18 +198,38 @@ def selfattn(
         valid_len=valid_len,
         context=context,
     )
-    return selfattn_document(document, sentence, options)
+    read: LayerFields | None = None
+    if weights is not None:
+        from attncli.reading import state_dicts
+
+        if isinstance(weights, str):
+            read = state_dicts.weights_file(weights, prefix)
+        else:
+            read = state_dicts.state_dict_fields(state_dicts.tensors_of(weights), prefix)
+    elif prefix:
+        raise OptionError(
+            "prefix= picks a layer of weights=; give weights= too",
+            "prefix= elige una capa de weights=; da también weights=",
+        )
+    return selfattn_document(document, sentence, options, read)
 
 
 def selfattn_document(
-    document: Document, sentence: str | None, options: SelfAttnSettings
+    document: Document,
+    sentence: str | None,
+    options: SelfAttnSettings,
+    layer: LayerFields | None = None,
 ) -> SelfAttnResult:
-    """selfattn() on a document (x and projections, or queries, keys and values).
+    """selfattn() on a document (x and projections, or queries, keys and values), with
+    the weights of `layer` (read from a state dict) when given.
 
     The scores are divided by √d_k (per head), by `options.scale_by` when given, or not
     at all when `options.scale` is false.
     """
     from attncli.reading.selfattn_inputs import selfattn_input
+    from attncli.reading.state_dicts import layer_settings
+
+    document, options = layer_settings(document, sentence, options, layer)
 
     checked = selfattn_input(document, sentence, options)
     if options.positions is not None:

@@ -72,20 +72,14 @@ OPTIONS = {
     "seed": "--seed",
     "projections": "--no-proj",
 }
-# Names a model's state dict uses, which attn selfattn does not read (yet): each with how
-# to give it instead.
+# Names of a state dict that, without the rest of its layer (in_proj_weight or
+# q_proj_weight, read by reading/state_dicts.py), attn selfattn does not read: each with
+# how to give it instead.
 STATE_DICT = {
-    "in_proj_weight": (
-        "torch's packed W^Q, W^K, W^V (3E × E); give its three thirds of rows, each "
-        "transposed, as w_q, w_k, w_v",
-        "el W^Q, W^K, W^V empaquetado de torch (3E × E); da sus tres tercios de filas, cada "
-        "uno traspuesto, como w_q, w_k, w_v",
-    ),
     "in_proj_bias": (
         "give torch's in_proj_bias as b_q, b_k and b_v, its three thirds in that order",
         "da el in_proj_bias de torch como b_q, b_k y b_v, sus tres tercios en ese orden",
     ),
-    "q_proj_weight": ("give it transposed as w_q", "dalo traspuesto como w_q"),
     "k_proj_weight": ("give it transposed as w_k", "dalo traspuesto como w_k"),
     "v_proj_weight": ("give it transposed as w_v", "dalo traspuesto como w_v"),
     "out_proj.weight": ("give it transposed as w_o", "dalo traspuesto como w_o"),

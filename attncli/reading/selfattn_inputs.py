@@ -21,6 +21,7 @@ from attncli.reading.masks import layer_masks
 from attncli.reading.selfattn_fields import check_fields, unused_with_direct
 from attncli.reading.selfattn_memory import check_memory
 from attncli.reading.settings import SelfAttnSettings
+from attncli.reading.state_dicts import LAYER_FIELDS
 from attncli.reading.values import (
     Document,
     is_batch,
@@ -87,7 +88,8 @@ def selfattn_input(
     check_fields(document)
     refuse_biases(document, allowed=BIASES)
     # The gradient at the output goes with either kind of input.
-    data = set(document) - {"grad_output", "target"}
+    # The weights may go with a sentence too (--weights FILE, or w_q, … in -i FILE).
+    data = set(document) - {"grad_output", "target", *LAYER_FIELDS}
     if sentence is not None and data:
         raise InputError(
             "give a sentence or -i FILE, not both", "da una frase o -i FICHERO, no las dos cosas"

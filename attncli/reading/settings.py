@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 # The document fields that hold a T × T grid (see grids_needed).
-GRID_FIELDS = frozenset({"raw_scores", "scores", "weights"})
+GRID_FIELDS = frozenset({"raw_scores", "scores", "weights", "weights_mean"})
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -119,6 +119,8 @@ def load_document(
     (`bare_field`), e.g. scores for softmax.
     """
     stdin = sys.stdin if stdin is None else stdin
+    if path is not None:
+        _refuse_weight_file(path)
     if path is not None and path.endswith((".npy", ".npz")):
         _check_path(path)
         if not os.path.isfile(path):
@@ -154,6 +156,24 @@ def load_document(
         f"{source}: expected a JSON object or array, found {kind_of(value)}",
         f"{source}: se espera un objeto JSON o una lista, hay {kind_of(value, 'es')}",
     )
+
+
+def _refuse_weight_file(path: str) -> None:
+    """A pickle file (.pt, .bin) is never opened; a .safetensors file holds a layer's
+    weights, which attn selfattn takes as --weights FILE."""
+    if path == "-" or path.lower().endswith((".json", ".npy", ".npz")):
+        return  # the common case, without importing the weight-file readers
+    from attncli.reading.tensor_files import PICKLE_SUFFIXES, pickle_refusal
+
+    if path.lower().endswith(PICKLE_SUFFIXES):
+        raise pickle_refusal(path)
+    if path.lower().endswith(".safetensors"):
+        raise InputError(
+            f"{path} holds a layer's weights, not an input document; give it to attn selfattn "
+            "as --weights FILE (with x in -i, or a sentence)",
+            f"{path} guarda los pesos de una capa, no un documento de entrada; dáselo a attn "
+            "selfattn como --weights FICHERO (con x en -i, o una frase)",
+        )
 
 
 def load_arrays(path: str) -> Document:

@@ -169,6 +169,31 @@ def _plain_numbers(value: Any, ndim: int) -> np.ndarray | None:
     return array
 
 
+def as_array(value: Any) -> Any:
+    """A torch tensor (CPU, with or without grad) or another array-like as a numpy array,
+    read by duck type (.detach().cpu().numpy(), or __array__): torch is never imported.
+    Anything else is returned as it is."""
+    import numpy as np
+
+    if isinstance(value, (np.ndarray, list, tuple, str, dict)) or value is None:
+        return value
+    try:
+        if callable(getattr(value, "detach", None)) and hasattr(value, "numpy"):
+            return np.asarray(value.detach().cpu().numpy())
+        if hasattr(value, "__array__"):
+            return np.asarray(value)
+    except (TypeError, RuntimeError, ValueError) as error:
+        text = str(error).strip()
+        reason = text.splitlines()[0] if text else type(error).__name__
+        raise InputError(
+            f"a {type(value).__name__} that attn cannot read as numbers ({reason}); pass "
+            "tensor.detach().cpu().double().numpy()",
+            f"un {type(value).__name__} que attn no puede leer como números ({reason}); pasa "
+            "tensor.detach().cpu().double().numpy()",
+        ) from None
+    return value
+
+
 def shape_text(shape: tuple[int, ...]) -> str:
     """A shape as messages write it: 3 × 2."""
     return " × ".join(map(str, shape))

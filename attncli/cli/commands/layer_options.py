@@ -73,3 +73,34 @@ DrawMissingOption = Annotated[
         ),
     ),
 ]
+WeightsOption = Annotated[
+    str | None,
+    Option(
+        "--weights",
+        metavar="FILE",
+        help="The layer's weights as torch or transformers save them: a .safetensors, .npz or "
+        "JSON state dict (nn.MultiheadAttention's in_proj_weight, out_proj.weight, …; one "
+        "layer of a BERT or GPT-2 checkpoint with --prefix); needs --heads unless config.json "
+        "is beside it. A .pt/.bin file is refused: save it with safetensors.",
+        es=(
+            "Los pesos de la capa como los guardan torch o transformers: un state dict "
+            ".safetensors, .npz o JSON (in_proj_weight, out_proj.weight, … de "
+            "nn.MultiheadAttention; una capa de un checkpoint de BERT o GPT-2 con --prefix); "
+            "necesita --heads salvo que config.json esté al lado. Un .pt/.bin se rechaza: "
+            "guárdalo con safetensors."
+        ),
+    ),
+]
+PrefixOption = Annotated[
+    str | None,
+    Option(
+        "--prefix",
+        metavar="P",
+        help="With --weights: the attention layer of a checkpoint, by its names' prefix "
+        "(encoder.layer.0.attention for BERT, h.0.attn for GPT-2).",
+        es=(
+            "Con --weights: la capa de atención de un checkpoint, por el prefijo de sus "
+            "nombres (encoder.layer.0.attention en BERT, h.0.attn en GPT-2)."
+        ),
+    ),
+]

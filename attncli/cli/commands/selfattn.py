@@ -9,7 +9,9 @@ from attncli.cli.commands.layer_options import (
     DrawMissingOption,
     DVOption,
     NormOption,
+    PrefixOption,
     SelfAttnInputOption,
+    WeightsOption,
 )
 from attncli.cli.commands.model_runs import LayerOption, ModelOption, WordsOption
 from attncli.cli.declare import Argument, Option
@@ -20,7 +22,7 @@ from attncli.cli.options import (
 from attncli.present.output import Settings
 
 if TYPE_CHECKING:
-    pass
+    from attncli.reading.state_dicts import LayerFields
 
 # attn selfattn
 SentenceArgument = Annotated[
@@ -209,6 +211,8 @@ def selfattn(
     norm: NormOption = None,
     seed: EmbeddingSeedOption = 0,
     draw_missing: DrawMissingOption = False,
+    weights: WeightsOption = None,
+    prefix: PrefixOption = None,
     no_proj: NoProjOption = False,
     no_scale: NoScaleOption = False,
     scale_by: ScaleByOption = None,
@@ -264,6 +268,8 @@ def selfattn(
             "--no-out-proj": no_out_proj,
             "--grad-output": grad_output,
             "--target": target,
+            "--weights": weights,
+            "--prefix": prefix,
         }
         given = [name for name, value in seeded.items() if value not in (None, False)]
         from attncli.present.output import parse_show
@@ -315,7 +321,7 @@ def selfattn(
         positions=None if positions is None else positions.value,
         grids=grids_needed(settings.fields, plot, grad_output or target),
     )
-    result = selfattn_document(document, sentence, options)
+    result = selfattn_document(document, sentence, options, _layer(weights, prefix))
     shown = result if item is None else result.item(item)
     explanation = shown.steps(settings.row, settings.token, head) if settings.steps else []
     if plot is not None:
@@ -323,3 +329,19 @@ def selfattn(
 
         plot_result(plot, shown, settings.format())
     emit(shown, settings, explanation, document=result.to_document())
+
+
+def _layer(weights: str | None, prefix: str | None) -> "LayerFields | None":
+    """The layer's weights from --weights FILE (one layer of a checkpoint by --prefix)."""
+    if weights is None:
+        if prefix is not None:
+            from attncli.errors import OptionError
+
+            raise OptionError(
+                "--prefix picks a layer of the file given to --weights; give --weights FILE",
+                "--prefix elige una capa del archivo dado a --weights; da --weights FICHERO",
+            )
+        return None
+    from attncli.reading.state_dicts import weights_file
+
+    return weights_file(weights, prefix or "")

@@ -1,0 +1,178 @@
+"""A layer's weights as torch and transformers save them, in attn's fields: a state dict
+(nn.MultiheadAttention's `state_dict()`, a dict of tensors or arrays), a weight file
+(.safetensors, .npz, .npy, JSON; a pickle file is refused with its safe conversion), or one
+attention layer of a checkpoint picked by its prefix. The names are read by the one name
+table, reading/checkpoint.py; the number of heads, which a state dict does not hold, comes
+from config.json beside the file, else from --heads."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from attncli.errors import InputError
+from attncli.reading.values import Document
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from attncli.reading.settings import SelfAttnSettings
+
+# The layer's fields in attn's names, which a state dict's names are turned into.
+LAYER_FIELDS = ("w_q", "w_k", "w_v", "w_o", "b_q", "b_k", "b_v", "b_o")
+KIND_NAMES = {"mha": "nn.MultiheadAttention", "bert": "BERT", "gpt2": "GPT-2"}
+
+
+@dataclass(frozen=True)
+class LayerFields:
+    """One attention layer's weights read from a state dict, in attn's names."""
+
+    fields: dict[str, np.ndarray]  # w_q, w_k, w_v [d_in, h·d], w_o, biases: x @ W
+    kind: str  # "mha", "bert" or "gpt2" (reading/checkpoint.py)
+    source: str  # where they were read: a file's path, or "weights"
+    names: tuple[str, ...]  # the state dict's names that were read
+    heads: int | None = None  # from config.json beside the file
+    causal: bool = False  # GPT-2's attention looks only at earlier tokens
+
+
+def state_dict_fields(
+    state: Mapping[str, Any], prefix: str = "", source: str = "weights"
+) -> LayerFields:
+    """The attention layer under `prefix` of a state dict, in attn's names; a name under the
+    prefix that is no attention weight, or a weight attn does not apply, is refused."""
+    from attncli.reading.checkpoint import attention_weights
+
+    layer = attention_weights(state, prefix)
+    for name in layer.unread:
+        raise InputError(
+            f"{source}: {name} is not a weight of the attention layer attn reads there; "
+            "remove it, or pick the layer with --prefix",
+            f"{source}: {name} no es un peso de la capa de atención que attn lee ahí; "
+            "quítalo, o elige la capa con --prefix",
+        )
+    for name in ("bias_k", "bias_v"):
+        if name in layer.params:
+            raise InputError(
+                f"{source}: {layer.sources[name]} (add_bias_kv) is not applied by attn yet; "
+                "leaving it out would give a different number than the model's",
+                f"{source}: {layer.sources[name]} (add_bias_kv) aún no lo aplica attn; "
+                "quitarlo daría otro número que el del modelo",
+            )
+    fields = {name: layer.params[name] for name in LAYER_FIELDS if name in layer.params}
+    names = tuple(dict.fromkeys(layer.sources.values()))
+    return LayerFields(fields, layer.kind, source, names, causal=layer.kind == "gpt2")
+
+
+def weights_file(path: str, prefix: str = "") -> LayerFields:
+    """The attention layer of a weight file (a checkpoint's, with its prefix); the heads
+    from config.json when it sits beside the file."""
+    from dataclasses import replace
+
+    from attncli.reading.tensor_files import open_tensors
+
+    tensors = open_tensors(path)
+    layer = state_dict_fields(tensors, prefix, path)
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isfile(os.path.join(folder, "config.json")):
+        from attncli.reading.model import read_config
+
+        _, architecture = read_config(folder)
+        layer = replace(layer, heads=architecture.heads)
+    return layer
+
+
+def tensors_of(state: Any) -> dict[str, Any]:
+    """A state dict given in Python (torch tensors, numpy arrays, lists) as numpy arrays."""
+    if not isinstance(state, Mapping):
+        raise InputError(
+            f"weights is {type(state).__name__}; give a state dict (module.state_dict(), "
+            "a mapping of names to tensors or arrays) or the path of a weight file",
+            f"weights es {type(state).__name__}; da un state dict (module.state_dict(), "
+            "nombres con sus tensores o arrays) o la ruta de un archivo de pesos",
+        )
+    from attncli.reading.values import as_array
+
+    return {str(name): as_array(value) for name, value in state.items()}
+
+
+def in_document(document: Document) -> tuple[Document, LayerFields | None]:
+    """A document (JSON, .npz) holding the layer under torch's own names at its top level
+    (np.savez("layer.npz", x=x, **state_dict)): those names read by the table, the
+    document's other fields left as they are."""
+    from attncli.reading.checkpoint import MHA_NAMES, detect_kind
+    from attncli.reading.selfattn_fields import INPUTS
+
+    if detect_kind(list(document)) != "mha":
+        return document, None
+    state = {name: value for name, value in document.items() if name in MHA_NAMES}
+    layer = state_dict_fields(state, "", "the input")
+    rest = {name: value for name, value in document.items() if name not in MHA_NAMES}
+    _check_twice(rest, layer)
+    assert all(name in INPUTS for name in layer.fields)
+    return {**rest, **layer.fields}, layer
+
+
+def with_layer(document: Document, layer: LayerFields) -> Document:
+    """The document with the layer's weights added; a weight given both ways is refused."""
+    _check_twice(document, layer)
+    return {**document, **layer.fields}
+
+
+def _check_twice(document: Document, layer: LayerFields) -> None:
+    for name in layer.fields:
+        if document.get(name) is not None:
+            raise InputError(
+                f"{name} is given twice: in the input and in {layer.source} "
+                f"({KIND_NAMES[layer.kind]}'s names); keep one",
+                f"{name} se da dos veces: en la entrada y en {layer.source} "
+                f"(con los nombres de {KIND_NAMES[layer.kind]}); deja uno",
+            )
+
+
+def heads_of(layer: LayerFields, heads: int | None) -> int:
+    """The heads of a layer read from a state dict: --heads, else config.json's; a state
+    dict alone does not hold them."""
+    if heads is not None:
+        if layer.heads is not None and heads != layer.heads:
+            raise InputError(
+                f"--heads {heads} but config.json beside {layer.source} says {layer.heads}; "
+                "drop --heads",
+                f"--heads {heads} pero config.json junto a {layer.source} dice {layer.heads}; "
+                "quita --heads",
+            )
+        return heads
+    if layer.heads is not None:
+        return layer.heads
+    raise InputError(
+        f"{layer.source}: a state dict does not hold the number of heads; give --heads h "
+        "(nn.MultiheadAttention's num_heads, a config's num_attention_heads or n_head)",
+        f"{layer.source}: un state dict no guarda el número de cabezas; da --heads h "
+        "(el num_heads de nn.MultiheadAttention, num_attention_heads o n_head de un config)",
+    )
+
+
+def layer_settings(
+    document: Document,
+    sentence: str | None,
+    options: SelfAttnSettings,
+    layer: LayerFields | None = None,
+) -> tuple[Document, SelfAttnSettings]:
+    """The document and settings of a layer whose weights come from a state dict (given,
+    or under torch's names in the document): its weights in the document, its heads
+    (required), GPT-2's causal mask, and for a sentence d_model from W^Q's rows."""
+    from dataclasses import replace
+
+    if layer is not None:
+        document = with_layer(document, layer)
+    else:
+        document, layer = in_document(document)
+    if layer is None:
+        return document, options
+    changes: dict[str, Any] = {"heads": heads_of(layer, options.heads)}
+    if layer.causal:
+        changes["causal"] = True
+    if sentence is not None and options.d_model is None and "w_q" in layer.fields:
+        changes["d_model"] = int(layer.fields["w_q"].shape[0])
+    return document, replace(options, **changes)

@@ -1,0 +1,188 @@
+"""attn selfattn reads a layer's weights as torch and transformers save them (a state dict,
+a .safetensors file, one layer of a checkpoint by its prefix) and gives their numbers
+(tests/references/mha.json and layers.json, made by tests/references/make.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import attncli as attn
+from attncli.errors import InputError, OptionError
+from attncli.reading.tensor_files import open_tensors
+
+REFERENCES = Path(__file__).parent / "references"
+MHA = {case["name"]: case for case in json.loads((REFERENCES / "mha.json").read_text())["cases"]}
+LAYERS = {
+    layer["kind"]: layer for layer in json.loads((REFERENCES / "layers.json").read_text())["layers"]
+}
+
+
+def _one_line_error(result, *fragments):
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "Traceback" not in result.stderr and result.stderr.strip().count("\n") == 0
+    for fragment in fragments:
+        assert fragment in result.stderr, result.stderr
+
+
+def _batch_first(case: dict, array) -> np.ndarray:
+    array = np.asarray(array, dtype=np.float64)
+    if array.ndim == 3 and not case["module"].get("batch_first"):
+        return array.transpose(1, 0, 2)
+    return array
+
+
+@pytest.mark.parametrize(
+    "name", ["packed", "packed_float32", "no_bias", "batch_first", "bool_attn_mask"]
+)
+def test_a_safetensors_state_dict_gives_torchs_numbers(run_json, tmp_path, name):
+    case = MHA[name]
+    document = {"x": _batch_first(case, case["inputs"]["query"]).tolist()}
+    if "attn_mask" in case["inputs"]:
+        document["attn_mask"] = case["inputs"]["attn_mask"]
+    path = tmp_path / "x.json"
+    path.write_text(json.dumps(document))
+    weights = str(REFERENCES / case["file"])
+    heads = str(case["module"]["num_heads"])
+    out = run_json("selfattn", "-i", str(path), "--weights", weights, "--heads", heads, "--json")
+    tolerance = 1e-6 if case["dtype"] == "float32" else 1e-13
+    assert np.abs(np.asarray(out["output"]) - _batch_first(case, case["output"])).max() < tolerance
+    assert np.abs(np.asarray(out["weights"]) - np.asarray(case["weights"])).max() < tolerance
+    mean = np.asarray(out["weights_mean"]) - np.asarray(case["weights_mean"])
+    assert np.abs(mean).max() < tolerance
+
+
+def test_the_python_api_reads_a_state_dict():
+    case = MHA["packed"]
+    state = dict(open_tensors(str(REFERENCES / case["file"])).items())
+    x = np.asarray(case["inputs"]["query"])
+    result = attn.selfattn(weights=state, heads=2, x=x)
+    assert np.abs(result.output - np.asarray(case["output"])).max() < 1e-13
+    by_path = attn.selfattn(weights=str(REFERENCES / case["file"]), heads=2, x=x)
+    assert np.array_equal(by_path.output, result.output)
+    with pytest.raises(InputError, match="does not hold the number of heads; give --heads"):
+        attn.selfattn(weights=state, x=x)
+    with pytest.raises(OptionError, match="prefix= picks a layer of weights="):
+        attn.selfattn(x=x, prefix="h.0.attn")
+    with pytest.raises(InputError, match="weights is list; give a state dict"):
+        attn.selfattn(x=x, weights=[1, 2], heads=2)
+
+
+def test_a_state_dict_of_tensors_is_read_without_torch():
+    from tests.test_torch_masks import FakeTensor
+
+    case = MHA["packed"]
+    tensors = open_tensors(str(REFERENCES / case["file"]))
+    state = {name: FakeTensor(tensors[name], requires_grad=True) for name in tensors}
+    x = FakeTensor(np.asarray(case["inputs"]["query"]))
+    result = attn.selfattn(weights=state, heads=2, x=x)
+    assert np.abs(result.output - np.asarray(case["output"])).max() < 1e-13
+
+
+def test_torchs_names_in_an_npz_beside_x(run_json, tmp_path):
+    case = MHA["packed"]
+    tensors = open_tensors(str(REFERENCES / case["file"]))
+    path = tmp_path / "layer.npz"
+    np.savez(path, x=np.asarray(case["inputs"]["query"]), **{k: tensors[k] for k in tensors})
+    out = run_json("selfattn", "-i", str(path), "--heads", "2", "--json")
+    assert np.abs(np.asarray(out["output"]) - np.asarray(case["output"])).max() < 1e-13
+
+
+@pytest.mark.parametrize("kind", ["bert", "gpt2"])
+def test_one_layer_of_a_checkpoint_by_its_prefix(run_json, tmp_path, kind):
+    layer = LAYERS[kind]
+    path = tmp_path / "x.npy"
+    np.save(path, np.asarray(layer["x"]))
+    weights = str(REFERENCES / layer["file"])
+    arguments = ["-i", str(path), "--weights", weights, "--prefix", layer["prefix"]]
+    out = run_json("selfattn", *arguments, "--heads", str(layer["heads"]), "--json")
+    assert out["causal"] is layer["causal"]  # GPT-2's attention is causal by itself
+    assert np.abs(np.asarray(out["weights"]) - np.asarray(layer["weights"])).max() < 1e-12
+    assert np.abs(np.asarray(out["concat"]) - np.asarray(layer["context"])).max() < 1e-12
+    assert np.abs(np.asarray(out["output"]) - np.asarray(layer["output"])).max() < 1e-12
+
+
+def test_heads_from_config_json_beside_the_file(run_json, tmp_path):
+    layer = LAYERS["gpt2"]
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "layer.safetensors").write_bytes((REFERENCES / layer["file"]).read_bytes())
+    config = {"model_type": "gpt2", "n_embd": len(layer["x"][0]), "n_head": layer["heads"]}
+    config.update(n_layer=2, n_positions=64)
+    (folder / "config.json").write_text(json.dumps(config))
+    np.save(tmp_path / "x.npy", np.asarray(layer["x"]))
+    arguments = ["-i", str(tmp_path / "x.npy"), "--weights", str(folder / "layer.safetensors")]
+    out = run_json("selfattn", *arguments, "--prefix", layer["prefix"], "--json")
+    assert out["heads"] == layer["heads"]
+    assert np.abs(np.asarray(out["output"]) - np.asarray(layer["output"])).max() < 1e-12
+
+
+def test_a_sentence_takes_d_model_from_the_weights(run_json):
+    weights = str(REFERENCES / MHA["packed"]["file"])
+    out = run_json("selfattn", "el tren va", "--weights", weights, "--heads", "2", "--json")
+    assert out["d_model"] == 4 and "seed" in out
+
+
+def test_what_cannot_be_read_is_refused(run, tmp_path):
+    x = tmp_path / "x.npy"
+    np.save(x, np.ones((3, 4)))
+    packed = str(REFERENCES / MHA["packed"]["file"])
+    _one_line_error(
+        run("selfattn", "-i", str(x), "--weights", packed),
+        "a state dict does not hold the number of heads; give --heads h",
+    )
+    _one_line_error(
+        run(
+            "selfattn",
+            "-i",
+            str(x),
+            "--weights",
+            str(REFERENCES / MHA["bias_kv"]["file"]),
+            "--heads",
+            "2",
+        ),  # fmt: skip
+        "bias_k (add_bias_kv) is not applied by attn yet",
+    )
+    _one_line_error(
+        run(
+            "selfattn",
+            "-i",
+            str(x),
+            "--weights",
+            str(REFERENCES / MHA["kdim_vdim"]["file"]),
+            "--heads",
+            "2",
+        ),  # fmt: skip
+        "w_k is 3 × 4 but must be 4 × 4",
+    )
+    pickled = tmp_path / "layer.pt"
+    pickled.write_bytes(b"\x80\x04not really")
+    _one_line_error(
+        run("selfattn", "-i", str(x), "--weights", str(pickled), "--heads", "2"),
+        "pickle file",
+        'safetensors.torch.save_file(module.state_dict(), "layer.safetensors")',
+    )
+    _one_line_error(run("selfattn", "-i", str(pickled)), "pickle file")
+    _one_line_error(run("selfattn", "-i", packed), "give it to attn selfattn as --weights FILE")
+    _one_line_error(run("selfattn", "-i", str(x), "--prefix", "h.0.attn"), "give --weights FILE")
+    both = tmp_path / "both.json"
+    both.write_text(json.dumps({"x": np.ones((3, 4)).tolist(), "w_q": np.eye(4).tolist()}))
+    _one_line_error(
+        run("selfattn", "-i", str(both), "--weights", packed, "--heads", "2"),
+        "w_q is given twice: in the input and in",
+    )
+
+
+def test_a_name_under_the_prefix_that_is_no_weight_is_refused(run, tmp_path):
+    tensors = open_tensors(str(REFERENCES / MHA["packed"]["file"]))
+    path = tmp_path / "extra.npz"
+    np.savez(path, **{k: tensors[k] for k in tensors}, in_proj_scale=np.ones(3))
+    x = tmp_path / "x.npy"
+    np.save(x, np.ones((3, 4)))
+    _one_line_error(
+        run("selfattn", "-i", str(x), "--weights", str(path), "--heads", "2"),
+        "in_proj_scale is not a weight of the attention layer",
+    )
