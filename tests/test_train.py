@@ -427,3 +427,16 @@ def test_the_progress_bar_is_drawn_on_a_terminals_stderr_only():
     assert json.loads(process.stdout)["training"]["done"] == 40
     text = b"".join(drawn).decode("utf-8", "replace")
     assert "training" in text and "/40" in text and "loss" in text, text[:300]
+
+
+def test_the_grids_stand_side_by_side_when_the_terminal_is_wide(run, monkeypatch):
+    for columns, beside in (("160", True), ("100", False)):
+        monkeypatch.setenv("COLUMNS", columns)
+        result = run("train", HEADLINE, *WANT, "--iterations", "5", "--format", "table")
+        assert result.exit_code == 0, result.stderr
+        lines = result.stdout.splitlines()
+        both = [line for line in lines if "Weights before (seeded)" in line]
+        assert ("Weights after training" in both[0]) is beside, columns
+        assert all(len(line) <= int(columns) for line in lines)
+        rows = [line for line in lines if line.lstrip().startswith("están  ")]
+        assert len(rows) == (1 if beside else 2) and rows[0].count("*") == (2 if beside else 1)

@@ -179,18 +179,29 @@ class Grids:
         for index, (before, after) in enumerate(pairs):
             if index:
                 yield Text("")
-            side = Table.grid(padding=(0, 3))
-            side.add_row(before, after)
-            needed = sum(
-                console.measure(part, options=options.update(width=10_000)).maximum
-                for part in (before, after)
-            )
-            if needed + 3 <= options.max_width:
+            widths = [_table_width(console, options, part) for part in (before, after)]
+            if sum(widths) + 3 <= options.max_width:
+                side = Table.grid(padding=(0, 3))
+                for width in widths:
+                    side.add_column(width=width, no_wrap=True)
+                side.add_row(before, after)
                 yield side
             else:
                 yield before
                 yield Text("")
                 yield after
+
+
+def _table_width(console: Console, options: ConsoleOptions, grid: RenderableType) -> int:
+    """The cells a weight grid's table takes when nothing is cut: the widest of its lines
+    drawn without a width limit (its padding included), less the notes under it, which wrap
+    to a narrow column."""
+    lines = console.render_lines(grid, options.update(width=10_000), pad=False)
+    from rich.cells import cell_len
+
+    texts = ["".join(segment.text for segment in line) for line in lines]
+    body = texts[:-1] if len(texts) > 2 else texts
+    return max(cell_len(text) for text in body)
 
 
 def corpus_lines(result: TrainResult, fmt: Format) -> RenderableType:
