@@ -26,6 +26,7 @@ __all__ = [
     "heads",
     "mix",
     "options",
+    "samples",
     "score",
     "selfattn",
     "softmax",
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from attncli.api.grad import grad
     from attncli.api.model import heads
     from attncli.api.options import options
+    from attncli.api.samples import samples
     from attncli.api.selfattn import selfattn
     from attncli.api.training import train
     from attncli.errors import AttnError, InputError, OptionError, ShapeError
@@ -46,6 +48,7 @@ _HOMES = {
     "grad": "api.grad",
     "heads": "api.model",
     "options": "api.options",
+    "samples": "api.samples",
     "selfattn": "api.selfattn",
     "train": "api.training",
     **dict.fromkeys(("AttnError", "InputError", "OptionError", "ShapeError"), "errors"),

@@ -222,7 +222,7 @@ def test_plot_without_matplotlib_says_how_to_install(run, tmp_path, monkeypatch)
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     result = run("selfattn", "a b", "--plot", str(tmp_path / "g.png"))
     assert result.exit_code == 2 and result.stdout == ""
-    assert "pip install 'attncli[plot]'" in result.stderr
+    assert f"{sys.executable} -m pip install matplotlib" in result.stderr
 
 
 def test_plot_refuses_unknown_kinds(run, tmp_path):

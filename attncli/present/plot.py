@@ -1,6 +1,6 @@
 """--plot FILE: the weight grid as a heatmap image, tokens on both axes, values in the cells.
 
-matplotlib is an optional extra (pip install 'attncli[plot]'); it is imported only here.
+matplotlib is optional (the extra attncli[plot]); it is imported only here.
 """
 
 from __future__ import annotations
@@ -35,10 +35,27 @@ def check_plot_path(path: str) -> None:
     try:
         import matplotlib  # noqa: F401
     except ImportError:
+        command = install_command("matplotlib")
         raise OptionError(
-            "--plot needs matplotlib, which is not installed: pip install 'attncli[plot]'",
-            "--plot necesita matplotlib, que no está instalado: pip install 'attncli[plot]'",
+            f"--plot needs matplotlib, which is not installed where attn runs: {command}",
+            f"--plot necesita matplotlib, que no está instalado donde corre attn: {command}",
         ) from None
+
+
+def install_command(package: str, prefix: str | None = None, python: str | None = None) -> str:
+    """The command that installs `package` beside attn, however attn was installed: into
+    pipx's or uv's own environment for attn, else with the pip of the Python attn runs on
+    (a clone installed with pip install -e . included, where the extra's name means nothing
+    to pip)."""
+    import shlex
+    import sys
+
+    parts = Path(prefix or sys.prefix).parts
+    if "pipx" in parts:
+        return f"pipx inject attncli {package}"
+    if "uv" in parts and "tools" in parts:
+        return f"uv tool install attncli --with {package}"
+    return f"{shlex.quote(python or sys.executable or 'python3')} -m pip install {package}"
 
 
 def plot_weights(

@@ -101,6 +101,7 @@ RENDERERS: dict[str, tuple[str, str, bool]] = {
     "GradResult": ("grad_render", "gradient_view", False),
     "SelfAttnResult": ("selfattn_view", "selfattn_view", True),
     "Comparison": ("comparison_view", "comparison_view", False),
+    "SamplesResult": ("samples_view", "samples_view", False),
     "ModelAttnResult": ("model_view", "model_selfattn_view", True),
     "HeadsResult": ("model_view", "heads_view", False),
     "TrainResult": ("training_view", "training_view", False),

@@ -22,8 +22,10 @@ def read_text(path: str, stdin: IO[str] | None) -> tuple[str, str]:
             )
         return _read_stdin(stdin), "stdin"
     _check_path(path)
+    from attncli.reading.samples import located
+
     try:
-        with open(path, "rb") as file:
+        with open(located(path), "rb") as file:
             data = _read_capped(file, path)
     except FileNotFoundError:
         raise _missing_file(path) from None
@@ -88,8 +90,10 @@ def _read_stdin(stdin: IO[str]) -> str:
 
 def _missing_file(path: str) -> InputError:
     return InputError(
-        f"cannot read '{path}': no such file (check the path given to -i)",
-        f"no se puede leer '{path}': no existe (revisa la ruta de -i)",
+        f"cannot read '{path}': no such file (check the path given to -i; attn samples "
+        "lists the samples installed with attn)",
+        f"no se puede leer '{path}': no existe (revisa la ruta de -i; attn samples "
+        "lista los ejemplos instalados con attn)",
     )
 
 

@@ -23,6 +23,7 @@ HOMES = {
     "train": "train",
     "compare-scores": "compare",
     "exercise": "exercise",
+    "samples": "samples",
 }
 
 COMMANDS: dict[str, Command] = {}  # filled as each command's module is imported

@@ -1,0 +1,96 @@
+"""The samples ship with the package: -i NAME (or samples/NAME.json where no such file
+exists) finds them from any folder, attn samples lists them; a missing matplotlib is told
+with the command that installs it where attn runs."""
+
+from __future__ import annotations
+
+import builtins
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import attncli as attn
+from attncli.errors import OptionError
+from attncli.present.plot import check_plot_path, install_command
+from attncli.reading.samples import FOLDER, installed, sample_for
+from tests.conftest import SAMPLES
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_every_sample_of_the_repository_is_package_data():
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert '"attncli.reading" = ["samples/*.json", "samples/*.txt"]' in pyproject
+    shipped = {sample.file for sample in installed()}
+    assert shipped == {p.name for p in SAMPLES.iterdir() if p.suffix in (".json", ".txt")}
+    assert (Path(FOLDER) / "tren.json").is_file()
+
+
+def _attn_from(folder: Path, *args: str) -> subprocess.CompletedProcess:
+    environment = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    environment.pop("ATTN_LANG", None)
+    return subprocess.run([sys.executable, "-m", "attncli", *args], cwd=folder,
+                          capture_output=True, text=True, env=environment)  # fmt: skip
+
+
+@pytest.mark.parametrize("typed", ["tren", "tren.json", "samples/tren.json"])
+def test_a_sample_is_found_from_any_folder(tmp_path, typed):
+    result = _attn_from(tmp_path, "score", "-i", typed, "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["scores"] == [2.0, 0.0, 1.0]
+
+
+def test_a_file_of_that_name_comes_first(tmp_path):
+    (tmp_path / "samples").mkdir()
+    (tmp_path / "samples" / "tren.json").write_text('{"query": [1], "keys": [[5]]}')
+    result = _attn_from(tmp_path, "score", "-i", "samples/tren.json", "--json")
+    assert json.loads(result.stdout)["scores"] == [5.0]
+    assert sample_for(str(tmp_path / "samples" / "tren.json")) is None
+
+
+def test_a_missing_file_names_attn_samples(tmp_path):
+    result = _attn_from(tmp_path, "score", "-i", "nada.json")
+    assert result.returncode == 2 and result.stdout == ""
+    assert "no such file" in result.stderr and "attn samples" in result.stderr
+    assert sample_for("other/tren.json") is None and sample_for("../tren.json") is None
+
+
+def test_attn_samples_lists_them(run):
+    document = json.loads(run("samples", "--json").stdout)
+    by_name = {sample["name"]: sample for sample in document["samples"]}
+    assert by_name["tren"]["holds"] == "tokens, query, keys, values"
+    assert by_name["tren"]["example"] == "attn score -i tren"
+    assert by_name["llaves"]["example"] == "attn selfattn -i llaves"
+    assert Path(by_name["tren"]["path"]).is_file()
+    table = run("samples", "--format", "table", "--lang", "es").stdout
+    assert "Qué contiene" in table and "attn score -i tren" in table
+    assert [s.name for s in attn.samples().samples] == list(by_name)
+
+
+def test_install_command_fits_how_attn_was_installed():
+    pipx = install_command("matplotlib", prefix="/home/ana/.local/share/pipx/venvs/attncli")
+    assert pipx == "pipx inject attncli matplotlib"
+    uv = install_command("matplotlib", prefix="/home/ana/.local/share/uv/tools/attncli")
+    assert uv == "uv tool install attncli --with matplotlib"
+    venv = install_command("matplotlib", prefix="/work/venv", python="/work/venv/bin/python")
+    assert venv == "/work/venv/bin/python -m pip install matplotlib"
+
+
+def test_missing_matplotlib_says_the_command_that_works(monkeypatch, tmp_path):
+    real_import = builtins.__import__
+
+    def no_matplotlib(name, *args, **kwargs):
+        if name == "matplotlib" or name.startswith("matplotlib."):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.delitem(sys.modules, "matplotlib", raising=False)
+    monkeypatch.setattr(builtins, "__import__", no_matplotlib)
+    with pytest.raises(OptionError) as error:
+        check_plot_path(str(tmp_path / "w.png"))
+    assert f"{sys.executable} -m pip install matplotlib" in str(error.value)
+    assert "attncli[plot]" not in str(error.value) and "matplotlib" in (error.value.spanish or "")
