@@ -37,8 +37,8 @@ def _piped(run, document, *options):
         ("in_proj_weight", ["in_proj_weight is 2 × 2; expected 6 × 2"]),  # read, by shape
         ("in_proj_bias", ["in_proj_bias", "as b_q, b_k and b_v"]),
         ("out_proj.weight", ["out_proj.weight: not a field", "transposed as w_o"]),
-        ("bias_k", ["bias_k: not a field", "add_bias_kv"]),
-        ("bias_v", ["bias_v: not a field", "add_bias_kv"]),
+        ("bias_k", ["bias_k without bias_v: torch's add_bias_kv"]),  # read, both or neither
+        ("bias_v", ["bias_v without bias_k"]),
         ("heads", ["heads: not a field", "give --heads"]),
         ("causal", ["give --causal"]),
         ("weights", ["weights: not a field", "an output of the layer"]),

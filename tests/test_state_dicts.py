@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import attncli as attn
-from attncli.errors import InputError, OptionError
+from attncli.errors import InputError, OptionError, ShapeError
 from attncli.reading.tensor_files import open_tensors
 
 REFERENCES = Path(__file__).parent / "references"
@@ -143,8 +143,10 @@ def test_what_cannot_be_read_is_refused(run, tmp_path):
             str(REFERENCES / MHA["bias_kv"]["file"]),
             "--heads",
             "2",
-        ),  # fmt: skip
-        "bias_k (add_bias_kv) is not applied by attn yet",
+            "--target",
+            "1,0,0,0;0,1,0,0;0,0,1,0",
+        ),
+        "the backward pass does not take add_bias_kv's or --add-zero-attn's extra keys",
     )
     _one_line_error(
         run(
@@ -186,3 +188,43 @@ def test_a_name_under_the_prefix_that_is_no_weight_is_refused(run, tmp_path):
         run("selfattn", "-i", str(x), "--weights", str(path), "--heads", "2"),
         "in_proj_scale is not a weight of the attention layer",
     )
+
+
+@pytest.mark.parametrize("name", ["bias_kv", "zero_attn", "bias_kv_zero_attn_masks"])
+def test_add_bias_kv_and_add_zero_attn_give_torchs_numbers(run_json, tmp_path, name):
+    case = MHA[name]
+    document = {"x": _batch_first(case, case["inputs"]["query"]).tolist()}
+    for field in ("attn_mask", "key_padding_mask"):
+        if field in case["inputs"]:
+            document[field] = case["inputs"][field]
+    path = tmp_path / "x.json"
+    path.write_text(json.dumps(document))
+    weights = str(REFERENCES / case["file"])
+    zero = ["--add-zero-attn"] if case["module"].get("add_zero_attn") else []
+    arguments = ["selfattn", "-i", str(path), "--weights", weights, "--heads", "2", *zero]
+    out = run_json(*arguments, "--json")
+    assert np.abs(np.asarray(out["output"]) - _batch_first(case, case["output"])).max() < 1e-13
+    assert np.abs(np.asarray(out["weights"]) - np.asarray(case["weights"])).max() < 1e-13
+    extra = (["bias_k"] if case["module"].get("add_bias_kv") else []) + (["zero"] if zero else [])
+    assert out["extra_keys"] == extra
+    blocks = run_json(*arguments, "--fields", "output")
+    assert np.allclose(blocks["output"], out["output"], atol=1e-14)
+
+
+def test_bias_kv_in_python_and_its_refusals():
+    from attncli.reading.checkpoint import attention_weights
+
+    case = MHA["bias_kv"]
+    state = dict(open_tensors(str(REFERENCES / case["file"])).items())
+    x = np.asarray(case["inputs"]["query"])
+    layer = attn.selfattn(weights=state, heads=2, x=x)
+    assert layer.key_labels == ("t1", "t2", "t3", "bias_k") and layer.weights.shape == (2, 3, 4)
+    params = attention_weights(state).params
+    by_fields = attn.selfattn(x=x, heads=2, **params)
+    assert np.array_equal(by_fields.output, layer.output)
+    with pytest.raises(InputError, match="bias_k without bias_v"):
+        attn.selfattn(x=x, heads=2, **{k: v for k, v in params.items() if k != "bias_v"})
+    with pytest.raises(ShapeError, match="bias_k has 3 numbers but must have 4"):
+        attn.selfattn(x=x, heads=2, **{**params, "bias_k": params["bias_k"][:3]})
+    with pytest.raises(InputError, match="--add-zero-attn goes with the projections"):
+        attn.selfattn(x=x, projections=False, add_zero_attn=True)

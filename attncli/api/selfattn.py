@@ -40,6 +40,9 @@ def selfattn(
     b_k: ArrayLike | None = None,
     b_v: ArrayLike | None = None,
     b_o: ArrayLike | None = None,
+    bias_k: ArrayLike | None = None,
+    bias_v: ArrayLike | None = None,
+    add_zero_attn: bool = False,
     mask: ArrayLike | None = None,
     attn_mask: ArrayLike | None = None,
     key_padding_mask: ArrayLike | None = None,
@@ -74,7 +77,9 @@ def selfattn(
     file (.safetensors, .npz, JSON), with `prefix` for one layer of a checkpoint
     (BERT's encoder.layer.0.attention, GPT-2's h.0.attn); `heads` must then be given
     unless config.json sits beside the file. Biases b_q, b_k, b_v, b_o are optional (zero when left
-    out). Given some of w_q, w_k, w_v, w_o, the others must be given too, or drawn from
+    out); `bias_k`, `bias_v` are torch's add_bias_kv rows (one more key and value, of
+    h·d_k and h·d_v numbers), `add_zero_attn` torch's zero key and value per head. Given
+    some of w_q, w_k, w_v, w_o, the others must be given too, or drawn from
     `seed` with `draw_missing`. With `heads`, d_k and d_v are the sizes per head
     (d_model / h by default), and the heads are joined through W^O unless `out_proj` is
     false. `mask` is 1 (or True) where query i may look at key j (torch's boolean
@@ -174,6 +179,8 @@ def selfattn(
         b_k=b_k,
         b_v=b_v,
         b_o=b_o,
+        bias_k=bias_k,
+        bias_v=bias_v,
         mask=mask,
         attn_mask=attn_mask,
         key_padding_mask=key_padding_mask,
@@ -197,6 +204,7 @@ def selfattn(
         causal=causal,
         valid_len=valid_len,
         context=context,
+        zero_attn=add_zero_attn,
     )
     read: LayerFields | None = None
     if weights is not None:
@@ -247,9 +255,18 @@ def selfattn_document(
 
         earlier = causal_mask(len(checked.query_labels), len(checked.key_labels))
         allowed = earlier if allowed is None else allowed & earlier
+    extra_keys = (("bias_k",) if "bias_k" in checked.weights else ()) + (
+        ("zero",) if options.zero_attn else ()
+    )  # torch's add_bias_kv and add_zero_attn: keys every query may look at
+    if extra_keys:
+        from attncli.core.selfattn import with_extra_keys
+
+        allowed, checked.bias = with_extra_keys(allowed, checked.bias, len(extra_keys))
     divisor = _divisor(options.scale, options.scale_by)
     with np.errstate(all="ignore"):  # overflow is checked after, with a clear message
-        run = _run_selfattn(checked, options.heads, divisor, allowed, options.grids)
+        run = _run_selfattn(
+            checked, options.heads, divisor, allowed, options.grids, options.zero_attn
+        )
     if options.grids:
         from attncli.core.selfattn import aligned
 
@@ -265,6 +282,7 @@ def selfattn_document(
         grads=grads,
         query_labels=tuple(checked.query_labels),
         tokens=tuple(checked.key_labels),
+        extra_keys=extra_keys,
         x=checked.x,
         x_kv=checked.x_kv,
         projections=checked.weights,
@@ -321,6 +339,7 @@ def _run_selfattn(
     divisor: float | None,
     allowed: np.ndarray | None,
     grids: bool = True,
+    zero_attn: bool = False,
 ) -> Attention:
     """Attention on the given Q, K, V; on X itself (no projections); or the attention layer
     on X, in one head or several. Without grids, only the output, in row blocks."""
@@ -342,7 +361,7 @@ def _run_selfattn(
     if not checked.weights:
         return core.attend_or_block(x_q, x_kv, x_kv, divisor, allowed, grids, bias)
     layer = core.attention_layer
-    return layer(x_q, x_kv, checked.weights, heads, divisor, allowed, grids, bias)
+    return layer(x_q, x_kv, checked.weights, heads, divisor, allowed, grids, bias, zero_attn)
 
 
 def _selfattn_backward(
@@ -352,6 +371,13 @@ def _selfattn_backward(
     upstream gradient."""
     if document.get("grad_output") is None and document.get("target") is None:
         return None, {}
+    if "bias_k" in checked.weights or run.keys.shape[-2] > len(checked.key_labels):
+        raise InputError(
+            "the backward pass does not take add_bias_kv's or --add-zero-attn's extra keys "
+            "yet; leave out the gradient, or those keys",
+            "la pasada hacia atrás aún no toma las claves de más de add_bias_kv o "
+            "--add-zero-attn; quita el gradiente, o esas claves",
+        )
     if checked.x is not None and checked.x.ndim == 3:
         raise InputError(
             "the backward pass takes one sequence and x is a batch; give one sequence",

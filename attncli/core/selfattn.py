@@ -178,6 +178,28 @@ def join_heads(per_head: np.ndarray) -> np.ndarray:
     return np.swapaxes(per_head, -3, -2).reshape(*lead, rows, heads * width)
 
 
+def append_row(matrix: np.ndarray, row: np.ndarray) -> np.ndarray:
+    """One more row at the end of the token axis, the same for every leading axis."""
+    # [..., T, d], [d] -> [..., T + 1, d]
+    extra = np.broadcast_to(row, (*matrix.shape[:-2], 1, matrix.shape[-1]))
+    return np.concatenate([matrix, extra], axis=-2)
+
+
+def with_extra_keys(
+    allowed: np.ndarray | None, bias: np.ndarray | None, extra: int
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The masks with `extra` key columns at the end that every query may look at, and no
+    bias added there: torch pads attn_mask and key_padding_mask so for add_bias_kv's and
+    add_zero_attn's keys."""
+    # [..., T_q, T_k] -> [..., T_q, T_k + extra]
+    if extra and allowed is not None:
+        shape = (*allowed.shape[:-1], extra)
+        allowed = np.concatenate([allowed, np.ones(shape, dtype=bool)], axis=-1)
+    if extra and bias is not None:
+        bias = np.concatenate([bias, np.zeros((*bias.shape[:-1], extra))], axis=-1)
+    return allowed, bias
+
+
 def attention_layer(
     x_q: np.ndarray,
     x_kv: np.ndarray,
@@ -187,21 +209,30 @@ def attention_layer(
     allowed: np.ndarray | None = None,
     grids: bool = True,
     bias: np.ndarray | None = None,
+    zero_attn: bool = False,
 ) -> Attention:
     """Multi-head attention as torch's nn.MultiheadAttention computes it.
 
     Q = x_q W^Q + b_q, K = x_kv W^K + b_k, V = x_kv W^V + b_v (biases optional); with h
     heads the columns of Q, K, V are split into h blocks, each head attends on its own,
     the heads are joined side by side and, when W^O is given, projected: concat W^O + b_o.
-    Self-attention is x_q = x_kv.
+    Self-attention is x_q = x_kv. With bias_k and bias_v in `params` (torch's
+    add_bias_kv), one learned key and value row is appended after the projection; with
+    `zero_attn` (add_zero_attn), a zero key and value row per head after that. The masks
+    must already cover those keys (with_extra_keys).
     """
     # [T_q, d_model], [T_k, d_model], W^Q, W^K [d_model, h·d_k], W^V [d_model, h·d_v],
     # W^O [h·d_v, d_model] -> Attention (with a head axis when heads is given)
     queries = project(x_q, params["w_q"], params.get("b_q"))
     keys = project(x_kv, params["w_k"], params.get("b_k"))
     values = project(x_kv, params["w_v"], params.get("b_v"))
+    if "bias_k" in params:
+        keys, values = append_row(keys, params["bias_k"]), append_row(values, params["bias_v"])
     if heads is not None:
         queries, keys, values = (split_heads(a, heads) for a in (queries, keys, values))
+    if zero_attn:
+        keys = append_row(keys, np.zeros(keys.shape[-1]))
+        values = append_row(values, np.zeros(values.shape[-1]))
     result = attend_or_block(queries, keys, values, divisor, allowed, grids, bias)
     if heads is None:
         return result

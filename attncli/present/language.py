@@ -124,10 +124,11 @@ PHRASES: dict[str, tuple[str, str]] = {
         "sequence {number} of {batch} (--item {number}; --json has all)",
         "secuencia {number} de {batch} (--item {number}; --json las tiene todas)",
     ),
-    "bias_added": (
-        "attn_mask's numbers added to the scores",
-        "los números de attn_mask sumados a las puntuaciones",
+    "extra_keys": (
+        "+ keys {names} after the tokens' (torch's add_bias_kv, add_zero_attn)",
+        "+ claves {names} tras las de los tokens (add_bias_kv, add_zero_attn de torch)",
     ),
+    "bias_added": ("attn_mask added to the scores", "attn_mask sumado a las puntuaciones"),
     "batch_first": (
         "a batch of {batch} sequences, computed together; shown: the first (--json has all)",
         "un lote de {batch} secuencias, calculadas juntas; se muestra la primera (--json las "

@@ -127,6 +127,6 @@ def plot_result(path: str, result: SelfAttnResult, fmt: Format) -> None:
         result.weights,
         np.isneginf(result.scores),
         list(result.query_labels),
-        list(result.tokens),
+        list(result.key_labels),
         fmt,
     )

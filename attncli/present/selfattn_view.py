@@ -15,7 +15,8 @@ from attncli.results.selfattn import SelfAttnResult
 
 # The projections and biases as the screen names them.
 PROJECTION_NAMES = {"w_q": "W^Q", "w_k": "W^K", "w_v": "W^V", "w_o": "W^O",
-                    "b_q": "b^Q", "b_k": "b^K", "b_v": "b^V", "b_o": "b^O"}  # fmt: skip
+                    "b_q": "b^Q", "b_k": "b^K", "b_v": "b^V", "b_o": "b^O",
+                    "bias_k": "bias_k", "bias_v": "bias_v"}  # fmt: skip
 HEADER_WIDTH = 78  # the header's facts are packed into lines that fit 80 columns
 
 
@@ -48,7 +49,9 @@ def params_formula(projections: dict[str, Any]) -> str:
     if "w_o" in projections:
         terms.append("{}·{}".format(*projections["w_o"].shape))
     biases = [
-        projections[name].size for name in ("b_q", "b_k", "b_v", "b_o") if name in projections
+        projections[name].size
+        for name in ("b_q", "b_k", "b_v", "b_o", "bias_k", "bias_v")
+        if name in projections
     ]
     terms += [str(size) for size in biases]
     return " + ".join(terms)
@@ -90,7 +93,7 @@ def selfattn_view(
     run = result.attention
     heads = result.heads
     d = result.sizes
-    t_q, t_k = run.scores.shape[-2], run.scores.shape[-1]
+    t_q, t_k = run.queries.shape[-2], len(result.tokens)
 
     def summary(fmt: Format) -> Any:
         parts = [fmt.say("tokens_count", count=t_k)]
@@ -109,6 +112,8 @@ def selfattn_view(
             parts.append(fmt.say("causal"))
         if result.bias is not None:
             parts.append(fmt.say("bias_added"))
+        if result.extra_keys:
+            parts.append(fmt.say("extra_keys", names=", ".join(result.extra_keys)))
         if result.norm is not None:
             parts.append(fmt.say("norm", norm=fmt.number(result.norm)))
         if not result.projections:
@@ -168,8 +173,8 @@ def selfattn_view(
         if run.queries.ndim == 2:
             for part, name, labels, array in (
                 ("q", "Q", result.query_labels, run.queries),
-                ("k", "K", result.tokens, run.keys),
-                ("v", "V", result.tokens, run.values),
+                ("k", "K", result.key_labels, run.keys),
+                ("v", "V", result.key_labels, run.values),
             ):
                 if part in show:
                     shown.append(render.matrix_block(name, labels, array, fmt))
@@ -197,7 +202,12 @@ def selfattn_view(
         return render.Group(
             *(
                 render.number_grid(
-                    heading, result.query_labels, result.tokens, scores, fmt, max_columns=columns
+                    heading,
+                    result.query_labels,
+                    result.key_labels,
+                    scores,
+                    fmt,
+                    max_columns=columns,
                 )
                 for heading, scores in per_head
             )
@@ -219,7 +229,7 @@ def selfattn_view(
                 render.number_grid(
                     heading,
                     result.query_labels,
-                    result.tokens,
+                    result.key_labels,
                     weights,
                     fmt,
                     heat=True,

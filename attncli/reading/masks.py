@@ -127,3 +127,36 @@ def _booleans(
             f"{field}: se espera {kind[1]} de {hint[1]}",
         )
     return array.astype(bool)
+
+
+def bias_kv(document: Document, d_k: int, d_v: int) -> dict[str, np.ndarray]:
+    """torch's add_bias_kv: bias_k (h·d_k numbers) and bias_v (h·d_v), the key and value
+    rows appended after the projection; both or neither."""
+    import numpy as np
+
+    from attncli.reading.values import to_vector
+
+    given = [name for name in ("bias_k", "bias_v") if document.get(name) is not None]
+    if not given:
+        return {}
+    if len(given) == 1:
+        other = "bias_v" if given == ["bias_k"] else "bias_k"
+        raise InputError(
+            f"{given[0]} without {other}: torch's add_bias_kv appends a key row and a value "
+            "row; give both",
+            f"{given[0]} sin {other}: el add_bias_kv de torch añade una fila de clave y una de "
+            "valor; da las dos",
+        )
+    found = {}
+    for name, length in (("bias_k", d_k), ("bias_v", d_v)):
+        row = to_vector(np.ravel(document[name]) if hasattr(document[name], "shape")
+                        else document[name], name)  # fmt: skip
+        if row.shape[0] != length:
+            raise ShapeError(
+                f"{name} has {row.shape[0]} numbers but must have {length} here (one per "
+                f"column of {'K' if name == 'bias_k' else 'V'})",
+                f"{name} tiene {row.shape[0]} números pero aquí debe tener {length} (uno por "
+                f"columna de {'K' if name == 'bias_k' else 'V'})",
+            )
+        found[name] = row
+    return found

@@ -25,6 +25,8 @@ INPUTS = (
     "b_k",
     "b_v",
     "b_o",
+    "bias_k",
+    "bias_v",
     "mask",
     "attn_mask",
     "key_padding_mask",
@@ -49,6 +51,7 @@ OUTPUTS = frozenset(
         "scores",
         "weights",
         "weights_mean",
+        "extra_keys",
         "concat",
         "output",
         "params",
@@ -84,18 +87,6 @@ STATE_DICT = {
     "v_proj_weight": ("give it transposed as w_v", "dalo traspuesto como w_v"),
     "out_proj.weight": ("give it transposed as w_o", "dalo traspuesto como w_o"),
     "out_proj.bias": ("give it as b_o", "dalo como b_o"),
-    "bias_k": (
-        "add_bias_kv's learned key row is not supported; leaving it out would give a "
-        "different number, so build the layer without add_bias_kv",
-        "la fila de clave aprendida de add_bias_kv no está soportada; quitarla daría otro "
-        "número, así que construye la capa sin add_bias_kv",
-    ),
-    "bias_v": (
-        "add_bias_kv's learned value row is not supported; leaving it out would give a "
-        "different number, so build the layer without add_bias_kv",
-        "la fila de valor aprendida de add_bias_kv no está soportada; quitarla daría otro "
-        "número, así que construye la capa sin add_bias_kv",
-    ),
 }
 
 
@@ -155,7 +146,7 @@ def unused_with_direct(document: Document) -> None:
     W given beside them would not be used (a result read back carries them; they pass)."""
     if "output" in document:
         return
-    for name in ("x", "x_q", "x_kv", "w_q", "w_k", "w_v", "w_o"):
+    for name in ("x", "x_q", "x_kv", "w_q", "w_k", "w_v", "w_o", "bias_k", "bias_v"):
         if document.get(name) is not None:
             raise InputError(
                 f"{name}: queries, keys and values are given directly, so attn selfattn would "

@@ -17,7 +17,7 @@ from attncli.reading.inputs import (
     refuse_biases,
     row_labels,
 )
-from attncli.reading.masks import layer_masks
+from attncli.reading.masks import bias_kv, layer_masks
 from attncli.reading.selfattn_fields import check_fields, unused_with_direct
 from attncli.reading.selfattn_memory import check_memory
 from attncli.reading.settings import SelfAttnSettings
@@ -174,15 +174,24 @@ def selfattn_input(
             weights[name] = given
         _check_all_given(document, list(seeded), settings)
         weights.update(_biases(document, d_model, d_k, d_v, with_output))
+        weights.update(bias_kv(document, d_k, d_v))
     elif settings.heads is not None:
         raise InputError(
             "--heads needs the projections; drop --no-proj or --heads",
             "--heads necesita las proyecciones; quita --no-proj o --heads",
         )
-    if not settings.projections and any(document.get(name) is not None for name in BIASES):
+    given_biases = (*BIASES, "bias_k", "bias_v")
+    if not settings.projections and any(document.get(name) is not None for name in given_biases):
         raise InputError(
             "biases go with the projections; drop --no-proj or the b_ fields",
             "los sesgos van con las proyecciones; quita --no-proj o los campos b_",
+        )
+    if settings.zero_attn and not settings.projections:
+        raise InputError(
+            "--add-zero-attn goes with the projections, as in nn.MultiheadAttention; drop "
+            "--no-proj or --add-zero-attn",
+            "--add-zero-attn va con las proyecciones, como en nn.MultiheadAttention; quita "
+            "--no-proj o --add-zero-attn",
         )
     batch = x.shape[0] if x.ndim == 3 else None
     allowed, bias = layer_masks(

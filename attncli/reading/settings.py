@@ -25,6 +25,7 @@ class SelfAttnSettings:
     scale: bool = True  # divide the scores by √d_k (or by scale_by)
     scale_by: float | None = None  # divide by this instead of √d_k
     causal: bool = False  # each position sees only itself and the ones before it
+    zero_attn: bool = False  # torch's add_zero_attn: a zero key and value row per head
     valid_len: int | None = None  # keys from this count on are padding, masked for every row
     context: str | None = None  # cross-attention: the sentence the keys and values come from
     positions: str | None = None  # a positional encoding added to X (core.positions.KINDS)

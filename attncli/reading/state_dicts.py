@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from attncli.reading.settings import SelfAttnSettings
 
 # The layer's fields in attn's names, which a state dict's names are turned into.
-LAYER_FIELDS = ("w_q", "w_k", "w_v", "w_o", "b_q", "b_k", "b_v", "b_o")
+LAYER_FIELDS = ("w_q", "w_k", "w_v", "w_o", "b_q", "b_k", "b_v", "b_o", "bias_k", "bias_v")
 KIND_NAMES = {"mha": "nn.MultiheadAttention", "bert": "BERT", "gpt2": "GPT-2"}
 
 
@@ -52,14 +52,6 @@ def state_dict_fields(
             f"{source}: {name} no es un peso de la capa de atención que attn lee ahí; "
             "quítalo, o elige la capa con --prefix",
         )
-    for name in ("bias_k", "bias_v"):
-        if name in layer.params:
-            raise InputError(
-                f"{source}: {layer.sources[name]} (add_bias_kv) is not applied by attn yet; "
-                "leaving it out would give a different number than the model's",
-                f"{source}: {layer.sources[name]} (add_bias_kv) aún no lo aplica attn; "
-                "quitarlo daría otro número que el del modelo",
-            )
     fields = {name: layer.params[name] for name in LAYER_FIELDS if name in layer.params}
     names = tuple(dict.fromkeys(layer.sources.values()))
     return LayerFields(fields, layer.kind, source, names, causal=layer.kind == "gpt2")

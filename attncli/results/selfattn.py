@@ -24,6 +24,8 @@ class SelfAttnResult(Result):
 
     query_labels: tuple[str, ...]
     tokens: tuple[str, ...]  # the keys' labels
+    # the keys the layer adds after the tokens' (add_bias_kv's "bias_k", add_zero_attn's "zero")
+    extra_keys: tuple[str, ...] = ()
     x: np.ndarray | None  # [T_q, d_model]; None when Q, K, V were given
     x_kv: np.ndarray | None = None  # [T_k, d_model] for cross-attention; None: x itself
     projections: dict[str, np.ndarray]  # w_q, w_k, w_v and, with heads, w_o
@@ -57,6 +59,12 @@ class SelfAttnResult(Result):
         if self.x is not None:
             found = {"d_model": int(self.x.shape[-1]), **found}
         return found
+
+    @property
+    def key_labels(self) -> tuple[str, ...]:
+        """A label per column of the score and weight grids: the tokens', then the layer's
+        own extra keys."""
+        return (*self.tokens, *self.extra_keys)
 
     @property
     def batch(self) -> int | None:
@@ -125,6 +133,8 @@ class SelfAttnResult(Result):
         elif self.x is not None:
             document["x"] = self.x
         document.update(self.projections)
+        if self.extra_keys:
+            document["extra_keys"] = list(self.extra_keys)  # the grids' last columns
         document.update(
             self.sizes,
             heads=self.heads,
@@ -201,7 +211,7 @@ class SelfAttnResult(Result):
                 values,
                 scores[index],
                 weights[index],
-                list(self.tokens),
+                list(self.key_labels),
                 self.divisor,
             )
         ]

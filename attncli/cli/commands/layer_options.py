@@ -104,3 +104,15 @@ PrefixOption = Annotated[
         ),
     ),
 ]
+AddZeroAttnOption = Annotated[
+    bool,
+    Option(
+        "--add-zero-attn",
+        help="As torch's add_zero_attn: a zero key and value row per head, after the tokens' "
+        "(a state dict does not record it).",
+        es=(
+            "Como el add_zero_attn de torch: una fila de clave y valor cero por cabeza, tras "
+            "las de los tokens (un state dict no lo guarda)."
+        ),
+    ),
+]

@@ -4,6 +4,7 @@ from typing import TYPE_CHECKING, Annotated
 
 from attncli.cli.commands import command
 from attncli.cli.commands.layer_options import (
+    AddZeroAttnOption,
     DKOption,
     DModelOption,
     DrawMissingOption,
@@ -213,6 +214,7 @@ def selfattn(
     draw_missing: DrawMissingOption = False,
     weights: WeightsOption = None,
     prefix: PrefixOption = None,
+    add_zero_attn: AddZeroAttnOption = False,
     no_proj: NoProjOption = False,
     no_scale: NoScaleOption = False,
     scale_by: ScaleByOption = None,
@@ -270,6 +272,7 @@ def selfattn(
             "--target": target,
             "--weights": weights,
             "--prefix": prefix,
+            "--add-zero-attn": add_zero_attn,
         }
         given = [name for name, value in seeded.items() if value not in (None, False)]
         from attncli.present.output import parse_show
@@ -318,6 +321,7 @@ def selfattn(
         causal=causal,
         valid_len=valid_len,
         context=context,
+        zero_attn=add_zero_attn,
         positions=None if positions is None else positions.value,
         grids=grids_needed(settings.fields, plot, grad_output or target),
     )
