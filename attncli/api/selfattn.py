@@ -206,20 +206,9 @@ def selfattn(
         context=context,
         zero_attn=add_zero_attn,
     )
-    read: LayerFields | None = None
-    if weights is not None:
-        from attncli.reading import state_dicts
+    from attncli.reading.state_dicts import layer_of
 
-        if isinstance(weights, str):
-            read = state_dicts.weights_file(weights, prefix)
-        else:
-            read = state_dicts.state_dict_fields(state_dicts.tensors_of(weights), prefix)
-    elif prefix:
-        raise OptionError(
-            "prefix= picks a layer of weights=; give weights= too",
-            "prefix= elige una capa de weights=; da también weights=",
-        )
-    return selfattn_document(document, sentence, options, read)
+    return selfattn_document(document, sentence, options, layer_of(weights, prefix))
 
 
 def selfattn_document(

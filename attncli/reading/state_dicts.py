@@ -75,6 +75,22 @@ def weights_file(path: str, prefix: str = "") -> LayerFields:
     return layer
 
 
+def layer_of(weights: Mapping[str, Any] | str | None, prefix: str) -> LayerFields | None:
+    """The layer of the Python API's weights=: a state dict, or the path of a file."""
+    if weights is None:
+        if prefix:
+            from attncli.errors import OptionError
+
+            raise OptionError(
+                "prefix= picks a layer of weights=; give weights= too",
+                "prefix= elige una capa de weights=; da también weights=",
+            )
+        return None
+    if isinstance(weights, str):
+        return weights_file(weights, prefix)
+    return state_dict_fields(tensors_of(weights), prefix)
+
+
 def tensors_of(state: Any) -> dict[str, Any]:
     """A state dict given in Python (torch tensors, numpy arrays, lists) as numpy arrays."""
     if not isinstance(state, Mapping):
