@@ -53,3 +53,17 @@ def test_positions_tell_a_reordered_sentence_apart():
     moved = attention_layer(placed_swapped, placed_swapped, params).weights
     first = attention_layer(placed, placed, params).weights
     assert np.abs(moved - first[np.ix_(order, order)]).max() > 1e-3
+
+
+def test_the_layer_is_placed_once_and_only_with_an_x():
+    from attncli.errors import OptionError
+
+    x, other = np.ones((3, 4)), np.zeros((2, 4))
+    placed_x, placed_kv = positions.placed(x, other, "sinusoidal")
+    np.testing.assert_array_equal(placed_x, 1 + positions.sinusoidal(3, 4))
+    np.testing.assert_array_equal(placed_kv, positions.sinusoidal(2, 4))
+    assert positions.placed(x, None, "sinusoidal")[1] is None
+    with pytest.raises(OptionError, match="no X to add it to"):
+        positions.placed(None, None, "sinusoidal")
+    with pytest.raises(OptionError, match="already has sinusoidal positions"):
+        positions.placed(x, None, "sinusoidal", already="sinusoidal")

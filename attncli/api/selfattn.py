@@ -230,14 +230,11 @@ def selfattn_document(
 
     checked = selfattn_input(document, sentence, options)
     if options.positions is not None:
-        if document.get("positions") is not None:
-            raise OptionError(
-                f"this x already has {document['positions']} positions added (the document "
-                "says so); drop --positions, or they would be added twice",
-                f"este x ya lleva sumadas posiciones {document['positions']} (lo dice el "
-                "documento); quita --positions, o se sumarían dos veces",
-            )
-        _add_positions(checked, options.positions)
+        from attncli.core.positions import placed
+
+        checked.x, checked.x_kv = placed(
+            checked.x, checked.x_kv, options.positions, document.get("positions")
+        )
     allowed = checked.allowed  # True where a query may look, as everywhere in attn
     if options.causal:
         from attncli.core.attention import causal_mask
@@ -287,22 +284,6 @@ def selfattn_document(
         norm=checked.norm,
         seed=options.seed,
     )
-
-
-def _add_positions(checked: SelfAttnInput, kind: str) -> None:
-    """X (and cross-attention's other sequence) with the positional encoding added."""
-    from attncli.core.positions import with_positions
-
-    if checked.x is None:
-        raise OptionError(
-            "--positions adds the encoding to X; with queries, keys and values given there "
-            "is no X to add it to",
-            "--positions suma la codificación a X; con queries, keys y values dados no hay "
-            "X a la que sumarla",
-        )
-    checked.x = with_positions(checked.x, kind)
-    if checked.x_kv is not None:
-        checked.x_kv = with_positions(checked.x_kv, kind)
 
 
 def _divisor(scale: bool, scale_by: float | None) -> float | None:

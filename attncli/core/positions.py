@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from attncli.errors import OptionError
+
 KINDS = ("sinusoidal",)
 BASE = 10000.0  # the paper's wavelength base: wavelengths from 2π to 10000 · 2π
 
@@ -53,3 +55,26 @@ def with_positions(x: np.ndarray, kind: str | None) -> np.ndarray:
     if kind is None:
         return x
     return x + encoding(kind, x.shape[-2], x.shape[-1])
+
+
+def placed(
+    x: np.ndarray | None, x_kv: np.ndarray | None, kind: str, already: object = None
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """The layer's X (and cross-attention's other sequence) with the encoding added; refused
+    when there is no X (Q, K, V given) or when the input says it already has positions."""
+    # [..., T_q, d], [..., T_k, d] -> the same
+    if already is not None:
+        raise OptionError(
+            f"this x already has {already} positions added (the document says so); drop "
+            "--positions, or they would be added twice",
+            f"este x ya lleva sumadas posiciones {already} (lo dice el documento); quita "
+            "--positions, o se sumarían dos veces",
+        )
+    if x is None:
+        raise OptionError(
+            "--positions adds the encoding to X; with queries, keys and values given there "
+            "is no X to add it to",
+            "--positions suma la codificación a X; con queries, keys y values dados no hay "
+            "X a la que sumarla",
+        )
+    return with_positions(x, kind), None if x_kv is None else with_positions(x_kv, kind)
