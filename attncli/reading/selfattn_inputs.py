@@ -163,6 +163,17 @@ def selfattn_input(
                 drawn.append(name)
                 continue
             given = to_matrix(document[name], name)
+            # W^O may project to a width of its own, d_out (its columns)
+            if name == "w_o" and given.shape[0] == default.shape[0]:
+                default = given
+            if name == "w_o" and given.shape != default.shape:
+                rows = default.shape[0]
+                raise ShapeError(
+                    f"w_o is {shape_text(given.shape)} but must have {rows} rows here (h·d_v; "
+                    "any number of columns, the output's width)",
+                    f"w_o es {shape_text(given.shape)} pero aquí debe tener {rows} filas (h·d_v; "
+                    "cualquier número de columnas, el ancho de la salida)",
+                )
             if given.shape != default.shape:
                 sizes = f"d_model = {d_model}, d_k = {d_k}, d_v = {d_v}"
                 raise ShapeError(
@@ -173,7 +184,8 @@ def selfattn_input(
                 )
             weights[name] = given
         _check_all_given(document, list(seeded), settings)
-        weights.update(_biases(document, d_model, d_k, d_v, with_output))
+        d_out = weights["w_o"].shape[1] if "w_o" in weights else d_model
+        weights.update(_biases(document, d_out, d_k, d_v, with_output))
         weights.update(bias_kv(document, d_k, d_v))
     elif settings.heads is not None:
         raise InputError(

@@ -1,0 +1,66 @@
+"""An output projection of its own width: W^O of (h·d_v) × d_out, as the rasbt book's
+MultiHeadAttention(d_in=3, d_out=2) has, against the loop reference and finite differences."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import attncli as attn
+from attncli.errors import ShapeError
+from tests import naive
+
+
+def _layer(seed: int = 0):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(4, 3))  # d_in = 3
+    params = {name: rng.normal(size=(3, 2)) for name in ("w_q", "w_k", "w_v")}  # d_out = 2
+    params.update(w_o=rng.normal(size=(2, 2)), b_o=rng.normal(size=2))
+    return x, params
+
+
+def test_w_o_of_its_own_width_against_the_loop_reference():
+    x, params = _layer()
+    result = attn.selfattn(x=x, heads=2, causal=True, **params)
+    allowed = np.tril(np.ones((4, 4), dtype=bool)).tolist()
+    lists = {name: value.tolist() for name, value in params.items()}
+    reference = naive.multihead(x.tolist(), x.tolist(), lists, 2, None, allowed)
+    assert result.output.shape == (4, 2)
+    assert np.abs(result.output - np.asarray(reference)).max() < 1e-13
+
+
+def test_its_gradient_against_finite_differences():
+    x, params = _layer(1)
+    target = np.random.default_rng(2).normal(size=(4, 2))
+    grads = attn.selfattn(x=x, heads=2, target=target, **params).grads
+
+    def loss(w_o):
+        output = attn.selfattn(x=x, heads=2, **{**params, "w_o": w_o}).output
+        return 0.5 * float(((output - target) ** 2).sum())
+
+    step, numeric = 1e-6, np.zeros((2, 2))
+    for index in np.ndindex(2, 2):
+        up, down = params["w_o"].copy(), params["w_o"].copy()
+        up[index] += step
+        down[index] -= step
+        numeric[index] = (loss(up) - loss(down)) / (2 * step)
+    assert np.abs(grads["grad_w_o"] - numeric).max() < 1e-7
+
+
+def test_on_the_command_line(run, run_json):
+    x, params = _layer()
+    document = json.dumps({"x": x.tolist(), **{k: v.tolist() for k, v in params.items()}})
+    out = run_json("selfattn", "--heads", "2", "--json", input=document)
+    assert np.asarray(out["output"]).shape == (4, 2) and out["params"] == 3 * 6 + 4 + 2
+    screen = run("selfattn", "--heads", "2", "--format", "table", input=document).stdout
+    assert "Output (4 × 2)" in screen
+
+
+def test_its_rows_and_its_bias_are_still_checked():
+    x, params = _layer()
+    with pytest.raises(ShapeError, match="w_o is 3 × 2 but must have 2 rows here"):
+        attn.selfattn(x=x, heads=2, **{**params, "w_o": np.ones((3, 2))})
+    with pytest.raises(ShapeError, match="b_o has 3 numbers but must have 2"):
+        attn.selfattn(x=x, heads=2, **{**params, "b_o": np.ones(3)})
