@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 LABEL_LIMIT = 12  # longer token names are cut to a prefix that still tells them apart
 MIN_COLUMNS = 2
+EXPORT_COLUMNS = 16  # a page holds no more; a wider grid is exported with its … column
 
 # Ramps from dark (least weight) to light (most), each monotone in lightness in its system.
 _TRUECOLOR_DARK = (22, 32, 64)
@@ -102,9 +103,10 @@ class NumberGrid:
 
     def blocks(self) -> list[Any]:
         """The title, the table and its notes for an export, where no width or colour
-        applies: every column up to max_columns, no shading."""
+        applies: every column up to max_columns (and EXPORT_COLUMNS), no shading."""
         shown = _Shown(self, None)
-        table, columns = self._table(shown, min(self.max_columns, len(self.grid[0])))
+        limit = min(self.max_columns, EXPORT_COLUMNS, len(self.grid[0]))
+        table, columns = self._table(shown, limit)
         table.show_header = table.show_header and not self.matrix
         notes = self._notes(shown, columns)
         return [Text(self.title), table, *([Text("   ".join(notes))] if notes else [])]

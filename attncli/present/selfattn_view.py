@@ -78,12 +78,15 @@ def drawn_lines(result: SelfAttnResult, fmt: Format) -> list[str]:
 
 
 def selfattn_view(
-    result: SelfAttnResult, fmt: Format, show: frozenset[str] = frozenset(), columns: int = 8
+    result: SelfAttnResult,
+    fmt: Format,
+    show: frozenset[str] = frozenset(),
+    columns: int | None = None,
 ) -> list[RenderableType]:
     """What a terminal shows: the header, the score grid, the weight grid and the outputs,
     per head; the matrices X, W, Q, K, V and the shapes when `show` asks for them. Of a
-    batch, the first sequence, said so. A grid shows at most `columns` keys (and fewer when
-    the terminal is narrow)."""
+    batch, the first sequence, said so. A grid shows every key that fits the terminal's
+    width, or at most `columns` keys."""
     if result.batch is not None:
         note = render.lines(fmt.say("batch_first", batch=result.batch), "")
         from dataclasses import replace
@@ -94,6 +97,7 @@ def selfattn_view(
     heads = result.heads
     d = result.sizes
     t_q, t_k = run.queries.shape[-2], len(result.tokens)
+    columns = run.scores.shape[-1] if columns is None else columns
 
     def summary(fmt: Format) -> Any:
         parts = [fmt.say("tokens_count", count=t_k)]
@@ -147,7 +151,11 @@ def selfattn_view(
             listed.append((PROJECTION_NAMES.get(name, name), matrix.shape, origin))
         for name, array in (("Q", run.queries), ("K", run.keys), ("V", run.values)):
             listed.append((name, array.shape, fmt.say("per_head") if array.ndim == 3 else ""))
-        listed.append(("A = softmax(Q K^T)", run.weights.shape, fmt.say("who_asks")))
+        divided = divisor_text(result, fmt)
+        divisor = "" if divided is None else f" / {'√d_k' if divided.startswith('√') else divided}"
+        bias = "" if result.bias is None else " + attn_mask"
+        formula = f"A = softmax(Q K^T{divisor}{bias})"
+        listed.append((formula, run.weights.shape, fmt.say("who_asks")))
         listed.append(
             (fmt.say("output"), run.output.shape, fmt.say("a_v_heads" if heads else "a_v"))
         )
