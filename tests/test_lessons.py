@@ -58,3 +58,21 @@ def test_an_export_of_nine_tokens_has_nine_columns(run, tmp_path):
 def test_the_shapes_table_writes_the_divisor(args, formula):
     screen = _screen("selfattn", "el tren va lleno", "--show", "shapes", *args, columns=100)
     assert f"  {formula}  " in screen
+
+
+def test_a_grid_that_would_print_as_zeros_is_written_in_scientific_notation():
+    screen = _screen("selfattn", "el tren va lleno", "--norm", "0.001", columns=100)
+    scores = screen.split("Scores Q K^T", 1)[1].split("Weights (row", 1)[0]
+    assert "0.00 " not in scores and "e-0" in scores
+    assert "every number here rounds to 0 at 2 decimals" in scores
+    weights = screen.split("Weights (row", 1)[1].split("Output", 1)[0]
+    assert "e-0" not in weights  # weights are never that small all at once
+
+
+def test_scientific_notation_in_spanish_and_only_when_needed(run):
+    tiny = ("score", "--queries", "0.00001,0.00002;0.000003,0", "--keys", "0.001,0;0,0.002")
+    spanish = run(*tiny, "--format", "table", "--lang", "es").stdout
+    assert "4,00e-08" in spanish and "3,00e-09" in spanish and "se redondea a 0" in spanish
+    assert "e-" not in run(*tiny, "--format", "table", "--digits", "9").stdout
+    plain = run("score", "--queries", "1,0;0,1", "--keys", "2,1;0,2", "--format", "table")
+    assert "e-" not in plain.stdout and "rounds to 0" not in plain.stdout

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 LABEL_LIMIT = 12  # longer token names are cut to a prefix that still tells them apart
 MIN_COLUMNS = 2
+SCIENTIFIC_DIGITS = 2  # 1.23e-05: the digits after the point of a tiny number
 EXPORT_COLUMNS = 16  # a page holds no more; a wider grid is exported with its … column
 
 # Ramps from dark (least weight) to light (most), each monotone in lightness in its system.
@@ -177,6 +178,8 @@ class NumberGrid:
     def _text(self, value: float, largest: float | None, shown: _Shown) -> Text:
         fmt = self.fmt
         value = float(value)
+        if not self.heat and shown.scientific and math.isfinite(value) and value != 0:
+            return Text(fmt.decimal(f"{value:.{SCIENTIFIC_DIGITS}e}"))
         if not self.heat:
             return Text(fmt.number(value))
         if math.isinf(value):
@@ -197,6 +200,9 @@ class NumberGrid:
                 notes.append(
                     fmt.say("legend", low=fmt.weight_number(low), high=fmt.weight_number(high))
                 )
+        if shown.scientific:
+            example = fmt.decimal(f"{shown.tiniest:.{SCIENTIFIC_DIGITS}e}")
+            notes.append(fmt.say("scientific", digits=fmt.other, example=example))
         shown_rows = [i for i in rows if i is not None]
         shown_columns = [j for j in columns if j is not None]
         if any(np.isinf(shown.values[i][shown_columns]).any() for i in shown_rows):
@@ -239,6 +245,14 @@ class _Shown:
                 continue
             at = int(np.argmax(np.where(finite, row, -np.inf)))
             self.largest[i] = (float(row[at]), at)
+        # A grid whose every number would print as 0.00 (a freshly initialised layer's)
+        # is written in scientific notation instead, and says so.
+        self.scientific, self.tiniest = False, 0.0
+        if not grid.heat:
+            finite = np.abs(values[np.isfinite(values)])
+            largest = float(finite.max()) if finite.size else 0.0
+            if 0 < largest < 0.5 * 10.0**-grid.fmt.other:
+                self.scientific, self.tiniest = True, largest
         self.span = (0.0, 1.0)
         if grid.heat and color_system is not None:
             allowed = np.isfinite(values)

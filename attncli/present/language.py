@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from attncli.present.language_extra import EXTRA_PHRASES
 from attncli.present.model_language import MODEL_PHRASES
-from attncli.present.samples_language import SAMPLE_PHRASES
 from attncli.present.train_language import TRAIN_PHRASES
 
 LANGUAGES = ("en", "es")
@@ -326,7 +326,7 @@ PHRASES: dict[str, tuple[str, str]] = {
     # errors
     "error": ("attn: error: {message}", "attn: error: {message}"),
 }
-PHRASES.update(SAMPLE_PHRASES)  # attn samples
+PHRASES.update(EXTRA_PHRASES)  # attn samples, tiny numbers
 PHRASES.update(MODEL_PHRASES)  # attn selfattn --model and attn heads
 PHRASES.update(TRAIN_PHRASES)  # attn train's own, kept in their module
 

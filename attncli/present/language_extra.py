@@ -1,0 +1,16 @@
+"""Phrases few screens need (attn samples, a grid's note on tiny numbers), English and
+Spanish; present/language.py adds them to its table."""
+
+EXTRA_PHRASES: dict[str, tuple[str, str]] = {
+    "sample_name": ("Sample", "Ejemplo"),
+    "sample_holds": ("What it holds", "Qué contiene"),
+    "sample_try": ("Try", "Prueba"),
+    "samples_where": (
+        "Installed in {folder}; -i NAME reads one from any folder",
+        "Instalados en {folder}; -i NOMBRE lee uno desde cualquier carpeta",
+    ),
+    "scientific": (
+        "every number here rounds to 0 at {digits} decimals, so they are written as {example}",
+        "cada número de aquí se redondea a 0 con {digits} decimales: se escriben como {example}",
+    ),
+}
