@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import attncli as attn
-from attncli.errors import ShapeError
+from attncli.errors import InputError, ShapeError
 from tests import naive
 
 
@@ -64,3 +64,57 @@ def test_its_rows_and_its_bias_are_still_checked():
         attn.selfattn(x=x, heads=2, **{**params, "w_o": np.ones((3, 2))})
     with pytest.raises(ShapeError, match="b_o has 3 numbers but must have 2"):
         attn.selfattn(x=x, heads=2, **{**params, "b_o": np.ones(3)})
+
+
+def test_keys_and_values_of_their_own_widths_give_torchs_numbers(run_json, tmp_path):
+    # nn.MultiheadAttention(embed_dim=4, num_heads=2, kdim=3, vdim=5): q/k/v_proj_weight
+    from pathlib import Path
+
+    references = Path(__file__).parent / "references"
+    case = next(
+        case
+        for case in json.loads((references / "mha.json").read_text())["cases"]
+        if case["name"] == "kdim_vdim"
+    )
+    given = case["inputs"]
+    path = tmp_path / "kv.json"
+    path.write_text(json.dumps({"x_q": given["query"], "x_k": given["key"], "x_v": given["value"]}))
+    weights = str(references / case["file"])
+    out = run_json("selfattn", "-i", str(path), "--weights", weights, "--heads", "2", "--json")
+    assert np.abs(np.asarray(out["output"]) - np.asarray(case["output"])).max() < 1e-13
+    assert np.abs(np.asarray(out["weights"]) - np.asarray(case["weights"])).max() < 1e-13
+    assert np.asarray(out["x_k"]).shape == (4, 3) and np.asarray(out["x_v"]).shape == (4, 5)
+    in_python = attn.selfattn(
+        weights=weights, heads=2, x_q=given["query"], x_k=given["key"], x_v=given["value"]
+    )
+    assert np.array_equal(in_python.output, np.asarray(out["output"]))
+
+
+def test_keys_and_values_of_their_own_widths_against_the_loop_reference():
+    rng = np.random.default_rng(7)
+    x_q, x_k, x_v = rng.normal(size=(2, 4)), rng.normal(size=(3, 3)), rng.normal(size=(3, 5))
+    result = attn.selfattn(x_q=x_q, x_k=x_k, x_v=x_v, heads=2)  # W's drawn, of kdim and vdim rows
+    p = {name: value.tolist() for name, value in result.projections.items()}
+    queries = naive.linear(x_q.tolist(), p["w_q"])
+    keys, values = naive.linear(x_k.tolist(), p["w_k"]), naive.linear(x_v.tolist(), p["w_v"])
+    joined = [[] for _ in queries]
+    for h in range(2):
+        cut = slice(2 * h, 2 * h + 2)
+        q, k, v = ([row[cut] for row in m] for m in (queries, keys, values))
+        for i, row in enumerate(naive.attention(q, k, v)[2]):
+            joined[i] += row
+    reference = naive.linear(joined, p["w_o"])
+    assert np.abs(result.output - np.asarray(reference)).max() < 1e-13
+
+
+def test_keys_and_values_of_their_own_are_checked():
+    rng = np.random.default_rng(8)
+    x_q, x_k, x_v = rng.normal(size=(2, 4)), rng.normal(size=(3, 3)), rng.normal(size=(2, 5))
+    with pytest.raises(ShapeError, match="x_k has 3 rows but x_v has 2"):
+        attn.selfattn(x_q=x_q, x_k=x_k, x_v=x_v)
+    with pytest.raises(InputError, match="need x_q, x_k and x_v"):
+        attn.selfattn(x_q=x_q, x_k=x_k)
+    with pytest.raises(InputError, match="give x_k and x_v .*, or x_kv, not both"):
+        attn.selfattn(x_q=x_q, x_kv=x_k, x_k=x_k, x_v=x_v[:1].repeat(3, 0))
+    with pytest.raises(InputError, match="the backward pass takes keys and values from one"):
+        attn.selfattn(x_q=x_q, x_k=x_k, x_v=x_v[:1].repeat(3, 0), target=np.zeros((2, 4)))

@@ -21,6 +21,10 @@ if TYPE_CHECKING:
     from attncli.reading.state_dicts import LayerFields
 
 
+# What picks from a pretrained model (model=); every other argument shapes the seeded layer.
+PICKS = ("sentence", "model", "layer", "head", "words")
+
+
 def selfattn(
     sentence: str | None = None,
     *,
@@ -35,6 +39,8 @@ def selfattn(
     w_o: ArrayLike | None = None,
     x_q: ArrayLike | None = None,
     x_kv: ArrayLike | None = None,
+    x_k: ArrayLike | None = None,
+    x_v: ArrayLike | None = None,
     context: str | None = None,
     b_q: ArrayLike | None = None,
     b_k: ArrayLike | None = None,
@@ -89,7 +95,8 @@ def selfattn(
     `key_padding_mask` is torch's: true for a padding key, per key or per sequence of a batch;
     `valid_len` masks the keys from that count on (padding); `scale_by` divides the
     scores by a number of your choosing instead of √d_k. Cross-attention: the queries
-    from `sentence` (or `x_q`), the keys and values from `context` (or `x_kv`).
+    from `sentence` (or `x_q`), the keys and values from `context` (or `x_kv`), or the
+    keys from `x_k` and the values from `x_v`, each of its own width (torch's kdim, vdim).
     With `grad_output` (∂ℓ/∂output) or a `target` (for ℓ = ½‖output − target‖²) the
     result also holds the backward pass: `grads` has grad_x and grad_w_q, grad_w_k,
     grad_w_v (grad_w_o with W^O, grad_b_… for each bias given), or grad_queries,
@@ -102,61 +109,20 @@ def selfattn(
     True
     """
     if model is not None:
-        from attncli.api.model import model_selfattn
-
-        seeded = dict(locals())
-        defaults = {
-            "seed": 0,
-            "projections": True,
-            "out_proj": True,
-            "scale": True,
-            "causal": False,
-            "prefix": "",
-        }
-        for name in (
-            "x",
-            "queries",
-            "keys",
-            "values",
-            "tokens",
-            "w_q",
-            "w_k",
-            "w_v",
-            "w_o",
-            "x_q",
-            "x_kv",
-            "context",
-            "b_q",
-            "b_k",
-            "b_v",
-            "b_o",
-            "mask",
-            "key_padding_mask",
-            "d_model",
-            "d_k",
-            "d_v",
-            "norm",
-            "seed",
-            "heads",
-            "projections",
-            "out_proj",
-            "scale",
-            "scale_by",
-            "causal",
-            "valid_len",
-            "grad_output",
-            "target",
-            "weights",
-            "prefix",
-            "attn_mask",
-        ):
-            if seeded[name] is not defaults.get(name) and seeded[name] != defaults.get(name):
+        seeded = {k: v for k, v in locals().items() if k not in PICKS}
+        defaults = selfattn.__kwdefaults__ or {}
+        for name, value in seeded.items():
+            default = defaults.get(name)
+            plain = isinstance(value, (bool, int, float, str))
+            if value is not default and (not plain or value != default):
                 raise OptionError(
                     f"{name} shapes the seeded layer and does not apply with model=, whose "
                     "tokenizer, sizes and weights are the model's own; leave it out",
                     f"{name} da forma a la capa sembrada y no vale con model=, cuyo "
                     "tokenizador, tamaños y pesos son los del modelo; quítalo",
                 )
+        from attncli.api.model import model_selfattn
+
         return model_selfattn(sentence, model, layer=layer, head=head, words=words)
     if layer is not None or head is not None or words:
         raise OptionError(
@@ -175,6 +141,8 @@ def selfattn(
         w_o=w_o,
         x_q=x_q,
         x_kv=x_kv,
+        x_k=x_k,
+        x_v=x_v,
         b_q=b_q,
         b_k=b_k,
         b_v=b_v,
@@ -271,6 +239,7 @@ def selfattn_document(
         extra_keys=extra_keys,
         x=checked.x,
         x_kv=checked.x_kv,
+        x_v=checked.x_v,
         projections=checked.weights,
         drawn=tuple(checked.drawn),
         attention=run,
@@ -328,10 +297,12 @@ def _run_selfattn(
     x_q = checked.x
     assert x_q is not None  # without Q, K, V given, there is an X
     x_kv = x_q if checked.x_kv is None else checked.x_kv
+    x_v = x_kv if checked.x_v is None else checked.x_v  # keys and values of their own
     if not checked.weights:
-        return core.attend_or_block(x_q, x_kv, x_kv, divisor, allowed, grids, bias)
+        return core.attend_or_block(x_q, x_kv, x_v, divisor, allowed, grids, bias)
     layer = core.attention_layer
-    return layer(x_q, x_kv, checked.weights, heads, divisor, allowed, grids, bias, zero_attn)
+    weights = checked.weights
+    return layer(x_q, x_kv, weights, heads, divisor, allowed, grids, bias, zero_attn, x_v)
 
 
 def _selfattn_backward(
@@ -341,6 +312,13 @@ def _selfattn_backward(
     upstream gradient."""
     if document.get("grad_output") is None and document.get("target") is None:
         return None, {}
+    if checked.x_v is not None:
+        raise InputError(
+            "the backward pass takes keys and values from one sequence (x_kv); with x_k and "
+            "x_v, leave out the gradient",
+            "la pasada hacia atrás toma claves y valores de una secuencia (x_kv); con x_k y "
+            "x_v, quita el gradiente",
+        )
     if "bias_k" in checked.weights or run.keys.shape[-2] > len(checked.key_labels):
         raise InputError(
             "the backward pass does not take add_bias_kv's or --add-zero-attn's extra keys "

@@ -51,13 +51,20 @@ def embed(tokens: list[str], d_model: int, norm: float, seed: int) -> np.ndarray
 
 
 def projections(
-    seed: int, d_model: int, d_k: int, d_v: int, with_output: bool = False
+    seed: int,
+    d_model: int,
+    d_k: int,
+    d_v: int,
+    with_output: bool = False,
+    key_widths: tuple[int, int] | None = None,
 ) -> dict[str, np.ndarray]:
-    """Seeded W^Q, W^K [d_model, d_k], W^V [d_model, d_v] and, for heads, W^O [d_v, d_model]."""
+    """Seeded W^Q, W^K [d_model, d_k], W^V [d_model, d_v] and, for heads, W^O [d_v, d_model];
+    with `key_widths` (kdim, vdim), W^K [kdim, d_k] and W^V [vdim, d_v]."""
+    kdim, vdim = key_widths or (d_model, d_model)
     weights = {
         "w_q": uniform_parameter(seed, "w_q", (d_model, d_k), fan_in=d_model),
-        "w_k": uniform_parameter(seed, "w_k", (d_model, d_k), fan_in=d_model),
-        "w_v": uniform_parameter(seed, "w_v", (d_model, d_v), fan_in=d_model),
+        "w_k": uniform_parameter(seed, "w_k", (kdim, d_k), fan_in=kdim),
+        "w_v": uniform_parameter(seed, "w_v", (vdim, d_v), fan_in=vdim),
     }
     if with_output:
         weights["w_o"] = uniform_parameter(seed, "w_o", (d_v, d_model), fan_in=d_v)
@@ -210,13 +217,15 @@ def attention_layer(
     grids: bool = True,
     bias: np.ndarray | None = None,
     zero_attn: bool = False,
+    x_v: np.ndarray | None = None,
 ) -> Attention:
     """Multi-head attention as torch's nn.MultiheadAttention computes it.
 
     Q = x_q W^Q + b_q, K = x_kv W^K + b_k, V = x_kv W^V + b_v (biases optional); with h
     heads the columns of Q, K, V are split into h blocks, each head attends on its own,
     the heads are joined side by side and, when W^O is given, projected: concat W^O + b_o.
-    Self-attention is x_q = x_kv. With bias_k and bias_v in `params` (torch's
+    Self-attention is x_q = x_kv; with `x_v` the values come from a sequence of their
+    own (x_kv then gives the keys: torch's kdim, vdim). With bias_k and bias_v in `params` (torch's
     add_bias_kv), one learned key and value row is appended after the projection; with
     `zero_attn` (add_zero_attn), a zero key and value row per head after that. The masks
     must already cover those keys (with_extra_keys).
@@ -225,7 +234,7 @@ def attention_layer(
     # W^O [h·d_v, d_model] -> Attention (with a head axis when heads is given)
     queries = project(x_q, params["w_q"], params.get("b_q"))
     keys = project(x_kv, params["w_k"], params.get("b_k"))
-    values = project(x_kv, params["w_v"], params.get("b_v"))
+    values = project(x_kv if x_v is None else x_v, params["w_v"], params.get("b_v"))
     if "bias_k" in params:
         keys, values = append_row(keys, params["bias_k"]), append_row(values, params["bias_v"])
     if heads is not None:

@@ -44,8 +44,10 @@ def divisor_text(result: SelfAttnResult, fmt: Format) -> str | None:
 def params_formula(projections: dict[str, Any]) -> str:
     """How the parameters add up, as the lesson writes it: '2·8·8 + 8·8' for W^Q, W^K and
     W^V, then W^O and the biases."""
-    w_q, w_v = projections["w_q"], projections["w_v"]
+    w_q, w_k, w_v = projections["w_q"], projections["w_k"], projections["w_v"]
     terms = [f"2·{w_q.shape[0]}·{w_q.shape[1]}", f"{w_v.shape[0]}·{w_v.shape[1]}"]
+    if w_k.shape != w_q.shape:  # keys of their own width (kdim)
+        terms = ["{}·{}".format(*matrix.shape) for matrix in (w_q, w_k, w_v)]
     if "w_o" in projections:
         terms.append("{}·{}".format(*projections["w_o"].shape))
     biases = [
@@ -144,7 +146,11 @@ def selfattn_view(
             listed.append(("X", result.x.shape, fmt.say("row_per_token")))
         elif result.x is not None and result.x_kv is not None:
             listed.append(("X_q", result.x.shape, fmt.say("row_per_query")))
-            listed.append(("X_kv", result.x_kv.shape, fmt.say("row_per_key")))
+            if result.x_v is None:
+                listed.append(("X_kv", result.x_kv.shape, fmt.say("row_per_key")))
+            else:  # keys and values of their own widths
+                listed.append(("X_k", result.x_kv.shape, fmt.say("row_per_key")))
+                listed.append(("X_v", result.x_v.shape, fmt.say("row_per_key")))
         for name, matrix in result.projections.items():
             drawn = name in result.drawn
             origin = fmt.say("drawn_from", seed=result.seed) if drawn else fmt.say("given")
@@ -167,7 +173,10 @@ def selfattn_view(
             shown.append(render.matrix_block("X", result.tokens, result.x, fmt))
         elif result.x is not None and result.x_kv is not None and "x" in show:
             shown.append(render.matrix_block("X_q", result.query_labels, result.x, fmt))
-            shown.append(render.matrix_block("X_kv", result.tokens, result.x_kv, fmt))
+            name = "X_kv" if result.x_v is None else "X_k"
+            shown.append(render.matrix_block(name, result.tokens, result.x_kv, fmt))
+            if result.x_v is not None:
+                shown.append(render.matrix_block("X_v", result.tokens, result.x_v, fmt))
         if "w" in show:
             for name, matrix in result.projections.items():
                 title = PROJECTION_NAMES.get(name, name)

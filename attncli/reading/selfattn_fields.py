@@ -12,6 +12,8 @@ INPUTS = (
     "x",
     "x_q",
     "x_kv",
+    "x_k",
+    "x_v",
     "queries",
     "keys",
     "values",
@@ -146,7 +148,7 @@ def unused_with_direct(document: Document) -> None:
     W given beside them would not be used (a result read back carries them; they pass)."""
     if "output" in document:
         return
-    for name in ("x", "x_q", "x_kv", "w_q", "w_k", "w_v", "w_o", "bias_k", "bias_v"):
+    for name in ("x", "x_q", "x_kv", "x_k", "x_v", "w_q", "w_k", "w_v", "w_o", "bias_k", "bias_v"):
         if document.get(name) is not None:
             raise InputError(
                 f"{name}: queries, keys and values are given directly, so attn selfattn would "

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from attncli.errors import InputError, ShapeError, count
+from attncli.reading.cross_inputs import cross_matrices, separate_matrices
 from attncli.reading.inputs import (
     KEYS_HINT,
     VALUES_HINT,
@@ -54,6 +55,7 @@ class SelfAttnInput:
     x_kv: np.ndarray | None = None  # [T_k, d_model]: cross-attention's other sequence
     # of the scores' shape: added to the scores before the softmax (a float attn_mask)
     bias: np.ndarray | None = None
+    x_v: np.ndarray | None = None  # [T_k, vdim]: the values' own sequence (x_kv is then x_k)
 
 
 def selfattn_input(
@@ -107,12 +109,17 @@ def selfattn_input(
     norm: float | None = None
     x: np.ndarray | None = None
     x_kv: np.ndarray | None = None
+    x_v: np.ndarray | None = None  # the values' own sequence (x_k is then x_kv)
     if sentence is not None:
         query_tokens = tokenize(sentence)
         tokens = tokenize(settings.context) if settings.context is not None else query_tokens
         d_model = settings.d_model or 8
+    elif any(document.get(name) is not None for name in ("x_k", "x_v")):
+        x, x_kv, x_v, d_model = separate_matrices(document, settings)
+        query_tokens = _query_labels(document, x.shape[0])
+        tokens = labels(document, x_kv.shape[0], "x_k", "k")
     elif document.get("x_q") is not None or document.get("x_kv") is not None:
-        x, x_kv, d_model = _cross_matrices(document, settings)
+        x, x_kv, d_model = cross_matrices(document, settings)
         query_tokens = _query_labels(document, x.shape[0])
         tokens = labels(document, x_kv.shape[0], "x_kv", "k")
     else:
@@ -156,7 +163,10 @@ def selfattn_input(
                 "w_o junta las cabezas de --heads h con W^O; da --heads (sin --no-out-proj), "
                 "o quita w_o",
             )
-        seeded = projections(settings.seed, d_model, d_k, d_v, with_output=with_output)
+        widths = (x_kv.shape[1], x_v.shape[1]) if x_v is not None and x_kv is not None else None
+        seeded = projections(
+            settings.seed, d_model, d_k, d_v, with_output=with_output, key_widths=widths
+        )
         for name, default in seeded.items():
             if document.get(name) is None:
                 weights[name] = default
@@ -209,7 +219,11 @@ def selfattn_input(
     allowed, bias = layer_masks(
         document, len(query_tokens), len(tokens), settings.valid_len, batch, settings.heads
     )
-    return SelfAttnInput(query_tokens, tokens, x, weights, drawn, None, norm, allowed, x_kv, bias)
+    checked = SelfAttnInput(
+        query_tokens, tokens, x, weights, drawn, None, norm, allowed, x_kv, bias
+    )
+    checked.x_v = x_v
+    return checked
 
 
 def _check_all_given(document: Document, names: list[str], settings: SelfAttnSettings) -> None:
@@ -228,33 +242,6 @@ def _check_all_given(document: Document, names: list[str], settings: SelfAttnSet
         f"la entrada da {', '.join(given)} pero no {listed}; da también {listed}{hint_es}, "
         f"o --draw-missing para sacar {listed} de --seed {settings.seed}",
     )
-
-
-def _cross_matrices(
-    document: Document, settings: SelfAttnSettings
-) -> tuple[np.ndarray, np.ndarray, int]:
-    """x_q (the queries' sequence) and x_kv (the keys' and values'), of one d_model."""
-    if document.get("x") is not None:
-        raise InputError(
-            "give x (self-attention) or x_q and x_kv (cross-attention), not both",
-            "da x (autoatención) o x_q y x_kv (atención cruzada), no las dos cosas",
-        )
-    hint = ("cross-attention needs x_q and x_kv", "la atención cruzada necesita x_q y x_kv")
-    x_q = to_matrix(require(document, "x_q", hint), "x_q")
-    x_kv = to_matrix(require(document, "x_kv", hint), "x_kv")
-    if x_q.shape[1] != x_kv.shape[1]:
-        raise ShapeError(
-            f"x_q has {x_q.shape[1]} columns but x_kv has {x_kv.shape[1]} (one d_model for both)",
-            f"x_q tiene {x_q.shape[1]} columnas pero x_kv tiene {x_kv.shape[1]} (un mismo "
-            "d_model para las dos)",
-        )
-    if settings.d_model is not None and settings.d_model != x_q.shape[1]:
-        raise ShapeError(
-            f"x_q has {x_q.shape[1]} columns but --d-model is {settings.d_model} (drop --d-model)",
-            f"x_q tiene {x_q.shape[1]} columnas pero --d-model es {settings.d_model} "
-            "(quita --d-model)",
-        )
-    return x_q, x_kv, int(x_q.shape[1])
 
 
 def _query_labels(document: Document, rows: int) -> list[str]:

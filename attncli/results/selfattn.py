@@ -28,6 +28,7 @@ class SelfAttnResult(Result):
     extra_keys: tuple[str, ...] = ()
     x: np.ndarray | None  # [T_q, d_model]; None when Q, K, V were given
     x_kv: np.ndarray | None = None  # [T_k, d_model] for cross-attention; None: x itself
+    x_v: np.ndarray | None = None  # [T_k, vdim]: the values' own sequence (x_kv is then x_k)
     projections: dict[str, np.ndarray]  # w_q, w_k, w_v and, with heads, w_o
     drawn: tuple[str, ...]  # the projections drawn from the seed
     attention: Attention
@@ -128,7 +129,9 @@ class SelfAttnResult(Result):
         document: dict[str, Any] = {"tokens": list(self.tokens)}
         if self.query_labels != self.tokens:
             document["query_tokens"] = list(self.query_labels)
-        if self.x is not None and self.x_kv is not None:
+        if self.x is not None and self.x_v is not None:
+            document.update(x_q=self.x, x_k=self.x_kv, x_v=self.x_v)
+        elif self.x is not None and self.x_kv is not None:
             document.update(x_q=self.x, x_kv=self.x_kv)
         elif self.x is not None:
             document["x"] = self.x
