@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import io
 import re
+import sys
+from pathlib import Path
 
 import pytest
 from rich.console import Console
@@ -128,3 +130,52 @@ def test_bad_options_are_refused_in_both_languages(asked):
     with pytest.raises(OptionError):
         attn.softmax([1, 2]).view(**asked)
     assert attn.options().lang is None and attn.options().digits is None
+
+
+def _luminance(colour: str) -> float:
+    channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def test_every_heat_cell_reads_on_a_light_page():
+    html = attn.selfattn("en las llaves del coche están ahí", heads=2)._repr_html_()
+    cells = re.findall(r'style="color: (#[0-9a-f]{6});[^"]*background-color: (#[0-9a-f]{6})', html)
+    assert len(cells) >= 2 * 49
+    for ink, paper in cells:
+        light, dark = sorted((_luminance(ink), _luminance(paper)), reverse=True)
+        assert (light + 0.05) / (dark + 0.05) >= 3, (ink, paper)
+
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+def _golden_cases():
+    return {
+        "notebook-softmax-masked": attn.softmax(
+            [[2, 0, 1], [1, 2, -float("inf")]], tokens=["tren", "va", "lleno"]
+        ),
+        "notebook-selfattn-heads": attn.selfattn("el tren va lleno", heads=2, causal=True),
+        "notebook-grad": _grad(),
+    }
+
+
+@pytest.mark.parametrize("name", list(_golden_cases()))
+def test_the_notebook_html_is_unchanged(name):
+    """Pinned HTML; after a deliberate change: python tests/test_notebook.py --update."""
+    expected = (GOLDEN / f"{name}.html").read_text(encoding="utf-8")
+    assert _golden_cases()[name]._repr_html_() == expected, f"{name}: rerun with --update"
+
+
+def test_the_notebook_page_shows_every_kind(tmp_path):
+    import runpy
+
+    page = tmp_path / "notebook.html"
+    runpy.run_path(str(GOLDEN.parent.parent / "docs" / "notebook_page.py"))["main"](str(page))
+    text = page.read_text(encoding="utf-8")
+    assert text.count("In [") == 8 and text.count("<pre") == 8 and "0,6652" in text
+
+
+if __name__ == "__main__" and "--update" in sys.argv:
+    for golden_name, result in _golden_cases().items():
+        (GOLDEN / f"{golden_name}.html").write_text(result._repr_html_(), encoding="utf-8")

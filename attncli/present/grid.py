@@ -52,7 +52,9 @@ def heat_style(level: float, color_system: str | None) -> str:
             round(dark + level * (light - dark))
             for dark, light in zip(_TRUECOLOR_DARK, _TRUECOLOR_LIGHT, strict=True)
         )
-        return f"{foreground} on #{red:02x}{green:02x}{blue:02x}"
+        # Black or white as themselves, not a theme's "white" (grey on a light page).
+        ink = "#000000" if level > 0.55 else "#ffffff"
+        return f"{ink} on #{red:02x}{green:02x}{blue:02x}"
     if color_system == "256":
         grey = _GREYS_256[round(level * (len(_GREYS_256) - 1))]
         return f"{foreground} on color({grey})"
