@@ -5,9 +5,10 @@ For T tokens (an x of T × 8 saved as .npy), times `attn selfattn -i x.npy --jso
 and output in place and writes the same fields with orjson; reports the ratios, the
 computation alone (attn's core layer against lean in-place numpy, in this process), the
 peak memory in T × T float64 grids, and how the JSON time grows with T (T^2 is the floor:
-the grid is T^2 numbers).
+the grid is T^2 numbers). Then --dtype: `attn selfattn -i x.npy --fields output` at
+T = 20,000, d = 64 (row blocks, no T × T grid) in float64 and in float32.
 
-    python benchmarks/long_inputs.py [--tokens 2000,4000,8000]
+    python benchmarks/long_inputs.py [--tokens 2000,4000,8000] [--dtype-tokens 20000]
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from pathlib import Path
 import numpy as np
 
 D_MODEL = 8
-TARGETS = {"json": 1.3, "table": 1.5, "compute": 1.2}
+TARGETS = {"json": 1.3, "table": 1.5, "compute": 1.2, "float32": 0.6}
+DTYPE_WIDTH = 64
 
 LEAN = """
 import sys, numpy as np, orjson
@@ -103,7 +105,9 @@ def run(command: list[str]) -> tuple[float, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tokens", default="2000,4000,8000")
-    sizes = [int(t) for t in parser.parse_args().tokens.split(",")]
+    parser.add_argument("--dtype-tokens", type=int, default=20000)
+    arguments = parser.parse_args()
+    sizes = [int(t) for t in arguments.tokens.split(",") if t]
     rows = []
     with tempfile.TemporaryDirectory() as folder:
         for tokens in sizes:
@@ -127,9 +131,30 @@ def main() -> None:
     if len(rows) > 1:
         (t0, _, j0, *_), (t1, _, j1, *_) = rows[0], rows[-1]
         print(f"--json grows as T^{math.log(j1 / j0) / math.log(t1 / t0):.2f} from {t0} to {t1}")
+    if arguments.dtype_tokens:
+        dtype_row(arguments.dtype_tokens)
     print(
         f"targets: --json within {TARGETS['json']}x of numpy, table within "
-        f"{TARGETS['table']}x, the computation alone within {TARGETS['compute']}x"
+        f"{TARGETS['table']}x, the computation alone within {TARGETS['compute']}x, "
+        f"float32 within {TARGETS['float32']}x of float64"
+    )
+
+
+def dtype_row(tokens: int) -> None:
+    """--fields output at T tokens of d = 64, in float64 and in float32 (best of two each,
+    interleaved)."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "x.npy"
+        np.save(path, np.random.default_rng(0).standard_normal((tokens, DTYPE_WIDTH)))
+        line = [*attn(), "selfattn", "-i", str(path), "--fields", "output"]
+        times: dict[str, list[float]] = {"float64": [], "float32": []}
+        for _ in range(2):
+            for dtype in times:
+                times[dtype].append(run([*line, "--dtype", dtype])[0])
+    f64, f32 = min(times["float64"]), min(times["float32"])
+    print(
+        f"T = {tokens}, d = {DTYPE_WIDTH}, --fields output: float64 {f64:.2f}s, "
+        f"float32 {f32:.2f}s ({f32 / f64:.2f}x)"
     )
 
 

@@ -49,6 +49,7 @@ def selfattn(
     bias_k: ArrayLike | None = None,
     bias_v: ArrayLike | None = None,
     add_zero_attn: bool = False,
+    dtype: str = "float64",
     mask: ArrayLike | None = None,
     attn_mask: ArrayLike | None = None,
     key_padding_mask: ArrayLike | None = None,
@@ -173,6 +174,7 @@ def selfattn(
         valid_len=valid_len,
         context=context,
         zero_attn=add_zero_attn,
+        dtype=dtype,
     )
     from attncli.reading.state_dicts import layer_of
 
@@ -209,6 +211,7 @@ def selfattn_document(
 
         earlier = causal_mask(len(checked.query_labels), len(checked.key_labels))
         allowed = earlier if allowed is None else allowed & earlier
+    _in_dtype(checked, options.dtype)
     extra_keys = (("bias_k",) if "bias_k" in checked.weights else ()) + (
         ("zero",) if options.zero_attn else ()
     )  # torch's add_bias_kv and add_zero_attn: keys every query may look at
@@ -252,7 +255,29 @@ def selfattn_document(
         grids=options.grids,
         norm=checked.norm,
         seed=options.seed,
+        dtype=options.dtype,
     )
+
+
+def _in_dtype(checked: SelfAttnInput, dtype: str) -> None:
+    """--dtype float32: the layer's arrays in float32 from the inputs on, so that the
+    projections, scores, softmax, mix and gradients are computed in it."""
+    if dtype not in ("float32", "float64"):
+        raise OptionError(
+            f"--dtype {dtype}: expected float32 or float64",
+            f"--dtype {dtype}: se espera float32 o float64",
+        )
+    if dtype == "float64":
+        return
+    kind = np.float32
+    checked.x, checked.x_kv, checked.x_v, checked.bias = (
+        None if array is None else array.astype(kind)
+        for array in (checked.x, checked.x_kv, checked.x_v, checked.bias)
+    )
+    checked.weights = {name: array.astype(kind) for name, array in checked.weights.items()}
+    if checked.direct is not None:
+        queries, keys, values = (array.astype(kind) for array in checked.direct)
+        checked.direct = (queries, keys, values)
 
 
 def _divisor(scale: bool, scale_by: float | None) -> float | None:
@@ -337,6 +362,7 @@ def _selfattn_backward(
     name, upstream = upstream_gradient(document, run.output.shape, required=False)
     if upstream is None:
         return None, {}
+    upstream = upstream.astype(run.output.dtype)  # --dtype float32: the backward pass too
     loss = None
     if name == "target":
         loss, upstream = gradients.squared_error(run.output, upstream)

@@ -116,7 +116,9 @@ def softmax(scores: np.ndarray, temperature: float = 1.0) -> np.ndarray:
     zero vector) rather than NaN.
     """
     # [..., T_k] -> [..., T_k]
-    scores = np.asarray(scores, dtype=np.float64)
+    scores = np.asarray(scores)
+    if scores.dtype != np.float32:  # float32 stays float32 (--dtype float32); else float64
+        scores = scores.astype(np.float64, copy=False)
     # -inf cells do not raise a row's max; a row of nothing but -inf has max -inf, and
     # shifting it by 0 instead keeps it at -inf rather than NaN.
     row_max = scores.max(axis=-1, keepdims=True)

@@ -121,7 +121,7 @@ def blocked_output(
     # [..., T_q, d_k], [..., T_k, d_k], [..., T_k, d_v], mask [T_q, T_k],
     # bias [..., T_q, T_k] -> [..., T_q, d_v]
     divisor = chosen_divisor(keys, divisor)
-    output = np.empty((*queries.shape[:-1], values.shape[-1]))
+    output = np.empty((*queries.shape[:-1], values.shape[-1]), dtype=values.dtype)
     keys_t = np.swapaxes(keys, -1, -2)
     for start in range(0, queries.shape[-2], rows):
         block = queries[..., start : start + rows, :] @ keys_t
@@ -188,7 +188,7 @@ def join_heads(per_head: np.ndarray) -> np.ndarray:
 def append_row(matrix: np.ndarray, row: np.ndarray) -> np.ndarray:
     """One more row at the end of the token axis, the same for every leading axis."""
     # [..., T, d], [d] -> [..., T + 1, d]
-    extra = np.broadcast_to(row, (*matrix.shape[:-2], 1, matrix.shape[-1]))
+    extra = np.broadcast_to(row.astype(matrix.dtype), (*matrix.shape[:-2], 1, matrix.shape[-1]))
     return np.concatenate([matrix, extra], axis=-2)
 
 
@@ -240,8 +240,8 @@ def attention_layer(
     if heads is not None:
         queries, keys, values = (split_heads(a, heads) for a in (queries, keys, values))
     if zero_attn:
-        keys = append_row(keys, np.zeros(keys.shape[-1]))
-        values = append_row(values, np.zeros(values.shape[-1]))
+        keys = append_row(keys, np.zeros(keys.shape[-1], dtype=keys.dtype))
+        values = append_row(values, np.zeros(values.shape[-1], dtype=values.dtype))
     result = attend_or_block(queries, keys, values, divisor, allowed, grids, bias)
     if heads is None:
         return result

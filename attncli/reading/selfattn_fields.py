@@ -54,6 +54,7 @@ OUTPUTS = frozenset(
         "weights",
         "weights_mean",
         "extra_keys",
+        "dtype",
         "concat",
         "output",
         "params",

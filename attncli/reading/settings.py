@@ -26,6 +26,7 @@ class SelfAttnSettings:
     scale_by: float | None = None  # divide by this instead of √d_k
     causal: bool = False  # each position sees only itself and the ones before it
     zero_attn: bool = False  # torch's add_zero_attn: a zero key and value row per head
+    dtype: str = "float64"  # "float32": the layer computed in float32 from the inputs on
     valid_len: int | None = None  # keys from this count on are padding, masked for every row
     context: str | None = None  # cross-attention: the sentence the keys and values come from
     positions: str | None = None  # a positional encoding added to X (core.positions.KINDS)

@@ -41,6 +41,7 @@ class SelfAttnResult(Result):
     allowed: np.ndarray | None = None  # [T_q, T_k], True where a query may look; None: all
     bias: np.ndarray | None = None  # of the scores' shape: a float attn_mask, added to them
     grids: bool = True  # False: only the output was computed (row blocks), no T × T grid
+    dtype: str = "float64"  # what the layer was computed in (--dtype)
     of_batch: tuple[int, int] | None = None  # (N, B): sequence N of a batch of B, by item()
     # With a gradient at the output (grad_output, or target for ½‖out − target‖²):
     loss: float | None = None
@@ -158,7 +159,7 @@ class SelfAttnResult(Result):
             document["weights_mean"] = self.weights.mean(axis=-3)
         if self.attention.concat is not None:
             document["concat"] = self.attention.concat
-        document.update(output=self.output, params=self.params)
+        document.update(output=self.output, params=self.params, dtype=self.dtype)
         if self.loss is not None:
             document["loss"] = self.loss
         document.update(self.grads)

@@ -116,3 +116,18 @@ AddZeroAttnOption = Annotated[
         ),
     ),
 ]
+DtypeOption = Annotated[
+    str,
+    Option(
+        "--dtype",
+        metavar="float32|float64",
+        help="The type the layer is computed in, from the inputs on (projections, scores, "
+        "softmax, mix, gradients); float32 agrees with torch's float32 to about 1e-6, not "
+        "bit for bit.",
+        es=(
+            "El tipo en que se calcula la capa, desde las entradas (proyecciones, "
+            "puntuaciones, softmax, mezcla, gradientes); float32 coincide con el float32 de "
+            "torch en torno a 1e-6, no bit a bit."
+        ),
+    ),
+]

@@ -8,6 +8,7 @@ from attncli.cli.commands.layer_options import (
     DKOption,
     DModelOption,
     DrawMissingOption,
+    DtypeOption,
     DVOption,
     NormOption,
     PrefixOption,
@@ -215,6 +216,7 @@ def selfattn(
     weights: WeightsOption = None,
     prefix: PrefixOption = None,
     add_zero_attn: AddZeroAttnOption = False,
+    dtype: DtypeOption = "float64",
     no_proj: NoProjOption = False,
     no_scale: NoScaleOption = False,
     scale_by: ScaleByOption = None,
@@ -273,6 +275,7 @@ def selfattn(
             "--weights": weights,
             "--prefix": prefix,
             "--add-zero-attn": add_zero_attn,
+            "--dtype": None if dtype == "float64" else dtype,
         }
         given = [name for name, value in seeded.items() if value not in (None, False)]
         from attncli.present.output import parse_show
@@ -322,6 +325,7 @@ def selfattn(
         valid_len=valid_len,
         context=context,
         zero_attn=add_zero_attn,
+        dtype=dtype,
         positions=None if positions is None else positions.value,
         grids=grids_needed(settings.fields, plot, grad_output or target),
     )
