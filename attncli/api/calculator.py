@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     # Imported where they are made, so that the layer (api_selfattn) and the backward
     # pass, which use this module's helpers, do not build the calculator's result classes.
     from attncli.results.calculator import ExerciseResult, MixResult, ScoreResult, SoftmaxResult
+    from attncli.results.exercise_set import ExerciseSet
 
 ArrayLike = Any  # a list of numbers, a list of rows, a numpy array
 
@@ -278,3 +279,26 @@ def exercise(seed: int = 0, size: int = 3, dim: int = 2) -> ExerciseResult:
         weights=weights,
         output=attention.mix(weights, values),
     )
+
+
+MAX_SHEETS = 100
+
+
+def exercise_set(
+    seed: int = 0, size: int = 3, dim: int = 2, count: int = 1, key_only: bool = False
+) -> ExerciseSet:
+    """`count` different exercises, of seeds seed, seed + 1, …: a class set; `key_only`
+    for their answer keys alone.
+
+    >>> [sheet.seed for sheet in exercise_set(seed=7, count=3).sheets]
+    [7, 8, 9]
+    """
+    if not 1 <= count <= MAX_SHEETS:
+        raise OptionError(
+            f"--count {count}: give 1 to {MAX_SHEETS} sheets",
+            f"--count {count}: da de 1 a {MAX_SHEETS} hojas",
+        )
+    from attncli.results.exercise_set import ExerciseSet
+
+    sheets = tuple(exercise(seed + number, size, dim) for number in range(count))
+    return ExerciseSet(sheets=sheets, key_only=key_only)

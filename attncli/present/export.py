@@ -86,8 +86,12 @@ def markdown(renderables: list[Any]) -> str:
     from attncli.present.latex import blocks, table_cells
 
     out: list[str] = []
+    from attncli.present.render import PageBreak
+
     for block in (b for renderable in renderables for b in blocks(renderable)):
-        if isinstance(block, Table):
+        if isinstance(block, PageBreak):
+            out.extend(["---", ""])
+        elif isinstance(block, Table):
             headers, rows = table_cells(block)
             if not block.show_header:
                 headers = [""] * len(headers)

@@ -56,6 +56,24 @@ _CELL = (
 )
 
 
+# A class set: a <pre> per sheet, each starting a printed page.
+_SHEET = (
+    "<pre style=\"font-family:Menlo,'DejaVu Sans Mono',consolas,'Courier New',monospace;"
+    'color:{foreground};background-color:{background};break-before:page">{code}</pre>'
+)
+_PAGES = """<!DOCTYPE html>
+<html>
+<head>
+<meta charset="UTF-8">
+<style>body {{ background-color: {background}; }}</style>
+</head>
+<body>
+{sheets}
+</body>
+</html>
+"""
+
+
 def recording(width: int = WIDTH) -> Console:
     """A console that records in full colour, whatever the terminal (TERM, COLORTERM,
     NO_COLOR, COLUMNS) or the notebook it runs in: a file shows every shade of the ramp."""
@@ -83,8 +101,25 @@ def recorded(renderables: list[Any], width: int = WIDTH) -> Console:
 
 
 def page(renderables: list[Any], theme: str = "light") -> str:
-    """A whole HTML page of the renderables (--export .html)."""
-    return recorded(renderables).export_html(inline_styles=True, theme=THEMES[theme])
+    """A whole HTML page of the renderables (--export .html); a class set's sheets each
+    start a printed page."""
+    from attncli.present.render import PageBreak
+
+    parts: list[list[Any]] = [[]]
+    for renderable in renderables:
+        if isinstance(renderable, PageBreak):
+            parts.append([])
+        else:
+            parts[-1].append(renderable)
+    chosen = THEMES[theme]
+    if len(parts) == 1:
+        return recorded(renderables).export_html(inline_styles=True, theme=chosen)
+    sheets = [
+        recorded(part).export_html(inline_styles=True, theme=chosen, code_format=_SHEET)
+        for part in parts
+    ]
+    background = "#{:02x}{:02x}{:02x}".format(*chosen.background_color)
+    return _PAGES.format(background=background, sheets="\n".join(sheets))
 
 
 def cell(renderables: list[RenderableType]) -> str:

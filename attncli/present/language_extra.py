@@ -13,4 +13,8 @@ EXTRA_PHRASES: dict[str, tuple[str, str]] = {
         "every number here rounds to 0 at {digits} decimals, so they are written as {example}",
         "cada número de aquí se redondea a 0 con {digits} decimales: se escriben como {example}",
     ),
+    "sheet": (
+        "Sheet {number} of {count} · seed {seed}",
+        "Hoja {number} de {count} · semilla {seed}",
+    ),
 }

@@ -141,8 +141,12 @@ def latex_body(renderables: list[Any]) -> list[str]:
     from rich.table import Table
 
     out: list[str] = []
+    from attncli.present.render import PageBreak
+
     for block in (b for renderable in renderables for b in blocks(renderable)):
-        if isinstance(block, Table):
+        if isinstance(block, PageBreak):
+            out.extend([r"\newpage", ""])
+        elif isinstance(block, Table):
             headers, rows = table_cells(block)
             if block.show_header:
                 out.append(r"\begin{tabular}{" + _alignment(rows, len(headers)) + "}")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, TypeVar, Union
+from typing import TYPE_CHECKING, Any, TypeVar, Union
 
 from rich import box
 from rich.console import Group, RenderableType
@@ -290,6 +290,17 @@ def score_weight_rows(
             safe_label(labels[index]), fmt.number(scores[index]), fmt.weight_number(weights[index])
         )
     return _titled(title, table, _list_notes(len(labels), fmt))
+
+
+class PageBreak:
+    """Where a printed class set starts a new page: \\newpage in .tex, a page break in
+    .html, a form feed in .txt, a rule on a terminal."""
+
+    def __rich_console__(self, console: Any, options: Any) -> Any:
+        from rich.rule import Rule
+
+        yield Text("")
+        yield Rule(style="dim")
 
 
 def heading(text: str) -> RenderableType:

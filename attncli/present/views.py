@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         ScoreResult,
         SoftmaxResult,
     )
+    from attncli.results.exercise_set import ExerciseSet
 
 
 def score_view(result: ScoreResult, fmt: Format) -> list[RenderableType]:
@@ -98,6 +99,7 @@ RENDERERS: dict[str, tuple[str, str, bool]] = {
     "SoftmaxResult": ("views", "softmax_view", False),
     "MixResult": ("views", "mix_view", False),
     "ExerciseResult": ("views", "exercise_view", False),
+    "ExerciseSet": ("views", "exercise_set_view", False),
     "GradResult": ("grad_render", "gradient_view", False),
     "SelfAttnResult": ("selfattn_view", "selfattn_view", True),
     "Comparison": ("comparison_view", "comparison_view", False),
@@ -124,6 +126,23 @@ def exercise_view(result: ExerciseResult, fmt: Format) -> list[RenderableType]:
     notebook, where nothing was asked to be blank, the key follows too."""
     worksheet = replace(fmt, blank=True, answers=fmt.answers or not fmt.blank)
     return steps_view(result.steps(), worksheet, [exercise_intro(result, fmt)])
+
+
+def exercise_set_view(result: ExerciseSet, fmt: Format) -> list[RenderableType]:
+    """A class set: each sheet numbered with its seed, a page each; with the keys alone
+    (`key_only`), each key numbered as its sheet, so that they print apart."""
+    view: list[RenderableType] = []
+    for number, sheet in enumerate(result.sheets, 1):
+        if view:
+            view.append(render.PageBreak())
+        title = fmt.say("sheet", number=number, count=len(result.sheets), seed=sheet.seed)
+        if result.key_only:
+            key = explanation_tables(sheet.steps(), fmt.filled().for_chain(3))
+            view += [render.heading(f"{fmt.say('answers')} · {title}"), key]
+            continue
+        view.append(render.heading(title))
+        view += exercise_view(sheet, replace(fmt, blank=True))
+    return view
 
 
 def steps_view(

@@ -27,6 +27,26 @@ SizeOption = Annotated[
     ),
 ]
 DimOption = Annotated[int, Option("--dim", help="Numbers per vector.", es="Números por vector.")]
+CountOption = Annotated[
+    int,
+    Option(
+        "--count",
+        min=1,
+        max=100,
+        help="A class set: this many different sheets (seeds --seed, --seed + 1, …), each "
+        "numbered with its seed, a page each in .tex and .html.",
+        es="Un juego para la clase: tantas hojas distintas (semillas --seed, --seed + 1, …), "
+        "cada una numerada con su semilla, una página cada una en .tex y .html.",
+    ),
+]
+AnswersOnlyOption = Annotated[
+    bool,
+    Option(
+        "--answers-only",
+        help="The answer keys alone, each numbered as its sheet, to print apart.",
+        es="Solo las soluciones, cada una numerada como su hoja, para imprimirlas aparte.",
+    ),
+]
 
 
 @command(
@@ -38,6 +58,9 @@ DimOption = Annotated[int, Option("--dim", help="Numbers per vector.", es="Núme
     --json escribe el problema (y con --answers los resultados), para que el estudiante
     compruebe su trabajo: attn exercise | attn score | attn softmax | attn mix
 
+    Un juego para la clase: attn exercise --count 30 --export hoja.tex, y las soluciones
+    aparte: attn exercise --count 30 --answers-only --export soluciones.tex
+
     Ejemplo: attn exercise --seed 7 --lang es --answers
     """,
 )
@@ -45,6 +68,8 @@ def exercise(
     seed: ProblemSeedOption = 0,
     size: SizeOption = 3,
     dim: DimOption = 2,
+    count: CountOption = 1,
+    answers_only: AnswersOnlyOption = False,
     *,
     settings: Settings,
 ) -> None:
@@ -55,6 +80,9 @@ def exercise(
     or with --json it writes the problem (and with --answers the results), so a student
     can check the work: attn exercise | attn score | attn softmax | attn mix
 
+    A class set: attn exercise --count 30 --export hoja.tex, and its keys apart:
+    attn exercise --count 30 --answers-only --export soluciones.tex
+
     Example: attn exercise --seed 7 --lang es --answers
     """
     from dataclasses import replace
@@ -62,7 +90,13 @@ def exercise(
     from attncli.api.calculator import exercise as make
     from attncli.present.output import emit
 
-    result = make(seed, size, dim)
     # The worksheet is what a terminal shows, not steps asked for: piped, the problem as JSON.
     settings = replace(settings, steps=False, blank=True)
-    emit(result, settings, document=result.to_document(answers=settings.answers))
+    if count == 1 and not answers_only:
+        result = make(seed, size, dim)
+        emit(result, settings, document=result.to_document(answers=settings.answers))
+        return
+    from attncli.api.calculator import exercise_set
+
+    sheets = exercise_set(seed, size, dim, count, key_only=answers_only)
+    emit(sheets, settings, document=sheets.to_document(answers=settings.answers))

@@ -1,0 +1,71 @@
+"""A teacher's class set: attn exercise --count N writes N different sheets, each numbered
+with its seed, a page each; --answers-only writes the keys alone, numbered to match."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+
+import pytest
+
+
+def _json(result):
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_count_gives_different_sheets_numbered_by_seed(run):
+    sheets = _json(run("exercise", "--count", "3", "--seed", "7", "--json"))["sheets"]
+    assert [(s["sheet"], s["seed"]) for s in sheets] == [(1, 7), (2, 8), (3, 9)]
+    for sheet in sheets:
+        alone = _json(run("exercise", "--seed", str(sheet["seed"]), "--json"))
+        assert {k: sheet[k] for k in alone} == alone and "scores" not in sheet
+    problems = {json.dumps([s["query"], s["keys"], s["values"]]) for s in sheets}
+    assert len(problems) == 3
+
+
+def test_the_terminal_shows_each_sheet_under_its_number(run):
+    screen = run("exercise", "--count", "3", "--seed", "7", "--format", "table").stdout
+    for number, seed in ((1, 7), (2, 8), (3, 9)):
+        assert f"SHEET {number} OF 3 · SEED {seed}" in screen
+    assert screen.count("WORKSHEET") == 3 and "ANSWERS" not in screen
+    spanish = run("exercise", "--count", "2", "--lang", "es", "--format", "table").stdout
+    assert "HOJA 2 DE 2 · SEMILLA 1" in spanish
+
+
+def test_answers_only_writes_the_keys_alone_numbered_as_the_sheets(run):
+    screen = run("exercise", "--count", "2", "--seed", "7", "--answers-only",
+                 "--format", "table").stdout  # fmt: skip
+    assert (
+        "ANSWERS · SHEET 1 OF 2 · SEED 7" in screen and "ANSWERS · SHEET 2 OF 2 · SEED 8" in screen
+    )
+    assert "WORKSHEET" not in screen and "____" not in screen
+    sheets = _json(run("exercise", "--count", "2", "--seed", "7", "--answers-only", "--json"))
+    assert all("weights" in sheet for sheet in sheets["sheets"])
+    one = _json(run("exercise", "--seed", "7", "--answers-only", "--json"))["sheets"]
+    assert len(one) == 1 and one[0]["seed"] == 7
+
+
+def test_a_class_set_prints_a_sheet_a_page(run, tmp_path):
+    tex, html, md = tmp_path / "set.tex", tmp_path / "set.html", tmp_path / "set.md"
+    for path in (tex, html, md):
+        result = run("exercise", "--count", "3", "--lang", "es", "--export", str(path))
+        assert result.exit_code == 0
+    assert tex.read_text().count("\\newpage") == 2
+    assert html.read_text().count("break-before:page") == 3
+    assert md.read_text().count("\n---\n") == 2
+    if shutil.which("pdflatex") is not None:
+        done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error",
+                               tex.name], cwd=tmp_path, capture_output=True, text=True)  # fmt: skip
+        assert done.returncode == 0, done.stdout[-2000:]
+        pages = re.search(r"Output written on set.pdf \((\d+) pages?", done.stdout)
+        assert pages is not None and pages.group(1) == "3"
+
+
+@pytest.mark.parametrize("count", ["0", "101"])
+def test_a_count_out_of_range_is_refused(run, count):
+    result = run("exercise", "--count", count)
+    assert result.exit_code == 2 and result.stdout == "" and "--count" in result.stderr
+    assert result.stderr.count("\n") == 1
