@@ -204,3 +204,32 @@ def test_the_api_reads_tensors_without_importing_torch():
     assert np.array_equal(
         attn.selfattn(x=x, attn_mask=mask).weights, attn.selfattn(x=x, causal=True).weights
     )
+
+
+def test_the_row_blocked_computation_reports_its_progress():
+    from attncli.core.selfattn import blocked_output
+
+    rng = np.random.default_rng(9)
+    queries, keys = rng.normal(size=(1100, 4)), rng.normal(size=(30, 4))
+    heard: list[tuple[int, int]] = []
+    output = blocked_output(queries, keys, keys, rows=512, progress=lambda *a: heard.append(a))
+    assert heard == [(512, 1100), (1024, 1100), (1100, 1100)]
+    assert np.array_equal(output, blocked_output(queries, keys, keys, rows=512))
+    result_heard: list[tuple[int, int]] = []
+    from attncli.api.selfattn import selfattn_document
+    from attncli.reading.settings import SelfAttnSettings
+
+    settings = SelfAttnSettings(grids=False, heads=2)
+    selfattn_document({"x": queries}, None, settings, progress=lambda *a: result_heard.append(a))
+    assert result_heard[-1] == (1100, 1100)
+
+
+def test_no_progress_bar_off_a_terminal(run, tmp_path):
+    from attncli.present.layer_progress import layer_progress
+
+    with layer_progress("en") as step:
+        assert step is None  # the tests' stderr is no terminal
+    path = tmp_path / "x.npy"
+    np.save(path, np.random.default_rng(10).normal(size=(5000, 2)))
+    result = run("selfattn", "-i", str(path), "--fields", "output", "--no-proj")
+    assert result.exit_code == 0 and result.stderr == ""

@@ -4,7 +4,7 @@ core → a SelfAttnResult, with its backward pass when asked for. No I/O."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -186,9 +186,11 @@ def selfattn_document(
     sentence: str | None,
     options: SelfAttnSettings,
     layer: LayerFields | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> SelfAttnResult:
     """selfattn() on a document (x and projections, or queries, keys and values), with
-    the weights of `layer` (read from a state dict) when given.
+    the weights of `layer` (read from a state dict) when given; `progress` hears (queries
+    done, queries in all) as the row-blocked computation of a long input goes.
 
     The scores are divided by √d_k (per head), by `options.scale_by` when given, or not
     at all when `options.scale` is false.
@@ -222,7 +224,7 @@ def selfattn_document(
     divisor = _divisor(options.scale, options.scale_by)
     with np.errstate(all="ignore"):  # overflow is checked after, with a clear message
         run = _run_selfattn(
-            checked, options.heads, divisor, allowed, options.grids, options.zero_attn
+            checked, options.heads, divisor, allowed, options.grids, options.zero_attn, progress
         )
     if options.grids:
         from attncli.core.selfattn import aligned
@@ -304,6 +306,7 @@ def _run_selfattn(
     allowed: np.ndarray | None,
     grids: bool = True,
     zero_attn: bool = False,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Attention:
     """Attention on the given Q, K, V; on X itself (no projections); or the attention layer
     on X, in one head or several. Without grids, only the output, in row blocks."""
@@ -312,10 +315,11 @@ def _run_selfattn(
     bias = checked.bias  # a float attn_mask's finite part, added to the scores
     if checked.direct is not None:
         queries, keys, values = checked.direct
+        block = core.attend_or_block
         if heads is None:
-            return core.attend_or_block(queries, keys, values, divisor, allowed, grids, bias)
+            return block(queries, keys, values, divisor, allowed, grids, bias, progress)
         split_q, split_k, split_v = (core.split_heads(a, heads) for a in (queries, keys, values))
-        result = core.attend_or_block(split_q, split_k, split_v, divisor, allowed, grids, bias)
+        result = block(split_q, split_k, split_v, divisor, allowed, grids, bias, progress)
         result.concat = core.join_heads(result.output)
         result.output = result.concat  # no W^O: the heads joined side by side
         return result
@@ -324,10 +328,10 @@ def _run_selfattn(
     x_kv = x_q if checked.x_kv is None else checked.x_kv
     x_v = x_kv if checked.x_v is None else checked.x_v  # keys and values of their own
     if not checked.weights:
-        return core.attend_or_block(x_q, x_kv, x_v, divisor, allowed, grids, bias)
-    layer = core.attention_layer
-    weights = checked.weights
-    return layer(x_q, x_kv, weights, heads, divisor, allowed, grids, bias, zero_attn, x_v)
+        return core.attend_or_block(x_q, x_kv, x_v, divisor, allowed, grids, bias, progress)
+    return core.attention_layer(
+        x_q, x_kv, checked.weights, heads, divisor, allowed, grids, bias, zero_attn, x_v, progress
+    )
 
 
 def _selfattn_backward(

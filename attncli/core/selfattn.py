@@ -11,6 +11,7 @@ nn.MultiheadAttention, with W stored as d_in × d_out (x @ W; torch keeps W^T).
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -115,9 +116,11 @@ def blocked_output(
     allowed: np.ndarray | None = None,
     rows: int = BLOCK_ROWS,
     bias: np.ndarray | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> np.ndarray:
     """softmax(Q K^T / divisor + bias) V computed `rows` queries at a time, so that only a
-    rows × T_k block of scores ever exists: memory O(T·(d + rows)) instead of T²."""
+    rows × T_k block of scores ever exists: memory O(T·(d + rows)) instead of T².
+    `progress` hears (queries done, queries in all) after each block."""
     # [..., T_q, d_k], [..., T_k, d_k], [..., T_k, d_v], mask [T_q, T_k],
     # bias [..., T_q, T_k] -> [..., T_q, d_v]
     divisor = chosen_divisor(keys, divisor)
@@ -132,6 +135,8 @@ def blocked_output(
         if allowed is not None:
             block[~aligned(allowed[..., start : start + rows, :], block.shape)] = -np.inf
         output[..., start : start + rows, :] = softmax(block) @ values
+        if progress is not None:
+            progress(min(start + rows, queries.shape[-2]), queries.shape[-2])
     return output
 
 
@@ -160,13 +165,14 @@ def attend_or_block(
     allowed: np.ndarray | None,
     grids: bool,
     bias: np.ndarray | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Attention:
-    """attend(), or with grids false only the output, in row blocks; the score and weight
-    grids are then empty arrays."""
+    """attend(), or with grids false only the output, in row blocks (telling `progress`);
+    the score and weight grids are then empty arrays."""
     if grids:
         return attend(queries, keys, values, divisor, allowed, bias)
     divisor = chosen_divisor(keys, divisor)
-    output = blocked_output(queries, keys, values, divisor, allowed, bias=bias)
+    output = blocked_output(queries, keys, values, divisor, allowed, bias=bias, progress=progress)
     empty = np.empty((0, 0))
     return Attention(queries, keys, values, empty, empty, output, divisor=divisor)
 
@@ -218,6 +224,7 @@ def attention_layer(
     bias: np.ndarray | None = None,
     zero_attn: bool = False,
     x_v: np.ndarray | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Attention:
     """Multi-head attention as torch's nn.MultiheadAttention computes it.
 
@@ -242,7 +249,7 @@ def attention_layer(
     if zero_attn:
         keys = append_row(keys, np.zeros(keys.shape[-1], dtype=keys.dtype))
         values = append_row(values, np.zeros(values.shape[-1], dtype=values.dtype))
-    result = attend_or_block(queries, keys, values, divisor, allowed, grids, bias)
+    result = attend_or_block(queries, keys, values, divisor, allowed, grids, bias, progress)
     if heads is None:
         return result
     result.concat = join_heads(result.output)  # [T_q, h * d_v]

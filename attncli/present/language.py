@@ -120,13 +120,10 @@ PHRASES: dict[str, tuple[str, str]] = {
     "row_per_token": ("a row per token", "una fila por token"),
     "row_per_query": ("a row per query token", "una fila por token que pregunta"),
     "row_per_key": ("a row per key token", "una fila por token que contesta"),
-    "sequence_of": (
-        "sequence {number} of {batch} (--item {number}; --json has all)",
-        "secuencia {number} de {batch} (--item {number}; --json las tiene todas)",
-    ),
+    "sequence_of": ("sequence {number} of {batch}", "secuencia {number} de {batch}"),
     "extra_keys": (
-        "+ keys {names} after the tokens' (torch's add_bias_kv, add_zero_attn)",
-        "+ claves {names} tras las de los tokens (add_bias_kv, add_zero_attn de torch)",
+        "+ keys {names} (torch's add_bias_kv, add_zero_attn)",
+        "+ claves {names} (add_bias_kv, add_zero_attn de torch)",
     ),
     "bias_added": ("attn_mask added to the scores", "attn_mask sumado a las puntuaciones"),
     "batch_first": (
@@ -320,6 +317,7 @@ PHRASES: dict[str, tuple[str, str]] = {
     "progress_timing": ("timing {method}", "midiendo {method}"),
     "progress_loop": ("scoring {method} pair by pair", "puntuando {method} pareja a pareja"),
     "progress_sweep": ("scaling sweep", "barrido de d_k"),
+    "layer_progress": ("queries attended", "consultas atendidas"),
     # plot
     "plot_columns": ("who answers (key)", "quién contesta (clave)"),
     "plot_rows": ("who asks (query)", "quién pregunta (consulta)"),

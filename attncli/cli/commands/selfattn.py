@@ -329,7 +329,10 @@ def selfattn(
         positions=None if positions is None else positions.value,
         grids=grids_needed(settings.fields, plot, grad_output or target),
     )
-    result = selfattn_document(document, sentence, options, _layer(weights, prefix))
+    from attncli.present.layer_progress import layer_progress
+
+    with layer_progress(settings.lang) as on_rows:
+        result = selfattn_document(document, sentence, options, _layer(weights, prefix), on_rows)
     shown = result if item is None else result.item(item)
     explanation = shown.steps(settings.row, settings.token, head) if settings.steps else []
     if plot is not None:
