@@ -13,7 +13,7 @@ import os, sys
 leave = os._exit  # attn ends with os._exit, after which nothing runs: report before it
 WATCHED = ("rich", "typer", "matplotlib", "threadpoolctl", "attncli.core.gradients",
            "attncli.present.render", "safetensors", "tokenizers", "attncli.reading.model",
-           "attncli.core.transformer")
+           "attncli.core.transformer", "torch")
 def report_then_leave(status):
     loaded = sorted(name for name in WATCHED if name in sys.modules)
     sys.stderr.write("LOADED " + " ".join(loaded) + "\\n")
@@ -58,6 +58,27 @@ def test_no_json_run_imports_rich(args):
         assert "attncli.core.gradients" not in loaded
     if args[0] != "compare-scores":
         assert "threadpoolctl" not in loaded
+
+
+def test_a_layer_read_from_a_state_dict_loads_neither_torch_nor_rich(tmp_path):
+    from pathlib import Path
+
+    import numpy as np
+
+    weights = Path(__file__).parent / "references" / "mha" / "packed.safetensors"
+    x = tmp_path / "x.npy"
+    np.save(x, np.ones((3, 4)))
+    line = ("selfattn", "-i", str(x), "--weights", str(weights), "--heads", "2", "--json")
+    loaded = _loaded(*line)
+    assert "safetensors" in loaded  # the file's reader, on its own path
+    assert not loaded & {"torch", "rich", "tokenizers", "attncli.core.transformer"}, loaded
+    archive = tmp_path / "layer.npz"
+    from attncli.reading.tensor_files import open_tensors
+
+    tensors = open_tensors(str(weights))
+    np.savez(archive, **{name: tensors[name] for name in tensors})
+    loaded = _loaded("selfattn", "-i", str(x), "--weights", str(archive), "--heads", "2", "--json")
+    assert not loaded & {"torch", "rich", "safetensors", "tokenizers"}, loaded
 
 
 def test_a_table_run_does_import_rich():

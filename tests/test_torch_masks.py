@@ -233,3 +233,20 @@ def test_no_progress_bar_off_a_terminal(run, tmp_path):
     np.save(path, np.random.default_rng(10).normal(size=(5000, 2)))
     result = run("selfattn", "-i", str(path), "--fields", "output", "--no-proj")
     assert result.exit_code == 0 and result.stderr == ""
+
+
+def test_steps_show_the_additive_mask_as_its_own_column(run):
+    x = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
+    alibi = [[-abs(i - j) * 0.5 for j in range(3)] for i in range(3)]
+    result = attn.selfattn(x=x, attn_mask=alibi, heads=2, d_k=1, d_v=1)
+    score_step = result.steps(row=3, head=2)[0]
+    assert [row.bias for row in score_step.rows] == alibi[2]
+    assert np.allclose([row.score for row in score_step.rows], result.scores[1, 2], atol=1e-15)
+    assert np.allclose([row.total / score_step.divisor + row.bias for row in score_step.rows],
+                       result.scores[1, 2], atol=1e-15)  # fmt: skip
+    screen = run(
+        "selfattn", "--steps", "--row", "3", input=json.dumps({"x": x, "attn_mask": alibi})
+    )
+    assert "+ attn_mask" in screen.stdout and "− 1" in screen.stdout
+    plain = run("selfattn", "--steps", "--row", "3", input=json.dumps({"x": x}))
+    assert "attn_mask" not in plain.stdout

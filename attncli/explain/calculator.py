@@ -30,6 +30,7 @@ class ScoreRow:
     terms: list[tuple[float, float]]  # pairs whose products are summed
     total: float
     score: float
+    bias: float | None = None  # a float attn_mask's number, added after any scaling
 
 
 @dataclass
@@ -102,9 +103,11 @@ def explain_scores(
     parameters: dict[str, np.ndarray],
     masked: Sequence[bool] | None = None,
     divisor: float | None = None,
+    bias: Sequence[float] | np.ndarray | None = None,
 ) -> ScoreSteps:
     """The products and sums behind one query's scores; a masked key's score is -inf.
-    Scaled scores are divided by √d_k, or by `divisor` when given."""
+    Scaled scores are divided by √d_k, or by `divisor` when given; then `bias` (a float
+    attn_mask's row) is added."""
     # [d_q], [T_k, d_k] -> a row per key
     masked = masked if masked is not None else [False] * len(keys)
     if divisor is None and method == "scaled":
@@ -126,6 +129,8 @@ def explain_scores(
         left, right = lefts[index], rights[index]
         total = float(left @ right)
         score = total / divisor if divisor else total
+        added = None if bias is None else float(bias[index])
+        score = score if added is None else score + added
         rows.append(
             ScoreRow(
                 token=label,
@@ -134,6 +139,7 @@ def explain_scores(
                 terms=[(float(a), float(b)) for a, b in zip(left, right, strict=True)],
                 total=total,
                 score=-np.inf if hidden else score,
+                bias=added,
             )
         )
     biased = "b_1" in parameters or "b_2" in parameters
@@ -190,6 +196,7 @@ def explain_chain(
     weights: np.ndarray,
     labels: list[str],
     divisor: float | None = None,
+    bias: np.ndarray | None = None,
 ) -> list[CalculatorStep]:
     """One query through score, softmax and mix: the three tables of a worked example.
 
@@ -198,7 +205,7 @@ def explain_chain(
     # [d_k], [T_k, d_k], [T_k, d_v], [T_k], [T_k] -> three steps
     masked = np.isneginf(scores).tolist()
     return [
-        explain_scores(method, row_label, query, keys, labels, {}, masked, divisor),
+        explain_scores(method, row_label, query, keys, labels, {}, masked, divisor, bias),
         explain_softmax(row_label, scores, weights, labels, 1.0),
         explain_mix(row_label, weights, values, labels),
     ]

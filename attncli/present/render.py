@@ -123,6 +123,9 @@ def score_steps_table(steps: ScoreSteps, fmt: Format) -> RenderableType:
         root = math.isclose(steps.divisor, math.sqrt(len(steps.query)), rel_tol=1e-12)
         shown = f"√{len(steps.query)} = {fmt.number(steps.divisor)}"
         table.add_column(f"÷ {shown if root else fmt.number(steps.divisor)}")
+    biased = any(row.bias is not None for row in steps.rows)
+    if biased:  # a float attn_mask, added to the scores before the softmax
+        table.add_column("+ attn_mask", justify="right")
     table.add_column(fmt.say("score"), justify="right")
     for row in _listed(steps.rows, table, fmt):
         cells: list[RenderableType] = [safe_label(row.token), _key_text(row.key, fmt)]
@@ -131,6 +134,12 @@ def score_steps_table(steps: ScoreSteps, fmt: Format) -> RenderableType:
         cells.append(fmt.computed(f"{_dot_terms(row.terms, fmt)} = {fmt.number(row.total)}"))
         if steps.divisor:
             cells.append(fmt.computed(f"{fmt.number(row.total)} ÷ {fmt.number(steps.divisor)}"))
+        if biased:
+            added = row.bias or 0.0
+            sign = "−" if added < 0 else "+"
+            cells.append(
+                "" if row.score == -math.inf else fmt.computed(f"{sign} {fmt.number(abs(added))}")
+            )
         cells.append(fmt.computed(fmt.number(row.score)))
         table.add_row(*cells)
     notes = _list_notes(len(steps.rows), fmt)

@@ -194,17 +194,11 @@ class SelfAttnResult(Result):
                 f"--steps explica una secuencia y x es un lote de {self.batch}; guarda la que "
                 "quieras como su propio x, p. ej. numpy.save('una.npy', x[0])",
             )
-        if self.bias is not None:
-            from attncli.errors import InputError
-
-            raise InputError(
-                "--steps does not show a float attn_mask's additive part yet; leave out "
-                "--steps (the JSON has the scores with it added), or give a boolean attn_mask",
-                "--steps aún no muestra la parte aditiva de un attn_mask float; quita --steps "
-                "(el JSON trae las puntuaciones con ella sumada), o da un attn_mask booleano",
-            )
         queries, keys, values, scores, weights = self.head(head)
         index = pick_row(self.query_labels, row, token)
+        bias = None  # a float attn_mask's row, its own column of the score step
+        if self.bias is not None:
+            bias = (self.bias if self.heads is None else self.bias[head - 1])[index]
         method = "scaled" if self.divisor != 1.0 else "dot"
         return [
             *explain_chain(
@@ -217,5 +211,6 @@ class SelfAttnResult(Result):
                 weights[index],
                 list(self.key_labels),
                 self.divisor,
+                bias,
             )
         ]
