@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from attncli.api.calculator import ArrayLike, as_document, check_finite
-from attncli.errors import InputError, OptionError
+from attncli.api.selfattn_backward import selfattn_backward
+from attncli.errors import OptionError
 from attncli.reading.values import Document
 from attncli.results.selfattn import SelfAttnResult
 
@@ -233,7 +234,7 @@ def selfattn_document(
         check_finite(run.scores, "scores", cells)
     check_finite(run.output, "output")
     with np.errstate(all="ignore"):
-        loss, grads = _selfattn_backward(document, checked, run, run.divisor)
+        loss, grads = selfattn_backward(document, checked, run, run.divisor)
     for name, gradient in grads.items():
         check_finite(gradient, name)
     return SelfAttnResult(
@@ -332,55 +333,3 @@ def _run_selfattn(
     return core.attention_layer(
         x_q, x_kv, checked.weights, heads, divisor, allowed, grids, bias, zero_attn, x_v, progress
     )
-
-
-def _selfattn_backward(
-    document: Document, checked: SelfAttnInput, run: Attention, divisor: float
-) -> tuple[float | None, dict[str, np.ndarray]]:
-    """The loss and gradients of a self-attention run, when the document gives an
-    upstream gradient."""
-    if document.get("grad_output") is None and document.get("target") is None:
-        return None, {}
-    if checked.x_v is not None:
-        raise InputError(
-            "the backward pass takes keys and values from one sequence (x_kv); with x_k and "
-            "x_v, leave out the gradient",
-            "la pasada hacia atrás toma claves y valores de una secuencia (x_kv); con x_k y "
-            "x_v, quita el gradiente",
-        )
-    if "bias_k" in checked.weights or run.keys.shape[-2] > len(checked.key_labels):
-        raise InputError(
-            "the backward pass does not take add_bias_kv's or --add-zero-attn's extra keys "
-            "yet; leave out the gradient, or those keys",
-            "la pasada hacia atrás aún no toma las claves de más de add_bias_kv o "
-            "--add-zero-attn; quita el gradiente, o esas claves",
-        )
-    if checked.x is not None and checked.x.ndim == 3:
-        raise InputError(
-            "the backward pass takes one sequence and x is a batch; give one sequence",
-            "la pasada hacia atrás toma una secuencia y x es un lote; da una sola",
-        )
-    from attncli.core import gradients
-    from attncli.reading.grad_inputs import upstream_gradient
-
-    name, upstream = upstream_gradient(document, run.output.shape, required=False)
-    if upstream is None:
-        return None, {}
-    upstream = upstream.astype(run.output.dtype)  # --dtype float32: the backward pass too
-    loss = None
-    if name == "target":
-        loss, upstream = gradients.squared_error(run.output, upstream)
-    x = checked.x if checked.direct is None else None
-    grads = gradients.selfattn_backward(
-        x,
-        checked.x_kv,
-        checked.weights,
-        run.queries,
-        run.keys,
-        run.values,
-        run.weights,
-        run.concat,
-        upstream,
-        divisor,
-    )
-    return loss, {"grad_output": upstream, **grads}

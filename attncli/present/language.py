@@ -318,6 +318,7 @@ PHRASES: dict[str, tuple[str, str]] = {
     "progress_loop": ("scoring {method} pair by pair", "puntuando {method} pareja a pareja"),
     "progress_sweep": ("scaling sweep", "barrido de d_k"),
     "layer_progress": ("queries attended", "consultas atendidas"),
+    "batch_grads": ("ℓ, ∂ℓ/∂W, ∂ℓ/∂b: the whole batch's", "ℓ, ∂ℓ/∂W, ∂ℓ/∂b: los del lote entero"),
     # plot
     "plot_columns": ("who answers (key)", "quién contesta (clave)"),
     "plot_rows": ("who asks (query)", "quién pregunta (consulta)"),

@@ -84,6 +84,8 @@ def selfattn_view(
     fmt: Format,
     show: frozenset[str] = frozenset(),
     columns: int | None = None,
+    *,
+    noted: bool = False,  # a batch's first sequence, under the note that says so
 ) -> list[RenderableType]:
     """What a terminal shows: the header, the score grid, the weight grid and the outputs,
     per head; the matrices X, W, Q, K, V and the shapes when `show` asks for them. Of a
@@ -91,10 +93,7 @@ def selfattn_view(
     width, or at most `columns` keys."""
     if result.batch is not None:
         note = render.lines(fmt.say("batch_first", batch=result.batch), "")
-        from dataclasses import replace
-
-        first = replace(result.item(1), of_batch=None)  # the note above says which
-        return [note, *selfattn_view(first, fmt, show)]
+        return [note, *selfattn_view(result.item(1), fmt, show, columns, noted=True)]
     run = result.attention
     heads = result.heads
     d = result.sizes
@@ -135,7 +134,7 @@ def selfattn_view(
         lines += drawn_lines(result, fmt)
         if not show and (result.x is not None or result.projections):
             lines.append(fmt.say("show_hint"))
-        if result.of_batch is not None:
+        if result.of_batch is not None and not noted:  # else the batch's note said which
             number, batch = result.of_batch
             lines.insert(0, fmt.say("sequence_of", number=number, batch=batch))
         return render.lines(*lines, "")
@@ -267,6 +266,8 @@ def selfattn_view(
         shown: list[Any] = []
         if result.loss is not None:
             shown.append(render.lines("", fmt.say("loss", loss=fmt.number(result.loss, 4))))
+        if result.of_batch is not None:
+            shown.append(render.lines(fmt.say("batch_grads")))
         labels = {"grad_queries": result.query_labels, "grad_output": result.query_labels}
         for name, grad in result.grads.items():
             rows = list(labels.get(name, result.tokens))

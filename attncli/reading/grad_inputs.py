@@ -17,6 +17,7 @@ from attncli.reading.values import (
     Document,
     require,
     shape_text,
+    to_batch,
     to_matrix,
     to_vector_or_matrix,
 )
@@ -61,7 +62,9 @@ def upstream_gradient(
             f"falta el gradiente en la salida: {UPSTREAM_HINT[1]}",
         )
     name = given[0]
-    upstream = to_vector_or_matrix(document[name], name)
+    value = document[name]
+    # a batch's output is B × T × d, and so is the gradient at it
+    upstream = to_batch(value, name) if len(expected) == 3 else to_vector_or_matrix(value, name)
     if upstream.shape != expected:
         shown, wanted = shape_text(upstream.shape), shape_text(expected)
         raise ShapeError(

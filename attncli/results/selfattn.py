@@ -100,8 +100,14 @@ class SelfAttnResult(Result):
         if allowed is not None and allowed.ndim >= 3:  # one grid per sequence
             allowed = allowed[index]
         bias = None if self.bias is None else self.bias[index]
+        # the inputs' gradients are per sequence; the parameters' are the whole batch's
+        grads = {
+            name: gradient if name.startswith(("grad_w_", "grad_b_")) else gradient[index]
+            for name, gradient in self.grads.items()
+        }
         return replace(
             self,
+            grads=grads,
             x=self.x[index],
             attention=Attention(**parts, concat=concat),
             allowed=allowed,

@@ -1,0 +1,79 @@
+"""The backward pass of the self-attention layer as an operation: the upstream gradient
+read from the document, the core's gradients, a batch sequence by sequence."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from attncli.errors import InputError
+from attncli.reading.values import Document
+
+if TYPE_CHECKING:
+    from attncli.core.selfattn import Attention
+    from attncli.reading.selfattn_inputs import SelfAttnInput
+
+
+def selfattn_backward(
+    document: Document, checked: SelfAttnInput, run: Attention, divisor: float
+) -> tuple[float | None, dict[str, np.ndarray]]:
+    """The loss and gradients of a self-attention run, when the document gives an
+    upstream gradient."""
+    if document.get("grad_output") is None and document.get("target") is None:
+        return None, {}
+    if checked.x_v is not None:
+        raise InputError(
+            "the backward pass takes keys and values from one sequence (x_kv); with x_k and "
+            "x_v, leave out the gradient",
+            "la pasada hacia atrás toma claves y valores de una secuencia (x_kv); con x_k y "
+            "x_v, quita el gradiente",
+        )
+    if "bias_k" in checked.weights or run.keys.shape[-2] > len(checked.key_labels):
+        raise InputError(
+            "the backward pass does not take add_bias_kv's or --add-zero-attn's extra keys "
+            "yet; leave out the gradient, or those keys",
+            "la pasada hacia atrás aún no toma las claves de más de add_bias_kv o "
+            "--add-zero-attn; quita el gradiente, o esas claves",
+        )
+    from attncli.core import gradients
+    from attncli.reading.grad_inputs import upstream_gradient
+
+    name, upstream = upstream_gradient(document, run.output.shape, required=False)
+    if upstream is None:
+        return None, {}
+    upstream = upstream.astype(run.output.dtype)  # --dtype float32: the backward pass too
+    loss = None
+    if name == "target":
+        loss, upstream = gradients.squared_error(run.output, upstream)
+    x = checked.x if checked.direct is None else None
+    if x is None or x.ndim == 2:
+        grads = gradients.selfattn_backward(
+            x, checked.x_kv, checked.weights, run.queries, run.keys, run.values, run.weights,
+            run.concat, upstream, divisor,
+        )  # fmt: skip
+        return loss, {"grad_output": upstream, **grads}
+    # A batch: each sequence's backward pass; the gradients of its inputs stacked (batch
+    # axis first), the parameters' summed over the batch (ℓ is the sum of the sequences').
+    each = [
+        gradients.selfattn_backward(
+            x[b],
+            None,
+            checked.weights,
+            run.queries[b],
+            run.keys[b],
+            run.values[b],
+            run.weights[b],
+            None if run.concat is None else run.concat[b],
+            upstream[b],
+            divisor,
+        )  # fmt: skip
+        for b in range(x.shape[0])
+    ]
+    grads = {
+        name: np.sum([part[name] for part in each], axis=0)
+        if name.startswith(("grad_w_", "grad_b_"))
+        else np.stack([part[name] for part in each])
+        for name in each[0]
+    }
+    return loss, {"grad_output": upstream, **grads}
