@@ -76,8 +76,14 @@ def compare(sizes: Sizes, progress: Callable[[str], None] | None = None) -> Comp
         checks[method] = (len(pairs), float(np.max(np.abs(looped - grids[method][rows, columns]))))
     report("progress_sweep:")
     sweep = [(d_k, *costs.largest_weight(d_k, 6, SWEEP_ROWS, sizes.seed)) for d_k in sizes.d_ks]
+    peaks = {method: costs.peak_weights(grids[method]) for method in costs.METHODS}
     return Comparison(
-        sizes, costs.score_costs(sizes.t_x, sizes.t_y, sizes.d_h, sizes.d_a), timings, checks, sweep
+        sizes,
+        costs.score_costs(sizes.t_x, sizes.t_y, sizes.d_h, sizes.d_a),
+        timings,
+        checks,
+        sweep,
+        peaks,
     )
 
 

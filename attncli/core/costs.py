@@ -97,6 +97,14 @@ def make_problem(t_x: int, t_y: int, d_h: int, d_a: int, seed: int) -> Problem:
     )
 
 
+def peak_weights(scores: np.ndarray) -> tuple[float, float, float]:
+    """Each row's largest softmax weight: their mean, least and most (lesson 001: at
+    initialisation a multiplicative row may already take 0.851 where uniform is 0.167)."""
+    # [T_y, T_x] -> mean, min, max over the T_y rows
+    peaks = softmax(scores).max(axis=1)
+    return float(peaks.mean()), float(peaks.min()), float(peaks.max())
+
+
 def grid(problem: Problem, method: str) -> np.ndarray:
     """The T_y × T_x score grid by `method`, in matrix form."""
     # -> [T_y, T_x]

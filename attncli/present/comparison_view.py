@@ -73,10 +73,31 @@ def comparison_view(comparison: Comparison, fmt: Format) -> list[RenderableType]
             (fmt.say("time_fastest"), [milliseconds(m["seconds_fastest"]) for m in methods]),
             (fmt.say("time_slowest"), [milliseconds(m["seconds_slowest"]) for m in methods]),
             (
+                fmt.say("times_general"),
+                [fmt.number(m["ratio_to_general"], 1, whole_bare=False) + "×" for m in methods],
+            ),
+            (
                 fmt.say("times_fastest"),
                 [fmt.number(m["ratio_to_fastest"], 1, whole_bare=False) + "×" for m in methods],
             ),
         ]
+        if all("largest_weight_at_init" in m for m in methods):
+            peaks = [m["largest_weight_at_init"] for m in methods]
+            uniform = fmt.number(peaks[0]["uniform"], 3, whole_bare=False)
+            rows += [
+                (
+                    fmt.say("peak_mean"),
+                    [fmt.number(p["mean"], 3, whole_bare=False) for p in peaks],
+                ),
+                (
+                    fmt.say("peak_range", uniform=uniform),
+                    [
+                        f"{fmt.number(p['min'], 3, whole_bare=False)}–"
+                        f"{fmt.number(p['max'], 3, whole_bare=False)}"
+                        for p in peaks
+                    ],
+                ),
+            ]
         heading = fmt.say(
             "grid_heading",
             ty=sizes.t_y,

@@ -17,4 +17,7 @@ EXTRA_PHRASES: dict[str, tuple[str, str]] = {
         "Sheet {number} of {count} · seed {seed}",
         "Hoja {number} de {count} · semilla {seed}",
     ),
+    "times_general": ("× general", "× la general"),
+    "peak_mean": ("Largest weight of a row at init", "Mayor peso de una fila al iniciar"),
+    "peak_range": ("  rows' range; uniform {uniform}", "  rango; uniforme {uniform}"),
 }

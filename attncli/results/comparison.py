@@ -34,6 +34,8 @@ class Comparison(Result):
     timings: dict[str, Timing]
     loop_checks: dict[str, tuple[int, float]]  # method -> (pairs checked, largest difference)
     sweep: list[tuple[int, float, float]]  # (d_k, largest weight unscaled, scaled)
+    # method -> each row's largest weight at initialisation: (mean, least, most)
+    peaks: dict[str, tuple[float, float, float]] = field(default_factory=dict)
 
     @property
     def busy(self) -> bool:
@@ -62,6 +64,14 @@ class Comparison(Result):
                 "seconds_fastest": timing.fastest,
                 "seconds_slowest": timing.slowest,
             }
+            if cost.method in self.peaks:
+                mean, least, most = self.peaks[cost.method]
+                entry["largest_weight_at_init"] = {
+                    "mean": mean,
+                    "min": least,
+                    "max": most,
+                    "uniform": 1 / sizes.t_x,
+                }
             if cost.method in self.loop_checks:
                 checked, difference = self.loop_checks[cost.method]
                 entry["loop_check"] = {
@@ -71,7 +81,9 @@ class Comparison(Result):
                 }
             methods.append(entry)
         fastest = min(entry["seconds"] for entry in methods)
+        general = self.timings["general"].median
         for entry in methods:
+            entry["ratio_to_general"] = entry["seconds"] / general
             entry["ratio_to_fastest"] = entry["seconds"] / fastest
         return {
             "tx": sizes.t_x,
@@ -92,6 +104,8 @@ class Comparison(Result):
                 }
                 for d_k, unscaled, scaled in self.sweep
             ],
+            # The lesson's comparison: additive against general.
+            "additive_to_general": self.timings["additive"].median / general,
             "additive_slower_than_general": (
                 self.timings["additive"].median > self.timings["general"].median
             ),
