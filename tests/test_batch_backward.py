@@ -66,3 +66,31 @@ def test_the_screen_of_one_sequence_shows_its_own_gradients(run):
     assert np.array_equal(
         shown.grads["grad_x"], attn.selfattn(x=x, heads=2, target=target).grads["grad_x"][1]
     )
+
+
+def test_cross_attention_sequences_may_be_batches_too(run):
+    import pytest
+
+    from attncli.errors import ShapeError
+
+    rng = np.random.default_rng(12)
+    x_q, x_kv, target = (
+        rng.normal(size=(2, 3, 4)),
+        rng.normal(size=(2, 5, 4)),
+        rng.normal(size=(2, 3, 4)),
+    )
+    whole = attn.selfattn(x_q=x_q, x_kv=x_kv, heads=2, target=target)
+    for b in range(2):
+        one = attn.selfattn(x_q=x_q[b], x_kv=x_kv[b], heads=2, target=target[b])
+        assert np.allclose(whole.output[b], one.output, atol=1e-15)
+        assert np.allclose(whole.grads["grad_x_kv"][b], one.grads["grad_x_kv"], atol=1e-15)
+    x_k, x_v = rng.normal(size=(2, 5, 3)), rng.normal(size=(2, 5, 6))
+    own = attn.selfattn(x_q=x_q, x_k=x_k, x_v=x_v, heads=2)
+    assert own.output.shape == (2, 3, 4) and own.item(2).x_v.shape == (5, 6)
+    with pytest.raises(
+        ShapeError, match="give every one as one sequence .* or every one as a batch"
+    ):
+        attn.selfattn(x_q=x_q, x_kv=x_kv[0])
+    document = json.dumps({"x_q": x_q.tolist(), "x_kv": x_kv.tolist()})
+    screen = run("selfattn", "--format", "table", "--item", "2", input=document)
+    assert screen.exit_code == 0 and screen.stdout.startswith("sequence 2 of 2"), screen.stderr

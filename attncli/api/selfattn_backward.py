@@ -58,7 +58,7 @@ def selfattn_backward(
     each = [
         gradients.selfattn_backward(
             x[b],
-            None,
+            None if checked.x_kv is None else checked.x_kv[b],
             checked.weights,
             run.queries[b],
             run.keys[b],

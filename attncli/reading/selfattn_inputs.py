@@ -116,12 +116,12 @@ def selfattn_input(
         d_model = settings.d_model or 8
     elif any(document.get(name) is not None for name in ("x_k", "x_v")):
         x, x_kv, x_v, d_model = separate_matrices(document, settings)
-        query_tokens = _query_labels(document, x.shape[0])
-        tokens = labels(document, x_kv.shape[0], "x_k", "k")
+        query_tokens = _query_labels(document, x.shape[-2])
+        tokens = labels(document, x_kv.shape[-2], "x_k", "k")
     elif document.get("x_q") is not None or document.get("x_kv") is not None:
         x, x_kv, d_model = cross_matrices(document, settings)
-        query_tokens = _query_labels(document, x.shape[0])
-        tokens = labels(document, x_kv.shape[0], "x_kv", "k")
+        query_tokens = _query_labels(document, x.shape[-2])
+        tokens = labels(document, x_kv.shape[-2], "x_kv", "k")
     else:
         x_hint = (
             "give x (a row per token), x_q and x_kv, or queries/keys/values",
@@ -163,7 +163,7 @@ def selfattn_input(
                 "w_o junta las cabezas de --heads h con W^O; da --heads (sin --no-out-proj), "
                 "o quita w_o",
             )
-        widths = (x_kv.shape[1], x_v.shape[1]) if x_v is not None and x_kv is not None else None
+        widths = (x_kv.shape[-1], x_v.shape[-1]) if x_v is not None and x_kv is not None else None
         seeded = projections(
             settings.seed, d_model, d_k, d_v, with_output=with_output, key_widths=widths
         )

@@ -96,6 +96,7 @@ class SelfAttnResult(Result):
         }
         concat = None if run.concat is None else run.concat[index]
         assert self.x is not None
+        x_kv, x_v = (None if a is None or a.ndim == 2 else a[index] for a in (self.x_kv, self.x_v))
         allowed = self.allowed
         if allowed is not None and allowed.ndim >= 3:  # one grid per sequence
             allowed = allowed[index]
@@ -109,6 +110,8 @@ class SelfAttnResult(Result):
             self,
             grads=grads,
             x=self.x[index],
+            x_kv=self.x_kv if x_kv is None else x_kv,
+            x_v=self.x_v if x_v is None else x_v,
             attention=Attention(**parts, concat=concat),
             allowed=allowed,
             bias=bias,
