@@ -12,7 +12,7 @@ from rich.text import Text
 from attncli.explain.grad import GradSteps
 from attncli.present import render
 from attncli.present.format import Format
-from attncli.present.render import _dot_terms, _table, _titled, safe_label
+from attncli.present.render import _table, _titled, dot_terms, safe_label
 from attncli.results.grad import GradResult
 
 
@@ -52,7 +52,7 @@ def mix_softmax_table(steps: GradSteps, fmt: Format) -> RenderableType:
     table.add_column("∂ℓ/∂e = α × (…)" + (" ÷ T" if over_t else ""), justify="right")
     table.add_column("α gᵀ(v − c)" + (" ÷ T" if over_t else ""), justify="right")
     for row in steps.mix_rows:
-        dot = f"{_dot_terms(row.terms, fmt)} = {fmt.number(row.grad_weight)}"
+        dot = f"{dot_terms(row.terms, fmt)} = {fmt.number(row.grad_weight)}"
         table.add_row(
             safe_label(row.token),
             fmt.carried(fmt.weight_number(row.weight)),

@@ -19,6 +19,7 @@ from rich import box
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, JustifyMethod, RenderResult
 from rich.measure import Measurement
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
@@ -39,6 +40,7 @@ _TRUECOLOR_DARK = (22, 32, 64)
 _TRUECOLOR_LIGHT = (250, 226, 150)  # every channel rises, so luminance rises with the level
 _GREYS_256 = range(235, 256)  # xterm's grey ramp, darkest to lightest
 _STANDARD = ("black", "bright_black", "white", "bright_white")
+CURSOR_STYLE = "reverse bold"
 
 
 def heat_style(level: float, color_system: str | None) -> str:
@@ -103,6 +105,11 @@ class NumberGrid:
     max_columns: int = 8
     mask: Matrix | None = None
     matrix: bool = False  # a matrix (X, Q, W^Q …): exported as a bmatrix, without its d1 … dn
+    # An interactive grid (attn explore): the cell under the cursor, kept in sight when
+    # columns are left out; with `clickable`, each cell's (row, column) and each row label's
+    # row travel in its style's meta, for a click to read.
+    cursor: tuple[int, int] | None = None
+    clickable: bool = False
 
     def blocks(self) -> list[Any]:
         """The title, the table and its notes for an export, where no width or colour
@@ -120,9 +127,18 @@ class NumberGrid:
         limit = min(self.max_columns, len(self.grid[0]))
         table, columns = self._table(shown, limit)
         # Fewer columns until the table fits: a number is never cut, a column is left out.
-        while limit > MIN_COLUMNS and self._width(console, options, table) > options.max_width:
-            limit -= 1
-            table, columns = self._table(shown, limit)
+        # The most that fit is found by halving (a table with fewer columns of the same
+        # grid is never wider), so a wide grid costs a few drawings, not one per column.
+        if limit > MIN_COLUMNS and self._width(console, options, table) > options.max_width:
+            low, high = MIN_COLUMNS, limit - 1  # the answer is in [low, high]; low if none fit
+            while low < high:
+                middle = (low + high + 1) // 2
+                tried, _ = self._table(shown, middle)
+                if self._width(console, options, tried) <= options.max_width:
+                    low = middle
+                else:
+                    high = middle - 1
+            table, columns = self._table(shown, low)
         yield Text(self.title, style="bold")
         yield table
         notes = self._notes(shown, columns)
@@ -144,6 +160,8 @@ class NumberGrid:
     def _table(self, shown: _Shown, limit: int) -> tuple[Table, list[int | None]]:
         fmt = self.fmt
         columns = shown_indices(len(self.grid[0]), limit)
+        if self.cursor is not None and self.cursor[1] not in columns:
+            columns = _window(len(self.grid[0]), limit, self.cursor[1])
         elided = None in columns
         table = PlainTable(box=box.SIMPLE_HEAVY, show_header=self.column_labels is not None)
         table.add_column("", no_wrap=True)
@@ -171,6 +189,8 @@ class NumberGrid:
                 else self._text(shown.values[i][j], largest, shown)
                 for j in columns
             ]
+            if self.clickable or self.cursor is not None:
+                self._interactive(cells, i, columns)
             if largest_column:
                 name = "" if at is None or labels is None else f"{labels[at]} "
                 cells.append(Text(name + fmt.weight_number(largest if largest is not None else 0)))
@@ -190,6 +210,18 @@ class NumberGrid:
         low, high = shown.span
         level = (value - low) / (high - low) if high > low else 1.0
         return Text(fmt.weight_number(value) + mark, style=heat_style(level, shown.color_system))
+
+    def _interactive(self, cells: list[Any], i: int, columns: list[int | None]) -> None:
+        """Row i's label and cells made clickable, and the cursor's cell marked."""
+        if self.clickable:
+            cells[0].stylize(Style(meta={"row": i}))
+        for cell, j in zip(cells[1:], columns, strict=False):
+            if j is None:
+                continue
+            if self.clickable:
+                cell.stylize(Style(meta={"cell": (i, j)}))
+            if self.cursor == (i, j):
+                cell.stylize(CURSOR_STYLE)
 
     def _notes(self, shown: _Shown, columns: list[int | None]) -> list[str]:
         fmt = self.fmt
@@ -216,11 +248,20 @@ class NumberGrid:
                     mark=ELLIPSIS,
                     rows=len(shown_rows),
                     all_rows=len(self.grid),
-                    columns=len(columns) - (None in columns),
+                    columns=sum(j is not None for j in columns),
                     all_columns=len(self.grid[0]),
                 )
             )
         return notes
+
+
+def _window(count: int, limit: int, focus: int) -> list[int | None]:
+    """`limit` neighbouring indices of `count` around `focus`, with None where some are left
+    out before or after: the columns shown when the cursor is in the elided middle."""
+    width = max(limit - 1, 1)
+    start = min(max(focus - width // 2, 0), count - width)
+    shown: list[int | None] = list(range(start, start + width))
+    return [*([None] if start > 0 else []), *shown, *([None] if start + width < count else [])]
 
 
 class _Shown:

@@ -81,7 +81,7 @@ def _list_notes(count: int, fmt: Format) -> list[str]:
 LONG_SUM = 2 * VECTOR_ITEMS  # a sum of more terms keeps only its first two and its last
 
 
-def _dot_terms(terms: list[tuple[float, float]], fmt: Format) -> str:
+def dot_terms(terms: list[tuple[float, float]], fmt: Format) -> str:
     """'1×2 + 0×1', negatives in brackets as on paper: '1.17×(-0.84)'; a long sum keeps its
     first and last terms around '…', a very long one (a real model's 32 or 64) its first two
     and last around how many are left out, so a row stays a few lines at 80 columns."""
@@ -131,7 +131,7 @@ def score_steps_table(steps: ScoreSteps, fmt: Format) -> RenderableType:
         cells: list[RenderableType] = [safe_label(row.token), _key_text(row.key, fmt)]
         if row.transformed is not None:
             cells.append(fmt.computed(fmt.vector(row.transformed)))
-        cells.append(fmt.computed(f"{_dot_terms(row.terms, fmt)} = {fmt.number(row.total)}"))
+        cells.append(fmt.computed(f"{dot_terms(row.terms, fmt)} = {fmt.number(row.total)}"))
         if steps.divisor:
             cells.append(fmt.computed(f"{fmt.number(row.total)} ÷ {fmt.number(steps.divisor)}"))
         if biased:

@@ -11,6 +11,7 @@ from rich.console import RenderableType
 
 from attncli.present import render
 from attncli.present.format import Format
+from attncli.present.grid import NumberGrid
 from attncli.results.selfattn import SelfAttnResult
 
 # The projections and biases as the screen names them.
@@ -79,6 +80,98 @@ def drawn_lines(result: SelfAttnResult, fmt: Format) -> list[str]:
     return [fmt.say("some_drawn", seed=result.seed, **joined)]
 
 
+def header(
+    result: SelfAttnResult, fmt: Format, hint: bool = True, noted: bool = False
+) -> RenderableType:
+    """The header lines: T, d_model, d_k, d_v, the heads, the divisor, the mask, the
+    embeddings' length, the parameters and which projections were drawn; with `hint`, how
+    to see more (--show, --steps); `noted`: a batch's first sequence, whose note says so."""
+    run = result.attention
+    heads = result.heads
+    d = result.sizes
+    t_q, t_k = run.queries.shape[-2], len(result.tokens)
+    parts = [fmt.say("tokens_count", count=t_k)]
+    if result.x_kv is not None:
+        parts = [fmt.say("cross", queries=t_q, keys=t_k)]
+    parts += [f"{name} = {value}" for name, value in d.items()]
+    if heads is not None:
+        parts.append(fmt.say("head_of" if heads == 1 else "heads_of", heads=heads))
+        if "w_o" not in result.projections:
+            parts.append(fmt.say("no_out_proj"))
+    divided = divisor_text(result, fmt)
+    parts.append(fmt.say("unscaled") if divided is None else fmt.say("divided_by", divisor=divided))
+    if result.causal:
+        parts.append(fmt.say("causal"))
+    if result.bias is not None:
+        parts.append(fmt.say("bias_added"))
+    if result.extra_keys:
+        parts.append(fmt.say("extra_keys", names=", ".join(result.extra_keys)))
+    if result.norm is not None:
+        parts.append(fmt.say("norm", norm=fmt.number(result.norm)))
+    if not result.projections:
+        note = fmt.say("no_proj" if result.x is not None else "direct")
+    else:
+        # The count is the same for any h when every head takes d_model / h columns.
+        split = heads is not None and result.projections["w_q"].shape[1] == d["d_model"]
+        key = "params_heads" if split else "params"
+        note = fmt.say(
+            key, formula=params_formula(result.projections), params=fmt.count(result.params)
+        )
+    lines = [*packed(parts), note]
+    lines += drawn_lines(result, fmt)
+    if hint and (result.x is not None or result.projections):
+        lines.append(fmt.say("show_hint"))
+    if result.of_batch is not None and not noted:  # else the batch's note said which
+        number, batch = result.of_batch
+        lines.insert(0, fmt.say("sequence_of", number=number, batch=batch))
+    return render.lines(*lines, "")
+
+
+def score_grid(
+    result: SelfAttnResult, fmt: Format, head: int | None = None, **drawing: Any
+) -> NumberGrid:
+    """The score grid Q Kᵀ / √d_k (+ attn_mask when one was added), of one head when there
+    are heads (1-based); `drawing` goes to the grid (max_rows, max_columns, cursor,
+    clickable)."""
+    divided = divisor_text(result, fmt)
+    title = (
+        fmt.say("scores_who_unscaled")
+        if divided is None
+        else fmt.say("scores_who", divisor=divided)
+    )
+    if result.bias is not None:  # "Scores Q K^T / √2 + attn_mask (row = …)"
+        title = title.replace(" (", " + attn_mask (", 1)
+    scores = result.scores if head is None else result.scores[head - 1]
+    if head is not None:
+        title = fmt.say("head", head=head, title=title)
+    return NumberGrid(title, result.query_labels, result.key_labels, scores, fmt, **drawing)
+
+
+def weight_grid(
+    result: SelfAttnResult, fmt: Format, head: int | None = None, **drawing: Any
+) -> NumberGrid:
+    """The weight grid as the heat ramp, each row's largest marked, masked cells as such; of
+    one head when there are heads (1-based); `drawing` goes to the grid."""
+    title = fmt.say("weights_who")
+    scores, weights = (
+        (result.scores, result.weights)
+        if head is None
+        else (result.scores[head - 1], result.weights[head - 1])
+    )
+    if head is not None:
+        title = fmt.say("head", head=head, title=title)
+    return NumberGrid(
+        title,
+        result.query_labels,
+        result.key_labels,
+        weights,
+        fmt,
+        heat=True,
+        mask=np.isneginf(scores),
+        **drawing,
+    )
+
+
 def selfattn_view(
     result: SelfAttnResult,
     fmt: Format,
@@ -96,48 +189,11 @@ def selfattn_view(
         return [note, *selfattn_view(result.item(1), fmt, show, columns, noted=True)]
     run = result.attention
     heads = result.heads
-    d = result.sizes
-    t_q, t_k = run.queries.shape[-2], len(result.tokens)
+    t_q = run.queries.shape[-2]
     columns = run.scores.shape[-1] if columns is None else columns
 
     def summary(fmt: Format) -> Any:
-        parts = [fmt.say("tokens_count", count=t_k)]
-        if result.x_kv is not None:
-            parts = [fmt.say("cross", queries=t_q, keys=t_k)]
-        parts += [f"{name} = {value}" for name, value in d.items()]
-        if heads is not None:
-            parts.append(fmt.say("head_of" if heads == 1 else "heads_of", heads=heads))
-            if "w_o" not in result.projections:
-                parts.append(fmt.say("no_out_proj"))
-        divided = divisor_text(result, fmt)
-        parts.append(
-            fmt.say("unscaled") if divided is None else fmt.say("divided_by", divisor=divided)
-        )
-        if result.causal:
-            parts.append(fmt.say("causal"))
-        if result.bias is not None:
-            parts.append(fmt.say("bias_added"))
-        if result.extra_keys:
-            parts.append(fmt.say("extra_keys", names=", ".join(result.extra_keys)))
-        if result.norm is not None:
-            parts.append(fmt.say("norm", norm=fmt.number(result.norm)))
-        if not result.projections:
-            note = fmt.say("no_proj" if result.x is not None else "direct")
-        else:
-            # The count is the same for any h when every head takes d_model / h columns.
-            split = heads is not None and result.projections["w_q"].shape[1] == d["d_model"]
-            key = "params_heads" if split else "params"
-            note = fmt.say(
-                key, formula=params_formula(result.projections), params=fmt.count(result.params)
-            )
-        lines = [*packed(parts), note]
-        lines += drawn_lines(result, fmt)
-        if not show and (result.x is not None or result.projections):
-            lines.append(fmt.say("show_hint"))
-        if result.of_batch is not None and not noted:  # else the batch's note said which
-            number, batch = result.of_batch
-            lines.insert(0, fmt.say("sequence_of", number=number, batch=batch))
-        return render.lines(*lines, "")
+        return header(result, fmt, hint=not show, noted=noted)
 
     def shapes(fmt: Format) -> Any:
         listed: list[tuple[str, tuple[int, ...], str]] = []
@@ -202,58 +258,15 @@ def selfattn_view(
         return render.Group(*shown)
 
     def score_grids(fmt: Format) -> Any:
-        divided = divisor_text(result, fmt)
-        title = (
-            fmt.say("scores_who_unscaled")
-            if divided is None
-            else fmt.say("scores_who", divisor=divided)
-        )
-        if result.bias is not None:  # "Scores Q K^T / √2 + attn_mask (row = …)"
-            title = title.replace(" (", " + attn_mask (", 1)
-        per_head = (
-            [(title, run.scores)]
-            if heads is None
-            else [(fmt.say("head", head=h + 1, title=title), run.scores[h]) for h in range(heads)]
-        )
+        heads_shown = [None] if heads is None else range(1, heads + 1)
         return render.Group(
-            *(
-                render.number_grid(
-                    heading,
-                    result.query_labels,
-                    result.key_labels,
-                    scores,
-                    fmt,
-                    max_columns=columns,
-                )
-                for heading, scores in per_head
-            )
+            *(score_grid(result, fmt, head, max_columns=columns) for head in heads_shown)
         )
 
     def grids(fmt: Format) -> Any:
-        title = fmt.say("weights_who")
-        masked = np.isneginf(run.scores)
-        per_head = (
-            [(title, run.weights, masked)]
-            if heads is None
-            else [
-                (fmt.say("head", head=h + 1, title=title), run.weights[h], masked[h])
-                for h in range(heads)
-            ]
-        )
+        heads_shown = [None] if heads is None else range(1, heads + 1)
         return render.Group(
-            *(
-                render.number_grid(
-                    heading,
-                    result.query_labels,
-                    result.key_labels,
-                    weights,
-                    fmt,
-                    heat=True,
-                    mask=mask,
-                    max_columns=columns,
-                )
-                for heading, weights, mask in per_head
-            )
+            *(weight_grid(result, fmt, head, max_columns=columns) for head in heads_shown)
         )
 
     def outputs(fmt: Format) -> Any:
