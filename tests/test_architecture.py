@@ -24,7 +24,19 @@ ALLOWED: dict[str, set[str]] = {
     "results": {"explain", "core", "errors", "limits"},
     "api": {"reading", "results", "explain", "core", "errors", "limits"},
     "present": {"results", "explain", "core", "errors", "limits"},
-    "cli": {"api", "present", "reading", "results", "explain", "core", "errors", "limits", "root"},
+    # `attn explore` opens the explorer, which never reaches back into the command line.
+    "cli": {
+        "explore",
+        "api",
+        "present",
+        "reading",
+        "results",
+        "explain",
+        "core",
+        "errors",
+        "limits",
+        "root",
+    },  # fmt: skip
     "explore": {
         "api",
         "present",
@@ -34,7 +46,6 @@ ALLOWED: dict[str, set[str]] = {
         "core",
         "errors",
         "limits",
-        "cli",
         "root",
     },  # fmt: skip
     "root": {"api", "errors", "cli"},  # __init__ (the public API, lazily) and __main__

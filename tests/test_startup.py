@@ -11,7 +11,7 @@ import pytest
 PROBE = """
 import os, sys
 leave = os._exit  # attn ends with os._exit, after which nothing runs: report before it
-WATCHED = ("rich", "typer", "matplotlib", "threadpoolctl", "attncli.core.gradients",
+WATCHED = ("rich", "typer", "matplotlib", "threadpoolctl", "textual", "attncli.core.gradients",
            "attncli.present.render", "safetensors", "tokenizers", "attncli.reading.model",
            "attncli.core.transformer", "torch")
 def report_then_leave(status):
@@ -58,6 +58,7 @@ def test_no_json_run_imports_rich(args):
         assert "attncli.core.gradients" not in loaded
     if args[0] != "compare-scores":
         assert "threadpoolctl" not in loaded
+    assert "textual" not in loaded  # only attn explore imports it
 
 
 def test_a_layer_read_from_a_state_dict_loads_neither_torch_nor_rich(tmp_path):
@@ -83,6 +84,25 @@ def test_a_layer_read_from_a_state_dict_loads_neither_torch_nor_rich(tmp_path):
 
 def test_a_table_run_does_import_rich():
     assert "rich" in _loaded("softmax", "2", "0", "1", "--format", "table")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("selfattn", "en las llaves", "--format", "table"), ("selfattn", "--help"), ("--help",)],
+    ids=["table", "selfattn-help", "help"],
+)
+def test_only_explore_imports_textual(args):
+    assert "textual" not in _loaded(*args)
+
+
+def test_attn_explore_off_a_terminal_stops_before_importing_textual():
+    """Refused in one line (no terminal here), and Textual was never imported for it."""
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE, "explore", "en las llaves"], capture_output=True, text=True
+    )
+    assert result.returncode == 2 and "needs a terminal" in result.stderr
+    line = next(line for line in result.stderr.splitlines() if line.startswith("LOADED"))
+    assert "textual" not in line
 
 
 def _complete(shell: str, words: str, **extra: str) -> str:

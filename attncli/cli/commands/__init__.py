@@ -24,6 +24,7 @@ HOMES = {
     "compare-scores": "compare",
     "exercise": "exercise",
     "samples": "samples",
+    "explore": "explore",
 }
 
 COMMANDS: dict[str, Command] = {}  # filled as each command's module is imported
@@ -35,14 +36,17 @@ def command(
     es: str,
     outputs: tuple[str, ...] = (),
     numbers: bool = False,
+    shared: bool = True,
 ) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """Register a function as the command `name` (default: the function's name), with its
     help in Spanish (`es`; the English is the docstring), taking the output options of
-    `outputs` (see options.output_names) as `settings`."""
+    `outputs` (see options.output_names) as `settings`; without `shared`, those alone and
+    not the ones every command writing a result has (--format, --json, --fields, --export)."""
 
     def register(function: Callable[..., None]) -> Callable[..., None]:
         chosen = name or function.__name__
-        COMMANDS[chosen] = Command(chosen, function, output_names(*outputs), numbers, es)
+        taken = output_names(*outputs) if shared else outputs
+        COMMANDS[chosen] = Command(chosen, function, taken, numbers, es)
         return function
 
     return register

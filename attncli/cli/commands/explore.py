@@ -1,0 +1,110 @@
+"""attn explore: the self-attention grid as a full-screen app, and its options."""
+
+from typing import Annotated
+
+from attncli.cli.commands import command
+from attncli.cli.commands.selfattn import (
+    CausalOption,
+    DKOption,
+    DModelOption,
+    EmbeddingSeedOption,
+    HeadsOption,
+    NoProjOption,
+    NormOption,
+    NoScaleOption,
+    SentenceArgument,
+)
+from attncli.cli.declare import Option
+from attncli.errors import InputError
+from attncli.present.output import Settings
+
+ExploreInputOption = Annotated[
+    str | None,
+    Option(
+        "--input",
+        "-i",
+        metavar="FILE",
+        help="Instead of a sentence: a document as attn selfattn -i reads it (x and w_q, "
+        "w_k, w_v, or queries, keys, values), or one with a query, keys and values "
+        "(samples/tren.json), shown as the worked chain score → softmax → mix with the "
+        "query and the keys editable.",
+        es=(
+            "En lugar de una frase: un documento como lo lee attn selfattn -i (x y w_q, "
+            "w_k, w_v, o queries, keys, values), o uno con una consulta, claves y valores "
+            "(samples/tren.json), que se muestra como la cadena resuelta puntuación → "
+            "softmax → mezcla con la consulta y las claves editables."
+        ),
+    ),
+]
+
+MISSING = (
+    "attn explore needs Textual, which the plain install leaves out: "
+    "pip install 'attncli[explore]' (from a clone: pip install '.[explore]')",
+    "attn explore necesita Textual, que la instalación básica no trae: "
+    "pip install 'attncli[explore]' (desde un clon: pip install '.[explore]')",
+)
+
+
+@command(
+    outputs=("lang", "digits"),
+    shared=False,
+    es="""Explora la rejilla de la autoatención en pantalla completa, en vivo.
+
+    La frase arriba (/ o Tab para editarla, Enter calcula), la cabecera de attn selfattn
+    y la rejilla de pesos con el mayor de cada fila marcado. Teclas: p proyecciones,
+    s ÷√d_k, c causal, h/H cabezas, n/N longitud, r semilla, d/D d_k, v pesos o
+    puntuaciones, l idioma; las flechas (o el ratón) mueven el cursor y el panel muestra
+    la cuenta de esa casilla; Enter, los tres pasos de la fila; e exporta; j guarda el
+    estado para attn selfattn -i; ? todas las teclas; q o Esc sale. Necesita
+    attncli[explore].
+
+    Ejemplo: attn explore "en las llaves del coche están ahí" --lang es
+    """,
+)
+def explore(
+    sentence: SentenceArgument = None,
+    input_path: ExploreInputOption = None,
+    d_model: DModelOption = None,
+    d_k: DKOption = None,
+    norm: NormOption = None,
+    seed: EmbeddingSeedOption = 0,
+    no_proj: NoProjOption = False,
+    no_scale: NoScaleOption = False,
+    causal: CausalOption = False,
+    heads: HeadsOption = None,
+    *,
+    settings: Settings,
+) -> None:
+    """Explore the self-attention grid, full screen and live.
+
+    The sentence at the top (/ or Tab to edit it, Enter computes), attn selfattn's header
+    and the weight grid with each row's largest marked. Keys: p projections, s ÷√d_k,
+    c causal, h/H heads, n/N length, r seed, d/D d_k, v weights or scores, l language;
+    the arrows (or the mouse) move the cursor and the side panel shows that cell's
+    arithmetic; Enter, the row's three steps; e exports; j saves the state for
+    attn selfattn -i; ? every key; q or Esc quits. Needs attncli[explore].
+
+    Example: attn explore "en las llaves del coche están ahí" --lang es
+    """
+    import sys
+    from importlib.util import find_spec
+
+    if find_spec("textual") is None:
+        raise InputError(MISSING[0], MISSING[1])
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise InputError(
+            "attn explore is a full-screen app and needs a terminal; to compute or pipe, "
+            "use attn selfattn with the same options",
+            "attn explore es una aplicación de pantalla completa y necesita un terminal; "
+            "para calcular o encadenar, usa attn selfattn con las mismas opciones",
+        )
+    from attncli.explore.launch import launch
+
+    launch(
+        sentence,
+        input_path,
+        dict(d_model=d_model, d_k=d_k, norm=norm, seed=seed, heads=heads),
+        dict(projections=not no_proj, scale=not no_scale, causal=causal),
+        settings.lang,
+        settings.digits,
+    )

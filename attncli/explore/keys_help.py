@@ -1,0 +1,60 @@
+"""The help overlay: every key of the explorer, in the screen's language."""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from attncli.explore.words import say
+
+# (keys as typed, the phrase that says what they do)
+HELP = (
+    ("p", "help.p"),
+    ("s", "help.s"),
+    ("c", "help.c"),
+    ("h / H", "help.hH"),
+    ("{ / }", "help.braces"),
+    ("n / N", "help.nN"),
+    ("r", "help.r"),
+    ("d / D", "help.dD"),
+    ("v", "help.v"),
+    ("l", "help.l"),
+    ("← ↑ → ↓", "help.arrows"),
+    ("Enter", "help.enter"),
+    ("/  Tab", "help.slash"),
+    ("e", "help.e"),
+    ("j", "help.j"),
+    ("[ ] { } w", "help.model"),
+    ("q  Esc", "help.q"),
+)
+
+
+CHAIN_HELP = (
+    ("/  Tab", "help.chain_edit"),
+    ("Enter  Esc", "help.chain_back"),
+    ("l", "help.l"),
+    ("e", "help.e"),
+    ("j", "help.chain_j"),
+    ("q  Esc", "help.q"),
+)
+
+
+def help_text(lang: str, listed: tuple[tuple[str, str], ...] = HELP) -> RenderableType:
+    """The keys and what each does."""
+    table = Table(box=None, show_header=False, padding=(0, 2, 0, 0))
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column()
+    for keys, phrase in listed:
+        table.add_row(keys, say(lang, phrase))
+    return Group(
+        Text(say(lang, "help_title"), style="bold"),
+        table,
+        Text(""),
+        Text(say(lang, "help_close"), style="dim"),
+    )
+
+
+def chain_help(lang: str) -> RenderableType:
+    """The keys of the worked chain."""
+    return help_text(lang, CHAIN_HELP)

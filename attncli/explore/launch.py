@@ -1,0 +1,72 @@
+"""From the command line's options to the app on the screen: the input read and checked
+before the screen changes, so a bad one is one line on stderr, never a broken screen."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from attncli.errors import InputError
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+
+def prepare(
+    sentence: str | None,
+    input_path: str | None,
+    sizes: dict[str, Any],
+    switches: dict[str, bool],
+    lang: str = "en",
+    digits: int | None = None,
+) -> App[None]:
+    """The app for these options, its first numbers already computed (an AttnError
+    says what is wrong with the input)."""
+    from attncli.explore.session import Source, compute
+    from attncli.explore.state import State
+
+    if sentence is not None and input_path is not None:
+        raise InputError(
+            "give a sentence or -i FILE, not both", "da una frase o -i FICHERO, no las dos cosas"
+        )
+    if input_path == "-":
+        raise InputError(
+            "-i -: the explorer's standard input is the keyboard; give a file",
+            "-i -: la entrada estándar del explorador es el teclado; da un fichero",
+        )
+    document: dict[str, Any] = {}
+    if input_path is not None:
+        from attncli.reading.sources import load_document
+
+        document = dict(load_document(input_path, None, read_stdin=False))
+    if document.get("query") is not None:
+        from attncli.explore.chain import ChainExplorer, start
+
+        return ChainExplorer(start(document), lang=lang, digits=digits)
+    if sentence is None and not document:
+        sentence = "en las llaves del coche están ahí"
+    source = Source(
+        sentence=sentence,
+        document=document,
+        d_model=sizes.get("d_model"),
+        norm=sizes.get("norm"),
+        path=input_path,
+    )
+    heads = sizes.get("heads") or 1
+    state = State(
+        projections=switches.get("projections", True),
+        scale=switches.get("scale", True),
+        causal=switches.get("causal", False),
+        heads=heads,
+        d_k=sizes.get("d_k"),
+        seed=sizes.get("seed") or 0,
+        lang=lang,
+    )
+    compute(source, state)  # refused here, before the screen is taken
+    from attncli.explore.app import Explorer
+
+    return Explorer(source, state, digits=digits)
+
+
+def launch(*arguments: Any) -> None:
+    """Run the app for the command line's options until the user quits."""
+    prepare(*arguments).run()

@@ -1,0 +1,74 @@
+"""j: the explorer's state as the JSON document `attn selfattn -i` reads back."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from attncli.errors import OptionError
+
+if TYPE_CHECKING:
+    from attncli.explore.session import Source
+    from attncli.explore.state import State
+    from attncli.results.selfattn import SelfAttnResult
+
+STATE_FILE = "attn-explore-state.json"
+CHAIN_FILE = "attn-explore-chain.json"
+
+
+def state_document(result: SelfAttnResult) -> dict[str, Any]:
+    """The layer's inputs as attn selfattn -i reads them: tokens and X with W^Q, W^K, W^V
+    (and W^O), or Q, K, V when they were given; the causal mask as `mask`."""
+    full = result.to_document()
+    if result.x is not None:
+        wanted = ["tokens", "x", "w_q", "w_k", "w_v", "w_o", "b_q", "b_k", "b_v", "b_o"]
+    else:
+        wanted = ["tokens", "queries", "keys", "values"]
+    document = {name: full[name] for name in wanted if name in full}
+    if result.allowed is not None:
+        document["mask"] = result.allowed.astype(int)
+    return document
+
+
+def options_for(result: SelfAttnResult) -> str:
+    """The options the document does not hold: heads, no projections, no scaling."""
+    options = []
+    if result.heads is not None:
+        options.append(f"--heads {result.heads}")
+        if result.projections and result.projections["w_q"].shape[1] != result.x.shape[-1]:  # type: ignore[union-attr]
+            options.append(f"--d-k {result.sizes['d_k']} --d-v {result.sizes['d_v']}")
+    if result.x is not None and not result.projections:
+        options.append("--no-proj")
+    if result.divisor == 1.0:
+        options.append("--no-scale")
+    return "".join(f" {option}" for option in options)
+
+
+def _write(path: str, document: dict[str, Any]) -> None:
+    import orjson
+
+    text = orjson.dumps(document, option=orjson.OPT_SERIALIZE_NUMPY)
+    try:
+        with open(path, "wb") as file:
+            file.write(text + b"\n")
+    except OSError as error:
+        raise OptionError(
+            f"cannot write {os.path.abspath(path)}: {error.strerror}",
+            f"no se puede escribir {os.path.abspath(path)}: {error.strerror}",
+        ) from None
+
+
+def write_document(document: dict[str, Any]) -> str:
+    """The worked chain's document (tokens, query, keys, values) to a file; its name."""
+    _write(CHAIN_FILE, document)
+    return CHAIN_FILE
+
+
+def write_state(source: Source, state: State, result: SelfAttnResult | None) -> tuple[str, str]:
+    """Write the document to attn-explore-state.json in the working folder; its name and the
+    options that read it back."""
+    if result is None:
+        raise OptionError("nothing to write yet", "aún no hay nada que escribir")
+    _write(STATE_FILE, state_document(result))
+    path = STATE_FILE
+    return path, options_for(result)

@@ -1,0 +1,118 @@
+"""The explorer's input and its numbers: a state's settings → attncli.selfattn(...).
+
+Nothing here computes a number: every grid, score and weight the explorer shows is a
+field of the SelfAttnResult the public operation returns for the state's settings, so
+the screen and `attn selfattn` with the same options cannot disagree.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from attncli.errors import InputError
+from attncli.explore.state import Frame, State
+
+if TYPE_CHECKING:
+    from attncli.results.selfattn import SelfAttnResult
+
+MAX_TOKENS = 64  # a longer sentence is refused in the status line: its grid cannot be read
+
+# Fields of a document that selfattn reads as its input (the rest pass through).
+_INPUT_FIELDS = (
+    "x",
+    "queries",
+    "keys",
+    "values",
+    "tokens",
+    "w_q",
+    "w_k",
+    "w_v",
+    "w_o",
+    "b_q",
+    "b_k",
+    "b_v",
+    "b_o",
+    "mask",
+    "key_padding_mask",
+)
+
+
+@dataclass(frozen=True)
+class Source:
+    """What the explorer attends over: a typed sentence, or a document's X (and W), or a
+    document's Q, K, V; and the options fixed on the command line."""
+
+    sentence: str | None = None
+    document: dict[str, Any] = field(default_factory=dict)
+    d_model: int | None = None  # --d-model, for a sentence
+    norm: float | None = None  # --norm: the embeddings' length before n/N (√d_model if None)
+    path: str | None = None  # the -i file
+
+    def with_sentence(self, sentence: str) -> Source:
+        """A typed sentence replaces whatever was attended over."""
+        return Source(sentence=sentence, d_model=self.d_model, norm=self.norm)
+
+    def length(self, state: State) -> float | None:
+        """The embeddings' length for a sentence: --norm (or attn's √d_model) times √2 for
+        each N, ÷ √2 for each n; None leaves attn's default."""
+        if self.sentence is None or (state.norm_step == 0 and self.norm is None):
+            return None
+        base = self.norm if self.norm is not None else math.sqrt(self.d_model or 8)
+        return base * 2 ** (state.norm_step / 2)
+
+    @property
+    def direct(self) -> bool:
+        return self.sentence is None and self.document.get("queries") is not None
+
+
+def compute(source: Source, state: State) -> SelfAttnResult:
+    """attncli.selfattn(...) on the source with the state's settings; an AttnError says
+    what the layer refused."""
+    import attncli
+
+    if source.sentence is not None:
+        from attncli.reading.sentence import tokenize
+
+        count = len(tokenize(source.sentence))
+        if count > MAX_TOKENS:
+            raise InputError(
+                f"the sentence has {count} tokens; the explorer shows at most {MAX_TOKENS} "
+                "(attn selfattn takes longer ones)",
+                f"la frase tiene {count} tokens; el explorador muestra como mucho {MAX_TOKENS} "
+                "(attn selfattn admite más largas)",
+            )
+    given = {name: source.document[name] for name in _INPUT_FIELDS if name in source.document}
+    heads = state.heads if state.projections and state.heads > 1 else None
+    projections = state.projections and not source.direct
+    return attncli.selfattn(
+        source.sentence,
+        **given,
+        d_model=source.d_model if source.sentence is not None else None,
+        d_k=state.d_k if projections else None,
+        norm=source.length(state),
+        seed=state.seed,
+        heads=heads,
+        projections=projections,
+        scale=state.scale,
+        causal=state.causal,
+    )
+
+
+def frame_of(source: Source, result: SelfAttnResult | None) -> Frame:
+    """The input's fixed facts, from the last result when there is one."""
+    d_model = source.d_model or 8
+    tokens = 0
+    if result is not None:
+        tokens = len(result.tokens)
+        d_model = result.x.shape[-1] if result.x is not None else None  # type: ignore[assignment]
+    elif source.document.get("x") is not None:
+        d_model = len(source.document["x"][0])
+    return Frame(
+        tokens=tokens,
+        d_model=None if source.direct else d_model,
+        sentence=source.sentence is not None,
+        given_w=any(name in source.document for name in ("w_q", "w_k", "w_v")),
+        direct=source.direct,
+    )

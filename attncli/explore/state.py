@@ -1,0 +1,206 @@
+"""What the explorer shows, as plain data, and what each key does to it.
+
+No Textual and no numbers here: a key turns one State into the next (and maybe a note
+for the status line), so every key sequence can be replayed and checked without a
+terminal. The numbers come from attncli.selfattn(...) on the state's settings
+(explore/session.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+MAX_D_K = 64  # d/D stop here: a wider query no longer fits the side panel's sum
+NORM_STEPS = 6  # n/N halve or double the embeddings' length in steps of √2, three times each way
+
+
+@dataclass(frozen=True)
+class Frame:
+    """What the input fixes and the keys cannot change: how many tokens, d_model, and which
+    knobs apply (a typed sentence has a length to change; given W have a fixed d_k)."""
+
+    tokens: int
+    d_model: int | None  # None when Q, K, V were given
+    sentence: bool  # the embeddings are attn's own (their length can change)
+    given_w: bool  # W^Q, W^K, W^V come from the document (their d_k is theirs)
+    direct: bool = False  # Q, K, V given: no X, no projections to switch
+
+
+@dataclass(frozen=True)
+class State:
+    """The lesson's knobs, the grid shown and the cursor."""
+
+    projections: bool = True
+    scale: bool = True
+    causal: bool = False
+    heads: int = 1  # 1: one head without W^O, as attn selfattn without --heads
+    d_k: int | None = None  # None: d_model / heads
+    norm_step: int = 0  # the embeddings' length is --norm (or √d_model) · 2^(step / 2)
+    seed: int = 0
+    lang: str = "en"
+    grid: str = "weights"  # or "scores"
+    head: int = 1  # the head shown, 1-based
+    row: int = 0
+    column: int = 0
+
+
+# key -> (action, argument); the help overlay lists them in this order.
+KEYS: dict[str, tuple[str, int]] = {
+    "p": ("projections", 0),
+    "s": ("scale", 0),
+    "c": ("causal", 0),
+    "h": ("heads", +1),
+    "H": ("heads", -1),
+    "n": ("norm", -1),
+    "N": ("norm", +1),
+    "r": ("seed", +1),
+    "d": ("d_k", -1),
+    "D": ("d_k", +1),
+    "v": ("grid", 0),
+    "{": ("head", -1),
+    "}": ("head", +1),
+    "l": ("lang", 0),
+    "up": ("move", 0),
+    "down": ("move", 1),
+    "left": ("move", 2),
+    "right": ("move", 3),
+    "home": ("move", 4),
+    "end": ("move", 5),
+}
+
+
+def divisors(number: int) -> list[int]:
+    """The head counts d_model splits into evenly: 1, 2, 4, 8 for 8."""
+    return [h for h in range(1, number + 1) if number % h == 0]
+
+
+def press(state: State, key: str, frame: Frame) -> tuple[State, tuple[str, dict] | None]:
+    """The state after `key`, and a note for the status line (a phrase key and its fields)
+    when the key changed nothing or needs saying; keys it does not know change nothing."""
+    if key not in KEYS:
+        return state, None
+    action, step = KEYS[key]
+    return _ACTIONS[action](state, step, frame)
+
+
+def _projections(state: State, _step: int, frame: Frame) -> tuple[State, tuple[str, dict] | None]:
+    if frame.direct:
+        return state, ("no_x", {})
+    return replace(state, projections=not state.projections, d_k=None), None
+
+
+def _scale(state: State, _step: int, _frame: Frame) -> tuple[State, tuple[str, dict] | None]:
+    return replace(state, scale=not state.scale), None
+
+
+def _causal(state: State, _step: int, _frame: Frame) -> tuple[State, tuple[str, dict] | None]:
+    return replace(state, causal=not state.causal), None
+
+
+def _heads(state: State, step: int, frame: Frame) -> tuple[State, tuple[str, dict] | None]:
+    width = frame.d_model if frame.d_model is not None else None
+    if width is None or not state.projections:
+        return state, ("heads_need_w", {})
+    choices = divisors(width)
+    index = choices.index(state.heads) if state.heads in choices else 0
+    moved = min(max(index + step, 0), len(choices) - 1)
+    if moved == index:
+        edge = "heads_most" if step > 0 else "heads_least"
+        return state, (edge, {"heads": choices[index], "d_model": width})
+    return replace(state, heads=choices[moved], d_k=None, head=1), None
+
+
+def _norm(state: State, step: int, frame: Frame) -> tuple[State, tuple[str, dict] | None]:
+    if not frame.sentence:
+        return state, ("norm_given", {})
+    moved = min(max(state.norm_step + step, -NORM_STEPS), NORM_STEPS)
+    if moved == state.norm_step:
+        return state, ("norm_edge", {})
+    return replace(state, norm_step=moved), None
+
+
+def _seed(state: State, step: int, frame: Frame) -> tuple[State, tuple[str, dict] | None]:
+    if not frame.sentence and frame.given_w:
+        return state, ("seed_given", {})
+    return replace(state, seed=state.seed + step), None
+
+
+def _d_k(state: State, step: int, frame: Frame) -> tuple[State, tuple[str, dict] | None]:
+    if frame.d_model is None or not state.projections:
+        return state, ("d_k_fixed", {})
+    current = state.d_k if state.d_k is not None else frame.d_model // state.heads
+    moved = min(max(current + step, 1), MAX_D_K)
+    if moved == current:
+        return state, ("d_k_edge", {"d_k": current, "most": MAX_D_K})
+    # The layer refuses a d_k its given W cannot have; the status line says so.
+    return replace(state, d_k=moved), None
+
+
+def _grid(state: State, _step: int, _frame: Frame) -> tuple[State, tuple[str, dict] | None]:
+    return replace(state, grid="scores" if state.grid == "weights" else "weights"), None
+
+
+def _head(state: State, step: int, _frame: Frame) -> tuple[State, tuple[str, dict] | None]:
+    moved = min(max(state.head + step, 1), state.heads)
+    if state.heads == 1:
+        return state, ("one_head", {})
+    if moved == state.head:
+        return state, ("head_edge", {"heads": state.heads})
+    return replace(state, head=moved), None
+
+
+def _lang(state: State, _step: int, _frame: Frame) -> tuple[State, tuple[str, dict] | None]:
+    return replace(state, lang="es" if state.lang == "en" else "en"), None
+
+
+def _move(state: State, way: int, frame: Frame) -> tuple[State, tuple[str, dict] | None]:
+    last = frame.tokens - 1
+    row, column = state.row, state.column
+    if way == 0:
+        row -= 1
+    elif way == 1:
+        row += 1
+    elif way == 2:
+        column -= 1
+    elif way == 3:
+        column += 1
+    elif way == 4:
+        column = 0
+    else:
+        column = last
+    return replace(state, row=min(max(row, 0), last), column=min(max(column, 0), last)), None
+
+
+_ACTIONS = {
+    "projections": _projections,
+    "scale": _scale,
+    "causal": _causal,
+    "heads": _heads,
+    "norm": _norm,
+    "seed": _seed,
+    "d_k": _d_k,
+    "grid": _grid,
+    "head": _head,
+    "lang": _lang,
+    "move": _move,
+}
+
+
+def fitted(state: State, frame: Frame) -> State:
+    """The state with its cursor inside a grid of `frame.tokens` (after a new sentence)."""
+    last = max(frame.tokens - 1, 0)
+    return replace(state, row=min(state.row, last), column=min(state.column, last))
+
+
+def valid(state: State, frame: Frame) -> bool:
+    """What every reachable state satisfies (the random key sequences are held to it)."""
+    return (
+        0 <= state.row < max(frame.tokens, 1)
+        and 0 <= state.column < max(frame.tokens, 1)
+        and 1 <= state.head <= state.heads
+        and (frame.d_model is None or frame.d_model % state.heads == 0)
+        and (state.d_k is None or 1 <= state.d_k <= MAX_D_K)
+        and abs(state.norm_step) <= NORM_STEPS
+        and state.lang in ("en", "es")
+        and state.grid in ("weights", "scores")
+    )

@@ -1,0 +1,145 @@
+"""The explorer's renderables: attn selfattn's header and grids, a cursor on the grid, the
+side panel with the cell's arithmetic, and the status line. Rich only; nothing prints."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from attncli.explore.state import Frame, State
+from attncli.explore.words import say
+from attncli.present import render, selfattn_view
+from attncli.present.format import MASKED, Format
+
+if TYPE_CHECKING:
+    from attncli.explain.calculator import MixSteps, ScoreSteps, SoftmaxSteps
+    from attncli.results.selfattn import SelfAttnResult
+
+
+def header(result: SelfAttnResult, fmt: Format) -> RenderableType:
+    """attn selfattn's header lines: T, d_model, d_k, the divisor, the parameters, the note
+    on untrained weights (without the command line's hint on --show and --steps)."""
+    return selfattn_view.header(result, fmt, hint=False)
+
+
+def grid(result: SelfAttnResult, state: State, fmt: Format) -> RenderableType:
+    """The weight grid (or the score grid) of the head shown, every row and as many columns
+    as fit, the cursor's cell marked and every cell answering a click."""
+    head = state.head if result.heads is not None else None
+    size = len(result.tokens)
+    drawing = dict(max_rows=size, max_columns=size, cursor=(state.row, state.column))
+    make = selfattn_view.weight_grid if state.grid == "weights" else selfattn_view.score_grid
+    return make(result, fmt, head, clickable=True, **drawing)
+
+
+def panel(
+    result: SelfAttnResult, state: State, fmt: Format, compact: bool = False
+) -> RenderableType:
+    """The cursor cell's arithmetic as --steps lays out its row (q · k term by term,
+    ÷ √d_k, e^score, ÷ the row's total = the weight) and the row's mix; compact: on a few
+    lines for a short screen."""
+    lang = fmt.lang
+    i, j = state.row, state.column
+    scored, softmax, mixed = _typed(*result.steps(row=i + 1, head=state.head))
+    score_row, power_row, mix_row = scored.rows[j], softmax.rows[j], mixed.rows[j]
+    row_name, column_name = result.query_labels[i], result.tokens[j]
+    title = say(lang, "cell", row=row_name, column=column_name, i=i + 1, j=j + 1)
+    cell: list[tuple[str, str]] = []
+    if not power_row.masked:
+        dot = f"{render.dot_terms(score_row.terms, fmt)} = {fmt.number(score_row.total)}"
+        cell.append((fmt.say("query_key"), dot))
+        if scored.divisor:
+            root = selfattn_view.divisor_text(result, fmt) or fmt.number(scored.divisor)
+            division = f"{fmt.number(score_row.total)} ÷ {fmt.number(scored.divisor)}"
+            cell.append((f"÷ {root}", division))
+        cell.append((fmt.say("score"), fmt.number(score_row.score)))
+        cell.append((fmt.say("power"), fmt.number(power_row.power, whole_bare=False)))
+        total = fmt.number(softmax.total, whole_bare=False)
+        cell.append((fmt.say("weight_is", total=total), fmt.weight_number(power_row.weight)))
+    part = (
+        f"{fmt.weight_number(mix_row.weight)} × ({fmt.vector(mix_row.value)}) = "
+        f"{fmt.vector(mix_row.product)}"
+    )
+    mix = [
+        (say(lang, "mix_term", column=column_name), part),
+        (fmt.say("output"), fmt.say("about", vector=fmt.vector(mixed.output))),
+    ]
+    masked_line = Text(say(lang, "cell_masked", row=row_name)) if power_row.masked else None
+    if compact:
+        lines = [Text(title, style="bold")]
+        if masked_line is not None:
+            lines.append(masked_line)
+        else:
+            score = fmt.number(score_row.score)
+            power = fmt.number(power_row.power, whole_bare=False)
+            steps = [f"{cell[0][0]} = {cell[0][1]}"]
+            if scored.divisor:
+                steps.append(f"{cell[1][1]} = {score}")
+            steps.append(f"e^{score} = {power}")
+            total = fmt.number(softmax.total, whole_bare=False)
+            steps.append(f"{power} ÷ {total} = {fmt.weight_number(power_row.weight)}")
+            lines.append(Text(" · ".join(steps)))
+        lines.append(Text(f"{fmt.say('mix_for', row=row_name)} {mix[1][1]}"))
+        return Group(*lines)
+    parts: list[RenderableType] = [Text(title, style="bold")]
+    if masked_line is not None:
+        parts.append(masked_line)
+    else:
+        parts += [Text(cell[0][0]), Text("  " + cell[0][1]), _pairs(cell[1:])]
+    parts += [Text(""), Text(fmt.say("mix_for", row=row_name), style="bold")]
+    parts += [Text(f"{column_name}: {part}"), Text(f"{mix[1][0]} {mix[1][1]}")]
+    parts += [Text(""), Text(say(lang, "enter_hint"), style="dim")]
+    return Group(*parts)
+
+
+def _pairs(pairs: list[tuple[str, str]]) -> Table:
+    table = Table(box=None, show_header=False, padding=(0, 1, 0, 0))
+    table.add_column()
+    table.add_column(justify="right", no_wrap=True)
+    for label, value in pairs:
+        table.add_row(Text(label), Text(value))
+    return table
+
+
+def _typed(*parts: Any) -> tuple[ScoreSteps, SoftmaxSteps, MixSteps]:
+    return parts  # type: ignore[return-value]
+
+
+def explanation(result: SelfAttnResult, state: State, fmt: Format) -> RenderableType:
+    """The cursor row's three steps, as attn selfattn --steps --token shows them."""
+    from attncli.present.views import steps_view
+
+    return Group(*steps_view(result.steps(row=state.row + 1, head=state.head), fmt))
+
+
+def status(state: State, frame: Frame, result: SelfAttnResult | None) -> Text:
+    """Each knob with its key and its state, on as few lines as fit."""
+    lang = state.lang
+
+    def onoff(value: bool) -> str:
+        return say(lang, "on" if value else "off")
+
+    fmt = Format(lang=lang)
+    knobs = []
+    if not frame.direct:
+        knobs.append(say(lang, "knob.projections", value=onoff(state.projections)))
+    knobs.append(say(lang, "knob.scale", value=onoff(state.scale)))
+    knobs.append(say(lang, "knob.causal", value=onoff(state.causal)))
+    if not frame.direct:
+        knobs.append(say(lang, "knob.heads", value=state.heads if state.projections else MASKED))
+    if state.heads > 1 and state.projections:
+        knobs.append(say(lang, "knob.head", value=f"{state.head}/{state.heads}"))
+    if frame.sentence:
+        norm = result.norm if result is not None and result.norm is not None else None
+        knobs.append(say(lang, "knob.norm", value=MASKED if norm is None else fmt.number(norm)))
+    if result is not None and not frame.direct:
+        knobs.append(say(lang, "knob.d_k", value=result.sizes["d_k"]))
+    if frame.sentence or not frame.given_w:
+        knobs.append(say(lang, "knob.seed", value=state.seed))
+    knobs.append(say(lang, "knob.grid", value=say(lang, f"grid.{state.grid}")))
+    knobs.append(f"l {lang}")
+    knobs.append(say(lang, "knob.help"))
+    return Text(" · ".join(knobs))

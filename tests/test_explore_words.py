@@ -1,0 +1,28 @@
+"""The explorer's phrases: both languages name the same fields, and every one formats."""
+
+from __future__ import annotations
+
+import string
+
+import pytest
+
+from attncli.explore.words import WORDS, say
+
+
+def _fields(text: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+
+@pytest.mark.parametrize("key", sorted(WORDS))
+def test_each_phrase_formats_in_both_languages_with_the_same_fields(key):
+    english, spanish = WORDS[key]
+    assert _fields(english) == _fields(spanish)
+    filled = dict.fromkeys(_fields(english), "x")
+    assert say("en", key, **filled) and say("es", key, **filled)
+    assert english != spanish or key in {
+        "title",
+        "knob.scale",
+        "knob.causal",
+        "knob.grid",
+        "knob.d_k",
+    }
