@@ -1,8 +1,9 @@
 """The explorer's input and its numbers: a state's settings → attncli.selfattn(...).
 
 Nothing here computes a number: every grid, score and weight the explorer shows is a
-field of the SelfAttnResult the public operation returns for the state's settings, so
-the screen and `attn selfattn` with the same options cannot disagree.
+field of the SelfAttnResult that the layer's operation (api/selfattn, behind
+attncli.selfattn and attn selfattn alike) returns for the state's settings, so the screen
+and `attn selfattn` with the same options cannot disagree.
 """
 
 from __future__ import annotations
@@ -18,25 +19,6 @@ if TYPE_CHECKING:
     from attncli.results.selfattn import SelfAttnResult
 
 MAX_TOKENS = 64  # a longer sentence is refused in the status line: its grid cannot be read
-
-# Fields of a document that selfattn reads as its input (the rest pass through).
-_INPUT_FIELDS = (
-    "x",
-    "queries",
-    "keys",
-    "values",
-    "tokens",
-    "w_q",
-    "w_k",
-    "w_v",
-    "w_o",
-    "b_q",
-    "b_k",
-    "b_v",
-    "b_o",
-    "mask",
-    "key_padding_mask",
-)
 
 
 @dataclass(frozen=True)
@@ -68,10 +50,8 @@ class Source:
 
 
 def compute(source: Source, state: State) -> SelfAttnResult:
-    """attncli.selfattn(...) on the source with the state's settings; an AttnError says
-    what the layer refused."""
-    import attncli
-
+    """The layer on the source with the state's settings, as attncli.selfattn(...) and
+    attn selfattn compute it (the same operation); an AttnError says what it refused."""
     if source.sentence is not None:
         from attncli.reading.sentence import tokenize
 
@@ -83,21 +63,31 @@ def compute(source: Source, state: State) -> SelfAttnResult:
                 f"la frase tiene {count} tokens; el explorador muestra como mucho {MAX_TOKENS} "
                 "(attn selfattn admite más largas)",
             )
-    given = {name: source.document[name] for name in _INPUT_FIELDS if name in source.document}
-    heads = state.heads if state.projections and state.heads > 1 else None
+    from attncli.api.selfattn import selfattn_document
+    from attncli.reading.settings import SelfAttnSettings
+
     projections = state.projections and not source.direct
-    return attncli.selfattn(
-        source.sentence,
-        **given,
+    settings = SelfAttnSettings(
         d_model=source.d_model if source.sentence is not None else None,
         d_k=state.d_k if projections else None,
         norm=source.length(state),
         seed=state.seed,
-        heads=heads,
+        heads=state.heads if projections and state.heads > 1 else None,
         projections=projections,
         scale=state.scale,
         causal=state.causal,
     )
+    # The document as attn selfattn -i reads it: every field used, or refused in one line.
+    document = {} if source.sentence is not None else dict(source.document)
+    result = selfattn_document(document, source.sentence, settings)
+    if result.batch is not None:
+        raise InputError(
+            f"x is a batch of {result.batch} sequences and the explorer shows one; save the "
+            "one you want as its own x, e.g. numpy.save('one.npy', x[0])",
+            f"x es un lote de {result.batch} secuencias y el explorador muestra una; guarda "
+            "la que quieras como su propio x, p. ej. numpy.save('una.npy', x[0])",
+        )
+    return result
 
 
 def frame_of(source: Source, result: SelfAttnResult | None) -> Frame:
