@@ -62,9 +62,12 @@ def run_app(app: Any, size: tuple[int, int], script: Callable[[Any], Awaitable[A
 def expected_cells(result: Any, state: Any) -> dict[str, list[str]]:
     """The grid's cells as attn writes them, from a result computed here."""
     fmt = Format(lang=state.lang)
-    _q, _k, _v, scores, weights = result.head(state.head)
+    # A model's head is computed alone: the result holds that one head.
+    _q, _k, _v, scores, weights = result.head(state.head if result.heads is not None else 1)
     rows = {}
     for i, label in enumerate(result.query_labels):
+        if label in rows:  # a repeated token: the screen is read by its first row
+            continue
         if state.grid == "scores":
             rows[label] = [fmt.number(value) for value in scores[i]]
             continue

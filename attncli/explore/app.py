@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from attncli.results.selfattn import SelfAttnResult
 
 WIDE = 110  # from this many columns the side panel stands beside the grid, else below it
-MODEL_KEYS = ("left_square_bracket", "right_square_bracket", "w")
 
 
 class GridView(Static, can_focus=True):
@@ -197,9 +196,6 @@ class Explorer(App[None]):
             self.ask_export()
         elif name == "j":
             self.write_state()
-        elif name in MODEL_KEYS:
-            self.note = say(self.state.lang, "model_keys")
-            self.refresh_view()
         elif name in KEYS:
             self.apply(name)
         else:
@@ -213,7 +209,11 @@ class Explorer(App[None]):
         state, note = press(before, name, self.frame)
         self.note = "" if note is None else say(state.lang, note[0], **note[1])
         self.state = state
-        if state != before and not _cursor_only(before, state) and not self._compute():
+        # A model's head is computed on its own (its queries and keys); a seeded one is shown.
+        same = _cursor_only(before, state) and (
+            self.frame.layers is None or state.head == before.head
+        )
+        if state != before and not same and not self._compute():
             self.state = replace(before, lang=state.lang)
         if (state.row, state.column) != (before.row, before.column):
             self._follow_cursor()

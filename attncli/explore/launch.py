@@ -10,6 +10,8 @@ from attncli.errors import InputError
 if TYPE_CHECKING:
     from textual.app import App
 
+SEEDED_SIZES = ("d_model", "d_k", "norm", "heads")  # options of the seeded layer alone
+
 
 def prepare(
     sentence: str | None,
@@ -44,12 +46,31 @@ def prepare(
         return ChainExplorer(start(document), lang=lang, digits=digits)
     if sentence is None and not document:
         sentence = "en las llaves del coche están ahí"
+    model = sizes.get("model")
+    if model is None and (sizes.get("layer") is not None or sizes.get("words")):
+        raise InputError(
+            "--layer and --words pick from a pretrained model; add --model M",
+            "--layer y --words eligen de un modelo preentrenado; añade --model M",
+        )
+    if model is not None:
+        seeded = [f"--{name.replace('_', '-')}" for name in SEEDED_SIZES if sizes.get(name)]
+        flags = {"projections": "--no-proj", "scale": "--no-scale", "causal": "--causal"}
+        seeded += [flags[name] for name, on in switches.items() if on != (name != "causal")]
+        if seeded or document:
+            given = seeded[0] if seeded else "-i"
+            raise InputError(
+                f"{given} shapes the seeded layer and does not apply with --model, whose "
+                "tokenizer, sizes and weights are the model's own; drop it",
+                f"{given} da forma a la capa sembrada y no vale con --model, cuyo "
+                "tokenizador, tamaños y pesos son los del modelo; quítalo",
+            )
     source = Source(
         sentence=sentence,
         document=document,
         d_model=sizes.get("d_model"),
         norm=sizes.get("norm"),
         path=input_path,
+        model=model,
     )
     heads = sizes.get("heads") or 1
     state = State(
@@ -60,6 +81,8 @@ def prepare(
         d_k=sizes.get("d_k"),
         seed=sizes.get("seed") or 0,
         lang=lang,
+        layer=sizes.get("layer"),
+        words=bool(sizes.get("words")),
     )
     compute(source, state)  # refused here, before the screen is taken
     from attncli.explore.app import Explorer

@@ -31,10 +31,11 @@ class Source:
     d_model: int | None = None  # --d-model, for a sentence
     norm: float | None = None  # --norm: the embeddings' length before n/N (√d_model if None)
     path: str | None = None  # the -i file
+    model: str | None = None  # --model: a pretrained model's own layer
 
     def with_sentence(self, sentence: str) -> Source:
         """A typed sentence replaces whatever was attended over."""
-        return Source(sentence=sentence, d_model=self.d_model, norm=self.norm)
+        return Source(sentence=sentence, d_model=self.d_model, norm=self.norm, model=self.model)
 
     def length(self, state: State) -> float | None:
         """The embeddings' length for a sentence: --norm (or attn's √d_model) times √2 for
@@ -63,6 +64,13 @@ def compute(source: Source, state: State) -> SelfAttnResult:
                 f"la frase tiene {count} tokens; el explorador muestra como mucho {MAX_TOKENS} "
                 "(attn selfattn admite más largas)",
             )
+    if source.model is not None:
+        from attncli.api.model import model_selfattn
+
+        # One head at a time: its own queries and keys, for the side panel's arithmetic.
+        return model_selfattn(
+            source.sentence, source.model, layer=state.layer, head=state.head, words=state.words
+        )
     from attncli.api.selfattn import selfattn_document
     from attncli.reading.settings import SelfAttnSettings
 
@@ -99,6 +107,17 @@ def frame_of(source: Source, result: SelfAttnResult | None) -> Frame:
         d_model = result.x.shape[-1] if result.x is not None else None  # type: ignore[assignment]
     elif source.document.get("x") is not None:
         d_model = len(source.document["x"][0])
+    model = getattr(result, "source", None)
+    if model is not None:
+        words = getattr(result, "words", None)
+        return Frame(
+            tokens=len(words) if words is not None else tokens,
+            d_model=None,
+            sentence=False,
+            given_w=True,
+            layers=model.layers,
+            model_heads=model.heads,
+        )
     return Frame(
         tokens=tokens,
         d_model=None if source.direct else d_model,

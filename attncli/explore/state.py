@@ -2,8 +2,7 @@
 
 No Textual and no numbers here: a key turns one State into the next (and maybe a note
 for the status line), so every key sequence can be replayed and checked without a
-terminal. The numbers come from attncli.selfattn(...) on the state's settings
-(explore/session.py).
+terminal. The numbers come from the layer's operation on the state's settings (explore/session.py).
 """
 
 from __future__ import annotations
@@ -24,6 +23,8 @@ class Frame:
     sentence: bool  # the embeddings are attn's own (their length can change)
     given_w: bool  # W^Q, W^K, W^V come from the document (their d_k is theirs)
     direct: bool = False  # Q, K, V given: no X, no projections to switch
+    layers: int | None = None  # with --model: the model's layers and heads per layer
+    model_heads: int | None = None
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,8 @@ class State:
     lang: str = "en"
     grid: str = "weights"  # or "scores"
     head: int = 1  # the head shown, 1-based
+    layer: int | None = None  # with --model: the layer shown, 1-based; None: the last
+    words: bool = False  # with --model: word pieces merged into words
     row: int = 0
     column: int = 0
 
@@ -60,6 +63,9 @@ KEYS: dict[str, tuple[str, int]] = {
     "{": ("head", -1),
     "}": ("head", +1),
     "l": ("lang", 0),
+    "[": ("layer", -1),
+    "]": ("layer", +1),
+    "w": ("words", 0),
     "up": ("move", 0),
     "down": ("move", 1),
     "left": ("move", 2),
@@ -80,7 +86,15 @@ def press(state: State, key: str, frame: Frame) -> tuple[State, tuple[str, dict]
     if key not in KEYS:
         return state, None
     action, step = KEYS[key]
+    if frame.layers is not None and action in SEEDED_ONLY:
+        return state, ("model_own", {})
+    if frame.layers is None and action in ("layer", "words"):
+        return state, ("model_keys", {})
     return _ACTIONS[action](state, step, frame)
+
+
+# The knobs of the seeded layer; a model's layer has its own projections, scale and sizes.
+SEEDED_ONLY = frozenset({"projections", "scale", "causal", "heads", "norm", "seed", "d_k"})
 
 
 def _projections(state: State, _step: int, frame: Frame) -> tuple[State, tuple[str, dict] | None]:
@@ -137,16 +151,32 @@ def _d_k(state: State, step: int, frame: Frame) -> tuple[State, tuple[str, dict]
 
 
 def _grid(state: State, _step: int, _frame: Frame) -> tuple[State, tuple[str, dict] | None]:
+    if state.words:
+        return state, ("words_weights", {})
     return replace(state, grid="scores" if state.grid == "weights" else "weights"), None
 
 
-def _head(state: State, step: int, _frame: Frame) -> tuple[State, tuple[str, dict] | None]:
-    moved = min(max(state.head + step, 1), state.heads)
-    if state.heads == 1:
+def _head(state: State, step: int, frame: Frame) -> tuple[State, tuple[str, dict] | None]:
+    heads = frame.model_heads or state.heads
+    moved = min(max(state.head + step, 1), heads)
+    if heads == 1:
         return state, ("one_head", {})
     if moved == state.head:
-        return state, ("head_edge", {"heads": state.heads})
+        return state, ("head_edge", {"heads": heads})
     return replace(state, head=moved), None
+
+
+def _layer(state: State, step: int, frame: Frame) -> tuple[State, tuple[str, dict] | None]:
+    last = frame.layers or 1
+    current = state.layer or last
+    moved = min(max(current + step, 1), last)
+    if moved == current:
+        return state, ("layer_edge", {"layers": last})
+    return replace(state, layer=moved), None
+
+
+def _words(state: State, _step: int, _frame: Frame) -> tuple[State, tuple[str, dict] | None]:
+    return replace(state, words=not state.words, grid="weights"), None
 
 
 def _lang(state: State, _step: int, _frame: Frame) -> tuple[State, tuple[str, dict] | None]:
@@ -183,6 +213,8 @@ _ACTIONS = {
     "head": _head,
     "lang": _lang,
     "move": _move,
+    "layer": _layer,
+    "words": _words,
 }
 
 
@@ -197,7 +229,8 @@ def valid(state: State, frame: Frame) -> bool:
     return (
         0 <= state.row < max(frame.tokens, 1)
         and 0 <= state.column < max(frame.tokens, 1)
-        and 1 <= state.head <= state.heads
+        and 1 <= state.head <= (frame.model_heads or state.heads)
+        and (state.layer is None or 1 <= state.layer <= (frame.layers or 0))
         and (frame.d_model is None or frame.d_model % state.heads == 0)
         and (state.d_k is None or 1 <= state.d_k <= MAX_D_K)
         and abs(state.norm_step) <= NORM_STEPS

@@ -21,18 +21,61 @@ if TYPE_CHECKING:
 
 def header(result: SelfAttnResult, fmt: Format) -> RenderableType:
     """attn selfattn's header lines: T, d_model, d_k, the divisor, the parameters, the note
-    on untrained weights (without the command line's hint on --show and --steps)."""
+    on untrained weights (without the command line's hint on --show and --steps); of a
+    model, its own header (which model, layer and head; trained weights)."""
+    if _model(result) is not None:
+        from attncli.present.model_view import model_header
+
+        # A `show` that is not empty leaves out the command line's hint.
+        return model_header(result, fmt, frozenset({"explore"}))  # type: ignore[arg-type]
     return selfattn_view.header(result, fmt, hint=False)
 
 
 def grid(result: SelfAttnResult, state: State, fmt: Format) -> RenderableType:
     """The weight grid (or the score grid) of the head shown, every row and as many columns
-    as fit, the cursor's cell marked and every cell answering a click."""
+    as fit, the cursor's cell marked and every cell answering a click; of a model's words,
+    the weights between words."""
     head = state.head if result.heads is not None else None
-    size = len(result.tokens)
-    drawing = dict(max_rows=size, max_columns=size, cursor=(state.row, state.column))
+    words = getattr(result, "words", None)
+    size = len(words) if words is not None else len(result.tokens)
+    drawing: dict[str, Any] = dict(
+        max_rows=size, max_columns=size, cursor=(state.row, state.column), clickable=True
+    )
+    if words is not None:
+        from attncli.present.grid import NumberGrid
+
+        title = fmt.say("model_word_weights")
+        merged = result.word_weights  # type: ignore[attr-defined]
+        return NumberGrid(title, words, words, merged, fmt, heat=True, **drawing)
     make = selfattn_view.weight_grid if state.grid == "weights" else selfattn_view.score_grid
-    return make(result, fmt, head, clickable=True, **drawing)
+    return make(result, fmt, head, **drawing)
+
+
+def _model(result: SelfAttnResult) -> Any:
+    """The model a result comes from (attncli.results.model.ModelSource), else None."""
+    return getattr(result, "source", None)
+
+
+def _head(result: SelfAttnResult, state: State) -> int:
+    """The head whose steps are shown: the state's among a seeded layer's heads; 1 when the
+    result holds one head (a model's is computed alone)."""
+    return state.head if result.heads is not None else 1
+
+
+def word_panel(result: SelfAttnResult, state: State, fmt: Format) -> RenderableType:
+    """A cell between words: how the pieces' weights were merged, and the weight."""
+    words = result.words  # type: ignore[attr-defined]
+    groups = result.word_groups  # type: ignore[attr-defined]
+    i, j = state.row, state.column
+    pieces = [" ".join(result.tokens[p] for p in groups[k]) for k in (i, j)]
+    weight = fmt.weight_number(float(result.word_weights[i, j]))  # type: ignore[attr-defined]
+    return Group(
+        Text(say(fmt.lang, "word_cell", row=words[i], column=words[j]), style="bold"),
+        Text(f"{words[i]}: {pieces[0]}  ·  {words[j]}: {pieces[1]}"),
+        Text(f"{fmt.say('weight')} = {weight}"),
+        Text(fmt.say("model_words"), style="dim"),
+        Text(say(fmt.lang, "word_enter"), style="dim"),
+    )
 
 
 def panel(
@@ -41,9 +84,11 @@ def panel(
     """The cursor cell's arithmetic as --steps lays out its row (q · k term by term,
     ÷ √d_k, e^score, ÷ the row's total = the weight) and the row's mix; compact: on a few
     lines for a short screen."""
+    if getattr(result, "words", None) is not None:
+        return word_panel(result, state, fmt)
     lang = fmt.lang
     i, j = state.row, state.column
-    scored, softmax, mixed = _typed(*result.steps(row=i + 1, head=state.head))
+    scored, softmax, mixed = _typed(*result.steps(row=i + 1, head=_head(result, state)))
     score_row, power_row, mix_row = scored.rows[j], softmax.rows[j], mixed.rows[j]
     row_name, column_name = result.query_labels[i], result.tokens[j]
     title = say(lang, "cell", row=row_name, column=column_name, i=i + 1, j=j + 1)
@@ -112,7 +157,9 @@ def explanation(result: SelfAttnResult, state: State, fmt: Format) -> Renderable
     """The cursor row's three steps, as attn selfattn --steps --token shows them."""
     from attncli.present.views import steps_view
 
-    return Group(*steps_view(result.steps(row=state.row + 1, head=state.head), fmt))
+    if getattr(result, "words", None) is not None:
+        return Text(say(fmt.lang, "word_enter"))
+    return Group(*steps_view(result.steps(row=state.row + 1, head=_head(result, state)), fmt))
 
 
 def status(state: State, frame: Frame, result: SelfAttnResult | None) -> Text:
@@ -124,20 +171,28 @@ def status(state: State, frame: Frame, result: SelfAttnResult | None) -> Text:
 
     fmt = Format(lang=lang)
     knobs = []
-    if not frame.direct:
+    model = None if result is None else _model(result)
+    if model is not None:
+        knobs.append(say(lang, "knob.layer", value=f"{model.layer}/{model.layers}"))
+        knobs.append(say(lang, "knob.head", value=f"{state.head}/{model.heads}"))
+        knobs.append(
+            say(lang, "knob.words", value=say(lang, "words.on" if state.words else "words.off"))
+        )
+    if model is None and not frame.direct:
         knobs.append(say(lang, "knob.projections", value=onoff(state.projections)))
-    knobs.append(say(lang, "knob.scale", value=onoff(state.scale)))
-    knobs.append(say(lang, "knob.causal", value=onoff(state.causal)))
-    if not frame.direct:
+    if model is None:
+        knobs.append(say(lang, "knob.scale", value=onoff(state.scale)))
+        knobs.append(say(lang, "knob.causal", value=onoff(state.causal)))
+    if model is None and not frame.direct:
         knobs.append(say(lang, "knob.heads", value=state.heads if state.projections else MASKED))
-    if state.heads > 1 and state.projections:
+    if model is None and state.heads > 1 and state.projections:
         knobs.append(say(lang, "knob.head", value=f"{state.head}/{state.heads}"))
     if frame.sentence:
         norm = result.norm if result is not None and result.norm is not None else None
         knobs.append(say(lang, "knob.norm", value=MASKED if norm is None else fmt.number(norm)))
-    if result is not None and not frame.direct:
+    if result is not None and model is None and not frame.direct:
         knobs.append(say(lang, "knob.d_k", value=result.sizes["d_k"]))
-    if frame.sentence or not frame.given_w:
+    if model is None and (frame.sentence or not frame.given_w):
         knobs.append(say(lang, "knob.seed", value=state.seed))
     knobs.append(say(lang, "knob.grid", value=say(lang, f"grid.{state.grid}")))
     knobs.append(f"l {lang}")

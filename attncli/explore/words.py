@@ -77,8 +77,29 @@ WORDS: dict[str, tuple[str, str]] = {
         "una cabeza: {{ y }} eligen cabeza cuando hay más (h)",
     ),
     "model_keys": (
-        "[ ] {{ }} w need --model (a real model's layers and heads)",
-        "[ ] {{ }} w necesitan --model (las capas y cabezas de un modelo de verdad)",
+        "[ ] and w need --model (a real model's layers; its word pieces or words)",
+        "[ ] y w necesitan --model (las capas de un modelo de verdad; sus piezas o palabras)",
+    ),
+    "model_own": (
+        "the model's layer is its own: p s c h n r d shape the seeded layer ([ ] {{ }} w here)",
+        "la capa del modelo es suya: p s c h n r d dan forma a la capa sembrada ([ ] {{ }} w aquí)",
+    ),
+    "layer_edge": ("the model has {layers} layers", "el modelo tiene {layers} capas"),
+    "words_weights": (
+        "between words there are only weights (merged from the pieces'); w: back to the pieces",
+        "entre palabras solo hay pesos (juntados de los de las piezas); w: volver a las piezas",
+    ),
+    "knob.layer": ("[ ] layer {value}", "[ ] capa {value}"),
+    "knob.words": ("w {value}", "w {value}"),
+    "words.on": ("words", "palabras"),
+    "words.off": ("word pieces", "piezas"),
+    "word_cell": (
+        "{row} → {column}: the mean over {row}'s pieces of the sum over {column}'s pieces",
+        "{row} → {column}: la media sobre las piezas de {row} de la suma sobre las de {column}",
+    ),
+    "word_enter": (
+        "Enter and the cell's arithmetic are a token's: w goes back to the word pieces",
+        "Enter y la cuenta de la casilla son de un token: w vuelve a las piezas",
     ),
     "exported": ("wrote {path}", "escrito {path}"),
     "state_written": (

@@ -3,14 +3,12 @@
 from typing import Annotated
 
 from attncli.cli.commands import command
+from attncli.cli.commands.layer_options import DKOption, DModelOption, NormOption
+from attncli.cli.commands.model_runs import LayerOption, ModelOption, WordsOption
 from attncli.cli.commands.selfattn import (
     CausalOption,
-    DKOption,
-    DModelOption,
     EmbeddingSeedOption,
-    HeadsOption,
     NoProjOption,
-    NormOption,
     NoScaleOption,
     SentenceArgument,
 )
@@ -37,6 +35,19 @@ ExploreInputOption = Annotated[
     ),
 ]
 
+ExploreHeadsOption = Annotated[
+    int | None,
+    Option(
+        "--heads",
+        help="Start with h heads (d_model / h columns each, unless --d-k), joined, then W^O; "
+        "the keys h and H change it.",
+        es=(
+            "Empieza con h cabezas (d_model / h columnas cada una, salvo --d-k), juntas, "
+            "luego W^O; las teclas h y H lo cambian."
+        ),
+    ),
+]
+
 MISSING = (
     "attn explore needs Textual, which the plain install leaves out: "
     "pip install 'attncli[explore]' (from a clone: pip install '.[explore]')",
@@ -55,7 +66,8 @@ MISSING = (
     s ÷√d_k, c causal, h/H cabezas, n/N longitud, r semilla, d/D d_k, v pesos o
     puntuaciones, l idioma; las flechas (o el ratón) mueven el cursor y el panel muestra
     la cuenta de esa casilla; Enter, los tres pasos de la fila; e exporta; j guarda el
-    estado para attn selfattn -i; ? todas las teclas; q o Esc sale. Necesita
+    estado para attn selfattn -i; ? todas las teclas; q o Esc sale. Con --model, la capa
+    de un modelo de verdad: [ ] capa, { } cabeza, w piezas o palabras. Necesita
     attncli[explore].
 
     Ejemplo: attn explore "en las llaves del coche están ahí" --lang es
@@ -71,7 +83,10 @@ def explore(
     no_proj: NoProjOption = False,
     no_scale: NoScaleOption = False,
     causal: CausalOption = False,
-    heads: HeadsOption = None,
+    heads: ExploreHeadsOption = None,
+    model: ModelOption = None,
+    layer: LayerOption = None,
+    words: WordsOption = False,
     *,
     settings: Settings,
 ) -> None:
@@ -82,7 +97,8 @@ def explore(
     c causal, h/H heads, n/N length, r seed, d/D d_k, v weights or scores, l language;
     the arrows (or the mouse) move the cursor and the side panel shows that cell's
     arithmetic; Enter, the row's three steps; e exports; j saves the state for
-    attn selfattn -i; ? every key; q or Esc quits. Needs attncli[explore].
+    attn selfattn -i; ? every key; q or Esc quits. With --model, a real model's layer:
+    [ ] layer, { } head, w word pieces or words. Needs attncli[explore].
 
     Example: attn explore "en las llaves del coche están ahí" --lang es
     """
@@ -103,7 +119,16 @@ def explore(
     launch(
         sentence,
         input_path,
-        dict(d_model=d_model, d_k=d_k, norm=norm, seed=seed, heads=heads),
+        dict(
+            d_model=d_model,
+            d_k=d_k,
+            norm=norm,
+            seed=seed,
+            heads=heads,
+            model=model,
+            layer=layer,
+            words=words,
+        ),  # fmt: skip
         dict(projections=not no_proj, scale=not no_scale, causal=causal),
         settings.lang,
         settings.digits,

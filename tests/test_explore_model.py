@@ -1,0 +1,98 @@
+"""attn explore --model: a real model's layer, its layers and heads one key away, every
+number the model path's own (attncli.selfattn(..., model=...))."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("textual")
+
+import attncli as attn
+from attncli.errors import AttnError
+from attncli.explore.launch import prepare
+from attncli.explore.state import valid
+from tests.explore_screen import expected_cells, grid_cells, region_lines, run_app
+
+DEMO = "all-MiniLM-L6-v2"
+SENTENCE = "the keys to the cabinet are on the table"
+
+
+def _app(**sizes):
+    return prepare(SENTENCE, None, {"model": DEMO, **sizes}, {})
+
+
+def _after(keys, **sizes):
+    app = _app(**sizes)
+
+    async def script(pilot):
+        await pilot.press(*keys)
+        await pilot.pause()
+        tokens = list(getattr(app.result, "words", None) or app.result.tokens)
+        panel = " ".join("\n".join(region_lines(app, "#panel")).split())
+        return app.state, grid_cells(app, tokens), panel, app.note, app.result
+
+    return run_app(app, (160, 40), script)
+
+
+def test_the_layer_and_head_keys_show_the_models_own_weights():
+    """Layer 4, head 2: «are» looks at «keys» (0.807), as attn selfattn --model shows it."""
+    keys = ["left_square_bracket", "left_square_bracket", "right_curly_bracket"]
+    state, cells, _panel, note, result = _after(keys)
+    assert (state.layer, state.head) == (4, 2), note
+    expected = attn.selfattn(SENTENCE, model=DEMO, layer=4, head=2)
+    np.testing.assert_array_equal(result.weights, expected.weights)
+    assert cells == expected_cells(expected, state)
+    are, keys_column = expected.tokens.index("are"), expected.tokens.index("keys")
+    assert f"{expected.weights[are, keys_column]:.3f}" == "0.807"
+
+
+def test_the_panel_has_the_heads_real_query_and_key():
+    moves = ["down"] * 6 + ["right"] * 2  # «are» asks, «keys» answers
+    state, _cells, panel, _note, result = _after(moves, layer=4)
+    expected = attn.selfattn(SENTENCE, model=DEMO, layer=4, head=1)
+    q, k = expected.queries[state.row], expected.keys[state.column]
+    assert "are → keys" in panel
+    assert f"= {q @ k:.2f}" in panel and "÷ √32" in panel
+    weight = expected.weights[state.row, state.column]
+    assert f"{weight:.3f}" in panel
+
+
+def test_w_merges_the_pieces_into_words():
+    state, cells, panel, _note, result = _after(["w"], layer=4)
+    expected = attn.selfattn(SENTENCE, model=DEMO, layer=4, head=1, words=True)
+    assert state.words and set(cells) == set(expected.words)
+    first = expected.words[0]
+    shown = [float(cell.rstrip("*")) for cell in cells[first]]
+    np.testing.assert_allclose(shown, expected.word_weights[0], atol=5e-4)
+    assert "mean" in panel
+
+
+def test_the_seeded_layers_keys_say_they_do_not_apply():
+    state, _cells, _panel, note, _result = _after(["p"])
+    assert state.projections and "the model's layer is its own" in note
+
+
+def test_the_edges_of_the_model():
+    state, _c, _p, note, _r = _after(["right_square_bracket"])
+    assert state.layer is None and "6 layers" in note  # already the last
+    app = _app()
+    assert valid(app.state, app.frame)
+
+
+@pytest.mark.parametrize(
+    ("sizes", "switches", "message"),
+    [
+        ({"heads": 2}, {}, "--heads shapes the seeded layer"),
+        ({}, {"projections": False}, "--no-proj shapes the seeded layer"),
+        ({"layer": 9}, {}, "--layer 9 is out of range"),
+    ],
+)
+def test_seeded_options_with_a_model_are_refused(sizes, switches, message):
+    with pytest.raises(AttnError, match=message):
+        prepare(SENTENCE, None, {"model": DEMO, **sizes}, switches)
+
+
+def test_layer_without_a_model_is_refused():
+    with pytest.raises(AttnError, match="add --model"):
+        prepare(SENTENCE, None, {"layer": 2}, {})
