@@ -92,6 +92,8 @@ class Explorer(App[None]):
         self.frame: Frame = frame_of(source, None)
         self.note = ""
         self.exports = 0
+        self._shown: dict[str, object] = {}  # what each widget last showed
+        self._computed = 0  # results computed so far: a new one redraws the header
         self._compute()
 
     # the numbers
@@ -108,6 +110,7 @@ class Explorer(App[None]):
             self.note = say(self.state.lang, "internal", error=repr(error))
             return False
         self.result = result
+        self._computed += 1
         self.frame = frame_of(self.source, result)
         self.state = fitted(self.state, self.frame)
         return True
@@ -158,7 +161,8 @@ class Explorer(App[None]):
             self.query_one("#left", VerticalScroll).scroll_to_widget(grid, animate=False, top=True)
 
     def refresh_view(self) -> None:
-        """Every widget redrawn from the result and the state."""
+        """The widgets redrawn from the result and the state: each only when what it shows
+        changed (a redraw lays the whole screen out again)."""
         fmt = self.fmt
         if self.result is not None:
             compact = self.screen.has_class("narrow")
@@ -169,15 +173,21 @@ class Explorer(App[None]):
             except Exception as error:  # a bug: said, and the last drawing stays
                 self.note = say(self.state.lang, "internal", error=repr(error))
             else:
-                for widget in self.query(".header").results(Static):
-                    widget.update(Guarded(header, self.language))
+                if self._shown.get("header") != (self._computed, fmt):
+                    self._shown["header"] = (self._computed, fmt)
+                    for widget in self.query(".header").results(Static):
+                        widget.update(Guarded(header, self.language))
                 self.query_one("#grid", GridView).update(Guarded(grid, self.language))
                 self.query_one("#panel", Static).update(Guarded(panel, self.language))
-        message = self.query_one("#message", Static)
-        message.update(Text(self.note))
-        message.display = bool(self.note)
+        if self._shown.get("message") != self.note:
+            self._shown["message"] = self.note
+            message = self.query_one("#message", Static)
+            message.update(Text(self.note))
+            message.display = bool(self.note)
         status = views.status(self.state, self.frame, self.result)
-        self.query_one("#status", Static).update(status)
+        if self._shown.get("status") != status.plain:
+            self._shown["status"] = status.plain
+            self.query_one("#status", Static).update(status)
 
     # the keys
 

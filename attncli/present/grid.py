@@ -133,7 +133,7 @@ class NumberGrid:
             low, high = MIN_COLUMNS, limit - 1  # the answer is in [low, high]; low if none fit
             while low < high:
                 middle = (low + high + 1) // 2
-                tried, _ = self._table(shown, middle)
+                tried, _ = self._table(shown, middle, measured=True)
                 if self._width(console, options, tried) <= options.max_width:
                     low = middle
                 else:
@@ -157,7 +157,11 @@ class NumberGrid:
         unlimited = options.update(width=10_000, max_width=10_000)
         return Measurement.get(console, unlimited, table).maximum
 
-    def _table(self, shown: _Shown, limit: int) -> tuple[Table, list[int | None]]:
+    def _table(
+        self, shown: _Shown, limit: int, measured: bool = False
+    ) -> tuple[Table, list[int | None]]:
+        """The table with `limit` columns at most; `measured`: only to be measured, so
+        without what does not change its width (the cursor, the clicks' meta)."""
         fmt = self.fmt
         columns = shown_indices(len(self.grid[0]), limit)
         if self.cursor is not None and self.cursor[1] not in columns:
@@ -189,7 +193,7 @@ class NumberGrid:
                 else self._text(shown.values[i][j], largest, shown)
                 for j in columns
             ]
-            if self.clickable or self.cursor is not None:
+            if not measured and (self.clickable or self.cursor is not None):
                 self._interactive(cells, i, columns)
             if largest_column:
                 name = "" if at is None or labels is None else f"{labels[at]} "

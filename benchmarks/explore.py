@@ -1,0 +1,147 @@
+"""How fast attn explore answers: from a key press to the redrawn grid, and from the command
+to the app on the screen.
+
+Key press → redrawn grid: the app runs headless through Textual's Pilot at 120 × 40; each
+`p` (projections on/off, so every number changes) is timed from the press to the end of
+the last repaint of the screen it caused (the screen's layout-and-paint pass is wrapped to
+note when it ends). An unhandled key is timed the same way, as the floor that Textual's
+own event loop and refresh timer cost whatever the app does.
+
+On screen: `attn explore SENTENCE` in a pseudo-terminal of 120 × 40, timed from the start
+of the process to the first output holding the grid's title, then quit with `q`.
+
+    python benchmarks/explore.py [--presses 40] [--starts 7]
+
+Needs the explore extra (pip install ".[explore]").
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SENTENCE = "en las llaves del coche están ahí"
+TARGETS = {12: 0.050, 40: 0.150}  # seconds, median key press → redrawn grid
+ON_SCREEN_TARGET = 1.0
+
+
+def sentence(tokens: int) -> str:
+    words = ["en", "las", "llaves", "del", "coche", "están", "ahí", "y", "no", "aquí"]
+    return " ".join(
+        words[i % len(words)] + ("" if i < len(words) else str(i)) for i in range(tokens)
+    )
+
+
+async def _presses(tokens: int, presses: int) -> tuple[list[float], list[float]]:
+    sys.path.insert(0, str(ROOT))
+    from attncli.explore.app import Explorer
+    from attncli.explore.session import Source
+
+    app = Explorer(Source(sentence=sentence(tokens)))
+    painted: list[float] = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        paint = screen._refresh_layout
+
+        def noted(*args, **kwargs):
+            result = paint(*args, **kwargs)
+            painted.append(time.perf_counter())
+            return result
+
+        screen._refresh_layout = noted  # type: ignore[method-assign]
+
+        async def timed(key: str) -> float:
+            await asyncio.sleep(0.05)  # the previous key's repaints are over
+            painted.clear()
+            start = time.perf_counter()
+            await pilot.press(key)
+            await pilot.pause()
+            handled = time.perf_counter()
+            await asyncio.sleep(0.1)  # a repaint still waiting for the refresh timer
+            return max([handled, *painted]) - start
+
+        floor = [await timed("x") for _ in range(presses // 2)]
+        keyed = [await timed("p") for _ in range(presses)]
+        assert app.result is not None and app.note == "", app.note
+    return keyed, floor
+
+
+def key_presses(presses: int) -> bool:
+    met = True
+    print(f"{'T':>3} {'p → redrawn grid':>17} {'unhandled key':>14} {'target':>7}")
+    for tokens, target in TARGETS.items():
+        keyed, floor = asyncio.run(_presses(tokens, presses))
+        median = statistics.median(keyed)
+        verdict = "ok" if median <= target else "SLOW"
+        met &= verdict == "ok"
+        print(
+            f"{tokens:>3} {median * 1000:14.1f} ms {statistics.median(floor) * 1000:11.1f} ms "
+            f"{target * 1000:5.0f} ms {verdict}"
+        )
+    return met
+
+
+def on_screen(starts: int) -> bool:
+    """Seconds from the command to the grid on a terminal, median of `starts` runs."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    times = []
+    for _ in range(starts + 1):  # the first run warms the file cache and .pyc files
+        master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+        environment = {**os.environ, "TERM": "xterm-256color", "COLORTERM": "truecolor"}
+        start = time.perf_counter()
+        process = subprocess.Popen(
+            [sys.executable, "-m", "attncli", "explore", SENTENCE],
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            env=environment,
+            close_fds=True,
+        )
+        os.close(slave)
+        seen = b""
+        while b"Weights" not in seen:
+            chunk = os.read(master, 65536)
+            if not chunk:
+                break
+            seen += chunk
+        times.append(time.perf_counter() - start)
+        os.write(master, b"q")
+        try:
+            while os.read(master, 65536):
+                pass
+        except OSError:
+            pass
+        process.wait(timeout=10)
+        os.close(master)
+    median = statistics.median(times[1:])
+    verdict = "ok" if median <= ON_SCREEN_TARGET else "SLOW"
+    print(f"on screen: {median * 1000:.0f} ms median of {starts} (target {ON_SCREEN_TARGET:.0f} s) "
+          f"{verdict}")  # fmt: skip
+    return verdict == "ok"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--presses", type=int, default=40)
+    parser.add_argument("--starts", type=int, default=7)
+    args = parser.parse_args()
+    met = key_presses(args.presses)
+    met &= on_screen(args.starts)
+    return 0 if met else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
