@@ -3,7 +3,8 @@ SVG the app itself exports. A deliberate change of the screen is refreshed with
 
     python tests/test_explore_snapshots.py --update
 
-and reviewed in the diff of tests/golden/explore/ (open the SVGs in a browser).
+and reviewed in the diff of tests/golden/explore/ and docs/explore.svg, the README's
+screenshot (open the SVGs in a browser).
 """
 
 from __future__ import annotations
@@ -31,7 +32,14 @@ CASES = {
     "help-80x24-es": ((80, 24), "sentence", ["l", "question_mark"]),
     "chain-80x24-en": ((80, 24), "tren", []),
     "chain-120x40-es": ((120, 40), "tren", ["l"]),
+    # The README's screenshot: «están» asks, «llaves» answers.
+    "readme": ((120, 34), "llaves", ["down"] * 5 + ["right"] * 2),
 }
+SCREENSHOT = ROOT / "docs" / "explore.svg"
+
+
+def _golden(name: str) -> Path:
+    return SCREENSHOT if name == "readme" else GOLDEN / f"{name}.svg"
 
 
 def _app(kind: str):
@@ -74,7 +82,7 @@ def _screenshot(name: str) -> str:
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_the_screen_is_unchanged(name):
-    expected = (GOLDEN / f"{name}.svg").read_text(encoding="utf-8")
+    expected = _golden(name).read_text(encoding="utf-8")
     assert _screenshot(name) == expected, f"{name}: rerun python {__file__} --update"
 
 
@@ -82,5 +90,5 @@ if __name__ == "__main__" and sys.argv[1:] == ["--update"]:
     sys.path.insert(0, str(ROOT))
     GOLDEN.mkdir(parents=True, exist_ok=True)
     for case in CASES:
-        (GOLDEN / f"{case}.svg").write_text(_screenshot(case), encoding="utf-8")
+        _golden(case).write_text(_screenshot(case), encoding="utf-8")
     print(f"wrote {len(CASES)} files to {GOLDEN}")

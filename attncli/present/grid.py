@@ -125,10 +125,15 @@ class NumberGrid:
         # NO_COLOR: rich keeps a colour system but draws no colour, so no ramp to explain.
         shown = _Shown(self, None if console.no_color else console.color_system)
         limit = min(self.max_columns, len(self.grid[0]))
-        table, columns = self._table(shown, limit)
         # Fewer columns until the table fits: a number is never cut, a column is left out.
-        # The most that fit is found by halving (a table with fewer columns of the same
-        # grid is never wider), so a wide grid costs a few drawings, not one per column.
+        # The most that fit is worked out from the cells' widths (as the table is drawn),
+        # then the table is drawn once; if it still does not fit (a cell that is not one
+        # line), the most that fit are found by halving: a table with fewer columns of the
+        # same grid is never wider.
+        widths = _Widths(self, shown)
+        while limit > MIN_COLUMNS and widths.total(limit) > options.max_width:
+            limit -= 1
+        table, columns = self._table(shown, limit)
         if limit > MIN_COLUMNS and self._width(console, options, table) > options.max_width:
             low, high = MIN_COLUMNS, limit - 1  # the answer is in [low, high]; low if none fit
             while low < high:
@@ -157,15 +162,20 @@ class NumberGrid:
         unlimited = options.update(width=10_000, max_width=10_000)
         return Measurement.get(console, unlimited, table).maximum
 
+    def _columns(self, limit: int) -> list[int | None]:
+        """The columns shown with `limit` at most: the corners, or around the cursor."""
+        columns = shown_indices(len(self.grid[0]), limit)
+        if self.cursor is not None and self.cursor[1] not in columns:
+            columns = _window(len(self.grid[0]), limit, self.cursor[1])
+        return columns
+
     def _table(
         self, shown: _Shown, limit: int, measured: bool = False
     ) -> tuple[Table, list[int | None]]:
         """The table with `limit` columns at most; `measured`: only to be measured, so
         without what does not change its width (the cursor, the clicks' meta)."""
         fmt = self.fmt
-        columns = shown_indices(len(self.grid[0]), limit)
-        if self.cursor is not None and self.cursor[1] not in columns:
-            columns = _window(len(self.grid[0]), limit, self.cursor[1])
+        columns = self._columns(limit)
         elided = None in columns
         table = PlainTable(box=box.SIMPLE_HEAVY, show_header=self.column_labels is not None)
         table.add_column("", no_wrap=True)
@@ -257,6 +267,54 @@ class NumberGrid:
                 )
             )
         return notes
+
+
+class _Widths:
+    """Each column's width in terminal cells, worked out once from the texts its cells will
+    hold, so that how many columns fit is arithmetic rather than a drawing per try. The
+    total is the plain table's (drawn.natural_width): every column its widest cell plus a
+    space on each side, an edge on each side and a divider between."""
+
+    def __init__(self, grid: NumberGrid, shown: _Shown) -> None:
+        fmt = grid.fmt
+        self.grid = grid
+        rows = [i for i in shown.rows if i is not None]
+        elided_rows = None in shown.rows
+        count = len(grid.grid[0])
+        labels = short_labels(grid.column_labels) if grid.column_labels is not None else None
+        names = short_labels(grid.row_labels)
+        self.label = max([cell_len(names[i]) for i in rows] + [1 if elided_rows else 0])
+        self.columns = []
+        for j in range(count):
+            texts = [self._cell(shown.values[i][j], shown.largest[i][0]) for i in rows]
+            header = cell_len(labels[j]) if labels is not None and grid.column_labels else 0
+            self.columns.append(max([header, *map(cell_len, texts), 1 if elided_rows else 0]))
+        self.largest = 0
+        if grid.heat:
+            cells = []
+            for i in rows:
+                largest, at = shown.largest[i]
+                name = "" if at is None or labels is None else f"{labels[at]} "
+                cells.append(name + fmt.weight_number(largest if largest is not None else 0))
+            heading = cell_len(fmt.say("largest_column"))
+            self.largest = max([heading, *map(cell_len, cells), 1 if elided_rows else 0])
+
+    def _cell(self, value: float, largest: float | None) -> str:
+        fmt = self.grid.fmt
+        value = float(value)
+        if not self.grid.heat:
+            return fmt.number(value)
+        if math.isinf(value):
+            return MASKED + " "
+        return fmt.weight_number(value) + (ROW_MAX_MARK if value == largest else " ")
+
+    def total(self, limit: int) -> int:
+        """The table's width with `limit` columns at most."""
+        columns = self.grid._columns(limit)
+        widths = [self.label] + [1 if j is None else self.columns[j] for j in columns]
+        if self.grid.heat and None in columns:
+            widths.append(self.largest)
+        return sum(widths) + 3 * len(widths) + 1
 
 
 def _window(count: int, limit: int, focus: int) -> list[int | None]:
