@@ -127,7 +127,11 @@ class Explorer(App[None]):
     def compose(self) -> ComposeResult:
         yield Input(
             value=self.source.sentence or "",
-            placeholder=say(self.state.lang, "sentence_hint"),
+            placeholder=(
+                say(self.state.lang, "sentence_hint")
+                if self.source.path is None
+                else say(self.state.lang, "document_hint", path=self.source.path)
+            ),
             id="sentence",
         )
         with Horizontal(id="body"):

@@ -12,6 +12,10 @@ WORDS: dict[str, tuple[str, str]] = {
         "a sentence; Enter computes, Esc goes back to the grid",
         "una frase; Enter calcula, Esc vuelve a la rejilla",
     ),
+    "document_hint": (
+        "-i {path}; / and a sentence attend over the sentence instead",
+        "-i {path}; / y una frase atienden sobre la frase en su lugar",
+    ),
     "on": ("on", "sí"),
     "off": ("off", "no"),
     "knob.projections": ("p projections {value}", "p proyecciones {value}"),
