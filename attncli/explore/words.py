@@ -175,7 +175,7 @@ WORDS: dict[str, tuple[str, str]] = {
     ),
     "help.model": (
         "with --model: layer, head, word pieces / words",
-        "con --model: capa, cabeza, trozos / palabras",
+        "con --model: capa, cabeza, piezas / palabras",
     ),
     "help.q": ("quit", "salir"),
 }
