@@ -179,3 +179,20 @@ def test_the_notebook_page_shows_every_kind(tmp_path):
 if __name__ == "__main__" and "--update" in sys.argv:
     for golden_name, result in _golden_cases().items():
         (GOLDEN / f"{golden_name}.html").write_text(result._repr_html_(), encoding="utf-8")
+
+
+@pytest.mark.parametrize("kind", ["score", "softmax", "mix", "grad", "selfattn"])
+def test_steps_show_themselves_as_the_worked_tables(kind):
+    steps = _every_kind()[kind].steps()
+    assert isinstance(steps, list) and steps  # still the steps as data
+    html = steps._repr_html_()
+    assert html.startswith("<pre") and "━" in _text(html)
+    assert _text(html).split()[0] in _printed(steps)
+
+
+def test_steps_speak_the_chosen_language():
+    steps = attn.softmax([2, 0, 1], tokens=["tren", "va", "lleno"]).steps()
+    assert "e^score" in _printed(steps) and "0.665" in _text(steps._repr_html_())
+    with attn.options(lang="es"):
+        assert "e elevado a la puntuación" in _printed(steps)
+        assert "0,665" in _text(steps._repr_html_())

@@ -8,6 +8,8 @@ to its renderer.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -22,12 +24,48 @@ if TYPE_CHECKING:
     from attncli.present.format import Format
 
 
+class Steps(list):  # type: ignore[type-arg]
+    """A result's steps (a list of Step data) that show themselves as the hand-worked
+    tables: in a notebook, and in rich.print, in the language attncli.options chose."""
+
+    def __rich__(self) -> RenderableType:
+        from rich.console import Group
+
+        from attncli.present.notebook import format_for
+        from attncli.present.views import steps_view
+
+        return Group(*steps_view(list(self), format_for()))
+
+    def _repr_html_(self) -> str:
+        from attncli.present.html import cell
+        from attncli.present.notebook import format_for
+        from attncli.present.views import steps_view
+
+        return cell(steps_view(list(self), format_for()))
+
+
+def _shown_steps(steps: Callable[..., list[Any]]) -> Callable[..., list[Any]]:
+    @functools.wraps(steps)
+    def shown(self: Result, *args: Any, **kwargs: Any) -> list[Any]:
+        return Steps(steps(self, *args, **kwargs))
+
+    shown.shows_itself = True  # type: ignore[attr-defined]
+    return shown
+
+
 class Result:
     """Behaviour shared by every result: rich and HTML views.
 
     Results compare by identity (eq=False): their numpy arrays have no single truth value
     to compare by, and skipping the generated __eq__ keeps importing them quick.
     """
+
+    def __init_subclass__(cls, **settings: Any) -> None:
+        """Each kind's steps() gives Steps, which show themselves as the worked tables."""
+        super().__init_subclass__(**settings)
+        own = cls.__dict__.get("steps")
+        if own is not None and not getattr(own, "shows_itself", False):
+            cls.steps = _shown_steps(own)  # type: ignore[method-assign]
 
     def __rich__(self) -> RenderableType:
         from rich.console import Group
