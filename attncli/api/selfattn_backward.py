@@ -29,13 +29,6 @@ def selfattn_backward(
             "la pasada hacia atrás toma claves y valores de una secuencia (x_kv); con x_k y "
             "x_v, quita el gradiente",
         )
-    if "bias_k" in checked.weights or run.keys.shape[-2] > len(checked.key_labels):
-        raise InputError(
-            "the backward pass does not take add_bias_kv's or --add-zero-attn's extra keys "
-            "yet; leave out the gradient, or those keys",
-            "la pasada hacia atrás aún no toma las claves de más de add_bias_kv o "
-            "--add-zero-attn; quita el gradiente, o esas claves",
-        )
     from attncli.core import gradients
     from attncli.reading.grad_inputs import upstream_gradient
 
@@ -47,10 +40,11 @@ def selfattn_backward(
     if name == "target":
         loss, upstream = gradients.squared_error(run.output, upstream)
     x = checked.x if checked.direct is None else None
+    extra = run.keys.shape[-2] - len(checked.key_labels)  # add_bias_kv's, add_zero_attn's
     if x is None or x.ndim == 2:
         grads = gradients.selfattn_backward(
             x, checked.x_kv, checked.weights, run.queries, run.keys, run.values, run.weights,
-            run.concat, upstream, divisor,
+            run.concat, upstream, divisor, extra_keys=extra,
         )  # fmt: skip
         return loss, {"grad_output": upstream, **grads}
     # A batch: each sequence's backward pass; the gradients of its inputs stacked (batch
@@ -67,12 +61,13 @@ def selfattn_backward(
             None if run.concat is None else run.concat[b],
             upstream[b],
             divisor,
+            extra_keys=extra,
         )  # fmt: skip
         for b in range(x.shape[0])
     ]
     grads = {
         name: np.sum([part[name] for part in each], axis=0)
-        if name.startswith(("grad_w_", "grad_b_"))
+        if name.startswith(("grad_w_", "grad_b_", "grad_bias_"))
         else np.stack([part[name] for part in each])
         for name in each[0]
     }

@@ -228,6 +228,7 @@ def selfattn_backward(
     grad_output: np.ndarray,
     divisor: float,
     grad_weights: np.ndarray | None = None,
+    extra_keys: int = 0,
 ) -> dict[str, np.ndarray]:
     """∂ℓ/∂ of every input of a self-attention layer from ∂ℓ/∂output (and from ∂ℓ/∂α when
     `grad_weights` [T_q, T_k] or [h, T_q, T_k] is given: a loss on the weights).
@@ -236,7 +237,9 @@ def selfattn_backward(
     and grad_b_… for each bias; without projections (Q = K = V = X): grad_x; with Q, K, V
     given: grad_queries, grad_keys, grad_values. For cross-attention (`x_kv` given), X's
     gradient is split: grad_x_q through Q, grad_x_kv through K and V. Masked cells have
-    weight 0, so no gradient flows through them.
+    weight 0, so no gradient flows through them. The last `extra_keys` keys are the
+    layer's own (add_bias_kv's learned row, then add_zero_attn's zero row): bias_k and
+    bias_v get the gradient of their row, the zero row none.
     """
     # queries/keys/values/weights with a head axis when `concat` is given
     grads: dict[str, np.ndarray] = {}
@@ -256,6 +259,11 @@ def selfattn_backward(
     )
     if concat is not None:
         grad_q, grad_k, grad_v = merge_heads(grad_q), merge_heads(grad_k), merge_heads(grad_v)
+    if extra_keys:  # [T_k + extra, h·d] -> the tokens' rows, and bias_k's and bias_v's
+        tokens = grad_k.shape[-2] - extra_keys
+        if "bias_k" in projections:
+            grads.update(grad_bias_k=grad_k[tokens], grad_bias_v=grad_v[tokens])
+        grad_k, grad_v = grad_k[:tokens], grad_v[:tokens]
     if x is None:
         return {"grad_queries": grad_q, "grad_keys": grad_k, "grad_values": grad_v}
     if not projections:

@@ -283,6 +283,9 @@ def selfattn_view(
             shown.append(render.lines(fmt.say("batch_grads")))
         labels = {"grad_queries": result.query_labels, "grad_output": result.query_labels}
         for name, grad in result.grads.items():
+            if grad.ndim == 1:  # a bias's (b_q, …, bias_k): one row
+                shown.append(render.matrix_block(f"∂ℓ/∂ ({name})", [name[5:]], grad[None], fmt))
+                continue
             rows = list(labels.get(name, result.tokens))
             if name.startswith("grad_w_"):
                 rows = [f"{name[5:]}[{i + 1}]" for i in range(grad.shape[0])]

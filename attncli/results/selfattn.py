@@ -103,7 +103,9 @@ class SelfAttnResult(Result):
         bias = None if self.bias is None else self.bias[index]
         # the inputs' gradients are per sequence; the parameters' are the whole batch's
         grads = {
-            name: gradient if name.startswith(("grad_w_", "grad_b_")) else gradient[index]
+            name: gradient
+            if name.startswith(("grad_w_", "grad_b_", "grad_bias_"))
+            else gradient[index]
             for name, gradient in self.grads.items()
         }
         return replace(
