@@ -126,11 +126,14 @@ def emit(
         from attncli.present.views import steps_view, view_of
 
         fmt = settings.format()
-        view = (
-            steps_view(explanation, fmt, intro)
-            if explanation
-            else view_of(result, fmt, settings.show)
-        )
+        if explanation:
+            from attncli.present.views import given_parameters
+
+            # The parameters a step multiplies by (W_a, or W_1, W_2, v_a) come first, so
+            # that a student can check the step by hand.
+            view = [*given_parameters(result, fmt), *steps_view(explanation, fmt, intro)]
+        else:
+            view = view_of(result, fmt, settings.show)
         if checks is not None:
             from attncli.present.views import check_lines
 

@@ -86,6 +86,19 @@ def mix_view(result: MixResult, fmt: Format) -> list[RenderableType]:
     ]
 
 
+def given_parameters(result: Result, fmt: Format) -> list[RenderableType]:
+    """The score parameters of a score or gradient run (W_a; W_1, W_2, v_a and any biases),
+    drawn or given, to set beside its steps; nothing for the others."""
+    if type(result).__name__ not in ("ScoreResult", "GradResult"):
+        return []
+    parameters = getattr(result, "parameters", None) or {}
+    if not parameters:
+        return []
+    listed = {name: value.tolist() for name, value in parameters.items()}
+    drawn = list(getattr(result, "drawn", ()))
+    return [render.parameter_block(listed, drawn, getattr(result, "seed", 0), fmt)]
+
+
 def exercise_intro(result: ExerciseResult, fmt: Format) -> RenderableType:
     """The line above a worksheet: the query and how many tokens."""
     query = f"({fmt.vector(result.query.tolist())})"
