@@ -2,10 +2,11 @@
 to the app on the screen.
 
 Key press → redrawn grid: the app runs headless through Textual's Pilot at 120 × 40; each
-`p` (projections on/off, so every number changes) is timed from the press to the end of
-the last repaint of the screen it caused (the screen's layout-and-paint pass is wrapped to
-note when it ends). An unhandled key is timed the same way, as the floor that Textual's
-own event loop and refresh timer cost whatever the app does.
+`p` (projections on/off, so every number changes) is timed from the moment the key is sent
+to the end of the last repaint of the screen it caused (the screen's layout-and-paint pass
+is wrapped to note when it ends). An unhandled key, which repaints nothing, is timed to
+the moment Pilot finds the app idle again: that is Pilot's own way of waiting (it sleeps
+and compares CPU with wall time), shown for comparison, not part of the app's latency.
 
 On screen: `attn explore SENTENCE` in a pseudo-terminal of 120 × 40, timed from the start
 of the process to the first output holding the grid's title, then quit with `q`.
@@ -64,9 +65,9 @@ async def _presses(tokens: int, presses: int) -> tuple[list[float], list[float]]
             start = time.perf_counter()
             await pilot.press(key)
             await pilot.pause()
-            handled = time.perf_counter()
+            idle = time.perf_counter()  # Pilot's own wait for the app to go idle
             await asyncio.sleep(0.1)  # a repaint still waiting for the refresh timer
-            return max([handled, *painted]) - start
+            return (painted[-1] if painted else idle) - start
 
         floor = [await timed("x") for _ in range(presses // 2)]
         keyed = [await timed("p") for _ in range(presses)]
@@ -76,14 +77,14 @@ async def _presses(tokens: int, presses: int) -> tuple[list[float], list[float]]
 
 def key_presses(presses: int) -> bool:
     met = True
-    print(f"{'T':>3} {'p → redrawn grid':>17} {'unhandled key':>14} {'target':>7}")
+    print(f"{'T':>3} {'p → redrawn grid':>17} {'Pilot idle wait':>16} {'target':>7}")
     for tokens, target in TARGETS.items():
         keyed, floor = asyncio.run(_presses(tokens, presses))
         median = statistics.median(keyed)
         verdict = "ok" if median <= target else "SLOW"
         met &= verdict == "ok"
         print(
-            f"{tokens:>3} {median * 1000:14.1f} ms {statistics.median(floor) * 1000:11.1f} ms "
+            f"{tokens:>3} {median * 1000:14.1f} ms {statistics.median(floor) * 1000:13.1f} ms "
             f"{target * 1000:5.0f} ms {verdict}"
         )
     return met
