@@ -116,5 +116,32 @@ def test_keys_and_values_of_their_own_are_checked():
         attn.selfattn(x_q=x_q, x_k=x_k)
     with pytest.raises(InputError, match="give x_k and x_v .*, or x_kv, not both"):
         attn.selfattn(x_q=x_q, x_kv=x_k, x_k=x_k, x_v=x_v[:1].repeat(3, 0))
-    with pytest.raises(InputError, match="the backward pass takes keys and values from one"):
-        attn.selfattn(x_q=x_q, x_k=x_k, x_v=x_v[:1].repeat(3, 0), target=np.zeros((2, 4)))
+
+
+def test_keys_and_values_of_their_own_in_the_backward_pass(run):
+    rng = np.random.default_rng(14)
+    x_q, x_k, x_v = rng.normal(size=(2, 4)), rng.normal(size=(3, 3)), rng.normal(size=(3, 5))
+    target = rng.normal(size=(2, 4))
+    result = attn.selfattn(x_q=x_q, x_k=x_k, x_v=x_v, heads=2, target=target)
+    grads = result.grads
+    assert grads["grad_x_k"].shape == (3, 3) and grads["grad_x_v"].shape == (3, 5)
+    assert grads["grad_w_k"].shape == (3, 4) and grads["grad_w_v"].shape == (5, 4)
+    drawn = {name: result.projections[name] for name in ("w_q", "w_k", "w_v", "w_o")}
+
+    def loss(name, array):
+        inputs = {"x_q": x_q, "x_k": x_k, "x_v": x_v, name: array}
+        return attn.selfattn(**inputs, **drawn, heads=2, target=target).loss
+
+    step = 1e-6
+    for name, array in (("x_k", x_k), ("x_v", x_v)):
+        for index in [(0, 0), (2, array.shape[1] - 1), (1, 1)]:
+            up, down = array.copy(), array.copy()
+            up[index] += step
+            down[index] -= step
+            numeric = (loss(name, up) - loss(name, down)) / (2 * step)
+            assert abs(grads[f"grad_{name}"][index] - numeric) < 1e-7, (name, index)
+    document = json.dumps({"x_q": x_q.tolist(), "x_k": x_k.tolist(), "x_v": x_v.tolist(),
+                           "target": target.tolist()})  # fmt: skip
+    screen = run("selfattn", "--heads", "2", "--format", "table", input=document).stdout
+    after = screen.split("∂ℓ/∂ (grad_x_q)")[1]
+    assert after.index("q1") < after.index("∂ℓ/∂ (grad_x_k)")

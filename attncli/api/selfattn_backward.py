@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from attncli.errors import InputError
 from attncli.reading.values import Document
 
 if TYPE_CHECKING:
@@ -22,13 +21,6 @@ def selfattn_backward(
     upstream gradient."""
     if document.get("grad_output") is None and document.get("target") is None:
         return None, {}
-    if checked.x_v is not None:
-        raise InputError(
-            "the backward pass takes keys and values from one sequence (x_kv); with x_k and "
-            "x_v, leave out the gradient",
-            "la pasada hacia atrás toma claves y valores de una secuencia (x_kv); con x_k y "
-            "x_v, quita el gradiente",
-        )
     from attncli.core import gradients
     from attncli.reading.grad_inputs import upstream_gradient
 
@@ -44,7 +36,7 @@ def selfattn_backward(
     if x is None or x.ndim == 2:
         grads = gradients.selfattn_backward(
             x, checked.x_kv, checked.weights, run.queries, run.keys, run.values, run.weights,
-            run.concat, upstream, divisor, extra_keys=extra,
+            run.concat, upstream, divisor, extra_keys=extra, x_v=checked.x_v,
         )  # fmt: skip
         return loss, {"grad_output": upstream, **grads}
     # A batch: each sequence's backward pass; the gradients of its inputs stacked (batch
@@ -62,6 +54,7 @@ def selfattn_backward(
             upstream[b],
             divisor,
             extra_keys=extra,
+            x_v=None if checked.x_v is None else checked.x_v[b],
         )  # fmt: skip
         for b in range(x.shape[0])
     ]

@@ -229,6 +229,7 @@ def selfattn_backward(
     divisor: float,
     grad_weights: np.ndarray | None = None,
     extra_keys: int = 0,
+    x_v: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
     """∂ℓ/∂ of every input of a self-attention layer from ∂ℓ/∂output (and from ∂ℓ/∂α when
     `grad_weights` [T_q, T_k] or [h, T_q, T_k] is given: a loss on the weights).
@@ -239,7 +240,8 @@ def selfattn_backward(
     gradient is split: grad_x_q through Q, grad_x_kv through K and V. Masked cells have
     weight 0, so no gradient flows through them. The last `extra_keys` keys are the
     layer's own (add_bias_kv's learned row, then add_zero_attn's zero row): bias_k and
-    bias_v get the gradient of their row, the zero row none.
+    bias_v get the gradient of their row, the zero row none. With `x_v` (the values' own
+    sequence, x_kv then the keys'), grad_x_k and grad_x_v instead of grad_x_kv.
     """
     # queries/keys/values/weights with a head axis when `concat` is given
     grads: dict[str, np.ndarray] = {}
@@ -267,18 +269,26 @@ def selfattn_backward(
     if x is None:
         return {"grad_queries": grad_q, "grad_keys": grad_k, "grad_values": grad_v}
     if not projections:
-        through_q, through_kv = grad_q, grad_k + grad_v
+        through_q, through_kv = grad_q, (grad_k + grad_v if x_v is None else None)
     else:
         w_q, w_k, w_v = projections["w_q"], projections["w_k"], projections["w_v"]
-        through_q, through_kv = grad_q @ w_q.T, grad_k @ w_k.T + grad_v @ w_v.T
+        through_q = grad_q @ w_q.T
+        through_kv = grad_k @ w_k.T + grad_v @ w_v.T if x_v is None else None
     if x_kv is None:
         found = {"grad_x": through_q + through_kv}
-    else:
+    elif x_v is None:
         found = {"grad_x_q": through_q, "grad_x_kv": through_kv}
+    else:  # keys and values of their own: [T_k, kdim], [T_k, vdim]
+        through_k = grad_k @ projections["w_k"].T if projections else grad_k
+        through_v = grad_v @ projections["w_v"].T if projections else grad_v
+        found = {"grad_x_q": through_q, "grad_x_k": through_k, "grad_x_v": through_v}
     if not projections:
         return found
     source = x if x_kv is None else x_kv
-    found.update(grad_w_q=x.T @ grad_q, grad_w_k=source.T @ grad_k, grad_w_v=source.T @ grad_v)
+    values_source = source if x_v is None else x_v
+    found.update(
+        grad_w_q=x.T @ grad_q, grad_w_k=source.T @ grad_k, grad_w_v=values_source.T @ grad_v
+    )
     # A bias is added to every row, so its gradient is the column sums of its projection's.
     for name, gradient in (("b_q", grad_q), ("b_k", grad_k), ("b_v", grad_v)):
         if name in projections:

@@ -281,7 +281,8 @@ def selfattn_view(
             shown.append(render.lines("", fmt.say("loss", loss=fmt.number(result.loss, 4))))
         if result.of_batch is not None:
             shown.append(render.lines(fmt.say("batch_grads")))
-        labels = {"grad_queries": result.query_labels, "grad_output": result.query_labels}
+        asking = result.query_labels  # a row per query; the others, a row per key
+        labels = {"grad_queries": asking, "grad_output": asking, "grad_x_q": asking}
         for name, grad in result.grads.items():
             if grad.ndim == 1:  # a bias's (b_q, …, bias_k): one row
                 shown.append(render.matrix_block(f"∂ℓ/∂ ({name})", [name[5:]], grad[None], fmt))
