@@ -56,3 +56,23 @@ def test_the_table_shows_both(run):
     assert "Largest weight of a row at init" in screen and "uniform 0.167" in screen
     spanish = run(*args, "--repeat", "1", "--d-k", "8", "--format", "table", "--lang", "es")
     assert "Mayor peso de una fila al iniciar" in spanish.stdout and "0,167" in spanish.stdout
+
+
+def test_the_sweep_shows_one_seeded_row_beside_the_average(run):
+    from attncli.core.seeding import generator
+
+    document = _document(run, "--d-k", "8,512")
+    draws = {entry["d_k"]: entry for entry in document["scaling_one_draw"]}
+    assert sorted(draws) == [8, 512] and len(document["scaling"]) == 2
+    for d_k, entry in draws.items():
+        rng = generator(0, "draw", str(d_k))
+        query = rng.standard_normal((1, 1, d_k))[0, 0]
+        keys = rng.standard_normal((1, 6, d_k))[0]
+        for divisor, field in ((1.0, "largest_weight"), (math.sqrt(d_k), "largest_weight_scaled")):
+            scores = [sum(q * k for q, k in zip(query, key, strict=True)) / divisor
+                      for key in keys]  # fmt: skip
+            exponentials = [math.exp(s - max(scores)) for s in scores]
+            assert math.isclose(entry[field], max(exponentials) / sum(exponentials), rel_tol=1e-9)
+    args = ("compare-scores", "--tx", "6", "--ty", "6", "--d-h", "8", "--d-a", "8")
+    screen = run(*args, "--repeat", "1", "--format", "table").stdout
+    assert "one row, unscaled" in screen and "what ÷√d_k guarantees" in screen

@@ -76,6 +76,7 @@ def compare(sizes: Sizes, progress: Callable[[str], None] | None = None) -> Comp
         checks[method] = (len(pairs), float(np.max(np.abs(looped - grids[method][rows, columns]))))
     report("progress_sweep:")
     sweep = [(d_k, *costs.largest_weight(d_k, 6, SWEEP_ROWS, sizes.seed)) for d_k in sizes.d_ks]
+    draws = [(d_k, *costs.largest_weight(d_k, 6, 1, sizes.seed, "draw")) for d_k in sizes.d_ks]
     peaks = {method: costs.peak_weights(grids[method]) for method in costs.METHODS}
     return Comparison(
         sizes,
@@ -84,6 +85,7 @@ def compare(sizes: Sizes, progress: Callable[[str], None] | None = None) -> Comp
         checks,
         sweep,
         peaks,
+        draws,
     )
 
 

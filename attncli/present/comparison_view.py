@@ -138,19 +138,25 @@ def comparison_view(comparison: Comparison, fmt: Format) -> list[RenderableType]
         return render.lines("", *lines)
 
     def sweep(fmt: Format) -> Any:
+        draws = {entry["d_k"]: entry for entry in document["scaling_one_draw"]}
+
+        def weights(entry: dict[str, Any]) -> list[str]:
+            return [
+                fmt.number(entry["largest_weight"], 3, whole_bare=False),
+                fmt.number(entry["largest_weight_scaled"], 3, whole_bare=False),
+            ]
+
         rows = [
-            (
-                str(entry["d_k"]),
-                [
-                    fmt.number(entry["largest_weight"], 3, whole_bare=False),
-                    fmt.number(entry["largest_weight_scaled"], 3, whole_bare=False),
-                ],
-            )
+            (str(entry["d_k"]), weights(entry) + (weights(draws[entry["d_k"]]) if draws else []))
             for entry in document["scaling"]
         ]
-        return render.side_by_side(
-            fmt.say("sweep_heading"), [fmt.say("unscaled_column"), "÷ √d_k"], rows, "d_k"
-        )
+        names = [fmt.say("unscaled_column"), "÷ √d_k"]
+        if draws:
+            names += [fmt.say("draw_unscaled"), fmt.say("draw_scaled")]
+        table = render.side_by_side(fmt.say("sweep_heading"), names, rows, "d_k")
+        if not draws:
+            return table
+        return render.Group(table, render.lines(fmt.say("draw_note")))
 
     def conclusion(fmt: Format) -> Any:
         return render.lines(closing_line(comparison, fmt) or "")

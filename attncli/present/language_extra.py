@@ -20,4 +20,12 @@ EXTRA_PHRASES: dict[str, tuple[str, str]] = {
     "times_general": ("× general", "× la general"),
     "peak_mean": ("Largest weight of a row at init", "Mayor peso de una fila al iniciar"),
     "peak_range": ("  rows' range; uniform {uniform}", "  rango; uniforme {uniform}"),
+    "draw_unscaled": ("one row, unscaled", "una fila, sin escalar"),
+    "draw_scaled": ("one row, ÷ √d_k", "una fila, ÷ √d_k"),
+    "draw_note": (
+        "The average over many rows is what ÷√d_k guarantees (flat); one seeded row, as one "
+        "run of the lesson draws, wanders around it.",
+        "La media sobre muchas filas es lo que garantiza ÷√d_k (plana); una fila sembrada, como "
+        "la que saca una ejecución de la lección, oscila a su alrededor.",
+    ),
 }

@@ -36,6 +36,8 @@ class Comparison(Result):
     sweep: list[tuple[int, float, float]]  # (d_k, largest weight unscaled, scaled)
     # method -> each row's largest weight at initialisation: (mean, least, most)
     peaks: dict[str, tuple[float, float, float]] = field(default_factory=dict)
+    # (d_k, largest weight unscaled, scaled) of one seeded row of 6 keys
+    draws: list[tuple[int, float, float]] = field(default_factory=list)
 
     @property
     def busy(self) -> bool:
@@ -103,6 +105,10 @@ class Comparison(Result):
                     "largest_weight_scaled": scaled,
                 }
                 for d_k, unscaled, scaled in self.sweep
+            ],
+            "scaling_one_draw": [
+                {"d_k": d_k, "largest_weight": unscaled, "largest_weight_scaled": scaled}
+                for d_k, unscaled, scaled in self.draws
             ],
             # The lesson's comparison: additive against general.
             "additive_to_general": self.timings["additive"].median / general,
