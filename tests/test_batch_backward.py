@@ -94,3 +94,23 @@ def test_cross_attention_sequences_may_be_batches_too(run):
     document = json.dumps({"x_q": x_q.tolist(), "x_kv": x_kv.tolist()})
     screen = run("selfattn", "--format", "table", "--item", "2", input=document)
     assert screen.exit_code == 0 and screen.stdout.startswith("sequence 2 of 2"), screen.stderr
+
+
+def test_queries_keys_and_values_given_directly_may_be_a_batch(run):
+    rng = np.random.default_rng(15)
+    queries, keys, values = (rng.normal(size=(2, t, d)) for t, d in ((3, 4), (5, 4), (5, 6)))
+    target = rng.normal(size=(2, 3, 6))
+    whole = attn.selfattn(queries=queries, keys=keys, values=values, heads=2, target=target)
+    assert whole.batch == 2 and whole.grads["grad_keys"].shape == (2, 5, 4)
+    for b in range(2):
+        one = attn.selfattn(queries=queries[b], keys=keys[b], values=values[b], heads=2,
+                            target=target[b])  # fmt: skip
+        assert np.allclose(whole.output[b], one.output, atol=1e-15)
+        assert np.allclose(whole.grads["grad_values"][b], one.grads["grad_values"], atol=1e-15)
+    document = {"queries": queries.tolist(), "keys": keys.tolist(), "values": values.tolist()}
+    screen = run("selfattn", "--format", "table", "--item", "2", input=json.dumps(document))
+    assert screen.exit_code == 0 and screen.stdout.startswith("sequence 2 of 2"), screen.stderr
+    # a result of several heads read back holds queries of h × T × d: not taken for a batch
+    heads = run("selfattn", "a b c", "--heads", "2", "--json").stdout
+    again = run("selfattn", "--heads", "2", input=heads)
+    assert again.exit_code == 2 and "queries" in again.stderr

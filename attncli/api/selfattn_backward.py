@@ -33,7 +33,8 @@ def selfattn_backward(
         loss, upstream = gradients.squared_error(run.output, upstream)
     x = checked.x if checked.direct is None else None
     extra = run.keys.shape[-2] - len(checked.key_labels)  # add_bias_kv's, add_zero_attn's
-    if x is None or x.ndim == 2:
+    batched = run.output.ndim == 3  # B × T × d
+    if not batched:
         grads = gradients.selfattn_backward(
             x, checked.x_kv, checked.weights, run.queries, run.keys, run.values, run.weights,
             run.concat, upstream, divisor, extra_keys=extra, x_v=checked.x_v,
@@ -43,7 +44,7 @@ def selfattn_backward(
     # axis first), the parameters' summed over the batch (ℓ is the sum of the sequences').
     each = [
         gradients.selfattn_backward(
-            x[b],
+            None if x is None else x[b],
             None if checked.x_kv is None else checked.x_kv[b],
             checked.weights,
             run.queries[b],
@@ -56,7 +57,7 @@ def selfattn_backward(
             extra_keys=extra,
             x_v=None if checked.x_v is None else checked.x_v[b],
         )  # fmt: skip
-        for b in range(x.shape[0])
+        for b in range(run.output.shape[0])
     ]
     grads = {
         name: np.sum([part[name] for part in each], axis=0)

@@ -329,37 +329,45 @@ def _columns(given: object) -> int | None:
 
 def _direct_input(document: Document, settings: SelfAttnSettings) -> SelfAttnInput:
     """Attention straight from given queries, keys and values (no X, no projections); with
-    --heads h their columns are split into h heads."""
+    --heads h their columns are split into h heads. Each may be a batch B × T × d (not in
+    a result read back, whose queries of several heads are h × T × d)."""
+    from attncli.reading.cross_inputs import sequences
+
     unused_with_direct(document)
     query_hint = ("give queries with keys and values", "da queries con keys y values")
-    queries = to_matrix(require(document, "queries", query_hint), "queries")
-    keys = to_matrix(require(document, "keys", KEYS_HINT), "keys")
-    values = to_matrix(require(document, "values", VALUES_HINT), "values")
-    if queries.shape[1] != keys.shape[1]:
+    require(document, "queries", query_hint)
+    require(document, "keys", KEYS_HINT)
+    require(document, "values", VALUES_HINT)
+    names = ("queries", "keys", "values")
+    if "output" in document:
+        queries, keys, values = (to_matrix(document[name], name) for name in names)
+    else:
+        queries, keys, values = sequences(document, names, query_hint)
+    if queries.shape[-1] != keys.shape[-1]:
         raise ShapeError(
-            f"each query has {count(queries.shape[1], 'number')} but each key has "
-            f"{keys.shape[1]} (Q K^T needs them equal)",
-            f"cada consulta tiene {count(queries.shape[1], 'number', 'es')} pero cada clave "
-            f"tiene {keys.shape[1]} (Q K^T los necesita iguales)",
+            f"each query has {count(queries.shape[-1], 'number')} but each key has "
+            f"{keys.shape[-1]} (Q K^T needs them equal)",
+            f"cada consulta tiene {count(queries.shape[-1], 'number', 'es')} pero cada clave "
+            f"tiene {keys.shape[-1]} (Q K^T los necesita iguales)",
         )
-    check_one_value_per_key(values.shape[0], keys.shape[0])
+    check_one_value_per_key(values.shape[-2], keys.shape[-2])
     heads = settings.heads or 1
     for name, array in (("queries", queries), ("values", values)):
-        if array.shape[1] % heads:
+        if array.shape[-1] % heads:
             raise ShapeError(
-                f"{name} has {array.shape[1]} columns, which --heads {heads} cannot split "
+                f"{name} has {array.shape[-1]} columns, which --heads {heads} cannot split "
                 "evenly (each head takes the same number)",
-                f"{name} tiene {array.shape[1]} columnas, que --heads {heads} no puede "
+                f"{name} tiene {array.shape[-1]} columnas, que --heads {heads} no puede "
                 "repartir por igual (cada cabeza toma las mismas)",
             )
+    batch = queries.shape[0] if queries.ndim == 3 else None
+    t_q, t_k = queries.shape[-2], keys.shape[-2]
     check_memory(
-        queries.shape[0], keys.shape[0], 1, keys.shape[1], values.shape[1], 1, settings.grids
-    )
+        t_q, t_k, 1, keys.shape[-1], values.shape[-1], batch or 1, settings.grids
+    )  # fmt: skip
     refuse_biases(document)  # no projections here, so nothing a bias could be added to
-    key_labels = labels(document, keys.shape[0], "keys", "k")
-    query_labels = row_labels(document, queries.shape[0], False, "q")
-    allowed, bias = layer_masks(
-        document, queries.shape[0], keys.shape[0], settings.valid_len, None, settings.heads
-    )
+    key_labels = labels(document, t_k, "keys", "k")
+    query_labels = row_labels(document, t_q, False, "q")
+    allowed, bias = layer_masks(document, t_q, t_k, settings.valid_len, batch, settings.heads)
     direct = (queries, keys, values)
     return SelfAttnInput(query_labels, key_labels, None, {}, [], direct, None, allowed, None, bias)

@@ -70,8 +70,11 @@ class SelfAttnResult(Result):
 
     @property
     def batch(self) -> int | None:
-        """B when X was a batch of sequences (B × T × d_model), else None."""
-        return int(self.x.shape[0]) if self.x is not None and self.x.ndim == 3 else None
+        """B when X (or Q, K, V) was a batch of sequences (B × T × d), else None."""
+        if self.x is not None:
+            return int(self.x.shape[0]) if self.x.ndim == 3 else None
+        lead = self.attention.queries.ndim - 2 - (self.heads is not None)
+        return int(self.attention.queries.shape[0]) if lead else None
 
     def item(self, number: int) -> SelfAttnResult:
         """Sequence `number` (1-based) of a batch, as a result of its own."""
@@ -95,7 +98,6 @@ class SelfAttnResult(Result):
             for name in ("queries", "keys", "values", "scores", "weights", "output")
         }
         concat = None if run.concat is None else run.concat[index]
-        assert self.x is not None
         x_kv, x_v = (None if a is None or a.ndim == 2 else a[index] for a in (self.x_kv, self.x_v))
         allowed = self.allowed
         if allowed is not None and allowed.ndim >= 3:  # one grid per sequence
@@ -111,7 +113,7 @@ class SelfAttnResult(Result):
         return replace(
             self,
             grads=grads,
-            x=self.x[index],
+            x=None if self.x is None else self.x[index],
             x_kv=self.x_kv if x_kv is None else x_kv,
             x_v=self.x_v if x_v is None else x_v,
             attention=Attention(**parts, concat=concat),
