@@ -241,3 +241,19 @@ def test_the_backward_pass_with_the_layers_own_keys(zero):
             down[i] -= step
             numeric = (loss(name, up) - loss(name, down)) / (2 * step)
             assert abs(result.grads[f"grad_{name}"][i] - numeric) < 1e-7, (name, i)
+
+
+def test_the_screen_says_where_the_weights_came_from(run):
+    weights = str(REFERENCES / MHA["packed"]["file"])
+    x = REFERENCES.parent.parent / "samples" / "mha_x.npy"
+    screen = run(
+        "selfattn", "-i", str(x), "--weights", weights, "--heads", "2", "--format", "table"
+    )
+    said = " ".join(screen.stdout.split())  # the long path may wrap the line
+    assert f"weights from {weights} (nn.MultiheadAttention's names)" in said
+    spanish = run("selfattn", "-i", str(x), "--weights", weights, "--heads", "2",
+                  "--format", "table", "--lang", "es")  # fmt: skip
+    assert "(con los nombres de nn.MultiheadAttention)" in " ".join(spanish.stdout.split())
+    state = dict(open_tensors(weights).items())
+    result = attn.selfattn(weights=state, heads=2, x=np.load(x))
+    assert result.weights_from == ("the given state dict", "nn.MultiheadAttention")

@@ -197,9 +197,9 @@ def selfattn_document(
     at all when `options.scale` is false.
     """
     from attncli.reading.selfattn_inputs import selfattn_input
-    from attncli.reading.state_dicts import layer_settings
+    from attncli.reading.state_dicts import KIND_NAMES, layer_settings
 
-    document, options = layer_settings(document, sentence, options, layer)
+    document, options, layer = layer_settings(document, sentence, options, layer)
 
     checked = selfattn_input(document, sentence, options)
     if options.positions is not None:
@@ -259,6 +259,7 @@ def selfattn_document(
         norm=checked.norm,
         seed=options.seed,
         dtype=options.dtype,
+        weights_from=None if layer is None else (layer.source, KIND_NAMES[layer.kind]),
     )
 
 

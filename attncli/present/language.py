@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from attncli.present.language_extra import EXTRA_PHRASES
+from attncli.present.layer_language import LAYER_PHRASES
 from attncli.present.model_language import MODEL_PHRASES
 from attncli.present.train_language import TRAIN_PHRASES
 
@@ -120,12 +121,6 @@ PHRASES: dict[str, tuple[str, str]] = {
     "row_per_token": ("a row per token", "una fila por token"),
     "row_per_query": ("a row per query token", "una fila por token que pregunta"),
     "row_per_key": ("a row per key token", "una fila por token que contesta"),
-    "sequence_of": ("sequence {number} of {batch}", "secuencia {number} de {batch}"),
-    "extra_keys": (
-        "+ keys {names} (torch's add_bias_kv, add_zero_attn)",
-        "+ claves {names} (add_bias_kv, add_zero_attn de torch)",
-    ),
-    "bias_added": ("attn_mask added to the scores", "attn_mask sumado a las puntuaciones"),
     "batch_first": (
         "a batch of {batch} sequences, computed together; shown: the first (--json has all)",
         "un lote de {batch} secuencias, calculadas juntas; se muestra la primera (--json las "
@@ -164,11 +159,6 @@ PHRASES: dict[str, tuple[str, str]] = {
         "W^Q, W^K, W^V son aleatorias (semilla {seed}), no entrenadas: qué token mira a cuál aún "
         "no significa nada; -i samples/llaves.json trae pesos puestos a mano para que «están» "
         "busque «llaves»",
-    ),
-    "some_drawn": (
-        "{drawn} drawn from seed {seed} (--draw-missing), not trained; {given} from the input",
-        "{drawn} sacadas de la semilla {seed} (--draw-missing), no entrenadas; {given} de la "
-        "entrada",
     ),
     "show_hint": (
         "--show x,w,q,k,v (or all) adds the matrices; --steps --token T explains a row",
@@ -317,8 +307,6 @@ PHRASES: dict[str, tuple[str, str]] = {
     "progress_timing": ("timing {method}", "midiendo {method}"),
     "progress_loop": ("scoring {method} pair by pair", "puntuando {method} pareja a pareja"),
     "progress_sweep": ("scaling sweep", "barrido de d_k"),
-    "layer_progress": ("queries attended", "consultas atendidas"),
-    "batch_grads": ("ℓ, ∂ℓ/∂W, ∂ℓ/∂b: the whole batch's", "ℓ, ∂ℓ/∂W, ∂ℓ/∂b: los del lote entero"),
     # plot
     "plot_columns": ("who answers (key)", "quién contesta (clave)"),
     "plot_rows": ("who asks (query)", "quién pregunta (consulta)"),
@@ -328,6 +316,7 @@ PHRASES: dict[str, tuple[str, str]] = {
 PHRASES.update(EXTRA_PHRASES)  # attn samples, tiny numbers
 PHRASES.update(MODEL_PHRASES)  # attn selfattn --model and attn heads
 PHRASES.update(TRAIN_PHRASES)  # attn train's own, kept in their module
+PHRASES.update(LAYER_PHRASES)  # the layer's weights, masks, batches and extra keys
 
 
 # Click's usage errors, which it writes in English, as (pattern, Spanish replacement).

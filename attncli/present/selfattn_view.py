@@ -118,6 +118,9 @@ def header(
             key, formula=params_formula(result.projections), params=fmt.count(result.params)
         )
     lines = [*packed(parts), note]
+    if result.weights_from is not None:  # a state dict's file and layout
+        source, kind = result.weights_from
+        lines.append(fmt.say("weights_from", source=source, kind=kind))
     lines += drawn_lines(result, fmt)
     if hint and (result.x is not None or result.projections):
         lines.append(fmt.say("show_hint"))

@@ -88,7 +88,7 @@ def layer_of(weights: Mapping[str, Any] | str | None, prefix: str) -> LayerField
         return None
     if isinstance(weights, str):
         return weights_file(weights, prefix)
-    return state_dict_fields(tensors_of(weights), prefix)
+    return state_dict_fields(tensors_of(weights), prefix, "the given state dict")
 
 
 def tensors_of(state: Any) -> dict[str, Any]:
@@ -166,7 +166,7 @@ def layer_settings(
     sentence: str | None,
     options: SelfAttnSettings,
     layer: LayerFields | None = None,
-) -> tuple[Document, SelfAttnSettings]:
+) -> tuple[Document, SelfAttnSettings, LayerFields | None]:
     """The document and settings of a layer whose weights come from a state dict (given,
     or under torch's names in the document): its weights in the document, its heads
     (required), GPT-2's causal mask, and for a sentence d_model from W^Q's rows."""
@@ -177,10 +177,10 @@ def layer_settings(
     else:
         document, layer = in_document(document)
     if layer is None:
-        return document, options
+        return document, options, None
     changes: dict[str, Any] = {"heads": heads_of(layer, options.heads)}
     if layer.causal:
         changes["causal"] = True
     if sentence is not None and options.d_model is None and "w_q" in layer.fields:
         changes["d_model"] = int(layer.fields["w_q"].shape[0])
-    return document, replace(options, **changes)
+    return document, replace(options, **changes), layer

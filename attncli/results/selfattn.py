@@ -42,6 +42,9 @@ class SelfAttnResult(Result):
     bias: np.ndarray | None = None  # of the scores' shape: a float attn_mask, added to them
     grids: bool = True  # False: only the output was computed (row blocks), no T × T grid
     dtype: str = "float64"  # what the layer was computed in (--dtype)
+    # where and in whose names weights read from a state dict were: ("layer.safetensors",
+    # "nn.MultiheadAttention")
+    weights_from: tuple[str, str] | None = None
     of_batch: tuple[int, int] | None = None  # (N, B): sequence N of a batch of B, by item()
     # With a gradient at the output (grad_output, or target for ½‖out − target‖²):
     loss: float | None = None
