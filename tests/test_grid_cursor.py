@@ -83,3 +83,11 @@ def test_clickable_cells_carry_their_row_and_column():
 def test_a_plain_grid_has_neither():
     segments = _segments(_grid(4), 80)
     assert not any(s.style and (s.style.meta or s.style.reverse) for s in segments)
+
+
+def test_an_elided_grid_says_where_the_other_columns_are():
+    """attn selfattn's points at --json; the explorer's grid, at its cursor."""
+    assert "--json has them all" in _text(_grid(40), 80)
+    with_cursor = " ".join(_text(_grid(40, cursor=(0, 0)), 80).split())
+    assert "the cursor brings the others into sight" in with_cursor
+    assert "--json" not in with_cursor

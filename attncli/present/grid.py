@@ -258,7 +258,8 @@ class NumberGrid:
         if None in rows or None in columns:
             notes.append(
                 fmt.say(
-                    "elided",
+                    # A grid with a cursor shows the others as the cursor reaches them.
+                    "elided" if self.cursor is None else "elided_cursor",
                     mark=ELLIPSIS,
                     rows=len(shown_rows),
                     all_rows=len(self.grid),

@@ -1,7 +1,14 @@
-"""Phrases few screens need (attn samples, a grid's note on tiny numbers), English and
-Spanish; present/language.py adds them to its table."""
+"""Phrases few screens need (attn samples, a grid's note on tiny numbers or on its
+cursor), English and Spanish; present/language.py adds them to its table."""
 
 EXTRA_PHRASES: dict[str, tuple[str, str]] = {
+    # a grid with a cursor (attn explore)
+    "elided_cursor": (
+        "{mark} showing {rows} of {all_rows} rows and {columns} of {all_columns} columns; "
+        "the cursor brings the others into sight",
+        "{mark} se ven {rows} de {all_rows} filas y {columns} de {all_columns} columnas; "
+        "el cursor trae las demás a la vista",
+    ),
     "sample_name": ("Sample", "Ejemplo"),
     "sample_holds": ("What it holds", "Qué contiene"),
     "sample_try": ("Try", "Prueba"),
