@@ -220,6 +220,7 @@ def heads(
     return HeadsResult(
         model=model,
         model_type=loaded.model_type,
+        sentence=str(sentence),
         tokens=tokens,
         ranking=ranking,
         source=start,

@@ -75,9 +75,9 @@ MODEL_PHRASES: dict[str, tuple[str, str]] = {
     ),
     "heads_tokens": ("tokens: {tokens}", "tokens: {tokens}"),
     "heads_next": (
-        "explain the first: attn selfattn SENTENCE --model {model} --layer {layer} "
+        "explain the first: attn selfattn {sentence} --model {model} --layer {layer} "
         "--head {head} --steps --token {token}",
-        "explica la primera: attn selfattn FRASE --model {model} --layer {layer} "
+        "explica la primera: attn selfattn {sentence} --model {model} --layer {layer} "
         "--head {head} --steps --token {token}",
     ),
 }

@@ -114,9 +114,18 @@ def heads_view(result: HeadsResult, fmt: Format) -> list[RenderableType]:
     if len(shown) < len(result.ranking):
         more = len(result.ranking) - len(shown)
         below.append(fmt.say("heads_more", more=more, total=len(result.ranking)))
+    import shlex
+
     best = result.ranking[0]
     token = result.tokens[result.source] if result.source is not None else result.tokens[-1]
     below.append(
-        fmt.say("heads_next", model=result.model, layer=best.layer, head=best.head, token=token)
+        fmt.say(
+            "heads_next",
+            sentence=shlex.quote(result.sentence),
+            model=shlex.quote(result.model),
+            layer=best.layer,
+            head=best.head,
+            token=shlex.quote(token),
+        )
     )
     return [render.lines(*lines), table, render.lines(*below)]

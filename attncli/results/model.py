@@ -102,6 +102,7 @@ class HeadsResult(Result):
 
     model: str
     model_type: str
+    sentence: str
     tokens: tuple[str, ...]
     ranking: tuple[HeadWeight, ...]  # highest first
     source: int | None = None  # the query token's position (0-based), for --from/--to
