@@ -198,6 +198,9 @@ PlotOption = Annotated[
 
     Ejemplo: attn selfattn "en las llaves del coche están ahí" --steps --token están
 
+    Una capa guardada desde torch: attn selfattn -i samples/mha_x.npy --weights
+    samples/mha.safetensors --heads 2
+
     Un modelo real (en inglés: no hay modelo español sin conexión):
     attn selfattn "the keys to the cabinet are on the table" --model all-MiniLM-L6-v2
     --layer 4 --head 2
@@ -245,6 +248,9 @@ def selfattn(
     outputs are the weight grid times V. The parameter count does not depend on T.
 
     Example: attn selfattn "en las llaves del coche están ahí" --steps --token están
+
+    A layer saved from torch: attn selfattn -i samples/mha_x.npy --weights
+    samples/mha.safetensors --heads 2
 
     A real model (English: no Spanish model is to be had offline):
     attn selfattn "the keys to the cabinet are on the table" --model all-MiniLM-L6-v2
