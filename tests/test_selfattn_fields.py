@@ -142,3 +142,55 @@ def test_carried_keys_that_are_fine_come_out_as_numbers(run_json):
     document = {"weights": [0.5, 0.5], "values": EYE, "keys": [[1, 2], [0, 1]]}
     out = run_json("mix", "--json", input=json.dumps(document))
     assert out["keys"] == [[1, 2], [0, 1]]
+
+
+@pytest.mark.parametrize(
+    ("written", "again", "said"),
+    [
+        (["--causal"], [], "causal true"),
+        ([], ["--causal"], "causal false"),
+        (["--no-scale"], [], "scale false"),
+        (["--scale", "2"], [], "divisor 2.0"),
+        (["--no-proj"], [], "projections false"),
+        (["--heads", "2"], [], "heads 2"),
+        (["--dtype", "float32"], [], 'dtype "float32"'),
+    ],
+)
+def test_a_result_read_back_is_computed_with_the_settings_it_was_computed_with(
+    run, written, again, said
+):
+    # A result written down with --causal and read back without it would silently give
+    # the unmasked grid: refused, naming the option that computes it again the same way.
+    result = run("selfattn", "el tren va", *written, "--json")
+    assert result.exit_code == 0, result.stderr
+    again_run = run("selfattn", *again, "--json", input=result.stdout)
+    assert again_run.exit_code == 2 and again_run.stdout == ""
+    assert said in again_run.stderr and again_run.stderr.count("\n") == 1
+    assert "run attn selfattn with" in again_run.stderr
+
+
+def test_a_result_read_back_with_its_settings_gives_its_numbers(run_json):
+    first = run_json("selfattn", "el tren va", "--causal", "--scale", "2", "--json")
+    again = run_json("selfattn", "--causal", "--scale", "2", "--json", input=json.dumps(first))
+    assert again["weights"] == first["weights"]
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["el tren va", "--no-proj", "--d-k", "4"], "--d-k sizes the projections"),
+        (["el tren va", "--no-proj", "--d-v", "4"], "--d-v sizes the projections"),
+    ],
+)
+def test_a_size_that_would_not_be_used_is_refused(run, args, said):
+    result = run("selfattn", *args)
+    assert result.exit_code == 2 and result.stdout == "" and said in result.stderr
+
+
+def test_norm_beside_a_given_x_is_refused(run, tmp_path):
+    path = tmp_path / "x.npy"
+    np.save(path, np.ones((3, 4)))
+    result = run("selfattn", "-i", str(path), "--norm", "2")
+    assert result.exit_code == 2 and result.stdout == "" and "drop --norm" in result.stderr
+    with pytest.raises(InputError, match="--d-k sizes the projections"):
+        attn.selfattn("el tren", projections=False, d_k=4)

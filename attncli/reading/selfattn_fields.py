@@ -4,8 +4,14 @@ weight dropped silently would give a different number than the model's."""
 
 from __future__ import annotations
 
+import json
+from typing import TYPE_CHECKING
+
 from attncli.errors import InputError
 from attncli.reading.values import Document
+
+if TYPE_CHECKING:
+    from attncli.reading.settings import SelfAttnSettings
 
 # What the layer reads from a document or an .npz archive.
 INPUTS = (
@@ -157,3 +163,68 @@ def unused_with_direct(document: Document) -> None:
                 f"{name}: queries, keys y values se dan directamente, así que attn selfattn no "
                 f"usaría {name}; quítalo, o da x y las W en lugar de queries/keys/values",
             )
+
+
+def check_read_back(document: Document, settings: SelfAttnSettings) -> None:
+    """A result read back is computed again from its inputs, so the settings it was
+    computed with (which it writes down) must be the ones asked for now, or its numbers
+    would silently change: refuse the first that differs, saying how to ask for it."""
+    if "output" not in document:
+        return
+    import math
+
+    scale_by = None  # the divisor of a result computed with --scale S
+    if document.get("scale") and document.get("divisor") and document.get("d_k"):
+        divisor = float(document["divisor"])
+        if not math.isclose(divisor, math.sqrt(float(document["d_k"])), rel_tol=1e-12):
+            scale_by = divisor
+    causal, scale = document.get("causal"), document.get("scale")
+    projections, heads, dtype = (document.get(n) for n in ("projections", "heads", "dtype"))
+    # field: (what the result was computed with, what is asked now, how to ask for it)
+    compared = {
+        "causal": (causal, settings.causal, "with --causal" if causal else "without --causal"),
+        "scale": (scale, settings.scale, "without --no-scale" if scale else "with --no-scale"),
+        "projections": (projections, settings.projections,
+                        "without --no-proj" if projections else "with --no-proj"),
+        "heads": (heads, settings.heads,
+                  "without --heads" if heads is None else f"with --heads {heads}"),
+        "divisor": (scale_by, settings.scale_by,
+                    "without --scale" if scale_by is None else f"with --scale {scale_by}"),
+        "dtype": (dtype, settings.dtype, f"with --dtype {dtype}"),
+    }  # fmt: skip
+    for field, (written, asked, fix) in compared.items():
+        if field not in document or written == asked:
+            continue
+        if field in ("causal", "scale", "projections") and not isinstance(written, bool):
+            continue  # not written by attn: the field check has said what it may be
+        shown = json.dumps(written)
+        fix_es = fix.replace("without ", "sin ").replace("with ", "con ")
+        raise InputError(
+            f"{field}: the input is a result computed with {field} {shown}, and computing it "
+            f"again otherwise would change its numbers; run attn selfattn {fix}",
+            f"{field}: la entrada es un resultado calculado con {field} {shown}, y "
+            f"calcularlo de otro modo cambiaría sus números; ejecuta attn selfattn {fix_es}",
+        )
+
+
+def unused_sizes(settings: SelfAttnSettings, given_x: bool) -> None:
+    """Sizes that would not be used are refused, not ignored: --d-k and --d-v size W^Q,
+    W^K, W^V, which --no-proj leaves out; --norm sizes the seeded embeddings, which a given
+    X replaces."""
+    if not settings.projections:
+        for name in ("d_k", "d_v"):
+            if getattr(settings, name) is not None:
+                option = f"--{name.replace('_', '-')}"
+                raise InputError(
+                    f"{option} sizes the projections and --no-proj leaves them out "
+                    f"(Q = K = V = X); drop {option} or --no-proj",
+                    f"{option} da el tamaño de las proyecciones y --no-proj las quita "
+                    f"(Q = K = V = X); quita {option} o --no-proj",
+                )
+    if given_x and settings.norm is not None:
+        raise InputError(
+            "--norm sets the length of the seeded embeddings, and the input gives X itself; "
+            "drop --norm",
+            "--norm fija la longitud de los embeddings sembrados, y la entrada da la propia X; "
+            "quita --norm",
+        )

@@ -19,7 +19,12 @@ from attncli.reading.inputs import (
     row_labels,
 )
 from attncli.reading.masks import bias_kv, layer_masks
-from attncli.reading.selfattn_fields import check_fields, unused_with_direct
+from attncli.reading.selfattn_fields import (
+    check_fields,
+    check_read_back,
+    unused_sizes,
+    unused_with_direct,
+)
 from attncli.reading.selfattn_memory import check_memory
 from attncli.reading.settings import SelfAttnSettings
 from attncli.reading.state_dicts import LAYER_FIELDS
@@ -88,6 +93,7 @@ def selfattn_input(
             "frase (o x_q y x_kv en -i FICHERO)",
         )
     check_fields(document)
+    check_read_back(document, settings)
     refuse_biases(document, allowed=BIASES)
     # The gradient at the output goes with either kind of input.
     # The weights may go with a sentence too (--weights FILE, or w_q, … in -i FILE).
@@ -139,6 +145,7 @@ def selfattn_input(
         tokens = labels(document, x.shape[-2], "x", "t")
         query_tokens = tokens
         d_model = x.shape[-1]
+    unused_sizes(settings, given_x=x is not None)
     d_k, d_v = d_model, d_model
     if settings.projections:
         d_k, d_v = _projection_sizes(document, settings, d_model)
