@@ -136,3 +136,12 @@ def update() -> None:
 
 if __name__ == "__main__" and "--update" in sys.argv:
     update()
+
+
+def test_ci_runs_the_readme_test_command_exactly():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    quick_start = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    commands = re.findall(r"```sh\n(.+?)\n```", quick_start)
+    assert len(commands) == 2 and "pytest" in commands[1]
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()
+    assert ci[-1] == commands[1]
