@@ -6,7 +6,7 @@ matplotlib is optional (the extra attncli[plot]); it is imported only here.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from attncli.errors import OptionError
 
@@ -105,15 +105,7 @@ def plot_weights(
         # and stderr stays empty on success.
         warnings.simplefilter("ignore")
         figure.tight_layout()
-    try:
-        figure.savefig(path, dpi=100)
-    except OSError as error:
-        raise OptionError(
-            f"--plot {path}: cannot write it: {error.strerror}",
-            f"--plot {path}: no se puede escribir: {error.strerror}",
-        ) from None
-    finally:
-        plt.close(figure)
+    save_figure(figure, path)
 
 
 def plot_result(path: str, result: SelfAttnResult, fmt: Format) -> None:
@@ -130,3 +122,19 @@ def plot_result(path: str, result: SelfAttnResult, fmt: Format) -> None:
         list(result.key_labels),
         fmt,
     )
+
+
+def save_figure(figure: Any, path: str) -> None:
+    """Write a matplotlib figure to --plot's `path` and close it; a path that cannot be
+    written is one line."""
+    import matplotlib.pyplot as plt
+
+    try:
+        figure.savefig(path, dpi=100)
+    except OSError as error:
+        raise OptionError(
+            f"--plot {path}: cannot write it: {error.strerror}",
+            f"--plot {path}: no se puede escribir: {error.strerror}",
+        ) from None
+    finally:
+        plt.close(figure)

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from attncli.errors import OptionError
-
 if TYPE_CHECKING:
     from attncli.present.format import Format
     from attncli.results.training import TrainResult
@@ -25,6 +23,7 @@ def plot_training(path: str, result: TrainResult, fmt: Format) -> None:
     import matplotlib.pyplot as plt
     import numpy as np
 
+    from attncli.present.plot import save_figure
     from attncli.present.training_view import log_scale
 
     steps = np.arange(len(result.loss))
@@ -48,12 +47,4 @@ def plot_training(path: str, result: TrainResult, fmt: Format) -> None:
     weight_axis.grid(alpha=0.3)
     weight_axis.legend(loc="lower right")
     figure.tight_layout()
-    try:
-        figure.savefig(path, dpi=100)
-    except OSError as error:
-        raise OptionError(
-            f"--plot {path}: cannot write it: {error.strerror}",
-            f"--plot {path}: no se puede escribir: {error.strerror}",
-        ) from None
-    finally:
-        plt.close(figure)
+    save_figure(figure, path)
