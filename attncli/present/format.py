@@ -18,6 +18,14 @@ ROW_MAX_MARK = "*"
 ELLIPSIS = "…"
 BLANK = "____"
 VECTOR_ITEMS = 8  # a longer vector is written as its first and last numbers around "…"
+SCIENTIFIC_DIGITS = 2  # 1.23e-05: the digits after the point of a tiny number
+
+
+def vanishes(value: float, digits: int) -> bool:
+    """True for a number that is not zero but would be written as zero at `digits`
+    decimals (0.004 as 0.00): the one rule by which a grid, or a number in a sentence,
+    is written in scientific notation instead."""
+    return math.isfinite(value) and value != 0 and float(f"{abs(value):.{digits}f}") == 0
 
 
 @dataclass(frozen=True)
@@ -70,6 +78,18 @@ class Format:
             if text.startswith("-") and float(text) == 0:
                 text = text[1:]
         return self.decimal(text)
+
+    def stated(self, value: float, digits: int | None = None, whole_bare: bool = True) -> str:
+        """A number standing alone in a line (a header's length or divisor, a loss): as
+        number() writes it, but in scientific notation when it would read as zero and is not
+        (every embedding has length 1.00e-04, not 0.00)."""
+        if vanishes(value, self.other if digits is None else digits):
+            return self.scientific(value)
+        return self.number(value, digits, whole_bare)
+
+    def scientific(self, value: float) -> str:
+        """A number in scientific notation, with the language's decimal mark: 1,62e-05."""
+        return self.decimal(f"{value:.{SCIENTIFIC_DIGITS}e}")
 
     def decimal(self, text: str) -> str:
         """A formatted number with the language's decimal mark: 0.665, or 0,665 in Spanish."""

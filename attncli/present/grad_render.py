@@ -142,7 +142,7 @@ def gradient_view(result: GradResult, fmt: Format) -> list[RenderableType]:
     """Without --steps: the loss, ∂ℓ/∂e per query row, and each gradient as a labelled grid."""
     parts: list[RenderableType] = []
     if result.loss is not None:
-        parts.append(Text(fmt.say("loss", loss=fmt.number(result.loss, 4, whole_bare=False))))
+        parts.append(Text(fmt.say("loss", loss=fmt.stated(result.loss, 4, whole_bare=False))))
     rows = [fmt.say("query")] if result.single else list(result.row_labels)
     keys = list(result.column_labels)
     fmt = replace(fmt, other=max(fmt.other, 3))

@@ -24,7 +24,14 @@ from rich.table import Table
 from rich.text import Text
 
 from attncli.present.drawn import PlainTable, natural_width
-from attncli.present.format import ELLIPSIS, MASKED, ROW_MAX_MARK, Format, shown_indices
+from attncli.present.format import (
+    ELLIPSIS,
+    MASKED,
+    ROW_MAX_MARK,
+    Format,
+    shown_indices,
+    vanishes,
+)
 from attncli.present.language import printable
 
 if TYPE_CHECKING:
@@ -32,7 +39,6 @@ if TYPE_CHECKING:
 
 LABEL_LIMIT = 12  # longer token names are cut to a prefix that still tells them apart
 MIN_COLUMNS = 2
-SCIENTIFIC_DIGITS = 2  # 1.23e-05: the digits after the point of a tiny number
 EXPORT_COLUMNS = 16  # a page holds no more; a wider grid is exported with its … column
 
 # Ramps from dark (least weight) to light (most), each monotone in lightness in its system.
@@ -214,10 +220,8 @@ class NumberGrid:
     def _text(self, value: float, largest: float | None, shown: _Shown) -> Text:
         fmt = self.fmt
         value = float(value)
-        if not self.heat and shown.scientific and math.isfinite(value) and value != 0:
-            return Text(fmt.decimal(f"{value:.{SCIENTIFIC_DIGITS}e}"))
         if not self.heat:
-            return Text(fmt.number(value))
+            return Text(shown.number(value, fmt))
         if math.isinf(value):
             return Text(MASKED + " ", justify="right")
         mark = ROW_MAX_MARK if value == largest else " "
@@ -249,7 +253,7 @@ class NumberGrid:
                     fmt.say("legend", low=fmt.weight_number(low), high=fmt.weight_number(high))
                 )
         if shown.scientific:
-            example = fmt.decimal(f"{shown.tiniest:.{SCIENTIFIC_DIGITS}e}")
+            example = fmt.scientific(shown.tiniest)
             notes.append(fmt.say("scientific", digits=fmt.other, example=example))
         shown_rows = [i for i in rows if i is not None]
         shown_columns = [j for j in columns if j is not None]
@@ -279,6 +283,7 @@ class _Widths:
     def __init__(self, grid: NumberGrid, shown: _Shown) -> None:
         fmt = grid.fmt
         self.grid = grid
+        self.shown = shown
         rows = [i for i in shown.rows if i is not None]
         elided_rows = None in shown.rows
         count = len(grid.grid[0])
@@ -304,7 +309,7 @@ class _Widths:
         fmt = self.grid.fmt
         value = float(value)
         if not self.grid.heat:
-            return fmt.number(value)
+            return self.shown.number(value, fmt)
         if math.isinf(value):
             return MASKED + " "
         return fmt.weight_number(value) + (ROW_MAX_MARK if value == largest else " ")
@@ -357,7 +362,7 @@ class _Shown:
         if not grid.heat:
             finite = np.abs(values[np.isfinite(values)])
             largest = float(finite.max()) if finite.size else 0.0
-            if 0 < largest < 0.5 * 10.0**-grid.fmt.other:
+            if vanishes(largest, grid.fmt.other):
                 self.scientific, self.tiniest = True, largest
         self.span = (0.0, 1.0)
         if grid.heat and color_system is not None:
@@ -367,3 +372,9 @@ class _Shown:
             finite_values = values[allowed]
             if finite_values.size:
                 self.span = (float(finite_values.min()), float(finite_values.max()))
+
+    def number(self, value: float, fmt: Format) -> str:
+        """A number of a grid that is not of weights, as its cell writes it."""
+        if self.scientific and math.isfinite(value) and value != 0:
+            return fmt.scientific(value)
+        return fmt.number(value)

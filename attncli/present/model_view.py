@@ -102,7 +102,7 @@ def heads_view(result: HeadsResult, fmt: Format) -> list[RenderableType]:
             str(rank),
             str(entry.layer),
             str(entry.head),
-            fmt.number(entry.weight, 3, whole_bare=False),
+            fmt.stated(entry.weight, 3, whole_bare=False),
             bar,
         )
     tokens = " ".join(result.tokens)

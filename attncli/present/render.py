@@ -121,8 +121,9 @@ def score_steps_table(steps: ScoreSteps, fmt: Format) -> RenderableType:
     table.add_column(products.get(steps.method, fmt.say("query_key")))
     if steps.divisor:
         root = math.isclose(steps.divisor, math.sqrt(len(steps.query)), rel_tol=1e-12)
-        shown = f"√{len(steps.query)} = {fmt.number(steps.divisor)}"
-        table.add_column(f"÷ {shown if root else fmt.number(steps.divisor)}")
+        divisor = fmt.stated(steps.divisor)
+        shown = f"√{len(steps.query)} = {divisor}"
+        table.add_column(f"÷ {shown if root else divisor}")
     biased = any(row.bias is not None for row in steps.rows)
     if biased:  # a float attn_mask, added to the scores before the softmax
         table.add_column("+ attn_mask", justify="right")
@@ -133,7 +134,7 @@ def score_steps_table(steps: ScoreSteps, fmt: Format) -> RenderableType:
             cells.append(fmt.computed(fmt.vector(row.transformed)))
         cells.append(fmt.computed(f"{dot_terms(row.terms, fmt)} = {fmt.number(row.total)}"))
         if steps.divisor:
-            cells.append(fmt.computed(f"{fmt.number(row.total)} ÷ {fmt.number(steps.divisor)}"))
+            cells.append(fmt.computed(f"{fmt.number(row.total)} ÷ {fmt.stated(steps.divisor)}"))
         if biased:
             added = row.bias or 0.0
             sign = "−" if added < 0 else "+"

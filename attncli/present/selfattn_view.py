@@ -39,7 +39,7 @@ def divisor_text(result: SelfAttnResult, fmt: Format) -> str | None:
         return None
     if math.isclose(result.divisor, math.sqrt(d_k), rel_tol=1e-12):
         return f"√{d_k}"
-    return fmt.number(result.divisor)
+    return fmt.stated(result.divisor)
 
 
 def params_formula(projections: dict[str, Any]) -> str:
@@ -107,7 +107,7 @@ def header(
     if result.extra_keys:
         parts.append(fmt.say("extra_keys", names=", ".join(result.extra_keys)))
     if result.norm is not None:
-        parts.append(fmt.say("norm", norm=fmt.number(result.norm)))
+        parts.append(fmt.say("norm", norm=fmt.stated(result.norm)))
     if not result.projections:
         note = fmt.say("no_proj" if result.x is not None else "direct")
     else:
@@ -281,7 +281,7 @@ def selfattn_view(
             return render.lines()
         shown: list[Any] = []
         if result.loss is not None:
-            shown.append(render.lines("", fmt.say("loss", loss=fmt.number(result.loss, 4))))
+            shown.append(render.lines("", fmt.say("loss", loss=fmt.stated(result.loss, 4))))
         if result.of_batch is not None:
             shown.append(render.lines(fmt.say("batch_grads")))
         asking = result.query_labels  # a row per query; the others, a row per key
