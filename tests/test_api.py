@@ -157,7 +157,7 @@ Scores
   k1      2.02
   k2      2.15
 
-w_a (drawn from seed 0)
+W_a (drawn from seed 0)
   0.47   1.08
   0.74   0.26"""
 

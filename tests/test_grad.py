@@ -159,7 +159,7 @@ def test_method_steps_show_their_own_derivatives(run, method):
     out = run("grad", "-i", str(SAMPLES / "tren.json"), "--target", "8,2", "--steps",
               "--method", method).stdout  # fmt: skip
     if method == "general":
-        assert "W_aᵀ q = (" in out and "∂ℓ/∂w_a from this row" in out
+        assert "W_aᵀ q = (" in out and "∂ℓ/∂W_a from this row" in out
     else:
         assert "1 − tanh²" in out and "∂ℓ/∂v_a from this row" in out
 

@@ -13,22 +13,43 @@ TREN = str(SAMPLES / "tren.json")
 def test_general_steps_show_w_a(run):
     document = json.loads(run("score", "-i", TREN, "--method", "general", "--json").stdout)
     steps = run("score", "-i", TREN, "--method", "general", "--steps").stdout
-    assert steps.index("w_a (drawn from seed 0)") < steps.index("General scores")
+    assert steps.index("W_a (drawn from seed 0)") < steps.index("General scores")
+    assert "W_a · key" in steps and "w_a" not in steps  # the columns' notation
     for row in document["w_a"]:
         assert "   ".join(f"{value:.2f}" for value in row) in steps
 
 
 def test_additive_steps_show_w_1_w_2_v_a_in_spanish_too(run):
     steps = run("score", "-i", TREN, "--method", "additive", "--steps", "--lang", "es").stdout
-    for name in ("w_1", "w_2", "v_a"):
+    for name in ("W_1", "W_2", "v_a"):
         assert f"{name} (sacada de la semilla 0)" in steps
+    assert "w_1" not in steps and "w_2" not in steps
     document = {**json.loads((SAMPLES / "tren.json").read_text()), "w_a": [[1, 0], [0, 1]]}
     given = run("score", "-i", "-", "--method", "general", "--steps", input=json.dumps(document))
-    assert given.stdout.startswith("w_a\n") and "drawn" not in given.stdout
+    assert given.stdout.startswith("W_a\n") and "drawn" not in given.stdout
 
 
 def test_grad_steps_show_them_and_dot_has_none(run):
     grad = run("grad", "-i", TREN, "--method", "general", "--target", "8,2", "--steps").stdout
-    assert "w_a (drawn from seed 0)" in grad
+    assert "W_a (drawn from seed 0)" in grad
     dot = run("score", "-i", TREN, "--steps").stdout
     assert "drawn" not in dot and "w_a" not in dot
+
+
+def test_a_worksheet_gives_the_parameters_under_its_heading(run):
+    for lang, heading, drawn in (("en", "WORKSHEET", "W_a (drawn"), ("es", "HOJA", "W_a (sacada")):
+        sheet = run("score", "-i", TREN, "--method", "general", "--blank", "--lang", lang).stdout
+        assert sheet.index(heading) < sheet.index(drawn) < sheet.index("____")
+    answers = run("score", "-i", TREN, "--method", "additive", "--blank", "--answers").stdout
+    assert answers.count("W_1 (drawn from seed 0)") == 1  # given once, above the sheet
+    assert answers.index("W_1 (drawn") < answers.index("ANSWERS")
+
+
+def test_grad_writes_the_parameters_gradients_in_the_same_notation(run):
+    args = ("grad", "-i", TREN, "--method", "additive", "--target", "8,2")
+    grids = run(*args, "--format", "table").stdout
+    assert "∂ℓ/∂W_1 (grad_w_1)" in grids and "W_1[1]" in grids and "∂ℓ/∂v_a (grad_v_a)" in grids
+    steps = run(*args, "--steps").stdout
+    assert "∂ℓ/∂W_2 from this row = [" in steps and "∂ℓ/∂w_" not in steps
+    document = json.loads(run(*args, "--json").stdout)
+    assert {"grad_w_1", "grad_w_2", "grad_v_a"} <= set(document)  # the fields keep their names

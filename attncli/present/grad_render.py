@@ -118,7 +118,8 @@ def score_table(steps: GradSteps, fmt: Format) -> RenderableType:
     for name, value in steps.grad_parameters.items():
         rows = value if value and isinstance(value[0], list) else [value]
         written = "; ".join(fmt.vector(row) for row in rows)  # type: ignore[arg-type]
-        notes.append(fmt.say("grad_parameter_row", name=name) + f" = [{fmt.computed(written)}]")
+        heading = fmt.say("grad_parameter_row", name=render.notation(name))
+        notes.append(f"{heading} = [{fmt.computed(written)}]")
     heading = fmt.say(f"grad_score.{method}", row=_row_name(steps, fmt))
     return Group(_titled(heading, table), *(Text(note) for note in notes))
 
@@ -155,8 +156,9 @@ def gradient_view(result: GradResult, fmt: Format) -> list[RenderableType]:
     ]  # fmt: skip
     for name, value in result.gradients.score.parameters.items():
         matrix = value if value.ndim == 2 else value[None, :]
-        labels = [f"{name}[{i + 1}]" for i in range(matrix.shape[0])]
-        grids.append((f"∂ℓ/∂{name} (grad_{name})", labels, None, matrix))
+        shown = render.notation(name)
+        labels = [f"{shown}[{i + 1}]" for i in range(matrix.shape[0])]
+        grids.append((f"∂ℓ/∂{shown} (grad_{name})", labels, None, matrix))
     for title, row_labels, column_labels, grid in grids:
         parts.append(render.number_grid(title, row_labels, column_labels, grid, fmt))
     return parts

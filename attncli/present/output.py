@@ -131,7 +131,8 @@ def emit(
 
             # The parameters a step multiplies by (W_a, or W_1, W_2, v_a) come first, so
             # that a student can check the step by hand.
-            view = [*given_parameters(result, fmt), *steps_view(explanation, fmt, intro)]
+            givens = given_parameters(result, fmt)
+            view = steps_view(explanation, fmt, intro, givens)
         else:
             view = view_of(result, fmt, settings.show)
         if checks is not None:

@@ -241,13 +241,24 @@ def number_grid(
     )
 
 
+# The score parameters as the steps' columns and formulas write them (W_a · key,
+# tanh(W_1 q + W_2 k)); their JSON fields keep the lower-case names.
+PARAMETER_NOTATION = {"w_a": "W_a", "w_1": "W_1", "w_2": "W_2"}
+
+
+def notation(name: str) -> str:
+    """A score parameter's name as a formula writes it: w_a → W_a; v_a, b_1 stay."""
+    return PARAMETER_NOTATION.get(name, name)
+
+
 def parameter_block(
     parameters: dict[str, list], drawn: list[str], seed: int, fmt: Format
 ) -> RenderableType:
     """The score parameters used, each a titled grid, saying which were drawn from the seed."""
     parts: list[RenderableType] = []
     for name, value in parameters.items():
-        title = fmt.say("drawn", name=name, seed=seed) if name in drawn else name
+        shown = notation(name)
+        title = fmt.say("drawn", name=shown, seed=seed) if name in drawn else shown
         rows = value if value and isinstance(value[0], list) else [value]
         columns = shown_indices(len(rows[0]), VECTOR_ITEMS)
         table = Table(box=None, show_header=False, padding=(0, 1, 0, 2))

@@ -159,14 +159,18 @@ def exercise_set_view(result: ExerciseSet, fmt: Format) -> list[RenderableType]:
 
 
 def steps_view(
-    explanation: list[Step], fmt: Format, intro: list[RenderableType] | None = None
+    explanation: list[Step],
+    fmt: Format,
+    intro: list[RenderableType] | None = None,
+    givens: list[RenderableType] | None = None,
 ) -> list[RenderableType]:
-    """The steps; on a worksheet (blank format) the intro, the empty tables, and with
-    `fmt.answers` the filled key after them."""
+    """The steps after `givens` (the score parameters); on a worksheet (blank format) its
+    heading, the intro and the givens, the empty tables, and with `fmt.answers` the filled
+    key after them."""
     fmt = fmt.for_chain(len(explanation))
     if not fmt.blank:
-        return [explanation_tables(explanation, fmt)]
-    view = [render.heading(fmt.say("worksheet")), *(intro or [])]
+        return [*(givens or []), explanation_tables(explanation, fmt)]
+    view = [render.heading(fmt.say("worksheet")), *(intro or []), *(givens or [])]
     view.append(explanation_tables(explanation, fmt))
     if fmt.answers:
         view += [render.heading(fmt.say("answers")), explanation_tables(explanation, fmt.filled())]
