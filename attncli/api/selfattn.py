@@ -317,7 +317,7 @@ def _run_selfattn(
     bias = checked.bias  # a float attn_mask's finite part, added to the scores
     if checked.direct is not None:
         queries, keys, values = checked.direct
-        block = core.attend_or_block
+        block = core.attend_batch if queries.ndim == 3 else core.attend_or_block
         if heads is None:
             return block(queries, keys, values, divisor, allowed, grids, bias, progress)
         split_q, split_k, split_v = (core.split_heads(a, heads) for a in (queries, keys, values))
@@ -330,7 +330,8 @@ def _run_selfattn(
     x_kv = x_q if checked.x_kv is None else checked.x_kv
     x_v = x_kv if checked.x_v is None else checked.x_v  # keys and values of their own
     if not checked.weights:
-        return core.attend_or_block(x_q, x_kv, x_v, divisor, allowed, grids, bias, progress)
+        block = core.attend_batch if x_q.ndim == 3 else core.attend_or_block
+        return block(x_q, x_kv, x_v, divisor, allowed, grids, bias, progress)
     return core.attention_layer(
         x_q, x_kv, checked.weights, heads, divisor, allowed, grids, bias, zero_attn, x_v, progress
     )

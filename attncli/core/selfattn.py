@@ -20,6 +20,10 @@ from attncli.core.attention import softmax
 from attncli.core.seeding import token_vector, uniform_parameter
 
 BLOCK_ROWS = 512  # queries per block when only the output is wanted
+# A batch with more score cells than this is computed a group of sequences at a time (of
+# about GROUP_CELLS cells each), so that its progress can be told; the numbers are the same.
+BATCH_CELLS = 1 << 24
+GROUP_CELLS = 1 << 21
 
 
 @dataclass
@@ -177,6 +181,60 @@ def attend_or_block(
     return Attention(queries, keys, values, empty, empty, output, divisor=divisor)
 
 
+def attend_batch(
+    queries: np.ndarray,
+    keys: np.ndarray,
+    values: np.ndarray,
+    divisor: float | None,
+    allowed: np.ndarray | None,
+    grids: bool,
+    bias: np.ndarray | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Attention:
+    """attend_or_block() on a batch, its first axis the sequences: in one go when small;
+    above BATCH_CELLS score cells, a group of sequences at a time, telling `progress`
+    (queries done, queries in all) as it goes. Each sequence is computed exactly as in one
+    go (a matrix product per sequence, the softmax row by row): the same numbers."""
+    # [B, (h,) T_q, d_k], [B, (h,) T_k, d_k], [B, (h,) T_k, d_v], mask and bias [T_q, T_k]
+    # or [B, ...] -> Attention
+    sequences, rows = queries.shape[0], queries.shape[-2]
+    cells = int(np.prod(queries.shape[1:-1])) * keys.shape[-2]  # score cells per sequence
+    if sequences * cells <= BATCH_CELLS:
+        return attend_or_block(queries, keys, values, divisor, allowed, grids, bias, progress)
+    divisor = chosen_divisor(keys, divisor)
+    group = max(1, GROUP_CELLS // max(cells, 1))
+
+    def part(array: np.ndarray | None, start: int) -> np.ndarray | None:
+        # a mask or bias of one grid per sequence is cut with them; a shared one is not
+        return array if array is None or array.ndim < 3 else array[start : start + group]
+
+    output = np.empty((*queries.shape[:-1], values.shape[-1]), dtype=values.dtype)
+    scores = weights = np.empty((0, 0))
+    for start in range(0, sequences, group):
+        span = slice(start, start + group)
+        told = None if progress is None else _within(progress, start, group, sequences, rows)
+        q, k, v = (a[span] if a.ndim == queries.ndim else a for a in (queries, keys, values))
+        one = attend_or_block(q, k, v, divisor, part(allowed, start), grids, part(bias, start),
+                              told)  # fmt: skip
+        if grids and not scores.size:
+            scores = np.empty((sequences, *one.scores.shape[1:]), dtype=one.scores.dtype)
+            weights = np.empty((sequences, *one.weights.shape[1:]), dtype=one.weights.dtype)
+        if grids:
+            scores[span], weights[span] = one.scores, one.weights
+        output[span] = one.output
+        if told is not None:
+            told(rows, rows)
+    return Attention(queries, keys, values, scores, weights, output, divisor=divisor)
+
+
+def _within(
+    progress: Callable[[int, int], None], start: int, group: int, sequences: int, rows: int
+) -> Callable[[int, int], None]:
+    """The progress of a group of sequences (its rows done) told as the whole batch's."""
+    size = min(group, sequences - start)
+    return lambda done, _: progress(start * rows + size * done, sequences * rows)
+
+
 def split_heads(matrix: np.ndarray, heads: int) -> np.ndarray:
     """The columns of a [T, h * d] matrix as h blocks: [h, T, d] (batch axes kept in front)."""
     # [..., T, h*d] -> [..., h, T, d]
@@ -249,7 +307,8 @@ def attention_layer(
     if zero_attn:
         keys = append_row(keys, np.zeros(keys.shape[-1], dtype=keys.dtype))
         values = append_row(values, np.zeros(values.shape[-1], dtype=values.dtype))
-    result = attend_or_block(queries, keys, values, divisor, allowed, grids, bias, progress)
+    attend_all = attend_batch if x_q.ndim == 3 else attend_or_block  # a batch: B × T × d
+    result = attend_all(queries, keys, values, divisor, allowed, grids, bias, progress)
     if heads is None:
         return result
     result.concat = join_heads(result.output)  # [T_q, h * d_v]
