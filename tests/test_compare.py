@@ -108,8 +108,8 @@ def test_table_shows_everything_side_by_side(run):
 
 
 def test_progress_is_reported_while_measuring():
-    steps = []
-    compare(Sizes(3, 2, 4, 2, 0, 1, [4]), steps.append)
+    steps: list[str] = []
+    compare(Sizes(3, 2, 4, 2, 0, 1, [4]), lambda stage, done, total: steps.append(stage))
     assert steps[0] == "progress_timing:additive, general, dot, scaled"
     assert "progress_sweep:" in steps
     from attncli.present.language import say

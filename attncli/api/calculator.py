@@ -235,7 +235,7 @@ def compare_scores(
     repeat: int = 9,
     d_ks: Sequence[int] = (8, 64, 512),
     threads: int = 1,
-    progress: Callable[[str], None] | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> Any:
     """Additive against multiplicative scoring on a T_y × T_x grid: counts, time, checks.
     Every method is timed with `threads` BLAS threads, the repeats interleaved.

@@ -50,33 +50,50 @@ def check_sizes(sizes: Sizes, memory: int | None = None) -> None:
     check_fits(_peak_numbers, asked, tuple(asked), (shown, shown), memory)
 
 
-def compare(sizes: Sizes, progress: Callable[[str], None] | None = None) -> Comparison:
+def compare(sizes: Sizes, progress: Callable[[str, int, int], None] | None = None) -> Comparison:
     """Count, time and check the four scoring methods, then run the scaling sweep.
 
-    `progress` hears each stage as a phrase key of attncli.present.language, with its fields
-    already in the key's text: "progress_timing:additive".
+    `progress` hears (stage, done, total) as the work goes: the stage under way a phrase key
+    of attncli.present.language with its field already in the key's text
+    ("progress_loop:additive"), done and total counted in grids scored (the warm-up's,
+    every timed repeat's, the two loop checks and the sweep).
     """
-    report = progress or (lambda _: None)
     import numpy as np
 
+    methods = costs.METHODS
+    total = len(methods) * (1 + sizes.repeat) + 3
+    done = 0
+
+    def tell(stage: str, advance: int = 1) -> None:
+        nonlocal done
+        done += advance
+        if progress is not None:
+            progress(stage, done, total)
+
+    timing = f"progress_timing:{', '.join(methods)}"
+    tell(timing, 0)
     problem = costs.make_problem(sizes.t_x, sizes.t_y, sizes.d_h, sizes.d_a, sizes.seed)
-    report(f"progress_timing:{', '.join(costs.METHODS)}")
     # Every method under the same number of BLAS threads: by default one, so that the matrix
     # products of general do not get two cores while additive's tanh runs on one.
     with _thread_limit(sizes.threads):
-        grids = {method: costs.grid(problem, method) for method in costs.METHODS}  # warm-up
-        scorers = {method: partial(costs.grid, problem, method) for method in costs.METHODS}
-        timings = time_interleaved(scorers, sizes.repeat, warmup=0)
+        grids = {}
+        for method in methods:  # the warm-up, whose grids the loop check compares with
+            grids[method] = costs.grid(problem, method)
+            tell(timing)
+        scorers = {method: partial(costs.grid, problem, method) for method in methods}
+        timings = time_interleaved(scorers, sizes.repeat, warmup=0, after=lambda _: tell(timing))
     checks = {}
     pairs = costs.check_pairs(sizes.t_x, sizes.t_y, LOOP_CHECK_PAIRS, sizes.seed)
     rows, columns = np.array(pairs).T
     for method in ("general", "additive"):
-        report(f"progress_loop:{method}")
+        tell(f"progress_loop:{method}", 0)
         looped = costs.pairwise(problem, method, pairs)
         checks[method] = (len(pairs), float(np.max(np.abs(looped - grids[method][rows, columns]))))
-    report("progress_sweep:")
+        tell(f"progress_loop:{method}")
+    tell("progress_sweep:", 0)
     sweep = [(d_k, *costs.largest_weight(d_k, 6, SWEEP_ROWS, sizes.seed)) for d_k in sizes.d_ks]
     draws = [(d_k, *costs.largest_weight(d_k, 6, 1, sizes.seed, "draw")) for d_k in sizes.d_ks]
+    tell("progress_sweep:")
     peaks = {method: costs.peak_weights(grids[method]) for method in costs.METHODS}
     return Comparison(
         sizes,

@@ -42,9 +42,13 @@ def time_call(function: Callable[[], object], repeat: int, warmup: int = 1) -> T
 
 
 def time_interleaved(
-    functions: Mapping[str, Callable[[], object]], repeat: int, warmup: int = 1
+    functions: Mapping[str, Callable[[], object]],
+    repeat: int,
+    warmup: int = 1,
+    after: Callable[[str], None] | None = None,
 ) -> dict[str, Timing]:
-    """Each function warmed up, then timed `repeat` times in turn with the others."""
+    """Each function warmed up, then timed `repeat` times in turn with the others; `after`
+    hears the name of each function as a timed call of it ends (outside the timing)."""
     for function in functions.values():
         for _ in range(warmup):
             function()
@@ -54,6 +58,8 @@ def time_interleaved(
             start = time.perf_counter()
             function()
             samples[name].append(time.perf_counter() - start)
+            if after is not None:
+                after(name)
     return {
         name: Timing(statistics.median(times), min(times), max(times), repeat)
         for name, times in samples.items()

@@ -268,10 +268,12 @@ def print_renderables(stream: IO[str], renderables: list[RenderableType]) -> Non
 
 
 @contextmanager
-def progress_on_stderr(lang: str) -> Iterator[Callable[[str], None] | None]:
-    """A spinner on stderr that names each stage of a long run, when stderr is a terminal.
+def progress_on_stderr(lang: str) -> Iterator[Callable[[str, int, int], None] | None]:
+    """A progress bar on stderr that names each stage of a long run and counts its work,
+    when stderr is a terminal (None, and rich.progress never imported, elsewhere).
 
-    The callback hears phrase keys with their field: "progress_timing:additive".
+    The callback hears (stage, done, total), the stage a phrase key with its field:
+    "progress_timing:additive".
     """
     import sys
 
@@ -279,13 +281,17 @@ def progress_on_stderr(lang: str) -> Iterator[Callable[[str], None] | None]:
         yield None
         return
     from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from attncli.present.language import say
 
-    with Console(stderr=True).status("…") as status:
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("…", total=None)
 
-        def show(stage: str) -> None:
+        def show(stage: str, done: int, total: int) -> None:
             key, method = stage.split(":")
-            status.update(say(lang, key, method=method) + "…")
+            bar.update(task, description=say(lang, key, method=method), completed=done,
+                       total=total)  # fmt: skip
 
         yield show
