@@ -54,7 +54,7 @@ def test_a_class_set_prints_a_sheet_a_page(run, tmp_path):
         result = run("exercise", "--count", "3", "--lang", "es", "--export", str(path))
         assert result.exit_code == 0
     assert tex.read_text().count("\\newpage") == 2
-    assert html.read_text().count("break-before:page") == 3
+    assert html.read_text().count("break-before:page") == 2
     assert md.read_text().count("\n---\n") == 2
     if shutil.which("pdflatex") is not None:
         done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error",
@@ -69,3 +69,53 @@ def test_a_count_out_of_range_is_refused(run, count):
     result = run("exercise", "--count", count)
     assert result.exit_code == 2 and result.stdout == "" and "--count" in result.stderr
     assert result.stderr.count("\n") == 1
+
+
+def _pages(run, tmp_path, suffix: str, *args: str) -> str:
+    path = tmp_path / f"set{suffix}"
+    result = run("exercise", "--count", "4", "--seed", "3", *args, "--export", str(path))
+    assert result.exit_code == 0, result.stderr
+    return path.read_text()
+
+
+def test_the_html_breaks_a_page_between_sheets_never_before_the_first_nor_after_the_last(
+    run, tmp_path
+):
+    text = _pages(run, tmp_path, ".html")
+    sheets = re.findall(r"<pre style=\"([^\"]*)\">(.*?)</pre>", text, flags=re.S)
+    assert len(sheets) == 4
+    breaks = [("break-before:page" in style, "page-break-before:always" in style)
+              for style, _ in sheets]  # fmt: skip
+    assert breaks == [(False, False)] + [(True, True)] * 3
+    assert "break-after" not in text and "page-break-after" not in text
+    for number, (_, code) in enumerate(sheets, 1):
+        assert f"SHEET {number} OF 4" in code and code.count("SHEET ") == 1
+
+
+def test_the_tex_and_text_and_markdown_break_between_sheets_only(run, tmp_path):
+    tex = _pages(run, tmp_path, ".tex", "--lang", "es")
+    body = tex.split("\\begin{document}", 1)[1].split("\\end{document}", 1)[0]
+    parts = body.split("\\newpage")
+    assert len(parts) == 4 and "\\clearpage" not in body
+    assert [f"HOJA {n} DE 4" in part for n, part in enumerate(parts, 1)] == [True] * 4
+    assert parts[0].strip().startswith("\\section*{HOJA 1 DE 4")  # no page before it
+    assert parts[-1].strip().endswith("\\end{tabular}")  # and none after the last
+    text = _pages(run, tmp_path, ".txt").split("\f")
+    assert [f"SHEET {n} OF 4" in page for n, page in enumerate(text, 1)] == [True] * 4
+    assert text[-1].strip() != "" and text[0].lstrip().startswith("SHEET 1 OF 4")
+    markdown = _pages(run, tmp_path, ".md")
+    assert markdown.count("\n---\n") == 3 and not markdown.rstrip().endswith("---")
+
+
+def test_with_answers_each_key_has_a_page_of_its_own_named_by_its_sheet(run, tmp_path):
+    tex = _pages(run, tmp_path, ".tex", "--answers")
+    pages = tex.split("\\begin{document}", 1)[1].split("\\newpage")
+    assert len(pages) == 8
+    for number in range(1, 5):
+        sheet, key = pages[2 * number - 2], pages[2 * number - 1]
+        assert f"SHEET {number} OF 4" in sheet and "ANSWERS" not in sheet
+        assert f"ANSWERS $\\cdot$ SHEET {number} OF 4" in key and "WORKSHEET" not in key
+    html = _pages(run, tmp_path, ".html", "--answers")
+    assert html.count("page-break-before:always") == 7
+    one = run("exercise", "--answers", "--export", str(tmp_path / "one.tex"))
+    assert one.exit_code == 0 and (tmp_path / "one.tex").read_text().count("\\newpage") == 1

@@ -68,8 +68,10 @@ def export(
         text = html.recorded(renderables).export_svg(
             title="attn", theme=html.THEMES[theme or "light"]
         )
-    else:
-        text = html.recorded(renderables).export_text()
+    else:  # .txt: a form feed between pages, which a printer of plain text obeys
+        from attncli.present.render import pages
+
+        text = "\f".join(html.recorded(page).export_text() for page in pages(renderables))
     try:
         Path(path).write_text(text, encoding="utf-8")
     except OSError as error:

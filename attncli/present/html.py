@@ -56,11 +56,13 @@ _CELL = (
 )
 
 
-# A class set: a <pre> per sheet, each starting a printed page.
+# A class set: a <pre> per page; each after the first starts a new printed page (with
+# the older page-break-before beside break-before, for engines that know only that).
 _SHEET = (
     "<pre style=\"font-family:Menlo,'DejaVu Sans Mono',consolas,'Courier New',monospace;"
-    'color:{foreground};background-color:{background};break-before:page">{code}</pre>'
+    'color:{foreground};background-color:{background}{break_before}">{code}</pre>'
 )
+PAGE_BREAK = ";break-before:page;page-break-before:always"
 _PAGES = """<!DOCTYPE html>
 <html>
 <head>
@@ -103,20 +105,19 @@ def recorded(renderables: list[Any], width: int = WIDTH) -> Console:
 def page(renderables: list[Any], theme: str = "light") -> str:
     """A whole HTML page of the renderables (--export .html); a class set's sheets each
     start a printed page."""
-    from attncli.present.render import PageBreak
+    from attncli.present.render import pages
 
-    parts: list[list[Any]] = [[]]
-    for renderable in renderables:
-        if isinstance(renderable, PageBreak):
-            parts.append([])
-        else:
-            parts[-1].append(renderable)
+    parts = pages(renderables)
     chosen = THEMES[theme]
     if len(parts) == 1:
         return recorded(renderables).export_html(inline_styles=True, theme=chosen)
     sheets = [
-        recorded(part).export_html(inline_styles=True, theme=chosen, code_format=_SHEET)
-        for part in parts
+        recorded(part).export_html(
+            inline_styles=True,
+            theme=chosen,
+            code_format=_SHEET.replace("{break_before}", PAGE_BREAK if number else ""),
+        )
+        for number, part in enumerate(parts)
     ]
     background = "#{:02x}{:02x}{:02x}".format(*chosen.background_color)
     return _PAGES.format(background=background, sheets="\n".join(sheets))

@@ -314,14 +314,26 @@ def score_weight_rows(
 
 
 class PageBreak:
-    """Where a printed class set starts a new page: \\newpage in .tex, a page break in
-    .html, a form feed in .txt, a rule on a terminal."""
+    """Where a printed page ends (between a class set's sheets, before a worksheet's key):
+    \\newpage in .tex, a page break in .html, a form feed in .txt, --- in .md, a rule on a
+    terminal."""
 
     def __rich_console__(self, console: Any, options: Any) -> Any:
         from rich.rule import Rule
 
         yield Text("")
         yield Rule(style="dim")
+
+
+def pages(renderables: list[Any]) -> list[list[Any]]:
+    """The renderables cut at each PageBreak: what each printed page holds."""
+    cut: list[list[Any]] = [[]]
+    for renderable in renderables:
+        if isinstance(renderable, PageBreak):
+            cut.append([])
+        else:
+            cut[-1].append(renderable)
+    return cut
 
 
 def heading(text: str) -> RenderableType:

@@ -132,13 +132,16 @@ def view_of(
     return renderer(result, fmt, show) if takes_show else renderer(result, fmt)
 
 
-def exercise_view(result: ExerciseResult, fmt: Format) -> list[RenderableType]:
+def exercise_view(
+    result: ExerciseResult, fmt: Format, key_heading: str | None = None
+) -> list[RenderableType]:
     """A worksheet and its key: the exercise's own way to be shown.
 
     From the command line the key follows only with --answers (fmt.blank is set); in a
     notebook, where nothing was asked to be blank, the key follows too."""
     worksheet = replace(fmt, blank=True, answers=fmt.answers or not fmt.blank)
-    return steps_view(result.steps(), worksheet, [exercise_intro(result, fmt)])
+    intro = [exercise_intro(result, fmt)]
+    return steps_view(result.steps(), worksheet, intro, key_heading=key_heading)
 
 
 def exercise_set_view(result: ExerciseSet, fmt: Format) -> list[RenderableType]:
@@ -149,12 +152,13 @@ def exercise_set_view(result: ExerciseSet, fmt: Format) -> list[RenderableType]:
         if view:
             view.append(render.PageBreak())
         title = fmt.say("sheet", number=number, count=len(result.sheets), seed=sheet.seed)
+        key_heading = f"{fmt.say('answers')} · {title}"
         if result.key_only:
             key = explanation_tables(sheet.steps(), fmt.filled().for_chain(3))
-            view += [render.heading(f"{fmt.say('answers')} · {title}"), key]
+            view += [render.heading(key_heading), key]
             continue
         view.append(render.heading(title))
-        view += exercise_view(sheet, replace(fmt, blank=True))
+        view += exercise_view(sheet, replace(fmt, blank=True), key_heading)
     return view
 
 
@@ -163,17 +167,21 @@ def steps_view(
     fmt: Format,
     intro: list[RenderableType] | None = None,
     givens: list[RenderableType] | None = None,
+    key_heading: str | None = None,
 ) -> list[RenderableType]:
     """The steps after `givens` (the score parameters); on a worksheet (blank format) its
     heading, the intro and the givens, the empty tables, and with `fmt.answers` the filled
-    key after them."""
+    key after them, on a printed page of its own (a rule on a terminal), headed
+    `key_heading` (a class set's names its sheet) or Answers."""
     fmt = fmt.for_chain(len(explanation))
     if not fmt.blank:
         return [*(givens or []), explanation_tables(explanation, fmt)]
     view = [render.heading(fmt.say("worksheet")), *(intro or []), *(givens or [])]
     view.append(explanation_tables(explanation, fmt))
     if fmt.answers:
-        view += [render.heading(fmt.say("answers")), explanation_tables(explanation, fmt.filled())]
+        key = explanation_tables(explanation, fmt.filled())
+        heading = render.heading(key_heading or fmt.say("answers"))
+        view += [render.PageBreak(), heading, key]
     return view
 
 
