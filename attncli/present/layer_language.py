@@ -9,6 +9,7 @@ LAYER_PHRASES: dict[str, tuple[str, str]] = {
         "entrada",
     ),
     "sequence_of": ("sequence {number} of {batch}", "secuencia {number} de {batch}"),
+    "batch_item": ("--item N shows sequence N instead", "--item N muestra la secuencia N"),
     "bias_added": ("attn_mask added to the scores", "attn_mask sumado a las puntuaciones"),
     "extra_keys": (
         "+ keys {names} (torch's add_bias_kv, add_zero_attn)",

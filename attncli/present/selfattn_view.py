@@ -188,7 +188,7 @@ def selfattn_view(
     batch, the first sequence, said so. A grid shows every key that fits the terminal's
     width, or at most `columns` keys."""
     if result.batch is not None:
-        note = render.lines(fmt.say("batch_first", batch=result.batch), "")
+        note = render.lines(fmt.say("batch_first", batch=result.batch), fmt.say("batch_item"), "")
         return [note, *selfattn_view(result.item(1), fmt, show, columns, noted=True)]
     run = result.attention
     heads = result.heads

@@ -89,6 +89,13 @@ class SelfAttnResult(Result):
         total = self.batch or 1
         if self.batch is None and number == 1:
             return self
+        if self.batch is None:
+            raise InputError(
+                f"there is no sequence {number}: the input is one sequence, not a batch "
+                "(x of B × T × d)",
+                f"no hay secuencia {number}: la entrada es una sola secuencia, no un lote "
+                "(x de B × T × d)",
+            )
         if not 1 <= number <= total:
             raise InputError(
                 f"sequence {number} is out of range: the batch has {total} (1 to {total})",
