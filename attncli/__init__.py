@@ -34,7 +34,8 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from attncli.api.calculator import compare_scores, exercise, mix, score, softmax
+    from attncli.api.calculator import compare_scores, mix, score, softmax
+    from attncli.api.exercise import exercise
     from attncli.api.grad import grad
     from attncli.api.model import heads
     from attncli.api.options import options
@@ -44,7 +45,8 @@ if TYPE_CHECKING:
     from attncli.errors import AttnError, InputError, OptionError, ShapeError
 
 _HOMES = {
-    **dict.fromkeys(("compare_scores", "exercise", "mix", "score", "softmax"), "api.calculator"),
+    **dict.fromkeys(("compare_scores", "mix", "score", "softmax"), "api.calculator"),
+    "exercise": "api.exercise",
     "grad": "api.grad",
     "heads": "api.model",
     "options": "api.options",

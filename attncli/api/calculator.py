@@ -15,15 +15,20 @@ import numpy as np
 
 from attncli.core import attention
 from attncli.errors import InputError, OptionError
-from attncli.reading.inputs import carried_values, mix_input, score_input, softmax_input
+from attncli.reading.inputs import (
+    carried_values,
+    chosen_method,
+    mix_input,
+    score_input,
+    softmax_input,
+)
 from attncli.reading.values import Document, as_array
 from attncli.results.base import Result
 
 if TYPE_CHECKING:
     # Imported where they are made, so that the layer (api_selfattn) and the backward
     # pass, which use this module's helpers, do not build the calculator's result classes.
-    from attncli.results.calculator import ExerciseResult, MixResult, ScoreResult, SoftmaxResult
-    from attncli.results.exercise_set import ExerciseSet
+    from attncli.results.calculator import MixResult, ScoreResult, SoftmaxResult
 
 ArrayLike = Any  # a list of numbers, a list of rows, a numpy array
 
@@ -116,9 +121,11 @@ def score(
 
 
 def score_document(
-    document: Document, method: str = "dot", seed: int = 0, d_a: int | None = None
+    document: Document, method: str | None = None, seed: int = 0, d_a: int | None = None
 ) -> ScoreResult:
-    """score() on a document: query or queries, keys, and any other fields to carry."""
+    """score() on a document: query or queries, keys, and any other fields to carry; the
+    method defaults to the document's own (an exercise's), else dot."""
+    method = chosen_method(document, method)
     if method not in attention.METHODS:
         raise OptionError(
             f"method {method!r} is not one of {', '.join(attention.METHODS)}",
@@ -250,55 +257,3 @@ def compare_scores(
     sizes = Sizes(tx, ty, d_h, d_a, seed, repeat, list(d_ks), threads)
     check_sizes(sizes)
     return compare(sizes, progress)
-
-
-def exercise(seed: int = 0, size: int = 3, dim: int = 2) -> ExerciseResult:
-    """A fresh small problem with whole numbers, as in the course, and its answers.
-
-    >>> e = exercise(seed=7)
-    >>> e.tokens, e.query.tolist()
-    (('coche', 'están', 'ahí'), [1.0, 0.0])
-    """
-    from attncli.core.exercise import make_exercise
-
-    problem = make_exercise(seed, size, dim)
-    query = np.array(problem["query"], dtype=np.float64)
-    keys = np.array(problem["keys"], dtype=np.float64)
-    values = np.array(problem["values"], dtype=np.float64)
-    scores = attention.dot_scores(query[None, :], keys)[0]
-    weights = attention.softmax(scores)
-    from attncli.results.calculator import ExerciseResult
-
-    return ExerciseResult(
-        seed=seed,
-        tokens=tuple(problem["tokens"]),
-        query=query,
-        keys=keys,
-        values=values,
-        scores=scores,
-        weights=weights,
-        output=attention.mix(weights, values),
-    )
-
-
-MAX_SHEETS = 100
-
-
-def exercise_set(
-    seed: int = 0, size: int = 3, dim: int = 2, count: int = 1, key_only: bool = False
-) -> ExerciseSet:
-    """`count` different exercises, of seeds seed, seed + 1, …: a class set; `key_only`
-    for their answer keys alone.
-
-    >>> [sheet.seed for sheet in exercise_set(seed=7, count=3).sheets]
-    [7, 8, 9]
-    """
-    if not 1 <= count <= MAX_SHEETS:
-        raise OptionError(
-            f"--count {count}: give 1 to {MAX_SHEETS} sheets",
-            f"--count {count}: da de 1 a {MAX_SHEETS} hojas",
-        )
-    from attncli.results.exercise_set import ExerciseSet
-
-    sheets = tuple(exercise(seed + number, size, dim) for number in range(count))
-    return ExerciseSet(sheets=sheets, key_only=key_only)

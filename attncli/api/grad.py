@@ -80,17 +80,18 @@ def grad_document(
     chain), else dot and 1; null cells in its `scores` stay masked.
     """
     from attncli.reading.grad_inputs import grad_input
+    from attncli.reading.inputs import chosen_method
 
-    chosen_method = method or str(document.get("method") or "dot")
+    chosen = chosen_method(document, method)
     chosen_temperature = temperature
     if chosen_temperature is None:
         given = document.get("temperature")
         chosen_temperature = float(given) if isinstance(given, (int, float)) else 1.0
     check_temperature(chosen_temperature)
-    checked = grad_input(document, chosen_method, seed, d_a)
+    checked = grad_input(document, chosen, seed, d_a)
     rows = checked.scores.queries
     with np.errstate(all="ignore"):  # overflow is checked after, with a clear message
-        run, loss, found = _grad_run(checked, chosen_method, chosen_temperature)
+        run, loss, found = _grad_run(checked, chosen, chosen_temperature)
     check_finite(run.scores, "scores", checked.allowed)
     check_finite(run.output, "output")
     _finite_gradients(found)
@@ -99,7 +100,7 @@ def grad_document(
         row_labels=tuple(rows.row_labels),
         column_labels=tuple(rows.column_labels),
         carried=dict(document),
-        method=chosen_method,
+        method=chosen,
         queries=rows.matrix,
         keys=checked.scores.keys,
         values=checked.values,

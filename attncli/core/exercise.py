@@ -1,13 +1,21 @@
 """attn exercise: a fresh small problem, as in the course (three tokens, two numbers each).
 
 Small whole numbers keep the arithmetic doable by hand: query entries 0 or 1 (never
-all zero), keys 0 to 2, values multiples of 5 from 0 to 10.
+all zero), keys 0 to 2, values multiples of 5 from 0 to 10. The learned scores' parameters
+are -1, 0 or 1, drawn after the problem, so that one seed gives the same query, keys and
+values under every method. The self-attention problem: X of 0s and 1s (never a zero row,
+no two rows alike while there are enough), W^Q and W^K of -1, 0 and 1, W^V of multiples of
+5 from 0 to 10. Every matrix is of full rank: none loses a direction of its input.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
+from attncli.core import attention
 from attncli.core.seeding import generator
 from attncli.errors import OptionError
 
@@ -21,10 +29,76 @@ SENTENCES = (
 )
 MAX_TOKENS = max(len(sentence.split()) for sentence in SENTENCES)
 MAX_DIM = 8
+# Numbers per vector when --dim is not given: the course's 2; the scaled score's 4, so that
+# √d_k = 2 divides by hand.
+DEFAULT_DIMS = {"dot": 2, "scaled": 4, "general": 2, "additive": 2}
 
 
-def make_exercise(seed: int, tokens: int, dim: int) -> dict[str, Any]:
-    """tokens, query, keys and values as plain lists: a JSON document attn score reads."""
+def default_dim(method: str) -> int:
+    return DEFAULT_DIMS[method]
+
+
+def make_exercise(seed: int, tokens: int, dim: int, method: str = "dot") -> dict[str, Any]:
+    """tokens, query, keys and values (and the method's parameters) as plain lists: a JSON
+    document attn score reads."""
+    _check_sizes(tokens, dim)
+    rng = generator(seed, "exercise")
+    words = _words(rng, tokens)
+    query = rng.integers(0, 2, size=dim)
+    query[rng.integers(0, dim)] = 1  # a zero query would make every score 0
+    problem: dict[str, Any] = {
+        "tokens": words,
+        "query": query.tolist(),
+        "keys": rng.integers(0, 3, size=(tokens, dim)).tolist(),
+        "values": (rng.integers(0, 3, size=(tokens, dim)) * 5).tolist(),
+    }
+    if method in ("general", "additive"):
+        problem.update(_parameters(rng, method, dim, query, np.array(problem["keys"])))
+    return problem
+
+
+def _parameters(
+    rng: np.random.Generator, method: str, dim: int, query: np.ndarray, keys: np.ndarray
+) -> dict[str, list]:
+    """The learned score's parameters, drawn until the keys' scores are not all alike (when
+    the keys themselves differ): a problem whose weights all come out equal teaches
+    nothing about the score."""
+    for _ in range(100):
+        if method == "general":
+            drawn = {"w_a": _small_matrix(rng, dim, dim)}  # [d_q, d_k]
+        else:
+            drawn = {
+                "w_1": _small_matrix(rng, dim, dim),  # [d_a, d_q], d_a = d
+                "w_2": _small_matrix(rng, dim, dim),  # [d_a, d_k]
+                "v_a": rng.integers(0, 2, size=dim) * 2 - 1,  # [d_a] of ±1
+            }
+        parameters = {name: value.astype(np.float64) for name, value in drawn.items()}
+        scores = attention.score(method, query[None, :].astype(np.float64), keys, parameters)
+        if np.ptp(scores) > 1e-9 or np.ptp(keys, axis=0).max() == 0:
+            break
+    return {name: value.tolist() for name, value in drawn.items()}
+
+
+def make_selfattn_exercise(seed: int, tokens: int, dim: int) -> dict[str, Any]:
+    """tokens, x, w_q, w_k and w_v as plain lists: a JSON document attn selfattn reads."""
+    _check_sizes(tokens, dim)
+    rng = generator(seed, "exercise-selfattn")
+    words = _words(rng, tokens)
+    # The rows of 0s and 1s that are not all zero (a zero embedding has a zero query), in
+    # the order of the binary numbers 1, 2, 3, …: [2^d - 1, d]
+    patterns = (np.arange(1, 2**dim)[:, None] >> np.arange(dim)[::-1]) & 1
+    distinct = tokens <= len(patterns)
+    x = patterns[rng.choice(len(patterns), size=tokens, replace=not distinct)]  # [T, d]
+    return {
+        "tokens": words,
+        "x": x.tolist(),
+        "w_q": _small_matrix(rng, dim, dim).tolist(),  # [d, d_k]
+        "w_k": _small_matrix(rng, dim, dim).tolist(),  # [d, d_k]
+        "w_v": (_full_rank(lambda: rng.integers(0, 3, size=(dim, dim))) * 5).tolist(),  # [d, d_v]
+    }
+
+
+def _check_sizes(tokens: int, dim: int) -> None:
     if not 1 <= tokens <= MAX_TOKENS:
         raise OptionError(
             f"--size {tokens}: give 1 to {MAX_TOKENS} tokens (the course uses 3)",
@@ -35,15 +109,24 @@ def make_exercise(seed: int, tokens: int, dim: int) -> dict[str, Any]:
             f"--dim {dim}: give 1 to {MAX_DIM} numbers per vector (the course uses 2)",
             f"--dim {dim}: da de 1 a {MAX_DIM} números por vector (el curso usa 2)",
         )
-    rng = generator(seed, "exercise")
-    # The last words of a sentence long enough, as the course takes «tren va lleno».
+
+
+def _words(rng: np.random.Generator, tokens: int) -> list[str]:
+    """The last words of a sentence long enough, as the course takes «tren va lleno»."""
     long_enough = [sentence.split() for sentence in SENTENCES if len(sentence.split()) >= tokens]
-    words = long_enough[int(rng.integers(0, len(long_enough)))][-tokens:]
-    query = rng.integers(0, 2, size=dim)
-    query[rng.integers(0, dim)] = 1  # a zero query would make every score 0
-    return {
-        "tokens": words,
-        "query": query.tolist(),
-        "keys": rng.integers(0, 3, size=(tokens, dim)).tolist(),
-        "values": (rng.integers(0, 3, size=(tokens, dim)) * 5).tolist(),
-    }
+    return long_enough[int(rng.integers(0, len(long_enough)))][-tokens:]
+
+
+def _small_matrix(rng: np.random.Generator, rows: int, columns: int) -> np.ndarray:
+    """-1, 0 and 1, of full rank."""
+    return _full_rank(lambda: rng.integers(-1, 2, size=(rows, columns)))  # [rows, columns]
+
+
+def _full_rank(draw: Callable[[], np.ndarray]) -> np.ndarray:
+    """The first draw of full rank; the draws come from one seeded generator, so the same
+    one on every machine. A hundred tries fail with odds far below 1e-30 at any size."""
+    for _ in range(100):
+        matrix = draw()
+        if np.linalg.matrix_rank(matrix) == min(matrix.shape):
+            return matrix
+    return matrix

@@ -43,6 +43,9 @@ class ScoreSteps:
     divisor: float | None  # sqrt(d_k) for scaled scores
     rows: list[ScoreRow]
     biased: bool = False  # the additive score's b_1, b_2 are in the tanh
+    # The query and keys are results of a step before in this explanation (the projections
+    # of a self-attention worksheet): on a worksheet, the student's own, so empty too.
+    carried_inputs: bool = False
 
 
 @dataclass
@@ -89,9 +92,28 @@ class MixSteps:
     row_label: str | None  # None for a single row of weights
     rows: list[MixRow]
     output: list[float]
+    carried_inputs: bool = False  # the values are results of a step before
 
 
-CalculatorStep = ScoreSteps | SoftmaxSteps | MixSteps
+@dataclass
+class ProjectionRow:
+    """One token's embedding and what W^Q, W^K and W^V make of it."""
+
+    token: str
+    x: list[float]
+    query: list[float]  # x W^Q
+    key: list[float]  # x W^K
+    value: list[float]  # x W^V
+
+
+@dataclass
+class ProjectionSteps:
+    """Each token's query, key and value: its row of X times W^Q, W^K and W^V."""
+
+    rows: list[ProjectionRow]
+
+
+CalculatorStep = ScoreSteps | SoftmaxSteps | MixSteps | ProjectionSteps
 
 
 def explain_scores(
@@ -197,15 +219,37 @@ def explain_chain(
     labels: list[str],
     divisor: float | None = None,
     bias: np.ndarray | None = None,
+    parameters: dict[str, np.ndarray] | None = None,
+    carried_inputs: bool = False,
 ) -> list[CalculatorStep]:
     """One query through score, softmax and mix: the three tables of a worked example.
 
     A score of -inf is a masked key: it is shown as masked in the score table too.
+    `parameters` are the learned score's (W_a; W_1, W_2, v_a); `carried_inputs` says the
+    query, keys and values were worked out in a step before (the projections).
     """
     # [d_k], [T_k, d_k], [T_k, d_v], [T_k], [T_k] -> three steps
     masked = np.isneginf(scores).tolist()
-    return [
-        explain_scores(method, row_label, query, keys, labels, {}, masked, divisor, bias),
-        explain_softmax(row_label, scores, weights, labels, 1.0),
-        explain_mix(row_label, weights, values, labels),
-    ]
+    scored = explain_scores(
+        method, row_label, query, keys, labels, parameters or {}, masked, divisor, bias
+    )
+    mixed = explain_mix(row_label, weights, values, labels)
+    scored.carried_inputs = mixed.carried_inputs = carried_inputs
+    return [scored, explain_softmax(row_label, scores, weights, labels, 1.0), mixed]
+
+
+def explain_projections(
+    labels: Sequence[str],
+    x: np.ndarray,
+    queries: np.ndarray,
+    keys: np.ndarray,
+    values: np.ndarray,
+) -> ProjectionSteps:
+    """A row per token: its embedding and its query, key and value (already computed)."""
+    # [T, d_model], [T, d_k], [T, d_k], [T, d_v] -> a row per token
+    return ProjectionSteps(
+        [
+            ProjectionRow(label, *(array[index].tolist() for array in (x, queries, keys, values)))
+            for index, label in enumerate(labels)
+        ]
+    )

@@ -18,6 +18,7 @@ _KINDS = {
     "ScoreSteps": "score",
     "SoftmaxSteps": "softmax",
     "MixSteps": "mix",
+    "ProjectionSteps": "projections",
     "GradSteps": "grad",
     "TrainSteps": "train",
 }

@@ -24,6 +24,18 @@ EXTRA_PHRASES: dict[str, tuple[str, str]] = {
         "Sheet {number} of {count} · seed {seed}",
         "Hoja {number} de {count} · semilla {seed}",
     ),
+    # attn exercise --method, --selfattn
+    "exercise_given": ("Given:", "Datos:"),
+    "selfattn_exercise_intro": (
+        "Self-attention over {count} tokens: X, W^Q, W^K and W^V below. Work out every "
+        "token's q, k and v, then the scores (÷ √d_k), weights and output of «{token}».",
+        "Autoatención sobre {count} tokens: X, W^Q, W^K y W^V abajo. Calcula q, k y v de "
+        "cada token, y luego las puntuaciones (÷ √d_k), los pesos y la salida de «{token}».",
+    ),
+    "projection_steps": (
+        "Queries, keys and values: each row of X times W^Q, W^K and W^V",
+        "Consultas, claves y valores: cada fila de X por W^Q, W^K y W^V",
+    ),
     "times_general": ("× general", "× la general"),
     "peak_mean": ("Largest weight of a row at init", "Mayor peso de una fila al iniciar"),
     "peak_range": ("  rows' range; uniform {uniform}", "  rango; uniforme {uniform}"),

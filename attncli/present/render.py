@@ -30,7 +30,7 @@ from attncli.present.language import printable
 if TYPE_CHECKING:
     import numpy as np
 
-    from attncli.explain.calculator import MixSteps, ScoreSteps, SoftmaxSteps
+    from attncli.explain.calculator import MixSteps, ProjectionSteps, ScoreSteps, SoftmaxSteps
 
 # A grid of numbers: nested lists, or a numpy array indexed the same way.
 Matrix = Union[Sequence[Sequence[float]], "np.ndarray"]
@@ -107,7 +107,10 @@ def _key_text(key: Sequence[float], fmt: Format) -> str:
 def score_steps_table(steps: ScoreSteps, fmt: Format) -> RenderableType:
     """Per key: the key, the products summed, and the score (÷√d_k when scaled)."""
     query = fmt.say("query") if steps.query_label is None else steps.query_label
-    heading = fmt.say(f"scores.{steps.method}", query=query, vector=fmt.vector(steps.query))
+    # From a projection step before, the query and keys are the student's own results.
+    given = fmt.carried if steps.carried_inputs else str
+    vector = given(fmt.vector(steps.query))
+    heading = fmt.say(f"scores.{steps.method}", query=query, vector=vector)
     table = _table()
     table.add_column(fmt.say("token"))
     table.add_column(fmt.say("key"))
@@ -129,7 +132,7 @@ def score_steps_table(steps: ScoreSteps, fmt: Format) -> RenderableType:
         table.add_column("+ attn_mask", justify="right")
     table.add_column(fmt.say("score"), justify="right")
     for row in _listed(steps.rows, table, fmt):
-        cells: list[RenderableType] = [safe_label(row.token), _key_text(row.key, fmt)]
+        cells: list[RenderableType] = [safe_label(row.token), given(_key_text(row.key, fmt))]
         if row.transformed is not None:
             cells.append(fmt.computed(fmt.vector(row.transformed)))
         cells.append(fmt.computed(f"{dot_terms(row.terms, fmt)} = {fmt.number(row.total)}"))
@@ -199,13 +202,26 @@ def mix_steps_table(steps: MixSteps, fmt: Format) -> RenderableType:
         table.add_row(
             safe_label(row.token),
             fmt.carried(fmt.weight_number(row.weight)),
-            fmt.vector(row.value),
+            fmt.carried(fmt.vector(row.value)) if steps.carried_inputs else fmt.vector(row.value),
             fmt.computed(fmt.vector(row.product)),
         )
     table.add_section()
     output = fmt.computed(fmt.say("about", vector=fmt.vector(steps.output)))
     table.add_row(fmt.say("output"), "", "", output)
     return _titled(heading, table, _list_notes(len(steps.rows), fmt))
+
+
+def projection_steps_table(steps: ProjectionSteps, fmt: Format) -> RenderableType:
+    """Per token: its embedding x, and q = x W^Q, k = x W^K, v = x W^V to work out."""
+    table = _table()
+    table.add_column(fmt.say("token"))
+    table.add_column("x")
+    for column in ("q = x W^Q", "k = x W^K", "v = x W^V"):
+        table.add_column(column)
+    for row in _listed(steps.rows, table, fmt):
+        worked = (fmt.computed(fmt.vector(part)) for part in (row.query, row.key, row.value))
+        table.add_row(safe_label(row.token), fmt.vector(row.x), *worked)
+    return _titled(fmt.say("projection_steps"), table, _list_notes(len(steps.rows), fmt))
 
 
 def vector_rows(

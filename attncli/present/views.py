@@ -7,7 +7,6 @@ steps (a worksheet and its key when the format is blank).
 
 from __future__ import annotations
 
-from dataclasses import replace
 from importlib import import_module
 from typing import TYPE_CHECKING
 
@@ -19,13 +18,7 @@ from attncli.present.format import Format
 if TYPE_CHECKING:
     from attncli.explain.steps import Step
     from attncli.results.base import Result
-    from attncli.results.calculator import (
-        ExerciseResult,
-        MixResult,
-        ScoreResult,
-        SoftmaxResult,
-    )
-    from attncli.results.exercise_set import ExerciseSet
+    from attncli.results.calculator import MixResult, ScoreResult, SoftmaxResult
 
 
 def score_view(result: ScoreResult, fmt: Format) -> list[RenderableType]:
@@ -99,20 +92,15 @@ def given_parameters(result: Result, fmt: Format) -> list[RenderableType]:
     return [render.parameter_block(listed, drawn, getattr(result, "seed", 0), fmt)]
 
 
-def exercise_intro(result: ExerciseResult, fmt: Format) -> RenderableType:
-    """The line above a worksheet: the query and how many tokens."""
-    query = f"({fmt.vector(result.query.tolist())})"
-    return render.lines(fmt.say("exercise_intro", query=query, count=len(result.tokens)), "")
-
-
 # A kind of result -> (its renderer's module in attncli.present, the function, whether it
 # takes `show`). By the class's name, so that choosing one imports no other.
 RENDERERS: dict[str, tuple[str, str, bool]] = {
     "ScoreResult": ("views", "score_view", False),
     "SoftmaxResult": ("views", "softmax_view", False),
     "MixResult": ("views", "mix_view", False),
-    "ExerciseResult": ("views", "exercise_view", False),
-    "ExerciseSet": ("views", "exercise_set_view", False),
+    "ExerciseResult": ("exercise_view", "exercise_view", False),
+    "SelfAttnExercise": ("exercise_view", "selfattn_exercise_view", False),
+    "ExerciseSet": ("exercise_view", "exercise_set_view", False),
     "GradResult": ("grad_render", "gradient_view", False),
     "SelfAttnResult": ("selfattn_view", "selfattn_view", True),
     "Comparison": ("comparison_view", "comparison_view", False),
@@ -130,36 +118,6 @@ def view_of(
     module, name, takes_show = RENDERERS[type(result).__name__]
     renderer = getattr(import_module(f"attncli.present.{module}"), name)
     return renderer(result, fmt, show) if takes_show else renderer(result, fmt)
-
-
-def exercise_view(
-    result: ExerciseResult, fmt: Format, key_heading: str | None = None
-) -> list[RenderableType]:
-    """A worksheet and its key: the exercise's own way to be shown.
-
-    From the command line the key follows only with --answers (fmt.blank is set); in a
-    notebook, where nothing was asked to be blank, the key follows too."""
-    worksheet = replace(fmt, blank=True, answers=fmt.answers or not fmt.blank)
-    intro = [exercise_intro(result, fmt)]
-    return steps_view(result.steps(), worksheet, intro, key_heading=key_heading)
-
-
-def exercise_set_view(result: ExerciseSet, fmt: Format) -> list[RenderableType]:
-    """A class set: each sheet numbered with its seed, a page each; with the keys alone
-    (`key_only`), each key numbered as its sheet, so that they print apart."""
-    view: list[RenderableType] = []
-    for number, sheet in enumerate(result.sheets, 1):
-        if view:
-            view.append(render.PageBreak())
-        title = fmt.say("sheet", number=number, count=len(result.sheets), seed=sheet.seed)
-        key_heading = f"{fmt.say('answers')} · {title}"
-        if result.key_only:
-            key = explanation_tables(sheet.steps(), fmt.filled().for_chain(3))
-            view += [render.heading(key_heading), key]
-            continue
-        view.append(render.heading(title))
-        view += exercise_view(sheet, replace(fmt, blank=True), key_heading)
-    return view
 
 
 def steps_view(
@@ -214,6 +172,7 @@ def explanation_tables(steps: list[Step], fmt: Format) -> RenderableType:
         "ScoreSteps": render.score_steps_table,
         "SoftmaxSteps": render.softmax_steps_table,
         "MixSteps": render.mix_steps_table,
+        "ProjectionSteps": render.projection_steps_table,
         "GradSteps": grad_steps_table,
         "TrainSteps": train_steps_table,
     }

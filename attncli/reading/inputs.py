@@ -7,9 +7,11 @@ shapes) and fills in seeded score parameters that the document left out.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from attncli.core.attention import METHODS
 from attncli.errors import InputError, ShapeError, count
 from attncli.limits import check_fits
 from attncli.reading.values import (
@@ -99,9 +101,44 @@ def queries_of(document: Document) -> tuple[np.ndarray, bool]:
     return query[None, :], True
 
 
+# The learned scores' parameters, by the method that reads them (b_1, b_2 are refused by
+# refuse_biases with the rest of the biases).
+SCORE_PARAMETERS = {"w_a": "general", "w_1": "additive", "w_2": "additive", "v_a": "additive"}
+
+
+def chosen_method(document: Document, method: str | None) -> str:
+    """The score asked for (--method), else the document's own `method` (an exercise's, or
+    one piped from the forward chain), else dot."""
+    if method is not None:
+        return method
+    written = document.get("method", "dot")
+    if written not in METHODS:
+        shown = json.dumps(written)[:40]
+        raise InputError(
+            f"field 'method': {shown} is not one of {', '.join(METHODS)}; fix it, or give --method",
+            f"campo 'method': {shown} no es ninguno de {', '.join(METHODS)}; corrígelo, o da "
+            "--method",
+        )
+    return str(written)
+
+
+def refuse_unused_parameters(document: Document, method: str) -> None:
+    """A parameter of another score would not be used: refuse it rather than give numbers
+    that look as if it had been."""
+    for name, owner in SCORE_PARAMETERS.items():
+        if owner != method and document.get(name) is not None:
+            raise InputError(
+                f"field '{name}': a parameter of the {owner} score, which --method {method} "
+                f"does not use; give --method {owner}, or remove the field",
+                f"campo '{name}': un parámetro de la puntuación {owner}, que --method {method} "
+                f"no usa; da --method {owner}, o quita el campo",
+            )
+
+
 def score_input(document: Document, method: str, seed: int, d_a: int | None) -> ScoreInput:
     """Validated queries, keys and score parameters for `method`."""
     refuse_biases(document, allowed=("b_1", "b_2") if method == "additive" else ())
+    refuse_unused_parameters(document, method)
     queries, single = queries_of(document)
     keys = to_matrix(require(document, "keys", KEYS_HINT), "keys")
     if method in ("dot", "scaled") and queries.shape[1] != keys.shape[1]:

@@ -1,4 +1,4 @@
-"""The calculator's results (score, softmax, mix, exercise): frozen dataclasses of arrays
+"""The calculator's results (score, softmax, mix): frozen dataclasses of arrays
 and labels.
 
 A result knows its JSON document (`to_document()`, what the CLI writes and the next
@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from attncli.results.base import Result, Rowwise, shaped
+from attncli.results.base import Rowwise, shaped
 
 if TYPE_CHECKING:
     from attncli.explain.steps import Step
 
-__all__ = ["ExerciseResult", "MixResult", "ScoreResult", "SoftmaxResult"]
+__all__ = ["MixResult", "ScoreResult", "SoftmaxResult"]
 
 
 @dataclass(frozen=True, repr=False, kw_only=True, eq=False)
@@ -130,54 +130,3 @@ class MixResult(Rowwise):
 
         index, label = self._row(row, token)
         return [explain_mix(label, self.weight_grid[index], self.values, list(self.column_labels))]
-
-
-@dataclass(frozen=True, repr=False, kw_only=True, eq=False)
-class ExerciseResult(Result):
-    """A small problem to work by hand, and its answers."""
-
-    seed: int
-    tokens: tuple[str, ...]
-    query: np.ndarray  # [d]
-    keys: np.ndarray  # [T, d]
-    values: np.ndarray  # [T, d]
-    scores: np.ndarray  # [T]
-    weights: np.ndarray  # [T]
-    output: np.ndarray  # [d]
-
-    def __repr__(self) -> str:
-        return f"ExerciseResult(seed={self.seed}, tokens={list(self.tokens)})"
-
-    def to_document(self, answers: bool = False) -> dict[str, Any]:
-        """The problem as attn score reads it; with `answers`, the results too."""
-        document: dict[str, Any] = {
-            "tokens": list(self.tokens),
-            "query": _whole(self.query),
-            "keys": _whole(self.keys),
-            "values": _whole(self.values),
-        }
-        if answers:
-            document.update(scores=self.scores, weights=self.weights, output=self.output)
-        return document
-
-    def steps(self, row: int | None = None, token: str | None = None) -> list[Step]:
-        """The whole chain: score, softmax and mix of the one query."""
-        from attncli.explain.calculator import explain_chain
-
-        return [
-            *explain_chain(
-                "dot",
-                None,
-                self.query,
-                self.keys,
-                self.values,
-                self.scores,
-                self.weights,
-                list(self.tokens),
-            )
-        ]
-
-
-def _whole(array: np.ndarray) -> Any:
-    """An exercise's numbers as the whole numbers they are: 1, not 1.0."""
-    return array.astype(int).tolist()

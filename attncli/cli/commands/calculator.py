@@ -25,12 +25,15 @@ if TYPE_CHECKING:
 
 # attn score, softmax, grad
 MethodOption = Annotated[
-    ScoreMethod,
+    ScoreMethod | None,
     Option(
         "--method",
         "-m",
         help="dot: q·k. scaled: q·k ÷ √d_k. general (Luong): q^T W_a k. "
-        "additive (Bahdanau): v_a^T tanh(W_1 q + W_2 k).",
+        "additive (Bahdanau): v_a^T tanh(W_1 q + W_2 k). [default: the input's, else dot]",
+        es="dot: q·k. scaled: q·k ÷ √d_k. general (Luong): q^T W_a k. "
+        "additive (Bahdanau): v_a^T tanh(W_1 q + W_2 k). [por defecto: el de la entrada, si "
+        "no dot]",
     ),
 ]
 ScoreArguments = Annotated[
@@ -127,7 +130,7 @@ def score(
     keys: KeysOption = None,
     values: ValuesOption = None,
     tokens: TokensOption = None,
-    method: MethodOption = ScoreMethod.dot,
+    method: MethodOption = None,
     seed: ScoreSeedOption = 0,
     d_a: AdditiveSizeOption = None,
     *,
@@ -146,7 +149,8 @@ def score(
 
     inline = {"query": query, "queries": queries, "keys": keys, "values": values, "tokens": tokens}
     document = document_from(input_path, None, inline, ("keys",))
-    _emit_with_steps(score_document(document, method.value, seed, d_a), settings)
+    chosen = None if method is None else method.value
+    _emit_with_steps(score_document(document, chosen, seed, d_a), settings)
 
 
 @command(

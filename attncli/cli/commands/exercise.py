@@ -1,13 +1,11 @@
 """attn exercise: a problem to work by hand, and its options."""
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 from attncli.cli.commands import command
 from attncli.cli.declare import Option
+from attncli.cli.options import ScoreMethod
 from attncli.present.output import Settings
-
-if TYPE_CHECKING:
-    pass
 
 # attn exercise
 ProblemSeedOption = Annotated[
@@ -26,7 +24,38 @@ SizeOption = Annotated[
         "--size", help="How many tokens (keys and values).", es="Cuántos tokens (claves y valores)."
     ),
 ]
-DimOption = Annotated[int, Option("--dim", help="Numbers per vector.", es="Números por vector.")]
+DimOption = Annotated[
+    int | None,
+    Option(
+        "--dim",
+        help="Numbers per vector. [default: 2; 4 with --method scaled, so that √d_k = 2]",
+        es="Números por vector. [por defecto: 2; 4 con --method scaled, para que √d_k = 2]",
+    ),
+]
+ExerciseMethodOption = Annotated[
+    ScoreMethod | None,
+    Option(
+        "--method",
+        "-m",
+        help="The score to work: dot (q·k), scaled (q·k ÷ √d_k), general (q · W_a k, W_a "
+        "given) or additive (v_a · tanh(W_1 q + W_2 k), W_1, W_2 and v_a given). [default: dot]",
+        es="La puntuación que se trabaja: dot (q·k), scaled (q·k ÷ √d_k), general "
+        "(q · W_a k, con W_a dada) o additive (v_a · tanh(W_1 q + W_2 k), con W_1, W_2 y "
+        "v_a dadas). [por defecto: dot]",
+    ),
+]
+SelfAttnOption = Annotated[
+    bool,
+    Option(
+        "--selfattn",
+        help="A self-attention problem instead: X and small whole W^Q, W^K, W^V given; "
+        "every token's q, k, v, then the scores (÷ √d_k), weights and output of the last "
+        "token to work. Piped, attn selfattn checks it.",
+        es="En su lugar, un problema de autoatención: X y W^Q, W^K, W^V pequeñas y enteras "
+        "dadas; hay que calcular q, k, v de cada token y luego las puntuaciones (÷ √d_k), los "
+        "pesos y la salida del último. Encadenado, attn selfattn lo comprueba.",
+    ),
+]
 CountOption = Annotated[
     int,
     Option(
@@ -67,7 +96,9 @@ AnswersOnlyOption = Annotated[
 def exercise(
     seed: ProblemSeedOption = 0,
     size: SizeOption = 3,
-    dim: DimOption = 2,
+    dim: DimOption = None,
+    method: ExerciseMethodOption = None,
+    selfattn: SelfAttnOption = False,
     count: CountOption = 1,
     answers_only: AnswersOnlyOption = False,
     *,
@@ -83,20 +114,35 @@ def exercise(
     A class set: attn exercise --count 30 --export hoja.tex, and its keys apart:
     attn exercise --count 30 --answers-only --export soluciones.tex
 
+    Other scores: attn exercise --method general (or scaled, additive), its parameters
+    given. Self-attention: attn exercise --selfattn | attn selfattn
+
     Example: attn exercise --seed 7 --lang es --answers
     """
     from dataclasses import replace
 
-    from attncli.api.calculator import exercise as make
+    from attncli.errors import OptionError
     from attncli.present.output import emit
 
+    if selfattn and method is not None:
+        raise OptionError(
+            f"--method {method.value} with --selfattn: the self-attention problem scores as "
+            "attn selfattn does (q·k ÷ √d_k); leave out --method",
+            f"--method {method.value} con --selfattn: el problema de autoatención puntúa como "
+            "attn selfattn (q·k ÷ √d_k); quita --method",
+        )
     # The worksheet is what a terminal shows, not steps asked for: piped, the problem as JSON.
     settings = replace(settings, steps=False, blank=True)
     if count == 1 and not answers_only:
-        result = make(seed, size, dim)
+        from attncli.api.exercise import exercise as make
+        from attncli.api.exercise import selfattn_exercise
+
+        score = (method or ScoreMethod.dot).value
+        result = selfattn_exercise(seed, size, dim) if selfattn else make(seed, size, dim, score)
         emit(result, settings, document=result.to_document(answers=settings.answers))
         return
-    from attncli.api.calculator import exercise_set
+    from attncli.api.exercise import exercise_set
 
-    sheets = exercise_set(seed, size, dim, count, key_only=answers_only)
+    score = (method or ScoreMethod.dot).value
+    sheets = exercise_set(seed, size, dim, count, answers_only, score, selfattn)
     emit(sheets, settings, document=sheets.to_document(answers=settings.answers))

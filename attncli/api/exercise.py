@@ -1,0 +1,118 @@
+"""Problems to work by hand, and their answers: attn exercise's operations.
+
+The answers are computed by the same operations a student checks them with (the core's
+score, softmax and mix; the self-attention layer), so a worksheet's key and
+`attn exercise --json | attn score | attn softmax | attn mix` can never disagree.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from attncli.core import attention
+from attncli.errors import OptionError
+
+if TYPE_CHECKING:
+    from attncli.results.exercise import ExerciseResult, ExerciseSet, SelfAttnExercise
+
+MAX_SHEETS = 100
+
+
+def exercise(
+    seed: int = 0, size: int = 3, dim: int | None = None, method: str = "dot"
+) -> ExerciseResult:
+    """A fresh small problem with whole numbers, as in the course, and its answers; the
+    score by `method` (dot, scaled, general, additive). `dim` defaults to the course's 2,
+    or 4 for scaled, so that √d_k = 2.
+
+    >>> e = exercise(seed=7)
+    >>> e.tokens, e.query.tolist()
+    (('coche', 'están', 'ahí'), [1.0, 0.0])
+    >>> exercise(seed=7, method="general").parameters["w_a"].tolist()
+    [[-1.0, -1.0], [1.0, -1.0]]
+    """
+    from attncli.core.exercise import default_dim, make_exercise
+    from attncli.results.exercise import ExerciseResult
+
+    _check_method(method)
+    problem = make_exercise(seed, size, default_dim(method) if dim is None else dim, method)
+    query, keys, values = (
+        np.array(problem[name], dtype=np.float64) for name in ("query", "keys", "values")
+    )
+    parameters: dict[str, np.ndarray] = {
+        name: np.array(problem[name], dtype=np.float64)
+        for name in ("w_a", "w_1", "w_2", "v_a")
+        if name in problem
+    }
+    scores = attention.score(method, query[None, :], keys, parameters)[0]
+    weights = attention.softmax(scores)
+    return ExerciseResult(
+        seed=seed,
+        tokens=tuple(problem["tokens"]),
+        method=method,
+        query=query,
+        keys=keys,
+        values=values,
+        parameters=parameters,
+        scores=scores,
+        weights=weights,
+        output=attention.mix(weights, values),
+    )
+
+
+def selfattn_exercise(seed: int = 0, size: int = 3, dim: int | None = None) -> SelfAttnExercise:
+    """A self-attention layer to work by hand: X of 0s and 1s and small whole W^Q, W^K, W^V;
+    its answers are the layer's own (scores ÷ √d_k, as attn selfattn computes them).
+
+    >>> e = selfattn_exercise(seed=7)
+    >>> e.tokens, e.layer.x.tolist()
+    (('coche', 'están', 'ahí'), [[1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
+    """
+    from attncli.api.selfattn import selfattn
+    from attncli.core.exercise import make_selfattn_exercise
+    from attncli.results.exercise import SelfAttnExercise
+
+    problem = make_selfattn_exercise(seed, size, 2 if dim is None else dim)
+    return SelfAttnExercise(seed=seed, layer=selfattn(**problem))
+
+
+def exercise_set(
+    seed: int = 0,
+    size: int = 3,
+    dim: int | None = None,
+    count: int = 1,
+    key_only: bool = False,
+    method: str = "dot",
+    selfattn: bool = False,
+) -> ExerciseSet:
+    """`count` different exercises, of seeds seed, seed + 1, …: a class set; `key_only`
+    for their answer keys alone; `selfattn` for self-attention sheets.
+
+    >>> [sheet.seed for sheet in exercise_set(seed=7, count=3).sheets]
+    [7, 8, 9]
+    """
+    from attncli.results.exercise import ExerciseSet
+
+    if not 1 <= count <= MAX_SHEETS:
+        raise OptionError(
+            f"--count {count}: give 1 to {MAX_SHEETS} sheets",
+            f"--count {count}: da de 1 a {MAX_SHEETS} hojas",
+        )
+    seeds = range(seed, seed + count)
+    if selfattn:
+        return ExerciseSet(
+            sheets=tuple(selfattn_exercise(s, size, dim) for s in seeds), key_only=key_only
+        )
+    return ExerciseSet(
+        sheets=tuple(exercise(s, size, dim, method) for s in seeds), key_only=key_only
+    )
+
+
+def _check_method(method: str) -> None:
+    if method not in attention.METHODS:
+        raise OptionError(
+            f"method {method!r} is not one of {', '.join(attention.METHODS)}",
+            f"el método {method!r} no es ninguno de {', '.join(attention.METHODS)}",
+        )

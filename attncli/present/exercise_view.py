@@ -1,0 +1,89 @@
+"""Worksheets: a problem's givens, its empty tables and, when asked, its filled key; a
+class set of them, a page each."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from rich.console import RenderableType
+from rich.text import Text
+
+from attncli.present import render
+from attncli.present.format import Format
+from attncli.present.views import explanation_tables, steps_view
+
+if TYPE_CHECKING:
+    from attncli.results.exercise import ExerciseResult, ExerciseSet, SelfAttnExercise, Sheet
+
+
+def exercise_intro(result: ExerciseResult, fmt: Format) -> list[RenderableType]:
+    """The line above a worksheet (the query and how many tokens) and the learned score's
+    parameters it gives."""
+    query = f"({fmt.vector(result.query.tolist())})"
+    intro = [render.lines(fmt.say("exercise_intro", query=query, count=len(result.tokens)), "")]
+    if result.parameters:
+        listed = {name: value.tolist() for name, value in result.parameters.items()}
+        intro.append(render.parameter_block(listed, [], result.seed, fmt))
+    return intro
+
+
+def selfattn_intro(result: SelfAttnExercise, fmt: Format) -> list[RenderableType]:
+    """What a self-attention sheet gives: X, a row per token, and the three projections."""
+    problem = result.problem()
+    line = fmt.say("selfattn_exercise_intro", count=len(result.tokens), token=result.tokens[-1])
+    inputs = [f"d{i + 1}" for i in range(len(problem["x"][0]))]
+    given: list[RenderableType] = [render.lines(line, "")]
+    given.append(render.matrix_block("X", result.tokens, problem["x"], fmt))
+    for name, title in (("w_q", "W^Q"), ("w_k", "W^K"), ("w_v", "W^V")):
+        given += [Text(""), render.matrix_block(title, inputs, problem[name], fmt)]
+    return [*given, Text("")]
+
+
+def exercise_view(
+    result: ExerciseResult, fmt: Format, key_heading: str | None = None
+) -> list[RenderableType]:
+    """A worksheet and its key: the exercise's own way to be shown.
+
+    From the command line the key follows only with --answers (fmt.blank is set); in a
+    notebook, where nothing was asked to be blank, the key follows too."""
+    return _sheet_view(result, exercise_intro(result, fmt), fmt, key_heading)
+
+
+def selfattn_exercise_view(
+    result: SelfAttnExercise, fmt: Format, key_heading: str | None = None
+) -> list[RenderableType]:
+    """A self-attention worksheet and its key, as exercise_view lays them out."""
+    return _sheet_view(result, selfattn_intro(result, fmt), fmt, key_heading)
+
+
+def _sheet_view(
+    sheet: Sheet, intro: list[RenderableType], fmt: Format, key_heading: str | None
+) -> list[RenderableType]:
+    worksheet = replace(fmt, blank=True, answers=fmt.answers or not fmt.blank)
+    return steps_view(sheet.steps(), worksheet, intro, key_heading=key_heading)
+
+
+def exercise_set_view(result: ExerciseSet, fmt: Format) -> list[RenderableType]:
+    """A class set: each sheet numbered with its seed, a page each; with the keys alone
+    (`key_only`), each key numbered as its sheet, so that they print apart."""
+    from attncli.results.exercise import SelfAttnExercise
+
+    view: list[RenderableType] = []
+    for number, sheet in enumerate(result.sheets, 1):
+        if view:
+            view.append(render.PageBreak())
+        title = fmt.say("sheet", number=number, count=len(result.sheets), seed=sheet.seed)
+        key_heading = f"{fmt.say('answers')} · {title}"
+        if result.key_only:
+            steps = sheet.steps()
+            key = explanation_tables(steps, fmt.filled().for_chain(len(steps)))
+            view += [render.heading(key_heading), key]
+            continue
+        view.append(render.heading(title))
+        sheet_fmt = replace(fmt, blank=True)
+        if isinstance(sheet, SelfAttnExercise):
+            view += selfattn_exercise_view(sheet, sheet_fmt, key_heading)
+        else:
+            view += exercise_view(sheet, sheet_fmt, key_heading)
+    return view
