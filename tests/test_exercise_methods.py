@@ -185,8 +185,11 @@ def test_a_self_attention_worksheet_leaves_what_the_student_works_out_empty(run,
     worksheet, answers = _section(out, "WORKSHEET", "ANSWERS"), _section(out, "ANSWERS")
     last = problem["tokens"][-1]
     assert f"«{last}»" in worksheet
-    for title in ("W^Q", "W^K", "W^V"):
-        assert title in _section(worksheet, "X", "Queries, keys and values")
+    given = _section(worksheet, "a row for each number of x", "Queries, keys and values")
+    rows = [line.split(maxsplit=1)[1].split("   ") for line in given.splitlines()[4:6]]
+    for column, name in enumerate(("w_q", "w_k", "w_v")):
+        written = [row[column].strip() for row in rows]
+        assert written == [", ".join(map(str, r)) for r in problem[name]], (name, given)
     projections = _section(worksheet, "Queries, keys and values", "Scaled scores")
     assert projections.count(BLANK) == 3 * 3
     # The query and keys of the score table, and the values of the mix table, are the

@@ -29,15 +29,19 @@ def exercise_intro(result: ExerciseResult, fmt: Format) -> list[RenderableType]:
 
 
 def selfattn_intro(result: SelfAttnExercise, fmt: Format) -> list[RenderableType]:
-    """What a self-attention sheet gives: X, a row per token, and the three projections."""
+    """What a self-attention sheet gives besides each token's x (in the first table): the
+    three projections side by side, a row per number of x."""
     problem = result.problem()
     line = fmt.say("selfattn_exercise_intro", count=len(result.tokens), token=result.tokens[-1])
-    inputs = [f"d{i + 1}" for i in range(len(problem["x"][0]))]
-    given: list[RenderableType] = [render.lines(line, "")]
-    given.append(render.matrix_block("X", result.tokens, problem["x"], fmt))
-    for name, title in (("w_q", "W^Q"), ("w_k", "W^K"), ("w_v", "W^V")):
-        given += [Text(""), render.matrix_block(title, inputs, problem[name], fmt)]
-    return [*given, Text("")]
+    rows = [f"{index + 1}" for index in range(len(problem["x"][0]))]
+    given = {
+        title: problem[name] for name, title in (("w_q", "W^Q"), ("w_k", "W^K"), ("w_v", "W^V"))
+    }
+    return [
+        render.lines(line, ""),
+        render.vector_columns(fmt.say("projections_given"), rows, given, fmt),
+        Text(""),
+    ]
 
 
 def exercise_view(

@@ -27,10 +27,14 @@ EXTRA_PHRASES: dict[str, tuple[str, str]] = {
     # attn exercise --method, --selfattn
     "exercise_given": ("Given:", "Datos:"),
     "selfattn_exercise_intro": (
-        "Self-attention over {count} tokens: X, W^Q, W^K and W^V below. Work out every "
-        "token's q, k and v, then the scores (÷ √d_k), weights and output of «{token}».",
-        "Autoatención sobre {count} tokens: X, W^Q, W^K y W^V abajo. Calcula q, k y v de "
-        "cada token, y luego las puntuaciones (÷ √d_k), los pesos y la salida de «{token}».",
+        "Self-attention over {count} tokens, each with its x. Work out every token's q, k "
+        "and v, then the scores (÷ √d_k), weights and output of «{token}».",
+        "Autoatención sobre {count} tokens, cada uno con su x. Calcula q, k y v de cada "
+        "token, y luego las puntuaciones (÷ √d_k), los pesos y la salida de «{token}».",
+    ),
+    "projections_given": (
+        "W^Q, W^K and W^V, a row for each number of x",
+        "W^Q, W^K y W^V, una fila por cada número de x",
     ),
     "projection_steps": (
         "Queries, keys and values: each row of X times W^Q, W^K and W^V",

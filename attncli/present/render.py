@@ -236,6 +236,19 @@ def vector_rows(
     return _titled(title, table, _list_notes(len(rows), fmt))
 
 
+def vector_columns(
+    title: str, row_labels: Sequence[str], columns: dict[str, Matrix], fmt: Format
+) -> RenderableType:
+    """Matrices of as many rows side by side, each row written as a vector: W^Q, W^K, W^V."""
+    table = _table()
+    table.add_column("")
+    for header in columns:
+        table.add_column(header)
+    for index, label in enumerate(row_labels):
+        table.add_row(label, *(fmt.vector(rows[index]) for rows in columns.values()))
+    return _titled(title, table)
+
+
 def number_grid(
     title: str,
     row_labels: Sequence[str],
