@@ -94,3 +94,21 @@ def test_missing_matplotlib_says_the_command_that_works(monkeypatch, tmp_path):
         check_plot_path(str(tmp_path / "w.png"))
     assert f"{sys.executable} -m pip install matplotlib" in str(error.value)
     assert "attncli[plot]" not in str(error.value) and "matplotlib" in (error.value.spanish or "")
+
+
+def test_every_sample_s_example_runs_from_any_folder(run, tmp_path):
+    """What attn samples says to try works as typed: a test set is tried as a test set
+    (--test), after training on the training set, not trained on itself."""
+    document = json.loads(run("samples", "--json").stdout)
+    by_name = {sample["name"]: sample["example"] for sample in document["samples"]}
+    for name in ("concordancia-numero", "concordancia-orden"):
+        assert by_name[name] == f"attn train --corpus concordancia-entreno --test {name}"
+    assert by_name["concordancia-entreno"] == "attn train --corpus concordancia-entreno"
+    for name, example in by_name.items():
+        command = example.split()[1:]
+        if command[0] == "train":
+            command += ["--iterations", "5"]
+        result = _attn_from(tmp_path, *command, "--json")
+        assert result.returncode == 0, (name, result.stderr)
+        if "--test" in command:
+            assert "accuracy" in json.loads(result.stdout)["test"]

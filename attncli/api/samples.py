@@ -18,13 +18,15 @@ def _entry(sample: Sample) -> SampleEntry:
     with open(sample.path, encoding="utf-8") as handle:
         text = handle.read()
     if sample.file.endswith(".txt"):
-        comment = next((line for line in text.splitlines() if line.startswith("#")), "# text")
+        comments = [line.lstrip("# ").strip() for line in text.splitlines() if line[:1] == "#"]
+        # A test set says so in a comment of its own, with the command that reads it.
+        tried = [c.split(": ", 1)[1] for c in comments if c.startswith("A test set: attn ")]
         return SampleEntry(
             sample.name,
             sample.file,
             sample.path,
-            comment.lstrip("# ").strip(),
-            f"attn train --corpus {sample.name}",
+            comments[0] if comments else "text",
+            tried[0] if tried else f"attn train --corpus {sample.name}",
         )
     fields = list(json.loads(text))
     command = "selfattn" if "x" in fields else "score" if "keys" in fields else "softmax"
