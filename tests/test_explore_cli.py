@@ -39,6 +39,25 @@ def test_off_a_terminal_it_is_one_line_and_nothing_on_stdout(run):
     assert result.stderr.count("\n") == 1 and "needs a terminal" in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--layer", "2", "el tren"), "--layer and --words pick from a pretrained model"),
+        (("--words", "el tren"), "--layer and --words pick from a pretrained model"),
+        (("--model", "all-MiniLM-L6-v2", "--causal", "x"), "--causal shapes the seeded layer"),
+        (("--model", "all-MiniLM-L6-v2", "-i", str(SAMPLES / "tren.json")), "-i shapes the"),
+    ],
+    ids=["layer", "words", "causal-with-model", "input-with-model"],
+)
+def test_a_mistake_in_the_options_is_told_before_the_missing_terminal(run, args, message):
+    """Off a terminal too, the options' own mistake comes first: fixing it should not
+    reveal another, and the terminal is the last thing a user changes."""
+    result = run("explore", *args)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert message in result.stderr and "terminal" not in result.stderr
+    assert result.stderr.count("\n") == 1
+
+
 def test_without_textual_it_says_how_to_get_it(run, monkeypatch):
     import importlib.util
 

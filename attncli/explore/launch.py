@@ -26,15 +26,7 @@ def prepare(
     from attncli.explore.session import Source, compute
     from attncli.explore.state import State
 
-    if sentence is not None and input_path is not None:
-        raise InputError(
-            "give a sentence or -i FILE, not both", "da una frase o -i FICHERO, no las dos cosas"
-        )
-    if input_path == "-":
-        raise InputError(
-            "-i -: the explorer's standard input is the keyboard; give a file",
-            "-i -: la entrada estándar del explorador es el teclado; da un fichero",
-        )
+    check_options(sentence, input_path, sizes, switches)
     document: dict[str, Any] = {}
     if input_path is not None:
         from attncli.reading.sources import load_document
@@ -47,23 +39,6 @@ def prepare(
     if sentence is None and not document:
         sentence = "en las llaves del coche están ahí"
     model = sizes.get("model")
-    if model is None and (sizes.get("layer") is not None or sizes.get("words")):
-        raise InputError(
-            "--layer and --words pick from a pretrained model; add --model M",
-            "--layer y --words eligen de un modelo preentrenado; añade --model M",
-        )
-    if model is not None:
-        seeded = [f"--{name.replace('_', '-')}" for name in SEEDED_SIZES if sizes.get(name)]
-        flags = {"projections": "--no-proj", "scale": "--no-scale", "causal": "--causal"}
-        seeded += [flags[name] for name, on in switches.items() if on != (name != "causal")]
-        if seeded or document:
-            given = seeded[0] if seeded else "-i"
-            raise InputError(
-                f"{given} shapes the seeded layer and does not apply with --model, whose "
-                "tokenizer, sizes and weights are the model's own; drop it",
-                f"{given} da forma a la capa sembrada y no vale con --model, cuyo "
-                "tokenizador, tamaños y pesos son los del modelo; quítalo",
-            )
     source = Source(
         sentence=sentence,
         document=document,
@@ -88,6 +63,40 @@ def prepare(
     from attncli.explore.app import Explorer
 
     return Explorer(source, state, digits=digits)
+
+
+def check_options(
+    sentence: str | None, input_path: str | None, sizes: dict[str, Any], switches: dict[str, bool]
+) -> None:
+    """The options' own mistakes, told before anything is read or imported (and so before
+    what a terminal lacks: fixing one should not reveal another)."""
+    if sentence is not None and input_path is not None:
+        raise InputError(
+            "give a sentence or -i FILE, not both", "da una frase o -i FICHERO, no las dos cosas"
+        )
+    if input_path == "-":
+        raise InputError(
+            "-i -: the explorer's standard input is the keyboard; give a file",
+            "-i -: la entrada estándar del explorador es el teclado; da un fichero",
+        )
+    model = sizes.get("model")
+    if model is None and (sizes.get("layer") is not None or sizes.get("words")):
+        raise InputError(
+            "--layer and --words pick from a pretrained model; add --model M",
+            "--layer y --words eligen de un modelo preentrenado; añade --model M",
+        )
+    if model is not None:
+        seeded = [f"--{name.replace('_', '-')}" for name in SEEDED_SIZES if sizes.get(name)]
+        flags = {"projections": "--no-proj", "scale": "--no-scale", "causal": "--causal"}
+        seeded += [flags[name] for name, on in switches.items() if on != (name != "causal")]
+        if seeded or input_path is not None:
+            given = seeded[0] if seeded else "-i"
+            raise InputError(
+                f"{given} shapes the seeded layer and does not apply with --model, whose "
+                "tokenizer, sizes and weights are the model's own; drop it",
+                f"{given} da forma a la capa sembrada y no vale con --model, cuyo "
+                "tokenizador, tamaños y pesos son los del modelo; quítalo",
+            )
 
 
 def launch(*arguments: Any) -> None:

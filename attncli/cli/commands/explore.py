@@ -105,6 +105,12 @@ def explore(
     import sys
     from importlib.util import find_spec
 
+    from attncli.explore.launch import check_options
+
+    sizes = dict(d_model=d_model, d_k=d_k, norm=norm, seed=seed, heads=heads, model=model,
+                 layer=layer, words=words)  # fmt: skip
+    switches = dict(projections=not no_proj, scale=not no_scale, causal=causal)
+    check_options(sentence, input_path, sizes, switches)
     if find_spec("textual") is None:
         raise InputError(MISSING[0], MISSING[1])
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
@@ -116,20 +122,4 @@ def explore(
         )
     from attncli.explore.launch import launch
 
-    launch(
-        sentence,
-        input_path,
-        dict(
-            d_model=d_model,
-            d_k=d_k,
-            norm=norm,
-            seed=seed,
-            heads=heads,
-            model=model,
-            layer=layer,
-            words=words,
-        ),  # fmt: skip
-        dict(projections=not no_proj, scale=not no_scale, causal=causal),
-        settings.lang,
-        settings.digits,
-    )
+    launch(sentence, input_path, sizes, switches, settings.lang, settings.digits)
