@@ -191,17 +191,21 @@ def selfattn_document(
 ) -> SelfAttnResult:
     """selfattn() on a document (x and projections, or queries, keys and values), with
     the weights of `layer` (read from a state dict) when given; `progress` hears (queries
-    done, queries in all) as the row-blocked computation of a long input goes.
+    done, queries in all) as a long input or a big batch goes.
 
     The scores are divided by √d_k (per head), by `options.scale_by` when given, or not
     at all when `options.scale` is false.
     """
+    from attncli.reading.read_back import check_outputs, read_back_inputs
+    from attncli.reading.selfattn_fields import drawn_of
     from attncli.reading.selfattn_inputs import selfattn_input
     from attncli.reading.state_dicts import KIND_NAMES, layer_settings
 
     document, options, layer = layer_settings(document, sentence, options, layer)
+    document, written = read_back_inputs(document, options.heads)  # a result read back
 
     checked = selfattn_input(document, sentence, options)
+    drawn, seed = drawn_of(document, checked.weights, checked.drawn, options.seed)
     if options.positions is not None:
         from attncli.core.positions import placed
 
@@ -233,6 +237,10 @@ def selfattn_document(
         cells = None if allowed is None else aligned(allowed, run.scores.shape)
         check_finite(run.scores, "scores", cells)
     check_finite(run.output, "output")
+    if written:
+        outputs = {"queries": run.queries, "keys": run.keys, "values": run.values,
+                   "weights": run.weights, "concat": run.concat, "output": run.output}  # fmt: skip
+        check_outputs(written, outputs, options.dtype)
     with np.errstate(all="ignore"):
         loss, grads = selfattn_backward(document, checked, run, run.divisor)
     for name, gradient in grads.items():
@@ -247,7 +255,7 @@ def selfattn_document(
         x_kv=checked.x_kv,
         x_v=checked.x_v,
         projections=checked.weights,
-        drawn=tuple(checked.drawn),
+        drawn=drawn,
         attention=run,
         heads=options.heads,
         scale=options.scale,
@@ -257,7 +265,7 @@ def selfattn_document(
         bias=checked.bias,
         grids=options.grids,
         norm=checked.norm,
-        seed=options.seed,
+        seed=seed,
         dtype=options.dtype,
         weights_from=None if layer is None else (layer.source, KIND_NAMES[layer.kind]),
     )

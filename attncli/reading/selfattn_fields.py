@@ -5,6 +5,7 @@ weight dropped silently would give a different number than the model's."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from attncli.errors import InputError
@@ -60,6 +61,7 @@ OUTPUTS = frozenset(
         "weights",
         "weights_mean",
         "extra_keys",
+        "drawn",
         "dtype",
         "concat",
         "output",
@@ -192,8 +194,10 @@ def check_read_back(document: Document, settings: SelfAttnSettings) -> None:
                     "without --scale" if scale_by is None else f"with --scale {scale_by}"),
         "dtype": (dtype, settings.dtype, f"with --dtype {dtype}"),
     }  # fmt: skip
+    # queries, keys and values given directly are never projected: --no-proj changes nothing
+    direct = not any(document.get(name) is not None for name in ("x", "x_q", "x_kv", "x_k", "x_v"))
     for field, (written, asked, fix) in compared.items():
-        if field not in document or written == asked:
+        if field not in document or written == asked or (field == "projections" and direct):
             continue
         if field in ("causal", "scale", "projections") and not isinstance(written, bool):
             continue  # not written by attn: the field check has said what it may be
@@ -205,6 +209,33 @@ def check_read_back(document: Document, settings: SelfAttnSettings) -> None:
             f"{field}: la entrada es un resultado calculado con {field} {shown}, y "
             f"calcularlo de otro modo cambiaría sus números; ejecuta attn selfattn {fix_es}",
         )
+
+
+def drawn_of(
+    document: Document, weights: Mapping[str, object], drawn: list[str], seed: int
+) -> tuple[tuple[str, ...], int]:
+    """The projections drawn from a seed, and that seed: those drawn now (from `seed`); for
+    a result read back, also those its `drawn` names, read from it now (the same matrices),
+    with the seed it wrote down. A `drawn` that is not such a list is refused."""
+    written = document.get("drawn") if "output" in document else None
+    if written is None:
+        return tuple(drawn), seed
+    if not isinstance(written, list) or not all(
+        isinstance(name, str) and name in weights for name in written
+    ):
+        names = ", ".join(name for name in ("w_q", "w_k", "w_v", "w_o") if name in weights)
+        shown = json.dumps(written)
+        shown = shown if len(shown) <= 40 else f"{shown[:37]}..."
+        raise InputError(
+            f"drawn is {shown}; a result lists there the projections drawn from its seed, "
+            f"a list of some of {names or 'none'} (or []); restore it or remove it",
+            f"drawn es {shown}; un resultado pone ahí las proyecciones sacadas de su semilla, "
+            f"una lista de algunas de {names or 'ninguna'} (o []); restáuralo o quítalo",
+        )
+    if written and not drawn and isinstance(document.get("seed"), int):
+        seed = document["seed"]
+    together = set(written) | set(drawn)
+    return tuple(name for name in weights if name in together), seed
 
 
 def unused_sizes(settings: SelfAttnSettings, given_x: bool) -> None:

@@ -336,8 +336,7 @@ def _columns(given: object) -> int | None:
 
 def _direct_input(document: Document, settings: SelfAttnSettings) -> SelfAttnInput:
     """Attention straight from given queries, keys and values (no X, no projections); with
-    --heads h their columns are split into h heads. Each may be a batch B × T × d (not in
-    a result read back, whose queries of several heads are h × T × d)."""
+    --heads h their columns are split into h heads. Each may be a batch B × T × d."""
     from attncli.reading.cross_inputs import sequences
 
     unused_with_direct(document)
@@ -345,11 +344,8 @@ def _direct_input(document: Document, settings: SelfAttnSettings) -> SelfAttnInp
     require(document, "queries", query_hint)
     require(document, "keys", KEYS_HINT)
     require(document, "values", VALUES_HINT)
-    names = ("queries", "keys", "values")
-    if "output" in document:
-        queries, keys, values = (to_matrix(document[name], name) for name in names)
-    else:
-        queries, keys, values = sequences(document, names, query_hint)
+    # (a result read back of several heads has them joined again: reading/read_back.py)
+    queries, keys, values = sequences(document, ("queries", "keys", "values"), query_hint)
     if queries.shape[-1] != keys.shape[-1]:
         raise ShapeError(
             f"each query has {count(queries.shape[-1], 'number')} but each key has "
@@ -375,6 +371,8 @@ def _direct_input(document: Document, settings: SelfAttnSettings) -> SelfAttnInp
     refuse_biases(document)  # no projections here, so nothing a bias could be added to
     key_labels = labels(document, t_k, "keys", "k")
     query_labels = row_labels(document, t_q, False, "q")
+    if document.get("query_tokens") is not None:  # a result read back names them apart
+        query_labels = _query_labels(document, t_q)
     allowed, bias = layer_masks(document, t_q, t_k, settings.valid_len, batch, settings.heads)
     direct = (queries, keys, values)
     return SelfAttnInput(query_labels, key_labels, None, {}, [], direct, None, allowed, None, bias)

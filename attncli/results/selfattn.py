@@ -170,6 +170,7 @@ class SelfAttnResult(Result):
             causal=self.causal,
             projections=bool(self.projections),
         )
+        document["drawn"] = list(self.drawn)  # the projections drawn from `seed`
         if self.norm is not None:
             document.update(norm=self.norm, seed=self.seed)
         elif self.drawn:

@@ -1,0 +1,124 @@
+"""A result of attn selfattn read back as its input (`attn selfattn ... | attn selfattn`): it
+is computed again from its inputs, and the outputs it wrote down must be what that gives,
+or one line says which differs (a result changed after attn wrote it, or computed with a
+mask or option it does not write down, would otherwise give other numbers silently).
+
+A result computed from X holds X, its projections and, as outputs, the queries, keys and
+values (of one head, or h × T × d per head); a result of queries, keys and values given
+directly holds them as its inputs, h × T × d each with heads (joined again here)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from attncli.errors import InputError, ShapeError
+from attncli.reading.values import Document, is_batch, shape_text, to_batch
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    import numpy as np
+
+# The sequences a layer computed from X reads (reading/selfattn_inputs.py).
+X_FIELDS = ("x", "x_q", "x_kv", "x_k", "x_v")
+DIRECT = ("queries", "keys", "values")
+# The outputs a result writes that are checked against the recomputation, in this order.
+CHECKED = ("queries", "keys", "values", "weights", "concat", "output")
+
+
+def read_back_inputs(document: Document, heads: int | None) -> tuple[Document, dict[str, Any]]:
+    """The document to compute a result read back from, and the outputs it wrote down, to
+    be held against the recomputation (check_outputs). Anything else: as it is, nothing."""
+    if "output" not in document or document.get("heads", heads) != heads:
+        return document, {}  # other heads: refused by the settings' check (check_read_back)
+    written = {name: document[name] for name in CHECKED if document.get(name) is not None}
+    if any(document.get(name) is not None for name in X_FIELDS):
+        # computed from X: its queries, keys and values are outputs, computed again
+        return {name: v for name, v in document.items() if name not in DIRECT}, written
+    for name in DIRECT:  # given directly: the inputs, not checked
+        written.pop(name, None)
+    if heads is None:
+        return document, written
+    joined = dict(document)
+    for name in DIRECT:
+        if document.get(name) is not None:
+            joined[name] = _joined(document[name], name, heads)
+    return joined, written
+
+
+def _joined(value: Any, name: str, heads: int) -> np.ndarray:
+    """A result's h × T × d block per head (B × h × T × d for a batch), side by side again:
+    T × h·d (B × T × h·d), as the queries, keys and values were given."""
+    import numpy as np
+
+    from attncli.core.selfattn import join_heads
+
+    deep = (hasattr(value, "ndim") and value.ndim == 4) or (
+        isinstance(value, list) and bool(value) and is_batch(value[0])
+    )
+    if deep:
+        blocks = np.stack([to_batch(item, name) for item in value])
+    elif is_batch(value):
+        blocks = to_batch(value, name)
+    else:
+        blocks = np.asarray(value, dtype=object)
+    if blocks.ndim not in (3, 4) or blocks.shape[-3] != heads:
+        raise ShapeError(
+            f"{name} is {shape_text(blocks.shape)}, but a result of --heads {heads} holds "
+            f"{heads} × T × d of them, one block per head (B × {heads} × T × d for a batch)",
+            f"{name} es {shape_text(blocks.shape)}, pero un resultado de --heads {heads} "
+            f"guarda {heads} × T × d, un bloque por cabeza (B × {heads} × T × d para un lote)",
+        )
+    return join_heads(blocks)
+
+
+def check_outputs(
+    written: Mapping[str, Any], computed: Mapping[str, np.ndarray | None], dtype: str
+) -> None:
+    """Refuse, in one line, the first output written down that the recomputation does not
+    give (to 1e-9 relative in float64, 1e-5 in float32: the last digits of another machine
+    may differ); an output not computed now (the grids, with --fields output) is not held."""
+    import numpy as np
+
+    tolerance = 1e-9 if dtype == "float64" else 1e-5
+    for name, value in written.items():
+        again = computed.get(name)
+        if again is None or again.size == 0:
+            continue
+        try:
+            given = np.asarray(value, dtype=np.float64)
+        except (TypeError, ValueError):
+            given = None
+        if given is None or given.shape != again.shape:
+            shown = "not an array of numbers" if given is None else shape_text(given.shape)
+            raise ShapeError(
+                f"{name}: the input is a result whose {name} is {shown}, but its inputs give "
+                f"{shape_text(again.shape)}; {_FIX[0].format(name=name)}",
+                f"{name}: la entrada es un resultado cuyo {name} es "
+                f"{'no una matriz de números' if given is None else shown}, pero sus entradas "
+                f"dan {shape_text(again.shape)}; {_FIX[1].format(name=name)}",
+            )
+        scale = max(1.0, float(np.max(np.abs(again), initial=0.0)))
+        off = np.abs(given - again) > tolerance * scale
+        off |= np.isnan(given) != np.isnan(again)
+        if not off.any():
+            continue
+        where = tuple(int(i) for i in np.argwhere(off)[0])
+        place = ", ".join(str(i + 1) for i in where)  # counted from 1, as rows are
+        first, second = float(given[where]), float(again[where])
+        raise InputError(
+            f"{name}: the input is a result whose {name} at [{place}] is {first:.6g}, but its "
+            f"inputs give {second:.6g}; {_FIX[0].format(name=name)}",
+            f"{name}: la entrada es un resultado cuyo {name} en [{place}] es {first:.6g}, "
+            f"pero sus entradas dan {second:.6g}; {_FIX[1].format(name=name)}",
+        )
+
+
+_FIX = (
+    "it was changed after attn wrote it, or computed with a mask or option that it does not "
+    "write down (give that again); to compute from changed inputs, give only the inputs "
+    "(x, w_q, …)",
+    "se cambió después de que attn lo escribiera, o se calculó con una máscara u opción que "
+    "no anota (vuelve a darla); para calcular con entradas cambiadas, da solo las entradas "
+    "(x, w_q, …)",
+)

@@ -1,0 +1,169 @@
+"""A result of attn selfattn read back as its input: computed again from its inputs, to the
+same numbers, with one head or several, a batch, or queries, keys and values given directly;
+an output written down that the inputs do not give is refused in one line. The JSON says
+which projections were drawn from the seed (`drawn`), and reading it back keeps saying so."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import attncli as attn
+
+RNG = np.random.default_rng(41)
+X = RNG.normal(size=(3, 4)).round(3).tolist()
+W = RNG.normal(size=(4, 4)).round(3).tolist()
+
+
+def _one_line_error(result, said: str) -> None:
+    assert result.exit_code == 2, result.stdout
+    assert result.stdout == "" and result.stderr.count("\n") == 1, result.stderr
+    assert said in result.stderr, result.stderr
+
+
+def _round_trip(run_json, first: dict, *options: str) -> dict:
+    """The result read back twice: both times the same numbers, bit for bit."""
+    again = run_json("selfattn", *options, input=json.dumps(first))
+    twice = run_json("selfattn", *options, input=json.dumps(again))
+    for name in ("queries", "keys", "values", "weights", "output"):
+        assert again[name] == first[name] == twice[name], name
+    return again
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ("--heads", "2"),
+        ("--heads", "2", "--causal", "--no-scale"),
+        ("--heads", "2", "--no-out-proj"),
+        ("--heads", "4", "--d-k", "1", "--d-v", "3"),
+        (),
+        ("--no-proj",),
+    ],
+)
+def test_a_result_read_back_gives_its_numbers_again(run_json, options):
+    first = run_json("selfattn", "el tren llega tarde", *options)
+    again = _round_trip(run_json, first, *options)
+    if "--no-proj" not in options:  # the layer stays a layer: x and its projections kept
+        assert again["x"] == first["x"] and again["w_q"] == first["w_q"]
+        assert again["projections"] is True
+
+
+def test_a_batch_of_several_heads_read_back(run_json):
+    x = RNG.normal(size=(2, 3, 4)).tolist()
+    first = run_json("selfattn", "--heads", "2", input=json.dumps({"x": x}))
+    assert np.array(first["queries"]).shape == (2, 2, 3, 2)
+    _round_trip(run_json, first, "--heads", "2")
+
+
+def test_queries_of_several_heads_given_directly_read_back(run_json):
+    qkv = {name: RNG.normal(size=(3, 4)).tolist() for name in ("queries", "keys", "values")}
+    first = run_json("selfattn", "--heads", "2", input=json.dumps(qkv))
+    assert np.array(first["queries"]).shape == (2, 3, 2)
+    again = _round_trip(run_json, first, "--heads", "2")
+    assert again == first
+    batch = {name: RNG.normal(size=(2, 3, 4)).tolist() for name in ("queries", "keys", "values")}
+    first = run_json("selfattn", "--heads", "2", input=json.dumps(batch))
+    _round_trip(run_json, first, "--heads", "2")
+
+
+@pytest.mark.parametrize(
+    ("field", "index"),
+    [
+        ("queries", (1, 0, 1)),
+        ("keys", (0, 2, 0)),
+        ("values", (1, 1, 1)),
+        ("weights", (1, 2, 0)),
+        ("output", (0, 3)),
+        ("x", (0, 0)),  # an input changed: the outputs written no longer follow from it
+        ("w_o", (1, 2)),
+    ],
+)
+def test_a_result_changed_after_it_was_written_is_refused(run, run_json, field, index):
+    first = run_json("selfattn", "el tren llega", "--heads", "2", "--d-model", "4")
+    changed = json.loads(json.dumps(first))
+    cell = changed[field]
+    for i in index[:-1]:
+        cell = cell[i]
+    cell[index[-1]] += 0.01
+    result = run("selfattn", "--heads", "2", input=json.dumps(changed))
+    _one_line_error(result, "the input is a result whose")
+    assert "but its inputs give" in result.stderr
+    if field in ("queries", "keys", "values", "weights", "output"):
+        place = ", ".join(str(i + 1) for i in index)
+        assert result.stderr.startswith(f"attn: error: {field}: ") and f"[{place}]" in result.stderr
+
+
+def test_a_changed_result_is_refused_in_spanish_too():
+    from attncli.errors import InputError
+
+    first = attn.selfattn("el tren llega", heads=2, d_model=4).to_document()
+    document = json.loads(json.dumps(first, default=lambda a: a.tolist()))
+    document["weights"][0][0][0] += 0.5
+    from attncli.api.selfattn import selfattn_document
+    from attncli.reading.settings import SelfAttnSettings
+
+    with pytest.raises(InputError) as raised:
+        selfattn_document(document, None, SelfAttnSettings(heads=2))
+    assert "no anota" in raised.value.spanish and "weights" in raised.value.spanish
+
+
+def test_a_result_computed_with_a_mask_needs_the_mask_again(run, run_json):
+    # The mask is not written in the result: read back without it, the weights would differ
+    first = run_json("selfattn", "--valid-len", "2", input=json.dumps({"x": X}))
+    _one_line_error(run("selfattn", input=json.dumps(first)), "weights: the input is a result")
+    again = run_json("selfattn", "--valid-len", "2", input=json.dumps(first))
+    assert again["weights"] == first["weights"]
+
+
+def test_per_head_queries_of_the_wrong_shape_are_refused(run, run_json):
+    qkv = {name: RNG.normal(size=(3, 4)).tolist() for name in ("queries", "keys", "values")}
+    first = run_json("selfattn", "--heads", "2", input=json.dumps(qkv))
+    first["queries"] = first["queries"][0]  # one head's block alone
+    _one_line_error(
+        run("selfattn", "--heads", "2", input=json.dumps(first)),
+        "queries is 3 × 2, but a result of --heads 2 holds 2 × T × d of them",
+    )
+
+
+def test_the_json_says_which_projections_were_drawn(run_json):
+    some = run_json("selfattn", "--draw-missing", input=json.dumps({"x": X, "w_v": W}))
+    assert some["drawn"] == ["w_q", "w_k"] and some["seed"] == 0
+    given = {"x": X, "w_q": W, "w_k": W, "w_v": W}
+    assert run_json("selfattn", input=json.dumps(given))["drawn"] == []
+    assert run_json("selfattn", "el tren", "--heads", "2", "--seed", "3")["drawn"] == [
+        "w_q",
+        "w_k",
+        "w_v",
+        "w_o",
+    ]
+    assert run_json("selfattn", "el tren", "--no-proj")["drawn"] == []
+    assert attn.selfattn(x=X, w_v=W, draw_missing=True).to_document()["drawn"] == ["w_q", "w_k"]
+
+
+def test_drawn_read_back_is_kept_with_its_seed(run, run_json):
+    some = run_json(
+        "selfattn", "--draw-missing", "--seed", "5", input=json.dumps({"x": X, "w_v": W})
+    )
+    again = run_json("selfattn", input=json.dumps(some))
+    assert again["drawn"] == ["w_q", "w_k"] and again["seed"] == 5
+    assert again["output"] == some["output"]
+    screen = run("selfattn", "--format", "table", input=json.dumps(some)).stdout
+    assert "W^Q, W^K drawn from seed 5" in " ".join(screen.split())
+
+
+@pytest.mark.parametrize("written", [["w_z"], "w_q", [1], {"w_q": 1}])
+def test_a_drawn_that_is_not_a_list_of_projections_is_refused(run, run_json, written):
+    some = run_json("selfattn", "--draw-missing", input=json.dumps({"x": X, "w_v": W}))
+    some["drawn"] = written
+    _one_line_error(
+        run("selfattn", input=json.dumps(some)),
+        "a result lists there the projections drawn from its seed",
+    )
+
+
+def test_drawn_is_not_a_field_of_a_hand_written_document(run):
+    result = run("selfattn", input=json.dumps({"x": X, "drawn": ["w_q"]}))
+    _one_line_error(result, "drawn: not a field attn selfattn reads")
