@@ -155,7 +155,11 @@ def test_what_cannot_be_read_is_refused(run, tmp_path):
     )
     _one_line_error(run("selfattn", "-i", str(pickled)), "pickle file")
     _one_line_error(run("selfattn", "-i", packed), "give it to attn selfattn as --weights FILE")
-    _one_line_error(run("selfattn", "-i", str(x), "--prefix", "h.0.attn"), "give --weights FILE")
+    _one_line_error(
+        run("selfattn", "-i", str(x), "--prefix", "h.0.attn"),
+        "--prefix h.0.attn: the input holds no names under h.0.attn; give the checkpoint's "
+        "weights with --weights FILE",
+    )
     both = tmp_path / "both.json"
     both.write_text(json.dumps({"x": np.ones((3, 4)).tolist(), "w_q": np.eye(4).tolist()}))
     _one_line_error(

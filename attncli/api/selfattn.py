@@ -188,10 +188,12 @@ def selfattn_document(
     options: SelfAttnSettings,
     layer: LayerFields | None = None,
     progress: Callable[[int, int], None] | None = None,
+    prefix: str = "",
 ) -> SelfAttnResult:
     """selfattn() on a document (x and projections, or queries, keys and values), with
-    the weights of `layer` (read from a state dict) when given; `progress` hears (queries
-    done, queries in all) as a long input or a big batch goes.
+    the weights of `layer` (read from a state dict) when given, else those the document
+    holds under a checkpoint's names (the layer under `prefix`, or its only one);
+    `progress` hears (queries done, queries in all) as a long input or a big batch goes.
 
     The scores are divided by √d_k (per head), by `options.scale_by` when given, or not
     at all when `options.scale` is false.
@@ -201,7 +203,7 @@ def selfattn_document(
     from attncli.reading.selfattn_inputs import selfattn_input
     from attncli.reading.state_dicts import KIND_NAMES, layer_settings
 
-    document, options, layer = layer_settings(document, sentence, options, layer)
+    document, options, layer = layer_settings(document, sentence, options, layer, prefix)
     document, written = read_back_inputs(document, options.heads)  # a result read back
 
     checked = selfattn_input(document, sentence, options)

@@ -105,21 +105,62 @@ def tensors_of(state: Any) -> dict[str, Any]:
     return {str(name): as_array(value) for name, value in state.items()}
 
 
-def in_document(document: Document) -> tuple[Document, LayerFields | None]:
-    """A document (JSON, .npz) holding the layer under torch's own names at its top level
-    (np.savez("layer.npz", x=x, **state_dict)): those names read by the table, the
-    document's other fields left as they are."""
-    from attncli.reading.checkpoint import MHA_NAMES, detect_kind
+def in_document(document: Document, prefix: str = "") -> tuple[Document, LayerFields | None]:
+    """A document (JSON, .npz) holding one attention layer under its checkpoint's own names
+    (np.savez("layer.npz", x=x, **state_dict); BERT's encoder.layer.0.attention.self.query.
+    weight, GPT-2's h.0.attn.c_attn.weight): the layer under `prefix`, or the only one it
+    holds, read by the table; the document's other fields left as they are. Several layers
+    and no prefix: refused, listing the prefixes to choose from."""
+    from attncli.reading.checkpoint import attention_prefixes, joined
     from attncli.reading.selfattn_fields import INPUTS
 
-    if detect_kind(list(document)) != "mha":
+    names = [name for name in document if name not in INPUTS or name in ("bias_k", "bias_v")]
+    found = attention_prefixes(names)
+    prefix = prefix.rstrip(".")
+    if not prefix and not found:
         return document, None
-    state = {name: value for name, value in document.items() if name in MHA_NAMES}
-    layer = state_dict_fields(state, "", "the input")
-    rest = {name: value for name, value in document.items() if name not in MHA_NAMES}
+    if not prefix and len(found) > 1:
+        listed = ", ".join(found[:6]) + (" …" if len(found) > 6 else "")
+        raise InputError(
+            f"the input holds {len(found)} attention layers ({listed}); pick one with "
+            f"--prefix, e.g. --prefix {found[0]}",
+            f"la entrada tiene {len(found)} capas de atención ({listed}); elige una con "
+            f"--prefix, p. ej. --prefix {found[0]}",
+        )
+    chosen = prefix or found[0]
+    if prefix and not any(name.startswith(joined(prefix, "")) for name in names):
+        listed = ", ".join(found[:6])
+        raise InputError(
+            f"--prefix {prefix}: the input holds no names under {prefix}; "
+            + (f"it holds layers under {listed}" if found else "give the checkpoint's "
+               "weights with --weights FILE, or its names in -i FILE"),
+            f"--prefix {prefix}: la entrada no tiene nombres bajo {prefix}; "
+            + (f"tiene capas bajo {listed}" if found else "da los pesos del checkpoint con "
+               "--weights FICHERO, o sus nombres en -i FICHERO"),
+        )  # fmt: skip
+    state = {name: document[name] for name in names if _under(name, chosen)}
+    layer = state_dict_fields(state, chosen, "the input")
+    # the other attention layers of the checkpoint, not picked by --prefix, are left aside
+    # (as the rest of a file given to --weights)
+    others = [found_prefix for found_prefix in found if found_prefix != chosen]
+    rest = {
+        name: value
+        for name, value in document.items()
+        if name not in state and not any(_under(name, other) for other in others if other)
+    }
     _check_twice(rest, layer)
     assert all(name in INPUTS for name in layer.fields)
     return {**rest, **layer.fields}, layer
+
+
+def _under(name: str, prefix: str) -> bool:
+    """A checkpoint's name that belongs to the attention layer under `prefix` ("" for a
+    layer at the top level: the table's names)."""
+    from attncli.reading.checkpoint import BERT_NAMES, BERT_OUTSIDE, GPT2_NAMES, MHA_NAMES
+
+    if prefix:
+        return name.startswith(prefix + ".")
+    return name in (*MHA_NAMES, *BERT_NAMES, *BERT_OUTSIDE, *GPT2_NAMES)
 
 
 def with_layer(document: Document, layer: LayerFields) -> Document:
@@ -166,16 +207,18 @@ def layer_settings(
     sentence: str | None,
     options: SelfAttnSettings,
     layer: LayerFields | None = None,
+    prefix: str = "",
 ) -> tuple[Document, SelfAttnSettings, LayerFields | None]:
     """The document and settings of a layer whose weights come from a state dict (given,
-    or under torch's names in the document): its weights in the document, its heads
-    (required), GPT-2's causal mask, and for a sentence d_model from W^Q's rows."""
+    or under its checkpoint's names in the document, the one under `prefix` or the only
+    one): its weights in the document, its heads (required), GPT-2's causal mask, and for a
+    sentence d_model from W^Q's rows."""
     from dataclasses import replace
 
     if layer is not None:
         document = with_layer(document, layer)
     else:
-        document, layer = in_document(document)
+        document, layer = in_document(document, prefix)
     if layer is None:
         return document, options, None
     changes: dict[str, Any] = {"heads": heads_of(layer, options.heads)}

@@ -96,11 +96,13 @@ PrefixOption = Annotated[
     Option(
         "--prefix",
         metavar="P",
-        help="With --weights: the attention layer of a checkpoint, by its names' prefix "
-        "(encoder.layer.0.attention for BERT, h.0.attn for GPT-2).",
+        help="The attention layer of a checkpoint given with --weights or in -i FILE, by its "
+        "names' prefix (encoder.layer.0.attention for BERT, h.0.attn for GPT-2); not needed "
+        "when the input holds one layer.",
         es=(
-            "Con --weights: la capa de atención de un checkpoint, por el prefijo de sus "
-            "nombres (encoder.layer.0.attention en BERT, h.0.attn en GPT-2)."
+            "La capa de atención de un checkpoint dado con --weights o en -i FICHERO, por el "
+            "prefijo de sus nombres (encoder.layer.0.attention en BERT, h.0.attn en GPT-2); "
+            "no hace falta si la entrada tiene una sola capa."
         ),
     ),
 ]

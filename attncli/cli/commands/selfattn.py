@@ -337,8 +337,10 @@ def selfattn(
     )
     from attncli.present.layer_progress import layer_progress
 
+    from_file = _layer(weights, prefix)
+    in_input = "" if weights is not None else prefix or ""  # --prefix of the -i document
     with layer_progress(settings.lang) as on_rows:
-        result = selfattn_document(document, sentence, options, _layer(weights, prefix), on_rows)
+        result = selfattn_document(document, sentence, options, from_file, on_rows, in_input)
     shown = result if item is None else result.item(item)
     explanation = shown.steps(settings.row, settings.token, head) if settings.steps else []
     if plot is not None:
@@ -349,15 +351,9 @@ def selfattn(
 
 
 def _layer(weights: str | None, prefix: str | None) -> "LayerFields | None":
-    """The layer's weights from --weights FILE (one layer of a checkpoint by --prefix)."""
+    """The layer's weights from --weights FILE (one layer of a checkpoint by --prefix);
+    without --weights, --prefix picks the layer of the -i document."""
     if weights is None:
-        if prefix is not None:
-            from attncli.errors import OptionError
-
-            raise OptionError(
-                "--prefix picks a layer of the file given to --weights; give --weights FILE",
-                "--prefix elige una capa del archivo dado a --weights; da --weights FICHERO",
-            )
         return None
     from attncli.reading.state_dicts import weights_file
 

@@ -1,0 +1,123 @@
+"""One attention layer of a checkpoint given in a plain document (-i doc.json or .npz) under
+the checkpoint's own names (BERT's encoder.layer.1.attention.self.query.weight, GPT-2's
+h.1.attn.c_attn.weight): read without --prefix when it holds one layer, picked by --prefix
+when it holds several, with the same numbers as --weights FILE --prefix P
+(tests/references/layers.json, made by tests/references/make.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from attncli.errors import InputError
+from attncli.reading.tensor_files import open_tensors
+
+REFERENCES = Path(__file__).parent / "references"
+LAYERS = {
+    layer["kind"]: layer for layer in json.loads((REFERENCES / "layers.json").read_text())["layers"]
+}
+
+
+def _one_line_error(result, said: str) -> None:
+    assert result.exit_code == 2 and result.stdout == "", result.stdout
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr, result.stderr
+    assert said in result.stderr, result.stderr
+
+
+def _document(kind: str, *renamed: str) -> dict:
+    """x and the layer's tensors under their own names; each of `renamed` adds a copy of
+    the layer under that prefix too."""
+    layer = LAYERS[kind]
+    tensors = open_tensors(str(REFERENCES / layer["file"]))
+    document = {"x": layer["x"]}
+    for name in tensors:
+        value = np.asarray(tensors[name], dtype=np.float64).tolist()
+        document[name] = value
+        for prefix in renamed:
+            document[prefix + name[len(layer["prefix"]) :]] = value
+    return document
+
+
+def _written(tmp_path, document: dict, suffix: str = ".json") -> str:
+    path = tmp_path / f"layer{suffix}"
+    if suffix == ".npz":
+        np.savez(path, **{name: np.asarray(value) for name, value in document.items()})
+    else:
+        path.write_text(json.dumps(document))
+    return str(path)
+
+
+def _by_weights_file(run_json, tmp_path, kind: str) -> dict:
+    layer = LAYERS[kind]
+    x = tmp_path / "x.npy"
+    np.save(x, np.asarray(layer["x"]))
+    weights = str(REFERENCES / layer["file"])
+    arguments = ["-i", str(x), "--weights", weights, "--prefix", layer["prefix"]]
+    return run_json("selfattn", *arguments, "--heads", str(layer["heads"]), "--json")
+
+
+@pytest.mark.parametrize("suffix", [".json", ".npz"])
+@pytest.mark.parametrize("kind", ["bert", "gpt2"])
+def test_one_layer_in_a_document_is_read_without_a_prefix(run_json, tmp_path, kind, suffix):
+    layer = LAYERS[kind]
+    path = _written(tmp_path, _document(kind), suffix)
+    out = run_json("selfattn", "-i", path, "--heads", str(layer["heads"]), "--json")
+    assert out["causal"] is layer["causal"]  # GPT-2's attention is causal by itself
+    for name, reference in (("weights", "weights"), ("concat", "context"), ("output", "output")):
+        assert np.abs(np.asarray(out[name]) - np.asarray(layer[reference])).max() < 1e-12
+    same = _by_weights_file(run_json, tmp_path, kind)
+    for name in ("weights", "concat", "output", "w_q", "w_o", "b_v"):
+        assert out[name] == same[name], name
+    given = run_json("selfattn", "-i", path, "--heads", str(layer["heads"]),
+                     "--prefix", layer["prefix"], "--json")  # fmt: skip
+    assert given["output"] == out["output"]
+
+
+@pytest.mark.parametrize("kind", ["bert", "gpt2"])
+def test_several_layers_need_a_prefix(run, run_json, tmp_path, kind):
+    layer = LAYERS[kind]
+    other = layer["prefix"].replace(".1.", ".0.")
+    path = _written(tmp_path, _document(kind, other))
+    heads = ("--heads", str(layer["heads"]))
+    _one_line_error(
+        run("selfattn", "-i", path, *heads),
+        f"the input holds 2 attention layers ({layer['prefix']}, {other}); pick one with "
+        f"--prefix, e.g. --prefix {layer['prefix']}",
+    )
+    picked = run_json("selfattn", "-i", path, *heads, "--prefix", layer["prefix"], "--json")
+    assert picked["output"] == _by_weights_file(run_json, tmp_path, kind)["output"]
+    _one_line_error(
+        run("selfattn", "-i", path, *heads, "--prefix", "h.7.attn"),
+        f"--prefix h.7.attn: the input holds no names under h.7.attn; it holds layers under "
+        f"{layer['prefix']}, {other}",
+    )
+
+
+def test_a_layer_in_a_document_still_needs_its_heads_and_every_name_read(run, tmp_path):
+    document = _document("gpt2")
+    path = _written(tmp_path, document)
+    _one_line_error(run("selfattn", "-i", path), "a state dict does not hold the number of heads")
+    document["h.1.attn.c_attn.scale"] = [1.0]
+    _one_line_error(
+        run("selfattn", "-i", _written(tmp_path, document), "--heads", "2"),
+        "h.1.attn.c_attn.scale is not a weight of the attention layer attn reads there",
+    )
+    twice = _document("gpt2")
+    twice["w_o"] = np.eye(32).tolist()
+    _one_line_error(
+        run("selfattn", "-i", _written(tmp_path, twice), "--heads", "2"),
+        "w_o is given twice: in the input and in the input (GPT-2's names)",
+    )
+
+
+def test_the_spanish_line_lists_the_prefixes_too():
+    from attncli.api.selfattn import selfattn_document
+    from attncli.reading.settings import SelfAttnSettings
+
+    document = _document("gpt2", "h.0.attn")
+    with pytest.raises(InputError) as raised:
+        selfattn_document(document, None, SelfAttnSettings(heads=2))
+    assert "la entrada tiene 2 capas de atención (h.1.attn, h.0.attn)" in raised.value.spanish
