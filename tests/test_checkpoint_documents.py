@@ -121,3 +121,49 @@ def test_the_spanish_line_lists_the_prefixes_too():
     with pytest.raises(InputError) as raised:
         selfattn_document(document, None, SelfAttnSettings(heads=2))
     assert "la entrada tiene 2 capas de atención (h.1.attn, h.0.attn)" in raised.value.spanish
+
+
+def test_a_gpt2_layer_is_causal_by_itself_and_no_causal_switches_it_off(run, run_json, tmp_path):
+    layer = LAYERS["gpt2"]
+    path = _written(tmp_path, _document("gpt2"))
+    causal = run_json("selfattn", "-i", path, "--heads", "2", "--json")
+    assert causal["causal"] is True and causal["causal_from"] == "GPT-2"
+    unmasked = run_json("selfattn", "-i", path, "--heads", "2", "--no-causal", "--json")
+    assert unmasked["causal"] is False and "causal_from" not in unmasked
+    assert np.asarray(unmasked["weights"])[:, 0, 1:].min() > 0  # the first token sees on
+    # the same weights in attn's own names, computed without a mask: the same numbers
+    own = {name: unmasked[name] for name in ("x", "w_q", "w_k", "w_v", "w_o", "b_q", "b_k")}
+    own.update(b_v=unmasked["b_v"], b_o=unmasked["b_o"])
+    plain = run_json("selfattn", "--heads", "2", input=json.dumps(own))
+    assert plain["output"] == unmasked["output"] and plain["weights"] == unmasked["weights"]
+    with_causal = run_json("selfattn", "--heads", "2", "--causal", input=json.dumps(own))
+    assert with_causal["output"] == causal["output"]
+    weights = str(REFERENCES / layer["file"])
+    x = tmp_path / "x.npy"
+    np.save(x, np.asarray(layer["x"]))
+    by_file = run_json("selfattn", "-i", str(x), "--weights", weights, "--prefix",
+                       layer["prefix"], "--heads", "2", "--no-causal", "--json")  # fmt: skip
+    assert by_file["output"] == unmasked["output"]
+    # read back, the result is causal by --causal: the settings it was computed with
+    again = run_json("selfattn", "--heads", "2", "--causal", input=json.dumps(causal))
+    assert again["output"] == causal["output"]
+
+
+def test_no_causal_where_there_is_no_causal_mask_is_refused(run, tmp_path):
+    gpt2 = _written(tmp_path, _document("gpt2"))
+    _one_line_error(
+        run("selfattn", "-i", gpt2, "--heads", "2", "--causal", "--no-causal"),
+        "--causal and --no-causal ask for opposite masks; give one",
+    )
+    bert = str(tmp_path / "bert.json")
+    Path(bert).write_text(json.dumps(_document("bert")))
+    said = "--no-causal switches off the causal mask of a GPT-2 layer, and this layer is not causal"
+    _one_line_error(run("selfattn", "-i", bert, "--heads", "4", "--no-causal"), said)
+    _one_line_error(run("selfattn", "el tren", "--no-causal"), said)
+    from attncli.errors import OptionError
+
+    with pytest.raises(OptionError) as raised:
+        import attncli as attn
+
+        attn.selfattn("el tren", no_causal=True)
+    assert "quita --no-causal" in raised.value.spanish

@@ -66,6 +66,7 @@ def selfattn(
     scale: bool = True,
     scale_by: float | None = None,
     causal: bool = False,
+    no_causal: bool = False,
     valid_len: int | None = None,
     grad_output: ArrayLike | None = None,
     target: ArrayLike | None = None,
@@ -83,7 +84,8 @@ def selfattn(
     W as d_in × d_out, applied as x @ W (from torch's nn.Linear, pass weight.T), or
     `weights` a state dict (`mha.state_dict()`, torch's names) or the path of a weight
     file (.safetensors, .npz, JSON), with `prefix` for one layer of a checkpoint
-    (BERT's encoder.layer.0.attention, GPT-2's h.0.attn); `heads` must then be given
+    (BERT's encoder.layer.0.attention, GPT-2's h.0.attn: causal unless `no_causal`);
+    `heads` must then be given
     unless config.json sits beside the file. Biases b_q, b_k, b_v, b_o are optional (zero when left
     out); `bias_k`, `bias_v` are torch's add_bias_kv rows (one more key and value, of
     h·d_k and h·d_v numbers), `add_zero_attn` torch's zero key and value per head. Given
@@ -172,6 +174,7 @@ def selfattn(
         scale=scale,
         scale_by=scale_by,
         causal=causal,
+        no_causal=no_causal,
         valid_len=valid_len,
         context=context,
         zero_attn=add_zero_attn,
@@ -270,6 +273,7 @@ def selfattn_document(
         seed=seed,
         dtype=options.dtype,
         weights_from=None if layer is None else (layer.source, KIND_NAMES[layer.kind]),
+        causal_from=KIND_NAMES[layer.kind] if layer and layer.causal and options.causal else None,
     )
 
 

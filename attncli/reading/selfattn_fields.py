@@ -53,6 +53,7 @@ OUTPUTS = frozenset(
         "scale",
         "divisor",
         "causal",
+        "causal_from",
         "projections",
         "norm",
         "seed",

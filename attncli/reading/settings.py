@@ -25,6 +25,7 @@ class SelfAttnSettings:
     scale: bool = True  # divide the scores by √d_k (or by scale_by)
     scale_by: float | None = None  # divide by this instead of √d_k
     causal: bool = False  # each position sees only itself and the ones before it
+    no_causal: bool = False  # a checkpoint's causal layer (GPT-2's) without its mask
     zero_attn: bool = False  # torch's add_zero_attn: a zero key and value row per head
     dtype: str = "float64"  # "float32": the layer computed in float32 from the inputs on
     valid_len: int | None = None  # keys from this count on are padding, masked for every row

@@ -219,11 +219,31 @@ def layer_settings(
         document = with_layer(document, layer)
     else:
         document, layer = in_document(document, prefix)
+    _check_no_causal(options, layer)
     if layer is None:
         return document, options, None
     changes: dict[str, Any] = {"heads": heads_of(layer, options.heads)}
-    if layer.causal:
+    if layer.causal and not options.no_causal:
         changes["causal"] = True
     if sentence is not None and options.d_model is None and "w_q" in layer.fields:
         changes["d_model"] = int(layer.fields["w_q"].shape[0])
     return document, replace(options, **changes), layer
+
+
+def _check_no_causal(options: SelfAttnSettings, layer: LayerFields | None) -> None:
+    """--no-causal switches off the causal mask a GPT-2 layer brings: refused beside
+    --causal, and where there is no such mask to switch off."""
+    from attncli.errors import OptionError
+
+    if options.no_causal and options.causal:
+        raise OptionError(
+            "--causal and --no-causal ask for opposite masks; give one",
+            "--causal y --no-causal piden máscaras opuestas; da una",
+        )
+    if options.no_causal and (layer is None or not layer.causal):
+        raise OptionError(
+            "--no-causal switches off the causal mask of a GPT-2 layer, and this layer is "
+            "not causal (it is only with --causal); drop --no-causal",
+            "--no-causal quita la máscara causal de una capa de GPT-2, y esta capa no es "
+            "causal (solo lo es con --causal); quita --no-causal",
+        )

@@ -45,6 +45,7 @@ class SelfAttnResult(Result):
     # where and in whose names weights read from a state dict were: ("layer.safetensors",
     # "nn.MultiheadAttention")
     weights_from: tuple[str, str] | None = None
+    causal_from: str | None = None  # "GPT-2": the layer is causal because its checkpoint is
     of_batch: tuple[int, int] | None = None  # (N, B): sequence N of a batch of B, by item()
     # With a gradient at the output (grad_output, or target for ½‖out − target‖²):
     loss: float | None = None
@@ -170,6 +171,8 @@ class SelfAttnResult(Result):
             causal=self.causal,
             projections=bool(self.projections),
         )
+        if self.causal_from is not None:
+            document["causal_from"] = self.causal_from  # causal by the checkpoint's layout
         document["drawn"] = list(self.drawn)  # the projections drawn from `seed`
         if self.norm is not None:
             document.update(norm=self.norm, seed=self.seed)

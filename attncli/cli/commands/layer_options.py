@@ -91,6 +91,18 @@ WeightsOption = Annotated[
         ),
     ),
 ]
+NoCausalOption = Annotated[
+    bool,
+    Option(
+        "--no-causal",
+        help="A GPT-2 layer without its causal mask: every token sees every other (GPT-2's "
+        "attention is causal by itself).",
+        es=(
+            "Una capa de GPT-2 sin su máscara causal: cada token ve a todos los demás (la "
+            "atención de GPT-2 es causal por sí misma)."
+        ),
+    ),
+]
 PrefixOption = Annotated[
     str | None,
     Option(
