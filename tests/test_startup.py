@@ -146,3 +146,15 @@ def test_a_failed_last_flush_is_not_a_success(error, status):
     )
     result = subprocess.run([sys.executable, "-c", script], capture_output=True)
     assert result.returncode == status, result.stderr
+
+
+def test_a_batch_and_a_row_blocked_run_load_no_progress_bar(tmp_path):
+    """Off a terminal, the progress of a batch or of row blocks is never drawn: rich (and
+    rich.progress) stay unloaded."""
+    import numpy as np
+
+    path = tmp_path / "batch.npy"
+    np.save(path, np.random.default_rng(0).normal(size=(3, 5, 4)))
+    for extra in ((), ("--fields", "output")):
+        loaded = _loaded("selfattn", "-i", str(path), "--heads", "2", *extra, "--json")
+        assert "rich" not in loaded, loaded

@@ -1,5 +1,6 @@
-"""The progress bar of a long self-attention run: the queries done so far, on stderr, on a
-terminal only (never on a pipe, never on stdout). rich is imported only when it draws."""
+"""The progress bar of a long self-attention run (a long input in row blocks, a big batch a
+group of sequences at a time): the queries done so far, on stderr, on a terminal only (never
+on a pipe, never on stdout). rich is imported only when it draws."""
 
 from __future__ import annotations
 
