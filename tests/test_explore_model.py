@@ -96,3 +96,30 @@ def test_seeded_options_with_a_model_are_refused(sizes, switches, message):
 def test_layer_without_a_model_is_refused():
     with pytest.raises(AttnError, match="add --model"):
         prepare(SENTENCE, None, {"layer": 2}, {})
+
+
+def test_the_words_panel_works_the_merge_with_the_heads_own_weights():
+    """On «tokenized» → «tokenized» (two pieces each): a row per piece, the sum over the
+    answering word's pieces, then the mean of the rows, which is the grid's weight."""
+    sentence = "the keys are tokenized"
+    app = prepare(sentence, None, {"model": DEMO, "layer": 4, "words": True}, {})
+    expected = attn.selfattn(sentence, model=DEMO, layer=4, head=1, words=True)
+    word = expected.words.index("tokenized")
+    pieces = expected.word_groups[word]
+    assert len(pieces) == 2
+
+    async def script(pilot):
+        await pilot.press(*(["down"] * word + ["right"] * word))
+        await pilot.pause()
+        return app.state, " ".join("\n".join(region_lines(app, "#panel")).split())
+
+    state, panel = run_app(app, (160, 40), script)
+    assert (state.row, state.column) == (word, word)
+    w = expected.weights
+    sums = [w[p, pieces[0]] + w[p, pieces[1]] for p in pieces]
+    for piece, total in zip(pieces, sums, strict=True):
+        terms = f"{w[piece, pieces[0]]:.3f} + {w[piece, pieces[1]]:.3f} = {total:.3f}"
+        assert f"{expected.tokens[piece]} → tokenized: {terms}" in panel, panel
+    merged = expected.word_weights[word, word]
+    assert abs((sums[0] + sums[1]) / 2 - merged) < 1e-12
+    assert f"({sums[0]:.3f} + {sums[1]:.3f}) ÷ 2 = {merged:.3f}" in panel, panel

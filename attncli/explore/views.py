@@ -69,9 +69,23 @@ def word_panel(result: SelfAttnResult, state: State, fmt: Format) -> RenderableT
     i, j = state.row, state.column
     pieces = [" ".join(result.tokens[p] for p in groups[k]) for k in (i, j)]
     weight = fmt.weight_number(float(result.word_weights[i, j]))  # type: ignore[attr-defined]
+    # The merge with the head's own weights [T, T]: a row per piece of the asking word, the
+    # sum over the answering word's pieces; then the mean of those rows.
+    lines = []
+    sums = []
+    for piece in groups[i]:
+        parts = [float(result.weights[piece, column]) for column in groups[j]]
+        sums.append(sum(parts))
+        added = " + ".join(fmt.weight_number(part) for part in parts)
+        total = f" = {fmt.weight_number(sums[-1])}" if len(parts) > 1 else ""
+        lines.append(Text(f"{result.tokens[piece]} → {words[j]}: {added}{total}"))
+    if len(sums) > 1:
+        shown = " + ".join(fmt.weight_number(part) for part in sums)
+        lines.append(Text(f"({shown}) ÷ {len(sums)} = {weight}"))
     return Group(
         Text(say(fmt.lang, "word_cell", row=words[i], column=words[j]), style="bold"),
         Text(f"{words[i]}: {pieces[0]}  ·  {words[j]}: {pieces[1]}"),
+        *lines,
         Text(f"{fmt.say('weight')} = {weight}"),
         Text(fmt.say("model_words"), style="dim"),
         Text(say(fmt.lang, "word_enter"), style="dim"),

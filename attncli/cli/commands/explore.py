@@ -63,12 +63,12 @@ MISSING = (
 
     La frase arriba (/ o Tab para editarla, Enter calcula), la cabecera de attn selfattn
     y la rejilla de pesos con el mayor de cada fila marcado. Teclas: p proyecciones,
-    s ÷√d_k, c causal, h/H cabezas, n/N longitud, r semilla, d/D d_k, v pesos o
-    puntuaciones, l idioma; las flechas (o el ratón) mueven el cursor y el panel muestra
-    la cuenta de esa casilla; Enter, los tres pasos de la fila; e exporta; j guarda el
-    estado para attn selfattn -i; ? todas las teclas; q o Esc sale. Con --model, la capa
-    de un modelo de verdad: [ ] capa, { } cabeza, w piezas o palabras. Necesita
-    attncli[explore].
+    s ÷√d_k, c causal, h/H cabezas, { } la cabeza que se ve, n/N longitud, r semilla,
+    d/D d_k, v pesos o puntuaciones, l idioma; las flechas (o el ratón) mueven el cursor
+    y el panel muestra la cuenta de esa casilla; Enter, los tres pasos de la fila;
+    e exporta; j guarda el estado para attn selfattn -i; ? todas las teclas; q o Esc
+    sale. Con --model, la capa de un modelo de verdad: [ ] capa, w piezas o palabras.
+    Necesita attncli[explore].
 
     Ejemplo: attn explore "en las llaves del coche están ahí" --lang es
     """,
@@ -94,11 +94,12 @@ def explore(
 
     The sentence at the top (/ or Tab to edit it, Enter computes), attn selfattn's header
     and the weight grid with each row's largest marked. Keys: p projections, s ÷√d_k,
-    c causal, h/H heads, n/N length, r seed, d/D d_k, v weights or scores, l language;
+    c causal, h/H heads, { } the head shown, n/N length, r seed, d/D d_k, v weights or
+    scores, l language;
     the arrows (or the mouse) move the cursor and the side panel shows that cell's
     arithmetic; Enter, the row's three steps; e exports; j saves the state for
     attn selfattn -i; ? every key; q or Esc quits. With --model, a real model's layer:
-    [ ] layer, { } head, w word pieces or words. Needs attncli[explore].
+    [ ] layer, w word pieces or words. Needs attncli[explore].
 
     Example: attn explore "en las llaves del coche están ahí" --lang es
     """
