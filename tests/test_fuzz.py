@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from .conftest import invoke_attn
+from .conftest import ROOT, invoke_attn
 
 RAW_CONTROLS = ("\x1b", "\x9b", "\x07", "\x85", "\x00")
 
@@ -119,6 +119,86 @@ def test_every_input_keeps_the_error_promise(case):
         assert result.stderr == "", f"{where}: {result.stderr}"
         assert not any(c in result.stdout for c in RAW_CONTROLS), f"{where}: {result.stdout!r}"
         # Steps and worksheets print as text wherever they go; the rest is one JSON document.
+        if not {"--format", "--steps", "--blank", "--answers"} & set(arguments):
+            json.loads(result.stdout)
+    else:
+        assert result.stdout == "", f"{where}: {result.stdout!r}"
+        lines = result.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].startswith("attn: error: "), f"{where}: {lines}"
+
+
+# The newer doors: a real model, weights as models store them, batches, the worksheets.
+MODEL_OPTIONS = {
+    "selfattn": ["--model", "--layer", "--head", "--words", "--item", "--dtype", "--no-causal",
+                 "--weights", "--prefix", "--draw-missing", "--add-zero-attn", "--heads",
+                 "--steps", "--json", "--fields"],
+    "heads": ["--model", "--from", "--to", "--pattern", "--all", "--json", "--lang"],
+    "exercise": ["--method", "--selfattn", "--count", "--answers-only", "--answers", "--dim",
+                 "--size", "--json"],
+}  # fmt: skip
+MODEL_FLAGS = FLAGS | {"--words", "--no-causal", "--draw-missing", "--add-zero-attn", "--all",
+                       "--selfattn", "--answers-only"}  # fmt: skip
+MODEL_CHOICES = {
+    **CHOICES,
+    "--model": ["all-MiniLM-L6-v2", "no-such-model", "", "../x"],
+    "--dtype": ["float32", "float64", "float16"],
+    "--weights": ["samples/mha.safetensors", "samples/tren.json", "missing.pt", "samples"],
+    "--prefix": ["encoder.layer.0.attention", "h.0.attn", "nope", ""],
+    "--pattern": ["previous", "first", "self", "diagonal"],
+    "--from": ["keys", "the", "nobody", ""],
+    "--to": ["keys", "[CLS]", "x"],
+}
+MODEL_SIZED = SIZED | {"--layer", "--head", "--item", "--count"}
+
+
+@st.composite
+def model_lines(draw) -> tuple[list[str], str | None]:
+    command = draw(st.sampled_from(sorted(MODEL_OPTIONS)))
+    arguments = [command]
+    if command == "selfattn":
+        arguments.append(draw(st.sampled_from(["the keys are here", "", "a\x1b b", "¿qué?"])))
+    if command != "exercise" and draw(st.integers(0, 3)) > (1 if command == "selfattn" else 0):
+        # Mostly the demo model itself, so that the options after it are tried on a model.
+        arguments += ["--model", draw(st.sampled_from(["all-MiniLM-L6-v2"] * 3 + ["nope"]))]
+    choices = [o for o in MODEL_OPTIONS[command] if o not in arguments]
+    for option in draw(st.lists(st.sampled_from(choices), max_size=4, unique=True)):
+        arguments.append(option)
+        if option in MODEL_FLAGS:
+            continue
+        if option in MODEL_CHOICES:
+            arguments.append(draw(st.sampled_from(MODEL_CHOICES[option])))
+        elif option in MODEL_SIZED:
+            arguments.append(draw(SIZES))
+        else:
+            arguments.append(draw(OPTION_TEXT))
+    if command == "heads" and draw(st.booleans()):
+        arguments.append(draw(st.sampled_from(["the keys are on the table", "", "\x9b"])))
+    return arguments, None
+
+
+@settings(
+    max_examples=150,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(model_lines())
+def test_the_model_weights_and_worksheet_options_keep_the_error_promise(case):
+    import os
+
+    arguments, document = case
+    here = os.getcwd()
+    os.chdir(ROOT)  # the samples' paths as the README types them
+    try:
+        result = invoke_attn(CliRunner(), arguments, input=document)
+    finally:
+        os.chdir(here)
+    where = f"attn {arguments!r}"
+    assert result.exit_code in (0, 1, 2), f"{where}: exit {result.exit_code}: {result.stderr}"
+    assert "Traceback" not in result.stderr, where
+    assert not any(c in result.stderr for c in RAW_CONTROLS), f"{where}: {result.stderr!r}"
+    if result.exit_code == 0:
+        assert result.stderr == "", f"{where}: {result.stderr}"
         if not {"--format", "--steps", "--blank", "--answers"} & set(arguments):
             json.loads(result.stdout)
     else:
