@@ -167,3 +167,17 @@ def test_no_causal_where_there_is_no_causal_mask_is_refused(run, tmp_path):
 
         attn.selfattn("el tren", no_causal=True)
     assert "quita --no-causal" in raised.value.spanish
+
+
+def test_the_screen_says_why_a_gpt2_layer_is_causal_and_how_to_switch_it_off(run, tmp_path):
+    path = _written(tmp_path, _document("gpt2"))
+    for lang, said in (
+        ("en", "causal mask, as GPT-2's layers are (--no-causal without it)"),
+        ("es", "máscara causal, como las capas de GPT-2 (--no-causal sin ella)"),
+    ):
+        screen = run("selfattn", "-i", path, "--heads", "2", "--format", "table", "--lang", lang)
+        assert screen.exit_code == 0 and said in screen.stdout  # fmt: skip
+    unmasked = run("selfattn", "-i", path, "--heads", "2", "--no-causal", "--format", "table")
+    assert "causal" not in unmasked.stdout.split("Head 1")[0]
+    seeded = run("selfattn", "el tren va", "--causal", "--format", "table").stdout
+    assert "· causal mask\n" in seeded and "GPT-2" not in seeded

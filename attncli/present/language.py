@@ -99,6 +99,10 @@ PHRASES: dict[str, tuple[str, str]] = {
     "unscaled": ("no scaling", "sin escalar"),
     "divided_by": ("scores ÷ {divisor}", "puntuaciones ÷ {divisor}"),
     "causal": ("causal mask", "máscara causal"),
+    "causal_from": (
+        "causal mask, as {kind}'s layers are (--no-causal without it)",
+        "máscara causal, como las capas de {kind} (--no-causal sin ella)",
+    ),
     "norm": ("every embedding has length {norm}", "cada embedding mide {norm}"),
     "no_proj": (
         "no projections: Q = K = V = X, 0 parameters",

@@ -100,7 +100,9 @@ def header(
             parts.append(fmt.say("no_out_proj"))
     divided = divisor_text(result, fmt)
     parts.append(fmt.say("unscaled") if divided is None else fmt.say("divided_by", divisor=divided))
-    if result.causal:
+    if result.causal_from is not None:  # causal by the checkpoint's layout (GPT-2)
+        parts.append(fmt.say("causal_from", kind=result.causal_from))
+    elif result.causal:
         parts.append(fmt.say("causal"))
     if result.bias is not None:
         parts.append(fmt.say("bias_added"))
