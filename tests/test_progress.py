@@ -5,10 +5,8 @@ same as in one go."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-import threading
 
 import numpy as np
 import pytest
@@ -17,40 +15,10 @@ import attncli as attn
 from attncli.api.comparison import compare
 from attncli.core import selfattn as core
 from attncli.results.comparison import Sizes
+from tests.terminal import drawn_on_a_terminal
 
 # 65 sequences of 512 tokens: 17 million score cells, over core.BATCH_CELLS
 BIG = (65, 512, 2)
-
-
-def _drawn_on_a_terminal(arguments: list[str], stdin: str | None = None) -> tuple[str, bytes]:
-    """Run attn with stderr a terminal and stdout a pipe: (what the terminal showed, stdout)."""
-    import pty
-
-    leader, follower = pty.openpty()
-    drawn: list[bytes] = []
-
-    def read() -> None:  # read as it is drawn, so a full terminal buffer never blocks attn
-        while True:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:  # the terminal closed: attn has ended
-                return
-            if not chunk:
-                return
-            drawn.append(chunk)
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    command = [sys.executable, "-m", "attncli", *arguments]
-    with open(stdin or os.devnull, "rb") as given:
-        process = subprocess.run(
-            command, stdin=given, stdout=subprocess.PIPE, stderr=follower, timeout=300
-        )
-    os.close(follower)
-    reader.join(timeout=10)
-    os.close(leader)
-    assert process.returncode == 0
-    return b"".join(drawn).decode("utf-8", "replace"), process.stdout
 
 
 @pytest.fixture
@@ -141,7 +109,7 @@ def test_a_big_batch_draws_a_bar_on_a_terminal_and_nothing_on_a_pipe(tmp_path):
     path = tmp_path / "batch.npy"
     np.save(path, np.random.default_rng(32).normal(size=BIG))
     line = ["selfattn", "-i", str(path), "--no-proj", "--fields", "output", "--json"]
-    text, stdout = _drawn_on_a_terminal(line)
+    text, stdout = drawn_on_a_terminal(line)
     assert "queries attended" in text and f"{65 * 512}/{65 * 512}" in text, text[:300]
     piped = subprocess.run([sys.executable, "-m", "attncli", *line], capture_output=True)
     assert piped.returncode == 0 and piped.stderr == b""
@@ -169,7 +137,7 @@ def test_compare_scores_counts_its_work():
 def test_compare_scores_draws_a_bar_on_a_terminal_and_nothing_on_a_pipe(run):
     line = ["compare-scores", "--tx", "8", "--ty", "8", "--d-h", "8", "--d-a", "8",
             "--repeat", "2", "--d-k", "4", "--json"]  # fmt: skip
-    text, stdout = _drawn_on_a_terminal(line)
+    text, stdout = drawn_on_a_terminal(line)
     total = 4 * (1 + 2) + 3
     assert f"{total}/{total}" in text and "scaling sweep" in text, text[:300]
     assert json.loads(stdout)["repeat"] == 2  # only the JSON on stdout

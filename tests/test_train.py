@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import signal
 import subprocess
@@ -18,6 +17,7 @@ import pytest
 import attncli as attn
 from attncli.core import training
 from tests.conftest import SAMPLES
+from tests.terminal import drawn_on_a_terminal
 
 HEADLINE = "en las llaves del coche están ahí"
 WANT = ("--want", "están=llaves")
@@ -399,33 +399,11 @@ def test_selfattn_takes_sinusoidal_positions(run, run_json):
 
 def test_the_progress_bar_is_drawn_on_a_terminals_stderr_only():
     """stderr a terminal, stdout a pipe: the bar (with the loss) on stderr, JSON on stdout."""
-    import pty
-    import threading
-
-    leader, follower = pty.openpty()
-    drawn: list[bytes] = []
-
-    def read() -> None:  # read as it is drawn, so a full terminal buffer never blocks attn
-        while True:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:  # the terminal closed: attn has ended
-                return
-            if not chunk:
-                return
-            drawn.append(chunk)
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    command = [sys.executable, "-m", "attncli", "train", "--corpus",
-               str(SAMPLES / "concordancia-entreno.txt"), "--iterations", "40"]  # fmt: skip
-    process = subprocess.run(command, stdout=subprocess.PIPE, stderr=follower, timeout=120)
-    os.close(follower)
-    reader.join(timeout=10)
-    os.close(leader)
-    assert process.returncode == 0
-    assert json.loads(process.stdout)["training"]["done"] == 40
-    text = b"".join(drawn).decode("utf-8", "replace")
+    corpus = str(SAMPLES / "concordancia-entreno.txt")
+    text, stdout = drawn_on_a_terminal(
+        ["train", "--corpus", corpus, "--iterations", "40"], timeout=120
+    )
+    assert json.loads(stdout)["training"]["done"] == 40
     assert "training" in text and "/40" in text and "loss" in text, text[:300]
 
 
