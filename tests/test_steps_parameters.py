@@ -22,7 +22,7 @@ def test_general_steps_show_w_a(run):
 def test_additive_steps_show_w_1_w_2_v_a_in_spanish_too(run):
     steps = run("score", "-i", TREN, "--method", "additive", "--steps", "--lang", "es").stdout
     for name in ("W_1", "W_2", "v_a"):
-        assert f"{name} (sacada de la semilla 0)" in steps
+        assert f"{name} (al azar con la semilla 0)" in steps
     assert "w_1" not in steps and "w_2" not in steps
     document = {**json.loads((SAMPLES / "tren.json").read_text()), "w_a": [[1, 0], [0, 1]]}
     given = run("score", "-i", "-", "--method", "general", "--steps", input=json.dumps(document))
@@ -37,7 +37,7 @@ def test_grad_steps_show_them_and_dot_has_none(run):
 
 
 def test_a_worksheet_gives_the_parameters_under_its_heading(run):
-    for lang, heading, drawn in (("en", "WORKSHEET", "W_a (drawn"), ("es", "HOJA", "W_a (sacada")):
+    for lang, heading, drawn in (("en", "WORKSHEET", "W_a (drawn"), ("es", "HOJA", "W_a (al azar")):
         sheet = run("score", "-i", TREN, "--method", "general", "--blank", "--lang", lang).stdout
         assert sheet.index(heading) < sheet.index(drawn) < sheet.index("____")
     answers = run("score", "-i", TREN, "--method", "additive", "--blank", "--answers").stdout

@@ -73,7 +73,7 @@ PHRASES: dict[str, tuple[str, str]] = {
     ),
     "outputs": ("Outputs (a row per query)", "Salidas (una fila por consulta)"),
     "sum_weight_value": ("Σ weight × value", "Σ peso × valor"),
-    "drawn": ("{name} (drawn from seed {seed})", "{name} (sacada de la semilla {seed})"),
+    "drawn": ("{name} (drawn from seed {seed})", "{name} (al azar con la semilla {seed})"),
     "row_max": ("{mark} the row's largest weight", "{mark} el mayor peso de la fila"),
     "legend": (
         "lighter = more weight ({low} darkest, {high} lightest)",
@@ -134,7 +134,7 @@ PHRASES: dict[str, tuple[str, str]] = {
         "cross-attention: {queries} queries over {keys} keys",
         "atención cruzada: {queries} consultas sobre {keys} claves",
     ),
-    "drawn_from": ("drawn from seed {seed}", "sacada de la semilla {seed}"),
+    "drawn_from": ("drawn from seed {seed}", "al azar con la semilla {seed}"),
     "given": ("given", "dada"),
     "per_head": ("per head", "por cabeza"),
     "who_asks": (
