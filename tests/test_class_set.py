@@ -88,6 +88,8 @@ def test_the_html_breaks_a_page_between_sheets_never_before_the_first_nor_after_
               for style, _ in sheets]  # fmt: skip
     assert breaks == [(False, False)] + [(True, True)] * 3
     assert "break-after" not in text and "page-break-after" not in text
+    # on a screen, where no page break shows, a dashed line between sheets; never printed
+    assert "@media screen { pre + pre { border-top: 1px dashed" in text
     for number, (_, code) in enumerate(sheets, 1):
         assert f"SHEET {number} OF 4" in code and code.count("SHEET ") == 1
 

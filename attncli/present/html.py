@@ -63,11 +63,15 @@ _SHEET = (
     'color:{foreground};background-color:{background}{break_before}">{code}</pre>'
 )
 PAGE_BREAK = ";break-before:page;page-break-before:always"
+# On a screen, where a page break does not show, a dashed line between the pages.
 _PAGES = """<!DOCTYPE html>
 <html>
 <head>
 <meta charset="UTF-8">
-<style>body {{ background-color: {background}; }}</style>
+<style>
+body {{ background-color: {background}; }}
+@media screen {{ pre + pre {{ border-top: 1px dashed #999999; padding-top: 1em; }} }}
+</style>
 </head>
 <body>
 {sheets}
