@@ -92,3 +92,31 @@ def test_a_head_whose_weight_would_print_as_zero():
     rows = [line.split() for line in console.export_text().splitlines()]
     weights = [row[3] for row in rows if row[:1] in (["1"], ["2"], ["3"])]
     assert weights == ["0.900", "4.00e-04", "0.000"]
+
+
+def _drawn(grid, color_system: str | None = "truecolor") -> str:
+    console = Console(width=100, color_system=color_system, file=io.StringIO(), record=True)
+    console.print(grid)
+    return console.export_text()
+
+
+def test_weights_alike_to_the_digits_shown_get_one_shade_and_say_so():
+    from attncli.present.grid import NumberGrid, heat_style
+
+    alike = [[0.3333315, 0.3333368, 0.3333317], [0.3333320, 0.3333338, 0.3333342]]
+    grid = NumberGrid("W", ["a", "b"], ["x", "y", "z"], alike, Format(), heat=True)
+    text = _drawn(grid)
+    assert "one shade: every weight is 0.333 to the digits shown" in text
+    assert "darkest" not in text
+    console = Console(width=100, color_system="truecolor", file=io.StringIO(), record=True)
+    console.print(grid)
+    cells = [s for s in console._record_buffer if s.text.strip() in ("0.333", "0.333*")]
+    styles = {str(segment.style) for segment in cells}
+    assert len(cells) == 6
+    assert styles == {heat_style(1.0, "truecolor")}  # one shade for all
+    spanish = NumberGrid("W", ["a", "b"], ["x", "y", "z"], alike, Format(lang="es"), heat=True)
+    assert "un solo tono: todos los pesos son 0,333" in _drawn(spanish)
+    apart = [[0.6, 0.3, 0.1], [0.2, 0.7, 0.1]]
+    spread = _drawn(NumberGrid("W", ["a", "b"], ["x", "y", "z"], apart, Format(), heat=True))
+    assert "lighter = more weight (0.100 darkest, 0.700 lightest)" in spread
+    assert "shade" not in _drawn(grid, color_system=None)  # no colours, no legend

@@ -247,10 +247,12 @@ class NumberGrid:
         notes = []
         if self.heat:
             notes.append(fmt.say("row_max", mark=ROW_MAX_MARK))
+            low, high = (fmt.weight_number(end) for end in shown.span)
             if shown.color_system is not None:
-                low, high = shown.span
                 notes.append(
-                    fmt.say("legend", low=fmt.weight_number(low), high=fmt.weight_number(high))
+                    fmt.say("legend_flat", weight=high)
+                    if shown.flat
+                    else fmt.say("legend", low=low, high=high)
                 )
         if shown.scientific:
             example = fmt.scientific(shown.tiniest)
@@ -364,7 +366,7 @@ class _Shown:
             largest = float(finite.max()) if finite.size else 0.0
             if vanishes(largest, grid.fmt.other):
                 self.scientific, self.tiniest = True, largest
-        self.span = (0.0, 1.0)
+        self.span, self.flat = (0.0, 1.0), False
         if grid.heat and color_system is not None:
             allowed = np.isfinite(values)
             if grid.mask is not None:  # the zeros behind a mask are not shades of the ramp
@@ -372,6 +374,12 @@ class _Shown:
             finite_values = values[allowed]
             if finite_values.size:
                 self.span = (float(finite_values.min()), float(finite_values.max()))
+            # Weights alike to the digits shown (0.333 everywhere, a layer of tiny numbers)
+            # get one shade: the ramp would tell apart what the digits cannot.
+            low, high = (grid.fmt.weight_number(end) for end in self.span)
+            self.flat = low == high
+            if self.flat:
+                self.span = (self.span[1], self.span[1])
 
     def number(self, value: float, fmt: Format) -> str:
         """A number of a grid that is not of weights, as its cell writes it."""

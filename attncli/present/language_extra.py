@@ -16,6 +16,10 @@ EXTRA_PHRASES: dict[str, tuple[str, str]] = {
         "Installed in {folder}; -i NAME reads one from any folder",
         "Instalados en {folder}; -i NOMBRE lee uno desde cualquier carpeta",
     ),
+    "legend_flat": (
+        "one shade: every weight is {weight} to the digits shown",
+        "un solo tono: todos los pesos son {weight} con los decimales mostrados",
+    ),
     "scientific": (
         "every number here rounds to 0 at {digits} decimals, so they are written as {example}",
         "cada número de aquí se redondea a 0 con {digits} decimales: se escriben como {example}",
