@@ -141,7 +141,7 @@ def latex_body(renderables: list[Any]) -> list[str]:
     from rich.table import Table
 
     out: list[str] = []
-    from attncli.present.render import PageBreak
+    from attncli.present.render import BareMatrix, PageBreak
 
     for block in (b for renderable in renderables for b in blocks(renderable)):
         if isinstance(block, PageBreak):
@@ -157,11 +157,14 @@ def latex_body(renderables: list[Any]) -> list[str]:
                 out.append(r"\hline")
                 out.append(r"\end{tabular}")
             else:
-                labels = ", ".join(row[0] for row in rows)
-                out.append(f"% rows: {labels}")
+                skip = 0 if isinstance(block, BareMatrix) else 1  # the row labels' column
+                if skip:
+                    out.append(f"% rows: {', '.join(row[0] for row in rows)}")
                 out.append(r"\[")
                 out.append(r"\begin{bmatrix}")
-                out.extend(" & ".join(tex_math(cell) for cell in row[1:]) + r" \\" for row in rows)
+                out.extend(
+                    " & ".join(tex_math(cell) for cell in row[skip:]) + r" \\" for row in rows
+                )
                 out.append(r"\end{bmatrix}")
                 out.append(r"\]")
             out.append("")

@@ -280,6 +280,11 @@ def notation(name: str) -> str:
     return PARAMETER_NOTATION.get(name, name)
 
 
+class BareMatrix(Table):
+    """A matrix drawn as its numbers alone, without a column of row labels (a score
+    parameter's W_a): an export writes every column of it."""
+
+
 def parameter_block(
     parameters: dict[str, list], drawn: list[str], seed: int, fmt: Format
 ) -> RenderableType:
@@ -290,7 +295,7 @@ def parameter_block(
         title = fmt.say("drawn", name=shown, seed=seed) if name in drawn else shown
         rows = value if value and isinstance(value[0], list) else [value]
         columns = shown_indices(len(rows[0]), VECTOR_ITEMS)
-        table = Table(box=None, show_header=False, padding=(0, 1, 0, 2))
+        table = BareMatrix(box=None, show_header=False, padding=(0, 1, 0, 2))
         for _ in columns:
             table.add_column(justify="right")
         for i in shown_indices(len(rows), 2 * VECTOR_ITEMS):
