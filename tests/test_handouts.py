@@ -109,3 +109,14 @@ def test_export_choices_without_their_export_are_refused(run, tmp_path, args, en
         assert result.exit_code == 2 and result.stdout == ""
         assert words in result.stderr and result.stderr.count("\n") == 1
     assert not list(tmp_path.iterdir())
+
+
+def test_tex_writes_the_gradient_at_the_output_with_its_names(run, tmp_path):
+    path = tmp_path / "grad.tex"
+    result = run("grad", "-i", str(SAMPLES / "tren.json"), "--target", "8,2", "--steps",
+                 "--export", str(path))  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    tex = path.read_text(encoding="utf-8")
+    upstream = tex.split("Gradient at the output of query\\par", 1)[1].split("\\end{tabular}")[0]
+    assert "c & 7.876, 2.124 \\\\" in upstream and "target & 8, 2 \\\\" in upstream
+    assert "bmatrix" not in upstream and "% rows" not in upstream

@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 
 from attncli.explain.grad import GradSteps
@@ -23,7 +22,7 @@ def _row_name(steps: GradSteps, fmt: Format) -> str:
 def upstream_lines(steps: GradSteps, fmt: Format) -> RenderableType:
     """c, the target, ∇_c ℓ = c − target and ℓ; or the given ∇_c ℓ."""
     heading = fmt.say("grad_upstream", row=_row_name(steps, fmt))
-    table = Table(box=None, show_header=False, padding=(0, 1, 0, 2))
+    table = render.NamedRows(box=None, show_header=False, padding=(0, 1, 0, 2))
     table.add_column()
     table.add_column()
     table.add_row("c", fmt.carried(fmt.vector(steps.output)))

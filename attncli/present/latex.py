@@ -141,14 +141,18 @@ def latex_body(renderables: list[Any]) -> list[str]:
     from rich.table import Table
 
     out: list[str] = []
-    from attncli.present.render import BareMatrix, PageBreak
+    from attncli.present.render import BareMatrix, NamedRows, PageBreak
 
     for block in (b for renderable in renderables for b in blocks(renderable)):
         if isinstance(block, PageBreak):
             out.extend([r"\newpage", ""])
         elif isinstance(block, Table):
             headers, rows = table_cells(block)
-            if block.show_header:
+            if isinstance(block, NamedRows):
+                out.append(r"\begin{tabular}{ll}")
+                out.extend(" & ".join(tex_text(cell) for cell in row) + r" \\" for row in rows)
+                out.append(r"\end{tabular}")
+            elif block.show_header:
                 out.append(r"\begin{tabular}{" + _alignment(rows, len(headers)) + "}")
                 out.append(r"\hline")
                 out.append(" & ".join(tex_text(cell) for cell in headers) + r" \\")

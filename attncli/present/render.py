@@ -285,6 +285,11 @@ class BareMatrix(Table):
     parameter's W_a): an export writes every column of it."""
 
 
+class NamedRows(Table):
+    """Rows of a name and its value, without a header (c, the target, ∇_c ℓ): an export
+    writes them as a table of two columns, never as a matrix."""
+
+
 def parameter_block(
     parameters: dict[str, list], drawn: list[str], seed: int, fmt: Format
 ) -> RenderableType:
