@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import attncli as attn
@@ -23,11 +24,40 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_every_sample_of_the_repository_is_package_data():
+    import fnmatch
+    import re
+
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    assert '"attncli.reading" = ["samples/*.json", "samples/*.txt"]' in pyproject
-    shipped = {sample.file for sample in installed()}
-    assert shipped == {p.name for p in SAMPLES.iterdir() if p.suffix in (".json", ".txt")}
+    line = re.search(r'^"attncli.reading" = \[(.*)\]$', pyproject, re.M)
+    assert line is not None
+    globs = re.findall(r'"samples/([^"]+)"', line.group(1))
+    files = {p.name for p in SAMPLES.iterdir() if p.is_file()}
+    assert {"mha_x.npy", "mha.safetensors", "tren.json"} <= files
+    for name in files:  # every file of samples/ is shipped, the layer's arrays too
+        assert any(fnmatch.fnmatch(name, glob) for glob in globs), name
+    assert {sample.file for sample in installed()} == files
     assert (Path(FOLDER) / "tren.json").is_file()
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [("-i", "mha_x", "--weights", "mha"),
+     ("-i", "samples/mha_x.npy", "--weights", "samples/mha.safetensors"),
+     ("-i", "mha_x.npy", "--weights", "mha.safetensors")],
+)  # fmt: skip
+def test_the_layer_samples_are_found_from_any_folder(tmp_path, typed):
+    result = _attn_from(tmp_path, "selfattn", *typed, "--heads", "2", "--json")
+    assert result.returncode == 0, result.stderr
+    torch_output = [[0.1258, 0.3813, 0.1881, -0.0251], [0.1302, 0.4689, 0.2826, -0.0502],
+                    [0.1308, 0.4232, 0.2403, -0.0415]]  # fmt: skip
+    output = np.array(json.loads(result.stdout)["output"])  # torch 2.13, tests/test_samples.py
+    assert abs(output - np.array(torch_output)).max() < 6e-5
+
+
+def test_a_sample_weight_file_given_as_input_says_weights(tmp_path):
+    result = _attn_from(tmp_path, "selfattn", "-i", "mha")
+    assert result.returncode != 0 and result.stdout == ""
+    assert "--weights" in result.stderr and len(result.stderr.strip().splitlines()) == 1
 
 
 def _attn_from(folder: Path, *args: str) -> subprocess.CompletedProcess:
@@ -65,6 +95,10 @@ def test_attn_samples_lists_them(run):
     assert by_name["tren"]["holds"] == "tokens, query, keys, values"
     assert by_name["tren"]["example"] == "attn score -i tren"
     assert by_name["llaves"]["example"] == "attn selfattn -i llaves"
+    layer = "attn selfattn -i mha_x --weights mha --heads 2"
+    assert by_name["mha"]["example"] == by_name["mha_x"]["example"] == layer
+    assert by_name["mha_x"]["holds"].startswith("x 3 × 4")
+    assert "in_proj_weight 12 × 4" in by_name["mha"]["holds"]
     assert Path(by_name["tren"]["path"]).is_file()
     table = run("samples", "--format", "table", "--lang", "es").stdout
     assert "Qué contiene" in table and "attn score -i tren" in table
@@ -112,3 +146,6 @@ def test_every_sample_s_example_runs_from_any_folder(run, tmp_path):
         assert result.returncode == 0, (name, result.stderr)
         if "--test" in command:
             assert "accuracy" in json.loads(result.stdout)["test"]
+        if "--weights" in command:
+            assert json.loads(result.stdout)["drawn"] == []  # every weight from the file
+    assert "mha" in by_name and "mha_x" in by_name

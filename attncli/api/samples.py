@@ -9,12 +9,45 @@ command that reads it (`-i NAME` finds it from any folder).
 from __future__ import annotations
 
 import json
+from typing import Any
 
-from attncli.reading.samples import Sample, installed
+from attncli.reading.samples import LAYER_HEADS, Sample, installed
 from attncli.results.samples import SampleEntry, SamplesResult
 
 
+def _shape(shape: Any) -> str:
+    return " × ".join(str(n) for n in shape)
+
+
+def _arrays(sample: Sample) -> list[tuple[str, Any]]:
+    """The names and shapes a .npy or .safetensors sample holds, read from its header (the
+    safetensors format's documented header: 8 bytes of length, then JSON), no array loaded."""
+    if sample.file.endswith(".npy"):
+        import numpy as np
+
+        return [("x", np.load(sample.path, mmap_mode="r", allow_pickle=False).shape)]
+    with open(sample.path, "rb") as handle:
+        size = int.from_bytes(handle.read(8), "little")
+        header = json.loads(handle.read(size))
+    return [(name, entry["shape"]) for name, entry in header.items() if name != "__metadata__"]
+
+
+def _weights_entry(sample: Sample) -> SampleEntry:
+    """A layer's input (.npy: x) or its weights (.safetensors: a state dict), with the
+    command that runs the layer on them."""
+    layer = {"mha_x": "mha"}.get(sample.name, sample.name)
+    command = f"attn selfattn -i {layer}_x --weights {layer} --heads {LAYER_HEADS[layer]}"
+    held = ", ".join(f"{name} {_shape(shape)}" for name, shape in _arrays(sample))
+    if sample.file.endswith(".npy"):
+        holds = f"{held} (a token per row)"
+    else:
+        holds = f"nn.MultiheadAttention.state_dict(): {held}; num_heads={LAYER_HEADS[layer]}"
+    return SampleEntry(sample.name, sample.file, sample.path, holds, command)
+
+
 def _entry(sample: Sample) -> SampleEntry:
+    if sample.file.endswith((".npy", ".safetensors")):
+        return _weights_entry(sample)
     with open(sample.path, encoding="utf-8") as handle:
         text = handle.read()
     if sample.file.endswith(".txt"):

@@ -1,6 +1,7 @@
 """The samples installed with attncli (the repository's samples/ folder, shipped as package
 data): `-i tren`, or `-i samples/tren.json` where no such file exists, reads the installed
-one, so that every --help example works outside the repository too.
+one (`-i mha_x` and `--weights mha` the same way), so that every --help example works
+outside the repository too.
 """
 
 from __future__ import annotations
@@ -9,8 +10,11 @@ import os
 
 # os.path, not pathlib: reading a file is on every run's path, and pathlib is slow to import.
 FOLDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "samples")
-KINDS = (".json", ".txt")
+KINDS = (".json", ".txt", ".npy", ".safetensors")
 PREFIX = "samples/"
+# The heads of the layer each .safetensors sample holds (a state dict does not hold them;
+# tests/references/make_weights.py made mha with num_heads=2); its input is NAME_x.npy.
+LAYER_HEADS = {"mha": 2}
 
 
 class Sample:

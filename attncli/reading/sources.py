@@ -123,13 +123,16 @@ def load_document(
     (`bare_field`), e.g. scores for softmax.
     """
     stdin = sys.stdin if stdin is None else stdin
-    if path is not None:
-        _refuse_weight_file(path)
-    if path is not None and path.endswith((".npy", ".npz")):
-        _check_path(path)
-        if not os.path.isfile(path):
-            raise _missing_file(path)
-        return load_arrays(path)
+    if path is not None and path != "-":
+        from attncli.reading.samples import located
+
+        found = located(path)  # -i mha_x: the installed sample, where no such file exists
+        _refuse_weight_file(found)
+        if found.endswith((".npy", ".npz")):
+            _check_path(found)
+            if not os.path.isfile(found):
+                raise _missing_file(path)
+            return load_arrays(found)
     if path is not None:
         text, source = read_text(path, stdin)
         if not text.strip():

@@ -62,11 +62,13 @@ def weights_file(path: str, prefix: str = "") -> LayerFields:
     from config.json when it sits beside the file."""
     from dataclasses import replace
 
+    from attncli.reading.samples import located
     from attncli.reading.tensor_files import open_tensors
 
-    tensors = open_tensors(path)
+    found = located(path)  # --weights mha: the installed sample, where no such file exists
+    tensors = open_tensors(found)
     layer = state_dict_fields(tensors, prefix, path)
-    folder = os.path.dirname(os.path.abspath(path))
+    folder = os.path.dirname(os.path.abspath(found))
     if os.path.isfile(os.path.join(folder, "config.json")):
         from attncli.reading.model import read_config
 
