@@ -122,6 +122,28 @@ def test_forty_tokens_fit_without_cutting_a_number_or_a_label(columns):
         assert "*" in row or re.search(r"treinta\d+ 0\.\d{3}\s*$", row), row
 
 
+def test_a_long_sentences_grid_works_out_only_the_widths_it_tries(monkeypatch):
+    """How many columns fit is found from the widths of the columns tried, never every
+    column's: a grid of 3000 tokens at 120 columns (where at most 30 can fit) works out a
+    few dozen widths, not 3000, and shows what the first 8 columns would."""
+    from attncli.present import grid as grids
+
+    worked: list[int] = []
+    column = grids._Widths.column
+    monkeypatch.setattr(
+        grids._Widths, "column", lambda self, j: worked.append(j) or column(self, j)
+    )
+    weights = np.random.default_rng(3).dirichlet(np.ones(3000), size=3000)
+    labels = [f"t{i}" for i in range(3000)]
+    drawn = NumberGrid("Weights", labels, labels, weights, Format(), heat=True, max_columns=3000)
+    with open(os.devnull, "w") as nowhere:
+        console = Console(width=120, color_system="truecolor", record=True, file=nowhere)
+        console.print(drawn)
+    assert 0 < len(set(worked)) <= 40
+    lines = console.export_text().splitlines()
+    assert max(map(len, lines)) <= 120 and "…" in lines[2]
+
+
 @pytest.mark.parametrize("columns", [80, 120])
 @pytest.mark.parametrize("lang", ["en", "es"])
 def test_compare_scores_fits_without_cutting(columns, lang):

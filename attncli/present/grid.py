@@ -137,6 +137,10 @@ class NumberGrid:
         # line), the most that fit are found by halving: a table with fewer columns of the
         # same grid is never wider.
         widths = _Widths(self, shown)
+        # A column takes at least four cells (a character, a space each side, a divider):
+        # more than a quarter of the width never fits, and a long sentence's T columns are
+        # not tried one by one.
+        limit = max(min(limit, options.max_width // 4), MIN_COLUMNS)
         while limit > MIN_COLUMNS and widths.total(limit) > options.max_width:
             limit -= 1
         table, columns = self._table(shown, limit)
@@ -288,15 +292,11 @@ class _Widths:
         self.shown = shown
         rows = [i for i in shown.rows if i is not None]
         elided_rows = None in shown.rows
-        count = len(grid.grid[0])
         labels = short_labels(grid.column_labels) if grid.column_labels is not None else None
         names = short_labels(grid.row_labels)
+        self.rows, self.elided_rows, self.labels = rows, elided_rows, labels
         self.label = max([cell_len(names[i]) for i in rows] + [1 if elided_rows else 0])
-        self.columns = []
-        for j in range(count):
-            texts = [self._cell(shown.values[i][j], shown.largest[i][0]) for i in rows]
-            header = cell_len(labels[j]) if labels is not None and grid.column_labels else 0
-            self.columns.append(max([header, *map(cell_len, texts), 1 if elided_rows else 0]))
+        self.columns: dict[int, int] = {}  # column -> its width, worked out when first tried
         self.largest = 0
         if grid.heat:
             cells = []
@@ -316,10 +316,19 @@ class _Widths:
             return MASKED + " "
         return fmt.weight_number(value) + (ROW_MAX_MARK if value == largest else " ")
 
+    def column(self, j: int) -> int:
+        """Column j's width: its widest cell or its heading."""
+        if j not in self.columns:
+            shown, labels = self.shown, self.labels
+            texts = [self._cell(shown.values[i][j], shown.largest[i][0]) for i in self.rows]
+            header = cell_len(labels[j]) if labels is not None and self.grid.column_labels else 0
+            self.columns[j] = max([header, *map(cell_len, texts), 1 if self.elided_rows else 0])
+        return self.columns[j]
+
     def total(self, limit: int) -> int:
         """The table's width with `limit` columns at most."""
         columns = self.grid._columns(limit)
-        widths = [self.label] + [1 if j is None else self.columns[j] for j in columns]
+        widths = [self.label] + [1 if j is None else self.column(j) for j in columns]
         if self.grid.heat and None in columns:
             widths.append(self.largest)
         return sum(widths) + 3 * len(widths) + 1
@@ -361,9 +370,10 @@ class _Shown:
         # A grid whose every number would print as 0.00 (a freshly initialised layer's)
         # is written in scientific notation instead, and says so.
         self.scientific, self.tiniest = False, 0.0
+        # Reductions `where=` the cells count, not over a copy of them: a long sentence's
+        # grid holds tens of millions.
         if not grid.heat:
-            finite = np.abs(values[np.isfinite(values)])
-            largest = float(finite.max()) if finite.size else 0.0
+            largest = float(np.max(np.abs(values), where=np.isfinite(values), initial=0.0))
             if vanishes(largest, grid.fmt.other):
                 self.scientific, self.tiniest = True, largest
         self.span, self.flat = (0.0, 1.0), False
@@ -371,9 +381,9 @@ class _Shown:
             allowed = np.isfinite(values)
             if grid.mask is not None:  # the zeros behind a mask are not shades of the ramp
                 allowed &= ~np.asarray(grid.mask, dtype=bool)
-            finite_values = values[allowed]
-            if finite_values.size:
-                self.span = (float(finite_values.min()), float(finite_values.max()))
+            if allowed.any():
+                least = float(np.min(values, where=allowed, initial=np.inf))
+                self.span = (least, float(np.max(values, where=allowed, initial=-np.inf)))
             # Weights alike to the digits shown (0.333 everywhere, a layer of tiny numbers)
             # get one shade: the ramp would tell apart what the digits cannot.
             low, high = (grid.fmt.weight_number(end) for end in self.span)
