@@ -263,7 +263,7 @@ def test_key_padding_mask_is_checked(run):
     bad = run("selfattn", "-i", "-", input=json.dumps(document))
     assert bad.exit_code == 2 and "key_padding_mask is 1 × 2 but must be 2" in bad.stderr
     words = run("selfattn", "-i", "-", input='{"x": [[1, 0]], "key_padding_mask": ["x"]}')
-    assert words.exit_code == 2 and "key_padding_mask: expected a list or a matrix" in words.stderr
+    assert words.exit_code == 2 and 'key_padding_mask: the cell at (1) is "x"' in words.stderr
 
 
 def test_item_picks_the_sequence_a_batch_shows(run, run_json, tmp_path):

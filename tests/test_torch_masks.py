@@ -123,10 +123,10 @@ def test_masks_against_the_loop_reference():
 @pytest.mark.parametrize(
     ("mask", "fragment"),
     [
-        ([[0, 1, 0], [0, 0, 1], [1, 0, 0]], "attn_mask of 0s and 1s is ambiguous"),
+        ([[0, 1, 0], [0, 0, 1], [1, 0, 0]], "attn_mask of integer 0s and 1s is ambiguous"),
         ([[True, 0.5, 0], [0, 0, 0], [0, 0, 0]], "expected all true/false"),
-        ([[0.0, 1.0], [0.0, 1.0]], "attn_mask is 2 × 2 but must be 3 × 3"),
-        ([0.0, 1.0, 2.0], "attn_mask: expected a grid T_q × T_k"),
+        ([[0.0, 1.0], [0.0, 1.0]], "attn_mask is 2 × 2 but must broadcast to the scores, 3 × 3"),
+        ([0.0, 1.0], "attn_mask is 2 but must broadcast to the scores, 3 × 3 (T_q × T_k)"),
         ([[0.0, "x", 0], [0, 0, 0], [0, 0, 0]], "attn_mask holds 'x'"),
     ],
 )
@@ -143,7 +143,8 @@ def test_attn_mask_refusals_from_python():
         attn.selfattn(x=x, attn_mask=np.zeros((3, 3), dtype=np.int64))
     with pytest.raises(InputError, match=r"the number at \(1, 2\) is nan"):
         attn.selfattn(x=x, attn_mask=np.array([[0, np.nan, 0]] * 3))
-    with pytest.raises(ShapeError, match="attn_mask is 4 × 3 × 3 but must be 3 × 3 or 3 × 3 × 3"):
+    fragment = r"attn_mask is 4 × 3 × 3 but must broadcast to the scores, 3 × 3 × 3 \(h × T_q"
+    with pytest.raises(ShapeError, match=fragment):
         attn.selfattn(x=x, attn_mask=np.zeros((4, 3, 3)), heads=3, d_k=1, d_v=1)
 
 

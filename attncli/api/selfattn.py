@@ -94,9 +94,11 @@ def selfattn(
     (d_model / h by default), and the heads are joined through W^O unless `out_proj` is
     false. `mask` is 1 (or True) where query i may look at key j (torch's boolean
     attn_mask is the opposite); `attn_mask` is torch's, in torch's sense: boolean True where
-    a query may NOT look, or floats added to the scores (-inf where it may not), of
-    T_q × T_k, h × T_q × T_k (B·h × … for a batch) or B × h × T_q × T_k;
-    `key_padding_mask` is torch's: true for a padding key, per key or per sequence of a batch;
+    a query may NOT look, or floats added to the scores (-inf where it may not); both of
+    any shape torch broadcasts to the scores B × h × T_q × T_k (T_q × T_k, B × 1 × 1 × T_k,
+    h × T_q × T_k, …) or B·h × T_q × T_k (nn.MultiheadAttention's);
+    `key_padding_mask` is torch's: true for a padding key (or floats added to its column),
+    per key or per sequence of a batch;
     `valid_len` masks the keys from that count on (padding); `scale_by` divides the
     scores by a number of your choosing instead of √d_k. Cross-attention: the queries
     from `sentence` (or `x_q`), the keys and values from `context` (or `x_kv`), or the

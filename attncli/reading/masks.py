@@ -7,6 +7,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from attncli.errors import InputError, ShapeError
+from attncli.reading.json_text import JsonConstant
+from attncli.reading.torch_masks import cell_text, checked_floats, finite_cell, object_array
 from attncli.reading.values import Document, shape_text
 
 if TYPE_CHECKING:
@@ -21,43 +23,24 @@ def layer_masks(
     batch: int | None,
     heads: int | None,
 ) -> tuple[np.ndarray | None, np.ndarray | None]:
-    """(allowed, bias) for the attention layer: allowed_cells with torch's attn_mask laid
-    over it (allowed then of the scores' shape, [B,] [h,] T_q, T_k), and the finite part of
-    a float attn_mask, added to the scores (None when there is none)."""
-    allowed = allowed_cells(document, t_q, t_k, valid_len, batch)
-    if document.get("attn_mask") is None:
-        return allowed, None
-    from attncli.core.selfattn import aligned
-    from attncli.reading.torch_masks import attn_mask_cells, scores_shape
+    """(allowed, bias) for the attention layer: True where query i may look at key j, and
+    what is added to the scores before the softmax (None when nothing is). allowed is
+    T_q × T_k or, when a mask differs by sequence or head, of the scores' shape
+    ([B,] [h,] T_q, T_k); bias is of the scores' shape.
 
-    torch_allowed, bias = attn_mask_cells(document["attn_mask"], t_q, t_k, heads, batch)
-    if torch_allowed is not None:
-        shape = scores_shape(t_q, t_k, heads, batch)
-        allowed = torch_allowed if allowed is None else aligned(allowed, shape) & torch_allowed
-    return allowed, bias
-
-
-def allowed_cells(
-    document: Document, t_q: int, t_k: int, valid_len: int | None, batch: int | None = None
-) -> np.ndarray | None:
-    """True where query i may look at key j (attn's one mask convention): [T_q, T_k], or
-    [B, T_q, T_k] when a batch has a key_padding_mask per sequence; None when every cell
-    may. From the document's `mask` (the same sense: 1 or true = may look, 0 or false =
-    masked; torch's boolean attn_mask is the opposite), its
-    `key_padding_mask` (as torch's: 1 or true = padding, ignored; [T_k] or [B, T_k]) and
-    the keys from --valid-len on (padding, as d2l's masked_softmax)."""
+    From the document's `mask` (attn's sense: 1 or true = may look), --valid-len (the keys
+    from that count on are padding, as d2l's masked_softmax), `key_padding_mask` (torch's:
+    true or 1 = padding; a float one is added to its key's column, -inf = padding) and
+    `attn_mask` (torch's sense, reading/torch_masks.py), each broadcast as torch broadcasts."""
     import numpy as np
 
-    allowed = None
+    from attncli.reading.torch_masks import attn_mask_cells, fit_mask, scores_shape
+
+    shape = scores_shape(t_q, t_k, heads, batch)
+    grids: list[np.ndarray] = []  # True where a query may look, each fitted to `shape`
+    biases: list[np.ndarray] = []
     if document.get("mask") is not None:
-        allowed = _mask_matrix(document["mask"])
-        if allowed.shape != (t_q, t_k):
-            raise ShapeError(
-                f"mask is {shape_text(allowed.shape)} but must be {t_q} × {t_k} "
-                "(a row per query, a column per key)",
-                f"mask es {shape_text(allowed.shape)} pero debe ser {t_q} × {t_k} "
-                "(una fila por consulta, una columna por clave)",
-            )
+        grids.append(fit_mask(mask_cells(document["mask"]), "mask", t_q, t_k, heads, batch))
     if valid_len is not None:
         if not 1 <= valid_len <= t_k:
             raise InputError(
@@ -66,67 +49,172 @@ def allowed_cells(
             )
         real = np.ones((t_q, t_k), dtype=bool)
         real[:, valid_len:] = False
-        allowed = real if allowed is None else allowed & real
+        grids.append(real)
     if document.get("key_padding_mask") is not None:
-        allowed = _key_padding(document["key_padding_mask"], allowed, t_q, t_k, batch)
-    return allowed
+        padded, added = _key_padding(document["key_padding_mask"], t_k, batch, heads)
+        grids += [] if padded is None else [padded]
+        biases += [] if added is None else [added]
+    if document.get("attn_mask") is not None:
+        torch_allowed, bias = attn_mask_cells(document["attn_mask"], t_q, t_k, heads, batch)
+        grids += [] if torch_allowed is None else [torch_allowed]
+        biases += [] if bias is None else [bias]
+    allowed = None
+    for grid in grids:
+        allowed = grid if allowed is None else allowed & grid
+    if allowed is not None:
+        whole = shape if allowed.ndim > 2 else (t_q, t_k)
+        allowed = np.ascontiguousarray(np.broadcast_to(allowed, whole))
+    if not biases:
+        return allowed, None
+    total = np.zeros(shape)
+    for bias in biases:
+        total = total + bias
+    return allowed, (total if total.any() else None)
 
 
 def _key_padding(
-    value: object, allowed: np.ndarray | None, t_q: int, t_k: int, batch: int | None
-) -> np.ndarray:
-    """The mask with torch's key_padding_mask laid over it: a key that is padding is masked
-    for every query (of its sequence, when there is one row per sequence)."""
+    value: object, t_k: int, batch: int | None, heads: int | None
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """torch's key_padding_mask, [T_k] or [B, T_k], as (allowed, bias) that broadcast to
+    the scores: a boolean one (or of 0s and 1s) is true for a padding key, masked for every
+    query of its sequence; a float one is added to its key's column, as torch adds it
+    (-inf or null: padding)."""
     import numpy as np
 
-    hint = ("1 (or true) for a padding key", "1 (o true) para una clave de relleno")
-    padding = _booleans(value, "key_padding_mask", (1, 2), hint)
-    expected = (t_k,) if padding.ndim == 1 else (batch or 1, t_k)
-    if padding.shape != expected or (padding.ndim == 2 and batch is None):
+    field = "key_padding_mask"
+    array = np.asarray(value) if hasattr(value, "dtype") else object_array(value, field)
+    padding, added = None, None
+    if _is_floats(array):
+        added = checked_floats(_key_floats(array), "key_padding_mask")
+    else:
+        hint = ("true (or 1) for a padding key, false (or 0) for a real one, or floats added "
+                "to the key's scores (0.0, -Infinity)",
+                "true (o 1) para una clave de relleno, false (o 0) para una real, o floats "
+                "sumados a las puntuaciones de la clave (0.0, -Infinity)")  # fmt: skip
+        padding = booleans(array, "key_padding_mask", hint)
+    found = array.shape
+    expected = (t_k,) if len(found) == 1 else (batch or 1, t_k)
+    if found != expected or len(found) not in (1, 2) or (len(found) == 2 and batch is None):
         shapes = f"{t_k}" + (f" or {batch} × {t_k}" if batch else "")
         raise ShapeError(
-            f"key_padding_mask is {shape_text(padding.shape)} but must be {shapes} "
-            "(a number per key, per sequence of a batch)",
-            f"key_padding_mask es {shape_text(padding.shape)} pero debe ser {shapes} "
-            "(un número por clave, por secuencia de un lote)",
+            f"key_padding_mask is {shape_text(found)} but must be {shapes} "
+            "(a number per key, a row per sequence of a batch)",
+            f"key_padding_mask es {shape_text(found)} pero debe ser {shapes} "
+            "(un número por clave, una fila por secuencia de un lote)",
         )
-    base = np.ones((t_q, t_k), dtype=bool) if allowed is None else allowed
-    if padding.ndim == 1:
-        return base & ~padding[None, :]
-    return base[None, :, :] & ~padding[:, None, :]  # [B, T_q, T_k]
+    # [T_k] -> [1, T_k]; [B, T_k] -> [B, (1,) 1, T_k], against [B, (h,) T_q, T_k]
+    lead = () if len(found) == 1 else (found[0],) + ((1,) if heads is not None else ())
+    if added is not None:
+        padding = np.isneginf(added)
+        shape = (*lead, 1, t_k)
+        bias = np.where(padding, 0.0, added).reshape(shape)
+        if padding.any():
+            return ~padding.reshape(shape), (bias if bias.any() else None)
+        return None, (bias if bias.any() else None)
+    assert padding is not None
+    return ~padding.reshape(*lead, 1, t_k), None
 
 
-def _mask_matrix(value: object) -> np.ndarray:
-    """A mask of booleans or 0/1 as a boolean matrix; anything else is refused."""
-    hint = (
-        "1 (or true) where a query may look at a key, 0 (or false) where not",
-        "1 (o true) donde una consulta puede mirar una clave, 0 (o false) donde no",
-    )
-    return _booleans(value, "mask", (2,), hint)
+def _is_floats(array: np.ndarray) -> bool:
+    """A float key_padding_mask: of a float dtype, or cells that are numbers other than 0
+    and 1 (a float, -Infinity or null among them)."""
+    if array.dtype.kind == "f":
+        return True
+    if array.dtype.kind != "O":
+        return False
+    cells = array.ravel().tolist()
+    return any(
+        cell is None
+        or isinstance(cell, (float, JsonConstant))
+        or (type(cell) is int and cell not in (0, 1))
+        for cell in cells
+    ) and not any(isinstance(cell, bool) for cell in cells)
 
 
-def _booleans(
-    value: object, field: str, dims: tuple[int, ...], hint: tuple[str, str]
-) -> np.ndarray:
-    """Booleans or 0/1 in an array of one of `dims` dimensions; anything else is refused."""
+def _key_floats(array: np.ndarray) -> np.ndarray:
+    """A float key_padding_mask's numbers, -Infinity and null as -inf."""
     import numpy as np
 
-    try:
-        array = np.asarray(value) if hasattr(value, "dtype") else np.array(value, dtype=object)
-    except ValueError:  # ragged rows
-        array = np.array([], dtype=object)
-    cells = array.ravel().tolist() if array.ndim in dims else []
-    if not cells or any(cell not in (0, 1) or isinstance(cell, float) for cell in cells):
-        kind = (
-            ("a matrix", "una matriz")
-            if dims == (2,)
-            else ("a list or a matrix", "una lista o una matriz")
+    if array.dtype.kind == "f":
+        return array.astype(np.float64)
+    numbers = []
+    for index, cell in enumerate(array.ravel().tolist()):
+        if cell is None or (isinstance(cell, JsonConstant) and cell.literal == "-Infinity"):
+            numbers.append(-np.inf)
+        elif isinstance(cell, (int, float)):
+            numbers.append(finite_cell(cell, array.shape, index, "key_padding_mask"))
+        else:
+            where = cell_text(np.unravel_index(index, array.shape))
+            shown = cell.literal if isinstance(cell, JsonConstant) else f"{cell!r:.20}"
+            raise InputError(
+                f"key_padding_mask holds {shown} at {where}; a float key_padding_mask holds "
+                "numbers added to the key's scores (-Infinity or null for padding)",
+                f"key_padding_mask contiene {shown} en {where}; un key_padding_mask float "
+                "contiene números sumados a las puntuaciones de la clave (-Infinity o null "
+                "para el relleno)",
+            )
+    return np.array(numbers, dtype=np.float64).reshape(array.shape)
+
+
+def mask_cells(value: object) -> np.ndarray:
+    """attn's own mask (1 or true = may look) as booleans: bool, 0/1 integers, or floats
+    that are exactly 0.0 and 1.0 (np.tril(np.ones((T, T))) saved as is); anything else is
+    refused, naming the first cell that is not."""
+    import numpy as np
+
+    hint = (
+        "1 (or true) where a query may look at a key, 0 (or false) where not; numbers "
+        "added to the scores go in attn_mask",
+        "1 (o true) donde una consulta puede mirar una clave, 0 (o false) donde no; los "
+        "números sumados a las puntuaciones van en attn_mask",
+    )
+    array = np.asarray(value) if hasattr(value, "dtype") else object_array(value, "mask")
+    return booleans(array, "mask", hint)
+
+
+def booleans(array: np.ndarray, field: str, hint: tuple[str, str]) -> np.ndarray:
+    """Booleans, or numbers that are exactly 0 and 1, as a boolean array of any shape;
+    anything else is refused, naming the first cell that is not one and its value."""
+    import numpy as np
+
+    from attncli.reading.json_text import kind_of
+
+    if array.ndim == 0 or array.size == 0:
+        shown = ("empty", "vacío") if array.size == 0 else ("a single value", "un solo valor")
+        raise ShapeError(
+            f"{field} is {shown[0]}; expected a grid of {hint[0]}",
+            f"{field} es {shown[1]}; se espera una rejilla de {hint[1]}",
         )
+    if array.dtype.kind == "b":
+        return array
+    if array.dtype.kind in "iuf":
+        bad = np.argwhere((array != 0) & (array != 1) | np.isnan(array.astype(np.float64)))
+        if not bad.size:
+            return array.astype(bool)
+        index, cell = tuple(bad[0]), array[tuple(bad[0])].item()
+        dtype = f" ({array.dtype})"
+    elif array.dtype.kind == "O":
+        cells = array.ravel().tolist()
+        wrong = [i for i, cell in enumerate(cells) if not _zero_or_one(cell)]
+        if not wrong:
+            return np.array([bool(cell) for cell in cells], dtype=bool).reshape(array.shape)
+        index, cell = np.unravel_index(wrong[0], array.shape), cells[wrong[0]]
+        dtype = ""
+    else:
         raise InputError(
-            f"{field}: expected {kind[0]} of {hint[0]}",
-            f"{field}: se espera {kind[1]} de {hint[1]}",
+            f"{field} holds {array.dtype}; expected {hint[0]}",
+            f"{field} contiene {array.dtype}; se espera {hint[1]}",
         )
-    return array.astype(bool)
+    where = cell_text(tuple(index))
+    raise InputError(
+        f"{field}: the cell at {where} is {kind_of(cell)}{dtype}; expected {hint[0]}",
+        f"{field}: la celda en {where} es {kind_of(cell, 'es')}{dtype}; se espera {hint[1]}",
+    )
+
+
+def _zero_or_one(cell: object) -> bool:
+    """true/false, or a number that is exactly 0 or 1 (0.0 and 1.0 too)."""
+    return isinstance(cell, bool) or (isinstance(cell, (int, float)) and cell in (0, 1))
 
 
 def bias_kv(document: Document, d_k: int, d_v: int) -> dict[str, np.ndarray]:

@@ -1,0 +1,225 @@
+"""Masks of every shape torch broadcasts to the scores [B, h, T_q, T_k], attn's own `mask`
+as floats and of more axes, a float key_padding_mask, and the refusals of each: against a
+loop reference (tests/naive.py), the mask laid out by numpy's broadcasting, which is the
+rule torch documents for scaled_dot_product_attention's attn_mask."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import attncli as attn
+from attncli.errors import InputError, ShapeError
+from tests import naive
+
+B, H, T, D = 2, 2, 3, 4
+
+
+def _layer(seed: int = 0) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(B, T, D))
+    params = {name: rng.normal(size=(D, D)) for name in ("w_q", "w_k", "w_v", "w_o")}
+    return x, params
+
+
+def _reference(x, params, allowed, bias) -> np.ndarray:
+    """The layer sequence by sequence and head by head in loops; `allowed` and `bias` of
+    [B, h, T_q, T_k] (a masked cell as a bias of -1e300: weight 0 in the loop's softmax)."""
+    lists = {name: value.tolist() for name, value in params.items()}
+    out = []
+    for b in range(x.shape[0]):
+        grids = np.where(allowed[b], bias[b], -1e300).tolist()
+        out.append(naive.multihead(x[b].tolist(), x[b].tolist(), lists, H, None, None, grids))
+    return np.asarray(out)
+
+
+def _as_torch(mask: np.ndarray) -> np.ndarray:
+    """A mask laid out over [B, h, T_q, T_k] as torch takes it: nn.MultiheadAttention's
+    B·h × T_q × T_k one grid per sequence and head, else broadcast (numpy's rule)."""
+    if mask.ndim == 3 and mask.shape[0] == B * H:
+        return mask.reshape(B, H, T, T)
+    return np.broadcast_to(mask, (B, H, T, T))
+
+
+# shapes that broadcast to [B, h, T_q, T_k], as transformers and torch give them
+SHAPES = [
+    (B, 1, 1, T),  # transformers' extended mask
+    (1, T),
+    (T, 1),
+    (T,),
+    (H, 1, T),
+    (B, H, 1, T),
+    (H, T, T),  # one grid per head, on a batch
+    (1, 1, T, T),
+    (B, 1, T, T),
+    (B * H, T, T),  # nn.MultiheadAttention's
+]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_a_float_attn_mask_broadcasts_as_torch(shape):
+    x, params = _layer(1)
+    bias = np.random.default_rng(2).normal(size=shape)
+    result = attn.selfattn(x=x, **params, heads=H, attn_mask=bias)
+    full = _as_torch(bias)
+    expected = _reference(x, params, np.ones(full.shape, dtype=bool), full)
+    assert np.abs(result.output - expected).max() < 1e-12
+
+
+@pytest.mark.parametrize("shape", [s for s in SHAPES if s[-1] == T])
+def test_a_bool_attn_mask_and_mask_broadcast_as_torch(shape):
+    x, params = _layer(3)
+    blocked = np.random.default_rng(4).random(size=shape) < 0.4
+    blocked[..., 0] = False  # every query may look at the first key
+    by_torch = attn.selfattn(x=x, **params, heads=H, attn_mask=blocked)
+    full = ~_as_torch(blocked)
+    expected = _reference(x, params, full, np.zeros(full.shape))
+    assert np.abs(by_torch.output - expected).max() < 1e-12
+    assert np.array_equal(by_torch.weights == 0, ~full)
+    # the same grid in attn's sense (1 = may look), as floats of 0.0 and 1.0
+    by_mask = attn.selfattn(x=x, **params, heads=H, mask=(~blocked).astype(np.float64))
+    assert np.array_equal(by_mask.output, by_torch.output)
+
+
+def test_the_cli_reads_an_extended_mask_on_a_batch_with_heads(run_json):
+    x, _ = _layer(5)
+    extended = np.zeros((B, 1, 1, T))
+    extended[1, 0, 0, 2] = -np.inf  # the second sequence's last key is padding
+    text = json.dumps({"x": x.tolist(), "attn_mask": extended.tolist()})
+    out = run_json("selfattn", "--heads", "2", "--json", input=text)
+    weights = np.asarray(out["weights"], dtype=float)  # [B, h, T_q, T_k]
+    assert (weights[1, :, :, 2] == 0).all() and (weights[0] > 0).all()
+    padding = {"x": x.tolist(), "key_padding_mask": [[False] * T, [False, False, True]]}
+    same = run_json("selfattn", "--heads", "2", "--json", input=json.dumps(padding))
+    assert same["output"] == out["output"]
+
+
+def test_mask_of_heads_of_a_batch_and_of_both(run_json):
+    x, params = _layer(6)
+    rng = np.random.default_rng(7)
+    for shape, heads in (((H, T, T), H), ((B, T, T), None), ((B, H, T, T), H)):
+        allowed = rng.random(size=shape) < 0.6
+        allowed[..., 0] = True
+        weights = dict(params) if heads else {k: params[k] for k in ("w_q", "w_k", "w_v")}
+        by_mask = attn.selfattn(x=x, **weights, heads=heads, mask=allowed.astype(int).tolist())
+        by_torch = attn.selfattn(x=x, **weights, heads=heads, attn_mask=~allowed)
+        assert np.array_equal(by_mask.output, by_torch.output)
+        lead = (B, H, T, T) if heads else (B, T, T)
+        assert np.array_equal(by_mask.weights == 0, ~np.broadcast_to(allowed, lead))
+
+
+def test_a_float_mask_of_0_and_1_in_npz_and_json(run, run_json, tmp_path):
+    x = np.random.default_rng(8).normal(size=(T, D))
+    path = tmp_path / "causal.npz"
+    np.savez(path, x=x, mask=np.tril(np.ones((T, T))))
+    from_npz = run_json("selfattn", "-i", str(path), "--json")
+    causal = run_json("selfattn", "--causal", "--json", input=json.dumps({"x": x.tolist()}))
+    assert from_npz["weights"] == causal["weights"]
+    text = json.dumps({"x": x.tolist(), "mask": np.tril(np.ones((T, T))).tolist()})
+    assert "[[1.0, 0.0, 0.0]" in text
+    assert run_json("selfattn", "--json", input=text)["weights"] == causal["weights"]
+
+
+@pytest.mark.parametrize(
+    ("mask", "fragment"),
+    [
+        ([[1.0, 0.0, 0.0], [1.0, 0.5, 0.0], [1, 1, 1]], "mask: the cell at (2, 2) is 0.5;"),
+        ([[1, 0, 0], [1, 2, 0], [1, 1, 1]], "mask: the cell at (2, 2) is 2;"),
+        ([[1, 0, 0], [1, "1", 0], [1, 1, 1]], 'mask: the cell at (2, 2) is "1" (a string);'),
+        ([[1, 0, 0], [1, None, 0], [1, 1, 1]], "mask: the cell at (2, 2) is null;"),
+        ([[1, 0, 0], [1, 1], [1, 1, 1]], "mask has rows of different lengths"),
+        ([[1, 0], [1, 1]], "mask is 2 × 2 but must broadcast to the scores, 3 × 3 (T_q × T_k)"),
+        ([], "mask is empty"),
+        (1, "mask is a single value"),
+    ],
+)
+def test_a_bad_mask_is_one_line_naming_the_cell_or_shape(run, mask, fragment):
+    x = np.eye(T).tolist()
+    result = run("selfattn", input=json.dumps({"x": x, "mask": mask}))
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and fragment in result.stderr, result.stderr
+    if "cell" in fragment:  # and how to fix it
+        assert "1 (or true) where a query may look" in result.stderr
+    spanish = run("selfattn", "--lang", "es", input=json.dumps({"x": x, "mask": mask}))
+    assert spanish.exit_code == 2 and spanish.stderr.count("\n") == 1
+    assert "mask" in spanish.stderr and "must" not in spanish.stderr
+
+
+def test_mask_refusals_from_python_name_dtype_and_cell():
+    x = np.eye(T)
+    with pytest.raises(InputError, match=r"mask: the cell at \(1, 2\) is 0\.25 \(float64\)"):
+        attn.selfattn(x=x, mask=np.array([[1, 0.25, 0]] * T))
+    with pytest.raises(InputError, match=r"mask: the cell at \(3, 1\) is nan \(float32\)"):
+        attn.selfattn(x=x, mask=np.array([[1, 0, 0]] * 2 + [[np.nan, 0, 0]], dtype=np.float32))
+    with pytest.raises(ShapeError, match=r"mask is 2 × 5 × 3 but must broadcast .* 2 × 2 × 3 × 3"):
+        attn.selfattn(x=np.ones((B, T, D)), heads=H, mask=np.ones((2, 5, 3)))
+    with pytest.raises(ShapeError, match=r"attn_mask is 3 × 3 × 3 but .*e\.g\. .*4 × 3 × 3\)"):
+        attn.selfattn(x=np.ones((B, T, D)), heads=H, attn_mask=np.zeros((3, 3, 3)))
+
+
+def test_a_float_key_padding_mask_is_added_as_torch_adds_it():
+    x, params = _layer(9)
+    rng = np.random.default_rng(10)
+    added = rng.normal(size=(B, T))
+    added[0, 1] = -np.inf  # padding
+    result = attn.selfattn(x=x, **params, heads=H, key_padding_mask=added)
+    full = np.broadcast_to(added[:, None, None, :], (B, H, T, T))
+    expected = _reference(x, params, ~np.isneginf(full), np.where(np.isneginf(full), 0, full))
+    assert np.abs(result.output - expected).max() < 1e-12
+    assert (result.weights[0, :, :, 1] == 0).all()
+    # 0.0 and -inf is the same as a boolean one (true = padding); both beside an attn_mask
+    flags = np.array([[False, True, False], [False, False, False]])
+    floats = np.where(flags, -np.inf, 0.0)
+    bias = rng.normal(size=(T, T))
+    by_flags = attn.selfattn(x=x, **params, heads=H, key_padding_mask=flags, attn_mask=bias)
+    by_floats = attn.selfattn(x=x, **params, heads=H, key_padding_mask=floats, attn_mask=bias)
+    assert np.array_equal(by_flags.output, by_floats.output)
+    one = attn.selfattn(x=x[0], **params, heads=H, key_padding_mask=added[1])
+    alone = _reference(
+        x[:1], params, np.ones((1, H, T, T), bool), np.broadcast_to(added[1], (1, H, T, T))
+    )
+    assert np.abs(one.output - alone[0]).max() < 1e-12
+
+
+def test_a_float_key_padding_mask_in_json(run, run_json):
+    x = np.eye(T).tolist()
+    text = f'{{"x": {json.dumps(x)}, "key_padding_mask": [0.0, -Infinity, 0.5]}}'
+    out = run_json("selfattn", "--no-proj", "--json", input=text)
+    scores = np.asarray(np.eye(T)) / np.sqrt(T) + np.array([0.0, 0.0, 0.5])
+    scores[:, 1] = -np.inf
+    weights = np.exp(scores - scores.max(axis=1, keepdims=True))
+    weights /= weights.sum(axis=1, keepdims=True)
+    assert np.abs(np.asarray(out["weights"]) - weights).max() < 1e-15
+    bad = run("selfattn", input=f'{{"x": {json.dumps(x)}, "key_padding_mask": [0.0, NaN, 0]}}')
+    assert bad.exit_code == 2 and bad.stderr.count("\n") == 1
+    assert "key_padding_mask holds NaN at (2)" in bad.stderr
+    big = run("selfattn", input=f'{{"x": {json.dumps(x)}, "key_padding_mask": [0.0, -1e400, 0]}}')
+    assert "key_padding_mask: the number at (2) is past float64" in big.stderr
+
+
+def test_minus_1e400_is_refused_and_minus_infinity_read(run):
+    x = json.dumps(np.eye(2).tolist())
+    big = run("selfattn", input=f'{{"x": {x}, "attn_mask": [[0, -1e400], [0, 0]]}}')
+    assert big.exit_code == 2 and big.stdout == "" and big.stderr.count("\n") == 1
+    assert "attn_mask: the number at (1, 2) is past float64" in big.stderr
+    assert "write -Infinity or null" in big.stderr
+    for spelling in ("-Infinity", "null"):
+        text = f'{{"x": {x}, "attn_mask": [[0, {spelling}], [0, 0]]}}'
+        fine = run("selfattn", "--json", input=text)
+        assert fine.exit_code == 0 and json.loads(fine.stdout)["weights"][0][1] == 0.0
+
+
+def test_an_all_zero_int_attn_mask_says_why_it_is_ambiguous(run):
+    x = json.dumps(np.eye(2).tolist())
+    zeros = run("selfattn", input=f'{{"x": {x}, "attn_mask": [[0, 0], [0, 0]]}}')
+    assert zeros.exit_code == 2 and zeros.stderr.count("\n") == 1
+    assert "attn_mask of integer 0s only is ambiguous" in zeros.stderr
+    assert "write false or 0.0 for torch's sense, or leave attn_mask out" in zeros.stderr
+    fine = run("selfattn", "--json", input=f'{{"x": {x}, "attn_mask": [[0.0, 0.0], [0.0, 0.0]]}}')
+    plain = run("selfattn", "--json", input=f'{{"x": {x}}}')
+    assert (
+        fine.exit_code == 0
+        and json.loads(fine.stdout)["output"] == json.loads(plain.stdout)["output"]
+    )
