@@ -145,3 +145,23 @@ def test_ci_runs_the_readme_test_command_exactly():
     assert len(commands) == 2 and "pytest" in commands[1]
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()
     assert ci[-1] == commands[1]
+
+
+def test_every_example_gives_a_checkpoint_its_own_heads():
+    """A state dict does not hold its heads, so a README example that gives --heads for a
+    checkpoint must give the model's own (tests/references/layers.json; mha.safetensors was
+    made with num_heads=2), or a reader copying it gets numbers that are not the model's."""
+    references = json.loads((ROOT / "tests" / "references" / "layers.json").read_text())
+    own = {layer["file"]: layer["heads"] for layer in references["layers"]}
+    own["mha.safetensors"] = 2
+    text = README.read_text(encoding="utf-8")
+    lines = [command for command, _ in examples(text)]
+    lines += re.findall(r"`(attn selfattn [^`]*)`", text)
+    checked = 0
+    for line in lines:
+        heads = re.search(r"--heads (\d+)", line)
+        for file, number in own.items():
+            if heads and file in line:
+                assert int(heads.group(1)) == number, (file, line)
+                checked += 1
+    assert checked >= 4

@@ -104,7 +104,7 @@ def attention_prefixes(names: Mapping[str, Any] | list[str]) -> list[str]:
     """Every prefix under which a checkpoint holds an attention layer, in file order."""
     found: list[str] = []
     markers = [marker for group in _MARKERS.values() for marker in group]
-    for name in names:
+    for name in names:  # "" for a layer at the top level
         for marker in markers:
             if name == marker or name.endswith("." + marker):
                 prefix = name[: -len(marker)].rstrip(".")
@@ -113,13 +113,41 @@ def attention_prefixes(names: Mapping[str, Any] | list[str]) -> list[str]:
     return found
 
 
+def nearest_name(name: str, own: tuple[str, ...] = ()) -> str | None:
+    """The name attn reads nearest to a misspelled `name`: among `own` (a command's fields)
+    and the table's names of torch, BERT and GPT-2, each also under the prefix `name` has
+    (`h.0.attn.c_atn.weight` -> `h.0.attn.c_attn.weight`); None when none is near."""
+    import difflib
+
+    table = {n.lower(): n for n in MHA_NAMES + BERT_NAMES + GPT2_NAMES}
+    parts = name.split(".")
+    best: tuple[float, str] | None = None
+    # The table's long names are held to a closer match: `weights` is no v_proj_weight.
+    choices = [({n.lower(): n for n in own}, 0.6, 1)] if own else []
+    choices += [(table, 0.8, len(parts))]
+    for names, cutoff, cuts in choices:
+        for cut in range(cuts):
+            prefix, rest = ".".join(parts[:cut]), ".".join(parts[cut:]).lower()
+            for near in difflib.get_close_matches(rest, list(names), n=1, cutoff=cutoff):
+                ratio = difflib.SequenceMatcher(None, rest, near).ratio()
+                if best is None or ratio > best[0]:
+                    best = (ratio, joined(prefix, names[near]))
+    return None if best is None or best[1] == name else best[1]
+
+
 def get_named(state: Mapping[str, Any], prefix: str, name: str, kind: str) -> np.ndarray:
     full = joined(prefix, name)
     if full not in state:
+        import difflib
+
         where = f" under {prefix}" if prefix else ""
+        near = difflib.get_close_matches(full.lower(), [n.lower() for n in state], n=1)
+        held = [n for n in state if near and n.lower() == near[0]]
+        also_en = f" (the file has {held[0]}: rename it {full})" if held else ""
+        also_es = f" (el archivo tiene {held[0]}: renómbralo {full})" if held else ""
         raise InputError(
-            f"{full} is missing: a {kind} attention layer{where} needs it",
-            f"falta {full}: una capa de atención {kind} la necesita",
+            f"{full} is missing: a {kind} attention layer{where} needs it{also_en}",
+            f"falta {full}: una capa de atención {kind} la necesita{also_es}",
         )
     return np.asarray(state[full])
 
@@ -299,6 +327,8 @@ def attention_weights(
             f"the file holds attention layers under {', '.join(found[:3])}"
             + (" …" if len(found) > 3 else "")
             + "; pick one with its prefix"
+            if found and found != [""]
+            else "the file's layer is at the top level (no --prefix needed; drop it)"
             if found
             else "expected in_proj_weight (nn.MultiheadAttention), "
             "self.query.weight (BERT) or c_attn.weight (GPT-2)"
@@ -307,6 +337,8 @@ def attention_weights(
             f"el archivo tiene capas de atención bajo {', '.join(found[:3])}"
             + (" …" if len(found) > 3 else "")
             + "; elige una con su prefijo"
+            if found and found != [""]
+            else "la capa del archivo está en el nivel superior (no hace falta --prefix; quítalo)"
             if found
             else "se esperaba in_proj_weight (nn.MultiheadAttention), "
             "self.query.weight (BERT) o c_attn.weight (GPT-2)"

@@ -119,8 +119,6 @@ def check_fields(document: Document) -> None:
 
 def unknown_field(name: str) -> InputError:
     """The one line for a field attn selfattn does not read."""
-    import difflib
-
     shown = name if len(name) <= 40 else f"{name[:37]}..."
     if name in STATE_DICT:
         english, spanish = STATE_DICT[name]
@@ -136,11 +134,12 @@ def unknown_field(name: str) -> InputError:
             f"{shown}: no es un campo que lea attn selfattn; aquí es una opción, da {option} "
             "(un resultado entero, con su output, lo deja pasar)",
         )
-    lowered = {known.lower(): known for known in INPUTS}
-    near = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
+    from attncli.reading.checkpoint import nearest_name
+
+    near = nearest_name(name, INPUTS)  # attn's own names, torch's, BERT's and GPT-2's
     if near:
-        hint_en = f"did you mean {lowered[near[0]]}?"
-        hint_es = f"¿querías decir {lowered[near[0]]}?"
+        hint_en = f"did you mean {near}?"
+        hint_es = f"¿querías decir {near}?"
     elif is_output(name):
         hint_en = "it is an output of the layer; remove it (or pass the whole result)"
         hint_es = "es una salida de la capa; quítalo (o pasa el resultado entero)"

@@ -42,15 +42,16 @@ def state_dict_fields(
 ) -> LayerFields:
     """The attention layer under `prefix` of a state dict, in attn's names; a name under the
     prefix that is no attention weight, or a weight attn does not apply, is refused."""
-    from attncli.reading.checkpoint import attention_weights
+    from attncli.reading.checkpoint import attention_weights, nearest_name
 
     layer = attention_weights(state, prefix)
     for name in layer.unread:
+        near = nearest_name(name)
+        fix_en = f"did you mean {near}?" if near else "remove it, or pick the layer with --prefix"
+        fix_es = f"¿querías decir {near}?" if near else "quítalo, o elige la capa con --prefix"
         raise InputError(
-            f"{source}: {name} is not a weight of the attention layer attn reads there; "
-            "remove it, or pick the layer with --prefix",
-            f"{source}: {name} no es un peso de la capa de atención que attn lee ahí; "
-            "quítalo, o elige la capa con --prefix",
+            f"{source}: {name} is not a weight of the attention layer attn reads there; {fix_en}",
+            f"{source}: {name} no es un peso de la capa de atención que attn lee ahí; {fix_es}",
         )
     fields = {name: layer.params[name] for name in LAYER_FIELDS if name in layer.params}
     names = tuple(dict.fromkeys(layer.sources.values()))

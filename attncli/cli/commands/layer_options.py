@@ -11,16 +11,21 @@ SelfAttnInputOption = Annotated[
         "--input",
         "-i",
         metavar="FILE",
-        help="Instead of a sentence: JSON, .npy (read as x) or .npz with x (and w_q, w_k, "
-        "w_v, w_o, b_q, b_k, b_v, b_o, mask, torch's attn_mask, key_padding_mask, tokens; "
-        "x may be a batch B × T × d) or with queries, keys, values; any other field is "
-        "refused. W is d_in × d_out, applied as x @ W (from torch's nn.Linear, pass weight.T).",
+        help="Instead of a sentence: JSON, .npy (read as x) or .npz with x, or x_q and x_kv, "
+        "or x_q, x_k, x_v (each may be a batch B × T × d), and w_q, w_k, w_v, w_o, b_q, b_k, "
+        "b_v, b_o, bias_k, bias_v, mask, torch's attn_mask, key_padding_mask, tokens, "
+        "query_tokens, grad_output or target; or with queries, keys, values; or a layer by "
+        "a state dict's own names (in_proj_weight, out_proj.weight, …; BERT's and GPT-2's "
+        "under --prefix); any other field is refused. W is d_in × d_out, applied as x @ W "
+        "(from torch's nn.Linear, pass weight.T).",
         es=(
-            "En lugar de una frase: JSON, .npy (leído como x) o .npz con x (y w_q, w_k, "
-            "w_v, w_o, b_q, b_k, b_v, b_o, mask, el attn_mask de torch, key_padding_mask, "
-            "tokens; x puede ser un lote B × T × d) o con queries, keys, values; cualquier "
-            "otro campo se rechaza. W es d_in × d_out y se aplica como x @ W (de un "
-            "nn.Linear de torch, pasa weight.T)."
+            "En lugar de una frase: JSON, .npy (leído como x) o .npz con x, o x_q y x_kv, o "
+            "x_q, x_k, x_v (cada uno puede ser un lote B × T × d), y w_q, w_k, w_v, w_o, b_q, "
+            "b_k, b_v, b_o, bias_k, bias_v, mask, el attn_mask de torch, key_padding_mask, "
+            "tokens, query_tokens, grad_output o target; o con queries, keys, values; o una "
+            "capa con los nombres de su state dict (in_proj_weight, out_proj.weight, …; los "
+            "de BERT y GPT-2 bajo --prefix); cualquier otro campo se rechaza. W es d_in × "
+            "d_out y se aplica como x @ W (de un nn.Linear de torch, pasa weight.T)."
         ),
     ),
 ]
