@@ -195,3 +195,16 @@ def test_help_stays_english_otherwise():
 def test_lang_before_the_command_is_the_commands_language(run):
     out = run("--lang", "es", "softmax", "1", "2", "--format", "table").stdout
     assert "Puntuación" in out and "0,731" in out
+
+
+def test_a_phrase_said_twice_is_refused_not_overridden():
+    """Each screen's words are joined into one table; the same key in two of them is a
+    mistake the joining names."""
+    from attncli.present import language
+
+    table = {"title": ("Title", "Título")}
+    with pytest.raises(KeyError, match="phrases defined twice: title"):
+        language._joined(dict(table), {"other": ("x", "x")}, {"title": ("T", "T")})
+    joined = dict(table)
+    language._joined(joined, {"other": ("Other", "Otro")})
+    assert joined == {"title": ("Title", "Título"), "other": ("Other", "Otro")}

@@ -10,7 +10,7 @@ import pytest
 from rich.console import Console
 
 from attncli.present.format import Format, vanishes
-from attncli.present.model_view import heads_view
+from attncli.present.model.view import heads_view
 from attncli.results.model import HeadsResult, HeadWeight
 
 TINY = ("selfattn", "el tren llega", "--d-model", "4", "--norm", "0.0001", "--format", "table")

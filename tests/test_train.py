@@ -104,7 +104,7 @@ def test_in_spanish(run):
 
 
 def test_the_curve_is_the_loss_in_block_characters():
-    from attncli.present.training_view import curve
+    from attncli.present.training.view import curve
 
     assert curve(np.array([4.0, 3.0, 2.0, 1.0]), 10, log=False) == "█▆▃▁"
     assert curve(np.array([100.0, 10.0, 1.0]), 3, log=True) == "█▅▁"

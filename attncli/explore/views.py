@@ -24,7 +24,7 @@ def header(result: SelfAttnResult, fmt: Format) -> RenderableType:
     on untrained weights (without the command line's hint on --show and --steps); of a
     model, its own header (which model, layer and head; trained weights)."""
     if _model(result) is not None:
-        from attncli.present.model_view import model_header
+        from attncli.present.model.view import model_header
 
         # A `show` that is not empty leaves out the command line's hint.
         return model_header(result, fmt, frozenset({"explore"}))  # type: ignore[arg-type]

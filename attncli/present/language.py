@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from attncli.present.grad.words import GRAD_PHRASES
 from attncli.present.language_extra import EXTRA_PHRASES
 from attncli.present.layer_language import LAYER_PHRASES
-from attncli.present.model_language import MODEL_PHRASES
-from attncli.present.train_language import TRAIN_PHRASES
+from attncli.present.model.words import MODEL_PHRASES
+from attncli.present.training.words import TRAIN_PHRASES
 
 LANGUAGES = ("en", "es")
 
@@ -233,73 +234,6 @@ PHRASES: dict[str, tuple[str, str]] = {
         "intermedio de {numbers} números que la general no necesita.",
     ),
     "million": ("{amount} million", "{amount} millones"),
-    # grad
-    "grad_upstream": ("Gradient at the output of {row}", "Gradiente en la salida de {row}"),
-    "target": ("target", "objetivo"),
-    "value_short": ("v", "v"),
-    "key_short": ("k", "k"),
-    "grad_minus_mean": ("− mean ({mean})", "− media ({mean})"),
-    "mean_is": ("mean {mean}", "media {mean}"),
-    "grad_softmax": (
-        "Back through the mix and the softmax: {row}",
-        "Hacia atrás por la mezcla y el softmax: {row}",
-    ),
-    "grad_softmax_note": (
-        "∂ℓ/∂e = α (g · v − mean) and α gᵀ(v − c) are the same number; the ∂ℓ/∂e of a row add "
-        "up to 0.",
-        "∂ℓ/∂e = α (g · v − media) y α gᵀ(v − c) son el mismo número; las ∂ℓ/∂e de una fila "
-        "suman 0.",
-    ),
-    "grad_key_row": ("∂ℓ/∂k from this row", "∂ℓ/∂k desde esta fila"),
-    "grad_query_sum": ("Σ of the column before", "Σ de la columna anterior"),
-    "grad_query_additive": ("W_1ᵀ Σ δ", "W_1ᵀ Σ δ"),
-    "grad_parameter_row": ("∂ℓ/∂{name} from this row", "∂ℓ/∂{name} desde esta fila"),
-    "grad_score.dot": (
-        "Back through the score q · k: {row}",
-        "Hacia atrás por la puntuación q · k: {row}",
-    ),
-    "grad_score.scaled": (
-        "Back through the score q · k ÷ √d_k: {row}",
-        "Hacia atrás por la puntuación q · k ÷ √d_k: {row}",
-    ),
-    "grad_score.general": (
-        "Back through the general score qᵀ W_a k: {row}",
-        "Hacia atrás por la puntuación general qᵀ W_a k: {row}",
-    ),
-    "grad_score.additive": (
-        "Back through the additive score v_aᵀ tanh(W_1 q + W_2 k): {row}",
-        "Hacia atrás por la puntuación aditiva v_aᵀ tanh(W_1 q + W_2 k): {row}",
-    ),
-    "grad_score_note.dot": (
-        "∂e/∂q = k and ∂e/∂k = q: no 1 − tanh² factor.",
-        "∂e/∂q = k y ∂e/∂k = q: sin factor 1 − tanh².",
-    ),
-    "grad_score_note.scaled": (
-        "∂e/∂q = k ÷ √d_k and ∂e/∂k = q ÷ √d_k: no 1 − tanh² factor.",
-        "∂e/∂q = k ÷ √d_k y ∂e/∂k = q ÷ √d_k: sin factor 1 − tanh².",
-    ),
-    "grad_score_note.general": (
-        "∂e/∂q = W_a k, ∂e/∂k = W_aᵀ q, ∂e/∂W_a = q kᵀ: no 1 − tanh² factor.",
-        "∂e/∂q = W_a k, ∂e/∂k = W_aᵀ q, ∂e/∂W_a = q kᵀ: sin factor 1 − tanh².",
-    ),
-    "grad_score_note.additive": (
-        "Every derivative passes through tanh and carries its factor 1 − tanh²; "
-        "∂ℓ/∂k = W_2ᵀ δ, ∂ℓ/∂v_a = Σ ∂ℓ/∂e tanh(…).",
-        "Toda derivada pasa por tanh y lleva su factor 1 − tanh²; "
-        "∂ℓ/∂k = W_2ᵀ δ, ∂ℓ/∂v_a = Σ ∂ℓ/∂e tanh(…).",
-    ),
-    "gradients": ("Gradients", "Gradientes"),
-    "gradient_of": ("∂ℓ/∂ of", "∂ℓ/∂ de"),
-    "largest_entry": ("Largest |entry|", "Mayor |elemento|"),
-    "loss": ("loss ℓ = ½‖c − target‖² = {loss}", "pérdida ℓ = ½‖c − objetivo‖² = {loss}"),
-    "check_line": (
-        "{name}: against central finite differences, largest relative difference "
-        "{difference} ({verdict})",
-        "{name}: contra diferencias finitas centradas, mayor diferencia relativa "
-        "{difference} ({verdict})",
-    ),
-    "agree": ("agree", "coinciden"),
-    "disagree": ("DIFFER", "DIFIEREN"),
     # worksheets
     "worksheet": ("Worksheet", "Hoja de ejercicios"),
     "answers": ("Answers", "Soluciones"),
@@ -307,20 +241,29 @@ PHRASES: dict[str, tuple[str, str]] = {
         "Query {query} · keys and values of {count} tokens. Fill in the empty cells.",
         "Consulta {query} · claves y valores de {count} tokens. Rellena las celdas vacías.",
     ),
-    # compare-scores progress, on stderr
-    "progress_timing": ("timing {method}", "midiendo {method}"),
-    "progress_loop": ("scoring {method} pair by pair", "puntuando {method} pareja a pareja"),
-    "progress_sweep": ("scaling sweep", "barrido de d_k"),
-    # plot
-    "plot_columns": ("who answers (key)", "quién contesta (clave)"),
-    "plot_rows": ("who asks (query)", "quién pregunta (consulta)"),
     # errors
     "error": ("attn: error: {message}", "attn: error: {message}"),
 }
-PHRASES.update(EXTRA_PHRASES)  # attn samples, tiny numbers
-PHRASES.update(MODEL_PHRASES)  # attn selfattn --model and attn heads
-PHRASES.update(TRAIN_PHRASES)  # attn train's own, kept in their module
-PHRASES.update(LAYER_PHRASES)  # the layer's weights, masks, batches and extra keys
+
+
+def _joined(common: dict[str, tuple[str, str]], *tables: Mapping[str, tuple[str, str]]) -> None:
+    """Every phrase in one table, each screen's kept beside it (model/words.py, …); a key
+    said twice is a mistake, not an override."""
+    for table in tables:
+        twice = sorted(common.keys() & table.keys())
+        if twice:
+            raise KeyError(f"phrases defined twice: {', '.join(twice)}")
+        common.update(table)
+
+
+_joined(
+    PHRASES,
+    EXTRA_PHRASES,  # attn samples, tiny numbers, worksheets' extras
+    GRAD_PHRASES,  # attn grad and the backward pass's steps
+    MODEL_PHRASES,  # attn selfattn --model and attn heads
+    TRAIN_PHRASES,  # attn train
+    LAYER_PHRASES,  # the layer's weights, masks, batches and extra keys
+)
 
 
 # Click's usage errors, which it writes in English, as (pattern, Spanish replacement).

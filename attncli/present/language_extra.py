@@ -1,7 +1,15 @@
-"""Phrases few screens need (attn samples, a grid's note on tiny numbers or on its
-cursor), English and Spanish; present/language.py adds them to its table."""
+"""Phrases few screens need (compare-scores' progress, the plot's axes, attn samples, a
+grid's note on tiny numbers or on its cursor, worksheets' extras), English and Spanish;
+present/language.py joins them to its table."""
 
 EXTRA_PHRASES: dict[str, tuple[str, str]] = {
+    # compare-scores progress, on stderr
+    "progress_timing": ("timing {method}", "midiendo {method}"),
+    "progress_loop": ("scoring {method} pair by pair", "puntuando {method} pareja a pareja"),
+    "progress_sweep": ("scaling sweep", "barrido de d_k"),
+    # plot
+    "plot_columns": ("who answers (key)", "quién contesta (clave)"),
+    "plot_rows": ("who asks (query)", "quién pregunta (consulta)"),
     # a grid with a cursor (attn explore)
     "elided_cursor": (
         "{mark} showing {rows} of {all_rows} rows and {columns} of {all_columns} columns; "

@@ -101,13 +101,13 @@ RENDERERS: dict[str, tuple[str, str, bool]] = {
     "ExerciseResult": ("exercise_view", "exercise_view", False),
     "SelfAttnExercise": ("exercise_view", "selfattn_exercise_view", False),
     "ExerciseSet": ("exercise_view", "exercise_set_view", False),
-    "GradResult": ("grad_render", "gradient_view", False),
+    "GradResult": ("grad.view", "gradient_view", False),
     "SelfAttnResult": ("selfattn_view", "selfattn_view", True),
     "Comparison": ("comparison_view", "comparison_view", False),
     "SamplesResult": ("samples_view", "samples_view", False),
-    "ModelAttnResult": ("model_view", "model_selfattn_view", True),
-    "HeadsResult": ("model_view", "heads_view", False),
-    "TrainResult": ("training_view", "training_view", False),
+    "ModelAttnResult": ("model.view", "model_selfattn_view", True),
+    "HeadsResult": ("model.view", "heads_view", False),
+    "TrainResult": ("training.view", "training_view", False),
 }
 
 
@@ -165,8 +165,8 @@ def check_lines(checks: dict[str, float], fmt: Format) -> RenderableType:
 
 def explanation_tables(steps: list[Step], fmt: Format) -> RenderableType:
     """Every part of an explanation, one table each, in order."""
-    from attncli.present.grad_render import grad_steps_table
-    from attncli.present.training_steps import train_steps_table
+    from attncli.present.grad.view import grad_steps_table
+    from attncli.present.training.steps import train_steps_table
 
     renderers = {
         "ScoreSteps": render.score_steps_table,

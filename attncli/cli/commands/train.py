@@ -223,7 +223,7 @@ def _run(*, corpus: str | None, test: str | None, at: int | None, plot: str | No
         _check_save_path(save)
     sentences = None if corpus is None else _sentences(corpus)
     tested = None if test is None else _sentences(test)
-    from attncli.present.training_progress import training_progress
+    from attncli.present.training.progress import training_progress
 
     # Ctrl-C during training ends the loop after its last whole update (attn's own
     # handler ends the process at once, which is right everywhere else).
@@ -244,7 +244,7 @@ def _run(*, corpus: str | None, test: str | None, at: int | None, plot: str | No
         _interrupted(result, save, settings)
     explanation: list[Any] = result.steps(at) if settings.steps else []
     if plot is not None:
-        from attncli.present.training_plot import plot_training
+        from attncli.present.training.plot import plot_training
 
         plot_training(plot, result, settings.format())
     if save is not None:

@@ -24,7 +24,7 @@ def plot_training(path: str, result: TrainResult, fmt: Format) -> None:
     import numpy as np
 
     from attncli.present.plot import save_figure
-    from attncli.present.training_view import log_scale
+    from attncli.present.training.view import log_scale
 
     steps = np.arange(len(result.loss))
     figure, (loss_axis, weight_axis) = plt.subplots(1, 2, figsize=(11, 4))

@@ -1,0 +1,1 @@
+"""The backward pass on a terminal: its gradients, its steps and their words."""
