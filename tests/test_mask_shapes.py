@@ -223,3 +223,23 @@ def test_an_all_zero_int_attn_mask_says_why_it_is_ambiguous(run):
         fine.exit_code == 0
         and json.loads(fine.stdout)["output"] == json.loads(plain.stdout)["output"]
     )
+
+
+def test_transformers_attention_mask_is_refused_saying_its_sense(run, run_json):
+    x = np.random.default_rng(12).normal(size=(B, T, D)).tolist()
+    attention_mask = [[1, 1, 0], [1, 1, 1]]  # the tokenizer's: 1 = attend, B × T_k
+    given = run("selfattn", input=json.dumps({"x": x, "attention_mask": attention_mask}))
+    assert given.exit_code == 2 and given.stdout == "" and given.stderr.count("\n") == 1
+    assert "attention_mask: transformers' attention_mask is 1 = attend" in given.stderr
+    assert "did you mean" not in given.stderr
+    spanish = run("selfattn", "--lang", "es", input=json.dumps({"x": x, "attention_mask": []}))
+    assert "es 1 = atender" in spanish.stderr and spanish.stderr.count("\n") == 1
+    # what the line says to write gives the numbers of the same mask as torch's padding
+    as_mask = np.asarray(attention_mask).reshape(B, 1, 1, T).tolist()
+    by_mask = run_json("selfattn", "--json", input=json.dumps({"x": x, "mask": as_mask}))
+    padding = (1 - np.asarray(attention_mask)).tolist()
+    by_padding = run_json(
+        "selfattn", "--json", input=json.dumps({"x": x, "key_padding_mask": padding})
+    )
+    assert by_mask["output"] == by_padding["output"]
+    assert np.asarray(by_mask["weights"])[0, :, 2].max() == 0.0

@@ -15,6 +15,26 @@ if TYPE_CHECKING:
     import numpy as np
 
 
+# Names of masks that attn selfattn does not read by that name, each with how to give it.
+# transformers' attention_mask is 1 = attend, the opposite of torch's boolean attn_mask and
+# the same sense as attn's `mask`; it is refused rather than read: the tokenizer's is
+# B × T_k (a row per sequence, a column per key), which read as `mask` would broadcast as
+# T_q × T_k (silently wrong where B = T_q), and a 4-D one may already be additive (0 and the
+# dtype's minimum), so the name alone does not tell its sense.
+OTHER_MASKS = {
+    "attention_mask": (
+        "transformers' attention_mask is 1 = attend (torch's boolean attn_mask is the "
+        "opposite), so attn reads it only as mask, the same sense: give the tokenizer's "
+        "B × T_k one as mask of B × 1 × 1 × T_k (a T_q × T_k grid as it is), or 1 − it as "
+        "key_padding_mask",
+        "el attention_mask de transformers es 1 = atender (el attn_mask booleano de torch es "
+        "lo contrario), así que attn lo lee solo como mask, el mismo sentido: da el B × T_k "
+        "del tokenizador como mask de B × 1 × 1 × T_k (una rejilla T_q × T_k tal cual), o "
+        "1 − él como key_padding_mask",
+    ),
+}
+
+
 def layer_masks(
     document: Document,
     t_q: int,

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from attncli.errors import InputError
+from attncli.reading.masks import OTHER_MASKS
 from attncli.reading.values import Document
 
 if TYPE_CHECKING:
@@ -120,6 +121,9 @@ def check_fields(document: Document) -> None:
 def unknown_field(name: str) -> InputError:
     """The one line for a field attn selfattn does not read."""
     shown = name if len(name) <= 40 else f"{name[:37]}..."
+    if name in OTHER_MASKS:  # a mask of another sense than its name would suggest
+        english, spanish = OTHER_MASKS[name]
+        return InputError(f"{shown}: {english}", f"{shown}: {spanish}")
     if name in STATE_DICT:
         english, spanish = STATE_DICT[name]
         return InputError(
