@@ -144,7 +144,7 @@ def test_what_cannot_be_read_is_refused(run, tmp_path):
             "--heads",
             "2",
         ),  # fmt: skip
-        "w_k is 3 × 4 but must be 4 × 4",
+        "w_k is 3 × 4: this layer's keys and values have widths of their own",
     )
     pickled = tmp_path / "layer.pt"
     pickled.write_bytes(b"\x80\x04not really")

@@ -158,10 +158,10 @@ PHRASES: dict[str, tuple[str, str]] = {
         "Puntuaciones Q K^T (fila = quién pregunta, columna = quién contesta)",
     ),
     "untrained": (
-        "W^Q, W^K, W^V are random (seed {seed}), not trained: which token looks at which means "
+        "{names} are random (seed {seed}), not trained: which token looks at which means "
         "nothing yet; -i samples/llaves.json has weights set by hand so that «están» looks for "
         "«llaves»",
-        "W^Q, W^K, W^V son aleatorias (semilla {seed}), no entrenadas: qué token mira a cuál aún "
+        "{names} son aleatorias (semilla {seed}), no entrenadas: qué token mira a cuál aún "
         "no significa nada; -i samples/llaves.json trae pesos puestos a mano para que «están» "
         "busque «llaves»",
     ),

@@ -12,8 +12,8 @@ LAYER_PHRASES: dict[str, tuple[str, str]] = {
     "batch_item": ("--item N shows sequence N instead", "--item N muestra la secuencia N"),
     "bias_added": ("attn_mask added to the scores", "attn_mask sumado a las puntuaciones"),
     "extra_keys": (
-        "+ keys {names} (torch's add_bias_kv, add_zero_attn)",
-        "+ claves {names} (add_bias_kv, add_zero_attn de torch)",
+        "+ keys {names} (torch's {origins})",
+        "+ claves {names} ({origins} de torch)",
     ),
     "layer_progress": ("queries attended", "consultas atendidas"),
     "batch_grads": ("ℓ, ∂ℓ/∂W, ∂ℓ/∂b: the whole batch's", "ℓ, ∂ℓ/∂W, ∂ℓ/∂b: los del lote entero"),

@@ -75,7 +75,7 @@ def drawn_lines(result: SelfAttnResult, fmt: Format) -> list[str]:
     if not drawn:
         return []
     if not given:
-        return [fmt.say("untrained", seed=result.seed)]
+        return [fmt.say("untrained", seed=result.seed, names=", ".join(drawn))]
     joined = {"drawn": ", ".join(drawn), "given": ", ".join(given)}
     return [fmt.say("some_drawn", seed=result.seed, **joined)]
 
@@ -107,7 +107,10 @@ def header(
     if result.bias is not None:
         parts.append(fmt.say("bias_added"))
     if result.extra_keys:
-        parts.append(fmt.say("extra_keys", names=", ".join(result.extra_keys)))
+        # torch's own names for what is there: add_bias_kv's row, add_zero_attn's
+        origins = {"bias_k": "add_bias_kv", "zero": "add_zero_attn"}
+        made = ", ".join(origins[name] for name in result.extra_keys if name in origins)
+        parts.append(fmt.say("extra_keys", names=", ".join(result.extra_keys), origins=made))
     if result.norm is not None:
         parts.append(fmt.say("norm", norm=fmt.stated(result.norm)))
     if not result.projections:

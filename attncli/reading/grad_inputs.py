@@ -64,6 +64,8 @@ def upstream_gradient(
     name = given[0]
     value = document[name]
     # a batch's output is B × T × d, and so is the gradient at it
+    if len(expected) == 3:
+        _one_sequence_for_a_batch(value, name, expected)
     upstream = to_batch(value, name) if len(expected) == 3 else to_vector_or_matrix(value, name)
     if upstream.shape != expected:
         shown, wanted = shape_text(upstream.shape), shape_text(expected)
@@ -74,6 +76,25 @@ def upstream_gradient(
             "(da un número por cada número de la salida)",
         )
     return name, upstream
+
+
+def _one_sequence_for_a_batch(value: object, name: str, expected: tuple[int, ...]) -> None:
+    """One sequence's T × d given for a batch's B × T × d output: refused, not broadcast
+    (torch's backward takes a gradient of the output's own shape), saying the shape."""
+    flat = isinstance(value, list) and bool(value) and isinstance(value[0], list)
+    if flat and value[0] and not isinstance(value[0][0], list):  # type: ignore[index]
+        shown = shape_text(to_vector_or_matrix(value, name).shape)
+    elif getattr(value, "ndim", 3) == 2:
+        shown = shape_text(value.shape)  # type: ignore[attr-defined]
+    else:
+        return
+    wanted = shape_text(expected)
+    raise ShapeError(
+        f"{name} is {shown}, one sequence's, but x is a batch and the output is {wanted}: "
+        f"give {name} as B × T × d ({wanted} here), a T × d matrix per sequence",
+        f"{name} es {shown}, el de una secuencia, pero x es un lote y la salida es {wanted}: "
+        f"da {name} como B × T × d ({wanted} aquí), una matriz T × d por secuencia",
+    )
 
 
 def grad_input(document: Document, method: str, seed: int, d_a: int | None) -> GradInput:

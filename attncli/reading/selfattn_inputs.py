@@ -18,6 +18,7 @@ from attncli.reading.inputs import (
     refuse_biases,
     row_labels,
 )
+from attncli.reading.layer_sizes import own_widths, projection_sizes, sizes_text
 from attncli.reading.masks import bias_kv, layer_masks
 from attncli.reading.selfattn_fields import (
     check_fields,
@@ -148,7 +149,7 @@ def selfattn_input(
     unused_sizes(settings, given_x=x is not None)
     d_k, d_v = d_model, d_model
     if settings.projections:
-        d_k, d_v = _projection_sizes(document, settings, d_model)
+        d_k, d_v = projection_sizes(document, settings, d_model)
     batch = x.shape[0] if x is not None and x.ndim == 3 else 1
     check_memory(
         len(query_tokens), len(tokens), d_model, d_k, d_v, batch * (settings.heads or 1),
@@ -191,8 +192,10 @@ def selfattn_input(
                     f"w_o es {shape_text(given.shape)} pero aquí debe tener {rows} filas (h·d_v; "
                     "cualquier número de columnas, el ancho de la salida)",
                 )
+            if name in ("w_k", "w_v") and x_v is None and given.shape[0] != default.shape[0]:
+                raise own_widths(document, name, given, d_model)
             if given.shape != default.shape:
-                sizes = f"d_model = {d_model}, d_k = {d_k}, d_v = {d_v}"
+                sizes = sizes_text(d_model, d_k, d_v, settings.heads)
                 raise ShapeError(
                     f"{name} is {shape_text(given.shape)} but must be {shape_text(default.shape)} "
                     f"here ({sizes})",
@@ -287,51 +290,6 @@ def _biases(
             )
         found[name] = bias
     return found
-
-
-def _projection_sizes(
-    document: Document, settings: SelfAttnSettings, d_model: int
-) -> tuple[int, int]:
-    """The columns of W^Q (and W^K) and of W^V: h·d_k and h·d_v with --heads h (each head
-    d_model / h unless --d-k/--d-v give the size per head), else d_k and d_v; from the
-    options, else the given matrices, else d_model."""
-    heads = settings.heads or 1
-    totals = []
-    for option, given_name in (("d_k", "w_q"), ("d_v", "w_v")):
-        chosen = getattr(settings, option)
-        columns = _columns(document.get(given_name))
-        if chosen is not None:
-            totals.append(heads * chosen)
-        elif columns is not None:
-            if columns % heads:
-                raise ShapeError(
-                    f"{given_name} has {columns} columns, which --heads {heads} cannot split "
-                    "evenly (each head takes the same number)",
-                    f"{given_name} tiene {columns} columnas, que --heads {heads} no puede "
-                    "repartir por igual (cada cabeza toma las mismas)",
-                )
-            totals.append(columns)
-        elif d_model % heads:
-            divisors = [h for h in range(1, d_model + 1) if d_model % h == 0]
-            raise InputError(
-                f"--heads {heads} does not divide d_model = {d_model}; each head gets "
-                f"d_model / h columns, so h must be one of {divisors} (or give --d-k and "
-                "--d-v, the sizes per head)",
-                f"--heads {heads} no divide d_model = {d_model}; cada cabeza recibe d_model / h "
-                f"columnas, así que h debe ser uno de {divisors} (o da --d-k y --d-v, los "
-                "tamaños por cabeza)",
-            )
-        else:
-            totals.append(d_model)
-    return totals[0], totals[1]
-
-
-def _columns(given: object) -> int | None:
-    """The number of columns of a matrix given in the document, if it is one."""
-    if isinstance(given, list) and given and isinstance(given[0], list):
-        return len(given[0])
-    shape = getattr(given, "shape", None)
-    return int(shape[1]) if shape is not None and len(shape) == 2 else None
 
 
 def _direct_input(document: Document, settings: SelfAttnSettings) -> SelfAttnInput:

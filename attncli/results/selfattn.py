@@ -216,10 +216,10 @@ class SelfAttnResult(Result):
             from attncli.errors import InputError
 
             raise InputError(
-                f"--steps explains one sequence and x is a batch of {self.batch}; "
-                "save the sequence you want as its own x, e.g. numpy.save('one.npy', x[0])",
-                f"--steps explica una secuencia y x es un lote de {self.batch}; guarda la que "
-                "quieras como su propio x, p. ej. numpy.save('una.npy', x[0])",
+                f"--steps explains one sequence and x is a batch of {self.batch}; pick one "
+                f"with --item N (1 to {self.batch}; in Python, result.item(N).steps())",
+                f"--steps explica una secuencia y x es un lote de {self.batch}; elige una con "
+                f"--item N (de 1 a {self.batch}; en Python, result.item(N).steps())",
             )
         queries, keys, values, scores, weights = self.head(head)
         index = pick_row(self.query_labels, row, token)

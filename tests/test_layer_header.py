@@ -1,0 +1,84 @@
+"""The layer's header says what is there: every projection drawn from the seed by name
+(W^O too with --heads), torch's add_bias_kv or add_zero_attn only for what the layer has;
+a layer whose keys and values have widths of their own, given one x, is told to give x_q,
+x_k, x_v; a projection of the wrong shape is told the sizes per head, as the header says."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import attncli as attn
+from attncli.errors import ShapeError
+
+ROOT = Path(__file__).resolve().parent.parent
+MHA = ROOT / "tests" / "references" / "mha"
+
+
+def _screen(run, *args):
+    result = run("selfattn", *args, "--format", "table")
+    assert result.exit_code == 0, result.stderr
+    return " ".join(result.stdout.split())
+
+
+def _one_line_error(result, *fragments):
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "Traceback" not in result.stderr and result.stderr.strip().count("\n") == 0
+    for fragment in fragments:
+        assert fragment in result.stderr, result.stderr
+
+
+SEEDED = [("en", "W^Q, W^K, W^V, W^O are random (seed 0)"),
+          ("es", "W^Q, W^K, W^V, W^O son aleatorias")]  # fmt: skip
+
+
+@pytest.mark.parametrize(("lang", "said"), SEEDED)
+def test_the_seeded_header_names_w_o_with_heads(run, lang, said):
+    screen = _screen(run, "el tren llega", "--heads", "2", "--d-model", "4", "--lang", lang)
+    assert said in screen
+    document = json.loads(run("selfattn", "el tren llega", "--heads", "2", "--json").stdout)
+    assert document["drawn"] == ["w_q", "w_k", "w_v", "w_o"]
+    alone = _screen(run, "el tren llega", "--lang", lang)
+    assert "W^Q, W^K, W^V " in alone and "W^O" not in alone
+
+
+@pytest.mark.parametrize(
+    ("file", "options", "said", "unsaid"),
+    [("bias_kv", [], "(torch's add_bias_kv)", "add_zero_attn"),
+     ("zero_attn", ["--add-zero-attn"], "(torch's add_zero_attn)", "add_bias_kv"),
+     ("bias_kv", ["--add-zero-attn"], "(torch's add_bias_kv, add_zero_attn)", None)],
+)  # fmt: skip
+def test_the_extra_keys_say_only_what_is_there(run, file, options, said, unsaid):
+    screen = _screen(run, "-i", "mha_x", "--weights", str(MHA / f"{file}.safetensors"),
+                     "--heads", "2", *options)  # fmt: skip
+    assert said in screen
+    assert unsaid is None or unsaid not in screen
+    spanish = _screen(run, "-i", "mha_x", "--weights", str(MHA / f"{file}.safetensors"),
+                      "--heads", "2", *options, "--lang", "es")  # fmt: skip
+    assert said.replace("torch's ", "").rstrip(")") + " de torch)" in spanish
+
+
+def test_a_layer_with_its_own_key_widths_given_one_x(run, tmp_path):
+    result = run("selfattn", "-i", "mha_x", "--weights", str(MHA / "kdim_vdim.safetensors"),
+                 "--heads", "2")  # fmt: skip
+    _one_line_error(result, "keys and values have widths of their own", "w_k has 3 rows",
+                    "w_v has 5 rows", "x_q", "x_k and x_v", "instead of x")  # fmt: skip
+    assert "must be" not in result.stderr
+    spanish = run("selfattn", "-i", "mha_x", "--weights", str(MHA / "kdim_vdim.safetensors"),
+                  "--heads", "2", "--lang", "es")  # fmt: skip
+    _one_line_error(spanish, "anchos propios", "en lugar de x")
+    x = np.load(ROOT / "samples" / "mha_x.npy")
+    with pytest.raises(ShapeError, match="widths of their own"):
+        attn.selfattn(x=x, w_q=np.eye(4), w_k=np.ones((3, 4)), w_v=np.eye(4))
+
+
+def test_a_wrong_shape_says_the_sizes_per_head(run):
+    result = run("selfattn", "-i", "mha_x", "--weights", "mha", "--heads", "2", "--d-k", "3")
+    _one_line_error(result, "w_q is 4 × 4 but must be 4 × 6", "2 heads of d_k = 3, d_v = 2")
+    header = _screen(run, "-i", "mha_x", "--weights", "mha", "--heads", "2")
+    assert "d_k = 2 · d_v = 2 · 2 heads" in header
+    plain = run("selfattn", input=json.dumps({"x": np.eye(2).tolist(), "w_q": np.eye(3).tolist()}))
+    _one_line_error(plain, "(d_model = 2, d_k = 3, d_v = 2)")
