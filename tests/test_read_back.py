@@ -110,12 +110,16 @@ def test_a_changed_result_is_refused_in_spanish_too():
     assert "no anota" in raised.value.spanish and "weights" in raised.value.spanish
 
 
-def test_a_result_computed_with_a_mask_needs_the_mask_again(run, run_json):
-    # The mask is not written in the result: read back without it, the weights would differ
+def test_a_result_computed_with_a_mask_writes_it_down(run, run_json):
+    # The mask is written in the result (attn's sense): read back, it masks again
     first = run_json("selfattn", "--valid-len", "2", input=json.dumps({"x": X}))
-    _one_line_error(run("selfattn", input=json.dumps(first)), "weights: the input is a result")
+    assert first["mask"] == [[True, True, False]] * 3
+    assert run_json("selfattn", input=json.dumps(first))["weights"] == first["weights"]
     again = run_json("selfattn", "--valid-len", "2", input=json.dumps(first))
     assert again["weights"] == first["weights"]
+    # left out by hand, the weights its inputs give differ: refused
+    del first["mask"]
+    _one_line_error(run("selfattn", input=json.dumps(first)), "weights: the input is a result")
 
 
 def test_per_head_queries_of_the_wrong_shape_are_refused(run, run_json):

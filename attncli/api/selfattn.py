@@ -212,6 +212,7 @@ def selfattn_document(
     document, written = read_back_inputs(document, options.heads)  # a result read back
 
     checked = selfattn_input(document, sentence, options)
+    given_mask, given_bias = checked.allowed, checked.bias  # written down for a read-back
     drawn, seed = drawn_of(document, checked.weights, checked.drawn, options.seed)
     if options.positions is not None:
         from attncli.core.positions import placed
@@ -270,6 +271,8 @@ def selfattn_document(
         causal=options.causal,
         allowed=allowed,
         bias=checked.bias,
+        mask=given_mask,
+        mask_bias=given_bias,
         grids=options.grids,
         norm=checked.norm,
         seed=seed,

@@ -1,7 +1,9 @@
 """A result of attn selfattn read back as its input (`attn selfattn ... | attn selfattn`): it
 is computed again from its inputs, and the outputs it wrote down must be what that gives,
-or one line says which differs (a result changed after attn wrote it, or computed with a
-mask or option it does not write down, would otherwise give other numbers silently).
+or one line says which differs (a result changed after attn wrote it, or computed with an
+option it does not write down, would otherwise give other numbers silently). What masked
+it is written down as `mask` (attn's sense) and, for an added bias, a float `attn_mask`
+(results/selfattn.py), and read back as the inputs they are.
 
 A result computed from X holds X, its projections and, as outputs, the queries, keys and
 values (of one head, or h × T × d per head); a result of queries, keys and values given
@@ -115,10 +117,10 @@ def check_outputs(
 
 
 _FIX = (
-    "it was changed after attn wrote it, or computed with a mask or option that it does not "
-    "write down (give that again); to compute from changed inputs, give only the inputs "
-    "(x, w_q, …)",
-    "se cambió después de que attn lo escribiera, o se calculó con una máscara u opción que "
-    "no anota (vuelve a darla); para calcular con entradas cambiadas, da solo las entradas "
-    "(x, w_q, …)",
+    "it was changed after attn wrote it (its mask or attn_mask too), or computed with an "
+    "option that it does not write down (give that again); to compute from changed inputs, "
+    "give only the inputs (x, w_q, …)",
+    "se cambió después de que attn lo escribiera (también su mask o attn_mask), o se calculó "
+    "con una opción que no anota (vuelve a darla); para calcular con entradas cambiadas, da "
+    "solo las entradas (x, w_q, …)",
 )

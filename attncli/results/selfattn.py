@@ -40,6 +40,12 @@ class SelfAttnResult(Result):
     seed: int
     allowed: np.ndarray | None = None  # [T_q, T_k], True where a query may look; None: all
     bias: np.ndarray | None = None  # of the scores' shape: a float attn_mask, added to them
+    # What masked the inputs, written down so that the result read back is masked the same:
+    # the masks given (mask, attn_mask, key_padding_mask, --valid-len) in attn's sense,
+    # before --causal (written as causal) and the layer's extra keys; and what they add to
+    # the scores (float64, before --dtype)
+    mask: np.ndarray | None = None  # [T_q, T_k] or of the scores' shape
+    mask_bias: np.ndarray | None = None  # of the scores' shape
     grids: bool = True  # False: only the output was computed (row blocks), no T × T grid
     dtype: str = "float64"  # what the layer was computed in (--dtype)
     # where and in whose names weights read from a state dict were: ("layer.safetensors",
@@ -114,6 +120,8 @@ class SelfAttnResult(Result):
         if allowed is not None and allowed.ndim >= 3:  # one grid per sequence
             allowed = allowed[index]
         bias = None if self.bias is None else self.bias[index]
+        mask = self.mask if self.mask is None or self.mask.ndim < 3 else self.mask[index]
+        mask_bias = None if self.mask_bias is None else self.mask_bias[index]
         # the inputs' gradients are per sequence; the parameters' are the whole batch's
         grads = {
             name: gradient
@@ -130,6 +138,8 @@ class SelfAttnResult(Result):
             attention=Attention(**parts, concat=concat),
             allowed=allowed,
             bias=bias,
+            mask=mask,
+            mask_bias=mask_bias,
             of_batch=(number, total),
         )
 
@@ -173,6 +183,10 @@ class SelfAttnResult(Result):
         )
         if self.causal_from is not None:
             document["causal_from"] = self.causal_from  # causal by the checkpoint's layout
+        if self.mask is not None:  # True where a query may look, read back as given
+            document["mask"] = self.mask
+        if self.mask_bias is not None:  # added to the scores, read back as torch's attn_mask
+            document["attn_mask"] = self.mask_bias
         document["drawn"] = list(self.drawn)  # the projections drawn from `seed`
         if self.norm is not None:
             document.update(norm=self.norm, seed=self.seed)
