@@ -4,6 +4,7 @@ core → a SelfAttnResult, with its backward pass when asked for. No I/O."""
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -50,7 +51,7 @@ def selfattn(
     bias_k: ArrayLike | None = None,
     bias_v: ArrayLike | None = None,
     add_zero_attn: bool = False,
-    dtype: str = "float64",
+    dtype: str | type | np.dtype[Any] = "float64",
     mask: ArrayLike | None = None,
     attn_mask: ArrayLike | None = None,
     key_padding_mask: ArrayLike | None = None,
@@ -74,7 +75,7 @@ def selfattn(
     layer: int | None = None,
     head: int | None = None,
     words: bool = False,
-    weights: Mapping[str, Any] | str | None = None,
+    weights: Mapping[str, Any] | str | os.PathLike[str] | None = None,
     prefix: str = "",
 ) -> SelfAttnResult:
     """Self-attention over a sentence (seeded embeddings) or a given X; or attention over
@@ -106,7 +107,11 @@ def selfattn(
     With `grad_output` (∂ℓ/∂output) or a `target` (for ℓ = ½‖output − target‖²) the
     result also holds the backward pass: `grads` has grad_x and grad_w_q, grad_w_k,
     grad_w_v (grad_w_o with W^O, grad_b_… for each bias given), or grad_queries,
-    grad_keys, grad_values when Q, K, V were given.
+    grad_keys, grad_values when Q, K, V were given. `weights` may be a pathlib.Path;
+    `dtype` "float32" or "float64", or numpy's (np.float32, np.dtype("float32")).
+    The result's `weights_mean` is the weights averaged over the heads (torch's default);
+    a batch's `result.item(n)` is sequence n (1-based) as a result of its own, whose
+    `steps()` explain one row.
 
     >>> a = selfattn("en las llaves del coche", seed=0)
     >>> a.weights.shape, a.params
@@ -161,7 +166,7 @@ def selfattn(
         grad_output=grad_output,
         target=target,
     )
-    from attncli.reading.settings import SelfAttnSettings
+    from attncli.reading.settings import SelfAttnSettings, dtype_name
 
     options = SelfAttnSettings(
         d_model=d_model,
@@ -180,7 +185,7 @@ def selfattn(
         valid_len=valid_len,
         context=context,
         zero_attn=add_zero_attn,
-        dtype=dtype,
+        dtype=dtype_name(dtype),
     )
     from attncli.reading.state_dicts import layer_of
 

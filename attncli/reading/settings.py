@@ -39,3 +39,17 @@ def grids_needed(fields: tuple[str, ...] | None, plot: str | None, upstream: str
     output), with nothing to plot and no backward pass; the output is then computed in row
     blocks and a long input fits."""
     return fields is None or bool(GRID_FIELDS & set(fields)) or bool(plot) or bool(upstream)
+
+
+def dtype_name(dtype: object) -> str:
+    """The Python API's dtype= as the layer names it: "float32" or "float64" from a str,
+    a numpy type or dtype (np.float32, np.dtype("float32")) or a torch dtype (torch.float32,
+    read by its name, without importing torch); anything else as given, for the check."""
+    if isinstance(dtype, str):
+        return dtype
+    name = getattr(dtype, "name", None)  # np.dtype("float32").name
+    if not isinstance(name, str):
+        name = getattr(dtype, "__name__", None)  # np.float32.__name__
+    if not isinstance(name, str):
+        name = str(dtype).removeprefix("torch.")  # str(torch.float32)
+    return name

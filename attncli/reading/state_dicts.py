@@ -78,8 +78,11 @@ def weights_file(path: str, prefix: str = "") -> LayerFields:
     return layer
 
 
-def layer_of(weights: Mapping[str, Any] | str | None, prefix: str) -> LayerFields | None:
-    """The layer of the Python API's weights=: a state dict, or the path of a file."""
+def layer_of(
+    weights: Mapping[str, Any] | str | os.PathLike[str] | None, prefix: str
+) -> LayerFields | None:
+    """The layer of the Python API's weights=: a state dict, or the path of a file (a str
+    or a pathlib.Path)."""
     if weights is None:
         if prefix:
             from attncli.errors import OptionError
@@ -89,8 +92,8 @@ def layer_of(weights: Mapping[str, Any] | str | None, prefix: str) -> LayerField
                 "prefix= elige una capa de weights=; da también weights=",
             )
         return None
-    if isinstance(weights, str):
-        return weights_file(weights, prefix)
+    if isinstance(weights, (str, os.PathLike)):
+        return weights_file(os.fspath(weights), prefix)
     return state_dict_fields(tensors_of(weights), prefix, "the given state dict")
 
 
@@ -99,9 +102,11 @@ def tensors_of(state: Any) -> dict[str, Any]:
     if not isinstance(state, Mapping):
         raise InputError(
             f"weights is {type(state).__name__}; give a state dict (module.state_dict(), "
-            "a mapping of names to tensors or arrays) or the path of a weight file",
+            "a mapping of names to tensors or arrays) or the path of a weight file (a str "
+            "or a pathlib.Path)",
             f"weights es {type(state).__name__}; da un state dict (module.state_dict(), "
-            "nombres con sus tensores o arrays) o la ruta de un archivo de pesos",
+            "nombres con sus tensores o arrays) o la ruta de un archivo de pesos (un str o "
+            "un pathlib.Path)",
         )
     from attncli.reading.values import as_array
 

@@ -144,6 +144,14 @@ class SelfAttnResult(Result):
         )
 
     @property
+    def weights_mean(self) -> np.ndarray | None:
+        """The weights averaged over the heads ([B,] T_q × T_k), as torch returns them by
+        default (average_attn_weights=True); None without heads."""
+        if self.heads is None or not self.grids:
+            return None
+        return self.weights.mean(axis=-3)
+
+    @property
     def raw_scores(self) -> np.ndarray:
         """Q Kᵀ before the division and the mask: [T_q, T_k], or [h, T_q, T_k]."""
         return self.queries @ np.swapaxes(self.keys, -1, -2)

@@ -1,0 +1,64 @@
+"""The Python API takes what an engineer has at hand: a pathlib.Path for weights=, numpy's
+dtypes for dtype=; the result has weights_mean, and item(n) picks a sequence of a batch."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+import attncli as attn
+from attncli.errors import InputError, OptionError
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+X = np.load(ROOT / "samples" / "mha_x.npy")
+LAYER = ROOT / "samples" / "mha.safetensors"
+
+
+def test_weights_may_be_a_pathlib_path():
+    by_path = attn.selfattn(weights=LAYER, heads=2, x=X)
+    by_text = attn.selfattn(weights=str(LAYER), heads=2, x=X)
+    assert np.array_equal(by_path.output, by_text.output)
+    torch_output = [0.1258, 0.3813, 0.1881, -0.0251]  # torch 2.13, tests/test_samples.py
+    assert np.abs(by_path.output[0] - torch_output).max() < 6e-5
+    with pytest.raises(InputError, match="weights is int; give a state dict") as error:
+        attn.selfattn(weights=3, heads=2, x=X)  # type: ignore[arg-type]
+    assert "pathlib.Path" in str(error.value) and "pathlib.Path" in (error.value.spanish or "")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.dtype("float32"), "float32"])
+def test_dtype_takes_numpys_types(dtype):
+    result = attn.selfattn(x=X, dtype=dtype)
+    assert result.dtype == "float32" and result.output.dtype == np.float32
+    assert result.to_document()["dtype"] == "float32"
+
+
+def test_dtype_float64_and_a_type_attn_does_not_compute_in():
+    assert attn.selfattn(x=X, dtype=np.float64).output.dtype == np.float64
+    assert attn.selfattn(x=X, dtype=np.dtype("float64")).dtype == "float64"
+    with pytest.raises(OptionError, match="int8: expected float32 or float64"):
+        attn.selfattn(x=X, dtype=np.int8)
+
+
+def test_weights_mean_is_an_attribute():
+    result = attn.selfattn(weights=LAYER, heads=2, x=X)
+    assert result.weights_mean is not None
+    assert np.array_equal(result.weights_mean, result.to_document()["weights_mean"])
+    assert np.allclose(result.weights_mean, result.weights.mean(axis=0))
+    assert attn.selfattn(x=X).weights_mean is None  # one head: nothing to average
+    batch = attn.selfattn(x=np.stack([X, X[::-1]]), heads=2)
+    assert batch.weights_mean.shape == (2, 3, 3)
+    assert np.allclose(batch.item(2).weights_mean, batch.weights_mean[1])
+
+
+def test_item_picks_a_sequence_of_a_batch(run, tmp_path):
+    batch = attn.selfattn(x=np.stack([X, X[::-1]]), heads=2)
+    second = batch.item(2)
+    assert second.of_batch == (2, 2) and np.array_equal(second.output, batch.output[1])
+    assert second.steps(row=1)
+    path = tmp_path / "batch.json"
+    path.write_text(json.dumps({"x": np.stack([X, X[::-1]]).tolist()}))
+    shown = json.loads(run("selfattn", "-i", str(path), "--heads", "2", "--json").stdout)
+    assert np.allclose(shown["output"][1], second.output)
