@@ -226,7 +226,7 @@ def test_the_row_blocked_computation_reports_its_progress():
 
 
 def test_no_progress_bar_off_a_terminal(run, tmp_path):
-    from attncli.present.layer_progress import layer_progress
+    from attncli.present.layer.progress import layer_progress
 
     with layer_progress("en") as step:
         assert step is None  # the tests' stderr is no terminal

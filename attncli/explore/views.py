@@ -11,8 +11,9 @@ from rich.text import Text
 
 from attncli.explore.state import Frame, State
 from attncli.explore.words import say
-from attncli.present import render, selfattn_view
+from attncli.present import render
 from attncli.present.format import MASKED, Format
+from attncli.present.layer import view as layer_view
 
 if TYPE_CHECKING:
     from attncli.explain.calculator import MixSteps, ScoreSteps, SoftmaxSteps
@@ -28,7 +29,7 @@ def header(result: SelfAttnResult, fmt: Format) -> RenderableType:
 
         # A `show` that is not empty leaves out the command line's hint.
         return model_header(result, fmt, frozenset({"explore"}))  # type: ignore[arg-type]
-    return selfattn_view.header(result, fmt, hint=False)
+    return layer_view.header(result, fmt, hint=False)
 
 
 def grid(result: SelfAttnResult, state: State, fmt: Format) -> RenderableType:
@@ -47,7 +48,7 @@ def grid(result: SelfAttnResult, state: State, fmt: Format) -> RenderableType:
         title = fmt.say("model_word_weights")
         merged = result.word_weights  # type: ignore[attr-defined]
         return NumberGrid(title, words, words, merged, fmt, heat=True, **drawing)
-    make = selfattn_view.weight_grid if state.grid == "weights" else selfattn_view.score_grid
+    make = layer_view.weight_grid if state.grid == "weights" else layer_view.score_grid
     return make(result, fmt, head, **drawing)
 
 
@@ -111,7 +112,7 @@ def panel(
         dot = f"{render.dot_terms(score_row.terms, fmt)} = {fmt.number(score_row.total)}"
         cell.append((fmt.say("query_key"), dot))
         if scored.divisor:
-            root = selfattn_view.divisor_text(result, fmt) or fmt.number(scored.divisor)
+            root = layer_view.divisor_text(result, fmt) or fmt.number(scored.divisor)
             division = f"{fmt.number(score_row.total)} ÷ {fmt.number(scored.divisor)}"
             cell.append((f"÷ {root}", division))
         cell.append((fmt.say("score"), fmt.number(score_row.score)))

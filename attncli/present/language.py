@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 from attncli.present.grad.words import GRAD_PHRASES
 from attncli.present.language_extra import EXTRA_PHRASES
-from attncli.present.layer_language import LAYER_PHRASES
+from attncli.present.layer.words import LAYER_PHRASES
 from attncli.present.model.words import MODEL_PHRASES
 from attncli.present.training.words import TRAIN_PHRASES
 

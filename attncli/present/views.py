@@ -102,7 +102,7 @@ RENDERERS: dict[str, tuple[str, str, bool]] = {
     "SelfAttnExercise": ("exercise_view", "selfattn_exercise_view", False),
     "ExerciseSet": ("exercise_view", "exercise_set_view", False),
     "GradResult": ("grad.view", "gradient_view", False),
-    "SelfAttnResult": ("selfattn_view", "selfattn_view", True),
+    "SelfAttnResult": ("layer.view", "selfattn_view", True),
     "Comparison": ("comparison_view", "comparison_view", False),
     "SamplesResult": ("samples_view", "samples_view", False),
     "ModelAttnResult": ("model.view", "model_selfattn_view", True),

@@ -339,7 +339,7 @@ def selfattn(
         positions=None if positions is None else positions.value,
         grids=grids_needed(settings.fields, plot, grad_output or target),
     )
-    from attncli.present.layer_progress import layer_progress
+    from attncli.present.layer.progress import layer_progress
 
     from_file = _layer(weights, prefix)
     in_input = "" if weights is not None else prefix or ""  # --prefix of the -i document

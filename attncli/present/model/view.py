@@ -7,7 +7,7 @@ from rich.console import RenderableType
 
 from attncli.present import render
 from attncli.present.format import Format
-from attncli.present.selfattn_view import divisor_text, packed, selfattn_view
+from attncli.present.layer.view import divisor_text, packed, selfattn_view
 from attncli.results.model import HeadsResult, ModelAttnResult
 
 MODEL_COLUMNS = 16  # a real sentence's keys shown in a grid, as far as the terminal allows

@@ -83,7 +83,7 @@ def summary(result: TrainResult, fmt: Format) -> RenderableType:
                 total=result.iterations,
             )  # fmt: skip
         )
-    from attncli.present.selfattn_view import packed
+    from attncli.present.layer.view import packed
 
     if len(result.wants) == 1:
         query, key = _names(result)
