@@ -65,8 +65,10 @@ def plot_weights(
     row_labels: list[str],
     column_labels: list[str],
     fmt: Format,
+    note: str | None = None,
 ) -> None:
-    """Save one heatmap per head: row = who asks, column = who answers, shade = weight."""
+    """Save one heatmap per head: row = who asks, column = who answers, shade = weight;
+    `note` after the title (which sequence of a batch)."""
     # [T_q, T_k] or [h, T_q, T_k]
     import matplotlib
 
@@ -89,7 +91,7 @@ def plot_weights(
         axis.set_yticks(range(t_q), labels=row_labels)
         axis.set_xlabel(fmt.say("plot_columns"))
         axis.set_ylabel(fmt.say("plot_rows"))
-        title = fmt.say("weights")
+        title = fmt.say("weights") + (f" · {note}" if note else "")
         axis.set_title(fmt.say("head", head=h + 1, title=title) if heads > 1 else title)
         if max(t_q, t_k) <= CELL_VALUES_UP_TO:
             for i in range(t_q):
@@ -110,10 +112,14 @@ def plot_weights(
 
 def plot_result(path: str, result: SelfAttnResult, fmt: Format) -> None:
     """The weight grid of a self-attention result, one panel per head (of a batch, the
-    first sequence's)."""
+    first sequence's, or the one --item picked), titled with which sequence it is."""
     import numpy as np
 
     result = result.item(1)
+    note = None
+    if result.of_batch is not None:
+        number, batch = result.of_batch
+        note = fmt.say("sequence_of", number=number, batch=batch)
     plot_weights(
         path,
         result.weights,
@@ -121,6 +127,7 @@ def plot_result(path: str, result: SelfAttnResult, fmt: Format) -> None:
         list(result.query_labels),
         list(result.key_labels),
         fmt,
+        note,
     )
 
 

@@ -256,10 +256,21 @@ def mix_input(document: Document) -> tuple[Rows, np.ndarray]:
 
 
 def carried_values(document: Document, key_count: int) -> Document:
-    """The document to carry forward, its keys and values (if any) checked: finite numbers,
-    one value row per key (a -Infinity carried unchecked would come out as null, which the
-    next command reads as a masked cell)."""
+    """The document to carry forward, its query or queries, score parameters, keys and
+    values (if any) checked: finite numbers, one value row per key (a -Infinity carried
+    unchecked would come out as null, which the next command refuses or reads as a masked
+    cell)."""
     carried = dict(document)
+    # The query and the score's parameters go on too (score's result read by softmax, then
+    # mix): finite numbers, as the command that reads them next requires.
+    for name in ("query", "queries", "w_a", "w_1", "w_2", "v_a", "b_1", "b_2"):
+        value = document.get(name)
+        deeper = getattr(value, "ndim", 0) > 2 or (
+            isinstance(value, list) and bool(value) and isinstance(value[0], list)
+            and bool(value[0]) and isinstance(value[0][0], list)
+        )  # fmt: skip
+        if value is not None and not deeper:  # a layer's h × T × d is not this command's
+            carried[name] = to_vector_or_matrix(value, name)
     if document.get("keys") is not None:
         carried["keys"] = to_matrix(document["keys"], "keys")
     if document.get("values") is not None:

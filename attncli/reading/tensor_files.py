@@ -198,13 +198,24 @@ def open_safetensors(paths: list[str]) -> Tensors:
 
 
 def _open_npz(path: str) -> Tensors:
+    name = ""
     try:
         archive = np.load(path, allow_pickle=False)
         shapes, sizes = {}, {}
         for name in archive.files:
             array = archive[name]
             shapes[name], sizes[name] = tuple(array.shape), int(array.nbytes)
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as error:
+    except ValueError as error:
+        if "allow_pickle" in str(error):  # an object array: pickled Python objects
+            raise InputError(
+                f"{path}: {name} holds Python objects (an object array, pickled), which attn "
+                "never loads; save it as numbers, e.g. numpy.savez(path, name=array.astype(float))",
+                f"{path}: {name} contiene objetos de Python (un array de objetos, en pickle), "
+                "que attn nunca carga; guárdalo como números, p. ej. "
+                "numpy.savez(ruta, nombre=array.astype(float))",
+            ) from None
+        raise _unreadable(path, error) from None
+    except (OSError, EOFError, zipfile.BadZipFile) as error:
         raise _unreadable(path, error) from None
     return Tensors(path, shapes, sizes, lambda name: archive[name])
 
