@@ -243,3 +243,14 @@ def test_transformers_attention_mask_is_refused_saying_its_sense(run, run_json):
     )
     assert by_mask["output"] == by_padding["output"]
     assert np.asarray(by_mask["weights"])[0, :, 2].max() == 0.0
+
+
+def test_an_empty_or_single_attn_mask_in_both_languages(run):
+    x = json.dumps(np.eye(2).tolist())
+    for mask, english, spanish in (("5", "is a single value", "es un solo valor"),
+                                   ("[]", "is empty", "está vacío")):  # fmt: skip
+        for lang, words in (("en", english), ("es", spanish)):
+            text = f'{{"x": {x}, "attn_mask": {mask}}}'
+            given = run("selfattn", "--lang", lang, input=text)
+            assert given.exit_code == 2 and given.stderr.count("\n") == 1
+            assert f"attn_mask {words};" in given.stderr, given.stderr

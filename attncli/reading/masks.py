@@ -30,7 +30,7 @@ OTHER_MASKS = {
         "el attention_mask de transformers es 1 = atender (el attn_mask booleano de torch es "
         "lo contrario), así que attn lo lee solo como mask, el mismo sentido: da el B × T_k "
         "del tokenizador como mask de B × 1 × 1 × T_k (una rejilla T_q × T_k tal cual), o "
-        "1 − él como key_padding_mask",
+        "1 − attention_mask como key_padding_mask",
     ),
 }
 

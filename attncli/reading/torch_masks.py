@@ -87,6 +87,8 @@ def _refused_shape(
         examples.append(f"{heads} × {t_q} × {t_k}")
     if batch is not None:
         examples.append(f"{batch} × 1 × 1 × {t_k}")
+    if batch is not None and heads is not None:  # a grid per sequence, for every head
+        examples.append(f"{batch} × 1 × {t_q} × {t_k}")
     if batch is not None and heads is not None and batch > 1:
         examples.append(f"{batch * heads} × {t_q} × {t_k}")
     listed = ", ".join(examples)
@@ -206,7 +208,7 @@ def _ranked(array: np.ndarray) -> np.ndarray:
         raise ShapeError(
             f"attn_mask is {shown}; expected a grid T_q × T_k (or any shape that broadcasts "
             "to the scores, B × h × T_q × T_k) of true/false or of numbers",
-            f"attn_mask está {'vacío' if array.size == 0 else 'en un solo valor'}; se espera "
+            f"attn_mask {'está vacío' if array.size == 0 else 'es un solo valor'}; se espera "
             "una rejilla T_q × T_k (o cualquier forma que se difunda a las puntuaciones, "
             "B × h × T_q × T_k) de true/false o de números",
         )
