@@ -82,3 +82,43 @@ def test_a_wrong_shape_says_the_sizes_per_head(run):
     assert "d_k = 2 · d_v = 2 · 2 heads" in header
     plain = run("selfattn", input=json.dumps({"x": np.eye(2).tolist(), "w_q": np.eye(3).tolist()}))
     _one_line_error(plain, "(d_model = 2, d_k = 3, d_v = 2)")
+
+
+@pytest.mark.parametrize(
+    ("file", "prefix", "where"),
+    [("layer_gpt2.safetensors", "h.1.attn", "config.json (n_head)"),
+     ("layer_bert.safetensors", "encoder.layer.1.attention", "config.json (num_attention_heads)")],
+)  # fmt: skip
+def test_heads_nothing_can_check_are_said_so(run, tmp_path, file, prefix, where):
+    references = json.loads((ROOT / "tests" / "references" / "layers.json").read_text())
+    layer = next(layer for layer in references["layers"] if layer["file"] == file)
+    path = tmp_path / "x.json"
+    path.write_text(json.dumps({"x": layer["x"]}))
+    weights = str(ROOT / "tests" / "references" / file)
+    screen = _screen(run, "-i", str(path), "--weights", weights, "--prefix", prefix,
+                     "--heads", "4")  # fmt: skip
+    assert "--heads 4 is taken as given" in screen and where in screen
+    spanish = _screen(run, "-i", str(path), "--weights", weights, "--prefix", prefix,
+                      "--heads", "4", "--lang", "es")  # fmt: skip
+    assert "--heads 4 se toma tal cual" in spanish
+    module = _screen(run, "-i", "mha_x", "--weights", "mha", "--heads", "2")
+    assert "the module's num_heads says how many" in module
+    seeded = _screen(run, "el tren llega", "--heads", "2")
+    assert "taken as given" not in seeded
+
+
+def test_heads_from_config_json_need_no_note(run, tmp_path):
+    references = json.loads((ROOT / "tests" / "references" / "layers.json").read_text())
+    layer = next(layer for layer in references["layers"] if layer["kind"] == "gpt2")
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "layer.safetensors").write_bytes(
+        (ROOT / "tests" / "references" / layer["file"]).read_bytes()
+    )
+    config = {"model_type": "gpt2", "n_embd": len(layer["x"][0]), "n_head": layer["heads"],
+              "n_layer": 2, "n_positions": 64}  # fmt: skip
+    (folder / "config.json").write_text(json.dumps(config))
+    (tmp_path / "x.json").write_text(json.dumps({"x": layer["x"]}))
+    screen = _screen(run, "-i", str(tmp_path / "x.json"), "--weights",
+                     str(folder / "layer.safetensors"), "--prefix", layer["prefix"])  # fmt: skip
+    assert "4 heads" in screen and "taken as given" not in screen

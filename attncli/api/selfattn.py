@@ -283,6 +283,7 @@ def selfattn_document(
         seed=seed,
         dtype=options.dtype,
         weights_from=None if layer is None else (layer.source, KIND_NAMES[layer.kind]),
+        heads_unchecked=layer is not None and layer.heads is None,  # no config.json to say
         causal_from=KIND_NAMES[layer.kind] if layer and layer.causal and options.causal else None,
     )
 

@@ -52,6 +52,7 @@ class SelfAttnResult(Result):
     # "nn.MultiheadAttention")
     weights_from: tuple[str, str] | None = None
     causal_from: str | None = None  # "GPT-2": the layer is causal because its checkpoint is
+    heads_unchecked: bool = False  # --heads for a state dict, which does not hold the heads
     of_batch: tuple[int, int] | None = None  # (N, B): sequence N of a batch of B, by item()
     # With a gradient at the output (grad_output, or target for ½‖out − target‖²):
     loss: float | None = None

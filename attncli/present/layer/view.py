@@ -126,6 +126,11 @@ def header(
     if result.weights_from is not None:  # a state dict's file and layout
         source, kind = result.weights_from
         lines.append(fmt.say("weights_from", source=source, kind=kind))
+        if result.heads_unchecked and heads is not None:  # nothing beside them to check
+            field = {"GPT-2": "n_head", "BERT": "num_attention_heads"}.get(kind)
+            where = fmt.say("heads_where_config", field=field) if field else None
+            where = where or fmt.say("heads_where_module")
+            lines.append(fmt.say("heads_unchecked", heads=heads, where=where))
     lines += drawn_lines(result, fmt)
     if hint and (result.x is not None or result.projections):
         lines.append(fmt.say("show_hint"))

@@ -17,6 +17,17 @@ LAYER_PHRASES: dict[str, tuple[str, str]] = {
     ),
     "layer_progress": ("queries attended", "consultas atendidas"),
     "batch_grads": ("ℓ, ∂ℓ/∂W, ∂ℓ/∂b: the whole batch's", "ℓ, ∂ℓ/∂W, ∂ℓ/∂b: los del lote entero"),
+    "heads_unchecked": (
+        "--heads {heads} is taken as given: the weights do not hold the number of heads, so "
+        "attn cannot check it; {where} says how many",
+        "--heads {heads} se toma tal cual: los pesos no guardan el número de cabezas, así "
+        "que attn no puede comprobarlo; {where} dice cuántas",
+    ),
+    "heads_where_config": (
+        "the checkpoint's config.json ({field})",
+        "el config.json del checkpoint ({field})",
+    ),
+    "heads_where_module": ("the module's num_heads", "el num_heads del módulo"),
     "weights_from": (
         "weights from {source} ({kind}'s names)",
         "pesos de {source} (con los nombres de {kind})",
