@@ -118,3 +118,22 @@ def test_the_python_result_writes_its_mask_down():
 
     again = selfattn_document(document, None, SelfAttnSettings(heads=2, causal=True))
     assert np.array_equal(again.output, result.output)
+
+
+def test_direct_queries_and_the_layer_s_extra_keys_read_back_with_their_masks(run):
+    rng = np.random.default_rng(13)
+    direct = {name: rng.normal(size=(2, 3, 4)).tolist() for name in ("queries", "keys", "values")}
+    direct["attn_mask"] = rng.normal(size=(2, 1, 3)).tolist()
+    direct["key_padding_mask"] = [[False, True, False], [False, False, False]]
+    weights = {name: rng.normal(size=(4, 4)).tolist() for name in ("w_q", "w_k", "w_v", "w_o")}
+    layer = {"x": ONE.tolist(), **weights, "bias_k": [0.5] * 4, "bias_v": [1.0] * 4,
+             "key_padding_mask": [False, True, False]}  # fmt: skip
+    extra = ["--heads", "2", "--add-zero-attn", "--causal"]
+    for document, options in ((direct, ["--heads", "2"]), (layer, extra)):
+        first = run("selfattn", "--json", *options, input=json.dumps(document))
+        assert first.exit_code == 0, first.stderr
+        written = json.loads(first.stdout)
+        assert np.asarray(written["mask"]).shape[-1] == 3  # the tokens' keys, not the extra ones
+        again = run("selfattn", "--json", *options, input=first.stdout)
+        assert again.exit_code == 0, again.stderr
+        assert json.loads(again.stdout)["output"] == written["output"]
