@@ -69,7 +69,7 @@ def export(
             title="attn", theme=html.THEMES[theme or "light"]
         )
     else:  # .txt: a form feed between pages, which a printer of plain text obeys
-        from attncli.present.render import pages
+        from attncli.present.printed import pages
 
         text = "\f".join(html.recorded(page).export_text() for page in pages(renderables))
     try:
@@ -88,7 +88,7 @@ def markdown(renderables: list[Any]) -> str:
     from attncli.present.latex import blocks, table_cells
 
     out: list[str] = []
-    from attncli.present.render import PageBreak
+    from attncli.present.printed import PageBreak
 
     for block in (b for renderable in renderables for b in blocks(renderable)):
         if isinstance(block, PageBreak):

@@ -109,7 +109,7 @@ def recorded(renderables: list[Any], width: int = WIDTH) -> Console:
 def page(renderables: list[Any], theme: str = "light") -> str:
     """A whole HTML page of the renderables (--export .html); a class set's sheets each
     start a printed page."""
-    from attncli.present.render import pages
+    from attncli.present.printed import pages
 
     parts = pages(renderables)
     chosen = THEMES[theme]

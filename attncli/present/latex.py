@@ -141,7 +141,7 @@ def latex_body(renderables: list[Any]) -> list[str]:
     from rich.table import Table
 
     out: list[str] = []
-    from attncli.present.render import BareMatrix, NamedRows, PageBreak
+    from attncli.present.printed import BareMatrix, NamedRows, PageBreak
 
     for block in (b for renderable in renderables for b in blocks(renderable)):
         if isinstance(block, PageBreak):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar, Union
+from typing import TYPE_CHECKING, TypeVar, Union
 
 from rich import box
 from rich.console import Group, RenderableType
@@ -26,6 +26,9 @@ from attncli.present.format import (
     shown_indices,
 )
 from attncli.present.language import printable
+from attncli.present.printed import BareMatrix
+from attncli.present.printed import NamedRows as NamedRows
+from attncli.present.printed import PageBreak as PageBreak
 
 if TYPE_CHECKING:
     import numpy as np
@@ -280,16 +283,6 @@ def notation(name: str) -> str:
     return PARAMETER_NOTATION.get(name, name)
 
 
-class BareMatrix(Table):
-    """A matrix drawn as its numbers alone, without a column of row labels (a score
-    parameter's W_a): an export writes every column of it."""
-
-
-class NamedRows(Table):
-    """Rows of a name and its value, without a header (c, the target, ∇_c ℓ): an export
-    writes them as a table of two columns, never as a matrix."""
-
-
 def parameter_block(
     parameters: dict[str, list], drawn: list[str], seed: int, fmt: Format
 ) -> RenderableType:
@@ -350,29 +343,6 @@ def score_weight_rows(
             safe_label(labels[index]), fmt.number(scores[index]), fmt.weight_number(weights[index])
         )
     return _titled(title, table, _list_notes(len(labels), fmt))
-
-
-class PageBreak:
-    """Where a printed page ends (between a class set's sheets, before a worksheet's key):
-    \\newpage in .tex, a page break in .html, a form feed in .txt, --- in .md, a rule on a
-    terminal."""
-
-    def __rich_console__(self, console: Any, options: Any) -> Any:
-        from rich.rule import Rule
-
-        yield Text("")
-        yield Rule(style="dim")
-
-
-def pages(renderables: list[Any]) -> list[list[Any]]:
-    """The renderables cut at each PageBreak: what each printed page holds."""
-    cut: list[list[Any]] = [[]]
-    for renderable in renderables:
-        if isinstance(renderable, PageBreak):
-            cut.append([])
-        else:
-            cut[-1].append(renderable)
-    return cut
 
 
 def heading(text: str) -> RenderableType:
