@@ -143,5 +143,21 @@ def test_keys_and_values_of_their_own_in_the_backward_pass(run):
     document = json.dumps({"x_q": x_q.tolist(), "x_k": x_k.tolist(), "x_v": x_v.tolist(),
                            "target": target.tolist()})  # fmt: skip
     screen = run("selfattn", "--heads", "2", "--format", "table", input=document).stdout
-    after = screen.split("∂ℓ/∂ (grad_x_q)")[1]
-    assert after.index("q1") < after.index("∂ℓ/∂ (grad_x_k)")
+    after = screen.split("∂ℓ/∂X_q (grad_x_q)")[1]
+    assert after.index("q1") < after.index("∂ℓ/∂X_k (grad_x_k)")
+
+
+def test_every_gradient_is_headed_by_what_it_is_of(run):
+    """∂ℓ/∂X (grad_x), ∂ℓ/∂W^Q (grad_w_q), …: the symbol the header and the course use, then
+    the JSON's name."""
+    from attncli.present.layer.view import gradient_symbol
+
+    named = {"grad_output": "out", "grad_x": "X", "grad_x_kv": "X_kv", "grad_w_o": "W^O",
+             "grad_b_q": "b^Q", "grad_bias_k": "bias_k", "grad_queries": "Q"}  # fmt: skip
+    assert {name: gradient_symbol(name) for name in named} == named
+    target = json.dumps([[0.0] * 4] * 7)
+    screen = run("selfattn", "-i", "llaves", "--target", target, "--format", "table").stdout
+    for heading in ("∂ℓ/∂out (grad_output)", "∂ℓ/∂X (grad_x)", "∂ℓ/∂W^Q (grad_w_q)",
+                    "∂ℓ/∂W^K (grad_w_k)", "∂ℓ/∂W^V (grad_w_v)"):  # fmt: skip
+        assert heading in screen, screen
+    assert "∂ℓ/∂ (" not in screen

@@ -297,16 +297,33 @@ def selfattn_view(
         asking = result.query_labels  # a row per query; the others, a row per key
         labels = {"grad_queries": asking, "grad_output": asking, "grad_x_q": asking}
         for name, grad in result.grads.items():
+            title = f"∂ℓ/∂{gradient_symbol(name)} ({name})"
             if grad.ndim == 1:  # a bias's (b_q, …, bias_k): one row
-                shown.append(render.matrix_block(f"∂ℓ/∂ ({name})", [name[5:]], grad[None], fmt))
+                shown.append(render.matrix_block(title, [name[5:]], grad[None], fmt))
                 continue
             rows = list(labels.get(name, result.tokens))
             if name.startswith("grad_w_"):
                 rows = [f"{name[5:]}[{i + 1}]" for i in range(grad.shape[0])]
-            shown.append(render.matrix_block(f"∂ℓ/∂ ({name})", rows, grad, fmt))
+            shown.append(render.matrix_block(title, rows, grad, fmt))
         return render.Group(*shown)
 
     parts = [summary, matrices, score_grids, grids, outputs, gradients]
     if "shapes" in show:
         parts.insert(1, shapes)
     return [part(fmt) for part in parts]
+
+
+# The symbol each gradient is of, as the header and the course write it: grad_w_q is ∂ℓ/∂W^Q.
+_SYMBOLS = {"output": "out", "x": "X", "queries": "Q", "keys": "K", "values": "V"}
+
+
+def gradient_symbol(name: str) -> str:
+    """grad_x -> X, grad_x_q -> X_q, grad_w_q -> W^Q, grad_b_o -> b^O, grad_bias_k -> bias_k."""
+    of = name.removeprefix("grad_")
+    if of in _SYMBOLS:
+        return _SYMBOLS[of]
+    if of[:2] in ("w_", "b_"):
+        return f"{of[0].upper() if of[0] == 'w' else 'b'}^{of[2:].upper()}"
+    if of.startswith("x_"):
+        return f"X_{of[2:]}"
+    return of
