@@ -137,3 +137,16 @@ def test_direct_queries_and_the_layer_s_extra_keys_read_back_with_their_masks(ru
         again = run("selfattn", "--json", *options, input=first.stdout)
         assert again.exit_code == 0, again.stderr
         assert json.loads(again.stdout)["output"] == written["output"]
+
+
+def test_the_explorer_s_state_keeps_an_added_bias():
+    from attncli.api.selfattn import selfattn_document
+    from attncli.explore.saved import state_document
+    from attncli.reading.settings import SelfAttnSettings
+
+    alibi = np.array([[-abs(i - j) * 0.5 for j in range(3)] for i in range(3)])
+    result = attn.selfattn(x=ONE, attn_mask=alibi, causal=True)
+    document = state_document(result)
+    assert np.array_equal(document["attn_mask"], alibi)
+    again = selfattn_document(document, None, SelfAttnSettings())
+    assert np.array_equal(again.output, result.output)

@@ -18,7 +18,8 @@ CHAIN_FILE = "attn-explore-chain.json"
 
 def state_document(result: SelfAttnResult) -> dict[str, Any]:
     """The layer's inputs as attn selfattn -i reads them: tokens and X with W^Q, W^K, W^V
-    (and W^O), or Q, K, V when they were given; the causal mask as `mask`."""
+    (and W^O), or Q, K, V when they were given; the causal mask as `mask`, an added bias
+    as a float `attn_mask`."""
     full = result.to_document()
     if result.x is not None:
         wanted = ["tokens", "x", "w_q", "w_k", "w_v", "w_o", "b_q", "b_k", "b_v", "b_o"]
@@ -27,6 +28,8 @@ def state_document(result: SelfAttnResult) -> dict[str, Any]:
     document = {name: full[name] for name in wanted if name in full}
     if result.allowed is not None:
         document["mask"] = result.allowed.astype(int)
+    if result.mask_bias is not None:  # what a float attn_mask adds to the scores
+        document["attn_mask"] = result.mask_bias
     return document
 
 
