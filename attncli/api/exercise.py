@@ -31,7 +31,7 @@ def exercise(
     >>> e.tokens, e.query.tolist()
     (('coche', 'están', 'ahí'), [1.0, 0.0])
     >>> exercise(seed=7, method="general").parameters["w_a"].tolist()
-    [[-1.0, -1.0], [1.0, -1.0]]
+    [[0.0, 1.0], [-1.0, 1.0]]
     """
     from attncli.core.exercise import default_dim, make_exercise
     from attncli.results.exercise import ExerciseResult

@@ -1,7 +1,8 @@
 """attn exercise: a fresh small problem, as in the course (three tokens, two numbers each).
 
 Small whole numbers keep the arithmetic doable by hand: query entries 0 or 1 (never
-all zero), keys 0 to 2, values multiples of 5 from 0 to 10. The learned scores' parameters
+all zero), keys 0 to 2, values multiples of 5 from 0 to 10, no two keys or values alike and
+the scores never all equal. The learned scores' parameters
 are -1, 0 or 1, drawn after the problem, so that one seed gives the same query, keys and
 values under every method. The self-attention problem: X of 0s and 1s (never a zero row,
 no two rows alike while there are enough), W^Q and W^K of -1, 0 and 1, W^V of multiples of
@@ -46,15 +47,37 @@ def make_exercise(seed: int, tokens: int, dim: int, method: str = "dot") -> dict
     words = _words(rng, tokens)
     query = rng.integers(0, 2, size=dim)
     query[rng.integers(0, dim)] = 1  # a zero query would make every score 0
+    keys, values = _keys_and_values(rng, query, tokens, dim)
     problem: dict[str, Any] = {
         "tokens": words,
         "query": query.tolist(),
-        "keys": rng.integers(0, 3, size=(tokens, dim)).tolist(),
-        "values": (rng.integers(0, 3, size=(tokens, dim)) * 5).tolist(),
+        "keys": keys.tolist(),
+        "values": values.tolist(),
     }
     if method in ("general", "additive"):
         problem.update(_parameters(rng, method, dim, query, np.array(problem["keys"])))
     return problem
+
+
+def _keys_and_values(
+    rng: np.random.Generator, query: np.ndarray, tokens: int, dim: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Keys of 0 to 2 and values of 0, 5 or 10, drawn until no two keys and no two values
+    are alike (while there are enough of them) and the query's scores are not all equal:
+    a sheet whose weights all come out 0.333 teaches nothing about the score."""
+    distinct = tokens <= 3**dim
+    for _ in range(100):
+        keys = rng.integers(0, 3, size=(tokens, dim))  # [T, d]
+        values = rng.integers(0, 3, size=(tokens, dim)) * 5  # [T, d]
+        if distinct and (_repeats(keys) or _repeats(values)):
+            continue
+        if tokens == 1 or np.ptp(keys @ query) > 0:
+            break
+    return keys, values
+
+
+def _repeats(rows: np.ndarray) -> bool:
+    return len({tuple(row) for row in rows.tolist()}) < len(rows)
 
 
 def _parameters(

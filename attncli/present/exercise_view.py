@@ -45,27 +45,29 @@ def selfattn_intro(result: SelfAttnExercise, fmt: Format) -> list[RenderableType
 
 
 def exercise_view(
-    result: ExerciseResult, fmt: Format, key_heading: str | None = None
+    result: ExerciseResult, fmt: Format, headings: tuple[str, str] | None = None
 ) -> list[RenderableType]:
     """A worksheet and its key: the exercise's own way to be shown.
 
     From the command line the key follows only with --answers (fmt.blank is set); in a
     notebook, where nothing was asked to be blank, the key follows too."""
-    return _sheet_view(result, exercise_intro(result, fmt), fmt, key_heading)
+    return _sheet_view(result, exercise_intro(result, fmt), fmt, headings)
 
 
 def selfattn_exercise_view(
-    result: SelfAttnExercise, fmt: Format, key_heading: str | None = None
+    result: SelfAttnExercise, fmt: Format, headings: tuple[str, str] | None = None
 ) -> list[RenderableType]:
     """A self-attention worksheet and its key, as exercise_view lays them out."""
-    return _sheet_view(result, selfattn_intro(result, fmt), fmt, key_heading)
+    return _sheet_view(result, selfattn_intro(result, fmt), fmt, headings)
 
 
 def _sheet_view(
-    sheet: Sheet, intro: list[RenderableType], fmt: Format, key_heading: str | None
+    sheet: Sheet, intro: list[RenderableType], fmt: Format, headings: tuple[str, str] | None
 ) -> list[RenderableType]:
+    """`headings`: a class set's (the sheet's, its key's), each naming the sheet."""
     worksheet = replace(fmt, blank=True, answers=fmt.answers or not fmt.blank)
-    return steps_view(sheet.steps(), worksheet, intro, key_heading=key_heading)
+    sheet_heading, key_heading = headings or (None, None)
+    return steps_view(sheet.steps(), worksheet, intro, None, key_heading, sheet_heading)
 
 
 def exercise_set_view(result: ExerciseSet, fmt: Format) -> list[RenderableType]:
@@ -84,10 +86,9 @@ def exercise_set_view(result: ExerciseSet, fmt: Format) -> list[RenderableType]:
             key = explanation_tables(steps, fmt.filled().for_chain(len(steps)))
             view += [render.heading(key_heading), key]
             continue
-        view.append(render.heading(title))
         sheet_fmt = replace(fmt, blank=True)
         if isinstance(sheet, SelfAttnExercise):
-            view += selfattn_exercise_view(sheet, sheet_fmt, key_heading)
+            view += selfattn_exercise_view(sheet, sheet_fmt, (title, key_heading))
         else:
-            view += exercise_view(sheet, sheet_fmt, key_heading)
+            view += exercise_view(sheet, sheet_fmt, (title, key_heading))
     return view

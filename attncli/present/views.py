@@ -126,15 +126,17 @@ def steps_view(
     intro: list[RenderableType] | None = None,
     givens: list[RenderableType] | None = None,
     key_heading: str | None = None,
+    sheet_heading: str | None = None,
 ) -> list[RenderableType]:
     """The steps after `givens` (the score parameters); on a worksheet (blank format) its
-    heading, the intro and the givens, the empty tables, and with `fmt.answers` the filled
-    key after them, on a printed page of its own (a rule on a terminal), headed
-    `key_heading` (a class set's names its sheet) or Answers."""
+    heading (`sheet_heading`, a class set's naming its sheet, or Worksheet), the intro and
+    the givens, the empty tables, and with `fmt.answers` the filled key after them, on a
+    printed page of its own (a rule on a terminal), headed `key_heading` or Answers."""
     fmt = fmt.for_chain(len(explanation))
     if not fmt.blank:
         return [*(givens or []), explanation_tables(explanation, fmt)]
-    view = [render.heading(fmt.say("worksheet")), *(intro or []), *(givens or [])]
+    heading = render.heading(sheet_heading or fmt.say("worksheet"))
+    view = [heading, *(intro or []), *(givens or [])]
     view.append(explanation_tables(explanation, fmt))
     if fmt.answers:
         key = explanation_tables(explanation, fmt.filled())
