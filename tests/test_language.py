@@ -208,3 +208,51 @@ def test_a_phrase_said_twice_is_refused_not_overridden():
     joined = dict(table)
     language._joined(joined, {"other": ("Other", "Otro")})
     assert joined == {"title": ("Title", "Título"), "other": ("Other", "Otro")}
+
+
+@pytest.mark.parametrize(
+    ("args", "meant"),
+    [
+        (("score", "--query", "0,5;1", "--keys", "2,1;0,2;1,1"), "--query '0.5,1'"),
+        (
+            ("mix", "--weights", "0,665;0,090;0,245", "--values", "[[10,0],[0,10],[5,5]]"),
+            "--weights '0.665,0.090,0.245'",
+        ),
+        (("softmax", "--scores", "2,5;0;1"), "--scores '2.5,0,1'"),
+        (
+            (
+                "grad",
+                "--query",
+                "0,5;1",
+                "--keys",
+                "2,1;0,2",
+                "--values",
+                "[[1],[2]]",
+                "--target",
+                "1",
+            ),
+            "--query '0.5,1'",
+        ),
+    ],
+    ids=["score", "mix", "softmax", "grad"],
+)
+def test_an_error_about_numbers_typed_with_decimal_commas_says_how_to_type_them(run, args, meant):
+    """Inside an option a comma separates numbers, so decimal commas come out as rows of
+    other lengths; the error that follows also says to write decimals with a point."""
+    for lang, said in (("es", "lleva comas decimales"), ("en", "holds decimal commas")):
+        result = run(*args, "--lang", lang)
+        assert result.exit_code == 2 and result.stdout == ""
+        assert said in result.stderr and meant in result.stderr, result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_numbers_without_decimal_commas_get_no_such_hint(run):
+    result = run("score", "--query", "1,0,1", "--keys", "[[2,1],[0,2]]", "--lang", "es")
+    assert result.exit_code == 2 and "comas decimales" not in result.stderr
+    fine = run("score", "--query", "1,0", "--keys", "2,1;0,2;1,1")
+    assert fine.exit_code == 0
+
+
+def test_click_s_extra_arguments_are_told_in_spanish(run):
+    result = run("mix", "--weights", "0,665", "0,090", "0,245", "--lang", "es")
+    assert result.exit_code == 2 and "argumentos de más: (0,090 0,245)" in result.stderr

@@ -281,7 +281,8 @@ _USAGE_ERRORS_ES = (
     (r"Did you mean (\S+?)\?", r"¿querías decir \1?"),
     (r"Option '(.*?)' requires an argument\.", r"la opción '\1' necesita un valor."),
     (r"Missing argument '(.*?)'\.", r"falta el argumento '\1'."),
-    (r"Got unexpected extra arguments? \((.*?)\)", r"argumentos de más: (\1)"),
+    # Click writes "argument(s)" since 8.2, "argument"/"arguments" before.
+    (r"Got unexpected extra argument(?:\(s\)|s)? \((.*?)\)", r"argumentos de más: (\1)"),
 )
 
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from attncli.errors import InputError, OptionError, shown
+from attncli.errors import InputError, OptionError, ShapeError, shown
 from attncli.reading.json_text import _integer, parse_json
 
 
@@ -42,6 +44,47 @@ COMMA_DECIMAL = re.compile(r"[-+]?\d*,\d+")
 
 def comma_decimal(text: str) -> bool:
     return COMMA_DECIMAL.fullmatch(text.strip()) is not None
+
+
+# Inside an option a comma separates numbers ('1,0'), so '0,5;1' typed for (0.5, 1) is read
+# as rows of other lengths, and the error that follows is about shapes. Text that may have
+# been typed so: every piece between ';' (or spaces) one number, some with a decimal comma.
+def _typed_with_decimal_commas(text: str) -> bool:
+    pieces = [piece for piece in re.split(r"[;\s]+", text.strip()) if piece]
+    whole = re.compile(r"[-+]?\d+")
+    return any(map(comma_decimal, pieces)) and all(
+        comma_decimal(piece) or whole.fullmatch(piece) for piece in pieces
+    )
+
+
+@contextmanager
+def decimal_commas_told(inline: dict[str, Any]) -> Iterator[None]:
+    """An error about numbers given in options that look typed with decimal commas
+    ('0,5;1', '0,665;0,090') also says how to type decimals there: with a point, or JSON."""
+    typed = [
+        (name, text)
+        for name, text in inline.items()
+        if name != "tokens" and isinstance(text, str) and _typed_with_decimal_commas(text)
+    ]
+    try:
+        yield
+    except (InputError, ShapeError) as error:
+        if not typed:
+            raise
+        name, text = typed[0]
+        option = f"--{name.replace('_', '-')}"
+        meant = shown(repr(text.replace(",", ".").replace(";", ",")))  # what it may have meant
+        english = (
+            f"{error} (if {option} {shown(repr(text))} holds decimal commas: inside an option "
+            f"a comma separates numbers and ';' rows, so write decimals with a point, "
+            f"{option} {meant}, or give JSON)"
+        )
+        spanish = (
+            f"{error.message('es')} (si {option} {shown(repr(text))} lleva comas decimales: "
+            "dentro de una opción la coma separa números y ';' filas, así que escribe los "
+            f"decimales con punto, {option} {meant}, o da JSON)"
+        )
+        raise type(error)(english, spanish) from None
 
 
 def read_decimal(text: str, option: str, lang: str) -> float:

@@ -145,12 +145,15 @@ def score(
     Example: attn score --query 1,0 --keys '[[2,1],[0,2],[1,1]]' --tokens tren,va,lleno --steps
     """
     from attncli.api.calculator import score_document
+    from attncli.reading.arguments import decimal_commas_told
     from attncli.reading.sources import document_from
 
     inline = {"query": query, "queries": queries, "keys": keys, "values": values, "tokens": tokens}
-    document = document_from(input_path, None, inline, ("keys",))
     chosen = None if method is None else method.value
-    _emit_with_steps(score_document(document, chosen, seed, d_a), settings)
+    with decimal_commas_told(inline):
+        document = document_from(input_path, None, inline, ("keys",))
+        result = score_document(document, chosen, seed, d_a)
+    _emit_with_steps(result, settings)
 
 
 @command(
@@ -187,14 +190,15 @@ def softmax(
     Example: attn softmax 2 0 1 --tokens tren,va,lleno --steps
     """
     from attncli.api.calculator import softmax_document
-    from attncli.reading.arguments import scores_from_arguments
+    from attncli.reading.arguments import decimal_commas_told, scores_from_arguments
     from attncli.reading.sources import document_from
 
     scores = scores_from_arguments(numbers or [], scores, settings.lang)
-    document = document_from(
-        input_path, "scores", {"scores": scores, "tokens": tokens}, ("scores",)
-    )
-    _emit_with_steps(softmax_document(document, temperature), settings)
+    inline = {"scores": scores, "tokens": tokens}
+    with decimal_commas_told(inline):
+        document = document_from(input_path, "scores", inline, ("scores",))
+        result = softmax_document(document, temperature)
+    _emit_with_steps(result, settings)
 
 
 @command(
@@ -221,11 +225,14 @@ def mix(
     Example: attn mix --weights 0.665,0.090,0.245 --values '[[10,0],[0,10],[5,5]]' --steps
     """
     from attncli.api.calculator import mix_document
+    from attncli.reading.arguments import decimal_commas_told
     from attncli.reading.sources import document_from
 
     inline = {"weights": weights, "values": values, "tokens": tokens}
-    document = document_from(input_path, None, inline, ("weights", "values"))
-    _emit_with_steps(mix_document(document), settings)
+    with decimal_commas_told(inline):
+        document = document_from(input_path, None, inline, ("weights", "values"))
+        result = mix_document(document)
+    _emit_with_steps(result, settings)
 
 
 @command(
@@ -272,12 +279,14 @@ def grad(
     Example: attn grad -i samples/tren.json --target 8,2 --steps
     """
     from attncli.api.grad import grad_document
+    from attncli.reading.arguments import decimal_commas_told
     from attncli.reading.sources import document_from
 
     inline = {"query": query, "queries": queries, "keys": keys, "values": values, "tokens": tokens,
               "grad_output": grad_output, "target": target}  # fmt: skip
-    document = document_from(input_path, None, inline, ("keys", "values"))
-    if grad_output is not None or target is not None:
-        document.pop("target" if grad_output is not None else "grad_output", None)
-    result = grad_document(document, method and method.value, seed, d_a, temperature)
+    with decimal_commas_told(inline):
+        document = document_from(input_path, None, inline, ("keys", "values"))
+        if grad_output is not None or target is not None:
+            document.pop("target" if grad_output is not None else "grad_output", None)
+        result = grad_document(document, method and method.value, seed, d_a, temperature)
     _emit_with_steps(result, settings, checks=result.check() if check else None)
