@@ -149,3 +149,26 @@ def test_every_sample_s_example_runs_from_any_folder(run, tmp_path):
         if "--weights" in command:
             assert json.loads(result.stdout)["drawn"] == []  # every weight from the file
     assert "mha" in by_name and "mha_x" in by_name
+
+
+def test_attn_samples_says_what_each_holds_in_spanish(run):
+    table = run("samples", "--format", "table", "--lang", "es").stdout
+    joined = " ".join(table.split())
+    for english in ("Agreement", "Not trained on", "a token per row"):
+        assert english not in joined
+    for spanish in ("Concordancia: el verbo", "No entrenadas", "un token por fila", "2 cabezas"):
+        assert spanish in joined, spanish
+    english = " ".join(run("samples", "--format", "table").stdout.split())
+    assert "Agreement: the verb" in english and "Concordancia" not in english
+    # every corpus still trains: the Spanish line is a comment like the others
+    document = json.loads(run("samples", "--json").stdout)
+    assert all("holds_es" in sample for sample in document["samples"])
+
+
+def test_softmax_help_in_spanish_names_its_argument_in_spanish(run):
+    import subprocess
+
+    spanish = subprocess.run([sys.executable, "-m", "attncli", "softmax", "--help", "--lang", "es"],
+                             capture_output=True, text=True).stdout  # fmt: skip
+    arguments = spanish.split("Argumentos:")[1].split("Opciones:")[0]
+    assert "[PUNTUACIÓN]..." in arguments and "SCORE" not in spanish

@@ -38,11 +38,13 @@ def _weights_entry(sample: Sample) -> SampleEntry:
     layer = {"mha_x": "mha"}.get(sample.name, sample.name)
     command = f"attn selfattn -i {layer}_x --weights {layer} --heads {LAYER_HEADS[layer]}"
     held = ", ".join(f"{name} {_shape(shape)}" for name, shape in _arrays(sample))
+    heads = LAYER_HEADS[layer]
     if sample.file.endswith(".npy"):
-        holds = f"{held} (a token per row)"
+        holds, holds_es = f"{held} (a token per row)", f"{held} (un token por fila)"
     else:
-        holds = f"nn.MultiheadAttention.state_dict(): {held}; num_heads={LAYER_HEADS[layer]}"
-    return SampleEntry(sample.name, sample.file, sample.path, holds, command)
+        holds = f"nn.MultiheadAttention.state_dict(): {held}; num_heads={heads}"
+        holds_es = f"nn.MultiheadAttention.state_dict(): {held}; {heads} cabezas"
+    return SampleEntry(sample.name, sample.file, sample.path, holds, command, holds_es)
 
 
 def _entry(sample: Sample) -> SampleEntry:
@@ -52,14 +54,17 @@ def _entry(sample: Sample) -> SampleEntry:
         text = handle.read()
     if sample.file.endswith(".txt"):
         comments = [line.lstrip("# ").strip() for line in text.splitlines() if line[:1] == "#"]
-        # A test set says so in a comment of its own, with the command that reads it.
+        # A test set says so in a comment of its own, with the command that reads it; the
+        # Spanish of the first comment is a comment of its own too.
         tried = [c.split(": ", 1)[1] for c in comments if c.startswith("A test set: attn ")]
+        spanish = [c.removeprefix("es: ") for c in comments if c.startswith("es: ")]
         return SampleEntry(
             sample.name,
             sample.file,
             sample.path,
             comments[0] if comments else "text",
             tried[0] if tried else f"attn train --corpus {sample.name}",
+            spanish[0] if spanish else "",
         )
     fields = list(json.loads(text))
     command = "selfattn" if "x" in fields else "score" if "keys" in fields else "softmax"

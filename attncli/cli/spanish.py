@@ -46,6 +46,7 @@ METAVARS = {
     "<int range>": "<entero>",
     "<float>": "<número>",
     "sentence": "frase",
+    "[SCORE]...": "[PUNTUACIÓN]...",
 }
 _METAVAR = re.compile(
     "|".join(rf"(?<![\w<-]){re.escape(word)}(?![\w>])" for word in METAVARS if word[0] != "<")

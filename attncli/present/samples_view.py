@@ -21,6 +21,6 @@ def samples_view(result: SamplesResult, fmt: Format) -> list[RenderableType]:
     for key in ("sample_name", "sample_holds", "sample_try"):
         table.add_column(fmt.say(key), overflow="fold")
     for sample in result.samples:
-        table.add_row(printable(sample.name), printable(sample.holds), sample.example)
+        table.add_row(printable(sample.name), printable(sample.holding(fmt.lang)), sample.example)
     folder = result.samples[0].path.rsplit("/", 1)[0] if result.samples else "—"
     return [table, render.lines("", fmt.say("samples_where", folder=folder))]

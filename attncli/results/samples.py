@@ -11,13 +11,18 @@ from attncli.results.base import Result
 @dataclass(frozen=True)
 class SampleEntry:
     """One sample: the name -i takes, its file, where it is installed, what it holds (a
-    document's fields, or a text's first comment line) and a command that reads it."""
+    document's fields, or a text's first comment line and its `# es:` line) and a command
+    that reads it."""
 
     name: str
     file: str
     path: str
     holds: str
     example: str
+    holds_es: str = ""  # what it holds, in Spanish; empty where the English is only names
+
+    def holding(self, lang: str) -> str:
+        return self.holds_es if lang == "es" and self.holds_es else self.holds
 
 
 @dataclass(frozen=True, repr=False, kw_only=True, eq=False)
