@@ -2,7 +2,7 @@
 _repr_html_ under the line that made it), for looking at in a browser:
 
     python docs/notebook_page.py notebook.html
-    chromium --headless --screenshot=notebook.png --window-size=1100,1400 notebook.html
+    chromium --headless --screenshot=notebook.png --window-size=1100,2000 notebook.html
 """
 
 from __future__ import annotations
@@ -14,14 +14,15 @@ import attncli as attn
 
 CELLS = [
     "attn.score(query=[1, 0], keys=[[2, 1], [0, 2], [1, 1]], tokens=['tren', 'va', 'lleno'])",
+    "attn.softmax([2, 0, 1], tokens=['tren', 'va', 'lleno']).view(lang='es', digits=4)",
+    "attn.selfattn('el tren va lleno', heads=2, causal=True)",
+    "attn.softmax([2, 0, 1], tokens=['tren', 'va', 'lleno']).steps()",
     "attn.softmax([[2, 0, 1], [1, 2, -float('inf')]], tokens=['tren', 'va', 'lleno'])",
     "attn.mix([0.665, 0.090, 0.245], values=[[10, 0], [0, 10], [5, 5]])",
-    "attn.selfattn('el tren va lleno', heads=2, causal=True)",
     "attn.grad([1, 0], [[2, 1], [0, 2], [1, 1]], [[10, 0], [0, 10], [5, 5]], target=[8, 2])",
     "attn.exercise(seed=7)",
     "attn.compare_scores(tx=6, ty=6, d_h=8, d_a=8, repeat=1, d_ks=[4, 64])",
 ]
-SPANISH = "attn.softmax([2, 0, 1], tokens=['tren', 'va', 'lleno']).view(lang='es', digits=4)"
 
 PAGE = """<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>attncli in a notebook</title>
@@ -48,7 +49,6 @@ def main(path: str) -> None:
     namespace = {"attn": attn}
     cells = [cell(n, source, eval(source, namespace)._repr_html_())  # noqa: S307
              for n, source in enumerate(CELLS, 1)]  # fmt: skip
-    cells.append(cell(len(cells) + 1, SPANISH, eval(SPANISH, namespace)._repr_html_()))
     with open(path, "w", encoding="utf-8") as page:
         page.write(PAGE.format(cells="\n".join(cells)))
 

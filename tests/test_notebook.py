@@ -173,7 +173,8 @@ def test_the_notebook_page_shows_every_kind(tmp_path):
     page = tmp_path / "notebook.html"
     runpy.run_path(str(GOLDEN.parent.parent / "docs" / "notebook_page.py"))["main"](str(page))
     text = page.read_text(encoding="utf-8")
-    assert text.count("In [") == 8 and text.count("<pre") == 8 and "0,6652" in text
+    assert text.count("In [") == 9 and text.count("<pre") == 9 and "0,6652" in text
+    assert "e^score" in text  # the steps as their worked tables
 
 
 if __name__ == "__main__" and "--update" in sys.argv:
