@@ -70,3 +70,56 @@ def test_a_tex_export_writes_every_column_of_the_parameters(run, tmp_path):
     assert v_a.split("\\end{bmatrix}", 1)[0].split("\\begin{bmatrix}", 1)[1].strip() == (
         "1.17 & -0.27 \\\\"
     )
+
+
+def _notebook_views(steps) -> dict[str, str]:
+    """What rich.print and a notebook cell show of a result's steps, as plain text."""
+    import io
+    import re
+
+    from rich.console import Console
+
+    console = Console(file=io.StringIO(), width=100, color_system=None)
+    console.print(steps)
+    html = re.sub(r"<[^>]+>", "", steps._repr_html_()).replace("&#x27;", "'")
+    return {"rich": console.file.getvalue(), "html": html}
+
+
+def test_steps_in_a_notebook_show_the_parameters_as_the_command_does(monkeypatch):
+    import attncli as attn
+
+    for name in ("ATTN_LANG", "LC_ALL", "LANG"):
+        monkeypatch.delenv(name, raising=False)
+    general = attn.score(query=[1, 0], keys=[[2, 1], [0, 2]], method="general")
+    additive = attn.score(query=[1, 0], keys=[[2, 1], [0, 2]], method="additive")
+    cases = (
+        ("en", general, ("W_a (drawn from seed 0)",), "General scores", "."),
+        ("es", general, ("W_a (al azar con la semilla 0)",), "Puntuaciones generales", ","),
+        ("en", additive, ("W_1 (drawn", "W_2 (drawn", "v_a (drawn"), "Additive scores", "."),
+        ("es", additive, ("W_1 (al azar", "W_2 (al azar", "v_a (al azar"), "aditivas", ","),
+    )
+    for lang, result, headings, table, mark in cases:
+        with attn.options(lang=lang, digits=None):
+            views = _notebook_views(result.steps())
+        for where, text in views.items():
+            for heading in headings:
+                assert text.index(heading) < text.index(table), (lang, where, heading)
+            for value in result.parameters["w_a" if "W_a" in headings[0] else "w_1"][0]:
+                assert f"{value:.2f}".replace(".", mark) in text, (lang, where)
+    with attn.options(lang="en", digits=None):
+        dot = _notebook_views(attn.score(query=[1, 0], keys=[[2, 1], [0, 2]]).steps())
+    assert all("drawn" not in text and "W_a" not in text for text in dot.values())
+
+
+def test_steps_in_a_notebook_and_on_the_command_line_are_the_same(run):
+    import attncli as attn
+
+    args = ("--query", "1,0", "--keys", "2,1;0,2", "--method", "additive", "--steps")
+    command = run("score", *args).stdout
+    with attn.options(lang="en", digits=None):
+        shown = _notebook_views(
+            attn.score(query=[1, 0], keys=[[2, 1], [0, 2]], method="additive").steps()
+        )
+    assert [line.rstrip() for line in shown["rich"].splitlines() if line.strip()] == [
+        line.rstrip() for line in command.splitlines() if line.strip()
+    ]

@@ -123,16 +123,11 @@ def emit(
         document, as_json = selected(document, settings.fields), True
     view: list[RenderableType] = []
     if settings.export or not as_json:
-        from attncli.present.views import steps_view, view_of
+        from attncli.present.views import result_steps_view, view_of
 
         fmt = settings.format()
         if explanation:
-            from attncli.present.views import given_parameters
-
-            # The parameters a step multiplies by (W_a, or W_1, W_2, v_a) come first, so
-            # that a student can check the step by hand.
-            givens = given_parameters(result, fmt)
-            view = steps_view(explanation, fmt, intro, givens)
+            view = result_steps_view(result, explanation, fmt, intro)
         else:
             view = view_of(result, fmt, settings.show)
         if checks is not None:

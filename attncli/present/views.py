@@ -120,6 +120,17 @@ def view_of(
     return renderer(result, fmt, show) if takes_show else renderer(result, fmt)
 
 
+def result_steps_view(
+    result: Result,
+    explanation: list[Step],
+    fmt: Format,
+    intro: list[RenderableType] | None = None,
+) -> list[RenderableType]:
+    """A result's steps as --steps and a notebook show them: the parameters a step multiplies
+    by (W_a, or W_1, W_2, v_a) first, so that a student can check the step by hand."""
+    return steps_view(explanation, fmt, intro, given_parameters(result, fmt))
+
+
 def steps_view(
     explanation: list[Step],
     fmt: Format,

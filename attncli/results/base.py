@@ -26,28 +26,37 @@ if TYPE_CHECKING:
 
 class Steps(list):  # type: ignore[type-arg]
     """A result's steps (a list of Step data) that show themselves as the hand-worked
-    tables: in a notebook, and in rich.print, in the language attncli.options chose."""
+    tables, after the score parameters they multiply by, as --steps shows them: in a
+    notebook, and in rich.print, in the language attncli.options chose."""
+
+    def __init__(self, steps: list[Any], result: Result | None = None) -> None:
+        super().__init__(steps)
+        self.result = result  # the result the steps explain, whose parameters they show
+
+    def _view(self) -> list[RenderableType]:
+        from attncli.present.notebook import format_for
+        from attncli.present.views import result_steps_view, steps_view
+
+        fmt = format_for()
+        if self.result is None:
+            return steps_view(list(self), fmt)
+        return result_steps_view(self.result, list(self), fmt)
 
     def __rich__(self) -> RenderableType:
         from rich.console import Group
 
-        from attncli.present.notebook import format_for
-        from attncli.present.views import steps_view
-
-        return Group(*steps_view(list(self), format_for()))
+        return Group(*self._view())
 
     def _repr_html_(self) -> str:
         from attncli.present.html import cell
-        from attncli.present.notebook import format_for
-        from attncli.present.views import steps_view
 
-        return cell(steps_view(list(self), format_for()))
+        return cell(self._view())
 
 
 def _shown_steps(steps: Callable[..., list[Any]]) -> Callable[..., list[Any]]:
     @functools.wraps(steps)
     def shown(self: Result, *args: Any, **kwargs: Any) -> list[Any]:
-        return Steps(steps(self, *args, **kwargs))
+        return Steps(steps(self, *args, **kwargs), self)
 
     shown.shows_itself = True  # type: ignore[attr-defined]
     return shown
