@@ -52,7 +52,7 @@ def _compiles(tex: Path) -> None:
         ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", tex.name],
         cwd=tex.parent,
         capture_output=True,
-        text=True,
+        encoding="latin-1",  # pdflatex quotes a line's text in its own 8-bit encoding
         timeout=120,
     )
     assert done.returncode == 0, done.stdout[-2000:]
@@ -78,7 +78,8 @@ def test_tex_words_columns_stay_left_and_spanish_commas_are_math_commas(run, tmp
     args = ("-i", str(SAMPLES / "llaves.json"), "--show", "x,shapes", "--lang", "es")
     assert run("selfattn", *args, "--export", str(path)).exit_code == 0
     written = path.read_text(encoding="utf-8")
-    assert "\\begin{tabular}{lrl}" in written  # Matriz, Forma, Qué contiene
+    # Matriz, Forma, Qué contiene: its long words wrap in a column of their own, left
+    assert "\\begin{tabular}{lrp{0.36\\linewidth}}" in written
     matrices = re.findall(r"\\begin\{bmatrix\}(.*?)\\end\{bmatrix\}", written, re.DOTALL)
     assert len(matrices) >= 2 and any("0{,}34" in matrix for matrix in matrices)
     assert not any(re.search(r"\d,\d", matrix.replace("{,}", "")) for matrix in matrices)
@@ -120,3 +121,17 @@ def test_tex_writes_the_gradient_at_the_output_with_its_names(run, tmp_path):
     upstream = tex.split("Gradient at the output of query\\par", 1)[1].split("\\end{tabular}")[0]
     assert "c & 7.876, 2.124 \\\\" in upstream and "target & 8, 2 \\\\" in upstream
     assert "bmatrix" not in upstream and "% rows" not in upstream
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_a_long_column_of_words_wraps_within_the_page(run, tmp_path, lang):
+    """The Shapes table's "what it holds" wraps in a paragraph column, where it ran past the
+    right margin; pdflatex finds no line too wide."""
+    path = tmp_path / "sa.tex"
+    args = ("selfattn", "el tren va lleno", "--show", "all", "--lang", lang, "--export", str(path))
+    assert run(*args).exit_code == 0
+    assert "\\begin{tabular}{lrp{0.36\\linewidth}}" in path.read_text(encoding="utf-8")
+    _compiles(path)
+    if shutil.which("pdflatex") is not None:
+        log = path.with_suffix(".log").read_bytes().decode("latin-1")
+        assert "Overfull \\hbox" not in log

@@ -95,12 +95,19 @@ def tex_text(text: str) -> str:
     )
 
 
+# A column of words with a cell longer than this wraps in a paragraph of its own width
+# (the Shapes table's "what it holds"), where an l column ran past the page's margin.
+LONG_WORDS = 30
+
+
 def _alignment(rows: list[list[str]], count: int) -> str:
-    """The labels' column on the left; a column of numbers right-aligned, one of words left."""
+    """The labels' column on the left; a column of numbers right-aligned, one of words left,
+    wrapped when its words are long."""
     spec = "l"
     for column in range(1, count):
         words = any(any(char.isalpha() for char in row[column]) for row in rows)
-        spec += "l" if words else "r"
+        long = words and max((len(row[column]) for row in rows), default=0) > LONG_WORDS
+        spec += r"p{0.36\linewidth}" if long else "l" if words else "r"
     return spec
 
 
