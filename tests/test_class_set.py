@@ -122,3 +122,13 @@ def test_with_answers_each_key_has_a_page_of_its_own_named_by_its_sheet(run, tmp
     assert html.count("page-break-before:always") == 7
     one = run("exercise", "--answers", "--export", str(tmp_path / "one.tex"))
     assert one.exit_code == 0 and (tmp_path / "one.tex").read_text().count("\\newpage") == 1
+
+
+def test_answers_and_answers_only_together_are_refused(run):
+    for lang, said in (
+        ("en", "--answers and --answers-only"),
+        ("es", "--answers y --answers-only"),
+    ):
+        result = run("exercise", "--answers", "--answers-only", "--lang", lang)
+        assert result.exit_code == 2 and result.stdout == "" and said in result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1

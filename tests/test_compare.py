@@ -208,3 +208,12 @@ def test_additive_scores_are_computed_in_place_with_the_same_numbers():
     from attncli.core.attention import additive_scores
 
     np.testing.assert_allclose(additive_scores(queries, keys, w_1, w_2, v_a), expected, rtol=1e-14)
+
+
+def test_one_run_is_said_as_one(run):
+    for lang, said, wrong in (("en", "one run after a warm-up", "median of 1"),
+                              ("es", "una ejecución tras un", "mediana de 1")):  # fmt: skip
+        screen = run("compare-scores", "--repeat", "1", "--tx", "4", "--ty", "4", "--d-h", "4",
+                     "--d-a", "4", "--format", "table", "--lang", lang).stdout  # fmt: skip
+        flat = " ".join(screen.split())
+        assert said in flat and wrong not in flat

@@ -104,7 +104,9 @@ def comparison_view(comparison: Comparison, fmt: Format) -> list[RenderableType]
             tx=sizes.t_x,
             d_h=sizes.d_h,
             d_a=sizes.d_a,
-            repeat=sizes.repeat,
+            runs=fmt.say("runs_one")
+            if sizes.repeat == 1
+            else fmt.say("runs_many", repeat=sizes.repeat),
             threads=fmt.say("threads_one")
             if sizes.threads == 1
             else fmt.say("threads_many", threads=sizes.threads),

@@ -176,10 +176,15 @@ PHRASES: dict[str, tuple[str, str]] = {
     "output_shape": ("Output ({rows} × {columns})", "Salida ({rows} × {columns})"),
     # compare-scores
     "grid_heading": (
-        "Scoring a {ty} × {tx} grid: d_h = {d_h}, d_a = {d_a}, float64, {threads}; median of "
-        "{repeat} interleaved runs after a warm-up",
+        "Scoring a {ty} × {tx} grid: d_h = {d_h}, d_a = {d_a}, float64, {threads}; {runs} after "
+        "a warm-up",
         "Puntuar una rejilla de {ty} × {tx}: d_h = {d_h}, d_a = {d_a}, float64, {threads}; "
-        "mediana de {repeat} ejecuciones intercaladas tras un calentamiento",
+        "{runs} tras un calentamiento",
+    ),
+    "runs_one": ("one run", "una ejecución"),
+    "runs_many": (
+        "median of {repeat} interleaved runs",
+        "mediana de {repeat} ejecuciones intercaladas",
     ),
     "threads_one": ("1 BLAS thread", "1 hilo BLAS"),
     "threads_many": ("{threads} BLAS threads", "{threads} hilos BLAS"),

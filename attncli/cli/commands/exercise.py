@@ -124,6 +124,13 @@ def exercise(
     from attncli.errors import OptionError
     from attncli.present.output import emit
 
+    if answers_only and settings.answers:
+        raise OptionError(
+            "--answers and --answers-only: --answers-only writes the keys alone, --answers "
+            "each sheet followed by its key; give one",
+            "--answers y --answers-only: --answers-only escribe solo las soluciones, --answers "
+            "cada hoja seguida de su solución; da una",
+        )
     if selfattn and method is not None:
         raise OptionError(
             f"--method {method.value} with --selfattn: the self-attention problem scores as "
