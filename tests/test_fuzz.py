@@ -73,6 +73,28 @@ CHOICES = {
 }
 
 
+def with_values(draw, options: list[str], flags, choices, sized) -> list[str]:
+    """Each option with an odd value of its kind (a flag alone)."""
+    arguments: list[str] = []
+    for option in options:
+        arguments.append(option)
+        if option in flags:
+            continue
+        if option in choices:
+            arguments.append(draw(st.sampled_from(choices[option])))
+        else:
+            arguments.append(draw(SIZES if option in sized else OPTION_TEXT))
+    return arguments
+
+
+# Many examples, the same ones on every run.
+FUZZED = settings(
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+
 @st.composite
 def argument_lines(draw) -> tuple[list[str], str | None]:
     """A command, some of its options with odd values, and maybe a document on stdin."""
@@ -83,16 +105,8 @@ def argument_lines(draw) -> tuple[list[str], str | None]:
     if command == "softmax" and draw(st.booleans()):
         arguments += draw(st.lists(st.sampled_from(["2", "0", "-inf", "x", "inf", "1e308"]),
                                    min_size=1, max_size=3))  # fmt: skip
-    for option in draw(st.lists(st.sampled_from(OPTIONS[command]), max_size=4, unique=True)):
-        arguments.append(option)
-        if option in FLAGS:
-            continue
-        if option in CHOICES:
-            arguments.append(draw(st.sampled_from(CHOICES[option])))
-        elif option in SIZED:
-            arguments.append(draw(SIZES))
-        else:
-            arguments.append(draw(OPTION_TEXT))
+    options = draw(st.lists(st.sampled_from(OPTIONS[command]), max_size=4, unique=True))
+    arguments += with_values(draw, options, FLAGS, CHOICES, SIZED)
     if command == "compare-scores":
         # Keep successful comparisons small: a full default comparison takes seconds.
         arguments += ["--repeat", "1", "--tx", "2", "--ty", "2", "--d-h", "2", "--d-a", "2"]
@@ -100,12 +114,7 @@ def argument_lines(draw) -> tuple[list[str], str | None]:
     return arguments, document
 
 
-@settings(
-    max_examples=300,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+@settings(FUZZED, max_examples=300)
 @given(argument_lines())
 def test_every_input_keeps_the_error_promise(case):
     arguments, document = case
@@ -165,27 +174,14 @@ def model_lines(draw) -> tuple[list[str], str | None]:
         # Mostly the demo model itself, so that the options after it are tried on a model.
         arguments += ["--model", draw(st.sampled_from(["all-MiniLM-L6-v2"] * 3 + ["nope"]))]
     choices = [o for o in MODEL_OPTIONS[command] if o not in arguments]
-    for option in draw(st.lists(st.sampled_from(choices), max_size=4, unique=True)):
-        arguments.append(option)
-        if option in MODEL_FLAGS:
-            continue
-        if option in MODEL_CHOICES:
-            arguments.append(draw(st.sampled_from(MODEL_CHOICES[option])))
-        elif option in MODEL_SIZED:
-            arguments.append(draw(SIZES))
-        else:
-            arguments.append(draw(OPTION_TEXT))
+    options = draw(st.lists(st.sampled_from(choices), max_size=4, unique=True))
+    arguments += with_values(draw, options, MODEL_FLAGS, MODEL_CHOICES, MODEL_SIZED)
     if command == "heads" and draw(st.booleans()):
         arguments.append(draw(st.sampled_from(["the keys are on the table", "", "\x9b"])))
     return arguments, None
 
 
-@settings(
-    max_examples=150,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+@settings(FUZZED, max_examples=150)
 @given(model_lines())
 def test_the_model_weights_and_worksheet_options_keep_the_error_promise(case):
     import os
