@@ -171,3 +171,39 @@ def test_a_drawn_that_is_not_a_list_of_projections_is_refused(run, run_json, wri
 def test_drawn_is_not_a_field_of_a_hand_written_document(run):
     result = run("selfattn", input=json.dumps({"x": X, "drawn": ["w_q"]}))
     _one_line_error(result, "drawn: not a field attn selfattn reads")
+
+
+@pytest.mark.parametrize(
+    "options",
+    [("--add-zero-attn",), ("--heads", "2", "--add-zero-attn"), ("--heads", "2", "--causal")],
+)
+def test_a_result_with_a_zero_key_read_back_asks_for_it_again_as_causal_does(
+    run, run_json, options
+):
+    bias = {"bias_k": [0.5, -0.25, 1.0, 0.75], "bias_v": [1.0, 0.0, -1.0, 2.0]}
+    weights = {"w_q": W, "w_k": W, "w_v": W, **({"w_o": W} if "--heads" in options else {})}
+    for document in ({"x": X}, {"x": X, **weights, **bias}):
+        first = run_json("selfattn", *options, input=json.dumps(document))
+        zero = "--add-zero-attn" in options
+        written = first.get("extra_keys", [])
+        assert written == ["bias_k"] * ("bias_k" in document) + ["zero"] * zero
+        _round_trip(run_json, first, *options)  # asked for again: the same numbers
+        heads = [option for option in options if option != "--add-zero-attn"]
+        other = heads if zero else [*heads, "--add-zero-attn"]
+        for lang, said in (
+            ("en", f"run attn selfattn {'with' if zero else 'without'} --add-zero-attn"),
+            ("es", f"ejecuta attn selfattn {'con' if zero else 'sin'} --add-zero-attn"),
+        ):
+            refused = run("selfattn", *other, "--lang", lang, input=json.dumps(first))
+            _one_line_error(refused, said)
+            assert "extra_keys" in refused.stderr
+
+
+def test_an_extra_keys_attn_did_not_write_is_refused_in_one_line(run, run_json):
+    first = run_json("selfattn", "--add-zero-attn", input=json.dumps({"x": X}))
+    for lang, said in (
+        ("en", 'extra_keys is "zero"; a result lists'),
+        ("es", 'extra_keys es "zero"; un resultado'),
+    ):
+        bad = json.dumps({**first, "extra_keys": "zero"})
+        _one_line_error(run("selfattn", "--add-zero-attn", "--lang", lang, input=bad), said)

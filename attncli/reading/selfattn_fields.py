@@ -198,6 +198,7 @@ def check_read_back(document: Document, settings: SelfAttnSettings) -> None:
                     "without --scale" if scale_by is None else f"with --scale {scale_by}"),
         "dtype": (dtype, settings.dtype, f"with --dtype {dtype}"),
     }  # fmt: skip
+    _check_zero_key(document.get("extra_keys", []), settings.zero_attn)
     # queries, keys and values given directly are never projected: --no-proj changes nothing
     direct = not any(document.get(name) is not None for name in ("x", "x_q", "x_kv", "x_k", "x_v"))
     for field, (written, asked, fix) in compared.items():
@@ -213,6 +214,33 @@ def check_read_back(document: Document, settings: SelfAttnSettings) -> None:
             f"{field}: la entrada es un resultado calculado con {field} {shown}, y "
             f"calcularlo de otro modo cambiaría sus números; ejecuta attn selfattn {fix_es}",
         )
+
+
+def _check_zero_key(extra_keys: object, zero_attn: bool) -> None:
+    """A result computed with --add-zero-attn writes down its zero key in extra_keys (after
+    any "bias_k"); read back, it must be asked for again, as --causal is."""
+    if not isinstance(extra_keys, list) or not set(map(str, extra_keys)) <= {"bias_k", "zero"}:
+        shown = json.dumps(extra_keys)
+        shown = shown if len(shown) <= 40 else f"{shown[:37]}..."
+        raise InputError(
+            f"extra_keys is {shown}; a result lists there the keys added after the tokens' "
+            f'("bias_k", "zero"), a list of them (or []); restore it or remove it',
+            f"extra_keys es {shown}; un resultado pone ahí las claves añadidas tras las de "
+            f'los tokens ("bias_k", "zero"), una lista de ellas (o []); restáuralo o quítalo',
+        )
+    zero = "zero" in extra_keys
+    if zero == zero_attn:
+        return
+    shown = json.dumps(extra_keys)
+    fix, fix_es = ("with", "con") if zero else ("without", "sin")
+    raise InputError(
+        f"extra_keys: the input is a result computed {fix} add_zero_attn (its extra_keys is "
+        f"{shown}), and computing it again otherwise would change its numbers; run attn "
+        f"selfattn {fix} --add-zero-attn",
+        f"extra_keys: la entrada es un resultado calculado {fix_es} add_zero_attn (su "
+        f"extra_keys es {shown}), y calcularlo de otro modo cambiaría sus números; ejecuta "
+        f"attn selfattn {fix_es} --add-zero-attn",
+    )
 
 
 def drawn_of(
