@@ -69,3 +69,20 @@ def count(amount: int, noun: str, lang: str = "en") -> str:
     if lang == "es":
         return f"{amount} {uno if amount == 1 else varios}"
     return f"{amount} {one if amount == 1 else many}"
+
+
+def install_command(package: str, prefix: str | None = None, python: str | None = None) -> str:
+    """The command that installs `package` beside attn, however attn was installed: into
+    pipx's or uv's own environment for attn, else with the pip of the Python attn runs on
+    (a clone installed with pip install -e . included, where the extra's name means nothing
+    to pip)."""
+    import shlex
+    import sys
+    from pathlib import PurePath
+
+    parts = PurePath(prefix or sys.prefix).parts
+    if "pipx" in parts:
+        return f"pipx inject attncli {package}"
+    if "uv" in parts and "tools" in parts:
+        return f"uv tool install attncli --with {package}"
+    return f"{shlex.quote(python or sys.executable or 'python3')} -m pip install {package}"

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 import attncli as attn
-from attncli.errors import OptionError
-from attncli.present.plot import check_plot_path, install_command
+from attncli.errors import OptionError, install_command
+from attncli.present.plot import check_plot_path
 from attncli.reading.samples import FOLDER, installed, sample_for
 from tests.conftest import SAMPLES
 
@@ -172,3 +172,29 @@ def test_softmax_help_in_spanish_names_its_argument_in_spanish(run):
                              capture_output=True, text=True).stdout  # fmt: skip
     arguments = spanish.split("Argumentos:")[1].split("Opciones:")[0]
     assert "[PUNTUACIÓN]..." in arguments and "SCORE" not in spanish
+
+
+@pytest.mark.parametrize("package", ["safetensors", "tokenizers"])
+def test_a_missing_model_package_says_the_command_that_works(monkeypatch, package):
+    """Without the model extra, the --help example with a .safetensors file (or a model's
+    tokenizer) says how to install the package where attn runs, not an extra's name that a
+    clone's pip does not know."""
+    from attncli.reading.model_tokens import load_tokenizer
+    from attncli.reading.tensor_files import open_safetensors
+
+    real_import = builtins.__import__
+
+    def without(name, *args, **kwargs):
+        if name == package or name.startswith(f"{package}."):
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.delitem(sys.modules, package, raising=False)
+    monkeypatch.setattr(builtins, "__import__", without)
+    with pytest.raises(attn.AttnError) as error:
+        if package == "safetensors":
+            open_safetensors([str(Path(FOLDER) / "mha.safetensors")])
+        else:
+            load_tokenizer(FOLDER, "bert", 512)
+    assert f"{sys.executable} -m pip install {package}" in str(error.value)
+    assert "attncli[model]" not in str(error.value) and package in (error.value.spanish or "")

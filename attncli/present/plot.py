@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from attncli.errors import OptionError
+from attncli.errors import OptionError, install_command
 
 if TYPE_CHECKING:
     import numpy as np
@@ -40,22 +40,6 @@ def check_plot_path(path: str) -> None:
             f"--plot needs matplotlib, which is not installed where attn runs: {command}",
             f"--plot necesita matplotlib, que no está instalado donde corre attn: {command}",
         ) from None
-
-
-def install_command(package: str, prefix: str | None = None, python: str | None = None) -> str:
-    """The command that installs `package` beside attn, however attn was installed: into
-    pipx's or uv's own environment for attn, else with the pip of the Python attn runs on
-    (a clone installed with pip install -e . included, where the extra's name means nothing
-    to pip)."""
-    import shlex
-    import sys
-
-    parts = Path(prefix or sys.prefix).parts
-    if "pipx" in parts:
-        return f"pipx inject attncli {package}"
-    if "uv" in parts and "tools" in parts:
-        return f"uv tool install attncli --with {package}"
-    return f"{shlex.quote(python or sys.executable or 'python3')} -m pip install {package}"
 
 
 def plot_weights(

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from attncli.errors import InputError
+from attncli.errors import InputError, install_command
 
 LENGTH_FIELDS = {"gpt2": "n_positions"}  # else max_position_embeddings
 
@@ -115,10 +115,10 @@ def load_tokenizer(folder: str, model_type: str, positions: int) -> ModelTokeniz
     try:
         from tokenizers import Tokenizer
     except ImportError:
+        command = install_command("tokenizers")  # as attn was installed (a clone too)
         raise InputError(
-            'a model\'s tokenizer needs the tokenizers package: pip install "attncli[model]"',
-            "el tokenizador de un modelo necesita el paquete tokenizers: "
-            'pip install "attncli[model]"',
+            f"a model's tokenizer needs the tokenizers package: {command}",
+            f"el tokenizador de un modelo necesita el paquete tokenizers: {command}",
         ) from None
     pieces = "wordpiece" if model_type == "bert" else "bytes"
     field = LENGTH_FIELDS.get(model_type, "max_position_embeddings")

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from attncli.errors import InputError
+from attncli.errors import InputError, install_command
 
 PICKLE_SUFFIXES = (".pt", ".pth", ".bin", ".ckpt", ".pkl", ".pickle")
 SUFFIXES = (".safetensors", ".npz", ".npy", ".json")
@@ -165,9 +165,10 @@ def open_safetensors(paths: list[str]) -> Tensors:
     try:
         from safetensors import safe_open
     except ImportError:
+        command = install_command("safetensors")  # as attn was installed (a clone too)
         raise InputError(
-            'reading .safetensors needs the safetensors package: pip install "attncli[model]"',
-            'leer .safetensors necesita el paquete safetensors: pip install "attncli[model]"',
+            f"reading .safetensors needs the safetensors package: {command}",
+            f"leer .safetensors necesita el paquete safetensors: {command}",
         ) from None
     shapes: dict[str, tuple[int, ...]] = {}
     sizes: dict[str, int] = {}
