@@ -9,7 +9,6 @@ the status bar, never a crash.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -24,7 +23,7 @@ from attncli.errors import AttnError
 from attncli.explore import views
 from attncli.explore.session import Source, compute, frame_of
 from attncli.explore.state import KEYS, Frame, State, fitted, press
-from attncli.explore.widgets import Guarded, Overlay, Prompt
+from attncli.explore.widgets import Guarded, GuardedActions, KeyedPane, Overlay, Prompt
 from attncli.explore.words import say
 from attncli.present.format import Format
 
@@ -34,15 +33,8 @@ if TYPE_CHECKING:
 WIDE = 110  # from this many columns the side panel stands beside the grid, else below it
 
 
-class GridView(Static, can_focus=True):
+class GridView(KeyedPane):
     """The grid; it has the focus, so the single keys act on it."""
-
-    def on_key(self, event: events.Key) -> None:
-        app = self.app
-        assert isinstance(app, Explorer)
-        if app.guarded(app.key, event.key, event.character):
-            event.stop()
-            event.prevent_default()
 
     def on_click(self, event: events.Click) -> None:
         app = self.app
@@ -50,7 +42,7 @@ class GridView(Static, can_focus=True):
         app.guarded(app.click, event.style.meta)
 
 
-class Explorer(App[None]):
+class Explorer(GuardedActions, App[None]):
     """The explorer: a sentence field, attn selfattn's header, the grid with a cursor, the
     cell's arithmetic beside it, and the knobs in the status line."""
 
@@ -232,18 +224,6 @@ class Explorer(App[None]):
         if (state.row, state.column) != (before.row, before.column):
             self._follow_cursor()
         self.refresh_view()
-
-    def guarded(self, action: Callable[..., Any], *arguments: Any) -> Any:
-        """Run a key's or a click's action; a bug in it is a line in the status bar, the
-        app goes on (the terminal never gets a traceback)."""
-        try:
-            return action(*arguments)
-        except AttnError as error:
-            self.note = error.message(self.state.lang)
-        except Exception as error:
-            self.note = say(self.state.lang, "internal", error=repr(error))
-        self.refresh_view()
-        return True
 
     def click(self, meta: dict[str, Any]) -> None:
         """A click on a cell moves the cursor there; on a row's label, opens its steps."""

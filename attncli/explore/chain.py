@@ -8,7 +8,6 @@ step tables as `attn score --steps | attn softmax --steps | attn mix --steps`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -21,7 +20,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Input, Label, Static
 
 from attncli.errors import AttnError
-from attncli.explore.widgets import Guarded, Overlay, Prompt
+from attncli.explore.widgets import Guarded, GuardedActions, KeyedPane, Overlay, Prompt
 from attncli.explore.words import say
 from attncli.present.format import Format
 
@@ -69,18 +68,11 @@ def tables(chain: Chain, fmt: Format) -> RenderableType:
     return Group(*steps_view(chain.steps(), fmt))
 
 
-class Tables(Static, can_focus=True):
+class Tables(KeyedPane):
     """The three tables; with the focus, the single keys act."""
 
-    def on_key(self, event: events.Key) -> None:
-        app = self.app
-        assert isinstance(app, ChainExplorer)
-        if app.guarded(app.key, event.key, event.character):
-            event.stop()
-            event.prevent_default()
 
-
-class ChainExplorer(App[None]):
+class ChainExplorer(GuardedActions, App[None]):
     """The hand-worked chain for one query, editable."""
 
     TITLE = "attn explore"
@@ -116,17 +108,6 @@ class ChainExplorer(App[None]):
 
     def language(self) -> str:
         return self.lang
-
-    def guarded(self, action: Callable[..., Any], *arguments: Any) -> Any:
-        """Run an action; a refusal or a bug is a line in the status bar."""
-        try:
-            return action(*arguments)
-        except AttnError as error:
-            self.note = error.message(self.lang)
-        except Exception as error:
-            self.note = say(self.lang, "internal", error=repr(error))
-        self.refresh_view()
-        return True
 
     def recompute(self) -> bool:
         """The chain for the fields' numbers; False (the reason in the status line) when

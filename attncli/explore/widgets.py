@@ -1,5 +1,6 @@
-"""The pieces both explorer screens use: a guarded renderable, an overlay (help, a row's
-steps) and a one-line prompt."""
+"""The pieces both explorer screens use: a guarded renderable and guarded actions, the
+focused pane whose keys go to its app, an overlay (help, a row's steps) and a one-line
+prompt."""
 
 from __future__ import annotations
 
@@ -16,7 +17,46 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from attncli.errors import AttnError
 from attncli.explore.words import say
+
+
+class GuardedActions:
+    """What both explorers do with a key's or a click's action: run it; a refusal or a bug
+    is a line in the status bar and the app goes on (the terminal never gets a traceback).
+    The app gives its language, its status `note`, its `key` handler and `refresh_view`."""
+
+    note: str
+
+    def language(self) -> str:
+        raise NotImplementedError
+
+    def refresh_view(self) -> None:
+        raise NotImplementedError
+
+    def key(self, key: str, character: str | None) -> bool:
+        raise NotImplementedError
+
+    def guarded(self, action: Callable[..., Any], *arguments: Any) -> Any:
+        try:
+            return action(*arguments)
+        except AttnError as error:
+            self.note = error.message(self.language())
+        except Exception as error:
+            self.note = say(self.language(), "internal", error=repr(error))
+        self.refresh_view()
+        return True
+
+
+class KeyedPane(Static, can_focus=True):
+    """A pane that, with the focus, hands the single keys to its app's guarded `key`."""
+
+    def on_key(self, event: events.Key) -> None:
+        app = self.app
+        assert isinstance(app, GuardedActions)
+        if app.guarded(app.key, event.key, event.character):
+            event.stop()
+            event.prevent_default()
 
 
 class Guarded:
