@@ -120,17 +120,22 @@ def score(
     return score_document(document, method, seed, d_a)
 
 
+def check_method(method: str) -> None:
+    """A method the Python API was given by name: one of the four scores."""
+    if method not in attention.METHODS:
+        raise OptionError(
+            f"method {method!r} is not one of {', '.join(attention.METHODS)}",
+            f"el método {method!r} no es ninguno de {', '.join(attention.METHODS)}",
+        )
+
+
 def score_document(
     document: Document, method: str | None = None, seed: int = 0, d_a: int | None = None
 ) -> ScoreResult:
     """score() on a document: query or queries, keys, and any other fields to carry; the
     method defaults to the document's own (an exercise's), else dot."""
     method = chosen_method(document, method)
-    if method not in attention.METHODS:
-        raise OptionError(
-            f"method {method!r} is not one of {', '.join(attention.METHODS)}",
-            f"el método {method!r} no es ninguno de {', '.join(attention.METHODS)}",
-        )
+    check_method(method)
     checked = score_input(document, method, seed, d_a)
     rows = checked.queries
     with np.errstate(all="ignore"):  # overflow is checked after, with a clear message

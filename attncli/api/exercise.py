@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from attncli.api.calculator import check_method
 from attncli.core import attention
 from attncli.errors import OptionError
 
@@ -36,7 +37,7 @@ def exercise(
     from attncli.core.exercise import default_dim, make_exercise
     from attncli.results.exercise import ExerciseResult
 
-    _check_method(method)
+    check_method(method)
     problem = make_exercise(seed, size, default_dim(method) if dim is None else dim, method)
     query, keys, values = (
         np.array(problem[name], dtype=np.float64) for name in ("query", "keys", "values")
@@ -108,11 +109,3 @@ def exercise_set(
     return ExerciseSet(
         sheets=tuple(exercise(s, size, dim, method) for s in seeds), key_only=key_only
     )
-
-
-def _check_method(method: str) -> None:
-    if method not in attention.METHODS:
-        raise OptionError(
-            f"method {method!r} is not one of {', '.join(attention.METHODS)}",
-            f"el método {method!r} no es ninguno de {', '.join(attention.METHODS)}",
-        )

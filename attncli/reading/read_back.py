@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from attncli.errors import InputError, ShapeError
+from attncli.reading.selfattn_fields import from_x
 from attncli.reading.values import Document, is_batch, shape_text, to_batch
 
 if TYPE_CHECKING:
@@ -21,8 +22,6 @@ if TYPE_CHECKING:
 
     import numpy as np
 
-# The sequences a layer computed from X reads (reading/selfattn_inputs.py).
-X_FIELDS = ("x", "x_q", "x_kv", "x_k", "x_v")
 DIRECT = ("queries", "keys", "values")
 # The outputs a result writes that are checked against the recomputation, in this order.
 CHECKED = ("queries", "keys", "values", "weights", "concat", "output")
@@ -34,7 +33,7 @@ def read_back_inputs(document: Document, heads: int | None) -> tuple[Document, d
     if "output" not in document or document.get("heads", heads) != heads:
         return document, {}  # other heads: refused by the settings' check (check_read_back)
     written = {name: document[name] for name in CHECKED if document.get(name) is not None}
-    if any(document.get(name) is not None for name in X_FIELDS):
+    if from_x(document):
         # computed from X: its queries, keys and values are outputs, computed again
         return {name: v for name, v in document.items() if name not in DIRECT}, written
     for name in DIRECT:  # given directly: the inputs, not checked

@@ -15,13 +15,12 @@ from attncli.reading.values import Document
 if TYPE_CHECKING:
     from attncli.reading.settings import SelfAttnSettings
 
+# The sequences a layer computed from X reads (a result of one holds them; one of queries,
+# keys and values given directly does not).
+X_FIELDS = ("x", "x_q", "x_kv", "x_k", "x_v")
 # What the layer reads from a document or an .npz archive.
 INPUTS = (
-    "x",
-    "x_q",
-    "x_kv",
-    "x_k",
-    "x_v",
+    *X_FIELDS,
     "queries",
     "keys",
     "values",
@@ -103,6 +102,11 @@ STATE_DICT = {
 }
 
 
+def from_x(document: Document) -> bool:
+    """The document gives X (x, or x_q with x_kv, …), not queries, keys and values."""
+    return any(document.get(name) is not None for name in X_FIELDS)
+
+
 def is_output(name: str) -> bool:
     """A field the layer writes: its outputs and its gradients (grad_x, grad_w_q, …)."""
     return name in OUTPUTS or (name.startswith("grad_") and name != "grad_output")
@@ -161,7 +165,7 @@ def unused_with_direct(document: Document) -> None:
     W given beside them would not be used (a result read back carries them; they pass)."""
     if "output" in document:
         return
-    for name in ("x", "x_q", "x_kv", "x_k", "x_v", "w_q", "w_k", "w_v", "w_o", "bias_k", "bias_v"):
+    for name in (*X_FIELDS, "w_q", "w_k", "w_v", "w_o", "bias_k", "bias_v"):
         if document.get(name) is not None:
             raise InputError(
                 f"{name}: queries, keys and values are given directly, so attn selfattn would "
@@ -200,7 +204,7 @@ def check_read_back(document: Document, settings: SelfAttnSettings) -> None:
     }  # fmt: skip
     _check_zero_key(document.get("extra_keys", []), settings.zero_attn)
     # queries, keys and values given directly are never projected: --no-proj changes nothing
-    direct = not any(document.get(name) is not None for name in ("x", "x_q", "x_kv", "x_k", "x_v"))
+    direct = not from_x(document)
     for field, (written, asked, fix) in compared.items():
         if field not in document or written == asked or (field == "projections" and direct):
             continue
