@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from attncli.errors import InputError, ShapeError
 from attncli.reading.json_text import JsonConstant
 from attncli.reading.torch_masks import cell_text, checked_floats, finite_cell, object_array
-from attncli.reading.values import Document, shape_text
+from attncli.reading.values import Document, check_length, shape_text
 
 if TYPE_CHECKING:
     import numpy as np
@@ -259,12 +259,5 @@ def bias_kv(document: Document, d_k: int, d_v: int) -> dict[str, np.ndarray]:
     for name, length in (("bias_k", d_k), ("bias_v", d_v)):
         row = to_vector(np.ravel(document[name]) if hasattr(document[name], "shape")
                         else document[name], name)  # fmt: skip
-        if row.shape[0] != length:
-            raise ShapeError(
-                f"{name} has {row.shape[0]} numbers but must have {length} here (one per "
-                f"column of {'K' if name == 'bias_k' else 'V'})",
-                f"{name} tiene {row.shape[0]} números pero aquí debe tener {length} (uno por "
-                f"columna de {'K' if name == 'bias_k' else 'V'})",
-            )
-        found[name] = row
+        found[name] = check_length(row, name, length, "K" if name == "bias_k" else "V")
     return found

@@ -31,6 +31,7 @@ from attncli.reading.settings import SelfAttnSettings
 from attncli.reading.state_dicts import LAYER_FIELDS
 from attncli.reading.values import (
     Document,
+    check_length,
     is_batch,
     labels,
     require,
@@ -281,14 +282,7 @@ def _biases(
                 "b_o se suma tras W^O, que solo tiene --heads (sin --no-out-proj); quita b_o",
             )
         bias = to_vector(document[name], name)
-        if bias.shape[0] != length:
-            raise ShapeError(
-                f"{name} has {count(bias.shape[0], 'number')} but must have {length} here "
-                f"(one per column of {name.replace('b_', 'W^').upper().replace('W^', 'W^')})",
-                f"{name} tiene {count(bias.shape[0], 'number', 'es')} pero aquí debe tener "
-                f"{length} (uno por columna de {name.replace('b_', 'W^').upper()})",
-            )
-        found[name] = bias
+        found[name] = check_length(bias, name, length, name.replace("b_", "W^").upper())
     return found
 
 

@@ -294,6 +294,18 @@ def to_batch(value: Any, field: str) -> np.ndarray:
     return np.stack(matrices)
 
 
+def check_length(row: np.ndarray, field: str, length: int, columns_of: str) -> np.ndarray:
+    """A bias's row of `length` numbers, one per column of `columns_of` (K, V, W^Q, …)."""
+    if row.shape[0] != length:
+        raise ShapeError(
+            f"{field} has {count(row.shape[0], 'number')} but must have {length} here (one per "
+            f"column of {columns_of})",
+            f"{field} tiene {count(row.shape[0], 'number', 'es')} pero aquí debe tener {length} "
+            f"(uno por columna de {columns_of})",
+        )
+    return row
+
+
 def to_vector_or_matrix(value: Any, field: str, allow_masked: bool = False) -> np.ndarray:
     """A vector (one row) or a matrix (a grid), whichever the JSON holds."""
     # -> [n] or [rows, n]
