@@ -31,12 +31,7 @@ def cross_matrices(
             f"x_q tiene {x_q.shape[-1]} columnas pero x_kv tiene {x_kv.shape[-1]} (un mismo "
             "d_model para las dos)",
         )
-    if settings.d_model is not None and settings.d_model != x_q.shape[-1]:
-        raise ShapeError(
-            f"x_q has {x_q.shape[-1]} columns but --d-model is {settings.d_model} (drop --d-model)",
-            f"x_q tiene {x_q.shape[-1]} columnas pero --d-model es {settings.d_model} "
-            "(quita --d-model)",
-        )
+    _check_d_model(x_q, settings)
     return x_q, x_kv, int(x_q.shape[-1])
 
 
@@ -63,12 +58,7 @@ def separate_matrices(
             f"x_k tiene {x_k.shape[-2]} filas pero x_v tiene {x_v.shape[-2]} (una clave y un "
             "valor por token)",
         )
-    if settings.d_model is not None and settings.d_model != x_q.shape[-1]:
-        raise ShapeError(
-            f"x_q has {x_q.shape[-1]} columns but --d-model is {settings.d_model} (drop --d-model)",
-            f"x_q tiene {x_q.shape[-1]} columnas pero --d-model es {settings.d_model} "
-            "(quita --d-model)",
-        )
+    _check_d_model(x_q, settings)
     return x_q, x_k, x_v, int(x_q.shape[-1])
 
 
@@ -91,3 +81,13 @@ def sequences(
             "(B × T × d)",
         )
     return found
+
+
+def _check_d_model(x_q: np.ndarray, settings: SelfAttnSettings) -> None:
+    """x_q's width is d_model: a --d-model that differs is refused."""
+    if settings.d_model is not None and settings.d_model != x_q.shape[-1]:
+        raise ShapeError(
+            f"x_q has {x_q.shape[-1]} columns but --d-model is {settings.d_model} (drop --d-model)",
+            f"x_q tiene {x_q.shape[-1]} columnas pero --d-model es {settings.d_model} "
+            "(quita --d-model)",
+        )
