@@ -1,6 +1,9 @@
 """The exceptions attncli raises; only the CLI turns them into a message and an exit code."""
 
 from enum import IntEnum
+from typing import Any
+
+from attncli.messages import Message, _n
 
 
 class ExitStatus(IntEnum):
@@ -15,18 +18,31 @@ class ExitStatus(IntEnum):
 
 
 class AttnError(Exception):
-    """Something the user can fix; the message says what, where and how, in English and
-    (where given) in Spanish."""
+    """Something the user can fix; the message says what, where and how. Its text is the
+    English msgid, its fields are data (numbers, names, a Setting), so that it is said in
+    the language and on the surface that shows it:
+
+        raise ShapeError(_("w_o has {rows} rows; expected {d}"), rows=4, d=8)
+    """
 
     exit_code = ExitStatus.INPUT_ERROR
 
-    def __init__(self, english: str, spanish: str | None = None) -> None:
-        super().__init__(english)
-        self.spanish = spanish
+    def __init__(self, text: str, /, **fields: Any) -> None:
+        self.said = Message(text, **fields)
+        super().__init__(self.said.said())
 
-    def message(self, lang: str) -> str:
-        """The message in `lang`, falling back to English."""
-        return self.spanish if lang == "es" and self.spanish else str(self)
+    @property
+    def msgid(self) -> str:
+        """The message's msgid: what a test matches, whatever the wording."""
+        return self.said.msgid
+
+    @property
+    def fields(self) -> dict[str, Any]:
+        return self.said.fields
+
+    def message(self, lang: str, surface: str = "cli") -> str:
+        """The message in `lang`, as `surface` (the command line, Python) names settings."""
+        return self.said.said(lang, surface)
 
 
 class InputError(AttnError):
@@ -56,19 +72,18 @@ def shown(text: str, limit: int = 40) -> str:
 
 
 _NOUNS = {
-    "number": ("number", "numbers", "número", "números"),
-    "row": ("row", "rows", "fila", "filas"),
-    "column": ("column", "columns", "columna", "columnas"),
-    "name": ("name", "names", "nombre", "nombres"),
+    "number": _n("{count} number", "{count} numbers"),
+    "row": _n("{count} row", "{count} rows"),
+    "column": _n("{count} column", "{count} columns"),
+    "name": _n("{count} name", "{count} names"),
 }
 
 
-def count(amount: int, noun: str, lang: str = "en") -> str:
-    """'1 row', '3 rows' ('1 fila', '3 filas'): counts as a person would write them."""
-    one, many, uno, varios = _NOUNS[noun]
-    if lang == "es":
-        return f"{amount} {uno if amount == 1 else varios}"
-    return f"{amount} {one if amount == 1 else many}"
+def count(amount: int, noun: str) -> Message:
+    """'1 row', '3 rows' ('1 fila', '3 filas'): counts as a person would write them, in the
+    language the message is said in."""
+    singular, plural = _NOUNS[noun]
+    return Message.counted(singular, plural, amount)
 
 
 def install_command(package: str, prefix: str | None = None, python: str | None = None) -> str:

@@ -11,6 +11,7 @@ import os
 from collections.abc import Callable, Mapping
 
 from attncli.errors import InputError, OptionError
+from attncli.messages import Message, _
 
 BYTES_PER_NUMBER = 8  # float64
 MAX_INPUT_BYTES = 1 << 30  # a JSON or .npy input larger than 1 GiB is refused, not read
@@ -46,17 +47,17 @@ def check_fits(
     numbers: Callable[[Mapping[str, int]], int],
     sizes: Mapping[str, int],
     lowerable: tuple[str, ...],
-    what: tuple[str, str],
+    what: str | Message,
     memory: int | None = None,
-    names: Mapping[str, tuple[str, str]] | None = None,
-    hint: tuple[str, str] = ("", ""),
+    names: Mapping[str, str | Message] | None = None,
+    hint: str | Message = "",
 ) -> None:
     """Refuse `sizes` when `numbers(sizes)` float64 numbers need more than half the memory.
 
     `sizes` maps what the user can change ("--d-model", "tokens") to its value; the message
     names the ones in `lowerable` that, set to 1 alone, would make the job fit, or else
-    the one that weighs most. `what` says what is being sized, in English and Spanish;
-    `names` how to say a size that is not an option ("tokens": ("the number of tokens", …)).
+    the one that weighs most. `what` says what is being sized; `names` how to say a size
+    that is not an option ("tokens": Message("the number of tokens")); `hint` what follows.
     """
     memory = available_memory() if memory is None else memory
     need = numbers(sizes) * BYTES_PER_NUMBER
@@ -68,35 +69,43 @@ def check_fits(
         culprits = [min(lowerable, key=lambda name: relief[name])]
     need_text, memory_text = size_text(need), size_text(memory)
     names = names or {}
-    english = _either([names.get(name, (name, name))[0] for name in culprits], "or")
-    spanish = _either([names.get(name, (name, name))[1] for name in culprits], "o")
     raise OptionError(
-        f"{what[0]} would need about {need_text}, more than half of the {memory_text} "
-        f"available; lower {english}{hint[0]}",
-        f"{what[1]} necesitaría unos {need_text}, más de la mitad de los {memory_text} "
-        f"disponibles; baja {spanish}{hint[1]}",
+        _(
+            "{what} would need about {need}, more than half of the {memory} available; "
+            "lower {lower}{hint}"
+        ),
+        what=what,
+        need=need_text,
+        memory=memory_text,
+        lower=_either([names.get(name, name) for name in culprits]),
+        hint=hint,
     )
 
 
-def _either(choices: list[str], word: str) -> str:
+def _either(choices: list[str | Message]) -> str | Message:
     """'--tx, --ty or --d-a'."""
-    return choices[0] if len(choices) == 1 else f"{', '.join(choices[:-1])} {word} {choices[-1]}"
+    if len(choices) == 1:
+        return choices[0]
+    listed = choices[0]
+    for choice in choices[1:-1]:
+        listed = Message(_("{first}, {second}"), first=listed, second=choice)
+    return Message(_("{choices} or {last}"), choices=listed, last=choices[-1])
 
 
 def check_repeat(repeat: int) -> None:
     """--repeat between 1 and MAX_REPEAT: the time a comparison takes stays bounded."""
     if not 1 <= repeat <= MAX_REPEAT:
-        raise OptionError(
-            f"--repeat is {repeat}; it must be between 1 and {MAX_REPEAT:,}",
-            f"--repeat es {repeat}; debe estar entre 1 y {MAX_REPEAT:,}".replace(",", "."),
-        )
+        # MAX_REPEAT written out, with each language's thousands mark
+        raise OptionError(_("--repeat is {repeat}; it must be between 1 and 10,000"), repeat=repeat)
 
 
 def too_large_input(source: str) -> InputError:
     """The error for an input past MAX_INPUT_BYTES."""
     return InputError(
-        f"{source}: larger than {MAX_INPUT_BYTES >> 30} GiB, the most attn reads; "
-        "give a smaller input (or save large arrays as .npy)",
-        f"{source}: más de {MAX_INPUT_BYTES >> 30} GiB, lo máximo que lee attn; "
-        "da una entrada más pequeña (o guarda los arrays grandes como .npy)",
+        _(
+            "{source}: larger than {most} GiB, the most attn reads; give a smaller input (or "
+            "save large arrays as .npy)"
+        ),
+        source=source,
+        most=MAX_INPUT_BYTES >> 30,
     )

@@ -1,12 +1,18 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner, Result
 
-from attncli.cli.app import app
+# One terminal width for every test that does not set its own, whether the suite runs in
+# a terminal, a pipe or pytest-xdist's workers (which have no terminal): rich would take
+# the real terminal's width, or 80 columns without one.
+os.environ.setdefault("COLUMNS", "100")
+
+from attncli.cli.app import app  # noqa: E402
 from attncli.cli.fastpath import run_plain
 
 ROOT = Path(__file__).resolve().parent.parent

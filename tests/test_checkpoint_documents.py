@@ -120,7 +120,7 @@ def test_the_spanish_line_lists_the_prefixes_too():
     document = _document("gpt2", "h.0.attn")
     with pytest.raises(InputError) as raised:
         selfattn_document(document, None, SelfAttnSettings(heads=2))
-    assert "la entrada tiene 2 capas de atención (h.1.attn, h.0.attn)" in raised.value.spanish
+    assert "la entrada tiene 2 capas de atención (h.1.attn, h.0.attn)" in raised.value.message("es")
 
 
 def test_a_gpt2_layer_is_causal_by_itself_and_no_causal_switches_it_off(run, run_json, tmp_path):
@@ -166,7 +166,7 @@ def test_no_causal_where_there_is_no_causal_mask_is_refused(run, tmp_path):
         import attncli as attn
 
         attn.selfattn("el tren", no_causal=True)
-    assert "quita --no-causal" in raised.value.spanish
+    assert "quita --no-causal" in raised.value.message("es")
 
 
 def test_the_screen_says_why_a_gpt2_layer_is_causal_and_how_to_switch_it_off(run, tmp_path):

@@ -7,6 +7,7 @@ import string
 import pytest
 
 from attncli.explore.words import WORDS, say
+from attncli.messages import translate
 
 
 def _fields(text: str) -> set[str]:
@@ -15,7 +16,8 @@ def _fields(text: str) -> set[str]:
 
 @pytest.mark.parametrize("key", sorted(WORDS))
 def test_each_phrase_formats_in_both_languages_with_the_same_fields(key):
-    english, spanish = WORDS[key]
+    english = WORDS[key]
+    spanish = translate(english, "es")
     assert _fields(english) == _fields(spanish)
     filled = dict.fromkeys(_fields(english), "x")
     assert say("en", key, **filled) and say("es", key, **filled)

@@ -7,6 +7,7 @@ import re
 import pytest
 
 from attncli.cli.commands import every_command, parameters
+from attncli.messages import languages
 
 OPTION = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 OTHER_TOOL = re.compile(r"pip install [^.;]*")  # another program's options
@@ -18,7 +19,8 @@ def test_option_help_names_only_options_of_its_command(name):
     names = {option for parameter in declared for option in parameter.declaration.names}
     names.add("--help")
     for parameter in declared:
-        for text in (parameter.declaration.help, parameter.declaration.es):
+        for lang in languages():
+            text = parameter.declaration.help_in(lang)
             for mentioned in OPTION.findall(OTHER_TOOL.sub("", text or "")):
                 assert mentioned in names, f"attn {name} {parameter.declaration.names}: {text}"
 

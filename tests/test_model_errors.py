@@ -44,7 +44,11 @@ def refusal(name: str, **kwargs) -> str:
     with pytest.raises(AttnError) as caught:
         load_model(name, **kwargs)
     message = str(caught.value)
-    assert "\n" not in message and caught.value.spanish and "\n" not in caught.value.spanish
+    assert (
+        "\n" not in message
+        and caught.value.message("es")
+        and "\n" not in caught.value.message("es")
+    )
     return message
 
 

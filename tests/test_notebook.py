@@ -126,7 +126,7 @@ def test_view_takes_lang_and_digits_and_shows_itself():
 def test_bad_options_are_refused_in_both_languages(asked):
     with pytest.raises(OptionError) as error:
         attn.options(**asked)
-    assert str(error.value) and error.value.spanish and "\n" not in str(error.value)
+    assert str(error.value) and error.value.message("es") and "\n" not in str(error.value)
     with pytest.raises(OptionError):
         attn.softmax([1, 2]).view(**asked)
     assert attn.options().lang is None and attn.options().digits is None

@@ -25,7 +25,7 @@ def test_weights_may_be_a_pathlib_path():
     assert np.abs(by_path.output[0] - torch_output).max() < 6e-5
     with pytest.raises(InputError, match="weights is int; give a state dict") as error:
         attn.selfattn(weights=3, heads=2, x=X)  # type: ignore[arg-type]
-    assert "pathlib.Path" in str(error.value) and "pathlib.Path" in (error.value.spanish or "")
+    assert "pathlib.Path" in str(error.value) and "pathlib.Path" in (error.value.message("es"))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.dtype("float32"), "float32"])

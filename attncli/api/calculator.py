@@ -15,6 +15,7 @@ import numpy as np
 
 from attncli.core import attention
 from attncli.errors import InputError, OptionError
+from attncli.messages import _
 from attncli.reading.inputs import (
     carried_values,
     chosen_method,
@@ -59,10 +60,12 @@ def check_finite(array: np.ndarray, field: str, allowed: np.ndarray | None = Non
     if bad.size:
         where = ", ".join(str(int(i) + 1) for i in bad[0])
         raise InputError(
-            f"{field} overflow float64 at ({where}): the inputs are too large; numbers up to "
-            "about 1e150 are safe",
-            f"{field} desborda float64 en ({where}): las entradas son demasiado grandes; "
-            "números hasta unos 1e150 son seguros",
+            _(
+                "{field} overflow float64 at ({where}): the inputs are too large; numbers up to "
+                "about 1e150 are safe"
+            ),
+            field=field,
+            where=where,
         )
     return array
 
@@ -124,8 +127,9 @@ def check_method(method: str) -> None:
     """A method the Python API was given by name: one of the four scores."""
     if method not in attention.METHODS:
         raise OptionError(
-            f"method {method!r} is not one of {', '.join(attention.METHODS)}",
-            f"el método {method!r} no es ninguno de {', '.join(attention.METHODS)}",
+            _("method {method} is not one of {known}"),
+            method=repr(method),
+            known=", ".join(attention.METHODS),
         )
 
 
@@ -181,8 +185,8 @@ def check_temperature(temperature: float) -> None:
     """A softmax temperature must be a positive finite number."""
     if not temperature > 0 or temperature == float("inf"):
         raise OptionError(
-            f"--temperature {temperature} must be a positive number (try 0.5, 1 or 2)",
-            f"--temperature {temperature} debe ser un número positivo (prueba 0.5, 1 o 2)",
+            _("--temperature {temperature} must be a positive number (try 0.5, 1 or 2)"),
+            temperature=temperature,
         )
 
 

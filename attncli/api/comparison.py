@@ -11,6 +11,7 @@ from attncli.core import costs
 from attncli.core.timing import time_interleaved
 from attncli.errors import OptionError
 from attncli.limits import check_fits, check_repeat
+from attncli.messages import _
 from attncli.results.comparison import Comparison, Sizes
 
 LOOP_CHECK_PAIRS = 10_000  # pairs scored one by one; beyond that a seeded sample
@@ -30,14 +31,12 @@ def check_sizes(sizes: Sizes, memory: int | None = None) -> None:
         if value < 1:
             option = {"t_x": "tx", "t_y": "ty"}.get(name, name).replace("_", "-")
             raise OptionError(
-                f"--{option} is {value}; it must be 1 or more",
-                f"--{option} es {value}; debe ser 1 o más",
+                _("{option} is {value}; it must be 1 or more"), option=f"--{option}", value=value
             )
     check_repeat(sizes.repeat)
     if sizes.threads < 1:
         raise OptionError(
-            f"--threads is {sizes.threads}; it must be 1 or more",
-            f"--threads es {sizes.threads}; debe ser 1 o más",
+            _("{option} is {value}; it must be 1 or more"), option="--threads", value=sizes.threads
         )
     asked = {
         "--tx": sizes.t_x,
@@ -47,7 +46,7 @@ def check_sizes(sizes: Sizes, memory: int | None = None) -> None:
         "--d-k": max(sizes.d_ks),
     }
     shown = " ".join(f"{option} {value}" for option, value in asked.items())
-    check_fits(_peak_numbers, asked, tuple(asked), (shown, shown), memory)
+    check_fits(_peak_numbers, asked, tuple(asked), shown, memory)
 
 
 def compare(sizes: Sizes, progress: Callable[[str, int, int], None] | None = None) -> Comparison:

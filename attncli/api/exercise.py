@@ -14,6 +14,7 @@ import numpy as np
 from attncli.api.calculator import check_method
 from attncli.core import attention
 from attncli.errors import OptionError
+from attncli.messages import _
 
 if TYPE_CHECKING:
     from attncli.results.exercise import ExerciseResult, ExerciseSet, SelfAttnExercise
@@ -98,8 +99,7 @@ def exercise_set(
 
     if not 1 <= count <= MAX_SHEETS:
         raise OptionError(
-            f"--count {count}: give 1 to {MAX_SHEETS} sheets",
-            f"--count {count}: da de 1 a {MAX_SHEETS} hojas",
+            _("--count {count}: give 1 to {most} sheets"), count=count, most=MAX_SHEETS
         )
     seeds = range(seed, seed + count)
     if selfattn:

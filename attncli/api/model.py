@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from attncli.errors import InputError, OptionError, shown
+from attncli.messages import Message, _
 
 if TYPE_CHECKING:
     from attncli.core.transformer import ForwardRun
@@ -22,19 +23,22 @@ PATTERNS = ("previous", "first", "self")
 def _sentence(sentence: str | None) -> str:
     if sentence is None or not sentence.strip():
         raise InputError(
-            'give a sentence, e.g. attn selfattn "the keys to the cabinet are on the table" '
-            "--model all-MiniLM-L6-v2",
-            'da una frase, p. ej. attn selfattn "the keys to the cabinet are on the table" '
-            "--model all-MiniLM-L6-v2",
+            _(
+                'give a sentence, e.g. attn selfattn "the keys to the cabinet are on the table" '
+                "--model all-MiniLM-L6-v2"
+            )
         )
     return sentence
 
 
-def _in_range(value: int | None, total: int, option: str, what: str, que: str) -> None:
+def _in_range(value: int | None, total: int, option: str, what: Message) -> None:
     if value is not None and not 1 <= value <= total:
         raise OptionError(
-            f"{option} {value} is out of range: the model has {total} {what} (1 to {total})",
-            f"{option} {value} está fuera de rango: el modelo tiene {total} {que} (de 1 a {total})",
+            _("{option} {value} is out of range: the model has {total} {what} (1 to {total})"),
+            option=option,
+            value=value,
+            total=total,
+            what=what,
         )
 
 
@@ -51,7 +55,7 @@ def _forward(loaded: Model, encoded: Encoded, layers: int | None) -> ForwardRun:
 
     from attncli.core.transformer import forward
 
-    _in_range(layers, loaded.architecture.layers, "--layer", "layers", "capas")
+    _in_range(layers, loaded.architecture.layers, "--layer", Message(_("layers")))
     # The layers' products are small (T × d by d × d): one BLAS thread is quicker than
     # several waiting on one another, above all on a busy machine.
     with np.errstate(all="ignore"), threadpool_limits(1, user_api="blas"):
@@ -59,10 +63,12 @@ def _forward(loaded: Model, encoded: Encoded, layers: int | None) -> ForwardRun:
     for number, layer in enumerate(run.layers, start=1):
         if not np.isfinite(layer.output).all():
             raise InputError(
-                f"layer {number} of {loaded.name} gave a number too large to hold (inf or "
-                "NaN); the weights may be corrupt",
-                f"la capa {number} de {loaded.name} dio un número demasiado grande (inf o "
-                "NaN); los pesos pueden estar dañados",
+                _(
+                    "layer {number} of {model} gave a number too large to hold (inf or NaN); "
+                    "the weights may be corrupt"
+                ),
+                number=number,
+                model=loaded.name,
             )
     return run
 
@@ -87,7 +93,7 @@ def model_selfattn(
     chosen = loaded.architecture.layers if layer is None else layer
     run = _forward(loaded, encoded, chosen)
     total = loaded.architecture.heads
-    _in_range(head, total, "--head", "heads per layer", "cabezas por capa")
+    _in_range(head, total, "--head", Message(_("heads per layer")))
     layer_run = run.layers[chosen - 1]
     attention = layer_run.attention
     params = dict(loaded.network.blocks[chosen - 1].attention)
@@ -163,8 +169,10 @@ def _position(tokens: tuple[str, ...], token: str, option: str) -> int:
         return loose[0]
     known = shown(", ".join(tokens), 200)
     raise InputError(
-        f"{option} {shown(repr(token))} is not one of the model's tokens here: {known}",
-        f"{option} {shown(repr(token))} no es uno de los tokens del modelo aquí: {known}",
+        _("{option} {token} is not one of the model's tokens here: {known}"),
+        option=option,
+        token=shown(repr(token)),
+        known=known,
     )
 
 
@@ -185,21 +193,19 @@ def heads(
     from attncli.results.model import HeadsResult, HeadWeight
 
     if pattern is not None and (source is not None or target is not None):
-        raise OptionError(
-            "--pattern and --from/--to each choose what to rank; give one of them",
-            "--pattern y --from/--to eligen cada uno qué ordenar; da uno de ellos",
-        )
+        raise OptionError(_("--pattern and --from/--to each choose what to rank; give one of them"))
     if pattern is None and (source is None or target is None):
         raise OptionError(
-            "say what to rank: --from TOKEN --to TOKEN (e.g. --from are --to keys), or "
-            "--pattern previous|first|self",
-            "di qué ordenar: --from TOKEN --to TOKEN (p. ej. --from are --to keys), o "
-            "--pattern previous|first|self",
+            _(
+                "say what to rank: --from TOKEN --to TOKEN (e.g. --from are --to keys), or "
+                "--pattern previous|first|self"
+            )
         )
     if pattern is not None and pattern not in PATTERNS:
         raise OptionError(
-            f"--pattern {shown(repr(pattern))} is not known; one of {', '.join(PATTERNS)}",
-            f"--pattern {shown(repr(pattern))} no se conoce; uno de {', '.join(PATTERNS)}",
+            _("--pattern {pattern} is not known; one of {known}"),
+            pattern=shown(repr(pattern)),
+            known=", ".join(PATTERNS),
         )
     loaded, encoded = _load(sentence, model)
     run = _forward(loaded, encoded, None)

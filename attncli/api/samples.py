@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from attncli.messages import Message, _
 from attncli.reading.samples import LAYER_HEADS, Sample, installed
 from attncli.results.samples import SampleEntry, SamplesResult
 
@@ -40,11 +41,16 @@ def _weights_entry(sample: Sample) -> SampleEntry:
     held = ", ".join(f"{name} {_shape(shape)}" for name, shape in _arrays(sample))
     heads = LAYER_HEADS[layer]
     if sample.file.endswith(".npy"):
-        holds, holds_es = f"{held} (a token per row)", f"{held} (un token por fila)"
+        said = Message(_("{arrays} (a token per row)"), arrays=held)
     else:
-        holds = f"nn.MultiheadAttention.state_dict(): {held}; num_heads={heads}"
-        holds_es = f"nn.MultiheadAttention.state_dict(): {held}; {heads} cabezas"
-    return SampleEntry(sample.name, sample.file, sample.path, holds, command, holds_es)
+        said = Message(
+            _("nn.MultiheadAttention.state_dict(): {arrays}; num_heads={heads}"),
+            arrays=held,
+            heads=heads,
+        )
+    return SampleEntry(
+        sample.name, sample.file, sample.path, str(said), command, said.said("es"), said
+    )
 
 
 def _entry(sample: Sample) -> SampleEntry:

@@ -13,6 +13,7 @@ import numpy as np
 from attncli.api.calculator import ArrayLike, as_document, check_finite
 from attncli.api.selfattn_backward import selfattn_backward
 from attncli.errors import OptionError
+from attncli.messages import _
 from attncli.reading.values import Document
 from attncli.results.selfattn import SelfAttnResult
 
@@ -127,19 +128,17 @@ def selfattn(
             plain = isinstance(value, (bool, int, float, str))
             if value is not default and (not plain or value != default):
                 raise OptionError(
-                    f"{name} shapes the seeded layer and does not apply with model=, whose "
-                    "tokenizer, sizes and weights are the model's own; leave it out",
-                    f"{name} da forma a la capa sembrada y no vale con model=, cuyo "
-                    "tokenizador, tamaños y pesos son los del modelo; quítalo",
+                    _(
+                        "{name} shapes the seeded layer and does not apply with model=, whose "
+                        "tokenizer, sizes and weights are the model's own; leave it out"
+                    ),
+                    name=name,
                 )
         from attncli.api.model import model_selfattn
 
         return model_selfattn(sentence, model, layer=layer, head=head, words=words)
     if layer is not None or head is not None or words:
-        raise OptionError(
-            "layer=, head= and words= pick from a pretrained model; add model=",
-            "layer=, head= y words= eligen de un modelo preentrenado; añade model=",
-        )
+        raise OptionError(_("layer=, head= and words= pick from a pretrained model; add model="))
     document = as_document(
         x=x,
         queries=queries,
@@ -292,10 +291,7 @@ def _in_dtype(checked: SelfAttnInput, dtype: str) -> None:
     """--dtype float32: the layer's arrays in float32 from the inputs on, so that the
     projections, scores, softmax, mix and gradients are computed in it."""
     if dtype not in ("float32", "float64"):
-        raise OptionError(
-            f"--dtype {dtype}: expected float32 or float64",
-            f"--dtype {dtype}: se espera float32 o float64",
-        )
+        raise OptionError(_("--dtype {dtype}: expected float32 or float64"), dtype=dtype)
     if dtype == "float64":
         return
     kind = np.float32
@@ -314,14 +310,10 @@ def _divisor(scale: bool, scale_by: float | None) -> float | None:
     if scale_by is None:
         return None if scale else 1.0
     if not scale:
-        raise OptionError(
-            "--scale S and --no-scale both set the divisor; give one",
-            "--scale S y --no-scale fijan los dos el divisor; da uno",
-        )
+        raise OptionError(_("--scale S and --no-scale both set the divisor; give one"))
     if not (math.isfinite(scale_by) and scale_by > 0):
         raise OptionError(
-            f"--scale is {scale_by}; the divisor must be a positive number",
-            f"--scale es {scale_by}; el divisor debe ser un número positivo",
+            _("--scale is {scale}; the divisor must be a positive number"), scale=scale_by
         )
     return float(scale_by)
 

@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from attncli.errors import InputError, OptionError
+from attncli.messages import Message, _
 from attncli.reading.settings import SelfAttnSettings
-from attncli.reading.wants import Sentence, parse_wants
+from attncli.reading.wants import Sentence, at, parse_wants
 from attncli.results.training import TestLink, TrainResult
 
 if TYPE_CHECKING:
@@ -113,25 +114,23 @@ def _check_options(iterations: int, lr: float, optimizer: str, projections: bool
 
     if not projections:
         raise OptionError(
-            "with --no-proj, Q = K = V = X: the layer has not a single parameter, so there "
-            "is nothing to train — W^Q, W^K and W^V are the only thing it can learn",
-            "con --no-proj, Q = K = V = X: la capa no tiene un solo parámetro, así que no hay "
-            "nada que entrenar; W^Q, W^K y W^V son lo único que puede aprender",
+            _(
+                "with --no-proj, Q = K = V = X: the layer has not a single parameter, so there "
+                "is nothing to train — W^Q, W^K and W^V are the only thing it can learn"
+            )
         )
     if iterations < 0:
-        raise OptionError(
-            f"--iterations is {iterations}; give 0 or more",
-            f"--iterations es {iterations}; da 0 o más",
-        )
+        raise OptionError(_("--iterations is {iterations}; give 0 or more"), iterations=iterations)
     if not (np.isfinite(lr) and lr > 0):
         raise OptionError(
-            f"--lr is {lr}; the step must be a positive number, e.g. --lr 0.1",
-            f"--lr es {lr}; el paso debe ser un número positivo, p. ej. --lr 0,1",
+            _("--lr is {lr}; the step must be a positive number, e.g. --lr 0.1"), lr=lr
         )
     if optimizer not in OPTIMIZERS:
         raise OptionError(
-            f"--optimizer {optimizer}: choose {' or '.join(OPTIMIZERS)}",
-            f"--optimizer {optimizer}: elige {' o '.join(OPTIMIZERS)}",
+            _("--optimizer {optimizer}: choose {first} or {second}"),
+            optimizer=optimizer,
+            first=OPTIMIZERS[0],
+            second=OPTIMIZERS[1],
         )
 
 
@@ -143,17 +142,18 @@ def _sentences(
 
     if (sentence is None) == (corpus is None):
         raise InputError(
-            'give a sentence and what it wants (attn train "en las llaves del coche están '
-            'ahí" --want están=llaves) or --corpus FILE, one of the two',
-            'da una frase y lo que pide (attn train "en las llaves del coche están ahí" '
-            "--want están=llaves) o --corpus FICHERO, una de las dos cosas",
+            _(
+                'give a sentence and what it wants (attn train "en las llaves del coche están '
+                'ahí" --want están=llaves) or --corpus FILE, one of the two'
+            )
         )
     if corpus is not None:
         if want:
             raise InputError(
-                "--want goes with a sentence; in --corpus FILE each line says its wants after a |",
-                "--want va con una frase; en --corpus FICHERO cada línea dice lo que pide "
-                "tras una |",
+                _(
+                    "--want goes with a sentence; in --corpus FILE each line says its wants "
+                    "after a |"
+                )
             )
         return list(corpus)
     assert sentence is not None
@@ -196,20 +196,20 @@ def _layer(
         for row, column in sentence.wanted:
             if column > row:
                 raise InputError(
-                    f"--want {sentence.tokens[row]}={sentence.tokens[column]}{_at(sentence)}: "
-                    "with --causal a token sees only itself and the ones before it, and "
-                    f"«{sentence.tokens[column]}» comes after «{sentence.tokens[row]}»; drop "
-                    "--causal or want an earlier key",
-                    f"--want {sentence.tokens[row]}={sentence.tokens[column]}{_at(sentence)}: "
-                    "con --causal un token solo ve lo anterior y a sí mismo, y "
-                    f"«{sentence.tokens[column]}» va después de «{sentence.tokens[row]}»; quita "
-                    "--causal o pide una clave anterior",
+                    _(
+                        "--want {query}={key}{where}: with --causal a token sees only itself and "
+                        "the ones before it, and «{key}» comes after «{query}»; drop --causal or "
+                        "want an earlier key"
+                    ),
+                    query=sentence.tokens[row],
+                    key=sentence.tokens[column],
+                    where=_at(sentence),
                 )
     return with_positions(checked.x, positions), checked.weights, checked.norm, allowed
 
 
-def _at(sentence: Sentence) -> str:
-    return f" ({sentence.where})" if sentence.where else ""
+def _at(sentence: Sentence) -> Message | str:
+    return at(sentence.where)
 
 
 def _labels(sentence: Sentence) -> list[str]:
@@ -219,23 +219,24 @@ def _labels(sentence: Sentence) -> list[str]:
 def _diverged(run: Training, lr: float) -> OptionError:
     """The one line a diverging run ends with."""
     start, end = float(run.loss[0]), run.diverged_loss
-    lower = f"{lr / 10:g}"
 
-    def written(value: float | None, lang: str) -> str:
+    def written(value: float | None) -> Message:
         if value is not None and np.isfinite(value):
-            return f"{value:.4g}" if lang == "en" else f"{value:.4g}".replace(".", ",")
-        infinite = value is not None and not np.isnan(value)
-        return ("infinity" if infinite else "not a number") if lang == "en" else (
-            "infinito" if infinite else "un valor no numérico"
-        )  # fmt: skip
+            return Message(_("{value:.4g}"), value=float(value))
+        if value is not None and not np.isnan(value):
+            return Message(_("infinity"))
+        return Message(_("not a number"))
 
     return OptionError(
-        f"training diverged at iteration {run.done + 1}: the loss went from {start:.4g} to "
-        f"{written(end, 'en')}; the step is too large, lower --lr (it is {lr:g}), "
-        f"e.g. --lr {lower}",
-        f"el entrenamiento divergió en la iteración {run.done + 1}: la pérdida pasó de "
-        f"{written(start, 'es')} a {written(end, 'es')}; el paso es demasiado grande, baja --lr "
-        f"(es {f'{lr:g}'.replace('.', ',')}), p. ej. --lr {lower.replace('.', ',')}",
+        _(
+            "training diverged at iteration {iteration}: the loss went from {start} to {end}; "
+            "the step is too large, lower --lr (it is {lr:g}), e.g. --lr {lower:g}"
+        ),
+        iteration=run.done + 1,
+        start=written(start),
+        end=written(end),
+        lr=float(lr),
+        lower=lr / 10,
     )
 
 
@@ -275,5 +276,5 @@ def _tested(
 def _example(sentence: Sentence, settings: SelfAttnSettings, positions: str | None) -> Example:
     from attncli.core.training import Example
 
-    x, _, _, allowed = _layer(sentence, settings, positions)
+    x, _queries, _keys, allowed = _layer(sentence, settings, positions)
     return Example(x, sentence.wanted, allowed)

@@ -12,11 +12,13 @@ from typing import Annotated, Any
 
 import typer
 
+from attncli.cli.click_words import speak
 from attncli.cli.commands import every_command, parameters
 from attncli.cli.declare import Argument, Command, Declared, declared
 from attncli.cli.fastpath import language_of, split_lang
 from attncli.cli.group import app_for
 from attncli.cli.options import LangOption, VersionOption, settings_from
+from attncli.messages import _, decimal_mark, translate
 from attncli.reading.arguments import read_decimal
 
 
@@ -52,7 +54,7 @@ def _one_number(parameter: Declared) -> bool:
 def _typer_annotation(parameter: Declared, lang: str) -> Any:
     if not _one_number(parameter):
         return Annotated[parameter.written, parameter.declaration.to_typer(lang)]
-    metavar = parameter.declaration.settings.get("metavar", "FLOAT")
+    metavar = parameter.declaration.settings.get("metavar", _("FLOAT"))
     extra = {} if "metavar" in parameter.declaration.settings else {"metavar": metavar}
     return Annotated[str | None, parameter.declaration.to_typer(lang, **extra)]
 
@@ -60,8 +62,7 @@ def _typer_annotation(parameter: Declared, lang: str) -> Any:
 def _typer_default(parameter: Declared, lang: str) -> Any:
     """A number's default as the help writes it: 1.0, or 1,0 in Spanish."""
     if _one_number(parameter) and isinstance(parameter.default, float):
-        text = repr(parameter.default)
-        return text.replace(".", ",") if lang == "es" else text
+        return repr(parameter.default).replace(".", decimal_mark(lang))
     return parameter.default
 
 
@@ -87,18 +88,11 @@ def _read_by_typer(
     return function
 
 
-APP_HELP = {
-    "en": (
-        "A calculator for attention, the step at the heart of a transformer: "
-        "scores, softmax, the weighted mix and self-attention, with every step shown.\n\n"
-        "Example: attn score -i samples/tren.json | attn softmax | attn mix"
-    ),
-    "es": (
-        "Una calculadora de atención, el paso central de un transformer: puntuaciones, "
-        "softmax, la mezcla ponderada y la autoatención, con cada paso a la vista.\n\n"
-        "Ejemplo: attn score -i samples/tren.json | attn softmax | attn mix"
-    ),
-}
+APP_HELP = _(
+    "A calculator for attention, the step at the heart of a transformer: "
+    "scores, softmax, the weighted mix and self-attention, with every step shown.\n\n"
+    "Example: attn score -i samples/tren.json | attn softmax | attn mix"
+)
 
 
 def _group(ctx: typer.Context, version: bool = False, lang: Any = None) -> None:
@@ -109,13 +103,13 @@ def _group(ctx: typer.Context, version: bool = False, lang: Any = None) -> None:
 
 def build_app(lang: str = "en") -> typer.Typer:
     """The Typer app of every command, its help in `lang` (Click's own words too, through
-    attncli.cli.spanish)."""
-    from attncli.cli.spanish import command_classes
+    attncli.cli.click_words)."""
+    from attncli.cli.click_words import command_classes
 
     group_class, command_class, numbers_class = command_classes(lang)
     app = typer.Typer(
         cls=group_class,
-        help=APP_HELP[lang],
+        help=translate(APP_HELP, lang),
         context_settings={"help_option_names": ["-h", "--help"]},
         pretty_exceptions_enable=False,
         no_args_is_help=True,
@@ -143,5 +137,7 @@ def run(arguments: list[str]) -> None:
     if not split_lang(arguments)[1]:  # attn, or attn --lang es: the help
         arguments = [*arguments, "--help"]
     asks_help = bool({"-h", "--help"} & set(arguments))
-    chosen = build_app("es") if asks_help and language_of(arguments) == "es" else app
+    lang = language_of(arguments)
+    speak(lang)  # Click's own words (usage errors too) in the language asked for
+    chosen = build_app(lang) if asks_help and lang != "en" else app
     app_for(chosen, arguments)(args=arguments, prog_name="attn")

@@ -16,29 +16,34 @@ from enum import Enum
 from types import NoneType, UnionType
 from typing import Any
 
+from attncli.messages import translate
+
 
 class Parameter:
-    """What a command line gives a parameter: its names, its help in English (`help`) and
-    in Spanish (`es`, where the words differ), and its limits, as typer.Option takes them."""
+    """What a command line gives a parameter: its names, its help (an English msgid, said
+    in the language asked for) and its limits, as typer.Option takes them."""
 
     typer_kind = ""
 
     def __init__(self, *names: str, **settings: Any) -> None:
         self.names = names
         self.help: str | None = settings.pop("help", None)
-        self.es: str | None = settings.pop("es", None)
         self.settings = settings  # metavar, min, max, hidden, …: typer.Option's keywords
 
     def help_in(self, lang: str) -> str | None:
-        """The help text in `lang` (English where no Spanish is declared)."""
-        return self.es if lang == "es" and self.es else self.help
+        """The help text in `lang`."""
+        return None if self.help is None else translate(self.help, lang)
 
     def to_typer(self, lang: str = "en", **extra: Any) -> Any:
-        """The typer.Option or typer.Argument this declares, its help in `lang`."""
+        """The typer.Option or typer.Argument this declares, its help and its placeholder
+        (FILE, FICHERO) in `lang`."""
         import typer
 
+        settings = {**self.settings, **extra}
+        if "metavar" in settings:
+            settings["metavar"] = translate(settings["metavar"], lang)
         make = getattr(typer, self.typer_kind)
-        return make(*self.names, help=self.help_in(lang), **self.settings, **extra)
+        return make(*self.names, help=self.help_in(lang), **settings)
 
 
 class Option(Parameter):
@@ -88,10 +93,10 @@ def declared(annotation: Any, name: str, default: Any) -> Declared:
 
 class Command:
     """A command of `attn`: its name, its function (plain parameters and `settings`; its
-    docstring is the English help), the output options it takes (options.output_names),
-    whether its arguments are numbers that may be negative, and its help in Spanish."""
+    docstring is the help, an English msgid), the output options it takes
+    (options.output_names) and whether its arguments are numbers that may be negative."""
 
-    __slots__ = ("name", "function", "outputs", "numbers", "es")
+    __slots__ = ("name", "function", "outputs", "numbers")
 
     def __init__(
         self,
@@ -99,20 +104,17 @@ class Command:
         function: Callable[..., None],
         outputs: tuple[str, ...],
         numbers: bool = False,
-        es: str = "",
     ) -> None:
         self.name = name
         self.function = function
         self.outputs = outputs
         self.numbers = numbers
-        self.es = es
 
     def help_in(self, lang: str) -> str:
         """The command's help in `lang`."""
         import inspect
 
-        english = inspect.getdoc(self.function) or ""
-        return inspect.cleandoc(self.es) if lang == "es" and self.es else english
+        return translate(inspect.getdoc(self.function) or "", lang)
 
 
 _NEGATIVE_COMMA_DECIMAL = re.compile(r"-\d*,\d+")

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 from attncli.cli.declare import Option
 from attncli.errors import OptionError
+from attncli.messages import _, languages
 from attncli.present.output import Settings
 
 
@@ -20,9 +21,8 @@ class Theme(str, Enum):
     dark = "dark"
 
 
-class Language(str, Enum):
-    en = "en"
-    es = "es"
+# --lang's choices: English and every language with a catalog (a new one is one .po file).
+Language = Enum("Language", {code: code for code in languages()}, type=str)  # type: ignore[misc]
 
 
 class ScoreMethod(str, Enum):
@@ -38,8 +38,7 @@ ScoreSeedOption = Annotated[
         "--seed",
         min=0,
         max=2**64 - 1,
-        help="Seed for W_a, W_1, W_2, v_a when the input has none.",
-        es="Semilla de W_a, W_1, W_2, v_a cuando la entrada no los trae.",
+        help=_("Seed for W_a, W_1, W_2, v_a when the input has none."),
     ),
 ]
 AdditiveSizeOption = Annotated[
@@ -47,8 +46,7 @@ AdditiveSizeOption = Annotated[
     Option(
         "--d-a",
         min=1,
-        help="Hidden size of the additive score (default: d_k).",
-        es="Tamaño oculto de la puntuación aditiva (por defecto: d_k).",
+        help=_("Hidden size of the additive score (default: d_k)."),
     ),
 ]
 InputOption = Annotated[
@@ -56,12 +54,8 @@ InputOption = Annotated[
     Option(
         "--input",
         "-i",
-        metavar="FILE",
-        help="JSON document to read ('-' for stdin). Without it, piped stdin is read.",
-        es=(
-            "Documento JSON que leer ('-' para la entrada estándar). Sin él, se lee lo "
-            "que llegue por tubería."
-        ),
+        metavar=_("FILE"),
+        help=_("JSON document to read ('-' for stdin). Without it, piped stdin is read."),
     ),
 ]
 FormatOption = Annotated[
@@ -69,20 +63,16 @@ FormatOption = Annotated[
     Option(
         "--format",
         "-f",
-        help="table or json. Default: table on a terminal, JSON when piped.",
-        es=("table o json. Por defecto: tabla en un terminal, JSON por tubería."),
+        help=_("table or json. Default: table on a terminal, JSON when piped."),
     ),
 ]
-JsonOption = Annotated[
-    bool, Option("--json", help="Shorthand for --format json.", es="Atajo de --format json.")
-]
+JsonOption = Annotated[bool, Option("--json", help=_("Shorthand for --format json."))]
 StepsOption = Annotated[
     bool,
     Option(
         "--steps",
         "-s",
-        help="Lay out the computation as a hand-worked table.",
-        es="Muestra el cálculo como una tabla hecha a mano.",
+        help=_("Lay out the computation as a hand-worked table."),
     ),
 ]
 DigitsOption = Annotated[
@@ -91,95 +81,82 @@ DigitsOption = Annotated[
         "--digits",
         min=0,
         max=15,
-        help="Decimals in tables (default: weights 3, other numbers 2).",
-        es="Decimales en las tablas (por defecto: pesos 3, el resto 2).",
+        help=_("Decimals in tables (default: weights 3, other numbers 2)."),
     ),
 ]
 RowOption = Annotated[
     int | None,
     Option(
         "--row",
-        help="With --steps on a grid: explain row N (1 = first).",
-        es=("Con --steps sobre una rejilla: explica la fila N (1 = la primera)."),
+        help=_("With --steps on a grid: explain row N (1 = first)."),
     ),
 ]
 LangOption = Annotated[
     Language | None,
     Option(
         "--lang",
-        help="en or es. Default: ATTN_LANG, else es when the locale is es_*, else en.",
-        es=("en o es. Por defecto: ATTN_LANG, si no es cuando el locale es es_*, si no en."),
+        help=_("en or es. Default: ATTN_LANG, else es when the locale is es_*, else en."),
     ),
 ]
 BlankOption = Annotated[
     bool,
     Option(
         "--blank",
-        help="A worksheet: --steps with the cells a student computes left empty.",
-        es=("Una hoja de ejercicios: --steps con vacías las celdas que calcula el estudiante."),
+        help=_("A worksheet: --steps with the cells a student computes left empty."),
     ),
 ]
 AnswersOption = Annotated[
     bool,
     Option(
         "--answers",
-        help="A worksheet followed by its filled key, to print apart or check against.",
-        es="Una hoja de ejercicios seguida de su solución, para imprimirla aparte o comprobar.",
+        help=_("A worksheet followed by its filled key, to print apart or check against."),
     ),
 ]
 ExportOption = Annotated[
     str | None,
     Option(
         "--export",
-        metavar="FILE",
-        help="Also write what the terminal shows to FILE: .svg, .html, .txt, .md or .tex.",
-        es="Escribe además lo que muestra el terminal en FICHERO: .svg, .html, .txt, .md o .tex.",
+        metavar=_("FILE"),
+        help=_("Also write what the terminal shows to FILE: .svg, .html, .txt, .md or .tex."),
     ),
 ]
 ThemeOption = Annotated[
     Theme | None,
     Option(
         "--theme",
-        help="The page of an .svg or .html export: light to print (default) or dark.",
-        es="La página de un --export .svg o .html: light para imprimir (por defecto) o dark.",
+        help=_("The page of an .svg or .html export: light to print (default) or dark."),
     ),
 ]
 TexFragmentOption = Annotated[
     bool,
     Option(
         "--tex-fragment",
-        help="A .tex export as a fragment to paste into one's own document (needs amsmath).",
-        es="Un --export .tex como fragmento para pegar en un documento propio (usa amsmath).",
+        help=_("A .tex export as a fragment to paste into one's own document (needs amsmath)."),
     ),
 ]
 TokenOption = Annotated[
     str | None,
     Option(
         "--token",
-        help="With --steps on a grid: explain the row of this token.",
-        es="Con --steps sobre una rejilla: explica la fila de este token.",
+        help=_("With --steps on a grid: explain the row of this token."),
     ),
 ]
 TokensOption = Annotated[
     str | None,
     Option(
         "--tokens",
-        help="Token names for the keys, e.g. tren,va,lleno.",
-        es="Nombres de los tokens de las claves, p. ej. tren,va,lleno.",
+        help=_("Token names for the keys, e.g. tren,va,lleno."),
     ),
 ]
 QueryOption = Annotated[
     str | None,
-    Option(
-        "--query", "-q", help="One query vector, e.g. 1,0.", es="Un vector consulta, p. ej. 1,0."
-    ),
+    Option("--query", "-q", help=_("One query vector, e.g. 1,0.")),
 ]
 QueriesOption = Annotated[
     str | None,
     Option(
         "--queries",
-        help="Several queries, a row each: '[[0,1],[1,1]]' or '0,1;1,1'.",
-        es="Varias consultas, una fila cada una: '[[0,1],[1,1]]' o '0,1;1,1'.",
+        help=_("Several queries, a row each: '[[0,1],[1,1]]' or '0,1;1,1'."),
     ),
 ]
 KeysOption = Annotated[
@@ -187,8 +164,7 @@ KeysOption = Annotated[
     Option(
         "--keys",
         "-k",
-        help="Keys, a row per token: '[[2,1],[0,2],[1,1]]'.",
-        es="Claves, una fila por token: '[[2,1],[0,2],[1,1]]'.",
+        help=_("Keys, a row per token: '[[2,1],[0,2],[1,1]]'."),
     ),
 ]
 ValuesOption = Annotated[
@@ -196,8 +172,7 @@ ValuesOption = Annotated[
     Option(
         "--values",
         "-v",
-        help="Values, a row per token: '[[10,0],[0,10],[5,5]]'.",
-        es="Valores, una fila por token: '[[10,0],[0,10],[5,5]]'.",
+        help=_("Values, a row per token: '[[10,0],[0,10],[5,5]]'."),
     ),
 ]
 WeightsOption = Annotated[
@@ -205,16 +180,14 @@ WeightsOption = Annotated[
     Option(
         "--weights",
         "-w",
-        help="Weights, one per value row (or a grid): 0.665,0.090,0.245.",
-        es=("Pesos, uno por fila de valores (o una rejilla): 0.665,0.090,0.245."),
+        help=_("Weights, one per value row (or a grid): 0.665,0.090,0.245."),
     ),
 ]
 ScoresOption = Annotated[
     str | None,
     Option(
         "--scores",
-        help="Scores as one option: '2,0,1' or a grid '2,0;1,1'.",
-        es=("Puntuaciones en una opción: '2,0,1' o una rejilla '2,0;1,1'."),
+        help=_("Scores as one option: '2,0,1' or a grid '2,0;1,1'."),
     ),
 ]
 
@@ -228,10 +201,10 @@ PositionsOption = Annotated[
     PositionsKind | None,
     Option(
         "--positions",
-        help="Add a positional encoding to X (sinusoidal: Vaswani et al.), so the layer "
-        "knows the order of the words.",
-        es="Suma a X una codificación de posiciones (sinusoidal: Vaswani et al.), para que "
-        "la capa sepa el orden de las palabras.",
+        help=_(
+            "Add a positional encoding to X (sinusoidal: Vaswani et al.), so the layer knows "
+            "the order of the words."
+        ),
     ),
 ]
 # The output options, in the order --help lists them, as (annotation, default).
@@ -239,9 +212,8 @@ FieldsOption = Annotated[
     str | None,
     Option(
         "--fields",
-        metavar="NAMES",
-        help="Write only these fields of the JSON document, e.g. weights,output.",
-        es="Escribe solo estos campos del documento JSON, p. ej. weights,output.",
+        metavar=_("NAMES"),
+        help=_("Write only these fields of the JSON document, e.g. weights,output."),
     ),
 ]
 OUTPUT_OPTIONS: dict[str, tuple[Any, Any]] = {
@@ -296,14 +268,10 @@ def settings_from(
 
     if fields is not None and (steps or blank or answers):
         raise OptionError(
-            "--fields picks fields of the JSON document, --steps lays out tables; give one",
-            "--fields elige campos del documento JSON, --steps muestra tablas; da uno",
+            _("--fields picks fields of the JSON document, --steps lays out tables; give one")
         )
     if fields is not None and format_name is not None and format_name.value == "table":
-        raise OptionError(
-            "--fields picks fields of the JSON document; drop --format table",
-            "--fields elige campos del documento JSON; quita --format table",
-        )
+        raise OptionError(_("--fields picks fields of the JSON document; drop --format table"))
     if export is not None or theme is not None or tex_fragment:
         from attncli.present.export import check_export_choices, check_export_path
 
@@ -350,7 +318,6 @@ VersionOption = Annotated[
         "-V",
         callback=_show_version,
         is_eager=True,
-        help="Print the version and exit.",
-        es=("Imprime la versión y termina."),
+        help=_("Print the version and exit."),
     ),
 ]

@@ -19,6 +19,7 @@ import numpy as np
 from attncli.core import attention
 from attncli.core.seeding import generator
 from attncli.errors import OptionError
+from attncli.messages import _
 
 SENTENCES = (
     "el tren va lleno",
@@ -66,7 +67,7 @@ def _keys_and_values(
     are alike (while there are enough of them) and the query's scores are not all equal:
     a sheet whose weights all come out 0.333 teaches nothing about the score."""
     distinct = tokens <= 3**dim
-    for _ in range(100):
+    for _attempt in range(100):
         keys = rng.integers(0, 3, size=(tokens, dim))  # [T, d]
         values = rng.integers(0, 3, size=(tokens, dim)) * 5  # [T, d]
         if distinct and (_repeats(keys) or _repeats(values)):
@@ -86,7 +87,7 @@ def _parameters(
     """The learned score's parameters, drawn until the keys' scores are not all alike (when
     the keys themselves differ): a problem whose weights all come out equal teaches
     nothing about the score."""
-    for _ in range(100):
+    for _attempt in range(100):
         if method == "general":
             drawn = {"w_a": _small_matrix(rng, dim, dim)}  # [d_q, d_k]
         else:
@@ -124,13 +125,15 @@ def make_selfattn_exercise(seed: int, tokens: int, dim: int) -> dict[str, Any]:
 def _check_sizes(tokens: int, dim: int) -> None:
     if not 1 <= tokens <= MAX_TOKENS:
         raise OptionError(
-            f"--size {tokens}: give 1 to {MAX_TOKENS} tokens (the course uses 3)",
-            f"--size {tokens}: da de 1 a {MAX_TOKENS} tokens (el curso usa 3)",
+            _("--size {tokens}: give 1 to {most} tokens (the course uses 3)"),
+            tokens=tokens,
+            most=MAX_TOKENS,
         )
     if not 1 <= dim <= MAX_DIM:
         raise OptionError(
-            f"--dim {dim}: give 1 to {MAX_DIM} numbers per vector (the course uses 2)",
-            f"--dim {dim}: da de 1 a {MAX_DIM} números por vector (el curso usa 2)",
+            _("--dim {dim}: give 1 to {most} numbers per vector (the course uses 2)"),
+            dim=dim,
+            most=MAX_DIM,
         )
 
 
@@ -148,7 +151,7 @@ def _small_matrix(rng: np.random.Generator, rows: int, columns: int) -> np.ndarr
 def _full_rank(draw: Callable[[], np.ndarray]) -> np.ndarray:
     """The first draw of full rank; the draws come from one seeded generator, so the same
     one on every machine. A hundred tries fail with odds far below 1e-30 at any size."""
-    for _ in range(100):
+    for _attempt in range(100):
         matrix = draw()
         if np.linalg.matrix_rank(matrix) == min(matrix.shape):
             return matrix

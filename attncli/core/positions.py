@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from attncli.errors import OptionError
+from attncli.messages import _
 
 KINDS = ("sinusoidal",)
 BASE = 10000.0  # the paper's wavelength base: wavelengths from 2π to 10000 · 2π
@@ -65,16 +66,17 @@ def placed(
     # [..., T_q, d], [..., T_k, d] -> the same
     if already is not None:
         raise OptionError(
-            f"this x already has {already} positions added (the document says so); drop "
-            "--positions, or they would be added twice",
-            f"este x ya lleva sumadas posiciones {already} (lo dice el documento); quita "
-            "--positions, o se sumarían dos veces",
+            _(
+                "this x already has {kind} positions added (the document says so); drop "
+                "--positions, or they would be added twice"
+            ),
+            kind=already,
         )
     if x is None:
         raise OptionError(
-            "--positions adds the encoding to X; with queries, keys and values given there "
-            "is no X to add it to",
-            "--positions suma la codificación a X; con queries, keys y values dados no hay "
-            "X a la que sumarla",
+            _(
+                "--positions adds the encoding to X; with queries, keys and values given there "
+                "is no X to add it to"
+            )
         )
     return with_positions(x, kind), None if x_kv is None else with_positions(x_kv, kind)

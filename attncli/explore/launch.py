@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from attncli.errors import InputError
+from attncli.messages import _
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -71,20 +72,12 @@ def check_options(
     """The options' own mistakes, told before anything is read or imported (and so before
     what a terminal lacks: fixing one should not reveal another)."""
     if sentence is not None and input_path is not None:
-        raise InputError(
-            "give a sentence or -i FILE, not both", "da una frase o -i FICHERO, no las dos cosas"
-        )
+        raise InputError(_("give a sentence or -i FILE, not both"))
     if input_path == "-":
-        raise InputError(
-            "-i -: the explorer's standard input is the keyboard; give a file",
-            "-i -: la entrada estándar del explorador es el teclado; da un fichero",
-        )
+        raise InputError(_("-i -: the explorer's standard input is the keyboard; give a file"))
     model = sizes.get("model")
     if model is None and (sizes.get("layer") is not None or sizes.get("words")):
-        raise InputError(
-            "--layer and --words pick from a pretrained model; add --model M",
-            "--layer y --words eligen de un modelo preentrenado; añade --model M",
-        )
+        raise InputError(_("--layer and --words pick from a pretrained model; add --model M"))
     if model is not None:
         seeded = [f"--{name.replace('_', '-')}" for name in SEEDED_SIZES if sizes.get(name)]
         flags = {"projections": "--no-proj", "scale": "--no-scale", "causal": "--causal"}
@@ -92,10 +85,11 @@ def check_options(
         if seeded or input_path is not None:
             given = seeded[0] if seeded else "-i"
             raise InputError(
-                f"{given} shapes the seeded layer and does not apply with --model, whose "
-                "tokenizer, sizes and weights are the model's own; drop it",
-                f"{given} da forma a la capa sembrada y no vale con --model, cuyo "
-                "tokenizador, tamaños y pesos son los del modelo; quítalo",
+                _(
+                    "{option} shapes the seeded layer and does not apply with --model, whose "
+                    "tokenizer, sizes and weights are the model's own; drop it"
+                ),
+                option=given,
             )
 
 

@@ -6,6 +6,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from attncli.errors import OptionError
+from attncli.messages import _
 
 if TYPE_CHECKING:
     from attncli.explore.session import Source
@@ -56,8 +57,7 @@ def _write(path: str, document: dict[str, Any]) -> None:
             file.write(text + b"\n")
     except OSError as error:
         raise OptionError(
-            f"cannot write {os.path.abspath(path)}: {error.strerror}",
-            f"no se puede escribir {os.path.abspath(path)}: {error.strerror}",
+            _("cannot write {path}: {error}"), path=os.path.abspath(path), error=error.strerror
         ) from None
 
 
@@ -71,7 +71,7 @@ def write_state(source: Source, state: State, result: SelfAttnResult | None) -> 
     """Write the document to attn-explore-state.json in the working folder; its name and the
     options that read it back."""
     if result is None:
-        raise OptionError("nothing to write yet", "aún no hay nada que escribir")
+        raise OptionError(_("nothing to write yet"))
     _write(STATE_FILE, state_document(result))
     path = STATE_FILE
     return path, options_for(result)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from attncli.errors import InputError
 from attncli.explore.state import Frame, State
+from attncli.messages import _
 
 if TYPE_CHECKING:
     from attncli.results.selfattn import SelfAttnResult
@@ -59,10 +60,12 @@ def compute(source: Source, state: State) -> SelfAttnResult:
         count = len(tokenize(source.sentence))
         if count > MAX_TOKENS:
             raise InputError(
-                f"the sentence has {count} tokens; the explorer shows at most {MAX_TOKENS} "
-                "(attn selfattn takes longer ones)",
-                f"la frase tiene {count} tokens; el explorador muestra como mucho {MAX_TOKENS} "
-                "(attn selfattn admite más largas)",
+                _(
+                    "the sentence has {count} tokens; the explorer shows at most {most} "
+                    "(attn selfattn takes longer ones)"
+                ),
+                count=count,
+                most=MAX_TOKENS,
             )
     if source.model is not None:
         from attncli.api.model import model_selfattn
@@ -90,10 +93,11 @@ def compute(source: Source, state: State) -> SelfAttnResult:
     result = selfattn_document(document, source.sentence, settings)
     if result.batch is not None:
         raise InputError(
-            f"x is a batch of {result.batch} sequences and the explorer shows one; save the "
-            "one you want as its own x, e.g. numpy.save('one.npy', x[0])",
-            f"x es un lote de {result.batch} secuencias y el explorador muestra una; guarda "
-            "la que quieras como su propio x, p. ej. numpy.save('una.npy', x[0])",
+            _(
+                "x is a batch of {batch} sequences and the explorer shows one; save the "
+                "one you want as its own x, e.g. numpy.save('one.npy', x[0])"
+            ),
+            batch=result.batch,
         )
     return result
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from attncli.errors import OptionError
+from attncli.messages import Message, _
 
 KINDS = (".svg", ".html", ".txt", ".md", ".tex")
 THEMED = (".svg", ".html")  # the kinds --theme colours
@@ -22,16 +23,15 @@ def check_export_path(path: str) -> None:
     suffix = Path(path).suffix.lower()
     if suffix not in KINDS:
         raise OptionError(
-            f"--export {path}: unknown kind {suffix or '(no extension)'}; "
-            f"name a file ending in {', '.join(KINDS)}",
-            f"--export {path}: tipo desconocido {suffix or '(sin extensión)'}; "
-            f"usa un fichero que acabe en {', '.join(KINDS)}",
+            _("--export {path}: unknown kind {kind}; name a file ending in {kinds}"),
+            path=path,
+            kind=suffix or Message(_("(no extension)")),
+            kinds=", ".join(KINDS),
         )
     folder = Path(path).resolve().parent
     if not folder.is_dir():
         raise OptionError(
-            f"--export {path}: the folder {folder} does not exist",
-            f"--export {path}: la carpeta {folder} no existe",
+            _("--export {path}: the folder {folder} does not exist"), path=path, folder=str(folder)
         )
 
 
@@ -41,14 +41,11 @@ def check_export_choices(path: str | None, theme: str | None, fragment: bool) ->
     suffix = Path(path).suffix.lower() if path is not None else None
     if theme is not None and suffix not in THEMED:
         raise OptionError(
-            f"--theme {theme} colours an --export to .svg or .html; add --export FILE.html",
-            f"--theme {theme} colorea un --export a .svg o .html; añade --export FICHERO.html",
+            _("--theme {theme} colours an --export to .svg or .html; add --export FILE.html"),
+            theme=theme,
         )
     if fragment and suffix != ".tex":
-        raise OptionError(
-            "--tex-fragment shapes an --export to .tex; add --export FILE.tex",
-            "--tex-fragment da forma a un --export a .tex; añade --export FICHERO.tex",
-        )
+        raise OptionError(_("--tex-fragment shapes an --export to .tex; add --export FILE.tex"))
 
 
 def export(
@@ -76,8 +73,7 @@ def export(
         Path(path).write_text(text, encoding="utf-8")
     except OSError as error:
         raise OptionError(
-            f"--export {path}: cannot write it: {error.strerror}",
-            f"--export {path}: no se puede escribir: {error.strerror}",
+            _("--export {path}: cannot write it: {error}"), path=path, error=error.strerror
         ) from None
 
 
@@ -98,7 +94,7 @@ def markdown(renderables: list[Any]) -> str:
             if not block.show_header:
                 headers = [""] * len(headers)
             out.append("| " + " | ".join(_md(cell) for cell in headers) + " |")
-            out.append("|" + "|".join(" --- " for _ in headers) + "|")
+            out.append("|" + "|".join(" --- " for _column in headers) + "|")
             out.extend("| " + " | ".join(_md(cell) for cell in row) + " |" for row in rows)
             out.append("")
         else:

@@ -11,6 +11,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from attncli.messages import decimal_mark, thousands_mark
 from attncli.present.language import say
 
 MASKED = "—"
@@ -93,7 +94,8 @@ class Format:
 
     def decimal(self, text: str) -> str:
         """A formatted number with the language's decimal mark: 0.665, or 0,665 in Spanish."""
-        return text.replace(".", ",") if self.lang == "es" else text
+        mark = decimal_mark(self.lang)
+        return text if mark == "." else text.replace(".", mark)
 
     def weight_number(self, value: float) -> str:
         return self.number(value, self.weight, whole_bare=False)
@@ -109,7 +111,8 @@ class Format:
     def count(self, amount: int) -> str:
         """A whole count with thousands marked: 921,600 (921 600 in Spanish)."""
         text = f"{amount:,}"
-        return text.replace(",", "\u202f") if self.lang == "es" else text
+        mark = thousands_mark(self.lang)
+        return text if mark == "," else text.replace(",", mark)
 
     def computed(self, text: str) -> str:
         """A cell the student works out: empty on a worksheet."""

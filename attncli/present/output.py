@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
 from attncli.errors import OptionError
+from attncli.messages import Message, _
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
@@ -57,10 +58,10 @@ def parse_show(text: str | None) -> frozenset[str]:
     if unknown or not asked:
         choices = ", ".join((*SHOWABLE, "all"))
         raise OptionError(
-            f"--show {text!r}: {', '.join(unknown) or 'nothing'} is not a part; choose from "
-            f"{choices}, separated by commas",
-            f"--show {text!r}: {', '.join(unknown) or 'nada'} no es una parte; elige entre "
-            f"{choices}, separadas por comas",
+            _("--show {text}: {unknown} is not a part; choose from {choices}, separated by commas"),
+            text=repr(text),
+            unknown=", ".join(unknown) or Message(_("nothing")),
+            choices=choices,
         )
     return frozenset(asked)
 
@@ -72,8 +73,7 @@ def parse_fields(text: str | None) -> tuple[str, ...] | None:
     names = tuple(dict.fromkeys(name.strip() for name in text.split(",") if name.strip()))
     if not names:
         raise OptionError(
-            "--fields is empty; name fields of the JSON document, e.g. --fields weights,output",
-            "--fields está vacío; nombra campos del documento JSON, p. ej. --fields weights,output",
+            _("--fields is empty; name fields of the JSON document, e.g. --fields weights,output")
         )
     return names
 
@@ -86,8 +86,9 @@ def selected(document: dict[str, Any], fields: tuple[str, ...] | None) -> dict[s
     if unknown:
         known = ", ".join(document)
         raise OptionError(
-            f"--fields: {', '.join(unknown)} is not in this output; its fields are: {known}",
-            f"--fields: {', '.join(unknown)} no está en esta salida; sus campos son: {known}",
+            _("--fields: {unknown} is not in this output; its fields are: {known}"),
+            unknown=", ".join(unknown),
+            known=known,
         )
     return {name: document[name] for name in fields}
 

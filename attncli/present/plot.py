@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from attncli.errors import OptionError, install_command
+from attncli.messages import _
 
 if TYPE_CHECKING:
     import numpy as np
@@ -25,20 +26,17 @@ def check_plot_path(path: str) -> None:
     suffix = Path(path).suffix.lower()
     if suffix not in KINDS:
         raise OptionError(
-            f"--plot {path}: name a file ending in {', '.join(KINDS)}",
-            f"--plot {path}: usa un fichero que acabe en {', '.join(KINDS)}",
+            _("--plot {path}: name a file ending in {kinds}"), path=path, kinds=", ".join(KINDS)
         )
     if not Path(path).resolve().parent.is_dir():
-        raise OptionError(
-            f"--plot {path}: the folder does not exist", f"--plot {path}: la carpeta no existe"
-        )
+        raise OptionError(_("--plot {path}: the folder does not exist"), path=path)
     try:
         import matplotlib  # noqa: F401
     except ImportError:
         command = install_command("matplotlib")
         raise OptionError(
-            f"--plot needs matplotlib, which is not installed where attn runs: {command}",
-            f"--plot necesita matplotlib, que no está instalado donde corre attn: {command}",
+            _("--plot needs matplotlib, which is not installed where attn runs: {command}"),
+            command=command,
         ) from None
 
 
@@ -124,8 +122,7 @@ def save_figure(figure: Any, path: str) -> None:
         figure.savefig(path, dpi=100)
     except OSError as error:
         raise OptionError(
-            f"--plot {path}: cannot write it: {error.strerror}",
-            f"--plot {path}: no se puede escribir: {error.strerror}",
+            _("--plot {path}: cannot write it: {error}"), path=path, error=error.strerror
         ) from None
     finally:
         plt.close(figure)

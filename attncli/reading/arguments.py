@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from attncli.errors import InputError, OptionError, ShapeError, shown
+from attncli.messages import _, decimal_mark
 from attncli.reading.json_text import _integer, parse_json
 
 
@@ -30,11 +31,12 @@ def _inline_number(item: str, field: str) -> Any:
     except ValueError:
         option = f"--{field.replace('_', '-')}"
         raise InputError(
-            f"{option}: {shown(repr(item))} is not a number (write numbers separated by "
-            f"commas, rows by ';', decimals with a point, e.g. {option} '2,0.5;0,2', or JSON)",
-            f"{option}: {shown(repr(item))} no es un número (escribe números separados por "
-            f"comas y filas por ';', los decimales con punto, p. ej. {option} '2,0.5;0,2', "
-            "o JSON)",
+            _(
+                "{option}: {item} is not a number (write numbers separated by commas, rows "
+                "by ';', decimals with a point, e.g. {option} '2,0.5;0,2', or JSON)"
+            ),
+            option=option,
+            item=shown(repr(item)),
         ) from None
 
 
@@ -74,17 +76,17 @@ def decimal_commas_told(inline: dict[str, Any]) -> Iterator[None]:
         name, text = typed[0]
         option = f"--{name.replace('_', '-')}"
         meant = shown(repr(text.replace(",", ".").replace(";", ",")))  # what it may have meant
-        english = (
-            f"{error} (if {option} {shown(repr(text))} holds decimal commas: inside an option "
-            f"a comma separates numbers and ';' rows, so write decimals with a point, "
-            f"{option} {meant}, or give JSON)"
-        )
-        spanish = (
-            f"{error.message('es')} (si {option} {shown(repr(text))} lleva comas decimales: "
-            "dentro de una opción la coma separa números y ';' filas, así que escribe los "
-            f"decimales con punto, {option} {meant}, o da JSON)"
-        )
-        raise type(error)(english, spanish) from None
+        raise type(error)(
+            _(
+                "{error} (if {option} {given} holds decimal commas: inside an option a comma "
+                "separates numbers and ';' rows, so write decimals with a point, {option} "
+                "{meant}, or give JSON)"
+            ),
+            error=error.said,
+            option=option,
+            given=shown(repr(text)),
+            meant=meant,
+        ) from None
 
 
 def read_decimal(text: str, option: str, lang: str) -> float:
@@ -96,18 +98,22 @@ def read_decimal(text: str, option: str, lang: str) -> float:
     except ValueError:
         pass
     if comma_decimal(stripped):
-        if lang == "es":
+        if decimal_mark(lang) == ",":
             return float(stripped.replace(",", "."))
         dotted = stripped.replace(",", ".")
         raise OptionError(
-            f"{option} {shown(text)!r}: write the decimal with a point, {option} {dotted} "
-            f"(a decimal comma is read with --lang es)",
-            f"{option} {shown(text)!r}: escribe el decimal con punto, {option} {dotted}, o "
-            "con coma junto con --lang es",
+            _(
+                "{option} {text!r}: write the decimal with a point, {option} {dotted} (a "
+                "decimal comma is read with --lang es)"
+            ),
+            option=option,
+            text=shown(text),
+            dotted=dotted,
         )
     raise OptionError(
-        f"{option} {shown(text)!r} is not a number; e.g. {option} 0.5",
-        f"{option} {shown(text)!r} no es un número; p. ej. {option} 0,5 (o 0.5)",
+        _("{option} {text!r} is not a number; e.g. {option} 0.5"),
+        option=option,
+        text=shown(text),
     )
 
 
@@ -115,8 +121,7 @@ def scores_from_arguments(arguments: list[str], option: str | None, lang: str = 
     """Scores typed as arguments (attn softmax 2 0 1) or the --scores text; not both."""
     if arguments and option is not None:
         raise InputError(
-            "scores given twice: as arguments and with --scores; keep one",
-            "puntuaciones dadas dos veces: como argumentos y con --scores; deja una",
+            _("scores given twice: as arguments and with --scores; keep one"),
         )
     return parse_number_args(arguments, lang=lang) if arguments else option
 
@@ -128,32 +133,41 @@ def parse_number_args(arguments: list[str], field: str = "scores", lang: str = "
     for position, text in enumerate(arguments, 1):
         if text.startswith("--"):
             raise InputError(
-                f"no such option: {text} (see --help)", f"no existe la opción {text} (ver --help)"
+                _("no such option: {text} (see --help)"),
+                text=text,
             )
         text = text.strip()
-        if lang == "es" and comma_decimal(text):
+        if decimal_mark(lang) == "," and comma_decimal(text):
             text = text.replace(",", ".")
         try:
             number = float(text)
         except ValueError:
             if comma_decimal(text) or "," in text:
                 raise InputError(
-                    f"{field}: argument {position} is {shown(text)!r}; separate numbers with "
-                    "spaces and write decimals with a point (2.5 0 1), or with a comma "
-                    "under --lang es (2,5 0 1)",
-                    f"{field}: el argumento {position} es {shown(text)!r}; separa los números "
-                    "con espacios y escribe los decimales con coma junto con --lang es "
-                    "(2,5 0 1) o con punto (2.5 0 1)",
+                    _(
+                        "{field}: argument {position} is {text!r}; separate numbers with "
+                        "spaces and write decimals with a point (2.5 0 1), or with a comma "
+                        "under --lang es (2,5 0 1)"
+                    ),
+                    field=field,
+                    position=position,
+                    text=shown(text),
                 ) from None
             raise InputError(
-                f"{field}: argument {position} is {text!r}; expected a number (or -inf for masked)",
-                f"{field}: el argumento {position} es {text!r}; se espera un número (o -inf para "
-                "enmascarar)",
+                _(
+                    "{field}: argument {position} is {text!r}; expected a number (or -inf "
+                    "for masked)"
+                ),
+                field=field,
+                position=position,
+                text=text,
             ) from None
         if math.isnan(number) or number == math.inf:
             raise InputError(
-                f"{field}: argument {position} is {text}; expected a finite number",
-                f"{field}: el argumento {position} es {text}; se espera un número finito",
+                _("{field}: argument {position} is {text}; expected a finite number"),
+                field=field,
+                position=position,
+                text=text,
             )
         numbers.append(number)
     return numbers
@@ -165,21 +179,23 @@ def parse_dks(text: str) -> list[int]:
     empty = [index for index, part in enumerate(parts, 1) if not part.strip()]
     if empty and text.strip():
         raise OptionError(
-            f"--d-k {text!r}: item {empty[0]} is empty; give a whole number between each "
-            "pair of commas, e.g. 8,64,512",
-            f"--d-k {text!r}: el elemento {empty[0]} está vacío; da un entero entre cada par "
-            "de comas, p. ej. 8,64,512",
+            _(
+                "--d-k {text!r}: item {empty} is empty; give a whole number between each "
+                "pair of commas, e.g. 8,64,512"
+            ),
+            text=text,
+            empty=empty[0],
         )
     try:
         values = [int(part) for part in parts if part.strip()]
     except ValueError:
         raise OptionError(
-            f"--d-k {text!r}: expected whole numbers separated by commas, e.g. 8,64,512",
-            f"--d-k {text!r}: se esperan enteros separados por comas, p. ej. 8,64,512",
+            _("--d-k {text!r}: expected whole numbers separated by commas, e.g. 8,64,512"),
+            text=text,
         ) from None
     if not values or min(values) < 1:
         raise OptionError(
-            f"--d-k {text!r}: every d_k must be 1 or more, e.g. 8,64,512",
-            f"--d-k {text!r}: cada d_k debe ser 1 o más, p. ej. 8,64,512",
+            _("--d-k {text!r}: every d_k must be 1 or more, e.g. 8,64,512"),
+            text=text,
         )
     return values

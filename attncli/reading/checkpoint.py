@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from attncli.errors import InputError, ShapeError
+from attncli.messages import Message, _
 from attncli.reading.values import shape_text
 
 KINDS = ("mha", "bert", "gpt2")
@@ -140,14 +141,20 @@ def get_named(state: Mapping[str, Any], prefix: str, name: str, kind: str) -> np
     if full not in state:
         import difflib
 
-        where = f" under {prefix}" if prefix else ""
+        where = Message(_(" under {prefix}"), prefix=prefix) if prefix else ""
         near = difflib.get_close_matches(full.lower(), [n.lower() for n in state], n=1)
         held = [n for n in state if near and n.lower() == near[0]]
-        also_en = f" (the file has {held[0]}: rename it {full})" if held else ""
-        also_es = f" (el archivo tiene {held[0]}: renómbralo {full})" if held else ""
+        also = (
+            Message(_(" (the file has {held}: rename it {full})"), held=held[0], full=full)
+            if held
+            else ""
+        )
         raise InputError(
-            f"{full} is missing: a {kind} attention layer{where} needs it{also_en}",
-            f"falta {full}: una capa de atención {kind} la necesita{also_es}",
+            _("{full} is missing: a {kind} attention layer{where} needs it{also}"),
+            full=full,
+            kind=kind,
+            where=where,
+            also=also,
         )
     return np.asarray(state[full])
 
@@ -160,8 +167,10 @@ def optional_named(state: Mapping[str, Any], prefix: str, name: str) -> np.ndarr
 def expect_shape(array: np.ndarray, shape: tuple[int, ...], name: str) -> np.ndarray:
     if tuple(array.shape) != shape:
         raise ShapeError(
-            f"{name} is {shape_text(array.shape)}; expected {shape_text(shape)}",
-            f"{name} es {shape_text(array.shape)}; se esperaba {shape_text(shape)}",
+            _("{name} is {shape}; expected {expected}"),
+            name=name,
+            shape=shape_text(array.shape),
+            expected=shape_text(shape),
         )
     return array
 
@@ -170,10 +179,13 @@ def _thirds(array: np.ndarray, name: str, axis: int) -> list[np.ndarray]:
     size = array.shape[axis]
     if size % 3:
         raise ShapeError(
-            f"{name} is {shape_text(array.shape)}: the queries', keys' and values' parts are "
-            f"stacked, so its axis {axis} must divide by 3",
-            f"{name} es {shape_text(array.shape)}: las partes de consultas, claves y valores "
-            f"van apiladas, así que su eje {axis} debe ser divisible por 3",
+            _(
+                "{name} is {shape}: the queries', keys' and values' parts are stacked, so its "
+                "axis {axis} must divide by 3"
+            ),
+            name=name,
+            shape=shape_text(array.shape),
+            axis=axis,
         )
     return np.split(array, 3, axis=axis)
 
@@ -186,8 +198,7 @@ def _mha(state: Mapping[str, Any], prefix: str) -> LayerWeights:
         name = joined(prefix, "in_proj_weight")
         if packed.ndim != 2:
             raise ShapeError(
-                f"{name} is {shape_text(packed.shape)}; expected 3E × E",
-                f"{name} es {shape_text(packed.shape)}; se esperaba 3E × E",
+                _("{name} is {shape}; expected 3E × E"), name=name, shape=shape_text(packed.shape)
             )
         width = packed.shape[1]
         parts = _thirds(expect_shape(packed, (3 * width, width), name), name, 0)
@@ -202,10 +213,13 @@ def _mha(state: Mapping[str, Any], prefix: str) -> LayerWeights:
     for short in "kv":
         if params[f"w_{short}"].shape[1] != width:
             raise ShapeError(
-                f"{sources[f'w_{short}']} has {params[f'w_{short}'].shape[1]} rows and the "
-                f"queries' weight {width}; all three project to the same E",
-                f"{sources[f'w_{short}']} tiene {params[f'w_{short}'].shape[1]} filas y el "
-                f"peso de las consultas {width}; los tres proyectan al mismo E",
+                _(
+                    "{name} has {rows} rows and the queries' weight {width}; all three project "
+                    "to the same E"
+                ),
+                name=sources[f"w_{short}"],
+                rows=params[f"w_{short}"].shape[1],
+                width=width,
             )
     bias = optional_named(state, prefix, "in_proj_bias")
     if bias is not None:
@@ -232,11 +246,16 @@ def linear(
     """nn.Linear's weight (d_out × d_in) as attn's d_in × d_out, and its bias."""
     weight = get_named(state, prefix, f"{part}.weight", kind)
     if weight.ndim != 2 or (width is not None and weight.shape[1] != width):
-        expected = f"{width} columns" if width is not None else "2 axes"
+        expected = (
+            Message(_("{width} columns"), width=width)
+            if width is not None
+            else Message(_("2 axes"))
+        )
         raise ShapeError(
-            f"{joined(prefix, part)}.weight is {shape_text(weight.shape)}; expected {expected}",
-            f"{joined(prefix, part)}.weight es {shape_text(weight.shape)}; se esperaban "
-            f"{expected.replace('columns', 'columnas').replace('axes', 'ejes')}",
+            _("{name}.weight is {shape}; expected {expected}"),
+            name=joined(prefix, part),
+            shape=shape_text(weight.shape),
+            expected=expected,
         )
     bias = optional_named(state, prefix, f"{part}.bias")
     if bias is not None:
@@ -270,10 +289,10 @@ def conv1d(
     weight = get_named(state, prefix, f"{part}.weight", "GPT-2")
     if weight.ndim != 2 or (columns is not None and weight.shape[1] != columns):
         raise ShapeError(
-            f"{joined(prefix, part)}.weight is {shape_text(weight.shape)}; expected "
-            f"{columns if columns is not None else 'd_out'} columns",
-            f"{joined(prefix, part)}.weight es {shape_text(weight.shape)}; se esperaban "
-            f"{columns if columns is not None else 'd_out'} columnas",
+            _("{name}.weight is {shape}; expected {columns} columns"),
+            name=joined(prefix, part),
+            shape=shape_text(weight.shape),
+            columns=columns if columns is not None else "d_out",
         )
     bias = optional_named(state, prefix, f"{part}.bias")
     if bias is not None:
@@ -323,34 +342,28 @@ def attention_weights(
     kind = kind or detect_kind(list(state), prefix)
     if kind is None:
         found = attention_prefixes(list(state))
-        hint = (
-            f"the file holds attention layers under {', '.join(found[:3])}"
-            + (" …" if len(found) > 3 else "")
-            + "; pick one with its prefix"
-            if found and found != [""]
-            else "the file's layer is at the top level (no --prefix needed; drop it)"
-            if found
-            else "expected in_proj_weight (nn.MultiheadAttention), "
-            "self.query.weight (BERT) or c_attn.weight (GPT-2)"
+        if found and found != [""]:
+            hint = Message(
+                _("the file holds attention layers under {listed}; pick one with its prefix"),
+                listed=", ".join(found[:3]) + (" …" if len(found) > 3 else ""),
+            )
+        elif found:
+            hint = Message(_("the file's layer is at the top level (no --prefix needed; drop it)"))
+        else:
+            hint = Message(
+                _(
+                    "expected in_proj_weight (nn.MultiheadAttention), self.query.weight (BERT) "
+                    "or c_attn.weight (GPT-2)"
+                )
+            )
+        where = (
+            Message(_("under {prefix}"), prefix=repr(prefix))
+            if prefix
+            else Message(_("at the top level"))
         )
-        pista = (
-            f"el archivo tiene capas de atención bajo {', '.join(found[:3])}"
-            + (" …" if len(found) > 3 else "")
-            + "; elige una con su prefijo"
-            if found and found != [""]
-            else "la capa del archivo está en el nivel superior (no hace falta --prefix; quítalo)"
-            if found
-            else "se esperaba in_proj_weight (nn.MultiheadAttention), "
-            "self.query.weight (BERT) o c_attn.weight (GPT-2)"
-        )
-        where = f"under {prefix!r}" if prefix else "at the top level"
-        donde = f"bajo {prefix!r}" if prefix else "en el nivel superior"
-        raise InputError(
-            f"no attention layer {where}: {hint}", f"no hay capa de atención {donde}: {pista}"
-        )
+        raise InputError(_("no attention layer {where}: {hint}"), where=where, hint=hint)
     if kind not in READERS:
         raise InputError(
-            f"unknown layout {kind!r}; one of {', '.join(KINDS)}",
-            f"disposición desconocida {kind!r}; una de {', '.join(KINDS)}",
+            _("unknown layout {kind}; one of {kinds}"), kind=repr(kind), kinds=", ".join(KINDS)
         )
     return READERS[kind](state, prefix)

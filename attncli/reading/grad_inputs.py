@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from attncli.errors import InputError, ShapeError
+from attncli.messages import Message, _
 from attncli.reading.inputs import (
     VALUES_HINT,
     ScoreInput,
@@ -25,11 +26,11 @@ from attncli.reading.values import (
 if TYPE_CHECKING:
     import numpy as np
 
-UPSTREAM_HINT = (
-    "give grad_output (∇_c ℓ, the shape of the output) or target (for ℓ = ½‖c − target‖²), "
-    "e.g. --target 8,2",
-    "da grad_output (∇_c ℓ, con la forma de la salida) o target (para ℓ = ½‖c − target‖²), "
-    "p. ej. --target 8,2",
+UPSTREAM_HINT = Message(
+    _(
+        "give grad_output (∇_c ℓ, the shape of the output) or target (for ℓ = ½‖c − target‖²), "
+        "e.g. --target 8,2"
+    )
 )
 
 
@@ -51,16 +52,12 @@ def upstream_gradient(
     given = [name for name in ("grad_output", "target") if document.get(name) is not None]
     if len(given) == 2:
         raise InputError(
-            "both grad_output and target are given; keep one",
-            "grad_output y target están los dos; deja uno",
+            _("both grad_output and target are given; keep one"),
         )
     if not given:
         if not required:
             return "", None
-        raise InputError(
-            f"missing the gradient at the output: {UPSTREAM_HINT[0]}",
-            f"falta el gradiente en la salida: {UPSTREAM_HINT[1]}",
-        )
+        raise InputError(_("missing the gradient at the output: {hint}"), hint=UPSTREAM_HINT)
     name = given[0]
     value = document[name]
     # a batch's output is B × T × d, and so is the gradient at it
@@ -70,10 +67,13 @@ def upstream_gradient(
     if upstream.shape != expected:
         shown, wanted = shape_text(upstream.shape), shape_text(expected)
         raise ShapeError(
-            f"{name} is {shown} but the output is {wanted} "
-            "(give one number per number of the output)",
-            f"{name} es {shown} pero la salida es {wanted} "
-            "(da un número por cada número de la salida)",
+            _(
+                "{name} is {shown} but the output is {wanted} (give one number per number of "
+                "the output)"
+            ),
+            name=name,
+            shown=shown,
+            wanted=wanted,
         )
     return name, upstream
 
@@ -90,10 +90,13 @@ def _one_sequence_for_a_batch(value: object, name: str, expected: tuple[int, ...
         return
     wanted = shape_text(expected)
     raise ShapeError(
-        f"{name} is {shown}, one sequence's, but x is a batch and the output is {wanted}: "
-        f"give {name} as B × T × d ({wanted} here), a T × d matrix per sequence",
-        f"{name} es {shown}, el de una secuencia, pero x es un lote y la salida es {wanted}: "
-        f"da {name} como B × T × d ({wanted} aquí), una matriz T × d por secuencia",
+        _(
+            "{name} is {shown}, one sequence's, but x is a batch and the output is {wanted}: "
+            "give {name} as B × T × d ({wanted} here), a T × d matrix per sequence"
+        ),
+        name=name,
+        shown=shown,
+        wanted=wanted,
     )
 
 
@@ -115,10 +118,10 @@ def grad_input(document: Document, method: str, seed: int, d_a: int | None) -> G
         grid = given_scores.reshape(rows.matrix.shape[0], -1)
         if grid.shape != (rows.matrix.shape[0], scored.keys.shape[0]):
             raise ShapeError(
-                "scores: its shape does not match the queries and keys (its null cells are the "
-                "mask); leave scores out or give one per query and key",
-                "scores: su forma no casa con las consultas y claves (sus celdas null son la "
-                "máscara); quita scores o da una por consulta y clave",
+                _(
+                    "scores: its shape does not match the queries and keys (its null cells "
+                    "are the mask); leave scores out or give one per query and key"
+                ),
             )
         allowed = ~np.isneginf(grid) if np.isneginf(grid).any() else None
     return GradInput(

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from attncli.core.attention import METHODS
 from attncli.errors import InputError, ShapeError, count
 from attncli.limits import check_fits
+from attncli.messages import Message, _
 from attncli.reading.values import (
     Document,
     labels,
@@ -27,27 +28,19 @@ from attncli.reading.values import (
 if TYPE_CHECKING:
     import numpy as np
 
-# How to give a missing field, in English and in Spanish.
-QUERY_HINT = (
-    "give 'query' (one vector) or 'queries' (a row per query), or --query 1,0",
-    "da 'query' (un vector) o 'queries' (una fila por consulta), o --query 1,0",
+# How to give a missing field.
+QUERY_HINT = Message(_("give 'query' (one vector) or 'queries' (a row per query), or --query 1,0"))
+KEYS_HINT = Message(
+    _("give 'keys' (a row per token) in the input document, or --keys '[[2,1],[0,2]]'")
 )
-KEYS_HINT = (
-    "give 'keys' (a row per token) in the input document, or --keys '[[2,1],[0,2]]'",
-    "da 'keys' (una fila por token) en el documento de entrada, o --keys '[[2,1],[0,2]]'",
+VALUES_HINT = Message(
+    _("give 'values' (a row per token) in the input document, or --values '[[10,0],[0,10]]'")
 )
-VALUES_HINT = (
-    "give 'values' (a row per token) in the input document, or --values '[[10,0],[0,10]]'",
-    "da 'values' (una fila por token) en el documento de entrada, o --values '[[10,0],[0,10]]'",
+SCORES_HINT = Message(
+    _("give numbers as arguments (attn softmax 2 0 1), 'scores' in the input, or pipe attn score")
 )
-SCORES_HINT = (
-    "give numbers as arguments (attn softmax 2 0 1), 'scores' in the input, or pipe attn score",
-    "da números como argumentos (attn softmax 2 0 1), 'scores' en la entrada, o encadena "
-    "attn score",
-)
-WEIGHTS_HINT = (
-    "give 'weights' in the input, --weights 0.665,0.090,0.245, or pipe attn softmax",
-    "da 'weights' en la entrada, --weights 0.665,0.090,0.245, o encadena attn softmax",
+WEIGHTS_HINT = Message(
+    _("give 'weights' in the input, --weights 0.665,0.090,0.245, or pipe attn softmax")
 )
 
 
@@ -115,9 +108,9 @@ def chosen_method(document: Document, method: str | None) -> str:
     if written not in METHODS:
         shown = json.dumps(written)[:40]
         raise InputError(
-            f"field 'method': {shown} is not one of {', '.join(METHODS)}; fix it, or give --method",
-            f"campo 'method': {shown} no es ninguno de {', '.join(METHODS)}; corrígelo, o da "
-            "--method",
+            _("field 'method': {shown} is not one of {join}; fix it, or give --method"),
+            shown=shown,
+            join=", ".join(METHODS),
         )
     return str(written)
 
@@ -128,10 +121,13 @@ def refuse_unused_parameters(document: Document, method: str) -> None:
     for name, owner in SCORE_PARAMETERS.items():
         if owner != method and document.get(name) is not None:
             raise InputError(
-                f"field '{name}': a parameter of the {owner} score, which --method {method} "
-                f"does not use; give --method {owner}, or remove the field",
-                f"campo '{name}': un parámetro de la puntuación {owner}, que --method {method} "
-                f"no usa; da --method {owner}, o quita el campo",
+                _(
+                    "field '{name}': a parameter of the {owner} score, which --method "
+                    "{method} does not use; give --method {owner}, or remove the field"
+                ),
+                name=name,
+                owner=owner,
+                method=method,
             )
 
 
@@ -142,16 +138,15 @@ def score_input(document: Document, method: str, seed: int, d_a: int | None) -> 
     queries, single = queries_of(document)
     keys = to_matrix(require(document, "keys", KEYS_HINT), "keys")
     if method in ("dot", "scaled") and queries.shape[1] != keys.shape[1]:
-        query_en, query_es = (
-            ("the query", "la consulta") if single else ("each query", "cada consulta")
-        )
         raise ShapeError(
-            f"{query_en} has {count(queries.shape[1], 'number')} but each key has "
-            f"{keys.shape[1]} ({method} scoring needs them equal; "
-            "--method general or additive allow different sizes)",
-            f"{query_es} tiene {count(queries.shape[1], 'number', 'es')} pero cada clave tiene "
-            f"{keys.shape[1]} (la puntuación {method} los necesita iguales; "
-            "--method general o additive admiten tamaños distintos)",
+            _(
+                "{query} has {numbers} but each key has {key_size} ({method} scoring needs "
+                "them equal; --method general or additive allow different sizes)"
+            ),
+            query=Message(_("the query")) if single else Message(_("each query")),
+            numbers=count(queries.shape[1], "number"),
+            key_size=keys.shape[1],
+            method=method,
         )
     key_labels = labels(document, keys.shape[0], "keys", "k")
     rows = Rows(queries, single, row_labels(document, queries.shape[0], single, "q"), key_labels)
@@ -165,8 +160,9 @@ def score_input(document: Document, method: str, seed: int, d_a: int | None) -> 
             size = v_a.shape[0]
             if d_a is not None and d_a != size:
                 raise ShapeError(
-                    f"v_a has {size} numbers but --d-a is {d_a} (drop one of them)",
-                    f"v_a tiene {size} números pero --d-a es {d_a} (quita uno de los dos)",
+                    _("v_a has {size} numbers but --d-a is {d_a} (drop one of them)"),
+                    size=size,
+                    d_a=d_a,
                 )
         else:
             size = d_a if d_a is not None else d_k
@@ -175,7 +171,7 @@ def score_input(document: Document, method: str, seed: int, d_a: int | None) -> 
             lambda sizes: sizes["--d-a"] * (d_q + d_k + 1 + 2 * pairs),
             {"--d-a": size},
             ("--d-a",),
-            (f"additive scoring with --d-a {size}", f"la puntuación aditiva con --d-a {size}"),
+            Message(_("additive scoring with --d-a {size}"), size=size),
         )
         _parameter(document, result, "w_1", (size, d_q), seed, fan_in=d_q)
         _parameter(document, result, "w_2", (size, d_k), seed, fan_in=d_k)
@@ -185,10 +181,13 @@ def score_input(document: Document, method: str, seed: int, d_a: int | None) -> 
                 bias = to_vector(document[name], name)
                 if bias.shape != (size,):
                     raise ShapeError(
-                        f"{name} has {count(bias.shape[0], 'number')} but must have {size} "
-                        "(one per row of W_1 and W_2, d_a)",
-                        f"{name} tiene {count(bias.shape[0], 'number', 'es')} pero debe tener "
-                        f"{size} (uno por fila de W_1 y W_2, d_a)",
+                        _(
+                            "{name} has {shape} but must have {size} (one per row of W_1 and "
+                            "W_2, d_a)"
+                        ),
+                        name=name,
+                        shape=count(bias.shape[0], "number"),
+                        size=size,
                     )
                 result.parameters[name] = bias
     return result
@@ -213,10 +212,13 @@ def _parameter(
     if value.shape != shape:
         expected, actual = shape_text(shape), shape_text(value.shape)
         raise ShapeError(
-            f"{name} is {actual} but must be {expected} for these queries and keys "
-            "(or leave it out to draw it from --seed)",
-            f"{name} es {actual} pero debe ser {expected} para estas consultas y claves "
-            "(o quítala para sacarla de --seed)",
+            _(
+                "{name} is {actual} but must be {expected} for these queries and keys (or "
+                "leave it out to draw it from --seed)"
+            ),
+            name=name,
+            actual=actual,
+            expected=expected,
         )
     result.parameters[name] = value
 
@@ -239,13 +241,13 @@ def mix_input(document: Document) -> tuple[Rows, np.ndarray]:
     single = weights.ndim == 1
     grid = _as_rows(weights)
     if grid.shape[1] != values.shape[0]:
-        given_en = "weights has" if single else "each row of weights has"
-        given_es = "weights tiene" if single else "cada fila de weights tiene"
         raise ShapeError(
-            f"{given_en} {count(grid.shape[1], 'number')} but values has "
-            f"{count(values.shape[0], 'row')} (one weight per value row)",
-            f"{given_es} {count(grid.shape[1], 'number', 'es')} pero values tiene "
-            f"{count(values.shape[0], 'row', 'es')} (un peso por fila de valores)",
+            _("{weights_have} {numbers} but values has {rows} (one weight per value row)"),
+            weights_have=(
+                Message(_("weights has")) if single else Message(_("each row of weights has"))
+            ),
+            numbers=count(grid.shape[1], "number"),
+            rows=count(values.shape[0], "row"),
         )
     if document.get("keys") is not None:  # carried forward: checked as any other input
         check_one_value_per_key(values.shape[0], to_matrix(document["keys"], "keys").shape[0])
@@ -289,20 +291,22 @@ def refuse_biases(document: Document, allowed: tuple[str, ...] = ()) -> None:
     """One line naming the first bias field in the document that is not `allowed`."""
     if document.get("in_proj_bias") is not None:
         raise InputError(
-            "field 'in_proj_bias': give torch's in_proj_bias as b_q, b_k and b_v, its three "
-            "thirds in that order",
-            "campo 'in_proj_bias': da el in_proj_bias de torch como b_q, b_k y b_v, sus tres "
-            "tercios en ese orden",
+            _(
+                "field 'in_proj_bias': give torch's in_proj_bias as b_q, b_k and b_v, its "
+                "three thirds in that order"
+            ),
         )
     for name in (*UNSUPPORTED_BIASES, *SELFATTN_BIASES):
         if name in allowed:
             continue
         if document.get(name) is not None:
             raise InputError(
-                f"field '{name}': this command does not add that bias, and leaving it out would "
-                "give a different result; fold it into the inputs or remove the field",
-                f"campo '{name}': esta orden no suma ese sesgo, y quitarlo daría otro "
-                "resultado; inclúyelo en las entradas o quita el campo",
+                _(
+                    "field '{name}': this command does not add that bias, and leaving it out "
+                    "would give a different result; fold it into the inputs or remove the "
+                    "field"
+                ),
+                name=name,
             )
 
 
@@ -310,8 +314,10 @@ def check_one_value_per_key(value_rows: int, key_rows: int) -> None:
     """Each token has one key and one value, so the two counts must agree."""
     if value_rows != key_rows:
         raise ShapeError(
-            f"values has {count(value_rows, 'row')} but keys has {key_rows} "
-            "(each token needs one key and one value)",
-            f"values tiene {count(value_rows, 'row', 'es')} pero keys tiene {key_rows} "
-            "(cada token necesita una clave y un valor)",
+            _(
+                "values has {value_rows} but keys has {key_rows} (each token needs one key "
+                "and one value)"
+            ),
+            value_rows=count(value_rows, "row"),
+            key_rows=key_rows,
         )

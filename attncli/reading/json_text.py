@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from attncli.errors import InputError
+from attncli.messages import Message, _
 
 EXAMPLE_DOCUMENT = '{"query": [1, 0], "keys": [[2, 1], [0, 2]]}'
 
@@ -33,23 +34,23 @@ class JsonConstant:
         return self.literal
 
 
-def kind_of(value: Any, lang: str = "en") -> str:
-    """How a JSON value reads to a user, for error messages."""
-    spanish = lang == "es"
+def kind_of(value: Any) -> Message:
+    """How a JSON value reads to a user, for error messages (said in the message's
+    language)."""
     if isinstance(value, bool):
-        return f"{str(value).lower()} ({'un booleano' if spanish else 'a boolean'})"
-    if value is None:
-        return "null"
+        return Message(_("{value} (a boolean)"), value=str(value).lower())
     if isinstance(value, str):
         shown = value if len(value) <= 20 else value[:17] + "..."
-        return f"{json.dumps(shown)} ({'un texto' if spanish else 'a string'})"
+        return Message(_("{value} (a string)"), value=json.dumps(shown))
     if isinstance(value, list):
-        return "una lista" if spanish else "a list"
+        return Message(_("a list"))
     if isinstance(value, dict):
-        return "un objeto" if spanish else "an object"
-    if isinstance(value, JsonConstant):
-        return value.literal
-    return repr(value)
+        return Message(_("an object"))
+    if value is None:
+        return Message(_("null"))
+    return Message(
+        "{value}", value=value.literal if isinstance(value, JsonConstant) else repr(value)
+    )
 
 
 def parse_json(text: str, source: str) -> Any:
@@ -71,16 +72,20 @@ def parse_json(text: str, source: str) -> Any:
         return _valid_strings(value) if "\\u" in text else value
     except json.JSONDecodeError as error:
         raise InputError(
-            f"{source}: not valid JSON at line {error.lineno}, column {error.colno}: {error.msg} "
-            f"(expected an object such as {EXAMPLE_DOCUMENT}, or a bare array)",
-            f"{source}: JSON no válido en la línea {error.lineno}, columna {error.colno}: "
-            f"{error.msg} (se espera un objeto como {EXAMPLE_DOCUMENT}, o una lista)",
+            _(
+                "{source}: not valid JSON at line {lineno}, column {colno}: {msg} (expected "
+                "an object such as {EXAMPLE_DOCUMENT}, or a bare array)"
+            ),
+            source=source,
+            lineno=error.lineno,
+            colno=error.colno,
+            msg=error.msg,
+            EXAMPLE_DOCUMENT=EXAMPLE_DOCUMENT,
         ) from None
     except RecursionError:
         raise InputError(
-            f"{source}: JSON nested too deep (a vector is [1, 0], a matrix [[2, 1], [0, 2]])",
-            f"{source}: JSON con demasiados niveles (un vector es [1, 0], una matriz "
-            "[[2, 1], [0, 2]])",
+            _("{source}: JSON nested too deep (a vector is [1, 0], a matrix [[2, 1], [0, 2]])"),
+            source=source,
         ) from None
 
 

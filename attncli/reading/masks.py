@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from attncli.errors import InputError, ShapeError
+from attncli.messages import Message, _
 from attncli.reading.json_text import JsonConstant
 from attncli.reading.torch_masks import cell_text, checked_floats, finite_cell, object_array
 from attncli.reading.values import Document, check_length, shape_text
@@ -22,15 +23,13 @@ if TYPE_CHECKING:
 # T_q × T_k (silently wrong where B = T_q), and a 4-D one may already be additive (0 and the
 # dtype's minimum), so the name alone does not tell its sense.
 OTHER_MASKS = {
-    "attention_mask": (
-        "transformers' attention_mask is 1 = attend (torch's boolean attn_mask is the "
-        "opposite), so attn reads it only as mask, the same sense: give the tokenizer's "
-        "B × T_k one as mask of B × 1 × 1 × T_k (a T_q × T_k grid as it is), or 1 − it as "
-        "key_padding_mask",
-        "el attention_mask de transformers es 1 = atender (el attn_mask booleano de torch es "
-        "lo contrario), así que attn lo lee solo como mask, el mismo sentido: da el B × T_k "
-        "del tokenizador como mask de B × 1 × 1 × T_k (una rejilla T_q × T_k tal cual), o "
-        "1 − attention_mask como key_padding_mask",
+    "attention_mask": Message(
+        _(
+            "transformers' attention_mask is 1 = attend (torch's boolean attn_mask is the "
+            "opposite), so attn reads it only as mask, the same sense: give the tokenizer's "
+            "B × T_k one as mask of B × 1 × 1 × T_k (a T_q × T_k grid as it is), or 1 − it as "
+            "key_padding_mask"
+        )
     ),
 }
 
@@ -64,8 +63,9 @@ def layer_masks(
     if valid_len is not None:
         if not 1 <= valid_len <= t_k:
             raise InputError(
-                f"--valid-len {valid_len} is out of range: there are {t_k} keys (1 to {t_k})",
-                f"--valid-len {valid_len} está fuera de rango: hay {t_k} claves (de 1 a {t_k})",
+                _("--valid-len {valid_len} is out of range: there are {t_k} keys (1 to {t_k})"),
+                valid_len=valid_len,
+                t_k=t_k,
             )
         real = np.ones((t_q, t_k), dtype=bool)
         real[:, valid_len:] = False
@@ -107,20 +107,24 @@ def _key_padding(
     if _is_floats(array):
         added = checked_floats(_key_floats(array), "key_padding_mask")
     else:
-        hint = ("true (or 1) for a padding key, false (or 0) for a real one, or floats added "
-                "to the key's scores (0.0, -Infinity)",
-                "true (o 1) para una clave de relleno, false (o 0) para una real, o floats "
-                "sumados a las puntuaciones de la clave (0.0, -Infinity)")  # fmt: skip
+        hint = Message(
+            _(
+                "true (or 1) for a padding key, false (or 0) for a real one, or floats added "
+                "to the key's scores (0.0, -Infinity)"
+            )
+        )
         padding = booleans(array, "key_padding_mask", hint)
     found = array.shape
     expected = (t_k,) if len(found) == 1 else (batch or 1, t_k)
     if found != expected or len(found) not in (1, 2) or (len(found) == 2 and batch is None):
         shapes = f"{t_k}" + (f" or {batch} × {t_k}" if batch else "")
         raise ShapeError(
-            f"key_padding_mask is {shape_text(found)} but must be {shapes} "
-            "(a number per key, a row per sequence of a batch)",
-            f"key_padding_mask es {shape_text(found)} pero debe ser {shapes} "
-            "(un número por clave, una fila por secuencia de un lote)",
+            _(
+                "key_padding_mask is {shape} but must be {expected} (a number per key, a row "
+                "per sequence of a batch)"
+            ),
+            shape=shape_text(found),
+            expected=shapes,
         )
     # [T_k] -> [1, T_k]; [B, T_k] -> [B, (1,) 1, T_k], against [B, (h,) T_q, T_k]
     lead = () if len(found) == 1 else (found[0],) + ((1,) if heads is not None else ())
@@ -167,11 +171,12 @@ def _key_floats(array: np.ndarray) -> np.ndarray:
             where = cell_text(np.unravel_index(index, array.shape))
             shown = cell.literal if isinstance(cell, JsonConstant) else f"{cell!r:.20}"
             raise InputError(
-                f"key_padding_mask holds {shown} at {where}; a float key_padding_mask holds "
-                "numbers added to the key's scores (-Infinity or null for padding)",
-                f"key_padding_mask contiene {shown} en {where}; un key_padding_mask float "
-                "contiene números sumados a las puntuaciones de la clave (-Infinity o null "
-                "para el relleno)",
+                _(
+                    "key_padding_mask holds {shown} at {where}; a float key_padding_mask "
+                    "holds numbers added to the key's scores (-Infinity or null for padding)"
+                ),
+                shown=shown,
+                where=where,
             )
     return np.array(numbers, dtype=np.float64).reshape(array.shape)
 
@@ -182,28 +187,28 @@ def mask_cells(value: object) -> np.ndarray:
     refused, naming the first cell that is not."""
     import numpy as np
 
-    hint = (
-        "1 (or true) where a query may look at a key, 0 (or false) where not; numbers "
-        "added to the scores go in attn_mask",
-        "1 (o true) donde una consulta puede mirar una clave, 0 (o false) donde no; los "
-        "números sumados a las puntuaciones van en attn_mask",
+    hint = Message(
+        _(
+            "1 (or true) where a query may look at a key, 0 (or false) where not; numbers "
+            "added to the scores go in attn_mask"
+        )
     )
     array = np.asarray(value) if hasattr(value, "dtype") else object_array(value, "mask")
     return booleans(array, "mask", hint)
 
 
-def booleans(array: np.ndarray, field: str, hint: tuple[str, str]) -> np.ndarray:
+def booleans(array: np.ndarray, field: str, hint: Message) -> np.ndarray:
     """Booleans, or numbers that are exactly 0 and 1, as a boolean array of any shape;
     anything else is refused, naming the first cell that is not one and its value."""
     import numpy as np
 
     from attncli.reading.json_text import kind_of
 
-    if array.ndim == 0 or array.size == 0:
-        shown = ("empty", "vacío") if array.size == 0 else ("a single value", "un solo valor")
+    if array.size == 0:
+        raise ShapeError(_("{field} is empty; expected a grid of {hint}"), field=field, hint=hint)
+    if array.ndim == 0:
         raise ShapeError(
-            f"{field} is {shown[0]}; expected a grid of {hint[0]}",
-            f"{field} es {shown[1]}; se espera una rejilla de {hint[1]}",
+            _("{field} is a single value; expected a grid of {hint}"), field=field, hint=hint
         )
     if array.dtype.kind == "b":
         return array
@@ -222,13 +227,18 @@ def booleans(array: np.ndarray, field: str, hint: tuple[str, str]) -> np.ndarray
         dtype = ""
     else:
         raise InputError(
-            f"{field} holds {array.dtype}; expected {hint[0]}",
-            f"{field} contiene {array.dtype}; se espera {hint[1]}",
+            _("{field} holds {dtype}; expected {hint}"),
+            field=field,
+            dtype=str(array.dtype),
+            hint=hint,
         )
-    where = cell_text(tuple(index))
     raise InputError(
-        f"{field}: the cell at {where} is {kind_of(cell)}{dtype}; expected {hint[0]}",
-        f"{field}: la celda en {where} es {kind_of(cell, 'es')}{dtype}; se espera {hint[1]}",
+        _("{field}: the cell at {where} is {kind}{dtype}; expected {hint}"),
+        field=field,
+        where=cell_text(tuple(index)),
+        kind=kind_of(cell),
+        dtype=dtype,
+        hint=hint,
     )
 
 
@@ -250,10 +260,12 @@ def bias_kv(document: Document, d_k: int, d_v: int) -> dict[str, np.ndarray]:
     if len(given) == 1:
         other = "bias_v" if given == ["bias_k"] else "bias_k"
         raise InputError(
-            f"{given[0]} without {other}: torch's add_bias_kv appends a key row and a value "
-            "row; give both",
-            f"{given[0]} sin {other}: el add_bias_kv de torch añade una fila de clave y una de "
-            "valor; da las dos",
+            _(
+                "{given} without {other}: torch's add_bias_kv appends a key row and a value "
+                "row; give both"
+            ),
+            given=given[0],
+            other=other,
         )
     found = {}
     for name, length in (("bias_k", d_k), ("bias_v", d_v)):

@@ -21,6 +21,7 @@ from typing import Any
 
 from attncli.core.transformer import ACTIVATIONS, Architecture, Network
 from attncli.errors import InputError
+from attncli.messages import Message, _
 from attncli.reading.locate import find_model
 from attncli.reading.model_tokens import ModelTokenizer, load_tokenizer
 
@@ -51,25 +52,28 @@ def read_config(folder: str) -> tuple[str, Architecture]:
             config = json.load(handle)
     except FileNotFoundError:
         raise InputError(
-            f"{folder} has no config.json; a model folder is as transformers saves it "
-            "(config.json, model.safetensors, tokenizer.json)",
-            f"{folder} no tiene config.json; una carpeta de modelo es como la guarda "
-            "transformers (config.json, model.safetensors, tokenizer.json)",
+            _(
+                "{folder} has no config.json; a model folder is as transformers saves it "
+                "(config.json, model.safetensors, tokenizer.json)"
+            ),
+            folder=folder,
         ) from None
     except (OSError, ValueError) as error:
         raise InputError(
-            f"{path} could not be read as JSON ({error})",
-            f"no se pudo leer {path} como JSON ({error})",
+            _("{path} could not be read as JSON ({error})"), path=path, error=str(error)
         ) from None
     if not isinstance(config, dict):
-        raise InputError(f"{path}: expected a JSON object", f"{path}: se esperaba un objeto JSON")
+        raise InputError(_("{path}: expected a JSON object"), path=path)
     model_type = config.get("model_type")
     if model_type not in SUPPORTED:
         raise InputError(
-            f"{path}: model_type {model_type!r} is not supported; attn runs "
-            f"{', '.join(SUPPORTED)} (BERT-style encoders such as MiniLM, and GPT-2)",
-            f"{path}: model_type {model_type!r} no está soportado; attn ejecuta "
-            f"{', '.join(SUPPORTED)} (codificadores tipo BERT como MiniLM, y GPT-2)",
+            _(
+                "{path}: model_type {model_type} is not supported; attn runs {supported} "
+                "(BERT-style encoders such as MiniLM, and GPT-2)"
+            ),
+            path=path,
+            model_type=repr(model_type),
+            supported=", ".join(SUPPORTED),
         )
     if model_type == "gpt2":
         return model_type, _gpt2_architecture(config, path)
@@ -80,8 +84,9 @@ def _field(config: dict[str, Any], name: str, path: str, default: Any = None) ->
     value = config.get(name, default)
     if value is None:
         raise InputError(
-            f"{path}: the field {name} is missing; the model's config.json must give it",
-            f"{path}: falta el campo {name}; el config.json del modelo debe darlo",
+            _("{path}: the field {name} is missing; the model's config.json must give it"),
+            path=path,
+            name=name,
         )
     return value
 
@@ -90,8 +95,10 @@ def _positive(config: dict[str, Any], name: str, path: str, default: Any = None)
     value = _field(config, name, path, default)
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise InputError(
-            f"{path}: {name} is {value!r}; expected a positive whole number",
-            f"{path}: {name} es {value!r}; se esperaba un número entero positivo",
+            _("{path}: {name} is {value}; expected a positive whole number"),
+            path=path,
+            name=name,
+            value=repr(value),
         )
     return value
 
@@ -104,8 +111,10 @@ def _epsilon(config: dict[str, Any], name: str, path: str, default: float) -> fl
         or not (math.isfinite(value) and value > 0)
     ):
         raise InputError(
-            f"{path}: {name} is {value!r}; expected a small positive number such as 1e-12",
-            f"{path}: {name} es {value!r}; se esperaba un número positivo pequeño como 1e-12",
+            _("{path}: {name} is {value}; expected a small positive number such as 1e-12"),
+            path=path,
+            name=name,
+            value=repr(value),
         )
     return float(value)
 
@@ -114,8 +123,11 @@ def _activation(config: dict[str, Any], name: str, path: str, default: str) -> s
     value = _field(config, name, path, default)
     if value not in ACTIVATIONS:
         raise InputError(
-            f"{path}: {name} {value!r} is not supported; one of {', '.join(ACTIVATIONS)}",
-            f"{path}: {name} {value!r} no está soportada; una de {', '.join(ACTIVATIONS)}",
+            _("{path}: {name} {value} is not supported; one of {choices}"),
+            path=path,
+            name=name,
+            value=repr(value),
+            choices=", ".join(ACTIVATIONS),
         )
     return str(value)
 
@@ -123,8 +135,12 @@ def _activation(config: dict[str, Any], name: str, path: str, default: str) -> s
 def _divides(width: int, heads: int, path: str, names: tuple[str, str]) -> None:
     if width % heads:
         raise InputError(
-            f"{path}: {names[0]} {width} does not divide into {names[1]} {heads} heads",
-            f"{path}: {names[0]} {width} no se divide en {names[1]} {heads} cabezas",
+            _("{path}: {width_name} {width} does not divide into {heads_name} {heads} heads"),
+            path=path,
+            width_name=names[0],
+            width=width,
+            heads_name=names[1],
+            heads=heads,
         )
 
 
@@ -135,25 +151,30 @@ def _bert_architecture(config: dict[str, Any], path: str, model_type: str) -> Ar
     kind = config.get("position_embedding_type", "absolute")
     if kind != "absolute":
         raise InputError(
-            f"{path}: position_embedding_type {kind!r} is not supported; attn runs 'absolute'",
-            f"{path}: position_embedding_type {kind!r} no está soportado; attn ejecuta 'absolute'",
+            _("{path}: position_embedding_type {kind} is not supported; attn runs 'absolute'"),
+            path=path,
+            kind=repr(kind),
         )
     offset = 0
     if model_type == "roberta":
         pad = config.get("pad_token_id", 1)
         if isinstance(pad, bool) or not isinstance(pad, int) or pad < 0:
             raise InputError(
-                f"{path}: pad_token_id is {pad!r}; expected a whole number ≥ 0",
-                f"{path}: pad_token_id es {pad!r}; se esperaba un número entero ≥ 0",
+                _("{path}: pad_token_id is {pad}; expected a whole number ≥ 0"),
+                path=path,
+                pad=repr(pad),
             )
         offset = pad + 1  # RoBERTa counts positions from padding_idx + 1
     positions = _positive(config, "max_position_embeddings", path)
     if positions <= offset:
         raise InputError(
-            f"{path}: max_position_embeddings {positions} leaves no position after the "
-            f"padding offset {offset}",
-            f"{path}: max_position_embeddings {positions} no deja posiciones tras el "
-            f"desplazamiento de relleno {offset}",
+            _(
+                "{path}: max_position_embeddings {positions} leaves no position after the "
+                "padding offset {offset}"
+            ),
+            path=path,
+            positions=positions,
+            offset=offset,
         )
     return Architecture(
         family=model_type,
@@ -177,8 +198,11 @@ def _gpt2_architecture(config: dict[str, Any], path: str) -> Architecture:
     ):
         if config.get(name, expected) is not expected:
             raise InputError(
-                f"{path}: {name} is {config[name]!r}; attn runs GPT-2 with {expected}",
-                f"{path}: {name} es {config[name]!r}; attn ejecuta GPT-2 con {expected}",
+                _("{path}: {name} is {value}; attn runs GPT-2 with {expected}"),
+                path=path,
+                name=name,
+                value=repr(config[name]),
+                expected=str(expected),
             )
     return Architecture(
         family="gpt2",
@@ -204,15 +228,17 @@ def weight_files(folder: str) -> list[str]:
             shards = sorted(set(weight_map.values()))
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
             raise InputError(
-                f"{index} could not be read ({error}); expected its weight_map of shards",
-                f"no se pudo leer {index} ({error}); se esperaba su weight_map de fragmentos",
+                _("{index} could not be read ({error}); expected its weight_map of shards"),
+                index=index,
+                error=str(error),
             ) from None
         paths = [os.path.join(folder, shard) for shard in shards]
         for path in paths:
             if not os.path.isfile(path):
                 raise InputError(
-                    f"{path} is named by {INDEX} but missing; download the model again",
-                    f"{path} figura en {INDEX} pero falta; descarga el modelo de nuevo",
+                    _("{path} is named by {index} but missing; download the model again"),
+                    path=path,
+                    index=INDEX,
                 )
         return paths
     for pickled in PICKLED:
@@ -222,14 +248,18 @@ def weight_files(folder: str) -> list[str]:
                 f"('{folder}'); m.save_pretrained('{folder}')\""
             )
             raise InputError(
-                f"{folder} has only {pickled}, a pickle file, which can run code when it is "
-                f"opened, and attn never opens one; convert it once where torch is: {hint}",
-                f"{folder} solo tiene {pickled}, un archivo pickle, que puede ejecutar código al "
-                f"abrirse, y attn nunca abre uno; conviértelo una vez donde esté torch: {hint}",
+                _(
+                    "{folder} has only {pickled}, a pickle file, which can run code when it is "
+                    "opened, and attn never opens one; convert it once where torch is: {hint}"
+                ),
+                folder=folder,
+                pickled=pickled,
+                hint=hint,
             )
     raise InputError(
-        f"{folder} has no {SAFETENSORS}: attn reads a model's weights from safetensors",
-        f"{folder} no tiene {SAFETENSORS}: attn lee los pesos de un modelo en safetensors",
+        _("{folder} has no {file}: attn reads a model's weights from safetensors"),
+        folder=folder,
+        file=SAFETENSORS,
     )
 
 
@@ -245,15 +275,18 @@ def available_memory() -> int | None:
     return None
 
 
-def check_memory(needed: int, what: str) -> None:
+def check_memory(needed: int, what: str | Message) -> None:
     """Refuse before reading when `needed` bytes are more than the memory free."""
     free = available_memory()
     if free is not None and needed > free:
         raise InputError(
-            f"{what} needs about {needed / 2**20:,.0f} MiB and {free / 2**20:,.0f} MiB of "
-            "memory are free; close other programs or pick a smaller model",
-            f"{what} necesita unos {needed / 2**20:,.0f} MiB y hay {free / 2**20:,.0f} MiB de "
-            "memoria libres; cierra otros programas o elige un modelo más pequeño",
+            _(
+                "{what} needs about {needed:,.0f} MiB and {free:,.0f} MiB of memory are free; "
+                "close other programs or pick a smaller model"
+            ),
+            what=what,
+            needed=needed / 2**20,
+            free=free / 2**20,
         )
 
 
@@ -266,5 +299,5 @@ def load_model(name: str, layers: int | None = None) -> Model:
     model_type, arch = read_config(folder)
     tokenizer = load_tokenizer(folder, model_type, arch.positions)
     tensors = open_safetensors(weight_files(folder))
-    check_memory(tensors.nbytes, f"the model in {folder}")
+    check_memory(tensors.nbytes, Message(_("the model in {folder}"), folder=folder))
     return Model(name, folder, model_type, arch, network(tensors, arch, layers), tokenizer)

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from attncli.errors import InputError, install_command
+from attncli.messages import Message, _
 
 LENGTH_FIELDS = {"gpt2": "n_positions"}  # else max_position_embeddings
 
@@ -45,16 +46,16 @@ class ModelTokenizer:
         encoding = self.tokenizer.encode(sentence)
         ids = np.asarray(encoding.ids, dtype=np.int64)
         if len(ids) == 0:
-            raise InputError(
-                "the sentence gives no tokens; give some words",
-                "la frase no da ningún token; da algunas palabras",
-            )
+            raise InputError(_("the sentence gives no tokens; give some words"))
         if len(ids) > self.positions:
             raise InputError(
-                f"the sentence is {len(ids)} tokens and the model takes at most {self.positions} "
-                f"({self.length_field} in its config.json); shorten it",
-                f"la frase tiene {len(ids)} tokens y el modelo admite como mucho "
-                f"{self.positions} ({self.length_field} en su config.json); acórtala",
+                _(
+                    "the sentence is {tokens} tokens and the model takes at most {positions} "
+                    "({field} in its config.json); shorten it"
+                ),
+                tokens=len(ids),
+                positions=self.positions,
+                field=self.length_field,
             )
         tokens = [
             self._shown(token, span, sentence)
@@ -104,8 +105,7 @@ def _tokenizer_config(folder: str) -> dict[str, Any]:
         return {}
     except (OSError, ValueError) as error:
         raise InputError(
-            f"{path} could not be read as JSON ({error})",
-            f"no se pudo leer {path} como JSON ({error})",
+            _("{path} could not be read as JSON ({error})"), path=path, error=str(error)
         ) from None
     return config if isinstance(config, dict) else {}
 
@@ -117,8 +117,7 @@ def load_tokenizer(folder: str, model_type: str, positions: int) -> ModelTokeniz
     except ImportError:
         command = install_command("tokenizers")  # as attn was installed (a clone too)
         raise InputError(
-            f"a model's tokenizer needs the tokenizers package: {command}",
-            f"el tokenizador de un modelo necesita el paquete tokenizers: {command}",
+            _("a model's tokenizer needs the tokenizers package: {command}"), command=command
         ) from None
     pieces = "wordpiece" if model_type == "bert" else "bytes"
     field = LENGTH_FIELDS.get(model_type, "max_position_embeddings")
@@ -129,8 +128,9 @@ def load_tokenizer(folder: str, model_type: str, positions: int) -> ModelTokeniz
         except Exception as error:  # the package's own exception
             reason = str(error).splitlines()[0] if str(error) else type(error).__name__
             raise InputError(
-                f"{path} could not be read ({reason}); the file may be truncated or corrupt",
-                f"no se pudo leer {path} ({reason}); el archivo puede estar truncado o dañado",
+                _("{path} could not be read ({reason}); the file may be truncated or corrupt"),
+                path=path,
+                reason=reason,
             ) from None
         tokenizer.no_truncation()
         tokenizer.no_padding()
@@ -147,10 +147,16 @@ def load_tokenizer(folder: str, model_type: str, positions: int) -> ModelTokeniz
             handle_chinese_chars=bool(config.get("tokenize_chinese_chars", True)),
         )
         return ModelTokenizer(wordpiece, positions, field, pieces)
-    needs = "tokenizer.json or vocab.txt" if model_type == "bert" else "tokenizer.json"
+    needs = (
+        Message(_("{first} or {second}"), first="tokenizer.json", second="vocab.txt")
+        if model_type == "bert"
+        else "tokenizer.json"
+    )
     raise InputError(
-        f"{folder} has no {needs}; save the model's tokenizer beside it (with transformers: "
-        f"AutoTokenizer.from_pretrained(NAME).save_pretrained('{folder}'))",
-        f"{folder} no tiene {needs}; guarda el tokenizador del modelo a su lado (con "
-        f"transformers: AutoTokenizer.from_pretrained(NAME).save_pretrained('{folder}'))",
+        _(
+            "{folder} has no {needs}; save the model's tokenizer beside it (with transformers: "
+            "AutoTokenizer.from_pretrained(NAME).save_pretrained('{folder}'))"
+        ),
+        folder=folder,
+        needs=needs,
     )

@@ -21,6 +21,7 @@ import numpy as np
 
 from attncli.core.transformer import Architecture, Block, Network
 from attncli.errors import InputError, ShapeError
+from attncli.messages import _
 from attncli.reading.checkpoint import (
     bert_attention,
     conv1d,
@@ -41,8 +42,9 @@ def checkpoint_root(names: list[str], family: str) -> str:
         if name == marker or name.endswith("." + marker):
             return name[: -len(marker)]
     raise InputError(
-        f"no {marker} in the checkpoint: it does not hold a {family} model's weights",
-        f"no hay {marker} en el punto de control: no tiene los pesos de un modelo {family}",
+        _("no {marker} in the checkpoint: it does not hold a {family} model's weights"),
+        marker=marker,
+        family=family,
     )
 
 
@@ -113,10 +115,7 @@ def _as_float64(block: Block) -> Block:
 def _present(state: Mapping[str, Any], prefix: str, name: str, kind: str) -> str:
     full = joined(prefix, name)
     if full not in state:
-        raise InputError(
-            f"{full} is missing: a {kind} checkpoint needs it",
-            f"falta {full}: un punto de control {kind} lo necesita",
-        )
+        raise InputError(_("{full} is missing: a {kind} checkpoint needs it"), full=full, kind=kind)
     return full
 
 
@@ -154,17 +153,17 @@ def _check_tables(word: _Rows, position: _Rows, arch: Architecture) -> None:
     for table in (word, position):
         if len(table.shape) != 2 or table.shape[1] != width:
             raise ShapeError(
-                f"{table.name} is {shape_text(table.shape)}; expected {width} columns "
-                "(the width config.json gives)",
-                f"{table.name} es {shape_text(table.shape)}; se esperaban {width} columnas "
-                "(el ancho que da config.json)",
+                _("{name} is {shape}; expected {width} columns (the width config.json gives)"),
+                name=table.name,
+                shape=shape_text(table.shape),
+                width=width,
             )
     if position.shape[0] < arch.max_positions:
         raise ShapeError(
-            f"{position.name} has {position.shape[0]} rows and config.json says "
-            f"{arch.max_positions} positions",
-            f"{position.name} tiene {position.shape[0]} filas y config.json dice "
-            f"{arch.max_positions} posiciones",
+            _("{name} has {rows} rows and config.json says {positions} positions"),
+            name=position.name,
+            rows=position.shape[0],
+            positions=arch.max_positions,
         )
 
 

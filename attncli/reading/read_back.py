@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from attncli.errors import InputError, ShapeError
+from attncli.messages import Message, _
 from attncli.reading.selfattn_fields import from_x
 from attncli.reading.values import Document, is_batch, shape_text, to_batch
 
@@ -65,10 +66,13 @@ def _joined(value: Any, name: str, heads: int) -> np.ndarray:
         blocks = np.asarray(value, dtype=object)
     if blocks.ndim not in (3, 4) or blocks.shape[-3] != heads:
         raise ShapeError(
-            f"{name} is {shape_text(blocks.shape)}, but a result of --heads {heads} holds "
-            f"{heads} × T × d of them, one block per head (B × {heads} × T × d for a batch)",
-            f"{name} es {shape_text(blocks.shape)}, pero un resultado de --heads {heads} "
-            f"guarda {heads} × T × d, un bloque por cabeza (B × {heads} × T × d para un lote)",
+            _(
+                "{name} is {shape}, but a result of --heads {heads} holds {heads} × T × d of "
+                "them, one block per head (B × {heads} × T × d for a batch)"
+            ),
+            name=name,
+            shape=shape_text(blocks.shape),
+            heads=heads,
         )
     return join_heads(blocks)
 
@@ -91,13 +95,18 @@ def check_outputs(
         except (TypeError, ValueError):
             given = None
         if given is None or given.shape != again.shape:
-            shown = "not an array of numbers" if given is None else shape_text(given.shape)
+            found = (
+                Message(_("not an array of numbers")) if given is None else shape_text(given.shape)
+            )
             raise ShapeError(
-                f"{name}: the input is a result whose {name} is {shown}, but its inputs give "
-                f"{shape_text(again.shape)}; {_FIX[0].format(name=name)}",
-                f"{name}: la entrada es un resultado cuyo {name} es "
-                f"{'no una matriz de números' if given is None else shown}, pero sus entradas "
-                f"dan {shape_text(again.shape)}; {_FIX[1].format(name=name)}",
+                _(
+                    "{name}: the input is a result whose {name} is {found}, but its inputs "
+                    "give {expected}; {fix}"
+                ),
+                name=name,
+                found=found,
+                expected=shape_text(again.shape),
+                fix=_FIX,
             )
         scale = max(1.0, float(np.max(np.abs(again), initial=0.0)))
         off = np.abs(given - again) > tolerance * scale
@@ -106,20 +115,23 @@ def check_outputs(
             continue
         where = tuple(int(i) for i in np.argwhere(off)[0])
         place = ", ".join(str(i + 1) for i in where)  # counted from 1, as rows are
-        first, second = float(given[where]), float(again[where])
         raise InputError(
-            f"{name}: the input is a result whose {name} at [{place}] is {first:.6g}, but its "
-            f"inputs give {second:.6g}; {_FIX[0].format(name=name)}",
-            f"{name}: la entrada es un resultado cuyo {name} en [{place}] es {first:.6g}, "
-            f"pero sus entradas dan {second:.6g}; {_FIX[1].format(name=name)}",
+            _(
+                "{name}: the input is a result whose {name} at [{place}] is {written:.6g}, "
+                "but its inputs give {computed:.6g}; {fix}"
+            ),
+            name=name,
+            place=place,
+            written=float(given[where]),
+            computed=float(again[where]),
+            fix=_FIX,
         )
 
 
-_FIX = (
-    "it was changed after attn wrote it (its mask or attn_mask too), or computed with an "
-    "option that it does not write down (give that again); to compute from changed inputs, "
-    "give only the inputs (x, w_q, …)",
-    "se cambió después de que attn lo escribiera (también su mask o attn_mask), o se calculó "
-    "con una opción que no anota (vuelve a darla); para calcular con entradas cambiadas, da "
-    "solo las entradas (x, w_q, …)",
+_FIX = Message(
+    _(
+        "it was changed after attn wrote it (its mask or attn_mask too), or computed with an "
+        "option that it does not write down (give that again); to compute from changed "
+        "inputs, give only the inputs (x, w_q, …)"
+    )
 )

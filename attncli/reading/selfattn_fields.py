@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from attncli.errors import InputError
+from attncli.messages import Message, _
 from attncli.reading.masks import OTHER_MASKS
 from attncli.reading.values import Document
 
@@ -91,14 +92,13 @@ OPTIONS = {
 # q_proj_weight, read by reading/state_dicts.py), attn selfattn does not read: each with
 # how to give it instead.
 STATE_DICT = {
-    "in_proj_bias": (
-        "give torch's in_proj_bias as b_q, b_k and b_v, its three thirds in that order",
-        "da el in_proj_bias de torch como b_q, b_k y b_v, sus tres tercios en ese orden",
+    "in_proj_bias": Message(
+        _("give torch's in_proj_bias as b_q, b_k and b_v, its three thirds in that order")
     ),
-    "k_proj_weight": ("give it transposed as w_k", "dalo traspuesto como w_k"),
-    "v_proj_weight": ("give it transposed as w_v", "dalo traspuesto como w_v"),
-    "out_proj.weight": ("give it transposed as w_o", "dalo traspuesto como w_o"),
-    "out_proj.bias": ("give it as b_o", "dalo como b_o"),
+    "k_proj_weight": Message(_("give it transposed as {field}"), field="w_k"),
+    "v_proj_weight": Message(_("give it transposed as {field}"), field="w_v"),
+    "out_proj.weight": Message(_("give it transposed as {field}"), field="w_o"),
+    "out_proj.bias": Message(_("give it as {field}"), field="b_o"),
 }
 
 
@@ -126,38 +126,35 @@ def unknown_field(name: str) -> InputError:
     """The one line for a field attn selfattn does not read."""
     shown = name if len(name) <= 40 else f"{name[:37]}..."
     if name in OTHER_MASKS:  # a mask of another sense than its name would suggest
-        english, spanish = OTHER_MASKS[name]
-        return InputError(f"{shown}: {english}", f"{shown}: {spanish}")
+        return InputError(_("{field}: {reason}"), field=shown, reason=OTHER_MASKS[name])
     if name in STATE_DICT:
-        english, spanish = STATE_DICT[name]
         return InputError(
-            f"{shown}: not a field attn selfattn reads; {english}",
-            f"{shown}: no es un campo que lea attn selfattn; {spanish}",
+            _("{field}: not a field attn selfattn reads; {hint}"),
+            field=shown,
+            hint=STATE_DICT[name],
         )
     if name in OPTIONS:
         option = OPTIONS[name]
         return InputError(
-            f"{shown}: not a field attn selfattn reads; it is an option here, give {option} "
-            "(a whole result, with its output, passes it through)",
-            f"{shown}: no es un campo que lea attn selfattn; aquí es una opción, da {option} "
-            "(un resultado entero, con su output, lo deja pasar)",
+            _(
+                "{field}: not a field attn selfattn reads; it is an option here, give "
+                "{option} (a whole result, with its output, passes it through)"
+            ),
+            field=shown,
+            option=option,
         )
     from attncli.reading.checkpoint import nearest_name
 
     near = nearest_name(name, INPUTS)  # attn's own names, torch's, BERT's and GPT-2's
     if near:
-        hint_en = f"did you mean {near}?"
-        hint_es = f"¿querías decir {near}?"
+        hint = Message(_("did you mean {near}?"), near=near)
     elif is_output(name):
-        hint_en = "it is an output of the layer; remove it (or pass the whole result)"
-        hint_es = "es una salida de la capa; quítalo (o pasa el resultado entero)"
+        hint = Message(_("it is an output of the layer; remove it (or pass the whole result)"))
     else:
-        hint_en = "it reads x (or x_q, x_kv, or queries, keys, values), w_q, w_k, w_v, w_o, …"
-        hint_es = "lee x (o x_q, x_kv, o queries, keys, values), w_q, w_k, w_v, w_o, …"
-    return InputError(
-        f"{shown}: not a field attn selfattn reads; {hint_en}",
-        f"{shown}: no es un campo que lea attn selfattn; {hint_es}",
-    )
+        hint = Message(
+            _("it reads x (or x_q, x_kv, or queries, keys, values), w_q, w_k, w_v, w_o, …")
+        )
+    return InputError(_("{field}: not a field attn selfattn reads; {hint}"), field=shown, hint=hint)
 
 
 def unused_with_direct(document: Document) -> None:
@@ -168,10 +165,12 @@ def unused_with_direct(document: Document) -> None:
     for name in (*X_FIELDS, "w_q", "w_k", "w_v", "w_o", "bias_k", "bias_v"):
         if document.get(name) is not None:
             raise InputError(
-                f"{name}: queries, keys and values are given directly, so attn selfattn would "
-                f"not use {name}; remove it, or give x and the W's instead of queries/keys/values",
-                f"{name}: queries, keys y values se dan directamente, así que attn selfattn no "
-                f"usaría {name}; quítalo, o da x y las W en lugar de queries/keys/values",
+                _(
+                    "{name}: queries, keys and values are given directly, so attn selfattn "
+                    "would not use {name}; remove it, or give x and the W's instead of "
+                    "queries/keys/values"
+                ),
+                name=name,
             )
 
 
@@ -192,15 +191,15 @@ def check_read_back(document: Document, settings: SelfAttnSettings) -> None:
     projections, heads, dtype = (document.get(n) for n in ("projections", "heads", "dtype"))
     # field: (what the result was computed with, what is asked now, how to ask for it)
     compared = {
-        "causal": (causal, settings.causal, "with --causal" if causal else "without --causal"),
-        "scale": (scale, settings.scale, "without --no-scale" if scale else "with --no-scale"),
-        "projections": (projections, settings.projections,
-                        "without --no-proj" if projections else "with --no-proj"),
+        "causal": (causal, settings.causal, _with("--causal", bool(causal))),
+        "scale": (scale, settings.scale, _with("--no-scale", not scale)),
+        "projections": (projections, settings.projections, _with("--no-proj", not projections)),
         "heads": (heads, settings.heads,
-                  "without --heads" if heads is None else f"with --heads {heads}"),
+                  _with("--heads" if heads is None else f"--heads {heads}", heads is not None)),
         "divisor": (scale_by, settings.scale_by,
-                    "without --scale" if scale_by is None else f"with --scale {scale_by}"),
-        "dtype": (dtype, settings.dtype, f"with --dtype {dtype}"),
+                    _with("--scale" if scale_by is None else f"--scale {scale_by}",
+                          scale_by is not None)),
+        "dtype": (dtype, settings.dtype, _with(f"--dtype {dtype}", True)),
     }  # fmt: skip
     _check_zero_key(document.get("extra_keys", []), settings.zero_attn)
     # queries, keys and values given directly are never projected: --no-proj changes nothing
@@ -210,14 +209,22 @@ def check_read_back(document: Document, settings: SelfAttnSettings) -> None:
             continue
         if field in ("causal", "scale", "projections") and not isinstance(written, bool):
             continue  # not written by attn: the field check has said what it may be
-        shown = json.dumps(written)
-        fix_es = fix.replace("without ", "sin ").replace("with ", "con ")
         raise InputError(
-            f"{field}: the input is a result computed with {field} {shown}, and computing it "
-            f"again otherwise would change its numbers; run attn selfattn {fix}",
-            f"{field}: la entrada es un resultado calculado con {field} {shown}, y "
-            f"calcularlo de otro modo cambiaría sus números; ejecuta attn selfattn {fix_es}",
+            _(
+                "{field}: the input is a result computed with {field} {value}, and computing "
+                "it again otherwise would change its numbers; run attn selfattn {fix}"
+            ),
+            field=field,
+            value=json.dumps(written),
+            fix=fix,
         )
+
+
+def _with(option: str, given: bool) -> Message:
+    """How a run is asked for: 'with --causal', 'without --causal'."""
+    if given:
+        return Message(_("with {option}"), option=option)
+    return Message(_("without {option}"), option=option)
 
 
 def _check_zero_key(extra_keys: object, zero_attn: bool) -> None:
@@ -227,23 +234,25 @@ def _check_zero_key(extra_keys: object, zero_attn: bool) -> None:
         shown = json.dumps(extra_keys)
         shown = shown if len(shown) <= 40 else f"{shown[:37]}..."
         raise InputError(
-            f"extra_keys is {shown}; a result lists there the keys added after the tokens' "
-            f'("bias_k", "zero"), a list of them (or []); restore it or remove it',
-            f"extra_keys es {shown}; un resultado pone ahí las claves añadidas tras las de "
-            f'los tokens ("bias_k", "zero"), una lista de ellas (o []); restáuralo o quítalo',
+            _(
+                "extra_keys is {extra_keys}; a result lists there the keys added after the "
+                'tokens\' ("bias_k", "zero"), a list of them (or []); restore it or '
+                "remove it"
+            ),
+            extra_keys=shown,
         )
     zero = "zero" in extra_keys
     if zero == zero_attn:
         return
-    shown = json.dumps(extra_keys)
-    fix, fix_es = ("with", "con") if zero else ("without", "sin")
     raise InputError(
-        f"extra_keys: the input is a result computed {fix} add_zero_attn (its extra_keys is "
-        f"{shown}), and computing it again otherwise would change its numbers; run attn "
-        f"selfattn {fix} --add-zero-attn",
-        f"extra_keys: la entrada es un resultado calculado {fix_es} add_zero_attn (su "
-        f"extra_keys es {shown}), y calcularlo de otro modo cambiaría sus números; ejecuta "
-        f"attn selfattn {fix_es} --add-zero-attn",
+        _(
+            "extra_keys: the input is a result computed {computed} (its extra_keys is "
+            "{extra_keys}), and computing it again otherwise would change its numbers; run "
+            "attn selfattn {fix}"
+        ),
+        computed=_with("add_zero_attn", zero),
+        extra_keys=json.dumps(extra_keys),
+        fix=_with("--add-zero-attn", zero),
     )
 
 
@@ -262,11 +271,21 @@ def drawn_of(
         names = ", ".join(name for name in ("w_q", "w_k", "w_v", "w_o") if name in weights)
         shown = json.dumps(written)
         shown = shown if len(shown) <= 40 else f"{shown[:37]}..."
+        if not names:
+            raise InputError(
+                _(
+                    "drawn is {drawn}; a result lists there the projections drawn from its "
+                    "seed, a list of some of none (or []); restore it or remove it"
+                ),
+                drawn=shown,
+            )
         raise InputError(
-            f"drawn is {shown}; a result lists there the projections drawn from its seed, "
-            f"a list of some of {names or 'none'} (or []); restore it or remove it",
-            f"drawn es {shown}; un resultado pone ahí las proyecciones sacadas de su semilla, "
-            f"una lista de algunas de {names or 'ninguna'} (o []); restáuralo o quítalo",
+            _(
+                "drawn is {drawn}; a result lists there the projections drawn from its seed, "
+                "a list of some of {names} (or []); restore it or remove it"
+            ),
+            drawn=shown,
+            names=names,
         )
     if written and not drawn and isinstance(document.get("seed"), int):
         seed = document["seed"]
@@ -283,15 +302,16 @@ def unused_sizes(settings: SelfAttnSettings, given_x: bool) -> None:
             if getattr(settings, name) is not None:
                 option = f"--{name.replace('_', '-')}"
                 raise InputError(
-                    f"{option} sizes the projections and --no-proj leaves them out "
-                    f"(Q = K = V = X); drop {option} or --no-proj",
-                    f"{option} da el tamaño de las proyecciones y --no-proj las quita "
-                    f"(Q = K = V = X); quita {option} o --no-proj",
+                    _(
+                        "{option} sizes the projections and --no-proj leaves them out (Q = K "
+                        "= V = X); drop {option} or --no-proj"
+                    ),
+                    option=option,
                 )
     if given_x and settings.norm is not None:
         raise InputError(
-            "--norm sets the length of the seeded embeddings, and the input gives X itself; "
-            "drop --norm",
-            "--norm fija la longitud de los embeddings sembrados, y la entrada da la propia X; "
-            "quita --norm",
+            _(
+                "--norm sets the length of the seeded embeddings, and the input gives X "
+                "itself; drop --norm"
+            ),
         )

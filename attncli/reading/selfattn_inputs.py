@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from attncli.errors import InputError, ShapeError, count
+from attncli.messages import Message, _
 from attncli.reading.cross_inputs import cross_matrices, separate_matrices
 from attncli.reading.inputs import (
     KEYS_HINT,
@@ -79,20 +80,21 @@ def selfattn_input(
         if value is not None and value < 1:
             option = f"--{name.replace('_', '-')}"
             raise InputError(
-                f"{option} is {value}; it must be 1 or more",
-                f"{option} es {value}; debe ser 1 o más",
+                _("{option} is {value}; it must be 1 or more"),
+                option=option,
+                value=value,
             )
     if settings.norm is not None and not settings.norm > 0:
         raise InputError(
-            f"--norm is {settings.norm}; the embeddings' length must be positive",
-            f"--norm es {settings.norm}; la longitud de los embeddings debe ser positiva",
+            _("--norm is {norm}; the embeddings' length must be positive"),
+            norm=settings.norm,
         )
     if settings.context is not None and sentence is None:
         raise InputError(
-            "--context gives the keys and values for a sentence's queries; give the sentence "
-            "too (or x_q and x_kv in -i FILE)",
-            "--context da las claves y valores para las consultas de una frase; da también la "
-            "frase (o x_q y x_kv en -i FICHERO)",
+            _(
+                "--context gives the keys and values for a sentence's queries; give the "
+                "sentence too (or x_q and x_kv in -i FILE)"
+            ),
         )
     check_fields(document)
     check_read_back(document, settings)
@@ -102,14 +104,15 @@ def selfattn_input(
     data = set(document) - {"grad_output", "target", *LAYER_FIELDS}
     if sentence is not None and data:
         raise InputError(
-            "give a sentence or -i FILE, not both", "da una frase o -i FICHERO, no las dos cosas"
+            _("give a sentence or -i FILE, not both"),
         )
     if sentence is None and not data:
         raise InputError(
-            'nothing to attend over: give a sentence (attn selfattn "en las llaves del coche") '
-            "or -i FILE with x, with x_q and x_kv, or with queries, keys and values",
-            'no hay nada sobre lo que atender: da una frase (attn selfattn "en las llaves del '
-            'coche") o -i FICHERO con x, con x_q y x_kv, o con queries, keys y values',
+            _(
+                'nothing to attend over: give a sentence (attn selfattn "en las llaves del '
+                'coche") or -i FILE with x, with x_q and x_kv, or with queries, keys and '
+                "values"
+            ),
         )
     if sentence is None and any(document.get(name) is not None for name in ("queries", "keys")):
         return _direct_input(document, settings)
@@ -131,18 +134,15 @@ def selfattn_input(
         query_tokens = _query_labels(document, x.shape[-2])
         tokens = labels(document, x_kv.shape[-2], "x_kv", "k")
     else:
-        x_hint = (
-            "give x (a row per token), x_q and x_kv, or queries/keys/values",
-            "da x (una fila por token), x_q y x_kv, o queries/keys/values",
-        )
+        x_hint = Message(_("give x (a row per token), x_q and x_kv, or queries/keys/values"))
         given = require(document, "x", x_hint)
         # A batch (B × T × d, as torch's batch_first) is computed in one go.
         x = to_batch(given, "x") if is_batch(given) else to_matrix(given, "x")
         if settings.d_model is not None and settings.d_model != x.shape[-1]:
             raise ShapeError(
-                f"x has {x.shape[-1]} columns but --d-model is {settings.d_model} (drop --d-model)",
-                f"x tiene {x.shape[-1]} columnas pero --d-model es {settings.d_model} "
-                "(quita --d-model)",
+                _("x has {columns} columns but --d-model is {d_model} (drop --d-model)"),
+                columns=x.shape[-1],
+                d_model=settings.d_model,
             )
         tokens = labels(document, x.shape[-2], "x", "t")
         query_tokens = tokens
@@ -167,10 +167,10 @@ def selfattn_input(
         with_output = settings.heads is not None and settings.out_proj
         if not with_output and document.get("w_o") is not None:
             raise InputError(
-                "w_o joins the heads of --heads h through W^O; give --heads (without "
-                "--no-out-proj), or leave w_o out",
-                "w_o junta las cabezas de --heads h con W^O; da --heads (sin --no-out-proj), "
-                "o quita w_o",
+                _(
+                    "w_o joins the heads of --heads h through W^O; give --heads (without "
+                    "--no-out-proj), or leave w_o out"
+                ),
             )
         widths = (x_kv.shape[-1], x_v.shape[-1]) if x_v is not None and x_kv is not None else None
         seeded = projections(
@@ -188,20 +188,23 @@ def selfattn_input(
             if name == "w_o" and given.shape != default.shape:
                 rows = default.shape[0]
                 raise ShapeError(
-                    f"w_o is {shape_text(given.shape)} but must have {rows} rows here (h·d_v; "
-                    "any number of columns, the output's width)",
-                    f"w_o es {shape_text(given.shape)} pero aquí debe tener {rows} filas (h·d_v; "
-                    "cualquier número de columnas, el ancho de la salida)",
+                    _(
+                        "w_o is {shape} but must have {rows} rows here (h·d_v; any number "
+                        "of columns, the output's width)"
+                    ),
+                    shape=shape_text(given.shape),
+                    rows=rows,
                 )
             if name in ("w_k", "w_v") and x_v is None and given.shape[0] != default.shape[0]:
                 raise own_widths(document, name, given, d_model)
             if given.shape != default.shape:
                 sizes = sizes_text(d_model, d_k, d_v, settings.heads)
                 raise ShapeError(
-                    f"{name} is {shape_text(given.shape)} but must be {shape_text(default.shape)} "
-                    f"here ({sizes})",
-                    f"{name} es {shape_text(given.shape)} pero aquí debe ser "
-                    f"{shape_text(default.shape)} ({sizes})",
+                    _("{name} is {shape} but must be {expected} here ({sizes})"),
+                    name=name,
+                    shape=shape_text(given.shape),
+                    expected=shape_text(default.shape),
+                    sizes=sizes,
                 )
             weights[name] = given
         _check_all_given(document, list(seeded), settings)
@@ -210,21 +213,19 @@ def selfattn_input(
         weights.update(bias_kv(document, d_k, d_v))
     elif settings.heads is not None:
         raise InputError(
-            "--heads needs the projections; drop --no-proj or --heads",
-            "--heads necesita las proyecciones; quita --no-proj o --heads",
+            _("--heads needs the projections; drop --no-proj or --heads"),
         )
     given_biases = (*BIASES, "bias_k", "bias_v")
     if not settings.projections and any(document.get(name) is not None for name in given_biases):
         raise InputError(
-            "biases go with the projections; drop --no-proj or the b_ fields",
-            "los sesgos van con las proyecciones; quita --no-proj o los campos b_",
+            _("biases go with the projections; drop --no-proj or the b_ fields"),
         )
     if settings.zero_attn and not settings.projections:
         raise InputError(
-            "--add-zero-attn goes with the projections, as in nn.MultiheadAttention; drop "
-            "--no-proj or --add-zero-attn",
-            "--add-zero-attn va con las proyecciones, como en nn.MultiheadAttention; quita "
-            "--no-proj o --add-zero-attn",
+            _(
+                "--add-zero-attn goes with the projections, as in nn.MultiheadAttention; "
+                "drop --no-proj or --add-zero-attn"
+            ),
         )
     batch = x.shape[0] if x.ndim == 3 else None
     allowed, bias = layer_masks(
@@ -244,14 +245,21 @@ def _check_all_given(document: Document, names: list[str], settings: SelfAttnSet
     missing = [name for name in names if document.get(name) is None]
     if not given or not missing or settings.draw_missing or "output" in document:
         return
-    listed = ", ".join(missing)
-    hint_en = ", or --no-out-proj" if missing == ["w_o"] else ""
-    hint_es = ", o --no-out-proj" if missing == ["w_o"] else ""
+    fields = {"given": ", ".join(given), "missing": ", ".join(missing), "seed": settings.seed}
+    if missing == ["w_o"]:
+        raise InputError(
+            _(
+                "the input gives {given} but not {missing}; give {missing} too, or "
+                "--no-out-proj, or --draw-missing to draw {missing} from --seed {seed}"
+            ),
+            **fields,
+        )
     raise InputError(
-        f"the input gives {', '.join(given)} but not {listed}; give {listed} too{hint_en}, "
-        f"or --draw-missing to draw {listed} from --seed {settings.seed}",
-        f"la entrada da {', '.join(given)} pero no {listed}; da también {listed}{hint_es}, "
-        f"o --draw-missing para sacar {listed} de --seed {settings.seed}",
+        _(
+            "the input gives {given} but not {missing}; give {missing} too, or --draw-missing "
+            "to draw {missing} from --seed {seed}"
+        ),
+        **fields,
     )
 
 
@@ -277,9 +285,10 @@ def _biases(
             continue
         if name == "b_o" and not with_output:
             raise InputError(
-                "b_o is added after W^O, which only --heads (without --no-out-proj) has; "
-                "leave b_o out",
-                "b_o se suma tras W^O, que solo tiene --heads (sin --no-out-proj); quita b_o",
+                _(
+                    "b_o is added after W^O, which only --heads (without --no-out-proj) has; "
+                    "leave b_o out"
+                ),
             )
         bias = to_vector(document[name], name)
         found[name] = check_length(bias, name, length, name.replace("b_", "W^").upper())
@@ -292,7 +301,7 @@ def _direct_input(document: Document, settings: SelfAttnSettings) -> SelfAttnInp
     from attncli.reading.cross_inputs import sequences
 
     unused_with_direct(document)
-    query_hint = ("give queries with keys and values", "da queries con keys y values")
+    query_hint = Message(_("give queries with keys and values"))
     require(document, "queries", query_hint)
     require(document, "keys", KEYS_HINT)
     require(document, "values", VALUES_HINT)
@@ -300,20 +309,22 @@ def _direct_input(document: Document, settings: SelfAttnSettings) -> SelfAttnInp
     queries, keys, values = sequences(document, ("queries", "keys", "values"), query_hint)
     if queries.shape[-1] != keys.shape[-1]:
         raise ShapeError(
-            f"each query has {count(queries.shape[-1], 'number')} but each key has "
-            f"{keys.shape[-1]} (Q K^T needs them equal)",
-            f"cada consulta tiene {count(queries.shape[-1], 'number', 'es')} pero cada clave "
-            f"tiene {keys.shape[-1]} (Q K^T los necesita iguales)",
+            _("each query has {numbers} but each key has {key_numbers} (Q K^T needs them equal)"),
+            numbers=count(queries.shape[-1], "number"),
+            key_numbers=keys.shape[-1],
         )
     check_one_value_per_key(values.shape[-2], keys.shape[-2])
     heads = settings.heads or 1
     for name, array in (("queries", queries), ("values", values)):
         if array.shape[-1] % heads:
             raise ShapeError(
-                f"{name} has {array.shape[-1]} columns, which --heads {heads} cannot split "
-                "evenly (each head takes the same number)",
-                f"{name} tiene {array.shape[-1]} columnas, que --heads {heads} no puede "
-                "repartir por igual (cada cabeza toma las mismas)",
+                _(
+                    "{name} has {columns} columns, which --heads {heads} cannot split evenly "
+                    "(each head takes the same number)"
+                ),
+                name=name,
+                columns=array.shape[-1],
+                heads=heads,
             )
     batch = queries.shape[0] if queries.ndim == 3 else None
     t_q, t_k = queries.shape[-2], keys.shape[-2]

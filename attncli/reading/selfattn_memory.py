@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from attncli.limits import check_fits
+from attncli.messages import Message, _
 
 
 def _attention_numbers(sizes: Mapping[str, int]) -> int:
@@ -34,19 +35,19 @@ def check_memory(
         "--d-v": d_v,
         "heads": heads,
     }
-    what = f"{t_k} tokens with d_model = {d_model}, d_k = {d_k}, d_v = {d_v}"
-    spanish = f"{t_k} tokens con d_model = {d_model}, d_k = {d_k}, d_v = {d_v}"
+    what = Message(
+        _("{tokens} tokens with d_model = {d_model}, d_k = {d_k}, d_v = {d_v}"),
+        tokens=t_k,
+        d_model=d_model,
+        d_k=d_k,
+        d_v=d_v,
+    )
+    hint = _(", or write only the output (--fields output): it is then computed in row blocks")
     check_fits(
         _attention_numbers,
         sizes,
         ("tokens", "--d-model", "--d-k", "--d-v"),
-        (what, spanish),
-        names={"tokens": ("the number of tokens", "el número de tokens")},
-        hint=(
-            ", or write only the output (--fields output): it is then computed in row blocks",
-            ", o escribe solo la salida (--fields output): se calcula entonces por bloques de "
-            "filas",
-        )
-        if grids
-        else ("", ""),
+        what,
+        names={"tokens": Message(_("the number of tokens"))},
+        hint=Message(hint) if grids else "",
     )

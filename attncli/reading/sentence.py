@@ -5,6 +5,7 @@ from __future__ import annotations
 import unicodedata
 
 from attncli.errors import InputError
+from attncli.messages import _
 
 
 def _is_punctuation(char: str) -> bool:
@@ -28,8 +29,9 @@ def tokenize(sentence: str) -> list[str]:
         tokens.extend(word[end:])
     if not tokens:
         raise InputError(
-            'the sentence is empty; give some words, e.g. attn selfattn "en las llaves del coche"',
-            'la frase está vacía; da algunas palabras, p. ej. attn selfattn "en las llaves del '
-            'coche"',
+            _(
+                'the sentence is empty; give some words, e.g. attn selfattn "en las llaves '
+                'del coche"'
+            ),
         )
     return tokens

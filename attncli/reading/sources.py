@@ -8,6 +8,7 @@ from typing import IO, Any
 
 from attncli.errors import InputError
 from attncli.limits import MAX_INPUT_BYTES, available_memory, too_large_input
+from attncli.messages import _
 from attncli.reading.json_text import EXAMPLE_DOCUMENT, kind_of, parse_json
 from attncli.reading.values import Document
 
@@ -17,8 +18,7 @@ def read_text(path: str, stdin: IO[str] | None) -> tuple[str, str]:
     if path == "-":
         if stdin is None:
             raise InputError(
-                "--input -: there is no standard input to read",
-                "--input -: no hay entrada estándar que leer",
+                _("--input -: there is no standard input to read"),
             )
         return _read_stdin(stdin), "stdin"
     _check_path(path)
@@ -33,8 +33,8 @@ def read_text(path: str, stdin: IO[str] | None) -> tuple[str, str]:
         raise _folder(path) from None
     except PermissionError:
         raise InputError(
-            f"cannot read '{path}': permission denied",
-            f"no se puede leer '{path}': permiso denegado",
+            _("cannot read '{path}': permission denied"),
+            path=path,
         ) from None
     except OSError as error:
         raise _unreadable(path, error) from None
@@ -43,8 +43,8 @@ def read_text(path: str, stdin: IO[str] | None) -> tuple[str, str]:
         return data.decode("utf-8-sig"), path
     except UnicodeDecodeError:
         raise InputError(
-            f"cannot read '{path}': not UTF-8 text (JSON files are text)",
-            f"no se puede leer '{path}': no es texto UTF-8 (un JSON es texto)",
+            _("cannot read '{path}': not UTF-8 text (JSON files are text)"),
+            path=path,
         ) from None
 
 
@@ -60,8 +60,7 @@ def _check_path(path: str) -> None:
     """An empty path or a folder, said as such before anything is opened."""
     if not path:
         raise InputError(
-            "-i '': the path is empty; give a file name, or - for standard input",
-            "-i '': la ruta está vacía; da un nombre de fichero, o - para la entrada estándar",
+            _("-i '': the path is empty; give a file name, or - for standard input"),
         )
     if os.path.isdir(path):
         raise _folder(path)
@@ -69,8 +68,8 @@ def _check_path(path: str) -> None:
 
 def _folder(path: str) -> InputError:
     return InputError(
-        f"cannot read '{path}': it is a folder, not a file",
-        f"no se puede leer '{path}': es una carpeta, no un fichero",
+        _("cannot read '{path}': it is a folder, not a file"),
+        path=path,
     )
 
 
@@ -83,24 +82,25 @@ def _read_stdin(stdin: IO[str]) -> str:
         return _read_capped(buffer, "stdin").decode("utf-8-sig")
     except UnicodeDecodeError:
         raise InputError(
-            "stdin: not UTF-8 text (JSON is text; convert it, e.g. iconv -t UTF-8)",
-            "stdin: no es texto UTF-8 (un JSON es texto; conviértelo, p. ej. iconv -t UTF-8)",
+            _("stdin: not UTF-8 text (JSON is text; convert it, e.g. iconv -t UTF-8)"),
         ) from None
 
 
 def _missing_file(path: str) -> InputError:
     return InputError(
-        f"cannot read '{path}': no such file (check the path given to -i; attn samples "
-        "lists the samples installed with attn)",
-        f"no se puede leer '{path}': no existe (revisa la ruta de -i; attn samples "
-        "lista los ejemplos instalados con attn)",
+        _(
+            "cannot read '{path}': no such file (check the path given to -i; attn samples "
+            "lists the samples installed with attn)"
+        ),
+        path=path,
     )
 
 
 def _unreadable(path: str, error: OSError) -> InputError:
     return InputError(
-        f"cannot read '{path}': {error.strerror or error}",
-        f"no se puede leer '{path}': {error.strerror or error}",
+        _("cannot read '{path}': {value}"),
+        path=path,
+        value=error.strerror or error,
     )
 
 
@@ -137,8 +137,8 @@ def load_document(
         text, source = read_text(path, stdin)
         if not text.strip():
             raise InputError(
-                f"{source}: empty input (expected a JSON object or array)",
-                f"{source}: entrada vacía (se espera un objeto JSON o una lista)",
+                _("{source}: empty input (expected a JSON object or array)"),
+                source=source,
             )
     elif read_stdin and stdin_is_piped(stdin):
         assert stdin is not None
@@ -154,14 +154,17 @@ def load_document(
         return {bare_field: value}
     if isinstance(value, list):
         raise InputError(
-            f"{source}: a bare array is ambiguous here; give an object with named fields, "
-            f"e.g. {EXAMPLE_DOCUMENT}",
-            f"{source}: aquí una lista sola es ambigua; da un objeto con campos, "
-            f"p. ej. {EXAMPLE_DOCUMENT}",
+            _(
+                "{source}: a bare array is ambiguous here; give an object with named fields, "
+                "e.g. {EXAMPLE_DOCUMENT}"
+            ),
+            source=source,
+            EXAMPLE_DOCUMENT=EXAMPLE_DOCUMENT,
         )
     raise InputError(
-        f"{source}: expected a JSON object or array, found {kind_of(value)}",
-        f"{source}: se espera un objeto JSON o una lista, hay {kind_of(value, 'es')}",
+        _("{source}: expected a JSON object or array, found {kind}"),
+        source=source,
+        kind=kind_of(value),
     )
 
 
@@ -176,10 +179,11 @@ def _refuse_weight_file(path: str) -> None:
         raise pickle_refusal(path)
     if path.lower().endswith(".safetensors"):
         raise InputError(
-            f"{path} holds a layer's weights, not an input document; give it to attn selfattn "
-            "as --weights FILE (with x in -i, or a sentence)",
-            f"{path} guarda los pesos de una capa, no un documento de entrada; dáselo a attn "
-            "selfattn como --weights FICHERO (con x en -i, o una frase)",
+            _(
+                "{path} holds a layer's weights, not an input document; give it to attn "
+                "selfattn as --weights FILE (with x in -i, or a sentence)"
+            ),
+            path=path,
         )
 
 
@@ -210,8 +214,8 @@ def load_arrays(path: str) -> Document:
         raise _unreadable(path, error) from None
     if not magic.startswith((b"\x93NUMPY", b"PK")):
         raise InputError(
-            f"{path}: not a .npy or .npz file (save arrays with numpy.save/savez)",
-            f"{path}: no es un fichero .npy ni .npz (guarda los arrays con numpy.save/savez)",
+            _("{path}: not a .npy or .npz file (save arrays with numpy.save/savez)"),
+            path=path,
         )
     try:
         loaded = np.load(path, allow_pickle=False)
@@ -234,7 +238,7 @@ def _check_header(stream: IO[bytes], total_bytes: int, source: str) -> None:
 
     version = npy.read_magic(stream)
     read_header = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
-    shape, _, dtype = read_header(stream)
+    shape, _fortran_order, dtype = read_header(stream)
     claimed = dtype.itemsize
     for length in shape:
         claimed *= length
@@ -242,10 +246,15 @@ def _check_header(stream: IO[bytes], total_bytes: int, source: str) -> None:
         return  # refused as pickled data by np.load, with its own message
     if claimed > total_bytes:
         raise InputError(
-            f"{source}: the header says shape {tuple(shape)} ({claimed:,} bytes) but the file "
-            f"holds {total_bytes:,} bytes; the file is cut short or not written by numpy.save",
-            f"{source}: la cabecera dice forma {tuple(shape)} ({claimed:,} bytes) pero el fichero "
-            f"tiene {total_bytes:,} bytes; está cortado o no lo escribió numpy.save",
+            _(
+                "{source}: the header says shape {tuple} ({claimed:,} bytes) but the file "
+                "holds {total_bytes:,} bytes; the file is cut short or not written by "
+                "numpy.save"
+            ),
+            source=source,
+            tuple=tuple(shape),
+            claimed=claimed,
+            total_bytes=total_bytes,
         )
     if claimed > available_memory() // 2:
         raise too_large_input(source)
@@ -257,10 +266,12 @@ def _token_array(value: Any, path: str) -> Any:
         return value  # parse_tokens says what is wrong with it
     if value.ndim != 1:
         raise InputError(
-            f"{path}: tokens has shape {value.shape}; save a 1-D array of names, "
-            "e.g. numpy.array(['en', 'las', 'llaves'])",
-            f"{path}: tokens tiene forma {value.shape}; guarda un array 1-D de nombres, "
-            "p. ej. numpy.array(['en', 'las', 'llaves'])",
+            _(
+                "{path}: tokens has shape {shape}; save a 1-D array of names, e.g. "
+                "numpy.array(['en', 'las', 'llaves'])"
+            ),
+            path=path,
+            shape=value.shape,
         )
     if value.dtype.kind == "U":
         return [str(token) for token in value]
@@ -268,21 +279,24 @@ def _token_array(value: Any, path: str) -> Any:
         return [bytes(token).decode("utf-8") for token in value]
     except UnicodeDecodeError:
         raise InputError(
-            f"{path}: tokens holds bytes that are not UTF-8; save the names as str",
-            f"{path}: tokens contiene bytes que no son UTF-8; guarda los nombres como str",
+            _("{path}: tokens holds bytes that are not UTF-8; save the names as str"),
+            path=path,
         ) from None
 
 
 def _pickle_error(path: str, error: ValueError) -> InputError:
     if "pickle" in str(error):
         return InputError(
-            f"{path}: holds Python objects (pickled data), which attn never loads; "
-            "save plain numeric arrays with numpy.save or numpy.savez",
-            f"{path}: contiene objetos de Python (datos pickle), que attn nunca carga; "
-            "guarda arrays numéricos con numpy.save o numpy.savez",
+            _(
+                "{path}: holds Python objects (pickled data), which attn never loads; save "
+                "plain numeric arrays with numpy.save or numpy.savez"
+            ),
+            path=path,
         )
     return InputError(
-        f"{path}: not a numpy file ({error})", f"{path}: no es un fichero de numpy ({error})"
+        _("{path}: not a numpy file ({error})"),
+        path=path,
+        error=error,
     )
 
 

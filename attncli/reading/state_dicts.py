@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from attncli.errors import InputError
+from attncli.messages import Message, _
 from attncli.reading.values import Document
 
 if TYPE_CHECKING:
@@ -47,11 +48,16 @@ def state_dict_fields(
     layer = attention_weights(state, prefix)
     for name in layer.unread:
         near = nearest_name(name)
-        fix_en = f"did you mean {near}?" if near else "remove it, or pick the layer with --prefix"
-        fix_es = f"¿querías decir {near}?" if near else "quítalo, o elige la capa con --prefix"
+        fix = (
+            Message(_("did you mean {near}?"), near=near)
+            if near
+            else Message(_("remove it, or pick the layer with --prefix"))
+        )
         raise InputError(
-            f"{source}: {name} is not a weight of the attention layer attn reads there; {fix_en}",
-            f"{source}: {name} no es un peso de la capa de atención que attn lee ahí; {fix_es}",
+            _("{source}: {name} is not a weight of the attention layer attn reads there; {fix}"),
+            source=source,
+            name=name,
+            fix=fix,
         )
     fields = {name: layer.params[name] for name in LAYER_FIELDS if name in layer.params}
     names = tuple(dict.fromkeys(layer.sources.values()))
@@ -73,7 +79,7 @@ def weights_file(path: str, prefix: str = "") -> LayerFields:
     if os.path.isfile(os.path.join(folder, "config.json")):
         from attncli.reading.model import read_config
 
-        _, architecture = read_config(folder)
+        _config, architecture = read_config(folder)
         layer = replace(layer, heads=architecture.heads)
     return layer
 
@@ -87,10 +93,7 @@ def layer_of(
         if prefix:
             from attncli.errors import OptionError
 
-            raise OptionError(
-                "prefix= picks a layer of weights=; give weights= too",
-                "prefix= elige una capa de weights=; da también weights=",
-            )
+            raise OptionError(_("prefix= picks a layer of weights=; give weights= too"))
         return None
     if isinstance(weights, (str, os.PathLike)):
         return weights_file(os.fspath(weights), prefix)
@@ -101,12 +104,11 @@ def tensors_of(state: Any) -> dict[str, Any]:
     """A state dict given in Python (torch tensors, numpy arrays, lists) as numpy arrays."""
     if not isinstance(state, Mapping):
         raise InputError(
-            f"weights is {type(state).__name__}; give a state dict (module.state_dict(), "
-            "a mapping of names to tensors or arrays) or the path of a weight file (a str "
-            "or a pathlib.Path)",
-            f"weights es {type(state).__name__}; da un state dict (module.state_dict(), "
-            "nombres con sus tensores o arrays) o la ruta de un archivo de pesos (un str o "
-            "un pathlib.Path)",
+            _(
+                "weights is {kind}; give a state dict (module.state_dict(), a mapping of names "
+                "to tensors or arrays) or the path of a weight file (a str or a pathlib.Path)"
+            ),
+            kind=type(state).__name__,
         )
     from attncli.reading.values import as_array
 
@@ -130,22 +132,29 @@ def in_document(document: Document, prefix: str = "") -> tuple[Document, LayerFi
     if not prefix and len(found) > 1:
         listed = ", ".join(found[:6]) + (" …" if len(found) > 6 else "")
         raise InputError(
-            f"the input holds {len(found)} attention layers ({listed}); pick one with "
-            f"--prefix, e.g. --prefix {found[0]}",
-            f"la entrada tiene {len(found)} capas de atención ({listed}); elige una con "
-            f"--prefix, p. ej. --prefix {found[0]}",
+            _(
+                "the input holds {count} attention layers ({listed}); pick one with --prefix, "
+                "e.g. --prefix {first}"
+            ),
+            count=len(found),
+            listed=listed,
+            first=found[0],
         )
     chosen = prefix or found[0]
     if prefix and not any(name.startswith(joined(prefix, "")) for name in names):
         listed = ", ".join(found[:6])
+        hint = (
+            Message(_("it holds layers under {listed}"), listed=listed)
+            if found
+            else Message(
+                _("give the checkpoint's weights with --weights FILE, or its names in -i FILE")
+            )
+        )
         raise InputError(
-            f"--prefix {prefix}: the input holds no names under {prefix}; "
-            + (f"it holds layers under {listed}" if found else "give the checkpoint's "
-               "weights with --weights FILE, or its names in -i FILE"),
-            f"--prefix {prefix}: la entrada no tiene nombres bajo {prefix}; "
-            + (f"tiene capas bajo {listed}" if found else "da los pesos del checkpoint con "
-               "--weights FICHERO, o sus nombres en -i FICHERO"),
-        )  # fmt: skip
+            _("--prefix {prefix}: the input holds no names under {prefix}; {hint}"),
+            prefix=prefix,
+            hint=hint,
+        )
     state = {name: document[name] for name in names if _under(name, chosen)}
     layer = state_dict_fields(state, chosen, "the input")
     # the other attention layers of the checkpoint, not picked by --prefix, are left aside
@@ -181,10 +190,10 @@ def _check_twice(document: Document, layer: LayerFields) -> None:
     for name in layer.fields:
         if document.get(name) is not None:
             raise InputError(
-                f"{name} is given twice: in the input and in {layer.source} "
-                f"({KIND_NAMES[layer.kind]}'s names); keep one",
-                f"{name} se da dos veces: en la entrada y en {layer.source} "
-                f"(con los nombres de {KIND_NAMES[layer.kind]}); deja uno",
+                _("{name} is given twice: in the input and in {source} ({kind}'s names); keep one"),
+                name=name,
+                source=layer.source,
+                kind=KIND_NAMES[layer.kind],
             )
 
 
@@ -194,19 +203,20 @@ def heads_of(layer: LayerFields, heads: int | None) -> int:
     if heads is not None:
         if layer.heads is not None and heads != layer.heads:
             raise InputError(
-                f"--heads {heads} but config.json beside {layer.source} says {layer.heads}; "
-                "drop --heads",
-                f"--heads {heads} pero config.json junto a {layer.source} dice {layer.heads}; "
-                "quita --heads",
+                _("--heads {heads} but config.json beside {source} says {config}; drop --heads"),
+                heads=heads,
+                source=layer.source,
+                config=layer.heads,
             )
         return heads
     if layer.heads is not None:
         return layer.heads
     raise InputError(
-        f"{layer.source}: a state dict does not hold the number of heads; give --heads h "
-        "(nn.MultiheadAttention's num_heads, a config's num_attention_heads or n_head)",
-        f"{layer.source}: un state dict no guarda el número de cabezas; da --heads h "
-        "(el num_heads de nn.MultiheadAttention, num_attention_heads o n_head de un config)",
+        _(
+            "{source}: a state dict does not hold the number of heads; give --heads h "
+            "(nn.MultiheadAttention's num_heads, a config's num_attention_heads or n_head)"
+        ),
+        source=layer.source,
     )
 
 
@@ -244,14 +254,11 @@ def _check_no_causal(options: SelfAttnSettings, layer: LayerFields | None) -> No
     from attncli.errors import OptionError
 
     if options.no_causal and options.causal:
-        raise OptionError(
-            "--causal and --no-causal ask for opposite masks; give one",
-            "--causal y --no-causal piden máscaras opuestas; da una",
-        )
+        raise OptionError(_("--causal and --no-causal ask for opposite masks; give one"))
     if options.no_causal and (layer is None or not layer.causal):
         raise OptionError(
-            "--no-causal switches off the causal mask of a GPT-2 layer, and this layer is "
-            "not causal (it is only with --causal); drop --no-causal",
-            "--no-causal quita la máscara causal de una capa de GPT-2, y esta capa no es "
-            "causal (solo lo es con --causal); quita --no-causal",
+            _(
+                "--no-causal switches off the causal mask of a GPT-2 layer, and this layer is "
+                "not causal (it is only with --causal); drop --no-causal"
+            )
         )

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from attncli.errors import InputError, install_command
+from attncli.messages import _
 
 PICKLE_SUFFIXES = (".pt", ".pth", ".bin", ".ckpt", ".pkl", ".pickle")
 SUFFIXES = (".safetensors", ".npz", ".npy", ".json")
@@ -43,10 +44,12 @@ def pickle_refusal(path: str) -> InputError:
     """The one line for a pickled checkpoint, with the conversion that makes it safe."""
     name = os.path.basename(path)
     return InputError(
-        f"{name} is a pickle file, which can run code when it is opened, and attn never opens "
-        f"one; save the weights as safetensors with torch: {CONVERT}",
-        f"{name} es un archivo pickle, que puede ejecutar código al abrirse, y attn nunca abre "
-        f"uno; guarda los pesos como safetensors con torch: {CONVERT}",
+        _(
+            "{name} is a pickle file, which can run code when it is opened, and attn never opens "
+            "one; save the weights as safetensors with torch: {command}"
+        ),
+        name=name,
+        command=CONVERT,
     )
 
 
@@ -75,10 +78,13 @@ class Tensors(Mapping[str, np.ndarray]):
             return np.asarray(self._load(name))
         except (OSError, ValueError, TypeError, RuntimeError) as error:
             raise InputError(
-                f"{self.path}: the array {name} could not be read ({_first_line(error)}); "
-                "the file may be truncated or corrupt",
-                f"{self.path}: no se pudo leer el arreglo {name} ({_first_line(error)}); "
-                "el archivo puede estar truncado o dañado",
+                _(
+                    "{path}: the array {name} could not be read ({reason}); the file may be "
+                    "truncated or corrupt"
+                ),
+                path=self.path,
+                name=name,
+                reason=_first_line(error),
             ) from None
 
     def __contains__(self, name: object) -> bool:
@@ -101,10 +107,13 @@ class Tensors(Mapping[str, np.ndarray]):
             )
         except (OSError, ValueError, TypeError, RuntimeError) as error:
             raise InputError(
-                f"{self.path}: the array {name} could not be read ({_first_line(error)}); "
-                "the file may be truncated or corrupt",
-                f"{self.path}: no se pudo leer el arreglo {name} ({_first_line(error)}); "
-                "el archivo puede estar truncado o dañado",
+                _(
+                    "{path}: the array {name} could not be read ({reason}); the file may be "
+                    "truncated or corrupt"
+                ),
+                path=self.path,
+                name=name,
+                reason=_first_line(error),
             ) from None
 
     def shape(self, name: str) -> tuple[int, ...]:
@@ -125,10 +134,12 @@ def _first_line(error: BaseException) -> str:
 def _unreadable(path: str, error: BaseException | str) -> InputError:
     reason = error if isinstance(error, str) else _first_line(error)
     return InputError(
-        f"{path} could not be read ({reason}); the file may be truncated or corrupt: "
-        "save it again or download it again",
-        f"no se pudo leer {path} ({reason}); el archivo puede estar truncado o dañado: "
-        "guárdalo o descárgalo de nuevo",
+        _(
+            "{path} could not be read ({reason}); the file may be truncated or corrupt: "
+            "save it again or download it again"
+        ),
+        path=path,
+        reason=reason,
     )
 
 
@@ -140,9 +151,8 @@ def open_tensors(path: str) -> Tensors:
         raise pickle_refusal(path)
     if not os.path.isfile(path):
         raise InputError(
-            f"{path}: no such file; give the path of a .safetensors, .npz, .npy or .json file",
-            f"{path}: no existe ese archivo; da la ruta de un archivo .safetensors, .npz, "
-            ".npy o .json",
+            _("{path}: no such file; give the path of a .safetensors, .npz, .npy or .json file"),
+            path=path,
         )
     if lower.endswith(".safetensors"):
         return open_safetensors([path])
@@ -153,10 +163,13 @@ def open_tensors(path: str) -> Tensors:
     if lower.endswith(".json"):
         return _open_json(path)
     raise InputError(
-        f"{path}: attn reads weights from {', '.join(SUFFIXES)} files; "
-        f"a torch module's are saved safely with {CONVERT}",
-        f"{path}: attn lee pesos de archivos {', '.join(SUFFIXES)}; "
-        f"los de un módulo de torch se guardan de forma segura con {CONVERT}",
+        _(
+            "{path}: attn reads weights from {suffixes} files; a torch module's are saved "
+            "safely with {command}"
+        ),
+        path=path,
+        suffixes=", ".join(SUFFIXES),
+        command=CONVERT,
     )
 
 
@@ -167,8 +180,7 @@ def open_safetensors(paths: list[str]) -> Tensors:
     except ImportError:
         command = install_command("safetensors")  # as attn was installed (a clone too)
         raise InputError(
-            f"reading .safetensors needs the safetensors package: {command}",
-            f"leer .safetensors necesita el paquete safetensors: {command}",
+            _("reading .safetensors needs the safetensors package: {command}"), command=command
         ) from None
     shapes: dict[str, tuple[int, ...]] = {}
     sizes: dict[str, int] = {}
@@ -184,10 +196,13 @@ def open_safetensors(paths: list[str]) -> Tensors:
             dtype = piece.get_dtype()
             if dtype not in SAFE_DTYPES:
                 raise InputError(
-                    f"{path}: {name} is stored as {dtype}, which numpy cannot hold; save it as "
-                    "float32 (tensor.float()) or float16",
-                    f"{path}: {name} está guardado como {dtype}, que numpy no puede contener; "
-                    "guárdalo como float32 (tensor.float()) o float16",
+                    _(
+                        "{path}: {name} is stored as {dtype}, which numpy cannot hold; save it "
+                        "as float32 (tensor.float()) or float16"
+                    ),
+                    path=path,
+                    name=name,
+                    dtype=dtype,
                 )
             shapes[name] = tuple(int(n) for n in piece.get_shape())
             sizes[name] = int(np.prod(shapes[name], dtype=np.int64)) * SAFE_DTYPES[dtype]
@@ -209,11 +224,13 @@ def _open_npz(path: str) -> Tensors:
     except ValueError as error:
         if "allow_pickle" in str(error):  # an object array: pickled Python objects
             raise InputError(
-                f"{path}: {name} holds Python objects (an object array, pickled), which attn "
-                "never loads; save it as numbers, e.g. numpy.savez(path, name=array.astype(float))",
-                f"{path}: {name} contiene objetos de Python (un array de objetos, en pickle), "
-                "que attn nunca carga; guárdalo como números, p. ej. "
-                "numpy.savez(ruta, nombre=array.astype(float))",
+                _(
+                    "{path}: {name} holds Python objects (an object array, pickled), which attn "
+                    "never loads; save it as numbers, e.g. "
+                    "numpy.savez(path, name=array.astype(float))"
+                ),
+                path=path,
+                name=name,
             ) from None
         raise _unreadable(path, error) from None
     except (OSError, EOFError, zipfile.BadZipFile) as error:
@@ -240,9 +257,9 @@ def _open_json(path: str) -> Tensors:
         raise _unreadable(path, error) from None
     if not isinstance(document, dict):
         raise InputError(
-            f"{path}: expected a JSON object of named arrays, got {type(document).__name__}",
-            f"{path}: se esperaba un objeto JSON de arreglos con nombre, "
-            f"llegó {type(document).__name__}",
+            _("{path}: expected a JSON object of named arrays, got {kind}"),
+            path=path,
+            kind=type(document).__name__,
         )
     arrays: dict[str, np.ndarray] = {}
     others: list[str] = []

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from attncli.errors import InputError, ShapeError
+from attncli.messages import _
 from attncli.reading.json_text import JsonConstant
 from attncli.reading.values import shape_text
 
@@ -93,12 +94,16 @@ def _refused_shape(
         examples.append(f"{batch * heads} × {t_q} × {t_k}")
     listed = ", ".join(examples)
     return ShapeError(
-        f"{field} is {shape_text(given)} but must broadcast to the scores, {shape_text(shape)} "
-        f"({names}), as torch broadcasts: counted from the right, each axis of that size or "
-        f"1 (e.g. {listed})",
-        f"{field} es {shape_text(given)} pero debe difundirse a las puntuaciones, "
-        f"{shape_text(shape)} ({names}), como difunde torch: contando desde la derecha, cada "
-        f"eje de ese tamaño o 1 (p. ej. {listed})",
+        _(
+            "{field} is {shape} but must broadcast to the scores, {scores} ({names}), as "
+            "torch broadcasts: counted from the right, each axis of that size or 1 (e.g. "
+            "{listed})"
+        ),
+        field=field,
+        shape=shape_text(given),
+        scores=shape_text(shape),
+        names=names,
+        listed=listed,
     )
 
 
@@ -114,10 +119,11 @@ def _attn_mask_array(value: Any) -> tuple[np.ndarray, bool]:
         if array.dtype.kind == "f":
             return checked_floats(_ranked(array).astype(np.float64), "attn_mask"), False
         raise InputError(
-            f"attn_mask holds {array.dtype}; torch takes a bool attn_mask (True = may not "
-            "look) or a float one (added to the scores): save it as one of the two",
-            f"attn_mask contiene {array.dtype}; torch toma un attn_mask bool (True = no puede "
-            "mirar) o float (sumado a las puntuaciones): guárdalo como uno de los dos",
+            _(
+                "attn_mask holds {dtype}; torch takes a bool attn_mask (True = may not look) "
+                "or a float one (added to the scores): save it as one of the two"
+            ),
+            dtype=str(array.dtype),
         )
     array = _ranked(object_array(value, "attn_mask"))
     cells = array.ravel().tolist()
@@ -132,35 +138,31 @@ def _attn_mask_array(value: Any) -> tuple[np.ndarray, bool]:
         else:
             where = cell_text(np.unravel_index(index, array.shape))
             raise InputError(
-                f"attn_mask holds {cell!r:.20} at {where}; expected all true/false (torch's "
-                "bool mask, true = may not look) or all numbers (added to the scores, "
-                "-Infinity or null where a query may not look)",
-                f"attn_mask contiene {cell!r:.20} en {where}; se espera todo true/false (la "
-                "máscara bool de torch, true = no puede mirar) o todo números (sumados a las "
-                "puntuaciones, -Infinity o null donde una consulta no puede mirar)",
+                _(
+                    "attn_mask holds {cell!r:.20} at {where}; expected all true/false "
+                    "(torch's bool mask, true = may not look) or all numbers (added to the "
+                    "scores, -Infinity or null where a query may not look)"
+                ),
+                cell=cell,
+                where=where,
             )
     if all(type(cell) is int for cell in cells) and set(cells) == {0}:
         raise InputError(
-            "attn_mask of integer 0s only is ambiguous: in torch's senses (false, or 0.0 "
-            "added) every query may look at every key, in mask's and transformers' "
-            "attention_mask's (1 = may look) none may; write false or 0.0 for torch's sense, "
-            "or leave attn_mask out",
-            "un attn_mask solo de 0 enteros es ambiguo: en los sentidos de torch (false, o 0.0 "
-            "sumado) cada consulta puede mirar cada clave, en el de mask y el attention_mask "
-            "de transformers (1 = puede mirar) ninguna; escribe false o 0.0 para el sentido "
-            "de torch, o quita attn_mask",
+            _(
+                "attn_mask of integer 0s only is ambiguous: in torch's senses (false, or 0.0 "
+                "added) every query may look at every key, in mask's and transformers' "
+                "attention_mask's (1 = may look) none may; write false or 0.0 for torch's "
+                "sense, or leave attn_mask out"
+            ),
         )
     if all(type(cell) is int and cell in (0, 1) for cell in cells):
         raise InputError(
-            "attn_mask of integer 0s and 1s is ambiguous: 1 is may NOT look in torch's bool "
-            "mask, may look in mask and transformers' attention_mask, and 1 added to the "
-            "score as a float; write true/false for torch's bool sense, 0.0 and -Infinity "
-            "for an additive mask, or give it as mask (1 = may look)",
-            "un attn_mask de 0 y 1 enteros es ambiguo: 1 es NO puede mirar en la máscara "
-            "bool de torch, puede mirar en mask y en el attention_mask de transformers, y 1 "
-            "sumado a la puntuación como float; escribe true/false para el sentido bool de "
-            "torch, 0.0 y -Infinity para una máscara aditiva, o dalo como mask (1 = puede "
-            "mirar)",
+            _(
+                "attn_mask of integer 0s and 1s is ambiguous: 1 is may NOT look in torch's "
+                "bool mask, may look in mask and transformers' attention_mask, and 1 added "
+                "to the score as a float; write true/false for torch's bool sense, 0.0 and "
+                "-Infinity for an additive mask, or give it as mask (1 = may look)"
+            ),
         )
     return checked_floats(np.array(numbers, dtype=np.float64).reshape(array.shape),
                           "attn_mask"), False  # fmt: skip
@@ -177,8 +179,8 @@ def object_array(value: Any, field: str) -> np.ndarray:
     except ValueError:  # ragged rows
         pass
     raise ShapeError(
-        f"{field} has rows of different lengths; each row needs a cell per key",
-        f"{field} tiene filas de longitudes distintas; cada fila necesita una celda por clave",
+        _("{field} has rows of different lengths; each row needs a cell per key"),
+        field=field,
     ) from None
 
 
@@ -193,24 +195,32 @@ def finite_cell(cell: float, shape: tuple[int, ...], index: int, field: str) -> 
 
         where = cell_text(np.unravel_index(index, shape))
         raise InputError(
-            f"{field}: the number at {where} is past float64 (as -1e400 is); write -Infinity "
-            "or null (None in Python) where a query may not look, or a finite number",
-            f"{field}: el número en {where} supera float64 (como -1e400); escribe -Infinity "
-            "o null (None en Python) donde una consulta no puede mirar, o un número finito",
+            _(
+                "{field}: the number at {where} is past float64 (as -1e400 is); write "
+                "-Infinity or null (None in Python) where a query may not look, or a finite "
+                "number"
+            ),
+            field=field,
+            where=where,
         )
     return number
 
 
 def _ranked(array: np.ndarray) -> np.ndarray:
     """A mask of one axis or more, not empty (fit_mask says which shapes fit)."""
-    if array.ndim == 0 or array.size == 0:
-        shown = "empty" if array.size == 0 else "a single value"
+    if array.size == 0:
         raise ShapeError(
-            f"attn_mask is {shown}; expected a grid T_q × T_k (or any shape that broadcasts "
-            "to the scores, B × h × T_q × T_k) of true/false or of numbers",
-            f"attn_mask {'está vacío' if array.size == 0 else 'es un solo valor'}; se espera "
-            "una rejilla T_q × T_k (o cualquier forma que se difunda a las puntuaciones, "
-            "B × h × T_q × T_k) de true/false o de números",
+            _(
+                "attn_mask is empty; expected a grid T_q × T_k (or any shape that broadcasts "
+                "to the scores, B × h × T_q × T_k) of true/false or of numbers"
+            ),
+        )
+    if array.ndim == 0:
+        raise ShapeError(
+            _(
+                "attn_mask is a single value; expected a grid T_q × T_k (or any shape that "
+                "broadcasts to the scores, B × h × T_q × T_k) of true/false or of numbers"
+            ),
         )
     return array
 
@@ -223,9 +233,9 @@ def checked_floats(array: np.ndarray, field: str) -> np.ndarray:
     if bad.size:
         where = cell_text(tuple(bad[0]))
         raise InputError(
-            f"{field}: the number at {where} is {array[tuple(bad[0])]}; expected a finite "
-            "number or -inf",
-            f"{field}: el número en {where} es {array[tuple(bad[0])]}; se espera un número "
-            "finito o -inf",
+            _("{field}: the number at {where} is {value}; expected a finite number or -inf"),
+            field=field,
+            where=where,
+            value=array[tuple(bad[0])],
         )
     return array

@@ -11,6 +11,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from attncli.errors import InputError, ShapeError, count
+from attncli.messages import Message, _
 from attncli.reading.json_text import JsonConstant, kind_of, valid_text
 
 if TYPE_CHECKING:
@@ -25,51 +26,66 @@ def parse_tokens(value: Any, source: str = "tokens") -> list[str]:
         value = [valid_text(part.strip()) for part in value.split(",")]
     if not isinstance(value, list) or not value:
         raise InputError(
-            f"{source}: expected a non-empty list of token names, found {kind_of(value)}",
-            f"{source}: se espera una lista de nombres de token, hay {kind_of(value, 'es')}",
+            _("{source}: expected a non-empty list of token names, found {kind}"),
+            source=source,
+            kind=kind_of(value),
         )
     for position, token in enumerate(value, 1):
         if not isinstance(token, str):
             raise InputError(
-                f"{source}: item {position} is {kind_of(token)}; expected a string",
-                f"{source}: el elemento {position} es {kind_of(token, 'es')}; se espera un texto",
+                _("{source}: item {position} is {kind}; expected a string"),
+                source=source,
+                position=position,
+                kind=kind_of(token),
             )
     return list(value)
 
 
-def _where(field: str, row: int | None, item: int | None) -> tuple[str, str]:
-    """'keys: row 2, item 1' in English and in Spanish."""
-    english, spanish = field, field
+def _where(field: str, row: int | None, item: int | None) -> Message | str:
+    """'keys: row 2, item 1', said in the message's language."""
+    if row is not None and item is not None:
+        return Message(_("{field}: row {row}, item {item}"), field=field, row=row, item=item)
     if row is not None:
-        english, spanish = f"{english}: row {row}", f"{spanish}: fila {row}"
+        return Message(_("{field}: row {row}"), field=field, row=row)
     if item is not None:
-        english, spanish = f"{english}, item {item}", f"{spanish}, elemento {item}"
-    return english, spanish
+        return Message(_("{field}, item {item}"), field=field, item=item)
+    return field
 
 
-def _number(value: Any, where: tuple[str, str], allow_masked: bool) -> float:
+def _number(value: Any, where: Message | str, allow_masked: bool) -> float:
     """One validated JSON number; null or -Infinity mean a masked cell where allowed."""
-    en, es = where
-    hint_en = " (null or -Infinity marks a masked cell)" if allow_masked else ""
-    hint_es = " (null o -Infinity marcan una celda enmascarada)" if allow_masked else ""
     if isinstance(value, bool) or not isinstance(value, (int, float, JsonConstant)):
         if value is None and allow_masked:
             return -math.inf
         if isinstance(value, list):
             raise InputError(
-                f"{en} is a list, nested too deep; expected a number",
-                f"{es} es una lista, con un nivel de más; se espera un número",
+                _("{where} is a list, nested too deep; expected a number"), where=where
+            )
+        if allow_masked:
+            raise InputError(
+                _("{where} is {kind}; expected a number (null or -Infinity marks a masked cell)"),
+                where=where,
+                kind=kind_of(value),
             )
         raise InputError(
-            f"{en} is {kind_of(value)}; expected a number{hint_en}",
-            f"{es} es {kind_of(value, 'es')}; se espera un número{hint_es}",
+            _("{where} is {kind}; expected a number"), where=where, kind=kind_of(value)
         )
     if isinstance(value, JsonConstant):
         if value.literal == "-Infinity" and allow_masked:
             return -math.inf
+        if allow_masked:
+            raise InputError(
+                _(
+                    "{where} is {literal}; expected a finite number (null or -Infinity marks "
+                    "a masked cell)"
+                ),
+                where=where,
+                literal=value.literal,
+            )
         raise InputError(
-            f"{en} is {value.literal}; expected a finite number{hint_en}",
-            f"{es} es {value.literal}; se espera un número finito{hint_es}",
+            _("{where} is {literal}; expected a finite number"),
+            where=where,
+            literal=value.literal,
         )
     try:
         number = float(value)
@@ -79,30 +95,26 @@ def _number(value: Any, where: tuple[str, str], allow_masked: bool) -> float:
         return number
     if not math.isfinite(number):
         raise InputError(
-            f"{en} is a number too large for a 64-bit float (overflow; at most about 1.8e308)",
-            f"{es} es un número demasiado grande para un float de 64 bits (desbordamiento; "
-            "como mucho unos 1.8e308)",
+            _("{where} is a number too large for a 64-bit float (overflow; at most about 1.8e308)"),
+            where=where,
         )
     return number
 
 
 def _vector_values(value: Any, field: str, row: int | None, allow_masked: bool) -> list[float]:
-    en, es = _where(field, row, None)
+    where = _where(field, row, None)
     if not isinstance(value, list):
         expected = (
-            ("a list of numbers", "una lista de números")
-            if row is None
-            else ("a row of numbers", "una fila de números")
+            Message(_("a list of numbers")) if row is None else Message(_("a row of numbers"))
         )
         raise InputError(
-            f"{en} is {kind_of(value)}; expected {expected[0]}",
-            f"{es} es {kind_of(value, 'es')}; se espera {expected[1]}",
+            _("{where} is {kind}; expected {expected}"),
+            where=where,
+            kind=kind_of(value),
+            expected=expected,
         )
     if not value:
-        raise InputError(
-            f"{en} is empty; expected at least one number",
-            f"{es} está vacía; se espera al menos un número",
-        )
+        raise InputError(_("{where} is empty; expected at least one number"), where=where)
     return [
         _number(item, _where(field, row, position), allow_masked)
         for position, item in enumerate(value, 1)
@@ -114,24 +126,28 @@ def _checked_array(value: Any, field: str, ndim: int) -> np.ndarray:
     import numpy as np
 
     names = {
-        1: ("a vector", "un vector"),
-        2: ("a matrix", "una matriz"),
-        3: ("a batch of matrices", "un lote de matrices"),
+        1: Message(_("a vector")),
+        2: Message(_("a matrix")),
+        3: Message(_("a batch of matrices")),
     }
     if value.dtype.kind not in "iuf":
         raise InputError(
-            f"{field}: holds {value.dtype} data; expected numbers (int or float)",
-            f"{field}: contiene datos {value.dtype}; se esperan números (int o float)",
+            _("{field}: holds {dtype} data; expected numbers (int or float)"),
+            field=field,
+            dtype=value.dtype,
         )
     if value.ndim != ndim:
         raise ShapeError(
-            f"{field}: has {value.ndim} dimensions {value.shape}; expected {names[ndim][0]}",
-            f"{field}: tiene {value.ndim} dimensiones {value.shape}; se espera {names[ndim][1]}",
+            _("{field}: has {dims} dimensions {shape}; expected {expected}"),
+            field=field,
+            dims=value.ndim,
+            shape=str(value.shape),
+            expected=names[ndim],
         )
     if value.size == 0:
         raise InputError(
-            f"{field} is empty; expected at least one number",
-            f"{field} está vacío; se espera al menos un número",
+            _("{field} is empty; expected at least one number"),
+            field=field,
         )
     array = value.astype(np.float64)
     bad = np.argwhere(~np.isfinite(array))
@@ -139,8 +155,10 @@ def _checked_array(value: Any, field: str, ndim: int) -> np.ndarray:
         where = ", ".join(str(int(i) + 1) for i in bad[0])
         found = array[tuple(bad[0])]
         raise InputError(
-            f"{field}: the number at ({where}) is {found}; expected a finite number",
-            f"{field}: el número en ({where}) es {found}; se espera un número finito",
+            _("{field}: the number at ({where}) is {found}; expected a finite number"),
+            field=field,
+            where=where,
+            found=found,
         )
     return array
 
@@ -186,10 +204,12 @@ def as_array(value: Any) -> Any:
         text = str(error).strip()
         reason = text.splitlines()[0] if text else type(error).__name__
         raise InputError(
-            f"a {type(value).__name__} that attn cannot read as numbers ({reason}); pass "
-            "tensor.detach().cpu().double().numpy()",
-            f"un {type(value).__name__} que attn no puede leer como números ({reason}); pasa "
-            "tensor.detach().cpu().double().numpy()",
+            _(
+                "a {type_name} that attn cannot read as numbers ({reason}); pass "
+                "tensor.detach().cpu().double().numpy()"
+            ),
+            type_name=type(value).__name__,
+            reason=reason,
         ) from None
     return value
 
@@ -215,8 +235,8 @@ def to_vector(value: Any, field: str, allow_masked: bool = False) -> np.ndarray:
         return fast
     if isinstance(value, list) and value and isinstance(value[0], list):
         raise InputError(
-            f"{field}: expected one vector such as [1, 0], found a matrix",
-            f"{field}: se espera un vector como [1, 0], hay una matriz",
+            _("{field}: expected one vector such as [1, 0], found a matrix"),
+            field=field,
         )
     return np.array(_vector_values(value, field, None, allow_masked), dtype=np.float64)
 
@@ -233,29 +253,35 @@ def to_matrix(value: Any, field: str, allow_masked: bool = False) -> np.ndarray:
         return fast
     if not isinstance(value, list):
         raise InputError(
-            f"{field} is {kind_of(value)}; expected a matrix such as [[2, 1], [0, 2]]",
-            f"{field} es {kind_of(value, 'es')}; se espera una matriz como [[2, 1], [0, 2]]",
+            _("{field} is {kind}; expected a matrix such as [[2, 1], [0, 2]]"),
+            field=field,
+            kind=kind_of(value),
         )
     if not value:
         raise InputError(
-            f"{field} is empty; expected at least one row",
-            f"{field} está vacía; se espera al menos una fila",
+            _("{field} is empty; expected at least one row"),
+            field=field,
         )
     if not isinstance(value[0], list):
         raise InputError(
-            f"{field}: expected a matrix, a row per token, such as [[2, 1], [0, 2]]; "
-            "found a single list (wrap it in [ ] for one row)",
-            f"{field}: se espera una matriz, una fila por token, como [[2, 1], [0, 2]]; "
-            "hay una sola lista (rodéala de [ ] para una fila)",
+            _(
+                "{field}: expected a matrix, a row per token, such as [[2, 1], [0, 2]]; "
+                "found a single list (wrap it in [ ] for one row)"
+            ),
+            field=field,
         )
     rows = [_vector_values(row, field, index, allow_masked) for index, row in enumerate(value, 1)]
     for index, row in enumerate(rows[1:], 2):
         if len(row) != len(rows[0]):
             raise ShapeError(
-                f"{field}: row {index} has {count(len(row), 'number')}, row 1 has {len(rows[0])} "
-                "(every row must have the same length)",
-                f"{field}: la fila {index} tiene {count(len(row), 'number', 'es')}, la fila 1 "
-                f"tiene {len(rows[0])} (todas las filas deben tener la misma longitud)",
+                _(
+                    "{field}: row {index} has {row}, row 1 has {rows} (every row must have "
+                    "the same length)"
+                ),
+                field=field,
+                index=index,
+                row=count(len(row), "number"),
+                rows=len(rows[0]),
             )
     return np.array(rows, dtype=np.float64)
 
@@ -284,12 +310,14 @@ def to_batch(value: Any, field: str) -> np.ndarray:
     for index, matrix in enumerate(matrices[1:], 2):
         if matrix.shape != matrices[0].shape:
             raise ShapeError(
-                f"{field}[{index}] is {shape_text(matrix.shape)} but {field}[1] is "
-                f"{shape_text(matrices[0].shape)} (every sequence of a batch has one "
-                "shape)",
-                f"{field}[{index}] es {shape_text(matrix.shape)} pero {field}[1] es "
-                f"{shape_text(matrices[0].shape)} (todas las secuencias de un lote "
-                "tienen la misma forma)",
+                _(
+                    "{field}[{index}] is {shape_text} but {field}[1] is {shape_text2} (every "
+                    "sequence of a batch has one shape)"
+                ),
+                field=field,
+                index=index,
+                shape_text=shape_text(matrix.shape),
+                shape_text2=shape_text(matrices[0].shape),
             )
     return np.stack(matrices)
 
@@ -298,10 +326,11 @@ def check_length(row: np.ndarray, field: str, length: int, columns_of: str) -> n
     """A bias's row of `length` numbers, one per column of `columns_of` (K, V, W^Q, …)."""
     if row.shape[0] != length:
         raise ShapeError(
-            f"{field} has {count(row.shape[0], 'number')} but must have {length} here (one per "
-            f"column of {columns_of})",
-            f"{field} tiene {count(row.shape[0], 'number', 'es')} pero aquí debe tener {length} "
-            f"(uno por columna de {columns_of})",
+            _("{field} has {shape} but must have {length} here (one per column of {columns_of})"),
+            field=field,
+            shape=count(row.shape[0], "number"),
+            length=length,
+            columns_of=columns_of,
         )
     return row
 
@@ -315,12 +344,10 @@ def to_vector_or_matrix(value: Any, field: str, allow_masked: bool = False) -> n
     return to_vector(value, field, allow_masked)
 
 
-def require(document: Document, field: str, hint: tuple[str, str]) -> Any:
-    """A field that must be present, with a message (English, Spanish) on how to give it."""
+def require(document: Document, field: str, hint: Message) -> Any:
+    """A field that must be present, with a message on how to give it."""
     if field not in document or document[field] is None:
-        raise InputError(
-            f"missing field '{field}': {hint[0]}", f"falta el campo '{field}': {hint[1]}"
-        )
+        raise InputError(_("missing field '{field}': {hint}"), field=field, hint=hint)
     return document[field]
 
 
@@ -332,9 +359,9 @@ def labels(document: Document, rows: int, field: str, prefix: str, unit: str = "
     tokens = parse_tokens(document["tokens"])
     if len(tokens) != rows:
         raise ShapeError(
-            f"tokens: {count(len(tokens), 'name')} for {count(rows, unit)} of {field} "
-            "(give one token name per key)",
-            f"tokens: {count(len(tokens), 'name', 'es')} para {count(rows, unit, 'es')} de "
-            f"{field} (da un nombre de token por clave)",
+            _("tokens: {tokens} for {rows} of {field} (give one token name per key)"),
+            tokens=count(len(tokens), "name"),
+            rows=count(rows, unit),
+            field=field,
         )
     return tokens

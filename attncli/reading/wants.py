@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from attncli.errors import InputError, shown
+from attncli.messages import Message, _
 
 
 @dataclass(frozen=True)
@@ -21,54 +22,69 @@ class Sentence:
 
     tokens: tuple[str, ...]
     wanted: tuple[tuple[int, int], ...]  # 0-based (query row, key column)
-    where: str = ""  # "line 3 of corpus.txt" for messages; "" for the command line
+    where: Message | str = ""  # "line 3 of corpus.txt" for messages; "" for the command line
 
 
 def _normal(text: str) -> str:
     return unicodedata.normalize("NFC", text)
 
 
+def at(where: Message | str) -> Message | str:
+    """' (line 3 of corpus.txt)' after a want, or nothing for the command line."""
+    return Message(_(" ({where})"), where=where) if where else ""
+
+
 def _position(
-    side: str, tokens: Sequence[str], pair: str, where: tuple[str, str], other: str, first: bool
+    side: str, tokens: Sequence[str], pair: str, where: Message | str, other: str, first: bool
 ) -> int:
     """The 0-based position of one side of a want (the query side when `first`): a token,
     or a 1-based number; `other` is the want's other side, for the suggestion."""
     places = [index for index, token in enumerate(tokens) if _normal(token) == _normal(side)]
     if len(places) == 1:
         return places[0]
-    at_en, at_es = where
     if len(places) > 1:
         listed = ", ".join(str(index + 1) for index in places)
         number = str(places[-1] + 1)
         suggestion = f"{number}={other}" if first else f"{other}={number}"
         raise InputError(
-            f"--want {pair}{at_en}: «{shown(side)}» appears {len(places)} times (positions "
-            f"{listed}); name it by its position, e.g. --want {suggestion}",
-            f"--want {pair}{at_es}: «{shown(side)}» aparece {len(places)} veces (posiciones "
-            f"{listed}); nómbralo por su posición, p. ej. --want {suggestion}",
+            _(
+                "--want {pair}{at}: «{side}» appears {times} times (positions {listed}); name it "
+                "by its position, e.g. --want {suggestion}"
+            ),
+            pair=pair,
+            at=at(where),
+            side=shown(side),
+            times=len(places),
+            listed=listed,
+            suggestion=suggestion,
         )
     if side.isdigit() and 1 <= int(side) <= len(tokens):
         return int(side) - 1
     known = " ".join(tokens)
     raise InputError(
-        f"--want {pair}{at_en}: «{shown(side)}» is not a token of the sentence ({shown(known, 60)})"
-        f"; name one of its tokens or a position from 1 to {len(tokens)}",
-        f"--want {pair}{at_es}: «{shown(side)}» no es un token de la frase ({shown(known, 60)})"
-        f"; nombra uno de sus tokens o una posición del 1 al {len(tokens)}",
+        _(
+            "--want {pair}{at}: «{side}» is not a token of the sentence ({sentence}); name one "
+            "of its tokens or a position from 1 to {last}"
+        ),
+        pair=pair,
+        at=at(where),
+        side=shown(side),
+        sentence=shown(known, 60),
+        last=len(tokens),
     )
 
 
-def parse_want(
-    pair: str, tokens: Sequence[str], where: tuple[str, str] = ("", "")
-) -> tuple[int, int]:
+def parse_want(pair: str, tokens: Sequence[str], where: Message | str = "") -> tuple[int, int]:
     """'están=llaves' to (5, 2) for «en las llaves del coche están ahí»."""
     query, equals, key = pair.partition("=")
     if not equals or not query.strip() or not key.strip() or "=" in key:
         raise InputError(
-            f"--want {shown(pair)}{where[0]}: write it as query=key, the token that should look "
-            "and the token it should find, e.g. --want están=llaves",
-            f"--want {shown(pair)}{where[1]}: escríbelo como consulta=clave, el token que mira "
-            "y el que debe encontrar, p. ej. --want están=llaves",
+            _(
+                "--want {pair}{at}: write it as query=key, the token that should look and the "
+                "token it should find, e.g. --want están=llaves"
+            ),
+            pair=shown(pair),
+            at=at(where),
         )
     query, key = query.strip(), key.strip()
     return (
@@ -77,15 +93,17 @@ def parse_want(
     )
 
 
-def parse_wants(pairs: Sequence[str], tokens: Sequence[str], where: tuple[str, str] = ("", "")
-                ) -> tuple[tuple[int, int], ...]:  # fmt: skip
+def parse_wants(
+    pairs: Sequence[str], tokens: Sequence[str], where: Message | str = ""
+) -> tuple[tuple[int, int], ...]:
     """Every want of a sentence; at least one."""
     if not pairs:
         raise InputError(
-            f"nothing to learn{where[0]}: say which token should look at which, "
-            "e.g. --want están=llaves",
-            f"nada que aprender{where[1]}: di qué token debe mirar a cuál, "
-            "p. ej. --want están=llaves",
+            _(
+                "nothing to learn{at}: say which token should look at which, e.g. --want "
+                "están=llaves"
+            ),
+            at=at(where),
         )
     return tuple(parse_want(pair, tokens, where) for pair in pairs)
 
@@ -99,24 +117,27 @@ def parse_corpus(text: str, source: str) -> list[Sentence]:
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
-        where = (f" (line {number} of {source})", f" (línea {number} de {source})")
+        where = Message(_("line {number} of {source}"), number=number, source=source)
         sentence, bar, wants = line.rpartition("|")
         if not bar or not sentence.strip():
             raise InputError(
-                f"{source}, line {number}: write the sentence, then | and what it wants, "
-                "e.g. los coches de la casa están ahí | están=coches",
-                f"{source}, línea {number}: escribe la frase, luego | y lo que pide, "
-                "p. ej. los coches de la casa están ahí | están=coches",
+                _(
+                    "{source}, line {number}: write the sentence, then | and what it wants, "
+                    "e.g. los coches de la casa están ahí | están=coches"
+                ),
+                source=source,
+                number=number,
             )
         tokens = tokenize(sentence)
         pairs = wants.replace(",", " ").split()
         wanted = parse_wants(pairs, tokens, where)
-        sentences.append(Sentence(tuple(tokens), wanted, where[0].strip(" ()")))
+        sentences.append(Sentence(tuple(tokens), wanted, where))
     if not sentences:
         raise InputError(
-            f"{source} has no sentences; write one per line: los coches de la casa están ahí "
-            "| están=coches",
-            f"{source} no tiene frases; escribe una por línea: los coches de la casa están ahí "
-            "| están=coches",
+            _(
+                "{source} has no sentences; write one per line: los coches de la casa están "
+                "ahí | están=coches"
+            ),
+            source=source,
         )
     return sentences

@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from attncli.errors import OptionError
+from attncli.messages import _, languages
 
-LANGUAGES = ("en", "es")
 MAX_DIGITS = 15  # as --digits
 
 
@@ -36,18 +36,21 @@ def choose(display: Display) -> None:
 
 def checked(lang: object, digits: object) -> Display:
     """A language and digits as given in Python, refused with one line when not usable."""
-    if lang is not None and lang not in LANGUAGES:
+    if lang is not None and lang not in languages():
         raise OptionError(
-            f"lang={lang!r}: choose 'en' or 'es' (or None for ATTN_LANG or the locale)",
-            f"lang={lang!r}: elige 'en' o 'es' (o None para ATTN_LANG o el locale)",
+            _("lang={lang}: choose one of {known} (or None for ATTN_LANG or the locale)"),
+            lang=repr(lang),
+            known=", ".join(map(repr, languages())),
         )
     if digits is not None and (
         isinstance(digits, bool) or not isinstance(digits, int) or not 0 <= digits <= MAX_DIGITS
     ):
         raise OptionError(
-            f"digits={digits!r}: give a whole number from 0 to {MAX_DIGITS} "
-            "(or None for weights 3, other numbers 2)",
-            f"digits={digits!r}: da un número entero de 0 a {MAX_DIGITS} "
-            "(o None para pesos 3, el resto 2)",
+            _(
+                "digits={digits}: give a whole number from 0 to {most} "
+                "(or None for weights 3, other numbers 2)"
+            ),
+            digits=repr(digits),
+            most=MAX_DIGITS,
         )
     return Display(lang, digits)  # type: ignore[arg-type]

@@ -146,10 +146,11 @@ class HeadsResult(Result):
 
     def steps(self, row: int | None = None, token: str | None = None) -> list[Step]:
         from attncli.errors import OptionError
+        from attncli.messages import _
 
         raise OptionError(
-            "attn heads ranks heads and has no steps; explain one with "
-            "attn selfattn SENTENCE --model M --layer L --head H --steps",
-            "attn heads ordena cabezas y no tiene pasos; explica una con "
-            "attn selfattn FRASE --model M --layer L --head H --steps",
+            _(
+                "attn heads ranks heads and has no steps; explain one with "
+                "attn selfattn SENTENCE --model M --layer L --head H --steps"
+            )
         )

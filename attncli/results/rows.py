@@ -5,23 +5,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from attncli.errors import InputError, shown
+from attncli.messages import _
 
 
 def pick_row(row_labels: Sequence[str], row: int | None, token: str | None) -> int:
     """The 0-based row that --steps explains: --row N (1-based), --token NAME, or the last."""
     total = len(row_labels)
     if row is not None and token is not None:
-        raise InputError(
-            "--row and --token both pick a row; give only one",
-            "--row y --token eligen fila los dos; da solo uno",
-        )
+        raise InputError(_("--row and --token both pick a row; give only one"))
     if token is not None:
         return _token_row(list(row_labels), token)
     if row is not None:
         if not 1 <= row <= total:
             raise InputError(
-                f"--row {row} is out of range: there are {total} rows (1 to {total})",
-                f"--row {row} está fuera de rango: hay {total} filas (de 1 a {total})",
+                _("--row {row} is out of range: there are {total} rows (1 to {total})"),
+                row=row,
+                total=total,
             )
         return row - 1
     return total - 1
@@ -49,6 +48,7 @@ def _token_row(labels: list[str], token: str) -> int:
         return loose[0]
     known = ", ".join(labels)
     raise InputError(
-        f"--token {shown(repr(token))} is not a row here; the rows are: {shown(known, 200)}",
-        f"--token {shown(repr(token))} no es una fila aquí; las filas son: {shown(known, 200)}",
+        _("--token {token} is not a row here; the rows are: {rows}"),
+        token=shown(repr(token)),
+        rows=shown(known, 200),
     )

@@ -93,22 +93,24 @@ class SelfAttnResult(Result):
 
         from attncli.core.selfattn import Attention
         from attncli.errors import InputError
+        from attncli.messages import _
 
         total = self.batch or 1
         if self.batch is None and number == 1:
             return self
         if self.batch is None:
             raise InputError(
-                f"there is no sequence {number}: the input is one sequence, not a batch "
-                "(x of B × T × d)",
-                f"no hay secuencia {number}: la entrada es una sola secuencia, no un lote "
-                "(x de B × T × d)",
+                _(
+                    "there is no sequence {number}: the input is one sequence, not a batch "
+                    "(x of B × T × d)"
+                ),
+                number=number,
             )
         if not 1 <= number <= total:
             raise InputError(
-                f"sequence {number} is out of range: the batch has {total} (1 to {total})",
-                f"la secuencia {number} está fuera de rango: el lote tiene {total} "
-                f"(de 1 a {total})",
+                _("sequence {number} is out of range: the batch has {total} (1 to {total})"),
+                number=number,
+                total=total,
             )
         run, index = self.attention, number - 1
         parts = {
@@ -219,6 +221,7 @@ class SelfAttnResult(Result):
         """Q, K, V, scores and weights of head `number` (1-based; 1 is the only one without
         heads)."""
         from attncli.errors import InputError
+        from attncli.messages import _
 
         arrays = (self.queries, self.keys, self.values, self.scores, self.weights)
         if self.heads is None and number == 1:
@@ -226,8 +229,9 @@ class SelfAttnResult(Result):
         total = self.heads or 1
         if not 1 <= number <= total:
             raise InputError(
-                f"--head {number} is out of range: there are {total} heads (1 to {total})",
-                f"--head {number} está fuera de rango: hay {total} cabezas (de 1 a {total})",
+                _("--head {number} is out of range: there are {total} heads (1 to {total})"),
+                number=number,
+                total=total,
             )
         return tuple(array[number - 1] for array in arrays)
 
@@ -237,12 +241,14 @@ class SelfAttnResult(Result):
 
         if self.batch is not None:
             from attncli.errors import InputError
+            from attncli.messages import _
 
             raise InputError(
-                f"--steps explains one sequence and x is a batch of {self.batch}; pick one "
-                f"with --item N (1 to {self.batch}; in Python, result.item(N).steps())",
-                f"--steps explica una secuencia y x es un lote de {self.batch}; elige una con "
-                f"--item N (de 1 a {self.batch}; en Python, result.item(N).steps())",
+                _(
+                    "--steps explains one sequence and x is a batch of {batch}; pick one "
+                    "with --item N (1 to {batch}; in Python, result.item(N).steps())"
+                ),
+                batch=self.batch,
             )
         queries, keys, values, scores, weights = self.head(head)
         index = pick_row(self.query_labels, row, token)

@@ -143,22 +143,23 @@ class TrainResult(Result):
         from attncli.core import training as core
         from attncli.errors import OptionError
         from attncli.explain.training import explain_iteration
+        from attncli.messages import _
 
         at = 1 if at is None else at
         if self.heads is not None or self.sentences > 1:
             raise OptionError(
-                "--steps works one iteration of one sentence with one head; drop "
-                + ("--heads" if self.heads is not None else "--corpus")
-                + " (or train the sentence alone)",
-                "--steps resuelve una iteración de una frase con una cabeza; quita "
-                + ("--heads" if self.heads is not None else "--corpus")
-                + " (o entrena la frase sola)",
+                _(
+                    "--steps works one iteration of one sentence with one head; drop {option} "
+                    "(or train the sentence alone)"
+                ),
+                option="--heads" if self.heads is not None else "--corpus",
             )
         if not 1 <= at <= max(self.done, 1):
             raise OptionError(
-                f"--at {at}: the run made {self.done} iterations; choose 1 to {max(self.done, 1)}",
-                f"--at {at}: el entrenamiento hizo {self.done} iteraciones; elige de 1 a "
-                f"{max(self.done, 1)}",
+                _("--at {at}: the run made {done} iterations; choose 1 to {most}"),
+                at=at,
+                done=self.done,
+                most=max(self.done, 1),
             )
         example = core.Example(self.x, self.wanted_cells, self.allowed)
         divisor = None if self.scale else 1.0
@@ -166,7 +167,7 @@ class TrainResult(Result):
         replayed = core.train([example], self.before, at - 1, start, self.heads, divisor)
         optimizer = replayed.optimizer or start  # Adam's moments after at − 1 updates
         evaluation = core.evaluate([example], replayed.params, self.heads, divisor)
-        updated, _ = optimizer.proposed(replayed.params, evaluation.grads)
+        updated, _moments = optimizer.proposed(replayed.params, evaluation.grads)
         next_evaluation = core.evaluate([example], updated, self.heads, divisor, gradients=False)
         return [
             explain_iteration(

@@ -33,20 +33,19 @@ COMMANDS: dict[str, Command] = {}  # filled as each command's module is imported
 def command(
     name: str | None = None,
     *,
-    es: str,
     outputs: tuple[str, ...] = (),
     numbers: bool = False,
     shared: bool = True,
 ) -> Callable[[Callable[..., None]], Callable[..., None]]:
-    """Register a function as the command `name` (default: the function's name), with its
-    help in Spanish (`es`; the English is the docstring), taking the output options of
+    """Register a function as the command `name` (default: the function's name), its help
+    the docstring (the msgid its translations are found by), taking the output options of
     `outputs` (see options.output_names) as `settings`; without `shared`, those alone and
     not the ones every command writing a result has (--format, --json, --fields, --export)."""
 
     def register(function: Callable[..., None]) -> Callable[..., None]:
         chosen = name or function.__name__
         taken = output_names(*outputs) if shared else outputs
-        COMMANDS[chosen] = Command(chosen, function, taken, numbers, es)
+        COMMANDS[chosen] = Command(chosen, function, taken, numbers)
         return function
 
     return register

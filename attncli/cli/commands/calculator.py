@@ -18,6 +18,7 @@ from attncli.cli.options import (
     ValuesOption,
     WeightsOption,
 )
+from attncli.messages import _
 from attncli.present.output import Settings
 
 if TYPE_CHECKING:
@@ -29,19 +30,17 @@ MethodOption = Annotated[
     Option(
         "--method",
         "-m",
-        help="dot: q·k. scaled: q·k ÷ √d_k. general (Luong): q^T W_a k. "
-        "additive (Bahdanau): v_a^T tanh(W_1 q + W_2 k). [default: the input's, else dot]",
-        es="dot: q·k. scaled: q·k ÷ √d_k. general (Luong): q^T W_a k. "
-        "additive (Bahdanau): v_a^T tanh(W_1 q + W_2 k). [por defecto: el de la entrada, si "
-        "no dot]",
+        help=_(
+            "dot: q·k. scaled: q·k ÷ √d_k. general (Luong): q^T W_a k. additive (Bahdanau): "
+            "v_a^T tanh(W_1 q + W_2 k). [default: the input's, else dot]"
+        ),
     ),
 ]
 ScoreArguments = Annotated[
     list[str] | None,
     Argument(
-        metavar="[SCORE]...",
-        help="Scores, e.g. 2 0 1 (-inf marks a masked cell).",
-        es="Puntuaciones, p. ej. 2 0 1 (-inf marca una celda enmascarada).",
+        metavar=_("[SCORE]..."),
+        help=_("Scores, e.g. 2 0 1 (-inf marks a masked cell)."),
         show_default=False,
     ),
 ]
@@ -50,8 +49,7 @@ TemperatureOption = Annotated[
     Option(
         "--temperature",
         "-t",
-        help="Divide scores by T first: T > 1 spreads, T < 1 sharpens.",
-        es=("Divide antes las puntuaciones entre T: T > 1 reparte, T < 1 afila."),
+        help=_("Divide scores by T first: T > 1 spreads, T < 1 sharpens."),
     ),
 ]
 GradOutputOption = Annotated[
@@ -59,16 +57,14 @@ GradOutputOption = Annotated[
     Option(
         "--grad-output",
         "-g",
-        help="∇_c ℓ, the gradient at the output, e.g. 1,0.",
-        es="∇_c ℓ, el gradiente en la salida, p. ej. 1,0.",
+        help=_("∇_c ℓ, the gradient at the output, e.g. 1,0."),
     ),
 ]
 TargetOption = Annotated[
     str | None,
     Option(
         "--target",
-        help="A target for ℓ = ½‖c − target‖², e.g. 8,2.",
-        es="Un objetivo para ℓ = ½‖c − objetivo‖², p. ej. 8,2.",
+        help=_("A target for ℓ = ½‖c − target‖², e.g. 8,2."),
     ),
 ]
 ChainMethodOption = Annotated[
@@ -76,11 +72,7 @@ ChainMethodOption = Annotated[
     Option(
         "--method",
         "-m",
-        help="The score: dot, scaled, general or additive. [default: the input's, else dot]",
-        es=(
-            "La puntuación: dot, scaled, general o additive. [por defecto: la de la "
-            "entrada, si no dot]"
-        ),
+        help=_("The score: dot, scaled, general or additive. [default: the input's, else dot]"),
     ),
 ]
 ChainTemperatureOption = Annotated[
@@ -88,16 +80,14 @@ ChainTemperatureOption = Annotated[
     Option(
         "--temperature",
         "-t",
-        help="Softmax temperature [default: the input's, else 1].",
-        es=("Temperatura del softmax [por defecto: la de la entrada, si no 1]."),
+        help=_("Softmax temperature [default: the input's, else 1]."),
     ),
 ]
 CheckOption = Annotated[
     bool,
     Option(
         "--check",
-        help="Compare every gradient with finite differences.",
-        es="Compara cada gradiente con diferencias finitas.",
+        help=_("Compare every gradient with finite differences."),
     ),
 ]
 
@@ -114,14 +104,6 @@ def _emit_with_steps(
 
 @command(
     outputs=STEPS,
-    es="""Puntúa cada clave frente a la consulta: cuánto se parecen.
-
-    Una consulta da una fila de puntuaciones; varias (queries) dan una rejilla, fila =
-    consulta, columna = clave. Lee un documento JSON con query o queries, keys y, si se
-    quiere, tokens y values (que pasan tal cual a attn mix).
-
-    Ejemplo: attn score --query 1,0 --keys '[[2,1],[0,2],[1,1]]' --tokens tren,va,lleno --steps
-    """,
 )
 def score(
     input_path: InputOption = None,
@@ -159,16 +141,6 @@ def score(
 @command(
     outputs=STEPS,
     numbers=True,
-    es="""Convierte puntuaciones en pesos positivos que suman 1, fila a fila.
-
-    peso_j = e^(s_j / T) / Σ_i e^(s_i / T). De forma estable: primero se resta la mayor
-    puntuación de la fila, así que 1000 0 -1000 da 1 0 0, nunca NaN. Una puntuación -inf
-    (null en JSON) está enmascarada: su peso es exactamente 0. Una fila con todo
-    enmascarado no tiene a quién atender: todos sus pesos son 0 (y su mezcla es el
-    vector cero).
-
-    Ejemplo: attn softmax 2 0 1 --tokens tren,va,lleno --steps
-    """,
 )
 def softmax(
     numbers: ScoreArguments = None,
@@ -203,12 +175,6 @@ def softmax(
 
 @command(
     outputs=STEPS,
-    es="""Mezcla los vectores valor con los pesos: salida = Σ_j peso_j × valor_j.
-
-    Una fila de pesos da un vector de salida; una rejilla da una salida por fila.
-
-    Ejemplo: attn mix --weights 0.665,0.090,0.245 --values '[[10,0],[0,10],[5,5]]' --steps
-    """,
 )
 def mix(
     input_path: InputOption = None,
@@ -237,18 +203,6 @@ def mix(
 
 @command(
     outputs=STEPS,
-    es="""La pasada hacia atrás: cada gradiente de score → softmax → mix, paso a paso.
-
-    Lee lo mismo que la cadena hacia delante (query o queries, keys, values, los
-    parámetros de la puntuación; encadenado tras attn mix, también su método y su
-    temperatura) y el gradiente que llega a la salida: --grad-output, o --target para
-    ℓ = ½‖c − target‖². Escribe grad_weights, grad_scores, grad_values, grad_query(ies),
-    grad_keys y los gradientes de los parámetros. Las puntuaciones null siguen
-    enmascaradas (su gradiente es 0).
-    Encadenado: attn score -i samples/tren.json | attn softmax | attn mix | attn grad --target 8,2
-
-    Ejemplo: attn grad -i samples/tren.json --target 8,2 --steps
-    """,
 )
 def grad(
     input_path: InputOption = None,

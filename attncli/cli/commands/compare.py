@@ -4,6 +4,7 @@ from typing import TYPE_CHECKING, Annotated
 
 from attncli.cli.commands import command
 from attncli.cli.declare import Option
+from attncli.messages import _
 from attncli.present.output import Settings
 
 if TYPE_CHECKING:
@@ -14,27 +15,22 @@ TxOption = Annotated[
     int,
     Option(
         "--tx",
-        help="Encoder positions T_x (the keys).",
-        es="Posiciones del codificador T_x (las claves).",
+        help=_("Encoder positions T_x (the keys)."),
     ),
 ]
 TyOption = Annotated[
     int,
     Option(
         "--ty",
-        help="Decoder positions T_y (the queries).",
-        es="Posiciones del decodificador T_y (las consultas).",
+        help=_("Decoder positions T_y (the queries)."),
     ),
 ]
-DhOption = Annotated[
-    int, Option("--d-h", help="Size d_h of every state.", es="Tamaño d_h de cada estado.")
-]
+DhOption = Annotated[int, Option("--d-h", help=_("Size d_h of every state."))]
 DaOption = Annotated[
     int,
     Option(
         "--d-a",
-        help="Hidden size d_a of the additive score.",
-        es="Tamaño oculto d_a de la puntuación aditiva.",
+        help=_("Hidden size d_a of the additive score."),
     ),
 ]
 StatesSeedOption = Annotated[
@@ -43,32 +39,28 @@ StatesSeedOption = Annotated[
         "--seed",
         min=0,
         max=2**64 - 1,
-        help="Seed for the states and parameters.",
-        es="Semilla de los estados y los parámetros.",
+        help=_("Seed for the states and parameters."),
     ),
 ]
 RepeatOption = Annotated[
     int,
     Option(
         "--repeat",
-        help="Timed runs per method, interleaved, after a warm-up.",
-        es=("Ejecuciones medidas por método, intercaladas, tras un calentamiento."),
+        help=_("Timed runs per method, interleaved, after a warm-up."),
     ),
 ]
 ThreadsOption = Annotated[
     int,
     Option(
         "--threads",
-        help="BLAS threads, the same for every method.",
-        es="Hilos BLAS, los mismos para cada método.",
+        help=_("BLAS threads, the same for every method."),
     ),
 ]
 SweepOption = Annotated[
     str,
     Option(
         "--d-k",
-        help="d_k values for the scaling sweep, e.g. 8,64,512.",
-        es="Valores de d_k para el barrido de escala, p. ej. 8,64,512.",
+        help=_("d_k values for the scaling sweep, e.g. 8,64,512."),
     ),
 ]
 # The option's earlier name, still read, no longer shown.
@@ -77,17 +69,6 @@ OldSweepOption = Annotated[str | None, Option("--dk", hidden=True)]
 
 @command(
     "compare-scores",
-    es="""Aditiva (Bahdanau) frente a multiplicativa (Luong): lo que cuesta cada una.
-
-    Puntúa de cuatro maneras (aditiva, general, producto escalar, escalada) una rejilla
-    T_y × T_x de estados sembrados y muestra lado a lado los parámetros, los productos y
-    sumas, las evaluaciones de tanh, los números del intermedio y el tiempo medido;
-    comprueba que puntuar pareja a pareja da la misma rejilla que la forma matricial; y
-    recorre d_k para mostrar por qué se divide entre √d_k. Las cuentas son exactas; los
-    tiempos dependen de la máquina.
-
-    Ejemplo: attn compare-scores --d-a 64
-    """,
 )
 def compare_scores(
     tx: TxOption = 60,

@@ -5,6 +5,7 @@ from typing import Annotated
 from attncli.cli.commands import command
 from attncli.cli.declare import Option
 from attncli.cli.options import ScoreMethod
+from attncli.messages import _
 from attncli.present.output import Settings
 
 # attn exercise
@@ -14,22 +15,18 @@ ProblemSeedOption = Annotated[
         "--seed",
         min=0,
         max=2**64 - 1,
-        help="Which problem: each seed gives another.",
-        es="Qué problema: cada semilla da otro.",
+        help=_("Which problem: each seed gives another."),
     ),
 ]
 SizeOption = Annotated[
     int,
-    Option(
-        "--size", help="How many tokens (keys and values).", es="Cuántos tokens (claves y valores)."
-    ),
+    Option("--size", help=_("How many tokens (keys and values).")),
 ]
 DimOption = Annotated[
     int | None,
     Option(
         "--dim",
-        help="Numbers per vector. [default: 2; 4 with --method scaled, so that √d_k = 2]",
-        es="Números por vector. [por defecto: 2; 4 con --method scaled, para que √d_k = 2]",
+        help=_("Numbers per vector. [default: 2; 4 with --method scaled, so that √d_k = 2]"),
     ),
 ]
 ExerciseMethodOption = Annotated[
@@ -37,23 +34,22 @@ ExerciseMethodOption = Annotated[
     Option(
         "--method",
         "-m",
-        help="The score to work: dot (q·k), scaled (q·k ÷ √d_k), general (q · W_a k, W_a "
-        "given) or additive (v_a · tanh(W_1 q + W_2 k), W_1, W_2 and v_a given). [default: dot]",
-        es="La puntuación que se trabaja: dot (q·k), scaled (q·k ÷ √d_k), general "
-        "(q · W_a k, con W_a dada) o additive (v_a · tanh(W_1 q + W_2 k), con W_1, W_2 y "
-        "v_a dadas). [por defecto: dot]",
+        help=_(
+            "The score to work: dot (q·k), scaled (q·k ÷ √d_k), general (q · W_a k, W_a "
+            "given) or additive (v_a · tanh(W_1 q + W_2 k), W_1, W_2 and v_a given). "
+            "[default: dot]"
+        ),
     ),
 ]
 SelfAttnOption = Annotated[
     bool,
     Option(
         "--selfattn",
-        help="A self-attention problem instead: X and small whole W^Q, W^K, W^V given; "
-        "every token's q, k, v, then the scores (÷ √d_k), weights and output of the last "
-        "token to work. Piped, attn selfattn checks it.",
-        es="En su lugar, un problema de autoatención: X y W^Q, W^K, W^V pequeñas y enteras "
-        "dadas; hay que calcular q, k, v de cada token y luego las puntuaciones (÷ √d_k), los "
-        "pesos y la salida del último. Encadenado, attn selfattn lo comprueba.",
+        help=_(
+            "A self-attention problem instead: X and small whole W^Q, W^K, W^V given; every "
+            "token's q, k, v, then the scores (÷ √d_k), weights and output of the last token "
+            "to work. Piped, attn selfattn checks it."
+        ),
     ),
 ]
 CountOption = Annotated[
@@ -62,36 +58,23 @@ CountOption = Annotated[
         "--count",
         min=1,
         max=100,
-        help="A class set: this many different sheets (seeds --seed, --seed + 1, …), each "
-        "numbered with its seed, a page each in .tex and .html.",
-        es="Un juego para la clase: tantas hojas distintas (semillas --seed, --seed + 1, …), "
-        "cada una numerada con su semilla, una página cada una en .tex y .html.",
+        help=_(
+            "A class set: this many different sheets (seeds --seed, --seed + 1, …), each "
+            "numbered with its seed, a page each in .tex and .html."
+        ),
     ),
 ]
 AnswersOnlyOption = Annotated[
     bool,
     Option(
         "--answers-only",
-        help="The answer keys alone, each numbered as its sheet, to print apart.",
-        es="Solo las soluciones, cada una numerada como su hoja, para imprimirlas aparte.",
+        help=_("The answer keys alone, each numbered as its sheet, to print apart."),
     ),
 ]
 
 
 @command(
     outputs=("answers", "digits"),
-    es="""Un problema nuevo para hacer a mano: score, softmax y mix, con celdas vacías.
-
-    Números enteros pequeños, como en el curso: una consulta de 0 y 1, claves de 0 a 2,
-    valores de 5 en 5. --answers imprime la solución tras la hoja. Encadenado o con
-    --json escribe el problema (y con --answers los resultados), para que el estudiante
-    compruebe su trabajo: attn exercise | attn score | attn softmax | attn mix
-
-    Un juego para la clase: attn exercise --count 30 --export hoja.tex, y las soluciones
-    aparte: attn exercise --count 30 --answers-only --export soluciones.tex
-
-    Ejemplo: attn exercise --seed 7 --lang es --answers
-    """,
 )
 def exercise(
     seed: ProblemSeedOption = 0,
@@ -126,17 +109,18 @@ def exercise(
 
     if answers_only and settings.answers:
         raise OptionError(
-            "--answers and --answers-only: --answers-only writes the keys alone, --answers "
-            "each sheet followed by its key; give one",
-            "--answers y --answers-only: --answers-only escribe solo las soluciones, --answers "
-            "cada hoja seguida de su solución; da una",
+            _(
+                "--answers and --answers-only: --answers-only writes the keys alone, --answers "
+                "each sheet followed by its key; give one"
+            )
         )
     if selfattn and method is not None:
         raise OptionError(
-            f"--method {method.value} with --selfattn: the self-attention problem scores as "
-            "attn selfattn does (q·k ÷ √d_k); leave out --method",
-            f"--method {method.value} con --selfattn: el problema de autoatención puntúa como "
-            "attn selfattn (q·k ÷ √d_k); quita --method",
+            _(
+                "--method {method} with --selfattn: the self-attention problem scores as "
+                "attn selfattn does (q·k ÷ √d_k); leave out --method"
+            ),
+            method=method.value,
         )
     # The worksheet is what a terminal shows, not steps asked for: piped, the problem as JSON.
     settings = replace(settings, steps=False, blank=True)

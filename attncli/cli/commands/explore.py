@@ -14,6 +14,7 @@ from attncli.cli.commands.selfattn import (
 )
 from attncli.cli.declare import Option
 from attncli.errors import InputError
+from attncli.messages import _
 from attncli.present.output import Settings
 
 ExploreInputOption = Annotated[
@@ -21,16 +22,12 @@ ExploreInputOption = Annotated[
     Option(
         "--input",
         "-i",
-        metavar="FILE",
-        help="Instead of a sentence: a document as attn selfattn -i reads it (x and w_q, "
-        "w_k, w_v, or queries, keys, values), or one with a query, keys and values "
-        "(samples/tren.json), shown as the worked chain score → softmax → mix with the "
-        "query and the keys editable.",
-        es=(
-            "En lugar de una frase: un documento como lo lee attn selfattn -i (x y w_q, "
-            "w_k, w_v, o queries, keys, values), o uno con una consulta, claves y valores "
-            "(samples/tren.json), que se muestra como la cadena resuelta puntuación → "
-            "softmax → mezcla con la consulta y las claves editables."
+        metavar=_("FILE"),
+        help=_(
+            "Instead of a sentence: a document as attn selfattn -i reads it (x and w_q, w_k, "
+            "w_v, or queries, keys, values), or one with a query, keys and values "
+            "(samples/tren.json), shown as the worked chain score → softmax → mix with the "
+            "query and the keys editable."
         ),
     ),
 ]
@@ -39,39 +36,22 @@ ExploreHeadsOption = Annotated[
     int | None,
     Option(
         "--heads",
-        help="Start with h heads (d_model / h columns each, unless --d-k), joined, then W^O; "
-        "the keys h and H change it.",
-        es=(
-            "Empieza con h cabezas (d_model / h columnas cada una, salvo --d-k), juntas, "
-            "luego W^O; las teclas h y H lo cambian."
+        help=_(
+            "Start with h heads (d_model / h columns each, unless --d-k), joined, then W^O; "
+            "the keys h and H change it."
         ),
     ),
 ]
 
-MISSING = (
+MISSING = _(
     "attn explore needs Textual, which the plain install leaves out: "
-    "pip install 'attncli[explore]' (from a clone: pip install '.[explore]')",
-    "attn explore necesita Textual, que la instalación básica no trae: "
-    "pip install 'attncli[explore]' (desde un clon: pip install '.[explore]')",
+    "pip install 'attncli[explore]' (from a clone: pip install '.[explore]')"
 )
 
 
 @command(
     outputs=("lang", "digits"),
     shared=False,
-    es="""Explora la rejilla de la autoatención en pantalla completa, en vivo.
-
-    La frase arriba (/ o Tab para editarla, Enter calcula), la cabecera de attn selfattn
-    y la rejilla de pesos con el mayor de cada fila marcado. Teclas: p proyecciones,
-    s ÷√d_k, c causal, h/H cabezas, { } la cabeza que se ve, n/N longitud, r semilla,
-    d/D d_k, v pesos o puntuaciones, l idioma; las flechas (o el ratón) mueven el cursor
-    y el panel muestra la cuenta de esa casilla; Enter, los tres pasos de la fila;
-    e exporta; j guarda el estado para attn selfattn -i; ? todas las teclas; q o Esc
-    sale. Con --model, la capa de un modelo de verdad: [ ] capa, w piezas o palabras.
-    Necesita attncli[explore].
-
-    Ejemplo: attn explore "en las llaves del coche están ahí" --lang es
-    """,
 )
 def explore(
     sentence: SentenceArgument = None,
@@ -113,13 +93,13 @@ def explore(
     switches = dict(projections=not no_proj, scale=not no_scale, causal=causal)
     check_options(sentence, input_path, sizes, switches)
     if find_spec("textual") is None:
-        raise InputError(MISSING[0], MISSING[1])
+        raise InputError(MISSING)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise InputError(
-            "attn explore is a full-screen app and needs a terminal; to compute or pipe, "
-            "use attn selfattn with the same options",
-            "attn explore es una aplicación de pantalla completa y necesita un terminal; "
-            "para calcular o encadenar, usa attn selfattn con las mismas opciones",
+            _(
+                "attn explore is a full-screen app and needs a terminal; to compute or pipe, "
+                "use attn selfattn with the same options"
+            )
         )
     from attncli.explore.launch import launch
 

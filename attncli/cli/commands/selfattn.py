@@ -22,6 +22,7 @@ from attncli.cli.options import (
     STEPS,
     PositionsOption,
 )
+from attncli.messages import _
 from attncli.present.output import Settings
 
 if TYPE_CHECKING:
@@ -31,12 +32,9 @@ if TYPE_CHECKING:
 SentenceArgument = Annotated[
     str | None,
     Argument(
-        help="The sentence. Split on whitespace; punctuation at the start or end of a "
-        "word is a token of its own (¿ dónde ?), inside a word it stays (l'eau).",
-        es=(
-            "La frase. Se parte por los espacios; la puntuación al principio o al final "
-            "de una palabra es un token propio (¿ dónde ?), dentro de una palabra se "
-            "queda (l'eau)."
+        help=_(
+            "The sentence. Split on whitespace; punctuation at the start or end of a word is "
+            "a token of its own (¿ dónde ?), inside a word it stays (l'eau)."
         ),
         show_default=False,
     ),
@@ -45,12 +43,10 @@ ContextOption = Annotated[
     str | None,
     Option(
         "--context",
-        metavar="SENTENCE",
-        help="Cross-attention: the keys and values come from this sentence, the queries "
-        "from the first.",
-        es=(
-            "Atención cruzada: las claves y los valores salen de esta frase, las "
-            "consultas de la primera."
+        metavar=_("SENTENCE"),
+        help=_(
+            "Cross-attention: the keys and values come from this sentence, the queries from "
+            "the first."
         ),
     ),
 ]
@@ -60,22 +56,18 @@ EmbeddingSeedOption = Annotated[
         "--seed",
         min=0,
         max=2**64 - 1,
-        help="Seed for the embeddings and projections.",
-        es="Semilla de los embeddings y las proyecciones.",
+        help=_("Seed for the embeddings and projections."),
     ),
 ]
 NoProjOption = Annotated[
     bool,
-    Option(
-        "--no-proj", help="No projections: Q = K = V = X.", es="Sin proyecciones: Q = K = V = X."
-    ),
+    Option("--no-proj", help=_("No projections: Q = K = V = X.")),
 ]
 NoScaleOption = Annotated[
     bool,
     Option(
         "--no-scale",
-        help="Do not divide the scores by √d_k.",
-        es="No divide las puntuaciones entre √d_k.",
+        help=_("Do not divide the scores by √d_k."),
     ),
 ]
 ScaleByOption = Annotated[
@@ -83,16 +75,14 @@ ScaleByOption = Annotated[
     Option(
         "--scale",
         metavar="S",
-        help="Divide the scores by S instead of √d_k.",
-        es="Divide las puntuaciones entre S en vez de √d_k.",
+        help=_("Divide the scores by S instead of √d_k."),
     ),
 ]
 CausalOption = Annotated[
     bool,
     Option(
         "--causal",
-        help="Each position sees only itself and earlier ones.",
-        es="Cada posición solo ve la suya y las anteriores.",
+        help=_("Each position sees only itself and earlier ones."),
     ),
 ]
 ValidLenOption = Annotated[
@@ -100,38 +90,30 @@ ValidLenOption = Annotated[
     Option(
         "--valid-len",
         metavar="N",
-        help="Only the first N keys are real; the rest is padding, masked for every query.",
-        es=(
-            "Solo las N primeras claves son reales; el resto es relleno, enmascarado para "
-            "toda consulta."
-        ),
+        help=_("Only the first N keys are real; the rest is padding, masked for every query."),
     ),
 ]
 HeadsOption = Annotated[
     int | None,
     Option(
         "--heads",
-        help="h heads (of d_model / h columns each unless --d-k/--d-v), joined, then W^O.",
-        es="h cabezas (de d_model / h columnas cada una salvo --d-k/--d-v), juntas, luego W^O.",
+        help=_("h heads (of d_model / h columns each unless --d-k/--d-v), joined, then W^O."),
     ),
 ]
 NoOutProjOption = Annotated[
     bool,
     Option(
         "--no-out-proj",
-        help="With --heads: join the heads without W^O.",
-        es="Con --heads: junta las cabezas sin W^O.",
+        help=_("With --heads: join the heads without W^O."),
     ),
 ]
 HeadOption = Annotated[
     int | None,
     Option(
         "--head",
-        help="With --steps and --heads: the head to explain; with --model: the head to show "
-        "alone. [default: 1]",
-        es=(
-            "Con --steps y --heads: la cabeza que explicar; con --model: la cabeza que "
-            "mostrar sola. [por defecto: 1]"
+        help=_(
+            "With --steps and --heads: the head to explain; with --model: the head to show "
+            "alone. [default: 1]"
         ),
         show_default=False,
     ),
@@ -142,70 +124,46 @@ ItemOption = Annotated[
         "--item",
         metavar="N",
         min=1,
-        help="With a batch (x of B × T × d): the sequence the screen, --steps and --plot show "
-        "(1 = first); the JSON keeps the whole batch.",
-        es="Con un lote (x de B × T × d): la secuencia que muestran la pantalla, --steps y "
-        "--plot (1 = la primera); el JSON guarda el lote entero.",
+        help=_(
+            "With a batch (x of B × T × d): the sequence the screen, --steps and --plot show "
+            "(1 = first); the JSON keeps the whole batch."
+        ),
     ),
 ]
 SelfAttnGradOutputOption = Annotated[
     str | None,
     Option(
         "--grad-output",
-        help="∂ℓ/∂output, rows as '1,0;0,1': adds the backward pass (grad_x, grad_w_q, …).",
-        es="∂ℓ/∂salida, filas como '1,0;0,1': añade la pasada hacia atrás (grad_x, grad_w_q, …).",
+        help=_("∂ℓ/∂output, rows as '1,0;0,1': adds the backward pass (grad_x, grad_w_q, …)."),
     ),
 ]
 SelfAttnTargetOption = Annotated[
     str | None,
     Option(
         "--target",
-        help="A target output for ℓ = ½‖output − target‖²: the same.",
-        es="Una salida objetivo para ℓ = ½‖salida − objetivo‖²: lo mismo.",
+        help=_("A target output for ℓ = ½‖output − target‖²: the same."),
     ),
 ]
 ShowOption = Annotated[
     str | None,
     Option(
         "--show",
-        metavar="PARTS",
-        help="Also show the matrices: x, w, q, k, v, shapes (comma-separated) or all.",
-        es="Muestra además las matrices: x, w, q, k, v, shapes (separadas por comas) o all.",
+        metavar=_("PARTS"),
+        help=_("Also show the matrices: x, w, q, k, v, shapes (comma-separated) or all."),
     ),
 ]
 PlotOption = Annotated[
     str | None,
     Option(
         "--plot",
-        metavar="FILE",
-        help="Also draw the weight grid to FILE (.png, .svg or .pdf); needs attncli[plot].",
-        es=(
-            "Dibuja además la rejilla de pesos en FICHERO (.png, .svg o .pdf); necesita "
-            "attncli[plot]."
-        ),
+        metavar=_("FILE"),
+        help=_("Also draw the weight grid to FILE (.png, .svg or .pdf); needs attncli[plot]."),
     ),
 ]
 
 
 @command(
     outputs=STEPS,
-    es="""Autoatención sobre una frase: quién mira a quién.
-
-    Cada token recibe un embedding sembrado (una fila de X, la misma en cualquier
-    máquina); tres proyecciones dan Q = X W^Q, K = X W^K, V = X W^V; la rejilla T × T de
-    pesos es softmax(Q K^T / √d_k) fila a fila (fila = quién pregunta, columna = quién
-    contesta); las salidas son la rejilla de pesos por V. El número de parámetros no
-    depende de T.
-
-    Ejemplo: attn selfattn "en las llaves del coche están ahí" --steps --token están
-
-    Una capa guardada desde torch: attn selfattn -i samples/mha_x.npy --weights
-    samples/mha.safetensors --heads 2
-
-    Un modelo real (en inglés: no hay modelo español sin conexión):
-    attn selfattn "the keys to the cabinet are on the table" --model all-MiniLM-L6-v2
-    --layer 4 --head 2
-    """,
 )
 def selfattn(
     sentence: SentenceArgument = None,
@@ -297,10 +255,11 @@ def selfattn(
 
         name = "--layer" if layer is not None else "--words"
         raise OptionError(
-            f"{name} picks from a pretrained model's layers; add --model M "
-            "(e.g. --model all-MiniLM-L6-v2)",
-            f"{name} elige entre las capas de un modelo preentrenado; añade --model M "
-            "(p. ej. --model all-MiniLM-L6-v2)",
+            _(
+                "{option} picks from a pretrained model's layers; add --model M "
+                "(e.g. --model all-MiniLM-L6-v2)"
+            ),
+            option=name,
         )
     head = 1 if head is None else head
     from attncli.api.selfattn import selfattn_document

@@ -14,6 +14,7 @@ from attncli.cli.commands.selfattn import (
 )
 from attncli.cli.declare import Option
 from attncli.cli.options import PositionsOption
+from attncli.messages import _
 from attncli.present.output import Settings
 
 if TYPE_CHECKING:
@@ -29,43 +30,43 @@ TrainHeadsOption = Annotated[
     int | None,
     Option(
         "--heads",
-        help="h heads (of d_model / h columns each unless --d-k), joined, then W^O; the loss "
-        "is summed over the heads.",
-        es="h cabezas (de d_model / h columnas cada una salvo --d-k), juntas, luego W^O; la "
-        "pérdida se suma sobre las cabezas.",
+        help=_(
+            "h heads (of d_model / h columns each unless --d-k), joined, then W^O; the loss "
+            "is summed over the heads."
+        ),
     ),
 ]
 WantOption = Annotated[
     list[str] | None,
     Option(
         "--want",
-        metavar="QUERY=KEY",
-        help="A cell to teach: the token that should look, = the token it should find "
-        "(repeatable; a position number when a token appears twice).",
-        es="Una casilla que enseñar: el token que mira, = el token que debe encontrar "
-        "(se puede repetir; un número de posición si un token aparece dos veces).",
+        metavar=_("QUERY=KEY"),
+        help=_(
+            "A cell to teach: the token that should look, = the token it should find "
+            "(repeatable; a position number when a token appears twice)."
+        ),
     ),
 ]
 CorpusOption = Annotated[
     str | None,
     Option(
         "--corpus",
-        metavar="FILE",
-        help="Train one set of W's on every line of FILE ('-' for stdin): a sentence, | and "
-        "its wants (los coches de la casa están ahí | están=coches).",
-        es="Entrena unas mismas W con cada línea de FICHERO ('-' para la entrada estándar): "
-        "una frase, | y lo que pide (los coches de la casa están ahí | están=coches).",
+        metavar=_("FILE"),
+        help=_(
+            "Train one set of W's on every line of FILE ('-' for stdin): a sentence, | and "
+            "its wants (los coches de la casa están ahí | están=coches)."
+        ),
     ),
 ]
 TestOption = Annotated[
     str | None,
     Option(
         "--test",
-        metavar="FILE",
-        help="Sentences not trained on, in --corpus's form: is each wanted key the row's "
-        "largest weight after training? Reports the accuracy.",
-        es="Frases no entrenadas, con el formato de --corpus: ¿es cada clave pedida el mayor "
-        "peso de su fila tras entrenar? Da la precisión.",
+        metavar=_("FILE"),
+        help=_(
+            "Sentences not trained on, in --corpus's form: is each wanted key the row's "
+            "largest weight after training? Reports the accuracy."
+        ),
     ),
 ]
 IterationsOption = Annotated[
@@ -74,28 +75,25 @@ IterationsOption = Annotated[
         "--iterations",
         "-n",
         min=0,
-        help="Updates of W^Q and W^K. [default: 300]",
-        es="Actualizaciones de W^Q y W^K. [por defecto: 300]",
+        help=_("Updates of W^Q and W^K. [default: 300]"),
     ),
 ]
 LrOption = Annotated[
     float,
     Option(
         "--lr",
-        help="The step of each update: W ← W − lr·∇W. [default: 0.1]",
-        es="El paso de cada actualización: W ← W − lr·∇W. [por defecto: 0.1]",
+        help=_("The step of each update: W ← W − lr·∇W. [default: 0.1]"),
     ),
 ]
 OptimizerOption = Annotated[
     OptimizerName,
     Option(
         "--optimizer",
-        help="sgd (the default: the lesson's W − lr·∇W, which --steps works by hand, and a "
-        "loss that falls at every step) or adam (every entry moves by about lr, whatever "
-        "the gradient's size).",
-        es="sgd (por defecto: el W − lr·∇W de la lección, el que --steps resuelve a mano, y "
-        "una pérdida que baja en cada paso) o adam (cada entrada se mueve unos lr, sea cual "
-        "sea el tamaño del gradiente).",
+        help=_(
+            "sgd (the default: the lesson's W − lr·∇W, which --steps works by hand, and a "
+            "loss that falls at every step) or adam (every entry moves by about lr, whatever "
+            "the gradient's size)."
+        ),
     ),
 ]
 AtOption = Annotated[
@@ -104,46 +102,35 @@ AtOption = Annotated[
         "--at",
         metavar="K",
         min=1,
-        help="With --steps: the iteration to work by hand. [default: 1]",
-        es="Con --steps: la iteración que resolver a mano. [por defecto: 1]",
+        help=_("With --steps: the iteration to work by hand. [default: 1]"),
     ),
 ]
 LossPlotOption = Annotated[
     str | None,
     Option(
         "--plot",
-        metavar="FILE",
-        help="Also draw the loss and the wanted weights, iteration by iteration, to FILE "
-        "(.png, .svg or .pdf); needs attncli[plot].",
-        es="Dibuja además la pérdida y los pesos pedidos, iteración a iteración, en FICHERO "
-        "(.png, .svg o .pdf); necesita attncli[plot].",
+        metavar=_("FILE"),
+        help=_(
+            "Also draw the loss and the wanted weights, iteration by iteration, to FILE "
+            "(.png, .svg or .pdf); needs attncli[plot]."
+        ),
     ),
 ]
 SaveOption = Annotated[
     str | None,
     Option(
         "--save",
-        metavar="FILE",
-        help="Also write the trained layer's JSON document to FILE (attn selfattn -i FILE "
-        "reads it); on Ctrl-C, the state so far.",
-        es="Escribe además el documento JSON de la capa entrenada en FICHERO (attn selfattn "
-        "-i FICHERO lo lee); con Ctrl-C, el estado hasta entonces.",
+        metavar=_("FILE"),
+        help=_(
+            "Also write the trained layer's JSON document to FILE (attn selfattn -i FILE "
+            "reads it); on Ctrl-C, the state so far."
+        ),
     ),
 ]
 
 
 @command(
-    outputs=("steps", "digits"),  # one iteration, no row to pick, no worksheet
-    es="""Entrena W^Q y W^K para que una consulta encuentre su clave.
-
-    Parte de las mismas matrices sembradas que attn selfattn y baja por el gradiente de
-    ℓ = −Σ log α(consulta, clave) de las casillas pedidas, con la pasada hacia atrás de
-    la capa. W^V y W^O no reciben gradiente de una pérdida sobre los pesos. Muestra los
-    pesos pedidos antes → después, la curva de la pérdida y las rejillas; por tubería, un
-    JSON que attn selfattn -i lee. Sin proyecciones no hay nada que aprender.
-
-    Ejemplo: attn train "en las llaves del coche están ahí" --want están=llaves
-    """,
+    outputs=("steps", "digits"),  # one iteration, no row to pick, no worksheet,
 )
 def train(
     sentence: SentenceArgument = None,
@@ -212,8 +199,7 @@ def _run(*, corpus: str | None, test: str | None, at: int | None, plot: str | No
 
     if at is not None and not settings.steps:
         raise OptionError(
-            f"--at {at} picks the iteration --steps works by hand; add --steps",
-            f"--at {at} elige la iteración que --steps resuelve a mano; añade --steps",
+            _("--at {at} picks the iteration --steps works by hand; add --steps"), at=at
         )
     if plot is not None:
         from attncli.present.plot import check_plot_path
@@ -235,8 +221,7 @@ def _run(*, corpus: str | None, test: str | None, at: int | None, plot: str | No
         from attncli.errors import Interrupted
 
         raise Interrupted(
-            "stopped by Ctrl-C after training, before the result was ready; nothing was written",
-            "parado con Ctrl-C tras entrenar, antes de tener el resultado; no se escribió nada",
+            _("stopped by Ctrl-C after training, before the result was ready; nothing was written")
         ) from None
     finally:
         signal.signal(signal.SIGINT, previous)
@@ -270,12 +255,14 @@ def _check_save_path(path: str) -> None:
 
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder) or os.path.isdir(path):
+        if os.path.isdir(path):
+            raise OptionError(
+                _("--save {path}: it is a folder; name a file in an existing folder"), path=path
+            )
         raise OptionError(
-            f"--save {path}: " + ("it is a folder" if os.path.isdir(path) else "the folder "
-            "does not exist") + "; name a file in an existing folder",
-            f"--save {path}: " + ("es una carpeta" if os.path.isdir(path) else "la carpeta no "
-            "existe") + "; nombra un fichero en una carpeta que exista",
-        )  # fmt: skip
+            _("--save {path}: the folder does not exist; name a file in an existing folder"),
+            path=path,
+        )
 
 
 def _save(path: str, document: dict[str, Any]) -> None:
@@ -301,6 +288,5 @@ def _interrupted(result: Any, save: str | None, settings: Settings) -> None:
     if as_json:
         write_json(sys.stdout, selected(document, settings.fields))
     kept = save if save is not None else ("stdout" if as_json else None)
-    english, spanish = PHRASES["train_interrupted_kept" if kept else "train_interrupted"]
-    fields = {"done": result.done, "total": result.iterations, "path": kept}
-    raise Interrupted(english.format(**fields), spanish.format(**fields))
+    said = PHRASES["train_interrupted_kept" if kept else "train_interrupted"]
+    raise Interrupted(said, done=result.done, total=result.iterations, path=kept)

@@ -21,6 +21,7 @@ def training_progress(lang: str, total: int) -> Iterator[Callable[[int, float], 
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+    from attncli.messages import Message, _
     from attncli.present.language import say
 
     columns = (
@@ -33,9 +34,7 @@ def training_progress(lang: str, total: int) -> Iterator[Callable[[int, float], 
         task = progress.add_task("", total=total, loss="")
 
         def step(done: int, loss: float) -> None:
-            shown = f"{loss:.4f}" if math.isfinite(loss) else str(loss)
-            if lang == "es":
-                shown = shown.replace(".", ",")
+            shown = Message(_("{loss:.4f}"), loss=float(loss)) if math.isfinite(loss) else str(loss)
             progress.update(task, completed=done, loss=say(lang, "train_progress_loss", loss=shown))
 
         yield step

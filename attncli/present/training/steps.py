@@ -6,7 +6,9 @@ from rich import box
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from attncli import messages
 from attncli.explain.training import TrainSteps, WorkedEntry
+from attncli.messages import _
 from attncli.present import render
 from attncli.present.drawn import PlainTable
 from attncli.present.format import Format
@@ -70,14 +72,12 @@ def _shapes(steps: TrainSteps, fmt: Format) -> RenderableType:
     t, d_model, d_k = steps.sizes["T"], steps.sizes["d_model"], steps.sizes["d_k"]
     divisor = _divisor(steps, fmt)
     rows = [
-        ("∂ℓ/∂E", f"{t} × {t}", "α − wanted, row by row"),
+        ("∂ℓ/∂E", f"{t} × {t}", messages.say(fmt.lang, _("α − wanted, row by row"))),
         ("∂ℓ/∂Q", f"{t} × {d_k}", f"∂ℓ/∂E · K ÷ {divisor}"),
         ("∂ℓ/∂K", f"{t} × {d_k}", f"∂ℓ/∂Eᵀ · Q ÷ {divisor}"),
         ("∂ℓ/∂W^Q", f"{d_model} × {d_k}", "Xᵀ · ∂ℓ/∂Q"),
         ("∂ℓ/∂W^K", f"{d_model} × {d_k}", "Xᵀ · ∂ℓ/∂K"),
     ]
-    if fmt.lang == "es":
-        rows[0] = ("∂ℓ/∂E", f"{t} × {t}", "α − pedido, fila a fila")
     table = PlainTable(box=box.SIMPLE_HEAVY)
     table.add_column(fmt.say("matrix"))
     table.add_column(fmt.say("shape"), justify="right")

@@ -1,0 +1,177 @@
+"""Every sentence attn shows, in the language asked for, through gettext's catalogs.
+
+English is the source: a sentence is written in English where it is said, marked with
+`_("…")` so that the catalog tool finds it, and its {fields} are filled when it is shown.
+Every other language is one file, `locale/<lang>/LC_MESSAGES/attncli.po`, compiled into the
+`attncli.mo` beside it that the standard library's gettext reads (`python tools/catalog.py
+compile`; tests/docs/test_catalog.py fails when the two differ). A new language is that one
+`.po` file: `languages()` finds it, `--lang` offers it.
+
+A field is filled by the language's own rules: a Message inside a Message is said in the
+same language, a float (`{value}`, `{value:.3f}`) takes the language's decimal mark
+(the catalog's translation of `.` in the context "decimal mark"), and a Setting is written
+as the surface that shows it names it (`--heads` on the command line, `heads=` in Python).
+
+    >>> say("en", "{count} of {total} rows", count=2, total=3)
+    '2 of 3 rows'
+    >>> str(Message("a weight of {weight:.3f}", weight=0.5))
+    'a weight of 0.500'
+    >>> say("es", "a weight of {weight:.3f}", weight=0.5).endswith("0,500")
+    True
+"""
+
+from __future__ import annotations
+
+import os
+import string
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import gettext
+
+# ATTN_LOCALE_DIR: a folder of catalogs to read instead of the installed ones, for a
+# translator trying a new language before it is installed.
+LOCALE_DIR = Path(os.environ.get("ATTN_LOCALE_DIR") or Path(__file__).parent / "locale")
+DOMAIN = "attncli"
+SOURCE_LANGUAGE = "en"
+
+
+def _(msgid: str) -> str:
+    """Marks `msgid` for the catalog; it is translated where it is shown, in the language
+    asked for there (a message is made before anyone knows who will read it)."""
+    return msgid
+
+
+def _n(singular: str, plural: str) -> tuple[str, str]:
+    """Marks a sentence whose words follow a number ('{count} row', '{count} rows') for the
+    catalog, as gettext's ngettext pairs them (see Message.counted)."""
+    return singular, plural
+
+
+def languages() -> tuple[str, ...]:
+    """English, then every language with a compiled catalog, in the order of their codes."""
+    found = sorted(path.parent.parent.name for path in LOCALE_DIR.glob("*/LC_MESSAGES/*.mo"))
+    return (SOURCE_LANGUAGE, *found)
+
+
+@cache
+def catalog(lang: str) -> gettext.NullTranslations:
+    """The compiled catalog of `lang` (English and a language without one: the msgids)."""
+    import gettext
+
+    if lang == SOURCE_LANGUAGE:
+        return gettext.NullTranslations()
+    return gettext.translation(DOMAIN, LOCALE_DIR, [lang], fallback=True)
+
+
+def translate(msgid: str, lang: str) -> str:
+    """`msgid` in `lang`; the msgid itself where the catalog has no translation."""
+    if lang == SOURCE_LANGUAGE or not msgid:
+        return msgid
+    return catalog(lang).gettext(msgid)
+
+
+def decimal_mark(lang: str) -> str:
+    """The language's decimal mark: `.` translated in the context "decimal mark"."""
+    if lang == SOURCE_LANGUAGE:
+        return "."
+    return catalog(lang).pgettext("decimal mark", ".")
+
+
+def thousands_mark(lang: str) -> str:
+    """The mark between thousands: `,` translated in the context "thousands mark"."""
+    if lang == SOURCE_LANGUAGE:
+        return ","
+    return catalog(lang).pgettext("thousands mark", ",")
+
+
+class Setting:
+    """A setting named in a message, as data: `--heads` on the command line, `heads=` in
+    Python, from the one error."""
+
+    __slots__ = ("name", "option")
+
+    def __init__(self, name: str, option: str | None = None) -> None:
+        self.name = name  # the Python keyword: heads
+        self.option = option or "--" + name.replace("_", "-")  # the option: --heads
+
+    def written(self, surface: str) -> str:
+        return self.option if surface == "cli" else f"{self.name}="
+
+    def __repr__(self) -> str:
+        return f"Setting({self.name!r})"
+
+
+class Message:
+    """A sentence not yet said: its msgid (English) and its fields, said in a language when
+    shown. Plain slots: a message is made on every error and on most screens."""
+
+    __slots__ = ("msgid", "plural", "count", "fields")
+
+    def __init__(self, msgid: str, /, **fields: Any) -> None:
+        self.msgid = msgid
+        self.plural: str | None = None
+        self.count = 0
+        self.fields = fields
+
+    @classmethod
+    def counted(cls, singular: str, plural: str, count: int, /, **fields: Any) -> Message:
+        """A sentence whose words follow a number ('1 row', '3 rows'): gettext's ngettext,
+        with the number as the field {count}."""
+        message = cls(singular, count=count, **fields)
+        message.plural = plural
+        message.count = count
+        return message
+
+    def said(self, lang: str = SOURCE_LANGUAGE, surface: str = "python") -> str:
+        """The sentence in `lang`, its fields filled by that language's rules."""
+        if self.plural is None:
+            text = translate(self.msgid, lang)
+        elif lang == SOURCE_LANGUAGE:
+            text = self.msgid if self.count == 1 else self.plural
+        else:
+            text = catalog(lang).ngettext(self.msgid, self.plural, self.count)
+        if not self.fields:
+            return text
+        return _Filler(lang, surface).vformat(text, (), self.fields)
+
+    def __str__(self) -> str:
+        return self.said()
+
+    def __repr__(self) -> str:
+        return f"Message({self.msgid!r}, **{self.fields!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Message):
+            return NotImplemented
+        return (self.msgid, self.plural, self.fields) == (other.msgid, other.plural, other.fields)
+
+    def __hash__(self) -> int:
+        return hash((self.msgid, self.plural))
+
+
+def say(lang: str, msgid: str, /, **fields: Any) -> str:
+    """`msgid` said in `lang` with its fields filled: say("es", "{count} rows", count=3)."""
+    return Message(msgid, **fields).said(lang)
+
+
+class _Filler(string.Formatter):
+    """str.format by a language's rules: nested messages said in it, its decimal mark."""
+
+    def __init__(self, lang: str, surface: str) -> None:
+        self.lang = lang
+        self.surface = surface
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        if isinstance(value, Message):
+            return format(value.said(self.lang, self.surface), format_spec)
+        if isinstance(value, Setting):
+            return format(value.written(self.surface), format_spec)
+        text = format(value, format_spec)
+        if isinstance(value, float):
+            mark = decimal_mark(self.lang)
+            if mark != ".":
+                text = text.replace(".", mark)
+        return text
