@@ -88,20 +88,23 @@ def thousands_mark(lang: str) -> str:
 
 
 class Setting:
-    """A setting named in a message, as data: `--heads` on the command line, `heads=` in
-    Python, from the one error."""
+    """A setting named in a message, as data, with the value given to it where there is
+    one: `--heads 3` on the command line, `heads=3` in Python, from the one error."""
 
-    __slots__ = ("name", "option")
+    __slots__ = ("name", "option", "value")
 
-    def __init__(self, name: str, option: str | None = None) -> None:
+    def __init__(self, name: str, value: Any = None, option: str | None = None) -> None:
         self.name = name  # the Python keyword: heads
         self.option = option or "--" + name.replace("_", "-")  # the option: --heads
+        self.value = value
 
     def written(self, surface: str) -> str:
-        return self.option if surface == "cli" else f"{self.name}="
+        if surface == "cli":
+            return self.option if self.value is None else f"{self.option} {self.value}"
+        return self.name if self.value is None else f"{self.name}={self.value!r}"
 
     def __repr__(self) -> str:
-        return f"Setting({self.name!r})"
+        return f"Setting({self.name!r}, {self.value!r})"
 
 
 class Message:

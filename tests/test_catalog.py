@@ -96,9 +96,22 @@ def test_a_message_is_said_by_the_language_rules() -> None:
 
 
 def test_a_setting_is_named_as_each_surface_writes_it() -> None:
-    error = ShapeError("{setting} must divide d_model", setting=Setting("heads"))
-    assert str(error) == "heads= must divide d_model"  # Python's words
-    assert error.message("en") == "--heads must divide d_model"  # the command line's
+    error = ShapeError("{setting} must divide d_model", setting=Setting("heads", 3))
+    assert str(error) == "heads=3 must divide d_model"  # Python's words
+    assert error.message("en") == "--heads 3 must divide d_model"  # the command line's
+    assert str(Setting("d_k").written("cli")) == "--d-k"
+
+
+def test_the_api_and_the_command_line_name_a_setting_each_their_way(run) -> None:
+    import attncli
+
+    with pytest.raises(attncli.errors.InputError) as raised:
+        attncli.selfattn("el tren va", heads=3)
+    assert str(raised.value).startswith("heads=3 does not divide d_model = 8")
+    assert "give d_k and d_v" in str(raised.value)
+    told = run("selfattn", "el tren va", "--heads", "3", "--lang", "es")
+    assert told.exit_code == 2
+    assert "--heads 3 no divide d_model = 8" in told.stderr and "da --d-k y --d-v" in told.stderr
 
 
 THIRD = """msgid ""

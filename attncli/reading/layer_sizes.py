@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from attncli.errors import InputError, ShapeError
-from attncli.messages import Message, _
+from attncli.messages import Message, Setting, _
 from attncli.reading.values import Document, shape_text
 
 if TYPE_CHECKING:
@@ -97,11 +97,13 @@ def projection_sizes(
             divisors = [h for h in range(1, d_model + 1) if d_model % h == 0]
             raise InputError(
                 _(
-                    "--heads {heads} does not divide d_model = {d_model}; each head gets "
-                    "d_model / h columns, so h must be one of {divisors} (or give --d-k and "
-                    "--d-v, the sizes per head)"
+                    "{heads} does not divide d_model = {d_model}; each head gets "
+                    "d_model / h columns, so h must be one of {divisors} (or give {d_k} and "
+                    "{d_v}, the sizes per head)"
                 ),
-                heads=heads,
+                heads=Setting("heads", heads),
+                d_k=Setting("d_k"),
+                d_v=Setting("d_v"),
                 d_model=d_model,
                 divisors=str(divisors),
             )
