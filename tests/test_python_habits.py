@@ -21,7 +21,7 @@ def test_weights_may_be_a_pathlib_path():
     by_path = attn.selfattn(weights=LAYER, heads=2, x=X)
     by_text = attn.selfattn(weights=str(LAYER), heads=2, x=X)
     assert np.array_equal(by_path.output, by_text.output)
-    torch_output = [0.1258, 0.3813, 0.1881, -0.0251]  # torch 2.13, tests/test_samples.py
+    torch_output = [0.1258, 0.3813, 0.1881, -0.0251]  # torch 2.13, tests/reading/test_samples.py
     assert np.abs(by_path.output[0] - torch_output).max() < 6e-5
     with pytest.raises(InputError, match="weights is int; give a state dict") as error:
         attn.selfattn(weights=3, heads=2, x=X)  # type: ignore[arg-type]

@@ -7,7 +7,7 @@ arguments, each value of the declared type and within its limits. Anything else 
 completion, --version, an option before the command, an unknown option, a bad value,
 `--`) is left to Typer, which reads it as it always has and tells what is wrong in one
 line. So a plain command line gives the command exactly the values Typer would have given
-it (tests/test_fastpath.py holds the two readers to that).
+it (tests/cli/test_fastpath.py holds the two readers to that).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ crop, restyle), about 80 µs a cell: a third of a selfattn screen's time. The ta
 draws are plain: one line per cell, a box, one space of padding, no title, narrower than
 the console. Then each column is as wide as its widest cell, and the drawing is a few
 string operations per cell. A table that is not plain, or that does not fit, is drawn by
-rich as ever; tests/test_drawn.py holds the two drawings to the same characters and styles.
+rich as ever; tests/present/test_drawn.py holds the two drawings to the same characters and styles.
 """
 
 from __future__ import annotations

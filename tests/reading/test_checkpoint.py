@@ -15,7 +15,7 @@ from attncli.errors import InputError, ShapeError
 from attncli.reading.checkpoint import attention_prefixes, attention_weights, detect_kind
 from attncli.reading.tensor_files import open_tensors
 
-REFERENCES = Path(__file__).parent / "references"
+REFERENCES = Path(__file__).parent.parent / "references"
 MHA = {case["name"]: case for case in json.loads((REFERENCES / "mha.json").read_text())["cases"]}
 LAYERS = json.loads((REFERENCES / "layers.json").read_text())["layers"]
 

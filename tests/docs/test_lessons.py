@@ -9,6 +9,9 @@ import sys
 
 import pytest
 
+# Hypothesis or a process per case: `pytest -m 'not slow'` leaves it out of a quick run.
+pytestmark = pytest.mark.slow
+
 NINE = "uno dos tres cuatro cinco seis siete ocho nueve"
 
 

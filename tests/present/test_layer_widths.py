@@ -70,7 +70,7 @@ def test_keys_and_values_of_their_own_widths_give_torchs_numbers(run_json, tmp_p
     # nn.MultiheadAttention(embed_dim=4, num_heads=2, kdim=3, vdim=5): q/k/v_proj_weight
     from pathlib import Path
 
-    references = Path(__file__).parent / "references"
+    references = Path(__file__).parent.parent / "references"
     case = next(
         case
         for case in json.loads((references / "mha.json").read_text())["cases"]

@@ -14,7 +14,7 @@ import pytest
 import attncli as attn
 from attncli.errors import ShapeError
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 MHA = ROOT / "tests" / "references" / "mha"
 
 

@@ -14,7 +14,7 @@ import attncli as attn
 from attncli.errors import InputError, OptionError, ShapeError
 from attncli.reading.tensor_files import open_tensors
 
-REFERENCES = Path(__file__).parent / "references"
+REFERENCES = Path(__file__).parent.parent / "references"
 MHA = {case["name"]: case for case in json.loads((REFERENCES / "mha.json").read_text())["cases"]}
 LAYERS = {
     layer["kind"]: layer for layer in json.loads((REFERENCES / "layers.json").read_text())["layers"]
@@ -72,7 +72,7 @@ def test_the_python_api_reads_a_state_dict():
 
 
 def test_a_state_dict_of_tensors_is_read_without_torch():
-    from tests.test_torch_masks import FakeTensor
+    from tests.reading.test_torch_masks import FakeTensor
 
     case = MHA["packed"]
     tensors = open_tensors(str(REFERENCES / case["file"]))

@@ -19,7 +19,9 @@ from tests.explore_screen import expected_cells, grid_cells, region_lines, run_a
 
 SENTENCE = "en las llaves del coche están ahí"
 LLAVES = json.loads(
-    (__import__("pathlib").Path(__file__).parent.parent / "samples" / "llaves.json").read_text()
+    (
+        __import__("pathlib").Path(__file__).parent.parent.parent / "samples" / "llaves.json"
+    ).read_text()
 )
 
 

@@ -17,7 +17,7 @@ from attncli import messages
 from attncli.errors import ShapeError, count
 from attncli.messages import Message, Setting, say
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 import catalog  # noqa: E402
 

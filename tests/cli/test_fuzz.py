@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from .conftest import ROOT, invoke_attn
+from tests.conftest import ROOT, invoke_attn
+
+# Hypothesis or a process per case: `pytest -m 'not slow'` leaves it out of a quick run.
+pytestmark = pytest.mark.slow
 
 RAW_CONTROLS = ("\x1b", "\x9b", "\x07", "\x85", "\x00")
 

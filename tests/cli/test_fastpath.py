@@ -18,8 +18,10 @@ from attncli.cli.commands import every_command, parameters
 from attncli.cli.declare import Argument, Declared, is_enum
 from attncli.cli.fastpath import read_plain, run_plain
 from attncli.cli.group import app_for
+from tests.conftest import ROOT
 
-from .conftest import ROOT
+# Hypothesis or a process per case: `pytest -m 'not slow'` leaves it out of a quick run.
+pytestmark = pytest.mark.slow
 
 COMMANDS = every_command()
 

@@ -12,7 +12,7 @@ import pytest
 import attncli as attn
 from attncli.errors import OptionError
 
-REFERENCES = Path(__file__).parent / "references"
+REFERENCES = Path(__file__).parent.parent / "references"
 MHA = {case["name"]: case for case in json.loads((REFERENCES / "mha.json").read_text())["cases"]}
 
 

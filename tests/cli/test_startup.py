@@ -66,7 +66,7 @@ def test_a_layer_read_from_a_state_dict_loads_neither_torch_nor_rich(tmp_path):
 
     import numpy as np
 
-    weights = Path(__file__).parent / "references" / "mha" / "packed.safetensors"
+    weights = Path(__file__).parent.parent / "references" / "mha" / "packed.safetensors"
     x = tmp_path / "x.npy"
     np.save(x, np.ones((3, 4)))
     line = ("selfattn", "-i", str(x), "--weights", str(weights), "--heads", "2", "--json")

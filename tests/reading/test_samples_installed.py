@@ -20,7 +20,7 @@ from attncli.present.plot import check_plot_path
 from attncli.reading.samples import FOLDER, installed, sample_for
 from tests.conftest import SAMPLES
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 def test_every_sample_of_the_repository_is_package_data():
@@ -50,7 +50,9 @@ def test_the_layer_samples_are_found_from_any_folder(tmp_path, typed):
     assert result.returncode == 0, result.stderr
     torch_output = [[0.1258, 0.3813, 0.1881, -0.0251], [0.1302, 0.4689, 0.2826, -0.0502],
                     [0.1308, 0.4232, 0.2403, -0.0415]]  # fmt: skip
-    output = np.array(json.loads(result.stdout)["output"])  # torch 2.13, tests/test_samples.py
+    output = np.array(
+        json.loads(result.stdout)["output"]
+    )  # torch 2.13, tests/reading/test_samples.py
     assert abs(output - np.array(torch_output)).max() < 6e-5
 
 

@@ -2,7 +2,7 @@
 
 To refresh the README after a deliberate change of output:
 
-    python tests/test_readme.py --update
+    python tests/docs/test_readme.py --update
 """
 
 from __future__ import annotations
@@ -17,7 +17,10 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+# Hypothesis or a process per case: `pytest -m 'not slow'` leaves it out of a quick run.
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parent.parent.parent
 README = ROOT / "README.md"
 BLOCK = re.compile(r"```console\n(.*?)```", re.DOTALL)
 

@@ -16,6 +16,9 @@ from rich.style import Style
 from attncli.present.format import Format
 from attncli.present.grid import NumberGrid, heat_style, short_labels
 
+# Hypothesis or a process per case: `pytest -m 'not slow'` leaves it out of a quick run.
+pytestmark = pytest.mark.slow
+
 ATTN = [sys.executable, "-m", "attncli"]
 SYSTEMS = ["truecolor", "256", "standard"]
 FORTY = " ".join(f"treinta{i}" for i in range(40))

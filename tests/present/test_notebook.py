@@ -147,7 +147,7 @@ def test_every_heat_cell_reads_on_a_light_page():
         assert (light + 0.05) / (dark + 0.05) >= 3, (ink, paper)
 
 
-GOLDEN = Path(__file__).resolve().parent / "golden"
+GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 
 
 def _golden_cases():
@@ -162,7 +162,7 @@ def _golden_cases():
 
 @pytest.mark.parametrize("name", list(_golden_cases()))
 def test_the_notebook_html_is_unchanged(name):
-    """Pinned HTML; after a deliberate change: python tests/test_notebook.py --update."""
+    """Pinned HTML; after a deliberate change: python tests/present/test_notebook.py --update."""
     expected = (GOLDEN / f"{name}.html").read_text(encoding="utf-8")
     assert _golden_cases()[name]._repr_html_() == expected, f"{name}: rerun with --update"
 

@@ -12,7 +12,7 @@ import pytest
 import attncli as attn
 from tests import tiny_models
 
-REFERENCES = Path(__file__).parent / "references"
+REFERENCES = Path(__file__).parent.parent / "references"
 TINY = json.loads((REFERENCES / "tiny_models.json").read_text(encoding="utf-8"))["models"]
 SENTENCE = tiny_models.SENTENCES[0]  # the keys to the cabinet are on the table
 DEMO = "all-MiniLM-L6-v2"

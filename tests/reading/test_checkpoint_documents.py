@@ -15,7 +15,7 @@ import pytest
 from attncli.errors import InputError
 from attncli.reading.tensor_files import open_tensors
 
-REFERENCES = Path(__file__).parent / "references"
+REFERENCES = Path(__file__).parent.parent / "references"
 LAYERS = {
     layer["kind"]: layer for layer in json.loads((REFERENCES / "layers.json").read_text())["layers"]
 }

@@ -13,7 +13,7 @@ import pytest
 
 from attncli.reading.selfattn_fields import INPUTS
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 MHA = ROOT / "samples" / "mha.safetensors"
 
 

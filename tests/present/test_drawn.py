@@ -16,8 +16,7 @@ import attncli as attn
 from attncli.present import drawn
 from attncli.present.drawn import PlainTable
 from attncli.present.format import Format
-
-from .test_golden import _cases
+from tests.present.test_golden import _cases
 
 
 def _screen(renderables, color_system: str | None, width: int, encoding: str = "utf-8"):

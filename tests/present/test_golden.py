@@ -2,7 +2,7 @@
 
 A deliberate change of the screen is refreshed with
 
-    python tests/test_golden.py --update
+    python tests/present/test_golden.py --update
 
 and reviewed in the diff of tests/golden/.
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-GOLDEN = Path(__file__).resolve().parent / "golden"
+GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 
 
 def _cases() -> dict[str, object]:
@@ -77,7 +77,7 @@ NAMES = ["score", "score-general", "softmax", "softmax-grid",
 @pytest.mark.parametrize("name", NAMES)
 def test_the_screen_is_unchanged(rendered, name):
     expected = (GOLDEN / f"{name}.txt").read_text(encoding="utf-8")
-    assert rendered[name] == expected, f"{name}: rerun python tests/test_golden.py --update"
+    assert rendered[name] == expected, f"{name}: rerun python tests/present/test_golden.py --update"
 
 
 if __name__ == "__main__" and sys.argv[1:] == ["--update"]:

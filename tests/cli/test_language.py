@@ -121,7 +121,7 @@ def test_selfattn_and_compare_in_spanish(run):
 
 def test_every_help_text_is_in_the_catalog():
     """The help is the msgid; the Spanish build of the app says the catalog's words
-    (tests/test_catalog.py checks that every msgid has them)."""
+    (tests/docs/test_catalog.py checks that every msgid has them)."""
     from attncli.cli.app import build_app
 
     spanish = build_app("es")

@@ -1,7 +1,7 @@
 """attn explore's screens at 80 × 24 and 120 × 40, in English and Spanish, pinned as the
 SVG the app itself exports. A deliberate change of the screen is refreshed with
 
-    python tests/test_explore_snapshots.py --update
+    python tests/explore/test_explore_snapshots.py --update
 
 and reviewed in the diff of tests/golden/explore/ and docs/explore.svg, the README's
 screenshot (open the SVGs in a browser).
@@ -16,9 +16,12 @@ from pathlib import Path
 
 import pytest
 
+# Hypothesis or a process per case: `pytest -m 'not slow'` leaves it out of a quick run.
+pytestmark = pytest.mark.slow
+
 pytest.importorskip("textual")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 GOLDEN = ROOT / "tests" / "golden" / "explore"
 SENTENCE = "en las llaves del coche están ahí"
 

@@ -17,7 +17,7 @@ from attncli.core.selfattn import join_heads
 from attncli.reading.model import load_model
 from tests import tiny_models
 
-REFERENCES = Path(__file__).parent / "references"
+REFERENCES = Path(__file__).parent.parent / "references"
 TINY = json.loads((REFERENCES / "tiny_models.json").read_text(encoding="utf-8"))["models"]
 MINILM = json.loads((REFERENCES / "minilm.json").read_text(encoding="utf-8"))
 

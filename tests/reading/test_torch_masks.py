@@ -15,7 +15,7 @@ from attncli.reading.checkpoint import attention_weights
 from attncli.reading.tensor_files import open_tensors
 from tests import naive
 
-REFERENCES = Path(__file__).parent / "references"
+REFERENCES = Path(__file__).parent.parent / "references"
 MHA = {case["name"]: case for case in json.loads((REFERENCES / "mha.json").read_text())["cases"]}
 
 
