@@ -208,8 +208,8 @@ def _shares(result) -> list[str]:
     return [f"{100 * share:.1f} %" for share in (result.train_accuracy, number, order)]
 
 
-def test_the_readmes_accuracy_table_is_what_the_runs_give(agreement):
-    readme = (SAMPLES.parent / "README.md").read_text(encoding="utf-8")
+def test_the_manuals_accuracy_table_is_what_the_runs_give(agreement):
+    readme = (SAMPLES.parent / "docs" / "training.md").read_text(encoding="utf-8")
     rows = {
         None: re.search(r"^without positions +(.*)$", readme, re.MULTILINE),
         "sinusoidal": re.search(r"^--positions sinusoidal +(.*)$", readme, re.MULTILINE),

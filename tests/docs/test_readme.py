@@ -1,4 +1,5 @@
-"""Every `$ attn ...` example in the README's ```console blocks is run, and its output compared.
+"""Every `$ attn ...` example in the ```console blocks of the README and of the manual
+(docs/*.md) is run, and its output compared.
 
 To refresh the README after a deliberate change of output:
 
@@ -22,6 +23,7 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 README = ROOT / "README.md"
+PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
 BLOCK = re.compile(r"```console\n(.*?)```", re.DOTALL)
 
 
@@ -106,7 +108,10 @@ def _same(actual: object, expected: object) -> bool:
     return actual == expected
 
 
-@pytest.mark.parametrize(("command", "expected"), examples(README.read_text(encoding="utf-8")))
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [case for page in PAGES for case in examples(page.read_text(encoding="utf-8"))],
+)
 def test_readme_example(command, expected):
     actual = run_example(command)
     assert same_output(actual, normalise(expected)), f"{actual}\n!=\n{normalise(expected)}"
@@ -122,8 +127,14 @@ def test_json_lines_compare_as_numbers():
 
 
 def update() -> None:
-    """Rewrite the output under every README command with what the command prints now."""
-    text = README.read_text(encoding="utf-8")
+    """Rewrite the output under every command of the README and the manual with what the
+    command prints now."""
+    for page in PAGES:
+        _update(page)
+
+
+def _update(page: Path) -> None:
+    text = page.read_text(encoding="utf-8")
 
     def refresh(match: re.Match[str]) -> str:
         lines = []
@@ -134,7 +145,7 @@ def update() -> None:
                 lines.append(output)
         return "```console\n" + "\n".join(lines) + "\n```"
 
-    README.write_text(BLOCK.sub(refresh, text), encoding="utf-8")
+    page.write_text(BLOCK.sub(refresh, text), encoding="utf-8")
 
 
 if __name__ == "__main__" and "--update" in sys.argv:
@@ -151,13 +162,13 @@ def test_ci_runs_the_readme_test_command_exactly():
 
 
 def test_every_example_gives_a_checkpoint_its_own_heads():
-    """A state dict does not hold its heads, so a README example that gives --heads for a
+    """A state dict does not hold its heads, so a manual's example that gives --heads for a
     checkpoint must give the model's own (tests/references/layers.json; mha.safetensors was
     made with num_heads=2), or a reader copying it gets numbers that are not the model's."""
     references = json.loads((ROOT / "tests" / "references" / "layers.json").read_text())
     own = {layer["file"]: layer["heads"] for layer in references["layers"]}
     own["mha.safetensors"] = 2
-    text = README.read_text(encoding="utf-8")
+    text = "\n".join(page.read_text(encoding="utf-8") for page in PAGES)
     lines = [command for command, _ in examples(text)]
     lines += re.findall(r"`(attn selfattn [^`]*)`", text)
     checked = 0

@@ -81,8 +81,8 @@ def test_help_lists_every_field_selfattn_reads(run):
     assert "in_proj_weight" in listed and "--prefix" in listed
 
 
-def test_the_readme_lists_every_field_and_refuses_what_it_says(run):
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_reference_lists_every_field_and_refuses_what_it_says(run):
+    readme = (ROOT / "docs" / "reference.md").read_text(encoding="utf-8")
     start = readme.index("- `attn selfattn` takes a sentence")
     listed = readme[start : readme.index("every other field is refused", start)]
     for name in INPUTS:
