@@ -95,7 +95,10 @@ LangOption = Annotated[
     Language | None,
     Option(
         "--lang",
-        help=_("en or es. Default: ATTN_LANG, else es when the locale is es_*, else en."),
+        help=_(
+            "The language, one of those listed (a catalog each). Default: ATTN_LANG, else the "
+            "locale's (es_ES.UTF-8: es) when attn speaks it, else en."
+        ),
     ),
 ]
 BlankOption = Annotated[

@@ -1,6 +1,6 @@
 """Assemble each command's validated inputs from a parsed document.
 
-This is the second half of the parsing layer: parsing.py reads single fields,
+This is the second half of the parsing layer: values.py reads single fields,
 this module checks that the fields fit together (lengths, counts, parameter
 shapes) and fills in seeded score parameters that the document left out.
 """
