@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable, Mapping
 
 from attncli.errors import InputError, OptionError
-from attncli.messages import Message, _
+from attncli.messages import Message, _, either
 
 BYTES_PER_NUMBER = 8  # float64
 MAX_INPUT_BYTES = 1 << 30  # a JSON or .npy input larger than 1 GiB is refused, not read
@@ -77,19 +77,9 @@ def check_fits(
         what=what,
         need=need_text,
         memory=memory_text,
-        lower=_either([names.get(name, name) for name in culprits]),
+        lower=either([names.get(name, name) for name in culprits]),
         hint=hint,
     )
-
-
-def _either(choices: list[str | Message]) -> str | Message:
-    """'--tx, --ty or --d-a'."""
-    if len(choices) == 1:
-        return choices[0]
-    listed = choices[0]
-    for choice in choices[1:-1]:
-        listed = Message(_("{first}, {second}"), first=listed, second=choice)
-    return Message(_("{choices} or {last}"), choices=listed, last=choices[-1])
 
 
 def check_repeat(repeat: int) -> None:

@@ -90,6 +90,22 @@ def decimal_mark(lang: str) -> str:
     return catalog(lang).pgettext("decimal mark", ".")
 
 
+def in_decimals(text: str, lang: str) -> str:
+    """A number written with a point (`0.665`) written with the language's decimal mark."""
+    mark = decimal_mark(lang)
+    return text if mark == "." else text.replace(".", mark)
+
+
+def either(choices: list[str | Message]) -> str | Message:
+    """Choices as a sentence offers them: '--tx, --ty or --d-a' ('… o --d-a')."""
+    if len(choices) == 1:
+        return choices[0]
+    listed = choices[0]
+    for choice in choices[1:-1]:
+        listed = Message(_("{first}, {second}"), first=listed, second=choice)
+    return Message(_("{choices} or {last}"), choices=listed, last=choices[-1])
+
+
 def thousands_mark(lang: str) -> str:
     """The mark between thousands: `,` translated in the context "thousands mark"."""
     if lang == SOURCE_LANGUAGE:
@@ -121,12 +137,11 @@ class Message:
     """A sentence not yet said: its msgid (English) and its fields, said in a language when
     shown. Plain slots: a message is made on every error and on most screens."""
 
-    __slots__ = ("msgid", "plural", "count", "fields")
+    __slots__ = ("msgid", "plural", "fields")
 
     def __init__(self, msgid: str, /, **fields: Any) -> None:
         self.msgid = msgid
-        self.plural: str | None = None
-        self.count = 0
+        self.plural: str | None = None  # with it, the field {count} chooses the form
         self.fields = fields
 
     @classmethod
@@ -135,7 +150,6 @@ class Message:
         with the number as the field {count}."""
         message = cls(singular, count=count, **fields)
         message.plural = plural
-        message.count = count
         return message
 
     def said(self, lang: str = SOURCE_LANGUAGE, surface: str = "python") -> str:
@@ -143,9 +157,9 @@ class Message:
         if self.plural is None:
             text = translate(self.msgid, lang)
         elif lang == SOURCE_LANGUAGE:
-            text = self.msgid if self.count == 1 else self.plural
+            text = self.msgid if self.fields["count"] == 1 else self.plural
         else:
-            text = catalog(lang).ngettext(self.msgid, self.plural, self.count)
+            text = catalog(lang).ngettext(self.msgid, self.plural, self.fields["count"])
         if not self.fields:
             return text
         return _filler()(lang, surface).vformat(text, (), self.fields)
@@ -189,10 +203,6 @@ def _filler() -> Callable[[str, str], string.Formatter]:
             if isinstance(value, Setting):
                 return format(value.written(self.surface), format_spec)
             text = format(value, format_spec)
-            if isinstance(value, float):
-                mark = decimal_mark(self.lang)
-                if mark != ".":
-                    text = text.replace(".", mark)
-            return text
+            return in_decimals(text, self.lang) if isinstance(value, float) else text
 
     return Filler

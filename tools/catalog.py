@@ -59,7 +59,7 @@ def _called(node: ast.Call) -> str:
     return ""
 
 
-def said_in(path: Path, tree: ast.AST) -> Iterator[tuple[str, str | None, int]]:
+def said_in(tree: ast.AST) -> Iterator[tuple[str, str | None, int]]:
     """(msgid, plural, line) of every message written in one module."""
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
@@ -93,7 +93,7 @@ def extract(folders: list[Path] | None = None) -> dict[str, Found]:
     for folder in folders or [PACKAGE]:
         for path in sorted(folder.rglob("*.py")):
             tree = ast.parse(path.read_text(encoding="utf-8"))
-            for msgid, plural, line in said_in(path, tree):
+            for msgid, plural, line in said_in(tree):
                 entry = found.setdefault(msgid, Found(msgid, plural))
                 entry.places.append(f"{path.relative_to(folder.parent)}:{line}")
     return found

@@ -18,7 +18,7 @@ from attncli.cli.declare import Argument, Command, Declared, declared
 from attncli.cli.fastpath import language_of, split_lang
 from attncli.cli.group import app_for
 from attncli.cli.options import LangOption, VersionOption, settings_from
-from attncli.messages import _, decimal_mark, translate
+from attncli.messages import _, in_decimals, translate
 from attncli.reading.arguments import read_decimal
 
 
@@ -62,7 +62,7 @@ def _typer_annotation(parameter: Declared, lang: str) -> Any:
 def _typer_default(parameter: Declared, lang: str) -> Any:
     """A number's default as the help writes it: 1.0, or 1,0 in Spanish."""
     if _one_number(parameter) and isinstance(parameter.default, float):
-        return repr(parameter.default).replace(".", decimal_mark(lang))
+        return in_decimals(repr(parameter.default), lang)
     return parameter.default
 
 

@@ -34,8 +34,7 @@ OPTIONS_METAVAR = _("[OPTIONS]")
 SUBCOMMAND_METAVAR = _("COMMAND [ARGS]...")
 # Click's words on a help screen, as its copy in Typer writes them.
 USAGE = _("Usage: ")
-HELP_PHRASES = (_("Show this message and exit."), _("[required]"))
-DEFAULT = _("[default: ")
+HELP_PHRASES = (_("Show this message and exit."), _("[required]"), _("[default: "))
 # The placeholders Click writes for a value's type, and the sentence argument's name.
 TERMS = (_("<str>"), _("<int>"), _("<int range>"), _("<float>"), _("sentence"))
 
@@ -77,7 +76,7 @@ def _term(lang: str, term: str) -> str:
 def _in(lang: str, text: str) -> str:
     for phrase in HELP_PHRASES:
         text = text.replace(phrase, translate(phrase, lang))
-    return text.replace(DEFAULT, translate(DEFAULT, lang))
+    return text
 
 
 def _said(params: list[Any], lang: str) -> list[Any]:

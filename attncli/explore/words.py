@@ -3,9 +3,8 @@ attncli.present.language's, the same as attn selfattn's)."""
 
 from __future__ import annotations
 
-from attncli import messages
 from attncli.messages import _
-from attncli.present.language import printable
+from attncli.present.language import shown_in
 
 # key -> the English msgid (its translations: locale/); {name} fields are filled by say().
 WORDS: dict[str, str] = {
@@ -105,5 +104,4 @@ WORDS: dict[str, str] = {
 
 def say(lang: str, key: str, **fields: object) -> str:
     """The explorer's phrase `key` in `lang`; text fields made printable."""
-    shown = {name: printable(v) if isinstance(v, str) else v for name, v in fields.items()}
-    return messages.say(lang, WORDS[key], **shown)
+    return shown_in(lang, WORDS[key], **fields)

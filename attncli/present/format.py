@@ -11,7 +11,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from attncli.messages import decimal_mark, thousands_mark
+from attncli.messages import in_decimals, thousands_mark
 from attncli.present.language import say
 
 MASKED = "—"
@@ -94,8 +94,7 @@ class Format:
 
     def decimal(self, text: str) -> str:
         """A formatted number with the language's decimal mark: 0.665, or 0,665 in Spanish."""
-        mark = decimal_mark(self.lang)
-        return text if mark == "." else text.replace(".", mark)
+        return in_decimals(text, self.lang)
 
     def weight_number(self, value: float) -> str:
         return self.number(value, self.weight, whole_bare=False)

@@ -256,10 +256,15 @@ def usage_error(lang: str, message: str, command: str) -> str:
 
 
 def say(lang: str, key: str, **fields: object) -> str:
-    """The phrase `key` in `lang`, with its fields filled in; text fields (tokens, paths)
-    made printable, so a heading that names a token cannot drive the terminal."""
+    """The phrase `key` in `lang`, with its fields filled in (see shown_in)."""
+    return shown_in(lang, PHRASES[key], **fields)
+
+
+def shown_in(lang: str, msgid: str, **fields: object) -> str:
+    """`msgid` in `lang` with its fields filled in; text fields (tokens, paths) made
+    printable, so a heading that names a token cannot drive the terminal."""
     shown = {name: printable(v) if isinstance(v, str) else v for name, v in fields.items()}
-    return messages.say(lang, PHRASES[key], **shown)
+    return messages.say(lang, msgid, **shown)
 
 
 # Control, format, surrogate, private and unassigned characters, and line breaks.

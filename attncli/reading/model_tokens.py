@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from attncli.errors import InputError, install_command
-from attncli.messages import Message, _
+from attncli.messages import _, either
 
 LENGTH_FIELDS = {"gpt2": "n_positions"}  # else max_position_embeddings
 
@@ -147,11 +147,7 @@ def load_tokenizer(folder: str, model_type: str, positions: int) -> ModelTokeniz
             handle_chinese_chars=bool(config.get("tokenize_chinese_chars", True)),
         )
         return ModelTokenizer(wordpiece, positions, field, pieces)
-    needs = (
-        Message(_("{first} or {second}"), first="tokenizer.json", second="vocab.txt")
-        if model_type == "bert"
-        else "tokenizer.json"
-    )
+    needs = either(["tokenizer.json", "vocab.txt"]) if model_type == "bert" else "tokenizer.json"
     raise InputError(
         _(
             "{folder} has no {needs}; save the model's tokenizer beside it (with transformers: "
