@@ -19,6 +19,7 @@ __all__ = [
     "AttnError",
     "InputError",
     "OptionError",
+    "SelfAttnSettings",
     "ShapeError",
     "compare_scores",
     "exercise",
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
     from attncli.api.selfattn import selfattn
     from attncli.api.training import train
     from attncli.errors import AttnError, InputError, OptionError, ShapeError
+    from attncli.layer import SelfAttnSettings
 
 _HOMES = {
     **dict.fromkeys(("compare_scores", "mix", "score", "softmax"), "api.calculator"),
@@ -53,6 +55,7 @@ _HOMES = {
     "samples": "api.samples",
     "selfattn": "api.selfattn",
     "train": "api.training",
+    "SelfAttnSettings": "layer",
     **dict.fromkeys(("AttnError", "InputError", "OptionError", "ShapeError"), "errors"),
 }
 

@@ -19,13 +19,9 @@ from attncli.results.selfattn import SelfAttnResult
 
 if TYPE_CHECKING:
     from attncli.core.selfattn import Attention
+    from attncli.layer import SelfAttnSettings
     from attncli.reading.selfattn_inputs import SelfAttnInput
-    from attncli.reading.settings import SelfAttnSettings
     from attncli.reading.state_dicts import LayerFields
-
-
-# What picks from a pretrained model (model=); every other argument shapes the seeded layer.
-PICKS = ("sentence", "model", "layer", "head", "words")
 
 
 def selfattn(
@@ -44,32 +40,15 @@ def selfattn(
     x_kv: ArrayLike | None = None,
     x_k: ArrayLike | None = None,
     x_v: ArrayLike | None = None,
-    context: str | None = None,
     b_q: ArrayLike | None = None,
     b_k: ArrayLike | None = None,
     b_v: ArrayLike | None = None,
     b_o: ArrayLike | None = None,
     bias_k: ArrayLike | None = None,
     bias_v: ArrayLike | None = None,
-    add_zero_attn: bool = False,
-    dtype: str | type | np.dtype[Any] = "float64",
     mask: ArrayLike | None = None,
     attn_mask: ArrayLike | None = None,
     key_padding_mask: ArrayLike | None = None,
-    d_model: int | None = None,
-    d_k: int | None = None,
-    d_v: int | None = None,
-    norm: float | None = None,
-    seed: int = 0,
-    draw_missing: bool = False,
-    heads: int | None = None,
-    projections: bool = True,
-    out_proj: bool = True,
-    scale: bool = True,
-    scale_by: float | None = None,
-    causal: bool = False,
-    no_causal: bool = False,
-    valid_len: int | None = None,
     grad_output: ArrayLike | None = None,
     target: ArrayLike | None = None,
     model: str | None = None,
@@ -78,11 +57,17 @@ def selfattn(
     words: bool = False,
     weights: Mapping[str, Any] | str | os.PathLike[str] | None = None,
     prefix: str = "",
+    **layer_settings: Any,
 ) -> SelfAttnResult:
     """Self-attention over a sentence (seeded embeddings) or a given X; or attention over
     given queries, keys and values; or, with `model` (a folder or a name on this machine),
     a pretrained model's own attention in `layer` (1-based, default the last), every head
     or `head` alone, through its own tokenizer (see attncli.api.model.model_selfattn).
+    The layer's settings are keywords, the fields of attncli.SelfAttnSettings (d_model,
+    d_k, d_v, norm, seed, heads, scale, causal, valid_len, context, positions, …):
+    `scale` is True (√d_k), False (no division) or a number; `causal` True, False or
+    None (the layer's own: a GPT-2 checkpoint's is causal); `scale_by=S` and
+    `no_causal=True` say scale=S and causal=False.
     W as d_in × d_out, applied as x @ W (from torch's nn.Linear, pass weight.T), or
     `weights` a state dict (`mha.state_dict()`, torch's names) or the path of a weight
     file (.safetensors, .npz, JSON), with `prefix` for one layer of a checkpoint
@@ -120,25 +105,9 @@ def selfattn(
     >>> bool(abs(a.weights.sum(axis=1) - 1).max() < 1e-12)
     True
     """
-    if model is not None:
-        seeded = {k: v for k, v in locals().items() if k not in PICKS}
-        defaults = selfattn.__kwdefaults__ or {}
-        for name, value in seeded.items():
-            default = defaults.get(name)
-            plain = isinstance(value, (bool, int, float, str))
-            if value is not default and (not plain or value != default):
-                raise OptionError(
-                    _(
-                        "{name} shapes the seeded layer and does not apply with model=, whose "
-                        "tokenizer, sizes and weights are the model's own; leave it out"
-                    ),
-                    name=name,
-                )
-        from attncli.api.model import model_selfattn
+    from attncli.layer import settings_from_keywords
 
-        return model_selfattn(sentence, model, layer=layer, head=head, words=words)
-    if layer is not None or head is not None or words:
-        raise OptionError(_("layer=, head= and words= pick from a pretrained model; add model="))
+    options = settings_from_keywords(**layer_settings)
     document = as_document(
         x=x,
         queries=queries,
@@ -165,27 +134,22 @@ def selfattn(
         grad_output=grad_output,
         target=target,
     )
-    from attncli.reading.settings import SelfAttnSettings, dtype_name
+    if model is not None:
+        given = [*document, *options.changed()]
+        given += [name for name, value in (("weights", weights), ("prefix", prefix)) if value]
+        if given:
+            raise OptionError(
+                _(
+                    "{name} shapes the seeded layer and does not apply with model=, whose "
+                    "tokenizer, sizes and weights are the model's own; leave it out"
+                ),
+                name=given[0],
+            )
+        from attncli.api.model import model_selfattn
 
-    options = SelfAttnSettings(
-        d_model=d_model,
-        d_k=d_k,
-        d_v=d_v,
-        norm=norm,
-        seed=seed,
-        draw_missing=draw_missing,
-        heads=heads,
-        projections=projections,
-        out_proj=out_proj,
-        scale=scale,
-        scale_by=scale_by,
-        causal=causal,
-        no_causal=no_causal,
-        valid_len=valid_len,
-        context=context,
-        zero_attn=add_zero_attn,
-        dtype=dtype_name(dtype),
-    )
+        return model_selfattn(sentence, model, layer=layer, head=head, words=words)
+    if layer is not None or head is not None or words:
+        raise OptionError(_("layer=, head= and words= pick from a pretrained model; add model="))
     from attncli.reading.state_dicts import layer_of
 
     return selfattn_document(document, sentence, options, layer_of(weights, prefix))
@@ -204,8 +168,8 @@ def selfattn_document(
     holds under a checkpoint's names (the layer under `prefix`, or its only one);
     `progress` hears (queries done, queries in all) as a long input or a big batch goes.
 
-    The scores are divided by √d_k (per head), by `options.scale_by` when given, or not
-    at all when `options.scale` is false.
+    The scores are divided by √d_k (per head), by `options.scale` when a number, or not
+    at all when it is None.
     """
     from attncli.reading.read_back import check_outputs, read_back_inputs
     from attncli.reading.selfattn_fields import drawn_of
@@ -232,16 +196,16 @@ def selfattn_document(
         allowed = earlier if allowed is None else allowed & earlier
     _in_dtype(checked, options.dtype)
     extra_keys = (("bias_k",) if "bias_k" in checked.weights else ()) + (
-        ("zero",) if options.zero_attn else ()
+        ("zero",) if options.add_zero_attn else ()
     )  # torch's add_bias_kv and add_zero_attn: keys every query may look at
     if extra_keys:
         from attncli.core.selfattn import with_extra_keys
 
         allowed, checked.bias = with_extra_keys(allowed, checked.bias, len(extra_keys))
-    divisor = _divisor(options.scale, options.scale_by)
+    divisor = _divisor(options.scale)
     with np.errstate(all="ignore"):  # overflow is checked after, with a clear message
         run = _run_selfattn(
-            checked, options.heads, divisor, allowed, options.grids, options.zero_attn, progress
+            checked, options.heads, divisor, allowed, options.grids, options.add_zero_attn, progress
         )
     if options.grids:
         from attncli.core.selfattn import aligned
@@ -270,9 +234,9 @@ def selfattn_document(
         drawn=drawn,
         attention=run,
         heads=options.heads,
-        scale=options.scale,
+        scale=options.scale is not None,
         divisor=run.divisor,
-        causal=options.causal,
+        causal=bool(options.causal),
         allowed=allowed,
         bias=checked.bias,
         mask=given_mask,
@@ -305,17 +269,23 @@ def _in_dtype(checked: SelfAttnInput, dtype: str) -> None:
         checked.direct = (queries, keys, values)
 
 
-def _divisor(scale: bool, scale_by: float | None) -> float | None:
+def _divisor(scale: float | str | None) -> float | None:
     """What the scores are divided by: None for √d_k (the core's default), 1, or --scale S."""
-    if scale_by is None:
-        return None if scale else 1.0
-    if not scale:
-        raise OptionError(_("--scale S and --no-scale both set the divisor; give one"))
-    if not (math.isfinite(scale_by) and scale_by > 0):
+    from attncli.layer import SQRT
+
+    if scale == SQRT:
+        return None
+    if scale is None:
+        return 1.0
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)):
         raise OptionError(
-            _("--scale is {scale}; the divisor must be a positive number"), scale=scale_by
+            _("scale is {scale}; expected True (√d_k), False (none) or a number"), scale=scale
         )
-    return float(scale_by)
+    if not (math.isfinite(scale) and scale > 0):
+        raise OptionError(
+            _("--scale is {scale}; the divisor must be a positive number"), scale=scale
+        )
+    return float(scale)
 
 
 def _run_selfattn(

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from attncli.errors import InputError, OptionError
+from attncli.layer import SQRT, SelfAttnSettings
 from attncli.messages import Message, _
-from attncli.reading.settings import SelfAttnSettings
 from attncli.reading.wants import Sentence, at, parse_wants
 from attncli.results.training import TestLink, TrainResult
 
@@ -63,7 +63,12 @@ def train(
 
     _check_options(iterations, lr, optimizer, projections)
     settings = SelfAttnSettings(
-        d_model=d_model, d_k=d_k, seed=seed, heads=heads, scale=scale, causal=causal
+        d_model=d_model,
+        d_k=d_k,
+        seed=seed,
+        heads=heads,
+        scale=SQRT if scale else None,
+        causal=causal,
     )
     sentences = _sentences(sentence, want, corpus)
     examples, tokens, x, params, norm = _examples(sentences, settings, positions)

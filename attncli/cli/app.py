@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from attncli.cli.click_words import speak
-from attncli.cli.commands import every_command, parameters
+from attncli.cli.commands import call, every_command, parameters
 from attncli.cli.declare import Argument, Command, Declared, declared
 from attncli.cli.fastpath import language_of, split_lang
 from attncli.cli.group import app_for
@@ -37,7 +37,7 @@ def typer_callback(command: Command, lang: str = "en") -> Callable[..., None]:
                 arguments[parameter.name] = read_decimal(
                     arguments[parameter.name], option, settings.lang
                 )
-        command.function(settings=settings, **arguments)
+        call(command, settings, arguments)
 
     numbers = [parameter for parameter in parameters(command) if _one_number(parameter)]
 

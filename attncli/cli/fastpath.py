@@ -33,7 +33,7 @@ def run_plain(arguments: list[str]) -> int | None:
     None, having done nothing, when Typer must read them."""
     if not arguments or COMPLETION_VARIABLE in os.environ:
         return None
-    from attncli.cli.commands import find
+    from attncli.cli.commands import call, find
 
     command = find(arguments[0])
     if command is None:
@@ -48,7 +48,7 @@ def run_plain(arguments: list[str]) -> int | None:
 
     def run() -> None:
         chosen = {name: values.pop(name) for name in command.outputs}
-        command.function(settings=settings_from(**chosen, meta=meta), **values)
+        call(command, settings_from(**chosen, meta=meta), values)
 
     return outcome(run, lambda: error_language(meta, arguments))
 

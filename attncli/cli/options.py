@@ -195,21 +195,11 @@ ScoresOption = Annotated[
 ]
 
 
-# attn selfattn and attn train: the layer's X with the words' order in it
+# attn selfattn and attn train: the layer's X with the words' order in it (--positions)
 class PositionsKind(str, Enum):
     sinusoidal = "sinusoidal"
 
 
-PositionsOption = Annotated[
-    PositionsKind | None,
-    Option(
-        "--positions",
-        help=_(
-            "Add a positional encoding to X (sinusoidal: Vaswani et al.), so the layer knows "
-            "the order of the words."
-        ),
-    ),
-]
 # The output options, in the order --help lists them, as (annotation, default).
 FieldsOption = Annotated[
     str | None,

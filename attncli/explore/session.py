@@ -75,7 +75,7 @@ def compute(source: Source, state: State) -> SelfAttnResult:
             source.sentence, source.model, layer=state.layer, head=state.head, words=state.words
         )
     from attncli.api.selfattn import selfattn_document
-    from attncli.reading.settings import SelfAttnSettings
+    from attncli.layer import SQRT, SelfAttnSettings
 
     projections = state.projections and not source.direct
     settings = SelfAttnSettings(
@@ -85,8 +85,8 @@ def compute(source: Source, state: State) -> SelfAttnResult:
         seed=state.seed,
         heads=state.heads if projections and state.heads > 1 else None,
         projections=projections,
-        scale=state.scale,
-        causal=state.causal,
+        scale=SQRT if state.scale else None,
+        causal=state.causal or None,  # off: the layer's own (a GPT-2 layer is causal)
     )
     # The document as attn selfattn -i reads it: every field used, or refused in one line.
     document = {} if source.sentence is not None else dict(source.document)

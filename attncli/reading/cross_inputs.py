@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from attncli.errors import InputError, ShapeError
+from attncli.layer import SelfAttnSettings
 from attncli.messages import Message, _
-from attncli.reading.settings import SelfAttnSettings
 from attncli.reading.values import Document, is_batch, require, to_batch, to_matrix
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ from attncli.reading.values import Document, shape_text
 if TYPE_CHECKING:
     import numpy as np
 
-    from attncli.reading.settings import SelfAttnSettings
+    from attncli.layer import SelfAttnSettings
 
 
 def sizes_text(d_model: int, d_k: int, d_v: int, heads: int | None) -> str | Message:

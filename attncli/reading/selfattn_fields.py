@@ -14,7 +14,7 @@ from attncli.reading.masks import OTHER_MASKS
 from attncli.reading.values import Document
 
 if TYPE_CHECKING:
-    from attncli.reading.settings import SelfAttnSettings
+    from attncli.layer import SelfAttnSettings
 
 # The sequences a layer computed from X reads (a result of one holds them; one of queries,
 # keys and values given directly does not).
@@ -192,7 +192,7 @@ def check_read_back(document: Document, settings: SelfAttnSettings) -> None:
     # field: (what the result was computed with, what is asked now, how to ask for it)
     compared = {
         "causal": (causal, settings.causal, _with("--causal", bool(causal))),
-        "scale": (scale, settings.scale, _with("--no-scale", not scale)),
+        "scale": (scale, settings.scale is not None, _with("--no-scale", not scale)),
         "projections": (projections, settings.projections, _with("--no-proj", not projections)),
         "heads": (heads, settings.heads,
                   _with("--heads" if heads is None else f"--heads {heads}", heads is not None)),
@@ -201,7 +201,7 @@ def check_read_back(document: Document, settings: SelfAttnSettings) -> None:
                           scale_by is not None)),
         "dtype": (dtype, settings.dtype, _with(f"--dtype {dtype}", True)),
     }  # fmt: skip
-    _check_zero_key(document.get("extra_keys", []), settings.zero_attn)
+    _check_zero_key(document.get("extra_keys", []), settings.add_zero_attn)
     # queries, keys and values given directly are never projected: --no-proj changes nothing
     direct = not from_x(document)
     for field, (written, asked, fix) in compared.items():

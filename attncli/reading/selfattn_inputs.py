@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from attncli.errors import InputError, ShapeError, count
+from attncli.layer import SelfAttnSettings
 from attncli.messages import Message, _
 from attncli.reading.cross_inputs import cross_matrices, separate_matrices
 from attncli.reading.inputs import (
@@ -28,7 +29,6 @@ from attncli.reading.selfattn_fields import (
     unused_with_direct,
 )
 from attncli.reading.selfattn_memory import check_memory
-from attncli.reading.settings import SelfAttnSettings
 from attncli.reading.state_dicts import LAYER_FIELDS
 from attncli.reading.values import (
     Document,
@@ -220,7 +220,7 @@ def selfattn_input(
         raise InputError(
             _("biases go with the projections; drop --no-proj or the b_ fields"),
         )
-    if settings.zero_attn and not settings.projections:
+    if settings.add_zero_attn and not settings.projections:
         raise InputError(
             _(
                 "--add-zero-attn goes with the projections, as in nn.MultiheadAttention; "

@@ -19,7 +19,7 @@ from attncli.reading.values import Document
 if TYPE_CHECKING:
     import numpy as np
 
-    from attncli.reading.settings import SelfAttnSettings
+    from attncli.layer import SelfAttnSettings
 
 # The layer's fields in attn's names, which a state dict's names are turned into.
 LAYER_FIELDS = ("w_q", "w_k", "w_v", "w_o", "b_q", "b_k", "b_v", "b_o", "bias_k", "bias_v")
@@ -237,28 +237,11 @@ def layer_settings(
         document = with_layer(document, layer)
     else:
         document, layer = in_document(document, prefix)
-    _check_no_causal(options, layer)
-    if layer is None:
-        return document, options, None
+    if layer is None:  # a seeded or given layer: causal only when asked
+        return document, replace(options, causal=bool(options.causal)), None
     changes: dict[str, Any] = {"heads": heads_of(layer, options.heads)}
-    if layer.causal and not options.no_causal:
-        changes["causal"] = True
+    if options.causal is None:  # the layer's own: GPT-2's is causal
+        changes["causal"] = layer.causal
     if sentence is not None and options.d_model is None and "w_q" in layer.fields:
         changes["d_model"] = int(layer.fields["w_q"].shape[0])
     return document, replace(options, **changes), layer
-
-
-def _check_no_causal(options: SelfAttnSettings, layer: LayerFields | None) -> None:
-    """--no-causal switches off the causal mask a GPT-2 layer brings: refused beside
-    --causal, and where there is no such mask to switch off."""
-    from attncli.errors import OptionError
-
-    if options.no_causal and options.causal:
-        raise OptionError(_("--causal and --no-causal ask for opposite masks; give one"))
-    if options.no_causal and (layer is None or not layer.causal):
-        raise OptionError(
-            _(
-                "--no-causal switches off the causal mask of a GPT-2 layer, and this layer is "
-                "not causal (it is only with --causal); drop --no-causal"
-            )
-        )

@@ -115,7 +115,7 @@ def test_a_layer_in_a_document_still_needs_its_heads_and_every_name_read(run, tm
 
 def test_the_spanish_line_lists_the_prefixes_too():
     from attncli.api.selfattn import selfattn_document
-    from attncli.reading.settings import SelfAttnSettings
+    from attncli.layer import SelfAttnSettings
 
     document = _document("gpt2", "h.0.attn")
     with pytest.raises(InputError) as raised:
@@ -149,24 +149,28 @@ def test_a_gpt2_layer_is_causal_by_itself_and_no_causal_switches_it_off(run, run
     assert again["output"] == causal["output"]
 
 
-def test_no_causal_where_there_is_no_causal_mask_is_refused(run, tmp_path):
+def test_causal_and_no_causal_together_are_refused_and_no_causal_alone_is_every_key(
+    run, run_json, tmp_path
+):
     gpt2 = _written(tmp_path, _document("gpt2"))
     _one_line_error(
         run("selfattn", "-i", gpt2, "--heads", "2", "--causal", "--no-causal"),
-        "--causal and --no-causal ask for opposite masks; give one",
+        "--causal and --no-causal ask for opposite things; give one",
     )
-    bert = str(tmp_path / "bert.json")
-    Path(bert).write_text(json.dumps(_document("bert")))
-    said = "--no-causal switches off the causal mask of a GPT-2 layer, and this layer is not causal"
-    _one_line_error(run("selfattn", "-i", bert, "--heads", "4", "--no-causal"), said)
-    _one_line_error(run("selfattn", "el tren", "--no-causal"), said)
+    import attncli as attn
     from attncli.errors import OptionError
+    from attncli.layer import OPPOSITE
 
     with pytest.raises(OptionError) as raised:
-        import attncli as attn
-
-        attn.selfattn("el tren", no_causal=True)
-    assert "quita --no-causal" in raised.value.message("es")
+        attn.selfattn("el tren", causal=True, no_causal=True)
+    assert raised.value.msgid == OPPOSITE
+    assert raised.value.message("en", "python").startswith("causal=True and no_causal=True")
+    # A layer that is not causal by itself stays as it is: --no-causal changes nothing.
+    bert = str(tmp_path / "bert.json")
+    Path(bert).write_text(json.dumps(_document("bert")))
+    plain = run_json("selfattn", "-i", bert, "--heads", "4", "--json")
+    unmasked = run_json("selfattn", "-i", bert, "--heads", "4", "--no-causal", "--json")
+    assert unmasked["weights"] == plain["weights"] and unmasked["causal"] is False
 
 
 def test_the_screen_says_why_a_gpt2_layer_is_causal_and_how_to_switch_it_off(run, tmp_path):

@@ -103,7 +103,7 @@ def test_a_changed_result_is_refused_in_spanish_too():
     document = json.loads(json.dumps(first, default=lambda a: a.tolist()))
     document["weights"][0][0][0] += 0.5
     from attncli.api.selfattn import selfattn_document
-    from attncli.reading.settings import SelfAttnSettings
+    from attncli.layer import SelfAttnSettings
 
     with pytest.raises(InputError) as raised:
         selfattn_document(document, None, SelfAttnSettings(heads=2))

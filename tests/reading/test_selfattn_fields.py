@@ -62,7 +62,7 @@ def test_an_npz_field_is_held_to_the_same_rule(run, tmp_path):
 
 def test_the_api_refuses_too():
     from attncli.api.selfattn import selfattn_document
-    from attncli.reading.settings import SelfAttnSettings
+    from attncli.layer import SelfAttnSettings
 
     with pytest.raises(InputError, match="did you mean w_v"):
         selfattn_document({"x": X, "W_v": W}, None, SelfAttnSettings())

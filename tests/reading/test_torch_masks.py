@@ -218,7 +218,7 @@ def test_the_row_blocked_computation_reports_its_progress():
     assert np.array_equal(output, blocked_output(queries, keys, keys, rows=512))
     result_heard: list[tuple[int, int]] = []
     from attncli.api.selfattn import selfattn_document
-    from attncli.reading.settings import SelfAttnSettings
+    from attncli.layer import SelfAttnSettings
 
     settings = SelfAttnSettings(grids=False, heads=2)
     selfattn_document({"x": queries}, None, settings, progress=lambda *a: result_heard.append(a))

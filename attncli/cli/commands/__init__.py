@@ -5,12 +5,21 @@ A command's module is imported only when that command runs (or when the whole ap
 built, for --help and completion): HOMES says where each one lives.
 """
 
+from __future__ import annotations
+
 import inspect
 from collections.abc import Callable
 from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 from attncli.cli.declare import Command, Declared, declared
 from attncli.cli.options import OUTPUT_OPTIONS, output_names
+
+if TYPE_CHECKING:
+    from attncli.present.output import Settings
+
+# A command taking a parameter of this name takes the layer's settings (attncli.layer).
+LAYER_SETTINGS = "layer_settings"
 
 # command name -> its module in attncli.cli.commands, in the order --help lists them
 HOMES = {
@@ -66,13 +75,32 @@ def every_command() -> dict[str, Command]:
 
 def parameters(command: Command) -> list[Declared]:
     """Every parameter of a command as its command line gives it: the function's own, in
-    order, then its output options."""
-    own = [
-        declared(parameter.annotation, parameter.name, parameter.default)
-        for parameter in inspect.signature(command.function).parameters.values()
-        if parameter.name != "settings"
-    ]
+    order, the layer's settings in the place of a `layer_settings` parameter (from their
+    declaration, attncli.layer), then its output options."""
+    own: list[Declared] = []
+    for parameter in inspect.signature(command.function).parameters.values():
+        if parameter.name == LAYER_SETTINGS:
+            from attncli.cli.commands.layer_options import LAYER_OPTIONS
+
+            own += [
+                declared(option.annotation, name, option.default)
+                for name, option in LAYER_OPTIONS.items()
+            ]
+        elif parameter.name != "settings":
+            own.append(declared(parameter.annotation, parameter.name, parameter.default))
     outputs = [
         declared(OUTPUT_OPTIONS[name][0], name, OUTPUT_OPTIONS[name][1]) for name in command.outputs
     ]
     return own + outputs
+
+
+def call(command: Command, settings: Settings, values: dict[str, Any]) -> None:
+    """Run `command` on the values its command line gave (by Python name), its output
+    options gathered as `settings` and, if it takes them, the layer's settings as one
+    SelfAttnSettings."""
+    if LAYER_SETTINGS in inspect.signature(command.function).parameters:
+        from attncli.cli.commands.layer_options import LAYER_OPTIONS, layer_settings_from
+
+        given = {name: values.pop(name) for name in LAYER_OPTIONS if name in values}
+        values[LAYER_SETTINGS] = layer_settings_from(given)
+    command.function(settings=settings, **values)

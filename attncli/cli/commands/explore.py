@@ -3,15 +3,17 @@
 from typing import Annotated
 
 from attncli.cli.commands import command
-from attncli.cli.commands.layer_options import DKOption, DModelOption, NormOption
-from attncli.cli.commands.model_runs import LayerOption, ModelOption, WordsOption
-from attncli.cli.commands.selfattn import (
+from attncli.cli.commands.layer_options import (
     CausalOption,
+    DKOption,
+    DModelOption,
     EmbeddingSeedOption,
     NoProjOption,
+    NormOption,
     NoScaleOption,
-    SentenceArgument,
 )
+from attncli.cli.commands.model_runs import LayerOption, ModelOption, WordsOption
+from attncli.cli.commands.selfattn import SentenceArgument
 from attncli.cli.declare import Option
 from attncli.errors import InputError
 from attncli.messages import _

@@ -1,9 +1,14 @@
-"""The options of attn selfattn that say what the layer is given: its input file, its sizes
-and the projections a file leaves out."""
+"""The options of attn selfattn: what the layer is given (its input file, a weight file and
+the layer in it), and its settings, made from their one declaration (attncli.layer): an
+option per field that takes a value, a flag per value a flag sets."""
 
-from typing import Annotated
+from dataclasses import fields
+from typing import Annotated, Any
 
 from attncli.cli.declare import Option
+from attncli.cli.options import PositionsKind
+from attncli.errors import OptionError
+from attncli.layer import OPPOSITE, SelfAttnSettings
 from attncli.messages import _
 
 SelfAttnInputOption = Annotated[
@@ -24,48 +29,7 @@ SelfAttnInputOption = Annotated[
     ),
 ]
 
-DModelOption = Annotated[
-    int | None,
-    Option(
-        "--d-model",
-        help=_("Numbers per token embedding. [default: 8]"),
-    ),
-]
 
-DKOption = Annotated[
-    int | None,
-    Option(
-        "--d-k",
-        help=_("Columns of W^Q and W^K (per head). [default: d_model / h]"),
-    ),
-]
-
-DVOption = Annotated[
-    int | None,
-    Option(
-        "--d-v",
-        help=_("Columns of W^V (per head). [default: d_model / h]"),
-    ),
-]
-
-NormOption = Annotated[
-    float | None,
-    Option(
-        "--norm",
-        help=_("Length of every token embedding. [default: √d_model, so each number is about ±1]"),
-    ),
-]
-
-DrawMissingOption = Annotated[
-    bool,
-    Option(
-        "--draw-missing",
-        help=_(
-            "With -i FILE giving some of w_q, w_k, w_v, w_o: draw the others from --seed "
-            "(without it, a missing one is an error)."
-        ),
-    ),
-]
 WeightsOption = Annotated[
     str | None,
     Option(
@@ -76,16 +40,6 @@ WeightsOption = Annotated[
             "JSON state dict (nn.MultiheadAttention's in_proj_weight, out_proj.weight, …; "
             "one layer of a BERT or GPT-2 checkpoint with --prefix); needs --heads unless "
             "config.json is beside it. A .pt/.bin file is refused: save it with safetensors."
-        ),
-    ),
-]
-NoCausalOption = Annotated[
-    bool,
-    Option(
-        "--no-causal",
-        help=_(
-            "A GPT-2 layer without its causal mask: every token sees every other (GPT-2's "
-            "attention is causal by itself)."
         ),
     ),
 ]
@@ -101,25 +55,92 @@ PrefixOption = Annotated[
         ),
     ),
 ]
-AddZeroAttnOption = Annotated[
-    bool,
-    Option(
-        "--add-zero-attn",
-        help=_(
-            "As torch's add_zero_attn: a zero key and value row per head, after the tokens' "
-            "(a state dict does not record it)."
-        ),
-    ),
-]
-DtypeOption = Annotated[
-    str,
-    Option(
-        "--dtype",
-        metavar="float32|float64",
-        help=_(
-            "The type the layer is computed in, from the inputs on (projections, scores, "
-            "softmax, mix, gradients); float32 agrees with torch's float32 to about 1e-6, "
-            "not bit for bit."
-        ),
-    ),
-]
+
+
+# A field's type on the command line, where it is not the field's own: --scale takes a
+# number (√d_k is the default, no division a flag), --positions one of its kinds.
+COMMAND_LINE_TYPES: dict[str, Any] = {"scale": float | None, "positions": PositionsKind | None}
+
+
+class LayerOption:
+    """One command-line parameter of the layer's settings: its annotation and default as a
+    command declares them, the field it sets and, for a flag, the value it sets it to."""
+
+    __slots__ = ("annotation", "default", "field", "is_flag", "flag_value")
+
+    def __init__(
+        self, annotation: Any, default: Any, field: str, is_flag: bool, flag_value: Any = None
+    ) -> None:
+        self.annotation, self.default, self.field = annotation, default, field
+        self.is_flag, self.flag_value = is_flag, flag_value
+
+    @property
+    def spelled(self) -> str:
+        return str(self.annotation.__metadata__[0].names[0])  # --heads, --no-scale
+
+
+def _layer_options() -> dict[str, LayerOption]:
+    """Every command-line parameter of the layer's settings, by the Python name it is
+    passed as (the field's name for its option, no_scale for --no-scale)."""
+    made: dict[str, LayerOption] = {}
+    for declared in fields(SelfAttnSettings):
+        meta = declared.metadata
+        if meta.get("option"):
+            kind = COMMAND_LINE_TYPES.get(declared.name, declared.type)
+            default = None if declared.name in COMMAND_LINE_TYPES else declared.default
+            option = Option(meta["option"], help=meta["help"], **meta["limits"])
+            made[declared.name] = LayerOption(
+                Annotated[kind, option], default, declared.name, is_flag=False
+            )
+        for flag, value, help_text in meta.get("flags", ()):
+            name = flag.removeprefix("--").replace("-", "_")
+            annotation = Annotated[bool, Option(flag, help=help_text)]
+            made[name] = LayerOption(annotation, False, declared.name, True, value)
+    return made
+
+
+LAYER_OPTIONS = _layer_options()
+# The ones attn explore and attn train take too.
+DModelOption, DKOption, NormOption, EmbeddingSeedOption = (
+    LAYER_OPTIONS[name].annotation for name in ("d_model", "d_k", "norm", "seed")
+)
+NoProjOption, NoScaleOption, CausalOption, PositionsOption = (
+    LAYER_OPTIONS[name].annotation for name in ("no_proj", "no_scale", "causal", "positions")
+)
+
+
+def layer_settings_from(given: dict[str, Any]) -> SelfAttnSettings:
+    """The settings a command line asks for, from the values of LAYER_OPTIONS (by name);
+    two options setting one field (--scale S and --no-scale, --causal and --no-causal)
+    are refused."""
+    chosen: dict[str, Any] = {}
+    said: dict[str, str] = {}  # field -> the option that set it
+    for name, option in LAYER_OPTIONS.items():
+        value = given.get(name, option.default)
+        if value is None or value == option.default:
+            continue
+        if option.is_flag:
+            value = option.flag_value
+        elif hasattr(value, "value"):  # an Enum's choice
+            value = value.value
+        if option.field in said:
+            raise OptionError(
+                OPPOSITE,
+                first=said[option.field],
+                second=option.spelled,
+            )
+        chosen[option.field], said[option.field] = value, option.spelled
+    return SelfAttnSettings(**chosen)
+
+
+def options_given(settings: SelfAttnSettings) -> list[str]:
+    """The options a command line gives for each setting that is not the default: the
+    flag of a flag's value, else the option (--heads 2: --heads; causal False: --no-causal)."""
+    by_field = {
+        (o.field, o.flag_value if o.is_flag else "value"): o for o in LAYER_OPTIONS.values()
+    }
+    said = []
+    for name in settings.changed():
+        option = by_field.get((name, getattr(settings, name))) or by_field.get((name, "value"))
+        said.append(option.spelled if option is not None else name)
+    return said

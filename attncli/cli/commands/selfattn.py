@@ -4,30 +4,22 @@ from typing import TYPE_CHECKING, Annotated
 
 from attncli.cli.commands import command
 from attncli.cli.commands.layer_options import (
-    AddZeroAttnOption,
-    DKOption,
-    DModelOption,
-    DrawMissingOption,
-    DtypeOption,
-    DVOption,
-    NoCausalOption,
-    NormOption,
     PrefixOption,
     SelfAttnInputOption,
     WeightsOption,
+    options_given,
 )
 from attncli.cli.commands.model_runs import LayerOption, ModelOption, WordsOption
 from attncli.cli.declare import Argument, Option
-from attncli.cli.options import (
-    STEPS,
-    PositionsOption,
-)
+from attncli.cli.options import STEPS
+from attncli.layer import SelfAttnSettings
 from attncli.messages import _
 from attncli.present.output import Settings
 
 if TYPE_CHECKING:
     from attncli.reading.state_dicts import LayerFields
 
+DEFAULT_LAYER = SelfAttnSettings()
 # attn selfattn
 SentenceArgument = Annotated[
     str | None,
@@ -37,74 +29,6 @@ SentenceArgument = Annotated[
             "a token of its own (¿ dónde ?), inside a word it stays (l'eau)."
         ),
         show_default=False,
-    ),
-]
-ContextOption = Annotated[
-    str | None,
-    Option(
-        "--context",
-        metavar=_("SENTENCE"),
-        help=_(
-            "Cross-attention: the keys and values come from this sentence, the queries from "
-            "the first."
-        ),
-    ),
-]
-EmbeddingSeedOption = Annotated[
-    int,
-    Option(
-        "--seed",
-        min=0,
-        max=2**64 - 1,
-        help=_("Seed for the embeddings and projections."),
-    ),
-]
-NoProjOption = Annotated[
-    bool,
-    Option("--no-proj", help=_("No projections: Q = K = V = X.")),
-]
-NoScaleOption = Annotated[
-    bool,
-    Option(
-        "--no-scale",
-        help=_("Do not divide the scores by √d_k."),
-    ),
-]
-ScaleByOption = Annotated[
-    float | None,
-    Option(
-        "--scale",
-        metavar="S",
-        help=_("Divide the scores by S instead of √d_k."),
-    ),
-]
-CausalOption = Annotated[
-    bool,
-    Option(
-        "--causal",
-        help=_("Each position sees only itself and earlier ones."),
-    ),
-]
-ValidLenOption = Annotated[
-    int | None,
-    Option(
-        "--valid-len",
-        metavar="N",
-        help=_("Only the first N keys are real; the rest is padding, masked for every query."),
-    ),
-]
-HeadsOption = Annotated[
-    int | None,
-    Option(
-        "--heads",
-        help=_("h heads (of d_model / h columns each unless --d-k/--d-v), joined, then W^O."),
-    ),
-]
-NoOutProjOption = Annotated[
-    bool,
-    Option(
-        "--no-out-proj",
-        help=_("With --heads: join the heads without W^O."),
     ),
 ]
 HeadOption = Annotated[
@@ -167,32 +91,15 @@ PlotOption = Annotated[
 )
 def selfattn(
     sentence: SentenceArgument = None,
-    context: ContextOption = None,
     input_path: SelfAttnInputOption = None,
-    d_model: DModelOption = None,
-    d_k: DKOption = None,
-    d_v: DVOption = None,
-    norm: NormOption = None,
-    seed: EmbeddingSeedOption = 0,
-    draw_missing: DrawMissingOption = False,
     weights: WeightsOption = None,
     prefix: PrefixOption = None,
-    add_zero_attn: AddZeroAttnOption = False,
-    dtype: DtypeOption = "float64",
-    no_proj: NoProjOption = False,
-    no_scale: NoScaleOption = False,
-    scale_by: ScaleByOption = None,
-    causal: CausalOption = False,
-    no_causal: NoCausalOption = False,
-    valid_len: ValidLenOption = None,
-    heads: HeadsOption = None,
-    no_out_proj: NoOutProjOption = False,
+    layer_settings: SelfAttnSettings = DEFAULT_LAYER,  # its options: attncli.layer
     head: HeadOption = None,
     model: ModelOption = None,
     layer: LayerOption = None,
     words: WordsOption = False,
     item: ItemOption = None,
-    positions: PositionsOption = None,
     grad_output: SelfAttnGradOutputOption = None,
     target: SelfAttnTargetOption = None,
     show: ShowOption = None,
@@ -218,36 +125,15 @@ def selfattn(
     """
     from dataclasses import replace
 
+    from attncli.present.output import emit, parse_show
+
+    settings = replace(settings, show=parse_show(show))
     if model is not None:
         from attncli.cli.commands.model_runs import run_model_selfattn
 
-        seeded = {
-            "--input": input_path,
-            "--context": context,
-            "--d-model": d_model,
-            "--d-k": d_k,
-            "--d-v": d_v,
-            "--norm": norm,
-            "--seed": seed or None,
-            "--no-proj": no_proj,
-            "--no-scale": no_scale,
-            "--scale": scale_by,
-            "--causal": causal,
-            "--no-causal": no_causal,
-            "--valid-len": valid_len,
-            "--heads": heads,
-            "--no-out-proj": no_out_proj,
-            "--grad-output": grad_output,
-            "--target": target,
-            "--weights": weights,
-            "--prefix": prefix,
-            "--add-zero-attn": add_zero_attn,
-            "--dtype": None if dtype == "float64" else dtype,
-        }
-        given = [name for name, value in seeded.items() if value not in (None, False)]
-        from attncli.present.output import parse_show
-
-        settings = replace(settings, show=parse_show(show))
+        given = [name for name, value in {"--input": input_path, "--weights": weights,
+                 "--prefix": prefix, "--grad-output": grad_output, "--target": target}.items()
+                 if value is not None] + options_given(layer_settings)  # fmt: skip
         run_model_selfattn(sentence, model, layer, head, words, given, plot, settings)
         return
     if layer is not None or words:
@@ -263,8 +149,7 @@ def selfattn(
         )
     head = 1 if head is None else head
     from attncli.api.selfattn import selfattn_document
-    from attncli.present.output import emit, parse_show
-    from attncli.reading.settings import SelfAttnSettings, grids_needed
+    from attncli.layer import grids_needed
     from attncli.reading.sources import document_from
 
     given_sentence = sentence is not None and input_path is None
@@ -276,27 +161,8 @@ def selfattn(
         from attncli.present.plot import check_plot_path
 
         check_plot_path(plot)
-    settings = replace(settings, show=parse_show(show))
-    options = SelfAttnSettings(
-        d_model=d_model,
-        d_k=d_k,
-        d_v=d_v,
-        norm=norm,
-        seed=seed,
-        draw_missing=draw_missing,
-        heads=heads,
-        projections=not no_proj,
-        out_proj=not no_out_proj,
-        scale=not no_scale,
-        scale_by=scale_by,
-        causal=causal,
-        no_causal=no_causal,
-        valid_len=valid_len,
-        context=context,
-        zero_attn=add_zero_attn,
-        dtype=dtype,
-        positions=None if positions is None else positions.value,
-        grids=grids_needed(settings.fields, plot, grad_output or target),
+    options = replace(
+        layer_settings, grids=grids_needed(settings.fields, plot, grad_output or target)
     )
     from attncli.present.layer.progress import layer_progress
 

@@ -4,16 +4,17 @@ from enum import Enum
 from typing import TYPE_CHECKING, Annotated, Any
 
 from attncli.cli.commands import command
-from attncli.cli.commands.layer_options import DKOption, DModelOption
-from attncli.cli.commands.selfattn import (
+from attncli.cli.commands.layer_options import (
     CausalOption,
+    DKOption,
+    DModelOption,
     EmbeddingSeedOption,
     NoProjOption,
     NoScaleOption,
-    SentenceArgument,
+    PositionsOption,
 )
+from attncli.cli.commands.selfattn import SentenceArgument
 from attncli.cli.declare import Option
-from attncli.cli.options import PositionsOption
 from attncli.messages import _
 from attncli.present.output import Settings
 

@@ -1,0 +1,200 @@
+"""The self-attention layer's settings, declared once: every choice that shapes its
+computation, with what it means (an English msgid) and how the command line spells it.
+
+The command line's options (cli/commands/layer_options.py), the Python API's keywords
+(api/selfattn.selfattn) and the explorer's knobs all build a SelfAttnSettings from this
+one declaration. A field is typed as what it means: the divisor is "sqrt", a number or
+None; causal is True, False or None (the layer's own: a GPT-2 checkpoint's is causal).
+"""
+
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from attncli.messages import _
+
+# The document fields that hold a T × T grid (see grids_needed).
+GRID_FIELDS = frozenset({"raw_scores", "scores", "weights", "weights_mean"})
+SQRT = "sqrt"  # the divisor √d_k, per head
+
+
+def setting(
+    default: Any,
+    help: str | None = None,  # noqa: A002 (the word the command line says)
+    *,
+    option: str | None = None,
+    flags: tuple[tuple[str, Any, str], ...] = (),
+    **limits: Any,
+) -> Any:
+    """A field of the layer: its default; its help; the option that gives its value on the
+    command line (`--d-model`, with typer.Option's `limits`: metavar, min, max); and the
+    flags that set it to one value, as (flag, value, help): ("--no-scale", None, …)."""
+    declared = {"help": help, "option": option, "flags": flags, "limits": limits}
+    return field(default=default, metadata=declared)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SelfAttnSettings:
+    """What shapes the self-attention layer's computation (attn selfattn's options)."""
+
+    context: str | None = setting(
+        None,
+        _("Cross-attention: the keys and values come from this sentence, the queries from "
+          "the first."),
+        option="--context",
+        metavar=_("SENTENCE"),
+    )  # fmt: skip
+    d_model: int | None = setting(
+        None, _("Numbers per token embedding. [default: 8]"), option="--d-model"
+    )
+    d_k: int | None = setting(
+        None, _("Columns of W^Q and W^K (per head). [default: d_model / h]"), option="--d-k"
+    )
+    d_v: int | None = setting(
+        None, _("Columns of W^V (per head). [default: d_model / h]"), option="--d-v"
+    )
+    norm: float | None = setting(
+        None,
+        _("Length of every token embedding. [default: √d_model, so each number is about ±1]"),
+        option="--norm",
+    )
+    seed: int = setting(
+        0, _("Seed for the embeddings and projections."), option="--seed", min=0, max=2**64 - 1
+    )
+    draw_missing: bool = setting(
+        False,
+        _("With -i FILE giving some of w_q, w_k, w_v, w_o: draw the others from --seed "
+          "(without it, a missing one is an error)."),
+        option="--draw-missing",
+    )  # fmt: skip
+    add_zero_attn: bool = setting(
+        False,
+        _("As torch's add_zero_attn: a zero key and value row per head, after the tokens' "
+          "(a state dict does not record it)."),
+        option="--add-zero-attn",
+    )  # fmt: skip
+    dtype: str = setting(
+        "float64",
+        _("The type the layer is computed in, from the inputs on (projections, scores, "
+          "softmax, mix, gradients); float32 agrees with torch's float32 to about 1e-6, "
+          "not bit for bit."),
+        option="--dtype",
+        metavar="float32|float64",
+    )  # fmt: skip
+    projections: bool = setting(
+        True, flags=(("--no-proj", False, _("No projections: Q = K = V = X.")),)
+    )
+    # "sqrt": divide the scores by √d_k; a number: by it; None: not at all
+    scale: float | str | None = setting(
+        SQRT,
+        _("Divide the scores by S instead of √d_k."),
+        option="--scale",
+        metavar="S",
+        flags=(("--no-scale", None, _("Do not divide the scores by √d_k.")),),
+    )
+    # True: each position sees itself and the ones before it; False: every position; None:
+    # the layer's own (a GPT-2 checkpoint's layer is causal, any other not)
+    causal: bool | None = setting(
+        None,
+        flags=(
+            ("--causal", True, _("Each position sees only itself and earlier ones.")),
+            ("--no-causal", False,
+             _("A GPT-2 layer without its causal mask: every token sees every other (GPT-2's "
+               "attention is causal by itself).")),
+        ),
+    )  # fmt: skip
+    valid_len: int | None = setting(
+        None,
+        _("Only the first N keys are real; the rest is padding, masked for every query."),
+        option="--valid-len",
+        metavar="N",
+    )
+    heads: int | None = setting(
+        None,
+        _("h heads (of d_model / h columns each unless --d-k/--d-v), joined, then W^O."),
+        option="--heads",
+    )
+    out_proj: bool = setting(
+        True, flags=(("--no-out-proj", False, _("With --heads: join the heads without W^O.")),)
+    )
+    positions: str | None = setting(
+        None,
+        _("Add a positional encoding to X (sinusoidal: Vaswani et al.), so the layer knows "
+          "the order of the words."),
+        option="--positions",
+    )  # fmt: skip
+    grids: bool = True  # False: only the output is wanted, computed in row blocks
+
+    @property
+    def scale_by(self) -> float | None:
+        """The divisor when it is a number of the user's (--scale S), else None."""
+        return None if self.scale is None or self.scale == SQRT else float(self.scale)
+
+    def changed(self) -> list[str]:
+        """The fields whose value is not the default, in the declaration's order."""
+        return [f.name for f in fields(self) if getattr(self, f.name) != f.default]
+
+
+# The Python API's spellings of the command line's flag pairs, kept as keywords: each
+# sets one field (scale_by=S is scale=S; no_causal=True is causal=False).
+ALIASES = {"scale_by": "scale", "no_causal": "causal"}
+OPPOSITE = _("{first} and {second} ask for opposite things; give one")
+
+
+def settings_from_keywords(**given: Any) -> SelfAttnSettings:
+    """The settings the Python API's keywords ask for: the fields by name, scale=True or
+    False as √d_k or no division, and the aliases scale_by= and no_causal=; an unknown
+    keyword is refused, naming the closest."""
+    from attncli.errors import OptionError
+    from attncli.messages import Setting
+
+    known = {f.name for f in fields(SelfAttnSettings)}
+    for name in given:
+        if name not in known and name not in ALIASES:
+            import difflib
+
+            close = difflib.get_close_matches(name, [*known, *ALIASES], n=1)
+            raise OptionError(
+                _("selfattn() got an unexpected keyword {name}= (did you mean {close}=?)"),
+                name=name,
+                close=close[0] if close else "heads",
+            )
+    settings = dict(given)
+    scale = settings.get("scale", SQRT)
+    if isinstance(scale, bool):
+        scale = SQRT if scale else None
+    scale_by = settings.pop("scale_by", None)
+    if scale_by is not None:
+        if scale is None:
+            first, second = Setting("scale_by", scale_by, "--scale"), Setting("scale", False)
+            raise OptionError(OPPOSITE, first=first, second=second)
+        scale = scale_by
+    settings["scale"] = scale
+    if "dtype" in settings:
+        settings["dtype"] = dtype_name(settings["dtype"])
+    if settings.pop("no_causal", False):
+        if settings.get("causal"):
+            first, second = Setting("causal", True), Setting("no_causal", True)
+            raise OptionError(OPPOSITE, first=first, second=second)
+        settings["causal"] = False
+    return SelfAttnSettings(**settings)
+
+
+def grids_needed(fields: tuple[str, ...] | None, plot: str | None, upstream: str | None) -> bool:
+    """Whether the T × T grids must exist: not when only other fields are written (--fields
+    output), with nothing to plot and no backward pass; the output is then computed in row
+    blocks and a long input fits."""
+    return fields is None or bool(GRID_FIELDS & set(fields)) or bool(plot) or bool(upstream)
+
+
+def dtype_name(dtype: object) -> str:
+    """The Python API's dtype= as the layer names it: "float32" or "float64" from a str,
+    a numpy type or dtype (np.float32, np.dtype("float32")) or a torch dtype (torch.float32,
+    read by its name, without importing torch); anything else as given, for the check."""
+    if isinstance(dtype, str):
+        return dtype
+    name = getattr(dtype, "name", None)  # np.dtype("float32").name
+    if not isinstance(name, str):
+        name = getattr(dtype, "__name__", None)  # np.float32.__name__
+    if not isinstance(name, str):
+        name = str(dtype).removeprefix("torch.")  # str(torch.float32)
+    return name
