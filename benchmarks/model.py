@@ -62,8 +62,8 @@ def main() -> None:
     parser.add_argument("--model", default="all-MiniLM-L6-v2")
     options = parser.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from attncli.reading.locate import find_model
-    from attncli.reading.model import weight_files
+    from attncli.reading.models.locate import find_model
+    from attncli.reading.models.model import weight_files
 
     folder = find_model(options.model)
     weights_size = sum(os.path.getsize(path) for path in weight_files(folder))

@@ -16,14 +16,14 @@ import numpy as np
 from attncli.core import attention
 from attncli.errors import InputError, OptionError
 from attncli.messages import _
-from attncli.reading.inputs import (
+from attncli.reading.check.calculator import (
     carried_values,
     chosen_method,
     mix_input,
     score_input,
     softmax_input,
 )
-from attncli.reading.values import Document, as_array
+from attncli.reading.parse.values import Document, as_array
 from attncli.results.base import Result
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from attncli.api.calculator import ArrayLike, as_document, check_finite, check_temperature
-from attncli.reading.values import Document
+from attncli.reading.parse.values import Document
 from attncli.results.grad import GradResult
 
 if TYPE_CHECKING:
@@ -79,8 +79,8 @@ def grad_document(
     The method and temperature default to the document's (as piped from the forward
     chain), else dot and 1; null cells in its `scores` stay masked.
     """
-    from attncli.reading.grad_inputs import grad_input
-    from attncli.reading.inputs import chosen_method
+    from attncli.reading.check.calculator import chosen_method
+    from attncli.reading.check.grad import grad_input
 
     chosen = chosen_method(document, method)
     chosen_temperature = temperature

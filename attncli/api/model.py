@@ -13,8 +13,8 @@ from attncli.messages import Message, _
 
 if TYPE_CHECKING:
     from attncli.core.transformer import ForwardRun
-    from attncli.reading.model import Model
-    from attncli.reading.model_tokens import Encoded
+    from attncli.reading.models.model import Model
+    from attncli.reading.models.tokens import Encoded
     from attncli.results.model import HeadsResult, ModelAttnResult
 
 PATTERNS = ("previous", "first", "self")
@@ -43,7 +43,7 @@ def _in_range(value: int | None, total: int, option: str, what: Message) -> None
 
 
 def _load(sentence: str | None, model: str) -> tuple[Model, Encoded]:
-    from attncli.reading.model import load_model
+    from attncli.reading.models.model import load_model
 
     text = _sentence(sentence)
     loaded = load_model(model)

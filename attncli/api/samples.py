@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from attncli.messages import Message, _
-from attncli.reading.samples import LAYER_HEADS, Sample, installed
+from attncli.reading.parse.samples import LAYER_HEADS, Sample, installed
 from attncli.results.samples import SampleEntry, SamplesResult
 
 

@@ -14,14 +14,14 @@ from attncli.api.calculator import ArrayLike, as_document, check_finite
 from attncli.api.selfattn_backward import selfattn_backward
 from attncli.errors import OptionError
 from attncli.messages import _
-from attncli.reading.values import Document
+from attncli.reading.parse.values import Document
 from attncli.results.selfattn import SelfAttnResult
 
 if TYPE_CHECKING:
     from attncli.core.selfattn import Attention
     from attncli.layer import SelfAttnSettings
-    from attncli.reading.selfattn_inputs import SelfAttnInput
-    from attncli.reading.state_dicts import LayerFields
+    from attncli.reading.check.selfattn import SelfAttnInput
+    from attncli.reading.models.state_dicts import LayerFields
 
 
 def selfattn(
@@ -150,7 +150,7 @@ def selfattn(
         return model_selfattn(sentence, model, layer=layer, head=head, words=words)
     if layer is not None or head is not None or words:
         raise OptionError(_("layer=, head= and words= pick from a pretrained model; add model="))
-    from attncli.reading.state_dicts import layer_of
+    from attncli.reading.models.state_dicts import layer_of
 
     return selfattn_document(document, sentence, options, layer_of(weights, prefix))
 
@@ -171,10 +171,10 @@ def selfattn_document(
     The scores are divided by √d_k (per head), by `options.scale` when a number, or not
     at all when it is None.
     """
-    from attncli.reading.read_back import check_outputs, read_back_inputs
-    from attncli.reading.selfattn_fields import drawn_of
-    from attncli.reading.selfattn_inputs import selfattn_input
-    from attncli.reading.state_dicts import KIND_NAMES, layer_settings
+    from attncli.reading.check.fields import drawn_of
+    from attncli.reading.check.read_back import check_outputs, read_back_inputs
+    from attncli.reading.check.selfattn import selfattn_input
+    from attncli.reading.models.state_dicts import KIND_NAMES, layer_settings
 
     document, options, layer = layer_settings(document, sentence, options, layer, prefix)
     document, written = read_back_inputs(document, options.heads)  # a result read back

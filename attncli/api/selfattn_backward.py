@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from attncli.reading.values import Document
+from attncli.reading.parse.values import Document
 
 if TYPE_CHECKING:
     from attncli.core.selfattn import Attention
-    from attncli.reading.selfattn_inputs import SelfAttnInput
+    from attncli.reading.check.selfattn import SelfAttnInput
 
 
 def selfattn_backward(
@@ -22,7 +22,7 @@ def selfattn_backward(
     if document.get("grad_output") is None and document.get("target") is None:
         return None, {}
     from attncli.core import gradients
-    from attncli.reading.grad_inputs import upstream_gradient
+    from attncli.reading.check.grad import upstream_gradient
 
     name, upstream = upstream_gradient(document, run.output.shape, required=False)
     if upstream is None:

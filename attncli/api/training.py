@@ -12,7 +12,7 @@ import numpy as np
 from attncli.errors import InputError, OptionError
 from attncli.layer import SQRT, SelfAttnSettings
 from attncli.messages import Message, _
-from attncli.reading.wants import Sentence, at, parse_wants
+from attncli.reading.parse.wants import Sentence, at, parse_wants
 from attncli.results.training import TestLink, TrainResult
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ def train(
     from a loss on the weights and stay as drawn.
 
     `want` is 'query=key' (or several); `corpus` trains one set of W's on many sentences
-    (reading.wants.parse_corpus), `test` reports on others whether each wanted key gets
+    (reading.parse.wants.parse_corpus), `test` reports on others whether each wanted key gets
     its row's largest weight. `positions='sinusoidal'` adds Vaswani et al.'s encoding
     to X. `on_step(done, loss)` hears every update.
 
@@ -143,7 +143,7 @@ def _sentences(
     sentence: str | None, want: str | Sequence[str], corpus: Sequence[Sentence] | None
 ) -> list[Sentence]:
     """The sentences to train on: the one given with its wants, or the corpus's."""
-    from attncli.reading.sentence import tokenize
+    from attncli.reading.parse.sentence import tokenize
 
     if (sentence is None) == (corpus is None):
         raise InputError(
@@ -189,7 +189,7 @@ def _layer(
 ) -> tuple[np.ndarray, dict[str, np.ndarray], float | None, np.ndarray | None]:
     """X, the seeded W's and the mask of one sentence, checked as attn selfattn checks them."""
     from attncli.core.positions import with_positions
-    from attncli.reading.selfattn_inputs import selfattn_input
+    from attncli.reading.check.selfattn import selfattn_input
 
     checked = selfattn_input({}, " ".join(sentence.tokens), replace(settings, causal=False))
     assert checked.x is not None

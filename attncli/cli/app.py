@@ -19,7 +19,7 @@ from attncli.cli.fastpath import language_of, split_lang
 from attncli.cli.group import app_for
 from attncli.cli.options import LangOption, VersionOption, settings_from
 from attncli.messages import _, in_decimals, translate
-from attncli.reading.arguments import read_decimal
+from attncli.reading.parse.arguments import read_decimal
 
 
 def typer_callback(command: Command, lang: str = "en") -> Callable[..., None]:
@@ -47,7 +47,7 @@ def typer_callback(command: Command, lang: str = "en") -> Callable[..., None]:
 
 def _one_number(parameter: Declared) -> bool:
     """An option of one number: Typer hands it over as text, read in the command's language
-    (reading.arguments.read_decimal: 0,5 in Spanish)."""
+    (reading.parse.arguments.read_decimal: 0,5 in Spanish)."""
     return parameter.kind is float and not isinstance(parameter.declaration, Argument)
 
 

@@ -13,7 +13,7 @@ LayerNorm at the end.
 
 The attention itself is core.selfattn.attention_layer, the same code as attn selfattn's
 seeded path: every weight is stored as d_in × d_out and applied as x @ W. The weights come
-in the attn names (w_q, w_k, w_v, w_o, b_q, …); reading/checkpoint.py maps a checkpoint's
+in the attn names (w_q, w_k, w_v, w_o, b_q, …); reading/models/checkpoint.py maps a checkpoint's
 names to them. Everything is computed in float64.
 """
 

@@ -56,7 +56,7 @@ def start(document: dict[str, Any]) -> dict[str, Any]:
 
 def read_numbers(text: str, field: str) -> Any:
     """A field's text ('1, 0') as the numbers attn reads from --query 1,0."""
-    from attncli.reading.arguments import parse_inline
+    from attncli.reading.parse.arguments import parse_inline
 
     return parse_inline(text, field)
 

@@ -30,7 +30,7 @@ def prepare(
     check_options(sentence, input_path, sizes, switches)
     document: dict[str, Any] = {}
     if input_path is not None:
-        from attncli.reading.sources import load_document
+        from attncli.reading.parse.sources import load_document
 
         document = dict(load_document(input_path, None, read_stdin=False))
     if document.get("query") is not None:

@@ -55,7 +55,7 @@ def compute(source: Source, state: State) -> SelfAttnResult:
     """The layer on the source with the state's settings, as attncli.selfattn(...) and
     attn selfattn compute it (the same operation); an AttnError says what it refused."""
     if source.sentence is not None:
-        from attncli.reading.sentence import tokenize
+        from attncli.reading.parse.sentence import tokenize
 
         count = len(tokenize(source.sentence))
         if count > MAX_TOKENS:

@@ -1,2 +1,3 @@
-"""Reading input: sources (files, stdin, .npy/.npz), values (JSON and option text → float64
-arrays, with the position of any fault) and each operation's checked inputs."""
+"""Reading input, in three packages: parse (bytes and text → values and float64 arrays,
+with the place of any fault), check (an operation's inputs held against each other) and
+models (what a pretrained model stores: its folder, weights and tokenizer)."""

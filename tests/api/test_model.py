@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from attncli.core import transformer
 from attncli.core.selfattn import join_heads
-from attncli.reading.model import load_model
+from attncli.reading.models.model import load_model
 from tests import tiny_models
 
 REFERENCES = Path(__file__).parent.parent / "references"

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from attncli.reading.sentence import tokenize
+from attncli.reading.parse.sentence import tokenize
 from tests import naive
 from tests.conftest import SAMPLES
 

@@ -158,7 +158,7 @@ def test_a_npy_header_claiming_more_than_the_file_holds_is_refused(tmp_path: Pat
 def test_inputs_past_the_limit_are_refused_not_read(monkeypatch, tmp_path: Path):
     from attncli import limits
     from attncli.errors import InputError
-    from attncli.reading import sources
+    from attncli.reading.parse import sources
 
     monkeypatch.setattr(sources, "MAX_INPUT_BYTES", 10)
     path = tmp_path / "big.json"

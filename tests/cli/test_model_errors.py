@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from attncli.errors import AttnError, InputError
-from attncli.reading import model as model_reading
-from attncli.reading.model import load_model
+from attncli.reading.models import model as model_reading
+from attncli.reading.models.model import load_model
 from tests import tiny_models
 
 
@@ -139,7 +139,7 @@ def test_a_missing_shard_is_named(bert):
 
 
 def test_a_bfloat16_tensor_is_named(tmp_path):
-    from attncli.reading.tensor_files import open_tensors
+    from attncli.reading.parse.tensor_files import open_tensors
 
     header = json.dumps({"a": {"dtype": "BF16", "shape": [2], "data_offsets": [0, 4]}})
     path = tmp_path / "half.safetensors"

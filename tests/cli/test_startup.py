@@ -12,7 +12,7 @@ PROBE = """
 import os, sys
 leave = os._exit  # attn ends with os._exit, after which nothing runs: report before it
 WATCHED = ("rich", "typer", "matplotlib", "threadpoolctl", "textual", "attncli.core.gradients",
-           "attncli.present.render", "safetensors", "tokenizers", "attncli.reading.model",
+           "attncli.present.render", "safetensors", "tokenizers", "attncli.reading.models.model",
            "attncli.core.transformer", "torch")
 def report_then_leave(status):
     loaded = sorted(name for name in WATCHED if name in sys.modules)
@@ -52,7 +52,7 @@ def test_no_json_run_imports_rich(args):
     assert "rich" not in loaded and "attncli.present.render" not in loaded, loaded
     assert "matplotlib" not in loaded
     # the model path's packages load only with --model
-    assert not loaded & {"safetensors", "tokenizers", "attncli.reading.model",
+    assert not loaded & {"safetensors", "tokenizers", "attncli.reading.models.model",
                          "attncli.core.transformer"}, loaded  # fmt: skip
     if args[0] not in ("grad", "train"):  # training runs the backward pass
         assert "attncli.core.gradients" not in loaded
@@ -74,7 +74,7 @@ def test_a_layer_read_from_a_state_dict_loads_neither_torch_nor_rich(tmp_path):
     assert "safetensors" in loaded  # the file's reader, on its own path
     assert not loaded & {"torch", "rich", "tokenizers", "attncli.core.transformer"}, loaded
     archive = tmp_path / "layer.npz"
-    from attncli.reading.tensor_files import open_tensors
+    from attncli.reading.parse.tensor_files import open_tensors
 
     tensors = open_tensors(str(weights))
     np.savez(archive, **{name: tensors[name] for name in tensors})

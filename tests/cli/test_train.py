@@ -183,7 +183,7 @@ def test_corpus_errors_name_the_line(run, tmp_path, text, fragment):
 
 
 def _corpus(name: str):
-    from attncli.reading.wants import parse_corpus
+    from attncli.reading.parse.wants import parse_corpus
 
     path = SAMPLES / name
     return parse_corpus(path.read_text(encoding="utf-8"), str(path))

@@ -176,7 +176,7 @@ def test_seeded_draws_are_fixed_numbers():
     )
 )  # fmt: skip
 def test_bulk_and_item_by_item_number_checks_agree(rows):
-    from attncli.reading import values
+    from attncli.reading.parse import values
 
     exact = np.array([[values._number(v, ("m", "m"), False) for v in row] for row in rows])
     np.testing.assert_array_equal(values.to_matrix(rows, "m"), exact)

@@ -12,8 +12,8 @@ import pytest
 from attncli.core.attention import causal_mask
 from attncli.core.selfattn import attend, attention_layer, join_heads, project, split_heads
 from attncli.errors import InputError, ShapeError
-from attncli.reading.checkpoint import attention_prefixes, attention_weights, detect_kind
-from attncli.reading.tensor_files import open_tensors
+from attncli.reading.models.checkpoint import attention_prefixes, attention_weights, detect_kind
+from attncli.reading.parse.tensor_files import open_tensors
 
 REFERENCES = Path(__file__).parent.parent / "references"
 MHA = {case["name"]: case for case in json.loads((REFERENCES / "mha.json").read_text())["cases"]}

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from attncli.errors import InputError
-from attncli.reading.tensor_files import open_tensors
+from attncli.reading.parse.tensor_files import open_tensors
 
 REFERENCES = Path(__file__).parent.parent / "references"
 LAYERS = {

@@ -1,5 +1,5 @@
 """A misspelled name gets the nearest name attn reads, among its own fields and torch's,
-BERT's and GPT-2's (reading/checkpoint.py, the name table); --prefix on a file whose layer
+BERT's and GPT-2's (reading/models/checkpoint.py, the name table); --prefix on a file whose layer
 sits at the top level says so; --help and the README list every field attn selfattn reads."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attncli.reading.selfattn_fields import INPUTS
+from attncli.reading.check.fields import INPUTS
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 MHA = ROOT / "samples" / "mha.safetensors"

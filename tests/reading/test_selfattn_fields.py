@@ -122,7 +122,7 @@ def test_other_commands_keep_passing_unknown_fields(run_json):
 
 
 def test_an_empty_item_of_d_k_is_refused(run):
-    from attncli.reading.arguments import parse_dks
+    from attncli.reading.parse.arguments import parse_dks
 
     _one_line_error(run("compare-scores", "--d-k", "1,,2"), "--d-k '1,,2': item 2 is empty")
     _one_line_error(run("compare-scores", "--d-k", "8,64,"), "item 3 is empty")

@@ -12,7 +12,7 @@ import pytest
 
 import attncli as attn
 from attncli.errors import InputError, OptionError, ShapeError
-from attncli.reading.tensor_files import open_tensors
+from attncli.reading.parse.tensor_files import open_tensors
 
 REFERENCES = Path(__file__).parent.parent / "references"
 MHA = {case["name"]: case for case in json.loads((REFERENCES / "mha.json").read_text())["cases"]}
@@ -202,7 +202,7 @@ def test_add_bias_kv_and_add_zero_attn_give_torchs_numbers(run_json, tmp_path, n
 
 
 def test_bias_kv_in_python_and_its_refusals():
-    from attncli.reading.checkpoint import attention_weights
+    from attncli.reading.models.checkpoint import attention_weights
 
     case = MHA["bias_kv"]
     state = dict(open_tensors(str(REFERENCES / case["file"])).items())

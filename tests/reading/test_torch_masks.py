@@ -11,8 +11,8 @@ import pytest
 
 import attncli as attn
 from attncli.errors import InputError, ShapeError
-from attncli.reading.checkpoint import attention_weights
-from attncli.reading.tensor_files import open_tensors
+from attncli.reading.models.checkpoint import attention_weights
+from attncli.reading.parse.tensor_files import open_tensors
 from tests import naive
 
 REFERENCES = Path(__file__).parent.parent / "references"

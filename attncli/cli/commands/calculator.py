@@ -127,8 +127,8 @@ def score(
     Example: attn score --query 1,0 --keys '[[2,1],[0,2],[1,1]]' --tokens tren,va,lleno --steps
     """
     from attncli.api.calculator import score_document
-    from attncli.reading.arguments import decimal_commas_told
-    from attncli.reading.sources import document_from
+    from attncli.reading.parse.arguments import decimal_commas_told
+    from attncli.reading.parse.sources import document_from
 
     inline = {"query": query, "queries": queries, "keys": keys, "values": values, "tokens": tokens}
     chosen = None if method is None else method.value
@@ -162,8 +162,8 @@ def softmax(
     Example: attn softmax 2 0 1 --tokens tren,va,lleno --steps
     """
     from attncli.api.calculator import softmax_document
-    from attncli.reading.arguments import decimal_commas_told, scores_from_arguments
-    from attncli.reading.sources import document_from
+    from attncli.reading.parse.arguments import decimal_commas_told, scores_from_arguments
+    from attncli.reading.parse.sources import document_from
 
     scores = scores_from_arguments(numbers or [], scores, settings.lang)
     inline = {"scores": scores, "tokens": tokens}
@@ -191,8 +191,8 @@ def mix(
     Example: attn mix --weights 0.665,0.090,0.245 --values '[[10,0],[0,10],[5,5]]' --steps
     """
     from attncli.api.calculator import mix_document
-    from attncli.reading.arguments import decimal_commas_told
-    from attncli.reading.sources import document_from
+    from attncli.reading.parse.arguments import decimal_commas_told
+    from attncli.reading.parse.sources import document_from
 
     inline = {"weights": weights, "values": values, "tokens": tokens}
     with decimal_commas_told(inline):
@@ -233,8 +233,8 @@ def grad(
     Example: attn grad -i samples/tren.json --target 8,2 --steps
     """
     from attncli.api.grad import grad_document
-    from attncli.reading.arguments import decimal_commas_told
-    from attncli.reading.sources import document_from
+    from attncli.reading.parse.arguments import decimal_commas_told
+    from attncli.reading.parse.sources import document_from
 
     inline = {"query": query, "queries": queries, "keys": keys, "values": values, "tokens": tokens,
               "grad_output": grad_output, "target": target}  # fmt: skip

@@ -95,7 +95,7 @@ def compare_scores(
     """
     from attncli.api.calculator import compare_scores as compare
     from attncli.present.output import emit, progress_on_stderr
-    from attncli.reading.arguments import parse_dks
+    from attncli.reading.parse.arguments import parse_dks
 
     d_ks = parse_dks(d_k if dk is None else dk)
     with progress_on_stderr(settings.lang) as progress:

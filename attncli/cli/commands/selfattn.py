@@ -17,7 +17,7 @@ from attncli.messages import _
 from attncli.present.output import Settings
 
 if TYPE_CHECKING:
-    from attncli.reading.state_dicts import LayerFields
+    from attncli.reading.models.state_dicts import LayerFields
 
 DEFAULT_LAYER = SelfAttnSettings()
 # attn selfattn
@@ -150,7 +150,7 @@ def selfattn(
     head = 1 if head is None else head
     from attncli.api.selfattn import selfattn_document
     from attncli.layer import grids_needed
-    from attncli.reading.sources import document_from
+    from attncli.reading.parse.sources import document_from
 
     given_sentence = sentence is not None and input_path is None
     upstream = {"grad_output": grad_output, "target": target}
@@ -184,6 +184,6 @@ def _layer(weights: str | None, prefix: str | None) -> "LayerFields | None":
     without --weights, --prefix picks the layer of the -i document."""
     if weights is None:
         return None
-    from attncli.reading.state_dicts import weights_file
+    from attncli.reading.models.state_dicts import weights_file
 
     return weights_file(weights, prefix or "")

@@ -19,7 +19,7 @@ from attncli.messages import _
 from attncli.present.output import Settings
 
 if TYPE_CHECKING:
-    from attncli.reading.wants import Sentence
+    from attncli.reading.parse.wants import Sentence
 
 
 class OptimizerName(str, Enum):
@@ -242,8 +242,8 @@ def _sentences(path: str) -> "list[Sentence]":
     """The sentences of a corpus file; '-' reads them from standard input."""
     import sys
 
-    from attncli.reading.sources import read_text
-    from attncli.reading.wants import parse_corpus
+    from attncli.reading.parse.sources import read_text
+    from attncli.reading.parse.wants import parse_corpus
 
     text, source = read_text(path, sys.stdin)
     return parse_corpus(text, source)

@@ -14,7 +14,7 @@ def _is_punctuation(char: str) -> bool:
 
 def tokenize(sentence: str) -> list[str]:
     """Whitespace-separated words, with leading and trailing punctuation split off."""
-    from attncli.reading.json_text import valid_text
+    from attncli.reading.parse.json_text import valid_text
 
     tokens: list[str] = []
     for word in valid_text(sentence).split():

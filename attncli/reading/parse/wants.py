@@ -111,7 +111,7 @@ def parse_wants(
 def parse_corpus(text: str, source: str) -> list[Sentence]:
     """A corpus file: one sentence per line, then `|` and its wants separated by commas or
     spaces. Blank lines and lines starting with # are skipped."""
-    from attncli.reading.sentence import tokenize
+    from attncli.reading.parse.sentence import tokenize
 
     sentences = []
     for number, line in enumerate(text.splitlines(), start=1):

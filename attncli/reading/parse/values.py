@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from attncli.errors import InputError, ShapeError, count
 from attncli.messages import Message, _
-from attncli.reading.json_text import JsonConstant, kind_of, valid_text
+from attncli.reading.parse.json_text import JsonConstant, kind_of, valid_text
 
 if TYPE_CHECKING:
     import numpy as np

@@ -1,5 +1,5 @@
 """A whole BERT, RoBERTa or GPT-2 checkpoint as core.transformer.Network, by the names
-transformers gives it (the attention layers through reading/checkpoint.py's table):
+transformers gives it (the attention layers through reading/models/checkpoint.py's table):
 
     BERT/RoBERTa {root}embeddings.word_embeddings / position_embeddings /
                  token_type_embeddings / LayerNorm; {root}encoder.layer.N.attention (the
@@ -22,7 +22,7 @@ import numpy as np
 from attncli.core.transformer import Architecture, Block, Network
 from attncli.errors import InputError, ShapeError
 from attncli.messages import _
-from attncli.reading.checkpoint import (
+from attncli.reading.models.checkpoint import (
     bert_attention,
     conv1d,
     expect_shape,
@@ -32,7 +32,7 @@ from attncli.reading.checkpoint import (
     linear,
     optional_named,
 )
-from attncli.reading.values import shape_text
+from attncli.reading.parse.values import shape_text
 
 
 def checkpoint_root(names: list[str], family: str) -> str:

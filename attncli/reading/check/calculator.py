@@ -15,7 +15,7 @@ from attncli.core.attention import METHODS
 from attncli.errors import InputError, ShapeError, count
 from attncli.limits import check_fits
 from attncli.messages import Message, _
-from attncli.reading.values import (
+from attncli.reading.parse.values import (
     Document,
     labels,
     require,

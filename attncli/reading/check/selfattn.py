@@ -12,25 +12,23 @@ from typing import TYPE_CHECKING
 from attncli.errors import InputError, ShapeError, count
 from attncli.layer import SelfAttnSettings
 from attncli.messages import Message, _
-from attncli.reading.cross_inputs import cross_matrices, separate_matrices
-from attncli.reading.inputs import (
+from attncli.reading.check.calculator import (
     KEYS_HINT,
     VALUES_HINT,
     check_one_value_per_key,
     refuse_biases,
     row_labels,
 )
-from attncli.reading.layer_sizes import own_widths, projection_sizes, sizes_text
-from attncli.reading.masks import bias_kv, layer_masks
-from attncli.reading.selfattn_fields import (
+from attncli.reading.check.fields import (
     check_fields,
     check_read_back,
     unused_sizes,
     unused_with_direct,
 )
-from attncli.reading.selfattn_memory import check_memory
-from attncli.reading.state_dicts import LAYER_FIELDS
-from attncli.reading.values import (
+from attncli.reading.check.masks import bias_kv, layer_masks
+from attncli.reading.check.sizes import check_memory, own_widths, projection_sizes, sizes_text
+from attncli.reading.models.state_dicts import LAYER_FIELDS
+from attncli.reading.parse.values import (
     Document,
     check_length,
     is_batch,
@@ -41,6 +39,10 @@ from attncli.reading.values import (
     to_matrix,
     to_vector,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import numpy as np
@@ -73,7 +75,7 @@ def selfattn_input(
     import numpy as np
 
     from attncli.core.selfattn import embed, projections
-    from attncli.reading.sentence import tokenize
+    from attncli.reading.parse.sentence import tokenize
 
     for name in ("d_model", "d_k", "d_v", "heads"):
         value = getattr(settings, name)
@@ -298,14 +300,12 @@ def _biases(
 def _direct_input(document: Document, settings: SelfAttnSettings) -> SelfAttnInput:
     """Attention straight from given queries, keys and values (no X, no projections); with
     --heads h their columns are split into h heads. Each may be a batch B × T × d."""
-    from attncli.reading.cross_inputs import sequences
-
     unused_with_direct(document)
     query_hint = Message(_("give queries with keys and values"))
     require(document, "queries", query_hint)
     require(document, "keys", KEYS_HINT)
     require(document, "values", VALUES_HINT)
-    # (a result read back of several heads has them joined again: reading/read_back.py)
+    # (a result read back of several heads has them joined again: reading/check/read_back.py)
     queries, keys, values = sequences(document, ("queries", "keys", "values"), query_hint)
     if queries.shape[-1] != keys.shape[-1]:
         raise ShapeError(
@@ -339,3 +339,76 @@ def _direct_input(document: Document, settings: SelfAttnSettings) -> SelfAttnInp
     allowed, bias = layer_masks(document, t_q, t_k, settings.valid_len, batch, settings.heads)
     direct = (queries, keys, values)
     return SelfAttnInput(query_labels, key_labels, None, {}, [], direct, None, allowed, None, bias)
+
+
+def cross_matrices(
+    document: Document, settings: SelfAttnSettings
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """x_q (the queries' sequence) and x_kv (the keys' and values'), of one d_model."""
+    if document.get("x") is not None:
+        raise InputError(
+            _("give x (self-attention) or x_q and x_kv (cross-attention), not both"),
+        )
+    hint = Message(_("cross-attention needs x_q and x_kv"))
+    x_q, x_kv = sequences(document, ("x_q", "x_kv"), hint)
+    if x_q.shape[-1] != x_kv.shape[-1]:
+        raise ShapeError(
+            _("x_q has {q_columns} columns but x_kv has {kv_columns} (one d_model for both)"),
+            q_columns=x_q.shape[-1],
+            kv_columns=x_kv.shape[-1],
+        )
+    _check_d_model(x_q, settings)
+    return x_q, x_kv, int(x_q.shape[-1])
+
+
+def separate_matrices(
+    document: Document, settings: SelfAttnSettings
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """x_q, x_k and x_v: the keys and the values each from a sequence of its own width
+    (kdim, vdim), one row per key in both."""
+    if document.get("x") is not None or document.get("x_kv") is not None:
+        other = "x" if document.get("x") is not None else "x_kv"
+        raise InputError(
+            _("give x_k and x_v (keys and values of their own), or {other}, not both"),
+            other=other,
+        )
+    hint = Message(_("keys and values of their own widths need x_q, x_k and x_v"))
+    x_q, x_k, x_v = sequences(document, ("x_q", "x_k", "x_v"), hint)
+    if x_k.shape[-2] != x_v.shape[-2]:
+        raise ShapeError(
+            _("x_k has {k_rows} rows but x_v has {v_rows} (one key and one value per token)"),
+            k_rows=x_k.shape[-2],
+            v_rows=x_v.shape[-2],
+        )
+    _check_d_model(x_q, settings)
+    return x_q, x_k, x_v, int(x_q.shape[-1])
+
+
+def sequences(document: Document, names: tuple[str, ...], hint: Message) -> list[np.ndarray]:
+    """The named sequences, each T × d, or each a batch B × T × d of one B."""
+    found = []
+    for name in names:
+        value = require(document, name, hint)
+        found.append(to_batch(value, name) if is_batch(value) else to_matrix(value, name))
+    if len({array.shape[:-2] for array in found}) > 1:
+        shapes = ", ".join(
+            f"{name} {' × '.join(map(str, a.shape))}" for name, a in zip(names, found, strict=True)
+        )
+        raise ShapeError(
+            _(
+                "{shapes}: give every one as one sequence (T × d) or every one as a batch of "
+                "the same B (B × T × d)"
+            ),
+            shapes=shapes,
+        )
+    return found
+
+
+def _check_d_model(x_q: np.ndarray, settings: SelfAttnSettings) -> None:
+    """x_q's width is d_model: a --d-model that differs is refused."""
+    if settings.d_model is not None and settings.d_model != x_q.shape[-1]:
+        raise ShapeError(
+            _("x_q has {columns} columns but --d-model is {d_model} (drop --d-model)"),
+            columns=x_q.shape[-1],
+            d_model=settings.d_model,
+        )

@@ -22,8 +22,8 @@ from typing import Any
 from attncli.core.transformer import ACTIVATIONS, Architecture, Network
 from attncli.errors import InputError
 from attncli.messages import Message, _
-from attncli.reading.locate import find_model
-from attncli.reading.model_tokens import ModelTokenizer, load_tokenizer
+from attncli.reading.models.locate import find_model
+from attncli.reading.models.tokens import ModelTokenizer, load_tokenizer
 
 SUPPORTED = ("bert", "roberta", "gpt2")
 SAFETENSORS = "model.safetensors"
@@ -292,8 +292,8 @@ def check_memory(needed: int, what: str | Message) -> None:
 
 def load_model(name: str, layers: int | None = None) -> Model:
     """Find, check and read a model: its first `layers` layers (all by default)."""
-    from attncli.reading.model_weights import network
-    from attncli.reading.tensor_files import open_safetensors
+    from attncli.reading.models.weights import network
+    from attncli.reading.parse.tensor_files import open_safetensors
 
     folder = find_model(name)
     model_type, arch = read_config(folder)

@@ -2,7 +2,7 @@
 (nn.MultiheadAttention's `state_dict()`, a dict of tensors or arrays), a weight file
 (.safetensors, .npz, .npy, JSON; a pickle file is refused with its safe conversion), or one
 attention layer of a checkpoint picked by its prefix. The names are read by the one name
-table, reading/checkpoint.py; the number of heads, which a state dict does not hold, comes
+table, reading/models/checkpoint.py; the number of heads, which a state dict does not hold, comes
 from config.json beside the file, else from --heads."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from attncli.errors import InputError
 from attncli.messages import Message, _
-from attncli.reading.values import Document
+from attncli.reading.parse.values import Document
 
 if TYPE_CHECKING:
     import numpy as np
@@ -31,7 +31,7 @@ class LayerFields:
     """One attention layer's weights read from a state dict, in attn's names."""
 
     fields: dict[str, np.ndarray]  # w_q, w_k, w_v [d_in, h·d], w_o, biases: x @ W
-    kind: str  # "mha", "bert" or "gpt2" (reading/checkpoint.py)
+    kind: str  # "mha", "bert" or "gpt2" (reading/models/checkpoint.py)
     source: str  # where they were read: a file's path, or "weights"
     names: tuple[str, ...]  # the state dict's names that were read
     heads: int | None = None  # from config.json beside the file
@@ -43,7 +43,7 @@ def state_dict_fields(
 ) -> LayerFields:
     """The attention layer under `prefix` of a state dict, in attn's names; a name under the
     prefix that is no attention weight, or a weight attn does not apply, is refused."""
-    from attncli.reading.checkpoint import attention_weights, nearest_name
+    from attncli.reading.models.checkpoint import attention_weights, nearest_name
 
     layer = attention_weights(state, prefix)
     for name in layer.unread:
@@ -69,15 +69,15 @@ def weights_file(path: str, prefix: str = "") -> LayerFields:
     from config.json when it sits beside the file."""
     from dataclasses import replace
 
-    from attncli.reading.samples import located
-    from attncli.reading.tensor_files import open_tensors
+    from attncli.reading.parse.samples import located
+    from attncli.reading.parse.tensor_files import open_tensors
 
     found = located(path)  # --weights mha: the installed sample, where no such file exists
     tensors = open_tensors(found)
     layer = state_dict_fields(tensors, prefix, path)
     folder = os.path.dirname(os.path.abspath(found))
     if os.path.isfile(os.path.join(folder, "config.json")):
-        from attncli.reading.model import read_config
+        from attncli.reading.models.model import read_config
 
         _config, architecture = read_config(folder)
         layer = replace(layer, heads=architecture.heads)
@@ -110,7 +110,7 @@ def tensors_of(state: Any) -> dict[str, Any]:
             ),
             kind=type(state).__name__,
         )
-    from attncli.reading.values import as_array
+    from attncli.reading.parse.values import as_array
 
     return {str(name): as_array(value) for name, value in state.items()}
 
@@ -121,8 +121,8 @@ def in_document(document: Document, prefix: str = "") -> tuple[Document, LayerFi
     weight, GPT-2's h.0.attn.c_attn.weight): the layer under `prefix`, or the only one it
     holds, read by the table; the document's other fields left as they are. Several layers
     and no prefix: refused, listing the prefixes to choose from."""
-    from attncli.reading.checkpoint import attention_prefixes, joined
-    from attncli.reading.selfattn_fields import INPUTS
+    from attncli.reading.check.fields import INPUTS
+    from attncli.reading.models.checkpoint import attention_prefixes, joined
 
     names = [name for name in document if name not in INPUTS or name in ("bias_k", "bias_v")]
     found = attention_prefixes(names)
@@ -173,7 +173,7 @@ def in_document(document: Document, prefix: str = "") -> tuple[Document, LayerFi
 def _under(name: str, prefix: str) -> bool:
     """A checkpoint's name that belongs to the attention layer under `prefix` ("" for a
     layer at the top level: the table's names)."""
-    from attncli.reading.checkpoint import BERT_NAMES, BERT_OUTSIDE, GPT2_NAMES, MHA_NAMES
+    from attncli.reading.models.checkpoint import BERT_NAMES, BERT_OUTSIDE, GPT2_NAMES, MHA_NAMES
 
     if prefix:
         return name.startswith(prefix + ".")

@@ -41,7 +41,7 @@ import numpy as np
 
 from attncli.errors import InputError, ShapeError
 from attncli.messages import Message, _
-from attncli.reading.values import shape_text
+from attncli.reading.parse.values import shape_text
 
 KINDS = ("mha", "bert", "gpt2")
 MHA_NAMES = (

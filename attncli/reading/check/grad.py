@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING
 
 from attncli.errors import InputError, ShapeError
 from attncli.messages import Message, _
-from attncli.reading.inputs import (
+from attncli.reading.check.calculator import (
     VALUES_HINT,
     ScoreInput,
     check_one_value_per_key,
     score_input,
 )
-from attncli.reading.values import (
+from attncli.reading.parse.values import (
     Document,
     require,
     shape_text,

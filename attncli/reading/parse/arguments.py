@@ -11,7 +11,7 @@ from typing import Any
 
 from attncli.errors import InputError, OptionError, ShapeError, shown
 from attncli.messages import _, decimal_mark
-from attncli.reading.json_text import _integer, parse_json
+from attncli.reading.parse.json_text import _integer, parse_json
 
 
 def parse_inline(text: str, field: str) -> Any:

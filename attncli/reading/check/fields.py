@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 
 from attncli.errors import InputError
 from attncli.messages import Message, _
-from attncli.reading.masks import OTHER_MASKS
-from attncli.reading.values import Document
+from attncli.reading.check.masks import OTHER_MASKS
+from attncli.reading.parse.values import Document
 
 if TYPE_CHECKING:
     from attncli.layer import SelfAttnSettings
@@ -89,7 +89,7 @@ OPTIONS = {
     "projections": "--no-proj",
 }
 # Names of a state dict that, without the rest of its layer (in_proj_weight or
-# q_proj_weight, read by reading/state_dicts.py), attn selfattn does not read: each with
+# q_proj_weight, read by reading/models/state_dicts.py), attn selfattn does not read: each with
 # how to give it instead.
 STATE_DICT = {
     "in_proj_bias": Message(
@@ -143,7 +143,7 @@ def unknown_field(name: str) -> InputError:
             field=shown,
             option=option,
         )
-    from attncli.reading.checkpoint import nearest_name
+    from attncli.reading.models.checkpoint import nearest_name
 
     near = nearest_name(name, INPUTS)  # attn's own names, torch's, BERT's and GPT-2's
     if near:

@@ -9,8 +9,8 @@ from typing import IO, Any
 from attncli.errors import InputError
 from attncli.limits import MAX_INPUT_BYTES, available_memory, too_large_input
 from attncli.messages import _
-from attncli.reading.json_text import EXAMPLE_DOCUMENT, kind_of, parse_json
-from attncli.reading.values import Document
+from attncli.reading.parse.json_text import EXAMPLE_DOCUMENT, kind_of, parse_json
+from attncli.reading.parse.values import Document
 
 
 def read_text(path: str, stdin: IO[str] | None) -> tuple[str, str]:
@@ -22,7 +22,7 @@ def read_text(path: str, stdin: IO[str] | None) -> tuple[str, str]:
             )
         return _read_stdin(stdin), "stdin"
     _check_path(path)
-    from attncli.reading.samples import located
+    from attncli.reading.parse.samples import located
 
     try:
         with open(located(path), "rb") as file:
@@ -124,7 +124,7 @@ def load_document(
     """
     stdin = sys.stdin if stdin is None else stdin
     if path is not None and path != "-":
-        from attncli.reading.samples import located
+        from attncli.reading.parse.samples import located
 
         found = located(path)  # -i mha_x: the installed sample, where no such file exists
         _refuse_weight_file(found)
@@ -173,7 +173,7 @@ def _refuse_weight_file(path: str) -> None:
     weights, which attn selfattn takes as --weights FILE."""
     if path == "-" or path.lower().endswith((".json", ".npy", ".npz")):
         return  # the common case, without importing the weight-file readers
-    from attncli.reading.tensor_files import PICKLE_SUFFIXES, pickle_refusal
+    from attncli.reading.parse.tensor_files import PICKLE_SUFFIXES, pickle_refusal
 
     if path.lower().endswith(PICKLE_SUFFIXES):
         raise pickle_refusal(path)
@@ -312,8 +312,8 @@ def document_from(
     Stdin is read only when the options do not already give every required field,
     so `attn softmax 2 0 1` inside a script never swallows the script's input.
     """
-    from attncli.reading.arguments import parse_inline
-    from attncli.reading.values import parse_tokens
+    from attncli.reading.parse.arguments import parse_inline
+    from attncli.reading.parse.values import parse_tokens
 
     given = {name for name, text in inline.items() if text is not None}
     document = load_document(path, bare_field, read_stdin=not set(required) <= given)

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from attncli.errors import InputError, ShapeError
 from attncli.messages import Message, _
-from attncli.reading.selfattn_fields import from_x
-from attncli.reading.values import Document, is_batch, shape_text, to_batch
+from attncli.reading.check.fields import from_x
+from attncli.reading.parse.values import Document, is_batch, shape_text, to_batch
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
