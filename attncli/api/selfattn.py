@@ -179,7 +179,7 @@ def selfattn_document(
     document, options, layer = layer_settings(document, sentence, options, layer, prefix)
     document, written = read_back_inputs(document, options.heads)  # a result read back
 
-    checked = selfattn_input(document, sentence, options)
+    checked = fill_from_seed(selfattn_input(document, sentence, options), options)
     given_mask, given_bias = checked.allowed, checked.bias  # written down for a read-back
     drawn, seed = drawn_of(document, checked.weights, checked.drawn, options.seed)
     if options.positions is not None:
@@ -249,6 +249,34 @@ def selfattn_document(
         heads_unchecked=layer is not None and layer.heads is None,  # no config.json to say
         causal_from=KIND_NAMES[layer.kind] if layer and layer.causal and options.causal else None,
     )
+
+
+def fill_from_seed(checked: SelfAttnInput, options: SelfAttnSettings) -> SelfAttnInput:
+    """The checked inputs with what was left to the seed drawn: a sentence's embeddings
+    (the context's too, the same token getting the same row) and the projections the input
+    leaves out, in the layer's order (w_q, w_k, w_v, w_o, then the biases)."""
+    from attncli.core.selfattn import embed, projections
+
+    if checked.x is None and checked.direct is None:  # a sentence
+        assert checked.d_model is not None and checked.norm is not None
+        width, norm = checked.d_model, checked.norm
+        checked.x = embed(checked.query_labels, width, norm, options.seed)
+        if checked.context_tokens is not None:
+            checked.x_kv = embed(checked.context_tokens, width, norm, options.seed)
+    if checked.sizes is not None:
+        sizes = checked.sizes
+        drawn = projections(
+            options.seed, sizes.d_model, sizes.d_k, sizes.d_v, sizes.with_output,
+            sizes.key_widths, names=tuple(checked.drawn),
+        )  # fmt: skip
+        order = ("w_q", "w_k", "w_v", "w_o")
+        layer = {name: checked.weights.get(name, drawn.get(name)) for name in order}
+        others = {name: w for name, w in checked.weights.items() if name not in order}
+        checked.weights = {
+            **{name: w for name, w in layer.items() if w is not None},
+            **others,
+        }
+    return checked
 
 
 def _in_dtype(checked: SelfAttnInput, dtype: str) -> None:

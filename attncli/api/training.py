@@ -188,10 +188,13 @@ def _layer(
     sentence: Sentence, settings: SelfAttnSettings, positions: str | None
 ) -> tuple[np.ndarray, dict[str, np.ndarray], float | None, np.ndarray | None]:
     """X, the seeded W's and the mask of one sentence, checked as attn selfattn checks them."""
+    from attncli.api.selfattn import fill_from_seed
     from attncli.core.positions import with_positions
     from attncli.reading.check.selfattn import selfattn_input
 
-    checked = selfattn_input({}, " ".join(sentence.tokens), replace(settings, causal=False))
+    checked = fill_from_seed(
+        selfattn_input({}, " ".join(sentence.tokens), replace(settings, causal=False)), settings
+    )
     assert checked.x is not None
     allowed = None
     if settings.causal:

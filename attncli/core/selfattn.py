@@ -55,6 +55,22 @@ def embed(tokens: list[str], d_model: int, norm: float, seed: int) -> np.ndarray
     return np.stack([cache[key] for key in keys])
 
 
+def projection_shapes(
+    d_model: int,
+    d_k: int,
+    d_v: int,
+    with_output: bool = False,
+    key_widths: tuple[int, int] | None = None,
+) -> dict[str, tuple[int, int]]:
+    """The shapes of W^Q, W^K [d_model, d_k], W^V [d_model, d_v] and, for heads, W^O
+    [d_v, d_model]; with `key_widths` (kdim, vdim), W^K [kdim, d_k] and W^V [vdim, d_v]."""
+    kdim, vdim = key_widths or (d_model, d_model)
+    shapes = {"w_q": (d_model, d_k), "w_k": (kdim, d_k), "w_v": (vdim, d_v)}
+    if with_output:
+        shapes["w_o"] = (d_v, d_model)
+    return shapes
+
+
 def projections(
     seed: int,
     d_model: int,
@@ -62,18 +78,16 @@ def projections(
     d_v: int,
     with_output: bool = False,
     key_widths: tuple[int, int] | None = None,
+    names: tuple[str, ...] | None = None,
 ) -> dict[str, np.ndarray]:
-    """Seeded W^Q, W^K [d_model, d_k], W^V [d_model, d_v] and, for heads, W^O [d_v, d_model];
-    with `key_widths` (kdim, vdim), W^K [kdim, d_k] and W^V [vdim, d_v]."""
-    kdim, vdim = key_widths or (d_model, d_model)
-    weights = {
-        "w_q": uniform_parameter(seed, "w_q", (d_model, d_k), fan_in=d_model),
-        "w_k": uniform_parameter(seed, "w_k", (kdim, d_k), fan_in=kdim),
-        "w_v": uniform_parameter(seed, "w_v", (vdim, d_v), fan_in=vdim),
+    """Seeded projections of projection_shapes' shapes, each uniform with variance 1/fan_in
+    (fan_in = its rows); only those in `names` when given."""
+    shapes = projection_shapes(d_model, d_k, d_v, with_output, key_widths)
+    return {
+        name: uniform_parameter(seed, name, shape, fan_in=shape[0])
+        for name, shape in shapes.items()
+        if names is None or name in names
     }
-    if with_output:
-        weights["w_o"] = uniform_parameter(seed, "w_o", (d_v, d_model), fan_in=d_v)
-    return weights
 
 
 def chosen_divisor(keys: np.ndarray, divisor: float | None) -> float:

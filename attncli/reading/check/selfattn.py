@@ -66,6 +66,23 @@ class SelfAttnInput:
     # of the scores' shape: added to the scores before the softmax (a float attn_mask)
     bias: np.ndarray | None = None
     x_v: np.ndarray | None = None  # [T_k, vdim]: the values' own sequence (x_kv is then x_k)
+    # what the fill step (api/selfattn.fill_from_seed) draws from: the sizes of the seeded
+    # projections, and for a sentence the embeddings' length and the context's tokens
+    sizes: SeededSizes | None = None
+    d_model: int | None = None  # a sentence's embeddings' width
+    context_tokens: list[str] | None = None
+
+
+@dataclass(frozen=True)
+class SeededSizes:
+    """The sizes the projections left out are drawn at: W^Q [d_model, d_k], W^K [kdim,
+    d_k], W^V [vdim, d_v], with W^O [d_v, d_model] (d_k, d_v over every head)."""
+
+    d_model: int
+    d_k: int
+    d_v: int
+    with_output: bool
+    key_widths: tuple[int, int] | None  # (kdim, vdim) when keys and values have their own
 
 
 def selfattn_input(
@@ -74,7 +91,7 @@ def selfattn_input(
     """Validated inputs for attn selfattn, from a sentence or from given matrices."""
     import numpy as np
 
-    from attncli.core.selfattn import embed, projections
+    from attncli.core.selfattn import projection_shapes
     from attncli.reading.parse.sentence import tokenize
 
     for name in ("d_model", "d_k", "d_v", "heads"):
@@ -158,13 +175,11 @@ def selfattn_input(
         len(query_tokens), len(tokens), d_model, d_k, d_v, batch * (settings.heads or 1),
         settings.grids,
     )  # fmt: skip
-    if x is None:
+    if x is None:  # a sentence: its embeddings are drawn in the fill step
         norm = settings.norm if settings.norm is not None else float(np.sqrt(d_model))
-        x = embed(query_tokens, d_model, norm, settings.seed)
-        if settings.context is not None:  # the same token gets the same row in both
-            x_kv = embed(tokens, d_model, norm, settings.seed)
     weights: dict[str, np.ndarray] = {}
-    drawn: list[str] = []
+    drawn: list[str] = []  # to be drawn from the seed in the fill step
+    sizes = None
     if settings.projections:
         with_output = settings.heads is not None and settings.out_proj
         if not with_output and document.get("w_o") is not None:
@@ -175,20 +190,18 @@ def selfattn_input(
                 ),
             )
         widths = (x_kv.shape[-1], x_v.shape[-1]) if x_v is not None and x_kv is not None else None
-        seeded = projections(
-            settings.seed, d_model, d_k, d_v, with_output=with_output, key_widths=widths
-        )
-        for name, default in seeded.items():
+        sizes = SeededSizes(d_model, d_k, d_v, with_output, widths)
+        shapes = projection_shapes(d_model, d_k, d_v, with_output, widths)
+        for name, shape in shapes.items():
             if document.get(name) is None:
-                weights[name] = default
                 drawn.append(name)
                 continue
             given = to_matrix(document[name], name)
             # W^O may project to a width of its own, d_out (its columns)
-            if name == "w_o" and given.shape[0] == default.shape[0]:
-                default = given
-            if name == "w_o" and given.shape != default.shape:
-                rows = default.shape[0]
+            if name == "w_o" and given.shape[0] == shape[0]:
+                shape = given.shape
+            if name == "w_o" and given.shape != shape:
+                rows = shape[0]
                 raise ShapeError(
                     _(
                         "w_o is {shape} but must have {rows} rows here (h·d_v; any number "
@@ -197,19 +210,18 @@ def selfattn_input(
                     shape=shape_text(given.shape),
                     rows=rows,
                 )
-            if name in ("w_k", "w_v") and x_v is None and given.shape[0] != default.shape[0]:
+            if name in ("w_k", "w_v") and x_v is None and given.shape[0] != shape[0]:
                 raise own_widths(document, name, given, d_model)
-            if given.shape != default.shape:
-                sizes = sizes_text(d_model, d_k, d_v, settings.heads)
+            if given.shape != shape:
                 raise ShapeError(
                     _("{name} is {shape} but must be {expected} here ({sizes})"),
                     name=name,
                     shape=shape_text(given.shape),
-                    expected=shape_text(default.shape),
-                    sizes=sizes,
+                    expected=shape_text(shape),
+                    sizes=sizes_text(d_model, d_k, d_v, settings.heads),
                 )
             weights[name] = given
-        _check_all_given(document, list(seeded), settings)
+        _check_all_given(document, list(shapes), settings)
         d_out = weights["w_o"].shape[1] if "w_o" in weights else d_model
         weights.update(_biases(document, d_out, d_k, d_v, with_output))
         weights.update(bias_kv(document, d_k, d_v))
@@ -229,14 +241,16 @@ def selfattn_input(
                 "drop --no-proj or --add-zero-attn"
             ),
         )
-    batch = x.shape[0] if x.ndim == 3 else None
+    batch = x.shape[0] if x is not None and x.ndim == 3 else None  # a sentence is one
     allowed, bias = layer_masks(
         document, len(query_tokens), len(tokens), settings.valid_len, batch, settings.heads
     )
     checked = SelfAttnInput(
-        query_tokens, tokens, x, weights, drawn, None, norm, allowed, x_kv, bias
+        query_tokens, tokens, x, weights, drawn, None, norm, allowed, x_kv, bias, x_v, sizes
     )
-    checked.x_v = x_v
+    if x is None:
+        checked.d_model = d_model
+        checked.context_tokens = tokens if settings.context is not None else None
     return checked
 
 
