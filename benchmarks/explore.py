@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SENTENCE = "en las llaves del coche están ahí"
+SENTENCE = "las llaves del coche están ahí"
 TARGETS = {12: 0.050, 40: 0.150}  # seconds, median key press → redrawn grid
 ON_SCREEN_TARGET = 1.0
 

@@ -55,9 +55,9 @@ def train(
     its row's largest weight. `positions='sinusoidal'` adds Vaswani et al.'s encoding
     to X. `on_step(done, loss)` hears every update.
 
-    >>> t = train("en las llaves del coche están ahí", want="están=llaves")
+    >>> t = train("las llaves del coche están ahí", want="están=llaves")
     >>> round(float(t.wanted_before[0]), 3), float(t.wanted_after[0]) > 0.9
-    (0.023, True)
+    (0.029, True)
     """
     from attncli.core import training as core
 
@@ -148,7 +148,7 @@ def _sentences(
     if (sentence is None) == (corpus is None):
         raise InputError(
             _(
-                'give a sentence and what it wants (attn train "en las llaves del coche están '
+                'give a sentence and what it wants (attn train "las llaves del coche están '
                 'ahí" --want están=llaves) or --corpus FILE, one of the two'
             )
         )

@@ -26,7 +26,7 @@ SENTENCES = (
     "la casa es grande",
     "mi perro come mucho",
     "hoy leo un libro nuevo",
-    "en las llaves del coche están ahí",
+    "las llaves del coche están ahí",
     "el gato negro duerme en la silla roja",
 )
 MAX_TOKENS = max(len(sentence.split()) for sentence in SENTENCES)

@@ -38,7 +38,7 @@ def prepare(
 
         return ChainExplorer(start(document), lang=lang, digits=digits)
     if sentence is None and not document:
-        sentence = "en las llaves del coche están ahí"
+        sentence = "las llaves del coche están ahí"
     model = sizes.get("model")
     source = Source(
         sentence=sentence,

@@ -19,7 +19,7 @@ from attncli.core import training
 from tests.conftest import SAMPLES
 from tests.terminal import drawn_on_a_terminal
 
-HEADLINE = "en las llaves del coche están ahí"
+HEADLINE = "las llaves del coche están ahí"
 WANT = ("--want", "están=llaves")
 
 
@@ -84,10 +84,10 @@ def test_the_terminal_shows_before_after_the_curve_and_both_grids(run):
     result = run("train", HEADLINE, *WANT, "--format", "table")
     assert result.exit_code == 0, result.stderr
     out = result.stdout
-    assert "Training W^Q and W^K on «en las llaves del coche están ahí»" in out
+    assert "Training W^Q and W^K on «las llaves del coche están ahí»" in out
     assert "ℓ = −log α(están, llaves)" in out
     assert "W^V gets no gradient from a loss on the weights: it stays as drawn." in out
-    assert re.search(r"están → llaves +0.023 +0.999", out)
+    assert re.search(r"están → llaves +0.029 +0.999", out)
     curve = next(line.strip() for line in out.splitlines() if line.startswith("  ▁") or
                  line.startswith("  █"))  # fmt: skip
     assert set(curve) <= set("▁▂▃▄▅▆▇█") and curve[0] == "█" and curve[-1] == "▁"
@@ -98,8 +98,8 @@ def test_the_terminal_shows_before_after_the_curve_and_both_grids(run):
 def test_in_spanish(run):
     result = run("train", HEADLINE, *WANT, "--format", "table", "--lang", "es")
     assert result.exit_code == 0, result.stderr
-    assert "Entrenando W^Q y W^K con «en las llaves del coche están ahí»" in result.stdout
-    assert re.search(r"están → llaves +0,023 +0,999", result.stdout)
+    assert "Entrenando W^Q y W^K con «las llaves del coche están ahí»" in result.stdout
+    assert re.search(r"están → llaves +0,029 +0,999", result.stdout)
     assert "W^V no recibe ningún gradiente" in result.stdout
 
 
@@ -291,7 +291,7 @@ def test_steps_work_one_iteration_from_the_backward_pass(headline):
 def test_steps_on_the_terminal_in_english_and_spanish(run):
     english = run("train", HEADLINE, *WANT, "--steps")
     assert english.exit_code == 0, english.stderr
-    for text in ("Iteration 1 by hand (SGD, lr 0.1)", "Loss: −log 0.023 = 3.7707",
+    for text in ("Iteration 1 by hand (SGD, lr 0.1)", "Loss: −log 0.029 = 3.5390",
                  "∂ℓ/∂e = α − wanted", "∂ℓ/∂W^Q   8 × 8   Xᵀ · ∂ℓ/∂Q",
                  "Update: W^Q[", "∂ℓ/∂W^V = 0"):  # fmt: skip
         assert text in english.stdout, text
@@ -316,7 +316,7 @@ def test_steps_travel_in_the_json_when_asked(run_json):
 
 def test_python_api(headline):
     assert headline.wanted_after[0] >= 0.9 and headline.done == 300
-    assert repr(headline).startswith("TrainResult(tokens=['en', 'las'")
+    assert repr(headline).startswith("TrainResult(tokens=['las', 'llaves'")
     html = headline._repr_html_()
     assert "<pre" in html and "están → llaves" in html and "0.999" in html
     np.testing.assert_array_equal(headline.after["w_v"], headline.before["w_v"])
@@ -352,7 +352,7 @@ def test_ctrl_c_in_a_real_process(tmp_path):
     """SIGINT to a running attn train: exit 130, the line, and the state in --save."""
     path = tmp_path / "state.json"
     command = [sys.executable, "-m", "attncli", "train", HEADLINE, *WANT,
-               "--iterations", "10000000", "--save", str(path)]  # fmt: skip
+               "--iterations", "1000000", "--save", str(path)]  # fmt: skip
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(3.0)  # well past the start-up: the loop is running
     process.send_signal(signal.SIGINT)
@@ -361,7 +361,7 @@ def test_ctrl_c_in_a_real_process(tmp_path):
     assert "stopped by Ctrl-C after" in stderr and str(path) in stderr
     state = json.loads(path.read_text())
     assert json.loads(stdout) == state  # piped, the state goes to stdout too
-    assert 0 < state["training"]["done"] < 10_000_000
+    assert 0 < state["training"]["done"] < 1_000_000
 
 
 def test_plot_draws_a_png(run, tmp_path):
@@ -384,7 +384,7 @@ def test_selfattn_takes_sinusoidal_positions(run, run_json):
     plain = run_json("selfattn", HEADLINE)
     placed = run_json("selfattn", HEADLINE, "--positions", "sinusoidal")
     np.testing.assert_allclose(
-        np.array(placed["x"]), np.array(plain["x"]) + sinusoidal(7, 8), atol=1e-15
+        np.array(placed["x"]), np.array(plain["x"]) + sinusoidal(6, 8), atol=1e-15
     )
     assert placed["weights"] != plain["weights"]
     trained = run("train", HEADLINE, *WANT, "--positions", "sinusoidal", "--iterations", "1")

@@ -17,7 +17,7 @@ from attncli.explore.session import Source
 from attncli.explore.state import State
 from tests.explore_screen import expected_cells, grid_cells, region_lines, run_app, screen_lines
 
-SENTENCE = "en las llaves del coche están ahí"
+SENTENCE = "las llaves del coche están ahí"
 LLAVES = json.loads(
     (
         __import__("pathlib").Path(__file__).parent.parent.parent / "samples" / "llaves.json"
@@ -108,33 +108,33 @@ def test_projections_off_every_row_peaks_on_its_diagonal_and_on_rows_look_elsewh
 def test_llaves_document_estan_looks_for_llaves():
     source = Source(document=LLAVES, path="samples/llaves.json")
     _, cells, *_ = _pressed([], source=source)
-    assert cells["están"][2] == "0.622*"
+    assert cells["están"][1] == "0.642*"
 
 
 def test_the_side_panel_shows_the_cells_arithmetic():
-    keys = ["down"] * 5 + ["right"] * 2  # the row of «están», the column of «llaves»
+    keys = ["down"] * 4 + ["right"]  # the row of «están», the column of «llaves»
     source = Source(document=LLAVES, path="samples/llaves.json")
     state, _, panel, *_ = _pressed(keys, source=source)
-    assert (state.row, state.column) == (5, 2)
+    assert (state.row, state.column) == (4, 1)
     result = attn.selfattn(**{k: LLAVES[k] for k in ("x", "w_q", "w_k", "w_v", "tokens")})
-    q, k = result.queries[5], result.keys[2]
+    q, k = result.queries[4], result.keys[1]
     assert (q.tolist(), k.tolist()) == ([3, 0, 0, 0], [2, 0, 0, 0])
     flat = " ".join(panel.split())
     assert "3×2 + 0×0 + 0×0 + 0×0 = 6" in flat
     assert "6 ÷ 2" in flat and "Score 3" in flat
-    total = float(np.exp(result.scores[5]).sum())
+    total = float(np.exp(result.scores[4]).sum())
     assert f"e^score {math.exp(3):.2f}" in flat
-    assert f"Weight = e^… ÷ {total:.2f} {result.weights[5, 2]:.3f}" in flat
-    output = ", ".join(f"{v:.2f}" for v in result.output[5])
+    assert f"Weight = e^… ÷ {total:.2f} {result.weights[4, 1]:.3f}" in flat
+    output = ", ".join(f"{v:.2f}" for v in result.output[4])
     assert f"Output ≈ {output}" in flat
 
 
 def test_the_side_panel_follows_the_cursor_on_a_short_screen():
     source = Source(document=LLAVES, path="samples/llaves.json")
-    _, _, panel, screen, _ = _pressed(["down"] * 5 + ["right"] * 2, size=(80, 24), source=source)
+    _, _, panel, screen, _ = _pressed(["down"] * 4 + ["right"], size=(80, 24), source=source)
     flat = " ".join(panel.split())
     assert "están → llaves" in flat and "3×2 + 0×0 + 0×0 + 0×0 = 6" in flat
-    assert "0.622" in flat
+    assert "0.642" in flat
 
 
 def test_the_panel_of_a_masked_cell_says_so():
@@ -148,7 +148,7 @@ def test_spanish_screen():
     assert "Pesos (fila = quién pregunta, columna = quién contesta)" in text
     assert "p proyecciones sí" in text
     expected = attn.selfattn(SENTENCE)
-    assert cells["las"][1] == f"{expected.weights[1, 1]:.3f}".replace(".", ",")
+    assert cells["llaves"][1] == f"{expected.weights[1, 1]:.3f}".replace(".", ",")
     assert "Consulta · clave" in panel
 
 
@@ -201,7 +201,7 @@ def test_a_d_k_the_layer_refuses_is_a_line_in_the_status_bar():
     source = Source(document=LLAVES, path="samples/llaves.json")
     state, cells, _, screen, note = _pressed(["d"], source=source)
     assert "w_q is 4 × 4 but must be 4 × 3" in note
-    assert state.d_k is None and cells["están"][2] == "0.622*"
+    assert state.d_k is None and cells["están"][1] == "0.642*"
 
 
 def test_q_and_escape_quit_and_ctrl_c_too():
@@ -236,7 +236,7 @@ def test_enter_opens_the_rows_three_steps_and_a_key_closes_them():
     app = Explorer(Source(document=LLAVES, path="samples/llaves.json"))
 
     async def script(pilot):
-        await pilot.press(*["down"] * 5, "enter")
+        await pilot.press(*["down"] * 4, "enter")
         await pilot.pause()
         shown = "\n".join(screen_lines(app))
         await pilot.press("escape")
@@ -282,4 +282,4 @@ def test_a_row_label_click_opens_its_steps_and_a_cell_click_moves_the_cursor():
         await pilot.pause()
         return moved, len(app.screen_stack)
 
-    assert run_app(app, (120, 40), script) == ((4, 2), 2)
+    assert run_app(app, (120, 40), script) == ((3, 2), 2)

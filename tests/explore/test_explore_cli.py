@@ -115,7 +115,7 @@ def test_the_document_decides_the_screen():
 )
 def test_j_writes_what_attn_selfattn_reads_back(keys, run_json, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    app = _prepare("en las llaves del coche están ahí")
+    app = _prepare("las llaves del coche están ahí")
 
     async def script(pilot):
         await pilot.press(*keys, "j")
@@ -133,7 +133,7 @@ def test_j_writes_what_attn_selfattn_reads_back(keys, run_json, tmp_path, monkey
 @pytest.mark.parametrize("kind", [".svg", ".html", ".txt", ".md", ".tex"])
 def test_e_exports_the_view_with_the_exporters_of_export(kind, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    app = _prepare("en las llaves del coche están ahí")
+    app = _prepare("las llaves del coche están ahí")
     name = f"view{kind}"
 
     async def script(pilot):
@@ -148,7 +148,7 @@ def test_e_exports_the_view_with_the_exporters_of_export(kind, tmp_path, monkeyp
     note = run_app(app, (120, 40), script)
     assert note == f"wrote {name}"
     text = (tmp_path / name).read_text(encoding="utf-8")
-    expected = attn.selfattn("en las llaves del coche están ahí")
+    expected = attn.selfattn("las llaves del coche están ahí")
     for value in expected.weights[0]:
         assert f"{value:.3f}" in text
     assert ("Weights" in text) or ("Weights".replace(" ", "\\ ") in text)

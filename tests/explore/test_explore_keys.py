@@ -18,7 +18,7 @@ from tests.explore_screen import expected_cells, grid_cells, run_app
 # Every key the grid answers, and a few it does not.
 TYPED = [*KEYS, "enter", "question_mark", "x", "w", "left_square_bracket", "tab", "3"]
 SOURCES = {
-    "sentence": Source(sentence="en las llaves del coche están ahí"),
+    "sentence": Source(sentence="las llaves del coche están ahí"),
     "short": Source(sentence="hola"),
     "document": Source(
         document={

@@ -83,7 +83,7 @@ def explore(
     attn selfattn -i; ? every key; q or Esc quits. With --model, a real model's layer:
     [ ] layer, w word pieces or words. Needs attncli[explore].
 
-    Example: attn explore "en las llaves del coche están ahí" --lang es
+    Example: attn explore "las llaves del coche están ahí" --lang es
     """
     import sys
     from importlib.util import find_spec

@@ -114,7 +114,7 @@ def selfattn(
     softmax(Q K^T / √d_k) row by row (row = who asks, column = who answers); the
     outputs are the weight grid times V. The parameter count does not depend on T.
 
-    Example: attn selfattn "en las llaves del coche están ahí" --steps --token están
+    Example: attn selfattn "las llaves del coche están ahí" --steps --token están
 
     A layer saved from torch: attn selfattn -i samples/mha_x.npy --weights
     samples/mha.safetensors --heads 2

@@ -163,7 +163,7 @@ def train(
     weights before → after, the loss curve and the grids; piped, a JSON document that
     attn selfattn -i reads. Without projections there is nothing to learn.
 
-    Example: attn train "en las llaves del coche están ahí" --want están=llaves
+    Example: attn train "las llaves del coche están ahí" --want están=llaves
     """
     _run(
         sentence=sentence,

@@ -75,7 +75,7 @@ def _position(
 
 
 def parse_want(pair: str, tokens: Sequence[str], where: Message | str = "") -> tuple[int, int]:
-    """'están=llaves' to (5, 2) for «en las llaves del coche están ahí»."""
+    """'están=llaves' to (4, 1) for «las llaves del coche están ahí»."""
     query, equals, key = pair.partition("=")
     if not equals or not query.strip() or not key.strip() or "=" in key:
         raise InputError(
