@@ -28,6 +28,7 @@ __all__ = [
     "mix",
     "options",
     "samples",
+    "scaling",
     "score",
     "selfattn",
     "softmax",
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     from attncli.api.model import heads
     from attncli.api.options import options
     from attncli.api.samples import samples
+    from attncli.api.scaling import scaling
     from attncli.api.selfattn import selfattn
     from attncli.api.training import train
     from attncli.errors import AttnError, InputError, OptionError, ShapeError
@@ -53,6 +55,7 @@ _HOMES = {
     "heads": "api.model",
     "options": "api.options",
     "samples": "api.samples",
+    "scaling": "api.scaling",
     "selfattn": "api.selfattn",
     "train": "api.training",
     "SelfAttnSettings": "layer",

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import gettext
     import string
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
 # Neither pathlib nor string at import: they would cost every run of attn about 5 ms.
 
@@ -96,7 +96,7 @@ def in_decimals(text: str, lang: str) -> str:
     return text if mark == "." else text.replace(".", mark)
 
 
-def either(choices: list[str | Message]) -> str | Message:
+def either(choices: Sequence[str | Message]) -> str | Message:
     """Choices as a sentence offers them: '--tx, --ty or --d-a' ('… o --d-a')."""
     if len(choices) == 1:
         return choices[0]

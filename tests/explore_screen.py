@@ -12,9 +12,10 @@ from typing import Any
 import numpy as np
 from rich.console import Console
 
+from attncli.core.saturation import SATURATED
 from attncli.present.format import Format
 
-NUMBER = re.compile(r"-?\d+(?:[.,]\d+)?\*?|—")
+NUMBER = re.compile(r"-?\d+(?:[.,]\d+)?[*!]?|—")
 
 
 def screen_lines(app: Any) -> list[str]:
@@ -73,10 +74,13 @@ def expected_cells(result: Any, state: Any) -> dict[str, list[str]]:
             continue
         finite = np.where(np.isneginf(scores[i]), -np.inf, weights[i])
         largest = weights[i][int(np.argmax(finite))]
+        # a row that no longer mixes (largest weight ≥ 0.95 among two or more keys) has !
+        looked = ~np.isneginf(scores[i])
+        mark = "!" if largest >= SATURATED and looked.sum() >= 2 else "*"
         rows[label] = [
             "—"
             if np.isneginf(scores[i][j])
-            else fmt.weight_number(value) + ("*" if value == largest else "")
+            else fmt.weight_number(value) + (mark if value == largest else "")
             for j, value in enumerate(weights[i])
         ]
     return rows

@@ -9,6 +9,7 @@ from functools import partial
 
 from attncli.core import costs
 from attncli.core.timing import time_interleaved
+from attncli.core.saturation import largest_weight
 from attncli.errors import OptionError
 from attncli.limits import check_fits, check_repeat
 from attncli.messages import _
@@ -90,8 +91,8 @@ def compare(sizes: Sizes, progress: Callable[[str, int, int], None] | None = Non
         checks[method] = (len(pairs), float(np.max(np.abs(looped - grids[method][rows, columns]))))
         tell(f"progress_loop:{method}")
     tell("progress_sweep:", 0)
-    sweep = [(d_k, *costs.largest_weight(d_k, 6, SWEEP_ROWS, sizes.seed)) for d_k in sizes.d_ks]
-    draws = [(d_k, *costs.largest_weight(d_k, 6, 1, sizes.seed, "draw")) for d_k in sizes.d_ks]
+    sweep = [(d_k, *largest_weight(d_k, 6, SWEEP_ROWS, sizes.seed)) for d_k in sizes.d_ks]
+    draws = [(d_k, *largest_weight(d_k, 6, 1, sizes.seed, "draw")) for d_k in sizes.d_ks]
     tell("progress_sweep:")
     peaks = {method: costs.peak_weights(grids[method]) for method in costs.METHODS}
     return Comparison(

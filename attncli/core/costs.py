@@ -141,20 +141,3 @@ def check_pairs(t_x: int, t_y: int, limit: int, seed: int) -> list[tuple[int, in
 
     chosen = generator(seed, "pairs").choice(total, size=limit, replace=False)
     return [(int(n // t_x), int(n % t_x)) for n in np.sort(chosen)]
-
-
-def largest_weight(
-    d_k: int, keys_per_row: int, rows: int, seed: int, stream: str = "sweep"
-) -> tuple[float, float]:
-    """Average largest softmax weight of a row, unscaled and ÷√d_k, for random queries and keys
-    with unit-variance coordinates: unscaled rows saturate as d_k grows, scaled ones do not.
-    With rows=1, one draw: what a single run of the lesson shows, which wanders."""
-    from attncli.core.seeding import generator
-
-    rng = generator(seed, stream, str(d_k))
-    queries = rng.standard_normal((rows, 1, d_k))
-    keys = rng.standard_normal((rows, keys_per_row, d_k))
-    scores = (queries @ keys.transpose(0, 2, 1))[:, 0, :]  # [rows, keys_per_row]
-    unscaled = softmax(scores).max(axis=-1).mean()
-    scaled = softmax(scores / np.sqrt(d_k)).max(axis=-1).mean()
-    return float(unscaled), float(scaled)

@@ -20,6 +20,9 @@ if TYPE_CHECKING:
     from attncli.results.selfattn import SelfAttnResult
 
 MAX_TOKENS = 64  # a longer sentence is refused in the status line: its grid cannot be read
+# What a document says of the sequences themselves, with or without projections.
+SEQUENCES = frozenset({"x", "tokens", "query_tokens", "x_q", "x_kv", "x_k", "x_v", "mask",
+                       "attn_mask", "key_padding_mask"})  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,10 @@ def compute(source: Source, state: State) -> SelfAttnResult:
     )
     # The document as attn selfattn -i reads it: every field used, or refused in one line.
     document = {} if source.sentence is not None else dict(source.document)
+    if not projections and "output" in document:
+        # p on a trained or saved layer is the lesson's comparison: its X attended over
+        # itself, the result's weights and outputs set aside (read back, they would pin it).
+        document = {name: value for name, value in document.items() if name in SEQUENCES}
     result = selfattn_document(document, source.sentence, settings)
     if result.batch is not None:
         raise InputError(

@@ -16,6 +16,7 @@ from attncli.present.language import say
 
 MASKED = "—"
 ROW_MAX_MARK = "*"
+SATURATED_MARK = "!"  # instead of *, in a saturated row (core.saturation.SATURATED)
 ELLIPSIS = "…"
 BLANK = "____"
 VECTOR_ITEMS = 8  # a longer vector is written as its first and last numbers around "…"

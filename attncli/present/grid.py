@@ -23,11 +23,13 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
+from attncli.core.saturation import SATURATED, saturated_rows
 from attncli.present.drawn import PlainTable, natural_width
 from attncli.present.format import (
     ELLIPSIS,
     MASKED,
     ROW_MAX_MARK,
+    SATURATED_MARK,
     Format,
     shown_indices,
     vanishes,
@@ -210,7 +212,7 @@ class NumberGrid:
             cells += [
                 Text(ELLIPSIS, justify="right")
                 if j is None
-                else self._text(shown.values[i][j], largest, shown)
+                else self._text(shown.values[i][j], shown.mark(i, shown.values[i][j]), shown)
                 for j in columns
             ]
             if not measured and (self.clickable or self.cursor is not None):
@@ -221,14 +223,13 @@ class NumberGrid:
             table.add_row(*cells)
         return table, columns
 
-    def _text(self, value: float, largest: float | None, shown: _Shown) -> Text:
+    def _text(self, value: float, mark: str, shown: _Shown) -> Text:
         fmt = self.fmt
         value = float(value)
         if not self.heat:
             return Text(shown.number(value, fmt))
         if math.isinf(value):
             return Text(MASKED + " ", justify="right")
-        mark = ROW_MAX_MARK if value == largest else " "
         low, high = shown.span
         level = (value - low) / (high - low) if high > low else 1.0
         return Text(fmt.weight_number(value) + mark, style=heat_style(level, shown.color_system))
@@ -251,6 +252,9 @@ class NumberGrid:
         notes = []
         if self.heat:
             notes.append(fmt.say("row_max", mark=ROW_MAX_MARK))
+            if any(i in shown.saturated for i in rows):
+                rule = fmt.number(SATURATED, 2, whole_bare=False)
+                notes.append(fmt.say("row_saturated", mark=SATURATED_MARK, rule=rule))
             low, high = (fmt.weight_number(end) for end in shown.span)
             if shown.color_system is not None:
                 notes.append(
@@ -348,12 +352,20 @@ class _Shown:
     shown, their numbers (-inf where masked), each one's largest number and where it is,
     and the range the colours span (the whole grid's). Only the shown rows are copied."""
 
+    def mark(self, i: int, value: float) -> str:
+        """What follows a weight of row i: * for the row's largest, ! for the largest of a
+        saturated row, else a space."""
+        if value != self.largest[i][0]:
+            return " "
+        return SATURATED_MARK if i in self.saturated else ROW_MAX_MARK
+
     def __init__(self, grid: NumberGrid, color_system: str | None) -> None:
         values = np.asarray(grid.grid, dtype=np.float64)  # [rows, columns], not copied
         self.color_system = color_system
         self.rows = shown_indices(len(values), grid.max_rows)
         self.values: dict[int, np.ndarray] = {}  # shown row -> its numbers, -inf where masked
         self.largest: dict[int, tuple[float | None, int | None]] = {}
+        self.saturated: set[int] = set()  # shown rows of weights that no longer mix
         for i in self.rows:
             if i is None:
                 continue
@@ -367,6 +379,8 @@ class _Shown:
                 continue
             at = int(np.argmax(np.where(finite, row, -np.inf)))
             self.largest[i] = (float(row[at]), at)
+            if grid.heat and saturated_rows(np.where(finite, row, 0.0), finite)[()]:
+                self.saturated.add(i)
         # A grid whose every number would print as 0.00 (a freshly initialised layer's)
         # is written in scientific notation instead, and says so.
         self.scientific, self.tiniest = False, 0.0

@@ -60,6 +60,10 @@ PHRASES: dict[str, str] = {
     "sum_weight_value": _("Σ weight × value"),
     "drawn": _("{name} (drawn from seed {seed})"),
     "row_max": _("{mark} the row's largest weight"),
+    "row_saturated": _(
+        "{mark} a saturated row: its largest weight is {rule} or more, so the other keys "
+        "share less than 5%."
+    ),
     "legend": _("lighter = more weight ({low} darkest, {high} lightest)"),
     "largest_column": _("largest"),
     "masked": _("{mark} masked"),

@@ -43,4 +43,45 @@ EXTRA_PHRASES: dict[str, str] = {
         "The average over many rows is what ÷√d_k guarantees (flat); one seeded row, as one "
         "run of the lesson draws, wanders around it."
     ),
+    # attn scaling: why the scores are divided by √d_k
+    "scaling.spread_heading": _("The spread of the raw scores q · k against √d_k"),
+    "scaling.spread": _("spread of q · k"),
+    "scaling.largest_heading": _("A row's largest weight: the mean over {rows} rows, and one row"),
+    "scaling.one_row_column": _("one row"),
+    "scaling.percent": _("{value}%"),
+    "scaling.one_row_scaled": _("one row ÷ √d_k"),
+    "scaling.saturated": _("saturated"),
+    "scaling.saturated_scaled": _("saturated ÷ √d_k"),
+    "scaling.gradient_heading": _(
+        "Saturated rows, and what a row passes back to its scores: max α(1 − α), the mean over "
+        "the rows (0.25 at most, near 0 in a saturated row)"
+    ),
+    "scaling.about": _(
+        "Each row: a query against {keys} keys, every coordinate drawn from N(0, 1), seed "
+        "{seed}; {rows} rows per d_k."
+    ),
+    "scaling.variance": _(
+        "q · k adds d_k products of unit variance, so its variance is d_k and its spread √d_k: "
+        "measured {first} at d_k = {d_first} and {last} at d_k = {d_last}."
+    ),
+    "scaling.saturates": _(
+        "Unscaled, the scores drift apart as d_k grows and the row saturates: at d_k = {d_k} "
+        "its largest weight is {weight} on average and {share} of the rows are saturated "
+        "(largest weight {rule} or more). Such a row no longer mixes the values; it picks one."
+    ),
+    "scaling.vanishes": _(
+        "A saturated row passes almost nothing back: max α(1 − α) falls from {first} to "
+        "{last}, so the gradient that reaches the scores, and through them W^Q and W^K, "
+        "vanishes; ÷√d_k it stays near {scaled}."
+    ),
+    "scaling.scaled": _(
+        "Divided by √d_k, the scores keep a spread of about 1 at every d_k, and a row's "
+        "largest weight stays between {least} and {most} on average: the divisor is computed "
+        "from the variance, not tuned."
+    ),
+    "scaling.one_row": _(
+        "One row wanders: its largest weight depends on how far its largest of {keys} scores "
+        "happens to stand from the others in that draw, so a single run can rise or fall "
+        "where the mean is flat."
+    ),
 }

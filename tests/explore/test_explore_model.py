@@ -63,7 +63,7 @@ def test_w_merges_the_pieces_into_words():
     expected = attn.selfattn(SENTENCE, model=DEMO, layer=4, head=1, words=True)
     assert state.words and set(cells) == set(expected.words)
     first = expected.words[0]
-    shown = [float(cell.rstrip("*")) for cell in cells[first]]
+    shown = [float(cell.rstrip("*!")) for cell in cells[first]]
     np.testing.assert_allclose(shown, expected.word_weights[0], atol=5e-4)
     assert "mean" in panel
 

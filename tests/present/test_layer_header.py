@@ -122,3 +122,13 @@ def test_heads_from_config_json_need_no_note(run, tmp_path):
     screen = _screen(run, "-i", str(tmp_path / "x.json"), "--weights",
                      str(folder / "layer.safetensors"), "--prefix", layer["prefix"])  # fmt: skip
     assert "4 heads" in screen and "taken as given" not in screen
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"), [("en", "scores ÷ √1 = 1"), ("es", "puntuaciones ÷ √1 = 1")]
+)
+def test_heads_of_one_column_say_they_are_divided_by_the_root_of_one(run, lang, said):
+    shown = _screen(run, "el tren va", "--heads", "8", "--lang", lang)
+    assert said in shown and "no scaling" not in shown and "sin escalar" not in shown
+    unscaled = _screen(run, "el tren va", "--heads", "8", "--no-scale")
+    assert "no scaling" in unscaled and "√1" not in unscaled

@@ -30,6 +30,7 @@ HOMES = {
     "selfattn": "selfattn",
     "heads": "heads",
     "train": "train",
+    "scaling": "scaling",
     "compare-scores": "compare",
     "exercise": "exercise",
     "samples": "samples",

@@ -33,12 +33,13 @@ def packed(parts: list[str], width: int = HEADER_WIDTH) -> list[str]:
 
 
 def divisor_text(result: SelfAttnResult, fmt: Format) -> str | None:
-    """What the scores were divided by, as the header writes it: √8, 2.50; None for 1."""
+    """What the scores were divided by, as the header writes it: √8, 2.50, √1 = 1 (heads of
+    one column each are divided, by 1); None when they were not divided."""
     d_k = result.keys.shape[-1]
+    if result.scale and math.isclose(result.divisor, math.sqrt(d_k), rel_tol=1e-12):
+        return f"√{d_k}" + (" = 1" if d_k == 1 else "")
     if result.divisor == 1.0:
         return None
-    if math.isclose(result.divisor, math.sqrt(d_k), rel_tol=1e-12):
-        return f"√{d_k}"
     return fmt.stated(result.divisor)
 
 
