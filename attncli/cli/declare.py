@@ -28,6 +28,10 @@ class Parameter:
     def __init__(self, *names: str, **settings: Any) -> None:
         self.names = names
         self.help: str | None = settings.pop("help", None)
+        # A file the command reads, or one it writes: no output may land on another file of
+        # the same command line (cli/commands.call checks, before anything runs).
+        self.reads: bool = settings.pop("reads", False)
+        self.writes: bool = settings.pop("writes", False)
         self.settings = settings  # metavar, min, max, hidden, …: typer.Option's keywords
 
     def help_in(self, lang: str) -> str | None:

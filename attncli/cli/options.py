@@ -55,6 +55,7 @@ InputOption = Annotated[
         "--input",
         "-i",
         metavar=_("FILE"),
+        reads=True,
         help=_("JSON document to read ('-' for stdin). Without it, piped stdin is read."),
     ),
 ]
@@ -120,6 +121,7 @@ ExportOption = Annotated[
     Option(
         "--export",
         metavar=_("FILE"),
+        writes=True,
         help=_("Also write what the terminal shows to FILE: .svg, .html, .txt, .md or .tex."),
     ),
 ]

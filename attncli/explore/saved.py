@@ -51,14 +51,10 @@ def options_for(result: SelfAttnResult) -> str:
 def _write(path: str, document: dict[str, Any]) -> None:
     import orjson
 
+    from attncli.present.written import write_file
+
     text = orjson.dumps(document, option=orjson.OPT_SERIALIZE_NUMPY)
-    try:
-        with open(path, "wb") as file:
-            file.write(text + b"\n")
-    except OSError as error:
-        raise OptionError(
-            _("cannot write {path}: {error}"), path=os.path.abspath(path), error=error.strerror
-        ) from None
+    write_file(os.path.abspath(path), text + b"\n", "")
 
 
 def write_document(document: dict[str, Any]) -> str:

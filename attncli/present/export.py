@@ -69,12 +69,9 @@ def export(
         from attncli.present.printed import pages
 
         text = "\f".join(html.recorded(page).export_text() for page in pages(renderables))
-    try:
-        Path(path).write_text(text, encoding="utf-8")
-    except OSError as error:
-        raise OptionError(
-            _("--export {path}: cannot write it: {error}"), path=path, error=error.strerror
-        ) from None
+    from attncli.present.written import write_file
+
+    write_file(path, text, "--export")
 
 
 def markdown(renderables: list[Any]) -> str:

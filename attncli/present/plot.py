@@ -118,11 +118,10 @@ def save_figure(figure: Any, path: str) -> None:
     written is one line."""
     import matplotlib.pyplot as plt
 
+    from attncli.present.written import written_atomically
+
     try:
-        figure.savefig(path, dpi=100)
-    except OSError as error:
-        raise OptionError(
-            _("--plot {path}: cannot write it: {error}"), path=path, error=error.strerror
-        ) from None
+        with written_atomically(path, "--plot") as temporary:
+            figure.savefig(temporary, dpi=100, format=Path(path).suffix[1:].lower())
     finally:
         plt.close(figure)

@@ -99,9 +99,50 @@ def call(command: Command, settings: Settings, values: dict[str, Any]) -> None:
     """Run `command` on the values its command line gave (by Python name), its output
     options gathered as `settings` and, if it takes them, the layer's settings as one
     SelfAttnSettings."""
+    _check_files_apart(command, settings, values)
     if LAYER_SETTINGS in inspect.signature(command.function).parameters:
         from attncli.cli.commands.layer_options import LAYER_OPTIONS, layer_settings_from
 
         given = {name: values.pop(name) for name in LAYER_OPTIONS if name in values}
         values[LAYER_SETTINGS] = layer_settings_from(given)
     command.function(settings=settings, **values)
+
+
+def _check_files_apart(command: Command, settings: Settings, values: dict[str, Any]) -> None:
+    """Refuse a command line whose output would land on a file it reads, or on another of
+    its outputs (--save corpus.txt beside --corpus corpus.txt, --plot g.svg --save g.svg),
+    before anything is read or computed."""
+    import os
+
+    from attncli.errors import OptionError
+    from attncli.messages import _
+
+    given = {**values, "export": settings.export}
+    files: list[tuple[str, str, bool]] = []  # (option, path, written)
+    for parameter in parameters(command):
+        declaration, path = parameter.declaration, given.get(parameter.name)
+        if (
+            not isinstance(path, str)
+            or path == "-"
+            or not (declaration.reads or declaration.writes)
+        ):
+            continue
+        if declaration.writes:
+            from attncli.present.written import check_writable
+
+            check_writable(path, declaration.names[0])
+        files.append((declaration.names[0], path, declaration.writes))
+    for index, (option, path, written) in enumerate(files):
+        if not written:
+            continue
+        for other, other_path, _other_written in files[:index] + files[index + 1 :]:
+            if os.path.realpath(path) == os.path.realpath(other_path):
+                raise OptionError(
+                    _(
+                        "{option} {path} is also {other}: attn would write over it; name "
+                        "another file"
+                    ),
+                    option=option,
+                    path=path,
+                    other=other,
+                )

@@ -25,6 +25,7 @@ ExploreInputOption = Annotated[
         "--input",
         "-i",
         metavar=_("FILE"),
+        reads=True,
         help=_(
             "Instead of a sentence: a document as attn selfattn -i reads it (x and w_q, w_k, "
             "w_v, or queries, keys, values), or one with a query, keys and values "

@@ -17,6 +17,7 @@ SelfAttnInputOption = Annotated[
         "--input",
         "-i",
         metavar=_("FILE"),
+        reads=True,
         help=_(
             "Instead of a sentence: JSON, .npy (read as x) or .npz with x, or x_q and x_kv, "
             "or x_q, x_k, x_v (each may be a batch B × T × d), and w_q, w_k, w_v, w_o, b_q, "
@@ -35,6 +36,7 @@ WeightsOption = Annotated[
     Option(
         "--weights",
         metavar=_("FILE"),
+        reads=True,
         help=_(
             "The layer's weights as torch or transformers save them: a .safetensors, .npz or "
             "JSON state dict (nn.MultiheadAttention's in_proj_weight, out_proj.weight, …; "

@@ -81,6 +81,7 @@ PlotOption = Annotated[
     Option(
         "--plot",
         metavar=_("FILE"),
+        writes=True,
         help=_("Also draw the weight grid to FILE (.png, .svg or .pdf); needs attncli[plot]."),
     ),
 ]

@@ -53,6 +53,7 @@ CorpusOption = Annotated[
     Option(
         "--corpus",
         metavar=_("FILE"),
+        reads=True,
         help=_(
             "Train one set of W's on every line of FILE ('-' for stdin): a sentence, | and "
             "its wants (los coches de la casa están ahí | están=coches)."
@@ -64,6 +65,7 @@ TestOption = Annotated[
     Option(
         "--test",
         metavar=_("FILE"),
+        reads=True,
         help=_(
             "Sentences not trained on, in --corpus's form: is each wanted key the row's "
             "largest weight after training? Reports the accuracy."
@@ -111,6 +113,7 @@ LossPlotOption = Annotated[
     Option(
         "--plot",
         metavar=_("FILE"),
+        writes=True,
         help=_(
             "Also draw the loss and the wanted weights, iteration by iteration, to FILE "
             "(.png, .svg or .pdf); needs attncli[plot]."
@@ -122,6 +125,7 @@ SaveOption = Annotated[
     Option(
         "--save",
         metavar=_("FILE"),
+        writes=True,
         help=_(
             "Also write the trained layer's JSON document to FILE (attn selfattn -i FILE "
             "reads it); on Ctrl-C, the state so far."
@@ -206,8 +210,6 @@ def _run(*, corpus: str | None, test: str | None, at: int | None, plot: str | No
         from attncli.present.plot import check_plot_path
 
         check_plot_path(plot)
-    if save is not None:
-        _check_save_path(save)
     sentences = None if corpus is None else _sentences(corpus)
     tested = None if test is None else _sentences(test)
     from attncli.present.training.progress import training_progress
@@ -249,29 +251,16 @@ def _sentences(path: str) -> "list[Sentence]":
     return parse_corpus(text, source)
 
 
-def _check_save_path(path: str) -> None:
-    import os
-
-    from attncli.errors import OptionError
-
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder) or os.path.isdir(path):
-        if os.path.isdir(path):
-            raise OptionError(
-                _("--save {path}: it is a folder; name a file in an existing folder"), path=path
-            )
-        raise OptionError(
-            _("--save {path}: the folder does not exist; name a file in an existing folder"),
-            path=path,
-        )
-
-
 def _save(path: str, document: dict[str, Any]) -> None:
     from attncli.present.output import write_json
 
-    with open(path, "w", encoding="utf-8") as file:
-        write_json(file, document)
+    text = io.StringIO()
+    write_json(text, document)
+    write_file(path, text.getvalue(), "--save")
+    import io
 
+
+    from attncli.present.written import write_file
 
 def _interrupted(result: Any, save: str | None, settings: Settings) -> None:
     """Ctrl-C: the state so far to --save and, when the output is JSON, to stdout; then

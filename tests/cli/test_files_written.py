@@ -1,0 +1,92 @@
+"""Files attn writes are never lost: written through a temporary file and one rename, and
+refused before any work when they would land on a file the same command reads or writes,
+or cannot be written at all."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from attncli.errors import OptionError
+from attncli.present.written import check_writable, write_file, written_atomically
+
+CORPUS = "las llaves del coche están ahí | están=llaves\nel tren va lleno | va=tren\n"
+
+
+def _refused(result, *fragments):
+    assert result.exit_code == 2 and result.stdout == "", result.stdout
+    assert "Traceback" not in result.stderr and result.stderr.strip().count("\n") == 0
+    for fragment in fragments:
+        assert fragment in result.stderr
+
+
+def test_an_output_on_the_commands_own_input_is_refused_and_the_input_kept(run, tmp_path):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(CORPUS, encoding="utf-8")
+    line = ("train", "--corpus", str(corpus), "--save", str(corpus), "--iterations", "2")
+    _refused(run(*line), "--save", "--corpus", "write over it")
+    assert corpus.read_text(encoding="utf-8") == CORPUS
+    document = tmp_path / "in.json"
+    document.write_text('{"x": [[1, 0], [0, 1]]}', encoding="utf-8")
+    same = str(tmp_path / "." / "in.json")  # another spelling of the same file
+    _refused(run("selfattn", "-i", str(document), "--no-proj", "--export", same), "--export")
+    assert document.read_text(encoding="utf-8") == '{"x": [[1, 0], [0, 1]]}'
+
+
+def test_two_outputs_of_one_command_on_one_file_are_refused(run, tmp_path):
+    target = str(tmp_path / "g.svg")
+    _refused(run("selfattn", "el tren", "--plot", target, "--export", target), "--plot")
+    line = ("train", "el tren va", "--want", "va=tren", "--plot", target, "--save", target)
+    _refused(run(*line), "--save")
+    assert not os.path.exists(target)
+
+
+@pytest.mark.parametrize(
+    ("save", "said"),
+    [("", "--save is empty"), (".", "it is a folder"), ("nowhere/x.json", "does not exist")],
+)
+def test_an_output_that_cannot_be_written_is_refused_before_training(run, save, said):
+    _refused(run("train", "el tren va", "--want", "va=tren", "--save", save), said)
+
+
+def test_a_failed_write_leaves_the_old_file_and_no_other(tmp_path):
+    target = tmp_path / "saved.json"
+    target.write_text("the old one", encoding="utf-8")
+    with pytest.raises(RuntimeError), written_atomically(str(target), "--save") as temporary:
+        Path(temporary).write_text("half of the new", encoding="utf-8")
+        raise RuntimeError("the disk filled up")
+    assert target.read_text(encoding="utf-8") == "the old one"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["saved.json"]
+
+
+def test_a_rename_that_fails_is_one_line_naming_the_option(tmp_path, monkeypatch):
+    def refuse(source, destination):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", refuse)
+    with pytest.raises(OptionError) as raised:
+        write_file(str(tmp_path / "a.md"), "text", "--export")
+    said = raised.value.message("en", "cli")
+    assert said.startswith("--export ") and "No space left on device" in said
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_new_file_gets_the_usual_permissions_and_an_old_one_keeps_its_own(tmp_path):
+    fresh = tmp_path / "fresh.txt"
+    write_file(str(fresh), "a", "--export")
+    umask = os.umask(0)
+    os.umask(umask)
+    assert fresh.stat().st_mode & 0o777 == 0o666 & ~umask
+    kept = tmp_path / "kept.txt"
+    kept.write_text("b", encoding="utf-8")
+    kept.chmod(0o640)
+    write_file(str(kept), "c", "--export")
+    assert kept.stat().st_mode & 0o777 == 0o640 and kept.read_text(encoding="utf-8") == "c"
+
+
+def test_check_writable_names_the_option_in_python_words_too():
+    with pytest.raises(OptionError) as raised:
+        check_writable("   ", "--save")
+    assert raised.value.fields["option"] == "--save"
