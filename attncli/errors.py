@@ -76,6 +76,7 @@ _NOUNS = {
     "row": _n("{count} row", "{count} rows"),
     "column": _n("{count} column", "{count} columns"),
     "name": _n("{count} name", "{count} names"),
+    "core": _n("{count} core", "{count} cores"),
 }
 
 

@@ -16,6 +16,7 @@ from attncli.messages import Message, _, either
 BYTES_PER_NUMBER = 8  # float64
 MAX_INPUT_BYTES = 1 << 30  # a JSON or .npy input larger than 1 GiB is refused, not read
 MAX_REPEAT = 10_000  # timed runs per method in compare-scores
+MAX_ITERATIONS = 1_000_000  # attn train's updates: each keeps its loss, a run stays minutes
 
 
 def available_memory() -> int:

@@ -3,14 +3,15 @@ the timing, the loop check and the scaling sweep, gathered in a Comparison."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import partial
 
 from attncli.core import costs
-from attncli.core.timing import time_interleaved
 from attncli.core.saturation import largest_weight
-from attncli.errors import OptionError
+from attncli.core.timing import time_interleaved
+from attncli.errors import OptionError, count
 from attncli.limits import check_fits, check_repeat
 from attncli.messages import _
 from attncli.results.comparison import Comparison, Sizes
@@ -38,6 +39,14 @@ def check_sizes(sizes: Sizes, memory: int | None = None) -> None:
     if sizes.threads < 1:
         raise OptionError(
             _("{option} is {value}; it must be 1 or more"), option="--threads", value=sizes.threads
+        )
+    cores = os.cpu_count() or 1
+    if sizes.threads > cores:  # more would be reported, not run
+        raise OptionError(
+            _("--threads {threads}: this machine has {cores}; give 1 to {most}"),
+            threads=sizes.threads,
+            cores=count(cores, "core"),
+            most=cores,
         )
     asked = {
         "--tx": sizes.t_x,

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from attncli.results.exercise import ExerciseResult, ExerciseSet, SelfAttnExercise
 
 MAX_SHEETS = 100
+LARGEST_SEED = 2**64 - 1  # --seed's range, as every seeded command takes it
 
 
 def exercise(
@@ -100,6 +101,17 @@ def exercise_set(
     if not 1 <= count <= MAX_SHEETS:
         raise OptionError(
             _("--count {count}: give 1 to {most} sheets"), count=count, most=MAX_SHEETS
+        )
+    if seed + count - 1 > LARGEST_SEED:  # the sheets' seeds must all be seeds
+        raise OptionError(
+            _(
+                "--seed {seed} --count {count}: the sheets take the seeds {seed} to {last}, "
+                "past the largest seed {largest}; give a smaller --seed"
+            ),
+            seed=seed,
+            count=count,
+            last=seed + count - 1,
+            largest=LARGEST_SEED,
         )
     seeds = range(seed, seed + count)
     if selfattn:

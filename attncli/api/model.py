@@ -21,7 +21,17 @@ PATTERNS = ("previous", "first", "self")
 
 
 def _sentence(sentence: str | None) -> str:
-    if sentence is None or not sentence.strip():
+    """The sentence a model reads: a byte that was not UTF-8 (from a Latin-1 terminal) is
+    U+FFFD, as for the seeded layer; none, or only spaces, control or zero-width characters
+    (which the tokenizer drops, leaving [CLS] [SEP]), is refused."""
+    import unicodedata
+
+    from attncli.reading.parse.json_text import valid_text
+
+    if sentence is not None:
+        sentence = valid_text(sentence)
+    # a letter, digit, mark, punctuation or symbol: a category outside C (control, format) and Z
+    if sentence is None or all(unicodedata.category(char)[0] in "CZ" for char in sentence):
         raise InputError(
             _(
                 'give a sentence, e.g. attn selfattn "the keys to the cabinet are on the table" '

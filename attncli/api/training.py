@@ -11,6 +11,7 @@ import numpy as np
 
 from attncli.errors import InputError, OptionError
 from attncli.layer import SQRT, SelfAttnSettings
+from attncli.limits import MAX_ITERATIONS
 from attncli.messages import Message, _
 from attncli.reading.parse.wants import Sentence, at, parse_wants
 from attncli.results.training import TestLink, TrainResult
@@ -124,8 +125,11 @@ def _check_options(iterations: int, lr: float, optimizer: str, projections: bool
                 "is nothing to train — W^Q, W^K and W^V are the only thing it can learn"
             )
         )
-    if iterations < 0:
-        raise OptionError(_("--iterations is {iterations}; give 0 or more"), iterations=iterations)
+    if not 0 <= iterations <= MAX_ITERATIONS:
+        # MAX_ITERATIONS written out, with each language's thousands mark
+        raise OptionError(
+            _("--iterations is {iterations}; give 0 to 1,000,000"), iterations=iterations
+        )
     if not (np.isfinite(lr) and lr > 0):
         raise OptionError(
             _("--lr is {lr}; the step must be a positive number, e.g. --lr 0.1"), lr=lr

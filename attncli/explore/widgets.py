@@ -89,7 +89,20 @@ class Guarded:
             return Measurement(1, options.max_width)
 
 
-class Overlay(ModalScreen[None]):
+class _Closing:
+    """A modal screen closed once: two keys that arrive together (a quick q q, a paste)
+    would otherwise both dismiss it, and the second would pop the app's own screen."""
+
+    _closed = False
+
+    def close(self, value: Any = None) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self.dismiss(value)  # type: ignore[attr-defined]
+
+
+class Overlay(_Closing, ModalScreen[None]):
     """Text over the app (the help, a row's three steps); a key or a click closes it."""
 
     DEFAULT_CSS = """
@@ -112,13 +125,13 @@ class Overlay(ModalScreen[None]):
         if event.key in ("up", "down", "pageup", "pagedown", "home", "end"):
             return  # scrolls a long explanation
         event.stop()
-        self.dismiss(None)
+        self.close()
 
     def on_click(self, event: events.Click) -> None:
-        self.dismiss(None)
+        self.close()
 
 
-class Prompt(ModalScreen[str | None]):
+class Prompt(_Closing, ModalScreen[str | None]):
     """One line asked for (the export's file name): Enter gives it, Esc cancels."""
 
     AUTO_FOCUS = "Input"
@@ -138,9 +151,9 @@ class Prompt(ModalScreen[str | None]):
         yield Input(value=self.value)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        self.dismiss(event.value)
+        self.close(event.value)
 
     def on_key(self, event: events.Key) -> None:
         if event.key == "escape":
             event.stop()
-            self.dismiss(None)
+            self.close()

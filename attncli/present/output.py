@@ -184,16 +184,30 @@ def json_pieces(document: dict[str, Any], chunk: int = CHUNK_NUMBERS) -> Iterato
     yield b"}"
 
 
+HELD_BYTES = 1 << 24  # a document up to 16 MB is written once whole, never half
+
+
 def write_json(stream: IO[str], document: dict[str, Any]) -> None:
-    """The document and a newline; bytes straight to the stream's buffer when it has one."""
+    """The document and a newline; bytes straight to the stream's buffer when it has one.
+    Its first HELD_BYTES are held until made, so that a document that fails to be written
+    leaves nothing on stdout; only a larger one (a long input's grid) is streamed."""
     buffer = getattr(stream, "buffer", None)
     if buffer is None:
         stream.write(b"".join(json_pieces(document)).decode() + "\n")
         return
     stream.flush()
+    held: list[bytes] | None = []
+    size = 0
     for piece in json_pieces(document):
-        write_all(buffer, piece)
-    write_all(buffer, b"\n")
+        if held is None:
+            write_all(buffer, piece)
+            continue
+        held.append(piece)
+        size += len(piece)
+        if size >= HELD_BYTES:
+            write_all(buffer, b"".join(held))
+            held = None
+    write_all(buffer, b"".join(held or ()) + b"\n")
     buffer.flush()
 
 

@@ -182,3 +182,15 @@ def test_a_folder_without_config(tmp_path):
 def test_a_broken_config(bert):
     (bert / "config.json").write_text("{model_type: bert")
     assert "could not be read as JSON" in refusal(str(bert))
+
+
+@pytest.mark.parametrize("name", ["config.json", "tokenizer.json", "model.safetensors"])
+def test_a_pipe_in_place_of_a_model_file_is_refused_not_waited_on(bert, name):
+    import os
+
+    (bert / name).unlink()
+    os.mkfifo(bert / name)
+    with pytest.raises(InputError) as raised:
+        load_model(str(bert))
+    assert "not a regular file" in raised.value.message("en")
+    assert raised.value.fields["path"].endswith(name)

@@ -206,6 +206,10 @@ def _run(*, corpus: str | None, test: str | None, at: int | None, plot: str | No
         raise OptionError(
             _("--at {at} picks the iteration --steps works by hand; add --steps"), at=at
         )
+    if settings.steps and options.get("iterations") == 0:
+        raise OptionError(
+            _("--steps works an iteration by hand, and --iterations 0 runs none; give 1 or more")
+        )
     if plot is not None:
         from attncli.present.plot import check_plot_path
 
@@ -252,15 +256,15 @@ def _sentences(path: str) -> "list[Sentence]":
 
 
 def _save(path: str, document: dict[str, Any]) -> None:
+    import io
+
     from attncli.present.output import write_json
+    from attncli.present.written import write_file
 
     text = io.StringIO()
     write_json(text, document)
     write_file(path, text.getvalue(), "--save")
-    import io
 
-
-    from attncli.present.written import write_file
 
 def _interrupted(result: Any, save: str | None, settings: Settings) -> None:
     """Ctrl-C: the state so far to --save and, when the output is JSON, to stdout; then

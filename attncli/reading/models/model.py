@@ -290,12 +290,41 @@ def check_memory(needed: int, what: str | Message) -> None:
         )
 
 
+# The files of a model folder attn reads (and any .safetensors shard).
+READ_FILES = ("config.json", INDEX, "tokenizer.json", "tokenizer_config.json", "vocab.txt")
+
+
+def check_regular_files(folder: str) -> None:
+    """Refuse a model folder where a file attn reads is not a regular file: a pipe in place
+    of config.json would block the read forever, a device would never end."""
+    import stat
+
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return  # read_config says what is wrong with the folder
+    for name in names:
+        if name not in READ_FILES and not name.endswith(".safetensors"):
+            continue
+        path = os.path.join(folder, name)
+        try:
+            regular = stat.S_ISREG(os.stat(path).st_mode)
+        except OSError:
+            continue  # a broken link: the read says so
+        if not regular:
+            raise InputError(
+                _("{path}: not a regular file (a pipe, a device or a folder); put the file there"),
+                path=path,
+            )
+
+
 def load_model(name: str, layers: int | None = None) -> Model:
     """Find, check and read a model: its first `layers` layers (all by default)."""
     from attncli.reading.models.weights import network
     from attncli.reading.parse.tensor_files import open_safetensors
 
     folder = find_model(name)
+    check_regular_files(folder)
     model_type, arch = read_config(folder)
     tokenizer = load_tokenizer(folder, model_type, arch.positions)
     tensors = open_safetensors(weight_files(folder))

@@ -1,0 +1,52 @@
+"""A model is found by its exact name: a folder, OWNER/NAME, or NAME whole under one owner
+or after one word of an installed package's name; a part of a name finds nothing, and a
+NAME that two owners have is refused with both."""
+
+from __future__ import annotations
+
+import pytest
+
+from attncli.errors import InputError
+from attncli.reading.models.locate import find_model
+
+
+def _cached(cache, owner, name):
+    snapshot = cache / f"models--{owner}--{name}" / "snapshots" / "abc"
+    snapshot.mkdir(parents=True)
+    (snapshot / "config.json").write_text("{}", encoding="utf-8")
+    (snapshot / "model.safetensors").write_bytes(b"")
+    (cache / f"models--{owner}--{name}" / "refs").mkdir()
+    (cache / f"models--{owner}--{name}" / "refs" / "main").write_text("abc", encoding="ascii")
+    return str(snapshot)
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    folder = tmp_path / "hub"
+    folder.mkdir()
+    monkeypatch.setenv("HF_HUB_CACHE", str(folder))
+    return folder
+
+
+def test_a_name_two_owners_have_is_refused_naming_both(cache):
+    alice, bob = _cached(cache, "alice", "tiny"), _cached(cache, "bob", "tiny")
+    with pytest.raises(InputError) as raised:
+        find_model("tiny")
+    said = raised.value.message("en")
+    assert "could be alice/tiny or bob/tiny" in said
+    assert "alice/tiny o bob/tiny" in raised.value.message("es")
+    assert find_model("alice/tiny") == alice and find_model("bob/tiny") == bob
+
+
+@pytest.mark.parametrize("part", ["t", "tin", "iny", "alice", "tiny-bert"])
+def test_a_part_of_a_name_finds_nothing(cache, part):
+    _cached(cache, "alice", "tiny")
+    with pytest.raises(InputError) as raised:
+        find_model(part)
+    assert "is not on this machine" in raised.value.message("en")
+
+
+@pytest.mark.parametrize("part", ["a", "m", "v2", "l6-v2", "minilm"])
+def test_a_part_of_the_demo_models_name_is_not_the_demo_model(cache, part):
+    with pytest.raises(InputError):
+        find_model(part)
