@@ -90,6 +90,22 @@ def decimal_mark(lang: str) -> str:
     return catalog(lang).pgettext("decimal mark", ".")
 
 
+def component_mark(lang: str) -> str:
+    """What separates a vector's numbers, on screen and in an option: `,` translated in the
+    context "component separator" (`;` where the comma is the decimal mark: 0,26; 0,61)."""
+    if lang == SOURCE_LANGUAGE:
+        return ","
+    return catalog(lang).pgettext("component separator", ",")
+
+
+def row_mark(lang: str) -> str:
+    """What separates a matrix's rows in an option: `;` translated in the context "row
+    separator" (`|` where `;` separates the numbers: '2; 1 | 0; 2')."""
+    if lang == SOURCE_LANGUAGE:
+        return ";"
+    return catalog(lang).pgettext("row separator", ";")
+
+
 def in_decimals(text: str, lang: str) -> str:
     """A number written with a point (`0.665`) written with the language's decimal mark."""
     mark = decimal_mark(lang)

@@ -8,6 +8,7 @@ step tables as `attn score --steps | attn softmax --steps | attn mix --steps`.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -22,6 +23,7 @@ from textual.widgets import Input, Label, Static
 from attncli.errors import AttnError
 from attncli.explore.widgets import Guarded, GuardedActions, KeyedPane, Overlay, Prompt
 from attncli.explore.words import say
+from attncli.messages import component_mark, in_decimals
 from attncli.present.format import Format
 
 
@@ -54,11 +56,11 @@ def start(document: dict[str, Any]) -> dict[str, Any]:
     return document
 
 
-def read_numbers(text: str, field: str) -> Any:
-    """A field's text ('1, 0') as the numbers attn reads from --query 1,0."""
+def read_numbers(text: str, field: str, lang: str = "en") -> Any:
+    """A field's text ('1, 0'; '0,5; 1' in Spanish) as attn reads --query in `lang`."""
     from attncli.reading.parse.arguments import parse_inline
 
-    return parse_inline(text, field)
+    return parse_inline(text, field, lang)
 
 
 def tables(chain: Chain, fmt: Format) -> RenderableType:
@@ -99,8 +101,8 @@ class ChainExplorer(GuardedActions, App[None]):
         self.document = document
         self.lang = lang
         self.digits = digits
-        self.query_text = _vector_text(document.get("query"))
-        self.key_texts = [_vector_text(key) for key in document.get("keys") or []]
+        self.query_text = _vector_text(document.get("query"), lang)
+        self.key_texts = [_vector_text(key, lang) for key in document.get("keys") or []]
         self.chain: Chain | None = None
         self.note = ""
         self.exports = 0
@@ -113,8 +115,8 @@ class ChainExplorer(GuardedActions, App[None]):
         """The chain for the fields' numbers; False (the reason in the status line) when
         attn refuses them, keeping the last good tables."""
         try:
-            query = read_numbers(self.query_text, "query")
-            keys = [read_numbers(text, "keys") for text in self.key_texts]
+            query = read_numbers(self.query_text, "query", self.lang)
+            keys = [read_numbers(text, "keys", self.lang) for text in self.key_texts]
             self.chain = run_chain(self.document, query, keys)
         except AttnError as error:
             self.note = error.message(self.lang)
@@ -136,6 +138,23 @@ class ChainExplorer(GuardedActions, App[None]):
             yield Tables(id="tables")
         yield Static(id="message")
         yield Static(id="status")
+
+    def switch_language(self, lang: str) -> None:
+        """Speak `lang`, the fields rewritten as it writes numbers (0.5, 1 → 0,5; 1), so that
+        what the screen shows can be typed back; a field that does not read stays as typed."""
+        texts = [("field-query", self.query_text, "query")]
+        texts += [(f"field-key-{i}", text, "keys") for i, text in enumerate(self.key_texts)]
+        rewritten = []
+        for name, text, field in texts:
+            with contextlib.suppress(AttnError):
+                text = _vector_text(read_numbers(text, field, self.lang), lang)
+            rewritten.append(text)
+            with self.prevent(Input.Changed):
+                self.query_one(f"#{name}", Input).value = text
+        self.lang = lang
+        self.query_text, self.key_texts = rewritten[0], rewritten[1:]
+        self.recompute()
+        self.refresh_view()
 
     def on_mount(self) -> None:
         self.refresh_view()
@@ -182,8 +201,7 @@ class ChainExplorer(GuardedActions, App[None]):
         elif key in ("slash", "tab") or name == "/":
             self.query_one("#field-query", Input).focus()
         elif name == "l":
-            self.lang = "es" if self.lang == "en" else "en"
-            self.refresh_view()
+            self.switch_language("es" if self.lang == "en" else "en")
         elif name == "?":
             from attncli.explore.keys_help import chain_help
 
@@ -231,11 +249,13 @@ class ChainExplorer(GuardedActions, App[None]):
         self.refresh_view()
 
 
-def _vector_text(vector: Any) -> str:
-    """A vector as a field shows it: '1, 0'."""
+def _vector_text(vector: Any, lang: str = "en") -> str:
+    """A vector as a field shows it: '1, 0.5' ('1; 0,5' in Spanish), every digit kept."""
     if vector is None:
         return ""
-    return ", ".join(_number_text(value) for value in vector)
+    return (component_mark(lang) + " ").join(
+        in_decimals(_number_text(value), lang) for value in vector
+    )
 
 
 def _number_text(value: Any) -> str:

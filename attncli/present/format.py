@@ -8,10 +8,10 @@ Spanish. Knows nothing of rich, so JSON, HTML and rich output all share it.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from attncli.messages import in_decimals, thousands_mark
+from attncli.messages import component_mark, in_decimals, thousands_mark
 from attncli.present.language import say
 
 MASKED = "—"
@@ -101,12 +101,16 @@ class Format:
         return self.number(value, self.weight, whole_bare=False)
 
     def vector(self, values: Sequence[float]) -> str:
-        """A vector as the course writes it: '10, 0' (and '6,65, 0' in Spanish); a long one
-        as '1, 2, 3, 4, …, 510, 511, 512'."""
-        return ", ".join(
+        """A vector as the course writes it: '10, 0' (and '6,65; 0' in Spanish, where the
+        comma is the decimal mark); a long one as '1, 2, 3, 4, …, 510, 511, 512'."""
+        return self.joined(
             ELLIPSIS if index is None else self.number(values[index])
             for index in shown_indices(len(values), VECTOR_ITEMS)
         )
+
+    def joined(self, numbers: Iterable[str]) -> str:
+        """Numbers already written, side by side as a vector's: '1, 2' ('1; 2' in Spanish)."""
+        return (component_mark(self.lang) + " ").join(numbers)
 
     def count(self, amount: int) -> str:
         """A whole count with thousands marked: 921,600 (921 600 in Spanish)."""

@@ -103,7 +103,7 @@ def dot_terms(terms: list[tuple[float, float]], fmt: Format) -> str:
 def _key_text(key: Sequence[float], fmt: Format) -> str:
     """A key as the course writes it; a very long one as its first two and last numbers."""
     if len(key) > LONG_SUM:
-        return ", ".join([fmt.number(key[0]), fmt.number(key[1]), ELLIPSIS, fmt.number(key[-1])])
+        return fmt.joined([fmt.number(key[0]), fmt.number(key[1]), ELLIPSIS, fmt.number(key[-1])])
     return fmt.vector(key)
 
 

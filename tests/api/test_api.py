@@ -115,7 +115,7 @@ def test_steps_are_the_data_the_cli_renders(run):
 
 def test_a_token_named_query_keeps_its_heading(run):
     result = run(
-        "softmax", "--scores", "1,2;3,4", "--tokens", "query,b", "--steps", "--token", "query",
+        "softmax", "--scores", "1; 2 | 3; 4", "--tokens", "query,b", "--steps", "--token", "query",
         "--lang", "es",
     )  # fmt: skip
     assert result.exit_code == 0, result.stderr

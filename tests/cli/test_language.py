@@ -57,9 +57,9 @@ def test_mix_steps_in_spanish(run, run_json):
     weighted = run_json("softmax", input=json.dumps(run_json("score", "-i", TREN)))
     out = run("mix", "--steps", "--lang", "es", input=json.dumps(weighted)).stdout
     assert "Peso" in out and "Valor" in out and "Peso por valor" in out
-    assert "6,65, 0" in out and "0, 0,90" in out
+    assert "6,65; 0" in out and "0; 0,90" in out and "10; 0" in out
     salida = next(line for line in out.splitlines() if "Salida" in line)
-    assert salida.split() == ["Salida", "unos", "7,88,", "2,12"]
+    assert salida.split() == ["Salida", "unos", "7,88;", "2,12"]
 
 
 def test_language_from_environment(run):
@@ -82,7 +82,7 @@ def test_json_is_the_same_in_both_languages(run):
 
 
 def test_errors_in_spanish(run):
-    result = run("score", "--query", "1,0,3", "--keys", "[[2,1],[0,2]]", "--lang", "es")
+    result = run("score", "--query", "1; 0; 3", "--keys", "[[2,1],[0,2]]", "--lang", "es")
     assert result.exit_code == 2 and result.stdout == ""
     assert "la consulta tiene 3 números pero cada clave tiene 2" in result.stderr
     result = run("softmax", "--lang", "es", input='{"scores": [[1, 2], [3]]}')
@@ -189,14 +189,21 @@ def test_a_phrase_said_twice_is_refused_not_overridden():
 
 
 @pytest.mark.parametrize(
-    ("args", "meant"),
+    ("args", "meant", "spanish"),
     [
-        (("score", "--query", "0,5;1", "--keys", "2,1;0,2;1,1"), "--query '0.5,1'"),
+        (
+            ("score", "--query", "0,5;1", "--keys", "2,1;0,2;1,1"),
+            "--query '0.5,1'",
+            "--keys '2,1;0,2;1,1' se lee de dos maneras: los números (2,1; 0,2; 1,1), "
+            "o las filas (2, 1) | (0, 2) | (1, 1) escritas a la inglesa",
+        ),
         (
             ("mix", "--weights", "0,665;0,090;0,245", "--values", "[[10,0],[0,10],[5,5]]"),
             "--weights '0.665,0.090,0.245'",
+            "--weights '0,665;0,090;0,245' se lee de dos maneras: los números "
+            "(0,665; 0,090; 0,245)",
         ),
-        (("softmax", "--scores", "2,5;0;1"), "--scores '2.5,0,1'"),
+        (("softmax", "--scores", "2,5;0;1"), "--scores '2.5,0,1'", {"scores": [2.5, 0, 1]}),
         (
             (
                 "grad",
@@ -210,23 +217,40 @@ def test_a_phrase_said_twice_is_refused_not_overridden():
                 "1",
             ),
             "--query '0.5,1'",
+            "--keys '2,1;0,2' se lee de dos maneras: los números (2,1; 0,2), "
+            "o las filas (2, 1) | (0, 2) escritas a la inglesa",
         ),
     ],
     ids=["score", "mix", "softmax", "grad"],
 )
-def test_an_error_about_numbers_typed_with_decimal_commas_says_how_to_type_them(run, args, meant):
-    """Inside an option a comma separates numbers, so decimal commas come out as rows of
-    other lengths; the error that follows also says to write decimals with a point."""
-    for lang, said in (("es", "lleva comas decimales"), ("en", "holds decimal commas")):
-        result = run(*args, "--lang", lang)
+def test_an_error_about_numbers_typed_with_decimal_commas_says_how_to_type_them(
+    run, args, meant, spanish
+):
+    """In English a comma inside an option separates numbers, so decimal commas come out as
+    rows of other lengths; the error that follows also says to write decimals with a point.
+    In Spanish the comma is the decimal mark and ';' separates the numbers: the same text is
+    read as Spanish numbers (2,5;0;1 is 2.5, 0, 1), or, where it also reads as English rows
+    (2,1;0,2), refused in one line naming both readings; no hint about decimal commas."""
+    result = run(*args, "--lang", "en")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "holds decimal commas" in result.stderr and meant in result.stderr, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    result = run(*args, "--lang", "es", "--json")
+    assert "comas decimales" not in result.stderr and "holds decimal" not in result.stderr
+    if isinstance(spanish, dict):
+        assert result.exit_code == 0, result.stderr
+        read = json.loads(result.stdout)
+        assert {name: read[name] for name in spanish} == spanish
+    else:
         assert result.exit_code == 2 and result.stdout == ""
-        assert said in result.stderr and meant in result.stderr, result.stderr
+        assert spanish in result.stderr, result.stderr
         assert len(result.stderr.strip().splitlines()) == 1
 
 
 def test_numbers_without_decimal_commas_get_no_such_hint(run):
-    result = run("score", "--query", "1,0,1", "--keys", "[[2,1],[0,2]]", "--lang", "es")
+    result = run("score", "--query", "1; 0; 1", "--keys", "[[2,1],[0,2]]", "--lang", "es")
     assert result.exit_code == 2 and "comas decimales" not in result.stderr
+    assert "la consulta tiene 3 números pero cada clave tiene 2" in result.stderr
     fine = run("score", "--query", "1,0", "--keys", "2,1;0,2;1,1")
     assert fine.exit_code == 0
 

@@ -145,9 +145,9 @@ def test_the_lessons_chain_backward_through_the_pipe(run, run_json):
 
 
 def test_grad_steps_in_spanish_and_as_a_worksheet(run):
-    spanish = run("grad", "-i", str(SAMPLES / "tren.json"), "--target", "8,2", "--steps",
+    spanish = run("grad", "-i", str(SAMPLES / "tren.json"), "--target", "8; 2", "--steps",
                   "--lang", "es").stdout  # fmt: skip
-    assert "Gradiente en la salida" in spanish and "-0,124, 0,124" in spanish
+    assert "Gradiente en la salida" in spanish and "-0,124; 0,124" in spanish
     sheet = run("grad", "-i", str(SAMPLES / "tren.json"), "--target", "8,2", "--blank",
                 "--answers").stdout  # fmt: skip
     worksheet, answers = sheet.split("ANSWERS")

@@ -74,7 +74,9 @@ def test_a_grid_that_would_print_as_zeros_is_written_in_scientific_notation():
 
 def test_scientific_notation_in_spanish_and_only_when_needed(run):
     tiny = ("score", "--queries", "0.00001,0.00002;0.000003,0", "--keys", "0.001,0;0,0.002")
-    spanish = run(*tiny, "--format", "table", "--lang", "es").stdout
+    tiny_es = ("score", "--queries", "0,00001; 0,00002 | 0,000003; 0",
+               "--keys", "0,001; 0 | 0; 0,002")  # fmt: skip
+    spanish = run(*tiny_es, "--format", "table", "--lang", "es").stdout
     assert "4,00e-08" in spanish and "3,00e-09" in spanish and "se redondea a 0" in spanish
     assert "e-" not in run(*tiny, "--format", "table", "--digits", "9").stdout
     plain = run("score", "--queries", "1,0;0,1", "--keys", "2,1;0,2", "--format", "table")

@@ -72,10 +72,38 @@ def test_comma_arguments_that_cannot_be_read_say_how_to_type_them(run, lang, typ
     _one_line(run("softmax", typed, "0", "--lang", lang), *fragments)
 
 
-def test_inline_vectors_keep_commas_between_numbers_and_say_so(run):
+def test_inline_vectors_are_typed_as_the_language_writes_them_and_say_so(run):
+    """In English a comma separates an option's numbers, ';' its rows, and decimals take a
+    point; in Spanish, as Spanish mathematics writes them, ';' separates the numbers, '|' the
+    rows, and the comma is the decimal mark. JSON reads the same in both."""
     _one_line(run("score", "--query", "1,0", "--keys", "2,1;0,x"), "decimals with a point")
-    spanish = run("score", "--query", "1,0", "--keys", "2,1;0,x", "--lang", "es")
-    _one_line(spanish, "los decimales con punto")
+    spanish = run("score", "--query", "1; 0", "--keys", "2; 1 | 0; x", "--lang", "es")
+    _one_line(
+        spanish,
+        "--keys: 'x' no es un número",
+        "separados por ';', las filas por '|' y los decimales con coma",
+        "--keys '2; 0,5 | 0; 2'",
+    )
+    assert "con punto" not in spanish.stderr
+    typed = _json(run("score", "--query", "0,5; 1", "--keys", "2; 1 | 0; 2", "--lang", "es"))
+    given = _json(run("score", "--query", "[0.5, 1]", "--keys", "[[2, 1], [0, 2]]", "--lang", "es"))
+    english = _json(run("score", "--query", "0.5,1", "--keys", "2,1;0,2"))
+    assert typed == given == english and typed["query"] == [0.5, 1]
+    assert typed["keys"] == [[2, 1], [0, 2]]
+
+
+def test_a_spanish_option_that_reads_two_ways_is_refused_naming_both(run):
+    """'1,0;0,1' is the numbers 1,0 and 0,1 in Spanish, and the rows (1, 0) and (0, 1) typed
+    the English way: attn reads neither, and says both."""
+    _one_line(
+        run("score", "--query", "1,0;0,1", "--keys", "2; 1 | 0; 2", "--lang", "es"),
+        "--query '1,0;0,1' se lee de dos maneras",
+        "los números (1,0; 0,1)",
+        "las filas (1, 0) | (0, 1)",
+        "'|'",
+    )
+    english = _json(run("score", "--queries", "1,0;0,1", "--keys", "2,1;0,2"))
+    assert english["queries"] == [[1, 0], [0, 1]]
 
 
 def _help(*args: str) -> str:
@@ -98,9 +126,10 @@ def test_spanish_help_is_spanish():
 
 
 def test_spanish_gradient_lines_and_token_errors_are_spanish(run):
-    steps = run("grad", "--query", "1,0", "--keys", "2,1;0,2", "--values", "10,0;0,10",
-                "--target", "8,2", "--steps", "--lang", "es").stdout  # fmt: skip
+    steps = run("grad", "--query", "1; 0", "--keys", "2; 1 | 0; 2", "--values", "10; 0 | 0; 10",
+                "--target", "8; 2", "--steps", "--lang", "es").stdout  # fmt: skip
     assert "c − objetivo" in steps and "target" not in steps
+    assert "8; 2" in steps
     _one_line(
         run("softmax", "2", "1", "--tokens", "a,b,c", "--lang", "es"),
         "3 nombres para 2 columnas de scores",

@@ -132,8 +132,8 @@ def score(
 
     inline = {"query": query, "queries": queries, "keys": keys, "values": values, "tokens": tokens}
     chosen = None if method is None else method.value
-    with decimal_commas_told(inline):
-        document = document_from(input_path, None, inline, ("keys",))
+    with decimal_commas_told(inline, settings.lang):
+        document = document_from(input_path, None, inline, ("keys",), settings.lang)
         result = score_document(document, chosen, seed, d_a)
     _emit_with_steps(result, settings)
 
@@ -167,8 +167,8 @@ def softmax(
 
     scores = scores_from_arguments(numbers or [], scores, settings.lang)
     inline = {"scores": scores, "tokens": tokens}
-    with decimal_commas_told(inline):
-        document = document_from(input_path, "scores", inline, ("scores",))
+    with decimal_commas_told(inline, settings.lang):
+        document = document_from(input_path, "scores", inline, ("scores",), settings.lang)
         result = softmax_document(document, temperature)
     _emit_with_steps(result, settings)
 
@@ -195,8 +195,8 @@ def mix(
     from attncli.reading.parse.sources import document_from
 
     inline = {"weights": weights, "values": values, "tokens": tokens}
-    with decimal_commas_told(inline):
-        document = document_from(input_path, None, inline, ("weights", "values"))
+    with decimal_commas_told(inline, settings.lang):
+        document = document_from(input_path, None, inline, ("weights", "values"), settings.lang)
         result = mix_document(document)
     _emit_with_steps(result, settings)
 
@@ -238,8 +238,8 @@ def grad(
 
     inline = {"query": query, "queries": queries, "keys": keys, "values": values, "tokens": tokens,
               "grad_output": grad_output, "target": target}  # fmt: skip
-    with decimal_commas_told(inline):
-        document = document_from(input_path, None, inline, ("keys", "values"))
+    with decimal_commas_told(inline, settings.lang):
+        document = document_from(input_path, None, inline, ("keys", "values"), settings.lang)
         if grad_output is not None or target is not None:
             document.pop("target" if grad_output is not None else "grad_output", None)
         result = grad_document(document, method and method.value, seed, d_a, temperature)

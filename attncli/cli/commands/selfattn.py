@@ -157,7 +157,9 @@ def selfattn(
     upstream = {"grad_output": grad_output, "target": target}
     # Without a sentence, piped stdin is the input, as for the other commands.
     needs = () if given_sentence else ("x",)
-    document = document_from(None if given_sentence else input_path, None, upstream, needs)
+    document = document_from(
+        None if given_sentence else input_path, None, upstream, needs, settings.lang
+    )
     if plot is not None:
         from attncli.present.plot import check_plot_path
 

@@ -10,22 +10,57 @@ from contextlib import contextmanager
 from typing import Any
 
 from attncli.errors import InputError, OptionError, ShapeError, shown
-from attncli.messages import _, decimal_mark
+from attncli.messages import _, component_mark, decimal_mark, row_mark
 from attncli.reading.parse.json_text import _integer, parse_json
 
 
-def parse_inline(text: str, field: str) -> Any:
-    """An option's text to a JSON value: JSON ('[[2,1],[0,2]]'), '1,0', or rows as '2,1;0,2'."""
+def parse_inline(text: str, field: str, lang: str = "en") -> Any:
+    """An option's text to a JSON value: JSON ('[[2,1],[0,2]]'), or numbers as the language
+    writes them: in English '1,0' and rows as '2,1;0,2'; where the comma is the decimal mark
+    (Spanish) '0,5; 1' and rows as '2; 0,5 | 0; 2' (messages.component_mark, row_mark)."""
     stripped = text.strip()
+    option = f"--{field.replace('_', '-')}"
     if stripped.startswith(("[", "{")):
-        return parse_json(stripped, f"--{field.replace('_', '-')}")
-    rows = [row for row in stripped.split(";")]
-    parsed = [[_inline_number(item, field) for item in row.split(",")] for row in rows]
+        return parse_json(stripped, option)
+    between, rows_between = component_mark(lang), row_mark(lang)
+    if between != ",":
+        _refuse_two_readings(stripped, option, between, rows_between)
+    rows = [row for row in stripped.split(rows_between)]
+    parsed = [[_inline_number(item, field, lang) for item in row.split(between)] for row in rows]
     return parsed[0] if len(parsed) == 1 else parsed
 
 
-def _inline_number(item: str, field: str) -> Any:
+def _refuse_two_readings(text: str, option: str, between: str, rows_between: str) -> None:
+    """Where the comma is the decimal mark, '1,0;0,1' is two numbers (1,0 and 0,1), but typed
+    as an English line it would be a matrix's two rows: text that reads both ways is refused,
+    naming both, rather than read as one of them. The numbers as a Spanish screen prints
+    them, a space after each ';' ('1,50; 1,50'), read one way only."""
+    pieces = text.split(between)
+    spaced = any(piece[:1].isspace() for piece in pieces[1:])
+    if rows_between in text or len(pieces) < 2 or spaced:
+        return
+    if not all(comma_decimal(piece) for piece in pieces):
+        return
+    numbers = [piece.strip() for piece in pieces]
+    rows = [piece.replace(",", ", ") for piece in numbers]
+    raise InputError(
+        _(
+            "{option} {text!r} reads two ways: the numbers {numbers}, or the rows {rows} "
+            "written the English way; write the rows with '{rows_mark}' between them, or "
+            "give JSON"
+        ),
+        option=option,
+        text=shown(text),
+        numbers=f"({(between + ' ').join(numbers)})",
+        rows=" | ".join(f"({row})" for row in rows),
+        rows_mark=rows_between,
+    )
+
+
+def _inline_number(item: str, field: str, lang: str = "en") -> Any:
     item = item.strip()
+    if decimal_mark(lang) == "," and comma_decimal(item):
+        item = item.replace(",", ".")
     try:
         return float(item) if any(c in item for c in ".eEnN") else _integer(item)
     except ValueError:
@@ -60,9 +95,14 @@ def _typed_with_decimal_commas(text: str) -> bool:
 
 
 @contextmanager
-def decimal_commas_told(inline: dict[str, Any]) -> Iterator[None]:
+def decimal_commas_told(inline: dict[str, Any], lang: str = "en") -> Iterator[None]:
     """An error about numbers given in options that look typed with decimal commas
-    ('0,5;1', '0,665;0,090') also says how to type decimals there: with a point, or JSON."""
+    ('0,5;1', '0,665;0,090') also says how to type decimals there: with a point, or JSON.
+    Where the comma is the language's decimal mark, it is read as one, and nothing needs
+    telling."""
+    if component_mark(lang) != ",":
+        yield
+        return
     typed = [
         (name, text)
         for name, text in inline.items()

@@ -305,12 +305,14 @@ def document_from(
     bare_field: str | None,
     inline: dict[str, Any],
     required: tuple[str, ...],
+    lang: str = "en",
 ) -> Document:
     """The input document with inline options laid over it (option text, or values
     already read, such as softmax's arguments).
 
     Stdin is read only when the options do not already give every required field,
-    so `attn softmax 2 0 1` inside a script never swallows the script's input.
+    so `attn softmax 2 0 1` inside a script never swallows the script's input. Option text
+    is read as `lang` writes numbers (Spanish: '0,5; 1', rows by '|').
     """
     from attncli.reading.parse.arguments import parse_inline
     from attncli.reading.parse.values import parse_tokens
@@ -323,7 +325,7 @@ def document_from(
         if name == "tokens":
             document["tokens"] = parse_tokens(text, "--tokens")
             continue
-        document[name] = parse_inline(text, name) if isinstance(text, str) else text
+        document[name] = parse_inline(text, name, lang) if isinstance(text, str) else text
         # A query given inline replaces the document's queries, and the other way round.
         if name in ("query", "queries"):
             document.pop("queries" if name == "query" else "query", None)
