@@ -15,6 +15,17 @@ from attncli.messages import Message, _
 from attncli.reading.parse.samples import LAYER_HEADS, Sample, installed
 from attncli.results.samples import SampleEntry, SamplesResult
 
+LESSON = "las llaves del coche están ahí"  # the lesson's sentence, not among the trained ones
+# What the course's own samples hold, said in a sentence (their fields follow it).
+DESCRIBED = {
+    "tren": _("«el tren va lleno»: one query against three keys, with their values ({fields})"),
+    "tren-grid": _("«el tren va lleno»: a query per token, the whole grid ({fields})"),
+    "llaves": _(
+        "«las llaves del coche están ahí» with W set by hand so that «están» looks for "
+        "«llaves» ({fields})"
+    ),
+}
+
 
 def _shape(shape: Any) -> str:
     return " × ".join(str(n) for n in shape)
@@ -72,11 +83,23 @@ def _entry(sample: Sample) -> SampleEntry:
             tried[0] if tried else f"attn train --corpus {sample.name}",
             spanish[0] if spanish else "",
         )
-    fields = list(json.loads(text))
+    document = json.loads(text)
+    fields = list(document)
+    if "trained_by" in document:  # a layer attn train learned, for a sentence of one's own
+        said = Message(_("W^Q, W^K, W^V learned by {command}"), command=document["trained_by"])
+        positions = " --positions sinusoidal" if "--positions" in document["trained_by"] else ""
+        command = f'attn selfattn "{LESSON}" -i {sample.name}{positions}'
+        return SampleEntry(
+            sample.name, sample.file, sample.path, str(said), command, said.said("es"), said
+        )
     command = "selfattn" if "x" in fields else "score" if "keys" in fields else "softmax"
-    return SampleEntry(
-        sample.name, sample.file, sample.path, ", ".join(fields), f"attn {command} -i {sample.name}"
-    )
+    example = f"attn {command} -i {sample.name}"
+    if sample.name in DESCRIBED:
+        told = Message(DESCRIBED[sample.name], fields=", ".join(fields))
+        return SampleEntry(
+            sample.name, sample.file, sample.path, str(told), example, told.said("es"), told
+        )
+    return SampleEntry(sample.name, sample.file, sample.path, ", ".join(fields), example)
 
 
 def samples() -> SamplesResult:

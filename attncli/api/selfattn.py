@@ -247,7 +247,22 @@ def selfattn_document(
         dtype=options.dtype,
         weights_from=None if layer is None else (layer.source, KIND_NAMES[layer.kind]),
         heads_unchecked=layer is not None and layer.heads is None,  # no config.json to say
+        trained_by=_trained_by(document),
         causal_from=KIND_NAMES[layer.kind] if layer and layer.causal and options.causal else None,
+    )
+
+
+def _trained_by(document: Document) -> str | None:
+    """The attn train line a document says learned its W; a field that is not a text is
+    refused, as a field of another kind would be."""
+    from attncli.errors import InputError
+
+    line = document.get("trained_by")
+    if line is None or isinstance(line, str):
+        return line
+    raise InputError(
+        _("trained_by is {kind}; it holds the attn train line that learned the W, a text"),
+        kind=type(line).__name__,
     )
 
 

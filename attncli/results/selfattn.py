@@ -51,6 +51,7 @@ class SelfAttnResult(Result):
     # where and in whose names weights read from a state dict were: ("layer.safetensors",
     # "nn.MultiheadAttention")
     weights_from: tuple[str, str] | None = None
+    trained_by: str | None = None  # the attn train line that learned the given W
     causal_from: str | None = None  # "GPT-2": the layer is causal because its checkpoint is
     heads_unchecked: bool = False  # --heads for a state dict, which does not hold the heads
     of_batch: tuple[int, int] | None = None  # (N, B): sequence N of a batch of B, by item()
@@ -182,6 +183,8 @@ class SelfAttnResult(Result):
         elif self.x is not None:
             document["x"] = self.x
         document.update(self.projections)
+        if self.trained_by is not None:
+            document["trained_by"] = self.trained_by
         if self.extra_keys:
             document["extra_keys"] = list(self.extra_keys)  # the grids' last columns
         document.update(

@@ -69,6 +69,25 @@ class TrainResult(Result):
         """... and after it."""
         return self.wanted[-1, : len(self.wants)].mean(axis=-1)
 
+    def moved_most(self, count: int = 3) -> list[tuple[int, int, float, float]]:
+        """The cells besides the wanted ones whose weight training moved most, the largest
+        change first: (row, column, before, after), the heads' mean (first sentence)."""
+        before, after = (
+            grid.mean(axis=0) if grid.ndim == 3 else grid
+            for grid in (self.weights_before, self.weights_after)
+        )
+        change = np.abs(after - before)
+        for row, column in self.wanted_cells:
+            change[row, column] = -1.0
+        # the largest change first; among equal ones, the first cell in reading order
+        order = np.argsort(-change, axis=None, kind="stable")[:count]
+        cells = [divmod(int(index), change.shape[1]) for index in order]
+        return [
+            (row, column, float(before[row, column]), float(after[row, column]))
+            for row, column in cells
+            if change[row, column] > 0
+        ]
+
     @property
     def test_accuracy(self) -> float | None:
         """The share of test links whose wanted key gets the row's largest weight."""

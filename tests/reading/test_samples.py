@@ -100,7 +100,17 @@ def check_mha_layer(run_json, sample):
         assert all(abs(g - w) < 6e-5 for g, w in pairs)
 
 
+def check_learned_layer(run_json, sample):
+    # W^Q, W^K, W^V attn train learned on the concordance corpus, and the line that did it
+    # (tests/cli/test_learning.py trains again by it and gets these very numbers).
+    document = json.loads(sample.read_text(encoding="utf-8"))
+    assert set(document) == {"trained_by", "w_q", "w_k", "w_v"}
+    assert document["trained_by"].startswith("attn train --corpus samples/concordancia-entreno")
+    assert np.array(document["w_q"]).shape == (32, 32)
+
+
 CHECKS = {"tren.json": check_tren, "tren-grid.json": check_tren_grid, "llaves.json": check_llaves,
+          "concordancia.json": check_learned_layer,
           "concordancia-entreno.txt": check_agreement_train,
           "concordancia-numero.txt": check_agreement_number,
           "concordancia-orden.txt": check_agreement_order,

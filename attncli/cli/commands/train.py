@@ -167,7 +167,12 @@ def train(
     weights before → after, the loss curve and the grids; piped, a JSON document that
     attn selfattn -i reads. Without projections there is nothing to learn.
 
-    Example: attn train "las llaves del coche están ahí" --want están=llaves
+    Learning a rule, not a sentence: train on a corpus, test on sentences it has not seen:
+    attn train --corpus concordancia-entreno --test concordancia-orden --d-model 32
+    --positions sinusoidal
+
+    One sentence, which the layer memorises (its row goes one-hot):
+    attn train "las llaves del coche están ahí" --want están=llaves
     """
     _run(
         sentence=sentence,

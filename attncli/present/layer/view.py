@@ -132,6 +132,8 @@ def header(
             where = fmt.say("heads_where_config", field=field) if field else None
             where = where or fmt.say("heads_where_module")
             lines.append(fmt.say("heads_unchecked", heads=heads, where=where))
+    if result.trained_by is not None:
+        lines.append(fmt.say("trained_by", command=result.trained_by))
     lines += drawn_lines(result, fmt)
     if hint and (result.x is not None or result.projections):
         lines.append(fmt.say("show_hint"))

@@ -21,4 +21,7 @@ LAYER_PHRASES: dict[str, str] = {
     "heads_where_config": _("the checkpoint's config.json ({field})"),
     "heads_where_module": _("the module's num_heads"),
     "weights_from": _("weights from {source} ({kind}'s names)"),
+    "trained_by": _(
+        "W^Q and W^K were learned, not drawn (W^V as drawn at the seed), by: {command}"
+    ),
 }

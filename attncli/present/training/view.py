@@ -12,6 +12,7 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.table import Table
 from rich.text import Text
 
+from attncli.core.saturation import saturated_rows
 from attncli.present import render
 from attncli.present.drawn import PlainTable
 from attncli.present.format import Format
@@ -263,9 +264,32 @@ def footer(result: TrainResult, fmt: Format) -> RenderableType:
     return render.lines("", fmt.say("train_pipe_hint", options=options))
 
 
+def memorised(result: TrainResult, fmt: Format) -> RenderableType:
+    """On one sentence: the cells besides the wanted ones that moved most, and, when a
+    wanted row went one-hot, what that means: the layer memorised the sentence."""
+    if result.sentences != 1 or not result.done:
+        return render.lines()
+    table = PlainTable(box=box.SIMPLE_HEAVY)
+    table.add_column(fmt.say("train_cell"))
+    table.add_column(fmt.say("train_before"), justify="right")
+    table.add_column(fmt.say("train_after"), justify="right")
+    tokens = result.tokens
+    for row, column, before, after in result.moved_most():
+        label = render.safe_label(f"{tokens[row]} → {tokens[column]}")
+        table.add_row(label, fmt.weight_number(before), fmt.weight_number(after))
+    grid = result.weights_after.mean(axis=0) if result.heads else result.weights_after
+    rows = sorted({row for row, _column in result.wanted_cells})
+    one_hot = [tokens[row] for row in rows if saturated_rows(grid[row])[()]]
+    parts: list[Any] = [Text(fmt.say("train_moved"), style="bold"), table]
+    if one_hot:
+        said = fmt.say("train_one_hot", rows=", ".join(f"«{t}»" for t in one_hot))
+        parts.append(render.lines(said, ""))
+    return Group(*parts)
+
+
 def training_view(result: TrainResult, fmt: Format) -> list[RenderableType]:
     """What a terminal shows after training."""
-    parts: list[Any] = [summary(result, fmt), wanted_table(result, fmt)]
+    parts: list[Any] = [summary(result, fmt), wanted_table(result, fmt), memorised(result, fmt)]
     if result.done:
         parts.append(LossCurve(result.loss, fmt))
     parts += [Grids(result, fmt), corpus_lines(result, fmt), footer(result, fmt)]

@@ -53,6 +53,14 @@ TRAIN_PHRASES: dict[str, str] = {
     "train_with_order": _(
         "With sinusoidal positions in X the layer also knows where each word stands."
     ),
+    "train_moved": _("Besides the wanted cells, training moved these most"),
+    "train_one_hot": _(
+        "The row of {rows} went one-hot: it no longer mixes the values, it picks one key, and "
+        "cells nobody asked for moved with it. On one sentence the layer memorises; trained on "
+        "a corpus and tested on sentences it has not seen, it learns a rule: attn train "
+        "--corpus concordancia-entreno --test concordancia-orden --d-model 32 --positions "
+        "sinusoidal"
+    ),
     "train_pipe_hint": _(
         "Piped, this is a JSON document: attn train … > trained.json, then attn selfattn -i "
         "trained.json{options} shows the trained grid."

@@ -42,6 +42,7 @@ INPUTS = (
     "key_padding_mask",
     "grad_output",
     "target",
+    "trained_by",  # the attn train line that learned the document's W (a text, shown)
 )
 # The layer's own outputs (results/selfattn.py): when a result is read back (it has an
 # `output`), they pass through; the layer computes them again from its inputs.

@@ -120,7 +120,7 @@ def selfattn_input(
     refuse_biases(document, allowed=BIASES)
     # The gradient at the output goes with either kind of input.
     # The weights may go with a sentence too (--weights FILE, or w_q, … in -i FILE).
-    data = set(document) - {"grad_output", "target", *LAYER_FIELDS}
+    data = set(document) - {"grad_output", "target", "trained_by", *LAYER_FIELDS}
     if sentence is not None and data:
         raise InputError(
             _("give a sentence or -i FILE, not both"),
@@ -143,7 +143,10 @@ def selfattn_input(
     if sentence is not None:
         query_tokens = tokenize(sentence)
         tokens = tokenize(settings.context) if settings.context is not None else query_tokens
-        d_model = settings.d_model or 8
+        # given W^Q with a sentence: its rows are the embeddings' width
+        given_w_q = document.get("w_q")
+        rows = len(given_w_q) if isinstance(given_w_q, list) and given_w_q else None
+        d_model = settings.d_model or rows or 8
     elif any(document.get(name) is not None for name in ("x_k", "x_v")):
         x, x_kv, x_v, d_model = separate_matrices(document, settings)
         query_tokens = _query_labels(document, x.shape[-2])
