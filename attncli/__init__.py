@@ -21,6 +21,7 @@ __all__ = [
     "OptionError",
     "SelfAttnSettings",
     "ShapeError",
+    "check",
     "compare_scores",
     "exercise",
     "grad",
@@ -37,6 +38,7 @@ __all__ = [
 
 if TYPE_CHECKING:
     from attncli.api.calculator import compare_scores, mix, score, softmax
+    from attncli.api.checking import check
     from attncli.api.exercise import exercise
     from attncli.api.grad import grad
     from attncli.api.model import heads
@@ -51,6 +53,7 @@ if TYPE_CHECKING:
 _HOMES = {
     **dict.fromkeys(("compare_scores", "mix", "score", "softmax"), "api.calculator"),
     "exercise": "api.exercise",
+    "check": "api.checking",
     "grad": "api.grad",
     "heads": "api.model",
     "options": "api.options",

@@ -33,6 +33,7 @@ HOMES = {
     "scaling": "scaling",
     "compare-scores": "compare",
     "exercise": "exercise",
+    "check": "check",
     "samples": "samples",
     "explore": "explore",
 }

@@ -1,0 +1,119 @@
+"""attn check: a student's worksheet corrected blank by blank, and its options."""
+
+from typing import TYPE_CHECKING, Annotated
+
+from attncli.cli.commands import command
+from attncli.cli.commands.exercise import DimOption, ExerciseMethodOption, SizeOption
+from attncli.cli.declare import Option
+from attncli.messages import _
+from attncli.present.output import Settings
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from attncli.present.format import Format
+
+CheckSeedOption = Annotated[
+    int,
+    Option(
+        "--seed",
+        min=0,
+        max=2**64 - 1,
+        help=_("The worksheet's seed: the one attn exercise --seed made."),
+    ),
+]
+
+
+@command()
+def check(
+    seed: CheckSeedOption = 0,
+    size: SizeOption = 3,
+    dim: DimOption = None,
+    method: ExerciseMethodOption = None,
+    *,
+    settings: Settings,
+) -> None:
+    """Correct your own worksheet, blank by blank, as you work it.
+
+    Shows the sheet attn exercise makes with the same options, then asks for each blank in
+    the sheet's order (the products, the scores, e^score, the total, each weight, each
+    weight × value, the output) and answers at once: right, or the right value with the
+    step it belongs to, and when your number is what a known mistake gives (√d_k forgotten
+    or twice, e^x skipped, a term left out of the total, the wrong key or value row), the
+    mistake. Later steps are marked from your own numbers, as a teacher marks. Answers may
+    be piped in, one a line; --json writes the verdicts.
+
+    Example: attn check --seed 3 --lang es
+    """
+    import sys
+
+    from attncli.api.checking import corrector, read_answer
+    from attncli.errors import AttnError
+    from attncli.explain.checking import Verdict
+    from attncli.present import render
+    from attncli.present.checking_view import question, summary, verdict_lines
+    from attncli.present.output import emit, print_renderables, wants_json
+    from attncli.present.views import view_of
+    from attncli.results.checking import CheckResult
+
+    chosen = "dot" if method is None else method.value
+    sheet, marking = corrector(seed, size, dim, chosen)
+    fmt = settings.format()
+    as_json = settings.fields is not None or wants_json(settings.format_name, sys.stdout)
+    talk = not as_json
+    if talk:
+        from dataclasses import replace
+
+        blank_sheet = replace(fmt, blank=True)
+        print_renderables(sys.stdout, view_of(sheet, blank_sheet))
+        intro = fmt.say("check.intro", example=fmt.joined(["6" + _mark(fmt) + "65", "0"]))
+        print_renderables(sys.stdout, [render.lines(intro)])
+    verdicts: list[Verdict] = []
+    for blank in marking.blanks:
+        asked = question(blank, sheet, fmt)
+        while True:
+            if talk:
+                print(f"{asked}: ", end="", flush=True)
+            line = sys.stdin.readline()
+            if not line:  # Ctrl-D, or the piped answers ran out
+                break
+            if talk and not sys.stdin.isatty():
+                print(line.rstrip("\n"))
+            try:
+                answer = read_answer(line, blank, settings.lang)
+            except AttnError as error:
+                if talk:
+                    print("  " + error.message(settings.lang))
+                if sys.stdin.isatty():
+                    continue  # asked again
+                answer = None
+            break
+        if not line:
+            if talk:
+                print()
+            break
+        if answer is None:
+            verdicts.append(Verdict(blank, _nothing(), "wrong", marking.carried(blank)))
+        else:
+            verdicts.append(marking.mark(blank, answer))
+        if talk:
+            for said in verdict_lines(verdicts[-1], sheet, fmt):
+                print("  " + said)
+    result = CheckResult(sheet=sheet, verdicts=tuple(verdicts), blanks=tuple(marking.blanks))
+    if talk:
+        print(summary(result, fmt), flush=True)
+        return
+    emit(result, settings)
+
+
+def _mark(fmt: "Format") -> str:
+    from attncli.messages import decimal_mark
+
+    return decimal_mark(fmt.lang)
+
+
+def _nothing() -> "np.ndarray":
+    """The answer of a line that was not a number: marked wrong, never carried forward."""
+    import numpy as np
+
+    return np.array(np.nan)
