@@ -67,7 +67,7 @@ def test_an_unsupported_model_type_is_named_with_the_supported_ones(bert):
         ({"num_hidden_layers": "two"}, "num_hidden_layers is 'two'"),
         ({"layer_norm_eps": -1}, "layer_norm_eps is -1"),
         ({"hidden_act": "swish"}, "hidden_act 'swish' is not supported"),
-        ({"position_embedding_type": "relative_key"}, "position_embedding_type 'relative_key'"),
+        ({"position_embedding_type": "relative_key"}, 'position_embedding_type is "relative_key"'),
         ({"max_position_embeddings": 80}, "has 48 rows and config.json says 80 positions"),
         ({"hidden_size": 16, "num_attention_heads": 4}, "expected 16 columns"),
     ],
@@ -92,7 +92,7 @@ def test_a_gpt2_field_is_named(originals, tmp_path):
     edit_config(folder, n_head=None)
     assert "n_head is missing" in refusal(str(folder))
     edit_config(folder, n_head=4, scale_attn_weights=False)
-    assert "scale_attn_weights is False" in refusal(str(folder))
+    assert "scale_attn_weights is false" in refusal(str(folder))
 
 
 def test_a_pickle_checkpoint_is_refused_with_the_conversion(bert):
@@ -194,3 +194,20 @@ def test_a_pipe_in_place_of_a_model_file_is_refused_not_waited_on(bert, name):
         load_model(str(bert))
     assert "not a regular file" in raised.value.message("en")
     assert raised.value.fields["path"].endswith(name)
+
+
+@pytest.mark.parametrize(
+    ("kind", "field", "value"),
+    [("bert", "is_decoder", True), ("bert", "position_embedding_type", "relative_key"),
+     ("bert", "add_cross_attention", True), ("gpt2", "scale_attn_weights", False),
+     ("gpt2", "scale_attn_by_inverse_layer_idx", True)],
+)  # fmt: skip
+def test_a_config_that_changes_the_forward_pass_is_refused(originals, tmp_path, kind, field, value):
+    folder = tmp_path / kind
+    shutil.copytree(originals / kind, folder)
+    edit_config(folder, **{field: value})
+    with pytest.raises(InputError) as raised:
+        load_model(str(folder))
+    assert raised.value.fields["name"] == field and "not supported" in raised.value.message("en")
+    edit_config(folder, **{field: None})  # left out: transformers' default, which attn computes
+    load_model(str(folder))

@@ -72,3 +72,8 @@ def test_more_threads_than_cores_are_refused_not_reported(run):
 
     cores = os.cpu_count() or 1
     _refused(run("compare-scores", "--threads", str(cores + 1)), f"give 1 to {cores}")
+
+
+@pytest.mark.parametrize("option", [("--positions", "sinusoidal"), ("--item", "2")])
+def test_a_seeded_layers_option_with_a_model_is_refused_not_ignored(run, option):
+    _refused(run("selfattn", "the car", "--model", "all-MiniLM-L6-v2", *option), option[0])

@@ -133,7 +133,8 @@ def selfattn(
         from attncli.cli.commands.model_runs import run_model_selfattn
 
         given = [name for name, value in {"--input": input_path, "--weights": weights,
-                 "--prefix": prefix, "--grad-output": grad_output, "--target": target}.items()
+                 "--prefix": prefix, "--grad-output": grad_output, "--target": target,
+                 "--item": item}.items()
                  if value is not None] + options_given(layer_settings)  # fmt: skip
         run_model_selfattn(sentence, model, layer, head, words, given, plot, settings)
         return

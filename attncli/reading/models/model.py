@@ -75,9 +75,45 @@ def read_config(folder: str) -> tuple[str, Architecture]:
             model_type=repr(model_type),
             supported=", ".join(SUPPORTED),
         )
+    _check_forward(config, path, model_type)
     if model_type == "gpt2":
         return model_type, _gpt2_architecture(config, path)
     return model_type, _bert_architecture(config, path, model_type)
+
+
+_ENCODER = {"is_decoder": False, "add_cross_attention": False,
+            "position_embedding_type": "absolute"}  # fmt: skip
+# The config fields that change a supported model's forward pass in transformers, with the
+# value attn computes with: any other value is refused, never run as if it were this one.
+FORWARD_FIELDS: dict[str, dict[str, Any]] = {
+    "bert": _ENCODER,
+    "roberta": _ENCODER,
+    "gpt2": {
+        "scale_attn_weights": True,
+        "scale_attn_by_inverse_layer_idx": False,
+        "add_cross_attention": False,
+    },  # fmt: skip
+}
+
+
+def _check_forward(config: dict[str, Any], path: str, model_type: str) -> None:
+    """Refuse a config whose fields ask for a forward pass attn does not compute (BERT as a
+    causal decoder, relative positions, GPT-2 without its ÷√d_k): one line naming the
+    field, rather than numbers that differ from transformers' silently."""
+    for name, computed in FORWARD_FIELDS.get(model_type, {}).items():
+        if name in config and config[name] != computed:
+            raise InputError(
+                _(
+                    "{path}: {name} is {value}; attn computes {model_type} with {name} "
+                    "{computed} only (transformers runs another forward pass with this one), "
+                    "so this model is not supported"
+                ),
+                path=path,
+                name=name,
+                value=json.dumps(config[name]),
+                model_type=model_type,
+                computed=json.dumps(computed),
+            )
 
 
 def _field(config: dict[str, Any], name: str, path: str, default: Any = None) -> Any:
@@ -148,13 +184,6 @@ def _bert_architecture(config: dict[str, Any], path: str, model_type: str) -> Ar
     width = _positive(config, "hidden_size", path)
     heads = _positive(config, "num_attention_heads", path)
     _divides(width, heads, path, ("hidden_size", "num_attention_heads"))
-    kind = config.get("position_embedding_type", "absolute")
-    if kind != "absolute":
-        raise InputError(
-            _("{path}: position_embedding_type {kind} is not supported; attn runs 'absolute'"),
-            path=path,
-            kind=repr(kind),
-        )
     offset = 0
     if model_type == "roberta":
         pad = config.get("pad_token_id", 1)
@@ -192,18 +221,6 @@ def _gpt2_architecture(config: dict[str, Any], path: str) -> Architecture:
     width = _positive(config, "n_embd", path)
     heads = _positive(config, "n_head", path)
     _divides(width, heads, path, ("n_embd", "n_head"))
-    for name, expected in (
-        ("scale_attn_weights", True),
-        ("scale_attn_by_inverse_layer_idx", False),
-    ):
-        if config.get(name, expected) is not expected:
-            raise InputError(
-                _("{path}: {name} is {value}; attn runs GPT-2 with {expected}"),
-                path=path,
-                name=name,
-                value=repr(config[name]),
-                expected=str(expected),
-            )
     return Architecture(
         family="gpt2",
         layers=_positive(config, "n_layer", path),

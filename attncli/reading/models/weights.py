@@ -143,6 +143,8 @@ def network(
         final = _float_norm(_norm(state, root + "ln_f", arch.d_model))
         return Network(arch, word, position, blocks, final_norm=final)
     types = optional_named(state, embeddings, "token_type_embeddings.weight")
+    if types is None:  # transformers would draw it at random: the numbers would be no model's
+        raise _missing(f"{embeddings}.token_type_embeddings.weight")
     blocks = _Blocks(lambda i: _bert_block(state, f"{root}encoder.layer.{i}"), count)
     norm = _float_norm(_norm(state, embeddings + ".LayerNorm", arch.d_model))
     return Network(arch, word, position, blocks, token_type=types, embedding_norm=norm)
@@ -172,7 +174,7 @@ def _float_norm(norm: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.nda
 
 
 def _bert_block(state: Mapping[str, Any], prefix: str) -> Block:
-    attention = bert_attention(state, prefix + ".attention").params
+    attention = _with_biases(bert_attention(state, prefix + ".attention").params, prefix)
     width = attention["w_q"].shape[0]
     w_in, b_in = linear(state, prefix, "intermediate.dense", "BERT", width)
     w_out, b_out = linear(state, prefix, "output.dense", "BERT", w_in.shape[1])
@@ -180,15 +182,15 @@ def _bert_block(state: Mapping[str, Any], prefix: str) -> Block:
         attention,
         _norm(state, prefix + ".attention.output.LayerNorm", width),
         w_in,
-        _bias(b_in, w_in),
+        _bias(b_in, f"{prefix}.intermediate.dense.bias"),
         w_out,
-        _bias(b_out, w_out),
+        _bias(b_out, f"{prefix}.output.dense.bias"),
         _norm(state, prefix + ".output.LayerNorm", width),
     )
 
 
 def _gpt2_block(state: Mapping[str, Any], prefix: str) -> Block:
-    attention = gpt2_attention(state, prefix + ".attn").params
+    attention = _with_biases(gpt2_attention(state, prefix + ".attn").params, prefix)
     width = attention["w_q"].shape[0]
     w_in, b_in = conv1d(state, prefix, "mlp.c_fc")
     w_out, b_out = conv1d(state, prefix, "mlp.c_proj", width)
@@ -196,12 +198,34 @@ def _gpt2_block(state: Mapping[str, Any], prefix: str) -> Block:
         attention,
         _norm(state, prefix + ".ln_1", width),
         w_in,
-        _bias(b_in, w_in),
+        _bias(b_in, f"{prefix}.mlp.c_fc.bias"),
         w_out,
-        _bias(b_out, w_out),
+        _bias(b_out, f"{prefix}.mlp.c_proj.bias"),
         _norm(state, prefix + ".ln_2", width),
     )
 
 
-def _bias(bias: np.ndarray | None, weight: np.ndarray) -> np.ndarray:
-    return np.zeros(weight.shape[1]) if bias is None else bias
+def _bias(bias: np.ndarray | None, name: str) -> np.ndarray:
+    """A model's bias, which every BERT, RoBERTa and GPT-2 layer has: a missing one is
+    refused, never taken for zeros."""
+    if bias is None:
+        raise _missing(name)
+    return bias
+
+
+def _with_biases(attention: dict[str, np.ndarray], prefix: str) -> dict[str, np.ndarray]:
+    """The attention layer's weights, its four biases among them (see _bias)."""
+    for name in ("b_q", "b_k", "b_v", "b_o"):
+        if name not in attention:
+            raise _missing(f"{prefix}: the attention's {name}")
+    return attention
+
+
+def _missing(name: str) -> InputError:
+    return InputError(
+        _(
+            "{name} is missing from the checkpoint; the model's layers have it (transformers "
+            "would fill it with random numbers), so the file is not this model's whole"
+        ),
+        name=name,
+    )
