@@ -223,7 +223,7 @@ def test_a_self_attention_worksheet_in_spanish_prints_to_tex(run, tmp_path):
     result = run("exercise", "--selfattn", "--lang", "es", "--answers", "--export", str(path))
     assert result.exit_code == 0
     tex = path.read_text()
-    assert "\\begin{document}" in tex and "Autoatención" in tex and "Consultas, claves" in tex
+    assert "\\begin{document}" in tex and "Auto-atención" in tex and "Consultas, claves" in tex
 
 
 def test_the_self_attention_problem_refuses_another_score(run):

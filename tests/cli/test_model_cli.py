@@ -133,7 +133,10 @@ def test_the_screen_names_the_model_layer_and_head(run, tiny):
         "--lang",
         "es",
     )
-    assert "capa 1 de 2 · cabeza 3 de 4" in spanish.stdout and "entrenados" in spanish.stdout
+    assert (
+        "capa 1 de 2 · cabeza 3 de 4" in spanish.stdout
+        and "las del modelo, entrenadas" in spanish.stdout
+    )
 
 
 def test_steps_take_the_heads_real_query_apart(run, tiny):

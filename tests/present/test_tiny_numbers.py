@@ -56,7 +56,7 @@ def test_the_selfattn_header_writes_a_tiny_length_and_divisor(run):
 def test_the_selfattn_header_in_spanish(run):
     result = run(*TINY, "--scale", "0.001", "--lang", "es")
     header = _header(result.stdout)
-    assert "cada embedding mide 1,00e-04" in header
+    assert "cada vector de token mide 1,00e-04" in header
     assert header[0].endswith("puntuaciones ÷ 1,00e-03")
 
 

@@ -1,11 +1,14 @@
 """attn check: a student's worksheet corrected blank by blank, and its options."""
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING
 
 from attncli.cli.commands import command
-from attncli.cli.commands.exercise import DimOption, ExerciseMethodOption, SizeOption
-from attncli.cli.declare import Option
-from attncli.messages import _
+from attncli.cli.commands.exercise import (
+    DimOption,
+    ExerciseMethodOption,
+    ProblemSeedOption,
+    SizeOption,
+)
 from attncli.present.output import Settings
 
 if TYPE_CHECKING:
@@ -13,20 +16,10 @@ if TYPE_CHECKING:
 
     from attncli.present.format import Format
 
-CheckSeedOption = Annotated[
-    int,
-    Option(
-        "--seed",
-        min=0,
-        max=2**64 - 1,
-        help=_("The worksheet's seed: the one attn exercise --seed made."),
-    ),
-]
-
 
 @command()
 def check(
-    seed: CheckSeedOption = 0,
+    seed: ProblemSeedOption = 0,
     size: SizeOption = 3,
     dim: DimOption = None,
     method: ExerciseMethodOption = None,
