@@ -4,7 +4,7 @@ reading the model."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -50,6 +50,17 @@ def _in_range(value: int | None, total: int, option: str, what: Message) -> None
             total=total,
             what=what,
         )
+
+
+SPECIAL = ("[CLS]", "[SEP]", "<s>", "</s>", "<|endoftext|>")
+
+
+def split_words(encoded: Encoded) -> tuple[tuple[str, ...], int]:
+    """The words the model's vocabulary lacks (split into two pieces or more), and how many
+    words the sentence has, its special tokens left out."""
+    words = [(word, group) for word, group in zip(encoded.words, encoded.groups, strict=True)
+             if word not in SPECIAL]  # fmt: skip
+    return tuple(word for word, group in words if len(group) > 1), len(words)
 
 
 def _load(sentence: str | None, model: str) -> tuple[Model, Encoded]:
@@ -140,7 +151,10 @@ def model_selfattn(
         head=head,
         ids=tuple(int(i) for i in encoded.ids),
     )
+    split, word_count = split_words(encoded)
     return ModelAttnResult(
+        split_words=split,
+        word_count=word_count,
         query_labels=encoded.tokens,
         tokens=encoded.tokens,
         x=layer_run.attended,
@@ -184,6 +198,42 @@ def _position(tokens: tuple[str, ...], token: str, option: str) -> int:
         token=shown(repr(token)),
         known=known,
     )
+
+
+# A head that puts at least this much weight, on average over its rows, on the token before,
+# the first token ([CLS], <s>) or the last ([SEP], </s>) mostly does that, whatever is asked.
+HABIT = 0.5
+
+
+def _habits(weights: np.ndarray) -> list[list[str]]:
+    """Each head's habit: "previous", "first" or "last" when its mean weight there over the
+    rows is at least HABIT (the strongest of them), else ""."""
+    from attncli.core.transformer import head_pattern
+
+    last = weights[..., :, -1].mean(axis=-1)  # [L, h]
+    means = {"previous": head_pattern(weights, "previous"),
+             "first": head_pattern(weights, "first"), "last": last}  # fmt: skip
+    habits = []
+    for layer in range(weights.shape[0]):
+        row = []
+        for head in range(weights.shape[1]):
+            name, mean = max(((n, float(m[layer, head])) for n, m in means.items()),
+                             key=lambda item: item[1])  # fmt: skip
+            row.append(name if mean >= HABIT else "")
+        habits.append(row)
+    return habits
+
+
+def _controls(grid: np.ndarray, start: int | None, end: int | None) -> dict[str, Any]:
+    """For one head's T × T grid and a --from/--to cell: the strongest other key in the row,
+    its weight, and the head's mean weight on the target's column over every row."""
+    if start is None or end is None:
+        return {}
+    row = grid[start].copy()
+    row[end] = -1.0
+    rival = int(np.argmax(row))
+    return {"rival": rival, "rival_weight": float(grid[start, rival]),
+            "column_mean": float(grid[:, end].mean())}  # fmt: skip
 
 
 def heads(
@@ -232,8 +282,16 @@ def heads(
         ((layer, head) for layer in range(table.shape[0]) for head in range(table.shape[1])),
         key=lambda lh: (-table[lh], lh),
     )
-    ranking = tuple(HeadWeight(lay + 1, h + 1, float(table[lay, h])) for lay, h in order)
+    habits = _habits(weights)  # [L, h]: what each head mostly does, or ""
+    ranking = tuple(
+        HeadWeight(lay + 1, h + 1, float(table[lay, h]), habit=habits[lay][h] or None,
+                   **_controls(weights[lay, h], start, end))
+        for lay, h in order
+    )  # fmt: skip
+    split, word_count = split_words(encoded)
     return HeadsResult(
+        split_words=split,
+        word_count=word_count,
         model=model,
         model_type=loaded.model_type,
         sentence=str(sentence),

@@ -42,6 +42,9 @@ class ModelAttnResult(SelfAttnResult):
     columns."""
 
     source: ModelSource
+    # the sentence's words the model's vocabulary lacks, split into pieces, and its words
+    split_words: tuple[str, ...] = ()
+    word_count: int = 0
     words: tuple[str, ...] | None = None
     word_groups: tuple[tuple[int, ...], ...] | None = None  # each word's token positions
     word_weights: np.ndarray | None = None
@@ -53,6 +56,10 @@ class ModelAttnResult(SelfAttnResult):
             f"ModelAttnResult(model={s.name!r}, layer={s.layer}{head}, "
             f"tokens={list(self.tokens)}, weights={self.weights.shape})"
         )
+
+    @property
+    def source_name(self) -> str:
+        return self.source.name
 
     def to_document(self) -> dict[str, Any]:
         s = self.source
@@ -93,6 +100,13 @@ class HeadWeight:
     layer: int
     head: int
     weight: float
+    # the controls a careful reader needs, for a --from/--to ranking: the strongest other key
+    # in the same row and its weight, the head's mean weight on the target column over
+    # every row, and what the head mostly does anyway ("previous", "first", "last")
+    rival: int | None = None
+    rival_weight: float | None = None
+    column_mean: float | None = None
+    habit: str | None = None
 
 
 @dataclass(frozen=True, repr=False, kw_only=True, eq=False)
@@ -109,6 +123,8 @@ class HeadsResult(Result):
     target: int | None = None  # the key token's position (0-based)
     pattern: str | None = None  # previous, first or self
     shown: int | None = 10  # how many a terminal shows; None: all
+    split_words: tuple[str, ...] = ()  # as ModelAttnResult's
+    word_count: int = 0
 
     def __repr__(self) -> str:
         best = self.ranking[0]
@@ -116,6 +132,10 @@ class HeadsResult(Result):
             f"HeadsResult(model={self.model!r}, heads={len(self.ranking)}, best=layer "
             f"{best.layer} head {best.head}: {best.weight:.3f})"
         )
+
+    @property
+    def source_name(self) -> str:
+        return self.model
 
     @property
     def asked(self) -> str:
@@ -139,9 +159,7 @@ class HeadsResult(Result):
                     "to_position": self.target + 1,
                 }
             )
-        document["heads"] = [
-            {"layer": h.layer, "head": h.head, "weight": h.weight} for h in self.ranking
-        ]
+        document["heads"] = [_head_document(h, self.tokens) for h in self.ranking]
         return document
 
     def steps(self, row: int | None = None, token: str | None = None) -> list[Step]:
@@ -154,3 +172,18 @@ class HeadsResult(Result):
                 "attn selfattn SENTENCE --model M --layer L --head H --steps"
             )
         )
+
+
+def _head_document(head: HeadWeight, tokens: tuple[str, ...]) -> dict[str, Any]:
+    """One ranked head as the JSON writes it: its weight, and its controls when it has them."""
+    document: dict[str, Any] = {"layer": head.layer, "head": head.head, "weight": head.weight}
+    if head.rival is not None:
+        document.update(
+            rival=tokens[head.rival],
+            rival_position=head.rival + 1,
+            rival_weight=head.rival_weight,
+            column_mean=head.column_mean,
+        )
+    if head.habit is not None:
+        document["habit"] = head.habit
+    return document

@@ -99,4 +99,7 @@ def heads(
         pattern=pattern,
         shown_count=None if all_heads else 10,
     )
+    from attncli.cli.commands.model_runs import warn_if_foreign
+
+    warn_if_foreign(result, settings.lang)
     emit(result, settings)

@@ -5,12 +5,15 @@ argument or from stdin."""
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from attncli.cli.declare import Option
 from attncli.errors import OptionError
 from attncli.messages import _
 from attncli.present.output import Settings
+
+if TYPE_CHECKING:
+    from attncli.results.model import HeadsResult, ModelAttnResult
 
 # attn selfattn's options of the model path
 ModelOption = Annotated[
@@ -99,4 +102,24 @@ def run_model_selfattn(
         from attncli.present.plot import plot_result
 
         plot_result(plot, result, settings.format())
+    warn_if_foreign(result, settings.lang)
     emit(result, settings, explanation)
+
+
+def warn_if_foreign(result: ModelAttnResult | HeadsResult, lang: str) -> None:
+    """One line on stderr when most of the sentence's words are not in the model's
+    vocabulary (Spanish fed to an English model: «est ##an»); the run goes on."""
+    from attncli.messages import say
+
+    split, count = result.split_words, result.word_count
+    if count and len(split) * 2 > count:
+        shown_words = ", ".join(f"«{word}»" for word in split[:3])
+        line = say(lang, WORDS_SPLIT, split=len(split), count=count, model=result.source_name,
+                   words=shown_words)  # fmt: skip
+        print(f"attn: {line}", file=sys.stderr, flush=True)
+
+
+WORDS_SPLIT = _(
+    "{split} of the sentence's {count} words are not in {model}'s vocabulary and are read as "
+    "pieces ({words}): the model may not know this language; its numbers follow"
+)

@@ -3,6 +3,8 @@ under the model's own header, or the grid between words), and the ranked heads."
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import RenderableType
 
 from attncli.present import render
@@ -86,25 +88,26 @@ def heads_view(result: HeadsResult, fmt: Format) -> list[RenderableType]:
             end=result.target + 1,
         )
     table = PlainTable(box=box.SIMPLE_HEAVY)
-    for key, justify in (
-        ("heads_rank", "right"),
-        ("heads_layer", "right"),
-        ("heads_head", "right"),
-        ("heads_weight", "right"),
-    ):
+    controls = result.source is not None  # --from/--to: the row's rival and the column
+    columns = [("heads_rank", "right"), ("heads_layer", "right"), ("heads_head", "right"),
+               ("heads_weight", "right")]  # fmt: skip
+    if controls:
+        columns += [("heads_rival", "left"), ("heads_column", "right")]
+    for key, justify in columns:
         table.add_column(fmt.say(key), justify=justify)  # type: ignore[arg-type]
+    table.add_column(fmt.say("heads_habit"))
     table.add_column("")
     shown = result.ranking if result.shown is None else result.ranking[: result.shown]
     top = max((entry.weight for entry in result.ranking), default=0.0) or 1.0
     for rank, entry in enumerate(shown, start=1):
-        bar = "█" * max(0, round(20 * entry.weight / top)) if entry.weight > 0 else ""
-        table.add_row(
-            str(rank),
-            str(entry.layer),
-            str(entry.head),
-            fmt.stated(entry.weight, 3, whole_bare=False),
-            bar,
-        )
+        bar = "█" * max(0, round(12 * entry.weight / top)) if entry.weight > 0 else ""
+        cells: list[Any] = [str(rank), str(entry.layer), str(entry.head),
+                 fmt.stated(entry.weight, 3, whole_bare=False)]  # fmt: skip
+        if controls and entry.rival is not None and entry.rival_weight is not None:
+            rival = f"{result.tokens[entry.rival]} {fmt.stated(entry.rival_weight, 3)}"
+            cells += [render.safe_label(rival), fmt.stated(entry.column_mean or 0.0, 3)]
+        habit = fmt.say(f"heads_habit.{entry.habit}") if entry.habit else ""
+        table.add_row(*cells, habit, bar)
     tokens = " ".join(result.tokens)
     lines = [
         fmt.say("heads_title", model=result.model, asked=asked),
@@ -116,6 +119,8 @@ def heads_view(result: HeadsResult, fmt: Format) -> list[RenderableType]:
         below.append(fmt.say("heads_more", more=more, total=len(result.ranking)))
     import shlex
 
+    if controls:
+        below.append(fmt.say("heads_controls"))
     best = result.ranking[0]
     token = result.tokens[result.source] if result.source is not None else result.tokens[-1]
     below.append(

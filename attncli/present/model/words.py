@@ -30,6 +30,17 @@ MODEL_PHRASES: dict[str, str] = {
     "heads_layer": _("Layer"),
     "heads_head": _("Head"),
     "heads_weight": _("Weight"),
+    "heads_rival": _("Row's next"),
+    "heads_column": _("Column mean"),
+    "heads_habit": _("Mostly"),
+    "heads_habit.previous": _("previous token"),
+    "heads_habit.first": _("first token"),
+    "heads_habit.last": _("last token"),
+    "heads_controls": _(
+        "Row's next: the strongest other key in the same row. Column mean: the head's weight "
+        "on the target averaged over every row (high: it looks there from everywhere, not from "
+        "this token). Mostly: what the head does in most rows anyway (half its weight or more)."
+    ),
     "heads_more": _("… {more} more of {total}; --all shows them all, --json has them all"),
     "heads_tokens": _("tokens: {tokens}"),
     "heads_next": _(
