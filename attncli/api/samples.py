@@ -16,10 +16,16 @@ from attncli.reading.parse.samples import LAYER_HEADS, Sample, installed
 from attncli.results.samples import SampleEntry, SamplesResult
 
 LESSON = "las llaves del coche están ahí"  # the lesson's sentence, not among the trained ones
+# A sample whose point needs an option to be seen, and the command that shows it.
+EXAMPLES = {"longitudes": "attn selfattn -i longitudes --no-proj"}
 # What the course's own samples hold, said in a sentence (their fields follow it).
 DESCRIBED = {
     "tren": _("«el tren va lleno»: one query against three keys, with their values ({fields})"),
     "tren-grid": _("«el tren va lleno»: a query per token, the whole grid ({fields})"),
+    "longitudes": _(
+        "vectors of lengths of their own: without projections the longest takes every row "
+        "({fields})"
+    ),
     "llaves": _(
         "«las llaves del coche están ahí» with W set by hand so that «están» looks for "
         "«llaves» ({fields})"
@@ -93,7 +99,7 @@ def _entry(sample: Sample) -> SampleEntry:
             sample.name, sample.file, sample.path, str(said), command, said.said("es"), said
         )
     command = "selfattn" if "x" in fields else "score" if "keys" in fields else "softmax"
-    example = f"attn {command} -i {sample.name}"
+    example = EXAMPLES.get(sample.name, f"attn {command} -i {sample.name}")
     if sample.name in DESCRIBED:
         told = Message(DESCRIBED[sample.name], fields=", ".join(fields))
         return SampleEntry(

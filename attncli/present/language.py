@@ -83,6 +83,21 @@ PHRASES: dict[str, str] = {
     "causal_from": _("causal mask, as {kind}'s layers are (--no-causal without it)"),
     "norm": _("every embedding has length {norm}"),
     "no_proj": _("no projections: Q = K = V = X, 0 parameters"),
+    "no_proj_symmetric": _(
+        "the scores are symmetric (x_i · x_j = x_j · x_i); the weights are not: each row is "
+        "divided by its own sum"
+    ),
+    "no_proj_both_symmetric": _(
+        "the scores are symmetric (x_i · x_j = x_j · x_i), and here the weights happen to be too"
+    ),
+    "no_proj_diagonal": _(
+        "every vector has length {length}, so each row's largest score is its own diagonal "
+        "(x_i · x_j ≤ ‖x_i‖ ‖x_j‖, Cauchy–Schwarz): each token looks at itself most"
+    ),
+    "no_proj_longest": _(
+        "the vectors have lengths of their own, and every row's largest score goes to the "
+        "longest, «{token}»: a property of the vectors, not of what the sentence needs"
+    ),
     "direct": _("Q, K and V given directly"),
     "params": _("parameters: {formula} = {params}, the same for any T"),
     "params_heads": _(

@@ -132,3 +132,14 @@ def test_heads_of_one_column_say_they_are_divided_by_the_root_of_one(run, lang, 
     assert said in shown and "no scaling" not in shown and "sin escalar" not in shown
     unscaled = _screen(run, "el tren va", "--heads", "8", "--no-scale")
     assert "no scaling" in unscaled and "√1" not in unscaled
+
+
+def test_without_projections_the_screen_says_what_the_grids_show(run):
+    shown = _screen(run, "las llaves del coche están ahí", "--no-proj")
+    assert "the scores are symmetric" in shown and "its own diagonal" in shown
+    longest = _screen(run, "-i", "longitudes", "--no-proj")
+    assert "goes to the longest, «va»" in longest and "own diagonal" not in longest
+    spanish = _screen(run, "-i", "longitudes", "--no-proj", "--lang", "es")
+    assert "va al más largo, «va»" in spanish
+    with_w = _screen(run, "las llaves del coche están ahí")
+    assert "symmetric" not in with_w

@@ -100,6 +100,14 @@ def check_mha_layer(run_json, sample):
         assert all(abs(g - w) < 6e-5 for g, w in pairs)
 
 
+def check_lengths(run_json, sample):
+    # Without projections the longest vector takes every row (lesson 000's last remark).
+    out = run_json("selfattn", "-i", str(sample), "--no-proj", "--json")
+    lengths = np.linalg.norm(np.array(out["x"]), axis=1)
+    assert (np.argmax(np.array(out["scores"]), axis=1) == np.argmax(lengths)).all()
+    assert len(set(np.round(lengths, 9))) > 1
+
+
 def check_learned_layer(run_json, sample):
     # W^Q, W^K, W^V attn train learned on the concordance corpus, and the line that did it
     # (tests/cli/test_learning.py trains again by it and gets these very numbers).
@@ -110,7 +118,7 @@ def check_learned_layer(run_json, sample):
 
 
 CHECKS = {"tren.json": check_tren, "tren-grid.json": check_tren_grid, "llaves.json": check_llaves,
-          "concordancia.json": check_learned_layer,
+          "concordancia.json": check_learned_layer, "longitudes.json": check_lengths,
           "concordancia-entreno.txt": check_agreement_train,
           "concordancia-numero.txt": check_agreement_number,
           "concordancia-orden.txt": check_agreement_order,

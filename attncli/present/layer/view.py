@@ -81,6 +81,34 @@ def drawn_lines(result: SelfAttnResult, fmt: Format) -> list[str]:
     return [fmt.say("some_drawn", seed=result.seed, **joined)]
 
 
+def without_projections(result: SelfAttnResult, fmt: Format) -> list[str]:
+    """What Q = K = V = X does to the grids, said only when this run's numbers show it: the
+    scores symmetric and the weights not; with vectors of one length every row's largest
+    score on its own diagonal (Cauchy–Schwarz: x_i · x_j ≤ ‖x_i‖ ‖x_j‖ = r²); with lengths
+    of their own, every row's largest score on the longest vector."""
+    import numpy as np
+
+    x = result.x
+    if result.projections or x is None or x.ndim != 2 or result.x_kv is not None:
+        return []
+    if result.allowed is not None or not result.grids:
+        return []
+    scores, weights = result.attention.scores, result.attention.weights
+    if scores.ndim != 2 or not np.allclose(scores, scores.T, rtol=0, atol=1e-12):
+        return []
+    said = [fmt.say("no_proj_symmetric")]
+    if np.allclose(weights, weights.T, rtol=0, atol=1e-12):
+        said = [fmt.say("no_proj_both_symmetric")]
+    lengths = np.linalg.norm(x, axis=1)
+    rows = np.argmax(scores, axis=1)
+    if np.allclose(lengths, lengths[0], rtol=1e-9) and (rows == np.arange(len(x))).all():
+        said.append(fmt.say("no_proj_diagonal", length=fmt.stated(float(lengths[0]))))
+    elif (rows == int(np.argmax(lengths))).all():
+        token = result.tokens[int(np.argmax(lengths))]
+        said.append(fmt.say("no_proj_longest", token=token))
+    return said
+
+
 def header(
     result: SelfAttnResult, fmt: Format, hint: bool = True, noted: bool = False
 ) -> RenderableType:
@@ -123,7 +151,7 @@ def header(
         note = fmt.say(
             key, formula=params_formula(result.projections), params=fmt.count(result.params)
         )
-    lines = [*packed(parts), note]
+    lines = [*packed(parts), note, *without_projections(result, fmt)]
     if result.weights_from is not None:  # a state dict's file and layout
         source, kind = result.weights_from
         lines.append(fmt.say("weights_from", source=source, kind=kind))
