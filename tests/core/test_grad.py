@@ -276,3 +276,28 @@ def test_additive_biases_match_the_loop_and_their_gradients_finite_differences()
                           target=[1.0, -1.0])  # fmt: skip
     checks = graded.check()
     assert checks["grad_b_1"] < 1e-6 and checks["grad_b_2"] < 1e-6
+
+
+def test_a_saturated_row_says_it_passes_almost_nothing_back(run):
+    line = ("grad", "--keys", "2,1;0,2;1,1", "--values", "10,0;0,10;5,5", "--target", "8,2",
+            "--format", "table")  # fmt: skip
+    saturated = run(*line, "--query", "10,0").stdout
+    assert "is saturated" in saturated and "attn scaling" in saturated
+    assert "is saturated" not in run(*line, "--query", "1,0").stdout
+    assert "max α(1 − α) = 4.54e-05" in saturated
+    spanish = run(
+        "grad",
+        "--keys",
+        "2; 1 | 0; 2 | 1; 1",
+        "--values",
+        "10; 0 | 0; 10 | 5; 5",
+        "--target",
+        "8; 2",
+        "--query",
+        "10; 0",
+        "--format",
+        "table",
+        "--lang",
+        "es",
+    )
+    assert "está saturada" in spanish.stdout and "4,54e-05" in spanish.stdout

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -78,15 +79,27 @@ def _screenshot(name: str) -> str:
     async def script(pilot):
         await pilot.press(*keys)
         await pilot.pause()
+        # a scroll that keeps the cursor in sight is animated: the picture is its end
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
         return app.export_screenshot(title="attn explore")
 
     return run_app(app, size, script)
 
 
+def _drawn(svg: str) -> str:
+    """The screenshot without its CSS class prefix (terminal-<number>): rich names the
+    classes by a hash that also covers the clickable cells' link ids, which differ from
+    one process to the next; every glyph, colour and position is still compared."""
+    return re.sub(r"terminal-\d+", "terminal", svg)
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_the_screen_is_unchanged(name):
     expected = _golden(name).read_text(encoding="utf-8")
-    assert _screenshot(name) == expected, f"{name}: rerun python {__file__} --update"
+    assert _drawn(_screenshot(name)) == _drawn(expected), (
+        f"{name}: rerun python {__file__} --update"
+    )
 
 
 if __name__ == "__main__" and sys.argv[1:] == ["--update"]:

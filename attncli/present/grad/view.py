@@ -160,4 +160,26 @@ def gradient_view(result: GradResult, fmt: Format) -> list[RenderableType]:
         grids.append((f"∂ℓ/∂{shown} (grad_{name})", labels, None, matrix))
     for title, row_labels, column_labels, grid in grids:
         parts.append(render.number_grid(title, row_labels, column_labels, grid, fmt))
+    parts += saturated_note(result, fmt)
     return parts
+
+
+def saturated_note(result: GradResult, fmt: Format) -> list[RenderableType]:
+    """A saturated row (largest weight 0.95 or more) passes almost nothing back: say so, with
+    the number that shows it, max α(1 − α), beside what an even row would pass (0.25)."""
+    import numpy as np
+
+    from attncli.core.saturation import SATURATED, saturated_rows
+
+    weights = np.atleast_2d(result.weights)
+    saturated = saturated_rows(weights)
+    if not saturated.any():
+        return []
+    passed = float((weights[saturated] * (1 - weights[saturated])).max())
+    said = fmt.say(
+        "grad_saturated",
+        weight=fmt.stated(float(weights[saturated].max()), 3),
+        rule=fmt.stated(SATURATED, 2),
+        passed=fmt.stated(passed, 4),
+    )
+    return [Text(said)]

@@ -5,6 +5,12 @@ from attncli.messages import _
 
 GRAD_PHRASES: dict[str, str] = {
     "grad_upstream": _("Gradient at the output of {row}"),
+    "grad_saturated": _(
+        "This softmax row is saturated (largest weight {weight}, {rule} or more): it passes "
+        "almost nothing back to its scores, max α(1 − α) = {passed} where an even row passes "
+        "up to 0.25, so ∂ℓ/∂e and ∂ℓ/∂q are small; dividing the scores by √d_k keeps rows "
+        "from saturating (attn scaling)"
+    ),
     "target": _("target"),
     "value_short": _("v"),
     "key_short": _("k"),
