@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from attncli import limits
 from attncli.errors import AttnError, InputError
 from attncli.reading.models import model as model_reading
 from attncli.reading.models.model import load_model
@@ -149,7 +150,7 @@ def test_a_bfloat16_tensor_is_named(tmp_path):
 
 
 def test_too_little_memory_is_refused_before_reading(bert, monkeypatch):
-    monkeypatch.setattr(model_reading, "available_memory", lambda: 1000)
+    monkeypatch.setattr(limits, "available_memory", lambda: 1000)
     message = refusal(str(bert))
     assert "MiB of memory are free" in message
 
@@ -211,3 +212,23 @@ def test_a_config_that_changes_the_forward_pass_is_refused(originals, tmp_path, 
     assert raised.value.fields["name"] == field and "not supported" in raised.value.message("en")
     edit_config(folder, **{field: None})  # left out: transformers' default, which attn computes
     load_model(str(folder))
+
+
+def test_a_model_that_fits_as_stored_but_not_in_float64_is_refused(originals, monkeypatch):
+    from attncli.reading.parse.tensor_files import open_safetensors
+
+    folder = str(originals / "bert")
+    tensors = open_safetensors(model_reading.weight_files(folder))
+    assert tensors.computed_bytes == 2 * tensors.nbytes  # saved as float32, computed in float64
+    # memory for the file as stored, not for the float64 arrays attn makes of it
+    monkeypatch.setattr(limits, "available_memory", lambda: tensors.nbytes + 1)
+    with pytest.raises(InputError) as raised:
+        load_model(folder)
+    assert "needs about" in raised.value.message("en")
+
+
+def test_weights_are_measured_before_any_array_is_read(monkeypatch, run):
+    monkeypatch.setattr(limits, "available_memory", lambda: 100)
+    result = run("selfattn", "-i", "mha_x", "--weights", "mha", "--heads", "2")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "the weights in mha needs about" in result.stderr

@@ -21,6 +21,7 @@ from typing import Any
 
 from attncli.core.transformer import ACTIVATIONS, Architecture, Network
 from attncli.errors import InputError
+from attncli.limits import check_free_memory
 from attncli.messages import Message, _
 from attncli.reading.models.locate import find_model
 from attncli.reading.models.tokens import ModelTokenizer, load_tokenizer
@@ -280,33 +281,6 @@ def weight_files(folder: str) -> list[str]:
     )
 
 
-def available_memory() -> int | None:
-    """The bytes of memory free to use (MemAvailable), where the system says."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as handle:
-            for line in handle:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        return None
-    return None
-
-
-def check_memory(needed: int, what: str | Message) -> None:
-    """Refuse before reading when `needed` bytes are more than the memory free."""
-    free = available_memory()
-    if free is not None and needed > free:
-        raise InputError(
-            _(
-                "{what} needs about {needed:,.0f} MiB and {free:,.0f} MiB of memory are free; "
-                "close other programs or pick a smaller model"
-            ),
-            what=what,
-            needed=needed / 2**20,
-            free=free / 2**20,
-        )
-
-
 # The files of a model folder attn reads (and any .safetensors shard).
 READ_FILES = ("config.json", INDEX, "tokenizer.json", "tokenizer_config.json", "vocab.txt")
 
@@ -345,5 +319,5 @@ def load_model(name: str, layers: int | None = None) -> Model:
     model_type, arch = read_config(folder)
     tokenizer = load_tokenizer(folder, model_type, arch.positions)
     tensors = open_safetensors(weight_files(folder))
-    check_memory(tensors.nbytes, Message(_("the model in {folder}"), folder=folder))
+    check_free_memory(tensors.computed_bytes, Message(_("the model in {folder}"), folder=folder))
     return Model(name, folder, model_type, arch, network(tensors, arch, layers), tokenizer)

@@ -69,11 +69,14 @@ def weights_file(path: str, prefix: str = "") -> LayerFields:
     from config.json when it sits beside the file."""
     from dataclasses import replace
 
+    from attncli.limits import check_free_memory
     from attncli.reading.parse.samples import located
     from attncli.reading.parse.tensor_files import open_tensors
 
     found = located(path)  # --weights mha: the installed sample, where no such file exists
     tensors = open_tensors(found)
+    # before any array is read: what the file's header says, in the float64 attn computes in
+    check_free_memory(tensors.computed_bytes, Message(_("the weights in {path}"), path=path))
     layer = state_dict_fields(tensors, prefix, path)
     folder = os.path.dirname(os.path.abspath(found))
     if os.path.isfile(os.path.join(folder, "config.json")):

@@ -14,6 +14,7 @@ one line naming the file.
 from __future__ import annotations
 
 import json
+import math
 import os
 import zipfile
 from collections.abc import Iterator, Mapping
@@ -124,6 +125,12 @@ class Tensors(Mapping[str, np.ndarray]):
     def nbytes(self) -> int:
         """The bytes of every array, as stored."""
         return sum(self._sizes.values())
+
+    @property
+    def computed_bytes(self) -> int:
+        """The bytes of every array as attn computes with it, float64: from the shapes the
+        file's header gives, before any array is read (an F16 file takes four times its size)."""
+        return 8 * sum(math.prod(shape) for shape in self._shapes.values())
 
 
 def _first_line(error: BaseException) -> str:
