@@ -49,6 +49,13 @@ def check(
     from attncli.present.views import view_of
     from attncli.results.checking import CheckResult
 
+    def said_lines(lines: list[str]) -> None:
+        """Lines under an answer, indented, wrapped at words to the terminal's width."""
+        from rich.padding import Padding
+
+        print_renderables(sys.stdout, [Padding(render.lines(*lines), (0, 0, 0, 2))])
+        sys.stdout.flush()
+
     chosen = "dot" if method is None else method.value
     sheet, marking = corrector(seed, size, dim, chosen)
     fmt = settings.format()
@@ -76,7 +83,7 @@ def check(
                 answer = read_answer(line, blank, settings.lang)
             except AttnError as error:
                 if talk:
-                    print("  " + error.message(settings.lang))
+                    said_lines([error.message(settings.lang)])
                 if sys.stdin.isatty():
                     continue  # asked again
                 answer = None
@@ -90,8 +97,7 @@ def check(
         else:
             verdicts.append(marking.mark(blank, answer))
         if talk:
-            for said in verdict_lines(verdicts[-1], sheet, fmt):
-                print("  " + said)
+            said_lines(verdict_lines(verdicts[-1], sheet, fmt))
     result = CheckResult(sheet=sheet, verdicts=tuple(verdicts), blanks=tuple(marking.blanks))
     if talk:
         print(summary(result, fmt), flush=True)
