@@ -81,11 +81,9 @@ def check(
     blanks. An answer that is not a number is marked wrong and said so."""
     sheet, marking = corrector(seed, size, dim, method)
     verdicts: list[Verdict] = []
-    unread: list[tuple[int, str]] = []
     for blank, text in zip(marking.blanks, answers, strict=False):
         try:
             verdicts.append(marking.mark(blank, read_answer(text, blank, lang)))
         except InputError:
-            unread.append((len(verdicts), text))
             verdicts.append(Verdict(blank, np.array(np.nan), "wrong", marking.carried(blank)))
     return CheckResult(sheet=sheet, verdicts=tuple(verdicts), blanks=tuple(marking.blanks))

@@ -14,8 +14,6 @@ from attncli.present.output import Settings
 if TYPE_CHECKING:
     import numpy as np
 
-    from attncli.present.format import Format
-
 
 @command()
 def check(
@@ -66,7 +64,7 @@ def check(
 
         blank_sheet = replace(fmt, blank=True)
         print_renderables(sys.stdout, view_of(sheet, blank_sheet))
-        intro = fmt.say("check.intro", example=fmt.joined(["6" + _mark(fmt) + "65", "0"]))
+        intro = fmt.say("check.intro", example=fmt.joined([fmt.decimal("6.65"), "0"]))
         print_renderables(sys.stdout, [render.lines(intro)])
     verdicts: list[Verdict] = []
     for blank in marking.blanks:
@@ -103,12 +101,6 @@ def check(
         print(summary(result, fmt), flush=True)
         return
     emit(result, settings)
-
-
-def _mark(fmt: "Format") -> str:
-    from attncli.messages import decimal_mark
-
-    return decimal_mark(fmt.lang)
 
 
 def _nothing() -> "np.ndarray":
