@@ -176,7 +176,7 @@ def test_broken_files_are_one_line(tmp_path):
     (tmp_path / "weights.txt").write_text("1 2")
     for name, words in (
         ("bad.npz", "could not be read"),
-        ("bad.json", "could not be read"),
+        ("bad.json", "not valid JSON at line 1, column 6.*a weight file in JSON"),
         ("list.json", "expected a JSON object"),
         ("weights.txt", "attn reads"),
         ("missing.npz", "no such file"),

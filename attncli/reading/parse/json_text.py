@@ -53,40 +53,89 @@ def kind_of(value: Any) -> Message:
     )
 
 
-def parse_json(text: str, source: str) -> Any:
-    """JSON text to Python values; NaN/Infinity literals become JsonConstant markers.
+def parse_json(text: str, source: str, expected: Message | None = None) -> Any:
+    """JSON text to Python values; NaN/Infinity literals become JsonConstant markers, and a
+    key given twice in one object is refused (JSON would keep the last without a word).
 
     orjson reads well-formed documents about five times faster than the json module; what it
     refuses (NaN literals, numbers past float64, malformed text) goes through json, which
-    keeps the markers and says where the text is wrong.
+    keeps the markers and says where the text is wrong. orjson does not see a repeated key:
+    the text's colons are counted against the keys read (a key has one colon after it, so
+    they are equal when no key repeats and no string holds a colon), and only a text where
+    they differ is read again by json, which sees every key. `expected` says what the text
+    should hold, for the message on malformed text (an input document by default).
     """
     import orjson
 
     try:
-        return orjson.loads(text)
+        value = orjson.loads(text)
     except orjson.JSONDecodeError:
-        pass
+        return _read_slowly(text, source, expected)
+    if text.count(":") != _keys_counted(value):
+        _read_slowly(
+            text, source, expected
+        )  # refuses a repeated key, if that is what the count saw
+    return value
+
+
+def _read_slowly(text: str, source: str, expected: Message | None) -> Any:
     try:
-        value = json.loads(text, parse_constant=JsonConstant, parse_int=_integer)
+        value = json.loads(
+            text,
+            parse_constant=JsonConstant,
+            parse_int=_integer,
+            object_pairs_hook=lambda pairs: _object(pairs, source),
+        )
         # orjson refuses lone surrogates (\\ud800) that json accepts: they cannot be written.
         return _valid_strings(value) if "\\u" in text else value
     except json.JSONDecodeError as error:
         raise InputError(
-            _(
-                "{source}: not valid JSON at line {lineno}, column {colno}: {msg} (expected "
-                "an object such as {EXAMPLE_DOCUMENT}, or a bare array)"
-            ),
+            _("{source}: not valid JSON at line {lineno}, column {colno}: {msg} ({expected})"),
             source=source,
             lineno=error.lineno,
             colno=error.colno,
             msg=error.msg,
-            EXAMPLE_DOCUMENT=EXAMPLE_DOCUMENT,
+            expected=expected
+            or Message(
+                _("expected an object such as {EXAMPLE_DOCUMENT}, or a bare array"),
+                EXAMPLE_DOCUMENT=EXAMPLE_DOCUMENT,
+            ),
         ) from None
     except RecursionError:
         raise InputError(
             _("{source}: JSON nested too deep (a vector is [1, 0], a matrix [[2, 1], [0, 2]])"),
             source=source,
         ) from None
+
+
+def _object(pairs: list[tuple[str, Any]], source: str) -> dict[str, Any]:
+    """One JSON object; a key it holds twice is refused, naming the key."""
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        keys = [key for key, _item in pairs]
+        twice = next(key for position, key in enumerate(keys) if key in keys[:position])
+        raise InputError(
+            _(
+                "{source}: the key {key} is given twice in one object (JSON would keep only "
+                "the last); keep one"
+            ),
+            source=source,
+            key=json.dumps(valid_text(twice), ensure_ascii=False),
+        )
+    return value
+
+
+def _keys_counted(value: Any) -> int:
+    """The keys of the objects in `value`, walking into a list only while its first item is
+    an object or a list, so that an array of numbers costs a look at its first number. An
+    object the walk passes by only makes the count smaller, which sends the text to json."""
+    if isinstance(value, dict):
+        return len(value) + sum(
+            _keys_counted(item) for item in value.values() if isinstance(item, (dict, list))
+        )
+    if isinstance(value, list) and value and isinstance(value[0], (dict, list)):
+        return sum(_keys_counted(item) for item in value)
+    return 0
 
 
 def valid_text(text: str) -> str:

@@ -13,7 +13,6 @@ one line naming the file.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import zipfile
@@ -23,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from attncli.errors import InputError, install_command
-from attncli.messages import _
+from attncli.messages import Message, _
 
 PICKLE_SUFFIXES = (".pt", ".pth", ".bin", ".ckpt", ".pkl", ".pickle")
 SUFFIXES = (".safetensors", ".npz", ".npy", ".json")
@@ -257,24 +256,38 @@ def _open_npy(path: str) -> Tensors:
 
 
 def _open_json(path: str) -> Tensors:
+    """A JSON object of named arrays, read by the one JSON reader (a key given twice is
+    refused) and checked number by number as an -i document's fields are. A field that
+    holds only text (tokens, a note) is no array: it is kept in `others`."""
+    from attncli.reading.parse.json_text import kind_of, parse_json
+    from attncli.reading.parse.values import to_tensor
+
     try:
         with open(path, encoding="utf-8") as handle:
-            document = json.load(handle)
+            text = handle.read()
     except (OSError, ValueError) as error:
         raise _unreadable(path, error) from None
+    document = parse_json(
+        text,
+        path,
+        Message(
+            _("a weight file in JSON is an object of named arrays, such as {example}"),
+            example='{"in_proj_weight": [[…]], "out_proj.weight": [[…]]}',
+        ),
+    )
     if not isinstance(document, dict):
         raise InputError(
             _("{path}: expected a JSON object of named arrays, got {kind}"),
             path=path,
-            kind=type(document).__name__,
+            kind=kind_of(document),
         )
     arrays: dict[str, np.ndarray] = {}
     others: list[str] = []
     for name, value in document.items():
-        try:
-            arrays[name] = np.asarray(value, dtype=np.float64)
-        except (TypeError, ValueError):
+        if _only_text(value):
             others.append(name)  # not an array (tokens, a note): the caller decides about it
+        else:
+            arrays[name] = to_tensor(value, f"{path}: {name}")
     return Tensors(
         path,
         {n: tuple(a.shape) for n, a in arrays.items()},
@@ -282,3 +295,20 @@ def _open_json(path: str) -> Tensors:
         arrays.__getitem__,
         tuple(others),
     )
+
+
+def _only_text(value: Any) -> bool:
+    """True for a string, or a list of strings none of which reads as a number (a list of
+    "1", "0.5" is a matrix written with quotes: it goes to the number check, which refuses
+    it)."""
+    if isinstance(value, str):
+        return True
+    if not isinstance(value, list) or not value:
+        return False
+    if not all(isinstance(item, str) for item in value):
+        return False
+    try:
+        [float(item) for item in value]
+    except ValueError:
+        return True
+    return False

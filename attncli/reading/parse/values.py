@@ -286,6 +286,37 @@ def to_matrix(value: Any, field: str, allow_masked: bool = False) -> np.ndarray:
     return np.array(rows, dtype=np.float64)
 
 
+def to_tensor(value: Any, field: str) -> np.ndarray:
+    """A weight read from JSON or given in Python (a number, a vector, a matrix, or deeper:
+    torch's bias_k is 1 × 1 × E) as a float64 array; every number checked as an input
+    field's are (a boolean, a string or NaN is refused where it stands), rows of equal
+    length. An array (from .npz, .safetensors or Python) is returned as it is."""
+    import numpy as np
+
+    if _is_array(value):
+        return value
+    depth, probe = 0, value
+    while isinstance(probe, list) and probe:
+        depth, probe = depth + 1, probe[0]
+    if depth == 0 and not isinstance(value, list):
+        return np.array(_number(value, field, False), dtype=np.float64)
+    if depth <= 1:
+        return to_vector(value, field)
+    if depth == 2:
+        return to_matrix(value, field)
+    parts = [to_tensor(item, f"{field}[{index}]") for index, item in enumerate(value)]
+    for index, part in enumerate(parts[1:], 1):
+        if part.shape != parts[0].shape:
+            raise ShapeError(
+                _("{field}[{index}] is {shape}, {field}[0] is {first}; expected equal shapes"),
+                field=field,
+                index=index,
+                shape=shape_text(part.shape),
+                first=shape_text(parts[0].shape),
+            )
+    return np.stack(parts)
+
+
 def is_batch(value: Any) -> bool:
     """True for a B × T × d array, or JSON nested three deep: a batch of sequences."""
     if _is_array(value):

@@ -1,0 +1,122 @@
+"""One JSON reader for every source (-i documents, piped results, --weights JSON, a model's
+config.json): a key given twice in one object is refused, and a weight's numbers are
+checked as an input field's are (a boolean, a string, NaN or a ragged row is named)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from attncli.errors import InputError, ShapeError
+from attncli.reading.parse.json_text import parse_json
+from attncli.reading.parse.tensor_files import open_tensors
+
+
+def _one_line(result, *fragments):
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "Traceback" not in result.stderr and result.stderr.strip().count("\n") == 0
+    for fragment in fragments:
+        assert fragment in result.stderr, result.stderr
+
+
+def test_a_key_given_twice_is_refused_on_every_source(run, tmp_path):
+    text = '{"scores": [1, 2, 3], "scores": [5, 5, 5]}'
+    _one_line(run("softmax", input=text), 'stdin: the key "scores" is given twice')
+    (tmp_path / "twice.json").write_text(text)
+    _one_line(run("softmax", "-i", str(tmp_path / "twice.json")), 'the key "scores" is given')
+    spanish = run("softmax", "--lang", "es", input=text)
+    _one_line(spanish, 'la clave "scores" aparece dos veces')
+
+
+def test_a_key_twice_deep_inside_or_beside_colons_in_strings_is_found():
+    with pytest.raises(InputError, match='the key "a"'):
+        parse_json('{"items": [{"b": 1}, {"a": 1, "a": 2}]}', "x")
+    with pytest.raises(InputError, match='the key "w"'):
+        parse_json('{"tokens": ["a:b", ":"], "w": [1], "w": [2]}', "x")
+    with pytest.raises(InputError, match='the key "k"'):  # on the json module's path too
+        parse_json('{"k": NaN, "k": 1}', "x")
+
+
+def test_colons_in_strings_alone_are_no_repeated_key():
+    text = '{"tokens": ["a:b", ":", "::"], "note": "ratio 1:2", "scores": [1, 2, 3]}'
+    assert parse_json(text, "x") == json.loads(text)
+
+
+keys = st.text(alphabet="ab:c\"' ", min_size=1, max_size=3)
+values = st.recursive(
+    st.one_of(st.integers(-5, 5), st.floats(-5, 5), st.text(alphabet="x: ", max_size=3)),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(keys, inner, max_size=3)),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(keys, values, max_size=4))
+def test_any_document_reads_as_json_reads_it(document):
+    text = json.dumps(document)
+    assert parse_json(text, "x") == json.loads(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(keys, values, min_size=1, max_size=4), st.data())
+def test_any_document_with_a_key_repeated_is_refused(document, data):
+    key = data.draw(st.sampled_from(sorted(document)))
+    text = json.dumps(document)
+    repeated = text[:-1] + ", " + json.dumps(key) + ": 0}"
+    with pytest.raises(InputError, match="given twice"):
+        parse_json(repeated, "x")
+
+
+def _weights(tmp_path, **changes):
+    rng = np.random.default_rng(0)
+    state = {
+        "in_proj_weight": rng.normal(size=(12, 4)).tolist(),
+        "out_proj.weight": np.eye(4).tolist(),
+    }
+    state.update(changes)
+    path = tmp_path / "layer.json"
+    path.write_text(json.dumps(state, allow_nan=True))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("row", "words"),
+    [
+        (
+            [True, 0.0, 0.0, 0.0],
+            "in_proj_weight: row 3, item 1 is true (a boolean); expected a number",
+        ),
+        (["1", 0.0, 0.0, 0.0], 'in_proj_weight: row 3, item 1 is "1" (a string)'),
+        ([float("nan"), 0.0, 0.0, 0.0], "in_proj_weight: row 3, item 1 is NaN"),
+        ([1.0], "in_proj_weight: row 3 has 1 number, row 1 has 4"),
+    ],
+)
+def test_a_weight_file_in_json_is_checked_number_by_number(tmp_path, row, words):
+    state = np.random.default_rng(0).normal(size=(12, 4)).tolist()
+    state[2] = row
+    path = _weights(tmp_path, in_proj_weight=state)
+    with pytest.raises((InputError, ShapeError)) as caught:
+        open_tensors(str(path))
+    assert words in str(caught.value)
+
+
+def test_a_matrix_of_numbers_in_quotes_is_refused_and_tokens_are_kept_aside(tmp_path):
+    path = _weights(tmp_path, in_proj_weight=[["1"] * 4] * 12)
+    with pytest.raises(InputError, match='row 1, item 1 is "1"'):
+        open_tensors(str(path))
+    tensors = open_tensors(str(_weights(tmp_path, tokens=["el", "tren"], note="a layer")))
+    assert tensors.others == ("tokens", "note") and tensors.shape("in_proj_weight") == (12, 4)
+
+
+def test_a_weight_file_in_json_twice_named_or_malformed_is_one_line(run, tmp_path):
+    path = tmp_path / "layer.json"
+    path.write_text('{"in_proj_weight": [[1]], "in_proj_weight": [[2]]}')
+    result = run("selfattn", "el tren", "--weights", str(path), "--heads", "1")
+    _one_line(result, 'the key "in_proj_weight" is given twice')
+    path.write_text('{"in_proj_weight": [[1] [2]]}')
+    result = run("selfattn", "el tren", "--weights", str(path), "--heads", "1")
+    _one_line(result, "not valid JSON at line 1", "a weight file in JSON is an object of named")
