@@ -78,13 +78,67 @@ def test_a_missing_or_impossible_field_is_named(bert, changes, words):
     assert words in refusal(str(bert))
 
 
-def test_more_layers_than_the_file_holds(bert):
-    edit_config(bert, num_hidden_layers=3)
-    model = load_model(str(bert))
+@pytest.mark.parametrize(("kind", "field", "start"),
+                         [("bert", "num_hidden_layers", "encoder.layer."),
+                          ("gpt2", "n_layer", "transformer.h.")])  # fmt: skip
+def test_more_layers_than_the_file_holds_is_refused_on_loading(
+    originals, tmp_path, kind, field, start
+):
+    folder = tmp_path / kind
+    shutil.copytree(originals / kind, folder)
+    edit_config(folder, **{field: 3})
+    message = refusal(str(folder))
+    assert (
+        f"config.json asks for 3 layers and the checkpoint holds 2 ({start}0 … {start}1)" in message
+    )
+    assert "rename" not in message
+
+
+def _edit_weights(folder: Path, ending: str, change) -> None:
+    from safetensors.numpy import load_file, save_file
+
+    state = load_file(str(folder / "model.safetensors"))
+    name = next(name for name in state if name.endswith(ending))
+    changed = change(state[name])
+    if changed is None:
+        del state[name]
+    else:
+        state[name] = changed
+    save_file(state, str(folder / "model.safetensors"))
+
+
+def _first_layer_error(folder: Path) -> str:
     from attncli.core.transformer import forward
 
-    with pytest.raises(InputError, match="encoder.layer.2.attention.self.query.weight is missing"):
+    model = load_model(str(folder))
+    with pytest.raises(AttnError) as caught:
         forward(model.network, model.tokenizer.encode("the keys").ids)
+    return str(caught.value)
+
+
+def test_a_missing_layernorm_weight_is_named_as_the_file_names_it(bert):
+    _edit_weights(bert, "attention.output.LayerNorm.weight", lambda array: None)
+    message = _first_layer_error(bert)
+    assert message == (
+        "encoder.layer.0.attention.output.LayerNorm.weight is missing: a BERT checkpoint needs it"
+    )
+
+
+@pytest.mark.parametrize(
+    ("kind", "ending", "words"),
+    [("bert", "self.query.weight",
+      "encoder.layer.0.attention.self.query.weight is 32 × 31; expected 32 × 32 (the width "
+      "config.json gives)"),
+     ("gpt2", "attn.c_attn.weight",
+      "transformer.h.0.attn.c_attn.bias is 96 and transformer.h.0.attn.c_attn.weight is 32 × 95"),
+     ("gpt2", "mlp.c_fc.weight", "transformer.h.0.mlp.c_fc.bias is 64 and")],
+)  # fmt: skip
+def test_a_weight_of_the_wrong_width_is_the_one_named(originals, tmp_path, kind, ending, words):
+    folder = tmp_path / kind
+    shutil.copytree(originals / kind, folder)
+    _edit_weights(folder, ending, lambda array: array[:, :-1].copy())
+    message = _first_layer_error(folder)
+    assert words in message and "intermediate" not in message
 
 
 def test_a_gpt2_field_is_named(originals, tmp_path):
@@ -227,8 +281,17 @@ def test_a_model_that_fits_as_stored_but_not_in_float64_is_refused(originals, mo
     assert "needs about" in raised.value.message("en")
 
 
-def test_weights_are_measured_before_any_array_is_read(monkeypatch, run):
+def test_weights_are_measured_before_any_array_is_read(monkeypatch, run, tmp_path):
+    x = tmp_path / "x.json"
+    x.write_text(json.dumps({"x": [[0.5] * 4] * 3}))
     monkeypatch.setattr(limits, "available_memory", lambda: 100)
-    result = run("selfattn", "-i", "mha_x", "--weights", "mha", "--heads", "2")
+    result = run("selfattn", "-i", str(x), "--weights", "mha", "--heads", "2")
     assert result.exit_code == 2 and result.stdout == ""
     assert "the weights in mha needs about" in result.stderr
+
+
+def test_an_array_input_past_free_memory_says_memory_not_the_size_cap(monkeypatch, run):
+    monkeypatch.setattr(limits, "available_memory", lambda: 100)
+    result = run("selfattn", "-i", "mha_x", "--heads", "2")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "mha_x.npy needs about" in result.stderr and "1 GiB" not in result.stderr

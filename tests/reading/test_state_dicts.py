@@ -261,3 +261,74 @@ def test_the_screen_says_where_the_weights_came_from(run):
     state = dict(open_tensors(weights).items())
     result = attn.selfattn(weights=state, heads=2, x=np.load(x))
     assert result.weights_from == ("the given state dict", "nn.MultiheadAttention")
+
+
+def _mha_state(d: int = 4) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(1)
+    return {"in_proj_weight": rng.normal(size=(3 * d, d)), "out_proj.weight": np.eye(d)}
+
+
+def test_in_proj_weight_beside_q_proj_weight_is_refused_on_every_path(run, tmp_path):
+    from safetensors.numpy import save_file
+
+    state = {**_mha_state(), "q_proj_weight": np.eye(4)}
+    words = "in_proj_weight and q_proj_weight are both given"
+    with pytest.raises(InputError, match=words):
+        attn.selfattn(x=np.eye(4), weights=state, heads=1)
+    save_file(state, str(tmp_path / "both.safetensors"))
+    x = tmp_path / "x.json"
+    x.write_text(json.dumps({"x": np.eye(4).tolist()}))
+    result = run("selfattn", "-i", str(x), "--weights", str(tmp_path / "both.safetensors"),
+                 "--heads", "1")  # fmt: skip
+    _one_line_error(result, words)
+    document = {"x": np.eye(4).tolist(), **{k: v.tolist() for k, v in state.items()}}
+    _one_line_error(run("selfattn", "--heads", "1", input=json.dumps(document)), words)
+
+
+def test_a_typo_gets_the_same_hint_in_a_document_and_in_a_weight_file(run, tmp_path):
+    state = _mha_state()
+    state["out_proj.Weight"] = state.pop("out_proj.weight")
+    listed = {k: v.tolist() for k, v in state.items()}
+    (tmp_path / "typo.json").write_text(json.dumps(listed))
+    (tmp_path / "x.json").write_text(json.dumps({"x": np.eye(4).tolist()}))
+    hint = "(the file has out_proj.Weight: rename it out_proj.weight)"
+    by_file = run("selfattn", "-i", str(tmp_path / "x.json"), "--weights",
+                  str(tmp_path / "typo.json"), "--heads", "1")  # fmt: skip
+    _one_line_error(by_file, hint)
+    document = {"x": np.eye(4).tolist(), **listed}
+    _one_line_error(run("selfattn", "--heads", "1", input=json.dumps(document)), hint)
+
+
+def test_a_missing_weight_is_never_blamed_on_a_present_one(run, tmp_path):
+    state = _mha_state()
+    del state["out_proj.weight"]
+    (tmp_path / "layer.json").write_text(json.dumps({k: v.tolist() for k, v in state.items()}))
+    (tmp_path / "x.json").write_text(json.dumps({"x": np.eye(4).tolist()}))
+    result = run("selfattn", "-i", str(tmp_path / "x.json"), "--weights",
+                 str(tmp_path / "layer.json"), "--heads", "1")  # fmt: skip
+    _one_line_error(result, "out_proj.weight is missing")
+    assert "rename" not in result.stderr
+
+
+def test_a_misspelt_first_weight_in_a_file_is_named(run, tmp_path):
+    state = _mha_state()
+    state["in_proj_weights"] = state.pop("in_proj_weight")
+    (tmp_path / "layer.json").write_text(json.dumps({k: v.tolist() for k, v in state.items()}))
+    (tmp_path / "x.json").write_text(json.dumps({"x": np.eye(4).tolist()}))
+    result = run("selfattn", "-i", str(tmp_path / "x.json"), "--weights",
+                 str(tmp_path / "layer.json"), "--heads", "1")  # fmt: skip
+    _one_line_error(result, "in_proj_weights is no name attn reads: did you mean in_proj_weight?")
+
+
+def test_a_non_number_in_a_documents_state_dict_is_named_where_it_stands(run):
+    state = {k: v.tolist() for k, v in _mha_state().items()}
+    for value, words in ((None, "row 2, item 3 is null"), (True, "row 2, item 3 is true")):
+        state["in_proj_weight"][1][2] = value
+        document = {"x": np.eye(4).tolist(), **state}
+        result = run("selfattn", "--heads", "1", input=json.dumps(document))
+        _one_line_error(result, f"in_proj_weight: {words}")
+    text = json.dumps({"x": np.eye(4).tolist(), **state}).replace("true", "NaN")
+    _one_line_error(run("selfattn", "--heads", "1", input=text), "row 2, item 3 is NaN")
+    state["in_proj_weight"][1][2] = "0.5"
+    with pytest.raises(InputError, match='in_proj_weight: row 2, item 3 is "0.5"'):
+        attn.selfattn(x=np.eye(4), weights=state, heads=1)

@@ -136,14 +136,30 @@ def nearest_name(name: str, own: tuple[str, ...] = ()) -> str | None:
     return None if best is None or best[1] == name else best[1]
 
 
+def near_marker(name: str) -> str | None:
+    """The name of a layer's first weight (in_proj_weight, self.query.weight, c_attn.weight)
+    that `name` misspells, or None."""
+    near = nearest_name(name)
+    markers = [marker for group in _MARKERS.values() for marker in group]
+    if near is None or not any(near == m or near.endswith("." + m) for m in markers):
+        return None
+    return near
+
+
 def get_named(state: Mapping[str, Any], prefix: str, name: str, kind: str) -> np.ndarray:
     full = joined(prefix, name)
     if full not in state:
         import difflib
 
         where = Message(_(" under {prefix}"), prefix=prefix) if prefix else ""
-        near = difflib.get_close_matches(full.lower(), [n.lower() for n in state], n=1)
-        held = [n for n in state if near and n.lower() == near[0]]
+        # A misspelling of the name, never another weight the table reads (a layer's own
+        # in_proj_weight, the same weight of another layer): those are no typo.
+        table = MHA_NAMES + BERT_NAMES + BERT_OUTSIDE + GPT2_NAMES
+        candidates = [n for n in state if not any(n == t or n.endswith("." + t) for t in table)]
+        near = difflib.get_close_matches(
+            full.lower(), [n.lower() for n in candidates], n=1, cutoff=0.8
+        )
+        held = [n for n in candidates if near and n.lower() == near[0]]
         also = (
             Message(_(" (the file has {held}: rename it {full})"), held=held[0], full=full)
             if held
@@ -194,6 +210,21 @@ def _mha(state: Mapping[str, Any], prefix: str) -> LayerWeights:
     params: dict[str, np.ndarray] = {}
     sources: dict[str, str] = {}
     packed = optional_named(state, prefix, "in_proj_weight")
+    separate = [
+        n for n in ("q_proj_weight", "k_proj_weight", "v_proj_weight") if joined(prefix, n) in state
+    ]
+    if packed is not None and separate:
+        # torch keeps one or the other (in_proj_weight when kdim = vdim = embed_dim): with
+        # both, which one the file's module used cannot be known
+        raise InputError(
+            _(
+                "{packed} and {separate} are both given: nn.MultiheadAttention holds either "
+                "in_proj_weight or q_proj_weight, k_proj_weight and v_proj_weight, never "
+                "both; keep one"
+            ),
+            packed=joined(prefix, "in_proj_weight"),
+            separate=joined(prefix, separate[0]),
+        )
     if packed is not None:
         name = joined(prefix, "in_proj_weight")
         if packed.ndim != 2:
@@ -259,7 +290,7 @@ def linear(
         )
     bias = optional_named(state, prefix, f"{part}.bias")
     if bias is not None:
-        expect_shape(bias, (weight.shape[0],), f"{joined(prefix, part)}.bias")
+        _bias_fits(bias, weight.shape[0], joined(prefix, part), weight.shape)
     return weight.T, bias
 
 
@@ -296,8 +327,24 @@ def conv1d(
         )
     bias = optional_named(state, prefix, f"{part}.bias")
     if bias is not None:
-        expect_shape(bias, (weight.shape[1],), f"{joined(prefix, part)}.bias")
+        _bias_fits(bias, weight.shape[1], joined(prefix, part), weight.shape)
     return weight, bias
+
+
+def _bias_fits(bias: np.ndarray, outputs: int, part: str, weight: tuple[int, ...]) -> None:
+    """A bias has one number per output of its weight; the two are named together, since
+    either may be the wrong one."""
+    if tuple(bias.shape) != (outputs,):
+        raise ShapeError(
+            _(
+                "{part}.bias is {shape} and {part}.weight is {weight}: a bias has one number "
+                "per output ({outputs})"
+            ),
+            part=part,
+            shape=shape_text(bias.shape),
+            weight=shape_text(weight),
+            outputs=outputs,
+        )
 
 
 def gpt2_attention(state: Mapping[str, Any], prefix: str) -> LayerWeights:
@@ -350,10 +397,22 @@ def attention_weights(
         elif found:
             hint = Message(_("the file's layer is at the top level (no --prefix needed; drop it)"))
         else:
-            hint = Message(
-                _(
-                    "expected in_proj_weight (nn.MultiheadAttention), self.query.weight (BERT) "
-                    "or c_attn.weight (GPT-2)"
+            typo = next(
+                ((name, near) for name in state if (near := near_marker(name)) is not None),
+                None,
+            )
+            hint = (
+                Message(
+                    _("{name} is no name attn reads: did you mean {near}?"),
+                    name=typo[0],
+                    near=typo[1],
+                )
+                if typo
+                else Message(
+                    _(
+                        "expected in_proj_weight (nn.MultiheadAttention), self.query.weight "
+                        "(BERT) or c_attn.weight (GPT-2)"
+                    )
                 )
             )
         where = (

@@ -113,9 +113,9 @@ def tensors_of(state: Any) -> dict[str, Any]:
             ),
             kind=type(state).__name__,
         )
-    from attncli.reading.parse.values import as_array
+    from attncli.reading.parse.values import as_array, to_tensor
 
-    return {str(name): as_array(value) for name, value in state.items()}
+    return {str(name): to_tensor(as_array(value), str(name)) for name, value in state.items()}
 
 
 def in_document(document: Document, prefix: str = "") -> tuple[Document, LayerFields | None]:
@@ -125,12 +125,21 @@ def in_document(document: Document, prefix: str = "") -> tuple[Document, LayerFi
     holds, read by the table; the document's other fields left as they are. Several layers
     and no prefix: refused, listing the prefixes to choose from."""
     from attncli.reading.check.fields import INPUTS
-    from attncli.reading.models.checkpoint import attention_prefixes, joined
+    from attncli.reading.models.checkpoint import attention_prefixes, joined, near_marker
+    from attncli.reading.parse.values import to_tensor
 
     names = [name for name in document if name not in INPUTS or name in ("bias_k", "bias_v")]
     found = attention_prefixes(names)
     prefix = prefix.rstrip(".")
     if not prefix and not found:
+        for name in names:
+            near = near_marker(name)
+            if near is not None:
+                raise InputError(
+                    _("the input: {name} is no name attn reads: did you mean {near}?"),
+                    name=name,
+                    near=near,
+                )
         return document, None
     if not prefix and len(found) > 1:
         listed = ", ".join(found[:6]) + (" …" if len(found) > 6 else "")
@@ -158,7 +167,7 @@ def in_document(document: Document, prefix: str = "") -> tuple[Document, LayerFi
             prefix=prefix,
             hint=hint,
         )
-    state = {name: document[name] for name in names if _under(name, chosen)}
+    state = {name: to_tensor(document[name], name) for name in names if _under(name, chosen)}
     layer = state_dict_fields(state, chosen, "the input")
     # the other attention layers of the checkpoint, not picked by --prefix, are left aside
     # (as the rest of a file given to --weights)
@@ -176,11 +185,19 @@ def in_document(document: Document, prefix: str = "") -> tuple[Document, LayerFi
 def _under(name: str, prefix: str) -> bool:
     """A checkpoint's name that belongs to the attention layer under `prefix` ("" for a
     layer at the top level: the table's names)."""
-    from attncli.reading.models.checkpoint import BERT_NAMES, BERT_OUTSIDE, GPT2_NAMES, MHA_NAMES
+    from attncli.reading.models.checkpoint import (
+        BERT_NAMES,
+        BERT_OUTSIDE,
+        GPT2_NAMES,
+        MHA_NAMES,
+        nearest_name,
+    )
 
     if prefix:
         return name.startswith(prefix + ".")
-    return name in (*MHA_NAMES, *BERT_NAMES, *BERT_OUTSIDE, *GPT2_NAMES)
+    table = (*MHA_NAMES, *BERT_NAMES, *BERT_OUTSIDE, *GPT2_NAMES)
+    # a misspelt weight (out_proj.Weight) belongs to the layer too, to be named as such
+    return name in table or nearest_name(name) in table
 
 
 def with_layer(document: Document, layer: LayerFields) -> Document:

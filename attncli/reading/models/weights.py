@@ -23,10 +23,10 @@ from attncli.core.transformer import Architecture, Block, Network
 from attncli.errors import InputError, ShapeError
 from attncli.messages import _
 from attncli.reading.models.checkpoint import (
+    LayerWeights,
     bert_attention,
     conv1d,
     expect_shape,
-    get_named,
     gpt2_attention,
     joined,
     linear,
@@ -48,13 +48,16 @@ def checkpoint_root(names: list[str], family: str) -> str:
     )
 
 
-def _norm(state: Mapping[str, Any], prefix: str, width: int) -> tuple[np.ndarray, np.ndarray]:
-    names = ("weight", "bias") if joined(prefix, "weight") in state else ("gamma", "beta")
-    kind = "LayerNorm"
-    gamma, beta = (get_named(state, prefix, name, kind) for name in names)
+def _norm(
+    state: Mapping[str, Any], prefix: str, width: int, kind: str
+) -> tuple[np.ndarray, np.ndarray]:
+    # gamma/beta only where the checkpoint uses those names: a missing weight is named as
+    # the checkpoint would name it
+    names = ("gamma", "beta") if joined(prefix, "gamma") in state else ("weight", "bias")
+    gamma, beta = (state[_present(state, prefix, name, kind)] for name in names)
     return (
-        expect_shape(gamma, (width,), joined(prefix, names[0])),
-        expect_shape(beta, (width,), joined(prefix, names[1])),
+        expect_shape(np.asarray(gamma), (width,), joined(prefix, names[0])),
+        expect_shape(np.asarray(beta), (width,), joined(prefix, names[1])),
     )
 
 
@@ -113,7 +116,7 @@ def _as_float64(block: Block) -> Block:
 
 
 def _present(state: Mapping[str, Any], prefix: str, name: str, kind: str) -> str:
-    full = joined(prefix, name)
+    full = joined(prefix, name) if prefix else name
     if full not in state:
         raise InputError(_("{full} is missing: a {kind} checkpoint needs it"), full=full, kind=kind)
     return full
@@ -138,16 +141,40 @@ def network(
     word = _Rows(state, _present(state, embeddings, word_name, kind))
     position = _Rows(state, _present(state, embeddings, position_name, kind))
     _check_tables(word, position, arch)
+    _check_layer_count(list(state), f"{root}h." if gpt2 else f"{root}encoder.layer.", count)
+    build = _gpt2_block if gpt2 else _bert_block
+    blocks = _Blocks(
+        lambda i: build(state, f"{root}{'h' if gpt2 else 'encoder.layer'}.{i}", arch.d_model), count
+    )
     if gpt2:
-        blocks = _Blocks(lambda i: _gpt2_block(state, f"{root}h.{i}"), count)
-        final = _float_norm(_norm(state, root + "ln_f", arch.d_model))
+        final = _float_norm(_norm(state, root + "ln_f", arch.d_model, kind))
         return Network(arch, word, position, blocks, final_norm=final)
     types = optional_named(state, embeddings, "token_type_embeddings.weight")
     if types is None:  # transformers would draw it at random: the numbers would be no model's
         raise _missing(f"{embeddings}.token_type_embeddings.weight")
-    blocks = _Blocks(lambda i: _bert_block(state, f"{root}encoder.layer.{i}"), count)
-    norm = _float_norm(_norm(state, embeddings + ".LayerNorm", arch.d_model))
+    norm = _float_norm(_norm(state, embeddings + ".LayerNorm", arch.d_model, kind))
     return Network(arch, word, position, blocks, token_type=types, embedding_norm=norm)
+
+
+def _check_layer_count(names: list[str], start: str, count: int) -> None:
+    """config.json's layers against those the checkpoint holds (layer N is named start + N)."""
+    held = {
+        int(number)
+        for name in names
+        if name.startswith(start) and (number := name[len(start) :].split(".")[0]).isdigit()
+    }
+    if len(held) < count or (held and max(held) >= len(held)):
+        raise InputError(
+            _(
+                "config.json asks for {count} layers and the checkpoint holds {held} "
+                "({start}0 … {start}{last}); make num_hidden_layers (n_layer for GPT-2) "
+                "say {held}"
+            ),
+            count=count,
+            held=len(held),
+            start=start,
+            last=max(held, default=0),
+        )
 
 
 def _check_tables(word: _Rows, position: _Rows, arch: Architecture) -> None:
@@ -173,36 +200,59 @@ def _float_norm(norm: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.nda
     return (np.asarray(norm[0], dtype=np.float64), np.asarray(norm[1], dtype=np.float64))
 
 
-def _bert_block(state: Mapping[str, Any], prefix: str) -> Block:
-    attention = _with_biases(bert_attention(state, prefix + ".attention").params, prefix)
-    width = attention["w_q"].shape[0]
+def _bert_block(state: Mapping[str, Any], prefix: str, width: int) -> Block:
+    attention = _attention(state, bert_attention(state, prefix + ".attention"), prefix, width)
     w_in, b_in = linear(state, prefix, "intermediate.dense", "BERT", width)
     w_out, b_out = linear(state, prefix, "output.dense", "BERT", w_in.shape[1])
+    expect_shape(w_out, (w_in.shape[1], width), f"{prefix}.output.dense.weight (as x @ W)")
     return Block(
         attention,
-        _norm(state, prefix + ".attention.output.LayerNorm", width),
+        _norm(state, prefix + ".attention.output.LayerNorm", width, "BERT"),
         w_in,
         _bias(b_in, f"{prefix}.intermediate.dense.bias"),
         w_out,
         _bias(b_out, f"{prefix}.output.dense.bias"),
-        _norm(state, prefix + ".output.LayerNorm", width),
+        _norm(state, prefix + ".output.LayerNorm", width, "BERT"),
     )
 
 
-def _gpt2_block(state: Mapping[str, Any], prefix: str) -> Block:
-    attention = _with_biases(gpt2_attention(state, prefix + ".attn").params, prefix)
-    width = attention["w_q"].shape[0]
+def _gpt2_block(state: Mapping[str, Any], prefix: str, width: int) -> Block:
+    attention = _attention(state, gpt2_attention(state, prefix + ".attn"), prefix, width)
     w_in, b_in = conv1d(state, prefix, "mlp.c_fc")
+    expect_shape(w_in, (width, w_in.shape[1]), f"{prefix}.mlp.c_fc.weight")
     w_out, b_out = conv1d(state, prefix, "mlp.c_proj", width)
     return Block(
         attention,
-        _norm(state, prefix + ".ln_1", width),
+        _norm(state, prefix + ".ln_1", width, "GPT-2"),
         w_in,
         _bias(b_in, f"{prefix}.mlp.c_fc.bias"),
         w_out,
         _bias(b_out, f"{prefix}.mlp.c_proj.bias"),
-        _norm(state, prefix + ".ln_2", width),
+        _norm(state, prefix + ".ln_2", width, "GPT-2"),
     )
+
+
+def _attention(
+    state: Mapping[str, Any], layer: LayerWeights, prefix: str, width: int
+) -> dict[str, np.ndarray]:
+    """A block's attention weights, each d_model × d_model as config.json's width says (a
+    wrong one named by its checkpoint name and stored shape), its four biases among them
+    (see _bias)."""
+    for name in ("w_q", "w_k", "w_v", "w_o"):
+        if layer.params[name].shape != (width, width):
+            source = layer.sources[name]
+            packed = source.endswith("c_attn.weight")  # GPT-2's q, k, v side by side
+            reader = getattr(state, "shape", None)
+            raise ShapeError(
+                _("{name} is {shape}; expected {expected} (the width config.json gives)"),
+                name=source,
+                shape=shape_text(tuple(reader(source) if reader else np.shape(state[source]))),
+                expected=shape_text((width, 3 * width) if packed else (width, width)),
+            )
+    for name in ("b_q", "b_k", "b_v", "b_o"):
+        if name not in layer.params:
+            raise _missing(f"{prefix}: the attention's {name}")
+    return layer.params
 
 
 def _bias(bias: np.ndarray | None, name: str) -> np.ndarray:
@@ -211,14 +261,6 @@ def _bias(bias: np.ndarray | None, name: str) -> np.ndarray:
     if bias is None:
         raise _missing(name)
     return bias
-
-
-def _with_biases(attention: dict[str, np.ndarray], prefix: str) -> dict[str, np.ndarray]:
-    """The attention layer's weights, its four biases among them (see _bias)."""
-    for name in ("b_q", "b_k", "b_v", "b_o"):
-        if name not in attention:
-            raise _missing(f"{prefix}: the attention's {name}")
-    return attention
 
 
 def _missing(name: str) -> InputError:

@@ -7,7 +7,7 @@ import sys
 from typing import IO, Any
 
 from attncli.errors import InputError
-from attncli.limits import MAX_INPUT_BYTES, available_memory, too_large_input
+from attncli.limits import MAX_INPUT_BYTES, check_free_memory, too_large_input
 from attncli.messages import _
 from attncli.reading.parse.json_text import EXAMPLE_DOCUMENT, kind_of, parse_json
 from attncli.reading.parse.values import Document
@@ -256,8 +256,10 @@ def _check_header(stream: IO[bytes], total_bytes: int, source: str) -> None:
             claimed=claimed,
             total_bytes=total_bytes,
         )
-    if claimed > available_memory() // 2:
+    if claimed > MAX_INPUT_BYTES:
         raise too_large_input(source)
+    # the array as stored, and the float64 copy the checks make of it
+    check_free_memory(2 * claimed, source)
 
 
 def _token_array(value: Any, path: str) -> Any:
