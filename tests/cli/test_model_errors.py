@@ -236,7 +236,9 @@ def test_a_folder_without_config(tmp_path):
 
 def test_a_broken_config(bert):
     (bert / "config.json").write_text("{model_type: bert")
-    assert "could not be read as JSON" in refusal(str(bert))
+    message = refusal(str(bert))
+    assert "config.json: not valid JSON at line 1, column 2" in message
+    assert "(expected the file as transformers writes it)" in message
 
 
 @pytest.mark.parametrize("name", ["config.json", "tokenizer.json", "model.safetensors"])
@@ -295,3 +297,9 @@ def test_an_array_input_past_free_memory_says_memory_not_the_size_cap(monkeypatc
     result = run("selfattn", "-i", "mha_x", "--heads", "2")
     assert result.exit_code == 2 and result.stdout == ""
     assert "mha_x.npy needs about" in result.stderr and "1 GiB" not in result.stderr
+
+
+def test_a_config_key_given_twice_is_refused(bert):
+    text = (bert / "config.json").read_text()
+    (bert / "config.json").write_text(text.replace("{", '{"num_hidden_layers": 1, ', 1))
+    assert 'config.json: the key "num_hidden_layers" is given twice' in refusal(str(bert))

@@ -25,6 +25,7 @@ from attncli.limits import check_free_memory
 from attncli.messages import Message, _
 from attncli.reading.models.locate import find_model
 from attncli.reading.models.tokens import ModelTokenizer, load_tokenizer
+from attncli.reading.parse.sources import json_file
 
 SUPPORTED = ("bert", "roberta", "gpt2")
 SAFETENSORS = "model.safetensors"
@@ -49,8 +50,7 @@ def read_config(folder: str) -> tuple[str, Architecture]:
     field, or an unsupported model_type, is refused in one line."""
     path = os.path.join(folder, "config.json")
     try:
-        with open(path, encoding="utf-8") as handle:
-            config = json.load(handle)
+        config = json_file(path)
     except FileNotFoundError:
         raise InputError(
             _(
@@ -58,10 +58,6 @@ def read_config(folder: str) -> tuple[str, Architecture]:
                 "(config.json, model.safetensors, tokenizer.json)"
             ),
             folder=folder,
-        ) from None
-    except (OSError, ValueError) as error:
-        raise InputError(
-            _("{path} could not be read as JSON ({error})"), path=path, error=str(error)
         ) from None
     if not isinstance(config, dict):
         raise InputError(_("{path}: expected a JSON object"), path=path)
@@ -241,8 +237,7 @@ def weight_files(folder: str) -> list[str]:
     index = os.path.join(folder, INDEX)
     if os.path.isfile(index):
         try:
-            with open(index, encoding="utf-8") as handle:
-                weight_map = json.load(handle)["weight_map"]
+            weight_map = json_file(index)["weight_map"]
             shards = sorted(set(weight_map.values()))
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
             raise InputError(

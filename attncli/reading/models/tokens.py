@@ -8,7 +8,6 @@ tokenizer_config.json says). Special tokens are added as the model was trained w
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -98,15 +97,12 @@ class ModelTokenizer:
 
 def _tokenizer_config(folder: str) -> dict[str, Any]:
     path = os.path.join(folder, "tokenizer_config.json")
+    from attncli.reading.parse.sources import json_file
+
     try:
-        with open(path, encoding="utf-8") as handle:
-            config = json.load(handle)
+        config = json_file(path)
     except FileNotFoundError:
         return {}
-    except (OSError, ValueError) as error:
-        raise InputError(
-            _("{path} could not be read as JSON ({error})"), path=path, error=str(error)
-        ) from None
     return config if isinstance(config, dict) else {}
 
 

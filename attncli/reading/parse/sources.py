@@ -8,7 +8,7 @@ from typing import IO, Any
 
 from attncli.errors import InputError
 from attncli.limits import MAX_INPUT_BYTES, check_free_memory, too_large_input
-from attncli.messages import _
+from attncli.messages import Message, _
 from attncli.reading.parse.json_text import EXAMPLE_DOCUMENT, kind_of, parse_json
 from attncli.reading.parse.values import Document
 
@@ -102,6 +102,22 @@ def _unreadable(path: str, error: OSError) -> InputError:
         path=path,
         value=error.strerror or error,
     )
+
+
+def json_file(path: str) -> Any:
+    """A model folder's JSON file (config.json, tokenizer_config.json, an index) read by the
+    one JSON reader: a key given twice is refused, as in every input. A missing file raises
+    FileNotFoundError, for the caller to say what the folder lacks."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except FileNotFoundError:
+        raise
+    except (OSError, ValueError) as error:
+        raise InputError(
+            _("{path} could not be read as JSON ({error})"), path=path, error=str(error)
+        ) from None
+    return parse_json(text, path, Message(_("expected the file as transformers writes it")))
 
 
 def stdin_is_piped(stdin: IO[str] | None) -> bool:
