@@ -104,6 +104,7 @@ def compare(sizes: Sizes, progress: Callable[[str, int, int], None] | None = Non
     draws = [(d_k, *largest_weight(d_k, 6, 1, sizes.seed, "draw")) for d_k in sizes.d_ks]
     tell("progress_sweep:")
     peaks = {method: costs.peak_weights(grids[method]) for method in costs.METHODS}
+    spreads = {method: costs.score_spread(grids[method]) for method in costs.METHODS}
     return Comparison(
         sizes,
         costs.score_costs(sizes.t_x, sizes.t_y, sizes.d_h, sizes.d_a),
@@ -112,6 +113,7 @@ def compare(sizes: Sizes, progress: Callable[[str, int, int], None] | None = Non
         sweep,
         peaks,
         draws,
+        spreads,
     )
 
 

@@ -31,6 +31,10 @@ class Cost:
     elementwise: int  # additive: the broadcast sums W_1 s + W_2 h; scaled: the divisions
     tanh: int
     intermediate_numbers: int
+    # The states projected once and held beside the grid (lesson 001's «los 60 estados ya
+    # proyectados»): additive W_1 s and W_2 h, general s W_a; each `projected_width` numbers.
+    projected: int = 0
+    projected_width: int = 0
 
     @property
     def intermediate_bytes(self) -> int:
@@ -48,8 +52,10 @@ def score_costs(t_x: int, t_y: int, d_h: int, d_a: int) -> list[Cost]:
             elementwise=pairs * d_a,
             tanh=pairs * d_a,
             intermediate_numbers=pairs * d_a,
+            projected=t_y + t_x,
+            projected_width=d_a,
         ),
-        Cost("general", d_h * d_h, t_y * d_h * d_h + pairs * d_h, 0, 0, pairs),
+        Cost("general", d_h * d_h, t_y * d_h * d_h + pairs * d_h, 0, 0, pairs, t_y, d_h),
         Cost("dot", 0, pairs * d_h, 0, 0, pairs),
         Cost("scaled", 0, pairs * d_h, pairs, 0, pairs),
     ]
@@ -103,6 +109,13 @@ def peak_weights(scores: np.ndarray) -> tuple[float, float, float]:
     # [T_y, T_x] -> mean, min, max over the T_y rows
     peaks = softmax(scores).max(axis=1)
     return float(peaks.mean()), float(peaks.min()), float(peaks.max())
+
+
+def score_spread(scores: np.ndarray) -> float:
+    """The spread of a row's scores (their standard deviation), the mean over the rows: what
+    decides how far from uniform a row's softmax starts."""
+    # [T_y, T_x] -> the mean over the T_y rows of each row's standard deviation
+    return float(scores.std(axis=1).mean())
 
 
 def grid(problem: Problem, method: str) -> np.ndarray:

@@ -37,6 +37,38 @@ def closing_line(comparison: Comparison, fmt: Format) -> str | None:
     return None
 
 
+def held_line(comparison: Comparison, fmt: Format) -> str:
+    """Lesson 001's factor d_a between the grids: d_a numbers per pair against one, beside
+    the states general projects once."""
+    by_method = {cost.method: cost for cost in comparison.costs}
+    additive, general = by_method["additive"], by_method["general"]
+    return fmt.say(
+        "held_factor",
+        d_a=fmt.count(comparison.sizes.d_a),
+        numbers=fmt.count(additive.intermediate_numbers),
+        scores=fmt.count(general.intermediate_numbers),
+        states=fmt.count(general.projected),
+        projected=fmt.count(general.projected * general.projected_width),
+    )
+
+
+def init_line(comparison: Comparison, fmt: Format) -> str | None:
+    """Why the rows start where they do, from this run's spreads and peaks: the reason
+    (tanh bounds additive's terms) said only when the numbers show its effect."""
+    if not comparison.spreads or not comparison.peaks:
+        return None
+    spread, peak = comparison.spreads, comparison.peaks
+    fields = {
+        "additive_spread": fmt.number(spread["additive"], 3, whole_bare=False),
+        "general_spread": fmt.number(spread["general"], 3, whole_bare=False),
+        "additive_peak": fmt.number(peak["additive"][0], 3, whole_bare=False),
+        "general_peak": fmt.number(peak["general"][0], 3, whole_bare=False),
+        "uniform": fmt.number(1 / comparison.sizes.t_x, 3, whole_bare=False),
+    }
+    bounded = spread["additive"] < spread["general"] and peak["additive"][0] < peak["general"][0]
+    return fmt.say("init_bounded" if bounded else "init_plain", **fields)
+
+
 def _millions(amount: int, fmt: Format) -> str:
     """2.2 million; below a hundred thousand the count itself (272, not 0.0 million)."""
     if amount < 100_000:
@@ -56,6 +88,12 @@ def comparison_view(comparison: Comparison, fmt: Format) -> list[RenderableType]
             millions = f"\n({fmt.number(amount / 1e6, 1, whole_bare=False)} M)"
             return fmt.count(amount) + (millions if amount >= 10**6 else "")
 
+        def projected(m: dict[str, Any]) -> str:
+            if not m["projected_states"]:
+                return "0"
+            width = m["projected_numbers"] // m["projected_states"]
+            return f"{fmt.count(m['projected_states'])} × {fmt.count(width)}"
+
         def milliseconds(value: float) -> str:
             return fmt.decimal(f"{value * 1e3:.3g}")
 
@@ -69,6 +107,7 @@ def comparison_view(comparison: Comparison, fmt: Format) -> list[RenderableType]
                 fmt.say("at_float64"),
                 [fmt.decimal(size_text(m["intermediate_bytes"])) for m in methods],
             ),
+            (fmt.say("projected_states"), [projected(m) for m in methods]),
             (fmt.say("time_median"), [milliseconds(m["seconds"]) for m in methods]),
             (fmt.say("time_fastest"), [milliseconds(m["seconds_fastest"]) for m in methods]),
             (fmt.say("time_slowest"), [milliseconds(m["seconds_slowest"]) for m in methods]),
@@ -85,6 +124,10 @@ def comparison_view(comparison: Comparison, fmt: Format) -> list[RenderableType]
             peaks = [m["largest_weight_at_init"] for m in methods]
             uniform = fmt.number(peaks[0]["uniform"], 3, whole_bare=False)
             rows += [
+                (
+                    fmt.say("spread_at_init"),
+                    [fmt.number(m["score_spread_at_init"], 3, whole_bare=False) for m in methods],
+                ),
                 (
                     fmt.say("peak_mean"),
                     [fmt.number(p["mean"], 3, whole_bare=False) for p in peaks],
@@ -160,10 +203,15 @@ def comparison_view(comparison: Comparison, fmt: Format) -> list[RenderableType]
             return table
         return render.Group(table, render.lines(fmt.say("draw_note")))
 
+    def held_and_init(fmt: Format) -> Any:
+        return render.lines(
+            "", held_line(comparison, fmt), *filter(None, [init_line(comparison, fmt)])
+        )
+
     def conclusion(fmt: Format) -> Any:
         return render.lines(closing_line(comparison, fmt) or "")
 
     def warning(fmt: Format) -> Any:
         return render.lines(fmt.say("busy")) if comparison.busy else render.lines()
 
-    return [part(fmt) for part in (figures, warning, loop_check, sweep, conclusion)]
+    return [part(fmt) for part in (figures, warning, held_and_init, loop_check, sweep, conclusion)]

@@ -37,6 +37,30 @@ EXTRA_PHRASES: dict[str, str] = {
     "times_general": _("× general"),
     "peak_mean": _("Largest weight of a row at init"),
     "peak_range": _("  rows' range; uniform {uniform}"),
+    "dot_unscaled": _(
+        "These are plain dot products: real models divide each score by √d_k (here √{d_k}) "
+        "before the softmax, a step this example skips; the scaled method takes it."
+    ),
+    "spread_at_init": _("Spread of a row's scores at init"),
+    "projected_states": _("Projected states"),
+    "held_factor": _(
+        "Between the two grids the factor is d_a = {d_a}: additive holds {numbers} numbers, "
+        "d_a per pair; general, one per pair, holds the {scores} scores and the {states} "
+        "states it projected once ({projected} numbers)."
+    ),
+    "init_bounded": _(
+        "At initialisation a row's scores spread {additive_spread} for additive and "
+        "{general_spread} for general (their standard deviation). tanh bounds each of "
+        "additive's d_a terms and v_a starts with variance 1/d_a, so its spread stays about the "
+        "same whatever d_h and d_a, while general's grows with √d_h: additive's rows start at "
+        "{additive_peak} on average (uniform {uniform}), general's at {general_peak}, a peak "
+        "that is the random direction W_a was drawn in, not an alignment."
+    ),
+    "init_plain": _(
+        "At initialisation a row's scores spread {additive_spread} for additive and "
+        "{general_spread} for general (their standard deviation); the rows' largest weight "
+        "starts at {additive_peak} and {general_peak} on average (uniform {uniform})."
+    ),
     "draw_unscaled": _("one row, unscaled"),
     "draw_scaled": _("one row, ÷ √d_k"),
     "draw_note": _(

@@ -36,9 +36,20 @@ def score_view(result: ScoreResult, fmt: Format) -> list[RenderableType]:
             fmt.say("scores_grid"), result.row_labels, result.column_labels, result.grid, fmt
         )
     if not result.parameters:
-        return [table]
+        return [table, *unscaled_note(result, fmt)]
     parameters = {name: value.tolist() for name, value in result.parameters.items()}
     return [table, render.parameter_block(parameters, list(result.drawn), result.seed, fmt)]
+
+
+def unscaled_note(result: Result, fmt: Format) -> list[RenderableType]:
+    """Under plain dot-product scores, one line: real models divide by √d_k first, and
+    where that step is (nothing on a worksheet, whose blanks are the student's)."""
+    if type(result).__name__ != "ScoreResult" or getattr(result, "method", "") != "dot":
+        return []
+    if fmt.blank:
+        return []
+    d_k = result.keys.shape[-1]  # type: ignore[attr-defined]
+    return [render.lines(fmt.say("dot_unscaled", d_k=d_k))]
 
 
 def softmax_view(result: SoftmaxResult, fmt: Format) -> list[RenderableType]:
@@ -130,7 +141,10 @@ def result_steps_view(
 ) -> list[RenderableType]:
     """A result's steps as --steps and a notebook show them: the parameters a step multiplies
     by (W_a, or W_1, W_2, v_a) first, so that a student can check the step by hand."""
-    return steps_view(explanation, fmt, intro, given_parameters(result, fmt))
+    return [
+        *steps_view(explanation, fmt, intro, given_parameters(result, fmt)),
+        *unscaled_note(result, fmt),
+    ]
 
 
 def steps_view(

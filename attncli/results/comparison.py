@@ -38,6 +38,8 @@ class Comparison(Result):
     peaks: dict[str, tuple[float, float, float]] = field(default_factory=dict)
     # (d_k, largest weight unscaled, scaled) of one seeded row of 6 keys
     draws: list[tuple[int, float, float]] = field(default_factory=list)
+    # method -> the spread of a row's scores at initialisation (core.costs.score_spread)
+    spreads: dict[str, float] = field(default_factory=dict)
 
     @property
     def busy(self) -> bool:
@@ -62,6 +64,8 @@ class Comparison(Result):
                 "tanh": cost.tanh,
                 "intermediate_numbers": cost.intermediate_numbers,
                 "intermediate_bytes": cost.intermediate_bytes,
+                "projected_states": cost.projected,
+                "projected_numbers": cost.projected * cost.projected_width,
                 "seconds": timing.median,
                 "seconds_fastest": timing.fastest,
                 "seconds_slowest": timing.slowest,
@@ -74,6 +78,8 @@ class Comparison(Result):
                     "max": most,
                     "uniform": 1 / sizes.t_x,
                 }
+            if cost.method in self.spreads:
+                entry["score_spread_at_init"] = self.spreads[cost.method]
             if cost.method in self.loop_checks:
                 checked, difference = self.loop_checks[cost.method]
                 entry["loop_check"] = {

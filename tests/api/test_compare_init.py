@@ -76,3 +76,76 @@ def test_the_sweep_shows_one_seeded_row_beside_the_average(run):
     args = ("compare-scores", "--tx", "6", "--ty", "6", "--d-h", "8", "--d-a", "8")
     screen = run(*args, "--repeat", "1", "--format", "table").stdout
     assert "one row, unscaled" in screen and "what ÷√d_k guarantees" in screen
+
+
+def _spread_by_hand(method, t_x=6, d_h=64, d_a=64):
+    grid = costs.grid(costs.make_problem(t_x, 6, d_h, d_a, 0), method)
+    spreads = []
+    for row in grid:
+        mean = sum(row) / len(row)
+        spreads.append(math.sqrt(sum((value - mean) ** 2 for value in row) / len(row)))
+    return sum(spreads) / len(spreads)
+
+
+def test_the_spread_of_a_rows_scores_at_init_per_method(run):
+    document = _document(run)
+    for entry in document["methods"]:
+        assert math.isclose(
+            entry["score_spread_at_init"], _spread_by_hand(entry["method"]), rel_tol=1e-12
+        )
+
+
+def test_tanh_keeps_the_additive_spread_while_the_multiplicative_grows_with_d_h():
+    additive = [_spread_by_hand("additive", d_h=d, d_a=d) for d in (8, 64, 256)]
+    general = [_spread_by_hand("general", d_h=d, d_a=d) for d in (8, 64, 256)]
+    assert max(additive) < 1 < general[0] < general[1] < general[2]
+    # v_a's variance 1/d_a: a wider hidden layer does not widen the additive scores.
+    wide = [_spread_by_hand("additive", d_h=256, d_a=d_a) for d_a in (8, 1024)]
+    assert max(wide) < 1
+
+
+def test_the_projected_states_and_the_factor_d_a(run):
+    document = _document(run)
+    by_method = {entry["method"]: entry for entry in document["methods"]}
+    additive, general = by_method["additive"], by_method["general"]
+    assert (additive["projected_states"], additive["projected_numbers"]) == (12, 12 * 64)
+    assert (general["projected_states"], general["projected_numbers"]) == (6, 6 * 64)
+    assert by_method["dot"]["projected_states"] == by_method["scaled"]["projected_states"] == 0
+    assert additive["intermediate_numbers"] == 64 * general["intermediate_numbers"] == 64 * 36
+
+
+def test_the_screen_says_why_the_rows_start_where_they_do(run):
+    from attncli.present.format import Format
+    from attncli.present.language import say
+
+    args = ("compare-scores", "--tx", "60", "--ty", "60", "--repeat", "1", "--d-k", "8")
+    for lang in ("en", "es"):
+        result = run(*args, "--format", "table", "--lang", lang)
+        document = run(*args, "--json").stdout
+        entries = {m["method"]: m for m in json.loads(document)["methods"]}
+        fmt = Format(lang=lang)
+
+        def number(value, fmt=fmt):
+            return fmt.number(value, 3, whole_bare=False)
+
+        expected = say(
+            lang,
+            "init_bounded",
+            additive_spread=number(entries["additive"]["score_spread_at_init"]),
+            general_spread=number(entries["general"]["score_spread_at_init"]),
+            additive_peak=number(entries["additive"]["largest_weight_at_init"]["mean"]),
+            general_peak=number(entries["general"]["largest_weight_at_init"]["mean"]),
+            uniform=number(1 / 60),
+        )
+        flat = " ".join(result.stdout.split())
+        assert " ".join(expected.split()) in flat
+        held = say(
+            lang,
+            "held_factor",
+            d_a=fmt.count(256),
+            numbers=fmt.count(921_600),
+            scores=fmt.count(3_600),
+            states=fmt.count(60),
+            projected=fmt.count(60 * 256),
+        )
+        assert " ".join(held.split()) in flat
