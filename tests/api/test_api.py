@@ -131,7 +131,10 @@ Scores
  ━━━━━━━━━━━━━━━
   tren    2
   va      0
-  lleno   1"""
+  lleno   1
+
+These are plain dot products: real models divide each score by √d_k (here √2)
+before the softmax, a step this example skips; the scaled method takes it."""
 
 GOLDEN_SOFTMAX = """\
 Weights
