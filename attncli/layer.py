@@ -2,9 +2,10 @@
 computation, with what it means (an English msgid) and how the command line spells it.
 
 The command line's options (cli/commands/layer_options.py), the Python API's keywords
-(api/selfattn.selfattn) and the explorer's knobs all build a SelfAttnSettings from this
-one declaration. A field is typed as what it means: the divisor is "sqrt", a number or
-None; causal is True, False or None (the layer's own: a GPT-2 checkpoint's is causal).
+(api/selfattn.selfattn) and the explorer's knobs (explore/state.py's keys,
+explore/session.py's settings) all come from this one declaration. A field is typed as
+what it means: the divisor is "sqrt", a number or None; causal is True, False or None (the
+layer's own: a GPT-2 checkpoint's is causal).
 """
 
 from dataclasses import dataclass, field, fields
@@ -17,18 +18,34 @@ GRID_FIELDS = frozenset({"raw_scores", "scores", "weights", "weights_mean"})
 SQRT = "sqrt"  # the divisor √d_k, per head
 
 
+@dataclass(frozen=True)
+class Knob:
+    """How the explorer turns a setting: one key switches it between `on` and `off`; two
+    keys step it down and up (through the values the explorer allows for it)."""
+
+    keys: tuple[str, ...]
+    on: Any = True
+    off: Any = False
+
+    @property
+    def switch(self) -> bool:
+        return len(self.keys) == 1
+
+
 def setting(
     default: Any,
     help: str | None = None,  # noqa: A002 (the word the command line says)
     *,
     option: str | None = None,
     flags: tuple[tuple[str, Any, str], ...] = (),
+    knob: Knob | None = None,
     **limits: Any,
 ) -> Any:
     """A field of the layer: its default; its help; the option that gives its value on the
-    command line (`--d-model`, with typer.Option's `limits`: metavar, min, max); and the
-    flags that set it to one value, as (flag, value, help): ("--no-scale", None, …)."""
-    declared = {"help": help, "option": option, "flags": flags, "limits": limits}
+    command line (`--d-model`, with typer.Option's `limits`: metavar, min, max); the
+    flags that set it to one value, as (flag, value, help): ("--no-scale", None, …); and
+    the explorer's knob for it, if it has one."""
+    declared = {"help": help, "option": option, "flags": flags, "limits": limits, "knob": knob}
     return field(default=default, metadata=declared)
 
 
@@ -47,7 +64,10 @@ class SelfAttnSettings:
         None, _("Numbers per token embedding. [default: 8]"), option="--d-model"
     )
     d_k: int | None = setting(
-        None, _("Columns of W^Q and W^K (per head). [default: d_model / h]"), option="--d-k"
+        None,
+        _("Columns of W^Q and W^K (per head). [default: d_model / h]"),
+        option="--d-k",
+        knob=Knob(("d", "D")),
     )
     d_v: int | None = setting(
         None, _("Columns of W^V (per head). [default: d_model / h]"), option="--d-v"
@@ -56,9 +76,15 @@ class SelfAttnSettings:
         None,
         _("Length of every token embedding. [default: √d_model, so each number is about ±1]"),
         option="--norm",
+        knob=Knob(("n", "N")),  # in steps of √2 (explore/state.py's norm_step)
     )
     seed: int = setting(
-        0, _("Seed for the embeddings and projections."), option="--seed", min=0, max=2**64 - 1
+        0,
+        _("Seed for the embeddings and projections."),
+        option="--seed",
+        knob=Knob(("", "r")),  # r draws the next seed; there is no key back
+        min=0,
+        max=2**64 - 1,
     )
     draw_missing: bool = setting(
         False,
@@ -81,7 +107,9 @@ class SelfAttnSettings:
         metavar="float32|float64",
     )  # fmt: skip
     projections: bool = setting(
-        True, flags=(("--no-proj", False, _("No projections: Q = K = V = X.")),)
+        True,
+        flags=(("--no-proj", False, _("No projections: Q = K = V = X.")),),
+        knob=Knob(("p",)),
     )
     # "sqrt": divide the scores by √d_k; a number: by it; None: not at all
     scale: float | str | None = setting(
@@ -90,6 +118,7 @@ class SelfAttnSettings:
         option="--scale",
         metavar="S",
         flags=(("--no-scale", None, _("Do not divide the scores by √d_k.")),),
+        knob=Knob(("s",), on=SQRT, off=None),
     )
     # True: each position sees itself and the ones before it; False: every position; None:
     # the layer's own (a GPT-2 checkpoint's layer is causal, any other not)
@@ -101,6 +130,7 @@ class SelfAttnSettings:
              _("A GPT-2 layer without its causal mask: every token sees every other (GPT-2's "
                "attention is causal by itself).")),
         ),
+        knob=Knob(("c",), on=True, off=None),  # off: the layer's own (a GPT-2 layer is causal)
     )  # fmt: skip
     valid_len: int | None = setting(
         None,
@@ -112,6 +142,7 @@ class SelfAttnSettings:
         None,
         _("h heads (of d_model / h columns each unless --d-k/--d-v), joined, then W^O."),
         option="--heads",
+        knob=Knob(("H", "h")),  # through the divisors of d_model
     )
     out_proj: bool = setting(
         True, flags=(("--no-out-proj", False, _("With --heads: join the heads without W^O.")),)
@@ -132,6 +163,11 @@ class SelfAttnSettings:
     def changed(self) -> list[str]:
         """The fields whose value is not the default, in the declaration's order."""
         return [f.name for f in fields(self) if getattr(self, f.name) != f.default]
+
+
+def knobs() -> dict[str, Knob]:
+    """The explorer's knobs, by setting, in the declaration's order."""
+    return {f.name: f.metadata["knob"] for f in fields(SelfAttnSettings) if f.metadata.get("knob")}
 
 
 # The Python API's spellings of the command line's flag pairs, kept as keywords: each

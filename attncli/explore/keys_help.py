@@ -6,18 +6,20 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from attncli.explore.state import knob_label
 from attncli.explore.words import say
 
-# (keys as typed, the phrase that says what they do)
+# (keys as typed, the phrase that says what they do); a layer knob's keys are the
+# layer's declaration's, its phrase help.<setting>
 HELP = (
-    ("p", "help.p"),
-    ("s", "help.s"),
-    ("c", "help.c"),
-    ("h / H", "help.hH"),
+    (knob_label("projections"), "help.projections"),
+    (knob_label("scale"), "help.scale"),
+    (knob_label("causal"), "help.causal"),
+    (knob_label("heads"), "help.heads"),
     ("{ / }", "help.braces"),
-    ("n / N", "help.nN"),
-    ("r", "help.r"),
-    ("d / D", "help.dD"),
+    (knob_label("norm"), "help.norm"),
+    (knob_label("seed"), "help.seed"),
+    (knob_label("d_k"), "help.d_k"),
     ("v", "help.v"),
     ("l", "help.l"),
     ("← ↑ → ↓", "help.arrows"),

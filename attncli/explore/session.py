@@ -17,6 +17,7 @@ from attncli.explore.state import Frame, State
 from attncli.messages import _
 
 if TYPE_CHECKING:
+    from attncli.layer import SelfAttnSettings
     from attncli.results.selfattn import SelfAttnResult
 
 MAX_TOKENS = 64  # a longer sentence is refused in the status line: its grid cannot be read
@@ -78,22 +79,11 @@ def compute(source: Source, state: State) -> SelfAttnResult:
             source.sentence, source.model, layer=state.layer, head=state.head, words=state.words
         )
     from attncli.api.selfattn import selfattn_document
-    from attncli.layer import SQRT, SelfAttnSettings
 
-    projections = state.projections and not source.direct
-    settings = SelfAttnSettings(
-        d_model=source.d_model if source.sentence is not None else None,
-        d_k=state.d_k if projections else None,
-        norm=source.length(state),
-        seed=state.seed,
-        heads=state.heads if projections and state.heads > 1 else None,
-        projections=projections,
-        scale=SQRT if state.scale else None,
-        causal=state.causal or None,  # off: the layer's own (a GPT-2 layer is causal)
-    )
+    settings = layer_settings(source, state)
     # The document as attn selfattn -i reads it: every field used, or refused in one line.
     document = {} if source.sentence is not None else dict(source.document)
-    if not projections and "output" in document:
+    if not settings.projections and "output" in document:
         # p on a trained or saved layer is the lesson's comparison: its X attended over
         # itself, the result's weights and outputs set aside (read back, they would pin it).
         document = {name: value for name, value in document.items() if name in SEQUENCES}
@@ -107,6 +97,28 @@ def compute(source: Source, state: State) -> SelfAttnResult:
             batch=result.batch,
         )
     return result
+
+
+def layer_settings(source: Source, state: State) -> SelfAttnSettings:
+    """The layer's settings the state's knobs give: a switch is its declared value when on
+    or off (layer.py: `s` is √d_k or no division, `c` causal or the layer's own); a stepped
+    knob is the state's number where it applies."""
+    from attncli.layer import SelfAttnSettings, knobs
+
+    switched = {
+        name: knob.on if getattr(state, name) else knob.off
+        for name, knob in knobs().items()
+        if knob.switch
+    }
+    projections = state.projections and not source.direct
+    return SelfAttnSettings(
+        **{**switched, "projections": projections},
+        d_model=source.d_model if source.sentence is not None else None,
+        d_k=state.d_k if projections else None,
+        norm=source.length(state),
+        seed=state.seed,
+        heads=state.heads if projections and state.heads > 1 else None,
+    )
 
 
 def frame_of(source: Source, result: SelfAttnResult | None) -> Frame:

@@ -47,18 +47,41 @@ class State:
     column: int = 0
 
 
-# key -> (action, argument); the help overlay lists them in this order.
+# The layer's knobs in the order the explorer lists them; their keys are the layer's
+# declaration's (layer.SelfAttnSettings: `knob=`), read here once.
+LAYER_KNOBS = ("projections", "scale", "causal", "heads", "norm", "seed", "d_k")
+
+
+def knob_keys(name: str) -> tuple[str, ...]:
+    """The keys of a layer knob, as the declaration gives them (a pair: down, up)."""
+    from attncli.layer import knobs
+
+    return tuple(key for key in knobs()[name].keys if key)
+
+
+def knob_label(name: str) -> str:
+    """The keys as the help overlay writes them: "p", "h / H" (the lower case first)."""
+    return " / ".join(sorted(knob_keys(name), key=str.isupper))
+
+
+def _layer_keys() -> dict[str, tuple[str, int]]:
+    """key -> (the setting it turns, its step: 0 switches, -1 and +1 step down and up)."""
+    from attncli.layer import knobs
+
+    declared, keys = knobs(), {}
+    for name in LAYER_KNOBS:
+        knob = declared[name]
+        if knob.switch:
+            keys[knob.keys[0]] = (name, 0)
+            continue
+        down, up = knob.keys
+        keys.update({key: (name, step) for key, step in ((down, -1), (up, +1)) if key})
+    return keys
+
+
+# key -> (action, argument): the layer's knobs, then the explorer's own keys.
 KEYS: dict[str, tuple[str, int]] = {
-    "p": ("projections", 0),
-    "s": ("scale", 0),
-    "c": ("causal", 0),
-    "h": ("heads", +1),
-    "H": ("heads", -1),
-    "n": ("norm", -1),
-    "N": ("norm", +1),
-    "r": ("seed", +1),
-    "d": ("d_k", -1),
-    "D": ("d_k", +1),
+    **_layer_keys(),
     "v": ("grid", 0),
     "{": ("head", -1),
     "}": ("head", +1),
@@ -94,7 +117,7 @@ def press(state: State, key: str, frame: Frame) -> tuple[State, tuple[str, dict]
 
 
 # The knobs of the seeded layer; a model's layer has its own projections, scale and sizes.
-SEEDED_ONLY = frozenset({"projections", "scale", "causal", "heads", "norm", "seed", "d_k"})
+SEEDED_ONLY = frozenset(LAYER_KNOBS)
 
 
 def _projections(state: State, _step: int, frame: Frame) -> tuple[State, tuple[str, dict] | None]:

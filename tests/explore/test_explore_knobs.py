@@ -1,0 +1,40 @@
+"""The explorer's knobs are the layer's declaration's: their keys, and what on and off mean."""
+
+from __future__ import annotations
+
+from dataclasses import fields, replace
+
+from attncli.explore.session import Source, layer_settings
+from attncli.explore.state import KEYS, LAYER_KNOBS, State
+from attncli.layer import SQRT, SelfAttnSettings, knobs
+
+
+def test_every_declared_knob_has_its_keys_and_nothing_else_turns_the_layer():
+    declared = knobs()
+    assert set(declared) == set(LAYER_KNOBS)
+    assert set(declared) <= {f.name for f in fields(SelfAttnSettings)}
+    for name, knob in declared.items():
+        for key in filter(None, knob.keys):
+            assert KEYS[key][0] == name
+    turned = {action for action, _ in KEYS.values()} & {f.name for f in fields(SelfAttnSettings)}
+    assert turned == set(declared)
+
+
+def test_a_switch_gives_the_declared_value_on_and_off():
+    source = Source(sentence="las llaves del coche están ahí")
+    on, off = State(), replace(State(), projections=False, scale=False, causal=False)
+    assert layer_settings(source, on).scale == SQRT
+    assert layer_settings(source, replace(on, causal=True)).causal is True
+    settings = layer_settings(source, off)
+    assert (settings.projections, settings.scale, settings.causal) == (False, None, None)
+    for name, knob in knobs().items():
+        if knob.switch:
+            assert getattr(settings, name) == knob.off
+
+
+def test_stepped_knobs_apply_where_they_mean_something():
+    source = Source(sentence="las llaves del coche están ahí", d_model=8)
+    settings = layer_settings(source, replace(State(), heads=2, d_k=3, seed=5))
+    assert (settings.heads, settings.d_k, settings.seed, settings.d_model) == (2, 3, 5, 8)
+    flat = layer_settings(source, replace(State(), projections=False, heads=2, d_k=3))
+    assert (flat.heads, flat.d_k) == (None, None)  # no projections: no heads, no d_k
