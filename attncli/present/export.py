@@ -53,8 +53,13 @@ def export(
 ) -> None:
     """Write the renderables to `path` in the kind its extension names."""
     from attncli.present import html, latex
+    from attncli.present.printed import for_print, without_hints
 
     suffix = Path(path).suffix.lower()
+    if suffix == ".md":  # text to edit further: its blanks stay the screen's
+        renderables = without_hints(renderables)
+    elif suffix != ".tex":  # the .tex writer sizes its blanks and leaves hints out itself
+        renderables = for_print(renderables)
     if suffix == ".md":
         text = markdown(renderables)
     elif suffix == ".tex":

@@ -19,6 +19,20 @@ ROW_MAX_MARK = "*"
 SATURATED_MARK = "!"  # instead of *, in a saturated row (core.saturation.SATURATED)
 ELLIPSIS = "…"
 BLANK = "____"
+
+
+class Blank(str):
+    """A worksheet's empty cell: written BLANK on a screen, and knowing the answer it
+    expects, so that a printed sheet leaves room enough to write it (present/printed)."""
+
+    answer: str
+
+    def __new__(cls, answer: str) -> Blank:
+        blank = super().__new__(cls, BLANK)
+        blank.answer = answer
+        return blank
+
+
 VECTOR_ITEMS = 8  # a longer vector is written as its first and last numbers around "…"
 SCIENTIFIC_DIGITS = 2  # 1.23e-05: the digits after the point of a tiny number
 
@@ -120,11 +134,11 @@ class Format:
 
     def computed(self, text: str) -> str:
         """A cell the student works out: empty on a worksheet."""
-        return BLANK if self.blank else text
+        return Blank(text) if self.blank else text
 
     def carried(self, text: str) -> str:
         """A cell the student worked out in the step before: empty on a chain worksheet."""
-        return BLANK if self.blank and self.chain else text
+        return Blank(text) if self.blank and self.chain else text
 
 
 def shown_indices(count: int, limit: int) -> list[int | None]:

@@ -128,8 +128,13 @@ def page(renderables: list[Any], theme: str = "light") -> str:
 
 
 def cell(renderables: list[RenderableType]) -> str:
-    """The renderables as one <pre> with inline styles, light, for a notebook cell."""
-    return recorded(renderables).export_html(inline_styles=True, theme=LIGHT, code_format=_CELL)
+    """The renderables as one <pre> with inline styles, light, for a notebook cell: no
+    command-line advice, which a notebook cannot type."""
+    from attncli.present.printed import without_hints
+
+    return recorded(without_hints(renderables)).export_html(
+        inline_styles=True, theme=LIGHT, code_format=_CELL
+    )
 
 
 def html_of(result: Result, fmt: Format) -> str:

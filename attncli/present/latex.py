@@ -1,18 +1,35 @@
 """--export FILE.tex: what the terminal shows as LaTeX, a whole document that `pdflatex`
 compiles as it is, or (--tex-fragment) the body alone to paste into one's own.
 
-Tables with a header become tabular environments, the labels' column and columns of
-words on the left, columns of numbers right-aligned so that they line up on their last
-digit, a worksheet's empty cells as lines to write on; headerless
-tables (X, Q, K, V, outputs) become bmatrix matrices with their row labels in a comment,
-their decimal commas written `{,}` so that math mode does not space them as a list.
-Only packages of a basic LaTeX installation are used (amsmath, fontenc, inputenc).
+Mathematics is typeset as mathematics: W^{Q}, d_k, √d_k, a real minus sign (−2,11), an
+option in typewriter type (\texttt{-{}-steps}); a printed sheet carries no command-line
+advice (printed.Hint). Tables with a header become tabular environments, the labels'
+column and columns of words on the left, columns of numbers right-aligned so that they
+line up on their last digit, a worksheet's empty cells as lines as long as the answer they
+expect, in rows tall enough to write in; headerless tables (X, Q, K, V, outputs) become
+bmatrix matrices with their row labels in a comment, their decimal commas written `{,}` so
+that math mode does not space them as a list. A table's title is kept on the page of its
+table, and a table wider than the page is set smaller until it fits. Latin Modern in T1,
+so the PDF is vector and searchable; only packages of a basic LaTeX installation
+(texlive-latex-base, with lmodern) are used: amsmath, fontenc, inputenc, lmodern,
+geometry, graphicx.
 """
 
 from __future__ import annotations
 
 import re
 from typing import Any
+
+from attncli.present.format import BLANK, Blank
+from attncli.present.printed import (
+    LEAST_BLANK,
+    BareMatrix,
+    Hint,
+    NamedRows,
+    PageBreak,
+    blank_room,
+    has_blanks,
+)
 
 # Characters of attn's output that pdflatex does not know in text, written the LaTeX way.
 _TEXT = {
@@ -75,24 +92,93 @@ _MATH = {
 }
 _NUMBER = re.compile(r"[-−]?(\d+([.,]\d+)?([eE][-+]?\d+)?|—|…|∞|-?∞)\*?")
 
-_PREAMBLE = r"""\documentclass[a4paper,11pt]{article}
+# A box no wider than the line: a table or matrix wider than the page is scaled to fit it
+# (the last resort, after a smaller type size; attn's own tables fit at 11 pt).
+FIT = r"""\ifdefined\attnbox\else\newsavebox{\attnbox}\fi
+\providecommand{\attnfit}[1]{\sbox{\attnbox}{#1}%
+  \ifdim\wd\attnbox>\linewidth\resizebox{\linewidth}{!}{\usebox{\attnbox}}%
+  \else\usebox{\attnbox}\fi}"""
+_PREAMBLE = (
+    r"""\documentclass[a4paper,11pt]{article}
 \usepackage[T1]{fontenc}
 \usepackage[utf8]{inputenc}
+\usepackage{lmodern}
 \usepackage{amsmath}
+\usepackage{graphicx}
+\usepackage[margin=2cm]{geometry}
 \setlength{\parindent}{0pt}
 \setlength{\parskip}{0.6em}
 \renewcommand{\arraystretch}{1.2}
+"""
+    + FIT
+    + r"""
 \begin{document}
 """
+)
 
 
-_BLANK = "____"  # a worksheet's empty cell (format.BLANK): a line to write on
+# Mathematics inside a line of text: an option, a square root, a letter with a sub- or
+# superscript (W^Q, d_k, d_model, e^score), a negative number.
+_INLINE = re.compile(
+    r"(?P<option>(?<![\w-])--[a-z][a-z0-9-]*)"
+    r"|√\s?(?P<radicand>[A-Za-z](?:[_^][A-Za-z0-9]+)?|\d+(?:[.,]\d+)?)"
+    r"|(?<![\w\\])(?P<base>[A-Za-z])(?P<op>[_^])(?P<script>\{[^{}]*\}|[A-Za-z0-9]+|…)"
+    r"|(?<![\w.,)\]])(?P<negative>[-−]\d+(?:[.,]\d+)?(?:e[-+]?\d+)?)"
+)
+
+
+def _script(base: str, op: str, script: str) -> str:
+    """W^Q as W^{Q}; a word of a script upright: d_{\text{model}}."""
+    script = script.strip("{}").replace("…", r"\ldots")
+    if len(script) > 1 and script.isalpha():
+        script = r"\text{" + script + "}"
+    return f"{base}{op}{{{script}}}"
+
+
+def _math_number(text: str) -> str:
+    return text.replace("−", "-").replace(",", "{,}")
+
+
+def _inline(match: re.Match[str]) -> str:
+    if match["option"]:
+        return r"\texttt{" + match["option"].replace("--", "-{}-", 1) + "}"
+    if match["radicand"]:
+        inner = match["radicand"]
+        scripted = re.fullmatch(r"([A-Za-z])([_^])(\w+)", inner)
+        inner = _script(*scripted.groups()) if scripted else _math_number(inner)
+        return r"$\sqrt{" + inner + "}$"
+    if match["base"]:
+        return "$" + _script(match["base"], match["op"], match["script"]) + "$"
+    return "$" + _math_number(match["negative"]) + "$"
+
+
+def _plain(text: str) -> str:
+    """Text without mathematics, each character the LaTeX way; -- never an en dash."""
+    return "".join(_TEXT.get(char, char) for char in text).replace("--", "-{}-")
 
 
 def tex_text(text: str) -> str:
-    return r"\rule{2.5em}{0.4pt}".join(
-        "".join(_TEXT.get(char, char) for char in part) for part in text.split(_BLANK)
-    )
+    """A line of attn's text as LaTeX: its mathematics in math mode, options in \texttt,
+    every other character as text."""
+    out: list[str] = []
+    position = 0
+    for match in _INLINE.finditer(text):
+        out.append(_plain(text[position : match.start()]))
+        out.append(_inline(match))
+        position = match.end()
+    out.append(_plain(text[position:]))
+    return "".join(out).replace(_plain(BLANK), BLANK_RULE.format(room=LEAST_BLANK))
+
+
+BLANK_RULE = r"\rule{{{room:.1f}em}}{{0.4pt}}"  # a line to write on, as long as the answer
+
+
+def tex_cell(cell: object) -> str:
+    """A table's cell: a blank as a line as long as its answer, else its text."""
+    room = blank_room(cell)
+    if room is not None:
+        return BLANK_RULE.format(room=room)
+    return tex_text(str(cell))
 
 
 # A column of words with a cell longer than this wraps in a paragraph of its own width
@@ -100,15 +186,46 @@ def tex_text(text: str) -> str:
 LONG_WORDS = 30
 
 
-def _alignment(rows: list[list[str]], count: int) -> str:
+def _is_words(cell: object) -> bool:
+    return not isinstance(cell, Blank) and any(char.isalpha() for char in str(cell))
+
+
+def _alignment(rows: list[list[object]], count: int) -> str:
     """The labels' column on the left; a column of numbers right-aligned, one of words left,
     wrapped when its words are long."""
     spec = "l"
     for column in range(1, count):
-        words = any(any(char.isalpha() for char in row[column]) for row in rows)
-        long = words and max((len(row[column]) for row in rows), default=0) > LONG_WORDS
+        words = any(_is_words(row[column]) for row in rows)
+        long = words and max((len(str(row[column])) for row in rows), default=0) > LONG_WORDS
         spec += r"p{0.36\linewidth}" if long else "l" if words else "r"
     return spec
+
+
+# The page's width in em of 11 pt (A4 less two margins of 2 cm), and what a column takes
+# besides its text (\tabcolsep on each side).
+PAGE_EM = 43.0
+COLUMN_EM = 1.1
+CHARACTER_EM = 0.5
+SMALLER = ((PAGE_EM, ""), (PAGE_EM / 0.91, r"\small"), (PAGE_EM / 0.82, r"\footnotesize"))
+
+
+def _type_size(headers: list[object], rows: list[list[object]]) -> str:
+    """The largest type size at which the table's estimated width fits the page."""
+    widths = []
+    for column, header in enumerate(headers):
+        cells = [row[column] for row in rows]
+        longest = max(
+            (blank_room(cell) or CHARACTER_EM * len(str(cell)) for cell in cells),
+            default=0.0,
+        )
+        head = CHARACTER_EM * len(str(header))
+        long = max((len(str(cell)) for cell in cells), default=0) > LONG_WORDS
+        widths.append((0.36 * PAGE_EM if long else max(longest, head)) + COLUMN_EM)
+    needed = sum(widths)
+    for room, size in SMALLER:
+        if needed <= room:
+            return size
+    return SMALLER[-1][1]
 
 
 def tex_math(text: str) -> str:
@@ -131,8 +248,15 @@ def blocks(renderable: Any) -> list[Any]:
 
 def table_cells(table: Any) -> tuple[list[str], list[list[str]]]:
     """A rich table's header and rows as plain strings."""
-    headers = [str(column.header) for column in table.columns]
-    columns = [[str(cell) for cell in column.cells] for column in table.columns]
+    headers, rows = raw_cells(table)
+    return [str(cell) for cell in headers], [[str(cell) for cell in row] for row in rows]
+
+
+def raw_cells(table: Any) -> tuple[list[object], list[list[object]]]:
+    """A rich table's header and rows as the objects added to it (a blank knows its
+    answer)."""
+    headers: list[object] = [column.header for column in table.columns]
+    columns = [list(column.cells) for column in table.columns]
     rows = [list(row) for row in zip(*columns, strict=True)] if columns else []
     return headers, rows
 
@@ -143,57 +267,82 @@ def _is_heading(block: Any) -> bool:
     return isinstance(block, Text) and "underline" in str(block.style)
 
 
+def _tabular(block: Any) -> list[str]:
+    """A table with a header (or rows of names) as a tabular, its size chosen to fit the
+    page; a worksheet's rows tall enough to write in."""
+    headers, rows = raw_cells(block)
+    if isinstance(block, NamedRows):
+        spec, shown = "ll", rows
+    else:
+        spec, shown = _alignment(rows, len(headers)), [headers, *rows]
+    out = []
+    size = _type_size(headers, rows)
+    written = has_blanks(block)
+    if written:
+        out.append(r"{\renewcommand{\arraystretch}{2.2}%")
+    out.append(r"\attnfit{" + (size + " " if size else "") + r"\begin{tabular}{" + spec + "}")
+    for number, row in enumerate(shown):
+        if number == 0 and not isinstance(block, NamedRows):
+            out.append(r"\hline")
+        out.append(" & ".join(tex_cell(cell) for cell in row) + r" \\")
+        if number == 0 and not isinstance(block, NamedRows):
+            out.append(r"\hline")
+    if not isinstance(block, NamedRows):
+        out.append(r"\hline")
+    out.append(r"\end{tabular}}\par")
+    if written:
+        out.append("}")
+    return out
+
+
+def _matrix(block: Any) -> list[str]:
+    """A headerless table as a bmatrix, centred, its row labels in a comment."""
+    _headers, rows = table_cells(block)
+    skip = 0 if isinstance(block, BareMatrix) else 1  # the row labels' column
+    out = [f"% rows: {', '.join(row[0] for row in rows)}"] if skip else []
+    out.append(r"{\centering\attnfit{$\displaystyle\begin{bmatrix}")
+    out.extend(" & ".join(tex_math(cell) for cell in row[skip:]) + r" \\" for row in rows)
+    out.append(r"\end{bmatrix}$}\par}")
+    return out
+
+
 def latex_body(renderables: list[Any]) -> list[str]:
-    """The LaTeX lines of the renderables, without a document around them."""
+    """The LaTeX lines of the renderables, without a document around them. A line of text
+    just above a table is its title, kept on the table's page (\nobreak)."""
     from rich.table import Table
 
     out: list[str] = []
-    from attncli.present.printed import BareMatrix, NamedRows, PageBreak
-
-    for block in (b for renderable in renderables for b in blocks(renderable)):
+    flat = [
+        block
+        for renderable in renderables
+        for block in blocks(renderable)
+        if not isinstance(block, Hint)
+    ]
+    flat = [block for block in flat if isinstance(block, (PageBreak, Table)) or str(block).strip()]
+    for index, block in enumerate(flat):
+        after = flat[index + 1] if index + 1 < len(flat) else None
         if isinstance(block, PageBreak):
             out.extend([r"\newpage", ""])
         elif isinstance(block, Table):
-            headers, rows = table_cells(block)
-            if isinstance(block, NamedRows):
-                out.append(r"\begin{tabular}{ll}")
-                out.extend(" & ".join(tex_text(cell) for cell in row) + r" \\" for row in rows)
-                out.append(r"\end{tabular}")
-            elif block.show_header:
-                out.append(r"\begin{tabular}{" + _alignment(rows, len(headers)) + "}")
-                out.append(r"\hline")
-                out.append(" & ".join(tex_text(cell) for cell in headers) + r" \\")
-                out.append(r"\hline")
-                out.extend(" & ".join(tex_text(cell) for cell in row) + r" \\" for row in rows)
-                out.append(r"\hline")
-                out.append(r"\end{tabular}")
-            else:
-                skip = 0 if isinstance(block, BareMatrix) else 1  # the row labels' column
-                if skip:
-                    out.append(f"% rows: {', '.join(row[0] for row in rows)}")
-                out.append(r"\[")
-                out.append(r"\begin{bmatrix}")
-                out.extend(
-                    " & ".join(tex_math(cell) for cell in row[skip:]) + r" \\" for row in rows
-                )
-                out.append(r"\end{bmatrix}")
-                out.append(r"\]")
+            is_tabular = isinstance(block, NamedRows) or block.show_header
+            out.extend(_tabular(block) if is_tabular else _matrix(block))
             out.append("")
         else:
             text = str(block).strip()
-            if not text:
-                continue
             if _is_heading(block):
                 out.extend([r"\section*{" + tex_text(text) + "}", ""])
+            elif isinstance(after, Table):
+                out.extend([r"\textbf{" + tex_text(text) + r"}\par\nobreak", ""])
             else:
                 out.extend([tex_text(text).replace("\n", "\\\\\n") + r"\par", ""])
     return out
 
 
 def latex(renderables: list[Any], fragment: bool = False) -> str:
-    """A whole LaTeX document; with `fragment`, its body alone (needs amsmath)."""
+    """A whole LaTeX document; with `fragment`, its body alone (and the lines its preamble
+    needs, to copy into one's own)."""
     body = latex_body(renderables)
     if fragment:
-        head = ["% attn export; needs \\usepackage{amsmath} for the matrices", ""]
+        head = ["% attn export; needs \\usepackage{amsmath,graphicx}", FIT, ""]
         return "\n".join(head + body).rstrip() + "\n"
     return _PREAMBLE + "\n" + "\n".join(body).rstrip() + "\n\n\\end{document}\n"

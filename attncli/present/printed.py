@@ -1,14 +1,18 @@
 """What a printed export tells apart that a screen draws alike: where a page ends
 (PageBreak, pages), a matrix of numbers alone (BareMatrix), rows of names and their values
-(NamedRows). present/latex.py and present/html.py read them; render and its companions
-make them."""
+(NamedRows), a line of command-line advice (Hint), which a printed sheet and a notebook
+leave out (for_print). present/latex.py and present/html.py read them; render and its
+companions make them."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
+
+from attncli.present.format import Blank
 
 
 class PageBreak:
@@ -42,3 +46,68 @@ class BareMatrix(Table):
 class NamedRows(Table):
     """Rows of a name and its value, without a header (c, the target, ∇_c ℓ): an export
     writes them as a table of two columns, never as a matrix."""
+
+
+class Hint(Text):
+    """A line of command-line advice ("--steps --token T explains a row"): on a terminal,
+    where it can be typed; never on a printed sheet, nor in a notebook."""
+
+
+def without_hints(renderables: list[Any], sized_blanks: bool = False) -> list[Any]:
+    """The renderables without their Hint lines, groups rebuilt around what is left: what a
+    notebook cell and a printed page show; with `sized_blanks`, a worksheet's tables with
+    blanks as long as their answers (printed_blanks)."""
+    kept: list[Any] = []
+    for renderable in renderables:
+        if isinstance(renderable, Hint):
+            continue
+        if isinstance(renderable, Group):
+            inner = without_hints(list(renderable.renderables), sized_blanks)
+            if any(not isinstance(item, Hint) for item in renderable.renderables):
+                kept.append(Group(*inner, fit=renderable.fit))
+            continue
+        if sized_blanks and isinstance(renderable, Table) and has_blanks(renderable):
+            renderable = printed_blanks(renderable)
+        kept.append(renderable)
+    return kept
+
+
+def for_print(renderables: list[Any]) -> list[Any]:
+    """What a printed page of characters (.html, .svg, .txt, .md) shows: no command-line
+    advice, and blanks with room for their answers."""
+    return without_hints(renderables, sized_blanks=True)
+
+
+HANDWRITTEN = 0.6  # em a handwritten character takes, against a printed digit's 0.5
+LEAST_BLANK = 3.0  # em: the room for the shortest answer
+LEAST_CHARACTERS = 6  # the same on a page drawn in characters
+
+
+def blank_room(cell: object) -> float | None:
+    """How wide (in em) a blank is drawn on a printed sheet, for the answer it expects; None
+    for a cell that is not a blank."""
+    if not isinstance(cell, Blank):
+        return None
+    return max(LEAST_BLANK, HANDWRITTEN * len(cell.answer) + 1.0)
+
+
+def has_blanks(table: Table) -> bool:
+    """True for a worksheet's table, whose rows are written in by hand."""
+    return any(isinstance(cell, Blank) for column in table.columns for cell in column.cells)
+
+
+def printed_blanks(table: Table) -> Table:
+    """A copy of `table` whose blanks are as long as the answers they expect (in
+    underscores, for a page drawn in characters: .html, .svg, .txt)."""
+    import copy
+
+    drawn = copy.copy(table)
+    drawn.columns = []
+    for column in table.columns:
+        copied = copy.copy(column)
+        copied._cells = [
+            "_" * max(LEAST_CHARACTERS, len(cell.answer) + 2) if isinstance(cell, Blank) else cell
+            for cell in column.cells
+        ]
+        drawn.columns.append(copied)
+    return drawn

@@ -27,6 +27,7 @@ from attncli.present.format import (
 )
 from attncli.present.language import printable
 from attncli.present.printed import BareMatrix
+from attncli.present.printed import Hint as Hint
 from attncli.present.printed import NamedRows as NamedRows
 from attncli.present.printed import PageBreak as PageBreak
 
@@ -350,9 +351,9 @@ def heading(text: str) -> RenderableType:
     return Group(Text(""), Text(text.upper(), style="bold underline"), Text(""))
 
 
-def lines(*texts: str) -> RenderableType:
-    """Plain lines of text (never markup)."""
-    return Group(*(Text(text) for text in texts))
+def lines(*texts: str | Text) -> RenderableType:
+    """Plain lines of text (never markup); a Text (a Hint) kept as it is."""
+    return Group(*(text if isinstance(text, Text) else Text(text) for text in texts))
 
 
 def side_by_side(

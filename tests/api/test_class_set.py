@@ -102,7 +102,7 @@ def test_the_tex_and_text_and_markdown_break_between_sheets_only(run, tmp_path):
     assert len(parts) == 4 and "\\clearpage" not in body
     assert [f"HOJA {n} DE 4" in part for n, part in enumerate(parts, 1)] == [True] * 4
     assert parts[0].strip().startswith("\\section*{HOJA 1 DE 4")  # no page before it
-    assert parts[-1].strip().endswith("\\end{tabular}")  # and none after the last
+    assert "\\end{tabular}" in parts[-1].strip()[-40:]  # and none after the last
     text = _pages(run, tmp_path, ".txt").split("\f")
     assert [f"SHEET {n} OF 4" in page for n, page in enumerate(text, 1)] == [True] * 4
     assert text[-1].strip() != "" and text[0].lstrip().startswith("SHEET 1 OF 4")

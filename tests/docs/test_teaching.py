@@ -169,7 +169,7 @@ def test_export_writes_what_the_terminal_shows(run, tmp_path, kind):
                 assert stack.pop() == name
         assert not stack and ("begin", "tabular") in environments
         assert "tren & 2 & 7.39 & 0.665 \\\\" in written
-        assert "Weight = e\\textasciicircum{}\\ldots{} $\\div$ 11.11" in written
+        assert "Weight = $e^{\\ldots}$ $\\div$ 11.11" in written
 
 
 def test_export_of_matrices_to_latex_and_json_still_on_stdout(run, tmp_path):

@@ -4,13 +4,13 @@ unless --theme dark, and .tex as a whole document that pdflatex compiles (or a f
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import SAMPLES
+from tests.present.printing import missing
 
 
 def _shades(text: str) -> set[str]:
@@ -46,7 +46,7 @@ def test_files_are_light_by_default_and_dark_when_asked(run, tmp_path):
 
 def _compiles(tex: Path) -> None:
     """pdflatex compiles the file as it is, where pdflatex is installed."""
-    if shutil.which("pdflatex") is None:
+    if missing("pdflatex", "lmodern"):
         return
     done = subprocess.run(
         ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", tex.name],
@@ -68,7 +68,7 @@ def test_tex_is_a_whole_document_with_numbers_right_aligned(run, tmp_path):
     assert written.rstrip().endswith("\\end{document}") and "\\begin{document}" in written
     assert "\\section*{HOJA DE EJERCICIOS}" in written
     # Labels left, numbers right; an empty cell is a line to write on.
-    assert "\\begin{tabular}{lrrr}" in written and "\\rule{2.5em}{0.4pt}" in written
+    assert "\\begin{tabular}{lrrr}" in written and "\\rule{3.0em}{0.4pt}" in written
     assert "\\_\\_\\_\\_" not in written
     _compiles(path)
 
@@ -118,7 +118,7 @@ def test_tex_writes_the_gradient_at_the_output_with_its_names(run, tmp_path):
                  "--export", str(path))  # fmt: skip
     assert result.exit_code == 0, result.stderr
     tex = path.read_text(encoding="utf-8")
-    upstream = tex.split("Gradient at the output of query\\par", 1)[1].split("\\end{tabular}")[0]
+    upstream = tex.split("Gradient at the output of query}", 1)[1].split("\\end{tabular}")[0]
     assert "c & 7.876, 2.124 \\\\" in upstream and "target & 8, 2 \\\\" in upstream
     assert "bmatrix" not in upstream and "% rows" not in upstream
 
@@ -132,6 +132,44 @@ def test_a_long_column_of_words_wraps_within_the_page(run, tmp_path, lang):
     assert run(*args).exit_code == 0
     assert "\\begin{tabular}{lrp{0.36\\linewidth}}" in path.read_text(encoding="utf-8")
     _compiles(path)
-    if shutil.which("pdflatex") is not None:
+    if not missing("pdflatex", "lmodern"):
         log = path.with_suffix(".log").read_bytes().decode("latin-1")
         assert "Overfull \\hbox" not in log
+
+
+def test_tex_sets_mathematics_as_mathematics():
+    from attncli.present.latex import tex_text
+
+    assert tex_text("W^Q, W_1 q, d_k, d_model") == (
+        "$W^{Q}$, $W_{1}$ q, $d_{k}$, $d_{\\text{model}}$"
+    )
+    assert tex_text("÷ √d_k, √4 = 2") == "$\\div$ $\\sqrt{d_{k}}$, $\\sqrt{4}$ = 2"
+    # A real minus sign, a decimal comma unspaced; a hyphen between words stays one.
+    assert tex_text("(-1)×(-0,76) = -0,24") == "($-1$)$\\times$($-0{,}76$) = $-0{,}24$"
+    assert tex_text("e^score, e^…") == "$e^{\\text{score}}$, $e^{\\ldots}$"
+    assert tex_text("my_var well-known") == "my\\_var well-known"
+    assert tex_text("--method scaled") == "\\texttt{-{}-method} scaled"
+
+
+def test_a_printed_sheet_carries_no_command_line_advice(run, tmp_path):
+    """The terminal says how to see more (--show, --steps); a printed page, which cannot be
+    typed, does not."""
+    shown = run("selfattn", "el tren va lleno", "--format", "table")
+    assert "--steps --token T" in shown.stdout
+    for suffix in (".tex", ".html", ".md", ".txt", ".svg"):
+        path = tmp_path / f"sa{suffix}"
+        result = run("selfattn", "el tren va lleno", "--export", str(path))
+        assert result.exit_code == 0, result.stderr
+        written = path.read_text(encoding="utf-8")
+        assert "--token" not in written and "token} T" not in written, suffix
+        assert "Weights" in written or "Weights" in written.replace("&#160;", " ")
+
+
+def test_blanks_are_as_long_as_their_answers(run, tmp_path):
+    path = tmp_path / "add.tex"
+    result = run("exercise", "--seed", "3", "--method", "additive", "--export", str(path))
+    assert result.exit_code == 0, result.stderr
+    rules = [float(em) for em in re.findall(r"\\rule\{([\d.]+)em\}", path.read_text())]
+    # The sum v_a · tanh(…) asks for "(-1)×0 + 1×(-0.76) = -0.76"; a weight for "0.287".
+    assert max(rules) >= 15 and min(rules) == 3.0
+    assert "\\renewcommand{\\arraystretch}{2.2}" in path.read_text()  # room to write in

@@ -61,12 +61,12 @@ def test_a_tex_export_writes_every_column_of_the_parameters(run, tmp_path):
                  "--export", str(path))  # fmt: skip
     assert result.exit_code == 0, result.stderr
     tex = path.read_text()
-    w_a = tex.split("W\\_a (al azar con la semilla 0)", 1)[1].split("\\end{bmatrix}", 1)[0]
+    w_a = tex.split("$W_{a}$ (al azar con la semilla 0)", 1)[1].split("\\end{bmatrix}", 1)[0]
     assert "0{,}47 & 1{,}08 \\\\" in w_a and "0{,}74 & 0{,}26 \\\\" in w_a
     assert "% rows" not in w_a  # no column of labels taken off
     additive = tmp_path / "additive.tex"
     run("score", "-i", TREN, "--method", "additive", "--steps", "--export", str(additive))
-    v_a = additive.read_text().split("v\\_a (drawn from seed 0)", 1)[1]
+    v_a = additive.read_text().split("$v_{a}$ (drawn from seed 0)", 1)[1]
     assert v_a.split("\\end{bmatrix}", 1)[0].split("\\begin{bmatrix}", 1)[1].strip() == (
         "1.17 & -0.27 \\\\"
     )

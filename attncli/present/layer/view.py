@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 from rich.console import RenderableType
+from rich.text import Text
 
 from attncli.present import render
 from attncli.present.format import Format
@@ -151,7 +152,7 @@ def header(
         note = fmt.say(
             key, formula=params_formula(result.projections), params=fmt.count(result.params)
         )
-    lines = [*packed(parts), note, *without_projections(result, fmt)]
+    lines: list[str | Text] = [*packed(parts), note, *without_projections(result, fmt)]
     if result.weights_from is not None:  # a state dict's file and layout
         source, kind = result.weights_from
         lines.append(fmt.say("weights_from", source=source, kind=kind))
@@ -164,7 +165,7 @@ def header(
         lines.append(fmt.say("trained_by", command=result.trained_by))
     lines += drawn_lines(result, fmt)
     if hint and (result.x is not None or result.projections):
-        lines.append(fmt.say("show_hint"))
+        lines.append(render.Hint(fmt.say("show_hint")))
     if result.of_batch is not None and not noted:  # else the batch's note said which
         number, batch = result.of_batch
         lines.insert(0, fmt.say("sequence_of", number=number, batch=batch))
@@ -229,7 +230,9 @@ def selfattn_view(
     batch, the first sequence, said so. A grid shows every key that fits the terminal's
     width, or at most `columns` keys."""
     if result.batch is not None:
-        note = render.lines(fmt.say("batch_first", batch=result.batch), fmt.say("batch_item"), "")
+        note = render.lines(
+            fmt.say("batch_first", batch=result.batch), render.Hint(fmt.say("batch_item")), ""
+        )
         return [note, *selfattn_view(result.item(1), fmt, show, columns, noted=True)]
     run = result.attention
     heads = result.heads

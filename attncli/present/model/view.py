@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import RenderableType
+from rich.text import Text
 
 from attncli.present import render
 from attncli.present.format import Format
@@ -33,10 +34,14 @@ def model_header(result: ModelAttnResult, fmt: Format, show: frozenset[str]) -> 
     if result.causal:
         sizes.append(fmt.say("model_causal"))
     after = fmt.say("model_after_norm") if s.model_type == "gpt2" else ""
-    lines = [first, *packed(sizes), fmt.say("model_input", layer=s.layer, after=after)]
+    lines: list[str | Text] = [
+        first,
+        *packed(sizes),
+        fmt.say("model_input", layer=s.layer, after=after),
+    ]
     lines.append(fmt.say("model_trained"))
     if not show:
-        lines.append(fmt.say("model_hint" if s.head is None else "model_head_hint"))
+        lines.append(render.Hint(fmt.say("model_hint" if s.head is None else "model_head_hint")))
     return render.lines(*lines, "")
 
 
@@ -113,7 +118,7 @@ def heads_view(result: HeadsResult, fmt: Format) -> list[RenderableType]:
         fmt.say("heads_title", model=result.model, asked=asked),
         fmt.say("heads_tokens", tokens=tokens),
     ]
-    below = []
+    below: list[str | Text] = []
     if len(shown) < len(result.ranking):
         more = len(result.ranking) - len(shown)
         below.append(fmt.say("heads_more", more=more, total=len(result.ranking)))
@@ -124,13 +129,15 @@ def heads_view(result: HeadsResult, fmt: Format) -> list[RenderableType]:
     best = result.ranking[0]
     token = result.tokens[result.source] if result.source is not None else result.tokens[-1]
     below.append(
-        fmt.say(
-            "heads_next",
-            sentence=shlex.quote(result.sentence),
-            model=shlex.quote(result.model),
-            layer=best.layer,
-            head=best.head,
-            token=shlex.quote(token),
+        render.Hint(
+            fmt.say(
+                "heads_next",
+                sentence=shlex.quote(result.sentence),
+                model=shlex.quote(result.model),
+                layer=best.layer,
+                head=best.head,
+                token=shlex.quote(token),
+            )
         )
     )
     return [render.lines(*lines), table, render.lines(*below)]

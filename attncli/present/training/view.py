@@ -261,7 +261,7 @@ def footer(result: TrainResult, fmt: Format) -> RenderableType:
         options += " --causal"
     if not result.scale:
         options += " --no-scale"
-    return render.lines("", fmt.say("train_pipe_hint", options=options))
+    return render.lines("", render.Hint(fmt.say("train_pipe_hint", options=options)))
 
 
 def memorised(result: TrainResult, fmt: Format) -> RenderableType:
