@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
+from functools import cache
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
@@ -75,12 +76,19 @@ def every_command() -> dict[str, Command]:
     return {name: command for name in HOMES if (command := find(name)) is not None}
 
 
+@cache
+def _signature(function: Callable[..., Any]) -> inspect.Signature:
+    """A command function's signature, read once: a line reads it to check its files,
+    and again to call the command."""
+    return inspect.signature(function)
+
+
 def parameters(command: Command) -> list[Declared]:
     """Every parameter of a command as its command line gives it: the function's own, in
     order, the layer's settings in the place of a `layer_settings` parameter (from their
     declaration, attncli.layer), then its output options."""
     own: list[Declared] = []
-    for parameter in inspect.signature(command.function).parameters.values():
+    for parameter in _signature(command.function).parameters.values():
         if parameter.name == LAYER_SETTINGS:
             from attncli.cli.commands.layer_options import LAYER_OPTIONS
 
@@ -101,7 +109,7 @@ def call(command: Command, settings: Settings, values: dict[str, Any]) -> None:
     options gathered as `settings` and, if it takes them, the layer's settings as one
     SelfAttnSettings."""
     _check_files_apart(command, settings, values)
-    if LAYER_SETTINGS in inspect.signature(command.function).parameters:
+    if LAYER_SETTINGS in _signature(command.function).parameters:
         from attncli.cli.commands.layer_options import LAYER_OPTIONS, layer_settings_from
 
         given = {name: values.pop(name) for name in LAYER_OPTIONS if name in values}
