@@ -148,7 +148,14 @@ class Optimizer:
         self, params: dict[str, np.ndarray], grads: dict[str, np.ndarray]
     ) -> tuple[dict[str, np.ndarray], Optimizer]:
         """The parameters after one update, and the optimizer as it is after it; neither
-        `params` nor self is changed, so a stopped step leaves nothing half-done."""
+        `params` nor self is changed, so a stopped step leaves nothing half-done. A step
+        too large overflows to inf without a warning: the caller checks (see diverged)."""
+        with np.errstate(all="ignore"):
+            return self._proposed(params, grads)
+
+    def _proposed(
+        self, params: dict[str, np.ndarray], grads: dict[str, np.ndarray]
+    ) -> tuple[dict[str, np.ndarray], Optimizer]:
         updated = dict(params)
         moments = dict(self.state)
         step = self.steps + 1

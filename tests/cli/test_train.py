@@ -127,6 +127,20 @@ def test_a_diverging_run_stops_with_one_line_and_no_numbers(run):
     assert "--lr 100" in result.stderr and "nan" not in result.stderr.lower()
 
 
+@pytest.mark.parametrize("extra", [(), ("--heads", "2"), ("--optimizer", "adam", "--heads", "2")])
+def test_a_step_that_overflows_is_one_line_without_numpys_warning(extra):
+    # --lr 1e308 overflows W − lr·∇W: the line says diverged, and no RuntimeWarning before it
+    done = subprocess.run(
+        [sys.executable, "-m", "attncli", "train", HEADLINE, *WANT, "--lr", "1e308", *extra],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "Warning" not in done.stderr, done.stderr
+    assert "diverged at iteration 1" in done.stderr
+
+
 ERRORS = [
     (("train", HEADLINE), "nothing to learn"),
     (("train", HEADLINE, "--want", "están"), "write it as query=key"),

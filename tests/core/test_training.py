@@ -4,6 +4,7 @@ derivation, finite differences and hand values."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -220,6 +221,19 @@ def test_a_huge_step_stops_as_diverged_with_the_last_good_parameters():
     x, params = _headline()
     np.testing.assert_array_equal(run.params["w_q"], params["w_q"])
     assert run.diverged_loss is not None and not run.diverged_loss < 10 * run.loss[0]
+
+
+@pytest.mark.parametrize("kind", ["sgd", "adam"])
+@pytest.mark.parametrize("heads", [1, 2])
+def test_a_step_that_overflows_diverges_without_a_warning(kind, heads):
+    # W − lr·∇W with lr = 1e308 overflows to inf: the run says diverged, numpy says nothing
+    x, params = _headline()
+    example = training.Example(x, ((ESTAN, LLAVES),))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        run = training.train([example], params, 3, training.Optimizer(kind, 1e308), heads)
+    assert run.stopped == "diverged" and run.done == 0
+    np.testing.assert_array_equal(run.params["w_q"], params["w_q"])
 
 
 def test_ctrl_c_keeps_the_last_whole_update():
