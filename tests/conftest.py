@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from unittest.mock import patch
 
 import pytest
 from typer.testing import CliRunner, Result
@@ -13,7 +14,8 @@ from typer.testing import CliRunner, Result
 os.environ.setdefault("COLUMNS", "100")
 
 from attncli.cli.app import app  # noqa: E402
-from attncli.cli.fastpath import run_plain
+from attncli.cli.fastpath import run_plain  # noqa: E402
+from attncli.errors import AttnError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
@@ -23,7 +25,23 @@ def invoke_attn(
     runner: CliRunner, arguments: list[str], input: str | None = None, **settings
 ) -> Result:
     """`attn ARGUMENTS` in-process, as the console script runs it: a plain command line
-    without Typer (attncli.cli.fastpath), any other through Typer."""
+    without Typer (attncli.cli.fastpath), any other through Typer. The result's `error` is
+    the AttnError its stderr line told (None when none was), so that a test matches what
+    the error means (its kind, msgid and fields), not its wording."""
+    told: list[AttnError] = []
+    said = AttnError.message
+
+    def telling(error: AttnError, lang: str, surface: str = "cli") -> str:
+        told.append(error)
+        return said(error, lang, surface)
+
+    with patch.object(AttnError, "message", telling):
+        result = _invoked(runner, arguments, input, **settings)
+    result.error = told[-1] if told else None  # type: ignore[attr-defined]
+    return result
+
+
+def _invoked(runner: CliRunner, arguments: list[str], input: str | None, **settings) -> Result:
     with runner.isolation(input=input, env=settings.get("env")) as (stdout, stderr, output):
         status = run_plain(arguments)
         if status is not None:
