@@ -239,22 +239,33 @@ def wants_json(format_name: str | None, stream: IO[str]) -> bool:
 
 
 MIN_WIDTH = 40  # narrower than this, tables are drawn 40 wide and the terminal wraps them
-PIPE_WIDTH = 100  # plain text to a file or a pipe
+PIPE_WIDTH = 80  # plain text to a file or a pipe when no terminal says its width
 
 
-def console_width(stream: IO[str]) -> int:
-    """The width to draw for: COLUMNS, else the terminal's, else PIPE_WIDTH; never below
-    MIN_WIDTH, where a table would have no room left for its numbers."""
+def _terminal_width(stream: IO[str]) -> int | None:
+    """The columns of the terminal `stream` is, None when it is none."""
+    if not is_terminal(stream):
+        return None
+    try:
+        return os.get_terminal_size(stream.fileno()).columns or None
+    except (OSError, ValueError):  # a terminal that does not say its size
+        return None
+
+
+def console_width(stream: IO[str], errors: IO[str] | None = None) -> int:
+    """The width to draw for: COLUMNS, else the terminal's; piped (`| less`, `| head`,
+    `> notes.txt`), the terminal the user is in, which stderr still is (`errors`), else
+    PIPE_WIDTH; never below MIN_WIDTH, where a table would have no room left for its
+    numbers."""
+    import sys
+
     columns = os.environ.get("COLUMNS", "")
     if columns.strip().isdigit():
         width = int(columns)
     elif is_terminal(stream):
-        try:
-            width = os.get_terminal_size(stream.fileno()).columns or 80
-        except (OSError, ValueError):  # a terminal that does not say its size
-            width = 80
+        width = _terminal_width(stream) or 80
     else:
-        width = PIPE_WIDTH
+        width = _terminal_width(sys.stderr if errors is None else errors) or PIPE_WIDTH
     return max(width, MIN_WIDTH)
 
 
@@ -268,12 +279,17 @@ def console(stream: IO[str]) -> Console:
 
 
 def print_renderables(stream: IO[str], renderables: list[RenderableType]) -> None:
-    """Render everything first, then write it at once, so a failure never leaves half a table."""
+    """Render everything first, then write it at once, so a failure never leaves half a table.
+    Off a terminal (a file, a pipe) every line ends at its last character: a table's padding
+    is no trailing space in a file."""
     target = console(stream)
     with target.capture() as capture:
         for renderable in renderables:
             target.print(renderable)
-    stream.write(capture.get())
+    text = capture.get()
+    if not is_terminal(stream):
+        text = "\n".join(line.rstrip(" ") for line in text.split("\n"))
+    stream.write(text)
     stream.flush()
 
 
