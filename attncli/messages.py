@@ -133,16 +133,27 @@ class Setting:
     """A setting named in a message, as data, with the value given to it where there is
     one: `--heads 3` on the command line, `heads=3` in Python, from the one error."""
 
-    __slots__ = ("name", "option", "value")
+    __slots__ = ("name", "option", "value", "metavar")
 
-    def __init__(self, name: str, value: Any = None, option: str | None = None) -> None:
+    def __init__(
+        self, name: str, value: Any = None, option: str | None = None, metavar: str | None = None
+    ) -> None:
         self.name = name  # the Python keyword: heads
         self.option = option or "--" + name.replace("_", "-")  # the option: --heads
         self.value = value
+        self.metavar = metavar  # a value to be chosen: --heads h, heads=h
 
     def written(self, surface: str) -> str:
+        """`--heads 3` or `heads=3`; a flag (a bool value) is its option alone on the command
+        line (`--draw-missing`, `--no-proj`) and `draw_missing=True` in Python."""
         if surface == "cli":
-            return self.option if self.value is None else f"{self.option} {self.value}"
+            if self.metavar is not None:
+                return f"{self.option} {self.metavar}"
+            if self.value is None or isinstance(self.value, bool):
+                return self.option
+            return f"{self.option} {self.value}"
+        if self.metavar is not None:
+            return f"{self.name}={self.metavar}"
         return self.name if self.value is None else f"{self.name}={self.value!r}"
 
     def __repr__(self) -> str:

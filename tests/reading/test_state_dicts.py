@@ -63,7 +63,7 @@ def test_the_python_api_reads_a_state_dict():
     assert np.abs(result.output - np.asarray(case["output"])).max() < 1e-13
     by_path = attn.selfattn(weights=str(REFERENCES / case["file"]), heads=2, x=x)
     assert np.array_equal(by_path.output, result.output)
-    with pytest.raises(InputError, match="does not hold the number of heads; give --heads"):
+    with pytest.raises(InputError, match="does not hold the number of heads; give heads=h"):
         attn.selfattn(weights=state, x=x)
     with pytest.raises(OptionError, match="prefix= picks a layer of weights="):
         attn.selfattn(x=x, prefix="h.0.attn")
@@ -216,7 +216,7 @@ def test_bias_kv_in_python_and_its_refusals():
         attn.selfattn(x=x, heads=2, **{k: v for k, v in params.items() if k != "bias_v"})
     with pytest.raises(ShapeError, match="bias_k has 3 numbers but must have 4"):
         attn.selfattn(x=x, heads=2, **{**params, "bias_k": params["bias_k"][:3]})
-    with pytest.raises(InputError, match="--add-zero-attn goes with the projections"):
+    with pytest.raises(InputError, match="add_zero_attn=True goes with the projections"):
         attn.selfattn(x=x, projections=False, add_zero_attn=True)
 
 

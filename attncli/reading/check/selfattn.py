@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from attncli.errors import InputError, ShapeError, count
 from attncli.layer import SelfAttnSettings
-from attncli.messages import Message, _
+from attncli.messages import Message, Setting, _
 from attncli.reading.check.calculator import (
     KEYS_HINT,
     VALUES_HINT,
@@ -46,6 +46,10 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import numpy as np
+
+# The flags messages name, as the command line (--no-proj) or Python (projections=False) says.
+NO_PROJ = Setting("projections", False, "--no-proj")
+NO_OUT_PROJ = Setting("out_proj", False, "--no-out-proj")
 
 
 @dataclass
@@ -162,9 +166,10 @@ def selfattn_input(
         x = to_batch(given, "x") if is_batch(given) else to_matrix(given, "x")
         if settings.d_model is not None and settings.d_model != x.shape[-1]:
             raise ShapeError(
-                _("x has {columns} columns but --d-model is {d_model} (drop --d-model)"),
+                _("x has {columns} columns but {option} is {d_model} (drop {option})"),
                 columns=x.shape[-1],
                 d_model=settings.d_model,
+                option=Setting("d_model"),
             )
         tokens = labels(document, x.shape[-2], "x", "t")
         query_tokens = tokens
@@ -188,9 +193,12 @@ def selfattn_input(
         if not with_output and document.get("w_o") is not None:
             raise InputError(
                 _(
-                    "w_o joins the heads of --heads h through W^O; give --heads (without "
-                    "--no-out-proj), or leave w_o out"
+                    "w_o joins the heads of {heads} through W^O; give {option} (without "
+                    "{no_out_proj}), or leave w_o out"
                 ),
+                heads=Setting("heads", metavar="h"),
+                option=Setting("heads"),
+                no_out_proj=NO_OUT_PROJ,
             )
         widths = (x_kv.shape[-1], x_v.shape[-1]) if x_v is not None and x_kv is not None else None
         sizes = SeededSizes(d_model, d_k, d_v, with_output, widths)
@@ -230,19 +238,24 @@ def selfattn_input(
         weights.update(bias_kv(document, d_k, d_v))
     elif settings.heads is not None:
         raise InputError(
-            _("--heads needs the projections; drop --no-proj or --heads"),
+            _("{heads} needs the projections; drop {no_proj} or {heads}"),
+            heads=Setting("heads"),
+            no_proj=NO_PROJ,
         )
     given_biases = (*BIASES, "bias_k", "bias_v")
     if not settings.projections and any(document.get(name) is not None for name in given_biases):
         raise InputError(
-            _("biases go with the projections; drop --no-proj or the b_ fields"),
+            _("biases go with the projections; drop {no_proj} or the b_ fields"),
+            no_proj=NO_PROJ,
         )
     if settings.add_zero_attn and not settings.projections:
         raise InputError(
             _(
-                "--add-zero-attn goes with the projections, as in nn.MultiheadAttention; "
-                "drop --no-proj or --add-zero-attn"
+                "{zero} goes with the projections, as in nn.MultiheadAttention; "
+                "drop {no_proj} or {zero}"
             ),
+            zero=Setting("add_zero_attn", True),
+            no_proj=NO_PROJ,
         )
     batch = x.shape[0] if x is not None and x.ndim == 3 else None  # a sentence is one
     allowed, bias = layer_masks(
@@ -264,19 +277,25 @@ def _check_all_given(document: Document, names: list[str], settings: SelfAttnSet
     missing = [name for name in names if document.get(name) is None]
     if not given or not missing or settings.draw_missing or "output" in document:
         return
-    fields = {"given": ", ".join(given), "missing": ", ".join(missing), "seed": settings.seed}
+    fields = {
+        "given": ", ".join(given),
+        "missing": ", ".join(missing),
+        "seed": Setting("seed", settings.seed),
+        "draw": Setting("draw_missing", True),
+    }
     if missing == ["w_o"]:
         raise InputError(
             _(
                 "the input gives {given} but not {missing}; give {missing} too, or "
-                "--no-out-proj, or --draw-missing to draw {missing} from --seed {seed}"
+                "{no_out_proj}, or {draw} to draw {missing} from {seed}"
             ),
+            no_out_proj=NO_OUT_PROJ,
             **fields,
         )
     raise InputError(
         _(
-            "the input gives {given} but not {missing}; give {missing} too, or --draw-missing "
-            "to draw {missing} from --seed {seed}"
+            "the input gives {given} but not {missing}; give {missing} too, or {draw} "
+            "to draw {missing} from {seed}"
         ),
         **fields,
     )

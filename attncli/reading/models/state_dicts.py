@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from attncli.errors import InputError
-from attncli.messages import Message, _
+from attncli.messages import Message, Setting, _
 from attncli.reading.parse.values import Document
 
 if TYPE_CHECKING:
@@ -223,8 +223,9 @@ def heads_of(layer: LayerFields, heads: int | None) -> int:
     if heads is not None:
         if layer.heads is not None and heads != layer.heads:
             raise InputError(
-                _("--heads {heads} but config.json beside {source} says {config}; drop --heads"),
-                heads=heads,
+                _("{heads} but config.json beside {source} says {config}; drop {option}"),
+                heads=Setting("heads", heads),
+                option=Setting("heads"),
                 source=layer.source,
                 config=layer.heads,
             )
@@ -233,10 +234,11 @@ def heads_of(layer: LayerFields, heads: int | None) -> int:
         return layer.heads
     raise InputError(
         _(
-            "{source}: a state dict does not hold the number of heads; give --heads h "
+            "{source}: a state dict does not hold the number of heads; give {heads} "
             "(nn.MultiheadAttention's num_heads, a config's num_attention_heads or n_head)"
         ),
         source=layer.source,
+        heads=Setting("heads", metavar="h"),
     )
 
 
