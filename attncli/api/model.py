@@ -4,6 +4,8 @@ reading the model."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -205,18 +207,23 @@ def _position(tokens: tuple[str, ...], token: str, option: str) -> int:
 HABIT = 0.5
 
 
-def _habits(weights: np.ndarray) -> list[list[str]]:
-    """Each head's habit: "previous", "first" or "last" when its mean weight there over the
-    rows is at least HABIT (the strongest of them), else ""."""
+def _habit_means(weights: np.ndarray) -> dict[str, np.ndarray]:
+    """Each head's mean weight over rows on the token before, the first and the last."""
     from attncli.core.transformer import head_pattern
 
     last = weights[..., :, -1].mean(axis=-1)  # [L, h]
-    means = {"previous": head_pattern(weights, "previous"),
-             "first": head_pattern(weights, "first"), "last": last}  # fmt: skip
+    return {"previous": head_pattern(weights, "previous"),
+            "first": head_pattern(weights, "first"), "last": last}  # fmt: skip
+
+
+def _habits(means: dict[str, np.ndarray]) -> list[list[str]]:
+    """Each head's habit: "previous", "first" or "last" when its mean weight there over the
+    rows is at least HABIT (the strongest of them), else ""."""
+    layers, count = next(iter(means.values())).shape
     habits = []
-    for layer in range(weights.shape[0]):
+    for layer in range(layers):
         row = []
-        for head in range(weights.shape[1]):
+        for head in range(count):
             name, mean = max(((n, float(m[layer, head])) for n, m in means.items()),
                              key=lambda item: item[1])  # fmt: skip
             row.append(name if mean >= HABIT else "")
@@ -236,6 +243,62 @@ def _controls(grid: np.ndarray, start: int | None, end: int | None) -> dict[str,
             "column_mean": float(grid[:, end].mean())}  # fmt: skip
 
 
+def _texts(sentence: str | None, sentences: Sequence[str] | None) -> list[str]:
+    """The sentences to rank over: the one given, or every one of `sentences`."""
+    if sentences is None:
+        return [_sentence(sentence)]
+    if sentence is not None:
+        raise OptionError(
+            _("give a sentence or --sentences FILE, not both: the ranking is over one of them")
+        )
+    texts = [_sentence(text) for text in sentences]
+    if not texts:
+        raise InputError(_("--sentences has no sentences; write one per line"))
+    return texts
+
+
+@dataclass
+class _Scored:
+    """One sentence's run: its tokens, each head's score [L, h] and what the view needs."""
+
+    encoded: Encoded
+    table: np.ndarray  # [L, h]
+    habits: dict[str, np.ndarray]  # name -> [L, h]
+    start: int | None = None
+    end: int | None = None
+    controls: list[list[dict[str, Any]]] = field(default_factory=list)
+
+
+def _scored(loaded: Model, text: str, source: str | None, target: str | None,
+            pattern: str | None) -> _Scored:  # fmt: skip
+    from attncli.core.transformer import head_pattern
+
+    encoded = loaded.tokenizer.encode(text)
+    run = _forward(loaded, encoded, None)
+    weights = np.stack([layer.attention.weights for layer in run.layers])  # [L, h, T, T]
+    if pattern is not None:
+        return _Scored(encoded, head_pattern(weights, pattern), _habit_means(weights))
+    assert source is not None and target is not None
+    tokens = encoded.tokens
+    start, end = _position(tokens, source, "--from"), _position(tokens, target, "--to")
+    controls = [[_controls(weights[lay, h], start, end) for h in range(weights.shape[1])]
+                for lay in range(weights.shape[0])]  # fmt: skip
+    return _Scored(encoded, weights[:, :, start, end], _habit_means(weights), start, end,
+                   controls)  # fmt: skip
+
+
+def _mean_controls(runs: list[_Scored], layer: int, head: int) -> dict[str, Any]:
+    """A head's controls over several sentences: the strongest other key's weight and the
+    target column's mean, each the mean over sentences (the key itself differs)."""
+    if runs[0].start is None:
+        return {}
+    if len(runs) == 1:
+        return runs[0].controls[layer][head]
+    each = [run.controls[layer][head] for run in runs]
+    return {"rival_weight": float(np.mean([c["rival_weight"] for c in each])),
+            "column_mean": float(np.mean([c["column_mean"] for c in each]))}  # fmt: skip
+
+
 def heads(
     sentence: str | None,
     model: str,
@@ -243,13 +306,15 @@ def heads(
     source: str | None = None,
     target: str | None = None,
     pattern: str | None = None,
+    sentences: Sequence[str] | None = None,
     shown_count: int | None = 10,
 ) -> HeadsResult:
     """Every (layer, head) of a model ranked, highest first, by the weight from the token
     `source` to the token `target` (their first occurrences), or by a pattern's mean weight
     over rows: "previous" (on the token just before), "first" (on the first token), "self"
-    (on itself)."""
-    from attncli.core.transformer import head_pattern
+    (on itself). With `sentences` (instead of `sentence`), by the mean of that score over
+    every sentence, each head's lowest beside it."""
+    from attncli.reading.models.model import load_model
     from attncli.results.model import HeadsResult, HeadWeight
 
     if pattern is not None and (source is not None or target is not None):
@@ -267,38 +332,42 @@ def heads(
             pattern=shown(repr(pattern)),
             known=", ".join(PATTERNS),
         )
-    loaded, encoded = _load(sentence, model)
-    run = _forward(loaded, encoded, None)
-    weights = np.stack([layer.attention.weights for layer in run.layers])  # [L, h, T, T]
-    tokens = encoded.tokens
-    start = end = None
-    if pattern is not None:
-        table = head_pattern(weights, pattern)  # [L, h]
-    else:
-        assert source is not None and target is not None
-        start, end = _position(tokens, source, "--from"), _position(tokens, target, "--to")
-        table = weights[:, :, start, end]
+    texts = _texts(sentence, sentences)
+    loaded = load_model(model)
+    runs = [_scored(loaded, text, source, target, pattern) for text in texts]
+    tables = np.stack([run.table for run in runs])  # [S, L, h]
+    table = tables.mean(axis=0)
+    lowest = tables.min(axis=0)
     order = sorted(
         ((layer, head) for layer in range(table.shape[0]) for head in range(table.shape[1])),
         key=lambda lh: (-table[lh], lh),
     )
-    habits = _habits(weights)  # [L, h]: what each head mostly does, or ""
+    means = {name: np.mean([run.habits[name] for run in runs], axis=0) for name in runs[0].habits}
+    habits = _habits(means)  # [L, h]: what each head mostly does, or ""
+    several = len(runs) > 1
     ranking = tuple(
         HeadWeight(lay + 1, h + 1, float(table[lay, h]), habit=habits[lay][h] or None,
-                   **_controls(weights[lay, h], start, end))
+                   lowest=float(lowest[lay, h]) if several else None,
+                   each=tuple(float(v) for v in tables[:, lay, h]) if several else None,
+                   **_mean_controls(runs, lay, h))
         for lay, h in order
     )  # fmt: skip
-    split, word_count = split_words(encoded)
+    first = runs[0]
+    split, word_count = split_words(first.encoded) if not several else ((), 0)
     return HeadsResult(
         split_words=split,
         word_count=word_count,
         model=model,
         model_type=loaded.model_type,
-        sentence=str(sentence),
-        tokens=tokens,
+        sentence=texts[0],
+        tokens=first.encoded.tokens,
         ranking=ranking,
-        source=start,
-        target=end,
+        source=first.start,
+        target=first.end,
         pattern=pattern,
         shown=shown_count,
+        asked_from=source,
+        asked_to=target,
+        sentences=tuple(texts) if several or sentences is not None else None,
+        sentence_tokens=tuple(run.encoded.tokens for run in runs),
     )

@@ -107,6 +107,9 @@ class HeadWeight:
     rival_weight: float | None = None
     column_mean: float | None = None
     habit: str | None = None
+    # over several sentences: the weight is their mean; the lowest and each one beside it
+    lowest: float | None = None
+    each: tuple[float, ...] | None = None
 
 
 @dataclass(frozen=True, repr=False, kw_only=True, eq=False)
@@ -125,6 +128,12 @@ class HeadsResult(Result):
     shown: int | None = 10  # how many a terminal shows; None: all
     split_words: tuple[str, ...] = ()  # as ModelAttnResult's
     word_count: int = 0
+    asked_from: str | None = None  # --from and --to as given
+    asked_to: str | None = None
+    # --sentences: every sentence ranked over, and each one's tokens (the first's are
+    # `tokens`, and `source`/`target` its positions); None for one sentence given alone
+    sentences: tuple[str, ...] | None = None
+    sentence_tokens: tuple[tuple[str, ...], ...] = ()
 
     def __repr__(self) -> str:
         best = self.ranking[0]
@@ -146,9 +155,18 @@ class HeadsResult(Result):
         return f"{self.tokens[self.source]} → {self.tokens[self.target]}"
 
     def to_document(self) -> dict[str, Any]:
-        document: dict[str, Any] = {"model": self.model, "tokens": list(self.tokens)}
+        document: dict[str, Any] = {"model": self.model}
+        if self.sentences is not None:
+            document["sentences"] = [
+                {"sentence": text, "tokens": list(tokens)}
+                for text, tokens in zip(self.sentences, self.sentence_tokens, strict=True)
+            ]
+        else:
+            document["tokens"] = list(self.tokens)
         if self.pattern is not None:
             document["pattern"] = self.pattern
+        elif self.sentences is not None:
+            document.update({"from": self.asked_from, "to": self.asked_to})
         else:
             assert self.source is not None and self.target is not None
             document.update(
@@ -177,6 +195,8 @@ class HeadsResult(Result):
 def _head_document(head: HeadWeight, tokens: tuple[str, ...]) -> dict[str, Any]:
     """One ranked head as the JSON writes it: its weight, and its controls when it has them."""
     document: dict[str, Any] = {"layer": head.layer, "head": head.head, "weight": head.weight}
+    if head.each is not None:
+        document.update(lowest=head.lowest, each=list(head.each))
     if head.rival is not None:
         document.update(
             rival=tokens[head.rival],
@@ -184,6 +204,8 @@ def _head_document(head: HeadWeight, tokens: tuple[str, ...]) -> dict[str, Any]:
             rival_weight=head.rival_weight,
             column_mean=head.column_mean,
         )
+    elif head.rival_weight is not None:
+        document.update(rival_weight=head.rival_weight, column_mean=head.column_mean)
     if head.habit is not None:
         document["habit"] = head.habit
     return document

@@ -53,6 +53,18 @@ PatternOption = Annotated[
         ),
     ),
 ]
+SentencesOption = Annotated[
+    str | None,
+    Option(
+        "--sentences",
+        metavar=_("FILE"),
+        reads=True,
+        help=_(
+            "Rank by the mean over the sentences of FILE, one a line ('-' for stdin; # starts "
+            "a comment), instead of one sentence; each head's lowest is shown beside it."
+        ),
+    ),
+]
 AllOption = Annotated[
     bool,
     Option(
@@ -69,6 +81,7 @@ def heads(
     source: FromOption = None,
     target: ToOption = None,
     pattern: PatternOption = None,
+    sentences: SentencesOption = None,
     all_heads: AllOption = False,
     *,
     settings: Settings,
@@ -81,8 +94,14 @@ def heads(
     terminal (--all: every one); as JSON a list of {"layer", "head", "weight"}, 1-based,
     highest first, with the tokens beside it.
 
+    With --sentences FILE, the mean of that score over every sentence of FILE (one a
+    line), each head's lowest beside it: a head that does it in one sentence only ranks low.
+
     Example: attn heads "the keys to the cabinet are on the table" --model all-MiniLM-L6-v2
     --from are --to keys
+
+    Example: attn heads --sentences docs/agreement.txt --model all-MiniLM-L6-v2 --from are
+    --to keys
     """
     from attncli.api.model import heads as rank
     from attncli.cli.commands.model_runs import sentence_given
@@ -91,12 +110,21 @@ def heads(
 
     if not model:
         raise OptionError(_("attn heads needs --model M, e.g. --model all-MiniLM-L6-v2"))
+    texts = None
+    if sentences is not None:
+        import sys
+
+        from attncli.reading.parse.sentence_list import sentence_lines
+        from attncli.reading.parse.sources import read_text
+
+        texts = sentence_lines(*read_text(sentences, sys.stdin))
     result = rank(
-        sentence_given(sentence),
+        sentence if texts is not None else sentence_given(sentence),
         model,
         source=source,
         target=target,
         pattern=pattern,
+        sentences=texts,
         shown_count=None if all_heads else 10,
     )
     from attncli.cli.commands.model_runs import warn_if_foreign

@@ -81,8 +81,11 @@ def heads_view(result: HeadsResult, fmt: Format) -> list[RenderableType]:
 
     from attncli.present.drawn import PlainTable
 
+    several = result.sentences is not None
     if result.pattern is not None:
         asked = fmt.say(f"heads_pattern.{result.pattern}")
+    elif several:
+        asked = fmt.say("heads_from_to_words", source=result.asked_from, target=result.asked_to)
     else:
         assert result.source is not None and result.target is not None
         asked = fmt.say(
@@ -95,7 +98,9 @@ def heads_view(result: HeadsResult, fmt: Format) -> list[RenderableType]:
     table = PlainTable(box=box.SIMPLE_HEAVY)
     controls = result.source is not None  # --from/--to: the row's rival and the column
     columns = [("heads_rank", "right"), ("heads_layer", "right"), ("heads_head", "right"),
-               ("heads_weight", "right")]  # fmt: skip
+               ("heads_mean" if several else "heads_weight", "right")]  # fmt: skip
+    if several:
+        columns.append(("heads_lowest", "right"))
     if controls:
         columns += [("heads_rival", "left"), ("heads_column", "right")]
     for key, justify in columns:
@@ -108,16 +113,21 @@ def heads_view(result: HeadsResult, fmt: Format) -> list[RenderableType]:
         bar = "█" * max(0, round(12 * entry.weight / top)) if entry.weight > 0 else ""
         cells: list[Any] = [str(rank), str(entry.layer), str(entry.head),
                  fmt.stated(entry.weight, 3, whole_bare=False)]  # fmt: skip
-        if controls and entry.rival is not None and entry.rival_weight is not None:
-            rival = f"{result.tokens[entry.rival]} {fmt.stated(entry.rival_weight, 3)}"
+        if several:
+            cells.append(fmt.stated(entry.lowest or 0.0, 3, whole_bare=False))
+        if controls and entry.rival_weight is not None:
+            rival = fmt.stated(entry.rival_weight, 3)
+            if entry.rival is not None:
+                rival = f"{result.tokens[entry.rival]} {rival}"
             cells += [render.safe_label(rival), fmt.stated(entry.column_mean or 0.0, 3)]
         habit = fmt.say(f"heads_habit.{entry.habit}") if entry.habit else ""
         table.add_row(*cells, habit, bar)
-    tokens = " ".join(result.tokens)
-    lines = [
-        fmt.say("heads_title", model=result.model, asked=asked),
-        fmt.say("heads_tokens", tokens=tokens),
-    ]
+    lines = [fmt.say("heads_title", model=result.model, asked=asked)]
+    if result.sentences is not None:
+        lines.append(fmt.say("heads_over", count=len(result.sentences)))
+        lines += [f"  {render.safe_label(' '.join(tokens))}" for tokens in result.sentence_tokens]
+    else:
+        lines.append(fmt.say("heads_tokens", tokens=" ".join(result.tokens)))
     below: list[str | Text] = []
     if len(shown) < len(result.ranking):
         more = len(result.ranking) - len(shown)
@@ -125,7 +135,9 @@ def heads_view(result: HeadsResult, fmt: Format) -> list[RenderableType]:
     import shlex
 
     if controls:
-        below.append(fmt.say("heads_controls"))
+        below.append(fmt.say("heads_controls_over" if several else "heads_controls"))
+    if several:
+        below.append(fmt.say("heads_lowest_means"))
     best = result.ranking[0]
     token = result.tokens[result.source] if result.source is not None else result.tokens[-1]
     below.append(

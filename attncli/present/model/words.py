@@ -23,6 +23,19 @@ MODEL_PHRASES: dict[str, str] = {
     "model_word_weights": _("Weights between words (row = who asks, column = who answers)"),
     "heads_title": _("Heads of {model} ranked by {asked}"),
     "heads_from_to": _("the weight from «{source}» (token {start}) to «{target}» (token {end})"),
+    "heads_from_to_words": _("the weight from «{source}» to «{target}» (their first occurrences)"),
+    "heads_over": _("the mean over {count} sentences, as the model reads them:"),
+    "heads_mean": _("Mean"),
+    "heads_lowest": _("Lowest"),
+    "heads_lowest_means": _(
+        "Mean: over every sentence. Lowest: the head's score in the sentence where it is "
+        "lowest (a high mean with a low lowest is a head that does it in some sentences only)."
+    ),
+    "heads_controls_over": _(
+        "Row's next: the weight of the strongest other key in the same row, and Column mean: "
+        "the head's weight on the target averaged over every row, each the mean over the "
+        "sentences. Mostly: what the head does in most rows anyway (half its weight or more)."
+    ),
     "heads_pattern.previous": _("the mean weight on the previous token"),
     "heads_pattern.first": _("the mean weight on the first token"),
     "heads_pattern.self": _("the mean weight on the token itself"),

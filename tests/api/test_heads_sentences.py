@@ -1,0 +1,94 @@
+"""attn heads --sentences FILE: each head's score is the mean of its scores in separate runs
+of each sentence, its lowest beside it; the file, the sentence and the options are checked
+before any ranking is printed."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import attncli as attn
+from tests import tiny_models
+
+SENTENCES = ["the keys to the cabinet are on the table", "the keys of the car are here",
+             "the keys on the table are here"]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def bert(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("models") / "bert"
+    tiny_models.WRITERS["bert"](folder)
+    return str(folder)
+
+
+@pytest.fixture
+def sentence_file(tmp_path):
+    path = tmp_path / "agreement.txt"
+    path.write_text("# agreement\n\n" + "\n".join(SENTENCES) + "\n", encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize("asked", [{"source": "are", "target": "keys"}, {"pattern": "previous"}])
+def test_the_mean_is_the_mean_of_separate_runs(bert, asked):
+    ranked = attn.heads(None, bert, sentences=SENTENCES, shown_count=None, **asked)
+    alone = [attn.heads(text, bert, shown_count=None, **asked) for text in SENTENCES]
+    for entry in ranked.ranking:
+        each = [next(h for h in run.ranking if (h.layer, h.head) == (entry.layer, entry.head))
+                for run in alone]  # fmt: skip
+        assert entry.each == tuple(h.weight for h in each)
+        assert entry.weight == pytest.approx(np.mean([h.weight for h in each]), abs=1e-15)
+        assert entry.lowest == min(h.weight for h in each)
+        if "source" in asked:
+            assert entry.rival is None  # the strongest other key differs from one to another
+            assert entry.rival_weight == pytest.approx(
+                np.mean([h.rival_weight for h in each]), abs=1e-15)  # fmt: skip
+            assert entry.column_mean == pytest.approx(
+                np.mean([h.column_mean for h in each]), abs=1e-15)  # fmt: skip
+    weights = [entry.weight for entry in ranked.ranking]
+    assert weights == sorted(weights, reverse=True)
+    assert [s for s in ranked.sentences or ()] == SENTENCES
+
+
+def test_the_command_reads_a_file_or_stdin_and_writes_each_sentence(run, bert, sentence_file):
+    document = json.loads(run("heads", "--sentences", sentence_file, "--model", bert, "--from",
+                              "are", "--to", "keys", "--json").stdout)  # fmt: skip
+    assert [s["sentence"] for s in document["sentences"]] == SENTENCES
+    assert document["sentences"][1]["tokens"][0] == "[CLS]"
+    assert (document["from"], document["to"]) == ("are", "keys")
+    best = document["heads"][0]
+    assert len(best["each"]) == 3 and best["lowest"] == min(best["each"])
+    assert best["weight"] == pytest.approx(sum(best["each"]) / 3, abs=1e-15)
+    piped = run("heads", "--sentences", "-", "--model", bert, "--from", "are", "--to", "keys",
+                "--json", input="\n".join(SENTENCES))  # fmt: skip
+    assert json.loads(piped.stdout) == document
+
+
+def test_the_screen_says_over_how_many_and_what_lowest_means(run, bert, sentence_file):
+    screen = run("heads", "--sentences", sentence_file, "--model", bert, "--pattern", "self",
+                 "--format", "table").stdout  # fmt: skip
+    assert "the mean over 3 sentences" in screen and "Lowest" in screen
+    assert "[CLS] the keys of the car are here [SEP]" in screen
+    spanish = run("heads", "--sentences", sentence_file, "--model", bert, "--pattern", "self",
+                  "--format", "table", "--lang", "es").stdout  # fmt: skip
+    assert "la media de 3 frases" in spanish and "Mínimo" in spanish
+
+
+def refused(result, words):
+    assert result.exit_code != 0 and result.stdout == ""
+    assert words in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_refusals(run, bert, sentence_file, tmp_path):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("# nothing\n\n", encoding="utf-8")
+    pattern = ("--model", bert, "--pattern", "self")
+    refused(run("heads", "the keys", "--sentences", sentence_file, *pattern), "not both")
+    refused(run("heads", "--sentences", str(empty), *pattern), "has no sentences")
+    refused(run("heads", "--sentences", str(tmp_path / "none.txt"), *pattern), "none.txt")
+    missing = tmp_path / "missing.txt"
+    missing.write_text("the keys are here\nthe car is here\n", encoding="utf-8")
+    words = "--from 'are' is not one of the model's tokens here: [CLS], the, car"
+    asked = ("--model", bert, "--from", "are", "--to", "keys")
+    refused(run("heads", "--sentences", str(missing), *asked), words)
