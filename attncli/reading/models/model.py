@@ -306,7 +306,7 @@ def check_regular_files(folder: str) -> None:
 
 def load_model(name: str, layers: int | None = None) -> Model:
     """Find, check and read a model: its first `layers` layers (all by default)."""
-    from attncli.reading.models.weights import network
+    from attncli.reading.models.weights import check_vocabulary, network
     from attncli.reading.parse.tensor_files import open_safetensors
 
     folder = find_model(name)
@@ -315,4 +315,6 @@ def load_model(name: str, layers: int | None = None) -> Model:
     tokenizer = load_tokenizer(folder, model_type, arch.positions)
     tensors = open_safetensors(weight_files(folder))
     check_free_memory(tensors.computed_bytes, Message(_("the model in {folder}"), folder=folder))
-    return Model(name, folder, model_type, arch, network(tensors, arch, layers), tokenizer)
+    weights = network(tensors, arch, layers)
+    check_vocabulary(weights.word, tokenizer.largest_id(), tokenizer.source)
+    return Model(name, folder, model_type, arch, weights, tokenizer)

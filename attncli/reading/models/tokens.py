@@ -8,13 +8,14 @@ tokenizer_config.json says). Special tokens are added as the model was trained w
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from attncli.errors import InputError, install_command
+from attncli.errors import InputError, install_command, shown
 from attncli.messages import _, either
 
 LENGTH_FIELDS = {"gpt2": "n_positions"}  # else max_position_embeddings
@@ -38,6 +39,11 @@ class ModelTokenizer:
     positions: int  # the longest input, in tokens
     length_field: str  # the config field that sets it
     pieces: str  # "wordpiece" (## joins a word) or "bytes" (byte-level BPE)
+    source: str = "the tokenizer"  # the file it was read from
+
+    def largest_id(self) -> int:
+        """The largest id this tokenizer gives, its added tokens included."""
+        return max(self.tokenizer.get_vocab(with_added_tokens=True).values(), default=-1)
 
     def encode(self, sentence: str) -> Encoded:
         """The ids, tokens and words of a sentence; more tokens than the model's positions
@@ -122,27 +128,30 @@ def load_tokenizer(folder: str, model_type: str, positions: int) -> ModelTokeniz
         try:
             tokenizer = Tokenizer.from_file(path)
         except Exception as error:  # the package's own exception
-            reason = str(error).splitlines()[0] if str(error) else type(error).__name__
             raise InputError(
                 _("{path} could not be read ({reason}); the file may be truncated or corrupt"),
                 path=path,
-                reason=reason,
+                reason=_first_line(error),
             ) from None
         tokenizer.no_truncation()
         tokenizer.no_padding()
-        return ModelTokenizer(tokenizer, positions, field, pieces)
+        return ModelTokenizer(tokenizer, positions, field, pieces, path)
     vocab = os.path.join(folder, "vocab.txt")
     if model_type == "bert" and os.path.isfile(vocab):
         from tokenizers.implementations import BertWordPieceTokenizer
 
         config = _tokenizer_config(folder)
-        wordpiece = BertWordPieceTokenizer(
-            vocab,
-            lowercase=bool(config.get("do_lower_case", True)),
-            strip_accents=config.get("strip_accents"),
-            handle_chinese_chars=bool(config.get("tokenize_chinese_chars", True)),
-        )
-        return ModelTokenizer(wordpiece, positions, field, pieces)
+        options = _wordpiece_options(config, os.path.join(folder, "tokenizer_config.json"))
+        _check_vocab(vocab, [options[name] for name in SPECIALS])
+        try:
+            wordpiece = BertWordPieceTokenizer(vocab, **options)
+        except Exception as error:  # the package's own exception
+            raise InputError(
+                _("{path} could not be read ({reason}); the file may be truncated or corrupt"),
+                path=vocab,
+                reason=_first_line(error),
+            ) from None
+        return ModelTokenizer(wordpiece, positions, field, pieces, vocab)
     needs = either(["tokenizer.json", "vocab.txt"]) if model_type == "bert" else "tokenizer.json"
     raise InputError(
         _(
@@ -152,3 +161,81 @@ def load_tokenizer(folder: str, model_type: str, positions: int) -> ModelTokeniz
         folder=folder,
         needs=needs,
     )
+
+
+def _first_line(error: Exception) -> str:
+    return shown(str(error).splitlines()[0], 120) if str(error) else type(error).__name__
+
+
+# tokenizer_config.json's fields that BertTokenizer reads, as BertWordPieceTokenizer's
+# keywords: (field, default, whether null is allowed). null strip_accents follows lowercase.
+FLAGS = {
+    "lowercase": ("do_lower_case", True, False),
+    "strip_accents": ("strip_accents", None, True),
+    "handle_chinese_chars": ("tokenize_chinese_chars", True, False),
+}
+SPECIALS = {"unk_token": "[UNK]", "sep_token": "[SEP]", "cls_token": "[CLS]"}
+
+
+def _wordpiece_options(config: dict[str, Any], path: str) -> dict[str, Any]:
+    """The WordPiece tokenizer's settings from tokenizer_config.json, each checked: a flag
+    true, false (or null where transformers allows it), a special token a string; "yes" or
+    a number is refused rather than read as true."""
+    options: dict[str, Any] = {}
+    for keyword, (name, default, nullable) in FLAGS.items():
+        value = config.get(name, default)
+        if not isinstance(value, bool) and not (value is None and nullable):
+            raise InputError(
+                _("{path}: {name} is {value}; expected {expected}"),
+                path=path,
+                name=name,
+                value=shown(json.dumps(value, ensure_ascii=False)),
+                expected=either(["true", "false", "null"] if nullable else ["true", "false"]),
+            )
+        options[keyword] = value
+    for keyword, standard in SPECIALS.items():
+        token = config.get(keyword, standard)
+        if isinstance(token, dict):  # an AddedToken as transformers saves it
+            token = token.get("content")
+        if not isinstance(token, str) or not token:
+            raise InputError(
+                _("{path}: {name} is {value}; expected the token as a string, such as {default}"),
+                path=path,
+                name=keyword,
+                value=shown(json.dumps(config.get(keyword), ensure_ascii=False)),
+                default=json.dumps(standard),
+            )
+        options[keyword] = token
+    return options
+
+
+def _check_vocab(path: str, specials: list[str]) -> None:
+    """vocab.txt as text, one token a line, with every special token the tokenizer adds
+    ([CLS] … [SEP]) or puts in place of an unknown word: the tokenizers package would stop
+    on the first one missing, or on a byte that is not UTF-8, with no word of where."""
+    with open(path, "rb") as file:
+        data = file.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise InputError(
+            _(
+                "{path}: line {line} is not UTF-8 text (byte {byte}); vocab.txt holds one "
+                "token a line in UTF-8: save it again from the model's tokenizer"
+            ),
+            path=path,
+            line=line,
+            byte=f"0x{data[error.start]:02x}",
+        ) from None
+    tokens = set(text.splitlines())
+    for token in specials:
+        if token not in tokens:
+            raise InputError(
+                _(
+                    "{path} has no line {token}, which the tokenizer needs; vocab.txt is not "
+                    "this model's whole (save it again from the model's tokenizer)"
+                ),
+                path=path,
+                token=shown(token),
+            )

@@ -152,6 +152,7 @@ def network(
     types = optional_named(state, embeddings, "token_type_embeddings.weight")
     if types is None:  # transformers would draw it at random: the numbers would be no model's
         raise _missing(f"{embeddings}.token_type_embeddings.weight")
+    _check_token_types(types, f"{embeddings}.token_type_embeddings.weight", arch.d_model)
     norm = _float_norm(_norm(state, embeddings + ".LayerNorm", arch.d_model, kind))
     return Network(arch, word, position, blocks, token_type=types, embedding_norm=norm)
 
@@ -193,6 +194,40 @@ def _check_tables(word: _Rows, position: _Rows, arch: Architecture) -> None:
             name=position.name,
             rows=position.shape[0],
             positions=arch.max_positions,
+        )
+
+
+def _check_token_types(types: np.ndarray, name: str, width: int) -> None:
+    """BERT adds row 0 of the token-type table to every token of a single sentence: the
+    table must be rows of the model's width, one row at least (a row of another width would
+    be broadcast into the wrong numbers, or refused by numpy with no name)."""
+    if types.ndim != 2 or types.shape[1] != width:
+        raise ShapeError(
+            _("{name} is {shape}; expected {width} columns (the width config.json gives)"),
+            name=name,
+            shape=shape_text(types.shape),
+            width=width,
+        )
+    if types.shape[0] == 0:
+        raise ShapeError(
+            _("{name} has no rows; a single sentence's tokens all take its row 0"), name=name
+        )
+
+
+def check_vocabulary(word: Any, largest_id: int, source: str) -> None:
+    """The word-embedding table against the tokenizer: every id the tokenizer can give must
+    be a row of the table (transformers would fail on the first such id, mid-sentence)."""
+    rows = word.shape[0]
+    if largest_id >= rows:
+        raise ShapeError(
+            _(
+                "{name} has {rows} rows, but {source} gives ids up to {largest}; the "
+                "tokenizer and the weights are not of one model"
+            ),
+            name=word.name,
+            rows=rows,
+            source=source,
+            largest=largest_id,
         )
 
 

@@ -1,0 +1,135 @@
+"""A model folder whose tokenizer and embedding files are corrupt: each refused in one
+line, naming the file and the field, before any sentence runs (the tokenizers package and
+numpy would stop with their own words, or broadcast a wrong row silently)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from attncli.errors import AttnError, InputError, ShapeError
+from attncli.reading.models.model import load_model
+from tests import tiny_models
+
+
+@pytest.fixture(scope="module")
+def originals(tmp_path_factory):
+    root = tmp_path_factory.mktemp("originals")
+    tiny_models.write_bert(root / "bert")
+    tiny_models.write_bert(root / "vocab", tokenizer_json=False)
+    tiny_models.write_gpt2(root / "gpt2")
+    return root
+
+
+def copy(originals: Path, tmp_path: Path, kind: str) -> Path:
+    folder = tmp_path / kind
+    shutil.copytree(originals / kind, folder)
+    return folder
+
+
+def refused(folder: Path, kind: type[AttnError]) -> AttnError:
+    with pytest.raises(kind) as caught:
+        load_model(str(folder))
+    for lang in ("en", "es"):
+        assert "\n" not in caught.value.message(lang)
+    return caught.value
+
+
+def edit_tokenizer_config(folder: Path, **changes) -> None:
+    path = folder / "tokenizer_config.json"
+    config = json.loads(path.read_text())
+    config.update(changes)
+    path.write_text(json.dumps(config))
+
+
+def edit_weights(folder: Path, name: str, value: np.ndarray) -> None:
+    from safetensors.numpy import load_file, save_file
+
+    weights = load_file(str(folder / "model.safetensors"))
+    weights[name] = value
+    save_file(weights, str(folder / "model.safetensors"), metadata={"format": "pt"})
+
+
+@pytest.mark.parametrize("token", ["[SEP]", "[CLS]", "[UNK]"])
+def test_a_vocab_without_a_special_token_names_it(originals, tmp_path, token):
+    folder = copy(originals, tmp_path, "vocab")
+    lines = (folder / "vocab.txt").read_text(encoding="utf-8").splitlines()
+    (folder / "vocab.txt").write_text("\n".join(t for t in lines if t != token) + "\n")
+    error = refused(folder, InputError)
+    assert error.fields["token"] == token and error.fields["path"].endswith("vocab.txt")
+
+
+def test_a_special_token_renamed_in_tokenizer_config_is_the_one_looked_for(originals, tmp_path):
+    folder = copy(originals, tmp_path, "vocab")
+    edit_tokenizer_config(folder, sep_token={"content": "[END]", "lstrip": False})
+    assert refused(folder, InputError).fields["token"] == "[END]"
+
+
+def test_a_vocab_that_is_not_utf8_names_its_line(originals, tmp_path):
+    folder = copy(originals, tmp_path, "vocab")
+    text = (folder / "vocab.txt").read_bytes()
+    (folder / "vocab.txt").write_bytes(text + b"caf\xe9\n")
+    error = refused(folder, InputError)
+    assert error.fields["line"] == text.count(b"\n") + 1 and error.fields["byte"] == "0xe9"
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("strip_accents", "yes"),
+        ("strip_accents", 1),
+        ("do_lower_case", "false"),  # bool("false") is True: never read as a truth value
+        ("do_lower_case", None),
+        ("tokenize_chinese_chars", 0),
+        ("unk_token", 3),
+        ("cls_token", ""),
+    ],
+)
+def test_a_tokenizer_config_field_of_the_wrong_kind_is_refused(originals, tmp_path, field, value):
+    folder = copy(originals, tmp_path, "vocab")
+    edit_tokenizer_config(folder, **{field: value})
+    error = refused(folder, InputError)
+    assert error.fields["name"] == field and error.fields["path"].endswith("tokenizer_config.json")
+
+
+@pytest.mark.parametrize("value", [True, False, None])
+def test_strip_accents_as_transformers_allows_it_still_loads(originals, tmp_path, value):
+    folder = copy(originals, tmp_path, "vocab")
+    edit_tokenizer_config(folder, strip_accents=value)
+    model = load_model(str(folder))
+    assert model.tokenizer.encode("the keys").tokens[0] == "[CLS]"
+
+
+@pytest.mark.parametrize(
+    ("kind", "name"),
+    [("bert", "embeddings.word_embeddings.weight"), ("vocab", "embeddings.word_embeddings.weight"),
+     ("gpt2", "transformer.wte.weight")],
+)  # fmt: skip
+def test_an_embedding_table_with_fewer_rows_than_the_tokenizers_ids(
+    originals, tmp_path, kind, name
+):
+    folder = copy(originals, tmp_path, kind)
+    edit_weights(folder, name, np.zeros((50, tiny_models.WIDTH), np.float32))
+    error = refused(folder, ShapeError)
+    assert error.fields["name"] == name and error.fields["rows"] == 50
+    assert error.fields["largest"] >= 50
+
+
+@pytest.mark.parametrize("shape", [(2, tiny_models.WIDTH - 1), (2,), (0, tiny_models.WIDTH)])
+def test_a_token_type_table_of_the_wrong_shape_is_refused(originals, tmp_path, shape):
+    folder = copy(originals, tmp_path, "bert")
+    name = "embeddings.token_type_embeddings.weight"
+    edit_weights(folder, name, np.zeros(shape, np.float32))
+    assert refused(folder, ShapeError).fields["name"] == name
+
+
+def test_a_corrupt_tokenizer_file_is_one_line_on_the_command_line(originals, tmp_path, run):
+    folder = copy(originals, tmp_path, "vocab")
+    edit_tokenizer_config(folder, strip_accents="yes")
+    result = run("selfattn", "the keys", "--model", str(folder))
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and result.error.fields["name"] == "strip_accents"
