@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from attncli.errors import OptionError
+from attncli.errors import PATH_SHOWN, OptionError, shown
 from attncli.messages import Message, _
 
 KINDS = (".svg", ".html", ".txt", ".md", ".tex")
@@ -24,14 +24,16 @@ def check_export_path(path: str) -> None:
     if suffix not in KINDS:
         raise OptionError(
             _("--export {path}: unknown kind {kind}; name a file ending in {kinds}"),
-            path=path,
-            kind=suffix or Message(_("(no extension)")),
+            path=shown(path, PATH_SHOWN),
+            kind=shown(suffix) or Message(_("(no extension)")),
             kinds=", ".join(KINDS),
         )
     folder = Path(path).resolve().parent
     if not folder.is_dir():
         raise OptionError(
-            _("--export {path}: the folder {folder} does not exist"), path=path, folder=str(folder)
+            _("--export {path}: the folder {folder} does not exist"),
+            path=shown(path, PATH_SHOWN),
+            folder=str(folder),
         )
 
 
@@ -58,7 +60,7 @@ def export(
     suffix = Path(path).suffix.lower()
     if suffix == ".md":  # text to edit further: its blanks stay the screen's
         renderables = without_hints(renderables)
-    elif suffix != ".tex":  # the .tex writer sizes its blanks and leaves hints out itself
+    elif suffix == ".txt":  # .tex, .html and .svg size blanks and leave hints out themselves
         renderables = for_print(renderables)
     if suffix == ".md":
         text = markdown(renderables)
@@ -67,9 +69,7 @@ def export(
     elif suffix == ".html":
         text = html.page(renderables, theme or "light")
     elif suffix == ".svg":
-        text = html.recorded(renderables).export_svg(
-            title="attn", theme=html.THEMES[theme or "light"]
-        )
+        text = html.svg(renderables, theme or "light")
     else:  # .txt: a form feed between pages, which a printer of plain text obeys
         from attncli.present.printed import pages
 

@@ -48,6 +48,11 @@ _TRUECOLOR_DARK = (22, 32, 64)
 _TRUECOLOR_LIGHT = (250, 226, 150)  # every channel rises, so luminance rises with the level
 _GREYS_256 = range(235, 256)  # xterm's grey ramp, darkest to lightest
 _STANDARD = ("black", "bright_black", "white", "bright_white")
+# A printed page: from white (least weight) to a light blue (most), every cell light enough
+# for black digits and the page mostly paper; lightness falls with the level.
+PRINTED = "printed"  # the colour system of a console that draws a page to print
+_PRINTED_LEAST = (255, 255, 255)
+_PRINTED_MOST = (150, 185, 230)
 CURSOR_STYLE = "reverse bold"
 
 
@@ -56,6 +61,12 @@ def heat_style(level: float, color_system: str | None) -> str:
     level = min(max(level, 0.0), 1.0)
     if color_system is None:
         return ""
+    if color_system == PRINTED:
+        red, green, blue = (
+            round(least + level * (most - least))
+            for least, most in zip(_PRINTED_LEAST, _PRINTED_MOST, strict=True)
+        )
+        return f"#000000 on #{red:02x}{green:02x}{blue:02x}"
     foreground = "black" if level > 0.55 else "white"
     if color_system == "truecolor":
         red, green, blue = (
@@ -131,7 +142,8 @@ class NumberGrid:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         # NO_COLOR: rich keeps a colour system but draws no colour, so no ramp to explain.
-        shown = _Shown(self, None if console.no_color else console.color_system)
+        system = PRINTED if getattr(console, "printed", False) else console.color_system
+        shown = _Shown(self, None if console.no_color else system)
         limit = min(self.max_columns, len(self.grid[0]))
         # Fewer columns until the table fits: a number is never cut, a column is left out.
         # The most that fit is worked out from the cells' widths (as the table is drawn),
@@ -257,10 +269,11 @@ class NumberGrid:
                 notes.append(fmt.say("row_saturated", mark=SATURATED_MARK, rule=rule))
             low, high = (fmt.weight_number(end) for end in shown.span)
             if shown.color_system is not None:
+                legend = "legend_printed" if shown.color_system == PRINTED else "legend"
                 notes.append(
                     fmt.say("legend_flat", weight=high)
                     if shown.flat
-                    else fmt.say("legend", low=low, high=high)
+                    else fmt.say(legend, low=low, high=high)
                 )
         if shown.scientific:
             example = fmt.scientific(shown.tiniest)

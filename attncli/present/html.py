@@ -3,7 +3,9 @@ one grid per head, the header lines), drawn by a recording console in full colou
 written with inline styles, so a notebook cell, a browser and a printer show the same.
 
 The same recording serves --export .svg/.html; `LIGHT` is the theme of a page printed on
-white, `DARK` today's terminal look.
+white, `DARK` today's terminal look. A file on the light page is drawn to be printed: its
+weight grids in a light ramp (black digits, mostly paper), a worksheet's rows with room to
+write in, an SVG without a terminal window's frame.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING, Any
 
+from rich._export_format import CONSOLE_SVG_FORMAT
 from rich.terminal_theme import SVG_EXPORT_THEME, TerminalTheme
 
 if TYPE_CHECKING:
@@ -56,12 +59,16 @@ _CELL = (
 )
 
 
-# A class set: a <pre> per page; each after the first starts a new printed page (with
-# the older page-break-before beside break-before, for engines that know only that).
+# A <pre> per printed page; each after the first starts a new page (with the older
+# page-break-before beside break-before, for engines that know only that). A worksheet's
+# lines are twice as far apart, to write in.
 _SHEET = (
     "<pre style=\"font-family:Menlo,'DejaVu Sans Mono',consolas,'Courier New',monospace;"
-    'color:{foreground};background-color:{background}{break_before}">{code}</pre>'
+    'line-height:{line_height};color:{foreground};background-color:{background}{break_before}">'
+    "{code}</pre>"
 )
+LINE_HEIGHT = "1.25"
+WRITING_LINE_HEIGHT = "2.4"
 PAGE_BREAK = ";break-before:page;page-break-before:always"
 # On a screen, where a page break does not show, a dashed line between the pages.
 _PAGES = """<!DOCTYPE html>
@@ -80,12 +87,13 @@ body {{ background-color: {background}; }}
 """
 
 
-def recording(width: int = WIDTH) -> Console:
+def recording(width: int = WIDTH, printed: bool = False) -> Console:
     """A console that records in full colour, whatever the terminal (TERM, COLORTERM,
-    NO_COLOR, COLUMNS) or the notebook it runs in: a file shows every shade of the ramp."""
+    NO_COLOR, COLUMNS) or the notebook it runs in: a file shows every shade of the ramp;
+    `printed`, the light ramp of a page to print (present/grid)."""
     from rich.console import Console
 
-    return Console(
+    console = Console(
         record=True,
         width=width,
         file=io.StringIO(),
@@ -97,34 +105,54 @@ def recording(width: int = WIDTH) -> Console:
         legacy_windows=False,
         _environ={},
     )
+    console.printed = printed  # type: ignore[attr-defined]
+    return console
 
 
-def recorded(renderables: list[Any], width: int = WIDTH) -> Console:
-    console = recording(width)
+def recorded(renderables: list[Any], width: int = WIDTH, printed: bool = False) -> Console:
+    console = recording(width, printed)
     for renderable in renderables:
         console.print(renderable)
     return console
 
 
 def page(renderables: list[Any], theme: str = "light") -> str:
-    """A whole HTML page of the renderables (--export .html); a class set's sheets each
-    start a printed page."""
-    from attncli.present.printed import pages
+    """A whole HTML page of the renderables (--export .html): each of a class set's sheets
+    starts a printed page; a worksheet's blanks as long as their answers, its lines far
+    enough apart to write in; no command-line advice."""
+    from attncli.present.printed import any_blanks, for_print, pages
 
-    parts = pages(renderables)
     chosen = THEMES[theme]
-    if len(parts) == 1:
-        return recorded(renderables).export_html(inline_styles=True, theme=chosen)
-    sheets = [
-        recorded(part).export_html(
-            inline_styles=True,
-            theme=chosen,
-            code_format=_SHEET.replace("{break_before}", PAGE_BREAK if number else ""),
+    sheets = []
+    for number, part in enumerate(pages(renderables)):
+        spacing = WRITING_LINE_HEIGHT if any_blanks(part) else LINE_HEIGHT
+        code_format = _SHEET.replace("{break_before}", PAGE_BREAK if number else "")
+        sheets.append(
+            recorded(for_print(part), printed=theme == "light").export_html(
+                inline_styles=True,
+                theme=chosen,
+                code_format=code_format.replace("{line_height}", spacing),
+            )
         )
-        for number, part in enumerate(parts)
-    ]
     background = "#{:02x}{:02x}{:02x}".format(*chosen.background_color)
     return _PAGES.format(background=background, sheets="\n".join(sheets))
+
+
+# An exported SVG is a picture of the page, not of a terminal window: no frame, no title
+# bar, no three dots; the page's colour behind it.
+_SVG = CONSOLE_SVG_FORMAT.replace(
+    "{chrome}", '<rect x="0" y="0" width="{width}" height="{height}" fill="BACKGROUND"/>'
+)
+
+
+def svg(renderables: list[Any], theme: str = "light") -> str:
+    """The renderables as an SVG picture (--export .svg), light and to print by default."""
+    from attncli.present.printed import for_print
+
+    chosen = THEMES[theme]
+    background = "#{:02x}{:02x}{:02x}".format(*chosen.background_color)
+    console = recorded(for_print(renderables), printed=theme == "light")
+    return console.export_svg(theme=chosen, code_format=_SVG.replace("BACKGROUND", background))
 
 
 def cell(renderables: list[RenderableType]) -> str:

@@ -10,8 +10,11 @@ from collections.abc import Mapping
 
 from attncli import messages
 from attncli.messages import _
+from attncli.present.checking_words import CHECK_PHRASES
 from attncli.present.grad.words import GRAD_PHRASES
+from attncli.present.inference.words import INFERENCE_PHRASES
 from attncli.present.language_extra import EXTRA_PHRASES
+from attncli.present.layer.rotary_words import ROTARY_PHRASES
 from attncli.present.layer.words import LAYER_PHRASES
 from attncli.present.model.words import MODEL_PHRASES
 from attncli.present.training.words import TRAIN_PHRASES
@@ -65,6 +68,7 @@ PHRASES: dict[str, str] = {
         "share less than 5%."
     ),
     "legend": _("lighter = more weight ({low} darkest, {high} lightest)"),
+    "legend_printed": _("darker = more weight ({low} lightest, {high} darkest)"),
     "largest_column": _("largest"),
     "masked": _("{mark} masked"),
     "elided_rows": _("{mark} showing {rows} of {all_rows} rows; --json has them all"),
@@ -208,6 +212,9 @@ _joined(
     MODEL_PHRASES,  # attn selfattn --model and attn heads
     TRAIN_PHRASES,  # attn train
     LAYER_PHRASES,  # the layer's weights, masks, batches and extra keys
+    INFERENCE_PHRASES,  # attn softmax --online, attn selfattn --tiles and --kv-cache
+    ROTARY_PHRASES,  # rotary positions (--positions rope)
+    CHECK_PHRASES,  # attn check: questions, verdicts, mistakes, the class's table
 )
 
 
@@ -234,16 +241,25 @@ USAGE_ERRORS = (
 )
 
 
+# The fields of Click's usage errors that echo the command line, cut as attn's own are.
+ECHOED = frozenset({"value", "name", "option", "arguments"})
+
+
 def usage_error_in(lang: str, message: str) -> str:
-    """A usage error Click wrote in English, said in `lang` (unchanged in English)."""
-    if lang == "en":
-        return message
+    """A usage error Click wrote in English, said in `lang`; what it echoes of the command
+    line (a value, an unknown option) cut to about 40 characters, as errors.shown cuts it."""
     import re
+
+    from attncli.errors import shown
 
     for msgid in USAGE_ERRORS:
 
         def said(found: re.Match[str], msgid: str = msgid) -> str:
-            return messages.say(lang, msgid, **found.groupdict())
+            fields = {
+                name: shown(value) if name in ECHOED else value
+                for name, value in found.groupdict().items()
+            }
+            return messages.say(lang, msgid, **fields)
 
         message = re.sub(_pattern(msgid), said, message)
     return message
@@ -259,7 +275,8 @@ def _pattern(msgid: str) -> str:
             pattern += re.escape(piece)
         else:
             last = index == len(pieces) - 2 and not pieces[-1]
-            pattern += rf"(?P<{piece}>\S+)" if last else rf"(?P<{piece}>.+?)"
+            first = index == 1 and not pieces[0]  # '{value} is not in the range': one word
+            pattern += rf"(?P<{piece}>\S+)" if last or first else rf"(?P<{piece}>.+?)"
     return pattern
 
 

@@ -91,6 +91,16 @@ def blank_room(cell: object) -> float | None:
     return max(LEAST_BLANK, HANDWRITTEN * len(cell.answer) + 1.0)
 
 
+def any_blanks(renderables: list[Any]) -> bool:
+    """True when a table among the renderables (in groups too) has blanks: a worksheet."""
+    for renderable in renderables:
+        if isinstance(renderable, Group) and any_blanks(list(renderable.renderables)):
+            return True
+        if isinstance(renderable, Table) and has_blanks(renderable):
+            return True
+    return False
+
+
 def has_blanks(table: Table) -> bool:
     """True for a worksheet's table, whose rows are written in by hand."""
     return any(isinstance(cell, Blank) for column in table.columns for cell in column.cells)
