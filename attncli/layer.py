@@ -149,9 +149,17 @@ class SelfAttnSettings:
     )
     positions: str | None = setting(
         None,
-        _("Add a positional encoding to X (sinusoidal: Vaswani et al.), so the layer knows "
-          "the order of the words."),
+        _("Give the layer the order of the words: sinusoidal adds Vaswani et al.'s encoding "
+          "to X; rope turns each query and key by its position (rotary, as Llama), inside "
+          "the score."),
         option="--positions",
+    )  # fmt: skip
+    rope_base: float = setting(
+        10000.0,
+        _("With --positions rope: the base of the rotary angles, pair i turning by "
+          "position · base^(−2i/d_k) (a model's rope_theta)."),
+        option="--rope-base",
+        metavar="B",
     )  # fmt: skip
     grids: bool = True  # False: only the output is wanted, computed in row blocks
 

@@ -110,3 +110,17 @@ def multihead(x_q, x_kv, params, heads=1, divisor=None, allowed=None, bias=None)
     if "w_o" in params:
         return linear(joined, params["w_o"], params.get("b_o"))
     return joined
+
+
+def rotary(vector, position, base=10000.0):
+    """A vector at `position` turned as transformers' Llama turns it: coordinate i paired
+    with i + d/2, each pair by the angle position / base^(2i/d), through its 2 × 2 rotation
+    matrix [[cos, −sin], [sin, cos]], one pair at a time."""
+    half = len(vector) // 2
+    turned = list(vector)
+    for i in range(half):
+        angle = position / base ** (2 * i / len(vector))
+        x, y = vector[i], vector[i + half]
+        turned[i] = math.cos(angle) * x - math.sin(angle) * y
+        turned[i + half] = math.sin(angle) * x + math.cos(angle) * y
+    return turned

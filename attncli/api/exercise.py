@@ -24,11 +24,16 @@ LARGEST_SEED = 2**64 - 1  # --seed's range, as every seeded command takes it
 
 
 def exercise(
-    seed: int = 0, size: int = 3, dim: int | None = None, method: str = "dot"
+    seed: int = 0,
+    size: int = 3,
+    dim: int | None = None,
+    method: str = "dot",
+    positions: str | None = None,
 ) -> ExerciseResult:
     """A fresh small problem with whole numbers, as in the course, and its answers; the
     score by `method` (dot, scaled, general, additive). `dim` defaults to the course's 2,
-    or 4 for scaled, so that √d_k = 2.
+    or 4 for scaled, so that √d_k = 2. `positions="rope"`: rotary positions by hand, the
+    last token's query and key j turned by their positions · 90° before the dot score.
 
     >>> e = exercise(seed=7)
     >>> e.tokens, e.query.tolist()
@@ -40,10 +45,18 @@ def exercise(
     from attncli.results.exercise import ExerciseResult
 
     check_method(method)
+    _check_rotary(positions, method, dim)
     problem = make_exercise(seed, size, default_dim(method) if dim is None else dim, method)
     query, keys, values = (
         np.array(problem[name], dtype=np.float64) for name in ("query", "keys", "values")
     )
+    given_query = given_keys = None
+    if positions == "rope":
+        from attncli.core.rotary import quarter_turned
+
+        given_query, given_keys = query, keys
+        query = quarter_turned(query, len(keys) - 1)  # the last token's, at T − 1
+        keys = np.stack([quarter_turned(key, j) for j, key in enumerate(keys)])
     parameters: dict[str, np.ndarray] = {
         name: np.array(problem[name], dtype=np.float64)
         for name in ("w_a", "w_1", "w_2", "v_a")
@@ -62,7 +75,28 @@ def exercise(
         scores=scores,
         weights=weights,
         output=attention.mix(weights, values),
+        given_query=given_query,
+        given_keys=given_keys,
     )
+
+
+def _check_rotary(positions: str | None, method: str, dim: int | None) -> None:
+    """A rotary worksheet turns one pair by quarter turns and scores it by the dot product:
+    any other positions, score or size is refused in one line."""
+    if positions is None:
+        return
+    if positions != "rope":
+        raise OptionError(
+            _("--positions {positions}: a worksheet's positions are rope (rotary) only"),
+            positions=positions,
+        )
+    if method != "dot" or dim not in (None, 2):
+        raise OptionError(
+            _(
+                "--positions rope: the worksheet turns one pair (--dim 2) by quarter turns and "
+                "scores it by the dot product; leave out --method and --dim"
+            )
+        )
 
 
 def selfattn_exercise(seed: int = 0, size: int = 3, dim: int | None = None) -> SelfAttnExercise:
@@ -89,6 +123,7 @@ def exercise_set(
     key_only: bool = False,
     method: str = "dot",
     selfattn: bool = False,
+    positions: str | None = None,
 ) -> ExerciseSet:
     """`count` different exercises, of seeds seed, seed + 1, …: a class set; `key_only`
     for their answer keys alone; `selfattn` for self-attention sheets.
@@ -119,5 +154,5 @@ def exercise_set(
             sheets=tuple(selfattn_exercise(s, size, dim) for s in seeds), key_only=key_only
         )
     return ExerciseSet(
-        sheets=tuple(exercise(s, size, dim, method) for s in seeds), key_only=key_only
+        sheets=tuple(exercise(s, size, dim, method, positions) for s in seeds), key_only=key_only
     )

@@ -182,7 +182,8 @@ def selfattn_document(
     checked = fill_from_seed(selfattn_input(document, sentence, options), options)
     given_mask, given_bias = checked.allowed, checked.bias  # written down for a read-back
     drawn, seed = drawn_of(document, checked.weights, checked.drawn, options.seed)
-    if options.positions is not None:
+    rope_base = _rotary(checked, options, document)
+    if options.positions is not None and rope_base is None:
         from attncli.core.positions import placed
 
         checked.x, checked.x_kv = placed(
@@ -205,8 +206,9 @@ def selfattn_document(
     divisor = _divisor(options.scale)
     with np.errstate(all="ignore"):  # overflow is checked after, with a clear message
         run = _run_selfattn(
-            checked, options.heads, divisor, allowed, options.grids, options.add_zero_attn, progress
-        )
+            checked, options.heads, divisor, allowed, options.grids, options.add_zero_attn,
+            progress, rope_base,
+        )  # fmt: skip
     if options.grids:
         from attncli.core.selfattn import aligned
 
@@ -249,7 +251,60 @@ def selfattn_document(
         heads_unchecked=layer is not None and layer.heads is None,  # no config.json to say
         trained_by=_trained_by(document),
         causal_from=KIND_NAMES[layer.kind] if layer and layer.causal and options.causal else None,
+        rope_base=rope_base,
     )
+
+
+def _rotary(checked: SelfAttnInput, options: SelfAttnSettings, document: Document) -> float | None:
+    """The base of the rotary angles when --positions rope asks for them, else None; refused
+    where a position would be ambiguous or a number wrong: cross-attention (two sequences, two
+    countings), the layer's extra keys (no position), a backward pass (not through the
+    rotation), an odd d_k (no pairs), a base that is not a number above 1."""
+    if options.positions != "rope":
+        return None
+    base = options.rope_base
+    if not (math.isfinite(base) and base > 1):
+        raise OptionError(
+            _("--rope-base is {base}; the base of the rotary angles must be a number above 1"),
+            base=base,
+        )
+    crossed = checked.x_kv is not None or (
+        checked.direct is not None and checked.direct[0].shape[-2] != checked.direct[1].shape[-2]
+    )
+    if crossed:
+        raise OptionError(
+            _(
+                "--positions rope turns the queries and keys of one sequence by their "
+                "positions; with cross-attention the two sequences have no common positions"
+            )
+        )
+    if "bias_k" in checked.weights or options.add_zero_attn:
+        raise OptionError(
+            _(
+                "--positions rope with add_bias_kv's or --add-zero-attn's extra keys: those "
+                "keys have no position to be turned by; leave them out"
+            )
+        )
+    if document.get("grad_output") is not None or document.get("target") is not None:
+        raise OptionError(
+            _(
+                "--positions rope has no backward pass in attn yet; leave out the gradient "
+                "(--grad-output, --target) or the rotary positions"
+            )
+        )
+    return base
+
+
+def check_rotary_width(d_k: int) -> None:
+    """Rotary positions turn pairs of coordinates: an odd d_k is refused in one line."""
+    if d_k % 2:
+        raise OptionError(
+            _(
+                "--positions rope turns pairs of coordinates, and d_k is {d_k} (odd); give an "
+                "even --d-k"
+            ),
+            d_k=d_k,
+        )
 
 
 def _trained_by(document: Document) -> str | None:
@@ -339,19 +394,33 @@ def _run_selfattn(
     grids: bool = True,
     zero_attn: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    rope_base: float | None = None,
 ) -> Attention:
     """Attention on the given Q, K, V; on X itself (no projections); or the attention layer
-    on X, in one head or several. Without grids, only the output, in row blocks."""
+    on X, in one head or several. Without grids, only the output, in row blocks. With
+    `rope_base`, the queries and keys turned by their positions before the score."""
     from attncli.core import selfattn as core
+    from attncli.core.rotary import rotate
+
+    def turned(queries: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if rope_base is None:
+            return queries, keys
+        check_rotary_width(queries.shape[-1])
+        return rotate(queries, rope_base), rotate(keys, rope_base)
 
     bias = checked.bias  # a float attn_mask's finite part, added to the scores
     if checked.direct is not None:
         queries, keys, values = checked.direct
         block = core.attend_batch if queries.ndim == 3 else core.attend_or_block
         if heads is None:
-            return block(queries, keys, values, divisor, allowed, grids, bias, progress)
+            rotated = turned(queries, keys)
+            result = block(*rotated, values, divisor, allowed, grids, bias, progress)
+            result.unrotated = None if rope_base is None else (queries, keys)
+            return result
         split_q, split_k, split_v = (core.split_heads(a, heads) for a in (queries, keys, values))
-        result = block(split_q, split_k, split_v, divisor, allowed, grids, bias, progress)
+        rotated = turned(split_q, split_k)
+        result = block(*rotated, split_v, divisor, allowed, grids, bias, progress)
+        result.unrotated = None if rope_base is None else (split_q, split_k)
         result.concat = core.join_heads(result.output)
         result.output = result.concat  # no W^O: the heads joined side by side
         return result
@@ -361,7 +430,12 @@ def _run_selfattn(
     x_v = x_kv if checked.x_v is None else checked.x_v  # keys and values of their own
     if not checked.weights:
         block = core.attend_batch if x_q.ndim == 3 else core.attend_or_block
-        return block(x_q, x_kv, x_v, divisor, allowed, grids, bias, progress)
+        result = block(*turned(x_q, x_kv), x_v, divisor, allowed, grids, bias, progress)
+        result.unrotated = None if rope_base is None else (x_q, x_kv)
+        return result
+    if rope_base is not None:
+        check_rotary_width(checked.weights["w_q"].shape[1] // (heads or 1))
     return core.attention_layer(
-        x_q, x_kv, checked.weights, heads, divisor, allowed, grids, bias, zero_attn, x_v, progress
-    )
+        x_q, x_kv, checked.weights, heads, divisor, allowed, grids, bias, zero_attn, x_v, progress,
+        rope_base,
+    )  # fmt: skip

@@ -63,6 +63,13 @@ def train(
     from attncli.core import training as core
 
     _check_options(iterations, lr, optimizer, projections)
+    if positions == "rope":
+        raise OptionError(
+            _(
+                "attn train adds positions to X, and rotary positions turn q and k inside "
+                "the score, which training does not follow yet; use --positions sinusoidal"
+            )
+        )
     settings = SelfAttnSettings(
         d_model=d_model,
         d_k=d_k,

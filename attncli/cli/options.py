@@ -200,6 +200,7 @@ ScoresOption = Annotated[
 # attn selfattn and attn train: the layer's X with the words' order in it (--positions)
 class PositionsKind(str, Enum):
     sinusoidal = "sinusoidal"
+    rope = "rope"
 
 
 # The output options, in the order --help lists them, as (annotation, default).

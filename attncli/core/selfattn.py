@@ -38,6 +38,8 @@ class Attention:
     output: np.ndarray  # [T_q, d_v], or [T_q, d_model] after W^O
     concat: np.ndarray | None = None  # [T_q, h * d_v], the heads side by side before W^O
     divisor: float = 1.0  # what the scores were divided by
+    # Q and K before rotary positions turned them (queries and keys are then the turned ones)
+    unrotated: tuple[np.ndarray, np.ndarray] | None = None
 
 
 def embed(tokens: list[str], d_model: int, norm: float, seed: int) -> np.ndarray:
@@ -297,6 +299,7 @@ def attention_layer(
     zero_attn: bool = False,
     x_v: np.ndarray | None = None,
     progress: Callable[[int, int], None] | None = None,
+    rope_base: float | None = None,
 ) -> Attention:
     """Multi-head attention as torch's nn.MultiheadAttention computes it.
 
@@ -307,7 +310,8 @@ def attention_layer(
     own (x_kv then gives the keys: torch's kdim, vdim). With bias_k and bias_v in `params` (torch's
     add_bias_kv), one learned key and value row is appended after the projection; with
     `zero_attn` (add_zero_attn), a zero key and value row per head after that. The masks
-    must already cover those keys (with_extra_keys).
+    must already cover those keys (with_extra_keys). With `rope_base`, each head's queries
+    and keys are turned by their positions before the score (core/rotary.py).
     """
     # [T_q, d_model], [T_k, d_model], W^Q, W^K [d_model, h·d_k], W^V [d_model, h·d_v],
     # W^O [h·d_v, d_model] -> Attention (with a head axis when heads is given)
@@ -318,11 +322,18 @@ def attention_layer(
         keys, values = append_row(keys, params["bias_k"]), append_row(values, params["bias_v"])
     if heads is not None:
         queries, keys, values = (split_heads(a, heads) for a in (queries, keys, values))
+    unrotated = None
+    if rope_base is not None:
+        from attncli.core.rotary import rotate
+
+        unrotated = (queries, keys)
+        queries, keys = rotate(queries, rope_base), rotate(keys, rope_base)
     if zero_attn:
         keys = append_row(keys, np.zeros(keys.shape[-1], dtype=keys.dtype))
         values = append_row(values, np.zeros(values.shape[-1], dtype=values.dtype))
     attend_all = attend_batch if x_q.ndim == 3 else attend_or_block  # a batch: B × T × d
     result = attend_all(queries, keys, values, divisor, allowed, grids, bias, progress)
+    result.unrotated = unrotated
     if heads is None:
         return result
     result.concat = join_heads(result.output)  # [T_q, h * d_v]

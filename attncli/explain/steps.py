@@ -7,12 +7,13 @@ from typing import TYPE_CHECKING, Any, Union
 
 from attncli.explain.calculator import CalculatorStep
 from attncli.explain.grad import GradSteps
+from attncli.explain.rotary import QuarterTurnSteps, RotarySteps
 
 if TYPE_CHECKING:
     from attncli.explain.training import TrainSteps
 
 # attn train's steps are named, not imported: they bring the training core with them.
-Step = Union[CalculatorStep, GradSteps, "TrainSteps"]
+Step = Union[CalculatorStep, GradSteps, RotarySteps, QuarterTurnSteps, "TrainSteps"]
 
 _KINDS = {
     "ScoreSteps": "score",
@@ -21,6 +22,8 @@ _KINDS = {
     "ProjectionSteps": "projections",
     "GradSteps": "grad",
     "TrainSteps": "train",
+    "RotarySteps": "rotary",
+    "QuarterTurnSteps": "quarter_turns",
 }
 
 

@@ -20,8 +20,12 @@ if TYPE_CHECKING:
 def exercise_intro(result: ExerciseResult, fmt: Format) -> list[RenderableType]:
     """The line above a worksheet (the query and how many tokens) and the learned score's
     parameters it gives."""
-    query = f"({fmt.vector(result.query.tolist())})"
-    intro = [render.lines(fmt.say("exercise_intro", query=query, count=len(result.tokens)), "")]
+    given = result.query if result.given_query is None else result.given_query
+    query = f"({fmt.vector(given.tolist())})"
+    said = [fmt.say("exercise_intro", query=query, count=len(result.tokens))]
+    if result.given_query is not None:  # rotary positions, by quarter turns
+        said.append(fmt.say("rope_exercise", position=len(result.tokens) - 1))
+    intro = [render.lines(*said, "")]
     if result.parameters:
         listed = {name: value.tolist() for name, value in result.parameters.items()}
         intro.append(render.parameter_block(listed, [], result.seed, fmt))

@@ -195,6 +195,7 @@ def check_lines(checks: dict[str, float], fmt: Format) -> RenderableType:
 def explanation_tables(steps: list[Step], fmt: Format) -> RenderableType:
     """Every part of an explanation, one table each, in order."""
     from attncli.present.grad.view import grad_steps_table
+    from attncli.present.layer.rotary import quarter_turns_table, rotary_steps_table
     from attncli.present.training.steps import train_steps_table
 
     renderers = {
@@ -204,5 +205,7 @@ def explanation_tables(steps: list[Step], fmt: Format) -> RenderableType:
         "ProjectionSteps": render.projection_steps_table,
         "GradSteps": grad_steps_table,
         "TrainSteps": train_steps_table,
+        "RotarySteps": rotary_steps_table,
+        "QuarterTurnSteps": quarter_turns_table,
     }
     return Group(*(renderers[type(part).__name__](part, fmt) for part in steps))  # type: ignore[operator]

@@ -32,6 +32,10 @@ class ExerciseResult(Result):
     scores: np.ndarray  # [T]
     weights: np.ndarray  # [T]
     output: np.ndarray  # [d]
+    # rotary positions (--positions rope): the query and keys as given, before each was
+    # turned by its position · 90° (query and keys are then the turned ones, which are scored)
+    given_query: np.ndarray | None = None  # [2], of the last token, at position T − 1
+    given_keys: np.ndarray | None = None  # [T, 2], key j at position j
 
     def __repr__(self) -> str:
         return (
@@ -45,6 +49,15 @@ class ExerciseResult(Result):
         if self.method != "dot":
             document["method"] = self.method
         document.update(query=_whole(self.query), keys=_whole(self.keys))
+        if self.given_query is not None and self.given_keys is not None:
+            # scored as attn score reads them: query and keys turned; the sheet's givens beside
+            document.update(
+                positions="rope",
+                degrees_per_position=90,
+                query_position=len(self.tokens) - 1,
+                given_query=_whole(self.given_query),
+                given_keys=_whole(self.given_keys),
+            )
         document.update({name: _whole(value) for name, value in self.parameters.items()})
         document["values"] = _whole(self.values)
         if answers:
@@ -52,10 +65,19 @@ class ExerciseResult(Result):
         return document
 
     def steps(self, row: int | None = None, token: str | None = None) -> list[Step]:
-        """The whole chain: score, softmax and mix of the one query."""
+        """The whole chain: score, softmax and mix of the one query (after its rotary turns,
+        with --positions rope)."""
         from attncli.explain.calculator import explain_chain
 
-        return [
+        turns: list[Step] = []
+        if self.given_query is not None and self.given_keys is not None:
+            from attncli.explain.rotary import explain_quarter_turns
+
+            position = len(self.tokens) - 1
+            turns = [
+                explain_quarter_turns(self.given_query, self.given_keys, position, [*self.tokens])
+            ]
+        chain = [
             *explain_chain(
                 self.method,
                 None,
@@ -68,6 +90,13 @@ class ExerciseResult(Result):
                 parameters=self.parameters,
             )
         ]
+        if turns:
+            from attncli.explain.calculator import ScoreSteps
+
+            scored = chain[0]
+            assert isinstance(scored, ScoreSteps)
+            scored.carried_inputs = True  # the student's own turned q and k; values as given
+        return [*turns, *chain]
 
 
 @dataclass(frozen=True, repr=False, kw_only=True, eq=False)

@@ -12,6 +12,7 @@ from attncli.results.rows import pick_row
 
 if TYPE_CHECKING:
     from attncli.core.selfattn import Attention
+    from attncli.explain.rotary import RelativeCheck
     from attncli.explain.steps import Step
 
 
@@ -55,6 +56,7 @@ class SelfAttnResult(Result):
     causal_from: str | None = None  # "GPT-2": the layer is causal because its checkpoint is
     heads_unchecked: bool = False  # --heads for a state dict, which does not hold the heads
     of_batch: tuple[int, int] | None = None  # (N, B): sequence N of a batch of B, by item()
+    rope_base: float | None = None  # rotary positions' base (--positions rope), else None
     # With a gradient at the output (grad_output, or target for ½‖out − target‖²):
     loss: float | None = None
     grads: dict[str, np.ndarray] = field(default_factory=dict)  # grad_x, grad_w_q, ...
@@ -119,6 +121,8 @@ class SelfAttnResult(Result):
             for name in ("queries", "keys", "values", "scores", "weights", "output")
         }
         concat = None if run.concat is None else run.concat[index]
+        unrotated = None if run.unrotated is None else (run.unrotated[0][index],
+                                                        run.unrotated[1][index])  # fmt: skip
         x_kv, x_v = (None if a is None or a.ndim == 2 else a[index] for a in (self.x_kv, self.x_v))
         allowed = self.allowed
         if allowed is not None and allowed.ndim >= 3:  # one grid per sequence
@@ -139,7 +143,7 @@ class SelfAttnResult(Result):
             x=None if self.x is None else self.x[index],
             x_kv=self.x_kv if x_kv is None else x_kv,
             x_v=self.x_v if x_v is None else x_v,
-            attention=Attention(**parts, concat=concat),
+            attention=Attention(**parts, concat=concat, unrotated=unrotated),
             allowed=allowed,
             bias=bias,
             mask=mask,
@@ -195,6 +199,8 @@ class SelfAttnResult(Result):
             causal=self.causal,
             projections=bool(self.projections),
         )
+        if self.rope_base is not None:  # q and k turned by their positions: read back so
+            document["rope_base"] = self.rope_base
         if self.causal_from is not None:
             document["causal_from"] = self.causal_from  # causal by the checkpoint's layout
         if self.mask is not None:  # True where a query may look, read back as given
@@ -238,6 +244,22 @@ class SelfAttnResult(Result):
             )
         return tuple(array[number - 1] for array in arrays)
 
+    def relative_check(self, head: int = 1) -> RelativeCheck:
+        """With rotary positions: the last query and the key it weighs most, scored at their
+        positions and again both moved T on (the same score: only the distance counts)."""
+        from attncli.explain.rotary import relative_check
+
+        assert self.rope_base is not None and self.attention.unrotated is not None
+        queries, keys = self.attention.unrotated
+        weights = self.weights
+        if self.heads is not None:
+            queries, keys, weights = queries[head - 1], keys[head - 1], weights[head - 1]
+        row = queries.shape[-2] - 1
+        column = int(np.argmax(weights[row]))
+        labels = (self.query_labels[row], self.key_labels[column])
+        return relative_check(queries[row], keys[column], (row, column), len(self.tokens),
+                              self.rope_base, self.divisor, labels)  # fmt: skip
+
     def steps(self, row: int | None = None, token: str | None = None, head: int = 1) -> list[Step]:
         """Scores, softmax and mix for one row (of one head), as the calculator's steps."""
         from attncli.explain.calculator import explain_chain
@@ -259,7 +281,19 @@ class SelfAttnResult(Result):
         if self.bias is not None:
             bias = (self.bias if self.heads is None else self.bias[head - 1])[index]
         method = "scaled" if self.divisor != 1.0 else "dot"
+        rotary: list[Step] = []
+        if self.rope_base is not None and self.attention.unrotated is not None:
+            from attncli.explain.rotary import explain_rotary
+
+            unturned = self.attention.unrotated
+            if self.heads is not None:
+                unturned = (unturned[0][head - 1], unturned[1][head - 1])
+            labels = (list(self.query_labels), list(self.key_labels))
+            turned = explain_rotary(*unturned, index, self.rope_base, self.divisor, *labels,
+                                    weights[index])  # fmt: skip
+            rotary = [*turned]
         return [
+            *rotary,
             *explain_chain(
                 method,
                 self.query_labels[index],
@@ -271,5 +305,5 @@ class SelfAttnResult(Result):
                 list(self.key_labels),
                 self.divisor,
                 bias,
-            )
+            ),
         ]

@@ -1,5 +1,6 @@
 """attn exercise: a problem to work by hand, and its options."""
 
+from enum import Enum
 from typing import Annotated
 
 from attncli.cli.commands import command
@@ -64,6 +65,22 @@ CountOption = Annotated[
         ),
     ),
 ]
+
+
+class WorksheetPositions(str, Enum):
+    rope = "rope"
+
+
+ExercisePositionsOption = Annotated[
+    WorksheetPositions | None,
+    Option(
+        "--positions",
+        help=_(
+            "rope: rotary positions by hand, the query and each key turned by their "
+            "position · 90° (cos and sin are 0 and ±1) before the dot score."
+        ),
+    ),
+]
 AnswersOnlyOption = Annotated[
     bool,
     Option(
@@ -84,6 +101,7 @@ def exercise(
     selfattn: SelfAttnOption = False,
     count: CountOption = 1,
     answers_only: AnswersOnlyOption = False,
+    positions: ExercisePositionsOption = None,
     *,
     settings: Settings,
 ) -> None:
@@ -99,6 +117,8 @@ def exercise(
 
     Other scores: attn exercise --method general (or scaled, additive), its parameters
     given. Self-attention: attn exercise --selfattn | attn selfattn
+
+    Rotary positions (as Llama's), by quarter turns: attn exercise --positions rope
 
     Example: attn exercise --seed 7 --lang es --answers
     """
@@ -122,6 +142,14 @@ def exercise(
             ),
             method=method.value,
         )
+    if selfattn and positions is not None:
+        raise OptionError(
+            _(
+                "--positions rope with --selfattn: the rotary worksheet turns a given query and "
+                "keys; leave out one of them"
+            )
+        )
+    rope = None if positions is None else positions.value
     # The worksheet is what a terminal shows, not steps asked for: piped, the problem as JSON.
     settings = replace(settings, steps=False, blank=True)
     if count == 1 and not answers_only:
@@ -129,11 +157,13 @@ def exercise(
         from attncli.api.exercise import selfattn_exercise
 
         score = (method or ScoreMethod.dot).value
-        result = selfattn_exercise(seed, size, dim) if selfattn else make(seed, size, dim, score)
+        result = (
+            selfattn_exercise(seed, size, dim) if selfattn else make(seed, size, dim, score, rope)
+        )
         emit(result, settings, document=result.to_document(answers=settings.answers))
         return
     from attncli.api.exercise import exercise_set
 
     score = (method or ScoreMethod.dot).value
-    sheets = exercise_set(seed, size, dim, count, answers_only, score, selfattn)
+    sheets = exercise_set(seed, size, dim, count, answers_only, score, selfattn, rope)
     emit(sheets, settings, document=sheets.to_document(answers=settings.answers))

@@ -117,6 +117,9 @@ def selfattn(
 
     Example: attn selfattn "las llaves del coche están ahí" --steps --token están
 
+    Rotary positions, as Llama's: attn selfattn "las llaves del coche están ahí"
+    --positions rope --steps --token están
+
     A layer saved from torch: attn selfattn -i samples/mha_x.npy --weights
     samples/mha.safetensors --heads 2
 

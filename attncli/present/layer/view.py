@@ -141,6 +141,10 @@ def header(
         origins = {"bias_k": "add_bias_kv", "zero": "add_zero_attn"}
         made = ", ".join(origins[name] for name in result.extra_keys if name in origins)
         parts.append(fmt.say("extra_keys", names=", ".join(result.extra_keys), origins=made))
+    if result.rope_base is not None:
+        from attncli.present.layer.rotary import base_text
+
+        parts.append(fmt.say("rope", base=base_text(result.rope_base, fmt)))
     if result.norm is not None:
         parts.append(fmt.say("norm", norm=fmt.stated(result.norm)))
     if not result.projections:
@@ -163,6 +167,10 @@ def header(
             lines.append(fmt.say("heads_unchecked", heads=heads, where=where))
     if result.trained_by is not None:
         lines.append(fmt.say("trained_by", command=result.trained_by))
+    if result.rope_base is not None and result.grids:
+        from attncli.present.layer.rotary import relative_line
+
+        lines.append(relative_line(result.relative_check(), fmt))
     lines += drawn_lines(result, fmt)
     if hint and (result.x is not None or result.projections):
         lines.append(render.Hint(fmt.say("show_hint")))

@@ -70,6 +70,7 @@ OUTPUTS = frozenset(
         "output",
         "params",
         "loss",
+        "rope_base",
     }
 )
 # What attn train's document (results/training.py) adds to the layer's: the encoding already
@@ -201,12 +202,17 @@ def check_read_back(document: Document, settings: SelfAttnSettings) -> None:
                     _with("--scale" if scale_by is None else f"--scale {scale_by}",
                           scale_by is not None)),
         "dtype": (dtype, settings.dtype, _with(f"--dtype {dtype}", True)),
+        "rope_base": (document.get("rope_base"),
+                      settings.rope_base if settings.positions == "rope" else None,
+                      _rope_with(document.get("rope_base"))),
     }  # fmt: skip
     _check_zero_key(document.get("extra_keys", []), settings.add_zero_attn)
     # queries, keys and values given directly are never projected: --no-proj changes nothing
     direct = not from_x(document)
     for field, (written, asked, fix) in compared.items():
-        if field not in document or written == asked or (field == "projections" and direct):
+        if field == "rope_base" and written != asked:
+            pass  # written down only with rotary positions: its absence says none
+        elif field not in document or written == asked or (field == "projections" and direct):
             continue
         if field in ("causal", "scale", "projections") and not isinstance(written, bool):
             continue  # not written by attn: the field check has said what it may be
@@ -219,6 +225,13 @@ def check_read_back(document: Document, settings: SelfAttnSettings) -> None:
             value=json.dumps(written),
             fix=fix,
         )
+
+
+def _rope_with(base: object) -> Message:
+    """How a run with (or without) rotary positions is asked for."""
+    if base is None:
+        return _with("--positions rope", False)
+    return _with(f"--positions rope --rope-base {base}", True)
 
 
 def _with(option: str, given: bool) -> Message:
