@@ -28,6 +28,7 @@ __all__ = [
     "heads",
     "mix",
     "options",
+    "repeated_random",
     "samples",
     "scaling",
     "score",
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
     from attncli.api.checking import check
     from attncli.api.exercise import exercise
     from attncli.api.grad import grad
-    from attncli.api.model import heads
+    from attncli.api.model import heads, repeated_random
     from attncli.api.options import options
     from attncli.api.samples import samples
     from attncli.api.scaling import scaling
@@ -55,7 +56,7 @@ _HOMES = {
     "exercise": "api.exercise",
     "check": "api.checking",
     "grad": "api.grad",
-    "heads": "api.model",
+    **dict.fromkeys(("heads", "repeated_random"), "api.model"),
     "options": "api.options",
     "samples": "api.samples",
     "scaling": "api.scaling",

@@ -19,8 +19,6 @@ if TYPE_CHECKING:
     from attncli.reading.models.tokens import Encoded
     from attncli.results.model import HeadsResult, ModelAttnResult
 
-PATTERNS = ("previous", "first", "self")
-
 
 def _sentence(sentence: str | None) -> str:
     """The sentence a model reads: a byte that was not UTF-8 (from a Latin-1 terminal) is
@@ -269,18 +267,51 @@ class _Scored:
     controls: list[list[dict[str, Any]]] = field(default_factory=list)
 
 
-def _scored(loaded: Model, text: str, source: str | None, target: str | None,
-            pattern: str | None) -> _Scored:  # fmt: skip
-    from attncli.core.transformer import head_pattern
+@dataclass(frozen=True)
+class _Asked:
+    """What attn heads ranks by: a cell (--from, --to) or a pattern and how it is scored."""
+
+    source: str | None
+    target: str | None
+    pattern: str | None
+    cells: Any  # a pattern given as a T × T matrix, else None
+    metric: str
+    exclude: tuple[str, ...]
+
+
+def _scored(loaded: Model, text: str, asked: _Asked) -> _Scored:
+    from attncli.core.head_patterns import pattern_cells, pattern_score, scored_rows
 
     encoded = loaded.tokenizer.encode(text)
     run = _forward(loaded, encoded, None)
     weights = np.stack([layer.attention.weights for layer in run.layers])  # [L, h, T, T]
-    if pattern is not None:
-        return _Scored(encoded, head_pattern(weights, pattern), _habit_means(weights))
-    assert source is not None and target is not None
     tokens = encoded.tokens
-    start, end = _position(tokens, source, "--from"), _position(tokens, target, "--to")
+    if asked.pattern is not None or asked.cells is not None:
+        if asked.cells is not None:
+            from attncli.reading.check.head_pattern import checked_pattern
+
+            cells = checked_pattern(asked.cells, tokens, loaded.architecture.causal,
+                                    "--pattern-file")  # fmt: skip
+        else:
+            assert asked.pattern is not None
+            cells = pattern_cells(asked.pattern, encoded.ids)
+        if not scored_rows(cells, asked.exclude).any():
+            raise InputError(
+                _(
+                    "--pattern {pattern} has no cell in «{sentence}» ({tokens}){left}: "
+                    "duplicate and induction need a token that appears twice; --random N "
+                    "draws N tokens and repeats them"
+                ),
+                pattern=asked.pattern or "--pattern-file",
+                sentence=shown(text, 80),
+                tokens=shown(" ".join(tokens), 120),
+                left=Message(_(" once --exclude is applied")) if asked.exclude else "",
+            )
+        table = pattern_score(weights, cells, asked.metric, asked.exclude)
+        return _Scored(encoded, table, _habit_means(weights))
+    assert asked.source is not None and asked.target is not None
+    start = _position(tokens, asked.source, "--from")
+    end = _position(tokens, asked.target, "--to")
     controls = [[_controls(weights[lay, h], start, end) for h in range(weights.shape[1])]
                 for lay in range(weights.shape[0])]  # fmt: skip
     return _Scored(encoded, weights[:, :, start, end], _habit_means(weights), start, end,
@@ -299,6 +330,51 @@ def _mean_controls(runs: list[_Scored], layer: int, head: int) -> dict[str, Any]
             "column_mean": float(np.mean([c["column_mean"] for c in each]))}  # fmt: skip
 
 
+def _asked(source: str | None, target: str | None, pattern: str | None, cells: Any,
+           metric: str, exclude: Sequence[str]) -> _Asked:  # fmt: skip
+    """What to rank, checked: a cell or a pattern, a known metric and exclusions."""
+    from attncli.core.head_patterns import EXCLUSIONS, METRICS, PATTERN_NAMES
+
+    by_pattern = pattern is not None or cells is not None
+    if pattern is not None and cells is not None:
+        raise OptionError(_("--pattern and --pattern-file each give a pattern; give one of them"))
+    if by_pattern and (source is not None or target is not None):
+        raise OptionError(_("--pattern and --from/--to each choose what to rank; give one of them"))
+    if not by_pattern and (source is None or target is None):
+        raise OptionError(
+            _(
+                "say what to rank: --from TOKEN --to TOKEN (e.g. --from are --to keys), "
+                "--pattern {known} or --pattern-file F"
+            ),
+            known="|".join(PATTERN_NAMES),
+        )
+    if pattern is not None and pattern not in PATTERN_NAMES:
+        raise OptionError(
+            _("--pattern {pattern} is not known; one of {known}"),
+            pattern=shown(repr(pattern)),
+            known=", ".join(PATTERN_NAMES),
+        )
+    if metric not in METRICS:
+        raise OptionError(
+            _("--metric {metric} is not known; one of {known}"),
+            metric=shown(repr(metric)),
+            known=", ".join(METRICS),
+        )
+    unknown = [name for name in exclude if name not in EXCLUSIONS]
+    if unknown:
+        raise OptionError(
+            _("--exclude {name} is not known; first, self or both (first,self)"),
+            name=shown(repr(unknown[0])),
+        )
+    if not by_pattern and (metric != "rows" or exclude):
+        raise OptionError(
+            _("{option} scores a pattern; with --from/--to the score is the one cell's weight"),
+            option="--metric" if metric != "rows" else "--exclude",
+        )
+    ordered = tuple(name for name in EXCLUSIONS if name in exclude)
+    return _Asked(source, target, pattern, cells, metric, ordered)
+
+
 def heads(
     sentence: str | None,
     model: str,
@@ -306,35 +382,30 @@ def heads(
     source: str | None = None,
     target: str | None = None,
     pattern: str | None = None,
+    pattern_cells: Any = None,
+    metric: str = "rows",
+    exclude: Sequence[str] = (),
     sentences: Sequence[str] | None = None,
     shown_count: int | None = 10,
 ) -> HeadsResult:
     """Every (layer, head) of a model ranked, highest first, by the weight from the token
-    `source` to the token `target` (their first occurrences), or by a pattern's mean weight
-    over rows: "previous" (on the token just before), "first" (on the first token), "self"
-    (on itself). With `sentences` (instead of `sentence`), by the mean of that score over
-    every sentence, each head's lowest beside it."""
+    `source` to the token `target` (their first occurrences), or by how much it agrees with
+    a pattern: "previous" (the token just before), "first" (the first token), "self" (the
+    token itself), "duplicate" (earlier occurrences of the same token), "induction" (the
+    token after an earlier occurrence), or `pattern_cells`, a T × T matrix of your own.
+
+    A pattern is scored by `metric`: "rows" (attn's: the mean over the rows that have a
+    cell of the row's weight on its cells), "mul" or "abs" (TransformerLens's detect_head),
+    leaving out the first column and/or the diagonal with `exclude` ("first", "self").
+    With `sentences` (instead of `sentence`), by the mean of that score over every sentence,
+    each head's lowest beside it."""
     from attncli.reading.models.model import load_model
     from attncli.results.model import HeadsResult, HeadWeight
 
-    if pattern is not None and (source is not None or target is not None):
-        raise OptionError(_("--pattern and --from/--to each choose what to rank; give one of them"))
-    if pattern is None and (source is None or target is None):
-        raise OptionError(
-            _(
-                "say what to rank: --from TOKEN --to TOKEN (e.g. --from are --to keys), or "
-                "--pattern previous|first|self"
-            )
-        )
-    if pattern is not None and pattern not in PATTERNS:
-        raise OptionError(
-            _("--pattern {pattern} is not known; one of {known}"),
-            pattern=shown(repr(pattern)),
-            known=", ".join(PATTERNS),
-        )
+    asked = _asked(source, target, pattern, pattern_cells, metric, exclude)
     texts = _texts(sentence, sentences)
     loaded = load_model(model)
-    runs = [_scored(loaded, text, source, target, pattern) for text in texts]
+    runs = [_scored(loaded, text, asked) for text in texts]
     tables = np.stack([run.table for run in runs])  # [S, L, h]
     table = tables.mean(axis=0)
     lowest = tables.min(axis=0)
@@ -364,10 +435,59 @@ def heads(
         ranking=ranking,
         source=first.start,
         target=first.end,
-        pattern=pattern,
+        pattern=pattern if pattern_cells is None else "given",
+        metric=asked.metric if asked.source is None else None,
+        exclude=asked.exclude,
+        causal=loaded.architecture.causal,
         shown=shown_count,
         asked_from=source,
         asked_to=target,
         sentences=tuple(texts) if several or sentences is not None else None,
         sentence_tokens=tuple(run.encoded.tokens for run in runs),
     )
+
+
+def repeated_random(model: str, count: int, seed: int = 0) -> str:
+    """A sentence of `count` tokens drawn at random (seeded) from the model's vocabulary,
+    then the same tokens again: the input on which an induction head shows itself (the
+    second half can only be foreseen by looking back at the first). Only whole words that
+    the tokenizer reads back as one token each are drawn."""
+    from attncli.reading.models.model import load_model
+
+    if not 2 <= count <= 200:
+        raise OptionError(_("--random {count}: draw 2 to 200 tokens"), count=count)
+    tokenizer = load_model(model).tokenizer
+    bytes_level = tokenizer.pieces == "bytes"
+    vocabulary = sorted(tokenizer.tokenizer.get_vocab().items(), key=lambda item: item[1])
+    words = []
+    for token, _id in vocabulary:
+        word = token[1:] if bytes_level and token.startswith("Ġ") else token
+        if (not bytes_level or token.startswith("Ġ")) and len(word) > 1 and word.isascii() \
+                and word.isalpha() and word.islower():  # fmt: skip
+            words.append(word)
+    drawn: list[str] = []
+    for index in np.random.default_rng(seed).permutation(len(words)):
+        word = words[index]
+        pieces = tokenizer.tokenizer.encode(word, add_special_tokens=False).ids
+        if len(pieces) == 1:
+            drawn.append(word)
+            if len(drawn) == count:
+                break
+    if len(drawn) < count:
+        raise InputError(
+            _("{model}'s vocabulary has only {found} whole words to draw; ask --random {found}"),
+            model=model,
+            found=len(drawn),
+        )
+    half = " ".join(drawn)
+    sentence = f"{half} {half}"
+    positions = tokenizer.positions
+    if 2 * count + 2 > positions:
+        raise OptionError(
+            _("--random {count} makes {total} tokens; {model} reads at most {positions}"),
+            count=count,
+            total=2 * count + 2,
+            model=model,
+            positions=positions,
+        )
+    return sentence

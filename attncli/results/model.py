@@ -124,7 +124,11 @@ class HeadsResult(Result):
     ranking: tuple[HeadWeight, ...]  # highest first
     source: int | None = None  # the query token's position (0-based), for --from/--to
     target: int | None = None  # the key token's position (0-based)
-    pattern: str | None = None  # previous, first or self
+    # previous, first, self, duplicate, induction, or "given" (a T × T matrix of one's own)
+    pattern: str | None = None
+    metric: str | None = None  # how a pattern is scored: rows, mul or abs
+    exclude: tuple[str, ...] = ()  # "first", "self": left out of a pattern's score
+    causal: bool = False  # the model's tokens see only themselves and the ones before
     shown: int | None = 10  # how many a terminal shows; None: all
     split_words: tuple[str, ...] = ()  # as ModelAttnResult's
     word_count: int = 0
@@ -164,7 +168,7 @@ class HeadsResult(Result):
         else:
             document["tokens"] = list(self.tokens)
         if self.pattern is not None:
-            document["pattern"] = self.pattern
+            document.update(pattern=self.pattern, metric=self.metric, exclude=list(self.exclude))
         elif self.sentences is not None:
             document.update({"from": self.asked_from, "to": self.asked_to})
         else:

@@ -48,9 +48,68 @@ PatternOption = Annotated[
         "--pattern",
         metavar="P",
         help=_(
-            "Rank by a pattern instead, averaged over rows: previous (the token before), first "
-            "(the first token), self (the token itself)."
+            "Rank by a pattern instead: previous (the token before), first (the first "
+            "token), self (the token itself), duplicate (earlier copies of the same token), "
+            "induction (the token after an earlier copy)."
         ),
+    ),
+]
+PatternFileOption = Annotated[
+    str | None,
+    Option(
+        "--pattern-file",
+        metavar="F",
+        reads=True,
+        help=_(
+            "Rank by a pattern of your own: a JSON T × T matrix of 0 to 1 (row = query, "
+            "column = key) for the sentence's T tokens as the model reads them."
+        ),
+    ),
+]
+MetricOption = Annotated[
+    str,
+    Option(
+        "--metric",
+        metavar="M",
+        help=_(
+            "How a pattern is scored: rows (the mean, over the rows that have a cell, of the "
+            "row's weight on its cells; a perfect head scores 1), mul (TransformerLens: the "
+            "weight on the cells over all the weight) or abs (TransformerLens: 1 − Σ|A − P| "
+            "÷ T)."
+        ),
+    ),
+]
+ExcludeOption = Annotated[
+    str | None,
+    Option(
+        "--exclude",
+        metavar="WHAT",
+        help=_(
+            "Leave out of a pattern's score the weight on the first token (first), on the "
+            "token itself (self), or both (first,self), as TransformerLens' exclude_bos and "
+            "exclude_current_token."
+        ),
+    ),
+]
+RandomOption = Annotated[
+    int | None,
+    Option(
+        "--random",
+        metavar="N",
+        help=_(
+            "Instead of a sentence, N whole words drawn from the model's vocabulary "
+            "(seeded by --seed), then the same N again: the input that shows induction and "
+            "duplicate heads."
+        ),
+    ),
+]
+SeedOption = Annotated[
+    int,
+    Option(
+        "--seed",
+        min=0,
+        max=2**32 - 1,
+        help=_("The seed of --random's draw."),
     ),
 ]
 SentencesOption = Annotated[
@@ -81,7 +140,12 @@ def heads(
     source: FromOption = None,
     target: ToOption = None,
     pattern: PatternOption = None,
+    pattern_file: PatternFileOption = None,
+    metric: MetricOption = "rows",
+    exclude: ExcludeOption = None,
     sentences: SentencesOption = None,
+    random: RandomOption = None,
+    seed: SeedOption = 0,
     all_heads: AllOption = False,
     *,
     settings: Settings,
@@ -89,10 +153,12 @@ def heads(
     """Every head of a pretrained model, ranked by one weight: find the head that does it.
 
     With --from and --to, the weight each (layer, head) puts from the token --from on the
-    token --to; with --pattern, the mean weight on the previous token (previous), the first
-    (first) or itself (self), as TransformerLens' head detector does. The top 10 on a
-    terminal (--all: every one); as JSON a list of {"layer", "head", "weight"}, 1-based,
-    highest first, with the tokens beside it.
+    token --to; with --pattern, how much of its weight is on a pattern's cells: the previous
+    token, the first, itself, earlier copies of the same token (duplicate) or the token
+    after an earlier copy (induction), the patterns of TransformerLens' head detector;
+    --metric mul or abs scores them as it does. The top 10 on a terminal (--all: every
+    one); as JSON a list of {"layer", "head", "weight"}, 1-based, highest first, with the
+    tokens beside it.
 
     With --sentences FILE, the mean of that score over every sentence of FILE (one a
     line), each head's lowest beside it: a head that does it in one sentence only ranks low.
@@ -102,6 +168,8 @@ def heads(
 
     Example: attn heads --sentences docs/agreement.txt --model all-MiniLM-L6-v2 --from are
     --to keys
+
+    Example: attn heads --random 10 --model all-MiniLM-L6-v2 --pattern induction --metric mul
     """
     from attncli.api.model import heads as rank
     from attncli.cli.commands.model_runs import sentence_given
@@ -110,20 +178,41 @@ def heads(
 
     if not model:
         raise OptionError(_("attn heads needs --model M, e.g. --model all-MiniLM-L6-v2"))
-    texts = None
-    if sentences is not None:
-        import sys
+    import sys
 
+    texts = None
+    if random is not None:
+        from attncli.api.model import repeated_random
+
+        if sentence is not None or sentences is not None:
+            raise OptionError(_("--random N draws the sentence; leave out the sentence given"))
+        sentence = repeated_random(model, random, seed)
+    elif sentences is not None:
         from attncli.reading.parse.sentence_list import sentence_lines
         from attncli.reading.parse.sources import read_text
 
         texts = sentence_lines(*read_text(sentences, sys.stdin))
+    else:
+        sentence = sentence_given(sentence)
+    cells = None
+    if pattern_file is not None:
+        from attncli.messages import Message
+        from attncli.reading.parse.json_text import parse_json
+        from attncli.reading.parse.sources import read_text
+
+        text, where = read_text(pattern_file, sys.stdin)
+        cells = parse_json(
+            text, where, Message(_("expected a T × T matrix, e.g. [[1, 0], [1, 0]]"))
+        )
     result = rank(
-        sentence if texts is not None else sentence_given(sentence),
+        sentence,
         model,
         source=source,
         target=target,
         pattern=pattern,
+        pattern_cells=cells,
+        metric=metric,
+        exclude=tuple(part.strip() for part in exclude.split(",")) if exclude else (),
         sentences=texts,
         shown_count=None if all_heads else 10,
     )

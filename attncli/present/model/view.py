@@ -136,6 +136,12 @@ def heads_view(result: HeadsResult, fmt: Format) -> list[RenderableType]:
 
     if controls:
         below.append(fmt.say("heads_controls_over" if several else "heads_controls"))
+    if result.metric is not None:
+        below.append(fmt.say(f"heads_metric.{result.metric}"))
+        if result.exclude:
+            below.append(fmt.say(f"heads_excluded.{','.join(result.exclude)}"))
+        if not result.causal and result.pattern in ("previous", "duplicate", "induction"):
+            below.append(fmt.say(f"heads_bidirectional.{result.pattern}"))
     if several:
         below.append(fmt.say("heads_lowest_means"))
     best = result.ranking[0]

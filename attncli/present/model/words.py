@@ -39,6 +39,43 @@ MODEL_PHRASES: dict[str, str] = {
     "heads_pattern.previous": _("the mean weight on the previous token"),
     "heads_pattern.first": _("the mean weight on the first token"),
     "heads_pattern.self": _("the mean weight on the token itself"),
+    "heads_pattern.duplicate": _("the weight on earlier copies of the same token"),
+    "heads_pattern.induction": _("the weight on the token after an earlier copy of the token"),
+    "heads_pattern.given": _("the pattern given (--pattern-file)"),
+    "heads_metric.rows": _(
+        "Score (rows, the default): in each row that has a cell of the pattern, the share of "
+        "the row's weight on its cells, then the mean over those rows; a head that does it "
+        "in every such row scores 1, however few they are. --metric mul gives "
+        "TransformerLens' number."
+    ),
+    "heads_metric.mul": _(
+        "Score (mul, TransformerLens'): the weight on the pattern's cells over all the "
+        "weight; rows without a cell count against the head, so a perfect head scores less "
+        "than 1 when few rows have one (--metric rows does not)."
+    ),
+    "heads_metric.abs": _(
+        "Score (abs, TransformerLens'): 1 − Σ|A − P| ÷ T, from −1 to 1 (the pattern exactly); "
+        "it asks for the pattern's weights, not only its cells (TransformerLens rounds it to "
+        "3 decimals; attn does not)."
+    ),
+    "heads_excluded.first": _("Left out of the score: the weight on the first token."),
+    "heads_excluded.self": _("Left out of the score: the weight on the token itself."),
+    "heads_excluded.first,self": _(
+        "Left out of the score: the weight on the first token and on the token itself."
+    ),
+    "heads_bidirectional.previous": _(
+        "This model is bidirectional: a token also sees the ones after it, and weight on the "
+        "next token counts against the previous-token pattern."
+    ),
+    "heads_bidirectional.duplicate": _(
+        "This model is bidirectional: the pattern, TransformerLens', is causal and counts "
+        "only earlier copies; a later copy, which this model sees too, counts against it."
+    ),
+    "heads_bidirectional.induction": _(
+        "This model is bidirectional and predicts no next token: a head on the token after "
+        "an earlier copy is not the copying circuit of a causal model, which can only look "
+        "back; here the later copy is in sight as well."
+    ),
     "heads_rank": _("Rank"),
     "heads_layer": _("Layer"),
     "heads_head": _("Head"),
