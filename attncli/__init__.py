@@ -26,7 +26,9 @@ __all__ = [
     "exercise",
     "grad",
     "heads",
+    "kv_cache",
     "mix",
+    "online_softmax",
     "options",
     "repeated_random",
     "samples",
@@ -34,6 +36,7 @@ __all__ = [
     "score",
     "selfattn",
     "softmax",
+    "tiles",
     "train",
 ]
 
@@ -42,6 +45,7 @@ if TYPE_CHECKING:
     from attncli.api.checking import check
     from attncli.api.exercise import exercise
     from attncli.api.grad import grad
+    from attncli.api.inference import kv_cache, online_softmax, tiles
     from attncli.api.model import heads, repeated_random
     from attncli.api.options import options
     from attncli.api.samples import samples
@@ -56,6 +60,7 @@ _HOMES = {
     "exercise": "api.exercise",
     "check": "api.checking",
     "grad": "api.grad",
+    **dict.fromkeys(("kv_cache", "online_softmax", "tiles"), "api.inference"),
     **dict.fromkeys(("heads", "repeated_random"), "api.model"),
     "options": "api.options",
     "samples": "api.samples",

@@ -121,6 +121,9 @@ RENDERERS: dict[str, tuple[str, str, bool]] = {
     "ModelAttnResult": ("model.view", "model_selfattn_view", True),
     "HeadsResult": ("model.view", "heads_view", False),
     "TrainResult": ("training.view", "training_view", False),
+    "OnlineSoftmaxResult": ("inference.view", "online_softmax_view", True),
+    "TiledResult": ("inference.view", "tiled_view", False),
+    "CacheLedger": ("inference.view", "cache_view", False),
 }
 
 

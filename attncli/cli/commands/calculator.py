@@ -52,6 +52,25 @@ TemperatureOption = Annotated[
         help=_("Divide scores by T first: T > 1 spreads, T < 1 sharpens."),
     ),
 ]
+OnlineOption = Annotated[
+    bool,
+    Option(
+        "--online",
+        help=_(
+            "Read the scores a block at a time, as FlashAttention does: a running max m and "
+            "a running sum ℓ, rescaled by e^(m_old − m_new) whenever m rises."
+        ),
+    ),
+]
+BlockOption = Annotated[
+    int | None,
+    Option(
+        "--block",
+        metavar="B",
+        help=_("With --online: how many scores each block holds. [default: 2]"),
+        show_default=False,
+    ),
+]
 GradOutputOption = Annotated[
     str | None,
     Option(
@@ -148,6 +167,8 @@ def softmax(
     scores: ScoresOption = None,
     tokens: TokensOption = None,
     temperature: TemperatureOption = 1.0,
+    online: OnlineOption = False,
+    block: BlockOption = None,
     *,
     settings: Settings,
 ) -> None:
@@ -159,6 +180,9 @@ def softmax(
     score is masked has nothing to attend to: all its weights are 0 (and its mix
     is the zero vector).
 
+    --online reads them B at a time with a running max and sum, and ends at the same
+    weights: attn softmax 2 0 1 --online --block 2 --steps
+
     Example: attn softmax 2 0 1 --tokens tren,va,lleno --steps
     """
     from attncli.api.calculator import softmax_document
@@ -169,8 +193,35 @@ def softmax(
     inline = {"scores": scores, "tokens": tokens}
     with decimal_commas_told(inline, settings.lang):
         document = document_from(input_path, "scores", inline, ("scores",), settings.lang)
+        if online or block is not None:
+            _emit_online(document, online, block, temperature, settings)
+            return
         result = softmax_document(document, temperature)
     _emit_with_steps(result, settings)
+
+
+def _emit_online(
+    document: dict[str, object],
+    online: bool,
+    block: int | None,
+    temperature: float,
+    settings: Settings,
+) -> None:
+    """attn softmax --online: the blocks are the steps (shown with --steps)."""
+    from dataclasses import replace
+
+    from attncli.api.inference import online_softmax_document
+    from attncli.errors import OptionError
+    from attncli.present.output import emit
+
+    if not online:
+        raise OptionError(_("--block is the size of --online's blocks; add --online"))
+    if block is None:  # a sheet of attn exercise --online says its own
+        given = document.get("block")
+        block = given if isinstance(given, int) and not isinstance(given, bool) else 2
+    result = online_softmax_document(document, block, temperature)
+    shown = frozenset({"steps"}) if settings.steps else frozenset()
+    emit(result, replace(settings, show=shown))
 
 
 @command(

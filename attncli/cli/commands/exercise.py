@@ -81,6 +81,16 @@ ExercisePositionsOption = Annotated[
         ),
     ),
 ]
+OnlineExerciseOption = Annotated[
+    bool,
+    Option(
+        "--online",
+        help=_(
+            "The online softmax instead: small whole scores read 2 at a time, the running max "
+            "m and sum ℓ to write after each block, then the weights."
+        ),
+    ),
+]
 AnswersOnlyOption = Annotated[
     bool,
     Option(
@@ -102,6 +112,7 @@ def exercise(
     count: CountOption = 1,
     answers_only: AnswersOnlyOption = False,
     positions: ExercisePositionsOption = None,
+    online: OnlineExerciseOption = False,
     *,
     settings: Settings,
 ) -> None:
@@ -119,6 +130,8 @@ def exercise(
     given. Self-attention: attn exercise --selfattn | attn selfattn
 
     Rotary positions (as Llama's), by quarter turns: attn exercise --positions rope
+
+    The online softmax by hand, blocks of 2: attn exercise --online --answers
 
     Example: attn exercise --seed 7 --lang es --answers
     """
@@ -152,6 +165,9 @@ def exercise(
     rope = None if positions is None else positions.value
     # The worksheet is what a terminal shows, not steps asked for: piped, the problem as JSON.
     settings = replace(settings, steps=False, blank=True)
+    if online:
+        _online_sheet(seed, size, method, selfattn, count, answers_only, rope, settings)
+        return
     if count == 1 and not answers_only:
         from attncli.api.exercise import exercise as make
         from attncli.api.exercise import selfattn_exercise
@@ -167,3 +183,37 @@ def exercise(
     score = (method or ScoreMethod.dot).value
     sheets = exercise_set(seed, size, dim, count, answers_only, score, selfattn, rope)
     emit(sheets, settings, document=sheets.to_document(answers=settings.answers))
+
+
+def _online_sheet(
+    seed: int,
+    size: int,
+    method: ScoreMethod | None,
+    selfattn: bool,
+    count: int,
+    answers_only: bool,
+    rope: str | None,
+    settings: Settings,
+) -> None:
+    """attn exercise --online: one sheet of scores for the online softmax (piped, the scores
+    attn softmax --online reads; with --answers, its answers too)."""
+    from attncli.api.inference import online_exercise
+    from attncli.errors import OptionError
+    from attncli.present.output import emit
+
+    others = {"--method": method is not None, "--selfattn": selfattn, "--count": count != 1,
+              "--answers-only": answers_only, "--positions": rope is not None}  # fmt: skip
+    for option, given in others.items():
+        if given:
+            raise OptionError(
+                _(
+                    "{option} with --online: the online sheet is one row of scores; leave out "
+                    "{option}"
+                ),
+                option=option,
+            )
+    result = online_exercise(seed, size, 2)
+    document = result.to_document()
+    if not settings.answers:
+        document = {name: document[name] for name in ("tokens", "scores", "block")}
+    emit(result, settings, document=document)

@@ -97,4 +97,25 @@ MODEL_PHRASES: dict[str, str] = {
         "explain the first: attn selfattn {sentence} --model {model} --layer {layer} --head "
         "{head} --steps --token {token}"
     ),
+    "rollout_title": _("{model} ({kind}) · attention rollout over layers 1 to {layer} of {layers}"),
+    "rollout_rule": _(
+        "Each layer: its heads' weights averaged, A, and the residual added, 0.5 A + 0.5 I "
+        "(rows renormalised); then the layers multiplied, R_l = M_l · R_(l−1). Each row "
+        "still sums to 1."
+    ),
+    "rollout_grid": _(
+        "Rollout up to layer {layer} (row = the token, column = the input token it draws on)"
+    ),
+    "rollout_cell": _(
+        "R{layer}[{source}, {target}] = Σ_k M{layer}[{source}, k] · R{before}[k, {target}]: "
+        "what «{source}» draws on «{target}» through each token k"
+    ),
+    "rollout_through": _("through"),
+    "rollout_sum": _("Sum"),
+    "rollout_assumes": _(
+        "Rollout assumes the information in a token mixes linearly and evenly through "
+        "attention and the residual: heads averaged with equal weight, the feed-forward "
+        "layers and value vectors ignored. It approximates how input tokens flow into a "
+        "row, not a gradient: it does not say what changes the output."
+    ),
 }

@@ -1,0 +1,267 @@
+"""Attention at inference, by hand: the online softmax (attn softmax --online), one query
+row through key tiles (attn selfattn --tiles) and the KV cache ledger (attn selfattn
+--kv-cache), each checked against the plain computation it replaces."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from attncli.core import inference
+from attncli.core.attention import softmax as plain_softmax
+from attncli.errors import OptionError
+from attncli.messages import _
+from attncli.reading.check.calculator import carried_values, softmax_input
+from attncli.reading.parse.values import Document
+from attncli.results.rows import pick_row
+
+if TYPE_CHECKING:
+    from attncli.results.inference import CacheLedger, OnlineSoftmaxResult, TiledResult
+    from attncli.results.selfattn import SelfAttnResult
+
+ArrayLike = Any
+
+
+def check_block(block: int, option: str = "--block") -> None:
+    """A block of scores or keys holds one at least."""
+    if block < 1:
+        raise OptionError(
+            _("{option} {block}: a block holds 1 score or more (try {option} 2)"),
+            option=option,
+            block=block,
+        )
+
+
+def online_softmax(
+    scores: ArrayLike,
+    *,
+    block: int = 2,
+    tokens: Sequence[str] | None = None,
+    temperature: float = 1.0,
+) -> OnlineSoftmaxResult:
+    """softmax read `block` scores at a time, as FlashAttention does: a running max m and a
+    running sum ℓ rescaled by e^(m_old − m_new) when m rises; -inf (or None) masks a cell.
+
+    >>> r = online_softmax([2, 0, 1], block=2)
+    >>> [round(b["l"], 3) for b in r.to_document()["blocks"]]
+    [1.135, 1.503]
+    >>> r.weights.round(3)
+    array([0.665, 0.09 , 0.245])
+    """
+    from attncli.api.calculator import chained_document
+
+    document = chained_document(scores, "scores")
+    if tokens is not None:
+        document["tokens"] = list(tokens)
+    return online_softmax_document(document, block, temperature)
+
+
+def online_softmax_document(
+    document: Document, block: int = 2, temperature: float = 1.0
+) -> OnlineSoftmaxResult:
+    """online_softmax() on a document with scores (a row or a grid)."""
+    from attncli.api.calculator import check_temperature
+    from attncli.results.inference import OnlineSoftmaxResult
+
+    check_temperature(temperature)
+    check_block(block)
+    rows = softmax_input(document)
+    blocks = inference.online_softmax(rows.matrix, block, temperature)
+    return OnlineSoftmaxResult(
+        single=rows.single,
+        row_labels=tuple(rows.row_labels),
+        column_labels=tuple(rows.column_labels),
+        carried=carried_values(document, rows.matrix.shape[1]),
+        score_grid=rows.matrix,
+        weight_grid=blocks.weights,
+        plain_grid=plain_softmax(rows.matrix, temperature),
+        blocks=blocks,
+        block=block,
+        temperature=temperature,
+    )
+
+
+def _plain_layer(result: SelfAttnResult, option: str) -> None:
+    """The views below replay one self-attention over its own X; anything else is refused."""
+    refused = [
+        (result.x is None, _("{option} needs the layer's X: a sentence, or x in -i FILE")),
+        (
+            result.x_kv is not None or result.x_v is not None,
+            _("{option} replays self-attention; cross-attention (--context, x_q and x_kv) is not"),
+        ),
+        (
+            result.x is not None and result.x.ndim != 2,
+            _("{option} takes one sequence, not a batch"),
+        ),
+        (
+            bool(result.extra_keys),
+            _(
+                "{option} replays the tokens' own keys; bias_k, bias_v and --add-zero-attn add "
+                "others"
+            ),
+        ),
+        (
+            result.bias is not None or result.mask is not None or result.mask_bias is not None,
+            _("{option} takes --causal as its mask; a given mask or attn_mask is not replayed"),
+        ),
+        (
+            result.rope_base is not None,
+            _("{option} does not replay rotary positions yet; leave out --positions rope"),
+        ),
+        (
+            result.dtype != "float64",
+            _("{option} works in float64; leave out --dtype"),
+        ),
+    ]
+    for failed, message in refused:
+        if failed:
+            raise OptionError(message, option=option)
+
+
+def kv_cache(result: SelfAttnResult, head: int = 1, kv_heads: int | None = None) -> CacheLedger:
+    """A causal layer replayed token by token with a KV cache: at step t the new q, k, v, the
+    cache with row t appended, one row of scores and weights, one output row; each equal
+    to row t of the whole causal grid bit for bit (both summed in one order), and beside it
+    the multiplications the cache saves and its size, 2 · layers · kv-heads · d_k · T.
+
+    `kv_heads` is the heads that keep keys and values (as many as the query heads unless a
+    layer shares them).
+
+    >>> import attncli as attn
+    >>> ledger = kv_cache(attn.selfattn(sentence="el tren va lleno", causal=True))
+    >>> ledger.bit_for_bit, ledger.cache_numbers
+    (True, 64)
+    """
+    from attncli.results.inference import CacheLedger
+
+    _plain_layer(result, "--kv-cache")
+    if not result.causal:
+        raise OptionError(
+            _(
+                "--kv-cache replays a causal layer, where each token sees only the ones before "
+                "it; add --causal"
+            )
+        )
+    assert result.x is not None
+    params = dict(result.projections)
+    heads = result.heads or 1
+    if not 1 <= head <= heads:
+        raise OptionError(
+            _("--head {head}: this layer has {heads} heads (1 to {heads})"), head=head, heads=heads
+        )
+    kv = heads if kv_heads is None else kv_heads
+    d_k = params["w_k"].shape[1] // heads
+    d_v = params["w_v"].shape[1] // heads
+    ledger = inference.cache_ledger(result.x, params, heads, result.divisor)
+    full = inference.causal_grid(result.x, params, heads, result.divisor)
+    length, d_model = result.x.shape
+    return CacheLedger(
+        tokens=tuple(result.tokens),
+        ledger=ledger,
+        full_weights=full.weights,
+        full_output=full.output,
+        layer_output=result.attention.output,
+        head=head - 1,
+        heads=heads,
+        kv_heads=kv,
+        layers=1,
+        d_model=d_model,
+        d_k=d_k,
+        d_v=d_v,
+        multiplications=inference.cache_multiplications(
+            length, d_model, heads, d_k, d_v, "w_o" in params
+        ),
+        cache_numbers=inference.cache_numbers(1, kv, d_k, length, d_v),
+        dtype_bytes=8,
+        source="given" if not result.drawn else "seeded",
+    )
+
+
+def parse_tiles(text: str) -> tuple[int, int]:
+    """--tiles 'Bq,Bk' to two block sizes."""
+    parts = text.replace(";", ",").split(",")
+    try:
+        sizes = tuple(int(part) for part in parts)
+    except ValueError:
+        sizes = ()
+    if len(sizes) != 2 or min(sizes) < 1:
+        raise OptionError(
+            _("--tiles {text}: give two whole sizes, queries and keys per tile, e.g. --tiles 2,2"),
+            text=repr(text),
+        )
+    return sizes[0], sizes[1]
+
+
+def tiles(
+    result: SelfAttnResult,
+    tile_q: int,
+    tile_k: int,
+    row: int | None = None,
+    token: str | None = None,
+    head: int = 1,
+) -> TiledResult:
+    """One query row of the layer through its keys `tile_k` at a time, as FlashAttention
+    computes it: m, ℓ and the output accumulator rescaled at each block, ending at the
+    layer's own output row; beside it the numbers held, a Bq × Bk tile against T × T.
+
+    >>> import attncli as attn
+    >>> t = tiles(attn.selfattn(sentence="el tren va lleno"), 2, 2)
+    >>> len(t.tiled.starts), bool(abs(t.tiled.output - t.plain).max() < 1e-12)
+    (2, True)
+    """
+    from attncli.results.inference import TiledResult
+
+    check_block(tile_q, "--tiles")
+    check_block(tile_k, "--tiles")
+    _plain_layer(result, "--tiles")
+    attention = result.attention
+    heads = result.heads
+    if heads is not None and not 1 <= head <= heads:
+        raise OptionError(
+            _("--head {head}: this layer has {heads} heads (1 to {heads})"), head=head, heads=heads
+        )
+    index = pick_row(result.query_labels, row, token)
+    pick = (lambda a: a[head - 1]) if heads is not None else (lambda a: a)
+    queries, keys, values = pick(attention.queries), pick(attention.keys), pick(attention.values)
+    weights = pick(attention.weights)
+    allowed = None if result.allowed is None else result.allowed[index]
+    tiled = inference.tiled_row(queries[index], keys, values, result.divisor, tile_k, allowed)
+    length_q, length_k = weights.shape
+    return TiledResult(
+        tokens=tuple(result.tokens),
+        token=index,
+        head=None if heads is None else head - 1,
+        tile_q=tile_q,
+        tile_k=tile_k,
+        tiled=tiled,
+        plain=np.asarray(weights[index] @ values),
+        memory=inference.tiled_memory(length_q, length_k, tile_q, tile_k, values.shape[-1]),
+        dtype_bytes=8,
+    )
+
+
+def online_exercise(seed: int = 0, size: int = 3, block: int = 2) -> OnlineSoftmaxResult:
+    """The online softmax to work by hand: small whole scores read `block` at a time, the
+    largest in a later block, so that the sum so far is rescaled once at least.
+
+    >>> online_exercise(seed=1).score_grid[0].tolist()
+    [2.0, 0.0, 3.0]
+    """
+    from attncli.core.exercise import MAX_TOKENS
+
+    check_block(block)
+    if not block < size <= MAX_TOKENS:
+        raise OptionError(
+            _(
+                "--size {size} with blocks of {block}: the online sheet needs more scores than "
+                "one block holds and at most {most} (try --size {block_more})"
+            ),
+            size=size,
+            block=block,
+            most=MAX_TOKENS,
+            block_more=block + 1,
+        )
+    tokens, scores = inference.online_exercise(seed, size, block)
+    return online_softmax(scores, block=block, tokens=tokens)

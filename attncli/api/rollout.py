@@ -1,0 +1,85 @@
+"""Attention rollout as an operation: a sentence and a model → every layer's weights (the
+model's own forward pass) → their heads averaged with the residual and multiplied layer by
+layer (core/rollout) → a RolloutResult. No I/O beyond reading the model."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from attncli.errors import OptionError
+from attncli.messages import Message, _
+
+if TYPE_CHECKING:
+    from attncli.results.rollout import RolloutCell, RolloutResult
+
+
+def rollout(
+    sentence: str | None,
+    model: str,
+    *,
+    layer: int | None = None,
+    cell: bool = False,
+    row: int | None = None,
+    token: str | None = None,
+    to: str | None = None,
+) -> RolloutResult:
+    """Attention rollout (Abnar & Zuidema 2020) of a pretrained model on a sentence: each
+    layer's weights averaged over its heads, 0.5 A + 0.5 I with rows renormalised (the
+    residual), multiplied from the first layer up to `layer` (1-based; default the last).
+    With `cell`, one cell of the last product written out term by term: the row `row`
+    (1-based) or `token`'s (default the last), the column `to`'s (default the row's
+    largest)."""
+    from attncli.api.model import _forward, _in_range, _load
+    from attncli.core.rollout import mixed_layers
+    from attncli.core.rollout import rollout as rolled
+    from attncli.results.rollout import RolloutResult
+
+    loaded, encoded = _load(sentence, model)
+    total = loaded.architecture.layers
+    _in_range(layer, total, "--layer", Message(_("layers")))
+    chosen = total if layer is None else layer
+    run = _forward(loaded, encoded, chosen)
+    weights = np.stack([one.attention.weights for one in run.layers])  # [L, h, T, T]
+    mixed = mixed_layers(weights)
+    products = rolled(mixed)
+    tokens = encoded.tokens
+    written = None
+    if cell:
+        written = _cell(mixed, products, chosen, tokens, row, token, to)
+    elif to is not None:
+        raise OptionError(_("--to picks the cell --steps writes out; add --steps"))
+    return RolloutResult(
+        model=model,
+        model_type=loaded.model_type,
+        sentence=str(sentence),
+        tokens=tokens,
+        mixed=mixed,
+        products=products,
+        layer=chosen,
+        cell=written,
+    )
+
+
+def _cell(mixed: np.ndarray, products: np.ndarray, layer: int, tokens: tuple[str, ...],
+          row: int | None, token: str | None, to: str | None) -> RolloutCell:  # fmt: skip
+    """R_l[i, j] = Σ_k M_l[i, k] R_(l−1)[k, j] for the cell asked, every term kept."""
+    from attncli.api.model import _position
+    from attncli.results.rollout import RolloutCell
+    from attncli.results.rows import pick_row
+
+    if layer < 2:
+        raise OptionError(
+            _(
+                "--steps writes a cell of two layers' product; --layer 1 has one layer "
+                "(give 2 or more)"
+            )
+        )
+    i = pick_row(tokens, row, token)
+    final = products[layer - 1]
+    j = int(np.argmax(final[i])) if to is None else _position(tokens, to, "--to")
+    upper = mixed[layer - 1][i]
+    lower = products[layer - 2][:, j]
+    return RolloutCell(layer, i, j, tuple(float(v) for v in upper),
+                       tuple(float(v) for v in lower), float(final[i, j]))  # fmt: skip

@@ -1,0 +1,314 @@
+"""Attention at inference: the online softmax, a query row through key tiles, the KV cache.
+
+The online softmax reads a row of scores a block at a time and keeps two numbers, the
+running maximum m and the running sum ℓ = Σ e^(s − m); when a block raises m, the sum so
+far is rescaled by e^(m_old − m_new) (Milakov and Gimelshein (2018), "Online normalizer
+calculation for softmax"). FlashAttention (Dao et al. (2022), "FlashAttention: Fast and
+Memory-Efficient Exact Attention with IO-Awareness", algorithm 1) does the same to the
+output: an accumulator Σ e^(s − m) v rescaled alike, divided by ℓ at the end, so that no
+T × T grid is ever held.
+
+At generation a causal layer keeps the keys and values it has computed (the KV cache):
+token t brings one new q, k, v, one row of scores against the cached keys, one output
+row. The cache is allocated for every position at once, as a static cache is, and the
+slots not yet written are masked. Every product here is summed in one fixed order (over
+the inner index, first to last), the same for one row as for all of them, so that a
+step's row is row t of the full causal grid bit for bit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from attncli.core.attention import softmax
+
+
+@dataclass(frozen=True)
+class OnlineBlocks:
+    """The online softmax of a grid of scores, block by block (a leading axis per block)."""
+
+    starts: list[int]  # the first column of each block
+    block_max: np.ndarray  # [n_blocks, T_q]: the block's largest score ÷ T
+    running_max: np.ndarray  # [n_blocks, T_q]: m after the block
+    factor: np.ndarray  # [n_blocks, T_q]: e^(m_old − m_new), what ℓ so far was multiplied by
+    block_sum: np.ndarray  # [n_blocks, T_q]: Σ e^(s ÷ T − m_new) over the block
+    running_sum: np.ndarray  # [n_blocks, T_q]: ℓ after the block
+    weights: np.ndarray  # [T_q, T_k]: e^(s ÷ T − m) ÷ ℓ with the final m and ℓ
+
+
+def _rescale(old_max: np.ndarray, new_max: np.ndarray, temperature: float = 1.0) -> np.ndarray:
+    """e^((m_old − m_new) ÷ T), and 1 while both are still −∞ (nothing summed yet)."""
+    # [T_q], [T_q] -> [T_q]
+    with np.errstate(invalid="ignore", over="ignore"):
+        exponent = old_max - new_max
+        if temperature != 1.0:
+            exponent = exponent / temperature
+        factor = np.exp(exponent)
+    factor[np.isneginf(new_max)] = 1.0
+    return factor
+
+
+def _shifted_powers(scores: np.ndarray, shift: np.ndarray, temperature: float) -> np.ndarray:
+    """e^((s − shift) ÷ T), with −∞ scores at 0 and a −∞ shift (a row masked so far) at 0,
+    as attention.softmax computes them (the shift subtracted before the division)."""
+    # [T_q, B], [T_q] -> [T_q, B]
+    safe = np.where(np.isneginf(shift), 0.0, shift)[:, None]
+    with np.errstate(over="ignore"):
+        exponent = np.subtract(scores, safe)
+        if temperature != 1.0:
+            exponent /= temperature
+    return np.exp(exponent)
+
+
+def online_softmax(scores: np.ndarray, block: int, temperature: float = 1.0) -> OnlineBlocks:
+    """softmax(scores ÷ T) row by row, reading `block` columns at a time with m and ℓ.
+
+    The maximum is taken of the scores themselves (÷ T is monotonic) and every power is
+    e^((s − m) ÷ T), as attention.softmax computes it, so the weights differ from the plain
+    softmax only by the order ℓ was summed in: a few units in the last place. A row that is
+    all −∞ keeps m = −∞ and ℓ = 0, and its weights are 0, as a fully masked row's are.
+    """
+    # [T_q, T_k] -> OnlineBlocks
+    rows, columns = scores.shape
+    running_max = np.full(rows, -np.inf)
+    running_sum = np.zeros(rows)
+    starts = list(range(0, columns, block))
+    history: dict[str, list[np.ndarray]] = {name: [] for name in ("bm", "m", "f", "bs", "l")}
+    for start in starts:
+        part = scores[:, start : start + block]
+        block_max = part.max(axis=1)
+        new_max = np.maximum(running_max, block_max)
+        factor = _rescale(running_max, new_max, temperature)
+        block_sum = _shifted_powers(part, new_max, temperature).sum(axis=1)
+        running_sum = running_sum * factor + block_sum
+        running_max = new_max
+        for name, value in zip(
+            history, (block_max, new_max, factor, block_sum, running_sum), strict=True
+        ):
+            history[name].append(value.copy())
+    weights = _shifted_powers(scores, running_max, temperature)
+    np.divide(weights, running_sum[:, None], out=weights, where=running_sum[:, None] > 0)
+    stacked = {name: np.array(values) for name, values in history.items()}
+    return OnlineBlocks(
+        starts, stacked["bm"], stacked["m"], stacked["f"], stacked["bs"], stacked["l"], weights
+    )
+
+
+@dataclass(frozen=True)
+class TiledRow:
+    """One query row through the key blocks: after each block m, ℓ and the accumulator."""
+
+    starts: list[int]  # the first key of each block
+    scores: np.ndarray  # [T_k]: q · k ÷ divisor, −∞ where masked
+    running_max: np.ndarray  # [n_blocks]
+    factor: np.ndarray  # [n_blocks]: e^(m_old − m_new)
+    running_sum: np.ndarray  # [n_blocks]: ℓ
+    accumulator: np.ndarray  # [n_blocks, d_v]: Σ e^(s − m) v so far, rescaled
+    output: np.ndarray  # [d_v]: the last accumulator ÷ ℓ
+
+
+def tiled_row(
+    query: np.ndarray,
+    keys: np.ndarray,
+    values: np.ndarray,
+    divisor: float,
+    block: int,
+    allowed: np.ndarray | None = None,
+) -> TiledRow:
+    """FlashAttention's inner loop for one query: scores of a block of keys, m and ℓ updated,
+    the output accumulator rescaled by e^(m_old − m_new) and the block's e^(s − m) v added;
+    the output is the accumulator ÷ ℓ (zero for a row with every key masked)."""
+    # [d_k], [T_k, d_k], [T_k, d_v], mask [T_k] -> TiledRow
+    scores = (keys @ query) / divisor
+    if allowed is not None:
+        scores[~allowed] = -np.inf
+    running_max, running_sum = np.array([-np.inf]), np.zeros(1)
+    accumulator = np.zeros((1, values.shape[1]))
+    starts = list(range(0, keys.shape[0], block))
+    maxima, factors, sums, accumulators = [], [], [], []
+    for start in starts:
+        part = scores[None, start : start + block]
+        new_max = np.maximum(running_max, part.max(axis=1))
+        factor = _rescale(running_max, new_max)
+        powers = _shifted_powers(part, new_max, 1.0)  # [1, B]
+        running_sum = running_sum * factor + powers.sum(axis=1)
+        accumulator = accumulator * factor[:, None] + powers @ values[start : start + block]
+        running_max = new_max
+        maxima.append(running_max[0])
+        factors.append(factor[0])
+        sums.append(running_sum[0])
+        accumulators.append(accumulator[0].copy())
+    output = (
+        accumulator[0] / running_sum[0] if running_sum[0] > 0 else np.zeros_like(accumulator[0])
+    )
+    return TiledRow(
+        starts,
+        scores,
+        np.array(maxima),
+        np.array(factors),
+        np.array(sums),
+        np.array(accumulators),
+        output,
+    )
+
+
+def tiled_memory(
+    length_q: int, length_k: int, tile_q: int, tile_k: int, d_v: int
+) -> dict[str, int]:
+    """Numbers held at once: the tiled computation's (a Bq × Bk tile of scores, Bq rows of
+    m, ℓ and the d_v accumulator) against the plain one's T_q × T_k grid of scores."""
+    tile_q, tile_k = min(tile_q, length_q), min(tile_k, length_k)
+    return {
+        "tile_scores": tile_q * tile_k,
+        "running": 2 * tile_q,
+        "accumulator": tile_q * d_v,
+        "tiled": tile_q * tile_k + 2 * tile_q + tile_q * d_v,
+        "grid": length_q * length_k,
+    }
+
+
+def ordered_product(rows: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    """rows @ matrix summed over the inner index first to last, whatever the number of rows:
+    one row gives bit for bit what it gives among all the rows (a BLAS product does not)."""
+    # [..., n], [n, m] -> [..., m]
+    total = rows[..., 0, None] * matrix[0]
+    for index in range(1, matrix.shape[0]):
+        total += rows[..., index, None] * matrix[index]
+    return total
+
+
+def ordered_dots(rows: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """Every row · every other row, summed first to last over the shared index."""
+    # [..., T_q, d], [..., T_k, d] -> [..., T_q, T_k]
+    total = rows[..., :, 0, None] * others[..., None, :, 0]
+    for index in range(1, rows.shape[-1]):
+        total += rows[..., :, index, None] * others[..., None, :, index]
+    return total
+
+
+def ordered_mix(weights: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """weights @ values summed first to last over the keys."""
+    # [..., T_q, T_k], [..., T_k, d_v] -> [..., T_q, d_v]
+    total = weights[..., :, 0, None] * values[..., None, 0, :]
+    for index in range(1, weights.shape[-1]):
+        total += weights[..., :, index, None] * values[..., None, index, :]
+    return total
+
+
+@dataclass(frozen=True)
+class CacheStep:
+    """Token t at generation: its q, k, v, the cache with its row appended, one row out."""
+
+    query: np.ndarray  # [h, d_k]
+    key: np.ndarray  # [h, d_k]
+    value: np.ndarray  # [h, d_v]
+    scores: np.ndarray  # [h, t + 1]: the new row against the cached keys, ÷ divisor
+    weights: np.ndarray  # [h, t + 1]
+    mixed: np.ndarray  # [h, d_v]: each head's weights × cached values
+    output: np.ndarray  # [d_out]: the heads joined (and through W^O when the layer has it)
+
+
+def _projected(x: np.ndarray, params: dict[str, np.ndarray], name: str) -> np.ndarray:
+    out = ordered_product(x, params[f"w_{name}"])
+    bias = params.get(f"b_{name}")
+    return out if bias is None else out + bias
+
+
+def _heads(matrix: np.ndarray, heads: int) -> np.ndarray:
+    # [..., h·d] -> [..., h, d]
+    return matrix.reshape(*matrix.shape[:-1], heads, matrix.shape[-1] // heads)
+
+
+def _joined_output(mixed: np.ndarray, params: dict[str, np.ndarray]) -> np.ndarray:
+    # [..., h, d_v] -> [..., h·d_v] or [..., d_model] through W^O
+    joined = mixed.reshape(*mixed.shape[:-2], -1)
+    if "w_o" not in params:
+        return joined
+    out = ordered_product(joined, params["w_o"])
+    return out if params.get("b_o") is None else out + params["b_o"]
+
+
+def cache_ledger(
+    x: np.ndarray, params: dict[str, np.ndarray], heads: int, divisor: float
+) -> list[CacheStep]:
+    """The causal layer replayed token by token with a KV cache allocated for T positions:
+    step t projects x_t alone, writes its k and v into slot t, scores q_t against the slots
+    written so far (the others masked) and mixes the cached values."""
+    # [T, d_model], W^Q, W^K [d_model, h·d_k], W^V [d_model, h·d_v] -> a CacheStep per token
+    length = x.shape[0]
+    d_k = params["w_k"].shape[1] // heads
+    d_v = params["w_v"].shape[1] // heads
+    key_cache = np.zeros((heads, length, d_k))
+    value_cache = np.zeros((heads, length, d_v))
+    steps = []
+    for t in range(length):
+        query, key, value = (_heads(_projected(x[t], params, n), heads) for n in ("q", "k", "v"))
+        key_cache[:, t], value_cache[:, t] = key, value
+        scores = ordered_dots(query[:, None, :], key_cache)[:, 0] / divisor  # [h, T]
+        scores[:, t + 1 :] = -np.inf  # slots not written yet
+        weights = softmax(scores)
+        mixed = ordered_mix(weights[:, None, :], value_cache)[:, 0]  # [h, d_v]
+        output = _joined_output(mixed, params)
+        steps.append(
+            CacheStep(query, key, value, scores[:, : t + 1], weights[:, : t + 1], mixed, output)
+        )
+    return steps
+
+
+@dataclass(frozen=True)
+class CausalGrid:
+    """The whole causal layer at once, with the same ordered sums as the ledger."""
+
+    scores: np.ndarray  # [h, T, T], −∞ above the diagonal
+    weights: np.ndarray  # [h, T, T]
+    output: np.ndarray  # [T, d_out]
+
+
+def causal_grid(
+    x: np.ndarray, params: dict[str, np.ndarray], heads: int, divisor: float
+) -> CausalGrid:
+    """Every token's q, k, v at once, the T × T causal grid, every output row."""
+    # [T, d_model] -> CausalGrid
+    queries, keys, values = (
+        np.moveaxis(_heads(_projected(x, params, n), heads), 1, 0) for n in ("q", "k", "v")
+    )
+    scores = ordered_dots(queries, keys) / divisor
+    scores[:, ~np.tril(np.ones((x.shape[0], x.shape[0]), dtype=bool))] = -np.inf
+    weights = softmax(scores)
+    mixed = np.moveaxis(ordered_mix(weights, values), 0, 1)  # [T, h, d_v]
+    return CausalGrid(scores, weights, _joined_output(mixed, params))
+
+
+def cache_multiplications(
+    length: int, d_model: int, heads: int, d_k: int, d_v: int, w_o: bool
+) -> dict[str, int]:
+    """Multiplications to generate T tokens one at a time: with the cache (each step projects
+    its own token and scores one row against t cached keys) and without (each step projects
+    the whole prefix again and computes its t × t grid)."""
+    per_token = d_model * heads * (2 * d_k + d_v) + (heads * d_v * d_model if w_o else 0)
+    cached = sum(per_token + heads * t * (d_k + d_v) for t in range(1, length + 1))
+    recomputed = sum(t * per_token + heads * t * t * (d_k + d_v) for t in range(1, length + 1))
+    return {"cached": cached, "recomputed": recomputed}
+
+
+def cache_numbers(layers: int, kv_heads: int, d_k: int, length: int, d_v: int | None = None) -> int:
+    """The KV cache's size in numbers: a key and a value per kv-head, layer and token,
+    2 · layers · kv-heads · d_k · T (layers · kv-heads · (d_k + d_v) · T when d_v differs)."""
+    return layers * kv_heads * (d_k + (d_k if d_v is None else d_v)) * length
+
+
+def online_exercise(seed: int, size: int, block: int) -> tuple[list[str], list[float]]:
+    """Tokens and small whole scores (0 to 3) for the online softmax by hand: a later block
+    always holds a larger score than the first, so that ℓ is rescaled at least once."""
+    from attncli.core.exercise import SENTENCES
+    from attncli.core.seeding import generator
+
+    rng = generator(seed, "online softmax")
+    sentences = [s.split() for s in SENTENCES if len(s.split()) >= size]
+    words = sentences[int(rng.integers(len(sentences)))][:size]
+    while True:
+        scores = rng.integers(0, 4, size=size)
+        if scores[block:].size and scores[block:].max() > scores[:block].max():
+            return words, [float(s) for s in scores]

@@ -1,0 +1,278 @@
+"""Attention at inference on a terminal: the online softmax's blocks, one query row through
+key tiles, the KV cache ledger. Renderers return renderables and never print."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from rich import box
+from rich.console import Group, RenderableType
+from rich.text import Text
+
+from attncli.present import render
+from attncli.present.drawn import PlainTable
+from attncli.present.format import Format
+
+if TYPE_CHECKING:
+    from attncli.results.inference import CacheLedger, OnlineSoftmaxResult, TiledResult
+
+SHOWN_ROWS = 8  # rows of a grid of scores whose blocks are laid out
+
+
+def _table() -> PlainTable:
+    return PlainTable(box=box.SIMPLE_HEAVY)
+
+
+def _titled(title: str, table: PlainTable) -> RenderableType:
+    return Group(Text(title, style="bold"), table)
+
+
+def _columns(labels: tuple[str, ...], start: int, end: int) -> str:
+    """The tokens a block covers: 'tren, va'."""
+    return ", ".join(labels[start - 1 : end])
+
+
+def _ulps(value: float) -> str:
+    return str(int(value)) if value == int(value) else f"{value:.1f}"
+
+
+def online_softmax_view(
+    result: OnlineSoftmaxResult, fmt: Format, show: frozenset[str]
+) -> list[RenderableType]:
+    """The weights beside the plain softmax's; with --steps (or on a worksheet) each row's
+    blocks first: the block's scores and max, m, e^(m_old − m), its Σ and ℓ. A worksheet
+    (blank format) has its heading and intro, and with answers its filled key after."""
+    if fmt.blank:
+        scores = fmt.vector(result.score_grid[0].tolist())
+        sheet = [
+            render.heading(fmt.say("worksheet")),
+            render.lines(fmt.say("online_exercise_intro", scores=scores, block=result.block), ""),
+            *_online_rows(result, fmt, show),
+        ]
+        if fmt.answers:
+            filled = fmt.filled()
+            sheet += [render.PageBreak(), render.heading(filled.say("answers"))]
+            sheet += _online_rows(result, filled, frozenset({"steps"}))
+        return sheet
+    return _online_rows(result, fmt, show)
+
+
+def _online_rows(
+    result: OnlineSoftmaxResult, fmt: Format, show: frozenset[str]
+) -> list[RenderableType]:
+    view: list[RenderableType] = []
+    rows = range(min(result.score_grid.shape[0], SHOWN_ROWS))
+    for row in rows:
+        label = None if result.single else result.row_labels[row]
+        if "steps" in show or fmt.blank:
+            view.append(_blocks_table(result, row, label, fmt))
+        view.append(_weights_table(result, row, fmt))
+        view.append(render.lines(_closing(result, row, fmt), ""))
+    if "steps" not in show and not fmt.blank:
+        view.append(render.lines(fmt.say("online_hint")))
+    return view
+
+
+def _blocks_table(
+    result: OnlineSoftmaxResult, row: int, label: str | None, fmt: Format
+) -> RenderableType:
+    scaled = result.temperature != 1.0
+    table = _table()
+    table.add_column(fmt.say("online_block"))
+    table.add_column(fmt.say("online_tokens"))
+    table.add_column(fmt.say("online_scores"))
+    table.add_column(fmt.say("online_block_max"), justify="right")
+    table.add_column(fmt.say("online_m"), justify="right")
+    table.add_column(fmt.say("online_factor"), justify="right")
+    table.add_column(
+        fmt.say("online_block_sum_t" if scaled else "online_block_sum"), justify="right"
+    )
+    table.add_column(fmt.say("online_l"), justify="right")
+    scores = result.score_grid[row]
+    for number, block in enumerate(result.block_rows(row), start=1):
+        covered = _columns(result.column_labels, block["start"], block["end"])
+        table.add_row(
+            str(number),
+            render.safe_label(covered),
+            fmt.vector(scores[block["start"] - 1 : block["end"]].tolist()),
+            fmt.computed(fmt.number(block["block_max"])),
+            fmt.computed(fmt.number(block["m"])),
+            fmt.computed(fmt.number(block["factor"], whole_bare=True)),
+            fmt.computed(fmt.number(block["block_sum"], whole_bare=False)),
+            fmt.computed(fmt.number(block["l"], whole_bare=False)),
+        )
+    title = (
+        fmt.say("online_title", block=result.block)
+        if label is None
+        else fmt.say("online_title_of", row=label, block=result.block)
+    )
+    rule = fmt.say("online_rule_t" if scaled else "online_rule")
+    return Group(Text(title, style="bold"), Text(fmt.say("online_start")), Text(rule), table)
+
+
+def _weights_table(result: OnlineSoftmaxResult, row: int, fmt: Format) -> RenderableType:
+    blocks = result.block_rows(row)
+    last = blocks[-1]
+    table = _table()
+    table.add_column(fmt.say("token"))
+    table.add_column(fmt.say("score"), justify="right")
+    table.add_column(fmt.say("online_power"), justify="right")
+    table.add_column(fmt.say("weight"), justify="right")
+    if not fmt.blank:
+        table.add_column(fmt.say("online_plain"), justify="right")
+    scores = result.score_grid[row]
+    m = last["m"]
+    for index, label in enumerate(result.column_labels):
+        score = float(scores[index])
+        if math.isinf(m) or math.isinf(score):
+            power = 0.0
+        else:
+            power = math.exp((score - m) / result.temperature)
+        cells: list[RenderableType] = [
+            render.safe_label(label),
+            fmt.number(score),
+            fmt.computed(fmt.number(power, whole_bare=False)),
+            fmt.computed(fmt.weight_number(float(result.weight_grid[row, index]))),
+        ]
+        if not fmt.blank:
+            cells.append(fmt.weight_number(float(result.plain_grid[row, index])))
+        table.add_row(*cells)
+    title = fmt.say(
+        "online_weights",
+        m=fmt.computed(fmt.number(m)) if not fmt.blank else "…",
+        l=fmt.number(last["l"], whole_bare=False) if not fmt.blank else "…",
+    )
+    return _titled(title, table)
+
+
+def _closing(result: OnlineSoftmaxResult, row: int, fmt: Format) -> str:
+    if fmt.blank:
+        return ""
+    if result.block_rows(row)[-1]["l"] == 0:
+        return fmt.say("online_masked_row")
+    return fmt.say("online_equal", ulps=fmt.decimal(_ulps(float(result.ulps[row]))))
+
+
+def tiled_view(result: TiledResult, fmt: Format) -> list[RenderableType]:
+    """The query's scores block by block: m, ℓ and the accumulator after each, the output
+    against the layer's own, and the numbers each way holds."""
+    t = result.tiled
+    table = _table()
+    table.add_column(fmt.say("online_block"))
+    table.add_column(fmt.say("tiles_keys"))
+    table.add_column(fmt.say("online_scores"))
+    table.add_column(fmt.say("online_m"), justify="right")
+    table.add_column(fmt.say("online_factor"), justify="right")
+    table.add_column(fmt.say("online_l"), justify="right")
+    table.add_column(fmt.say("tiles_accumulator"))
+    ends = [*t.starts[1:], len(result.tokens)]
+    for i, (start, end) in enumerate(zip(t.starts, ends, strict=True)):
+        table.add_row(
+            str(i + 1),
+            render.safe_label(_columns(result.tokens, start + 1, end)),
+            fmt.vector(t.scores[start:end].tolist()),
+            fmt.number(float(t.running_max[i])),
+            fmt.number(float(t.factor[i])),
+            fmt.number(float(t.running_sum[i]), whole_bare=False),
+            fmt.vector(t.accumulator[i].tolist()),
+        )
+    head = "" if result.head is None else fmt.say("tiles_head", head=result.head + 1)
+    title = fmt.say(
+        "tiles_title", token=result.tokens[result.token], block=result.tile_k, head=head
+    )
+    difference = float(abs(t.output - result.plain).max())
+    memory = result.memory
+    size = result.dtype_bytes
+    return [
+        Group(
+            Text(title, style="bold"),
+            Text(fmt.say("online_start")),
+            Text(fmt.say("tiles_rule")),
+            table,
+        ),
+        render.lines(
+            fmt.say("tiles_output", vector=fmt.vector(t.output.tolist())),
+            fmt.say(
+                "tiles_plain",
+                vector=fmt.vector(result.plain.tolist()),
+                diff=fmt.scientific(difference) if difference else "0",
+            ),
+            "",
+            fmt.say(
+                "tiles_memory",
+                tile_q=result.tile_q,
+                tile_k=result.tile_k,
+                tile=fmt.count(memory["tile_scores"]),
+                running=fmt.count(memory["running"]),
+                accumulator=fmt.count(memory["accumulator"]),
+                tiled=fmt.count(memory["tiled"]),
+                tiled_bytes=fmt.count(memory["tiled"] * size),
+                length_q=len(result.tokens),
+                length_k=len(result.tokens),
+                grid=fmt.count(memory["grid"]),
+                grid_bytes=fmt.count(memory["grid"] * size),
+            ),
+        ),
+    ]
+
+
+def cache_view(result: CacheLedger, fmt: Format) -> list[RenderableType]:
+    """Token by token: the new q, k, v, the cached keys, the new row of scores and weights,
+    the output row; then what the cache saves and what it costs."""
+    head = result.head
+    table = _table()
+    table.add_column(fmt.say("cache_step"))
+    table.add_column(fmt.say("token"))
+    table.add_column(fmt.say("cache_new"))
+    table.add_column(fmt.say("cache_rows"))
+    table.add_column(fmt.say("cache_scores"))
+    table.add_column(fmt.say("cache_weights"))
+    table.add_column(fmt.say("cache_output"))
+    for t, step in enumerate(result.ledger):
+        new = "\n".join(
+            f"{name} {fmt.vector(part[head].tolist())}"
+            for name, part in (("q", step.query), ("k", step.key), ("v", step.value))
+        )
+        table.add_row(
+            str(t + 1),
+            render.safe_label(result.tokens[t]),
+            new,
+            render.safe_label(", ".join(result.tokens[: t + 1])),
+            fmt.vector(step.scores[head].tolist()),
+            fmt.joined(fmt.weight_number(w) for w in step.weights[head].tolist()),
+            fmt.vector(step.output.tolist()),
+        )
+        table.add_section()
+    heading = "" if result.heads == 1 else fmt.say("tiles_head", head=head + 1)
+    m = result.multiplications
+    times = m["recomputed"] / m["cached"]
+    count = len(result.tokens)
+    size_fields = {
+        "layers": result.layers,
+        "kv_heads": result.kv_heads,
+        "d_k": result.d_k,
+        "d_v": result.d_v,
+        "count": count,
+        "numbers": fmt.count(result.cache_numbers),
+        "bytes": fmt.count(result.cache_numbers * result.dtype_bytes),
+        "half": fmt.count(result.cache_numbers * 2),
+    }
+    size = "cache_size" if result.d_v == result.d_k else "cache_size_dv"
+    difference = result.layer_difference
+    return [
+        _titled(fmt.say("cache_title", head=heading), table),
+        render.lines(
+            fmt.say("cache_bit" if result.bit_for_bit else "cache_not_bit"),
+            fmt.say("cache_layer", diff=fmt.scientific(difference) if difference else "0"),
+            "",
+            fmt.say(
+                "cache_multiplications",
+                count=count,
+                cached=fmt.count(m["cached"]),
+                recomputed=fmt.count(m["recomputed"]),
+                times=fmt.decimal(f"{times:.1f}"),
+            ),
+            fmt.say(size, **size_fields),
+        ),
+    ]

@@ -1,0 +1,86 @@
+"""The phrases of attention at inference's screens (attn softmax --online, attn selfattn
+--tiles and --kv-cache), English and Spanish; present/language.py adds them to its table."""
+
+from __future__ import annotations
+
+from attncli.messages import _
+
+INFERENCE_PHRASES: dict[str, str] = {
+    # attn softmax --online
+    "online_title": _("Online softmax, {block} scores at a time"),
+    "online_title_of": _("Online softmax of {row}, {block} scores at a time"),
+    "online_block": _("Block"),
+    "online_tokens": _("Tokens"),
+    "online_scores": _("Scores"),
+    "online_block_max": _("Block max"),
+    "online_m": _("m"),
+    "online_factor": _("e^(m_old − m)"),
+    "online_block_sum": _("Σ e^(s − m)"),
+    "online_block_sum_t": _("Σ e^((s − m) ÷ T)"),
+    "online_l": _("ℓ"),
+    "online_rule": _("m = max(m_old, block max); ℓ = ℓ_old × e^(m_old − m) + Σ e^(s − m)"),
+    "online_rule_t": _(
+        "m = max(m_old, block max); ℓ = ℓ_old × e^((m_old − m) ÷ T) + Σ e^((s − m) ÷ T)"
+    ),
+    "online_start": _("Start: m = −∞, ℓ = 0. Each block may raise m; ℓ so far is then rescaled."),
+    "online_weights": _("Weights = e^(s − m) ÷ ℓ, with the last m = {m} and ℓ = {l}"),
+    "online_power": _("e^(s − m)"),
+    "online_plain": _("Plain softmax"),
+    "online_equal": _(
+        "The same weights as the plain softmax, which holds the whole row at once: they differ "
+        "by at most {ulps} units in the last place of the row's largest weight."
+    ),
+    "online_masked_row": _("Every score is masked: m stays −∞, ℓ stays 0 and every weight is 0."),
+    "online_hint": _("--steps shows the blocks one by one."),
+    "online_exercise_intro": _(
+        "Scores {scores}, read {block} at a time. After each block write m, e^(m_old − m), the "
+        "block's Σ e^(s − m) and ℓ; then the weights e^(s − m) ÷ ℓ with the last m and ℓ."
+    ),
+    # attn selfattn --tiles
+    "tiles_title": _("«{token}» through the keys in blocks of {block}{head}"),
+    "tiles_head": _(", head {head}"),
+    "tiles_keys": _("Keys"),
+    "tiles_accumulator": _("acc"),
+    "tiles_rule": _(
+        "m = max(m_old, block max); ℓ = ℓ_old × e^(m_old − m) + Σ e^(s − m); "
+        "acc = acc_old × e^(m_old − m) + Σ e^(s − m) v"
+    ),
+    "tiles_output": _("Output = acc ÷ ℓ = {vector}"),
+    "tiles_plain": _(
+        "The layer's own output row, its weights × V: {vector} (the largest difference {diff})"
+    ),
+    "tiles_memory": _(
+        "Held at once with tiles of {tile_q} × {tile_k}: {tile} scores, {running} of m and ℓ and "
+        "{accumulator} of the accumulators, {tiled} numbers ({tiled_bytes} bytes); the plain "
+        "computation holds the {length_q} × {length_k} grid, {grid} numbers ({grid_bytes} bytes)."
+    ),
+    # attn selfattn --kv-cache
+    "cache_title": _("The KV cache, token by token{head}"),
+    "cache_step": _("Step"),
+    "cache_new": _("New q · k · v"),
+    "cache_rows": _("Cached keys"),
+    "cache_scores": _("Scores of the new row"),
+    "cache_weights": _("Weights"),
+    "cache_output": _("Output row"),
+    "cache_bit": _(
+        "Every step's weights and output row are row t of the whole causal grid, bit for bit."
+    ),
+    "cache_not_bit": _("A step's row differs from the whole causal grid's (a fault: report it)."),
+    "cache_layer": _(
+        "The layer's own output (its products summed by BLAS, in another order) differs by at "
+        "most {diff}."
+    ),
+    "cache_multiplications": _(
+        "Multiplications for the {count} tokens: {cached} with the cache (each step projects its "
+        "own token and scores one row), {recomputed} without (each step projects the whole prefix "
+        "again and computes its t × t grid): {times} times as many."
+    ),
+    "cache_size": _(
+        "The cache: 2 · {layers} layers · {kv_heads} kv-heads · d_k {d_k} · T {count} = {numbers} "
+        "numbers, {bytes} bytes in float64 ({half} in float16)."
+    ),
+    "cache_size_dv": _(
+        "The cache: {layers} layers · {kv_heads} kv-heads · (d_k {d_k} + d_v {d_v}) · T {count} = "
+        "{numbers} numbers, {bytes} bytes in float64 ({half} in float16)."
+    ),
+}

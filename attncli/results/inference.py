@@ -1,0 +1,189 @@
+"""Attention at inference as results: the online softmax, a query row through key tiles, the
+KV cache ledger. Data only; their looks are attncli.present.inference's."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from attncli.results.base import Result, Rowwise, shaped
+
+if TYPE_CHECKING:
+    from attncli.core.inference import CacheStep, OnlineBlocks, TiledRow
+
+__all__ = ["CacheLedger", "OnlineSoftmaxResult", "TiledResult"]
+
+
+def ulps_apart(online: np.ndarray, plain: np.ndarray) -> np.ndarray:
+    """Per row: the largest difference between two rows of weights in units in the last
+    place of the row's largest plain weight (0 for a row of zeros)."""
+    # [T_q, T_k], [T_q, T_k] -> [T_q]
+    largest = plain.max(axis=-1)
+    unit = np.spacing(np.where(largest > 0, largest, 1.0))
+    return np.abs(online - plain).max(axis=-1) / unit
+
+
+@dataclass(frozen=True, repr=False, kw_only=True, eq=False)
+class OnlineSoftmaxResult(Rowwise):
+    """softmax row by row, read `block` scores at a time with a running max and sum."""
+
+    score_grid: np.ndarray  # [T_q, T_k]
+    weight_grid: np.ndarray  # [T_q, T_k]: the online weights
+    plain_grid: np.ndarray  # [T_q, T_k]: attention.softmax of the same scores
+    blocks: OnlineBlocks
+    block: int
+    temperature: float
+
+    @property
+    def weights(self) -> np.ndarray:
+        """[T_k] for one row of scores, [T_q, T_k] for a grid."""
+        return shaped(self.weight_grid, self.single)
+
+    @property
+    def ulps(self) -> np.ndarray:
+        """Per row, how far the online weights are from the plain softmax's, in units in the
+        last place of the row's largest weight."""
+        return ulps_apart(self.weight_grid, self.plain_grid)
+
+    def block_rows(self, row: int) -> list[dict[str, Any]]:
+        """Row `row`'s blocks as data: the columns, the block's max, m, the factor, ℓ."""
+        b = self.blocks
+        ends = [*b.starts[1:], self.score_grid.shape[1]]
+        return [
+            {
+                "start": start + 1,
+                "end": end,
+                "block_max": float(b.block_max[i, row]),
+                "m": float(b.running_max[i, row]),
+                "factor": float(b.factor[i, row]),
+                "block_sum": float(b.block_sum[i, row]),
+                "l": float(b.running_sum[i, row]),
+            }
+            for i, (start, end) in enumerate(zip(b.starts, ends, strict=True))
+        ]
+
+    def to_document(self) -> dict[str, Any]:
+        document = {k: v for k, v in self.carried.items() if k not in ("weights", "output")}
+        rows = [self.block_rows(row) for row in range(self.score_grid.shape[0])]
+        ulps = [float(u) for u in self.ulps]
+        document.update(
+            scores=shaped(self.score_grid, self.single),
+            temperature=self.temperature,
+            block=self.block,
+            blocks=rows[0] if self.single else rows,
+            weights=self.weights,
+            plain_weights=shaped(self.plain_grid, self.single),
+            ulps=ulps[0] if self.single else ulps,
+        )
+        return document
+
+
+@dataclass(frozen=True, repr=False, kw_only=True, eq=False)
+class TiledResult(Result):
+    """One query row of a layer through its key blocks, FlashAttention's way."""
+
+    tokens: tuple[str, ...]
+    token: int  # the query's position (0-based)
+    head: int | None  # the head shown (0-based), None for a layer without heads
+    tile_q: int
+    tile_k: int
+    tiled: TiledRow
+    plain: np.ndarray  # [d_v]: the layer's own output row (its weights × V)
+    memory: dict[str, int]  # numbers held: tiled against the grid
+    dtype_bytes: int
+
+    def to_document(self) -> dict[str, Any]:
+        t = self.tiled
+        ends = [*t.starts[1:], len(self.tokens)]
+        return {
+            "tokens": list(self.tokens),
+            "token": self.token + 1,
+            "head": None if self.head is None else self.head + 1,
+            "tiles": [self.tile_q, self.tile_k],
+            "scores": t.scores,
+            "blocks": [
+                {
+                    "start": start + 1,
+                    "end": end,
+                    "m": float(t.running_max[i]),
+                    "factor": float(t.factor[i]),
+                    "l": float(t.running_sum[i]),
+                    "accumulator": t.accumulator[i],
+                }
+                for i, (start, end) in enumerate(zip(t.starts, ends, strict=True))
+            ],
+            "output": t.output,
+            "plain_output": self.plain,
+            "largest_difference": float(np.abs(t.output - self.plain).max()),
+            "memory": dict(self.memory),
+            "bytes_per_number": self.dtype_bytes,
+        }
+
+
+@dataclass(frozen=True, repr=False, kw_only=True, eq=False)
+class CacheLedger(Result):
+    """A causal layer replayed token by token with its KV cache, and what the cache saves."""
+
+    tokens: tuple[str, ...]
+    ledger: list[CacheStep]  # a step per token
+    full_weights: np.ndarray  # [h, T, T]: the whole causal grid, the same sums
+    full_output: np.ndarray  # [T, d_out]
+    layer_output: np.ndarray  # [T, d_out]: the layer's own (BLAS) output
+    head: int  # the head the screen shows (0-based)
+    heads: int
+    kv_heads: int
+    layers: int
+    d_model: int
+    d_k: int
+    d_v: int
+    multiplications: dict[str, int]
+    cache_numbers: int
+    dtype_bytes: int
+    source: str  # "seeded", "given" or the model's name
+
+    @property
+    def bit_for_bit(self) -> bool:
+        """Every step's weights and output row are the full causal grid's, bit for bit."""
+        return all(
+            np.array_equal(step.weights, self.full_weights[:, t, : t + 1])
+            and np.array_equal(step.output, self.full_output[t])
+            for t, step in enumerate(self.ledger)
+        )
+
+    @property
+    def layer_difference(self) -> float:
+        """The largest difference from the layer's own output (its products summed by BLAS,
+        in another order)."""
+        return float(np.abs(self.full_output - self.layer_output).max())
+
+    def to_document(self) -> dict[str, Any]:
+        return {
+            "tokens": list(self.tokens),
+            "steps": [
+                {
+                    "token": self.tokens[t],
+                    "position": t + 1,
+                    "q": step.query,
+                    "k": step.key,
+                    "v": step.value,
+                    "cached_keys": t + 1,
+                    "scores": step.scores,
+                    "weights": step.weights,
+                    "output": step.output,
+                }
+                for t, step in enumerate(self.ledger)
+            ],
+            "bit_for_bit": self.bit_for_bit,
+            "layer_difference": self.layer_difference,
+            "heads": self.heads,
+            "kv_heads": self.kv_heads,
+            "layers": self.layers,
+            "d_k": self.d_k,
+            "d_v": self.d_v,
+            "multiplications": dict(self.multiplications),
+            "cache_numbers": self.cache_numbers,
+            "cache_bytes": self.cache_numbers * self.dtype_bytes,
+            "bytes_per_number": self.dtype_bytes,
+        }

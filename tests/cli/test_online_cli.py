@@ -1,0 +1,81 @@
+"""attn softmax --online and attn exercise --online on the command line: the blocks with
+--steps, the JSON piped, Spanish, and each refusal one line with nothing on stdout."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+
+def _flat(text: str) -> str:
+    return re.sub(r"[ \n]+", " ", text)
+
+
+def test_the_lessons_scores_in_blocks_of_two(run):
+    result = run("softmax", "2", "0", "1", "--online", "--block", "2", "--steps",
+                 "--tokens", "tren,va,lleno")  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    screen = _flat(result.stdout)
+    assert "Online softmax, 2 scores at a time" in screen
+    assert "1 tren, va 2, 0 2 2 0 1.14 1.14" in screen
+    assert "2 lleno 1 1 2 1 0.37 1.50" in screen
+    assert "tren 2 1.00 0.665 0.665" in screen
+    assert "differ by at most 0 units in the last place" in screen
+
+
+def test_without_steps_the_weights_and_a_hint(run):
+    screen = _flat(run("softmax", "2", "0", "1", "--online", "--format", "table").stdout)
+    assert "Block max" not in screen and "--steps shows the blocks one by one." in screen
+
+
+def test_piped_the_json_has_every_block(run):
+    document = json.loads(run("softmax", "2", "0", "1", "--online", "--block", "2").stdout)
+    assert [block["m"] for block in document["blocks"]] == [2.0, 2.0]
+    assert document["blocks"][1]["l"] == 1 + math.exp(-2) + math.exp(-1)
+    assert document["weights"] == document["plain_weights"] and document["ulps"] == 0.0
+
+
+def test_a_grid_of_scores_and_a_masked_row(run):
+    document = json.loads(
+        run(
+            "softmax", "--scores", "[[null, null, null], [1, 5, 2]]", "--online", "--block", "2"
+        ).stdout
+    )
+    assert document["weights"][0] == [0.0, 0.0, 0.0]
+    assert document["blocks"][0][-1]["l"] == 0.0 and document["blocks"][0][-1]["m"] is None
+    screen = _flat(run("softmax", "-inf", "-inf", "--online", "--steps").stdout)
+    assert "Every score is masked: m stays −∞, ℓ stays 0 and every weight is 0." in screen
+
+
+def test_in_spanish(run):
+    screen = _flat(run("softmax", "2", "0", "1", "--online", "--steps", "--lang", "es").stdout)
+    assert "Softmax en línea, de 2 en 2 puntuaciones" in screen
+    assert "2 k3 1 1 2 1 0,37 1,50" in screen
+
+
+def test_refusals(run):
+    for line, said in (
+        (("softmax", "2", "0", "--block", "2"), "add --online"),
+        (("softmax", "2", "0", "--online", "--block", "0"), "--block 0: a block holds 1 score"),
+        (("exercise", "--online", "--count", "2"), "--count with --online"),
+        (("exercise", "--online", "--size", "2"), "--size 2 with blocks of 2"),
+    ):
+        result = run(*line)
+        assert result.exit_code == 2 and result.stdout == "", result.output
+        assert said in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_the_worksheet_blank_then_filled_and_piped_back(run):
+    sheet = _flat(
+        run("exercise", "--online", "--seed", "1", "--answers", "--format", "table").stdout
+    )
+    assert "WORKSHEET" in sheet and "Scores 2, 0, 3, read 2 at a time." in sheet
+    assert "____" in sheet and "ANSWERS" in sheet
+    # Block 2 raises m from 2 to 3: ℓ = (1 + e^−2) e^−1 + 1.
+    assert "2 va 3 3 3 0.37 1.00 1.42" in sheet
+    problem = run("exercise", "--online", "--seed", "1").stdout
+    assert json.loads(problem) == {"tokens": ["el", "tren", "va"], "scores": [2.0, 0.0, 3.0],
+                                   "block": 2}  # fmt: skip
+    worked = json.loads(run("softmax", "--online", input=problem).stdout)
+    assert worked["block"] == 2 and worked["blocks"][1]["m"] == 3.0
