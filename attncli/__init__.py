@@ -31,6 +31,7 @@ __all__ = [
     "online_softmax",
     "options",
     "repeated_random",
+    "rollout",
     "samples",
     "scaling",
     "score",
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
     from attncli.api.inference import kv_cache, online_softmax, tiles
     from attncli.api.model import heads, repeated_random
     from attncli.api.options import options
+    from attncli.api.rollout import rollout
     from attncli.api.samples import samples
     from attncli.api.scaling import scaling
     from attncli.api.selfattn import selfattn
@@ -63,6 +65,7 @@ _HOMES = {
     **dict.fromkeys(("kv_cache", "online_softmax", "tiles"), "api.inference"),
     **dict.fromkeys(("heads", "repeated_random"), "api.model"),
     "options": "api.options",
+    "rollout": "api.rollout",
     "samples": "api.samples",
     "scaling": "api.scaling",
     "selfattn": "api.selfattn",

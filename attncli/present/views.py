@@ -120,6 +120,7 @@ RENDERERS: dict[str, tuple[str, str, bool]] = {
     "SamplesResult": ("samples_view", "samples_view", False),
     "ModelAttnResult": ("model.view", "model_selfattn_view", True),
     "HeadsResult": ("model.view", "heads_view", False),
+    "RolloutResult": ("model.rollout", "rollout_view", False),
     "TrainResult": ("training.view", "training_view", False),
     "OnlineSoftmaxResult": ("inference.view", "online_softmax_view", True),
     "TiledResult": ("inference.view", "tiled_view", False),

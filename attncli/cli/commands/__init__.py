@@ -30,6 +30,7 @@ HOMES = {
     "grad": "calculator",
     "selfattn": "selfattn",
     "heads": "heads",
+    "rollout": "rollout",
     "train": "train",
     "scaling": "scaling",
     "compare-scores": "compare",
