@@ -17,24 +17,45 @@ import numpy as np
 from attncli.errors import InputError, OptionError
 from attncli.explain.checking import Blank, Corrector, Verdict
 from attncli.messages import Message, _, in_decimals
-from attncli.results.checking import CheckResult
+from attncli.results.checking import CheckResult, ClassCheck
+from attncli.results.exercise import Sheet
 
 
-def corrector(seed: int = 0, size: int = 3, dim: int | None = None, method: str = "dot"):
+def corrector(
+    seed: int = 0,
+    size: int = 3,
+    dim: int | None = None,
+    method: str = "dot",
+    selfattn: bool = False,
+) -> tuple[Sheet, Corrector]:
     """The worksheet of `attn exercise` with these options, and its corrector."""
-    from attncli.api.exercise import exercise
+    from attncli.api.exercise import exercise, selfattn_exercise
 
-    if method not in ("dot", "scaled"):
-        raise OptionError(
-            _(
-                "--method {method}: attn check corrects the dot and scaled sheets; work a "
-                "{method} sheet with attn exercise --method {method} --answers"
-            ),
-            method=method,
-        )
+    if selfattn:
+        if method != "dot":
+            raise OptionError(
+                _(
+                    "--method {method} with --selfattn: the self-attention problem scores as "
+                    "attn selfattn does (q·k ÷ √d_k); leave out --method"
+                ),
+                method=method,
+            )
+        layer_sheet = selfattn_exercise(seed, size, dim)
+        return layer_sheet, corrector_of(layer_sheet)
     sheet = exercise(seed=seed, size=size, dim=dim, method=method)
-    marking = Corrector(sheet.query, sheet.keys, sheet.values, scaled=method == "scaled")
-    return sheet, marking
+    return sheet, corrector_of(sheet)
+
+
+def corrector_of(sheet: Sheet) -> Corrector:
+    """The corrector of a sheet attn exercise made."""
+    from attncli.results.exercise import SelfAttnExercise
+
+    if isinstance(sheet, SelfAttnExercise):
+        layer = sheet.layer
+        assert layer.x is not None  # the exercise gives X
+        given = {name: np.asarray(layer.projections[name]) for name in ("w_q", "w_k", "w_v")}
+        return Corrector("selfattn", parameters={"x": np.asarray(layer.x), **given})
+    return Corrector(sheet.method, sheet.query, sheet.keys, sheet.values, dict(sheet.parameters))
 
 
 def read_answer(text: str, blank: Blank, lang: str = "en") -> np.ndarray:
@@ -75,11 +96,13 @@ def check(
     *,
     answers: Iterable[str],
     lang: str = "en",
+    selfattn: bool = False,
 ) -> CheckResult:
     """Mark `answers` (the blanks in the sheet's order, as a student types them) against
-    the worksheet `attn exercise` makes with these options; fewer answers mark fewer
-    blanks. An answer that is not a number is marked wrong and said so."""
-    sheet, marking = corrector(seed, size, dim, method)
+    the worksheet `attn exercise` makes with these options (`selfattn` for the
+    self-attention sheet); fewer answers mark fewer blanks. An answer that is not a number
+    is marked wrong and said so."""
+    sheet, marking = corrector(seed, size, dim, method, selfattn)
     verdicts: list[Verdict] = []
     for blank, text in zip(marking.blanks, answers, strict=False):
         try:
@@ -87,3 +110,67 @@ def check(
         except InputError:
             verdicts.append(Verdict(blank, np.array(np.nan), "wrong", marking.carried(blank)))
     return CheckResult(sheet=sheet, verdicts=tuple(verdicts), blanks=tuple(marking.blanks))
+
+
+def check_files(paths: Iterable[str]) -> ClassCheck:
+    """A class's answer files (CSV or JSON, as attn exercise --answer-sheet writes them
+    empty) corrected: each against its own sheet, in the order given.
+
+    Each row is held against the sheet's blank in the same place (its step and token); an
+    empty answer is a blank not done, and the steps after it are marked from the sheet's
+    number there."""
+    from attncli.messages import languages
+    from attncli.reading.parse.answer_sheets import read_answer_file
+    from attncli.results.checking import StudentCheck
+
+    students = []
+    for path in paths:
+        filled = read_answer_file(path)
+        if filled.lang not in languages():
+            raise InputError(
+                _("{path}: lang is {lang}; expected one of {languages}"),
+                path=path,
+                lang=filled.lang,
+                languages=", ".join(languages()),
+            )
+        selfattn = filled.sheet == "selfattn"
+        method = "dot" if selfattn else filled.sheet
+        sheet, marking = corrector(filled.seed, filled.size, filled.dim, method, selfattn)
+        blanks = marking.blanks
+        if len(filled.rows) != len(blanks):
+            raise InputError(
+                _(
+                    "{path}: {rows} rows of answers; sheet {seed} has {blanks} blanks, one "
+                    "row each (attn exercise --answer-sheet writes them)"
+                ),
+                path=path,
+                rows=len(filled.rows),
+                seed=filled.seed,
+                blanks=len(blanks),
+            )
+        verdicts = []
+        for blank, row in zip(blanks, filled.rows, strict=True):
+            token = "" if blank.key is None else sheet.tokens[blank.key]
+            if (row.step, row.token) != (blank.step, token):
+                raise InputError(
+                    _("{line}: the row is {step} {token}; the sheet's blank there is {blank}"),
+                    line=row.line,
+                    step=row.step,
+                    token=row.token or "-",
+                    blank=f"{blank.step} {token or '-'}",
+                )
+            if not row.answer:
+                verdicts.append(marking.unanswered(blank))
+                continue
+            try:
+                answer = read_answer(row.answer, blank, filled.lang)
+            except InputError as error:
+                raise InputError(
+                    _("{line}: {problem}"), line=row.line, problem=error.said
+                ) from None
+            verdicts.append(marking.mark(blank, answer))
+        result = CheckResult(sheet=sheet, verdicts=tuple(verdicts), blanks=tuple(blanks))
+        students.append(StudentCheck(student=filled.student, path=path, check=result))
+    if not students:
+        raise InputError(_("no answer files given; name them, e.g. attn check answers/*.csv"))
+    return ClassCheck(students=tuple(students))

@@ -156,3 +156,12 @@ def _full_rank(draw: Callable[[], np.ndarray]) -> np.ndarray:
         if np.linalg.matrix_rank(matrix) == min(matrix.shape):
             return matrix
     return matrix
+
+
+# The answer file a student fills for a sheet (attn exercise --answer-sheet writes it empty,
+# attn check reads it back): its CSV columns, a row per blank, and the JSON's mark and
+# version. The sheet kinds attn check corrects are the methods' and the self-attention's.
+ANSWER_COLUMNS = ("student", "seed", "sheet", "size", "dim", "lang", "step", "token",
+                  "question", "answer")  # fmt: skip
+ANSWER_SHEET_KEY, ANSWER_SHEET_VERSION = "attn_answer_sheet", 1
+SHEET_KINDS = (*DEFAULT_DIMS, "selfattn")

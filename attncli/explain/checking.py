@@ -1,10 +1,12 @@
 """Correcting a student's worksheet, blank by blank, as a teacher marks it.
 
-Each blank of a dot or scaled sheet (the products, the scores, e^score, the total, each
-weight, each weight × value, the output) is held against two values: the sheet's own,
-and the one the student's earlier answers give (carried forward, so that a step done right
-from a wrong earlier number is right). A wrong number is recomputed under each known
-mistake of the step; when it is what a mistake gives, the mistake is named.
+Every kind of sheet attn exercise makes: the dot, scaled, general and additive scores of
+one query, and the self-attention layer (each token's q, k and v, then the last token's
+row). Each blank is held against two values: the sheet's own, and the one the student's
+earlier answers give (carried forward, so that a step done right from a wrong earlier
+number is right). Both come from one chain of steps, `Corrector.step_value`, fed either
+the sheet's numbers or the student's. A wrong number is recomputed under each known
+mistake of its step; when it is what a mistake gives, the mistake is named.
 
 No I/O and no words: a Verdict says what was found by keys that present/ words.
 """
@@ -12,6 +14,7 @@ No I/O and no words: a Verdict says what was found by keys that present/ words.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -20,17 +23,42 @@ import numpy as np
 WEIGHT_DIGITS, OTHER_DIGITS = 3, 2
 # An answer this close to a value, relative, is off only by an earlier rounding.
 ROUNDING_SLACK = 0.02
+# The steps whose answer is a vector: a token's q, k, v; W_a · k; tanh(W_1 q + W_2 k);
+# weight × value; the output.
+VECTOR_STEPS = frozenset({"q", "k", "v", "mapped", "hidden", "weighted", "output"})
+# Every step a sheet may ask, in the order sheets ask them.
+STEPS = ("q", "k", "v", "mapped", "hidden", "product", "score", "power", "total", "weight",
+         "weighted", "output")  # fmt: skip
+KINDS = ("dot", "scaled", "general", "additive", "selfattn")
+# The steps of each kind of sheet before the softmax, as its first table has them.
+FIRST_STEPS = {
+    "dot": ("score",),
+    "scaled": ("product", "score"),
+    "general": ("mapped", "score"),
+    "additive": ("hidden", "score"),
+    "selfattn": ("q", "k", "v", "product", "score"),
+}
+# The mistakes attn recognises, each the key of a sentence in present/checking_words.py.
+MISTAKES = (
+    "wrong_key", "not_transposed", "root_forgotten", "root_twice", "exp_skipped",
+    "term_left_out", "wrong_row", "column_softmax", "not_divided", "wrong_value_row",
+    "matrix_transposed", "wrong_matrix", "tanh_skipped",
+)  # fmt: skip
+
+Getter = Callable[[str, "int | None"], np.ndarray]
 
 
 @dataclass(frozen=True)
 class Blank:
-    """One blank of the sheet: its step (product, score, power, total, weight, weighted,
-    output), the key it is about (None for the total and the output) and whether the
-    answer is a vector (weight × value, the output)."""
+    """One blank of the sheet: its step (one of STEPS), the token it is about (None for
+    the total and the output) and whether the answer is a vector."""
 
     step: str
     key: int | None
-    vector: bool = False
+
+    @property
+    def vector(self) -> bool:
+        return self.step in VECTOR_STEPS
 
     @property
     def digits(self) -> int:
@@ -41,121 +69,247 @@ class Blank:
 class Verdict:
     """What one answer is: right; carried (right from the student's own wrong earlier
     number); rounded (right to fewer decimals than the sheet); close (off only by the
-    rounding of an earlier step); or wrong, with the value the student's earlier numbers
-    give and the known mistakes whose value it is (each a key and its fields)."""
+    rounding of an earlier step); wrong, with the value the student's earlier numbers
+    give and the known mistakes whose value it is (each a key and its fields); or blank
+    (not answered)."""
 
     blank: Blank
     answer: np.ndarray
-    kind: str  # "right", "carried", "rounded", "close" or "wrong"
+    kind: str  # "right", "carried", "rounded", "close", "wrong" or "blank"
     expected: np.ndarray
     mistakes: tuple[tuple[str, dict[str, object]], ...] = ()
 
     @property
     def right(self) -> bool:
-        return self.kind != "wrong"
+        return self.kind not in ("wrong", "blank")
 
 
 @dataclass
 class Corrector:
     """A sheet being corrected: its blanks in the sheet's order, and the answers so far.
 
-    query [d], keys [T, d], values [T, d_v]; `scaled` divides the scores by √d.
+    kind: dot, scaled, general, additive or selfattn. query [d], keys [T, d], values
+    [T, d_v]; parameters: w_a [d, d] (general), w_1, w_2 [d_a, d] and v_a [d_a]
+    (additive); a self-attention sheet gives x [T, d] and w_q, w_k, w_v [d, d_k] instead,
+    and works the last token's row.
     """
 
-    query: np.ndarray
-    keys: np.ndarray
-    values: np.ndarray
-    scaled: bool = False
+    kind: str
+    query: np.ndarray | None = None
+    keys: np.ndarray | None = None
+    values: np.ndarray | None = None
+    parameters: dict[str, np.ndarray] = field(default_factory=dict)
     given: dict[tuple[str, int | None], np.ndarray] = field(default_factory=dict)
 
     @property
-    def blanks(self) -> list[Blank]:
-        count = len(self.keys)
-        steps = ["product", "score"] if self.scaled else ["score"]
-        blanks = [Blank(step, j) for step in steps for j in range(count)]
-        blanks += [Blank("power", j) for j in range(count)] + [Blank("total", None)]
-        blanks += [Blank("weight", j) for j in range(count)]
-        blanks += [Blank("weighted", j, vector=True) for j in range(count)]
-        return [*blanks, Blank("output", None, vector=True)]
+    def count(self) -> int:
+        """How many tokens (keys, and rows of x)."""
+        source = self.parameters["x"] if self.kind == "selfattn" else self.keys
+        assert source is not None
+        return len(source)
+
+    @property
+    def last(self) -> int:
+        """The self-attention sheet's query row: the last token's."""
+        return self.count - 1
+
+    @property
+    def d_k(self) -> int:
+        if self.kind == "selfattn":
+            return int(self.parameters["w_k"].shape[1])
+        assert self.keys is not None
+        return int(self.keys.shape[1])
 
     @property
     def root(self) -> float:
-        return math.sqrt(self.keys.shape[1])
+        return math.sqrt(self.d_k)
+
+    @property
+    def scaled(self) -> bool:
+        return self.kind in ("scaled", "selfattn")
+
+    @property
+    def blanks(self) -> list[Blank]:
+        tokens = range(self.count)
+        blanks = [Blank(step, j) for step in FIRST_STEPS[self.kind] for j in tokens]
+        blanks += [Blank("power", j) for j in tokens] + [Blank("total", None)]
+        blanks += [Blank(step, j) for step in ("weight", "weighted") for j in tokens]
+        return [*blanks, Blank("output", None)]
+
+    # The chain: each step from the ones before it, as `get` gives them.
+
+    def step_value(self, step: str, j: int | None, get: Getter) -> np.ndarray:
+        """A blank's value from the earlier steps' values as `get` gives them (the sheet's,
+        or the student's where they answered)."""
+        count, p = self.count, self.parameters
+        if step in ("q", "k", "v"):
+            assert j is not None
+            return p["x"][j] @ p[f"w_{step}"]
+        if step == "mapped":
+            return p["w_a"] @ self._key(j, get)
+        if step == "hidden":
+            return np.tanh(p["w_1"] @ self._query(get) + p["w_2"] @ self._key(j, get))
+        if step == "product":
+            return np.asarray(self._query(get) @ self._key(j, get))
+        if step == "score":
+            return self._score(j, get)
+        if step == "power":
+            return np.exp(get("score", j))
+        if step == "total":
+            return np.asarray(sum(get("power", i) for i in range(count)))
+        if step == "weight":
+            return get("power", j) / get("total", None)
+        if step == "weighted":
+            return get("weight", j) * self._value(j, get)
+        return np.sum([get("weighted", i) for i in range(count)], axis=0)
+
+    def _score(self, j: int | None, get: Getter) -> np.ndarray:
+        if self.kind == "dot":
+            return np.asarray(self._query(get) @ self._key(j, get))
+        if self.kind == "general":
+            return np.asarray(self._query(get) @ get("mapped", j))
+        if self.kind == "additive":
+            return np.asarray(self.parameters["v_a"] @ get("hidden", j))
+        return get("product", j) / self.root
+
+    def _query(self, get: Getter) -> np.ndarray:
+        if self.kind == "selfattn":
+            return get("q", self.last)
+        assert self.query is not None
+        return self.query
+
+    def _key(self, j: int | None, get: Getter) -> np.ndarray:
+        assert j is not None
+        if self.kind == "selfattn":
+            return get("k", j)
+        assert self.keys is not None
+        return self.keys[j]
+
+    def _value(self, j: int | None, get: Getter) -> np.ndarray:
+        assert j is not None
+        if self.kind == "selfattn":
+            return get("v", j)
+        assert self.values is not None
+        return self.values[j]
 
     def exact(self, blank: Blank) -> np.ndarray:
         """The sheet's own value of a blank."""
-        products = self.keys @ self.query
-        scores = products / self.root if self.scaled else products
-        powers = np.exp(scores)
-        weights = powers / powers.sum()
-        weighted = weights[:, None] * self.values
-        by_step = {"product": products, "score": scores, "power": powers, "weight": weights,
-                   "weighted": weighted}  # fmt: skip
-        if blank.step == "total":
-            return np.array(powers.sum())
-        if blank.step == "output":
-            return weighted.sum(axis=0)
-        return np.asarray(by_step[blank.step][blank.key])
+        return self._exact(blank.step, blank.key)
+
+    def _exact(self, step: str, j: int | None) -> np.ndarray:
+        return np.asarray(self.step_value(step, j, self._exact))
 
     def _carried(self, step: str, key: int | None) -> np.ndarray:
         """The student's answer to an earlier blank, or the sheet's where none was given."""
-        return self.given.get((step, key), self.exact(Blank(step, key)))
-
-    def _count(self) -> int:
-        return len(self.keys)
+        if (step, key) in self.given:
+            return self.given[(step, key)]
+        return self._exact(step, key)
 
     def carried(self, blank: Blank) -> np.ndarray:
         """The blank's value from the student's own earlier answers."""
-        j, count = blank.key, self._count()
-        if blank.step == "product":
-            return self.exact(blank)
-        if blank.step == "score":
-            source = self._carried("product", j) if self.scaled else self.exact(blank)
-            return source / self.root if self.scaled else source
-        if blank.step == "power":
-            return np.exp(self._carried("score", j))
-        if blank.step == "total":
-            return np.sum([self._carried("power", i) for i in range(count)])
-        if blank.step == "weight":
-            return self._carried("power", j) / self._carried("total", None)
-        if blank.step == "weighted":
-            return self._carried("weight", j) * self.values[j]
-        return np.sum([self._carried("weighted", i) for i in range(count)], axis=0)
+        return np.asarray(self.step_value(blank.step, blank.key, self._carried))
+
+    # The known mistakes, each recomputed from the student's own earlier numbers.
 
     def mistakes(self, blank: Blank) -> list[tuple[str, dict[str, object], np.ndarray]]:
         """What each known mistake of the step gives for this blank: (key, fields, value)."""
-        j, count = blank.key, self._count()
-        products = self.keys @ self.query
+        step, j, get = blank.step, blank.key, self._carried
         found: list[tuple[str, dict[str, object], np.ndarray]] = []
-        others = [i for i in range(count) if i != j]
-        if blank.step in ("product", "score") and j is not None:
-            divisor = self.root if self.scaled and blank.step == "score" else 1.0
-            for i in others:  # q · k paired with another key (Kᵀ not transposed)
-                found.append(("wrong_key", {"other": i}, np.array(products[i] / divisor)))
-        if blank.step == "score" and self.scaled and j is not None:
-            found.append(("root_forgotten", {}, np.array(products[j])))
-            found.append(("root_twice", {}, np.array(products[j] / self.root**2)))
-        if blank.step == "power" and j is not None:
-            found.append(("exp_skipped", {}, self._carried("score", j)))
+        others = [i for i in range(self.count) if i != j]
+        if step in ("q", "k", "v") and j is not None:
+            found += self._projection_mistakes(step, j)
+        if step == "mapped" and j is not None:  # k · W_a: W_a's rows and columns swapped
+            found.append(("matrix_transposed", {"matrix": "W_a"},
+                          self.parameters["w_a"].T @ self._key(j, get)))  # fmt: skip
+        if step == "hidden" and j is not None:
+            p = self.parameters
+            found.append(
+                ("tanh_skipped", {}, p["w_1"] @ self._query(get) + p["w_2"] @ self._key(j, get))
+            )
+        if j is not None and (step == "product" or (step == "score" and not self.scaled)):
+            found += self._key_mistakes(j, others, 1.0)
+        if step == "score" and self.scaled and j is not None:
+            found += self._key_mistakes(j, others, self.root)
+            found.append(("root_forgotten", {}, get("product", j)))
+            found.append(("root_twice", {}, get("product", j) / self.root**2))
+        if step == "power" and j is not None:
+            found.append(("exp_skipped", {}, get("score", j)))
             if self.scaled:
-                found.append(("root_forgotten", {}, np.exp(products[j])))
-        if blank.step == "total":
-            scores = [self._carried("score", i) for i in range(count)]
-            found.append(("exp_skipped", {}, np.sum(scores)))
-            powers = [self._carried("power", i) for i in range(count)]
-            for i in range(count):  # a term left out of the sum
-                found.append(("term_left_out", {"other": i}, np.sum(powers) - powers[i]))
-        if blank.step == "weight" and j is not None:
-            row = np.array([self._carried("score", i) for i in range(count)])
-            if row.sum() != 0:
-                found.append(("exp_skipped", {}, row[j] / row.sum()))
-            found.append(("not_divided", {}, self._carried("power", j)))
-        if blank.step == "weighted" and j is not None:
+                found.append(("root_forgotten", {}, np.exp(get("product", j))))
+        if step == "total":
+            found += self._total_mistakes()
+        if step == "weight" and j is not None:
+            found += self._weight_mistakes(j)
+        if step == "weighted" and j is not None:
             for i in others:  # the weight times another token's value
                 found.append(
-                    ("wrong_value_row", {"other": i}, self._carried("weight", j) * self.values[i])
+                    ("wrong_value_row", {"other": i}, get("weight", j) * self._value(i, get))
                 )
         return found
+
+    def _projection_mistakes(self, step: str, j: int) -> list:
+        """x W with another of the three matrices, or with the matrix transposed."""
+        p = self.parameters
+        found: list = [
+            ("wrong_matrix", {"matrix": f"W^{other.upper()}"}, p["x"][j] @ p[f"w_{other}"])
+            for other in ("q", "k", "v")
+            if other != step
+        ]
+        own = p[f"w_{step}"]
+        if own.shape[0] == own.shape[1]:
+            found.append(("matrix_transposed", {"matrix": f"W^{step.upper()}"},
+                          p["x"][j] @ own.T))  # fmt: skip
+        return found
+
+    def _key_mistakes(self, j: int, others: list[int], divisor: float) -> list:
+        """q paired with another token's key, and q times a column of K (Kᵀ not
+        transposed: a column is a key only when K is square)."""
+        get, query = self._carried, self._query(self._carried)
+        keys = np.array([self._key(i, get) for i in range(self.count)])  # [T, d_k]
+        if self.kind == "general":
+            keys = np.array([get("mapped", i) for i in range(self.count)])
+        if self.kind == "additive":  # v_a · tanh(…) of another key
+            return [("wrong_key", {"other": i}, np.asarray(self.parameters["v_a"] @
+                     get("hidden", i))) for i in others]  # fmt: skip
+        found: list = [("wrong_key", {"other": i}, np.asarray(query @ keys[i] / divisor))
+                       for i in others]  # fmt: skip
+        if keys.shape[0] == keys.shape[1]:
+            found.append(("not_transposed", {}, np.asarray(query @ keys[:, j] / divisor)))
+        return found
+
+    def _total_mistakes(self) -> list:
+        get, count = self._carried, self.count
+        scores = [get("score", i) for i in range(count)]
+        powers = [get("power", i) for i in range(count)]
+        found: list = [("exp_skipped", {}, np.asarray(np.sum(scores)))]
+        for i in range(count):  # a term left out of the sum
+            found.append(("term_left_out", {"other": i}, np.asarray(np.sum(powers) - powers[i])))
+        if self.kind == "selfattn":  # another query's row summed
+            matrix = np.exp(self.score_matrix())
+            for i in range(count - 1):
+                found.append(("wrong_row", {"other": i}, np.asarray(matrix[i].sum())))
+        return found
+
+    def _weight_mistakes(self, j: int) -> list:
+        get, count = self._carried, self.count
+        row = np.array([get("score", i) for i in range(count)])
+        found: list = []
+        if row.sum() != 0:
+            found.append(("exp_skipped", {}, np.asarray(row[j] / row.sum())))
+        found.append(("not_divided", {}, get("power", j)))
+        if self.kind == "selfattn" and count > 1:  # e^score ÷ its column's sum
+            column = np.exp(self.score_matrix()[:, j])
+            power = get("power", j)
+            found.append(("column_softmax", {}, power / (column[:-1].sum() + power)))
+        return found
+
+    def score_matrix(self) -> np.ndarray:
+        """Every query's scores against every key, the sheet's (self-attention): [T, T]."""
+        p = self.parameters
+        queries, keys = p["x"] @ p["w_q"], p["x"] @ p["w_k"]
+        return queries @ keys.T / self.root
+
+    # Marking.
 
     def mark(self, blank: Blank, answer: np.ndarray) -> Verdict:
         """Judge one answer, keep it for the blanks after it, and say what it is."""
@@ -169,19 +323,26 @@ class Corrector:
             return Verdict(blank, answer, "right", exact)
         if _within(answer, carried, tolerance):  # right from a wrong earlier number
             return Verdict(blank, answer, "carried", exact)
-        typed = _decimals(answer)
-        if typed < blank.digits and any(
-            _within(answer, target, 0.5 * 10.0**-typed + 1e-9) for target in (carried, exact)
-        ):
-            return Verdict(blank, answer, "rounded", exact)
         matched = tuple(
             (key, fields)
             for key, fields, value in self.mistakes(blank)
             if np.shape(value) == answer.shape and _within(answer, value, tolerance)
         )
-        if not matched and any(_relative(answer, target) for target in (carried, exact)):
+        if matched:  # a known mistake's number, to the sheet's digits, is named first
+            return Verdict(blank, answer, "wrong", carried, matched)
+        # One decimal fewer than the sheet is rounding; a whole 1 for 0.71 is not.
+        typed = _decimals(answer)
+        if blank.digits - 1 <= typed < blank.digits and any(
+            _within(answer, target, 0.5 * 10.0**-typed + 1e-9) for target in (carried, exact)
+        ):
+            return Verdict(blank, answer, "rounded", exact)
+        if any(_relative(answer, target) for target in (carried, exact)):
             return Verdict(blank, answer, "close", exact)
-        return Verdict(blank, answer, "wrong", carried, matched)
+        return Verdict(blank, answer, "wrong", carried)
+
+    def unanswered(self, blank: Blank) -> Verdict:
+        """A blank left empty: not right, and the steps after it use the sheet's number."""
+        return Verdict(blank, np.array(np.nan), "blank", self.carried(blank))
 
 
 def _within(answer: np.ndarray, target: np.ndarray, tolerance: float) -> bool:

@@ -9,14 +9,14 @@ from rich.console import RenderableType
 from attncli.explain.checking import Blank, Verdict
 from attncli.present import render
 from attncli.present.format import Format
-from attncli.results.checking import CheckResult
-from attncli.results.exercise import ExerciseResult
+from attncli.results.checking import CheckResult, ClassCheck, sheet_d_k
+from attncli.results.exercise import Sheet
 
 
-def question(blank: Blank, sheet: ExerciseResult, fmt: Format) -> str:
+def question(blank: Blank, sheet: Sheet, fmt: Format) -> str:
     """What the blank asks: «the score of «come»», as the sheet's tables name it."""
     token = "" if blank.key is None else sheet.tokens[blank.key]
-    return fmt.say(f"check.ask.{blank.step}", token=token, root=int(sheet.keys.shape[1]))
+    return fmt.say(f"check.ask.{blank.step}", token=token, root=sheet_d_k(sheet))
 
 
 def _written(value: np.ndarray, fmt: Format, digits: int) -> str:
@@ -25,7 +25,7 @@ def _written(value: np.ndarray, fmt: Format, digits: int) -> str:
     return fmt.joined(fmt.number(float(v), digits, whole_bare=True) for v in value)
 
 
-def verdict_lines(verdict: Verdict, sheet: ExerciseResult, fmt: Format) -> list[str]:
+def verdict_lines(verdict: Verdict, sheet: Sheet, fmt: Format) -> list[str]:
     """The verdict on one answer, and the mistakes its number is what they give."""
     digits = verdict.blank.digits
     expected = _written(verdict.expected, fmt, digits)
@@ -38,6 +38,8 @@ def verdict_lines(verdict: Verdict, sheet: ExerciseResult, fmt: Format) -> list[
     if verdict.kind == "close":
         return [fmt.say("check.close", expected=expected)]
     step = fmt.say(f"check.step.{verdict.blank.step}")
+    if verdict.kind == "blank":
+        return [fmt.say("check.blank", expected=expected, step=step)]
     lines = [fmt.say("check.wrong", expected=expected, step=step)]
     for key, fields in verdict.mistakes:
         named = {
@@ -68,3 +70,53 @@ def check_view(result: CheckResult, fmt: Format) -> list[RenderableType]:
         lines.append(f"{question(verdict.blank, result.sheet, fmt)}: {answer} — {said[0]}")
         lines += [f"  {line}" for line in said[1:]]
     return [render.lines(*lines, "", summary(result, fmt))]
+
+
+def class_view(result: ClassCheck, fmt: Format) -> list[RenderableType]:
+    """A row per student: the sheet, the count right, then a column per step (✓ all right,
+    ✗ and how many right, — left blank); under it the class's most common mistake and how
+    many made it."""
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    steps = result.asked_steps
+    table = Table(box=box.SIMPLE_HEAVY, collapse_padding=True, pad_edge=False)
+    names = [len(student.student) for student in result.students]
+    table.add_column(fmt.say("check.class.student"), overflow="fold", min_width=min(max(names), 10))
+    table.add_column(fmt.say("check.class.sheet"), justify="right", no_wrap=True)
+    table.add_column(fmt.say("check.class.right"), justify="right", no_wrap=True)
+    for step in steps:
+        table.add_column(fmt.say(f"check.class.column.{step}"), justify="center")
+    for student in result.students:
+        counts = student.by_step()
+        cells = [_step_cell(counts.get(step)) for step in steps]
+        marked = student.check
+        right = f"{marked.right}/{len(marked.blanks)}"
+        table.add_row(render.safe_label(student.student), str(marked.sheet.seed), right, *cells)
+    common = result.most_common()
+    if common is None:
+        under = fmt.say("check.class.none")
+    else:
+        mistake, step, count = common
+        named = fmt.say(f"check.mistake_name.{mistake}")
+        where = fmt.say("check.class.common_step", step=fmt.say(f"check.step.{step}"))
+        under = fmt.say(
+            "check.class.common",
+            mistake=f"{named} {where}",
+            count=count,
+            students=len(result.students),
+        )
+    title = Text(fmt.say("check.class.title"), style="bold")
+    return [render.lines(title), table, render.lines(fmt.say("check.class.key"), "", under)]
+
+
+def _step_cell(counts: tuple[int, int, int] | None) -> str:
+    if counts is None:  # this student's sheet has no such step
+        return ""
+    right, answered, blanks = counts
+    if answered == 0:
+        return "—"
+    if right == blanks:
+        return "✓"
+    return f"✗ {right}/{blanks}"

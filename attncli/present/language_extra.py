@@ -108,47 +108,4 @@ EXTRA_PHRASES: dict[str, str] = {
         "happens to stand from the others in that draw, so a single run can rise or fall "
         "where the mean is flat."
     ),
-    # attn check: a question per blank, the verdict on an answer, the mistakes it matches
-    "check.intro": _(
-        "Type each blank as you worked it out, in the sheet's order (Enter after each, "
-        "Ctrl-D to stop): a number, a fraction (2/3) or, for a vector, its numbers ({example})."
-    ),
-    "check.ask.product": _("q · k of «{token}»"),
-    "check.ask.score": _("score of «{token}»"),
-    "check.ask.power": _("e^score of «{token}»"),
-    "check.ask.total": _("total of e^score"),
-    "check.ask.weight": _("weight of «{token}»"),
-    "check.ask.weighted": _("weight × value of «{token}»"),
-    "check.ask.output": _("output"),
-    "check.step.product": _("the product of the query and the key"),
-    "check.step.score": _("the score"),
-    "check.step.power": _("e raised to the score"),
-    "check.step.total": _("the sum of the e^score column"),
-    "check.step.weight": _("the softmax: e^score ÷ total"),
-    "check.step.weighted": _("the weight times the token's value"),
-    "check.step.output": _("the sum of the weight × value rows"),
-    "check.right": _("right"),
-    "check.carried": _(
-        "right from your own earlier number (the sheet's is {expected}): the method is right"
-    ),
-    "check.rounded": _(
-        "right, rounded more than the sheet's {digits} decimals; the steps after carry your number"
-    ),
-    "check.close": _(
-        "off only by the rounding of an earlier step ({expected}): not a mistake of method"
-    ),
-    "check.wrong": _("not right: {expected} ({step}, from your own earlier numbers)"),
-    "check.mistake.wrong_key": _(
-        "that is the query times «{other}»'s key: each row pairs the query with its own key"
-    ),
-    "check.mistake.root_forgotten": _("that is the score without ÷ √d_k: √d_k forgotten"),
-    "check.mistake.root_twice": _("that is the score ÷ d_k: √d_k applied twice"),
-    "check.mistake.exp_skipped": _(
-        "that is what skipping e^x gives: the scores normalised directly"
-    ),
-    "check.mistake.term_left_out": _("that is the total without «{other}»'s e^score"),
-    "check.mistake.not_divided": _("that is e^score before dividing by the total"),
-    "check.mistake.wrong_value_row": _("that is the weight times «{other}»'s value"),
-    "check.either": _("two mistakes give this number; either is the one to look for"),
-    "check.summary": _("{right} of {answered} answers right ({blanks} blanks on the sheet)."),
 }

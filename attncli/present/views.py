@@ -117,6 +117,7 @@ RENDERERS: dict[str, tuple[str, str, bool]] = {
     "Comparison": ("comparison_view", "comparison_view", False),
     "ScalingResult": ("scaling_view", "scaling_view", False),
     "CheckResult": ("checking_view", "check_view", False),
+    "ClassCheck": ("checking_view", "class_view", False),
     "SamplesResult": ("samples_view", "samples_view", False),
     "ModelAttnResult": ("model.view", "model_selfattn_view", True),
     "HeadsResult": ("model.view", "heads_view", False),

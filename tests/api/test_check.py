@@ -12,10 +12,13 @@ import attncli as attn
 from attncli.api.checking import corrector, read_answer
 from attncli.explain.checking import Blank
 
+KINDS = ("dot", "scaled", "general", "additive", "selfattn")
+
 
 def _right_answers(seed=3, method="dot", lang="en"):
     """The sheet's own answers, written as a student would (the sheet's digits)."""
-    sheet, marking = corrector(seed, method=method)
+    selfattn = method == "selfattn"
+    sheet, marking = corrector(seed, method="dot" if selfattn else method, selfattn=selfattn)
     texts = []
     for blank in marking.blanks:
         value = np.atleast_1d(marking.exact(blank))
@@ -26,13 +29,37 @@ def _right_answers(seed=3, method="dot", lang="en"):
     return sheet, marking, texts
 
 
-@pytest.mark.parametrize("method", ["dot", "scaled"])
+@pytest.mark.parametrize("method", KINDS)
 @pytest.mark.parametrize("lang", ["en", "es"])
-def test_the_sheets_own_answers_are_all_right(method, lang):
-    _sheet, marking, texts = _right_answers(method=method, lang=lang)
-    result = attn.check(seed=3, method=method, answers=texts, lang=lang)
+@pytest.mark.parametrize("seed", [3, 11])
+def test_the_sheets_own_answers_at_its_rounding_are_all_right(method, lang, seed):
+    _sheet, marking, texts = _right_answers(seed=seed, method=method, lang=lang)
+    selfattn = method == "selfattn"
+    result = attn.check(seed=seed, method="dot" if selfattn else method, answers=texts,
+                        lang=lang, selfattn=selfattn)  # fmt: skip
     assert [v.kind for v in result.verdicts] == ["right"] * len(marking.blanks)
     assert result.right == len(marking.blanks)
+
+
+@pytest.mark.parametrize("method", KINDS)
+def test_the_corrector_computes_the_sheets_own_key(method):
+    """Its chain, step by step, ends at the scores, weights and output attn exercise's key
+    has (computed by the core's score, softmax and mix, or by the layer)."""
+    selfattn = method == "selfattn"
+    for seed in range(10):
+        sheet, marking = corrector(seed, method="dot" if selfattn else method, selfattn=selfattn)
+        if selfattn:
+            layer = sheet.layer
+            key = layer.scores[-1], layer.weights[-1], layer.output[-1]
+        else:
+            key = sheet.scores, sheet.weights, sheet.output
+        by_step = {"score": [], "weight": [], "output": []}
+        for blank in marking.blanks:
+            if blank.step in by_step:
+                by_step[blank.step].append(marking.exact(blank))
+        np.testing.assert_allclose(by_step["score"], key[0], atol=1e-12)
+        np.testing.assert_allclose(by_step["weight"], key[1], atol=1e-12)
+        np.testing.assert_allclose(by_step["output"][0], key[2], atol=1e-12)
 
 
 def _mark(method, answers, lang="en"):
@@ -97,7 +124,7 @@ def test_a_value_rounded_more_than_the_sheet_is_right_and_said_so():
 )
 def test_an_answer_is_read_as_the_student_writes_it(text, lang, read):
     assert float(read_answer(text, Blank("weight", 0), lang)) == pytest.approx(read)
-    vector = read_answer("6,65; 0", Blank("weighted", 0, vector=True), "es")
+    vector = read_answer("6,65; 0", Blank("weighted", 0), "es")
     assert vector.tolist() == [6.65, 0]
 
 
@@ -115,6 +142,6 @@ def test_the_command_talks_a_student_through_and_writes_the_verdicts_as_json(run
     assert [v["kind"] for v in document["verdicts"]] == ["right"] * 4
 
 
-def test_a_method_it_does_not_correct_yet_is_one_line(run):
-    result = run("check", "--method", "general", input="1\n")
-    assert result.exit_code == 2 and result.stdout == "" and "attn exercise" in result.stderr
+def test_a_method_beside_selfattn_is_one_line(run):
+    result = run("check", "--selfattn", "--method", "general", input="1\n")
+    assert result.exit_code == 2 and result.stdout == "" and "--selfattn" in result.stderr

@@ -1,15 +1,49 @@
 """attn check: a student's worksheet corrected blank by blank, and its options."""
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
 from attncli.cli.commands import command
-from attncli.cli.commands.exercise import (
-    DimOption,
-    ExerciseMethodOption,
-    ProblemSeedOption,
-    SizeOption,
-)
+from attncli.cli.commands.exercise import DimOption, ExerciseMethodOption
+from attncli.cli.declare import Argument, Option
+from attncli.messages import _
 from attncli.present.output import Settings
+
+AnswerFilesArgument = Annotated[
+    list[str] | None,
+    Argument(
+        metavar=_("[ANSWERS]..."),
+        help=_(
+            "A class's answer files (.csv or .json: the empty ones attn exercise writes, "
+            "filled in), each corrected against its own sheet: one table, a row per student."
+        ),
+        show_default=False,
+        reads=True,
+    ),
+]
+CheckSeedOption = Annotated[
+    int | None,
+    Option(
+        "--seed",
+        min=0,
+        max=2**64 - 1,
+        help=_("Which problem: each seed gives another. [default: 0]"),
+        show_default=False,
+    ),
+]
+CheckSizeOption = Annotated[
+    int | None,
+    Option("--size", help=_("How many tokens (keys and values). [default: 3]"), show_default=False),
+]
+CheckSelfAttnOption = Annotated[
+    bool,
+    Option(
+        "--selfattn",
+        help=_(
+            "Correct the self-attention sheet (attn exercise --selfattn): every token's q, k "
+            "and v, then the last token's scores, weights and output."
+        ),
+    ),
+]
 
 if TYPE_CHECKING:
     import numpy as np
@@ -17,22 +51,29 @@ if TYPE_CHECKING:
 
 @command()
 def check(
-    seed: ProblemSeedOption = 0,
-    size: SizeOption = 3,
+    answers: AnswerFilesArgument = None,
+    seed: CheckSeedOption = None,
+    size: CheckSizeOption = None,
     dim: DimOption = None,
     method: ExerciseMethodOption = None,
+    selfattn: CheckSelfAttnOption = False,
     *,
     settings: Settings,
 ) -> None:
-    """Correct your own worksheet, blank by blank, as you work it.
+    """Correct your own worksheet, blank by blank, as you work it; or a class's answer files.
 
-    Shows the sheet attn exercise makes with the same options, then asks for each blank in
-    the sheet's order (the products, the scores, e^score, the total, each weight, each
-    weight × value, the output) and answers at once: right, or the right value with the
-    step it belongs to, and when your number is what a known mistake gives (√d_k forgotten
-    or twice, e^x skipped, a term left out of the total, the wrong key or value row), the
-    mistake. Later steps are marked from your own numbers, as a teacher marks. Answers may
-    be piped in, one a line; --json writes the verdicts.
+    Shows the sheet attn exercise makes with the same options (--method, --selfattn), then
+    asks for each blank in the sheet's order (q, k and v; the products, the scores,
+    e^score, the total, each weight, each weight × value, the output) and answers at once:
+    right, or the right value with the step it belongs to, and when your number is what a
+    known mistake gives (√d_k forgotten or twice, e^x skipped, softmax over a column, the
+    total of the wrong row, the wrong key or value row, K not transposed), the mistake.
+    Later steps are marked from your own numbers, as a teacher marks. Answers may be piped
+    in, one a line; --json writes the verdicts.
+
+    A teacher: attn check answers/*.csv corrects the files attn exercise --answer-sheet
+    wrote, a row per student and a column per step, and names the class's most common
+    mistake; --json for a grade book, --export for a page.
 
     Example: attn check --seed 3 --lang es
     """
@@ -54,8 +95,12 @@ def check(
         print_renderables(sys.stdout, [Padding(render.lines(*lines), (0, 0, 0, 2))])
         sys.stdout.flush()
 
+    if answers:
+        _check_files(answers, seed, size, dim, method, selfattn, settings)
+        return
     chosen = "dot" if method is None else method.value
-    sheet, marking = corrector(seed, size, dim, chosen)
+    sheet, marking = corrector(0 if seed is None else seed, 3 if size is None else size, dim,
+                               chosen, selfattn)  # fmt: skip
     fmt = settings.format()
     as_json = settings.fields is not None or wants_json(settings.format_name, sys.stdout)
     talk = not as_json
@@ -101,6 +146,34 @@ def check(
         print(summary(result, fmt), flush=True)
         return
     emit(result, settings)
+
+
+def _check_files(
+    paths: list[str],
+    seed: int | None,
+    size: int | None,
+    dim: int | None,
+    method: object,
+    selfattn: bool,
+    settings: Settings,
+) -> None:
+    """A class's answer files, each against the sheet it names: one table."""
+    from attncli.api.checking import check_files
+    from attncli.errors import OptionError
+    from attncli.present.output import emit
+
+    given = [
+        name
+        for name, value in (("--seed", seed), ("--size", size), ("--dim", dim),
+                            ("--method", method), ("--selfattn", selfattn or None))
+        if value is not None
+    ]  # fmt: skip
+    if given:
+        raise OptionError(
+            _("{option} with answer files: each file names its own sheet; leave out {option}"),
+            option=given[0],
+        )
+    emit(check_files(paths), settings)
 
 
 def _nothing() -> "np.ndarray":

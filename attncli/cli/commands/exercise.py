@@ -98,6 +98,19 @@ AnswersOnlyOption = Annotated[
         help=_("The answer keys alone, each numbered as its sheet, to print apart."),
     ),
 ]
+AnswerSheetOption = Annotated[
+    str | None,
+    Option(
+        "--answer-sheet",
+        metavar=_("FILE"),
+        writes=True,
+        help=_(
+            "Also write each sheet's empty answer file, FILE.csv or FILE.json, one row per "
+            "blank in the sheet's order, for the student to fill and attn check to correct "
+            "(with --count, one per sheet: FILE-SEED.csv)."
+        ),
+    ),
+]
 
 
 @command(
@@ -113,6 +126,7 @@ def exercise(
     answers_only: AnswersOnlyOption = False,
     positions: ExercisePositionsOption = None,
     online: OnlineExerciseOption = False,
+    answer_sheet: AnswerSheetOption = None,
     *,
     settings: Settings,
 ) -> None:
@@ -128,6 +142,10 @@ def exercise(
 
     Other scores: attn exercise --method general (or scaled, additive), its parameters
     given. Self-attention: attn exercise --selfattn | attn selfattn
+
+    Sheets a class hands back as files: attn exercise --count 30 --answer-sheet
+    answers/hoja.csv writes an empty answer file per sheet; attn check answers/*.csv
+    corrects them all in one table.
 
     Rotary positions (as Llama's), by quarter turns: attn exercise --positions rope
 
@@ -163,6 +181,8 @@ def exercise(
             )
         )
     rope = None if positions is None else positions.value
+    if answer_sheet is not None:
+        _check_answer_sheet_path(answer_sheet, rope, online)
     # The worksheet is what a terminal shows, not steps asked for: piped, the problem as JSON.
     settings = replace(settings, steps=False, blank=True)
     if online:
@@ -176,12 +196,16 @@ def exercise(
         result = (
             selfattn_exercise(seed, size, dim) if selfattn else make(seed, size, dim, score, rope)
         )
+        if answer_sheet is not None:
+            _write_answer_sheets(answer_sheet, (result,), settings)
         emit(result, settings, document=result.to_document(answers=settings.answers))
         return
     from attncli.api.exercise import exercise_set
 
     score = (method or ScoreMethod.dot).value
     sheets = exercise_set(seed, size, dim, count, answers_only, score, selfattn, rope)
+    if answer_sheet is not None:
+        _write_answer_sheets(answer_sheet, sheets.sheets, settings)
     emit(sheets, settings, document=sheets.to_document(answers=settings.answers))
 
 
@@ -217,3 +241,41 @@ def _online_sheet(
     if not settings.answers:
         document = {name: document[name] for name in ("tokens", "scores", "block")}
     emit(result, settings, document=document)
+
+
+def _check_answer_sheet_path(path: str, rope: str | None, online: bool) -> None:
+    """An answer file is a .csv or a .json, of a sheet attn check corrects: anything else
+    is refused before any work."""
+    from pathlib import Path
+
+    from attncli.errors import OptionError
+
+    for option, given in (("--positions rope", rope is not None), ("--online", online)):
+        if given:
+            raise OptionError(
+                _(
+                    "--answer-sheet with {option}: attn check corrects the dot, scaled, "
+                    "general, additive and --selfattn sheets; leave out one of them"
+                ),
+                option=option,
+            )
+    if Path(path).suffix.lower() not in (".csv", ".json"):
+        raise OptionError(
+            _("--answer-sheet {path}: name a file ending in .csv or .json"), path=path
+        )
+
+
+def _write_answer_sheets(path: str, sheets: tuple, settings: Settings) -> None:
+    """Each sheet's empty answer file, one row per blank."""
+    from pathlib import Path
+
+    from attncli.api.checking import corrector_of
+    from attncli.present.answer_sheet import answer_sheet_paths, answer_sheet_text
+    from attncli.present.written import write_file
+
+    fmt = settings.format()
+    paths = answer_sheet_paths(path, [sheet.seed for sheet in sheets])
+    suffix = Path(path).suffix.lower()
+    for sheet, target in zip(sheets, paths, strict=True):
+        text = answer_sheet_text(sheet, corrector_of(sheet).blanks, fmt, suffix)
+        write_file(target, text, "--answer-sheet")

@@ -1,0 +1,221 @@
+"""A student's filled answer file (CSV or JSON, as attn exercise --answer-sheet writes it
+empty) read into what it says: whose it is, which sheet, and each blank's answer as typed.
+
+The CSV has a header row and one row per blank:
+
+    student,seed,sheet,size,dim,lang,step,token,question,answer
+
+`seed`, `sheet` (dot, scaled, general, additive or selfattn), `size` and `dim` say which
+sheet attn exercise made; `lang` how its numbers are written (0,665 in Spanish); `step` and
+`token` name the blank (`question` says it in words, for the student); `answer` is what the
+student wrote, left empty for a blank not done. `student` is the student's name, on any
+row (the file's name when none is given). The JSON holds the same: the sheet's fields at
+the top, `answers` a list of {step, token, question, answer}, an answer a number, a list of
+numbers, text as the student writes it, or null.
+
+Nothing here knows the blanks of a sheet: api/checking holds the rows against them.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from attncli.core.exercise import ANSWER_COLUMNS as COLUMNS
+from attncli.core.exercise import ANSWER_SHEET_KEY as FORMAT_KEY
+from attncli.core.exercise import SHEET_KINDS
+from attncli.errors import InputError
+from attncli.messages import _
+
+SHEET_FIELDS = ("seed", "sheet", "size", "dim", "lang")
+
+
+@dataclass(frozen=True)
+class AnswerRow:
+    """One blank of the file: its step, its token ('' for the total and the output) and
+    the answer as written ('' when left blank); `line` says where, for messages."""
+
+    step: str
+    token: str
+    answer: str
+    line: str
+
+
+@dataclass(frozen=True)
+class AnswerFile:
+    """A filled answer file: the student, the sheet it answers and its rows in order."""
+
+    path: str
+    student: str
+    seed: int
+    sheet: str
+    size: int
+    dim: int
+    lang: str
+    rows: tuple[AnswerRow, ...]
+
+
+def read_answer_file(path: str) -> AnswerFile:
+    """The answer file at `path`, .csv or .json, checked field by field."""
+    from attncli.reading.parse.sources import read_text
+
+    suffix = Path(path).suffix.lower()
+    if suffix not in (".csv", ".json"):
+        raise InputError(
+            _(
+                "{path}: an answer file is a .csv or .json, as attn exercise --answer-sheet "
+                "writes it"
+            ),
+            path=path,
+        )
+    text, _source = read_text(path, None)
+    if suffix == ".json":
+        return _from_json(path, text)
+    return _from_csv(path, text)
+
+
+def _from_csv(path: str, text: str) -> AnswerFile:
+    reader = csv.DictReader(io.StringIO(text))
+    header = tuple(reader.fieldnames or ())
+    missing = [name for name in COLUMNS if name not in header]
+    if missing:
+        raise InputError(
+            _("{path}: the header lacks the column {column}; expected {columns}"),
+            path=path,
+            column=missing[0],
+            columns=",".join(COLUMNS),
+        )
+    records = list(reader)
+    if not records:
+        raise InputError(_("{path}: no rows under the header; one row per blank"), path=path)
+    sheet: dict[str, str] = {}
+    student = ""
+    rows = []
+    for number, record in enumerate(records, 2):  # line 1 is the header
+        line = f"{path}:{number}"
+        if None in record:  # more cells than columns
+            raise InputError(
+                _("{line}: more cells than the header's {count} columns"),
+                line=line,
+                count=len(header),
+            )
+        for name in SHEET_FIELDS:
+            value = (record.get(name) or "").strip()
+            if name not in sheet and value:
+                sheet[name] = value
+            elif value and value != sheet[name]:
+                raise InputError(
+                    _("{line}: {field} is {value}, the rows above say {first}; one sheet a file"),
+                    line=line,
+                    field=name,
+                    value=value,
+                    first=sheet[name],
+                )
+        student = student or (record.get("student") or "").strip()
+        rows.append(_row(record, line))
+    return _answer_file(path, student, sheet, rows, f"{path}:2")
+
+
+def _from_json(path: str, text: str) -> AnswerFile:
+    from attncli.messages import Message
+    from attncli.reading.parse.json_text import parse_json
+
+    document = parse_json(text, path, Message(_("expected an answer sheet")))
+    if not isinstance(document, dict) or FORMAT_KEY not in document:
+        raise InputError(
+            _("{path}: not an answer sheet (no {key}); make one with attn exercise --answer-sheet"),
+            path=path,
+            key=FORMAT_KEY,
+        )
+    answers = document.get("answers")
+    if not isinstance(answers, list) or not all(isinstance(item, dict) for item in answers):
+        raise InputError(
+            _("{path}: answers is to be a list of blanks, each {{step, token, answer}}"),
+            path=path,
+        )
+    rows = []
+    for number, item in enumerate(answers, 1):
+        line = f"{path}: answers[{number}]"
+        answer = item.get("answer")
+        rows.append(_row({**item, "answer": _as_text(answer, line)}, line))
+    sheet = {name: str(document[name]) for name in SHEET_FIELDS if document.get(name) is not None}
+    student = document.get("student") or ""
+    if not isinstance(student, str):
+        raise InputError(_("{path}: student is to be a name, in quotes"), path=path)
+    return _answer_file(path, student.strip(), sheet, rows, path)
+
+
+def _as_text(answer: Any, line: str) -> str:
+    """A JSON answer as the student would have typed it: a number, a list of numbers."""
+    if answer is None:
+        return ""
+    if isinstance(answer, bool):
+        raise InputError(_("{line}: an answer is a number, not true or false"), line=line)
+    if isinstance(answer, int | float):
+        return repr(float(answer)) if isinstance(answer, float) else str(answer)
+    if isinstance(answer, list) and all(
+        isinstance(v, int | float) and not isinstance(v, bool) for v in answer
+    ):
+        import json
+
+        return json.dumps(answer)
+    if isinstance(answer, str):
+        return answer
+    raise InputError(
+        _("{line}: an answer is a number, a list of numbers or text; got {kind}"),
+        line=line,
+        kind=type(answer).__name__,
+    )
+
+
+def _row(record: dict[str, Any], line: str) -> AnswerRow:
+    step = record.get("step")
+    if not isinstance(step, str) or not step.strip():
+        raise InputError(_("{line}: no step; each row names its blank's step"), line=line)
+    token = record.get("token") or ""
+    if not isinstance(token, str):
+        raise InputError(_("{line}: token is to be a word, in quotes"), line=line)
+    return AnswerRow(step.strip(), token.strip(), str(record.get("answer") or "").strip(), line)
+
+
+def _answer_file(
+    path: str, student: str, sheet: dict[str, str], rows: list[AnswerRow], where: str
+) -> AnswerFile:
+    for name in SHEET_FIELDS:
+        if name not in sheet:
+            raise InputError(
+                _("{where}: {field} is not given; the answer sheet attn exercise wrote has it"),
+                where=where,
+                field=name,
+            )
+    numbers = {}
+    for name in ("seed", "size", "dim"):
+        text = sheet[name]
+        if not text.isdigit():
+            raise InputError(
+                _("{where}: {field} is {value}; expected a whole number"),
+                where=where,
+                field=name,
+                value=text,
+            )
+        numbers[name] = int(text)
+    if sheet["sheet"] not in SHEET_KINDS:
+        raise InputError(
+            _("{where}: sheet is {value}; expected one of {kinds}"),
+            where=where,
+            value=sheet["sheet"],
+            kinds=", ".join(SHEET_KINDS),
+        )
+    return AnswerFile(
+        path=path,
+        student=student or Path(path).stem,
+        seed=numbers["seed"],
+        sheet=sheet["sheet"],
+        size=numbers["size"],
+        dim=numbers["dim"],
+        lang=sheet["lang"],
+        rows=tuple(rows),
+    )
