@@ -265,6 +265,7 @@ class _Scored:
     start: int | None = None
     end: int | None = None
     controls: list[list[dict[str, Any]]] = field(default_factory=list)
+    weights: np.ndarray | None = None  # [L, h, T, T]
 
 
 @dataclass(frozen=True)
@@ -308,14 +309,16 @@ def _scored(loaded: Model, text: str, asked: _Asked) -> _Scored:
                 left=Message(_(" once --exclude is applied")) if asked.exclude else "",
             )
         table = pattern_score(weights, cells, asked.metric, asked.exclude)
-        return _Scored(encoded, table, _habit_means(weights))
-    assert asked.source is not None and asked.target is not None
+        return _Scored(encoded, table, _habit_means(weights), weights=weights)
+    if asked.source is None or asked.target is None:  # the model view alone
+        return _Scored(encoded, np.zeros(weights.shape[:2]), _habit_means(weights),
+                       weights=weights)  # fmt: skip
     start = _position(tokens, asked.source, "--from")
     end = _position(tokens, asked.target, "--to")
     controls = [[_controls(weights[lay, h], start, end) for h in range(weights.shape[1])]
                 for lay in range(weights.shape[0])]  # fmt: skip
     return _Scored(encoded, weights[:, :, start, end], _habit_means(weights), start, end,
-                   controls)  # fmt: skip
+                   controls, weights)  # fmt: skip
 
 
 def _mean_controls(runs: list[_Scored], layer: int, head: int) -> dict[str, Any]:
@@ -331,7 +334,7 @@ def _mean_controls(runs: list[_Scored], layer: int, head: int) -> dict[str, Any]
 
 
 def _asked(source: str | None, target: str | None, pattern: str | None, cells: Any,
-           metric: str, exclude: Sequence[str]) -> _Asked:  # fmt: skip
+           metric: str, exclude: Sequence[str], grid: bool = False) -> _Asked:  # fmt: skip
     """What to rank, checked: a cell or a pattern, a known metric and exclusions."""
     from attncli.core.head_patterns import EXCLUSIONS, METRICS, PATTERN_NAMES
 
@@ -340,7 +343,9 @@ def _asked(source: str | None, target: str | None, pattern: str | None, cells: A
         raise OptionError(_("--pattern and --pattern-file each give a pattern; give one of them"))
     if by_pattern and (source is not None or target is not None):
         raise OptionError(_("--pattern and --from/--to each choose what to rank; give one of them"))
-    if not by_pattern and (source is None or target is None):
+    if grid and not by_pattern and source is None and target is None:
+        pass  # the model view alone: every head drawn, none ranked
+    elif not by_pattern and (source is None or target is None):
         raise OptionError(
             _(
                 "say what to rank: --from TOKEN --to TOKEN (e.g. --from are --to keys), "
@@ -366,7 +371,7 @@ def _asked(source: str | None, target: str | None, pattern: str | None, cells: A
             _("--exclude {name} is not known; first, self or both (first,self)"),
             name=shown(repr(unknown[0])),
         )
-    if not by_pattern and (metric != "rows" or exclude):
+    if not by_pattern and (metric != "rows" or exclude):  # a cell, or nothing, is asked
         raise OptionError(
             _("{option} scores a pattern; with --from/--to the score is the one cell's weight"),
             option="--metric" if metric != "rows" else "--exclude",
@@ -387,6 +392,7 @@ def heads(
     exclude: Sequence[str] = (),
     sentences: Sequence[str] | None = None,
     shown_count: int | None = 10,
+    grid: bool = False,
 ) -> HeadsResult:
     """Every (layer, head) of a model ranked, highest first, by the weight from the token
     `source` to the token `target` (their first occurrences), or by how much it agrees with
@@ -398,11 +404,12 @@ def heads(
     cell of the row's weight on its cells), "mul" or "abs" (TransformerLens's detect_head),
     leaving out the first column and/or the diagonal with `exclude` ("first", "self").
     With `sentences` (instead of `sentence`), by the mean of that score over every sentence,
-    each head's lowest beside it."""
+    each head's lowest beside it. With `grid`, every head's weights are kept for the model
+    view (the first sentence's), and nothing need be ranked."""
     from attncli.reading.models.model import load_model
     from attncli.results.model import HeadsResult, HeadWeight
 
-    asked = _asked(source, target, pattern, pattern_cells, metric, exclude)
+    asked = _asked(source, target, pattern, pattern_cells, metric, exclude, grid)
     texts = _texts(sentence, sentences)
     loaded = load_model(model)
     runs = [_scored(loaded, text, asked) for text in texts]
@@ -416,7 +423,8 @@ def heads(
     means = {name: np.mean([run.habits[name] for run in runs], axis=0) for name in runs[0].habits}
     habits = _habits(means)  # [L, h]: what each head mostly does, or ""
     several = len(runs) > 1
-    ranking = tuple(
+    ranked = asked.pattern is not None or asked.cells is not None or asked.source is not None
+    ranking = () if not ranked else tuple(
         HeadWeight(lay + 1, h + 1, float(table[lay, h]), habit=habits[lay][h] or None,
                    lowest=float(lowest[lay, h]) if several else None,
                    each=tuple(float(v) for v in tables[:, lay, h]) if several else None,
@@ -436,7 +444,9 @@ def heads(
         source=first.start,
         target=first.end,
         pattern=pattern if pattern_cells is None else "given",
-        metric=asked.metric if asked.source is None else None,
+        metric=asked.metric if ranked and asked.source is None else None,
+        habits=tuple(tuple(row) for row in habits),
+        grid=runs[0].weights if grid else None,
         exclude=asked.exclude,
         causal=loaded.architecture.causal,
         shown=shown_count,

@@ -138,8 +138,14 @@ class HeadsResult(Result):
     # `tokens`, and `source`/`target` its positions); None for one sentence given alone
     sentences: tuple[str, ...] | None = None
     sentence_tokens: tuple[tuple[str, ...], ...] = ()
+    # the model view (--grid): every head's weights [L, h, T, T] on the (first) sentence,
+    # and what each head mostly does ("previous", "first", "last" or "") [L][h]
+    grid: np.ndarray | None = None
+    habits: tuple[tuple[str, ...], ...] = ()
 
     def __repr__(self) -> str:
+        if not self.ranking:
+            return f"HeadsResult(model={self.model!r}, tokens={list(self.tokens)}, grid)"
         best = self.ranking[0]
         return (
             f"HeadsResult(model={self.model!r}, heads={len(self.ranking)}, best=layer "
@@ -169,10 +175,9 @@ class HeadsResult(Result):
             document["tokens"] = list(self.tokens)
         if self.pattern is not None:
             document.update(pattern=self.pattern, metric=self.metric, exclude=list(self.exclude))
-        elif self.sentences is not None:
+        elif self.sentences is not None and self.asked_from is not None:
             document.update({"from": self.asked_from, "to": self.asked_to})
-        else:
-            assert self.source is not None and self.target is not None
+        elif self.source is not None and self.target is not None:
             document.update(
                 {
                     "from": self.tokens[self.source],
@@ -182,6 +187,8 @@ class HeadsResult(Result):
                 }
             )
         document["heads"] = [_head_document(h, self.tokens) for h in self.ranking]
+        if self.grid is not None:
+            document["weights"] = self.grid  # [layer][head][row][column], as the screen
         return document
 
     def steps(self, row: int | None = None, token: str | None = None) -> list[Step]:

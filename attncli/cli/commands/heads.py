@@ -124,6 +124,16 @@ SentencesOption = Annotated[
         ),
     ),
 ]
+GridOption = Annotated[
+    bool,
+    Option(
+        "--grid",
+        help=_(
+            "The model view: every layer × head as a small heatmap, marked with its rank "
+            "and habit; --export .svg, .html or .tex draws it for print."
+        ),
+    ),
+]
 AllOption = Annotated[
     bool,
     Option(
@@ -146,6 +156,7 @@ def heads(
     sentences: SentencesOption = None,
     random: RandomOption = None,
     seed: SeedOption = 0,
+    grid: GridOption = False,
     all_heads: AllOption = False,
     *,
     settings: Settings,
@@ -163,6 +174,10 @@ def heads(
     With --sentences FILE, the mean of that score over every sentence of FILE (one a
     line), each head's lowest beside it: a head that does it in one sentence only ranks low.
 
+    With --grid, the model view: every layer × head as a small heatmap of its weights,
+    marked with its rank and what it mostly does; --export .svg, .html or .tex draws it
+    for print, each cell the head's weight.
+
     Example: attn heads "the keys to the cabinet are on the table" --model all-MiniLM-L6-v2
     --from are --to keys
 
@@ -170,6 +185,9 @@ def heads(
     --to keys
 
     Example: attn heads --random 10 --model all-MiniLM-L6-v2 --pattern induction --metric mul
+
+    Example: attn heads "the keys to the cabinet are on the table" --model all-MiniLM-L6-v2
+    --grid --pattern previous --export model.svg
     """
     from attncli.api.model import heads as rank
     from attncli.cli.commands.model_runs import sentence_given
@@ -215,7 +233,15 @@ def heads(
         exclude=tuple(part.strip() for part in exclude.split(",")) if exclude else (),
         sentences=texts,
         shown_count=None if all_heads else 10,
+        grid=grid,
     )
+    if grid and settings.export is not None:
+        from attncli.present.model.drawn import drawn_export
+
+        if drawn_export(result, settings):
+            from dataclasses import replace
+
+            settings = replace(settings, export=None)
     from attncli.cli.commands.model_runs import warn_if_foreign
 
     warn_if_foreign(result, settings.lang)

@@ -75,7 +75,55 @@ def model_selfattn_view(
     return [header, *selfattn_view(result, fmt, show, columns=MODEL_COLUMNS)[1:]]
 
 
+def model_view(result: HeadsResult, fmt: Format) -> list[RenderableType]:
+    """Every layer × head as a thumbnail (--grid), marked with its rank among those the
+    ranking shows and its habit, and the legend."""
+    from attncli.present.model.thumbnails import Thumbnails
+
+    assert result.grid is not None
+    marks = grid_marks(result)
+    title = fmt.say("grid_title", model=result.model, layers=result.grid.shape[0],
+                    heads=result.grid.shape[1], count=len(result.tokens))  # fmt: skip
+    lines = [title, fmt.say("heads_tokens", tokens=" ".join(result.tokens)), ""]
+    legend = [fmt.say("grid_legend")]
+    if result.ranking:
+        legend.append(fmt.say("grid_ranked", shown=min(len(result.ranking), result.shown or 10)))
+    return [render.lines(*lines), Thumbnails(result.grid, marks, fmt.say("grid_layer")),
+            render.lines(*legend)]  # fmt: skip
+
+
+HABIT_MARKS = {"previous": "p", "first": "f", "last": "l"}
+
+
+def grid_marks(result: HeadsResult) -> list[list[str]]:
+    """Each head's mark [L][h]: "#3" when it is third in the ranking shown, then the first
+    letter of its habit (p, f, l)."""
+    assert result.grid is not None
+    layers, heads = result.grid.shape[:2]
+    ranks = {}
+    for rank, entry in enumerate(result.ranking[: result.shown or 10], start=1):
+        ranks[entry.layer - 1, entry.head - 1] = f"#{rank}"
+    marks = []
+    for layer in range(layers):
+        row = []
+        for head in range(heads):
+            habit = result.habits[layer][head] if result.habits else ""
+            parts = [ranks.get((layer, head), ""), HABIT_MARKS.get(habit, "")]
+            row.append(" ".join(part for part in parts if part))
+        marks.append(row)
+    return marks
+
+
 def heads_view(result: HeadsResult, fmt: Format) -> list[RenderableType]:
+    """The heads ranked, highest first: the first ten, or all; with --grid, the model view
+    first."""
+    shown: list[RenderableType] = model_view(result, fmt) if result.grid is not None else []
+    if not result.ranking:
+        return shown
+    return [*shown, *ranking_view(result, fmt)]
+
+
+def ranking_view(result: HeadsResult, fmt: Format) -> list[RenderableType]:
     """The heads ranked, highest first: the first ten, or all."""
     from rich import box
 

@@ -118,4 +118,12 @@ MODEL_PHRASES: dict[str, str] = {
         "layers and value vectors ignored. It approximates how input tokens flow into a "
         "row, not a gradient: it does not say what changes the output."
     ),
+    "grid_title": _("Every head of {model}: {layers} layers × {heads} heads, {count} tokens each"),
+    "grid_layer": _("L"),
+    "grid_legend": _(
+        "Each thumbnail: one head's weights (row = who asks, column = who answers), two rows "
+        "a line, dark 0 to light 1 on one scale for all. p, f, l: the head puts half its "
+        "weight or more on the previous, first or last token."
+    ),
+    "grid_ranked": _("#1 to #{shown}: the ranking's first heads, as the table below ranks them."),
 }

@@ -1,0 +1,36 @@
+"""The model view exported for print (attn heads --grid --export F.svg|.html|.tex): every
+thumbnail drawn cell by cell (present/model/thumbnails), through present/written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from attncli.present.output import Settings
+from attncli.results.model import HeadsResult
+
+
+def drawn_export(result: HeadsResult, settings: Settings) -> bool:
+    """Write the drawing when --export names .svg, .html or .tex; False for another kind,
+    which the screen's own export writes."""
+    from attncli.present.model import thumbnails
+    from attncli.present.model.view import grid_marks
+    from attncli.present.written import write_file
+
+    assert result.grid is not None
+    suffix = Path(str(settings.export)).suffix.lower()
+    if suffix not in (".svg", ".html", ".tex"):
+        return False
+    fmt = settings.format()
+    marks = grid_marks(result)
+    title = fmt.say("grid_title", model=result.model, layers=result.grid.shape[0],
+                    heads=result.grid.shape[1], count=len(result.tokens))  # fmt: skip
+    word = fmt.say("grid_layer")
+    theme = settings.theme or "light"
+    if suffix == ".svg":
+        text = thumbnails.svg(result.grid, marks, title, word, theme)
+    elif suffix == ".html":
+        text = thumbnails.html(result.grid, marks, title, word, theme)
+    else:
+        text = thumbnails.tex(result.grid, marks, title, word, settings.tex_fragment)
+    write_file(str(settings.export), text, "--export")
+    return True
