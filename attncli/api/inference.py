@@ -120,14 +120,14 @@ def _plain_layer(result: SelfAttnResult, option: str) -> None:
             raise OptionError(message, option=option)
 
 
-def kv_cache(result: SelfAttnResult, head: int = 1, kv_heads: int | None = None) -> CacheLedger:
+def kv_cache(result: SelfAttnResult, head: int = 1) -> CacheLedger:
     """A causal layer replayed token by token with a KV cache: at step t the new q, k, v, the
     cache with row t appended, one row of scores and weights, one output row; each equal
     to row t of the whole causal grid bit for bit (both summed in one order), and beside it
     the multiplications the cache saves and its size, 2 · layers · kv-heads · d_k · T.
 
-    `kv_heads` is the heads that keep keys and values (as many as the query heads unless a
-    layer shares them).
+    The kv-heads that keep keys and values are W^K's columns over d_k: as many as the query
+    heads, unless groups of them share one (grouped-query attention).
 
     >>> import attncli as attn
     >>> ledger = kv_cache(attn.selfattn(sentence="el tren va lleno", causal=True))
@@ -151,9 +151,9 @@ def kv_cache(result: SelfAttnResult, head: int = 1, kv_heads: int | None = None)
         raise OptionError(
             _("--head {head}: this layer has {heads} heads (1 to {heads})"), head=head, heads=heads
         )
-    kv = heads if kv_heads is None else kv_heads
-    d_k = params["w_k"].shape[1] // heads
-    d_v = params["w_v"].shape[1] // heads
+    d_k = params["w_q"].shape[1] // heads
+    kv = params["w_k"].shape[1] // d_k
+    d_v = params["w_v"].shape[1] // kv
     ledger = inference.cache_ledger(result.x, params, heads, result.divisor)
     full = inference.causal_grid(result.x, params, heads, result.divisor)
     length, d_model = result.x.shape
@@ -171,7 +171,7 @@ def kv_cache(result: SelfAttnResult, head: int = 1, kv_heads: int | None = None)
         d_k=d_k,
         d_v=d_v,
         multiplications=inference.cache_multiplications(
-            length, d_model, heads, d_k, d_v, "w_o" in params
+            length, d_model, heads, d_k, d_v, "w_o" in params, kv
         ),
         cache_numbers=inference.cache_numbers(1, kv, d_k, length, d_v),
         dtype_bytes=8,

@@ -230,26 +230,43 @@ def _joined_output(mixed: np.ndarray, params: dict[str, np.ndarray]) -> np.ndarr
     return out if params.get("b_o") is None else out + params["b_o"]
 
 
+def _kv_heads(params: dict[str, np.ndarray], heads: int) -> int:
+    """How many heads keep keys and values: W^K's columns over each query head's d_k (fewer
+    than the query heads when groups of them share one, as grouped-query attention does)."""
+    return params["w_k"].shape[1] // (params["w_q"].shape[1] // heads)
+
+
+def _shared(matrix: np.ndarray, heads: int, kv_heads: int) -> np.ndarray:
+    """Each kv-head's rows repeated for the query heads of its group."""
+    # [kv, ...] -> [h, ...]
+    return matrix if kv_heads == heads else np.repeat(matrix, heads // kv_heads, axis=0)
+
+
 def cache_ledger(
     x: np.ndarray, params: dict[str, np.ndarray], heads: int, divisor: float
 ) -> list[CacheStep]:
     """The causal layer replayed token by token with a KV cache allocated for T positions:
     step t projects x_t alone, writes its k and v into slot t, scores q_t against the slots
-    written so far (the others masked) and mixes the cached values."""
-    # [T, d_model], W^Q, W^K [d_model, h·d_k], W^V [d_model, h·d_v] -> a CacheStep per token
+    written so far (the others masked) and mixes the cached values. The cache holds one key
+    and value per kv-head; a group of query heads reads the same one."""
+    # [T, d_model], W^Q [d_model, h·d_k], W^K [d_model, g·d_k], W^V [d_model, g·d_v]
+    # -> a CacheStep per token
     length = x.shape[0]
-    d_k = params["w_k"].shape[1] // heads
-    d_v = params["w_v"].shape[1] // heads
-    key_cache = np.zeros((heads, length, d_k))
-    value_cache = np.zeros((heads, length, d_v))
+    kv = _kv_heads(params, heads)
+    d_k = params["w_k"].shape[1] // kv
+    d_v = params["w_v"].shape[1] // kv
+    key_cache = np.zeros((kv, length, d_k))
+    value_cache = np.zeros((kv, length, d_v))
     steps = []
     for t in range(length):
-        query, key, value = (_heads(_projected(x[t], params, n), heads) for n in ("q", "k", "v"))
+        query = _heads(_projected(x[t], params, "q"), heads)
+        key, value = (_heads(_projected(x[t], params, n), kv) for n in ("k", "v"))
         key_cache[:, t], value_cache[:, t] = key, value
-        scores = ordered_dots(query[:, None, :], key_cache)[:, 0] / divisor  # [h, T]
+        keys, values = _shared(key_cache, heads, kv), _shared(value_cache, heads, kv)
+        scores = ordered_dots(query[:, None, :], keys)[:, 0] / divisor  # [h, T]
         scores[:, t + 1 :] = -np.inf  # slots not written yet
         weights = softmax(scores)
-        mixed = ordered_mix(weights[:, None, :], value_cache)[:, 0]  # [h, d_v]
+        mixed = ordered_mix(weights[:, None, :], values)[:, 0]  # [h, d_v]
         output = _joined_output(mixed, params)
         steps.append(
             CacheStep(query, key, value, scores[:, : t + 1], weights[:, : t + 1], mixed, output)
@@ -271,8 +288,11 @@ def causal_grid(
 ) -> CausalGrid:
     """Every token's q, k, v at once, the T × T causal grid, every output row."""
     # [T, d_model] -> CausalGrid
-    queries, keys, values = (
-        np.moveaxis(_heads(_projected(x, params, n), heads), 1, 0) for n in ("q", "k", "v")
+    kv = _kv_heads(params, heads)
+    queries = np.moveaxis(_heads(_projected(x, params, "q"), heads), 1, 0)
+    keys, values = (
+        _shared(np.moveaxis(_heads(_projected(x, params, n), kv), 1, 0), heads, kv)
+        for n in ("k", "v")
     )
     scores = ordered_dots(queries, keys) / divisor
     scores[:, ~np.tril(np.ones((x.shape[0], x.shape[0]), dtype=bool))] = -np.inf
@@ -282,12 +302,13 @@ def causal_grid(
 
 
 def cache_multiplications(
-    length: int, d_model: int, heads: int, d_k: int, d_v: int, w_o: bool
+    length: int, d_model: int, heads: int, d_k: int, d_v: int, w_o: bool, kv_heads: int
 ) -> dict[str, int]:
     """Multiplications to generate T tokens one at a time: with the cache (each step projects
     its own token and scores one row against t cached keys) and without (each step projects
     the whole prefix again and computes its t × t grid)."""
-    per_token = d_model * heads * (2 * d_k + d_v) + (heads * d_v * d_model if w_o else 0)
+    projections = d_model * (heads * d_k + kv_heads * (d_k + d_v))
+    per_token = projections + (heads * d_v * d_model if w_o else 0)
     cached = sum(per_token + heads * t * (d_k + d_v) for t in range(1, length + 1))
     recomputed = sum(t * per_token + heads * t * t * (d_k + d_v) for t in range(1, length + 1))
     return {"cached": cached, "recomputed": recomputed}

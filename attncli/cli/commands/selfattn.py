@@ -18,6 +18,7 @@ from attncli.present.output import Settings
 
 if TYPE_CHECKING:
     from attncli.reading.models.state_dicts import LayerFields
+    from attncli.results.selfattn import SelfAttnResult
 
 DEFAULT_LAYER = SelfAttnSettings()
 # attn selfattn
@@ -76,6 +77,30 @@ ShowOption = Annotated[
         help=_("Also show the matrices: x, w, q, k, v, shapes (comma-separated) or all."),
     ),
 ]
+KvCacheOption = Annotated[
+    bool,
+    Option(
+        "--kv-cache",
+        help=_(
+            "With --causal: replay the sentence token by token as generation does, each "
+            "token's q, k, v, the cached keys and values, one new row of scores, weights and "
+            "output; the multiplications the cache saves and its size. E.g. attn selfattn "
+            "'las llaves del coche están ahí' --causal --kv-cache"
+        ),
+    ),
+]
+TilesOption = Annotated[
+    str | None,
+    Option(
+        "--tiles",
+        metavar="BQ,BK",
+        help=_(
+            "FlashAttention's tiles: one query row (--token) through the keys BK at a time, "
+            "its running max, sum and output rescaled at each block; the numbers held "
+            "against the T × T grid. E.g. --causal --tiles 2,2 --token están"
+        ),
+    ),
+]
 PlotOption = Annotated[
     str | None,
     Option(
@@ -105,6 +130,8 @@ def selfattn(
     target: SelfAttnTargetOption = None,
     show: ShowOption = None,
     plot: PlotOption = None,
+    kv_cache: KvCacheOption = False,
+    tiles: TilesOption = None,
     *,
     settings: Settings,
 ) -> None:
@@ -119,6 +146,9 @@ def selfattn(
 
     Rotary positions, as Llama's: attn selfattn "las llaves del coche están ahí"
     --positions rope --steps --token están
+
+    Grouped-query heads (2 key/value heads read by 4 query heads):
+    attn selfattn "las llaves del coche están ahí" --heads 4 --kv-heads 2
 
     A layer saved from torch: attn selfattn -i samples/mha_x.npy --weights
     samples/mha.safetensors --heads 2
@@ -178,6 +208,9 @@ def selfattn(
     with layer_progress(settings.lang) as on_rows:
         result = selfattn_document(document, sentence, options, from_file, on_rows, in_input)
     shown = result if item is None else result.item(item)
+    if kv_cache or tiles is not None:
+        _at_inference(shown, kv_cache, tiles, head, plot, settings)
+        return
     explanation = shown.steps(settings.row, settings.token, head) if settings.steps else []
     if plot is not None:
         from attncli.present.plot import plot_result
@@ -194,3 +227,32 @@ def _layer(weights: str | None, prefix: str | None) -> "LayerFields | None":
     from attncli.reading.models.state_dicts import weights_file
 
     return weights_file(weights, prefix or "")
+
+
+def _at_inference(
+    result: "SelfAttnResult",
+    kv_cache: bool,
+    tiles: str | None,
+    head: int,
+    plot: str | None,
+    settings: Settings,
+) -> None:
+    """--kv-cache and --tiles: the layer just computed, replayed as inference computes it."""
+    from attncli.errors import OptionError
+    from attncli.present.output import emit
+
+    if kv_cache and tiles is not None:
+        raise OptionError(_("--kv-cache and --tiles are two views of the layer; give one"))
+    if plot is not None:
+        raise OptionError(_("--plot draws the weight grid; leave it out with {option}"),
+                          option="--kv-cache" if kv_cache else "--tiles")  # fmt: skip
+    if kv_cache:
+        from attncli.api.inference import kv_cache as ledger_of
+
+        emit(ledger_of(result, head), settings)
+        return
+    from attncli.api.inference import parse_tiles
+    from attncli.api.inference import tiles as tiled
+
+    tile_q, tile_k = parse_tiles(tiles or "")
+    emit(tiled(result, tile_q, tile_k, settings.row, settings.token, head), settings)

@@ -165,7 +165,9 @@ def tiled_view(result: TiledResult, fmt: Format) -> list[RenderableType]:
     table.add_column(fmt.say("online_m"), justify="right")
     table.add_column(fmt.say("online_factor"), justify="right")
     table.add_column(fmt.say("online_l"), justify="right")
-    table.add_column(fmt.say("tiles_accumulator"))
+    held = _table()
+    held.add_column(fmt.say("online_block"))
+    held.add_column(fmt.say("tiles_accumulator"))
     ends = [*t.starts[1:], len(result.tokens)]
     for i, (start, end) in enumerate(zip(t.starts, ends, strict=True)):
         table.add_row(
@@ -175,8 +177,8 @@ def tiled_view(result: TiledResult, fmt: Format) -> list[RenderableType]:
             fmt.number(float(t.running_max[i])),
             fmt.number(float(t.factor[i])),
             fmt.number(float(t.running_sum[i]), whole_bare=False),
-            fmt.vector(t.accumulator[i].tolist()),
         )
+        held.add_row(str(i + 1), fmt.vector(t.accumulator[i].tolist()))
     head = "" if result.head is None else fmt.say("tiles_head", head=result.head + 1)
     title = fmt.say(
         "tiles_title", token=result.tokens[result.token], block=result.tile_k, head=head
@@ -190,6 +192,7 @@ def tiled_view(result: TiledResult, fmt: Format) -> list[RenderableType]:
             Text(fmt.say("online_start")),
             Text(fmt.say("tiles_rule")),
             table,
+            held,
         ),
         render.lines(
             fmt.say("tiles_output", vector=fmt.vector(t.output.tolist())),
@@ -218,32 +221,33 @@ def tiled_view(result: TiledResult, fmt: Format) -> list[RenderableType]:
 
 
 def cache_view(result: CacheLedger, fmt: Format) -> list[RenderableType]:
-    """Token by token: the new q, k, v, the cached keys, the new row of scores and weights,
-    the output row; then what the cache saves and what it costs."""
+    """Token by token: what it writes into the cache (k, v) beside its q and output row; then
+    its one row of scores and weights against the cached keys; then what the cache saves and
+    what it costs."""
     head = result.head
-    table = _table()
-    table.add_column(fmt.say("cache_step"))
-    table.add_column(fmt.say("token"))
-    table.add_column(fmt.say("cache_new"))
-    table.add_column(fmt.say("cache_rows"))
-    table.add_column(fmt.say("cache_scores"))
-    table.add_column(fmt.say("cache_weights"))
-    table.add_column(fmt.say("cache_output"))
+    written = _table()
+    for column in ("cache_step", "token", "cache_vector", "cache_numbers"):
+        written.add_column(fmt.say(column))
+    rows = _table()
+    for column in ("cache_step", "token", "cache_rows", "cache_row"):
+        rows.add_column(fmt.say(column))
     for t, step in enumerate(result.ledger):
-        new = "\n".join(
-            f"{name} {fmt.vector(part[head].tolist())}"
-            for name, part in (("q", step.query), ("k", step.key), ("v", step.value))
+        parts = (("q", step.query[head]), ("k", step.key[head]), ("v", step.value[head]),
+                 (fmt.say("cache_out"), step.output))  # fmt: skip
+        for index, (name, part) in enumerate(parts):
+            label = render.safe_label(result.tokens[t]) if index == 0 else ""
+            written.add_row(
+                str(t + 1) if index == 0 else "", label, name, fmt.vector(part.tolist())
+            )
+        written.add_section()
+        cached = fmt.say("cache_rows_of", count=t + 1)
+        row = "\n".join(
+            (
+                "s " + fmt.vector(step.scores[head].tolist()),
+                "α " + fmt.joined(fmt.weight_number(w) for w in step.weights[head].tolist()),
+            )
         )
-        table.add_row(
-            str(t + 1),
-            render.safe_label(result.tokens[t]),
-            new,
-            render.safe_label(", ".join(result.tokens[: t + 1])),
-            fmt.vector(step.scores[head].tolist()),
-            fmt.joined(fmt.weight_number(w) for w in step.weights[head].tolist()),
-            fmt.vector(step.output.tolist()),
-        )
-        table.add_section()
+        rows.add_row(str(t + 1), render.safe_label(result.tokens[t]), cached, row)
     heading = "" if result.heads == 1 else fmt.say("tiles_head", head=head + 1)
     m = result.multiplications
     times = m["recomputed"] / m["cached"]
@@ -261,7 +265,8 @@ def cache_view(result: CacheLedger, fmt: Format) -> list[RenderableType]:
     size = "cache_size" if result.d_v == result.d_k else "cache_size_dv"
     difference = result.layer_difference
     return [
-        _titled(fmt.say("cache_title", head=heading), table),
+        _titled(fmt.say("cache_title", head=heading), written),
+        _titled(fmt.say("cache_rows_title"), rows),
         render.lines(
             fmt.say("cache_bit" if result.bit_for_bit else "cache_not_bit"),
             fmt.say("cache_layer", diff=fmt.scientific(difference) if difference else "0"),

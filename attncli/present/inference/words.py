@@ -55,13 +55,15 @@ INFERENCE_PHRASES: dict[str, str] = {
         "computation holds the {length_q} × {length_k} grid, {grid} numbers ({grid_bytes} bytes)."
     ),
     # attn selfattn --kv-cache
-    "cache_title": _("The KV cache, token by token{head}"),
+    "cache_title": _("The KV cache, token by token{head}: what each token computes"),
     "cache_step": _("Step"),
-    "cache_new": _("New q · k · v"),
-    "cache_rows": _("Cached keys"),
-    "cache_scores": _("Scores of the new row"),
-    "cache_weights": _("Weights"),
-    "cache_output": _("Output row"),
+    "cache_vector": _("Row"),
+    "cache_numbers": _("Numbers (k and v written into the cache)"),
+    "cache_out": _("out"),
+    "cache_rows": _("Cache"),
+    "cache_rows_of": _("{count} k, {count} v"),
+    "cache_row": _("The new row: s = q · k ÷ divisor against the cached keys, α = softmax(s)"),
+    "cache_rows_title": _("Each step's one row of scores and weights"),
     "cache_bit": _(
         "Every step's weights and output row are row t of the whole causal grid, bit for bit."
     ),

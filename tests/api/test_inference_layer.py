@@ -1,0 +1,136 @@
+"""The KV cache ledger and the tiled row against the whole layer: each cached step is row t
+of the causal grid bit for bit, both end at the layer's own output, the sizes counted."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import attncli as attn
+from attncli.core.inference import cache_multiplications, cache_numbers, tiled_memory
+from attncli.errors import OptionError
+
+LESSON = "las llaves del coche están ahí"
+
+
+@pytest.mark.parametrize("heads", [None, 2, 4])
+def test_each_cached_step_is_row_t_of_the_causal_grid_bit_for_bit(heads):
+    layer = attn.selfattn(sentence=LESSON, causal=True, heads=heads)
+    ledger = attn.kv_cache(layer)
+    for t, step in enumerate(ledger.ledger):
+        assert step.key.shape[0] == (heads or 1) and step.scores.shape[1] == t + 1
+        assert np.array_equal(step.weights, ledger.full_weights[:, t, : t + 1])
+        assert (ledger.full_weights[:, t, t + 1 :] == 0).all()
+        assert np.array_equal(step.output, ledger.full_output[t])
+    assert ledger.bit_for_bit
+    # The layer's own products are BLAS's, summed in another order: a few ulps apart.
+    np.testing.assert_allclose(ledger.full_output, layer.attention.output, rtol=0, atol=1e-14)
+    np.testing.assert_allclose(ledger.full_weights[0], (layer.attention.weights if heads is None
+                                                        else layer.attention.weights[0]),
+                               rtol=0, atol=1e-15)  # fmt: skip
+
+
+def test_a_step_is_worked_from_its_own_token_alone():
+    layer = attn.selfattn(sentence=LESSON, causal=True)
+    ledger = attn.kv_cache(layer)
+    x, w = layer.x, layer.projections
+    step = ledger.ledger[4]  # «están»: q from x_4 alone, the five cached keys
+    q = np.array([sum(x[4, i] * w["w_q"][i, j] for i in range(8)) for j in range(8)])
+    np.testing.assert_allclose(step.query[0], q, rtol=1e-14)
+    keys = np.array([[sum(x[t, i] * w["w_k"][i, j] for i in range(8)) for j in range(8)]
+                     for t in range(5)])  # fmt: skip
+    scores = keys @ q / np.sqrt(8)
+    np.testing.assert_allclose(step.scores[0], scores, rtol=1e-13)
+    weights = np.exp(scores - scores.max()) / np.exp(scores - scores.max()).sum()
+    np.testing.assert_allclose(step.weights[0], weights, rtol=1e-13)
+
+
+def test_given_weights_with_biases_and_w_o():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(5, 4))
+    weights = {name: rng.normal(size=(4, 4)) for name in ("w_q", "w_k", "w_v", "w_o")}
+    biases = {name: rng.normal(size=4) for name in ("b_q", "b_k", "b_v", "b_o")}
+    layer = attn.selfattn(x=x, **weights, **biases, heads=2, causal=True)
+    ledger = attn.kv_cache(layer, head=2)
+    assert ledger.bit_for_bit and ledger.source == "given"
+    np.testing.assert_allclose(ledger.full_output, layer.output, rtol=0, atol=1e-13)
+
+
+def test_the_cache_size_and_the_multiplications_counted():
+    assert cache_numbers(12, 12, 64, 1024) == 2 * 12 * 12 * 64 * 1024
+    assert cache_numbers(1, 2, 4, 3, d_v=6) == 1 * 2 * (4 + 6) * 3
+    layer = attn.selfattn(sentence=LESSON, causal=True)
+    ledger = attn.kv_cache(layer)
+    assert ledger.cache_numbers == 2 * 1 * 1 * 8 * 6 == 96
+    assert ledger.to_document()["cache_bytes"] == 768
+    # d_model 8, one head of 8: a token's q, k, v are 3 · 64 products, its row t · 16.
+    m = cache_multiplications(6, 8, 1, 8, 8, False, 1)
+    assert m["cached"] == sum(192 + 16 * t for t in range(1, 7)) == 1488
+    assert m["recomputed"] == sum(192 * t + 16 * t * t for t in range(1, 7)) == 5488
+    assert ledger.multiplications == m
+
+
+def test_the_ledger_refuses_what_it_does_not_replay():
+    with pytest.raises(OptionError, match="add --causal"):
+        attn.kv_cache(attn.selfattn(sentence=LESSON))
+    with pytest.raises(OptionError, match="--head 3: this layer has 2 heads"):
+        attn.kv_cache(attn.selfattn(sentence=LESSON, causal=True, heads=2), head=3)
+    with pytest.raises(OptionError, match="cross-attention"):
+        attn.kv_cache(attn.selfattn(sentence=LESSON, context="el tren", causal=True))
+
+
+@pytest.mark.parametrize(("tile_k", "causal", "heads"), [(1, False, None), (2, True, None),
+                                                          (4, True, 2), (9, False, 2)])  # fmt: skip
+def test_the_tiled_row_ends_at_the_layers_output(tile_k, causal, heads):
+    layer = attn.selfattn(sentence=LESSON, causal=causal, heads=heads)
+    for token in ("las", "están", "ahí"):
+        tiled = attn.tiles(layer, 2, tile_k, token=token, head=heads or 1)
+        index = LESSON.split().index(token)
+        weights = layer.attention.weights if heads is None else layer.attention.weights[heads - 1]
+        values = layer.attention.values if heads is None else layer.attention.values[heads - 1]
+        np.testing.assert_allclose(tiled.tiled.output, weights[index] @ values, rtol=0, atol=1e-14)
+        if heads is None:  # one head: the row the layer itself output
+            np.testing.assert_allclose(tiled.tiled.output, layer.output[index], rtol=0, atol=1e-14)
+        assert len(tiled.tiled.starts) == -(-6 // tile_k)
+        assert tiled.tiled.running_sum[-1] == pytest.approx(
+            np.exp(tiled.tiled.scores - tiled.tiled.scores.max()).sum(), rel=1e-14
+        )
+
+
+def test_the_tiled_accumulator_by_hand():
+    layer = attn.selfattn(sentence="el tren va lleno", causal=True)
+    tiled = attn.tiles(layer, 1, 2).tiled  # the last row, «lleno»: two blocks of two keys
+    s, v = tiled.scores, layer.attention.values
+    m1 = max(s[:2])
+    acc1 = np.exp(s[0] - m1) * v[0] + np.exp(s[1] - m1) * v[1]
+    m2 = max(m1, *s[2:])
+    acc2 = acc1 * np.exp(m1 - m2) + np.exp(s[2] - m2) * v[2] + np.exp(s[3] - m2) * v[3]
+    np.testing.assert_allclose(tiled.accumulator, [acc1, acc2], rtol=1e-14)
+    l2 = (np.exp(s[0] - m1) + np.exp(s[1] - m1)) * np.exp(m1 - m2) + np.exp(s[2:] - m2).sum()
+    np.testing.assert_allclose(tiled.output, acc2 / l2, rtol=1e-14)
+
+
+def test_the_memory_held():
+    assert tiled_memory(1024, 1024, 64, 64, 64) == {
+        "tile_scores": 4096, "running": 128, "accumulator": 4096, "tiled": 8320,
+        "grid": 1024 * 1024,
+    }  # fmt: skip
+    assert tiled_memory(6, 6, 8, 8, 8)["tile_scores"] == 36
+
+
+def test_grouped_heads_share_one_cached_key_and_value():
+    from attncli.core.inference import cache_ledger, causal_grid
+
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(5, 8))
+    params = {"w_q": rng.normal(size=(8, 8)), "w_k": rng.normal(size=(8, 4)),
+              "w_v": rng.normal(size=(8, 4))}  # fmt: skip
+    ledger = cache_ledger(x, params, 4, 2.0)  # 4 query heads of 2, 2 kv-heads
+    full = causal_grid(x, params, 4, 2.0)
+    assert ledger[0].key.shape == (2, 2)
+    for t, step in enumerate(ledger):
+        assert np.array_equal(step.output, full.output[t])
+    # Query heads 1 and 2 read kv-head 1: the same as a layer whose W^K repeats its columns.
+    wide = dict(params, w_k=np.repeat(params["w_k"].reshape(8, 2, 2), 2, axis=1).reshape(8, 8),
+                w_v=np.repeat(params["w_v"].reshape(8, 2, 2), 2, axis=1).reshape(8, 8))  # fmt: skip
+    np.testing.assert_array_equal(causal_grid(x, wide, 4, 2.0).output, full.output)

@@ -1,0 +1,75 @@
+"""attn selfattn --kv-cache and --tiles on the command line: the screens, Spanish, the JSON
+piped, and each refusal one line with nothing on stdout."""
+
+from __future__ import annotations
+
+import json
+import re
+
+LESSON = "las llaves del coche están ahí"
+
+
+def _flat(text: str) -> str:
+    return re.sub(r"[ \n]+", " ", text)
+
+
+def test_the_ledger_on_the_lessons_sentence(run):
+    result = run("selfattn", LESSON, "--causal", "--kv-cache", "--format", "table")
+    assert result.exit_code == 0, result.stderr
+    screen = _flat(result.stdout)
+    assert "The KV cache, token by token: what each token computes" in screen
+    assert "5 están 5 k, 5 v s -1.10, -1.33, -0.43, 1.14, -0.70" in screen
+    assert "α 0.068, 0.054, 0.133, 0.642, 0.102" in screen
+    assert "row t of the whole causal grid, bit for bit." in screen
+    assert "1,488 with the cache" in screen and "5,488 without" in screen
+    assert "2 · 1 layers · 1 kv-heads · d_k 8 · T 6 = 96 numbers, 768 bytes in float64" in screen
+
+
+def test_the_ledger_piped(run):
+    document = json.loads(run("selfattn", LESSON, "--causal", "--kv-cache", "--heads", "2").stdout)
+    assert document["bit_for_bit"] is True and document["cache_numbers"] == 2 * 2 * 4 * 6
+    assert [step["cached_keys"] for step in document["steps"]] == [1, 2, 3, 4, 5, 6]
+    assert (
+        len(document["steps"][2]["weights"]) == 2 and len(document["steps"][2]["weights"][0]) == 3
+    )
+
+
+def test_the_tiled_row(run):
+    line = ("selfattn", LESSON, "--causal", "--tiles", "2,2", "--token", "están")
+    screen = _flat(run(*line, "--format", "table").stdout)
+    assert "«están» through the keys in blocks of 2" in screen
+    assert "2 del, coche -0.43, 1.14 1.14 0.11 1.40" in screen
+    assert "Output = acc ÷ ℓ = -0.31, 0.01, -0.33, -0.57, -0.09, 0.34, -0.60, -0.15" in screen
+    assert "24 numbers (192 bytes)" in screen and "6 × 6 grid, 36 numbers (288 bytes)" in screen
+    document = json.loads(run(*line).stdout)
+    assert document["output"] == document["plain_output"] or document["largest_difference"] < 1e-15
+    assert [block["start"] for block in document["blocks"]] == [1, 3, 5]
+
+
+def test_in_spanish(run):
+    screen = _flat(run("selfattn", LESSON, "--causal", "--kv-cache", "--lang", "es",
+                       "--format", "table").stdout)  # fmt: skip
+    assert "La caché KV, token a token" in screen and "bit a bit" in screen
+    assert "1\u202f488 con la caché" in screen
+    tiles = _flat(run("selfattn", LESSON, "--causal", "--tiles", "2,2", "--token", "están",
+                      "--lang", "es", "--format", "table").stdout)  # fmt: skip
+    assert "«están» recorriendo las claves en bloques de 2" in tiles
+    assert "-0,43; 1,14" in tiles
+
+
+def test_refusals(run):
+    for line, said in (
+        (("selfattn", LESSON, "--kv-cache"), "add --causal"),
+        (("selfattn", LESSON, "--tiles", "2"), "--tiles '2': give two whole sizes"),
+        (("selfattn", LESSON, "--tiles", "0,2"), "--tiles '0,2': give two whole sizes"),
+        (("selfattn", LESSON, "--causal", "--kv-cache", "--tiles", "2,2"), "give one"),
+        (
+            ("selfattn", LESSON, "--causal", "--kv-cache", "--heads", "2", "--head", "3"),
+            "--head 3: this layer has 2 heads",
+        ),
+        (("selfattn", LESSON, "--causal", "--kv-cache", "--context", "el tren"), "cross-attention"),
+        (("selfattn", LESSON, "--causal", "--kv-cache", "--plot", "g.svg"), "--plot draws"),
+    ):
+        result = run(*line)
+        assert result.exit_code == 2 and result.stdout == "", result.output
+        assert said in result.stderr and result.stderr.count("\n") == 1, result.stderr
