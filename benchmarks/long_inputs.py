@@ -1,160 +1,147 @@
-"""attn selfattn on long inputs against a lean numpy + orjson script doing the same work.
+"""Long inputs: attn's output-only self-attention against torch's scaled_dot_product_attention.
 
-For T tokens (an x of T × 8 saved as .npy), times `attn selfattn -i x.npy --json` and
-`--format table` against a script that computes the same Q, K, V, score grid, weights
-and output in place and writes the same fields with orjson; reports the ratios, the
-computation alone (attn's core layer against lean in-place numpy, in this process), the
-peak memory in T × T float64 grids, and how the JSON time grows with T (T^2 is the floor:
-the grid is T^2 numbers). Then --dtype: `attn selfattn -i x.npy --fields output` at
-T = 20,000, d = 64 (row blocks, no T × T grid) in float64 and in float32.
+For each T and dtype, a fresh process per run computes Q = X W^Q, K = X W^K, V = X W^V and
+softmax(Q K^T / √d) V for X of T × 64 (the same seeded X and W on both sides), output only:
+attn through its core layer (attention_layer(..., grids=False), which `attn selfattn
+--fields output` runs), torch through F.scaled_dot_product_attention on 4-D tensors
+[1, 1, T, 64] (given 3-D tensors, torch falls back to its plain path, which holds T × T
+grids). Both sides get the same threads (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS and
+torch.set_num_threads), OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset (benchmarks/pairing.py),
+and alternate over --runs rounds. Reported: each side's median (min–max) seconds of the
+computation, the ratio of medians (min–max of the pairs), attn's rate in GFLOP/s (4 T² d
+flops) and the memory each computation adds to its process (O(T) for both).
 
-    python benchmarks/long_inputs.py [--tokens 2000,4000,8000] [--dtype-tokens 20000]
+torch is a baseline only, never a dependency of attn: run this with a Python that has
+both, e.g.
+
+    python3 -m venv /work/bench-venv
+    /work/bench-venv/bin/pip install torch==2.13.0 numpy orjson typer rich threadpoolctl
+    /work/bench-venv/bin/pip install --no-deps -e .
+    /work/bench-venv/bin/python benchmarks/long_inputs.py --tokens 20000,32000 --runs 5
+
+Targets: attn / torch ≤ 0.9 at T = 20,000 and 32,000, in float64 and in float32.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
 import os
-import shutil
-import subprocess
+import statistics
 import sys
-import tempfile
-import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from pairing import alternate, clean_env, load, loads_said, run_json, table  # noqa: E402
+
+WIDTH = 64
+TARGET = 0.9
+
+SETUP = f"""
+import json, resource, sys, time
 import numpy as np
-
-D_MODEL = 8
-TARGETS = {"json": 1.3, "table": 1.5, "compute": 1.2, "float32": 0.6}
-DTYPE_WIDTH = 64
-
-LEAN = """
-import sys, numpy as np, orjson
-x = np.load(sys.argv[1])
+tokens, dtype, threads = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 rng = np.random.default_rng(0)
-d = x.shape[1]
-w_q, w_k, w_v = (rng.uniform(-d**-0.5, d**-0.5, (d, d)) for _ in range(3))
-q, k, v = x @ w_q, x @ w_k, x @ w_v
-raw_scores = q @ k.T
-scores = raw_scores / np.sqrt(d)
-weights = scores - scores.max(axis=1, keepdims=True)
-np.exp(weights, out=weights)
-weights /= weights.sum(axis=1, keepdims=True)
-out = weights @ v
-document = {"x": x, "w_q": w_q, "w_k": w_k, "w_v": w_v, "queries": q, "keys": k,
-            "values": v, "raw_scores": raw_scores, "scores": scores, "weights": weights,
-            "output": out}
-sys.stdout.buffer.write(orjson.dumps(document, option=orjson.OPT_SERIALIZE_NUMPY))
+x = rng.standard_normal((tokens, {WIDTH})).astype(dtype)
+w = {{n: (rng.standard_normal(({WIDTH}, {WIDTH})) / {WIDTH} ** 0.5).astype(dtype)
+     for n in ("w_q", "w_k", "w_v")}}
+def peak():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+def cpu():
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 """
 
-PEAK = """
-import resource, subprocess, sys
-with open(sys.argv[1], "wb") as sink:
-    subprocess.run(sys.argv[2:], check=True, stdout=sink)
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)
+ATTN = (
+    SETUP
+    + """
+from attncli.core.selfattn import attention_layer
+attention_layer(x[:64], x[:64], w, grids=False)  # warm: imports, BLAS started
+before, spent = peak(), cpu()
+start = time.perf_counter()
+out = attention_layer(x, x, w, grids=False).output
+seconds = time.perf_counter() - start
+print(json.dumps({"seconds": seconds, "added": peak() - before, "cpu": cpu() - spent,
+                  "dtype": str(out.dtype),
+                  "check": float(np.abs(out).sum())}))
 """
+)
 
-
-def lean_compute(x: np.ndarray, w_q: np.ndarray, w_k: np.ndarray, w_v: np.ndarray) -> None:
-    """The computation alone, as lean as numpy allows: in-place scaling and softmax."""
-    q, k, v = x @ w_q, x @ w_k, x @ w_v
-    scores = q @ k.T
-    scores /= np.sqrt(q.shape[1])
-    weights = scores - scores.max(axis=1, keepdims=True)
-    np.exp(weights, out=weights)
-    weights /= weights.sum(axis=1, keepdims=True)
-    weights @ v
-
-
-def compute_ratio(x: np.ndarray) -> tuple[float, float]:
-    """Seconds of attn's core layer and of lean_compute on the same X and weights (best of 3)."""
-    from attncli.core.selfattn import attention_layer
-
-    rng = np.random.default_rng(0)
-    params = {name: rng.standard_normal((x.shape[1], x.shape[1])) for name in ("w_q", "w_k", "w_v")}
-    ours, lean = [], []
-    for _ in range(3):
-        start = time.perf_counter()
-        attention_layer(x, x, params)
-        ours.append(time.perf_counter() - start)
-        start = time.perf_counter()
-        lean_compute(x, params["w_q"], params["w_k"], params["w_v"])
-        lean.append(time.perf_counter() - start)
-    return min(ours), min(lean)
-
-
-def attn() -> list[str]:
-    script = shutil.which("attn")
-    return [script] if script else [sys.executable, "-m", "attncli"]
-
-
-def run(command: list[str]) -> tuple[float, int]:
-    """Wall seconds and peak resident bytes of `command`, its output thrown away."""
+TORCH = (
+    SETUP
+    + """
+import torch
+import torch.nn.functional as F
+torch.set_num_threads(threads)
+t = {n: torch.from_numpy(a) for n, a in w.items()}
+xt = torch.from_numpy(x)
+def run(x):
+    q, k, v = (x @ t[n] for n in ("w_q", "w_k", "w_v"))
+    return F.scaled_dot_product_attention(q[None, None], k[None, None], v[None, None])[0, 0]
+with torch.inference_mode():
+    run(xt[:64])
+    before, spent = peak(), cpu()
     start = time.perf_counter()
-    peak = subprocess.run(
-        [sys.executable, "-c", PEAK, os.devnull, *command],
-        check=True,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "COLUMNS": "100"},
-    ).stdout
-    return time.perf_counter() - start, int(peak)
+    out = run(xt)
+    seconds = time.perf_counter() - start
+print(json.dumps({"seconds": seconds, "added": peak() - before, "cpu": cpu() - spent,
+                  "dtype": str(out.dtype),
+                  "check": float(out.abs().sum())}))
+"""
+)
+
+
+def side(script: str, tokens: int, dtype: str, threads: int):
+    env = clean_env(threads)
+    return lambda: run_json([sys.executable, "-c", script, str(tokens), dtype, str(threads)], env)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tokens", default="2000,4000,8000")
-    parser.add_argument("--dtype-tokens", type=int, default=20000)
-    arguments = parser.parse_args()
-    sizes = [int(t) for t in arguments.tokens.split(",") if t]
-    rows = []
-    with tempfile.TemporaryDirectory() as folder:
-        for tokens in sizes:
-            path = Path(folder) / f"x{tokens}.npy"
-            np.save(path, np.random.default_rng(0).standard_normal((tokens, D_MODEL)))
-            lean, lean_peak = run([sys.executable, "-c", LEAN, str(path)])
-            as_json, json_peak = run([*attn(), "selfattn", "-i", str(path), "--json"])
-            table, table_peak = run([*attn(), "selfattn", "-i", str(path), "--format", "table"])
-            grid = tokens * tokens * 8
-            ours_compute, lean_compute_seconds = compute_ratio(np.load(path))
-            rows.append((tokens, lean, as_json, table, lean_peak / grid, json_peak / grid,
-                         table_peak / grid, ours_compute / lean_compute_seconds))  # fmt: skip
-    print(f"{'T':>6} {'numpy':>8} {'--json':>8} {'ratio':>6} {'table':>8} {'ratio':>6}"
-          f" {'compute':>8}   peak in T×T grids: numpy, --json, table")  # fmt: skip
-    for tokens, lean, as_json, table, lean_grids, json_grids, table_grids, compute in rows:
-        print(
-            f"{tokens:>6} {lean:7.2f}s {as_json:7.2f}s {as_json / lean:5.2f}x {table:7.2f}s "
-            f"{table / lean:5.2f}x {compute:7.2f}x   "
-            f"{lean_grids:.1f}, {json_grids:.1f}, {table_grids:.1f}"
-        )
-    if len(rows) > 1:
-        (t0, _, j0, *_), (t1, _, j1, *_) = rows[0], rows[-1]
-        print(f"--json grows as T^{math.log(j1 / j0) / math.log(t1 / t0):.2f} from {t0} to {t1}")
-    if arguments.dtype_tokens:
-        dtype_row(arguments.dtype_tokens)
-    print(
-        f"targets: --json within {TARGETS['json']}x of numpy, table within "
-        f"{TARGETS['table']}x, the computation alone within {TARGETS['compute']}x, "
-        f"float32 within {TARGETS['float32']}x of float64"
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        epilog="Example: /work/bench-venv/bin/python benchmarks/long_inputs.py "
+        "--tokens 20000,32000 --runs 5 (prints a Markdown table for docs/performance.md)",
     )
-
-
-def dtype_row(tokens: int) -> None:
-    """--fields output at T tokens of d = 64, in float64 and in float32 (best of two each,
-    interleaved)."""
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "x.npy"
-        np.save(path, np.random.default_rng(0).standard_normal((tokens, DTYPE_WIDTH)))
-        line = [*attn(), "selfattn", "-i", str(path), "--fields", "output"]
-        times: dict[str, list[float]] = {"float64": [], "float32": []}
-        for _ in range(2):
-            for dtype in times:
-                times[dtype].append(run([*line, "--dtype", dtype])[0])
-    f64, f32 = min(times["float64"]), min(times["float32"])
+    parser.add_argument("--tokens", default="20000,32000", help="T values, comma-separated")
+    parser.add_argument("--dtypes", default="float64,float32")
+    parser.add_argument("--runs", type=int, default=5, help="rounds of attn and torch each")
+    parser.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
+    arguments = parser.parse_args()
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        sys.exit("torch is the baseline here: run with a Python that has it (see --help)")
+    print(f"load average before: {load()}; {arguments.threads} threads on both sides; "
+          "OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset on both sides")  # fmt: skip
+    rows = []
+    for tokens in (int(t) for t in arguments.tokens.split(",")):
+        for dtype in arguments.dtypes.split(","):
+            paired = alternate(
+                {
+                    "attn": side(ATTN, tokens, dtype, arguments.threads),
+                    "torch": side(TORCH, tokens, dtype, arguments.threads),
+                },
+                arguments.runs,
+            )
+            ours, theirs = paired.extra["attn"][0], paired.extra["torch"][0]
+            assert ours["dtype"] == dtype, ours
+            gap = abs(ours["check"] - theirs["check"]) / theirs["check"]
+            assert gap < (1e-3 if dtype == "float32" else 1e-9), (ours, theirs)
+            ratio, low, high = paired.ratio()
+            rate = 4 * tokens * tokens * WIDTH / paired.median("attn") / 1e9
+            added = [max(e["added"] for e in paired.extra[n]) / 2**20 for n in paired.names]
+            verdict = "ok" if ratio <= TARGET else "over"
+            cpu = [statistics.median(e["cpu"] for e in paired.extra[n]) for n in paired.names]
+            rows.append((f"{tokens:,}", dtype, paired.spread("attn"), paired.spread("torch"),
+                         f"{ratio:.2f}× ({low:.2f}–{high:.2f}) {verdict}", f"{rate:.0f}",
+                         f"{cpu[0]:.2f} / {cpu[1]:.2f} s",
+                         f"{added[0]:.0f} / {added[1]:.0f}", loads_said(paired)))  # fmt: skip
+    print(table(["T", "dtype", "attn", "torch SDPA 4-D", f"attn / torch (target ≤ {TARGET})",
+                 "attn GFLOP/s", "CPU time (attn / torch)", "memory added, MiB (attn / torch)",
+                 "load"], rows))  # fmt: skip
     print(
-        f"T = {tokens}, d = {DTYPE_WIDTH}, --fields output: float64 {f64:.2f}s, "
-        f"float32 {f32:.2f}s ({f32 / f64:.2f}x)"
+        f"{arguments.runs} alternating rounds, d = {WIDTH}, output only; load average after: "
+        f"{load()}"
     )
 
 

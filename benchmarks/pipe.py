@@ -3,25 +3,32 @@
 Writes a document with a 1 × 512 query and 10,000 × 512 keys and values (about 200 MB of
 JSON), then times each stage of `attn score | attn softmax | attn mix` reading the
 previous stage's file, against a numpy + orjson script doing the same stage (parse, check
-every number is finite, compute, write). Target: each stage within 1.5x.
+every number is finite, compute, write the same fields). Each stage runs --runs rounds of
+attn and the script, the order flipped each round, from the same input file (attn's own
+previous stage), and reports each side's median (min–max), the ratio of medians (min–max of
+the pairs) and the load average. OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE are unset on both
+sides (benchmarks/pairing.py). Target: each stage ≤ 1.0× numpy + orjson.
 
-    python benchmarks/pipe.py [--keys 10000] [--dim 512]
+    python benchmarks/pipe.py [--keys 10000] [--dim 512] [--runs 5]
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
-import numpy as np
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-TARGET = 1.5
+import numpy as np
+from pairing import alternate, clean_env, load, loads_said, table  # noqa: E402
+
+TARGET = 1.0
 
 LEAN = """
 import sys, numpy as np, orjson
@@ -48,17 +55,22 @@ def attn() -> list[str]:
     return [script] if script else [sys.executable, "-m", "attncli"]
 
 
-def timed(command: list[str], output: Path) -> float:
+def timed(command: list[str], output: Path) -> dict:
     start = time.perf_counter()
     with output.open("wb") as sink:
-        subprocess.run(command, check=True, stdout=sink, env={**os.environ, "COLUMNS": "100"})
-    return time.perf_counter() - start
+        subprocess.run(command, check=True, stdout=sink, env={**clean_env(), "COLUMNS": "100"})
+    return {"seconds": time.perf_counter() - start}
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        epilog="Example: python benchmarks/pipe.py --runs 5 (prints a Markdown table for "
+        "docs/performance.md)",
+    )
     parser.add_argument("--keys", type=int, default=10_000)
     parser.add_argument("--dim", type=int, default=512)
+    parser.add_argument("--runs", type=int, default=5, help="alternating rounds per stage")
     args = parser.parse_args()
     import orjson
 
@@ -72,15 +84,26 @@ def main() -> None:
         here = Path(folder)
         source = here / "document.json"
         source.write_bytes(orjson.dumps(document, option=orjson.OPT_SERIALIZE_NUMPY))
-        print(f"document: {source.stat().st_size / 1e6:.0f} MB")
-        print(f"{'stage':<8} {'numpy':>8} {'attn':>8} {'ratio':>6}  target {TARGET}x")
-        attn_in = lean_in = source
+        print(f"document: {source.stat().st_size / 1e6:.0f} MB; load average before: {load()}")
+        rows = []
+        given = source
         for stage in ("score", "softmax", "mix"):
             lean_out, attn_out = here / f"lean-{stage}.json", here / f"attn-{stage}.json"
-            lean = timed([sys.executable, "-c", LEAN, stage, str(lean_in), str(lean_out)], lean_out)
-            ours = timed([*attn(), stage, "-i", str(attn_in), "--json"], attn_out)
-            print(f"{stage:<8} {lean:7.2f}s {ours:7.2f}s {ours / lean:5.2f}x")
-            attn_in, lean_in = attn_out, lean_out
+            lean = [sys.executable, "-c", LEAN, stage, str(given), str(lean_out)]
+            ours = [*attn(), stage, "-i", str(given), "--json"]
+            paired = alternate(
+                {"attn": partial(timed, ours, attn_out), "numpy": partial(timed, lean, lean_out)},
+                args.runs,
+            )
+            ratio, low, high = paired.ratio()
+            verdict = "ok" if ratio <= TARGET else "over"
+            rows.append((stage, paired.spread("numpy"), paired.spread("attn"),
+                         f"{ratio:.2f}× ({low:.2f}–{high:.2f}) {verdict}",
+                         loads_said(paired)))  # fmt: skip
+            given = attn_out  # the next stage reads what attn wrote
+        print(table(["stage", "numpy + orjson", "attn", f"attn / numpy (target ≤ {TARGET})",
+                     "load"], rows))  # fmt: skip
+        print(f"{args.runs} alternating rounds per stage; load average after: {load()}")
 
 
 if __name__ == "__main__":

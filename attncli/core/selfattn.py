@@ -10,8 +10,11 @@ nn.MultiheadAttention, with W stored as d_in × d_out (x @ W; torch keeps W^T).
 
 from __future__ import annotations
 
+import math
+import os
+import threading
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,7 +22,13 @@ import numpy as np
 from attncli.core.attention import softmax
 from attncli.core.seeding import token_vector, uniform_parameter
 
-BLOCK_ROWS = 512  # queries per block when only the output is wanted
+BLOCK_ROWS = 512  # at most this many queries per block, in all threads together, when only
+# the output is wanted (reading/check/sizes.py counts two such blocks)
+BEST_BLOCK_ROWS = 128  # measured, see block_rows()
+MIN_BLOCK_ROWS = 16
+BLOCK_BYTES = 64 << 20  # the largest block of scores, per thread
+LONG_CELLS = 1 << 22  # score cells from which blocked_output() takes long_output()
+MAX_THREADS = 32
 # A batch with more score cells than this is computed a group of sequences at a time (of
 # about GROUP_CELLS cells each), so that its progress can be told; the numbers are the same.
 BATCH_CELLS = 1 << 24
@@ -134,15 +143,24 @@ def blocked_output(
     values: np.ndarray,
     divisor: float | None = None,
     allowed: np.ndarray | None = None,
-    rows: int = BLOCK_ROWS,
+    rows: int | None = None,
     bias: np.ndarray | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> np.ndarray:
-    """softmax(Q K^T / divisor + bias) V computed `rows` queries at a time, so that only a
-    rows × T_k block of scores ever exists: memory O(T·(d + rows)) instead of T².
-    `progress` hears (queries done, queries in all) after each block."""
+    """softmax(Q K^T / divisor + bias) V computed `rows` queries at a time, so that only
+    a rows × T_k block of scores ever exists (per thread): memory O(T·(d + rows)) instead of
+    T². `progress` hears (queries done, queries in all) as blocks end.
+
+    Below LONG_CELLS score cells, blocks of BLOCK_ROWS, each computed as attend() computes
+    its grid: the same numbers to the bit. From LONG_CELLS on, long_output(): the blocks
+    shared among threads, to a few units in the last place of each row.
+    """
     # [..., T_q, d_k], [..., T_k, d_k], [..., T_k, d_v], mask [T_q, T_k],
     # bias [..., T_q, T_k] -> [..., T_q, d_v]
+    cells = int(np.prod(queries.shape[:-1])) * keys.shape[-2]
+    if cells >= LONG_CELLS:
+        return long_output(queries, keys, values, divisor, allowed, rows, bias, progress)
+    rows = rows or BLOCK_ROWS
     divisor = chosen_divisor(keys, divisor)
     output = np.empty((*queries.shape[:-1], values.shape[-1]), dtype=values.dtype)
     keys_t = np.swapaxes(keys, -1, -2)
@@ -158,6 +176,146 @@ def blocked_output(
         if progress is not None:
             progress(min(start + rows, queries.shape[-2]), queries.shape[-2])
     return output
+
+
+def long_output(
+    queries: np.ndarray,
+    keys: np.ndarray,
+    values: np.ndarray,
+    divisor: float | None = None,
+    allowed: np.ndarray | None = None,
+    rows: int | None = None,
+    bias: np.ndarray | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> np.ndarray:
+    """blocked_output() for long inputs, near the machine's limit: the row blocks (of
+    block_rows() unless given) shared among block_threads() threads, each multiplying
+    with one BLAS thread, so that the softmax between the products runs on every core too.
+
+    Each thread reuses one score block, made once: Q K^T is multiplied into it, divided,
+    the row max subtracted and e^x taken in place, and the block times V written straight
+    into the output's rows, which are then divided by the row sums (T × d divisions instead
+    of T × T_k). float32 stays float32 throughout. The output differs from attend()'s
+    because that division moves after the mix and because BLAS orders a product's sums by
+    the shape it is given: a few units in the last place of the row's scale,
+    Σ_j α_ij |v_j|, norm-wise (tests/core/test_long_inputs.py holds it); the threads
+    change no number.
+    """
+    # [..., T_q, d_k], [..., T_k, d_k], [..., T_k, d_v], mask [T_q, T_k],
+    # bias [..., T_q, T_k] -> [..., T_q, d_v]
+    divisor = chosen_divisor(keys, divisor)
+    kind = np.float32 if all(a.dtype == np.float32 for a in (queries, keys, values)) else np.float64
+    lead, t_q, t_k = queries.shape[:-2], queries.shape[-2], keys.shape[-2]
+    output = np.empty((*queries.shape[:-1], values.shape[-1]), dtype=values.dtype)
+    work = output if output.dtype == kind else np.empty(output.shape, dtype=kind)
+    scaled = queries.astype(kind, copy=False)
+    # ÷ a power of two (√64 = 8) is exact, so it may as well fall on Q; any other divisor
+    # divides the block, as attend() does
+    exact = divisor != 1.0 and math.frexp(divisor)[0] == 0.5
+    if exact:
+        scaled = scaled / kind(divisor)
+    keys_t = np.broadcast_to(np.swapaxes(keys, -1, -2).astype(kind, copy=False),
+                             (*lead, keys.shape[-1], t_k))  # fmt: skip
+    values = np.broadcast_to(values.astype(kind, copy=False), (*lead, *values.shape[-2:]))
+    shape = (*lead, t_q, t_k)
+    masked = None if allowed is None else aligned(allowed, shape)
+    added = None if bias is None else np.broadcast_to(bias, shape)
+    threads = block_threads()
+    rows = min(rows or block_rows(t_k, np.dtype(kind).itemsize, threads), max(t_q, 1))
+    taken = [(head, start) for start in range(0, t_q, rows) for head in np.ndindex(*lead)]
+    threads, blocks = min(threads, len(taken)), iter(taken)
+    lock, done = threading.Lock(), [0]
+    heads = max(1, int(np.prod(lead)))
+
+    def worker() -> None:
+        # one score block and its row sums per thread, reused for every block it takes
+        block, sums = np.empty((rows, t_k), dtype=kind), np.empty((rows, 1), dtype=kind)
+        with np.errstate(over="ignore"):
+            while (item := _next_block(blocks, lock)) is not None:
+                head, start = item
+                span = slice(start, min(start + rows, t_q))
+                count = span.stop - start
+                scores, total = block[:count], sums[:count]
+                np.matmul(scaled[head][span], keys_t[head], out=scores)
+                if divisor != 1.0 and not exact:
+                    scores /= kind(divisor)
+                if added is not None:
+                    scores += added[head][span]
+                if masked is not None:
+                    np.copyto(scores, -np.inf, where=~masked[head][span])
+                np.max(scores, axis=1, keepdims=True, out=total)
+                total[np.isneginf(total)] = 0.0  # a fully masked row stays -inf, not NaN
+                np.subtract(scores, total, out=scores)
+                np.exp(scores, out=scores)
+                np.sum(scores, axis=1, keepdims=True, out=total)
+                total[total == 0.0] = 1.0  # a fully masked row: zero weights, zero output
+                rows_out = work[head][span]
+                np.matmul(scores, values[head], out=rows_out)
+                rows_out /= total
+                if progress is not None:
+                    with lock:
+                        done[0] += count
+                        progress(done[0] // heads, t_q)
+
+    from threadpoolctl import threadpool_limits
+
+    # each thread multiplies its own blocks with one BLAS thread (BLAS splitting each
+    # product again would only have the threads wait on one another), one thread alone too:
+    # the numbers then do not depend on how many threads there are
+    with threadpool_limits(1, user_api="blas"):
+        if threads <= 1:
+            worker()
+        else:
+            failed: list[BaseException] = []
+
+            def guarded() -> None:
+                try:
+                    worker()
+                except BaseException as error:  # raised in the caller's thread below
+                    failed.append(error)
+
+            pool = [threading.Thread(target=guarded) for _ in range(threads)]
+            for thread in pool:
+                thread.start()
+            for thread in pool:
+                thread.join()
+            if failed:
+                raise failed[0]
+    if work is not output:
+        output[...] = work
+    return output
+
+
+def _next_block(
+    blocks: Iterator[tuple[tuple[int, ...], int]], lock: threading.Lock
+) -> tuple[tuple[int, ...], int] | None:
+    """The next (head index, first row) of a row-blocked computation, taken by one thread."""
+    with lock:
+        return next(blocks, None)
+
+
+def block_threads() -> int:
+    """Threads for long_output(): as many as BLAS would use (OPENBLAS_NUM_THREADS,
+    OMP_NUM_THREADS and the cores this process may run on, at most MAX_THREADS)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
+        given = os.environ.get(name, "")
+        if given.isdigit() and int(given) > 0:
+            return max(1, min(int(given), cores or 1))
+    return max(1, min(cores or 1, MAX_THREADS))
+
+
+def block_rows(t_k: int, itemsize: int, threads: int = 1) -> int:
+    """Queries per block: BEST_BLOCK_ROWS (measured: the products of a block are most
+    efficient near 128 rows at T = 8,000 … 32,000; benchmarks/scaling.py --rows), halved
+    while a block of rows × T_k scores passes BLOCK_BYTES, at least MIN_BLOCK_ROWS, and
+    never more than the 2 × BLOCK_ROWS rows in all that reading/check/sizes.py counts on."""
+    rows = BEST_BLOCK_ROWS
+    while rows > MIN_BLOCK_ROWS and (
+        rows * t_k * itemsize > BLOCK_BYTES or rows * threads > 2 * BLOCK_ROWS
+    ):
+        rows //= 2
+    return rows
 
 
 def aligned(allowed: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:

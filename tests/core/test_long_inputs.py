@@ -1,0 +1,137 @@
+"""The long-input path (core.selfattn.long_output, which blocked_output takes from
+LONG_CELLS score cells on) against the whole-grid one (attend).
+
+What is held, and how closely:
+- computed as one block with one BLAS thread, the scores, e^(score − max) and the row sums are
+  attend()'s bit for bit: with V the identity, the output is the weights themselves, and it
+  must equal attend()'s weights exactly (a product with 1 and sums with 0 are exact);
+- the output differs because the division by the row sum moves after the mix (a change of
+  summation order), and, in blocks of other sizes or one BLAS thread per block, because BLAS
+  orders a product's sums by the shape it is given: per row,
+  ‖blocked − attend‖ ≤ 16 ε ‖Σ_j α_ij |v_j|‖, ε the unit in the last place of the dtype
+  (norm-wise, a few units in the last place of the row's scale);
+- float32 in is float32 throughout and out; the threads sharing the blocks change no number.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from threadpoolctl import threadpool_limits
+
+from attncli.core import selfattn as core
+
+ULPS = 16
+
+
+def _inputs(dtype, tokens=700, width=12, heads=None, seed=3, scale=3.0):
+    rng = np.random.default_rng(seed)
+    q, k, v = (scale * rng.standard_normal((tokens, width)) for _ in range(3))
+    if heads:
+        q, k, v = (core.split_heads(a, heads) for a in (q, k, v))
+    return q.astype(dtype), k.astype(dtype), v.astype(dtype)
+
+
+def _mask_and_bias(tokens, seed=4):
+    rng = np.random.default_rng(seed)
+    allowed = rng.random((tokens, tokens)) > 0.3
+    allowed[5] = False  # a row that may look nowhere: zero weights, zero output
+    return allowed, rng.standard_normal((tokens, tokens))
+
+
+def _row_ulps(fast, whole):
+    """‖fast − whole‖ per row over ε ‖Σ_j α_ij |v_j|‖, the scale of the row's rounding."""
+    scale = np.linalg.norm(
+        whole.weights.astype(np.float64) @ np.abs(whole.values.astype(np.float64)), axis=-1
+    )
+    gap = np.linalg.norm(fast.astype(np.float64) - whole.output.astype(np.float64), axis=-1)
+    return gap / np.where(scale > 0, scale, 1.0) / np.finfo(fast.dtype).eps
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("heads", [None, 3])
+@pytest.mark.parametrize("divisor", [None, 8.0, 1.7, 1.0])
+@pytest.mark.parametrize("masked", [False, True])
+def test_the_output_is_the_whole_grids_to_a_few_units_in_the_last_place(
+    dtype, heads, divisor, masked
+):
+    q, k, v = _inputs(dtype, heads=heads)
+    allowed, bias = _mask_and_bias(q.shape[-2]) if masked else (None, None)
+    whole = core.attend(q, k, v, divisor, allowed, bias)
+    for rows in (None, 7, 64):
+        fast = core.long_output(q, k, v, divisor, allowed, rows=rows, bias=bias)
+        assert fast.dtype == dtype and fast.shape == whole.output.shape
+        assert _row_ulps(fast, whole).max() <= ULPS
+    if masked:
+        assert not fast[..., 5, :].any()  # the row with nothing allowed
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("divisor", [None, 8.0, 1.7])
+def test_scores_and_exponentials_are_the_whole_grids_bit_for_bit(dtype, divisor):
+    q, k, _ = _inputs(dtype, tokens=300, width=64 if divisor is None else 12)
+    identity = np.eye(300, dtype=dtype)
+    allowed, bias = _mask_and_bias(300)
+    for mask, add in ((None, None), (allowed, bias)):
+        with threadpool_limits(1, user_api="blas"):  # as long_output multiplies
+            weights = core.attend(q, k, identity, divisor, mask, add).weights
+        fast = core.long_output(q, k, identity, divisor, mask, rows=300, bias=add)  # one block
+        assert np.array_equal(fast, weights)
+
+
+def test_threads_change_no_number(monkeypatch):
+    q, k, v = _inputs(np.float64, tokens=900, heads=2)
+    monkeypatch.setattr(core.os, "sched_getaffinity", lambda _: {0, 1, 2}, raising=False)
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "1")
+    assert core.block_threads() == 1
+    alone = core.long_output(q, k, v, rows=16)
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "3")
+    assert core.block_threads() == 3
+    assert np.array_equal(core.long_output(q, k, v, rows=16), alone)
+    heard: list[tuple[int, int]] = []
+    core.long_output(q, k, v, rows=100, progress=lambda *told: heard.append(told))
+    assert heard[-1] == (900, 900) and [done for done, _ in heard] == sorted(
+        done for done, _ in heard
+    )
+
+
+def test_float32_stays_float32_and_mixed_inputs_compute_in_float64():
+    q, k, v = _inputs(np.float32)
+    assert core.long_output(q, k, v).dtype == np.float32
+    mixed = core.long_output(q.astype(np.float64), k, v.astype(np.float64))
+    whole = core.attend(q.astype(np.float64), k.astype(np.float64), v.astype(np.float64))
+    assert mixed.dtype == np.float64 and _row_ulps(mixed, whole).max() <= ULPS
+
+
+def test_block_rows_fit_the_cache_and_the_memory_counted():
+    assert core.block_rows(20_000, 8) == 128  # 128 × 20,000 float64 scores: 20 MB
+    assert core.block_rows(32_000, 4) == 128
+    assert core.block_rows(100_000, 8) == 64  # 128 rows would pass BLOCK_BYTES
+    assert core.block_rows(10**8, 8) == core.MIN_BLOCK_ROWS
+    for threads in (1, 2, 8, core.MAX_THREADS):  # never more rows than sizes.py counts
+        assert threads * core.block_rows(1000, 4, threads) <= 2 * core.BLOCK_ROWS
+
+
+def test_below_long_cells_the_blocks_are_attends_to_the_bit_and_above_the_long_path(
+    monkeypatch,
+):
+    q, k, v = _inputs(np.float64, tokens=500, heads=2)  # one block of BLOCK_ROWS
+    allowed, bias = _mask_and_bias(500)
+    whole = core.attend(q, k, v, 1.7, allowed, bias).output
+    assert np.array_equal(core.blocked_output(q, k, v, 1.7, allowed, bias=bias), whole)
+    monkeypatch.setattr(core, "LONG_CELLS", 2 * 500 * 500)  # 2 heads of 500 × 500: long
+    long = core.blocked_output(q, k, v, 1.7, allowed, bias=bias)
+    assert np.array_equal(long, core.long_output(q, k, v, 1.7, allowed, bias=bias))
+    assert not np.array_equal(long, whole)  # the long path was taken
+
+
+def test_a_failure_in_a_thread_is_raised_in_the_caller(monkeypatch):
+    q, k, v = _inputs(np.float64, tokens=300)
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "2")
+    monkeypatch.setattr(core.os, "sched_getaffinity", lambda _: {0, 1}, raising=False)
+
+    def refused(done, total):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        core.long_output(q, k, v, rows=16, progress=refused)
