@@ -145,3 +145,26 @@ def test_the_command_talks_a_student_through_and_writes_the_verdicts_as_json(run
 def test_a_method_beside_selfattn_is_one_line(run):
     result = run("check", "--selfattn", "--method", "general", input="1\n")
     assert result.exit_code == 2 and result.stdout == "" and "--selfattn" in result.stderr
+
+
+@pytest.mark.parametrize("method", KINDS)
+def test_every_kind_of_sheet_is_corrected_through_a_pipe(run, run_json, method):
+    """The right answers piped one a line are all right; the first score typed as e^score
+    (e^x skipped one step on) is named by its key in the JSON."""
+    _sheet, marking, texts = _right_answers(method=method)
+    selfattn = method == "selfattn"
+    options = ["--selfattn"] if selfattn else ["--method", method]
+    talked = run("check", "--seed", "3", *options, "--format", "table",
+                 input="\n".join(texts) + "\n")  # fmt: skip
+    assert talked.exit_code == 0, talked.stderr
+    total = len(marking.blanks)
+    assert f"{total} of {total} answers right" in talked.stdout
+    power = next(i for i, blank in enumerate(marking.blanks) if blank.step == "power")
+    score = next(i for i, blank in enumerate(marking.blanks) if blank.step == "score")
+    wrong = [*texts[:power], texts[score]]
+    if float(texts[score]) == pytest.approx(float(texts[power]), abs=0.01):
+        pytest.fail("the sheet's first score is its own e^score")
+    document = run_json("check", "--seed", "3", *options, input="\n".join(wrong) + "\n")
+    last = document["verdicts"][-1]
+    assert last["kind"] == "wrong" and last["step"] == "power"
+    assert "exp_skipped" in [m["mistake"] for m in last["mistakes"]]

@@ -71,6 +71,11 @@ def read_answer_file(path: str) -> AnswerFile:
             ),
             path=path,
         )
+    if not Path(path).exists():  # said here: the file reader's hint speaks of -i
+        raise InputError(
+            _("cannot read '{path}': no such file (name the answer files the students filled)"),
+            path=path,
+        )
     text, _source = read_text(path, None)
     if suffix == ".json":
         return _from_json(path, text)
