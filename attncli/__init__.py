@@ -22,6 +22,7 @@ __all__ = [
     "SelfAttnSettings",
     "ShapeError",
     "check",
+    "check_files",
     "compare_scores",
     "exercise",
     "grad",
@@ -43,7 +44,7 @@ __all__ = [
 
 if TYPE_CHECKING:
     from attncli.api.calculator import compare_scores, mix, score, softmax
-    from attncli.api.checking import check
+    from attncli.api.checking import check, check_files
     from attncli.api.exercise import exercise
     from attncli.api.grad import grad
     from attncli.api.inference import kv_cache, online_softmax, tiles
@@ -60,7 +61,7 @@ if TYPE_CHECKING:
 _HOMES = {
     **dict.fromkeys(("compare_scores", "mix", "score", "softmax"), "api.calculator"),
     "exercise": "api.exercise",
-    "check": "api.checking",
+    **dict.fromkeys(("check", "check_files"), "api.checking"),
     "grad": "api.grad",
     **dict.fromkeys(("kv_cache", "online_softmax", "tiles"), "api.inference"),
     **dict.fromkeys(("heads", "repeated_random"), "api.model"),

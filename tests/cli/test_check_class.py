@@ -230,3 +230,12 @@ def test_sheet_options_beside_answer_files_are_refused(run, class_files):
     result = run("check", *class_files, "--seed", "4")
     assert result.exit_code == 2 and result.stdout == ""
     assert result.error.fields["option"] == "--seed"
+
+
+def test_a_class_from_python(class_files):
+    import attncli as attn
+
+    marked = attn.check_files(class_files)
+    assert [s.student for s in marked.students] == ["Ana", "Luis", "Marta"]
+    assert marked.most_common() == ("root_forgotten", "score", 2)
+    assert "Marta" in marked._repr_html_()
