@@ -14,8 +14,8 @@ from typing import Any
 from attncli.errors import PATH_SHOWN, OptionError, shown
 from attncli.messages import Message, _
 
-KINDS = (".svg", ".html", ".txt", ".md", ".tex")
-THEMED = (".svg", ".html")  # the kinds --theme colours
+KINDS = (".svg", ".html", ".txt", ".md", ".tex", ".png", ".xlsx")
+THEMED = (".svg", ".html", ".png")  # the kinds --theme colours
 
 
 def check_export_path(path: str) -> None:
@@ -35,6 +35,18 @@ def check_export_path(path: str) -> None:
             path=shown(path, PATH_SHOWN),
             folder=str(folder),
         )
+    if suffix == ".png":
+        from importlib.util import find_spec
+
+        if find_spec("matplotlib") is None:
+            from attncli.errors import install_command
+
+            raise OptionError(
+                _("--export {path} needs matplotlib, which is not installed where attn runs: "
+                  "{command}"),
+                path=shown(path, PATH_SHOWN),
+                command=install_command("matplotlib"),
+            )  # fmt: skip
 
 
 def check_export_choices(path: str | None, theme: str | None, fragment: bool) -> None:
@@ -58,6 +70,13 @@ def export(
     from attncli.present.printed import for_print, without_hints
 
     suffix = Path(path).suffix.lower()
+    from attncli.present.written import write_file
+
+    if suffix == ".png":
+        from attncli.present.export_png import png_bytes
+
+        write_file(path, png_bytes(renderables, theme or "light"), "--export")
+        return
     if suffix == ".md":  # text to edit further: its blanks stay the screen's
         renderables = without_hints(renderables)
     elif suffix == ".txt":  # .tex, .html and .svg size blanks and leave hints out themselves
@@ -74,8 +93,6 @@ def export(
         from attncli.present.printed import pages
 
         text = "\f".join(html.recorded(page).export_text() for page in pages(renderables))
-    from attncli.present.written import write_file
-
     write_file(path, text, "--export")
 
 
