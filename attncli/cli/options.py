@@ -122,7 +122,10 @@ ExportOption = Annotated[
         "--export",
         metavar=_("FILE"),
         writes=True,
-        help=_("Also write what the terminal shows to FILE: .svg, .html, .txt, .md or .tex."),
+        help=_(
+            "Also write what the terminal shows to FILE: .svg, .html, .png, .txt, .md or .tex "
+            "(an exercise also as .xlsx, its cells computing)."
+        ),
     ),
 ]
 ThemeOption = Annotated[

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
-from attncli.errors import OptionError
+from attncli.errors import OptionError, shown
 from attncli.messages import Message, _
 
 if TYPE_CHECKING:
@@ -36,6 +36,9 @@ class Settings:
     token: str | None = None
     show: frozenset[str] = frozenset()  # parts of the view shown only when asked (--show)
     fields: tuple[str, ...] | None = None  # --fields: the JSON document's fields to write
+    # --answers as asked of attn exercise (whose screen is always a worksheet): a
+    # spreadsheet export then leaves the student's cells empty, its key apart
+    sheet_blank: bool = False
 
     def format(self) -> Format:
         from attncli.present.format import Format
@@ -59,8 +62,8 @@ def parse_show(text: str | None) -> frozenset[str]:
         choices = ", ".join((*SHOWABLE, "all"))
         raise OptionError(
             _("--show {text}: {unknown} is not a part; choose from {choices}, separated by commas"),
-            text=repr(text),
-            unknown=", ".join(unknown) or Message(_("nothing")),
+            text=shown(repr(text)),
+            unknown=shown(", ".join(unknown)) or Message(_("nothing")),
             choices=choices,
         )
     return frozenset(asked)
@@ -87,7 +90,7 @@ def selected(document: dict[str, Any], fields: tuple[str, ...] | None) -> dict[s
         known = ", ".join(document)
         raise OptionError(
             _("--fields: {unknown} is not in this output; its fields are: {known}"),
-            unknown=", ".join(unknown),
+            unknown=shown(", ".join(unknown)),
             known=known,
         )
     return {name: document[name] for name in fields}
@@ -123,7 +126,12 @@ def emit(
     if settings.fields is not None:  # --fields asks for JSON, wherever it goes
         document, as_json = selected(document, settings.fields), True
     view: list[RenderableType] = []
-    if settings.export or not as_json:
+    spreadsheet = settings.export is not None and settings.export.lower().endswith(".xlsx")
+    if spreadsheet:
+        from attncli.present.export_xlsx import check_xlsx
+
+        check_xlsx(result, settings.export)  # type: ignore[arg-type]
+    if (settings.export and not spreadsheet) or not as_json:
         from attncli.present.views import result_steps_view, view_of
 
         fmt = settings.format()
@@ -135,7 +143,13 @@ def emit(
             from attncli.present.views import check_lines
 
             view.append(check_lines(checks, fmt))
-    if settings.export:
+    if spreadsheet:
+        from attncli.present.export_xlsx import workbook_bytes
+        from attncli.present.written import write_file
+
+        workbook = workbook_bytes(result, settings.format(), settings.sheet_blank)
+        write_file(settings.export, workbook, "--export")  # type: ignore[arg-type]
+    elif settings.export:
         from attncli.present.export import export
 
         export(view, settings.export, settings.theme, settings.tex_fragment)

@@ -184,7 +184,7 @@ def exercise(
     if answer_sheet is not None:
         _check_answer_sheet_path(answer_sheet, rope, online)
     # The worksheet is what a terminal shows, not steps asked for: piped, the problem as JSON.
-    settings = replace(settings, steps=False, blank=True)
+    settings = replace(settings, steps=False, blank=True, sheet_blank=settings.answers)
     if online:
         _online_sheet(seed, size, method, selfattn, count, answers_only, rope, settings)
         return
