@@ -137,6 +137,15 @@ def kv_cache(result: SelfAttnResult, head: int = 1) -> CacheLedger:
     from attncli.results.inference import CacheLedger
 
     _plain_layer(result, "--kv-cache")
+    source = getattr(result, "source", None)  # a pretrained model's layer (--model)
+    if not result.causal and source is not None:
+        raise OptionError(
+            _(
+                "--kv-cache replays a causal layer; {model} reads in both directions (a GPT-2 "
+                "model is causal)"
+            ),
+            model=source.name,
+        )
     if not result.causal:
         raise OptionError(
             _(
@@ -166,16 +175,18 @@ def kv_cache(result: SelfAttnResult, head: int = 1) -> CacheLedger:
         head=head - 1,
         heads=heads,
         kv_heads=kv,
-        layers=1,
+        layers=1 if source is None else source.layers,
         d_model=d_model,
         d_k=d_k,
         d_v=d_v,
         multiplications=inference.cache_multiplications(
             length, d_model, heads, d_k, d_v, "w_o" in params, kv
         ),
-        cache_numbers=inference.cache_numbers(1, kv, d_k, length, d_v),
+        cache_numbers=inference.cache_numbers(
+            1 if source is None else source.layers, kv, d_k, length, d_v
+        ),
         dtype_bytes=8,
-        source="given" if not result.drawn else "seeded",
+        source=source.name if source is not None else "seeded" if result.drawn else "given",
     )
 
 

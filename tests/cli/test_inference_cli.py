@@ -73,3 +73,28 @@ def test_refusals(run):
         result = run(*line)
         assert result.exit_code == 2 and result.stdout == "", result.output
         assert said in result.stderr and result.stderr.count("\n") == 1, result.stderr
+
+
+def test_a_gpt2_layer_by_its_cache(run, tmp_path):
+    from tests import tiny_models
+
+    tiny_models.write_gpt2(tmp_path / "gpt2")
+    model = str(tmp_path / "gpt2")
+    line = ("selfattn", "the keys of the car", "--model", model, "--layer", "2", "--kv-cache")
+    document = json.loads(run(*line).stdout)
+    assert document["bit_for_bit"] is True and document["layers"] == 2
+    tokens = len(document["tokens"])
+    # 2 · layers · kv-heads · d_k · T: the tiny GPT-2 has 2 layers of 4 heads of 8.
+    assert document["cache_numbers"] == 2 * 2 * 4 * 8 * tokens
+    assert document["layer_difference"] < 1e-14
+    tiled = json.loads(run("selfattn", "the keys of the car", "--model", model, "--tiles", "2,2",
+                           "--token", "keys", "--head", "3").stdout)  # fmt: skip
+    assert tiled["head"] == 3 and tiled["largest_difference"] < 1e-14
+    refused = run(*line, "--causal")
+    assert refused.exit_code == 2 and refused.stdout == "" and "--causal shapes" in refused.stderr
+
+
+def test_a_bidirectional_model_is_refused(run):
+    refused = run("selfattn", "the keys", "--model", "all-MiniLM-L6-v2", "--kv-cache")
+    assert refused.exit_code == 2 and refused.stdout == ""
+    assert "all-MiniLM-L6-v2 reads in both directions" in refused.stderr

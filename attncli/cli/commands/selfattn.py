@@ -162,6 +162,11 @@ def selfattn(
     from attncli.present.output import emit, parse_show
 
     settings = replace(settings, show=parse_show(show))
+    if model is not None and (kv_cache or tiles is not None):
+        given = options_given(layer_settings) + [name for name, value in {"--input": input_path,
+                 "--weights": weights, "--item": item}.items() if value is not None]  # fmt: skip
+        _model_at_inference(sentence, model, layer, head, given, kv_cache, tiles, plot, settings)
+        return
     if model is not None:
         from attncli.cli.commands.model_runs import run_model_selfattn
 
@@ -256,3 +261,31 @@ def _at_inference(
 
     tile_q, tile_k = parse_tiles(tiles or "")
     emit(tiled(result, tile_q, tile_k, settings.row, settings.token, head), settings)
+
+
+def _model_at_inference(
+    sentence: str | None,
+    model: str,
+    layer: int | None,
+    head: int | None,
+    given: list[str],
+    kv_cache: bool,
+    tiles: str | None,
+    plot: str | None,
+    settings: Settings,
+) -> None:
+    """--kv-cache and --tiles on a pretrained model's layer (--model M --layer L)."""
+    from attncli.api.model import model_selfattn
+    from attncli.cli.commands.model_runs import sentence_given
+    from attncli.errors import OptionError
+
+    if given:
+        raise OptionError(
+            _(
+                "{option} shapes the seeded layer and does not apply with --model, whose "
+                "tokenizer, sizes and weights are the model's own; drop it"
+            ),
+            option=given[0],
+        )
+    result = model_selfattn(sentence_given(sentence), model, layer=layer)
+    _at_inference(result, kv_cache, tiles, 1 if head is None else head, plot, settings)
