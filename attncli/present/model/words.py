@@ -121,9 +121,10 @@ MODEL_PHRASES: dict[str, str] = {
     "grid_title": _("Every head of {model}: {layers} layers × {heads} heads, {count} tokens each"),
     "grid_layer": _("L"),
     "grid_legend": _(
-        "Each thumbnail: one head's weights (row = who asks, column = who answers), two rows "
-        "a line, dark 0 to light 1 on one scale for all. p, f, l: the head puts half its "
-        "weight or more on the previous, first or last token."
+        "Each thumbnail: one head's weights (row = who asks, column = who answers) on one "
+        "scale for all, 0 to 1: in colour two rows a line, dark to light; without colour a "
+        "row a line, blank to █. p, f, l: the head puts half its weight or more on the "
+        "previous, first or last token."
     ),
     "grid_ranked": _("#1 to #{shown}: the ranking's first heads, as the table below ranks them."),
 }
