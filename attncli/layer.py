@@ -138,12 +138,34 @@ class SelfAttnSettings:
         option="--valid-len",
         metavar="N",
     )
+    window: int | None = setting(
+        None,
+        _("Sliding window: each query sees only the keys within W positions (with --causal, "
+          "itself and the W − 1 before it, as Mistral's sliding_window)."),
+        option="--window",
+        metavar="W",
+        min=1,
+    )  # fmt: skip
+    alibi: bool = setting(
+        False,
+        flags=(("--alibi", True,
+                _("ALiBi (Press et al.): add −m·|i − j| to each head's scores, its slope m "
+                  "2^(−8h/H) as transformers' build_alibi_tensor.")),),
+    )  # fmt: skip
     heads: int | None = setting(
         None,
         _("h heads (of d_model / h columns each unless --d-k/--d-v), joined, then W^O."),
         option="--heads",
         knob=Knob(("H", "h")),  # through the divisors of d_model
     )
+    kv_heads: int | None = setting(
+        None,
+        _("With --heads H: G key/value heads, each read by H/G query heads (grouped-query, "
+          "as Llama 2 70B and Mistral; 1: multi-query). W^K and W^V have G heads' columns."),
+        option="--kv-heads",
+        metavar="G",
+        min=1,
+    )  # fmt: skip
     out_proj: bool = setting(
         True, flags=(("--no-out-proj", False, _("With --heads: join the heads without W^O.")),)
     )

@@ -179,6 +179,9 @@ def selfattn_document(
     document, options, layer = layer_settings(document, sentence, options, layer, prefix)
     document, written = read_back_inputs(document, options.heads)  # a result read back
 
+    from attncli.reading.check.grouped import check_grouping
+
+    check_grouping(options, document)
     checked = fill_from_seed(selfattn_input(document, sentence, options), options)
     given_mask, given_bias = checked.allowed, checked.bias  # written down for a read-back
     drawn, seed = drawn_of(document, checked.weights, checked.drawn, options.seed)
@@ -195,6 +198,7 @@ def selfattn_document(
 
         earlier = causal_mask(len(checked.query_labels), len(checked.key_labels))
         allowed = earlier if allowed is None else allowed & earlier
+    allowed, checked.bias = _by_distance(checked, options, allowed)
     _in_dtype(checked, options.dtype)
     extra_keys = (("bias_k",) if "bias_k" in checked.weights else ()) + (
         ("zero",) if options.add_zero_attn else ()
@@ -207,7 +211,7 @@ def selfattn_document(
     with np.errstate(all="ignore"):  # overflow is checked after, with a clear message
         run = _run_selfattn(
             checked, options.heads, divisor, allowed, options.grids, options.add_zero_attn,
-            progress, rope_base,
+            progress, rope_base, options.kv_heads,
         )  # fmt: skip
     if options.grids:
         from attncli.core.selfattn import aligned
@@ -252,7 +256,40 @@ def selfattn_document(
         trained_by=_trained_by(document),
         causal_from=KIND_NAMES[layer.kind] if layer and layer.causal and options.causal else None,
         rope_base=rope_base,
+        kv_heads=options.kv_heads,
+        window=options.window,
+        alibi=options.alibi,
     )
+
+
+def _by_distance(
+    checked: SelfAttnInput, options: SelfAttnSettings, allowed: np.ndarray | None
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The mask with --window's and the scores' bias with --alibi's (core/distance.py), both
+    by how far key j stands from query i; refused where the distance means nothing
+    (cross-attention's two sequences)."""
+    if options.window is None and not options.alibi:
+        return allowed, checked.bias
+    from attncli.core import distance
+
+    t_q, t_k = len(checked.query_labels), len(checked.key_labels)
+    if checked.x_kv is not None or t_q != t_k:
+        raise OptionError(
+            _(
+                "{option} counts the distance between a query and a key of one sequence; with "
+                "cross-attention the two sequences have no common positions"
+            ),
+            option="--window" if options.window is not None else "--alibi",
+        )
+    if options.window is not None:
+        near = distance.window_mask(t_q, t_k, options.window, bool(options.causal))
+        allowed = near if allowed is None else allowed & near
+    bias = checked.bias
+    if options.alibi:
+        alibi = distance.alibi_bias(options.heads or 1, t_q, t_k)
+        alibi = alibi[0] if options.heads is None else alibi
+        bias = alibi if bias is None else bias + alibi
+    return allowed, bias
 
 
 def _rotary(checked: SelfAttnInput, options: SelfAttnSettings, document: Document) -> float | None:
@@ -339,6 +376,8 @@ def fill_from_seed(checked: SelfAttnInput, options: SelfAttnSettings) -> SelfAtt
             options.seed, sizes.d_model, sizes.d_k, sizes.d_v, sizes.with_output,
             sizes.key_widths, names=tuple(checked.drawn),
         )  # fmt: skip
+        if options.kv_heads is not None and options.heads is not None:
+            drawn = _grouped_draws(drawn, options)
         order = ("w_q", "w_k", "w_v", "w_o")
         layer = {name: checked.weights.get(name, drawn.get(name)) for name in order}
         others = {name: w for name, w in checked.weights.items() if name not in order}
@@ -347,6 +386,23 @@ def fill_from_seed(checked: SelfAttnInput, options: SelfAttnSettings) -> SelfAtt
             **others,
         }
     return checked
+
+
+def _grouped_draws(
+    drawn: dict[str, np.ndarray], options: SelfAttnSettings
+) -> dict[str, np.ndarray]:
+    """W^K and W^V drawn with G heads' columns of H's (--kv-heads G), as the seed draws any
+    projection: uniform with variance 1/fan_in."""
+    from attncli.core.seeding import uniform_parameter
+
+    assert options.heads is not None and options.kv_heads is not None
+    grouped = dict(drawn)
+    for name in ("w_k", "w_v"):
+        if name in drawn:
+            rows, columns = drawn[name].shape
+            shape = (rows, columns // options.heads * options.kv_heads)
+            grouped[name] = uniform_parameter(options.seed, name, shape, fan_in=rows)
+    return grouped
 
 
 def _in_dtype(checked: SelfAttnInput, dtype: str) -> None:
@@ -395,6 +451,7 @@ def _run_selfattn(
     zero_attn: bool = False,
     progress: Callable[[int, int], None] | None = None,
     rope_base: float | None = None,
+    kv_heads: int | None = None,
 ) -> Attention:
     """Attention on the given Q, K, V; on X itself (no projections); or the attention layer
     on X, in one head or several. Without grids, only the output, in row blocks. With
@@ -437,5 +494,5 @@ def _run_selfattn(
         check_rotary_width(checked.weights["w_q"].shape[1] // (heads or 1))
     return core.attention_layer(
         x_q, x_kv, checked.weights, heads, divisor, allowed, grids, bias, zero_attn, x_v, progress,
-        rope_base,
+        rope_base, kv_heads,
     )  # fmt: skip

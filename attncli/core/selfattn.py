@@ -458,6 +458,7 @@ def attention_layer(
     x_v: np.ndarray | None = None,
     progress: Callable[[int, int], None] | None = None,
     rope_base: float | None = None,
+    kv_heads: int | None = None,
 ) -> Attention:
     """Multi-head attention as torch's nn.MultiheadAttention computes it.
 
@@ -469,7 +470,9 @@ def attention_layer(
     add_bias_kv), one learned key and value row is appended after the projection; with
     `zero_attn` (add_zero_attn), a zero key and value row per head after that. The masks
     must already cover those keys (with_extra_keys). With `rope_base`, each head's queries
-    and keys are turned by their positions before the score (core/rotary.py).
+    and keys are turned by their positions before the score (core/rotary.py). With
+    `kv_heads` G, K and V hold G heads, each read by heads / G query heads (grouped-query:
+    transformers' repeat_kv, kv head g for query heads g·n … g·n + n − 1).
     """
     # [T_q, d_model], [T_k, d_model], W^Q, W^K [d_model, h·d_k], W^V [d_model, h·d_v],
     # W^O [h·d_v, d_model] -> Attention (with a head axis when heads is given)
@@ -479,13 +482,19 @@ def attention_layer(
     if "bias_k" in params:
         keys, values = append_row(keys, params["bias_k"]), append_row(values, params["bias_v"])
     if heads is not None:
-        queries, keys, values = (split_heads(a, heads) for a in (queries, keys, values))
+        queries = split_heads(queries, heads)
+        keys, values = (split_heads(a, kv_heads or heads) for a in (keys, values))
     unrotated = None
     if rope_base is not None:
         from attncli.core.rotary import rotate
 
         unrotated = (queries, keys)
         queries, keys = rotate(queries, rope_base), rotate(keys, rope_base)
+    if heads is not None and kv_heads is not None and kv_heads != heads:
+        group = heads // kv_heads  # repeat_kv: each key/value head for its group of queries
+        keys, values = np.repeat(keys, group, axis=-3), np.repeat(values, group, axis=-3)
+        if unrotated is not None:
+            unrotated = (unrotated[0], np.repeat(unrotated[1], group, axis=-3))
     if zero_attn:
         keys = append_row(keys, np.zeros(keys.shape[-1], dtype=keys.dtype))
         values = append_row(values, np.zeros(values.shape[-1], dtype=values.dtype))

@@ -43,6 +43,7 @@ class ScoreSteps:
     divisor: float | None  # sqrt(d_k) for scaled scores
     rows: list[ScoreRow]
     biased: bool = False  # the additive score's b_1, b_2 are in the tanh
+    bias_name: str = "attn_mask"  # what the bias column adds: attn_mask, ALiBi, or both
     # The query and keys are results of a step before in this explanation (the projections
     # of a self-attention worksheet): on a worksheet, the student's own, so empty too.
     carried_inputs: bool = False

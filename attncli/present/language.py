@@ -14,6 +14,7 @@ from attncli.present.checking_words import CHECK_PHRASES
 from attncli.present.grad.words import GRAD_PHRASES
 from attncli.present.inference.words import INFERENCE_PHRASES
 from attncli.present.language_extra import EXTRA_PHRASES
+from attncli.present.layer.grouped_words import GROUPED_PHRASES
 from attncli.present.layer.rotary_words import ROTARY_PHRASES
 from attncli.present.layer.words import LAYER_PHRASES
 from attncli.present.model.words import MODEL_PHRASES
@@ -214,6 +215,7 @@ _joined(
     LAYER_PHRASES,  # the layer's weights, masks, batches and extra keys
     INFERENCE_PHRASES,  # attn softmax --online, attn selfattn --tiles and --kv-cache
     ROTARY_PHRASES,  # rotary positions (--positions rope)
+    GROUPED_PHRASES,  # grouped-query heads (--kv-heads)
     CHECK_PHRASES,  # attn check: questions, verdicts, mistakes, the class's table
 )
 

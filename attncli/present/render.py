@@ -133,7 +133,7 @@ def score_steps_table(steps: ScoreSteps, fmt: Format) -> RenderableType:
         table.add_column(f"÷ {shown if root else divisor}")
     biased = any(row.bias is not None for row in steps.rows)
     if biased:  # a float attn_mask, added to the scores before the softmax
-        table.add_column("+ attn_mask", justify="right")
+        table.add_column(f"+ {steps.bias_name}", justify="right")
     table.add_column(fmt.say("score"), justify="right")
     for row in _listed(steps.rows, table, fmt):
         cells: list[RenderableType] = [safe_label(row.token), given(_key_text(row.key, fmt))]

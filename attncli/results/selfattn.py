@@ -57,6 +57,9 @@ class SelfAttnResult(Result):
     heads_unchecked: bool = False  # --heads for a state dict, which does not hold the heads
     of_batch: tuple[int, int] | None = None  # (N, B): sequence N of a batch of B, by item()
     rope_base: float | None = None  # rotary positions' base (--positions rope), else None
+    kv_heads: int | None = None  # G key/value heads, each read by heads / G query heads
+    window: int | None = None  # --window W: each query sees the keys within W positions
+    alibi: bool = False  # −m_h·|i − j| added to the scores (in `bias`, beside any attn_mask)
     # With a gradient at the output (grad_output, or target for ½‖out − target‖²):
     loss: float | None = None
     grads: dict[str, np.ndarray] = field(default_factory=dict)  # grad_x, grad_w_q, ...
@@ -199,6 +202,12 @@ class SelfAttnResult(Result):
             causal=self.causal,
             projections=bool(self.projections),
         )
+        if self.window is not None:  # masked by distance, as causal is: read back so
+            document["window"] = self.window
+        if self.alibi:  # its bias is in the scores, not in attn_mask
+            document["alibi"] = True
+        if self.kv_heads is not None:  # keys and values repeated over each group of heads
+            document["kv_heads"] = self.kv_heads
         if self.rope_base is not None:  # q and k turned by their positions: read back so
             document["rope_base"] = self.rope_base
         if self.causal_from is not None:
@@ -281,6 +290,24 @@ class SelfAttnResult(Result):
         if self.bias is not None:
             bias = (self.bias if self.heads is None else self.bias[head - 1])[index]
         method = "scaled" if self.divisor != 1.0 else "dot"
+        chain = explain_chain(
+            method,
+            self.query_labels[index],
+            queries[index],
+            keys,
+            values,
+            scores[index],
+            weights[index],
+            list(self.key_labels),
+            self.divisor,
+            bias,
+        )
+        if self.alibi:
+            from attncli.explain.calculator import ScoreSteps
+
+            scored = chain[0]
+            assert isinstance(scored, ScoreSteps)
+            scored.bias_name = "ALiBi" if self.mask_bias is None else "attn_mask + ALiBi"
         rotary: list[Step] = []
         if self.rope_base is not None and self.attention.unrotated is not None:
             from attncli.explain.rotary import explain_rotary
@@ -292,18 +319,4 @@ class SelfAttnResult(Result):
             turned = explain_rotary(*unturned, index, self.rope_base, self.divisor, *labels,
                                     weights[index])  # fmt: skip
             rotary = [*turned]
-        return [
-            *rotary,
-            *explain_chain(
-                method,
-                self.query_labels[index],
-                queries[index],
-                keys,
-                values,
-                scores[index],
-                weights[index],
-                list(self.key_labels),
-                self.divisor,
-                bias,
-            ),
-        ]
+        return [*rotary, *chain]

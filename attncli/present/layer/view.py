@@ -126,6 +126,11 @@ def header(
     parts += [f"{name} = {value}" for name, value in d.items()]
     if heads is not None:
         parts.append(fmt.say("head_of" if heads == 1 else "heads_of", heads=heads))
+        if result.kv_heads is not None:
+            kv = result.kv_heads
+            parts.append(
+                fmt.say("kv_head_of" if kv == 1 else "kv_heads_of", kv=kv, group=heads // kv)
+            )
         if "w_o" not in result.projections:
             parts.append(fmt.say("no_out_proj"))
     divided = divisor_text(result, fmt)
@@ -134,8 +139,16 @@ def header(
         parts.append(fmt.say("causal_from", kind=result.causal_from))
     elif result.causal:
         parts.append(fmt.say("causal"))
-    if result.bias is not None:
+    if result.bias is not None and (result.mask_bias is not None or not result.alibi):
         parts.append(fmt.say("bias_added"))
+    if result.window is not None:
+        key = "window_causal" if result.causal else "window_both"
+        parts.append(fmt.say(key, window=result.window, before=result.window - 1))
+    if result.alibi:
+        from attncli.core.distance import alibi_slopes
+
+        slopes = fmt.joined(slope_text(m, fmt) for m in alibi_slopes(heads or 1))
+        parts.append(fmt.say("alibi_added", slopes=slopes))
     if result.extra_keys:
         # torch's own names for what is there: add_bias_kv's row, add_zero_attn's
         origins = {"bias_k": "add_bias_kv", "zero": "add_zero_attn"}
@@ -152,6 +165,7 @@ def header(
     else:
         # The count is the same for any h when every head takes d_model / h columns.
         split = heads is not None and result.projections["w_q"].shape[1] == d["d_model"]
+        split = split and result.kv_heads is None  # grouped: the count depends on G
         key = "params_heads" if split else "params"
         note = fmt.say(
             key, formula=params_formula(result.projections), params=fmt.count(result.params)
@@ -167,6 +181,8 @@ def header(
             lines.append(fmt.say("heads_unchecked", heads=heads, where=where))
     if result.trained_by is not None:
         lines.append(fmt.say("trained_by", command=result.trained_by))
+    if result.kv_heads is not None and heads is not None and result.projections:
+        lines.append(grouped_line(result, fmt))
     if result.rope_base is not None and result.grids:
         from attncli.present.layer.rotary import relative_line
 
@@ -178,6 +194,50 @@ def header(
         number, batch = result.of_batch
         lines.insert(0, fmt.say("sequence_of", number=number, batch=batch))
     return render.lines(*lines, "")
+
+
+def slope_text(slope: float, fmt: Format) -> str:
+    """An ALiBi slope as the paper writes it: 1/16 when it is one over a whole number."""
+    inverse = 1 / slope
+    return f"1/{round(inverse)}" if abs(inverse - round(inverse)) < 1e-9 else fmt.stated(slope, 4)
+
+
+def bias_name(result: SelfAttnResult) -> str:
+    """What was added to the scores: attn_mask, ALiBi, or both."""
+    if not result.alibi:
+        return "attn_mask"
+    return "ALiBi" if result.mask_bias is None else "attn_mask + ALiBi"
+
+
+def head_title(result: SelfAttnResult, head: int, title: str, fmt: Format) -> str:
+    """'Head 3: …', and with grouped heads 'Head 3 (kv head 2): …': the keys and values it
+    reads."""
+    if result.kv_heads is None or result.heads is None:
+        return fmt.say("head", head=head, title=title)
+    kv = (head - 1) // (result.heads // result.kv_heads) + 1
+    return fmt.say("kv_head", head=head, kv=kv, title=title)
+
+
+def grouped_line(result: SelfAttnResult, fmt: Format) -> str:
+    """What grouping saves: the parameters and the KV cache beside multi-head's."""
+    assert result.heads is not None and result.kv_heads is not None
+    heads, kv = result.heads, result.kv_heads
+    d_k, d_v = result.keys.shape[-1], result.values.shape[-1]
+    rows = result.projections["w_k"].shape[0]
+    mha = result.params + (heads - kv) * (d_k + d_v) * rows
+    count = len(result.tokens)
+    return fmt.say(
+        "grouped_saving",
+        kv=kv,
+        heads=heads,
+        params=fmt.count(result.params),
+        mha=fmt.count(mha),
+        d_k=d_k,
+        d_v=d_v,
+        cache=fmt.count(kv * (d_k + d_v) * count),
+        count=count,
+        mha_cache=fmt.count(heads * (d_k + d_v) * count),
+    )
 
 
 def score_grid(
@@ -193,10 +253,10 @@ def score_grid(
         else fmt.say("scores_who", divisor=divided)
     )
     if result.bias is not None:  # "Scores Q K^T / √2 + attn_mask (row = …)"
-        title = title.replace(" (", " + attn_mask (", 1)
+        title = title.replace(" (", f" + {bias_name(result)} (", 1)
     scores = result.scores if head is None else result.scores[head - 1]
     if head is not None:
-        title = fmt.say("head", head=head, title=title)
+        title = head_title(result, head, title, fmt)
     return NumberGrid(title, result.query_labels, result.key_labels, scores, fmt, **drawing)
 
 
@@ -212,7 +272,7 @@ def weight_grid(
         else (result.scores[head - 1], result.weights[head - 1])
     )
     if head is not None:
-        title = fmt.say("head", head=head, title=title)
+        title = head_title(result, head, title, fmt)
     return NumberGrid(
         title,
         result.query_labels,

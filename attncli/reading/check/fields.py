@@ -71,6 +71,9 @@ OUTPUTS = frozenset(
         "params",
         "loss",
         "rope_base",
+        "kv_heads",
+        "window",
+        "alibi",
     }
 )
 # What attn train's document (results/training.py) adds to the layer's: the encoding already
@@ -205,12 +208,19 @@ def check_read_back(document: Document, settings: SelfAttnSettings) -> None:
         "rope_base": (document.get("rope_base"),
                       settings.rope_base if settings.positions == "rope" else None,
                       _rope_with(document.get("rope_base"))),
+        "window": (document.get("window"), settings.window,
+                   _with(f"--window {document.get('window')}", document.get("window") is not None)),
+        "alibi": (document.get("alibi"), settings.alibi or None,
+                  _with("--alibi", bool(document.get("alibi")))),
+        "kv_heads": (document.get("kv_heads"), settings.kv_heads,
+                     _with(f"--kv-heads {document.get('kv_heads')}",
+                           document.get("kv_heads") is not None)),
     }  # fmt: skip
     _check_zero_key(document.get("extra_keys", []), settings.add_zero_attn)
     # queries, keys and values given directly are never projected: --no-proj changes nothing
     direct = not from_x(document)
     for field, (written, asked, fix) in compared.items():
-        if field == "rope_base" and written != asked:
+        if field in ("rope_base", "kv_heads", "window", "alibi") and written != asked:
             pass  # written down only with rotary positions: its absence says none
         elif field not in document or written == asked or (field == "projections" and direct):
             continue

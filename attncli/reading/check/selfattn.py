@@ -203,6 +203,10 @@ def selfattn_input(
         widths = (x_kv.shape[-1], x_v.shape[-1]) if x_v is not None and x_kv is not None else None
         sizes = SeededSizes(d_model, d_k, d_v, with_output, widths)
         shapes = projection_shapes(d_model, d_k, d_v, with_output, widths)
+        if settings.kv_heads is not None and settings.heads is not None:
+            from attncli.reading.check.grouped import grouped_shapes
+
+            shapes = grouped_shapes(shapes, settings.heads, settings.kv_heads)
         for name, shape in shapes.items():
             if document.get(name) is None:
                 drawn.append(name)

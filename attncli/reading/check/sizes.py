@@ -82,6 +82,8 @@ def projection_sizes(
     for option, given_name in (("d_k", "w_q"), ("d_v", "w_v")):
         chosen = getattr(settings, option)
         columns = columns_of(document.get(given_name))
+        if columns is not None and given_name == "w_v" and settings.kv_heads and settings.heads:
+            columns = columns * settings.heads // settings.kv_heads  # W^V holds G heads of H
         if chosen is not None:
             totals.append(heads * chosen)
         elif columns is not None:

@@ -1,0 +1,77 @@
+"""Grouped-query and multi-query heads (--kv-heads G with --heads H): G key/value heads,
+each read by H/G query heads. What the layer's inputs must then be: W^K and W^V of G heads'
+columns, and nothing that attn would group wrongly."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from attncli.errors import InputError, OptionError
+from attncli.messages import Setting, _
+from attncli.reading.parse.values import Document
+
+if TYPE_CHECKING:
+    from attncli.layer import SelfAttnSettings
+
+
+def check_grouping(settings: SelfAttnSettings, document: Document) -> None:
+    """--kv-heads G needs --heads H that G divides, the projections (W^K, W^V are what is
+    grouped), no key or value bias (b_k, b_v, bias_k: of H heads' width in torch's layer),
+    and no backward pass (its gradients are not summed over a group yet)."""
+    kv, heads = settings.kv_heads, settings.heads
+    if kv is None:
+        return
+    if heads is None:
+        raise OptionError(
+            _("{kv_heads} groups the query heads of {heads}; give {heads} too"),
+            kv_heads=Setting("kv_heads", kv),
+            heads=Setting("heads"),
+        )
+    if kv < 1 or heads % kv:
+        divisors = [g for g in range(1, heads + 1) if heads % g == 0]
+        raise OptionError(
+            _(
+                "{kv_heads}: each key/value head is read by the same number of query heads, so "
+                "G must divide {heads}: one of {divisors}"
+            ),
+            kv_heads=Setting("kv_heads", kv),
+            heads=Setting("heads", heads),
+            divisors=", ".join(map(str, divisors)),
+        )
+    if not settings.projections or document.get("queries") is not None:
+        raise InputError(
+            _(
+                "{kv_heads} groups the heads of W^K and W^V; with no projections (or queries, "
+                "keys and values given) there are none to group"
+            ),
+            kv_heads=Setting("kv_heads", kv),
+        )
+    for name in ("b_k", "b_v", "bias_k", "bias_v"):
+        if document.get(name) is not None:
+            raise InputError(
+                _(
+                    "{name} with {kv_heads}: a grouped layer's key and value biases are not "
+                    "read yet"
+                ),
+                name=name,
+                kv_heads=Setting("kv_heads", kv),
+            )
+    if document.get("grad_output") is not None or document.get("target") is not None:
+        raise InputError(
+            _(
+                "{kv_heads} has no backward pass in attn yet; leave out the gradient "
+                "(--grad-output, --target) or the grouping"
+            ),
+            kv_heads=Setting("kv_heads", kv),
+        )
+
+
+def grouped_shapes(
+    shapes: dict[str, tuple[int, int]], heads: int, kv_heads: int
+) -> dict[str, tuple[int, int]]:
+    """W^K and W^V with G heads' columns of H's: (rows, columns / H · G)."""
+    grouped = dict(shapes)
+    for name in ("w_k", "w_v"):
+        rows, columns = shapes[name]
+        grouped[name] = (rows, columns // heads * kv_heads)
+    return grouped
