@@ -83,7 +83,6 @@ class Explorer(GuardedActions, App[None]):
         self.result: SelfAttnResult | None = None
         self.frame: Frame = frame_of(source, None)
         self.note = ""
-        self.exports = 0
         self._shown: dict[str, object] = {}  # what each widget last showed
         self._computed = 0  # results computed so far: a new one redraws the header
         self._compute()
@@ -283,18 +282,20 @@ class Explorer(GuardedActions, App[None]):
         self.push_screen(Overlay(help_text(self.state.lang)))
 
     def ask_export(self) -> None:
-        self.exports += 1
-        name = f"attn-explore-{self.exports}.svg"
+        from attncli.explore.saved import free_export_name
+
         question = say(self.state.lang, "export_prompt")
-        self.push_screen(Prompt(question, name), self.export_to)
+        self.push_screen(Prompt(question, free_export_name()), self.export_to)
 
     def export_to(self, path: str | None) -> None:
         if not path or self.result is None:
             return
+        from attncli.explore.saved import check_new_file
         from attncli.present.export import check_export_path, export
 
         try:
             check_export_path(path)
+            check_new_file(path)
             export(self.view_parts(), path)
         except AttnError as error:
             self.note = error.message(self.state.lang)

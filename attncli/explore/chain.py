@@ -105,7 +105,6 @@ class ChainExplorer(GuardedActions, App[None]):
         self.key_texts = [_vector_text(key, lang) for key in document.get("keys") or []]
         self.chain: Chain | None = None
         self.note = ""
-        self.exports = 0
         self.recompute()
 
     def language(self) -> str:
@@ -207,8 +206,9 @@ class ChainExplorer(GuardedActions, App[None]):
 
             self.push_screen(Overlay(chain_help(self.lang)))
         elif name == "e":
-            self.exports += 1
-            prompt = Prompt(say(self.lang, "export_prompt"), f"attn-explore-{self.exports}.svg")
+            from attncli.explore.saved import free_export_name
+
+            prompt = Prompt(say(self.lang, "export_prompt"), free_export_name())
             self.push_screen(prompt, self.export_to)
         elif name == "j":
             self.write_document()
@@ -219,10 +219,12 @@ class ChainExplorer(GuardedActions, App[None]):
     def export_to(self, path: str | None) -> None:
         if not path or self.chain is None:
             return
+        from attncli.explore.saved import check_new_file
         from attncli.present.export import check_export_path, export
 
         try:
             check_export_path(path)
+            check_new_file(path)
             export([tables(self.chain, Format.chosen(self.digits, self.lang))], path)
         except AttnError as error:
             self.note = error.message(self.lang)

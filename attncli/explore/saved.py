@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from attncli.errors import OptionError
+from attncli.errors import PATH_SHOWN, OptionError, shown
 from attncli.messages import _
 
 if TYPE_CHECKING:
@@ -15,6 +15,29 @@ if TYPE_CHECKING:
 
 STATE_FILE = "attn-explore-state.json"
 CHAIN_FILE = "attn-explore-chain.json"
+EXPORT_STEM, EXPORT_SUFFIX = "attn-explore-", ".svg"
+
+
+def free_export_name(folder: str = ".") -> str:
+    """e's proposal: the first attn-explore-N.svg that is not in `folder`, so that Enter
+    never writes over a file an earlier session exported (a counter from 1 would)."""
+    number = 1
+    while os.path.lexists(os.path.join(folder, f"{EXPORT_STEM}{number}{EXPORT_SUFFIX}")):
+        number += 1
+    return f"{EXPORT_STEM}{number}{EXPORT_SUFFIX}"
+
+
+def check_new_file(path: str) -> None:
+    """An export from the explorer goes to a new file only: one that is there is refused,
+    never written over (the prompt's Enter is too quick a yes)."""
+    if os.path.lexists(path):
+        raise OptionError(
+            _(
+                "{path} is already there, and the explorer never writes over a file; give "
+                "another name"
+            ),
+            path=shown(path, PATH_SHOWN),
+        )
 
 
 def state_document(result: SelfAttnResult) -> dict[str, Any]:
