@@ -66,6 +66,9 @@ class Interrupted(AttnError):
 # The words of messages: how a message quotes what the user gave and counts things.
 
 
+PATH_SHOWN = 200  # a file's path given on the command line is echoed up to this length
+
+
 def shown(text: str, limit: int = 40) -> str:
     """User text cut for an error message: a 4,000-digit number is not echoed whole."""
     return text if len(text) <= limit else f"{text[: limit - 3]}..."

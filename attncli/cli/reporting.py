@@ -46,12 +46,31 @@ def outcome(
     return int(ExitStatus.SUCCESS)
 
 
+# A word (a run without spaces) longer than this in an error line is input echoed whole:
+# a path or a name of attn's own is shorter. The sites that echo input cut it to about 40
+# characters (errors.shown); this is the net under them, Click's own lines included.
+LONGEST_WORD = 200
+
+
 def report(message: str) -> None:
-    """The one line on stderr, written as is: no terminal width (COLUMNS=0) can lose it."""
+    """The one line on stderr, written as is: no terminal width (COLUMNS=0) can lose it;
+    a word of more than LONGEST_WORD characters (a long input echoed) cut, so that no line
+    carries a whole file or argument back."""
     from attncli.present.language import printable
 
-    sys.stderr.write(f"attn: error: {printable(message)}\n")
+    sys.stderr.write(f"attn: error: {cut_long_words(printable(message))}\n")
     sys.stderr.flush()
+
+
+def cut_long_words(line: str, longest: int = LONGEST_WORD) -> str:
+    """`line` with every word longer than `longest` cut as errors.shown cuts an echo."""
+    if len(line) <= longest:
+        return line
+    import re
+
+    from attncli.errors import shown
+
+    return re.sub(rf"\S{{{longest + 1},}}", lambda word: shown(word.group()), line)
 
 
 def _debugging() -> bool:

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from attncli.errors import InputError, ShapeError
+from attncli.errors import InputError, ShapeError, shown
 from attncli.messages import Message, _
 from attncli.reading.parse.values import shape_text
 
@@ -416,13 +416,15 @@ def attention_weights(
                 )
             )
         where = (
-            Message(_("under {prefix}"), prefix=repr(prefix))
+            Message(_("under {prefix}"), prefix=shown(repr(prefix)))
             if prefix
             else Message(_("at the top level"))
         )
         raise InputError(_("no attention layer {where}: {hint}"), where=where, hint=hint)
     if kind not in READERS:
         raise InputError(
-            _("unknown layout {kind}; one of {kinds}"), kind=repr(kind), kinds=", ".join(KINDS)
+            _("unknown layout {kind}; one of {kinds}"),
+            kind=shown(repr(kind)),
+            kinds=", ".join(KINDS),
         )
     return READERS[kind](state, prefix)

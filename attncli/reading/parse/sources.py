@@ -6,7 +6,7 @@ import os
 import sys
 from typing import IO, Any
 
-from attncli.errors import InputError
+from attncli.errors import PATH_SHOWN, InputError, shown
 from attncli.limits import MAX_INPUT_BYTES, check_free_memory, too_large_input
 from attncli.messages import Message, _
 from attncli.reading.parse.json_text import EXAMPLE_DOCUMENT, kind_of, parse_json
@@ -34,7 +34,7 @@ def read_text(path: str, stdin: IO[str] | None) -> tuple[str, str]:
     except PermissionError:
         raise InputError(
             _("cannot read '{path}': permission denied"),
-            path=path,
+            path=shown(path, PATH_SHOWN),
         ) from None
     except OSError as error:
         raise _unreadable(path, error) from None
@@ -44,7 +44,7 @@ def read_text(path: str, stdin: IO[str] | None) -> tuple[str, str]:
     except UnicodeDecodeError:
         raise InputError(
             _("cannot read '{path}': not UTF-8 text (JSON files are text)"),
-            path=path,
+            path=shown(path, PATH_SHOWN),
         ) from None
 
 
@@ -69,7 +69,7 @@ def _check_path(path: str) -> None:
 def _folder(path: str) -> InputError:
     return InputError(
         _("cannot read '{path}': it is a folder, not a file"),
-        path=path,
+        path=shown(path, PATH_SHOWN),
     )
 
 
@@ -92,14 +92,14 @@ def _missing_file(path: str) -> InputError:
             "cannot read '{path}': no such file (check the path given to -i; attn samples "
             "lists the samples installed with attn)"
         ),
-        path=path,
+        path=shown(path, PATH_SHOWN),
     )
 
 
 def _unreadable(path: str, error: OSError) -> InputError:
     return InputError(
         _("cannot read '{path}': {value}"),
-        path=path,
+        path=shown(path, PATH_SHOWN),
         value=error.strerror or error,
     )
 
@@ -115,7 +115,9 @@ def json_file(path: str) -> Any:
         raise
     except (OSError, ValueError) as error:
         raise InputError(
-            _("{path} could not be read as JSON ({error})"), path=path, error=str(error)
+            _("{path} could not be read as JSON ({error})"),
+            path=shown(path, PATH_SHOWN),
+            error=str(error),
         ) from None
     return parse_json(text, path, Message(_("expected the file as transformers writes it")))
 
@@ -199,7 +201,7 @@ def _refuse_weight_file(path: str) -> None:
                 "{path} holds a layer's weights, not an input document; give it to attn "
                 "selfattn as --weights FILE (with x in -i, or a sentence)"
             ),
-            path=path,
+            path=shown(path, PATH_SHOWN),
         )
 
 
@@ -231,7 +233,7 @@ def load_arrays(path: str) -> Document:
     if not magic.startswith((b"\x93NUMPY", b"PK")):
         raise InputError(
             _("{path}: not a .npy or .npz file (save arrays with numpy.save/savez)"),
-            path=path,
+            path=shown(path, PATH_SHOWN),
         )
     try:
         loaded = np.load(path, allow_pickle=False)
@@ -288,7 +290,7 @@ def _token_array(value: Any, path: str) -> Any:
                 "{path}: tokens has shape {shape}; save a 1-D array of names, e.g. "
                 "numpy.array(['en', 'las', 'llaves'])"
             ),
-            path=path,
+            path=shown(path, PATH_SHOWN),
             shape=value.shape,
         )
     if value.dtype.kind == "U":
@@ -298,7 +300,7 @@ def _token_array(value: Any, path: str) -> Any:
     except UnicodeDecodeError:
         raise InputError(
             _("{path}: tokens holds bytes that are not UTF-8; save the names as str"),
-            path=path,
+            path=shown(path, PATH_SHOWN),
         ) from None
 
 
@@ -309,11 +311,11 @@ def _pickle_error(path: str, error: ValueError) -> InputError:
                 "{path}: holds Python objects (pickled data), which attn never loads; save "
                 "plain numeric arrays with numpy.save or numpy.savez"
             ),
-            path=path,
+            path=shown(path, PATH_SHOWN),
         )
     return InputError(
         _("{path}: not a numpy file ({error})"),
-        path=path,
+        path=shown(path, PATH_SHOWN),
         error=error,
     )
 

@@ -51,7 +51,7 @@ def _position(
                 "--want {pair}{at}: «{side}» appears {times} times (positions {listed}); name it "
                 "by its position, e.g. --want {suggestion}"
             ),
-            pair=pair,
+            pair=shown(pair),
             at=at(where),
             side=shown(side),
             times=len(places),
@@ -66,7 +66,7 @@ def _position(
             "--want {pair}{at}: «{side}» is not a token of the sentence ({sentence}); name one "
             "of its tokens or a position from 1 to {last}"
         ),
-        pair=pair,
+        pair=shown(pair),
         at=at(where),
         side=shown(side),
         sentence=shown(known, 60),
