@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from attncli.api.calculator import ArrayLike, as_document, check_finite, check_temperature
+from attncli.messages import Message, _
 from attncli.reading.parse.values import Document
 from attncli.results.grad import GradResult
 
@@ -94,6 +95,7 @@ def grad_document(
         run, loss, found = _grad_run(checked, chosen, chosen_temperature)
     check_finite(run.scores, "scores", checked.allowed)
     check_finite(run.output, "output")
+    _check_written(document, run, rows.single)
     _finite_gradients(found)
     return GradResult(
         single=rows.single,
@@ -113,6 +115,33 @@ def grad_document(
         loss=loss,
         gradients=found,
     )
+
+
+# The forward chain's outputs a piped result writes down (score's, softmax's, mix's): held
+# against what its query, keys and values give, so that an edited one is refused, never
+# silently replaced by the unedited chain's numbers.
+WRITTEN = ("scores", "weights", "output")
+
+
+def _check_written(document: Document, run: Any, single: bool) -> None:
+    from attncli.reading.check.read_back import check_outputs
+
+    written = {name: document[name] for name in WRITTEN if document.get(name) is not None}
+    if not written:
+        return
+    computed = {name: getattr(run, name) for name in WRITTEN}
+    if single:  # one query: the result writes its row alone
+        computed = {name: value[0] for name, value in computed.items()}
+    check_outputs(written, computed, "float64", _FIX)
+
+
+_FIX = Message(
+    _(
+        "it was changed after attn wrote it, or computed with another --method or "
+        "--temperature (give that again); to compute from changed numbers, give only the "
+        "inputs (query, keys, values)"
+    )
+)
 
 
 def _grad_run(checked: Any, method: str, temperature: float) -> tuple[Any, float | None, Any]:

@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 
 DIRECT = ("queries", "keys", "values")
 # The outputs a result writes that are checked against the recomputation, in this order.
-CHECKED = ("queries", "keys", "values", "weights", "concat", "output")
+# The scores last: a mask left out changes the weights too, which say it more plainly.
+CHECKED = ("queries", "keys", "values", "weights", "concat", "output", "raw_scores", "scores")
 
 
 def read_back_inputs(document: Document, heads: int | None) -> tuple[Document, dict[str, Any]]:
@@ -37,7 +38,7 @@ def read_back_inputs(document: Document, heads: int | None) -> tuple[Document, d
     if from_x(document):
         # computed from X: its queries, keys and values are outputs, computed again
         return {name: v for name, v in document.items() if name not in DIRECT}, written
-    for name in DIRECT:  # given directly: the inputs, not checked
+    for name in DIRECT:  # given directly: the inputs, not checked (the scores they give are)
         written.pop(name, None)
     if heads is None:
         return document, written
@@ -78,7 +79,10 @@ def _joined(value: Any, name: str, heads: int) -> np.ndarray:
 
 
 def check_outputs(
-    written: Mapping[str, Any], computed: Mapping[str, np.ndarray | None], dtype: str
+    written: Mapping[str, Any],
+    computed: Mapping[str, np.ndarray | None],
+    dtype: str,
+    fix: Message | None = None,
 ) -> None:
     """Refuse, in one line, the first output written down that the recomputation does not
     give (to 1e-9 relative in float64, 1e-5 in float32: the last digits of another machine
@@ -106,10 +110,14 @@ def check_outputs(
                 name=name,
                 found=found,
                 expected=shape_text(again.shape),
-                fix=_FIX,
+                fix=fix or _FIX,
             )
-        scale = max(1.0, float(np.max(np.abs(again), initial=0.0)))
-        off = np.abs(given - again) > tolerance * scale
+        # a masked score is -inf, written down as null (read as nan here)
+        again = np.where(np.isneginf(again) & np.isnan(given), np.nan, again)
+        finite = np.isfinite(again)
+        scale = max(1.0, float(np.max(np.abs(again[finite]), initial=0.0)))
+        with np.errstate(invalid="ignore"):
+            off = np.abs(given - again) > tolerance * scale
         off |= np.isnan(given) != np.isnan(again)
         if not off.any():
             continue
@@ -124,7 +132,7 @@ def check_outputs(
             place=place,
             written=float(given[where]),
             computed=float(again[where]),
-            fix=_FIX,
+            fix=fix or _FIX,
         )
 
 
