@@ -222,6 +222,9 @@ def selfattn_document(
     if written:
         outputs = {"queries": run.queries, "keys": run.keys, "values": run.values,
                    "weights": run.weights, "concat": run.concat, "output": run.output}  # fmt: skip
+        if options.grids:  # the scores as the result writes them: Q Kᵀ, then ÷ and masked
+            outputs.update(raw_scores=run.queries @ np.swapaxes(run.keys, -1, -2),
+                           scores=run.scores)  # fmt: skip
         check_outputs(written, outputs, options.dtype)
     with np.errstate(all="ignore"):
         loss, grads = selfattn_backward(document, checked, run, run.divisor)
