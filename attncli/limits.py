@@ -34,16 +34,19 @@ def available_memory() -> int:
         return 8 * 10**9
 
 
+MEMORY_REFUSED = _(
+    "reading {what} takes about {needed:,.0f} MiB of memory, and {free:,.0f} MiB are free; "
+    "close other programs or pick a smaller model"
+)
+
+
 def check_free_memory(needed: int, what: str | Message) -> None:
     """Refuse before reading when `needed` bytes are more than the memory free (a model's or
     a weight file's arrays, counted in the float64 attn computes in)."""
     free = available_memory()
     if needed > free:
         raise InputError(
-            _(
-                "{what} needs about {needed:,.0f} MiB and {free:,.0f} MiB of memory are free; "
-                "close other programs or pick a smaller model"
-            ),
+            MEMORY_REFUSED,
             what=what,
             needed=needed / 2**20,
             free=free / 2**20,
