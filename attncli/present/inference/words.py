@@ -39,7 +39,7 @@ INFERENCE_PHRASES: dict[str, str] = {
     # attn selfattn --tiles
     "tiles_title": _("«{token}» through the keys in blocks of {block}{head}"),
     "tiles_head": _(", head {head}"),
-    "tiles_keys": _("Keys"),
+    "tiles_keys": _("Keys in the block"),
     "tiles_accumulator": _("acc"),
     "tiles_rule": _(
         "m = max(m_old, block max); ℓ = ℓ_old × e^(m_old − m) + Σ e^(s − m); "
