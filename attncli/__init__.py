@@ -31,6 +31,7 @@ __all__ = [
     "mix",
     "online_softmax",
     "options",
+    "predict",
     "repeated_random",
     "rollout",
     "samples",
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
     from attncli.api.inference import kv_cache, online_softmax, tiles
     from attncli.api.model import heads, repeated_random
     from attncli.api.options import options
+    from attncli.api.predict import predict
     from attncli.api.rollout import rollout
     from attncli.api.samples import samples
     from attncli.api.scaling import scaling
@@ -66,6 +68,7 @@ _HOMES = {
     **dict.fromkeys(("kv_cache", "online_softmax", "tiles"), "api.inference"),
     **dict.fromkeys(("heads", "repeated_random"), "api.model"),
     "options": "api.options",
+    "predict": "api.predict",
     "rollout": "api.rollout",
     "samples": "api.samples",
     "scaling": "api.scaling",

@@ -126,6 +126,7 @@ RENDERERS: dict[str, tuple[str, str, bool]] = {
     "OnlineSoftmaxResult": ("inference.view", "online_softmax_view", True),
     "TiledResult": ("inference.view", "tiled_view", False),
     "CacheLedger": ("inference.view", "cache_view", False),
+    "PredictResult": ("inference.view", "predict_view", False),
 }
 
 

@@ -31,6 +31,7 @@ HOMES = {
     "selfattn": "selfattn",
     "heads": "heads",
     "rollout": "rollout",
+    "predict": "predict",
     "train": "train",
     "scaling": "scaling",
     "compare-scores": "compare",

@@ -16,6 +16,7 @@ from attncli.present.format import Format
 
 if TYPE_CHECKING:
     from attncli.results.inference import CacheLedger, OnlineSoftmaxResult, TiledResult
+    from attncli.results.predict import PredictResult
 
 SHOWN_ROWS = 8  # rows of a grid of scores whose blocks are laid out
 
@@ -281,3 +282,47 @@ def cache_view(result: CacheLedger, fmt: Format) -> list[RenderableType]:
             fmt.say(size, **size_fields),
         ),
     ]
+
+
+def predict_view(result: PredictResult, fmt: Format) -> list[RenderableType]:
+    """The likeliest next tokens: logit, probability and what sampling leaves; the number
+    kept; with the logit lens, each layer's likeliest tokens."""
+    table = _table()
+    table.add_column(fmt.say("token"))
+    table.add_column(fmt.say("predict_logit"), justify="right")
+    table.add_column(fmt.say("predict_probability"), justify="right")
+    reshaped = result.temperature != 1.0 or result.top_k is not None or result.top_p is not None
+    if reshaped:
+        table.add_column(fmt.say("predict_sampled"), justify="right")
+    for index, word in zip(result.top_ids, result.top_words, strict=True):
+        cells: list[RenderableType] = [
+            render.safe_label(repr(word)[1:-1]),
+            fmt.number(float(result.logits[index]), whole_bare=False),
+            fmt.weight_number(float(result.probabilities[index])),
+        ]
+        if reshaped:
+            cells.append(fmt.weight_number(float(result.sampled[index])))
+        table.add_row(*cells)
+    title = fmt.say("predict_title", model=result.model, count=len(result.tokens))
+    view: list[RenderableType] = [_titled(title, table)]
+    kept = int((result.sampled > 0).sum())
+    view.append(
+        render.lines(
+            fmt.say(
+                "predict_kept",
+                kept=fmt.count(kept),
+                total=fmt.count(result.logits.size),
+                t=fmt.number(result.temperature),
+            )
+        )
+    )
+    if result.lens_words is not None:
+        lens = _table()
+        lens.add_column(fmt.say("predict_layer"))
+        lens.add_column(fmt.say("predict_lens_top"))
+        for number, words in enumerate(result.lens_words):
+            shown = ", ".join(repr(word)[1:-1] for word in words)
+            lens.add_row(fmt.say("predict_embeddings") if number == 0 else str(number),
+                         render.safe_label(shown))  # fmt: skip
+        view.append(_titled(fmt.say("predict_lens"), lens))
+    return view

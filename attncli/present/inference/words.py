@@ -85,4 +85,17 @@ INFERENCE_PHRASES: dict[str, str] = {
         "The cache: {layers} layers · {kv_heads} kv-heads · (d_k {d_k} + d_v {d_v}) · T {count} = "
         "{numbers} numbers, {bytes} bytes in float64 ({half} in float16)."
     ),
+    # attn predict
+    "predict_title": _("The next token after the {count} tokens, by {model}"),
+    "predict_logit": _("Logit"),
+    "predict_probability": _("Probability"),
+    "predict_sampled": _("Drawn from"),
+    "predict_kept": _(
+        "The next token is drawn from {kept} of the {total} tokens (temperature {t}); "
+        "--steps lays the softmax out."
+    ),
+    "predict_layer": _("Layer"),
+    "predict_lens_top": _("Its likeliest next tokens"),
+    "predict_lens": _("The logit lens: each layer's last hidden state through the final norm"),
+    "predict_embeddings": _("embeddings"),
 }

@@ -1,0 +1,95 @@
+"""attn predict: the next token of a causal language model (--model), its logits' softmax,
+what temperature, top-k and top-p do to it, and the logit lens layer by layer."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from attncli.errors import OptionError
+from attncli.messages import _
+
+if TYPE_CHECKING:
+    from attncli.results.predict import PredictResult
+
+
+def _check(temperature: float, top: int, top_k: int | None, top_p: float | None) -> None:
+    from attncli.api.calculator import check_temperature
+
+    check_temperature(temperature)
+    if top < 1:
+        raise OptionError(_("--top {top}: show 1 token or more (try --top 5)"), top=top)
+    if top_k is not None and top_k < 1:
+        raise OptionError(_("--top-k {k}: keep 1 token or more (try --top-k 5)"), k=top_k)
+    if top_p is not None and not 0 < top_p <= 1:
+        raise OptionError(
+            _("--top-p {p}: a share above 0 and at most 1 (try --top-p 0.9)"), p=top_p
+        )
+
+
+def predict(
+    sentence: str | None,
+    model: str,
+    *,
+    top: int = 5,
+    temperature: float = 1.0,
+    top_k: int | None = None,
+    top_p: float | None = None,
+    by_layer: bool = False,
+) -> PredictResult:
+    """The next token after `sentence` by a causal language model: the top tokens by
+    probability, and the distribution temperature, top-k and top-p leave to draw from;
+    `by_layer` adds the logit lens (each layer's residual through the final norm and head).
+    A model without a language-model head (an encoder such as all-MiniLM-L6-v2) is refused.
+    """
+    from attncli.api.model import _forward, _load
+    from attncli.core import predict as core
+    from attncli.results.predict import PredictResult
+
+    _check(temperature, top, top_k, top_p)
+    loaded, encoded = _load(sentence, model)
+    if not loaded.architecture.causal or loaded.network.final_norm is None:
+        raise OptionError(
+            _(
+                "{model} has no language-model head (it is an encoder, {kind}): attn predict "
+                "needs a causal model such as GPT-2"
+            ),
+            model=loaded.name,
+            kind=loaded.model_type,
+        )
+    run = _forward(loaded, encoded, None)
+    assert run.last is not None
+    logits = core.head_logits(loaded.network, run.last[-1:], normed=True)[0]
+    lens = None
+    if by_layer:
+        lens = np.stack(
+            [core.head_logits(loaded.network, h[-1:])[0] for h in run.hidden[:-1]] + [logits]
+        )
+    vocabulary = loaded.tokenizer.tokenizer
+    plain = core.sampling_probabilities(logits, 1.0, None, None)
+    sampled = core.sampling_probabilities(logits, temperature, top_k, top_p)
+    order = np.argsort(-logits, kind="stable")[: max(top, 1)]
+
+    def word(i: int) -> str:  # a piece of a character reads as the vocabulary writes it
+        text = str(vocabulary.decode([int(i)]))
+        return str(vocabulary.id_to_token(int(i))) if "\ufffd" in text else text
+
+    lens_top = None
+    if lens is not None:
+        lens_top = [[word(i) for i in np.argsort(-row, kind="stable")[:top]] for row in lens]
+    return PredictResult(
+        model=loaded.name,
+        tokens=tuple(encoded.tokens),
+        logits=logits,
+        probabilities=plain,
+        sampled=sampled,
+        top_ids=tuple(int(i) for i in order),
+        top_words=tuple(word(i) for i in order),
+        temperature=temperature,
+        top_k=top_k,
+        top_p=top_p,
+        lens=lens,
+        lens_words=lens_top,
+        vocabulary=tuple(word(i) for i in range(logits.size)),
+    )

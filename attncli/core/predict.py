@@ -1,0 +1,54 @@
+"""The next token of a causal language model: the last row's logits and what sampling does.
+
+GPT-2's head is its word embeddings transposed (tied, Radford et al., 2019): logits =
+LayerNorm_f(h_T) W_eᵀ. Sampling reshapes the softmax of those logits as transformers'
+logits processors do: temperature divides the logits, top-k keeps the k largest, top-p
+keeps the fewest largest whose probabilities reach p (Holtzman et al., 2020), the rest
+set to −∞ and the others renormalised. The logit lens (nostalgebraist, 2020) reads every
+layer's residual through the same final norm and head.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from attncli.core.attention import softmax
+from attncli.core.transformer import Network, layer_norm
+
+
+def head_logits(network: Network, hidden: np.ndarray, normed: bool = False) -> np.ndarray:
+    """The unembedding of hidden rows: through the final LayerNorm (unless already `normed`)
+    and the tied word embeddings."""
+    # [T, d] -> [T, V]
+    if not normed and network.final_norm is not None:
+        hidden = layer_norm(hidden, *network.final_norm, network.architecture.eps)
+    word = network.word
+    table = word if isinstance(word, np.ndarray) else word[np.arange(word.shape[0])]
+    return hidden @ table.T
+
+
+def filtered(
+    logits: np.ndarray, temperature: float, top_k: int | None, top_p: float | None
+) -> np.ndarray:
+    """logits ÷ T with the tokens top-k and top-p leave out set to −∞ (at least one kept)."""
+    # [V] -> [V]
+    scaled = logits / temperature
+    if top_k is not None and top_k < scaled.size:
+        threshold = np.sort(scaled)[-top_k]
+        scaled = np.where(scaled < threshold, -np.inf, scaled)
+    if top_p is not None and top_p < 1.0:
+        order = np.argsort(-scaled, kind="stable")
+        probabilities = softmax(scaled)[order]
+        before = np.cumsum(probabilities) - probabilities  # mass of the larger ones
+        dropped = order[before >= top_p]
+        scaled = scaled.copy()
+        scaled[dropped] = -np.inf
+    return scaled
+
+
+def sampling_probabilities(
+    logits: np.ndarray, temperature: float, top_k: int | None, top_p: float | None
+) -> np.ndarray:
+    """The distribution the next token is drawn from."""
+    # [V] -> [V]
+    return softmax(filtered(logits, temperature, top_k, top_p))

@@ -1,0 +1,67 @@
+"""attn predict against transformers' GPT2LMHeadModel on the tiny GPT-2 (committed
+references, tests/references/make_predict.py), and what temperature, top-k and top-p do."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from attncli.api.predict import predict
+from attncli.core.predict import filtered
+from attncli.errors import OptionError
+from tests import tiny_models
+
+REFERENCE = json.loads((Path(__file__).parent.parent / "references/predict.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def gpt2(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("models") / "gpt2"
+    tiny_models.write_gpt2(folder)
+    return str(folder)
+
+
+@pytest.mark.parametrize("case", REFERENCE["cases"], ids=lambda case: case["sentence"])
+def test_the_logits_and_the_lens_equal_transformers(gpt2, case):
+    result = predict(case["sentence"], gpt2, by_layer=True)
+    np.testing.assert_allclose(result.logits, case["logits"], rtol=0, atol=1e-9)
+    assert result.lens is not None
+    np.testing.assert_allclose(result.lens, case["lens"], rtol=0, atol=1e-9)
+    assert result.top_ids[0] == int(np.argmax(case["logits"]))
+    exact = np.exp(np.array(case["logits"]) - max(case["logits"]))
+    np.testing.assert_allclose(result.probabilities, exact / exact.sum(), rtol=1e-12)
+
+
+def test_temperature_top_k_and_top_p_reshape_the_table(gpt2):
+    plain = predict("the keys of the car", gpt2)
+    hot = predict("the keys of the car", gpt2, temperature=2.0)
+    assert hot.sampled.max() < plain.sampled.max()  # T > 1 spreads
+    kept = predict("the keys of the car", gpt2, top_k=3)
+    assert (kept.sampled > 0).sum() == 3
+    top3 = list(plain.top_ids[:3])
+    np.testing.assert_allclose(
+        kept.sampled[top3], plain.probabilities[top3] / plain.probabilities[top3].sum(), rtol=1e-12
+    )
+    nucleus = predict("the keys of the car", gpt2, top_p=0.5)
+    first = plain.probabilities[plain.top_ids[0]]
+    assert first >= 0.5 and (nucleus.sampled > 0).sum() == 1  # the first token alone reaches p
+
+
+def test_top_p_keeps_the_fewest_that_reach_p():
+    logits = np.log(np.array([0.5, 0.3, 0.15, 0.05]))
+    assert np.isneginf(filtered(logits, 1.0, None, 0.75)).tolist() == [False, False, True, True]
+    assert np.isneginf(filtered(logits, 1.0, None, 0.85)).tolist() == [False, False, False, True]
+    assert np.isneginf(filtered(logits, 1.0, 1, None)).tolist() == [False, True, True, True]
+
+
+def test_an_encoder_and_bad_options_are_refused(gpt2):
+    with pytest.raises(OptionError, match="all-MiniLM-L6-v2 has no language-model head"):
+        predict("the keys", "all-MiniLM-L6-v2")
+    refused = [({"top_k": 0}, "--top-k 0"), ({"top_p": 1.5}, "--top-p 1.5"),
+               ({"top": 0}, "--top 0"), ({"temperature": 0}, "--temperature 0")]  # fmt: skip
+    for options, said in refused:
+        with pytest.raises(OptionError, match=said):
+            predict("the keys", gpt2, **options)
