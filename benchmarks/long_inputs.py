@@ -45,7 +45,10 @@ rng = np.random.default_rng(0)
 x = rng.standard_normal((tokens, {WIDTH})).astype(dtype)
 w = {{n: (rng.standard_normal(({WIDTH}, {WIDTH})) / {WIDTH} ** 0.5).astype(dtype)
      for n in ("w_q", "w_k", "w_v")}}
-def peak():
+def peak():  # this process's own high-water mark (ru_maxrss keeps the forking parent's)
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 def cpu():
     usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -55,7 +58,10 @@ def cpu():
 ATTN = (
     SETUP
     + """
+from attncli.core import selfattn
 from attncli.core.selfattn import attention_layer
+if sys.argv[4] == "blocks":  # every input in blocks of 512 as attend() computes them
+    selfattn.LONG_CELLS = 1 << 62
 attention_layer(x[:64], x[:64], w, grids=False)  # warm: imports, BLAS started
 before, spent = peak(), cpu()
 start = time.perf_counter()
@@ -91,9 +97,10 @@ print(json.dumps({"seconds": seconds, "added": peak() - before, "cpu": cpu() - s
 )
 
 
-def side(script: str, tokens: int, dtype: str, threads: int):
+def side(script: str, tokens: int, dtype: str, threads: int, path: str = "long"):
     env = clean_env(threads)
-    return lambda: run_json([sys.executable, "-c", script, str(tokens), dtype, str(threads)], env)
+    command = [sys.executable, "-c", script, str(tokens), dtype, str(threads), path]
+    return lambda: run_json(command, env)
 
 
 def main() -> None:
@@ -106,19 +113,27 @@ def main() -> None:
     parser.add_argument("--dtypes", default="float64,float32")
     parser.add_argument("--runs", type=int, default=5, help="rounds of attn and torch each")
     parser.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
+    parser.add_argument(
+        "--path",
+        choices=("long", "blocks"),
+        default="long",
+        help="attn's long-input path (long), or its blocks of 512 as attend() computes "
+        "them (blocks: the path long inputs took before long_output)",
+    )
     arguments = parser.parse_args()
     try:
         import torch  # noqa: F401
     except ImportError:
         sys.exit("torch is the baseline here: run with a Python that has it (see --help)")
-    print(f"load average before: {load()}; {arguments.threads} threads on both sides; "
+    print(f"attn's path: {arguments.path}; load average before: {load()}; "
+          f"{arguments.threads} threads on both sides; "
           "OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset on both sides")  # fmt: skip
     rows = []
     for tokens in (int(t) for t in arguments.tokens.split(",")):
         for dtype in arguments.dtypes.split(","):
             paired = alternate(
                 {
-                    "attn": side(ATTN, tokens, dtype, arguments.threads),
+                    "attn": side(ATTN, tokens, dtype, arguments.threads, arguments.path),
                     "torch": side(TORCH, tokens, dtype, arguments.threads),
                 },
                 arguments.runs,
