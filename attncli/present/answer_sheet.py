@@ -40,7 +40,11 @@ def answer_sheet_text(sheet: Sheet, blanks: list[Blank], fmt: Format, suffix: st
                     "answers": [{**row, "answer": None} for row in rows]}  # fmt: skip
         return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=ANSWER_COLUMNS, lineterminator="\n")
+    # Every text cell quoted, the empty answer too (""): a Spanish answer typed between the
+    # quotes in a text editor ("2,5", "0; 0,777") keeps its decimal comma inside its cell.
+    writer = csv.DictWriter(
+        out, fieldnames=ANSWER_COLUMNS, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC
+    )
     writer.writeheader()
     for row in rows:
         writer.writerow({"student": "", **fields, **row})

@@ -56,7 +56,7 @@ def summary(result: CheckResult, fmt: Format) -> str:
     return fmt.say(
         "check.summary",
         right=result.right,
-        answered=len(result.verdicts),
+        answered=result.answered,
         blanks=len(result.blanks),
     )
 

@@ -22,13 +22,18 @@ class CheckResult(Result):
     def right(self) -> int:
         return sum(verdict.right for verdict in self.verdicts)
 
+    @property
+    def answered(self) -> int:
+        """The blanks the student wrote something in (a blank left empty is not)."""
+        return sum(verdict.kind != "blank" for verdict in self.verdicts)
+
     def to_document(self) -> dict[str, Any]:
         tokens = self.sheet.tokens
         return {
             "seed": self.sheet.seed,
             "method": sheet_kind(self.sheet),
             "blanks": len(self.blanks),
-            "answered": len(self.verdicts),
+            "answered": self.answered,
             "right": self.right,
             "verdicts": [
                 {

@@ -80,7 +80,7 @@ def check(
     import sys
 
     from attncli.api.checking import corrector, read_answer
-    from attncli.errors import AttnError
+    from attncli.errors import AttnError, InputError
     from attncli.explain.checking import Verdict
     from attncli.present import render
     from attncli.present.checking_view import question, summary, verdict_lines
@@ -125,8 +125,14 @@ def check(
             try:
                 answer = read_answer(line, blank, settings.lang)
             except AttnError as error:
-                if talk:
-                    said_lines([error.message(settings.lang)])
+                if not talk:  # answers piped in for JSON: an unreadable one is an error
+                    raise InputError(
+                        _("answer {number} ({asked}): {problem}"),
+                        number=len(verdicts) + 1,
+                        asked=asked,
+                        problem=error.said,
+                    ) from None
+                said_lines([error.message(settings.lang)])
                 if sys.stdin.isatty():
                     continue  # asked again
                 answer = None

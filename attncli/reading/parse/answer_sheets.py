@@ -103,7 +103,10 @@ def _from_csv(path: str, text: str) -> AnswerFile:
         line = f"{path}:{number}"
         if None in record:  # more cells than columns
             raise InputError(
-                _("{line}: more cells than the header's {count} columns"),
+                _(
+                    "{line}: more cells than the header's {count} columns; an answer with a "
+                    'comma in it goes between quotes, as "2,5"'
+                ),
                 line=line,
                 count=len(header),
             )
