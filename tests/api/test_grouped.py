@@ -90,7 +90,7 @@ def test_the_json_reads_back_only_grouped_alike(run):
     ("keywords", "said"),
     [
         ({"kv_heads": 2}, "groups the query heads of heads; give heads too"),
-        ({"heads": 4, "kv_heads": 3}, "G must divide heads=4: one of 1, 2, 4"),
+        ({"heads": 4, "kv_heads": 3}, "must divide heads=4: one of 1, 2, 4"),
         ({"heads": 2, "kv_heads": 1, "projections": False}, "there are none to group"),
         ({"heads": 2, "kv_heads": 1, "target": np.zeros((6, 8))}, "no backward pass"),
     ],

@@ -152,6 +152,8 @@ def _closing(result: OnlineSoftmaxResult, row: int, fmt: Format) -> str:
         return ""
     if result.block_rows(row)[-1]["l"] == 0:
         return fmt.say("online_masked_row")
+    if result.ulps[row] == 0:
+        return fmt.say("online_identical")
     return fmt.say("online_equal", ulps=fmt.decimal(_ulps(float(result.ulps[row]))))
 
 

@@ -30,6 +30,10 @@ INFERENCE_PHRASES: dict[str, str] = {
         "The same weights as the plain softmax, which holds the whole row at once: they differ "
         "by at most {ulps} units in the last place of the row's largest weight."
     ),
+    "online_identical": _(
+        "The same weights as the plain softmax, which holds the whole row at once, to the last "
+        "digit."
+    ),
     "online_masked_row": _("Every score is masked: m stays −∞, ℓ stays 0 and every weight is 0."),
     "online_hint": _("--steps shows the blocks one by one."),
     "online_exercise_intro": _(

@@ -32,7 +32,7 @@ def check_grouping(settings: SelfAttnSettings, document: Document) -> None:
         raise OptionError(
             _(
                 "{kv_heads}: each key/value head is read by the same number of query heads, so "
-                "G must divide {heads}: one of {divisors}"
+                "the key/value heads must divide {heads}: one of {divisors}"
             ),
             kv_heads=Setting("kv_heads", kv),
             heads=Setting("heads", heads),
