@@ -74,6 +74,15 @@ def shown(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else f"{text[: limit - 3]}..."
 
 
+def first_line(error: BaseException, limit: int | None = None) -> str:
+    """What a library's exception says, for the reason in attn's own line: its first line
+    (cut to `limit` when given), or the exception's name when it says nothing."""
+    text = str(error).strip().splitlines()
+    if not text:
+        return type(error).__name__
+    return text[0] if limit is None else shown(text[0], limit)
+
+
 _NOUNS = {
     "number": _n("{count} number", "{count} numbers"),
     "row": _n("{count} row", "{count} rows"),

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from attncli.errors import InputError, install_command, shown
+from attncli.errors import InputError, first_line, install_command, shown
 from attncli.messages import _, either
 
 LENGTH_FIELDS = {"gpt2": "n_positions"}  # else max_position_embeddings
@@ -128,11 +128,7 @@ def load_tokenizer(folder: str, model_type: str, positions: int) -> ModelTokeniz
         try:
             tokenizer = Tokenizer.from_file(path)
         except Exception as error:  # the package's own exception
-            raise InputError(
-                _("{path} could not be read ({reason}); the file may be truncated or corrupt"),
-                path=path,
-                reason=_first_line(error),
-            ) from None
+            raise _unreadable(path, error) from None
         tokenizer.no_truncation()
         tokenizer.no_padding()
         return ModelTokenizer(tokenizer, positions, field, pieces, path)
@@ -146,11 +142,7 @@ def load_tokenizer(folder: str, model_type: str, positions: int) -> ModelTokeniz
         try:
             wordpiece = BertWordPieceTokenizer(vocab, **options)
         except Exception as error:  # the package's own exception
-            raise InputError(
-                _("{path} could not be read ({reason}); the file may be truncated or corrupt"),
-                path=vocab,
-                reason=_first_line(error),
-            ) from None
+            raise _unreadable(vocab, error) from None
         return ModelTokenizer(wordpiece, positions, field, pieces, vocab)
     needs = either(["tokenizer.json", "vocab.txt"]) if model_type == "bert" else "tokenizer.json"
     raise InputError(
@@ -163,8 +155,13 @@ def load_tokenizer(folder: str, model_type: str, positions: int) -> ModelTokeniz
     )
 
 
-def _first_line(error: Exception) -> str:
-    return shown(str(error).splitlines()[0], 120) if str(error) else type(error).__name__
+def _unreadable(path: str, error: Exception) -> InputError:
+    """A tokenizer file the tokenizers package could not read, with the package's reason."""
+    return InputError(
+        _("{path} could not be read ({reason}); the file may be truncated or corrupt"),
+        path=path,
+        reason=first_line(error, 120),
+    )
 
 
 # tokenizer_config.json's fields that BertTokenizer reads, as BertWordPieceTokenizer's

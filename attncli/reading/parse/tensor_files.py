@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from attncli.errors import InputError, install_command
+from attncli.errors import InputError, first_line, install_command
 from attncli.messages import Message, _
 
 PICKLE_SUFFIXES = (".pt", ".pth", ".bin", ".ckpt", ".pkl", ".pickle")
@@ -84,7 +84,7 @@ class Tensors(Mapping[str, np.ndarray]):
                 ),
                 path=self.path,
                 name=name,
-                reason=_first_line(error),
+                reason=first_line(error),
             ) from None
 
     def __contains__(self, name: object) -> bool:
@@ -113,7 +113,7 @@ class Tensors(Mapping[str, np.ndarray]):
                 ),
                 path=self.path,
                 name=name,
-                reason=_first_line(error),
+                reason=first_line(error),
             ) from None
 
     def shape(self, name: str) -> tuple[int, ...]:
@@ -132,13 +132,8 @@ class Tensors(Mapping[str, np.ndarray]):
         return 8 * sum(math.prod(shape) for shape in self._shapes.values())
 
 
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip().splitlines()
-    return text[0] if text else type(error).__name__
-
-
 def _unreadable(path: str, error: BaseException | str) -> InputError:
-    reason = error if isinstance(error, str) else _first_line(error)
+    reason = error if isinstance(error, str) else first_line(error)
     return InputError(
         _(
             "{path} could not be read ({reason}); the file may be truncated or corrupt: "
