@@ -166,6 +166,7 @@ def kv_cache(result: SelfAttnResult, head: int = 1) -> CacheLedger:
     ledger = inference.cache_ledger(result.x, params, heads, result.divisor)
     full = inference.causal_grid(result.x, params, heads, result.divisor)
     length, d_model = result.x.shape
+    layers = 1 if source is None else source.layers
     return CacheLedger(
         tokens=tuple(result.tokens),
         ledger=ledger,
@@ -175,16 +176,14 @@ def kv_cache(result: SelfAttnResult, head: int = 1) -> CacheLedger:
         head=head - 1,
         heads=heads,
         kv_heads=kv,
-        layers=1 if source is None else source.layers,
+        layers=layers,
         d_model=d_model,
         d_k=d_k,
         d_v=d_v,
         multiplications=inference.cache_multiplications(
-            length, d_model, heads, d_k, d_v, "w_o" in params, kv
+            length, d_model, heads, d_k, d_v, "w_o" in params, kv, layers
         ),
-        cache_numbers=inference.cache_numbers(
-            1 if source is None else source.layers, kv, d_k, length, d_v
-        ),
+        cache_numbers=inference.cache_numbers(layers, kv, d_k, length, d_v),
         dtype_bytes=8,
         source=source.name if source is not None else "seeded" if result.drawn else "given",
     )

@@ -302,16 +302,24 @@ def causal_grid(
 
 
 def cache_multiplications(
-    length: int, d_model: int, heads: int, d_k: int, d_v: int, w_o: bool, kv_heads: int
+    length: int,
+    d_model: int,
+    heads: int,
+    d_k: int,
+    d_v: int,
+    w_o: bool,
+    kv_heads: int,
+    layers: int = 1,
 ) -> dict[str, int]:
-    """Multiplications to generate T tokens one at a time: with the cache (each step projects
-    its own token and scores one row against t cached keys) and without (each step projects
-    the whole prefix again and computes its t × t grid)."""
+    """Multiplications the attention of `layers` equal layers does to generate T tokens one
+    at a time: with the cache (each step projects its own token and scores one row against t
+    cached keys) and without (each step projects the whole prefix again and computes its
+    t × t grid). A model's feed-forward blocks cost the same either way and are not counted."""
     projections = d_model * (heads * d_k + kv_heads * (d_k + d_v))
     per_token = projections + (heads * d_v * d_model if w_o else 0)
     cached = sum(per_token + heads * t * (d_k + d_v) for t in range(1, length + 1))
     recomputed = sum(t * per_token + heads * t * t * (d_k + d_v) for t in range(1, length + 1))
-    return {"cached": cached, "recomputed": recomputed}
+    return {"cached": layers * cached, "recomputed": layers * recomputed}
 
 
 def cache_numbers(layers: int, kv_heads: int, d_k: int, length: int, d_v: int | None = None) -> int:

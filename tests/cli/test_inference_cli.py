@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import re
 
+from attncli.core.inference import cache_multiplications
+
 LESSON = "las llaves del coche están ahí"
 
 
@@ -87,6 +89,11 @@ def test_a_gpt2_layer_by_its_cache(run, tmp_path):
     # 2 · layers · kv-heads · d_k · T: the tiny GPT-2 has 2 layers of 4 heads of 8.
     assert document["cache_numbers"] == 2 * 2 * 4 * 8 * tokens
     assert document["layer_difference"] < 1e-14
+    # The attention of both layers, each the size of one: twice one layer's count.
+    one_layer = cache_multiplications(tokens, 32, 4, 8, 8, True, 4)
+    assert document["multiplications"] == {k: 2 * n for k, n in one_layer.items()}
+    shown = run(*line, "--lang", "es", "--format", "table").stdout
+    assert "la atención de las 2 capas" in _flat(shown)
     tiled = json.loads(run("selfattn", "the keys of the car", "--model", model, "--tiles", "2,2",
                            "--token", "keys", "--head", "3").stdout)  # fmt: skip
     assert tiled["head"] == 3 and tiled["largest_difference"] < 1e-14

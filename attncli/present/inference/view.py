@@ -275,7 +275,8 @@ def cache_view(result: CacheLedger, fmt: Format) -> list[RenderableType]:
             fmt.say("cache_layer", diff=fmt.scientific(difference) if difference else "0"),
             "",
             fmt.say(
-                "cache_multiplications",
+                "cache_multiplications" if result.layers == 1 else "cache_multiplications_layers",
+                layers=result.layers,
                 count=count,
                 cached=fmt.count(m["cached"]),
                 recomputed=fmt.count(m["recomputed"]),

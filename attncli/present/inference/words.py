@@ -81,6 +81,12 @@ INFERENCE_PHRASES: dict[str, str] = {
         "own token and scores one row), {recomputed} without (each step projects the whole prefix "
         "again and computes its t × t grid): {times} times as many."
     ),
+    "cache_multiplications_layers": _(
+        "Multiplications in the attention of the {layers} layers for the {count} tokens: "
+        "{cached} with the cache (each step projects its own token and scores one row), "
+        "{recomputed} without (each step projects the whole prefix again and computes its "
+        "t × t grid): {times} times as many. The feed-forward blocks cost the same either way."
+    ),
     "cache_size": _(
         "The cache: 2 · {layers} layers · {kv_heads} kv-heads · d_k {d_k} · T {count} = {numbers} "
         "numbers, {bytes} bytes in float64 ({half} in float16)."
