@@ -24,7 +24,7 @@ def test_the_ledger_on_the_lessons_sentence(run):
     assert "α 0.068, 0.054, 0.133, 0.642, 0.102" in screen
     assert "row t of the whole causal grid, bit for bit." in screen
     assert "1,488 with the cache" in screen and "5,488 without" in screen
-    assert "2 · 1 layers · 1 kv-heads · d_k 8 · T 6 = 96 numbers, 768 bytes in float64" in screen
+    assert "2 · layers 1 · kv-heads 1 · d_k 8 · T 6 = 96 numbers, 768 bytes in float64" in screen
 
 
 def test_the_ledger_piped(run):

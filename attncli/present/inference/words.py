@@ -88,11 +88,11 @@ INFERENCE_PHRASES: dict[str, str] = {
         "t × t grid): {times} times as many. The feed-forward blocks cost the same either way."
     ),
     "cache_size": _(
-        "The cache: 2 · {layers} layers · {kv_heads} kv-heads · d_k {d_k} · T {count} = {numbers} "
+        "The cache: 2 · layers {layers} · kv-heads {kv_heads} · d_k {d_k} · T {count} = {numbers} "
         "numbers, {bytes} bytes in float64 ({half} in float16)."
     ),
     "cache_size_dv": _(
-        "The cache: {layers} layers · {kv_heads} kv-heads · (d_k {d_k} + d_v {d_v}) · T {count} = "
+        "The cache: layers {layers} · kv-heads {kv_heads} · (d_k {d_k} + d_v {d_v}) · T {count} = "
         "{numbers} numbers, {bytes} bytes in float64 ({half} in float16)."
     ),
     # attn predict
