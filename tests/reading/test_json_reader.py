@@ -120,3 +120,28 @@ def test_a_weight_file_in_json_twice_named_or_malformed_is_one_line(run, tmp_pat
     path.write_text('{"in_proj_weight": [[1] [2]]}')
     result = run("selfattn", "el tren", "--weights", str(path), "--heads", "1")
     _one_line(result, "not valid JSON at line 1", "a weight file in JSON is an object of named")
+
+
+@pytest.mark.parametrize(
+    ("command", "example", "bare"),
+    [
+        ("softmax", '{"scores": [2, 0, 1]}', True),
+        ("score", '{"query": [1, 0], "keys": [[2, 1], [0, 2]]}', False),
+        ("mix", '{"weights": [0.5, 0.5], "values": [[1, 0], [0, 1]]}', False),
+        ("selfattn", '{"x": [[1, 0], [0, 1]]}', False),
+    ],
+)
+def test_text_that_is_not_json_is_told_with_the_commands_own_document(run, command, example, bare):
+    result = run(command, input="hola")
+    assert result.exit_code == 2 and result.stdout == ""
+    expected = result.error.fields["expected"]
+    assert expected.fields["EXAMPLE_DOCUMENT"] == example
+    assert ("or a bare array" in expected.msgid) is bare
+    json.loads(example)  # the example itself reads
+
+
+def test_jsons_reason_is_said_in_the_users_language(run):
+    result = run("softmax", "--lang", "es", input='{"scores": [1, 2')
+    assert result.error.fields["msg"].msgid == "Expecting ',' delimiter"
+    assert "falta una ',' entre dos elementos" in result.stderr
+    assert "Expecting" not in result.stderr and result.stderr.count("\n") == 1

@@ -11,6 +11,51 @@ from attncli.messages import Message, _
 
 EXAMPLE_DOCUMENT = '{"query": [1, 0], "keys": [[2, 1], [0, 2]]}'
 
+# A document each command reads, by the fields it cannot do without: what a message on
+# malformed text shows (softmax's scores, not score's query and keys).
+EXAMPLES_BY_FIELDS = {
+    ("keys",): EXAMPLE_DOCUMENT,
+    ("scores",): '{"scores": [2, 0, 1]}',
+    ("weights", "values"): '{"weights": [0.5, 0.5], "values": [[1, 0], [0, 1]]}',
+    ("keys", "values"): '{"query": [1, 0], "keys": [[2, 1], [0, 2]], "values": [[1, 0], [0, 1]]}',
+    ("x",): '{"x": [[1, 0], [0, 1]]}',
+}
+
+# The json module's reasons for refusing a text (CPython's json/decoder.py and scanner), said
+# in the user's language; a reason not listed here is shown as json words it.
+JSON_REASONS = (
+    _("Expecting value"),
+    _("Expecting property name enclosed in double quotes"),
+    _("Expecting ':' delimiter"),
+    _("Expecting ',' delimiter"),
+    _("Unterminated string starting at"),
+    _("Invalid control character at"),
+    _("Invalid \\escape"),
+    _("Invalid \\uXXXX escape"),
+    _("Extra data"),
+    _("Illegal trailing comma before end of object"),
+    _("Illegal trailing comma before end of array"),
+)
+
+
+def expected_document(required: tuple[str, ...], bare: bool) -> Message:
+    """What a command's input document looks like, for the message on malformed text."""
+    example = EXAMPLES_BY_FIELDS.get(required, EXAMPLE_DOCUMENT)
+    if bare:
+        return Message(
+            _("expected an object such as {EXAMPLE_DOCUMENT}, or a bare array"),
+            EXAMPLE_DOCUMENT=example,
+        )
+    return Message(_("expected an object such as {EXAMPLE_DOCUMENT}"), EXAMPLE_DOCUMENT=example)
+
+
+def _reason(msg: str) -> Message | str:
+    """json's reason in the catalog's words (a reason may carry its detail after a colon)."""
+    for reason in JSON_REASONS:
+        if msg == reason or msg.startswith(reason + ":"):
+            return Message(reason)
+    return msg
+
 
 class JsonConstant:
     """A NaN or Infinity literal in JSON text, kept apart from numbers until its field is known.
@@ -94,12 +139,8 @@ def _read_slowly(text: str, source: str, expected: Message | None) -> Any:
             source=source,
             lineno=error.lineno,
             colno=error.colno,
-            msg=error.msg,
-            expected=expected
-            or Message(
-                _("expected an object such as {EXAMPLE_DOCUMENT}, or a bare array"),
-                EXAMPLE_DOCUMENT=EXAMPLE_DOCUMENT,
-            ),
+            msg=_reason(error.msg),
+            expected=expected or expected_document(("keys",), bare=True),
         ) from None
     except RecursionError:
         raise InputError(

@@ -9,7 +9,12 @@ from typing import IO, Any
 from attncli.errors import PATH_SHOWN, InputError, shown
 from attncli.limits import MAX_INPUT_BYTES, check_free_memory, too_large_input
 from attncli.messages import Message, _
-from attncli.reading.parse.json_text import EXAMPLE_DOCUMENT, kind_of, parse_json
+from attncli.reading.parse.json_text import (
+    EXAMPLE_DOCUMENT,
+    expected_document,
+    kind_of,
+    parse_json,
+)
 from attncli.reading.parse.values import Document
 
 
@@ -133,7 +138,11 @@ def stdin_is_piped(stdin: IO[str] | None) -> bool:
 
 
 def load_document(
-    path: str | None, bare_field: str | None, read_stdin: bool, stdin: IO[str] | None = None
+    path: str | None,
+    bare_field: str | None,
+    read_stdin: bool,
+    stdin: IO[str] | None = None,
+    required: tuple[str, ...] = ("keys",),
 ) -> Document:
     """The input document from --input, or from piped stdin; {} when there is none.
 
@@ -165,7 +174,7 @@ def load_document(
             return {}
     else:
         return {}
-    value = parse_json(text, source)
+    value = parse_json(text, source, expected_document(required, bare_field is not None))
     if isinstance(value, dict):
         return value
     if isinstance(value, list) and bare_field is not None:
@@ -338,7 +347,9 @@ def document_from(
     from attncli.reading.parse.values import parse_tokens
 
     given = {name for name, text in inline.items() if text is not None}
-    document = load_document(path, bare_field, read_stdin=not set(required) <= given)
+    document = load_document(
+        path, bare_field, read_stdin=not set(required) <= given, required=required
+    )
     for name, text in inline.items():
         if text is None:
             continue
