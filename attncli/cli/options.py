@@ -300,6 +300,18 @@ def settings_from(
     )
 
 
+def refuse_unexplained_row(settings: Settings) -> None:
+    """--row and --token pick the row --steps explains: without --steps they would change
+    nothing on the screen, and a user who typed them expects to see that row."""
+    if settings.steps:
+        return
+    for option, value in (("--row", settings.row), ("--token", settings.token)):
+        if value is not None:
+            raise OptionError(
+                _("{option} picks the row that --steps explains; add --steps"), option=option
+            )
+
+
 def _show_version(value: bool) -> None:
     if value:
         import typer

@@ -97,6 +97,33 @@ def test_steps_on_grid_explains_last_row_by_default_or_the_one_picked(run):
     assert "tren (0, 1)" in by_row.stdout
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        ("score", "-i", TREN_GRID, "--token", "va"),
+        ("score", "-i", TREN_GRID, "--row", "1"),
+        ("selfattn", "el tren va lleno", "--token", "tren"),
+        ("selfattn", "el tren va lleno", "--causal", "--kv-cache", "--token", "tren"),
+        ("selfattn", "the keys", "--model", "all-MiniLM-L6-v2", "--head", "1", "--row", "2"),
+        ("rollout", "the keys", "--model", "all-MiniLM-L6-v2", "--token", "keys"),
+    ],
+)
+def test_a_row_picked_without_steps_is_refused_not_ignored(run, line):
+    option = "--row" if "--row" in line else "--token"
+    for lang in ("en", "es"):
+        result = run(*line, "--lang", lang)
+        assert result.exit_code == 2 and result.stdout == "", result.stdout
+        assert result.error.msgid == "{option} picks the row that --steps explains; add --steps"
+        assert result.error.fields["option"] == option and result.stderr.count("\n") == 1
+    explained = run(*line, "--steps", "--format", "table")
+    assert explained.exit_code == 0, explained.stderr
+
+
+def test_the_tiled_row_is_picked_by_token_without_steps(run):
+    tiled = run("selfattn", "el tren va lleno", "--tiles", "2,2", "--token", "tren")
+    assert tiled.exit_code == 0 and json.loads(tiled.stdout)["token"] == 2  # 1 = the first
+
+
 def test_digits_changes_decimals(run):
     result = run("softmax", "2", "0", "1", "--steps", "--digits", "4")
     assert "0.6652" in result.stdout and "7.3891" in result.stdout

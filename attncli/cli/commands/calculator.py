@@ -115,8 +115,10 @@ def _emit_with_steps(
     result: "Result", settings: Settings, checks: dict[str, float] | None = None
 ) -> None:
     """Emit a calculator result, with the row --steps asked for explained."""
+    from attncli.cli.options import refuse_unexplained_row
     from attncli.present.output import emit
 
+    refuse_unexplained_row(settings)
     explanation = result.steps(settings.row, settings.token) if settings.steps else []
     emit(result, settings, explanation, checks=checks)
 

@@ -90,6 +90,9 @@ def run_model_selfattn(
 
         check_plot_path(plot)
     result = model_selfattn(sentence_given(sentence), model, layer=layer, head=head, words=words)
+    from attncli.cli.options import refuse_unexplained_row
+
+    refuse_unexplained_row(settings)
     explanation = []
     if settings.steps:
         if head is None:

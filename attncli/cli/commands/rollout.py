@@ -59,6 +59,9 @@ def rollout(
 
     if not model:
         raise OptionError(_("attn rollout needs --model M, e.g. --model all-MiniLM-L6-v2"))
+    from attncli.cli.options import refuse_unexplained_row
+
+    refuse_unexplained_row(settings)
     result = rolled(
         sentence_given(sentence),
         model,

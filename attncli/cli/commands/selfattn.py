@@ -11,7 +11,7 @@ from attncli.cli.commands.layer_options import (
 )
 from attncli.cli.commands.model_runs import LayerOption, ModelOption, WordsOption
 from attncli.cli.declare import Argument, Option
-from attncli.cli.options import STEPS
+from attncli.cli.options import STEPS, refuse_unexplained_row
 from attncli.layer import SelfAttnSettings
 from attncli.messages import _
 from attncli.present.output import Settings
@@ -213,6 +213,8 @@ def selfattn(
     with layer_progress(settings.lang) as on_rows:
         result = selfattn_document(document, sentence, options, from_file, on_rows, in_input)
     shown = result if item is None else result.item(item)
+    if tiles is None:  # --tiles explains the row --token names
+        refuse_unexplained_row(settings)
     if kv_cache or tiles is not None:
         _at_inference(shown, kv_cache, tiles, head, plot, settings)
         return
