@@ -14,10 +14,10 @@ flops) and the memory each computation adds to its process (O(T) for both).
 torch is a baseline only, never a dependency of attn: run this with a Python that has
 both, e.g.
 
-    python3 -m venv /work/bench-venv
-    /work/bench-venv/bin/pip install torch==2.13.0 numpy orjson typer rich threadpoolctl
-    /work/bench-venv/bin/pip install --no-deps -e .
-    /work/bench-venv/bin/python benchmarks/long_inputs.py --tokens 20000,32000 --runs 5
+    python3 -m venv ../bench-venv
+    ../bench-venv/bin/pip install torch==2.13.0 numpy orjson typer rich threadpoolctl
+    ../bench-venv/bin/pip install --no-deps -e .
+    ../bench-venv/bin/python benchmarks/long_inputs.py --tokens 20000,32000 --runs 5
 
 Targets: attn / torch ≤ 0.9 at T = 20,000 and 32,000, in float64 and in float32.
 """
@@ -106,7 +106,7 @@ def side(script: str, tokens: int, dtype: str, threads: int, path: str = "long")
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__.splitlines()[0],
-        epilog="Example: /work/bench-venv/bin/python benchmarks/long_inputs.py "
+        epilog="Example: ../bench-venv/bin/python benchmarks/long_inputs.py "
         "--tokens 20000,32000 --runs 5 (prints a Markdown table for docs/performance.md)",
     )
     parser.add_argument("--tokens", default="20000,32000", help="T values, comma-separated")
