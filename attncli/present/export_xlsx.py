@@ -1,13 +1,18 @@
-"""--export FILE.xlsx: a worksheet whose cells compute, the way courses built on
-spreadsheets work a problem: the query, keys and values in cells, every step a formula
-(=SUMPRODUCT($B$3:$C$3,B6:C6), =EXP(F6), =G6/SUM(G$6:G$8), =$H6*D6), so that a student
-who changes a key sees the whole chain move. With --answers the student's cells are left
-empty on the sheet (a worksheet to fill), and a second worksheet, the key, holds the
-formulas.
+"""--export FILE.xlsx: an exercise as a worksheet whose cells compute, the way courses built
+on spreadsheets work a problem: the givens in cells, every step a formula
+(=SUMPRODUCT($B$3:$C$3,B7:C7), =EXP(H7), =I7/SUM(I$7:I$9), =$J7*F7), so that a student who
+changes a key sees the whole chain move. Every kind of sheet attn exercise makes has its
+spreadsheet: dot, scaled, general and additive scores, rotary positions, self-attention,
+the online softmax, and a class set (a worksheet per sheet). With --blank (or --answers)
+the student's cells are left empty and boxed, and the formulas wait in the key's
+worksheets, after the sheets.
 
-Written with openpyxl (the spreadsheet extra), imported here only. A dot or scaled
-exercise of one sheet; any other output is refused in one line before anything is
-written."""
+Each group of cells is a defined name of its worksheet, named as the JSON document names
+what it holds (query, keys, scores, weights, output…; the steps the JSON leaves out:
+dots, powers, mixed…), so that a reader finds each step by its name.
+
+Written with openpyxl (the spreadsheet extra), imported here only. Any other output is
+refused in one line before anything is written."""
 
 from __future__ import annotations
 
@@ -18,25 +23,18 @@ from attncli.messages import _
 
 if TYPE_CHECKING:
     from attncli.present.format import Format
-
-METHODS = ("dot", "scaled")
-QUERY_ROW = 3
-HEADER_ROW = 5
-FIRST_ROW = 6
+    from attncli.results.exercise import ExerciseResult, SelfAttnExercise
+    from attncli.results.inference import OnlineSoftmaxResult
 
 
 def check_xlsx(result: Any, path: str) -> None:
-    """Refuse, before any work is written, what a spreadsheet does not hold yet, and a
-    missing openpyxl."""
-    from attncli.results.exercise import ExerciseResult
-
-    method = getattr(result, "method", None)
-    if not isinstance(result, ExerciseResult) or method not in METHODS:
+    """Refuse, before any work is written, what a spreadsheet does not hold, and a missing
+    openpyxl."""
+    if not _holds(result):
         raise OptionError(
             _(
-                "--export {path}: a spreadsheet holds a dot or scaled exercise of one sheet "
-                "(attn exercise --method scaled --export {path}); for this output name a .tex, "
-                ".html, .svg, .png, .md or .txt file"
+                "--export {path}: a spreadsheet holds an exercise (attn exercise --export "
+                "{path}); for this output name a .tex, .html, .svg, .png, .md or .txt file"
             ),
             path=path,
         )
@@ -52,19 +50,50 @@ def check_xlsx(result: Any, path: str) -> None:
         )
 
 
+def _holds(result: Any) -> bool:
+    """An exercise of any kind, a class set of them, or one row of finite scores through
+    the online softmax (attn exercise --online) as its sheet works it."""
+    import numpy as np
+
+    from attncli.results.exercise import ExerciseResult, ExerciseSet, SelfAttnExercise
+    from attncli.results.inference import OnlineSoftmaxResult
+
+    if isinstance(result, ExerciseResult | SelfAttnExercise | ExerciseSet):
+        return True
+    return (
+        isinstance(result, OnlineSoftmaxResult)
+        and result.single
+        and result.temperature == 1.0
+        and bool(np.isfinite(result.score_grid).all())
+    )
+
+
 def workbook_bytes(result: Any, fmt: Format, blank: bool) -> bytes:
-    """The exercise as an .xlsx workbook: its sheet (the student's cells empty when
-    `blank`) and, when blank, a key with every formula."""
+    """The exercise as an .xlsx workbook: a worksheet per sheet (the student's cells empty
+    when `blank`) and, when blank, a key per sheet with every formula after them."""
     import io
 
     from openpyxl import Workbook
 
+    from attncli.results.exercise import ExerciseSet
+
+    if isinstance(result, ExerciseSet):
+        sheets = list(result.sheets)
+        blank = blank and not result.key_only
+        sheet_titles = [f"{fmt.say('worksheet')} {n}" for n in range(1, len(sheets) + 1)]
+        key_titles = [f"{fmt.say('answers')} {n}" for n in range(1, len(sheets) + 1)]
+        if result.key_only:
+            sheet_titles = key_titles
+    else:
+        sheets = [result]
+        sheet_titles, key_titles = [fmt.say("worksheet")], [fmt.say("answers")]
     book = Workbook()
-    sheet = book.active
-    sheet.title = _title(fmt.say("worksheet"))
-    _write(sheet, result, fmt, formulas=not blank)
+    book.remove(book.active)
+    pages = [(title, sheet, not blank) for title, sheet in zip(sheet_titles, sheets, strict=True)]
     if blank:
-        _write(book.create_sheet(_title(fmt.say("answers"))), result, fmt, formulas=True)
+        pages += [(title, sheet, True) for title, sheet in zip(key_titles, sheets, strict=True)]
+    for title, sheet, formulas in pages:
+        _write(_Grid(book.create_sheet(_title(title)), fmt, formulas), sheet)
     out = io.BytesIO()
     book.save(out)
     return out.getvalue()
@@ -75,68 +104,338 @@ def _title(text: str) -> str:
     return "".join(char for char in text if char not in "[]:*?/\\")[:31]
 
 
-def _write(sheet: Any, result: Any, fmt: Format, formulas: bool) -> None:
-    from openpyxl.styles import Border, Font, Side
-    from openpyxl.utils import get_column_letter as letter
+def _write(grid: _Grid, sheet: Any) -> None:
+    from attncli.results.exercise import ExerciseResult, SelfAttnExercise
 
-    bold = Font(bold=True)
-    line = Side(style="thin", color="808080")
-    box = Border(left=line, right=line, top=line, bottom=line)
+    if isinstance(sheet, ExerciseResult):
+        _score_chain(grid, sheet)
+    elif isinstance(sheet, SelfAttnExercise):
+        _selfattn(grid, sheet)
+    else:
+        _online(grid, sheet)
+    grid.widths()
+
+
+def cell(row: int, column: int, fixed: str = "") -> str:
+    """A cell's reference: cell(6, 2) is B6; `fixed` "r", "c" or "rc" pins its row, its
+    column or both ($B6, B$6, $B$6)."""
+    from openpyxl.utils import get_column_letter
+
+    column_mark = "$" if "c" in fixed else ""
+    row_mark = "$" if "r" in fixed else ""
+    return f"{column_mark}{get_column_letter(column)}{row_mark}{row}"
+
+
+def span(row: int, column: int, last_row: int, last_column: int, fixed: str = "") -> str:
+    """A range's reference, B6:C8 (pinned as `cell` pins)."""
+    return f"{cell(row, column, fixed)}:{cell(last_row, last_column, fixed)}"
+
+
+class _Grid:
+    """One worksheet being written: the givens as numbers, each step a formula or, on the
+    student's sheet (`formulas` false), an empty boxed cell; each group of cells named."""
+
+    def __init__(self, sheet: Any, fmt: Format, formulas: bool) -> None:
+        from openpyxl.styles import Border, Font, Side
+
+        self.sheet, self.fmt, self.formulas = sheet, fmt, formulas
+        line = Side(style="thin", color="808080")
+        self.box = Border(left=line, right=line, top=line, bottom=line)
+        self.bold = Font(bold=True)
+        self.widest = 2
+
+    def text(self, row: int, column: int, text: str, bold: bool = False) -> None:
+        written = self.sheet.cell(row, column, text)
+        if bold:
+            written.font = self.bold
+
+    def given(self, row: int, column: int, value: float) -> None:
+        """A number the sheet gives, whole as the exercise's are."""
+        number = float(value)
+        self.sheet.cell(row, column, int(number) if number.is_integer() else number)
+        self.widest = max(self.widest, column)
+
+    def givens(self, row: int, column: int, values: Any) -> None:
+        """A vector along a row, or a matrix a row of cells per row."""
+        rows = values.tolist() if hasattr(values, "tolist") else values
+        for r, numbers in enumerate(rows if isinstance(rows[0], list) else [rows]):
+            for c, value in enumerate(numbers):
+                self.given(row + r, column + c, value)
+
+    def step(self, row: int, column: int, formula: str, digits: int | None = None) -> None:
+        """A student's cell: its formula, or on the student's sheet left empty in a box."""
+        written = self.sheet.cell(row, column, formula if self.formulas else None)
+        written.number_format = "0." + "0" * (self.fmt.other if digits is None else digits)
+        if not self.formulas:
+            written.border = self.box
+        self.widest = max(self.widest, column)
+
+    def name(self, name: str, row: int, column: int, last_row: int, last_column: int) -> None:
+        """The cells' defined name, kept to this worksheet."""
+        from openpyxl.workbook.defined_name import DefinedName
+
+        title = "'" + self.sheet.title.replace("'", "''") + "'"
+        where = f"{title}!{span(row, column, last_row, last_column, 'rc')}"
+        self.sheet.defined_names[name] = DefinedName(name, attr_text=where)
+
+    def widths(self) -> None:
+        from openpyxl.utils import get_column_letter
+
+        self.sheet.column_dimensions["A"].width = 14
+        for column in range(2, self.widest + 1):
+            self.sheet.column_dimensions[get_column_letter(column)].width = 10
+
+
+def _score_chain(grid: _Grid, result: ExerciseResult) -> None:
+    """One query against every key: the givens (query, parameters), then a row per token
+    with its key (turned, with rotary positions), value, the score's steps, e^score, the
+    weight and weight × value; a last row of totals and the output."""
+    fmt, say = grid.fmt, grid.fmt.say
+    rope = result.given_query is not None and result.given_keys is not None
+    query_given = result.given_query if rope else result.query
+    assert query_given is not None
     count, d = result.keys.shape
     d_v = result.values.shape[1]
-    query = fmt.vector(result.query.tolist())
-    sheet.cell(1, 1, fmt.say("exercise_intro", query=f"({query})", count=count)).font = bold
-    sheet.cell(QUERY_ROW, 1, fmt.say("query").capitalize()).font = bold
-    for i, value in enumerate(result.query.tolist()):
-        sheet.cell(QUERY_ROW, 2 + i, value)
-    q = f"${letter(2)}${QUERY_ROW}:${letter(1 + d)}${QUERY_ROW}"
-    keys, values = 2, 2 + d  # first columns
-    dot, score, power, weight, mixed = (values + d_v + k for k in range(5))
-    last = FIRST_ROW + count - 1
-    heads = {
-        1: fmt.say("token"),
-        keys: fmt.say("key"),
-        values: fmt.say("value"),
-        dot: fmt.say("query_key"),
-        score: fmt.say("score"),
-        power: fmt.say("power"),
-        weight: fmt.say("weight"),
-        mixed: fmt.say("weight_value"),
-    }
-    for column, text in heads.items():
-        sheet.cell(HEADER_ROW, column, text).font = bold
-    scaled = result.method == "scaled"
-
-    def put(row: int, column: int, formula: str, digits: int) -> None:
-        cell = sheet.cell(row, column, formula if formulas else None)
-        cell.number_format = "0." + "0" * digits
-        if not formulas:
-            cell.border = box
-
+    query = f"({fmt.vector(query_given.tolist())})"
+    grid.text(1, 1, say("exercise_intro", query=query, count=count), bold=True)
+    if rope:
+        grid.text(2, 1, say("rope_exercise", position=count - 1))
+    query_row = 3
+    grid.text(query_row, 1, say("query").capitalize(), bold=True)
+    grid.givens(query_row, 2, query_given)
+    # the columns of a token's row, left to right
+    keys = 2
+    column = keys + d
+    if rope:
+        position, angle, cos_sin, turned = column, column + 1, column + 2, column + 4
+        column += 6
+    values = column
+    column += d_v
+    parameters = {name: value for name, value in result.parameters.items()}
+    given_at: dict[str, int] = {}
+    row = query_row + 1
+    for name, matrix in parameters.items():
+        label = {"w_a": "W_a", "w_1": "W_1", "w_2": "W_2", "v_a": "v_a"}[name]
+        grid.text(row, 1, label, bold=True)
+        grid.givens(row, 2, matrix)
+        given_at[name] = row
+        height = 1 if matrix.ndim == 1 else matrix.shape[0]
+        grid.name(name, row, 2, row + height - 1, 1 + (matrix.shape[-1]))
+        row += height
+    header, first = row + 1, row + 2
+    last = first + count - 1
+    query_cells = span(query_row, keys, query_row, keys + d - 1, "rc")
+    grid.name("given_query" if rope else "query", query_row, keys, query_row, keys + d - 1)
+    grid.name("given_keys" if rope else "keys", first, keys, last, keys + d - 1)
+    grid.name("values", first, values, last, values + d_v - 1)
+    heads = {1: say("token"), keys: say("key"), values: say("value")}
+    if rope:
+        heads.update({position: say("rope_position"), angle: "θ", cos_sin: "cos θ, sin θ",
+                      turned: "(x′, y′)"})  # fmt: skip
+        rows = [(query_row, count - 1), *((first + t, t) for t in range(count))]
+        for at, where in rows:
+            grid.given(at, position, where)
+            grid.given(at, angle, 90 * where)
+            theta = f"RADIANS({cell(at, angle)})"
+            grid.step(at, cos_sin, f"=COS({theta})")
+            grid.step(at, cos_sin + 1, f"=SIN({theta})")
+            x, y = cell(at, keys), cell(at, keys + 1)
+            cos, sin = cell(at, cos_sin), cell(at, cos_sin + 1)
+            grid.step(at, turned, f"={x}*{cos}-{y}*{sin}")
+            grid.step(at, turned + 1, f"={x}*{sin}+{y}*{cos}")
+        grid.name("query_position", query_row, position, query_row, angle)
+        grid.name("key_positions", first, position, last, angle)
+        grid.name("query_cos_sin", query_row, cos_sin, query_row, cos_sin + 1)
+        grid.name("key_cos_sin", first, cos_sin, last, cos_sin + 1)
+        grid.name("query", query_row, turned, query_row, turned + 1)
+        grid.name("keys", first, turned, last, turned + 1)
+        query_cells = span(query_row, turned, query_row, turned + 1, "rc")
+    method = result.method
+    width = {"general": d, "additive": len(parameters.get("v_a", []))}.get(method, 0)
+    mapped, dot = column, column + width
+    score = dot + 1
+    if method == "general":
+        heads[mapped] = say("w_a_key")
+    elif method == "additive":
+        heads[mapped] = "tanh(W_1 q + W_2 k)"
+    dot_heads = {"general": say("query_w_a_key"), "additive": "v_a · tanh(…)"}
+    heads[dot] = dot_heads.get(method, say("query_key"))
     for t, token in enumerate(result.tokens):
-        row = FIRST_ROW + t
-        sheet.cell(row, 1, token)
-        for i, value in enumerate(result.keys[t].tolist()):
-            sheet.cell(row, keys + i, value)
-        for i, value in enumerate(result.values[t].tolist()):
-            sheet.cell(row, values + i, value)
-        k = f"{letter(keys)}{row}:{letter(keys + d - 1)}{row}"
-        put(row, dot, f"=SUMPRODUCT({q},{k})", fmt.other)
-        divided = f"/SQRT({d})" if scaled else ""
-        put(row, score, f"={letter(dot)}{row}{divided}", fmt.other)
-        put(row, power, f"=EXP({letter(score)}{row})", fmt.other)
-        column = letter(power)
-        put(row, weight, f"={column}{row}/SUM({column}${FIRST_ROW}:{column}${last})", fmt.weight)
+        at = first + t
+        grid.text(at, 1, token)
+        grid.givens(at, keys, result.given_keys[t] if rope else result.keys[t])  # type: ignore[index]
+        grid.givens(at, values, result.values[t])
+        key_cells = span(at, turned, at, turned + 1) if rope else span(at, keys, at, keys + d - 1)
+        if method == "general":
+            for i in range(d):
+                w_row = span(given_at["w_a"] + i, 2, given_at["w_a"] + i, 1 + d, "rc")
+                grid.step(at, mapped + i, f"=SUMPRODUCT({w_row},{key_cells})")
+            grid.step(at, dot, f"=SUMPRODUCT({query_cells},{span(at, mapped, at, mapped + d - 1)})")
+        elif method == "additive":
+            for a in range(width):
+                w_1 = span(given_at["w_1"] + a, 2, given_at["w_1"] + a, 1 + d, "rc")
+                w_2 = span(given_at["w_2"] + a, 2, given_at["w_2"] + a, 1 + d, "rc")
+                both = f"SUMPRODUCT({w_1},{query_cells})+SUMPRODUCT({w_2},{key_cells})"
+                grid.step(at, mapped + a, f"=TANH({both})")
+            v_a = span(given_at["v_a"], 2, given_at["v_a"], 1 + width, "rc")
+            hidden = span(at, mapped, at, mapped + width - 1)
+            grid.step(at, dot, f"=SUMPRODUCT({v_a},{hidden})")
+        else:
+            grid.step(at, dot, f"=SUMPRODUCT({query_cells},{key_cells})")
+        divided = f"/SQRT({d})" if method == "scaled" else ""
+        grid.step(at, score, f"={cell(at, dot)}{divided}")
+    if method == "general":
+        grid.name("w_a_keys", first, mapped, last, mapped + d - 1)
+    elif method == "additive":
+        grid.name("hidden", first, mapped, last, mapped + width - 1)
+    grid.name("dots", first, dot, last, dot)
+    _softmax_and_mix(grid, heads, header, first, last, score, values, d_v)
+
+
+def _softmax_and_mix(
+    grid: _Grid,
+    heads: dict[int, str],
+    header: int,
+    first: int,
+    last: int,
+    score: int,
+    values: int,
+    d_v: int,
+) -> None:
+    """The columns every chain ends with, from its scores in column `score`: e^score, the
+    weight (÷ the total), weight × value; then the totals' row and the output."""
+    fmt, say = grid.fmt, grid.fmt.say
+    power, weight, mixed = score + 1, score + 2, score + 3
+    heads.update({score: say("score"), power: say("power"), weight: say("weight"),
+                  mixed: say("weight_value")})  # fmt: skip
+    for column, text in heads.items():
+        grid.text(header, column, text, bold=True)
+    powers = span(first, power, last, power, "r")
+    for at in range(first, last + 1):
+        grid.step(at, power, f"=EXP({cell(at, score)})")
+        grid.step(at, weight, f"={cell(at, power)}/SUM({powers})", fmt.weight)
         for i in range(d_v):
-            put(row, mixed + i, f"=${letter(weight)}{row}*{letter(values + i)}{row}", fmt.other)
+            grid.step(at, mixed + i, f"={cell(at, weight, 'c')}*{cell(at, values + i)}")
     total = last + 1
-    sheet.cell(total, 1, f"{fmt.say('total')} · {fmt.say('output')}").font = bold
+    grid.text(total, 1, f"{say('total')} · {say('output')}", bold=True)
     for column, digits in ((power, fmt.other), (weight, fmt.weight)):
-        name = letter(column)
-        put(total, column, f"=SUM({name}{FIRST_ROW}:{name}{last})", digits)
+        grid.step(total, column, f"=SUM({span(first, column, last, column)})", digits)
     for i in range(d_v):
-        name = letter(mixed + i)
-        put(total, mixed + i, f"=SUM({name}{FIRST_ROW}:{name}{last})", fmt.other)
-    sheet.column_dimensions["A"].width = 14
-    for column in range(2, mixed + d_v):
-        sheet.column_dimensions[letter(column)].width = 10
+        grid.step(total, mixed + i, f"=SUM({span(first, mixed + i, last, mixed + i)})")
+    for name, column, width in (("scores", score, 1), ("powers", power, 1),
+                                ("weights", weight, 1), ("mixed", mixed, d_v)):  # fmt: skip
+        grid.name(name, first, column, last, column + width - 1)
+    grid.name("power_total", total, power, total, power)
+    grid.name("weight_total", total, weight, total, weight)
+    grid.name("output", total, mixed, total, mixed + d_v - 1)
+
+
+def _selfattn(grid: _Grid, result: SelfAttnExercise) -> None:
+    """X and W^Q, W^K, W^V given; a row per token with its x, its q, k and v (each number
+    x's products with a column of W summed), and against the last token's query its score
+    ÷ √d_k, e^score, weight and weight × value."""
+    say = grid.fmt.say
+    layer, problem = result.layer, result.problem()
+    count = len(result.tokens)
+    d_model, d_k, d_v = len(problem["x"][0]), len(problem["w_q"][0]), len(problem["w_v"][0])
+    grid.text(1, 1, say("selfattn_exercise_intro", count=count, token=result.tokens[-1]), True)
+    grid.text(3, 1, say("projections_given"), bold=True)
+    column, at_column = 2, {}
+    for name, title in (("w_q", "W^Q"), ("w_k", "W^K"), ("w_v", "W^V")):
+        grid.text(4, column, title, bold=True)
+        grid.givens(5, column, problem[name])
+        width = len(problem[name][0])
+        grid.name(name, 5, column, 4 + d_model, column + width - 1)
+        at_column[name] = column
+        column += width + 1
+    for i in range(d_model):
+        grid.text(5 + i, 1, str(i + 1))
+    header = 6 + d_model
+    first = header + 1
+    last = first + count - 1
+    x, queries = 2, 2 + d_model
+    keys, values = queries + d_k, queries + 2 * d_k
+    dot = values + d_v
+    score = dot + 1
+    heads = {1: say("token"), x: "x", queries: "q = x W^Q", keys: "k = x W^K",
+             values: "v = x W^V", dot: say("query_key")}  # fmt: skip
+    for t, token in enumerate(result.tokens):
+        at = first + t
+        grid.text(at, 1, token)
+        grid.givens(at, x, problem["x"][t])
+        for name, start, width in (("w_q", queries, d_k), ("w_k", keys, d_k), ("w_v", values, d_v)):
+            for j in range(width):
+                terms = (
+                    f"{cell(at, x + i)}*{cell(5 + i, at_column[name] + j, 'rc')}"
+                    for i in range(d_model)
+                )
+                grid.step(at, start + j, "=" + "+".join(terms))
+    query = span(last, queries, last, queries + d_k - 1, "rc")
+    divisor = float(layer.divisor) if layer.divisor else 1.0
+    divided = f"/SQRT({d_k})" if abs(divisor * divisor - d_k) < 1e-12 else f"/{divisor!r}"
+    for t in range(count):
+        at = first + t
+        grid.step(at, dot, f"=SUMPRODUCT({query},{span(at, keys, at, keys + d_k - 1)})")
+        grid.step(at, score, f"={cell(at, dot)}{divided if layer.divisor else ''}")
+    for name, start, width in (("x", x, d_model), ("queries", queries, d_k),
+                               ("keys", keys, d_k), ("values", values, d_v),
+                               ("dots", dot, 1)):  # fmt: skip
+        grid.name(name, first, start, last, start + width - 1)
+    _softmax_and_mix(grid, heads, header, first, last, score, values, d_v)
+
+
+def _online(grid: _Grid, result: OnlineSoftmaxResult) -> None:
+    """The scores given, a row per token; a row per block: its max, m, e^(m_old − m), the
+    block's Σ e^(s − m) and ℓ; then each e^(s − m) and weight with the last m and ℓ."""
+    fmt, say = grid.fmt, grid.fmt.say
+    scores = result.score_grid[0].tolist()
+    tokens = result.column_labels
+    count, block = len(scores), result.block
+    grid.text(1, 1, say("online_exercise_intro", scores=fmt.vector(scores), block=block), True)
+    grid.text(2, 1, say("online_start"))
+    grid.text(3, 1, say("online_rule"))
+    header = 5
+    first = header + 1
+    last = first + count - 1
+    for column, text in enumerate((say("token"), say("score"), say("online_power"),
+                                   say("weight")), 1):  # fmt: skip
+        grid.text(header, column, text, bold=True)
+    blocks_header = last + 2
+    starts = list(result.blocks.starts)
+    ends = [*starts[1:], count]
+    heads = ("online_block", "online_tokens", "online_block_max", "online_m", "online_factor",
+             "online_block_sum", "online_l")  # fmt: skip
+    for column, key in enumerate(heads, 1):
+        grid.text(blocks_header, column, say(key), bold=True)
+    top = blocks_header + 1
+    for b, (start, end) in enumerate(zip(starts, ends, strict=True)):
+        at = top + b
+        grid.text(at, 1, str(b + 1))
+        grid.text(at, 2, ", ".join(tokens[start:end]))
+        in_block = span(first + start, 2, first + end - 1, 2)
+        grid.step(at, 3, f"=MAX({in_block})")
+        m = cell(at, 4)
+        if b == 0:  # from m = −∞ and ℓ = 0: nothing to rescale yet
+            grid.step(at, 4, f"={cell(at, 3)}")
+            grid.step(at, 5, "=0")
+            grid.step(at, 7, f"={cell(at, 6)}")
+        else:
+            grid.step(at, 4, f"=MAX({cell(at - 1, 4)},{cell(at, 3)})")
+            grid.step(at, 5, f"=EXP({cell(at - 1, 4)}-{m})")
+            grid.step(at, 7, f"={cell(at - 1, 7)}*{cell(at, 5)}+{cell(at, 6)}")
+        powers = "+".join(f"EXP({cell(first + j, 2)}-{m})" for j in range(start, end))
+        grid.step(at, 6, "=" + powers)
+    bottom = top + len(starts) - 1
+    final_m, final_l = cell(bottom, 4, "rc"), cell(bottom, 7, "rc")
+    for t, token in enumerate(tokens):
+        at = first + t
+        grid.text(at, 1, token)
+        grid.given(at, 2, scores[t])
+        grid.step(at, 3, f"=EXP({cell(at, 2)}-{final_m})")
+        grid.step(at, 4, f"={cell(at, 3)}/{final_l}", fmt.weight)
+    grid.name("scores", first, 2, last, 2)
+    grid.name("shifted", first, 3, last, 3)
+    grid.name("weights", first, 4, last, 4)
+    for name, column in (("block_max", 3), ("running_max", 4), ("factor", 5),
+                         ("block_sum", 6), ("running_sum", 7)):  # fmt: skip
+        grid.name(name, top, column, bottom, column)

@@ -36,7 +36,7 @@ class Settings:
     token: str | None = None
     show: frozenset[str] = frozenset()  # parts of the view shown only when asked (--show)
     fields: tuple[str, ...] | None = None  # --fields: the JSON document's fields to write
-    # --answers as asked of attn exercise (whose screen is always a worksheet): a
+    # --blank or --answers as asked of attn exercise (whose screen is always a worksheet): a
     # spreadsheet export then leaves the student's cells empty, its key apart
     sheet_blank: bool = False
 

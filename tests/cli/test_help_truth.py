@@ -26,6 +26,14 @@ def test_option_help_names_only_options_of_its_command(name):
 
 
 def test_exercise_answers_help_says_what_it_does(run):
+    """attn exercise's --blank is its own: a spreadsheet's student cells left empty (its
+    screen and printed sheets are always blank), never the --steps worksheet of the others."""
+    declared = {
+        p.declaration.names[0]: p.declaration for p in parameters(every_command()["exercise"])
+    }
     for lang in ("en", "es"):
         result = run("exercise", "--help", "--lang", lang)
-        assert result.exit_code == 0 and "--blank" not in result.stdout
+        assert result.exit_code == 0 and "--blank" in result.stdout
+        assert "--blank" not in declared["--answers"].help_in(lang)
+        blank = declared["--blank"].help_in(lang)
+        assert ".xlsx" in blank and "--steps" not in blank

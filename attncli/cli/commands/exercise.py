@@ -98,6 +98,17 @@ AnswersOnlyOption = Annotated[
         help=_("The answer keys alone, each numbered as its sheet, to print apart."),
     ),
 ]
+SheetBlankOption = Annotated[
+    bool,
+    Option(
+        "--blank",
+        help=_(
+            "A spreadsheet (--export FILE.xlsx) with the student's cells empty and its "
+            "formulas in the key's worksheets, after the sheets (a printed sheet is always "
+            "blank)."
+        ),
+    ),
+]
 AnswerSheetOption = Annotated[
     str | None,
     Option(
@@ -127,6 +138,7 @@ def exercise(
     positions: ExercisePositionsOption = None,
     online: OnlineExerciseOption = False,
     answer_sheet: AnswerSheetOption = None,
+    blank: SheetBlankOption = False,
     *,
     settings: Settings,
 ) -> None:
@@ -150,6 +162,10 @@ def exercise(
     Rotary positions (as Llama's), by quarter turns: attn exercise --positions rope
 
     The online softmax by hand, blocks of 2: attn exercise --online --answers
+
+    A spreadsheet whose cells compute, every step a formula: attn exercise --export
+    hoja.xlsx (any kind of sheet, a class set a worksheet each); --blank leaves the
+    student's cells empty and puts the formulas in the key's worksheets.
 
     Example: attn exercise --seed 7 --lang es --answers
     """
@@ -184,7 +200,8 @@ def exercise(
     if answer_sheet is not None:
         _check_answer_sheet_path(answer_sheet, rope, online)
     # The worksheet is what a terminal shows, not steps asked for: piped, the problem as JSON.
-    settings = replace(settings, steps=False, blank=True, sheet_blank=settings.answers)
+    # --blank (or --answers) as asked: a spreadsheet's student cells empty, its key apart.
+    settings = replace(settings, steps=False, blank=True, sheet_blank=blank or settings.answers)
     if online:
         _online_sheet(seed, size, method, selfattn, count, answers_only, rope, settings)
         return
