@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, TypeVar, Union
+from typing import TYPE_CHECKING, Any, TypeVar, Union
 
 from rich import box
-from rich.console import Group, RenderableType
+from rich.console import Console, Group, RenderableType
+from rich.containers import Lines
 from rich.table import Table
 from rich.text import Text
 
@@ -52,8 +53,8 @@ def _table() -> Table:
 def _titled(title: str, table: Table, notes: list[str] | None = None) -> RenderableType:
     """A heading above the table and notes below it, as lines of their own: a table's title
     and caption would wrap at the table's width."""
-    below = [Text("   ".join(notes))] if notes else []
-    return Group(Text(title, style="bold"), table, *below)
+    below = [Line("   ".join(notes))] if notes else []
+    return Group(Line(title, style="bold"), table, *below)
 
 
 def _factor(value: float, fmt: Format) -> str:
@@ -351,9 +352,50 @@ def heading(text: str) -> RenderableType:
     return Group(Text(""), Text(text.upper(), style="bold underline"), Text(""))
 
 
+# Stand-ins rich does not see as spaces, one per kind of space kept, so that it can be put back.
+_KEPT_SPACES = {" ": "\ue000", "\u202f": "\ue001", "\u00a0": "\ue002"}
+_PUT_BACK = {stand_in: space for space, stand_in in _KEPT_SPACES.items()}
+
+
+def kept_spaces(text: str) -> list[int]:
+    """Where a line must not break: the spaces inside an exponent's parentheses
+    (e^(m_old − m), e^((s − m) ÷ T)) and every no-break space (Spanish thousands, 10 000),
+    which rich would otherwise break at as at any space."""
+    kept = [i for i, char in enumerate(text) if char in "\u202f\u00a0"]
+    depth, start = 0, text.find("^(")
+    while start != -1:
+        for index in range(start + 1, len(text)):
+            depth += {"(": 1, ")": -1}.get(text[index], 0)
+            if depth == 0:
+                break
+            if text[index] == " ":
+                kept.append(index)
+        depth, start = 0, text.find("^(", start + 2)
+    return kept
+
+
+class Line(Text):
+    """A line of text that wraps between words but never inside a formula's exponent nor at
+    a thousands mark (see kept_spaces)."""
+
+    def wrap(self, console: Console, width: int, **options: Any) -> Lines:
+        kept = kept_spaces(self.plain)
+        if not kept:
+            return super().wrap(console, width, **options)
+        chars = list(self.plain)
+        for index in kept:
+            chars[index] = _KEPT_SPACES[chars[index]]
+        swapped = self.copy()
+        swapped.plain = "".join(chars)  # the same length: the styles' spans stay where they were
+        wrapped = Text.wrap(swapped, console, width, **options)
+        for line in wrapped:
+            line.plain = "".join(_PUT_BACK.get(char, char) for char in line.plain)
+        return wrapped
+
+
 def lines(*texts: str | Text) -> RenderableType:
     """Plain lines of text (never markup); a Text (a Hint) kept as it is."""
-    return Group(*(text if isinstance(text, Text) else Text(text) for text in texts))
+    return Group(*(text if isinstance(text, Text) else Line(text) for text in texts))
 
 
 def side_by_side(

@@ -26,7 +26,7 @@ def _table() -> PlainTable:
 
 
 def _titled(title: str, table: PlainTable) -> RenderableType:
-    return Group(Text(title, style="bold"), table)
+    return Group(render.Line(title, style="bold"), table)
 
 
 def _columns(labels: tuple[str, ...], start: int, end: int) -> str:
