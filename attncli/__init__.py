@@ -23,7 +23,9 @@ __all__ = [
     "ShapeError",
     "check",
     "check_files",
+    "compare_heads",
     "compare_scores",
+    "compare_sentences",
     "exercise",
     "grad",
     "heads",
@@ -51,6 +53,7 @@ if TYPE_CHECKING:
     from attncli.api.inference import kv_cache, online_softmax, tiles
     from attncli.api.model import heads, repeated_random
     from attncli.api.options import options
+    from attncli.api.pairs import compare_heads, compare_sentences
     from attncli.api.predict import predict
     from attncli.api.rollout import rollout
     from attncli.api.samples import samples
@@ -68,6 +71,7 @@ _HOMES = {
     **dict.fromkeys(("kv_cache", "online_softmax", "tiles"), "api.inference"),
     **dict.fromkeys(("heads", "repeated_random"), "api.model"),
     "options": "api.options",
+    **dict.fromkeys(("compare_heads", "compare_sentences"), "api.pairs"),
     "predict": "api.predict",
     "rollout": "api.rollout",
     "samples": "api.samples",

@@ -18,6 +18,7 @@ from attncli.present.layer.grouped_words import GROUPED_PHRASES
 from attncli.present.layer.rotary_words import ROTARY_PHRASES
 from attncli.present.layer.words import LAYER_PHRASES
 from attncli.present.model.words import MODEL_PHRASES
+from attncli.present.pairs.words import PAIR_PHRASES
 from attncli.present.training.words import TRAIN_PHRASES
 
 LANGUAGES = messages.languages()  # English and every language with a catalog
@@ -217,6 +218,7 @@ _joined(
     ROTARY_PHRASES,  # rotary positions (--positions rope)
     GROUPED_PHRASES,  # grouped-query heads (--kv-heads)
     CHECK_PHRASES,  # attn check: questions, verdicts, mistakes, the class's table
+    PAIR_PHRASES,  # two sentences compared (--compare)
 )
 
 

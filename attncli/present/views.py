@@ -127,6 +127,8 @@ RENDERERS: dict[str, tuple[str, str, bool]] = {
     "TiledResult": ("inference.view", "tiled_view", False),
     "CacheLedger": ("inference.view", "cache_view", False),
     "PredictResult": ("inference.view", "predict_view", False),
+    "SentencePair": ("pairs.view", "pair_view", True),
+    "HeadsChange": ("pairs.view", "heads_change_view", False),
 }
 
 

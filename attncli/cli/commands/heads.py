@@ -3,6 +3,7 @@
 from typing import Annotated
 
 from attncli.cli.commands import command
+from attncli.cli.commands.compared import CompareOption
 from attncli.cli.declare import Argument, Option
 from attncli.messages import _
 from attncli.present.output import Settings
@@ -158,6 +159,7 @@ def heads(
     seed: SeedOption = 0,
     grid: GridOption = False,
     all_heads: AllOption = False,
+    compare: CompareOption = None,
     *,
     settings: Settings,
 ) -> None:
@@ -188,6 +190,12 @@ def heads(
 
     Example: attn heads "the keys to the cabinet are on the table" --model all-MiniLM-L6-v2
     --grid --pattern previous --export model.svg
+
+    With --compare OTHER, every head ranked by how much its weights change from the
+    sentence to OTHER on the tokens that line up (--from/--to: that cell's change; --grid:
+    every head's change as the model view):
+    attn heads "the key to the cabinet is on the table" --compare "the keys to the cabinet
+    are on the table" --model all-MiniLM-L6-v2 --from is --to key
     """
     from attncli.api.model import heads as rank
     from attncli.cli.commands.model_runs import sentence_given
@@ -196,6 +204,15 @@ def heads(
 
     if not model:
         raise OptionError(_("attn heads needs --model M, e.g. --model all-MiniLM-L6-v2"))
+    if compare is not None:
+        from attncli.cli.commands.compared import compare_heads
+
+        ranked_alone = {"--pattern": pattern, "--pattern-file": pattern_file,
+                        "--metric": metric, "--exclude": exclude, "--sentences": sentences,
+                        "--random": random}  # fmt: skip
+        compare_heads(sentence, compare, model, source, target, ranked_alone,
+                      None if all_heads else 10, grid, settings)  # fmt: skip
+        return
     import sys
 
     texts = None

@@ -3,6 +3,7 @@
 from typing import TYPE_CHECKING, Annotated
 
 from attncli.cli.commands import command
+from attncli.cli.commands.compared import CompareOption
 from attncli.cli.commands.layer_options import (
     PrefixOption,
     SelfAttnInputOption,
@@ -132,6 +133,7 @@ def selfattn(
     plot: PlotOption = None,
     kv_cache: KvCacheOption = False,
     tiles: TilesOption = None,
+    compare: CompareOption = None,
     *,
     settings: Settings,
 ) -> None:
@@ -156,12 +158,24 @@ def selfattn(
     A real model (English: no Spanish model is to be had offline):
     attn selfattn "the keys to the cabinet are on the table" --model all-MiniLM-L6-v2
     --layer 4 --head 2
+
+    Two sentences, the same layer: attn selfattn "la llave del coche está ahí" --compare
+    "las llaves del coche están ahí"
     """
     from dataclasses import replace
 
     from attncli.present.output import emit, parse_show
 
     settings = replace(settings, show=parse_show(show))
+    if compare is not None:
+        from attncli.cli.commands.compared import compare_selfattn
+
+        one_run = {"--input": input_path, "--weights": weights, "--prefix": prefix,
+                   "--grad-output": grad_output, "--target": target, "--item": item,
+                   "--plot": plot, "--kv-cache": kv_cache, "--tiles": tiles}  # fmt: skip
+        compare_selfattn(sentence, compare, layer_settings, model, layer, head, words, one_run,
+                         options_given(layer_settings), settings)  # fmt: skip
+        return
     if model is not None and (kv_cache or tiles is not None):
         given = options_given(layer_settings) + [name for name, value in {"--input": input_path,
                  "--weights": weights, "--item": item}.items() if value is not None]  # fmt: skip

@@ -1,0 +1,114 @@
+"""--compare "other sentence": attn selfattn's and attn heads' runs on two sentences, the
+second beside the first, their difference on the tokens that line up (api/pairs)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Annotated
+
+from attncli.cli.declare import Option
+from attncli.errors import OptionError
+from attncli.messages import _
+from attncli.present.output import Settings
+
+if TYPE_CHECKING:
+    from attncli.layer import SelfAttnSettings
+
+CompareOption = Annotated[
+    str | None,
+    Option(
+        "--compare",
+        metavar=_("SENTENCE"),
+        help=_(
+            "A second sentence run through the same layer: both grids, aligned word by word "
+            "where the words line up, and their difference (second − first) with its "
+            "largest changes marked. E.g. --compare 'las llaves del coche están ahí'"
+        ),
+    ),
+]
+
+
+def _refuse(given: list[str]) -> None:
+    if given:
+        raise OptionError(
+            _(
+                "{option} does not apply with --compare, which runs the layer on two "
+                "sentences and shows both grids and their difference; drop it"
+            ),
+            option=given[0],
+        )
+
+
+def compare_selfattn(
+    sentence: str | None,
+    other: str,
+    layer_settings: SelfAttnSettings,
+    model: str | None,
+    layer: int | None,
+    head: int | None,
+    words: bool,
+    given: Mapping[str, object],
+    seeded: list[str],
+    settings: Settings,
+) -> None:
+    """attn selfattn SENTENCE --compare OTHER: the seeded layer with its settings, or the
+    model's layer; the options that show or explain one run are refused."""
+    from attncli.api.pairs import sentence_pair
+    from attncli.cli.commands.model_runs import sentence_given
+    from attncli.present.output import emit
+
+    refused = [name for name, value in given.items() if value not in (None, False)]
+    if settings.steps:
+        refused.append("--steps")
+    if settings.show:
+        refused.append("--show")
+    refused += [name for name, value in (("--row", settings.row), ("--token", settings.token))
+                if value is not None]  # fmt: skip
+    _refuse(refused)
+    if model is not None:
+        if seeded:
+            raise OptionError(
+                _(
+                    "{option} shapes the seeded layer and does not apply with --model, whose "
+                    "tokenizer, sizes and weights are the model's own; drop it"
+                ),
+                option=seeded[0],
+            )
+        result = sentence_pair(sentence_given(sentence), other, None, model=model, layer=layer,
+                               head=head, words=words)  # fmt: skip
+        from attncli.cli.commands.model_runs import warn_if_foreign
+
+        warn_if_foreign(result.first, settings.lang)  # type: ignore[arg-type]
+    else:
+        if layer is not None or words:
+            raise OptionError(
+                _(
+                    "{option} picks from a pretrained model's layers; add --model M "
+                    "(e.g. --model all-MiniLM-L6-v2)"
+                ),
+                option="--layer" if layer is not None else "--words",
+            )
+        result = sentence_pair(sentence_given(sentence), other, layer_settings, head=head)
+    emit(result, settings)
+
+
+def compare_heads(
+    sentence: str | None,
+    other: str,
+    model: str,
+    source: str | None,
+    target: str | None,
+    given: Mapping[str, object],
+    shown_count: int | None,
+    grid: bool,
+    settings: Settings,
+) -> None:
+    """attn heads SENTENCE --compare OTHER --model M: every head ranked by its change."""
+    from attncli.api.pairs import compare_heads as ranked
+    from attncli.cli.commands.model_runs import sentence_given
+    from attncli.present.output import emit
+
+    _refuse([name for name, value in given.items() if value not in (None, False, "rows")])
+    result = ranked(sentence_given(sentence), other, model, source=source, target=target,
+                    shown_count=shown_count, grid=grid)  # fmt: skip
+    emit(result, settings)
