@@ -145,12 +145,14 @@ class SelfAttnSettings:
         option="--window",
         metavar="W",
         min=1,
+        knob=Knob(("<", ">")),  # narrower / wider, from T − 1 down to 1; wider than T − 1: none
     )  # fmt: skip
     alibi: bool = setting(
         False,
         flags=(("--alibi", True,
                 _("ALiBi (Press et al.): add −m·|i − j| to each head's scores, its slope m "
                   "2^(−8h/H) as transformers' build_alibi_tensor.")),),
+        knob=Knob(("a",)),
     )  # fmt: skip
     heads: int | None = setting(
         None,
@@ -175,6 +177,7 @@ class SelfAttnSettings:
           "to X; rope turns each query and key by its position (rotary, as Llama), inside "
           "the score."),
         option="--positions",
+        knob=Knob(("o",), on="rope", off=None),  # rotary on, or no positions
     )  # fmt: skip
     rope_base: float = setting(
         10000.0,

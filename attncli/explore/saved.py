@@ -68,6 +68,10 @@ def options_for(result: SelfAttnResult) -> str:
         options.append("--no-proj")
     if result.divisor == 1.0:
         options.append("--no-scale")
+    if result.rope_base is not None:
+        options.append("--positions rope")
+    if result.alibi:  # its bias is the layer's, not the document's attn_mask
+        options.append("--alibi")
     return "".join(f" {option}" for option in options)
 
 

@@ -118,6 +118,7 @@ def layer_settings(source: Source, state: State) -> SelfAttnSettings:
         norm=source.length(state),
         seed=state.seed,
         heads=state.heads if projections and state.heads > 1 else None,
+        window=state.window,
     )
 
 

@@ -43,13 +43,27 @@ class State:
     head: int = 1  # the head shown, 1-based
     layer: int | None = None  # with --model: the layer shown, 1-based; None: the last
     words: bool = False  # with --model: word pieces merged into words
+    positions: bool = False  # rotary positions (RoPE) on
+    window: int | None = None  # the sliding window W; None: every key in reach
+    alibi: bool = False
     row: int = 0
     column: int = 0
 
 
 # The layer's knobs in the order the explorer lists them; their keys are the layer's
 # declaration's (layer.SelfAttnSettings: `knob=`), read here once.
-LAYER_KNOBS = ("projections", "scale", "causal", "heads", "norm", "seed", "d_k")
+LAYER_KNOBS = (
+    "projections",
+    "scale",
+    "causal",
+    "heads",
+    "norm",
+    "seed",
+    "d_k",
+    "positions",
+    "window",
+    "alibi",
+)
 
 
 def knob_keys(name: str) -> tuple[str, ...]:
@@ -173,6 +187,25 @@ def _d_k(state: State, step: int, frame: Frame) -> tuple[State, tuple[str, dict]
     return replace(state, d_k=moved), None
 
 
+def _positions(state: State, _step: int, _frame: Frame) -> tuple[State, tuple[str, dict] | None]:
+    return replace(state, positions=not state.positions), None
+
+
+def _window(state: State, step: int, frame: Frame) -> tuple[State, tuple[str, dict] | None]:
+    """Narrower or wider by one key; a window of T or more keys is no window (|i − j| < W
+    holds for every pair), so widening T − 1 takes it off, and narrowing none gives T − 1."""
+    if state.window is None and step > 0:
+        return state, ("window_none", {})
+    moved = frame.tokens - 1 if state.window is None else min(state.window, frame.tokens) + step
+    if moved < 1:
+        return state, ("window_edge", {})
+    return replace(state, window=None if moved >= frame.tokens else moved), None
+
+
+def _alibi(state: State, _step: int, _frame: Frame) -> tuple[State, tuple[str, dict] | None]:
+    return replace(state, alibi=not state.alibi), None
+
+
 def _grid(state: State, _step: int, _frame: Frame) -> tuple[State, tuple[str, dict] | None]:
     if state.words:
         return state, ("words_weights", {})
@@ -232,6 +265,9 @@ _ACTIONS = {
     "norm": _norm,
     "seed": _seed,
     "d_k": _d_k,
+    "positions": _positions,
+    "window": _window,
+    "alibi": _alibi,
     "grid": _grid,
     "head": _head,
     "lang": _lang,

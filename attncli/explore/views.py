@@ -103,7 +103,8 @@ def panel(
         return word_panel(result, state, fmt)
     lang = fmt.lang
     i, j = state.row, state.column
-    scored, softmax, mixed = _typed(*result.steps(row=i + 1, head=_head(result, state)))
+    # the row's last three steps: with rotary positions, the turns of q and k come first
+    scored, softmax, mixed = _typed(*result.steps(row=i + 1, head=_head(result, state))[-3:])
     score_row, power_row, mix_row = scored.rows[j], softmax.rows[j], mixed.rows[j]
     row_name, column_name = result.query_labels[i], result.tokens[j]
     title = say(lang, "cell", row=row_name, column=column_name, i=i + 1, j=j + 1)
@@ -209,6 +210,12 @@ def status(state: State, frame: Frame, result: SelfAttnResult | None) -> Text:
         knobs.append(say(lang, "knob.d_k", value=result.sizes["d_k"]))
     if model is None and (frame.sentence or not frame.given_w):
         knobs.append(say(lang, "knob.seed", value=state.seed))
+    if model is None and not frame.direct:
+        knobs.append(say(lang, "knob.positions", value=onoff(state.positions)))
+    if model is None:
+        window = MASKED if state.window is None else state.window
+        knobs.append(say(lang, "knob.window", value=window))
+        knobs.append(say(lang, "knob.alibi", value=onoff(state.alibi)))
     knobs.append(say(lang, "knob.grid", value=say(lang, f"grid.{state.grid}")))
     knobs.append(f"l {lang}")
     knobs.append(say(lang, "knob.help"))

@@ -110,7 +110,20 @@ def test_the_document_decides_the_screen():
 
 @pytest.mark.parametrize(
     "keys",
-    [[], ["p"], ["s"], ["c"], ["h", "h"], ["d", "d"], ["N", "r"], ["c", "h", "d"]],
+    [
+        [],
+        ["p"],
+        ["s"],
+        ["c"],
+        ["h", "h"],
+        ["d", "d"],
+        ["N", "r"],
+        ["c", "h", "d"],
+        ["o"],
+        ["a", "H"],
+        ["<", "<"],
+        ["c", "<", "o", "a"],
+    ],  # fmt: skip
     ids=lambda keys: "-".join(keys) or "opening",
 )
 def test_j_writes_what_attn_selfattn_reads_back(keys, run_json, tmp_path, monkeypatch):

@@ -38,3 +38,27 @@ def test_stepped_knobs_apply_where_they_mean_something():
     assert (settings.heads, settings.d_k, settings.seed, settings.d_model) == (2, 3, 5, 8)
     flat = layer_settings(source, replace(State(), projections=False, heads=2, d_k=3))
     assert (flat.heads, flat.d_k) == (None, None)  # no projections: no heads, no d_k
+
+
+def test_the_window_narrows_from_no_window_and_widens_back_to_none():
+    from attncli.explore.state import Frame, press
+
+    frame = Frame(tokens=6, d_model=8, sentence=True, given_w=False)
+    state, note = press(State(), ">", frame)
+    assert state.window is None and note == ("window_none", {})
+    widths = []
+    for _ in range(6):
+        state, note = press(state, "<", frame)
+        widths.append(state.window)
+    assert widths == [5, 4, 3, 2, 1, 1] and note == ("window_edge", {})
+    for _ in range(5):
+        state, _note = press(state, ">", frame)
+    assert state.window is None  # a window of T keys is no window: |i − j| < 6 everywhere
+
+
+def test_rotary_alibi_and_the_window_reach_the_layer():
+    source = Source(sentence="las llaves del coche están ahí")
+    turned = layer_settings(source, replace(State(), positions=True, alibi=True, window=2))
+    assert (turned.positions, turned.alibi, turned.window) == ("rope", True, 2)
+    plain = layer_settings(source, State())
+    assert (plain.positions, plain.alibi, plain.window) == (None, False, None)
