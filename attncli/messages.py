@@ -10,7 +10,8 @@ compile`; tests/docs/test_catalog.py fails when the two differ). A new language 
 A field is filled by the language's own rules: a Message inside a Message is said in the
 same language, a float (`{value}`, `{value:.3f}`) takes the language's decimal mark
 (the catalog's translation of `.` in the context "decimal mark"), and a Setting is written
-as the surface that shows it names it (`--heads` on the command line, `heads=` in Python).
+as the surface that shows it names it (`--heads` on the command line, `heads=` in Python;
+an OnSurface, where one Setting cannot say both, gives each surface its own words).
 
     >>> say("en", "{count} of {total} rows", count=2, total=3)
     '2 of 3 rows'
@@ -160,6 +161,34 @@ class Setting:
         return f"Setting({self.name!r}, {self.value!r})"
 
 
+class OnSurface:
+    """What a message says one way on the command line and another in Python, where no
+    one Setting says both: `--target 8,2` and `target=[8, 2]`; 'without --no-scale' and
+    'with scale=True'. Each side a text, a Setting or a Message."""
+
+    __slots__ = ("cli", "python")
+
+    def __init__(self, cli: Any, python: Any) -> None:
+        self.cli = cli
+        self.python = python
+
+    def on(self, surface: str) -> Any:
+        return self.cli if surface == "cli" else self.python
+
+    def __repr__(self) -> str:
+        return f"OnSurface({self.cli!r}, {self.python!r})"
+
+
+def for_surface(value: Any, surface: str) -> Any:
+    """A field as `surface` writes it: a Setting as its option or keyword, an OnSurface as
+    its side; anything else as it is."""
+    if isinstance(value, OnSurface):
+        value = value.on(surface)
+    if isinstance(value, Setting):
+        return value.written(surface)
+    return value
+
+
 class Message:
     """A sentence not yet said: its msgid (English) and its fields, said in a language when
     shown. Plain slots: a message is made on every error and on most screens."""
@@ -225,6 +254,8 @@ def _filler() -> Callable[[str, str], string.Formatter]:
             self.surface = surface
 
         def format_field(self, value: Any, format_spec: str) -> str:
+            if isinstance(value, OnSurface):
+                value = value.on(self.surface)
             if isinstance(value, Message):
                 return format(value.said(self.lang, self.surface), format_spec)
             if isinstance(value, Setting):

@@ -12,7 +12,7 @@ import numpy as np
 from attncli.errors import InputError, OptionError
 from attncli.layer import SQRT, SelfAttnSettings
 from attncli.limits import MAX_ITERATIONS
-from attncli.messages import Message, _
+from attncli.messages import Message, OnSurface, Setting, _
 from attncli.reading.parse.wants import Sentence, at, parse_wants
 from attncli.results.training import TestLink, TrainResult
 
@@ -67,8 +67,9 @@ def train(
         raise OptionError(
             _(
                 "attn train adds positions to X, and rotary positions turn q and k inside "
-                "the score, which training does not follow yet; use --positions sinusoidal"
-            )
+                "the score, which training does not follow yet; use {sinusoidal}"
+            ),
+            sinusoidal=Setting("positions", "sinusoidal"),
         )
     settings = SelfAttnSettings(
         d_model=d_model,
@@ -128,23 +129,29 @@ def _check_options(iterations: int, lr: float, optimizer: str, projections: bool
     if not projections:
         raise OptionError(
             _(
-                "with --no-proj, Q = K = V = X: the layer has not a single parameter, so there "
+                "with {no_proj}, Q = K = V = X: the layer has not a single parameter, so there "
                 "is nothing to train — W^Q, W^K and W^V are the only thing it can learn"
-            )
+            ),
+            no_proj=Setting("projections", False, "--no-proj"),
         )
     if not 0 <= iterations <= MAX_ITERATIONS:
         # MAX_ITERATIONS written out, with each language's thousands mark
         raise OptionError(
-            _("--iterations is {iterations}; give 0 to 1,000,000"), iterations=iterations
+            _("{option} is {iterations}; give 0 to 1,000,000"),
+            option=Setting("iterations"),
+            iterations=iterations,
         )
     if not (np.isfinite(lr) and lr > 0):
         raise OptionError(
-            _("--lr is {lr}; the step must be a positive number, e.g. --lr 0.1"), lr=lr
+            _("{option} is {lr}; the step must be a positive number, e.g. {example}"),
+            option=Setting("lr"),
+            lr=lr,
+            example=Setting("lr", metavar="0.1"),
         )
     if optimizer not in OPTIMIZERS:
         raise OptionError(
-            _("--optimizer {optimizer}: choose {first} or {second}"),
-            optimizer=optimizer,
+            _("{optimizer}: choose {first} or {second}"),
+            optimizer=Setting("optimizer", optimizer),
             first=OPTIMIZERS[0],
             second=OPTIMIZERS[1],
         )
@@ -158,18 +165,20 @@ def _sentences(
 
     if (sentence is None) == (corpus is None):
         raise InputError(
-            _(
-                'give a sentence and what it wants (attn train "las llaves del coche están '
-                'ahí" --want están=llaves) or --corpus FILE, one of the two'
-            )
+            _("give a sentence and what it wants ({example}) or {corpus}, one of the two"),
+            example=OnSurface(
+                'attn train "las llaves del coche están ahí" --want están=llaves',
+                'train("las llaves del coche están ahí", want="están=llaves")',
+            ),
+            corpus=OnSurface("--corpus FILE", Setting("corpus", metavar="…")),
         )
     if corpus is not None:
         if want:
             raise InputError(
-                _(
-                    "--want goes with a sentence; in --corpus FILE each line says its wants "
-                    "after a |"
-                )
+                _("{want} goes with a sentence; each sentence of {corpus} says its own wants{how}"),
+                want=Setting("want"),
+                corpus=OnSurface("--corpus FILE", Setting("corpus")),
+                how=OnSurface(Message(_(", after a | on its line")), ""),
             )
         return list(corpus)
     assert sentence is not None
@@ -216,10 +225,12 @@ def _layer(
             if column > row:
                 raise InputError(
                     _(
-                        "--want {query}={key}{where}: with --causal a token sees only itself and "
-                        "the ones before it, and «{key}» comes after «{query}»; drop --causal or "
-                        "want an earlier key"
+                        "{want}{where}: with {causal} a token sees only itself and the ones "
+                        "before it, and «{key}» comes after «{query}»; drop {causal} or want an "
+                        "earlier key"
                     ),
+                    want=Setting("want", f"{sentence.tokens[row]}={sentence.tokens[column]}"),
+                    causal=Setting("causal", True),
                     query=sentence.tokens[row],
                     key=sentence.tokens[column],
                     where=_at(sentence),
@@ -249,13 +260,14 @@ def _diverged(run: Training, lr: float) -> OptionError:
     return OptionError(
         _(
             "training diverged at iteration {iteration}: the loss went from {start} to {end}; "
-            "the step is too large, lower --lr (it is {lr:g}), e.g. --lr {lower:g}"
+            "the step is too large, lower {option} (it is {lr:g}), e.g. {lower}"
         ),
         iteration=run.done + 1,
         start=written(start),
         end=written(end),
+        option=Setting("lr"),
         lr=float(lr),
-        lower=lr / 10,
+        lower=Setting("lr", metavar=f"{lr / 10:g}"),
     )
 
 

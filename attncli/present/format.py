@@ -11,8 +11,8 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from attncli.messages import component_mark, in_decimals, thousands_mark
-from attncli.present.language import say
+from attncli.messages import component_mark, for_surface, in_decimals, thousands_mark
+from attncli.present.language import PHRASES, say
 
 MASKED = "—"
 ROW_MAX_MARK = "*"
@@ -59,6 +59,10 @@ class Format:
     # the mix table are the student's own results from the step before, so empty too.
     chain: bool = False
     answers: bool = False  # a worksheet followed by its filled key
+    # Who reads it: "cli", a terminal or a file of attn's; "python", a notebook or
+    # rich.print, where a setting is a keyword (draw_missing=True) and a phrase that names
+    # an option has its Python words (PHRASES' "KEY.python") when it has any.
+    surface: str = "cli"
 
     @classmethod
     def chosen(
@@ -78,7 +82,9 @@ class Format:
         return replace(self, blank=False)
 
     def say(self, key: str, **fields: object) -> str:
-        return say(self.lang, key, **fields)
+        if self.surface != "cli" and f"{key}.{self.surface}" in PHRASES:
+            key = f"{key}.{self.surface}"
+        return say(self.lang, key, **{n: for_surface(v, self.surface) for n, v in fields.items()})
 
     def number(self, value: float, digits: int | None = None, whole_bare: bool = True) -> str:
         """2 not 2.00 for whole numbers, else fixed decimals; -inf is masked."""

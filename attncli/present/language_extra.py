@@ -103,6 +103,35 @@ EXTRA_PHRASES: dict[str, str] = {
         "largest weight stays between {least} and {most} on average: the divisor is computed "
         "from the variance, not tuned."
     ),
+    # A notebook's words where the command line's name an option (Format.say says "KEY.python"
+    # for "KEY" from Python): what the result holds, and the call that shows it.
+    "elided_rows.python": _(
+        "{mark} showing {rows} of {all_rows} rows; the result's arrays hold them all"
+    ),
+    "elided.python": _(
+        "{mark} showing {rows} of {all_rows} rows and {columns} of {all_columns} columns; the "
+        "result's arrays hold them all"
+    ),
+    "batch_first.python": _(
+        "a batch of {batch} sequences, computed together; shown: the first (result.item(n) is "
+        "sequence n)"
+    ),
+    "online_hint.python": _('result.view(show=frozenset(["steps"])) shows the blocks one by one.'),
+    "sample_file": _("File"),
+    "heads_more.python": _("… {more} more of {total}; result.ranking holds them all"),
+    "train_more_links.python": _(
+        "… {count} more links (the misses come first); the result holds them all"
+    ),
+    "train_no_order.python": _(
+        "Without positions the layer sees a sentence as a set of words: it can learn that "
+        "«están» looks for a plural noun, not which of two plural nouns comes first. "
+        "positions='sinusoidal' gives it the order."
+    ),
+    "train_one_hot.python": _(
+        "The row of {rows} went one-hot: it no longer mixes the values, it picks one key, and "
+        "cells nobody asked for moved with it. On one sentence the layer memorises; trained on "
+        "a corpus (corpus=) and tested on sentences it has not seen (test=), it learns a rule."
+    ),
     "scaling.one_row": _(
         "One row wanders: its largest weight depends on how far its largest of {keys} scores "
         "happens to stand from the others in that draw, so a single run can rise or fall "

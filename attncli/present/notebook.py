@@ -1,5 +1,6 @@
 """How a result shows itself from Python: the Format chosen by attncli.options (or by
-the view's own arguments), and a view that displays itself in a notebook and in rich."""
+the view's own arguments), which names settings as keywords (draw_missing=True, not
+--draw-missing), and a view that displays itself in a notebook and in rich."""
 
 from __future__ import annotations
 
@@ -26,8 +27,8 @@ def format_for(
     language = language or resolve(None, os.environ)
     places = asked.digits if asked.digits is not None else chosen.digits
     if base is None:
-        return Format.chosen(places, language)
-    base = replace(base, lang=language)
+        return replace(Format.chosen(places, language), surface="python")
+    base = replace(base, lang=language, surface="python")
     if asked.digits is None:
         return base
     return replace(base, weight=asked.digits, other=asked.digits)

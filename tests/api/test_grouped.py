@@ -83,7 +83,7 @@ def test_the_json_reads_back_only_grouped_alike(run):
     assert again.exit_code == 0, again.stderr
     refused = run("selfattn", "--heads", "4", input=piped)
     assert refused.exit_code == 2 and refused.stdout == ""
-    assert "run attn selfattn with --kv-heads 2" in refused.stderr
+    assert "read it back with --kv-heads 2" in refused.stderr
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import html
+import os
 import re
 
 import numpy as np
@@ -78,3 +80,160 @@ def test_a_notebook_shows_no_command_line_advice(run):
     assert "Weights" in shown and not OPTION.search(shown.replace("&#x27;", "'"))
     terminal = run("selfattn", "-i", "-", "--format", "table", input='{"x": [[1, 0], [0, 1]]}')
     assert "--steps --token T" in terminal.stdout  # where it can be typed, it is said
+
+
+# A result read back must be asked for as it was computed: the fix names the setting as
+# the surface that reads the error writes it.
+READ_BACK = [
+    ({"causal": True}, {}, "read it back with --causal", "read it back with causal=True"),
+    ({}, {"causal": True}, "read it back without --causal", "read it back with causal=False"),
+    ({"scale": False}, {}, "read it back with --no-scale", "read it back with scale=False"),
+    ({}, {"scale": False}, "read it back without --no-scale", "read it back with scale=True"),
+    ({"projections": False}, {}, "read it back with --no-proj",
+     "read it back with projections=False"),
+    ({"heads": 2}, {}, "read it back with --heads 2", "read it back with heads=2"),
+    ({}, {"heads": 2}, "read it back without --heads", "read it back without heads"),
+    ({"dtype": "float32"}, {}, "read it back with --dtype float32",
+     "read it back with dtype='float32'"),
+    ({"positions": "rope"}, {}, "read it back with --positions rope and --rope-base 10000.0",
+     "read it back with positions='rope' and rope_base=10000.0"),
+    ({}, {"positions": "rope"}, "read it back without --positions rope",
+     "read it back without positions='rope'"),
+    ({"window": 2}, {}, "read it back with --window 2", "read it back with window=2"),
+    ({"alibi": True, "heads": 2}, {"heads": 2}, "read it back with --alibi",
+     "read it back with alibi=True"),
+    ({"add_zero_attn": True}, {}, "read it back with --add-zero-attn",
+     "read it back with add_zero_attn=True"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("computed", "asked", "cli", "python"), READ_BACK)
+def test_a_read_back_names_its_fix_as_keywords_in_python(computed, asked, cli, python):
+    from attncli.layer import settings_from_keywords
+    from attncli.reading.check.fields import check_read_back
+
+    document = attn.selfattn("las llaves del coche", **computed).to_document()
+    with pytest.raises(AttnError) as raised:
+        check_read_back(document, settings_from_keywords(**{"causal": False, **asked}))
+    error = raised.value
+    assert error.message("en", "python").endswith(python), error.message("en", "python")
+    assert not OPTION.search(str(error))
+    assert error.message("en", "cli").endswith(cli), error.message("en", "cli")
+
+
+def test_a_read_back_says_the_same_on_the_command_line(run):
+    import json
+
+    piped = run("selfattn", "las llaves", "--causal", "--json").stdout
+    result = run("selfattn", "-i", "-", input=piped)
+    assert result.exit_code != 0 and result.stdout == ""
+    assert result.stderr.rstrip().endswith("read it back with --causal"), result.stderr
+    hand_written = json.dumps({"x": [[1, 0], [0, 1]], "heads": 2})
+    said = run("selfattn", "-i", "-", input=hand_written).stderr
+    assert "it is an option here, give --heads h" in said and said.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "python"),
+    [
+        ({"x": X, "d_k": 2, "projections": False},
+         "d_k sizes the projections and projections=False leaves them out (Q = K = V = X); "
+         "drop d_k or projections=False"),
+        ({"x": X, "d_v": 2, "projections": False}, "drop d_v or projections=False"),
+        ({"x": X, "norm": 2.0}, "gives X itself; drop norm"),
+    ],
+)  # fmt: skip
+def test_sizes_that_would_not_be_used_name_keywords(kwargs, python):
+    said = _python_error(**kwargs)
+    assert python in said and not OPTION.search(said), said
+
+
+@pytest.mark.parametrize(
+    ("cli_args", "cli"),
+    [
+        (("las llaves", "--no-proj", "--d-k", "2"), "drop --d-k or --no-proj"),
+        (("-i", "-", "--norm", "2"), "gives X itself; drop --norm"),
+    ],
+)
+def test_sizes_that_would_not_be_used_name_options_on_the_command_line(run, cli_args, cli):
+    result = run("selfattn", *cli_args, input='{"x": [[1, 0], [0, 1]]}')
+    assert result.exit_code != 0 and cli in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_a_document_s_setting_is_named_as_python_names_it():
+    from attncli.reading.check.fields import unknown_field
+
+    named = (
+        ("heads", "give heads=h", "give --heads h"),
+        ("divisor", "give scale_by=S", "give --scale S"),
+        ("scale", "give scale=False", "give --no-scale"),
+        ("projections", "give projections=False", "give --no-proj"),
+    )
+    for name, python, cli in named:
+        error = unknown_field(name)
+        assert python in str(error) and not OPTION.search(str(error)), str(error)
+        assert cli in error.message("en", "cli")
+
+
+def test_the_gradient_s_missing_target_is_asked_for_as_python_writes_it(run):
+    with pytest.raises(AttnError) as raised:
+        attn.grad(query=[1, 0], keys=[[2, 1], [0, 2]], values=[[1, 0], [0, 1]])
+    assert str(raised.value).endswith("e.g. target=[8, 2]") and not OPTION.search(str(raised.value))
+    result = run("grad", "-i", "-", input='{"query": [1, 0], "keys": [[2, 1], [0, 2]], '
+                                            '"values": [[1, 0], [0, 1]]}')  # fmt: skip
+    assert result.stderr.rstrip().endswith("e.g. --target 8,2"), result.stderr
+
+
+def _terminal_text(result) -> str:
+    """The result as the command line's screen shows it (its own surface), as text."""
+    from rich.console import Console
+
+    from attncli.present.format import Format
+    from attncli.present.views import view_of
+
+    console = Console(width=100, record=True, file=open(os.devnull, "w"))  # noqa: SIM115
+    console.print(*view_of(result, Format()))
+    return console.export_text()
+
+
+def _cell_text(result) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", result._repr_html_()))
+
+
+NOTEBOOK = {
+    # name: (the result, what the notebook says instead, what the command line says)
+    "drawn": (lambda: attn.selfattn(x=X, w_q=np.eye(4), draw_missing=True),
+              "(draw_missing=True)", "(--draw-missing)"),
+    "long": (lambda: attn.selfattn(x=np.random.default_rng(0).normal(size=(40, 4))),
+             "the result's arrays hold them all", "--json has them all"),
+    "batch": (lambda: attn.selfattn(x=np.random.default_rng(0).normal(size=(2, 3, 4))),
+              "(result.item(n) is sequence n)", "(--json has all)"),
+    "heads taken": (lambda: attn.selfattn(x=np.load(SAMPLES / "mha_x.npy"), heads=2,
+                                          weights=str(SAMPLES / "mha.safetensors")),
+                    "heads=2 is taken as given", "--heads 2 is taken as given"),
+    "online": (lambda: attn.online_softmax([2, 0, 1, 3]),
+               "result.view(show=frozenset([\"steps\"]))", "--steps shows the blocks"),
+    "trained": (lambda: attn.train("las llaves del coche están ahí", want="están=llaves"),
+                "(corpus=)", "attn train --corpus"),
+    "ranking": (lambda: attn.heads("the keys to the cabinet are on the table",
+                                   model="all-MiniLM-L6-v2", source="are", target="keys"),
+                "result.ranking holds them all", "--all shows them all"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", NOTEBOOK)
+def test_a_notebook_names_no_option_where_the_terminal_does(name):
+    make, python, cli = NOTEBOOK[name]
+    result = make()
+    cell = _cell_text(result)
+    assert python in cell and not OPTION.search(cell), cell
+    assert cli in _terminal_text(result)  # the same result, where an option can be typed
+
+
+def test_a_notebook_lists_the_samples_by_their_files_not_commands_to_type():
+    samples = attn.samples()
+    cell = _cell_text(samples)
+    assert "File" in cell and "Try" not in cell
+    assert "attn selfattn -i" not in cell and "tren.json" in cell
+    terminal = _terminal_text(samples)
+    assert "Try" in terminal and "attn selfattn -i" in terminal

@@ -127,5 +127,5 @@ def test_a_backward_pass_is_refused():
 
 
 def test_training_with_rope_is_refused():
-    with pytest.raises(AttnError, match="use --positions sinusoidal"):
+    with pytest.raises(AttnError, match="use positions='sinusoidal'$"):
         attn.train(LESSON, want="están=llaves", positions="rope")

@@ -191,8 +191,8 @@ def test_a_result_with_a_zero_key_read_back_asks_for_it_again_as_causal_does(
         heads = [option for option in options if option != "--add-zero-attn"]
         other = heads if zero else [*heads, "--add-zero-attn"]
         for lang, said in (
-            ("en", f"run attn selfattn {'with' if zero else 'without'} --add-zero-attn"),
-            ("es", f"ejecuta attn selfattn {'con' if zero else 'sin'} --add-zero-attn"),
+            ("en", f"read it back {'with' if zero else 'without'} --add-zero-attn"),
+            ("es", f"vuelve a leerlo {'con' if zero else 'sin'} --add-zero-attn"),
         ):
             refused = run("selfattn", *other, "--lang", lang, input=json.dumps(first))
             _one_line_error(refused, said)

@@ -166,7 +166,7 @@ def test_a_result_read_back_is_computed_with_the_settings_it_was_computed_with(
     again_run = run("selfattn", *again, "--json", input=result.stdout)
     assert again_run.exit_code == 2 and again_run.stdout == ""
     assert said in again_run.stderr and again_run.stderr.count("\n") == 1
-    assert "run attn selfattn with" in again_run.stderr
+    assert "read it back with" in again_run.stderr
 
 
 def test_a_result_read_back_with_its_settings_gives_its_numbers(run_json):
@@ -192,5 +192,5 @@ def test_norm_beside_a_given_x_is_refused(run, tmp_path):
     np.save(path, np.ones((3, 4)))
     result = run("selfattn", "-i", str(path), "--norm", "2")
     assert result.exit_code == 2 and result.stdout == "" and "drop --norm" in result.stderr
-    with pytest.raises(InputError, match="--d-k sizes the projections"):
+    with pytest.raises(InputError, match="^d_k sizes the projections and projections=False"):
         attn.selfattn("el tren", projections=False, d_k=4)

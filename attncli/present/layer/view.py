@@ -10,6 +10,7 @@ import numpy as np
 from rich.console import RenderableType
 from rich.text import Text
 
+from attncli.messages import Setting
 from attncli.present import render
 from attncli.present.format import Format
 from attncli.present.grid import NumberGrid
@@ -79,7 +80,7 @@ def drawn_lines(result: SelfAttnResult, fmt: Format) -> list[str]:
     if not given:
         return [fmt.say("untrained", seed=result.seed, names=", ".join(drawn))]
     joined = {"drawn": ", ".join(drawn), "given": ", ".join(given)}
-    return [fmt.say("some_drawn", seed=result.seed, **joined)]
+    return [fmt.say("some_drawn", seed=result.seed, draw=Setting("draw_missing", True), **joined)]
 
 
 def without_projections(result: SelfAttnResult, fmt: Format) -> list[str]:
@@ -178,7 +179,7 @@ def header(
             field = {"GPT-2": "n_head", "BERT": "num_attention_heads"}.get(kind)
             where = fmt.say("heads_where_config", field=field) if field else None
             where = where or fmt.say("heads_where_module")
-            lines.append(fmt.say("heads_unchecked", heads=heads, where=where))
+            lines.append(fmt.say("heads_unchecked", heads=Setting("heads", heads), where=where))
     if result.trained_by is not None:
         lines.append(fmt.say("trained_by", command=result.trained_by))
     if result.kv_heads is not None and heads is not None and result.projections:

@@ -6,7 +6,7 @@ from attncli.messages import _
 
 LAYER_PHRASES: dict[str, str] = {
     "some_drawn": _(
-        "{drawn} drawn from seed {seed} (--draw-missing), not trained; {given} from the input"
+        "{drawn} drawn from seed {seed} ({draw}), not trained; {given} from the input"
     ),
     "sequence_of": _("sequence {number} of {batch}"),
     "batch_item": _("--item N shows sequence N instead"),
@@ -15,7 +15,7 @@ LAYER_PHRASES: dict[str, str] = {
     "layer_progress": _("queries attended"),
     "batch_grads": _("ℓ, ∂ℓ/∂W, ∂ℓ/∂b: the whole batch's"),
     "heads_unchecked": _(
-        "--heads {heads} is taken as given: the weights do not hold the number of heads, so "
+        "{heads} is taken as given: the weights do not hold the number of heads, so "
         "attn cannot check it; {where} says how many"
     ),
     "heads_where_config": _("the checkpoint's config.json ({field})"),

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from attncli.errors import InputError
-from attncli.messages import Message, _
+from attncli.messages import Message, OnSurface, Setting, _
 from attncli.reading.check.masks import OTHER_MASKS
 from attncli.reading.parse.values import Document
 
@@ -80,18 +80,19 @@ OUTPUTS = frozenset(
 # in its x, the training's history and its test. It is a result of the layer too (it has an
 # `output`), so these pass through as the outputs do.
 TRAINING = frozenset({"positions", "training", "test"})
-# Settings a result writes down, which a hand-written document might mean as settings.
+# Settings a result writes down, which a hand-written document might mean as settings:
+# each as the setting that asks for it (--heads h, heads=h).
 OPTIONS = {
-    "heads": "--heads",
-    "d_model": "--d-model",
-    "d_k": "--d-k",
-    "d_v": "--d-v",
-    "scale": "--no-scale",
-    "divisor": "--scale S",
-    "causal": "--causal",
-    "norm": "--norm",
-    "seed": "--seed",
-    "projections": "--no-proj",
+    "heads": Setting("heads", metavar="h"),
+    "d_model": Setting("d_model"),
+    "d_k": Setting("d_k"),
+    "d_v": Setting("d_v"),
+    "scale": Setting("scale", False, "--no-scale"),
+    "divisor": Setting("scale_by", metavar="S", option="--scale"),
+    "causal": Setting("causal", True),
+    "norm": Setting("norm"),
+    "seed": Setting("seed"),
+    "projections": Setting("projections", False, "--no-proj"),
 }
 # Names of a state dict that, without the rest of its layer (in_proj_weight or
 # q_proj_weight, read by reading/models/state_dicts.py), attn selfattn does not read: each with
@@ -195,26 +196,37 @@ def check_read_back(document: Document, settings: SelfAttnSettings) -> None:
     causal, scale = document.get("causal"), document.get("scale")
     projections, heads, dtype = (document.get(n) for n in ("projections", "heads", "dtype"))
     # field: (what the result was computed with, what is asked now, how to ask for it)
+    window, kv_heads = document.get("window"), document.get("kv_heads")
     compared = {
-        "causal": (causal, settings.causal, _with("--causal", bool(causal))),
-        "scale": (scale, settings.scale is not None, _with("--no-scale", not scale)),
-        "projections": (projections, settings.projections, _with("--no-proj", not projections)),
+        "causal": (causal, settings.causal,
+                   _with(Setting("causal", True)) if causal
+                   else _without(Setting("causal"), Setting("causal", False))),
+        "scale": (scale, settings.scale is not None,
+                  _with(Setting("scale", False, "--no-scale")) if not scale
+                  else _without(Setting("scale", option="--no-scale"), Setting("scale", True))),
+        "projections": (projections, settings.projections,
+                        _with(Setting("projections", False, "--no-proj")) if not projections
+                        else _without(Setting("projections", option="--no-proj"),
+                                       Setting("projections", True))),
         "heads": (heads, settings.heads,
-                  _with("--heads" if heads is None else f"--heads {heads}", heads is not None)),
+                  _with(Setting("heads", heads)) if heads is not None
+                  else _without(Setting("heads"))),
         "divisor": (scale_by, settings.scale_by,
-                    _with("--scale" if scale_by is None else f"--scale {scale_by}",
-                          scale_by is not None)),
-        "dtype": (dtype, settings.dtype, _with(f"--dtype {dtype}", True)),
+                    _with(Setting("scale_by", scale_by, "--scale")) if scale_by is not None
+                    else _without(Setting("scale_by", option="--scale"))),
+        "dtype": (dtype, settings.dtype, _with(Setting("dtype", dtype))),
         "rope_base": (document.get("rope_base"),
                       settings.rope_base if settings.positions == "rope" else None,
                       _rope_with(document.get("rope_base"))),
-        "window": (document.get("window"), settings.window,
-                   _with(f"--window {document.get('window')}", document.get("window") is not None)),
+        "window": (window, settings.window,
+                   _with(Setting("window", window)) if window is not None
+                   else _without(Setting("window"))),
         "alibi": (document.get("alibi"), settings.alibi or None,
-                  _with("--alibi", bool(document.get("alibi")))),
-        "kv_heads": (document.get("kv_heads"), settings.kv_heads,
-                     _with(f"--kv-heads {document.get('kv_heads')}",
-                           document.get("kv_heads") is not None)),
+                  _with(Setting("alibi", True)) if document.get("alibi")
+                  else _without(Setting("alibi"))),
+        "kv_heads": (kv_heads, settings.kv_heads,
+                     _with(Setting("kv_heads", kv_heads)) if kv_heads is not None
+                     else _without(Setting("kv_heads"))),
     }  # fmt: skip
     _check_zero_key(document.get("extra_keys", []), settings.add_zero_attn)
     # queries, keys and values given directly are never projected: --no-proj changes nothing
@@ -229,7 +241,7 @@ def check_read_back(document: Document, settings: SelfAttnSettings) -> None:
         raise InputError(
             _(
                 "{field}: the input is a result computed with {field} {value}, and computing "
-                "it again otherwise would change its numbers; run attn selfattn {fix}"
+                "it again otherwise would change its numbers; read it back {fix}"
             ),
             field=field,
             value=json.dumps(written),
@@ -237,18 +249,30 @@ def check_read_back(document: Document, settings: SelfAttnSettings) -> None:
         )
 
 
-def _rope_with(base: object) -> Message:
+def _rope_with(base: object) -> Message | OnSurface:
     """How a run with (or without) rotary positions is asked for."""
     if base is None:
-        return _with("--positions rope", False)
-    return _with(f"--positions rope --rope-base {base}", True)
+        return _without(Setting("positions", "rope"))
+    both = Message(
+        _("{first} and {second}"),
+        first=Setting("positions", "rope"),
+        second=Setting("rope_base", base),
+    )
+    return Message(_("with {option}"), option=both)
 
 
-def _with(option: str, given: bool) -> Message:
-    """How a run is asked for: 'with --causal', 'without --causal'."""
-    if given:
-        return Message(_("with {option}"), option=option)
-    return Message(_("without {option}"), option=option)
+def _with(setting: Setting) -> Message:
+    """How a run is asked for: 'with --causal' on the command line, 'with causal=True' in
+    Python."""
+    return Message(_("with {option}"), option=setting)
+
+
+def _without(option: Setting, python: Setting | None = None) -> Message | OnSurface:
+    """A run asked for by leaving `option` out: 'without --heads' ('without heads' in
+    Python); with `python`, what Python gives instead ('without --causal' on the command
+    line, 'with causal=False' in Python)."""
+    said = Message(_("without {option}"), option=option)
+    return said if python is None else OnSurface(said, _with(python))
 
 
 def _check_zero_key(extra_keys: object, zero_attn: bool) -> None:
@@ -268,15 +292,18 @@ def _check_zero_key(extra_keys: object, zero_attn: bool) -> None:
     zero = "zero" in extra_keys
     if zero == zero_attn:
         return
+    fix = _with(Setting("add_zero_attn", True)) if zero else _without(Setting("add_zero_attn"))
     raise InputError(
         _(
             "extra_keys: the input is a result computed {computed} (its extra_keys is "
-            "{extra_keys}), and computing it again otherwise would change its numbers; run "
-            "attn selfattn {fix}"
+            "{extra_keys}), and computing it again otherwise would change its numbers; read "
+            "it back {fix}"
         ),
-        computed=_with("add_zero_attn", zero),
+        computed=Message(
+            _("with {option}") if zero else _("without {option}"), option="add_zero_attn"
+        ),  # fmt: skip
         extra_keys=json.dumps(extra_keys),
-        fix=_with("--add-zero-attn", zero),
+        fix=fix,
     )
 
 
@@ -324,18 +351,19 @@ def unused_sizes(settings: SelfAttnSettings, given_x: bool) -> None:
     if not settings.projections:
         for name in ("d_k", "d_v"):
             if getattr(settings, name) is not None:
-                option = f"--{name.replace('_', '-')}"
                 raise InputError(
                     _(
-                        "{option} sizes the projections and --no-proj leaves them out (Q = K "
-                        "= V = X); drop {option} or --no-proj"
+                        "{option} sizes the projections and {no_proj} leaves them out (Q = K "
+                        "= V = X); drop {option} or {no_proj}"
                     ),
-                    option=option,
+                    option=Setting(name),
+                    no_proj=Setting("projections", False, "--no-proj"),
                 )
     if given_x and settings.norm is not None:
         raise InputError(
             _(
-                "--norm sets the length of the seeded embeddings, and the input gives X "
-                "itself; drop --norm"
+                "{norm} sets the length of the seeded embeddings, and the input gives X "
+                "itself; drop {norm}"
             ),
+            norm=Setting("norm"),
         )

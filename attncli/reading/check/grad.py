@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from attncli.errors import InputError, ShapeError
-from attncli.messages import Message, _
+from attncli.messages import Message, OnSurface, Setting, _
 from attncli.reading.check.calculator import (
     VALUES_HINT,
     ScoreInput,
@@ -29,8 +29,9 @@ if TYPE_CHECKING:
 UPSTREAM_HINT = Message(
     _(
         "give grad_output (∇_c ℓ, the shape of the output) or target (for ℓ = ½‖c − target‖²), "
-        "e.g. --target 8,2"
-    )
+        "e.g. {example}"
+    ),
+    example=OnSurface(Setting("target", metavar="8,2"), Setting("target", [8, 2])),
 )
 
 
