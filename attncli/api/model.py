@@ -122,10 +122,14 @@ def model_selfattn(
         index = head - 1
         size = attention.queries.shape[-1]
         columns = slice(index * size, (index + 1) * size)
+        # grouped-query heads: query head `index` reads key/value head index // group
+        group = total // (loaded.architecture.kv_heads or total)
+        shared = slice(index // group * size, (index // group + 1) * size)
         params = {
-            name: (value[columns] if value.ndim == 1 else value[:, columns])
+            name: (value[part] if value.ndim == 1 else value[:, part])
             for name, value in params.items()
             if name != "w_o" and name != "b_o"
+            for part in [columns if name.endswith("q") else shared]
         }
         weights = attention.weights[index]
         attention = Attention(
@@ -139,8 +143,7 @@ def model_selfattn(
         )
     groups = [list(group) for group in encoded.groups]
     merged = merge_words(attention.weights, groups) if words else None
-    count = len(encoded.ids)
-    allowed = np.tril(np.ones((count, count), dtype=bool)) if loaded.architecture.causal else None
+    allowed = loaded.architecture.allowed(chosen - 1, len(encoded.ids))
     source = ModelSource(
         name=model,
         folder=loaded.folder,
@@ -150,6 +153,7 @@ def model_selfattn(
         heads=total,
         head=head,
         ids=tuple(int(i) for i in encoded.ids),
+        rope=_rope(loaded),
     )
     split, word_count = split_words(encoded)
     return ModelAttnResult(
@@ -172,7 +176,21 @@ def model_selfattn(
         words=encoded.words if words else None,
         word_groups=encoded.groups if words else None,
         word_weights=merged,
+        window=loaded.architecture.window(chosen - 1),
+        kv_heads=loaded.architecture.kv_heads if head is None else None,
     )
+
+
+def _rope(loaded: Model) -> tuple[float, str, float] | None:
+    """The rotary settings a Llama-family model turns q and k by, for its header."""
+    arch = loaded.architecture
+    if not arch.rms:
+        return None
+    from attncli.core.rotary import BASE
+
+    scaling = arch.rope_scaling
+    base = BASE if arch.rope_base is None else arch.rope_base
+    return (base, "default", 1.0) if scaling is None else (base, scaling.kind, scaling.factor)
 
 
 def _position(tokens: tuple[str, ...], token: str, option: str) -> int:

@@ -38,8 +38,9 @@ def predict(
     top_p: float | None = None,
     by_layer: bool = False,
 ) -> PredictResult:
-    """The next token after `sentence` by a causal language model: the top tokens by
-    probability, and the distribution temperature, top-k and top-p leave to draw from;
+    """The next token after `sentence` by a causal language model (GPT-2, Llama, Mistral,
+    Qwen2): the top tokens by probability, and the distribution temperature, top-k and
+    top-p leave to draw from;
     `by_layer` adds the logit lens (each layer's residual through the final norm and head).
     A model without a language-model head (an encoder such as all-MiniLM-L6-v2) is refused.
     """
@@ -57,6 +58,17 @@ def predict(
             ),
             model=loaded.name,
             kind=loaded.model_type,
+        )
+    arch = loaded.architecture
+    if arch.rms and not arch.tied and loaded.network.head is None:
+        raise OptionError(
+            _(
+                "{model} has no language-model head: its weights hold no lm_head.weight and "
+                "its config.json does not tie the head to the word embeddings "
+                "(tie_word_embeddings); attn predict needs the model saved with its head "
+                "(e.g. LlamaForCausalLM, not LlamaModel)"
+            ),
+            model=loaded.name,
         )
     run = _forward(loaded, encoded, None)
     assert run.last is not None

@@ -1,10 +1,12 @@
 """The next token of a causal language model: the last row's logits and what sampling does.
 
 GPT-2's head is its word embeddings transposed (tied, Radford et al., 2019): logits =
-LayerNorm_f(h_T) W_eᵀ. Sampling reshapes the softmax of those logits as transformers'
-logits processors do: temperature divides the logits, top-k keeps the k largest, top-p
-keeps the fewest largest whose probabilities reach p (Holtzman et al., 2020), the rest
-set to −∞ and the others renormalised. The logit lens (nostalgebraist, 2020) reads every
+LayerNorm_f(h_T) W_eᵀ. The Llama family's is RMSNorm_f(h_T) W_headᵀ, with a head of its own
+(lm_head, untied) unless the config ties it to the word embeddings (Qwen2's small ones).
+Sampling reshapes the softmax of those logits as transformers' logits processors do:
+temperature divides the logits, top-k keeps the k largest, top-p keeps the fewest largest
+whose probabilities reach p (Holtzman et al., 2020), the rest set to −∞ and the others
+renormalised. The logit lens (nostalgebraist, 2020) reads every
 layer's residual through the same final norm and head.
 """
 
@@ -13,16 +15,17 @@ from __future__ import annotations
 import numpy as np
 
 from attncli.core.attention import softmax
-from attncli.core.transformer import Network, layer_norm
+from attncli.core.transformer import Network
+from attncli.core.transformer import normed as model_norm
 
 
 def head_logits(network: Network, hidden: np.ndarray, normed: bool = False) -> np.ndarray:
-    """The unembedding of hidden rows: through the final LayerNorm (unless already `normed`)
-    and the tied word embeddings."""
+    """The unembedding of hidden rows: through the final norm (unless already `normed`)
+    and the head: an untied one (network.head), else the tied word embeddings."""
     # [T, d] -> [T, V]
     if not normed and network.final_norm is not None:
-        hidden = layer_norm(hidden, *network.final_norm, network.architecture.eps)
-    word = network.word
+        hidden = model_norm(network.architecture, hidden, network.final_norm)
+    word = network.word if network.head is None else network.head
     table = word if isinstance(word, np.ndarray) else word[np.arange(word.shape[0])]
     return hidden @ table.T
 

@@ -15,9 +15,55 @@ a checkpoint trained one way gives other numbers the other way.
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
 import numpy as np
 
 BASE = 10000.0  # the paper's and transformers' default rope_theta
+SCALINGS = ("default", "linear", "llama3")  # the rope_type values model_frequencies computes
+
+
+@dataclass(frozen=True)
+class Scaling:
+    """A checkpoint's rope scaling (config.json's rope_parameters or rope_scaling), as
+    transformers' modeling_rope_utils computes it: "linear" divides every frequency by
+    `factor` (positions stretched, Chen et al., 2023); "llama3" (Llama 3.1) leaves the
+    pairs whose wavelength 2π/θ is under original/high_freq_factor, divides by `factor`
+    those over original/low_freq_factor, and blends the ones between."""
+
+    kind: str  # one of SCALINGS
+    factor: float = 1.0
+    low_freq_factor: float = 1.0
+    high_freq_factor: float = 4.0
+    original_positions: int = 8192  # original_max_position_embeddings
+
+
+def model_frequencies(d: int, base: float = BASE, scaling: Scaling | None = None) -> np.ndarray:
+    """θ_i of a model's rotary positions: base^(−2i/d), scaled as `scaling` says.
+
+    >>> model_frequencies(4, scaling=Scaling("linear", factor=2.0)).tolist()
+    [0.5, 0.005]
+    """
+    # -> [d/2]
+    theta = frequencies(d, base)
+    if scaling is None or scaling.kind == "default":
+        return theta
+    if scaling.kind == "linear":
+        return theta / scaling.factor
+    if scaling.kind == "llama3":
+        s = scaling
+        wavelength = 2 * math.pi / theta
+        low_wavelength = s.original_positions / s.low_freq_factor  # longer: divided
+        high_wavelength = s.original_positions / s.high_freq_factor  # shorter: kept
+        divided = np.where(wavelength > low_wavelength, theta / s.factor, theta)
+        smooth = (s.original_positions / wavelength - s.low_freq_factor) / (
+            s.high_freq_factor - s.low_freq_factor
+        )
+        blended = (1 - smooth) * divided / s.factor + smooth * divided
+        between = ~(wavelength < high_wavelength) & ~(wavelength > low_wavelength)
+        return np.where(between, blended, divided)
+    raise ValueError(f"unknown rope scaling {scaling.kind!r}; one of {', '.join(SCALINGS)}")
 
 
 def frequencies(d: int, base: float = BASE) -> np.ndarray:
@@ -52,11 +98,16 @@ def rotate_by(x: np.ndarray, turned: np.ndarray) -> np.ndarray:
     return x * cos + rotate_half(x) * sin
 
 
-def rotate(x: np.ndarray, base: float = BASE, start: int = 0) -> np.ndarray:
-    """Rows of x at positions start, start + 1, … rotated as RoPE rotates them."""
-    # [..., T, d] -> [..., T, d]
+def rotate(
+    x: np.ndarray, base: float = BASE, start: int = 0, theta: np.ndarray | None = None
+) -> np.ndarray:
+    """Rows of x at positions start, start + 1, … rotated as RoPE rotates them (by the
+    frequencies `theta` when given, a model's scaled ones: model_frequencies)."""
+    # [..., T, d], theta [d/2] -> [..., T, d]
     positions = np.arange(start, start + x.shape[-2])
-    return rotate_by(x, angles(positions, x.shape[-1], base))
+    if theta is None:
+        return rotate_by(x, angles(positions, x.shape[-1], base))
+    return rotate_by(x, positions.astype(np.float64)[:, None] * theta[None, :])
 
 
 # cos and sin of 0°, 90°, 180° and 270°, exactly (np.cos(π/2) is 6e-17, not 0)

@@ -11,6 +11,15 @@ transformers' GPT2Model computes it: X = word + position embeddings; then per la
 x' = x + MHA(LayerNorm_1(x)) with a causal mask, x'' = x' + FFN(LayerNorm_2(x')); a final
 LayerNorm at the end.
 
+Llama (Touvron et al., 2023, "LLaMA: Open and Efficient Foundation Language Models"), and
+Mistral and Qwen2 after it, as transformers' LlamaModel, MistralModel and Qwen2Model compute
+it: X = word embeddings alone (no position table); per layer (pre-norm, causal) x' = x +
+MHA(RMSNorm_1(x)) with rotary positions turning q and k (core/rotary.py, the model's
+rope_theta and scaling) and grouped-query heads (num_key_value_heads), x'' = x' +
+SwiGLU(RMSNorm_2(x')) = x' + (silu(h W_gate) ⊙ h W_up) W_down (Shazeer, 2020); a final
+RMSNorm at the end. Mistral's layers see a sliding window of keys, and Qwen2's those its
+config asks for; Qwen2's q, k and v have biases.
+
 The attention itself is core.selfattn.attention_layer, the same code as attn selfattn's
 seeded path: every weight is stored as d_in × d_out and applied as x @ W. The weights come
 in the attn names (w_q, w_k, w_v, w_o, b_q, …); reading/models/checkpoint.py maps a checkpoint's
@@ -27,10 +36,12 @@ from typing import Any
 import numpy as np
 
 from attncli.core.attention import causal_mask
+from attncli.core.rotary import Scaling
 from attncli.core.selfattn import Attention, attention_layer
 
-FAMILIES = ("bert", "roberta", "gpt2")
-ACTIVATIONS = ("gelu", "gelu_new", "gelu_pytorch_tanh", "relu")
+LLAMA_FAMILIES = ("llama", "mistral", "qwen2")  # RMSNorm, SwiGLU, RoPE, grouped-query heads
+FAMILIES = ("bert", "roberta", "gpt2", *LLAMA_FAMILIES)
+ACTIVATIONS = ("gelu", "gelu_new", "gelu_pytorch_tanh", "relu", "silu")
 
 
 @dataclass(frozen=True)
@@ -43,8 +54,16 @@ class Architecture:
     d_model: int
     max_positions: int  # how many positions the position table holds (usable ones: positions)
     activation: str  # one of ACTIVATIONS
-    eps: float  # LayerNorm's epsilon
+    eps: float  # LayerNorm's (or RMSNorm's) epsilon
     position_offset: int = 0  # RoBERTa: padding_idx + 1
+    # the Llama family's
+    kv_heads: int | None = None  # num_key_value_heads (None: as many as heads)
+    head_dim: int | None = None  # None: d_model / heads
+    rope_base: float | None = None  # rope_theta
+    rope_scaling: Scaling | None = None
+    windows: tuple[int | None, ...] = ()  # per layer: the sliding window, or None (all keys)
+    tied: bool = True  # the language-model head is the word embeddings (tie_word_embeddings)
+    biases: tuple[str, ...] = ()  # which of q, k, v, o have biases (Qwen2: q, k, v)
 
     @property
     def positions(self) -> int:
@@ -53,24 +72,64 @@ class Architecture:
 
     @property
     def causal(self) -> bool:
-        return self.family == "gpt2"
+        return self.family == "gpt2" or self.rms
 
     @property
     def pre_norm(self) -> bool:
-        return self.family == "gpt2"
+        return self.family == "gpt2" or self.rms
+
+    @property
+    def rms(self) -> bool:
+        """The Llama family's RMSNorm, SwiGLU and rotary positions."""
+        return self.family in LLAMA_FAMILIES
+
+    @property
+    def size_per_head(self) -> int:
+        return self.head_dim or self.d_model // self.heads
+
+    def rope_theta(self) -> np.ndarray | None:
+        """The rotary frequencies of each head's pairs (None: no rotary positions)."""
+        # -> [head_dim / 2]
+        if not self.rms:
+            return None
+        from attncli.core.rotary import BASE, model_frequencies
+
+        base = BASE if self.rope_base is None else self.rope_base
+        return model_frequencies(self.size_per_head, base, self.rope_scaling)
+
+    def window(self, layer: int) -> int | None:
+        """Layer `layer`'s (0-based) sliding window, or None."""
+        return self.windows[layer] if layer < len(self.windows) else None
+
+    def allowed(self, layer: int, count: int) -> np.ndarray | None:
+        """Where a query may look in layer `layer` (0-based) of `count` tokens: causal,
+        within the layer's window; None where every key is seen."""
+        # -> [T, T] of bool, or None
+        if not self.causal:
+            return None
+        window = self.window(layer)
+        if window is None or window >= count:
+            return causal_mask(count, count)
+        from attncli.core.distance import window_mask
+
+        return window_mask(count, count, window, causal=True)
 
 
 @dataclass
 class Block:
     """One transformer layer's weights, in attn's names, x @ W."""
 
-    attention: dict[str, np.ndarray]  # w_q, w_k, w_v [d, d], w_o [d, d], b_q … b_o [d]
-    norm_1: tuple[np.ndarray, np.ndarray]  # (γ, β) [d]: BERT after attention, GPT-2 before
-    w_in: np.ndarray  # [d, d_ff]
-    b_in: np.ndarray  # [d_ff]
-    w_out: np.ndarray  # [d_ff, d]
-    b_out: np.ndarray  # [d]
-    norm_2: tuple[np.ndarray, np.ndarray]  # (γ, β) [d]: BERT after the FFN, GPT-2 before
+    attention: dict[str, np.ndarray]  # w_q [d, h·d_h], w_k, w_v [d, g·d_h], w_o [h·d_h, d],
+    #                                   b_q … b_o (BERT, GPT-2; Qwen2's b_q, b_k, b_v)
+    norm_1: tuple[np.ndarray, np.ndarray | None]  # (γ, β) [d]: BERT after attention, GPT-2
+    #                                               and Llama before (RMSNorm: β None)
+    w_in: np.ndarray  # [d, d_ff] (Llama: up_proj)
+    b_in: np.ndarray | None  # [d_ff] (Llama: none)
+    w_out: np.ndarray  # [d_ff, d] (Llama: down_proj)
+    b_out: np.ndarray | None  # [d]
+    norm_2: tuple[np.ndarray, np.ndarray | None]  # (γ, β) [d]: BERT after the FFN, GPT-2
+    #                                               and Llama before
+    w_gate: np.ndarray | None = None  # [d, d_ff]: SwiGLU's gate (Llama's gate_proj)
 
 
 @dataclass
@@ -84,7 +143,9 @@ class Network:
     #                          a reader may build each block when it is asked for
     token_type: np.ndarray | None = None  # [types, d] (BERT); row 0 for a single sentence
     embedding_norm: tuple[np.ndarray, np.ndarray] | None = None  # BERT: after the embeddings
-    final_norm: tuple[np.ndarray, np.ndarray] | None = None  # GPT-2: ln_f
+    final_norm: tuple[np.ndarray, np.ndarray | None] | None = None  # GPT-2: ln_f; Llama:
+    #                                                                    norm (RMSNorm)
+    head: Any = None  # [V, d]: an untied language-model head (Llama's lm_head), rows as word
 
 
 @dataclass
@@ -124,6 +185,24 @@ def layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -
     return centred / np.sqrt(variance + eps) * gamma + beta
 
 
+def rms_norm(x: np.ndarray, gamma: np.ndarray, eps: float) -> np.ndarray:
+    """x / √(mean(x²) + ε) · γ over the last axis (Zhang and Sennrich, 2019: RMSNorm; no
+    mean taken away, no β)."""
+    # [T, d], [d] -> [T, d]
+    return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps) * gamma
+
+
+def normed(
+    arch: Architecture, x: np.ndarray, norm: tuple[np.ndarray, np.ndarray | None]
+) -> np.ndarray:
+    """The model's own norm: RMSNorm for the Llama family, LayerNorm otherwise."""
+    # [T, d] -> [T, d]
+    gamma, beta = norm
+    if arch.rms or beta is None:
+        return rms_norm(x, gamma, arch.eps)
+    return layer_norm(x, gamma, beta, arch.eps)
+
+
 def erf(x: np.ndarray) -> np.ndarray:
     """The error function, element by element, to the last digit (math.erf)."""
     # [...] -> [...]
@@ -134,7 +213,7 @@ def erf(x: np.ndarray) -> np.ndarray:
 def activation(name: str, x: np.ndarray) -> np.ndarray:
     """The feed-forward's non-linearity by transformers' name: "gelu" is the exact
     x·Φ(x) = x/2·(1 + erf(x/√2)); "gelu_new" and "gelu_pytorch_tanh" the tanh form
-    x/2·(1 + tanh(√(2/π)(x + 0.044715 x³))); "relu" max(x, 0)."""
+    x/2·(1 + tanh(√(2/π)(x + 0.044715 x³))); "relu" max(x, 0); "silu" x·σ(x)."""
     # [T, d_ff] -> [T, d_ff]
     if name == "gelu":
         return 0.5 * x * (1.0 + erf(x / math.sqrt(2.0)))
@@ -142,18 +221,21 @@ def activation(name: str, x: np.ndarray) -> np.ndarray:
         return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
     if name == "relu":
         return np.maximum(x, 0.0)
+    if name == "silu":  # x·σ(x), Llama's (Elfwing et al., 2018)
+        return x / (1.0 + np.exp(-x))
     raise ValueError(f"unknown activation {name!r}; one of {', '.join(ACTIVATIONS)}")
 
 
 def embed(network: Network, ids: np.ndarray) -> np.ndarray:
     """The input of the first layer: word + position (+ token type 0) embeddings, and for
-    BERT the LayerNorm after them."""
+    BERT the LayerNorm after them; the Llama family's word embeddings alone."""
     # [T] of int -> [T, d]
     arch = network.architecture
     count = len(ids)
-    positions = np.arange(arch.position_offset, arch.position_offset + count)
     x = np.asarray(network.word[ids], dtype=np.float64)
-    x = x + np.asarray(network.position[positions], dtype=np.float64)
+    if network.position is not None:
+        positions = np.arange(arch.position_offset, arch.position_offset + count)
+        x = x + np.asarray(network.position[positions], dtype=np.float64)
     if network.token_type is not None:
         x = x + np.asarray(network.token_type[0], dtype=np.float64)
     if network.embedding_norm is not None:
@@ -162,29 +244,37 @@ def embed(network: Network, ids: np.ndarray) -> np.ndarray:
 
 
 def feed_forward(block: Block, x: np.ndarray, name: str) -> np.ndarray:
-    """act(x W_1 + b_1) W_2 + b_2."""
+    """act(x W_1 + b_1) W_2 + b_2; with a gate (SwiGLU), (act(x W_gate) ⊙ x W_1) W_2."""
     # [T, d] -> [T, d]
-    return activation(name, x @ block.w_in + block.b_in) @ block.w_out + block.b_out
+    inner = x @ block.w_in
+    if block.b_in is not None:
+        inner += block.b_in
+    if block.w_gate is not None:
+        inner = activation(name, x @ block.w_gate) * inner
+    else:
+        inner = activation(name, inner)
+    out = inner @ block.w_out
+    return out if block.b_out is None else out + block.b_out
 
 
-def run_layer(arch: Architecture, block: Block, x: np.ndarray) -> LayerRun:
-    """One layer: post-LN (BERT) or pre-LN with a causal mask (GPT-2)."""
+def run_layer(arch: Architecture, block: Block, x: np.ndarray, number: int = 0) -> LayerRun:
+    """Layer `number` (0-based): post-LN (BERT) or pre-norm with a causal mask (GPT-2, and
+    the Llama family with its rotary positions, key/value heads and window)."""
     # [T, d] -> LayerRun
     count = len(x)
-    allowed = causal_mask(count, count) if arch.causal else None
+    allowed = arch.allowed(number, count)
     if arch.pre_norm:
-        attended = layer_norm(x, *block.norm_1, arch.eps)
-        attention = attention_layer(attended, attended, block.attention, arch.heads, None, allowed)
+        attended = normed(arch, x, block.norm_1)
+        attention = attention_layer(
+            attended, attended, block.attention, arch.heads, None, allowed,
+            kv_heads=arch.kv_heads, rope_theta=arch.rope_theta(),
+        )  # fmt: skip
         middle = x + attention.output
-        output = middle + feed_forward(
-            block, layer_norm(middle, *block.norm_2, arch.eps), arch.activation
-        )
+        output = middle + feed_forward(block, normed(arch, middle, block.norm_2), arch.activation)
         return LayerRun(x, attended, attention, output)
     attention = attention_layer(x, x, block.attention, arch.heads, None, allowed)
-    middle = layer_norm(x + attention.output, *block.norm_1, arch.eps)
-    output = layer_norm(
-        middle + feed_forward(block, middle, arch.activation), *block.norm_2, arch.eps
-    )
+    middle = normed(arch, x + attention.output, block.norm_1)
+    output = normed(arch, middle + feed_forward(block, middle, arch.activation), block.norm_2)
     return LayerRun(x, x, attention, output)
 
 
@@ -195,13 +285,13 @@ def forward(network: Network, ids: np.ndarray, layers: int | None = None) -> For
     run = ForwardRun(embeddings=x)
     count = len(network.blocks) if layers is None else layers
     for number in range(count):
-        layer = run_layer(network.architecture, network.blocks[number], x)
+        layer = run_layer(network.architecture, network.blocks[number], x, number)
         run.layers.append(layer)
         x = layer.output
     if count == network.architecture.layers:
         run.last = x
         if network.final_norm is not None:
-            run.last = layer_norm(x, *network.final_norm, network.architecture.eps)
+            run.last = normed(network.architecture, x, network.final_norm)
     return run
 
 

@@ -21,12 +21,14 @@ class ModelSource:
 
     name: str  # as the user gave it
     folder: str
-    model_type: str  # bert, roberta, gpt2
+    model_type: str  # bert, roberta, gpt2, llama, mistral, qwen2
     layer: int  # 1-based
     layers: int
     heads: int  # heads per layer in the model
     head: int | None  # 1-based; None: every head
     ids: tuple[int, ...]  # the token ids
+    rope: tuple[float, str, float] | None = None  # the Llama family's rope_theta, scaling
+    #                                              kind ("default", "linear", "llama3"), factor
 
 
 @dataclass(frozen=True, repr=False, kw_only=True, eq=False)

@@ -54,9 +54,9 @@ def refusal(name: str, **kwargs) -> str:
 
 
 def test_an_unsupported_model_type_is_named_with_the_supported_ones(bert):
-    edit_config(bert, model_type="llama")
+    edit_config(bert, model_type="t5")
     message = refusal(str(bert))
-    assert "'llama'" in message and "bert, roberta, gpt2" in message
+    assert "'t5'" in message and "bert, roberta, gpt2, llama, mistral, qwen2" in message
 
 
 @pytest.mark.parametrize(
@@ -193,14 +193,15 @@ def test_a_missing_shard_is_named(bert):
     assert "model-00001-of-00002.safetensors is named by" in refusal(str(bert))
 
 
-def test_a_bfloat16_tensor_is_named(tmp_path):
+def test_a_float8_tensor_is_named(tmp_path):
     from attncli.reading.parse.tensor_files import open_tensors
 
-    header = json.dumps({"a": {"dtype": "BF16", "shape": [2], "data_offsets": [0, 4]}})
-    path = tmp_path / "half.safetensors"
-    path.write_bytes(len(header).to_bytes(8, "little") + header.encode() + b"\0" * 4)
-    with pytest.raises(InputError, match="a is stored as BF16, which numpy cannot hold"):
+    header = json.dumps({"a": {"dtype": "F8_E4M3", "shape": [2], "data_offsets": [0, 2]}})
+    path = tmp_path / "eighth.safetensors"
+    path.write_bytes(len(header).to_bytes(8, "little") + header.encode() + b"\0" * 2)
+    with pytest.raises(InputError) as caught:
         open_tensors(str(path))
+    assert caught.value.fields["dtype"] == "F8_E4M3" and caught.value.fields["name"] == "a"
 
 
 def test_too_little_memory_is_refused_before_reading(bert, monkeypatch):

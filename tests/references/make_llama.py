@@ -22,12 +22,13 @@ tests/references/llama.json: per model the token ids of tests/tiny_models.SENTEN
 AutoTokenizer), and for the first sentence every layer's attention weights, the hidden
 states and every position's logits, twice:
 
-    "shipped"  transformers as it is: its RMSNorm and rotary angles are computed in
-               float32 even in a float64 model, so attn (float64 throughout) differs from
-               it by float32's rounding (about 1e-7)
-    "float64"  the same forward pass with those two steps in float64 (LlamaRMSNorm's and
-               the rotary embedding's forward replaced by float64 twins below), so every
-               other step is held to attn's to about 1e-12
+    "shipped"  transformers as it is: its RMSNorm, rotary angles and eager softmax are
+               computed in float32 even in a float64 model, so attn (float64 throughout)
+               differs from it by float32's rounding (about 1e-7)
+    "float64"  the same forward pass with those three steps in float64 (the RMSNorm's
+               and the rotary embedding's forward replaced by float64 twins below, and
+               eager_attention_forward called with a softmax that keeps float64), so
+               every other step is held to attn's to about 1e-12
 
 and "qwen2-window": tiny-qwen2's weights with use_sliding_window true and
 max_window_layers 1 (layer 2 windowed), for the test that rewrites its config.json.
@@ -166,9 +167,11 @@ def build(name: str, spec: dict) -> None:
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
     vocab = write_tokenizer(folder, spec["bos"])
-    ids = {"bos_token_id": vocab[BOS], "eos_token_id": vocab[EOS]} if spec["bos"] else {
-        "eos_token_id": vocab[END]
-    }
+    ids = (
+        {"bos_token_id": vocab[BOS], "eos_token_id": vocab[EOS]}
+        if spec["bos"]
+        else {"eos_token_id": vocab[END]}
+    )
     config = getattr(transformers, spec["config"])(
         vocab_size=len(vocab), **COMMON, **spec["config_fields"], **ids
     )
@@ -187,7 +190,8 @@ def build(name: str, spec: dict) -> None:
 
 
 def float64_steps(module) -> None:
-    """RMSNorm and the rotary angles in float64 (transformers keeps both in float32)."""
+    """RMSNorm, the rotary angles and the softmax in float64 (transformers keeps all three
+    in float32)."""
 
     def rms_forward(self, hidden):
         variance = hidden.pow(2).mean(-1, keepdim=True)
@@ -201,7 +205,18 @@ def float64_steps(module) -> None:
         sin = emb.sin() * self.attention_scaling
         return cos.to(x.dtype), sin.to(x.dtype)
 
-    for cls in vars(module).values():
+    eager = module.eager_attention_forward
+
+    def eager_float64(*args, **kwargs):
+        softmax = torch.nn.functional.softmax
+        torch.nn.functional.softmax = lambda x, dim=-1, dtype=None: softmax(x, dim=dim)
+        try:
+            return eager(*args, **kwargs)
+        finally:
+            torch.nn.functional.softmax = softmax
+
+    module.eager_attention_forward = eager_float64
+    for cls in list(vars(module).values()):
         if isinstance(cls, type) and cls.__name__.endswith("RMSNorm"):
             cls.forward = rms_forward
         if isinstance(cls, type) and cls.__name__.endswith("RotaryEmbedding"):
@@ -235,7 +250,7 @@ def run(folder: Path, exact: bool, overrides: dict | None = None) -> dict:
     import importlib
 
     import transformers
-    from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoConfig, AutoTokenizer
 
     config = AutoConfig.from_pretrained(folder)
     if overrides:  # config.json's fields with these in their place, read as a new config

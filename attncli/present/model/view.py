@@ -31,14 +31,27 @@ def model_header(result: ModelAttnResult, fmt: Format, show: frozenset[str]) -> 
     sizes = [fmt.say("tokens_count", count=t)]
     sizes += [f"{name} = {value}" for name, value in result.sizes.items()]
     sizes.append(fmt.say("divided_by", divisor=divisor_text(result, fmt)))
-    if result.causal:
+    if result.kv_heads is not None and result.kv_heads != s.heads:  # the Llama family's
+        kv = result.kv_heads
+        group = s.heads // kv
+        sizes.append(fmt.say("kv_head_of" if kv == 1 else "kv_heads_of", kv=kv, group=group))
+    if result.window is not None:
+        sizes.append(fmt.say("window_causal", window=result.window, before=result.window - 1))
+    elif result.causal:
         sizes.append(fmt.say("model_causal"))
-    after = fmt.say("model_after_norm") if s.model_type == "gpt2" else ""
+    norms = {"gpt2": "model_after_norm", "llama": "model_after_rms",
+             "mistral": "model_after_rms", "qwen2": "model_after_rms"}  # fmt: skip
+    after = fmt.say(norms[s.model_type]) if s.model_type in norms else ""
     lines: list[str | Text] = [
         first,
         *packed(sizes),
         fmt.say("model_input", layer=s.layer, after=after),
     ]
+    if s.rope is not None:
+        base, kind, factor = s.rope
+        scaling = "" if kind == "default" else fmt.say(
+            "model_rope_scaling", kind=kind, factor=fmt.number(factor))  # fmt: skip
+        lines.append(fmt.say("model_rotary", base=fmt.number(base), scaling=scaling))
     lines.append(fmt.say("model_trained"))
     if not show:
         lines.append(render.Hint(fmt.say("model_hint" if s.head is None else "model_head_hint")))

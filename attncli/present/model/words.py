@@ -13,6 +13,11 @@ MODEL_PHRASES: dict[str, str] = {
     "model_input": _("X is the hidden state that layer {layer}'s attention reads{after}"),
     "model_trained": _("W^Q, W^K, W^V are the model's own, trained: this is what the model does"),
     "model_after_norm": _(" (after its LayerNorm)"),
+    "model_after_rms": _(" (after its RMSNorm)"),
+    "model_rotary": _(
+        "Q and K turned by rotary positions before the score (rope_theta {base}{scaling})"
+    ),
+    "model_rope_scaling": _(", {kind} scaling ×{factor}"),
     "model_causal": _("causal: each token sees itself and the ones before"),
     "model_hint": _("--head H shows one head alone; attn heads finds the head you look for"),
     "model_head_hint": _("--steps --token T explains a row; --show q,k,v adds Q, K and V"),

@@ -16,6 +16,11 @@ W^T (d_out × d_in); GPT-2's Conv1D keeps x @ W already. The table:
     bias_k   bias_k [1, 1, E] -> [E]           -                              -
     bias_v   bias_v [1, 1, E] -> [E]           -                              -
 
+The Llama family (Llama, Mistral, Qwen2) keeps nn.Linear's under {prefix} = layers.N.self_attn:
+w_q q_proj.weight.T, w_k k_proj.weight.T and w_v v_proj.weight.T (num_key_value_heads ·
+head_dim columns), w_o o_proj.weight.T; b_q, b_k, b_v q_proj.bias … (Qwen2, and Llama with
+attention_bias), b_o o_proj.bias (Llama with attention_bias): llama_attention.
+
 Two calls for one attention layer (any Mapping of names to arrays: a Tensors from
 reading/tensor_files.open_tensors, a dict of numpy arrays):
 
@@ -345,6 +350,41 @@ def _bias_fits(bias: np.ndarray, outputs: int, part: str, weight: tuple[int, ...
             weight=shape_text(weight),
             outputs=outputs,
         )
+
+
+def llama_attention(
+    state: Mapping[str, Any],
+    prefix: str,
+    width: int,
+    columns: tuple[int, int],
+    biases: tuple[str, ...] = (),
+) -> LayerWeights:
+    """A Llama-family attention under `prefix` (…self_attn): q_proj, k_proj, v_proj and
+    o_proj, each shape held to the config's (d_model `width`; `columns` the queries' heads
+    · head_dim and the key/value heads' · head_dim); a bias of `biases` ("q", "k", "v",
+    "o") that the config asks for and the file lacks is refused, never taken for zeros."""
+    params: dict[str, np.ndarray] = {}
+    sources: dict[str, str] = {}
+    outputs = {"q": columns[0], "k": columns[1], "v": columns[1], "o": width}
+    for short in "qkvo":
+        name = joined(prefix, f"{short}_proj.weight")
+        raw = get_named(state, prefix, f"{short}_proj.weight", "Llama-family")
+        inputs = columns[0] if short == "o" else width
+        expect_shape(raw, (outputs[short], inputs), name)
+        weight, bias = linear(state, prefix, f"{short}_proj", "Llama-family", inputs)
+        params[f"w_{short}"], sources[f"w_{short}"] = weight, name
+        if short in biases:
+            if bias is None:
+                raise InputError(
+                    _(
+                        "{name} is missing from the checkpoint; the model's config gives "
+                        "its attention biases, so the file is not this model's whole"
+                    ),
+                    name=joined(prefix, f"{short}_proj.bias"),
+                )
+            params[f"b_{short}"] = bias
+            sources[f"b_{short}"] = joined(prefix, f"{short}_proj.bias")
+    return LayerWeights("llama", params, sources)
 
 
 def gpt2_attention(state: Mapping[str, Any], prefix: str) -> LayerWeights:

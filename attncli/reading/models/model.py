@@ -19,15 +19,15 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from attncli.core.transformer import ACTIVATIONS, Architecture, Network
-from attncli.errors import InputError
+from attncli.core.transformer import ACTIVATIONS, LLAMA_FAMILIES, Architecture, Network
+from attncli.errors import InputError, shown
 from attncli.limits import check_free_memory
 from attncli.messages import Message, _
 from attncli.reading.models.locate import find_model
 from attncli.reading.models.tokens import ModelTokenizer, load_tokenizer
 from attncli.reading.parse.sources import json_file
 
-SUPPORTED = ("bert", "roberta", "gpt2")
+SUPPORTED = ("bert", "roberta", "gpt2", *LLAMA_FAMILIES)
 SAFETENSORS = "model.safetensors"
 INDEX = "model.safetensors.index.json"
 PICKLED = ("pytorch_model.bin", "pytorch_model.bin.index.json")
@@ -66,7 +66,7 @@ def read_config(folder: str) -> tuple[str, Architecture]:
         raise InputError(
             _(
                 "{path}: model_type {model_type} is not supported; attn runs {supported} "
-                "(BERT-style encoders such as MiniLM, and GPT-2)"
+                "(BERT-style encoders such as MiniLM, GPT-2, and the Llama family)"
             ),
             path=path,
             model_type=repr(model_type),
@@ -75,6 +75,8 @@ def read_config(folder: str) -> tuple[str, Architecture]:
     _check_forward(config, path, model_type)
     if model_type == "gpt2":
         return model_type, _gpt2_architecture(config, path)
+    if model_type in LLAMA_FAMILIES:
+        return model_type, _llama_architecture(config, path, model_type)
     return model_type, _bert_architecture(config, path, model_type)
 
 
@@ -90,6 +92,9 @@ FORWARD_FIELDS: dict[str, dict[str, Any]] = {
         "scale_attn_by_inverse_layer_idx": False,
         "add_cross_attention": False,
     },  # fmt: skip
+    "llama": {"mlp_bias": False, "hidden_act": "silu"},
+    "mistral": {"hidden_act": "silu"},
+    "qwen2": {"hidden_act": "silu"},
 }
 
 
@@ -229,6 +234,186 @@ def _gpt2_architecture(config: dict[str, Any], path: str) -> Architecture:
     )
 
 
+def _llama_architecture(config: dict[str, Any], path: str, model_type: str) -> Architecture:
+    """Llama, Mistral or Qwen2: grouped-query heads, the head size, rotary positions as the
+    config gives them (rope_parameters, or the older rope_theta and rope_scaling), the
+    sliding windows, the tied or untied head, and Qwen2's q/k/v biases."""
+    width = _positive(config, "hidden_size", path)
+    heads = _positive(config, "num_attention_heads", path)
+    kv_heads = _positive(config, "num_key_value_heads", path, heads)
+    if heads % kv_heads:
+        raise InputError(
+            _(
+                "{path}: num_attention_heads {heads} is not a multiple of num_key_value_heads "
+                "{kv_heads}; each key/value head serves the same number of query heads"
+            ),
+            path=path,
+            heads=heads,
+            kv_heads=kv_heads,
+        )
+    if config.get("head_dim") is None:
+        _divides(width, heads, path, ("hidden_size", "num_attention_heads"))
+    head_dim = _positive(config, "head_dim", path, width // heads)
+    if head_dim % 2:
+        raise InputError(
+            _("{path}: head_dim {head_dim} is odd; rotary positions turn coordinates in pairs"),
+            path=path,
+            head_dim=head_dim,
+        )
+    layers = _positive(config, "num_hidden_layers", path)
+    positions = _positive(config, "max_position_embeddings", path)
+    base, scaling = _rope(config, path, positions)
+    biases: tuple[str, ...] = ("q", "k", "v") if model_type == "qwen2" else ()
+    if model_type == "llama" and config.get("attention_bias") is True:
+        biases = ("q", "k", "v", "o")
+    tied = config.get("tie_word_embeddings", False)
+    if not isinstance(tied, bool):
+        raise InputError(
+            _("{path}: {name} is {value}; expected true or false"),
+            path=path,
+            name="tie_word_embeddings",
+            value=json.dumps(tied),
+        )
+    return Architecture(
+        family=model_type,
+        layers=layers,
+        heads=heads,
+        d_model=width,
+        max_positions=positions,
+        activation="silu",
+        eps=_epsilon(config, "rms_norm_eps", path, 1e-6),
+        kv_heads=kv_heads,
+        head_dim=head_dim,
+        rope_base=base,
+        rope_scaling=scaling,
+        windows=_windows(config, path, model_type, layers),
+        tied=tied,
+        biases=biases,
+    )
+
+
+def _number(config: dict[str, Any], name: str, path: str, default: Any = None) -> float:
+    value = _field(config, name, path, default)
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not (math.isfinite(value) and value > 0)
+    ):
+        raise InputError(
+            _("{path}: {name} is {value}; expected a positive number"),
+            path=path,
+            name=name,
+            value=json.dumps(value),
+        )
+    return float(value)
+
+
+def _rope(config: dict[str, Any], path: str, positions: int) -> tuple[float, Any]:
+    """rope_theta and the scaling: transformers 5 writes rope_parameters {rope_type,
+    rope_theta, factor, …}; older configs rope_theta beside rope_scaling {type or
+    rope_type, factor, …} (or null). A rope_type attn does not compute is refused: its
+    angles, and so every score, would be another model's."""
+    from attncli.core.rotary import SCALINGS, Scaling
+
+    given = config.get("rope_parameters")
+    field = "rope_parameters"
+    if given is None:
+        given, field = config.get("rope_scaling") or {}, "rope_scaling"
+    if not isinstance(given, dict) or any(isinstance(v, dict) for v in given.values()):
+        raise InputError(
+            _(
+                "{path}: {field} is not one set of rotary settings ({value}); attn reads "
+                "an object such as {example}"
+            ),
+            path=path,
+            field=field,
+            value=shown(json.dumps(given), 60),
+            example='{"rope_type": "default", "rope_theta": 10000.0}',
+        )
+    merged = {"rope_theta": config.get("rope_theta", 10000.0), **given}
+    base = _number(merged, "rope_theta", path)
+    partial = merged.get("partial_rotary_factor", config.get("partial_rotary_factor", 1.0))
+    if partial != 1.0:
+        raise InputError(
+            _(
+                "{path}: partial_rotary_factor is {value}; attn turns every coordinate of a "
+                "head (partial_rotary_factor 1) only, so this model is not supported"
+            ),
+            path=path,
+            value=json.dumps(partial),
+        )
+    kind = merged.get("rope_type", merged.get("type", "default"))
+    if kind not in SCALINGS:
+        raise InputError(
+            _(
+                "{path}: {field} asks for rope_type {kind}, which attn does not compute (it "
+                "computes {known}); its rotary angles would differ, so this model is not "
+                "supported"
+            ),
+            path=path,
+            field=field,
+            kind=shown(json.dumps(kind), 40),
+            known=", ".join(SCALINGS),
+        )
+    if kind == "default":
+        return base, None
+    factor = _number(merged, "factor", path)
+    if kind == "linear":
+        return base, Scaling("linear", factor)
+    original = merged.get("original_max_position_embeddings", positions)
+    low = _number(merged, "low_freq_factor", path)
+    high = _number(merged, "high_freq_factor", path)
+    if high <= low:
+        raise InputError(
+            _(
+                "{path}: high_freq_factor {high} is not above low_freq_factor {low}; llama3 "
+                "scaling blends the frequencies between the two"
+            ),
+            path=path,
+            high=high,
+            low=low,
+        )
+    held = {"original_max_position_embeddings": original}
+    return base, Scaling("llama3", factor, low, high, _positive(held, next(iter(held)), path))
+
+
+def _windows(
+    config: dict[str, Any], path: str, model_type: str, layers: int
+) -> tuple[int | None, ...]:
+    """Each layer's sliding window: Mistral's sliding_window in every layer; Qwen2's only
+    with use_sliding_window true, in the layers layer_types calls sliding_attention (else
+    those from max_window_layers on), as transformers' Qwen2Config works them out."""
+    if model_type == "llama":
+        return ()
+    window = config.get("sliding_window")
+    if model_type == "qwen2" and config.get("use_sliding_window", False) is not True:
+        window = None
+    if window is None:
+        return ()
+    size = _positive(config, "sliding_window", path)
+    if model_type == "mistral":
+        return (size,) * layers
+    kinds = config.get("layer_types")
+    if kinds is None:
+        first = _positive(config, "max_window_layers", path, 28)
+        kinds = ["sliding_attention" if i >= first else "full_attention" for i in range(layers)]
+    if (
+        not isinstance(kinds, list)
+        or len(kinds) != layers
+        or not all(kind in ("sliding_attention", "full_attention") for kind in kinds)
+    ):
+        raise InputError(
+            _(
+                "{path}: layer_types is {value}; expected one of full_attention and "
+                "sliding_attention per layer ({layers})"
+            ),
+            path=path,
+            value=shown(json.dumps(kinds), 60),
+            layers=layers,
+        )
+    return tuple(size if kind == "sliding_attention" else None for kind in kinds)
+
+
 def weight_files(folder: str) -> list[str]:
     """The safetensors file, or the shards its index names; pickle files are refused."""
     single = os.path.join(folder, SAFETENSORS)
@@ -317,4 +502,6 @@ def load_model(name: str, layers: int | None = None) -> Model:
     check_free_memory(tensors.computed_bytes, Message(_("the model in {folder}"), folder=folder))
     weights = network(tensors, arch, layers)
     check_vocabulary(weights.word, tokenizer.largest_id(), tokenizer.source)
+    if weights.head is not None:
+        check_vocabulary(weights.head, tokenizer.largest_id(), tokenizer.source)
     return Model(name, folder, model_type, arch, weights, tokenizer)

@@ -7,6 +7,10 @@ transformers gives it (the attention layers through reading/models/checkpoint.py
                  .output.dense (nn.Linear), .output.LayerNorm
     GPT-2        {root}wte, wpe; {root}h.N.ln_1, .attn (the table), .ln_2, .mlp.c_fc and
                  .mlp.c_proj (Conv1D), {root}ln_f
+    Llama family {root}embed_tokens; {root}layers.N.input_layernorm, .self_attn (the table),
+                 .post_attention_layernorm, .mlp.gate_proj, .up_proj, .down_proj
+                 (nn.Linear, no biases); {root}norm (RMSNorm: a weight alone); lm_head
+                 outside the root, unless the config ties it to embed_tokens
 
 {root} is whatever the checkpoint puts in front ("", "bert.", "roberta.", "transformer.").
 LayerNorm's weight/bias may be named gamma/beta, as older checkpoints do.
@@ -30,14 +34,17 @@ from attncli.reading.models.checkpoint import (
     gpt2_attention,
     joined,
     linear,
+    llama_attention,
     optional_named,
 )
 from attncli.reading.parse.values import shape_text
 
 
 def checkpoint_root(names: list[str], family: str) -> str:
-    """What a checkpoint puts before the model's own names ("", "bert.", "transformer.")."""
-    marker = "wte.weight" if family == "gpt2" else "embeddings.word_embeddings.weight"
+    """What a checkpoint puts before the model's own names ("", "bert.", "transformer.",
+    "model.")."""
+    markers = {"gpt2": "wte.weight", "llama": "embed_tokens.weight"}
+    marker = markers.get(family, "embeddings.word_embeddings.weight")
     for name in names:
         if name == marker or name.endswith("." + marker):
             return name[: -len(marker)]
@@ -99,10 +106,14 @@ class _Blocks(Sequence[Block]):
 
 
 def _as_float64(block: Block) -> Block:
-    def f(array: np.ndarray) -> np.ndarray:
+    @overload
+    def f(array: np.ndarray) -> np.ndarray: ...
+    @overload
+    def f(array: None) -> None: ...
+    def f(array: np.ndarray | None) -> np.ndarray | None:
         # The layout kept: nn.Linear's W^T stays a transposed view of a contiguous W, copied
         # in order, which BLAS reads as transposed at no cost.
-        return np.asarray(array, dtype=np.float64, order="K")
+        return None if array is None else np.asarray(array, dtype=np.float64, order="K")
 
     return Block(
         {name: f(value) for name, value in block.attention.items()},
@@ -112,6 +123,7 @@ def _as_float64(block: Block) -> Block:
         f(block.w_out),
         f(block.b_out),
         (f(block.norm_2[0]), f(block.norm_2[1])),
+        f(block.w_gate),
     )
 
 
@@ -129,6 +141,8 @@ def network(
     and position tables are read row by row as ids ask for them; each layer when the
     forward pass reaches it, so memory holds one layer at a time."""
     arch = architecture
+    if arch.rms:
+        return _llama_network(state, arch, layers)
     gpt2 = arch.family == "gpt2"
     root = checkpoint_root(list(state), "gpt2" if gpt2 else "bert")
     count = arch.layers if layers is None else layers
@@ -155,6 +169,68 @@ def network(
     _check_token_types(types, f"{embeddings}.token_type_embeddings.weight", arch.d_model)
     norm = _float_norm(_norm(state, embeddings + ".LayerNorm", arch.d_model, kind))
     return Network(arch, word, position, blocks, token_type=types, embedding_norm=norm)
+
+
+def _llama_network(state: Mapping[str, Any], arch: Architecture, layers: int | None) -> Network:
+    """A Llama, Mistral or Qwen2 checkpoint: no position table (the positions turn q and
+    k), RMSNorms of a weight alone, and lm_head beside the model's root unless tied."""
+    root = checkpoint_root(list(state), "llama")
+    count = arch.layers if layers is None else layers
+    kind = "Llama-family"
+    word = _Rows(state, _present(state, root, "embed_tokens.weight", kind))
+    if len(word.shape) != 2 or word.shape[1] != arch.d_model:
+        raise ShapeError(
+            _("{name} is {shape}; expected {width} columns (the width config.json gives)"),
+            name=word.name,
+            shape=shape_text(word.shape),
+            width=arch.d_model,
+        )
+    _check_layer_count(list(state), f"{root}layers.", count)
+    blocks = _Blocks(lambda i: _llama_block(state, f"{root}layers.{i}", arch), count)
+    final = (np.asarray(_rms(state, root + "norm", arch.d_model), dtype=np.float64), None)
+    head = None
+    if not arch.tied:
+        # LlamaForCausalLM keeps lm_head beside "model."; a bare LlamaModel has none
+        name = "lm_head.weight"
+        if name in state:
+            head = _Rows(state, name)
+            if head.shape != word.shape:
+                raise ShapeError(
+                    _("{name} is {shape}; expected {expected}, the shape of {word}"),
+                    name=name,
+                    shape=shape_text(head.shape),
+                    expected=shape_text(word.shape),
+                    word=word.name,
+                )
+    return Network(arch, word, None, blocks, final_norm=final, head=head)
+
+
+def _rms(state: Mapping[str, Any], prefix: str, width: int) -> np.ndarray:
+    name = _present(state, prefix, "weight", "Llama-family")
+    return expect_shape(np.asarray(state[name]), (width,), name)
+
+
+def _llama_block(state: Mapping[str, Any], prefix: str, arch: Architecture) -> Block:
+    width, size = arch.d_model, arch.size_per_head
+    kv_heads = arch.kv_heads or arch.heads
+    attention = llama_attention(
+        state, prefix + ".self_attn", width, (arch.heads * size, kv_heads * size), arch.biases
+    ).params
+    gate, _none = linear(state, prefix, "mlp.gate_proj", "Llama-family", width)
+    up, _none = linear(state, prefix, "mlp.up_proj", "Llama-family", width)
+    expect_shape(up, gate.shape, f"{prefix}.mlp.up_proj.weight (as x @ W)")
+    down, _none = linear(state, prefix, "mlp.down_proj", "Llama-family", gate.shape[1])
+    expect_shape(down, (gate.shape[1], width), f"{prefix}.mlp.down_proj.weight (as x @ W)")
+    return Block(
+        attention,
+        (_rms(state, prefix + ".input_layernorm", width), None),
+        up,
+        None,
+        down,
+        None,
+        (_rms(state, prefix + ".post_attention_layernorm", width), None),
+        w_gate=gate,
+    )
 
 
 def _check_layer_count(names: list[str], start: str, count: int) -> None:

@@ -7,8 +7,13 @@
     tensors.nbytes                                # what reading every array would take
 
 safetensors files are read through the safetensors package's numpy API (safe_open), which
-maps the file and reads one array when it is asked for. Every failure is an InputError of
-one line naming the file.
+maps the file and reads one array when it is asked for; but for bfloat16, the dtype Llama,
+Mistral and Qwen2 checkpoints are stored in, that API refuses to make an array
+(safetensors 0.8: "TypeError: data type 'bfloat16' not understood", numpy having no such
+dtype), so a BF16 array is memory-mapped here from the offsets in the file's header and
+widened to float32 when it is read: a bfloat16 is the top 16 bits of a float32, so the
+widening is exact (bfloat16_to_float32). Every failure is an InputError of one line naming
+the file.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ SAFE_DTYPES = {
     "I8": 1,
     "U8": 1,
     "BOOL": 1,
+    "BF16": 2,  # read by attn itself: see the module's docstring
 }
 CONVERT = 'safetensors.torch.save_file(module.state_dict(), "layer.safetensors")'
 
@@ -132,6 +138,51 @@ class Tensors(Mapping[str, np.ndarray]):
         return 8 * sum(math.prod(shape) for shape in self._shapes.values())
 
 
+def bfloat16_to_float32(bits: np.ndarray) -> np.ndarray:
+    """bfloat16 numbers, given as their 16 bits (uint16), as float32: the same sign,
+    exponent and leading mantissa bits with 16 zero bits below, so every value is exact.
+
+    >>> bfloat16_to_float32(np.array([0x3F80, 0xC040, 0x3EAB], dtype=np.uint16)).tolist()
+    [1.0, -3.0, 0.333984375]
+    """
+    # [...] of uint16 -> [...] of float32
+    return (np.asarray(bits, dtype=np.uint32) << 16).view(np.float32)
+
+
+class _BFloat16:
+    """The bfloat16 arrays of one safetensors file, memory-mapped from its header's offsets
+    (a safetensors file: 8 bytes of header length, the JSON header, then the data)."""
+
+    def __init__(self, path: str) -> None:
+        import json
+        import struct
+
+        with open(path, "rb") as file:
+            (length,) = struct.unpack("<Q", file.read(8))
+            header = json.loads(file.read(length))
+        self.path, self.start, self.header = path, 8 + length, header
+        self._maps: dict[str, np.ndarray] = {}
+
+    def bits(self, name: str) -> np.ndarray:
+        """The array's 16-bit patterns, mapped (not read) from the file."""
+        if name not in self._maps:
+            entry = self.header[name]
+            begin, end = (int(n) for n in entry["data_offsets"])
+            shape = tuple(int(n) for n in entry["shape"])
+            if end - begin != 2 * math.prod(shape):
+                raise ValueError(f"{end - begin} bytes for shape {shape}")
+            self._maps[name] = np.memmap(
+                self.path, dtype="<u2", mode="r", offset=self.start + begin, shape=shape
+            )
+        return self._maps[name]
+
+    def array(self, name: str) -> np.ndarray:
+        return bfloat16_to_float32(self.bits(name))
+
+    def row(self, name: str, row: int) -> np.ndarray:
+        return bfloat16_to_float32(self.bits(name)[row : row + 1])
+
+
 def _unreadable(path: str, error: BaseException | str) -> InputError:
     reason = error if isinstance(error, str) else first_line(error)
     return InputError(
@@ -186,6 +237,7 @@ def open_safetensors(paths: list[str]) -> Tensors:
     shapes: dict[str, tuple[int, ...]] = {}
     sizes: dict[str, int] = {}
     owners: dict[str, Any] = {}
+    wide: dict[str, _BFloat16] = {}  # a bfloat16 array's name -> its file's map
     for path in paths:
         try:
             handle = safe_open(path, framework="numpy")
@@ -208,9 +260,26 @@ def open_safetensors(paths: list[str]) -> Tensors:
             shapes[name] = tuple(int(n) for n in piece.get_shape())
             sizes[name] = int(np.prod(shapes[name], dtype=np.int64)) * SAFE_DTYPES[dtype]
             owners[name] = handle
+            if dtype == "BF16":
+                mapped = next((m for m in wide.values() if m.path == path), None)
+                try:
+                    wide[name] = mapped or _BFloat16(path)
+                except (OSError, ValueError) as error:
+                    raise _unreadable(path, error) from None
     where = paths[0] if len(paths) == 1 else os.path.dirname(paths[0]) or "."
-    tensors = Tensors(where, shapes, sizes, lambda name: owners[name].get_tensor(name))
-    tensors._rows = lambda name, row: owners[name].get_slice(name)[row : row + 1]
+
+    def load(name: str) -> np.ndarray:
+        if name in wide:
+            return wide[name].array(name)
+        return owners[name].get_tensor(name)
+
+    def row(name: str, number: int) -> np.ndarray:
+        if name in wide:
+            return wide[name].row(name, number)
+        return owners[name].get_slice(name)[number : number + 1]
+
+    tensors = Tensors(where, shapes, sizes, load)
+    tensors._rows = row
     return tensors
 
 
