@@ -16,6 +16,8 @@ import pytest
 
 import attncli as attn
 from attncli.core import training
+from attncli.errors import InputError, Interrupted, OptionError
+from attncli.messages import Message, Setting
 from tests.conftest import SAMPLES
 from tests.terminal import drawn_on_a_terminal
 
@@ -112,19 +114,55 @@ def test_the_curve_is_the_loss_in_block_characters():
     assert curve(np.array([2.0, 2.0]), 5, log=False) == "▁▁"
 
 
+def plain(value):
+    """A field as data: a Setting as the command line writes it (`--lr 100`), a Message
+    as its msgid and fields, anything else as it is."""
+    if isinstance(value, Setting):
+        return value.written("cli")
+    if isinstance(value, Message):
+        return (value.msgid, {name: plain(field) for name, field in value.fields.items()})
+    return value
+
+
+def told(error, kind, msgid, /, **fields) -> None:
+    """`error` is a `kind` saying `msgid`, with these fields (as `plain` gives them)."""
+    assert type(error) is kind, error
+    assert error.msgid == msgid
+    assert {name: plain(error.fields[name]) for name in fields} == fields, error.fields
+
+
+def on_line(number: int, source: str):
+    """The `at` field of a corpus line's refusal: ' (line 2 of c.txt)'."""
+    return (" ({where})", {"where": ("line {number} of {source}",
+                                     {"number": number, "source": source})})  # fmt: skip
+
+
+NOTHING_TO_TRAIN = (
+    "with {no_proj}, Q = K = V = X: the layer has not a single parameter, so there is nothing "
+    "to train — W^Q, W^K and W^V are the only thing it can learn"
+)
+DIVERGED = (
+    "training diverged at iteration {iteration}: the loss went from {start} to {end}; the step "
+    "is too large, lower {option} (it is {lr:g}), e.g. {lower}"
+)
+
+
 def test_no_proj_is_the_lessons_point_and_exit_2(run):
-    for lang, words in (("en", "nothing to train"), ("es", "nada que entrenar")):
+    for lang in ("en", "es"):
         result = run("train", HEADLINE, *WANT, "--no-proj", "--lang", lang)
         assert result.exit_code == 2 and result.stdout == ""
-        assert result.stderr.count("\n") == 1 and words in result.stderr, result.stderr
+        assert result.stderr.count("\n") == 1, result.stderr
+        told(result.error, OptionError, NOTHING_TO_TRAIN, no_proj="--no-proj")
+    assert "nada que entrenar" in result.stderr  # said in Spanish
 
 
 def test_a_diverging_run_stops_with_one_line_and_no_numbers(run):
     result = run("train", HEADLINE, *WANT, "--lr", "1000")
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr.count("\n") == 1
-    assert "diverged at iteration 1" in result.stderr and "lower --lr" in result.stderr
-    assert "--lr 100" in result.stderr and "nan" not in result.stderr.lower()
+    told(result.error, OptionError, DIVERGED, iteration=1, option="--lr", lr=1000.0,
+         lower="--lr 100", end=("infinity", {}))  # fmt: skip
+    assert result.error.message("en") in result.stderr and "nan" not in result.stderr.lower()
 
 
 @pytest.mark.parametrize("extra", [(), ("--heads", "2"), ("--optimizer", "adam", "--heads", "2")])
@@ -141,31 +179,75 @@ def test_a_step_that_overflows_is_one_line_without_numpys_warning(extra):
     assert "diverged at iteration 1" in done.stderr
 
 
+NOTHING_TO_LEARN = (
+    "nothing to learn{at}: say which token should look at which, e.g. --want están=llaves"
+)
+NOT_A_TOKEN = (
+    "--want {pair}{at}: «{side}» is not a token of the sentence ({sentence}); name one of its "
+    "tokens or a position from 1 to {last}"
+)
+APPEARS_TWICE = (
+    "--want {pair}{at}: «{side}» appears {times} times (positions {listed}); name it by its "
+    "position, e.g. --want {suggestion}"
+)
+
+# (the command line, the error's kind, its msgid, the fields that say what and where)
 ERRORS = [
-    (("train", HEADLINE), "nothing to learn"),
-    (("train", HEADLINE, "--want", "están"), "write it as query=key"),
-    (("train", HEADLINE, "--want", "están=casa"), "«casa» is not a token of the sentence"),
-    (("train", "la casa de la llave", "--want", "la=casa"), "«la» appears 2 times"),
-    (("train", HEADLINE, "--want", "las=llaves", "--causal"), "comes after «las»"),
-    (("train", *WANT), "give a sentence and what it wants"),
-    (("train", HEADLINE, *WANT, "--lr", "0"), "--lr is 0.0"),
-    (("train", HEADLINE, *WANT, "--at", "3"), "add --steps"),
-    (("train", HEADLINE, *WANT, "--steps", "--at", "400"), "choose 1 to 300"),
-    (("train", HEADLINE, *WANT, "--steps", "--heads", "2"), "drop --heads"),
-    (("train", HEADLINE, *WANT, "--save", "/no/such/folder/t.json"), "the folder does not"),
-    (("train", HEADLINE, *WANT, "--plot", "loss.bmp"), "--plot loss.bmp"),
-    (("train", HEADLINE, *WANT, "--optimizer", "rmsprop"), "rmsprop"),
-    (("train", HEADLINE, *WANT, "--iterations", "-1"), "-1"),
-    (("train", "--corpus", "/no/such/corpus.txt"), "corpus.txt"),
-]
+    (("train", HEADLINE), InputError, NOTHING_TO_LEARN, {"at": ""}),
+    (("train", HEADLINE, "--want", "están"), InputError,
+     "--want {pair}{at}: write it as query=key, the token that should look and the token it "
+     "should find, e.g. --want están=llaves", {"pair": "están"}),
+    (("train", HEADLINE, "--want", "están=casa"), InputError, NOT_A_TOKEN,
+     {"side": "casa", "sentence": HEADLINE, "last": 6}),
+    (("train", "la casa de la llave", "--want", "la=casa"), InputError, APPEARS_TWICE,
+     {"side": "la", "times": 2, "listed": "1, 4", "suggestion": "4=casa"}),
+    (("train", HEADLINE, "--want", "las=llaves", "--causal"), InputError,
+     "{want}{where}: with {causal} a token sees only itself and the ones before it, and «{key}» "
+     "comes after «{query}»; drop {causal} or want an earlier key",
+     {"want": "--want las=llaves", "causal": "--causal", "query": "las", "key": "llaves"}),
+    (("train", *WANT), InputError,
+     "give a sentence and what it wants ({example}) or {corpus}, one of the two", {}),
+    (("train", HEADLINE, *WANT, "--lr", "0"), OptionError,
+     "{option} is {lr}; the step must be a positive number, e.g. {example}",
+     {"option": "--lr", "lr": 0.0}),
+    (("train", HEADLINE, *WANT, "--at", "3"), OptionError,
+     "--at {at} picks the iteration --steps works by hand; add --steps", {"at": 3}),
+    (("train", HEADLINE, *WANT, "--steps", "--at", "400"), OptionError,
+     "--at {at}: the run made {done} iterations; choose 1 to {most}",
+     {"at": 400, "done": 300, "most": 300}),
+    (("train", HEADLINE, *WANT, "--steps", "--heads", "2"), OptionError,
+     "--steps works one iteration of one sentence with one head; drop {option} (or train the "
+     "sentence alone)", {"option": "--heads"}),
+    (("train", HEADLINE, *WANT, "--save", "/no/such/folder/t.json"), OptionError,
+     "{option} {path}: the folder does not exist; name a file in an existing folder",
+     {"option": "--save", "path": "/no/such/folder/t.json"}),
+    (("train", HEADLINE, *WANT, "--plot", "loss.bmp"), OptionError,
+     "--plot {path}: name a file ending in {kinds}", {"path": "loss.bmp"}),
+    (("train", "--corpus", "/no/such/corpus.txt"), InputError,
+     "cannot read '{path}': no such file (check the path given to -i; attn samples lists the "
+     "samples installed with attn)", {"path": "/no/such/corpus.txt"}),
+]  # fmt: skip
 
 
-@pytest.mark.parametrize("args, fragment", ERRORS, ids=[e[1][:30] for e in ERRORS])
-def test_errors_are_one_line(run, args, fragment):
+@pytest.mark.parametrize(("args", "kind", "msgid", "fields"), ERRORS,
+                         ids=[e[2][:30] for e in ERRORS])  # fmt: skip
+def test_errors_are_one_line(run, args, kind, msgid, fields):
     result = run(*args)
     assert result.exit_code == 2, result.stdout
     assert result.stdout == ""
-    assert result.stderr.count("\n") == 1 and fragment in result.stderr, result.stderr
+    assert result.stderr.count("\n") == 1, result.stderr
+    told(result.error, kind, msgid, **fields)
+    assert result.stderr == f"attn: error: {result.error.message('en')}\n"
+
+
+# Click's own refusals of a value outside an option's choices or range: no AttnError
+# tells them, so the line is matched by the value it quotes
+@pytest.mark.parametrize(("args", "value"), [(("--optimizer", "rmsprop"), "rmsprop"),
+                                              (("--iterations", "-1"), "-1")])  # fmt: skip
+def test_a_value_click_refuses_is_one_line(run, args, value):
+    result = run("train", HEADLINE, *WANT, *args)
+    assert result.exit_code == 2 and result.stdout == "" and result.error is None
+    assert result.stderr.count("\n") == 1 and value in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
 
 
@@ -173,27 +255,35 @@ def test_a_want_by_position_and_several_wants(run_json):
     document = run_json("train", "la casa de la llave", "--want", "4=5", "--want", "casa=1",
                         "--iterations", "20")  # fmt: skip
     assert document["training"]["want"] == ["la=llave", "casa=la"]
-    with pytest.raises(attn.InputError, match="appears 2 times"):
+    with pytest.raises(attn.InputError) as caught:
         attn.train("la casa de la llave", want="casa=la")
+    told(caught.value, InputError, APPEARS_TWICE, side="la", times=2, suggestion="casa=4")
     document = run_json("train", "la casa de la llave", "--want", "casa=4", "--iterations", "1")
     assert document["training"]["want"] == ["casa=la"]
 
 
+# (the corpus, the msgid, the fields that say which line of the file at `source`)
 CORPUS_ERRORS = [
-    ("# a corpus\nlos coches están ahí\n", "c.txt, line 2: write the sentence, then |"),
-    ("los coches están ahí | están=casas\n", "«casas» is not a token of the sentence"),
-    ("# only a comment\n\n", "has no sentences"),
-    ("\nlos coches están ahí | \n", "nothing to learn (line 2 of"),
-]
+    ("# a corpus\nlos coches están ahí\n",
+     "{source}, line {number}: write the sentence, then | and what it wants, e.g. los coches de "
+     "la casa están ahí | están=coches", lambda source: {"source": source, "number": 2}),
+    ("los coches están ahí | están=casas\n", NOT_A_TOKEN,
+     lambda source: {"side": "casas", "at": on_line(1, source)}),
+    ("# only a comment\n\n",
+     "{source} has no sentences; write one per line: los coches de la casa están ahí | "
+     "están=coches", lambda source: {"source": source}),
+    ("\nlos coches están ahí | \n", NOTHING_TO_LEARN, lambda source: {"at": on_line(2, source)}),
+]  # fmt: skip
 
 
-@pytest.mark.parametrize("text, fragment", CORPUS_ERRORS)
-def test_corpus_errors_name_the_line(run, tmp_path, text, fragment):
+@pytest.mark.parametrize(("text", "msgid", "fields"), CORPUS_ERRORS)
+def test_corpus_errors_name_the_line(run, tmp_path, text, msgid, fields):
     path = tmp_path / "c.txt"
     path.write_text(text)
     result = run("train", "--corpus", str(path))
     assert result.exit_code == 2 and result.stdout == ""
-    assert result.stderr.count("\n") == 1 and fragment in result.stderr, result.stderr
+    assert result.stderr.count("\n") == 1, result.stderr
+    told(result.error, InputError, msgid, **fields(str(path)))
 
 
 def _corpus(name: str):
@@ -350,8 +440,10 @@ def test_interrupted_run_writes_the_state_so_far(run, run_json, tmp_path, monkey
     path = tmp_path / "state.json"
     result = run("train", HEADLINE, *WANT, "--save", str(path))
     assert result.exit_code == 130
-    line = "attn: error: stopped by Ctrl-C after 6 of 300 iterations; the state so far is in"
-    assert result.stderr == f"{line} {path}\n"
+    told(result.error, Interrupted,
+         "stopped by Ctrl-C after {done} of {total} iterations; the state so far is in {path}",
+         done=6, total=300, path=str(path))  # fmt: skip
+    assert result.stderr == f"attn: error: {result.error.message('en')}\n"
     state = json.loads(path.read_text())
     assert state["training"]["done"] == 6 and state["training"]["stopped"] == "interrupted"
     assert len(state["training"]["loss"]) == 7
@@ -404,7 +496,10 @@ def test_selfattn_takes_sinusoidal_positions(run, run_json):
     trained = run("train", HEADLINE, *WANT, "--positions", "sinusoidal", "--iterations", "1")
     assert json.loads(trained.stdout)["x"] == placed["x"]
     twice = run("selfattn", "--positions", "sinusoidal", input=trained.stdout)
-    assert twice.exit_code == 2 and "already has sinusoidal positions added" in twice.stderr
+    assert twice.exit_code == 2
+    told(twice.error, OptionError,
+         "this x already has {kind} positions added (the document says so); drop --positions, "
+         "or they would be added twice", kind="sinusoidal")  # fmt: skip
     assert (
         run_json("selfattn", input=trained.stdout)["weights"]
         == json.loads(trained.stdout)["weights"]
