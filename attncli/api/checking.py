@@ -16,7 +16,7 @@ import numpy as np
 
 from attncli.errors import InputError, OptionError
 from attncli.explain.checking import Blank, Corrector, Verdict
-from attncli.messages import Message, _, in_decimals
+from attncli.messages import Message, _, component_mark, in_decimals
 from attncli.results.checking import CheckResult, ClassCheck
 from attncli.results.exercise import Sheet
 
@@ -74,18 +74,46 @@ def read_answer(text: str, blank: Blank, lang: str = "en") -> np.ndarray:
     try:
         value = np.asarray(parse_inline(stripped, "answer", lang), dtype=np.float64)
     except InputError:
-        raise InputError(
-            _("{text} is not a number; type it as the sheet writes numbers ({example})"),
-            text=stripped,
-            example=Message(
-                _("{number} or a fraction such as 2/3"), number=in_decimals("0.665", lang)
-            ),
-        ) from None
+        spaced = _spaced(stripped, lang)  # numbers with spaces between them: 1 2 3
+        if spaced is None and blank.vector:
+            first = in_decimals("6.65", lang)
+            raise InputError(
+                _(
+                    "{text} is not a vector of numbers; type its numbers as the sheet writes "
+                    "them ({example}) or with spaces between them ({spaced})"
+                ),
+                text=stripped,
+                example=f"{first}{component_mark(lang)} 0",
+                spaced=f"{first} 0",
+            ) from None
+        if spaced is None:
+            raise InputError(
+                _("{text} is not a number; type it as the sheet writes numbers ({example})"),
+                text=stripped,
+                example=Message(
+                    _("{number} or a fraction such as 2/3"), number=in_decimals("0.665", lang)
+                ),
+            ) from None
+        value = spaced
     if not blank.vector:
         if value.size != 1:
             raise InputError(_("{text}: this blank takes one number"), text=stripped)
         return value.reshape(())
     return value
+
+
+def _spaced(text: str, lang: str) -> np.ndarray | None:
+    """Numbers typed with spaces between them ('1 2 3', in Spanish also '2,5 0'), as the
+    arguments of attn softmax are read; None when that is not what the text is."""
+    from attncli.reading.parse.arguments import parse_number_args
+
+    parts = text.split()
+    if len(parts) < 2:
+        return None
+    try:
+        return np.asarray(parse_number_args(parts, "answer", lang), dtype=np.float64)
+    except InputError:
+        return None
 
 
 def check(

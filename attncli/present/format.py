@@ -19,6 +19,7 @@ ROW_MAX_MARK = "*"
 SATURATED_MARK = "!"  # instead of *, in a saturated row (core.saturation.SATURATED)
 ELLIPSIS = "…"
 BLANK = "____"
+CARRIED = "↑"  # on attn check's sheet: the student's own answer from a table above
 
 
 class Blank(str):
@@ -63,6 +64,11 @@ class Format:
     # rich.print, where a setting is a keyword (draw_missing=True) and a phrase that names
     # an option has its Python words (PHRASES' "KEY.python") when it has any.
     surface: str = "cli"
+    # attn check's sheet: a blank is a cell it asks for. A cell that repeats an answer
+    # given above shows CARRIED, and one that only works out the next cell of its row
+    # (q · k beside a dot score, ÷ √d_k beside the scaled score, the weights' total) is left
+    # out, so that the sheet shows as many blanks as the check asks.
+    asked: bool = False
 
     @classmethod
     def chosen(
@@ -143,8 +149,17 @@ class Format:
         return Blank(text) if self.blank else text
 
     def carried(self, text: str) -> str:
-        """A cell the student worked out in the step before: empty on a chain worksheet."""
-        return Blank(text) if self.blank and self.chain else text
+        """A cell the student worked out in the step before: empty on a chain worksheet
+        (on attn check's, CARRIED: the answer given above)."""
+        if self.blank and self.chain:
+            return CARRIED if self.asked else Blank(text)
+        return text
+
+    @property
+    def working(self) -> bool:
+        """Whether the cells that only work out the next one of their row are shown: not on
+        attn check's sheet, which asks for that next cell alone."""
+        return not (self.blank and self.asked)
 
 
 def shown_indices(count: int, limit: int) -> list[int | None]:

@@ -126,8 +126,14 @@ def score_steps_table(steps: ScoreSteps, fmt: Format) -> RenderableType:
             "tanh(W_1 q + b_1 + W_2 k + b_2)" if steps.biased else "tanh(W_1 q + W_2 k)"
         )
     products = {"additive": "v_a · tanh(…)", "general": fmt.say("query_w_a_key")}
-    table.add_column(products.get(steps.method, fmt.say("query_key")))
-    if steps.divisor:
+    # The product is asked for on its own where a step follows it (÷ √d_k); else the score
+    # is that product, and attn check's sheet shows the score alone.
+    divided = bool(steps.divisor)
+    product_shown = fmt.working or divided
+    working = fmt.working
+    if product_shown:
+        table.add_column(products.get(steps.method, fmt.say("query_key")))
+    if steps.divisor and working:
         root = math.isclose(steps.divisor, math.sqrt(len(steps.query)), rel_tol=1e-12)
         divisor = fmt.stated(steps.divisor)
         shown = f"√{len(steps.query)} = {divisor}"
@@ -140,8 +146,9 @@ def score_steps_table(steps: ScoreSteps, fmt: Format) -> RenderableType:
         cells: list[RenderableType] = [safe_label(row.token), given(_key_text(row.key, fmt))]
         if row.transformed is not None:
             cells.append(fmt.computed(fmt.vector(row.transformed)))
-        cells.append(fmt.computed(f"{dot_terms(row.terms, fmt)} = {fmt.number(row.total)}"))
-        if steps.divisor:
+        if product_shown:
+            cells.append(fmt.computed(f"{dot_terms(row.terms, fmt)} = {fmt.number(row.total)}"))
+        if steps.divisor and working:
             cells.append(fmt.computed(f"{fmt.number(row.total)} ÷ {fmt.stated(steps.divisor)}"))
         if biased:
             added = row.bias or 0.0
@@ -174,7 +181,9 @@ def softmax_steps_table(steps: SoftmaxSteps, fmt: Format) -> RenderableType:
     else:
         power = fmt.say("power_over_t" if scaled else "power")
     table.add_column(power, justify="right")
-    table.add_column(fmt.say("weight_is", total=fmt.computed(total)), justify="right")
+    # the total the weights divide by: on attn check's sheet, the one asked in the total row
+    divisor = fmt.computed(total) if fmt.working else fmt.say("check.total_divisor")
+    table.add_column(fmt.say("weight_is", total=divisor), justify="right")
     for row in _listed(steps.rows, table, fmt):
         cells: list[RenderableType] = [safe_label(row.token), fmt.carried(fmt.number(row.score))]
         if scaled:
@@ -189,7 +198,7 @@ def softmax_steps_table(steps: SoftmaxSteps, fmt: Format) -> RenderableType:
         fmt.say("total"),
         *blanks,
         fmt.computed(total),
-        fmt.computed(fmt.weight_number(steps.weight_total)),
+        fmt.computed(fmt.weight_number(steps.weight_total)) if fmt.working else "",
     )
     return _titled(heading, table, _list_notes(len(steps.rows), fmt))
 

@@ -1,6 +1,7 @@
 """attn check at a real terminal (tmux, 80 columns): the student types each answer after
 its question and the verdict comes at once; the captures on the teaching pages are what
-this run shows, line for line."""
+this run shows, line for line, the sheet above the questions with as many blanks as they
+ask."""
 
 from __future__ import annotations
 
@@ -62,7 +63,7 @@ class Terminal:
 
 
 def _session(lang: str, answers: tuple[str, ...]) -> str:
-    """The pane, from the first question to the count, after typing `answers` one by one
+    """The pane, from the sheet's heading to the count, after typing `answers` one by one
     (each after its question shows) and Ctrl-D."""
     fmt = Format(lang=lang)
     first = fmt.say("check.ask.product", token="perro", root=4)
@@ -92,7 +93,8 @@ def _session(lang: str, answers: tuple[str, ...]) -> str:
     finally:
         terminal.close()
     lines = [line.rstrip() for line in screen.splitlines()]
-    start = next(i for i, line in enumerate(lines) if line.startswith(first))
+    heading = fmt.say("worksheet").upper()  # the sheet it asks from, then the questions
+    start = next(i for i, line in enumerate(lines) if line == heading)
     end = max(i for i, line in enumerate(lines) if line.strip())
     return "\n".join(lines[start : end + 1])
 

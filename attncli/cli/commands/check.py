@@ -107,7 +107,7 @@ def check(
     if talk:
         from dataclasses import replace
 
-        blank_sheet = replace(fmt, blank=True)
+        blank_sheet = replace(fmt, blank=True, asked=True)  # its blanks: the ones asked
         print_renderables(sys.stdout, view_of(sheet, blank_sheet))
         intro = fmt.say("check.intro", example=fmt.joined([fmt.decimal("6.65"), "0"]))
         print_renderables(sys.stdout, [render.lines(intro)])

@@ -94,6 +94,13 @@ def _typed_with_decimal_commas(text: str) -> bool:
     )
 
 
+def _names(said: str, field: str) -> bool:
+    """Whether an error's English line speaks of `field`: 'keys' in 'each key has 3',
+    'target' in 'target is 3', 'queries' in 'the query'."""
+    stem = {"queries": "quer"}.get(field, field.removesuffix("s"))
+    return re.search(rf"(?<![\w-]){re.escape(stem)}", said) is not None
+
+
 @contextmanager
 def decimal_commas_told(inline: dict[str, Any], lang: str = "en") -> Iterator[None]:
     """An error about numbers given in options that look typed with decimal commas
@@ -111,6 +118,10 @@ def decimal_commas_told(inline: dict[str, Any], lang: str = "en") -> Iterator[No
     try:
         yield
     except (InputError, ShapeError) as error:
+        # Told only of an option the error is about: a result read back that was edited, or
+        # another option's size, says nothing of how --target 8,2 was typed.
+        said = error.message("en")
+        typed = [(name, text) for name, text in typed if _names(said, name)]
         if not typed:
             raise
         name, text = typed[0]

@@ -1,0 +1,93 @@
+"""attn check as a newcomer meets it: the sheet it shows has exactly the blanks it asks
+for (a cell repeating an answer above is ↑, one that only works out the next cell of its
+row is left out); a vector may be typed with spaces between its numbers, and one that
+cannot be read is told how to type a vector; an option typed with commas is told about
+decimal commas only by an error about that option."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import attncli as attn
+from attncli.errors import InputError
+from attncli.present.format import BLANK, CARRIED
+
+KINDS = [(), ("--method", "scaled"), ("--method", "general"), ("--method", "additive"),
+         ("--selfattn",)]  # fmt: skip
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_sheet_shows_as_many_blanks_as_the_check_asks(run, kind, lang):
+    shown = run("check", "--seed", "3", *kind, "--lang", lang, "--format", "table", input="")
+    assert shown.exit_code == 0, shown.stderr
+    sheet = shown.stdout.split("\n\n" + ("Type each" if lang == "en" else "Escribe"))[0]
+    piped = run("check", "--seed", "3", *kind, "--json", input="1\n" * 40)
+    document = json.loads(piped.stdout)
+    assert sheet.count(BLANK) == document["blanks"] == len(document["verdicts"])
+    assert f"({document['blanks']} " in shown.stdout.splitlines()[-1]  # the count it closes on
+    assert CARRIED in sheet  # the scores and weights carried from a table above
+
+
+def test_a_printed_sheet_keeps_every_blank(run):
+    """attn exercise's own sheet, to write on, still leaves every cell of the working."""
+    sheet = run("exercise", "--seed", "3", "--format", "table").stdout
+    assert sheet.count(BLANK) == 25 and CARRIED not in sheet
+
+
+@pytest.mark.parametrize(
+    ("typed", "lang", "read"),
+    [
+        ("1 2", "en", [1, 2]),
+        ("0   0.78", "en", [0, 0.78]),
+        ("2,5 0", "es", [2.5, 0]),
+        ("1, 2", "en", [1, 2]),
+        ("1; 2", "es", [1, 2]),
+    ],
+)
+def test_a_vector_typed_with_spaces_is_read(typed, lang, read):
+    from attncli.api.checking import read_answer
+    from attncli.explain.checking import Blank
+
+    np.testing.assert_array_equal(read_answer(typed, Blank("weighted", 0), lang), read)
+
+
+def test_a_vector_that_cannot_be_read_is_told_how_to_type_a_vector(run):
+    answers = "1\n2\n2\n2.72\n7.39\n7.39\n17.5\n0.155\n0.422\n0.422\n2,5 0\n"
+    result = run("check", "--seed", "3", "--json", input=answers)
+    assert result.exit_code == 2 and result.stdout == "" and result.stderr.count("\n") == 1
+    problem = result.error.fields["problem"]
+    assert problem.msgid.startswith("{text} is not a vector of numbers")
+    assert "(6.65, 0) or with spaces between them (6.65 0)" in result.stderr
+    spanish = run("check", "--seed", "3", "--lang", "es", "--json",
+                  input=answers.replace("2,5 0", "2.5.0"))  # fmt: skip
+    assert "(6,65; 0)" in spanish.stderr and "(6,65 0)" in spanish.stderr
+
+
+def test_one_number_typed_as_two_is_told_the_blank_takes_one():
+    with pytest.raises(InputError, match="this blank takes one number"):
+        from attncli.api.checking import read_answer
+        from attncli.explain.checking import Blank
+
+        read_answer("1 2", Blank("score", 0))
+    marked = attn.check(seed=3, answers=["1", "2", "2", "2.72 7.39"])
+    assert marked.verdicts[-1].kind == "wrong"
+
+
+def test_a_read_back_error_says_nothing_of_decimal_commas_in_another_option(run):
+    piped = run("exercise", "--seed", "3", "--answers", "--json").stdout
+    result = run("grad", "--target", "8,2", "--method", "scaled", input=piped)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.error.fields["name"] == "scores" and "decimal commas" not in result.stderr
+
+
+def test_an_error_about_another_option_names_none_typed_with_commas(run):
+    result = run("grad", "--query", "1,0", "--keys", "1,0;0,1", "--values", "1,0;0,1",
+                 "--target", "8,2,1")  # fmt: skip
+    assert result.exit_code == 2 and "target is 3" in result.stderr
+    assert "decimal commas" not in result.stderr
+    about = run("score", "--query", "0,5", "--keys", "1,0,1;0,1,1")  # the query's own size
+    assert "if --query '0,5' holds decimal commas" in about.stderr
