@@ -154,16 +154,42 @@ def test_a_bad_mask_is_one_line_naming_the_cell_or_shape(run, mask, kind, fields
     assert error.message("es") != error.message("en")
 
 
+BAD_CELL = "{field}: the cell at {where} is {kind}{dtype}; expected {hint}"
+NOT_BROADCAST = (
+    "{field} is {shape} but must broadcast to the scores, {scores} ({names}), as torch "
+    "broadcasts: counted from the right, each axis of that size or 1 (e.g. {listed})"
+)
+PAST_FLOAT64 = (
+    "{field}: the number at {where} is past float64 (as -1e400 is); write -Infinity or null "
+    "(None in Python) where a query may not look, or a finite number"
+)
+
+
 def test_mask_refusals_from_python_name_dtype_and_cell():
     x = np.eye(T)
-    with pytest.raises(InputError, match=r"mask: the cell at \(1, 2\) is 0\.25 \(float64\)"):
-        attn.selfattn(x=x, mask=np.array([[1, 0.25, 0]] * T))
-    with pytest.raises(InputError, match=r"mask: the cell at \(3, 1\) is nan \(float32\)"):
-        attn.selfattn(x=x, mask=np.array([[1, 0, 0]] * 2 + [[np.nan, 0, 0]], dtype=np.float32))
-    with pytest.raises(ShapeError, match=r"mask is 2 × 5 × 3 but must broadcast .* 2 × 2 × 3 × 3"):
+    for mask, where, kind, dtype in (
+        (np.array([[1, 0.25, 0]] * T), "(1, 2)", "0.25", " (float64)"),
+        (np.array([[1, 0, 0]] * 2 + [[np.nan, 0, 0]], dtype=np.float32), "(3, 1)", "nan",
+         " (float32)"),
+    ):  # fmt: skip
+        with pytest.raises(InputError) as caught:
+            attn.selfattn(x=x, mask=mask)
+        assert caught.value.msgid == BAD_CELL
+        fields = caught.value.fields
+        assert (fields["field"], fields["where"], fields["dtype"]) == ("mask", where, dtype)
+        assert fields["kind"].fields == {"value": kind}
+    with pytest.raises(ShapeError) as caught:
         attn.selfattn(x=np.ones((B, T, D)), heads=H, mask=np.ones((2, 5, 3)))
-    with pytest.raises(ShapeError, match=r"attn_mask is 3 × 3 × 3 but .*e\.g\. .*4 × 3 × 3\)"):
+    assert caught.value.msgid == NOT_BROADCAST
+    fields = caught.value.fields
+    assert (fields["field"], fields["shape"], fields["scores"]) == (
+        "mask", "2 × 5 × 3", "2 × 2 × 3 × 3")  # fmt: skip
+    with pytest.raises(ShapeError) as caught:
         attn.selfattn(x=np.ones((B, T, D)), heads=H, attn_mask=np.zeros((3, 3, 3)))
+    assert caught.value.msgid == NOT_BROADCAST
+    fields = caught.value.fields
+    assert (fields["field"], fields["shape"]) == ("attn_mask", "3 × 3 × 3")
+    assert fields["listed"].endswith("4 × 3 × 3")  # nn.MultiheadAttention's B·h × T × T
 
 
 def test_a_float_key_padding_mask_is_added_as_torch_adds_it():
@@ -201,17 +227,23 @@ def test_a_float_key_padding_mask_in_json(run, run_json):
     assert np.abs(np.asarray(out["weights"]) - weights).max() < 1e-15
     bad = run("selfattn", input=f'{{"x": {json.dumps(x)}, "key_padding_mask": [0.0, NaN, 0]}}')
     assert bad.exit_code == 2 and bad.stderr.count("\n") == 1
-    assert "key_padding_mask holds NaN at (2)" in bad.stderr
+    assert bad.error.msgid == (
+        "key_padding_mask holds {shown} at {where}; a float key_padding_mask holds numbers "
+        "added to the key's scores (-Infinity or null for padding)"
+    )
+    assert bad.error.fields == {"shown": "NaN", "where": "(2)"}
     big = run("selfattn", input=f'{{"x": {json.dumps(x)}, "key_padding_mask": [0.0, -1e400, 0]}}')
-    assert "key_padding_mask: the number at (2) is past float64" in big.stderr
+    assert big.exit_code == 2 and big.error.msgid == PAST_FLOAT64
+    assert big.error.fields == {"field": "key_padding_mask", "where": "(2)"}
 
 
 def test_minus_1e400_is_refused_and_minus_infinity_read(run):
     x = json.dumps(np.eye(2).tolist())
     big = run("selfattn", input=f'{{"x": {x}, "attn_mask": [[0, -1e400], [0, 0]]}}')
     assert big.exit_code == 2 and big.stdout == "" and big.stderr.count("\n") == 1
-    assert "attn_mask: the number at (1, 2) is past float64" in big.stderr
-    assert "write -Infinity or null" in big.stderr
+    assert big.error.msgid == PAST_FLOAT64  # it says to write -Infinity or null
+    assert big.error.fields == {"field": "attn_mask", "where": "(1, 2)"}
+    assert big.stderr == f"attn: error: {big.error.message('en')}\n"
     for spelling in ("-Infinity", "null"):
         text = f'{{"x": {x}, "attn_mask": [[0, {spelling}], [0, 0]]}}'
         fine = run("selfattn", "--json", input=text)
@@ -222,8 +254,11 @@ def test_an_all_zero_int_attn_mask_says_why_it_is_ambiguous(run):
     x = json.dumps(np.eye(2).tolist())
     zeros = run("selfattn", input=f'{{"x": {x}, "attn_mask": [[0, 0], [0, 0]]}}')
     assert zeros.exit_code == 2 and zeros.stderr.count("\n") == 1
-    assert "attn_mask of integer 0s only is ambiguous" in zeros.stderr
-    assert "write false or 0.0 for torch's sense, or leave attn_mask out" in zeros.stderr
+    assert type(zeros.error) is InputError and zeros.error.msgid == (
+        "attn_mask of integer 0s only is ambiguous: in torch's senses (false, or 0.0 added) "
+        "every query may look at every key, in mask's and transformers' attention_mask's "
+        "(1 = may look) none may; write false or 0.0 for torch's sense, or leave attn_mask out"
+    )
     fine = run("selfattn", "--json", input=f'{{"x": {x}, "attn_mask": [[0.0, 0.0], [0.0, 0.0]]}}')
     plain = run("selfattn", "--json", input=f'{{"x": {x}}}')
     assert (
@@ -232,14 +267,25 @@ def test_an_all_zero_int_attn_mask_says_why_it_is_ambiguous(run):
     )
 
 
+ATTENTION_MASK_SENSE = (
+    "transformers' attention_mask is 1 = attend (torch's boolean attn_mask is the opposite), "
+    "so attn reads it only as mask, the same sense: give the tokenizer's B × T_k one as mask of "
+    "B × 1 × 1 × T_k (a T_q × T_k grid as it is), or 1 − it as key_padding_mask"
+)
+
+
 def test_transformers_attention_mask_is_refused_saying_its_sense(run, run_json):
     x = np.random.default_rng(12).normal(size=(B, T, D)).tolist()
     attention_mask = [[1, 1, 0], [1, 1, 1]]  # the tokenizer's: 1 = attend, B × T_k
     given = run("selfattn", input=json.dumps({"x": x, "attention_mask": attention_mask}))
     assert given.exit_code == 2 and given.stdout == "" and given.stderr.count("\n") == 1
-    assert "attention_mask: transformers' attention_mask is 1 = attend" in given.stderr
+    error = given.error
+    assert type(error) is InputError and error.msgid == "{field}: {reason}"
+    assert error.fields["field"] == "attention_mask"
+    assert error.fields["reason"].msgid == ATTENTION_MASK_SENSE
     assert "did you mean" not in given.stderr
     spanish = run("selfattn", "--lang", "es", input=json.dumps({"x": x, "attention_mask": []}))
+    assert spanish.error.fields["reason"].msgid == ATTENTION_MASK_SENSE
     assert "es 1 = atender" in spanish.stderr and spanish.stderr.count("\n") == 1
     # what the line says to write gives the numbers of the same mask as torch's padding
     as_mask = np.asarray(attention_mask).reshape(B, 1, 1, T).tolist()
@@ -254,10 +300,16 @@ def test_transformers_attention_mask_is_refused_saying_its_sense(run, run_json):
 
 def test_an_empty_or_single_attn_mask_in_both_languages(run):
     x = json.dumps(np.eye(2).tolist())
-    for mask, english, spanish in (("5", "is a single value", "es un solo valor"),
-                                   ("[]", "is empty", "está vacío")):  # fmt: skip
-        for lang, words in (("en", english), ("es", spanish)):
+    expected = (
+        "expected a grid T_q × T_k (or any shape that broadcasts to the scores, B × h × T_q × "
+        "T_k) of true/false or of numbers"
+    )
+    for mask, what in (("5", "is a single value"), ("[]", "is empty")):
+        for lang in ("en", "es"):
             text = f'{{"x": {x}, "attn_mask": {mask}}}'
             given = run("selfattn", "--lang", lang, input=text)
             assert given.exit_code == 2 and given.stderr.count("\n") == 1
-            assert f"attn_mask {words};" in given.stderr, given.stderr
+            assert type(given.error) is ShapeError
+            assert given.error.msgid == f"attn_mask {what}; {expected}"
+            assert given.error.message(lang) in given.stderr, given.stderr
+    assert "attn_mask está vacío;" in given.stderr  # said in Spanish
