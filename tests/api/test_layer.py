@@ -11,6 +11,7 @@ import pytest
 
 import attncli
 from attncli.core import gradients
+from attncli.errors import InputError, OptionError, ShapeError
 from tests import naive
 
 D_MODEL, T = 6, 5
@@ -138,9 +139,18 @@ def test_context_sentence_gives_keys_and_values(run_json):
 
 def test_cross_attention_inputs_are_checked(run):
     bad = run("selfattn", "-i", "-", input='{"x_q": [[1, 2]], "x_kv": [[1, 2, 3]]}')
-    assert bad.exit_code == 2 and "x_q has 2 columns but x_kv has 3" in bad.stderr
+    assert bad.exit_code == 2 and type(bad.error) is ShapeError
+    assert (
+        bad.error.msgid
+        == "x_q has {q_columns} columns but x_kv has {kv_columns} (one d_model for both)"
+    )
+    assert bad.error.fields == {"q_columns": 2, "kv_columns": 3}
     alone = run("selfattn", "--context", "a b")
-    assert alone.exit_code == 2 and "give the sentence too" in alone.stderr
+    assert alone.exit_code == 2 and type(alone.error) is InputError
+    assert alone.error.msgid == (
+        "--context gives the keys and values for a sentence's queries; give the sentence too "
+        "(or x_q and x_kv in -i FILE)"
+    )
 
 
 def test_heads_on_given_queries_keys_and_values():
@@ -192,10 +202,15 @@ def test_fields_output_computes_in_blocks_with_the_same_numbers(run_json, tmp_pa
 
 def test_fields_are_checked(run):
     unknown = run("softmax", "2", "0", "1", "--fields", "weights,nope")
-    assert unknown.exit_code == 2 and "--fields: nope is not in this output" in unknown.stderr
-    assert "its fields are: scores, temperature, weights" in unknown.stderr
+    assert unknown.exit_code == 2 and type(unknown.error) is OptionError
+    assert (
+        unknown.error.msgid == "--fields: {unknown} is not in this output; its fields are: {known}"
+    )
+    assert unknown.error.fields == {"unknown": "nope", "known": "scores, temperature, weights"}
     with_steps = run("softmax", "2", "0", "1", "--fields", "weights", "--steps")
-    assert with_steps.exit_code == 2 and "give one" in with_steps.stderr
+    assert with_steps.exit_code == 2 and with_steps.error.msgid == (
+        "--fields picks fields of the JSON document, --steps lays out tables; give one"
+    )
     weights = run("softmax", "2", "0", "1", "--fields", "weights")
     assert weights.exit_code == 0 and weights.stdout.startswith('{"weights":')
 
@@ -204,7 +219,15 @@ def test_a_grid_too_large_suggests_writing_only_the_output(run, tmp_path):
     path = tmp_path / "x.npy"
     np.save(path, np.zeros((40_000, 2)))
     refused = run("selfattn", "-i", str(path), "--json")
-    assert refused.exit_code == 2 and "--fields output" in refused.stderr
+    assert refused.exit_code == 2 and type(refused.error) is OptionError
+    assert refused.error.msgid == (
+        "{what} would need about {need}, more than half of the {memory} available; "
+        "lower {lower}{hint}"
+    )
+    assert refused.error.fields["what"].fields["tokens"] == 40_000
+    assert refused.error.fields["hint"].msgid == (
+        ", or write only the output (--fields output): it is then computed in row blocks"
+    )
 
 
 @pytest.mark.parametrize("heads", [1, 2, 3])
@@ -236,9 +259,19 @@ def test_a_batch_from_the_command_line(run, run_json, tmp_path):
     table = run("selfattn", "-i", str(path), "--format", "table").stdout
     assert "a batch of 2 sequences, computed together; shown: the first" in table
     steps = run("selfattn", "-i", str(path), "--steps")
-    assert steps.exit_code == 2 and "x is a batch of 2" in steps.stderr
+    assert steps.exit_code == 2 and steps.error.msgid == (
+        "--steps explains one sequence and x is a batch of {batch}; pick one with --item N "
+        "(1 to {batch}; in Python, result.item(N).steps())"
+    )
+    assert steps.error.fields == {"batch": 2}
     ragged = run("selfattn", "-i", "-", input='{"x": [[[1, 2]], [[1, 2], [3, 4]]]}')
-    assert ragged.exit_code == 2 and "x[2] is 2 × 2 but x[1] is 1 × 2" in ragged.stderr
+    assert ragged.exit_code == 2 and type(ragged.error) is ShapeError
+    assert ragged.error.msgid == (
+        "{field}[{index}] is {shape_text} but {field}[1] is {shape_text2} (every sequence of a "
+        "batch has one shape)"
+    )
+    assert ragged.error.fields == {
+        "field": "x", "index": 2, "shape_text": "2 × 2", "shape_text2": "1 × 2"}  # fmt: skip
 
 
 @pytest.mark.parametrize("heads", [1, 2])
@@ -261,9 +294,18 @@ def test_key_padding_mask_per_sequence_as_torch_reads_it(heads):
 def test_key_padding_mask_is_checked(run):
     document = {"x": [[1, 0], [0, 1]], "key_padding_mask": [[0, 1]]}
     bad = run("selfattn", "-i", "-", input=json.dumps(document))
-    assert bad.exit_code == 2 and "key_padding_mask is 1 × 2 but must be 2" in bad.stderr
+    assert bad.exit_code == 2 and type(bad.error) is ShapeError
+    assert bad.error.msgid == (
+        "key_padding_mask is {shape} but must be {expected} (a number per key, a row per "
+        "sequence of a batch)"
+    )
+    assert bad.error.fields == {"shape": "1 × 2", "expected": "2"}
     words = run("selfattn", "-i", "-", input='{"x": [[1, 0]], "key_padding_mask": ["x"]}')
-    assert words.exit_code == 2 and 'key_padding_mask: the cell at (1) is "x"' in words.stderr
+    assert words.exit_code == 2 and type(words.error) is InputError
+    assert words.error.msgid == "{field}: the cell at {where} is {kind}{dtype}; expected {hint}"
+    fields = words.error.fields
+    assert (fields["field"], fields["where"]) == ("key_padding_mask", "(1)")
+    assert fields["kind"].fields == {"value": '"x"'}  # the string, quoted as JSON writes it
 
 
 def test_item_picks_the_sequence_a_batch_shows(run, run_json, tmp_path):
@@ -277,4 +319,7 @@ def test_item_picks_the_sequence_a_batch_shows(run, run_json, tmp_path):
     whole = run_json("selfattn", "-i", str(path), "--json")
     assert run_json("selfattn", "-i", str(path), "--item", "2", "--json") == whole
     beyond = run("selfattn", "-i", str(path), "--item", "3")
-    assert beyond.exit_code == 2 and "sequence 3 is out of range" in beyond.stderr
+    assert beyond.exit_code == 2 and beyond.error.msgid == (
+        "sequence {number} is out of range: the batch has {total} (1 to {total})"
+    )
+    assert beyond.error.fields == {"number": 3, "total": 2}
