@@ -17,8 +17,8 @@ import pytest
 import attncli as attn
 from attncli.core import training
 from attncli.errors import InputError, Interrupted, OptionError
-from attncli.messages import Message, Setting
 from tests.conftest import SAMPLES
+from tests.meaning import told
 from tests.terminal import drawn_on_a_terminal
 
 HEADLINE = "las llaves del coche están ahí"
@@ -112,23 +112,6 @@ def test_the_curve_is_the_loss_in_block_characters():
     assert curve(np.array([100.0, 10.0, 1.0]), 3, log=True) == "█▅▁"
     assert len(curve(np.linspace(5, 1, 301), 64, log=False)) == 64
     assert curve(np.array([2.0, 2.0]), 5, log=False) == "▁▁"
-
-
-def plain(value):
-    """A field as data: a Setting as the command line writes it (`--lr 100`), a Message
-    as its msgid and fields, anything else as it is."""
-    if isinstance(value, Setting):
-        return value.written("cli")
-    if isinstance(value, Message):
-        return (value.msgid, {name: plain(field) for name, field in value.fields.items()})
-    return value
-
-
-def told(error, kind, msgid, /, **fields) -> None:
-    """`error` is a `kind` saying `msgid`, with these fields (as `plain` gives them)."""
-    assert type(error) is kind, error
-    assert error.msgid == msgid
-    assert {name: plain(error.fields[name]) for name in fields} == fields, error.fields
 
 
 def on_line(number: int, source: str):

@@ -1,0 +1,33 @@
+"""What an error means, as data a test compares: its kind, its msgid and its fields, so
+that rewording a message in the catalog edits no test (docs/ARCHITECTURE.md, "A test")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from attncli.messages import Message, OnSurface, Setting
+
+
+def plain(value: Any, surface: str = "cli") -> Any:
+    """A field as data: a Setting as `surface` writes it (`--lr 100`, `heads=h`), an
+    OnSurface as its side there, a Message as (its msgid, its fields as data)."""
+    if isinstance(value, OnSurface):
+        value = value.on(surface)
+    if isinstance(value, Setting):
+        return value.written(surface)
+    if isinstance(value, Message):
+        fields = {name: plain(field, surface) for name, field in value.fields.items()}
+        return (value.msgid, fields)
+    return value
+
+
+def told(error: BaseException | None, kind: type, msgid: str, /, surface: str = "cli",
+         **fields: Any) -> None:  # fmt: skip
+    """`error` is a `kind` saying `msgid`, with these fields (as `plain` gives them); the
+    fields not named are not compared."""
+    assert type(error) is kind, repr(error)
+    assert error.msgid == msgid, error.msgid  # type: ignore[attr-defined]
+    given = error.fields  # type: ignore[attr-defined]
+    missing = set(fields) - set(given)
+    assert not missing, (missing, given)
+    assert {name: plain(given[name], surface) for name in fields} == fields, given
