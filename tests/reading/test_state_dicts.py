@@ -13,6 +13,7 @@ import pytest
 import attncli as attn
 from attncli.errors import InputError, OptionError, ShapeError
 from attncli.reading.parse.tensor_files import open_tensors
+from tests.meaning import told
 
 REFERENCES = Path(__file__).parent.parent / "references"
 MHA = {case["name"]: case for case in json.loads((REFERENCES / "mha.json").read_text())["cases"]}
@@ -21,11 +22,33 @@ LAYERS = {
 }
 
 
-def _one_line_error(result, *fragments):
+def _one_line_error(result, kind, msgid, /, **fields):
+    """One line on stderr, nothing on stdout, and the line is that error said."""
     assert result.exit_code == 2 and result.stdout == ""
     assert "Traceback" not in result.stderr and result.stderr.strip().count("\n") == 0
-    for fragment in fragments:
-        assert fragment in result.stderr, result.stderr
+    told(result.error, kind, msgid, **fields)
+    assert result.stderr == f"attn: error: {result.error.message('en')}\n"
+
+
+NO_HEADS = (
+    "{source}: a state dict does not hold the number of heads; give {heads} "
+    "(nn.MultiheadAttention's num_heads, a config's num_attention_heads or n_head)"
+)
+PICKLE = (
+    "{name} is a pickle file, which can run code when it is opened, and attn never opens one; "
+    "save the weights as safetensors with torch: {command}"
+)
+BOTH_GIVEN = (
+    "{packed} and {separate} are both given: nn.MultiheadAttention holds either in_proj_weight "
+    "or q_proj_weight, k_proj_weight and v_proj_weight, never both; keep one"
+)
+MISSING = "{full} is missing: a {kind} attention layer{where} needs it{also}"
+NOT_A_NUMBER = "{where} is {kind}; expected a number"
+
+
+def _at(row: int, item: int, field: str = "in_proj_weight"):
+    """The `where` of a number in a state dict, as data."""
+    return ("{field}: row {row}, item {item}", {"field": field, "row": row, "item": item})
 
 
 def _batch_first(case: dict, array) -> np.ndarray:
@@ -63,12 +86,18 @@ def test_the_python_api_reads_a_state_dict():
     assert np.abs(result.output - np.asarray(case["output"])).max() < 1e-13
     by_path = attn.selfattn(weights=str(REFERENCES / case["file"]), heads=2, x=x)
     assert np.array_equal(by_path.output, result.output)
-    with pytest.raises(InputError, match="does not hold the number of heads; give heads=h"):
+    with pytest.raises(InputError) as caught:
         attn.selfattn(weights=state, x=x)
-    with pytest.raises(OptionError, match="prefix= picks a layer of weights="):
+    told(caught.value, InputError, NO_HEADS, "python", heads="heads=h")
+    with pytest.raises(OptionError) as caught:
         attn.selfattn(x=x, prefix="h.0.attn")
-    with pytest.raises(InputError, match="weights is list; give a state dict"):
+    told(caught.value, OptionError, "prefix= picks a layer of weights=; give weights= too")
+    with pytest.raises(InputError) as caught:
         attn.selfattn(x=x, weights=[1, 2], heads=2)
+    told(caught.value, InputError,
+         "weights is {kind}; give a state dict (module.state_dict(), a mapping of names to "
+         "tensors or arrays) or the path of a weight file (a str or a pathlib.Path)",
+         kind="list")  # fmt: skip
 
 
 def test_a_state_dict_of_tensors_is_read_without_torch():
@@ -132,8 +161,8 @@ def test_what_cannot_be_read_is_refused(run, tmp_path):
     packed = str(REFERENCES / MHA["packed"]["file"])
     _one_line_error(
         run("selfattn", "-i", str(x), "--weights", packed),
-        "a state dict does not hold the number of heads; give --heads h",
-    )
+        InputError, NO_HEADS, source=packed, heads="--heads h",
+    )  # fmt: skip
     _one_line_error(
         run(
             "selfattn",
@@ -144,28 +173,37 @@ def test_what_cannot_be_read_is_refused(run, tmp_path):
             "--heads",
             "2",
         ),  # fmt: skip
-        "w_k is 3 × 4: this layer's keys and values have widths of their own",
-    )
+        ShapeError,
+        "{name} is {shape}: this layer's keys and values have widths of their own ({widths}; "
+        "torch's kdim, vdim), and x has {columns} columns; give x_q (the queries' input), x_k "
+        "and x_v of those widths (or x_q and x_kv when keys and values share one) instead of x",
+        name="w_k", shape="3 × 4", columns=4,
+    )  # fmt: skip
     pickled = tmp_path / "layer.pt"
     pickled.write_bytes(b"\x80\x04not really")
+    saved = 'safetensors.torch.save_file(module.state_dict(), "layer.safetensors")'
     _one_line_error(
         run("selfattn", "-i", str(x), "--weights", str(pickled), "--heads", "2"),
-        "pickle file",
-        'safetensors.torch.save_file(module.state_dict(), "layer.safetensors")',
-    )
-    _one_line_error(run("selfattn", "-i", str(pickled)), "pickle file")
-    _one_line_error(run("selfattn", "-i", packed), "give it to attn selfattn as --weights FILE")
+        InputError, PICKLE, name="layer.pt", command=saved,
+    )  # fmt: skip
+    _one_line_error(run("selfattn", "-i", str(pickled)), InputError, PICKLE, name="layer.pt")
     _one_line_error(
-        run("selfattn", "-i", str(x), "--prefix", "h.0.attn"),
-        "--prefix h.0.attn: the input holds no names under h.0.attn; give the checkpoint's "
-        "weights with --weights FILE",
-    )
+        run("selfattn", "-i", packed), InputError,
+        "{path} holds a layer's weights, not an input document; give it to attn selfattn as "
+        "--weights FILE (with x in -i, or a sentence)", path=packed,
+    )  # fmt: skip
+    _one_line_error(
+        run("selfattn", "-i", str(x), "--prefix", "h.0.attn"), InputError,
+        "--prefix {prefix}: the input holds no names under {prefix}; {hint}", prefix="h.0.attn",
+        hint=("give the checkpoint's weights with --weights FILE, or its names in -i FILE", {}),
+    )  # fmt: skip
     both = tmp_path / "both.json"
     both.write_text(json.dumps({"x": np.ones((3, 4)).tolist(), "w_q": np.eye(4).tolist()}))
     _one_line_error(
-        run("selfattn", "-i", str(both), "--weights", packed, "--heads", "2"),
-        "w_q is given twice: in the input and in",
-    )
+        run("selfattn", "-i", str(both), "--weights", packed, "--heads", "2"), InputError,
+        "{name} is given twice: in the input and in {source} ({kind}'s names); keep one",
+        name="w_q", source=packed,
+    )  # fmt: skip
 
 
 def test_a_name_under_the_prefix_that_is_no_weight_is_refused(run, tmp_path):
@@ -175,9 +213,10 @@ def test_a_name_under_the_prefix_that_is_no_weight_is_refused(run, tmp_path):
     x = tmp_path / "x.npy"
     np.save(x, np.ones((3, 4)))
     _one_line_error(
-        run("selfattn", "-i", str(x), "--weights", str(path), "--heads", "2"),
-        "in_proj_scale is not a weight of the attention layer",
-    )
+        run("selfattn", "-i", str(x), "--weights", str(path), "--heads", "2"), InputError,
+        "{source}: {name} is not a weight of the attention layer attn reads there; {fix}",
+        source=str(path), name="in_proj_scale",
+    )  # fmt: skip
 
 
 @pytest.mark.parametrize("name", ["bias_kv", "zero_attn", "bias_kv_zero_attn_masks"])
@@ -212,12 +251,21 @@ def test_bias_kv_in_python_and_its_refusals():
     params = attention_weights(state).params
     by_fields = attn.selfattn(x=x, heads=2, **params)
     assert np.array_equal(by_fields.output, layer.output)
-    with pytest.raises(InputError, match="bias_k without bias_v"):
+    with pytest.raises(InputError) as caught:
         attn.selfattn(x=x, heads=2, **{k: v for k, v in params.items() if k != "bias_v"})
-    with pytest.raises(ShapeError, match="bias_k has 3 numbers but must have 4"):
+    told(caught.value, InputError,
+         "{given} without {other}: torch's add_bias_kv appends a key row and a value row; give "
+         "both", given="bias_k", other="bias_v")  # fmt: skip
+    with pytest.raises(ShapeError) as caught:
         attn.selfattn(x=x, heads=2, **{**params, "bias_k": params["bias_k"][:3]})
-    with pytest.raises(InputError, match="add_zero_attn=True goes with the projections"):
+    told(caught.value, ShapeError,
+         "{field} has {shape} but must have {length} here (one per column of {columns_of})",
+         field="bias_k", shape=("{count} number", {"count": 3}), length=4)  # fmt: skip
+    with pytest.raises(InputError) as caught:
         attn.selfattn(x=x, projections=False, add_zero_attn=True)
+    told(caught.value, InputError,
+         "{zero} goes with the projections, as in nn.MultiheadAttention; drop {no_proj} or "
+         "{zero}", "python", zero="add_zero_attn=True", no_proj="projections=False")  # fmt: skip
 
 
 @pytest.mark.parametrize("zero", [False, True])
@@ -272,17 +320,21 @@ def test_in_proj_weight_beside_q_proj_weight_is_refused_on_every_path(run, tmp_p
     from safetensors.numpy import save_file
 
     state = {**_mha_state(), "q_proj_weight": np.eye(4)}
-    words = "in_proj_weight and q_proj_weight are both given"
-    with pytest.raises(InputError, match=words):
+    names = {"packed": "in_proj_weight", "separate": "q_proj_weight"}
+    with pytest.raises(InputError) as caught:
         attn.selfattn(x=np.eye(4), weights=state, heads=1)
+    told(caught.value, InputError, BOTH_GIVEN, **names)
     save_file(state, str(tmp_path / "both.safetensors"))
     x = tmp_path / "x.json"
     x.write_text(json.dumps({"x": np.eye(4).tolist()}))
     result = run("selfattn", "-i", str(x), "--weights", str(tmp_path / "both.safetensors"),
                  "--heads", "1")  # fmt: skip
-    _one_line_error(result, words)
+    _one_line_error(result, InputError, BOTH_GIVEN, **names)
     document = {"x": np.eye(4).tolist(), **{k: v.tolist() for k, v in state.items()}}
-    _one_line_error(run("selfattn", "--heads", "1", input=json.dumps(document)), words)
+    _one_line_error(
+        run("selfattn", "--heads", "1", input=json.dumps(document)), InputError, BOTH_GIVEN,
+        **names,
+    )  # fmt: skip
 
 
 def test_a_typo_gets_the_same_hint_in_a_document_and_in_a_weight_file(run, tmp_path):
@@ -291,12 +343,16 @@ def test_a_typo_gets_the_same_hint_in_a_document_and_in_a_weight_file(run, tmp_p
     listed = {k: v.tolist() for k, v in state.items()}
     (tmp_path / "typo.json").write_text(json.dumps(listed))
     (tmp_path / "x.json").write_text(json.dumps({"x": np.eye(4).tolist()}))
-    hint = "(the file has out_proj.Weight: rename it out_proj.weight)"
+    hint = {"full": "out_proj.weight", "also": (
+        " (the file has {held}: rename it {full})",
+        {"held": "out_proj.Weight", "full": "out_proj.weight"})}  # fmt: skip
     by_file = run("selfattn", "-i", str(tmp_path / "x.json"), "--weights",
                   str(tmp_path / "typo.json"), "--heads", "1")  # fmt: skip
-    _one_line_error(by_file, hint)
+    _one_line_error(by_file, InputError, MISSING, **hint)
     document = {"x": np.eye(4).tolist(), **listed}
-    _one_line_error(run("selfattn", "--heads", "1", input=json.dumps(document)), hint)
+    _one_line_error(
+        run("selfattn", "--heads", "1", input=json.dumps(document)), InputError, MISSING, **hint
+    )
 
 
 def test_a_missing_weight_is_never_blamed_on_a_present_one(run, tmp_path):
@@ -306,8 +362,7 @@ def test_a_missing_weight_is_never_blamed_on_a_present_one(run, tmp_path):
     (tmp_path / "x.json").write_text(json.dumps({"x": np.eye(4).tolist()}))
     result = run("selfattn", "-i", str(tmp_path / "x.json"), "--weights",
                  str(tmp_path / "layer.json"), "--heads", "1")  # fmt: skip
-    _one_line_error(result, "out_proj.weight is missing")
-    assert "rename" not in result.stderr
+    _one_line_error(result, InputError, MISSING, full="out_proj.weight", also="")
 
 
 def test_a_misspelt_first_weight_in_a_file_is_named(run, tmp_path):
@@ -317,18 +372,27 @@ def test_a_misspelt_first_weight_in_a_file_is_named(run, tmp_path):
     (tmp_path / "x.json").write_text(json.dumps({"x": np.eye(4).tolist()}))
     result = run("selfattn", "-i", str(tmp_path / "x.json"), "--weights",
                  str(tmp_path / "layer.json"), "--heads", "1")  # fmt: skip
-    _one_line_error(result, "in_proj_weights is no name attn reads: did you mean in_proj_weight?")
+    _one_line_error(
+        result, InputError, "no attention layer {where}: {hint}",
+        hint=("{name} is no name attn reads: did you mean {near}?",
+              {"name": "in_proj_weights", "near": "in_proj_weight"}),
+    )  # fmt: skip
 
 
 def test_a_non_number_in_a_documents_state_dict_is_named_where_it_stands(run):
     state = {k: v.tolist() for k, v in _mha_state().items()}
-    for value, words in ((None, "row 2, item 3 is null"), (True, "row 2, item 3 is true")):
+    for value, kind in ((None, ("null", {})), (True, ("{value} (a boolean)", {"value": "true"}))):
         state["in_proj_weight"][1][2] = value
         document = {"x": np.eye(4).tolist(), **state}
         result = run("selfattn", "--heads", "1", input=json.dumps(document))
-        _one_line_error(result, f"in_proj_weight: {words}")
+        _one_line_error(result, InputError, NOT_A_NUMBER, where=_at(2, 3), kind=kind)
     text = json.dumps({"x": np.eye(4).tolist(), **state}).replace("true", "NaN")
-    _one_line_error(run("selfattn", "--heads", "1", input=text), "row 2, item 3 is NaN")
+    _one_line_error(
+        run("selfattn", "--heads", "1", input=text), InputError,
+        "{where} is {literal}; expected a finite number", where=_at(2, 3), literal="NaN",
+    )  # fmt: skip
     state["in_proj_weight"][1][2] = "0.5"
-    with pytest.raises(InputError, match='in_proj_weight: row 2, item 3 is "0.5"'):
+    with pytest.raises(InputError) as caught:
         attn.selfattn(x=np.eye(4), weights=state, heads=1)
+    told(caught.value, InputError, NOT_A_NUMBER, where=_at(2, 3),
+         kind=("{value} (a string)", {"value": '"0.5"'}))  # fmt: skip
