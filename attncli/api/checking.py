@@ -16,7 +16,7 @@ import numpy as np
 
 from attncli.errors import InputError, OptionError
 from attncli.explain.checking import Blank, Corrector, Verdict
-from attncli.messages import Message, _, component_mark, in_decimals
+from attncli.messages import Message, Setting, _, component_mark, in_decimals
 from attncli.results.checking import CheckResult, ClassCheck
 from attncli.results.exercise import Sheet
 
@@ -35,10 +35,12 @@ def corrector(
         if method != "dot":
             raise OptionError(
                 _(
-                    "--method {method} with --selfattn: the self-attention problem scores as "
-                    "attn selfattn does (q·k ÷ √d_k); leave out --method"
+                    "{method} with {selfattn}: the self-attention problem scores as attn "
+                    "selfattn does (q·k ÷ √d_k); leave out {option}"
                 ),
-                method=method,
+                method=Setting("method", method),
+                selfattn=Setting("selfattn", True),
+                option=Setting("method"),
             )
         layer_sheet = selfattn_exercise(seed, size, dim)
         return layer_sheet, corrector_of(layer_sheet)

@@ -14,7 +14,7 @@ import numpy as np
 from attncli.api.calculator import check_method
 from attncli.core import attention
 from attncli.errors import OptionError
-from attncli.messages import _
+from attncli.messages import Setting, _
 
 if TYPE_CHECKING:
     from attncli.results.exercise import ExerciseResult, ExerciseSet, SelfAttnExercise
@@ -87,15 +87,19 @@ def _check_rotary(positions: str | None, method: str, dim: int | None) -> None:
         return
     if positions != "rope":
         raise OptionError(
-            _("--positions {positions}: a worksheet's positions are rope (rotary) only"),
-            positions=positions,
+            _("{positions}: a worksheet's positions are rope (rotary) only"),
+            positions=Setting("positions", positions),
         )
     if method != "dot" or dim not in (None, 2):
         raise OptionError(
             _(
-                "--positions rope: the worksheet turns one pair (--dim 2) by quarter turns and "
-                "scores it by the dot product; leave out --method and --dim"
-            )
+                "{rope}: the worksheet turns one pair ({pair}) by quarter turns and scores it by "
+                "the dot product; leave out {method} and {dim}"
+            ),
+            rope=Setting("positions", "rope"),
+            pair=Setting("dim", 2),
+            method=Setting("method"),
+            dim=Setting("dim"),
         )
 
 

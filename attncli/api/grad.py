@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from attncli.api.calculator import ArrayLike, as_document, check_finite, check_temperature
-from attncli.messages import Message, _
+from attncli.messages import Message, Setting, _
 from attncli.reading.parse.values import Document
 from attncli.results.grad import GradResult
 
@@ -137,10 +137,12 @@ def _check_written(document: Document, run: Any, single: bool) -> None:
 
 _FIX = Message(
     _(
-        "it was changed after attn wrote it, or computed with another --method or "
-        "--temperature (give that again); to compute from changed numbers, give only the "
+        "it was changed after attn wrote it, or computed with another {method} or "
+        "{temperature} (give that again); to compute from changed numbers, give only the "
         "inputs (query, keys, values)"
-    )
+    ),
+    method=Setting("method"),
+    temperature=Setting("temperature"),
 )
 
 

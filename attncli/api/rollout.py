@@ -9,10 +9,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from attncli.errors import OptionError
-from attncli.messages import Message, _
+from attncli.messages import Message, Setting, _
 
 if TYPE_CHECKING:
     from attncli.results.rollout import RolloutCell, RolloutResult
+
+STEPS = Setting("cell", True, "--steps")  # the cell written out: --steps, cell=True
 
 
 def rollout(
@@ -49,7 +51,11 @@ def rollout(
     if cell:
         written = _cell(mixed, products, chosen, tokens, row, token, to)
     elif to is not None:
-        raise OptionError(_("--to picks the cell --steps writes out; add --steps"))
+        raise OptionError(
+            _("{to} picks the cell {steps} writes out; add {steps}"),
+            to=Setting("to"),
+            steps=STEPS,
+        )
     return RolloutResult(
         model=model,
         model_type=loaded.model_type,
@@ -72,9 +78,11 @@ def _cell(mixed: np.ndarray, products: np.ndarray, layer: int, tokens: tuple[str
     if layer < 2:
         raise OptionError(
             _(
-                "--steps writes a cell of two layers' product; --layer 1 has one layer "
-                "(give 2 or more)"
-            )
+                "{steps} writes a cell of two layers' product; {layer} has one layer (give 2 "
+                "or more)"
+            ),
+            steps=STEPS,
+            layer=Setting("layer", 1),
         )
     i = pick_row(tokens, row, token)
     final = products[layer - 1]

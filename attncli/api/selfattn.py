@@ -13,7 +13,7 @@ import numpy as np
 from attncli.api.calculator import ArrayLike, as_document, check_finite
 from attncli.api.selfattn_backward import selfattn_backward
 from attncli.errors import OptionError
-from attncli.messages import _
+from attncli.messages import Setting, _
 from attncli.reading.parse.values import Document
 from attncli.results.selfattn import SelfAttnResult
 
@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from attncli.layer import SelfAttnSettings
     from attncli.reading.check.selfattn import SelfAttnInput
     from attncli.reading.models.state_dicts import LayerFields
+
+ROPE = Setting("positions", "rope")  # --positions rope, positions='rope'
 
 
 def selfattn(
@@ -282,7 +284,7 @@ def _by_distance(
                 "{option} counts the distance between a query and a key of one sequence; with "
                 "cross-attention the two sequences have no common positions"
             ),
-            option="--window" if options.window is not None else "--alibi",
+            option=Setting("window") if options.window is not None else Setting("alibi", True),
         )
     if options.window is not None:
         near = distance.window_mask(t_q, t_k, options.window, bool(options.causal))
@@ -305,7 +307,8 @@ def _rotary(checked: SelfAttnInput, options: SelfAttnSettings, document: Documen
     base = options.rope_base
     if not (math.isfinite(base) and base > 1):
         raise OptionError(
-            _("--rope-base is {base}; the base of the rotary angles must be a number above 1"),
+            _("{option} is {base}; the base of the rotary angles must be a number above 1"),
+            option=Setting("rope_base"),
             base=base,
         )
     crossed = checked.x_kv is not None or (
@@ -314,23 +317,29 @@ def _rotary(checked: SelfAttnInput, options: SelfAttnSettings, document: Documen
     if crossed:
         raise OptionError(
             _(
-                "--positions rope turns the queries and keys of one sequence by their "
-                "positions; with cross-attention the two sequences have no common positions"
-            )
+                "{rope} turns the queries and keys of one sequence by their positions; with "
+                "cross-attention the two sequences have no common positions"
+            ),
+            rope=ROPE,
         )
     if "bias_k" in checked.weights or options.add_zero_attn:
         raise OptionError(
             _(
-                "--positions rope with add_bias_kv's or --add-zero-attn's extra keys: those "
-                "keys have no position to be turned by; leave them out"
-            )
+                "{rope} with add_bias_kv's or {zero}'s extra keys: those keys have no position "
+                "to be turned by; leave them out"
+            ),
+            rope=ROPE,
+            zero=Setting("add_zero_attn"),
         )
     if document.get("grad_output") is not None or document.get("target") is not None:
         raise OptionError(
             _(
-                "--positions rope has no backward pass in attn yet; leave out the gradient "
-                "(--grad-output, --target) or the rotary positions"
-            )
+                "{rope} has no backward pass in attn yet; leave out the gradient ({upstream}, "
+                "{target}) or the rotary positions"
+            ),
+            rope=ROPE,
+            upstream=Setting("grad_output"),
+            target=Setting("target"),
         )
     return base
 
@@ -339,11 +348,10 @@ def check_rotary_width(d_k: int) -> None:
     """Rotary positions turn pairs of coordinates: an odd d_k is refused in one line."""
     if d_k % 2:
         raise OptionError(
-            _(
-                "--positions rope turns pairs of coordinates, and d_k is {d_k} (odd); give an "
-                "even --d-k"
-            ),
+            _("{rope} turns pairs of coordinates, and d_k is {d_k} (odd); give an even {option}"),
+            rope=ROPE,
             d_k=d_k,
+            option=Setting("d_k"),
         )
 
 

@@ -237,3 +237,44 @@ def test_a_notebook_lists_the_samples_by_their_files_not_commands_to_type():
     assert "attn selfattn -i" not in cell and "tren.json" in cell
     terminal = _terminal_text(samples)
     assert "Try" in terminal and "attn selfattn -i" in terminal
+
+
+PYTHON_ERRORS = {
+    # name: (the call, what the error names)
+    "worksheet positions": (lambda: attn.exercise(positions="sinusoidal"),
+                            "positions='sinusoidal': a worksheet's positions are rope"),
+    "worksheet rope": (lambda: attn.exercise(positions="rope", method="scaled"),
+                       "turns one pair (dim=2) by quarter turns and scores it by the dot product; "
+                       "leave out method and dim"),
+    "check selfattn": (lambda: attn.check(answers=[], method="scaled", selfattn=True),
+                       "method='scaled' with selfattn=True"),
+    "window across": (lambda: attn.selfattn("el tren", context="va lleno", window=1),
+                      "window counts the distance"),
+    "rope base": (lambda: attn.selfattn("el tren", positions="rope", rope_base=1),
+                  "rope_base is 1"),
+    "rope across": (lambda: attn.selfattn("el tren", context="va lleno", positions="rope"),
+                    "positions='rope' turns the queries and keys of one sequence"),
+    "rope zero": (lambda: attn.selfattn("el tren", positions="rope", add_zero_attn=True),
+                  "positions='rope' with add_bias_kv's or add_zero_attn's extra keys"),
+    "rope backward": (lambda: attn.selfattn(x=X, positions="rope", target=X),
+                      "leave out the gradient (grad_output, target)"),
+    "rope odd": (lambda: attn.selfattn("el tren", positions="rope", d_k=3),
+                 "give an even d_k"),
+    "train nothing": (lambda: attn.train(), "or corpus=…, one of the two"),
+    "train lr": (lambda: attn.train("el tren", want="tren=el", lr=-1),
+                 "lr is -1; the step must be a positive number, e.g. lr=0.1"),
+    "train causal": (lambda: attn.train("el tren", want="el=tren", causal=True),
+                     "want='el=tren': with causal=True a token sees only itself"),
+    "rollout to": (lambda: attn.rollout("the keys", model="all-MiniLM-L6-v2", to="keys"),
+                   "to picks the cell cell=True writes out; add cell=True"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", PYTHON_ERRORS)
+def test_an_api_refusal_names_keywords(name):
+    call, python = PYTHON_ERRORS[name]
+    with pytest.raises(AttnError) as raised:
+        call()
+    said = str(raised.value)
+    assert python in said and not OPTION.search(said), said
+    assert OPTION.search(raised.value.message("en", "cli"))  # the same, on the command line
