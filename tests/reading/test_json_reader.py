@@ -14,31 +14,43 @@ from hypothesis import strategies as st
 from attncli.errors import InputError, ShapeError
 from attncli.reading.parse.json_text import parse_json
 from attncli.reading.parse.tensor_files import open_tensors
+from tests.meaning import told
+
+TWICE = (
+    "{source}: the key {key} is given twice in one object (JSON would keep only the last); keep one"
+)
+NOT_JSON = "{source}: not valid JSON at line {lineno}, column {colno}: {msg} ({expected})"
+NOT_A_NUMBER = "{where} is {kind}; expected a number"
 
 
-def _one_line(result, *fragments):
+def _one_line(result, kind, msgid, /, lang="en", **fields):
+    """One line on stderr, nothing on stdout, and the line is that error said in `lang`."""
     assert result.exit_code == 2 and result.stdout == ""
     assert "Traceback" not in result.stderr and result.stderr.strip().count("\n") == 0
-    for fragment in fragments:
-        assert fragment in result.stderr, result.stderr
+    told(result.error, kind, msgid, **fields)
+    assert result.stderr == f"attn: error: {result.error.message(lang)}\n"
 
 
 def test_a_key_given_twice_is_refused_on_every_source(run, tmp_path):
     text = '{"scores": [1, 2, 3], "scores": [5, 5, 5]}'
-    _one_line(run("softmax", input=text), 'stdin: the key "scores" is given twice')
+    _one_line(run("softmax", input=text), InputError, TWICE, source="stdin", key='"scores"')
     (tmp_path / "twice.json").write_text(text)
-    _one_line(run("softmax", "-i", str(tmp_path / "twice.json")), 'the key "scores" is given')
+    path = str(tmp_path / "twice.json")
+    _one_line(run("softmax", "-i", path), InputError, TWICE, source=path, key='"scores"')
     spanish = run("softmax", "--lang", "es", input=text)
-    _one_line(spanish, 'la clave "scores" aparece dos veces')
+    _one_line(spanish, InputError, TWICE, lang="es", key='"scores"')
+    assert 'la clave "scores" aparece dos veces' in spanish.stderr  # said in Spanish
 
 
 def test_a_key_twice_deep_inside_or_beside_colons_in_strings_is_found():
-    with pytest.raises(InputError, match='the key "a"'):
-        parse_json('{"items": [{"b": 1}, {"a": 1, "a": 2}]}', "x")
-    with pytest.raises(InputError, match='the key "w"'):
-        parse_json('{"tokens": ["a:b", ":"], "w": [1], "w": [2]}', "x")
-    with pytest.raises(InputError, match='the key "k"'):  # on the json module's path too
-        parse_json('{"k": NaN, "k": 1}', "x")
+    for text, key in (
+        ('{"items": [{"b": 1}, {"a": 1, "a": 2}]}', '"a"'),
+        ('{"tokens": ["a:b", ":"], "w": [1], "w": [2]}', '"w"'),
+        ('{"k": NaN, "k": 1}', '"k"'),
+    ):  # the last on the json module's path
+        with pytest.raises(InputError) as caught:
+            parse_json(text, "x")
+        told(caught.value, InputError, TWICE, source="x", key=key)
 
 
 def test_colons_in_strings_alone_are_no_repeated_key():
@@ -67,8 +79,9 @@ def test_any_document_with_a_key_repeated_is_refused(document, data):
     key = data.draw(st.sampled_from(sorted(document)))
     text = json.dumps(document)
     repeated = text[:-1] + ", " + json.dumps(key) + ": 0}"
-    with pytest.raises(InputError, match="given twice"):
+    with pytest.raises(InputError) as caught:
         parse_json(repeated, "x")
+    told(caught.value, InputError, TWICE, source="x", key=json.dumps(key))
 
 
 def _weights(tmp_path, **changes):
@@ -83,31 +96,43 @@ def _weights(tmp_path, **changes):
     return path
 
 
-@pytest.mark.parametrize(
-    ("row", "words"),
-    [
-        (
-            [True, 0.0, 0.0, 0.0],
-            "in_proj_weight: row 3, item 1 is true (a boolean); expected a number",
-        ),
-        (["1", 0.0, 0.0, 0.0], 'in_proj_weight: row 3, item 1 is "1" (a string)'),
-        ([float("nan"), 0.0, 0.0, 0.0], "in_proj_weight: row 3, item 1 is NaN"),
-        ([1.0], "in_proj_weight: row 3 has 1 number, row 1 has 4"),
-    ],
-)
-def test_a_weight_file_in_json_is_checked_number_by_number(tmp_path, row, words):
+def _at(path, row: int, item: int):
+    """The `where` of a number of in_proj_weight in the weight file at `path`, as data."""
+    field = f"{path}: in_proj_weight"
+    return ("{field}: row {row}, item {item}", {"field": field, "row": row, "item": item})
+
+
+# (row 3 of in_proj_weight, the error's kind, its msgid, its fields given the file's path)
+BAD_ROWS = [
+    ([True, 0.0, 0.0, 0.0], InputError, NOT_A_NUMBER,
+     lambda path: {"where": _at(path, 3, 1), "kind": ("{value} (a boolean)", {"value": "true"})}),
+    (["1", 0.0, 0.0, 0.0], InputError, NOT_A_NUMBER,
+     lambda path: {"where": _at(path, 3, 1), "kind": ("{value} (a string)", {"value": '"1"'})}),
+    ([float("nan"), 0.0, 0.0, 0.0], InputError, "{where} is {literal}; expected a finite number",
+     lambda path: {"where": _at(path, 3, 1), "literal": "NaN"}),
+    ([1.0], ShapeError,
+     "{field}: row {index} has {row}, row 1 has {rows} (every row must have the same length)",
+     lambda path: {"field": f"{path}: in_proj_weight", "index": 3,
+                   "row": ("{count} number", {"count": 1}), "rows": 4}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("row", "kind", "msgid", "fields"), BAD_ROWS)
+def test_a_weight_file_in_json_is_checked_number_by_number(tmp_path, row, kind, msgid, fields):
     state = np.random.default_rng(0).normal(size=(12, 4)).tolist()
     state[2] = row
     path = _weights(tmp_path, in_proj_weight=state)
     with pytest.raises((InputError, ShapeError)) as caught:
         open_tensors(str(path))
-    assert words in str(caught.value)
+    told(caught.value, kind, msgid, **fields(path))
 
 
 def test_a_matrix_of_numbers_in_quotes_is_refused_and_tokens_are_kept_aside(tmp_path):
     path = _weights(tmp_path, in_proj_weight=[["1"] * 4] * 12)
-    with pytest.raises(InputError, match='row 1, item 1 is "1"'):
+    with pytest.raises(InputError) as caught:
         open_tensors(str(path))
+    told(caught.value, InputError, NOT_A_NUMBER, where=_at(path, 1, 1),
+         kind=("{value} (a string)", {"value": '"1"'}))  # fmt: skip
     tensors = open_tensors(str(_weights(tmp_path, tokens=["el", "tren"], note="a layer")))
     assert tensors.others == ("tokens", "note") and tensors.shape("in_proj_weight") == (12, 4)
 
@@ -116,10 +141,14 @@ def test_a_weight_file_in_json_twice_named_or_malformed_is_one_line(run, tmp_pat
     path = tmp_path / "layer.json"
     path.write_text('{"in_proj_weight": [[1]], "in_proj_weight": [[2]]}')
     result = run("selfattn", "el tren", "--weights", str(path), "--heads", "1")
-    _one_line(result, 'the key "in_proj_weight" is given twice')
+    _one_line(result, InputError, TWICE, source=str(path), key='"in_proj_weight"')
     path.write_text('{"in_proj_weight": [[1] [2]]}')
     result = run("selfattn", "el tren", "--weights", str(path), "--heads", "1")
-    _one_line(result, "not valid JSON at line 1", "a weight file in JSON is an object of named")
+    _one_line(
+        result, InputError, NOT_JSON, source=str(path), lineno=1, colno=25,
+        expected=("a weight file in JSON is an object of named arrays, such as {example}",
+                  {"example": '{"in_proj_weight": [[…]], "out_proj.weight": [[…]]}'}),
+    )  # fmt: skip
 
 
 @pytest.mark.parametrize(
