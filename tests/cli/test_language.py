@@ -6,8 +6,10 @@ import json
 
 import pytest
 
+from attncli.errors import InputError, ShapeError
 from attncli.present.language import PHRASES, resolve
 from tests.conftest import SAMPLES
+from tests.meaning import told
 
 TREN = str(SAMPLES / "tren.json")
 
@@ -81,14 +83,40 @@ def test_json_is_the_same_in_both_languages(run):
     assert english == spanish
 
 
+QUERY_AND_KEYS = (
+    "{query} has {numbers} but each key has {key_size} ({method} scoring needs them equal; "
+    "--method general or additive allow different sizes)"
+)
+RAGGED = "{field}: row {index} has {row}, row 1 has {rows} (every row must have the same length)"
+DECIMAL_COMMAS = (
+    "{error} (if {option} {given} holds decimal commas: inside an option a comma separates "
+    "numbers and ';' rows, so write decimals with a point, {option} {meant}, or give JSON)"
+)
+
+
+def _said_in_spanish(result) -> None:
+    """One line, and it is the error said in Spanish (not the English msgid)."""
+    assert result.exit_code == 2 and result.stdout == "" and result.stderr.count("\n") == 1
+    spanish = result.error.message("es")
+    assert spanish != result.error.message("en") and spanish in result.stderr, result.stderr
+
+
 def test_errors_in_spanish(run):
     result = run("score", "--query", "1; 0; 3", "--keys", "[[2,1],[0,2]]", "--lang", "es")
     assert result.exit_code == 2 and result.stdout == ""
     assert "la consulta tiene 3 números pero cada clave tiene 2" in result.stderr
+    told(result.error, ShapeError, QUERY_AND_KEYS, numbers=("{count} number", {"count": 3}),
+         key_size=2)  # fmt: skip
     result = run("softmax", "--lang", "es", input='{"scores": [[1, 2], [3]]}')
-    assert "la fila 2 tiene 1 número, la fila 1 tiene 2" in result.stderr
+    told(result.error, ShapeError, RAGGED, field="scores", index=2,
+         row=("{count} number", {"count": 1}), rows=2)  # fmt: skip
+    _said_in_spanish(result)
     result = run("softmax", "--lang=es", input='{"scores": [1, true]}')
-    assert "scores, elemento 2 es true (un booleano)" in result.stderr
+    told(result.error, InputError,
+         "{where} is {kind}; expected a number (null or -Infinity marks a masked cell)",
+         where=("{field}, item {item}", {"field": "scores", "item": 2}),
+         kind=("{value} (a boolean)", {"value": "true"}))  # fmt: skip
+    _said_in_spanish(result)
 
 
 @pytest.mark.parametrize(
@@ -233,7 +261,8 @@ def test_an_error_about_numbers_typed_with_decimal_commas_says_how_to_type_them(
     (2,1;0,2), refused in one line naming both readings; no hint about decimal commas."""
     result = run(*args, "--lang", "en")
     assert result.exit_code == 2 and result.stdout == ""
-    assert "holds decimal commas" in result.stderr and meant in result.stderr, result.stderr
+    option, meant = meant.split(" ", 1)
+    told(result.error, type(result.error), DECIMAL_COMMAS, option=option, meant=meant)
     assert len(result.stderr.strip().splitlines()) == 1
     result = run(*args, "--lang", "es", "--json")
     assert "comas decimales" not in result.stderr and "holds decimal" not in result.stderr
@@ -250,7 +279,9 @@ def test_an_error_about_numbers_typed_with_decimal_commas_says_how_to_type_them(
 def test_numbers_without_decimal_commas_get_no_such_hint(run):
     result = run("score", "--query", "1; 0; 1", "--keys", "[[2,1],[0,2]]", "--lang", "es")
     assert result.exit_code == 2 and "comas decimales" not in result.stderr
-    assert "la consulta tiene 3 números pero cada clave tiene 2" in result.stderr
+    told(result.error, ShapeError, QUERY_AND_KEYS, numbers=("{count} number", {"count": 3}),
+         key_size=2)  # fmt: skip
+    _said_in_spanish(result)
     fine = run("score", "--query", "1,0", "--keys", "2,1;0,2;1,1")
     assert fine.exit_code == 0
 
