@@ -12,7 +12,7 @@ import numpy as np
 from attncli.core import inference
 from attncli.core.attention import softmax as plain_softmax
 from attncli.errors import OptionError
-from attncli.messages import _
+from attncli.messages import Message, OnSurface, Setting, _
 from attncli.reading.check.calculator import carried_values, softmax_input
 from attncli.reading.parse.values import Document
 from attncli.results.rows import pick_row
@@ -24,13 +24,13 @@ if TYPE_CHECKING:
 ArrayLike = Any
 
 
-def check_block(block: int, option: str = "--block") -> None:
-    """A block of scores or keys holds one at least."""
+def check_block(block: int, name: str = "block") -> None:
+    """A block of scores or keys holds one at least (`name`: the keyword that sizes it)."""
     if block < 1:
         raise OptionError(
-            _("{option} {block}: a block holds 1 score or more (try {option} 2)"),
-            option=option,
-            block=block,
+            _("{given}: a block holds 1 score or more (try {fix})"),
+            given=Setting(name, block),
+            fix=Setting(name, 2),
         )
 
 
@@ -83,13 +83,26 @@ def online_softmax_document(
     )
 
 
-def _plain_layer(result: SelfAttnResult, option: str) -> None:
+# The settings _plain_layer's refusals name, as the command line and Python write them.
+SAID = {
+    "x": OnSurface(Message(_("x in -i FILE")), Setting("x", metavar="…")),
+    "context": Setting("context"),
+    "zero": Setting("add_zero_attn"),
+    "causal": Setting("causal", True),
+    "rope": Setting("positions", "rope"),
+    "dtype": Setting("dtype"),
+}
+KV_CACHE = OnSurface("--kv-cache", "kv_cache()")
+TILES = OnSurface("--tiles", "tiles()")
+
+
+def _plain_layer(result: SelfAttnResult, option: OnSurface) -> None:
     """The views below replay one self-attention over its own X; anything else is refused."""
     refused = [
-        (result.x is None, _("{option} needs the layer's X: a sentence, or x in -i FILE")),
+        (result.x is None, _("{option} needs the layer's X: a sentence, or {x}")),
         (
             result.x_kv is not None or result.x_v is not None,
-            _("{option} replays self-attention; cross-attention (--context, x_q and x_kv) is not"),
+            _("{option} replays self-attention; cross-attention ({context}, x_q and x_kv) is not"),
         ),
         (
             result.x is not None and result.x.ndim != 2,
@@ -97,27 +110,24 @@ def _plain_layer(result: SelfAttnResult, option: str) -> None:
         ),
         (
             bool(result.extra_keys),
-            _(
-                "{option} replays the tokens' own keys; bias_k, bias_v and --add-zero-attn add "
-                "others"
-            ),
+            _("{option} replays the tokens' own keys; bias_k, bias_v and {zero} add others"),
         ),
         (
             result.bias is not None or result.mask is not None or result.mask_bias is not None,
-            _("{option} takes --causal as its mask; a given mask or attn_mask is not replayed"),
+            _("{option} takes {causal} as its mask; a given mask or attn_mask is not replayed"),
         ),
         (
             result.rope_base is not None,
-            _("{option} does not replay rotary positions yet; leave out --positions rope"),
+            _("{option} does not replay rotary positions yet; leave out {rope}"),
         ),
         (
             result.dtype != "float64",
-            _("{option} works in float64; leave out --dtype"),
+            _("{option} works in float64; leave out {dtype}"),
         ),
     ]
     for failed, message in refused:
         if failed:
-            raise OptionError(message, option=option)
+            raise OptionError(message, option=option, **SAID)
 
 
 def kv_cache(result: SelfAttnResult, head: int = 1) -> CacheLedger:
@@ -136,29 +146,34 @@ def kv_cache(result: SelfAttnResult, head: int = 1) -> CacheLedger:
     """
     from attncli.results.inference import CacheLedger
 
-    _plain_layer(result, "--kv-cache")
+    _plain_layer(result, KV_CACHE)
     source = getattr(result, "source", None)  # a pretrained model's layer (--model)
     if not result.causal and source is not None:
         raise OptionError(
             _(
-                "--kv-cache replays a causal layer; {model} reads in both directions (a GPT-2 "
+                "{option} replays a causal layer; {model} reads in both directions (a GPT-2 "
                 "model is causal)"
             ),
+            option=KV_CACHE,
             model=source.name,
         )
     if not result.causal:
         raise OptionError(
             _(
-                "--kv-cache replays a causal layer, where each token sees only the ones before "
-                "it; add --causal"
-            )
+                "{option} replays a causal layer, where each token sees only the ones before "
+                "it; add {causal}"
+            ),
+            option=KV_CACHE,
+            causal=Setting("causal", True),
         )
     assert result.x is not None
     params = dict(result.projections)
     heads = result.heads or 1
     if not 1 <= head <= heads:
         raise OptionError(
-            _("--head {head}: this layer has {heads} heads (1 to {heads})"), head=head, heads=heads
+            _("{head}: this layer has {heads} heads (1 to {heads})"),
+            head=Setting("head", head),
+            heads=heads,
         )
     d_k = params["w_q"].shape[1] // heads
     kv = params["w_k"].shape[1] // d_k
@@ -223,14 +238,16 @@ def tiles(
     """
     from attncli.results.inference import TiledResult
 
-    check_block(tile_q, "--tiles")
-    check_block(tile_k, "--tiles")
-    _plain_layer(result, "--tiles")
+    check_block(tile_q, "tile_q")  # the command line's --tiles reads two sizes of 1 or more
+    check_block(tile_k, "tile_k")
+    _plain_layer(result, TILES)
     attention = result.attention
     heads = result.heads
     if heads is not None and not 1 <= head <= heads:
         raise OptionError(
-            _("--head {head}: this layer has {heads} heads (1 to {heads})"), head=head, heads=heads
+            _("{head}: this layer has {heads} heads (1 to {heads})"),
+            head=Setting("head", head),
+            heads=heads,
         )
     index = pick_row(result.query_labels, row, token)
     pick = (lambda a: a[head - 1]) if heads is not None else (lambda a: a)

@@ -170,14 +170,14 @@ def _sentences(
                 'attn train "las llaves del coche están ahí" --want están=llaves',
                 'train("las llaves del coche están ahí", want="están=llaves")',
             ),
-            corpus=OnSurface("--corpus FILE", Setting("corpus", metavar="…")),
+            corpus=OnSurface(Message(_("--corpus FILE")), Setting("corpus", metavar="…")),
         )
     if corpus is not None:
         if want:
             raise InputError(
                 _("{want} goes with a sentence; each sentence of {corpus} says its own wants{how}"),
                 want=Setting("want"),
-                corpus=OnSurface("--corpus FILE", Setting("corpus")),
+                corpus=OnSurface(Message(_("--corpus FILE")), Setting("corpus")),
                 how=OnSurface(Message(_(", after a | on its line")), ""),
             )
         return list(corpus)

@@ -71,9 +71,9 @@ def test_the_cache_size_and_the_multiplications_counted():
 
 
 def test_the_ledger_refuses_what_it_does_not_replay():
-    with pytest.raises(OptionError, match="add --causal"):
+    with pytest.raises(OptionError, match="^kv_cache\\(\\) replays a causal .*; add causal=True$"):
         attn.kv_cache(attn.selfattn(sentence=LESSON))
-    with pytest.raises(OptionError, match="--head 3: this layer has 2 heads"):
+    with pytest.raises(OptionError, match="^head=3: this layer has 2 heads"):
         attn.kv_cache(attn.selfattn(sentence=LESSON, causal=True, heads=2), head=3)
     with pytest.raises(OptionError, match="cross-attention"):
         attn.kv_cache(attn.selfattn(sentence=LESSON, context="el tren", causal=True))

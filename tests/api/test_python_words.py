@@ -265,6 +265,10 @@ PYTHON_ERRORS = {
                  "lr is -1; the step must be a positive number, e.g. lr=0.1"),
     "train causal": (lambda: attn.train("el tren", want="el=tren", causal=True),
                      "want='el=tren': with causal=True a token sees only itself"),
+    "want twice": (lambda: attn.train("la casa de la llave", want="la=casa"),
+                   "want='la=casa': «la» appears 2 times (positions 1, 4); name it by its "
+                   "position, e.g. want='4=casa'"),
+    "want nothing": (lambda: attn.train("el tren"), "e.g. want='están=llaves'"),
     "rollout to": (lambda: attn.rollout("the keys", model="all-MiniLM-L6-v2", to="keys"),
                    "to picks the cell cell=True writes out; add cell=True"),
 }  # fmt: skip
@@ -278,3 +282,27 @@ def test_an_api_refusal_names_keywords(name):
     said = str(raised.value)
     assert python in said and not OPTION.search(said), said
     assert OPTION.search(raised.value.message("en", "cli"))  # the same, on the command line
+
+
+def test_the_inference_views_refuse_in_python_words(run):
+    lesson = "las llaves del coche"
+    cases = (
+        (lambda: attn.kv_cache(attn.selfattn(lesson)), "kv_cache() replays a causal layer",
+         "add causal=True"),
+        (lambda: attn.tiles(attn.selfattn(lesson, dtype="float32"), 2, 2),
+         "tiles() works in float64", "leave out dtype"),
+        (lambda: attn.tiles(attn.selfattn(lesson, positions="rope"), 2, 2),
+         "tiles() does not replay rotary positions", "leave out positions='rope'"),
+        (lambda: attn.tiles(attn.selfattn(lesson), 0, 2), "tile_q=0: a block holds 1 score",
+         "(try tile_q=2)"),
+        (lambda: attn.online_softmax([2, 0, 1], block=0), "block=0: a block holds", "block=2"),
+    )  # fmt: skip
+    for call, first, second in cases:
+        with pytest.raises(AttnError) as raised:
+            call()
+        said = str(raised.value)
+        assert first in said and second in said and not OPTION.search(said), said
+    refused = run("selfattn", lesson, "--kv-cache")
+    assert (
+        "--kv-cache replays a causal layer" in refused.stderr and "add --causal" in refused.stderr
+    )

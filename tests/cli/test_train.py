@@ -162,28 +162,27 @@ def test_a_step_that_overflows_is_one_line_without_numpys_warning(extra):
     assert "diverged at iteration 1" in done.stderr
 
 
-NOTHING_TO_LEARN = (
-    "nothing to learn{at}: say which token should look at which, e.g. --want están=llaves"
-)
+NOTHING_TO_LEARN = "nothing to learn{at}: say which token should look at which, e.g. {example}"
 NOT_A_TOKEN = (
-    "--want {pair}{at}: «{side}» is not a token of the sentence ({sentence}); name one of its "
+    "{want}{at}: «{side}» is not a token of the sentence ({sentence}); name one of its "
     "tokens or a position from 1 to {last}"
 )
 APPEARS_TWICE = (
-    "--want {pair}{at}: «{side}» appears {times} times (positions {listed}); name it by its "
-    "position, e.g. --want {suggestion}"
+    "{want}{at}: «{side}» appears {times} times (positions {listed}); name it by its "
+    "position, e.g. {suggestion}"
 )
 
 # (the command line, the error's kind, its msgid, the fields that say what and where)
 ERRORS = [
-    (("train", HEADLINE), InputError, NOTHING_TO_LEARN, {"at": ""}),
+    (("train", HEADLINE), InputError, NOTHING_TO_LEARN,
+     {"at": "", "example": "--want están=llaves"}),
     (("train", HEADLINE, "--want", "están"), InputError,
-     "--want {pair}{at}: write it as query=key, the token that should look and the token it "
-     "should find, e.g. --want están=llaves", {"pair": "están"}),
+     "{want}{at}: write it as query=key, the token that should look and the token it "
+     "should find, e.g. {example}", {"want": "--want están", "example": "--want están=llaves"}),
     (("train", HEADLINE, "--want", "están=casa"), InputError, NOT_A_TOKEN,
      {"side": "casa", "sentence": HEADLINE, "last": 6}),
     (("train", "la casa de la llave", "--want", "la=casa"), InputError, APPEARS_TWICE,
-     {"side": "la", "times": 2, "listed": "1, 4", "suggestion": "4=casa"}),
+     {"side": "la", "times": 2, "listed": "1, 4", "suggestion": "--want 4=casa"}),
     (("train", HEADLINE, "--want", "las=llaves", "--causal"), InputError,
      "{want}{where}: with {causal} a token sees only itself and the ones before it, and «{key}» "
      "comes after «{query}»; drop {causal} or want an earlier key",
@@ -240,7 +239,8 @@ def test_a_want_by_position_and_several_wants(run_json):
     assert document["training"]["want"] == ["la=llave", "casa=la"]
     with pytest.raises(attn.InputError) as caught:
         attn.train("la casa de la llave", want="casa=la")
-    told(caught.value, InputError, APPEARS_TWICE, side="la", times=2, suggestion="casa=4")
+    told(caught.value, InputError, APPEARS_TWICE, surface="python", side="la", times=2,
+         suggestion="want='casa=4'")  # fmt: skip
     document = run_json("train", "la casa de la llave", "--want", "casa=4", "--iterations", "1")
     assert document["training"]["want"] == ["casa=la"]
 

@@ -13,7 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from attncli.errors import InputError, shown
-from attncli.messages import Message, _
+from attncli.messages import Message, Setting, _
+
+EXAMPLE = Setting("want", "están=llaves")  # --want están=llaves, want='están=llaves'
 
 
 @dataclass(frozen=True)
@@ -48,25 +50,25 @@ def _position(
         suggestion = f"{number}={other}" if first else f"{other}={number}"
         raise InputError(
             _(
-                "--want {pair}{at}: «{side}» appears {times} times (positions {listed}); name it "
-                "by its position, e.g. --want {suggestion}"
+                "{want}{at}: «{side}» appears {times} times (positions {listed}); name it by "
+                "its position, e.g. {suggestion}"
             ),
-            pair=shown(pair),
+            want=Setting("want", shown(pair)),
             at=at(where),
             side=shown(side),
             times=len(places),
             listed=listed,
-            suggestion=suggestion,
+            suggestion=Setting("want", suggestion),
         )
     if side.isdigit() and 1 <= int(side) <= len(tokens):
         return int(side) - 1
     known = " ".join(tokens)
     raise InputError(
         _(
-            "--want {pair}{at}: «{side}» is not a token of the sentence ({sentence}); name one "
-            "of its tokens or a position from 1 to {last}"
+            "{want}{at}: «{side}» is not a token of the sentence ({sentence}); name one of its "
+            "tokens or a position from 1 to {last}"
         ),
-        pair=shown(pair),
+        want=Setting("want", shown(pair)),
         at=at(where),
         side=shown(side),
         sentence=shown(known, 60),
@@ -80,10 +82,11 @@ def parse_want(pair: str, tokens: Sequence[str], where: Message | str = "") -> t
     if not equals or not query.strip() or not key.strip() or "=" in key:
         raise InputError(
             _(
-                "--want {pair}{at}: write it as query=key, the token that should look and the "
-                "token it should find, e.g. --want están=llaves"
+                "{want}{at}: write it as query=key, the token that should look and the token it "
+                "should find, e.g. {example}"
             ),
-            pair=shown(pair),
+            want=Setting("want", shown(pair)),
+            example=EXAMPLE,
             at=at(where),
         )
     query, key = query.strip(), key.strip()
@@ -99,11 +102,9 @@ def parse_wants(
     """Every want of a sentence; at least one."""
     if not pairs:
         raise InputError(
-            _(
-                "nothing to learn{at}: say which token should look at which, e.g. --want "
-                "están=llaves"
-            ),
+            _("nothing to learn{at}: say which token should look at which, e.g. {example}"),
             at=at(where),
+            example=EXAMPLE,
         )
     return tuple(parse_want(pair, tokens, where) for pair in pairs)
 
