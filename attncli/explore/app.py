@@ -21,6 +21,7 @@ from textual.widgets import Input, Static
 
 from attncli.errors import AttnError
 from attncli.explore import views
+from attncli.explore.model_pane import PANE_KEYS, ModelPane
 from attncli.explore.session import Source, compute, frame_of
 from attncli.explore.state import KEYS, Frame, State, fitted, press
 from attncli.explore.widgets import Guarded, GuardedActions, KeyedPane, Overlay, Prompt
@@ -66,6 +67,8 @@ class Explorer(GuardedActions, App[None]):
     .narrow #header { display: none; }
     #message { height: auto; color: $warning; padding: 0 1; }
     #status { height: auto; background: $panel; padding: 0 1; }
+    #model-box { display: none; height: 1fr; border-top: hkey $panel; padding: 0 1; }
+    .pane #model-box { display: block; }
     .narrow #body { layout: vertical; }
     .narrow #left { height: 1fr; }
     .narrow #panel-box {
@@ -85,6 +88,8 @@ class Explorer(GuardedActions, App[None]):
         self.note = ""
         self._shown: dict[str, object] = {}  # what each widget last showed
         self._computed = 0  # results computed so far: a new one redraws the header
+        self.pane = ModelPane()  # m: every layer × head, the arrows moving the shown head
+        self.pane_open = False
         self._compute()
 
     # the numbers
@@ -132,6 +137,8 @@ class Explorer(GuardedActions, App[None]):
                 yield Static(id="header-below", classes="header")
             with VerticalScroll(id="panel-box", can_focus=False):
                 yield Static(id="panel")
+        with VerticalScroll(id="model-box", can_focus=False):
+            yield Static(id="model-pane")
         yield Static(id="message")
         yield Static(id="status")
 
@@ -174,6 +181,8 @@ class Explorer(GuardedActions, App[None]):
                         widget.update(Guarded(header, self.language))
                 self.query_one("#grid", GridView).update(Guarded(grid, self.language))
                 self.query_one("#panel", Static).update(Guarded(panel, self.language))
+            if self.pane_open:
+                self._draw_pane()
         if self._shown.get("message") != self.note:
             self._shown["message"] = self.note
             message = self.query_one("#message", Static)
@@ -189,7 +198,11 @@ class Explorer(GuardedActions, App[None]):
     def key(self, key: str, character: str | None) -> bool:
         """A key pressed on the grid; True when it was the explorer's."""
         name = character if character and character in KEYS else key
-        if name in ("q", "escape"):
+        if self.pane_open and name in PANE_KEYS:
+            self.apply(PANE_KEYS[name])
+        elif name == "m" or (self.pane_open and name == "escape"):
+            self.toggle_pane()
+        elif name in ("q", "escape"):
             self.exit()
         elif name in ("slash", "tab"):
             self.query_one("#sentence", Input).focus()
@@ -268,6 +281,44 @@ class Explorer(GuardedActions, App[None]):
             event.stop()
             event.prevent_default()
             self.query_one("#grid", GridView).focus()
+
+    # the model-view pane
+
+    def toggle_pane(self) -> None:
+        """m: the model view under the grid, or closed again."""
+        self.pane_open = not self.pane_open
+        self.screen.set_class(self.pane_open, "pane")
+        self.note = ""
+        self.refresh_view()
+
+    def _draw_pane(self) -> None:
+        """The pane redrawn for the result and the state, scrolled to the shown head; a
+        model that refuses (or a bug) is a line in the status bar, the pane closed."""
+        from attncli.explore.model_pane import drawing, head_line
+
+        assert self.result is not None
+        try:
+            drawn = drawing(self.source, self.result, self.state, self.pane)
+            weights, _marks = self.pane.weights(self.source, self.result)
+        except AttnError as error:
+            self.note = error.message(self.state.lang)
+        except Exception as error:  # a bug: said, and the grid goes on
+            self.note = say(self.state.lang, "internal", error=repr(error))
+        else:
+            key = ("pane", id(weights), self.state.layer, self.state.head, self.state.lang)
+            if self._shown.get("pane") != key:
+                self._shown["pane"] = key
+                self.query_one("#model-pane", Static).update(Guarded(drawn, self.language))
+                box = self.query_one("#model-box", VerticalScroll)
+                # its padding and scroll bar (the box may not be laid out yet)
+                width = self.size.width - 4
+                title = drawn.renderables[0].plain
+                line = head_line(self.state, weights.shape, width, title)
+                # once the new drawing is laid out, so that its height allows the scroll
+                self.call_after_refresh(box.scroll_to, y=line, animate=False)
+            return
+        self.pane_open = False
+        self.screen.set_class(False, "pane")
 
     # overlays and files
 

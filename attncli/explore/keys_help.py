@@ -30,7 +30,7 @@ HELP = (
     ("/  Tab", "help.slash"),
     ("e", "help.e"),
     ("j", "help.j"),
-    ("[ ] { } w", "help.model"),
+    ("[ ] { } w m", "help.model"),
     ("q  Esc", "help.q"),
 )
 

@@ -105,7 +105,7 @@ WORDS: dict[str, str] = {
     "help.slash": _("edit the sentence (Enter or Esc: back)"),
     "help.e": _("export the view (svg, html, txt, md, tex)"),
     "help.j": _("write the state as JSON for attn selfattn -i"),
-    "help.model": _("with --model: layer, head, word pieces / words"),
+    "help.model": _("--model's layer, head, words; m: the model view, every head"),
     "help.q": _("quit"),
 }
 
