@@ -10,43 +10,89 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
+
+from attncli.cli.reporting import cut_long_words
+from attncli.errors import InputError, OptionError, ShapeError
+from attncli.present.language import printable
+from tests.conftest import invoke_attn
+from tests.meaning import told
 
 ATTN = [sys.executable, "-m", "attncli"]
+OVERFLOW = (
+    "{field} overflow float64 at ({where}): the inputs are too large; numbers up to about 1e150 "
+    "are safe"
+)
+MEMORY = (
+    "{what} would need about {need}, more than half of the {memory} available; lower {lower}{hint}"
+)
+FOLDER = "cannot read '{path}': it is a folder, not a file"
+NOT_A_NUMBER = "{where} is {kind}; expected a number (null or -Infinity marks a masked cell)"
+TOO_LARGE = "{where} is a number too large for a 64-bit float (overflow; at most about 1.8e308)"
+NOT_ADDED = (
+    "field '{name}': this command does not add that bias, and leaving it out would give a "
+    "different result; fold it into the inputs or remove the field"
+)
+NON_UTF8 = "stdin: not UTF-8 text (JSON is text; convert it, e.g. iconv -t UTF-8)"
+NO_SUCH_FILE = (
+    "cannot read '{path}': no such file (check the path given to -i; attn samples lists the "
+    "samples installed with attn)"
+)
+LARGER_THAN = (
+    "{source}: larger than {most} GiB, the most attn reads; give a smaller input (or save large "
+    "arrays as .npy)"
+)
 
 
-def _attn(*args: str, stdin: bytes | None = None, stdout=subprocess.PIPE):
-    return subprocess.run(
-        [*ATTN, *args], input=stdin, stdout=stdout, stderr=subprocess.PIPE, timeout=60
+def _attn(*args: str, stdin: bytes | None = None, stdout=subprocess.PIPE, env=None):
+    done = subprocess.run(
+        [*ATTN, *args], input=stdin, stdout=stdout, stderr=subprocess.PIPE, timeout=60, env=env
     )
+    done.given = (args, stdin)  # type: ignore[attr-defined]
+    return done
 
 
-def _one_line_error(result, fragment: str, code: int = 2) -> None:
+def _one_line_error(result, kind, msgid, /, code=2, **fields) -> None:
+    """The process wrote one line and nothing on stdout, and the line is the error the same
+    command line tells in-process: a `kind` saying `msgid` with these fields."""
     assert result.returncode == code, result.stderr
     assert result.stdout in (b"", None)
     message = result.stderr.decode()
     assert message.count("\n") == 1 and "Traceback" not in message, message
-    assert "\x1b" not in message and fragment in message, message
+    assert "\x1b" not in message, message
+    args, stdin = result.given
+    error = invoke_attn(CliRunner(), list(args), input=stdin).error
+    told(error, kind, msgid, **fields)
+    assert message == f"attn: error: {cut_long_words(printable(error.message('en')))}\n"
+
+
+def _click_line(result, words: str) -> None:
+    """Click's own refusal (no AttnError tells it): one line, quoting what was given."""
+    assert result.returncode == 2 and result.stdout == b""
+    message = result.stderr.decode()
+    assert message.count("\n") == 1 and "Traceback" not in message, message
+    assert words in message, message
 
 
 @pytest.mark.parametrize(
-    ("args", "document", "fragment"),
+    ("args", "document", "fields"),
     [
         (("score", "--query", "1e200,1e200", "--keys", "[[1e200,1e200],[1,1]]"), None,
-         "scores overflow float64 at (1, 1)"),
+         {"field": "scores", "where": "1, 1"}),
         (("mix", "--weights", "1e300,1", "--values", "[[1e300],[1]]"), None,
-         "output overflow float64"),
-        (("selfattn", "-i", "-"), {"x": [[1e160, 1e160], [1, 1]]}, "scores overflow float64"),
+         {"field": "output"}),
+        (("selfattn", "-i", "-"), {"x": [[1e160, 1e160], [1, 1]]}, {"field": "scores"}),
         (("score", "--query", "1e200", "--keys", "[[-1e200]]", "--method", "general",
-          "--seed", "1"), None, "overflow float64"),
+          "--seed", "1"), None, {}),
     ],
 )  # fmt: skip
-def test_overflow_is_an_error_never_a_mask(args, document, fragment):
+def test_overflow_is_an_error_never_a_mask(args, document, fields):
     stdin = json.dumps(document).encode() if document is not None else None
-    _one_line_error(_attn(*args, stdin=stdin), fragment)
+    _one_line_error(_attn(*args, stdin=stdin), InputError, OVERFLOW, **fields)
 
 
 def test_non_utf8_stdin_is_an_input_error():
-    _one_line_error(_attn("softmax", stdin=b"\xff\xfe[2]"), "stdin: not UTF-8 text")
+    _one_line_error(_attn("softmax", stdin=b"\xff\xfe[2]"), InputError, NON_UTF8)
 
 
 def test_a_byte_order_mark_is_accepted(tmp_path: Path):
@@ -59,7 +105,7 @@ def test_a_byte_order_mark_is_accepted(tmp_path: Path):
 
 
 def test_seed_out_of_range_is_refused():
-    _one_line_error(_attn("score", "-i", "samples/tren.json", "--seed", str(2**64)), "--seed")
+    _click_line(_attn("score", "-i", "samples/tren.json", "--seed", str(2**64)), "--seed")
 
 
 def test_full_disk_is_an_output_error():
@@ -89,7 +135,7 @@ def test_attn_alone_prints_help_and_succeeds():
 
 @pytest.mark.parametrize("args", [("--nope",), ("--nope", "softmax")])
 def test_unknown_top_level_options_are_one_line(args):
-    _one_line_error(_attn(*args), f"No such option: {args[0]}")
+    _click_line(_attn(*args), args[0])
 
 
 def test_attn_with_only_a_language_prints_the_help_in_it():
@@ -99,7 +145,8 @@ def test_attn_with_only_a_language_prints_the_help_in_it():
 
 def test_control_characters_in_messages_are_escaped():
     result = _attn("score", "-i", "x\x1b[31m\nrow.json")
-    _one_line_error(result, "x\\x1b[31m\\nrow.json")
+    _one_line_error(result, InputError, NO_SUCH_FILE, path="x\x1b[31m\nrow.json")
+    assert "x\\x1b[31m\\nrow.json" in result.stderr.decode()  # the path, escaped
 
 
 def test_ctrl_c_exits_130_silently():
@@ -120,21 +167,27 @@ def test_ctrl_c_exits_130_silently():
 
 
 @pytest.mark.parametrize(
-    ("args", "fragment"),
+    ("args", "lower"),
     [
-        (("compare-scores", "--d-k", "1000000"), "lower --d-k"),
-        (("compare-scores", "--d-k", "100000000000000000000"), "lower --d-k"),
-        (("compare-scores", "--d-h", "100000000"), "lower --d-h"),
-        (("compare-scores", "--repeat", "100000000"), "it must be between 1 and"),
-        (("selfattn", "a b", "--d-model", "1000000000"), "lower --d-model"),
-        (("selfattn", "a b", "--d-k", "1000000000"), "lower --d-k"),
-        (("selfattn", "a b", "--d-v", "100000000000"), "lower --d-v"),
+        (("compare-scores", "--d-k", "1000000"), "--d-k"),
+        (("compare-scores", "--d-k", "100000000000000000000"), "--d-k"),
+        (("compare-scores", "--d-h", "100000000"), "--d-h"),
+        (("selfattn", "a b", "--d-model", "1000000000"), "--d-model"),
+        (("selfattn", "a b", "--d-k", "1000000000"), "--d-k"),
+        (("selfattn", "a b", "--d-v", "100000000000"), "--d-v"),
         (("score", "--query", "1,0", "--keys", "[[1,0]]", "--method", "additive",
-          "--d-a", "100000000000"), "lower --d-a"),
+          "--d-a", "100000000000"), "--d-a"),
     ],
 )  # fmt: skip
-def test_sizes_are_refused_before_allocation(args, fragment):
-    _one_line_error(_attn(*args), fragment)
+def test_sizes_are_refused_before_allocation(args, lower):
+    _one_line_error(_attn(*args), OptionError, MEMORY, lower=lower)
+
+
+def test_repeats_past_the_limit_are_refused_before_running():
+    _one_line_error(
+        _attn("compare-scores", "--repeat", "100000000"), OptionError,
+        "--repeat is {repeat}; it must be between 1 and 10,000", repeat=100_000_000,
+    )  # fmt: skip
 
 
 def test_many_tokens_are_refused_naming_the_number_of_tokens(tmp_path: Path):
@@ -142,7 +195,8 @@ def test_many_tokens_are_refused_naming_the_number_of_tokens(tmp_path: Path):
 
     path = tmp_path / "x.npy"
     np.save(path, np.ones((40_000, 2)))
-    _one_line_error(_attn("selfattn", "-i", str(path), "--json"), "lower the number of tokens")
+    _one_line_error(_attn("selfattn", "-i", str(path), "--json"), OptionError, MEMORY,
+                    lower=("the number of tokens", {}))  # fmt: skip
 
 
 def test_a_npy_header_claiming_more_than_the_file_holds_is_refused(tmp_path: Path):
@@ -152,7 +206,12 @@ def test_a_npy_header_claiming_more_than_the_file_holds_is_refused(tmp_path: Pat
     header = header.ljust(117) + "\n"
     path = tmp_path / "huge.npy"
     path.write_bytes(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
-    _one_line_error(_attn("selfattn", "-i", str(path)), "the file is cut short")
+    _one_line_error(
+        _attn("selfattn", "-i", str(path)), InputError,
+        "{source}: the header says shape {tuple} ({claimed:,} bytes) but the file holds "
+        "{total_bytes:,} bytes; the file is cut short or not written by numpy.save",
+        source=str(path), tuple=(1_000_000_000, 1_000_000_000), total_bytes=128,
+    )  # fmt: skip
 
 
 def test_inputs_past_the_limit_are_refused_not_read(monkeypatch, tmp_path: Path):
@@ -163,25 +222,35 @@ def test_inputs_past_the_limit_are_refused_not_read(monkeypatch, tmp_path: Path)
     monkeypatch.setattr(sources, "MAX_INPUT_BYTES", 10)
     path = tmp_path / "big.json"
     path.write_text("[1, 2, 3, 4, 5]")
-    with pytest.raises(InputError, match="larger than"):
+    with pytest.raises(InputError) as caught:
         sources.read_text(str(path), None)
+    told(caught.value, InputError, LARGER_THAN, source=str(path))
     assert limits.MAX_INPUT_BYTES == 1 << 30
 
 
 def test_dev_zero_is_refused_within_the_limit():
     if not Path("/dev/zero").exists():
         pytest.skip("no /dev/zero on this system")
-    _one_line_error(_attn("softmax", "-i", "/dev/zero"), "larger than 1 GiB")
+    from attncli.limits import too_large_input
+
+    # the line is the refusal attn makes of it (read again in-process, it would take 1 GiB)
+    result = _attn("softmax", "-i", "/dev/zero")
+    assert result.returncode == 2 and result.stdout == b""
+    refusal = too_large_input("/dev/zero")
+    told(refusal, InputError, LARGER_THAN, source="/dev/zero", most=1)
+    assert result.stderr.decode() == f"attn: error: {refusal.message('en')}\n"
 
 
 @pytest.mark.parametrize(
-    ("path", "fragment"),
-    [("", "-i '': the path is empty"), ("{tmp}/dir.npy", "it is a folder"),
-     ("{tmp}", "it is a folder")],
+    ("path", "msgid"),
+    [("", "-i '': the path is empty; give a file name, or - for standard input"),
+     ("{tmp}/dir.npy", FOLDER), ("{tmp}", FOLDER)],
 )  # fmt: skip
-def test_paths_that_are_not_files_say_so(tmp_path: Path, path, fragment):
+def test_paths_that_are_not_files_say_so(tmp_path: Path, path, msgid):
     (tmp_path / "dir.npy").mkdir()
-    _one_line_error(_attn("softmax", "-i", path.format(tmp=tmp_path)), fragment)
+    path = path.format(tmp=tmp_path)
+    fields = {"path": path} if path else {}
+    _one_line_error(_attn("softmax", "-i", path), InputError, msgid, **fields)
 
 
 @pytest.mark.parametrize(
@@ -202,49 +271,80 @@ def test_npz_tokens_as_one_string_is_refused(tmp_path: Path):
 
     path = tmp_path / "x.npz"
     np.savez(path, x=np.eye(3), tokens=np.array("en las llaves"))
-    _one_line_error(_attn("selfattn", "-i", str(path)), "save a 1-D array of names")
+    _one_line_error(
+        _attn("selfattn", "-i", str(path)), InputError,
+        "{path}: tokens has shape {shape}; save a 1-D array of names, e.g. "
+        "numpy.array(['en', 'las', 'llaves'])", path=str(path), shape=(),
+    )  # fmt: skip
 
 
 @pytest.mark.parametrize(
-    ("command", "document", "fragment"),
-    [("selfattn", {"x": [[1, 2]], "b_o": [1, 2]}, "b_o is added after W^O"),
-     ("selfattn", {"x": [[1, 2]], "b_q": [1, 2, 3]}, "b_q has 3 numbers but must have 2"),
-     ("selfattn", {"x": [[1, 2]], "in_proj_bias": [1] * 6}, "give torch's in_proj_bias as b_q"),
-     ("selfattn", {"queries": [[1]], "keys": [[1]], "values": [[1]], "b_q": [1]},
-      "field 'b_q': this command does not add that bias"),
-     ("score", {"query": [1, 2], "keys": [[1, 2]], "b_1": [1, 2]},
-      "field 'b_1': this command does not add that bias")],
+    ("command", "document", "kind", "msgid", "fields"),
+    [("selfattn", {"x": [[1, 2]], "b_o": [1, 2]}, InputError,
+      "b_o is added after W^O, which only {heads} (without {no_out}) has; leave b_o out",
+      {"heads": "--heads", "no_out": "--no-out-proj"}),
+     ("selfattn", {"x": [[1, 2]], "b_q": [1, 2, 3]}, ShapeError,
+      "{field} has {shape} but must have {length} here (one per column of {columns_of})",
+      {"field": "b_q", "shape": ("{count} number", {"count": 3}), "length": 2}),
+     ("selfattn", {"x": [[1, 2]], "in_proj_bias": [1] * 6}, InputError,
+      "{field}: not a field attn selfattn reads; {hint}",
+      {"field": "in_proj_bias", "hint": (
+          "give torch's in_proj_bias as b_q, b_k and b_v, its three thirds in that order", {})}),
+     ("selfattn", {"queries": [[1]], "keys": [[1]], "values": [[1]], "b_q": [1]}, InputError,
+      NOT_ADDED, {"name": "b_q"}),
+     ("score", {"query": [1, 2], "keys": [[1, 2]], "b_1": [1, 2]}, InputError, NOT_ADDED,
+      {"name": "b_1"})],
 )  # fmt: skip
-def test_biases_attn_cannot_use_are_refused_naming_the_field(command, document, fragment):
+def test_biases_attn_cannot_use_are_refused_naming_the_field(
+    command, document, kind, msgid, fields
+):
     result = _attn(command, "-i", "-", stdin=json.dumps(document).encode())
-    _one_line_error(result, fragment)
+    _one_line_error(result, kind, msgid, **fields)
 
 
 @pytest.mark.parametrize(
-    ("args", "fragment"),
-    [(("--values", "[[\"x\"]]"), "values: row 1, item 1 is \"x\""),
-     (("--values", "[[1],[2],[3]]"), "values has 3 rows but keys has 2")],
+    ("args", "kind", "msgid", "fields"),
+    [(("--values", "[[\"x\"]]"), InputError, "{where} is {kind}; expected a number",
+      {"where": ("{field}: row {row}, item {item}", {"field": "values", "row": 1, "item": 1}),
+       "kind": ("{value} (a string)", {"value": '"x"'})}),
+     (("--values", "[[1],[2],[3]]"), ShapeError,
+      "values has {value_rows} but keys has {key_rows} (each token needs one key and one value)",
+      {"value_rows": ("{count} row", {"count": 3}), "key_rows": 2})],
 )  # fmt: skip
-def test_score_checks_the_values_it_carries(args, fragment):
+def test_score_checks_the_values_it_carries(args, kind, msgid, fields):
     result = _attn("score", "--query", "1,0", "--keys", "[[1,0],[0,1]]", *args, "--json")
-    _one_line_error(result, fragment)
+    _one_line_error(result, kind, msgid, **fields)
+
+
+def _item(item: int):
+    return ("{field}, item {item}", {"field": "scores", "item": item})
 
 
 @pytest.mark.parametrize(
-    ("document", "fragment"),
-    [('{"scores": [1' + "1" * 5000 + ", 2]}", "scores, item 1 is a number too large"),
-     ('{"scores": [1e999, 2]}', "scores, item 1 is a number too large"),
-     ('{"scores": [[1, 2], [true, 2]]}', "scores: row 2, item 1 is true (a boolean)"),
-     ('{"scores": [1, "2"]}', 'scores, item 2 is "2" (a string)'),
-     ('{"scores": [[1, 2], [3]]}', "scores: row 2 has 1 number, row 1 has 2")],
+    ("document", "kind", "msgid", "fields"),
+    [('{"scores": [1' + "1" * 5000 + ", 2]}", InputError, TOO_LARGE, {"where": _item(1)}),
+     ('{"scores": [1e999, 2]}', InputError, TOO_LARGE, {"where": _item(1)}),
+     ('{"scores": [[1, 2], [true, 2]]}', InputError, NOT_A_NUMBER,
+      {"where": ("{field}: row {row}, item {item}", {"field": "scores", "row": 2, "item": 1}),
+       "kind": ("{value} (a boolean)", {"value": "true"})}),
+     ('{"scores": [1, "2"]}', InputError, NOT_A_NUMBER,
+      {"where": _item(2), "kind": ("{value} (a string)", {"value": '"2"'})}),
+     ('{"scores": [[1, 2], [3]]}', ShapeError,
+      "{field}: row {index} has {row}, row 1 has {rows} (every row must have the same length)",
+      {"field": "scores", "index": 2, "row": ("{count} number", {"count": 1}), "rows": 2})],
 )  # fmt: skip
-def test_document_numbers_are_checked_in_bulk_and_named_exactly(document, fragment):
-    _one_line_error(_attn("softmax", "--json", stdin=document.encode()), fragment)
+def test_document_numbers_are_checked_in_bulk_and_named_exactly(document, kind, msgid, fields):
+    _one_line_error(_attn("softmax", "--json", stdin=document.encode()), kind, msgid, **fields)
 
 
 def test_long_numbers_are_not_echoed_whole():
     result = _attn("score", "--query", "x" + "1" * 4000, "--keys", "[[1]]")
-    _one_line_error(result, "is not a number")
+    _one_line_error(
+        result, InputError,
+        "{option}: {item} is not a number (write numbers separated by commas, rows by ';', "
+        "decimals with a point, e.g. {option} '2,0.5;0,2', or JSON)",
+        option="--query", item="'x" + "1" * 35 + "...",  # cut at 40 characters
+    )  # fmt: skip
     assert len(result.stderr) < 300
 
 
@@ -258,14 +358,14 @@ def test_huge_integers_read_as_the_floats_they_denote_and_nan_carried_as_null():
 
 
 @pytest.mark.parametrize(
-    ("args", "fragment"),
+    ("args", "field"),
     [(("--query", "1e200,1", "--keys", "[[1e200,1],[1,1]]", "--values", "[[1],[2]]",
-       "--grad-output", "1"), "scores overflow float64 at (1, 1)"),
+       "--grad-output", "1"), "scores"),
      (("--query", "1e150,1", "--keys", "[[1e150,1],[1,1]]", "--values", "[[1e300],[2]]",
-       "--grad-output", "1e300", "--steps"), "grad_weights overflow float64 at (1, 1)")],
+       "--grad-output", "1e300", "--steps"), "grad_weights")],
 )  # fmt: skip
-def test_grad_overflow_is_an_error_without_warnings(args, fragment):
-    _one_line_error(_attn("grad", *args), fragment)
+def test_grad_overflow_is_an_error_without_warnings(args, field):
+    _one_line_error(_attn("grad", *args), InputError, OVERFLOW, field=field, where="1, 1")
 
 
 def test_a_tiny_temperature_in_steps_warns_nothing():
@@ -283,8 +383,13 @@ def test_narrow_terminals_keep_every_number(columns):
     assert result.returncode == 0, result.stderr
     for weight in (b"0.665", b"0.090", b"0.245"):
         assert weight in result.stdout
-    failed = subprocess.run([*ATTN, "softmax", "2", "x"], capture_output=True, env=env)
-    assert failed.returncode == 2 and b"argument 2 is 'x'" in failed.stderr
+    failed = _attn("softmax", "2", "x", env=env)
+    assert failed.returncode == 2
+    _one_line_error(
+        failed, InputError,
+        "{field}: argument {position} is {text!r}; expected a number (or -inf for masked)",
+        field="scores", position=2, text="x",
+    )  # fmt: skip
 
 
 def test_an_ascii_only_output_gets_replacement_characters():
@@ -365,7 +470,9 @@ def test_undecodable_argument_bytes_become_replacement_characters():
 
 def test_error_messages_escape_token_text():
     result = _attn("softmax", "1", "2", "--tokens", "a\x1b[31m,b", "--steps", "--token", "z\x9b")
-    _one_line_error(result, "--token 'z\\x9b' is not a row here")
+    _one_line_error(result, InputError, "--token {token} is not a row here; the rows are: {rows}",
+                    token="'z\\x9b'")  # fmt: skip
+    assert "--token 'z\\x9b'" in result.stderr.decode()  # the token, escaped
 
 
 def test_selfattn_reads_piped_stdin_when_no_sentence_is_given():
