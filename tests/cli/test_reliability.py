@@ -7,27 +7,41 @@ import io
 
 import pytest
 
+from attncli.errors import InputError, OptionError
 from attncli.limits import MAX_ITERATIONS
 from attncli.present.output import write_json
+from tests.meaning import told
 
 
-def _refused(result, fragment):
+def _refused(result, kind, msgid, /, **fields):
+    """One line before any work, and the line is that error said."""
     assert result.exit_code == 2 and result.stdout == "", result.stdout[:200]
     assert "Traceback" not in result.stderr and result.stderr.strip().count("\n") == 0
-    assert fragment in result.stderr
+    told(result.error, kind, msgid, **fields)
+    assert result.stderr == f"attn: error: {result.error.message('en')}\n"
 
 
 def test_a_class_set_whose_seeds_pass_the_largest_seed_is_refused(run):
     largest = str(2**64 - 1)
-    _refused(run("exercise", "--seed", largest, "--count", "3", "--json"), "--count 3")
+    _refused(
+        run("exercise", "--seed", largest, "--count", "3", "--json"), OptionError,
+        "--seed {seed} --count {count}: the sheets take the seeds {seed} to {last}, past the "
+        "largest seed {largest}; give a smaller --seed",
+        seed=2**64 - 1, count=3, last=2**64 + 1, largest=2**64 - 1,
+    )  # fmt: skip
     sheets = run("exercise", "--seed", str(2**64 - 3), "--count", "3", "--json")
     assert sheets.exit_code == 0 and '"seed":18446744073709551615' in sheets.stdout
 
 
 def test_training_runs_are_capped_and_steps_need_an_iteration(run):
     line = ("train", "el tren va", "--want", "va=tren")
-    _refused(run(*line, "-n", str(MAX_ITERATIONS + 1)), "1,000,000")
-    _refused(run(*line, "-n", "0", "--steps"), "--iterations 0")
+    _refused(run(*line, "-n", str(MAX_ITERATIONS + 1)), OptionError,
+             "{option} is {iterations}; give 0 to 1,000,000", option="--iterations",
+             iterations=MAX_ITERATIONS + 1)  # fmt: skip
+    _refused(
+        run(*line, "-n", "0", "--steps"), OptionError,
+        "--steps works an iteration by hand, and --iterations 0 runs none; give 1 or more",
+    )  # fmt: skip
 
 
 class _Stream:
@@ -64,16 +78,24 @@ def test_a_byte_that_is_not_utf8_reaches_a_models_tokenizer_as_a_replacement(run
 def test_a_sentence_with_nothing_to_read_is_refused_by_a_model(run, sentence):
     result = run("selfattn", sentence, "--model", "all-MiniLM-L6-v2", "--json")
     assert result.exit_code == 2 and result.stdout == ""
-    assert "give a sentence" in result.stderr
+    told(result.error, InputError,
+         'give a sentence, e.g. attn selfattn "the keys to the cabinet are on the table" '
+         "--model all-MiniLM-L6-v2")  # fmt: skip
 
 
 def test_more_threads_than_cores_are_refused_not_reported(run):
     import os
 
     cores = os.cpu_count() or 1
-    _refused(run("compare-scores", "--threads", str(cores + 1)), f"give 1 to {cores}")
+    _refused(run("compare-scores", "--threads", str(cores + 1)), OptionError,
+             "--threads {threads}: this machine has {cores}; give 1 to {most}",
+             threads=cores + 1, cores=("{count} core", {"count": cores}), most=cores)  # fmt: skip
 
 
 @pytest.mark.parametrize("option", [("--positions", "sinusoidal"), ("--item", "2")])
 def test_a_seeded_layers_option_with_a_model_is_refused_not_ignored(run, option):
-    _refused(run("selfattn", "the car", "--model", "all-MiniLM-L6-v2", *option), option[0])
+    _refused(
+        run("selfattn", "the car", "--model", "all-MiniLM-L6-v2", *option), OptionError,
+        "{option} shapes the seeded layer and does not apply with --model, whose tokenizer, "
+        "sizes and weights are the model's own; drop it", option=option[0],
+    )  # fmt: skip
