@@ -148,9 +148,13 @@ def test_cross_attention_inputs_are_checked(run):
     alone = run("selfattn", "--context", "a b")
     assert alone.exit_code == 2 and type(alone.error) is InputError
     assert alone.error.msgid == (
-        "--context gives the keys and values for a sentence's queries; give the sentence too "
-        "(or x_q and x_kv in -i FILE)"
+        "{context} gives the keys and values for a sentence's queries; give the sentence too "
+        "(or x_q and x_kv{where})"
     )
+    assert alone.stderr.rstrip().endswith("give the sentence too (or x_q and x_kv in -i FILE)")
+    with pytest.raises(InputError) as python:
+        attncli.selfattn(context="a b")
+    assert str(python.value).startswith("context gives") and str(python.value).endswith("x_kv)")
 
 
 def test_heads_on_given_queries_keys_and_values():

@@ -306,3 +306,20 @@ def test_the_inference_views_refuse_in_python_words(run):
     assert (
         "--kv-cache replays a causal layer" in refused.stderr and "add --causal" in refused.stderr
     )
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "python"),
+    [
+        ({"sentence": "a b", "valid_len": 3}, "valid_len=3 is out of range"),
+        ({"sentence": "a b", "norm": -1}, "norm is -1"),
+        ({"x_q": X, "x_kv": X, "d_model": 5}, "x_q has 4 columns but d_model is 5 (drop d_model)"),
+        ({"queries": X[:, :3], "keys": X[:, :3], "values": X, "heads": 2},
+         "queries has 3 columns, which heads=2 cannot split evenly"),
+        ({"x": X, "w_q": np.eye(4), "w_k": np.eye(4), "w_v": np.eye(4), "b_o": np.zeros(4)},
+         "b_o is added after W^O, which only heads (without out_proj=False) has"),
+    ],
+)  # fmt: skip
+def test_the_layer_s_checks_name_keywords(kwargs, python):
+    said = _python_error(**kwargs)
+    assert python in said and not OPTION.search(said), said

@@ -76,8 +76,10 @@ def _session(lang: str, answers: tuple[str, ...]) -> str:
             if not lines or not any(line.startswith(first) for line in lines):
                 return False
             shown = lines[next(i for i, line in enumerate(lines) if line.startswith(first)) :]
-            said = sum(line.startswith("  ") for line in shown)
-            return lines[-1].endswith(":") and said >= verdicts
+            # the questions so far (a verdict's lines are indented, however it wraps): the
+            # next one shows once it is the one more than the verdicts, waiting at its colon
+            questions = sum(not line.startswith(" ") for line in shown)
+            return lines[-1].endswith(":") and questions == verdicts + 1
 
         return ready
 

@@ -60,9 +60,11 @@ def check_grouping(settings: SelfAttnSettings, document: Document) -> None:
         raise InputError(
             _(
                 "{kv_heads} has no backward pass in attn yet; leave out the gradient "
-                "(--grad-output, --target) or the grouping"
+                "({upstream}, {target}) or the grouping"
             ),
             kv_heads=Setting("kv_heads", kv),
+            upstream=Setting("grad_output"),
+            target=Setting("target"),
         )
 
 

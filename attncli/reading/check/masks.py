@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from attncli.errors import InputError, ShapeError
-from attncli.messages import Message, _
+from attncli.messages import Message, Setting, _
 from attncli.reading.parse.json_text import JsonConstant
 from attncli.reading.parse.values import Document, check_length, shape_text
 
@@ -64,8 +64,8 @@ def layer_masks(
     if valid_len is not None:
         if not 1 <= valid_len <= t_k:
             raise InputError(
-                _("--valid-len {valid_len} is out of range: there are {t_k} keys (1 to {t_k})"),
-                valid_len=valid_len,
+                _("{valid_len} is out of range: there are {t_k} keys (1 to {t_k})"),
+                valid_len=Setting("valid_len", valid_len),
                 t_k=t_k,
             )
         real = np.ones((t_q, t_k), dtype=bool)

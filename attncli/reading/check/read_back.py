@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from attncli.errors import InputError, ShapeError
-from attncli.messages import Message, _
+from attncli.messages import Message, Setting, _
 from attncli.reading.check.fields import from_x
 from attncli.reading.parse.values import Document, is_batch, shape_text, to_batch
 
@@ -68,11 +68,12 @@ def _joined(value: Any, name: str, heads: int) -> np.ndarray:
     if blocks.ndim not in (3, 4) or blocks.shape[-3] != heads:
         raise ShapeError(
             _(
-                "{name} is {shape}, but a result of --heads {heads} holds {heads} × T × d of "
-                "them, one block per head (B × {heads} × T × d for a batch)"
+                "{name} is {shape}, but a result of {setting} holds {heads} × T × d of them, one "
+                "block per head (B × {heads} × T × d for a batch)"
             ),
             name=name,
             shape=shape_text(blocks.shape),
+            setting=Setting("heads", heads),
             heads=heads,
         )
     return join_heads(blocks)

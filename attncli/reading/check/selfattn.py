@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from attncli.errors import InputError, ShapeError, count
 from attncli.layer import SelfAttnSettings
-from attncli.messages import Message, Setting, _
+from attncli.messages import Message, OnSurface, Setting, _
 from attncli.reading.check.calculator import (
     KEYS_HINT,
     VALUES_HINT,
@@ -109,15 +109,18 @@ def selfattn_input(
             )
     if settings.norm is not None and not settings.norm > 0:
         raise InputError(
-            _("--norm is {norm}; the embeddings' length must be positive"),
+            _("{option} is {norm}; the embeddings' length must be positive"),
+            option=Setting("norm"),
             norm=settings.norm,
         )
     if settings.context is not None and sentence is None:
         raise InputError(
             _(
-                "--context gives the keys and values for a sentence's queries; give the "
-                "sentence too (or x_q and x_kv in -i FILE)"
+                "{context} gives the keys and values for a sentence's queries; give the "
+                "sentence too (or x_q and x_kv{where})"
             ),
+            context=Setting("context"),
+            where=OnSurface(Message(_(" in -i FILE")), ""),
         )
     check_fields(document)
     check_read_back(document, settings)
@@ -328,9 +331,11 @@ def _biases(
         if name == "b_o" and not with_output:
             raise InputError(
                 _(
-                    "b_o is added after W^O, which only --heads (without --no-out-proj) has; "
-                    "leave b_o out"
+                    "b_o is added after W^O, which only {heads} (without {no_out}) has; leave "
+                    "b_o out"
                 ),
+                heads=Setting("heads"),
+                no_out=NO_OUT_PROJ,
             )
         bias = to_vector(document[name], name)
         found[name] = check_length(bias, name, length, name.replace("b_", "W^").upper())
@@ -359,12 +364,12 @@ def _direct_input(document: Document, settings: SelfAttnSettings) -> SelfAttnInp
         if array.shape[-1] % heads:
             raise ShapeError(
                 _(
-                    "{name} has {columns} columns, which --heads {heads} cannot split evenly "
-                    "(each head takes the same number)"
+                    "{name} has {columns} columns, which {heads} cannot split evenly (each head "
+                    "takes the same number)"
                 ),
                 name=name,
                 columns=array.shape[-1],
-                heads=heads,
+                heads=Setting("heads", heads),
             )
     batch = queries.shape[0] if queries.ndim == 3 else None
     t_q, t_k = queries.shape[-2], keys.shape[-2]
@@ -448,7 +453,8 @@ def _check_d_model(x_q: np.ndarray, settings: SelfAttnSettings) -> None:
     """x_q's width is d_model: a --d-model that differs is refused."""
     if settings.d_model is not None and settings.d_model != x_q.shape[-1]:
         raise ShapeError(
-            _("x_q has {columns} columns but --d-model is {d_model} (drop --d-model)"),
+            _("x_q has {columns} columns but {option} is {d_model} (drop {option})"),
+            option=Setting("d_model"),
             columns=x_q.shape[-1],
             d_model=settings.d_model,
         )

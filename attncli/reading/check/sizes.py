@@ -90,12 +90,12 @@ def projection_sizes(
             if columns % heads:
                 raise ShapeError(
                     _(
-                        "{name} has {columns} columns, which --heads {heads} cannot split "
-                        "evenly (each head takes the same number)"
+                        "{name} has {columns} columns, which {heads} cannot split evenly (each "
+                        "head takes the same number)"
                     ),
                     name=given_name,
                     columns=columns,
-                    heads=heads,
+                    heads=Setting("heads", heads),
                 )
             totals.append(columns)
         elif d_model % heads:
