@@ -10,7 +10,14 @@ import math
 import numpy as np
 import pytest
 
+from attncli.errors import InputError, OptionError
 from tests import naive
+from tests.meaning import told
+
+NOT_ITS_PARAMETER = (
+    "field '{name}': a parameter of the {owner} score, which --method {method} does not use; "
+    "give --method {owner}, or remove the field"
+)
 
 BLANK = "____"
 METHODS = ("dot", "scaled", "general", "additive")
@@ -115,21 +122,22 @@ def test_score_reads_the_method_of_its_input_and_an_explicit_one_wins(run_json):
     ],
 )
 def test_a_parameter_the_method_would_not_use_is_refused(run, extra, method, owner):
+    """Each line names the field, the score it belongs to and the --method given."""
     (name,) = extra
     document = {"query": [1, 0], "keys": [[2, 1], [0, 2]], "values": [[1], [2]], **extra}
     for command in ("score", "grad"):
         args = (command, "--method", method) + (("--target", "1") if command == "grad" else ())
         result = run(*args, input=json.dumps(document))
         assert result.exit_code == 2 and result.stdout == ""
-        assert f"'{name}': a parameter of the {owner} score" in result.stderr
-        assert f"give --method {owner}, or remove the field" in result.stderr
+        told(result.error, InputError, NOT_ITS_PARAMETER, name=name, owner=owner, method=method)
         assert len(result.stderr.strip().splitlines()) == 1
 
 
 def test_a_general_problem_scored_as_dot_is_refused_not_silently_dot(run):
     problem = run("exercise", "--method", "general", "--json").stdout
     result = run("score", "--method", "dot", input=problem)
-    assert result.exit_code == 2 and "--method general" in result.stderr and result.stdout == ""
+    assert result.exit_code == 2 and result.stdout == ""
+    told(result.error, InputError, NOT_ITS_PARAMETER, name="w_a", owner="general", method="dot")
 
 
 @pytest.mark.parametrize("command", ["score", "grad"])
@@ -138,9 +146,12 @@ def test_a_method_field_that_is_no_method_is_refused(run, command):
     extra = ("--target", "1") if command == "grad" else ()
     result = run(command, *extra, input=json.dumps(document))
     assert result.exit_code == 2 and result.stdout == ""
-    assert "field 'method': \"luong\" is not one of dot, scaled, general, additive" in result.stderr
+    told(result.error, InputError,
+         "field 'method': {shown} is not one of {join}; fix it, or give --method",
+         shown='"luong"', join="dot, scaled, general, additive")  # fmt: skip
     spanish = run(command, *extra, "--lang", "es", input=json.dumps(document))
-    assert "campo 'method'" in spanish.stderr
+    assert spanish.error.msgid == result.error.msgid
+    assert "campo 'method'" in spanish.stderr  # said in Spanish
 
 
 # The self-attention problem
@@ -230,7 +241,9 @@ def test_the_self_attention_problem_refuses_another_score(run):
     for method in ("dot", "general"):
         result = run("exercise", "--selfattn", "--method", method)
         assert result.exit_code == 2 and result.stdout == ""
-        assert f"--method {method} with --selfattn" in result.stderr
+        told(result.error, OptionError,
+             "--method {method} with --selfattn: the self-attention problem scores as attn "
+             "selfattn does (q·k ÷ √d_k); leave out --method", method=method)  # fmt: skip
         assert len(result.stderr.strip().splitlines()) == 1
 
 
@@ -240,8 +253,10 @@ def test_the_python_api_makes_every_kind(capsys):
     general = attn.exercise(seed=7, method="general")
     assert general.method == "general" and general.parameters["w_a"].shape == (2, 2)
     assert math.isclose(general.weights.sum(), 1.0)
-    with pytest.raises(attn.AttnError, match="method 'luong'"):
+    with pytest.raises(attn.AttnError) as caught:
         attn.exercise(method="luong")
+    told(caught.value, OptionError, "method {method} is not one of {known}", method="'luong'",
+         known="dot, scaled, general, additive")  # fmt: skip
     from attncli.api.exercise import selfattn_exercise
 
     sheet = selfattn_exercise(seed=7)
