@@ -178,8 +178,12 @@ def kv_cache(result: SelfAttnResult, head: int = 1) -> CacheLedger:
     d_k = params["w_q"].shape[1] // heads
     kv = params["w_k"].shape[1] // d_k
     d_v = params["w_v"].shape[1] // kv
-    ledger = inference.cache_ledger(result.x, params, heads, result.divisor)
-    full = inference.causal_grid(result.x, params, heads, result.divisor)
+    # a Llama-family layer: its rotary positions and sliding window, replayed too
+    theta = getattr(source, "theta", None)
+    turned = None if theta is None else np.asarray(theta)
+    ledger = inference.cache_ledger(result.x, params, heads, result.divisor, turned,
+                                    result.window)  # fmt: skip
+    full = inference.causal_grid(result.x, params, heads, result.divisor, turned, result.window)
     length, d_model = result.x.shape
     layers = 1 if source is None else source.layers
     return CacheLedger(

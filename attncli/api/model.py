@@ -144,6 +144,7 @@ def model_selfattn(
     groups = [list(group) for group in encoded.groups]
     merged = merge_words(attention.weights, groups) if words else None
     allowed = loaded.architecture.allowed(chosen - 1, len(encoded.ids))
+    theta = loaded.architecture.rope_theta()
     source = ModelSource(
         name=model,
         folder=loaded.folder,
@@ -154,6 +155,7 @@ def model_selfattn(
         head=head,
         ids=tuple(int(i) for i in encoded.ids),
         rope=_rope(loaded),
+        theta=None if theta is None else tuple(float(f) for f in theta),
     )
     split, word_count = split_words(encoded)
     return ModelAttnResult(

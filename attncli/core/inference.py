@@ -242,13 +242,32 @@ def _shared(matrix: np.ndarray, heads: int, kv_heads: int) -> np.ndarray:
     return matrix if kv_heads == heads else np.repeat(matrix, heads // kv_heads, axis=0)
 
 
+def _turned(rows: np.ndarray, start: int, theta: np.ndarray | None) -> np.ndarray:
+    """Rows at positions start, start + 1, … turned by rotary positions of frequencies
+    `theta` (a Llama-family layer's); the rows themselves without."""
+    # [..., T, d] -> [..., T, d]
+    if theta is None:
+        return rows
+    from attncli.core.rotary import rotate
+
+    return rotate(rows, start=start, theta=theta)
+
+
 def cache_ledger(
-    x: np.ndarray, params: dict[str, np.ndarray], heads: int, divisor: float
+    x: np.ndarray,
+    params: dict[str, np.ndarray],
+    heads: int,
+    divisor: float,
+    theta: np.ndarray | None = None,
+    window: int | None = None,
 ) -> list[CacheStep]:
     """The causal layer replayed token by token with a KV cache allocated for T positions:
     step t projects x_t alone, writes its k and v into slot t, scores q_t against the slots
     written so far (the others masked) and mixes the cached values. The cache holds one key
-    and value per kv-head; a group of query heads reads the same one."""
+    and value per kv-head; a group of query heads reads the same one. With rotary
+    frequencies `theta`, q_t and k_t are turned by position t before k_t is cached (the
+    cache holds turned keys); with a sliding `window`, only the last `window` slots are
+    read."""
     # [T, d_model], W^Q [d_model, h·d_k], W^K [d_model, g·d_k], W^V [d_model, g·d_v]
     # -> a CacheStep per token
     length = x.shape[0]
@@ -261,10 +280,13 @@ def cache_ledger(
     for t in range(length):
         query = _heads(_projected(x[t], params, "q"), heads)
         key, value = (_heads(_projected(x[t], params, n), kv) for n in ("k", "v"))
+        query, key = (_turned(row[:, None, :], t, theta)[:, 0] for row in (query, key))
         key_cache[:, t], value_cache[:, t] = key, value
         keys, values = _shared(key_cache, heads, kv), _shared(value_cache, heads, kv)
         scores = ordered_dots(query[:, None, :], keys)[:, 0] / divisor  # [h, T]
         scores[:, t + 1 :] = -np.inf  # slots not written yet
+        if window is not None:
+            scores[:, : max(t + 1 - window, 0)] = -np.inf  # slots the window has left
         weights = softmax(scores)
         mixed = ordered_mix(weights[:, None, :], values)[:, 0]  # [h, d_v]
         output = _joined_output(mixed, params)
@@ -284,18 +306,27 @@ class CausalGrid:
 
 
 def causal_grid(
-    x: np.ndarray, params: dict[str, np.ndarray], heads: int, divisor: float
+    x: np.ndarray,
+    params: dict[str, np.ndarray],
+    heads: int,
+    divisor: float,
+    theta: np.ndarray | None = None,
+    window: int | None = None,
 ) -> CausalGrid:
-    """Every token's q, k, v at once, the T × T causal grid, every output row."""
+    """Every token's q, k, v at once, the T × T causal grid (within `window` when given,
+    q and k turned by rotary frequencies `theta` when given), every output row."""
     # [T, d_model] -> CausalGrid
     kv = _kv_heads(params, heads)
-    queries = np.moveaxis(_heads(_projected(x, params, "q"), heads), 1, 0)
-    keys, values = (
-        _shared(np.moveaxis(_heads(_projected(x, params, n), kv), 1, 0), heads, kv)
-        for n in ("k", "v")
-    )
+    queries = _turned(np.moveaxis(_heads(_projected(x, params, "q"), heads), 1, 0), 0, theta)
+    keys = _shared(_turned(np.moveaxis(_heads(_projected(x, params, "k"), kv), 1, 0), 0, theta),
+                   heads, kv)  # fmt: skip
+    values = _shared(np.moveaxis(_heads(_projected(x, params, "v"), kv), 1, 0), heads, kv)
     scores = ordered_dots(queries, keys) / divisor
-    scores[:, ~np.tril(np.ones((x.shape[0], x.shape[0]), dtype=bool))] = -np.inf
+    length = x.shape[0]
+    seen = np.tril(np.ones((length, length), dtype=bool))
+    if window is not None:
+        seen &= np.triu(np.ones((length, length), dtype=bool), 1 - window)
+    scores[:, ~seen] = -np.inf
     weights = softmax(scores)
     mixed = np.moveaxis(ordered_mix(weights, values), 0, 1)  # [T, h, d_v]
     return CausalGrid(scores, weights, _joined_output(mixed, params))

@@ -29,6 +29,7 @@ class ModelSource:
     ids: tuple[int, ...]  # the token ids
     rope: tuple[float, str, float] | None = None  # the Llama family's rope_theta, scaling
     #                                              kind ("default", "linear", "llama3"), factor
+    theta: tuple[float, ...] | None = None  # the rotary frequencies q and k are turned by
 
 
 @dataclass(frozen=True, repr=False, kw_only=True, eq=False)

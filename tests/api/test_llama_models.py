@@ -214,3 +214,36 @@ def test_the_model_is_checked_against_memory_before_it_is_read(monkeypatch):
 
 def test_the_sentences_come_from_the_shared_list():
     assert REFERENCE["tiny-llama"]["shipped"]["sentence"] == tiny_models.SENTENCES[0]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_kv_cache_replays_a_llama_layer_with_its_rotation_and_window(name):
+    from attncli.api.inference import kv_cache
+
+    result = model_selfattn("the keys to the cabinet are on the table", str(MODELS / name))
+    ledger = kv_cache(result, head=3)
+    assert ledger.bit_for_bit and ledger.kv_heads == 2
+    # the replay's grid is the forward pass's (rotated q and k, Mistral's window)
+    np.testing.assert_allclose(ledger.full_weights, result.attention.weights, rtol=0, atol=1e-15)
+    assert ledger.layer_difference < 1e-14
+    if name == "tiny-mistral":  # the window's slots: «table», token 10, reads 4 keys
+        assert np.count_nonzero(ledger.ledger[9].weights[2]) == 4
+
+
+def test_the_cache_ledger_with_rotation_and_window_is_the_layer():
+    from attncli.core import inference
+    from attncli.core.distance import window_mask
+    from attncli.core.rotary import Scaling, model_frequencies
+    from attncli.core.selfattn import attention_layer
+
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(9, 12))
+    params = {"w_q": rng.normal(size=(12, 16)), "w_k": rng.normal(size=(12, 8)),
+              "w_v": rng.normal(size=(12, 8)), "w_o": rng.normal(size=(16, 12))}  # fmt: skip
+    theta = model_frequencies(4, 500.0, Scaling("linear", 3.0))
+    steps = inference.cache_ledger(x, params, 4, 2.0, theta, 3)
+    layer = attention_layer(x, x, params, 4, 2.0, window_mask(9, 9, 3, causal=True),
+                            kv_heads=2, rope_theta=theta)  # fmt: skip
+    for t, step in enumerate(steps):
+        np.testing.assert_allclose(step.weights, layer.weights[:, t, : t + 1], atol=1e-14)
+        np.testing.assert_allclose(step.output, layer.output[t], atol=1e-13)
