@@ -16,6 +16,7 @@ from attncli.errors import OptionError
 from attncli.present.comparison_view import closing_line
 from attncli.present.format import Format
 from attncli.results.comparison import Sizes
+from tests.meaning import told
 
 SMALL = ["--tx", "5", "--ty", "4", "--d-h", "8", "--d-a", "3", "--repeat", "2", "--dk", "4,16"]
 
@@ -135,32 +136,46 @@ def test_closing_line_says_what_the_measurement_shows():
     assert closing_line(_comparison(0.05, 0.1, d_a=1), Format()) is None
 
 
-@pytest.mark.parametrize(
-    ("args", "fragment"),
-    [
-        (["--tx", "0"], "--tx is 0"),
-        (["--ty", "-1"], "--ty is -1"),
-        (["--d-a", "0"], "--d-a is 0"),
-        (["--repeat", "0"], "--repeat is 0"),
-        (["--dk", "8,x"], "--d-k '8,x'"),
-        (["--dk", "0"], "every d_k must be 1 or more"),
-        (["--tx", "100000", "--ty", "100000"], "more than half of the"),
-    ],
+ONE_OR_MORE = "{option} is {value}; it must be 1 or more"
+MEMORY = (
+    "{what} would need about {need}, more than half of the {memory} available; lower {lower}{hint}"
 )
-def test_refusals(run, args, fragment):
+
+
+@pytest.mark.parametrize(
+    ("args", "msgid", "fields"),
+    [
+        (["--tx", "0"], ONE_OR_MORE, {"option": "--tx", "value": 0}),
+        (["--ty", "-1"], ONE_OR_MORE, {"option": "--ty", "value": -1}),
+        (["--d-a", "0"], ONE_OR_MORE, {"option": "--d-a", "value": 0}),
+        (["--repeat", "0"], "--repeat is {repeat}; it must be between 1 and 10,000",
+         {"repeat": 0}),
+        (["--dk", "8,x"], "--d-k {text!r}: expected whole numbers separated by commas, e.g. "
+         "8,64,512", {"text": "8,x"}),
+        (["--dk", "0"], "--d-k {text!r}: every d_k must be 1 or more, e.g. 8,64,512",
+         {"text": "0"}),
+        (["--tx", "100000", "--ty", "100000"], MEMORY,
+         {"lower": ("{choices} or {last}", {"choices": "--tx", "last": "--ty"}), "hint": ""}),
+    ],
+)  # fmt: skip
+def test_refusals(run, args, msgid, fields):
     result = run("compare-scores", *args)
     assert result.exit_code != 0 and result.stdout == ""
-    assert fragment in result.stderr and result.stderr.strip().count("\n") == 0
+    assert result.stderr.strip().count("\n") == 0
+    told(result.error, OptionError, msgid, **fields)
+    assert result.stderr == f"attn: error: {result.error.message('en')}\n"
 
 
 def test_memory_estimate_is_checked_before_allocating():
     # 2,000 × 2,000 pairs × d_a 256 is the additive block: any of the three alone fixes it.
-    with pytest.raises(OptionError, match="lower --tx, --ty or --d-a$"):
-        check_sizes(Sizes(2_000, 2_000, 256, 256, 0, 1), memory=10**10)
-    with pytest.raises(OptionError, match="lower --d-h$"):
-        check_sizes(Sizes(60, 60, 10**8, 256, 0, 1), memory=10**10)
-    with pytest.raises(OptionError, match="lower --d-k$"):
-        check_sizes(Sizes(60, 60, 256, 256, 0, 1, [8, 10**20]), memory=10**10)
+    tx_ty = ("{first}, {second}", {"first": "--tx", "second": "--ty"})
+    any_of_three = ("{choices} or {last}", {"choices": tx_ty, "last": "--d-a"})
+    for sizes, lower in ((Sizes(2_000, 2_000, 256, 256, 0, 1), any_of_three),
+                         (Sizes(60, 60, 10**8, 256, 0, 1), "--d-h"),
+                         (Sizes(60, 60, 256, 256, 0, 1, [8, 10**20]), "--d-k")):  # fmt: skip
+        with pytest.raises(OptionError) as caught:
+            check_sizes(sizes, memory=10**10)
+        told(caught.value, OptionError, MEMORY, lower=lower, memory="10.0 GB", hint="")
     check_sizes(Sizes(60, 60, 256, 256, 0, 1), memory=10**9)
 
 
@@ -197,7 +212,8 @@ def test_threads_are_chosen_and_reported(run):
     assert result.exit_code == 0, result.stderr
     assert json.loads(result.stdout)["threads"] == 2
     refused = run("compare-scores", *SMALL, "--threads", "0")
-    assert refused.exit_code == 2 and "--threads is 0" in refused.stderr
+    assert refused.exit_code == 2
+    told(refused.error, OptionError, ONE_OR_MORE, option="--threads", value=0)
 
 
 def test_additive_scores_are_computed_in_place_with_the_same_numbers():
