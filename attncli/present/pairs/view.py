@@ -46,22 +46,27 @@ class DifferenceGrid:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         size = len(self.labels)
         colour = console.color_system is not None and not console.no_color
-        limit = min(size, COLUMNS)
-        while True:  # fewer columns until the table fits: a number is never cut
-            table = self._table(limit, colour)
-            width = natural_width(table, console, options)
-            if limit <= 2 or width is None or width <= options.max_width:
-                break
-            limit -= 1
+        table = None
+        # as many columns as fit, each headed by as much of its label as fits (12, else 8)
+        for limit in range(min(size, COLUMNS), 1, -1):
+            for cut in (12, 8):
+                table = self._table(limit, colour, cut)
+                width = natural_width(table, console, options)
+                if width is None or width <= options.max_width:
+                    break
+            else:
+                continue
+            break
+        assert table is not None
         yield Text(self.title, style="bold")
         yield table
 
-    def _table(self, limit: int, colour: bool) -> Table:
+    def _table(self, limit: int, colour: bool, cut: int) -> Table:
         from attncli.present.drawn import PlainTable
         from attncli.present.grid import short_labels
 
         fmt, size = self.fmt, len(self.labels)
-        rows, names = short_labels(self.labels, 12), short_labels(self.labels, 8)
+        rows, names = short_labels(self.labels, 12), short_labels(self.labels, cut)
         columns = shown_indices(size, limit)
         table = PlainTable(box=box.SIMPLE_HEAVY)
         table.add_column("", no_wrap=True)
@@ -185,7 +190,7 @@ def heads_change_view(result: HeadsChange, fmt: Format) -> list[RenderableType]:
         fmt.say("pair_heads_to", tokens=" ".join(result.tokens[1])),
     ]
     lines += alignment_lines(result.alignment, *result.tokens, fmt, False)
-    parts: list[RenderableType] = [render.lines(*lines, "")]
+    parts: list[RenderableType] = [render.lines(*lines)]
     shown = result.ranking if result.shown is None else result.ranking[: result.shown]
     if result.grid is not None:
         from attncli.present.model.thumbnails import Thumbnails
@@ -195,16 +200,17 @@ def heads_change_view(result: HeadsChange, fmt: Format) -> list[RenderableType]:
         marks = [[ranks.get((lay, h), "") for h in range(heads)] for lay in range(layers)]
         parts += [
             render.lines(
+                "",
                 fmt.say(
                     "pair_grid_title",
                     model=result.model,
                     count=len(labels),
                     layers=layers,
                     heads=heads,
-                )
+                ),
             ),  # fmt: skip
             Thumbnails(np.clip(result.grid, 0.0, 1.0), marks, fmt.say("grid_layer")),
-            render.lines(fmt.say("pair_grid_legend", shown=len(shown)), ""),
+            render.lines(fmt.say("pair_grid_legend", shown=len(shown))),
         ]
     table = PlainTable(box=box.SIMPLE_HEAVY)
     for key in ("heads_rank", "heads_layer", "heads_head", "pair_heads_change"):
