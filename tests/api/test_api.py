@@ -17,6 +17,7 @@ import attncli as attn
 from attncli.present.format import Format
 from attncli.present.views import view_of
 from tests.conftest import SAMPLES
+from tests.meaning import told
 
 TREN = {
     "query": [1, 0],
@@ -93,12 +94,23 @@ def test_api_errors_are_the_cli_errors(run):
         attn.score(query=[1, 0, 3], keys=[[2, 1], [0, 2]])
     cli = run("score", "--query", "1,0,3", "--keys", "[[2,1],[0,2]]")
     assert str(raised.value) in cli.stderr
-    with pytest.raises(attn.ShapeError, match="scores: row 2 has 1 number"):
+    with pytest.raises(attn.ShapeError) as caught:
         attn.softmax([[1, 2], [3]])
-    with pytest.raises(attn.OptionError, match="temperature"):
+    told(caught.value, attn.ShapeError,
+         "{field}: row {index} has {row}, row 1 has {rows} (every row must have the same length)",
+         field="scores", index=2, row=("{count} number", {"count": 1}), rows=2)  # fmt: skip
+    with pytest.raises(attn.OptionError) as caught:
         attn.softmax([1, 2], temperature=0)
-    with pytest.raises(attn.OptionError, match="method 'cosine'"):
+    told(
+        caught.value,
+        attn.OptionError,
+        "--temperature {temperature} must be a positive number (try 0.5, 1 or 2)",
+        temperature=0,
+    )
+    with pytest.raises(attn.OptionError) as caught:
         attn.score(query=[1], keys=[[1]], method="cosine")
+    told(caught.value, attn.OptionError, "method {method} is not one of {known}",
+         method="'cosine'", known="dot, scaled, general, additive")  # fmt: skip
     assert issubclass(attn.ShapeError, attn.AttnError)
 
 
@@ -109,8 +121,15 @@ def test_steps_are_the_data_the_cli_renders(run):
     np.testing.assert_allclose(steps.output, m.output)
     grid = attn.softmax([[1, 2], [3, 4]], tokens=["a", "b"])
     assert grid.steps(token="a")[0].row_label == "a"
-    with pytest.raises(attn.InputError, match="--row 3 is out of range"):
+    with pytest.raises(attn.InputError) as caught:
         grid.steps(row=3)
+    told(
+        caught.value,
+        attn.InputError,
+        "--row {row} is out of range: there are {total} rows (1 to {total})",
+        row=3,
+        total=2,
+    )
 
 
 def test_a_token_named_query_keeps_its_heading(run):
@@ -205,8 +224,15 @@ def test_exercise_from_python():
     e = attn.exercise(seed=7)
     assert e.to_document()["query"] == [1, 0]
     assert set(e.to_document(answers=True)) >= {"scores", "weights", "output"}
-    with pytest.raises(attn.OptionError, match="--size 0"):
+    with pytest.raises(attn.OptionError) as caught:
         attn.exercise(size=0)
+    told(
+        caught.value,
+        attn.OptionError,
+        "--size {tokens}: give 1 to {most} tokens (the course uses 3)",
+        tokens=0,
+        most=8,
+    )
 
 
 @settings(max_examples=50, deadline=None)
