@@ -249,8 +249,6 @@ def mix_input(document: Document) -> tuple[Rows, np.ndarray]:
             numbers=count(grid.shape[1], "number"),
             rows=count(values.shape[0], "row"),
         )
-    if document.get("keys") is not None:  # carried forward: checked as any other input
-        check_one_value_per_key(values.shape[0], to_matrix(document["keys"], "keys").shape[0])
     column_labels = labels(document, values.shape[0], "values", "k")
     return Rows(
         grid, single, row_labels(document, grid.shape[0], single, "q"), column_labels
@@ -261,7 +259,8 @@ def carried_values(document: Document, key_count: int) -> Document:
     """The document to carry forward, its query or queries, score parameters, keys and
     values (if any) checked: finite numbers, one value row per key (a -Infinity carried
     unchecked would come out as null, which the next command refuses or reads as a masked
-    cell)."""
+    cell). A field the command has already read is given here as its array, so that a
+    long document's numbers are converted once (attn mix: values; attn score: keys)."""
     carried = dict(document)
     # The query and the score's parameters go on too (score's result read by softmax, then
     # mix): finite numbers, as the command that reads them next requires.
@@ -278,6 +277,8 @@ def carried_values(document: Document, key_count: int) -> Document:
     if document.get("values") is not None:
         carried["values"] = to_matrix(document["values"], "values")
         check_one_value_per_key(carried["values"].shape[0], key_count)
+        if document.get("keys") is not None:
+            check_one_value_per_key(carried["values"].shape[0], carried["keys"].shape[0])
     return carried
 
 
