@@ -118,6 +118,11 @@ EXTRA_PHRASES: dict[str, str] = {
     ),
     "online_hint.python": _('result.view(show=frozenset(["steps"])) shows the blocks one by one.'),
     "sample_file": _("File"),
+    "untrained.python": _(
+        "{names} are random (seed {seed}), not trained: which token looks at which means "
+        "nothing yet; samples/llaves.json (attncli.samples() lists it) has weights set by hand "
+        "so that «están» looks for «llaves»"
+    ),
     "heads_more.python": _("… {more} more of {total}; result.ranking holds them all"),
     "train_more_links.python": _(
         "… {count} more links (the misses come first); the result holds them all"
