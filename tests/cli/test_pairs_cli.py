@@ -202,3 +202,31 @@ def test_help_has_the_example_in_both_languages(run):
                              capture_output=True, text=True, check=True)  # fmt: skip
     assert "Con --compare OTRA" in " ".join(spanish.stdout.split())
     assert "Dos frases comparadas" not in spanish.stdout  # the screen's words stay on screen
+
+
+def test_exports_hold_the_difference(run, tmp_path):
+    tex = tmp_path / "pair.tex"
+    result = run("selfattn", FIRST, "--compare", SECOND, "--export", str(tex))
+    assert result.exit_code == 0, result.stderr
+    text = tex.read_text(encoding="utf-8")
+    assert "llave/llaves" in text and "+0.684◆" in text and "DifferenceGrid(" not in text
+
+
+def test_the_grid_of_changes_exported_is_every_heads_change(run, tmp_path):
+    import re
+
+    drawing = tmp_path / "change.svg"
+    result = run("heads", KEY, "--compare", KEYS, "--model", DEMO, "--grid", "--export",
+                 str(drawing))  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    change = attn.compare_heads(KEY, KEYS, DEMO, grid=True)
+    cell = re.compile(r'data-row="(\d+)" data-column="(\d+)" data-weight="([^"]+)"')
+    text = drawing.read_text(encoding="utf-8")
+    heads = text.split('<g class="head" ')[1:]
+    assert len(heads) == 72
+    for group in heads[:3] + heads[-2:]:
+        layer = int(re.search(r'data-layer="(\d+)"', group).group(1))
+        head = int(re.search(r'data-head="(\d+)"', group).group(1))
+        for row, column, weight in cell.findall(group):
+            expected = abs(change.difference[layer - 1, head - 1, int(row) - 1, int(column) - 1])
+            assert float(weight) == expected

@@ -111,4 +111,11 @@ def compare_heads(
     _refuse([name for name, value in given.items() if value not in (None, False, "rows")])
     result = ranked(sentence_given(sentence), other, model, source=source, target=target,
                     shown_count=shown_count, grid=grid)  # fmt: skip
+    if grid and settings.export is not None:
+        from attncli.present.pairs.view import drawn_change_export
+
+        if drawn_change_export(result, settings):
+            from dataclasses import replace
+
+            settings = replace(settings, export=None)
     emit(result, settings)

@@ -61,6 +61,13 @@ class DifferenceGrid:
         yield Text(self.title, style="bold")
         yield table
 
+    def blocks(self) -> list[Any]:
+        """The title and the table for an export, where no width or colour applies: every
+        column up to a page's EXPORT_COLUMNS."""
+        from attncli.present.grid import EXPORT_COLUMNS
+
+        return [Text(self.title), self._table(min(len(self.labels), EXPORT_COLUMNS), False, 12)]
+
     def _table(self, limit: int, colour: bool, cut: int) -> Table:
         from attncli.present.drawn import PlainTable
         from attncli.present.grid import short_labels
@@ -195,9 +202,8 @@ def heads_change_view(result: HeadsChange, fmt: Format) -> list[RenderableType]:
     if result.grid is not None:
         from attncli.present.model.thumbnails import Thumbnails
 
-        ranks = {(c.layer - 1, c.head - 1): f"#{rank}" for rank, c in enumerate(shown, start=1)}
         layers, heads = result.grid.shape[:2]
-        marks = [[ranks.get((lay, h), "") for h in range(heads)] for lay in range(layers)]
+        marks = change_marks(result)
         parts += [
             render.lines(
                 "",
@@ -229,3 +235,42 @@ def heads_change_view(result: HeadsChange, fmt: Format) -> list[RenderableType]:
                              total=len(result.ranking)))  # fmt: skip
     below.append(fmt.say("pair_heads_rule"))
     return [*parts, table, render.lines(*below)]
+
+
+def change_marks(result: HeadsChange) -> list[list[str]]:
+    """Each head's mark [L][h] in the model view of changes: "#3" when it is third in the
+    table shown."""
+    assert result.grid is not None
+    shown = result.ranking if result.shown is None else result.ranking[: result.shown]
+    ranks = {(c.layer - 1, c.head - 1): f"#{rank}" for rank, c in enumerate(shown, start=1)}
+    layers, heads = result.grid.shape[:2]
+    return [[ranks.get((lay, h), "") for h in range(heads)] for lay in range(layers)]
+
+
+def drawn_change_export(result: HeadsChange, settings: Any) -> bool:
+    """attn heads --compare --grid --export F.svg|.html|.tex: every head's |change| drawn
+    cell by cell as the model view's export draws weights; False for another kind of file,
+    which the screen's own export writes."""
+    from pathlib import Path
+
+    from attncli.present.model import thumbnails
+    from attncli.present.written import write_file
+
+    assert result.grid is not None
+    suffix = Path(str(settings.export)).suffix.lower()
+    if suffix not in (".svg", ".html", ".tex"):
+        return False
+    fmt = settings.format()
+    layers, heads = result.grid.shape[:2]
+    title = fmt.say("pair_grid_title", model=result.model, count=len(result.labels()),
+                    layers=layers, heads=heads)  # fmt: skip
+    marks, word, grid = change_marks(result), fmt.say("grid_layer"), result.grid
+    theme = settings.theme or "light"
+    if suffix == ".svg":
+        text = thumbnails.svg(grid, marks, title, word, theme)
+    elif suffix == ".html":
+        text = thumbnails.html(grid, marks, title, word, theme)
+    else:
+        text = thumbnails.tex(grid, marks, title, word, settings.tex_fragment)
+    write_file(str(settings.export), text, "--export")
+    return True
