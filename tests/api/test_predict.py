@@ -13,6 +13,7 @@ from attncli.api.predict import predict
 from attncli.core.predict import filtered
 from attncli.errors import OptionError
 from tests import tiny_models
+from tests.meaning import told
 
 REFERENCE = json.loads((Path(__file__).parent.parent / "references/predict.json").read_text())
 
@@ -58,10 +59,21 @@ def test_top_p_keeps_the_fewest_that_reach_p():
 
 
 def test_an_encoder_and_bad_options_are_refused(gpt2):
-    with pytest.raises(OptionError, match="all-MiniLM-L6-v2 has no language-model head"):
+    with pytest.raises(OptionError) as caught:
         predict("the keys", "all-MiniLM-L6-v2")
-    refused = [({"top_k": 0}, "--top-k 0"), ({"top_p": 1.5}, "--top-p 1.5"),
-               ({"top": 0}, "--top 0"), ({"temperature": 0}, "--temperature 0")]  # fmt: skip
-    for options, said in refused:
-        with pytest.raises(OptionError, match=said):
+    told(caught.value, OptionError,
+         "{model} has no language-model head (it is an encoder, {kind}): attn predict needs a "
+         "causal model such as GPT-2", model="all-MiniLM-L6-v2", kind="bert")  # fmt: skip
+    refused = [
+        ({"top_k": 0}, "--top-k {k}: keep 1 token or more (try --top-k 5)", {"k": 0}),
+        ({"top_p": 1.5}, "--top-p {p}: a share above 0 and at most 1 (try --top-p 0.9)",
+         {"p": 1.5}),
+        ({"top": 0}, "--top {top}: show 1 token or more (try --top 5)", {"top": 0}),
+        ({"temperature": 0},
+         "--temperature {temperature} must be a positive number (try 0.5, 1 or 2)",
+         {"temperature": 0}),
+    ]  # fmt: skip
+    for options, msgid, fields in refused:
+        with pytest.raises(OptionError) as caught:
             predict("the keys", gpt2, **options)
+        told(caught.value, OptionError, msgid, **fields)

@@ -10,9 +10,11 @@ import sys
 import numpy as np
 import pytest
 
+from attncli.errors import InputError, OptionError, ShapeError
 from attncli.reading.parse.sentence import tokenize
 from tests import naive
 from tests.conftest import SAMPLES
+from tests.meaning import told
 
 SENTENCE = "las llaves del coche están ahí"
 LLAVES = str(SAMPLES / "llaves.json")
@@ -240,76 +242,117 @@ def test_help_has_example_and_tokenization_rule(run):
     assert "Example: attn selfattn" in result.stdout and "punctuation" in result.stdout
 
 
-def _fails(result, *fragments):
+def _fails(result, kind, msgid, /, **fields):
+    """One line, nothing on stdout, and the line is that error said."""
     assert result.exit_code != 0 and result.stdout == ""
     assert "Traceback" not in result.stderr and result.stderr.strip().count("\n") == 0
-    for fragment in fragments:
-        assert fragment in result.stderr, result.stderr
+    told(result.error, kind, msgid, **fields)
+    assert result.stderr == f"attn: error: {result.error.message('en')}\n"
+
+
+EMPTY = 'the sentence is empty; give some words, e.g. attn selfattn "en las llaves del coche"'
+ONE_OR_MORE = "{option} is {value}; it must be 1 or more"
+MISSING = "missing field '{field}': {hint}"
 
 
 @pytest.mark.parametrize(
-    ("args", "fragments"),
+    ("args", "kind", "msgid", "fields"),
     [
-        (["selfattn", "   "], ["the sentence is empty"]),
-        (["selfattn", ""], ["the sentence is empty"]),
-        (["selfattn"], ["nothing to attend over"]),
-        (["selfattn", "a b", "--d-model", "0"], ["--d-model is 0"]),
-        (["selfattn", "a b", "--d-k", "0"], ["--d-k is 0"]),
-        (["selfattn", "a b", "--heads", "0"], ["--heads is 0"]),
-        (
-            ["selfattn", "a b", "--heads", "3"],
-            ["--heads 3 does not divide d_model = 8", "[1, 2, 4, 8]"],
-        ),
-        (["selfattn", "a b", "--heads", "2", "--no-scale", "--scale", "2"], ["give one"]),
-        (
-            ["selfattn", "a b", "--scale", "0"],
-            ["--scale is 0.0; the divisor must be a positive number"],
-        ),
-        (["selfattn", "a b", "--valid-len", "3"], ["--valid-len 3 is out of range"]),
-        (["selfattn", "a b", "--heads", "2", "--no-proj"], ["--heads needs the projections"]),
-        (["selfattn", "a b", "--norm", "-1"], ["--norm is -1"]),
-        (
-            ["selfattn", "a b", "--heads", "2", "--steps", "--head", "3"],
-            ["--head 3 is out of range"],
-        ),
-        (["selfattn", "a b", "--steps", "--token", "c"], ["--token 'c' is not a row"]),
-        (["selfattn", "a b", "-i", LLAVES], ["not both"]),
-        (["selfattn", "-i", LLAVES, "--d-model", "8"], ["x has 4 columns but --d-model is 8"]),
+        (["selfattn", "   "], InputError, EMPTY, {}),
+        (["selfattn", ""], InputError, EMPTY, {}),
+        (["selfattn"], InputError,
+         'nothing to attend over: give a sentence (attn selfattn "en las llaves del coche") or -i '
+         "FILE with x, with x_q and x_kv, or with queries, keys and values", {}),
+        (["selfattn", "a b", "--d-model", "0"], InputError, ONE_OR_MORE,
+         {"option": "--d-model", "value": 0}),
+        (["selfattn", "a b", "--d-k", "0"], InputError, ONE_OR_MORE,
+         {"option": "--d-k", "value": 0}),
+        (["selfattn", "a b", "--heads", "0"], InputError, ONE_OR_MORE,
+         {"option": "--heads", "value": 0}),
+        (["selfattn", "a b", "--heads", "3"], InputError,
+         "{heads} does not divide d_model = {d_model}; each head gets d_model / h columns, so h "
+         "must be one of {divisors} (or give {d_k} and {d_v}, the sizes per head)",
+         {"heads": "--heads 3", "d_model": 8, "divisors": "[1, 2, 4, 8]"}),
+        (["selfattn", "a b", "--heads", "2", "--no-scale", "--scale", "2"], OptionError,
+         "{first} and {second} ask for opposite things; give one",
+         {"first": "--scale", "second": "--no-scale"}),
+        (["selfattn", "a b", "--scale", "0"], OptionError,
+         "--scale is {scale}; the divisor must be a positive number", {"scale": 0.0}),
+        (["selfattn", "a b", "--valid-len", "3"], InputError,
+         "{valid_len} is out of range: there are {t_k} keys (1 to {t_k})",
+         {"valid_len": "--valid-len 3", "t_k": 2}),
+        (["selfattn", "a b", "--heads", "2", "--no-proj"], InputError,
+         "{heads} needs the projections; drop {no_proj} or {heads}",
+         {"heads": "--heads", "no_proj": "--no-proj"}),
+        (["selfattn", "a b", "--norm", "-1"], InputError,
+         "{option} is {norm}; the embeddings' length must be positive",
+         {"option": "--norm", "norm": -1.0}),
+        (["selfattn", "a b", "--heads", "2", "--steps", "--head", "3"], InputError,
+         "--head {number} is out of range: there are {total} heads (1 to {total})",
+         {"number": 3, "total": 2}),
+        (["selfattn", "a b", "--steps", "--token", "c"], InputError,
+         "--token {token} is not a row here; the rows are: {rows}",
+         {"token": "'c'", "rows": "a, b"}),
+        (["selfattn", "a b", "-i", LLAVES], InputError, "give a sentence or -i FILE, not both", {}),
+        (["selfattn", "-i", LLAVES, "--d-model", "8"], ShapeError,
+         "x has {columns} columns but {option} is {d_model} (drop {option})",
+         {"columns": 4, "d_model": 8, "option": "--d-model"}),
     ],
-)
-def test_bad_options(run, args, fragments):
-    _fails(run(*args), *fragments)
+)  # fmt: skip
+def test_bad_options(run, args, kind, msgid, fields):
+    _fails(run(*args), kind, msgid, **fields)
 
 
 @pytest.mark.parametrize(
-    ("document", "fragments"),
+    ("document", "kind", "msgid", "fields"),
     [
-        ({"x": [[1, 0], [0, 1]], "w_q": [[1, 0, 0]]}, ["w_q is 1 × 3 but must be 2 × 3"]),
-        ({"x": [[1, 0], [0, 1]], "tokens": ["a"]}, ["tokens: 1 name for 2 rows"]),
-        ({"queries": [[1, 0]], "keys": [[1, 0, 0]], "values": [[1]]}, ["each query has 2 numbers"]),
-        (
-            {"queries": [[1, 0]], "keys": [[1, 0]], "values": [[1], [2]]},
-            ["values has 2 rows but keys has 1"],
-        ),
-        ({"queries": [[1, 0]], "keys": [[1, 0]]}, ["missing field 'values'"]),
-        ({"x": [[1, 0], [0]]}, ["x: row 2 has 1 number"]),
-        ({"tokens": ["a"]}, ["missing field 'x'"]),
-        ({"x": [[1, 0], [0, 1]], "w_o": [[1, 0], [0, 1]]}, ["w_o joins the heads", "--heads"]),
+        ({"x": [[1, 0], [0, 1]], "w_q": [[1, 0, 0]]}, ShapeError,
+         "{name} is {shape} but must be {expected} here ({sizes})",
+         {"name": "w_q", "shape": "1 × 3", "expected": "2 × 3"}),
+        ({"x": [[1, 0], [0, 1]], "tokens": ["a"]}, ShapeError,
+         "tokens: {tokens} for {rows} of {field} (give one token name per key)",
+         {"tokens": ("{count} name", {"count": 1}), "rows": ("{count} row", {"count": 2})}),
+        ({"queries": [[1, 0]], "keys": [[1, 0, 0]], "values": [[1]]}, ShapeError,
+         "each query has {numbers} but each key has {key_numbers} (Q K^T needs them equal)",
+         {"numbers": ("{count} number", {"count": 2}), "key_numbers": 3}),
+        ({"queries": [[1, 0]], "keys": [[1, 0]], "values": [[1], [2]]}, ShapeError,
+         "values has {value_rows} but keys has {key_rows} (each token needs one key and one "
+         "value)", {"value_rows": ("{count} row", {"count": 2}), "key_rows": 1}),
+        ({"queries": [[1, 0]], "keys": [[1, 0]]}, InputError, MISSING, {"field": "values"}),
+        ({"x": [[1, 0], [0]]}, ShapeError,
+         "{field}: row {index} has {row}, row 1 has {rows} (every row must have the same length)",
+         {"field": "x", "index": 2, "row": ("{count} number", {"count": 1}), "rows": 2}),
+        ({"tokens": ["a"]}, InputError, MISSING, {"field": "x"}),
+        ({"x": [[1, 0], [0, 1]], "w_o": [[1, 0], [0, 1]]}, InputError,
+         "w_o joins the heads of {heads} through W^O; give {option} (without {no_out_proj}), or "
+         "leave w_o out",
+         {"heads": "--heads h", "option": "--heads", "no_out_proj": "--no-out-proj"}),
     ],
-)
-def test_bad_documents(run, tmp_path, document, fragments):
+)  # fmt: skip
+def test_bad_documents(run, tmp_path, document, kind, msgid, fields):
     path = tmp_path / "in.json"
     path.write_text(json.dumps(document))
-    _fails(run("selfattn", "-i", str(path)), *fragments)
+    _fails(run("selfattn", "-i", str(path)), kind, msgid, **fields)
 
 
 def test_pickled_npy_is_refused(run, tmp_path):
     path = tmp_path / "evil.npy"
     np.save(path, np.array([{"a": 1}], dtype=object), allow_pickle=True)
-    _fails(run("selfattn", "-i", str(path)), "pickled", "never loads")
+    _fails(run("selfattn", "-i", str(path)), InputError,
+           "{path}: holds Python objects (pickled data), which attn never loads; save plain "
+           "numeric arrays with numpy.save or numpy.savez", path=str(path))  # fmt: skip
     text = tmp_path / "text.npy"
     text.write_text("hello")
-    _fails(run("selfattn", "-i", str(text)), "not a .npy or .npz file")
+    _fails(
+        run("selfattn", "-i", str(text)),
+        InputError,
+        "{path}: not a .npy or .npz file (save arrays with numpy.save/savez)",
+        path=str(text),
+    )
     bad = tmp_path / "bad.npz"
     np.savez(bad, x=np.array([[1.0, np.nan]]))
-    _fails(run("selfattn", "-i", str(bad)), "x: the number at (1, 2) is nan")
+    result = run("selfattn", "-i", str(bad))
+    _fails(result, InputError,
+           "{field}: the number at ({where}) is {found}; expected a finite number",
+           field="x", where="1, 2")  # fmt: skip
+    assert np.isnan(result.error.fields["found"])
