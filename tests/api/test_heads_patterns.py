@@ -11,8 +11,15 @@ import numpy as np
 import pytest
 
 import attncli as attn
+from attncli.errors import InputError, OptionError, ShapeError
 from tests import tiny_models
 from tests.core.test_head_patterns import loop_pattern, loop_score
+from tests.meaning import told
+
+NO_CELL = (
+    "--pattern {pattern} has no cell in «{sentence}» ({tokens}){left}: duplicate and induction "
+    "need a token that appears twice; --random N draws N tokens and repeats them"
+)
 
 REPEATED = "the keys to the cabinet are on the table the keys to the cabinet"
 
@@ -106,28 +113,38 @@ def test_the_screen_says_the_metric_and_what_a_causal_pattern_means_here(run, mo
     assert "bidireccional" in spanish and "copias anteriores" in spanish
 
 
-def refused(result, words):
+def refused(result, kind, msgid, /, **fields):
+    """One line, nothing on stdout, and the line is that error said."""
     assert result.exit_code != 0 and result.stdout == "", result.stdout
-    assert words in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    told(result.error, kind, msgid, **fields)
+    assert result.stderr == f"attn: error: {result.error.message('en')}\n"
 
 
 @pytest.mark.parametrize(
-    ("extra", "words"),
+    ("extra", "kind", "msgid", "fields"),
     [
-        (["--pattern", "duplicate", "--metric", "max"], "--metric 'max' is not known"),
-        (["--pattern", "duplicate", "--exclude", "last"], "--exclude 'last' is not known"),
-        (["--from", "are", "--to", "keys", "--metric", "mul"], "--metric scores a pattern"),
-        (["--pattern", "self", "--exclude", "self"], "has no cell"),
+        (["--pattern", "duplicate", "--metric", "max"], OptionError,
+         "--metric {metric} is not known; one of {known}", {"metric": "'max'"}),
+        (["--pattern", "duplicate", "--exclude", "last"], OptionError,
+         "--exclude {name} is not known; first, self or both (first,self)", {"name": "'last'"}),
+        (["--from", "are", "--to", "keys", "--metric", "mul"], OptionError,
+         "{option} scores a pattern; with --from/--to the score is the one cell's weight",
+         {"option": "--metric"}),
+        (["--pattern", "self", "--exclude", "self"], InputError, NO_CELL,
+         {"pattern": "self", "left": (" once --exclude is applied", {})}),
     ],
-)
-def test_refusals(run, models, extra, words):
-    refused(run("heads", REPEATED, "--model", str(models / "bert"), *extra), words)
+)  # fmt: skip
+def test_refusals(run, models, extra, kind, msgid, fields):
+    refused(run("heads", REPEATED, "--model", str(models / "bert"), *extra), kind, msgid,
+            **fields)  # fmt: skip
 
 
 def test_a_sentence_without_repeats_has_no_duplicate_cell(run, models):
-    words = "duplicate and induction need a token that appears twice"
     model = str(models / "bert")
-    refused(run("heads", "the keys are here", "--model", model, "--pattern", "duplicate"), words)
+    refused(run("heads", "the keys are here", "--model", model, "--pattern", "duplicate"),
+            InputError, NO_CELL, pattern="duplicate", sentence="the keys are here",
+            left="")  # fmt: skip
 
 
 def test_pattern_file_refusals(run, models, tmp_path):
@@ -136,17 +153,24 @@ def test_pattern_file_refusals(run, models, tmp_path):
     square = tmp_path / "square.json"
     square.write_text(json.dumps(np.eye(count).tolist()), encoding="utf-8")
     refused(run("heads", "the keys are here", "--model", bert, "--pattern-file", str(square)),
-            f"--pattern-file is {count} × {count}; the sentence has 6 tokens")  # fmt: skip
+            ShapeError,
+            "{source} is {rows} × {columns}; the sentence has {count} tokens as the model reads "
+            "them ({tokens}), so the pattern must be {count} × {count}",
+            source="--pattern-file", rows=count, columns=count, count=6)  # fmt: skip
     upper = np.zeros((count, count))
     upper[0, 1] = 1
     square.write_text(json.dumps(upper.tolist()), encoding="utf-8")
     refused(run("heads", "the keys", "--model", gpt2, "--pattern-file", str(square)),
-            "row 1, column 2 is above the diagonal")  # fmt: skip
+            InputError,
+            "{source}: row {row}, column {column} is above the diagonal, and a causal model's "
+            "token never sees a later one; set it to 0", row=1, column=2)  # fmt: skip
     upper[0, 1] = 2
     square.write_text(json.dumps(upper.tolist()), encoding="utf-8")
     refused(run("heads", "the keys", "--model", gpt2, "--pattern-file", str(square)),
-            "row 1, column 2 is 2")  # fmt: skip
+            InputError, "{source}: row {row}, column {column} is {value}; a pattern's cells are "
+            "0 to 1", row=1, column=2, value=2.0)  # fmt: skip
     refused(run("heads", "the keys", "--model", gpt2, "--pattern-file", str(square),
-                "--pattern", "self"), "give one of them")  # fmt: skip
+                "--pattern", "self"), OptionError,
+            "--pattern and --pattern-file each give a pattern; give one of them")  # fmt: skip
     refused(run("heads", "the keys", "--random", "4", "--model", gpt2, "--pattern", "self"),
-            "--random N draws the sentence")  # fmt: skip
+            OptionError, "--random N draws the sentence; leave out the sentence given")  # fmt: skip

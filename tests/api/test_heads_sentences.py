@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 
 import attncli as attn
+from attncli.errors import InputError, OptionError
 from tests import tiny_models
+from tests.meaning import told
 
 SENTENCES = ["the keys to the cabinet are on the table", "the keys of the car are here",
              "the keys on the table are here"]  # fmt: skip
@@ -75,20 +77,33 @@ def test_the_screen_says_over_how_many_and_what_lowest_means(run, bert, sentence
     assert "la media de 3 frases" in spanish and "Mínimo" in spanish
 
 
-def refused(result, words):
-    assert result.exit_code != 0 and result.stdout == ""
-    assert words in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
+NOT_A_TOKEN = "{option} {token} is not one of the model's tokens here: {known}"
+
+
+def refused(result, kind, msgid, /, **fields):
+    """One line, nothing on stdout, and the line is that error said."""
+    assert result.exit_code != 0 and result.stdout == "", result.stdout
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    told(result.error, kind, msgid, **fields)
+    assert result.stderr == f"attn: error: {result.error.message('en')}\n"
 
 
 def test_refusals(run, bert, sentence_file, tmp_path):
     empty = tmp_path / "empty.txt"
     empty.write_text("# nothing\n\n", encoding="utf-8")
     pattern = ("--model", bert, "--pattern", "self")
-    refused(run("heads", "the keys", "--sentences", sentence_file, *pattern), "not both")
-    refused(run("heads", "--sentences", str(empty), *pattern), "has no sentences")
-    refused(run("heads", "--sentences", str(tmp_path / "none.txt"), *pattern), "none.txt")
+    refused(run("heads", "the keys", "--sentences", sentence_file, *pattern), OptionError,
+            "give a sentence or --sentences FILE, not both: the ranking is over one of "
+            "them")  # fmt: skip
+    refused(run("heads", "--sentences", str(empty), *pattern), InputError,
+            "{source} has no sentences; write one per line, e.g. the keys to the cabinet are on "
+            "the table", source=str(empty))  # fmt: skip
+    none = str(tmp_path / "none.txt")
+    refused(run("heads", "--sentences", none, *pattern), InputError,
+            "cannot read '{path}': no such file (check the path given to -i; attn samples lists "
+            "the samples installed with attn)", path=none)  # fmt: skip
     missing = tmp_path / "missing.txt"
     missing.write_text("the keys are here\nthe car is here\n", encoding="utf-8")
-    words = "--from 'are' is not one of the model's tokens here: [CLS], the, car"
     asked = ("--model", bert, "--from", "are", "--to", "keys")
-    refused(run("heads", "--sentences", str(missing), *asked), words)
+    refused(run("heads", "--sentences", str(missing), *asked), InputError, NOT_A_TOKEN,
+            option="--from", token="'are'", known="[CLS], the, car, is, here, [SEP]")  # fmt: skip

@@ -10,8 +10,10 @@ import numpy as np
 import pytest
 
 import attncli as attn
+from attncli.errors import InputError, OptionError
 from tests import tiny_models
 from tests.core.test_rollout import loop_rollout
+from tests.meaning import told
 
 SENTENCE = "the keys to the cabinet are on the table"
 
@@ -63,17 +65,29 @@ def test_layer_stops_the_product_and_spanish_says_it(run, models):
     assert "no es un gradiente" in " ".join(spanish.split()) and "sumando 1" in spanish
 
 
-def refused(result, words):
+NOT_A_TOKEN = "{option} {token} is not one of the model's tokens here: {known}"
+
+
+def refused(result, kind, msgid, /, **fields):
+    """One line, nothing on stdout, and the line is that error said."""
     assert result.exit_code != 0 and result.stdout == "", result.stdout
-    assert words in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    told(result.error, kind, msgid, **fields)
+    assert result.stderr == f"attn: error: {result.error.message('en')}\n"
 
 
 def test_refusals(run, models):
     model = str(models / "bert")
-    refused(run("rollout", SENTENCE), "attn rollout needs --model M")
-    refused(run("rollout", SENTENCE, "--model", model, "--to", "keys"), "add --steps")
-    refused(run("rollout", SENTENCE, "--model", model, "--layer", "1", "--steps"),
-            "--layer 1 has one layer")  # fmt: skip
-    refused(run("rollout", SENTENCE, "--model", model, "--layer", "3"), "--layer 3 is out of range")
-    refused(run("rollout", SENTENCE, "--model", model, "--steps", "--to", "nothing"),
-            "--to 'nothing' is not one of the model's tokens")  # fmt: skip
+    refused(run("rollout", SENTENCE), OptionError,
+            "attn rollout needs --model M, e.g. --model all-MiniLM-L6-v2")  # fmt: skip
+    refused(run("rollout", SENTENCE, "--model", model, "--to", "keys"), OptionError,
+            "{to} picks the cell {steps} writes out; add {steps}", to="--to",
+            steps="--steps")  # fmt: skip
+    refused(run("rollout", SENTENCE, "--model", model, "--layer", "1", "--steps"), OptionError,
+            "{steps} writes a cell of two layers' product; {layer} has one layer (give 2 or more)",
+            layer="--layer 1")  # fmt: skip
+    refused(run("rollout", SENTENCE, "--model", model, "--layer", "3"), OptionError,
+            "{option} {value} is out of range: the model has {total} {what} (1 to {total})",
+            option="--layer", value=3, total=2)  # fmt: skip
+    refused(run("rollout", SENTENCE, "--model", model, "--steps", "--to", "nothing"), InputError,
+            NOT_A_TOKEN, option="--to", token="'nothing'")  # fmt: skip

@@ -11,7 +11,13 @@ import pytest
 
 import attncli as attn
 from attncli.core.rotary import rotate_by
-from attncli.errors import AttnError
+from attncli.errors import AttnError, OptionError
+from tests.meaning import told
+
+ONE_PAIR = (
+    "{rope}: the worksheet turns one pair ({pair}) by quarter turns and scores it by the dot "
+    "product; leave out {method} and {dim}"
+)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -59,22 +65,26 @@ def test_a_worksheet_in_spanish(run):
 
 
 @pytest.mark.parametrize(
-    ("extra", "said"),
+    ("extra", "msgid", "fields"),
     [
-        (("--method", "scaled"), "leave out --method and --dim"),
-        (("--dim", "4"), "leave out --method and --dim"),
-        (("--selfattn",), "the rotary worksheet turns a given query"),
+        (("--method", "scaled"), ONE_PAIR, {"method": "--method", "dim": "--dim"}),
+        (("--dim", "4"), ONE_PAIR, {"method": "--method", "dim": "--dim"}),
+        (("--selfattn",), "--positions rope with --selfattn: the rotary worksheet turns a given "
+         "query and keys; leave out one of them", {}),
     ],
-)
-def test_refused_in_one_line(run, extra, said):
+)  # fmt: skip
+def test_refused_in_one_line(run, extra, msgid, fields):
     result = run("exercise", "--positions", "rope", *extra)
-    assert result.exit_code == 2 and result.stdout == ""
-    assert said in result.stderr and result.stderr.count("\n") == 1
+    assert result.exit_code == 2 and result.stdout == "" and result.stderr.count("\n") == 1
+    told(result.error, OptionError, msgid, **fields)
+    assert result.stderr == f"attn: error: {result.error.message('en')}\n"
 
 
 def test_other_positions_are_refused():
-    with pytest.raises(AttnError, match="rope \\(rotary\\) only"):
+    with pytest.raises(AttnError) as caught:
         attn.exercise(positions="sinusoidal")
+    told(caught.value, OptionError, "{positions}: a worksheet's positions are rope (rotary) only",
+         "python", positions="positions='sinusoidal'")  # fmt: skip
     from attncli.api.exercise import exercise_set
 
     sheets = exercise_set(seed=3, count=2, positions="rope")
