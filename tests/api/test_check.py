@@ -10,7 +10,9 @@ import pytest
 
 import attncli as attn
 from attncli.api.checking import corrector, read_answer
+from attncli.errors import OptionError
 from attncli.explain.checking import Blank
+from tests.meaning import told
 
 KINDS = ("dot", "scaled", "general", "additive", "selfattn")
 
@@ -144,7 +146,11 @@ def test_the_command_talks_a_student_through_and_writes_the_verdicts_as_json(run
 
 def test_a_method_beside_selfattn_is_one_line(run):
     result = run("check", "--selfattn", "--method", "general", input="1\n")
-    assert result.exit_code == 2 and result.stdout == "" and "--selfattn" in result.stderr
+    assert result.exit_code == 2 and result.stdout == ""
+    told(result.error, OptionError,
+         "{method} with {selfattn}: the self-attention problem scores as attn selfattn does "
+         "(q·k ÷ √d_k); leave out {option}", method="--method general", selfattn="--selfattn",
+         option="--method")  # fmt: skip
 
 
 @pytest.mark.parametrize("method", KINDS)

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 import attncli as attn
 from attncli.core.distance import alibi_bias, alibi_slopes, window_mask
-from attncli.errors import AttnError
+from attncli.errors import AttnError, InputError, OptionError
+from tests.meaning import told
 
 REFERENCES = json.loads(
     (Path(__file__).resolve().parent.parent / "references" / "modern.json").read_text("utf-8")
@@ -86,12 +87,21 @@ def test_the_json_reads_back_only_with_the_same_window_and_alibi(run):
     assert document["window"] == 2 and document["alibi"] is True and "attn_mask" not in document
     again = run("selfattn", "--window", "2", "--alibi", input=piped)
     assert again.exit_code == 0, again.stderr
-    for line, said in ((("--alibi",), "with --window 2"), (("--window", "2"), "with --alibi")):
+    for line, field, fix in ((("--alibi",), "window", "--window 2"),
+                             (("--window", "2"), "alibi", "--alibi")):  # fmt: skip
         refused = run("selfattn", *line, input=piped)
-        assert refused.exit_code == 2 and refused.stdout == "" and said in refused.stderr
+        assert refused.exit_code == 2 and refused.stdout == ""
+        told(refused.error, InputError,
+             "{field}: the input is a result computed with {field} {value}, and computing it "
+             "again otherwise would change its numbers; read it back {fix}",
+             field=field, fix=("with {option}", {"option": fix}))  # fmt: skip
 
 
 def test_cross_attention_is_refused():
     for keywords in ({"window": 2}, {"alibi": True}):
-        with pytest.raises(AttnError, match="no common positions"):
+        with pytest.raises(AttnError) as caught:
             attn.selfattn(LESSON, context="el coche", **keywords)
+        told(caught.value, OptionError,
+             "{option} counts the distance between a query and a key of one sequence; with "
+             "cross-attention the two sequences have no common positions")  # fmt: skip
+        assert caught.value.fields["option"].name in keywords

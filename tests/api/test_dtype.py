@@ -11,6 +11,7 @@ import pytest
 
 import attncli as attn
 from attncli.errors import OptionError
+from tests.meaning import told
 
 REFERENCES = Path(__file__).parent.parent / "references"
 MHA = {case["name"]: case for case in json.loads((REFERENCES / "mha.json").read_text())["cases"]}
@@ -57,6 +58,8 @@ def test_the_row_blocked_path_in_float32(run_json):
 
 def test_another_dtype_is_refused(run):
     result = run("selfattn", "a b", "--dtype", "float16")
-    assert result.exit_code == 2 and "--dtype float16: expected float32 or float64" in result.stderr
-    with pytest.raises(OptionError):
+    assert result.exit_code == 2
+    told(result.error, OptionError, "--dtype {dtype}: expected float32 or float64", dtype="float16")
+    with pytest.raises(OptionError) as caught:
         attn.selfattn("a b", dtype="int8")
+    told(caught.value, OptionError, "--dtype {dtype}: expected float32 or float64", dtype="int8")
