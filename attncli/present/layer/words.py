@@ -5,9 +5,7 @@ attncli.present.language.PHRASES)."""
 from attncli.messages import _
 
 LAYER_PHRASES: dict[str, str] = {
-    "some_drawn": _(
-        "{drawn} drawn from seed {seed} ({draw}), not trained; {given} from the input"
-    ),
+    "some_drawn": _("{drawn} drawn from seed {seed} ({draw}), not trained; {given} from the input"),
     "sequence_of": _("sequence {number} of {batch}"),
     "batch_item": _("--item N shows sequence N instead"),
     "bias_added": _("attn_mask added to the scores"),
