@@ -14,6 +14,7 @@ from attncli.core.selfattn import attend, attention_layer, join_heads, project, 
 from attncli.errors import InputError, ShapeError
 from attncli.reading.models.checkpoint import attention_prefixes, attention_weights, detect_kind
 from attncli.reading.parse.tensor_files import open_tensors
+from tests.meaning import told
 
 REFERENCES = Path(__file__).parent.parent / "references"
 MHA = {case["name"]: case for case in json.loads((REFERENCES / "mha.json").read_text())["cases"]}
@@ -90,12 +91,21 @@ def test_one_checkpoint_layer_computes_transformers_numbers(reference):
         assert layer.sources["w_o"] == "encoder.layer.1.attention.output.dense.weight"
 
 
+NO_LAYER = "no attention layer {where}: {hint}"
+
+
 def test_no_attention_layer_names_the_prefixes_there_are():
     state = open_tensors(str(REFERENCES / "layer_bert.safetensors"))
-    with pytest.raises(InputError, match="under encoder.layer.1.attention; pick one"):
+    with pytest.raises(InputError) as caught:
         attention_weights(state)
-    with pytest.raises(InputError, match="expected in_proj_weight"):
+    told(caught.value, InputError, NO_LAYER,
+         hint=("the file holds attention layers under {listed}; pick one with its prefix",
+               {"listed": "encoder.layer.1.attention"}))  # fmt: skip
+    with pytest.raises(InputError) as caught:
         attention_weights({"W_v": np.eye(2)})
+    told(caught.value, InputError, NO_LAYER,
+         hint=("expected in_proj_weight (nn.MultiheadAttention), self.query.weight (BERT) or "
+               "c_attn.weight (GPT-2)", {}))  # fmt: skip
 
 
 def test_unread_names_are_listed():
@@ -105,39 +115,35 @@ def test_unread_names_are_listed():
     assert attention_weights(state).unread == ("extra.thing",)
 
 
+WRONG_SHAPE = "{name} is {shape}; expected {expected}"
+
+
 @pytest.mark.parametrize(
-    ("state", "words"),
+    ("state", "kind", "msgid", "fields"),
     [
-        (
-            {"in_proj_weight": np.zeros((12, 5)), "out_proj.weight": np.zeros((4, 4))},
-            "in_proj_weight is 12 × 5; expected 15 × 5",
-        ),
-        ({"in_proj_weight": np.zeros((10, 4))}, "in_proj_weight is 10 × 4"),
-        ({"in_proj_weight": np.zeros((12, 4))}, "out_proj.weight is missing"),
-        (
-            {
-                "in_proj_weight": np.zeros((12, 4)),
-                "in_proj_bias": np.zeros(11),
-                "out_proj.weight": np.zeros((4, 4)),
-            },
-            "in_proj_bias is 11; expected 12",
-        ),
-        (
-            {
-                "q_proj_weight": np.zeros((4, 4)),
-                "k_proj_weight": np.zeros((3, 3)),
-                "v_proj_weight": np.zeros((4, 4)),
-                "out_proj.weight": np.zeros((4, 4)),
-            },
-            "k_proj_weight has 3 rows",
-        ),
-        ({"h.0.attn.c_attn.weight": np.zeros((4, 11))}, "h.0.attn.c_attn.weight is 4 × 11"),
+        ({"in_proj_weight": np.zeros((12, 5)), "out_proj.weight": np.zeros((4, 4))}, ShapeError,
+         WRONG_SHAPE, {"name": "in_proj_weight", "shape": "12 × 5", "expected": "15 × 5"}),
+        ({"in_proj_weight": np.zeros((10, 4))}, ShapeError, WRONG_SHAPE,
+         {"name": "in_proj_weight", "shape": "10 × 4"}),
+        ({"in_proj_weight": np.zeros((12, 4))}, InputError,
+         "{full} is missing: a {kind} attention layer{where} needs it{also}",
+         {"full": "out_proj.weight"}),
+        ({"in_proj_weight": np.zeros((12, 4)), "in_proj_bias": np.zeros(11),
+          "out_proj.weight": np.zeros((4, 4))}, ShapeError, WRONG_SHAPE,
+         {"name": "in_proj_bias", "shape": "11", "expected": "12"}),
+        ({"q_proj_weight": np.zeros((4, 4)), "k_proj_weight": np.zeros((3, 3)),
+          "v_proj_weight": np.zeros((4, 4)), "out_proj.weight": np.zeros((4, 4))}, ShapeError,
+         "{name} has {rows} rows and the queries' weight {width}; all three project to the same E",
+         {"name": "k_proj_weight", "rows": 3}),
+        ({"h.0.attn.c_attn.weight": np.zeros((4, 11))}, ShapeError, WRONG_SHAPE,
+         {"name": "h.0.attn.c_attn.weight", "shape": "4 × 11"}),
     ],
-)
-def test_wrong_shapes_name_the_field(state, words):
+)  # fmt: skip
+def test_wrong_shapes_name_the_field(state, kind, msgid, fields):
     prefix = "h.0.attn" if any(k.startswith("h.0") for k in state) else ""
-    with pytest.raises((ShapeError, InputError), match=words):
+    with pytest.raises((ShapeError, InputError)) as caught:
         attention_weights(state, prefix)
+    told(caught.value, kind, msgid, **fields)
 
 
 def test_the_readers_of_npz_npy_and_json(tmp_path):
@@ -162,8 +168,13 @@ def test_pickle_files_are_refused_with_the_safe_conversion(tmp_path, name):
     (tmp_path / name).write_bytes(b"\x80\x04")
     with pytest.raises(InputError) as caught:
         open_tensors(str(tmp_path / name))
-    assert 'safetensors.torch.save_file(module.state_dict(), "layer.safetensors")' in str(
-        caught.value
+    told(
+        caught.value,
+        InputError,
+        "{name} is a pickle file, which can run code when it is opened, and attn never opens "
+        "one; save the weights as safetensors with torch: {command}",
+        name=name,
+        command='safetensors.torch.save_file(module.state_dict(), "layer.safetensors")',
     )
     assert "pickle" in caught.value.message("es")
 
@@ -174,13 +185,21 @@ def test_broken_files_are_one_line(tmp_path):
     (tmp_path / "list.json").write_text("[1, 2]")
     (tmp_path / "bad.safetensors").write_bytes(b"\x08" + b"\0" * 7 + b"{}")
     (tmp_path / "weights.txt").write_text("1 2")
-    for name, words in (
-        ("bad.npz", "could not be read"),
-        ("bad.json", "not valid JSON at line 1, column 6.*a weight file in JSON"),
-        ("list.json", "expected a JSON object"),
-        ("weights.txt", "attn reads"),
-        ("missing.npz", "no such file"),
-    ):
-        with pytest.raises(InputError, match=words) as caught:
+    for name, msgid, fields in (
+        ("bad.npz", "{path} could not be read ({reason}); the file may be truncated or corrupt: "
+         "save it again or download it again", {}),
+        ("bad.json", "{source}: not valid JSON at line {lineno}, column {colno}: {msg} "
+         "({expected})", {"lineno": 1, "colno": 6}),
+        ("list.json", "{path}: expected a JSON object of named arrays, got {kind}",
+         {"kind": ("a list", {})}),
+        ("weights.txt", "{path}: attn reads weights from {suffixes} files; a torch module's are "
+         "saved safely with {command}", {"suffixes": ".safetensors, .npz, .npy, .json"}),
+        ("missing.npz", "{path}: no such file; give the path of a .safetensors, .npz, .npy or "
+         ".json file", {}),
+    ):  # fmt: skip
+        with pytest.raises(InputError) as caught:
             open_tensors(str(tmp_path / name))
+        told(caught.value, InputError, msgid, **fields)
+        where = caught.value.fields.get("path", caught.value.fields.get("source"))
+        assert where == str(tmp_path / name)
         assert "\n" not in str(caught.value)
