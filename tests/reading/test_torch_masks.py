@@ -14,6 +14,7 @@ from attncli.errors import InputError, ShapeError
 from attncli.reading.models.checkpoint import attention_weights
 from attncli.reading.parse.tensor_files import open_tensors
 from tests import naive
+from tests.meaning import told
 
 REFERENCES = Path(__file__).parent.parent / "references"
 MHA = {case["name"]: case for case in json.loads((REFERENCES / "mha.json").read_text())["cases"]}
@@ -120,32 +121,61 @@ def test_masks_against_the_loop_reference():
     assert result.weights[1, 2, 0] == 0.0
 
 
-@pytest.mark.parametrize(
-    ("mask", "fragment"),
-    [
-        ([[0, 1, 0], [0, 0, 1], [1, 0, 0]], "attn_mask of integer 0s and 1s is ambiguous"),
-        ([[True, 0.5, 0], [0, 0, 0], [0, 0, 0]], "expected all true/false"),
-        ([[0.0, 1.0], [0.0, 1.0]], "attn_mask is 2 × 2 but must broadcast to the scores, 3 × 3"),
-        ([0.0, 1.0], "attn_mask is 2 but must broadcast to the scores, 3 × 3 (T_q × T_k)"),
-        ([[0.0, "x", 0], [0, 0, 0], [0, 0, 0]], "attn_mask holds 'x'"),
-    ],
+NOT_BROADCAST = (
+    "{field} is {shape} but must broadcast to the scores, {scores} ({names}), as torch "
+    "broadcasts: counted from the right, each axis of that size or 1 (e.g. {listed})"
 )
-def test_a_bad_attn_mask_is_one_line(run, mask, fragment):
+MIXED = (
+    "attn_mask holds {cell!r:.20} at {where}; expected all true/false (torch's bool mask, true "
+    "= may not look) or all numbers (added to the scores, -Infinity or null where a query may "
+    "not look)"
+)
+
+
+@pytest.mark.parametrize(
+    ("mask", "kind", "msgid", "fields"),
+    [
+        ([[0, 1, 0], [0, 0, 1], [1, 0, 0]], InputError,
+         "attn_mask of integer 0s and 1s is ambiguous: 1 is may NOT look in torch's bool mask, "
+         "may look in mask and transformers' attention_mask, and 1 added to the score as a "
+         "float; write true/false for torch's bool sense, 0.0 and -Infinity for an additive "
+         "mask, or give it as mask (1 = may look)", {}),
+        ([[True, 0.5, 0], [0, 0, 0], [0, 0, 0]], InputError, MIXED,
+         {"cell": True, "where": "(1, 1)"}),
+        ([[0.0, 1.0], [0.0, 1.0]], ShapeError, NOT_BROADCAST,
+         {"field": "attn_mask", "shape": "2 × 2", "scores": "3 × 3"}),
+        ([0.0, 1.0], ShapeError, NOT_BROADCAST,
+         {"field": "attn_mask", "shape": "2", "scores": "3 × 3", "names": "T_q × T_k"}),
+        ([[0.0, "x", 0], [0, 0, 0], [0, 0, 0]], InputError, MIXED,
+         {"cell": "x", "where": "(1, 2)"}),
+    ],
+)  # fmt: skip
+def test_a_bad_attn_mask_is_one_line(run, mask, kind, msgid, fields):
     x = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
     result = run("selfattn", input=json.dumps({"x": x, "attn_mask": mask}))
     assert result.exit_code == 2 and result.stdout == ""
-    assert result.stderr.count("\n") == 1 and fragment in result.stderr, result.stderr
+    assert result.stderr.count("\n") == 1, result.stderr
+    told(result.error, kind, msgid, **fields)
+    assert result.stderr == f"attn: error: {result.error.message('en')}\n"
 
 
 def test_attn_mask_refusals_from_python():
     x = np.eye(3)
-    with pytest.raises(InputError, match="holds int64"):
+    with pytest.raises(InputError) as caught:
         attn.selfattn(x=x, attn_mask=np.zeros((3, 3), dtype=np.int64))
-    with pytest.raises(InputError, match=r"the number at \(1, 2\) is nan"):
+    told(caught.value, InputError,
+         "attn_mask holds {dtype}; torch takes a bool attn_mask (True = may not look) or a float "
+         "one (added to the scores): save it as one of the two", dtype="int64")  # fmt: skip
+    with pytest.raises(InputError) as caught:
         attn.selfattn(x=x, attn_mask=np.array([[0, np.nan, 0]] * 3))
-    fragment = r"attn_mask is 4 × 3 × 3 but must broadcast to the scores, 3 × 3 × 3 \(h × T_q"
-    with pytest.raises(ShapeError, match=fragment):
+    told(caught.value, InputError,
+         "{field}: the number at {where} is {value}; expected a finite number or -inf",
+         field="attn_mask", where="(1, 2)")  # fmt: skip
+    assert np.isnan(caught.value.fields["value"])
+    with pytest.raises(ShapeError) as caught:
         attn.selfattn(x=x, attn_mask=np.zeros((4, 3, 3)), heads=3, d_k=1, d_v=1)
+    told(caught.value, ShapeError, NOT_BROADCAST, field="attn_mask", shape="4 × 3 × 3",
+         scores="3 × 3 × 3", names="h × T_q × T_k")  # fmt: skip
 
 
 def test_a_3d_mask_per_head_and_a_4d_mask_broadcast_as_torch():
