@@ -13,7 +13,7 @@ from attncli.core.saturation import largest_weight
 from attncli.core.timing import time_interleaved
 from attncli.errors import OptionError, count
 from attncli.limits import check_fits, check_repeat
-from attncli.messages import _
+from attncli.messages import Setting, _
 from attncli.results.comparison import Comparison, Sizes
 
 LOOP_CHECK_PAIRS = 10_000  # pairs scored one by one; beyond that a seeded sample
@@ -31,20 +31,22 @@ def check_sizes(sizes: Sizes, memory: int | None = None) -> None:
     for name in ("t_x", "t_y", "d_h", "d_a"):
         value = getattr(sizes, name)
         if value < 1:
-            option = {"t_x": "tx", "t_y": "ty"}.get(name, name).replace("_", "-")
+            keyword = {"t_x": "tx", "t_y": "ty"}.get(name, name)
             raise OptionError(
-                _("{option} is {value}; it must be 1 or more"), option=f"--{option}", value=value
+                _("{option} is {value}; it must be 1 or more"), option=Setting(keyword), value=value
             )
     check_repeat(sizes.repeat)
     if sizes.threads < 1:
         raise OptionError(
-            _("{option} is {value}; it must be 1 or more"), option="--threads", value=sizes.threads
+            _("{option} is {value}; it must be 1 or more"),
+            option=Setting("threads"),
+            value=sizes.threads,
         )
     cores = os.cpu_count() or 1
     if sizes.threads > cores:  # more would be reported, not run
         raise OptionError(
-            _("--threads {threads}: this machine has {cores}; give 1 to {most}"),
-            threads=sizes.threads,
+            _("{threads}: this machine has {cores}; give 1 to {most}"),
+            threads=Setting("threads", sizes.threads),
             cores=count(cores, "core"),
             most=cores,
         )

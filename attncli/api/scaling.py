@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 
 from attncli.errors import OptionError
 from attncli.limits import check_fits
-from attncli.messages import Setting, _
+from attncli.messages import OnSurface, Setting, _
 from attncli.results.scaling import ScalingLine, ScalingResult
 
 # The lesson's sizes: a query against six keys, d_k from 8 to 512.
@@ -45,7 +45,11 @@ def scaling(
                 least=least,
             )
     if not d_ks or min(d_ks) < 1:
-        raise OptionError(_("--d-k: every d_k must be 1 or more, e.g. 8,64,512"))
+        raise OptionError(
+            _("{option}: every d_k must be 1 or more, e.g. {example}"),
+            option=Setting("d_k"),
+            example=OnSurface(Setting("d_k", metavar="8,64,512"), Setting("d_k", [8, 64, 512])),
+        )
     asked = {"--rows": rows, "--d-k": max(d_ks), "--keys": keys}
     shown = " ".join(f"{option} {value}" for option, value in asked.items())
     check_fits(_numbers, asked, tuple(asked), shown)

@@ -273,6 +273,11 @@ PYTHON_ERRORS = {
                    "want='la=casa': «la» appears 2 times (positions 1, 4); name it by its "
                    "position, e.g. want='4=casa'"),
     "want nothing": (lambda: attn.train("el tren"), "e.g. want='están=llaves'"),
+    "scaling d_k": (lambda: attn.scaling(d_k=[0]),
+                    "d_k: every d_k must be 1 or more, e.g. d_k=[8, 64, 512]"),
+    "compare tx": (lambda: attn.compare_scores(tx=0), "tx is 0; it must be 1 or more"),
+    "compare threads": (lambda: attn.compare_scores(threads=10_000),
+                        "threads=10000: this machine has"),
     "rollout to": (lambda: attn.rollout("the keys", model="all-MiniLM-L6-v2", to="keys"),
                    "to picks the cell cell=True writes out; add cell=True"),
 }  # fmt: skip
