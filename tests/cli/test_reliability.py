@@ -88,8 +88,9 @@ def test_more_threads_than_cores_are_refused_not_reported(run):
 
     cores = os.cpu_count() or 1
     _refused(run("compare-scores", "--threads", str(cores + 1)), OptionError,
-             "--threads {threads}: this machine has {cores}; give 1 to {most}",
-             threads=cores + 1, cores=("{count} core", {"count": cores}), most=cores)  # fmt: skip
+             "{threads}: this machine has {cores}; give 1 to {most}",
+             threads=f"--threads {cores + 1}", cores=("{count} core", {"count": cores}),
+             most=cores)  # fmt: skip
 
 
 @pytest.mark.parametrize("option", [("--positions", "sinusoidal"), ("--item", "2")])
