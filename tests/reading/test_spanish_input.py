@@ -11,17 +11,31 @@ import sys
 
 import pytest
 
+from attncli.errors import InputError, OptionError, ShapeError
+from tests.meaning import told
+
 
 def _json(result):
     assert result.exit_code == 0, result.stderr
     return json.loads(result.stdout)
 
 
-def _one_line(result, *fragments):
+def _one_line(result, kind, msgid, /, lang="en", **fields):
+    """One line, nothing on stdout, and the line is that error said in `lang`."""
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
-    for fragment in fragments:
-        assert fragment in result.stderr, result.stderr
+    told(result.error, kind, msgid, **fields)
+    assert result.stderr == f"attn: error: {result.error.message(lang)}\n"
+
+
+COMMA_ARGUMENT = (
+    "{field}: argument {position} is {text!r}; separate numbers with spaces and write decimals "
+    "with a point (2.5 0 1), or with a comma under --lang es (2,5 0 1)"
+)
+NOT_A_NUMBER = (
+    "{option}: {item} is not a number (write numbers separated by commas, rows by ';', decimals "
+    "with a point, e.g. {option} '2,0.5;0,2', or JSON)"
+)
 
 
 def test_an_option_of_one_number_takes_a_decimal_comma_in_spanish(run):
@@ -47,12 +61,13 @@ def test_the_layers_numbers_take_a_decimal_comma(run):
 
 def test_a_decimal_comma_in_english_says_how_to_type_it(run):
     _one_line(
-        run("softmax", "2", "0", "1", "--temperature", "0,5", "--lang", "en"),
-        "--temperature '0,5'",
-        "--temperature 0.5",
-        "--lang es",
-    )
-    _one_line(run("softmax", "2", "0", "1", "-t", "abc", "--lang", "en"), "not a number", "0.5")
+        run("softmax", "2", "0", "1", "--temperature", "0,5", "--lang", "en"), OptionError,
+        "{option} {text!r}: write the decimal with a point, {option} {dotted} (a decimal comma is "
+        "read with --lang es)", option="--temperature", text="0,5", dotted="0.5",
+    )  # fmt: skip
+    _one_line(run("softmax", "2", "0", "1", "-t", "abc", "--lang", "en"), OptionError,
+              "{option} {text!r} is not a number; e.g. {option} 0.5", option="--temperature",
+              text="abc")  # fmt: skip
 
 
 def test_number_arguments_take_a_decimal_comma_in_spanish(run):
@@ -60,29 +75,26 @@ def test_number_arguments_take_a_decimal_comma_in_spanish(run):
     assert comma["scores"] == [2.5, -0.5, 1.0]
 
 
-@pytest.mark.parametrize(
-    ("lang", "typed", "fragments"),
-    [
-        ("en", "2,5", ["argument 1 is '2,5'", "separate numbers with spaces", "2.5 0 1"]),
-        ("en", "2,0,1", ["argument 1 is '2,0,1'", "--lang es (2,5 0 1)"]),
-        ("es", "2,0,1", ["argumento 1 es '2,0,1'", "separa los números con espacios"]),
-    ],
-)
-def test_comma_arguments_that_cannot_be_read_say_how_to_type_them(run, lang, typed, fragments):
-    _one_line(run("softmax", typed, "0", "--lang", lang), *fragments)
+@pytest.mark.parametrize(("lang", "typed"), [("en", "2,5"), ("en", "2,0,1"), ("es", "2,0,1")])
+def test_comma_arguments_that_cannot_be_read_say_how_to_type_them(run, lang, typed):
+    result = run("softmax", typed, "0", "--lang", lang)
+    _one_line(result, InputError, COMMA_ARGUMENT, lang=lang, field="scores", position=1,
+              text=typed)  # fmt: skip
+    if lang == "es":
+        assert "argumento 1 es '2,0,1'; separa los números con espacios" in result.stderr
 
 
 def test_inline_vectors_are_typed_as_the_language_writes_them_and_say_so(run):
     """In English a comma separates an option's numbers, ';' its rows, and decimals take a
     point; in Spanish, as Spanish mathematics writes them, ';' separates the numbers, '|' the
     rows, and the comma is the decimal mark. JSON reads the same in both."""
-    _one_line(run("score", "--query", "1,0", "--keys", "2,1;0,x"), "decimals with a point")
+    _one_line(run("score", "--query", "1,0", "--keys", "2,1;0,x"), InputError, NOT_A_NUMBER,
+              option="--keys", item="'x'")  # fmt: skip
     spanish = run("score", "--query", "1; 0", "--keys", "2; 1 | 0; x", "--lang", "es")
-    _one_line(
-        spanish,
-        "--keys: 'x' no es un número",
-        "separados por ';', las filas por '|' y los decimales con coma",
-        "--keys '2; 0,5 | 0; 2'",
+    _one_line(spanish, InputError, NOT_A_NUMBER, lang="es", option="--keys", item="'x'")
+    assert (  # said in Spanish, with Spanish marks in its example
+        "separados por ';', las filas por '|' y los decimales con coma" in spanish.stderr
+        and "--keys '2; 0,5 | 0; 2'" in spanish.stderr
     )
     assert "con punto" not in spanish.stderr
     typed = _json(run("score", "--query", "0,5; 1", "--keys", "2; 1 | 0; 2", "--lang", "es"))
@@ -95,13 +107,15 @@ def test_inline_vectors_are_typed_as_the_language_writes_them_and_say_so(run):
 def test_a_spanish_option_that_reads_two_ways_is_refused_naming_both(run):
     """'1,0;0,1' is the numbers 1,0 and 0,1 in Spanish, and the rows (1, 0) and (0, 1) typed
     the English way: attn reads neither, and says both."""
+    spanish = run("score", "--query", "1,0;0,1", "--keys", "2; 1 | 0; 2", "--lang", "es")
     _one_line(
-        run("score", "--query", "1,0;0,1", "--keys", "2; 1 | 0; 2", "--lang", "es"),
-        "--query '1,0;0,1' se lee de dos maneras",
-        "los números (1,0; 0,1)",
-        "las filas (1, 0) | (0, 1)",
-        "'|'",
-    )
+        spanish, InputError,
+        "{option} {text!r} reads two ways: the numbers {numbers}, or the rows {rows} written the "
+        "English way; write the rows with '{rows_mark}' between them, or give JSON",
+        lang="es", option="--query", text="1,0;0,1", numbers="(1,0; 0,1)",
+        rows="(1, 0) | (0, 1)", rows_mark="|",
+    )  # fmt: skip
+    assert "--query '1,0;0,1' se lee de dos maneras" in spanish.stderr  # said in Spanish
     english = _json(run("score", "--queries", "1,0;0,1", "--keys", "2,1;0,2"))
     assert english["queries"] == [[1, 0], [0, 1]]
 
@@ -130,7 +144,9 @@ def test_spanish_gradient_lines_and_token_errors_are_spanish(run):
                 "--target", "8; 2", "--steps", "--lang", "es").stdout  # fmt: skip
     assert "c − objetivo" in steps and "target" not in steps
     assert "8; 2" in steps
-    _one_line(
-        run("softmax", "2", "1", "--tokens", "a,b,c", "--lang", "es"),
-        "3 nombres para 2 columnas de scores",
-    )
+    tokens = run("softmax", "2", "1", "--tokens", "a,b,c", "--lang", "es")
+    _one_line(tokens, ShapeError,
+              "tokens: {tokens} for {rows} of {field} (give one token name per key)", lang="es",
+              tokens=("{count} name", {"count": 3}), rows=("{count} column", {"count": 2}),
+              field="scores")  # fmt: skip
+    assert "3 nombres para 2 columnas de scores" in tokens.stderr  # said in Spanish
