@@ -11,34 +11,54 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from attncli.errors import InputError
 from attncli.reading.check.fields import INPUTS
+from tests.meaning import told
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 MHA = ROOT / "samples" / "mha.safetensors"
 
 
-def _one_line_error(result, *fragments):
+def _one_line_error(result, kind, msgid, /, lang="en", **fields):
+    """One line, nothing on stdout, and the line is that error said in `lang`."""
     assert result.exit_code == 2 and result.stdout == ""
     assert "Traceback" not in result.stderr and result.stderr.strip().count("\n") == 0
-    for fragment in fragments:
-        assert fragment in result.stderr, result.stderr
+    told(result.error, kind, msgid, **fields)
+    assert result.stderr == f"attn: error: {result.error.message(lang)}\n"
+
+
+# a name of a layer's weights misspelled, or a field of the input document
+NO_NAME = "the input: {name} is no name attn reads: did you mean {near}?"
+NOT_A_FIELD = "{field}: not a field attn selfattn reads; {hint}"
+DID_YOU_MEAN = "did you mean {near}?"
+
+
+def _nearest(typed: str, meant: str, msgid: str) -> dict:
+    """The fields that name what was typed and the name it is nearest to."""
+    if msgid == NO_NAME:
+        return {"name": typed, "near": meant}
+    return {"field": typed, "hint": (DID_YOU_MEAN, {"near": meant})}
 
 
 @pytest.mark.parametrize(
-    ("typed", "meant"),
-    [("in_proj_weights", "in_proj_weight"), ("out_proj_weight", "out_proj.weight"),
-     ("q_proj.weight", "q_proj_weight"), ("out_proj.Weight", "out_proj.weight"),
-     ("out_proj.Bias", "out_proj.bias"), ("W_v", "w_v"), ("xq", "x_q"),
-     ("h.0.attn.c_atn.weight", "h.0.attn.c_attn.weight"),
+    ("typed", "meant", "msgid"),
+    [("in_proj_weights", "in_proj_weight", NO_NAME),
+     ("out_proj_weight", "out_proj.weight", NOT_A_FIELD),
+     ("q_proj.weight", "q_proj_weight", NO_NAME),
+     ("out_proj.Weight", "out_proj.weight", NOT_A_FIELD),
+     ("out_proj.Bias", "out_proj.bias", NOT_A_FIELD), ("W_v", "w_v", NOT_A_FIELD),
+     ("xq", "x_q", NOT_A_FIELD),
+     ("h.0.attn.c_atn.weight", "h.0.attn.c_attn.weight", NO_NAME),
      ("encoder.layer.0.attention.self.querry.weight",
-      "encoder.layer.0.attention.self.query.weight")],
+      "encoder.layer.0.attention.self.query.weight", NO_NAME)],
 )  # fmt: skip
-def test_a_misspelled_name_gets_the_nearest_name_attn_reads(run, typed, meant):
+def test_a_misspelled_name_gets_the_nearest_name_attn_reads(run, typed, meant, msgid):
     document = {"x": [[1.0, 0.0], [0.0, 1.0]], typed: [[1.0, 0.0], [0.0, 1.0]]}
     result = run("selfattn", input=json.dumps(document))
-    _one_line_error(result, f"did you mean {meant}?")
+    _one_line_error(result, InputError, msgid, **_nearest(typed, meant, msgid))
     spanish = run("selfattn", "--lang", "es", input=json.dumps(document))
-    _one_line_error(spanish, f"¿querías decir {meant}?")
+    _one_line_error(spanish, InputError, msgid, lang="es", **_nearest(typed, meant, msgid))
+    assert f"¿querías decir {meant}?" in spanish.stderr  # said in Spanish
 
 
 def test_a_misspelled_name_in_a_weight_file(run, tmp_path):
@@ -50,24 +70,38 @@ def test_a_misspelled_name_in_a_weight_file(run, tmp_path):
     save_file(bias, str(tmp_path / "bias.safetensors"))
     result = run("selfattn", "-i", "mha_x", "--weights", str(tmp_path / "bias.safetensors"),
                  "--heads", "2")  # fmt: skip
-    _one_line_error(result, "out_proj.Bias is not a weight", "did you mean out_proj.bias?")
+    _one_line_error(
+        result, InputError,
+        "{source}: {name} is not a weight of the attention layer attn reads there; {fix}",
+        source=str(tmp_path / "bias.safetensors"), name="out_proj.Bias",
+        fix=(DID_YOU_MEAN, {"near": "out_proj.bias"}),
+    )  # fmt: skip
     weight = dict(weights, **{"out_proj.Weight": weights["out_proj.weight"]})
     del weight["out_proj.weight"]
     save_file(weight, str(tmp_path / "weight.safetensors"))
     result = run("selfattn", "-i", "mha_x", "--weights", str(tmp_path / "weight.safetensors"),
                  "--heads", "2")  # fmt: skip
-    _one_line_error(result, "out_proj.weight is missing", "the file has out_proj.Weight")
+    _one_line_error(
+        result, InputError, "{full} is missing: a {kind} attention layer{where} needs it{also}",
+        full="out_proj.weight", also=(" (the file has {held}: rename it {full})",
+                                      {"held": "out_proj.Weight", "full": "out_proj.weight"}),
+    )  # fmt: skip
 
 
 def test_a_prefix_for_a_layer_at_the_top_level(run):
     result = run("selfattn", "-i", "mha_x", "--weights", str(MHA), "--heads", "2",
                  "--prefix", "foo")  # fmt: skip
-    _one_line_error(result, "no attention layer under 'foo'", "at the top level",
-                    "no --prefix needed")  # fmt: skip
+    at_the_top = {
+        "where": ("under {prefix}", {"prefix": "'foo'"}),
+        "hint": ("the file's layer is at the top level (no --prefix needed; drop it)", {}),
+    }
+    _one_line_error(result, InputError, "no attention layer {where}: {hint}", **at_the_top)
     assert "under ;" not in result.stderr
     spanish = run("selfattn", "-i", "mha_x", "--weights", str(MHA), "--heads", "2",
                   "--prefix", "foo", "--lang", "es")  # fmt: skip
-    _one_line_error(spanish, "nivel superior", "no hace falta --prefix")
+    _one_line_error(spanish, InputError, "no attention layer {where}: {hint}", lang="es",
+                    **at_the_top)  # fmt: skip
+    assert "no hace falta --prefix" in spanish.stderr  # said in Spanish
 
 
 def test_help_lists_every_field_selfattn_reads(run):
@@ -92,4 +126,8 @@ def test_the_reference_lists_every_field_and_refuses_what_it_says(run):
     assert len(examples) >= 3
     for name in examples:  # each example the README gives is refused, with a nearest name
         document = {"x": np.eye(2).tolist(), name: np.eye(2).tolist()}
-        _one_line_error(run("selfattn", input=json.dumps(document)), "did you mean")
+        result = run("selfattn", input=json.dumps(document))
+        assert result.error.msgid in (NO_NAME, NOT_A_FIELD), result.error.msgid
+        near = result.error.fields.get("near") or result.error.fields["hint"].fields["near"]
+        _one_line_error(result, InputError, result.error.msgid,
+                        **_nearest(name, near, result.error.msgid))  # fmt: skip
