@@ -10,17 +10,20 @@ import json
 import numpy as np
 import pytest
 
+from attncli.errors import InputError
 from attncli.present.format import Format
 from attncli.results.selfattn import SelfAttnResult
+from tests.meaning import told
 
 KEYS = [[1.0, 0.0], [0.0, 1.0]]
 
 
-def _one_line_error(result, *fragments):
+def _one_line_error(result, kind, msgid, /, lang="en", **fields):
+    """One line, nothing on stdout, and the line is that error said in `lang`."""
     assert result.exit_code == 2 and result.stdout == ""
     assert "Traceback" not in result.stderr and result.stderr.strip().count("\n") == 0
-    for fragment in fragments:
-        assert fragment in result.stderr, result.stderr
+    told(result.error, kind, msgid, **fields)
+    assert result.stderr == f"attn: error: {result.error.message(lang)}\n"
 
 
 @pytest.mark.parametrize(
@@ -34,7 +37,12 @@ def _one_line_error(result, *fragments):
 def test_a_carried_query_or_parameter_must_be_finite(run, command, field, value, rest):
     text = json.dumps({field: value, "keys": KEYS, **rest}).replace('"-Infinity"', "-Infinity")
     result = run(command, "--json", input=text)
-    _one_line_error(result, field)
+    if isinstance(value[0], list):  # a row of a matrix: its first, the second number
+        where = ("{field}: row {row}, item {item}", {"field": field, "row": 1, "item": 2})
+    else:
+        where = ("{field}, item {item}", {"field": field, "item": 2})
+    _one_line_error(result, InputError, "{where} is {literal}; expected a finite number",
+                    where=where, literal="-Infinity")  # fmt: skip
     assert "null" not in result.stdout
 
 
@@ -48,11 +56,15 @@ def test_an_object_array_npz_for_weights_says_what_it_is(run, tmp_path):
     path = tmp_path / "layer.npz"
     np.savez(path, in_proj_weight=np.array([[1, "a"]], dtype=object))
     result = run("selfattn", "-i", "mha_x", "--weights", str(path), "--heads", "2")
-    _one_line_error(result, "in_proj_weight holds Python objects", "never loads")
-    assert "truncated or corrupt" not in result.stderr
+    objects = (
+        "{path}: {name} holds Python objects (an object array, pickled), which attn never loads; "
+        "save it as numbers, e.g. numpy.savez(path, name=array.astype(float))"
+    )
+    _one_line_error(result, InputError, objects, path=str(path), name="in_proj_weight")
     spanish = run("selfattn", "-i", "mha_x", "--weights", str(path), "--heads", "2",
                   "--lang", "es")  # fmt: skip
-    _one_line_error(spanish, "objetos de Python")
+    _one_line_error(spanish, InputError, objects, lang="es", name="in_proj_weight")
+    assert "objetos de Python" in spanish.stderr  # said in Spanish
 
 
 @pytest.mark.parametrize(("options", "said"), [(["--item", "2"], "sequence 2 of 3"),

@@ -12,8 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attncli.errors import InputError
+from attncli.errors import InputError, OptionError
 from attncli.reading.parse.tensor_files import open_tensors
+from tests.meaning import told
 
 REFERENCES = Path(__file__).parent.parent / "references"
 LAYERS = {
@@ -21,10 +22,18 @@ LAYERS = {
 }
 
 
-def _one_line_error(result, said: str) -> None:
+def _one_line_error(result, kind, msgid, /, **fields) -> None:
+    """One line, nothing on stdout, and the line is that error said."""
     assert result.exit_code == 2 and result.stdout == "", result.stdout
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr, result.stderr
-    assert said in result.stderr, result.stderr
+    told(result.error, kind, msgid, **fields)
+    assert result.stderr == f"attn: error: {result.error.message('en')}\n"
+
+
+SEVERAL_LAYERS = (
+    "the input holds {count} attention layers ({listed}); pick one with --prefix, e.g. "
+    "--prefix {first}"
+)
 
 
 def _document(kind: str, *renamed: str) -> dict:
@@ -82,35 +91,40 @@ def test_several_layers_need_a_prefix(run, run_json, tmp_path, kind):
     other = layer["prefix"].replace(".1.", ".0.")
     path = _written(tmp_path, _document(kind, other))
     heads = ("--heads", str(layer["heads"]))
-    _one_line_error(
-        run("selfattn", "-i", path, *heads),
-        f"the input holds 2 attention layers ({layer['prefix']}, {other}); pick one with "
-        f"--prefix, e.g. --prefix {layer['prefix']}",
-    )
+    listed = f"{layer['prefix']}, {other}"
+    _one_line_error(run("selfattn", "-i", path, *heads), InputError, SEVERAL_LAYERS,
+                    count=2, listed=listed, first=layer["prefix"])  # fmt: skip
     picked = run_json("selfattn", "-i", path, *heads, "--prefix", layer["prefix"], "--json")
     assert picked["output"] == _by_weights_file(run_json, tmp_path, kind)["output"]
     _one_line_error(
-        run("selfattn", "-i", path, *heads, "--prefix", "h.7.attn"),
-        f"--prefix h.7.attn: the input holds no names under h.7.attn; it holds layers under "
-        f"{layer['prefix']}, {other}",
-    )
+        run("selfattn", "-i", path, *heads, "--prefix", "h.7.attn"), InputError,
+        "--prefix {prefix}: the input holds no names under {prefix}; {hint}", prefix="h.7.attn",
+        hint=("it holds layers under {listed}", {"listed": listed}),
+    )  # fmt: skip
 
 
 def test_a_layer_in_a_document_still_needs_its_heads_and_every_name_read(run, tmp_path):
     document = _document("gpt2")
     path = _written(tmp_path, document)
-    _one_line_error(run("selfattn", "-i", path), "a state dict does not hold the number of heads")
+    _one_line_error(
+        run("selfattn", "-i", path), InputError,
+        "{source}: a state dict does not hold the number of heads; give {heads} "
+        "(nn.MultiheadAttention's num_heads, a config's num_attention_heads or n_head)",
+        source="the input", heads="--heads h",
+    )  # fmt: skip
     document["h.1.attn.c_attn.scale"] = [1.0]
     _one_line_error(
-        run("selfattn", "-i", _written(tmp_path, document), "--heads", "2"),
-        "h.1.attn.c_attn.scale is not a weight of the attention layer attn reads there",
-    )
+        run("selfattn", "-i", _written(tmp_path, document), "--heads", "2"), InputError,
+        "{source}: {name} is not a weight of the attention layer attn reads there; {fix}",
+        source="the input", name="h.1.attn.c_attn.scale",
+    )  # fmt: skip
     twice = _document("gpt2")
     twice["w_o"] = np.eye(32).tolist()
     _one_line_error(
-        run("selfattn", "-i", _written(tmp_path, twice), "--heads", "2"),
-        "w_o is given twice: in the input and in the input (GPT-2's names)",
-    )
+        run("selfattn", "-i", _written(tmp_path, twice), "--heads", "2"), InputError,
+        "{name} is given twice: in the input and in {source} ({kind}'s names); keep one",
+        name="w_o", source="the input", kind="GPT-2",
+    )  # fmt: skip
 
 
 def test_the_spanish_line_lists_the_prefixes_too():
@@ -120,6 +134,7 @@ def test_the_spanish_line_lists_the_prefixes_too():
     document = _document("gpt2", "h.0.attn")
     with pytest.raises(InputError) as raised:
         selfattn_document(document, None, SelfAttnSettings(heads=2))
+    told(raised.value, InputError, SEVERAL_LAYERS, count=2, listed="h.1.attn, h.0.attn")
     assert "la entrada tiene 2 capas de atención (h.1.attn, h.0.attn)" in raised.value.message("es")
 
 
@@ -154,11 +169,11 @@ def test_causal_and_no_causal_together_are_refused_and_no_causal_alone_is_every_
 ):
     gpt2 = _written(tmp_path, _document("gpt2"))
     _one_line_error(
-        run("selfattn", "-i", gpt2, "--heads", "2", "--causal", "--no-causal"),
-        "--causal and --no-causal ask for opposite things; give one",
-    )
+        run("selfattn", "-i", gpt2, "--heads", "2", "--causal", "--no-causal"), OptionError,
+        "{first} and {second} ask for opposite things; give one",
+        first="--causal", second="--no-causal",
+    )  # fmt: skip
     import attncli as attn
-    from attncli.errors import OptionError
     from attncli.layer import OPPOSITE
 
     with pytest.raises(OptionError) as raised:

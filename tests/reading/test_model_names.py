@@ -8,6 +8,7 @@ import pytest
 
 from attncli.errors import InputError
 from attncli.reading.models.locate import find_model
+from tests.meaning import told
 
 
 def _cached(cache, owner, name):
@@ -32,9 +33,14 @@ def test_a_name_two_owners_have_is_refused_naming_both(cache):
     alice, bob = _cached(cache, "alice", "tiny"), _cached(cache, "bob", "tiny")
     with pytest.raises(InputError) as raised:
         find_model("tiny")
-    said = raised.value.message("en")
-    assert "could be alice/tiny or bob/tiny" in said
-    assert "alice/tiny o bob/tiny" in raised.value.message("es")
+    told(
+        raised.value,
+        InputError,
+        "--model {name} could be {candidates}; give the one you mean in full",
+        name="tiny",
+        candidates=("{choices} or {last}", {"choices": "alice/tiny", "last": "bob/tiny"}),
+    )
+    assert "alice/tiny o bob/tiny" in raised.value.message("es")  # said in Spanish
     assert find_model("alice/tiny") == alice and find_model("bob/tiny") == bob
 
 

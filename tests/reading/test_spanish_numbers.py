@@ -14,6 +14,7 @@ from attncli.errors import InputError
 from attncli.explore.chain import ChainExplorer, read_numbers
 from attncli.present.format import Format
 from attncli.reading.parse.arguments import parse_inline
+from tests.meaning import told
 
 
 @pytest.mark.parametrize(
@@ -38,7 +39,11 @@ def test_an_option_reads_numbers_as_its_language_writes_them(text, lang, read):
 def test_a_spanish_line_that_reads_two_ways_is_refused_naming_both():
     with pytest.raises(InputError) as raised:
         parse_inline("1,0;0,1", "keys", "es")
-    said = raised.value.message("es")
+    told(raised.value, InputError,
+         "{option} {text!r} reads two ways: the numbers {numbers}, or the rows {rows} written the "
+         "English way; write the rows with '{rows_mark}' between them, or give JSON",
+         text="1,0;0,1", numbers="(1,0; 0,1)", rows="(1, 0) | (0, 1)", rows_mark="|")  # fmt: skip
+    said = raised.value.message("es")  # said in Spanish, both readings with their marks
     assert "(1,0; 0,1)" in said and "(1, 0) | (0, 1)" in said and "'|'" in said
     with pytest.raises(InputError):
         parse_inline("-2,11;0,26", "query", "es")
