@@ -10,6 +10,7 @@ import json
 import numpy as np
 
 import attncli as attn
+from tests.meaning import told
 
 
 def _batch():
@@ -87,10 +88,11 @@ def test_cross_attention_sequences_may_be_batches_too(run):
     x_k, x_v = rng.normal(size=(2, 5, 3)), rng.normal(size=(2, 5, 6))
     own = attn.selfattn(x_q=x_q, x_k=x_k, x_v=x_v, heads=2)
     assert own.output.shape == (2, 3, 4) and own.item(2).x_v.shape == (5, 6)
-    with pytest.raises(
-        ShapeError, match="give every one as one sequence .* or every one as a batch"
-    ):
+    with pytest.raises(ShapeError) as caught:
         attn.selfattn(x_q=x_q, x_kv=x_kv[0])
+    told(caught.value, ShapeError,
+         "{shapes}: give every one as one sequence (T × d) or every one as a batch of the same B "
+         "(B × T × d)", shapes="x_q 2 × 3 × 4, x_kv 5 × 4")  # fmt: skip
     document = json.dumps({"x_q": x_q.tolist(), "x_kv": x_kv.tolist()})
     screen = run("selfattn", "--format", "table", "--item", "2", input=document)
     assert screen.exit_code == 0 and screen.stdout.startswith("sequence 2 of 2"), screen.stderr

@@ -11,7 +11,13 @@ from hypothesis import strategies as st
 
 import attncli as attn
 from attncli.core import gradients
+from attncli.errors import InputError, OptionError, ShapeError
 from tests.conftest import SAMPLES
+from tests.meaning import told
+
+NOT_THE_OUTPUT = (
+    "{name} is {shown} but the output is {wanted} (give one number per number of the output)"
+)
 
 TREN = {
     "query": [1, 0],
@@ -176,25 +182,32 @@ def test_check_option_reports_agreement(run, run_json):
 
 
 @pytest.mark.parametrize(
-    ("args", "fragment"),
+    ("args", "kind", "msgid", "fields"),
     [
-        (("--grad-output", "1,0,3"), "grad_output is 3 but the output is 2"),
-        (("--target", "1;2"), "target is 2 × 1 but the output is 2"),
-        ((), "missing the gradient at the output"),
-        (("--target", "8,2", "--temperature", "0"), "--temperature 0.0 must be a positive"),
+        (("--grad-output", "1,0,3"), ShapeError, NOT_THE_OUTPUT,
+         {"name": "grad_output", "shown": "3", "wanted": "2"}),
+        (("--target", "1;2"), ShapeError, NOT_THE_OUTPUT,
+         {"name": "target", "shown": "2 × 1", "wanted": "2"}),
+        ((), InputError, "missing the gradient at the output: {hint}", {}),
+        (("--target", "8,2", "--temperature", "0"), OptionError,
+         "--temperature {temperature} must be a positive number (try 0.5, 1 or 2)",
+         {"temperature": 0.0}),
     ],
-)
-def test_grad_errors_are_one_line(run, args, fragment):
+)  # fmt: skip
+def test_grad_errors_are_one_line(run, args, kind, msgid, fields):
     result = run("grad", "-i", str(SAMPLES / "tren.json"), *args)
     assert result.exit_code == 2 and result.stdout == ""
     message = result.stderr.strip()
-    assert "\n" not in message and fragment in message and "Traceback" not in message
+    assert "\n" not in message and "Traceback" not in message
+    told(result.error, kind, msgid, **fields)
+    assert result.stderr == f"attn: error: {result.error.message('en')}\n"
 
 
 def test_both_upstream_fields_in_a_document_are_refused(run):
     document = {**TREN, "target": [8, 2], "grad_output": [1, 0]}
     result = run("grad", input=json.dumps(document))
-    assert result.exit_code == 2 and "keep one" in result.stderr
+    assert result.exit_code == 2
+    told(result.error, InputError, "both grad_output and target are given; keep one")
 
 
 SELFATTN_CASES = {
@@ -247,7 +260,7 @@ def test_selfattn_cli_writes_the_gradients(run, run_json):
     assert np.array(out["grad_x"]).shape == (4, 2)
     bad = run("selfattn", "el tren va lleno", "--target", "1,0")
     assert bad.exit_code == 2 and bad.stdout == ""
-    assert "target is 2 but the output is 4 × 8" in bad.stderr
+    told(bad.error, ShapeError, NOT_THE_OUTPUT, name="target", shown="2", wanted="4 × 8")
 
 
 def test_additive_biases_match_the_loop_and_their_gradients_finite_differences():

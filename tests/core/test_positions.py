@@ -9,6 +9,7 @@ import pytest
 
 from attncli.core import positions
 from attncli.core.selfattn import attention_layer, embed, projections
+from tests.meaning import told
 
 HEADLINE = ["las", "llaves", "del", "coche", "están", "ahí"]
 
@@ -63,7 +64,13 @@ def test_the_layer_is_placed_once_and_only_with_an_x():
     np.testing.assert_array_equal(placed_x, 1 + positions.sinusoidal(3, 4))
     np.testing.assert_array_equal(placed_kv, positions.sinusoidal(2, 4))
     assert positions.placed(x, None, "sinusoidal")[1] is None
-    with pytest.raises(OptionError, match="no X to add it to"):
+    with pytest.raises(OptionError) as caught:
         positions.placed(None, None, "sinusoidal")
-    with pytest.raises(OptionError, match="already has sinusoidal positions"):
+    told(caught.value, OptionError,
+         "--positions adds the encoding to X; with queries, keys and values given there is no X "
+         "to add it to")  # fmt: skip
+    with pytest.raises(OptionError) as caught:
         positions.placed(x, None, "sinusoidal", already="sinusoidal")
+    told(caught.value, OptionError,
+         "this x already has {kind} positions added (the document says so); drop --positions, "
+         "or they would be added twice", kind="sinusoidal")  # fmt: skip
