@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 
 import attncli as attn
+from attncli.errors import InputError
+from tests.meaning import told
 
 RNG = np.random.default_rng(11)
 ONE = RNG.normal(size=(3, 4))  # one sequence of 3 tokens
@@ -84,7 +86,9 @@ def test_a_masked_result_read_back_gives_the_same_numbers(run, kind, heads, batc
     refused = run("selfattn", "--json", *(["--heads", "2"] if heads else []),
                   input=json.dumps(changed))  # fmt: skip
     assert refused.exit_code == 2 and refused.stderr.count("\n") == 1
-    assert "the input is a result whose" in refused.stderr
+    told(refused.error, InputError,
+         "{name}: the input is a result whose {name} at [{place}] is {written:.6g}, but its "
+         "inputs give {computed:.6g}; {fix}", name="weights")  # fmt: skip
 
 
 def test_the_bias_is_written_as_a_float_attn_mask_and_causal_as_causal(run_json):
