@@ -18,7 +18,9 @@ MHA(RMSNorm_1(x)) with rotary positions turning q and k (core/rotary.py, the mod
 rope_theta and scaling) and grouped-query heads (num_key_value_heads), x'' = x' +
 SwiGLU(RMSNorm_2(x')) = x' + (silu(h W_gate) ⊙ h W_up) W_down (Shazeer, 2020); a final
 RMSNorm at the end. Mistral's layers see a sliding window of keys, and Qwen2's those its
-config asks for; Qwen2's q, k and v have biases.
+config asks for; Qwen2's q, k and v have biases. Gemma (Gemma Team, 2024) is the same
+network with its embeddings multiplied by √d_model, its RMSNorms' weights taken as 1 + w,
+and GELU (tanh form) in the gate.
 
 The attention itself is core.selfattn.attention_layer, the same code as attn selfattn's
 seeded path: every weight is stored as d_in × d_out and applied as x @ W. The weights come
@@ -39,7 +41,8 @@ from attncli.core.attention import causal_mask
 from attncli.core.rotary import Scaling
 from attncli.core.selfattn import Attention, attention_layer
 
-LLAMA_FAMILIES = ("llama", "mistral", "qwen2")  # RMSNorm, SwiGLU, RoPE, grouped-query heads
+# RMSNorm, a gated MLP, RoPE, grouped-query heads
+LLAMA_FAMILIES = ("llama", "mistral", "qwen2", "gemma")
 FAMILIES = ("bert", "roberta", "gpt2", *LLAMA_FAMILIES)
 ACTIVATIONS = ("gelu", "gelu_new", "gelu_pytorch_tanh", "relu", "silu")
 
@@ -64,6 +67,8 @@ class Architecture:
     windows: tuple[int | None, ...] = ()  # per layer: the sliding window, or None (all keys)
     tied: bool = True  # the language-model head is the word embeddings (tie_word_embeddings)
     biases: tuple[str, ...] = ()  # which of q, k, v, o have biases (Qwen2: q, k, v)
+    embed_scale: float | None = None  # Gemma: the embeddings multiplied by √d_model
+    norm_offset: float = 0.0  # Gemma: RMSNorm's weight is 1 + w
 
     @property
     def positions(self) -> int:
@@ -199,7 +204,7 @@ def normed(
     # [T, d] -> [T, d]
     gamma, beta = norm
     if arch.rms or beta is None:
-        return rms_norm(x, gamma, arch.eps)
+        return rms_norm(x, gamma + arch.norm_offset if arch.norm_offset else gamma, arch.eps)
     return layer_norm(x, gamma, beta, arch.eps)
 
 
@@ -233,6 +238,8 @@ def embed(network: Network, ids: np.ndarray) -> np.ndarray:
     arch = network.architecture
     count = len(ids)
     x = np.asarray(network.word[ids], dtype=np.float64)
+    if arch.embed_scale is not None:
+        x = x * arch.embed_scale
     if network.position is not None:
         positions = np.arange(arch.position_offset, arch.position_offset + count)
         x = x + np.asarray(network.position[positions], dtype=np.float64)

@@ -1,5 +1,5 @@
 """The Llama family on the command line: attn selfattn --model, heads, heads --grid,
-rollout and predict on the tiny Llama, Mistral and Qwen2 of tests/models."""
+rollout and predict on the tiny Llama, Mistral, Qwen2 and Gemma of tests/models."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
-LLAMA, MISTRAL, QWEN2 = (
-    str(MODELS / name) for name in ("tiny-llama", "tiny-mistral", "tiny-qwen2")
+LLAMA, MISTRAL, QWEN2, GEMMA = (
+    str(MODELS / name) for name in ("tiny-llama", "tiny-mistral", "tiny-qwen2", "tiny-gemma")
 )
 
 
@@ -41,7 +41,7 @@ def test_one_head_and_its_steps(run):
     assert document["model_type"] == "qwen2" and document["head"] == 3
 
 
-@pytest.mark.parametrize("model", [LLAMA, MISTRAL, QWEN2])
+@pytest.mark.parametrize("model", [LLAMA, MISTRAL, QWEN2, GEMMA])
 def test_heads_grid_rollout_and_predict_run(run, model):
     ranked = json.loads(run("heads", "the keys to the cabinet", "--model", model,
                             "--pattern", "previous").stdout)  # fmt: skip

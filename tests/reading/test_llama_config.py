@@ -129,3 +129,13 @@ def test_an_lm_head_of_another_shape_is_named(tmp_path):
     save_file(tensors, str(folder / "model.safetensors"))
     error = _refused(folder, ShapeError)
     assert error.fields["name"] == "lm_head.weight"
+
+
+def test_a_gemma_read_both_ways_is_refused(tmp_path):
+    error = _refused(_folder(tmp_path, "tiny-gemma", use_bidirectional_attention=True))
+    assert error.fields["name"] == "use_bidirectional_attention"
+
+
+def test_gemmas_legacy_gelu_is_the_tanh_form_transformers_reads(tmp_path):
+    model = load_model(str(_folder(tmp_path, "tiny-gemma", hidden_act="gelu")))
+    assert model.architecture.activation == "gelu_pytorch_tanh"

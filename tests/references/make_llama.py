@@ -1,21 +1,24 @@
-"""The tiny Llama, Mistral and Qwen2 of tests/models/, and what transformers computes on them.
+"""The tiny Llama, Mistral, Qwen2 and Gemma of tests/models/, and what transformers computes.
 
 Run once, where torch and transformers are installed (the test suite never needs them):
 
     python tests/references/make_llama.py
 
 It builds each model with transformers (LlamaForCausalLM, MistralForCausalLM,
-Qwen2ForCausalLM: 2 layers, 4 query heads sharing 2 key/value heads, head size 8), fills
+Qwen2ForCausalLM, GemmaForCausalLM: 2 layers, 4 query heads sharing 2 key/value heads of
+8, Gemma's one of 16), fills
 its weights with seeded numpy draws (transformers' own initialisation, a normal of 0.02,
 gives near-uniform attention), and saves it with save_pretrained beside a small byte-level
-BPE tokenizer.json: tests/models/tiny-llama in bfloat16 (as real checkpoints of the family
-are stored), tiny-mistral and tiny-qwen2 in float32. Each folder differs where the
+BPE tokenizer.json: tests/models/tiny-llama and tiny-gemma in bfloat16 (as real checkpoints
+of the family are stored), tiny-mistral and tiny-qwen2 in float32. Each folder differs where the
 families differ:
 
     tiny-llama    untied lm_head, rope_parameters llama3 (all three of its frequency bands)
     tiny-mistral  untied lm_head, sliding_window 4, rope_parameters linear (factor 2)
     tiny-qwen2    tied lm_head, q/k/v biases, rope_theta 1e6, sliding_window 4 with
                   use_sliding_window false (no window: Qwen2 applies it only when asked)
+    tiny-gemma    bfloat16, tied, one key/value head, head_dim 16 (4 × 16 > 32), GELU gate,
+                  embeddings × √32, RMSNorm weights 1 + w
 
 Then it reads each folder back in float64 with attn_implementation="eager" and writes
 tests/references/llama.json: per model the token ids of tests/tiny_models.SENTENCES (from
@@ -27,7 +30,8 @@ states and every position's logits, twice:
                differs from it by float32's rounding (about 1e-7)
     "float64"  the same forward pass with those three steps in float64 (the RMSNorm's
                and the rotary embedding's forward replaced by float64 twins below, and
-               eager_attention_forward called with a softmax that keeps float64), so
+               eager_attention_forward called with a softmax that keeps float64; Gemma's
+               √d_model scale a float64 number), so
                every other step is held to attn's to about 1e-12
 
 and "qwen2-window": tiny-qwen2's weights with use_sliding_window true and
@@ -95,6 +99,20 @@ FAMILIES = {
             "tie_word_embeddings": False,
             "sliding_window": 4,
             "rope_parameters": {"rope_type": "linear", "rope_theta": 10000.0, "factor": 2.0},
+        },
+    },
+    "tiny-gemma": {
+        "class": "GemmaForCausalLM",
+        "config": "GemmaConfig",
+        "seed": 14,
+        "dtype": torch.bfloat16,
+        "bos": True,
+        "config_fields": {
+            "tie_word_embeddings": True,
+            "num_key_value_heads": 1,  # one key/value head for all four (multi-query)
+            "head_dim": 16,  # 4 heads of 16: wider than the model's 32
+            "hidden_act": "gelu_pytorch_tanh",
+            "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0},
         },
     },
     "tiny-qwen2": {
@@ -172,9 +190,8 @@ def build(name: str, spec: dict) -> None:
         if spec["bos"]
         else {"eos_token_id": vocab[END]}
     )
-    config = getattr(transformers, spec["config"])(
-        vocab_size=len(vocab), **COMMON, **spec["config_fields"], **ids
-    )
+    fields = {**COMMON, **spec["config_fields"], **ids}  # a family's own fields win
+    config = getattr(transformers, spec["config"])(vocab_size=len(vocab), **fields)
     torch.manual_seed(0)
     model = getattr(transformers, spec["class"])(config).eval()
     seeded_weights(model, spec["seed"])
@@ -195,6 +212,8 @@ def float64_steps(module) -> None:
 
     def rms_forward(self, hidden):
         variance = hidden.pow(2).mean(-1, keepdim=True)
+        if type(self).__name__.startswith("Gemma"):  # 1 + w, and eps by another name
+            return (1.0 + self.weight) * (hidden * torch.rsqrt(variance + self.eps))
         return self.weight * (hidden * torch.rsqrt(variance + self.variance_epsilon))
 
     def rotary_forward(self, x, position_ids):
@@ -269,6 +288,9 @@ def run(folder: Path, exact: bool, overrides: dict | None = None) -> dict:
     ).eval()
     if exact:
         float64_inv_freq(model)
+        scaled = model.model.embed_tokens
+        if hasattr(scaled, "embed_scale"):  # Gemma's √d_model, a float32 buffer: in float64
+            scaled.embed_scale = torch.tensor(scaled.scalar_embed_scale, dtype=torch.float64)
     tokenizer = AutoTokenizer.from_pretrained(folder)
     sentence = tiny_models.SENTENCES[0]
     encoded = tokenizer(sentence, return_tensors="pt")

@@ -40,7 +40,8 @@ def model_header(result: ModelAttnResult, fmt: Format, show: frozenset[str]) -> 
     elif result.causal:
         sizes.append(fmt.say("model_causal"))
     norms = {"gpt2": "model_after_norm", "llama": "model_after_rms",
-             "mistral": "model_after_rms", "qwen2": "model_after_rms"}  # fmt: skip
+             "mistral": "model_after_rms", "qwen2": "model_after_rms",
+             "gemma": "model_after_rms"}  # fmt: skip
     after = fmt.say(norms[s.model_type]) if s.model_type in norms else ""
     lines: list[str | Text] = [
         first,

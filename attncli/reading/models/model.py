@@ -95,6 +95,7 @@ FORWARD_FIELDS: dict[str, dict[str, Any]] = {
     "llama": {"mlp_bias": False, "hidden_act": "silu"},
     "mistral": {"hidden_act": "silu"},
     "qwen2": {"hidden_act": "silu"},
+    "gemma": {"use_bidirectional_attention": False},  # true: read both ways (EmbeddingGemma)
 }
 
 
@@ -103,7 +104,8 @@ def _check_forward(config: dict[str, Any], path: str, model_type: str) -> None:
     causal decoder, relative positions, GPT-2 without its ÷√d_k): one line naming the
     field, rather than numbers that differ from transformers' silently."""
     for name, computed in FORWARD_FIELDS.get(model_type, {}).items():
-        if name in config and config[name] != computed:
+        unset_flag = config.get(name) is None and computed is False  # null: transformers' False
+        if name in config and config[name] != computed and not unset_flag:
             raise InputError(
                 _(
                     "{path}: {name} is {value}; attn computes {model_type} with {name} "
@@ -266,7 +268,7 @@ def _llama_architecture(config: dict[str, Any], path: str, model_type: str) -> A
     biases: tuple[str, ...] = ("q", "k", "v") if model_type == "qwen2" else ()
     if model_type == "llama" and config.get("attention_bias") is True:
         biases = ("q", "k", "v", "o")
-    tied = config.get("tie_word_embeddings", False)
+    tied = config.get("tie_word_embeddings", model_type == "gemma")
     if not isinstance(tied, bool):
         raise InputError(
             _("{path}: {name} is {value}; expected true or false"),
@@ -280,7 +282,7 @@ def _llama_architecture(config: dict[str, Any], path: str, model_type: str) -> A
         heads=heads,
         d_model=width,
         max_positions=positions,
-        activation="silu",
+        activation=_gated_activation(config, path, model_type),
         eps=_epsilon(config, "rms_norm_eps", path, 1e-6),
         kv_heads=kv_heads,
         head_dim=head_dim,
@@ -289,7 +291,19 @@ def _llama_architecture(config: dict[str, Any], path: str, model_type: str) -> A
         windows=_windows(config, path, model_type, layers),
         tied=tied,
         biases=biases,
+        embed_scale=math.sqrt(width) if model_type == "gemma" else None,
+        norm_offset=1.0 if model_type == "gemma" else 0.0,
     )
+
+
+def _gated_activation(config: dict[str, Any], path: str, model_type: str) -> str:
+    """The gate's non-linearity: silu for Llama, Mistral and Qwen2 (FORWARD_FIELDS holds
+    them to it); Gemma's hidden_act, whose legacy "gelu" transformers reads as the tanh form
+    its checkpoints were trained with."""
+    if model_type != "gemma":
+        return "silu"
+    name = _activation(config, "hidden_act", path, "gelu_pytorch_tanh")
+    return "gelu_pytorch_tanh" if name == "gelu" else name
 
 
 def _number(config: dict[str, Any], name: str, path: str, default: Any = None) -> float:
