@@ -10,6 +10,9 @@ import re
 import numpy as np
 import pytest
 
+from attncli.errors import InputError
+from tests.meaning import told
+
 
 @pytest.fixture
 def batch(tmp_path):
@@ -62,14 +65,18 @@ def test_item_of_one_sequence_is_refused_in_one_line(run, tmp_path, lang):
     result = run("selfattn", "el tren", "--item", "2", "--lang", lang, "--export", str(path))
     assert result.exit_code == 2 and result.stdout == "" and not path.exists()
     assert result.stderr.count("\n") == 1
-    expected = {
-        "en": "there is no sequence 2: the input is one sequence, not a batch",
-        "es": "no hay secuencia 2: la entrada es una sola secuencia, no un lote",
-    }
-    assert expected[lang] in result.stderr
+    told(result.error, InputError,
+         "there is no sequence {number}: the input is one sequence, not a batch (x of B × T × d)",
+         number=2)  # fmt: skip
+    assert result.stderr == f"attn: error: {result.error.message(lang)}\n"
+    if lang == "es":  # said in Spanish
+        assert "no hay secuencia 2: la entrada es una sola secuencia, no un lote" in result.stderr
 
 
 def test_item_beyond_the_batch_is_refused_in_one_line(run, batch):
     result = run("selfattn", "-i", batch, "--item", "4")
     assert result.exit_code == 2 and result.stdout == ""
-    assert result.stderr == "attn: error: sequence 4 is out of range: the batch has 3 (1 to 3)\n"
+    told(result.error, InputError,
+         "sequence {number} is out of range: the batch has {total} (1 to {total})",
+         number=4, total=3)  # fmt: skip
+    assert result.stderr == f"attn: error: {result.error.message('en')}\n"

@@ -11,6 +11,9 @@ import pytest
 pytest.importorskip("matplotlib")
 from PIL import Image  # noqa: E402 (with matplotlib)
 
+from attncli.errors import OptionError  # noqa: E402
+from tests.meaning import told  # noqa: E402
+
 
 def _ink(image: Image.Image) -> float:
     import numpy as np
@@ -48,4 +51,7 @@ def test_without_matplotlib_a_png_is_refused_in_one_line(run, tmp_path, monkeypa
     path = tmp_path / "hoja.png"
     result = run("exercise", "--seed", "3", "--export", str(path))
     assert result.exit_code == 2 and result.stdout == "" and not path.exists()
-    assert "needs matplotlib" in result.stderr and result.stderr.count("\n") == 1
+    assert result.stderr.count("\n") == 1
+    told(result.error, OptionError,
+         "--export {path} needs matplotlib, which is not installed where attn runs: {command}",
+         path=str(path))  # fmt: skip

@@ -13,6 +13,13 @@ import pytest
 
 import attncli as attn
 from attncli.errors import ShapeError
+from tests.meaning import told
+
+OWN_WIDTHS = (
+    "{name} is {shape}: this layer's keys and values have widths of their own ({widths}; "
+    "torch's kdim, vdim), and x has {columns} columns; give x_q (the queries' input), x_k and "
+    "x_v of those widths (or x_q and x_kv when keys and values share one) instead of x"
+)
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 MHA = ROOT / "tests" / "references" / "mha"
@@ -24,11 +31,12 @@ def _screen(run, *args):
     return " ".join(result.stdout.split())
 
 
-def _one_line_error(result, *fragments):
+def _one_line_error(result, kind, msgid, /, lang="en", **fields):
+    """One line, nothing on stdout, and the line is that error said in `lang`."""
     assert result.exit_code == 2 and result.stdout == ""
     assert "Traceback" not in result.stderr and result.stderr.strip().count("\n") == 0
-    for fragment in fragments:
-        assert fragment in result.stderr, result.stderr
+    told(result.error, kind, msgid, **fields)
+    assert result.stderr == f"attn: error: {result.error.message(lang)}\n"
 
 
 SEEDED = [("en", "W^Q, W^K, W^V, W^O are random (seed 0)"),
@@ -64,24 +72,37 @@ def test_the_extra_keys_say_only_what_is_there(run, file, options, said, unsaid)
 def test_a_layer_with_its_own_key_widths_given_one_x(run, tmp_path):
     result = run("selfattn", "-i", "mha_x", "--weights", str(MHA / "kdim_vdim.safetensors"),
                  "--heads", "2")  # fmt: skip
-    _one_line_error(result, "keys and values have widths of their own", "w_k has 3 rows",
-                    "w_v has 5 rows", "x_q", "x_k and x_v", "instead of x")  # fmt: skip
-    assert "must be" not in result.stderr
+    rows = ("{name} has {rows} rows", {"name": "w_k", "rows": 3})
+    widths = (
+        "{first}, {second}",
+        {"first": rows, "second": ("{name} has {rows} rows", {"name": "w_v", "rows": 5})},
+    )
+    _one_line_error(result, ShapeError, OWN_WIDTHS, name="w_k", shape="3 × 4", widths=widths,
+                    columns=4)  # fmt: skip
     spanish = run("selfattn", "-i", "mha_x", "--weights", str(MHA / "kdim_vdim.safetensors"),
                   "--heads", "2", "--lang", "es")  # fmt: skip
-    _one_line_error(spanish, "anchos propios", "en lugar de x")
+    _one_line_error(spanish, ShapeError, OWN_WIDTHS, lang="es", widths=widths)
+    assert "anchos propios" in spanish.stderr and "en lugar de x" in spanish.stderr
     x = np.load(ROOT / "samples" / "mha_x.npy")
-    with pytest.raises(ShapeError, match="widths of their own"):
+    with pytest.raises(ShapeError) as caught:
         attn.selfattn(x=x, w_q=np.eye(4), w_k=np.ones((3, 4)), w_v=np.eye(4))
+    told(caught.value, ShapeError, OWN_WIDTHS, name="w_k", shape="3 × 4", columns=4)
 
 
 def test_a_wrong_shape_says_the_sizes_per_head(run):
     result = run("selfattn", "-i", "mha_x", "--weights", "mha", "--heads", "2", "--d-k", "3")
-    _one_line_error(result, "w_q is 4 × 4 but must be 4 × 6", "2 heads of d_k = 3, d_v = 2")
+    _one_line_error(
+        result, ShapeError, "{name} is {shape} but must be {expected} here ({sizes})",
+        name="w_q", shape="4 × 4", expected="4 × 6",
+        sizes=("d_model = {d_model}, {heads} heads of d_k = {d_k}, d_v = {d_v}",
+               {"d_model": 4, "heads": 2, "d_k": 3, "d_v": 2}),
+    )  # fmt: skip
     header = _screen(run, "-i", "mha_x", "--weights", "mha", "--heads", "2")
     assert "d_k = 2 · d_v = 2 · 2 heads" in header
     plain = run("selfattn", input=json.dumps({"x": np.eye(2).tolist(), "w_q": np.eye(3).tolist()}))
-    _one_line_error(plain, "(d_model = 2, d_k = 3, d_v = 2)")
+    _one_line_error(plain, ShapeError, "{name} is {shape} but must be {expected} here ({sizes})",
+                    name="w_q", shape="3 × 3", expected="2 × 3",
+                    sizes="d_model = 2, d_k = 3, d_v = 2")  # fmt: skip
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ import pytest
 import attncli as attn
 from attncli.errors import InputError, ShapeError
 from tests import naive
+from tests.meaning import told
 
 
 def _layer(seed: int = 0):
@@ -60,10 +61,16 @@ def test_on_the_command_line(run, run_json):
 
 def test_its_rows_and_its_bias_are_still_checked():
     x, params = _layer()
-    with pytest.raises(ShapeError, match="w_o is 3 × 2 but must have 2 rows here"):
+    with pytest.raises(ShapeError) as caught:
         attn.selfattn(x=x, heads=2, **{**params, "w_o": np.ones((3, 2))})
-    with pytest.raises(ShapeError, match="b_o has 3 numbers but must have 2"):
+    told(caught.value, ShapeError,
+         "w_o is {shape} but must have {rows} rows here (h·d_v; any number of columns, the "
+         "output's width)", shape="3 × 2", rows=2)  # fmt: skip
+    with pytest.raises(ShapeError) as caught:
         attn.selfattn(x=x, heads=2, **{**params, "b_o": np.ones(3)})
+    told(caught.value, ShapeError,
+         "{field} has {shape} but must have {length} here (one per column of {columns_of})",
+         field="b_o", shape=("{count} number", {"count": 3}), length=2)  # fmt: skip
 
 
 def test_keys_and_values_of_their_own_widths_give_torchs_numbers(run_json, tmp_path):
@@ -110,12 +117,23 @@ def test_keys_and_values_of_their_own_widths_against_the_loop_reference():
 def test_keys_and_values_of_their_own_are_checked():
     rng = np.random.default_rng(8)
     x_q, x_k, x_v = rng.normal(size=(2, 4)), rng.normal(size=(3, 3)), rng.normal(size=(2, 5))
-    with pytest.raises(ShapeError, match="x_k has 3 rows but x_v has 2"):
+    with pytest.raises(ShapeError) as caught:
         attn.selfattn(x_q=x_q, x_k=x_k, x_v=x_v)
-    with pytest.raises(InputError, match="need x_q, x_k and x_v"):
+    told(caught.value, ShapeError,
+         "x_k has {k_rows} rows but x_v has {v_rows} (one key and one value per token)",
+         k_rows=3, v_rows=2)  # fmt: skip
+    with pytest.raises(InputError) as caught:
         attn.selfattn(x_q=x_q, x_k=x_k)
-    with pytest.raises(InputError, match="give x_k and x_v .*, or x_kv, not both"):
+    told(caught.value, InputError, "missing field '{field}': {hint}", field="x_v",
+         hint=("keys and values of their own widths need x_q, x_k and x_v", {}))  # fmt: skip
+    with pytest.raises(InputError) as caught:
         attn.selfattn(x_q=x_q, x_kv=x_k, x_k=x_k, x_v=x_v[:1].repeat(3, 0))
+    told(
+        caught.value,
+        InputError,
+        "give x_k and x_v (keys and values of their own), or {other}, not both",
+        other="x_kv",
+    )
 
 
 def test_keys_and_values_of_their_own_in_the_backward_pass(run):

@@ -13,13 +13,16 @@ from rich.color import Color
 from rich.console import Console
 from rich.style import Style
 
+from attncli.errors import InputError, OptionError
 from attncli.present.format import Format
 from attncli.present.grid import NumberGrid, heat_style, short_labels
+from tests.meaning import told
 
 # Hypothesis or a process per case: `pytest -m 'not slow'` leaves it out of a quick run.
 pytestmark = pytest.mark.slow
 
 ATTN = [sys.executable, "-m", "attncli"]
+NOT_A_ROW = "--token {token} is not a row here; the rows are: {rows}"
 SYSTEMS = ["truecolor", "256", "standard"]
 FORTY = " ".join(f"treinta{i}" for i in range(40))
 
@@ -100,10 +103,14 @@ def test_the_default_view_is_scores_weights_and_output_and_show_adds_the_matrice
     assert "\nQ\n" in only_q and "\nK\n" not in only_q
 
 
-def test_show_refuses_an_unknown_part():
+def test_show_refuses_an_unknown_part(run):
     result = subprocess.run([*ATTN, "selfattn", "a b", "--show", "x,z"], capture_output=True)
     assert result.returncode == 2 and result.stdout == b""
-    assert b"--show 'x,z': z is not a part; choose from x, w, q, k, v, shapes, all" in result.stderr
+    error = run("selfattn", "a b", "--show", "x,z").error  # the same line, in-process
+    told(error, OptionError,
+         "--show {text}: {unknown} is not a part; choose from {choices}, separated by commas",
+         text="'x,z'", unknown="z", choices="x, w, q, k, v, shapes, all")  # fmt: skip
+    assert result.stderr.decode() == f"attn: error: {error.message('en')}\n"
 
 
 def _weight_rows(out: str) -> list[str]:
@@ -178,7 +185,8 @@ def test_token_matches_without_accents_when_unique(run):
     out = run("selfattn", "en las llaves están", "--steps", "--token", "estan").stdout
     assert out.startswith("Scaled scores: están")
     both = run("selfattn", "Están están", "--steps", "--token", "estan")
-    assert both.exit_code == 2 and "is not a row here" in both.stderr
+    assert both.exit_code == 2
+    told(both.error, InputError, NOT_A_ROW, token="'estan'", rows="Están, están")
     exact = run("selfattn", "Están están", "--steps", "--token", "están").stdout
     assert exact.startswith("Scaled scores: están")
 
