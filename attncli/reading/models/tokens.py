@@ -81,7 +81,12 @@ class ModelTokenizer:
         groups: list[list[int]] = []
         previous = None
         for position, word in enumerate(encoding.word_ids):
-            if word is None or word != previous or not groups:
+            # A sentencepiece-style tokenizer (Llama 2, Mistral: ▁ for a space, no
+            # pre-tokenizer) gives every token word 0: a token whose span starts at a space
+            # of the sentence starts a word.
+            start, end = encoding.offsets[position]
+            spaced = self.pieces == "bytes" and end > start and sentence[start].isspace()
+            if word is None or word != previous or not groups or spaced:
                 groups.append([position])
             else:
                 groups[-1].append(position)
