@@ -79,7 +79,8 @@ class _Rows:
     def __getitem__(self, ids: np.ndarray) -> np.ndarray:
         # [T] of int -> [T, d]
         rows = getattr(self.state, "rows", None)
-        if rows is not None:
+        whole = len(ids) == self.shape[0] and np.array_equal(ids, np.arange(self.shape[0]))
+        if rows is not None and not whole:  # a head's whole table: one read, not V
             return np.asarray(rows(self.name, ids))
         return np.asarray(self.state[self.name])[ids]
 
