@@ -188,9 +188,11 @@ def selfattn_document(
     given_mask, given_bias = checked.allowed, checked.bias  # written down for a read-back
     drawn, seed = drawn_of(document, checked.weights, checked.drawn, options.seed)
     rope_base = _rotary(checked, options, document)
+    held = document.get("positions")  # the encoding the document's x already holds
     if options.positions is not None and rope_base is None:
         from attncli.core.positions import placed
 
+        held = options.positions
         checked.x, checked.x_kv = placed(
             checked.x, checked.x_kv, options.positions, document.get("positions")
         )
@@ -261,6 +263,7 @@ def selfattn_document(
         trained_by=_trained_by(document),
         causal_from=KIND_NAMES[layer.kind] if layer and layer.causal and options.causal else None,
         rope_base=rope_base,
+        positions=held if isinstance(held, str) else None,
         kv_heads=options.kv_heads,
         window=options.window,
         alibi=options.alibi,

@@ -57,6 +57,7 @@ class SelfAttnResult(Result):
     heads_unchecked: bool = False  # --heads for a state dict, which does not hold the heads
     of_batch: tuple[int, int] | None = None  # (N, B): sequence N of a batch of B, by item()
     rope_base: float | None = None  # rotary positions' base (--positions rope), else None
+    positions: str | None = None  # "sinusoidal": the encoding x holds (added by --positions)
     kv_heads: int | None = None  # G key/value heads, each read by heads / G query heads
     window: int | None = None  # --window W: each query sees the keys within W positions
     alibi: bool = False  # −m_h·|i − j| added to the scores (in `bias`, beside any attn_mask)
@@ -210,6 +211,8 @@ class SelfAttnResult(Result):
             document["kv_heads"] = self.kv_heads
         if self.rope_base is not None:  # q and k turned by their positions: read back so
             document["rope_base"] = self.rope_base
+        if self.positions is not None:  # in x already: read back, never added again
+            document["positions"] = self.positions
         if self.causal_from is not None:
             document["causal_from"] = self.causal_from  # causal by the checkpoint's layout
         if self.mask is not None:  # True where a query may look, read back as given

@@ -229,6 +229,15 @@ def check_read_back(document: Document, settings: SelfAttnSettings) -> None:
                      else _without(Setting("kv_heads"))),
     }  # fmt: skip
     _check_zero_key(document.get("extra_keys", []), settings.add_zero_attn)
+    if settings.positions not in (None, "rope") and document.get("positions") is None:
+        raise InputError(
+            _(
+                "{option}: the input is a result computed without positions, and its x "
+                "would get them now and change its numbers; read it back without {option}, "
+                "or give only its inputs (tokens, x, w_q, …) to add positions to them"
+            ),
+            option=Setting("positions", settings.positions),
+        )
     # queries, keys and values given directly are never projected: --no-proj changes nothing
     direct = not from_x(document)
     for field, (written, asked, fix) in compared.items():
