@@ -11,16 +11,26 @@ import numpy as np
 import pytest
 
 import attncli as attn
+from attncli.errors import InputError, ShapeError
+from tests.meaning import told
 
 RNG = np.random.default_rng(41)
 X = RNG.normal(size=(3, 4)).round(3).tolist()
 W = RNG.normal(size=(4, 4)).round(3).tolist()
 
 
-def _one_line_error(result, said: str) -> None:
+def _one_line_error(result, kind, msgid, /, lang="en", **fields) -> None:
+    """One line, nothing on stdout, and the line is that error said in `lang`."""
     assert result.exit_code == 2, result.stdout
     assert result.stdout == "" and result.stderr.count("\n") == 1, result.stderr
-    assert said in result.stderr, result.stderr
+    told(result.error, kind, msgid, **fields)
+    assert result.stderr == f"attn: error: {result.error.message(lang)}\n"
+
+
+CHANGED = (
+    "{name}: the input is a result whose {name} at [{place}] is {written:.6g}, but its inputs "
+    "give {computed:.6g}; {fix}"
+)
 
 
 def _round_trip(run_json, first: dict, *options: str) -> dict:
@@ -89,8 +99,7 @@ def test_a_result_changed_after_it_was_written_is_refused(run, run_json, field, 
         cell = cell[i]
     cell[index[-1]] += 0.01
     result = run("selfattn", "--heads", "2", input=json.dumps(changed))
-    _one_line_error(result, "the input is a result whose")
-    assert "but its inputs give" in result.stderr
+    _one_line_error(result, InputError, CHANGED)
     if field in ("queries", "keys", "values", "weights", "output"):
         place = ", ".join(str(i + 1) for i in index)
         assert result.stderr.startswith(f"attn: error: {field}: ") and f"[{place}]" in result.stderr
@@ -107,6 +116,7 @@ def test_a_changed_result_is_refused_in_spanish_too():
 
     with pytest.raises(InputError) as raised:
         selfattn_document(document, None, SelfAttnSettings(heads=2))
+    told(raised.value, InputError, CHANGED, name="weights", place="1, 1, 1")
     assert "no anota" in raised.value.message("es") and "weights" in raised.value.message("es")
 
 
@@ -119,7 +129,7 @@ def test_a_result_computed_with_a_mask_writes_it_down(run, run_json):
     assert again["weights"] == first["weights"]
     # left out by hand, the weights its inputs give differ: refused
     del first["mask"]
-    _one_line_error(run("selfattn", input=json.dumps(first)), "weights: the input is a result")
+    _one_line_error(run("selfattn", input=json.dumps(first)), InputError, CHANGED, name="weights")
 
 
 def test_per_head_queries_of_the_wrong_shape_are_refused(run, run_json):
@@ -127,9 +137,11 @@ def test_per_head_queries_of_the_wrong_shape_are_refused(run, run_json):
     first = run_json("selfattn", "--heads", "2", input=json.dumps(qkv))
     first["queries"] = first["queries"][0]  # one head's block alone
     _one_line_error(
-        run("selfattn", "--heads", "2", input=json.dumps(first)),
-        "queries is 3 × 2, but a result of --heads 2 holds 2 × T × d of them",
-    )
+        run("selfattn", "--heads", "2", input=json.dumps(first)), ShapeError,
+        "{name} is {shape}, but a result of {setting} holds {heads} × T × d of them, one block "
+        "per head (B × {heads} × T × d for a batch)",
+        name="queries", shape="3 × 2", setting="--heads 2", heads=2,
+    )  # fmt: skip
 
 
 def test_the_json_says_which_projections_were_drawn(run_json):
@@ -163,14 +175,19 @@ def test_a_drawn_that_is_not_a_list_of_projections_is_refused(run, run_json, wri
     some = run_json("selfattn", "--draw-missing", input=json.dumps({"x": X, "w_v": W}))
     some["drawn"] = written
     _one_line_error(
-        run("selfattn", input=json.dumps(some)),
-        "a result lists there the projections drawn from its seed",
-    )
+        run("selfattn", input=json.dumps(some)), InputError,
+        "drawn is {drawn}; a result lists there the projections drawn from its seed, a list of "
+        "some of {names} (or []); restore it or remove it",
+        drawn=json.dumps(written), names="w_q, w_k, w_v",
+    )  # fmt: skip
 
 
 def test_drawn_is_not_a_field_of_a_hand_written_document(run):
     result = run("selfattn", input=json.dumps({"x": X, "drawn": ["w_q"]}))
-    _one_line_error(result, "drawn: not a field attn selfattn reads")
+    _one_line_error(
+        result, InputError, "{field}: not a field attn selfattn reads; {hint}", field="drawn",
+        hint=("it is an output of the layer; remove it (or pass the whole result)", {}),
+    )  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -190,20 +207,28 @@ def test_a_result_with_a_zero_key_read_back_asks_for_it_again_as_causal_does(
         _round_trip(run_json, first, *options)  # asked for again: the same numbers
         heads = [option for option in options if option != "--add-zero-attn"]
         other = heads if zero else [*heads, "--add-zero-attn"]
-        for lang, said in (
-            ("en", f"read it back {'with' if zero else 'without'} --add-zero-attn"),
-            ("es", f"vuelve a leerlo {'con' if zero else 'sin'} --add-zero-attn"),
-        ):
+        fix = "with {option}" if zero else "without {option}"
+        for lang in ("en", "es"):
             refused = run("selfattn", *other, "--lang", lang, input=json.dumps(first))
-            _one_line_error(refused, said)
-            assert "extra_keys" in refused.stderr
+            _one_line_error(
+                refused, InputError,
+                "extra_keys: the input is a result computed {computed} (its extra_keys is "
+                "{extra_keys}), and computing it again otherwise would change its numbers; read "
+                "it back {fix}", lang=lang,
+                extra_keys=json.dumps(written), fix=(fix, {"option": "--add-zero-attn"}),
+            )  # fmt: skip
+        assert f"vuelve a leerlo {'con' if zero else 'sin'} --add-zero-attn" in refused.stderr
 
 
 def test_an_extra_keys_attn_did_not_write_is_refused_in_one_line(run, run_json):
     first = run_json("selfattn", "--add-zero-attn", input=json.dumps({"x": X}))
-    for lang, said in (
-        ("en", 'extra_keys is "zero"; a result lists'),
-        ("es", 'extra_keys es "zero"; un resultado'),
-    ):
+    for lang in ("en", "es"):
         bad = json.dumps({**first, "extra_keys": "zero"})
-        _one_line_error(run("selfattn", "--add-zero-attn", "--lang", lang, input=bad), said)
+        refused = run("selfattn", "--add-zero-attn", "--lang", lang, input=bad)
+        _one_line_error(
+            refused, InputError,
+            "extra_keys is {extra_keys}; a result lists there the keys added after the tokens' "
+            '("bias_k", "zero"), a list of them (or []); restore it or remove it', lang=lang,
+            extra_keys='"zero"',
+        )  # fmt: skip
+    assert 'extra_keys es "zero"; un resultado' in refused.stderr  # said in Spanish
