@@ -146,7 +146,7 @@ def model_selfattn(
     groups = [list(group) for group in encoded.groups]
     merged = merge_words(attention.weights, groups) if words else None
     allowed = loaded.architecture.allowed(chosen - 1, len(encoded.ids))
-    theta = loaded.architecture.rope_theta()
+    theta = loaded.architecture.rope_frequencies()
     source = ModelSource(
         name=model,
         folder=loaded.folder,

@@ -462,7 +462,7 @@ def attention_layer(
     progress: Callable[[int, int], None] | None = None,
     rope_base: float | None = None,
     kv_heads: int | None = None,
-    rope_theta: np.ndarray | None = None,
+    rope_frequencies: np.ndarray | None = None,
 ) -> Attention:
     """Multi-head attention as torch's nn.MultiheadAttention computes it.
 
@@ -475,7 +475,7 @@ def attention_layer(
     `zero_attn` (add_zero_attn), a zero key and value row per head after that. The masks
     must already cover those keys (with_extra_keys). With `rope_base`, each head's queries
     and keys are turned by their positions before the score (core/rotary.py); with
-    `rope_theta`, by those frequencies (a model's, scaled as its config says). With
+    `rope_frequencies` θ_i, by those (a model's, scaled as its config says). With
     `kv_heads` G, K and V hold G heads, each read by heads / G query heads (grouped-query:
     transformers' repeat_kv, kv head g for query heads g·n … g·n + n − 1).
     """
@@ -490,13 +490,13 @@ def attention_layer(
         queries = split_heads(queries, heads)
         keys, values = (split_heads(a, kv_heads or heads) for a in (keys, values))
     unrotated = None
-    if rope_base is not None or rope_theta is not None:
+    if rope_base is not None or rope_frequencies is not None:
         from attncli.core.rotary import BASE, rotate
 
         base = BASE if rope_base is None else rope_base
         unrotated = (queries, keys)
-        queries = rotate(queries, base, theta=rope_theta)
-        keys = rotate(keys, base, theta=rope_theta)
+        queries = rotate(queries, base, theta=rope_frequencies)
+        keys = rotate(keys, base, theta=rope_frequencies)
     if heads is not None and kv_heads is not None and kv_heads != heads:
         group = heads // kv_heads  # repeat_kv: each key/value head for its group of queries
         keys, values = np.repeat(keys, group, axis=-3), np.repeat(values, group, axis=-3)

@@ -92,7 +92,7 @@ class Architecture:
     def size_per_head(self) -> int:
         return self.head_dim or self.d_model // self.heads
 
-    def rope_theta(self) -> np.ndarray | None:
+    def rope_frequencies(self) -> np.ndarray | None:
         """The rotary frequencies of each head's pairs (None: no rotary positions)."""
         # -> [head_dim / 2]
         if not self.rms:
@@ -274,7 +274,7 @@ def run_layer(arch: Architecture, block: Block, x: np.ndarray, number: int = 0) 
         attended = normed(arch, x, block.norm_1)
         attention = attention_layer(
             attended, attended, block.attention, arch.heads, None, allowed,
-            kv_heads=arch.kv_heads, rope_theta=arch.rope_theta(),
+            kv_heads=arch.kv_heads, rope_frequencies=arch.rope_frequencies(),
         )  # fmt: skip
         middle = x + attention.output
         output = middle + feed_forward(block, normed(arch, middle, block.norm_2), arch.activation)

@@ -250,7 +250,7 @@ def test_the_cache_ledger_with_rotation_and_window_is_the_layer():
     theta = model_frequencies(4, 500.0, Scaling("linear", 3.0))
     steps = inference.cache_ledger(x, params, 4, 2.0, theta, 3)
     layer = attention_layer(x, x, params, 4, 2.0, window_mask(9, 9, 3, causal=True),
-                            kv_heads=2, rope_theta=theta)  # fmt: skip
+                            kv_heads=2, rope_frequencies=theta)  # fmt: skip
     for t, step in enumerate(steps):
         np.testing.assert_allclose(step.weights, layer.weights[:, t, : t + 1], atol=1e-14)
         np.testing.assert_allclose(step.output, layer.output[t], atol=1e-13)
