@@ -9,18 +9,38 @@ import numpy as np
 import pytest
 
 import attncli as attn
-from attncli.errors import InputError, OptionError
+from attncli.errors import InputError, OptionError, ShapeError
+from tests.meaning import told
 
 X = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
 W = [[1.0, 2.0], [3.0, 4.0]]
 EYE = [[1.0, 0.0], [0.0, 1.0]]
 
 
-def _one_line_error(result, *fragments):
+def _one_line_error(result, kind, msgid, /, lang="en", **fields):
+    """One line, nothing on stdout, and the line is that error said in `lang`."""
     assert result.exit_code == 2 and result.stdout == ""
     assert "Traceback" not in result.stderr and result.stderr.strip().count("\n") == 0
-    for fragment in fragments:
-        assert fragment in result.stderr, result.stderr
+    told(result.error, kind, msgid, **fields)
+    assert result.stderr == f"attn: error: {result.error.message(lang)}\n"
+
+
+NOT_A_FIELD = "{field}: not a field attn selfattn reads; {hint}"
+AN_OPTION = (
+    "{field}: not a field attn selfattn reads; it is an option here, give {option} (a whole "
+    "result, with its output, passes it through)"
+)
+WITHOUT = (
+    "{given} without {other}: torch's add_bias_kv appends a key row and a value row; give both"
+)
+NOT_GIVEN = (
+    "the input gives {given} but not {missing}; give {missing} too, or {draw} to draw {missing} "
+    "from {seed}"
+)
+
+
+def _near(name: str):
+    return ("did you mean {near}?", {"near": name})
 
 
 def _piped(run, document, *options):
@@ -28,56 +48,73 @@ def _piped(run, document, *options):
 
 
 @pytest.mark.parametrize(
-    ("field", "fragments"),
+    ("field", "kind", "msgid", "fields"),
     [
-        ("W_v", ["W_v: not a field attn selfattn reads; did you mean w_v?"]),
-        ("wq", ["wq: not a field attn selfattn reads; did you mean w_q?"]),
-        ("Mask", ["did you mean mask?"]),
-        ("tokenz", ["did you mean tokens?"]),
-        ("in_proj_weight", ["in_proj_weight is 2 × 2; expected 6 × 2"]),  # read, by shape
-        ("in_proj_bias", ["in_proj_bias", "as b_q, b_k and b_v"]),
-        ("out_proj.weight", ["out_proj.weight: not a field", "transposed as w_o"]),
-        ("bias_k", ["bias_k without bias_v: torch's add_bias_kv"]),  # read, both or neither
-        ("bias_v", ["bias_v without bias_k"]),
-        ("heads", ["heads: not a field", "give --heads"]),
-        ("causal", ["give --causal"]),
-        ("weights", ["weights: not a field", "an output of the layer"]),
-        ("comment", ["comment: not a field attn selfattn reads; it reads x"]),
+        ("W_v", InputError, NOT_A_FIELD, {"hint": _near("w_v")}),
+        ("wq", InputError, NOT_A_FIELD, {"hint": _near("w_q")}),
+        ("Mask", InputError, NOT_A_FIELD, {"hint": _near("mask")}),
+        ("tokenz", InputError, NOT_A_FIELD, {"hint": _near("tokens")}),
+        ("in_proj_weight", ShapeError, "{name} is {shape}; expected {expected}",
+         {"name": "in_proj_weight", "shape": "2 × 2", "expected": "6 × 2"}),  # read, by shape
+        ("in_proj_bias", InputError, NOT_A_FIELD, {"hint": (
+            "give torch's in_proj_bias as b_q, b_k and b_v, its three thirds in that order", {})}),
+        ("out_proj.weight", InputError, NOT_A_FIELD,
+         {"hint": ("give it transposed as {field}", {"field": "w_o"})}),
+        ("bias_k", InputError, WITHOUT, {"given": "bias_k", "other": "bias_v"}),  # both or neither
+        ("bias_v", InputError, WITHOUT, {"given": "bias_v", "other": "bias_k"}),
+        ("heads", InputError, AN_OPTION, {"option": "--heads h"}),
+        ("causal", InputError, AN_OPTION, {"option": "--causal"}),
+        ("weights", InputError, NOT_A_FIELD, {"hint": (
+            "it is an output of the layer; remove it (or pass the whole result)", {})}),
+        ("comment", InputError, NOT_A_FIELD, {"hint": (
+            "it reads x (or x_q, x_kv, or queries, keys, values), w_q, w_k, w_v, w_o, …", {})}),
     ],
-)
-def test_a_field_the_layer_does_not_read_is_refused(run, field, fragments):
-    _one_line_error(_piped(run, {"x": X, field: W}), *fragments)
+)  # fmt: skip
+def test_a_field_the_layer_does_not_read_is_refused(run, field, kind, msgid, fields):
+    named = {} if kind is ShapeError or msgid == WITHOUT else {"field": field}
+    _one_line_error(_piped(run, {"x": X, field: W}), kind, msgid, **named, **fields)
 
 
 def test_the_refusal_is_told_in_spanish(run):
     result = _piped(run, {"x": X, "W_v": W}, "--lang", "es")
-    _one_line_error(result, "W_v: no es un campo que lea attn selfattn; ¿querías decir w_v?")
+    _one_line_error(result, InputError, NOT_A_FIELD, lang="es", field="W_v", hint=_near("w_v"))
+    assert "W_v: no es un campo que lea attn selfattn; ¿querías decir w_v?" in result.stderr
 
 
 def test_an_npz_field_is_held_to_the_same_rule(run, tmp_path):
     path = tmp_path / "layer.npz"
     np.savez(path, x=np.array(X), W_q=np.array(W))
-    _one_line_error(run("selfattn", "-i", str(path)), "W_q: not a field", "did you mean w_q?")
+    _one_line_error(run("selfattn", "-i", str(path)), InputError, NOT_A_FIELD, field="W_q",
+                    hint=_near("w_q"))  # fmt: skip
 
 
 def test_the_api_refuses_too():
     from attncli.api.selfattn import selfattn_document
     from attncli.layer import SelfAttnSettings
 
-    with pytest.raises(InputError, match="did you mean w_v"):
+    with pytest.raises(InputError) as caught:
         selfattn_document({"x": X, "W_v": W}, None, SelfAttnSettings())
+    told(caught.value, InputError, NOT_A_FIELD, field="W_v", hint=_near("w_v"))
 
 
 def test_some_projections_given_and_others_not_is_refused(run):
     result = _piped(run, {"x": X, "w_v": W, "w_q": EYE})
-    _one_line_error(result, "gives w_q, w_v but not w_k", "--draw-missing")
-    with pytest.raises(InputError, match="but not w_q, w_k"):
+    _one_line_error(result, InputError, NOT_GIVEN, given="w_q, w_v", missing="w_k",
+                    draw="--draw-missing")  # fmt: skip
+    with pytest.raises(InputError) as caught:
         attn.selfattn(x=X, w_v=W)
+    told(caught.value, InputError, NOT_GIVEN, "python", given="w_v", missing="w_q, w_k",
+         draw="draw_missing=True")  # fmt: skip
 
 
 def test_a_missing_w_o_names_no_out_proj_as_well(run):
     result = _piped(run, {"x": X, "w_q": EYE, "w_k": EYE, "w_v": W}, "--heads", "2")
-    _one_line_error(result, "but not w_o", "--no-out-proj", "--draw-missing")
+    _one_line_error(
+        result, InputError,
+        "the input gives {given} but not {missing}; give {missing} too, or {no_out_proj}, or "
+        "{draw} to draw {missing} from {seed}",
+        missing="w_o", no_out_proj="--no-out-proj", draw="--draw-missing",
+    )  # fmt: skip
 
 
 def test_draw_missing_draws_exactly_the_missing_and_says_which(run):
@@ -113,7 +150,11 @@ def test_a_result_read_back_passes_its_outputs_through(run_json):
 
 def test_queries_given_directly_refuse_an_unused_w(run):
     document = {"queries": X, "keys": X, "values": X, "w_q": EYE}
-    _one_line_error(_piped(run, document), "w_q: queries, keys and values are given directly")
+    _one_line_error(
+        _piped(run, document), InputError,
+        "{name}: queries, keys and values are given directly, so attn selfattn would not use "
+        "{name}; remove it, or give x and the W's instead of queries/keys/values", name="w_q",
+    )  # fmt: skip
 
 
 def test_other_commands_keep_passing_unknown_fields(run_json):
@@ -124,8 +165,14 @@ def test_other_commands_keep_passing_unknown_fields(run_json):
 def test_an_empty_item_of_d_k_is_refused(run):
     from attncli.reading.parse.arguments import parse_dks
 
-    _one_line_error(run("compare-scores", "--d-k", "1,,2"), "--d-k '1,,2': item 2 is empty")
-    _one_line_error(run("compare-scores", "--d-k", "8,64,"), "item 3 is empty")
+    empty = (
+        "--d-k {text!r}: item {empty} is empty; give a whole number between each pair of commas, "
+        "e.g. 8,64,512"
+    )
+    _one_line_error(run("compare-scores", "--d-k", "1,,2"), OptionError, empty, text="1,,2",
+                    empty=2)  # fmt: skip
+    _one_line_error(run("compare-scores", "--d-k", "8,64,"), OptionError, empty, text="8,64,",
+                    empty=3)  # fmt: skip
     with pytest.raises(OptionError):
         parse_dks("1,,2")
     assert parse_dks(" 8, 64") == [8, 64]
@@ -135,7 +182,11 @@ def test_an_empty_item_of_d_k_is_refused(run):
 def test_carried_keys_are_checked(run, command):
     document = {"weights" if command == "mix" else "scores": [0.5, 0.5], "values": EYE}
     document["keys"] = [[1, float("-inf")], [0, 1]]
-    _one_line_error(run(command, input=json.dumps(document)), "keys: row 1, item 2 is -Infinity")
+    _one_line_error(
+        run(command, input=json.dumps(document)), InputError,
+        "{where} is {literal}; expected a finite number", literal="-Infinity",
+        where=("{field}: row {row}, item {item}", {"field": "keys", "row": 1, "item": 2}),
+    )  # fmt: skip
 
 
 def test_carried_keys_that_are_fine_come_out_as_numbers(run_json):
@@ -145,19 +196,20 @@ def test_carried_keys_that_are_fine_come_out_as_numbers(run_json):
 
 
 @pytest.mark.parametrize(
-    ("written", "again", "said"),
+    ("written", "again", "field", "value", "fix"),
     [
-        (["--causal"], [], "causal true"),
-        ([], ["--causal"], "causal false"),
-        (["--no-scale"], [], "scale false"),
-        (["--scale", "2"], [], "divisor 2.0"),
-        (["--no-proj"], [], "projections false"),
-        (["--heads", "2"], [], "heads 2"),
-        (["--dtype", "float32"], [], 'dtype "float32"'),
+        (["--causal"], [], "causal", "true", ("with {option}", {"option": "--causal"})),
+        ([], ["--causal"], "causal", "false", ("without {option}", {"option": "--causal"})),
+        (["--no-scale"], [], "scale", "false", ("with {option}", {"option": "--no-scale"})),
+        (["--scale", "2"], [], "divisor", "2.0", ("with {option}", {"option": "--scale 2.0"})),
+        (["--no-proj"], [], "projections", "false", ("with {option}", {"option": "--no-proj"})),
+        (["--heads", "2"], [], "heads", "2", ("with {option}", {"option": "--heads 2"})),
+        (["--dtype", "float32"], [], "dtype", '"float32"',
+         ("with {option}", {"option": "--dtype float32"})),
     ],
-)
+)  # fmt: skip
 def test_a_result_read_back_is_computed_with_the_settings_it_was_computed_with(
-    run, written, again, said
+    run, written, again, field, value, fix
 ):
     # A result written down with --causal and read back without it would silently give
     # the unmasked grid: refused, naming the option that computes it again the same way.
@@ -165,8 +217,11 @@ def test_a_result_read_back_is_computed_with_the_settings_it_was_computed_with(
     assert result.exit_code == 0, result.stderr
     again_run = run("selfattn", *again, "--json", input=result.stdout)
     assert again_run.exit_code == 2 and again_run.stdout == ""
-    assert said in again_run.stderr and again_run.stderr.count("\n") == 1
-    assert "read it back with" in again_run.stderr
+    assert again_run.stderr.count("\n") == 1
+    told(again_run.error, InputError,
+         "{field}: the input is a result computed with {field} {value}, and computing it again "
+         "otherwise would change its numbers; read it back {fix}",
+         field=field, value=value, fix=fix)  # fmt: skip
 
 
 def test_a_result_read_back_with_its_settings_gives_its_numbers(run_json):
@@ -175,22 +230,27 @@ def test_a_result_read_back_with_its_settings_gives_its_numbers(run_json):
     assert again["weights"] == first["weights"]
 
 
-@pytest.mark.parametrize(
-    ("args", "said"),
-    [
-        (["el tren va", "--no-proj", "--d-k", "4"], "--d-k sizes the projections"),
-        (["el tren va", "--no-proj", "--d-v", "4"], "--d-v sizes the projections"),
-    ],
+UNUSED_SIZE = (
+    "{option} sizes the projections and {no_proj} leaves them out (Q = K = V = X); drop "
+    "{option} or {no_proj}"
 )
-def test_a_size_that_would_not_be_used_is_refused(run, args, said):
-    result = run("selfattn", *args)
-    assert result.exit_code == 2 and result.stdout == "" and said in result.stderr
+
+
+@pytest.mark.parametrize("size", ["--d-k", "--d-v"])
+def test_a_size_that_would_not_be_used_is_refused(run, size):
+    result = run("selfattn", "el tren va", "--no-proj", size, "4")
+    assert result.exit_code == 2 and result.stdout == ""
+    told(result.error, InputError, UNUSED_SIZE, option=size, no_proj="--no-proj")
 
 
 def test_norm_beside_a_given_x_is_refused(run, tmp_path):
     path = tmp_path / "x.npy"
     np.save(path, np.ones((3, 4)))
     result = run("selfattn", "-i", str(path), "--norm", "2")
-    assert result.exit_code == 2 and result.stdout == "" and "drop --norm" in result.stderr
-    with pytest.raises(InputError, match="^d_k sizes the projections and projections=False"):
+    assert result.exit_code == 2 and result.stdout == ""
+    told(result.error, InputError,
+         "{norm} sets the length of the seeded embeddings, and the input gives X itself; drop "
+         "{norm}", norm="--norm")  # fmt: skip
+    with pytest.raises(InputError) as caught:
         attn.selfattn("el tren", projections=False, d_k=4)
+    told(caught.value, InputError, UNUSED_SIZE, "python", option="d_k", no_proj="projections=False")
