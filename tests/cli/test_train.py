@@ -149,7 +149,7 @@ def test_a_diverging_run_stops_with_one_line_and_no_numbers(run):
 
 
 @pytest.mark.parametrize("extra", [(), ("--heads", "2"), ("--optimizer", "adam", "--heads", "2")])
-def test_a_step_that_overflows_is_one_line_without_numpys_warning(extra):
+def test_a_step_that_overflows_is_one_line_without_numpys_warning(run, extra):
     # --lr 1e308 overflows W − lr·∇W: the line says diverged, and no RuntimeWarning before it
     done = subprocess.run(
         [sys.executable, "-m", "attncli", "train", HEADLINE, *WANT, "--lr", "1e308", *extra],
@@ -159,7 +159,9 @@ def test_a_step_that_overflows_is_one_line_without_numpys_warning(extra):
     )
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and "Warning" not in done.stderr, done.stderr
-    assert "diverged at iteration 1" in done.stderr
+    told_in_process = run("train", HEADLINE, *WANT, "--lr", "1e308", *extra).error
+    told(told_in_process, OptionError, DIVERGED, iteration=1, option="--lr")
+    assert done.stderr == f"attn: error: {told_in_process.message('en')}\n"
 
 
 NOTHING_TO_LEARN = "nothing to learn{at}: say which token should look at which, e.g. {example}"
