@@ -22,15 +22,21 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import subprocess
 import sys
-import time
+from functools import partial
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from pairing import alternate, clean_env, load, loads_said, table  # noqa: E402
+from pairing import (  # noqa: E402
+    alternate,
+    clean_env,
+    load,
+    loads_said,
+    process_figures,
+    table,
+)
 
 SENTENCE = "the keys to the cabinet are on the table"
 TRANSFORMERS = """
@@ -47,19 +53,6 @@ print(json.dumps({"logits": out.logits[0, -1].float().tolist(),
 """
 
 
-def timed(command: list[str], env: dict[str, str]) -> dict:
-    """One fresh process: its wall time, and its CPU time (user + system)."""
-    start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                               env=env)  # fmt: skip
-    _, status, usage = os.wait4(process.pid, 0)
-    elapsed = time.perf_counter() - start
-    if status != 0:
-        assert process.stderr is not None
-        sys.exit(f"{' '.join(command)} failed:\n{process.stderr.read().decode()}")
-    return {"seconds": elapsed, "cpu": usage.ru_utime + usage.ru_stime}
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10)
@@ -73,10 +66,10 @@ def main() -> None:
         "transformers": [options.python, "-c", TRANSFORMERS, options.model, SENTENCE],
     }
     for command in commands.values():  # warm the file cache and the .pyc files
-        timed(command, env)
+        process_figures(command, env)
     before = load()
-    paired = alternate({name: (lambda c=c: timed(c, env)) for name, c in commands.items()},
-                       options.runs)  # fmt: skip
+    sides = {name: partial(process_figures, command, env) for name, command in commands.items()}
+    paired = alternate(sides, options.runs)
     ratio, low, high = paired.ratio()
     cpu = {name: sorted(f["cpu"] for f in paired.extra[name]) for name in commands}
     rows = [

@@ -46,6 +46,23 @@ def run_json(command: Sequence[str], env: dict[str, str]) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def process_figures(command: Sequence[str], env: dict[str, str]) -> dict:
+    """One fresh process, its output thrown away: its wall time ("seconds"), its CPU time
+    (user + system) and its peak memory (max RSS, bytes)."""
+    import time
+
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               env=env)  # fmt: skip
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - start
+    if status != 0:
+        assert process.stderr is not None
+        sys.exit(f"{' '.join(command)} failed:\n{process.stderr.read().decode()}")
+    return {"seconds": elapsed, "cpu": usage.ru_utime + usage.ru_stime,
+            "memory": usage.ru_maxrss * 1024}  # fmt: skip
+
+
 @dataclass
 class Paired:
     """Each side's figures over the rounds, in the order they ran."""
