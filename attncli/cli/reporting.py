@@ -6,6 +6,7 @@ import sys
 from collections.abc import Callable
 
 from attncli.errors import AttnError, ExitStatus
+from attncli.messages import Message, _
 
 
 def outcome(
@@ -32,16 +33,21 @@ def outcome(
         if getattr(error, "filename", None) is not None:
             raise  # a file we were reading; our own readers already say what went wrong
         _silence_stdout()
-        reason = (error.strerror or str(error)).lower()
-        report(f"cannot write output: {reason}")
+        reason = (error.strerror or str(error)).lower()  # the system's words
+        report(Message(_("cannot write output: {reason}"), reason=reason).said(language(), "cli"))
         return int(ExitStatus.OUTPUT_ERROR)
     except Exception as error:
         if _debugging():
             raise
-        report(
-            f"internal error: {type(error).__name__}: {error} "
-            "(this is a bug in attn; rerun with ATTN_DEBUG=1 for the traceback)"
+        bug = Message(
+            _(
+                "internal error: {kind}: {error} (this is a bug in attn; rerun with "
+                "ATTN_DEBUG=1 for the traceback)"
+            ),
+            kind=type(error).__name__,
+            error=str(error),
         )
+        report(bug.said(language(), "cli"))
         return int(ExitStatus.INTERNAL_ERROR)
     return int(ExitStatus.SUCCESS)
 

@@ -120,6 +120,25 @@ def test_full_disk_is_an_output_error():
     assert result.returncode == 1
     message = result.stderr.decode()
     assert message == "attn: error: cannot write output: no space left on device\n"
+    with open("/dev/full", "wb") as full:
+        spanish = _attn("softmax", "2", "0", "1", "--lang", "es", stdout=full)
+    said = spanish.stderr.decode()  # the system's reason stays its own
+    assert said == "attn: error: no se puede escribir la salida: no space left on device\n"
+
+
+def test_a_bug_is_told_in_one_line_in_the_users_language(capsys):
+    from attncli.cli.reporting import outcome
+
+    def broken() -> None:
+        raise ZeroDivisionError("division by zero")
+
+    for lang, words in (("en", "internal error: ZeroDivisionError: division by zero (this is a "
+                                "bug in attn"),
+                        ("es", "error interno: ZeroDivisionError: division by zero (es un fallo "
+                               "de attn")):  # fmt: skip
+        assert outcome(broken, lambda lang=lang: lang) == 70
+        line = capsys.readouterr().err
+        assert line.startswith(f"attn: error: {words}") and line.count("\n") == 1
 
 
 def test_a_reader_that_goes_away_is_not_a_success():
