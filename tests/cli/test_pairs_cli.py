@@ -174,7 +174,7 @@ def test_heads_compare_on_screen_with_the_grid():
         (
             ["heads", KEY, "--compare", KEYS, "--model", DEMO, "--from", "table", "--to", "zz"],
             InputError,
-            ("option", "--to"),
+            ("known", "[CLS], the, key, to, the, cabinet, is, on, the, table, [SEP]"),
         ),
     ],
 )
