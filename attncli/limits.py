@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable, Mapping
 
 from attncli.errors import InputError, OptionError
-from attncli.messages import Message, _, either
+from attncli.messages import Message, Setting, _, either
 
 BYTES_PER_NUMBER = 8  # float64
 MAX_INPUT_BYTES = 1 << 30  # a JSON or .npy input larger than 1 GiB is refused, not read
@@ -69,7 +69,7 @@ def check_fits(
     lowerable: tuple[str, ...],
     what: str | Message,
     memory: int | None = None,
-    names: Mapping[str, str | Message] | None = None,
+    names: Mapping[str, str | Message | Setting] | None = None,
     hint: str | Message = "",
 ) -> None:
     """Refuse `sizes` when `numbers(sizes)` float64 numbers need more than half the memory.
@@ -77,7 +77,8 @@ def check_fits(
     `sizes` maps what the user can change ("--d-model", "tokens") to its value; the message
     names the ones in `lowerable` that, set to 1 alone, would make the job fit, or else
     the one that weighs most. `what` says what is being sized; `names` how to say a size
-    that is not an option ("tokens": Message("the number of tokens")); `hint` what follows.
+    that is not an option ("tokens": Message("the number of tokens")), or an option as the
+    surface that shows it names it ("--d-a": Setting("d_a")); `hint` what follows.
     """
     memory = available_memory() if memory is None else memory
     need = numbers(sizes) * BYTES_PER_NUMBER
@@ -97,7 +98,8 @@ def check_fits(
         what=what,
         need=need_text,
         memory=memory_text,
-        lower=either([names.get(name, name) for name in culprits]),
+        # either() nests a Setting as it nests a text: each surface writes it its own way
+        lower=either([names.get(name, name) for name in culprits]),  # type: ignore[misc]
         hint=hint,
     )
 

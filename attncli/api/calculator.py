@@ -15,7 +15,7 @@ import numpy as np
 
 from attncli.core import attention
 from attncli.errors import InputError, OptionError
-from attncli.messages import _
+from attncli.messages import Setting, _
 from attncli.reading.check.calculator import (
     carried_values,
     chosen_method,
@@ -185,7 +185,8 @@ def check_temperature(temperature: float) -> None:
     """A softmax temperature must be a positive finite number."""
     if not temperature > 0 or temperature == float("inf"):
         raise OptionError(
-            _("--temperature {temperature} must be a positive number (try 0.5, 1 or 2)"),
+            _("{option} is {temperature}; it must be a positive number (try 0.5, 1 or 2)"),
+            option=Setting("temperature"),
             temperature=temperature,
         )
 

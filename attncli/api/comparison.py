@@ -13,7 +13,7 @@ from attncli.core.saturation import largest_weight
 from attncli.core.timing import time_interleaved
 from attncli.errors import OptionError, count
 from attncli.limits import check_fits, check_repeat
-from attncli.messages import Setting, _
+from attncli.messages import Message, OnSurface, Setting, _
 from attncli.results.comparison import Comparison, Sizes
 
 LOOP_CHECK_PAIRS = 10_000  # pairs scored one by one; beyond that a seeded sample
@@ -57,8 +57,20 @@ def check_sizes(sizes: Sizes, memory: int | None = None) -> None:
         "--d-a": sizes.d_a,
         "--d-k": max(sizes.d_ks),
     }
-    shown = " ".join(f"{option} {value}" for option, value in asked.items())
-    check_fits(_peak_numbers, asked, tuple(asked), shown, memory)
+    # Each size as the surface that refuses it names it: --d-k 512, the largest of d_ks.
+    settings = {option: Setting(option[2:].replace("-", "_")) for option in asked}
+    settings["--d-k"] = Setting("d_ks", option="--d-k")
+    given = {**{name: getattr(sizes, field) for name, field in
+                (("tx", "t_x"), ("ty", "t_y"), ("d_h", "d_h"), ("d_a", "d_a"))},
+             "d_ks": list(sizes.d_ks)}  # fmt: skip
+    shown = Message(
+        "{value}",
+        value=OnSurface(
+            " ".join(f"{option} {value}" for option, value in asked.items()),
+            ", ".join(Setting(name, value).written("python") for name, value in given.items()),
+        ),
+    )
+    check_fits(_peak_numbers, asked, tuple(asked), shown, memory, settings)
 
 
 def compare(sizes: Sizes, progress: Callable[[str, int, int], None] | None = None) -> Comparison:

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 
 from attncli.errors import OptionError
 from attncli.limits import check_fits
-from attncli.messages import OnSurface, Setting, _
+from attncli.messages import Message, OnSurface, Setting, _
 from attncli.results.scaling import ScalingLine, ScalingResult
 
 # The lesson's sizes: a query against six keys, d_k from 8 to 512.
@@ -51,8 +51,16 @@ def scaling(
             example=OnSurface(Setting("d_k", metavar="8,64,512"), Setting("d_k", [8, 64, 512])),
         )
     asked = {"--rows": rows, "--d-k": max(d_ks), "--keys": keys}
-    shown = " ".join(f"{option} {value}" for option, value in asked.items())
-    check_fits(_numbers, asked, tuple(asked), shown)
+    # Each size as the surface that refuses it names it: --d-k 512, the largest of d_k.
+    shown = Message(
+        "{value}",
+        value=OnSurface(
+            " ".join(f"{option} {value}" for option, value in asked.items()),
+            f"rows={rows}, d_k={d_ks}, keys={keys}",
+        ),
+    )
+    names = {option: Setting(option[2:].replace("-", "_")) for option in asked}
+    check_fits(_numbers, asked, tuple(asked), shown, names=names)
     lines = []
     for size in d_ks:
         many = scaling_rows(size, keys, rows, seed)

@@ -423,7 +423,7 @@ def _in_dtype(checked: SelfAttnInput, dtype: str) -> None:
     """--dtype float32: the layer's arrays in float32 from the inputs on, so that the
     projections, scores, softmax, mix and gradients are computed in it."""
     if dtype not in ("float32", "float64"):
-        raise OptionError(_("--dtype {dtype}: expected float32 or float64"), dtype=dtype)
+        raise OptionError(_("{dtype}: expected float32 or float64"), dtype=Setting("dtype", dtype))
     if dtype == "float64":
         return
     kind = np.float32
@@ -451,7 +451,9 @@ def _divisor(scale: float | str | None) -> float | None:
         )
     if not (math.isfinite(scale) and scale > 0):
         raise OptionError(
-            _("--scale is {scale}; the divisor must be a positive number"), scale=scale
+            _("{option} is {scale}; the divisor must be a positive number"),
+            option=Setting("scale"),
+            scale=scale,
         )
     return float(scale)
 

@@ -93,7 +93,7 @@ def test_api_errors_are_the_cli_errors(run):
     with pytest.raises(attn.ShapeError) as raised:
         attn.score(query=[1, 0, 3], keys=[[2, 1], [0, 2]])
     cli = run("score", "--query", "1,0,3", "--keys", "[[2,1],[0,2]]")
-    assert str(raised.value) in cli.stderr
+    assert raised.value.message("en", "cli") in cli.stderr  # one error, each surface its words
     with pytest.raises(attn.ShapeError) as caught:
         attn.softmax([[1, 2], [3]])
     told(caught.value, attn.ShapeError,
@@ -104,7 +104,7 @@ def test_api_errors_are_the_cli_errors(run):
     told(
         caught.value,
         attn.OptionError,
-        "--temperature {temperature} must be a positive number (try 0.5, 1 or 2)",
+        "{option} is {temperature}; it must be a positive number (try 0.5, 1 or 2)",
         temperature=0,
     )
     with pytest.raises(attn.OptionError) as caught:

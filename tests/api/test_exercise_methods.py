@@ -15,8 +15,8 @@ from tests import naive
 from tests.meaning import told
 
 NOT_ITS_PARAMETER = (
-    "field '{name}': a parameter of the {owner} score, which --method {method} does not use; "
-    "give --method {owner}, or remove the field"
+    "field '{name}': a parameter of the {owner} score, which {method} does not use; give {fix}, "
+    "or remove the field"
 )
 
 BLANK = "____"
@@ -129,7 +129,15 @@ def test_a_parameter_the_method_would_not_use_is_refused(run, extra, method, own
         args = (command, "--method", method) + (("--target", "1") if command == "grad" else ())
         result = run(*args, input=json.dumps(document))
         assert result.exit_code == 2 and result.stdout == ""
-        told(result.error, InputError, NOT_ITS_PARAMETER, name=name, owner=owner, method=method)
+        told(
+            result.error,
+            InputError,
+            NOT_ITS_PARAMETER,
+            name=name,
+            owner=owner,
+            method=f"--method {method}",
+            fix=f"--method {owner}",
+        )
         assert len(result.stderr.strip().splitlines()) == 1
 
 
@@ -137,7 +145,15 @@ def test_a_general_problem_scored_as_dot_is_refused_not_silently_dot(run):
     problem = run("exercise", "--method", "general", "--json").stdout
     result = run("score", "--method", "dot", input=problem)
     assert result.exit_code == 2 and result.stdout == ""
-    told(result.error, InputError, NOT_ITS_PARAMETER, name="w_a", owner="general", method="dot")
+    told(
+        result.error,
+        InputError,
+        NOT_ITS_PARAMETER,
+        name="w_a",
+        owner="general",
+        method="--method dot",
+        fix="--method general",
+    )
 
 
 @pytest.mark.parametrize("command", ["score", "grad"])

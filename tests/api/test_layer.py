@@ -230,8 +230,9 @@ def test_a_grid_too_large_suggests_writing_only_the_output(run, tmp_path):
     )
     assert refused.error.fields["what"].fields["tokens"] == 40_000
     assert refused.error.fields["hint"].msgid == (
-        ", or write only the output (--fields output): it is then computed in row blocks"
+        ", or write only the output ({only}): it is then computed in row blocks"
     )
+    assert refused.error.fields["hint"].fields["only"].written("cli") == "--fields output"
 
 
 @pytest.mark.parametrize("heads", [1, 2, 3])

@@ -70,7 +70,7 @@ def test_an_encoder_and_bad_options_are_refused(gpt2):
          {"p": 1.5}),
         ({"top": 0}, "--top {top}: show 1 token or more (try --top 5)", {"top": 0}),
         ({"temperature": 0},
-         "--temperature {temperature} must be a positive number (try 0.5, 1 or 2)",
+         "{option} is {temperature}; it must be a positive number (try 0.5, 1 or 2)",
          {"temperature": 0}),
     ]  # fmt: skip
     for options, msgid, fields in refused:

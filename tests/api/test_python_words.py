@@ -332,3 +332,87 @@ def test_the_inference_views_refuse_in_python_words(run):
 def test_the_layer_s_checks_name_keywords(kwargs, python):
     said = _python_error(**kwargs)
     assert python in said and not OPTION.search(said), said
+
+
+LLAVES = str(SAMPLES / "llaves.json")
+SCORE_ONLY_SIZES = {"query": [1, 0], "keys": [[2, 1], [0, 2]], "w_a": [[1, 0], [0, 1]]}
+# name: (the Python call, what Python says; the command line, its stdin, what it says)
+BOTH_WAYS = {
+    "temperature": (lambda: attn.softmax([2, 0, 1], temperature=0),
+                    "temperature is 0; it must be a positive number",
+                    ("softmax", "2", "0", "1", "--temperature", "0"), "",
+                    "--temperature is 0.0; it must be a positive number"),
+    "no query": (lambda: attn.score(keys=[[2, 1], [0, 2]]),
+                 "'queries' (a row per query), e.g. query=[1, 0]",
+                 ("score", "--keys", "[[2,1],[0,2]]"), "", "e.g. --query 1,0"),
+    "no keys": (lambda: attn.score(query=[1, 0]), "e.g. keys=[[2, 1], [0, 2]]",
+                ("score", "--query", "1,0"), "", "e.g. --keys '[[2,1],[0,2]]'"),
+    "no values": (lambda: attn.mix([0.5, 0.5]), "e.g. values=[[10, 0], [0, 10]]",
+                  ("mix", "--weights", "0.5,0.5"), "", "e.g. --values '[[10,0],[0,10]]'"),
+    "no weights": (lambda: attn.mix(None, values=[[1, 0], [0, 1]]),
+                   "e.g. weights=[0.665, 0.09, 0.245], or softmax()'s result",
+                   ("mix", "--values", "[[1,0],[0,1]]"), "",
+                   "e.g. --weights 0.665,0.090,0.245, or pipe attn softmax"),
+    "unused w_a": (lambda: attn.score(query=[1, 0], keys=[[2, 1], [0, 2]], w_a=np.eye(2)),
+                   "which method='dot' does not use; give method='general', or remove",
+                   ("score", "-i", "-", "--method", "dot"), SCORE_ONLY_SIZES,
+                   "which --method dot does not use; give --method general, or remove"),
+    "sizes": (lambda: attn.score(query=[1, 0, 3], keys=[[2, 1], [0, 2]]),
+              "method='general' or method='additive' allow different sizes",
+              ("score", "--query", "1,0,3", "--keys", "[[2,1],[0,2]]"), "",
+              "--method general or --method additive allow different sizes"),
+    "v_a": (lambda: attn.score(query=[1, 0], keys=[[2, 1]], method="additive", v_a=[1, 2],
+                               d_a=3),
+            "v_a has 2 numbers but d_a is 3",
+            ("score", "-i", "-", "--query", "1,0", "--keys", "[[2,1]]", "--method", "additive",
+             "--d-a", "3"), {"v_a": [1, 2]}, "v_a has 2 numbers but --d-a is 3"),
+    "d_a memory": (lambda: attn.score(query=[1, 0], keys=[[1, 0]], method="additive",
+                                      d_a=10**12),
+                   "additive scoring with d_a=1000000000000 would need",
+                   ("score", "--query", "1,0", "--keys", "[[1,0]]", "--method", "additive",
+                    "--d-a", "1000000000000"), "",
+                   "additive scoring with --d-a 1000000000000 would need"),
+    "w_a drawn": (lambda: attn.score(query=[1, 0], keys=[[1, 0]], method="general",
+                                     w_a=np.eye(3)),
+                  "(or leave it out to draw it from seed)",
+                  ("score", "-i", "-", "--method", "general"),
+                  {"query": [1, 0], "keys": [[1, 0]], "w_a": np.eye(3).tolist()},
+                  "(or leave it out to draw it from --seed)"),
+    "dtype": (lambda: attn.selfattn("a b", dtype="int8"), "dtype='int8': expected float32",
+              ("selfattn", "a b", "--dtype", "int8"), "", "--dtype int8: expected float32"),
+    "scale": (lambda: attn.selfattn("a b", scale=-1), "scale is -1; the divisor must be",
+              ("selfattn", "a b", "--scale", "-1"), "", "--scale is -1.0; the divisor must be"),
+    "both": (lambda: attn.selfattn("a b", x=X), "give a sentence or arrays (x, x_q, queries, …)",
+             ("selfattn", "a b", "-i", LLAVES), "", "give a sentence or -i FILE, not both"),
+    "nothing": (lambda: attn.selfattn(),
+                'give a sentence (selfattn("en las llaves del coche")) or x=…, x_q=… and x_kv=…',
+                ("selfattn",), "",
+                'give a sentence (attn selfattn "en las llaves del coche") or -i FILE with x'),
+    "layer memory": (lambda: attn.selfattn(x=X, d_k=10**9),
+                     "lower d_k, or write only the output (grids=False)",
+                     ("selfattn", "-i", "-", "--d-k", "1000000000"), {"x": X.tolist()},
+                     "lower --d-k, or write only the output (--fields output)"),
+    "compare memory": (lambda: attn.compare_scores(tx=10**6, ty=10**6),
+                       "tx=1000000, ty=1000000, d_h=256, d_a=256, d_ks=[8, 64, 512] would "
+                       "need",
+                       ("compare-scores", "--tx", "1000000", "--ty", "1000000"), "",
+                       "--tx 1000000 --ty 1000000 --d-h 256 --d-a 256 --d-k 512 would need"),
+    "scaling memory": (lambda: attn.scaling(d_k=[512], rows=10**7, keys=10**7),
+                       "rows=10000000, d_k=[512], keys=10000000 would need",
+                       ("scaling", "--d-k", "512", "--rows", "10000000", "--keys", "10000000"),
+                       "", "--rows 10000000 --d-k 512 --keys 10000000 would need"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", BOTH_WAYS)
+def test_the_calculator_and_the_layer_refuse_in_keywords_and_in_options(run, name):
+    import json
+
+    call, python, cli_args, stdin, cli = BOTH_WAYS[name]
+    with pytest.raises(AttnError) as raised:
+        call()
+    said = str(raised.value)
+    assert python in said and not OPTION.search(said) and not SHORT.search(said), said
+    result = run(*cli_args, input=stdin if isinstance(stdin, str) else json.dumps(stdin))
+    assert result.exit_code != 0 and result.stdout == "", result.stdout
+    assert cli in result.stderr and result.stderr.count("\n") == 1, result.stderr

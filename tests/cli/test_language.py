@@ -85,7 +85,7 @@ def test_json_is_the_same_in_both_languages(run):
 
 QUERY_AND_KEYS = (
     "{query} has {numbers} but each key has {key_size} ({method} scoring needs them equal; "
-    "--method general or additive allow different sizes)"
+    "{general} or {additive} allow different sizes)"
 )
 RAGGED = "{field}: row {index} has {row}, row 1 has {rows} (every row must have the same length)"
 DECIMAL_COMMAS = (

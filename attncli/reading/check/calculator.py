@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from attncli.core.attention import METHODS
 from attncli.errors import InputError, ShapeError, count
 from attncli.limits import check_fits
-from attncli.messages import Message, _
+from attncli.messages import Message, OnSurface, Setting, _
 from attncli.reading.parse.values import (
     Document,
     labels,
@@ -28,19 +28,33 @@ from attncli.reading.parse.values import (
 if TYPE_CHECKING:
     import numpy as np
 
-# How to give a missing field.
-QUERY_HINT = Message(_("give 'query' (one vector) or 'queries' (a row per query), or --query 1,0"))
+# How to give a missing field: an example as the surface that asks writes it (--query 1,0
+# on the command line, query=[1, 0] in Python).
+QUERY_HINT = Message(
+    _("give 'query' (one vector) or 'queries' (a row per query), e.g. {example}"),
+    example=OnSurface(Setting("query", metavar="1,0"), Setting("query", [1, 0])),
+)
 KEYS_HINT = Message(
-    _("give 'keys' (a row per token) in the input document, or --keys '[[2,1],[0,2]]'")
+    _("give 'keys' (a row per token), e.g. {example}"),
+    example=OnSurface(
+        Setting("keys", metavar="'[[2,1],[0,2]]'"), Setting("keys", [[2, 1], [0, 2]])
+    ),
 )
 VALUES_HINT = Message(
-    _("give 'values' (a row per token) in the input document, or --values '[[10,0],[0,10]]'")
+    _("give 'values' (a row per token), e.g. {example}"),
+    example=OnSurface(
+        Setting("values", metavar="'[[10,0],[0,10]]'"), Setting("values", [[10, 0], [0, 10]])
+    ),
 )
 SCORES_HINT = Message(
     _("give numbers as arguments (attn softmax 2 0 1), 'scores' in the input, or pipe attn score")
 )
 WEIGHTS_HINT = Message(
-    _("give 'weights' in the input, --weights 0.665,0.090,0.245, or pipe attn softmax")
+    _("give 'weights', e.g. {example}, or {chained}"),
+    example=OnSurface(
+        Setting("weights", metavar="0.665,0.090,0.245"), Setting("weights", [0.665, 0.09, 0.245])
+    ),
+    chained=OnSurface(Message(_("pipe attn softmax")), Message(_("softmax()'s result"))),
 )
 
 
@@ -122,12 +136,13 @@ def refuse_unused_parameters(document: Document, method: str) -> None:
         if owner != method and document.get(name) is not None:
             raise InputError(
                 _(
-                    "field '{name}': a parameter of the {owner} score, which --method "
-                    "{method} does not use; give --method {owner}, or remove the field"
+                    "field '{name}': a parameter of the {owner} score, which {method} does not "
+                    "use; give {fix}, or remove the field"
                 ),
                 name=name,
                 owner=owner,
-                method=method,
+                method=Setting("method", method),
+                fix=Setting("method", owner),
             )
 
 
@@ -141,8 +156,10 @@ def score_input(document: Document, method: str, seed: int, d_a: int | None) -> 
         raise ShapeError(
             _(
                 "{query} has {numbers} but each key has {key_size} ({method} scoring needs "
-                "them equal; --method general or additive allow different sizes)"
+                "them equal; {general} or {additive} allow different sizes)"
             ),
+            general=Setting("method", "general"),
+            additive=Setting("method", "additive"),
             query=Message(_("the query")) if single else Message(_("each query")),
             numbers=count(queries.shape[1], "number"),
             key_size=keys.shape[1],
@@ -160,8 +177,9 @@ def score_input(document: Document, method: str, seed: int, d_a: int | None) -> 
             size = v_a.shape[0]
             if d_a is not None and d_a != size:
                 raise ShapeError(
-                    _("v_a has {size} numbers but --d-a is {d_a} (drop one of them)"),
+                    _("v_a has {size} numbers but {option} is {d_a} (drop one of them)"),
                     size=size,
+                    option=Setting("d_a"),
                     d_a=d_a,
                 )
         else:
@@ -171,7 +189,8 @@ def score_input(document: Document, method: str, seed: int, d_a: int | None) -> 
             lambda sizes: sizes["--d-a"] * (d_q + d_k + 1 + 2 * pairs),
             {"--d-a": size},
             ("--d-a",),
-            Message(_("additive scoring with --d-a {size}"), size=size),
+            Message(_("additive scoring with {d_a}"), d_a=Setting("d_a", size)),
+            names={"--d-a": Setting("d_a")},
         )
         _parameter(document, result, "w_1", (size, d_q), seed, fan_in=d_q)
         _parameter(document, result, "w_2", (size, d_k), seed, fan_in=d_k)
@@ -214,9 +233,10 @@ def _parameter(
         raise ShapeError(
             _(
                 "{name} is {actual} but must be {expected} for these queries and keys (or "
-                "leave it out to draw it from --seed)"
+                "leave it out to draw it from {seed})"
             ),
             name=name,
+            seed=Setting("seed"),
             actual=actual,
             expected=expected,
         )

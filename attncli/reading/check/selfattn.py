@@ -130,14 +130,18 @@ def selfattn_input(
     data = set(document) - {"grad_output", "target", "trained_by", *LAYER_FIELDS}
     if sentence is not None and data:
         raise InputError(
-            _("give a sentence or -i FILE, not both"),
+            _("give a sentence or {arrays}, not both"),
+            arrays=OnSurface(Message(_("-i FILE")), Message(_("arrays (x, x_q, queries, …)"))),
         )
     if sentence is None and not data:
         raise InputError(
-            _(
-                'nothing to attend over: give a sentence (attn selfattn "en las llaves del '
-                'coche") or -i FILE with x, with x_q and x_kv, or with queries, keys and '
-                "values"
+            _("nothing to attend over: give a sentence ({example}) or {arrays}"),
+            example=OnSurface(
+                'attn selfattn "en las llaves del coche"', 'selfattn("en las llaves del coche")'
+            ),
+            arrays=OnSurface(
+                Message(_("-i FILE with x, with x_q and x_kv, or with queries, keys and values")),
+                Message(_("x=…, x_q=… and x_kv=…, or queries=…, keys=… and values=…")),
             ),
         )
     if sentence is None and any(document.get(name) is not None for name in ("queries", "keys")):

@@ -159,12 +159,18 @@ def check_memory(
         d_k=d_k,
         d_v=d_v,
     )
-    hint = _(", or write only the output (--fields output): it is then computed in row blocks")
+    hint = Message(
+        _(", or write only the output ({only}): it is then computed in row blocks"),
+        only=Setting("grids", False, "--fields output"),
+    )
+    named = {
+        option: Setting(option[2:].replace("-", "_")) for option in ("--d-model", "--d-k", "--d-v")
+    }
     check_fits(
         _attention_numbers,
         sizes,
         ("tokens", "--d-model", "--d-k", "--d-v"),
         what,
-        names={"tokens": Message(_("the number of tokens"))},
-        hint=Message(hint) if grids else "",
+        names={"tokens": Message(_("the number of tokens")), **named},
+        hint=hint if grids else "",
     )
