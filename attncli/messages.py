@@ -216,8 +216,8 @@ class Message:
             text = self.msgid if self.fields["count"] == 1 else self.plural
         else:
             text = catalog(lang).ngettext(self.msgid, self.plural, self.fields["count"])
-        if not self.fields:
-            return text
+        if not self.fields and "{{" not in text and "}}" not in text:
+            return text  # a brace written twice is one brace, fields or not
         return _filler()(lang, surface).vformat(text, (), self.fields)
 
     def __str__(self) -> str:

@@ -51,7 +51,8 @@ WORDS: dict[str, str] = {
     "one_head": _("one head: {{ and }} pick a head when there are more (h)"),
     "model_keys": _("[ ] and w need --model (a real model's layers; its word pieces or words)"),
     "model_own": _(
-        "the model's layer is its own: p s c h n r d shape the seeded layer ([ ] {{ }} w here)"
+        "the model's layer is its own: p s c h n r d o < > a shape the seeded layer ([ ] {{ }} w "
+        "here)"
     ),
     "layer_edge": _("the model has {layers} layers"),
     "words_weights": _(

@@ -25,3 +25,11 @@ def test_each_phrase_formats_in_both_languages_with_the_same_fields(key):
     same = {"title", "knob.scale", "knob.causal", "knob.grid", "knob.d_k", "knob.words"}
     same.add("knob.alibi")  # a name
     assert english != spanish or key in same
+
+
+@pytest.mark.parametrize("key", sorted(WORDS))
+def test_a_phrase_shows_each_brace_once(key):
+    filled = dict.fromkeys(_fields(WORDS[key]), "x")
+    for lang in ("en", "es"):
+        shown = say(lang, key, **filled)
+        assert "{{" not in shown and "}}" not in shown, shown
