@@ -179,6 +179,13 @@ class OnSurface:
         return f"OnSurface({self.cli!r}, {self.python!r})"
 
 
+def typed(setting: Setting, text: str) -> OnSurface:
+    """`setting` with the text the user gave it, quoted as it was typed: `--from 'kyes'` on
+    the command line, `source='kyes'` in Python (`text` is that quoted text, e.g. a repr cut
+    short), where a Setting's value is written bare (`--from kyes`)."""
+    return OnSurface(f"{setting.option} {text}", f"{setting.name}={text}")
+
+
 def for_surface(value: Any, surface: str) -> Any:
     """A field as `surface` writes it: a Setting as its option or keyword, an OnSurface as
     its side; anything else as it is."""

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from attncli.errors import InputError, OptionError, shown
-from attncli.messages import Message, _
+from attncli.messages import Message, OnSurface, Setting, _, typed
 
 if TYPE_CHECKING:
     from attncli.core.transformer import ForwardRun
@@ -32,20 +32,26 @@ def _sentence(sentence: str | None) -> str:
         sentence = valid_text(sentence)
     # a letter, digit, mark, punctuation or symbol: a category outside C (control, format) and Z
     if sentence is None or all(unicodedata.category(char)[0] in "CZ" for char in sentence):
-        raise InputError(
-            _(
-                'give a sentence, e.g. attn selfattn "the keys to the cabinet are on the table" '
-                "--model all-MiniLM-L6-v2"
-            )
-        )
+        raise InputError(_("give a sentence, e.g. {example}"), example=EXAMPLE)
     return sentence
 
 
-def _in_range(value: int | None, total: int, option: str, what: Message) -> None:
+EXAMPLE = OnSurface(
+    'attn selfattn "the keys to the cabinet are on the table" --model all-MiniLM-L6-v2',
+    "attncli.selfattn(\"the keys to the cabinet are on the table\", model='all-MiniLM-L6-v2')",
+)
+# the token a ranking is read from and to: --from and --to, source= and target=
+SOURCE = Setting("source", option="--from")
+TARGET = Setting("target", option="--to")
+
+
+def _in_range(value: int | None, total: int, name: str, what: Message) -> None:
+    """`value` (the setting `name`, 1-based) within the model's `total`: --layer 9 on the
+    command line, layer=9 in Python."""
     if value is not None and not 1 <= value <= total:
         raise OptionError(
-            _("{option} {value} is out of range: the model has {total} {what} (1 to {total})"),
-            option=option,
+            _("{option} is out of range: the model has {total} {what} (1 to {total})"),
+            option=Setting(name, value),
             value=value,
             total=total,
             what=what,
@@ -78,7 +84,7 @@ def _forward(loaded: Model, encoded: Encoded, layers: int | None) -> ForwardRun:
 
     from attncli.core.transformer import forward
 
-    _in_range(layers, loaded.architecture.layers, "--layer", Message(_("layers")))
+    _in_range(layers, loaded.architecture.layers, "layer", Message(_("layers")))
     # The layers' products are small (T × d by d × d): one BLAS thread is quicker than
     # several waiting on one another, above all on a busy machine.
     with np.errstate(all="ignore"), threadpool_limits(1, user_api="blas"):
@@ -116,7 +122,7 @@ def model_selfattn(
     chosen = loaded.architecture.layers if layer is None else layer
     run = _forward(loaded, encoded, chosen)
     total = loaded.architecture.heads
-    _in_range(head, total, "--head", Message(_("heads per layer")))
+    _in_range(head, total, "head", Message(_("heads per layer")))
     layer_run = run.layers[chosen - 1]
     attention = layer_run.attention
     params = dict(loaded.network.blocks[chosen - 1].attention)
@@ -197,9 +203,10 @@ def _rope(loaded: Model) -> tuple[float, str, float] | None:
     return (base, "default", 1.0) if scaling is None else (base, scaling.kind, scaling.factor)
 
 
-def _position(tokens: tuple[str, ...], token: str, option: str) -> int:
+def _position(tokens: tuple[str, ...], token: str, option: Setting | str) -> int:
     """The position of `token`: its first exact occurrence, else the one token that matches
-    without case or accents."""
+    without case or accents. The setting that gave it is named as the surface writes it
+    (`--from 'kyes'`, `source='kyes'`); an option given as text is said as it is."""
     import unicodedata
 
     def folded(text: str) -> str:
@@ -214,13 +221,17 @@ def _position(tokens: tuple[str, ...], token: str, option: str) -> int:
     if loose:
         return loose[0]
     known = shown(", ".join(tokens), 200)
+    quoted = shown(repr(token))
     raise InputError(
-        _("{option} {token} is not one of the model's tokens here: {known}"),
-        option=option,
-        token=shown(repr(token)),
+        _("{option} is not one of the model's tokens here: {known}"),
+        option=f"{option} {quoted}" if isinstance(option, str) else typed(option, quoted),
+        token=token,
         known=known,
     )
 
+
+# a pattern given as a matrix: --pattern-file F on the command line, pattern_cells= in Python
+CELLS = Setting("pattern_cells", option="--pattern-file")
 
 # A head that puts at least this much weight, on average over its rows, on the token before,
 # the first token ([CLS], <s>) or the last ([SEP], </s>) mostly does that, whatever is asked.
@@ -269,11 +280,18 @@ def _texts(sentence: str | None, sentences: Sequence[str] | None) -> list[str]:
         return [_sentence(sentence)]
     if sentence is not None:
         raise OptionError(
-            _("give a sentence or --sentences FILE, not both: the ranking is over one of them")
+            _("give a sentence or {sentences}, not both: the ranking is over one of them"),
+            sentences=OnSurface(
+                Setting("sentences", metavar="FILE"), Setting("sentences", metavar="[…]")
+            ),
         )
     texts = [_sentence(text) for text in sentences]
     if not texts:
-        raise InputError(_("--sentences has no sentences; write one per line"))
+        raise InputError(
+            _("{sentences} has no sentences; {fix}"),
+            sentences=Setting("sentences"),
+            fix=OnSurface(Message(_("write one per line")), Message(_("give one or more"))),
+        )
     return texts
 
 
@@ -319,24 +337,30 @@ def _scored(loaded: Model, text: str, asked: _Asked) -> _Scored:
             assert asked.pattern is not None
             cells = pattern_cells(asked.pattern, encoded.ids)
         if not scored_rows(cells, asked.exclude).any():
+            exclude = OnSurface(Setting("exclude"), Setting("exclude", list(asked.exclude)))
             raise InputError(
                 _(
-                    "--pattern {pattern} has no cell in «{sentence}» ({tokens}){left}: "
-                    "duplicate and induction need a token that appears twice; --random N "
-                    "draws N tokens and repeats them"
+                    "{pattern} has no cell in «{sentence}» ({tokens}){left}: duplicate and "
+                    "induction need a token that appears twice; {random} draws N tokens and "
+                    "repeats them"
                 ),
-                pattern=asked.pattern or "--pattern-file",
+                pattern=CELLS if asked.pattern is None else Setting("pattern", asked.pattern),
                 sentence=shown(text, 80),
                 tokens=shown(" ".join(tokens), 120),
-                left=Message(_(" once --exclude is applied")) if asked.exclude else "",
+                left=Message(_(" once {exclude} is applied"), exclude=exclude)
+                if asked.exclude
+                else "",
+                random=OnSurface(
+                    Setting("random", metavar="N"), "attncli.repeated_random(model, N)"
+                ),
             )
         table = pattern_score(weights, cells, asked.metric, asked.exclude)
         return _Scored(encoded, table, _habit_means(weights), weights=weights)
     if asked.source is None or asked.target is None:  # the model view alone
         return _Scored(encoded, np.zeros(weights.shape[:2]), _habit_means(weights),
                        weights=weights)  # fmt: skip
-    start = _position(tokens, asked.source, "--from")
-    end = _position(tokens, asked.target, "--to")
+    start = _position(tokens, asked.source, SOURCE)
+    end = _position(tokens, asked.target, TARGET)
     controls = [[_controls(weights[lay, h], start, end) for h in range(weights.shape[1])]
                 for lay in range(weights.shape[0])]  # fmt: skip
     return _Scored(encoded, weights[:, :, start, end], _habit_means(weights), start, end,
@@ -362,42 +386,61 @@ def _asked(source: str | None, target: str | None, pattern: str | None, cells: A
 
     by_pattern = pattern is not None or cells is not None
     if pattern is not None and cells is not None:
-        raise OptionError(_("--pattern and --pattern-file each give a pattern; give one of them"))
+        raise OptionError(
+            _("{pattern} and {cells} each give a pattern; give one of them"),
+            pattern=Setting("pattern"),
+            cells=CELLS,
+        )
     if by_pattern and (source is not None or target is not None):
-        raise OptionError(_("--pattern and --from/--to each choose what to rank; give one of them"))
+        raise OptionError(
+            _("{pattern} and {source}/{target} each choose what to rank; give one of them"),
+            pattern=Setting("pattern"),
+            source=SOURCE,
+            target=TARGET,
+        )
     if grid and not by_pattern and source is None and target is None:
         pass  # the model view alone: every head drawn, none ranked
     elif not by_pattern and (source is None or target is None):
         raise OptionError(
-            _(
-                "say what to rank: --from TOKEN --to TOKEN (e.g. --from are --to keys), "
-                "--pattern {known} or --pattern-file F"
+            _("say what to rank: {cell} (e.g. {example}), {pattern} or {cells}"),
+            cell=OnSurface("--from TOKEN --to TOKEN", "source=TOKEN, target=TOKEN"),
+            example=OnSurface("--from are --to keys", "source='are', target='keys'"),
+            pattern=Setting("pattern", metavar="|".join(PATTERN_NAMES)),
+            cells=OnSurface(
+                Setting("pattern_cells", option="--pattern-file", metavar="F"),
+                Setting("pattern_cells", metavar="[[…]]"),
             ),
-            known="|".join(PATTERN_NAMES),
         )
     if pattern is not None and pattern not in PATTERN_NAMES:
         raise OptionError(
-            _("--pattern {pattern} is not known; one of {known}"),
-            pattern=shown(repr(pattern)),
+            _("{pattern} is not known; one of {known}"),
+            pattern=typed(Setting("pattern"), shown(repr(pattern))),
             known=", ".join(PATTERN_NAMES),
         )
     if metric not in METRICS:
         raise OptionError(
-            _("--metric {metric} is not known; one of {known}"),
-            metric=shown(repr(metric)),
+            _("{metric} is not known; one of {known}"),
+            metric=typed(Setting("metric"), shown(repr(metric))),
             known=", ".join(METRICS),
         )
     unknown = [name for name in exclude if name not in EXCLUSIONS]
     if unknown:
         raise OptionError(
-            _("--exclude {name} is not known; first, self or both (first,self)"),
-            name=shown(repr(unknown[0])),
+            _("{name} is not known; first, self or both ({both})"),
+            name=OnSurface(
+                f"--exclude {shown(repr(unknown[0]))}", f"exclude=[{shown(repr(unknown[0]))}]"
+            ),  # fmt: skip
+            both=OnSurface("first,self", "['first', 'self']"),
+            unknown=unknown[0],
         )
     if not by_pattern and (metric != "rows" or exclude):  # a cell, or nothing, is asked
         raise OptionError(
-            _("{option} scores a pattern; with --from/--to the score is the one cell's weight"),
-            option="--metric" if metric != "rows" else "--exclude",
-        )
+            _("{option} scores a pattern; with {source}/{target} the score is the one cell's "
+              "weight"),
+            option=Setting("metric") if metric != "rows" else Setting("exclude"),
+            source=SOURCE,
+            target=TARGET,
+        )  # fmt: skip
     ordered = tuple(name for name in EXCLUSIONS if name in exclude)
     return _Asked(source, target, pattern, cells, metric, ordered)
 
@@ -487,7 +530,9 @@ def repeated_random(model: str, count: int, seed: int = 0) -> str:
     from attncli.reading.models.model import load_model
 
     if not 2 <= count <= 200:
-        raise OptionError(_("--random {count}: draw 2 to 200 tokens"), count=count)
+        raise OptionError(
+            _("{random}: draw 2 to 200 tokens"), random=Setting("count", count, "--random")
+        )
     tokenizer = load_model(model).tokenizer
     bytes_level = tokenizer.pieces == "bytes"
     vocabulary = sorted(tokenizer.tokenizer.get_vocab().items(), key=lambda item: item[1])
@@ -507,17 +552,18 @@ def repeated_random(model: str, count: int, seed: int = 0) -> str:
                 break
     if len(drawn) < count:
         raise InputError(
-            _("{model}'s vocabulary has only {found} whole words to draw; ask --random {found}"),
+            _("{model}'s vocabulary has only {found} whole words to draw; ask {random}"),
             model=model,
             found=len(drawn),
+            random=Setting("count", len(drawn), "--random"),
         )
     half = " ".join(drawn)
     sentence = f"{half} {half}"
     positions = tokenizer.positions
     if 2 * count + 2 > positions:
         raise OptionError(
-            _("--random {count} makes {total} tokens; {model} reads at most {positions}"),
-            count=count,
+            _("{random} makes {total} tokens; {model} reads at most {positions}"),
+            random=Setting("count", count, "--random"),
             total=2 * count + 2,
             model=model,
             positions=positions,

@@ -8,10 +8,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from attncli.errors import OptionError
-from attncli.messages import _
+from attncli.messages import OnSurface, Setting, _
 
 if TYPE_CHECKING:
     from attncli.results.predict import PredictResult
+
+PREDICT = OnSurface("attn predict", "attncli.predict()")  # the command, the function
 
 
 def _check(temperature: float, top: int, top_k: int | None, top_p: float | None) -> None:
@@ -19,12 +21,22 @@ def _check(temperature: float, top: int, top_k: int | None, top_p: float | None)
 
     check_temperature(temperature)
     if top < 1:
-        raise OptionError(_("--top {top}: show 1 token or more (try --top 5)"), top=top)
+        raise OptionError(
+            _("{top}: show 1 token or more (try {example})"),
+            top=Setting("top", top),
+            example=Setting("top", 5),
+        )
     if top_k is not None and top_k < 1:
-        raise OptionError(_("--top-k {k}: keep 1 token or more (try --top-k 5)"), k=top_k)
+        raise OptionError(
+            _("{k}: keep 1 token or more (try {example})"),
+            k=Setting("top_k", top_k),
+            example=Setting("top_k", 5),
+        )
     if top_p is not None and not 0 < top_p <= 1:
         raise OptionError(
-            _("--top-p {p}: a share above 0 and at most 1 (try --top-p 0.9)"), p=top_p
+            _("{p}: a share above 0 and at most 1 (try {example})"),
+            p=Setting("top_p", top_p),
+            example=Setting("top_p", 0.9),
         )
 
 
@@ -53,11 +65,12 @@ def predict(
     if not loaded.architecture.causal or loaded.network.final_norm is None:
         raise OptionError(
             _(
-                "{model} has no language-model head (it is an encoder, {kind}): attn predict "
+                "{model} has no language-model head (it is an encoder, {kind}): {predict} "
                 "needs a causal model such as GPT-2"
             ),
             model=loaded.name,
             kind=loaded.model_type,
+            predict=PREDICT,
         )
     arch = loaded.architecture
     if arch.rms and not arch.tied and loaded.network.head is None:
@@ -65,10 +78,11 @@ def predict(
             _(
                 "{model} has no language-model head: its weights hold no lm_head.weight and "
                 "its config.json does not tie the head to the word embeddings "
-                "(tie_word_embeddings); attn predict needs the model saved with its head "
+                "(tie_word_embeddings); {predict} needs the model saved with its head "
                 "(e.g. LlamaForCausalLM, not LlamaModel)"
             ),
             model=loaded.name,
+            predict=PREDICT,
         )
     run = _forward(loaded, encoded, None)
     assert run.last is not None

@@ -40,7 +40,7 @@ def rollout(
 
     loaded, encoded = _load(sentence, model)
     total = loaded.architecture.layers
-    _in_range(layer, total, "--layer", Message(_("layers")))
+    _in_range(layer, total, "layer", Message(_("layers")))
     chosen = total if layer is None else layer
     run = _forward(loaded, encoded, chosen)
     weights = np.stack([one.attention.weights for one in run.layers])  # [L, h, T, T]
@@ -86,7 +86,7 @@ def _cell(mixed: np.ndarray, products: np.ndarray, layer: int, tokens: tuple[str
         )
     i = pick_row(tokens, row, token)
     final = products[layer - 1]
-    j = int(np.argmax(final[i])) if to is None else _position(tokens, to, "--to")
+    j = int(np.argmax(final[i])) if to is None else _position(tokens, to, Setting("to"))
     upper = mixed[layer - 1][i]
     lower = products[layer - 2][:, j]
     return RolloutCell(layer, i, j, tuple(float(v) for v in upper),

@@ -196,13 +196,15 @@ class HeadsResult(Result):
 
     def steps(self, row: int | None = None, token: str | None = None) -> list[Step]:
         from attncli.errors import OptionError
-        from attncli.messages import _
+        from attncli.messages import OnSurface, _
 
         raise OptionError(
-            _(
-                "attn heads ranks heads and has no steps; explain one with "
-                "attn selfattn SENTENCE --model M --layer L --head H --steps"
-            )
+            _("{heads} ranks heads and has no steps; explain one with {explain}"),
+            heads=OnSurface("attn heads", "attncli.heads()"),
+            explain=OnSurface(
+                "attn selfattn SENTENCE --model M --layer L --head H --steps",
+                "attncli.selfattn(sentence, model=M, layer=L, head=H).steps()",
+            ),
         )
 
 

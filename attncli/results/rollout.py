@@ -84,8 +84,10 @@ class RolloutResult(Result):
 
     def steps(self, row: int | None = None, token: str | None = None) -> list[Step]:
         from attncli.errors import OptionError
-        from attncli.messages import _
+        from attncli.messages import OnSurface, _
 
         raise OptionError(
-            _("attn rollout writes its one cell with --steps --token T --to T on the command")
+            _("{rollout} writes its one cell out with {cell}"),
+            rollout=OnSurface("attn rollout", "attncli.rollout()"),
+            cell=OnSurface("--steps --token T --to T", "cell=True, token=T, to=T (result.cell)"),
         )

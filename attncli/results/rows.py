@@ -5,21 +5,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from attncli.errors import InputError, shown
-from attncli.messages import _
+from attncli.messages import Setting, _, typed
 
 
 def pick_row(row_labels: Sequence[str], row: int | None, token: str | None) -> int:
     """The 0-based row that --steps explains: --row N (1-based), --token NAME, or the last."""
     total = len(row_labels)
     if row is not None and token is not None:
-        raise InputError(_("--row and --token both pick a row; give only one"))
+        raise InputError(
+            _("{row} and {token} both pick a row; give only one"),
+            row=Setting("row"),
+            token=Setting("token"),
+        )
     if token is not None:
         return _token_row(list(row_labels), token)
     if row is not None:
         if not 1 <= row <= total:
             raise InputError(
-                _("--row {row} is out of range: there are {total} rows (1 to {total})"),
-                row=row,
+                _("{row} is out of range: there are {total} rows (1 to {total})"),
+                row=Setting("row", row),
                 total=total,
             )
         return row - 1
@@ -48,7 +52,7 @@ def _token_row(labels: list[str], token: str) -> int:
         return loose[0]
     known = ", ".join(labels)
     raise InputError(
-        _("--token {token} is not a row here; the rows are: {rows}"),
-        token=shown(repr(token)),
+        _("{token} is not a row here; the rows are: {rows}"),
+        token=typed(Setting("token"), shown(repr(token))),
         rows=shown(known, 200),
     )

@@ -126,8 +126,9 @@ def test_steps_are_the_data_the_cli_renders(run):
     told(
         caught.value,
         attn.InputError,
-        "--row {row} is out of range: there are {total} rows (1 to {total})",
-        row=3,
+        "{row} is out of range: there are {total} rows (1 to {total})",
+        "python",
+        row="row=3",
         total=2,
     )
 

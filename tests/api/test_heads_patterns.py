@@ -17,8 +17,8 @@ from tests.core.test_head_patterns import loop_pattern, loop_score
 from tests.meaning import told
 
 NO_CELL = (
-    "--pattern {pattern} has no cell in «{sentence}» ({tokens}){left}: duplicate and induction "
-    "need a token that appears twice; --random N draws N tokens and repeats them"
+    "{pattern} has no cell in «{sentence}» ({tokens}){left}: duplicate and induction need a "
+    "token that appears twice; {random} draws N tokens and repeats them"
 )
 
 REPEATED = "the keys to the cabinet are on the table the keys to the cabinet"
@@ -125,14 +125,16 @@ def refused(result, kind, msgid, /, **fields):
     ("extra", "kind", "msgid", "fields"),
     [
         (["--pattern", "duplicate", "--metric", "max"], OptionError,
-         "--metric {metric} is not known; one of {known}", {"metric": "'max'"}),
+         "{metric} is not known; one of {known}", {"metric": "--metric 'max'"}),
         (["--pattern", "duplicate", "--exclude", "last"], OptionError,
-         "--exclude {name} is not known; first, self or both (first,self)", {"name": "'last'"}),
+         "{name} is not known; first, self or both ({both})",
+         {"name": "--exclude 'last'", "both": "first,self"}),
         (["--from", "are", "--to", "keys", "--metric", "mul"], OptionError,
-         "{option} scores a pattern; with --from/--to the score is the one cell's weight",
-         {"option": "--metric"}),
+         "{option} scores a pattern; with {source}/{target} the score is the one cell's weight",
+         {"option": "--metric", "source": "--from", "target": "--to"}),
         (["--pattern", "self", "--exclude", "self"], InputError, NO_CELL,
-         {"pattern": "self", "left": (" once --exclude is applied", {})}),
+         {"pattern": "--pattern self",
+          "left": (" once {exclude} is applied", {"exclude": "--exclude"})}),
     ],
 )  # fmt: skip
 def test_refusals(run, models, extra, kind, msgid, fields):
@@ -143,8 +145,8 @@ def test_refusals(run, models, extra, kind, msgid, fields):
 def test_a_sentence_without_repeats_has_no_duplicate_cell(run, models):
     model = str(models / "bert")
     refused(run("heads", "the keys are here", "--model", model, "--pattern", "duplicate"),
-            InputError, NO_CELL, pattern="duplicate", sentence="the keys are here",
-            left="")  # fmt: skip
+            InputError, NO_CELL, pattern="--pattern duplicate", sentence="the keys are here",
+            left="", random="--random N")  # fmt: skip
 
 
 def test_pattern_file_refusals(run, models, tmp_path):
@@ -171,6 +173,7 @@ def test_pattern_file_refusals(run, models, tmp_path):
             "0 to 1", row=1, column=2, value=2.0)  # fmt: skip
     refused(run("heads", "the keys", "--model", gpt2, "--pattern-file", str(square),
                 "--pattern", "self"), OptionError,
-            "--pattern and --pattern-file each give a pattern; give one of them")  # fmt: skip
+            "{pattern} and {cells} each give a pattern; give one of them",
+            pattern="--pattern", cells="--pattern-file")  # fmt: skip
     refused(run("heads", "the keys", "--random", "4", "--model", gpt2, "--pattern", "self"),
             OptionError, "--random N draws the sentence; leave out the sentence given")  # fmt: skip

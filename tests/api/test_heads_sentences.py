@@ -77,7 +77,7 @@ def test_the_screen_says_over_how_many_and_what_lowest_means(run, bert, sentence
     assert "la media de 3 frases" in spanish and "Mínimo" in spanish
 
 
-NOT_A_TOKEN = "{option} {token} is not one of the model's tokens here: {known}"
+NOT_A_TOKEN = "{option} is not one of the model's tokens here: {known}"
 
 
 def refused(result, kind, msgid, /, **fields):
@@ -93,8 +93,8 @@ def test_refusals(run, bert, sentence_file, tmp_path):
     empty.write_text("# nothing\n\n", encoding="utf-8")
     pattern = ("--model", bert, "--pattern", "self")
     refused(run("heads", "the keys", "--sentences", sentence_file, *pattern), OptionError,
-            "give a sentence or --sentences FILE, not both: the ranking is over one of "
-            "them")  # fmt: skip
+            "give a sentence or {sentences}, not both: the ranking is over one of them",
+            sentences="--sentences FILE")  # fmt: skip
     refused(run("heads", "--sentences", str(empty), *pattern), InputError,
             "{source} has no sentences; write one per line, e.g. the keys to the cabinet are on "
             "the table", source=str(empty))  # fmt: skip
@@ -106,4 +106,5 @@ def test_refusals(run, bert, sentence_file, tmp_path):
     missing.write_text("the keys are here\nthe car is here\n", encoding="utf-8")
     asked = ("--model", bert, "--from", "are", "--to", "keys")
     refused(run("heads", "--sentences", str(missing), *asked), InputError, NOT_A_TOKEN,
-            option="--from", token="'are'", known="[CLS], the, car, is, here, [SEP]")  # fmt: skip
+            option="--from 'are'", token="are",
+            known="[CLS], the, car, is, here, [SEP]")  # fmt: skip

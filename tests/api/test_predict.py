@@ -62,13 +62,14 @@ def test_an_encoder_and_bad_options_are_refused(gpt2):
     with pytest.raises(OptionError) as caught:
         predict("the keys", "all-MiniLM-L6-v2")
     told(caught.value, OptionError,
-         "{model} has no language-model head (it is an encoder, {kind}): attn predict needs a "
-         "causal model such as GPT-2", model="all-MiniLM-L6-v2", kind="bert")  # fmt: skip
+         "{model} has no language-model head (it is an encoder, {kind}): {predict} needs a "
+         "causal model such as GPT-2", "python", model="all-MiniLM-L6-v2", kind="bert",
+         predict="attncli.predict()")  # fmt: skip
     refused = [
-        ({"top_k": 0}, "--top-k {k}: keep 1 token or more (try --top-k 5)", {"k": 0}),
-        ({"top_p": 1.5}, "--top-p {p}: a share above 0 and at most 1 (try --top-p 0.9)",
-         {"p": 1.5}),
-        ({"top": 0}, "--top {top}: show 1 token or more (try --top 5)", {"top": 0}),
+        ({"top_k": 0}, "{k}: keep 1 token or more (try {example})", {"k": "--top-k 0"}),
+        ({"top_p": 1.5}, "{p}: a share above 0 and at most 1 (try {example})",
+         {"p": "--top-p 1.5"}),
+        ({"top": 0}, "{top}: show 1 token or more (try {example})", {"top": "--top 0"}),
         ({"temperature": 0},
          "{option} is {temperature}; it must be a positive number (try 0.5, 1 or 2)",
          {"temperature": 0}),

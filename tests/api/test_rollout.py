@@ -65,7 +65,7 @@ def test_layer_stops_the_product_and_spanish_says_it(run, models):
     assert "no es un gradiente" in " ".join(spanish.split()) and "sumando 1" in spanish
 
 
-NOT_A_TOKEN = "{option} {token} is not one of the model's tokens here: {known}"
+NOT_A_TOKEN = "{option} is not one of the model's tokens here: {known}"
 
 
 def refused(result, kind, msgid, /, **fields):
@@ -87,7 +87,7 @@ def test_refusals(run, models):
             "{steps} writes a cell of two layers' product; {layer} has one layer (give 2 or more)",
             layer="--layer 1")  # fmt: skip
     refused(run("rollout", SENTENCE, "--model", model, "--layer", "3"), OptionError,
-            "{option} {value} is out of range: the model has {total} {what} (1 to {total})",
-            option="--layer", value=3, total=2)  # fmt: skip
+            "{option} is out of range: the model has {total} {what} (1 to {total})",
+            option="--layer 3", value=3, total=2)  # fmt: skip
     refused(run("rollout", SENTENCE, "--model", model, "--steps", "--to", "nothing"), InputError,
-            NOT_A_TOKEN, option="--to", token="'nothing'")  # fmt: skip
+            NOT_A_TOKEN, option="--to 'nothing'", token="nothing")  # fmt: skip

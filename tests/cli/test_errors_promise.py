@@ -495,8 +495,8 @@ def test_undecodable_argument_bytes_become_replacement_characters():
 
 def test_error_messages_escape_token_text():
     result = _attn("softmax", "1", "2", "--tokens", "a\x1b[31m,b", "--steps", "--token", "z\x9b")
-    _one_line_error(result, InputError, "--token {token} is not a row here; the rows are: {rows}",
-                    token="'z\\x9b'")  # fmt: skip
+    _one_line_error(result, InputError, "{token} is not a row here; the rows are: {rows}",
+                    token="--token 'z\\x9b'")  # fmt: skip
     assert "--token 'z\\x9b'" in result.stderr.decode()  # the token, escaped
 
 

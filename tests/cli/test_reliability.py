@@ -78,9 +78,9 @@ def test_a_byte_that_is_not_utf8_reaches_a_models_tokenizer_as_a_replacement(run
 def test_a_sentence_with_nothing_to_read_is_refused_by_a_model(run, sentence):
     result = run("selfattn", sentence, "--model", "all-MiniLM-L6-v2", "--json")
     assert result.exit_code == 2 and result.stdout == ""
-    told(result.error, InputError,
-         'give a sentence, e.g. attn selfattn "the keys to the cabinet are on the table" '
-         "--model all-MiniLM-L6-v2")  # fmt: skip
+    told(result.error, InputError, "give a sentence, e.g. {example}",
+         example='attn selfattn "the keys to the cabinet are on the table" '
+                 "--model all-MiniLM-L6-v2")  # fmt: skip
 
 
 def test_more_threads_than_cores_are_refused_not_reported(run):

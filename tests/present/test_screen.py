@@ -22,7 +22,7 @@ from tests.meaning import told
 pytestmark = pytest.mark.slow
 
 ATTN = [sys.executable, "-m", "attncli"]
-NOT_A_ROW = "--token {token} is not a row here; the rows are: {rows}"
+NOT_A_ROW = "{token} is not a row here; the rows are: {rows}"
 SYSTEMS = ["truecolor", "256", "standard"]
 FORTY = " ".join(f"treinta{i}" for i in range(40))
 
@@ -186,7 +186,7 @@ def test_token_matches_without_accents_when_unique(run):
     assert out.startswith("Scaled scores: están")
     both = run("selfattn", "Están están", "--steps", "--token", "estan")
     assert both.exit_code == 2
-    told(both.error, InputError, NOT_A_ROW, token="'estan'", rows="Están, están")
+    told(both.error, InputError, NOT_A_ROW, token="--token 'estan'", rows="Están, están")
     exact = run("selfattn", "Están están", "--steps", "--token", "están").stdout
     assert exact.startswith("Scaled scores: están")
 

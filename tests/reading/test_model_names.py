@@ -36,7 +36,8 @@ def test_a_name_two_owners_have_is_refused_naming_both(cache):
     told(
         raised.value,
         InputError,
-        "--model {name} could be {candidates}; give the one you mean in full",
+        "{model} could be {candidates}; give the one you mean in full",
+        model="--model tiny",
         name="tiny",
         candidates=("{choices} or {last}", {"choices": "alice/tiny", "last": "bob/tiny"}),
     )

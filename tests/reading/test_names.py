@@ -93,7 +93,10 @@ def test_a_prefix_for_a_layer_at_the_top_level(run):
                  "--prefix", "foo")  # fmt: skip
     at_the_top = {
         "where": ("under {prefix}", {"prefix": "'foo'"}),
-        "hint": ("the file's layer is at the top level (no --prefix needed; drop it)", {}),
+        "hint": (
+            "the file's layer is at the top level (no {prefix} needed; drop it)",
+            {"prefix": "--prefix"},
+        ),
     }
     _one_line_error(result, InputError, "no attention layer {where}: {hint}", **at_the_top)
     assert "under ;" not in result.stderr

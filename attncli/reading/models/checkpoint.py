@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from attncli.errors import InputError, ShapeError, shown
-from attncli.messages import Message, _
+from attncli.messages import Message, Setting, _
 from attncli.reading.parse.values import shape_text
 
 KINDS = ("mha", "bert", "gpt2")
@@ -435,7 +435,10 @@ def attention_weights(
                 listed=", ".join(found[:3]) + (" …" if len(found) > 3 else ""),
             )
         elif found:
-            hint = Message(_("the file's layer is at the top level (no --prefix needed; drop it)"))
+            hint = Message(
+                _("the file's layer is at the top level (no {prefix} needed; drop it)"),
+                prefix=Setting("prefix"),
+            )
         else:
             typo = next(
                 ((name, near) for name in state if (near := near_marker(name)) is not None),

