@@ -16,6 +16,8 @@ from attncli.messages import _
 # The document fields that hold a T × T grid (see grids_needed).
 GRID_FIELDS = frozenset({"raw_scores", "scores", "weights", "weights_mean"})
 SQRT = "sqrt"  # the divisor √d_k, per head
+POSITIONS = (None, "sinusoidal", "rope")  # --positions: none, added to X, or rotary
+ROPE_BASE = 10000.0  # the rotary angles' base, as Llama's rope_theta
 
 
 @dataclass(frozen=True)
@@ -180,13 +182,49 @@ class SelfAttnSettings:
         knob=Knob(("o",), on="rope", off=None),  # rotary on, or no positions
     )  # fmt: skip
     rope_base: float = setting(
-        10000.0,
+        ROPE_BASE,
         _("With --positions rope: the base of the rotary angles, pair i turning by "
           "position · base^(−2i/d_k) (a model's rope_theta)."),
         option="--rope-base",
         metavar="B",
     )  # fmt: skip
     grids: bool = True  # False: only the output is wanted, computed in row blocks
+
+    def __post_init__(self) -> None:
+        """What the command line's types and ranges refuse, refused here too, so that the
+        Python API's keywords cannot ask for what the command line cannot (window=0 would
+        mask every key): whole numbers where one is declared, their declared minimum, a
+        known kind of positions, and a rotary base only with rotary positions."""
+        from attncli.errors import OptionError
+        from attncli.messages import Setting
+
+        for declared in fields(self):
+            value = getattr(self, declared.name)
+            if value is None or declared.type not in (int, int | None):
+                continue
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise OptionError(
+                    _("{setting}: give a whole number"), setting=Setting(declared.name, value)
+                )
+            least = (declared.metadata.get("limits") or {}).get("min")
+            if least is not None and value < least:
+                raise OptionError(
+                    _("{setting}: it must be {least} or more"),
+                    setting=Setting(declared.name, value),
+                    least=least,
+                )
+        if self.positions not in POSITIONS:
+            raise OptionError(
+                _("{setting}: the positions are one of {kinds}"),
+                setting=Setting("positions", self.positions),
+                kinds=", ".join(kind for kind in POSITIONS if kind),
+            )
+        if self.rope_base != ROPE_BASE and self.positions != "rope":
+            raise OptionError(
+                _("{base} is the base of rotary positions' angles; add {rope}"),
+                base=Setting("rope_base", self.rope_base),
+                rope=Setting("positions", "rope"),
+            )
 
     @property
     def scale_by(self) -> float | None:

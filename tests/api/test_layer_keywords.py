@@ -1,0 +1,51 @@
+"""The layer's settings refuse from Python what the command line's types and ranges refuse:
+a window of 0 would mask every key, a float where a count is meant would fail deep in
+numpy, a rotary base without rotary positions would be ignored. One line, naming the
+keyword as Python writes it (the same error says the option on the command line)."""
+
+from __future__ import annotations
+
+import pytest
+
+import attncli as attn
+from attncli.errors import OptionError
+from tests.meaning import told
+
+SENTENCE = "las llaves del coche"
+
+
+@pytest.mark.parametrize(
+    ("keywords", "msgid", "said"),
+    [
+        ({"window": 0}, "{setting}: it must be {least} or more", "window=0: it must be 1 or more"),
+        ({"window": -1}, "{setting}: it must be {least} or more", "window=-1"),
+        ({"window": 1.5}, "{setting}: give a whole number", "window=1.5: give a whole number"),
+        ({"window": True}, "{setting}: give a whole number", "window=True"),
+        ({"heads": 4, "kv_heads": 2.0}, "{setting}: give a whole number", "kv_heads=2.0"),
+        ({"heads": 2.0}, "{setting}: give a whole number", "heads=2.0"),
+        ({"seed": -1}, "{setting}: it must be {least} or more", "seed=-1: it must be 0 or more"),
+        ({"positions": "rop"}, "{setting}: the positions are one of {kinds}",
+         "positions='rop': the positions are one of sinusoidal, rope"),
+        ({"rope_base": 5000.0}, "{base} is the base of rotary positions' angles; add {rope}",
+         "rope_base=5000.0 is the base of rotary positions' angles; add positions='rope'"),
+    ],
+)  # fmt: skip
+def test_a_keyword_the_command_line_would_refuse_is_refused(keywords, msgid, said):
+    with pytest.raises(OptionError) as caught:
+        attn.selfattn(SENTENCE, **keywords)
+    assert caught.value.msgid == msgid
+    assert said in str(caught.value)
+
+
+def test_the_same_refusals_name_the_options_on_the_command_line(run):
+    ignored = run("selfattn", "a b c", "--rope-base", "5000")
+    assert ignored.exit_code == 2 and ignored.stdout == ""
+    told(ignored.error, OptionError, "{base} is the base of rotary positions' angles; add {rope}")
+    assert "--rope-base 5000.0" in ignored.stderr and "add --positions rope" in ignored.stderr
+    turned = run("selfattn", "a b c", "--positions", "rope", "--rope-base", "5000")
+    assert turned.exit_code == 0, turned.stderr
+
+
+def test_what_the_command_line_allows_still_runs():
+    assert attn.selfattn(SENTENCE, window=1, heads=2, kv_heads=1).weights.shape == (2, 4, 4)
+    assert attn.selfattn(SENTENCE, positions="rope", rope_base=500.0).rope_base == 500.0
