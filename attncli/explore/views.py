@@ -112,10 +112,16 @@ def panel(
     if not power_row.masked:
         dot = f"{render.dot_terms(score_row.terms, fmt)} = {fmt.number(score_row.total)}"
         cell.append((fmt.say("query_key"), dot))
+        scaled = score_row.total
         if scored.divisor:
             root = layer_view.divisor_text(result, fmt) or fmt.number(scored.divisor)
             division = f"{fmt.number(score_row.total)} ÷ {fmt.number(scored.divisor)}"
             cell.append((f"÷ {root}", division))
+            scaled = score_row.total / scored.divisor
+        if score_row.bias is not None:  # ALiBi's −m·|i − j|, a float attn_mask's number
+            added = fmt.number(score_row.bias)
+            added = f"({added})" if score_row.bias < 0 else added
+            cell.append((f"+ {scored.bias_name}", f"{fmt.number(scaled)} + {added}"))
         cell.append((fmt.say("score"), fmt.number(score_row.score)))
         cell.append((fmt.say("power"), fmt.number(power_row.power, whole_bare=False)))
         total = fmt.number(softmax.total, whole_bare=False)
@@ -137,8 +143,11 @@ def panel(
             score = fmt.number(score_row.score)
             power = fmt.number(power_row.power, whole_bare=False)
             steps = [f"{cell[0][0]} = {cell[0][1]}"]
-            if scored.divisor:
-                steps.append(f"{cell[1][1]} = {score}")
+            # each step between the dot and the score: ÷ √d_k, then + the bias
+            between = [value for label, value in cell[1:] if label.startswith(("÷", "+"))]
+            for value, equals in zip(between, [*between[1:], None], strict=True):
+                result_of = score if equals is None else equals.split(" + ")[0]
+                steps.append(f"{value} = {result_of}")
             steps.append(f"e^{score} = {power}")
             total = fmt.number(softmax.total, whole_bare=False)
             steps.append(f"{power} ÷ {total} = {fmt.weight_number(power_row.weight)}")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import fields, replace
 
+import pytest
+
 from attncli.explore.session import Source, layer_settings
 from attncli.explore.state import KEYS, LAYER_KNOBS, State
 from attncli.layer import SQRT, SelfAttnSettings, knobs
@@ -62,3 +64,35 @@ def test_rotary_alibi_and_the_window_reach_the_layer():
     assert (turned.positions, turned.alibi, turned.window) == ("rope", True, 2)
     plain = layer_settings(source, State())
     assert (plain.positions, plain.alibi, plain.window) == (None, False, None)
+
+
+def test_the_side_panel_adds_alibis_bias_between_the_division_and_the_score():
+    from attncli.explore import views
+    from attncli.explore.session import compute
+    from attncli.present.format import Format
+
+    source = Source(sentence="las llaves del coche están ahí")
+    state = replace(State(), heads=2, alibi=True, row=4, column=5)
+    result = compute(source, state)
+    score_row = result.steps(row=5, head=1)[-3].rows[5]
+    bias, score = score_row.bias, score_row.score
+    assert bias is not None and bias < 0  # ALiBi: −m·|i − j|
+    scaled = score_row.total / result.divisor
+    assert scaled + bias == pytest.approx(score, abs=1e-12)
+    fmt = Format()
+    for compact in (False, True):
+        text = _plain(views.panel(result, state, fmt, compact=compact))
+        assert f"{fmt.number(scaled)} + ({fmt.number(bias)})" in text, text
+        assert fmt.number(score) in text
+    assert f"+ ({fmt.number(bias)}) = {fmt.number(score)}" in _plain(
+        views.panel(result, state, fmt, compact=True)
+    )
+
+
+def _plain(renderable) -> str:
+    from rich.console import Console
+
+    console = Console(width=200, color_system=None)
+    with console.capture() as captured:
+        console.print(renderable)
+    return captured.get()
