@@ -275,3 +275,15 @@ def test_a_pattern_file_without_cells_is_named_once(run, tmp_path):
     zeros.write_text(json.dumps(np.zeros((4, 4)).tolist()), encoding="utf-8")
     result = run("heads", "the keys", *ON, "--pattern-file", str(zeros))
     assert result.stderr.startswith("attn: error: --pattern-file has no cell in «the keys»")
+
+
+def test_too_many_tokens_to_draw_names_count(run, tmp_path):
+    folder = tmp_path / "gpt2"
+    tiny_models.WRITERS["gpt2"](folder)  # 48 positions
+    with pytest.raises(AttnError) as raised:
+        attn.repeated_random(str(folder), 24)
+    said = str(raised.value)
+    assert said == f"count=24 makes 50 tokens; {folder} reads at most 48", said
+    result = run("heads", "--random", "24", "--model", str(folder), "--pattern", "induction")
+    assert result.stderr == f"attn: error: --random 24 makes 50 tokens; {folder} reads at most 48\n"
+    assert result.error.msgid == raised.value.msgid
