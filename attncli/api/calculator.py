@@ -133,11 +133,41 @@ def check_method(method: str) -> None:
         )
 
 
+# What a self-attention result's scores went through that attn score does not do: scored
+# again, its queries and keys would give other scores without a word.
+LAYER_SCORING = ("mask", "attn_mask", "key_padding_mask", "window", "alibi", "rope_base")
+
+
+def refuse_layer_result(document: Document) -> None:
+    """A result of attn selfattn piped into attn score: its scores were scaled, masked or
+    biased by the layer, which a dot product of its queries and keys would not repeat. Its
+    `scores` are already there, for softmax; refused, saying so, rather than scored again."""
+    if "output" not in document or "scores" not in document:
+        return
+    scoring = [name for name in LAYER_SCORING if document.get(name) not in (None, False)]
+    if document.get("causal") is True:
+        scoring.insert(0, "causal")
+    divisor = document.get("divisor")
+    if isinstance(divisor, (int, float)) and divisor != 1:
+        scoring.append("divisor")
+    if scoring:
+        raise InputError(
+            _(
+                "{field}: the input is a self-attention result whose scores depend on its "
+                "{field}, which attn score does not apply to queries and keys (it would give "
+                "other scores); its scores are in the document already: pipe it to attn "
+                "softmax, or lay the step out with attn selfattn --steps"
+            ),
+            field=scoring[0],
+        )
+
+
 def score_document(
     document: Document, method: str | None = None, seed: int = 0, d_a: int | None = None
 ) -> ScoreResult:
     """score() on a document: query or queries, keys, and any other fields to carry; the
     method defaults to the document's own (an exercise's), else dot."""
+    refuse_layer_result(document)
     method = chosen_method(document, method)
     check_method(method)
     checked = score_input(document, method, seed, d_a)
