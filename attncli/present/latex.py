@@ -61,6 +61,17 @@ _TEXT = {
     "½": r"$\frac{1}{2}$",
     "α": r"$\alpha$",
     "δ": r"$\delta$",
+    "ε": r"$\varepsilon$",
+    "θ": r"$\theta$",
+    "π": r"$\pi$",
+    "Δ": r"$\Delta$",
+    "′": r"$'$",
+    "≤": r"$\leq$",
+    "≥": r"$\geq$",
+    "←": r"$\leftarrow$",
+    "↔": r"$\leftrightarrow$",
+    "↑": r"$\uparrow$",
+    "↓": r"$\downarrow$",
     "ᵀ": r"$^{\top}$",
     "‖": r"$\|$",
     "ℓ": r"$\ell$",
@@ -72,6 +83,8 @@ _TEXT = {
     "<": r"\textless{}",
     ">": r"\textgreater{}",
     "|": r"\textbar{}",
+    # After \\ (a table's row, a line's end) LaTeX reads [ as the start of a length.
+    "[": "{[}",
 }
 # In math mode (a bmatrix cell): a decimal comma is {,}, a masked cell a dash.
 _MATH = {

@@ -32,6 +32,9 @@ EXERCISES = {
     "class-set-additive": ("exercise", "--seed", "1", "--count", "3", "--method", "additive"),
     "class-set-selfattn": ("exercise", "--seed", "1", "--count", "3", "--selfattn"),
     "keys-only": ("exercise", "--seed", "1", "--count", "3", "--answers-only"),
+    # θ and the turned x′, y′ of rotary positions, once stopped pdflatex in either language.
+    "rope": ("exercise", "--positions", "rope", "--seed", "7"),
+    "rope-es": ("exercise", "--positions", "rope", "--seed", "7", "--lang", "es"),
 }
 LLAVES = str(SAMPLES / "llaves.json")
 RESULTS = {
@@ -93,6 +96,15 @@ RESULTS = {
         "están=llaves",
         "--iterations",
         "30",
+    ),  # fmt: skip
+    "rope-steps": (
+        "selfattn",
+        "las llaves del coche están ahí",
+        "--positions",
+        "rope",
+        "--steps",
+        "--token",
+        "están",
     ),  # fmt: skip
     "scaling": ("scaling", "--rows", "200"),
     "samples": ("samples",),
@@ -187,6 +199,48 @@ def test_a_model_s_heads_typeset_within_the_page(run, tmp_path):
         pytest.skip("the demo model is not installed: " + result.stderr.strip())
     assert result.exit_code == 0, result.stderr
     _check_pages(path)
+
+
+# A model's rows start [CLS] and [SEP]: after a row's \\ LaTeX read "[SEP]" as a length.
+MODELS = {
+    "model-head": (
+        "selfattn",
+        "the keys",
+        "--model",
+        "all-MiniLM-L6-v2",
+        "--layer",
+        "4",
+        "--head",
+        "2",
+    ),  # fmt: skip
+    "rollout-cell": (
+        "rollout",
+        "the keys to the cabinet are on the table",
+        "--model",
+        "all-MiniLM-L6-v2",
+        "--steps",
+        "--token",
+        "keys",
+        "--to",
+        "the",
+    ),  # fmt: skip
+}
+
+
+@needs_tex
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_a_model_s_tokens_in_brackets_typeset_within_the_page(run, tmp_path, name):
+    pytest.importorskip("tokenizers")
+    path = tmp_path / f"{name}.tex"
+    result = run(*MODELS[name], "--export", str(path))
+    if result.exit_code != 0 and "pip install" in result.stderr:
+        pytest.skip("the demo model is not installed: " + result.stderr.strip())
+    assert result.exit_code == 0, result.stderr
+    _check_pages(path)
+    assert "textbackslash" not in path.read_text(encoding="utf-8")  # M6[keys, k], as it is
+    markdown = path.with_suffix(".md")
+    assert run(*MODELS[name], "--export", str(markdown)).exit_code == 0
+    assert "\\\\" not in markdown.read_text(encoding="utf-8")  # no backslash shown
 
 
 def test_the_overfull_and_title_checks_can_fail(tmp_path):

@@ -55,12 +55,10 @@ def _cell_view(result: RolloutResult, fmt: Format) -> list[RenderableType]:
     table = PlainTable(box=box.SIMPLE_HEAVY)
     table.add_column("k", justify="right")
     table.add_column(fmt.say("rollout_through"))
-    from rich.markup import escape
-
     upper = f"M{cell.layer}[{tokens[cell.row]}, k]"
     lower = f"R{cell.layer - 1}[k, {tokens[cell.column]}]"
     for title in (upper, lower, "×"):
-        table.add_column(escape(title), justify="right")
+        table.add_column(render.safe_label(title), justify="right")  # no markup: M6[keys, k]
     for k, (a, b) in enumerate(zip(cell.upper, cell.lower, strict=True), start=1):
         table.add_row(str(k), render.safe_label(tokens[k - 1]), fmt.stated(a, 4),
                       fmt.stated(b, 4), fmt.stated(a * b, 4))  # fmt: skip
