@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from attncli.api.model import SOURCE, TARGET
 from attncli.errors import InputError, OptionError, shown
-from attncli.messages import _
+from attncli.messages import OnSurface, Setting, _, typed
 
 if TYPE_CHECKING:
     from attncli.core.alignment import Alignment
@@ -71,18 +72,23 @@ def _aligned(runs: list[tuple[SelfAttnResult, Pieces | None, tuple[str, ...] | N
     return alignment, difference
 
 
+# The course's pair, as each surface asks for it.
+_PAIR_EXAMPLE = OnSurface(
+    'attn selfattn "la llave del coche está ahí" --compare "las llaves del coche están ahí"',
+    'attncli.compare_sentences("la llave del coche está ahí", "las llaves del coche están ahí")',
+)
+COMPARE = Setting("second", option="--compare")
+
+
 def _checked_texts(first: str | None, second: str | None) -> tuple[str, str]:
     """Both sentences, or a line saying which is missing."""
     if first is None or not first.strip():
-        raise InputError(
-            _(
-                'give the first sentence before --compare, e.g. attn selfattn "la llave del '
-                'coche está ahí" --compare "las llaves del coche están ahí"'
-            )  # fmt: skip
-        )
+        raise InputError(_("give the first sentence too, e.g. {example}"), example=_PAIR_EXAMPLE)
     if second is None or not second.strip():
         raise OptionError(
-            _('--compare needs the other sentence, e.g. --compare "las llaves del coche están ahí"')
+            _("{compare} needs the other sentence, e.g. {example}"),
+            compare=COMPARE,
+            example=typed(COMPARE, '"las llaves del coche están ahí"'),
         )
     return first, second
 
@@ -165,9 +171,10 @@ def sentence_pair(
         if run.batch is not None or tuple(run.query_labels) != tuple(run.tokens):
             raise OptionError(
                 _(
-                    "--compare compares one sentence's self-attention with another's; "
+                    "{compare} compares one sentence's self-attention with another's; "
                     "leave out the context (cross-attention) and batches"
-                )
+                ),
+                compare=OnSurface("--compare", "compare_sentences()"),
             )
     alignment, difference = _aligned(runs, words, texts)
     heads = difference.reshape(-1, *difference.shape[-2:])
@@ -176,8 +183,8 @@ def sentence_pair(
     if model is None and head is not None:
         if not 1 <= head <= len(heads):
             raise OptionError(
-                _("--head {head} is out of range: the layer has {total} heads (1 to {total})"),
-                head=head,
+                _("{head} is out of range: the layer has {total} heads (1 to {total})"),
+                head=Setting("head", head),
                 total=len(heads),
             )
         shown_head = head - 1
@@ -206,7 +213,11 @@ def compare_heads(
 
     texts = _checked_texts(first, second)
     if (source is None) != (target is None):
-        raise OptionError(_("--from and --to name one cell together; give both or neither"))
+        raise OptionError(
+            _("{source} and {target} name one cell together; give both or neither"),
+            source=SOURCE,
+            target=TARGET,
+        )
     runs = []
     for text in texts:
         loaded, encoded = _load(text, model)
@@ -231,8 +242,8 @@ def compare_heads(
     difference = weights_b[..., b, :][..., b] - weights_a[..., a, :][..., a]  # [L, h, n, n]
     cell = None
     if source is not None and target is not None:
-        cell = (_counterpart(encoded_a.tokens, source, "--from", alignment),
-                _counterpart(encoded_a.tokens, target, "--to", alignment))  # fmt: skip
+        cell = (_counterpart(encoded_a.tokens, source, SOURCE, alignment),
+                _counterpart(encoded_a.tokens, target, TARGET, alignment))  # fmt: skip
     changes = []
     layers, count = difference.shape[:2]
     for lay in range(layers):
@@ -263,7 +274,7 @@ def compare_heads(
     )
 
 
-def _counterpart(tokens: Sequence[str], token: str, option: str, alignment: Alignment) -> int:
+def _counterpart(tokens: Sequence[str], token: str, option: Setting, alignment: Alignment) -> int:
     """The aligned index (a row of the difference) of the first sentence's `token`."""
     from attncli.api.model import _position
 
@@ -271,10 +282,10 @@ def _counterpart(tokens: Sequence[str], token: str, option: str, alignment: Alig
     if position not in alignment.first:
         raise InputError(
             _(
-                "{option} {token} is not aligned with a token of the other sentence (its "
-                "word is not in both, or has another number of pieces); name an aligned one"
+                "{option} is not aligned with a token of the other sentence (its word is not "
+                "in both, or has another number of pieces); name an aligned one"
             ),
-            option=option,
-            token=shown(repr(token)),
+            option=typed(option, shown(repr(token))),
+            token=token,
         )
     return alignment.first.index(position)

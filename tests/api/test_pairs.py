@@ -110,4 +110,5 @@ def test_refusals():
     with pytest.raises(InputError) as caught:
         attn.compare_heads("the key to the cupboard", "the keys to the cupboards", DEMO,
                            source="cupboard", target="key")  # fmt: skip
-    assert caught.value.fields["option"] == "--from"
+    assert caught.value.fields["token"] == "cupboard"
+    assert "source='cupboard' is not aligned" in str(caught.value)  # Python's words

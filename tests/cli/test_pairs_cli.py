@@ -188,7 +188,8 @@ def test_a_word_not_aligned_cannot_be_asked_for(run):
     error = refused(run("heads", "the key to the cupboard", "--compare", "the keys to the "
                         "cupboards", "--model", DEMO, "--from", "cupboard", "--to", "key"),
                     InputError)  # fmt: skip
-    assert error.fields["option"] == "--from"
+    assert error.fields["token"] == "cupboard"
+    assert "--from 'cupboard' is not aligned" in error.message("en")
 
 
 def test_help_has_the_example_in_both_languages(run):
