@@ -242,7 +242,7 @@ class SelfAttnResult(Result):
         """Q, K, V, scores and weights of head `number` (1-based; 1 is the only one without
         heads)."""
         from attncli.errors import InputError
-        from attncli.messages import _
+        from attncli.messages import Setting, _
 
         arrays = (self.queries, self.keys, self.values, self.scores, self.weights)
         if self.heads is None and number == 1:
@@ -250,8 +250,8 @@ class SelfAttnResult(Result):
         total = self.heads or 1
         if not 1 <= number <= total:
             raise InputError(
-                _("--head {number} is out of range: there are {total} heads (1 to {total})"),
-                number=number,
+                _("{head} is out of range: there are {total} heads (1 to {total})"),
+                head=Setting("head", number),
                 total=total,
             )
         return tuple(array[number - 1] for array in arrays)

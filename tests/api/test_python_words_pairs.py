@@ -40,3 +40,10 @@ def test_each_surface_names_its_own_words(run, call, python, line, cli):
     assert refused.exit_code == 2 and refused.stdout == ""
     assert refused.error.msgid == caught.value.msgid
     assert cli in refused.stderr, refused.stderr
+
+
+def test_a_results_steps_name_the_head_as_python_writes_it():
+    layer = attn.selfattn(FIRST, heads=2)
+    with pytest.raises(AttnError) as caught:
+        layer.steps(head=5)
+    assert str(caught.value) == "head=5 is out of range: there are 2 heads (1 to 2)"
