@@ -48,11 +48,37 @@ def test_a_grid_of_scores_and_a_masked_row(run):
     assert document["blocks"][0][-1]["l"] == 0.0 and document["blocks"][0][-1]["m"] is None
     screen = _flat(run("softmax", "-inf", "-inf", "--online", "--steps").stdout)
     assert "Every score is masked: m stays −∞, ℓ stays 0 and every weight is 0." in screen
+    assert "with the last m = −∞ and ℓ = 0.00" in screen  # m is −∞ there, not a masked dash
+
+
+def test_one_score_a_block_is_said_in_the_singular(run):
+    screen = _flat(run("softmax", "0", "2", "--online", "--block", "1", "--steps").stdout)
+    assert "Online softmax, 1 score at a time" in screen
+    spanish = run("softmax", "0", "2", "--online", "--block", "1", "--steps", "--lang", "es")
+    assert "Softmax en línea, 1 puntuación por bloque" in _flat(spanish.stdout)
+
+
+def test_a_temperature_is_in_every_label_that_divides_by_it(run, monkeypatch):
+    """e^(−4) = 0.02 is e^((0 − 2) ÷ 0.5): each column and formula says the ÷ T it did."""
+    monkeypatch.setenv("COLUMNS", "200")  # each header on one line
+    line = ("softmax", "0", "2", "--online", "--block", "1", "--temperature", "0.5", "--steps")
+    result = run(*line)
+    assert result.exit_code == 0, result.stderr
+    screen = _flat(result.stdout)
+    assert "e^((m_old − m) ÷ T) Σ e^((s − m) ÷ T) ℓ" in screen
+    assert "Weights = e^((s − m) ÷ T) ÷ ℓ, with the last m = 2 and ℓ = 1.02" in screen
+    assert "Score e^((s − m) ÷ T) Weight" in screen
+    assert "2 k2 2 2 2 0.02 1.00 1.02" in screen and f"{math.exp(-4):.2f}" == "0.02"
+    assert "e^(m_old − m)" not in screen and "e^(s − m)" not in screen
+    spanish = _flat(run(*line, "--lang", "es").stdout)
+    assert "e^((m_ant − m) ÷ T) Σ e^((s − m) ÷ T) ℓ" in spanish
+    assert "Pesos = e^((s − m) ÷ T) ÷ ℓ, con los últimos m = 2 y ℓ = 1,02" in spanish
+    assert "e^(m_ant − m)" not in spanish and "e^(s − m)" not in spanish
 
 
 def test_in_spanish(run):
     screen = _flat(run("softmax", "2", "0", "1", "--online", "--steps", "--lang", "es").stdout)
-    assert "Softmax en línea, de 2 en 2 puntuaciones" in screen
+    assert "Softmax en línea, 2 puntuaciones por bloque" in screen
     assert "2 k3 1 1 2 1 0,37 1,50" in screen
 
 

@@ -10,9 +10,11 @@ from rich import box
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from attncli.messages import Message
 from attncli.present import render
 from attncli.present.drawn import PlainTable
 from attncli.present.format import Format
+from attncli.present.inference.words import BLOCK_SCORES
 
 if TYPE_CHECKING:
     from attncli.results.inference import CacheLedger, OnlineSoftmaxResult, TiledResult
@@ -85,7 +87,7 @@ def _blocks_table(
     table.add_column(fmt.say("online_scores"))
     table.add_column(fmt.say("online_block_max"), justify="right")
     table.add_column(fmt.say("online_m"), justify="right")
-    table.add_column(fmt.say("online_factor"), justify="right")
+    table.add_column(fmt.say("online_factor_t" if scaled else "online_factor"), justify="right")
     table.add_column(
         fmt.say("online_block_sum_t" if scaled else "online_block_sum"), justify="right"
     )
@@ -103,10 +105,11 @@ def _blocks_table(
             fmt.computed(fmt.number(block["block_sum"], whole_bare=False)),
             fmt.computed(fmt.number(block["l"], whole_bare=False)),
         )
+    counted = Message.counted(*BLOCK_SCORES, result.block)
     title = (
-        fmt.say("online_title", block=result.block)
+        fmt.say("online_title", block=counted)
         if label is None
-        else fmt.say("online_title_of", row=label, block=result.block)
+        else fmt.say("online_title_of", row=label, block=counted)
     )
     rule = fmt.say("online_rule_t" if scaled else "online_rule")
     return Group(Text(title, style="bold"), Text(fmt.say("online_start")), Text(rule), table)
@@ -115,10 +118,11 @@ def _blocks_table(
 def _weights_table(result: OnlineSoftmaxResult, row: int, fmt: Format) -> RenderableType:
     blocks = result.block_rows(row)
     last = blocks[-1]
+    scaled = result.temperature != 1.0
     table = _table()
     table.add_column(fmt.say("token"))
     table.add_column(fmt.say("score"), justify="right")
-    table.add_column(fmt.say("online_power"), justify="right")
+    table.add_column(fmt.say("online_power_t" if scaled else "online_power"), justify="right")
     table.add_column(fmt.say("weight"), justify="right")
     if not fmt.blank:
         table.add_column(fmt.say("online_plain"), justify="right")
@@ -139,9 +143,10 @@ def _weights_table(result: OnlineSoftmaxResult, row: int, fmt: Format) -> Render
         if not fmt.blank:
             cells.append(fmt.weight_number(float(result.plain_grid[row, index])))
         table.add_row(*cells)
+    shown_m = "−∞" if m == -math.inf else fmt.number(m)  # an all-masked row's m, not a dash
     title = fmt.say(
-        "online_weights",
-        m=fmt.computed(fmt.number(m)) if not fmt.blank else "…",
+        "online_weights_t" if scaled else "online_weights",
+        m=fmt.computed(shown_m) if not fmt.blank else "…",
         l=fmt.number(last["l"], whole_bare=False) if not fmt.blank else "…",
     )
     return _titled(title, table)

@@ -3,18 +3,22 @@
 
 from __future__ import annotations
 
-from attncli.messages import _
+from attncli.messages import _, _n
+
+# The online softmax's title counts the scores a block reads: "1 score", "3 scores".
+BLOCK_SCORES = _n("{count} score", "{count} scores")
 
 INFERENCE_PHRASES: dict[str, str] = {
     # attn softmax --online
-    "online_title": _("Online softmax, {block} scores at a time"),
-    "online_title_of": _("Online softmax of {row}, {block} scores at a time"),
+    "online_title": _("Online softmax, {block} at a time"),
+    "online_title_of": _("Online softmax of {row}, {block} at a time"),
     "online_block": _("Block"),
     "online_tokens": _("Tokens"),
     "online_scores": _("Scores"),
     "online_block_max": _("Block max"),
     "online_m": _("m"),
     "online_factor": _("e^(m_old − m)"),
+    "online_factor_t": _("e^((m_old − m) ÷ T)"),
     "online_block_sum": _("Σ e^(s − m)"),
     "online_block_sum_t": _("Σ e^((s − m) ÷ T)"),
     "online_l": _("ℓ"),
@@ -24,7 +28,9 @@ INFERENCE_PHRASES: dict[str, str] = {
     ),
     "online_start": _("Start: m = −∞, ℓ = 0. Each block may raise m; ℓ so far is then rescaled."),
     "online_weights": _("Weights = e^(s − m) ÷ ℓ, with the last m = {m} and ℓ = {l}"),
+    "online_weights_t": _("Weights = e^((s − m) ÷ T) ÷ ℓ, with the last m = {m} and ℓ = {l}"),
     "online_power": _("e^(s − m)"),
+    "online_power_t": _("e^((s − m) ÷ T)"),
     "online_plain": _("Plain softmax"),
     "online_equal": _(
         "The same weights as the plain softmax, which holds the whole row at once: they differ "
