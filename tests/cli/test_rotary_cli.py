@@ -34,6 +34,19 @@ def test_steps_turn_each_pair_with_its_numbers(run, run_json):
     assert first["angle"] == 4.0 and (first["first"], first["second"]) == (1, 5)
 
 
+def test_the_angle_column_has_one_format(run, monkeypatch):
+    """θ of the first pair is the position itself (4), the others its fractions (0.4…):
+    the column writes them all with four decimals, 4.0000 above 0.4000."""
+    monkeypatch.setenv("COLUMNS", "200")  # a row a line
+    line = ("selfattn", LESSON, "--positions", "rope", "--steps", "--token", "están")
+    for lang, first in (("en", "4.0000"), ("es", "4,0000")):
+        screen = run(*line, "--format", "table", "--lang", lang).stdout
+        angles = re.findall(r"^\s*\d+, \d+\s+\(.*?\)\s+(\S+)\s", screen, re.MULTILINE)
+        assert len(angles) == 8, screen  # four pairs of q, four of k
+        assert angles[0] == angles[4] == first
+        assert all(re.fullmatch(r"\d+[.,]\d{4}", angle) for angle in angles), angles
+
+
 def test_in_spanish(run):
     line = ("selfattn", LESSON, "--positions", "rope", "--steps", "--token", "están")
     screen = _flat(run(*line, "--format", "table", "--lang", "es").stdout)

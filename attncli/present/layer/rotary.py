@@ -57,7 +57,7 @@ def rotary_steps_table(steps: RotarySteps, fmt: Format) -> RenderableType:
         cells = [
             f"{row.first}, {row.second}",
             f"({fmt.joined([fmt.number(row.x), fmt.number(row.y)])})",
-            fmt.number(row.angle, 4),
+            fmt.number(row.angle, 4, whole_bare=False),  # 4.0000 above 0.4000
             fmt.computed(
                 f"{fmt.number(row.x)}·{paren(row.cos, fmt, 3)} − {paren(row.y, fmt)}·"
                 f"{paren(row.sin, fmt, 3)} = {fmt.number(row.turned_x)}"
