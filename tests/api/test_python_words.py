@@ -385,9 +385,11 @@ BOTH_WAYS = {
     "both": (lambda: attn.selfattn("a b", x=X), "give a sentence or arrays (x, x_q, queries, …)",
              ("selfattn", "a b", "-i", LLAVES), "", "give a sentence or -i FILE, not both"),
     "nothing": (lambda: attn.selfattn(),
-                'give a sentence (selfattn("en las llaves del coche")) or x=…, x_q=… and x_kv=…',
+                'give a sentence (attncli.selfattn("las llaves del coche están ahí")) or x=…, '
+                'x_q=… and x_kv=…',
                 ("selfattn",), "",
-                'give a sentence (attn selfattn "en las llaves del coche") or -i FILE with x'),
+                'give a sentence (attn selfattn "las llaves del coche están ahí") or -i FILE '
+                'with x'),
     "layer memory": (lambda: attn.selfattn(x=X, d_k=10**9),
                      "lower d_k, or write only the output (grids=False)",
                      ("selfattn", "-i", "-", "--d-k", "1000000000"), {"x": X.tolist()},

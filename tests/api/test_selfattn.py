@@ -250,7 +250,8 @@ def _fails(result, kind, msgid, /, **fields):
     assert result.stderr == f"attn: error: {result.error.message('en')}\n"
 
 
-EMPTY = 'the sentence is empty; give some words, e.g. attn selfattn "en las llaves del coche"'
+EMPTY = "the sentence is empty; give some words, e.g. {example}"
+LESSON_EXAMPLE = 'attn selfattn "las llaves del coche están ahí"'
 ONE_OR_MORE = "{option} is {value}; it must be 1 or more"
 MISSING = "missing field '{field}': {hint}"
 
@@ -259,10 +260,10 @@ MISSING = "missing field '{field}': {hint}"
     ("args", "kind", "msgid", "fields"),
     [
         (["selfattn", "   "], InputError, EMPTY, {}),
-        (["selfattn", ""], InputError, EMPTY, {}),
+        (["selfattn", ""], InputError, EMPTY, {"example": LESSON_EXAMPLE}),
         (["selfattn"], InputError,
          "nothing to attend over: give a sentence ({example}) or {arrays}",
-         {"example": 'attn selfattn "en las llaves del coche"',
+         {"example": LESSON_EXAMPLE,
           "arrays": ("-i FILE with x, with x_q and x_kv, or with queries, keys and values", {})}),
         (["selfattn", "a b", "--d-model", "0"], InputError, ONE_OR_MORE,
          {"option": "--d-model", "value": 0}),

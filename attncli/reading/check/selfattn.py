@@ -137,7 +137,8 @@ def selfattn_input(
         raise InputError(
             _("nothing to attend over: give a sentence ({example}) or {arrays}"),
             example=OnSurface(
-                'attn selfattn "en las llaves del coche"', 'selfattn("en las llaves del coche")'
+                'attn selfattn "las llaves del coche están ahí"',
+                'attncli.selfattn("las llaves del coche están ahí")',
             ),
             arrays=OnSurface(
                 Message(_("-i FILE with x, with x_q and x_kv, or with queries, keys and values")),

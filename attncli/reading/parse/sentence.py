@@ -5,7 +5,7 @@ from __future__ import annotations
 import unicodedata
 
 from attncli.errors import InputError
-from attncli.messages import _
+from attncli.messages import OnSurface, _
 
 
 def _is_punctuation(char: str) -> bool:
@@ -29,9 +29,10 @@ def tokenize(sentence: str) -> list[str]:
         tokens.extend(word[end:])
     if not tokens:
         raise InputError(
-            _(
-                'the sentence is empty; give some words, e.g. attn selfattn "en las llaves '
-                'del coche"'
+            _("the sentence is empty; give some words, e.g. {example}"),
+            example=OnSurface(
+                'attn selfattn "las llaves del coche están ahí"',
+                'attncli.selfattn("las llaves del coche están ahí")',
             ),
         )
     return tokens
