@@ -230,7 +230,7 @@ def _score_chain(grid: _Grid, result: ExerciseResult) -> None:
     grid.name("values", first, values, last, values + d_v - 1)
     heads = {1: say("token"), keys: say("key"), values: say("value")}
     if rope:
-        heads.update({position: say("rope_position"), angle: "θ", cos_sin: "cos θ, sin θ",
+        heads.update({position: say("rope_position"), angle: "θ", cos_sin: say("rope_cos_sin"),
                       turned: "(x′, y′)"})  # fmt: skip
         rows = [(query_row, count - 1), *((first + t, t) for t in range(count))]
         for at, where in rows:

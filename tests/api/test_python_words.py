@@ -353,6 +353,8 @@ BOTH_WAYS = {
                    "e.g. weights=[0.665, 0.09, 0.245], or softmax()'s result",
                    ("mix", "--values", "[[1,0],[0,1]]"), "",
                    "e.g. --weights 0.665,0.090,0.245, or pipe attn softmax"),
+    "no scores": (lambda: attn.softmax(None), "e.g. scores=[2, 0, 1], or score()'s result",
+                  ("softmax",), "", "e.g. attn softmax 2 0 1, or pipe attn score"),
     "unused w_a": (lambda: attn.score(query=[1, 0], keys=[[2, 1], [0, 2]], w_a=np.eye(2)),
                    "which method='dot' does not use; give method='general', or remove",
                    ("score", "-i", "-", "--method", "dot"), SCORE_ONLY_SIZES,
@@ -418,3 +420,12 @@ def test_the_calculator_and_the_layer_refuse_in_keywords_and_in_options(run, nam
     result = run(*cli_args, input=stdin if isinstance(stdin, str) else json.dumps(stdin))
     assert result.exit_code != 0 and result.stdout == "", result.stdout
     assert cli in result.stderr and result.stderr.count("\n") == 1, result.stderr
+
+
+def test_the_command_line_s_example_is_written_as_its_language_reads_an_option(run):
+    said = run("score", "--keys", "[[2,1],[0,2]]", "--lang", "es").stderr
+    assert "p. ej. --query '1; 0'" in said, said
+    typed = run("score", "--query", "1; 0", "--keys", "[[2,1],[0,2]]", "--lang", "es", "--json")
+    assert typed.exit_code == 0 and '"scores":[2.0,0.0]' in typed.stdout  # the example works
+    said = run("mix", "--values", "[[1,0],[0,1],[1,1]]", "--lang", "es").stderr
+    assert "--weights '0,665; 0,090; 0,245'" in said, said

@@ -86,7 +86,7 @@ def quarter_turns_table(steps: QuarterTurnSteps, fmt: Format) -> RenderableType:
         table.add_column(fmt.say(heading))
     table.add_column("(x, y)")
     table.add_column("θ", justify="right")
-    table.add_column("cos θ, sin θ", justify="right")
+    table.add_column(fmt.say("rope_cos_sin"), justify="right")
     table.add_column("(x′, y′)", justify="right")
     for row in steps.rows:
         pair = f"({fmt.joined([fmt.number(row.x), fmt.number(row.y)])})"

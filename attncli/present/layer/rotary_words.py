@@ -26,4 +26,5 @@ ROTARY_PHRASES: dict[str, str] = {
     ),
     "rope_vector": _("vector"),
     "rope_position": _("position"),
+    "rope_cos_sin": _("cos θ, sin θ"),
 }

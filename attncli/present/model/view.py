@@ -50,8 +50,9 @@ def model_header(result: ModelAttnResult, fmt: Format, show: frozenset[str]) -> 
     ]
     if s.rope is not None:
         base, kind, factor = s.rope
+        named = fmt.say("model_rope_linear") if kind == "linear" else kind  # llama3 is a name
         scaling = "" if kind == "default" else fmt.say(
-            "model_rope_scaling", kind=kind, factor=fmt.number(factor))  # fmt: skip
+            "model_rope_scaling", kind=named, factor=fmt.number(factor))  # fmt: skip
         lines.append(fmt.say("model_rotary", base=fmt.number(base), scaling=scaling))
     lines.append(fmt.say("model_trained"))
     if not show:

@@ -18,6 +18,7 @@ MODEL_PHRASES: dict[str, str] = {
         "Q and K turned by rotary positions before the score (rope_theta {base}{scaling})"
     ),
     "model_rope_scaling": _(", {kind} scaling ×{factor}"),
+    "model_rope_linear": _("linear"),  # the rope_type linear, named in the reader's words
     "model_causal": _("causal: each token sees itself and the ones before"),
     "model_hint": _("--head H shows one head alone; attn heads finds the head you look for"),
     "model_head_hint": _("--steps --token T explains a row; --show q,k,v adds Q, K and V"),

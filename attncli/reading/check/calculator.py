@@ -29,10 +29,11 @@ if TYPE_CHECKING:
     import numpy as np
 
 # How to give a missing field: an example as the surface that asks writes it (--query 1,0
-# on the command line, query=[1, 0] in Python).
+# on the command line, query=[1, 0] in Python); the option's numbers as the language writes
+# them in an option (Spanish: --query '1; 0').
 QUERY_HINT = Message(
     _("give 'query' (one vector) or 'queries' (a row per query), e.g. {example}"),
-    example=OnSurface(Setting("query", metavar="1,0"), Setting("query", [1, 0])),
+    example=OnSurface(Message(_("--query 1,0")), Setting("query", [1, 0])),
 )
 KEYS_HINT = Message(
     _("give 'keys' (a row per token), e.g. {example}"),
@@ -47,12 +48,14 @@ VALUES_HINT = Message(
     ),
 )
 SCORES_HINT = Message(
-    _("give numbers as arguments (attn softmax 2 0 1), 'scores' in the input, or pipe attn score")
+    _("give 'scores', e.g. {example}, or {chained}"),
+    example=OnSurface("attn softmax 2 0 1", Setting("scores", [2, 0, 1])),
+    chained=OnSurface(Message(_("pipe attn score")), Message(_("score()'s result"))),
 )
 WEIGHTS_HINT = Message(
     _("give 'weights', e.g. {example}, or {chained}"),
     example=OnSurface(
-        Setting("weights", metavar="0.665,0.090,0.245"), Setting("weights", [0.665, 0.09, 0.245])
+        Message(_("--weights 0.665,0.090,0.245")), Setting("weights", [0.665, 0.09, 0.245])
     ),
     chained=OnSurface(Message(_("pipe attn softmax")), Message(_("softmax()'s result"))),
 )
