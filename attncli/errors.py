@@ -3,7 +3,7 @@
 from enum import IntEnum
 from typing import Any
 
-from attncli.messages import Message, _n
+from attncli.messages import Message, Setting, _, _n
 
 
 class ExitStatus(IntEnum):
@@ -90,6 +90,13 @@ _NOUNS = {
     "name": _n("{count} name", "{count} names"),
     "core": _n("{count} core", "{count} cores"),
 }
+
+
+def check_whole(name: str, value: object) -> None:
+    """A count given from Python (top_k=2.5, block=2.5) is a whole number, refused in one
+    line before numpy would fail on it with its own words."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise OptionError(_("{setting}: give a whole number"), setting=Setting(name, value))
 
 
 def count(amount: int, noun: str) -> Message:

@@ -195,17 +195,14 @@ class SelfAttnSettings:
         Python API's keywords cannot ask for what the command line cannot (window=0 would
         mask every key): whole numbers where one is declared, their declared minimum, a
         known kind of positions, and a rotary base only with rotary positions."""
-        from attncli.errors import OptionError
+        from attncli.errors import OptionError, check_whole
         from attncli.messages import Setting
 
         for declared in fields(self):
             value = getattr(self, declared.name)
             if value is None or declared.type not in (int, int | None):
                 continue
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise OptionError(
-                    _("{setting}: give a whole number"), setting=Setting(declared.name, value)
-                )
+            check_whole(declared.name, value)
             least = (declared.metadata.get("limits") or {}).get("min")
             if least is not None and value < least:
                 raise OptionError(

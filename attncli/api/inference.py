@@ -11,7 +11,7 @@ import numpy as np
 
 from attncli.core import inference
 from attncli.core.attention import softmax as plain_softmax
-from attncli.errors import OptionError
+from attncli.errors import OptionError, check_whole
 from attncli.messages import Message, OnSurface, Setting, _
 from attncli.reading.check.calculator import carried_values, softmax_input
 from attncli.reading.parse.values import Document
@@ -26,6 +26,7 @@ ArrayLike = Any
 
 def check_block(block: int, name: str = "block") -> None:
     """A block of scores or keys holds one at least (`name`: the keyword that sizes it)."""
+    check_whole(name, block)
     if block < 1:
         raise OptionError(
             _("{given}: a block holds 1 score or more (try {fix})"),

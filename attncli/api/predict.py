@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from attncli.errors import OptionError
+from attncli.errors import OptionError, check_whole
 from attncli.messages import OnSurface, Setting, _
 
 if TYPE_CHECKING:
@@ -20,6 +20,9 @@ def _check(temperature: float, top: int, top_k: int | None, top_p: float | None)
     from attncli.api.calculator import check_temperature
 
     check_temperature(temperature)
+    check_whole("top", top)
+    if top_k is not None:
+        check_whole("top_k", top_k)
     if top < 1:
         raise OptionError(
             _("{top}: show 1 token or more (try {example})"),

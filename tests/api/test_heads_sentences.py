@@ -100,8 +100,9 @@ def test_refusals(run, bert, sentence_file, tmp_path):
             "the table", source=str(empty))  # fmt: skip
     none = str(tmp_path / "none.txt")
     refused(run("heads", "--sentences", none, *pattern), InputError,
-            "cannot read '{path}': no such file (check the path given to -i; attn samples lists "
-            "the samples installed with attn)", path=none)  # fmt: skip
+            "cannot read '{path}': no such file (check the path given to {option}; attn "
+            "samples lists the samples installed with attn)",
+            path=none, option="--sentences")  # fmt: skip
     missing = tmp_path / "missing.txt"
     missing.write_text("the keys are here\nthe car is here\n", encoding="utf-8")
     asked = ("--model", bert, "--from", "are", "--to", "keys")

@@ -49,3 +49,23 @@ def test_the_same_refusals_name_the_options_on_the_command_line(run):
 def test_what_the_command_line_allows_still_runs():
     assert attn.selfattn(SENTENCE, window=1, heads=2, kv_heads=1).weights.shape == (2, 4, 4)
     assert attn.selfattn(SENTENCE, positions="rope", rope_base=500.0).rope_base == 500.0
+
+
+LLAMA = "tests/models/tiny-llama"
+
+
+@pytest.mark.parametrize(
+    ("call", "said"),
+    [
+        (lambda: attn.online_softmax([2, 0, 1], block=2.5), "block=2.5: give a whole number"),
+        (lambda: attn.online_softmax([2, 0, 1], block=True), "block=True: give a whole number"),
+        (lambda: attn.predict("the keys", LLAMA, top_k=2.5), "top_k=2.5: give a whole number"),
+        (lambda: attn.predict("the keys", LLAMA, top=3.0), "top=3.0: give a whole number"),
+    ],
+)
+def test_a_count_outside_the_layer_is_a_whole_number_too(call, said):
+    """Where numpy would say 'only integers … are valid indices'."""
+    with pytest.raises(OptionError) as caught:
+        call()
+    assert caught.value.msgid == "{setting}: give a whole number"
+    assert str(caught.value) == said

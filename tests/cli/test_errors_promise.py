@@ -35,7 +35,7 @@ NOT_ADDED = (
 )
 NON_UTF8 = "stdin: not UTF-8 text (JSON is text; convert it, e.g. iconv -t UTF-8)"
 NO_SUCH_FILE = (
-    "cannot read '{path}': no such file (check the path given to -i; attn samples lists the "
+    "cannot read '{path}': no such file (check the path given to {option}; attn samples lists the "
     "samples installed with attn)"
 )
 LARGER_THAN = (
@@ -170,7 +170,7 @@ def test_attn_with_only_a_language_prints_the_help_in_it():
 
 def test_control_characters_in_messages_are_escaped():
     result = _attn("score", "-i", "x\x1b[31m\nrow.json")
-    _one_line_error(result, InputError, NO_SUCH_FILE, path="x\x1b[31m\nrow.json")
+    _one_line_error(result, InputError, NO_SUCH_FILE, path="x\x1b[31m\nrow.json", option="-i")
     assert "x\\x1b[31m\\nrow.json" in result.stderr.decode()  # the path, escaped
 
 
@@ -268,13 +268,13 @@ def test_dev_zero_is_refused_within_the_limit():
 
 @pytest.mark.parametrize(
     ("path", "msgid"),
-    [("", "-i '': the path is empty; give a file name, or - for standard input"),
+    [("", "{option} '': the path is empty; give a file name, or - for standard input"),
      ("{tmp}/dir.npy", FOLDER), ("{tmp}", FOLDER)],
 )  # fmt: skip
 def test_paths_that_are_not_files_say_so(tmp_path: Path, path, msgid):
     (tmp_path / "dir.npy").mkdir()
     path = path.format(tmp=tmp_path)
-    fields = {"path": path} if path else {}
+    fields = {"path": path} if path else {"option": "-i"}
     _one_line_error(_attn("softmax", "-i", path), InputError, msgid, **fields)
 
 

@@ -208,8 +208,8 @@ ERRORS = [
     (("train", HEADLINE, *WANT, "--plot", "loss.bmp"), OptionError,
      "--plot {path}: name a file ending in {kinds}", {"path": "loss.bmp"}),
     (("train", "--corpus", "/no/such/corpus.txt"), InputError,
-     "cannot read '{path}': no such file (check the path given to -i; attn samples lists the "
-     "samples installed with attn)", {"path": "/no/such/corpus.txt"}),
+     "cannot read '{path}': no such file (check the path given to {option}; attn samples lists the "
+     "samples installed with attn)", {"path": "/no/such/corpus.txt", "option": "--corpus"}),
 ]  # fmt: skip
 
 
@@ -512,3 +512,14 @@ def test_the_grids_stand_side_by_side_when_the_terminal_is_wide(run, monkeypatch
         assert all(len(line) <= int(columns) for line in lines)
         rows = [line for line in lines if line.lstrip().startswith("están  ")]
         assert len(rows) == (1 if beside else 2) and rows[0].count("*") == (2 if beside else 1)
+
+
+def test_a_missing_file_names_the_option_that_gave_it(run, tmp_path):
+    """--corpus and --test, not -i, which train does not take."""
+    missing = str(tmp_path / "no.txt")
+    for option in ("--corpus", "--test"):
+        args = ("--corpus", missing) if option == "--corpus" else (
+            "--corpus", "samples/concordancia-entreno.txt", "--test", missing)  # fmt: skip
+        result = run("train", *args)
+        assert result.exit_code == 2 and result.stdout == ""
+        assert f"check the path given to {option};" in result.stderr, result.stderr

@@ -110,8 +110,9 @@ def test_a_missing_file_names_attn_samples(run, monkeypatch, tmp_path):
     assert result.returncode == 2 and result.stdout == ""
     error = _told_from(tmp_path, run, monkeypatch, "score", "-i", "nada.json")
     told(error, attn.InputError,
-         "cannot read '{path}': no such file (check the path given to -i; attn samples lists the "
-         "samples installed with attn)", path="nada.json")  # fmt: skip
+         "cannot read '{path}': no such file (check the path given to {option}; attn "
+         "samples lists the samples installed with attn)",
+         path="nada.json", option="-i")  # fmt: skip
     assert result.stderr == f"attn: error: {error.message('en')}\n"
     assert sample_for("other/tren.json") is None and sample_for("../tren.json") is None
 

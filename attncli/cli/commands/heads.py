@@ -226,7 +226,7 @@ def heads(
         from attncli.reading.parse.sentence_list import sentence_lines
         from attncli.reading.parse.sources import read_text
 
-        texts = sentence_lines(*read_text(sentences, sys.stdin))
+        texts = sentence_lines(*read_text(sentences, sys.stdin, "--sentences"))
     else:
         sentence = sentence_given(sentence)
     cells = None
@@ -235,7 +235,7 @@ def heads(
         from attncli.reading.parse.json_text import parse_json
         from attncli.reading.parse.sources import read_text
 
-        text, where = read_text(pattern_file, sys.stdin)
+        text, where = read_text(pattern_file, sys.stdin, "--pattern-file")
         cells = parse_json(
             text, where, Message(_("expected a T × T matrix, e.g. [[1, 0], [1, 0]]"))
         )

@@ -219,8 +219,8 @@ def _run(*, corpus: str | None, test: str | None, at: int | None, plot: str | No
         from attncli.present.plot import check_plot_path
 
         check_plot_path(plot)
-    sentences = None if corpus is None else _sentences(corpus)
-    tested = None if test is None else _sentences(test)
+    sentences = None if corpus is None else _sentences(corpus, "--corpus")
+    tested = None if test is None else _sentences(test, "--test")
     from attncli.present.training.progress import training_progress
 
     # Ctrl-C during training ends the loop after its last whole update (attn's own
@@ -249,14 +249,14 @@ def _run(*, corpus: str | None, test: str | None, at: int | None, plot: str | No
     emit(result, settings, explanation)
 
 
-def _sentences(path: str) -> "list[Sentence]":
-    """The sentences of a corpus file; '-' reads them from standard input."""
+def _sentences(path: str, option: str) -> "list[Sentence]":
+    """The sentences of a corpus file given to `option`; '-' reads them from standard input."""
     import sys
 
     from attncli.reading.parse.sources import read_text
     from attncli.reading.parse.wants import parse_corpus
 
-    text, source = read_text(path, sys.stdin)
+    text, source = read_text(path, sys.stdin, option)
     return parse_corpus(text, source)
 
 

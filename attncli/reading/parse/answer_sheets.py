@@ -76,7 +76,7 @@ def read_answer_file(path: str) -> AnswerFile:
             _("cannot read '{path}': no such file (name the answer files the students filled)"),
             path=path,
         )
-    text, _source = read_text(path, None)
+    text, _source = read_text(path, None, None)
     if suffix == ".json":
         return _from_json(path, text)
     return _from_csv(path, text)

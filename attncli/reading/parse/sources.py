@@ -18,22 +18,24 @@ from attncli.reading.parse.json_text import (
 from attncli.reading.parse.values import Document
 
 
-def read_text(path: str, stdin: IO[str] | None) -> tuple[str, str]:
-    """The text behind an --input path ('-' is stdin) and a name for it in messages."""
+def read_text(path: str, stdin: IO[str] | None, option: str | None = "-i") -> tuple[str, str]:
+    """The text behind a path ('-' is stdin) and a name for it in messages. `option` is the
+    option that gave the path (--corpus, --sentences), named when the path is wrong; None
+    when no option gave it (a path from Python)."""
     if path == "-":
         if stdin is None:
             raise InputError(
-                _("--input -: there is no standard input to read"),
+                _("{option} -: there is no standard input to read"), option=option or "-"
             )
         return _read_stdin(stdin), "stdin"
-    _check_path(path)
+    _check_path(path, option)
     from attncli.reading.parse.samples import located
 
     try:
         with open(located(path), "rb") as file:
             data = _read_capped(file, path)
     except FileNotFoundError:
-        raise _missing_file(path) from None
+        raise _missing_file(path, option) from None
     except IsADirectoryError:
         raise _folder(path) from None
     except PermissionError:
@@ -61,11 +63,12 @@ def _read_capped(file: IO[bytes], source: str) -> bytes:
     return data
 
 
-def _check_path(path: str) -> None:
+def _check_path(path: str, option: str | None) -> None:
     """An empty path or a folder, said as such before anything is opened."""
     if not path:
         raise InputError(
-            _("-i '': the path is empty; give a file name, or - for standard input"),
+            _("{option} '': the path is empty; give a file name, or - for standard input"),
+            option=option or "",
         )
     if os.path.isdir(path):
         raise _folder(path)
@@ -91,13 +94,16 @@ def _read_stdin(stdin: IO[str]) -> str:
         ) from None
 
 
-def _missing_file(path: str) -> InputError:
+def _missing_file(path: str, option: str | None) -> InputError:
+    if option is None:
+        return InputError(_("cannot read '{path}': no such file"), path=shown(path, PATH_SHOWN))
     return InputError(
         _(
-            "cannot read '{path}': no such file (check the path given to -i; attn samples "
-            "lists the samples installed with attn)"
+            "cannot read '{path}': no such file (check the path given to {option}; attn "
+            "samples lists the samples installed with attn)"
         ),
         path=shown(path, PATH_SHOWN),
+        option=option,
     )
 
 
@@ -156,9 +162,9 @@ def load_document(
         found = located(path)  # -i mha_x: the installed sample, where no such file exists
         _refuse_weight_file(found)
         if found.endswith((".npy", ".npz")):
-            _check_path(found)
+            _check_path(found, "-i")
             if not os.path.isfile(found):
-                raise _missing_file(path)
+                raise _missing_file(path, "-i")
             return load_arrays(found)
     if path is not None:
         text, source = read_text(path, stdin)
