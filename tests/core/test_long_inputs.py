@@ -2,14 +2,18 @@
 LONG_CELLS score cells on) against the whole-grid one (attend).
 
 What is held, and how closely:
-- computed as one block with one BLAS thread, the scores, e^(score − max) and the row sums are
-  attend()'s bit for bit: with V the identity, the output is the weights themselves, and it
-  must equal attend()'s weights exactly (a product with 1 and sums with 0 are exact);
+- a block computed with the row max subtracted (a bias is added, or a row's scores may pass
+  shift_free_bound()), as one block with one BLAS thread: the scores, e^(score − max) and
+  the row sums are attend()'s bit for bit: with V the identity, the output is the weights
+  themselves, and it must equal attend()'s weights exactly (a product with 1 and sums with
+  0 are exact);
+- a shift-free block: e^score ÷ Σ e^score, the same function; with V the identity, the
+  weights to a few units in the last place of the row's largest weight;
 - the output differs because the division by the row sum moves after the mix (a change of
-  summation order), and, in blocks of other sizes or one BLAS thread per block, because BLAS
-  orders a product's sums by the shape it is given: per row,
-  ‖blocked − attend‖ ≤ 16 ε ‖Σ_j α_ij |v_j|‖, ε the unit in the last place of the dtype
-  (norm-wise, a few units in the last place of the row's scale);
+  summation order), because the keys are taken a tile at a time, and, in blocks of other
+  sizes or one BLAS thread per block, because BLAS orders a product's sums by the shape it
+  is given: per row, ‖blocked − attend‖ ≤ 16 ε ‖Σ_j α_ij |v_j|‖, ε the unit in the last
+  place of the dtype (norm-wise, a few units in the last place of the row's scale);
 - float32 in is float32 throughout and out; the threads sharing the blocks change no number.
 """
 
@@ -68,15 +72,43 @@ def test_the_output_is_the_whole_grids_to_a_few_units_in_the_last_place(
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("divisor", [None, 8.0, 1.7])
-def test_scores_and_exponentials_are_the_whole_grids_bit_for_bit(dtype, divisor):
+def test_a_shifted_block_s_scores_and_exponentials_are_the_whole_grids_bit_for_bit(
+    monkeypatch, dtype, divisor
+):
     q, k, _ = _inputs(dtype, tokens=300, width=64 if divisor is None else 12)
     identity = np.eye(300, dtype=dtype)
     allowed, bias = _mask_and_bias(300)
+    monkeypatch.setattr(core, "shift_free_bound", lambda kind: -1.0)  # every row shifted
     for mask, add in ((None, None), (allowed, bias)):
         with threadpool_limits(1, user_api="blas"):  # as long_output multiplies
             weights = core.attend(q, k, identity, divisor, mask, add).weights
         fast = core.long_output(q, k, identity, divisor, mask, rows=300, bias=add)  # one block
         assert np.array_equal(fast, weights)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("divisor", [None, 8.0, 1.7])
+def test_shift_free_weights_are_the_whole_grids_to_a_few_units_in_the_last_place(dtype, divisor):
+    q, k, _ = _inputs(dtype, tokens=300, width=64 if divisor is None else 12, scale=1.0)
+    identity = np.eye(300, dtype=dtype)
+    weights = core.attend(q, k, identity, divisor).weights
+    fast = core.long_output(q, k, identity, divisor, rows=300)
+    largest = weights.max(axis=-1, keepdims=True)
+    assert not np.array_equal(fast, weights)  # the shift-free path was taken
+    assert (np.abs(fast - weights) / largest).max() <= 4 * np.finfo(dtype).eps
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_rows_past_the_bound_are_shifted_and_huge_scores_stay_finite(dtype):
+    """Scores of ±10⁴ (e^score overflows) beside ordinary rows in the same blocks: the
+    block with one such row takes the max shift, the others none; all within ULPS."""
+    q, k, v = _inputs(dtype, tokens=700, width=12, scale=1.0)
+    q[::50] *= dtype(3000.0)  # one row in 50 scores far past the bound
+    whole = core.attend(q, k, v)
+    for rows in (7, 64):
+        fast = core.long_output(q, k, v, rows=rows)
+        assert np.isfinite(fast).all()
+        assert _row_ulps(fast, whole).max() <= ULPS
 
 
 def test_threads_change_no_number(monkeypatch):
@@ -135,3 +167,19 @@ def test_a_failure_in_a_thread_is_raised_in_the_caller(monkeypatch):
 
     with pytest.raises(KeyboardInterrupt):
         core.long_output(q, k, v, rows=16, progress=refused)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("masked", [False, True])
+def test_keys_taken_a_tile_at_a_time_add_up_to_the_whole_row(monkeypatch, dtype, masked):
+    """Tiles of 256 keys (the least key_tile() gives) over 700: three tiles a row, the last
+    one short; a fully masked row still gives zeros."""
+    q, k, v = _inputs(dtype, scale=1.0)
+    allowed = _mask_and_bias(700)[0] if masked else None
+    whole = core.attend(q, k, v, None, allowed)
+    monkeypatch.setattr(core, "KEY_TILE_BYTES", 1)
+    assert core.key_tile(64, 8) == 256
+    fast = core.long_output(q, k, v, None, allowed, rows=64)
+    assert _row_ulps(fast, whole).max() <= ULPS
+    if masked:
+        assert not fast[5].any()
