@@ -11,10 +11,12 @@ rate, then the exponent of time against T fitted on the two largest T (2 is the 
 the load average. OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE are unset on both sides.
 
 --rows 16,32,64,128 times the block sizes at the largest T instead (how
-core.selfattn.BEST_BLOCK_ROWS was chosen).
+core.selfattn.BEST_BLOCK_ROWS was chosen), --tiles 512,1024,2048 the keys per tile of a
+shift-free block (how core.selfattn.KEY_TILE_BYTES was chosen).
 
     python benchmarks/scaling.py [--tokens 1000,2000,4000,8000,16000,32000] [--runs 3]
     python benchmarks/scaling.py --tokens 20000 --rows 16,32,64,128
+    python benchmarks/scaling.py --tokens 32000 --tiles 512,1024,2048
 
 Target: at T = 32,000, at least 60% of the measured float64 matmul rate.
 """
@@ -40,13 +42,15 @@ ATTN = f"""
 import json, resource, sys, time
 import numpy as np
 from attncli.core import selfattn
-tokens, dtype, rows = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+tokens, dtype, rows, tile = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 rng = np.random.default_rng(0)
 x = rng.standard_normal((tokens, {WIDTH})).astype(dtype)
 w = {{n: (rng.standard_normal(({WIDTH}, {WIDTH})) / {WIDTH} ** 0.5).astype(dtype)
      for n in ("w_q", "w_k", "w_v")}}
 if rows:
     selfattn.BEST_BLOCK_ROWS = rows
+if tile:  # keys per tile for a block of BEST_BLOCK_ROWS rows of this dtype
+    selfattn.KEY_TILE_BYTES = tile * selfattn.BEST_BLOCK_ROWS * np.dtype(dtype).itemsize
 selfattn.attention_layer(x[:64], x[:64], w, grids=False)
 def peak():  # this process's own high-water mark (ru_maxrss keeps the forking parent's)
     for line in open("/proc/self/status"):
@@ -83,14 +87,15 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3, help="alternating rounds per T")
     parser.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
     parser.add_argument("--rows", default="", help="block sizes to time at the largest T")
+    parser.add_argument("--tiles", default="", help="keys per tile to time at the largest T")
     arguments = parser.parse_args()
     env = clean_env(arguments.threads)
     sizes = [int(t) for t in arguments.tokens.split(",")]
     print(f"load average before: {load()}; {arguments.threads} threads; "
           "OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset")  # fmt: skip
 
-    def attn(tokens: int, rows: int = 0):
-        command = [sys.executable, "-c", ATTN, str(tokens), arguments.dtype, str(rows)]
+    def attn(tokens: int, rows: int = 0, tile: int = 0):
+        command = [sys.executable, "-c", ATTN, str(tokens), arguments.dtype, str(rows), str(tile)]
         return lambda: run_json(command, env)
 
     def matmul():
@@ -103,6 +108,14 @@ def main() -> None:
             paired = alternate({"attn": attn(sizes[-1], block), "matmul": matmul}, arguments.runs)
             rows.append((str(block), paired.spread("attn"), loads_said(paired)))
         print(table([f"rows per block, T = {sizes[-1]:,}", "attn", "load"], rows))
+        return
+    if arguments.tiles:
+        rows = []
+        for keys in (int(t) for t in arguments.tiles.split(",")):
+            timed = attn(sizes[-1], 0, keys)
+            paired = alternate({"attn": timed, "matmul": matmul}, arguments.runs)
+            rows.append((f"{keys:,}", paired.spread("attn"), loads_said(paired)))
+        print(table([f"keys per tile, T = {sizes[-1]:,}", "attn", "load"], rows))
         return
     rows, medians = [], []
     for tokens in sizes:

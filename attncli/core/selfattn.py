@@ -368,7 +368,8 @@ def shift_free_bound(kind: type[np.floating]) -> float:
 def key_tile(rows: int, itemsize: int) -> int:
     """Keys per tile in long_output()'s shift-free blocks: a rows × keys tile of
     KEY_TILE_BYTES, which stays in one core's cache between the product, e^x and the mix
-    (measured: 1,024 keys for 128 float64 rows at T = 20,000, benchmarks/scaling.py)."""
+    (measured: 1,024 keys for 128 float64 rows, against 512 and 2,048, at T = 32,000;
+    benchmarks/scaling.py --tiles)."""
     return max(256, KEY_TILE_BYTES // (rows * itemsize))
 
 
