@@ -11,8 +11,8 @@ rate, then the exponent of time against T fitted on the two largest T (2 is the 
 the load average. OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE are unset on both sides.
 
 --rows 16,32,64,128 times the block sizes at the largest T instead (how
-core.selfattn.BEST_BLOCK_ROWS was chosen), --tiles 512,1024,2048 the keys per tile of a
-shift-free block (how core.selfattn.KEY_TILE_BYTES was chosen).
+core.long_inputs.BEST_BLOCK_ROWS was chosen), --tiles 512,1024,2048 the keys per tile of a
+shift-free block (how core.long_inputs.KEY_TILE_BYTES was chosen).
 
     python benchmarks/scaling.py [--tokens 1000,2000,4000,8000,16000,32000] [--runs 3]
     python benchmarks/scaling.py --tokens 20000 --rows 16,32,64,128
@@ -41,16 +41,16 @@ MATMUL = 4096
 ATTN = f"""
 import json, resource, sys, time
 import numpy as np
-from attncli.core import selfattn
+from attncli.core import long_inputs, selfattn
 tokens, dtype, rows, tile = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 rng = np.random.default_rng(0)
 x = rng.standard_normal((tokens, {WIDTH})).astype(dtype)
 w = {{n: (rng.standard_normal(({WIDTH}, {WIDTH})) / {WIDTH} ** 0.5).astype(dtype)
      for n in ("w_q", "w_k", "w_v")}}
 if rows:
-    selfattn.BEST_BLOCK_ROWS = rows
+    long_inputs.BEST_BLOCK_ROWS = rows
 if tile:  # keys per tile for a block of BEST_BLOCK_ROWS rows of this dtype
-    selfattn.KEY_TILE_BYTES = tile * selfattn.BEST_BLOCK_ROWS * np.dtype(dtype).itemsize
+    long_inputs.KEY_TILE_BYTES = tile * long_inputs.BEST_BLOCK_ROWS * np.dtype(dtype).itemsize
 selfattn.attention_layer(x[:64], x[:64], w, grids=False)
 def peak():  # this process's own high-water mark (ru_maxrss keeps the forking parent's)
     for line in open("/proc/self/status"):

@@ -218,7 +218,7 @@ def selfattn_document(
             progress, rope_base, options.kv_heads,
         )  # fmt: skip
     if options.grids:
-        from attncli.core.selfattn import aligned
+        from attncli.core.attention import aligned
 
         cells = None if allowed is None else aligned(allowed, run.scores.shape)
         check_finite(run.scores, "scores", cells)

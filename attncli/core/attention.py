@@ -147,3 +147,16 @@ def causal_mask(length_q: int, length_k: int) -> np.ndarray:
     """True where query i may look at key j: itself and the positions before it."""
     # -> [T_q, T_k] of bool
     return np.tril(np.ones((length_q, length_k), dtype=bool))
+
+
+def chosen_divisor(keys: np.ndarray, divisor: float | None) -> float:
+    """The divisor of the scores: the one given, else √d_k (d_k per head)."""
+    return float(np.sqrt(keys.shape[-1])) if divisor is None else divisor
+
+
+def aligned(allowed: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """A mask of [T_q, T_k] or [B, T_q, T_k] broadcast to scores of `shape`: [T_q, T_k],
+    [h or B, T_q, T_k] or [B, h, T_q, T_k] (a batch's mask is per sequence)."""
+    if allowed.ndim == 3 and len(shape) == 4:
+        allowed = allowed[:, None, :, :]
+    return np.broadcast_to(allowed, shape)

@@ -10,26 +10,17 @@ nn.MultiheadAttention, with W stored as d_in × d_out (x @ W; torch keeps W^T).
 
 from __future__ import annotations
 
-import math
-import os
-import threading
 import unicodedata
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
-from attncli.core.attention import softmax
+from attncli.core.attention import aligned, chosen_divisor, softmax
+from attncli.core.long_inputs import BLOCK_ROWS, long_output
 from attncli.core.seeding import token_vector, uniform_parameter
 
-BLOCK_ROWS = 512  # at most this many queries per block, in all threads together, when only
-# the output is wanted (reading/check/sizes.py counts two such blocks)
-BEST_BLOCK_ROWS = 128  # measured, see block_rows()
-MIN_BLOCK_ROWS = 16
-BLOCK_BYTES = 64 << 20  # the largest block of scores, per thread
-KEY_TILE_BYTES = 1 << 20  # a shift-free block's tile of scores, per thread (key_tile())
 LONG_CELLS = 1 << 22  # score cells from which blocked_output() takes long_output()
-MAX_THREADS = 32
 # A batch with more score cells than this is computed a group of sequences at a time (of
 # about GROUP_CELLS cells each), so that its progress can be told; the numbers are the same.
 BATCH_CELLS = 1 << 24
@@ -102,11 +93,6 @@ def projections(
     }
 
 
-def chosen_divisor(keys: np.ndarray, divisor: float | None) -> float:
-    """The divisor of the scores: the one given, else √d_k (d_k per head)."""
-    return float(np.sqrt(keys.shape[-1])) if divisor is None else divisor
-
-
 def attend(
     queries: np.ndarray,
     keys: np.ndarray,
@@ -177,240 +163,6 @@ def blocked_output(
         if progress is not None:
             progress(min(start + rows, queries.shape[-2]), queries.shape[-2])
     return output
-
-
-def long_output(
-    queries: np.ndarray,
-    keys: np.ndarray,
-    values: np.ndarray,
-    divisor: float | None = None,
-    allowed: np.ndarray | None = None,
-    rows: int | None = None,
-    bias: np.ndarray | None = None,
-    progress: Callable[[int, int], None] | None = None,
-) -> np.ndarray:
-    """blocked_output() for long inputs, near the machine's limit: the row blocks (of
-    block_rows() unless given) shared among block_threads() threads, each multiplying
-    with one BLAS thread, so that the exponentials between the products run on every core.
-
-    Most rows need no max subtracted: when Cauchy–Schwarz bounds every score of a row,
-    |q_i · k_j| ≤ |q_i| max_j |k_j|, within shift_free_bound() of zero, e^score can neither
-    overflow nor leave the normal numbers, and softmax is the same function with or without
-    the shift. Such a block is computed over the keys KEY_TILE_BYTES at a time (its scores
-    stay in the core's cache): Q K^T into a reused tile, e^x in place, the tile's row sums
-    (numpy's pairwise sums: a column of ones beside V would have BLAS add them in a line,
-    several units in the last place worse at T = 700) and the tile times V added up; the
-    output rows are divided by the sums at the end (T × d divisions instead of T × T_k).
-    A block with a row past the bound, or any block when a bias is added, is computed over
-    all its keys at once: the row max subtracted, e^x, the sums, the product with V, the
-    division (_shifted_block()).
-
-    float32 stays float32 throughout. The output differs from attend()'s by a few units in
-    the last place of the row's scale, Σ_j α_ij |v_j|, norm-wise: the division moves after
-    the mix, the shift goes, and BLAS orders a product's sums by the shape it is given
-    (tests/core/test_long_inputs.py holds it); the threads change no number.
-    """
-    # [..., T_q, d_k], [..., T_k, d_k], [..., T_k, d_v], mask [T_q, T_k],
-    # bias [..., T_q, T_k] -> [..., T_q, d_v]
-    divisor = chosen_divisor(keys, divisor)
-    kind = np.float32 if all(a.dtype == np.float32 for a in (queries, keys, values)) else np.float64
-    lead, t_q, t_k, d_v = queries.shape[:-2], queries.shape[-2], keys.shape[-2], values.shape[-1]
-    output = np.empty((*queries.shape[:-1], d_v), dtype=values.dtype)
-    work = output if output.dtype == kind else np.empty(output.shape, dtype=kind)
-    scaled = queries.astype(kind, copy=False)
-    # ÷ a power of two (√64 = 8) is exact, so it may as well fall on Q; any other divisor
-    # divides the block, as attend() does
-    exact = divisor != 1.0 and math.frexp(divisor)[0] == 0.5
-    if exact:
-        scaled = scaled / kind(divisor)
-    divided = divisor != 1.0 and not exact
-    # K^T laid out row by row (d × T_k per head, O(T) memory): BLAS multiplies it about a
-    # third faster than the transposed view of K
-    keys_t = np.ascontiguousarray(
-        np.broadcast_to(np.swapaxes(keys, -1, -2), (*lead, keys.shape[-1], t_k)), dtype=kind
-    )
-    values = np.broadcast_to(values.astype(kind, copy=False), (*lead, *values.shape[-2:]))
-    shape = (*lead, t_q, t_k)
-    masked = None if allowed is None else aligned(allowed, shape)
-    added = None if bias is None else np.broadcast_to(bias, shape)
-    # [..., T_q]: True where no score of the row can pass the bound, so no shift is needed
-    free = np.zeros((*lead, t_q), dtype=bool)
-    if added is None:
-        largest_key = np.linalg.norm(keys_t, axis=-2).max(axis=-1, initial=0.0)
-        bound = np.linalg.norm(scaled, axis=-1) * largest_key[..., None]
-        with np.errstate(invalid="ignore", over="ignore"):
-            free = bound / (divisor if divided else 1.0) <= shift_free_bound(kind)
-    threads = block_threads()
-    rows = min(rows or block_rows(t_k, np.dtype(kind).itemsize, threads), max(t_q, 1))
-    tile = key_tile(rows, np.dtype(kind).itemsize)
-    taken = [(head, start) for start in range(0, t_q, rows) for head in np.ndindex(*lead)]
-    threads, blocks = min(threads, len(taken)), iter(taken)
-    lock, done = threading.Lock(), [0]
-    heads = max(1, int(np.prod(lead)))
-
-    def worker() -> None:
-        # per thread, reused for every block it takes: the score tile, the mix and the
-        # row sums of a shift-free block, and the whole-row block only if one needs the shift
-        tiled = np.empty((rows, min(tile, t_k)), dtype=kind)
-        part, total, tile_sums = (
-            np.empty(size, kind) for size in ((rows, d_v), (rows, 1), (rows, 1))
-        )
-        whole: list[np.ndarray] = []
-        with np.errstate(over="ignore"):
-            while (item := _next_block(blocks, lock)) is not None:
-                head, start = item
-                span = slice(start, min(start + rows, t_q))
-                count = span.stop - start
-                if free[head][span].all():
-                    mixed, sums = work[head][span], total[:count]
-                    for first in range(0, t_k, tile):
-                        keys_in = slice(first, min(first + tile, t_k))
-                        scores = tiled[:count, : keys_in.stop - first]
-                        np.matmul(scaled[head][span], keys_t[head][:, keys_in], out=scores)
-                        if divided:
-                            scores /= kind(divisor)
-                        if masked is not None:
-                            np.copyto(scores, -np.inf, where=~masked[head][span, keys_in])
-                        np.exp(scores, out=scores)
-                        if first == 0:
-                            np.sum(scores, axis=1, keepdims=True, out=sums)
-                            np.matmul(scores, values[head][keys_in], out=mixed)
-                        else:
-                            sums += np.sum(scores, axis=1, keepdims=True, out=tile_sums[:count])
-                            mixed += np.matmul(scores, values[head][keys_in], out=part[:count])
-                    sums[sums == 0.0] = 1.0  # a fully masked row: zero weights, zero output
-                    mixed /= sums
-                else:
-                    if not whole:
-                        whole.extend((np.empty((rows, t_k), kind), np.empty((rows, 1), kind)))
-                    _shifted_block(
-                        scaled[head][span],
-                        keys_t[head],
-                        values[head],
-                        kind(divisor) if divided else None,
-                        None if masked is None else masked[head][span],
-                        None if added is None else added[head][span],
-                        whole[0][:count],
-                        whole[1][:count],
-                        work[head][span],
-                    )
-                if progress is not None:
-                    with lock:
-                        done[0] += count
-                        progress(done[0] // heads, t_q)
-
-    from threadpoolctl import threadpool_limits
-
-    # each thread multiplies its own blocks with one BLAS thread (BLAS splitting each
-    # product again would only have the threads wait on one another), one thread alone too:
-    # the numbers then do not depend on how many threads there are
-    with threadpool_limits(1, user_api="blas"):
-        if threads <= 1:
-            worker()
-        else:
-            failed: list[BaseException] = []
-
-            def guarded() -> None:
-                try:
-                    worker()
-                except BaseException as error:  # raised in the caller's thread below
-                    failed.append(error)
-
-            pool = [threading.Thread(target=guarded) for _ in range(threads)]
-            for thread in pool:
-                thread.start()
-            for thread in pool:
-                thread.join()
-            if failed:
-                raise failed[0]
-    if work is not output:
-        output[...] = work
-    return output
-
-
-def _shifted_block(
-    queries: np.ndarray,
-    keys_t: np.ndarray,
-    values: np.ndarray,
-    divisor: np.floating | None,
-    allowed: np.ndarray | None,
-    bias: np.ndarray | None,
-    scores: np.ndarray,
-    total: np.ndarray,
-    out: np.ndarray,
-) -> None:
-    """One block of long_output() over all its keys, the row max subtracted: `scores`
-    [rows, T_k] and `total` [rows, 1] are the thread's buffers, `out` [rows, d_v] the rows."""
-    np.matmul(queries, keys_t, out=scores)
-    if divisor is not None:
-        scores /= divisor
-    if bias is not None:
-        scores += bias
-    if allowed is not None:
-        np.copyto(scores, -np.inf, where=~allowed)
-    np.max(scores, axis=1, keepdims=True, out=total)
-    total[np.isneginf(total)] = 0.0  # a fully masked row stays -inf, not NaN
-    np.subtract(scores, total, out=scores)
-    np.exp(scores, out=scores)
-    np.sum(scores, axis=1, keepdims=True, out=total)
-    total[total == 0.0] = 1.0  # a fully masked row: zero weights, zero output
-    np.matmul(scores, values, out=out)
-    out /= total
-
-
-def shift_free_bound(kind: type[np.floating]) -> float:
-    """How far from zero every score of a row may be for softmax without the max
-    subtracted: half the exponent's range (354 in float64, 44 in float32), so that T_k
-    terms of e^score neither overflow nor fall below the normal numbers."""
-    return float(np.log(np.finfo(kind).max)) / 2
-
-
-def key_tile(rows: int, itemsize: int) -> int:
-    """Keys per tile in long_output()'s shift-free blocks: a rows × keys tile of
-    KEY_TILE_BYTES, which stays in one core's cache between the product, e^x and the mix
-    (measured: 1,024 keys for 128 float64 rows, against 512 and 2,048, at T = 32,000;
-    benchmarks/scaling.py --tiles)."""
-    return max(256, KEY_TILE_BYTES // (rows * itemsize))
-
-
-def _next_block(
-    blocks: Iterator[tuple[tuple[int, ...], int]], lock: threading.Lock
-) -> tuple[tuple[int, ...], int] | None:
-    """The next (head index, first row) of a row-blocked computation, taken by one thread."""
-    with lock:
-        return next(blocks, None)
-
-
-def block_threads() -> int:
-    """Threads for long_output(): as many as BLAS would use (OPENBLAS_NUM_THREADS,
-    OMP_NUM_THREADS and the cores this process may run on, at most MAX_THREADS)."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
-        given = os.environ.get(name, "")
-        if given.isdigit() and int(given) > 0:
-            return max(1, min(int(given), cores or 1))
-    return max(1, min(cores or 1, MAX_THREADS))
-
-
-def block_rows(t_k: int, itemsize: int, threads: int = 1) -> int:
-    """Queries per block: BEST_BLOCK_ROWS (measured: the products of a block are most
-    efficient near 128 rows at T = 8,000 … 32,000; benchmarks/scaling.py --rows), halved
-    while a block of rows × T_k scores passes BLOCK_BYTES, at least MIN_BLOCK_ROWS, and
-    never more than the 2 × BLOCK_ROWS rows in all that reading/check/sizes.py counts on."""
-    rows = BEST_BLOCK_ROWS
-    while rows > MIN_BLOCK_ROWS and (
-        rows * t_k * itemsize > BLOCK_BYTES or rows * threads > 2 * BLOCK_ROWS
-    ):
-        rows //= 2
-    return rows
-
-
-def aligned(allowed: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """A mask of [T_q, T_k] or [B, T_q, T_k] broadcast to scores of `shape`: [T_q, T_k],
-    [h or B, T_q, T_k] or [B, h, T_q, T_k] (a batch's mask is per sequence)."""
-    if allowed.ndim == 3 and len(shape) == 4:
-        allowed = allowed[:, None, :, :]
-    return np.broadcast_to(allowed, shape)
 
 
 def project(x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None) -> np.ndarray:

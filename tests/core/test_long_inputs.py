@@ -1,4 +1,4 @@
-"""The long-input path (core.selfattn.long_output, which blocked_output takes from
+"""The long-input path (core.long_inputs.long_output, which core.selfattn.blocked_output takes from
 LONG_CELLS score cells on) against the whole-grid one (attend).
 
 What is held, and how closely:
@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_limits
 
+from attncli.core import long_inputs as long
 from attncli.core import selfattn as core
 
 ULPS = 16
@@ -63,7 +64,7 @@ def test_the_output_is_the_whole_grids_to_a_few_units_in_the_last_place(
     allowed, bias = _mask_and_bias(q.shape[-2]) if masked else (None, None)
     whole = core.attend(q, k, v, divisor, allowed, bias)
     for rows in (None, 7, 64):
-        fast = core.long_output(q, k, v, divisor, allowed, rows=rows, bias=bias)
+        fast = long.long_output(q, k, v, divisor, allowed, rows=rows, bias=bias)
         assert fast.dtype == dtype and fast.shape == whole.output.shape
         assert _row_ulps(fast, whole).max() <= ULPS
     if masked:
@@ -78,11 +79,11 @@ def test_a_shifted_block_s_scores_and_exponentials_are_the_whole_grids_bit_for_b
     q, k, _ = _inputs(dtype, tokens=300, width=64 if divisor is None else 12)
     identity = np.eye(300, dtype=dtype)
     allowed, bias = _mask_and_bias(300)
-    monkeypatch.setattr(core, "shift_free_bound", lambda kind: -1.0)  # every row shifted
+    monkeypatch.setattr(long, "shift_free_bound", lambda kind: -1.0)  # every row shifted
     for mask, add in ((None, None), (allowed, bias)):
         with threadpool_limits(1, user_api="blas"):  # as long_output multiplies
             weights = core.attend(q, k, identity, divisor, mask, add).weights
-        fast = core.long_output(q, k, identity, divisor, mask, rows=300, bias=add)  # one block
+        fast = long.long_output(q, k, identity, divisor, mask, rows=300, bias=add)  # one block
         assert np.array_equal(fast, weights)
 
 
@@ -92,7 +93,7 @@ def test_shift_free_weights_are_the_whole_grids_to_a_few_units_in_the_last_place
     q, k, _ = _inputs(dtype, tokens=300, width=64 if divisor is None else 12, scale=1.0)
     identity = np.eye(300, dtype=dtype)
     weights = core.attend(q, k, identity, divisor).weights
-    fast = core.long_output(q, k, identity, divisor, rows=300)
+    fast = long.long_output(q, k, identity, divisor, rows=300)
     largest = weights.max(axis=-1, keepdims=True)
     assert not np.array_equal(fast, weights)  # the shift-free path was taken
     assert (np.abs(fast - weights) / largest).max() <= 4 * np.finfo(dtype).eps
@@ -106,22 +107,22 @@ def test_rows_past_the_bound_are_shifted_and_huge_scores_stay_finite(dtype):
     q[::50] *= dtype(3000.0)  # one row in 50 scores far past the bound
     whole = core.attend(q, k, v)
     for rows in (7, 64):
-        fast = core.long_output(q, k, v, rows=rows)
+        fast = long.long_output(q, k, v, rows=rows)
         assert np.isfinite(fast).all()
         assert _row_ulps(fast, whole).max() <= ULPS
 
 
 def test_threads_change_no_number(monkeypatch):
     q, k, v = _inputs(np.float64, tokens=900, heads=2)
-    monkeypatch.setattr(core.os, "sched_getaffinity", lambda _: {0, 1, 2}, raising=False)
+    monkeypatch.setattr(long.os, "sched_getaffinity", lambda _: {0, 1, 2}, raising=False)
     monkeypatch.setenv("OPENBLAS_NUM_THREADS", "1")
-    assert core.block_threads() == 1
-    alone = core.long_output(q, k, v, rows=16)
+    assert long.block_threads() == 1
+    alone = long.long_output(q, k, v, rows=16)
     monkeypatch.setenv("OPENBLAS_NUM_THREADS", "3")
-    assert core.block_threads() == 3
-    assert np.array_equal(core.long_output(q, k, v, rows=16), alone)
+    assert long.block_threads() == 3
+    assert np.array_equal(long.long_output(q, k, v, rows=16), alone)
     heard: list[tuple[int, int]] = []
-    core.long_output(q, k, v, rows=100, progress=lambda *told: heard.append(told))
+    long.long_output(q, k, v, rows=100, progress=lambda *told: heard.append(told))
     assert heard[-1] == (900, 900) and [done for done, _ in heard] == sorted(
         done for done, _ in heard
     )
@@ -129,19 +130,19 @@ def test_threads_change_no_number(monkeypatch):
 
 def test_float32_stays_float32_and_mixed_inputs_compute_in_float64():
     q, k, v = _inputs(np.float32)
-    assert core.long_output(q, k, v).dtype == np.float32
-    mixed = core.long_output(q.astype(np.float64), k, v.astype(np.float64))
+    assert long.long_output(q, k, v).dtype == np.float32
+    mixed = long.long_output(q.astype(np.float64), k, v.astype(np.float64))
     whole = core.attend(q.astype(np.float64), k.astype(np.float64), v.astype(np.float64))
     assert mixed.dtype == np.float64 and _row_ulps(mixed, whole).max() <= ULPS
 
 
 def test_block_rows_fit_the_cache_and_the_memory_counted():
-    assert core.block_rows(20_000, 8) == 128  # 128 × 20,000 float64 scores: 20 MB
-    assert core.block_rows(32_000, 4) == 128
-    assert core.block_rows(100_000, 8) == 64  # 128 rows would pass BLOCK_BYTES
-    assert core.block_rows(10**8, 8) == core.MIN_BLOCK_ROWS
-    for threads in (1, 2, 8, core.MAX_THREADS):  # never more rows than sizes.py counts
-        assert threads * core.block_rows(1000, 4, threads) <= 2 * core.BLOCK_ROWS
+    assert long.block_rows(20_000, 8) == 128  # 128 × 20,000 float64 scores: 20 MB
+    assert long.block_rows(32_000, 4) == 128
+    assert long.block_rows(100_000, 8) == 64  # 128 rows would pass BLOCK_BYTES
+    assert long.block_rows(10**8, 8) == long.MIN_BLOCK_ROWS
+    for threads in (1, 2, 8, long.MAX_THREADS):  # never more rows than sizes.py counts
+        assert threads * long.block_rows(1000, 4, threads) <= 2 * long.BLOCK_ROWS
 
 
 def test_below_long_cells_the_blocks_are_attends_to_the_bit_and_above_the_long_path(
@@ -152,21 +153,21 @@ def test_below_long_cells_the_blocks_are_attends_to_the_bit_and_above_the_long_p
     whole = core.attend(q, k, v, 1.7, allowed, bias).output
     assert np.array_equal(core.blocked_output(q, k, v, 1.7, allowed, bias=bias), whole)
     monkeypatch.setattr(core, "LONG_CELLS", 2 * 500 * 500)  # 2 heads of 500 × 500: long
-    long = core.blocked_output(q, k, v, 1.7, allowed, bias=bias)
-    assert np.array_equal(long, core.long_output(q, k, v, 1.7, allowed, bias=bias))
-    assert not np.array_equal(long, whole)  # the long path was taken
+    taken = core.blocked_output(q, k, v, 1.7, allowed, bias=bias)
+    assert np.array_equal(taken, long.long_output(q, k, v, 1.7, allowed, bias=bias))
+    assert not np.array_equal(taken, whole)  # the long path was taken
 
 
 def test_a_failure_in_a_thread_is_raised_in_the_caller(monkeypatch):
     q, k, v = _inputs(np.float64, tokens=300)
     monkeypatch.setenv("OPENBLAS_NUM_THREADS", "2")
-    monkeypatch.setattr(core.os, "sched_getaffinity", lambda _: {0, 1}, raising=False)
+    monkeypatch.setattr(long.os, "sched_getaffinity", lambda _: {0, 1}, raising=False)
 
     def refused(done, total):
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        core.long_output(q, k, v, rows=16, progress=refused)
+        long.long_output(q, k, v, rows=16, progress=refused)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -177,9 +178,9 @@ def test_keys_taken_a_tile_at_a_time_add_up_to_the_whole_row(monkeypatch, dtype,
     q, k, v = _inputs(dtype, scale=1.0)
     allowed = _mask_and_bias(700)[0] if masked else None
     whole = core.attend(q, k, v, None, allowed)
-    monkeypatch.setattr(core, "KEY_TILE_BYTES", 1)
-    assert core.key_tile(64, 8) == 256
-    fast = core.long_output(q, k, v, None, allowed, rows=64)
+    monkeypatch.setattr(long, "KEY_TILE_BYTES", 1)
+    assert long.key_tile(64, 8) == 256
+    fast = long.long_output(q, k, v, None, allowed, rows=64)
     assert _row_ulps(fast, whole).max() <= ULPS
     if masked:
         assert not fast[5].any()

@@ -129,7 +129,7 @@ def _attention_numbers(sizes: Mapping[str, int]) -> int:
     """A bound on the float64 numbers one self-attention run holds, backward pass included:
     X and its projections, the weights, and six T_q × T_k grids per head (or, computed in
     row blocks, two blocks of BLOCK_ROWS × T_k per head)."""
-    from attncli.core.selfattn import BLOCK_ROWS
+    from attncli.core.long_inputs import BLOCK_ROWS
 
     t_q, t_k, heads = sizes["T_q"], sizes["tokens"], sizes["heads"]
     d_model, d_k, d_v = sizes["--d-model"], sizes["--d-k"], sizes["--d-v"]
