@@ -10,7 +10,7 @@ import json
 import numpy as np
 import pytest
 
-from attncli.errors import InputError
+from attncli.errors import InputError, ShapeError
 from attncli.present.format import Format
 from attncli.results.selfattn import SelfAttnResult
 from tests.meaning import told
@@ -97,3 +97,35 @@ def test_the_plot_of_one_sequence_is_titled_as_before(monkeypatch, tmp_path):
     result: SelfAttnResult = attn.selfattn("el tren llega")
     plot.plot_result(str(tmp_path / "w.png"), result, Format())
     assert titles == ["Weights"]
+
+
+@pytest.mark.parametrize("field", ["keys", "values"])
+def test_carried_keys_and_values_with_minus_infinity_are_refused(run, field):
+    """A -Infinity in keys or values that softmax does not read still stops it (the text goes
+    through the json module, which keeps the literal): carried on, it would come out null."""
+    rest = {"keys": KEYS, "values": [[1, 0], [0, 1]]}
+    rest[field] = [[1, "-Infinity"], [0, 1]]
+    text = json.dumps({"scores": [1, 0], **rest}).replace('"-Infinity"', "-Infinity")
+    result = run("softmax", "--json", input=text)
+    _one_line_error(result, InputError, "{where} is {literal}; expected a finite number",
+                    where=("{field}: row {row}, item {item}",
+                           {"field": field, "row": 1, "item": 2}),
+                    literal="-Infinity")  # fmt: skip
+
+
+def test_keys_and_values_softmax_does_not_read_go_on_as_they_came_and_mix_checks_them(run):
+    """Read strictly (every number finite), keys and values are carried unconverted, their
+    rows counted; what mix then cannot use it refuses, naming the field."""
+    values = [[1, 0], [0, "one"]]
+    text = json.dumps({"scores": [1, 0], "keys": KEYS, "values": values})
+    carried = run("softmax", "--json", input=text)
+    assert carried.exit_code == 0
+    assert json.loads(carried.stdout)["values"] == values  # as it came
+    mixed = run("mix", "--json", input=carried.stdout)
+    assert mixed.exit_code == 2 and mixed.stdout == ""
+    assert "values" in mixed.error.message("en")
+    short = json.dumps({"scores": [1, 0], "keys": KEYS, "values": [[1, 0]]})
+    refused = run("softmax", "--json", input=short)
+    told(refused.error, ShapeError,
+         "values has {value_rows} but keys has {key_rows} (each token needs one key and one "
+         "value)")  # fmt: skip

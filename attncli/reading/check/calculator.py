@@ -17,6 +17,7 @@ from attncli.limits import check_fits
 from attncli.messages import Message, OnSurface, Setting, _
 from attncli.reading.parse.values import (
     Document,
+    FiniteDocument,
     labels,
     require,
     shape_text,
@@ -278,30 +279,46 @@ def mix_input(document: Document) -> tuple[Rows, np.ndarray]:
     ), values
 
 
-def carried_values(document: Document, key_count: int) -> Document:
+def carried_values(
+    document: Document, key_count: int, read: dict[str, np.ndarray] | None = None
+) -> Document:
     """The document to carry forward, its query or queries, score parameters, keys and
     values (if any) checked: finite numbers, one value row per key (a -Infinity carried
     unchecked would come out as null, which the next command refuses or reads as a masked
-    cell). A field the command has already read is given here as its array, so that a
-    long document's numbers are converted once (attn mix: values; attn score: keys)."""
+    cell). `read` gives the fields the command has already read as arrays, so that a long
+    document's numbers are converted once (attn mix: values; attn score: keys). Keys and
+    values the command does not read, in a FiniteDocument, go on as they came, their rows
+    counted: their numbers cannot come out as null, and the command that reads them checks
+    them (attn softmax's 10,000 × 512 keys and values are not converted twice for nothing)."""
     carried = dict(document)
+    carried.update(read or {})
     # The query and the score's parameters go on too (score's result read by softmax, then
     # mix): finite numbers, as the command that reads them next requires.
     for name in ("query", "queries", "w_a", "w_1", "w_2", "v_a", "b_1", "b_2"):
-        value = document.get(name)
+        value = carried.get(name)
         deeper = getattr(value, "ndim", 0) > 2 or (
             isinstance(value, list) and bool(value) and isinstance(value[0], list)
             and bool(value[0]) and isinstance(value[0][0], list)
         )  # fmt: skip
         if value is not None and not deeper:  # a layer's h × T × d is not this command's
             carried[name] = to_vector_or_matrix(value, name)
-    if document.get("keys") is not None:
-        carried["keys"] = to_matrix(document["keys"], "keys")
-    if document.get("values") is not None:
-        carried["values"] = to_matrix(document["values"], "values")
-        check_one_value_per_key(carried["values"].shape[0], key_count)
-        if document.get("keys") is not None:
-            check_one_value_per_key(carried["values"].shape[0], carried["keys"].shape[0])
+    as_they_came = isinstance(document, FiniteDocument)
+    rows = {}
+    for name in ("keys", "values"):
+        value = carried.get(name)
+        if value is None:
+            continue
+        if name in (read or {}):  # checked when the command read it
+            rows[name] = value.shape[0]
+        elif as_they_came and isinstance(value, list):
+            rows[name] = len(value)
+        else:
+            carried[name] = to_matrix(value, name)
+            rows[name] = carried[name].shape[0]
+    if "values" in rows:
+        check_one_value_per_key(rows["values"], key_count)
+        if "keys" in rows:
+            check_one_value_per_key(rows["values"], rows["keys"])
     return carried
 
 

@@ -4,6 +4,7 @@ to mark a masked score), and every fault is told with its line and column."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from attncli.errors import InputError
@@ -110,17 +111,34 @@ def parse_json(text: str, source: str, expected: Message | None = None) -> Any:
     they differ is read again by json, which sees every key. `expected` says what the text
     should hold, for the message on malformed text (an input document by default).
     """
+    return read_json(text, source, expected)[0]
+
+
+def read_json(
+    text: str | bytes,
+    source: str,
+    expected: Message | None = None,
+    decode: Callable[[bytes], str] | None = None,
+) -> tuple[Any, bool]:
+    """parse_json(), and whether the strict reader read the text whole (True: every number
+    in the value is finite, and none is a JsonConstant marker). `text` may be UTF-8 bytes,
+    which orjson reads as they are; `decode` turns them into text for the json module when
+    orjson does not read them (and says so when they are not UTF-8)."""
     import orjson
+
+    def as_text() -> str:
+        if isinstance(text, str):
+            return text
+        return decode(text) if decode is not None else text.decode("utf-8")
 
     try:
         value = orjson.loads(text)
     except orjson.JSONDecodeError:
-        return _read_slowly(text, source, expected)
-    if text.count(":") != _keys_counted(value):
-        _read_slowly(
-            text, source, expected
-        )  # refuses a repeated key, if that is what the count saw
-    return value
+        return _read_slowly(as_text(), source, expected), False
+    colons = text.count(":") if isinstance(text, str) else text.count(b":")
+    if colons != _keys_counted(value):
+        _read_slowly(as_text(), source, expected)  # refuses a repeated key, if the count saw one
+    return value, True
 
 
 def _read_slowly(text: str, source: str, expected: Message | None) -> Any:

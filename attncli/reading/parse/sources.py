@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import os
 import sys
 from typing import IO, Any
@@ -14,20 +15,34 @@ from attncli.reading.parse.json_text import (
     expected_document,
     kind_of,
     parse_json,
+    read_json,
 )
-from attncli.reading.parse.values import Document
+from attncli.reading.parse.values import Document, FiniteDocument
 
 
 def read_text(path: str, stdin: IO[str] | None, option: str | None = "-i") -> tuple[str, str]:
     """The text behind a path ('-' is stdin) and a name for it in messages. `option` is the
     option that gave the path (--corpus, --sentences), named when the path is wrong; None
     when no option gave it (a path from Python)."""
+    data, source = read_raw(path, stdin, option)
+    return decoded(data, source), source
+
+
+def read_raw(
+    path: str, stdin: IO[str] | None, option: str | None = "-i"
+) -> tuple[bytes | str, str]:
+    """read_text() before decoding: the bytes of the file or of piped stdin (a byte-order
+    mark, common from Windows editors, dropped), or the text of a stdin without bytes. JSON
+    is parsed from the bytes, which saves decoding a 200 MB document to read it."""
     if path == "-":
         if stdin is None:
             raise InputError(
                 _("{option} -: there is no standard input to read"), option=option or "-"
             )
-        return _read_stdin(stdin), "stdin"
+        buffer = getattr(stdin, "buffer", None)
+        if buffer is None:
+            return stdin.read(), "stdin"
+        return _read_capped(buffer, "stdin").removeprefix(codecs.BOM_UTF8), "stdin"
     _check_path(path, option)
     from attncli.reading.parse.samples import located
 
@@ -45,13 +60,23 @@ def read_text(path: str, stdin: IO[str] | None, option: str | None = "-i") -> tu
         ) from None
     except OSError as error:
         raise _unreadable(path, error) from None
+    return data.removeprefix(codecs.BOM_UTF8), path
+
+
+def decoded(data: bytes | str, source: str) -> str:
+    """read_raw()'s bytes as text: UTF-8, else one line saying so for `source`."""
+    if isinstance(data, str):
+        return data
     try:
-        # utf-8-sig: a byte-order mark, common from Windows editors, is read as nothing.
-        return data.decode("utf-8-sig"), path
+        return data.decode("utf-8")
     except UnicodeDecodeError:
+        if source == "stdin":
+            raise InputError(
+                _("stdin: not UTF-8 text (JSON is text; convert it, e.g. iconv -t UTF-8)"),
+            ) from None
         raise InputError(
             _("cannot read '{path}': not UTF-8 text (JSON files are text)"),
-            path=shown(path, PATH_SHOWN),
+            path=shown(source, PATH_SHOWN),
         ) from None
 
 
@@ -79,19 +104,6 @@ def _folder(path: str) -> InputError:
         _("cannot read '{path}': it is a folder, not a file"),
         path=shown(path, PATH_SHOWN),
     )
-
-
-def _read_stdin(stdin: IO[str]) -> str:
-    """Standard input as text: UTF-8 (a byte-order mark is skipped), else a clear error."""
-    buffer = getattr(stdin, "buffer", None)
-    if buffer is None:
-        return stdin.read()
-    try:
-        return _read_capped(buffer, "stdin").decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise InputError(
-            _("stdin: not UTF-8 text (JSON is text; convert it, e.g. iconv -t UTF-8)"),
-        ) from None
 
 
 def _missing_file(path: str, option: str | None) -> InputError:
@@ -167,22 +179,23 @@ def load_document(
                 raise _missing_file(path, "-i")
             return load_arrays(found)
     if path is not None:
-        text, source = read_text(path, stdin)
-        if not text.strip():
+        text, source = read_raw(path, stdin)
+        if not text or text.isspace():  # (strip() would copy a 200 MB text to see it)
             raise InputError(
                 _("{source}: empty input (expected a JSON object or array)"),
                 source=source,
             )
     elif read_stdin and stdin_is_piped(stdin):
         assert stdin is not None
-        text, source = _read_stdin(stdin), "stdin"
-        if not text.strip():
+        text, source = read_raw("-", stdin)
+        if not text or text.isspace():
             return {}
     else:
         return {}
-    value = parse_json(text, source, expected_document(required, bare_field is not None))
+    expected = expected_document(required, bare_field is not None)
+    value, finite = read_json(text, source, expected, lambda data: decoded(data, source))
     if isinstance(value, dict):
-        return value
+        return FiniteDocument(value) if finite else value
     if isinstance(value, list) and bare_field is not None:
         return {bare_field: value}
     if isinstance(value, list):

@@ -20,6 +20,14 @@ if TYPE_CHECKING:
 Document = dict[str, Any]
 
 
+class FiniteDocument(dict[str, Any]):
+    """A document the strict reader (orjson) read whole: every number in it is a finite
+    float or an integer within 64 bits, since that reader refuses NaN, Infinity and numbers
+    past float64. A field carried forward unread (attn softmax's keys and values) can then be
+    written again as it came, without a pass over its numbers: none of them can come out as
+    null. The command that reads the field checks it, as it checks any field."""
+
+
 def parse_tokens(value: Any, source: str = "tokens") -> list[str]:
     """Token labels: a JSON list of strings, or 'a,b,c' from an option."""
     if isinstance(value, str):
