@@ -30,6 +30,17 @@ if TYPE_CHECKING:
 def check_xlsx(result: Any, path: str) -> None:
     """Refuse, before any work is written, what a spreadsheet does not hold, and a missing
     openpyxl."""
+    from attncli.results.inference import OnlineSoftmaxResult
+
+    if isinstance(result, OnlineSoftmaxResult) and not _holds(result):
+        raise OptionError(
+            _(
+                "--export {path}: the spreadsheet of an online softmax works one row of "
+                "finite scores (a masked score, −∞, is no number a cell can hold); give one "
+                "row without masked scores, or name a .tex, .html, .svg, .png, .md or .txt file"
+            ),
+            path=path,
+        )
     if not _holds(result):
         raise OptionError(
             _(
@@ -63,7 +74,6 @@ def _holds(result: Any) -> bool:
     return (
         isinstance(result, OnlineSoftmaxResult)
         and result.single
-        and result.temperature == 1.0
         and bool(np.isfinite(result.score_grid).all())
     )
 
@@ -386,25 +396,34 @@ def _selfattn(grid: _Grid, result: SelfAttnExercise) -> None:
 
 def _online(grid: _Grid, result: OnlineSoftmaxResult) -> None:
     """The scores given, a row per token; a row per block: its max, m, e^(m_old − m), the
-    block's Σ e^(s − m) and ℓ; then each e^(s − m) and weight with the last m and ℓ."""
+    block's Σ e^(s − m) and ℓ; then each e^(s − m) and weight with the last m and ℓ. With a
+    temperature T, its cell under the rule and every exponent ÷ T, as the screen says."""
     fmt, say = grid.fmt, grid.fmt.say
     scores = result.score_grid[0].tolist()
     tokens = result.column_labels
     count, block = len(scores), result.block
+    scaled = result.temperature != 1.0
+    t = "_t" if scaled else ""  # the labels that say ÷ T
     grid.text(1, 1, say("online_exercise_intro", scores=fmt.vector(scores), block=block), True)
     grid.text(2, 1, say("online_start"))
-    grid.text(3, 1, say("online_rule"))
+    grid.text(3, 1, say("online_rule" + t))
+    over = ""
+    if scaled:
+        grid.text(4, 1, "T")
+        grid.given(4, 2, result.temperature)
+        grid.name("temperature", 4, 2, 4, 2)
+        over = f"/{cell(4, 2, 'rc')}"
     header = 5
     first = header + 1
     last = first + count - 1
-    for column, text in enumerate((say("token"), say("score"), say("online_power"),
+    for column, text in enumerate((say("token"), say("score"), say("online_power" + t),
                                    say("weight")), 1):  # fmt: skip
         grid.text(header, column, text, bold=True)
     blocks_header = last + 2
     starts = list(result.blocks.starts)
     ends = [*starts[1:], count]
-    heads = ("online_block", "online_tokens", "online_block_max", "online_m", "online_factor",
-             "online_block_sum", "online_l")  # fmt: skip
+    heads = ("online_block", "online_tokens", "online_block_max", "online_m",
+             "online_factor" + t, "online_block_sum" + t, "online_l")  # fmt: skip
     for column, key in enumerate(heads, 1):
         grid.text(blocks_header, column, say(key), bold=True)
     top = blocks_header + 1
@@ -421,9 +440,9 @@ def _online(grid: _Grid, result: OnlineSoftmaxResult) -> None:
             grid.step(at, 7, f"={cell(at, 6)}")
         else:
             grid.step(at, 4, f"=MAX({cell(at - 1, 4)},{cell(at, 3)})")
-            grid.step(at, 5, f"=EXP({cell(at - 1, 4)}-{m})")
+            grid.step(at, 5, f"=EXP(({cell(at - 1, 4)}-{m}){over})")
             grid.step(at, 7, f"={cell(at - 1, 7)}*{cell(at, 5)}+{cell(at, 6)}")
-        powers = "+".join(f"EXP({cell(first + j, 2)}-{m})" for j in range(start, end))
+        powers = "+".join(f"EXP(({cell(first + j, 2)}-{m}){over})" for j in range(start, end))
         grid.step(at, 6, "=" + powers)
     bottom = top + len(starts) - 1
     final_m, final_l = cell(bottom, 4, "rc"), cell(bottom, 7, "rc")
@@ -431,7 +450,7 @@ def _online(grid: _Grid, result: OnlineSoftmaxResult) -> None:
         at = first + t
         grid.text(at, 1, token)
         grid.given(at, 2, scores[t])
-        grid.step(at, 3, f"=EXP({cell(at, 2)}-{final_m})")
+        grid.step(at, 3, f"=EXP(({cell(at, 2)}-{final_m}){over})")
         grid.step(at, 4, f"={cell(at, 3)}/{final_l}", fmt.weight)
     grid.name("scores", first, 2, last, 2)
     grid.name("shifted", first, 3, last, 3)

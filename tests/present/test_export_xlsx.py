@@ -85,8 +85,10 @@ def _expected(doc: dict) -> dict[str, np.ndarray]:
         expected = {name: np.array([b[key] for b in blocks]) for name, key in
                     (("block_max", "block_max"), ("running_max", "m"), ("factor", "factor"),
                      ("block_sum", "block_sum"), ("running_sum", "l"))}  # fmt: skip
-        expected.update(scores=scores, weights=np.array(doc["weights"]),
-                        shifted=np.exp(scores - blocks[-1]["m"]))  # fmt: skip
+        shifted = np.exp((scores - blocks[-1]["m"]) / doc["temperature"])
+        expected.update(scores=scores, weights=np.array(doc["weights"]), shifted=shifted)
+        if doc["temperature"] != 1.0:
+            expected["temperature"] = np.array(doc["temperature"])
         return expected
     if "x" in doc:  # self-attention
         queries, keys = np.array(doc["queries"]), np.array(doc["keys"])
@@ -253,21 +255,37 @@ def test_every_step_is_a_formula_of_cells_not_a_number_written_down(run, tmp_pat
     assert weight == f"={power}/SUM({column}$6:{column}${last})"
 
 
+ONLINE_ROW = "--export {path}: the spreadsheet of an online softmax works one row of finite"
+
+
 @pytest.mark.parametrize(
-    ("args", "given"),
+    ("args", "given", "said"),
     [
-        (("selfattn", "el tren"), None),
-        (("softmax", "2", "0", "1", "--online", "--temperature", "2"), None),
-        (("softmax", "--online"), '{"scores": [[1, 2], [3, 4]]}'),  # a grid, not one row
-        (("softmax", "--online"), '{"scores": [1, null, 3]}'),  # a masked score
+        (("selfattn", "el tren"), None, "--export {path}: a spreadsheet holds an exercise"),
+        (("softmax", "--online"), '{"scores": [[1, 2], [3, 4]]}', ONLINE_ROW),  # a grid
+        (("softmax", "--online"), '{"scores": [1, null, 3]}', ONLINE_ROW),  # a masked score
     ],
 )
-def test_what_a_spreadsheet_does_not_hold_is_refused_in_one_line(run, tmp_path, args, given):
+def test_what_a_spreadsheet_does_not_hold_is_refused_in_one_line(run, tmp_path, args, given, said):
     path = tmp_path / "x.xlsx"
     result = run(*args, "--export", str(path), input=given)
     assert result.exit_code == 2 and result.stdout == "" and not path.exists()
-    assert result.error.msgid.startswith("--export {path}: a spreadsheet holds an exercise")
+    assert result.error.msgid.startswith(said)
     assert result.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("temperature", ["1", "0.5", "2"])
+def test_the_online_softmax_at_a_temperature_recalculates_to_its_json(
+    run, run_json, tmp_path, temperature
+):
+    """Every exponent ÷ T, T in a cell of its own (a student may change it)."""
+    path = tmp_path / "online.xlsx"
+    args = ("softmax", "2", "0", "1", "3", "--online", "--block", "2", "--temperature", temperature)
+    assert run(*args, "--export", str(path)).exit_code == 0
+    sheet = openpyxl.load_workbook(path).worksheets[0]
+    _held_to_the_json(path, sheet, run_json(*args, "--json"))
+    labels = {str(c.value) for row in sheet.iter_rows() for c in row if c.value is not None}
+    assert ("e^((s − m) ÷ T)" in labels) == (temperature != "1")
 
 
 def test_without_openpyxl_a_spreadsheet_is_refused_in_one_line(run, tmp_path, monkeypatch):
