@@ -403,10 +403,10 @@ def _online(grid: _Grid, result: OnlineSoftmaxResult) -> None:
     tokens = result.column_labels
     count, block = len(scores), result.block
     scaled = result.temperature != 1.0
-    t = "_t" if scaled else ""  # the labels that say ÷ T
+    over_t = "_t" if scaled else ""  # the labels that say ÷ T
     grid.text(1, 1, say("online_exercise_intro", scores=fmt.vector(scores), block=block), True)
     grid.text(2, 1, say("online_start"))
-    grid.text(3, 1, say("online_rule" + t))
+    grid.text(3, 1, say("online_rule" + over_t))
     over = ""
     if scaled:
         grid.text(4, 1, "T")
@@ -416,14 +416,14 @@ def _online(grid: _Grid, result: OnlineSoftmaxResult) -> None:
     header = 5
     first = header + 1
     last = first + count - 1
-    for column, text in enumerate((say("token"), say("score"), say("online_power" + t),
+    for column, text in enumerate((say("token"), say("score"), say("online_power" + over_t),
                                    say("weight")), 1):  # fmt: skip
         grid.text(header, column, text, bold=True)
     blocks_header = last + 2
     starts = list(result.blocks.starts)
     ends = [*starts[1:], count]
     heads = ("online_block", "online_tokens", "online_block_max", "online_m",
-             "online_factor" + t, "online_block_sum" + t, "online_l")  # fmt: skip
+             "online_factor" + over_t, "online_block_sum" + over_t, "online_l")  # fmt: skip
     for column, key in enumerate(heads, 1):
         grid.text(blocks_header, column, say(key), bold=True)
     top = blocks_header + 1

@@ -31,8 +31,7 @@ def _one_line_error(result, kind, msgid, /, **fields) -> None:
 
 
 SEVERAL_LAYERS = (
-    "the input holds {count} attention layers ({listed}); pick one with --prefix, e.g. "
-    "--prefix {first}"
+    "the input holds {count} attention layers ({listed}); pick one with {pick}, e.g. {example}"
 )
 
 
@@ -93,12 +92,12 @@ def test_several_layers_need_a_prefix(run, run_json, tmp_path, kind):
     heads = ("--heads", str(layer["heads"]))
     listed = f"{layer['prefix']}, {other}"
     _one_line_error(run("selfattn", "-i", path, *heads), InputError, SEVERAL_LAYERS,
-                    count=2, listed=listed, first=layer["prefix"])  # fmt: skip
+                    count=2, listed=listed, example=f"--prefix {layer['prefix']}")  # fmt: skip
     picked = run_json("selfattn", "-i", path, *heads, "--prefix", layer["prefix"], "--json")
     assert picked["output"] == _by_weights_file(run_json, tmp_path, kind)["output"]
     _one_line_error(
         run("selfattn", "-i", path, *heads, "--prefix", "h.7.attn"), InputError,
-        "--prefix {prefix}: the input holds no names under {prefix}; {hint}", prefix="h.7.attn",
+        "{given}: the input holds no names under {prefix}; {hint}", prefix="h.7.attn",
         hint=("it holds layers under {listed}", {"listed": listed}),
     )  # fmt: skip
 

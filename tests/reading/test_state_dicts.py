@@ -194,8 +194,10 @@ def test_what_cannot_be_read_is_refused(run, tmp_path):
     )  # fmt: skip
     _one_line_error(
         run("selfattn", "-i", str(x), "--prefix", "h.0.attn"), InputError,
-        "--prefix {prefix}: the input holds no names under {prefix}; {hint}", prefix="h.0.attn",
-        hint=("give the checkpoint's weights with --weights FILE, or its names in -i FILE", {}),
+        "{given}: the input holds no names under {prefix}; {hint}", prefix="h.0.attn",
+        given="--prefix h.0.attn",
+        hint=("give the checkpoint's weights with {weights}, or its names in {document}",
+              {"weights": ("--weights FILE", {}), "document": ("-i FILE", {})}),
     )  # fmt: skip
     both = tmp_path / "both.json"
     both.write_text(json.dumps({"x": np.ones((3, 4)).tolist(), "w_q": np.eye(4).tolist()}))

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from attncli.errors import InputError
-from attncli.messages import Message, Setting, _
+from attncli.messages import Message, OnSurface, Setting, _
 from attncli.reading.parse.values import Document
 
 if TYPE_CHECKING:
@@ -145,12 +145,13 @@ def in_document(document: Document, prefix: str = "") -> tuple[Document, LayerFi
         listed = ", ".join(found[:6]) + (" …" if len(found) > 6 else "")
         raise InputError(
             _(
-                "the input holds {count} attention layers ({listed}); pick one with --prefix, "
-                "e.g. --prefix {first}"
+                "the input holds {count} attention layers ({listed}); pick one with {pick}, "
+                "e.g. {example}"
             ),
             count=len(found),
             listed=listed,
-            first=found[0],
+            pick=Setting("prefix"),
+            example=Setting("prefix", found[0]),
         )
     chosen = prefix or found[0]
     if prefix and not any(name.startswith(joined(prefix, "")) for name in names):
@@ -159,11 +160,14 @@ def in_document(document: Document, prefix: str = "") -> tuple[Document, LayerFi
             Message(_("it holds layers under {listed}"), listed=listed)
             if found
             else Message(
-                _("give the checkpoint's weights with --weights FILE, or its names in -i FILE")
+                _("give the checkpoint's weights with {weights}, or its names in {document}"),
+                weights=OnSurface(Message(_("--weights FILE")), Setting("weights", metavar="FILE")),
+                document=OnSurface(Message(_("-i FILE")), Message(_("the document"))),
             )
         )
         raise InputError(
-            _("--prefix {prefix}: the input holds no names under {prefix}; {hint}"),
+            _("{given}: the input holds no names under {prefix}; {hint}"),
+            given=Setting("prefix", prefix),
             prefix=prefix,
             hint=hint,
         )
