@@ -95,4 +95,6 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+    """The public API and the module's dunders, as a notebook's completion lists them: not
+    the names this file imports for itself (Any, TYPE_CHECKING) or its table of homes."""
+    return sorted([*(name for name in globals() if name.startswith("__")), *__all__])

@@ -105,7 +105,10 @@ class Result:
         return html_of(self, format_for())
 
     def to_document(self) -> dict[str, Any]:
-        """The JSON document the CLI writes: the input's fields plus what was computed."""
+        """What the CLI writes as JSON, as a dict of the input's fields plus what was
+        computed, the numbers as numpy arrays (json.dumps needs them as lists first:
+        orjson's OPT_SERIALIZE_NUMPY, or .tolist()); the text itself is what
+        `attn … --json` prints."""
         raise NotImplementedError
 
     def steps(self, row: int | None = None, token: str | None = None) -> list[Step]:

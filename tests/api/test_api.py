@@ -255,3 +255,11 @@ def test_json_in_pieces_is_the_same_bytes_as_the_whole(rows, columns, chunk, mas
                 "vector": grid[0], "n": 3}  # fmt: skip
     whole = orjson.dumps(document, option=orjson.OPT_SERIALIZE_NUMPY)
     assert b"".join(json_pieces(document, chunk=chunk)) == whole
+
+
+def test_dir_lists_the_public_api_and_nothing_imported_for_the_package_itself():
+    import attncli
+
+    listed = [name for name in dir(attncli) if not name.startswith("__")]
+    assert listed == sorted(attncli.__all__)
+    assert "__name__" in dir(attncli) and "Any" not in dir(attncli)
