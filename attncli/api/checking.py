@@ -131,7 +131,13 @@ def check(
     """Mark `answers` (the blanks in the sheet's order, as a student types them) against
     the worksheet `attn exercise` makes with these options (`selfattn` for the
     self-attention sheet); fewer answers mark fewer blanks. An answer that is not a number
-    is marked wrong and said so."""
+    is marked wrong and said so.
+
+    >>> [v.kind for v in check(3, answers=["1", "2"]).verdicts]  # the sheet's first scores
+    ['right', 'right']
+    >>> check(3, answers=["2"]).verdicts[0].mistakes  # q · k paired with another key
+    (('wrong_key', {'other': 1}), ('wrong_key', {'other': 2}))
+    """
     sheet, marking = corrector(seed, size, dim, method, selfattn)
     verdicts: list[Verdict] = []
     for blank, text in zip(marking.blanks, answers, strict=False):

@@ -32,7 +32,12 @@ def rollout(
     residual), multiplied from the first layer up to `layer` (1-based; default the last).
     With `cell`, one cell of the last product written out term by term: the row `row`
     (1-based) or `token`'s (default the last), the column `to`'s (default the row's
-    largest)."""
+    largest).
+
+    >>> r = rollout("the keys to the cabinet are on the table", "all-MiniLM-L6-v2")
+    >>> r.rollout.shape, bool(abs(r.rollout.sum(axis=-1) - 1).max() < 1e-12)
+    ((11, 11), True)
+    """
     from attncli.api.model import _forward, _in_range, _load
     from attncli.core.rollout import mixed_layers
     from attncli.core.rollout import rollout as rolled
