@@ -35,12 +35,13 @@ class Steps(list):  # type: ignore[type-arg]
 
     def _view(self) -> list[RenderableType]:
         from attncli.present.notebook import format_for
+        from attncli.present.printed import without_hints
         from attncli.present.views import result_steps_view, steps_view
 
         fmt = format_for()
         if self.result is None:
-            return steps_view(list(self), fmt)
-        return result_steps_view(self.result, list(self), fmt)
+            return without_hints(steps_view(list(self), fmt))
+        return without_hints(result_steps_view(self.result, list(self), fmt))
 
     def __rich__(self) -> RenderableType:
         from rich.console import Group
@@ -92,11 +93,12 @@ class Result:
         """The result's tables, built by its renderer in attncli.present (imported only
         now), in `lang` ('en' or 'es') with `digits` decimals, else as attncli.options
         chose; `show` adds parts a result can show on demand. The list shows itself in a
-        notebook and in rich.print."""
+        notebook and in rich.print, without the command-line advice a terminal shows."""
         from attncli.present.notebook import Shown, format_for
+        from attncli.present.printed import without_hints
         from attncli.present.views import view_of
 
-        return Shown(view_of(self, format_for(lang, digits, fmt), show))
+        return Shown(without_hints(view_of(self, format_for(lang, digits, fmt), show)))
 
     def _repr_html_(self) -> str:
         from attncli.present.html import html_of

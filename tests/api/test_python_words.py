@@ -234,6 +234,18 @@ def test_a_notebook_names_no_option_where_the_terminal_does(name):
     assert cli in _terminal_text(result)  # the same result, where an option can be typed
 
 
+@pytest.mark.parametrize("name", NOTEBOOK)
+def test_rich_print_in_a_python_session_names_no_option_either(name):
+    make, python, _cli = NOTEBOOK[name]
+    from rich.console import Console
+
+    result = make()
+    console = Console(width=100, record=True, file=open(os.devnull, "w"))  # noqa: SIM115
+    console.print(result)
+    printed = console.export_text()
+    assert python in printed and not OPTION.search(printed) and not SHORT.search(printed), printed
+
+
 def test_a_notebook_lists_the_samples_by_their_files_not_commands_to_type():
     samples = attn.samples()
     cell = _cell_text(samples)
