@@ -20,10 +20,11 @@ if TYPE_CHECKING:
     from attncli.results.model import HeadsResult, ModelAttnResult
 
 
-def _sentence(sentence: str | None) -> str:
+def _sentence(sentence: str | None, example: OnSurface | None = None) -> str:
     """The sentence a model reads: a byte that was not UTF-8 (from a Latin-1 terminal) is
     U+FFFD, as for the seeded layer; none, or only spaces, control or zero-width characters
-    (which the tokenizer drops, leaving [CLS] [SEP]), is refused."""
+    (which the tokenizer drops, leaving [CLS] [SEP]), is refused with `example` (the
+    command's own, else selfattn's)."""
     import unicodedata
 
     from attncli.reading.parse.json_text import valid_text
@@ -32,7 +33,7 @@ def _sentence(sentence: str | None) -> str:
         sentence = valid_text(sentence)
     # a letter, digit, mark, punctuation or symbol: a category outside C (control, format) and Z
     if sentence is None or all(unicodedata.category(char)[0] in "CZ" for char in sentence):
-        raise InputError(_("give a sentence, e.g. {example}"), example=EXAMPLE)
+        raise InputError(_("give a sentence, e.g. {example}"), example=example or EXAMPLE)
     return sentence
 
 
@@ -40,6 +41,21 @@ EXAMPLE = OnSurface(
     'attn selfattn "the keys to the cabinet are on the table" --model all-MiniLM-L6-v2',
     "attncli.selfattn(\"the keys to the cabinet are on the table\", model='all-MiniLM-L6-v2')",
 )
+
+
+def example_for(command: str, model: str) -> OnSurface:
+    """A sentence given to `command` (predict, rollout) with the model the user named: what
+    the refusal of an empty sentence shows (selfattn's MiniLM is an encoder predict refuses)."""
+    import shlex
+
+    # a causal model predicts the word the sentence lacks
+    sentence = "the keys to the cabinet are on the" + ("" if command == "predict" else " table")
+    return OnSurface(
+        f'attn {command} "{sentence}" --model {shlex.quote(model)}',
+        f'attncli.{command}("{sentence}", model={model!r})',
+    )
+
+
 # the token a ranking is read from and to: --from and --to, source= and target=
 SOURCE = Setting("source", option="--from")
 TARGET = Setting("target", option="--to")
@@ -71,10 +87,12 @@ def split_words(encoded: Encoded) -> tuple[tuple[str, ...], int]:
     return tuple(word for word, group in words if len(group) > 1), len(words)
 
 
-def _load(sentence: str | None, model: str) -> tuple[Model, Encoded]:
+def _load(sentence: str | None, model: str, command: str | None = None) -> tuple[Model, Encoded]:
+    """The model and the sentence through its tokenizer; `command` (predict, rollout) names
+    the command whose example an empty sentence is refused with."""
     from attncli.reading.models.model import load_model
 
-    text = _sentence(sentence)
+    text = _sentence(sentence, None if command is None else example_for(command, model))
     loaded = load_model(model)
     return loaded, loaded.tokenizer.encode(text)
 

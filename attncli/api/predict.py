@@ -64,7 +64,7 @@ def predict(
     from attncli.results.predict import PredictResult
 
     _check(temperature, top, top_k, top_p)
-    loaded, encoded = _load(sentence, model)
+    loaded, encoded = _load(sentence, model, "predict")
     if not loaded.architecture.causal or loaded.network.final_norm is None:
         raise OptionError(
             _(

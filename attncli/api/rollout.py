@@ -43,7 +43,7 @@ def rollout(
     from attncli.core.rollout import rollout as rolled
     from attncli.results.rollout import RolloutResult
 
-    loaded, encoded = _load(sentence, model)
+    loaded, encoded = _load(sentence, model, "rollout")
     total = loaded.architecture.layers
     _in_range(layer, total, "layer", Message(_("layers")))
     chosen = total if layer is None else layer

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,6 +22,7 @@ DEMO = "all-MiniLM-L6-v2"
 SENTENCE = "the keys to the cabinet are on the table"
 TOKENS = "[CLS], the, keys, to, the, cabinet, are, on, the, table, [SEP]"
 ON = ("--model", DEMO)
+LLAMA = Path(__file__).parents[1] / "models" / "tiny-llama"
 
 # name: (the call, what its error says in Python, attn's arguments, what the line says)
 BOTH_WAYS = {
@@ -38,6 +40,19 @@ BOTH_WAYS = {
                     ("selfattn", " ", *ON),
                     'give a sentence, e.g. attn selfattn "the keys to the cabinet are on the '
                     'table" --model all-MiniLM-L6-v2'),
+    "rollout no sentence": (lambda: attn.rollout("", model=DEMO),
+                            "give a sentence, e.g. attncli.rollout(\"the keys to the cabinet are "
+                            "on the table\", model='all-MiniLM-L6-v2')",
+                            ("rollout", "", *ON),
+                            'give a sentence, e.g. attn rollout "the keys to the cabinet are on '
+                            'the table" --model all-MiniLM-L6-v2'),
+    # a causal model's own example: the demo MiniLM is an encoder, which predict refuses
+    "predict no sentence": (lambda: attn.predict(" ", str(LLAMA)),
+                            "give a sentence, e.g. attncli.predict(\"the keys to the cabinet are "
+                            f"on the\", model='{LLAMA}')",
+                            ("predict", " ", "--model", str(LLAMA)),
+                            'give a sentence, e.g. attn predict "the keys to the cabinet are on '
+                            f'the" --model {LLAMA}'),
     "rollout layer": (lambda: attn.rollout(SENTENCE, model=DEMO, layer=7),
                       "layer=7 is out of range: the model has 6 layers (1 to 6)",
                       ("rollout", SENTENCE, *ON, "--layer", "7"),

@@ -139,3 +139,15 @@ def test_a_gemma_read_both_ways_is_refused(tmp_path):
 def test_gemmas_legacy_gelu_is_the_tanh_form_transformers_reads(tmp_path):
     model = load_model(str(_folder(tmp_path, "tiny-gemma", hidden_act="gelu")))
     assert model.architecture.activation == "gelu_pytorch_tanh"
+
+
+@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity"])
+@pytest.mark.parametrize("field", ["rope_theta", "factor"])
+def test_a_nan_or_infinity_in_the_rotary_settings_is_refused_as_written(tmp_path, literal, field):
+    folder = _folder(tmp_path)
+    path = folder / "config.json"
+    config = json.loads(path.read_text())
+    config["rope_parameters"][field] = "LITERAL"  # JSON's NaN is written by hand below
+    path.write_text(json.dumps(config).replace('"LITERAL"', literal))
+    error = _refused(folder)
+    assert error.fields["name"] == field and error.fields["value"] == literal

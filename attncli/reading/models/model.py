@@ -13,7 +13,6 @@ Every refusal is one line.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from attncli.limits import check_free_memory
 from attncli.messages import Message, _
 from attncli.reading.models.locate import find_model
 from attncli.reading.models.tokens import ModelTokenizer, load_tokenizer
+from attncli.reading.parse.json_text import as_json_text
 from attncli.reading.parse.sources import json_file
 
 SUPPORTED = ("bert", "roberta", "gpt2", *LLAMA_FAMILIES)
@@ -114,9 +114,9 @@ def _check_forward(config: dict[str, Any], path: str, model_type: str) -> None:
                 ),
                 path=path,
                 name=name,
-                value=json.dumps(config[name]),
+                value=as_json_text(config[name]),
                 model_type=model_type,
-                computed=json.dumps(computed),
+                computed=as_json_text(computed),
             )
 
 
@@ -274,7 +274,7 @@ def _llama_architecture(config: dict[str, Any], path: str, model_type: str) -> A
             _("{path}: {name} is {value}; expected true or false"),
             path=path,
             name="tie_word_embeddings",
-            value=json.dumps(tied),
+            value=as_json_text(tied),
         )
     return Architecture(
         family=model_type,
@@ -317,7 +317,7 @@ def _number(config: dict[str, Any], name: str, path: str, default: Any = None) -
             _("{path}: {name} is {value}; expected a positive number"),
             path=path,
             name=name,
-            value=json.dumps(value),
+            value=as_json_text(value),
         )
     return float(value)
 
@@ -341,7 +341,7 @@ def _rope(config: dict[str, Any], path: str, positions: int) -> tuple[float, Any
             ),
             path=path,
             field=field,
-            value=shown(json.dumps(given), 60),
+            value=shown(as_json_text(given), 60),
             example='{"rope_type": "default", "rope_theta": 10000.0}',
         )
     merged = {"rope_theta": config.get("rope_theta", 10000.0), **given}
@@ -354,7 +354,7 @@ def _rope(config: dict[str, Any], path: str, positions: int) -> tuple[float, Any
                 "head (partial_rotary_factor 1) only, so this model is not supported"
             ),
             path=path,
-            value=json.dumps(partial),
+            value=as_json_text(partial),
         )
     kind = merged.get("rope_type", merged.get("type", "default"))
     if kind not in SCALINGS:
@@ -366,7 +366,7 @@ def _rope(config: dict[str, Any], path: str, positions: int) -> tuple[float, Any
             ),
             path=path,
             field=field,
-            kind=shown(json.dumps(kind), 40),
+            kind=shown(as_json_text(kind), 40),
             known=", ".join(SCALINGS),
         )
     if kind == "default":
@@ -422,7 +422,7 @@ def _windows(
                 "sliding_attention per layer ({layers})"
             ),
             path=path,
-            value=shown(json.dumps(kinds), 60),
+            value=shown(as_json_text(kinds), 60),
             layers=layers,
         )
     return tuple(size if kind == "sliding_attention" else None for kind in kinds)

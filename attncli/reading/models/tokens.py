@@ -8,7 +8,6 @@ tokenizer_config.json says). Special tokens are added as the model was trained w
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +16,7 @@ import numpy as np
 
 from attncli.errors import InputError, first_line, install_command, shown
 from attncli.messages import _, either
+from attncli.reading.parse.json_text import as_json_text
 
 LENGTH_FIELDS = {"gpt2": "n_positions"}  # else max_position_embeddings
 
@@ -191,7 +191,7 @@ def _wordpiece_options(config: dict[str, Any], path: str) -> dict[str, Any]:
                 _("{path}: {name} is {value}; expected {expected}"),
                 path=path,
                 name=name,
-                value=shown(json.dumps(value, ensure_ascii=False)),
+                value=shown(as_json_text(value)),
                 expected=either(["true", "false", "null"] if nullable else ["true", "false"]),
             )
         options[keyword] = value
@@ -204,8 +204,8 @@ def _wordpiece_options(config: dict[str, Any], path: str) -> dict[str, Any]:
                 _("{path}: {name} is {value}; expected the token as a string, such as {default}"),
                 path=path,
                 name=keyword,
-                value=shown(json.dumps(config.get(keyword), ensure_ascii=False)),
-                default=json.dumps(standard),
+                value=shown(as_json_text(config.get(keyword))),
+                default=as_json_text(standard),
             )
         options[keyword] = token
     return options

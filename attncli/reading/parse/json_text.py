@@ -80,6 +80,12 @@ class JsonConstant:
         return self.literal
 
 
+def as_json_text(value: Any) -> str:
+    """A value read from a JSON file, written back as its text for a message: a NaN or
+    Infinity literal as it stood (json.dumps alone fails on the JsonConstant marker)."""
+    return json.dumps(value, ensure_ascii=False, default=lambda marker: float(marker.literal))
+
+
 def kind_of(value: Any) -> Message:
     """How a JSON value reads to a user, for error messages (said in the message's
     language)."""
