@@ -81,20 +81,24 @@ def linear(rows, weight, bias=None):
     return out
 
 
-def multihead(x_q, x_kv, params, heads=1, divisor=None, allowed=None, bias=None):
+def multihead(x_q, x_kv, params, heads=1, divisor=None, allowed=None, bias=None, kv_heads=None):
     """torch's nn.MultiheadAttention, one head, row and cell at a time: Q, K, V projected
     with biases, split into heads by columns, each head softmax(Q K^T / divisor + bias) V
     with the cells where `allowed` is false left out, the heads joined, then W^O + b_o if
-    given. `bias` is one T_q × T_k grid, or one per head (a float attn_mask)."""
+    given. `bias` is one T_q × T_k grid, or one per head (a float attn_mask). With
+    `kv_heads` G, W^K and W^V hold G heads, and query head h reads key/value head
+    h // (heads / G) (grouped-query attention, as transformers' repeat_kv lays them out)."""
     queries = linear(x_q, params["w_q"], params.get("b_q"))
     keys = linear(x_kv, params["w_k"], params.get("b_k"))
     values = linear(x_kv, params["w_v"], params.get("b_v"))
-    d_k, d_v = len(queries[0]) // heads, len(values[0]) // heads
+    groups = heads if kv_heads is None else kv_heads
+    d_k, d_v = len(queries[0]) // heads, len(values[0]) // groups
     joined = [[] for _ in x_q]
     for h in range(heads):
+        g = h // (heads // groups)
         q = [row[h * d_k : (h + 1) * d_k] for row in queries]
-        k = [row[h * d_k : (h + 1) * d_k] for row in keys]
-        v = [row[h * d_v : (h + 1) * d_v] for row in values]
+        k = [row[g * d_k : (g + 1) * d_k] for row in keys]
+        v = [row[g * d_v : (g + 1) * d_v] for row in values]
         scale = math.sqrt(d_k) if divisor is None else divisor
         for i, query in enumerate(q):
             row = []
@@ -124,3 +128,36 @@ def rotary(vector, position, base=10000.0):
         turned[i] = math.cos(angle) * x - math.sin(angle) * y
         turned[i + half] = math.sin(angle) * x + math.cos(angle) * y
     return turned
+
+
+def window_allowed(length, window, causal):
+    """A sliding window, cell by cell: query i sees key j when j is fewer than `window`
+    positions from i (and not after it when causal)."""
+    return [
+        [(0 <= i - j < window) if causal else (abs(i - j) < window) for j in range(length)]
+        for i in range(length)
+    ]
+
+
+def alibi_slopes(heads):
+    """ALiBi's slopes as the paper gives them (Press et al. 2022, section 3): for H a power
+    of two the geometric sequence starting at 2^(−8/H) with that ratio; otherwise the
+    slopes of the largest power of two n below H, then the odd-numbered ones (1st, 3rd,
+    …) of 2n's sequence for the heads left."""
+
+    def geometric(n):
+        first = 2 ** (-8 / n)
+        return [first ** (k + 1) for k in range(n)]
+
+    n = 1
+    while n * 2 <= heads:
+        n *= 2
+    return geometric(n) + geometric(2 * n)[0::2][: heads - n]
+
+
+def alibi(heads, length):
+    """ALiBi's bias for each head, cell by cell: −slope · |i − j|."""
+    return [
+        [[-slope * abs(i - j) for j in range(length)] for i in range(length)]
+        for slope in alibi_slopes(heads)
+    ]
