@@ -34,8 +34,11 @@ def typer_callback(command: Command, lang: str = "en") -> Callable[..., None]:
         for parameter in numbers:  # 0.5, or 0,5 in Spanish, read as the fast path reads it
             if isinstance(arguments.get(parameter.name), str):
                 option = parameter.declaration.names[0]
+                default = parameter.default
+                # as typed, with no thousands mark: --rope-base 10000, --temperature 1
+                example = f"{default:g}" if isinstance(default, float) and default > 0 else "0.5"
                 arguments[parameter.name] = read_decimal(
-                    arguments[parameter.name], option, settings.lang
+                    arguments[parameter.name], option, settings.lang, example
                 )
         call(command, settings, arguments)
 

@@ -66,8 +66,15 @@ def test_a_decimal_comma_in_english_says_how_to_type_it(run):
         "read with --lang es)", option="--temperature", text="0,5", dotted="0.5",
     )  # fmt: skip
     _one_line(run("softmax", "2", "0", "1", "-t", "abc", "--lang", "en"), OptionError,
-              "{option} {text!r} is not a number; e.g. {option} 0.5", option="--temperature",
-              text="abc")  # fmt: skip
+              "{option} {text!r} is not a number; e.g. {option} {example}",
+              option="--temperature", text="abc", example="1")  # fmt: skip
+
+
+def test_text_that_is_no_number_gets_the_option_s_own_default_as_its_example(run):
+    # a value the option takes: --rope-base must be above 1, so 0.5 would be refused next
+    _one_line(run("selfattn", "a b", "--positions", "rope", "--rope-base", "abc"), OptionError,
+              "{option} {text!r} is not a number; e.g. {option} {example}",
+              option="--rope-base", text="abc", example="10000")  # fmt: skip
 
 
 def test_number_arguments_take_a_decimal_comma_in_spanish(run):

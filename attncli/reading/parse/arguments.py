@@ -140,9 +140,10 @@ def decimal_commas_told(inline: dict[str, Any], lang: str = "en") -> Iterator[No
         ) from None
 
 
-def read_decimal(text: str, option: str, lang: str) -> float:
+def read_decimal(text: str, option: str, lang: str, example: str = "0.5") -> float:
     """The one number an option takes: 0.5, or in Spanish also 0,5 (the decimal comma attn
-    prints). In English a decimal comma is refused with the two ways to type it."""
+    prints). In English a decimal comma is refused with the two ways to type it; text that
+    is no number, with `example` (the option's default, a value it takes)."""
     stripped = text.strip()
     try:
         return float(stripped)
@@ -162,9 +163,10 @@ def read_decimal(text: str, option: str, lang: str) -> float:
             dotted=dotted,
         )
     raise OptionError(
-        _("{option} {text!r} is not a number; e.g. {option} 0.5"),
+        _("{option} {text!r} is not a number; e.g. {option} {example}"),
         option=option,
         text=shown(text),
+        example=example,
     )
 
 
