@@ -123,6 +123,10 @@ EXTRA_PHRASES: dict[str, str] = {
         "nothing yet; samples/llaves.json (attncli.samples() lists it) has weights set by hand "
         "so that «están» looks for «llaves»"
     ),
+    "grid_too_wide.python": _(
+        "Each thumbnail has a column per token, {tokens}, more than fit here: the first {drawn} "
+        "keys of each row are drawn; result.grid holds every head whole."
+    ),
     "heads_more.python": _("… {more} more of {total}; result.ranking holds them all"),
     "train_more_links.python": _(
         "… {count} more links (the misses come first); the result holds them all"

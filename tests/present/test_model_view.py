@@ -110,6 +110,33 @@ def test_a_narrow_terminal_splits_the_layers_into_bands():
     assert headers == [["L1", "L2", "L3"], ["L4", "L5", "L6"]]
 
 
+@pytest.mark.parametrize("colour", [True, False])
+def test_a_thumbnail_wider_than_the_terminal_says_which_keys_it_draws(colour):
+    weights = demo_like(60)[:1, :2]  # 60 tokens on a terminal of 40 columns
+    console = Console(width=40, record=True, color_system="truecolor" if colour else None,
+                      force_terminal=colour)  # fmt: skip
+    said = []
+    console.print(Thumbnails(weights, [["", ""]], "L", lambda t, d: said.append((t, d)) or "!"))
+    lines = console.export_text().splitlines()
+    assert said == [(60, 36)] and lines[0] == "!"  # 40 columns less the head's label, 4
+    assert max(len(line) for line in lines) <= 40  # never wrapped nor cut by the terminal
+    drawn = [line[4:] for line in lines if line.startswith("    ") and line.strip(" ▀░▒▓█") == ""]
+    assert drawn and all(len(line.rstrip()) <= 36 for line in drawn)
+
+
+def test_the_demo_model_on_a_long_sentence_says_it_in_both_languages(run, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    longer = " ".join(["the keys to the cabinet are on the table"] * 9)  # 83 tokens
+    english = run("heads", longer, "--model", DEMO, "--grid", "--format", "table").stdout
+    assert max(len(line) for line in english.splitlines()) <= 80
+    assert ("Each thumbnail has a column per token, 83, more than fit here: the first 76 keys "
+            "of each row are drawn; --export model.svg draws every head whole.") in " ".join(
+        english.split())  # fmt: skip
+    spanish = run("heads", longer, "--model", DEMO, "--grid", "--format", "table", "--lang", "es")
+    assert ("Cada miniatura tiene una columna por token, 83, más de las que caben aquí: se "
+            "dibujan las 76 primeras claves") in " ".join(spanish.stdout.split())  # fmt: skip
+
+
 def test_without_colour_each_row_is_a_line_of_shades():
     weights = np.zeros((1, 1, 4, 4))
     weights[0, 0, :, 0] = 1.0

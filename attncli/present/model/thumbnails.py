@@ -10,13 +10,14 @@ shade characters ( ░▒▓█, by quarters of the weight)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.segment import Segment
 from rich.style import Style
+from rich.text import Text
 
 GAP = 2  # columns between two thumbnails
 LABEL = 4  # the head labels' column ("h12 ")
@@ -47,6 +48,9 @@ class Thumbnails:
     weights: np.ndarray
     marks: Sequence[Sequence[str]]  # [L][h]
     layer_word: str  # "L" in "L1", as the language writes it
+    # said above the grid when one thumbnail is wider than the terminal: (tokens, drawn) ->
+    # the line, in the view's language
+    too_wide: Callable[[int, int], str] | None = None
 
     def width_needed(self, layers: int) -> int:
         size = self.weights.shape[-1]
@@ -58,18 +62,26 @@ class Thumbnails:
         coloured = console.color_system is not None
         self._hex = colours(self.weights) if coloured else None
         self._styles: dict[tuple[str, str | None], Style] = {}
+        # a thumbnail wider than the terminal: its first keys drawn, and said, never cut
+        # silently by the terminal
+        drawn = max(1, min(size, options.max_width - LABEL))
+        if drawn < size and self.too_wide is not None:
+            yield Text(self.too_wide(size, drawn), style="italic")  # wrapped to the width
+            yield Segment("\n")
         for start in range(0, layers, fitting):
             band = range(start, min(layers, start + fitting))
-            yield from self._band(band, heads, size, coloured)
+            yield from self._band(band, heads, size, coloured, drawn)
 
-    def _band(self, band: range, heads: int, size: int, coloured: bool) -> Iterator[Segment]:
+    def _band(
+        self, band: range, heads: int, size: int, coloured: bool, drawn: int
+    ) -> Iterator[Segment]:
         header = " " * LABEL + (" " * GAP).join(
-            f"{self.layer_word}{layer + 1}".ljust(size)[:size] for layer in band
+            f"{self.layer_word}{layer + 1}".ljust(drawn)[:drawn] for layer in band
         )
         yield Segment(header.rstrip() + "\n", Style(bold=True))
         for head in range(heads):
             marks = " " * LABEL + (" " * GAP).join(
-                self.marks[layer][head].ljust(size)[:size] for layer in band
+                self.marks[layer][head].ljust(drawn)[:drawn] for layer in band
             )
             yield Segment(f"h{head + 1}".ljust(LABEL))
             yield Segment(marks[LABEL:].rstrip() + "\n", Style(dim=True))
@@ -80,13 +92,13 @@ class Thumbnails:
                     if index:
                         yield Segment(" " * GAP)
                     if not coloured:
-                        row = self.weights[layer, head, top]
+                        row = self.weights[layer, head, top, :drawn]
                         yield Segment("".join(SHADES[min(4, int(round(w * 4)))] for w in row))
                         continue
                     assert self._hex is not None
                     upper = self._hex[layer, head, top]
                     lower = self._hex[layer, head, top + 1] if top + 1 < size else None
-                    for column in range(size):
+                    for column in range(drawn):
                         pair = (upper[column], None if lower is None else lower[column])
                         style = self._styles.get(pair)
                         if style is None:

@@ -3,6 +3,7 @@ under the model's own header, or the grid between words), and the ranked heads."
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rich.console import RenderableType
@@ -103,8 +104,17 @@ def model_view(result: HeadsResult, fmt: Format) -> list[RenderableType]:
     legend = [fmt.say("grid_legend")]
     if result.ranking:
         legend.append(fmt.say("grid_ranked", shown=min(len(result.ranking), result.shown or 10)))
-    return [render.lines(*lines), Thumbnails(result.grid, marks, fmt.say("grid_layer")),
-            render.lines(*legend)]  # fmt: skip
+    thumbnails = Thumbnails(result.grid, marks, fmt.say("grid_layer"), too_wide(fmt))
+    return [render.lines(*lines), thumbnails, render.lines(*legend)]
+
+
+def too_wide(fmt: Format) -> Callable[[int, int], str]:
+    """What the thumbnails say above the grid when one is wider than the terminal."""
+
+    def said(tokens: int, drawn: int) -> str:
+        return fmt.say("grid_too_wide", tokens=fmt.count(tokens), drawn=fmt.count(drawn))
+
+    return said
 
 
 HABIT_MARKS = {"previous": "p", "first": "f", "last": "l"}

@@ -126,6 +126,10 @@ MODEL_PHRASES: dict[str, str] = {
     ),
     "grid_title": _("Every head of {model}: {layers} layers × {heads} heads, {count} tokens each"),
     "grid_layer": _("L"),
+    "grid_too_wide": _(
+        "Each thumbnail has a column per token, {tokens}, more than fit here: the first {drawn} "
+        "keys of each row are drawn; --export model.svg draws every head whole."
+    ),
     "grid_legend": _(
         "Each thumbnail: one head's weights (row = who asks, column = who answers) on one "
         "scale for all, 0 to 1: in colour two rows a line, dark to light; without colour a "

@@ -201,6 +201,7 @@ def heads_change_view(result: HeadsChange, fmt: Format) -> list[RenderableType]:
     shown = result.ranking if result.shown is None else result.ranking[: result.shown]
     if result.grid is not None:
         from attncli.present.model.thumbnails import Thumbnails
+        from attncli.present.model.view import too_wide
 
         layers, heads = result.grid.shape[:2]
         marks = change_marks(result)
@@ -215,7 +216,7 @@ def heads_change_view(result: HeadsChange, fmt: Format) -> list[RenderableType]:
                     heads=heads,
                 ),
             ),  # fmt: skip
-            Thumbnails(np.clip(result.grid, 0.0, 1.0), marks, fmt.say("grid_layer")),
+            Thumbnails(np.clip(result.grid, 0.0, 1.0), marks, fmt.say("grid_layer"), too_wide(fmt)),
             render.lines(fmt.say("pair_grid_legend", shown=len(shown))),
         ]
     table = PlainTable(box=box.SIMPLE_HEAVY)
