@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import os
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -201,6 +202,7 @@ def _cell_text(result) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", result._repr_html_()))
 
 
+LLAMA = Path(__file__).parents[1] / "models" / "tiny-llama"
 NOTEBOOK = {
     # name: (the result, what the notebook says instead, what the command line says)
     "drawn": (lambda: attn.selfattn(x=X, w_q=np.eye(4), draw_missing=True),
@@ -222,6 +224,8 @@ NOTEBOOK = {
     "ranking": (lambda: attn.heads("the keys to the cabinet are on the table",
                                    model="all-MiniLM-L6-v2", source="are", target="keys"),
                 "result.ranking holds them all", "--all shows them all"),
+    "predict": (lambda: attn.predict("the keys of the car", str(LLAMA), top_k=3, top_p=0.9),
+                "temperature 1; the 3 likeliest (top-k);", "--steps lays the softmax out."),
 }  # fmt: skip
 
 

@@ -314,14 +314,21 @@ def predict_view(result: PredictResult, fmt: Format) -> list[RenderableType]:
     title = fmt.say("predict_title", model=result.model, count=len(result.tokens))
     view: list[RenderableType] = [_titled(title, table)]
     kept = int((result.sampled > 0).sum())
+    # what reshaped the distribution, in the order it is applied: ÷ T, then top-k, top-p
+    how = [fmt.say("predict_temperature", t=fmt.number(result.temperature))]
+    if result.top_k is not None:
+        how.append(fmt.say("predict_top_k", k=fmt.count(result.top_k)))
+    if result.top_p is not None:
+        how.append(fmt.say("predict_top_p", p=fmt.number(result.top_p)))
     view.append(
         render.lines(
             fmt.say(
                 "predict_kept",
                 kept=fmt.count(kept),
                 total=fmt.count(result.logits.size),
-                t=fmt.number(result.temperature),
-            )
+                how="; ".join(how),
+            ),
+            render.Hint(fmt.say("predict_steps_hint")),
         )
     )
     if result.lens_words is not None:

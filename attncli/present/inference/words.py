@@ -106,10 +106,11 @@ INFERENCE_PHRASES: dict[str, str] = {
     "predict_logit": _("Logit"),
     "predict_probability": _("Probability"),
     "predict_sampled": _("Drawn from"),
-    "predict_kept": _(
-        "The next token is drawn from {kept} of the {total} tokens (temperature {t}); "
-        "--steps lays the softmax out."
-    ),
+    "predict_kept": _("The next token is drawn from {kept} of the {total} tokens: {how}."),
+    "predict_temperature": _("temperature {t}"),
+    "predict_top_k": _("the {k} likeliest (top-k)"),
+    "predict_top_p": _("the fewest whose probabilities reach {p} (top-p)"),
+    "predict_steps_hint": _("--steps lays the softmax out."),
     "predict_layer": _("Layer"),
     "predict_lens_top": _("Its likeliest next tokens"),
     "predict_lens": _("The logit lens: each layer's last hidden state through the final norm"),
