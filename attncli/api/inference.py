@@ -287,13 +287,13 @@ def online_exercise(seed: int = 0, size: int = 3, block: int = 2) -> OnlineSoftm
     if not block < size <= MAX_TOKENS:
         raise OptionError(
             _(
-                "--size {size} with blocks of {block}: the online sheet needs more scores than "
-                "one block holds and at most {most} (try --size {block_more})"
+                "{size} with blocks of {block}: the online sheet needs more scores than "
+                "one block holds and at most {most} (try {block_more})"
             ),
-            size=size,
+            size=Setting("size", size),
             block=block,
             most=MAX_TOKENS,
-            block_more=block + 1,
+            block_more=Setting("size", block + 1),
         )
     tokens, scores = inference.online_exercise(seed, size, block)
     return online_softmax(scores, block=block, tokens=tokens)

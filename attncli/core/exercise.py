@@ -19,7 +19,7 @@ import numpy as np
 from attncli.core import attention
 from attncli.core.seeding import generator
 from attncli.errors import OptionError
-from attncli.messages import _
+from attncli.messages import Setting, _
 
 SENTENCES = (
     "el tren va lleno",
@@ -125,14 +125,14 @@ def make_selfattn_exercise(seed: int, tokens: int, dim: int) -> dict[str, Any]:
 def _check_sizes(tokens: int, dim: int) -> None:
     if not 1 <= tokens <= MAX_TOKENS:
         raise OptionError(
-            _("--size {tokens}: give 1 to {most} tokens (the course uses 3)"),
-            tokens=tokens,
+            _("{size}: give 1 to {most} tokens (the course uses 3)"),
+            size=Setting("size", tokens),  # --size 0, size=0
             most=MAX_TOKENS,
         )
     if not 1 <= dim <= MAX_DIM:
         raise OptionError(
-            _("--dim {dim}: give 1 to {most} numbers per vector (the course uses 2)"),
-            dim=dim,
+            _("{dim}: give 1 to {most} numbers per vector (the course uses 2)"),
+            dim=Setting("dim", dim),
             most=MAX_DIM,
         )
 

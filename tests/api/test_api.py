@@ -230,8 +230,9 @@ def test_exercise_from_python():
     told(
         caught.value,
         attn.OptionError,
-        "--size {tokens}: give 1 to {most} tokens (the course uses 3)",
-        tokens=0,
+        "{size}: give 1 to {most} tokens (the course uses 3)",
+        "python",
+        size="size=0",
         most=8,
     )
 

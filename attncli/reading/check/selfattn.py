@@ -101,10 +101,9 @@ def selfattn_input(
     for name in ("d_model", "d_k", "d_v", "heads"):
         value = getattr(settings, name)
         if value is not None and value < 1:
-            option = f"--{name.replace('_', '-')}"
             raise InputError(
                 _("{option} is {value}; it must be 1 or more"),
-                option=option,
+                option=Setting(name),  # --d-model on the command line, d_model= in Python
                 value=value,
             )
     if settings.norm is not None and not settings.norm > 0:
