@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from attncli.errors import InputError, OptionError
+from attncli.errors import InputError, OptionError, count
 from attncli.explain.checking import Blank, Corrector, Verdict
 from attncli.messages import Message, Setting, _, component_mark, in_decimals
 from attncli.results.checking import CheckResult, ClassCheck
@@ -60,12 +60,14 @@ def corrector_of(sheet: Sheet) -> Corrector:
     return Corrector(sheet.method, sheet.query, sheet.keys, sheet.values, dict(sheet.parameters))
 
 
-def read_answer(text: str, blank: Blank, lang: str = "en") -> np.ndarray:
+def read_answer(text: str, blank: Blank, lang: str = "en", size: int | None = None) -> np.ndarray:
     """A student's answer as typed: a number (0,665 in Spanish, 0.665 in English), a
-    fraction (2/3), or for a vector its numbers as the language writes them (6,65; 0)."""
+    fraction (2/3), or for a vector its numbers as the language writes them (6,65; 0),
+    `size` of them when given; never a NaN or an infinity."""
     from attncli.reading.parse.arguments import parse_inline
 
-    stripped = text.strip()
+    # a typographic minus (−2, as the sheet prints it) is the minus a student means
+    stripped = text.strip().replace("\u2212", "-")
     if not stripped:
         raise InputError(_("no answer given; type a number"))
     if not blank.vector and stripped.count("/") == 1:
@@ -97,10 +99,22 @@ def read_answer(text: str, blank: Blank, lang: str = "en") -> np.ndarray:
                 ),
             ) from None
         value = spaced
+    if not np.isfinite(value).all():  # nan, inf or 1e400: no step of a sheet gives it
+        raise InputError(
+            _(
+                "{text}: no step of the sheet gives an infinite or undefined number; type the "
+                "number you worked out"
+            ),
+            text=stripped,
+        )
     if not blank.vector:
         if value.size != 1:
             raise InputError(_("{text}: this blank takes one number"), text=stripped)
         return value.reshape(())
+    if size is not None and value.size != size:
+        raise InputError(
+            _("{text}: this blank takes {count}"), text=stripped, count=count(size, "number")
+        )
     return value
 
 
@@ -142,7 +156,8 @@ def check(
     verdicts: list[Verdict] = []
     for blank, text in zip(marking.blanks, answers, strict=False):
         try:
-            verdicts.append(marking.mark(blank, read_answer(text, blank, lang)))
+            answer = read_answer(text, blank, lang, marking.exact(blank).size)
+            verdicts.append(marking.mark(blank, answer))
         except InputError:
             verdicts.append(Verdict(blank, np.array(np.nan), "wrong", marking.carried(blank)))
     return CheckResult(sheet=sheet, verdicts=tuple(verdicts), blanks=tuple(marking.blanks))
@@ -199,7 +214,7 @@ def check_files(paths: Iterable[str]) -> ClassCheck:
                 verdicts.append(marking.unanswered(blank))
                 continue
             try:
-                answer = read_answer(row.answer, blank, filled.lang)
+                answer = read_answer(row.answer, blank, filled.lang, marking.exact(blank).size)
             except InputError as error:
                 raise InputError(
                     _("{line}: {problem}"), line=row.line, problem=error.said

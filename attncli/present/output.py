@@ -143,20 +143,34 @@ def emit(
             from attncli.present.views import check_lines
 
             view.append(check_lines(checks, fmt))
-    if spreadsheet:
-        from attncli.present.export_xlsx import workbook_bytes
-        from attncli.present.written import write_file
-
-        workbook = workbook_bytes(result, settings.format(), settings.sheet_blank)
-        write_file(settings.export, workbook, "--export")  # type: ignore[arg-type]
-    elif settings.export:
-        from attncli.present.export import export
-
-        export(view, settings.export, settings.theme, settings.tex_fragment)
+    if settings.export:
+        exported(result, settings, view)
     if as_json:
         write_json(sys.stdout, document)
     else:
         print_renderables(sys.stdout, view)
+
+
+def exported(result: Result, settings: Settings, view: list[RenderableType] | None = None) -> None:
+    """Write --export's file: the spreadsheet of `result`, or `view` (the terminal's, by
+    default the result's own) as the file's kind draws it."""
+    if settings.export is None:
+        return
+    if settings.export.lower().endswith(".xlsx"):
+        from attncli.present.export_xlsx import check_xlsx, workbook_bytes
+        from attncli.present.written import write_file
+
+        check_xlsx(result, settings.export)  # what a spreadsheet holds, or one line
+        workbook = workbook_bytes(result, settings.format(), settings.sheet_blank)
+        write_file(settings.export, workbook, "--export")
+        return
+    from attncli.present.export import export
+
+    if view is None:
+        from attncli.present.views import view_of
+
+        view = view_of(result, settings.format(), settings.show)
+    export(view, settings.export, settings.theme, settings.tex_fragment)
 
 
 def _as_list(value: Any) -> Any:

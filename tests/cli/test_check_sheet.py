@@ -19,13 +19,22 @@ KINDS = [(), ("--method", "scaled"), ("--method", "general"), ("--method", "addi
          ("--selfattn",)]  # fmt: skip
 
 
+def _ones(kind: tuple[str, ...]) -> str:
+    """An answer of ones for every blank the check asks, as many numbers as each takes."""
+    from attncli.api.checking import corrector
+
+    method = kind[1] if kind[:1] == ("--method",) else "dot"
+    _sheet, marking = corrector(3, 3, None, method, kind == ("--selfattn",))
+    return "".join(" ".join(["1"] * marking.exact(blank).size) + "\n" for blank in marking.blanks)
+
+
 @pytest.mark.parametrize("lang", ["en", "es"])
 @pytest.mark.parametrize("kind", KINDS)
 def test_the_sheet_shows_as_many_blanks_as_the_check_asks(run, kind, lang):
     shown = run("check", "--seed", "3", *kind, "--lang", lang, "--format", "table", input="")
     assert shown.exit_code == 0, shown.stderr
     sheet = shown.stdout.split("\n\n" + ("Type each" if lang == "en" else "Escribe"))[0]
-    piped = run("check", "--seed", "3", *kind, "--json", input="1\n" * 40)
+    piped = run("check", "--seed", "3", *kind, "--json", input=_ones(kind))
     document = json.loads(piped.stdout)
     assert sheet.count(BLANK) == document["blanks"] == len(document["verdicts"])
     assert f"({document['blanks']} " in shown.stdout.splitlines()[-1]  # the count it closes on
@@ -91,3 +100,53 @@ def test_an_error_about_another_option_names_none_typed_with_commas(run):
     assert "decimal commas" not in result.stderr
     about = run("score", "--query", "0,5", "--keys", "1,0,1;0,1,1")  # the query's own size
     assert "if --query '0,5' holds decimal commas" in about.stderr
+
+
+@pytest.mark.parametrize("typed", ["nan", "inf", "-Infinity", "1e400", "1e400/2"])
+def test_an_infinite_or_undefined_number_is_no_answer(run, typed):
+    from attncli.api.checking import read_answer
+    from attncli.explain.checking import Blank
+
+    with pytest.raises(InputError) as raised:
+        read_answer(typed, Blank("score", 0))
+    assert raised.value.msgid.startswith("{text}: no step of the sheet gives an infinite")
+    piped = run("check", "--seed", "3", "--json", input=f"1\n{typed}\n")
+    assert piped.exit_code == 2 and piped.stdout == "" and piped.stderr.count("\n") == 1
+    assert piped.error.fields["problem"].msgid == raised.value.msgid
+    with pytest.raises(InputError):  # a file's, from Python, are refused the same way
+        read_answer(f"{typed} 1", Blank("weighted", 0), size=2)
+
+
+def test_the_minus_the_sheet_prints_is_a_minus():
+    from attncli.api.checking import read_answer
+    from attncli.explain.checking import Blank
+
+    assert read_answer("\u22122,11", Blank("score", 0), "es") == -2.11
+    np.testing.assert_array_equal(read_answer("\u22121 2", Blank("weighted", 0), size=2), [-1, 2])
+
+
+def test_a_vector_of_the_wrong_length_is_told_how_many_numbers_the_blank_takes(run):
+    from attncli.api.checking import read_answer
+    from attncli.explain.checking import Blank
+
+    with pytest.raises(InputError) as raised:
+        read_answer("1 2 3", Blank("weighted", 0), size=2)
+    assert raised.value.msgid == "{text}: this blank takes {count}"
+    assert raised.value.message("en") == "1 2 3: this blank takes 2 numbers"
+    assert raised.value.message("es") == "1 2 3: esta casilla lleva 2 números"
+    answers = "1\n2\n2\n7.39\n1\n7.39\n15.78\n0.47\n0.06\n0.47\n1 2 3\n"
+    piped = run("check", "--seed", "3", "--json", input=answers)
+    assert piped.exit_code == 2 and "this blank takes 2 numbers" in piped.stderr
+
+
+@pytest.mark.parametrize("suffix", [".html", ".tex", ".txt"])
+def test_a_student_s_marked_answers_are_exported_at_a_terminal_too(run, tmp_path, suffix):
+    target = tmp_path / f"marked{suffix}"
+    result = run("check", "--seed", "3", "--format", "table", "--export", str(target),
+                 input="1\n2\n")  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    assert "2 of 2 answers right" in target.read_text(encoding="utf-8")
+    spreadsheet = run("check", "--seed", "3", "--format", "table", "--export",
+                      str(tmp_path / "m.xlsx"), input="1\n")  # fmt: skip
+    assert spreadsheet.exit_code == 2 and spreadsheet.stdout == ""  # refused before asking
+    assert not (tmp_path / "m.xlsx").exists()

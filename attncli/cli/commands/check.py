@@ -84,7 +84,7 @@ def check(
     from attncli.explain.checking import Verdict
     from attncli.present import render
     from attncli.present.checking_view import question, summary, verdict_lines
-    from attncli.present.output import emit, print_renderables, wants_json
+    from attncli.present.output import emit, exported, print_renderables, wants_json
     from attncli.present.views import view_of
     from attncli.results.checking import CheckResult
 
@@ -104,6 +104,11 @@ def check(
     fmt = settings.format()
     as_json = settings.fields is not None or wants_json(settings.format_name, sys.stdout)
     talk = not as_json
+    if settings.export is not None and settings.export.lower().endswith(".xlsx"):
+        from attncli.present.export_xlsx import check_xlsx
+
+        # refused before the student types a number: a spreadsheet holds a sheet, not marks
+        check_xlsx(CheckResult(sheet=sheet, verdicts=(), blanks=()), settings.export)
     if talk:
         from dataclasses import replace
 
@@ -123,7 +128,7 @@ def check(
             if talk and not sys.stdin.isatty():
                 print(line.rstrip("\n"))
             try:
-                answer = read_answer(line, blank, settings.lang)
+                answer = read_answer(line, blank, settings.lang, marking.exact(blank).size)
             except AttnError as error:
                 if not talk:  # answers piped in for JSON: an unreadable one is an error
                     raise InputError(
@@ -150,6 +155,7 @@ def check(
     result = CheckResult(sheet=sheet, verdicts=tuple(verdicts), blanks=tuple(marking.blanks))
     if talk:
         print(summary(result, fmt), flush=True)
+        exported(result, settings)  # --export: the marked sheet, as with JSON
         return
     emit(result, settings)
 
