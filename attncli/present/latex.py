@@ -75,6 +75,8 @@ _TEXT = {
     "ᵀ": r"$^{\top}$",
     "‖": r"$\|$",
     "ℓ": r"$\ell$",
+    "✓": r"$\surd$",  # attn check's marks, in amsmath's fonts alone
+    "✗": r"$\times$",
     "→": r"$\rightarrow$",
     "∂": r"$\partial$",
     "∇": r"$\nabla$",
@@ -135,13 +137,29 @@ _PREAMBLE = (
 _INLINE = re.compile(
     r"(?P<option>(?<![\w-])--[a-z][a-z0-9-]*)"
     r"|√\s?(?P<radicand>[A-Za-z](?:[_^][A-Za-z0-9]+)?|\d+(?:[.,]\d+)?)"
-    r"|(?<![\w\\])(?P<base>[A-Za-z])(?P<op>[_^])(?P<script>\{[^{}]*\}|[A-Za-z0-9]+|…)"
+    r"|(?<![\w\\])(?P<base>[A-Za-zℓ∇Σ]|\d{1,3}(?:[,\u202f]\d{3})+|\d+(?:[.,]\d+)?)(?P<op>[_^])"
+    r"(?P<script>\{[^{}]*\}|\((?:[^()]|\([^()]*\))*\)|[A-Za-z0-9]+|…)"
     r"|(?<![\w.,)\]])(?P<negative>[-−]\d+(?:[.,]\d+)?(?:e[-+]?\d+)?)"
 )
 
 
+_MATH_LETTERS = {"ℓ": r"\ell ", "∇": r"\nabla ", "Σ": r"\Sigma "}
+# A script in parentheses, e^(m_old − m) or e^((s − m) ÷ T), written as mathematics.
+_EXPRESSION = {"−": "-", "÷": r"\div ", "×": r"\times ", "·": r"\cdot ", ",": "{,}",
+               "∞": r"\infty ", **_MATH_LETTERS}  # fmt: skip
+_SCRIPTED = re.compile(r"(?<![A-Za-z])([A-Za-zℓ])_([A-Za-z0-9]+)")
+
+
 def _script(base: str, op: str, script: str) -> str:
-    """W^Q as W^{Q}; a word of a script upright: d_{\text{model}}."""
+    r"""W^Q as W^{Q}; a word of a script upright: d_{\text{model}}; ℓ_old as \ell_{\text{old}};
+    e^(m_old − m) as e^{(m_{\text{old}} - m)}."""
+    base = _MATH_LETTERS.get(base, base).strip()
+    if base[0].isdigit():  # 10,000^(−2i/8): the rotary base, its thousands mark kept
+        base = _math_number(base).replace("\u202f", r"\,")
+    if script.startswith("("):
+        inner = _SCRIPTED.sub(lambda m: _script(m[1], "_", m[2]), script)
+        script = "".join(_EXPRESSION.get(char, char) for char in inner)
+        return f"{base}{op}{{{script}}}"
     script = script.strip("{}").replace("…", r"\ldots")
     if len(script) > 1 and script.isalpha():
         script = r"\text{" + script + "}"

@@ -35,12 +35,17 @@ EXERCISES = {
     # θ and the turned x′, y′ of rotary positions, once stopped pdflatex in either language.
     "rope": ("exercise", "--positions", "rope", "--seed", "7"),
     "rope-es": ("exercise", "--positions", "rope", "--seed", "7", "--lang", "es"),
+    "online": ("exercise", "--online", "--seed", "3", "--answers"),
+    "online-es": ("exercise", "--online", "--seed", "3", "--answers", "--lang", "es"),
 }
 LLAVES = str(SAMPLES / "llaves.json")
 RESULTS = {
     "score": ("score", "-i", str(SAMPLES / "tren.json"), "--steps"),
     "score-grid": ("score", "-i", str(SAMPLES / "tren-grid.json")),
     "softmax": ("softmax", "2", "-0.5", "1", "--steps"),
+    "softmax-online": ("softmax", "2", "0", "1", "3", "--online", "--block", "2", "--steps"),
+    "check-class": ("check", *sorted(str(path) for path in (SAMPLES.parent / "docs" / "clase")
+                                      .glob("*.csv"))),  # fmt: skip
     "mix": ("mix", "-i", str(SAMPLES / "tren.json"), "--weights", "0.665,0.090,0.245", "--steps"),
     "grad": ("grad", "-i", str(SAMPLES / "tren.json"), "--target", "8,2", "--steps"),
     "selfattn": ("selfattn", "-i", LLAVES, "--show", "all", "--lang", "es"),
@@ -159,6 +164,9 @@ def compile_tex(tex: Path) -> str:
 
 
 def _check_pages(tex: Path) -> None:
+    source = tex.read_text(encoding="utf-8")
+    # mathematics set as text: e^(m_old − m) as "eˆ(m\_old", ℓ_old and ∇_c as "ℓ\_old"
+    assert "textasciicircum" not in source and "$\\_" not in source, tex.name
     log = compile_tex(tex)
     too_wide = [points for points in _overfull(log) if points > 1.0]
     assert not too_wide, f"{tex.name}: lines too wide by {too_wide} pt"
