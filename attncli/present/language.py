@@ -132,8 +132,10 @@ PHRASES: dict[str, str] = {
     "scores_who_unscaled": _("Scores Q K^T (row = who asks, column = who answers)"),
     "untrained": _(
         "{names} are random (seed {seed}), not trained: which token looks at which means "
-        "nothing yet; -i samples/llaves.json has weights set by hand so that «están» looks "
-        "for «llaves»"
+        "nothing yet"
+    ),
+    "untrained_hint": _(
+        "-i samples/llaves.json has weights set by hand so that «están» looks for «llaves»"
     ),
     "show_hint": _("--show x,w,q,k,v (or all) adds the matrices; --steps --token T explains a row"),
     "joined": _("Heads joined ({heads} × {size} = {width} columns), before W^O"),

@@ -155,13 +155,15 @@ def test_a_printed_sheet_carries_no_command_line_advice(run, tmp_path):
     """The terminal says how to see more (--show, --steps); a printed page, which cannot be
     typed, does not."""
     shown = run("selfattn", "el tren va lleno", "--format", "table")
-    assert "--steps --token T" in shown.stdout
+    assert "--steps --token T" in shown.stdout and "-i samples/llaves.json" in shown.stdout
     for suffix in (".tex", ".html", ".md", ".txt", ".svg"):
         path = tmp_path / f"sa{suffix}"
         result = run("selfattn", "el tren va lleno", "--export", str(path))
         assert result.exit_code == 0, result.stderr
         written = path.read_text(encoding="utf-8")
         assert "--token" not in written and "token} T" not in written, suffix
+        assert "samples/llaves.json" not in written, suffix  # -i FILE is typed, not read
+        assert "trained" in written.replace("&#160;", " "), suffix  # what it says of its W
         assert "Weights" in written or "Weights" in written.replace("&#160;", " ")
 
 

@@ -66,9 +66,10 @@ def params_formula(projections: dict[str, Any]) -> str:
 MATRIX_NAMES = {"w_q": "W^Q", "w_k": "W^K", "w_v": "W^V", "w_o": "W^O"}
 
 
-def drawn_lines(result: SelfAttnResult, fmt: Format) -> list[str]:
+def drawn_lines(result: SelfAttnResult, fmt: Format) -> list[str | Text]:
     """Which projections were drawn from the seed: all of W^Q, W^K, W^V (a sentence, or
-    only X given), or exactly the ones --draw-missing drew beside the given ones."""
+    only X given), then on a terminal the hand-set sample to try; or exactly the ones
+    --draw-missing drew beside the given ones."""
     drawn = [MATRIX_NAMES[name] for name in MATRIX_NAMES if name in result.drawn]
     given = [
         MATRIX_NAMES[name]
@@ -78,7 +79,11 @@ def drawn_lines(result: SelfAttnResult, fmt: Format) -> list[str]:
     if not drawn:
         return []
     if not given:
-        return [fmt.say("untrained", seed=result.seed, names=", ".join(drawn))]
+        # a notebook's own line names the sample as a file; a printed page leaves the hint
+        return [
+            fmt.say("untrained", seed=result.seed, names=", ".join(drawn)),
+            render.Hint(fmt.say("untrained_hint")),
+        ]
     joined = {"drawn": ", ".join(drawn), "given": ", ".join(given)}
     return [fmt.say("some_drawn", seed=result.seed, draw=Setting("draw_missing", True), **joined)]
 
