@@ -61,14 +61,14 @@ _CELL = (
 
 # A <pre> per printed page; each after the first starts a new page (with the older
 # page-break-before beside break-before, for engines that know only that). A worksheet's
-# lines are twice as far apart, to write in.
+# room to write in is the line printed_blanks leaves between its rows, not a taller line
+# everywhere (which ran a self-attention sheet onto a second page).
 _SHEET = (
     "<pre style=\"font-family:Menlo,'DejaVu Sans Mono',consolas,'Courier New',monospace;"
     'line-height:{line_height};color:{foreground};background-color:{background}{break_before}">'
     "{code}</pre>"
 )
 LINE_HEIGHT = "1.25"
-WRITING_LINE_HEIGHT = "2.4"
 PAGE_BREAK = ";break-before:page;page-break-before:always"
 # On a screen, where a page break does not show, a dashed line between the pages.
 _PAGES = """<!DOCTYPE html>
@@ -120,18 +120,17 @@ def page(renderables: list[Any], theme: str = "light") -> str:
     """A whole HTML page of the renderables (--export .html): each of a class set's sheets
     starts a printed page; a worksheet's blanks as long as their answers, its lines far
     enough apart to write in; no command-line advice."""
-    from attncli.present.printed import any_blanks, for_print, pages
+    from attncli.present.printed import for_print, pages
 
     chosen = THEMES[theme]
     sheets = []
     for number, part in enumerate(pages(renderables)):
-        spacing = WRITING_LINE_HEIGHT if any_blanks(part) else LINE_HEIGHT
         code_format = _SHEET.replace("{break_before}", PAGE_BREAK if number else "")
         sheets.append(
             recorded(for_print(part), printed=theme == "light").export_html(
                 inline_styles=True,
                 theme=chosen,
-                code_format=code_format.replace("{line_height}", spacing),
+                code_format=code_format.replace("{line_height}", LINE_HEIGHT),
             )
         )
     background = "#{:02x}{:02x}{:02x}".format(*chosen.background_color)

@@ -91,16 +91,6 @@ def blank_room(cell: object) -> float | None:
     return max(LEAST_BLANK, HANDWRITTEN * len(cell.answer) + 1.0)
 
 
-def any_blanks(renderables: list[Any]) -> bool:
-    """True when a table among the renderables (in groups too) has blanks: a worksheet."""
-    for renderable in renderables:
-        if isinstance(renderable, Group) and any_blanks(list(renderable.renderables)):
-            return True
-        if isinstance(renderable, Table) and has_blanks(renderable):
-            return True
-    return False
-
-
 def has_blanks(table: Table) -> bool:
     """True for a worksheet's table, whose rows are written in by hand."""
     return any(isinstance(cell, Blank) for column in table.columns for cell in column.cells)
@@ -108,10 +98,13 @@ def has_blanks(table: Table) -> bool:
 
 def printed_blanks(table: Table) -> Table:
     """A copy of `table` whose blanks are as long as the answers they expect (in
-    underscores, for a page drawn in characters: .html, .svg, .txt)."""
+    underscores, for a page drawn in characters: .html, .svg, .txt), a line left between
+    its rows: room to write in, where a line-height for the whole sheet spread its
+    headings too and ran a sheet onto a second page."""
     import copy
 
     drawn = copy.copy(table)
+    drawn.leading = 1
     drawn.columns = []
     for column in table.columns:
         copied = copy.copy(column)

@@ -44,8 +44,10 @@ RESULTS = {
     "score-grid": ("score", "-i", str(SAMPLES / "tren-grid.json")),
     "softmax": ("softmax", "2", "-0.5", "1", "--steps"),
     "softmax-online": ("softmax", "2", "0", "1", "3", "--online", "--block", "2", "--steps"),
-    "check-class": ("check", *sorted(str(path) for path in (SAMPLES.parent / "docs" / "clase")
-                                      .glob("*.csv"))),  # fmt: skip
+    "check-class": (
+        "check",
+        *sorted(str(path) for path in (SAMPLES.parent / "docs" / "clase").glob("*.csv")),
+    ),  # fmt: skip
     "mix": ("mix", "-i", str(SAMPLES / "tren.json"), "--weights", "0.665,0.090,0.245", "--steps"),
     "grad": ("grad", "-i", str(SAMPLES / "tren.json"), "--target", "8,2", "--steps"),
     "selfattn": ("selfattn", "-i", LLAVES, "--show", "all", "--lang", "es"),
