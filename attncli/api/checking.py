@@ -145,7 +145,7 @@ def check(
     """Mark `answers` (the blanks in the sheet's order, as a student types them) against
     the worksheet `attn exercise` makes with these options (`selfattn` for the
     self-attention sheet); fewer answers mark fewer blanks. An answer that is not a number
-    is marked wrong and said so.
+    (or not as many numbers as its blank takes) is refused, naming its place in `answers`.
 
     >>> [v.kind for v in check(3, answers=["1", "2"]).verdicts]  # the sheet's first scores
     ['right', 'right']
@@ -154,12 +154,14 @@ def check(
     """
     sheet, marking = corrector(seed, size, dim, method, selfattn)
     verdicts: list[Verdict] = []
-    for blank, text in zip(marking.blanks, answers, strict=False):
+    for index, (blank, text) in enumerate(zip(marking.blanks, answers, strict=False)):
         try:
             answer = read_answer(text, blank, lang, marking.exact(blank).size)
-            verdicts.append(marking.mark(blank, answer))
-        except InputError:
-            verdicts.append(Verdict(blank, np.array(np.nan), "wrong", marking.carried(blank)))
+        except InputError as error:  # never marked as a number it is not
+            raise InputError(
+                _("answers[{index}]: {problem}"), index=index, problem=error.said
+            ) from None
+        verdicts.append(marking.mark(blank, answer))
     return CheckResult(sheet=sheet, verdicts=tuple(verdicts), blanks=tuple(marking.blanks))
 
 

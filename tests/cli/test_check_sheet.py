@@ -82,8 +82,12 @@ def test_one_number_typed_as_two_is_told_the_blank_takes_one():
         from attncli.explain.checking import Blank
 
         read_answer("1 2", Blank("score", 0))
-    marked = attn.check(seed=3, answers=["1", "2", "2", "2.72 7.39"])
-    assert marked.verdicts[-1].kind == "wrong"
+    with pytest.raises(InputError) as raised:  # from Python, refused where it stands
+        attn.check(seed=3, answers=["1", "2", "2", "2.72 7.39"])
+    assert raised.value.msgid == "answers[{index}]: {problem}"
+    assert str(raised.value) == "answers[3]: 2.72 7.39: this blank takes one number"
+    with pytest.raises(InputError, match=r"^answers\[1\]: x is not a number"):
+        attn.check(seed=3, answers=["1", "x"])
 
 
 def test_a_read_back_error_says_nothing_of_decimal_commas_in_another_option(run):
