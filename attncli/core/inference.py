@@ -117,40 +117,47 @@ def tiled_row(
     block: int,
     allowed: np.ndarray | None = None,
 ) -> TiledRow:
-    """FlashAttention's inner loop for one query: scores of a block of keys, m and ℓ updated,
-    the output accumulator rescaled by e^(m_old − m_new) and the block's e^(s − m) v added;
-    the output is the accumulator ÷ ℓ (zero for a row with every key masked)."""
+    """FlashAttention's inner loop for one query, as the long-input path runs it
+    (core.long_inputs.key_tiles, with the running max): scores of a block of keys, m and ℓ
+    updated, the output accumulator rescaled by e^(m_old − m_new) and the block's
+    e^(s − m) v added; the output is the accumulator ÷ ℓ (zero for a row with every key
+    masked)."""
     # [d_k], [T_k, d_k], [T_k, d_v], mask [T_k] -> TiledRow
-    scores = (keys @ query) / divisor
-    if allowed is not None:
-        scores[~allowed] = -np.inf
-    running_max, running_sum = np.array([-np.inf]), np.zeros(1)
-    accumulator = np.zeros((1, values.shape[1]))
-    starts = list(range(0, keys.shape[0], block))
-    maxima, factors, sums, accumulators = [], [], [], []
-    for start in starts:
-        part = scores[None, start : start + block]
-        new_max = np.maximum(running_max, part.max(axis=1))
-        factor = _rescale(running_max, new_max)
-        powers = _shifted_powers(part, new_max, 1.0)  # [1, B]
-        running_sum = running_sum * factor + powers.sum(axis=1)
-        accumulator = accumulator * factor[:, None] + powers @ values[start : start + block]
-        running_max = new_max
-        maxima.append(running_max[0])
-        factors.append(factor[0])
-        sums.append(running_sum[0])
-        accumulators.append(accumulator[0].copy())
-    output = (
-        accumulator[0] / running_sum[0] if running_sum[0] > 0 else np.zeros_like(accumulator[0])
-    )
+    from attncli.core.long_inputs import TileBuffers, key_tiles
+
+    buffers = TileBuffers(1, min(block, keys.shape[0]), values.shape[1], np.float64)
+    seen: list[np.ndarray] = []
+    history: dict[str, list[float]] = {"m": [], "f": [], "l": []}
+    accumulators: list[np.ndarray] = []
+    output = np.empty((1, values.shape[1]))
+
+    def trace(_start: int, scores: np.ndarray, state: TileBuffers) -> None:
+        seen.append(scores[0])
+        history["m"].append(float(state.running_max[0, 0]))
+        history["f"].append(float(state.factor[0, 0]))
+        history["l"].append(float(state.running_sum[0, 0]))
+        accumulators.append(output[0].copy())
+
+    with np.errstate(over="ignore"):
+        key_tiles(
+            np.asarray(query, dtype=np.float64)[None, :],
+            np.ascontiguousarray(np.asarray(keys, dtype=np.float64).T),
+            np.asarray(values, dtype=np.float64),
+            block,
+            output,
+            buffers,
+            divisor=divisor if divisor != 1.0 else None,
+            allowed=None if allowed is None else np.asarray(allowed, dtype=bool)[None, :],
+            trace=trace,
+        )
     return TiledRow(
-        starts,
-        scores,
-        np.array(maxima),
-        np.array(factors),
-        np.array(sums),
+        list(range(0, keys.shape[0], block)),
+        np.concatenate(seen),
+        np.array(history["m"]),
+        np.array(history["f"]),
+        np.array(history["l"]),
         np.array(accumulators),
-        output,
+        output[0],
     )
 
 

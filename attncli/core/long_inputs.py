@@ -38,17 +38,17 @@ def long_output(
     block_rows() unless given) shared among block_threads() threads, each multiplying
     with one BLAS thread, so that the exponentials between the products run on every core.
 
-    Most rows need no max subtracted: when Cauchy–Schwarz bounds every score of a row,
-    |q_i · k_j| ≤ |q_i| max_j |k_j|, within shift_free_bound() of zero, e^score can neither
-    overflow nor leave the normal numbers, and softmax is the same function with or without
-    the shift. Such a block is computed over the keys KEY_TILE_BYTES at a time (its scores
-    stay in the core's cache): Q K^T into a reused tile, e^x in place, the tile's row sums
-    (numpy's pairwise sums: a column of ones beside V would have BLAS add them in a line,
-    several units in the last place worse at T = 700) and the tile times V added up; the
-    output rows are divided by the sums at the end (T × d divisions instead of T × T_k).
-    A block with a row past the bound, or any block when a bias is added, is computed over
-    all its keys at once: the row max subtracted, e^x, the sums, the product with V, the
-    division (_shifted_block()).
+    Each block is FlashAttention's loop, key_tiles(): the keys KEY_TILE_BYTES at a time
+    (a tile of scores stays in the core's cache), Q K^T into a reused tile, e^x in place,
+    the tile's row sums (numpy's pairwise sums: a column of ones beside V would have BLAS
+    add them in a line, several units in the last place worse at T = 700) and the tile
+    times V added up; the output rows are divided by the sums at the end (T × d divisions
+    instead of T × T_k). Most blocks need no running max: when Cauchy–Schwarz bounds every
+    score of a row, |q_i · k_j| ≤ |q_i| max_j |k_j|, within shift_free_bound() of zero,
+    e^score can neither overflow nor leave the normal numbers, and softmax is the same
+    function with or without the shift. A block with a row past the bound, or any block
+    when a bias is added, keeps the running max and rescales, as attn selfattn --tiles
+    shows it.
 
     float32 stays float32 throughout. The output differs from attend()'s by a few units in
     the last place of the row's scale, Σ_j α_ij |v_j|, norm-wise: the division moves after
@@ -94,51 +94,27 @@ def long_output(
     heads = max(1, int(np.prod(lead)))
 
     def worker() -> None:
-        # per thread, reused for every block it takes: the score tile, the mix and the
-        # row sums of a shift-free block, and the whole-row block only if one needs the shift
-        tiled = np.empty((rows, min(tile, t_k)), dtype=kind)
-        part, total, tile_sums = (
-            np.empty(size, kind) for size in ((rows, d_v), (rows, 1), (rows, 1))
-        )
-        whole: list[np.ndarray] = []
+        # per thread, reused for every block it takes: the score tile, the mix of a tile,
+        # and a row's m and ℓ
+        buffers = TileBuffers(rows, min(tile, t_k), d_v, kind)
         with np.errstate(over="ignore"):
             while (item := _next_block(blocks, lock)) is not None:
                 head, start = item
                 span = slice(start, min(start + rows, t_q))
                 count = span.stop - start
-                if free[head][span].all():
-                    mixed, sums = work[head][span], total[:count]
-                    for first in range(0, t_k, tile):
-                        keys_in = slice(first, min(first + tile, t_k))
-                        scores = tiled[:count, : keys_in.stop - first]
-                        np.matmul(scaled[head][span], keys_t[head][:, keys_in], out=scores)
-                        if divided:
-                            scores /= kind(divisor)
-                        if masked is not None:
-                            np.copyto(scores, -np.inf, where=~masked[head][span, keys_in])
-                        np.exp(scores, out=scores)
-                        if first == 0:
-                            np.sum(scores, axis=1, keepdims=True, out=sums)
-                            np.matmul(scores, values[head][keys_in], out=mixed)
-                        else:
-                            sums += np.sum(scores, axis=1, keepdims=True, out=tile_sums[:count])
-                            mixed += np.matmul(scores, values[head][keys_in], out=part[:count])
-                    sums[sums == 0.0] = 1.0  # a fully masked row: zero weights, zero output
-                    mixed /= sums
-                else:
-                    if not whole:
-                        whole.extend((np.empty((rows, t_k), kind), np.empty((rows, 1), kind)))
-                    _shifted_block(
-                        scaled[head][span],
-                        keys_t[head],
-                        values[head],
-                        kind(divisor) if divided else None,
-                        None if masked is None else masked[head][span],
-                        None if added is None else added[head][span],
-                        whole[0][:count],
-                        whole[1][:count],
-                        work[head][span],
-                    )
+                key_tiles(
+                    scaled[head][span],
+                    keys_t[head],
+                    values[head],
+                    tile,
+                    work[head][span],
+                    buffers,
+                    divisor=kind(divisor) if divided else None,
+                    allowed=None if masked is None else masked[head][span],
+                    bias=None if added is None else added[head][span],
+                    # no max to subtract where Cauchy–Schwarz bounds every score of the rows
+                    shift=not free[head][span].all(),
+                )
                 if progress is not None:
                     with lock:
                         done[0] += count
@@ -173,34 +149,81 @@ def long_output(
     return output
 
 
-def _shifted_block(
+class TileBuffers:
+    """One thread's buffers for key_tiles(), reused for every block it takes: a tile of
+    scores [rows, tile], a tile's mix [rows, d_v], and per row m, ℓ, a tile's sum and the
+    rescaling factor [rows, 1]."""
+
+    def __init__(self, rows: int, tile: int, d_v: int, kind: type[np.floating]) -> None:
+        self.scores = np.empty((rows, tile), dtype=kind)
+        self.part = np.empty((rows, d_v), dtype=kind)
+        self.running_max, self.running_sum, self.tile_sum, self.factor = (
+            np.empty((rows, 1), dtype=kind) for _ in range(4)
+        )
+
+
+def key_tiles(
     queries: np.ndarray,
     keys_t: np.ndarray,
     values: np.ndarray,
-    divisor: np.floating | None,
-    allowed: np.ndarray | None,
-    bias: np.ndarray | None,
-    scores: np.ndarray,
-    total: np.ndarray,
+    tile: int,
     out: np.ndarray,
+    buffers: TileBuffers,
+    *,
+    divisor: np.floating | float | None = None,
+    allowed: np.ndarray | None = None,
+    bias: np.ndarray | None = None,
+    shift: bool = True,
+    trace: Callable[[int, np.ndarray, TileBuffers], None] | None = None,
 ) -> None:
-    """One block of long_output() over all its keys, the row max subtracted: `scores`
-    [rows, T_k] and `total` [rows, 1] are the thread's buffers, `out` [rows, d_v] the rows."""
-    np.matmul(queries, keys_t, out=scores)
-    if divisor is not None:
-        scores /= divisor
-    if bias is not None:
-        scores += bias
-    if allowed is not None:
-        np.copyto(scores, -np.inf, where=~allowed)
-    np.max(scores, axis=1, keepdims=True, out=total)
-    total[np.isneginf(total)] = 0.0  # a fully masked row stays -inf, not NaN
-    np.subtract(scores, total, out=scores)
-    np.exp(scores, out=scores)
-    np.sum(scores, axis=1, keepdims=True, out=total)
-    total[total == 0.0] = 1.0  # a fully masked row: zero weights, zero output
-    np.matmul(scores, values, out=out)
-    out /= total
+    """FlashAttention's loop (Dao et al. 2022, algorithm 1) for a block of query rows: the
+    keys `tile` at a time, the scores Q K^T ÷ divisor (+ bias, −∞ where not allowed) of a
+    tile, e^(s − m), ℓ += their sum and the accumulator (`out`) += e^(s − m) V; at the end
+    the accumulator ÷ ℓ (zero for a row with every key masked). With `shift`, m is the
+    running max and a tile that raises it rescales ℓ and the accumulator by e^(m_old − m);
+    without, m stays 0 and nothing is rescaled, which the caller may ask only where every
+    score is bounded within shift_free_bound(). `trace(start, scores, buffers)` sees each
+    tile's scores before e^x and m, ℓ, the factor and `out` after it (attn selfattn
+    --tiles shows one row's). One code for the long-input path and the tiled view.
+    """
+    # [R, d_k], [d_k, T_k], [T_k, d_v] -> out [R, d_v]; allowed, bias [R, T_k]
+    count, t_k = queries.shape[0], keys_t.shape[1]
+    running_max, running_sum = buffers.running_max[:count], buffers.running_sum[:count]
+    tile_sum, factor = buffers.tile_sum[:count], buffers.factor[:count]
+    running_max.fill(-np.inf if shift else 0.0)
+    running_sum.fill(0.0)
+    factor.fill(1.0)
+    out.fill(0.0)
+    for first in range(0, t_k, tile):
+        keys_in = slice(first, min(first + tile, t_k))
+        scores = buffers.scores[:count, : keys_in.stop - first]
+        np.matmul(queries, keys_t[:, keys_in], out=scores)
+        if divisor is not None:
+            scores /= divisor
+        if bias is not None:
+            scores += bias[:, keys_in]
+        if allowed is not None:
+            np.copyto(scores, -np.inf, where=~allowed[:, keys_in])
+        seen = None if trace is None else scores.copy()
+        if shift:
+            new_max = np.maximum(running_max, scores.max(axis=1, keepdims=True))
+            with np.errstate(invalid="ignore"):  # −∞ − −∞: a row masked so far
+                np.subtract(running_max, new_max, out=factor)
+            np.exp(factor, out=factor)
+            factor[np.isneginf(new_max)] = 1.0  # nothing summed yet
+            running_max[...] = new_max
+            # a row every key of which is masked so far subtracts 0: its powers stay 0
+            np.subtract(scores, np.where(np.isneginf(new_max), 0.0, new_max), out=scores)
+            running_sum *= factor
+            out *= factor
+        np.exp(scores, out=scores)
+        running_sum += np.sum(scores, axis=1, keepdims=True, out=tile_sum)
+        out += np.matmul(scores, values[keys_in], out=buffers.part[:count])
+        if trace is not None:
+            assert seen is not None
+            trace(first, seen, buffers)
+    running_sum[running_sum == 0.0] = 1.0  # a fully masked row: zero weights, zero output
+    out /= running_sum
 
 
 def shift_free_bound(kind: type[np.floating]) -> float:

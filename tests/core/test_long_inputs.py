@@ -184,3 +184,41 @@ def test_keys_taken_a_tile_at_a_time_add_up_to_the_whole_row(monkeypatch, dtype,
     assert _row_ulps(fast, whole).max() <= ULPS
     if masked:
         assert not fast[5].any()
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("masked", [False, True])
+def test_the_running_max_over_tiles_adds_up_to_the_whole_row(monkeypatch, dtype, masked):
+    """Every block shifted (FlashAttention's running max) over tiles of 256 of 700 keys: a
+    tile that raises m rescales ℓ and the output so far, and the rows are the whole grid's;
+    a bias added too, and a fully masked row gives zeros."""
+    q, k, v = _inputs(dtype)
+    allowed, bias = _mask_and_bias(700) if masked else (None, None)
+    whole = core.attend(q, k, v, None, allowed, bias)
+    monkeypatch.setattr(long, "KEY_TILE_BYTES", 1)
+    monkeypatch.setattr(long, "shift_free_bound", lambda kind: -1.0)  # every row shifted
+    fast = long.long_output(q, k, v, None, allowed, rows=64, bias=bias)
+    assert _row_ulps(fast, whole).max() <= ULPS
+    if masked:
+        assert not fast[5].any()
+
+
+def test_the_tiled_view_shows_a_row_of_the_long_path_s_own_loop():
+    """attn selfattn --tiles: core.inference.tiled_row runs key_tiles on one row, and its
+    m, ℓ and accumulator after each tile are that loop's (one code for both)."""
+    from attncli.core import inference
+
+    q, k, v = _inputs(np.float64, tokens=40, width=8, scale=1.0)
+    row = inference.tiled_row(q[9], k, v, 2.0, 16)
+    buffers = long.TileBuffers(1, 16, v.shape[1], np.float64)
+    out, sums = np.empty((1, v.shape[1])), []
+
+    def traced(_start, _scores, state):
+        sums.append(float(state.running_sum[0, 0]))
+
+    long.key_tiles(q[9:10], np.ascontiguousarray(k.T), v, 16, out, buffers, divisor=2.0,
+                   trace=traced)  # fmt: skip
+    assert row.starts == [0, 16, 32] and row.running_sum.tolist() == sums
+    assert np.array_equal(row.output, out[0])
+    whole = core.attend(q, k, v, 2.0).output[9]
+    assert np.abs(row.output - whole).max() <= 8 * np.finfo(np.float64).eps * np.abs(v).max()
