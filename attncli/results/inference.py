@@ -94,6 +94,13 @@ class TiledResult(Result):
     memory: dict[str, int]  # numbers held: tiled against the grid
     dtype_bytes: int
 
+    def __repr__(self) -> str:
+        return (
+            f"TiledResult(token={self.tokens[self.token]!r}, tiles=({self.tile_q}, "
+            f"{self.tile_k}), blocks={len(self.tiled.starts)}, "
+            f"largest_difference={float(np.abs(self.tiled.output - self.plain).max()):.1e})"
+        )
+
     def to_document(self) -> dict[str, Any]:
         t = self.tiled
         ends = [*t.starts[1:], len(self.tokens)]
@@ -142,6 +149,12 @@ class CacheLedger(Result):
     cache_numbers: int
     dtype_bytes: int
     source: str  # "seeded", "given" or the model's name
+
+    def __repr__(self) -> str:
+        return (
+            f"CacheLedger(source={self.source!r}, steps={len(self.ledger)}, "
+            f"cache_numbers={self.cache_numbers}, bit_for_bit={self.bit_for_bit})"
+        )
 
     @property
     def bit_for_bit(self) -> bool:

@@ -140,3 +140,13 @@ def test_grouped_heads_share_one_cached_key_and_value():
     wide = dict(params, w_k=np.repeat(params["w_k"].reshape(8, 2, 2), 2, axis=1).reshape(8, 8),
                 w_v=np.repeat(params["w_v"].reshape(8, 2, 2), 2, axis=1).reshape(8, 8))  # fmt: skip
     np.testing.assert_array_equal(causal_grid(x, wide, 4, 2.0).output, full.output)
+
+
+def test_the_ledger_and_the_tiled_row_say_what_they_are_in_a_python_session():
+    layer = attn.selfattn("las llaves del coche están ahí", causal=True)
+    assert repr(attn.kv_cache(layer)) == (
+        "CacheLedger(source='seeded', steps=6, cache_numbers=96, bit_for_bit=True)"
+    )
+    tiled = repr(attn.tiles(layer, 2, 2, token="están"))
+    assert tiled.startswith("TiledResult(token='están', tiles=(2, 2), blocks=3, largest_")
+    assert " object at 0x" not in tiled
