@@ -206,6 +206,7 @@ def kv_cache(result: SelfAttnResult, head: int = 1) -> CacheLedger:
         cache_numbers=inference.cache_numbers(layers, kv, d_k, length, d_v),
         dtype_bytes=8,
         source=source.name if source is not None else "seeded" if result.drawn else "given",
+        divisor=result.divisor,
     )
 
 

@@ -149,6 +149,7 @@ class CacheLedger(Result):
     cache_numbers: int
     dtype_bytes: int
     source: str  # "seeded", "given" or the model's name
+    divisor: float = 1.0  # what the scores were divided by (√d_k, a number, or 1)
 
     def __repr__(self) -> str:
         return (

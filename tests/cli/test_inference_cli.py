@@ -105,3 +105,13 @@ def test_a_bidirectional_model_is_refused(run):
     refused = run("selfattn", "the keys", "--model", "all-MiniLM-L6-v2", "--kv-cache")
     assert refused.exit_code == 2 and refused.stdout == ""
     assert "all-MiniLM-L6-v2 reads in both directions" in refused.stderr
+
+
+def test_the_ledger_s_row_says_what_the_scores_are_divided_by(run):
+    lesson = ("selfattn", "las llaves del coche están ahí", "--causal", "--kv-cache", "--format",
+              "table")  # fmt: skip
+    scaled = " ".join(run(*lesson).stdout.split())
+    assert "The new row: s = q · k ÷ √8 against the cached keys" in scaled
+    plain = " ".join(run(*lesson, "--no-scale", "--lang", "es").stdout.split())
+    assert "La fila nueva: s = q · k frente a las claves en caché" in plain
+    assert "÷ divisor" not in scaled + plain

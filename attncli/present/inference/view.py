@@ -237,8 +237,14 @@ def cache_view(result: CacheLedger, fmt: Format) -> list[RenderableType]:
     for column in ("cache_step", "token", "cache_vector", "cache_numbers"):
         written.add_column(fmt.say(column))
     rows = _table()
-    for column in ("cache_step", "token", "cache_rows", "cache_row"):
+    for column in ("cache_step", "token", "cache_rows"):
         rows.add_column(fmt.say(column))
+    # ÷ √8 as the layer's header writes it, a number of one's own, or nothing
+    if math.isclose(result.divisor, math.sqrt(result.d_k), rel_tol=1e-12) and result.d_k > 1:
+        divided = f" ÷ √{result.d_k}"
+    else:
+        divided = "" if result.divisor == 1.0 else f" ÷ {fmt.stated(result.divisor)}"
+    rows.add_column(fmt.say("cache_row", divided=divided))
     for t, step in enumerate(result.ledger):
         parts = (("q", step.query[head]), ("k", step.key[head]), ("v", step.value[head]),
                  (fmt.say("cache_out"), step.output))  # fmt: skip

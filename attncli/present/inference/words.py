@@ -72,7 +72,7 @@ INFERENCE_PHRASES: dict[str, str] = {
     "cache_out": _("out"),
     "cache_rows": _("Cache"),
     "cache_rows_of": _("{count} k, {count} v"),
-    "cache_row": _("The new row: s = q · k ÷ divisor against the cached keys, α = softmax(s)"),
+    "cache_row": _("The new row: s = q · k{divided} against the cached keys, α = softmax(s)"),
     "cache_rows_title": _("Each step's one row of scores and weights"),
     "cache_bit": _(
         "Every step's weights and output row are row t of the whole causal grid, bit for bit."
