@@ -50,8 +50,8 @@ if TYPE_CHECKING:
     from attncli.api.checking import check, check_files
     from attncli.api.exercise import exercise
     from attncli.api.grad import grad
+    from attncli.api.heads import heads, repeated_random
     from attncli.api.inference import kv_cache, online_softmax, tiles
-    from attncli.api.model import heads, repeated_random
     from attncli.api.options import options
     from attncli.api.pairs import compare_heads, compare_sentences
     from attncli.api.predict import predict
@@ -69,7 +69,7 @@ _HOMES = {
     **dict.fromkeys(("check", "check_files"), "api.checking"),
     "grad": "api.grad",
     **dict.fromkeys(("kv_cache", "online_softmax", "tiles"), "api.inference"),
-    **dict.fromkeys(("heads", "repeated_random"), "api.model"),
+    **dict.fromkeys(("heads", "repeated_random"), "api.heads"),
     "options": "api.options",
     **dict.fromkeys(("compare_heads", "compare_sentences"), "api.pairs"),
     "predict": "api.predict",

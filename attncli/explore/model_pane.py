@@ -47,7 +47,7 @@ class ModelPane:
         sentence = source.sentence or ""
         key = (source.model, sentence)
         if key not in self._kept:
-            from attncli.api.model import heads
+            from attncli.api.heads import heads
             from attncli.present.model.view import grid_marks
 
             ranked = heads(sentence, source.model, grid=True)

@@ -145,6 +145,9 @@ class HeadsResult(Result):
     # and what each head mostly does ("previous", "first", "last" or "") [L][h]
     grid: np.ndarray | None = None
     habits: tuple[tuple[str, ...], ...] = ()
+    # the seeded layer's settings that are not the default, (name, value), when its heads
+    # were ranked (model "seeded"); None for a model's
+    seeded: tuple[tuple[str, Any], ...] | None = None
 
     def __repr__(self) -> str:
         if not self.ranking:
@@ -169,6 +172,8 @@ class HeadsResult(Result):
 
     def to_document(self) -> dict[str, Any]:
         document: dict[str, Any] = {"model": self.model}
+        if self.seeded is not None:  # the seeded layer's settings that are not the default
+            document["layer"] = dict(self.seeded)
         if self.sentences is not None:
             document["sentences"] = [
                 {"sentence": text, "tokens": list(tokens)}

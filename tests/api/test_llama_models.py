@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attncli.api.model import heads, model_selfattn
+from attncli.api.heads import heads
+from attncli.api.model import model_selfattn
 from attncli.api.predict import predict
 from attncli.api.rollout import rollout
 from attncli.core.rotary import Scaling, model_frequencies

@@ -5,9 +5,11 @@ from typing import Annotated
 from attncli.cli.commands import command
 from attncli.cli.commands.compared import CompareOption
 from attncli.cli.declare import Argument, Option
+from attncli.layer import SelfAttnSettings
 from attncli.messages import _
 from attncli.present.output import Settings
 
+DEFAULT_LAYER = SelfAttnSettings()
 SentenceArgument = Annotated[
     str | None,
     Argument(
@@ -104,15 +106,6 @@ RandomOption = Annotated[
         ),
     ),
 ]
-SeedOption = Annotated[
-    int,
-    Option(
-        "--seed",
-        min=0,
-        max=2**32 - 1,
-        help=_("The seed of --random's draw."),
-    ),
-]
 SentencesOption = Annotated[
     str | None,
     Option(
@@ -156,14 +149,15 @@ def heads(
     exclude: ExcludeOption = None,
     sentences: SentencesOption = None,
     random: RandomOption = None,
-    seed: SeedOption = 0,
     grid: GridOption = False,
     all_heads: AllOption = False,
     compare: CompareOption = None,
+    layer_settings: SelfAttnSettings = DEFAULT_LAYER,  # the seeded layer's: attncli.layer
     *,
     settings: Settings,
 ) -> None:
-    """Every head of a pretrained model, ranked by one weight: find the head that does it.
+    """Every head of a pretrained model, or of the seeded layer, ranked by one weight: find
+    the head that does it.
 
     With --from and --to, the weight each (layer, head) puts from the token --from on the
     token --to; with --pattern, how much of its weight is on a pattern's cells: the previous
@@ -191,21 +185,44 @@ def heads(
     Example: attn heads "the keys to the cabinet are on the table" --model all-MiniLM-L6-v2
     --grid --pattern previous --export model.svg
 
+    Without --model, the heads of attn selfattn's seeded layer, its settings given as to
+    attn selfattn (--heads, --seed, --causal, …), ranked and drawn the same way:
+    attn heads "las llaves del coche están ahí" --heads 4 --from están --to llaves
+
     With --compare OTHER, every head ranked by how much its weights change from the
     sentence to OTHER on the tokens that line up (--from/--to: that cell's change; --grid:
     every head's change as the model view):
     attn heads "the key to the cabinet is on the table" --compare "the keys to the cabinet
     are on the table" --model all-MiniLM-L6-v2 --from is --to key
     """
-    from attncli.api.model import heads as rank
+    from dataclasses import replace
+
+    from attncli.api.heads import heads as rank
     from attncli.cli.commands.model_runs import sentence_given
     from attncli.errors import OptionError
     from attncli.present.output import emit
 
-    if not model:
-        raise OptionError(_("attn heads needs --model M, e.g. --model all-MiniLM-L6-v2"))
+    if model is not None:
+        shaped = [name for name in layer_settings.changed() if name != "seed"]
+        if shaped:  # the seed draws --random's words; the rest shape the seeded layer alone
+            from attncli.cli.commands.layer_options import options_given
+
+            raise OptionError(
+                _(
+                    "{name} shapes the seeded layer and does not apply with --model, whose "
+                    "tokenizer, sizes and weights are the model's own; leave it out"
+                ),
+                name=options_given(replace(layer_settings, seed=0))[0],
+            )
+    elif compare is not None or random is not None:  # the model's own vocabulary or layers
+        raise OptionError(
+            _("{option} needs --model M, e.g. --model all-MiniLM-L6-v2"),
+            option="--compare" if compare is not None else "--random",
+        )
     if compare is not None:
         from attncli.cli.commands.compared import compare_heads
+
+        assert model is not None  # refused above without one
 
         ranked_alone = {"--pattern": pattern, "--pattern-file": pattern_file,
                         "--metric": metric, "--exclude": exclude, "--sentences": sentences,
@@ -217,11 +234,12 @@ def heads(
 
     texts = None
     if random is not None:
-        from attncli.api.model import repeated_random
+        from attncli.api.heads import repeated_random
 
         if sentence is not None or sentences is not None:
             raise OptionError(_("--random N draws the sentence; leave out the sentence given"))
-        sentence = repeated_random(model, random, seed)
+        assert model is not None
+        sentence = repeated_random(model, random, layer_settings.seed)
     elif sentences is not None:
         from attncli.reading.parse.sentence_list import sentence_lines
         from attncli.reading.parse.sources import read_text
@@ -251,6 +269,11 @@ def heads(
         sentences=texts,
         shown_count=None if all_heads else 10,
         grid=grid,
+        **(
+            {}
+            if model is not None
+            else {name: getattr(layer_settings, name) for name in layer_settings.changed()}
+        ),
     )
     if grid and settings.export is not None:
         from attncli.present.model.drawn import drawn_export

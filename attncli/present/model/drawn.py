@@ -13,7 +13,7 @@ def drawn_export(result: HeadsResult, settings: Settings) -> bool:
     """Write the drawing when --export names .svg, .html or .tex; False for another kind,
     which the screen's own export writes."""
     from attncli.present.model import thumbnails
-    from attncli.present.model.view import grid_marks
+    from attncli.present.model.view import grid_marks, grid_title
     from attncli.present.written import write_file
 
     assert result.grid is not None
@@ -22,8 +22,7 @@ def drawn_export(result: HeadsResult, settings: Settings) -> bool:
         return False
     fmt = settings.format()
     marks = grid_marks(result)
-    title = fmt.say("grid_title", model=result.model, layers=result.grid.shape[0],
-                    heads=result.grid.shape[1], count=len(result.tokens))  # fmt: skip
+    title = grid_title(result, fmt)
     word = fmt.say("grid_layer")
     theme = settings.theme or "light"
     if suffix == ".svg":

@@ -9,6 +9,7 @@ from typing import Any
 from rich.console import RenderableType
 from rich.text import Text
 
+from attncli.messages import Setting
 from attncli.present import render
 from attncli.present.format import Format
 from attncli.present.layer.view import divisor_text, packed, selfattn_view
@@ -98,14 +99,30 @@ def model_view(result: HeadsResult, fmt: Format) -> list[RenderableType]:
 
     assert result.grid is not None
     marks = grid_marks(result)
-    title = fmt.say("grid_title", model=result.model, layers=result.grid.shape[0],
-                    heads=result.grid.shape[1], count=len(result.tokens))  # fmt: skip
-    lines = [title, fmt.say("heads_tokens", tokens=" ".join(result.tokens)), ""]
+    lines = [grid_title(result, fmt), fmt.say("heads_tokens", tokens=" ".join(result.tokens)), ""]
     legend = [fmt.say("grid_legend")]
     if result.ranking:
         legend.append(fmt.say("grid_ranked", shown=min(len(result.ranking), result.shown or 10)))
     thumbnails = Thumbnails(result.grid, marks, fmt.say("grid_layer"), too_wide(fmt))
     return [render.lines(*lines), thumbnails, render.lines(*legend)]
+
+
+def heads_source(result: HeadsResult, fmt: Format) -> str:
+    """Whose heads: the model's name, or the seeded layer with its seed."""
+    if result.seeded is None:
+        return result.model
+    seed = dict(result.seeded).get("seed", 0)
+    return fmt.say("heads_seeded", seed=seed)
+
+
+def grid_title(result: HeadsResult, fmt: Format) -> str:
+    """The model view's title: a model's layers × heads, or the seeded layer's heads."""
+    assert result.grid is not None
+    layers, heads, count = result.grid.shape[0], result.grid.shape[1], len(result.tokens)
+    if result.seeded is not None:
+        return fmt.say("grid_title_seeded", source=heads_source(result, fmt), heads=heads,
+                       count=count)  # fmt: skip
+    return fmt.say("grid_title", model=result.model, layers=layers, heads=heads, count=count)
 
 
 def too_wide(fmt: Format) -> Callable[[int, int], str]:
@@ -195,7 +212,7 @@ def ranking_view(result: HeadsResult, fmt: Format) -> list[RenderableType]:
             cells += [render.safe_label(rival), fmt.stated(entry.column_mean or 0.0, 3)]
         habit = fmt.say(f"heads_habit.{entry.habit}") if entry.habit else ""
         table.add_row(*cells, habit, bar)
-    lines = [fmt.say("heads_title", model=result.model, asked=asked)]
+    lines = [fmt.say("heads_title", model=heads_source(result, fmt), asked=asked)]
     if result.sentences is not None:
         lines.append(fmt.say("heads_over", count=len(result.sentences)))
         lines += [f"  {render.safe_label(' '.join(tokens))}" for tokens in result.sentence_tokens]
@@ -219,16 +236,34 @@ def ranking_view(result: HeadsResult, fmt: Format) -> list[RenderableType]:
         below.append(fmt.say("heads_lowest_means"))
     best = result.ranking[0]
     token = result.tokens[result.source] if result.source is not None else result.tokens[-1]
-    below.append(
-        render.Hint(
-            fmt.say(
-                "heads_next",
-                sentence=shlex.quote(result.sentence),
-                model=shlex.quote(result.model),
-                layer=best.layer,
-                head=best.head,
-                token=shlex.quote(token),
+    if result.seeded is not None:  # the same layer, its best head explained
+        settings = " ".join(
+            Setting(name, value).written("cli")
+            for name, value in result.seeded
+            if value is not False and value is not None
+        )
+        below.append(
+            render.Hint(
+                fmt.say(
+                    "heads_next_seeded",
+                    sentence=shlex.quote(result.sentence),
+                    settings=settings,
+                    head=best.head,
+                    token=shlex.quote(token),
+                )
             )
         )
-    )
+    else:
+        below.append(
+            render.Hint(
+                fmt.say(
+                    "heads_next",
+                    sentence=shlex.quote(result.sentence),
+                    model=shlex.quote(result.model),
+                    layer=best.layer,
+                    head=best.head,
+                    token=shlex.quote(token),
+                )
+            )
+        )
     return [render.lines(*lines), table, render.lines(*below)]

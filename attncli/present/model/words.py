@@ -97,6 +97,10 @@ MODEL_PHRASES: dict[str, str] = {
         "on the target averaged over every row (high: it looks there from everywhere, not from "
         "this token). Mostly: what the head does in most rows anyway (half its weight or more)."
     ),
+    "heads_next_seeded": _(
+        "explain the first: attn selfattn {sentence} {settings} --head {head} --steps --token "
+        "{token}"
+    ),
     "heads_more": _("… {more} more of {total}; --all shows them all, --json has them all"),
     "heads_tokens": _("tokens: {tokens}"),
     "heads_next": _(
@@ -125,6 +129,8 @@ MODEL_PHRASES: dict[str, str] = {
         "row, not a gradient: it does not say what changes the output."
     ),
     "grid_title": _("Every head of {model}: {layers} layers × {heads} heads, {count} tokens each"),
+    "grid_title_seeded": _("Every head of {source}: {heads} heads, {count} tokens each"),
+    "heads_seeded": _("the seeded layer (seed {seed})"),
     "grid_layer": _("L"),
     "grid_too_wide": _(
         "Each thumbnail has a column per token, {tokens}, more than fit here: the first {drawn} "

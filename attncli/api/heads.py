@@ -1,0 +1,427 @@
+"""Every head of a model, or of the seeded layer, ranked by one weight (attn heads): the
+weight from one token to another with its controls, a pattern's score (attn's rows, or
+TransformerLens' mul and abs), the mean over several sentences, and every head's weights
+for the model view. No I/O beyond reading the model."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from attncli.api.model import SOURCE, TARGET, _forward, _position, _sentence, split_words
+from attncli.errors import InputError, OptionError, shown
+from attncli.messages import Message, OnSurface, Setting, _, typed
+
+if TYPE_CHECKING:
+    from attncli.layer import SelfAttnSettings
+    from attncli.reading.models.model import Model
+    from attncli.reading.models.tokens import Encoded
+    from attncli.results.model import HeadsResult
+
+
+# a pattern given as a matrix: --pattern-file F on the command line, pattern_cells= in Python
+CELLS = Setting("pattern_cells", option="--pattern-file")
+
+# A head that puts at least this much weight, on average over its rows, on the token before,
+# the first token ([CLS], <s>) or the last ([SEP], </s>) mostly does that, whatever is asked.
+HABIT = 0.5
+
+
+def _habit_means(weights: np.ndarray) -> dict[str, np.ndarray]:
+    """Each head's mean weight over rows on the token before, the first and the last."""
+    from attncli.core.transformer import head_pattern
+
+    last = weights[..., :, -1].mean(axis=-1)  # [L, h]
+    return {"previous": head_pattern(weights, "previous"),
+            "first": head_pattern(weights, "first"), "last": last}  # fmt: skip
+
+
+def _habits(means: dict[str, np.ndarray]) -> list[list[str]]:
+    """Each head's habit: "previous", "first" or "last" when its mean weight there over the
+    rows is at least HABIT (the strongest of them), else ""."""
+    layers, count = next(iter(means.values())).shape
+    habits = []
+    for layer in range(layers):
+        row = []
+        for head in range(count):
+            name, mean = max(((n, float(m[layer, head])) for n, m in means.items()),
+                             key=lambda item: item[1])  # fmt: skip
+            row.append(name if mean >= HABIT else "")
+        habits.append(row)
+    return habits
+
+
+def _controls(grid: np.ndarray, start: int | None, end: int | None) -> dict[str, Any]:
+    """For one head's T × T grid and a --from/--to cell: the strongest other key in the row,
+    its weight, and the head's mean weight on the target's column over every row."""
+    if start is None or end is None:
+        return {}
+    row = grid[start].copy()
+    row[end] = -1.0
+    rival = int(np.argmax(row))
+    return {"rival": rival, "rival_weight": float(grid[start, rival]),
+            "column_mean": float(grid[:, end].mean())}  # fmt: skip
+
+
+def _texts(sentence: str | None, sentences: Sequence[str] | None) -> list[str]:
+    """The sentences to rank over: the one given, or every one of `sentences`."""
+    if sentences is None:
+        return [_sentence(sentence)]
+    if sentence is not None:
+        raise OptionError(
+            _("give a sentence or {sentences}, not both: the ranking is over one of them"),
+            sentences=OnSurface(
+                Setting("sentences", metavar="FILE"), Setting("sentences", metavar="[…]")
+            ),
+        )
+    texts = [_sentence(text) for text in sentences]
+    if not texts:
+        raise InputError(
+            _("{sentences} has no sentences; {fix}"),
+            sentences=Setting("sentences"),
+            fix=OnSurface(Message(_("write one per line")), Message(_("give one or more"))),
+        )
+    return texts
+
+
+@dataclass
+class _Scored:
+    """One sentence's run: its tokens, each head's score [L, h] and what the view needs."""
+
+    encoded: Encoded | None  # the model's tokenizer's reading; None for the seeded layer
+    tokens: tuple[str, ...]
+    table: np.ndarray  # [L, h]
+    habits: dict[str, np.ndarray]  # name -> [L, h]
+    start: int | None = None
+    end: int | None = None
+    controls: list[list[dict[str, Any]]] = field(default_factory=list)
+    weights: np.ndarray | None = None  # [L, h, T, T]
+
+
+@dataclass(frozen=True)
+class _Asked:
+    """What attn heads ranks by: a cell (--from, --to) or a pattern and how it is scored."""
+
+    source: str | None
+    target: str | None
+    pattern: str | None
+    cells: Any  # a pattern given as a T × T matrix, else None
+    metric: str
+    exclude: tuple[str, ...]
+
+
+def _scored(loaded: Model, text: str, asked: _Asked) -> _Scored:
+    """One sentence through a model: every layer's heads scored as asked."""
+    encoded = loaded.tokenizer.encode(text)
+    run = _forward(loaded, encoded, None)
+    weights = np.stack([layer.attention.weights for layer in run.layers])  # [L, h, T, T]
+    return _scored_weights(
+        text,
+        tuple(encoded.tokens),
+        encoded.ids,
+        weights,
+        loaded.architecture.causal,
+        asked,
+        encoded,
+    )
+
+
+def _seeded_scored(text: str, options: SelfAttnSettings, asked: _Asked) -> _Scored:
+    """One sentence through the seeded layer (attn selfattn's, with these settings): its
+    heads scored as asked, as one layer; a token's id is the word itself."""
+    from attncli.api.selfattn import selfattn_document
+
+    result = selfattn_document({}, text, options)
+    weights = np.asarray(result.weights, dtype=np.float64)
+    weights = weights.reshape(1, -1, *weights.shape[-2:])  # [1, h, T, T]
+    tokens = tuple(result.tokens)
+    ids = np.array([tokens.index(token) for token in tokens])  # the same word, the same id
+    return _scored_weights(text, tokens, ids, weights, bool(result.causal), asked, None)
+
+
+def _scored_weights(
+    text: str,
+    tokens: tuple[str, ...],
+    ids: np.ndarray,
+    weights: np.ndarray,
+    causal: bool,
+    asked: _Asked,
+    encoded: Encoded | None,
+) -> _Scored:
+    """Every head of `weights` [L, h, T, T] scored as asked: a pattern's score, or the
+    weight from one token to another with its controls, or nothing (the model view)."""
+    from attncli.core.head_patterns import pattern_cells, pattern_score, scored_rows
+
+    if asked.pattern is not None or asked.cells is not None:
+        if asked.cells is not None:
+            from attncli.reading.check.head_pattern import checked_pattern
+
+            cells = checked_pattern(asked.cells, tokens, causal, "--pattern-file")
+        else:
+            assert asked.pattern is not None
+            cells = pattern_cells(asked.pattern, ids)
+        if not scored_rows(cells, asked.exclude).any():
+            exclude = OnSurface(Setting("exclude"), Setting("exclude", list(asked.exclude)))
+            raise InputError(
+                _(
+                    "{pattern} has no cell in «{sentence}» ({tokens}){left}: duplicate and "
+                    "induction need a token that appears twice; {random} draws N tokens and "
+                    "repeats them"
+                ),
+                pattern=CELLS if asked.pattern is None else Setting("pattern", asked.pattern),
+                sentence=shown(text, 80),
+                tokens=shown(" ".join(tokens), 120),
+                left=Message(_(" once {exclude} is applied"), exclude=exclude)
+                if asked.exclude
+                else "",
+                random=OnSurface(
+                    Setting("random", metavar="N"), "attncli.repeated_random(model, N)"
+                ),
+            )
+        table = pattern_score(weights, cells, asked.metric, asked.exclude)
+        return _Scored(encoded, tokens, table, _habit_means(weights), weights=weights)
+    if asked.source is None or asked.target is None:  # the model view alone
+        return _Scored(encoded, tokens, np.zeros(weights.shape[:2]), _habit_means(weights),
+                       weights=weights)  # fmt: skip
+    start = _position(tokens, asked.source, SOURCE)
+    end = _position(tokens, asked.target, TARGET)
+    controls = [[_controls(weights[lay, h], start, end) for h in range(weights.shape[1])]
+                for lay in range(weights.shape[0])]  # fmt: skip
+    return _Scored(encoded, tokens, weights[:, :, start, end], _habit_means(weights), start,
+                   end, controls, weights)  # fmt: skip
+
+
+def _mean_controls(runs: list[_Scored], layer: int, head: int) -> dict[str, Any]:
+    """A head's controls over several sentences: the strongest other key's weight and the
+    target column's mean, each the mean over sentences (the key itself differs)."""
+    if runs[0].start is None:
+        return {}
+    if len(runs) == 1:
+        return runs[0].controls[layer][head]
+    each = [run.controls[layer][head] for run in runs]
+    return {"rival_weight": float(np.mean([c["rival_weight"] for c in each])),
+            "column_mean": float(np.mean([c["column_mean"] for c in each]))}  # fmt: skip
+
+
+def _asked(source: str | None, target: str | None, pattern: str | None, cells: Any,
+           metric: str, exclude: Sequence[str], grid: bool = False) -> _Asked:  # fmt: skip
+    """What to rank, checked: a cell or a pattern, a known metric and exclusions."""
+    from attncli.core.head_patterns import EXCLUSIONS, METRICS, PATTERN_NAMES
+
+    by_pattern = pattern is not None or cells is not None
+    if pattern is not None and cells is not None:
+        raise OptionError(
+            _("{pattern} and {cells} each give a pattern; give one of them"),
+            pattern=Setting("pattern"),
+            cells=CELLS,
+        )
+    if by_pattern and (source is not None or target is not None):
+        raise OptionError(
+            _("{pattern} and {source}/{target} each choose what to rank; give one of them"),
+            pattern=Setting("pattern"),
+            source=SOURCE,
+            target=TARGET,
+        )
+    if grid and not by_pattern and source is None and target is None:
+        pass  # the model view alone: every head drawn, none ranked
+    elif not by_pattern and (source is None or target is None):
+        raise OptionError(
+            _("say what to rank: {cell} (e.g. {example}), {pattern} or {cells}"),
+            cell=OnSurface("--from TOKEN --to TOKEN", "source=TOKEN, target=TOKEN"),
+            example=OnSurface("--from are --to keys", "source='are', target='keys'"),
+            pattern=Setting("pattern", metavar="|".join(PATTERN_NAMES)),
+            cells=OnSurface(
+                Setting("pattern_cells", option="--pattern-file", metavar="F"),
+                Setting("pattern_cells", metavar="[[…]]"),
+            ),
+        )
+    if pattern is not None and pattern not in PATTERN_NAMES:
+        raise OptionError(
+            _("{pattern} is not known; one of {known}"),
+            pattern=typed(Setting("pattern"), shown(repr(pattern))),
+            known=", ".join(PATTERN_NAMES),
+        )
+    if metric not in METRICS:
+        raise OptionError(
+            _("{metric} is not known; one of {known}"),
+            metric=typed(Setting("metric"), shown(repr(metric))),
+            known=", ".join(METRICS),
+        )
+    unknown = [name for name in exclude if name not in EXCLUSIONS]
+    if unknown:
+        raise OptionError(
+            _("{name} is not known; first, self or both ({both})"),
+            name=OnSurface(
+                f"--exclude {shown(repr(unknown[0]))}", f"exclude=[{shown(repr(unknown[0]))}]"
+            ),  # fmt: skip
+            both=OnSurface("first,self", "['first', 'self']"),
+            unknown=unknown[0],
+        )
+    if not by_pattern and (metric != "rows" or exclude):  # a cell, or nothing, is asked
+        raise OptionError(
+            _("{option} scores a pattern; with {source}/{target} the score is the one cell's "
+              "weight"),
+            option=Setting("metric") if metric != "rows" else Setting("exclude"),
+            source=SOURCE,
+            target=TARGET,
+        )  # fmt: skip
+    ordered = tuple(name for name in EXCLUSIONS if name in exclude)
+    return _Asked(source, target, pattern, cells, metric, ordered)
+
+
+def heads(
+    sentence: str | None,
+    model: str | None = None,
+    *,
+    source: str | None = None,
+    target: str | None = None,
+    pattern: str | None = None,
+    pattern_cells: Any = None,
+    metric: str = "rows",
+    exclude: Sequence[str] = (),
+    sentences: Sequence[str] | None = None,
+    shown_count: int | None = 10,
+    grid: bool = False,
+    **layer_settings: Any,
+) -> HeadsResult:
+    """Every (layer, head) of a model ranked, highest first, by the weight from the token
+    `source` to the token `target` (their first occurrences), or by how much it agrees with
+    a pattern: "previous" (the token just before), "first" (the first token), "self" (the
+    token itself), "duplicate" (earlier occurrences of the same token), "induction" (the
+    token after an earlier occurrence), or `pattern_cells`, a T × T matrix of your own.
+
+    A pattern is scored by `metric`: "rows" (attn's: the mean over the rows that have a
+    cell of the row's weight on its cells), "mul" or "abs" (TransformerLens's detect_head),
+    leaving out the first column and/or the diagonal with `exclude` ("first", "self").
+    With `sentences` (instead of `sentence`), by the mean of that score over every sentence,
+    each head's lowest beside it. With `grid`, every head's weights are kept for the model
+    view (the first sentence's), and nothing need be ranked.
+
+    >>> r = heads("the keys to the cabinet are on the table", "all-MiniLM-L6-v2",
+    ...           source="are", target="keys")
+    >>> [(h.layer, h.head, round(h.weight, 3)) for h in r.ranking[:2]]
+    [(4, 2, 0.807), (6, 8, 0.385)]
+    """
+    from attncli.layer import settings_from_keywords
+    from attncli.reading.models.model import load_model
+    from attncli.results.model import HeadsResult, HeadWeight
+
+    options = settings_from_keywords(**layer_settings)
+    if model is not None and options.changed():
+        raise OptionError(
+            _(
+                "{name} shapes the seeded layer and does not apply with model=, whose "
+                "tokenizer, sizes and weights are the model's own; leave it out"
+            ),
+            name=options.changed()[0],
+        )
+    asked = _asked(source, target, pattern, pattern_cells, metric, exclude, grid)
+    texts = _texts(sentence, sentences)
+    if model is None:  # the seeded layer's heads, as one layer
+        runs = [_seeded_scored(text, options, asked) for text in texts]
+        model_name, model_type, causal = "seeded", "seeded", bool(options.causal)
+    else:
+        loaded = load_model(model)
+        runs = [_scored(loaded, text, asked) for text in texts]
+        model_name, model_type = model, loaded.model_type
+        causal = loaded.architecture.causal
+    tables = np.stack([run.table for run in runs])  # [S, L, h]
+    table = tables.mean(axis=0)
+    lowest = tables.min(axis=0)
+    order = sorted(
+        ((layer, head) for layer in range(table.shape[0]) for head in range(table.shape[1])),
+        key=lambda lh: (-table[lh], lh),
+    )
+    means = {name: np.mean([run.habits[name] for run in runs], axis=0) for name in runs[0].habits}
+    habits = _habits(means)  # [L, h]: what each head mostly does, or ""
+    several = len(runs) > 1
+    ranked = asked.pattern is not None or asked.cells is not None or asked.source is not None
+    ranking = () if not ranked else tuple(
+        HeadWeight(lay + 1, h + 1, float(table[lay, h]), habit=habits[lay][h] or None,
+                   lowest=float(lowest[lay, h]) if several else None,
+                   each=tuple(float(v) for v in tables[:, lay, h]) if several else None,
+                   **_mean_controls(runs, lay, h))
+        for lay, h in order
+    )  # fmt: skip
+    first = runs[0]
+    split: tuple[str, ...] = ()
+    word_count = 0
+    if not several and first.encoded is not None:
+        split, word_count = split_words(first.encoded)
+    return HeadsResult(
+        split_words=split,
+        word_count=word_count,
+        model=model_name,
+        model_type=model_type,
+        sentence=texts[0],
+        tokens=first.tokens,
+        ranking=ranking,
+        source=first.start,
+        target=first.end,
+        pattern=pattern if pattern_cells is None else "given",
+        metric=asked.metric if ranked and asked.source is None else None,
+        habits=tuple(tuple(row) for row in habits),
+        grid=runs[0].weights if grid else None,
+        exclude=asked.exclude,
+        causal=causal,
+        shown=shown_count,
+        asked_from=source,
+        asked_to=target,
+        sentences=tuple(texts) if several or sentences is not None else None,
+        sentence_tokens=tuple(run.tokens for run in runs),
+        seeded=None
+        if model is not None
+        else tuple((name, getattr(options, name)) for name in options.changed()),
+    )
+
+
+def repeated_random(model: str, count: int, seed: int = 0) -> str:
+    """A sentence of `count` tokens drawn at random (seeded) from the model's vocabulary,
+    then the same tokens again: the input on which an induction head shows itself (the
+    second half can only be foreseen by looking back at the first). Only whole words that
+    the tokenizer reads back as one token each are drawn."""
+    from attncli.reading.models.model import load_model
+
+    if not 2 <= count <= 200:
+        raise OptionError(
+            _("{random}: draw 2 to 200 tokens"), random=Setting("count", count, "--random")
+        )
+    tokenizer = load_model(model).tokenizer
+    bytes_level = tokenizer.pieces == "bytes"
+    vocabulary = sorted(tokenizer.tokenizer.get_vocab().items(), key=lambda item: item[1])
+    words = []
+    for token, _id in vocabulary:
+        word = token[1:] if bytes_level and token.startswith("Ġ") else token
+        if (not bytes_level or token.startswith("Ġ")) and len(word) > 1 and word.isascii() \
+                and word.isalpha() and word.islower():  # fmt: skip
+            words.append(word)
+    drawn: list[str] = []
+    for index in np.random.default_rng(seed).permutation(len(words)):
+        word = words[index]
+        pieces = tokenizer.tokenizer.encode(word, add_special_tokens=False).ids
+        if len(pieces) == 1:
+            drawn.append(word)
+            if len(drawn) == count:
+                break
+    if len(drawn) < count:
+        raise InputError(
+            _("{model}'s vocabulary has only {found} whole words to draw; ask {random}"),
+            model=model,
+            found=len(drawn),
+            random=Setting("count", len(drawn), "--random"),
+        )
+    half = " ".join(drawn)
+    sentence = f"{half} {half}"
+    positions = tokenizer.positions
+    if 2 * count + 2 > positions:
+        raise OptionError(
+            _("{random} makes {total} tokens; {model} reads at most {positions}"),
+            random=Setting("count", count, "--random"),
+            total=2 * count + 2,
+            model=model,
+            positions=positions,
+        )
+    return sentence

@@ -1,0 +1,82 @@
+"""attn heads without --model: the seeded layer's heads (attn selfattn's, with the same
+settings) ranked, scored against a pattern and drawn as the model view, as a model's are;
+every number is the layer's own weights."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+import attncli as attn
+from attncli.errors import OptionError
+from tests.meaning import told
+
+LESSON = "las llaves del coche están ahí"
+
+
+def test_the_model_view_is_the_layer_s_own_weights_bit_for_bit(run, tmp_path):
+    layer = attn.selfattn(LESSON, heads=4, seed=2)
+    viewed = attn.heads(LESSON, heads=4, seed=2, grid=True)
+    assert viewed.grid.shape == (1, 4, 6, 6)
+    assert np.array_equal(viewed.grid[0], layer.weights)
+    document = json.loads(run("heads", LESSON, "--heads", "4", "--seed", "2", "--grid",
+                              "--json").stdout)  # fmt: skip
+    assert document["model"] == "seeded" and document["layer"] == {"seed": 2, "heads": 4}
+    assert np.array_equal(np.array(document["weights"]), viewed.grid)
+    path = tmp_path / "heads.svg"
+    assert run("heads", LESSON, "--heads", "4", "--seed", "2", "--grid", "--export",
+               str(path)).exit_code == 0  # fmt: skip
+    cells = re.findall(r'data-weight="([^"]+)"', path.read_text(encoding="utf-8"))
+    assert [float(c) for c in cells] == layer.weights.ravel().tolist()
+
+
+def test_heads_ranked_by_a_cell_are_the_layer_s_weights_on_it():
+    layer = attn.selfattn(LESSON, heads=4, causal=True)
+    ranked = attn.heads(LESSON, heads=4, causal=True, source="están", target="llaves")
+    cell = layer.weights[:, 4, 1]  # están (5th) on llaves (2nd), each head
+    assert [h.weight for h in ranked.ranking] == sorted(cell.tolist(), reverse=True)
+    assert [h.head for h in ranked.ranking] == (np.argsort(-cell, kind="stable") + 1).tolist()
+    assert {h.layer for h in ranked.ranking} == {1} and ranked.causal
+
+
+def test_a_pattern_scores_the_seeded_heads_as_a_loop_does():
+    """duplicate on «el tren va lleno el tren»: rows 5 and 6 have an earlier copy (1, 2);
+    attn's rows metric is the mean of their weight there."""
+    sentence = "el tren va lleno el tren"
+    layer = attn.selfattn(sentence, heads=2, causal=True)
+    ranked = attn.heads(sentence, heads=2, causal=True, pattern="duplicate")
+    for entry in ranked.ranking:
+        weights = layer.weights[entry.head - 1]
+        expected = (weights[4, 0] + weights[5, 1]) / 2
+        assert entry.weight == pytest.approx(expected, abs=1e-15)
+
+
+def test_the_screen_names_the_seeded_layer_in_both_languages(run):
+    english = run("heads", LESSON, "--heads", "4", "--from", "están", "--to", "llaves",
+                  "--format", "table").stdout  # fmt: skip
+    said = " ".join(english.split())
+    assert said.startswith("Heads of the seeded layer (seed 0) ranked by the weight from «están»")
+    assert (
+        "explain the first: attn selfattn 'las llaves del coche están ahí' --heads 4 --head" in said
+    )
+    assert "--model" not in said
+    spanish = " ".join(run("heads", LESSON, "--heads", "4", "--grid", "--format", "table",
+                           "--lang", "es").stdout.split())  # fmt: skip
+    assert (
+        "Todas las cabezas de la capa sembrada (semilla 0): 4 cabezas, 6 tokens cada una" in spanish
+    )
+
+
+def test_a_seeded_setting_beside_a_model_is_refused_in_each_surface_s_words(run):
+    result = run("heads", "the keys", "--model", "all-MiniLM-L6-v2", "--heads", "4", "--from",
+                 "the", "--to", "keys")  # fmt: skip
+    assert result.exit_code == 2 and result.stdout == "" and result.stderr.count("\n") == 1
+    assert result.error.fields["name"] == "--heads"
+    with pytest.raises(OptionError) as raised:
+        attn.heads("the keys", "all-MiniLM-L6-v2", heads=4, source="the", target="keys")
+    told(raised.value, OptionError,
+         "{name} shapes the seeded layer and does not apply with model=, whose tokenizer, "
+         "sizes and weights are the model's own; leave it out", "python", name="heads")  # fmt: skip
