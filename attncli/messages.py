@@ -268,6 +268,10 @@ def _filler() -> Callable[[str, str], string.Formatter]:
             if isinstance(value, Setting):
                 return format(value.written(self.surface), format_spec)
             text = format(value, format_spec)
+            if "," in format_spec and isinstance(value, int | float):  # {needed:,.0f}
+                # the language's thousands mark and decimal mark (195 313 MiB in Spanish)
+                marks = {",": thousands_mark(self.lang), ".": decimal_mark(self.lang)}
+                return "".join(marks.get(char, char) for char in text)
             return in_decimals(text, self.lang) if isinstance(value, float) else text
 
     return Filler

@@ -211,6 +211,15 @@ def test_too_little_memory_is_refused_before_reading(bert, monkeypatch):
     assert caught.value.msgid == limits.MEMORY_REFUSED and caught.value.fields["free"] < 1
 
 
+def test_a_memory_refusal_writes_thousands_as_its_language_does():
+    from attncli.messages import thousands_mark
+
+    error = InputError(limits.MEMORY_REFUSED, what="x", needed=195_313.4, free=23_700.2)
+    assert "about 195,313 MiB of memory, and 23,700 MiB are free" in error.message("en")
+    mark = thousands_mark("es")  # a comma would read as a decimal comma in Spanish
+    assert f"unos 195{mark}313 MiB de memoria, y hay 23{mark}700 MiB libres" in error.message("es")
+
+
 def test_an_over_long_sentence_names_the_config_field(originals):
     model = load_model(str(originals / "bert"))
     with pytest.raises(InputError, match=r"49 tokens .* at most 48 \(max_position_embeddings"):
