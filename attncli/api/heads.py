@@ -194,6 +194,19 @@ def _scored_weights(
                    end, controls, weights)  # fmt: skip
 
 
+def _unseen(loaded: Model, run: _Scored) -> str | None:
+    """Why no head can look from --from to --to in any layer, when none can: "causal" (the
+    target comes after the source) or "window" (a sliding window leaves it out); else None."""
+    if run.start is None or run.end is None:
+        return None
+    architecture = loaded.architecture
+    count = len(run.tokens)
+    masks = [architecture.allowed(layer, count) for layer in range(architecture.layers)]
+    if any(mask is None or mask[run.start, run.end] for mask in masks):
+        return None
+    return "causal" if run.end > run.start else "window"
+
+
 def _mean_controls(runs: list[_Scored], layer: int, head: int) -> dict[str, Any]:
     """A head's controls over several sentences: the strongest other key's weight and the
     target column's mean, each the mean over sentences (the key itself differs)."""
@@ -323,11 +336,16 @@ def heads(
     if model is None:  # the seeded layer's heads, as one layer
         runs = [_seeded_scored(text, options, asked) for text in texts]
         model_name, model_type, causal = "seeded", "seeded", bool(options.causal)
+        first_run = runs[0]
+        unseen = None
+        if causal and first_run.start is not None and first_run.end is not None:
+            unseen = "causal" if first_run.end > first_run.start else None
     else:
         loaded = load_model(model)
         runs = [_scored(loaded, text, asked) for text in texts]
         model_name, model_type = model, loaded.model_type
         causal = loaded.architecture.causal
+        unseen = _unseen(loaded, runs[0])
     tables = np.stack([run.table for run in runs])  # [S, L, h]
     table = tables.mean(axis=0)
     lowest = tables.min(axis=0)
@@ -372,6 +390,7 @@ def heads(
         asked_to=target,
         sentences=tuple(texts) if several or sentences is not None else None,
         sentence_tokens=tuple(run.tokens for run in runs),
+        unseen=unseen,
         seeded=None
         if model is not None
         else tuple((name, getattr(options, name)) for name in options.changed()),

@@ -145,6 +145,9 @@ class HeadsResult(Result):
     # and what each head mostly does ("previous", "first", "last" or "") [L][h]
     grid: np.ndarray | None = None
     habits: tuple[tuple[str, ...], ...] = ()
+    # why no head can look from source to target in any layer ("causal": the target comes
+    # after it; "window": a sliding window leaves it out), when none can
+    unseen: str | None = None
     # the seeded layer's settings that are not the default, (name, value), when its heads
     # were ranked (model "seeded"); None for a model's
     seeded: tuple[tuple[str, Any], ...] | None = None

@@ -80,3 +80,21 @@ def test_a_seeded_setting_beside_a_model_is_refused_in_each_surface_s_words(run)
     told(raised.value, OptionError,
          "{name} shapes the seeded layer and does not apply with model=, whose tokenizer, "
          "sizes and weights are the model's own; leave it out", "python", name="heads")  # fmt: skip
+
+
+def test_a_cell_no_head_can_see_is_said(run):
+    """A causal layer's token after the one asked from, and a key outside every layer's
+    sliding window (the tiny Mistral's 4 tokens), are 0 in every head: the screen says why."""
+    causal = attn.heads(LESSON, heads=2, causal=True, source="llaves", target="están")
+    assert causal.unseen == "causal" and {h.weight for h in causal.ranking} == {0.0}
+    assert attn.heads(LESSON, heads=2, causal=True, source="están", target="llaves").unseen is None
+    from pathlib import Path
+
+    mistral = str(Path(__file__).parents[1] / "models" / "tiny-mistral")
+    screen = run("heads", "the keys to the cabinet are on the table", "--model", mistral,
+                 "--from", "are", "--to", "keys", "--format", "table").stdout  # fmt: skip
+    assert ("No head can look from «are» to «keys»: it lies outside every layer's sliding "
+            "window; every weight here is 0.") in " ".join(screen.split())  # fmt: skip
+    near = attn.heads("the keys to the cabinet are on the table", mistral, source="are",
+                      target="cabinet")  # fmt: skip
+    assert near.unseen is None

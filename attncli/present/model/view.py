@@ -224,6 +224,10 @@ def ranking_view(result: HeadsResult, fmt: Format) -> list[RenderableType]:
         below.append(fmt.say("heads_more", more=more, total=len(result.ranking)))
     import shlex
 
+    if result.unseen is not None and result.source is not None and result.target is not None:
+        below.append(fmt.say(f"heads_unseen.{result.unseen}",
+                             source=result.tokens[result.source],
+                             target=result.tokens[result.target]))  # fmt: skip
     if controls:
         below.append(fmt.say("heads_controls_over" if several else "heads_controls"))
     if result.metric is not None:

@@ -101,6 +101,14 @@ MODEL_PHRASES: dict[str, str] = {
         "explain the first: attn selfattn {sentence} {settings} --head {head} --steps --token "
         "{token}"
     ),
+    "heads_unseen.causal": _(
+        "No head can look from «{source}» to «{target}»: it comes later, and a causal model's "
+        "token sees only itself and the tokens before it; every weight here is 0."
+    ),
+    "heads_unseen.window": _(
+        "No head can look from «{source}» to «{target}»: it lies outside every layer's "
+        "sliding window; every weight here is 0."
+    ),
     "heads_more": _("… {more} more of {total}; --all shows them all, --json has them all"),
     "heads_tokens": _("tokens: {tokens}"),
     "heads_next": _(
