@@ -10,7 +10,7 @@ each marked as attn exercise's key has it, carrying the student's own numbers fo
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -111,6 +111,8 @@ def read_answer(text: str, blank: Blank, lang: str = "en", size: int | None = No
         if value.size != 1:
             raise InputError(_("{text}: this blank takes one number"), text=stripped)
         return value.reshape(())
+    if value.ndim == 2 and 1 in value.shape:  # 0; 0.78 in English reads as a column: a vector
+        value = value.ravel()
     if size is not None and value.size != size:
         raise InputError(
             _("{text}: this blank takes {count}"), text=stripped, count=count(size, "number")
@@ -138,7 +140,7 @@ def check(
     dim: int | None = None,
     method: str = "dot",
     *,
-    answers: Iterable[str],
+    answers: Iterable[str | float | Sequence[float]],
     lang: str = "en",
     selfattn: bool = False,
 ) -> CheckResult:
@@ -154,7 +156,9 @@ def check(
     """
     sheet, marking = corrector(seed, size, dim, method, selfattn)
     verdicts: list[Verdict] = []
-    for index, (blank, text) in enumerate(zip(marking.blanks, answers, strict=False)):
+    for index, (blank, given) in enumerate(zip(marking.blanks, answers, strict=False)):
+        # a number or a list of them from Python, as the text a student would type
+        text = given if isinstance(given, str) else " ".join(map(repr, np.ravel(given).tolist()))
         try:
             answer = read_answer(text, blank, lang, marking.exact(blank).size)
         except InputError as error:  # never marked as a number it is not

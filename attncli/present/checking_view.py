@@ -25,6 +25,18 @@ def _written(value: np.ndarray, fmt: Format, digits: int) -> str:
     return fmt.joined(fmt.number(float(v), digits, whole_bare=True) for v in value)
 
 
+def _as_typed(value: np.ndarray, fmt: Format) -> str:
+    """A student's answer as they wrote it: each number at the shortest decimals that give
+    it back (2,72, not 2,720), with the language's marks."""
+
+    def one(number: float) -> str:
+        return fmt.decimal(np.format_float_positional(number, trim="-"))
+
+    if np.ndim(value) == 0:
+        return one(float(value))
+    return fmt.joined(one(float(v)) for v in np.ravel(value))
+
+
 def verdict_lines(verdict: Verdict, sheet: Sheet, fmt: Format) -> list[str]:
     """The verdict on one answer, and the mistakes its number is what they give."""
     digits = verdict.blank.digits
@@ -65,7 +77,7 @@ def check_view(result: CheckResult, fmt: Format) -> list[RenderableType]:
     """Every answer with its verdict, then the count (as the notebook shows a result)."""
     lines = []
     for verdict in result.verdicts:
-        answer = _written(verdict.answer, fmt, verdict.blank.digits + 1)
+        answer = _as_typed(verdict.answer, fmt)
         said = verdict_lines(verdict, result.sheet, fmt)
         lines.append(f"{question(verdict.blank, result.sheet, fmt)}: {answer} — {said[0]}")
         lines += [f"  {line}" for line in said[1:]]

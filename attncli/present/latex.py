@@ -138,7 +138,7 @@ _INLINE = re.compile(
     r"(?P<option>(?<![\w-])--[a-z][a-z0-9-]*)"
     r"|√\s?(?P<radicand>[A-Za-z](?:[_^][A-Za-z0-9]+)?|\d+(?:[.,]\d+)?)"
     r"|(?<![\w\\])(?P<base>[A-Za-zℓ∇Σ]|\d{1,3}(?:[,\u202f]\d{3})+|\d+(?:[.,]\d+)?)(?P<op>[_^])"
-    r"(?P<script>\{[^{}]*\}|\((?:[^()]|\([^()]*\))*\)|[A-Za-z0-9]+|…)"
+    r"(?P<script>\{[^{}]*\}|\((?:[^()]|\([^()]*\))*\)|[^\W_]+|…)"
     r"|(?<![\w.,)\]])(?P<negative>[-−]\d+(?:[.,]\d+)?(?:e[-+]?\d+)?)"
 )
 
@@ -184,8 +184,9 @@ def _inline(match: re.Match[str]) -> str:
 
 
 def _plain(text: str) -> str:
-    """Text without mathematics, each character the LaTeX way; -- never an en dash."""
-    return "".join(_TEXT.get(char, char) for char in text).replace("--", "-{}-")
+    """Text without mathematics, each character the LaTeX way; a typed -- never an en dash
+    (split before the characters are mapped, so that — as --- stays an em dash)."""
+    return "-{}-".join("".join(_TEXT.get(char, char) for char in part) for part in text.split("--"))
 
 
 def tex_text(text: str) -> str:

@@ -154,3 +154,32 @@ def test_a_student_s_marked_answers_are_exported_at_a_terminal_too(run, tmp_path
                       str(tmp_path / "m.xlsx"), input="1\n")  # fmt: skip
     assert spreadsheet.exit_code == 2 and spreadsheet.stdout == ""  # refused before asking
     assert not (tmp_path / "m.xlsx").exists()
+
+
+def test_a_vector_typed_with_a_semicolon_is_a_vector_in_english_too():
+    from attncli.api.checking import read_answer
+    from attncli.explain.checking import Blank
+
+    np.testing.assert_array_equal(read_answer("0; 0.78", Blank("weighted", 0), size=2), [0, 0.78])
+    answers = ["1", "2", "2", "2.72", "7.39", "7.39", "17.5", "0.155", "0.422", "0.422", "0; 0.78"]
+    assert attn.check(seed=3, answers=answers).verdicts[-1].kind == "right"
+
+
+def test_numbers_from_python_are_answers_as_typed_ones_are():
+    typed = attn.check(seed=3, answers=["1", "2", "2", "2.72"])
+    given = attn.check(seed=3, answers=[1, 2, 2.0, 2.72])
+    assert [v.kind for v in given.verdicts] == [v.kind for v in typed.verdicts] == ["right"] * 4
+
+
+@pytest.mark.parametrize(
+    ("lang", "typed", "shown"),
+    [("en", "2.72", "2.72"), ("es", "2,72", "2,72"), ("es", "25,5", "25,5")],
+)
+def test_a_marked_sheet_quotes_the_answer_as_the_student_wrote_it(run, tmp_path, lang, typed,
+                                                                  shown):  # fmt: skip
+    path = tmp_path / "marked.txt"
+    result = run("check", "--seed", "3", "--lang", lang, "--format", "table", "--export",
+                 str(path), input=f"1\n2\n2\n{typed}\n")  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    line = [row for row in path.read_text(encoding="utf-8").splitlines() if "«" in row][3]
+    assert f": {shown} —" in line, line

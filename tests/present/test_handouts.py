@@ -149,6 +149,10 @@ def test_tex_sets_mathematics_as_mathematics():
     assert tex_text("e^score, e^…") == "$e^{\\text{score}}$, $e^{\\ldots}$"
     assert tex_text("my_var well-known") == "my\\_var well-known"
     assert tex_text("--method scaled") == "\\texttt{-{}-method} scaled"
+    # an em dash stays one (it was ---, then -{}-- by the rule for a typed --), an en dash too
+    assert tex_text("— left blank") == "--- left blank" and tex_text("1–3") == "1--3"
+    assert tex_text("a -- b") == "a -{}- b"
+    assert tex_text("e^puntuación") == "$e^{\\text{puntuación}}$"  # a Spanish word whole
 
 
 def test_a_printed_sheet_carries_no_command_line_advice(run, tmp_path):
