@@ -244,10 +244,10 @@ ALIASES = {"scale_by": "scale", "no_causal": "causal"}
 OPPOSITE = _("{first} and {second} ask for opposite things; give one")
 
 
-def settings_from_keywords(**given: Any) -> SelfAttnSettings:
+def settings_from_keywords(function: str = "selfattn", **given: Any) -> SelfAttnSettings:
     """The settings the Python API's keywords ask for: the fields by name, scale=True or
     False as √d_k or no division, and the aliases scale_by= and no_causal=; an unknown
-    keyword is refused, naming the closest."""
+    keyword is refused, naming the closest and the `function` it was given to."""
     from attncli.errors import OptionError
     from attncli.messages import Setting
 
@@ -258,7 +258,8 @@ def settings_from_keywords(**given: Any) -> SelfAttnSettings:
 
             close = difflib.get_close_matches(name, [*known, *ALIASES], n=1)
             raise OptionError(
-                _("selfattn() got an unexpected keyword {name}= (did you mean {close}=?)"),
+                _("{function}() got an unexpected keyword {name}= (did you mean {close}=?)"),
+                function=function,
                 name=name,
                 close=close[0] if close else "heads",
             )

@@ -165,6 +165,20 @@ def _scored_weights(
             cells = pattern_cells(asked.pattern, ids)
         if not scored_rows(cells, asked.exclude).any():
             exclude = OnSurface(Setting("exclude"), Setting("exclude", list(asked.exclude)))
+            if encoded is None:  # the seeded layer has no vocabulary to draw from
+                raise InputError(
+                    _(
+                        "{pattern} has no cell in «{sentence}» ({tokens}){left}: duplicate and "
+                        "induction need a word that appears twice; repeat one, e.g. «{example}»"
+                    ),
+                    pattern=CELLS if asked.pattern is None else Setting("pattern", asked.pattern),
+                    sentence=shown(text, 80),
+                    tokens=shown(" ".join(tokens), 120),
+                    left=Message(_(" once {exclude} is applied"), exclude=exclude)
+                    if asked.exclude
+                    else "",
+                    example="el tren va lleno el tren va lleno",
+                )
             raise InputError(
                 _(
                     "{pattern} has no cell in «{sentence}» ({tokens}){left}: duplicate and "
@@ -309,6 +323,8 @@ def heads(
     A pattern is scored by `metric`: "rows" (attn's: the mean over the rows that have a
     cell of the row's weight on its cells), "mul" or "abs" (TransformerLens's detect_head),
     leaving out the first column and/or the diagonal with `exclude` ("first", "self").
+    Without `model`, the heads of attncli.selfattn's seeded layer, its settings given as
+    keywords as to selfattn (heads=4, seed=…, causal=True, …), as one layer.
     With `sentences` (instead of `sentence`), by the mean of that score over every sentence,
     each head's lowest beside it. With `grid`, every head's weights are kept for the model
     view (the first sentence's), and nothing need be ranked.
@@ -322,7 +338,7 @@ def heads(
     from attncli.reading.models.model import load_model
     from attncli.results.model import HeadsResult, HeadWeight
 
-    options = settings_from_keywords(**layer_settings)
+    options = settings_from_keywords("heads", **layer_settings)
     if model is not None and options.changed():
         raise OptionError(
             _(

@@ -127,7 +127,9 @@ def compare_sentences(
             ),
             name=next(iter(layer_settings)),
         )
-    options = None if model is not None else settings_from_keywords(**layer_settings)
+    options = (
+        None if model is not None else settings_from_keywords("compare_sentences", **layer_settings)
+    )
     return sentence_pair(first, second, options, model=model, layer=layer, head=head,
                          words=words)  # fmt: skip
 

@@ -59,12 +59,14 @@ def predict(
     `by_layer` adds the logit lens (each layer's residual through the final norm and head).
     A model without a language-model head (an encoder such as all-MiniLM-L6-v2) is refused.
     """
-    from attncli.api.model import _forward, _load
+    from attncli.api.model import _forward, _sentence, example_for
     from attncli.core import predict as core
+    from attncli.reading.models.model import load_model
     from attncli.results.predict import PredictResult
 
     _check(temperature, top, top_k, top_p)
-    loaded, encoded = _load(sentence, model, "predict")
+    # the model first: an encoder is refused before its sentence is asked for
+    loaded = load_model(model)
     if not loaded.architecture.causal or loaded.network.final_norm is None:
         raise OptionError(
             _(
@@ -75,6 +77,7 @@ def predict(
             kind=loaded.model_type,
             predict=PREDICT,
         )
+    encoded = loaded.tokenizer.encode(_sentence(sentence, example_for("predict", model)))
     arch = loaded.architecture
     if arch.rms and not arch.tied and loaded.network.head is None:
         raise OptionError(

@@ -98,3 +98,27 @@ def test_a_cell_no_head_can_see_is_said(run):
     near = attn.heads("the keys to the cabinet are on the table", mistral, source="are",
                       target="cabinet")  # fmt: skip
     assert near.unseen is None
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_the_exported_model_view_is_as_wide_as_its_title(run, tmp_path, lang):
+    path = tmp_path / "heads.svg"
+    assert run("heads", LESSON, "--heads", "4", "--grid", "--lang", lang, "--export",
+               str(path)).exit_code == 0  # fmt: skip
+    drawing = path.read_text(encoding="utf-8")
+    width = int(re.search(r'<svg [^>]*width="(\d+)"', drawing)[1])
+    title = re.search(r'<text x="4" y="12"[^>]*>([^<]+)</text>', drawing)[1]
+    assert width >= 4 + len(title) * 9 * 0.6  # a monospace character is 0.6 em at 9 units
+
+
+def test_the_seeded_layer_s_refusals_point_where_it_can_go(run):
+    induction = run("heads", "el tren va lleno", "--heads", "4", "--pattern", "induction")
+    assert induction.exit_code == 2 and induction.stdout == ""
+    assert induction.error.fields["example"] == "el tren va lleno el tren va lleno"
+    assert "--random" not in induction.stderr  # it needs a model's vocabulary
+    compare = run("heads", "las llaves", "--heads", "4", "--compare", "la llave")
+    assert compare.exit_code == 2 and compare.stderr.count("\n") == 1
+    assert compare.stderr.rstrip().endswith("attn selfattn SENTENCE --compare OTHER --heads 4")
+    with pytest.raises(OptionError) as raised:
+        attn.heads(LESSON, hedas=4)
+    assert str(raised.value) == "heads() got an unexpected keyword hedas= (did you mean heads=?)"

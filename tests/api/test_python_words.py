@@ -225,7 +225,8 @@ NOTEBOOK = {
                                    model="all-MiniLM-L6-v2", source="are", target="keys"),
                 "result.ranking holds them all", "--all shows them all"),
     "predict": (lambda: attn.predict("the keys of the car", str(LLAMA), top_k=3, top_p=0.9),
-                "temperature 1; the 3 likeliest (top-k);", "--steps lays the softmax out."),
+                "drawn from 3 of the 396 tokens: the 3 likeliest (top-k);",
+                "--steps lays the softmax out."),
 }  # fmt: skip
 
 

@@ -319,7 +319,7 @@ def test_heads_refusals(run, tiny, extra, words):
 
 def test_heads_of_a_model_s_own_words_need_a_model(run):
     refused(run("heads", "--random", "5", "--pattern", "induction"), "--random needs --model M")
-    refused(run("heads", SENTENCE, "--compare", SENTENCE), "--compare needs --model M")
+    refused(run("heads", SENTENCE, "--compare", SENTENCE), "--compare ranks a model's heads")
 
 
 def test_the_python_api_returns_the_same_results(tiny):

@@ -6,7 +6,7 @@ from attncli.cli.commands import command
 from attncli.cli.commands.compared import CompareOption
 from attncli.cli.declare import Argument, Option
 from attncli.layer import SelfAttnSettings
-from attncli.messages import _
+from attncli.messages import Setting, _
 from attncli.present.output import Settings
 
 DEFAULT_LAYER = SelfAttnSettings()
@@ -198,6 +198,7 @@ def heads(
     from dataclasses import replace
 
     from attncli.api.heads import heads as rank
+    from attncli.cli.commands.layer_options import options_given
     from attncli.cli.commands.model_runs import sentence_given
     from attncli.errors import OptionError
     from attncli.present.output import emit
@@ -205,8 +206,6 @@ def heads(
     if model is not None:
         shaped = [name for name in layer_settings.changed() if name != "seed"]
         if shaped:  # the seed draws --random's words; the rest shape the seeded layer alone
-            from attncli.cli.commands.layer_options import options_given
-
             raise OptionError(
                 _(
                     "{name} shapes the seeded layer and does not apply with --model, whose "
@@ -214,10 +213,22 @@ def heads(
                 ),
                 name=options_given(replace(layer_settings, seed=0))[0],
             )
-    elif compare is not None or random is not None:  # the model's own vocabulary or layers
+    elif random is not None:  # the model's own vocabulary
         raise OptionError(
-            _("{option} needs --model M, e.g. --model all-MiniLM-L6-v2"),
-            option="--compare" if compare is not None else "--random",
+            _("{option} needs --model M, e.g. --model all-MiniLM-L6-v2"), option="--random"
+        )
+    elif compare is not None:
+        raise OptionError(
+            _(
+                "attn heads --compare ranks a model's heads by their change (add --model M); "
+                "the seeded layer's two sentences: attn selfattn SENTENCE --compare OTHER "
+                "{settings}"
+            ),
+            settings=" ".join(
+                Setting(name, getattr(layer_settings, name)).written("cli")
+                for name in layer_settings.changed()
+            )
+            or "--heads 4",
         )
     if compare is not None:
         from attncli.cli.commands.compared import compare_heads

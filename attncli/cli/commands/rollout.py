@@ -58,7 +58,12 @@ def rollout(
     from attncli.present.output import emit
 
     if not model:
-        raise OptionError(_("attn rollout needs --model M, e.g. --model all-MiniLM-L6-v2"))
+        raise OptionError(
+            _(
+                "attn rollout needs --model M, e.g. --model all-MiniLM-L6-v2: it combines a "
+                "model's layers, and the seeded layer is one"
+            )
+        )
     from attncli.cli.options import refuse_unexplained_row
 
     refuse_unexplained_row(settings)

@@ -320,12 +320,17 @@ def predict_view(result: PredictResult, fmt: Format) -> list[RenderableType]:
     title = fmt.say("predict_title", model=result.model, count=len(result.tokens))
     view: list[RenderableType] = [_titled(title, table)]
     kept = int((result.sampled > 0).sum())
-    # what reshaped the distribution, in the order it is applied: ÷ T, then top-k, top-p
-    how = [fmt.say("predict_temperature", t=fmt.number(result.temperature))]
-    if result.top_k is not None:
+    # what reshaped the distribution, in the order it is applied: ÷ T, then top-k, top-p;
+    # the plain softmax says its temperature, 1
+    how = []
+    if result.temperature != 1.0 or (result.top_k is None and result.top_p is None):
+        how.append(fmt.say("predict_temperature", t=fmt.number(result.temperature)))
+    if result.top_k is not None and result.top_k < result.logits.size:
         how.append(fmt.say("predict_top_k", k=fmt.count(result.top_k)))
     if result.top_p is not None:
         how.append(fmt.say("predict_top_p", p=fmt.number(result.top_p)))
+    if not how:  # a top-k of the whole vocabulary keeps every token
+        how.append(fmt.say("predict_temperature", t=fmt.number(result.temperature)))
     view.append(
         render.lines(
             fmt.say(

@@ -121,7 +121,8 @@ def svg(weights: np.ndarray, marks: Sequence[Sequence[str]], title: str,
 
     layers, heads, size = weights.shape[:3]
     side = size * CELL
-    width = 40 + layers * (side + SPACE)
+    # as wide as the thumbnails, or as the title at 9 units of monospace (0.6 em a character)
+    width = max(40 + layers * (side + SPACE), 8 + round(len(title) * 9 * 0.6))
     height = 40 + heads * (side + SPACE)
     ink = "#000000" if theme == "light" else "#ffffff"
     paper = "#ffffff" if theme == "light" else "#1e1e1e"
