@@ -232,6 +232,23 @@ class SelfAttnSettings:
         """The fields whose value is not the default, in the declaration's order."""
         return [f.name for f in fields(self) if getattr(self, f.name) != f.default]
 
+    def command_line(self) -> list[str]:
+        """What a command line gives for each field that is not the default, as the
+        declaration spells it: the flag that sets its value (--no-scale, --causal,
+        --no-causal), else its option and the value (--heads 4, --positions rope)."""
+        said = []
+        for declared in fields(self):
+            value = getattr(self, declared.name)
+            if value == declared.default:
+                continue
+            meta = declared.metadata
+            flag = next((f for f, set_to, _help in meta.get("flags", ()) if set_to == value), None)
+            if flag is not None:
+                said.append(flag)
+            elif meta.get("option"):
+                said.append(f"{meta['option']} {value}")
+        return said
+
 
 def knobs() -> dict[str, Knob]:
     """The explorer's knobs, by setting, in the declaration's order."""

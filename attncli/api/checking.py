@@ -64,7 +64,6 @@ def read_answer(text: str, blank: Blank, lang: str = "en", size: int | None = No
     """A student's answer as typed: a number (0,665 in Spanish, 0.665 in English), a
     fraction (2/3), or for a vector its numbers as the language writes them (6,65; 0),
     `size` of them when given; never a NaN or an infinity."""
-    from attncli.reading.parse.arguments import parse_inline
 
     # a typographic minus (−2, as the sheet prints it) is the minus a student means
     stripped = text.strip().replace("\u2212", "-")
@@ -74,10 +73,39 @@ def read_answer(text: str, blank: Blank, lang: str = "en", size: int | None = No
         top, bottom = (read_answer(part, blank, lang) for part in stripped.split("/"))
         if float(bottom) == 0:
             raise InputError(_("{text}: a fraction over 0 is no number"), text=stripped)
-        return np.asarray(float(top) / float(bottom))
+        value = np.asarray(float(top) / float(bottom))
+    else:
+        value = _typed_numbers(stripped, blank, lang)
+    if not np.isfinite(value).all():  # nan, inf or 1e400: no step of a sheet gives it
+        raise InputError(
+            _(
+                "{text}: no step of the sheet gives an infinite or undefined number; type the "
+                "number you worked out"
+            ),
+            text=stripped,
+        )
+    if not blank.vector:
+        if value.size != 1:
+            raise InputError(_("{text}: this blank takes one number"), text=stripped)
+        return value.reshape(())
+    if value.ndim == 2 and 1 in value.shape:  # 0; 0.78 in English reads as a column: a vector
+        value = value.ravel()
+    if value.ndim != 1 or (size is not None and value.size != size):
+        raise InputError(
+            _("{text}: this blank takes {count}"),
+            text=stripped,
+            count=count(value.size if size is None else size, "number"),
+        )
+    return value
+
+
+def _typed_numbers(stripped: str, blank: Blank, lang: str) -> np.ndarray:
+    """The numbers of an answer as typed (not a fraction): 0,665, 6,65; 0, or 1 2 3."""
+    from attncli.reading.parse.arguments import parse_inline
+
     try:
         value = np.asarray(parse_inline(stripped, "answer", lang), dtype=np.float64)
-    except InputError:
+    except (InputError, ValueError, TypeError):  # [1, [2]] or {} reads as JSON, not numbers
         spaced = _spaced(stripped, lang)  # numbers with spaces between them: 1 2 3
         if spaced is None and blank.vector:
             first = in_decimals("6.65", lang)
@@ -99,24 +127,6 @@ def read_answer(text: str, blank: Blank, lang: str = "en", size: int | None = No
                 ),
             ) from None
         value = spaced
-    if not np.isfinite(value).all():  # nan, inf or 1e400: no step of a sheet gives it
-        raise InputError(
-            _(
-                "{text}: no step of the sheet gives an infinite or undefined number; type the "
-                "number you worked out"
-            ),
-            text=stripped,
-        )
-    if not blank.vector:
-        if value.size != 1:
-            raise InputError(_("{text}: this blank takes one number"), text=stripped)
-        return value.reshape(())
-    if value.ndim == 2 and 1 in value.shape:  # 0; 0.78 in English reads as a column: a vector
-        value = value.ravel()
-    if size is not None and value.size != size:
-        raise InputError(
-            _("{text}: this blank takes {count}"), text=stripped, count=count(size, "number")
-        )
     return value
 
 
@@ -220,7 +230,9 @@ def check_files(paths: Iterable[str]) -> ClassCheck:
                 verdicts.append(marking.unanswered(blank))
                 continue
             try:
-                answer = read_answer(row.answer, blank, filled.lang, marking.exact(blank).size)
+                # a vector of the wrong length is marked wrong, not refused: one student's
+                # slip does not stop the class's marking
+                answer = read_answer(row.answer, blank, filled.lang)
             except InputError as error:
                 raise InputError(
                     _("{line}: {problem}"), line=row.line, problem=error.said

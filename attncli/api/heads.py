@@ -99,6 +99,8 @@ class _Scored:
     end: int | None = None
     controls: list[list[dict[str, Any]]] = field(default_factory=list)
     weights: np.ndarray | None = None  # [L, h, T, T]
+    # why no head can look from start to end in any layer, when none can (_unseen)
+    unseen: str | None = None
 
 
 @dataclass(frozen=True)
@@ -118,7 +120,7 @@ def _scored(loaded: Model, text: str, asked: _Asked) -> _Scored:
     encoded = loaded.tokenizer.encode(text)
     run = _forward(loaded, encoded, None)
     weights = np.stack([layer.attention.weights for layer in run.layers])  # [L, h, T, T]
-    return _scored_weights(
+    scored = _scored_weights(
         text,
         tuple(encoded.tokens),
         encoded.ids,
@@ -127,6 +129,29 @@ def _scored(loaded: Model, text: str, asked: _Asked) -> _Scored:
         asked,
         encoded,
     )
+    architecture = loaded.architecture
+    masks = [architecture.allowed(layer, len(scored.tokens)) for layer in range(len(weights))]
+    scored.unseen = _unseen(scored, masks, architecture.causal, any(architecture.windows))
+    return scored
+
+
+# settings of the seeded layer a ranking of its heads cannot take: another sentence's keys
+# (context), a key and value of zeros beside the sentence's (add_zero_attn), and W given in
+# a file (draw_missing draws the W a file left out)
+NOT_RANKED = ("context", "add_zero_attn", "draw_missing")
+
+
+def _seeded_ranks(options: SelfAttnSettings) -> None:
+    """Refuse a seeded setting whose heads cannot be ranked over the sentence's tokens."""
+    for name in NOT_RANKED:
+        if getattr(options, name) not in (None, False):
+            raise OptionError(
+                _(
+                    "{name} does not apply to ranking the seeded layer's heads, which look "
+                    "from the sentence's tokens to the same tokens; leave it out"
+                ),
+                name=Setting(name),
+            )
 
 
 def _seeded_scored(text: str, options: SelfAttnSettings, asked: _Asked) -> _Scored:
@@ -139,7 +164,10 @@ def _seeded_scored(text: str, options: SelfAttnSettings, asked: _Asked) -> _Scor
     weights = weights.reshape(1, -1, *weights.shape[-2:])  # [1, h, T, T]
     tokens = tuple(result.tokens)
     ids = np.array([tokens.index(token) for token in tokens])  # the same word, the same id
-    return _scored_weights(text, tokens, ids, weights, bool(result.causal), asked, None)
+    causal = bool(result.causal)
+    scored = _scored_weights(text, tokens, ids, weights, causal, asked, None)
+    scored.unseen = _unseen(scored, [result.allowed], causal, options.window is not None)
+    return scored
 
 
 def _scored_weights(
@@ -208,17 +236,20 @@ def _scored_weights(
                    end, controls, weights)  # fmt: skip
 
 
-def _unseen(loaded: Model, run: _Scored) -> str | None:
-    """Why no head can look from --from to --to in any layer, when none can: "causal" (the
-    target comes after the source) or "window" (a sliding window leaves it out); else None."""
+def _unseen(
+    run: _Scored, masks: Sequence[np.ndarray | None], causal: bool, windowed: bool
+) -> str | None:
+    """Why no head can look from --from to --to in any layer, when the layers' masks
+    [T, T] (None: every key seen) all leave the cell out: "causal" (the target comes after
+    the source), "window" (a sliding window leaves it out) or "masked" (the layer's mask,
+    --valid-len); else None."""
     if run.start is None or run.end is None:
         return None
-    architecture = loaded.architecture
-    count = len(run.tokens)
-    masks = [architecture.allowed(layer, count) for layer in range(architecture.layers)]
-    if any(mask is None or mask[run.start, run.end] for mask in masks):
+    if any(mask is None or mask[..., run.start, run.end].any() for mask in masks):
         return None
-    return "causal" if run.end > run.start else "window"
+    if causal and run.end > run.start:
+        return "causal"
+    return "window" if windowed else "masked"
 
 
 def _mean_controls(runs: list[_Scored], layer: int, head: int) -> dict[str, Any]:
@@ -350,18 +381,14 @@ def heads(
     asked = _asked(source, target, pattern, pattern_cells, metric, exclude, grid)
     texts = _texts(sentence, sentences)
     if model is None:  # the seeded layer's heads, as one layer
+        _seeded_ranks(options)
         runs = [_seeded_scored(text, options, asked) for text in texts]
         model_name, model_type, causal = "seeded", "seeded", bool(options.causal)
-        first_run = runs[0]
-        unseen = None
-        if causal and first_run.start is not None and first_run.end is not None:
-            unseen = "causal" if first_run.end > first_run.start else None
     else:
         loaded = load_model(model)
         runs = [_scored(loaded, text, asked) for text in texts]
         model_name, model_type = model, loaded.model_type
         causal = loaded.architecture.causal
-        unseen = _unseen(loaded, runs[0])
     tables = np.stack([run.table for run in runs])  # [S, L, h]
     table = tables.mean(axis=0)
     lowest = tables.min(axis=0)
@@ -406,7 +433,8 @@ def heads(
         asked_to=target,
         sentences=tuple(texts) if several or sentences is not None else None,
         sentence_tokens=tuple(run.tokens for run in runs),
-        unseen=unseen,
+        unseen=runs[0].unseen,
+        seeded_line=() if model is not None else tuple(options.command_line()),
         seeded=None
         if model is not None
         else tuple((name, getattr(options, name)) for name in options.changed()),

@@ -27,10 +27,11 @@ def _written(value: np.ndarray, fmt: Format, digits: int) -> str:
 
 def _as_typed(value: np.ndarray, fmt: Format) -> str:
     """A student's answer as they wrote it: each number at the shortest decimals that give
-    it back (2,72, not 2,720), with the language's marks."""
+    it back (2,72, not 2,720), at most 6 (a fraction typed, 2/3, is 0,666667), with the
+    language's marks."""
 
     def one(number: float) -> str:
-        return fmt.decimal(np.format_float_positional(number, trim="-"))
+        return fmt.decimal(np.format_float_positional(number, precision=6, trim="-"))
 
     if np.ndim(value) == 0:
         return one(float(value))

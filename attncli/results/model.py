@@ -148,6 +148,9 @@ class HeadsResult(Result):
     # why no head can look from source to target in any layer ("causal": the target comes
     # after it; "window": a sliding window leaves it out), when none can
     unseen: str | None = None
+    # the seeded layer's settings as a command line gives them (--heads 4, --no-scale), for
+    # the hint that explains its best head; () for a model's
+    seeded_line: tuple[str, ...] = ()
     # the seeded layer's settings that are not the default, (name, value), when its heads
     # were ranked (model "seeded"); None for a model's
     seeded: tuple[tuple[str, Any], ...] | None = None

@@ -239,3 +239,23 @@ def test_a_class_from_python(class_files):
     assert [s.student for s in marked.students] == ["Ana", "Luis", "Marta"]
     assert marked.most_common() == ("root_forgotten", "score", 2)
     assert "Marta" in marked._repr_html_()
+
+
+def test_a_vector_of_the_wrong_length_in_a_class_file_is_marked_wrong_not_refused(
+    run_json, run, tmp_path
+):
+    """One student's slip does not stop the class's marking."""
+    target = tmp_path / "s.json"
+    assert run("exercise", "--seed", "3", "--answer-sheet", str(target)).exit_code == 0
+    document = json.loads(target.read_text(encoding="utf-8"))
+    _sheet, marking = corrector(3)
+    for item, blank in zip(document["answers"], marking.blanks, strict=True):
+        value = marking.exact(blank)
+        item["answer"] = value.tolist() if blank.vector else round(float(value), blank.digits)
+    vector = next(i for i, b in enumerate(marking.blanks) if b.vector)
+    document["answers"][vector]["answer"] = "1 2 3"  # three numbers in a two-number blank
+    document["student"] = "Pia"
+    target.write_text(json.dumps(document), encoding="utf-8")
+    marked = run_json("check", str(target))["students"][0]
+    assert marked["verdicts"][vector]["kind"] == "wrong"
+    assert marked["right"] == len(marking.blanks) - 1

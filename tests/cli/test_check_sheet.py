@@ -183,3 +183,17 @@ def test_a_marked_sheet_quotes_the_answer_as_the_student_wrote_it(run, tmp_path,
     assert result.exit_code == 0, result.stderr
     line = [row for row in path.read_text(encoding="utf-8").splitlines() if "«" in row][3]
     assert f": {shown} —" in line, line
+
+
+@pytest.mark.parametrize("typed", ["1e300/1e-300", "1,2;3", "[1, [2]]", "{}", "1,2;3,4"])
+def test_a_fraction_past_the_numbers_or_a_ragged_answer_is_refused_in_one_line(run, typed):
+    result = run("check", "--seed", "3", "--json", input=f"1\n{typed}\n")
+    assert result.exit_code == 2 and result.stdout == "" and result.stderr.count("\n") == 1
+    assert result.error.msgid == "answer {number} ({asked}): {problem}"
+
+
+def test_a_fraction_is_quoted_at_six_decimals_on_the_marked_sheet(run, tmp_path):
+    path = tmp_path / "marked.txt"
+    assert run("check", "--seed", "3", "--format", "table", "--export", str(path),
+               input="2/3\n").exit_code == 0  # fmt: skip
+    assert "score of «perro»: 0.666667 —" in path.read_text(encoding="utf-8")

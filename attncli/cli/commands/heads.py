@@ -6,7 +6,7 @@ from attncli.cli.commands import command
 from attncli.cli.commands.compared import CompareOption
 from attncli.cli.declare import Argument, Option
 from attncli.layer import SelfAttnSettings
-from attncli.messages import Setting, _
+from attncli.messages import _
 from attncli.present.output import Settings
 
 DEFAULT_LAYER = SelfAttnSettings()
@@ -224,11 +224,7 @@ def heads(
                 "the seeded layer's two sentences: attn selfattn SENTENCE --compare OTHER "
                 "{settings}"
             ),
-            settings=" ".join(
-                Setting(name, getattr(layer_settings, name)).written("cli")
-                for name in layer_settings.changed()
-            )
-            or "--heads 4",
+            settings=" ".join(layer_settings.command_line()) or "--heads 4",
         )
     if compare is not None:
         from attncli.cli.commands.compared import compare_heads

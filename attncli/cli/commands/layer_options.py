@@ -139,11 +139,4 @@ def layer_settings_from(given: dict[str, Any]) -> SelfAttnSettings:
 def options_given(settings: SelfAttnSettings) -> list[str]:
     """The options a command line gives for each setting that is not the default: the
     flag of a flag's value, else the option (--heads 2: --heads; causal False: --no-causal)."""
-    by_field = {
-        (o.field, o.flag_value if o.is_flag else "value"): o for o in LAYER_OPTIONS.values()
-    }
-    said = []
-    for name in settings.changed():
-        option = by_field.get((name, getattr(settings, name))) or by_field.get((name, "value"))
-        said.append(option.spelled if option is not None else name)
-    return said
+    return [said.split(" ", 1)[0] for said in settings.command_line()]

@@ -9,7 +9,6 @@ from typing import Any
 from rich.console import RenderableType
 from rich.text import Text
 
-from attncli.messages import Setting
 from attncli.present import render
 from attncli.present.format import Format
 from attncli.present.layer.view import divisor_text, packed, selfattn_view
@@ -241,11 +240,7 @@ def ranking_view(result: HeadsResult, fmt: Format) -> list[RenderableType]:
     best = result.ranking[0]
     token = result.tokens[result.source] if result.source is not None else result.tokens[-1]
     if result.seeded is not None:  # the same layer, its best head explained
-        settings = " ".join(
-            Setting(name, value).written("cli")
-            for name, value in result.seeded
-            if value is not False and value is not None
-        )
+        settings = " ".join(result.seeded_line)
         below.append(
             render.Hint(
                 fmt.say(

@@ -102,8 +102,12 @@ MODEL_PHRASES: dict[str, str] = {
         "{token}"
     ),
     "heads_unseen.causal": _(
-        "No head can look from «{source}» to «{target}»: it comes later, and a causal model's "
-        "token sees only itself and the tokens before it; every weight here is 0."
+        "No head can look from «{source}» to «{target}»: it comes later, and in a causal layer "
+        "a token sees only itself and the tokens before it; every weight here is 0."
+    ),
+    "heads_unseen.masked": _(
+        "No head can look from «{source}» to «{target}»: the layer's mask leaves it out; every "
+        "weight here is 0."
     ),
     "heads_unseen.window": _(
         "No head can look from «{source}» to «{target}»: it lies outside every layer's "
