@@ -261,6 +261,23 @@ ALIASES = {"scale_by": "scale", "no_causal": "causal"}
 OPPOSITE = _("{first} and {second} ask for opposite things; give one")
 
 
+def not_with_model(name: Any) -> Exception:
+    """The one refusal of a seeded layer's setting beside a pretrained model: `name` as the
+    surface writes it (an option on the command line, `--heads`; a keyword in Python,
+    `heads`; or an OnSurface of both)."""
+    from attncli.errors import OptionError
+    from attncli.messages import OnSurface
+
+    return OptionError(
+        _(
+            "{name} shapes the seeded layer and does not apply with {model}, whose tokenizer, "
+            "sizes and weights are the model's own; leave it out"
+        ),
+        name=name,
+        model=OnSurface("--model", "model="),
+    )
+
+
 def settings_from_keywords(function: str = "selfattn", **given: Any) -> SelfAttnSettings:
     """The settings the Python API's keywords ask for: the fields by name, scale=True or
     False as √d_k or no division, and the aliases scale_by= and no_causal=; an unknown

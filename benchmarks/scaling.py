@@ -12,7 +12,7 @@ the load average. OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE are unset on both sides
 
 --rows 16,32,64,128 times the block sizes at the largest T instead (how
 core.long_inputs.BEST_BLOCK_ROWS was chosen), --tiles 512,1024,2048 the keys per tile of a
-shift-free block (how core.long_inputs.KEY_TILE_BYTES was chosen).
+block (how core.long_inputs.KEY_TILE_BYTES was chosen).
 
     python benchmarks/scaling.py [--tokens 1000,2000,4000,8000,16000,32000] [--runs 3]
     python benchmarks/scaling.py --tokens 20000 --rows 16,32,64,128

@@ -371,13 +371,9 @@ def heads(
 
     options = settings_from_keywords("heads", **layer_settings)
     if model is not None and options.changed():
-        raise OptionError(
-            _(
-                "{name} shapes the seeded layer and does not apply with model=, whose "
-                "tokenizer, sizes and weights are the model's own; leave it out"
-            ),
-            name=options.changed()[0],
-        )
+        from attncli.layer import not_with_model
+
+        raise not_with_model(options.changed()[0])
     asked = _asked(source, target, pattern, pattern_cells, metric, exclude, grid)
     texts = _texts(sentence, sentences)
     if model is None:  # the seeded layer's heads, as one layer

@@ -120,13 +120,9 @@ def compare_sentences(
     if model is None and (layer is not None or words):
         raise OptionError(_("layer= and words= pick from a pretrained model; add model="))
     if model is not None and layer_settings:
-        raise OptionError(
-            _(
-                "{name} shapes the seeded layer and does not apply with model=, whose "
-                "tokenizer, sizes and weights are the model's own; leave it out"
-            ),
-            name=next(iter(layer_settings)),
-        )
+        from attncli.layer import not_with_model
+
+        raise not_with_model(next(iter(layer_settings)))
     options = (
         None if model is not None else settings_from_keywords("compare_sentences", **layer_settings)
     )

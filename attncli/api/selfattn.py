@@ -140,13 +140,9 @@ def selfattn(
         given = [*document, *options.changed()]
         given += [name for name, value in (("weights", weights), ("prefix", prefix)) if value]
         if given:
-            raise OptionError(
-                _(
-                    "{name} shapes the seeded layer and does not apply with model=, whose "
-                    "tokenizer, sizes and weights are the model's own; leave it out"
-                ),
-                name=given[0],
-            )
+            from attncli.layer import not_with_model
+
+            raise not_with_model(given[0])
         from attncli.api.model import model_selfattn
 
         return model_selfattn(sentence, model, layer=layer, head=head, words=words)

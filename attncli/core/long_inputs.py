@@ -19,8 +19,8 @@ BLOCK_ROWS = 512  # at most this many queries per block, in all threads together
 # the output is wanted (reading/check/sizes.py counts two such blocks)
 BEST_BLOCK_ROWS = 128  # measured, see block_rows()
 MIN_BLOCK_ROWS = 16
-BLOCK_BYTES = 64 << 20  # the largest block of scores, per thread
-KEY_TILE_BYTES = 1 << 20  # a shift-free block's tile of scores, per thread (key_tile())
+BLOCK_BYTES = 64 << 20  # rows × T_k scores past this halve block_rows() (measured with it)
+KEY_TILE_BYTES = 1 << 20  # a block's tile of scores, per thread (key_tile())
 MAX_THREADS = 32
 
 
@@ -234,7 +234,7 @@ def shift_free_bound(kind: type[np.floating]) -> float:
 
 
 def key_tile(rows: int, itemsize: int) -> int:
-    """Keys per tile in long_output()'s shift-free blocks: a rows × keys tile of
+    """Keys per tile in long_output()'s blocks: a rows × keys tile of
     KEY_TILE_BYTES, which stays in one core's cache between the product, e^x and the mix
     (measured: 1,024 keys for 128 float64 rows, against 512 and 2,048, at T = 32,000;
     benchmarks/scaling.py --tiles)."""

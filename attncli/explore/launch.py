@@ -84,13 +84,9 @@ def check_options(
         seeded += [flags[name] for name, on in switches.items() if on != (name != "causal")]
         if seeded or input_path is not None:
             given = seeded[0] if seeded else "-i"
-            raise InputError(
-                _(
-                    "{option} shapes the seeded layer and does not apply with --model, whose "
-                    "tokenizer, sizes and weights are the model's own; drop it"
-                ),
-                option=given,
-            )
+            from attncli.layer import not_with_model
+
+            raise not_with_model(given)
 
 
 def launch(*arguments: Any) -> None:

@@ -78,8 +78,9 @@ def test_a_seeded_setting_beside_a_model_is_refused_in_each_surface_s_words(run)
     with pytest.raises(OptionError) as raised:
         attn.heads("the keys", "all-MiniLM-L6-v2", heads=4, source="the", target="keys")
     told(raised.value, OptionError,
-         "{name} shapes the seeded layer and does not apply with model=, whose tokenizer, "
-         "sizes and weights are the model's own; leave it out", "python", name="heads")  # fmt: skip
+         "{name} shapes the seeded layer and does not apply with {model}, whose tokenizer, "
+         "sizes and weights are the model's own; leave it out", "python", name="heads",
+         model="model=")  # fmt: skip
 
 
 def test_a_cell_no_head_can_see_is_said(run):

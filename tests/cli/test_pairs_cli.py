@@ -150,7 +150,7 @@ def test_heads_compare_on_screen_with_the_grid():
         (
             ["selfattn", FIRST, "--compare", SECOND, "--model", DEMO, "--seed", "3"],
             OptionError,
-            ("option", "--seed"),
+            ("name", "--seed"),
         ),
         (
             ["selfattn", FIRST, "--compare", SECOND, "--heads", "2", "--head", "5"],

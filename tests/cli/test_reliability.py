@@ -97,6 +97,6 @@ def test_more_threads_than_cores_are_refused_not_reported(run):
 def test_a_seeded_layers_option_with_a_model_is_refused_not_ignored(run, option):
     _refused(
         run("selfattn", "the car", "--model", "all-MiniLM-L6-v2", *option), OptionError,
-        "{option} shapes the seeded layer and does not apply with --model, whose tokenizer, "
-        "sizes and weights are the model's own; drop it", option=option[0],
+        "{name} shapes the seeded layer and does not apply with {model}, whose tokenizer, "
+        "sizes and weights are the model's own; leave it out", name=option[0], model="--model",
     )  # fmt: skip

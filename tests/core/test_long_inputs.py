@@ -3,10 +3,11 @@ LONG_CELLS score cells on) against the whole-grid one (attend).
 
 What is held, and how closely:
 - a block computed with the row max subtracted (a bias is added, or a row's scores may pass
-  shift_free_bound()), as one block with one BLAS thread: the scores, e^(score − max) and
-  the row sums are attend()'s bit for bit: with V the identity, the output is the weights
-  themselves, and it must equal attend()'s weights exactly (a product with 1 and sums with
-  0 are exact);
+  shift_free_bound()), as one block of keys that fit one tile, with one BLAS thread: the
+  scores, e^(score − max) and the row sums are attend()'s bit for bit (over several tiles
+  the running max rescales, to a few units in the last place): with V the identity, the
+  output is the weights themselves, and it must equal attend()'s weights exactly (a
+  product with 1 and sums with 0 are exact);
 - a shift-free block: e^score ÷ Σ e^score, the same function; with V the identity, the
   weights to a few units in the last place of the row's largest weight;
 - the output differs because the division by the row sum moves after the mix (a change of

@@ -67,13 +67,9 @@ def compare_selfattn(
     _refuse(refused)
     if model is not None:
         if seeded:
-            raise OptionError(
-                _(
-                    "{option} shapes the seeded layer and does not apply with --model, whose "
-                    "tokenizer, sizes and weights are the model's own; drop it"
-                ),
-                option=seeded[0],
-            )
+            from attncli.layer import not_with_model
+
+            raise not_with_model(seeded[0])
         result = sentence_pair(sentence_given(sentence), other, None, model=model, layer=layer,
                                head=head, words=words)  # fmt: skip
         from attncli.cli.commands.model_runs import warn_if_foreign

@@ -206,13 +206,9 @@ def heads(
     if model is not None:
         shaped = [name for name in layer_settings.changed() if name != "seed"]
         if shaped:  # the seed draws --random's words; the rest shape the seeded layer alone
-            raise OptionError(
-                _(
-                    "{name} shapes the seeded layer and does not apply with --model, whose "
-                    "tokenizer, sizes and weights are the model's own; leave it out"
-                ),
-                name=options_given(replace(layer_settings, seed=0))[0],
-            )
+            from attncli.layer import not_with_model
+
+            raise not_with_model(options_given(replace(layer_settings, seed=0))[0])
     elif random is not None:  # the model's own vocabulary
         raise OptionError(
             _("{option} needs --model M, e.g. --model all-MiniLM-L6-v2"), option="--random"

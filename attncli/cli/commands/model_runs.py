@@ -72,13 +72,9 @@ def run_model_selfattn(
     from attncli.present.output import emit
 
     if seeded:
-        raise OptionError(
-            _(
-                "{option} shapes the seeded layer and does not apply with --model, whose "
-                "tokenizer, sizes and weights are the model's own; drop it"
-            ),
-            option=seeded[0],
-        )
+        from attncli.layer import not_with_model
+
+        raise not_with_model(seeded[0])
     if words and (settings.steps or settings.show):
         name = "--steps" if settings.steps else "--show"
         raise OptionError(

@@ -293,15 +293,10 @@ def _model_at_inference(
     """--kv-cache and --tiles on a pretrained model's layer (--model M --layer L)."""
     from attncli.api.model import model_selfattn
     from attncli.cli.commands.model_runs import sentence_given
-    from attncli.errors import OptionError
 
     if given:
-        raise OptionError(
-            _(
-                "{option} shapes the seeded layer and does not apply with --model, whose "
-                "tokenizer, sizes and weights are the model's own; drop it"
-            ),
-            option=given[0],
-        )
+        from attncli.layer import not_with_model
+
+        raise not_with_model(given[0])
     result = model_selfattn(sentence_given(sentence), model, layer=layer)
     _at_inference(result, kv_cache, tiles, 1 if head is None else head, plot, settings)

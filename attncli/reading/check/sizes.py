@@ -128,7 +128,8 @@ def columns_of(given: object) -> int | None:
 def _attention_numbers(sizes: Mapping[str, int]) -> int:
     """A bound on the float64 numbers one self-attention run holds, backward pass included:
     X and its projections, the weights, and six T_q × T_k grids per head (or, computed in
-    row blocks, two blocks of BLOCK_ROWS × T_k per head)."""
+    row blocks, two blocks of BLOCK_ROWS × T_k per head: the blocks below LONG_CELLS, and
+    more than the long path's tiles above it hold, so a bound for both)."""
     from attncli.core.long_inputs import BLOCK_ROWS
 
     t_q, t_k, heads = sizes["T_q"], sizes["tokens"], sizes["heads"]
