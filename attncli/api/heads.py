@@ -11,7 +11,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from attncli.api.model import SOURCE, TARGET, _forward, _position, _sentence, split_words
+from attncli.api.model import (
+    SOURCE,
+    TARGET,
+    _forward,
+    _position,
+    _sentence,
+    example_for,
+    split_words,
+)
 from attncli.errors import InputError, OptionError, shown
 from attncli.messages import Message, OnSurface, Setting, _, typed
 
@@ -66,10 +74,18 @@ def _controls(grid: np.ndarray, start: int | None, end: int | None) -> dict[str,
             "column_mean": float(grid[:, end].mean())}  # fmt: skip
 
 
-def _texts(sentence: str | None, sentences: Sequence[str] | None) -> list[str]:
-    """The sentences to rank over: the one given, or every one of `sentences`."""
+def _texts(sentence: str | None, sentences: Sequence[str] | None, model: str | None) -> list[str]:
+    """The sentences to rank over: the one given, or every one of `sentences`; none is
+    refused with attn heads' own example, on the model named or the seeded layer."""
+    if model is not None:
+        example = example_for("heads", model)
+    else:
+        lesson = "las llaves del coche están ahí"
+        example = OnSurface(
+            f'attn heads "{lesson}" --heads 4', f'attncli.heads("{lesson}", heads=4)'
+        )
     if sentences is None:
-        return [_sentence(sentence)]
+        return [_sentence(sentence, example)]
     if sentence is not None:
         raise OptionError(
             _("give a sentence or {sentences}, not both: the ranking is over one of them"),
@@ -77,7 +93,7 @@ def _texts(sentence: str | None, sentences: Sequence[str] | None) -> list[str]:
                 Setting("sentences", metavar="FILE"), Setting("sentences", metavar="[…]")
             ),
         )
-    texts = [_sentence(text) for text in sentences]
+    texts = [_sentence(text, example) for text in sentences]
     if not texts:
         raise InputError(
             _("{sentences} has no sentences; {fix}"),
@@ -194,24 +210,21 @@ def _scored_weights(
         if not scored_rows(cells, asked.exclude).any():
             exclude = OnSurface(Setting("exclude"), Setting("exclude", list(asked.exclude)))
             if encoded is None:  # the seeded layer has no vocabulary to draw from
-                raise InputError(
-                    _(
-                        "{pattern} has no cell in «{sentence}» ({tokens}){left}: duplicate and "
-                        "induction need a word that appears twice; repeat one, e.g. «{example}»"
-                    ),
-                    pattern=CELLS if asked.pattern is None else Setting("pattern", asked.pattern),
-                    sentence=shown(text, 80),
-                    tokens=shown(" ".join(tokens), 120),
-                    left=Message(_(" once {exclude} is applied"), exclude=exclude)
-                    if asked.exclude
-                    else "",
+                fix = Message(
+                    _("repeat a word, e.g. «{example}»"),
                     example="el tren va lleno el tren va lleno",
+                )
+            else:
+                fix = Message(
+                    _("{random} draws N tokens and repeats them"),
+                    random=OnSurface(
+                        Setting("random", metavar="N"), "attncli.repeated_random(model, N)"
+                    ),
                 )
             raise InputError(
                 _(
                     "{pattern} has no cell in «{sentence}» ({tokens}){left}: duplicate and "
-                    "induction need a token that appears twice; {random} draws N tokens and "
-                    "repeats them"
+                    "induction need a token that appears twice; {fix}"
                 ),
                 pattern=CELLS if asked.pattern is None else Setting("pattern", asked.pattern),
                 sentence=shown(text, 80),
@@ -219,9 +232,7 @@ def _scored_weights(
                 left=Message(_(" once {exclude} is applied"), exclude=exclude)
                 if asked.exclude
                 else "",
-                random=OnSurface(
-                    Setting("random", metavar="N"), "attncli.repeated_random(model, N)"
-                ),
+                fix=fix,
             )
         table = pattern_score(weights, cells, asked.metric, asked.exclude)
         return _Scored(encoded, tokens, table, _habit_means(weights), weights=weights)
@@ -375,7 +386,7 @@ def heads(
 
         raise not_with_model(options.changed()[0])
     asked = _asked(source, target, pattern, pattern_cells, metric, exclude, grid)
-    texts = _texts(sentence, sentences)
+    texts = _texts(sentence, sentences, model)
     if model is None:  # the seeded layer's heads, as one layer
         _seeded_ranks(options)
         runs = [_seeded_scored(text, options, asked) for text in texts]

@@ -38,7 +38,10 @@ def typer_callback(command: Command, lang: str = "en") -> Callable[..., None]:
                 # as typed, with no thousands mark: --rope-base 10000, --temperature 1
                 example = f"{default:g}" if isinstance(default, float) and default > 0 else "0.5"
                 arguments[parameter.name] = read_decimal(
-                    arguments[parameter.name], option, settings.lang, example
+                    arguments[parameter.name],
+                    option,
+                    settings.lang,
+                    in_decimals(example, settings.lang),
                 )
         call(command, settings, arguments)
 

@@ -148,6 +148,7 @@ _MATH_LETTERS = {"ℓ": r"\ell ", "∇": r"\nabla ", "Σ": r"\Sigma "}
 _EXPRESSION = {"−": "-", "÷": r"\div ", "×": r"\times ", "·": r"\cdot ", ",": "{,}",
                "∞": r"\infty ", **_MATH_LETTERS}  # fmt: skip
 _SCRIPTED = re.compile(r"(?<![A-Za-z])([A-Za-zℓ])_([A-Za-z0-9]+)")
+_WORD = re.compile(r"(?<![\\{\w])[^\W\d_]{2,}(?![\w}])")  # not \text's own name, nor a script
 
 
 def _script(base: str, op: str, script: str) -> str:
@@ -158,6 +159,8 @@ def _script(base: str, op: str, script: str) -> str:
         base = _math_number(base).replace("\u202f", r"\,")
     if script.startswith("("):
         inner = _SCRIPTED.sub(lambda m: _script(m[1], "_", m[2]), script)
+        # a word in it upright, as \text (puntuación, score); single letters stay variables
+        inner = _WORD.sub(lambda m: r"\text{" + m[0] + "}", inner)
         script = "".join(_EXPRESSION.get(char, char) for char in inner)
         return f"{base}{op}{{{script}}}"
     script = script.strip("{}").replace("…", r"\ldots")

@@ -157,10 +157,10 @@ def exported(result: Result, settings: Settings, view: list[RenderableType] | No
     if settings.export is None:
         return
     if settings.export.lower().endswith(".xlsx"):
-        from attncli.present.export_xlsx import check_xlsx, workbook_bytes
+        from attncli.present.export_xlsx import workbook_bytes
         from attncli.present.written import write_file
 
-        check_xlsx(result, settings.export)  # what a spreadsheet holds, or one line
+        # what a spreadsheet holds was checked before any work (emit, attn check's start)
         workbook = workbook_bytes(result, settings.format(), settings.sheet_blank)
         write_file(settings.export, workbook, "--export")
         return

@@ -18,7 +18,7 @@ from tests.meaning import told
 
 NO_CELL = (
     "{pattern} has no cell in «{sentence}» ({tokens}){left}: duplicate and induction need a "
-    "token that appears twice; {random} draws N tokens and repeats them"
+    "token that appears twice; {fix}"
 )
 
 REPEATED = "the keys to the cabinet are on the table the keys to the cabinet"
@@ -148,7 +148,8 @@ def test_a_sentence_without_repeats_has_no_duplicate_cell(run, models):
     model = str(models / "bert")
     refused(run("heads", "the keys are here", "--model", model, "--pattern", "duplicate"),
             InputError, NO_CELL, pattern="--pattern duplicate", sentence="the keys are here",
-            left="", random="--random N")  # fmt: skip
+            left="", fix=("{random} draws N tokens and repeats them",
+                          {"random": "--random N"}))  # fmt: skip
 
 
 def test_pattern_file_refusals(run, models, tmp_path):

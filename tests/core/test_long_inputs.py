@@ -221,5 +221,17 @@ def test_the_tiled_view_shows_a_row_of_the_long_path_s_own_loop():
                    trace=traced)  # fmt: skip
     assert row.starts == [0, 16, 32] and row.running_sum.tolist() == sums
     assert np.array_equal(row.output, out[0])
+    # m and ℓ after each tile, by a loop of FlashAttention's algorithm 1 on the plain scores
+    scores = [float(np.dot(q[9], key)) / 2.0 for key in k]
+    m, total, loop_m, loop_l = -np.inf, 0.0, [], []
+    for start in range(0, 40, 16):
+        tile = scores[start : start + 16]
+        new = max(m, *tile)
+        total = total * np.exp(m - new) + sum(np.exp(s - new) for s in tile)
+        m = new
+        loop_m.append(m)
+        loop_l.append(total)
+    np.testing.assert_allclose(row.running_max, loop_m, rtol=1e-14)
+    np.testing.assert_allclose(row.running_sum, loop_l, rtol=1e-14)
     whole = core.attend(q, k, v, 2.0).output[9]
     assert np.abs(row.output - whole).max() <= 8 * np.finfo(np.float64).eps * np.abs(v).max()

@@ -153,6 +153,9 @@ def test_tex_sets_mathematics_as_mathematics():
     assert tex_text("— left blank") == "--- left blank" and tex_text("1–3") == "1--3"
     assert tex_text("a -- b") == "a -{}- b"
     assert tex_text("e^puntuación") == "$e^{\\text{puntuación}}$"  # a Spanish word whole
+    # a word in a bracketed exponent upright (an accented one in maths stops pdflatex)
+    assert tex_text("e^(puntuación ÷ T)") == "$e^{(\\text{puntuación} \\div  T)}$"
+    assert tex_text("e^(m_old − m)") == "$e^{(m_{\\text{old}} - m)}$"
 
 
 def test_a_printed_sheet_carries_no_command_line_advice(run, tmp_path):
