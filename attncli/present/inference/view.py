@@ -240,11 +240,10 @@ def cache_view(result: CacheLedger, fmt: Format) -> list[RenderableType]:
     for column in ("cache_step", "token", "cache_rows"):
         rows.add_column(fmt.say(column))
     # ÷ √8 as the layer's header writes it, a number of one's own, or nothing
-    if math.isclose(result.divisor, math.sqrt(result.d_k), rel_tol=1e-12) and result.d_k > 1:
-        divided = f" ÷ √{result.d_k}"
-    else:
-        divided = "" if result.divisor == 1.0 else f" ÷ {fmt.stated(result.divisor)}"
-    rows.add_column(fmt.say("cache_row", divided=divided))
+    from attncli.present.layer.view import divisor_said
+
+    said = divisor_said(result.divisor, result.d_k, True, fmt)
+    rows.add_column(fmt.say("cache_row", divided="" if said is None else f" ÷ {said}"))
     for t, step in enumerate(result.ledger):
         parts = (("q", step.query[head]), ("k", step.key[head]), ("v", step.value[head]),
                  (fmt.say("cache_out"), step.output))  # fmt: skip

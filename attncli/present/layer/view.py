@@ -37,12 +37,17 @@ def packed(parts: list[str], width: int = HEADER_WIDTH) -> list[str]:
 def divisor_text(result: SelfAttnResult, fmt: Format) -> str | None:
     """What the scores were divided by, as the header writes it: √8, 2.50, √1 = 1 (heads of
     one column each are divided, by 1); None when they were not divided."""
-    d_k = result.keys.shape[-1]
-    if result.scale and math.isclose(result.divisor, math.sqrt(d_k), rel_tol=1e-12):
+    return divisor_said(result.divisor, result.keys.shape[-1], bool(result.scale), fmt)
+
+
+def divisor_said(divisor: float, d_k: int, scaled: bool, fmt: Format) -> str | None:
+    """A divisor of scores as a header writes it: √d_k when it is that, else the number;
+    None for 1 (no division)."""
+    if scaled and math.isclose(divisor, math.sqrt(d_k), rel_tol=1e-12):
         return f"√{d_k}" + (" = 1" if d_k == 1 else "")
-    if result.divisor == 1.0:
+    if divisor == 1.0:
         return None
-    return fmt.stated(result.divisor)
+    return fmt.stated(divisor)
 
 
 def params_formula(projections: dict[str, Any]) -> str:
