@@ -78,10 +78,17 @@ class Verdict:
     kind: str  # "right", "carried", "rounded", "close", "wrong" or "blank"
     expected: np.ndarray
     mistakes: tuple[tuple[str, dict[str, object]], ...] = ()
+    # expected is worked from the student's own earlier numbers, not the sheet's alone
+    from_own: bool = False
 
     @property
     def right(self) -> bool:
         return self.kind not in ("wrong", "blank")
+
+
+def _own(carried: np.ndarray, exact: np.ndarray) -> bool:
+    """True when the student's earlier numbers moved what this blank should hold."""
+    return not np.array_equal(np.asarray(carried), np.asarray(exact))
 
 
 @dataclass
@@ -329,7 +336,7 @@ class Corrector:
             if np.shape(value) == answer.shape and _within(answer, value, tolerance)
         )
         if matched:  # a known mistake's number, to the sheet's digits, is named first
-            return Verdict(blank, answer, "wrong", carried, matched)
+            return Verdict(blank, answer, "wrong", carried, matched, _own(carried, exact))
         # One decimal fewer than the sheet is rounding; a whole 1 for 0.71 is not.
         typed = _decimals(answer)
         if blank.digits - 1 <= typed < blank.digits and any(
@@ -338,7 +345,7 @@ class Corrector:
             return Verdict(blank, answer, "rounded", exact)
         if any(_relative(answer, target) for target in (carried, exact)):
             return Verdict(blank, answer, "close", exact)
-        return Verdict(blank, answer, "wrong", carried)
+        return Verdict(blank, answer, "wrong", carried, from_own=_own(carried, exact))
 
     def unanswered(self, blank: Blank) -> Verdict:
         """A blank left empty: not right, and the steps after it use the sheet's number."""

@@ -53,7 +53,8 @@ def verdict_lines(verdict: Verdict, sheet: Sheet, fmt: Format) -> list[str]:
     step = fmt.say(f"check.step.{verdict.blank.step}")
     if verdict.kind == "blank":
         return [fmt.say("check.blank", expected=expected, step=step)]
-    lines = [fmt.say("check.wrong", expected=expected, step=step)]
+    wrong = "check.wrong" if verdict.from_own else "check.wrong_sheet"
+    lines = [fmt.say(wrong, expected=expected, step=step)]
     for key, fields in verdict.mistakes:
         named = {
             name: sheet.tokens[value] if name == "other" and isinstance(value, int) else value

@@ -38,6 +38,7 @@ CHECK_PHRASES = {
         "off only by the rounding of an earlier step ({expected}): not a mistake of method"
     ),
     "check.wrong": _("not right: {expected} ({step}, from your own earlier numbers)"),
+    "check.wrong_sheet": _("not right: {expected} ({step})"),
     "check.mistake.wrong_key": _(
         "that is the query times «{other}»'s key: each row pairs the query with its own key"
     ),

@@ -10,6 +10,7 @@ import math
 import numpy as np
 import pytest
 
+import attncli as attn
 from attncli.api.checking import corrector
 from attncli.explain.checking import MISTAKES, Blank
 
@@ -298,3 +299,16 @@ def test_a_later_step_right_from_a_wrong_earlier_one_is_carried(kind):
     assert verdicts[-2].kind != "right" or verdicts[-2].blank.step == "power"
     assert [v.kind for v in verdicts if v.blank == power] == ["wrong"]
     assert verdicts[-1].kind == "carried" and verdicts[-1].right
+
+
+def test_a_wrong_number_says_it_is_worked_from_the_student_s_own_only_when_it_is():
+    from attncli.present.checking_view import verdict_lines
+    from attncli.present.format import Format
+
+    checked = attn.check(3, answers=["2", "5"])  # both scores wrong, from the given q and k
+    sheet, fmt = checked.sheet, Format()
+    assert not checked.verdicts[1].from_own
+    assert verdict_lines(checked.verdicts[1], sheet, fmt)[0] == "not right: 2 (the score)"
+    carried = attn.check(3, answers=["1", "2", "2", "9", "7.39", "7.39", "30"])
+    total = carried.verdicts[-1]  # the total of a wrong e^score: worked from it
+    assert total.from_own and "from your own earlier numbers" in verdict_lines(total, sheet, fmt)[0]
