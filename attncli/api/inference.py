@@ -131,11 +131,17 @@ def _plain_layer(result: SelfAttnResult, option: OnSurface) -> None:
             raise OptionError(message, option=option, **SAID)
 
 
-def kv_cache(result: SelfAttnResult, head: int = 1) -> CacheLedger:
+def kv_cache(
+    result: SelfAttnResult,
+    head: int = 1,
+    row: int | None = None,
+    token: str | None = None,
+) -> CacheLedger:
     """A causal layer replayed token by token with a KV cache: at step t the new q, k, v, the
     cache with row t appended, one row of scores and weights, one output row; each equal
     to row t of the whole causal grid bit for bit (both summed in one order), and beside it
     the multiplications the cache saves and its size, 2 · layers · kv-heads · d_k · T.
+    `row` (1-based) or `token` picks a step whose whole cache, K and V, is shown.
 
     The kv-heads that keep keys and values are W^K's columns over d_k: as many as the query
     heads, unless groups of them share one (grouped-query attention).
@@ -207,6 +213,9 @@ def kv_cache(result: SelfAttnResult, head: int = 1) -> CacheLedger:
         dtype_bytes=8,
         source=source.name if source is not None else "seeded" if result.drawn else "given",
         divisor=result.divisor,
+        shown_step=None
+        if row is None and token is None
+        else pick_row(result.query_labels, row, token),
     )
 
 

@@ -150,6 +150,7 @@ class CacheLedger(Result):
     dtype_bytes: int
     source: str  # "seeded", "given" or the model's name
     divisor: float = 1.0  # what the scores were divided by (√d_k, a number, or 1)
+    shown_step: int | None = None  # the step (0-based) whose whole cache is shown, if asked
 
     def __repr__(self) -> str:
         return (
@@ -200,4 +201,5 @@ class CacheLedger(Result):
             "cache_numbers": self.cache_numbers,
             "cache_bytes": self.cache_numbers * self.dtype_bytes,
             "bytes_per_number": self.dtype_bytes,
+            **({} if self.shown_step is None else {"shown_step": self.shown_step + 1}),
         }

@@ -150,3 +150,26 @@ def test_the_ledger_and_the_tiled_row_say_what_they_are_in_a_python_session():
     tiled = repr(attn.tiles(layer, 2, 2, token="están"))
     assert tiled.startswith("TiledResult(token='están', tiles=(2, 2), blocks=3, largest_")
     assert " object at 0x" not in tiled
+
+
+def test_a_step_s_whole_cache_is_the_earlier_steps_keys_and_values(run):
+    """--kv-cache --token T shows the cache as step T reads it: each earlier token's k and v
+    as its own step wrote them, the last row appended by T, and T's weights over them."""
+    layer = attn.selfattn("las llaves del coche están ahí", causal=True)
+    ledger = attn.kv_cache(layer, token="están")
+    assert ledger.shown_step == 4 and ledger.to_document()["shown_step"] == 5
+    # the ledger sums its products in one fixed order, the layer by BLAS: a last digit apart
+    np.testing.assert_allclose(
+        np.stack([step.key[0] for step in ledger.ledger[:5]]), layer.keys[:5], rtol=1e-13
+    )
+    screen = run("selfattn", "las llaves del coche están ahí", "--causal", "--kv-cache",
+                 "--token", "están", "--format", "table", "--lang", "es").stdout  # fmt: skip
+    said = " ".join(screen.split())
+    assert "La caché en el paso 5 («están»): su K y su V, 5 filas" in said
+    rows = screen[screen.index("La caché en el paso 5") :].splitlines()
+    new = [line for line in rows if "← nueva" in line]
+    assert len(new) == 1 and new[0].split()[:2] == ["5", "están"]
+    assert "0,102" in new[0]  # están's weight on itself, its row's last
+    unasked = run("selfattn", "las llaves del coche están ahí", "--causal", "--kv-cache",
+                  "--format", "table").stdout  # fmt: skip
+    assert "The cache at step" not in unasked

@@ -103,7 +103,6 @@ def test_steps_on_grid_explains_last_row_by_default_or_the_one_picked(run):
         ("score", "-i", TREN_GRID, "--token", "va"),
         ("score", "-i", TREN_GRID, "--row", "1"),
         ("selfattn", "el tren va lleno", "--token", "tren"),
-        ("selfattn", "el tren va lleno", "--causal", "--kv-cache", "--token", "tren"),
         ("selfattn", "the keys", "--model", "all-MiniLM-L6-v2", "--head", "1", "--row", "2"),
         ("rollout", "the keys", "--model", "all-MiniLM-L6-v2", "--token", "keys"),
     ],

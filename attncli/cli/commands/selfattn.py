@@ -85,8 +85,9 @@ KvCacheOption = Annotated[
         help=_(
             "With --causal: replay the sentence token by token as generation does, each "
             "token's q, k, v, the cached keys and values, one new row of scores, weights and "
-            "output; the multiplications the cache saves and its size. E.g. attn selfattn "
-            "'las llaves del coche están ahí' --causal --kv-cache"
+            "output; the multiplications the cache saves and its size; --token T adds the "
+            "whole cache T's step reads. E.g. attn selfattn 'las llaves del coche están ahí' "
+            "--causal --kv-cache --token están"
         ),
     ),
 ]
@@ -227,7 +228,7 @@ def selfattn(
     with layer_progress(settings.lang) as on_rows:
         result = selfattn_document(document, sentence, options, from_file, on_rows, in_input)
     shown = result if item is None else result.item(item)
-    if tiles is None:  # --tiles explains the row --token names
+    if tiles is None and not kv_cache:  # --tiles and --kv-cache show the row --token names
         refuse_unexplained_row(settings)
     if kv_cache or tiles is not None:
         _at_inference(shown, kv_cache, tiles, head, plot, settings)
@@ -270,7 +271,7 @@ def _at_inference(
     if kv_cache:
         from attncli.api.inference import kv_cache as ledger_of
 
-        emit(ledger_of(result, head), settings)
+        emit(ledger_of(result, head, settings.row, settings.token), settings)
         return
     from attncli.api.inference import parse_tiles
     from attncli.api.inference import tiles as tiled

@@ -262,6 +262,7 @@ def cache_view(result: CacheLedger, fmt: Format) -> list[RenderableType]:
         )
         rows.add_row(str(t + 1), render.safe_label(result.tokens[t]), cached, row)
     heading = "" if result.heads == 1 else fmt.say("tiles_head", head=head + 1)
+    shown = [] if result.shown_step is None else [_cache_at(result, result.shown_step, fmt)]
     m = result.multiplications
     times = m["recomputed"] / m["cached"]
     count = len(result.tokens)
@@ -280,6 +281,7 @@ def cache_view(result: CacheLedger, fmt: Format) -> list[RenderableType]:
     return [
         _titled(fmt.say("cache_title", head=heading), written),
         _titled(fmt.say("cache_rows_title"), rows),
+        *shown,
         render.lines(
             fmt.say("cache_bit" if result.bit_for_bit else "cache_not_bit"),
             fmt.say("cache_layer", diff=fmt.scientific(difference) if difference else "0"),
@@ -295,6 +297,29 @@ def cache_view(result: CacheLedger, fmt: Format) -> list[RenderableType]:
             fmt.say(size, **size_fields),
         ),
     ]
+
+
+def _cache_at(result: CacheLedger, step: int, fmt: Format) -> RenderableType:
+    """The whole cache as step `step` reads it: every earlier token's k and v, and the row
+    this token appends, then its one row of weights over them."""
+    head = result.head
+    table = _table()
+    for column in ("cache_position", "token", "cache_k", "cache_v", "cache_weight"):
+        table.add_column(fmt.say(column))
+    table.add_column("")
+    weights = result.ledger[step].weights[head]
+    for t in range(step + 1):
+        cached = result.ledger[t]
+        table.add_row(
+            str(t + 1),
+            render.safe_label(result.tokens[t]),
+            fmt.vector(cached.key[head].tolist()),
+            fmt.vector(cached.value[head].tolist()),
+            fmt.weight_number(float(weights[t])),
+            fmt.say("cache_new") if t == step else "",
+        )
+    title = fmt.say("cache_at", step=step + 1, token=result.tokens[step], count=step + 1)
+    return _titled(title, table)
 
 
 def predict_view(result: PredictResult, fmt: Format) -> list[RenderableType]:

@@ -93,6 +93,15 @@ INFERENCE_PHRASES: dict[str, str] = {
         "{recomputed} without (each step projects the whole prefix again and computes its "
         "t × t grid): {times} times as many. The feed-forward blocks cost the same either way."
     ),
+    "cache_at": _(
+        "The cache at step {step} («{token}»): its K and V, {count} rows, the last appended by "
+        "this token, and the weights of its one row of scores over them"
+    ),
+    "cache_position": _("Position"),
+    "cache_k": _("k"),
+    "cache_v": _("v"),
+    "cache_weight": _("α"),
+    "cache_new": _("← new"),
     "cache_size": _(
         "The cache: 2 · layers {layers} · kv-heads {kv_heads} · d_k {d_k} · T {count} = {numbers} "
         "numbers, {bytes} bytes in float64 ({half} in float16)."
