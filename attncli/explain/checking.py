@@ -86,11 +86,6 @@ class Verdict:
         return self.kind not in ("wrong", "blank")
 
 
-def _own(carried: np.ndarray, exact: np.ndarray) -> bool:
-    """True when the student's earlier numbers moved what this blank should hold."""
-    return not np.array_equal(np.asarray(carried), np.asarray(exact))
-
-
 @dataclass
 class Corrector:
     """A sheet being corrected: its blanks in the sheet's order, and the answers so far.
@@ -336,7 +331,8 @@ class Corrector:
             if np.shape(value) == answer.shape and _within(answer, value, tolerance)
         )
         if matched:  # a known mistake's number, to the sheet's digits, is named first
-            return Verdict(blank, answer, "wrong", carried, matched, _own(carried, exact))
+            own = not _within(carried, exact, tolerance)
+            return Verdict(blank, answer, "wrong", carried, matched, own)
         # One decimal fewer than the sheet is rounding; a whole 1 for 0.71 is not.
         typed = _decimals(answer)
         if blank.digits - 1 <= typed < blank.digits and any(
@@ -345,7 +341,8 @@ class Corrector:
             return Verdict(blank, answer, "rounded", exact)
         if any(_relative(answer, target) for target in (carried, exact)):
             return Verdict(blank, answer, "close", exact)
-        return Verdict(blank, answer, "wrong", carried, from_own=_own(carried, exact))
+        own = not _within(carried, exact, tolerance)  # earlier numbers moved it, not rounding
+        return Verdict(blank, answer, "wrong", carried, from_own=own)
 
     def unanswered(self, blank: Blank) -> Verdict:
         """A blank left empty: not right, and the steps after it use the sheet's number."""

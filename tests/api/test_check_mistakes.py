@@ -312,3 +312,14 @@ def test_a_wrong_number_says_it_is_worked_from_the_student_s_own_only_when_it_is
     carried = attn.check(3, answers=["1", "2", "2", "9", "7.39", "7.39", "30"])
     total = carried.verdicts[-1]  # the total of a wrong e^score: worked from it
     assert total.from_own and "from your own earlier numbers" in verdict_lines(total, sheet, fmt)[0]
+
+
+def test_right_answers_rounded_as_the_sheet_rounds_carry_nothing_of_the_student_s_own():
+    from attncli.present.checking_view import verdict_lines
+    from attncli.present.format import Format
+
+    checked = attn.check(3, answers=["1", "2", "2", "2.72", "7.39", "7.39", "20"])
+    total = checked.verdicts[-1]
+    assert not total.from_own
+    assert verdict_lines(total, checked.sheet, Format())[0].startswith("not right: 17.50 (")
+    assert "own" not in verdict_lines(total, checked.sheet, Format())[0]

@@ -123,3 +123,12 @@ def test_the_seeded_layer_s_refusals_point_where_it_can_go(run):
     with pytest.raises(OptionError) as raised:
         attn.heads(LESSON, hedas=4)
     assert str(raised.value) == "heads() got an unexpected keyword hedas= (did you mean heads=?)"
+
+
+def test_a_seed_beside_a_model_seeds_only_random_s_draw(run):
+    alone = run("heads", "the keys", "--model", "all-MiniLM-L6-v2", "--seed", "3", "--from",
+                "the", "--to", "keys")  # fmt: skip
+    assert alone.exit_code == 2 and alone.error.fields["name"] == "--seed"  # not ignored
+    drawn = run("heads", "--random", "4", "--model", "all-MiniLM-L6-v2", "--seed", "3",
+                "--pattern", "induction", "--json")  # fmt: skip
+    assert drawn.exit_code == 0, drawn.stderr

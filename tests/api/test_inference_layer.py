@@ -173,3 +173,21 @@ def test_a_step_s_whole_cache_is_the_earlier_steps_keys_and_values(run):
     unasked = run("selfattn", "las llaves del coche están ahí", "--causal", "--kv-cache",
                   "--format", "table").stdout  # fmt: skip
     assert "The cache at step" not in unasked
+
+
+@pytest.mark.parametrize("head", [1, 2, 3, 4])
+def test_the_ledger_shows_the_key_value_head_a_grouped_query_head_reads(run, head):
+    """--heads 4 --kv-heads 2: query heads 1-2 read kv head 1, 3-4 kv head 2; the k and v the
+    ledger shows for a query head are its kv head's (the layer's own keys for that head)."""
+    layer = attn.selfattn("las llaves del coche están ahí", causal=True, heads=4, kv_heads=2)
+    screen = run("selfattn", "las llaves del coche están ahí", "--causal", "--heads", "4",
+                 "--kv-heads", "2", "--kv-cache", "--head", str(head), "--token", "están",
+                 "--format", "table", "--json")  # fmt: skip
+    assert screen.exit_code == 0, screen.stderr
+    table = run("selfattn", "las llaves del coche están ahí", "--causal", "--heads", "4",
+                "--kv-heads", "2", "--kv-cache", "--head", str(head), "--token", "están",
+                "--format", "table").stdout  # fmt: skip
+    shown = table[table.index("The cache at step 5") :].splitlines()
+    las = next(line for line in shown if line.split()[:2] == ["1", "las"])
+    key = layer.keys[head - 1][0]  # the first token's key as query head `head` reads it
+    assert ", ".join(f"{v:.2f}" for v in key) in las

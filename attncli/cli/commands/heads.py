@@ -204,11 +204,13 @@ def heads(
     from attncli.present.output import emit
 
     if model is not None:
-        shaped = [name for name in layer_settings.changed() if name != "seed"]
-        if shaped:  # the seed draws --random's words; the rest shape the seeded layer alone
+        # the seed draws --random's words; the rest, and the seed without --random, shape
+        # the seeded layer alone
+        shaped = layer_settings if random is None else replace(layer_settings, seed=0)
+        if shaped.changed():
             from attncli.layer import not_with_model
 
-            raise not_with_model(options_given(replace(layer_settings, seed=0))[0])
+            raise not_with_model(options_given(shaped)[0])
     elif random is not None:  # the model's own vocabulary
         raise OptionError(
             _("{option} needs --model M, e.g. --model all-MiniLM-L6-v2"), option="--random"

@@ -10,6 +10,7 @@ from rich import box
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from attncli.errors import count
 from attncli.messages import Message
 from attncli.present import render
 from attncli.present.drawn import PlainTable
@@ -228,11 +229,18 @@ def tiled_view(result: TiledResult, fmt: Format) -> list[RenderableType]:
     ]
 
 
+def kv_head(result: CacheLedger) -> int:
+    """The key/value head the shown query head reads: one of kv_heads, each shared by
+    heads / kv_heads query heads (grouped-query attention), as the layer's grids label it."""
+    return result.head // (result.heads // result.kv_heads)
+
+
 def cache_view(result: CacheLedger, fmt: Format) -> list[RenderableType]:
     """Token by token: what it writes into the cache (k, v) beside its q and output row; then
     its one row of scores and weights against the cached keys; then what the cache saves and
     what it costs."""
     head = result.head
+    kv = kv_head(result)  # the key/value head this query head reads
     written = _table()
     for column in ("cache_step", "token", "cache_vector", "cache_numbers"):
         written.add_column(fmt.say(column))
@@ -245,7 +253,7 @@ def cache_view(result: CacheLedger, fmt: Format) -> list[RenderableType]:
     said = divisor_said(result.divisor, result.d_k, True, fmt)
     rows.add_column(fmt.say("cache_row", divided="" if said is None else f" ÷ {said}"))
     for t, step in enumerate(result.ledger):
-        parts = (("q", step.query[head]), ("k", step.key[head]), ("v", step.value[head]),
+        parts = (("q", step.query[head]), ("k", step.key[kv]), ("v", step.value[kv]),
                  (fmt.say("cache_out"), step.output))  # fmt: skip
         for index, (name, part) in enumerate(parts):
             label = render.safe_label(result.tokens[t]) if index == 0 else ""
@@ -302,7 +310,7 @@ def cache_view(result: CacheLedger, fmt: Format) -> list[RenderableType]:
 def _cache_at(result: CacheLedger, step: int, fmt: Format) -> RenderableType:
     """The whole cache as step `step` reads it: every earlier token's k and v, and the row
     this token appends, then its one row of weights over them."""
-    head = result.head
+    head, kv = result.head, kv_head(result)
     table = _table()
     for column in ("cache_position", "token", "cache_k", "cache_v", "cache_weight"):
         table.add_column(fmt.say(column))
@@ -313,12 +321,13 @@ def _cache_at(result: CacheLedger, step: int, fmt: Format) -> RenderableType:
         table.add_row(
             str(t + 1),
             render.safe_label(result.tokens[t]),
-            fmt.vector(cached.key[head].tolist()),
-            fmt.vector(cached.value[head].tolist()),
+            fmt.vector(cached.key[kv].tolist()),
+            fmt.vector(cached.value[kv].tolist()),
             fmt.weight_number(float(weights[t])),
             fmt.say("cache_new") if t == step else "",
         )
-    title = fmt.say("cache_at", step=step + 1, token=result.tokens[step], count=step + 1)
+    title = fmt.say("cache_at", step=step + 1, token=result.tokens[step],
+                    rows=count(step + 1, "row"))  # fmt: skip
     return _titled(title, table)
 
 

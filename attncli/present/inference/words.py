@@ -94,8 +94,8 @@ INFERENCE_PHRASES: dict[str, str] = {
         "t × t grid): {times} times as many. The feed-forward blocks cost the same either way."
     ),
     "cache_at": _(
-        "The cache at step {step} («{token}»): its K and V, {count} rows, the last appended by "
-        "this token, and the weights of its one row of scores over them"
+        "The cache at step {step} («{token}»): its K and V, {rows}, the last appended by this "
+        "token, and the weights of its one row of scores over them"
     ),
     "cache_position": _("Position"),
     "cache_k": _("k"),
