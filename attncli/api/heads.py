@@ -239,8 +239,8 @@ def _scored_weights(
     if asked.source is None or asked.target is None:  # the model view alone
         return _Scored(encoded, tokens, np.zeros(weights.shape[:2]), _habit_means(weights),
                        weights=weights)  # fmt: skip
-    start = _position(tokens, asked.source, SOURCE)
-    end = _position(tokens, asked.target, TARGET)
+    start = _position(tokens, asked.source, SOURCE, seeded=encoded is None)
+    end = _position(tokens, asked.target, TARGET, seeded=encoded is None)
     controls = [[_controls(weights[lay, h], start, end) for h in range(weights.shape[1])]
                 for lay in range(weights.shape[0])]  # fmt: skip
     return _Scored(encoded, tokens, weights[:, :, start, end], _habit_means(weights), start,

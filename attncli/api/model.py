@@ -219,10 +219,13 @@ def _rope(loaded: Model) -> tuple[float, str, float] | None:
     return (base, "default", 1.0) if scaling is None else (base, scaling.kind, scaling.factor)
 
 
-def _position(tokens: tuple[str, ...], token: str, option: Setting | str) -> int:
+def _position(
+    tokens: tuple[str, ...], token: str, option: Setting | str, seeded: bool = False
+) -> int:
     """The position of `token`: its first exact occurrence, else the one token that matches
     without case or accents. The setting that gave it is named as the surface writes it
-    (`--from 'kyes'`, `source='kyes'`); an option given as text is said as it is."""
+    (`--from 'kyes'`, `source='kyes'`); an option given as text is said as it is. `seeded`:
+    the tokens are the seeded layer's words, not a model's pieces."""
     import unicodedata
 
     def folded(text: str) -> str:
@@ -239,7 +242,9 @@ def _position(tokens: tuple[str, ...], token: str, option: Setting | str) -> int
     known = shown(", ".join(tokens), 200)
     quoted = shown(repr(token))
     raise InputError(
-        _("{option} is not one of the model's tokens here: {known}"),
+        _("{option} is not one of the sentence's words here: {known}")
+        if seeded
+        else _("{option} is not one of the model's tokens here: {known}"),
         option=f"{option} {quoted}" if isinstance(option, str) else typed(option, quoted),
         token=token,
         known=known,

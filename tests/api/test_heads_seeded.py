@@ -132,3 +132,10 @@ def test_a_seed_beside_a_model_seeds_only_random_s_draw(run):
     drawn = run("heads", "--random", "4", "--model", "all-MiniLM-L6-v2", "--seed", "3",
                 "--pattern", "induction", "--json")  # fmt: skip
     assert drawn.exit_code == 0, drawn.stderr
+
+
+def test_a_word_not_in_the_sentence_is_named_as_the_seeded_layer_reads_it(run):
+    result = run("heads", LESSON, "--heads", "4", "--from", "están", "--to", "kyes")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.error.msgid == "{option} is not one of the sentence's words here: {known}"
+    assert result.error.fields["known"] == "las, llaves, del, coche, están, ahí"
