@@ -241,10 +241,13 @@ def _position(
         return loose[0]
     known = shown(", ".join(tokens), 200)
     quoted = shown(repr(token))
-    raise InputError(
+    missing = (
         _("{option} is not one of the sentence's words here: {known}")
         if seeded
-        else _("{option} is not one of the model's tokens here: {known}"),
+        else _("{option} is not one of the model's tokens here: {known}")
+    )
+    raise InputError(
+        missing,
         option=f"{option} {quoted}" if isinstance(option, str) else typed(option, quoted),
         token=token,
         known=known,
