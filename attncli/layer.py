@@ -230,7 +230,16 @@ class SelfAttnSettings:
 
     def changed(self) -> list[str]:
         """The fields whose value is not the default, in the declaration's order."""
-        return [f.name for f in fields(self) if getattr(self, f.name) != f.default]
+        return list(self.given())
+
+    def given(self) -> dict[str, Any]:
+        """The fields whose value is not the default, by name, in the declaration's order:
+        the keywords attncli.selfattn would be given for these settings."""
+        return {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if getattr(self, f.name) != f.default
+        }
 
     def command_line(self) -> list[str]:
         """What a command line gives for each field that is not the default, as the
@@ -278,10 +287,11 @@ def not_with_model(name: Any) -> Exception:
     )
 
 
-def settings_from_keywords(function: str = "selfattn", **given: Any) -> SelfAttnSettings:
+def settings_from_keywords(function: str = "selfattn", /, **given: Any) -> SelfAttnSettings:
     """The settings the Python API's keywords ask for: the fields by name, scale=True or
     False as √d_k or no division, and the aliases scale_by= and no_causal=; an unknown
-    keyword is refused, naming the closest and the `function` it was given to."""
+    keyword is refused, naming the closest and the `function` it was given to (positional
+    only, so that a keyword function= is refused as unknown like any other)."""
     from attncli.errors import OptionError
     from attncli.messages import Setting
 

@@ -80,7 +80,8 @@ def _texts(sentence: str | None, sentences: Sequence[str] | None, model: str | N
     if model is not None:
         example = example_for("heads", model)
     else:
-        lesson = "las llaves del coche están ahí"
+        from attncli.api.samples import LESSON as lesson
+
         example = OnSurface(
             f'attn heads "{lesson}" --heads 4', f'attncli.heads("{lesson}", heads=4)'
         )
@@ -442,9 +443,7 @@ def heads(
         sentence_tokens=tuple(run.tokens for run in runs),
         unseen=runs[0].unseen,
         seeded_line=() if model is not None else tuple(options.command_line()),
-        seeded=None
-        if model is not None
-        else tuple((name, getattr(options, name)) for name in options.changed()),
+        seeded=None if model is not None else tuple(options.given().items()),
     )
 
 

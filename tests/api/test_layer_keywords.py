@@ -69,3 +69,10 @@ def test_a_count_outside_the_layer_is_a_whole_number_too(call, said):
         call()
     assert caught.value.msgid == "{setting}: give a whole number"
     assert str(caught.value) == said
+
+
+@pytest.mark.parametrize("call", [attn.selfattn, attn.heads])
+def test_a_keyword_named_function_is_refused_like_any_unknown_one(call):
+    with pytest.raises(OptionError) as raised:
+        call("el tren", function="x", heads=2, **({"grid": True} if call is attn.heads else {}))
+    assert raised.value.fields["name"] == "function"

@@ -274,11 +274,7 @@ def heads(
         sentences=texts,
         shown_count=None if all_heads else 10,
         grid=grid,
-        **(
-            {}
-            if model is not None
-            else {name: getattr(layer_settings, name) for name in layer_settings.changed()}
-        ),
+        **({} if model is not None else layer_settings.given()),
     )
     if grid and settings.export is not None:
         from attncli.present.model.drawn import drawn_export
