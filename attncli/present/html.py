@@ -65,10 +65,9 @@ _CELL = (
 # everywhere (which ran a self-attention sheet onto a second page).
 _SHEET = (
     "<pre style=\"font-family:Menlo,'DejaVu Sans Mono',consolas,'Courier New',monospace;"
-    'line-height:{line_height};color:{foreground};background-color:{background}{break_before}">'
+    'line-height:1.25;color:{foreground};background-color:{background}{break_before}">'
     "{code}</pre>"
 )
-LINE_HEIGHT = "1.25"
 PAGE_BREAK = ";break-before:page;page-break-before:always"
 # On a screen, where a page break does not show, a dashed line between the pages.
 _PAGES = """<!DOCTYPE html>
@@ -130,7 +129,7 @@ def page(renderables: list[Any], theme: str = "light") -> str:
             recorded(for_print(part), printed=theme == "light").export_html(
                 inline_styles=True,
                 theme=chosen,
-                code_format=code_format.replace("{line_height}", LINE_HEIGHT),
+                code_format=code_format,
             )
         )
     background = "#{:02x}{:02x}{:02x}".format(*chosen.background_color)
