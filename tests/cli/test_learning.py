@@ -45,8 +45,13 @@ def test_the_concordance_sample_is_its_own_trained_line_again(run_json, tmp_path
     words = shlex.split(sample["trained_by"])
     assert words[:2] == ["attn", "train"] and "--corpus" in words
     trained = run_json(*words[1:], "--json")
+    # The same training again, to a few units in the last place of each matrix: its
+    # thousands of BLAS products round by the machine's kernel (AVX-512 or AVX2), so a
+    # matrix trained on another machine may differ in the last bit.
     for name in ("w_q", "w_k", "w_v"):
-        assert np.array_equal(np.array(trained[name]), np.array(sample[name])), name
+        again, written = np.array(trained[name]), np.array(sample[name])
+        most = 8 * np.finfo(np.float64).eps * np.abs(written).max()
+        assert np.abs(again - written).max() <= most, name
     corpus = (ROOT / "samples" / "concordancia-entreno.txt").read_text(encoding="utf-8")
     assert LESSON not in corpus  # the lesson's sentence is not one it was trained on
 
