@@ -36,12 +36,14 @@ ArrayLike = Any  # a list of numbers, a list of rows, a numpy array
 
 def as_document(**fields: Any) -> Document:
     """Keyword arguments as a document: None means not given; tuples read as lists."""
-    return {name: _plain(value) for name, value in fields.items() if value is not None}
+    return {name: plain(value) for name, value in fields.items() if value is not None}
 
 
-def _plain(value: Any) -> Any:
+def plain(value: Any) -> Any:
+    """A value given in Python as the checks read it: a tuple as a list, a numpy scalar as a
+    number, any other array-like (a torch tensor) as an array."""
     if isinstance(value, (tuple, list)):
-        return [_plain(item) for item in value]
+        return [plain(item) for item in value]
     if isinstance(value, np.generic):
         return value.item()
     if not isinstance(value, (np.ndarray, str, dict)):
@@ -74,7 +76,7 @@ def chained_document(previous: Result | ArrayLike, field: str) -> Document:
     """The document of an earlier result, or a bare array taken as `field`."""
     if isinstance(previous, Result):
         return previous.to_document()
-    return {field: _plain(previous)}
+    return {field: plain(previous)}
 
 
 def score(

@@ -174,9 +174,10 @@ def _seeded_ranks(options: SelfAttnSettings) -> None:
 def _seeded_scored(text: str, options: SelfAttnSettings, asked: _Asked) -> _Scored:
     """One sentence through the seeded layer (attn selfattn's, with these settings): its
     heads scored as asked, as one layer; a token's id is the word itself."""
-    from attncli.api.selfattn import selfattn_document
+    from attncli.api.selfattn import selfattn_inputs
+    from attncli.reading.check.layer_inputs import LayerInputs
 
-    result = selfattn_document({}, text, options)
+    result = selfattn_inputs(LayerInputs(), text, options)
     weights = np.asarray(result.weights, dtype=np.float64)
     weights = weights.reshape(1, -1, *weights.shape[-2:])  # [1, h, T, T]
     tokens = tuple(result.tokens)

@@ -161,10 +161,12 @@ def sentence_pair(
                 both = replace(both, words=None, word_groups=None, word_weights=None)
             runs.append((both, pieces, said))
         else:
-            from attncli.api.selfattn import selfattn_document
+            from attncli.api.selfattn import selfattn_inputs
             from attncli.layer import SelfAttnSettings
+            from attncli.reading.check.layer_inputs import LayerInputs
 
-            runs.append((selfattn_document({}, text, options or SelfAttnSettings()), None, None))
+            seeded = selfattn_inputs(LayerInputs(), text, options or SelfAttnSettings())
+            runs.append((seeded, None, None))
     for run, _pieces, _said in runs:
         if run.batch is not None or tuple(run.query_labels) != tuple(run.tokens):
             raise OptionError(

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from attncli.api.calculator import ArrayLike, as_document, check_finite
+from attncli.api.calculator import ArrayLike, check_finite, plain
 from attncli.api.selfattn_backward import selfattn_backward
 from attncli.errors import OptionError
 from attncli.messages import Setting, _
-from attncli.reading.parse.values import Document
+from attncli.reading.check.layer_inputs import LayerInputs
 from attncli.results.selfattn import SelfAttnResult
 
 if TYPE_CHECKING:
@@ -110,34 +110,18 @@ def selfattn(
     from attncli.layer import settings_from_keywords
 
     options = settings_from_keywords(**layer_settings)
-    document = as_document(
-        x=x,
-        queries=queries,
-        keys=keys,
-        values=values,
-        tokens=tokens,
-        w_q=w_q,
-        w_k=w_k,
-        w_v=w_v,
-        w_o=w_o,
-        x_q=x_q,
-        x_kv=x_kv,
-        x_k=x_k,
-        x_v=x_v,
-        b_q=b_q,
-        b_k=b_k,
-        b_v=b_v,
-        b_o=b_o,
-        bias_k=bias_k,
-        bias_v=bias_v,
-        mask=mask,
-        attn_mask=attn_mask,
-        key_padding_mask=key_padding_mask,
-        grad_output=grad_output,
-        target=target,
-    )
+    inputs = plain_inputs(
+        LayerInputs(
+            x=x, queries=queries, keys=keys, values=values, tokens=tokens,
+            w_q=w_q, w_k=w_k, w_v=w_v, w_o=w_o,
+            x_q=x_q, x_kv=x_kv, x_k=x_k, x_v=x_v,
+            b_q=b_q, b_k=b_k, b_v=b_v, b_o=b_o, bias_k=bias_k, bias_v=bias_v,
+            mask=mask, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+            grad_output=grad_output, target=target,
+        )
+    )  # fmt: skip
     if model is not None:
-        given = [*document, *options.changed()]
+        given = [*inputs.given(), *options.changed()]
         given += [name for name, value in (("weights", weights), ("prefix", prefix)) if value]
         if given:
             from attncli.layer import not_with_model
@@ -150,21 +134,28 @@ def selfattn(
         raise OptionError(_("layer=, head= and words= pick from a pretrained model; add model="))
     from attncli.reading.models.state_dicts import layer_of
 
-    return selfattn_document(document, sentence, options, layer_of(weights, prefix))
+    return selfattn_inputs(inputs, sentence, options, layer_of(weights, prefix))
 
 
-def selfattn_document(
-    document: Document,
+def plain_inputs(inputs: LayerInputs) -> LayerInputs:
+    """The inputs as Python gave them, each array-like made a list or an array (a tuple
+    reads as a list, a torch tensor as an array) for the checks to read."""
+    return inputs.but(**{name: plain(inputs.value(name)) for name in inputs.given()})
+
+
+def selfattn_inputs(
+    inputs: LayerInputs,
     sentence: str | None,
     options: SelfAttnSettings,
     layer: LayerFields | None = None,
     progress: Callable[[int, int], None] | None = None,
     prefix: str = "",
 ) -> SelfAttnResult:
-    """selfattn() on a document (x and projections, or queries, keys and values), with
-    the weights of `layer` (read from a state dict) when given, else those the document
-    holds under a checkpoint's names (the layer under `prefix`, or its only one);
-    `progress` hears (queries done, queries in all) as a long input or a big batch goes.
+    """selfattn() on its inputs (x and projections, or queries, keys and values; parsed
+    from a document by LayerInputs.from_document), with the weights of `layer` (read from a
+    state dict) when given, else those the input holds under a checkpoint's names (the
+    layer under `prefix`, or its only one); `progress` hears (queries done, queries in all)
+    as a long input or a big batch goes.
 
     The scores are divided by √d_k (per head), by `options.scale` when a number, or not
     at all when it is None.
@@ -174,23 +165,23 @@ def selfattn_document(
     from attncli.reading.check.selfattn import selfattn_input
     from attncli.reading.models.state_dicts import KIND_NAMES, layer_settings
 
-    document, options, layer = layer_settings(document, sentence, options, layer, prefix)
-    document, written = read_back_inputs(document, options.heads)  # a result read back
+    inputs, options, layer = layer_settings(inputs, sentence, options, layer, prefix)
+    inputs, written = read_back_inputs(inputs, options.heads)  # a result read back
 
     from attncli.reading.check.grouped import check_grouping
 
-    check_grouping(options, document)
-    checked = fill_from_seed(selfattn_input(document, sentence, options), options)
+    check_grouping(options, inputs)
+    checked = fill_from_seed(selfattn_input(inputs, sentence, options), options)
     given_mask, given_bias = checked.allowed, checked.bias  # written down for a read-back
-    drawn, seed = drawn_of(document, checked.weights, checked.drawn, options.seed)
-    rope_base = _rotary(checked, options, document)
-    held = document.get("positions")  # the encoding the document's x already holds
+    drawn, seed = drawn_of(inputs, checked.weights, checked.drawn, options.seed)
+    rope_base = _rotary(checked, options, inputs)
+    held = inputs.written.get("positions")  # the encoding a result's x already holds
     if options.positions is not None and rope_base is None:
         from attncli.core.positions import placed
 
         held = options.positions
         checked.x, checked.x_kv = placed(
-            checked.x, checked.x_kv, options.positions, document.get("positions")
+            checked.x, checked.x_kv, options.positions, inputs.written.get("positions")
         )
     allowed = checked.allowed  # True where a query may look, as everywhere in attn
     if options.causal:
@@ -227,7 +218,7 @@ def selfattn_document(
                            scores=run.scores)  # fmt: skip
         check_outputs(written, outputs, options.dtype)
     with np.errstate(all="ignore"):
-        loss, grads = selfattn_backward(document, checked, run, run.divisor)
+        loss, grads = selfattn_backward(inputs, checked, run, run.divisor)
     for name, gradient in grads.items():
         check_finite(gradient, name)
     return SelfAttnResult(
@@ -256,7 +247,7 @@ def selfattn_document(
         dtype=options.dtype,
         weights_from=None if layer is None else (layer.source, KIND_NAMES[layer.kind]),
         heads_unchecked=layer is not None and layer.heads is None,  # no config.json to say
-        trained_by=_trained_by(document),
+        trained_by=_trained_by(inputs.trained_by),
         causal_from=KIND_NAMES[layer.kind] if layer and layer.causal and options.causal else None,
         rope_base=rope_base,
         positions=held if isinstance(held, str) else None,
@@ -296,7 +287,7 @@ def _by_distance(
     return allowed, bias
 
 
-def _rotary(checked: SelfAttnInput, options: SelfAttnSettings, document: Document) -> float | None:
+def _rotary(checked: SelfAttnInput, options: SelfAttnSettings, inputs: LayerInputs) -> float | None:
     """The base of the rotary angles when --positions rope asks for them, else None; refused
     where a position would be ambiguous or a number wrong: cross-attention (two sequences, two
     countings), the layer's extra keys (no position), a backward pass (not through the
@@ -330,7 +321,7 @@ def _rotary(checked: SelfAttnInput, options: SelfAttnSettings, document: Documen
             rope=ROPE,
             zero=Setting("add_zero_attn"),
         )
-    if document.get("grad_output") is not None or document.get("target") is not None:
+    if inputs.backward:
         raise OptionError(
             _(
                 "{rope} has no backward pass in attn yet; leave out the gradient ({upstream}, "
@@ -354,12 +345,11 @@ def check_rotary_width(d_k: int) -> None:
         )
 
 
-def _trained_by(document: Document) -> str | None:
+def _trained_by(line: object) -> str | None:
     """The attn train line a document says learned its W; a field that is not a text is
     refused, as a field of another kind would be."""
     from attncli.errors import InputError
 
-    line = document.get("trained_by")
     if line is None or isinstance(line, str):
         return line
     raise InputError(

@@ -1,5 +1,5 @@
 """The backward pass of the self-attention layer as an operation: the upstream gradient
-read from the document, the core's gradients, a batch sequence by sequence."""
+given with the inputs, the core's gradients, a batch sequence by sequence."""
 
 from __future__ import annotations
 
@@ -7,24 +7,25 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from attncli.reading.parse.values import Document
-
 if TYPE_CHECKING:
     from attncli.core.selfattn import Attention
+    from attncli.reading.check.layer_inputs import LayerInputs
     from attncli.reading.check.selfattn import SelfAttnInput
 
 
 def selfattn_backward(
-    document: Document, checked: SelfAttnInput, run: Attention, divisor: float
+    inputs: LayerInputs, checked: SelfAttnInput, run: Attention, divisor: float
 ) -> tuple[float | None, dict[str, np.ndarray]]:
-    """The loss and gradients of a self-attention run, when the document gives an
-    upstream gradient."""
-    if document.get("grad_output") is None and document.get("target") is None:
+    """The loss and gradients of a self-attention run, when the inputs give an upstream
+    gradient (or a target)."""
+    if not inputs.backward:
         return None, {}
     from attncli.core import gradients
     from attncli.reading.check.grad import upstream_gradient
 
-    name, upstream = upstream_gradient(document, run.output.shape, required=False)
+    name, upstream = upstream_gradient(
+        inputs.grad_output, inputs.target, run.output.shape, required=False
+    )
     if upstream is None:
         return None, {}
     upstream = upstream.astype(run.output.dtype)  # --dtype float32: the backward pass too

@@ -210,11 +210,11 @@ def _layer(
     """X, the seeded W's and the mask of one sentence, checked as attn selfattn checks them."""
     from attncli.api.selfattn import fill_from_seed
     from attncli.core.positions import with_positions
+    from attncli.reading.check.layer_inputs import LayerInputs
     from attncli.reading.check.selfattn import selfattn_input
 
-    checked = fill_from_seed(
-        selfattn_input({}, " ".join(sentence.tokens), replace(settings, causal=False)), settings
-    )
+    text, seeded = " ".join(sentence.tokens), replace(settings, causal=False)
+    checked = fill_from_seed(selfattn_input(LayerInputs(), text, seeded), settings)
     assert checked.x is not None
     allowed = None
     if settings.causal:

@@ -78,16 +78,19 @@ def compute(source: Source, state: State) -> SelfAttnResult:
         return model_selfattn(
             source.sentence, source.model, layer=state.layer, head=state.head, words=state.words
         )
-    from attncli.api.selfattn import selfattn_document
+    from attncli.api.selfattn import selfattn_inputs
+    from attncli.reading.check.layer_inputs import LayerInputs
 
     settings = layer_settings(source, state)
     # The document as attn selfattn -i reads it: every field used, or refused in one line.
-    document = {} if source.sentence is not None else dict(source.document)
-    if not settings.projections and "output" in document:
+    inputs = LayerInputs()
+    if source.sentence is None:
+        inputs = LayerInputs.from_document(source.document)
+    if not settings.projections and inputs.read_back:
         # p on a trained or saved layer is the lesson's comparison: its X attended over
         # itself, the result's weights and outputs set aside (read back, they would pin it).
-        document = {name: value for name, value in document.items() if name in SEQUENCES}
-    result = selfattn_document(document, source.sentence, settings)
+        inputs = LayerInputs(**{name: inputs.value(name) for name in SEQUENCES})
+    result = selfattn_inputs(inputs, source.sentence, settings)
     if result.batch is not None:
         raise InputError(
             _(

@@ -113,10 +113,12 @@ READ_BACK = [
 def test_a_read_back_names_its_fix_as_keywords_in_python(computed, asked, cli, python):
     from attncli.layer import settings_from_keywords
     from attncli.reading.check.fields import check_read_back
+    from attncli.reading.check.layer_inputs import LayerInputs
 
     document = attn.selfattn("las llaves del coche", **computed).to_document()
     with pytest.raises(AttnError) as raised:
-        check_read_back(document, settings_from_keywords(**{"causal": False, **asked}))
+        inputs = LayerInputs.from_document(document)
+        check_read_back(inputs, settings_from_keywords(**{"causal": False, **asked}))
     error = raised.value
     assert error.message("en", "python").endswith(python), error.message("en", "python")
     assert not OPTION.search(str(error))

@@ -69,12 +69,15 @@ def test_a_big_batch_in_groups_gives_the_same_numbers_bit_for_bit(given, monkeyp
 
 
 def _output_only(document: dict, heard: list | None = None) -> np.ndarray:
-    from attncli.api.selfattn import selfattn_document
+    from attncli.api.selfattn import selfattn_inputs
     from attncli.layer import SelfAttnSettings
+    from attncli.reading.check.layer_inputs import LayerInputs
 
     settings = SelfAttnSettings(grids=False, heads=2)
     told = None if heard is None else (lambda *done: heard.append(done))
-    return selfattn_document(document, None, settings, progress=told).output
+    return selfattn_inputs(
+        LayerInputs.from_document(document), None, settings, progress=told
+    ).output
 
 
 def test_a_big_batch_in_row_blocks_tells_its_progress_with_the_same_numbers(small_groups):

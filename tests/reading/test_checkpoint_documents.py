@@ -127,12 +127,13 @@ def test_a_layer_in_a_document_still_needs_its_heads_and_every_name_read(run, tm
 
 
 def test_the_spanish_line_lists_the_prefixes_too():
-    from attncli.api.selfattn import selfattn_document
+    from attncli.api.selfattn import selfattn_inputs
     from attncli.layer import SelfAttnSettings
+    from attncli.reading.check.layer_inputs import LayerInputs
 
     document = _document("gpt2", "h.0.attn")
     with pytest.raises(InputError) as raised:
-        selfattn_document(document, None, SelfAttnSettings(heads=2))
+        selfattn_inputs(LayerInputs.from_document(document), None, SelfAttnSettings(heads=2))
     told(raised.value, InputError, SEVERAL_LAYERS, count=2, listed="h.1.attn, h.0.attn")
     assert "la entrada tiene 2 capas de atención (h.1.attn, h.0.attn)" in raised.value.message("es")
 

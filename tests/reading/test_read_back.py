@@ -111,11 +111,12 @@ def test_a_changed_result_is_refused_in_spanish_too():
     first = attn.selfattn("el tren llega", heads=2, d_model=4).to_document()
     document = json.loads(json.dumps(first, default=lambda a: a.tolist()))
     document["weights"][0][0][0] += 0.5
-    from attncli.api.selfattn import selfattn_document
+    from attncli.api.selfattn import selfattn_inputs
     from attncli.layer import SelfAttnSettings
+    from attncli.reading.check.layer_inputs import LayerInputs
 
     with pytest.raises(InputError) as raised:
-        selfattn_document(document, None, SelfAttnSettings(heads=2))
+        selfattn_inputs(LayerInputs.from_document(document), None, SelfAttnSettings(heads=2))
     told(raised.value, InputError, CHANGED, name="weights", place="1, 1, 1")
     assert "no anota" in raised.value.message("es") and "weights" in raised.value.message("es")
 

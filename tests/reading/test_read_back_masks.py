@@ -117,10 +117,13 @@ def test_the_python_result_writes_its_mask_down():
                                                             (2, 2, 3, 3)))  # fmt: skip
     second = result.item(2).to_document()
     assert np.asarray(second["mask"]).all()  # sequence 2 has no padding
-    from attncli.api.selfattn import selfattn_document
+    from attncli.api.selfattn import selfattn_inputs
     from attncli.layer import SelfAttnSettings
+    from attncli.reading.check.layer_inputs import LayerInputs
 
-    again = selfattn_document(document, None, SelfAttnSettings(heads=2, causal=True))
+    again = selfattn_inputs(
+        LayerInputs.from_document(document), None, SelfAttnSettings(heads=2, causal=True)
+    )
     assert np.array_equal(again.output, result.output)
 
 
@@ -144,13 +147,14 @@ def test_direct_queries_and_the_layer_s_extra_keys_read_back_with_their_masks(ru
 
 
 def test_the_explorer_s_state_keeps_an_added_bias():
-    from attncli.api.selfattn import selfattn_document
+    from attncli.api.selfattn import selfattn_inputs
     from attncli.explore.saved import state_document
     from attncli.layer import SelfAttnSettings
+    from attncli.reading.check.layer_inputs import LayerInputs
 
     alibi = np.array([[-abs(i - j) * 0.5 for j in range(3)] for i in range(3)])
     result = attn.selfattn(x=ONE, attn_mask=alibi, causal=True)
     document = state_document(result)
     assert np.array_equal(document["attn_mask"], alibi)
-    again = selfattn_document(document, None, SelfAttnSettings())
+    again = selfattn_inputs(LayerInputs.from_document(document), None, SelfAttnSettings())
     assert np.array_equal(again.output, result.output)

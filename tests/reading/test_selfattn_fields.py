@@ -89,11 +89,12 @@ def test_an_npz_field_is_held_to_the_same_rule(run, tmp_path):
 
 
 def test_the_api_refuses_too():
-    from attncli.api.selfattn import selfattn_document
+    from attncli.api.selfattn import selfattn_inputs
     from attncli.layer import SelfAttnSettings
+    from attncli.reading.check.layer_inputs import LayerInputs
 
     with pytest.raises(InputError) as caught:
-        selfattn_document({"x": X, "W_v": W}, None, SelfAttnSettings())
+        selfattn_inputs(LayerInputs.from_document({"x": X, "W_v": W}), None, SelfAttnSettings())
     told(caught.value, InputError, NOT_A_FIELD, field="W_v", hint=_near("w_v"))
 
 

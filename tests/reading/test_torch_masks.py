@@ -247,11 +247,17 @@ def test_the_row_blocked_computation_reports_its_progress():
     assert heard == [(512, 1100), (1024, 1100), (1100, 1100)]
     assert np.array_equal(output, blocked_output(queries, keys, keys, rows=512))
     result_heard: list[tuple[int, int]] = []
-    from attncli.api.selfattn import selfattn_document
+    from attncli.api.selfattn import selfattn_inputs
     from attncli.layer import SelfAttnSettings
+    from attncli.reading.check.layer_inputs import LayerInputs
 
     settings = SelfAttnSettings(grids=False, heads=2)
-    selfattn_document({"x": queries}, None, settings, progress=lambda *a: result_heard.append(a))
+    selfattn_inputs(
+        LayerInputs.from_document({"x": queries}),
+        None,
+        settings,
+        progress=lambda *a: result_heard.append(a),
+    )
     assert result_heard[-1] == (1100, 1100)
 
 

@@ -203,8 +203,9 @@ def selfattn(
             option=name,
         )
     head = 1 if head is None else head
-    from attncli.api.selfattn import selfattn_document
+    from attncli.api.selfattn import selfattn_inputs
     from attncli.layer import grids_needed
+    from attncli.reading.check.layer_inputs import LayerInputs
     from attncli.reading.parse.sources import document_from
 
     given_sentence = sentence is not None and input_path is None
@@ -226,7 +227,8 @@ def selfattn(
     from_file = _layer(weights, prefix)
     in_input = "" if weights is not None else prefix or ""  # --prefix of the -i document
     with layer_progress(settings.lang) as on_rows:
-        result = selfattn_document(document, sentence, options, from_file, on_rows, in_input)
+        inputs = LayerInputs.from_document(document)
+        result = selfattn_inputs(inputs, sentence, options, from_file, on_rows, in_input)
     shown = result if item is None else result.item(item)
     if tiles is None and not kv_cache:  # --tiles and --kv-cache show the row --token names
         refuse_unexplained_row(settings)

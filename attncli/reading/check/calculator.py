@@ -8,6 +8,7 @@ shapes) and fills in seeded score parameters that the document left out.
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -90,11 +91,11 @@ def _as_rows(array: np.ndarray) -> np.ndarray:
     return array[None, :] if array.ndim == 1 else array
 
 
-def row_labels(document: Document, count: int, single: bool, prefix: str) -> list[str]:
-    """Labels for query rows: the tokens when there is one query per token, else q1, q2, ..."""
+def row_labels(tokens: object, count: int, single: bool, prefix: str) -> list[str]:
+    """Labels for query rows: the `tokens` given when there is one query per token, else q1,
+    q2, ..."""
     if single:
         return ["query"]
-    tokens = document.get("tokens")
     if (
         isinstance(tokens, list)
         and len(tokens) == count
@@ -152,7 +153,10 @@ def refuse_unused_parameters(document: Document, method: str) -> None:
 
 def score_input(document: Document, method: str, seed: int, d_a: int | None) -> ScoreInput:
     """Validated queries, keys and score parameters for `method`."""
-    refuse_biases(document, allowed=("b_1", "b_2") if method == "additive" else ())
+    refuse_biases(
+        {n for n, v in document.items() if v is not None},
+        allowed=("b_1", "b_2") if method == "additive" else (),
+    )
     refuse_unused_parameters(document, method)
     queries, single = queries_of(document)
     keys = to_matrix(require(document, "keys", KEYS_HINT), "keys")
@@ -169,8 +173,13 @@ def score_input(document: Document, method: str, seed: int, d_a: int | None) -> 
             key_size=keys.shape[1],
             method=method,
         )
-    key_labels = labels(document, keys.shape[0], "keys", "k")
-    rows = Rows(queries, single, row_labels(document, queries.shape[0], single, "q"), key_labels)
+    key_labels = labels(document.get("tokens"), keys.shape[0], "keys", "k")
+    rows = Rows(
+        queries,
+        single,
+        row_labels(document.get("tokens"), queries.shape[0], single, "q"),
+        key_labels,
+    )
     result = ScoreInput(rows, keys)
     d_q, d_k = queries.shape[1], keys.shape[1]
     if method == "general":
@@ -254,8 +263,10 @@ def softmax_input(document: Document) -> Rows:
     )
     single = scores.ndim == 1
     grid = _as_rows(scores)
-    column_labels = labels(document, grid.shape[1], "scores", "k", "column")
-    return Rows(grid, single, row_labels(document, grid.shape[0], single, "q"), column_labels)
+    column_labels = labels(document.get("tokens"), grid.shape[1], "scores", "k", "column")
+    return Rows(
+        grid, single, row_labels(document.get("tokens"), grid.shape[0], single, "q"), column_labels
+    )
 
 
 def mix_input(document: Document) -> tuple[Rows, np.ndarray]:
@@ -273,9 +284,9 @@ def mix_input(document: Document) -> tuple[Rows, np.ndarray]:
             numbers=count(grid.shape[1], "number"),
             rows=count(values.shape[0], "row"),
         )
-    column_labels = labels(document, values.shape[0], "values", "k")
+    column_labels = labels(document.get("tokens"), values.shape[0], "values", "k")
     return Rows(
-        grid, single, row_labels(document, grid.shape[0], single, "q"), column_labels
+        grid, single, row_labels(document.get("tokens"), grid.shape[0], single, "q"), column_labels
     ), values
 
 
@@ -328,9 +339,10 @@ UNSUPPORTED_BIASES = ("b_1", "b_2", "b_a", "in_proj_bias", "bias")
 SELFATTN_BIASES = ("b_q", "b_k", "b_v", "b_o")
 
 
-def refuse_biases(document: Document, allowed: tuple[str, ...] = ()) -> None:
-    """One line naming the first bias field in the document that is not `allowed`."""
-    if document.get("in_proj_bias") is not None:
+def refuse_biases(given: Collection[str], allowed: tuple[str, ...] = ()) -> None:
+    """One line naming the first bias field among the fields `given` that is not
+    `allowed`."""
+    if "in_proj_bias" in given:
         raise InputError(
             _(
                 "field 'in_proj_bias': give torch's in_proj_bias as b_q, b_k and b_v, its "
@@ -340,7 +352,7 @@ def refuse_biases(document: Document, allowed: tuple[str, ...] = ()) -> None:
     for name in (*UNSUPPORTED_BIASES, *SELFATTN_BIASES):
         if name in allowed:
             continue
-        if document.get(name) is not None:
+        if name in given:
             raise InputError(
                 _(
                     "field '{name}': this command does not add that bias, and leaving it out "

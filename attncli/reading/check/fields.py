@@ -10,76 +10,13 @@ from typing import TYPE_CHECKING
 
 from attncli.errors import InputError
 from attncli.messages import Message, OnSurface, Setting, _
+from attncli.reading.check.layer_inputs import INPUTS, X_FIELDS, is_output
 from attncli.reading.check.masks import OTHER_MASKS
-from attncli.reading.parse.values import Document
 
 if TYPE_CHECKING:
     from attncli.layer import SelfAttnSettings
+    from attncli.reading.check.layer_inputs import LayerInputs
 
-# The sequences a layer computed from X reads (a result of one holds them; one of queries,
-# keys and values given directly does not).
-X_FIELDS = ("x", "x_q", "x_kv", "x_k", "x_v")
-# What the layer reads from a document or an .npz archive.
-INPUTS = (
-    *X_FIELDS,
-    "queries",
-    "keys",
-    "values",
-    "tokens",
-    "query_tokens",
-    "w_q",
-    "w_k",
-    "w_v",
-    "w_o",
-    "b_q",
-    "b_k",
-    "b_v",
-    "b_o",
-    "bias_k",
-    "bias_v",
-    "mask",
-    "attn_mask",
-    "key_padding_mask",
-    "grad_output",
-    "target",
-    "trained_by",  # the attn train line that learned the document's W (a text, shown)
-)
-# The layer's own outputs (results/selfattn.py): when a result is read back (it has an
-# `output`), they pass through; the layer computes them again from its inputs.
-OUTPUTS = frozenset(
-    {
-        "d_model",
-        "d_k",
-        "d_v",
-        "heads",
-        "scale",
-        "divisor",
-        "causal",
-        "causal_from",
-        "projections",
-        "norm",
-        "seed",
-        "raw_scores",
-        "scores",
-        "weights",
-        "weights_mean",
-        "extra_keys",
-        "drawn",
-        "dtype",
-        "concat",
-        "output",
-        "params",
-        "loss",
-        "rope_base",
-        "kv_heads",
-        "window",
-        "alibi",
-    }
-)
-# What attn train's document (results/training.py) adds to the layer's: the encoding already
-# in its x, the training's history and its test. It is a result of the layer too (it has an
-# `output`), so these pass through as the outputs do.
-TRAINING = frozenset({"positions", "training", "test"})
 # Settings a result writes down, which a hand-written document might mean as settings:
 # each as the setting that asks for it (--heads h, heads=h).
 OPTIONS = {
@@ -108,23 +45,10 @@ STATE_DICT = {
 }
 
 
-def from_x(document: Document) -> bool:
-    """The document gives X (x, or x_q with x_kv, …), not queries, keys and values."""
-    return any(document.get(name) is not None for name in X_FIELDS)
-
-
-def is_output(name: str) -> bool:
-    """A field the layer writes: its outputs and its gradients (grad_x, grad_w_q, …)."""
-    return name in OUTPUTS or (name.startswith("grad_") and name != "grad_output")
-
-
-def check_fields(document: Document) -> None:
-    """Refuse the first field attn selfattn would not use, in one line naming it and the
-    nearest field it reads."""
-    read_back = "output" in document  # a result of attn selfattn, read again
-    for name in document:
-        if name in INPUTS or (read_back and (is_output(name) or name in TRAINING)):
-            continue
+def check_fields(inputs: LayerInputs) -> None:
+    """Refuse the first name of the input attn selfattn would not use (a checkpoint's have
+    been taken by then), in one line naming it and the nearest field it reads."""
+    for name in inputs.others:
         raise unknown_field(name)
 
 
@@ -163,13 +87,13 @@ def unknown_field(name: str) -> InputError:
     return InputError(_("{field}: not a field attn selfattn reads; {hint}"), field=shown, hint=hint)
 
 
-def unused_with_direct(document: Document) -> None:
+def unused_with_direct(inputs: LayerInputs) -> None:
     """With queries, keys and values given directly there is no X to project: an x or a
     W given beside them would not be used (a result read back carries them; they pass)."""
-    if "output" in document:
+    if inputs.read_back:
         return
     for name in (*X_FIELDS, "w_q", "w_k", "w_v", "w_o", "bias_k", "bias_v"):
-        if document.get(name) is not None:
+        if inputs.value(name) is not None:
             raise InputError(
                 _(
                     "{name}: queries, keys and values are given directly, so attn selfattn "
@@ -180,23 +104,24 @@ def unused_with_direct(document: Document) -> None:
             )
 
 
-def check_read_back(document: Document, settings: SelfAttnSettings) -> None:
+def check_read_back(inputs: LayerInputs, settings: SelfAttnSettings) -> None:
     """A result read back is computed again from its inputs, so the settings it was
     computed with (which it writes down) must be the ones asked for now, or its numbers
     would silently change: refuse the first that differs, saying how to ask for it."""
-    if "output" not in document:
+    if not inputs.read_back:
         return
+    result = inputs.written
     import math
 
     scale_by = None  # the divisor of a result computed with --scale S
-    if document.get("scale") and document.get("divisor") and document.get("d_k"):
-        divisor = float(document["divisor"])
-        if not math.isclose(divisor, math.sqrt(float(document["d_k"])), rel_tol=1e-12):
+    if result.get("scale") and result.get("divisor") and result.get("d_k"):
+        divisor = float(result["divisor"])
+        if not math.isclose(divisor, math.sqrt(float(result["d_k"])), rel_tol=1e-12):
             scale_by = divisor
-    causal, scale = document.get("causal"), document.get("scale")
-    projections, heads, dtype = (document.get(n) for n in ("projections", "heads", "dtype"))
+    causal, scale = result.get("causal"), result.get("scale")
+    projections, heads, dtype = (result.get(n) for n in ("projections", "heads", "dtype"))
     # field: (what the result was computed with, what is asked now, how to ask for it)
-    window, kv_heads = document.get("window"), document.get("kv_heads")
+    window, kv_heads = result.get("window"), result.get("kv_heads")
     compared = {
         "causal": (causal, settings.causal,
                    _with(Setting("causal", True)) if causal
@@ -215,21 +140,21 @@ def check_read_back(document: Document, settings: SelfAttnSettings) -> None:
                     _with(Setting("scale_by", scale_by, "--scale")) if scale_by is not None
                     else _without(Setting("scale_by", option="--scale"))),
         "dtype": (dtype, settings.dtype, _with(Setting("dtype", dtype))),
-        "rope_base": (document.get("rope_base"),
+        "rope_base": (result.get("rope_base"),
                       settings.rope_base if settings.positions == "rope" else None,
-                      _rope_with(document.get("rope_base"))),
+                      _rope_with(result.get("rope_base"))),
         "window": (window, settings.window,
                    _with(Setting("window", window)) if window is not None
                    else _without(Setting("window"))),
-        "alibi": (document.get("alibi"), settings.alibi or None,
-                  _with(Setting("alibi", True)) if document.get("alibi")
+        "alibi": (result.get("alibi"), settings.alibi or None,
+                  _with(Setting("alibi", True)) if result.get("alibi")
                   else _without(Setting("alibi"))),
         "kv_heads": (kv_heads, settings.kv_heads,
                      _with(Setting("kv_heads", kv_heads)) if kv_heads is not None
                      else _without(Setting("kv_heads"))),
     }  # fmt: skip
-    _check_zero_key(document.get("extra_keys", []), settings.add_zero_attn)
-    if settings.positions not in (None, "rope") and document.get("positions") is None:
+    _check_zero_key(result.get("extra_keys", []), settings.add_zero_attn)
+    if settings.positions not in (None, "rope") and result.get("positions") is None:
         raise InputError(
             _(
                 "{option}: the input is a result computed without positions, and its x "
@@ -239,11 +164,11 @@ def check_read_back(document: Document, settings: SelfAttnSettings) -> None:
             option=Setting("positions", settings.positions),
         )
     # queries, keys and values given directly are never projected: --no-proj changes nothing
-    direct = not from_x(document)
+    direct = not inputs.from_x
     for field, (written, asked, fix) in compared.items():
         if field in ("rope_base", "kv_heads", "window", "alibi") and written != asked:
             pass  # written down only with rotary positions: its absence says none
-        elif field not in document or written == asked or (field == "projections" and direct):
+        elif field not in result or written == asked or (field == "projections" and direct):
             continue
         if field in ("causal", "scale", "projections") and not isinstance(written, bool):
             continue  # not written by attn: the field check has said what it may be
@@ -317,12 +242,13 @@ def _check_zero_key(extra_keys: object, zero_attn: bool) -> None:
 
 
 def drawn_of(
-    document: Document, weights: Mapping[str, object], drawn: list[str], seed: int
+    inputs: LayerInputs, weights: Mapping[str, object], drawn: list[str], seed: int
 ) -> tuple[tuple[str, ...], int]:
     """The projections drawn from a seed, and that seed: those drawn now (from `seed`); for
     a result read back, also those its `drawn` names, read from it now (the same matrices),
     with the seed it wrote down. A `drawn` that is not such a list is refused."""
-    written = document.get("drawn") if "output" in document else None
+    result = inputs.written  # empty unless a result is read back
+    written = result.get("drawn")
     if written is None:
         return tuple(drawn), seed
     if not isinstance(written, list) or not all(
@@ -347,8 +273,8 @@ def drawn_of(
             drawn=shown,
             names=names,
         )
-    if written and not drawn and isinstance(document.get("seed"), int):
-        seed = document["seed"]
+    if written and not drawn and isinstance(result.get("seed"), int):
+        seed = result["seed"]
     together = set(written) | set(drawn)
     return tuple(name for name in weights if name in together), seed
 

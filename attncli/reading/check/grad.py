@@ -47,10 +47,12 @@ class GradInput:
 
 
 def upstream_gradient(
-    document: Document, expected: tuple[int, ...], required: bool = True
+    grad_output: object, target: object, expected: tuple[int, ...], required: bool = True
 ) -> tuple[str, np.ndarray | None]:
-    """The document's grad_output or target, of the output's shape: (its name, the array)."""
-    given = [name for name in ("grad_output", "target") if document.get(name) is not None]
+    """The grad_output or the target given (None: not given), of the output's shape: (its
+    name, the array)."""
+    offered = {"grad_output": grad_output, "target": target}
+    given = [name for name, value in offered.items() if value is not None]
     if len(given) == 2:
         raise InputError(
             _("both grad_output and target are given; keep one"),
@@ -60,7 +62,7 @@ def upstream_gradient(
             return "", None
         raise InputError(_("missing the gradient at the output: {hint}"), hint=UPSTREAM_HINT)
     name = given[0]
-    value = document[name]
+    value = offered[name]
     # a batch's output is B × T × d, and so is the gradient at it
     if len(expected) == 3:
         _one_sequence_for_a_batch(value, name, expected)
@@ -110,7 +112,9 @@ def grad_input(document: Document, method: str, seed: int, d_a: int | None) -> G
     values = to_matrix(require(document, "values", VALUES_HINT), "values")
     check_one_value_per_key(values.shape[0], scored.keys.shape[0])
     expected = (values.shape[1],) if rows.single else (rows.matrix.shape[0], values.shape[1])
-    name, upstream = upstream_gradient(document, expected)
+    name, upstream = upstream_gradient(
+        document.get("grad_output"), document.get("target"), expected
+    )
     assert upstream is not None
     upstream = upstream.reshape(rows.matrix.shape[0], values.shape[1])
     allowed = None

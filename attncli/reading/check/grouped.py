@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING
 
 from attncli.errors import InputError, OptionError
 from attncli.messages import Setting, _
-from attncli.reading.parse.values import Document
 
 if TYPE_CHECKING:
     from attncli.layer import SelfAttnSettings
+    from attncli.reading.check.layer_inputs import LayerInputs
 
 
-def check_grouping(settings: SelfAttnSettings, document: Document) -> None:
+def check_grouping(settings: SelfAttnSettings, inputs: LayerInputs) -> None:
     """--kv-heads G needs --heads H that G divides, the projections (W^K, W^V are what is
     grouped), no key or value bias (b_k, b_v, bias_k: of H heads' width in torch's layer),
     and no backward pass (its gradients are not summed over a group yet)."""
@@ -38,7 +38,7 @@ def check_grouping(settings: SelfAttnSettings, document: Document) -> None:
             heads=Setting("heads", heads),
             divisors=", ".join(map(str, divisors)),
         )
-    if not settings.projections or document.get("queries") is not None:
+    if not settings.projections or inputs.queries is not None:
         raise InputError(
             _(
                 "{kv_heads} groups the heads of W^K and W^V; with no projections (or queries, "
@@ -47,7 +47,7 @@ def check_grouping(settings: SelfAttnSettings, document: Document) -> None:
             kv_heads=Setting("kv_heads", kv),
         )
     for name in ("b_k", "b_v", "bias_k", "bias_v"):
-        if document.get(name) is not None:
+        if inputs.value(name) is not None:
             raise InputError(
                 _(
                     "{name} with {kv_heads}: a grouped layer's key and value biases are not "
@@ -56,7 +56,7 @@ def check_grouping(settings: SelfAttnSettings, document: Document) -> None:
                 name=name,
                 kv_heads=Setting("kv_heads", kv),
             )
-    if document.get("grad_output") is not None or document.get("target") is not None:
+    if inputs.backward:
         raise InputError(
             _(
                 "{kv_heads} has no backward pass in attn yet; leave out the gradient "

@@ -4,19 +4,17 @@ query may look), and the additive bias of a float attn_mask."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from attncli.errors import InputError, ShapeError
 from attncli.messages import Message, Setting, _
 from attncli.reading.parse.json_text import JsonConstant
-from attncli.reading.parse.values import Document, check_length, shape_text
+from attncli.reading.parse.values import check_length, shape_text
 
 if TYPE_CHECKING:
     import numpy as np
-from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    import numpy as np
+    from attncli.reading.check.layer_inputs import LayerInputs
 
 
 # Names of masks that attn selfattn does not read by that name, each with how to give it.
@@ -38,7 +36,7 @@ OTHER_MASKS = {
 
 
 def layer_masks(
-    document: Document,
+    inputs: LayerInputs,
     t_q: int,
     t_k: int,
     valid_len: int | None,
@@ -50,7 +48,7 @@ def layer_masks(
     T_q × T_k or, when a mask differs by sequence or head, of the scores' shape
     ([B,] [h,] T_q, T_k); bias is of the scores' shape.
 
-    From the document's `mask` (attn's sense: 1 or true = may look), --valid-len (the keys
+    From the input's `mask` (attn's sense: 1 or true = may look), --valid-len (the keys
     from that count on are padding, as d2l's masked_softmax), `key_padding_mask` (torch's:
     true or 1 = padding; a float one is added to its key's column, -inf = padding) and
     `attn_mask` (torch's sense, reading/check/masks.py), each broadcast as torch broadcasts."""
@@ -59,8 +57,8 @@ def layer_masks(
     shape = scores_shape(t_q, t_k, heads, batch)
     grids: list[np.ndarray] = []  # True where a query may look, each fitted to `shape`
     biases: list[np.ndarray] = []
-    if document.get("mask") is not None:
-        grids.append(fit_mask(mask_cells(document["mask"]), "mask", t_q, t_k, heads, batch))
+    if inputs.mask is not None:
+        grids.append(fit_mask(mask_cells(inputs.mask), "mask", t_q, t_k, heads, batch))
     if valid_len is not None:
         if not 1 <= valid_len <= t_k:
             raise InputError(
@@ -71,12 +69,12 @@ def layer_masks(
         real = np.ones((t_q, t_k), dtype=bool)
         real[:, valid_len:] = False
         grids.append(real)
-    if document.get("key_padding_mask") is not None:
-        padded, added = _key_padding(document["key_padding_mask"], t_k, batch, heads)
+    if inputs.key_padding_mask is not None:
+        padded, added = _key_padding(inputs.key_padding_mask, t_k, batch, heads)
         grids += [] if padded is None else [padded]
         biases += [] if added is None else [added]
-    if document.get("attn_mask") is not None:
-        torch_allowed, bias = attn_mask_cells(document["attn_mask"], t_q, t_k, heads, batch)
+    if inputs.attn_mask is not None:
+        torch_allowed, bias = attn_mask_cells(inputs.attn_mask, t_q, t_k, heads, batch)
         grids += [] if torch_allowed is None else [torch_allowed]
         biases += [] if bias is None else [bias]
     allowed = None
@@ -248,14 +246,14 @@ def _zero_or_one(cell: object) -> bool:
     return isinstance(cell, bool) or (isinstance(cell, (int, float)) and cell in (0, 1))
 
 
-def bias_kv(document: Document, d_k: int, d_v: int) -> dict[str, np.ndarray]:
+def bias_kv(inputs: LayerInputs, d_k: int, d_v: int) -> dict[str, np.ndarray]:
     """torch's add_bias_kv: bias_k (h·d_k numbers) and bias_v (h·d_v), the key and value
     rows appended after the projection; both or neither."""
     import numpy as np
 
     from attncli.reading.parse.values import to_vector
 
-    given = [name for name in ("bias_k", "bias_v") if document.get(name) is not None]
+    given = [name for name in ("bias_k", "bias_v") if inputs.value(name) is not None]
     if not given:
         return {}
     if len(given) == 1:
@@ -270,8 +268,8 @@ def bias_kv(document: Document, d_k: int, d_v: int) -> dict[str, np.ndarray]:
         )
     found = {}
     for name, length in (("bias_k", d_k), ("bias_v", d_v)):
-        row = to_vector(np.ravel(document[name]) if hasattr(document[name], "shape")
-                        else document[name], name)  # fmt: skip
+        value = inputs.value(name)
+        row = to_vector(np.ravel(value) if hasattr(value, "shape") else value, name)
         found[name] = check_length(row, name, length, "K" if name == "bias_k" else "V")
     return found
 

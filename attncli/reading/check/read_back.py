@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 from attncli.errors import InputError, ShapeError
 from attncli.messages import Message, Setting, _
-from attncli.reading.check.fields import from_x
-from attncli.reading.parse.values import Document, is_batch, shape_text, to_batch
+from attncli.reading.parse.values import is_batch, shape_text, to_batch
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     import numpy as np
+
+    from attncli.reading.check.layer_inputs import LayerInputs
 
 DIRECT = ("queries", "keys", "values")
 # The outputs a result writes that are checked against the recomputation, in this order.
@@ -29,24 +30,25 @@ DIRECT = ("queries", "keys", "values")
 CHECKED = ("queries", "keys", "values", "weights", "concat", "output", "raw_scores", "scores")
 
 
-def read_back_inputs(document: Document, heads: int | None) -> tuple[Document, dict[str, Any]]:
-    """The document to compute a result read back from, and the outputs it wrote down, to
-    be held against the recomputation (check_outputs). Anything else: as it is, nothing."""
-    if "output" not in document or document.get("heads", heads) != heads:
-        return document, {}  # other heads: refused by the settings' check (check_read_back)
-    written = {name: document[name] for name in CHECKED if document.get(name) is not None}
-    if from_x(document):
+def read_back_inputs(inputs: LayerInputs, heads: int | None) -> tuple[LayerInputs, dict[str, Any]]:
+    """The inputs to compute a result read back from, and the outputs it wrote down, to be
+    held against the recomputation (check_outputs). Anything else: as it is, nothing."""
+    result = inputs.written
+    if not inputs.read_back or result.get("heads", heads) != heads:
+        return inputs, {}  # other heads: refused by the settings' check (check_read_back)
+    if inputs.from_x:
         # computed from X: its queries, keys and values are outputs, computed again
-        return {name: v for name, v in document.items() if name not in DIRECT}, written
-    for name in DIRECT:  # given directly: the inputs, not checked (the scores they give are)
-        written.pop(name, None)
+        found = {**{name: inputs.value(name) for name in DIRECT}, **result}
+        written = {name: found[name] for name in CHECKED if found.get(name) is not None}
+        return inputs.but(queries=None, keys=None, values=None), written
+    # given directly: the queries, keys and values are the inputs, not checked (the scores
+    # they give are)
+    written = {name: result[name] for name in CHECKED if result.get(name) is not None}
     if heads is None:
-        return document, written
-    joined = dict(document)
-    for name in DIRECT:
-        if document.get(name) is not None:
-            joined[name] = _joined(document[name], name, heads)
-    return joined, written
+        return inputs, written
+    joined = {name: _joined(inputs.value(name), name, heads)
+              for name in DIRECT if inputs.value(name) is not None}  # fmt: skip
+    return inputs.but(**joined), written
 
 
 def _joined(value: Any, name: str, heads: int) -> np.ndarray:

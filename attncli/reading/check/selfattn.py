@@ -29,11 +29,10 @@ from attncli.reading.check.masks import bias_kv, layer_masks
 from attncli.reading.check.sizes import check_memory, own_widths, projection_sizes, sizes_text
 from attncli.reading.models.state_dicts import LAYER_FIELDS
 from attncli.reading.parse.values import (
-    Document,
     check_length,
     is_batch,
     labels,
-    require,
+    required,
     shape_text,
     to_batch,
     to_matrix,
@@ -42,10 +41,8 @@ from attncli.reading.parse.values import (
 
 if TYPE_CHECKING:
     import numpy as np
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    import numpy as np
+    from attncli.reading.check.layer_inputs import LayerInputs
 
 # The flags messages name, as the command line (--no-proj) or Python (projections=False) says.
 NO_PROJ = Setting("projections", False, "--no-proj")
@@ -90,7 +87,7 @@ class SeededSizes:
 
 
 def selfattn_input(
-    document: Document, sentence: str | None, settings: SelfAttnSettings
+    inputs: LayerInputs, sentence: str | None, settings: SelfAttnSettings
 ) -> SelfAttnInput:
     """Validated inputs for attn selfattn, from a sentence or from given matrices."""
     import numpy as np
@@ -121,12 +118,11 @@ def selfattn_input(
             context=Setting("context"),
             where=OnSurface(Message(_(" in -i FILE")), ""),
         )
-    check_fields(document)
-    check_read_back(document, settings)
-    refuse_biases(document, allowed=BIASES)
+    check_fields(inputs)
+    check_read_back(inputs, settings)
     # The gradient at the output goes with either kind of input.
     # The weights may go with a sentence too (--weights FILE, or w_q, … in -i FILE).
-    data = set(document) - {"grad_output", "target", "trained_by", *LAYER_FIELDS}
+    data = set(inputs.given()) - {"grad_output", "target", "trained_by", *LAYER_FIELDS}
     if sentence is not None and data:
         raise InputError(
             _("give a sentence or {arrays}, not both"),
@@ -144,8 +140,8 @@ def selfattn_input(
                 Message(_("x=…, x_q=… and x_kv=…, or queries=…, keys=… and values=…")),
             ),
         )
-    if sentence is None and any(document.get(name) is not None for name in ("queries", "keys")):
-        return _direct_input(document, settings)
+    if sentence is None and (inputs.queries is not None or inputs.keys is not None):
+        return _direct_input(inputs, settings)
 
     norm: float | None = None
     x: np.ndarray | None = None
@@ -155,22 +151,22 @@ def selfattn_input(
         query_tokens = tokenize(sentence)
         tokens = tokenize(settings.context) if settings.context is not None else query_tokens
         # given W^Q with a sentence: its rows are the embeddings' width
-        given_w_q = document.get("w_q")
+        given_w_q = inputs.w_q
         rows = len(given_w_q) if isinstance(given_w_q, list) and given_w_q else None
         d_model = settings.d_model or rows or 8
-    elif any(document.get(name) is not None for name in ("x_k", "x_v")):
-        x, x_kv, x_v, d_model = separate_matrices(document, settings)
-        query_tokens = _query_labels(document, x.shape[-2])
-        tokens = labels(document, x_kv.shape[-2], "x_k", "k")
-    elif document.get("x_q") is not None or document.get("x_kv") is not None:
-        x, x_kv, d_model = cross_matrices(document, settings)
-        query_tokens = _query_labels(document, x.shape[-2])
-        tokens = labels(document, x_kv.shape[-2], "x_kv", "k")
+    elif inputs.x_k is not None or inputs.x_v is not None:
+        x, x_kv, x_v, d_model = separate_matrices(inputs, settings)
+        query_tokens = _query_labels(inputs, x.shape[-2])
+        tokens = labels(inputs.tokens, x_kv.shape[-2], "x_k", "k")
+    elif inputs.x_q is not None or inputs.x_kv is not None:
+        x, x_kv, d_model = cross_matrices(inputs, settings)
+        query_tokens = _query_labels(inputs, x.shape[-2])
+        tokens = labels(inputs.tokens, x_kv.shape[-2], "x_kv", "k")
     else:
         x_hint = Message(_("give x (a row per token), x_q and x_kv, or queries/keys/values"))
-        given = require(document, "x", x_hint)
+        given_x = required(inputs.x, "x", x_hint)
         # A batch (B × T × d, as torch's batch_first) is computed in one go.
-        x = to_batch(given, "x") if is_batch(given) else to_matrix(given, "x")
+        x = to_batch(given_x, "x") if is_batch(given_x) else to_matrix(given_x, "x")
         if settings.d_model is not None and settings.d_model != x.shape[-1]:
             raise ShapeError(
                 _("x has {columns} columns but {option} is {d_model} (drop {option})"),
@@ -178,13 +174,13 @@ def selfattn_input(
                 d_model=settings.d_model,
                 option=Setting("d_model"),
             )
-        tokens = labels(document, x.shape[-2], "x", "t")
+        tokens = labels(inputs.tokens, x.shape[-2], "x", "t")
         query_tokens = tokens
         d_model = x.shape[-1]
     unused_sizes(settings, given_x=x is not None)
     d_k, d_v = d_model, d_model
     if settings.projections:
-        d_k, d_v = projection_sizes(document, settings, d_model)
+        d_k, d_v = projection_sizes(inputs, settings, d_model)
     batch = x.shape[0] if x is not None and x.ndim == 3 else 1
     check_memory(
         len(query_tokens), len(tokens), d_model, d_k, d_v, batch * (settings.heads or 1),
@@ -197,7 +193,7 @@ def selfattn_input(
     sizes = None
     if settings.projections:
         with_output = settings.heads is not None and settings.out_proj
-        if not with_output and document.get("w_o") is not None:
+        if not with_output and inputs.w_o is not None:
             raise InputError(
                 _(
                     "w_o joins the heads of {heads} through W^O; give {option} (without "
@@ -215,38 +211,38 @@ def selfattn_input(
 
             shapes = grouped_shapes(shapes, settings.heads, settings.kv_heads)
         for name, shape in shapes.items():
-            if document.get(name) is None:
+            if inputs.value(name) is None:
                 drawn.append(name)
                 continue
-            given = to_matrix(document[name], name)
+            matrix = to_matrix(inputs.value(name), name)
             # W^O may project to a width of its own, d_out (its columns)
-            if name == "w_o" and given.shape[0] == shape[0]:
-                shape = given.shape
-            if name == "w_o" and given.shape != shape:
+            if name == "w_o" and matrix.shape[0] == shape[0]:
+                shape = matrix.shape
+            if name == "w_o" and matrix.shape != shape:
                 rows = shape[0]
                 raise ShapeError(
                     _(
                         "w_o is {shape} but must have {rows} rows here (h·d_v; any number "
                         "of columns, the output's width)"
                     ),
-                    shape=shape_text(given.shape),
+                    shape=shape_text(matrix.shape),
                     rows=rows,
                 )
-            if name in ("w_k", "w_v") and x_v is None and given.shape[0] != shape[0]:
-                raise own_widths(document, name, given, d_model)
-            if given.shape != shape:
+            if name in ("w_k", "w_v") and x_v is None and matrix.shape[0] != shape[0]:
+                raise own_widths(inputs, name, matrix, d_model)
+            if matrix.shape != shape:
                 raise ShapeError(
                     _("{name} is {shape} but must be {expected} here ({sizes})"),
                     name=name,
-                    shape=shape_text(given.shape),
+                    shape=shape_text(matrix.shape),
                     expected=shape_text(shape),
                     sizes=sizes_text(d_model, d_k, d_v, settings.heads),
                 )
-            weights[name] = given
-        _check_all_given(document, list(shapes), settings)
+            weights[name] = matrix
+        _check_all_given(inputs, list(shapes), settings)
         d_out = weights["w_o"].shape[1] if "w_o" in weights else d_model
-        weights.update(_biases(document, d_out, d_k, d_v, with_output))
-        weights.update(bias_kv(document, d_k, d_v))
+        weights.update(_biases(inputs, d_out, d_k, d_v, with_output))
+        weights.update(bias_kv(inputs, d_k, d_v))
     elif settings.heads is not None:
         raise InputError(
             _("{heads} needs the projections; drop {no_proj} or {heads}"),
@@ -254,7 +250,7 @@ def selfattn_input(
             no_proj=NO_PROJ,
         )
     given_biases = (*BIASES, "bias_k", "bias_v")
-    if not settings.projections and any(document.get(name) is not None for name in given_biases):
+    if not settings.projections and any(inputs.value(name) is not None for name in given_biases):
         raise InputError(
             _("biases go with the projections; drop {no_proj} or the b_ fields"),
             no_proj=NO_PROJ,
@@ -270,7 +266,7 @@ def selfattn_input(
         )
     batch = x.shape[0] if x is not None and x.ndim == 3 else None  # a sentence is one
     allowed, bias = layer_masks(
-        document, len(query_tokens), len(tokens), settings.valid_len, batch, settings.heads
+        inputs, len(query_tokens), len(tokens), settings.valid_len, batch, settings.heads
     )
     checked = SelfAttnInput(
         query_tokens, tokens, x, weights, drawn, None, norm, allowed, x_kv, bias, x_v, sizes
@@ -281,12 +277,12 @@ def selfattn_input(
     return checked
 
 
-def _check_all_given(document: Document, names: list[str], settings: SelfAttnSettings) -> None:
+def _check_all_given(inputs: LayerInputs, names: list[str], settings: SelfAttnSettings) -> None:
     """Some of the layer's projections given and others not: refused, naming the missing
     ones, unless --draw-missing asks for them to be drawn from the seed."""
-    given = [name for name in names if document.get(name) is not None]
-    missing = [name for name in names if document.get(name) is None]
-    if not given or not missing or settings.draw_missing or "output" in document:
+    given = [name for name in names if inputs.value(name) is not None]
+    missing = [name for name in names if inputs.value(name) is None]
+    if not given or not missing or settings.draw_missing or inputs.read_back:
         return
     fields = {
         "given": ", ".join(given),
@@ -312,25 +308,23 @@ def _check_all_given(document: Document, names: list[str], settings: SelfAttnSet
     )
 
 
-def _query_labels(document: Document, rows: int) -> list[str]:
+def _query_labels(inputs: LayerInputs, rows: int) -> list[str]:
     """The queries' token names: query_tokens, else q1, q2, …"""
-    if document.get("query_tokens") is None:
-        return [f"q{index}" for index in range(1, rows + 1)]
-    return labels({"tokens": document["query_tokens"]}, rows, "x_q", "q")
+    return labels(inputs.query_tokens, rows, "x_q", "q")
 
 
 BIASES = ("b_q", "b_k", "b_v", "b_o")
 
 
 def _biases(
-    document: Document, d_model: int, d_k: int, d_v: int, with_output: bool
+    inputs: LayerInputs, d_model: int, d_k: int, d_v: int, with_output: bool
 ) -> dict[str, np.ndarray]:
-    """The document's b_q, b_k (h·d_k numbers), b_v (h·d_v) and b_o (d_model, with W^O);
+    """The given b_q, b_k (h·d_k numbers), b_v (h·d_v) and b_o (d_model, with W^O);
     a bias left out is zero, as in a layer built with bias=False."""
     lengths = {"b_q": d_k, "b_k": d_k, "b_v": d_v, "b_o": d_model}
     found = {}
     for name, length in lengths.items():
-        if document.get(name) is None:
+        if inputs.value(name) is None:
             continue
         if name == "b_o" and not with_output:
             raise InputError(
@@ -341,21 +335,21 @@ def _biases(
                 heads=Setting("heads"),
                 no_out=NO_OUT_PROJ,
             )
-        bias = to_vector(document[name], name)
+        bias = to_vector(inputs.value(name), name)
         found[name] = check_length(bias, name, length, name.replace("b_", "W^").upper())
     return found
 
 
-def _direct_input(document: Document, settings: SelfAttnSettings) -> SelfAttnInput:
+def _direct_input(inputs: LayerInputs, settings: SelfAttnSettings) -> SelfAttnInput:
     """Attention straight from given queries, keys and values (no X, no projections); with
     --heads h their columns are split into h heads. Each may be a batch B × T × d."""
-    unused_with_direct(document)
+    unused_with_direct(inputs)
     query_hint = Message(_("give queries with keys and values"))
-    require(document, "queries", query_hint)
-    require(document, "keys", KEYS_HINT)
-    require(document, "values", VALUES_HINT)
+    required(inputs.queries, "queries", query_hint)
+    required(inputs.keys, "keys", KEYS_HINT)
+    required(inputs.values, "values", VALUES_HINT)
     # (a result read back of several heads has them joined again: reading/check/read_back.py)
-    queries, keys, values = sequences(document, ("queries", "keys", "values"), query_hint)
+    queries, keys, values = sequences(inputs, ("queries", "keys", "values"), query_hint)
     if queries.shape[-1] != keys.shape[-1]:
         raise ShapeError(
             _("each query has {numbers} but each key has {key_numbers} (Q K^T needs them equal)"),
@@ -380,26 +374,26 @@ def _direct_input(document: Document, settings: SelfAttnSettings) -> SelfAttnInp
     check_memory(
         t_q, t_k, 1, keys.shape[-1], values.shape[-1], batch or 1, settings.grids
     )  # fmt: skip
-    refuse_biases(document)  # no projections here, so nothing a bias could be added to
-    key_labels = labels(document, t_k, "keys", "k")
-    query_labels = row_labels(document, t_q, False, "q")
-    if document.get("query_tokens") is not None:  # a result read back names them apart
-        query_labels = _query_labels(document, t_q)
-    allowed, bias = layer_masks(document, t_q, t_k, settings.valid_len, batch, settings.heads)
+    refuse_biases(inputs.given())  # no projections here, so nothing a bias could be added to
+    key_labels = labels(inputs.tokens, t_k, "keys", "k")
+    query_labels = row_labels(inputs.tokens, t_q, False, "q")
+    if inputs.query_tokens is not None:  # a result read back names them apart
+        query_labels = _query_labels(inputs, t_q)
+    allowed, bias = layer_masks(inputs, t_q, t_k, settings.valid_len, batch, settings.heads)
     direct = (queries, keys, values)
     return SelfAttnInput(query_labels, key_labels, None, {}, [], direct, None, allowed, None, bias)
 
 
 def cross_matrices(
-    document: Document, settings: SelfAttnSettings
+    inputs: LayerInputs, settings: SelfAttnSettings
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """x_q (the queries' sequence) and x_kv (the keys' and values'), of one d_model."""
-    if document.get("x") is not None:
+    if inputs.x is not None:
         raise InputError(
             _("give x (self-attention) or x_q and x_kv (cross-attention), not both"),
         )
     hint = Message(_("cross-attention needs x_q and x_kv"))
-    x_q, x_kv = sequences(document, ("x_q", "x_kv"), hint)
+    x_q, x_kv = sequences(inputs, ("x_q", "x_kv"), hint)
     if x_q.shape[-1] != x_kv.shape[-1]:
         raise ShapeError(
             _("x_q has {q_columns} columns but x_kv has {kv_columns} (one d_model for both)"),
@@ -411,18 +405,18 @@ def cross_matrices(
 
 
 def separate_matrices(
-    document: Document, settings: SelfAttnSettings
+    inputs: LayerInputs, settings: SelfAttnSettings
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """x_q, x_k and x_v: the keys and the values each from a sequence of its own width
     (kdim, vdim), one row per key in both."""
-    if document.get("x") is not None or document.get("x_kv") is not None:
-        other = "x" if document.get("x") is not None else "x_kv"
+    if inputs.x is not None or inputs.x_kv is not None:
+        other = "x" if inputs.x is not None else "x_kv"
         raise InputError(
             _("give x_k and x_v (keys and values of their own), or {other}, not both"),
             other=other,
         )
     hint = Message(_("keys and values of their own widths need x_q, x_k and x_v"))
-    x_q, x_k, x_v = sequences(document, ("x_q", "x_k", "x_v"), hint)
+    x_q, x_k, x_v = sequences(inputs, ("x_q", "x_k", "x_v"), hint)
     if x_k.shape[-2] != x_v.shape[-2]:
         raise ShapeError(
             _("x_k has {k_rows} rows but x_v has {v_rows} (one key and one value per token)"),
@@ -433,11 +427,11 @@ def separate_matrices(
     return x_q, x_k, x_v, int(x_q.shape[-1])
 
 
-def sequences(document: Document, names: tuple[str, ...], hint: Message) -> list[np.ndarray]:
+def sequences(inputs: LayerInputs, names: tuple[str, ...], hint: Message) -> list[np.ndarray]:
     """The named sequences, each T × d, or each a batch B × T × d of one B."""
     found = []
     for name in names:
-        value = require(document, name, hint)
+        value = required(inputs.value(name), name, hint)
         found.append(to_batch(value, name) if is_batch(value) else to_matrix(value, name))
     if len({array.shape[:-2] for array in found}) > 1:
         shapes = ", ".join(

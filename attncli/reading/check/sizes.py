@@ -4,19 +4,19 @@ header says them, or the layer's keys and values of widths of their own."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from attncli.errors import InputError, ShapeError
+from attncli.limits import check_fits
 from attncli.messages import Message, Setting, _
-from attncli.reading.parse.values import Document, shape_text
+from attncli.reading.parse.values import shape_text
 
 if TYPE_CHECKING:
     import numpy as np
 
     from attncli.layer import SelfAttnSettings
-from collections.abc import Mapping
-
-from attncli.limits import check_fits
+    from attncli.reading.check.layer_inputs import LayerInputs
 
 
 def sizes_text(d_model: int, d_k: int, d_v: int, heads: int | None) -> str | Message:
@@ -32,10 +32,10 @@ def sizes_text(d_model: int, d_k: int, d_v: int, heads: int | None) -> str | Mes
     )
 
 
-def own_widths(document: Document, name: str, given: np.ndarray, d_model: int) -> ShapeError:
+def own_widths(inputs: LayerInputs, name: str, given: np.ndarray, d_model: int) -> ShapeError:
     """W^K or W^V with rows of their own (torch's kdim, vdim) for a single x: the layer's
     keys and values have widths of their own, so it reads x_q, x_k and x_v."""
-    rows = {n: rows_of(document.get(n)) for n in ("w_k", "w_v")}
+    rows = {n: rows_of(inputs.value(n)) for n in ("w_k", "w_v")}
     rows[name] = given.shape[0]
     parts = [
         Message(_("{name} has {rows} rows"), name=n, rows=r)
@@ -62,7 +62,7 @@ def own_widths(document: Document, name: str, given: np.ndarray, d_model: int) -
 
 
 def rows_of(given: object) -> int | None:
-    """The number of rows of a matrix given in the document, if it is one."""
+    """The number of rows of a matrix given, if it is one."""
     shape = getattr(given, "shape", None)
     if shape is not None and len(shape) == 2:
         return int(shape[0])
@@ -72,7 +72,7 @@ def rows_of(given: object) -> int | None:
 
 
 def projection_sizes(
-    document: Document, settings: SelfAttnSettings, d_model: int
+    inputs: LayerInputs, settings: SelfAttnSettings, d_model: int
 ) -> tuple[int, int]:
     """The columns of W^Q (and W^K) and of W^V: h·d_k and h·d_v with --heads h (each head
     d_model / h unless --d-k/--d-v give the size per head), else d_k and d_v; from the
@@ -81,7 +81,7 @@ def projection_sizes(
     totals = []
     for option, given_name in (("d_k", "w_q"), ("d_v", "w_v")):
         chosen = getattr(settings, option)
-        columns = columns_of(document.get(given_name))
+        columns = columns_of(inputs.value(given_name))
         if columns is not None and given_name == "w_v" and settings.kv_heads and settings.heads:
             columns = columns * settings.heads // settings.kv_heads  # W^V holds G heads of H
         if chosen is not None:
@@ -118,7 +118,7 @@ def projection_sizes(
 
 
 def columns_of(given: object) -> int | None:
-    """The number of columns of a matrix given in the document, if it is one."""
+    """The number of columns of a matrix given, if it is one."""
     if isinstance(given, list) and given and isinstance(given[0], list):
         return len(given[0])
     shape = getattr(given, "shape", None)

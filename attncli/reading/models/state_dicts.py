@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 from attncli.errors import InputError
 from attncli.messages import Message, OnSurface, Setting, _
-from attncli.reading.parse.values import Document
 
 if TYPE_CHECKING:
     import numpy as np
 
     from attncli.layer import SelfAttnSettings
+    from attncli.reading.check.layer_inputs import LayerInputs
 
 # The layer's fields in attn's names, which a state dict's names are turned into.
 LAYER_FIELDS = ("w_q", "w_k", "w_v", "w_o", "b_q", "b_k", "b_v", "b_o", "bias_k", "bias_v")
@@ -118,17 +118,19 @@ def tensors_of(state: Any) -> dict[str, Any]:
     return {str(name): to_tensor(as_array(value), str(name)) for name, value in state.items()}
 
 
-def in_document(document: Document, prefix: str = "") -> tuple[Document, LayerFields | None]:
+def in_document(inputs: LayerInputs, prefix: str = "") -> tuple[LayerInputs, LayerFields | None]:
     """A document (JSON, .npz) holding one attention layer under its checkpoint's own names
     (np.savez("layer.npz", x=x, **state_dict); BERT's encoder.layer.0.attention.self.query.
-    weight, GPT-2's h.0.attn.c_attn.weight): the layer under `prefix`, or the only one it
-    holds, read by the table; the document's other fields left as they are. Several layers
-    and no prefix: refused, listing the prefixes to choose from."""
-    from attncli.reading.check.fields import INPUTS
+    weight, GPT-2's h.0.attn.c_attn.weight), among the input's other names: the layer under
+    `prefix`, or the only one it holds, read by the table; the input's other fields left as
+    they are. Several layers and no prefix: refused, listing the prefixes to choose from."""
     from attncli.reading.models.checkpoint import attention_prefixes, joined, near_marker
     from attncli.reading.parse.values import to_tensor
 
-    names = [name for name in document if name not in INPUTS or name in ("bias_k", "bias_v")]
+    # bias_k and bias_v are attn's names and nn.MultiheadAttention's too
+    document = {**{n: inputs.value(n) for n in ("bias_k", "bias_v") if inputs.value(n) is not None},
+                **inputs.others}  # fmt: skip
+    names = list(document)
     found = attention_prefixes(names)
     prefix = prefix.rstrip(".")
     if not prefix and not found:
@@ -140,7 +142,7 @@ def in_document(document: Document, prefix: str = "") -> tuple[Document, LayerFi
                     name=name,
                     near=near,
                 )
-        return document, None
+        return inputs, None
     if not prefix and len(found) > 1:
         listed = ", ".join(found[:6]) + (" …" if len(found) > 6 else "")
         raise InputError(
@@ -176,14 +178,12 @@ def in_document(document: Document, prefix: str = "") -> tuple[Document, LayerFi
     # the other attention layers of the checkpoint, not picked by --prefix, are left aside
     # (as the rest of a file given to --weights)
     others = [found_prefix for found_prefix in found if found_prefix != chosen]
-    rest = {
-        name: value
-        for name, value in document.items()
-        if name not in state and not any(_under(name, other) for other in others if other)
-    }
-    _check_twice(rest, layer)
-    assert all(name in INPUTS for name in layer.fields)
-    return {**rest, **layer.fields}, layer
+    left = inputs.but(
+        others={name: value for name, value in inputs.others.items()
+                if name not in state and not any(_under(name, other) for other in others if other)},
+        **{name: None for name in ("bias_k", "bias_v") if name in state},
+    )  # fmt: skip
+    return with_layer(left, layer), layer
 
 
 def _under(name: str, prefix: str) -> bool:
@@ -204,21 +204,17 @@ def _under(name: str, prefix: str) -> bool:
     return name in table or nearest_name(name) in table
 
 
-def with_layer(document: Document, layer: LayerFields) -> Document:
-    """The document with the layer's weights added; a weight given both ways is refused."""
-    _check_twice(document, layer)
-    return {**document, **layer.fields}
-
-
-def _check_twice(document: Document, layer: LayerFields) -> None:
+def with_layer(inputs: LayerInputs, layer: LayerFields) -> LayerInputs:
+    """The inputs with the layer's weights added; a weight given both ways is refused."""
     for name in layer.fields:
-        if document.get(name) is not None:
+        if inputs.value(name) is not None:
             raise InputError(
                 _("{name} is given twice: in the input and in {source} ({kind}'s names); keep one"),
                 name=name,
                 source=layer.source,
                 kind=KIND_NAMES[layer.kind],
             )
+    return inputs.but(**layer.fields)
 
 
 def heads_of(layer: LayerFields, heads: int | None) -> int:
@@ -247,27 +243,27 @@ def heads_of(layer: LayerFields, heads: int | None) -> int:
 
 
 def layer_settings(
-    document: Document,
+    inputs: LayerInputs,
     sentence: str | None,
     options: SelfAttnSettings,
     layer: LayerFields | None = None,
     prefix: str = "",
-) -> tuple[Document, SelfAttnSettings, LayerFields | None]:
-    """The document and settings of a layer whose weights come from a state dict (given,
-    or under its checkpoint's names in the document, the one under `prefix` or the only
-    one): its weights in the document, its heads (required), GPT-2's causal mask, and for a
-    sentence d_model from W^Q's rows."""
+) -> tuple[LayerInputs, SelfAttnSettings, LayerFields | None]:
+    """The inputs and settings of a layer whose weights come from a state dict (given, or
+    under its checkpoint's names in the input, the one under `prefix` or the only one): its
+    weights among the inputs, its heads (required), GPT-2's causal mask, and for a sentence
+    d_model from W^Q's rows."""
     from dataclasses import replace
 
     if layer is not None:
-        document = with_layer(document, layer)
+        inputs = with_layer(inputs, layer)
     else:
-        document, layer = in_document(document, prefix)
+        inputs, layer = in_document(inputs, prefix)
     if layer is None:  # a seeded or given layer: causal only when asked
-        return document, replace(options, causal=bool(options.causal)), None
+        return inputs, replace(options, causal=bool(options.causal)), None
     changes: dict[str, Any] = {"heads": heads_of(layer, options.heads)}
     if options.causal is None:  # the layer's own: GPT-2's is causal
         changes["causal"] = layer.causal
     if sentence is not None and options.d_model is None and "w_q" in layer.fields:
         changes["d_model"] = int(layer.fields["w_q"].shape[0])
-    return document, replace(options, **changes), layer
+    return inputs, replace(options, **changes), layer

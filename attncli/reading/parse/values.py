@@ -385,22 +385,28 @@ def to_vector_or_matrix(value: Any, field: str, allow_masked: bool = False) -> n
 
 def require(document: Document, field: str, hint: Message) -> Any:
     """A field that must be present, with a message on how to give it."""
-    if field not in document or document[field] is None:
+    return required(document.get(field), field, hint)
+
+
+def required(value: Any, field: str, hint: Message) -> Any:
+    """The value of a field that must be given (None: it is not), with a message on how to
+    give it."""
+    if value is None:
         raise InputError(_("missing field '{field}': {hint}"), field=field, hint=hint)
-    return document[field]
+    return value
 
 
-def labels(document: Document, rows: int, field: str, prefix: str, unit: str = "row") -> list[str]:
-    """Token names for `rows` rows (or columns: `unit`) of `field`: the document's tokens,
-    or prefix1, prefix2, ..."""
-    if "tokens" not in document:
+def labels(tokens: object, rows: int, field: str, prefix: str, unit: str = "row") -> list[str]:
+    """Token names for `rows` rows (or columns: `unit`) of `field`: the `tokens` given, or
+    prefix1, prefix2, ... when they are not (None)."""
+    if tokens is None:
         return [f"{prefix}{index}" for index in range(1, rows + 1)]
-    tokens = parse_tokens(document["tokens"])
-    if len(tokens) != rows:
+    names = parse_tokens(tokens)
+    if len(names) != rows:
         raise ShapeError(
             _("tokens: {tokens} for {rows} of {field} (give one token name per key)"),
-            tokens=count(len(tokens), "name"),
+            tokens=count(len(names), "name"),
             rows=count(rows, unit),
             field=field,
         )
-    return tokens
+    return names

@@ -1,0 +1,62 @@
+"""The typed inputs of the self-attention layer: a document parsed into LayerInputs once,
+the Python API building it directly from its keywords, and the checks reading it."""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+
+import attncli
+from attncli.reading.check.layer_inputs import INPUTS, LayerInputs
+
+
+def test_a_document_is_parsed_into_fields_what_a_result_wrote_and_other_names():
+    document = {
+        "x": [[1.0, 0.0]],
+        "tokens": ["a"],
+        "mask": None,  # null: not given
+        "encoder.layer.0.attention.self.query.weight": [[1.0]],
+        "heads": 2,  # an option, not a field, unless a result is read back
+    }
+    inputs = LayerInputs.from_document(document)
+    assert inputs.x == [[1.0, 0.0]] and inputs.tokens == ["a"] and inputs.mask is None
+    assert list(inputs.others) == ["encoder.layer.0.attention.self.query.weight", "heads"]
+    assert inputs.written == {} and not inputs.read_back and inputs.from_x
+    assert inputs.given() == ["x", "tokens", *inputs.others]
+
+
+def test_a_result_read_back_keeps_what_it_wrote_apart_from_its_inputs():
+    result = attncli.selfattn("las llaves del coche", seed=0, heads=2).to_document()
+    inputs = LayerInputs.from_document(result)
+    assert inputs.read_back and "output" in inputs.written and inputs.others == {}
+    assert inputs.written["heads"] == 2 and np.array_equal(inputs.x, result["x"])
+    assert set(inputs.written) | set(inputs.given()) >= set(result) - {"queries", "keys"}
+
+
+def test_the_python_api_s_array_keywords_are_the_declared_fields():
+    keywords = inspect.signature(attncli.selfattn).parameters
+    arrays = [name for name in keywords if name in INPUTS]
+    # every field but what only a document carries (a result's query names, train's line)
+    assert set(INPUTS) - set(arrays) == {"query_tokens", "trained_by"}
+
+
+def test_a_name_that_is_not_a_field_is_an_error_not_none():
+    with pytest.raises(AttributeError):
+        LayerInputs().value("W_q")
+    assert LayerInputs().value("w_q") is None
+
+
+def test_python_and_a_document_give_the_same_layer():
+    x = np.arange(12.0).reshape(3, 4) / 10
+    from_python = attncli.selfattn(x=x, seed=1, tokens=("a", "b", "c"))
+    from attncli.api.selfattn import selfattn_inputs
+    from attncli.layer import SelfAttnSettings
+
+    document = {"x": x.tolist(), "tokens": ["a", "b", "c"]}
+    from_document = selfattn_inputs(
+        LayerInputs.from_document(document), None, SelfAttnSettings(seed=1, causal=False)
+    )
+    assert np.array_equal(from_python.output, from_document.output)
+    assert from_python.tokens == from_document.tokens == ("a", "b", "c")
