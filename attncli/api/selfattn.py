@@ -110,15 +110,16 @@ def selfattn(
     from attncli.layer import settings_from_keywords
 
     options = settings_from_keywords(**layer_settings)
-    inputs = plain_inputs(
-        LayerInputs(
-            x=x, queries=queries, keys=keys, values=values, tokens=tokens,
-            w_q=w_q, w_k=w_k, w_v=w_v, w_o=w_o,
-            x_q=x_q, x_kv=x_kv, x_k=x_k, x_v=x_v,
-            b_q=b_q, b_k=b_k, b_v=b_v, b_o=b_o, bias_k=bias_k, bias_v=bias_v,
-            mask=mask, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
-            grad_output=grad_output, target=target,
-        )
+    # each array-like as the checks read it: a tuple as a list, a tensor as an array
+    inputs = LayerInputs(
+        x=plain(x), queries=plain(queries), keys=plain(keys), values=plain(values),
+        tokens=plain(tokens),
+        w_q=plain(w_q), w_k=plain(w_k), w_v=plain(w_v), w_o=plain(w_o),
+        x_q=plain(x_q), x_kv=plain(x_kv), x_k=plain(x_k), x_v=plain(x_v),
+        b_q=plain(b_q), b_k=plain(b_k), b_v=plain(b_v), b_o=plain(b_o),
+        bias_k=plain(bias_k), bias_v=plain(bias_v),
+        mask=plain(mask), attn_mask=plain(attn_mask), key_padding_mask=plain(key_padding_mask),
+        grad_output=plain(grad_output), target=plain(target),
     )  # fmt: skip
     if model is not None:
         given = [*inputs.given(), *options.changed()]
@@ -135,12 +136,6 @@ def selfattn(
     from attncli.reading.models.state_dicts import layer_of
 
     return selfattn_inputs(inputs, sentence, options, layer_of(weights, prefix))
-
-
-def plain_inputs(inputs: LayerInputs) -> LayerInputs:
-    """The inputs as Python gave them, each array-like made a list or an array (a tuple
-    reads as a list, a torch tensor as an array) for the checks to read."""
-    return inputs.but(**{name: plain(inputs.value(name)) for name in inputs.given()})
 
 
 def selfattn_inputs(
