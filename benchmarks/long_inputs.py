@@ -20,6 +20,13 @@ both, e.g.
     ../bench-venv/bin/python benchmarks/long_inputs.py --tokens 20000,32000 --runs 5
 
 Targets: attn / torch ≤ 0.9 at T = 20,000 and 32,000, in float64 and in float32.
+
+--parts also says where attn's time goes: a fresh process runs the long path's steps on one
+thread, block after block and tile after tile as core.long_inputs.key_tiles takes them
+(the shift-free loop), and times each kind of step in CPU seconds: the two products
+(Q K^T of a tile, and the tile's weights times V), e^x in place and the row sums. Their
+total is attn's CPU time for the whole computation; beside it, torch's whole CPU time
+from the paired rounds.
 """
 
 from __future__ import annotations
@@ -97,6 +104,45 @@ print(json.dumps({"seconds": seconds, "added": peak() - before, "cpu": cpu() - s
 )
 
 
+PARTS = (
+    SETUP
+    + """
+from threadpoolctl import threadpool_limits
+from attncli.core import long_inputs as long
+kind = np.dtype(dtype).type
+q, k, v = (x @ w[n] for n in ("w_q", "w_k", "w_v"))
+q = q / kind(8.0)  # ÷ √64 falls on Q, exact, as long_output does
+keys_t = np.ascontiguousarray(k.T)
+rows = long.block_rows(tokens, q.itemsize, threads)
+tile = long.key_tile(rows, q.itemsize)
+scores, part = np.empty((rows, tile), kind), np.empty((rows, v.shape[1]), kind)
+sums, out = np.empty((rows, 1), kind), np.empty((rows, v.shape[1]), kind)
+spent = {"products": 0.0, "exp": 0.0, "sums": 0.0}
+clock = time.thread_time
+with threadpool_limits(1, user_api="blas"), np.errstate(over="ignore"):
+    for start in range(0, tokens, rows):
+        block = q[start : start + rows]
+        count = block.shape[0]
+        out[:count] = 0.0
+        for first in range(0, tokens, tile):
+            tiled = scores[:count, : min(tile, tokens - first)]
+            t0 = clock()
+            np.matmul(block, keys_t[:, first : first + tile], out=tiled)
+            t1 = clock()
+            np.exp(tiled, out=tiled)
+            t2 = clock()
+            np.sum(tiled, axis=1, keepdims=True, out=sums[:count])
+            t3 = clock()
+            out[:count] += np.matmul(tiled, v[first : first + tile], out=part[:count])
+            t4 = clock()
+            spent["products"] += (t1 - t0) + (t4 - t3)
+            spent["exp"] += t2 - t1
+            spent["sums"] += t3 - t2
+print(json.dumps(spent))
+"""
+)
+
+
 def side(script: str, tokens: int, dtype: str, threads: int, path: str = "long"):
     env = clean_env(threads)
     command = [sys.executable, "-c", script, str(tokens), dtype, str(threads), path]
@@ -120,6 +166,11 @@ def main() -> None:
         help="attn's long-input path (long), or its blocks of 512 as attend() computes "
         "them (blocks: the path long inputs took before long_output)",
     )
+    parser.add_argument(
+        "--parts",
+        action="store_true",
+        help="also time each kind of step of attn's long path on one thread (see above)",
+    )
     arguments = parser.parse_args()
     try:
         import torch  # noqa: F401
@@ -128,7 +179,7 @@ def main() -> None:
     print(f"attn's path: {arguments.path}; load average before: {load()}; "
           f"{arguments.threads} threads on both sides; "
           "OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset on both sides")  # fmt: skip
-    rows = []
+    rows, parts = [], []
     for tokens in (int(t) for t in arguments.tokens.split(",")):
         for dtype in arguments.dtypes.split(","):
             paired = alternate(
@@ -151,6 +202,12 @@ def main() -> None:
                          f"{ratio:.2f}× ({low:.2f}–{high:.2f}) {verdict}", f"{rate:.0f}",
                          f"{cpu[0]:.2f} / {cpu[1]:.2f} s",
                          f"{added[0]:.0f} / {added[1]:.0f}", loads_said(paired)))  # fmt: skip
+            if arguments.parts:
+                steps = side(PARTS, tokens, dtype, arguments.threads)()
+                parts.append((f"{tokens:,}", dtype, *(f"{steps[n]:.2f} s" for n in steps),
+                              f"{sum(steps.values()):.2f} s", f"{cpu[0]:.2f} s",
+                              f"{cpu[1]:.2f} s",
+                              f"{steps['products'] / cpu[1]:.2f}×"))  # fmt: skip
     print(table(["T", "dtype", "attn", "torch SDPA 4-D", f"attn / torch (target ≤ {TARGET})",
                  "attn GFLOP/s", "CPU time (attn / torch)", "memory added, MiB (attn / torch)",
                  "load"], rows))  # fmt: skip
@@ -158,6 +215,11 @@ def main() -> None:
         f"{arguments.runs} alternating rounds, d = {WIDTH}, output only; load average after: "
         f"{load()}"
     )
+    if parts:
+        print("\nWhere attn's CPU time goes (its steps on one thread, CPU seconds):\n")
+        print(table(["T", "dtype", "the two products", "e^x", "row sums", "steps in all",
+                     "attn's whole run", "torch's whole run", "products / torch's whole"],
+                    parts))  # fmt: skip
 
 
 if __name__ == "__main__":
