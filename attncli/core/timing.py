@@ -29,18 +29,6 @@ class Timing:
         return self.slowest > BUSY_SPREAD * self.fastest
 
 
-def time_call(function: Callable[[], object], repeat: int, warmup: int = 1) -> Timing:
-    """Call `function` `warmup` times untimed (caches, allocation), then `repeat` times timed."""
-    for _ in range(warmup):
-        function()
-    samples = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        function()
-        samples.append(time.perf_counter() - start)
-    return Timing(statistics.median(samples), min(samples), max(samples), repeat)
-
-
 def time_interleaved(
     functions: Mapping[str, Callable[[], object]],
     repeat: int,

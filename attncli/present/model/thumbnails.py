@@ -52,10 +52,6 @@ class Thumbnails:
     # the line, in the view's language
     too_wide: Callable[[int, int], str] | None = None
 
-    def width_needed(self, layers: int) -> int:
-        size = self.weights.shape[-1]
-        return LABEL + layers * size + (layers - 1) * GAP
-
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         layers, heads, size = self.weights.shape[:3]
         fitting = max(1, min(layers, (options.max_width - LABEL + GAP) // (size + GAP)))

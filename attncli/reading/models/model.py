@@ -18,7 +18,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from attncli.core.transformer import ACTIVATIONS, LLAMA_FAMILIES, Architecture, Network
+from attncli.core.transformer import ACTIVATIONS, FAMILIES, LLAMA_FAMILIES, Architecture, Network
 from attncli.errors import InputError, shown
 from attncli.limits import check_free_memory
 from attncli.messages import Message, _
@@ -27,7 +27,6 @@ from attncli.reading.models.tokens import ModelTokenizer, load_tokenizer
 from attncli.reading.parse.json_text import as_json_text
 from attncli.reading.parse.sources import json_file
 
-SUPPORTED = ("bert", "roberta", "gpt2", *LLAMA_FAMILIES)
 SAFETENSORS = "model.safetensors"
 INDEX = "model.safetensors.index.json"
 PICKLED = ("pytorch_model.bin", "pytorch_model.bin.index.json")
@@ -62,7 +61,7 @@ def read_config(folder: str) -> tuple[str, Architecture]:
     if not isinstance(config, dict):
         raise InputError(_("{path}: expected a JSON object"), path=path)
     model_type = config.get("model_type")
-    if model_type not in SUPPORTED:
+    if model_type not in FAMILIES:
         raise InputError(
             _(
                 "{path}: model_type {model_type} is not supported; attn runs {supported} "
@@ -70,7 +69,7 @@ def read_config(folder: str) -> tuple[str, Architecture]:
             ),
             path=path,
             model_type=repr(model_type),
-            supported=", ".join(SUPPORTED),
+            supported=", ".join(FAMILIES),
         )
     _check_forward(config, path, model_type)
     if model_type == "gpt2":
