@@ -5,7 +5,7 @@ for the model view. No I/O beyond reading the model."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +20,7 @@ from attncli.api.model import (
     example_for,
     split_words,
 )
-from attncli.errors import InputError, OptionError, shown
+from attncli.errors import InputError, OptionError, ShapeError, shown
 from attncli.messages import Message, OnSurface, Setting, _, typed
 
 if TYPE_CHECKING:
@@ -265,6 +265,25 @@ def _unseen(
     return "window" if windowed else "masked"
 
 
+def _each(texts: list[str], score: Callable[[str], _Scored]) -> list[_Scored]:
+    """Each sentence scored; of several, a refusal names the sentence it is about."""
+    runs = []
+    for number, text in enumerate(texts, 1):
+        try:
+            runs.append(score(text))
+        except (InputError, ShapeError, OptionError) as error:
+            if len(texts) == 1:
+                raise
+            raise type(error)(
+                _("sentence {number} of {count} ({sentence}): {reason}"),
+                number=number,
+                count=len(texts),
+                sentence=shown(text),
+                reason=error.said,
+            ) from None
+    return runs
+
+
 def _mean_controls(runs: list[_Scored], layer: int, head: int) -> dict[str, Any]:
     """A head's controls over several sentences: the strongest other key's weight and the
     target column's mean, each the mean over sentences (the key itself differs)."""
@@ -391,11 +410,11 @@ def heads(
     texts = _texts(sentence, sentences, model)
     if model is None:  # the seeded layer's heads, as one layer
         _seeded_ranks(options)
-        runs = [_seeded_scored(text, options, asked) for text in texts]
+        runs = _each(texts, lambda text: _seeded_scored(text, options, asked))
         model_name, model_type, causal = "seeded", "seeded", bool(options.causal)
     else:
         loaded = load_model(model)
-        runs = [_scored(loaded, text, asked) for text in texts]
+        runs = _each(texts, lambda text: _scored(loaded, text, asked))
         model_name, model_type = model, loaded.model_type
         causal = loaded.architecture.causal
     tables = np.stack([run.table for run in runs])  # [S, L, h]

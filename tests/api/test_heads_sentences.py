@@ -11,6 +11,7 @@ import pytest
 
 import attncli as attn
 from attncli.errors import InputError, OptionError
+from attncli.messages import Message
 from tests import tiny_models
 from tests.meaning import told
 
@@ -78,6 +79,7 @@ def test_the_screen_says_over_how_many_and_what_lowest_means(run, bert, sentence
 
 
 NOT_A_TOKEN = "{option} is not one of the model's tokens here: {known}"
+IN_SENTENCE = "sentence {number} of {count} ({sentence}): {reason}"
 
 
 def refused(result, kind, msgid, /, **fields):
@@ -106,6 +108,8 @@ def test_refusals(run, bert, sentence_file, tmp_path):
     missing = tmp_path / "missing.txt"
     missing.write_text("the keys are here\nthe car is here\n", encoding="utf-8")
     asked = ("--model", bert, "--from", "are", "--to", "keys")
-    refused(run("heads", "--sentences", str(missing), *asked), InputError, NOT_A_TOKEN,
-            option="--from 'are'", token="are",
-            known="[CLS], the, car, is, here, [SEP]")  # fmt: skip
+    result = run("heads", "--sentences", str(missing), *asked)
+    refused(result, InputError, IN_SENTENCE, number=2, count=2, sentence="the car is here")
+    told(result.error.fields["reason"], Message, NOT_A_TOKEN, option="--from 'are'",
+         token="are", known="[CLS], the, car, is, here, [SEP]")  # fmt: skip
+    assert "frase 2 de 2 (the car is here): --from 'are' no es" in result.error.message("es")
