@@ -12,6 +12,7 @@ from attncli.errors import InputError, OptionError, shown
 from attncli.messages import Message, OnSurface, Setting, _, typed
 
 if TYPE_CHECKING:
+    from attncli.core.rotary import Scaling
     from attncli.core.transformer import ForwardRun
     from attncli.reading.models.model import Model
     from attncli.reading.models.tokens import Encoded
@@ -207,16 +208,14 @@ def model_selfattn(
     )
 
 
-def _rope(loaded: Model) -> tuple[float, str, float] | None:
-    """The rotary settings a Llama-family model turns q and k by, for its header."""
+def _rope(loaded: Model) -> tuple[float, Scaling | None] | None:
+    """The rotary settings a Llama-family model turns q and k by: its base and scaling."""
     arch = loaded.architecture
     if not arch.rms:
         return None
     from attncli.core.rotary import BASE
 
-    scaling = arch.rope_scaling
-    base = BASE if arch.rope_base is None else arch.rope_base
-    return (base, "default", 1.0) if scaling is None else (base, scaling.kind, scaling.factor)
+    return (BASE if arch.rope_base is None else arch.rope_base), arch.rope_scaling
 
 
 def _position(

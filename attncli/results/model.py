@@ -12,6 +12,7 @@ from attncli.results.base import Result
 from attncli.results.selfattn import SelfAttnResult
 
 if TYPE_CHECKING:
+    from attncli.core.rotary import Scaling
     from attncli.explain.steps import Step
 
 
@@ -27,8 +28,8 @@ class ModelSource:
     heads: int  # heads per layer in the model
     head: int | None  # 1-based; None: every head
     ids: tuple[int, ...]  # the token ids
-    rope: tuple[float, str, float] | None = None  # the Llama family's rope_theta, scaling
-    #                                              kind ("default", "linear", "llama3"), factor
+    rope: tuple[float, Scaling | None] | None = None  # the Llama family's rope_theta and
+    #                                                  its scaling (None: none)
     theta: tuple[float, ...] | None = None  # the rotary frequencies q and k are turned by
 
 
@@ -81,6 +82,13 @@ class ModelAttnResult(SelfAttnResult):
             document["word_pieces"] = [list(g) for g in self.word_groups]
             document["word_weights"] = self.word_weights
         document.update(self.sizes, divisor=self.divisor, causal=self.causal)
+        # what else shaped the numbers, in the model's config.json's own names
+        if self.kv_heads is not None:
+            document["num_key_value_heads"] = self.kv_heads
+        if self.window is not None:
+            document["sliding_window"] = self.window
+        if s.rope is not None:
+            document["rope_parameters"] = rope_parameters(*s.rope)
         document.update(
             queries=self.queries,
             keys=self.keys,
@@ -94,6 +102,18 @@ class ModelAttnResult(SelfAttnResult):
     def steps(self, row: int | None = None, token: str | None = None, head: int = 1) -> list[Step]:
         """One row of the head shown (the layer's head `head` when every head is held)."""
         return super().steps(row, token, head if self.source.head is None else 1)
+
+
+def rope_parameters(theta: float, scaling: Scaling | None) -> dict[str, Any]:
+    """A model's rotary settings as its config.json's rope_parameters says them."""
+    if scaling is None:
+        return {"rope_type": "default", "rope_theta": theta}
+    parameters = {"rope_type": scaling.kind, "rope_theta": theta, "factor": scaling.factor}
+    if scaling.kind == "llama3":
+        parameters.update(low_freq_factor=scaling.low_freq_factor,
+                          high_freq_factor=scaling.high_freq_factor,
+                          original_max_position_embeddings=scaling.original_positions)  # fmt: skip
+    return parameters
 
 
 @dataclass(frozen=True)

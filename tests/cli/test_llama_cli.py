@@ -32,6 +32,17 @@ def test_the_header_says_what_the_family_does(run):
     assert "(tras su RMSNorm)" in spanish and "escalado llama3 ×8" in spanish
 
 
+@pytest.mark.parametrize("model", [LLAMA, MISTRAL])
+def test_the_json_says_what_shaped_the_numbers_in_the_config_s_names(run, model):
+    config = json.loads((Path(model) / "config.json").read_text(encoding="utf-8"))
+    document = json.loads(run("selfattn", "the keys", "--model", model).stdout)
+    assert document["num_key_value_heads"] == config["num_key_value_heads"] == 2
+    assert document.get("sliding_window") == config.get("sliding_window")
+    assert document["rope_parameters"] == config["rope_parameters"]
+    one_head = json.loads(run("selfattn", "the keys", "--model", model, "--head", "2").stdout)
+    assert "num_key_value_heads" not in one_head  # one query head: no grouping shown
+
+
 def test_one_head_and_its_steps(run):
     result = run("selfattn", "the keys to the cabinet", "--model", QWEN2, "--head", "3",
                  "--steps", "--token", "keys", "--format", "table")  # fmt: skip

@@ -50,10 +50,11 @@ def model_header(result: ModelAttnResult, fmt: Format, show: frozenset[str]) -> 
         fmt.say("model_input", layer=s.layer, after=after),
     ]
     if s.rope is not None:
-        base, kind, factor = s.rope
+        base, scaled = s.rope
+        kind = "default" if scaled is None else scaled.kind
         named = fmt.say("model_rope_linear") if kind == "linear" else kind  # llama3 is a name
-        scaling = "" if kind == "default" else fmt.say(
-            "model_rope_scaling", kind=named, factor=fmt.number(factor))  # fmt: skip
+        scaling = "" if scaled is None or kind == "default" else fmt.say(
+            "model_rope_scaling", kind=named, factor=fmt.number(scaled.factor))  # fmt: skip
         lines.append(fmt.say("model_rotary", base=fmt.number(base), scaling=scaling))
     lines.append(fmt.say("model_trained"))
     if not show:
