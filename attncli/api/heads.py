@@ -175,7 +175,7 @@ def _seeded_scored(text: str, options: SelfAttnSettings, asked: _Asked) -> _Scor
     """One sentence through the seeded layer (attn selfattn's, with these settings): its
     heads scored as asked, as one layer; a token's id is the word itself."""
     from attncli.api.selfattn import selfattn_inputs
-    from attncli.reading.check.layer_inputs import LayerInputs
+    from attncli.reading.parse.layer_inputs import LayerInputs
 
     result = selfattn_inputs(LayerInputs(), text, options)
     weights = np.asarray(result.weights, dtype=np.float64)

@@ -163,7 +163,7 @@ def sentence_pair(
         else:
             from attncli.api.selfattn import selfattn_inputs
             from attncli.layer import SelfAttnSettings
-            from attncli.reading.check.layer_inputs import LayerInputs
+            from attncli.reading.parse.layer_inputs import LayerInputs
 
             seeded = selfattn_inputs(LayerInputs(), text, options or SelfAttnSettings())
             runs.append((seeded, None, None))

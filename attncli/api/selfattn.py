@@ -14,7 +14,7 @@ from attncli.api.calculator import ArrayLike, check_finite, plain
 from attncli.api.selfattn_backward import selfattn_backward
 from attncli.errors import OptionError
 from attncli.messages import Setting, _
-from attncli.reading.check.layer_inputs import LayerInputs
+from attncli.reading.parse.layer_inputs import LayerInputs
 from attncli.results.selfattn import SelfAttnResult
 
 if TYPE_CHECKING:
@@ -155,13 +155,15 @@ def selfattn_inputs(
     The scores are divided by √d_k (per head), by `options.scale` when a number, or not
     at all when it is None.
     """
-    from attncli.reading.check.fields import drawn_of
+    from attncli.reading.check.fields import check_fields, drawn_of
     from attncli.reading.check.read_back import check_outputs, read_back_inputs
     from attncli.reading.check.selfattn import selfattn_input
     from attncli.reading.models.state_dicts import KIND_NAMES, layer_settings
 
     inputs, options, layer = layer_settings(inputs, sentence, options, layer, prefix)
+    check_fields(inputs)  # every name used, once a checkpoint's have been taken
     inputs, written = read_back_inputs(inputs, options.heads)  # a result read back
+    inputs = inputs.with_arrays()
 
     from attncli.reading.check.grouped import check_grouping
 

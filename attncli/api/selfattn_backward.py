@@ -9,8 +9,8 @@ import numpy as np
 
 if TYPE_CHECKING:
     from attncli.core.selfattn import Attention
-    from attncli.reading.check.layer_inputs import LayerInputs
     from attncli.reading.check.selfattn import SelfAttnInput
+    from attncli.reading.parse.layer_inputs import LayerInputs
 
 
 def selfattn_backward(

@@ -210,8 +210,8 @@ def _layer(
     """X, the seeded W's and the mask of one sentence, checked as attn selfattn checks them."""
     from attncli.api.selfattn import fill_from_seed
     from attncli.core.positions import with_positions
-    from attncli.reading.check.layer_inputs import LayerInputs
     from attncli.reading.check.selfattn import selfattn_input
+    from attncli.reading.parse.layer_inputs import LayerInputs
 
     text, seeded = " ".join(sentence.tokens), replace(settings, causal=False)
     checked = fill_from_seed(selfattn_input(LayerInputs(), text, seeded), settings)

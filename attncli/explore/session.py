@@ -79,7 +79,7 @@ def compute(source: Source, state: State) -> SelfAttnResult:
             source.sentence, source.model, layer=state.layer, head=state.head, words=state.words
         )
     from attncli.api.selfattn import selfattn_inputs
-    from attncli.reading.check.layer_inputs import LayerInputs
+    from attncli.reading.parse.layer_inputs import LayerInputs
 
     settings = layer_settings(source, state)
     # The document as attn selfattn -i reads it: every field used, or refused in one line.

@@ -113,7 +113,7 @@ READ_BACK = [
 def test_a_read_back_names_its_fix_as_keywords_in_python(computed, asked, cli, python):
     from attncli.layer import settings_from_keywords
     from attncli.reading.check.fields import check_read_back
-    from attncli.reading.check.layer_inputs import LayerInputs
+    from attncli.reading.parse.layer_inputs import LayerInputs
 
     document = attn.selfattn("las llaves del coche", **computed).to_document()
     with pytest.raises(AttnError) as raised:

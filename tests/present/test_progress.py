@@ -71,7 +71,7 @@ def test_a_big_batch_in_groups_gives_the_same_numbers_bit_for_bit(given, monkeyp
 def _output_only(document: dict, heard: list | None = None) -> np.ndarray:
     from attncli.api.selfattn import selfattn_inputs
     from attncli.layer import SelfAttnSettings
-    from attncli.reading.check.layer_inputs import LayerInputs
+    from attncli.reading.parse.layer_inputs import LayerInputs
 
     settings = SelfAttnSettings(grids=False, heads=2)
     told = None if heard is None else (lambda *done: heard.append(done))

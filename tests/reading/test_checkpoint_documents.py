@@ -129,7 +129,7 @@ def test_a_layer_in_a_document_still_needs_its_heads_and_every_name_read(run, tm
 def test_the_spanish_line_lists_the_prefixes_too():
     from attncli.api.selfattn import selfattn_inputs
     from attncli.layer import SelfAttnSettings
-    from attncli.reading.check.layer_inputs import LayerInputs
+    from attncli.reading.parse.layer_inputs import LayerInputs
 
     document = _document("gpt2", "h.0.attn")
     with pytest.raises(InputError) as raised:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import attncli
-from attncli.reading.check.layer_inputs import INPUTS, LayerInputs
+from attncli.reading.parse.layer_inputs import INPUTS, LayerInputs
 
 
 def test_a_document_is_parsed_into_fields_what_a_result_wrote_and_other_names():

@@ -113,7 +113,7 @@ def test_a_changed_result_is_refused_in_spanish_too():
     document["weights"][0][0][0] += 0.5
     from attncli.api.selfattn import selfattn_inputs
     from attncli.layer import SelfAttnSettings
-    from attncli.reading.check.layer_inputs import LayerInputs
+    from attncli.reading.parse.layer_inputs import LayerInputs
 
     with pytest.raises(InputError) as raised:
         selfattn_inputs(LayerInputs.from_document(document), None, SelfAttnSettings(heads=2))

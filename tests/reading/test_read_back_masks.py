@@ -119,7 +119,7 @@ def test_the_python_result_writes_its_mask_down():
     assert np.asarray(second["mask"]).all()  # sequence 2 has no padding
     from attncli.api.selfattn import selfattn_inputs
     from attncli.layer import SelfAttnSettings
-    from attncli.reading.check.layer_inputs import LayerInputs
+    from attncli.reading.parse.layer_inputs import LayerInputs
 
     again = selfattn_inputs(
         LayerInputs.from_document(document), None, SelfAttnSettings(heads=2, causal=True)
@@ -150,7 +150,7 @@ def test_the_explorer_s_state_keeps_an_added_bias():
     from attncli.api.selfattn import selfattn_inputs
     from attncli.explore.saved import state_document
     from attncli.layer import SelfAttnSettings
-    from attncli.reading.check.layer_inputs import LayerInputs
+    from attncli.reading.parse.layer_inputs import LayerInputs
 
     alibi = np.array([[-abs(i - j) * 0.5 for j in range(3)] for i in range(3)])
     result = attn.selfattn(x=ONE, attn_mask=alibi, causal=True)

@@ -91,7 +91,7 @@ def test_an_npz_field_is_held_to_the_same_rule(run, tmp_path):
 def test_the_api_refuses_too():
     from attncli.api.selfattn import selfattn_inputs
     from attncli.layer import SelfAttnSettings
-    from attncli.reading.check.layer_inputs import LayerInputs
+    from attncli.reading.parse.layer_inputs import LayerInputs
 
     with pytest.raises(InputError) as caught:
         selfattn_inputs(LayerInputs.from_document({"x": X, "W_v": W}), None, SelfAttnSettings())

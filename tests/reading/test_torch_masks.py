@@ -249,7 +249,7 @@ def test_the_row_blocked_computation_reports_its_progress():
     result_heard: list[tuple[int, int]] = []
     from attncli.api.selfattn import selfattn_inputs
     from attncli.layer import SelfAttnSettings
-    from attncli.reading.check.layer_inputs import LayerInputs
+    from attncli.reading.parse.layer_inputs import LayerInputs
 
     settings = SelfAttnSettings(grids=False, heads=2)
     selfattn_inputs(

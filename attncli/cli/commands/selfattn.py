@@ -205,7 +205,7 @@ def selfattn(
     head = 1 if head is None else head
     from attncli.api.selfattn import selfattn_inputs
     from attncli.layer import grids_needed
-    from attncli.reading.check.layer_inputs import LayerInputs
+    from attncli.reading.parse.layer_inputs import LayerInputs
     from attncli.reading.parse.sources import document_from
 
     given_sentence = sentence is not None and input_path is None

@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING
 
 from attncli.errors import InputError
 from attncli.messages import Message, OnSurface, Setting, _
-from attncli.reading.check.layer_inputs import INPUTS, X_FIELDS, is_output
 from attncli.reading.check.masks import OTHER_MASKS
+from attncli.reading.parse.layer_inputs import INPUTS, X_FIELDS, is_output
 
 if TYPE_CHECKING:
     from attncli.layer import SelfAttnSettings
-    from attncli.reading.check.layer_inputs import LayerInputs
+    from attncli.reading.parse.layer_inputs import LayerInputs
 
 # Settings a result writes down, which a hand-written document might mean as settings:
 # each as the setting that asks for it (--heads h, heads=h).

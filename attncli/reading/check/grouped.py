@@ -11,7 +11,7 @@ from attncli.messages import Setting, _
 
 if TYPE_CHECKING:
     from attncli.layer import SelfAttnSettings
-    from attncli.reading.check.layer_inputs import LayerInputs
+    from attncli.reading.parse.layer_inputs import LayerInputs
 
 
 def check_grouping(settings: SelfAttnSettings, inputs: LayerInputs) -> None:

@@ -14,7 +14,7 @@ from attncli.reading.parse.values import check_length, shape_text
 if TYPE_CHECKING:
     import numpy as np
 
-    from attncli.reading.check.layer_inputs import LayerInputs
+    from attncli.reading.parse.layer_inputs import LayerInputs
 
 
 # Names of masks that attn selfattn does not read by that name, each with how to give it.
@@ -268,7 +268,7 @@ def bias_kv(inputs: LayerInputs, d_k: int, d_v: int) -> dict[str, np.ndarray]:
         )
     found = {}
     for name, length in (("bias_k", d_k), ("bias_v", d_v)):
-        value = inputs.value(name)
+        value = inputs.value(name)  # torch's is 1 × 1 × h·d
         row = to_vector(np.ravel(value) if hasattr(value, "shape") else value, name)
         found[name] = check_length(row, name, length, "K" if name == "bias_k" else "V")
     return found

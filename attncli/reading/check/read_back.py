@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     import numpy as np
 
-    from attncli.reading.check.layer_inputs import LayerInputs
+    from attncli.reading.parse.layer_inputs import LayerInputs
 
 DIRECT = ("queries", "keys", "values")
 # The outputs a result writes that are checked against the recomputation, in this order.

@@ -20,7 +20,6 @@ from attncli.reading.check.calculator import (
     row_labels,
 )
 from attncli.reading.check.fields import (
-    check_fields,
     check_read_back,
     unused_sizes,
     unused_with_direct,
@@ -30,19 +29,15 @@ from attncli.reading.check.sizes import check_memory, own_widths, projection_siz
 from attncli.reading.models.state_dicts import LAYER_FIELDS
 from attncli.reading.parse.values import (
     check_length,
-    is_batch,
     labels,
     required,
     shape_text,
-    to_batch,
-    to_matrix,
-    to_vector,
 )
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from attncli.reading.check.layer_inputs import LayerInputs
+    from attncli.reading.parse.layer_inputs import LayerInputs
 
 # The flags messages name, as the command line (--no-proj) or Python (projections=False) says.
 NO_PROJ = Setting("projections", False, "--no-proj")
@@ -118,7 +113,6 @@ def selfattn_input(
             context=Setting("context"),
             where=OnSurface(Message(_(" in -i FILE")), ""),
         )
-    check_fields(inputs)
     check_read_back(inputs, settings)
     # The gradient at the output goes with either kind of input.
     # The weights may go with a sentence too (--weights FILE, or w_q, … in -i FILE).
@@ -151,8 +145,7 @@ def selfattn_input(
         query_tokens = tokenize(sentence)
         tokens = tokenize(settings.context) if settings.context is not None else query_tokens
         # given W^Q with a sentence: its rows are the embeddings' width
-        given_w_q = inputs.w_q
-        rows = len(given_w_q) if isinstance(given_w_q, list) and given_w_q else None
+        rows = None if inputs.w_q is None else int(inputs.w_q.shape[0])
         d_model = settings.d_model or rows or 8
     elif inputs.x_k is not None or inputs.x_v is not None:
         x, x_kv, x_v, d_model = separate_matrices(inputs, settings)
@@ -164,9 +157,8 @@ def selfattn_input(
         tokens = labels(inputs.tokens, x_kv.shape[-2], "x_kv", "k")
     else:
         x_hint = Message(_("give x (a row per token), x_q and x_kv, or queries/keys/values"))
-        given_x = required(inputs.x, "x", x_hint)
         # A batch (B × T × d, as torch's batch_first) is computed in one go.
-        x = to_batch(given_x, "x") if is_batch(given_x) else to_matrix(given_x, "x")
+        x = required(inputs.x, "x", x_hint)
         if settings.d_model is not None and settings.d_model != x.shape[-1]:
             raise ShapeError(
                 _("x has {columns} columns but {option} is {d_model} (drop {option})"),
@@ -214,7 +206,7 @@ def selfattn_input(
             if inputs.value(name) is None:
                 drawn.append(name)
                 continue
-            matrix = to_matrix(inputs.value(name), name)
+            matrix = inputs.value(name)
             # W^O may project to a width of its own, d_out (its columns)
             if name == "w_o" and matrix.shape[0] == shape[0]:
                 shape = matrix.shape
@@ -335,7 +327,7 @@ def _biases(
                 heads=Setting("heads"),
                 no_out=NO_OUT_PROJ,
             )
-        bias = to_vector(inputs.value(name), name)
+        bias = inputs.value(name)
         found[name] = check_length(bias, name, length, name.replace("b_", "W^").upper())
     return found
 
@@ -429,10 +421,7 @@ def separate_matrices(
 
 def sequences(inputs: LayerInputs, names: tuple[str, ...], hint: Message) -> list[np.ndarray]:
     """The named sequences, each T × d, or each a batch B × T × d of one B."""
-    found = []
-    for name in names:
-        value = required(inputs.value(name), name, hint)
-        found.append(to_batch(value, name) if is_batch(value) else to_matrix(value, name))
+    found = [required(inputs.value(name), name, hint) for name in names]
     if len({array.shape[:-2] for array in found}) > 1:
         shapes = ", ".join(
             f"{name} {' × '.join(map(str, a.shape))}" for name, a in zip(names, found, strict=True)

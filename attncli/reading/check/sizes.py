@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from attncli.layer import SelfAttnSettings
-    from attncli.reading.check.layer_inputs import LayerInputs
+    from attncli.reading.parse.layer_inputs import LayerInputs
 
 
 def sizes_text(d_model: int, d_k: int, d_v: int, heads: int | None) -> str | Message:
@@ -35,7 +35,7 @@ def sizes_text(d_model: int, d_k: int, d_v: int, heads: int | None) -> str | Mes
 def own_widths(inputs: LayerInputs, name: str, given: np.ndarray, d_model: int) -> ShapeError:
     """W^K or W^V with rows of their own (torch's kdim, vdim) for a single x: the layer's
     keys and values have widths of their own, so it reads x_q, x_k and x_v."""
-    rows = {n: rows_of(inputs.value(n)) for n in ("w_k", "w_v")}
+    rows = {n: inputs.value(n).shape[0] for n in ("w_k", "w_v") if inputs.value(n) is not None}
     rows[name] = given.shape[0]
     parts = [
         Message(_("{name} has {rows} rows"), name=n, rows=r)
@@ -61,16 +61,6 @@ def own_widths(inputs: LayerInputs, name: str, given: np.ndarray, d_model: int) 
     )
 
 
-def rows_of(given: object) -> int | None:
-    """The number of rows of a matrix given, if it is one."""
-    shape = getattr(given, "shape", None)
-    if shape is not None and len(shape) == 2:
-        return int(shape[0])
-    if isinstance(given, list) and given and isinstance(given[0], list):
-        return len(given)
-    return None
-
-
 def projection_sizes(
     inputs: LayerInputs, settings: SelfAttnSettings, d_model: int
 ) -> tuple[int, int]:
@@ -81,7 +71,8 @@ def projection_sizes(
     totals = []
     for option, given_name in (("d_k", "w_q"), ("d_v", "w_v")):
         chosen = getattr(settings, option)
-        columns = columns_of(inputs.value(given_name))
+        given = inputs.value(given_name)
+        columns = None if given is None else int(given.shape[1])
         if columns is not None and given_name == "w_v" and settings.kv_heads and settings.heads:
             columns = columns * settings.heads // settings.kv_heads  # W^V holds G heads of H
         if chosen is not None:
@@ -115,14 +106,6 @@ def projection_sizes(
         else:
             totals.append(d_model)
     return totals[0], totals[1]
-
-
-def columns_of(given: object) -> int | None:
-    """The number of columns of a matrix given, if it is one."""
-    if isinstance(given, list) and given and isinstance(given[0], list):
-        return len(given[0])
-    shape = getattr(given, "shape", None)
-    return int(shape[1]) if shape is not None and len(shape) == 2 else None
 
 
 def _attention_numbers(sizes: Mapping[str, int]) -> int:

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from attncli.layer import SelfAttnSettings
-    from attncli.reading.check.layer_inputs import LayerInputs
+    from attncli.reading.parse.layer_inputs import LayerInputs
 
 # The layer's fields in attn's names, which a state dict's names are turned into.
 LAYER_FIELDS = ("w_q", "w_k", "w_v", "w_o", "b_q", "b_k", "b_v", "b_o", "bias_k", "bias_v")

@@ -1,10 +1,11 @@
 """What a self-attention layer is given, as one typed object: the sequences, their token
 names, the projections and their biases, the masks and the gradient at the output. A JSON
 document (or an .npz archive) is parsed into it once, by from_document(); the Python API
-builds it directly (attncli.selfattn's keywords are its fields). The checks
-(reading/check/selfattn.py and its neighbours) read its attributes, and turn each array
-into float64 where they know what it must be, so that a refusal can say which field, which
-row and what shape was expected."""
+builds it directly (attncli.selfattn's keywords are its fields). with_arrays() then reads
+every sequence, projection and bias as a float64 array of its rank, naming the field and
+the row of anything that is not; the checks (reading/check/selfattn.py and its
+neighbours) hold those arrays against each other and the settings. The masks and the
+gradient at the output are read there, as their shape depends on the layer's."""
 
 from __future__ import annotations
 
@@ -110,11 +111,33 @@ class LayerInputs:
         """A copy with `changes` made (a field of None: no longer given)."""
         return replace(self, **changes)
 
+    def with_arrays(self) -> LayerInputs:
+        """The sequences (each T × d, or a batch B × T × d), the projections (matrices) and
+        their biases (vectors) as float64 arrays; queries, keys and values beside an X are
+        a result's outputs, not inputs, and are left as they are (so are torch's
+        add_bias_kv rows, which come in pairs: reading/check/masks.bias_kv reads them)."""
+        from attncli.reading.parse.values import is_batch, to_batch, to_matrix, to_vector
+
+        sequences = X_FIELDS if self.from_x else (*X_FIELDS, *DIRECT)
+        read: dict[str, Any] = {}
+        for name in sequences:
+            value = getattr(self, name)
+            if value is not None:
+                read[name] = to_batch(value, name) if is_batch(value) else to_matrix(value, name)
+        for name in ("w_q", "w_k", "w_v", "w_o"):
+            if getattr(self, name) is not None:
+                read[name] = to_matrix(getattr(self, name), name)
+        for name in ("b_q", "b_k", "b_v", "b_o"):
+            if getattr(self, name) is not None:
+                read[name] = to_vector(getattr(self, name), name)
+        return replace(self, **read)
+
 
 INPUTS = tuple(f.name for f in fields(LayerInputs) if f.name not in ("written", "others"))
 # The sequences a layer computed from X reads (a result of one holds them; one of queries,
 # keys and values given directly does not).
 X_FIELDS = ("x", "x_q", "x_kv", "x_k", "x_v")
+DIRECT = ("queries", "keys", "values")  # given instead of X, or a result's outputs
 # The layer's own outputs (results/selfattn.py): when a result is read back (it has an
 # `output`), they pass through; the layer computes them again from its inputs.
 OUTPUTS = frozenset(
