@@ -4,6 +4,7 @@ the Python API building it directly from its keywords, and the checks reading it
 from __future__ import annotations
 
 import inspect
+import json
 
 import numpy as np
 import pytest
@@ -60,3 +61,21 @@ def test_python_and_a_document_give_the_same_layer():
     )
     assert np.array_equal(from_python.output, from_document.output)
     assert from_python.tokens == from_document.tokens == ("a", "b", "c")
+
+
+def test_w_q_sizes_a_sentence_s_embeddings_from_json_from_npz_and_from_python(run, tmp_path):
+    rng = np.random.default_rng(0)
+    weights = {name: rng.standard_normal((16, 16)) for name in ("w_q", "w_k", "w_v")}
+    np.savez(tmp_path / "w.npz", **weights)
+    (tmp_path / "w.json").write_text(
+        json.dumps({name: array.tolist() for name, array in weights.items()}), encoding="utf-8"
+    )
+    outputs = []
+    for name in ("w.json", "w.npz"):
+        result = run("selfattn", "las llaves del coche", "-i", str(tmp_path / name))
+        assert result.exit_code == 0, result.stderr
+        document = json.loads(result.stdout)
+        assert document["d_model"] == 16
+        outputs.append(np.array(document["output"]))
+    in_python = attncli.selfattn("las llaves del coche", **weights)
+    assert np.array_equal(outputs[0], outputs[1]) and np.allclose(in_python.output, outputs[0])
