@@ -72,8 +72,11 @@ def test_the_cache_size_and_the_multiplications_counted():
 
 
 def test_the_ledger_refuses_what_it_does_not_replay():
-    with pytest.raises(OptionError, match="^kv_cache\\(\\) replays a causal .*; add causal=True$"):
+    with pytest.raises(OptionError) as caught:
         attn.kv_cache(attn.selfattn(sentence=LESSON))
+    told(caught.value, OptionError, "{option} replays a causal layer, where each token sees only "
+         "the ones before it; add {causal}", "python", option="kv_cache()",
+         causal="causal=True")  # fmt: skip
     with pytest.raises(OptionError) as caught:
         attn.kv_cache(attn.selfattn(sentence=LESSON, causal=True, heads=2), head=3)
     told(caught.value, OptionError, "{head}: this layer has {heads} heads (1 to {heads})",

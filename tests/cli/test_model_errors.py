@@ -13,6 +13,7 @@ from attncli.errors import AttnError, InputError
 from attncli.reading.models import model as model_reading
 from attncli.reading.models.model import load_model
 from tests import tiny_models
+from tests.meaning import told
 
 
 @pytest.fixture(scope="module")
@@ -222,12 +223,17 @@ def test_a_memory_refusal_writes_thousands_as_its_language_does():
 
 def test_an_over_long_sentence_names_the_config_field(originals):
     model = load_model(str(originals / "bert"))
-    with pytest.raises(InputError, match=r"49 tokens .* at most 48 \(max_position_embeddings"):
+    too_long = ("the sentence is {tokens} tokens and the model takes at most {positions} "
+                "({field} in its config.json); shorten it")  # fmt: skip
+    with pytest.raises(InputError) as raised:
         model.tokenizer.encode(" ".join(["keys"] * 47))
+    told(raised.value, InputError, too_long, tokens=49, positions=48,
+         field="max_position_embeddings")  # fmt: skip
     model.tokenizer.encode(" ".join(["keys"] * 46))  # 48 with [CLS] and [SEP]: fine
     gpt2 = load_model(str(originals / "gpt2"))
-    with pytest.raises(InputError, match=r"n_positions"):
+    with pytest.raises(InputError) as raised:
         gpt2.tokenizer.encode(" keys" * 49)
+    told(raised.value, InputError, too_long, field="n_positions")
 
 
 def test_a_name_not_found_says_where_it_looked_and_how_to_get_it(tmp_path, monkeypatch):

@@ -95,8 +95,9 @@ def test_seeded_options_with_a_model_are_refused(sizes, switches, message):
 
 
 def test_layer_without_a_model_is_refused():
-    with pytest.raises(AttnError, match="add --model"):
+    with pytest.raises(AttnError) as raised:
         prepare(SENTENCE, None, {"layer": 2}, {})
+    assert raised.value.msgid == "--layer and --words pick from a pretrained model; add --model M"
 
 
 def test_the_words_panel_works_the_merge_with_the_heads_own_weights():
