@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import attncli as attn
-from attncli.errors import InputError
+from attncli.errors import InputError, ShapeError
 from attncli.present.format import BLANK, CARRIED
 from tests.meaning import told
 
@@ -105,7 +105,9 @@ def test_a_read_back_error_says_nothing_of_decimal_commas_in_another_option(run)
 def test_an_error_about_another_option_names_none_typed_with_commas(run):
     result = run("grad", "--query", "1,0", "--keys", "1,0;0,1", "--values", "1,0;0,1",
                  "--target", "8,2,1")  # fmt: skip
-    assert result.exit_code == 2 and "target is 3" in result.stderr
+    assert result.exit_code == 2
+    told(result.error, ShapeError, "{name} is {shown} but the output is {wanted} (give one "
+         "number per number of the output)", name="target", shown="3", wanted="2")  # fmt: skip
     assert "decimal commas" not in result.stderr
     about = run("score", "--query", "0,5", "--keys", "1,0,1;0,1,1")  # the query's own size
     assert "if --query '0,5' holds decimal commas" in about.stderr

@@ -75,7 +75,9 @@ def test_trained_by_that_is_not_a_text_is_refused(run, tmp_path):
     path = tmp_path / "layer.json"
     path.write_text(json.dumps(document), encoding="utf-8")
     result = run("selfattn", LESSON, "-i", str(path))
-    assert result.exit_code == 2 and result.stdout == "" and "trained_by is int" in result.stderr
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.error.msgid.startswith("trained_by is {kind};")
+    assert result.error.fields == {"kind": "int"}
 
 
 def test_the_samples_are_told_in_spanish_and_each_comment_once(run_json):
