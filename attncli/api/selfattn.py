@@ -155,19 +155,19 @@ def selfattn_inputs(
     The scores are divided by √d_k (per head), by `options.scale` when a number, or not
     at all when it is None.
     """
-    from attncli.reading.check.fields import check_fields, drawn_of
+    from attncli.reading.check.fields import drawn_of
     from attncli.reading.check.read_back import check_outputs, read_back_inputs
-    from attncli.reading.check.selfattn import selfattn_input
+    from attncli.reading.check.selfattn import check_given, selfattn_input
     from attncli.reading.models.state_dicts import KIND_NAMES, layer_settings
 
     inputs, options, layer = layer_settings(inputs, sentence, options, layer, prefix)
-    check_fields(inputs)  # every name used, once a checkpoint's have been taken
     inputs, written = read_back_inputs(inputs, options.heads)  # a result read back
-    inputs = inputs.with_arrays()
 
     from attncli.reading.check.grouped import check_grouping
 
     check_grouping(options, inputs)
+    check_given(inputs, sentence, options)
+    inputs = inputs.with_arrays(projections=options.projections)
     checked = fill_from_seed(selfattn_input(inputs, sentence, options), options)
     given_mask, given_bias = checked.allowed, checked.bias  # written down for a read-back
     drawn, seed = drawn_of(inputs, checked.weights, checked.drawn, options.seed)

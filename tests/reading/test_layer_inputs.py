@@ -79,3 +79,56 @@ def test_w_q_sizes_a_sentence_s_embeddings_from_json_from_npz_and_from_python(ru
         outputs.append(np.array(document["output"]))
     in_python = attncli.selfattn("las llaves del coche", **weights)
     assert np.array_equal(outputs[0], outputs[1]) and np.allclose(in_python.output, outputs[0])
+
+
+X = [[1.0, 0.0], [0.0, 1.0]]
+W = [[1.0, 0.5], [0.5, 1.0]]
+Q = [[1.0, 0.0], [0.0, 1.0]]
+
+
+@pytest.mark.parametrize(
+    ("document", "options", "msgid"),
+    [
+        ({"x": [[1, "a"]]}, ["--heads", "0"], "{option} is {value}; it must be 1 or more"),
+        (
+            {"x": [[1, "a"]]},
+            ["--context", "a b"],
+            "{context} gives the keys and values for a sentence's queries; give the sentence too "
+            "(or x_q and x_kv{where})",
+        ),
+        (
+            {"x": X, "w_q": W, "w_k": W, "w_v": W, "w_o": "abc"},
+            [],
+            "w_o joins the heads of {heads} through W^O; give {option} (without {no_out_proj}), "
+            "or leave w_o out",
+        ),
+        (
+            {"queries": Q, "keys": Q, "values": Q, "x": "abc"},
+            [],
+            "{name}: queries, keys and values are given directly, so attn selfattn would not use "
+            "{name}; remove it, or give x and the W's instead of queries/keys/values",
+        ),
+        (
+            {"x": X, "b_q": "abc"},
+            ["--no-proj"],
+            "biases go with the projections; drop {no_proj} or the b_ fields",
+        ),
+    ],
+    ids=["heads-0", "context", "w_o-without-heads", "x-beside-queries", "bias-without-proj"],
+)
+def test_what_is_given_is_held_against_the_settings_before_any_array_is_read(
+    run, tmp_path, document, options, msgid
+):
+    path = tmp_path / "input.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    result = run("selfattn", "-i", str(path), *options)
+    assert result.exit_code == 2 and result.stdout == "", result.stdout
+    assert result.error.msgid == msgid, result.stderr
+
+
+def test_without_projections_the_ws_are_left_aside_unread(run, tmp_path):
+    path = tmp_path / "input.json"
+    path.write_text(json.dumps({"x": X, "w_q": "abc"}), encoding="utf-8")
+    assert run("selfattn", "-i", str(path), "--no-proj").exit_code == 0
+    path.write_text(json.dumps({"x": X, "w_q": "abc"}), encoding="utf-8")
+    assert run("selfattn", "-i", str(path)).error.fields["field"] == "w_q"

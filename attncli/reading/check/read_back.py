@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from attncli.errors import InputError, ShapeError
 from attncli.messages import Message, Setting, _
+from attncli.reading.parse.layer_inputs import DIRECT
 from attncli.reading.parse.values import is_batch, shape_text, to_batch
 
 if TYPE_CHECKING:
@@ -24,7 +25,6 @@ if TYPE_CHECKING:
 
     from attncli.reading.parse.layer_inputs import LayerInputs
 
-DIRECT = ("queries", "keys", "values")
 # The outputs a result writes that are checked against the recomputation, in this order.
 # The scores last: a mask left out changes the weights too, which say it more plainly.
 CHECKED = ("queries", "keys", "values", "weights", "concat", "output", "raw_scores", "scores")

@@ -1,7 +1,9 @@
 """Validated inputs for attn selfattn: a sentence made into X, or given matrices.
 
-The selfattn half of the parsing layer (inputs.py holds the calculator's): it checks
-the options, reads X or Q, K, V, and fills in seeded projections that were left out.
+The self-attention half of the checks (calculator.py holds the calculator's):
+check_given() holds what is given against the settings by name, before any array is read
+(LayerInputs.with_arrays); selfattn_input() holds the arrays against each other and the
+sizes, and says which projections the fill step (api/selfattn.fill_from_seed) draws.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from attncli.reading.check.calculator import (
     row_labels,
 )
 from attncli.reading.check.fields import (
+    check_fields,
     check_read_back,
     unused_sizes,
     unused_with_direct,
@@ -81,15 +84,10 @@ class SeededSizes:
     key_widths: tuple[int, int] | None  # (kdim, vdim) when keys and values have their own
 
 
-def selfattn_input(
-    inputs: LayerInputs, sentence: str | None, settings: SelfAttnSettings
-) -> SelfAttnInput:
-    """Validated inputs for attn selfattn, from a sentence or from given matrices."""
-    import numpy as np
-
-    from attncli.core.selfattn import projection_shapes
-    from attncli.reading.parse.sentence import tokenize
-
+def check_given(inputs: LayerInputs, sentence: str | None, settings: SelfAttnSettings) -> None:
+    """What is given, held against the settings and against itself by name alone, before
+    any array is read: the sizes asked for, every name read, a result read back's
+    settings, a sentence or arrays, and what the settings would leave unused."""
     for name in ("d_model", "d_k", "d_v", "heads"):
         value = getattr(settings, name)
         if value is not None and value < 1:
@@ -113,6 +111,7 @@ def selfattn_input(
             context=Setting("context"),
             where=OnSurface(Message(_(" in -i FILE")), ""),
         )
+    check_fields(inputs)  # every name used (a checkpoint's have been taken by now)
     check_read_back(inputs, settings)
     # The gradient at the output goes with either kind of input.
     # The weights may go with a sentence too (--weights FILE, or w_q, … in -i FILE).
@@ -134,7 +133,66 @@ def selfattn_input(
                 Message(_("x=…, x_q=… and x_kv=…, or queries=…, keys=… and values=…")),
             ),
         )
-    if sentence is None and (inputs.queries is not None or inputs.keys is not None):
+    if is_direct(inputs, sentence):
+        unused_with_direct(inputs)
+    elif settings.projections:
+        with_output = settings.heads is not None and settings.out_proj
+        if not with_output and inputs.w_o is not None:
+            raise InputError(
+                _(
+                    "w_o joins the heads of {heads} through W^O; give {option} (without "
+                    "{no_out_proj}), or leave w_o out"
+                ),
+                heads=Setting("heads", metavar="h"),
+                option=Setting("heads"),
+                no_out_proj=NO_OUT_PROJ,
+            )
+    else:
+        _check_without_projections(inputs, settings)
+
+
+def _check_without_projections(inputs: LayerInputs, settings: SelfAttnSettings) -> None:
+    """--no-proj (Q = K = V = X) with what only the projections use: refused; the W's
+    themselves are left aside (a layer's file compared with and without them)."""
+    if settings.heads is not None:
+        raise InputError(
+            _("{heads} needs the projections; drop {no_proj} or {heads}"),
+            heads=Setting("heads"),
+            no_proj=NO_PROJ,
+        )
+    if any(inputs.value(name) is not None for name in (*BIASES, "bias_k", "bias_v")):
+        raise InputError(
+            _("biases go with the projections; drop {no_proj} or the b_ fields"),
+            no_proj=NO_PROJ,
+        )
+    if settings.add_zero_attn:
+        raise InputError(
+            _(
+                "{zero} goes with the projections, as in nn.MultiheadAttention; "
+                "drop {no_proj} or {zero}"
+            ),
+            zero=Setting("add_zero_attn", True),
+            no_proj=NO_PROJ,
+        )
+
+
+def is_direct(inputs: LayerInputs, sentence: str | None) -> bool:
+    """Queries, keys and values are given in place of X (attention without projections)."""
+    return sentence is None and (inputs.queries is not None or inputs.keys is not None)
+
+
+def selfattn_input(
+    inputs: LayerInputs, sentence: str | None, settings: SelfAttnSettings
+) -> SelfAttnInput:
+    """Validated inputs for attn selfattn, from a sentence or from given matrices: the
+    arrays of `inputs` (LayerInputs.with_arrays, after check_given) held against each
+    other, the settings and the sizes they make."""
+    import numpy as np
+
+    from attncli.core.selfattn import projection_shapes
+    from attncli.reading.parse.sentence import tokenize
+
+    if is_direct(inputs, sentence):
         return _direct_input(inputs, settings)
 
     norm: float | None = None
@@ -185,16 +243,6 @@ def selfattn_input(
     sizes = None
     if settings.projections:
         with_output = settings.heads is not None and settings.out_proj
-        if not with_output and inputs.w_o is not None:
-            raise InputError(
-                _(
-                    "w_o joins the heads of {heads} through W^O; give {option} (without "
-                    "{no_out_proj}), or leave w_o out"
-                ),
-                heads=Setting("heads", metavar="h"),
-                option=Setting("heads"),
-                no_out_proj=NO_OUT_PROJ,
-            )
         widths = (x_kv.shape[-1], x_v.shape[-1]) if x_v is not None and x_kv is not None else None
         sizes = SeededSizes(d_model, d_k, d_v, with_output, widths)
         shapes = projection_shapes(d_model, d_k, d_v, with_output, widths)
@@ -235,27 +283,6 @@ def selfattn_input(
         d_out = weights["w_o"].shape[1] if "w_o" in weights else d_model
         weights.update(_biases(inputs, d_out, d_k, d_v, with_output))
         weights.update(bias_kv(inputs, d_k, d_v))
-    elif settings.heads is not None:
-        raise InputError(
-            _("{heads} needs the projections; drop {no_proj} or {heads}"),
-            heads=Setting("heads"),
-            no_proj=NO_PROJ,
-        )
-    given_biases = (*BIASES, "bias_k", "bias_v")
-    if not settings.projections and any(inputs.value(name) is not None for name in given_biases):
-        raise InputError(
-            _("biases go with the projections; drop {no_proj} or the b_ fields"),
-            no_proj=NO_PROJ,
-        )
-    if settings.add_zero_attn and not settings.projections:
-        raise InputError(
-            _(
-                "{zero} goes with the projections, as in nn.MultiheadAttention; "
-                "drop {no_proj} or {zero}"
-            ),
-            zero=Setting("add_zero_attn", True),
-            no_proj=NO_PROJ,
-        )
     batch = x.shape[0] if x is not None and x.ndim == 3 else None  # a sentence is one
     allowed, bias = layer_masks(
         inputs, len(query_tokens), len(tokens), settings.valid_len, batch, settings.heads
@@ -335,7 +362,6 @@ def _biases(
 def _direct_input(inputs: LayerInputs, settings: SelfAttnSettings) -> SelfAttnInput:
     """Attention straight from given queries, keys and values (no X, no projections); with
     --heads h their columns are split into h heads. Each may be a batch B × T × d."""
-    unused_with_direct(inputs)
     query_hint = Message(_("give queries with keys and values"))
     required(inputs.queries, "queries", query_hint)
     required(inputs.keys, "keys", KEYS_HINT)

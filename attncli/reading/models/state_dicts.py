@@ -119,11 +119,12 @@ def tensors_of(state: Any) -> dict[str, Any]:
 
 
 def in_document(inputs: LayerInputs, prefix: str = "") -> tuple[LayerInputs, LayerFields | None]:
-    """A document (JSON, .npz) holding one attention layer under its checkpoint's own names
-    (np.savez("layer.npz", x=x, **state_dict); BERT's encoder.layer.0.attention.self.query.
-    weight, GPT-2's h.0.attn.c_attn.weight), among the input's other names: the layer under
-    `prefix`, or the only one it holds, read by the table; the input's other fields left as
-    they are. Several layers and no prefix: refused, listing the prefixes to choose from."""
+    """One attention layer under its checkpoint's own names among the names a document
+    (JSON, .npz) gave beside attn's fields, LayerInputs.others (np.savez("layer.npz", x=x,
+    **state_dict); BERT's encoder.layer.0.attention.self.query.weight, GPT-2's
+    h.0.attn.c_attn.weight): the layer under `prefix`, or the only one it holds, read by
+    the table, its weights set as the inputs' fields; the other names left as they are.
+    Several layers and no prefix: refused, listing the prefixes to choose from."""
     from attncli.reading.models.checkpoint import attention_prefixes, joined, near_marker
     from attncli.reading.parse.values import to_tensor
 

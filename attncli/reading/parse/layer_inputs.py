@@ -1,7 +1,7 @@
 """What a self-attention layer is given, as one typed object: the sequences, their token
 names, the projections and their biases, the masks and the gradient at the output. A JSON
 document (or an .npz archive) is parsed into it once, by from_document(); the Python API
-builds it directly (attncli.selfattn's keywords are its fields). with_arrays() then reads
+builds it directly from attncli.selfattn's keywords. with_arrays() then reads
 every sequence, projection and bias as a float64 array of its rank, naming the field and
 the row of anything that is not; the checks (reading/check/selfattn.py and its
 neighbours) hold those arrays against each other and the settings. The masks and the
@@ -19,7 +19,8 @@ from typing import Any
 
 @dataclass(frozen=True)
 class LayerInputs:
-    """The inputs of attn selfattn and attncli.selfattn, by field."""
+    """The inputs of attn selfattn and attncli.selfattn, by field (every one a keyword of
+    attncli.selfattn but query_tokens and trained_by, which only a document carries)."""
 
     # The sequences: x [T, d_model] (or a batch B × T × d_model); or x_q with x_kv, or with
     # x_k and x_v of their own widths (cross-attention); or queries [T_q, d_k],
@@ -111,11 +112,12 @@ class LayerInputs:
         """A copy with `changes` made (a field of None: no longer given)."""
         return replace(self, **changes)
 
-    def with_arrays(self) -> LayerInputs:
+    def with_arrays(self, projections: bool = True) -> LayerInputs:
         """The sequences (each T × d, or a batch B × T × d), the projections (matrices) and
         their biases (vectors) as float64 arrays; queries, keys and values beside an X are
         a result's outputs, not inputs, and are left as they are (so are torch's
-        add_bias_kv rows, which come in pairs: reading/check/masks.bias_kv reads them)."""
+        add_bias_kv rows, which come in pairs: reading/check/masks.bias_kv reads them), and
+        so are the W's when the layer goes without `projections` (--no-proj)."""
         from attncli.reading.parse.values import is_batch, to_batch, to_matrix, to_vector
 
         sequences = X_FIELDS if self.from_x else (*X_FIELDS, *DIRECT)
@@ -124,10 +126,10 @@ class LayerInputs:
             value = getattr(self, name)
             if value is not None:
                 read[name] = to_batch(value, name) if is_batch(value) else to_matrix(value, name)
-        for name in ("w_q", "w_k", "w_v", "w_o"):
+        for name in ("w_q", "w_k", "w_v", "w_o") if projections else ():
             if getattr(self, name) is not None:
                 read[name] = to_matrix(getattr(self, name), name)
-        for name in ("b_q", "b_k", "b_v", "b_o"):
+        for name in ("b_q", "b_k", "b_v", "b_o") if projections else ():
             if getattr(self, name) is not None:
                 read[name] = to_vector(getattr(self, name), name)
         return replace(self, **read)
