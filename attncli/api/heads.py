@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from attncli.api.model import (
+    MISSING_TOKEN,
+    MISSING_WORD,
     SOURCE,
     TARGET,
     _forward,
@@ -266,13 +268,18 @@ def _unseen(
 
 
 def _each(texts: list[str], score: Callable[[str], _Scored]) -> list[_Scored]:
-    """Each sentence scored; of several, a refusal names the sentence it is about."""
+    """Each sentence scored; of several, a refusal about the sentence itself (a word it
+    lacks, its length, its size against a pattern) names the sentence."""
+    from attncli.reading.check.head_pattern import PATTERN_SIZE
+    from attncli.reading.models.tokens import NO_TOKENS, TOO_LONG
+
+    about_a_sentence = {MISSING_WORD, MISSING_TOKEN, NO_TOKENS, TOO_LONG, PATTERN_SIZE}
     runs = []
     for number, text in enumerate(texts, 1):
         try:
             runs.append(score(text))
         except (InputError, ShapeError, OptionError) as error:
-            if len(texts) == 1:
+            if len(texts) == 1 or error.msgid not in about_a_sentence:
                 raise
             raise type(error)(
                 _("sentence {number} of {count} ({sentence}): {reason}"),

@@ -218,6 +218,10 @@ def _rope(loaded: Model) -> tuple[float, Scaling | None] | None:
     return (BASE if arch.rope_base is None else arch.rope_base), arch.rope_scaling
 
 
+MISSING_WORD = _("{option} is not one of the sentence's words here: {known}")
+MISSING_TOKEN = _("{option} is not one of the model's tokens here: {known}")
+
+
 def _position(
     tokens: tuple[str, ...], token: str, option: Setting | str, seeded: bool = False
 ) -> int:
@@ -240,11 +244,7 @@ def _position(
         return loose[0]
     known = shown(", ".join(tokens), 200)
     quoted = shown(repr(token))
-    missing = (
-        _("{option} is not one of the sentence's words here: {known}")
-        if seeded
-        else _("{option} is not one of the model's tokens here: {known}")
-    )
+    missing = MISSING_WORD if seeded else MISSING_TOKEN
     raise InputError(
         missing,
         option=f"{option} {quoted}" if isinstance(option, str) else typed(option, quoted),

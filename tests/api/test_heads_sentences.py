@@ -113,3 +113,13 @@ def test_refusals(run, bert, sentence_file, tmp_path):
     told(result.error.fields["reason"], Message, NOT_A_TOKEN, option="--from 'are'",
          token="are", known="[CLS], the, car, is, here, [SEP]")  # fmt: skip
     assert "frase 2 de 2 (the car is here): --from 'are' no es" in result.error.message("es")
+
+
+def test_a_refusal_not_about_a_sentence_names_none(run, tmp_path):
+    path = tmp_path / "two.txt"
+    path.write_text("the dog runs fast\nthe cat sleeps\n", encoding="utf-8")
+    result = run("heads", "--sentences", str(path), "--heads", "3", "--from", "dog", "--to", "the")
+    assert result.exit_code == 2 and "sentence" not in result.error.fields
+    assert not result.error.msgid.startswith("sentence {number}")
+    lacking = run("heads", "--sentences", str(path), "--from", "dog", "--to", "the")
+    told(lacking.error, InputError, IN_SENTENCE, number=2, count=2, sentence="the cat sleeps")

@@ -11,6 +11,11 @@ import numpy as np
 from attncli.errors import InputError, ShapeError
 from attncli.messages import _
 
+PATTERN_SIZE = _(
+    "{source} is {rows} × {columns}; the sentence has {count} tokens as the model reads them "
+    "({tokens}), so the pattern must be {count} × {count}"
+)
+
 
 def checked_pattern(value: Any, tokens: tuple[str, ...], causal: bool, source: str) -> np.ndarray:
     """`value` as a T × T float64 pattern for `tokens` [T] -> [T, T]."""
@@ -21,10 +26,7 @@ def checked_pattern(value: Any, tokens: tuple[str, ...], causal: bool, source: s
     if cells.shape != (count, count):
         rows, columns = cells.shape
         raise ShapeError(
-            _(
-                "{source} is {rows} × {columns}; the sentence has {count} tokens as the model "
-                "reads them ({tokens}), so the pattern must be {count} × {count}"
-            ),
+            PATTERN_SIZE,
             source=source,
             rows=rows,
             columns=columns,

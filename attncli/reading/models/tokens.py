@@ -21,6 +21,14 @@ from attncli.reading.parse.json_text import as_json_text
 LENGTH_FIELDS = {"gpt2": "n_positions"}  # else max_position_embeddings
 
 
+# What a sentence itself can be refused for (attn heads names the sentence of several).
+NO_TOKENS = _("the sentence gives no tokens; give some words")
+TOO_LONG = _(
+    "the sentence is {tokens} tokens and the model takes at most {positions} ({field} in its "
+    "config.json); shorten it"
+)
+
+
 @dataclass(frozen=True)
 class Encoded:
     """A sentence as the model reads it."""
@@ -51,13 +59,10 @@ class ModelTokenizer:
         encoding = self.tokenizer.encode(sentence)
         ids = np.asarray(encoding.ids, dtype=np.int64)
         if len(ids) == 0:
-            raise InputError(_("the sentence gives no tokens; give some words"))
+            raise InputError(NO_TOKENS)
         if len(ids) > self.positions:
             raise InputError(
-                _(
-                    "the sentence is {tokens} tokens and the model takes at most {positions} "
-                    "({field} in its config.json); shorten it"
-                ),
+                TOO_LONG,
                 tokens=len(ids),
                 positions=self.positions,
                 field=self.length_field,
