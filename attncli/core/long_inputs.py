@@ -51,8 +51,8 @@ def long_output(
     shows it.
 
     float32 stays float32 throughout. The output differs from attend()'s by a few units in
-    the last place of the row's scale, Σ_j α_ij |v_j|, norm-wise, times 1 + the bound on
-    the row's scores (a score summed in another order moves by a few ε of its size, and
+    the last place of the row's scale, Σ_j α_ij |v_j|, norm-wise, times 1 + the row's
+    largest |score| (a score summed in another order moves by a few ε of its size, and
     e^score as much relatively): the division moves after the mix, the shift goes, and
     BLAS orders a product's sums by the shape it is given (tests/core/test_long_inputs.py
     holds it); the threads change no number.

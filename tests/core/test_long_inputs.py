@@ -9,16 +9,15 @@ What is held, and how closely:
   output is the weights themselves, and it must equal attend()'s weights exactly (a
   product with 1 and sums with 0 are exact);
 - a shift-free block: e^score ÷ Σ e^score, the same function; with V the identity, the
-  weights to a few units in the last place of the row's largest weight;
+  weights to WEIGHT_ULPS ε (1 + max_j |s_ij|) of the row's largest weight (2.3 at most);
 - the output differs because the division by the row sum moves after the mix (a change of
   summation order), because the keys are taken a tile at a time, and, in blocks of other
   sizes or one BLAS thread per block, because BLAS orders a product's sums by the shape it
   is given. A score s_ij summed in another order moves by a few ε |s_ij|, and e^s_ij by as
-  much relatively, so the rounding a row can take grows with its scores, bounded by
-  Cauchy–Schwarz as b_i = |q_i| max_j |k_j| ÷ divisor: per row,
-  ‖blocked − attend‖ ≤ ULPS ε (1 + b_i) ‖Σ_j α_ij |v_j|‖, ε the unit in the last place of
-  the dtype (norm-wise, a few units in the last place of the row's scale times its
-  scores' size);
+  much relatively, so the rounding a row can take grows with its scores: per row,
+  ‖blocked − attend‖ ≤ ULPS ε (1 + max_j |s_ij|) ‖Σ_j α_ij |v_j|‖, ε the unit in the last
+  place of the dtype (norm-wise, a few units in the last place of the row's scale times its
+  largest score; 0.84 of the bound at most on an AVX2 machine);
 - float32 in is float32 throughout and out; the threads sharing the blocks change no number.
 """
 
@@ -32,6 +31,7 @@ from attncli.core import long_inputs as long
 from attncli.core import selfattn as core
 
 ULPS = 4
+WEIGHT_ULPS = 8
 
 
 def _inputs(dtype, tokens=700, width=12, heads=None, seed=3, scale=3.0):
@@ -50,16 +50,16 @@ def _mask_and_bias(tokens, seed=4):
 
 
 def _sizes(whole):
-    """1 + b_i per row: b_i = |q_i| max_j |k_j| ÷ divisor bounds the row's scores, whose
-    rounding in another summation order grows with them."""
+    """1 + max_j |s_ij| per row: the row's largest score (before any mask), whose rounding in
+    another summation order moves e^score relatively by as much."""
     queries, keys = (a.astype(np.float64) for a in (whole.queries, whole.keys))
-    largest_key = np.linalg.norm(keys, axis=-1).max(axis=-1, keepdims=True)
-    return 1.0 + np.linalg.norm(queries, axis=-1) * largest_key / whole.divisor
+    scores = queries @ np.swapaxes(keys, -1, -2) / whole.divisor
+    return 1.0 + np.abs(scores).max(axis=-1)
 
 
 def _row_ulps(fast, whole):
-    """‖fast − whole‖ per row over ε (1 + b_i) ‖Σ_j α_ij |v_j|‖, the scale of the row's
-    rounding."""
+    """‖fast − whole‖ per row over ε (1 + max_j |s_ij|) ‖Σ_j α_ij |v_j|‖, the scale of the
+    row's rounding."""
     scale = np.linalg.norm(
         whole.weights.astype(np.float64) @ np.abs(whole.values.astype(np.float64)), axis=-1
     )
@@ -111,7 +111,7 @@ def test_shift_free_weights_are_the_whole_grids_to_a_few_units_in_the_last_place
     fast = long.long_output(q, k, identity, divisor, rows=300)
     largest = weights.max(axis=-1, keepdims=True) * _sizes(whole)[:, None]
     assert not np.array_equal(fast, weights)  # the shift-free path was taken
-    assert (np.abs(fast - weights) / largest).max() <= ULPS * np.finfo(dtype).eps
+    assert (np.abs(fast - weights) / largest).max() <= WEIGHT_ULPS * np.finfo(dtype).eps
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
