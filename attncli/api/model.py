@@ -181,6 +181,7 @@ def model_selfattn(
         ids=tuple(int(i) for i in encoded.ids),
         rope=_rope(loaded),
         theta=None if theta is None else tuple(float(f) for f in theta),
+        kv_heads=loaded.architecture.kv_heads,
     )
     split, word_count = split_words(encoded)
     return ModelAttnResult(

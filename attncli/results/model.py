@@ -31,6 +31,7 @@ class ModelSource:
     rope: tuple[float, Scaling | None] | None = None  # the Llama family's rope_theta and
     #                                                  its scaling (None: none)
     theta: tuple[float, ...] | None = None  # the rotary frequencies q and k are turned by
+    kv_heads: int | None = None  # the model's key/value heads per layer (None: one a head)
 
 
 @dataclass(frozen=True, repr=False, kw_only=True, eq=False)
@@ -83,8 +84,8 @@ class ModelAttnResult(SelfAttnResult):
             document["word_weights"] = self.word_weights
         document.update(self.sizes, divisor=self.divisor, causal=self.causal)
         # what else shaped the numbers, in the model's config.json's own names
-        if self.kv_heads is not None:
-            document["num_key_value_heads"] = self.kv_heads
+        if s.kv_heads is not None:  # the model's, with one head shown or all
+            document["num_key_value_heads"] = s.kv_heads
         if self.window is not None:
             document["sliding_window"] = self.window
         if s.rope is not None:

@@ -40,7 +40,7 @@ def test_the_json_says_what_shaped_the_numbers_in_the_config_s_names(run, model)
     assert document.get("sliding_window") == config.get("sliding_window")
     assert document["rope_parameters"] == config["rope_parameters"]
     one_head = json.loads(run("selfattn", "the keys", "--model", model, "--head", "2").stdout)
-    assert "num_key_value_heads" not in one_head  # one query head: no grouping shown
+    assert one_head["num_key_value_heads"] == 2  # the model's, though one head is shown
 
 
 def test_one_head_and_its_steps(run):
