@@ -132,3 +132,16 @@ def test_without_projections_the_ws_are_left_aside_unread(run, tmp_path):
     assert run("selfattn", "-i", str(path), "--no-proj").exit_code == 0
     path.write_text(json.dumps({"x": X, "w_q": "abc"}), encoding="utf-8")
     assert run("selfattn", "-i", str(path)).error.fields["field"] == "w_q"
+
+
+def test_torch_s_bias_kv_rows_are_read_in_its_shape_and_no_other_is_flattened():
+    x, w = np.eye(4), np.eye(4)
+    flat = attncli.selfattn(x=x, w_q=w, w_k=w, w_v=w, bias_k=[1, 2, 3, 4], bias_v=[0, 1, 0, 1])
+    for shaped in (lambda r: [[r]], lambda r: np.array(r, dtype=float).reshape(1, 1, 4)):
+        again = attncli.selfattn(x=x, w_q=w, w_k=w, w_v=w, bias_k=shaped([1, 2, 3, 4]),
+                                 bias_v=shaped([0, 1, 0, 1]))  # fmt: skip
+        assert np.array_equal(again.output, flat.output)
+    for square in (np.arange(4.0).reshape(2, 2), [[0, 1], [2, 3]]):  # 4 numbers, not a row
+        with pytest.raises(attncli.AttnError) as raised:
+            attncli.selfattn(x=x, w_q=w, w_k=w, w_v=w, bias_k=square, bias_v=square)
+        assert raised.value.fields["field"] == "bias_k"

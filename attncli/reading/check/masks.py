@@ -249,8 +249,6 @@ def _zero_or_one(cell: object) -> bool:
 def bias_kv(inputs: LayerInputs, d_k: int, d_v: int) -> dict[str, np.ndarray]:
     """torch's add_bias_kv: bias_k (h·d_k numbers) and bias_v (h·d_v), the key and value
     rows appended after the projection; both or neither."""
-    import numpy as np
-
     from attncli.reading.parse.values import to_vector
 
     given = [name for name in ("bias_k", "bias_v") if inputs.value(name) is not None]
@@ -268,10 +266,20 @@ def bias_kv(inputs: LayerInputs, d_k: int, d_v: int) -> dict[str, np.ndarray]:
         )
     found = {}
     for name, length in (("bias_k", d_k), ("bias_v", d_v)):
-        value = inputs.value(name)  # torch's is 1 × 1 × h·d
-        row = to_vector(np.ravel(value) if hasattr(value, "shape") else value, name)
+        row = to_vector(_one_row(inputs.value(name)), name)
         found[name] = check_length(row, name, length, "K" if name == "bias_k" else "V")
     return found
+
+
+def _one_row(value: Any) -> Any:
+    """torch's add_bias_kv row as it stores it, 1 × 1 × h·d (an array, or nested lists from
+    tensor.tolist()), as its h·d numbers; any other shape as it is, for to_vector() to
+    refuse if it is not a vector (a 2 × 2 bias flattened would be 4 numbers nobody meant)."""
+    if hasattr(value, "shape"):
+        return value.reshape(-1) if value.ndim > 1 and set(value.shape[:-1]) == {1} else value
+    while isinstance(value, list) and len(value) == 1 and isinstance(value[0], list):
+        value = value[0]
+    return value
 
 
 def scores_shape(t_q: int, t_k: int, heads: int | None, batch: int | None) -> tuple[int, ...]:
