@@ -67,3 +67,13 @@ def test_item_picks_a_sequence_of_a_batch(run, tmp_path):
     path.write_text(json.dumps({"x": np.stack([X, X[::-1]]).tolist()}))
     shown = json.loads(run("selfattn", "-i", str(path), "--heads", "2", "--json").stdout)
     assert np.allclose(shown["output"][1], second.output)
+
+
+def test_a_list_of_numpy_rows_or_ranges_is_a_matrix():
+    x = np.arange(8.0).reshape(2, 4) / 10
+    whole = attn.selfattn(x=x, seed=0)
+    rows = attn.selfattn(x=[np.array(row) for row in x], seed=0)
+    assert np.array_equal(rows.output, whole.output)
+    assert attn.selfattn(x=[x, x], seed=0).output.shape == (2, 2, 4)  # a batch of two
+    counted = attn.selfattn(x=[range(4), range(4)], seed=0)
+    assert np.array_equal(counted.x, [[0, 1, 2, 3], [0, 1, 2, 3]])

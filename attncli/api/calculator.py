@@ -39,15 +39,18 @@ def as_document(**fields: Any) -> Document:
     return {name: plain(value) for name, value in fields.items() if value is not None}
 
 
-def plain(value: Any) -> Any:
-    """A value given in Python as the checks read it: a tuple as a list, a numpy scalar as a
-    number, any other array-like (a torch tensor) as an array."""
-    if isinstance(value, (tuple, list)):
-        return [plain(item) for item in value]
+def plain(value: Any, inside: bool = False) -> Any:
+    """A value given in Python as the checks read it: a tuple or a range as a list, a numpy
+    scalar as a number, any other array-like (a torch tensor) as an array; `inside` a list,
+    an array as the nested lists it holds ([np.array(row) for row in x] is a matrix)."""
+    if isinstance(value, (tuple, list, range)):
+        return [plain(item, inside=True) for item in value]
     if isinstance(value, np.generic):
         return value.item()
     if not isinstance(value, (np.ndarray, str, dict)):
-        return as_array(value)
+        value = as_array(value)
+    if inside and isinstance(value, np.ndarray):
+        return value.tolist()
     return value
 
 
