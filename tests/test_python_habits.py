@@ -77,3 +77,13 @@ def test_a_list_of_numpy_rows_or_ranges_is_a_matrix():
     assert attn.selfattn(x=[x, x], seed=0).output.shape == (2, 2, 4)  # a batch of two
     counted = attn.selfattn(x=[range(4), range(4)], seed=0)
     assert np.array_equal(counted.x, [[0, 1, 2, 3], [0, 1, 2, 3]])
+
+
+def test_a_sentence_that_is_not_a_text_is_refused_in_one_line():
+    result = attn.selfattn("las llaves", seed=0)
+    for given in (result, 3):
+        for model in (None, "x"):
+            with pytest.raises(InputError) as raised:
+                attn.selfattn(given, model=model)
+            assert raised.value.msgid == "the sentence is {kind}; give it as a text, e.g. {example}"
+            assert raised.value.fields["kind"] == type(given).__name__

@@ -26,10 +26,10 @@ def _sentence(sentence: str | None, example: OnSurface | None = None) -> str:
     command's own, else selfattn's)."""
     import unicodedata
 
-    from attncli.reading.parse.json_text import valid_text
+    from attncli.reading.parse.sentence import sentence_text
 
     if sentence is not None:
-        sentence = valid_text(sentence)
+        sentence = sentence_text(sentence)
     # a letter, digit, mark, punctuation or symbol: a category outside C (control, format) and Z
     if sentence is None or all(unicodedata.category(char)[0] in "CZ" for char in sentence):
         raise InputError(_("give a sentence, e.g. {example}"), example=example or EXAMPLE)

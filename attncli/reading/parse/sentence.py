@@ -12,12 +12,27 @@ def _is_punctuation(char: str) -> bool:
     return unicodedata.category(char).startswith("P")
 
 
-def tokenize(sentence: str) -> list[str]:
-    """Whitespace-separated words, with leading and trailing punctuation split off."""
+def sentence_text(sentence: object) -> str:
+    """A sentence given as a text, with any byte that was not UTF-8 (from a Latin-1
+    terminal) as U+FFFD; anything else (a number, a result passed back) is refused."""
     from attncli.reading.parse.json_text import valid_text
 
+    if not isinstance(sentence, str):
+        raise InputError(
+            _("the sentence is {kind}; give it as a text, e.g. {example}"),
+            kind=type(sentence).__name__,
+            example=OnSurface(
+                'attn selfattn "las llaves del coche están ahí"',
+                'attncli.selfattn("las llaves del coche están ahí")',
+            ),
+        )
+    return valid_text(sentence)
+
+
+def tokenize(sentence: str) -> list[str]:
+    """Whitespace-separated words, with leading and trailing punctuation split off."""
     tokens: list[str] = []
-    for word in valid_text(sentence).split():
+    for word in sentence_text(sentence).split():
         start, end = 0, len(word)
         while start < end and _is_punctuation(word[start]):
             start += 1
