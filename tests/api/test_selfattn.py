@@ -314,7 +314,7 @@ def test_bad_options(run, args, kind, msgid, fields):
          "{name} is {shape} but must be {expected} here ({sizes})",
          {"name": "w_q", "shape": "1 × 3", "expected": "2 × 3"}),
         ({"x": [[1, 0], [0, 1]], "tokens": ["a"]}, ShapeError,
-         "tokens: {tokens} for {rows} of {field} (give one token name per key)",
+         "{source}: {tokens} for {rows} of {field} (give one name for each)",
          {"tokens": ("{count} name", {"count": 1}), "rows": ("{count} row", {"count": 2})}),
         ({"queries": [[1, 0]], "keys": [[1, 0, 0]], "values": [[1]]}, ShapeError,
          "each query has {numbers} but each key has {key_numbers} (Q K^T needs them equal)",

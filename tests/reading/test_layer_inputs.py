@@ -145,3 +145,12 @@ def test_torch_s_bias_kv_rows_are_read_in_its_shape_and_no_other_is_flattened():
         with pytest.raises(attncli.AttnError) as raised:
             attncli.selfattn(x=x, w_q=w, w_k=w, w_v=w, bias_k=square, bias_v=square)
         assert raised.value.fields["field"] == "bias_k"
+
+
+def test_query_tokens_of_the_wrong_count_are_named_as_such(run, tmp_path):
+    path = tmp_path / "cross.json"
+    path.write_text(json.dumps({"x_q": X, "x_kv": X + [[1.0, 1.0]], "query_tokens": ["a"]}),
+                    encoding="utf-8")  # fmt: skip
+    result = run("selfattn", "-i", str(path))
+    assert result.error.msgid == "{source}: {tokens} for {rows} of {field} (give one name for each)"
+    assert result.error.fields["source"] == "query_tokens" and result.error.fields["field"] == "x_q"

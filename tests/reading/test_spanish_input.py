@@ -153,7 +153,7 @@ def test_spanish_gradient_lines_and_token_errors_are_spanish(run):
     assert "8; 2" in steps
     tokens = run("softmax", "2", "1", "--tokens", "a,b,c", "--lang", "es")
     _one_line(tokens, ShapeError,
-              "tokens: {tokens} for {rows} of {field} (give one token name per key)", lang="es",
+              "{source}: {tokens} for {rows} of {field} (give one name for each)", lang="es",
               tokens=("{count} name", {"count": 3}), rows=("{count} column", {"count": 2}),
               field="scores")  # fmt: skip
     assert "3 nombres para 2 columnas de scores" in tokens.stderr  # said in Spanish

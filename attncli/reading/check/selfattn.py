@@ -329,7 +329,7 @@ def _check_all_given(inputs: LayerInputs, names: list[str], settings: SelfAttnSe
 
 def _query_labels(inputs: LayerInputs, rows: int) -> list[str]:
     """The queries' token names: query_tokens, else q1, q2, …"""
-    return labels(inputs.query_tokens, rows, "x_q", "q")
+    return labels(inputs.query_tokens, rows, "x_q", "q", source="query_tokens")
 
 
 BIASES = ("b_q", "b_k", "b_v", "b_o")

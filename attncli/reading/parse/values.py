@@ -396,15 +396,18 @@ def required(value: Any, field: str, hint: Message) -> Any:
     return value
 
 
-def labels(tokens: object, rows: int, field: str, prefix: str, unit: str = "row") -> list[str]:
-    """Token names for `rows` rows (or columns: `unit`) of `field`: the `tokens` given, or
-    prefix1, prefix2, ... when they are not (None)."""
+def labels(
+    tokens: object, rows: int, field: str, prefix: str, unit: str = "row", source: str = "tokens"
+) -> list[str]:
+    """Token names for `rows` rows (or columns: `unit`) of `field`: the `tokens` given (the
+    field `source`), or prefix1, prefix2, ... when they are not (None)."""
     if tokens is None:
         return [f"{prefix}{index}" for index in range(1, rows + 1)]
-    names = parse_tokens(tokens)
+    names = parse_tokens(tokens, source)
     if len(names) != rows:
         raise ShapeError(
-            _("tokens: {tokens} for {rows} of {field} (give one token name per key)"),
+            _("{source}: {tokens} for {rows} of {field} (give one name for each)"),
+            source=source,
             tokens=count(len(names), "name"),
             rows=count(rows, unit),
             field=field,
