@@ -233,3 +233,13 @@ def test_an_extra_keys_attn_did_not_write_is_refused_in_one_line(run, run_json):
             extra_keys='"zero"',
         )  # fmt: skip
     assert 'extra_keys es "zero"; un resultado' in refused.stderr  # said in Spanish
+
+
+def test_a_read_back_block_that_is_no_array_says_what_it_is(run):
+    given = {"queries": [[1, 0, 0, 1], [0, 1, 1, 0]], "keys": [[1, 0, 0, 1], [0, 1, 1, 0]],
+             "values": [[1, 0, 0, 1], [0, 1, 1, 0]]}  # fmt: skip
+    document = json.loads(run("selfattn", "--heads", "2", input=json.dumps(given)).stdout)
+    document["queries"] = "abc"
+    result = run("selfattn", "--heads", "2", input=json.dumps(document))
+    assert result.exit_code == 2 and result.error.fields["name"] == "queries"
+    assert result.error.fields["shape"].msgid == "{value} (a string)"

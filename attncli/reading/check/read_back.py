@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from attncli.errors import InputError, ShapeError
 from attncli.messages import Message, Setting, _
+from attncli.reading.parse.json_text import kind_of
 from attncli.reading.parse.layer_inputs import DIRECT
 from attncli.reading.parse.values import is_batch, shape_text, to_batch
 
@@ -74,7 +75,7 @@ def _joined(value: Any, name: str, heads: int) -> np.ndarray:
                 "block per head (B × {heads} × T × d for a batch)"
             ),
             name=name,
-            shape=shape_text(blocks.shape),
+            shape=shape_text(blocks.shape) if blocks.ndim else kind_of(value),
             setting=Setting("heads", heads),
             heads=heads,
         )
