@@ -154,3 +154,9 @@ def test_query_tokens_of_the_wrong_count_are_named_as_such(run, tmp_path):
     result = run("selfattn", "-i", str(path))
     assert result.error.msgid == "{source}: {tokens} for {rows} of {field} (give one name for each)"
     assert result.error.fields["source"] == "query_tokens" and result.error.fields["field"] == "x_q"
+
+
+def test_a_missing_key_field_is_asked_for_in_the_file_selfattn_reads(run):
+    result = run("selfattn", input=json.dumps({"queries": [[1, 0]], "values": [[1, 0]]}))
+    assert result.error.msgid == "missing field '{field}': {hint}"
+    assert result.error.fields["field"] == "keys" and "--keys" not in result.stderr

@@ -15,8 +15,6 @@ from attncli.errors import InputError, ShapeError, count
 from attncli.layer import SelfAttnSettings
 from attncli.messages import Message, OnSurface, Setting, _
 from attncli.reading.check.calculator import (
-    KEYS_HINT,
-    VALUES_HINT,
     check_one_value_per_key,
     refuse_biases,
     row_labels,
@@ -364,8 +362,8 @@ def _direct_input(inputs: LayerInputs, settings: SelfAttnSettings) -> SelfAttnIn
     --heads h their columns are split into h heads. Each may be a batch B × T × d."""
     query_hint = Message(_("give queries with keys and values"))
     required(inputs.queries, "queries", query_hint)
-    required(inputs.keys, "keys", KEYS_HINT)
-    required(inputs.values, "values", VALUES_HINT)
+    required(inputs.keys, "keys", query_hint)  # selfattn has no --keys: the file holds them
+    required(inputs.values, "values", query_hint)
     # (a result read back of several heads has them joined again: reading/check/read_back.py)
     queries, keys, values = sequences(inputs, ("queries", "keys", "values"), query_hint)
     if queries.shape[-1] != keys.shape[-1]:
