@@ -8,6 +8,7 @@ what it means: the divisor is "sqrt", a number or None; causal is True, False or
 layer's own: a GPT-2 checkpoint's is causal).
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -287,11 +288,12 @@ def not_with_model(name: Any) -> Exception:
     )
 
 
-def settings_from_keywords(function: str = "selfattn", /, **given: Any) -> SelfAttnSettings:
+def settings_from_keywords(function: Callable[..., Any], /, **given: Any) -> SelfAttnSettings:
     """The settings the Python API's keywords ask for: the fields by name, scale=True or
     False as √d_k or no division, and the aliases scale_by= and no_causal=; an unknown
-    keyword is refused, naming the closest and the `function` it was given to (positional
-    only, so that a keyword function= is refused as unknown like any other)."""
+    keyword is refused, naming the `function` it was given to and the closest of its
+    keywords (the settings and the function's own), if one is close (positional only, so
+    that a keyword function= is refused as unknown like any other)."""
     from attncli.errors import OptionError
     from attncli.messages import Setting
 
@@ -299,13 +301,22 @@ def settings_from_keywords(function: str = "selfattn", /, **given: Any) -> SelfA
     for name in given:
         if name not in known and name not in ALIASES:
             import difflib
+            import inspect
 
-            close = difflib.get_close_matches(name, [*known, *ALIASES], n=1)
+            own = [p.name for p in inspect.signature(function).parameters.values()
+                   if p.kind is p.KEYWORD_ONLY]  # fmt: skip
+            close = difflib.get_close_matches(name, [*known, *ALIASES, *own], n=1)
+            if not close:
+                raise OptionError(
+                    _("{function}() got an unexpected keyword {name}="),
+                    function=function.__name__,
+                    name=name,
+                )
             raise OptionError(
                 _("{function}() got an unexpected keyword {name}= (did you mean {close}=?)"),
-                function=function,
+                function=function.__name__,
                 name=name,
-                close=close[0] if close else "heads",
+                close=close[0],
             )
     settings = dict(given)
     scale = settings.get("scale", SQRT)

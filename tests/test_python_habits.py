@@ -87,3 +87,11 @@ def test_a_sentence_that_is_not_a_text_is_refused_in_one_line():
                 attn.selfattn(given, model=model)
             assert raised.value.msgid == "the sentence is {kind}; give it as a text, e.g. {example}"
             assert raised.value.fields["kind"] == type(given).__name__
+
+
+def test_an_unknown_keyword_is_matched_against_every_keyword_of_the_function():
+    told_for = {"w_qq": "w_q", "hedas": "heads", "attn_msk": "attn_mask", "zzzz": None}
+    for name, close in told_for.items():
+        with pytest.raises(attn.OptionError) as raised:
+            attn.selfattn(x=np.eye(2), **{name: 1})
+        assert raised.value.fields.get("close") == close and raised.value.fields["name"] == name

@@ -408,7 +408,7 @@ def heads(
     from attncli.reading.models.model import load_model
     from attncli.results.model import HeadsResult, HeadWeight
 
-    options = settings_from_keywords("heads", **layer_settings)
+    options = settings_from_keywords(heads, **layer_settings)
     if model is not None and options.changed():
         from attncli.layer import not_with_model
 

@@ -124,7 +124,7 @@ def compare_sentences(
 
         raise not_with_model(next(iter(layer_settings)))
     options = (
-        None if model is not None else settings_from_keywords("compare_sentences", **layer_settings)
+        None if model is not None else settings_from_keywords(compare_sentences, **layer_settings)
     )
     return sentence_pair(first, second, options, model=model, layer=layer, head=head,
                          words=words)  # fmt: skip

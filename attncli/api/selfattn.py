@@ -109,7 +109,7 @@ def selfattn(
     """
     from attncli.layer import settings_from_keywords
 
-    options = settings_from_keywords(**layer_settings)
+    options = settings_from_keywords(selfattn, **layer_settings)
     # each array-like as the checks read it: a tuple as a list, a tensor as an array
     inputs = LayerInputs(
         x=plain(x), queries=plain(queries), keys=plain(keys), values=plain(values),

@@ -80,7 +80,7 @@ def test_a_command_line_reads_as_one_settings_value(line, expected):
     ],
 )
 def test_python_says_the_divisor_as_true_false_or_a_number(keywords, expected):
-    assert settings_from_keywords(**keywords).scale == expected
+    assert settings_from_keywords(attn.selfattn, **keywords).scale == expected
 
 
 def test_the_python_keywords_and_the_command_line_give_the_same_numbers(run_json):

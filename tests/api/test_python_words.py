@@ -118,7 +118,7 @@ def test_a_read_back_names_its_fix_as_keywords_in_python(computed, asked, cli, p
     document = attn.selfattn("las llaves del coche", **computed).to_document()
     with pytest.raises(AttnError) as raised:
         inputs = LayerInputs.from_document(document)
-        check_read_back(inputs, settings_from_keywords(**{"causal": False, **asked}))
+        check_read_back(inputs, settings_from_keywords(attn.selfattn, **{"causal": False, **asked}))
     error = raised.value
     assert error.message("en", "python").endswith(python), error.message("en", "python")
     assert not OPTION.search(str(error))
