@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from attncli.errors import InputError
 from attncli.messages import Message, OnSurface, Setting, _
@@ -118,40 +118,19 @@ def check_read_back(inputs: LayerInputs, settings: SelfAttnSettings) -> None:
         divisor = float(result["divisor"])
         if not math.isclose(divisor, math.sqrt(float(result["d_k"])), rel_tol=1e-12):
             scale_by = divisor
-    causal, scale = result.get("causal"), result.get("scale")
-    projections, heads, dtype = (result.get(n) for n in ("projections", "heads", "dtype"))
-    # field: (what the result was computed with, what is asked now, how to ask for it)
-    window, kv_heads = result.get("window"), result.get("kv_heads")
+    # field: (what the result was computed with, what is asked now)
     compared = {
-        "causal": (causal, settings.causal,
-                   _with(Setting("causal", True)) if causal
-                   else _without(Setting("causal"), Setting("causal", False))),
-        "scale": (scale, settings.scale is not None,
-                  _with(Setting("scale", False, "--no-scale")) if not scale
-                  else _without(Setting("scale", option="--no-scale"), Setting("scale", True))),
-        "projections": (projections, settings.projections,
-                        _with(Setting("projections", False, "--no-proj")) if not projections
-                        else _without(Setting("projections", option="--no-proj"),
-                                       Setting("projections", True))),
-        "heads": (heads, settings.heads,
-                  _with(Setting("heads", heads)) if heads is not None
-                  else _without(Setting("heads"))),
-        "divisor": (scale_by, settings.scale_by,
-                    _with(Setting("scale_by", scale_by, "--scale")) if scale_by is not None
-                    else _without(Setting("scale_by", option="--scale"))),
-        "dtype": (dtype, settings.dtype, _with(Setting("dtype", dtype))),
+        "causal": (result.get("causal"), settings.causal),
+        "scale": (result.get("scale"), settings.scale is not None),
+        "projections": (result.get("projections"), settings.projections),
+        "heads": (result.get("heads"), settings.heads),
+        "divisor": (scale_by, settings.scale_by),
+        "dtype": (result.get("dtype"), settings.dtype),
         "rope_base": (result.get("rope_base"),
-                      settings.rope_base if settings.positions == "rope" else None,
-                      _rope_with(result.get("rope_base"))),
-        "window": (window, settings.window,
-                   _with(Setting("window", window)) if window is not None
-                   else _without(Setting("window"))),
-        "alibi": (result.get("alibi"), settings.alibi or None,
-                  _with(Setting("alibi", True)) if result.get("alibi")
-                  else _without(Setting("alibi"))),
-        "kv_heads": (kv_heads, settings.kv_heads,
-                     _with(Setting("kv_heads", kv_heads)) if kv_heads is not None
-                     else _without(Setting("kv_heads"))),
+                      settings.rope_base if settings.positions == "rope" else None),
+        "window": (result.get("window"), settings.window),
+        "alibi": (result.get("alibi"), settings.alibi or None),
+        "kv_heads": (result.get("kv_heads"), settings.kv_heads),
     }  # fmt: skip
     _check_zero_key(result.get("extra_keys", []), settings.add_zero_attn)
     if settings.positions not in (None, "rope") and result.get("positions") is None:
@@ -165,7 +144,7 @@ def check_read_back(inputs: LayerInputs, settings: SelfAttnSettings) -> None:
         )
     # queries, keys and values given directly are never projected: --no-proj changes nothing
     direct = not inputs.from_x
-    for field, (written, asked, fix) in compared.items():
+    for field, (written, asked) in compared.items():
         if field in ("rope_base", "kv_heads", "window", "alibi") and written != asked:
             pass  # written down only with rotary positions: its absence says none
         elif field not in result or written == asked or (field == "projections" and direct):
@@ -179,8 +158,29 @@ def check_read_back(inputs: LayerInputs, settings: SelfAttnSettings) -> None:
             ),
             field=field,
             value=json.dumps(written),
-            fix=fix,
+            fix=_asked_again(field, written),
         )
+
+
+def _asked_again(field: str, written: Any) -> Message | OnSurface:
+    """How a run with what a result wrote in `field` is asked for: 'with --causal',
+    'without --heads' ('with causal=True', 'without heads' in Python), …"""
+    if field == "causal":
+        return (_with(Setting("causal", True)) if written
+                else _without(Setting("causal"), Setting("causal", False)))  # fmt: skip
+    if field in ("scale", "projections"):
+        flag = "--no-scale" if field == "scale" else "--no-proj"
+        return (_with(Setting(field, False, flag)) if not written
+                else _without(Setting(field, option=flag), Setting(field, True)))  # fmt: skip
+    if field == "divisor":
+        return (_with(Setting("scale_by", written, "--scale")) if written is not None
+                else _without(Setting("scale_by", option="--scale")))  # fmt: skip
+    if field == "rope_base":
+        return _rope_with(written)
+    if field == "alibi":
+        return _with(Setting("alibi", True)) if written else _without(Setting("alibi"))
+    # dtype, heads, window, kv_heads: with the value written, or without the setting
+    return _with(Setting(field, written)) if written is not None else _without(Setting(field))
 
 
 def _rope_with(base: object) -> Message | OnSurface:
