@@ -398,3 +398,16 @@ def test_a_non_number_in_a_documents_state_dict_is_named_where_it_stands(run):
         attn.selfattn(x=np.eye(4), weights=state, heads=1)
     told(caught.value, InputError, NOT_A_NUMBER, where=_at(2, 3),
          kind=("{value} (a string)", {"value": '"0.5"'}))  # fmt: skip
+
+
+def test_a_state_dict_s_bias_of_another_shape_is_refused_not_flattened():
+    state = _mha_state()
+    x = np.eye(4)[:3]
+    state["bias_k"], state["bias_v"] = np.ones((1, 1, 4)), np.ones((1, 1, 4))
+    attn.selfattn(x=x, weights=state, heads=2)  # torch's own shape: read
+    for name in ("out_proj.bias", "bias_k"):
+        wrong = dict(state, **{name: np.arange(4.0).reshape(2, 2)})  # 4 numbers, not a row
+        with pytest.raises(ShapeError) as raised:
+            attn.selfattn(x=x, weights=wrong, heads=2)
+        told(raised.value, ShapeError, "{name} is {shape}; expected {expected}", name=name,
+             shape="2 × 2", expected="4")  # fmt: skip

@@ -271,7 +271,9 @@ def _mha(state: Mapping[str, Any], prefix: str) -> LayerWeights:
         value = optional_named(state, prefix, name)
         if value is not None:
             expected = params["w_o"].shape[1] if attn_name == "b_o" else width
-            params[attn_name] = expect_shape(value.reshape(-1), (expected,), joined(prefix, name))
+            # torch keeps bias_k and bias_v as 1 × 1 × E: read as E numbers, no other shape
+            row = value.reshape(-1) if set(value.shape[:-1]) <= {1} else value
+            params[attn_name] = expect_shape(row, (expected,), joined(prefix, name))
             sources[attn_name] = joined(prefix, name)
     return LayerWeights("mha", params, sources, _unread(state, prefix, MHA_NAMES))
 
