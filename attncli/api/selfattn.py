@@ -161,12 +161,11 @@ def selfattn_inputs(
     from attncli.reading.models.state_dicts import KIND_NAMES, layer_settings
 
     inputs, options, layer = layer_settings(inputs, sentence, options, layer, prefix)
-    inputs, written = read_back_inputs(inputs, options.heads)  # a result read back
-
     from attncli.reading.check.grouped import check_grouping
 
     check_grouping(options, inputs)
-    check_given(inputs, sentence, options)
+    check_given(inputs, sentence, options)  # by name: every name, and against the settings
+    inputs, written = read_back_inputs(inputs, options.heads)  # a result read back
     inputs = inputs.with_arrays(projections=options.projections)
     checked = fill_from_seed(selfattn_input(inputs, sentence, options), options)
     given_mask, given_bias = checked.allowed, checked.bias  # written down for a read-back

@@ -130,8 +130,7 @@ def test_without_projections_the_ws_are_left_aside_unread(run, tmp_path):
     path = tmp_path / "input.json"
     path.write_text(json.dumps({"x": X, "w_q": "abc"}), encoding="utf-8")
     assert run("selfattn", "-i", str(path), "--no-proj").exit_code == 0
-    path.write_text(json.dumps({"x": X, "w_q": "abc"}), encoding="utf-8")
-    assert run("selfattn", "-i", str(path)).error.fields["field"] == "w_q"
+    assert run("selfattn", "-i", str(path)).error.fields["field"] == "w_q"  # with them: read
 
 
 def test_torch_s_bias_kv_rows_are_read_in_its_shape_and_no_other_is_flattened():
@@ -160,3 +159,11 @@ def test_a_missing_key_field_is_asked_for_in_the_file_selfattn_reads(run):
     result = run("selfattn", input=json.dumps({"queries": [[1, 0]], "values": [[1, 0]]}))
     assert result.error.msgid == "missing field '{field}': {hint}"
     assert result.error.fields["field"] == "keys" and "--keys" not in result.stderr
+
+
+def test_every_name_is_read_before_any_array_of_a_result_read_back(run):
+    given = {"queries": Q, "keys": Q, "values": Q}
+    document = json.loads(run("selfattn", "--heads", "2", input=json.dumps(given)).stdout)
+    document.update(queries="abc", w_qq=[[1.0]])  # a bad block and a name attn does not read
+    result = run("selfattn", "--heads", "2", input=json.dumps(document))
+    assert result.error.fields["field"] == "w_qq", result.stderr

@@ -38,7 +38,7 @@ def check_grouping(settings: SelfAttnSettings, inputs: LayerInputs) -> None:
             heads=Setting("heads", heads),
             divisors=", ".join(map(str, divisors)),
         )
-    if not settings.projections or inputs.queries is not None:
+    if not settings.projections or (inputs.queries is not None and not inputs.from_x):
         raise InputError(
             _(
                 "{kv_heads} groups the heads of W^K and W^V; with no projections (or queries, "

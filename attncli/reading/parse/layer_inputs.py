@@ -19,8 +19,9 @@ from typing import Any
 
 @dataclass(frozen=True)
 class LayerInputs:
-    """The inputs of attn selfattn and attncli.selfattn, by field (every one a keyword of
-    attncli.selfattn but query_tokens and trained_by, which only a document carries)."""
+    """The inputs of attn selfattn and attncli.selfattn, by field: every array field and
+    tokens are keywords of attncli.selfattn; query_tokens, trained_by, written and others
+    only a document carries."""
 
     # The sequences: x [T, d_model] (or a batch B × T × d_model); or x_q with x_kv, or with
     # x_k and x_v of their own widths (cross-attention); or queries [T_q, d_k],
