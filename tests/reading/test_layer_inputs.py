@@ -153,6 +153,8 @@ def test_query_tokens_of_the_wrong_count_are_named_as_such(run, tmp_path):
     result = run("selfattn", "-i", str(path))
     assert result.error.msgid == "{source}: {tokens} for {rows} of {field} (give one name for each)"
     assert result.error.fields["source"] == "query_tokens" and result.error.fields["field"] == "x_q"
+    direct = {"queries": Q, "keys": Q, "values": Q, "query_tokens": ["a"]}
+    assert run("selfattn", input=json.dumps(direct)).error.fields["field"] == "queries"
 
 
 def test_a_missing_key_field_is_asked_for_in_the_file_selfattn_reads(run):

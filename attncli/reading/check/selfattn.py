@@ -325,9 +325,9 @@ def _check_all_given(inputs: LayerInputs, names: list[str], settings: SelfAttnSe
     )
 
 
-def _query_labels(inputs: LayerInputs, rows: int) -> list[str]:
-    """The queries' token names: query_tokens, else q1, q2, …"""
-    return labels(inputs.query_tokens, rows, "x_q", "q", source="query_tokens")
+def _query_labels(inputs: LayerInputs, rows: int, field: str = "x_q") -> list[str]:
+    """The queries' token names: query_tokens (one a row of `field`), else q1, q2, …"""
+    return labels(inputs.query_tokens, rows, field, "q", source="query_tokens")
 
 
 BIASES = ("b_q", "b_k", "b_v", "b_o")
@@ -394,7 +394,7 @@ def _direct_input(inputs: LayerInputs, settings: SelfAttnSettings) -> SelfAttnIn
     key_labels = labels(inputs.tokens, t_k, "keys", "k")
     query_labels = row_labels(inputs.tokens, t_q, False, "q")
     if inputs.query_tokens is not None:  # a result read back names them apart
-        query_labels = _query_labels(inputs, t_q)
+        query_labels = _query_labels(inputs, t_q, "queries")
     allowed, bias = layer_masks(inputs, t_q, t_k, settings.valid_len, batch, settings.heads)
     direct = (queries, keys, values)
     return SelfAttnInput(query_labels, key_labels, None, {}, [], direct, None, allowed, None, bias)
