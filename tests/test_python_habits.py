@@ -85,8 +85,18 @@ def test_a_sentence_that_is_not_a_text_is_refused_in_one_line():
         for model in (None, "x"):
             with pytest.raises(InputError) as raised:
                 attn.selfattn(given, model=model)
-            assert raised.value.msgid == "the sentence is {kind}; give it as a text, e.g. {example}"
-            assert raised.value.fields["kind"] == type(given).__name__
+            told(raised.value, InputError, NOT_A_TEXT, "python", kind=type(given).__name__,
+                 what=("the sentence", {}))  # fmt: skip
+    with pytest.raises(InputError) as raised:  # the context too, named as such
+        attn.selfattn("las llaves", context=5)
+    told(raised.value, InputError, NOT_A_TEXT, "python", what="context", kind="int")
+    for pair in (("a b", 5), (5, "a b")):  # both sentences of a comparison
+        with pytest.raises(InputError) as raised:
+            attn.compare_sentences(*pair)
+        assert raised.value.msgid == NOT_A_TEXT
+
+
+NOT_A_TEXT = "{what} is {kind}; give a text, e.g. {example}"
 
 
 def test_an_unknown_keyword_is_matched_against_every_keyword_of_the_function():

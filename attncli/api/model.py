@@ -29,7 +29,7 @@ def _sentence(sentence: str | None, example: OnSurface | None = None) -> str:
     from attncli.reading.parse.sentence import sentence_text
 
     if sentence is not None:
-        sentence = sentence_text(sentence)
+        sentence = sentence_text(sentence, example=example or EXAMPLE)
     # a letter, digit, mark, punctuation or symbol: a category outside C (control, format) and Z
     if sentence is None or all(unicodedata.category(char)[0] in "CZ" for char in sentence):
         raise InputError(_("give a sentence, e.g. {example}"), example=example or EXAMPLE)

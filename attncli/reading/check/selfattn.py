@@ -199,7 +199,8 @@ def selfattn_input(
     x_v: np.ndarray | None = None  # the values' own sequence (x_k is then x_kv)
     if sentence is not None:
         query_tokens = tokenize(sentence)
-        tokens = tokenize(settings.context) if settings.context is not None else query_tokens
+        context = settings.context
+        tokens = tokenize(context, Setting("context")) if context is not None else query_tokens
         # given W^Q with a sentence: its rows are the embeddings' width
         rows = None if inputs.w_q is None else int(inputs.w_q.shape[0])
         d_model = settings.d_model or rows or 8

@@ -5,34 +5,42 @@ from __future__ import annotations
 import unicodedata
 
 from attncli.errors import InputError
-from attncli.messages import OnSurface, _
+from attncli.messages import Message, OnSurface, Setting, _
 
 
 def _is_punctuation(char: str) -> bool:
     return unicodedata.category(char).startswith("P")
 
 
-def sentence_text(sentence: object) -> str:
+EXAMPLE = OnSurface(
+    'attn selfattn "las llaves del coche están ahí"',
+    'attncli.selfattn("las llaves del coche están ahí")',
+)
+
+
+def sentence_text(
+    sentence: object, what: Message | Setting | None = None, example: OnSurface = EXAMPLE
+) -> str:
     """A sentence given as a text, with any byte that was not UTF-8 (from a Latin-1
-    terminal) as U+FFFD; anything else (a number, a result passed back) is refused."""
+    terminal) as U+FFFD; anything else (a number, a result passed back) is refused, naming
+    `what` it is (the sentence, unless said) with the caller's `example`."""
     from attncli.reading.parse.json_text import valid_text
 
     if not isinstance(sentence, str):
         raise InputError(
-            _("the sentence is {kind}; give it as a text, e.g. {example}"),
+            _("{what} is {kind}; give a text, e.g. {example}"),
+            what=what or Message(_("the sentence")),
             kind=type(sentence).__name__,
-            example=OnSurface(
-                'attn selfattn "las llaves del coche están ahí"',
-                'attncli.selfattn("las llaves del coche están ahí")',
-            ),
+            example=example,
         )
     return valid_text(sentence)
 
 
-def tokenize(sentence: str) -> list[str]:
-    """Whitespace-separated words, with leading and trailing punctuation split off."""
+def tokenize(sentence: str, what: Message | Setting | None = None) -> list[str]:
+    """Whitespace-separated words, with leading and trailing punctuation split off; `what`
+    names the sentence in a refusal."""
     tokens: list[str] = []
-    for word in sentence_text(sentence).split():
+    for word in sentence_text(sentence, what).split():
         start, end = 0, len(word)
         while start < end and _is_punctuation(word[start]):
             start += 1
@@ -44,10 +52,6 @@ def tokenize(sentence: str) -> list[str]:
         tokens.extend(word[end:])
     if not tokens:
         raise InputError(
-            _("the sentence is empty; give some words, e.g. {example}"),
-            example=OnSurface(
-                'attn selfattn "las llaves del coche están ahí"',
-                'attncli.selfattn("las llaves del coche están ahí")',
-            ),
+            _("the sentence is empty; give some words, e.g. {example}"), example=EXAMPLE
         )
     return tokens
