@@ -304,7 +304,7 @@ def settings_from_keywords(function: Callable[..., Any], /, **given: Any) -> Sel
             import inspect
 
             own = [p.name for p in inspect.signature(function).parameters.values()
-                   if p.kind is p.KEYWORD_ONLY]  # fmt: skip
+                   if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]  # fmt: skip
             close = difflib.get_close_matches(name, [*known, *ALIASES, *own], n=1)
             if not close:
                 raise OptionError(

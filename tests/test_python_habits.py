@@ -105,3 +105,15 @@ def test_an_unknown_keyword_is_matched_against_every_keyword_of_the_function():
         with pytest.raises(attn.OptionError) as raised:
             attn.selfattn(x=np.eye(2), **{name: 1})
         assert raised.value.fields.get("close") == close and raised.value.fields["name"] == name
+
+
+def test_a_misspelt_keyword_is_told_against_the_function_s_own_positional_ones_too():
+    cases = [(attn.selfattn, {"sentense": "the keys"}, "sentence"),
+             (attn.heads, {"sentence": "the keys", "modle": "x"}, "model"),
+             (attn.compare_sentences, {"first": "a b", "second": "a c", "secnd": "x"}, "second"),
+             (attn.compare_sentences, {"first": "a b", "second": "a c", "model": "m",
+                                       "wrods": True}, "words")]  # fmt: skip
+    for function, given, close in cases:
+        with pytest.raises(attn.OptionError) as raised:
+            function(**given)
+        assert raised.value.fields.get("close") == close, raised.value

@@ -125,14 +125,13 @@ def compare_sentences(
 
     if model is None and (layer is not None or words):
         raise OptionError(_("layer= and words= pick from a pretrained model; add model="))
+    options = settings_from_keywords(compare_sentences, **layer_settings)  # names checked
     if model is not None and layer_settings:
         from attncli.layer import not_with_model
 
         raise not_with_model(next(iter(layer_settings)))
-    options = (
-        None if model is not None else settings_from_keywords(compare_sentences, **layer_settings)
-    )
-    return sentence_pair(first, second, options, model=model, layer=layer, head=head,
+    seeded = None if model is not None else options
+    return sentence_pair(first, second, seeded, model=model, layer=layer, head=head,
                          words=words)  # fmt: skip
 
 
