@@ -243,3 +243,16 @@ def test_a_read_back_block_that_is_no_array_says_what_it_is(run):
     result = run("selfattn", "--heads", "2", input=json.dumps(document))
     assert result.exit_code == 2 and result.error.fields["name"] == "queries"
     assert result.error.fields["shape"].msgid == "{value} (a string)"
+
+
+def test_a_written_output_that_is_no_array_says_what_it_is(run):
+    document = json.loads(run("selfattn", "las llaves del coche", "--heads", "2").stdout)
+    for value, found in ((5, ("{value}", {"value": "5"})),
+                         ("abc", ("{value} (a string)", {"value": '"abc"'})),
+                         ([[1, 2], [3]], ("not an array of numbers", {}))):  # fmt: skip
+        result = run("selfattn", "--heads", "2", input=json.dumps({**document, "keys": value}))
+        told(result.error, ShapeError, WRITTEN_SHAPE, name="keys", found=found)
+
+
+WRITTEN_SHAPE = ("{name}: the input is a result whose {name} is {found}, but its inputs give "
+                 "{expected}; {fix}")  # fmt: skip

@@ -103,9 +103,11 @@ def check_outputs(
         except (TypeError, ValueError):
             given = None
         if given is None or given.shape != again.shape:
-            found = (
-                Message(_("not an array of numbers")) if given is None else shape_text(given.shape)
-            )
+            found: Message | str = Message(_("not an array of numbers"))
+            if isinstance(value, (str, bool, int, float)) or value is None:
+                found = kind_of(value)  # a single number or a text says what it is
+            elif given is not None:
+                found = shape_text(given.shape)
             raise ShapeError(
                 _(
                     "{name}: the input is a result whose {name} is {found}, but its inputs "
