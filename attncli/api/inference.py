@@ -175,6 +175,15 @@ def kv_cache(
         )
     assert result.x is not None
     params = dict(result.projections)
+    if "w_q" not in params:
+        raise OptionError(
+            _(
+                "{option} replays the k = x W^K and v = x W^V each new token appends; without "
+                "the projections ({no_proj}) the keys and values are X itself; drop {no_proj}"
+            ),
+            option=KV_CACHE,
+            no_proj=Setting("projections", False, "--no-proj"),
+        )
     heads = result.heads or 1
     if not 1 <= head <= heads:
         raise OptionError(

@@ -194,3 +194,11 @@ def test_the_ledger_shows_the_key_value_head_a_grouped_query_head_reads(run, hea
     las = next(line for line in shown if line.split()[:2] == ["1", "las"])
     key = layer.keys[head - 1][0]  # the first token's key as query head `head` reads it
     assert ", ".join(f"{v:.2f}" for v in key) in las
+
+
+def test_the_ledger_without_projections_is_refused_in_one_line(run):
+    result = run("selfattn", LESSON, "--no-proj", "--causal", "--kv-cache", "-f", "table")
+    assert result.exit_code == 2 and result.stdout == ""
+    told(result.error, OptionError, "{option} replays the k = x W^K and v = x W^V each new token "
+         "appends; without the projections ({no_proj}) the keys and values are X itself; drop "
+         "{no_proj}", option="--kv-cache", no_proj="--no-proj")  # fmt: skip
