@@ -212,32 +212,7 @@ def _scored_weights(
             assert asked.pattern is not None
             cells = pattern_cells(asked.pattern, ids)
         if not scored_rows(cells, asked.exclude).any():
-            exclude = OnSurface(Setting("exclude"), Setting("exclude", list(asked.exclude)))
-            if encoded is None:  # the seeded layer has no vocabulary to draw from
-                fix = Message(
-                    _("repeat a word, e.g. «{example}»"),
-                    example="el tren va lleno el tren va lleno",
-                )
-            else:
-                fix = Message(
-                    _("{random} draws N tokens and repeats them"),
-                    random=OnSurface(
-                        Setting("random", metavar="N"), "attncli.repeated_random(model, N)"
-                    ),
-                )
-            raise InputError(
-                _(
-                    "{pattern} has no cell in «{sentence}» ({tokens}){left}: duplicate and "
-                    "induction need a token that appears twice; {fix}"
-                ),
-                pattern=CELLS if asked.pattern is None else Setting("pattern", asked.pattern),
-                sentence=shown(text, 80),
-                tokens=shown(" ".join(tokens), 120),
-                left=Message(_(" once {exclude} is applied"), exclude=exclude)
-                if asked.exclude
-                else "",
-                fix=fix,
-            )
+            raise _no_cell(asked, text, tokens, seeded=encoded is None)
         table = pattern_score(weights, cells, asked.metric, asked.exclude)
         return _Scored(encoded, tokens, table, _habit_means(weights), weights=weights)
     if asked.source is None or asked.target is None:  # the model view alone
@@ -265,6 +240,40 @@ def _unseen(
     if causal and run.end > run.start:
         return "causal"
     return "window" if windowed else "masked"
+
+
+def _no_cell(asked: _Asked, text: str, tokens: tuple[str, ...], seeded: bool) -> InputError:
+    """The refusal of a pattern with no cell to score in a sentence, saying why: duplicate
+    and induction need a repeated token, --exclude took every cell, a pattern file marks
+    none, or the sentence is too short for the pattern (previous in one token)."""
+    exclude = OnSurface(Setting("exclude"), Setting("exclude", list(asked.exclude)))
+    if asked.pattern in ("duplicate", "induction"):
+        if seeded:  # the seeded layer has no vocabulary to draw from
+            fix = Message(
+                _("repeat a word, e.g. «{example}»"), example="el tren va lleno el tren va lleno"
+            )
+        else:
+            fix = Message(
+                _("{random} draws N tokens and repeats them"),
+                random=OnSurface(
+                    Setting("random", metavar="N"), "attncli.repeated_random(model, N)"
+                ),
+            )
+        why = Message(_("duplicate and induction need a token that appears twice; {fix}"), fix=fix)
+    elif asked.exclude:
+        why = Message(_("it leaves nothing to score; exclude less"))
+    elif asked.cells is not None:
+        why = Message(_("the file marks none of its cells; give some a number above 0"))
+    else:
+        why = Message(_("the sentence is too short for it; give a longer one"))
+    return InputError(
+        _("{pattern} has no cell in «{sentence}» ({tokens}){left}: {why}"),
+        pattern=CELLS if asked.pattern is None else Setting("pattern", asked.pattern),
+        sentence=shown(text, 80),
+        tokens=shown(" ".join(tokens), 120),
+        left=Message(_(" once {exclude} is applied"), exclude=exclude) if asked.exclude else "",
+        why=why,
+    )
 
 
 def _each(texts: list[str], score: Callable[[str], _Scored]) -> list[_Scored]:

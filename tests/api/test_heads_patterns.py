@@ -16,10 +16,8 @@ from tests import tiny_models
 from tests.core.test_head_patterns import loop_pattern, loop_score
 from tests.meaning import told
 
-NO_CELL = (
-    "{pattern} has no cell in «{sentence}» ({tokens}){left}: duplicate and induction need a "
-    "token that appears twice; {fix}"
-)
+NO_CELL = "{pattern} has no cell in «{sentence}» ({tokens}){left}: {why}"
+NEEDS_A_REPEAT = "duplicate and induction need a token that appears twice; {fix}"
 
 REPEATED = "the keys to the cabinet are on the table the keys to the cabinet"
 
@@ -136,7 +134,8 @@ def refused(result, kind, msgid, /, **fields):
          {"option": "--metric", "source": "--from", "target": "--to"}),
         (["--pattern", "self", "--exclude", "self"], InputError, NO_CELL,
          {"pattern": "--pattern self",
-          "left": (" once {exclude} is applied", {"exclude": "--exclude"})}),
+          "left": (" once {exclude} is applied", {"exclude": "--exclude"}),
+          "why": ("it leaves nothing to score; exclude less", {})}),
     ],
 )  # fmt: skip
 def test_refusals(run, models, extra, kind, msgid, fields):
@@ -148,8 +147,10 @@ def test_a_sentence_without_repeats_has_no_duplicate_cell(run, models):
     model = str(models / "bert")
     refused(run("heads", "the keys are here", "--model", model, "--pattern", "duplicate"),
             InputError, NO_CELL, pattern="--pattern duplicate", sentence="the keys are here",
-            left="", fix=("{random} draws N tokens and repeats them",
-                          {"random": "--random N"}))  # fmt: skip
+            left="", why=(NEEDS_A_REPEAT, {"fix": ("{random} draws N tokens and repeats them",
+                                                   {"random": "--random N"})}))  # fmt: skip
+    refused(run("heads", "keys", "--pattern", "previous"), InputError, NO_CELL,
+            why=("the sentence is too short for it; give a longer one", {}))  # fmt: skip
 
 
 def test_pattern_file_refusals(run, models, tmp_path):

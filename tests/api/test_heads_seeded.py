@@ -115,7 +115,10 @@ def test_the_exported_model_view_is_as_wide_as_its_title(run, tmp_path, lang):
 def test_the_seeded_layer_s_refusals_point_where_it_can_go(run):
     induction = run("heads", "el tren va lleno", "--heads", "4", "--pattern", "induction")
     assert induction.exit_code == 2 and induction.stdout == ""
-    assert induction.error.fields["fix"].fields["example"] == "el tren va lleno el tren va lleno"
+    assert (
+        induction.error.fields["why"].fields["fix"].fields["example"]
+        == "el tren va lleno el tren va lleno"
+    )
     assert "--random" not in induction.stderr  # it needs a model's vocabulary
     compare = run("heads", "las llaves", "--heads", "4", "--compare", "la llave")
     assert compare.exit_code == 2 and compare.stderr.count("\n") == 1
