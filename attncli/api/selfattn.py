@@ -156,17 +156,21 @@ def selfattn_inputs(
     at all when it is None.
     """
     from attncli.reading.check.fields import drawn_of
+    from attncli.reading.check.grouped import check_grouping
     from attncli.reading.check.read_back import check_outputs, read_back_inputs
     from attncli.reading.check.selfattn import check_given, selfattn_input
     from attncli.reading.models.state_dicts import KIND_NAMES, layer_settings
 
+    # parse: a checkpoint's names become the layer's fields (and its heads, its causality)
     inputs, options, layer = layer_settings(inputs, sentence, options, layer, prefix)
-    from attncli.reading.check.grouped import check_grouping
-
+    # check by name: the settings against each other, every name read, and what is given
+    # against the settings, before any array is read
     check_grouping(options, inputs)
-    check_given(inputs, sentence, options)  # by name: every name, and against the settings
-    inputs, written = read_back_inputs(inputs, options.heads)  # a result read back
+    check_given(inputs, sentence, options)
+    # parse the arrays: a result's outputs set apart to be held against the run, then the rest
+    inputs, written = read_back_inputs(inputs, options.heads)
     inputs = inputs.with_arrays(projections=options.projections)
+    # check the arrays against each other, and fill in what the seed draws
     checked = fill_from_seed(selfattn_input(inputs, sentence, options), options)
     given_mask, given_bias = checked.allowed, checked.bias  # written down for a read-back
     drawn, seed = drawn_of(inputs, checked.weights, checked.drawn, options.seed)
