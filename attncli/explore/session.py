@@ -52,7 +52,12 @@ class Source:
 
     @property
     def direct(self) -> bool:
-        return self.sentence is None and self.document.get("queries") is not None
+        """Q, K and V are given, not X (a result of X holds its Q, K and V as outputs)."""
+        from attncli.reading.parse.layer_inputs import X_FIELDS
+
+        document = self.document
+        given_x = any(document.get(name) is not None for name in X_FIELDS)
+        return self.sentence is None and document.get("queries") is not None and not given_x
 
 
 def compute(source: Source, state: State) -> SelfAttnResult:

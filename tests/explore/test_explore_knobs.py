@@ -96,3 +96,18 @@ def _plain(renderable) -> str:
     with console.capture() as captured:
         console.print(renderable)
     return captured.get()
+
+
+def test_a_result_of_x_reopened_is_its_layer_and_not_queries_given_directly():
+    import numpy as np
+
+    import attncli as attn
+    from attncli.explore.session import compute
+
+    result = attn.selfattn("las llaves del coche", heads=2, seed=0)
+    source = Source(document=result.to_document())
+    assert not source.direct  # its queries, keys and values are outputs of its X
+    again = compute(source, replace(State(), heads=2))
+    assert np.array_equal(again.output, result.output)
+    given = {"queries": [[1.0, 0.0]], "keys": [[1.0, 0.0]], "values": [[1.0, 0.0]]}
+    assert Source(document=given).direct
