@@ -522,4 +522,5 @@ def test_a_missing_file_names_the_option_that_gave_it(run, tmp_path):
             "--corpus", "samples/concordancia-entreno.txt", "--test", missing)  # fmt: skip
         result = run("train", *args)
         assert result.exit_code == 2 and result.stdout == ""
-        assert f"check the path given to {option};" in result.stderr, result.stderr
+        assert result.error.msgid.startswith("cannot read '{path}': no such file (check the path")
+        assert result.error.fields["option"] == option, result.stderr
