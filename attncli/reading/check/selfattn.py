@@ -28,6 +28,7 @@ from attncli.reading.check.fields import (
 from attncli.reading.check.masks import bias_kv, layer_masks
 from attncli.reading.check.sizes import check_memory, own_widths, projection_sizes, sizes_text
 from attncli.reading.models.state_dicts import LAYER_FIELDS
+from attncli.reading.parse.sentence import EXAMPLE
 from attncli.reading.parse.values import (
     check_length,
     labels,
@@ -122,10 +123,7 @@ def check_given(inputs: LayerInputs, sentence: str | None, settings: SelfAttnSet
     if sentence is None and not data:
         raise InputError(
             _("nothing to attend over: give a sentence ({example}) or {arrays}"),
-            example=OnSurface(
-                'attn selfattn "las llaves del coche están ahí"',
-                'attncli.selfattn("las llaves del coche están ahí")',
-            ),
+            example=EXAMPLE,
             arrays=OnSurface(
                 Message(_("-i FILE with x, with x_q and x_kv, or with queries, keys and values")),
                 Message(_("x=…, x_q=… and x_kv=…, or queries=…, keys=… and values=…")),
