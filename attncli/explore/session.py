@@ -53,11 +53,10 @@ class Source:
     @property
     def direct(self) -> bool:
         """Q, K and V are given, not X (a result of X holds its Q, K and V as outputs)."""
-        from attncli.reading.parse.layer_inputs import X_FIELDS
+        from attncli.reading.parse.layer_inputs import LayerInputs
 
-        document = self.document
-        given_x = any(document.get(name) is not None for name in X_FIELDS)
-        return self.sentence is None and document.get("queries") is not None and not given_x
+        inputs = LayerInputs.from_document(self.document)
+        return self.sentence is None and inputs.queries is not None and not inputs.from_x
 
 
 def compute(source: Source, state: State) -> SelfAttnResult:
