@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 
 import attncli
+from attncli.errors import InputError
 from attncli.reading.parse.layer_inputs import INPUTS, LayerInputs
+from tests.meaning import told
 
 
 def test_a_document_is_parsed_into_fields_what_a_result_wrote_and_other_names():
@@ -169,3 +171,44 @@ def test_every_name_is_read_before_any_array_of_a_result_read_back(run):
     document.update(queries="abc", w_qq=[[1.0]])  # a bad block and a name attn does not read
     result = run("selfattn", "--heads", "2", input=json.dumps(document))
     assert result.error.fields["field"] == "w_qq", result.stderr
+
+
+def test_every_field_is_read_once_before_the_checks_masks_with_their_sense_in_their_dtype():
+    inputs = LayerInputs(
+        x=[[1.0, 0.0], [0.0, 1.0]],
+        tokens="a, b",  # the option's text
+        mask=[[1, 0], [1, 1]],  # attn's sense: true where a query may look
+        attn_mask=[[False, True], [False, False]],  # torch's bool: true where it may not
+        key_padding_mask=[0.0, None],  # torch's float, null for -inf
+        bias_k=[[[1.0, 2.0]]],  # torch's 1 × 1 × E row
+        bias_v=[[[0.0, 1.0]]],
+    ).with_arrays()
+    assert inputs.tokens == ["a", "b"]
+    assert inputs.mask.dtype == bool and inputs.mask.tolist() == [[True, False], [True, True]]
+    assert inputs.attn_mask.dtype == bool and inputs.attn_mask[0, 1]
+    assert inputs.key_padding_mask.dtype == np.float64
+    assert inputs.key_padding_mask.tolist() == [0.0, -np.inf]
+    assert inputs.bias_k.tolist() == [1.0, 2.0] and inputs.bias_v.shape == (2,)
+
+
+def test_a_mask_read_and_the_same_mask_given_as_an_array_give_one_layer():
+    x = np.arange(6.0).reshape(3, 2)
+    grid = [[True, False, False], [True, True, False], [True, True, True]]
+    from_lists = attncli.selfattn(x=x, seed=0, mask=grid)
+    from_array = attncli.selfattn(x=x, seed=0, mask=np.array(grid))
+    from_torch = attncli.selfattn(x=x, seed=0, attn_mask=~np.array(grid))
+    assert np.array_equal(from_lists.weights, from_array.weights)
+    assert np.array_equal(from_lists.weights, from_torch.weights)
+    assert np.all(from_lists.weights[np.logical_not(grid)] == 0)
+
+
+def test_bias_k_without_bias_v_is_told_by_name_before_its_numbers_are_read(run, tmp_path):
+    path = tmp_path / "input.json"
+    path.write_text(json.dumps({"x": X, "bias_k": "abc"}), encoding="utf-8")
+    told(
+        run("selfattn", "-i", str(path)).error,
+        InputError,
+        "{given} without {other}: torch's add_bias_kv appends a key row and a value row; give both",
+        given="bias_k",
+        other="bias_v",
+    )

@@ -132,6 +132,16 @@ def check_given(inputs: LayerInputs, sentence: str | None, settings: SelfAttnSet
     if is_direct(inputs, sentence):
         unused_with_direct(inputs)
     elif settings.projections:
+        if (inputs.bias_k is None) != (inputs.bias_v is None):
+            given, other = ("bias_k", "bias_v") if inputs.bias_v is None else ("bias_v", "bias_k")
+            raise InputError(
+                _(
+                    "{given} without {other}: torch's add_bias_kv appends a key row and a value "
+                    "row; give both"
+                ),
+                given=given,
+                other=other,
+            )
         with_output = settings.heads is not None and settings.out_proj
         if not with_output and inputs.w_o is not None:
             raise InputError(

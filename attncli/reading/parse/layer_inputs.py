@@ -3,9 +3,10 @@ names, the projections and their biases, the masks and the gradient at the outpu
 document (or an .npz archive) is parsed into it once, by from_document(); the Python API
 builds it directly from attncli.selfattn's keywords. with_arrays() then reads
 every sequence, projection and bias as a float64 array of its rank, naming the field and
-the row of anything that is not; the checks (reading/check/selfattn.py and its
-neighbours) hold those arrays against each other and the settings. The masks and the
-gradient at the output are read there, as their shape depends on the layer's."""
+the row of anything that is not, and the token names and masks likewise; the checks
+(reading/check/selfattn.py and its neighbours) hold them against each other and the
+settings. The gradient at the output is read with the backward pass, whose shape it
+takes."""
 
 from __future__ import annotations
 
@@ -114,12 +115,21 @@ class LayerInputs:
         return replace(self, **changes)
 
     def with_arrays(self, projections: bool = True) -> LayerInputs:
-        """The sequences (each T × d, or a batch B × T × d), the projections (matrices) and
-        their biases (vectors) as float64 arrays; queries, keys and values beside an X are
-        a result's outputs, not inputs, and are left as they are (so are torch's
-        add_bias_kv rows, which come in pairs: reading/check/masks.bias_kv reads them), and
-        so are the W's when the layer goes without `projections` (--no-proj)."""
-        from attncli.reading.parse.values import is_batch, to_batch, to_matrix, to_vector
+        """Every field read once, as what the checks hold against each other: the sequences
+        (each T × d, or a batch B × T × d), the projections (matrices), their biases and
+        torch's add_bias_kv rows (vectors) as float64 arrays; the token names as lists of
+        texts; the masks as arrays whose dtype carries their sense (reading/parse/masks.py).
+        Queries, keys and values beside an X are a result's outputs, not inputs, and are
+        left as they are; so are the W's and biases when the layer goes without
+        `projections` (--no-proj)."""
+        from attncli.reading.parse.masks import read_attn_mask, read_key_padding_mask, read_mask
+        from attncli.reading.parse.values import (
+            is_batch,
+            parse_tokens,
+            to_batch,
+            to_matrix,
+            to_vector,
+        )
 
         sequences = X_FIELDS if self.from_x else (*X_FIELDS, *DIRECT)
         read: dict[str, Any] = {}
@@ -133,6 +143,17 @@ class LayerInputs:
         for name in ("b_q", "b_k", "b_v", "b_o") if projections else ():
             if getattr(self, name) is not None:
                 read[name] = to_vector(getattr(self, name), name)
+        for name in ("bias_k", "bias_v") if projections else ():
+            if getattr(self, name) is not None:
+                read[name] = to_vector(_one_row(getattr(self, name)), name)
+        for name in ("tokens", "query_tokens"):
+            if getattr(self, name) is not None:
+                read[name] = parse_tokens(getattr(self, name), name)
+        masks = {"mask": read_mask, "attn_mask": read_attn_mask,
+                 "key_padding_mask": read_key_padding_mask}  # fmt: skip
+        for name, read_cells in masks.items():
+            if getattr(self, name) is not None:
+                read[name] = read_cells(getattr(self, name))
         return replace(self, **read)
 
 
@@ -182,3 +203,14 @@ TRAINING = frozenset({"positions", "training", "test"})
 def is_output(name: str) -> bool:
     """A field the layer writes: its outputs and its gradients (grad_x, grad_w_q, …)."""
     return name in OUTPUTS or (name.startswith("grad_") and name != "grad_output")
+
+
+def _one_row(value: Any) -> Any:
+    """torch's add_bias_kv row as it stores it, 1 × 1 × h·d (an array, or nested lists from
+    tensor.tolist()), as its h·d numbers; any other value as it is, for to_vector() to
+    refuse if it is not a vector (a 2 × 2 bias flattened would be 4 numbers nobody meant)."""
+    if hasattr(value, "shape"):
+        return value.reshape(-1) if value.ndim > 1 and set(value.shape[:-1]) == {1} else value
+    while isinstance(value, list) and len(value) == 1 and isinstance(value[0], list):
+        value = value[0]
+    return value

@@ -1,0 +1,282 @@
+"""A document's masks read cell by cell, each into an array whose dtype carries its sense:
+attn's mask as booleans (True where a query may look); torch's attn_mask and
+key_padding_mask as booleans in torch's sense (True where it may not) or as float64
+added to the scores (-inf where a query may not look). Their shapes are held against the
+layer's scores afterwards, by reading/check/masks.py."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from attncli.errors import InputError, ShapeError
+from attncli.messages import Message, _
+from attncli.reading.parse.json_text import JsonConstant
+
+if TYPE_CHECKING:
+    import numpy as np
+
+
+def read_mask(value: object) -> np.ndarray:
+    """attn's own mask (1 or true = may look) as booleans: bool, 0/1 integers, or floats
+    that are exactly 0.0 and 1.0 (np.tril(np.ones((T, T))) saved as is); anything else is
+    refused, naming the first cell that is not."""
+    import numpy as np
+
+    hint = Message(
+        _(
+            "1 (or true) where a query may look at a key, 0 (or false) where not; numbers "
+            "added to the scores go in attn_mask"
+        )
+    )
+    array = np.asarray(value) if hasattr(value, "dtype") else object_array(value, "mask")
+    return booleans(array, "mask", hint)
+
+
+def read_attn_mask(value: Any) -> np.ndarray:
+    """torch's attn_mask as booleans (its bool mask: True = may not look) or as float64
+    with -inf (added to the scores), its sense in its dtype; refused when it is neither, or
+    when 0s and 1s leave its sense unclear."""
+    import numpy as np
+
+    if hasattr(value, "dtype") and hasattr(value, "ndim"):
+        array = np.asarray(value)
+        if array.dtype.kind == "b":
+            return _ranked(array)
+        if array.dtype.kind == "f":
+            return checked_floats(_ranked(array).astype(np.float64), "attn_mask")
+        raise InputError(
+            _(
+                "attn_mask holds {dtype}; torch takes a bool attn_mask (True = may not look) "
+                "or a float one (added to the scores): save it as one of the two"
+            ),
+            dtype=str(array.dtype),
+        )
+    array = _ranked(object_array(value, "attn_mask"))
+    cells = array.ravel().tolist()
+    if all(isinstance(cell, bool) for cell in cells):
+        return array.astype(bool)
+    numbers = []
+    for index, cell in enumerate(cells):
+        if cell is None or (isinstance(cell, JsonConstant) and cell.literal == "-Infinity"):
+            numbers.append(-np.inf)
+        elif isinstance(cell, (int, float)) and not isinstance(cell, bool):
+            numbers.append(finite_cell(cell, array.shape, index, "attn_mask"))
+        else:
+            where = cell_text(np.unravel_index(index, array.shape))
+            raise InputError(
+                _(
+                    "attn_mask holds {cell!r:.20} at {where}; expected all true/false "
+                    "(torch's bool mask, true = may not look) or all numbers (added to the "
+                    "scores, -Infinity or null where a query may not look)"
+                ),
+                cell=cell,
+                where=where,
+            )
+    if all(type(cell) is int for cell in cells) and set(cells) == {0}:
+        raise InputError(
+            _(
+                "attn_mask of integer 0s only is ambiguous: in torch's senses (false, or 0.0 "
+                "added) every query may look at every key, in mask's and transformers' "
+                "attention_mask's (1 = may look) none may; write false or 0.0 for torch's "
+                "sense, or leave attn_mask out"
+            ),
+        )
+    if all(type(cell) is int and cell in (0, 1) for cell in cells):
+        raise InputError(
+            _(
+                "attn_mask of integer 0s and 1s is ambiguous: 1 is may NOT look in torch's "
+                "bool mask, may look in mask and transformers' attention_mask, and 1 added "
+                "to the score as a float; write true/false for torch's bool sense, 0.0 and "
+                "-Infinity for an additive mask, or give it as mask (1 = may look)"
+            ),
+        )
+    return checked_floats(np.array(numbers, dtype=np.float64).reshape(array.shape), "attn_mask")
+
+
+def read_key_padding_mask(value: object) -> np.ndarray:
+    """torch's key_padding_mask, its sense in its dtype: booleans, true for a padding key
+    (a boolean one, or one of 0s and 1s), or float64 added to its key's column, as torch
+    adds it (-Infinity or null: padding)."""
+    import numpy as np
+
+    field = "key_padding_mask"
+    array = np.asarray(value) if hasattr(value, "dtype") else object_array(value, field)
+    if _is_floats(array):
+        return checked_floats(_key_floats(array), field)
+    hint = Message(
+        _(
+            "true (or 1) for a padding key, false (or 0) for a real one, or floats added "
+            "to the key's scores (0.0, -Infinity)"
+        )
+    )
+    return booleans(array, field, hint)
+
+
+def booleans(array: np.ndarray, field: str, hint: Message) -> np.ndarray:
+    """Booleans, or numbers that are exactly 0 and 1, as a boolean array of any shape;
+    anything else is refused, naming the first cell that is not one and its value."""
+    import numpy as np
+
+    from attncli.reading.parse.json_text import kind_of
+
+    if array.size == 0:
+        raise ShapeError(_("{field} is empty; expected a grid of {hint}"), field=field, hint=hint)
+    if array.ndim == 0:
+        raise ShapeError(
+            _("{field} is a single value; expected a grid of {hint}"), field=field, hint=hint
+        )
+    if array.dtype.kind == "b":
+        return array
+    if array.dtype.kind in "iuf":
+        bad = np.argwhere((array != 0) & (array != 1) | np.isnan(array.astype(np.float64)))
+        if not bad.size:
+            return array.astype(bool)
+        index, cell = tuple(bad[0]), array[tuple(bad[0])].item()
+        dtype = f" ({array.dtype})"
+    elif array.dtype.kind == "O":
+        cells = array.ravel().tolist()
+        wrong = [i for i, cell in enumerate(cells) if not _zero_or_one(cell)]
+        if not wrong:
+            return np.array([bool(cell) for cell in cells], dtype=bool).reshape(array.shape)
+        index, cell = np.unravel_index(wrong[0], array.shape), cells[wrong[0]]
+        dtype = ""
+    else:
+        raise InputError(
+            _("{field} holds {dtype}; expected {hint}"),
+            field=field,
+            dtype=str(array.dtype),
+            hint=hint,
+        )
+    raise InputError(
+        _("{field}: the cell at {where} is {kind}{dtype}; expected {hint}"),
+        field=field,
+        where=cell_text(tuple(index)),
+        kind=kind_of(cell),
+        dtype=dtype,
+        hint=hint,
+    )
+
+
+def _zero_or_one(cell: object) -> bool:
+    """true/false, or a number that is exactly 0 or 1 (0.0 and 1.0 too)."""
+    return isinstance(cell, bool) or (isinstance(cell, (int, float)) and cell in (0, 1))
+
+
+def _is_floats(array: np.ndarray) -> bool:
+    """A float key_padding_mask: of a float dtype, or cells that are numbers other than 0
+    and 1 (a float, -Infinity or null among them)."""
+    if array.dtype.kind == "f":
+        return True
+    if array.dtype.kind != "O":
+        return False
+    cells = array.ravel().tolist()
+    return any(
+        cell is None
+        or isinstance(cell, (float, JsonConstant))
+        or (type(cell) is int and cell not in (0, 1))
+        for cell in cells
+    ) and not any(isinstance(cell, bool) for cell in cells)
+
+
+def _key_floats(array: np.ndarray) -> np.ndarray:
+    """A float key_padding_mask's numbers, -Infinity and null as -inf."""
+    import numpy as np
+
+    if array.dtype.kind == "f":
+        return array.astype(np.float64)
+    numbers = []
+    for index, cell in enumerate(array.ravel().tolist()):
+        if cell is None or (isinstance(cell, JsonConstant) and cell.literal == "-Infinity"):
+            numbers.append(-np.inf)
+        elif isinstance(cell, (int, float)):
+            numbers.append(finite_cell(cell, array.shape, index, "key_padding_mask"))
+        else:
+            where = cell_text(np.unravel_index(index, array.shape))
+            shown = cell.literal if isinstance(cell, JsonConstant) else f"{cell!r:.20}"
+            raise InputError(
+                _(
+                    "key_padding_mask holds {shown} at {where}; a float key_padding_mask "
+                    "holds numbers added to the key's scores (-Infinity or null for padding)"
+                ),
+                shown=shown,
+                where=where,
+            )
+    return np.array(numbers, dtype=np.float64).reshape(array.shape)
+
+
+def object_array(value: Any, field: str) -> np.ndarray:
+    """Nested lists as an array of their cells, unchanged; ragged rows are refused."""
+    import numpy as np
+
+    try:
+        array = np.array(value, dtype=object)
+        if not any(isinstance(cell, list) for cell in array.ravel().tolist()):
+            return array
+    except ValueError:  # ragged rows
+        pass
+    raise ShapeError(
+        _("{field} has rows of different lengths; each row needs a cell per key"),
+        field=field,
+    ) from None
+
+
+def finite_cell(cell: float, shape: tuple[int, ...], index: int, field: str) -> float:
+    """A number of a document's mask: ±inf there is a number past float64 (-1e400), which
+    is refused; -Infinity and null are how a document writes -inf."""
+    import math
+
+    number = float(cell) if abs(cell) < 1e308 or isinstance(cell, float) else math.inf
+    if math.isinf(number):
+        import numpy as np
+
+        where = cell_text(np.unravel_index(index, shape))
+        raise InputError(
+            _(
+                "{field}: the number at {where} is past float64 (as -1e400 is); write "
+                "-Infinity or null (None in Python) where a query may not look, or a finite "
+                "number"
+            ),
+            field=field,
+            where=where,
+        )
+    return number
+
+
+def _ranked(array: np.ndarray) -> np.ndarray:
+    """A mask of one axis or more, not empty (fit_mask says which shapes fit)."""
+    if array.size == 0:
+        raise ShapeError(
+            _(
+                "attn_mask is empty; expected a grid T_q × T_k (or any shape that broadcasts "
+                "to the scores, B × h × T_q × T_k) of true/false or of numbers"
+            ),
+        )
+    if array.ndim == 0:
+        raise ShapeError(
+            _(
+                "attn_mask is a single value; expected a grid T_q × T_k (or any shape that "
+                "broadcasts to the scores, B × h × T_q × T_k) of true/false or of numbers"
+            ),
+        )
+    return array
+
+
+def checked_floats(array: np.ndarray, field: str) -> np.ndarray:
+    """-inf is a cell a query may not look at; NaN and +inf are refused, naming the cell."""
+    import numpy as np
+
+    bad = np.argwhere(np.isnan(array) | np.isposinf(array))
+    if bad.size:
+        where = cell_text(tuple(bad[0]))
+        raise InputError(
+            _("{field}: the number at {where} is {value}; expected a finite number or -inf"),
+            field=field,
+            where=where,
+            value=array[tuple(bad[0])],
+        )
+    return array
+
+
+def cell_text(index: tuple[Any, ...]) -> str:
+    """A cell as messages name it, counted from 1: (1, 2)."""
+    return "(" + ", ".join(str(int(i) + 1) for i in index) + ")"
