@@ -9,8 +9,9 @@ import json
 
 import pytest
 
-from attncli.errors import AttnError
+from attncli.errors import AttnError, InputError
 from tests.conftest import SAMPLES
+from tests.meaning import told
 
 CHAIN = {"queries": [[1, 0], [0, 1]], "keys": [[1, 1], [0, 2], [1, 0]],
          "values": [[1, 2], [3, 4], [5, 6]]}  # fmt: skip
@@ -83,3 +84,22 @@ def test_grad_keeps_a_masked_chain_null_scores_and_all(run_json):
     mixed["target"] = [[1, 2], [3, 4]]
     found = run_json("grad", input=json.dumps(mixed))
     assert found["weights"][0][1] == 0.0 and found["weights"][1][2] == 0.0
+
+
+@pytest.mark.parametrize("options", [[], ["--no-proj"]], ids=["as-read", "no-proj"])
+def test_an_x_added_to_a_result_of_queries_keys_and_values_is_named(run, run_json, options):
+    given = {"queries": [[1, 0], [0, 1]], "keys": [[1, 0], [0, 1]], "values": [[1, 2], [3, 4]]}
+    result = run_json("selfattn", input=json.dumps(given))
+    again = run("selfattn", *options, input=json.dumps(result))
+    assert again.exit_code == 0, again.stderr  # the result as written reads back
+    result["x"] = [[1, 0], [0, 1]]
+    edited = run("selfattn", *options, input=json.dumps(result))
+    told(
+        edited.error,
+        InputError,
+        "{field}: the input is a result computed from queries, keys and values given directly, "
+        "to which {field} was added; remove {field} to read the result back, or give only "
+        "inputs ({field}, w_q, …) to compute from {field}",
+        field="x",
+    )
+    assert edited.stdout == ""
