@@ -212,3 +212,24 @@ def test_bias_k_without_bias_v_is_told_by_name_before_its_numbers_are_read(run, 
         given="bias_k",
         other="bias_v",
     )
+
+
+@pytest.mark.parametrize(
+    ("field", "as_list", "msgid"),
+    [
+        ("b_q", [[0.0, 1.0], [2.0, 3.0]],
+         "{field}: expected one vector such as [1, 0], found a matrix"),
+        ("w_q", [1.0, 0.0],
+         "{field}: expected a matrix, a row per token, such as [[2, 1], [0, 2]]; found a single "
+         "list (wrap it in [ ] for one row)"),
+        ("w_q", 3.0, "{field} is {kind}; expected a matrix such as [[2, 1], [0, 2]]"),
+    ],
+    ids=["matrix-for-a-vector", "row-for-a-matrix", "number-for-a-matrix"],
+)  # fmt: skip
+def test_an_array_of_the_wrong_rank_is_refused_in_the_words_its_lists_are(field, as_list, msgid):
+    refusals = []
+    for value in (as_list, np.array(as_list)):
+        with pytest.raises(attncli.AttnError) as raised:
+            attncli.selfattn(x=np.eye(4), seed=0, **{field: value})
+        refusals.append((raised.value.msgid, raised.value.fields.get("field")))
+    assert refusals == [(msgid, field)] * 2

@@ -231,11 +231,21 @@ def _is_array(value: Any) -> bool:
     return hasattr(value, "dtype") and hasattr(value, "ndim")
 
 
+def _misranked_as_lists(value: Any, ndim: int) -> Any:
+    """A numeric array of rank 0 to 2 where one of rank `ndim` goes, as the nested lists it
+    holds, so that it is refused in the words a JSON value of that rank is (a matrix where a
+    vector goes: "found a matrix"); anything else as it is."""
+    if _is_array(value) and value.ndim != ndim and value.ndim <= 2 and value.dtype.kind in "iuf":
+        return value.tolist()
+    return value
+
+
 def to_vector(value: Any, field: str, allow_masked: bool = False) -> np.ndarray:
     """A JSON list of numbers (or a 1-D array from .npz) to a float64 vector."""
     import numpy as np
 
     # -> [n]
+    value = _misranked_as_lists(value, 1)
     if _is_array(value):
         return _checked_array(value, field, 1)
     fast = _plain_numbers(value, 1)
@@ -254,6 +264,7 @@ def to_matrix(value: Any, field: str, allow_masked: bool = False) -> np.ndarray:
     import numpy as np
 
     # -> [rows, columns]
+    value = _misranked_as_lists(value, 2)
     if _is_array(value):
         return _checked_array(value, field, 2)
     fast = _plain_numbers(value, 2)
