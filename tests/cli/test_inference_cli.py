@@ -7,6 +7,8 @@ import json
 import re
 
 from attncli.core.inference import cache_multiplications
+from attncli.errors import OptionError
+from tests.meaning import told
 
 LESSON = "las llaves del coche están ahí"
 
@@ -104,7 +106,14 @@ def test_a_gpt2_layer_by_its_cache(run, tmp_path):
 def test_a_bidirectional_model_is_refused(run):
     refused = run("selfattn", "the keys", "--model", "all-MiniLM-L6-v2", "--kv-cache")
     assert refused.exit_code == 2 and refused.stdout == ""
-    assert "all-MiniLM-L6-v2 reads in both directions" in refused.stderr
+    told(
+        refused.error,
+        OptionError,
+        "{option} replays a causal layer; {model} reads in both directions (a GPT-2 model is "
+        "causal)",
+        option="--kv-cache",
+        model="all-MiniLM-L6-v2",
+    )
 
 
 def test_the_ledger_s_row_says_what_the_scores_are_divided_by(run):

@@ -14,6 +14,7 @@ import attncli as attn
 from attncli.errors import InputError, OptionError
 from attncli.present.format import Format
 from attncli.present.views import view_of
+from tests.meaning import plain
 
 FIRST, SECOND = "la llave del coche está ahí", "las llaves del coche están ahí"
 DEMO = "all-MiniLM-L6-v2"
@@ -189,7 +190,11 @@ def test_a_word_not_aligned_cannot_be_asked_for(run):
                         "cupboards", "--model", DEMO, "--from", "cupboard", "--to", "key"),
                     InputError)  # fmt: skip
     assert error.fields["token"] == "cupboard"
-    assert "--from 'cupboard' is not aligned" in error.message("en")
+    assert error.msgid == (
+        "{option} is not aligned with a token of the other sentence (its word is not in both, or "
+        "has another number of pieces); name an aligned one"
+    )
+    assert plain(error.fields["option"]) == "--from 'cupboard'"
 
 
 def test_help_has_the_example_in_both_languages(run):

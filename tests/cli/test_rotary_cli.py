@@ -7,6 +7,9 @@ from __future__ import annotations
 import json
 import re
 
+from attncli.errors import InputError
+from tests.meaning import told
+
 LESSON = "las llaves del coche están ahí"
 
 
@@ -64,7 +67,14 @@ def test_the_json_reads_back_only_with_the_same_base(run):
     for line in (("selfattn",), ("selfattn", "--positions", "rope")):
         refused = run(*line, input=piped.stdout)
         assert refused.exit_code == 2 and refused.stdout == ""
-        assert "rope_base: the input is a result computed with rope_base 500.0" in refused.stderr
+        told(
+            refused.error,
+            InputError,
+            "{field}: the input is a result computed with {field} {value}, and computing it "
+            "again otherwise would change its numbers; read it back {fix}",
+            field="rope_base",
+            value="500.0",
+        )
     plain = run("selfattn", LESSON, "--json").stdout
     refused = run("selfattn", "--positions", "rope", input=plain)
     assert refused.exit_code == 2 and "without --positions rope" in refused.stderr
