@@ -82,7 +82,7 @@ def _texts(sentence: str | None, sentences: Sequence[str] | None, model: str | N
     if model is not None:
         example = example_for("heads", model)
     else:
-        from attncli.api.samples import LESSON as lesson
+        from attncli.reading.parse.samples import LESSON as lesson
 
         example = OnSurface(
             f'attn heads "{lesson}" --heads 4', f'attncli.heads("{lesson}", heads=4)'

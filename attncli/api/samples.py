@@ -12,10 +12,9 @@ import json
 from typing import Any
 
 from attncli.messages import Message, _
-from attncli.reading.parse.samples import LAYER_HEADS, Sample, installed
+from attncli.reading.parse.samples import LAYER_HEADS, LESSON, Sample, installed
 from attncli.results.samples import SampleEntry, SamplesResult
 
-LESSON = "las llaves del coche están ahí"  # the lesson's sentence, not among the trained ones
 # A sample whose point needs an option to be seen, and the command that shows it.
 EXAMPLES = {"longitudes": "attn selfattn -i longitudes --no-proj"}
 # What the course's own samples hold, said in a sentence (their fields follow it).

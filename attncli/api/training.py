@@ -161,14 +161,15 @@ def _sentences(
     sentence: str | None, want: str | Sequence[str], corpus: Sequence[Sentence] | None
 ) -> list[Sentence]:
     """The sentences to train on: the one given with its wants, or the corpus's."""
+    from attncli.reading.parse.samples import LESSON
     from attncli.reading.parse.sentence import tokenize
 
     if (sentence is None) == (corpus is None):
         raise InputError(
             _("give a sentence and what it wants ({example}) or {corpus}, one of the two"),
             example=OnSurface(
-                'attn train "las llaves del coche están ahí" --want están=llaves',
-                'train("las llaves del coche están ahí", want="están=llaves")',
+                f'attn train "{LESSON}" --want están=llaves',
+                f'train("{LESSON}", want="están=llaves")',
             ),
             corpus=OnSurface(Message(_("--corpus FILE")), Setting("corpus", metavar="…")),
         )

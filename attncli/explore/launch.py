@@ -38,7 +38,9 @@ def prepare(
 
         return ChainExplorer(start(document), lang=lang, digits=digits)
     if sentence is None and not document:
-        sentence = "las llaves del coche están ahí"
+        from attncli.reading.parse.samples import LESSON
+
+        sentence = LESSON
     model = sizes.get("model")
     source = Source(
         sentence=sentence,

@@ -15,6 +15,9 @@ PREFIX = "samples/"
 # The heads of the layer each .safetensors sample holds (a state dict does not hold them;
 # tests/references/make_weights.py made mha with num_heads=2); its input is NAME_x.npy.
 LAYER_HEADS = {"mha": 2}
+# The lesson's sentence (6 tokens; not among those attn train's corpus holds): every
+# example that runs a sentence and says so in a message or on a screen takes it from here.
+LESSON = "las llaves del coche están ahí"
 
 
 class Sample:

@@ -6,16 +6,14 @@ import unicodedata
 
 from attncli.errors import InputError
 from attncli.messages import Message, OnSurface, Setting, _
+from attncli.reading.parse.samples import LESSON
 
 
 def _is_punctuation(char: str) -> bool:
     return unicodedata.category(char).startswith("P")
 
 
-EXAMPLE = OnSurface(
-    'attn selfattn "las llaves del coche están ahí"',
-    'attncli.selfattn("las llaves del coche están ahí")',
-)
+EXAMPLE = OnSurface(f'attn selfattn "{LESSON}"', f'attncli.selfattn("{LESSON}")')
 
 
 def sentence_text(
