@@ -15,9 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from attncli.errors import InputError, ShapeError
 from attncli.messages import Message, Setting, _
-from attncli.reading.parse.json_text import kind_of
 from attncli.reading.parse.layer_inputs import DIRECT
-from attncli.reading.parse.values import is_batch, shape_text, to_batch
+from attncli.reading.parse.values import is_batch, kind_of, shape_text, to_batch
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

@@ -369,11 +369,9 @@ def _biases(
 def _direct_input(inputs: LayerInputs, settings: SelfAttnSettings) -> SelfAttnInput:
     """Attention straight from given queries, keys and values (no X, no projections); with
     --heads h their columns are split into h heads. Each may be a batch B × T × d."""
+    # each one required, in this order (selfattn has no --keys: the file holds them); a result
+    # read back of several heads has them joined again (reading/check/read_back.py)
     query_hint = Message(_("give queries with keys and values"))
-    required(inputs.queries, "queries", query_hint)
-    required(inputs.keys, "keys", query_hint)  # selfattn has no --keys: the file holds them
-    required(inputs.values, "values", query_hint)
-    # (a result read back of several heads has them joined again: reading/check/read_back.py)
     queries, keys, values = sequences(inputs, ("queries", "keys", "values"), query_hint)
     if queries.shape[-1] != keys.shape[-1]:
         raise ShapeError(

@@ -86,25 +86,6 @@ def as_json_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=lambda marker: float(marker.literal))
 
 
-def kind_of(value: Any) -> Message:
-    """How a JSON value reads to a user, for error messages (said in the message's
-    language)."""
-    if isinstance(value, bool):
-        return Message(_("{value} (a boolean)"), value=str(value).lower())
-    if isinstance(value, str):
-        shown = value if len(value) <= 20 else value[:17] + "..."
-        return Message(_("{value} (a string)"), value=json.dumps(shown))
-    if isinstance(value, list):
-        return Message(_("a list"))
-    if isinstance(value, dict):
-        return Message(_("an object"))
-    if value is None:
-        return Message(_("null"))
-    return Message(
-        "{value}", value=value.literal if isinstance(value, JsonConstant) else repr(value)
-    )
-
-
 def parse_json(text: str, source: str, expected: Message | None = None) -> Any:
     """JSON text to Python values; NaN/Infinity literals become JsonConstant markers, and a
     key given twice in one object is refused (JSON would keep the last without a word).

@@ -117,7 +117,7 @@ def booleans(array: np.ndarray, field: str, hint: Message) -> np.ndarray:
     anything else is refused, naming the first cell that is not one and its value."""
     import numpy as np
 
-    from attncli.reading.parse.json_text import kind_of
+    from attncli.reading.parse.values import kind_of
 
     if array.size == 0:
         raise ShapeError(_("{field} is empty; expected a grid of {hint}"), field=field, hint=hint)

@@ -13,11 +13,10 @@ from attncli.messages import Message, _
 from attncli.reading.parse.json_text import (
     EXAMPLE_DOCUMENT,
     expected_document,
-    kind_of,
     parse_json,
     read_json,
 )
-from attncli.reading.parse.values import Document, FiniteDocument
+from attncli.reading.parse.values import Document, FiniteDocument, kind_of
 
 
 def read_text(path: str, stdin: IO[str] | None, option: str | None = "-i") -> tuple[str, str]:

@@ -323,8 +323,8 @@ def _open_json(path: str) -> Tensors:
     """A JSON object of named arrays, read by the one JSON reader (a key given twice is
     refused) and checked number by number as an -i document's fields are. A field that
     holds only text (tokens, a note) is no array: it is kept in `others`."""
-    from attncli.reading.parse.json_text import kind_of, parse_json
-    from attncli.reading.parse.values import to_tensor
+    from attncli.reading.parse.json_text import parse_json
+    from attncli.reading.parse.values import kind_of, to_tensor
 
     try:
         with open(path, encoding="utf-8") as handle:

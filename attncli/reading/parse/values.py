@@ -7,12 +7,13 @@ finite float64 arrays (-inf only where a masked score is allowed) of agreeing sh
 
 from __future__ import annotations
 
+import json
 import math
 from typing import TYPE_CHECKING, Any
 
 from attncli.errors import InputError, ShapeError, count
 from attncli.messages import Message, _
-from attncli.reading.parse.json_text import JsonConstant, kind_of, valid_text
+from attncli.reading.parse.json_text import JsonConstant, valid_text
 
 if TYPE_CHECKING:
     import numpy as np
@@ -26,6 +27,25 @@ class FiniteDocument(dict[str, Any]):
     past float64. A field carried forward unread (attn softmax's keys and values) can then be
     written again as it came, without a pass over its numbers: none of them can come out as
     null. The command that reads the field checks it, as it checks any field."""
+
+
+def kind_of(value: Any) -> Message:
+    """How a value (read from JSON, or given in Python) reads to a user, for error
+    messages (said in the message's language): `"abc" (a string)`, `a list`, `3.0`."""
+    if isinstance(value, bool):
+        return Message(_("{value} (a boolean)"), value=str(value).lower())
+    if isinstance(value, str):
+        shown = value if len(value) <= 20 else value[:17] + "..."
+        return Message(_("{value} (a string)"), value=json.dumps(shown))
+    if isinstance(value, list):
+        return Message(_("a list"))
+    if isinstance(value, dict):
+        return Message(_("an object"))
+    if value is None:
+        return Message(_("null"))
+    return Message(
+        "{value}", value=value.literal if isinstance(value, JsonConstant) else repr(value)
+    )
 
 
 def parse_tokens(value: Any, source: str = "tokens") -> list[str]:
