@@ -233,3 +233,19 @@ def test_an_array_of_the_wrong_rank_is_refused_in_the_words_its_lists_are(field,
             attncli.selfattn(x=np.eye(4), seed=0, **{field: value})
         refusals.append((raised.value.msgid, raised.value.fields.get("field")))
     assert refusals == [(msgid, field)] * 2
+
+
+def test_the_gradient_at_the_output_is_read_with_the_other_fields_of_its_own_rank():
+    read = LayerInputs(grad_output=[[1, 0], [0, 1]], target=[[[1.0]], [[2.0]]]).with_arrays()
+    assert read.grad_output.dtype == np.float64 and read.grad_output.shape == (2, 2)
+    assert read.target.shape == (2, 1, 1)  # a batch's
+    with pytest.raises(attncli.AttnError) as raised:
+        LayerInputs(grad_output=[[1, "a"]]).with_arrays()
+    assert raised.value.fields["where"].fields["field"] == "grad_output"
+
+
+def test_a_gradient_beside_a_target_is_told_by_name_before_either_is_read(run, tmp_path):
+    path = tmp_path / "input.json"
+    path.write_text(json.dumps({"x": X, "grad_output": "abc", "target": "abc"}), encoding="utf-8")
+    told(run("selfattn", "-i", str(path)).error, InputError,
+         "both grad_output and target are given; keep one")  # fmt: skip

@@ -53,10 +53,7 @@ def upstream_gradient(
     name, the array)."""
     offered = {"grad_output": grad_output, "target": target}
     given = [name for name, value in offered.items() if value is not None]
-    if len(given) == 2:
-        raise InputError(
-            _("both grad_output and target are given; keep one"),
-        )
+    one_upstream(grad_output, target)
     if not given:
         if not required:
             return "", None
@@ -79,6 +76,12 @@ def upstream_gradient(
             wanted=wanted,
         )
     return name, upstream
+
+
+def one_upstream(grad_output: object, target: object) -> None:
+    """The gradient at the output or a target to make it from, not both."""
+    if grad_output is not None and target is not None:
+        raise InputError(_("both grad_output and target are given; keep one"))
 
 
 def _one_sequence_for_a_batch(value: object, name: str, expected: tuple[int, ...]) -> None:

@@ -25,6 +25,7 @@ from attncli.reading.check.fields import (
     unused_sizes,
     unused_with_direct,
 )
+from attncli.reading.check.grad import one_upstream
 from attncli.reading.check.masks import bias_kv, layer_masks
 from attncli.reading.check.sizes import check_memory, own_widths, projection_sizes, sizes_text
 from attncli.reading.models.state_dicts import LAYER_FIELDS
@@ -112,6 +113,7 @@ def check_given(inputs: LayerInputs, sentence: str | None, settings: SelfAttnSet
         )
     check_fields(inputs)  # every name used (a checkpoint's have been taken by now)
     check_read_back(inputs, settings)
+    one_upstream(inputs.grad_output, inputs.target)
     # The gradient at the output goes with either kind of input.
     # The weights may go with a sentence too (--weights FILE, or w_q, … in -i FILE).
     data = set(inputs.given()) - {"grad_output", "target", "trained_by", *LAYER_FIELDS}

@@ -3,10 +3,9 @@ names, the projections and their biases, the masks and the gradient at the outpu
 document (or an .npz archive) is parsed into it once, by from_document(); the Python API
 builds it directly from attncli.selfattn's keywords. with_arrays() then reads
 every sequence, projection and bias as a float64 array of its rank, naming the field and
-the row of anything that is not, and the token names and masks likewise; the checks
-(reading/check/selfattn.py and its neighbours) hold them against each other and the
-settings. The gradient at the output is read with the backward pass, whose shape it
-takes."""
+the row of anything that is not, and the token names, the masks and the gradient at the
+output likewise; the checks (reading/check/selfattn.py and its neighbours) hold them
+against each other and the settings."""
 
 from __future__ import annotations
 
@@ -117,8 +116,9 @@ class LayerInputs:
     def with_arrays(self, projections: bool = True) -> LayerInputs:
         """Every field read once, as what the checks hold against each other: the sequences
         (each T × d, or a batch B × T × d), the projections (matrices), their biases and
-        torch's add_bias_kv rows (vectors) as float64 arrays; the token names as lists of
-        texts; the masks as arrays whose dtype carries their sense (reading/parse/masks.py).
+        torch's add_bias_kv rows (vectors) and the gradient at the output (or its target) as
+        float64 arrays; the token names as lists of texts; the masks as arrays whose dtype
+        carries their sense (reading/parse/masks.py).
         Queries, keys and values beside an X are a result's outputs, not inputs, and are
         left as they are; so are the W's and biases when the layer goes without
         `projections` (--no-proj)."""
@@ -129,6 +129,7 @@ class LayerInputs:
             to_batch,
             to_matrix,
             to_vector,
+            to_vector_or_matrix,
         )
 
         sequences = X_FIELDS if self.from_x else (*X_FIELDS, *DIRECT)
@@ -154,6 +155,12 @@ class LayerInputs:
         for name, read_cells in masks.items():
             if getattr(self, name) is not None:
                 read[name] = read_cells(getattr(self, name))
+        for name in ("grad_output", "target"):  # of the output's rank, whichever it is
+            value = getattr(self, name)
+            if value is not None:
+                read[name] = (
+                    to_batch(value, name) if is_batch(value) else to_vector_or_matrix(value, name)
+                )
         return replace(self, **read)
 
 
