@@ -13,15 +13,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from attncli.core.attention import METHODS
-from attncli.errors import InputError, ShapeError, count
+from attncli.errors import InputError, ShapeError, count, shape_text
 from attncli.limits import check_fits
 from attncli.messages import Message, OnSurface, Setting, _
 from attncli.reading.parse.values import (
     Document,
     FiniteDocument,
-    labels,
+    parse_tokens,
     require,
-    shape_text,
     to_matrix,
     to_vector,
     to_vector_or_matrix,
@@ -374,3 +373,22 @@ def check_one_value_per_key(value_rows: int, key_rows: int) -> None:
             value_rows=count(value_rows, "row"),
             key_rows=key_rows,
         )
+
+
+def labels(
+    tokens: object, rows: int, field: str, prefix: str, unit: str = "row", source: str = "tokens"
+) -> list[str]:
+    """Token names for `rows` rows (or columns: `unit`) of `field`: the `tokens` given (the
+    field `source`), or prefix1, prefix2, ... when they are not (None)."""
+    if tokens is None:
+        return [f"{prefix}{index}" for index in range(1, rows + 1)]
+    names = parse_tokens(tokens, source)
+    if len(names) != rows:
+        raise ShapeError(
+            _("{source}: {tokens} for {rows} of {field} (give one name for each)"),
+            source=source,
+            tokens=count(len(names), "name"),
+            rows=count(rows, unit),
+            field=field,
+        )
+    return names

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from attncli.errors import InputError, ShapeError
+from attncli.errors import InputError, ShapeError, shape_text
 from attncli.messages import Message, OnSurface, Setting, _
 from attncli.reading.check.calculator import (
     VALUES_HINT,
@@ -17,7 +17,6 @@ from attncli.reading.check.calculator import (
 from attncli.reading.parse.values import (
     Document,
     require,
-    shape_text,
     to_batch,
     to_matrix,
     to_vector_or_matrix,

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from attncli.errors import InputError, ShapeError
+from attncli.errors import InputError, ShapeError, shape_text
 from attncli.messages import Message, Setting, _
-from attncli.reading.parse.values import check_length, shape_text
+from attncli.reading.check.sizes import check_length
 
 if TYPE_CHECKING:
     import numpy as np

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from attncli.errors import InputError, ShapeError
+from attncli.errors import InputError, ShapeError, shape_text
 from attncli.messages import Message, Setting, _
 from attncli.reading.parse.layer_inputs import DIRECT
-from attncli.reading.parse.values import is_batch, kind_of, shape_text, to_batch
+from attncli.reading.parse.values import is_batch, kind_of, to_batch
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

@@ -11,11 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from attncli.errors import InputError, ShapeError, count
+from attncli.errors import InputError, ShapeError, count, required, shape_text
 from attncli.layer import SelfAttnSettings
 from attncli.messages import Message, OnSurface, Setting, _
 from attncli.reading.check.calculator import (
     check_one_value_per_key,
+    labels,
     refuse_biases,
     row_labels,
 )
@@ -27,15 +28,15 @@ from attncli.reading.check.fields import (
 )
 from attncli.reading.check.grad import one_upstream
 from attncli.reading.check.masks import bias_kv, layer_masks
-from attncli.reading.check.sizes import check_memory, own_widths, projection_sizes, sizes_text
+from attncli.reading.check.sizes import (
+    check_length,
+    check_memory,
+    own_widths,
+    projection_sizes,
+    sizes_text,
+)
 from attncli.reading.models.state_dicts import LAYER_FIELDS
 from attncli.reading.parse.sentence import EXAMPLE
-from attncli.reading.parse.values import (
-    check_length,
-    labels,
-    required,
-    shape_text,
-)
 
 if TYPE_CHECKING:
     import numpy as np

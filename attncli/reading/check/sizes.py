@@ -7,10 +7,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from attncli.errors import InputError, ShapeError
+from attncli.errors import InputError, ShapeError, count, shape_text
 from attncli.limits import check_fits
 from attncli.messages import Message, Setting, _
-from attncli.reading.parse.values import shape_text
 
 if TYPE_CHECKING:
     import numpy as np
@@ -158,3 +157,16 @@ def check_memory(
         names={"tokens": Message(_("the number of tokens")), **named},
         hint=hint if grids else "",
     )
+
+
+def check_length(row: np.ndarray, field: str, length: int, columns_of: str) -> np.ndarray:
+    """A bias's row of `length` numbers, one per column of `columns_of` (K, V, W^Q, …)."""
+    if row.shape[0] != length:
+        raise ShapeError(
+            _("{field} has {shape} but must have {length} here (one per column of {columns_of})"),
+            field=field,
+            shape=count(row.shape[0], "number"),
+            length=length,
+            columns_of=columns_of,
+        )
+    return row

@@ -44,9 +44,8 @@ from typing import Any
 
 import numpy as np
 
-from attncli.errors import InputError, ShapeError, shown
+from attncli.errors import InputError, ShapeError, shape_text, shown
 from attncli.messages import Message, Setting, _
-from attncli.reading.parse.values import shape_text
 
 KINDS = ("mha", "bert", "gpt2")
 MHA_NAMES = (

@@ -24,7 +24,7 @@ from typing import Any, overload
 import numpy as np
 
 from attncli.core.transformer import Architecture, Block, Network
-from attncli.errors import InputError, ShapeError
+from attncli.errors import InputError, ShapeError, shape_text
 from attncli.messages import _
 from attncli.reading.models.checkpoint import (
     LayerWeights,
@@ -37,7 +37,6 @@ from attncli.reading.models.checkpoint import (
     llama_attention,
     optional_named,
 )
-from attncli.reading.parse.values import shape_text
 
 
 def checkpoint_root(names: list[str], family: str) -> str:

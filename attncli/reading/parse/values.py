@@ -11,7 +11,7 @@ import json
 import math
 from typing import TYPE_CHECKING, Any
 
-from attncli.errors import InputError, ShapeError, count
+from attncli.errors import InputError, ShapeError, count, required, shape_text
 from attncli.messages import Message, _
 from attncli.reading.parse.json_text import JsonConstant, valid_text
 
@@ -242,11 +242,6 @@ def as_array(value: Any) -> Any:
     return value
 
 
-def shape_text(shape: tuple[int, ...]) -> str:
-    """A shape as messages write it: 3 × 2."""
-    return " × ".join(map(str, shape))
-
-
 def _is_array(value: Any) -> bool:
     return hasattr(value, "dtype") and hasattr(value, "ndim")
 
@@ -392,19 +387,6 @@ def to_batch(value: Any, field: str) -> np.ndarray:
     return np.stack(matrices)
 
 
-def check_length(row: np.ndarray, field: str, length: int, columns_of: str) -> np.ndarray:
-    """A bias's row of `length` numbers, one per column of `columns_of` (K, V, W^Q, …)."""
-    if row.shape[0] != length:
-        raise ShapeError(
-            _("{field} has {shape} but must have {length} here (one per column of {columns_of})"),
-            field=field,
-            shape=count(row.shape[0], "number"),
-            length=length,
-            columns_of=columns_of,
-        )
-    return row
-
-
 def to_vector_or_matrix(value: Any, field: str, allow_masked: bool = False) -> np.ndarray:
     """A vector (one row) or a matrix (a grid), whichever the JSON holds."""
     # -> [n] or [rows, n]
@@ -417,30 +399,3 @@ def to_vector_or_matrix(value: Any, field: str, allow_masked: bool = False) -> n
 def require(document: Document, field: str, hint: Message) -> Any:
     """A field that must be present, with a message on how to give it."""
     return required(document.get(field), field, hint)
-
-
-def required(value: Any, field: str, hint: Message) -> Any:
-    """The value of a field that must be given (None: it is not), with a message on how to
-    give it."""
-    if value is None:
-        raise InputError(_("missing field '{field}': {hint}"), field=field, hint=hint)
-    return value
-
-
-def labels(
-    tokens: object, rows: int, field: str, prefix: str, unit: str = "row", source: str = "tokens"
-) -> list[str]:
-    """Token names for `rows` rows (or columns: `unit`) of `field`: the `tokens` given (the
-    field `source`), or prefix1, prefix2, ... when they are not (None)."""
-    if tokens is None:
-        return [f"{prefix}{index}" for index in range(1, rows + 1)]
-    names = parse_tokens(tokens, source)
-    if len(names) != rows:
-        raise ShapeError(
-            _("{source}: {tokens} for {rows} of {field} (give one name for each)"),
-            source=source,
-            tokens=count(len(names), "name"),
-            rows=count(rows, unit),
-            field=field,
-        )
-    return names
