@@ -27,6 +27,7 @@ def test_the_ledger_on_the_lessons_sentence(run):
     assert "row t of the whole causal grid, bit for bit." in screen
     assert "1,488 with the cache" in screen and "5,488 without" in screen
     assert "2 · layers 1 · kv-heads 1 · d_k 8 · T 6 = 96 numbers, 768 bytes in float64" in screen
+    assert "(192 in float16 or bfloat16, as models keep it)" in screen  # a model's own dtype
 
 
 def test_the_ledger_piped(run):

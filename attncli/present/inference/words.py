@@ -104,11 +104,12 @@ INFERENCE_PHRASES: dict[str, str] = {
     "cache_new": _("← new"),
     "cache_size": _(
         "The cache: 2 · layers {layers} · kv-heads {kv_heads} · d_k {d_k} · T {count} = {numbers} "
-        "numbers, {bytes} bytes in float64 ({half} in float16)."
+        "numbers, {bytes} bytes in float64 ({half} in float16 or bfloat16, as models keep it)."
     ),
     "cache_size_dv": _(
         "The cache: layers {layers} · kv-heads {kv_heads} · (d_k {d_k} + d_v {d_v}) · T {count} = "
-        "{numbers} numbers, {bytes} bytes in float64 ({half} in float16)."
+        "{numbers} numbers, {bytes} bytes in float64 ({half} in float16 or bfloat16, as models "
+        "keep it)."
     ),
     # attn predict
     "predict_title": _("The next token after the {count} tokens, by {model}"),
