@@ -58,6 +58,14 @@ def _aligned(runs: list[tuple[SelfAttnResult, Pieces | None, tuple[str, ...] | N
     tokens_b, groups_b, merged_b, weights_b = _grid(run_b, pieces_b, words)
     alignment = align(tokens_a, groups_a, tokens_b, groups_b, merged_a or words_a,
                       merged_b or words_b)  # fmt: skip
+    return alignment, _difference(alignment, weights_a, weights_b, texts)
+
+
+def _difference(
+    alignment: Alignment, weights_a: np.ndarray, weights_b: np.ndarray, texts: tuple[str, str]
+) -> np.ndarray:
+    """The second sentence's weights less the first's on the aligned rows and columns
+    ([..., n, n] of [..., T, T]); two sentences with no word aligned are refused."""
     if not alignment.pairs:
         raise InputError(
             _(
@@ -68,8 +76,7 @@ def _aligned(runs: list[tuple[SelfAttnResult, Pieces | None, tuple[str, ...] | N
             second=shown(texts[1], 60),
         )
     a, b = alignment.first, alignment.second
-    difference = weights_b[..., b, :][..., b] - weights_a[..., a, :][..., a]
-    return alignment, difference
+    return weights_b[..., b, :][..., b] - weights_a[..., a, :][..., a]
 
 
 # The course's pair, as each surface asks for it.
@@ -234,17 +241,8 @@ def compare_heads(
 
     alignment = align(encoded_a.tokens, encoded_a.groups, encoded_b.tokens, encoded_b.groups,
                       encoded_a.words, encoded_b.words)  # fmt: skip
-    if not alignment.pairs:
-        raise InputError(
-            _(
-                "«{first}» and «{second}» have no word in the same place to compare; "
-                "give two sentences that differ in a few words"
-            ),
-            first=shown(texts[0], 60),
-            second=shown(texts[1], 60),
-        )
+    difference = _difference(alignment, weights_a, weights_b, texts)  # [L, h, n, n]
     a, b = alignment.first, alignment.second
-    difference = weights_b[..., b, :][..., b] - weights_a[..., a, :][..., a]  # [L, h, n, n]
     cell = None
     if source is not None and target is not None:
         cell = (_counterpart(encoded_a.tokens, source, SOURCE, alignment),

@@ -170,8 +170,9 @@ def selfattn_inputs(
     # parse the arrays: a result's outputs set apart to be held against the run, then the rest
     inputs, written = read_back_inputs(inputs, options.heads)
     inputs = inputs.with_arrays(projections=options.projections)
-    # check the arrays against each other, and fill in what the seed draws
-    checked = fill_from_seed(selfattn_input(inputs, sentence, options), options)
+    # check the arrays against each other, then fill in what the seed draws
+    checked = selfattn_input(inputs, sentence, options)
+    checked = fill_from_seed(checked, options)
     given_mask, given_bias = checked.allowed, checked.bias  # written down for a read-back
     drawn, seed = drawn_of(inputs, checked.weights, checked.drawn, options.seed)
     rope_base = _rotary(checked, options, inputs)

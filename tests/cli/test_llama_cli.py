@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from attncli.errors import InputError
+from tests.meaning import told
+
 MODELS = Path(__file__).resolve().parent.parent / "models"
 LLAMA, MISTRAL, QWEN2, GEMMA = (
     str(MODELS / name) for name in ("tiny-llama", "tiny-mistral", "tiny-qwen2", "tiny-gemma")
@@ -76,3 +79,32 @@ def test_a_refused_config_is_one_line_on_stderr(run, tmp_path):
     result = run("predict", "the keys", "--model", str(folder))
     assert result.exit_code != 0 and result.stdout == ""
     assert result.stderr.count("\n") == 1 and "yarn" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("parameters", "name", "value", "expected"),
+    [
+        ({"rope_type": "default", "rope_theta": 0}, "rope_theta", "0", "a positive number"),
+        ({"rope_type": "default", "rope_theta": "10000"}, "rope_theta", '"10000"',
+         "a positive number"),
+        (None, "rms_norm_eps", "-1e-06", "a small positive number such as 1e-12"),
+    ],
+    ids=["theta-0", "theta-text", "epsilon-negative"],
+)  # fmt: skip
+def test_a_config_number_out_of_range_is_named_with_what_it_must_be(
+    run, tmp_path, parameters, name, value, expected
+):
+    import shutil
+
+    folder = tmp_path / "edited"
+    shutil.copytree(MODELS / "tiny-llama", folder)
+    config = json.loads((folder / "config.json").read_text())
+    if parameters is None:
+        config[name] = -1e-6
+    else:
+        config["rope_parameters"] = parameters
+    (folder / "config.json").write_text(json.dumps(config))
+    result = run("predict", "the keys", "--model", str(folder))
+    assert result.exit_code == 2 and result.stdout == ""
+    told(result.error, InputError, "{path}: {name} is {value}; expected {expected}",
+         name=name, value=value, expected=(expected, {}))  # fmt: skip

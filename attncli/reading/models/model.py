@@ -143,19 +143,9 @@ def _positive(config: dict[str, Any], name: str, path: str, default: Any = None)
 
 
 def _epsilon(config: dict[str, Any], name: str, path: str, default: float) -> float:
-    value = _field(config, name, path, default)
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not (math.isfinite(value) and value > 0)
-    ):
-        raise InputError(
-            _("{path}: {name} is {value}; expected a small positive number such as 1e-12"),
-            path=path,
-            name=name,
-            value=repr(value),
-        )
-    return float(value)
+    """A layer norm's ε: a small positive number."""
+    small = Message(_("a small positive number such as 1e-12"))
+    return _number(config, name, path, default, small)
 
 
 def _activation(config: dict[str, Any], name: str, path: str, default: str) -> str:
@@ -305,7 +295,14 @@ def _gated_activation(config: dict[str, Any], path: str, model_type: str) -> str
     return "gelu_pytorch_tanh" if name == "gelu" else name
 
 
-def _number(config: dict[str, Any], name: str, path: str, default: Any = None) -> float:
+def _number(
+    config: dict[str, Any],
+    name: str,
+    path: str,
+    default: Any = None,
+    expected: Message | None = None,
+) -> float:
+    """The config's `name`: a positive number (or `expected`, said in the refusal)."""
     value = _field(config, name, path, default)
     if (
         isinstance(value, bool)
@@ -313,10 +310,11 @@ def _number(config: dict[str, Any], name: str, path: str, default: Any = None) -
         or not (math.isfinite(value) and value > 0)
     ):
         raise InputError(
-            _("{path}: {name} is {value}; expected a positive number"),
+            _("{path}: {name} is {value}; expected {expected}"),
             path=path,
             name=name,
             value=as_json_text(value),
+            expected=expected or Message(_("a positive number")),
         )
     return float(value)
 

@@ -83,15 +83,19 @@ class Tensors(Mapping[str, np.ndarray]):
         try:
             return np.asarray(self._load(name))
         except (OSError, ValueError, TypeError, RuntimeError) as error:
-            raise InputError(
-                _(
-                    "{path}: the array {name} could not be read ({reason}); the file may be "
-                    "truncated or corrupt"
-                ),
-                path=self.path,
-                name=name,
-                reason=first_line(error),
-            ) from None
+            raise self._unreadable(name, error) from None
+
+    def _unreadable(self, name: str, error: Exception) -> InputError:
+        """The one line for an array the file holds but cannot give."""
+        return InputError(
+            _(
+                "{path}: the array {name} could not be read ({reason}); the file may be "
+                "truncated or corrupt"
+            ),
+            path=self.path,
+            name=name,
+            reason=first_line(error),
+        )
 
     def __contains__(self, name: object) -> bool:
         return name in self._shapes  # Mapping's own would read the array
@@ -112,15 +116,7 @@ class Tensors(Mapping[str, np.ndarray]):
                 len(ids), *self._shapes[name][1:]
             )
         except (OSError, ValueError, TypeError, RuntimeError) as error:
-            raise InputError(
-                _(
-                    "{path}: the array {name} could not be read ({reason}); the file may be "
-                    "truncated or corrupt"
-                ),
-                path=self.path,
-                name=name,
-                reason=first_line(error),
-            ) from None
+            raise self._unreadable(name, error) from None
 
     def shape(self, name: str) -> tuple[int, ...]:
         """An array's shape, read from the header alone."""
