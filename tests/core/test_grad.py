@@ -210,6 +210,16 @@ def test_both_upstream_fields_in_a_document_are_refused(run):
     told(result.error, InputError, "both grad_output and target are given; keep one")
 
 
+def test_both_upstream_options_are_refused_and_one_replaces_the_input_s_other(run):
+    line = ("grad", "--query", "1,0", "--keys", "1,0;0,1", "--values", "1,0;0,1")
+    both = run(*line, "-g", "1,0", "--target", "1,0")
+    assert both.exit_code == 2 and both.stdout == ""
+    told(both.error, InputError, "both grad_output and target are given; keep one")
+    piped = json.dumps({**TREN, "target": [8, 2]})
+    replaced = json.loads(run("grad", "-g", "1,0", input=piped).stdout)
+    assert replaced["grad_output"] == [1.0, 0.0] and "target" not in replaced
+
+
 SELFATTN_CASES = {
     "one head": {},
     "two heads, causal": {"heads": 2, "causal": True},

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import attncli
-from attncli.errors import InputError
+from attncli.errors import InputError, ShapeError
 from attncli.reading.parse.layer_inputs import INPUTS, LayerInputs
 from tests.meaning import told
 
@@ -249,3 +249,69 @@ def test_a_gradient_beside_a_target_is_told_by_name_before_either_is_read(run, t
     path.write_text(json.dumps({"x": X, "grad_output": "abc", "target": "abc"}), encoding="utf-8")
     told(run("selfattn", "-i", str(path)).error, InputError,
          "both grad_output and target are given; keep one")  # fmt: skip
+
+
+BATCH = [[[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]], [[0.7, 0.8], [0.9, 1.0], [1.1, 1.2]]]
+
+
+@pytest.mark.parametrize(
+    ("x", "grad_output", "shown", "wanted"),
+    [
+        (BATCH, [1, 0], "2", "2 × 3 × 2"),  # one row's numbers for a batch
+        (X + [[1.0, 1.0]], [[[1, 0], [0, 1], [1, 1]]], "1 × 3 × 2", "3 × 2"),  # a batch of one
+        (X, 3, ("{value}", {"value": "3.0"}), "2 × 2"),  # a single number shows itself
+    ],
+    ids=["vector-for-a-batch", "batch-for-a-matrix", "number"],
+)
+def test_a_gradient_of_another_rank_than_the_output_s_is_told_both_shapes(
+    run, x, grad_output, shown, wanted
+):
+    result = run("selfattn", input=json.dumps({"x": x, "grad_output": grad_output}))
+    assert result.exit_code == 2 and result.stdout == ""
+    told(
+        result.error,
+        ShapeError,
+        "{name} is {shown} but the output is {wanted} (give one number per number of the output)",
+        name="grad_output",
+        shown=shown,
+        wanted=wanted,
+    )
+
+
+def test_a_numpy_gradient_of_four_axes_is_told_both_shapes():
+    with pytest.raises(attncli.AttnError) as raised:
+        attncli.selfattn(x=np.ones((2, 3, 4)), seed=0, grad_output=np.ones((1, 2, 3, 4)))
+    assert raised.value.fields["shown"] == "1 × 2 × 3 × 4"
+    assert raised.value.fields["wanted"] == "2 × 3 × 4"
+
+
+def test_query_tokens_beside_x_are_refused_not_ignored(run):
+    result = run("selfattn", input=json.dumps({"x": X, "query_tokens": ["p", "q"]}))
+    told(
+        result.error,
+        InputError,
+        "query_tokens names the queries of cross-attention (x_q beside x_kv); with x, tokens "
+        "names the rows, queries and keys alike: give tokens, or x_q and x_kv",
+    )
+
+
+@pytest.mark.parametrize(
+    ("mask", "msgid", "fields"),
+    [
+        (1.5, "{field} is a single value; expected a grid of {hint}", {}),
+        ([0, 2], "{field}: the cell at {where} is {kind}{dtype}; expected {hint}",
+         {"where": "(2)"}),
+    ],
+    ids=["single-float", "integer-2"],
+)  # fmt: skip
+def test_a_key_padding_mask_attn_cannot_read_is_refused_by_its_cell(run, mask, msgid, fields):
+    result = run("selfattn", input=json.dumps({"x": X, "key_padding_mask": mask}))
+    told(result.error, ShapeError if "single" in msgid else InputError, msgid,
+         field="key_padding_mask", **fields)  # fmt: skip
+
+
+def test_a_python_nan_is_named_nan_not_an_overflow():
+    with pytest.raises(attncli.AttnError) as raised:
+        attncli.selfattn(x=[[1.0, float("nan")]], seed=0)
+    assert raised.value.msgid == "{where} is {literal}; expected a finite number"
+    assert raised.value.fields["literal"] == "NaN"

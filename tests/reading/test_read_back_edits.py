@@ -97,9 +97,34 @@ def test_an_x_added_to_a_result_of_queries_keys_and_values_is_named(run, run_jso
     told(
         edited.error,
         InputError,
-        "{field}: the input is a result computed from queries, keys and values given directly, "
-        "to which {field} was added; remove {field} to read the result back, or give only "
-        "inputs ({field}, w_q, …) to compute from {field}",
+        "{field}: the input is a result computed from queries, keys and values given directly "
+        "(it writes no d_model), to which {field} was added; remove {field} to read the result "
+        "back, or give only inputs ({field}, w_q, …) to compute from {field}",
         field="x",
     )
     assert edited.stdout == ""
+
+
+def test_a_result_of_x_without_its_d_model_is_not_taken_for_one_of_queries(run, run_json):
+    result = run_json("selfattn", input=json.dumps({"x": [[1, 0], [0, 1], [1, 1]]}))
+    result.pop("d_model")  # a result of x, with projections, edited: still read back
+    again = run("selfattn", input=json.dumps(result))
+    assert again.exit_code == 0, again.stderr
+
+
+@pytest.mark.parametrize("dropped", ["bias_k", "bias_v"])
+def test_a_result_read_back_without_one_of_its_bias_rows_is_told_which(run, run_json, dropped):
+    x = [[0.1, 0.2, -0.3, 0.4], [0.5, -0.1, 0.2, 0.0], [-0.2, 0.3, 0.1, 0.6]]
+    given = {"x": x, "bias_k": [0.1, 0.2, 0.3, 0.4], "bias_v": [0.5, 0.6, 0.7, 0.8]}
+    result = run_json("selfattn", input=json.dumps(given))
+    result.pop(dropped)
+    edited = run("selfattn", input=json.dumps(result))
+    assert edited.exit_code == 2 and edited.stdout == ""
+    other = "bias_v" if dropped == "bias_k" else "bias_k"
+    told(
+        edited.error,
+        InputError,
+        "{given} without {other}: torch's add_bias_kv appends a key row and a value row; give both",
+        given=other,
+        other=dropped,
+    )

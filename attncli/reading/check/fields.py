@@ -144,13 +144,14 @@ def check_read_back(inputs: LayerInputs, settings: SelfAttnSettings) -> None:
         )
     # queries, keys and values given directly are never projected: --no-proj changes nothing
     direct = not inputs.from_x
-    if not direct and "d_k" in result and "d_model" not in result:
+    if not direct and result.get("projections") is False and "d_model" not in result:
         # a result writes d_model only when it had an X (results/selfattn.sizes)
         raise InputError(
             _(
                 "{field}: the input is a result computed from queries, keys and values given "
-                "directly, to which {field} was added; remove {field} to read the result back, "
-                "or give only inputs ({field}, w_q, …) to compute from {field}"
+                "directly (it writes no d_model), to which {field} was added; remove {field} to "
+                "read the result back, or give only inputs ({field}, w_q, …) to compute from "
+                "{field}"
             ),
             field=next(name for name in X_FIELDS if inputs.value(name) is not None),
         )

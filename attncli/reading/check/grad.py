@@ -4,7 +4,7 @@ at the output (grad_output, or a target for ½‖c − target‖²)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from attncli.errors import InputError, ShapeError, shape_text
 from attncli.messages import Message, OnSurface, Setting, _
@@ -16,9 +16,11 @@ from attncli.reading.check.calculator import (
 )
 from attncli.reading.parse.values import (
     Document,
+    kind_of,
     require,
     to_batch,
     to_matrix,
+    to_vector,
     to_vector_or_matrix,
 )
 
@@ -59,12 +61,21 @@ def upstream_gradient(
         raise InputError(_("missing the gradient at the output: {hint}"), hint=UPSTREAM_HINT)
     name = given[0]
     value = offered[name]
-    # a batch's output is B × T × d, and so is the gradient at it
-    if len(expected) == 3:
-        _one_sequence_for_a_batch(value, name, expected)
-    upstream = to_batch(value, name) if len(expected) == 3 else to_vector_or_matrix(value, name)
+    # an array (LayerInputs.with_arrays reads the layer's in its own rank) of the output's
+    # rank is checked as one; of another, it is refused below for its shape
+    readers = {1: to_vector, 2: to_matrix, 3: to_batch}
+    if not hasattr(value, "shape"):  # a batch's output is B × T × d, and so is its gradient
+        upstream = to_batch(value, name) if len(expected) == 3 else to_vector_or_matrix(value, name)
+    elif getattr(value, "ndim", None) == len(expected):
+        upstream = readers[len(expected)](value, name)
+    else:
+        upstream = cast("np.ndarray", value)
+    if len(expected) == 3 and upstream.ndim == 2:
+        _one_sequence_for_a_batch(upstream, name, expected)
     if upstream.shape != expected:
-        shown, wanted = shape_text(upstream.shape), shape_text(expected)
+        # a single number shows itself: "target is 3 but the output is 3 × 2"
+        shown = shape_text(upstream.shape) if upstream.ndim else kind_of(upstream.item())
+        wanted = shape_text(expected)
         raise ShapeError(
             _(
                 "{name} is {shown} but the output is {wanted} (give one number per number of "
@@ -83,17 +94,10 @@ def one_upstream(grad_output: object, target: object) -> None:
         raise InputError(_("both grad_output and target are given; keep one"))
 
 
-def _one_sequence_for_a_batch(value: object, name: str, expected: tuple[int, ...]) -> None:
+def _one_sequence_for_a_batch(upstream: np.ndarray, name: str, expected: tuple[int, ...]) -> None:
     """One sequence's T × d given for a batch's B × T × d output: refused, not broadcast
     (torch's backward takes a gradient of the output's own shape), saying the shape."""
-    flat = isinstance(value, list) and bool(value) and isinstance(value[0], list)
-    if flat and value[0] and not isinstance(value[0][0], list):  # type: ignore[index]
-        shown = shape_text(to_vector_or_matrix(value, name).shape)
-    elif getattr(value, "ndim", 3) == 2:
-        shown = shape_text(value.shape)  # type: ignore[attr-defined]
-    else:
-        return
-    wanted = shape_text(expected)
+    shown, wanted = shape_text(upstream.shape), shape_text(expected)
     raise ShapeError(
         _(
             "{name} is {shown}, one sequence's, but x is a batch and the output is {wanted}: "

@@ -50,7 +50,8 @@ def layer_masks(
     From the input's `mask` (attn's sense: 1 or true = may look), --valid-len (the keys
     from that count on are padding, as d2l's masked_softmax), `key_padding_mask` (torch's:
     true or 1 = padding; a float one is added to its key's column, -inf = padding) and
-    `attn_mask` (torch's sense, reading/check/masks.py), each broadcast as torch broadcasts."""
+    `attn_mask` (torch's sense, read by reading/parse/masks.py), each broadcast as torch
+    broadcasts."""
     import numpy as np
 
     shape = scores_shape(t_q, t_k, heads, batch)

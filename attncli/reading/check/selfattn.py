@@ -114,6 +114,13 @@ def check_given(inputs: LayerInputs, sentence: str | None, settings: SelfAttnSet
         )
     check_fields(inputs)  # every name used (a checkpoint's have been taken by now)
     check_read_back(inputs, settings)
+    if inputs.query_tokens is not None and inputs.x is not None:
+        raise InputError(
+            _(
+                "query_tokens names the queries of cross-attention (x_q beside x_kv); with x, "
+                "tokens names the rows, queries and keys alike: give tokens, or x_q and x_kv"
+            )
+        )
     one_upstream(inputs.grad_output, inputs.target)
     # The gradient at the output goes with either kind of input.
     # The weights may go with a sentence too (--weights FILE, or w_q, … in -i FILE).
@@ -132,19 +139,22 @@ def check_given(inputs: LayerInputs, sentence: str | None, settings: SelfAttnSet
                 Message(_("x=…, x_q=… and x_kv=…, or queries=…, keys=… and values=…")),
             ),
         )
+    # torch's add_bias_kv rows come in pairs, wherever the projections take them (a result
+    # read back holds its queries beside x: direct only when there is no X or sentence)
+    projected = settings.projections and (sentence is not None or inputs.from_x)
+    if projected and (inputs.bias_k is None) != (inputs.bias_v is None):
+        given, other = ("bias_k", "bias_v") if inputs.bias_v is None else ("bias_v", "bias_k")
+        raise InputError(
+            _(
+                "{given} without {other}: torch's add_bias_kv appends a key row and a value "
+                "row; give both"
+            ),
+            given=given,
+            other=other,
+        )
     if is_direct(inputs, sentence):
         unused_with_direct(inputs)
     elif settings.projections:
-        if (inputs.bias_k is None) != (inputs.bias_v is None):
-            given, other = ("bias_k", "bias_v") if inputs.bias_v is None else ("bias_v", "bias_k")
-            raise InputError(
-                _(
-                    "{given} without {other}: torch's add_bias_kv appends a key row and a value "
-                    "row; give both"
-                ),
-                given=given,
-                other=other,
-            )
         with_output = settings.heads is not None and settings.out_proj
         if not with_output and inputs.w_o is not None:
             raise InputError(

@@ -128,8 +128,8 @@ class LayerInputs:
             parse_tokens,
             to_batch,
             to_matrix,
+            to_tensor,
             to_vector,
-            to_vector_or_matrix,
         )
 
         sequences = X_FIELDS if self.from_x else (*X_FIELDS, *DIRECT)
@@ -155,12 +155,9 @@ class LayerInputs:
         for name, read_cells in masks.items():
             if getattr(self, name) is not None:
                 read[name] = read_cells(getattr(self, name))
-        for name in ("grad_output", "target"):  # of the output's rank, whichever it is
-            value = getattr(self, name)
-            if value is not None:
-                read[name] = (
-                    to_batch(value, name) if is_batch(value) else to_vector_or_matrix(value, name)
-                )
+        for name in ("grad_output", "target"):  # of any rank: the output's is held to it
+            if getattr(self, name) is not None:
+                read[name] = to_tensor(getattr(self, name), name)
         return replace(self, **read)
 
 

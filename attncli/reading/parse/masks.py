@@ -100,15 +100,16 @@ def read_key_padding_mask(value: object) -> np.ndarray:
     import numpy as np
 
     field = "key_padding_mask"
-    array = np.asarray(value) if hasattr(value, "dtype") else object_array(value, field)
-    if _is_floats(array):
-        return checked_floats(_key_floats(array), field)
     hint = Message(
         _(
             "true (or 1) for a padding key, false (or 0) for a real one, or floats added "
             "to the key's scores (0.0, -Infinity)"
         )
     )
+    array = np.asarray(value) if hasattr(value, "dtype") else object_array(value, field)
+    _grid_of_cells(array, field, hint)
+    if _is_floats(array):
+        return checked_floats(_key_floats(array), field)
     return booleans(array, field, hint)
 
 
@@ -119,12 +120,7 @@ def booleans(array: np.ndarray, field: str, hint: Message) -> np.ndarray:
 
     from attncli.reading.parse.values import kind_of
 
-    if array.size == 0:
-        raise ShapeError(_("{field} is empty; expected a grid of {hint}"), field=field, hint=hint)
-    if array.ndim == 0:
-        raise ShapeError(
-            _("{field} is a single value; expected a grid of {hint}"), field=field, hint=hint
-        )
+    _grid_of_cells(array, field, hint)
     if array.dtype.kind == "b":
         return array
     if array.dtype.kind in "iuf":
@@ -157,24 +153,32 @@ def booleans(array: np.ndarray, field: str, hint: Message) -> np.ndarray:
     )
 
 
+def _grid_of_cells(array: np.ndarray, field: str, hint: Message) -> None:
+    """A mask holds cells: an empty one, or a single value, is refused."""
+    if array.size == 0:
+        raise ShapeError(_("{field} is empty; expected a grid of {hint}"), field=field, hint=hint)
+    if array.ndim == 0:
+        raise ShapeError(
+            _("{field} is a single value; expected a grid of {hint}"), field=field, hint=hint
+        )
+
+
 def _zero_or_one(cell: object) -> bool:
     """true/false, or a number that is exactly 0 or 1 (0.0 and 1.0 too)."""
     return isinstance(cell, bool) or (isinstance(cell, (int, float)) and cell in (0, 1))
 
 
 def _is_floats(array: np.ndarray) -> bool:
-    """A float key_padding_mask: of a float dtype, or cells that are numbers other than 0
-    and 1 (a float, -Infinity or null among them)."""
+    """A float key_padding_mask: of a float dtype, or with a float, -Infinity or null among
+    its cells (integers other than 0 and 1 alone are refused by booleans(), as numpy's
+    integers are: torch takes a bool or a float mask, and attn does not guess which)."""
     if array.dtype.kind == "f":
         return True
     if array.dtype.kind != "O":
         return False
     cells = array.ravel().tolist()
     return any(
-        cell is None
-        or isinstance(cell, (float, JsonConstant))
-        or (type(cell) is int and cell not in (0, 1))
-        for cell in cells
+        cell is None or isinstance(cell, (float, JsonConstant)) for cell in cells
     ) and not any(isinstance(cell, bool) for cell in cells)
 
 

@@ -121,6 +121,10 @@ def _number(value: Any, where: Message | str, allow_masked: bool) -> float:
         number = math.inf
     if number == -math.inf and allow_masked:
         return number
+    if math.isnan(number):  # Python's float("nan") in a list (JSON writes NaN, read above)
+        raise InputError(
+            _("{where} is {literal}; expected a finite number"), where=where, literal="NaN"
+        )
     if not math.isfinite(number):
         raise InputError(
             _("{where} is a number too large for a 64-bit float (overflow; at most about 1.8e308)"),
