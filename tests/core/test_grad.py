@@ -207,14 +207,21 @@ def test_both_upstream_fields_in_a_document_are_refused(run):
     document = {**TREN, "target": [8, 2], "grad_output": [1, 0]}
     result = run("grad", input=json.dumps(document))
     assert result.exit_code == 2
-    told(result.error, InputError, "both grad_output and target are given; keep one")
+    told(result.error, InputError, "both {grad_output} and {target} are given; keep one",
+         grad_output="grad_output", target="target")  # fmt: skip
 
 
 def test_both_upstream_options_are_refused_and_one_replaces_the_input_s_other(run):
     line = ("grad", "--query", "1,0", "--keys", "1,0;0,1", "--values", "1,0;0,1")
     both = run(*line, "-g", "1,0", "--target", "1,0")
     assert both.exit_code == 2 and both.stdout == ""
-    told(both.error, InputError, "both grad_output and target are given; keep one")
+    told(
+        both.error,
+        InputError,
+        "both {grad_output} and {target} are given; keep one",
+        grad_output="--grad-output",
+        target="--target",
+    )  # the options, as given
     piped = json.dumps({**TREN, "target": [8, 2]})
     replaced = json.loads(run("grad", "-g", "1,0", input=piped).stdout)
     assert replaced["grad_output"] == [1.0, 0.0] and "target" not in replaced

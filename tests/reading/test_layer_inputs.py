@@ -248,7 +248,8 @@ def test_a_gradient_beside_a_target_is_told_by_name_before_either_is_read(run, t
     path = tmp_path / "input.json"
     path.write_text(json.dumps({"x": X, "grad_output": "abc", "target": "abc"}), encoding="utf-8")
     told(run("selfattn", "-i", str(path)).error, InputError,
-         "both grad_output and target are given; keep one")  # fmt: skip
+         "both {grad_output} and {target} are given; keep one", grad_output="grad_output",
+         target="target")  # fmt: skip
 
 
 BATCH = [[[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]], [[0.7, 0.8], [0.9, 1.0], [1.1, 1.2]]]

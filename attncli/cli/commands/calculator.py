@@ -286,11 +286,13 @@ def grad(
     Example: attn grad -i samples/tren.json --target 8,2 --steps
     """
     from attncli.api.grad import grad_document
+    from attncli.messages import Setting
     from attncli.reading.check.grad import one_upstream
     from attncli.reading.parse.arguments import decimal_commas_told
     from attncli.reading.parse.sources import document_from
 
-    one_upstream(grad_output, target)  # an option given replaces the input's other one
+    # either option replaces the input's other field; both at once are refused
+    one_upstream(grad_output, target, (Setting("grad_output"), Setting("target")))
     inline = {"query": query, "queries": queries, "keys": keys, "values": values, "tokens": tokens,
               "grad_output": grad_output, "target": target}  # fmt: skip
     with decimal_commas_told(inline, settings.lang):

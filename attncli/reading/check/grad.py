@@ -88,10 +88,17 @@ def upstream_gradient(
     return name, upstream
 
 
-def one_upstream(grad_output: object, target: object) -> None:
-    """The gradient at the output or a target to make it from, not both."""
+def one_upstream(
+    grad_output: object, target: object, named: tuple[object, object] = ("grad_output", "target")
+) -> None:
+    """The gradient at the output or a target to make it from, not both; `named` as the
+    input names them (a document's fields, or the command line's options as Settings)."""
     if grad_output is not None and target is not None:
-        raise InputError(_("both grad_output and target are given; keep one"))
+        raise InputError(
+            _("both {grad_output} and {target} are given; keep one"),
+            grad_output=named[0],
+            target=named[1],
+        )
 
 
 def _one_sequence_for_a_batch(upstream: np.ndarray, name: str, expected: tuple[int, ...]) -> None:
