@@ -221,7 +221,7 @@ def test_bias_k_without_bias_v_is_told_by_name_before_its_numbers_are_read(run, 
          "{field}: expected one vector such as [1, 0], found a matrix"),
         ("w_q", [1.0, 0.0],
          "{field}: expected a matrix, a row per token, such as [[2, 1], [0, 2]]; found a single "
-         "list (wrap it in [ ] for one row)"),
+         "row (wrap it in [ ] for a matrix of one row)"),
         ("w_q", 3.0, "{field} is {kind}; expected a matrix such as [[2, 1], [0, 2]]"),
     ],
     ids=["matrix-for-a-vector", "row-for-a-matrix", "number-for-a-matrix"],

@@ -304,7 +304,7 @@ def to_matrix(value: Any, field: str, allow_masked: bool = False) -> np.ndarray:
         raise InputError(
             _(
                 "{field}: expected a matrix, a row per token, such as [[2, 1], [0, 2]]; "
-                "found a single list (wrap it in [ ] for one row)"
+                "found a single row (wrap it in [ ] for a matrix of one row)"
             ),
             field=field,
         )
