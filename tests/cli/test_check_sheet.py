@@ -147,7 +147,8 @@ def test_a_vector_of_the_wrong_length_is_told_how_many_numbers_the_blank_takes(r
     assert raised.value.message("es") == "1 2 3: esta casilla lleva 2 números"
     answers = "1\n2\n2\n7.39\n1\n7.39\n15.78\n0.47\n0.06\n0.47\n1 2 3\n"
     piped = run("check", "--seed", "3", "--json", input=answers)
-    assert piped.exit_code == 2 and "this blank takes 2 numbers" in piped.stderr
+    assert piped.exit_code == 2 and piped.error.msgid == "answer {number} ({asked}): {problem}"
+    assert piped.error.fields["problem"].msgid == "{text}: this blank takes {count}"
 
 
 @pytest.mark.parametrize("suffix", [".html", ".tex", ".txt"])
