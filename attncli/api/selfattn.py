@@ -23,8 +23,6 @@ if TYPE_CHECKING:
     from attncli.reading.check.selfattn import SelfAttnInput
     from attncli.reading.models.state_dicts import LayerFields
 
-ROPE = Setting("positions", "rope")  # --positions rope, positions='rope'
-
 
 def selfattn(
     sentence: str | None = None,
@@ -175,7 +173,7 @@ def selfattn_inputs(
     checked = fill_from_seed(checked, options)
     given_mask, given_bias = checked.allowed, checked.bias  # written down for a read-back
     drawn, seed = drawn_of(inputs, checked.weights, checked.drawn, options.seed)
-    rope_base = _rotary(checked, options, inputs)
+    rope_base = options.rope_base if options.positions == "rope" else None
     held = inputs.written.get("positions")  # the encoding a result's x already holds
     if options.positions is not None and rope_base is None:
         from attncli.core.positions import placed
@@ -248,7 +246,7 @@ def selfattn_inputs(
         dtype=options.dtype,
         weights_from=None if layer is None else (layer.source, KIND_NAMES[layer.kind]),
         heads_unchecked=layer is not None and layer.heads is None,  # no config.json to say
-        trained_by=_trained_by(inputs.trained_by),
+        trained_by=inputs.trained_by,
         causal_from=KIND_NAMES[layer.kind] if layer and layer.causal and options.causal else None,
         rope_base=rope_base,
         positions=held if isinstance(held, str) else None,
@@ -262,21 +260,13 @@ def _by_distance(
     checked: SelfAttnInput, options: SelfAttnSettings, allowed: np.ndarray | None
 ) -> tuple[np.ndarray | None, np.ndarray | None]:
     """The mask with --window's and the scores' bias with --alibi's (core/distance.py), both
-    by how far key j stands from query i; refused where the distance means nothing
-    (cross-attention's two sequences)."""
+    by how far key j stands from query i of the one sequence (reading/check/positions.py
+    has refused them for two)."""
     if options.window is None and not options.alibi:
         return allowed, checked.bias
     from attncli.core import distance
 
     t_q, t_k = len(checked.query_labels), len(checked.key_labels)
-    if checked.x_kv is not None or t_q != t_k:
-        raise OptionError(
-            _(
-                "{option} counts the distance between a query and a key of one sequence; with "
-                "cross-attention the two sequences have no common positions"
-            ),
-            option=Setting("window") if options.window is not None else Setting("alibi", True),
-        )
     if options.window is not None:
         near = distance.window_mask(t_q, t_k, options.window, bool(options.causal))
         allowed = near if allowed is None else allowed & near
@@ -286,77 +276,6 @@ def _by_distance(
         alibi = alibi[0] if options.heads is None else alibi
         bias = alibi if bias is None else bias + alibi
     return allowed, bias
-
-
-def _rotary(checked: SelfAttnInput, options: SelfAttnSettings, inputs: LayerInputs) -> float | None:
-    """The base of the rotary angles when --positions rope asks for them, else None; refused
-    where a position would be ambiguous or a number wrong: cross-attention (two sequences, two
-    countings), the layer's extra keys (no position), a backward pass (not through the
-    rotation), an odd d_k (no pairs), a base that is not a number above 1."""
-    if options.positions != "rope":
-        return None
-    base = options.rope_base
-    if not (math.isfinite(base) and base > 1):
-        raise OptionError(
-            _("{option} is {base}; the base of the rotary angles must be a number above 1"),
-            option=Setting("rope_base"),
-            base=base,
-        )
-    crossed = checked.x_kv is not None or (
-        checked.direct is not None and checked.direct[0].shape[-2] != checked.direct[1].shape[-2]
-    )
-    if crossed:
-        raise OptionError(
-            _(
-                "{rope} turns the queries and keys of one sequence by their positions; with "
-                "cross-attention the two sequences have no common positions"
-            ),
-            rope=ROPE,
-        )
-    if "bias_k" in checked.weights or options.add_zero_attn:
-        raise OptionError(
-            _(
-                "{rope} with add_bias_kv's or {zero}'s extra keys: those keys have no position "
-                "to be turned by; leave them out"
-            ),
-            rope=ROPE,
-            zero=Setting("add_zero_attn"),
-        )
-    if inputs.backward:
-        raise OptionError(
-            _(
-                "{rope} has no backward pass in attn yet; leave out the gradient ({upstream}, "
-                "{target}) or the rotary positions"
-            ),
-            rope=ROPE,
-            upstream=Setting("grad_output"),
-            target=Setting("target"),
-        )
-    return base
-
-
-def check_rotary_width(d_k: int) -> None:
-    """Rotary positions turn pairs of coordinates: an odd d_k is refused in one line."""
-    if d_k % 2:
-        raise OptionError(
-            _("{rope} turns pairs of coordinates, and d_k is {d_k} (odd); give an even {option}"),
-            rope=ROPE,
-            d_k=d_k,
-            option=Setting("d_k"),
-        )
-
-
-def _trained_by(line: object) -> str | None:
-    """The attn train line a document says learned its W; a field that is not a text is
-    refused, as a field of another kind would be."""
-    from attncli.errors import InputError
-
-    if line is None or isinstance(line, str):
-        return line
-    raise InputError(
-        _("trained_by is {kind}; it holds the attn train line that learned the W, a text"),
-        kind=type(line).__name__,
-    )
 
 
 def fill_from_seed(checked: SelfAttnInput, options: SelfAttnSettings) -> SelfAttnInput:
@@ -465,7 +384,6 @@ def _run_selfattn(
     def turned(queries: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if rope_base is None:
             return queries, keys
-        check_rotary_width(queries.shape[-1])
         return rotate(queries, rope_base), rotate(keys, rope_base)
 
     bias = checked.bias  # a float attn_mask's finite part, added to the scores
@@ -493,8 +411,6 @@ def _run_selfattn(
         result = block(*turned(x_q, x_kv), x_v, divisor, allowed, grids, bias, progress)
         result.unrotated = None if rope_base is None else (x_q, x_kv)
         return result
-    if rope_base is not None:
-        check_rotary_width(checked.weights["w_q"].shape[1] // (heads or 1))
     return core.attention_layer(
         x_q, x_kv, checked.weights, heads, divisor, allowed, grids, bias, zero_attn, x_v, progress,
         rope_base, kv_heads,

@@ -28,6 +28,7 @@ from attncli.reading.check.fields import (
 )
 from attncli.reading.check.grad import one_upstream
 from attncli.reading.check.masks import bias_kv, layer_masks
+from attncli.reading.check.positions import check_positions
 from attncli.reading.check.sizes import (
     check_length,
     check_memory,
@@ -307,6 +308,10 @@ def selfattn_input(
     allowed, bias = layer_masks(
         inputs, len(query_tokens), len(tokens), settings.valid_len, batch, settings.heads
     )
+    crossed = x_kv is not None or settings.context is not None
+    extra_keys = "bias_k" in weights or settings.add_zero_attn
+    head_width = d_k // (settings.heads or 1) if settings.projections else d_model
+    check_positions(inputs, settings, crossed, extra_keys, head_width)
     checked = SelfAttnInput(
         query_tokens, tokens, x, weights, drawn, None, norm, allowed, x_kv, bias, x_v, sizes
     )
@@ -416,6 +421,7 @@ def _direct_input(inputs: LayerInputs, settings: SelfAttnSettings) -> SelfAttnIn
     if inputs.query_tokens is not None:  # a result read back names them apart
         query_labels = _query_labels(inputs, t_q, "queries")
     allowed, bias = layer_masks(inputs, t_q, t_k, settings.valid_len, batch, settings.heads)
+    check_positions(inputs, settings, t_q != t_k, settings.add_zero_attn, keys.shape[-1] // heads)
     direct = (queries, keys, values)
     return SelfAttnInput(query_labels, key_labels, None, {}, [], direct, None, allowed, None, bias)
 

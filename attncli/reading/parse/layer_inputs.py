@@ -155,6 +155,14 @@ class LayerInputs:
         for name, read_cells in masks.items():
             if getattr(self, name) is not None:
                 read[name] = read_cells(getattr(self, name))
+        if self.trained_by is not None and not isinstance(self.trained_by, str):
+            from attncli.errors import InputError
+            from attncli.messages import _
+
+            raise InputError(
+                _("trained_by is {kind}; it holds the attn train line that learned the W, a text"),
+                kind=type(self.trained_by).__name__,
+            )
         for name in ("grad_output", "target"):  # of any rank: the output's is held to it
             if getattr(self, name) is not None:
                 read[name] = to_tensor(getattr(self, name), name)

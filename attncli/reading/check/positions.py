@@ -1,0 +1,90 @@
+"""What the layer's positions and distances ask of its inputs, checked with the arrays
+(reading/check/selfattn.selfattn_input) before anything is drawn or computed: rotary
+positions (--positions rope) turn the queries and keys of one sequence pair by pair;
+--window and --alibi count how far a key stands from a query of the same sequence."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from attncli.errors import OptionError
+from attncli.messages import Setting, _
+
+if TYPE_CHECKING:
+    from attncli.layer import SelfAttnSettings
+    from attncli.reading.parse.layer_inputs import LayerInputs
+
+ROPE = Setting("positions", "rope")  # --positions rope, positions='rope'
+
+
+def check_positions(
+    inputs: LayerInputs,
+    settings: SelfAttnSettings,
+    crossed: bool,
+    extra_keys: bool,
+    head_width: int,
+) -> None:
+    """Rotary positions, a window and ALiBi against the layer: refused where a position
+    would be ambiguous or a number wrong. `crossed`: the queries and the keys come from two
+    sequences (cross-attention, or queries and keys of other lengths); `extra_keys`: torch's
+    add_bias_kv or add_zero_attn adds keys of no position; `head_width`: the columns of one
+    head's queries and keys (d_k), which rotary positions turn in pairs."""
+    if settings.positions == "rope":
+        _check_rotary(inputs, settings, crossed, extra_keys, head_width)
+    if crossed and (settings.window is not None or settings.alibi):
+        raise OptionError(
+            _(
+                "{option} counts the distance between a query and a key of one sequence; with "
+                "cross-attention the two sequences have no common positions"
+            ),
+            option=Setting("window") if settings.window is not None else Setting("alibi", True),
+        )
+
+
+def _check_rotary(
+    inputs: LayerInputs, settings: SelfAttnSettings, crossed: bool, extra_keys: bool, width: int
+) -> None:
+    """The base of the rotary angles a number above 1, one sequence, no key without a
+    position, no backward pass, and an even d_k."""
+    base = settings.rope_base
+    if not (math.isfinite(base) and base > 1):
+        raise OptionError(
+            _("{option} is {base}; the base of the rotary angles must be a number above 1"),
+            option=Setting("rope_base"),
+            base=base,
+        )
+    if crossed:
+        raise OptionError(
+            _(
+                "{rope} turns the queries and keys of one sequence by their positions; with "
+                "cross-attention the two sequences have no common positions"
+            ),
+            rope=ROPE,
+        )
+    if extra_keys:
+        raise OptionError(
+            _(
+                "{rope} with add_bias_kv's or {zero}'s extra keys: those keys have no position "
+                "to be turned by; leave them out"
+            ),
+            rope=ROPE,
+            zero=Setting("add_zero_attn"),
+        )
+    if inputs.backward:
+        raise OptionError(
+            _(
+                "{rope} has no backward pass in attn yet; leave out the gradient ({upstream}, "
+                "{target}) or the rotary positions"
+            ),
+            rope=ROPE,
+            upstream=Setting("grad_output"),
+            target=Setting("target"),
+        )
+    if width % 2:
+        raise OptionError(
+            _("{rope} turns pairs of coordinates, and d_k is {d_k} (odd); give an even {option}"),
+            rope=ROPE,
+            d_k=width,
+            option=Setting("d_k"),
+        )
