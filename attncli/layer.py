@@ -195,7 +195,8 @@ class SelfAttnSettings:
         """What the command line's types and ranges refuse, refused here too, so that the
         Python API's keywords cannot ask for what the command line cannot (window=0 would
         mask every key): whole numbers where one is declared, their declared minimum, a
-        known kind of positions, and a rotary base only with rotary positions."""
+        known kind of positions, a rotary base only with rotary positions, a known dtype and
+        a divisor that is a positive number."""
         from attncli.errors import OptionError, check_whole
         from attncli.messages import Setting
 
@@ -222,6 +223,32 @@ class SelfAttnSettings:
                 _("{base} is the base of rotary positions' angles; add {rope}"),
                 base=Setting("rope_base", self.rope_base),
                 rope=Setting("positions", "rope"),
+            )
+        if self.dtype not in ("float32", "float64"):
+            raise OptionError(
+                _("{dtype}: expected float32 or float64"), dtype=Setting("dtype", self.dtype)
+            )
+        self._check_scale()
+
+    def _check_scale(self) -> None:
+        """The divisor: "sqrt" (√d_k), None (none) or a positive finite number."""
+        import math
+
+        from attncli.errors import OptionError
+        from attncli.messages import Setting
+
+        scale = self.scale
+        if scale == SQRT or scale is None:
+            return
+        if isinstance(scale, bool) or not isinstance(scale, (int, float)):
+            raise OptionError(
+                _("scale is {scale}; expected True (√d_k), False (none) or a number"), scale=scale
+            )
+        if not (math.isfinite(scale) and scale > 0):
+            raise OptionError(
+                _("{option} is {scale}; the divisor must be a positive number"),
+                option=Setting("scale"),
+                scale=scale,
             )
 
     @property

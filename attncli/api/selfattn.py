@@ -3,7 +3,6 @@ core → a SelfAttnResult, with its backward pass when asked for. No I/O."""
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -13,7 +12,7 @@ import numpy as np
 from attncli.api.calculator import ArrayLike, check_finite, plain
 from attncli.api.selfattn_backward import selfattn_backward
 from attncli.errors import OptionError
-from attncli.messages import Setting, _
+from attncli.messages import _
 from attncli.reading.parse.layer_inputs import LayerInputs
 from attncli.results.selfattn import SelfAttnResult
 
@@ -328,8 +327,6 @@ def _grouped_draws(
 def _in_dtype(checked: SelfAttnInput, dtype: str) -> None:
     """--dtype float32: the layer's arrays in float32 from the inputs on, so that the
     projections, scores, softmax, mix and gradients are computed in it."""
-    if dtype not in ("float32", "float64"):
-        raise OptionError(_("{dtype}: expected float32 or float64"), dtype=Setting("dtype", dtype))
     if dtype == "float64":
         return
     kind = np.float32
@@ -351,17 +348,7 @@ def _divisor(scale: float | str | None) -> float | None:
         return None
     if scale is None:
         return 1.0
-    if isinstance(scale, bool) or not isinstance(scale, (int, float)):
-        raise OptionError(
-            _("scale is {scale}; expected True (√d_k), False (none) or a number"), scale=scale
-        )
-    if not (math.isfinite(scale) and scale > 0):
-        raise OptionError(
-            _("{option} is {scale}; the divisor must be a positive number"),
-            option=Setting("scale"),
-            scale=scale,
-        )
-    return float(scale)
+    return float(scale)  # a positive number (SelfAttnSettings has checked it)
 
 
 def _run_selfattn(
