@@ -120,3 +120,49 @@ def test_with_model_a_seeded_setting_is_refused_by_its_name():
     with pytest.raises(OptionError) as raised:
         attn.selfattn("the keys", model="all-MiniLM-L6-v2", heads=2)
     assert raised.value.fields["name"] == "heads"
+
+
+@pytest.mark.parametrize(
+    ("keywords", "msgid"),
+    [
+        ({"dtype": "float16"}, "{dtype}: expected float32 or float64"),
+        ({"scale": 0.0}, "{option} is {scale}; the divisor must be a positive number"),
+        ({"scale": float("nan")}, "{option} is {scale}; the divisor must be a positive number"),
+        ({"scale": "half"}, "scale is {scale}; expected True (√d_k), False (none) or a number"),
+    ],
+    ids=["dtype", "scale-0", "scale-nan", "scale-text"],
+)
+def test_a_dtype_or_a_divisor_out_of_range_is_refused_where_the_settings_are_declared(
+    keywords, msgid
+):
+    with pytest.raises(OptionError) as raised:
+        SelfAttnSettings(**keywords)
+    assert raised.value.msgid == msgid
+
+
+@pytest.mark.parametrize(
+    ("sentence", "keywords", "msgid"),
+    [
+        ("a b c", {"positions": "rope", "heads": 2, "d_k": 3},
+         "{rope} turns pairs of coordinates, and d_k is {d_k} (odd); give an even {option}"),
+        ("a b c", {"positions": "rope", "add_zero_attn": True},
+         "{rope} with add_bias_kv's or {zero}'s extra keys: those keys have no position to be "
+         "turned by; leave them out"),
+        ("a b c", {"window": 1, "context": "x y"},
+         "{option} counts the distance between a query and a key of one sequence; with "
+         "cross-attention the two sequences have no common positions"),
+    ],
+    ids=["rope-odd-d_k", "rope-extra-keys", "window-cross"],
+)  # fmt: skip
+def test_positions_are_refused_before_anything_is_drawn_or_computed(
+    monkeypatch, sentence, keywords, msgid
+):
+    from attncli.api import selfattn as api
+
+    def drawn(*_args, **_kwargs):
+        raise AssertionError("the seed was drawn before the refusal")
+
+    monkeypatch.setattr(api, "fill_from_seed", drawn)
+    with pytest.raises(OptionError) as raised:
+        attn.selfattn(sentence, **keywords)
+    assert raised.value.msgid == msgid
