@@ -217,12 +217,13 @@ def softmax(
 
 
 def check_temperature(temperature: float) -> None:
-    """A softmax temperature must be a positive finite number."""
-    if not temperature > 0 or temperature == float("inf"):
+    """A softmax temperature must be a positive finite number (not a text, nor True)."""
+    number = not isinstance(temperature, bool) and isinstance(temperature, (int, float))
+    if not number or not temperature > 0 or temperature == float("inf"):
         raise OptionError(
             _("{option} is {temperature}; it must be a positive number (try 0.5, 1 or 2)"),
             option=Setting("temperature"),
-            temperature=temperature,
+            temperature=temperature if number else repr(temperature),
         )
 
 

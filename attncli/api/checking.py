@@ -165,6 +165,21 @@ def check(
     (('wrong_key', {'other': 1}), ('wrong_key', {'other': 2}))
     """
     sheet, marking = corrector(seed, size, dim, method, selfattn)
+    if isinstance(answers, (str, bytes)) or not hasattr(answers, "__iter__"):
+        raise InputError(
+            _('answers is {kind}; give the answers as a list, one a blank: ["1", "2", …]'),
+            kind=type(answers).__name__,
+        )
+    answers = list(answers)
+    if len(answers) > len(marking.blanks):  # a line too many: the sheet read is not theirs
+        raise InputError(
+            _(
+                "{given} answers for a sheet of {blanks} blanks; give one a blank, in the "
+                "sheet's order (is the sheet's seed, size or method another?)"
+            ),
+            given=len(answers),
+            blanks=len(marking.blanks),
+        )
     verdicts: list[Verdict] = []
     for index, (blank, given) in enumerate(zip(marking.blanks, answers, strict=False)):
         # a number or a list of them from Python, as the text a student would type

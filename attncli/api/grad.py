@@ -8,7 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from attncli.api.calculator import ArrayLike, as_document, check_finite, check_temperature
+from attncli.api.calculator import (
+    ArrayLike,
+    as_document,
+    check_finite,
+    check_method,
+    check_temperature,
+)
 from attncli.messages import Message, Setting, _
 from attncli.reading.parse.values import Document
 from attncli.results.grad import GradResult
@@ -65,6 +71,8 @@ def grad(
         b_1=b_1,
         b_2=b_2,
     )
+    if method is not None:  # by name, as score() checks it
+        check_method(method)
     return grad_document(document, method, seed, d_a, temperature)
 
 
@@ -95,6 +103,8 @@ def grad_document(
         run, loss, found = _grad_run(checked, chosen, chosen_temperature)
     check_finite(run.scores, "scores", checked.allowed)
     check_finite(run.output, "output")
+    if loss is not None:  # ½‖output − target‖² past float64: a target too large
+        check_finite(np.array([loss]), "loss")
     _check_written(document, run, rows.single)
     _finite_gradients(found)
     return GradResult(

@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 ArrayLike = Any
 
 
+MOST_IN_A_BLOCK = 2**31 - 1
+
+
 def check_block(block: int, name: str = "block") -> None:
     """A block of scores or keys holds one at least (`name`: the keyword that sizes it)."""
     check_whole(name, block)
@@ -33,6 +36,13 @@ def check_block(block: int, name: str = "block") -> None:
             given=Setting(name, block),
             fix=Setting(name, 2),
         )
+    if block > MOST_IN_A_BLOCK:  # past any row attn can hold, and past what JSON writes
+        raise OptionError(
+            _("{given}: a block holds at most {most} scores (one longer than the row reads it "
+              "whole)"),
+            given=Setting(name, block),
+            most=MOST_IN_A_BLOCK,
+        )  # fmt: skip
 
 
 def online_softmax(

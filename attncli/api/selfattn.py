@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -167,6 +168,8 @@ def selfattn_inputs(
     # parse the arrays: a result's outputs set apart to be held against the run, then the rest
     inputs, written = read_back_inputs(inputs, options.heads)
     inputs = inputs.with_arrays(projections=options.projections)
+    if inputs.backward and not options.grids:  # the backward pass goes through the weights
+        options = replace(options, grids=True)
     # check the arrays against each other, then fill in what the seed draws
     checked = selfattn_input(inputs, sentence, options)
     checked = fill_from_seed(checked, options)
@@ -219,6 +222,8 @@ def selfattn_inputs(
         loss, grads = selfattn_backward(inputs, checked, run, run.divisor)
     for name, gradient in grads.items():
         check_finite(gradient, name)
+    if loss is not None:  # ½‖output − target‖² past float64: a target too large
+        check_finite(np.array([loss]), "loss")
     return SelfAttnResult(
         loss=loss,
         grads=grads,

@@ -33,12 +33,16 @@ class ScoreMethod(str, Enum):
 
 
 ScoreSeedOption = Annotated[
-    int,
+    int | None,
     Option(
         "--seed",
         min=0,
         max=2**64 - 1,
-        help=_("Seed for W_a, W_1, W_2, v_a when the input has none."),
+        help=_(
+            "Seed for W_a, W_1, W_2, v_a when the input has none. [default: the input's "
+            "seed, else 0]"
+        ),
+        show_default=False,
     ),
 ]
 AdditiveSizeOption = Annotated[

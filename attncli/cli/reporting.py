@@ -24,6 +24,18 @@ def outcome(
     except AttnError as error:
         report(error.message(language()))
         return int(error.exit_code)
+    except MemoryError:
+        # past what this machine could give, though the sizes passed the memory check
+        # (limits.py measures free memory before reading; another process may take it)
+        report(
+            Message(
+                _(
+                    "out of memory: the sizes asked for need more than this machine could give; "
+                    "lower them (a sentence's length, --d-model, --d-a, --heads) and try again"
+                )
+            ).said(language(), "cli")
+        )
+        return int(ExitStatus.INPUT_ERROR)
     except BrokenPipeError:
         # The reader (head, less) went away: nothing left to say to it, but the output
         # was cut, so not a success (128 + SIGPIPE, as a shell reports it).

@@ -123,6 +123,11 @@ def make_selfattn_exercise(seed: int, tokens: int, dim: int) -> dict[str, Any]:
 
 
 def _check_sizes(tokens: int, dim: int) -> None:
+    """Whole numbers in the sheet's ranges, as the command line's --size and --dim."""
+    from attncli.errors import check_whole
+
+    check_whole("size", tokens)
+    check_whole("dim", dim)
     if not 1 <= tokens <= MAX_TOKENS:
         raise OptionError(
             _("{size}: give 1 to {most} tokens (the course uses 3)"),

@@ -67,7 +67,7 @@ def test_a_decimal_comma_in_english_says_how_to_type_it(run):
     )  # fmt: skip
     _one_line(run("softmax", "2", "0", "1", "-t", "abc", "--lang", "en"), OptionError,
               "{option} {text!r} is not a number; e.g. {option} {example}",
-              option="--temperature", text="abc", example="1")  # fmt: skip
+              option="--temperature", text="abc", example="0.5")  # fmt: skip
 
 
 def test_text_that_is_no_number_gets_the_option_s_own_default_as_its_example(run):
@@ -140,10 +140,10 @@ def test_spanish_help_is_spanish():
     help_text = _help("selfattn", "--lang", "es")
     assert "FILE" not in help_text and "FICHERO" in help_text
     assert "[sentence]" not in help_text and "[frase]" in help_text and "<int>" not in help_text
-    softmax = _help("softmax", "--lang", "es")
-    assert "[por defecto: 1,0]" in softmax and "1.0]" not in softmax
-    assert "FLOAT" not in softmax and "NÚMERO" in softmax
-    assert "[default: 1.0]" in _help("softmax") and "FLOAT" in _help("softmax")
+    train = _help("train", "--lang", "es")  # a float default: --lr 0.1
+    assert "[por defecto: 0,1]" in train and "0.1]" not in train
+    assert "FLOAT" not in train and "NÚMERO" in train
+    assert "[default: 0.1]" in _help("train") and "FLOAT" in _help("train")
 
 
 def test_spanish_gradient_lines_and_token_errors_are_spanish(run):

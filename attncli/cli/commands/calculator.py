@@ -1,6 +1,6 @@
 """score, softmax, mix and grad: the calculator's commands and the options only they take."""
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from attncli.cli.commands import command
 from attncli.cli.declare import Argument, Option
@@ -45,11 +45,15 @@ ScoreArguments = Annotated[
     ),
 ]
 TemperatureOption = Annotated[
-    float,
+    float | None,
     Option(
         "--temperature",
         "-t",
-        help=_("Divide scores by T first: T > 1 spreads, T < 1 sharpens."),
+        help=_(
+            "Divide scores by T first: T > 1 spreads, T < 1 sharpens. [default: the input's "
+            "temperature, else 1]"
+        ),
+        show_default=False,
     ),
 ]
 OnlineOption = Annotated[
@@ -134,7 +138,7 @@ def score(
     values: ValuesOption = None,
     tokens: TokensOption = None,
     method: MethodOption = None,
-    seed: ScoreSeedOption = 0,
+    seed: ScoreSeedOption = None,
     d_a: AdditiveSizeOption = None,
     *,
     settings: Settings,
@@ -155,7 +159,7 @@ def score(
     chosen = None if method is None else method.value
     with decimal_commas_told(inline, settings.lang):
         document = document_from(input_path, None, inline, ("keys",), settings.lang)
-        result = score_document(document, chosen, seed, d_a)
+        result = score_document(document, chosen, *_drawn_with(document, seed, d_a))
     _emit_with_steps(result, settings)
 
 
@@ -168,7 +172,7 @@ def softmax(
     input_path: InputOption = None,
     scores: ScoresOption = None,
     tokens: TokensOption = None,
-    temperature: TemperatureOption = 1.0,
+    temperature: TemperatureOption = None,
     online: OnlineOption = False,
     block: BlockOption = None,
     *,
@@ -195,11 +199,24 @@ def softmax(
     inline = {"scores": scores, "tokens": tokens}
     with decimal_commas_told(inline, settings.lang):
         document = document_from(input_path, "scores", inline, ("scores",), settings.lang)
+        if temperature is None:  # a document's own (one written by hand, or piped) is kept
+            given = document.get("temperature", 1.0)  # anything but a number: refused
+            number = isinstance(given, (int, float)) and not isinstance(given, bool)
+            temperature = float(given) if number else given
         if online or block is not None:
             _emit_online(document, online, block, temperature, settings)
             return
         result = softmax_document(document, temperature)
     _emit_with_steps(result, settings)
+
+
+def _drawn_with(document: dict[str, object], seed: int | None, d_a: int | None) -> tuple[Any, Any]:
+    """--seed and --d-a, else the input's own seed and d_a (a document written by hand, or
+    an exercise's), else 0 and d_k; score_input refuses any that is not a whole number."""
+    return (
+        document.get("seed", 0) if seed is None else seed,
+        document.get("d_a") if d_a is None else d_a,
+    )
 
 
 def _emit_online(
@@ -267,7 +284,7 @@ def grad(
     grad_output: GradOutputOption = None,
     target: TargetOption = None,
     method: ChainMethodOption = None,
-    seed: ScoreSeedOption = 0,
+    seed: ScoreSeedOption = None,
     d_a: AdditiveSizeOption = None,
     temperature: ChainTemperatureOption = None,
     check: CheckOption = False,
@@ -299,5 +316,7 @@ def grad(
         document = document_from(input_path, None, inline, ("keys", "values"), settings.lang)
         if grad_output is not None or target is not None:
             document.pop("target" if grad_output is not None else "grad_output", None)
-        result = grad_document(document, method and method.value, seed, d_a, temperature)
+        result = grad_document(
+            document, method and method.value, *_drawn_with(document, seed, d_a), temperature
+        )
     _emit_with_steps(result, settings, checks=result.check() if check else None)

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Annotated
 from attncli.cli.commands import command
 from attncli.cli.commands.exercise import DimOption, ExerciseMethodOption
 from attncli.cli.declare import Argument, Option
-from attncli.messages import _
+from attncli.messages import Message, _
 from attncli.present.output import Settings
 
 AnswerFilesArgument = Annotated[
@@ -153,11 +153,34 @@ def check(
         if talk:
             said_lines(verdict_lines(verdicts[-1], sheet, fmt))
     result = CheckResult(sheet=sheet, verdicts=tuple(verdicts), blanks=tuple(marking.blanks))
+    extra = _answers_left(len(marking.blanks)) if line and not sys.stdin.isatty() else None
+    if extra is not None and not talk:
+        raise InputError(extra.msgid, **extra.fields)
     if talk:
         print(summary(result, fmt), flush=True)
+        if extra is not None:  # piped answers past the last blank: said, never marked
+            said_lines([extra.said(settings.lang, "cli")])
         exported(result, settings)  # --export: the marked sheet, as with JSON
         return
     emit(result, settings)
+
+
+def _answers_left(blanks: int) -> Message | None:
+    """The piped answers past the sheet's last blank, if any are left: said, since they
+    mean the answers were written for another sheet (another seed, size or method)."""
+    import sys
+
+    left = [text for text in sys.stdin.read().splitlines() if text.strip()]
+    if not left:
+        return None
+    return Message(
+        _(
+            "{given} answers for a sheet of {blanks} blanks; give one a blank, in the "
+            "sheet's order (is the sheet's seed, size or method another?)"
+        ),
+        given=blanks + len(left),
+        blanks=blanks,
+    )
 
 
 def _check_files(

@@ -78,14 +78,14 @@ IterationsOption = Annotated[
         "--iterations",
         "-n",
         min=0,
-        help=_("Updates of W^Q and W^K. [default: 300]"),
+        help=_("Updates of W^Q and W^K."),  # Click adds [default: 300; x>=0]
     ),
 ]
 LrOption = Annotated[
     float,
     Option(
         "--lr",
-        help=_("The step of each update: W ← W − lr·∇W. [default: 0.1]"),
+        help=_("The step of each update: W ← W − lr·∇W."),  # Click adds [default: 0.1]
     ),
 ]
 OptimizerOption = Annotated[

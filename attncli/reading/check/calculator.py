@@ -13,12 +13,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from attncli.core.attention import METHODS
-from attncli.errors import InputError, ShapeError, count, shape_text
+from attncli.errors import InputError, OptionError, ShapeError, check_whole, count, shape_text
 from attncli.limits import check_fits
 from attncli.messages import Message, OnSurface, Setting, _
 from attncli.reading.parse.values import (
     Document,
     FiniteDocument,
+    one_query_or_queries,
     parse_tokens,
     require,
     to_matrix,
@@ -106,6 +107,8 @@ def row_labels(tokens: object, count: int, single: bool, prefix: str) -> list[st
 
 def queries_of(document: Document) -> tuple[np.ndarray, bool]:
     """The document's query or queries as a matrix, and whether it was one vector."""
+    if document.get("queries") is not None and document.get("query") is not None:
+        raise one_query_or_queries("query", "queries")
     if document.get("queries") is not None:
         return to_matrix(document["queries"], "queries"), False
     query = to_vector(require(document, "query", QUERY_HINT), "query")
@@ -133,6 +136,29 @@ def chosen_method(document: Document, method: str | None) -> str:
     return str(written)
 
 
+# What attn selfattn reads to mask its scores; the calculator's commands do not mask, so a
+# document that says to would get unmasked numbers if the field were carried along.
+MASK_FIELDS = ("mask", "attn_mask", "key_padding_mask", "causal", "valid_len")
+
+
+def refuse_masks(document: Document) -> None:
+    """A mask in a document of score, softmax, mix or grad: refused, saying how the
+    calculator masks (a null score). A result of attn selfattn (it writes its raw_scores
+    beside them) passes: its scores hold its masks already, null where masked."""
+    if "raw_scores" in document:
+        return
+    for name in MASK_FIELDS:
+        if document.get(name) not in (None, False):  # causal: false masks nothing
+            raise InputError(
+                _(
+                    "field '{name}': score, softmax, mix and grad do not mask; write null (or "
+                    "-Infinity) in scores where a query may not look, or give x and {name} to "
+                    "attn selfattn"
+                ),
+                name=name,
+            )
+
+
 def refuse_unused_parameters(document: Document, method: str) -> None:
     """A parameter of another score would not be used: refuse it rather than give numbers
     that look as if it had been."""
@@ -157,6 +183,29 @@ def score_input(document: Document, method: str, seed: int, d_a: int | None) -> 
         allowed=("b_1", "b_2") if method == "additive" else (),
     )
     refuse_unused_parameters(document, method)
+    refuse_masks(document)
+    check_whole("seed", seed)  # as the command line's --seed: 0 to 2^64 − 1
+    if not 0 <= seed < 2**64:
+        raise OptionError(
+            _("{setting}: the seed is a whole number from 0 to 2^64 − 1"),
+            setting=Setting("seed", seed),
+        )
+    if d_a is not None:  # the command line's --d-a is a whole number of 1 or more; so is d_a=
+        check_whole("d_a", d_a)
+        if d_a < 1:
+            raise OptionError(
+                _("{setting}: it must be {least} or more"), setting=Setting("d_a", d_a), least=1
+            )
+    if d_a is not None and method != "additive":
+        raise OptionError(
+            _(
+                "{d_a} sizes the additive score's hidden layer, which {method} does not have; "
+                "drop it, or give {additive}"
+            ),
+            d_a=Setting("d_a", d_a),
+            method=Setting("method", method),
+            additive=Setting("method", "additive"),
+        )
     queries, single = queries_of(document)
     keys = to_matrix(require(document, "keys", KEYS_HINT), "keys")
     if method in ("dot", "scaled") and queries.shape[1] != keys.shape[1]:
@@ -257,6 +306,7 @@ def _parameter(
 
 def softmax_input(document: Document) -> Rows:
     """Validated scores (a row or a grid, -inf/null for masked cells)."""
+    refuse_masks(document)
     scores = to_vector_or_matrix(
         require(document, "scores", SCORES_HINT), "scores", allow_masked=True
     )
@@ -270,6 +320,7 @@ def softmax_input(document: Document) -> Rows:
 
 def mix_input(document: Document) -> tuple[Rows, np.ndarray]:
     """Validated weights (a row or a grid) and the value rows they mix."""
+    refuse_masks(document)
     weights = to_vector_or_matrix(require(document, "weights", WEIGHTS_HINT), "weights")
     values = to_matrix(require(document, "values", VALUES_HINT), "values")
     single = weights.ndim == 1

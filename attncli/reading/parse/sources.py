@@ -365,6 +365,11 @@ def document_from(
     from attncli.reading.parse.values import parse_tokens
 
     given = {name for name, text in inline.items() if text is not None}
+    if {"query", "queries"} <= given:
+        from attncli.messages import Setting
+        from attncli.reading.parse.values import one_query_or_queries
+
+        raise one_query_or_queries(Setting("query"), Setting("queries"))
     document = load_document(
         path, bare_field, read_stdin=not set(required) <= given, required=required
     )

@@ -1,0 +1,157 @@
+"""The calculator's commands (score, softmax, mix, grad, check) under input they would
+misread: a field they do not use, two fields of which one would be dropped, a number past
+float64, a size of the wrong kind. Each is refused in one line by what it means, or read
+as the document says."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import attncli as attn
+from attncli.errors import AttnError, InputError, OptionError
+from tests.meaning import told
+
+KEYS = [[2, 1], [0, 2], [1, 1]]
+
+
+def test_a_block_past_any_row_is_refused_not_an_internal_error(run):
+    result = run("softmax", "2", "0", "1", "--online", "--block", "9" * 23, "--json")
+    assert result.exit_code == 2 and result.stdout == ""
+    told(result.error, OptionError,
+         "{given}: a block holds at most {most} scores (one longer than the row reads it whole)",
+         most=2**31 - 1)  # fmt: skip
+
+
+def test_running_out_of_memory_is_one_line_not_an_internal_error(run, monkeypatch):
+    from attncli.api import calculator
+
+    def exhausted(*_args, **_kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(calculator, "score_document", exhausted)
+    result = run("score", "--query", "1,0", "--keys", "1,0;0,1")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert (
+        result.stderr.startswith("attn: error: out of memory:") and result.stderr.count("\n") == 1
+    )
+
+
+@pytest.mark.parametrize(
+    ("command", "document"),
+    [
+        ("softmax", {"scores": [2, 0, 1], "mask": [1, 0, 1]}),
+        ("softmax", {"scores": [2, 0, 1], "causal": True}),
+        ("mix", {"weights": [0.5, 0.5], "values": [[1], [2]], "key_padding_mask": [0, 1]}),
+        ("score", {"query": [1, 0], "keys": KEYS, "attn_mask": [[False, True, False]]}),
+    ],
+    ids=["softmax-mask", "softmax-causal", "mix-padding", "score-attn-mask"],
+)
+def test_a_mask_the_calculator_would_not_apply_is_refused(run, command, document):
+    result = run(command, input=json.dumps(document))
+    assert result.exit_code == 2 and result.stdout == ""
+    masked = next(name for name in ("mask", "causal", "key_padding_mask", "attn_mask")
+                  if name in document)  # fmt: skip
+    told(result.error, InputError,
+         "field '{name}': score, softmax, mix and grad do not mask; write null (or -Infinity) "
+         "in scores where a query may not look, or give x and {name} to attn selfattn",
+         name=masked)  # fmt: skip
+
+
+def test_a_causal_layer_s_result_goes_on_to_softmax_its_scores_masked_already(run, run_json):
+    layer = run_json("selfattn", "el tren va lleno", "--causal")
+    weights = run_json("softmax", input=json.dumps(layer))["weights"]
+    assert np.allclose(weights, layer["weights"], rtol=0, atol=1e-15)
+
+
+def test_query_and_queries_together_are_refused_wherever_given(run):
+    msgid = "give {query} (one) or {queries} (a row each), not both; one would be dropped"
+    options = run("score", "--query", "1,0", "--queries", "0,1;1,1", "--keys", "1,0;0,1")
+    told(options.error, InputError, msgid, query="--query", queries="--queries")
+    document = {"query": [1, 0], "queries": [[0, 1]], "keys": [[1, 0], [0, 1]]}
+    told(run("score", input=json.dumps(document)).error, InputError, msgid,
+         query="query", queries="queries")  # fmt: skip
+    with pytest.raises(InputError) as raised:
+        attn.score([1, 0], [[1, 0], [0, 1]], queries=[[0, 1]])
+    assert raised.value.msgid == msgid
+
+
+def test_a_loss_past_float64_is_refused_not_written_null(run):
+    line = ("--query", "1,0", "--keys", "2,1;0,2", "--values", "1,0;0,1", "--target", "1e308,0")
+    result = run("grad", *line, "--json")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.error.fields["field"] == "loss"
+    layer = {"x": [[1, 0], [0, 1]], "target": [[1e308, 0], [0, 0]]}
+    refused = run("selfattn", "--json", input=json.dumps(layer))
+    assert refused.exit_code == 2 and refused.error.fields["field"] == "loss"
+
+
+def test_a_target_in_the_input_is_followed_back_whatever_fields_are_written(run_json):
+    layer = {"x": [[1, 0], [0, 1]], "target": [[1, 0], [0, 0]]}
+    some = run_json("selfattn", "--fields", "loss,grad_x", input=json.dumps(layer))
+    whole = run_json("selfattn", input=json.dumps(layer))
+    assert some["loss"] == whole["loss"] and some["grad_x"] == whole["grad_x"]
+
+
+def test_piped_answers_past_the_sheet_s_last_blank_are_refused(run):
+    from attncli.api.checking import corrector
+
+    _sheet, marking = corrector(3, 3, None, "dot", False)
+    typed = [" ".join(repr(float(v)) for v in np.ravel(marking.exact(b))) for b in marking.blanks]
+    whole = run("check", "--seed", "3", "--json", input="\n".join(typed) + "\n")
+    assert whole.exit_code == 0 and json.loads(whole.stdout)["right"] == len(typed)
+    extra = run("check", "--seed", "3", "--json", input="\n".join([*typed, "1"]) + "\n")
+    assert extra.exit_code == 2 and extra.stdout == ""
+    told(extra.error, InputError,
+         "{given} answers for a sheet of {blanks} blanks; give one a blank, in the sheet's "
+         "order (is the sheet's seed, size or method another?)",
+         given=len(typed) + 1, blanks=len(typed))  # fmt: skip
+
+
+def test_d_a_is_refused_beside_a_score_without_a_hidden_layer(run):
+    result = run("score", "-i", "tren", "-m", "dot", "--d-a", "3")
+    told(result.error, OptionError,
+         "{d_a} sizes the additive score's hidden layer, which {method} does not have; drop "
+         "it, or give {additive}",
+         d_a="--d-a 3", method="--method dot", additive="--method additive")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: attn.score([1, 0], KEYS, method="additive", d_a=0),
+        lambda: attn.score([1, 0], KEYS, method="additive", d_a=2.5),
+        lambda: attn.score([1, 0], KEYS, method="additive", seed=-1),
+        lambda: attn.grad([1, 0], KEYS, [[1, 0], [0, 1], [1, 1]], target=[1, 0], method="Dot"),
+        lambda: attn.softmax([2, 0, 1], temperature="2"),
+        lambda: attn.softmax([2, 0, 1], temperature=True),
+        lambda: attn.exercise(size=2.5),
+        lambda: attn.check(answers=None),
+    ],
+    ids=["d_a-0", "d_a-2.5", "seed-negative", "method-Dot", "temperature-text",
+         "temperature-True", "size-2.5", "answers-None"],
+)  # fmt: skip
+def test_the_python_api_refuses_what_the_command_line_would_as_an_attn_error(call):
+    with pytest.raises(AttnError) as raised:
+        call()
+    assert "\n" not in str(raised.value)
+
+
+def test_softmax_keeps_the_input_s_temperature_unless_told(run_json):
+    given = {"scores": [2, 0, 1], "temperature": 2}
+    kept = run_json("softmax", input=json.dumps(given))
+    assert kept["temperature"] == 2.0
+    assert np.allclose(kept["weights"], attn.softmax([2, 0, 1], temperature=2).weights)
+    told_one = run_json("softmax", "-t", "0.5", input=json.dumps(given))
+    assert told_one["temperature"] == 0.5
+
+
+def test_score_draws_with_the_input_s_seed_and_d_a_unless_told(run_json):
+    given = {"query": [1, 0], "keys": [[2, 1], [0, 2]], "method": "additive", "seed": 5, "d_a": 4}
+    kept = run_json("score", input=json.dumps(given))
+    by_options = run_json("score", "--seed", "5", "--d-a", "4", input=json.dumps(
+        {"query": [1, 0], "keys": [[2, 1], [0, 2]], "method": "additive"}))  # fmt: skip
+    assert kept["seed"] == 5 and np.asarray(kept["w_1"]).shape == (4, 2)
+    assert kept["scores"] == by_options["scores"]
