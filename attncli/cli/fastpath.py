@@ -119,6 +119,8 @@ def _converted(parameter: Declared, text: str) -> Any:
         if kind is int:
             value: Any = int(text)
         elif kind is float:  # 0,5 (Spanish) is read by Typer's path, in the command's language
+            if "." in text and len(text.rsplit(".", 1)[1]) == 3:
+                raise _NotPlain  # 1.000: a thousand in Spanish, read there too (read_decimal)
             value = float(text)
         elif kind is str:
             value = text

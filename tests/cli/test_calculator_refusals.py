@@ -155,3 +155,21 @@ def test_score_draws_with_the_input_s_seed_and_d_a_unless_told(run_json):
         {"query": [1, 0], "keys": [[2, 1], [0, 2]], "method": "additive"}))  # fmt: skip
     assert kept["seed"] == 5 and np.asarray(kept["w_1"]).shape == (4, 2)
     assert kept["scores"] == by_options["scores"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        ("softmax", "1.000", "0"),
+        ("softmax", "2", "0", "1", "-t", "1.000"),
+        ("score", "--query", "1.000;0", "--keys", "1;0|0;1"),
+    ],
+    ids=["argument", "option", "inline"],
+)
+def test_a_number_with_a_point_before_three_digits_is_refused_in_spanish(run, line):
+    spanish = run(*line, "--lang", "es")
+    assert spanish.exit_code == 2 and spanish.stdout == ""
+    assert spanish.error.msgid.startswith("{where} {text!r} reads two ways: {thousands}")
+    assert spanish.error.fields["thousands"] == "1000"
+    if line[0] == "softmax":  # in English the point is a decimal point, and 1.000 is one
+        assert run(*line, "--json").exit_code == 0

@@ -59,6 +59,7 @@ def _refuse_two_readings(text: str, option: str, between: str, rows_between: str
 
 def _inline_number(item: str, field: str, lang: str = "en") -> Any:
     item = item.strip()
+    refuse_thousands_point(item, f"--{field.replace('_', '-')}", lang)
     if decimal_mark(lang) == "," and comma_decimal(item):
         item = item.replace(",", ".")
     try:
@@ -73,6 +74,32 @@ def _inline_number(item: str, field: str, lang: str = "en") -> Any:
             option=option,
             item=shown(repr(item)),
         ) from None
+
+
+# A number a Spanish reader writes with a point between thousands (1.000, 12.500.000) and an
+# English one with a decimal point (1.000 = 1): where the comma is the decimal mark, it
+# reads two ways.
+THOUSANDS_POINT = re.compile(r"[-+]?[1-9]\d{0,2}(\.\d{3})+")
+
+
+def refuse_thousands_point(text: str, where: str, lang: str) -> None:
+    """Under a language whose decimal mark is the comma, '1.000' (one thousand, or one)
+    is refused, naming both readings, rather than read as one of them."""
+    if decimal_mark(lang) != "," or THOUSANDS_POINT.fullmatch(text.strip()) is None:
+        return
+    stripped = text.strip()
+    raise InputError(
+        _(
+            "{where} {text!r} reads two ways: {thousands} with '.' between thousands, or "
+            "{decimal} with a decimal point; write {plain} for the first, {comma} for the second"
+        ),
+        where=where,
+        text=shown(stripped),
+        thousands=stripped.replace(".", ""),
+        decimal=float(stripped),
+        plain=stripped.replace(".", ""),
+        comma=stripped.replace(".", ","),
+    )
 
 
 # A number written with a decimal comma, as attn prints numbers in Spanish: 0,5 or -1,25.
@@ -145,6 +172,7 @@ def read_decimal(text: str, option: str, lang: str, example: str = "0.5") -> flo
     prints). In English a decimal comma is refused with the two ways to type it; text that
     is no number, with `example` (the option's default, a value it takes)."""
     stripped = text.strip()
+    refuse_thousands_point(stripped, option, lang)
     try:
         return float(stripped)
     except ValueError:
@@ -190,6 +218,7 @@ def parse_number_args(arguments: list[str], field: str = "scores", lang: str = "
                 text=text,
             )
         text = text.strip()
+        refuse_thousands_point(text, field, lang)
         if decimal_mark(lang) == "," and comma_decimal(text):
             text = text.replace(",", ".")
         try:
