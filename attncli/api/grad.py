@@ -93,10 +93,17 @@ def grad_document(
 
     chosen = chosen_method(document, method)
     chosen_temperature = temperature
-    if chosen_temperature is None:
-        given = document.get("temperature")
-        chosen_temperature = float(given) if isinstance(given, (int, float)) else 1.0
+    if chosen_temperature is None:  # the document's own; anything but a number is refused
+        given = document.get("temperature", 1.0)
+        number = isinstance(given, (int, float)) and not isinstance(given, bool)
+        chosen_temperature = float(given) if number else given
     check_temperature(chosen_temperature)
+    written_upstream = None
+    if all(document.get(name) is not None for name in ("target", "grad_output", "loss")):
+        # a result of attn grad read back: its grad_output is what its target gave (c −
+        # target), an output held against the recomputation below, not a second input
+        written_upstream = document["grad_output"]
+        document = {name: value for name, value in document.items() if name != "grad_output"}
     checked = grad_input(document, chosen, seed, d_a)
     rows = checked.scores.queries
     with np.errstate(all="ignore"):  # overflow is checked after, with a clear message
@@ -106,6 +113,12 @@ def grad_document(
     if loss is not None:  # ½‖output − target‖² past float64: a target too large
         check_finite(np.array([loss]), "loss")
     _check_written(document, run, rows.single)
+    if written_upstream is not None and checked.target is not None:
+        from attncli.reading.check.read_back import check_outputs
+
+        upstream = run.output - checked.target.reshape(run.output.shape)  # ∂ℓ/∂c
+        computed = {"grad_output": upstream[0] if rows.single else upstream}
+        check_outputs({"grad_output": written_upstream}, computed, "float64", _FIX)
     _finite_gradients(found)
     return GradResult(
         single=rows.single,

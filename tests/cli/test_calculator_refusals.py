@@ -173,3 +173,27 @@ def test_a_number_with_a_point_before_three_digits_is_refused_in_spanish(run, li
     assert spanish.error.fields["thousands"] == "1000"
     if line[0] == "softmax":  # in English the point is a decimal point, and 1.000 is one
         assert run(*line, "--json").exit_code == 0
+
+
+def test_grad_reads_its_own_result_back_and_refuses_it_edited(run, run_json, tmp_path):
+    first = run_json("grad", "-i", "tren", "--target", "8,2")
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps(first), encoding="utf-8")
+    again = run_json("grad", "-i", str(path))
+    assert again["grad_output"] == first["grad_output"] and again["loss"] == first["loss"]
+    first["grad_output"][0] += 1.0  # edited: no longer what its target gives
+    path.write_text(json.dumps(first), encoding="utf-8")
+    edited = run("grad", "-i", str(path))
+    assert edited.exit_code == 2 and edited.stdout == ""
+    assert edited.error.fields["name"] == "grad_output"
+
+
+def test_a_temperature_that_is_not_a_number_is_refused_not_taken_for_one(run, run_json):
+    chain = run_json("mix", input=json.dumps(run_json("softmax", input=json.dumps(
+        run_json("score", "-i", "tren")))))  # fmt: skip
+    chain["temperature"] = "hot"
+    for command in ("softmax", "grad"):
+        extra = ("--target", "8,2") if command == "grad" else ()
+        result = run(command, *extra, input=json.dumps(chain))
+        assert result.exit_code == 2 and result.stdout == ""
+        assert result.error.msgid.startswith("{option} is {temperature}; it must be a positive")
