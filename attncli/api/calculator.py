@@ -227,6 +227,16 @@ def check_temperature(temperature: float) -> None:
         )
 
 
+def input_temperature(document: Document, temperature: float | None) -> float:
+    """The temperature asked for, else the document's own (written by hand, or piped), else
+    1: a number as a float, anything else as it is, for check_temperature to refuse."""
+    if temperature is not None:
+        return temperature
+    given = document.get("temperature", 1.0)
+    number = isinstance(given, (int, float)) and not isinstance(given, bool)
+    return float(given) if number else given
+
+
 def softmax_document(document: Document, temperature: float = 1.0) -> SoftmaxResult:
     """softmax() on a document with scores (a row or a grid)."""
     check_temperature(temperature)

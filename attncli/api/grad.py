@@ -14,6 +14,7 @@ from attncli.api.calculator import (
     check_finite,
     check_method,
     check_temperature,
+    input_temperature,
 )
 from attncli.messages import Message, Setting, _
 from attncli.reading.parse.values import Document
@@ -92,11 +93,7 @@ def grad_document(
     from attncli.reading.check.grad import grad_input
 
     chosen = chosen_method(document, method)
-    chosen_temperature = temperature
-    if chosen_temperature is None:  # the document's own; anything but a number is refused
-        given = document.get("temperature", 1.0)
-        number = isinstance(given, (int, float)) and not isinstance(given, bool)
-        chosen_temperature = float(given) if number else given
+    chosen_temperature = input_temperature(document, temperature)
     check_temperature(chosen_temperature)
     written_upstream = None
     if all(document.get(name) is not None for name in ("target", "grad_output", "loss")):

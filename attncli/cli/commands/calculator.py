@@ -191,7 +191,7 @@ def softmax(
 
     Example: attn softmax 2 0 1 --tokens tren,va,lleno --steps
     """
-    from attncli.api.calculator import softmax_document
+    from attncli.api.calculator import input_temperature, softmax_document
     from attncli.reading.parse.arguments import decimal_commas_told, scores_from_arguments
     from attncli.reading.parse.sources import document_from
 
@@ -199,10 +199,7 @@ def softmax(
     inline = {"scores": scores, "tokens": tokens}
     with decimal_commas_told(inline, settings.lang):
         document = document_from(input_path, "scores", inline, ("scores",), settings.lang)
-        if temperature is None:  # a document's own (one written by hand, or piped) is kept
-            given = document.get("temperature", 1.0)  # anything but a number: refused
-            number = isinstance(given, (int, float)) and not isinstance(given, bool)
-            temperature = float(given) if number else given
+        temperature = input_temperature(document, temperature)  # -t, else the input's own
         if online or block is not None:
             _emit_online(document, online, block, temperature, settings)
             return
