@@ -144,6 +144,13 @@ def _spaced(text: str, lang: str) -> np.ndarray | None:
         return None
 
 
+# More answers than the sheet has blanks: they were written for another sheet.
+TOO_MANY_ANSWERS = _(
+    "{given} answers for a sheet of {blanks} blanks; give one a blank, in the sheet's order "
+    "(is the sheet's seed, size or method another?)"
+)
+
+
 def check(
     seed: int = 0,
     size: int = 3,
@@ -172,14 +179,7 @@ def check(
         )
     answers = list(answers)
     if len(answers) > len(marking.blanks):  # a line too many: the sheet read is not theirs
-        raise InputError(
-            _(
-                "{given} answers for a sheet of {blanks} blanks; give one a blank, in the "
-                "sheet's order (is the sheet's seed, size or method another?)"
-            ),
-            given=len(answers),
-            blanks=len(marking.blanks),
-        )
+        raise InputError(TOO_MANY_ANSWERS, given=len(answers), blanks=len(marking.blanks))
     verdicts: list[Verdict] = []
     for index, (blank, given) in enumerate(zip(marking.blanks, answers, strict=False)):
         # a number or a list of them from Python, as the text a student would type

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Annotated
 from attncli.cli.commands import command
 from attncli.cli.commands.exercise import DimOption, ExerciseMethodOption
 from attncli.cli.declare import Argument, Option
-from attncli.messages import Message, _
+from attncli.messages import _
 from attncli.present.output import Settings
 
 AnswerFilesArgument = Annotated[
@@ -79,7 +79,7 @@ def check(
     """
     import sys
 
-    from attncli.api.checking import corrector, read_answer
+    from attncli.api.checking import TOO_MANY_ANSWERS, corrector, read_answer
     from attncli.errors import AttnError, InputError
     from attncli.explain.checking import Verdict
     from attncli.present import render
@@ -153,34 +153,27 @@ def check(
         if talk:
             said_lines(verdict_lines(verdicts[-1], sheet, fmt))
     result = CheckResult(sheet=sheet, verdicts=tuple(verdicts), blanks=tuple(marking.blanks))
-    extra = _answers_left(len(marking.blanks)) if line and not sys.stdin.isatty() else None
+    left = _answers_left() if line and not sys.stdin.isatty() else 0
+    # piped answers past the last blank: refused, or said under the marks, never marked
+    extra = InputError(TOO_MANY_ANSWERS, given=len(marking.blanks) + left,
+                       blanks=len(marking.blanks)) if left else None  # fmt: skip
     if extra is not None and not talk:
-        raise InputError(extra.msgid, **extra.fields)
+        raise extra
     if talk:
         print(summary(result, fmt), flush=True)
-        if extra is not None:  # piped answers past the last blank: said, never marked
-            said_lines([extra.said(settings.lang, "cli")])
+        if extra is not None:
+            said_lines([extra.message(settings.lang)])
         exported(result, settings)  # --export: the marked sheet, as with JSON
         return
     emit(result, settings)
 
 
-def _answers_left(blanks: int) -> Message | None:
-    """The piped answers past the sheet's last blank, if any are left: said, since they
-    mean the answers were written for another sheet (another seed, size or method)."""
+def _answers_left() -> int:
+    """How many piped answers are left past the sheet's last blank (blank lines aside):
+    any means the answers were written for another sheet (another seed, size or method)."""
     import sys
 
-    left = [text for text in sys.stdin.read().splitlines() if text.strip()]
-    if not left:
-        return None
-    return Message(
-        _(
-            "{given} answers for a sheet of {blanks} blanks; give one a blank, in the "
-            "sheet's order (is the sheet's seed, size or method another?)"
-        ),
-        given=blanks + len(left),
-        blanks=blanks,
-    )
+    return sum(1 for text in sys.stdin.read().splitlines() if text.strip())
 
 
 def _check_files(
