@@ -123,8 +123,6 @@ def _check_files_apart(command: Command, settings: Settings, values: dict[str, A
     """Refuse a command line whose output would land on a file it reads, or on another of
     its outputs (--save corpus.txt beside --corpus corpus.txt, --plot g.svg --save g.svg),
     before anything is read or computed."""
-    import os
-
     from attncli.errors import OptionError
     from attncli.messages import _
 
@@ -143,11 +141,13 @@ def _check_files_apart(command: Command, settings: Settings, values: dict[str, A
 
             check_writable(path, declaration.names[0])
         files.append((declaration.names[0], path, declaration.writes))
+    from attncli.present.written import same_file
+
     for index, (option, path, written) in enumerate(files):
         if not written:
             continue
         for other, other_path, _other_written in files[:index] + files[index + 1 :]:
-            if os.path.realpath(path) == os.path.realpath(other_path):
+            if same_file(path, other_path):
                 raise OptionError(
                     _(
                         "{option} {path} is also {other}: attn would write over it; name "

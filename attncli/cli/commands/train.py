@@ -17,6 +17,7 @@ from attncli.cli.commands.selfattn import SentenceArgument
 from attncli.cli.declare import Option
 from attncli.messages import _
 from attncli.present.output import Settings
+from attncli.present.written import STANDARD_OUTPUT
 
 if TYPE_CHECKING:
     from attncli.reading.parse.wants import Sentence
@@ -246,7 +247,8 @@ def _run(*, corpus: str | None, test: str | None, at: int | None, plot: str | No
         plot_training(plot, result, settings.format())
     if save is not None:
         _save(save, result.to_document())
-    emit(result, settings, explanation)
+    if save != STANDARD_OUTPUT:  # --save - made the document the command's output
+        emit(result, settings, explanation)
 
 
 def _sentences(path: str, option: str) -> "list[Sentence]":
@@ -283,7 +285,9 @@ def _interrupted(result: Any, save: str | None, settings: Settings) -> None:
     document = result.to_document()
     if save is not None:
         _save(save, document)
-    as_json = settings.fields is not None or wants_json(settings.format_name, sys.stdout)
+    as_json = save != STANDARD_OUTPUT and (
+        settings.fields is not None or wants_json(settings.format_name, sys.stdout)
+    )
     if as_json:
         write_json(sys.stdout, selected(document, settings.fields))
     kept = save if save is not None else ("stdout" if as_json else None)
