@@ -18,6 +18,7 @@ from attncli.cli.declare import Argument, Command, Declared, declared
 from attncli.cli.fastpath import language_of, split_lang
 from attncli.cli.group import app_for
 from attncli.cli.options import LangOption, VersionOption, settings_from
+from attncli.cli.reporting import outcome
 from attncli.messages import _, in_decimals, translate
 from attncli.reading.parse.arguments import read_decimal
 
@@ -146,4 +147,8 @@ def run(arguments: list[str]) -> None:
     lang = language_of(arguments)
     speak(lang)  # Click's own words (usage errors too) in the language asked for
     chosen = build_app(lang) if asks_help and lang != "en" else app
-    app_for(chosen, arguments)(args=arguments, prog_name="attn")
+    # Click's own writes (--help, --version) told as a command's are: a full disk is one
+    # line, a closed pipe is silent.
+    status = outcome(lambda: app_for(chosen, arguments)(args=arguments, prog_name="attn"),
+                     lambda: lang)  # fmt: skip
+    raise SystemExit(status)

@@ -5,6 +5,7 @@ or cannot be written at all."""
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -90,3 +91,53 @@ def test_check_writable_names_the_option_in_python_words_too():
     with pytest.raises(OptionError) as raised:
         check_writable("   ", "--save")
     assert raised.value.fields["option"] == "--save"
+
+
+def test_a_link_to_the_commands_input_is_that_input(run, tmp_path):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(CORPUS, encoding="utf-8")
+    (tmp_path / "saved.json").symlink_to(corpus)
+    line = ("train", "--corpus", str(corpus), "--save", str(tmp_path / "saved.json"))
+    _refused(run(*line, "--iterations", "2"), "--save", "--corpus")
+    assert corpus.read_text(encoding="utf-8") == CORPUS
+    assert (tmp_path / "saved.json").is_symlink()
+
+
+def test_a_device_at_an_output_name_is_written_in_place_or_told_full(run, tmp_path):
+    from tests.present.test_written import FULL, NULL, device_node
+
+    null = device_node(tmp_path, "grid.txt", NULL)
+    assert run("selfattn", "el tren", "--export", str(null)).exit_code == 0
+    full = device_node(tmp_path, "saved.json", FULL)
+    result = run("train", "el tren va", "--want", "va=tren", "--iterations", "2",
+                 "--save", str(full))  # fmt: skip
+    _refused(result)
+    assert result.error.fields["option"] == "--save"
+    assert stat.S_ISCHR(null.lstat().st_mode) and stat.S_ISCHR(full.lstat().st_mode)
+    assert sorted(os.listdir(tmp_path)) == ["grid.txt", "saved.json"]
+
+
+def test_save_dash_makes_the_trained_document_the_output(run, tmp_path, monkeypatch):
+    import json
+
+    monkeypatch.chdir(tmp_path)
+    result = run("train", "el tren va", "--want", "va=tren", "--iterations", "2", "--save", "-")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["tokens"] == ["el", "tren", "va"]  # one document
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("line", [["--help"], ["--version"], ["score", "--help"], []])
+def test_help_into_a_full_device_is_one_line(tmp_path, line):
+    import subprocess
+    import sys
+
+    from tests.present.test_written import FULL, device_node
+
+    full = device_node(tmp_path, "full", FULL)
+    with open(full, "wb") as stdout:
+        done = subprocess.run([sys.executable, "-m", "attncli", *line], stdout=stdout,
+                              stderr=subprocess.PIPE, timeout=60)  # fmt: skip
+    assert done.returncode == 1
+    assert done.stderr.decode().count("\n") == 1 and b"Traceback" not in done.stderr
