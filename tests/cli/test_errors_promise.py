@@ -183,12 +183,29 @@ def test_ctrl_c_exits_130_silently():
         env=environment,
     )
     import signal
-    import time
 
-    time.sleep(0.3)  # after start-up has installed the handler
+    _wait_for_numpy(process)  # attn's handler is installed before anything is imported
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=60)
     assert process.returncode == 130 and out == b"" and b"Traceback" not in err
+
+
+def _wait_for_numpy(process: subprocess.Popen) -> None:
+    """Until the process has loaded numpy's core, which attn imports only after its first
+    line has installed the Ctrl-C handler (cli/entry.main): a wait that ends on what the
+    process did, not on how fast this machine is."""
+    import time
+
+    maps = f"/proc/{process.pid}/maps"
+    if not os.path.exists(maps):
+        pytest.skip("needs /proc to see what the process has loaded")
+    for _ in range(6000):  # a minute at most
+        assert process.poll() is None, "attn ended before it was interrupted"
+        with open(maps, encoding="utf-8", errors="replace") as loaded:
+            if "_multiarray_umath" in loaded.read():
+                return
+        time.sleep(0.01)
+    raise AssertionError("attn never loaded numpy")
 
 
 @pytest.mark.parametrize(
