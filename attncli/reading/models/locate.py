@@ -127,11 +127,41 @@ def in_packages(name: str) -> str | None:
     return _the_one(name, found)
 
 
+def gguf_file(path: str) -> str | None:
+    """`path` when it is a GGUF file: named .gguf, or starting with the bytes GGUF (an
+    Ollama blob has no extension); a .gguf that is no regular file is refused."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    if not stat.S_ISREG(mode):
+        if path.lower().endswith(".gguf") and not stat.S_ISDIR(mode):
+            raise InputError(
+                _("{path}: not a regular file (a pipe, a device or a folder); put the file there"),
+                path=path,
+            )
+        return None
+    if path.lower().endswith(".gguf"):
+        return path
+    try:
+        with open(path, "rb") as file:
+            return path if file.read(4) == b"GGUF" else None
+    except OSError:
+        return None
+
+
 def find_model(name: str) -> str:
     """The folder of a model given by path or by name; one line when it is nowhere."""
     expanded = os.path.expanduser(name)
     if os.path.isdir(expanded):
         return expanded
+    gguf = gguf_file(expanded)
+    if gguf is not None:
+        from attncli.reading.models.gguf_cache import converted
+
+        return converted(gguf)
     if os.path.isfile(expanded) and os.path.basename(expanded) == "config.json":
         return os.path.dirname(expanded) or "."
     if not name.strip():

@@ -81,7 +81,8 @@ class _Rows:
         whole = len(ids) == self.shape[0] and np.array_equal(ids, np.arange(self.shape[0]))
         if rows is not None and not whole:  # a head's whole table: one read, not V
             return np.asarray(rows(self.name, ids))
-        return np.asarray(self.state[self.name])[ids]
+        table = np.asarray(self.state[self.name])
+        return table if whole else table[ids]  # the whole table: not copied again
 
 
 class _Blocks(Sequence[Block]):

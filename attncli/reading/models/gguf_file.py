@@ -1,0 +1,435 @@
+"""A GGUF file (llama.cpp, Ollama, LM Studio) as the model folder attn already reads.
+
+GGUF keeps a model in one file: its settings as metadata under llama.cpp's keys
+(`llama.embedding_length`, `llama.attention.head_count_kv`, …), its tokenizer as metadata too
+(`tokenizer.ggml.tokens`, `.merges`, …), and its tensors under llama.cpp's names, most of them
+quantized in blocks. It is read with the `gguf` package (ggml's own reader) and turned into
+what transformers would have saved:
+
+    metadata                           config.json (model_type llama or qwen2, its fields)
+    token_embd.weight                  model.embed_tokens.weight
+    blk.N.attn_norm.weight             model.layers.N.input_layernorm.weight
+    blk.N.attn_q / attn_k / attn_v     model.layers.N.self_attn.q_proj / k_proj / v_proj
+      / attn_output (.weight, .bias)     / o_proj (.weight, .bias)
+    blk.N.ffn_norm.weight              model.layers.N.post_attention_layernorm.weight
+    blk.N.ffn_gate / ffn_up / ffn_down model.layers.N.mlp.gate_proj / up_proj / down_proj
+    output_norm.weight                 model.norm.weight
+    output.weight                      lm_head.weight (none: tied to the embeddings)
+
+Each tensor is dequantized to float32 with `gguf.quants.dequantize`. llama.cpp's converter
+reorders the rows of each head of W^Q and W^K for llama (and Mistral, whose files say
+llama): HF row i of a head of size d becomes row 2i, row i + d/2 becomes 2i + 1, so that
+ggml turns neighbouring coordinates. `hf_order` undoes it, as transformers does; without it
+the model runs without an error and every score is another model's.
+
+Every refusal is one line, before anything is dequantized: not GGUF, truncated, a version,
+an architecture or a tensor type attn does not read, metadata that contradicts a tensor's
+shape, a model too large for the memory free.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from attncli.errors import InputError, ShapeError, first_line, install_command, shape_text
+from attncli.messages import Message, _
+
+MAGIC = b"GGUF"
+VERSIONS = (2, 3)  # those the gguf package reads
+# general.architecture -> the model_type attn computes it as. Mistral's files say llama.
+ARCHITECTURES = {"llama": "llama", "qwen2": "qwen2"}
+TYPES = ("F32", "F16", "BF16", "Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q4_K", "Q5_K", "Q6_K")
+REORDERED = ("llama",)  # the architectures whose W^Q, W^K rows llama.cpp reorders
+
+# llama.cpp's tensor names -> transformers' (N: the layer)
+LAYER_NAMES = {
+    "attn_norm.weight": "input_layernorm.weight",
+    "attn_q.weight": "self_attn.q_proj.weight",
+    "attn_k.weight": "self_attn.k_proj.weight",
+    "attn_v.weight": "self_attn.v_proj.weight",
+    "attn_output.weight": "self_attn.o_proj.weight",
+    "attn_q.bias": "self_attn.q_proj.bias",
+    "attn_k.bias": "self_attn.k_proj.bias",
+    "attn_v.bias": "self_attn.v_proj.bias",
+    "attn_output.bias": "self_attn.o_proj.bias",
+    "ffn_norm.weight": "post_attention_layernorm.weight",
+    "ffn_gate.weight": "mlp.gate_proj.weight",
+    "ffn_up.weight": "mlp.up_proj.weight",
+    "ffn_down.weight": "mlp.down_proj.weight",
+}
+MODEL_NAMES = {
+    "token_embd.weight": "model.embed_tokens.weight",
+    "output_norm.weight": "model.norm.weight",
+    "output.weight": "lm_head.weight",
+}
+
+
+@dataclass
+class GGUF:
+    """An opened GGUF file: its metadata (key -> value, the tokenizer's long lists left in
+    the reader until asked for) and its tensors, not yet dequantized."""
+
+    path: str
+    reader: Any  # gguf.GGUFReader
+    architecture: str
+
+    def value(self, key: str, default: Any = None) -> Any:
+        field = self.reader.get_field(key)
+        if field is None:
+            return default
+        return field.contents()
+
+    def has(self, key: str) -> bool:
+        return self.reader.get_field(key) is not None
+
+
+def _gguf_package() -> Any:
+    try:
+        import gguf
+    except ImportError:
+        raise InputError(
+            _("a GGUF file needs the gguf package: {command}"),
+            command=install_command("gguf"),
+        ) from None
+    return gguf
+
+
+def _header(path: str) -> None:
+    """The magic and the version, read before the gguf package: not GGUF, or a version it
+    does not read, in one line of its own."""
+    try:
+        with open(path, "rb") as file:
+            head = file.read(8)
+    except OSError as error:
+        raise InputError(
+            _("{path} could not be read ({reason})"), path=path, reason=first_line(error)
+        ) from None
+    if head[:4] != MAGIC:
+        raise InputError(
+            NOT_GGUF,
+            path=path,
+        )
+    if len(head) < 8:
+        raise InputError(TRUNCATED, path=path, reason="8 bytes")
+    version = int.from_bytes(head[4:8], "little")
+    if version & 0xFFFF == 0:  # a file of the other byte order
+        version = int.from_bytes(head[4:8], "big")
+    if version not in VERSIONS:
+        raise InputError(
+            VERSION,
+            path=path,
+            version=version,
+            versions=", ".join(str(v) for v in VERSIONS),
+        )
+
+
+NOT_GGUF = _(
+    "{path} is not a GGUF file (it does not start with the bytes GGUF); give a "
+    ".gguf model file as llama.cpp, Ollama or LM Studio keep it"
+)
+VERSION = _(
+    "{path} is GGUF version {version}, and attn reads versions {versions}; "
+    "convert it again with a current llama.cpp"
+)
+UNKNOWN_TYPE = _(
+    "{path}: a tensor is of type number {number}, which the gguf package does "
+    "not know; attn reads {types}"
+)
+ARCHITECTURE = _(
+    "{path}: general.architecture is {architecture}, which attn does not run; it "
+    "runs {supported} (Mistral's files say llama)"
+)
+SHAPE = _(
+    "{path}: tensor {name} is {shape}, but {meaning} make it {expected}; the "
+    "metadata and the tensors are not of one model"
+)
+ROPE_SCALING = _(
+    "{path}: {key} is {kind}, which attn does not compute (it computes none and "
+    "linear); its rotary angles would differ, so this model is not supported"
+)
+UNSUPPORTED_TYPE = _(
+    "{path}: tensor {name} is {kind}, a type attn does not dequantize; it reads "
+    "{types} (convert the model again with one of those)"
+)
+MISSING_TENSOR = _(
+    "{path} has no tensor {name}, which a {arch} model of {layers} layers "
+    "needs; the file is not a whole model"
+)
+NOT_A_WEIGHT = _(
+    "{path}: tensor {name} is not a weight attn reads; {hint}, so this model is not supported"
+)
+TRUNCATED = _(
+    "{path} could not be read as GGUF ({reason}); the file may be truncated or corrupt: "
+    "download or convert it again"
+)
+
+
+def open_gguf(path: str) -> GGUF:
+    """The file opened by the gguf package, its architecture read and checked."""
+    _header(path)
+    gguf = _gguf_package()
+    try:
+        reader = gguf.GGUFReader(path)
+    except ValueError as error:
+        text = str(error)
+        if "GGMLQuantizationType" in text:  # a tensor type number the package does not know
+            raise InputError(
+                UNKNOWN_TYPE,
+                path=path,
+                number=re.sub(r"\D", "", text.split(" is not")[0].rpartition("(")[2]),
+                types=", ".join(TYPES),
+            ) from None
+        raise InputError(TRUNCATED, path=path, reason=first_line(error, 80)) from None
+    except (IndexError, OverflowError, UnicodeDecodeError, KeyError, TypeError) as error:
+        raise InputError(TRUNCATED, path=path, reason=first_line(error, 80)) from None
+    size = os.path.getsize(path)
+    for tensor in reader.tensors:
+        if tensor.data_offset + tensor.n_bytes > size:
+            raise InputError(
+                TRUNCATED,
+                path=path,
+                reason=Message(_("tensor {name} ends past the file's end"), name=tensor.name),
+            )
+    field = reader.get_field("general.architecture")
+    architecture = field.contents() if field is not None else None
+    if architecture not in ARCHITECTURES:
+        raise InputError(
+            ARCHITECTURE,
+            path=path,
+            architecture=repr(architecture),
+            supported=", ".join(ARCHITECTURES),
+        )
+    return GGUF(path, reader, architecture)
+
+
+def _whole(model: GGUF, key: str, default: int | None = None) -> int:
+    value = model.value(key, default)
+    if value is None:
+        raise InputError(
+            _("{path}: the metadata has no {key}, which attn needs to run the model"),
+            path=model.path,
+            key=key,
+        )
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InputError(
+            _("{path}: {key} is {value}; expected a positive whole number"),
+            path=model.path,
+            key=key,
+            value=repr(value),
+        )
+    return value
+
+
+def config_of(model: GGUF) -> dict[str, Any]:
+    """The metadata as the config.json transformers would write for the model (read again
+    by reading/models/model.read_config, which checks it as it checks any config.json)."""
+    arch = model.architecture
+    key = f"{arch}.{{}}".format
+    width = _whole(model, key("embedding_length"))
+    heads = _whole(model, key("attention.head_count"))
+    kv_heads = _whole(model, key("attention.head_count_kv"), heads)
+    head_dim = model.value(key("attention.key_length"))
+    if head_dim is None:
+        head_dim = width // heads if width % heads == 0 else None
+    head_dim = head_dim or _whole(model, key("attention.key_length"))
+    rotary = model.value(key("rope.dimension_count"), head_dim)
+    if rotary != head_dim:
+        raise InputError(
+            _(
+                "{path}: {key} is {rotary} of a head's {head_dim} coordinates; attn turns "
+                "every coordinate of a head, so this model is not supported"
+            ),
+            path=model.path,
+            key=key("rope.dimension_count"),
+            rotary=rotary,
+            head_dim=head_dim,
+        )
+    scaling = model.value(key("rope.scaling.type"), "none")
+    rope: dict[str, Any] = {"rope_type": "default"}
+    if scaling == "linear":
+        rope = {"rope_type": "linear", "factor": model.value(key("rope.scaling.factor"))}
+    elif scaling != "none":
+        raise InputError(
+            ROPE_SCALING,
+            path=model.path,
+            key=key("rope.scaling.type"),
+            kind=repr(scaling),
+        )
+    theta = model.value(key("rope.freq_base"), 10000.0)
+    rope["rope_theta"] = float(theta) if isinstance(theta, (int, float)) else theta
+    names = {t.name for t in model.reader.tensors}
+    tokens = model.reader.get_field("tokenizer.ggml.tokens")
+    config: dict[str, Any] = {
+        "model_type": ARCHITECTURES[arch],
+        "architectures": [f"{ARCHITECTURES[arch].capitalize()}ForCausalLM"],
+        "hidden_size": width,
+        "intermediate_size": _whole(model, key("feed_forward_length")),
+        "num_hidden_layers": _whole(model, key("block_count")),
+        "num_attention_heads": heads,
+        "num_key_value_heads": kv_heads,
+        "head_dim": head_dim,
+        "max_position_embeddings": _whole(model, key("context_length")),
+        "rms_norm_eps": model.value(key("attention.layer_norm_rms_epsilon"), 1e-6),
+        "rope_parameters": rope,
+        "hidden_act": "silu",
+        "tie_word_embeddings": "output.weight" not in names,
+        "vocab_size": model.value(key("vocab_size"), len(tokens.data) if tokens else None),
+        "torch_dtype": "float32",
+        "gguf": {"file": os.path.abspath(model.path), "architecture": arch},
+    }
+    if arch == "llama" and "blk.0.attn_q.bias" in names:
+        config["attention_bias"] = True
+    if arch == "qwen2":
+        config["use_sliding_window"] = False
+    return config
+
+
+def hf_order(weight: np.ndarray, heads: int) -> np.ndarray:
+    """W^Q or W^K (out × in, `heads` heads: the key/value heads for W^K) back in
+    transformers' row order: within each head, rows 2i and 2i + 1 (ggml's neighbours)
+    become rows i and i + d/2 (rotate_half's pair), as transformers' GGUF loader does."""
+    half = weight.shape[0] // heads // 2
+    turned = weight.reshape(heads, half, 2, *weight.shape[1:]).swapaxes(1, 2)
+    return np.ascontiguousarray(turned.reshape(weight.shape))
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One tensor of the file: its name there and in transformers, its type, the shape
+    transformers keeps (out × in), and how many heads its rows are reordered in (0: none)."""
+
+    gguf_name: str
+    name: str
+    kind: str  # the ggml type's name (Q4_1, F32, …)
+    shape: tuple[int, ...]
+    heads: int
+    index: int  # in reader.tensors
+
+
+def _expected(config: dict[str, Any], short: str) -> tuple[int, ...]:
+    """The shape (out × in) config's numbers give a layer's tensor."""
+    width, ffn = config["hidden_size"], config["intermediate_size"]
+    q = config["num_attention_heads"] * config["head_dim"]
+    kv = config["num_key_value_heads"] * config["head_dim"]
+    return {
+        "attn_norm.weight": (width,),
+        "ffn_norm.weight": (width,),
+        "attn_q.weight": (q, width),
+        "attn_k.weight": (kv, width),
+        "attn_v.weight": (kv, width),
+        "attn_output.weight": (width, q),
+        "attn_q.bias": (q,),
+        "attn_k.bias": (kv,),
+        "attn_v.bias": (kv,),
+        "attn_output.bias": (width,),
+        "ffn_gate.weight": (ffn, width),
+        "ffn_up.weight": (ffn, width),
+        "ffn_down.weight": (width, ffn),
+    }[short]
+
+
+def plan(model: GGUF, config: dict[str, Any]) -> list[Planned]:
+    """Every tensor named, typed and held to the metadata's shape, before any is read: an
+    unknown name, a type attn does not dequantize, a shape the metadata contradicts, or a
+    weight missing is refused here."""
+    gguf = _gguf_package()
+    path = model.path
+    vocabulary = config["vocab_size"]
+    width = config["hidden_size"]
+    layers = config["num_hidden_layers"]
+    reorder = model.architecture in REORDERED
+    found: dict[str, Planned] = {}
+    for index, tensor in enumerate(model.reader.tensors):
+        gguf_name = tensor.name
+        kind = gguf.GGMLQuantizationType(tensor.tensor_type).name
+        shape = tuple(int(n) for n in reversed(tensor.shape.tolist()))
+        heads = 0
+        if gguf_name in MODEL_NAMES:
+            name = MODEL_NAMES[gguf_name]
+            expected: tuple[int, ...] = (width,) if "norm" in gguf_name else (vocabulary, width)
+            meaning = (
+                Message(_("{key} {width}"), key=f"{model.architecture}.embedding_length",
+                        width=width)
+                if "norm" in gguf_name
+                else Message(_("{vocab} tokens of {width}"), vocab=vocabulary, width=width)
+            )  # fmt: skip
+        else:
+            block, _dot, rest = gguf_name.partition(".")
+            number, _dot, short = rest.partition(".")
+            if block != "blk" or not number.isdigit() or short not in LAYER_NAMES:
+                hint = (
+                    Message(_("llama 3's rotary frequencies (rope_freqs) are not read by attn"))
+                    if gguf_name.startswith("rope_freqs")
+                    else Message(_("attn reads a {arch} model's own tensors only"),
+                                 arch=model.architecture)
+                )  # fmt: skip
+                raise InputError(
+                    NOT_A_WEIGHT,
+                    path=path, name=gguf_name, hint=hint,
+                )  # fmt: skip
+            if int(number) >= layers:
+                raise ShapeError(
+                    _("{path}: tensor {name} is of layer {number}, and {key} says {layers} "
+                      "layers (0 … {last})"),
+                    path=path, name=gguf_name, number=int(number),
+                    key=f"{model.architecture}.block_count", layers=layers, last=layers - 1,
+                )  # fmt: skip
+            name = f"model.layers.{number}.{LAYER_NAMES[short]}"
+            expected = _expected(config, short)
+            meaning = Message(_("the metadata's sizes"))
+            if reorder and short in ("attn_q.weight", "attn_k.weight"):
+                heads = config["num_attention_heads" if "q" in short else "num_key_value_heads"]
+        if shape != expected:
+            raise ShapeError(
+                SHAPE,
+                path=path, name=gguf_name, shape=shape_text(shape),
+                meaning=meaning, expected=shape_text(expected),
+            )  # fmt: skip
+        if kind not in TYPES:
+            raise InputError(
+                UNSUPPORTED_TYPE,
+                path=path, name=gguf_name, kind=kind, types=", ".join(TYPES),
+            )  # fmt: skip
+        found[name] = Planned(gguf_name, name, kind, shape, heads, index)
+    needed = ["token_embd.weight", "output_norm.weight"]
+    needed += [f"blk.{n}.{short}" for n in range(layers) for short in LAYER_NAMES
+               if short.endswith("weight")]  # fmt: skip
+    held = {item.gguf_name for item in found.values()}
+    for gguf_name in needed:
+        if gguf_name not in held:
+            raise InputError(
+                MISSING_TENSOR,
+                path=path, name=gguf_name, arch=model.architecture, layers=layers,
+            )  # fmt: skip
+    return list(found.values())
+
+
+def float32_bytes(planned: list[Planned]) -> int:
+    """What the dequantized tensors take in float32."""
+    return sum(4 * int(np.prod(p.shape)) for p in planned)
+
+
+def dequantized(model: GGUF, planned: list[Planned]) -> Iterator[tuple[str, np.ndarray]]:
+    """Each tensor in float32 under transformers' name, W^Q and W^K in its row order."""
+    gguf = _gguf_package()
+    for item in planned:
+        tensor = model.reader.tensors[item.index]
+        try:
+            array = gguf.quants.dequantize(tensor.data, tensor.tensor_type)
+        except (ValueError, NotImplementedError, TypeError) as error:
+            raise InputError(
+                _("{path}: tensor {name} could not be dequantized ({reason})"),
+                path=model.path,
+                name=item.gguf_name,
+                reason=first_line(error, 80),
+            ) from None
+        array = np.asarray(array, dtype=np.float32).reshape(item.shape)
+        if item.heads:
+            array = hf_order(array, item.heads)
+        yield item.name, array

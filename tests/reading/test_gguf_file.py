@@ -1,0 +1,183 @@
+"""A GGUF file read as a model folder: its metadata as config.json, and every way a file can
+be wrong refused in one line, before anything is dequantized (reading/models/gguf_file.py)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from attncli import limits
+from attncli.errors import InputError, ShapeError
+from attncli.reading.models import gguf_file
+from attncli.reading.models.gguf_file import config_of, open_gguf
+from attncli.reading.models.model import load_model
+from tests import tiny_gguf
+from tests.meaning import told
+
+
+def _type_offset(path: Path, name: str) -> int:
+    """Where the file keeps the type number of tensor `name`."""
+    import gguf
+
+    reader = gguf.GGUFReader(str(path))
+    tensor = next(t for t in reader.tensors if t.name == name)
+    return int(tensor.field.offset + sum(part.nbytes for part in tensor.field.parts[:4]))
+
+
+def _with_type(source: Path, target: Path, name: str, number: int) -> Path:
+    shutil.copy(source, target)
+    offset = _type_offset(target, name)
+    with open(target, "r+b") as file:
+        file.seek(offset)
+        file.write(number.to_bytes(4, "little"))
+    return target
+
+
+def test_the_metadata_becomes_the_config_attn_reads(tiny_ggufs):
+    config = config_of(open_gguf(str(tiny_ggufs["tiny-llama"])))
+    assert (config["model_type"], config["hidden_size"], config["num_hidden_layers"]) == (
+        "llama", tiny_gguf.WIDTH, tiny_gguf.LAYERS)  # fmt: skip
+    assert (config["num_attention_heads"], config["num_key_value_heads"]) == (4, 2)
+    assert config["head_dim"] == 64 and config["intermediate_size"] == tiny_gguf.FFN
+    assert config["rope_parameters"] == {"rope_type": "default", "rope_theta": 10000.0}
+    assert config["tie_word_embeddings"] is False  # it has output.weight
+    qwen2 = config_of(open_gguf(str(tiny_ggufs["tiny-qwen2"])))
+    assert qwen2["model_type"] == "qwen2" and qwen2["tie_word_embeddings"] is True
+    assert qwen2["rope_parameters"]["rope_theta"] == 1e6
+
+
+def test_the_model_reads_as_any_model_folder(tiny_ggufs):
+    model = load_model(str(tiny_ggufs["tiny-qwen2"]))
+    arch = model.architecture
+    assert (arch.family, arch.kv_heads, arch.biases, arch.tied) == ("qwen2", 2, ("q", "k", "v"),
+                                                                   True)  # fmt: skip
+    assert model.name == str(tiny_ggufs["tiny-qwen2"])
+    assert json.loads((Path(model.folder) / "config.json").read_text())["gguf"]["architecture"] \
+        == "qwen2"  # fmt: skip
+
+
+def test_a_file_that_is_not_gguf_is_refused(tmp_path):
+    path = tmp_path / "model.gguf"
+    path.write_bytes(b"PK\x03\x04 not a model")
+    with pytest.raises(InputError) as caught:
+        load_model(str(path))
+    told(caught.value, InputError, gguf_file.NOT_GGUF, path=str(path))
+
+
+@pytest.mark.parametrize("keep", [6, 200, 40_000, -1000])
+def test_a_truncated_file_is_refused(tiny_ggufs, tmp_path, keep):
+    data = tiny_ggufs["tiny-llama"].read_bytes()
+    path = tmp_path / "cut.gguf"
+    path.write_bytes(data[:keep])
+    with pytest.raises(InputError) as caught:
+        load_model(str(path))
+    told(caught.value, InputError, gguf_file.TRUNCATED, path=str(path))
+
+
+def test_a_version_it_does_not_read_is_refused(tiny_ggufs, tmp_path):
+    data = bytearray(tiny_ggufs["tiny-llama"].read_bytes())
+    data[4:8] = (1).to_bytes(4, "little")
+    path = tmp_path / "old.gguf"
+    path.write_bytes(bytes(data))
+    with pytest.raises(InputError) as caught:
+        load_model(str(path))
+    told(caught.value, InputError, gguf_file.VERSION, version=1, versions="2, 3")
+
+
+def test_a_type_number_the_gguf_package_does_not_know_is_refused(tiny_ggufs, tmp_path):
+    path = _with_type(tiny_ggufs["tiny-llama"], tmp_path / "x.gguf", "blk.0.attn_q.weight", 250)
+    with pytest.raises(InputError) as caught:
+        load_model(str(path))
+    told(caught.value, InputError, gguf_file.UNKNOWN_TYPE, number="250")
+
+
+def test_a_known_type_attn_does_not_dequantize_is_refused_by_name(tiny_ggufs, tmp_path):
+    import gguf
+
+    # Q4_K's blocks of 256 read as Q2_K's (smaller): the file still holds them
+    number = int(gguf.GGMLQuantizationType.Q2_K)
+    path = _with_type(tiny_ggufs["tiny-llama"], tmp_path / "q2.gguf", "blk.0.ffn_gate.weight",
+                      number)  # fmt: skip
+    with pytest.raises(InputError) as caught:
+        load_model(str(path))
+    told(caught.value, InputError, gguf_file.UNSUPPORTED_TYPE, name="blk.0.ffn_gate.weight",
+         kind="Q2_K")  # fmt: skip
+
+
+def test_an_architecture_attn_does_not_run_is_refused_naming_those_it_runs(tmp_path):
+    import gguf
+
+    path = tmp_path / "phi.gguf"
+    writer = gguf.GGUFWriter(str(path), "phi3")
+    writer.add_block_count(1)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    with pytest.raises(InputError) as caught:
+        load_model(str(path))
+    told(caught.value, InputError, gguf_file.ARCHITECTURE, architecture="'phi3'",
+         supported="llama, qwen2")  # fmt: skip
+
+
+def test_metadata_that_contradicts_a_tensor_is_refused_before_reading_it(tmp_path, monkeypatch):
+    import gguf
+
+    path = tiny_gguf.write_gguf(tmp_path / "lie.gguf", claimed_kv_heads=4)
+
+    def never(*args, **kwargs):
+        raise AssertionError("dequantized")
+
+    monkeypatch.setattr(gguf.quants, "dequantize", never)
+    with pytest.raises(ShapeError) as caught:
+        load_model(str(path))
+    told(caught.value, ShapeError, gguf_file.SHAPE, name="blk.0.attn_k.weight",
+         shape="128 × 256", expected="256 × 256")  # fmt: skip
+
+
+def test_a_model_too_large_for_the_memory_free_is_refused_before_dequantizing(
+    tiny_ggufs, monkeypatch, tmp_path
+):
+    import gguf
+
+    monkeypatch.setenv("ATTN_GGUF_CACHE", str(tmp_path))
+
+    def never(*args, **kwargs):
+        raise AssertionError("dequantized")
+
+    monkeypatch.setattr(gguf.quants, "dequantize", never)
+    monkeypatch.setattr(limits, "available_memory", lambda: 1000)
+    with pytest.raises(InputError) as caught:
+        load_model(str(tiny_ggufs["tiny-llama"]))
+    assert caught.value.msgid == limits.MEMORY_REFUSED
+    assert list(tmp_path.iterdir()) == [] or all(p.name.startswith(".") is False
+                                                  for p in tmp_path.iterdir())  # fmt: skip
+
+
+def test_a_tensor_attn_does_not_read_is_refused_not_left_out(tmp_path):
+    import gguf
+    import numpy as np
+
+    source = tiny_gguf.write_gguf(tmp_path / "a.gguf")
+    reader = gguf.GGUFReader(str(source))
+    path = tmp_path / "rope.gguf"
+    writer = gguf.GGUFWriter(str(path), "llama")
+    for field in reader.fields.values():
+        if field.name.startswith("GGUF.") or field.name == "general.architecture":
+            continue
+        kind = field.types[0]
+        sub = field.types[-1] if kind == gguf.GGUFValueType.ARRAY else None
+        writer.add_key_value(field.name, field.contents(), kind, sub_type=sub)
+    for tensor in reader.tensors:
+        writer.add_tensor(tensor.name, tensor.data, raw_dtype=tensor.tensor_type)
+    writer.add_tensor("rope_freqs.weight", np.ones(32, dtype=np.float32))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    with pytest.raises(InputError) as caught:
+        load_model(str(path))
+    told(caught.value, InputError, gguf_file.NOT_A_WEIGHT, name="rope_freqs.weight")
