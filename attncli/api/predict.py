@@ -52,11 +52,14 @@ def predict(
     top_k: int | None = None,
     top_p: float | None = None,
     by_layer: bool = False,
+    chat: bool = False,
 ) -> PredictResult:
     """The next token after `sentence` by a causal language model (GPT-2, Llama, Mistral,
     Qwen2): the top tokens by probability, and the distribution temperature, top-k and
     top-p leave to draw from;
-    `by_layer` adds the logit lens (each layer's residual through the final norm and head).
+    `by_layer` adds the logit lens (each layer's residual through the final norm and head);
+    `chat` puts the sentence in the model's chat template as the user's turn (an instruct
+    model's prompt), the assistant's turn opened.
     A model without a language-model head (an encoder such as all-MiniLM-L6-v2) is refused.
     """
     from attncli.api.model import _forward, _sentence, example_for
@@ -77,7 +80,12 @@ def predict(
             kind=loaded.model_type,
             predict=PREDICT,
         )
-    encoded = loaded.tokenizer.encode(_sentence(sentence, example_for("predict", model)))
+    text = _sentence(sentence, example_for("predict", model))
+    if chat:
+        from attncli.reading.models.chat import chat_prompt
+
+        text = chat_prompt(loaded.folder, loaded.name, text)
+    encoded = loaded.tokenizer.encode(text)
     arch = loaded.architecture
     if arch.rms and not arch.tied and loaded.network.head is None:
         raise OptionError(

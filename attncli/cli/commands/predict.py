@@ -49,6 +49,17 @@ ByLayerOption = Annotated[
     ),
 ]
 
+ChatOption = Annotated[
+    bool,
+    Option(
+        "--chat",
+        help=_(
+            "Put the sentence in the model's chat template as the user's turn, the "
+            "assistant's turn opened: the prompt an instruct model answers."
+        ),
+    ),
+]
+
 
 @command(outputs=("steps", "digits"))
 def predict(
@@ -59,6 +70,7 @@ def predict(
     top_k: TopKOption = None,
     top_p: TopPOption = None,
     by_layer: ByLayerOption = False,
+    chat: ChatOption = False,
     *,
     settings: Settings,
 ) -> None:
@@ -70,6 +82,8 @@ def predict(
     token is drawn from; --steps lays its softmax out as the lesson does.
 
     Example: attn predict "the keys of the car" --model gpt2 --top-k 3 --steps
+
+    Example: attn predict "What is the capital of France?" --model SmolLM2-135M-Instruct --chat
     """
     from attncli.api.predict import predict as predicted
     from attncli.cli.commands.model_runs import sentence_given
@@ -79,5 +93,5 @@ def predict(
     if not model:
         raise OptionError(_("attn predict needs --model M, a causal model such as GPT-2"))
     result = predicted(sentence_given(sentence), model, top=top, temperature=temperature,
-                       top_k=top_k, top_p=top_p, by_layer=by_layer)  # fmt: skip
+                       top_k=top_k, top_p=top_p, by_layer=by_layer, chat=chat)  # fmt: skip
     emit(result, settings, result.steps() if settings.steps else [])

