@@ -111,8 +111,12 @@ def predict(
     sampled = core.sampling_probabilities(logits, temperature, top_k, top_p)
     order = np.argsort(-logits, kind="stable")[: max(top, 1)]
 
-    def word(i: int) -> str:  # a piece of a character reads as the vocabulary writes it
-        text = str(vocabulary.decode([int(i)]))
+    # every token decoded at once (the tokenizers package does a batch in one call); a
+    # piece of a character reads as the vocabulary writes it
+    decoded = vocabulary.decode_batch([[i] for i in range(logits.size)])
+
+    def word(i: int) -> str:
+        text = str(decoded[int(i)])
         return str(vocabulary.id_to_token(int(i))) if "\ufffd" in text else text
 
     lens_top = None

@@ -27,9 +27,17 @@ def head_logits(network: Network, hidden: np.ndarray, normed: bool = False) -> n
         hidden = model_norm(network.architecture, hidden, network.final_norm)
     word = network.word if network.head is None else network.head
     table = word if isinstance(word, np.ndarray) else word[np.arange(word.shape[0])]
-    # one dtype on both sides: numpy's product of float64 by float32 (a float32 checkpoint)
-    # leaves BLAS and takes twenty times as long
-    return hidden @ np.asarray(table, dtype=hidden.dtype).T
+    if table.dtype == hidden.dtype:
+        return hidden @ table.T
+    # one dtype on both sides (numpy's product of float64 by float32 leaves BLAS and takes
+    # twenty times as long), a block of rows at a time: a float64 copy of a whole vocabulary
+    # would take more time to write than the product takes to compute
+    rows = 4096
+    return np.concatenate(
+        [hidden @ np.asarray(table[i : i + rows], dtype=hidden.dtype).T
+         for i in range(0, table.shape[0], rows)],
+        axis=-1,
+    )  # fmt: skip
 
 
 def filtered(

@@ -179,6 +179,36 @@ class _BFloat16:
         return bfloat16_to_float32(self.bits(name)[row : row + 1])
 
 
+MAPPED = {"F64": "<f8", "F32": "<f4", "F16": "<f2"}  # read through a map, not copied
+
+
+class _Mapped:
+    """The float arrays of one safetensors file mapped from its header's offsets, copy on
+    write (an array written to is the process's own): a model's weights are read once,
+    as they are turned into float64, rather than copied out of the file first."""
+
+    def __init__(self, path: str) -> None:
+        import json
+        import struct
+
+        with open(path, "rb") as file:
+            (length,) = struct.unpack("<Q", file.read(8))
+            self.header = json.loads(file.read(length))
+        self.path, self.start = path, 8 + length
+
+    def array(self, name: str) -> np.ndarray:
+        entry = self.header[name]
+        begin, end = (int(n) for n in entry["data_offsets"])
+        shape = tuple(int(n) for n in entry["shape"])
+        dtype = np.dtype(MAPPED[entry["dtype"]])
+        if end - begin != dtype.itemsize * math.prod(shape):
+            raise ValueError(f"{end - begin} bytes for shape {shape}")
+        if not shape or end == begin:  # a map of no bytes: numpy refuses it
+            return np.zeros(shape, dtype=dtype)
+        return np.memmap(self.path, dtype=dtype, mode="c", offset=self.start + begin,
+                         shape=shape)  # fmt: skip
+
+
 def _unreadable(path: str, error: BaseException | str) -> InputError:
     reason = error if isinstance(error, str) else first_line(error)
     return InputError(
@@ -234,6 +264,7 @@ def open_safetensors(paths: list[str]) -> Tensors:
     sizes: dict[str, int] = {}
     owners: dict[str, Any] = {}
     wide: dict[str, _BFloat16] = {}  # a bfloat16 array's name -> its file's map
+    mapped: dict[str, _Mapped] = {}  # a float array's name -> its file's map
     for path in paths:
         try:
             handle = safe_open(path, framework="numpy")
@@ -257,9 +288,15 @@ def open_safetensors(paths: list[str]) -> Tensors:
             sizes[name] = int(np.prod(shapes[name], dtype=np.int64)) * SAFE_DTYPES[dtype]
             owners[name] = handle
             if dtype == "BF16":
-                mapped = next((m for m in wide.values() if m.path == path), None)
+                mapped_bf16 = next((m for m in wide.values() if m.path == path), None)
                 try:
-                    wide[name] = mapped or _BFloat16(path)
+                    wide[name] = mapped_bf16 or _BFloat16(path)
+                except (OSError, ValueError) as error:
+                    raise _unreadable(path, error) from None
+            elif dtype in MAPPED:
+                mapped_file = next((m for m in mapped.values() if m.path == path), None)
+                try:
+                    mapped[name] = mapped_file or _Mapped(path)
                 except (OSError, ValueError) as error:
                     raise _unreadable(path, error) from None
     where = paths[0] if len(paths) == 1 else os.path.dirname(paths[0]) or "."
@@ -267,6 +304,8 @@ def open_safetensors(paths: list[str]) -> Tensors:
     def load(name: str) -> np.ndarray:
         if name in wide:
             return wide[name].array(name)
+        if name in mapped:
+            return mapped[name].array(name)
         return owners[name].get_tensor(name)
 
     def row(name: str, number: int) -> np.ndarray:
