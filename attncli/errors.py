@@ -28,8 +28,19 @@ class AttnError(Exception):
     exit_code = ExitStatus.INPUT_ERROR
 
     def __init__(self, text: str, /, **fields: Any) -> None:
+        # `about=(…)`: the input fields the error is about, beyond the one it names as data
+        # (`field`, `name`): a query whose size is not the keys' is about both. Not a field
+        # of the message.
+        self._about: tuple[str, ...] = tuple(fields.pop("about", ()))
         self.said = Message(text, **fields)
         super().__init__(self.said.said())
+
+    @property
+    def about(self) -> frozenset[str]:
+        """The input fields (query, keys, target…) this error is about: those its raise site
+        declares and the one its message names as data, its `field` or `name`."""
+        named = {self.fields.get(key) for key in ("field", "name")}
+        return frozenset(self._about) | {name for name in named if isinstance(name, str)}
 
     @property
     def msgid(self) -> str:

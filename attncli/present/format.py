@@ -11,7 +11,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from attncli.messages import component_mark, for_surface, in_decimals, thousands_mark
+from attncli.messages import component_mark, for_surface, in_decimals, row_mark, thousands_mark
 from attncli.present.language import PHRASES, say
 
 MASKED = "—"
@@ -133,6 +133,14 @@ class Format:
             ELLIPSIS if index is None else self.number(values[index])
             for index in shown_indices(len(values), VECTOR_ITEMS)
         )
+
+    def matrix_rows(self, rows: Sequence[Sequence[float]]) -> str:
+        """A matrix on one line, its rows kept apart (the brackets around it are the
+        caller's): '1, 2; 3, 4', or '1; 2 | 3; 4' in Spanish, where ';' separates a row's
+        numbers, as an option takes it."""
+        mark = row_mark(self.lang)
+        between = "; " if mark == ";" else f" {mark} "
+        return between.join(self.vector(row) for row in rows)
 
     def joined(self, numbers: Iterable[str]) -> str:
         """Numbers already written, side by side as a vector's: '1, 2' ('1; 2' in Spanish)."""

@@ -259,3 +259,29 @@ def test_a_vector_of_the_wrong_length_in_a_class_file_is_marked_wrong_not_refuse
     marked = run_json("check", str(target))["students"][0]
     assert marked["verdicts"][vector]["kind"] == "wrong"
     assert marked["right"] == len(marking.blanks) - 1
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_a_file_saved_by_a_spreadsheet_with_decimal_commas_is_read(run_json, run, tmp_path, lang):
+    """A spreadsheet whose decimal mark is the comma (Spanish Excel) saves the file with ';'
+    between cells, in its Windows code page, a line ending of CRLF: read as attn wrote it."""
+    target = tmp_path / "hoja.csv"
+    assert (
+        run("exercise", "--seed", "3", "--lang", "es", "--answer-sheet", str(target)).exit_code == 0
+    )
+    rows = _fill(_rows(target), 3, "dot", "es", "Núñez")
+    saved = tmp_path / "excel.csv"
+    with saved.open("w", encoding="cp1252", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=COLUMNS, delimiter=";", lineterminator="\r\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    assert saved.read_bytes().startswith(b"student;seed;")
+    marked = run_json("check", str(saved), "--lang", lang)["students"][0]
+    assert marked["student"] == "Núñez" and marked["right"] == marked["blanks"] == len(rows)
+    rows[10]["answer"] = "0; 0,5"  # a vector: between quotes, its ";" kept in its cell
+    with saved.open("w", encoding="utf-8-sig", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=COLUMNS, delimiter=";")
+        writer.writeheader()
+        writer.writerows(rows)
+    marked = run_json("check", str(saved))["students"][0]
+    assert marked["right"] == len(rows) - 1 and marked["verdicts"][10]["answer"] == [0, 0.5]

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.conftest import SAMPLES
 
 TREN = str(SAMPLES / "tren.json")
@@ -123,3 +125,19 @@ def test_steps_in_a_notebook_and_on_the_command_line_are_the_same(run):
     assert [line.rstrip() for line in shown["rich"].splitlines() if line.strip()] == [
         line.rstrip() for line in command.splitlines() if line.strip()
     ]
+
+
+@pytest.mark.parametrize(
+    ("lang", "target", "rows", "numbers"), [("en", "8,2", "; ", ", "), ("es", "8; 2", " | ", "; ")]
+)
+def test_a_gradient_matrix_on_one_line_keeps_its_rows(run, run_json, lang, target, rows, numbers):
+    """∂ℓ/∂W_a on a line is its rows with the row mark between them: '[a, b; c, d]', in
+    Spanish '[a; b | c; d]' (';' there separates a row's numbers), never four numbers alike."""
+    args = ("grad", "-i", TREN, "--method", "general", "--target", target, "--lang", lang)
+    shape = len(run_json(*args, "--json")["grad_w_a"]), len(run_json(*args)["grad_w_a"][0])
+    line = next(
+        line for line in run(*args, "--steps").stdout.splitlines() if line.startswith("∂ℓ/∂W_a")
+    )
+    inside = line[line.index("[") + 1 : line.rindex("]")]
+    read = [row.split(numbers) for row in inside.split(rows)]
+    assert (len(read), *{len(row) for row in read}) == shape == (2, 2), line

@@ -12,6 +12,7 @@ import sys
 import pytest
 
 from attncli.errors import InputError, OptionError, ShapeError
+from tests.cli.test_language import DECIMAL_COMMAS
 from tests.meaning import told
 
 
@@ -157,3 +158,70 @@ def test_spanish_gradient_lines_and_token_errors_are_spanish(run):
               tokens=("{count} name", {"count": 3}), rows=("{count} column", {"count": 2}),
               field="scores")  # fmt: skip
     assert "3 nombres para 2 columnas de scores" in tokens.stderr  # said in Spanish
+
+
+ONE_NUMBER = (
+    "{option} {given} is one number, {number}, where a vector is wanted (the comma is the "
+    "decimal mark here); write a vector's numbers with '{mark}' between them, {option} "
+    "{vector}, or as JSON, {option} {json}"
+)
+
+
+@pytest.mark.parametrize(
+    ("args", "option", "typed"),
+    [
+        (["score", "--query", "0,1", "--keys", "[[2,1],[0,2]]"], "--query", "0,1"),
+        (["grad", "-i", "samples/tren.json", "--target", "8,2"], "--target", "8,2"),
+    ],
+)
+def test_a_vector_typed_with_a_comma_in_spanish_is_told_it_is_one_number(run, args, option, typed):
+    """Under a decimal comma '0,1' is the number 0,1: the error says so and how a vector is
+    written, '0; 1' or JSON, rather than how to score vectors of other sizes."""
+    result = run(*args, "--lang", "es")
+    first, second = typed.split(",")
+    _one_line(result, ShapeError, ONE_NUMBER, lang="es", option=option, number=typed,
+              given=repr(typed), vector=repr(f"{first}; {second}"),
+              json=repr(f"[{first}, {second}]"))  # fmt: skip
+    assert "--method general" not in result.stderr
+    english = run(*args)  # in English the comma separates two numbers
+    assert english.exit_code == 0 or english.error.msgid != ONE_NUMBER
+
+
+@pytest.mark.parametrize("typed", ["0; 1", "[0, 1]", "[0,1]"])
+def test_the_vector_as_the_course_writes_it_is_read_in_spanish(run, typed):
+    spanish = _json(run("score", "--query", typed, "--keys", "[[2,1],[0,2]]", "--lang", "es"))
+    assert spanish["query"] == [0, 1] and spanish["scores"] == [1, 2]
+
+
+def test_a_json_row_with_commas_of_both_kinds_is_refused_in_spanish(run):
+    """'[0,5, 1]' is JSON's 0, 5, 1, or (0,5; 1) typed with a decimal comma: refused under a
+    decimal comma, naming both; in English it is JSON."""
+    result = run("score", "--query", "[0,5, 1]", "--keys", "[[2,1], [0,2]]", "--lang", "es")
+    _one_line(result, InputError, "{option} [{row}] reads two ways: JSON's numbers {json}, or "
+              "{meant} with decimal commas; in JSON a decimal takes a point, [{dotted}]",
+              lang="es", option="--query", json="(0, 5, 1)", meant="(0,5; 1)",
+              dotted="0.5, 1")  # fmt: skip
+    english = run("score", "--query", "[0,5, 1]", "--keys", "[[2,1,0], [0,2,0]]", "--json")
+    assert _json(english)["query"] == [0, 5, 1]
+    rows = _json(run("score", "--query", "[0, 1]", "--keys", "[[2,1], [0,2]]", "--lang", "es"))
+    assert rows["keys"] == [[2, 1], [0, 2]]
+
+
+def test_the_hint_follows_what_the_error_is_about_not_its_words():
+    """Which option an error is about is data (its `field`, `name`, or what its raise site
+    declares), not a word found in its English: 'query' in the text of an error about the
+    keys brings no hint about --query."""
+    from attncli.reading.parse.arguments import decimal_commas_told
+
+    with pytest.raises(ShapeError) as raised, decimal_commas_told({"query": "0,5;1"}):
+        raise ShapeError("the query is fine; the keys are not", about=("keys",))
+    assert raised.value.msgid == "the query is fine; the keys are not"
+    with pytest.raises(ShapeError) as raised, decimal_commas_told({"query": "0,5;1"}):
+        raise ShapeError("sizes differ", about=("query",))
+    told(raised.value, ShapeError, DECIMAL_COMMAS, option="--query", given="'0,5;1'")
+    with pytest.raises(ShapeError) as raised, decimal_commas_told({"target": "8,2"}, "es"):
+        raise ShapeError("{name} is the wrong size", name="target")
+    told(raised.value, ShapeError, ONE_NUMBER, option="--target", vector="'8; 2'")
+    with pytest.raises(InputError) as raised, decimal_commas_told({"target": "8,2"}, "es"):
+        raise InputError("{name} is unreadable", name="target")  # not a size: said as it is
+    assert raised.value.msgid == "{name} is unreadable"

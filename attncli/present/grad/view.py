@@ -116,7 +116,7 @@ def score_table(steps: GradSteps, fmt: Format) -> RenderableType:
     notes.append(f"∂ℓ/∂q = {summed} = ({fmt.computed(fmt.vector(steps.grad_query))})")
     for name, value in steps.grad_parameters.items():
         rows = value if value and isinstance(value[0], list) else [value]
-        written = "; ".join(fmt.vector(row) for row in rows)  # type: ignore[arg-type]
+        written = fmt.matrix_rows(rows)  # type: ignore[arg-type]
         heading = fmt.say("grad_parameter_row", name=render.notation(name))
         notes.append(f"{heading} = [{fmt.computed(written)}]")
     heading = fmt.say(f"grad_score.{method}", row=_row_name(steps, fmt))

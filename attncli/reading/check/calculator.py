@@ -220,6 +220,7 @@ def score_input(document: Document, method: str, seed: int, d_a: int | None) -> 
             numbers=count(queries.shape[1], "number"),
             key_size=keys.shape[1],
             method=method,
+            about=("query", "queries", "keys"),
         )
     key_labels = labels(document.get("tokens"), keys.shape[0], "keys", "k")
     rows = Rows(
@@ -333,6 +334,7 @@ def mix_input(document: Document) -> tuple[Rows, np.ndarray]:
             ),
             numbers=count(grid.shape[1], "number"),
             rows=count(values.shape[0], "row"),
+            about=("weights", "values"),
         )
     column_labels = labels(document.get("tokens"), values.shape[0], "values", "k")
     return Rows(

@@ -5,6 +5,8 @@ The CSV has a header row and one row per blank:
 
     student,seed,sheet,size,dim,lang,step,token,question,answer
 
+(or ';' between the cells, as a spreadsheet that writes decimal commas saves it).
+
 `seed`, `sheet` (dot, scaled, general, additive or selfattn), `size` and `dim` say which
 sheet attn exercise made; `lang` how its numbers are written (0,665 in Spanish); `step` and
 `token` name the blank (`question` says it in words, for the student); `answer` is what the
@@ -76,14 +78,41 @@ def read_answer_file(path: str) -> AnswerFile:
             _("cannot read '{path}': no such file (name the answer files the students filled)"),
             path=path,
         )
-    text, _source = read_text(path, None, None)
     if suffix == ".json":
+        text, _source = read_text(path, None, None)
         return _from_json(path, text)
-    return _from_csv(path, text)
+    return _from_csv(path, _csv_text(path))
+
+
+def _csv_text(path: str) -> str:
+    """The CSV's text: UTF-8 (its byte-order mark dropped), else Windows-1252, the code page
+    a Spanish or English Excel saves 'CSV (comma delimited)' in; bytes neither reads are
+    refused by the UTF-8 reader's own line."""
+    from attncli.reading.parse.sources import decoded, read_raw
+
+    data, source = read_raw(path, None, None)
+    if isinstance(data, bytes):
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            try:
+                return data.decode("cp1252")
+            except UnicodeDecodeError:
+                pass
+    return decoded(data, source)
+
+
+def _delimiter(text: str) -> str:
+    """What separates the cells: ',' as attn writes the file, or ';' as an Excel whose
+    decimal mark is the comma (Spanish, French, German…) saves it. Told by the header line,
+    whose column names hold neither."""
+    header = text.split("\n", 1)[0]
+    return ";" if header.count(";") > header.count(",") else ","
 
 
 def _from_csv(path: str, text: str) -> AnswerFile:
-    reader = csv.DictReader(io.StringIO(text))
+    delimiter = _delimiter(text)
+    reader = csv.DictReader(io.StringIO(text), delimiter=delimiter)
     header = tuple(reader.fieldnames or ())
     missing = [name for name in COLUMNS if name not in header]
     if missing:
@@ -105,10 +134,12 @@ def _from_csv(path: str, text: str) -> AnswerFile:
             raise InputError(
                 _(
                     "{line}: more cells than the header's {count} columns; an answer with a "
-                    'comma in it goes between quotes, as "2,5"'
+                    "'{mark}' in it goes between quotes, as {example}"
                 ),
                 line=line,
                 count=len(header),
+                mark=delimiter,
+                example='"2,5"' if delimiter == "," else '"2,5; 1"',
             )
         for name in SHEET_FIELDS:
             value = (record.get(name) or "").strip()

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from attncli.errors import InputError, OptionError, ShapeError, shown
+from attncli.errors import AttnError, InputError, OptionError, ShapeError, shown
 from attncli.messages import _, component_mark, decimal_mark, row_mark
 from attncli.reading.parse.json_text import _integer, parse_json
 
@@ -21,6 +21,8 @@ def parse_inline(text: str, field: str, lang: str = "en") -> Any:
     stripped = text.strip()
     option = f"--{field.replace('_', '-')}"
     if stripped.startswith(("[", "{")):
+        if decimal_mark(lang) == ",":
+            _refuse_mixed_commas(stripped, option)
         return parse_json(stripped, option)
     between, rows_between = component_mark(lang), row_mark(lang)
     if between != ",":
@@ -28,6 +30,35 @@ def parse_inline(text: str, field: str, lang: str = "en") -> Any:
     rows = [row for row in stripped.split(rows_between)]
     parsed = [[_inline_number(item, field, lang) for item in row.split(between)] for row in rows]
     return parsed[0] if len(parsed) == 1 else parsed
+
+
+# A row of a JSON list: the text between a '[' and its ']' with no bracket inside.
+_INNERMOST = re.compile(r"\[([^\[\]]*)\]")
+_UNSPACED_COMMA = re.compile(r"\d,\d")
+
+
+def _refuse_mixed_commas(text: str, option: str) -> None:
+    """Where the comma is the decimal mark, a JSON row with commas both spaced and not,
+    '[0,5, 1]', may be (0.5, 1) typed with a decimal comma or JSON's three numbers 0, 5, 1:
+    refused, naming both readings. A row written one way throughout ('[0, 1]', as the
+    course writes a vector, or '[2,1]') is JSON."""
+    for row in _INNERMOST.findall(text):
+        if _UNSPACED_COMMA.search(row) and re.search(r",\s", row):
+            numbers = [piece.strip() for piece in row.split(",")]
+            decimals = [piece.strip() for piece in re.split(r",\s", row)]
+            meant = _UNSPACED_COMMA.sub(lambda match: match.group().replace(",", "."), row)
+            raise InputError(
+                _(
+                    "{option} [{row}] reads two ways: JSON's numbers {json}, or {meant} with "
+                    "decimal commas; in JSON a decimal takes a point, [{dotted}]"
+                ),
+                option=option,
+                row=shown(row),
+                json=shown(f"({', '.join(numbers)})"),
+                meant=shown(f"({'; '.join(decimals)})"),
+                dotted=shown(meant),
+                about=(option.removeprefix("--").replace("-", "_"),),
+            )
 
 
 def _refuse_two_readings(text: str, option: str, between: str, rows_between: str) -> None:
@@ -121,38 +152,45 @@ def _typed_with_decimal_commas(text: str) -> bool:
     )
 
 
-def _names(said: str, field: str) -> bool:
-    """Whether an error's English line speaks of `field`: 'keys' in 'each key has 3',
-    'target' in 'target is 3', 'queries' in 'the query'."""
-    stem = {"queries": "quer"}.get(field, field.removesuffix("s"))
-    return re.search(rf"(?<![\w-]){re.escape(stem)}", said) is not None
+# The same field under either of its names: a query's size error is about --queries too.
+_SAME_FIELD = {"queries": "query", "query": "queries"}
+
+
+def _about(error: AttnError, name: str) -> bool:
+    """Whether `error` is about the input field `name`, as its raise site declared it."""
+    return name in error.about or _SAME_FIELD.get(name, "") in error.about
 
 
 @contextmanager
 def decimal_commas_told(inline: dict[str, Any], lang: str = "en") -> Iterator[None]:
-    """An error about numbers given in options that look typed with decimal commas
-    ('0,5;1', '0,665;0,090') also says how to type decimals there: with a point, or JSON.
-    Where the comma is the language's decimal mark, it is read as one, and nothing needs
-    telling."""
-    if component_mark(lang) != ",":
-        yield
-        return
+    """An error about numbers given in options whose commas may not mean what the language
+    reads them as also says how to type them. In English, where a comma separates numbers,
+    '0,5;1' or '0,665;0,090' may have been typed with decimal commas: write them with a
+    point, or JSON. Where the comma is the decimal mark (Spanish), '0,1' is one number: a
+    shape error about its option says so, and how a vector is written there ('0; 1', or
+    JSON [0, 1]), rather than how to score vectors of other sizes."""
+    spanish = component_mark(lang) != ","
     typed = [
         (name, text)
         for name, text in inline.items()
-        if name != "tokens" and isinstance(text, str) and _typed_with_decimal_commas(text)
+        if name != "tokens"
+        and isinstance(text, str)
+        and (_one_decimal_comma(text) if spanish else _typed_with_decimal_commas(text))
     ]
     try:
         yield
     except (InputError, ShapeError) as error:
         # Told only of an option the error is about: a result read back that was edited, or
         # another option's size, says nothing of how --target 8,2 was typed.
-        said = error.message("en")
-        typed = [(name, text) for name, text in typed if _names(said, name)]
+        typed = [(name, text) for name, text in typed if _about(error, name)]
         if not typed:
             raise
         name, text = typed[0]
         option = f"--{name.replace('_', '-')}"
+        if spanish:
+            if not isinstance(error, ShapeError):
+                raise
+            raise _one_number(option, text, lang) from None
         meant = shown(repr(text.replace(",", ".").replace(";", ",")))  # what it may have meant
         raise type(error)(
             _(
@@ -165,6 +203,32 @@ def decimal_commas_told(inline: dict[str, Any], lang: str = "en") -> Iterator[No
             given=shown(repr(text)),
             meant=meant,
         ) from None
+
+
+def _one_decimal_comma(text: str) -> bool:
+    """Option text that a language with the decimal comma reads as one number, where it
+    may have been meant for a vector: '0,1', '2,5,1' is no number at all."""
+    return comma_decimal(text) and not text.strip().startswith(("[", "{"))
+
+
+def _one_number(option: str, text: str, lang: str) -> ShapeError:
+    """'--query 0,1' under a decimal comma: one number, where a vector was wanted."""
+    pieces = [piece.strip() for piece in text.split(",")]
+    between = component_mark(lang) + " "
+    return ShapeError(
+        _(
+            "{option} {given} is one number, {number}, where a vector is wanted (the comma is "
+            "the decimal mark here); write a vector's numbers with '{mark}' between them, "
+            "{option} {vector}, or as JSON, {option} {json}"
+        ),
+        option=option,
+        given=shown(repr(text.strip())),
+        number=text.strip(),
+        mark=component_mark(lang),
+        vector=shown(repr(between.join(pieces))),
+        json=shown(repr(f"[{', '.join(pieces)}]")),
+        about=(option.removeprefix("--").replace("-", "_"),),
+    )
 
 
 def read_decimal(text: str, option: str, lang: str, example: str = "0.5") -> float:
