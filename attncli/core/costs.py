@@ -90,16 +90,17 @@ class Problem:
 
 
 def make_problem(t_x: int, t_y: int, d_h: int, d_a: int, seed: int) -> Problem:
-    """Unit-scale random states and parameters with variance 1/fan_in."""
-    from attncli.core.seeding import generator, uniform_parameter
+    """Unit-scale random states; W_a with variance 1/fan_in, the additive score's W_1, W_2
+    and v_a as torch's nn.Linear starts them (±1/√fan_in)."""
+    from attncli.core.seeding import generator, linear_parameter, uniform_parameter
 
     return Problem(
         decoder=generator(seed, "decoder").standard_normal((t_y, d_h)),
         encoder=generator(seed, "encoder").standard_normal((t_x, d_h)),
         w_a=uniform_parameter(seed, "w_a", (d_h, d_h), fan_in=d_h),
-        w_1=uniform_parameter(seed, "w_1", (d_a, d_h), fan_in=d_h),
-        w_2=uniform_parameter(seed, "w_2", (d_a, d_h), fan_in=d_h),
-        v_a=uniform_parameter(seed, "v_a", (d_a,), fan_in=d_a),
+        w_1=linear_parameter(seed, "w_1", (d_a, d_h), fan_in=d_h),
+        w_2=linear_parameter(seed, "w_2", (d_a, d_h), fan_in=d_h),
+        v_a=linear_parameter(seed, "v_a", (d_a,), fan_in=d_a),
     )
 
 

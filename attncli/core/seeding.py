@@ -29,6 +29,15 @@ def uniform_parameter(seed: int, name: str, shape: tuple[int, ...], fan_in: int)
     return (generator(seed, name).random(shape) * 2.0 - 1.0) * bound
 
 
+def linear_parameter(seed: int, name: str, shape: tuple[int, ...], fan_in: int) -> np.ndarray:
+    """A weight drawn as torch's nn.Linear draws it, uniform within ±1/√fan_in (variance
+    1/(3 fan_in)): the additive score's W_1, W_2 and v_a, the small network the course
+    builds with nn.Linear, start as it starts them."""
+    # -> shape
+    bound = 1.0 / np.sqrt(fan_in)
+    return (generator(seed, name).random(shape) * 2.0 - 1.0) * bound
+
+
 def token_vector(seed: int, token: str, size: int, norm: float) -> np.ndarray:
     """The embedding of one token: a random direction of length `norm`, fixed by (seed, token)."""
     # -> [size]

@@ -50,11 +50,12 @@ EXTRA_PHRASES: dict[str, str] = {
     ),
     "init_bounded": _(
         "At initialisation a row's scores spread {additive_spread} for additive and "
-        "{general_spread} for general (their standard deviation). tanh bounds each of "
-        "additive's d_a terms and v_a starts with variance 1/d_a, so its spread stays about the "
-        "same whatever d_h and d_a, while general's grows with √d_h: additive's rows start at "
-        "{additive_peak} on average (uniform {uniform}), general's at {general_peak}, a peak "
-        "that is the random direction W_a was drawn in, not an alignment."
+        "{general_spread} for general (their standard deviation). W_1, W_2 and v_a start as "
+        "torch's nn.Linear starts them (uniform within ±1/√fan_in) and tanh bounds each of "
+        "additive's d_a terms, so its spread stays small whatever d_h and d_a, while general's "
+        "grows with √d_h: additive's rows start near the uniform {uniform}, at {additive_peak} "
+        "on average, general's at {general_peak}, a peak that is the random direction W_a was "
+        "drawn in, not an alignment."
     ),
     "init_plain": _(
         "At initialisation a row's scores spread {additive_spread} for additive and "

@@ -40,6 +40,32 @@ def test_largest_weight_at_init_per_method(run):
     assert by_method["additive"]["mean"] < by_method["general"]["mean"]
 
 
+def test_the_additive_parameters_start_as_nn_linear_starts_them():
+    """W_1, W_2 and v_a are drawn as torch's nn.Linear draws a weight: kaiming_uniform_ with
+    a = √5, whose bound is gain · √(3 / fan_in) with gain = √(2 / (1 + a²)), i.e. 1/√fan_in."""
+    problem = costs.make_problem(6, 6, 64, 32, 0)
+    gain = math.sqrt(2 / (1 + 5))
+    for weight, fan_in in ((problem.w_1, 64), (problem.w_2, 64), (problem.v_a, 32)):
+        bound = gain * math.sqrt(3 / fan_in)
+        assert math.isclose(bound, 1 / math.sqrt(fan_in))
+        assert np.abs(weight).max() <= bound and np.abs(weight).max() > 0.9 * bound
+    for weight in (problem.w_1, problem.w_2):  # uniform on ±1/√64: variance 1 / (3 · 64)
+        assert abs(weight.var() * 3 * 64 - 1) < 0.1
+
+
+def test_additive_rows_start_near_the_uniform_weight(run):
+    """The lesson: additive rows start near the uniform weight; a multiplicative row already
+    takes most of it. At 6 keys (uniform 0.167), every size of the lesson's."""
+    for size in ("8", "64", "256"):
+        args = ("compare-scores", "--tx", "6", "--ty", "6", "--d-h", size, "--d-a", size)
+        result = run(*args, "--repeat", "1", "--d-k", "8", "--json")
+        peaks = {
+            entry["method"]: entry["largest_weight_at_init"]["mean"]
+            for entry in json.loads(result.stdout)["methods"]
+        }
+        assert peaks["additive"] < 2 * (1 / 6) < peaks["general"], (size, peaks)
+
+
 def test_the_headline_ratio_is_additive_against_general(run):
     document = _document(run)
     seconds = {entry["method"]: entry["seconds"] for entry in document["methods"]}

@@ -69,8 +69,9 @@ def test_a_tex_export_writes_every_column_of_the_parameters(run, tmp_path):
     additive = tmp_path / "additive.tex"
     run("score", "-i", TREN, "--method", "additive", "--steps", "--export", str(additive))
     v_a = additive.read_text().split("$v_{a}$ (drawn from seed 0)", 1)[1]
+    drawn = json.loads(run("score", "-i", TREN, "--method", "additive", "--json").stdout)["v_a"]
     assert v_a.split("\\end{bmatrix}", 1)[0].split("\\begin{bmatrix}", 1)[1].strip() == (
-        "1.17 & -0.27 \\\\"
+        " & ".join(f"{value:.2f}" for value in drawn) + " \\\\"
     )
 
 

@@ -282,11 +282,13 @@ def _parameter(
     seed: int,
     fan_in: int,
 ) -> None:
-    """A score parameter from the document, checked against `shape`, or drawn from the seed."""
-    from attncli.core.seeding import uniform_parameter
+    """A score parameter from the document, checked against `shape`, or drawn from the seed:
+    the additive score's as torch's nn.Linear starts them (core.seeding.linear_parameter)."""
+    from attncli.core.seeding import linear_parameter, uniform_parameter
 
     if document.get(name) is None:
-        result.parameters[name] = uniform_parameter(seed, name, shape, fan_in)
+        draw = uniform_parameter if name == "w_a" else linear_parameter
+        result.parameters[name] = draw(seed, name, shape, fan_in)
         result.drawn.append(name)
         return
     value = to_vector(document[name], name) if len(shape) == 1 else to_matrix(document[name], name)
