@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from functools import partial
 
 from attncli.core import costs
-from attncli.core.saturation import largest_weight
+from attncli.core.saturation import ONE_ROW, largest_weight
 from attncli.core.timing import time_interleaved
 from attncli.errors import OptionError, count
 from attncli.limits import check_fits, check_repeat
@@ -115,7 +115,8 @@ def compare(sizes: Sizes, progress: Callable[[str, int, int], None] | None = Non
         tell(f"progress_loop:{method}")
     tell("progress_sweep:", 0)
     sweep = [(d_k, *largest_weight(d_k, 6, SWEEP_ROWS, sizes.seed)) for d_k in sizes.d_ks]
-    draws = [(d_k, *largest_weight(d_k, 6, 1, sizes.seed, "draw")) for d_k in sizes.d_ks]
+    # the same seeded row as attn scaling's
+    draws = [(d_k, *largest_weight(d_k, 6, 1, sizes.seed, ONE_ROW)) for d_k in sizes.d_ks]
     tell("progress_sweep:")
     peaks = {method: costs.peak_weights(grids[method]) for method in costs.METHODS}
     spreads = {method: costs.score_spread(grids[method]) for method in costs.METHODS}

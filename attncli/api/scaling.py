@@ -33,7 +33,7 @@ def scaling(
     one seeded row, and the share of rows that are saturated (largest weight ≥ 0.95)."""
     import numpy as np
 
-    from attncli.core.saturation import SATURATED, scaling_rows
+    from attncli.core.saturation import ONE_ROW, SATURATED, scaling_rows
 
     d_ks = list(d_k)
     for name, value, least in (("keys", keys, 2), ("rows", rows, 1)):
@@ -64,7 +64,7 @@ def scaling(
     lines = []
     for size in d_ks:
         many = scaling_rows(size, keys, rows, seed)
-        one = scaling_rows(size, keys, 1, seed, "one row")
+        one = scaling_rows(size, keys, 1, seed, ONE_ROW)
         lines.append(
             ScalingLine(
                 d_k=size,

@@ -57,6 +57,11 @@ class ScalingRows:
     gradient_scaled: np.ndarray
 
 
+# The one seeded row that attn scaling and attn compare-scores show beside the mean: one
+# stream, so that both show the same row for a seed.
+ONE_ROW = "one row"
+
+
 def scaling_rows(
     d_k: int, keys_per_row: int, rows: int, seed: int, stream: str = "sweep"
 ) -> ScalingRows:

@@ -65,8 +65,8 @@ EXTRA_PHRASES: dict[str, str] = {
     "draw_unscaled": _("one row, unscaled"),
     "draw_scaled": _("one row, ÷ √d_k"),
     "draw_note": _(
-        "The average over many rows is what ÷√d_k guarantees (flat); one seeded row, as one "
-        "run of the lesson draws, wanders around it."
+        "Divided by √d_k, the average over many rows grows slowly and stays far from "
+        "saturation; one seeded row, the same as attn scaling's, wanders around it."
     ),
     # attn scaling: why the scores are divided by √d_k
     "scaling.spread_heading": _("The spread of the raw scores q · k against √d_k"),
@@ -103,6 +103,11 @@ EXTRA_PHRASES: dict[str, str] = {
         "Divided by √d_k, the scores keep a spread of about 1 at every d_k, and a row's "
         "largest weight stays between {least} and {most} on average: the divisor is computed "
         "from the variance, not tuned."
+    ),
+    "scaling.scaled_grows": _(
+        "Divided by √d_k, the scores keep a spread of about 1 at every d_k, and a row's "
+        "largest weight grows slowly, from {first} at d_k = {first_d_k} to {last} at d_k = "
+        "{last_d_k} on average: the divisor is computed from the variance, not tuned."
     ),
     # A notebook's words where the command line's name an option (Format.say says "KEY.python"
     # for "KEY" from Python): what the result holds, and the call that shows it.
@@ -144,7 +149,7 @@ EXTRA_PHRASES: dict[str, str] = {
     ),
     "scaling.one_row": _(
         "One row wanders: its largest weight depends on how far its largest of {keys} scores "
-        "happens to stand from the others in that draw, so a single run can rise or fall "
-        "where the mean is flat."
+        "happens to stand from the others in that draw, so a single run can jump up or down "
+        "where the mean moves little."
     ),
 }

@@ -75,13 +75,22 @@ def scaling_view(result: ScalingResult, fmt: Format) -> list[RenderableType]:
                 scaled=figure(last.gradient[1], 2),
             )
         )  # fmt: skip
-    said.append(
-        fmt.say(
-            "scaling.scaled",
-            least=figure(min(line.largest[1] for line in lines), 3),
-            most=figure(max(line.largest[1] for line in lines), 3),
+    if last.d_k > first.d_k and last.largest[1] > first.largest[1]:
+        said.append(
+            fmt.say(
+                "scaling.scaled_grows",
+                first=figure(first.largest[1], 3), first_d_k=first.d_k,
+                last=figure(last.largest[1], 3), last_d_k=last.d_k,
+            )
+        )  # fmt: skip
+    else:
+        said.append(
+            fmt.say(
+                "scaling.scaled",
+                least=figure(min(line.largest[1] for line in lines), 3),
+                most=figure(max(line.largest[1] for line in lines), 3),
+            )
         )
-    )
     said.append(fmt.say("scaling.one_row", keys=result.keys))
     said.append(fmt.say("row_saturated", mark=SATURATED_MARK, rule=figure(SATURATED)))
     return [spread, largest, gradient, render.lines(*said)]

@@ -91,7 +91,7 @@ def test_the_sweep_shows_one_seeded_row_beside_the_average(run):
     draws = {entry["d_k"]: entry for entry in document["scaling_one_draw"]}
     assert sorted(draws) == [8, 512] and len(document["scaling"]) == 2
     for d_k, entry in draws.items():
-        rng = generator(0, "draw", str(d_k))
+        rng = generator(0, "one row", str(d_k))  # attn scaling's one row
         query = rng.standard_normal((1, 1, d_k))[0, 0]
         keys = rng.standard_normal((1, 6, d_k))[0]
         for divisor, field in ((1.0, "largest_weight"), (math.sqrt(d_k), "largest_weight_scaled")):
@@ -101,7 +101,7 @@ def test_the_sweep_shows_one_seeded_row_beside_the_average(run):
             assert math.isclose(entry[field], max(exponentials) / sum(exponentials), rel_tol=1e-9)
     args = ("compare-scores", "--tx", "6", "--ty", "6", "--d-h", "8", "--d-a", "8")
     screen = run(*args, "--repeat", "1", "--format", "table").stdout
-    assert "one row, unscaled" in screen and "what ÷√d_k guarantees" in screen
+    assert "one row, unscaled" in screen and "the same as attn scaling's" in screen
 
 
 def _spread_by_hand(method, t_x=6, d_h=64, d_a=64):

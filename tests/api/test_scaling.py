@@ -24,7 +24,8 @@ def test_unscaled_rows_saturate_and_pass_nothing_back_scaled_ones_do_not():
     gradients = [line.gradient[0] for line in lines]
     assert gradients == sorted(gradients, reverse=True) and gradients[-1] < 0.05
     scaled = [line.largest[1] for line in lines]
-    assert max(scaled) - min(scaled) < 0.05  # flat: the mean is what the divisor fixes
+    # ÷√d_k the mean grows, but slowly: a few hundredths from d_k = 8 to 512
+    assert 0 < scaled[-1] - scaled[0] < 0.05 and max(scaled) - min(scaled) < 0.05
     assert all(0.2 < line.gradient[1] < 0.25 for line in lines)
 
 
@@ -64,3 +65,30 @@ def test_bad_sizes_are_one_line_on_stderr(run, line):
     result = run("scaling", *line)
     assert result.exit_code != 0 and result.stdout == ""
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+
+
+def test_the_words_follow_the_scaled_mean_which_grows_slowly(run):
+    """The lesson: divided by √d_k the largest weight grows too, slowly (not «flat»). The
+    screen says so with the run's own first and last means."""
+    lines = attn.scaling().lines
+    first, last = (f"{lines[i].largest[1]:.3f}" for i in (0, -1))
+    english = " ".join(run("scaling", "--format", "table").stdout.split())
+    assert f"grows slowly, from {first} at d_k = 8 to {last} at d_k = 512" in english
+    spanish = " ".join(run("scaling", "--format", "table", "--lang", "es").stdout.split())
+    comma = first.replace(".", ","), last.replace(".", ",")
+    assert f"crece despacio, de {comma[0]} con d_k = 8 a {comma[1]} con d_k = 512" in spanish
+    for screen in (english, spanish):
+        assert "flat" not in screen and "plana" not in screen
+    compared = run("compare-scores", "--tx", "4", "--ty", "4", "--d-h", "8", "--d-a", "8",
+                   "--repeat", "1", "--format", "table", "--lang", "es").stdout  # fmt: skip
+    assert "crece despacio" in compared and "plana" not in compared
+
+
+def test_compare_scores_shows_the_same_seeded_row_as_attn_scaling(run_json):
+    d_ks = [8, 64, 512]
+    shown = attn.scaling(d_k=d_ks, rows=10).lines
+    compared = run_json("compare-scores", "--tx", "4", "--ty", "4", "--d-h", "8", "--d-a", "8",
+                        "--repeat", "1", "--d-k", "8,64,512")  # fmt: skip
+    for line, draw in zip(shown, compared["scaling_one_draw"], strict=True):
+        assert draw["d_k"] == line.d_k
+        assert (draw["largest_weight"], draw["largest_weight_scaled"]) == line.largest_one
