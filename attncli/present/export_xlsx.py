@@ -103,7 +103,9 @@ def workbook_bytes(result: Any, fmt: Format, blank: bool) -> bytes:
     if blank:
         pages += [(title, sheet, True) for title, sheet in zip(key_titles, sheets, strict=True)]
     for title, sheet, formulas in pages:
-        _write(_Grid(book.create_sheet(_title(title)), fmt, formulas), sheet)
+        grid = _Grid(book.create_sheet(_title(title)), fmt, formulas)
+        _write(grid, sheet)
+        _page_setup(grid)
     out = io.BytesIO()
     book.save(out)
     return out.getvalue()
@@ -123,7 +125,6 @@ def _write(grid: _Grid, sheet: Any) -> None:
         _selfattn(grid, sheet)
     else:
         _online(grid, sheet)
-    grid.widths()
 
 
 def cell(row: int, column: int, fixed: str = "") -> str:
@@ -152,7 +153,6 @@ class _Grid:
         line = Side(style="thin", color="808080")
         self.box = Border(left=line, right=line, top=line, bottom=line)
         self.bold = Font(bold=True)
-        self.widest = 2
 
     def text(self, row: int, column: int, text: str, bold: bool = False) -> None:
         written = self.sheet.cell(row, column, text)
@@ -163,7 +163,6 @@ class _Grid:
         """A number the sheet gives, whole as the exercise's are."""
         number = float(value)
         self.sheet.cell(row, column, int(number) if number.is_integer() else number)
-        self.widest = max(self.widest, column)
 
     def givens(self, row: int, column: int, values: Any) -> None:
         """A vector along a row, or a matrix a row of cells per row."""
@@ -178,7 +177,6 @@ class _Grid:
         written.number_format = "0." + "0" * (self.fmt.other if digits is None else digits)
         if not self.formulas:
             written.border = self.box
-        self.widest = max(self.widest, column)
 
     def name(self, name: str, row: int, column: int, last_row: int, last_column: int) -> None:
         """The cells' defined name, kept to this worksheet."""
@@ -187,13 +185,6 @@ class _Grid:
         title = "'" + self.sheet.title.replace("'", "''") + "'"
         where = f"{title}!{span(row, column, last_row, last_column, 'rc')}"
         self.sheet.defined_names[name] = DefinedName(name, attr_text=where)
-
-    def widths(self) -> None:
-        from openpyxl.utils import get_column_letter
-
-        self.sheet.column_dimensions["A"].width = 14
-        for column in range(2, self.widest + 1):
-            self.sheet.column_dimensions[get_column_letter(column)].width = 10
 
 
 def _score_chain(grid: _Grid, result: ExerciseResult) -> None:
@@ -458,3 +449,94 @@ def _online(grid: _Grid, result: OnlineSoftmaxResult) -> None:
     for name, column in (("block_max", 3), ("running_max", 4), ("factor", 5),
                          ("block_sum", 6), ("running_sum", 7)):  # fmt: skip
         grid.name(name, top, column, bottom, column)
+
+
+# How a worksheet prints: A4, one page wide, landscape when its columns are wider than a
+# portrait page holds (in characters of the default font), the header row on every page.
+PORTRAIT_CHARACTERS = 90
+INTRO_CHARACTERS = 24  # a line longer than this, alone in its row, spills over: no width
+LEAST_WIDTH, MOST_WIDTH = 6, 40
+
+
+def _page_setup(grid: _Grid) -> None:
+    """The worksheet as it prints: each column as wide as its content (a header wraps at
+    its words, a student's empty cell leaves room for its number), one page wide, landscape
+    when that is wider than a portrait page, the table's header row repeated on every page
+    and, on a student's sheet, a line for their name in the page's header."""
+    from openpyxl.styles import Alignment
+    from openpyxl.utils import get_column_letter
+
+    sheet = grid.sheet
+    header = _header_row(sheet)
+    widths: dict[int, int] = {}
+    for row in sheet.iter_rows():
+        filled = [cell for cell in row if cell.value is not None]
+        for cell in row:
+            value = cell.value
+            if isinstance(value, str) and not value.startswith("="):
+                if len(filled) == 1 and len(value) > INTRO_CHARACTERS:
+                    continue  # a line of the intro, over the empty cells beside it
+                if cell.row == header or "\n" in value:
+                    cell.alignment = Alignment(wrap_text=True, vertical="top")
+                    needed = max(len(word) for word in value.split())  # wrapped at its words
+                else:
+                    needed = len(value)
+            elif value is None and not cell.border.left.style:
+                continue
+            else:  # a number, a formula or a student's box: room for the number it holds
+                needed = _number_room(cell)
+            widths[cell.column] = max(widths.get(cell.column, 0), needed + 2)
+    for column, width in widths.items():
+        clamped = min(max(width, LEAST_WIDTH), MOST_WIDTH)
+        sheet.column_dimensions[get_column_letter(column)].width = clamped
+    if header is not None:  # tall enough for its wrapped headings: a spreadsheet won't say
+        lines = max(
+            _wrapped_lines(str(cell.value), widths.get(cell.column, LEAST_WIDTH) - 2)
+            for cell in sheet[header]
+            if cell.value is not None
+        )
+        sheet.row_dimensions[header].height = LINE_POINTS * lines + 2
+    setup = sheet.page_setup
+    setup.paperSize = sheet.PAPERSIZE_A4
+    wide = sum(min(max(width, LEAST_WIDTH), MOST_WIDTH) for width in widths.values())
+    setup.orientation = "landscape" if wide > PORTRAIT_CHARACTERS else "portrait"
+    sheet.sheet_properties.pageSetUpPr.fitToPage = True
+    setup.fitToWidth, setup.fitToHeight = 1, 0  # one page wide, as many pages down as needed
+    if header is not None:
+        sheet.print_title_rows = f"{header}:{header}"
+    if not grid.formulas:
+        sheet.oddHeader.right.text = f"{grid.fmt.say('name_line')} " + "_" * 24
+
+
+LINE_POINTS = 14  # a line of the default 11-point font
+
+
+def _wrapped_lines(text: str, width: int) -> int:
+    """How many lines `text` takes wrapped at its words in `width` characters."""
+    lines, used = 1, 0
+    for word in text.split():
+        if used and used + 1 + len(word) > width:
+            lines, used = lines + 1, len(word)
+        else:
+            used += (1 if used else 0) + len(word)
+    return lines
+
+
+def _header_row(sheet: Any) -> int | None:
+    """The row of the table's column headings: the first with bold words in three or more
+    cells."""
+    for row in sheet.iter_rows():
+        bold = [cell for cell in row if isinstance(cell.value, str) and cell.font.b]
+        if len(bold) >= 3:
+            return int(row[0].row)
+    return None
+
+
+def _number_room(cell: Any) -> int:
+    """The characters a number cell takes: its written value, or for a formula or an empty
+    box, a number of its format (0.000: a sign, two digits before the mark, the decimals)."""
+    value = cell.value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return len(f"{value:g}")
+    decimals = len(str(cell.number_format).partition(".")[2])
+    return 4 + decimals

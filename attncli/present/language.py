@@ -191,6 +191,7 @@ PHRASES: dict[str, str] = {
     # worksheets
     "worksheet": _("Worksheet"),
     "answers": _("Answers"),
+    "name_line": _("Name:"),
     "exercise_intro": _(
         "Query {query} · keys and values of {count} tokens. Fill in the empty cells."
     ),

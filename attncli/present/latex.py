@@ -11,7 +11,7 @@ bmatrix matrices with their row labels in a comment, their decimal commas writte
 that math mode does not space them as a list. A table's title is kept on the page of its
 table, and a table wider than the page is set smaller until it fits. Latin Modern in T1,
 so the PDF is vector and searchable; only packages of a basic LaTeX installation
-(texlive-latex-base, with lmodern) are used: amsmath, fontenc, inputenc, lmodern,
+(texlive-latex-base, with lmodern) are used: amsmath, amssymb, fontenc, inputenc, lmodern,
 geometry, graphicx.
 """
 
@@ -26,7 +26,9 @@ from attncli.present.printed import (
     BareMatrix,
     Hint,
     NamedRows,
+    NameLine,
     PageBreak,
+    blank_characters,
     blank_room,
     has_blanks,
 )
@@ -75,8 +77,10 @@ _TEXT = {
     "ᵀ": r"$^{\top}$",
     "‖": r"$\|$",
     "ℓ": r"$\ell$",
-    "✓": r"$\surd$",  # attn check's marks, in amsmath's fonts alone
-    "✗": r"$\times$",
+    # attn check's marks: a tick (amssymb's, in the AMS fonts of a basic installation) and
+    # a bold X, neither to be read as the √ of √d_k or the × of weight × value
+    "✓": r"$\checkmark$",
+    "✗": r"\textsf{\bfseries X}",
     "→": r"$\rightarrow$",
     "∂": r"$\partial$",
     "∇": r"$\nabla$",
@@ -87,6 +91,9 @@ _TEXT = {
     "|": r"\textbar{}",
     # After \\ (a table's row, a line's end) LaTeX reads [ as the start of a length.
     "[": "{[}",
+    # A file's path breaks after any of its slashes, where a long one ran past the margin
+    # (\emergencystretch lets the line before the break stretch to it).
+    "/": r"/\allowbreak{}",
 }
 # In math mode (a bmatrix cell): a decimal comma is {,}, a masked cell a dash.
 _MATH = {
@@ -119,11 +126,13 @@ _PREAMBLE = (
 \usepackage[utf8]{inputenc}
 \usepackage{lmodern}
 \usepackage{amsmath}
+\usepackage{amssymb}
 \usepackage{graphicx}
 \usepackage[margin=2cm]{geometry}
 \setlength{\parindent}{0pt}
 \setlength{\parskip}{0.6em}
 \renewcommand{\arraystretch}{1.2}
+\setlength{\emergencystretch}{3em}
 """
     + FIT
     + r"""
@@ -206,11 +215,13 @@ def tex_text(text: str) -> str:
 
 
 BLANK_RULE = r"\rule{{{room:.1f}em}}{{0.4pt}}"  # a line to write on, as long as the answer
+NAME_EM = 20.0  # the line a student writes their name on
 
 
-def tex_cell(cell: object) -> str:
-    """A table's cell: a blank as a line as long as its answer, else its text."""
-    room = blank_room(cell)
+def tex_cell(cell: object, characters: int | None = None) -> str:
+    """A table's cell: a blank as a line as long as its column's longest answer
+    (`characters`, printed.blank_characters) or its own, else its text."""
+    room = blank_room(cell, characters)
     if room is not None:
         return BLANK_RULE.format(room=room)
     return tex_text(str(cell))
@@ -249,8 +260,9 @@ def _type_size(headers: list[object], rows: list[list[object]]) -> str:
     widths = []
     for column, header in enumerate(headers):
         cells = [row[column] for row in rows]
+        characters = blank_characters(cells)
         longest = max(
-            (blank_room(cell) or CHARACTER_EM * len(str(cell)) for cell in cells),
+            (blank_room(cell, characters) or CHARACTER_EM * len(str(cell)) for cell in cells),
             default=0.0,
         )
         head = CHARACTER_EM * len(str(header))
@@ -316,10 +328,12 @@ def _tabular(block: Any) -> list[str]:
     if written:
         out.append(r"{\renewcommand{\arraystretch}{2.2}%")
     out.append(r"\attnfit{" + (size + " " if size else "") + r"\begin{tabular}{" + spec + "}")
+    rooms = [blank_characters([row[column] for row in rows]) for column in range(len(headers))]
     for number, row in enumerate(shown):
         if number == 0 and not isinstance(block, NamedRows):
             out.append(r"\hline")
-        out.append(" & ".join(tex_cell(cell) for cell in row) + r" \\")
+        cells = (tex_cell(cell, room) for cell, room in zip(row, rooms, strict=True))
+        out.append(" & ".join(cells) + r" \\")
         if number == 0 and not isinstance(block, NamedRows):
             out.append(r"\hline")
     if not isinstance(block, NamedRows):
@@ -358,6 +372,9 @@ def latex_body(renderables: list[Any]) -> list[str]:
         after = flat[index + 1] if index + 1 < len(flat) else None
         if isinstance(block, PageBreak):
             out.extend([r"\newpage", ""])
+        elif isinstance(block, NameLine):
+            rule = BLANK_RULE.format(room=NAME_EM)
+            out.extend([tex_text(block.label) + r"~" + rule + r"\par\medskip", ""])
         elif isinstance(block, Table):
             is_tabular = isinstance(block, NamedRows) or block.show_header
             out.extend(_tabular(block) if is_tabular else _matrix(block))
@@ -378,6 +395,6 @@ def latex(renderables: list[Any], fragment: bool = False) -> str:
     needs, to copy into one's own)."""
     body = latex_body(renderables)
     if fragment:
-        head = ["% attn export; needs \\usepackage{amsmath,graphicx}", FIT, ""]
+        head = ["% attn export; needs \\usepackage{amsmath,amssymb,graphicx}", FIT, ""]
         return "\n".join(head + body).rstrip() + "\n"
     return _PREAMBLE + "\n" + "\n".join(body).rstrip() + "\n\n\\end{document}\n"

@@ -30,6 +30,7 @@ from attncli.present.language import printable
 from attncli.present.printed import BareMatrix
 from attncli.present.printed import Hint as Hint
 from attncli.present.printed import NamedRows as NamedRows
+from attncli.present.printed import NameLine as NameLine
 from attncli.present.printed import PageBreak as PageBreak
 
 if TYPE_CHECKING:

@@ -171,7 +171,7 @@ def steps_view(
     if not fmt.blank:
         return [*(givens or []), explanation_tables(explanation, fmt)]
     heading = render.heading(sheet_heading or fmt.say("worksheet"))
-    view = [heading, *(intro or []), *(givens or [])]
+    view = [heading, render.NameLine(fmt.say("name_line")), *(intro or []), *(givens or [])]
     view.append(explanation_tables(explanation, fmt))
     if fmt.answers:
         key = explanation_tables(explanation, fmt.filled())

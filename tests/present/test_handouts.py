@@ -3,6 +3,7 @@ unless --theme dark, and .tex as a whole document that pdflatex compiles (or a f
 
 from __future__ import annotations
 
+import html
 import re
 import subprocess
 from pathlib import Path
@@ -182,3 +183,67 @@ def test_blanks_are_as_long_as_their_answers(run, tmp_path):
     # The sum v_a · tanh(…) asks for "(-1)×0 + 1×(-0.76) = -0.76"; a weight for "0.287".
     assert max(rules) >= 15 and min(rules) == 3.0
     assert "\\renewcommand{\\arraystretch}{2.2}" in path.read_text()  # room to write in
+
+
+def _columns_of_blanks(tex: str) -> list[set[float]]:
+    """The lengths of the blanks of each column, table by table, of a .tex worksheet."""
+    found = []
+    for table in re.findall(r"\\begin\{tabular\}\{[^}]*\}(.*?)\\end\{tabular\}", tex, re.S):
+        rows = [row.split(" & ") for row in table.split("\\\\") if " & " in row][1:]  # no header
+        for column in zip(*rows, strict=False):
+            lengths = {float(em) for cell in column
+                       for em in re.findall(r"\\rule\{([\d.]+)em\}", cell)}  # fmt: skip
+            if lengths:
+                found.append(lengths)
+    return found
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_a_blank_s_length_does_not_give_its_answer_away(run, tmp_path, lang):
+    """Every blank of a column is as long as the column's longest answer (rounded up): the
+    line for «0; 0» is as long as the one for «2,11; 0,78» beside it."""
+    from attncli.api.checking import corrector
+
+    _sheet, marking = corrector(4)
+    weighted = [marking.exact(blank) for blank in marking.blanks if blank.step == "weighted"]
+    assert any(not value.any() for value in weighted)  # this sheet has a «0, 0» among them
+    path = tmp_path / "hoja.tex"
+    args = ("exercise", "--seed", "4", "--lang", lang, "--export", str(path))
+    assert run(*args).exit_code == 0
+    columns = _columns_of_blanks(path.read_text(encoding="utf-8"))
+    assert len(columns) >= 6 and all(len(lengths) == 1 for lengths in columns), columns
+    text = tmp_path / "hoja.txt"
+    assert run("exercise", "--seed", "4", "--lang", lang, "--export", str(text)).exit_code == 0
+    mix = text.read_text(encoding="utf-8").split("Mix" if lang == "en" else "Mezcla")[1]
+    last = [re.findall(r"_+", line)[-1] for line in mix.splitlines() if "_" in line]
+    assert len(last) == 4 and len(set(last)) == 1, last  # weight × value and the output
+
+
+@pytest.mark.parametrize("suffix", [".tex", ".txt", ".html", ".svg", ".md"])
+def test_a_printed_worksheet_has_a_name_line_and_a_screen_none(run, tmp_path, suffix):
+    path = tmp_path / f"hoja{suffix}"
+    assert run("exercise", "--seed", "3", "--lang", "es", "--export", str(path)).exit_code == 0
+    written = html.unescape(path.read_text(encoding="utf-8")).replace("\xa0", " ")
+    assert written.count("Nombre:") == 1, suffix  # the sheet's, not the key's
+    assert "Nombre:" in written.split("HOJA DE EJERCICIOS" if suffix != ".md" else "HOJA", 1)[1]
+    several = tmp_path / f"clase{suffix}"
+    args = ("exercise", "--seed", "1", "--count", "3", "--export", str(several))
+    assert run(*args).exit_code == 0
+    assert html.unescape(several.read_text(encoding="utf-8")).count("Name:") == 3  # a sheet each
+    screen = run("exercise", "--seed", "3", "--lang", "es", "--format", "table").stdout
+    assert "Nombre" not in screen
+
+
+def test_a_class_s_marks_print_as_a_tick_and_a_cross(run, tmp_path):
+    """✓ and ✗ in a .tex of attn check: a tick and a bold X, not the √ of «√d_k olvidada»
+    nor the × of weight × value beside them."""
+    from tests.conftest import SAMPLES
+
+    files = sorted(str(path) for path in (SAMPLES.parent / "docs" / "clase").glob("*.csv"))
+    path = tmp_path / "clase.tex"
+    assert run("check", *files, "--lang", "es", "--export", str(path)).exit_code == 0
+    tex = path.read_text(encoding="utf-8")
+    assert "$\\checkmark$" in tex and "\\textsf{\\bfseries X}" in tex
+    marks = tex.split("\\begin{tabular}", 1)[1].split("\\end{tabular}", 1)[0]
+    assert "\\surd" not in marks and "\\times" not in marks
+    assert "\\usepackage{amssymb}" in tex

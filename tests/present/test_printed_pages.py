@@ -87,12 +87,13 @@ RESULTS = {
         "--d-model",
         "8",
     ),  # fmt: skip
+    # The files' path is printed on the page: a deep folder of its own, wherever the clone is.
     "weights-file": (
         "selfattn",
         "-i",
-        str(SAMPLES / "mha_x.npy"),
+        "{deep}/mha_x.npy",
         "--weights",
-        str(SAMPLES / "mha.safetensors"),
+        "{deep}/mha.safetensors",
         "--heads",
         "2",
     ),  # fmt: skip
@@ -189,11 +190,36 @@ def test_every_exercise_kind_typesets_within_the_page(run, tmp_path, name):
     _check_pages(path)
 
 
+# Longer than a line of the page, as a clone's folder or a student's may be.
+DEEP = ("a-folder-of-handouts-for-the-course", "lesson-two-self-attention-weights",
+        "files-a-class-downloaded-from-the-course-page")  # fmt: skip
+
+
+def _in_deep_folder(args: tuple[str, ...], tmp_path: Path) -> list[str]:
+    """The arguments with {deep} a folder whose path is longer than the page's line, the
+    samples they name copied into it: what the page prints does not depend on where the
+    clone lives."""
+    import shutil
+
+    deep = tmp_path.joinpath(*DEEP)
+    if any("{deep}" in arg for arg in args):
+        deep.mkdir(parents=True, exist_ok=True)
+    filled = []
+    for arg in args:
+        if "{deep}" in arg:
+            name = arg.split("/")[-1]
+            shutil.copyfile(SAMPLES / name, deep / name)
+            arg = arg.replace("{deep}", str(deep))
+        filled.append(arg)
+    return filled
+
+
 @needs_tex
 @pytest.mark.parametrize("name", sorted(RESULTS))
 def test_every_result_kind_typesets_within_the_page(run, tmp_path, name):
+    """Every kind's export within the page, a file's path printed on it too."""
     path = tmp_path / f"{name}.tex"
-    result = run(*RESULTS[name], "--export", str(path))
+    result = run(*_in_deep_folder(RESULTS[name], tmp_path), "--export", str(path))
     assert result.exit_code == 0, result.stderr
     _check_pages(path)
 
