@@ -124,6 +124,7 @@ finite_rows = arrays(
 )
 
 
+@settings(max_examples=100)
 @given(finite_rows)
 def test_softmax_rows_sum_to_one_and_are_probabilities(grid):
     weights = attention.softmax(grid)
@@ -131,6 +132,7 @@ def test_softmax_rows_sum_to_one_and_are_probabilities(grid):
     np.testing.assert_allclose(weights.sum(axis=-1), 1.0, rtol=1e-12)
 
 
+@settings(max_examples=100)
 @given(finite_rows, st.floats(-1e3, 1e3, allow_nan=False))
 def test_softmax_shift_invariance(grid, shift):
     np.testing.assert_allclose(
@@ -138,6 +140,7 @@ def test_softmax_shift_invariance(grid, shift):
     )
 
 
+@settings(max_examples=100)
 @given(arrays(np.float64, st.integers(1, 8), elements=st.floats(-1e300, 1e300, allow_nan=False)))
 def test_softmax_never_nan_on_huge_inputs(row):
     weights = attention.softmax(row)
@@ -146,6 +149,7 @@ def test_softmax_never_nan_on_huge_inputs(row):
     assert weights[np.argmax(row)] == weights.max()
 
 
+@settings(max_examples=100)
 @given(finite_rows, st.integers(1, 4))
 def test_mix_is_a_convex_combination_of_values(grid, width):
     values = np.linspace(-5, 5, grid.shape[1] * width).reshape(grid.shape[1], width)
@@ -167,6 +171,7 @@ def test_seeded_draws_are_fixed_numbers():
     assert not np.allclose(vector, token_vector(0, "coche", 8, norm=3.0))
 
 
+@pytest.mark.slow  # hypothesis at length: the full run's
 @settings(max_examples=200, deadline=None)
 @given(
     st.lists(

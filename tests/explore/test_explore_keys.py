@@ -40,6 +40,7 @@ SOURCES = {
 }
 
 
+@pytest.mark.slow  # hypothesis at length: the full run's
 @settings(max_examples=300, deadline=None)
 @given(
     name=st.sampled_from(sorted(SOURCES)),
@@ -62,6 +63,7 @@ def test_random_key_sequences_on_the_state_stay_valid(name, keys):
         assert result.weights.shape[-1] == frame.tokens
 
 
+@pytest.mark.slow  # twenty runs of the whole app: the full run's
 @settings(
     max_examples=20,
     deadline=None,

@@ -3,7 +3,7 @@ Spanish thousands mark (rich breaks at any space, the no-break ones too)."""
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
@@ -33,6 +33,7 @@ def test_the_kept_spaces_are_those_of_exponents_and_no_break_spaces():
     assert kept_spaces("a (b c) d") == []  # prose in parentheses still wraps
 
 
+@settings(max_examples=100)
 @given(
     st.lists(
         st.sampled_from(["word", "e^(m_old − m)", "10\u202f000", "(prose in brackets)", "Σ"]),

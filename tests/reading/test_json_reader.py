@@ -66,6 +66,7 @@ values = st.recursive(
 )
 
 
+@pytest.mark.slow  # hypothesis at length: the full run's
 @settings(max_examples=200, deadline=None)
 @given(st.dictionaries(keys, values, max_size=4))
 def test_any_document_reads_as_json_reads_it(document):
@@ -73,6 +74,7 @@ def test_any_document_reads_as_json_reads_it(document):
     assert parse_json(text, "x") == json.loads(text)
 
 
+@pytest.mark.slow  # hypothesis at length: the full run's
 @settings(max_examples=200, deadline=None)
 @given(st.dictionaries(keys, values, min_size=1, max_size=4), st.data())
 def test_any_document_with_a_key_repeated_is_refused(document, data):

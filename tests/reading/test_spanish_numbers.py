@@ -56,6 +56,7 @@ def test_a_spanish_vector_is_written_with_semicolons_an_english_one_with_commas(
     assert Format(lang="en").vector([0.26, 0.61, -2.11]) == "0.26, 0.61, -2.11"
 
 
+@pytest.mark.slow  # hypothesis at length: the full run's
 @settings(max_examples=200, deadline=None)
 @given(
     values=st.lists(
