@@ -7,9 +7,8 @@ LANGUAGE environment variable, as every gettext program does: `speak` binds that
 attn's catalogs and names attn's language there, for this process and what it starts. The
 copy of Click that Typer 0.28 carries (typer/_click) writes the rest in plain English; those
 are said here, through the same catalog: the help screen's through the context's
-HelpFormatter (Click's public `formatter_class` hook), a usage error in
-present/language.usage_error. Nothing of
-Click or Typer is patched.
+HelpFormatter (Click's public `formatter_class` hook), a usage error from what it holds
+(cli/usage.py) in present/language.usage_error. Nothing of Click or Typer is patched.
 """
 
 from __future__ import annotations
@@ -18,9 +17,7 @@ import gettext
 import os
 from typing import Any
 
-from typer.core import TyperCommand
-
-from attncli.cli.group import AttnGroup, NumbersCommand
+from attncli.cli.group import AttnCommand, AttnGroup, NumbersCommand
 from attncli.messages import DOMAIN, LOCALE_DIR, _, translate
 
 # Typer's completion options, whose help Typer writes without gettext.
@@ -90,7 +87,7 @@ def command_classes(lang: str) -> tuple[type, type, type]:
     """The Click classes of the group, of a command and of a numbers command, whose usage
     line and completion options are said in `lang`."""
     if lang == "en":
-        return AttnGroup, TyperCommand, NumbersCommand
+        return AttnGroup, AttnCommand, NumbersCommand
     import typer
 
     options_metavar = translate(OPTIONS_METAVAR, lang)
@@ -113,7 +110,7 @@ def command_classes(lang: str) -> tuple[type, type, type]:
         settings = {"options_metavar_said": options_metavar, "context_class": Context}
         return type(base.__name__, (_SaidMetavar, base), settings)
 
-    return Group, said(TyperCommand), said(NumbersCommand)
+    return Group, said(AttnCommand), said(NumbersCommand)
 
 
 class _SaidMetavar:

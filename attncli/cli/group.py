@@ -16,9 +16,24 @@ class AttnGroup(TyperGroup):
     """Runs a subcommand and turns any error into one line on stderr and an exit code."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        from attncli.cli.usage import keeping_values
+
         # Kept so that an error can be told in the language the command line asked for.
         ctx.meta["attn.arguments"] = list(args)
+        keeping_values(self.get_params(ctx))
         return super().parse_args(ctx, args)
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        from typer._click.exceptions import NoSuchOption, UsageError
+
+        try:
+            return super().resolve_command(ctx, args)
+        except UsageError as error:
+            if isinstance(error, NoSuchOption) or not args:
+                raise
+            from attncli.cli.usage import unknown_command
+
+            raise unknown_command(args[0], sorted(self.commands), ctx) from None
 
     def make_context(
         self, info_name: Any, args: list[str], parent: Any = None, **extra: Any
@@ -32,6 +47,10 @@ class AttnGroup(TyperGroup):
             sys.exit(_report_usage(ctx, error, info_name or "attn"))
 
     def invoke(self, ctx: Any) -> Any:
+        if not getattr(ctx, "_protected_args", None) and not self.invoke_without_command:
+            from attncli.cli.usage import missing_command  # attn --lang es: no command
+
+            ctx.exit(_report_usage(ctx, missing_command(ctx), ctx.command_path))
         run = super().invoke
         try:
             status = outcome(
@@ -52,7 +71,26 @@ def _language(ctx: Any) -> str:
     return error_language(ctx.meta, ctx.meta.get("attn.arguments", []))
 
 
-class NumbersCommand(TyperCommand):
+class AttnCommand(TyperCommand):
+    """A command whose usage errors hold what they are about (attncli.cli.usage): the
+    value a type could not read, the arguments left over."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        from attncli.cli.usage import extra_arguments, keeping_values
+
+        keeping_values(self.get_params(ctx))
+        allowed = ctx.allow_extra_args
+        ctx.allow_extra_args = True  # told below, with the arguments as fields
+        try:
+            rest = super().parse_args(ctx, args)
+        finally:
+            ctx.allow_extra_args = allowed
+        if rest and not allowed and not ctx.resilient_parsing:
+            raise extra_arguments(rest, ctx)
+        return rest
+
+
+class NumbersCommand(AttnCommand):
     """A command whose arguments are numbers, some of them negative (see
     declare.positional_if_number)."""
 
@@ -63,10 +101,11 @@ class NumbersCommand(TyperCommand):
 def _report_usage(ctx: Any, error: Exception, command_path: str) -> int:
     """One of Click's usage errors as our one line, in the command line's language;
     returns the exit status to end with."""
+    from attncli.cli.usage import pieces
     from attncli.present.language import usage_error
 
-    message = error.format_message()  # type: ignore[attr-defined]
-    report(usage_error(_language(ctx), message, command_path))
+    arguments = ctx.meta.get("attn.arguments", [])
+    report(usage_error(_language(ctx), pieces(error, arguments), command_path))
     return int(getattr(error, "exit_code", 2))
 
 

@@ -225,77 +225,12 @@ _joined(
 )
 
 
-# Click's usage errors, as its copy in Typer (typer/_click) writes them, in plain English:
-# each a msgid whose {fields} stand for what Click filled in (a field at the end: one word).
-USAGE_ERRORS = (
-    _("Invalid value for {param}: "),
-    _("'{value}' is not one of {choices}."),
-    _("'{value}' is not a valid int range."),
-    _("'{value}' is not a valid integer."),
-    _("'{value}' is not a valid int."),
-    _("'{value}' is not a valid float."),
-    _("{value} is not in the range {range}."),
-    _("No such command '{name}'."),
-    _("Missing command."),
-    _("No such option: {option}"),
-    _("(Possible options: {options})"),
-    _("Did you mean {option}?"),
-    _("Option '{option}' requires an argument."),
-    _("Missing argument '{name}'."),
-    _("Got unexpected extra argument(s) ({arguments})"),
-    _("Got unexpected extra arguments ({arguments})"),
-    _("Got unexpected extra argument ({arguments})"),
-)
-
-
-# The fields of Click's usage errors that echo the command line, cut as attn's own are.
-ECHOED = frozenset({"value", "name", "option", "arguments"})
-
-
-def usage_error_in(lang: str, message: str) -> str:
-    """A usage error Click wrote in English, said in `lang`; what it echoes of the command
-    line (a value, an unknown option) cut to about 40 characters, as errors.shown cuts it."""
-    import re
-
-    from attncli.errors import shown
-
-    for msgid in USAGE_ERRORS:
-
-        def said(found: re.Match[str], msgid: str = msgid) -> str:
-            fields = {
-                name: shown(value) if name in ECHOED else value
-                for name, value in found.groupdict().items()
-            }
-            return messages.say(lang, msgid, **fields)
-
-        message = re.sub(_pattern(msgid), said, message)
-    return message
-
-
-def _pattern(msgid: str) -> str:
-    import re
-
-    pieces = re.split(r"\{(\w+)\}", msgid)
-    pattern = ""
-    for index, piece in enumerate(pieces):
-        if index % 2 == 0:
-            pattern += re.escape(piece)
-        else:
-            last = index == len(pieces) - 2 and not pieces[-1]
-            first = index == 1 and not pieces[0]  # '{value} is not in the range': one word
-            pattern += rf"(?P<{piece}>\S+)" if last or first else rf"(?P<{piece}>.+?)"
-    return pattern
-
-
-def usage_error(lang: str, message: str, command: str) -> str:
-    """One of Click's usage errors (said in `lang` by cli.click_words), with where to look
-    for help."""
-    return messages.say(
-        lang,
-        _("{message} (see {command} --help)"),
-        message=usage_error_in(lang, message),
-        command=command,
-    )
+def usage_error(lang: str, said: list[tuple[str, dict[str, str]]], command: str) -> str:
+    """One of Click's usage errors, as (msgid, fields) pairs (cli/usage.py), said in `lang`
+    with where to look for help."""
+    message = " ".join(messages.say(lang, msgid, **fields).rstrip() for msgid, fields in said)
+    return messages.say(lang, _("{message} (see {command} --help)"), message=message,
+                        command=command)  # fmt: skip
 
 
 def say(lang: str, key: str, **fields: object) -> str:
