@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -20,7 +19,7 @@ from attncli.results.selfattn import SelfAttnResult
 if TYPE_CHECKING:
     from attncli.core.selfattn import Attention
     from attncli.layer import SelfAttnSettings
-    from attncli.reading.check.selfattn import SelfAttnInput
+    from attncli.reading.check.selfattn_checked import CheckedSelfAttn
     from attncli.reading.models.state_dicts import LayerFields
 
 
@@ -153,57 +152,30 @@ def selfattn_inputs(
     The scores are divided by √d_k (per head), by `options.scale` when a number, or not
     at all when it is None.
     """
-    from attncli.reading.check.fields import drawn_of
-    from attncli.reading.check.grouped import check_grouping
-    from attncli.reading.check.read_back import check_outputs, read_back_inputs
-    from attncli.reading.check.selfattn import check_given, selfattn_input
-    from attncli.reading.models.state_dicts import KIND_NAMES, layer_settings
+    from attncli.reading.check.selfattn_checked import checked_selfattn
 
-    # parse: a checkpoint's names become the layer's fields (and its heads, its causality)
-    inputs, options, layer = layer_settings(inputs, sentence, options, layer, prefix)
-    # check by name: the settings against each other, every name read, and what is given
-    # against the settings, before any array is read
-    check_grouping(options, inputs)
-    check_given(inputs, sentence, options)
-    # parse the arrays: a result's outputs set apart to be held against the run, then the rest
-    inputs, written = read_back_inputs(inputs, options.heads)
-    inputs = inputs.with_arrays(projections=options.projections)
-    if inputs.backward and not options.grids:  # the backward pass goes through the weights
-        options = replace(options, grids=True)
-    # check the arrays against each other, then fill in what the seed draws
-    checked = selfattn_input(inputs, sentence, options)
-    checked = fill_from_seed(checked, options)
-    given_mask, given_bias = checked.allowed, checked.bias  # written down for a read-back
-    drawn, seed = drawn_of(inputs, checked.weights, checked.drawn, options.seed)
-    rope_base = options.rope_base if options.positions == "rope" else None
-    held = inputs.written.get("positions")  # the encoding a result's x already holds
-    if options.positions is not None and rope_base is None:
-        from attncli.core.positions import placed
+    # parse → check → compute → result, once each
+    checked = checked_selfattn(inputs, sentence, options, layer, prefix)
+    run = _computed(checked, progress)
+    with np.errstate(all="ignore"):
+        loss, grads = selfattn_backward(checked.inputs, checked, run, run.divisor)
+    for name, gradient in grads.items():
+        check_finite(gradient, name)
+    if loss is not None:  # ½‖output − target‖² past float64: a target too large
+        check_finite(np.array([loss]), "loss")
+    return _result(checked, run, loss, grads)
 
-        held = options.positions
-        checked.x, checked.x_kv = placed(
-            checked.x, checked.x_kv, options.positions, inputs.written.get("positions")
-        )
-    allowed = checked.allowed  # True where a query may look, as everywhere in attn
-    if options.causal:
-        from attncli.core.attention import causal_mask
 
-        earlier = causal_mask(len(checked.query_labels), len(checked.key_labels))
-        allowed = earlier if allowed is None else allowed & earlier
-    allowed, checked.bias = _by_distance(checked, options, allowed)
-    _in_dtype(checked, options.dtype)
-    extra_keys = (("bias_k",) if "bias_k" in checked.weights else ()) + (
-        ("zero",) if options.add_zero_attn else ()
-    )  # torch's add_bias_kv and add_zero_attn: keys every query may look at
-    if extra_keys:
-        from attncli.core.selfattn import with_extra_keys
+def _computed(checked: CheckedSelfAttn, progress: Callable[[int, int], None] | None) -> Attention:
+    """The layer run on the checked inputs, its numbers held finite, and a result read back
+    held to what it wrote down."""
+    from attncli.reading.check.read_back import check_outputs
 
-        allowed, checked.bias = with_extra_keys(allowed, checked.bias, len(extra_keys))
-    divisor = _divisor(options.scale)
+    options, allowed = checked.options, checked.allowed
     with np.errstate(all="ignore"):  # overflow is checked after, with a clear message
         run = _run_selfattn(
-            checked, options.heads, divisor, allowed, options.grids, options.add_zero_attn,
-            progress, rope_base, options.kv_heads,
+            checked, options.heads, _divisor(options.scale), allowed, options.grids,
+            options.add_zero_attn, progress, checked.rope_base, options.kv_heads,
         )  # fmt: skip
     if options.grids:
         from attncli.core.attention import aligned
@@ -211,138 +183,59 @@ def selfattn_inputs(
         cells = None if allowed is None else aligned(allowed, run.scores.shape)
         check_finite(run.scores, "scores", cells)
     check_finite(run.output, "output")
-    if written:
+    if checked.written:
         outputs = {"queries": run.queries, "keys": run.keys, "values": run.values,
                    "weights": run.weights, "concat": run.concat, "output": run.output}  # fmt: skip
         if options.grids:  # the scores as the result writes them: Q Kᵀ, then ÷ and masked
             outputs.update(raw_scores=run.queries @ np.swapaxes(run.keys, -1, -2),
                            scores=run.scores)  # fmt: skip
-        check_outputs(written, outputs, options.dtype)
-    with np.errstate(all="ignore"):
-        loss, grads = selfattn_backward(inputs, checked, run, run.divisor)
-    for name, gradient in grads.items():
-        check_finite(gradient, name)
-    if loss is not None:  # ½‖output − target‖² past float64: a target too large
-        check_finite(np.array([loss]), "loss")
+        check_outputs(checked.written, outputs, options.dtype)
+    return run
+
+
+def _result(
+    checked: CheckedSelfAttn,
+    run: Attention,
+    loss: float | None,
+    grads: dict[str, np.ndarray],
+) -> SelfAttnResult:
+    from attncli.reading.models.state_dicts import KIND_NAMES
+
+    options, layer = checked.options, checked.layer
     return SelfAttnResult(
         loss=loss,
         grads=grads,
-        query_labels=tuple(checked.query_labels),
-        tokens=tuple(checked.key_labels),
-        extra_keys=extra_keys,
+        query_labels=checked.query_labels,
+        tokens=checked.key_labels,
+        extra_keys=checked.extra_keys,
         x=checked.x,
         x_kv=checked.x_kv,
         x_v=checked.x_v,
         projections=checked.weights,
-        drawn=drawn,
+        drawn=checked.drawn,
         attention=run,
         heads=options.heads,
         scale=options.scale is not None,
         divisor=run.divisor,
         causal=bool(options.causal),
-        allowed=allowed,
+        allowed=checked.allowed,
         bias=checked.bias,
-        mask=given_mask,
-        mask_bias=given_bias,
+        mask=checked.given_mask,
+        mask_bias=checked.given_bias,
         grids=options.grids,
         norm=checked.norm,
-        seed=seed,
+        seed=checked.seed,
         dtype=options.dtype,
         weights_from=None if layer is None else (layer.source, KIND_NAMES[layer.kind]),
         heads_unchecked=layer is not None and layer.heads is None,  # no config.json to say
-        trained_by=inputs.trained_by,
+        trained_by=checked.inputs.trained_by,
         causal_from=KIND_NAMES[layer.kind] if layer and layer.causal and options.causal else None,
-        rope_base=rope_base,
-        positions=held if isinstance(held, str) else None,
+        rope_base=checked.rope_base,
+        positions=checked.positions if isinstance(checked.positions, str) else None,
         kv_heads=options.kv_heads,
         window=options.window,
         alibi=options.alibi,
     )
-
-
-def _by_distance(
-    checked: SelfAttnInput, options: SelfAttnSettings, allowed: np.ndarray | None
-) -> tuple[np.ndarray | None, np.ndarray | None]:
-    """The mask with --window's and the scores' bias with --alibi's (core/distance.py), both
-    by how far key j stands from query i of the one sequence (reading/check/positions.py
-    has refused them for two)."""
-    if options.window is None and not options.alibi:
-        return allowed, checked.bias
-    from attncli.core import distance
-
-    t_q, t_k = len(checked.query_labels), len(checked.key_labels)
-    if options.window is not None:
-        near = distance.window_mask(t_q, t_k, options.window, bool(options.causal))
-        allowed = near if allowed is None else allowed & near
-    bias = checked.bias
-    if options.alibi:
-        alibi = distance.alibi_bias(options.heads or 1, t_q, t_k)
-        alibi = alibi[0] if options.heads is None else alibi
-        bias = alibi if bias is None else bias + alibi
-    return allowed, bias
-
-
-def fill_from_seed(checked: SelfAttnInput, options: SelfAttnSettings) -> SelfAttnInput:
-    """The checked inputs with what was left to the seed drawn: a sentence's embeddings
-    (the context's too, the same token getting the same row) and the projections the input
-    leaves out, in the layer's order (w_q, w_k, w_v, w_o, then the biases)."""
-    from attncli.core.selfattn import embed, projections
-
-    if checked.x is None and checked.direct is None:  # a sentence
-        assert checked.d_model is not None and checked.norm is not None
-        width, norm = checked.d_model, checked.norm
-        checked.x = embed(checked.query_labels, width, norm, options.seed)
-        if checked.context_tokens is not None:
-            checked.x_kv = embed(checked.context_tokens, width, norm, options.seed)
-    if checked.sizes is not None:
-        sizes = checked.sizes
-        drawn = projections(
-            options.seed, sizes.d_model, sizes.d_k, sizes.d_v, sizes.with_output,
-            sizes.key_widths, names=tuple(checked.drawn),
-        )  # fmt: skip
-        if options.kv_heads is not None and options.heads is not None:
-            drawn = _grouped_draws(drawn, options)
-        order = ("w_q", "w_k", "w_v", "w_o")
-        layer = {name: checked.weights.get(name, drawn.get(name)) for name in order}
-        others = {name: w for name, w in checked.weights.items() if name not in order}
-        checked.weights = {
-            **{name: w for name, w in layer.items() if w is not None},
-            **others,
-        }
-    return checked
-
-
-def _grouped_draws(
-    drawn: dict[str, np.ndarray], options: SelfAttnSettings
-) -> dict[str, np.ndarray]:
-    """W^K and W^V drawn with G heads' columns of H's (--kv-heads G), as the seed draws any
-    projection: uniform with variance 1/fan_in."""
-    from attncli.core.seeding import uniform_parameter
-
-    assert options.heads is not None and options.kv_heads is not None
-    grouped = dict(drawn)
-    for name in ("w_k", "w_v"):
-        if name in drawn:
-            rows, columns = drawn[name].shape
-            shape = (rows, columns // options.heads * options.kv_heads)
-            grouped[name] = uniform_parameter(options.seed, name, shape, fan_in=rows)
-    return grouped
-
-
-def _in_dtype(checked: SelfAttnInput, dtype: str) -> None:
-    """--dtype float32: the layer's arrays in float32 from the inputs on, so that the
-    projections, scores, softmax, mix and gradients are computed in it."""
-    if dtype == "float64":
-        return
-    kind = np.float32
-    checked.x, checked.x_kv, checked.x_v, checked.bias = (
-        None if array is None else array.astype(kind)
-        for array in (checked.x, checked.x_kv, checked.x_v, checked.bias)
-    )
-    checked.weights = {name: array.astype(kind) for name, array in checked.weights.items()}
-    if checked.direct is not None:
-        queries, keys, values = (array.astype(kind) for array in checked.direct)
-        checked.direct = (queries, keys, values)
 
 
 def _divisor(scale: float | str | None) -> float | None:
@@ -357,7 +250,7 @@ def _divisor(scale: float | str | None) -> float | None:
 
 
 def _run_selfattn(
-    checked: SelfAttnInput,
+    checked: CheckedSelfAttn,
     heads: int | None,
     divisor: float | None,
     allowed: np.ndarray | None,

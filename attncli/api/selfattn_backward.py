@@ -9,12 +9,12 @@ import numpy as np
 
 if TYPE_CHECKING:
     from attncli.core.selfattn import Attention
-    from attncli.reading.check.selfattn import SelfAttnInput
+    from attncli.reading.check.selfattn_checked import CheckedSelfAttn
     from attncli.reading.parse.layer_inputs import LayerInputs
 
 
 def selfattn_backward(
-    inputs: LayerInputs, checked: SelfAttnInput, run: Attention, divisor: float
+    inputs: LayerInputs, checked: CheckedSelfAttn, run: Attention, divisor: float
 ) -> tuple[float | None, dict[str, np.ndarray]]:
     """The loss and gradients of a self-attention run, when the inputs give an upstream
     gradient (or a target)."""

@@ -209,13 +209,13 @@ def _layer(
     sentence: Sentence, settings: SelfAttnSettings, positions: str | None
 ) -> tuple[np.ndarray, dict[str, np.ndarray], float | None, np.ndarray | None]:
     """X, the seeded W's and the mask of one sentence, checked as attn selfattn checks them."""
-    from attncli.api.selfattn import fill_from_seed
     from attncli.core.positions import with_positions
-    from attncli.reading.check.selfattn import selfattn_input
+    from attncli.reading.check.selfattn import checked_arrays
+    from attncli.reading.check.selfattn_checked import fill_from_seed
     from attncli.reading.parse.layer_inputs import LayerInputs
 
     text, seeded = " ".join(sentence.tokens), replace(settings, causal=False)
-    checked = fill_from_seed(selfattn_input(LayerInputs(), text, seeded), settings)
+    checked = fill_from_seed(checked_arrays(LayerInputs(), text, seeded), settings)
     assert checked.x is not None
     allowed = None
     if settings.causal:

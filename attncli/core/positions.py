@@ -58,12 +58,9 @@ def with_positions(x: np.ndarray, kind: str | None) -> np.ndarray:
     return x + encoding(kind, x.shape[-2], x.shape[-1])
 
 
-def placed(
-    x: np.ndarray | None, x_kv: np.ndarray | None, kind: str, already: object = None
-) -> tuple[np.ndarray, np.ndarray | None]:
-    """The layer's X (and cross-attention's other sequence) with the encoding added; refused
-    when there is no X (Q, K, V given) or when the input says it already has positions."""
-    # [..., T_q, d], [..., T_k, d] -> the same
+def check_placeable(without_x: bool, already: object = None) -> None:
+    """--positions can add its encoding: refused when there is no X (Q, K, V given) or when
+    the input says it already has positions."""
     if already is not None:
         raise OptionError(
             _(
@@ -72,11 +69,21 @@ def placed(
             ),
             kind=already,
         )
-    if x is None:
+    if without_x:
         raise OptionError(
             _(
                 "--positions adds the encoding to X; with queries, keys and values given there "
                 "is no X to add it to"
             )
         )
+
+
+def placed(
+    x: np.ndarray | None, x_kv: np.ndarray | None, kind: str, already: object = None
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """The layer's X (and cross-attention's other sequence) with the encoding added; refused
+    as check_placeable refuses it."""
+    # [..., T_q, d], [..., T_k, d] -> the same
+    check_placeable(x is None, already)
+    assert x is not None
     return with_positions(x, kind), None if x_kv is None else with_positions(x_kv, kind)

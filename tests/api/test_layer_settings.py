@@ -157,12 +157,12 @@ def test_a_dtype_or_a_divisor_out_of_range_is_refused_where_the_settings_are_dec
 def test_positions_are_refused_before_anything_is_drawn_or_computed(
     monkeypatch, sentence, keywords, msgid
 ):
-    from attncli.api import selfattn as api
+    from attncli.reading.check import selfattn_checked
 
     def drawn(*_args, **_kwargs):
         raise AssertionError("the seed was drawn before the refusal")
 
-    monkeypatch.setattr(api, "fill_from_seed", drawn)
+    monkeypatch.setattr(selfattn_checked, "fill_from_seed", drawn)
     with pytest.raises(OptionError) as raised:
         attn.selfattn(sentence, **keywords)
     assert raised.value.msgid == msgid

@@ -1,5 +1,5 @@
 """What the layer's positions and distances ask of its inputs, checked with the arrays
-(reading/check/selfattn.selfattn_input) before anything is drawn or computed: rotary
+(reading/check/selfattn.checked_arrays) before anything is drawn or computed: rotary
 positions (--positions rope) turn the queries and keys of one sequence pair by pair;
 --window and --alibi count how far a key stands from a query of the same sequence."""
 

@@ -2,8 +2,8 @@
 
 The self-attention half of the checks (calculator.py holds the calculator's):
 check_given() holds what is given against the settings by name, before any array is read
-(LayerInputs.with_arrays); selfattn_input() holds the arrays against each other and the
-sizes, and says which projections the fill step (api/selfattn.fill_from_seed) draws.
+(LayerInputs.with_arrays); checked_arrays() holds the arrays against each other and the
+sizes, and says which projections the fill step draws (selfattn_checked.py runs the pass).
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ class SelfAttnInput:
     # of the scores' shape: added to the scores before the softmax (a float attn_mask)
     bias: np.ndarray | None = None
     x_v: np.ndarray | None = None  # [T_k, vdim]: the values' own sequence (x_kv is then x_k)
-    # what the fill step (api/selfattn.fill_from_seed) draws from: the sizes of the seeded
+    # what the fill step (selfattn_checked.fill_from_seed) draws from: the sizes of the seeded
     # projections, and for a sentence the embeddings' length and the context's tokens
     sizes: SeededSizes | None = None
     d_model: int | None = None  # a sentence's embeddings' width
@@ -201,7 +201,7 @@ def is_direct(inputs: LayerInputs, sentence: str | None) -> bool:
     return sentence is None and (inputs.queries is not None or inputs.keys is not None)
 
 
-def selfattn_input(
+def checked_arrays(
     inputs: LayerInputs, sentence: str | None, settings: SelfAttnSettings
 ) -> SelfAttnInput:
     """Validated inputs for attn selfattn, from a sentence or from given matrices: the
