@@ -6,7 +6,9 @@ import json
 
 import pytest
 
+from attncli.errors import InputError, OptionError, ShapeError
 from tests.conftest import SAMPLES
+from tests.meaning import told
 
 TREN = str(SAMPLES / "tren.json")
 TREN_GRID = str(SAMPLES / "tren-grid.json")
@@ -271,47 +273,310 @@ def _fails(result, *fragments):
 
 
 @pytest.mark.parametrize(
-    ("args", "stdin", "fragments"),
+    ("args", "stdin", "kind", "msgid", "fields"),
     [
-        (["softmax"], '{"scores": [1, 2', ["not valid JSON", "line 1"]),
-        (["softmax"], '{"scores": [[1, 2], [3]]}', ["scores: row 2 has 1 number, row 1 has 2"]),
-        (["softmax"], '{"scores": [1, "a"]}', ["scores, item 2", "a string"]),
-        (["softmax"], '{"scores": [1, true]}', ["item 2 is true (a boolean)"]),
-        (["softmax"], '{"scores": [[[1]]]}', ["nested too deep"]),
-        (["softmax"], "[" * 50000, ["nested too deep"]),
-        (["softmax"], '{"scores": []}', ["scores is empty"]),
-        (["softmax"], '{"scores": [[]]}', ["scores: row 1 is empty"]),
-        (["softmax"], '{"scores": [1, NaN]}', ["item 2 is NaN"]),
-        (["softmax"], '{"scores": [1, 1e999]}', ["too large", "overflow"]),
-        (["softmax"], '{"scores": [1, Infinity]}', ["item 2 is Infinity"]),
-        (["softmax"], '{"tokens": ["a"]}', ["missing field 'scores'"]),
-        (["softmax"], '"hello"', ["expected a JSON object or array"]),
-        (["softmax", "2", "x"], None, ["argument 2 is 'x'"]),
-        (["softmax", "2", "--jsn"], None, ["no such option: --jsn"]),
-        (["softmax", "2", "1", "--temperature", "0"], None, ["--temperature", "positive"]),
+        (
+            ["softmax"],
+            '{"scores": [1, 2',
+            InputError,
+            ("{source}: not valid JSON at line {lineno}, column {colno}: {msg} ({expected})"),
+            {
+                "source": "stdin",
+                "lineno": 1,
+                "colno": 17,
+                "msg": ("Expecting ',' delimiter", {}),
+                "expected": (
+                    "expected an object such as {EXAMPLE_DOCUMENT}, or a bare array",
+                    {"EXAMPLE_DOCUMENT": '{"scores": [2, 0, 1]}'},
+                ),
+            },
+        ),
+        (
+            ["softmax"],
+            '{"scores": [[1, 2], [3]]}',
+            ShapeError,
+            (
+                "{field}: row {index} has {row}, row 1 has {rows} (every row "
+                "must have the same length)"
+            ),
+            {"field": "scores", "index": 2, "row": ("{count} number", {"count": 1}), "rows": 2},
+        ),
+        (
+            ["softmax"],
+            '{"scores": [1, "a"]}',
+            InputError,
+            ("{where} is {kind}; expected a number (null or -Infinity marks a masked cell)"),
+            {
+                "where": ("{field}, item {item}", {"field": "scores", "item": 2}),
+                "kind": ("{value} (a string)", {"value": '"a"'}),
+            },
+        ),
+        (
+            ["softmax"],
+            '{"scores": [1, true]}',
+            InputError,
+            ("{where} is {kind}; expected a number (null or -Infinity marks a masked cell)"),
+            {
+                "where": ("{field}, item {item}", {"field": "scores", "item": 2}),
+                "kind": ("{value} (a boolean)", {"value": "true"}),
+            },
+        ),
+        (
+            ["softmax"],
+            '{"scores": [[[1]]]}',
+            InputError,
+            "{where} is a list, nested too deep; expected a number",
+            {
+                "where": (
+                    "{field}: row {row}, item {item}",
+                    {"field": "scores", "row": 1, "item": 1},
+                )
+            },
+        ),
+        (
+            ["softmax"],
+            "[" * 50000,
+            InputError,
+            ("{source}: JSON nested too deep (a vector is [1, 0], a matrix [[2, 1], [0, 2]])"),
+            {"source": "stdin"},
+        ),
+        (
+            ["softmax"],
+            '{"scores": []}',
+            InputError,
+            "{where} is empty; expected at least one number",
+            {"where": "scores"},
+        ),
+        (
+            ["softmax"],
+            '{"scores": [[]]}',
+            InputError,
+            "{where} is empty; expected at least one number",
+            {"where": ("{field}: row {row}", {"field": "scores", "row": 1})},
+        ),
+        (
+            ["softmax"],
+            '{"scores": [1, NaN]}',
+            InputError,
+            (
+                "{where} is {literal}; expected a finite number (null or "
+                "-Infinity marks a masked cell)"
+            ),
+            {"where": ("{field}, item {item}", {"field": "scores", "item": 2}), "literal": "NaN"},
+        ),
+        (
+            ["softmax"],
+            '{"scores": [1, 1e999]}',
+            InputError,
+            ("{where} is a number too large for a 64-bit float (overflow; at most about 1.8e308)"),
+            {"where": ("{field}, item {item}", {"field": "scores", "item": 2})},
+        ),
+        (
+            ["softmax"],
+            '{"scores": [1, Infinity]}',
+            InputError,
+            (
+                "{where} is {literal}; expected a finite number (null or "
+                "-Infinity marks a masked cell)"
+            ),
+            {
+                "where": ("{field}, item {item}", {"field": "scores", "item": 2}),
+                "literal": "Infinity",
+            },
+        ),
+        (
+            ["softmax"],
+            '{"tokens": ["a"]}',
+            InputError,
+            "missing field '{field}': {hint}",
+            {
+                "field": "scores",
+                "hint": (
+                    "give 'scores', e.g. {example}, or {chained}",
+                    {"example": "attn softmax 2 0 1", "chained": ("pipe attn score", {})},
+                ),
+            },
+        ),
+        (
+            ["softmax"],
+            '"hello"',
+            InputError,
+            "{source}: expected a JSON object or array, found {kind}",
+            {"source": "stdin", "kind": ("{value} (a string)", {"value": '"hello"'})},
+        ),
+        (
+            ["softmax", "2", "x"],
+            None,
+            InputError,
+            ("{field}: argument {position} is {text!r}; expected a number (or -inf for masked)"),
+            {"field": "scores", "position": 2, "text": "x"},
+        ),
+        (
+            ["softmax", "2", "--jsn"],
+            None,
+            InputError,
+            "no such option: {text} (see --help)",
+            {"text": "--jsn"},
+        ),
+        (
+            ["softmax", "2", "1", "--temperature", "0"],
+            None,
+            OptionError,
+            ("{option} is {temperature}; it must be a positive number (try 0.5, 1 or 2)"),
+            {"option": "--temperature", "temperature": 0.0},
+        ),
         (
             ["softmax", "2", "1", "--tokens", "a,b,c"],
             None,
-            ["tokens: 3 names for 2 columns of scores"],
+            ShapeError,
+            "{source}: {tokens} for {rows} of {field} (give one name for each)",
+            {
+                "source": "tokens",
+                "tokens": ("{count} name", {"count": 3}),
+                "rows": ("{count} column", {"count": 2}),
+                "field": "scores",
+            },
         ),
         (
             ["score", "--query", "1,0,3", "--keys", "[[2,1],[0,2]]"],
             None,
-            ["the query has 3 numbers but each key has 2"],
+            ShapeError,
+            (
+                "{query} has {numbers} but each key has {key_size} ({method} "
+                "scoring needs them equal; {general} or {additive} allow "
+                "different sizes)"
+            ),
+            {
+                "general": "--method general",
+                "additive": "--method additive",
+                "query": ("the query", {}),
+                "numbers": ("{count} number", {"count": 3}),
+                "key_size": 2,
+                "method": "dot",
+            },
         ),
-        (["score", "--queries", "[[1,0,0]]", "--keys", "[[2,1]]"], None, ["each query has 3"]),
-        (["score", "--query", "1,0", "--keys", "2,1"], None, ["keys: expected a matrix"]),
-        (["score", "--keys", "[[2,1]]"], None, ["missing field 'query'", "--query"]),
-        (["score", "--query", "1,0"], None, ["missing field 'keys'"]),
-        (["score", "--query", "1,a", "--keys", "[[2,1]]"], None, ["--query: 'a' is not a number"]),
-        (["score", "-i", "/nonexistent/x.json"], None, ["cannot read '/nonexistent/x.json'"]),
-        (["score", "-i", "."], None, ["is a folder"]),
-        (["score", "-i", "-"], "", ["stdin: empty input"]),
-        (["score", "-i", "-"], "[[1,2]]", ["bare array is ambiguous"]),
+        (
+            ["score", "--queries", "[[1,0,0]]", "--keys", "[[2,1]]"],
+            None,
+            ShapeError,
+            (
+                "{query} has {numbers} but each key has {key_size} ({method} "
+                "scoring needs them equal; {general} or {additive} allow "
+                "different sizes)"
+            ),
+            {
+                "general": "--method general",
+                "additive": "--method additive",
+                "query": ("each query", {}),
+                "numbers": ("{count} number", {"count": 3}),
+                "key_size": 2,
+                "method": "dot",
+            },
+        ),
+        (
+            ["score", "--query", "1,0", "--keys", "2,1"],
+            None,
+            InputError,
+            (
+                "{error} (if {option} {given} holds decimal commas: inside "
+                "an option a comma separates numbers and ';' rows, so write "
+                "decimals with a point, {option} {meant}, or give JSON)"
+            ),
+            {
+                "error": (
+                    (
+                        "{field}: expected a matrix, a row per token, such as [[2, "
+                        "1], [0, 2]]; found a single row (wrap it in [ ] for a "
+                        "matrix of one row)"
+                    ),
+                    {"field": "keys"},
+                ),
+                "option": "--keys",
+                "given": "'2,1'",
+                "meant": "'2.1'",
+            },
+        ),
+        (
+            ["score", "--keys", "[[2,1]]"],
+            None,
+            InputError,
+            "missing field '{field}': {hint}",
+            {
+                "field": "query",
+                "hint": (
+                    ("give 'query' (one vector) or 'queries' (a row per query), e.g. {example}"),
+                    {"example": ("--query 1,0", {})},
+                ),
+            },
+        ),
+        (
+            ["score", "--query", "1,0"],
+            None,
+            InputError,
+            "missing field '{field}': {hint}",
+            {
+                "field": "keys",
+                "hint": (
+                    "give 'keys' (a row per token), e.g. {example}",
+                    {"example": "--keys '[[2,1],[0,2]]'"},
+                ),
+            },
+        ),
+        (
+            ["score", "--query", "1,a", "--keys", "[[2,1]]"],
+            None,
+            InputError,
+            (
+                "{option}: {item} is not a number (write numbers separated "
+                "by commas, rows by ';', decimals with a point, e.g. "
+                "{option} '2,0.5;0,2', or JSON)"
+            ),
+            {"option": "--query", "item": "'a'"},
+        ),
+        (
+            ["score", "-i", "/nonexistent/x.json"],
+            None,
+            InputError,
+            (
+                "cannot read '{path}': no such file (check the path given to "
+                "{option}; attn samples lists the samples installed with "
+                "attn)"
+            ),
+            {"path": "/nonexistent/x.json", "option": "-i"},
+        ),
+        (
+            ["score", "-i", "."],
+            None,
+            InputError,
+            "cannot read '{path}': it is a folder, not a file",
+            {"path": "."},
+        ),
+        (
+            ["score", "-i", "-"],
+            "",
+            InputError,
+            "{source}: empty input (expected a JSON object or array)",
+            {"source": "stdin"},
+        ),
+        (
+            ["score", "-i", "-"],
+            "[[1,2]]",
+            InputError,
+            (
+                "{source}: a bare array is ambiguous here; give an object "
+                "with named fields, e.g. {EXAMPLE_DOCUMENT}"
+            ),
+            {"source": "stdin", "EXAMPLE_DOCUMENT": '{"query": [1, 0], "keys": [[2, 1], [0, 2]]}'},
+        ),
         (
             ["score", "-i", "-", "--query", "1,0", "--keys", "[[2,1]]", "--method", "general"],
             '{"w_a": [[1,0,0],[0,1,0]]}',
-            ["w_a is 2 × 3 but must be 2 × 2"],
+            ShapeError,
+            (
+                "{name} is {actual} but must be {expected} for these queries "
+                "and keys (or leave it out to draw it from {seed})"
+            ),
+            {"name": "w_a", "seed": "--seed", "actual": "2 × 3", "expected": "2 × 2"},
         ),
         (
             [
@@ -328,38 +593,75 @@ def _fails(result, *fragments):
                 "3",
             ],
             '{"v_a": [1, 2]}',
-            ["v_a has 2 numbers but --d-a is 3"],
+            ShapeError,
+            "v_a has {size} numbers but {option} is {d_a} (drop one of them)",
+            {"size": 2, "option": "--d-a", "d_a": 3},
         ),
         (
             ["score", "-i", str(SAMPLES / "tren-grid.json"), "--steps", "--row", "9"],
             None,
-            ["--row 9 is out of range", "1 to 3"],
+            InputError,
+            "{row} is out of range: there are {total} rows (1 to {total})",
+            {"row": "--row 9", "total": 3},
         ),
         (
             ["score", "-i", str(SAMPLES / "tren-grid.json"), "--steps", "--token", "coche"],
             None,
-            ["--token 'coche' is not a row", "tren, va, lleno"],
+            InputError,
+            "{token} is not a row here; the rows are: {rows}",
+            {"token": "--token 'coche'", "rows": "tren, va, lleno"},
         ),
         (
             ["mix", "--weights", "0.5,0.5", "--values", "[[1,2]]"],
             None,
-            ["weights has 2 numbers but values has 1 row"],
+            ShapeError,
+            ("{weights_have} {numbers} but values has {rows} (one weight per value row)"),
+            {
+                "weights_have": ("weights has", {}),
+                "numbers": ("{count} number", {"count": 2}),
+                "rows": ("{count} row", {"count": 1}),
+            },
         ),
         (
             ["mix", "--weights", "[[0.5,0.5],[1,0]]", "--values", "[[1,2]]"],
             None,
-            ["each row of weights has 2 numbers"],
+            ShapeError,
+            ("{weights_have} {numbers} but values has {rows} (one weight per value row)"),
+            {
+                "weights_have": ("each row of weights has", {}),
+                "numbers": ("{count} number", {"count": 2}),
+                "rows": ("{count} row", {"count": 1}),
+            },
         ),
-        (["mix", "--weights", "1"], None, ["missing field 'values'"]),
+        (
+            ["mix", "--weights", "1"],
+            None,
+            InputError,
+            "missing field '{field}': {hint}",
+            {
+                "field": "values",
+                "hint": (
+                    "give 'values' (a row per token), e.g. {example}",
+                    {"example": "--values '[[10,0],[0,10]]'"},
+                ),
+            },
+        ),
         (
             ["mix"],
             '{"weights": [1, 0], "values": [[1], [2]], "keys": [[1], [2], [3]]}',
-            ["values has 2 rows but keys has 3"],
+            ShapeError,
+            (
+                "values has {value_rows} but keys has {key_rows} (each token "
+                "needs one key and one value)"
+            ),
+            {"value_rows": ("{count} row", {"count": 2}), "key_rows": 3},
         ),
     ],
 )
-def test_bad_input_is_one_clear_line(run, args, stdin, fragments):
-    _fails(run(*args, input=stdin), *fragments)
+def test_bad_input_is_one_clear_line(run, args, stdin, kind, msgid, fields):
+    result = run(*args, input=stdin)
+    _fails(result)
+    told(result.error, kind, msgid, **fields)
 
 
 def test_typer_usage_errors_have_no_traceback(run):
