@@ -12,44 +12,55 @@ import pytest
 
 from attncli.errors import OptionError
 from attncli.present.written import check_writable, write_file, written_atomically
+from tests.meaning import told
 
 CORPUS = "las llaves del coche están ahí | están=llaves\nel tren va lleno | va=tren\n"
 
 
-def _refused(result, *fragments):
+ALSO = "{option} {path} is also {other}: attn would write over it; name another file"
+
+
+def _refused(result, msgid: str | None = None, **fields) -> None:
+    """One line, exit 2, nothing on stdout; and, given, the refusal that `msgid` says."""
     assert result.exit_code == 2 and result.stdout == "", result.stdout
     assert "Traceback" not in result.stderr and result.stderr.strip().count("\n") == 0
-    for fragment in fragments:
-        assert fragment in result.stderr
+    if msgid is not None:
+        told(result.error, OptionError, msgid, **fields)
 
 
 def test_an_output_on_the_commands_own_input_is_refused_and_the_input_kept(run, tmp_path):
     corpus = tmp_path / "corpus.txt"
     corpus.write_text(CORPUS, encoding="utf-8")
     line = ("train", "--corpus", str(corpus), "--save", str(corpus), "--iterations", "2")
-    _refused(run(*line), "--save", "--corpus", "write over it")
+    _refused(run(*line), ALSO, option="--save", path=str(corpus), other="--corpus")
     assert corpus.read_text(encoding="utf-8") == CORPUS
-    document = tmp_path / "in.json"
+    document = tmp_path / "in.txt"  # a JSON document under a name --export can write
     document.write_text('{"x": [[1, 0], [0, 1]]}', encoding="utf-8")
-    same = str(tmp_path / "." / "in.json")  # another spelling of the same file
-    _refused(run("selfattn", "-i", str(document), "--no-proj", "--export", same), "--export")
+    same = str(tmp_path / "." / "in.txt")  # another spelling of the same file
+    result = run("selfattn", "-i", str(document), "--no-proj", "--export", same)
+    _refused(result, ALSO, option="--export", path=same, other="--input")
     assert document.read_text(encoding="utf-8") == '{"x": [[1, 0], [0, 1]]}'
 
 
 def test_two_outputs_of_one_command_on_one_file_are_refused(run, tmp_path):
     target = str(tmp_path / "g.svg")
-    _refused(run("selfattn", "el tren", "--plot", target, "--export", target), "--plot")
+    result = run("selfattn", "el tren", "--plot", target, "--export", target)
+    _refused(result, ALSO, option="--plot", path=target, other="--export")
     line = ("train", "el tren va", "--want", "va=tren", "--plot", target, "--save", target)
-    _refused(run(*line), "--save")
+    _refused(run(*line), ALSO, option="--plot", path=target, other="--save")
     assert not os.path.exists(target)
 
 
 @pytest.mark.parametrize(
-    ("save", "said"),
-    [("", "--save is empty"), (".", "it is a folder"), ("nowhere/x.json", "does not exist")],
-)
-def test_an_output_that_cannot_be_written_is_refused_before_training(run, save, said):
-    _refused(run("train", "el tren va", "--want", "va=tren", "--save", save), said)
+    ("save", "msgid"),
+    [("", "{option} is empty; name the file to write"),
+     (".", "{option} {path}: it is a folder; name a file in an existing folder"),
+     ("nowhere/x.json",
+      "{option} {path}: the folder does not exist; name a file in an existing folder")],
+)  # fmt: skip
+def test_an_output_that_cannot_be_written_is_refused_before_training(run, save, msgid):
+    result = run("train", "el tren va", "--want", "va=tren", "--save", save)
+    _refused(result, msgid, option="--save")
 
 
 def test_a_failed_write_leaves_the_old_file_and_no_other(tmp_path):
@@ -98,7 +109,8 @@ def test_a_link_to_the_commands_input_is_that_input(run, tmp_path):
     corpus.write_text(CORPUS, encoding="utf-8")
     (tmp_path / "saved.json").symlink_to(corpus)
     line = ("train", "--corpus", str(corpus), "--save", str(tmp_path / "saved.json"))
-    _refused(run(*line, "--iterations", "2"), "--save", "--corpus")
+    saved = str(tmp_path / "saved.json")
+    _refused(run(*line, "--iterations", "2"), ALSO, option="--save", path=saved, other="--corpus")
     assert corpus.read_text(encoding="utf-8") == CORPUS
     assert (tmp_path / "saved.json").is_symlink()
 
@@ -111,8 +123,8 @@ def test_a_device_at_an_output_name_is_written_in_place_or_told_full(run, tmp_pa
     full = device_node(tmp_path, "saved.json", FULL)
     result = run("train", "el tren va", "--want", "va=tren", "--iterations", "2",
                  "--save", str(full))  # fmt: skip
-    _refused(result)
-    assert result.error.fields["option"] == "--save"
+    _refused(result, "{option} {path}: cannot write it: {error}", option="--save",
+             path=str(full), error="No space left on device")  # fmt: skip
     assert stat.S_ISCHR(null.lstat().st_mode) and stat.S_ISCHR(full.lstat().st_mode)
     assert sorted(os.listdir(tmp_path)) == ["grid.txt", "saved.json"]
 
