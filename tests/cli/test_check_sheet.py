@@ -16,6 +16,12 @@ from attncli.errors import InputError, ShapeError
 from attncli.present.format import BLANK, CARRIED
 from tests.meaning import told
 
+# What an option typed with decimal commas is told (reading/parse/arguments.py)
+COMMA_HINT = (
+    "{error} (if {option} {given} holds decimal commas: inside an option a comma separates "
+    "numbers and ';' rows, so write decimals with a point, {option} {meant}, or give JSON)"
+)
+
 KINDS = [(), ("--method", "scaled"), ("--method", "general"), ("--method", "additive"),
          ("--selfattn",)]  # fmt: skip
 
@@ -71,10 +77,11 @@ def test_a_vector_that_cannot_be_read_is_told_how_to_type_a_vector(run):
     assert result.exit_code == 2 and result.stdout == "" and result.stderr.count("\n") == 1
     problem = result.error.fields["problem"]
     assert problem.msgid.startswith("{text} is not a vector of numbers")
-    assert "(6.65, 0) or with spaces between them (6.65 0)" in result.stderr
+    assert (problem.fields["example"], problem.fields["spaced"]) == ("6.65, 0", "6.65 0")
     spanish = run("check", "--seed", "3", "--lang", "es", "--json",
                   input=answers.replace("2,5 0", "2.5.0"))  # fmt: skip
-    assert "(6,65; 0)" in spanish.stderr and "(6,65 0)" in spanish.stderr
+    problem = spanish.error.fields["problem"]  # the numbers as a Spanish sheet writes them
+    assert (problem.fields["example"], problem.fields["spaced"]) == ("6,65; 0", "6,65 0")
 
 
 def test_one_number_typed_as_two_is_told_the_blank_takes_one():
@@ -99,7 +106,7 @@ def test_a_read_back_error_says_nothing_of_decimal_commas_in_another_option(run)
     piped = run("exercise", "--seed", "3", "--answers", "--json").stdout
     result = run("grad", "--target", "8,2", "--method", "scaled", input=piped)
     assert result.exit_code == 2 and result.stdout == ""
-    assert result.error.fields["name"] == "scores" and "decimal commas" not in result.stderr
+    assert result.error.fields["name"] == "scores" and result.error.msgid != COMMA_HINT
 
 
 def test_an_error_about_another_option_names_none_typed_with_commas(run):
@@ -108,9 +115,9 @@ def test_an_error_about_another_option_names_none_typed_with_commas(run):
     assert result.exit_code == 2
     told(result.error, ShapeError, "{name} is {shown} but the output is {wanted} (give one "
          "number per number of the output)", name="target", shown="3", wanted="2")  # fmt: skip
-    assert "decimal commas" not in result.stderr
+    assert result.error.msgid != COMMA_HINT
     about = run("score", "--query", "0,5", "--keys", "1,0,1;0,1,1")  # the query's own size
-    assert "if --query '0,5' holds decimal commas" in about.stderr
+    told(about.error, ShapeError, COMMA_HINT, option="--query", given="'0,5'", meant="'0.5'")
 
 
 @pytest.mark.parametrize("typed", ["nan", "inf", "-Infinity", "1e400", "1e400/2"])

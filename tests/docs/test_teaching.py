@@ -11,7 +11,9 @@ from html.parser import HTMLParser
 import numpy as np
 import pytest
 
+from attncli.errors import OptionError
 from tests.conftest import SAMPLES
+from tests.meaning import told
 
 TREN = str(SAMPLES / "tren.json")
 BLANK = "____"
@@ -106,7 +108,9 @@ def test_exercise_worksheet_leaves_the_whole_chain_empty(run, run_json):
 
 def test_exercise_refuses_sizes(run):
     result = run("exercise", "--size", "0")
-    assert result.exit_code == 2 and "--size 0" in result.stderr and result.stdout == ""
+    assert result.exit_code == 2 and result.stdout == ""
+    told(result.error, OptionError, "{size}: give 1 to {most} tokens (the course uses 3)",
+         size="--size 0", most=8)  # fmt: skip
 
 
 def test_exercise_piped_writes_the_problem_as_json(run, run_json):
@@ -190,12 +194,15 @@ def test_export_in_spanish_and_markdown_escapes(run, tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("target", "fragment"),
-    [("out.pdf", "unknown kind .pdf"), ("missing-folder/out.md", "does not exist")],
-)
-def test_export_refusals(run, tmp_path, target, fragment):
+    ("target", "msgid", "fields"),
+    [("out.pdf", "--export {path}: unknown kind {kind}; name a file ending in {kinds}",
+      {"kind": ".pdf"}),
+     ("missing-folder/out.md", "--export {path}: the folder {folder} does not exist", {})],
+)  # fmt: skip
+def test_export_refusals(run, tmp_path, target, msgid, fields):
     result = run("softmax", "2", "0", "--export", str(tmp_path / target))
-    assert result.exit_code == 2 and result.stdout == "" and fragment in result.stderr
+    assert result.exit_code == 2 and result.stdout == ""
+    told(result.error, OptionError, msgid, path=str(tmp_path / target), **fields)
 
 
 def test_plot_draws_the_grid(run, tmp_path):
@@ -227,4 +234,6 @@ def test_plot_without_matplotlib_says_how_to_install(run, tmp_path, monkeypatch)
 
 def test_plot_refuses_unknown_kinds(run, tmp_path):
     result = run("selfattn", "a b", "--plot", str(tmp_path / "g.jpg"))
-    assert result.exit_code == 2 and ".png, .svg, .pdf" in result.stderr
+    assert result.exit_code == 2
+    told(result.error, OptionError, "--plot {path}: name a file ending in {kinds}",
+         path=str(tmp_path / "g.jpg"), kinds=".png, .svg, .pdf")  # fmt: skip
