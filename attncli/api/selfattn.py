@@ -106,7 +106,7 @@ def selfattn(
     """
     from attncli.layer import settings_from_keywords
 
-    options = settings_from_keywords(selfattn, **layer_settings)
+    settings = settings_from_keywords(selfattn, **layer_settings)
     # each array-like as the checks read it: a tuple as a list, a tensor as an array
     inputs = LayerInputs(
         x=plain(x), queries=plain(queries), keys=plain(keys), values=plain(values),
@@ -119,7 +119,7 @@ def selfattn(
         grad_output=plain(grad_output), target=plain(target),
     )  # fmt: skip
     if model is not None:
-        given = [*inputs.given(), *options.changed()]
+        given = [*inputs.given(), *settings.changed()]
         given += [name for name, value in (("weights", weights), ("prefix", prefix)) if value]
         if given:
             from attncli.layer import not_with_model
@@ -132,14 +132,14 @@ def selfattn(
         raise OptionError(_("layer=, head= and words= pick from a pretrained model; add model="))
     from attncli.reading.models.state_dicts import layer_of
 
-    return selfattn_inputs(inputs, sentence, options, layer_of(weights, prefix))
+    return selfattn_inputs(inputs, sentence, settings, layer_of(weights, prefix))
 
 
 def selfattn_inputs(
     inputs: LayerInputs,
     sentence: str | None,
-    options: SelfAttnSettings,
-    layer: LayerFields | None = None,
+    settings: SelfAttnSettings,
+    state_dict_layer: LayerFields | None = None,
     progress: Callable[[int, int], None] | None = None,
     prefix: str = "",
 ) -> SelfAttnResult:
@@ -149,13 +149,13 @@ def selfattn_inputs(
     layer under `prefix`, or its only one); `progress` hears (queries done, queries in all)
     as a long input or a big batch goes.
 
-    The scores are divided by √d_k (per head), by `options.scale` when a number, or not
+    The scores are divided by √d_k (per head), by `settings.scale` when a number, or not
     at all when it is None.
     """
     from attncli.reading.check.selfattn_checked import checked_selfattn
 
     # parse → check → compute → result, once each
-    checked = checked_selfattn(inputs, sentence, options, layer, prefix)
+    checked = checked_selfattn(inputs, sentence, settings, state_dict_layer, prefix)
     run = _computed(checked, progress)
     with np.errstate(all="ignore"):
         loss, grads = selfattn_backward(checked.inputs, checked, run, run.divisor)
@@ -171,13 +171,13 @@ def _computed(checked: CheckedSelfAttn, progress: Callable[[int, int], None] | N
     held to what it wrote down."""
     from attncli.reading.check.read_back import check_outputs
 
-    options, allowed = checked.options, checked.allowed
+    settings, allowed = checked.settings, checked.allowed
     with np.errstate(all="ignore"):  # overflow is checked after, with a clear message
         run = _run_selfattn(
-            checked, options.heads, _divisor(options.scale), allowed, options.grids,
-            options.add_zero_attn, progress, checked.rope_base, options.kv_heads,
+            checked, settings.heads, _divisor(settings.scale), allowed, settings.grids,
+            settings.add_zero_attn, progress, checked.rope_base, settings.kv_heads,
         )  # fmt: skip
-    if options.grids:
+    if settings.grids:
         from attncli.core.attention import aligned
 
         cells = None if allowed is None else aligned(allowed, run.scores.shape)
@@ -186,10 +186,10 @@ def _computed(checked: CheckedSelfAttn, progress: Callable[[int, int], None] | N
     if checked.written:
         outputs = {"queries": run.queries, "keys": run.keys, "values": run.values,
                    "weights": run.weights, "concat": run.concat, "output": run.output}  # fmt: skip
-        if options.grids:  # the scores as the result writes them: Q Kᵀ, then ÷ and masked
+        if settings.grids:  # the scores as the result writes them: Q Kᵀ, then ÷ and masked
             outputs.update(raw_scores=run.queries @ np.swapaxes(run.keys, -1, -2),
                            scores=run.scores)  # fmt: skip
-        check_outputs(checked.written, outputs, options.dtype)
+        check_outputs(checked.written, outputs, settings.dtype)
     return run
 
 
@@ -201,7 +201,7 @@ def _result(
 ) -> SelfAttnResult:
     from attncli.reading.models.state_dicts import KIND_NAMES
 
-    options, layer = checked.options, checked.layer
+    settings, state_dict_layer = checked.settings, checked.state_dict_layer
     return SelfAttnResult(
         loss=loss,
         grads=grads,
@@ -214,27 +214,34 @@ def _result(
         projections=checked.weights,
         drawn=checked.drawn,
         attention=run,
-        heads=options.heads,
-        scale=options.scale is not None,
+        heads=settings.heads,
+        scale=settings.scale is not None,
         divisor=run.divisor,
-        causal=bool(options.causal),
+        causal=bool(settings.causal),
         allowed=checked.allowed,
         bias=checked.bias,
         mask=checked.given_mask,
         mask_bias=checked.given_bias,
-        grids=options.grids,
+        grids=settings.grids,
         norm=checked.norm,
         seed=checked.seed,
-        dtype=options.dtype,
-        weights_from=None if layer is None else (layer.source, KIND_NAMES[layer.kind]),
-        heads_unchecked=layer is not None and layer.heads is None,  # no config.json to say
+        dtype=settings.dtype,
+        weights_from=None
+        if state_dict_layer is None
+        else (state_dict_layer.source, KIND_NAMES[state_dict_layer.kind]),
+        heads_unchecked=state_dict_layer is not None
+        and state_dict_layer.heads is None,  # no config.json to say
         trained_by=checked.inputs.trained_by,
-        causal_from=KIND_NAMES[layer.kind] if layer and layer.causal and options.causal else None,
+        causal_from=(
+            KIND_NAMES[state_dict_layer.kind]
+            if state_dict_layer and state_dict_layer.causal and settings.causal
+            else None
+        ),
         rope_base=checked.rope_base,
         positions=checked.positions if isinstance(checked.positions, str) else None,
-        kv_heads=options.kv_heads,
-        window=options.window,
-        alibi=options.alibi,
+        kv_heads=settings.kv_heads,
+        window=settings.window,
+        alibi=settings.alibi,
     )
 
 

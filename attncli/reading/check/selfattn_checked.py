@@ -33,8 +33,8 @@ class CheckedSelfAttn:
     masks and the settings the run uses."""
 
     inputs: LayerInputs  # the fields as read (the backward pass's ∂ℓ/∂output or target)
-    options: SelfAttnSettings  # as the run uses them (grids kept for a backward pass)
-    layer: LayerFields | None  # the state dict the weights came from, if any
+    settings: SelfAttnSettings  # as the run uses them (grids kept for a backward pass)
+    state_dict_layer: LayerFields | None  # the state dict the weights came from, if any
     written: dict[str, Any]  # a result's outputs read back, held against the run
     query_labels: tuple[str, ...]
     key_labels: tuple[str, ...]
@@ -60,55 +60,57 @@ class CheckedSelfAttn:
 def checked_selfattn(
     inputs: LayerInputs,
     sentence: str | None,
-    options: SelfAttnSettings,
-    layer: LayerFields | None = None,
+    settings: SelfAttnSettings,
+    state_dict_layer: LayerFields | None = None,
     prefix: str = "",
 ) -> CheckedSelfAttn:
     """selfattn's inputs (a document's LayerInputs, or a sentence), with the weights of
-    `layer` (a state dict's) or of the checkpoint the input holds under `prefix`, read and
-    checked once."""
+    `state_dict_layer` (a state dict's) or of the checkpoint the input holds under `prefix`,
+    read and checked once."""
     from attncli.reading.check.fields import drawn_of
     from attncli.reading.check.grouped import check_grouping
     from attncli.reading.check.read_back import read_back_inputs
     from attncli.reading.check.selfattn import check_given, checked_arrays
-    from attncli.reading.models.state_dicts import layer_settings
+    from attncli.reading.models.state_dicts import take_state_dict_layer
 
     # parse: a checkpoint's names become the layer's fields (and its heads, its causality)
-    inputs, options, layer = layer_settings(inputs, sentence, options, layer, prefix)
+    inputs, settings, state_dict_layer = take_state_dict_layer(
+        inputs, sentence, settings, state_dict_layer, prefix
+    )
     # check by name: the settings against each other, every name read, and what is given
     # against the settings, before any array is read
-    check_grouping(options, inputs)
-    check_given(inputs, sentence, options)
+    check_grouping(settings, inputs)
+    check_given(inputs, sentence, settings)
     # parse the arrays: a result's outputs set apart to be held against the run, then the rest
-    inputs, written = read_back_inputs(inputs, options.heads)
-    inputs = inputs.with_arrays(projections=options.projections)
-    if inputs.backward and not options.grids:  # the backward pass goes through the weights
-        options = replace(options, grids=True)
+    inputs, written = read_back_inputs(inputs, settings.heads)
+    inputs = inputs.with_arrays(projections=settings.projections)
+    if inputs.backward and not settings.grids:  # the backward pass goes through the weights
+        settings = replace(settings, grids=True)
     # check the arrays against each other, and what will be drawn and placed
-    arrays = checked_arrays(inputs, sentence, options)
-    drawn, seed = drawn_of(inputs, filled_names(arrays), arrays.drawn, options.seed)
-    rope_base = options.rope_base if options.positions == "rope" else None
+    arrays = checked_arrays(inputs, sentence, settings)
+    drawn, seed = drawn_of(inputs, filled_names(arrays), arrays.drawn, settings.seed)
+    rope_base = settings.rope_base if settings.positions == "rope" else None
     positions = inputs.written.get("positions")  # the encoding a result's x already holds
-    adds_positions = options.positions is not None and rope_base is None
+    adds_positions = settings.positions is not None and rope_base is None
     if adds_positions:
         from attncli.core.positions import check_placeable
 
         check_placeable(arrays.direct is not None, positions)
-        positions = options.positions
+        positions = settings.positions
     # draw: every check has passed
-    arrays = fill_from_seed(arrays, options)
+    arrays = fill_from_seed(arrays, settings)
     x, x_kv = arrays.x, arrays.x_kv
     if adds_positions:
         from attncli.core.positions import placed
 
-        x, x_kv = placed(x, x_kv, str(options.positions))
-    allowed, bias = _masks(arrays, options)
+        x, x_kv = placed(x, x_kv, str(settings.positions))
+    allowed, bias = _masks(arrays, settings)
     x, x_kv, x_v, bias, weights, direct = _in_dtype(
-        (x, x_kv, arrays.x_v, bias), arrays.weights, arrays.direct, options.dtype
+        (x, x_kv, arrays.x_v, bias), arrays.weights, arrays.direct, settings.dtype
     )
     # torch's add_bias_kv and add_zero_attn: keys every query may look at, no bias there
     extra_keys = (("bias_k",) if "bias_k" in weights else ()) + (
-        ("zero",) if options.add_zero_attn else ()
+        ("zero",) if settings.add_zero_attn else ()
     )
     if extra_keys:
         from attncli.core.selfattn import with_extra_keys
@@ -116,8 +118,8 @@ def checked_selfattn(
         allowed, bias = with_extra_keys(allowed, bias, len(extra_keys))
     return CheckedSelfAttn(
         inputs=inputs,
-        options=options,
-        layer=layer,
+        settings=settings,
+        state_dict_layer=state_dict_layer,
         written=written,
         query_labels=tuple(arrays.query_labels),
         key_labels=tuple(arrays.key_labels),
@@ -147,7 +149,7 @@ def filled_names(arrays: SelfAttnInput) -> dict[str, None]:
     return dict.fromkeys([*ordered, *(name for name in arrays.weights if name not in ordered)])
 
 
-def fill_from_seed(arrays: SelfAttnInput, options: SelfAttnSettings) -> SelfAttnInput:
+def fill_from_seed(arrays: SelfAttnInput, settings: SelfAttnSettings) -> SelfAttnInput:
     """The checked arrays with what was left to the seed drawn (a copy): a sentence's
     embeddings (the context's too, the same token getting the same row) and the projections
     the input leaves out, in the layer's order (w_q, w_k, w_v, w_o, then the biases)."""
@@ -157,17 +159,17 @@ def fill_from_seed(arrays: SelfAttnInput, options: SelfAttnSettings) -> SelfAttn
     if x is None and arrays.direct is None:  # a sentence
         assert arrays.d_model is not None and arrays.norm is not None
         width, norm = arrays.d_model, arrays.norm
-        x = embed(arrays.query_labels, width, norm, options.seed)
+        x = embed(arrays.query_labels, width, norm, settings.seed)
         if arrays.context_tokens is not None:
-            x_kv = embed(arrays.context_tokens, width, norm, options.seed)
+            x_kv = embed(arrays.context_tokens, width, norm, settings.seed)
     if arrays.sizes is not None:
         sizes = arrays.sizes
         drawn = projections(
-            options.seed, sizes.d_model, sizes.d_k, sizes.d_v, sizes.with_output,
+            settings.seed, sizes.d_model, sizes.d_k, sizes.d_v, sizes.with_output,
             sizes.key_widths, names=tuple(arrays.drawn),
         )  # fmt: skip
-        if options.kv_heads is not None and options.heads is not None:
-            drawn = _grouped_draws(drawn, options)
+        if settings.kv_heads is not None and settings.heads is not None:
+            drawn = _grouped_draws(drawn, settings)
         layer = {name: weights.get(name, drawn.get(name)) for name in PROJECTIONS}
         others = {name: w for name, w in weights.items() if name not in PROJECTIONS}
         weights = {**{name: w for name, w in layer.items() if w is not None}, **others}
@@ -175,44 +177,44 @@ def fill_from_seed(arrays: SelfAttnInput, options: SelfAttnSettings) -> SelfAttn
 
 
 def _grouped_draws(
-    drawn: dict[str, np.ndarray], options: SelfAttnSettings
+    drawn: dict[str, np.ndarray], settings: SelfAttnSettings
 ) -> dict[str, np.ndarray]:
     """W^K and W^V drawn with G heads' columns of H's (--kv-heads G), as the seed draws any
     projection: uniform with variance 1/fan_in."""
     from attncli.core.seeding import uniform_parameter
 
-    assert options.heads is not None and options.kv_heads is not None
+    assert settings.heads is not None and settings.kv_heads is not None
     grouped = dict(drawn)
     for name in ("w_k", "w_v"):
         if name in drawn:
             rows, columns = drawn[name].shape
-            shape = (rows, columns // options.heads * options.kv_heads)
-            grouped[name] = uniform_parameter(options.seed, name, shape, fan_in=rows)
+            shape = (rows, columns // settings.heads * settings.kv_heads)
+            grouped[name] = uniform_parameter(settings.seed, name, shape, fan_in=rows)
     return grouped
 
 
 def _masks(
-    arrays: SelfAttnInput, options: SelfAttnSettings
+    arrays: SelfAttnInput, settings: SelfAttnSettings
 ) -> tuple[np.ndarray | None, np.ndarray | None]:
     """Where each query may look and what is added to its scores: the mask given, causal,
     --window and --alibi (core/distance.py, by how far key j stands from query i of the one
     sequence; reading/check/positions.py has refused them for two)."""
     allowed, bias = arrays.allowed, arrays.bias  # True where a query may look
     t_q, t_k = len(arrays.query_labels), len(arrays.key_labels)
-    if options.causal:
+    if settings.causal:
         from attncli.core.attention import causal_mask
 
         earlier = causal_mask(t_q, t_k)
         allowed = earlier if allowed is None else allowed & earlier
-    if options.window is not None or options.alibi:
+    if settings.window is not None or settings.alibi:
         from attncli.core import distance
 
-        if options.window is not None:
-            near = distance.window_mask(t_q, t_k, options.window, bool(options.causal))
+        if settings.window is not None:
+            near = distance.window_mask(t_q, t_k, settings.window, bool(settings.causal))
             allowed = near if allowed is None else allowed & near
-        if options.alibi:
-            alibi = distance.alibi_bias(options.heads or 1, t_q, t_k)
-            alibi = alibi[0] if options.heads is None else alibi
+        if settings.alibi:
+            alibi = distance.alibi_bias(settings.heads or 1, t_q, t_k)
+            alibi = alibi[0] if settings.heads is None else alibi
             bias = alibi if bias is None else bias + alibi
     return allowed, bias
 

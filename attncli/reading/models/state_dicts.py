@@ -243,11 +243,11 @@ def heads_of(layer: LayerFields, heads: int | None) -> int:
     )
 
 
-def layer_settings(
+def take_state_dict_layer(
     inputs: LayerInputs,
     sentence: str | None,
-    options: SelfAttnSettings,
-    layer: LayerFields | None = None,
+    settings: SelfAttnSettings,
+    state_dict_layer: LayerFields | None = None,
     prefix: str = "",
 ) -> tuple[LayerInputs, SelfAttnSettings, LayerFields | None]:
     """The inputs and settings of a layer whose weights come from a state dict (given, or
@@ -256,15 +256,15 @@ def layer_settings(
     d_model from W^Q's rows."""
     from dataclasses import replace
 
-    if layer is not None:
-        inputs = with_layer(inputs, layer)
+    if state_dict_layer is not None:
+        inputs = with_layer(inputs, state_dict_layer)
     else:
-        inputs, layer = in_document(inputs, prefix)
-    if layer is None:  # a seeded or given layer: causal only when asked
-        return inputs, replace(options, causal=bool(options.causal)), None
-    changes: dict[str, Any] = {"heads": heads_of(layer, options.heads)}
-    if options.causal is None:  # the layer's own: GPT-2's is causal
-        changes["causal"] = layer.causal
-    if sentence is not None and options.d_model is None and "w_q" in layer.fields:
-        changes["d_model"] = int(layer.fields["w_q"].shape[0])
-    return inputs, replace(options, **changes), layer
+        inputs, state_dict_layer = in_document(inputs, prefix)
+    if state_dict_layer is None:  # a seeded or given layer: causal only when asked
+        return inputs, replace(settings, causal=bool(settings.causal)), None
+    changes: dict[str, Any] = {"heads": heads_of(state_dict_layer, settings.heads)}
+    if settings.causal is None:  # the layer's own: GPT-2's is causal
+        changes["causal"] = state_dict_layer.causal
+    if sentence is not None and settings.d_model is None and "w_q" in state_dict_layer.fields:
+        changes["d_model"] = int(state_dict_layer.fields["w_q"].shape[0])
+    return inputs, replace(settings, **changes), state_dict_layer
