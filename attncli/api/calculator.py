@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from attncli.core import attention
+from attncli.core import attention, methods
+from attncli.core.methods import NAMES
 from attncli.errors import InputError, OptionError
 from attncli.messages import Setting, _
 from attncli.reading.check.calculator import (
@@ -129,12 +130,12 @@ def score(
 
 
 def check_method(method: str) -> None:
-    """A method the Python API was given by name: one of the four scores."""
-    if method not in attention.METHODS:
+    """A method the Python API was given by name: one of core.methods'."""
+    if method not in NAMES:
         raise OptionError(
             _("method {method} is not one of {known}"),
             method=repr(method),
-            known=", ".join(attention.METHODS),
+            known=", ".join(NAMES),
         )
 
 
@@ -178,7 +179,7 @@ def score_document(
     checked = score_input(document, method, seed, d_a)
     rows = checked.queries
     with np.errstate(all="ignore"):  # overflow is checked after, with a clear message
-        grid = attention.score(method, rows.matrix, checked.keys, checked.parameters)
+        grid = methods.score(method, rows.matrix, checked.keys, checked.parameters)
     check_finite(grid, "scores")
     from attncli.results.calculator import ScoreResult
 

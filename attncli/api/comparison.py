@@ -83,8 +83,9 @@ def compare(sizes: Sizes, progress: Callable[[str, int, int], None] | None = Non
     """
     import numpy as np
 
-    methods = costs.METHODS
-    total = len(methods) * (1 + sizes.repeat) + 3
+    methods = costs.compared_names()
+    checked_pairwise = costs.looped_names()
+    total = len(methods) * (1 + sizes.repeat) + len(checked_pairwise) + 1
     done = 0
 
     def tell(stage: str, advance: int = 1) -> None:
@@ -108,9 +109,10 @@ def compare(sizes: Sizes, progress: Callable[[str, int, int], None] | None = Non
     checks = {}
     pairs = costs.check_pairs(sizes.t_x, sizes.t_y, LOOP_CHECK_PAIRS, sizes.seed)
     rows, columns = np.array(pairs).T
-    for method in ("general", "additive"):
+    for method in checked_pairwise:
         tell(f"progress_loop:{method}", 0)
         looped = costs.pairwise(problem, method, pairs)
+        assert looped is not None
         checks[method] = (len(pairs), float(np.max(np.abs(looped - grids[method][rows, columns]))))
         tell(f"progress_loop:{method}")
     tell("progress_sweep:", 0)
@@ -118,8 +120,8 @@ def compare(sizes: Sizes, progress: Callable[[str, int, int], None] | None = Non
     # the same seeded row as attn scaling's
     draws = [(d_k, *largest_weight(d_k, 6, 1, sizes.seed, ONE_ROW)) for d_k in sizes.d_ks]
     tell("progress_sweep:")
-    peaks = {method: costs.peak_weights(grids[method]) for method in costs.METHODS}
-    spreads = {method: costs.score_spread(grids[method]) for method in costs.METHODS}
+    peaks = {method: costs.peak_weights(grids[method]) for method in methods}
+    spreads = {method: costs.score_spread(grids[method]) for method in methods}
     return Comparison(
         sizes,
         costs.score_costs(sizes.t_x, sizes.t_y, sizes.d_h, sizes.d_a),

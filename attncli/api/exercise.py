@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from attncli.api.calculator import check_method
-from attncli.core import attention
+from attncli.core import attention, methods
 from attncli.errors import OptionError
 from attncli.messages import Setting, _
 
@@ -59,10 +59,10 @@ def exercise(
         keys = np.stack([quarter_turned(key, j) for j, key in enumerate(keys)])
     parameters: dict[str, np.ndarray] = {
         name: np.array(problem[name], dtype=np.float64)
-        for name in ("w_a", "w_1", "w_2", "v_a")
+        for name in methods.parameter_names()
         if name in problem
     }
-    scores = attention.score(method, query[None, :], keys, parameters)[0]
+    scores = methods.score(method, query[None, :], keys, parameters)[0]
     weights = attention.softmax(scores)
     return ExerciseResult(
         seed=seed,

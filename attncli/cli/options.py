@@ -6,6 +6,7 @@ from enum import Enum
 from typing import Annotated, Any
 
 from attncli.cli.declare import Option
+from attncli.core.methods import NAMES
 from attncli.errors import OptionError
 from attncli.messages import _, languages
 from attncli.present.output import Settings
@@ -25,11 +26,8 @@ class Theme(str, Enum):
 Language = Enum("Language", {code: code for code in languages()}, type=str)  # type: ignore[misc]
 
 
-class ScoreMethod(str, Enum):
-    dot = "dot"
-    scaled = "scaled"
-    general = "general"
-    additive = "additive"
+# --method's choices: every score in the registry (core.methods; a new one is one object).
+ScoreMethod = Enum("ScoreMethod", {name: name for name in NAMES}, type=str)  # type: ignore[misc]
 
 
 ScoreSeedOption = Annotated[

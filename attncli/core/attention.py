@@ -5,14 +5,13 @@ Rows are vectors (a query per row, a key per row), as in Vaswani et al. (2017),
 The two learned scores are Luong et al. (2015), "Effective Approaches to
 Attention-based Neural Machine Translation" (general: s^T W_a h), and
 Bahdanau et al. (2015), "Neural Machine Translation by Jointly Learning to
-Align and Translate" (additive: v_a^T tanh(W_1 s + W_2 h)).
+Align and Translate" (additive: v_a^T tanh(W_1 s + W_2 h)). Each score is one object of
+core.methods, which reads these.
 """
 
 from __future__ import annotations
 
 import numpy as np
-
-METHODS = ("dot", "scaled", "general", "additive")
 
 
 def dot_scores(queries: np.ndarray, keys: np.ndarray) -> np.ndarray:
@@ -71,25 +70,6 @@ def additive_scores(
     return hidden @ v_a
 
 
-def score(
-    method: str, queries: np.ndarray, keys: np.ndarray, parameters: dict[str, np.ndarray]
-) -> np.ndarray:
-    """The score grid by `method`, with the parameters that method needs (w_a; w_1, w_2, v_a)."""
-    # [T_q, d_q], [T_k, d_k] -> [T_q, T_k]
-    if method == "dot":
-        return dot_scores(queries, keys)
-    if method == "scaled":
-        return scaled_dot_scores(queries, keys)
-    if method == "general":
-        return general_scores(queries, keys, parameters["w_a"])
-    if method == "additive":
-        p = parameters
-        return additive_scores(
-            queries, keys, p["w_1"], p["w_2"], p["v_a"], p.get("b_1"), p.get("b_2")
-        )
-    raise ValueError(f"unknown scoring method {method!r}; one of {', '.join(METHODS)}")
-
-
 def general_projected_keys(keys: np.ndarray, w_a: np.ndarray) -> np.ndarray:
     """W_a h for every key: the vector each query is dotted with in the general score."""
     # [T_k, d_k], [d_q, d_k] -> [T_k, d_q]
@@ -106,6 +86,18 @@ def additive_hidden(
         query[None, :], keys, p["w_1"], p["w_2"], p.get("b_1"), p.get("b_2")
     )
     return np.tanh(projected_query + projected_keys)
+
+
+def additive_hidden_grid(
+    queries: np.ndarray, keys: np.ndarray, parameters: dict[str, np.ndarray]
+) -> np.ndarray:
+    """tanh(W_1 s_i + b_1 + W_2 h_j + b_2) for every pair."""
+    # [T_q, d_q], [T_k, d_k] -> [T_q, T_k, d_a]
+    p = parameters
+    projected_queries, projected_keys = additive_projections(
+        queries, keys, p["w_1"], p["w_2"], p.get("b_1"), p.get("b_2")
+    )
+    return np.tanh(projected_queries[:, None, :] + projected_keys[None, :, :])
 
 
 def softmax(scores: np.ndarray, temperature: float = 1.0) -> np.ndarray:

@@ -15,50 +15,27 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attncli.core.attention import score, softmax
+from attncli.core.attention import softmax
+from attncli.core.methods import METHODS, Cost, compared, method, score
+
+__all__ = ["Cost"]
 
 BYTES_PER_NUMBER = 8  # float64
-METHODS = ("additive", "general", "dot", "scaled")
 
 
-@dataclass
-class Cost:
-    """Counted costs of one scoring method for one grid."""
+def compared_names() -> tuple[str, ...]:
+    """The methods compared, in the order their columns stand."""
+    return tuple(m.name for m in compared())
 
-    method: str
-    params: int
-    mult_adds: int
-    elementwise: int  # additive: the broadcast sums W_1 s + W_2 h; scaled: the divisions
-    tanh: int
-    intermediate_numbers: int
-    # The states projected once and held beside the grid (lesson 001's «los 60 estados ya
-    # proyectados»): additive W_1 s and W_2 h, general s W_a; each `projected_width` numbers.
-    projected: int = 0
-    projected_width: int = 0
 
-    @property
-    def intermediate_bytes(self) -> int:
-        return self.intermediate_numbers * BYTES_PER_NUMBER
+def looped_names() -> tuple[str, ...]:
+    """The methods whose grid compare-scores checks pair by pair, in the registry's order."""
+    return tuple(m.name for m in METHODS.values() if m.looped)
 
 
 def score_costs(t_x: int, t_y: int, d_h: int, d_a: int) -> list[Cost]:
-    """The four methods' counts for a T_y × T_x grid of d_h-dimensional states."""
-    pairs = t_y * t_x
-    return [
-        Cost(
-            "additive",
-            params=2 * d_h * d_a + d_a,
-            mult_adds=t_y * d_a * d_h + t_x * d_a * d_h + pairs * d_a,
-            elementwise=pairs * d_a,
-            tanh=pairs * d_a,
-            intermediate_numbers=pairs * d_a,
-            projected=t_y + t_x,
-            projected_width=d_a,
-        ),
-        Cost("general", d_h * d_h, t_y * d_h * d_h + pairs * d_h, 0, 0, pairs, t_y, d_h),
-        Cost("dot", 0, pairs * d_h, 0, 0, pairs),
-        Cost("scaled", 0, pairs * d_h, pairs, 0, pairs),
-    ]
+    """Each compared method's counts for a T_y × T_x grid of d_h-dimensional states."""
+    return [m.cost(t_x, t_y, d_h, d_a) for m in compared()]
 
 
 def peak_numbers(t_x: int, t_y: int, d_h: int, d_a: int) -> int:
@@ -122,28 +99,20 @@ def score_spread(scores: np.ndarray) -> float:
 def grid(problem: Problem, method: str) -> np.ndarray:
     """The T_y × T_x score grid by `method`, in matrix form."""
     # -> [T_y, T_x]
-    parameters = {"w_a": problem.w_a, "w_1": problem.w_1, "w_2": problem.w_2, "v_a": problem.v_a}
-    return score(method, problem.decoder, problem.encoder, parameters)
+    return score(method, problem.decoder, problem.encoder, parameters_of(problem))
 
 
-def pairwise(problem: Problem, method: str, pairs: list[tuple[int, int]]) -> np.ndarray:
-    """The same scores one pair at a time, straight from the formula (general or additive).
+def parameters_of(problem: Problem) -> dict[str, np.ndarray]:
+    """The problem's parameters by name, as the methods read them."""
+    return {"w_a": problem.w_a, "w_1": problem.w_1, "w_2": problem.w_2, "v_a": problem.v_a}
 
-    The projections each pair reads are made once per state, as the lesson does («los 60
-    estados ya proyectados»): W_a h_j per key; W_1 s_i per query and W_2 h_j per key.
-    """
+
+def pairwise(problem: Problem, name: str, pairs: list[tuple[int, int]]) -> np.ndarray | None:
+    """The same scores one pair at a time, straight from the formula (None for a method whose
+    matrix form is its formula): the projections each pair reads made once per state, as
+    the lesson does («los 60 estados ya proyectados»)."""
     # -> [len(pairs)]
-    s, h = problem.decoder, problem.encoder
-    out = np.empty(len(pairs))
-    if method == "general":
-        projected_keys = h @ problem.w_a.T  # [T_x, d_h]: row j is W_a h_j
-        for n, (i, j) in enumerate(pairs):
-            out[n] = s[i] @ projected_keys[j]
-        return out
-    projected_queries, projected_keys = s @ problem.w_1.T, h @ problem.w_2.T  # [T, d_a]
-    for n, (i, j) in enumerate(pairs):
-        out[n] = problem.v_a @ np.tanh(projected_queries[i] + projected_keys[j])
-    return out
+    return method(name).pairwise(problem.decoder, problem.encoder, parameters_of(problem), pairs)
 
 
 def check_pairs(t_x: int, t_y: int, limit: int, seed: int) -> list[tuple[int, int]]:

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from attncli.core import attention
+from attncli.core import methods
 from attncli.core.seeding import generator
 from attncli.errors import OptionError
 from attncli.messages import Setting, _
@@ -31,13 +31,12 @@ SENTENCES = (
 )
 MAX_TOKENS = max(len(sentence.split()) for sentence in SENTENCES)
 MAX_DIM = 8
-# Numbers per vector when --dim is not given: the course's 2; the scaled score's 4, so that
-# √d_k = 2 divides by hand.
-DEFAULT_DIMS = {"dot": 2, "scaled": 4, "general": 2, "additive": 2}
 
 
 def default_dim(method: str) -> int:
-    return DEFAULT_DIMS[method]
+    """Numbers per vector when --dim is not given: the course's 2, or the method's own (the
+    scaled score's 4, so that √d_k = 2 divides by hand)."""
+    return methods.method(method).exercise_dim
 
 
 def make_exercise(seed: int, tokens: int, dim: int, method: str = "dot") -> dict[str, Any]:
@@ -55,7 +54,7 @@ def make_exercise(seed: int, tokens: int, dim: int, method: str = "dot") -> dict
         "keys": keys.tolist(),
         "values": values.tolist(),
     }
-    if method in ("general", "additive"):
+    if methods.method(method).parameters:
         problem.update(_parameters(rng, method, dim, query, np.array(problem["keys"])))
     return problem
 
@@ -87,17 +86,13 @@ def _parameters(
     """The learned score's parameters, drawn until the keys' scores are not all alike (when
     the keys themselves differ): a problem whose weights all come out equal teaches
     nothing about the score."""
+    scoring = methods.method(method)
     for _attempt in range(100):
-        if method == "general":
-            drawn = {"w_a": _small_matrix(rng, dim, dim)}  # [d_q, d_k]
-        else:
-            drawn = {
-                "w_1": _small_matrix(rng, dim, dim),  # [d_a, d_q], d_a = d
-                "w_2": _small_matrix(rng, dim, dim),  # [d_a, d_k]
-                "v_a": rng.integers(0, 2, size=dim) * 2 - 1,  # [d_a] of ±1
-            }
+        drawn = scoring.sheet_parameters(
+            rng, dim, lambda rows, columns: _small_matrix(rng, rows, columns)
+        )
         parameters = {name: value.astype(np.float64) for name, value in drawn.items()}
-        scores = attention.score(method, query[None, :].astype(np.float64), keys, parameters)
+        scores = scoring.score(query[None, :].astype(np.float64), keys, parameters)
         if np.ptp(scores) > 1e-9 or np.ptp(keys, axis=0).max() == 0:
             break
     return {name: value.tolist() for name, value in drawn.items()}
@@ -169,4 +164,4 @@ def _full_rank(draw: Callable[[], np.ndarray]) -> np.ndarray:
 ANSWER_COLUMNS = ("student", "seed", "sheet", "size", "dim", "lang", "step", "token",
                   "question", "answer")  # fmt: skip
 ANSWER_SHEET_KEY, ANSWER_SHEET_VERSION = "attn_answer_sheet", 1
-SHEET_KINDS = (*DEFAULT_DIMS, "selfattn")
+SHEET_KINDS = (*methods.NAMES, "selfattn")

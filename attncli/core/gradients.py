@@ -8,9 +8,9 @@ masked cells 0; c = α V [T_q, d_v]. Backward, with g = ∇_c ℓ [T_q, d_v]:
     ∂ℓ/∂e_ij = α_ij (g_i · v_j − Σ_k α_ik g_i · v_k) / T     (grad_scores)
              = α_ij g_iᵀ (v_j − c_i) / T                    (the lesson's form)
 
-then through the score: dot and scaled e = q·k (÷ √d_k); Luong's general
-e = sᵀ W_a h (∂e/∂s = W_a h, ∂e/∂h = W_aᵀ s, ∂e/∂W_a = s hᵀ); Bahdanau's additive
-e = v_aᵀ tanh(W_1 s + W_2 h), whose derivatives carry the factor 1 − tanh².
+then through the score, each method's own (core.methods): dot and scaled e = q·k (÷ √d_k);
+Luong's general e = sᵀ W_a h (∂e/∂s = W_a h, ∂e/∂h = W_aᵀ s, ∂e/∂W_a = s hᵀ); Bahdanau's
+additive e = v_aᵀ tanh(W_1 s + W_2 h), whose derivatives carry the factor 1 − tanh².
 Self-attention adds the projections Q = X W^Q, K = X W^K, V = X W^V (and W^O).
 """
 
@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attncli.core.attention import additive_projections, score, softmax
+from attncli.core.attention import softmax
+from attncli.core.methods import method as score_method
 
 
 @dataclass
@@ -45,7 +46,7 @@ def forward(
     """Scores, weights and output, looking only where `allowed` is true (see
     core.selfattn.attend)."""
     # [T_q, d_q], [T_k, d_k], [T_k, d_v] -> Forward
-    scores = score(method, queries, keys, parameters)
+    scores = score_method(method).score(queries, keys, parameters)
     if allowed is not None:
         scores = np.where(allowed, scores, -np.inf)
     weights = softmax(scores, temperature)
@@ -79,41 +80,7 @@ def score_backward(
 ) -> ScoreGradients:
     """Gradients of the score's inputs from ∂ℓ/∂e."""
     # [T_q, d_q], [T_k, d_k], [T_q, T_k] -> ScoreGradients
-    g = grad_scores
-    if method in ("dot", "scaled"):
-        divisor = np.sqrt(keys.shape[1]) if method == "scaled" else 1.0
-        return ScoreGradients(g @ keys / divisor, g.T @ queries / divisor, {})
-    if method == "general":
-        w_a = parameters["w_a"]  # [d_q, d_k]
-        return ScoreGradients(g @ keys @ w_a.T, g.T @ queries @ w_a, {"w_a": queries.T @ g @ keys})
-    w_1, w_2, v_a = parameters["w_1"], parameters["w_2"], parameters["v_a"]
-    hidden = additive_hidden_grid(queries, keys, parameters)  # [T_q, T_k, d_a]
-    # δ_ij = ∂ℓ/∂e_ij (1 − tanh²) ⊙ v_a: the gradient at the sum W_1 s_i + W_2 h_j
-    delta = g[:, :, None] * (1.0 - hidden**2) * v_a  # [T_q, T_k, d_a]
-    per_query, per_key = delta.sum(axis=1), delta.sum(axis=0)  # [T_q, d_a], [T_k, d_a]
-    found = {
-        "w_1": per_query.T @ queries,
-        "w_2": per_key.T @ keys,
-        "v_a": np.einsum("ij,ija->a", g, hidden),
-    }
-    # b_1 is added once per query row and b_2 once per key row: their gradients sum those.
-    if "b_1" in parameters:
-        found["b_1"] = per_query.sum(axis=0)
-    if "b_2" in parameters:
-        found["b_2"] = per_key.sum(axis=0)
-    return ScoreGradients(per_query @ w_1, per_key @ w_2, found)
-
-
-def additive_hidden_grid(
-    queries: np.ndarray, keys: np.ndarray, parameters: dict[str, np.ndarray]
-) -> np.ndarray:
-    """tanh(W_1 s_i + b_1 + W_2 h_j + b_2) for every pair."""
-    # [T_q, d_q], [T_k, d_k] -> [T_q, T_k, d_a]
-    p = parameters
-    projected_queries, projected_keys = additive_projections(
-        queries, keys, p["w_1"], p["w_2"], p.get("b_1"), p.get("b_2")
-    )
-    return np.tanh(projected_queries[:, None, :] + projected_keys[None, :, :])
+    return ScoreGradients(*score_method(method).backward(queries, keys, parameters, grad_scores))
 
 
 @dataclass

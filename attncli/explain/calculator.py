@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attncli.core.attention import additive_hidden, general_projected_keys
+from attncli.core.methods import method as score_method
 
 # Powers e^s stay readable up to about e^20; beyond that the table shows e^(s - max).
 _LARGEST_PLAIN_EXPONENT = 20.0
@@ -133,20 +133,12 @@ def explain_scores(
     attn_mask's row) is added."""
     # [d_q], [T_k, d_k] -> a row per key
     masked = masked if masked is not None else [False] * len(keys)
-    if divisor is None and method == "scaled":
-        divisor = float(np.sqrt(keys.shape[1]))
+    scoring = score_method(method)
+    if divisor is None:
+        divisor = scoring.divisor(keys)
     # What the sum of products pairs up, per key: (left vector, right vector, shown transform).
-    transformed: np.ndarray | None = None
-    if method == "general":
-        transformed = general_projected_keys(keys, parameters["w_a"])  # [T_k, d_q]
-        lefts = np.broadcast_to(query, transformed.shape)
-        rights = transformed
-    elif method == "additive":
-        transformed = additive_hidden(query, keys, parameters)
-        lefts = np.broadcast_to(parameters["v_a"], transformed.shape)
-        rights = transformed
-    else:
-        lefts, rights = np.broadcast_to(query, keys.shape), keys
+    worked = scoring.worked(query, keys, parameters)
+    lefts, rights, transformed = worked.lefts, worked.rights, worked.transformed
     rows = []
     for index, (label, hidden) in enumerate(zip(key_labels, masked, strict=True)):
         left, right = lefts[index], rights[index]

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from attncli.core.methods import METHODS, NAMES, ScoreMethod, SheetView
+
 # The decimals a sheet prints for each kind of blank (present/format's weight and other).
 WEIGHT_DIGITS, OTHER_DIGITS = 3, 2
 # An answer this close to a value, relative, is off only by an earlier rounding.
@@ -29,14 +31,12 @@ VECTOR_STEPS = frozenset({"q", "k", "v", "mapped", "hidden", "weighted", "output
 # Every step a sheet may ask, in the order sheets ask them.
 STEPS = ("q", "k", "v", "mapped", "hidden", "product", "score", "power", "total", "weight",
          "weighted", "output")  # fmt: skip
-KINDS = ("dot", "scaled", "general", "additive", "selfattn")
-# The steps of each kind of sheet before the softmax, as its first table has them.
+KINDS = (*NAMES, "selfattn")
+# The steps of each kind of sheet before the softmax, as its first table has them: a
+# method's own (core.methods), the self-attention sheet's projections then the scaled score.
 FIRST_STEPS = {
-    "dot": ("score",),
-    "scaled": ("product", "score"),
-    "general": ("mapped", "score"),
-    "additive": ("hidden", "score"),
-    "selfattn": ("q", "k", "v", "product", "score"),
+    **{name: scoring.sheet_steps for name, scoring in METHODS.items()},
+    "selfattn": ("q", "k", "v", *METHODS["scaled"].sheet_steps),
 }
 # The mistakes attn recognises, each the key of a sentence in present/checking_words.py.
 MISTAKES = (
@@ -127,8 +127,15 @@ class Corrector:
         return math.sqrt(self.d_k)
 
     @property
-    def scaled(self) -> bool:
-        return self.kind in ("scaled", "selfattn")
+    def scoring(self) -> ScoreMethod:
+        """The sheet's score: its method's; the self-attention sheet's, scaled."""
+        return METHODS["scaled" if self.kind == "selfattn" else self.kind]
+
+    def view(self, get: Getter) -> SheetView:
+        """The sheet's numbers as its score's steps read them, earlier steps from `get`."""
+        return SheetView(
+            self._query(get), lambda j: self._key(j, get), get, self.count, self.parameters
+        )
 
     @property
     def blanks(self) -> list[Blank]:
@@ -147,14 +154,9 @@ class Corrector:
         if step in ("q", "k", "v"):
             assert j is not None
             return p["x"][j] @ p[f"w_{step}"]
-        if step == "mapped":
-            return p["w_a"] @ self._key(j, get)
-        if step == "hidden":
-            return np.tanh(p["w_1"] @ self._query(get) + p["w_2"] @ self._key(j, get))
-        if step == "product":
-            return np.asarray(self._query(get) @ self._key(j, get))
-        if step == "score":
-            return self._score(j, get)
+        if step in self.scoring.sheet_steps:
+            assert j is not None
+            return self.scoring.sheet_value(step, j, self.view(get))
         if step == "power":
             return np.exp(get("score", j))
         if step == "total":
@@ -164,15 +166,6 @@ class Corrector:
         if step == "weighted":
             return get("weight", j) * self._value(j, get)
         return np.sum([get("weighted", i) for i in range(count)], axis=0)
-
-    def _score(self, j: int | None, get: Getter) -> np.ndarray:
-        if self.kind == "dot":
-            return np.asarray(self._query(get) @ self._key(j, get))
-        if self.kind == "general":
-            return np.asarray(self._query(get) @ get("mapped", j))
-        if self.kind == "additive":
-            return np.asarray(self.parameters["v_a"] @ get("hidden", j))
-        return get("product", j) / self.root
 
     def _query(self, get: Getter) -> np.ndarray:
         if self.kind == "selfattn":
@@ -220,24 +213,11 @@ class Corrector:
         others = [i for i in range(self.count) if i != j]
         if step in ("q", "k", "v") and j is not None:
             found += self._projection_mistakes(step, j)
-        if step == "mapped" and j is not None:  # k · W_a: W_a's rows and columns swapped
-            found.append(("matrix_transposed", {"matrix": "W_a"},
-                          self.parameters["w_a"].T @ self._key(j, get)))  # fmt: skip
-        if step == "hidden" and j is not None:
-            p = self.parameters
-            found.append(
-                ("tanh_skipped", {}, p["w_1"] @ self._query(get) + p["w_2"] @ self._key(j, get))
-            )
-        if j is not None and (step == "product" or (step == "score" and not self.scaled)):
-            found += self._key_mistakes(j, others, 1.0)
-        if step == "score" and self.scaled and j is not None:
-            found += self._key_mistakes(j, others, self.root)
-            found.append(("root_forgotten", {}, get("product", j)))
-            found.append(("root_twice", {}, get("product", j) / self.root**2))
+        if step in self.scoring.sheet_steps and j is not None:
+            found += self.scoring.sheet_mistakes(step, j, others, self.view(get))
         if step == "power" and j is not None:
             found.append(("exp_skipped", {}, get("score", j)))
-            if self.scaled:
-                found.append(("root_forgotten", {}, np.exp(get("product", j))))
+            found += self.scoring.sheet_mistakes(step, j, others, self.view(get))
         if step == "total":
             found += self._total_mistakes()
         if step == "weight" and j is not None:
@@ -261,22 +241,6 @@ class Corrector:
         if own.shape[0] == own.shape[1]:
             found.append(("matrix_transposed", {"matrix": f"W^{step.upper()}"},
                           p["x"][j] @ own.T))  # fmt: skip
-        return found
-
-    def _key_mistakes(self, j: int, others: list[int], divisor: float) -> list:
-        """q paired with another token's key, and q times a column of K (Kᵀ not
-        transposed: a column is a key only when K is square)."""
-        get, query = self._carried, self._query(self._carried)
-        keys = np.array([self._key(i, get) for i in range(self.count)])  # [T, d_k]
-        if self.kind == "general":
-            keys = np.array([get("mapped", i) for i in range(self.count)])
-        if self.kind == "additive":  # v_a · tanh(…) of another key
-            return [("wrong_key", {"other": i}, np.asarray(self.parameters["v_a"] @
-                     get("hidden", i))) for i in others]  # fmt: skip
-        found: list = [("wrong_key", {"other": i}, np.asarray(query @ keys[i] / divisor))
-                       for i in others]  # fmt: skip
-        if keys.shape[0] == keys.shape[1]:
-            found.append(("not_transposed", {}, np.asarray(query @ keys[:, j] / divisor)))
         return found
 
     def _total_mistakes(self) -> list:

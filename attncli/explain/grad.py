@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attncli.core.attention import additive_hidden, general_projected_keys
 from attncli.core.gradients import score_backward
+from attncli.core.methods import method as score_method
 
 
 @dataclass
@@ -131,25 +131,11 @@ def _through_score(
     labels: list[str],
 ) -> tuple[list[GradScoreRow], np.ndarray, np.ndarray | None, dict, float | None]:
     """Per key: what ∂ℓ/∂e_j sends to the query, the key and the parameters."""
-    transformed: np.ndarray | None = None
-    slope: np.ndarray | None = None
-    shared: np.ndarray | None = None
-    divisor: float | None = None
     # This row's share of every gradient of the score, from the core's backward pass.
     row = score_backward(method, query[None, :], keys, p, grad_scores[None, :])
     # Per key, what ∂ℓ/∂e_j multiplies on its way to the query: the column a student sums.
-    if method in ("dot", "scaled"):
-        divisor = float(np.sqrt(keys.shape[1])) if method == "scaled" else None
-        to_query = grad_scores[:, None] * keys / (divisor or 1.0)  # [T_k, d_q]
-    elif method == "general":
-        transformed = general_projected_keys(keys, p["w_a"])  # W_a h_j: [T_k, d_q]
-        shared = p["w_a"].T @ query  # W_aᵀ s: [d_k], which every ∂ℓ/∂h_j uses
-        to_query = grad_scores[:, None] * transformed
-    else:
-        transformed = additive_hidden(query, keys, p)  # [T_k, d_a]
-        slope = 1.0 - transformed**2
-        shared = p["v_a"]
-        to_query = grad_scores[:, None] * slope * shared  # δ_j: [T_k, d_a]
+    back = score_method(method).worked_back(query, keys, p, grad_scores)
+    transformed, slope, shared, to_query = back.transformed, back.slope, back.shared, back.to_query
     grad_parameters = {name: value.tolist() for name, value in row.parameters.items()}
     rows = [
         GradScoreRow(
@@ -163,4 +149,4 @@ def _through_score(
         )
         for j in range(len(labels))
     ]
-    return rows, row.queries[0], shared, grad_parameters, divisor
+    return rows, row.queries[0], shared, grad_parameters, back.divisor

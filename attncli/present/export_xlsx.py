@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from attncli.errors import OptionError
 from attncli.messages import _
+from attncli.present.method_looks import looks
 
 if TYPE_CHECKING:
     from attncli.present.format import Format
@@ -191,6 +192,8 @@ def _score_chain(grid: _Grid, result: ExerciseResult) -> None:
     """One query against every key: the givens (query, parameters), then a row per token
     with its key (turned, with rotary positions), value, the score's steps, e^score, the
     weight and weight × value; a last row of totals and the output."""
+    from attncli.present import render
+
     fmt, say = grid.fmt, grid.fmt.say
     rope = result.given_query is not None and result.given_keys is not None
     query_given = result.given_query if rope else result.query
@@ -216,7 +219,7 @@ def _score_chain(grid: _Grid, result: ExerciseResult) -> None:
     given_at: dict[str, int] = {}
     row = query_row + 1
     for name, matrix in parameters.items():
-        label = {"w_a": "W_a", "w_1": "W_1", "w_2": "W_2", "v_a": "v_a"}[name]
+        label = render.notation(name)
         grid.text(row, 1, label, bold=True)
         grid.givens(row, 2, matrix)
         given_at[name] = row
@@ -251,46 +254,55 @@ def _score_chain(grid: _Grid, result: ExerciseResult) -> None:
         grid.name("query", query_row, turned, query_row, turned + 1)
         grid.name("keys", first, turned, last, turned + 1)
         query_cells = span(query_row, turned, query_row, turned + 1, "rc")
-    method = result.method
-    width = {"general": d, "additive": len(parameters.get("v_a", []))}.get(method, 0)
+    shown = looks(result.method)
+    width = shown.sheet_width(d, parameters)
     mapped, dot = column, column + width
     score = dot + 1
-    if method == "general":
-        heads[mapped] = say("w_a_key")
-    elif method == "additive":
-        heads[mapped] = "tanh(W_1 q + W_2 k)"
-    dot_heads = {"general": say("query_w_a_key"), "additive": "v_a · tanh(…)"}
-    heads[dot] = dot_heads.get(method, say("query_key"))
+    mapped_heading = shown.mapped(say, False)
+    if mapped_heading is not None:
+        heads[mapped] = mapped_heading
+    heads[dot] = shown.product(say)
     for t, token in enumerate(result.tokens):
         at = first + t
         grid.text(at, 1, token)
         grid.givens(at, keys, result.given_keys[t] if rope else result.keys[t])  # type: ignore[index]
         grid.givens(at, values, result.values[t])
         key_cells = span(at, turned, at, turned + 1) if rope else span(at, keys, at, keys + d - 1)
-        if method == "general":
-            for i in range(d):
-                w_row = span(given_at["w_a"] + i, 2, given_at["w_a"] + i, 1 + d, "rc")
-                grid.step(at, mapped + i, f"=SUMPRODUCT({w_row},{key_cells})")
-            grid.step(at, dot, f"=SUMPRODUCT({query_cells},{span(at, mapped, at, mapped + d - 1)})")
-        elif method == "additive":
-            for a in range(width):
-                w_1 = span(given_at["w_1"] + a, 2, given_at["w_1"] + a, 1 + d, "rc")
-                w_2 = span(given_at["w_2"] + a, 2, given_at["w_2"] + a, 1 + d, "rc")
-                both = f"SUMPRODUCT({w_1},{query_cells})+SUMPRODUCT({w_2},{key_cells})"
-                grid.step(at, mapped + a, f"=TANH({both})")
-            v_a = span(given_at["v_a"], 2, given_at["v_a"], 1 + width, "rc")
-            hidden = span(at, mapped, at, mapped + width - 1)
-            grid.step(at, dot, f"=SUMPRODUCT({v_a},{hidden})")
-        else:
-            grid.step(at, dot, f"=SUMPRODUCT({query_cells},{key_cells})")
-        divided = f"/SQRT({d})" if method == "scaled" else ""
-        grid.step(at, score, f"={cell(at, dot)}{divided}")
-    if method == "general":
-        grid.name("w_a_keys", first, mapped, last, mapped + d - 1)
-    elif method == "additive":
-        grid.name("hidden", first, mapped, last, mapped + width - 1)
+        shown.cells(
+            _RowCells(grid, at, query_cells, key_cells, given_at, parameters, width, mapped, dot)
+        )
+        grid.step(at, score, f"={cell(at, dot)}{shown.divided(d)}")
+    if shown.sheet_name is not None:
+        grid.name(shown.sheet_name, first, mapped, last, mapped + width - 1)
     grid.name("dots", first, dot, last, dot)
     _softmax_and_mix(grid, heads, header, first, last, score, values, d_v)
+
+
+class _RowCells:
+    """One token's row of the score's cells, as a method's looks write them
+    (present/method_looks): the query's and the key's cells, a given parameter's row, the
+    mapped cells (W_a · key, tanh(…)) and the summed product."""
+
+    def __init__(self, grid: _Grid, at: int, query: str, key: str, given_at: dict[str, int],
+                 parameters: dict[str, Any], width: int, mapped_at: int, dot_at: int
+                 ) -> None:  # fmt: skip
+        self.grid, self.at, self.query, self.key = grid, at, query, key
+        self.given_at, self.parameters, self.width = given_at, parameters, width
+        self.mapped_at, self.dot_at = mapped_at, dot_at
+
+    def parameter_row(self, name: str, row: int) -> str:
+        """Row `row` of the given parameter `name` (a vector is its row 0), pinned."""
+        first = self.given_at[name] + row
+        return span(first, 2, first, 1 + self.parameters[name].shape[-1], "rc")
+
+    def mapped(self, index: int, formula: str) -> None:
+        self.grid.step(self.at, self.mapped_at + index, formula)
+
+    def mapped_span(self) -> str:
+        return span(self.at, self.mapped_at, self.at, self.mapped_at + self.width - 1)
+
+    def dot(self, formula: str) -> None:
+        self.grid.step(self.at, self.dot_at, formula)
 
 
 def _softmax_and_mix(

@@ -17,6 +17,7 @@ from attncli.present.language_extra import EXTRA_PHRASES
 from attncli.present.layer.grouped_words import GROUPED_PHRASES
 from attncli.present.layer.rotary_words import ROTARY_PHRASES
 from attncli.present.layer.words import LAYER_PHRASES
+from attncli.present.method_looks import METHOD_PHRASES
 from attncli.present.model.words import MODEL_PHRASES
 from attncli.present.pairs.words import PAIR_PHRASES
 from attncli.present.training.words import TRAIN_PHRASES
@@ -26,10 +27,6 @@ LANGUAGES = messages.languages()  # English and every language with a catalog
 # key -> the English msgid (its translations: locale/); {name} fields are filled by say().
 PHRASES: dict[str, str] = {
     # Step tables: scores
-    "scores.dot": _("Scores: {query} ({vector}) · each key"),
-    "scores.scaled": _("Scaled scores: {query} ({vector}) · each key ÷ √d_k"),
-    "scores.general": _("General scores: {query} ({vector}) · (W_a · key)"),
-    "scores.additive": _("Additive scores: v_a · tanh(W_1 · {query} + W_2 · key)"),
     "query": _("query"),
     "token": _("Token"),
     "key": _("Key"),
@@ -162,10 +159,6 @@ PHRASES: dict[str, str] = {
     "time_median": _("Time, median (ms)"),
     "time_fastest": _("  fastest"),
     "time_slowest": _("  slowest"),
-    "method.additive": _("additive"),
-    "method.general": _("general"),
-    "method.dot": _("dot"),
-    "method.scaled": _("scaled"),
     "times_fastest": _("× the fastest"),
     "millions": _("{amount} M"),
     "loop_check": _(
@@ -222,6 +215,7 @@ _joined(
     GROUPED_PHRASES,  # grouped-query heads (--kv-heads)
     CHECK_PHRASES,  # attn check: questions, verdicts, mistakes, the class's table
     PAIR_PHRASES,  # two sentences compared (--compare)
+    METHOD_PHRASES,  # each score method's name and its tables' headings (core.methods)
 )
 
 

@@ -27,6 +27,7 @@ from attncli.present.format import (
     shown_indices,
 )
 from attncli.present.language import printable
+from attncli.present.method_looks import looks
 from attncli.present.printed import BareMatrix
 from attncli.present.printed import Hint as Hint
 from attncli.present.printed import NamedRows as NamedRows
@@ -120,20 +121,17 @@ def score_steps_table(steps: ScoreSteps, fmt: Format) -> RenderableType:
     table = _table()
     table.add_column(fmt.say("token"))
     table.add_column(fmt.say("key"))
-    if steps.method == "general":
-        table.add_column(fmt.say("w_a_key"))
-    if steps.method == "additive":
-        table.add_column(
-            "tanh(W_1 q + b_1 + W_2 k + b_2)" if steps.biased else "tanh(W_1 q + W_2 k)"
-        )
-    products = {"additive": "v_a · tanh(…)", "general": fmt.say("query_w_a_key")}
+    method = looks(steps.method)
+    mapped = method.mapped(fmt.say, steps.biased)
+    if mapped is not None:
+        table.add_column(mapped)
     # The product is asked for on its own where a step follows it (÷ √d_k); else the score
     # is that product, and attn check's sheet shows the score alone.
     divided = bool(steps.divisor)
     product_shown = fmt.working or divided
     working = fmt.working
     if product_shown:
-        table.add_column(products.get(steps.method, fmt.say("query_key")))
+        table.add_column(method.product(fmt.say))
     if steps.divisor and working:
         root = math.isclose(steps.divisor, math.sqrt(len(steps.query)), rel_tol=1e-12)
         divisor = fmt.stated(steps.divisor)
@@ -160,7 +158,7 @@ def score_steps_table(steps: ScoreSteps, fmt: Format) -> RenderableType:
         cells.append(fmt.computed(fmt.number(row.score)))
         table.add_row(*cells)
     notes = _list_notes(len(steps.rows), fmt)
-    if len(steps.query) > LONG_SUM and steps.method in ("dot", "scaled"):
+    if len(steps.query) > LONG_SUM and method.plain_terms:
         notes.append(fmt.say("more_terms", count=len(steps.query) - 3, total=len(steps.query)))
     return _titled(heading, table, notes)
 

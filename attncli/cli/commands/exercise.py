@@ -209,7 +209,7 @@ def exercise(
         from attncli.api.exercise import exercise as make
         from attncli.api.exercise import selfattn_exercise
 
-        score = (method or ScoreMethod.dot).value
+        score = "dot" if method is None else method.value
         result = (
             selfattn_exercise(seed, size, dim) if selfattn else make(seed, size, dim, score, rope)
         )
@@ -219,7 +219,7 @@ def exercise(
         return
     from attncli.api.exercise import exercise_set
 
-    score = (method or ScoreMethod.dot).value
+    score = "dot" if method is None else method.value
     sheets = exercise_set(seed, size, dim, count, answers_only, score, selfattn, rope)
     if answer_sheet is not None:
         _write_answer_sheets(answer_sheet, sheets.sheets, settings)

@@ -11,6 +11,7 @@ from rich.text import Text
 from attncli.explain.grad import GradSteps
 from attncli.present import render
 from attncli.present.format import Format
+from attncli.present.method_looks import looks
 from attncli.present.render import _table, _titled, dot_terms, safe_label
 from attncli.results.grad import GradResult
 
@@ -79,22 +80,14 @@ def mix_softmax_table(steps: GradSteps, fmt: Format) -> RenderableType:
 def score_table(steps: GradSteps, fmt: Format) -> RenderableType:
     """Per key, by method: what ∂ℓ/∂e_j sends to the query and to the key."""
     method = steps.method
+    shown = looks(method)
     table = _table()
     table.add_column(fmt.say("token"))
     table.add_column("∂ℓ/∂e", justify="right")
     table.add_column(fmt.say("key"))
-    if method == "general":
-        table.add_column(fmt.say("w_a_key"))
-    if method == "additive":
-        table.add_column("tanh(W_1 q + W_2 k)")
-        table.add_column("1 − tanh²")
-    to_query = {
-        "dot": "∂ℓ/∂e × " + fmt.say("key_short"),
-        "scaled": "∂ℓ/∂e × " + fmt.say("key_short") + f" ÷ {fmt.number(steps.divisor or 1)}",
-        "general": "∂ℓ/∂e × W_a k",
-        "additive": "δ = ∂ℓ/∂e (1 − tanh²) ⊙ v_a",
-    }[method]
-    table.add_column(to_query)
+    for heading in shown.grad_columns(fmt.say):
+        table.add_column(heading)
+    table.add_column(shown.to_query(fmt.say, fmt.number(steps.divisor or 1)))
     table.add_column(fmt.say("grad_key_row"))
     for row in steps.score_rows:
         cells: list[RenderableType] = [
@@ -108,11 +101,10 @@ def score_table(steps: GradSteps, fmt: Format) -> RenderableType:
             cells.append(fmt.computed(fmt.vector(row.slope)))
         cells += [fmt.computed(fmt.vector(row.to_query)), fmt.computed(fmt.vector(row.grad_key))]
         table.add_row(*cells)
-    summed = fmt.say("grad_query_sum" if method != "additive" else "grad_query_additive")
+    summed = fmt.say(shown.summed)
     notes = [fmt.say(f"grad_score_note.{method}")]
-    if steps.shared is not None:
-        name = "W_aᵀ q" if method == "general" else "v_a"
-        notes.append(f"{name} = ({fmt.computed(fmt.vector(steps.shared))})")
+    if steps.shared is not None and shown.shared is not None:
+        notes.append(f"{shown.shared} = ({fmt.computed(fmt.vector(steps.shared))})")
     notes.append(f"∂ℓ/∂q = {summed} = ({fmt.computed(fmt.vector(steps.grad_query))})")
     for name, value in steps.grad_parameters.items():
         rows = value if value and isinstance(value[0], list) else [value]

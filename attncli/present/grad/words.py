@@ -25,19 +25,6 @@ GRAD_PHRASES: dict[str, str] = {
     "grad_query_sum": _("Σ of the column before"),
     "grad_query_additive": _("W_1ᵀ Σ δ"),
     "grad_parameter_row": _("∂ℓ/∂{name} from this row"),
-    "grad_score.dot": _("Back through the score q · k: {row}"),
-    "grad_score.scaled": _("Back through the score q · k ÷ √d_k: {row}"),
-    "grad_score.general": _("Back through the general score qᵀ W_a k: {row}"),
-    "grad_score.additive": _("Back through the additive score v_aᵀ tanh(W_1 q + W_2 k): {row}"),
-    "grad_score_note.dot": _("∂e/∂q = k and ∂e/∂k = q: no 1 − tanh² factor."),
-    "grad_score_note.scaled": _("∂e/∂q = k ÷ √d_k and ∂e/∂k = q ÷ √d_k: no 1 − tanh² factor."),
-    "grad_score_note.general": _(
-        "∂e/∂q = W_a k, ∂e/∂k = W_aᵀ q, ∂e/∂W_a = q kᵀ: no 1 − tanh² factor."
-    ),
-    "grad_score_note.additive": _(
-        "Every derivative passes through tanh and carries its factor 1 − tanh²; ∂ℓ/∂k = W_2ᵀ "
-        "δ, ∂ℓ/∂v_a = Σ ∂ℓ/∂e tanh(…)."
-    ),
     "gradients": _("Gradients"),
     "gradient_of": _("∂ℓ/∂ of"),
     "largest_entry": _("Largest |entry|"),

@@ -12,7 +12,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from attncli.core.attention import METHODS
+from attncli.core.methods import METHODS, NAMES, ScoreMethod, parameter_names
 from attncli.errors import InputError, OptionError, ShapeError, check_whole, count, shape_text
 from attncli.limits import check_fits
 from attncli.messages import Message, OnSurface, Setting, _
@@ -117,7 +117,7 @@ def queries_of(document: Document) -> tuple[np.ndarray, bool]:
 
 # The learned scores' parameters, by the method that reads them (b_1, b_2 are refused by
 # refuse_biases with the rest of the biases).
-SCORE_PARAMETERS = {"w_a": "general", "w_1": "additive", "w_2": "additive", "v_a": "additive"}
+SCORE_PARAMETERS = {p.name: m.name for m in METHODS.values() for p in m.parameters}
 
 
 def chosen_method(document: Document, method: str | None) -> str:
@@ -126,12 +126,12 @@ def chosen_method(document: Document, method: str | None) -> str:
     if method is not None:
         return method
     written = document.get("method", "dot")
-    if written not in METHODS:
+    if written not in NAMES:
         shown = json.dumps(written)[:40]
         raise InputError(
             _("field 'method': {shown} is not one of {join}; fix it, or give --method"),
             shown=shown,
-            join=", ".join(METHODS),
+            join=", ".join(NAMES),
         )
     return str(written)
 
@@ -178,10 +178,8 @@ def refuse_unused_parameters(document: Document, method: str) -> None:
 
 def score_input(document: Document, method: str, seed: int, d_a: int | None) -> ScoreInput:
     """Validated queries, keys and score parameters for `method`."""
-    refuse_biases(
-        {n for n, v in document.items() if v is not None},
-        allowed=("b_1", "b_2") if method == "additive" else (),
-    )
+    scoring = METHODS[method]
+    refuse_biases({n for n, v in document.items() if v is not None}, allowed=scoring.optional)
     refuse_unused_parameters(document, method)
     refuse_masks(document)
     check_whole("seed", seed)  # as the command line's --seed: 0 to 2^64 − 1
@@ -196,7 +194,7 @@ def score_input(document: Document, method: str, seed: int, d_a: int | None) -> 
             raise OptionError(
                 _("{setting}: it must be {least} or more"), setting=Setting("d_a", d_a), least=1
             )
-    if d_a is not None and method != "additive":
+    if d_a is not None and not scoring.hidden:
         raise OptionError(
             _(
                 "{d_a} sizes the additive score's hidden layer, which {method} does not have; "
@@ -204,11 +202,11 @@ def score_input(document: Document, method: str, seed: int, d_a: int | None) -> 
             ),
             d_a=Setting("d_a", d_a),
             method=Setting("method", method),
-            additive=Setting("method", "additive"),
+            additive=Setting("method", _hidden_method()),
         )
     queries, single = queries_of(document)
     keys = to_matrix(require(document, "keys", KEYS_HINT), "keys")
-    if method in ("dot", "scaled") and queries.shape[1] != keys.shape[1]:
+    if scoring.same_size and queries.shape[1] != keys.shape[1]:
         raise ShapeError(
             _(
                 "{query} has {numbers} but each key has {key_size} ({method} scoring needs "
@@ -230,48 +228,58 @@ def score_input(document: Document, method: str, seed: int, d_a: int | None) -> 
         key_labels,
     )
     result = ScoreInput(rows, keys)
-    d_q, d_k = queries.shape[1], keys.shape[1]
-    if method == "general":
-        _parameter(document, result, "w_a", (d_q, d_k), seed, fan_in=d_k)
-    elif method == "additive":
-        if document.get("v_a") is not None:
-            v_a = to_vector(document["v_a"], "v_a")
-            size = v_a.shape[0]
-            if d_a is not None and d_a != size:
+    sizes = {"d_q": queries.shape[1], "d_k": keys.shape[1]}
+    if scoring.hidden:
+        sizes["d_a"] = _hidden_size(document, scoring, sizes, d_a, queries.shape[0] * keys.shape[0])
+    for parameter in scoring.parameters:
+        shape = tuple(sizes[dim] for dim in parameter.shape)
+        _parameter(document, result, parameter.name, shape, seed, sizes[parameter.fan_in])
+    for name in scoring.optional:  # optional: left out, a bias is zero
+        if document.get(name) is not None:
+            bias = to_vector(document[name], name)
+            if bias.shape != (sizes["d_a"],):
                 raise ShapeError(
-                    _("v_a has {size} numbers but {option} is {d_a} (drop one of them)"),
-                    size=size,
-                    option=Setting("d_a"),
-                    d_a=d_a,
+                    _("{name} has {shape} but must have {size} (one per row of W_1 and W_2, d_a)"),
+                    name=name,
+                    shape=count(bias.shape[0], "number"),
+                    size=sizes["d_a"],
                 )
-        else:
-            size = d_a if d_a is not None else d_k
-        pairs = queries.shape[0] * keys.shape[0]
-        check_fits(
-            lambda sizes: sizes["--d-a"] * (d_q + d_k + 1 + 2 * pairs),
-            {"--d-a": size},
-            ("--d-a",),
-            Message(_("additive scoring with {d_a}"), d_a=Setting("d_a", size)),
-            names={"--d-a": Setting("d_a")},
-        )
-        _parameter(document, result, "w_1", (size, d_q), seed, fan_in=d_q)
-        _parameter(document, result, "w_2", (size, d_k), seed, fan_in=d_k)
-        _parameter(document, result, "v_a", (size,), seed, fan_in=size)
-        for name in ("b_1", "b_2"):  # optional: left out, a bias is zero
-            if document.get(name) is not None:
-                bias = to_vector(document[name], name)
-                if bias.shape != (size,):
-                    raise ShapeError(
-                        _(
-                            "{name} has {shape} but must have {size} (one per row of W_1 and "
-                            "W_2, d_a)"
-                        ),
-                        name=name,
-                        shape=count(bias.shape[0], "number"),
-                        size=size,
-                    )
-                result.parameters[name] = bias
+            result.parameters[name] = bias
     return result
+
+
+def _hidden_method() -> str:
+    """The method with a hidden layer, which --d-a sizes."""
+    return next(m.name for m in METHODS.values() if m.hidden)
+
+
+def _hidden_size(
+    document: Document, scoring: ScoreMethod, sizes: dict[str, int], d_a: int | None, pairs: int
+) -> int:
+    """d_a: the length of the hidden layer's readout vector when the document gives it (and
+    --d-a, if given too, agrees), else --d-a, else d_k; refused when the block it makes
+    (d_a numbers per pair) would not fit in memory."""
+    readout = next(p.name for p in scoring.parameters if p.shape == ("d_a",))
+    if document.get(readout) is not None:
+        size = to_vector(document[readout], readout).shape[0]
+        if d_a is not None and d_a != size:
+            raise ShapeError(
+                _("v_a has {size} numbers but {option} is {d_a} (drop one of them)"),
+                size=size,
+                option=Setting("d_a"),
+                d_a=d_a,
+            )
+    else:
+        size = d_a if d_a is not None else sizes["d_k"]
+    d_q, d_k = sizes["d_q"], sizes["d_k"]
+    check_fits(
+        lambda sizes: sizes["--d-a"] * (d_q + d_k + 1 + 2 * pairs),
+        {"--d-a": size},
+        ("--d-a",),
+        Message(_("additive scoring with {d_a}"), d_a=Setting("d_a", size)),
+        names={"--d-a": Setting("d_a")},
+    )
+    return size
 
 
 def _parameter(
@@ -287,7 +295,8 @@ def _parameter(
     from attncli.core.seeding import linear_parameter, uniform_parameter
 
     if document.get(name) is None:
-        draw = uniform_parameter if name == "w_a" else linear_parameter
+        kind = next(p.draw for m in METHODS.values() for p in m.parameters if p.name == name)
+        draw = uniform_parameter if kind == "uniform" else linear_parameter
         result.parameters[name] = draw(seed, name, shape, fan_in)
         result.drawn.append(name)
         return
@@ -359,7 +368,7 @@ def carried_values(
     carried.update(read or {})
     # The query and the score's parameters go on too (score's result read by softmax, then
     # mix): finite numbers, as the command that reads them next requires.
-    for name in ("query", "queries", "w_a", "w_1", "w_2", "v_a", "b_1", "b_2"):
+    for name in ("query", "queries", *parameter_names()):
         value = carried.get(name)
         deeper = getattr(value, "ndim", 0) > 2 or (
             isinstance(value, list) and bool(value) and isinstance(value[0], list)
