@@ -100,7 +100,8 @@ def score(
     d_a: int | None = None,
     seed: int = 0,
 ) -> ScoreResult:
-    """Score each key against the query (or each query): dot, scaled, general or additive.
+    """Score each key against the query (or each query) by `method`, a name of
+    core.methods' registry: dot, scaled, general, additive, ….
 
     Parameters of the learned scores left out are drawn from `seed`, the same on every
     machine; the additive score's biases b_1, b_2 are optional (zero when left out).

@@ -31,7 +31,7 @@ def exercise(
     positions: str | None = None,
 ) -> ExerciseResult:
     """A fresh small problem with whole numbers, as in the course, and its answers; the
-    score by `method` (dot, scaled, general, additive). `dim` defaults to the course's 2,
+    score by `method` (a name of core.methods' registry). `dim` defaults to the course's 2,
     or 4 for scaled, so that √d_k = 2. `positions="rope"`: rotary positions by hand, the
     last token's query and key j turned by their positions · 90° before the dot score.
 

@@ -27,7 +27,9 @@ class Parameter:
 
     def __init__(self, *names: str, **settings: Any) -> None:
         self.names = names
-        self.help: str | None = settings.pop("help", None)
+        # an English msgid, or a function of the language for a help made of several (the
+        # score methods' own summaries, from their registry)
+        self.help: str | Callable[[str], str] | None = settings.pop("help", None)
         # A file the command reads, or one it writes: no output may land on another file of
         # the same command line (cli/commands.call checks, before anything runs).
         self.reads: bool = settings.pop("reads", False)
@@ -36,6 +38,8 @@ class Parameter:
 
     def help_in(self, lang: str) -> str | None:
         """The help text in `lang`."""
+        if callable(self.help):
+            return self.help(lang)
         return None if self.help is None else translate(self.help, lang)
 
     def to_typer(self, lang: str = "en", **extra: Any) -> Any:

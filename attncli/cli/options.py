@@ -2,13 +2,14 @@
 one Settings value (settings_from) instead of ten parameters."""
 
 import os
+from collections.abc import Callable
 from enum import Enum
 from typing import Annotated, Any
 
 from attncli.cli.declare import Option
-from attncli.core.methods import NAMES
+from attncli.core.methods import METHODS, NAMES
 from attncli.errors import OptionError
-from attncli.messages import _, languages
+from attncli.messages import _, languages, translate
 from attncli.present.output import Settings
 
 
@@ -28,6 +29,17 @@ Language = Enum("Language", {code: code for code in languages()}, type=str)  # t
 
 # --method's choices: every score in the registry (core.methods; a new one is one object).
 ScoreMethod = Enum("ScoreMethod", {name: name for name in NAMES}, type=str)  # type: ignore[misc]
+
+
+def methods_help(default: str) -> Callable[[str], str]:
+    """--method's help in a language: each method's name and formula, as the registry says
+    them, then `default` (a msgid: which method a command takes unless told)."""
+
+    def said(lang: str) -> str:
+        return " ".join([*(translate(m.summary, lang) for m in METHODS.values()),
+                         translate(default, lang)])  # fmt: skip
+
+    return said
 
 
 ScoreSeedOption = Annotated[

@@ -47,7 +47,7 @@ def make_exercise(seed: int, tokens: int, dim: int, method: str = "dot") -> dict
     words = _words(rng, tokens)
     query = rng.integers(0, 2, size=dim)
     query[rng.integers(0, dim)] = 1  # a zero query would make every score 0
-    keys, values = _keys_and_values(rng, query, tokens, dim)
+    keys, values = _keys_and_values(rng, query, tokens, dim, methods.method(method))
     problem: dict[str, Any] = {
         "tokens": words,
         "query": query.tolist(),
@@ -60,18 +60,24 @@ def make_exercise(seed: int, tokens: int, dim: int, method: str = "dot") -> dict
 
 
 def _keys_and_values(
-    rng: np.random.Generator, query: np.ndarray, tokens: int, dim: int
+    rng: np.random.Generator,
+    query: np.ndarray,
+    tokens: int,
+    dim: int,
+    scoring: methods.ScoreMethod,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Keys of 0 to 2 and values of 0, 5 or 10, drawn until no two keys and no two values
-    are alike (while there are enough of them) and the query's scores are not all equal:
-    a sheet whose weights all come out 0.333 teaches nothing about the score."""
+    are alike (while there are enough of them) and the query's scores are not all equal (by
+    the method, when it has no parameters: they are drawn after): a sheet whose weights all
+    come out 0.333 teaches nothing about the score. A key the method has no score for (a
+    zero key, which has no length) is mended by the method."""
     distinct = tokens <= 3**dim
     for _attempt in range(100):
-        keys = rng.integers(0, 3, size=(tokens, dim))  # [T, d]
+        keys = scoring.sheet_keys(rng, rng.integers(0, 3, size=(tokens, dim)))  # [T, d]
         values = rng.integers(0, 3, size=(tokens, dim)) * 5  # [T, d]
         if distinct and (_repeats(keys) or _repeats(values)):
             continue
-        if tokens == 1 or np.ptp(keys @ query) > 0:
+        if tokens == 1 or np.ptp(scoring.sheet_scores(query, keys)) > 1e-9:
             break
     return keys, values
 

@@ -25,7 +25,7 @@ from attncli.core.attention import (
     general_scores,
     scaled_dot_scores,
 )
-from attncli.messages import _
+from attncli.messages import Setting, _
 
 Parameters = dict[str, np.ndarray]
 # A mistake a worksheet's step may hold: its key (a sentence of present/checking_words),
@@ -120,6 +120,7 @@ class ScoreMethod:
 
     name: str = ""
     title: str = ""  # its name in the catalog (compare-scores' columns)
+    summary: str = ""  # its name and formula, for --method's help
     heading: str = ""  # the score table's heading: {query}, {vector}
     grad_heading: str = ""  # the backward table's heading: {row}
     grad_note: str = ""  # the line under it: the score's derivatives
@@ -143,6 +144,17 @@ class ScoreMethod:
         """∂ℓ/∂Q, ∂ℓ/∂K and ∂ℓ/∂ of each parameter from g = ∂ℓ/∂e."""
         # [T_q, d_q], [T_k, d_k], [T_q, T_k] -> [T_q, d_q], [T_k, d_k], {name: its shape}
         raise NotImplementedError
+
+    def check(self, queries: np.ndarray, keys: np.ndarray, single: bool) -> None:
+        """Refuse queries or keys this score has no number for (one line, naming the row)."""
+
+    def sheet_keys(self, rng: np.random.Generator, keys: np.ndarray) -> np.ndarray:
+        """A worksheet's drawn keys, mended where this method has no score for one."""
+        return keys
+
+    def sheet_scores(self, query: np.ndarray, keys: np.ndarray) -> np.ndarray:
+        """A worksheet's scores before its parameters are drawn, to tell whether they spread."""
+        return keys @ query
 
     def divisor(self, keys: np.ndarray) -> float | None:
         """What the summed products are divided by to make the score: None, the sum is it."""
@@ -194,10 +206,11 @@ class Dot(ScoreMethod):
 
     name = "dot"
     title = _("dot")
+    summary = _("dot: q·k.")
     heading = _("Scores: {query} ({vector}) · each key")
     grad_heading = _("Back through the score q · k: {row}")
     grad_note = _("∂e/∂q = k and ∂e/∂k = q: no 1 − tanh² factor.")
-    compared_at = 2
+    compared_at: int | None = 2
 
     def score(self, queries: np.ndarray, keys: np.ndarray, parameters: Parameters) -> np.ndarray:
         return dot_scores(queries, keys)
@@ -214,6 +227,7 @@ class Scaled(Dot):
 
     name = "scaled"
     title = _("scaled")
+    summary = _("scaled: q·k ÷ √d_k.")
     heading = _("Scaled scores: {query} ({vector}) · each key ÷ √d_k")
     grad_heading = _("Back through the score q · k ÷ √d_k: {row}")
     grad_note = _("∂e/∂q = k ÷ √d_k and ∂e/∂k = q ÷ √d_k: no 1 − tanh² factor.")
@@ -257,6 +271,7 @@ class General(ScoreMethod):
 
     name = "general"
     title = _("general")
+    summary = _("general (Luong): q^T W_a k.")
     heading = _("General scores: {query} ({vector}) · (W_a · key)")
     grad_heading = _("Back through the general score qᵀ W_a k: {row}")
     grad_note = _("∂e/∂q = W_a k, ∂e/∂k = W_aᵀ q, ∂e/∂W_a = q kᵀ: no 1 − tanh² factor.")
@@ -323,6 +338,7 @@ class Additive(ScoreMethod):
 
     name = "additive"
     title = _("additive")
+    summary = _("additive (Bahdanau): v_a^T tanh(W_1 q + W_2 k).")
     heading = _("Additive scores: v_a · tanh(W_1 · {query} + W_2 · key)")
     grad_heading = _("Back through the additive score v_aᵀ tanh(W_1 q + W_2 k): {row}")
     grad_note = _(
@@ -429,8 +445,119 @@ class Additive(ScoreMethod):
         )
 
 
+def _lengths(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's direction (its unit vector) and its length ‖x‖, taken after dividing by
+    the row's largest |number|: a row of 1e-200s or 1e200s neither underflows to a length
+    of 0 nor overflows to ∞."""
+    # [T, d] -> [T, d], [T]
+    largest = np.abs(rows).max(axis=1, keepdims=True)
+    scaled = rows / largest
+    norms = np.sqrt(np.einsum("ij,ij->i", scaled, scaled))
+    return scaled / norms[:, None], norms * largest[:, 0]
+
+
+class Cosine(Dot):
+    """q·k ÷ (‖q‖ ‖k‖): lesson 001's dot product of the directions alone, from −1 to 1."""
+
+    name = "cosine"
+    title = _("cosine")
+    summary = _("cosine: q·k ÷ (‖q‖ ‖k‖).")
+    heading = _("Cosine scores: {query} ({vector}) · each key ÷ (‖q‖ ‖k‖)")
+    grad_heading = _("Back through the cosine score q · k ÷ (‖q‖ ‖k‖): {row}")
+    grad_note = _(
+        "∂e/∂q = (k ÷ ‖k‖ − e q ÷ ‖q‖) ÷ ‖q‖ and ∂e/∂k = (q ÷ ‖q‖ − e k ÷ ‖k‖) ÷ ‖k‖: only "
+        "what turns the direction counts; no 1 − tanh² factor."
+    )
+    sheet_steps = ("product", "lengths", "score")
+    compared_at = None
+
+    def check(self, queries: np.ndarray, keys: np.ndarray, single: bool) -> None:
+        """A zero query or key has no direction: its cosine is 0 ÷ 0, refused."""
+        from attncli.errors import InputError
+
+        for field, rows in (("query" if single else "queries", queries), ("keys", keys)):
+            zero = np.flatnonzero(~np.any(rows != 0, axis=1))
+            if zero.size:
+                raise InputError(
+                    _(
+                        "{field}: row {row} is all zeros, which has no direction: the cosine "
+                        "score divides by its length, 0; give it a number that is not 0, or "
+                        "score with {dot}"
+                    ),
+                    field=field,
+                    row=int(zero[0]) + 1,
+                    dot=Setting("method", "dot"),
+                )
+
+    def sheet_keys(self, rng: np.random.Generator, keys: np.ndarray) -> np.ndarray:
+        for row in np.flatnonzero(~np.any(keys != 0, axis=1)):  # a zero key has no length
+            keys[row, rng.integers(0, keys.shape[1])] = 1
+        return keys
+
+    def sheet_scores(self, query: np.ndarray, keys: np.ndarray) -> np.ndarray:
+        return self.score(query[None, :].astype(np.float64), keys.astype(np.float64), {})[0]
+
+    def score(self, queries: np.ndarray, keys: np.ndarray, parameters: Parameters) -> np.ndarray:
+        # [T_q, d], [T_k, d] -> [T_q, T_k]
+        return _lengths(queries)[0] @ _lengths(keys)[0].T
+
+    def backward(
+        self, queries: np.ndarray, keys: np.ndarray, parameters: Parameters, g: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, Parameters]:
+        # e_ij = q̂_i · k̂_j: ∂e_ij/∂q_i = (k̂_j − e_ij q̂_i) ÷ ‖q_i‖, and the same for k_j
+        (unit_q, norm_q), (unit_k, norm_k) = _lengths(queries), _lengths(keys)
+        e = unit_q @ unit_k.T  # [T_q, T_k]
+        weighted = g * e
+        grad_q = (g @ unit_k - weighted.sum(axis=1)[:, None] * unit_q) / norm_q[:, None]
+        grad_k = (g.T @ unit_q - weighted.sum(axis=0)[:, None] * unit_k) / norm_k[:, None]
+        return grad_q, grad_k, {}
+
+    def worked(self, query: np.ndarray, keys: np.ndarray, parameters: Parameters) -> Worked:
+        norm_q = _lengths(query[None, :])[1][0]
+        lengths = np.stack([np.full(len(keys), norm_q), _lengths(keys)[1]], axis=1)
+        return Worked(np.broadcast_to(query, keys.shape), keys, None, lengths)
+
+    def worked_back(
+        self, query: np.ndarray, keys: np.ndarray, parameters: Parameters, g: np.ndarray
+    ) -> WorkedBack:
+        (unit_q, norm_q), (unit_k, _norm_k) = _lengths(query[None, :]), _lengths(keys)
+        e = unit_k @ unit_q[0]  # [T_k]
+        return WorkedBack(g[:, None] * (unit_k - e[:, None] * unit_q) / norm_q[0])
+
+    def sheet_value(self, step: str, j: int, view: SheetView) -> np.ndarray:
+        if step == "product":
+            return np.asarray(view.query @ view.key(j))
+        if step == "lengths":
+            return np.asarray(np.linalg.norm(view.query) * np.linalg.norm(view.key(j)))
+        return view.get("product", j) / view.get("lengths", j)
+
+    def sheet_mistakes(self, step: str, j: int, others: list[int], view: SheetView) -> list:
+        if step == "product":
+            return _products(view, j, others, view.keys(), 1.0)
+        if step == "lengths":  # ‖q‖² ‖k‖²: the lengths' square roots left out
+            squares = (view.query @ view.query) * (view.key(j) @ view.key(j))
+            return [("lengths_squared", {}, np.asarray(squares))]
+        if step == "score":
+            lengths = view.get("lengths", j)
+            return [
+                *(
+                    ("wrong_key", {"other": i}, np.asarray(view.get("product", i) / lengths))
+                    for i in others
+                ),
+                ("lengths_forgotten", {}, view.get("product", j)),
+            ]
+        if step == "power":
+            return [("lengths_forgotten", {}, np.exp(view.get("product", j)))]
+        return []
+
+    def cost(self, t_x: int, t_y: int, d_h: int, d_a: int) -> Cost:
+        # the products, and each state's length once (d_h multiply-adds and a root each)
+        pairs = t_y * t_x
+        return Cost(self.name, 0, pairs * d_h + (t_x + t_y) * d_h, pairs, 0, pairs)
+
+
 METHODS: dict[str, ScoreMethod] = {
-    method.name: method for method in (Dot(), Scaled(), General(), Additive())
+    method.name: method for method in (Dot(), Scaled(), General(), Additive(), Cosine())
 }
 NAMES = tuple(METHODS)
 

@@ -31,6 +31,8 @@ class ScoreRow:
     total: float
     score: float
     bias: float | None = None  # a float attn_mask's number, added after any scaling
+    # ‖q‖ and ‖k‖, whose product divides the sum (a score of directions); None: not divided
+    lengths: list[float] | None = None
 
 
 @dataclass
@@ -144,6 +146,9 @@ def explain_scores(
         left, right = lefts[index], rights[index]
         total = float(left @ right)
         score = total / divisor if divisor else total
+        lengths = None if worked.lengths is None else worked.lengths[index].tolist()
+        if lengths is not None:
+            score /= lengths[0] * lengths[1]
         added = None if bias is None else float(bias[index])
         score = score if added is None else score + added
         rows.append(
@@ -155,6 +160,7 @@ def explain_scores(
                 total=total,
                 score=-np.inf if hidden else score,
                 bias=added,
+                lengths=lengths,
             )
         )
     biased = "b_1" in parameters or "b_2" in parameters

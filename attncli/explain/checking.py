@@ -1,12 +1,13 @@
 """Correcting a student's worksheet, blank by blank, as a teacher marks it.
 
-Every kind of sheet attn exercise makes: the dot, scaled, general and additive scores of
-one query, and the self-attention layer (each token's q, k and v, then the last token's
-row). Each blank is held against two values: the sheet's own, and the one the student's
-earlier answers give (carried forward, so that a step done right from a wrong earlier
-number is right). Both come from one chain of steps, `Corrector.step_value`, fed either
-the sheet's numbers or the student's. A wrong number is recomputed under each known
-mistake of its step; when it is what a mistake gives, the mistake is named.
+Every kind of sheet attn exercise makes: each score method's of one query (its own steps
+and mistakes are the method's, core.methods), and the self-attention layer (each token's
+q, k and v, then the last token's row). Each blank is held against two values: the sheet's
+own, and the one the student's earlier answers give (carried forward, so that a step done
+right from a wrong earlier number is right). Both come from one chain of steps,
+`Corrector.step_value`, fed either the sheet's numbers or the student's. A wrong number is
+recomputed under each known mistake of its step; when it is what a mistake gives, the
+mistake is named.
 
 No I/O and no words: a Verdict says what was found by keys that present/ words.
 """
@@ -29,8 +30,8 @@ ROUNDING_SLACK = 0.02
 # weight × value; the output.
 VECTOR_STEPS = frozenset({"q", "k", "v", "mapped", "hidden", "weighted", "output"})
 # Every step a sheet may ask, in the order sheets ask them.
-STEPS = ("q", "k", "v", "mapped", "hidden", "product", "score", "power", "total", "weight",
-         "weighted", "output")  # fmt: skip
+STEPS = ("q", "k", "v", "mapped", "hidden", "product", "lengths", "score", "power", "total",
+         "weight", "weighted", "output")  # fmt: skip
 KINDS = (*NAMES, "selfattn")
 # The steps of each kind of sheet before the softmax, as its first table has them: a
 # method's own (core.methods), the self-attention sheet's projections then the scaled score.
@@ -42,7 +43,7 @@ FIRST_STEPS = {
 MISTAKES = (
     "wrong_key", "not_transposed", "root_forgotten", "root_twice", "exp_skipped",
     "term_left_out", "wrong_row", "column_softmax", "not_divided", "wrong_value_row",
-    "matrix_transposed", "wrong_matrix", "tanh_skipped",
+    "matrix_transposed", "wrong_matrix", "tanh_skipped", "lengths_squared", "lengths_forgotten",
 )  # fmt: skip
 
 Getter = Callable[[str, "int | None"], np.ndarray]
@@ -90,7 +91,7 @@ class Verdict:
 class Corrector:
     """A sheet being corrected: its blanks in the sheet's order, and the answers so far.
 
-    kind: dot, scaled, general, additive or selfattn. query [d], keys [T, d], values
+    kind: a score method's name, or selfattn. query [d], keys [T, d], values
     [T, d_v]; parameters: w_a [d, d] (general), w_1, w_2 [d_a, d] and v_a [d_a]
     (additive); a self-attention sheet gives x [T, d] and w_q, w_k, w_v [d, d_k] instead,
     and works the last token's row.

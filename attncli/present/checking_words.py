@@ -57,11 +57,13 @@ CHECK_PHRASES = {
     "check.ask.v": _("v of «{token}» (x W^V)"),
     "check.ask.mapped": _("W_a · key of «{token}»"),
     "check.ask.hidden": _("tanh(W_1 q + W_2 k) of «{token}»"),
+    "check.ask.lengths": _("‖q‖ ‖k‖ of «{token}»"),
     "check.step.q": _("the token's query: its x times W^Q"),
     "check.step.k": _("the token's key: its x times W^K"),
     "check.step.v": _("the token's value: its x times W^V"),
     "check.step.mapped": _("W_a times the key"),
     "check.step.hidden": _("tanh of W_1 q + W_2 k"),
+    "check.step.lengths": _("the query's length times the key's"),
     "check.blank": _("left blank: {expected} ({step})"),
     "check.mistake.not_transposed": _(
         "that is the query times a column of K: K is to be transposed, each key a row"
@@ -75,6 +77,12 @@ CHECK_PHRASES = {
     ),
     "check.mistake.wrong_matrix": _("that is x times {matrix}, another of the three matrices"),
     "check.mistake.tanh_skipped": _("that is W_1 q + W_2 k before tanh: tanh skipped"),
+    "check.mistake.lengths_squared": _(
+        "that is ‖q‖² ‖k‖²: the square roots of the sums of squares left out"
+    ),
+    "check.mistake.lengths_forgotten": _(
+        "that is q · k before dividing by ‖q‖ ‖k‖: the lengths forgotten"
+    ),
     # the class's table: a row per student, a column per step
     "check.class.student": _("Student"),
     "check.class.sheet": _("Sheet"),
@@ -85,6 +93,7 @@ CHECK_PHRASES = {
     "check.class.column.mapped": _("W_a k"),
     "check.class.column.hidden": _("tanh"),
     "check.class.column.product": _("q·k"),
+    "check.class.column.lengths": _("‖q‖‖k‖"),
     "check.class.column.score": _("Score"),
     "check.class.column.power": _("e^x"),
     "check.class.column.total": _("Total"),
@@ -114,4 +123,6 @@ CHECK_PHRASES = {
     "check.mistake_name.matrix_transposed": _("a matrix transposed"),
     "check.mistake_name.wrong_matrix": _("the wrong one of W^Q, W^K, W^V"),
     "check.mistake_name.tanh_skipped": _("tanh skipped"),
+    "check.mistake_name.lengths_squared": _("the lengths not square-rooted"),
+    "check.mistake_name.lengths_forgotten": _("q · k not divided by ‖q‖ ‖k‖"),
 }

@@ -2,7 +2,7 @@
 on spreadsheets work a problem: the givens in cells, every step a formula
 (=SUMPRODUCT($B$3:$C$3,B7:C7), =EXP(H7), =I7/SUM(I$7:I$9), =$J7*F7), so that a student who
 changes a key sees the whole chain move. Every kind of sheet attn exercise makes has its
-spreadsheet: dot, scaled, general and additive scores, rotary positions, self-attention,
+spreadsheet: every score method's (present/method_looks), rotary positions, self-attention,
 the online softmax, and a class set (a worksheet per sheet). With --blank (or --answers)
 the student's cells are left empty and boxed, and the formulas wait in the key's
 worksheets, after the sheets.
@@ -258,7 +258,7 @@ def _score_chain(grid: _Grid, result: ExerciseResult) -> None:
     width = shown.sheet_width(d, parameters)
     mapped, dot = column, column + width
     score = dot + 1
-    mapped_heading = shown.mapped(say, False)
+    mapped_heading = shown.sheet_heading or shown.mapped(say, False)
     if mapped_heading is not None:
         heads[mapped] = mapped_heading
     heads[dot] = shown.product(say)
@@ -268,10 +268,10 @@ def _score_chain(grid: _Grid, result: ExerciseResult) -> None:
         grid.givens(at, keys, result.given_keys[t] if rope else result.keys[t])  # type: ignore[index]
         grid.givens(at, values, result.values[t])
         key_cells = span(at, turned, at, turned + 1) if rope else span(at, keys, at, keys + d - 1)
-        shown.cells(
-            _RowCells(grid, at, query_cells, key_cells, given_at, parameters, width, mapped, dot)
-        )
-        grid.step(at, score, f"={cell(at, dot)}{shown.divided(d)}")
+        row_cells = _RowCells(grid, at, query_cells, key_cells, given_at, parameters, width,
+                              mapped, dot, d)  # fmt: skip
+        shown.cells(row_cells)
+        grid.step(at, score, f"={cell(at, dot)}{shown.divided(row_cells)}")
     if shown.sheet_name is not None:
         grid.name(shown.sheet_name, first, mapped, last, mapped + width - 1)
     grid.name("dots", first, dot, last, dot)
@@ -284,11 +284,11 @@ class _RowCells:
     mapped cells (W_a · key, tanh(…)) and the summed product."""
 
     def __init__(self, grid: _Grid, at: int, query: str, key: str, given_at: dict[str, int],
-                 parameters: dict[str, Any], width: int, mapped_at: int, dot_at: int
-                 ) -> None:  # fmt: skip
+                 parameters: dict[str, Any], width: int, mapped_at: int, dot_at: int,
+                 d: int) -> None:  # fmt: skip
         self.grid, self.at, self.query, self.key = grid, at, query, key
         self.given_at, self.parameters, self.width = given_at, parameters, width
-        self.mapped_at, self.dot_at = mapped_at, dot_at
+        self.mapped_at, self.dot_at, self.d = mapped_at, dot_at, d
 
     def parameter_row(self, name: str, row: int) -> str:
         """Row `row` of the given parameter `name` (a vector is its row 0), pinned."""
@@ -297,6 +297,9 @@ class _RowCells:
 
     def mapped(self, index: int, formula: str) -> None:
         self.grid.step(self.at, self.mapped_at + index, formula)
+
+    def mapped_cell(self, index: int) -> str:
+        return cell(self.at, self.mapped_at + index)
 
     def mapped_span(self) -> str:
         return span(self.at, self.mapped_at, self.at, self.mapped_at + self.width - 1)

@@ -51,6 +51,12 @@ def _additive_cells(cells: Any) -> None:
     cells.dot(f"=SUMPRODUCT({cells.parameter_row('v_a', 0)},{cells.mapped_span()})")
 
 
+def _cosine_cells(cells: Any) -> None:
+    """‖q‖ ‖k‖ (each the root of its sum of squares), then q · k, which it divides."""
+    cells.mapped(0, f"=SQRT(SUMSQ({cells.query}))*SQRT(SUMSQ({cells.key}))")
+    _dot_cells(cells)
+
+
 @dataclass(frozen=True)
 class Looks:
     """One method's columns and cells.
@@ -77,7 +83,11 @@ class Looks:
     sheet_width: Callable[[int, dict[str, Any]], int] = lambda d, parameters: 0
     sheet_name: str | None = None
     cells: Callable[[Any], None] = _dot_cells
-    divided: Callable[[int], str] = lambda d: ""  # the score cell's division of the product
+    divided: Callable[[Any], str] = lambda cells: ""  # the score cell's division of the product
+    lengths: str | None = None  # the heading of the column of ‖q‖ ‖k‖, which divides
+    sheet_heading: str | None = (
+        None  # the spreadsheet's heading of its mapped cells, if not `mapped`'s
+    )
 
 
 LOOKS: dict[str, Looks] = {
@@ -85,7 +95,7 @@ LOOKS: dict[str, Looks] = {
     "scaled": Looks(
         plain_terms=True,
         to_query=lambda say, divisor: "∂ℓ/∂e × " + say("key_short") + f" ÷ {divisor}",
-        divided=lambda d: f"/SQRT({d})",
+        divided=lambda cells: f"/SQRT({cells.d})",
     ),
     "general": Looks(
         mapped=lambda say, biased: say("w_a_key"),
@@ -109,6 +119,16 @@ LOOKS: dict[str, Looks] = {
         sheet_width=lambda d, parameters: len(parameters.get("v_a", [])),
         sheet_name="hidden",
         cells=_additive_cells,
+    ),
+    "cosine": Looks(
+        plain_terms=True,
+        lengths="‖q‖ ‖k‖",
+        to_query=lambda say, divisor: "∂ℓ/∂e (k ÷ ‖k‖ − e q ÷ ‖q‖) ÷ ‖q‖",
+        sheet_width=lambda d, parameters: 1,
+        sheet_name="lengths",
+        sheet_heading="‖q‖ ‖k‖",
+        cells=_cosine_cells,
+        divided=lambda cells: f"/{cells.mapped_cell(0)}",
     ),
 }
 

@@ -127,11 +127,14 @@ def score_steps_table(steps: ScoreSteps, fmt: Format) -> RenderableType:
         table.add_column(mapped)
     # The product is asked for on its own where a step follows it (÷ √d_k); else the score
     # is that product, and attn check's sheet shows the score alone.
-    divided = bool(steps.divisor)
+    lengths = method.lengths is not None and any(row.lengths for row in steps.rows)
+    divided = bool(steps.divisor) or lengths
     product_shown = fmt.working or divided
     working = fmt.working
     if product_shown:
         table.add_column(method.product(fmt.say))
+    if lengths:  # ‖q‖ ‖k‖, which divides the product: a step of its own
+        table.add_column(str(method.lengths))
     if steps.divisor and working:
         root = math.isclose(steps.divisor, math.sqrt(len(steps.query)), rel_tol=1e-12)
         divisor = fmt.stated(steps.divisor)
@@ -147,6 +150,10 @@ def score_steps_table(steps: ScoreSteps, fmt: Format) -> RenderableType:
             cells.append(fmt.computed(fmt.vector(row.transformed)))
         if product_shown:
             cells.append(fmt.computed(f"{dot_terms(row.terms, fmt)} = {fmt.number(row.total)}"))
+        if lengths:
+            norm_q, norm_k = row.lengths or (0.0, 0.0)
+            both = f"{fmt.number(norm_q)} × {fmt.number(norm_k)} = {fmt.number(norm_q * norm_k)}"
+            cells.append(fmt.computed(both))
         if steps.divisor and working:
             cells.append(fmt.computed(f"{fmt.number(row.total)} ÷ {fmt.stated(steps.divisor)}"))
         if biased:

@@ -56,7 +56,7 @@ class CheckResult(Result):
 
 
 def sheet_kind(sheet: Sheet) -> str:
-    """dot, scaled, general, additive or selfattn: the kind of sheet, as attn check asks it."""
+    """A score method's name or selfattn: the kind of sheet, as attn check asks it."""
     return "selfattn" if isinstance(sheet, SelfAttnExercise) else sheet.method
 
 

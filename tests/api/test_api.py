@@ -108,9 +108,9 @@ def test_api_errors_are_the_cli_errors(run):
         temperature=0,
     )
     with pytest.raises(attn.OptionError) as caught:
-        attn.score(query=[1], keys=[[1]], method="cosine")
+        attn.score(query=[1], keys=[[1]], method="euclidean")
     told(caught.value, attn.OptionError, "method {method} is not one of {known}",
-         method="'cosine'", known="dot, scaled, general, additive")  # fmt: skip
+         method="'euclidean'", known="dot, scaled, general, additive, cosine")  # fmt: skip
     assert issubclass(attn.ShapeError, attn.AttnError)
 
 

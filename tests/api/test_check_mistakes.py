@@ -229,6 +229,25 @@ def test_general_w_a_transposed_and_additive_tanh_skipped():
     _named("additive", Blank("hidden", 0), inner, "tanh_skipped", {}, seed=seed)
 
 
+def test_cosine_lengths_squared_and_lengths_forgotten():
+    """‖q‖ ‖k‖ without the square roots (‖q‖² ‖k‖²), and the score or its power before
+    dividing by the lengths (q · k), each worked by hand from the sheet's query and keys."""
+
+    def apart(sheet, marking):
+        q, k = sheet.query, sheet.keys[0]
+        squares = (q @ q) * (k @ k)
+        return squares > 1.5 and abs(q @ k) > 0.1 and abs(squares - q @ k) > 0.5
+
+    seed = _first_seed("cosine", apart)
+    sheet, _marking = _sheet("cosine", seed)
+    q, k = sheet.query, sheet.keys[0]
+    squares = sum(a * a for a in q) * sum(b * b for b in k)
+    product = sum(a * b for a, b in zip(q, k, strict=True))
+    _named("cosine", Blank("lengths", 0), squares, "lengths_squared", {}, seed=seed)
+    _named("cosine", Blank("score", 0), product, "lengths_forgotten", {}, seed=seed)
+    _named("cosine", Blank("power", 0), math.exp(product), "lengths_forgotten", {}, seed=seed)
+
+
 def test_two_mistakes_that_give_one_number_are_both_named():
     """A sheet where two mistakes give the same wrong number: both are named, and the
     verdict says either is the one to look for."""

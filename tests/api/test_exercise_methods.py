@@ -164,7 +164,7 @@ def test_a_method_field_that_is_no_method_is_refused(run, command):
     assert result.exit_code == 2 and result.stdout == ""
     told(result.error, InputError,
          "field 'method': {shown} is not one of {join}; fix it, or give --method",
-         shown='"luong"', join="dot, scaled, general, additive")  # fmt: skip
+         shown='"luong"', join="dot, scaled, general, additive, cosine")  # fmt: skip
     spanish = run(command, *extra, "--lang", "es", input=json.dumps(document))
     assert spanish.error.msgid == result.error.msgid
     assert "campo 'method'" in spanish.stderr  # said in Spanish
@@ -272,7 +272,7 @@ def test_the_python_api_makes_every_kind(capsys):
     with pytest.raises(attn.AttnError) as caught:
         attn.exercise(method="luong")
     told(caught.value, OptionError, "method {method} is not one of {known}", method="'luong'",
-         known="dot, scaled, general, additive")  # fmt: skip
+         known="dot, scaled, general, additive, cosine")  # fmt: skip
     from attncli.api.exercise import selfattn_exercise
 
     sheet = selfattn_exercise(seed=7)

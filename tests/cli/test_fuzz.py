@@ -68,7 +68,7 @@ FLAGS = {"--json", "--steps", "--blank", "--causal", "--no-proj", "--check", "--
 SIZED = {"--tx", "--ty", "--d-h", "--d-a", "--d-k", "--d-model", "--d-v", "--heads", "--size",
          "--dim", "--seed", "--row", "--digits", "--valid-len", "--scale"}  # fmt: skip
 CHOICES = {
-    "--method": ["dot", "scaled", "general", "additive", "cosine"],
+    "--method": ["dot", "scaled", "general", "additive", "cosine", "euclidean"],
     "--lang": ["en", "es", "fr"],
     "--format": ["json", "table", "html"],
     "--show": ["x,w", "all", "z", ""],

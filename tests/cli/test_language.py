@@ -122,7 +122,10 @@ def test_errors_in_spanish(run):
 @pytest.mark.parametrize(
     ("args", "spanish"),
     [
-        (["score", "--method", "cosine"], "valor no válido para '--method' / '-m': 'cosine' no es"),
+        (
+            ["score", "--method", "euclidean"],
+            "valor no válido para '--method' / '-m': 'euclidean' no es",
+        ),
         (["score", "--digits", "99"], "99 está fuera del rango 0<=x<=15."),
         (["selfattn", "a", "--heads", "x"], "'x' no es un entero válido."),
         (["softmax", "-t", "abc"], "--temperature 'abc' no es un número; p. ej. --temperature 0,5"),

@@ -10,13 +10,14 @@ from typer._click import exceptions
 from attncli import messages
 from attncli.cli import usage
 from attncli.cli.app import app
+from attncli.core.methods import NAMES
 
 
 @pytest.mark.parametrize(
     ("args", "msgid", "fields"),
     [
         (["score", "--method", "nope"], usage.NOT_A_CHOICE,
-         {"value": "nope", "choices": "'dot', 'scaled', 'general', 'additive'"}),
+         {"value": "nope", "choices": ", ".join(f"'{name}'" for name in NAMES)}),
         (["score", "--digits", "99"], usage.OUT_OF_RANGE, {"value": "99", "range": "0<=x<=15"}),
         (["score", "--digits", "1.5"], usage.NOT_A_NUMBER[usage.types.IntRange],
          {"value": "1.5"}),

@@ -120,3 +120,17 @@ def test_a_method_s_pairwise_loop_is_its_score(name):
     assert looped is not None
     grid = scoring.score(queries, keys, parameters)
     np.testing.assert_allclose(looped, [grid[i, j] for i, j in pairs], rtol=1e-12)
+
+
+def test_each_compared_method_s_counts_are_the_hand_counts():
+    """compare-scores' figures for a 4 × 6 grid of 8 numbers, d_a = 8, counted by hand; the
+    methods it leaves out of its table (a fifth column does not fit 80 columns) count too."""
+    counts = {name: methods.method(name).cost(6, 4, 8, 8) for name in NAMES}
+    pairs = 24
+    assert (counts["dot"].mult_adds, counts["dot"].elementwise) == (pairs * 8, 0)
+    assert (counts["scaled"].mult_adds, counts["scaled"].elementwise) == (pairs * 8, pairs)
+    assert counts["general"].mult_adds == 4 * 8 * 8 + pairs * 8
+    assert counts["additive"].tanh == pairs * 8
+    cosine = counts["cosine"]  # the products, each state's length once, a division per pair
+    assert (cosine.mult_adds, cosine.elementwise, cosine.params) == (pairs * 8 + 10 * 8, pairs, 0)
+    assert [m.name for m in methods.compared()] == ["additive", "general", "dot", "scaled"]

@@ -26,6 +26,8 @@ KINDS = {
     "scaled": ("--seed", "3", "--method", "scaled"),
     "general": ("--seed", "3", "--method", "general"),
     "additive": ("--seed", "5", "--method", "additive"),
+    "cosine": ("--seed", "5", "--method", "cosine"),
+    "cosine-es": ("--seed", "6", "--method", "cosine", "--size", "4", "--lang", "es"),
     "rope": ("--seed", "3", "--positions", "rope"),
     "selfattn": ("--seed", "3", "--selfattn"),
     "online": ("--seed", "2", "--online", "--size", "5"),
@@ -117,6 +119,11 @@ def _expected(doc: dict) -> dict[str, np.ndarray]:
         w_1, w_2, v_a = (np.array(doc[name], float) for name in ("w_1", "w_2", "v_a"))
         hidden = np.tanh(w_1 @ query + keys @ w_2.T)
         expected.update(w_1=w_1, w_2=w_2, v_a=v_a, hidden=hidden, dots=hidden @ v_a)
+    elif method == "cosine":  # ‖q‖ ‖k‖ by loops over the numbers, then q · k
+        lengths = [math.sqrt(sum(q * q for q in query)) * math.sqrt(sum(k * k for k in key))
+                   for key in keys]  # fmt: skip
+        expected.update(lengths=np.array(lengths), dots=keys @ query)
+        np.testing.assert_allclose(expected["scores"], keys @ query / lengths, rtol=1e-12)
     else:
         expected["dots"] = keys @ query
     if doc.get("positions") == "rope":
@@ -218,7 +225,9 @@ def test_a_class_set_is_a_worksheet_per_sheet_and_its_keys_after(run, run_json, 
     assert openpyxl.load_workbook(keys_only).sheetnames == ["Answers 1", "Answers 2"]
 
 
-@pytest.mark.parametrize("kind", ["dot", "general", "additive", "rope", "selfattn", "online"])
+@pytest.mark.parametrize(
+    "kind", ["dot", "general", "additive", "cosine", "rope", "selfattn", "online"]
+)
 def test_a_changed_given_moves_the_chain(tmp_path, run, kind):
     """What the spreadsheet is for: the student edits a given and every step follows."""
     path = tmp_path / "hoja.xlsx"

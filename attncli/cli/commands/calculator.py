@@ -17,6 +17,7 @@ from attncli.cli.options import (
     TokensOption,
     ValuesOption,
     WeightsOption,
+    methods_help,
 )
 from attncli.messages import _
 from attncli.present.output import Settings
@@ -30,10 +31,7 @@ MethodOption = Annotated[
     Option(
         "--method",
         "-m",
-        help=_(
-            "dot: q·k. scaled: q·k ÷ √d_k. general (Luong): q^T W_a k. additive (Bahdanau): "
-            "v_a^T tanh(W_1 q + W_2 k). [default: the input's, else dot]"
-        ),
+        help=methods_help(_("[default: the input's, else dot]")),
     ),
 ]
 ScoreArguments = Annotated[
@@ -95,7 +93,7 @@ ChainMethodOption = Annotated[
     Option(
         "--method",
         "-m",
-        help=_("The score: dot, scaled, general or additive. [default: the input's, else dot]"),
+        help=methods_help(_("[default: the input's, else dot]")),
     ),
 ]
 ChainTemperatureOption = Annotated[

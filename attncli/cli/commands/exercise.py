@@ -5,7 +5,7 @@ from typing import Annotated
 
 from attncli.cli.commands import command
 from attncli.cli.declare import Option
-from attncli.cli.options import ScoreMethod
+from attncli.cli.options import ScoreMethod, methods_help
 from attncli.messages import _
 from attncli.present.output import Settings
 
@@ -35,11 +35,7 @@ ExerciseMethodOption = Annotated[
     Option(
         "--method",
         "-m",
-        help=_(
-            "The score to work: dot (q·k), scaled (q·k ÷ √d_k), general (q · W_a k, W_a "
-            "given) or additive (v_a · tanh(W_1 q + W_2 k), W_1, W_2 and v_a given). "
-            "[default: dot]"
-        ),
+        help=methods_help(_("The sheet gives the parameters. [default: dot]")),
     ),
 ]
 SelfAttnOption = Annotated[
@@ -271,8 +267,8 @@ def _check_answer_sheet_path(path: str, rope: str | None, online: bool) -> None:
         if given:
             raise OptionError(
                 _(
-                    "--answer-sheet with {option}: attn check corrects the dot, scaled, "
-                    "general, additive and --selfattn sheets; leave out one of them"
+                    "--answer-sheet with {option}: attn check corrects the sheets of every "
+                    "--method and of --selfattn; leave out one of them"
                 ),
                 option=option,
             )

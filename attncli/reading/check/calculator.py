@@ -220,6 +220,7 @@ def score_input(document: Document, method: str, seed: int, d_a: int | None) -> 
             method=method,
             about=("query", "queries", "keys"),
         )
+    scoring.check(queries, keys, single)
     key_labels = labels(document.get("tokens"), keys.shape[0], "keys", "k")
     rows = Rows(
         queries,

@@ -7,7 +7,7 @@ The CSV has a header row and one row per blank:
 
 (or ';' between the cells, as a spreadsheet that writes decimal commas saves it).
 
-`seed`, `sheet` (dot, scaled, general, additive or selfattn), `size` and `dim` say which
+`seed`, `sheet` (a score method's name, or selfattn), `size` and `dim` say which
 sheet attn exercise made; `lang` how its numbers are written (0,665 in Spanish); `step` and
 `token` name the blank (`question` says it in words, for the student); `answer` is what the
 student wrote, left empty for a blank not done. `student` is the student's name, on any
