@@ -168,6 +168,12 @@ class CacheLedger(Result):
         )
 
     @property
+    def multi_head_numbers(self) -> int:
+        """What the cache would hold with a key and a value for every query head: with
+        grouped-query heads, heads ÷ kv_heads times what it holds."""
+        return self.cache_numbers * self.heads // self.kv_heads
+
+    @property
     def layer_difference(self) -> float:
         """The largest difference from the layer's own output (its products summed by BLAS,
         in another order)."""
@@ -199,6 +205,7 @@ class CacheLedger(Result):
             "d_v": self.d_v,
             "multiplications": dict(self.multiplications),
             "cache_numbers": self.cache_numbers,
+            "cache_numbers_multi_head": self.multi_head_numbers,
             "cache_bytes": self.cache_numbers * self.dtype_bytes,
             "bytes_per_number": self.dtype_bytes,
             **({} if self.shown_step is None else {"shown_step": self.shown_step + 1}),

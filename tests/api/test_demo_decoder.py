@@ -82,6 +82,28 @@ def test_every_layer_and_head_is_read_with_its_shared_key_value_heads(demo_decod
         np.testing.assert_array_equal(result.weights, expected)
 
 
+def test_the_model_view_draws_every_layer_and_head(demo_decoder, demo_run):
+    result = heads(SENTENCE, demo_decoder, grid=True, pattern="previous")
+    assert result.grid is not None and result.grid.shape == (30, 9, 5, 5)
+    expected = np.stack([layer.attention.weights for layer in demo_run[2].layers])
+    np.testing.assert_array_equal(result.grid, expected)
+
+
+def test_the_kv_cache_keeps_three_shared_key_value_heads_not_nine(demo_decoder):
+    from attncli.api.inference import kv_cache
+
+    layer = model_selfattn(SENTENCE, demo_decoder, layer=30)
+    ledger = kv_cache(layer, head=9)
+    assert ledger.bit_for_bit and ledger.layer_difference < 1e-12
+    assert (ledger.layers, ledger.heads, ledger.kv_heads, ledger.d_k) == (30, 9, 3, 64)
+    assert ledger.cache_numbers == 2 * 30 * 3 * 64 * 5
+    assert ledger.multi_head_numbers == 3 * ledger.cache_numbers  # 9 full heads
+    # each step writes 3 heads' k and v, and computes 9 heads' q, scores and weights
+    step = ledger.ledger[4]
+    assert step.key.shape == step.value.shape == (3, 64) and step.query.shape == (9, 64)
+    assert step.weights.shape == (9, 5)
+
+
 def test_heads_finds_a_previous_token_head_and_induction_heads(demo_decoder):
     sentence = repeated_random(demo_decoder, 10)
     previous = heads(sentence, demo_decoder, pattern="previous").ranking

@@ -39,6 +39,22 @@ def test_the_ledger_piped(run):
     )
 
 
+def test_grouped_heads_cache_their_key_value_heads_only(run):
+    line = ("selfattn", LESSON, "--causal", "--kv-cache", "--heads", "4", "--kv-heads", "2",
+            "--head", "3")  # fmt: skip
+    document = json.loads(run(*line).stdout)
+    assert (document["heads"], document["kv_heads"]) == (4, 2)
+    assert document["cache_numbers"] == 2 * 1 * 2 * 2 * 6  # 2 kv-heads of d_k 2, 6 tokens
+    assert document["cache_numbers_multi_head"] == 2 * document["cache_numbers"]
+    screen = _flat(run(*line, "--format", "table").stdout)
+    assert "The KV cache, token by token, head 3 (kv head 2):" in screen
+    assert "the 4 query heads share 2 key/value heads (2 each)" in screen
+    assert "it would hold 96 numbers (768 bytes in float64), 2 times as many." in screen
+    plain = _flat(run("selfattn", LESSON, "--causal", "--kv-cache", "--heads", "4",
+                      "--format", "table").stdout)  # fmt: skip
+    assert "Grouped-query" not in plain and "kv head" not in plain
+
+
 def test_the_tiled_row(run):
     line = ("selfattn", LESSON, "--causal", "--tiles", "2,2", "--token", "están")
     screen = _flat(run(*line, "--format", "table").stdout)

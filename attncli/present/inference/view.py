@@ -270,6 +270,9 @@ def cache_view(result: CacheLedger, fmt: Format) -> list[RenderableType]:
         )
         rows.add_row(str(t + 1), render.safe_label(result.tokens[t]), cached, row)
     heading = "" if result.heads == 1 else fmt.say("tiles_head", head=head + 1)
+    grouped = result.kv_heads < result.heads
+    if grouped:  # its k and v are its key/value head's, shared with the group's other heads
+        heading = fmt.say("cache_head_kv", head=head + 1, kv=kv + 1)
     shown = [] if result.shown_step is None else [_cache_at(result, result.shown_step, fmt)]
     m = result.multiplications
     times = m["recomputed"] / m["cached"]
@@ -285,6 +288,19 @@ def cache_view(result: CacheLedger, fmt: Format) -> list[RenderableType]:
         "half": fmt.count(result.cache_numbers * 2),
     }
     size = "cache_size" if result.d_v == result.d_k else "cache_size_dv"
+    sharing = []  # grouped-query heads: what a key and a value per query head would take
+    if grouped:
+        multi = result.multi_head_numbers
+        sharing.append(
+            fmt.say(
+                "cache_grouped",
+                heads=result.heads,
+                kv_heads=result.kv_heads,
+                group=result.heads // result.kv_heads,
+                multi=fmt.count(multi),
+                multi_bytes=fmt.count(multi * result.dtype_bytes),
+            )
+        )
     difference = result.layer_difference
     return [
         _titled(fmt.say("cache_title", head=heading), written),
@@ -303,6 +319,7 @@ def cache_view(result: CacheLedger, fmt: Format) -> list[RenderableType]:
                 times=fmt.decimal(f"{times:.1f}"),
             ),
             fmt.say(size, **size_fields),
+            *sharing,
         ),
     ]
 

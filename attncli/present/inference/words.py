@@ -111,6 +111,13 @@ INFERENCE_PHRASES: dict[str, str] = {
         "{numbers} numbers, {bytes} bytes in float64 ({half} in float16 or bfloat16, as models "
         "keep it)."
     ),
+    "cache_head_kv": _(", head {head} (kv head {kv})"),
+    "cache_grouped": _(
+        "Grouped-query attention: the {heads} query heads share {kv_heads} key/value heads "
+        "({group} each), so the cache keeps {kv_heads} heads' keys and values, not {heads}: "
+        "with a key and a value for every query head it would hold {multi} numbers "
+        "({multi_bytes} bytes in float64), {group} times as many."
+    ),
     # attn predict
     "predict_title": _("The next token after the {count} tokens, by {model}"),
     "predict_logit": _("Logit"),
