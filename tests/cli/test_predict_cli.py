@@ -26,7 +26,7 @@ def test_the_table_and_the_lens(run, gpt2):
     screen = _flat(run(*line, "--format", "table").stdout)
     assert "The next token after the 5 tokens" in screen
     assert "car 10.84 0.549 0.805" in screen
-    assert "drawn from 3 of the 395 tokens" in screen and "embeddings car" in screen
+    assert "drawn from 3 of the 395 tokens" in screen and "embeddings « car»" in screen
     document = json.loads(run(*line).stdout)
     assert document["kept"] == 3 and [row["layer"] for row in document["by_layer"]] == [0, 1, 2]
     assert document["top"][0]["token"] == " car"

@@ -397,7 +397,8 @@ def predict_view(result: PredictResult, fmt: Format) -> list[RenderableType]:
         lens.add_column(fmt.say("predict_layer"))
         lens.add_column(fmt.say("predict_lens_top"))
         for number, words in enumerate(result.lens_words):
-            shown = ", ".join(repr(word)[1:-1] for word in words)
+            # each token in «» with its spaces: a lens's tokens are often " ", "," or " ("
+            shown = " ".join(f"«{repr(word)[1:-1]}»" for word in words)
             lens.add_row(fmt.say("predict_embeddings") if number == 0 else str(number),
                          render.safe_label(shown))  # fmt: skip
         view.append(_titled(fmt.say("predict_lens"), lens))
