@@ -121,10 +121,12 @@ def write_gguf(
     sentencepiece: bool = False,
     pre: str | None = None,
     claimed_kv_heads: int = KV_HEADS,
+    tokenizer: str | None = None,
 ) -> Path:
     """The tiny model of `architecture` (llama or qwen2) at `path`; with `sentencepiece`, a
-    Llama 2-style vocabulary in place of the byte-level one. `pre` and `claimed_kv_heads`
-    write other metadata than the file's own (for the refusals' tests)."""
+    Llama 2-style vocabulary in place of the byte-level one. `pre`, `claimed_kv_heads` and
+    `tokenizer` (tokenizer.ggml.model) write other metadata than the file's own (for the
+    refusals' tests)."""
     import gguf
 
     rng = np.random.Generator(np.random.PCG64(SEEDS[architecture]))
@@ -156,7 +158,7 @@ def write_gguf(
         writer.add_unk_token_id(0)
         writer.add_add_bos_token(True)
     else:
-        writer.add_tokenizer_model("gpt2")
+        writer.add_tokenizer_model(tokenizer or "gpt2")
         writer.add_tokenizer_pre(pre or ("smollm" if architecture == "llama" else "qwen2"))
         writer.add_token_merges(merges)
         writer.add_bos_token_id(tokens.index("<|im_start|>"))
@@ -192,4 +194,67 @@ def write_gguf(
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()
     writer.close()
+    return path
+
+
+def type_offset(path: Path, name: str) -> int:
+    """Where the file keeps the type number of tensor `name`."""
+    import gguf
+
+    reader = gguf.GGUFReader(str(path))
+    tensor = next(t for t in reader.tensors if t.name == name)
+    return int(tensor.field.offset + sum(part.nbytes for part in tensor.field.parts[:4]))
+
+
+def with_type(source: Path, target: Path, name: str, number: int) -> Path:
+    """A copy of `source` at `target` whose tensor `name` says it is of type `number`."""
+    import shutil
+
+    shutil.copy(source, target)
+    offset = type_offset(target, name)
+    with open(target, "r+b") as file:
+        file.seek(offset)
+        file.write(number.to_bytes(4, "little"))
+    return target
+
+
+def other_architecture(path: Path, architecture: str = "phi3") -> Path:
+    """A header-only GGUF file of an architecture attn does not run."""
+    import gguf
+
+    writer = gguf.GGUFWriter(str(path), architecture)
+    writer.add_block_count(1)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    return path
+
+
+def broken(kind: str, source: Path, folder: Path) -> Path:
+    """A GGUF file wrong in one way, made from the good file `source`, in `folder`."""
+    import gguf
+
+    path = folder / f"{kind}.gguf"
+    data = source.read_bytes()
+    if kind == "not GGUF":
+        path.write_bytes(b"PK\x03\x04 not a model")
+    elif kind == "truncated":
+        path.write_bytes(data[: len(data) // 2])
+    elif kind == "version":
+        path.write_bytes(data[:4] + (1).to_bytes(4, "little") + data[8:])
+    elif kind == "unknown type":
+        with_type(source, path, "blk.0.attn_q.weight", 250)
+    elif kind == "unsupported type":  # Q4_K's blocks read as Q2_K's, which are smaller
+        with_type(source, path, "blk.0.ffn_gate.weight", int(gguf.GGMLQuantizationType.Q2_K))
+    elif kind == "architecture":
+        other_architecture(path)
+    elif kind == "shape":
+        write_gguf(path, claimed_kv_heads=4)
+    elif kind == "pre-tokenizer":
+        write_gguf(path, pre="jais")
+    elif kind == "tokenizer model":
+        write_gguf(path, tokenizer="rwkv")
+    else:
+        raise ValueError(kind)
     return path

@@ -4,9 +4,13 @@ conversion, --chat, and a GGUF refusal as one line with status 2."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
-from attncli.reading.models import chat, gguf_cache, gguf_file
+import pytest
+
+from attncli.reading.models import chat, gguf_cache, gguf_file, gguf_tokens
+from tests import tiny_gguf
 from tests.meaning import told
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
@@ -47,6 +51,69 @@ def test_a_bad_gguf_file_is_one_line_and_status_2(run, tmp_path):
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
     told(result.error, type(result.error), gguf_file.VERSION, version=7)
+
+
+BROKEN = {
+    "not GGUF": gguf_file.NOT_GGUF,
+    "truncated": gguf_file.TRUNCATED,
+    "version": gguf_file.VERSION,
+    "unknown type": gguf_file.UNKNOWN_TYPE,
+    "unsupported type": gguf_file.UNSUPPORTED_TYPE,
+    "architecture": gguf_file.ARCHITECTURE,
+    "shape": gguf_file.SHAPE,
+    "pre-tokenizer": gguf_tokens.CANNOT_REBUILD,
+    "tokenizer model": gguf_tokens.CANNOT_REBUILD,
+}
+
+
+@pytest.mark.parametrize("kind", BROKEN)
+@pytest.mark.parametrize("command", [["predict"], ["selfattn"], ["heads", "--pattern", "previous"]],
+                         ids=["predict", "selfattn", "heads"])  # fmt: skip
+def test_each_bad_gguf_file_is_one_line_and_status_2(run, tiny_ggufs, tmp_path, monkeypatch,
+                                                     kind, command):  # fmt: skip
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("ATTN_GGUF_CACHE", str(cache))
+    path = tiny_gguf.broken(kind, tiny_ggufs["tiny-llama"], tmp_path)
+    result = run(*command, "the keys", "--model", str(path))
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    told(result.error, type(result.error), BROKEN[kind], path=str(path))
+    assert not cache.exists() or os.listdir(cache) == []  # nothing half-converted left
+
+
+def test_a_model_larger_than_the_memory_free_is_one_line_before_dequantizing(
+    run, tiny_ggufs, monkeypatch, tmp_path
+):
+    import gguf
+
+    from attncli import limits
+
+    monkeypatch.setenv("ATTN_GGUF_CACHE", str(tmp_path))
+
+    def never(*args, **kwargs):
+        raise AssertionError("dequantized")
+
+    monkeypatch.setattr(gguf.quants, "dequantize", never)
+    monkeypatch.setattr(limits, "available_memory", lambda: 10**6)
+    result = run("predict", "the keys", "--model", str(tiny_ggufs["tiny-llama"]))
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1
+    assert result.error.msgid == limits.MEMORY_REFUSED
+
+
+def test_a_half_written_cache_entry_is_converted_again_and_said(run, tiny_ggufs, tmp_path,
+                                                                monkeypatch):  # fmt: skip
+    monkeypatch.setenv("ATTN_GGUF_CACHE", str(tmp_path / "cache"))
+    line = ("predict", "the keys to the", "--model", str(tiny_ggufs["tiny-qwen2"]), "--json")
+    first = run(*line)
+    (folder,) = [p for p in (tmp_path / "cache").iterdir() if p.name.startswith("tiny-qwen2")]
+    weights = folder / "model.safetensors"
+    with open(weights, "r+b") as file:
+        file.truncate(weights.stat().st_size // 3)
+    again = run(*line)
+    assert again.exit_code == 0 and again.stdout == first.stdout
+    assert again.stderr.count("\n") == 1 and str(folder) in again.stderr
+    assert gguf_cache.is_whole(str(folder))
 
 
 def test_a_pipe_named_gguf_is_refused_not_waited_on(run, tmp_path):

@@ -4,7 +4,6 @@ be wrong refused in one line, before anything is dequantized (reading/models/ggu
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -16,24 +15,6 @@ from attncli.reading.models.gguf_file import config_of, open_gguf
 from attncli.reading.models.model import load_model
 from tests import tiny_gguf
 from tests.meaning import told
-
-
-def _type_offset(path: Path, name: str) -> int:
-    """Where the file keeps the type number of tensor `name`."""
-    import gguf
-
-    reader = gguf.GGUFReader(str(path))
-    tensor = next(t for t in reader.tensors if t.name == name)
-    return int(tensor.field.offset + sum(part.nbytes for part in tensor.field.parts[:4]))
-
-
-def _with_type(source: Path, target: Path, name: str, number: int) -> Path:
-    shutil.copy(source, target)
-    offset = _type_offset(target, name)
-    with open(target, "r+b") as file:
-        file.seek(offset)
-        file.write(number.to_bytes(4, "little"))
-    return target
 
 
 def test_the_metadata_becomes_the_config_attn_reads(tiny_ggufs):
@@ -88,7 +69,8 @@ def test_a_version_it_does_not_read_is_refused(tiny_ggufs, tmp_path):
 
 
 def test_a_type_number_the_gguf_package_does_not_know_is_refused(tiny_ggufs, tmp_path):
-    path = _with_type(tiny_ggufs["tiny-llama"], tmp_path / "x.gguf", "blk.0.attn_q.weight", 250)
+    source = tiny_ggufs["tiny-llama"]
+    path = tiny_gguf.with_type(source, tmp_path / "x.gguf", "blk.0.attn_q.weight", 250)
     with pytest.raises(InputError) as caught:
         load_model(str(path))
     told(caught.value, InputError, gguf_file.UNKNOWN_TYPE, number="250")
@@ -99,8 +81,8 @@ def test_a_known_type_attn_does_not_dequantize_is_refused_by_name(tiny_ggufs, tm
 
     # Q4_K's blocks of 256 read as Q2_K's (smaller): the file still holds them
     number = int(gguf.GGMLQuantizationType.Q2_K)
-    path = _with_type(tiny_ggufs["tiny-llama"], tmp_path / "q2.gguf", "blk.0.ffn_gate.weight",
-                      number)  # fmt: skip
+    path = tiny_gguf.with_type(tiny_ggufs["tiny-llama"], tmp_path / "q2.gguf",
+                               "blk.0.ffn_gate.weight", number)  # fmt: skip
     with pytest.raises(InputError) as caught:
         load_model(str(path))
     told(caught.value, InputError, gguf_file.UNSUPPORTED_TYPE, name="blk.0.ffn_gate.weight",
@@ -108,15 +90,7 @@ def test_a_known_type_attn_does_not_dequantize_is_refused_by_name(tiny_ggufs, tm
 
 
 def test_an_architecture_attn_does_not_run_is_refused_naming_those_it_runs(tmp_path):
-    import gguf
-
-    path = tmp_path / "phi.gguf"
-    writer = gguf.GGUFWriter(str(path), "phi3")
-    writer.add_block_count(1)
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.write_tensors_to_file()
-    writer.close()
+    path = tiny_gguf.other_architecture(tmp_path / "phi.gguf")
     with pytest.raises(InputError) as caught:
         load_model(str(path))
     told(caught.value, InputError, gguf_file.ARCHITECTURE, architecture="'phi3'",

@@ -68,3 +68,12 @@ def test_a_pre_tokenizer_rule_it_does_not_know_is_refused(tmp_path):
     told(caught.value, InputError, gguf_tokens.CANNOT_REBUILD, path=str(path),
          models="gpt2, llama")  # fmt: skip
     assert "jais" in caught.value.fields["reason"]
+
+
+def test_a_vocabulary_of_another_kind_is_refused(tmp_path):
+    path = tiny_gguf.write_gguf(tmp_path / "rwkv.gguf", tokenizer="rwkv")
+    with pytest.raises(InputError) as caught:
+        load_model(str(path))
+    told(caught.value, InputError, gguf_tokens.CANNOT_REBUILD, path=str(path),
+         models="gpt2, llama")  # fmt: skip
+    assert "rwkv" in caught.value.fields["reason"]
