@@ -112,8 +112,9 @@ def predict(
     order = np.argsort(-logits, kind="stable")[: max(top, 1)]
 
     # every token decoded at once (the tokenizers package does a batch in one call); a
-    # piece of a character reads as the vocabulary writes it
-    decoded = vocabulary.decode_batch([[i] for i in range(logits.size)])
+    # piece of a character reads as the vocabulary writes it, a special token as itself
+    # (<|im_end|>: an instruct model's end of turn, which decoding would leave empty)
+    decoded = vocabulary.decode_batch([[i] for i in range(logits.size)], skip_special_tokens=False)
 
     def word(i: int) -> str:
         text = str(decoded[int(i)])

@@ -97,3 +97,15 @@ def test_the_row_order_is_undone_as_llama_cpp_made_it():
     # within a head, HF row i is ggml's row 2i, row i + d/2 its row 2i + 1
     np.testing.assert_array_equal(ggml[2], hf[1])
     np.testing.assert_array_equal(ggml[3], hf[1 + size // 2])
+
+
+def test_predict_names_a_special_token_as_itself(tiny_ggufs):
+    """<|im_end|>, an instruct model's end of turn, is a likely next token: decoding would
+    leave it empty, and the table would show a blank row."""
+    from attncli.api.predict import predict
+
+    result = predict("the keys", str(tiny_ggufs["tiny-qwen2"]), top=3)
+    vocabulary = load_model(str(tiny_ggufs["tiny-qwen2"])).tokenizer.tokenizer.get_vocab()
+    for special in ("<|im_start|>", "<|im_end|>", "<|endoftext|>"):
+        assert result.vocabulary[vocabulary[special]] == special
+    assert result.vocabulary[vocabulary["Ġkeys"]] == " keys"
