@@ -503,10 +503,14 @@ def repeated_random(model: str, count: int, seed: int = 0) -> str:
         if (not bytes_level or token.startswith("Ġ")) and len(word) > 1 and word.isascii() \
                 and word.isalpha() and word.islower():  # fmt: skip
             words.append(word)
+    # a byte-level vocabulary reads a word after a space as another token than the word
+    # alone (Ġword, word): every word is drawn, and read, after a space, so that the second
+    # half repeats the first token for token
+    space = " " if bytes_level else ""
     drawn: list[str] = []
     for index in np.random.default_rng(seed).permutation(len(words)):
         word = words[index]
-        pieces = tokenizer.tokenizer.encode(word, add_special_tokens=False).ids
+        pieces = tokenizer.tokenizer.encode(space + word, add_special_tokens=False).ids
         if len(pieces) == 1:
             drawn.append(word)
             if len(drawn) == count:
@@ -519,7 +523,7 @@ def repeated_random(model: str, count: int, seed: int = 0) -> str:
             random=Setting("count", len(drawn), "--random"),
         )
     half = " ".join(drawn)
-    sentence = f"{half} {half}"
+    sentence = f"{space}{half} {half}"
     positions = tokenizer.positions
     if 2 * count + 2 > positions:
         raise OptionError(

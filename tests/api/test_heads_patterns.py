@@ -98,6 +98,15 @@ def test_random_repeats_a_seeded_draw(run, models):
     assert sentence.split() == tokens[1:11]
 
 
+def test_random_repeats_the_same_tokens_in_a_byte_level_vocabulary(models):
+    """GPT-2's vocabulary reads «keys» alone and « keys» after a space as two tokens: the
+    first word is read after a space too, so the second half is the first, id for id."""
+    model = str(models / "gpt2")
+    sentence = attn.repeated_random(model, 5, seed=0)
+    ids = list(attn.selfattn(sentence, model=model).source.ids)
+    assert len(ids) == 10 and ids[:5] == ids[5:] and len(set(ids[:5])) == 5
+
+
 def test_the_screen_says_the_metric_and_what_a_causal_pattern_means_here(run, models):
     bert = run("heads", REPEATED, "--model", str(models / "bert"), "--pattern", "induction",
                "--format", "table").stdout  # fmt: skip
