@@ -170,6 +170,19 @@ TRUNCATED = _(
 )
 
 
+ENDS_EARLY = _("its {size} bytes end before the header, metadata and tensors it lists")
+# what numpy says when the reader's view of the file is shorter than the part it reads
+_CUT_SHORT = ("cannot reshape", "out of bounds", "size must be a divisor", "buffer is smaller")
+
+
+def _short(path: str, error: BaseException) -> str | Message:
+    """Why the gguf package could not read the file: that it ends too soon, when numpy's
+    words say a part read runs past its end; else the package's own first line."""
+    if any(words in str(error) for words in _CUT_SHORT):
+        return Message(ENDS_EARLY, size=os.path.getsize(path))
+    return first_line(error, 80)
+
+
 def open_gguf(path: str) -> GGUF:
     """The file opened by the gguf package, its architecture read and checked."""
     _header(path)
@@ -185,9 +198,9 @@ def open_gguf(path: str) -> GGUF:
                 number=re.sub(r"\D", "", text.split(" is not")[0].rpartition("(")[2]),
                 types=", ".join(TYPES),
             ) from None
-        raise InputError(TRUNCATED, path=path, reason=first_line(error, 80)) from None
+        raise InputError(TRUNCATED, path=path, reason=_short(path, error)) from None
     except (IndexError, OverflowError, UnicodeDecodeError, KeyError, TypeError) as error:
-        raise InputError(TRUNCATED, path=path, reason=first_line(error, 80)) from None
+        raise InputError(TRUNCATED, path=path, reason=_short(path, error)) from None
     size = os.path.getsize(path)
     for tensor in reader.tensors:
         if tensor.data_offset + tensor.n_bytes > size:
