@@ -82,3 +82,21 @@ def test_the_cache_is_in_the_users_cache_folder_by_default(monkeypatch, tmp_path
     monkeypatch.delenv("ATTN_GGUF_CACHE")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert gguf_cache.cache_root() == str(tmp_path / "attncli" / "gguf")
+
+
+def test_two_runs_converting_at_once_keep_the_copy_that_is_whole(tiny_ggufs, cache, said,
+                                                                 monkeypatch):  # fmt: skip
+    """Another run renames its conversion into place first: this run's rename fails, the
+    other's whole copy is read, and no work folder is left."""
+    path = str(tiny_ggufs["tiny-llama"])
+    real = gguf_cache.convert
+    folder = gguf_cache.entry_folder(path, str(cache))
+
+    def raced(source, work, announce=None):
+        real(source, work, announce)
+        os.makedirs(folder)
+        real(source, folder)  # the other run, done first
+
+    monkeypatch.setattr(gguf_cache, "convert", raced)
+    assert load_model(path).folder == folder and gguf_cache.is_whole(folder)
+    assert [n for n in os.listdir(cache) if n.startswith(".")] == []
