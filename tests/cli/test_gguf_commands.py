@@ -116,6 +116,16 @@ def test_a_half_written_cache_entry_is_converted_again_and_said(run, tiny_ggufs,
     assert gguf_cache.is_whole(str(folder))
 
 
+def test_a_cache_folder_it_cannot_write_is_one_line(run, tiny_ggufs, tmp_path, monkeypatch):
+    taken = tmp_path / "a-file"
+    taken.write_text("not a folder")
+    monkeypatch.setenv("ATTN_GGUF_CACHE", str(taken))
+    result = run("predict", "the keys", "--model", str(tiny_ggufs["tiny-llama"]))
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    told(result.error, type(result.error), gguf_cache.UNWRITABLE, folder=str(taken))
+
+
 def test_a_pipe_named_gguf_is_refused_not_waited_on(run, tmp_path):
     import os
 

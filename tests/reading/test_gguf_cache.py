@@ -100,3 +100,36 @@ def test_two_runs_converting_at_once_keep_the_copy_that_is_whole(tiny_ggufs, cac
     monkeypatch.setattr(gguf_cache, "convert", raced)
     assert load_model(path).folder == folder and gguf_cache.is_whole(folder)
     assert [n for n in os.listdir(cache) if n.startswith(".")] == []
+
+
+def test_a_cache_folder_that_cannot_be_made_is_one_line(tiny_ggufs, tmp_path, monkeypatch):
+    from attncli.errors import InputError
+
+    taken = tmp_path / "a-file"
+    taken.write_text("not a folder")
+    for folder in (taken, taken / "under-it"):
+        monkeypatch.setenv("ATTN_GGUF_CACHE", str(folder))
+        with pytest.raises(InputError) as caught:
+            load_model(str(tiny_ggufs["tiny-llama"]))
+        assert caught.value.msgid == gguf_cache.UNWRITABLE
+        assert caught.value.fields["folder"] == str(folder)
+
+
+def test_a_full_disk_while_converting_is_one_line_and_leaves_nothing(tiny_ggufs, cache, said,
+                                                                   monkeypatch):  # fmt: skip
+    """safetensors says an I/O error in its own exception, not an OSError."""
+    import safetensors.numpy
+    from safetensors import SafetensorError
+
+    from attncli.errors import InputError
+
+    def full(*args, **kwargs):
+        raise SafetensorError("Error while serializing: I/O error: No space left on device")
+
+    monkeypatch.setattr(safetensors.numpy, "save_file", full)
+    with pytest.raises(InputError) as caught:
+        load_model(str(tiny_ggufs["tiny-llama"]))
+    assert caught.value.msgid == gguf_cache.UNWRITABLE
+    assert caught.value.fields["folder"].startswith(str(cache))
+    assert "No space left on device" in caught.value.fields["reason"]
+    assert os.listdir(cache) == []  # no work folder, no half-written copy

@@ -18,14 +18,17 @@ never read half-written.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
 from typing import Any
 
+from attncli.errors import InputError, first_line
 from attncli.messages import Message, _
 
 FORMAT = 1  # the conversion's version: a new one converts every file again
@@ -36,6 +39,30 @@ CONVERTING = _(
     "ATTN_GGUF_CACHE=off converts on every run instead)"
 )
 FILES = ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json")
+UNWRITABLE = _(
+    "{folder}: the converted model could not be written there ({reason}); set "
+    "ATTN_GGUF_CACHE to a folder you can write, or ATTN_GGUF_CACHE=off"
+)
+
+
+@contextlib.contextmanager
+def writing(folder: str) -> Iterator[None]:
+    """What the cache writes: a folder it cannot make, a full disk, a file where a folder
+    should be, in one line naming the folder (safetensors says an I/O error in its own
+    exception)."""
+    from safetensors import SafetensorError
+
+    try:
+        yield
+    except (OSError, SafetensorError) as error:
+        raise unwritable(folder, error) from None
+
+
+def unwritable(folder: str, error: Exception) -> InputError:
+    """The cache's folder could not be written: the system's reason (No space left on
+    device), else the library's first line."""
+    reason = error.strerror if isinstance(error, OSError) and error.strerror else None
+    return InputError(UNWRITABLE, folder=folder, reason=reason or first_line(error, 100))
 
 
 def cache_root() -> str | None:
@@ -120,15 +147,17 @@ def convert(path: str, folder: str, announce: Message | None = None) -> None:
     if announce is not None:
         _notice(announce)
     tokenizer_config["model_max_length"] = config["max_position_embeddings"]
-    _write_text(os.path.join(folder, "tokenizer.json"), text)
-    _write_text(os.path.join(folder, "tokenizer_config.json"), json.dumps(tokenizer_config))
+    with writing(folder):
+        _write_text(os.path.join(folder, "tokenizer.json"), text)
+        _write_text(os.path.join(folder, "tokenizer_config.json"), json.dumps(tokenizer_config))
     tensors = dict(dequantized(model, planned))
-    save_file(tensors, os.path.join(folder, "model.safetensors"), metadata={"format": "pt"})
-    del tensors
-    _write_text(os.path.join(folder, "config.json"), json.dumps(config, indent=1))
-    sizes = {name: os.path.getsize(os.path.join(folder, name)) for name in FILES}
-    record = {"format": FORMAT, "source": _source(path), "sizes": sizes}
-    _write_text(os.path.join(folder, RECORD), json.dumps(record, indent=1))
+    with writing(folder):
+        save_file(tensors, os.path.join(folder, "model.safetensors"), metadata={"format": "pt"})
+        del tensors
+        _write_text(os.path.join(folder, "config.json"), json.dumps(config, indent=1))
+        sizes = {name: os.path.getsize(os.path.join(folder, name)) for name in FILES}
+        record = {"format": FORMAT, "source": _source(path), "sizes": sizes}
+        _write_text(os.path.join(folder, RECORD), json.dumps(record, indent=1))
 
 
 def _write_text(path: str, text: str) -> None:
@@ -144,7 +173,8 @@ def converted(path: str) -> str:
     if root is None:
         import atexit
 
-        folder = tempfile.mkdtemp(prefix="attn-gguf-")
+        with writing(tempfile.gettempdir()):
+            folder = tempfile.mkdtemp(prefix="attn-gguf-")
         atexit.register(shutil.rmtree, folder, True)
         convert(path, folder)
         return folder
@@ -155,15 +185,16 @@ def converted(path: str) -> str:
     if os.path.exists(folder):
         announce = Message(NOT_WHOLE, folder=folder, path=path)
         shutil.rmtree(folder, ignore_errors=True)
-    os.makedirs(root, exist_ok=True)
-    work = tempfile.mkdtemp(prefix=".converting-", dir=root)
+    with writing(root):
+        os.makedirs(root, exist_ok=True)
+        work = tempfile.mkdtemp(prefix=".converting-", dir=root)
     try:
         convert(path, work, announce)
         try:
             os.rename(work, folder)
-        except OSError:  # another run converted it meanwhile: keep the one that is whole
+        except OSError as error:  # another run converted it meanwhile: keep the one that is whole
             if not is_whole(folder):
-                raise
+                raise unwritable(root, error) from None
     finally:
         shutil.rmtree(work, ignore_errors=True)
     _forget_older(path, root, folder)
