@@ -63,6 +63,7 @@ BROKEN = {
     "shape": gguf_file.SHAPE,
     "pre-tokenizer": gguf_tokens.CANNOT_REBUILD,
     "tokenizer model": gguf_tokens.CANNOT_REBUILD,
+    "not UTF-8": gguf_file.TRUNCATED,
 }
 
 

@@ -158,3 +158,11 @@ def test_a_tensor_attn_does_not_read_is_refused_not_left_out(tmp_path):
     with pytest.raises(InputError) as caught:
         load_model(str(path))
     told(caught.value, InputError, gguf_file.NOT_A_WEIGHT, name="rope_freqs.weight")
+
+
+def test_metadata_text_that_is_not_utf8_is_refused_naming_its_key(tiny_ggufs, tmp_path):
+    path = tiny_gguf.broken("not UTF-8", tiny_ggufs["tiny-llama"], tmp_path)
+    with pytest.raises(InputError) as caught:
+        load_model(str(path))
+    told(caught.value, InputError, gguf_file.TRUNCATED, path=str(path))
+    assert caught.value.fields["reason"].fields["key"] == "tokenizer.ggml.pre"

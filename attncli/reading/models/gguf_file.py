@@ -83,10 +83,23 @@ class GGUF:
         field = self.reader.get_field(key)
         if field is None:
             return default
-        return field.contents()
+        return contents(self.path, field)
 
     def has(self, key: str) -> bool:
         return self.reader.get_field(key) is not None
+
+
+def contents(path: str, field: Any) -> Any:
+    """A metadata field's value, read when asked: text that is not UTF-8 (a corrupt byte)
+    is refused in one line naming its key."""
+    try:
+        return field.contents()
+    except (UnicodeDecodeError, ValueError, IndexError):
+        raise InputError(
+            TRUNCATED,
+            path=path,
+            reason=Message(_("its metadata {key} could not be read"), key=field.name),
+        ) from None
 
 
 def _gguf_package() -> Any:
@@ -210,7 +223,7 @@ def open_gguf(path: str) -> GGUF:
                 reason=Message(_("tensor {name} ends past the file's end"), name=tensor.name),
             )
     field = reader.get_field("general.architecture")
-    architecture = field.contents() if field is not None else None
+    architecture = contents(path, field) if field is not None else None
     if architecture not in ARCHITECTURES:
         raise InputError(
             ARCHITECTURE,
