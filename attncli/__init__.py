@@ -29,6 +29,7 @@ __all__ = [
     "exercise",
     "grad",
     "heads",
+    "heads_sum",
     "kv_cache",
     "mix",
     "online_softmax",
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
     from attncli.api.exercise import exercise
     from attncli.api.grad import grad
     from attncli.api.heads import heads, repeated_random
+    from attncli.api.heads_sum import heads_sum
     from attncli.api.inference import kv_cache, online_softmax, tiles
     from attncli.api.options import options
     from attncli.api.pairs import compare_heads, compare_sentences
@@ -70,6 +72,7 @@ _HOMES = {
     "grad": "api.grad",
     **dict.fromkeys(("kv_cache", "online_softmax", "tiles"), "api.inference"),
     **dict.fromkeys(("heads", "repeated_random"), "api.heads"),
+    "heads_sum": "api.heads_sum",
     "options": "api.options",
     **dict.fromkeys(("compare_heads", "compare_sentences"), "api.pairs"),
     "predict": "api.predict",

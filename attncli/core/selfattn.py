@@ -262,6 +262,13 @@ def join_heads(per_head: np.ndarray) -> np.ndarray:
     return np.swapaxes(per_head, -3, -2).reshape(*lead, rows, heads * width)
 
 
+def head_products(queries: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Each head's products Q_h K_hᵀ, before any division: q · k summed over the head's own
+    columns, so that the heads' grids add up to the products over all their columns."""
+    # [h, T_q, d_k], [h, T_k, d_k] -> [h, T_q, T_k]
+    return queries @ np.swapaxes(keys, -1, -2)
+
+
 def append_row(matrix: np.ndarray, row: np.ndarray) -> np.ndarray:
     """One more row at the end of the token axis, the same for every leading axis."""
     # [..., T, d], [d] -> [..., T + 1, d]

@@ -152,4 +152,31 @@ EXTRA_PHRASES: dict[str, str] = {
         "happens to stand from the others in that draw, so a single run can jump up or down "
         "where the mean moves little."
     ),
+    # attn selfattn --heads N --heads-sum: several heads, one score
+    "heads_sum_title": _(
+        "{heads} heads of {d_k} columns against one head of all {width}, the same W^Q and "
+        "W^K{seed}"
+    ),
+    "heads_sum_seed": _(" (seed {seed})"),
+    "heads_sum_head": _("Head {head}: Q_{head} K_{head}^T, columns {first} to {last}"),
+    "heads_sum_sum": _("The heads added up: {terms}"),
+    "heads_sum_one": _("One head: Q K^T, all {width} columns"),
+    "heads_sum_same": _(
+        "The sum is the one-head grid: its largest difference is {difference}, {ulps} in the "
+        "last place of float64 (the same products added in another order)."
+    ),
+    "heads_sum_ulps": _("{count} units"),
+    "heads_sum_ulp": _("1 unit"),
+    "heads_sum_none": _("no unit"),
+    "heads_sum_weights": _(
+        "Where they part, the softmax: the row of {token} (one head ÷ {one}, each head "
+        "÷ {each})"
+    ),
+    "heads_sum_one_row": _("one head"),
+    "heads_sum_head_row": _("head {head}"),
+    "heads_sum_why": _(
+        "The scores add up; the weights do not. One head normalises the whole sum at once; "
+        "each of the {heads} heads normalises its own part, so what one head's columns see "
+        "is not outweighed by the others'."
+    ),
 }

@@ -129,6 +129,7 @@ RENDERERS: dict[str, tuple[str, str, bool]] = {
     "PredictResult": ("inference.view", "predict_view", False),
     "SentencePair": ("pairs.view", "pair_view", True),
     "HeadsChange": ("pairs.view", "heads_change_view", False),
+    "HeadsSum": ("heads_sum_view", "heads_sum_view", False),
 }
 
 

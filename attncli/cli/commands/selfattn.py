@@ -103,6 +103,18 @@ TilesOption = Annotated[
         ),
     ),
 ]
+HeadsSumOption = Annotated[
+    bool,
+    Option(
+        "--heads-sum",
+        help=_(
+            "With --heads N: each head's Q_h K_h^T, their sum held against the one-head grid "
+            "Q K^T of the same W (equal but for float64's last digit), and one row's weights "
+            "both ways (--token T): the scores add up, the softmax does not. E.g. attn "
+            "selfattn 'el tren va lleno' --heads 2 --heads-sum"
+        ),
+    ),
+]
 PlotOption = Annotated[
     str | None,
     Option(
@@ -135,6 +147,7 @@ def selfattn(
     kv_cache: KvCacheOption = False,
     tiles: TilesOption = None,
     compare: CompareOption = None,
+    heads_sum: HeadsSumOption = False,
     *,
     settings: Settings,
 ) -> None:
@@ -173,13 +186,15 @@ def selfattn(
 
         one_run = {"--input": input_path, "--weights": weights, "--prefix": prefix,
                    "--grad-output": grad_output, "--target": target, "--item": item,
-                   "--plot": plot, "--kv-cache": kv_cache, "--tiles": tiles}  # fmt: skip
+                   "--plot": plot, "--kv-cache": kv_cache, "--tiles": tiles,
+                   "--heads-sum": heads_sum}  # fmt: skip
         compare_selfattn(sentence, compare, layer_settings, model, layer, head, words, one_run,
                          options_given(layer_settings), settings)  # fmt: skip
         return
     if model is not None and (kv_cache or tiles is not None):
         given = options_given(layer_settings) + [name for name, value in {"--input": input_path,
-                 "--weights": weights, "--item": item}.items() if value is not None]  # fmt: skip
+                 "--weights": weights, "--item": item, "--heads-sum": heads_sum or None}.items()
+                 if value is not None]  # fmt: skip
         _model_at_inference(sentence, model, layer, head, given, kv_cache, tiles, plot, settings)
         return
     if model is not None:
@@ -187,7 +202,7 @@ def selfattn(
 
         given = [name for name, value in {"--input": input_path, "--weights": weights,
                  "--prefix": prefix, "--grad-output": grad_output, "--target": target,
-                 "--item": item}.items()
+                 "--item": item, "--heads-sum": heads_sum or None}.items()
                  if value is not None] + options_given(layer_settings)  # fmt: skip
         run_model_selfattn(sentence, model, layer, head, words, given, plot, settings)
         return
@@ -219,8 +234,9 @@ def selfattn(
         from attncli.present.plot import check_plot_path
 
         check_plot_path(plot)
-    options = replace(
-        layer_settings, grids=grids_needed(settings.fields, plot, grad_output or target)
+    options = replace(  # --heads-sum reads every head's grid, whatever --fields keeps
+        layer_settings,
+        grids=heads_sum or grids_needed(settings.fields, plot, grad_output or target),
     )
     from attncli.present.layer.progress import layer_progress
 
@@ -230,6 +246,9 @@ def selfattn(
         inputs = LayerInputs.from_document(document)
         result = selfattn_inputs(inputs, sentence, options, from_file, on_rows, in_input)
     shown = result if item is None else result.item(item)
+    if heads_sum:
+        _heads_sum(shown, kv_cache, tiles, plot, settings)
+        return
     if tiles is None and not kv_cache:  # --tiles and --kv-cache show the row --token names
         refuse_unexplained_row(settings)
     if kv_cache or tiles is not None:
@@ -280,6 +299,26 @@ def _at_inference(
 
     tile_q, tile_k = parse_tiles(tiles or "")
     emit(tiled(result, tile_q, tile_k, settings.row, settings.token, head), settings)
+
+
+def _heads_sum(
+    result: "SelfAttnResult", kv_cache: bool, tiles: str | None, plot: str | None,
+    settings: Settings,
+) -> None:
+    """--heads-sum: the heads' products added up against one head of the same W."""
+    from attncli.api.heads_sum import heads_sum
+    from attncli.errors import OptionError
+    from attncli.present.output import emit
+
+    others = {"--kv-cache": kv_cache, "--tiles": tiles is not None, "--plot": plot is not None,
+              "--steps": settings.steps}  # fmt: skip
+    for option, given in others.items():
+        if given:
+            raise OptionError(
+                _("{option} with --heads-sum: the sum is a view of its own; leave out {option}"),
+                option=option,
+            )
+    emit(heads_sum(result, settings.row, settings.token), settings)
 
 
 def _model_at_inference(
