@@ -66,6 +66,8 @@ class Explorer(GuardedActions, App[None]):
     .narrow #header-below { display: block; }
     .narrow #header { display: none; }
     #message { height: auto; color: $warning; padding: 0 1; }
+    #drawn-note { display: none; height: auto; padding: 0 1; color: $text-muted; }
+    .narrow #drawn-note.drawn { display: block; }
     #status { height: auto; background: $panel; padding: 0 1; }
     #model-box { display: none; height: 1fr; border-top: hkey $panel; padding: 0 1; }
     .pane #model-box { display: block; }
@@ -139,6 +141,7 @@ class Explorer(GuardedActions, App[None]):
                 yield Static(id="panel")
         with VerticalScroll(id="model-box", can_focus=False):
             yield Static(id="model-pane")
+        yield Static(id="drawn-note")  # on a short screen the header's note is out of sight
         yield Static(id="message")
         yield Static(id="status")
 
@@ -181,6 +184,12 @@ class Explorer(GuardedActions, App[None]):
                         widget.update(Guarded(header, self.language))
                 self.query_one("#grid", GridView).update(Guarded(grid, self.language))
                 self.query_one("#panel", Static).update(Guarded(panel, self.language))
+            note = views.drawn_note(self.result, fmt.lang)
+            if self._shown.get("drawn-note") != (note and note.plain):
+                self._shown["drawn-note"] = note and note.plain
+                drawn = self.query_one("#drawn-note", Static)
+                drawn.update(note or "")
+                drawn.set_class(note is not None, "drawn")
             if self.pane_open:
                 self._draw_pane()
         if self._shown.get("message") != self.note:

@@ -32,6 +32,17 @@ def header(result: SelfAttnResult, fmt: Format) -> RenderableType:
     return layer_view.header(result, fmt, hint=False)
 
 
+def drawn_note(result: SelfAttnResult, lang: str) -> Text | None:
+    """While the seed draws every W (a typed sentence, or an X alone): that no row means
+    anything yet, and the two ways to a grid that does (the lesson's hand-set sample, or
+    attn train); None for given or trained W, a model's, and a layer without projections."""
+    if _model(result) is not None or not result.projections:
+        return None
+    if not {"w_q", "w_k", "w_v"} <= set(result.drawn):
+        return None
+    return Text(say(lang, "drawn_note", seed=result.seed))
+
+
 def grid(result: SelfAttnResult, state: State, fmt: Format) -> RenderableType:
     """The weight grid (or the score grid) of the head shown, every row and as many columns
     as fit, the cursor's cell marked and every cell answering a click; of a model's words,

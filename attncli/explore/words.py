@@ -43,6 +43,12 @@ WORDS: dict[str, str] = {
     "norm_given": _("the embeddings' length belongs to a typed sentence; this X is the document's"),
     "norm_edge": _("that is as far as the length goes"),
     "seed_given": _("W^Q, W^K, W^V are the document's: no seed draws them"),
+    # under the grid while the seed draws the W: why the lesson's «están» → «llaves» is not
+    # on screen, and where to see it
+    "drawn_note": _(
+        "These W are random (seed {seed}), not trained: no row means anything yet. The "
+        "lesson's grid: attn explore -i llaves; W learned: attn train"
+    ),
     "d_k_fixed": _("d_k is d_model without projections (Q = K = V = X)"),
     "d_k_edge": _("d_k goes from 1 to {most}"),
     "window_none": _("no window: every query already sees every key; < narrows it"),
