@@ -23,6 +23,7 @@ __all__ = [
     "ShapeError",
     "check",
     "check_files",
+    "check_questions",
     "compare_heads",
     "compare_scores",
     "compare_sentences",
@@ -35,6 +36,7 @@ __all__ = [
     "online_softmax",
     "options",
     "predict",
+    "questions",
     "repeated_random",
     "rollout",
     "samples",
@@ -57,6 +59,7 @@ if TYPE_CHECKING:
     from attncli.api.options import options
     from attncli.api.pairs import compare_heads, compare_sentences
     from attncli.api.predict import predict
+    from attncli.api.questions import check_questions, questions
     from attncli.api.rollout import rollout
     from attncli.api.samples import samples
     from attncli.api.scaling import scaling
@@ -69,6 +72,7 @@ _HOMES = {
     **dict.fromkeys(("compare_scores", "mix", "score", "softmax"), "api.calculator"),
     "exercise": "api.exercise",
     **dict.fromkeys(("check", "check_files"), "api.checking"),
+    **dict.fromkeys(("check_questions", "questions"), "api.questions"),
     "grad": "api.grad",
     **dict.fromkeys(("kv_cache", "online_softmax", "tiles"), "api.inference"),
     **dict.fromkeys(("heads", "repeated_random"), "api.heads"),

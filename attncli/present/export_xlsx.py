@@ -42,6 +42,14 @@ def check_xlsx(result: Any, path: str) -> None:
             ),
             path=path,
         )
+    if type(result).__name__ in ("QuestionSheet", "QuestionCheck"):
+        raise OptionError(
+            _(
+                "--export {path}: a spreadsheet's cells compute an exercise's numbers; the "
+                "questions are words: name a .tex, .html, .svg, .png, .md or .txt file"
+            ),
+            path=path,
+        )
     if not _holds(result):
         raise OptionError(
             _(

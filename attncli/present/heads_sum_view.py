@@ -32,7 +32,7 @@ def heads_sum_view(result: HeadsSum, fmt: Format) -> list[RenderableType]:
         title = fmt.say("heads_sum_head", head=head + 1, first=head * d_k + 1,
                         last=(head + 1) * d_k)  # fmt: skip
         view.append(render.number_grid(title, rows, columns, result.products[head], fmt))
-    terms = " + ".join(f"Q_{head} K_{head}^T" for head in range(1, heads + 1))
+    terms = " + ".join(f"Q_{head} K_{head}ᵀ" for head in range(1, heads + 1))
     view.append(render.number_grid(fmt.say("heads_sum_sum", terms=terms), rows, columns,
                                    result.summed, fmt))  # fmt: skip
     view.append(

@@ -20,6 +20,7 @@ from attncli.present.layer.words import LAYER_PHRASES
 from attncli.present.method_looks import METHOD_PHRASES
 from attncli.present.model.words import MODEL_PHRASES
 from attncli.present.pairs.words import PAIR_PHRASES
+from attncli.present.questions_words import QUESTION_PHRASES
 from attncli.present.training.words import TRAIN_PHRASES
 
 LANGUAGES = messages.languages()  # English and every language with a catalog
@@ -216,6 +217,7 @@ _joined(
     CHECK_PHRASES,  # attn check: questions, verdicts, mistakes, the class's table
     PAIR_PHRASES,  # two sentences compared (--compare)
     METHOD_PHRASES,  # each score method's name and its tables' headings (core.methods)
+    QUESTION_PHRASES,  # the lessons' questions (attn exercise and check --questions)
 )
 
 

@@ -154,13 +154,12 @@ EXTRA_PHRASES: dict[str, str] = {
     ),
     # attn selfattn --heads N --heads-sum: several heads, one score
     "heads_sum_title": _(
-        "{heads} heads of {d_k} columns against one head of all {width}, the same W^Q and "
-        "W^K{seed}"
+        "{heads} heads of {d_k} columns against one head of all {width}, the same W^Q and W^K{seed}"
     ),
     "heads_sum_seed": _(" (seed {seed})"),
-    "heads_sum_head": _("Head {head}: Q_{head} K_{head}^T, columns {first} to {last}"),
+    "heads_sum_head": _("Head {head}: Q_{head} K_{head}ᵀ, columns {first} to {last}"),
     "heads_sum_sum": _("The heads added up: {terms}"),
-    "heads_sum_one": _("One head: Q K^T, all {width} columns"),
+    "heads_sum_one": _("One head: Q Kᵀ, all {width} columns"),
     "heads_sum_same": _(
         "The sum is the one-head grid: its largest difference is {difference}, {ulps} in the "
         "last place of float64 (the same products added in another order)."
@@ -169,8 +168,7 @@ EXTRA_PHRASES: dict[str, str] = {
     "heads_sum_ulp": _("1 unit"),
     "heads_sum_none": _("no unit"),
     "heads_sum_weights": _(
-        "Where they part, the softmax: the row of {token} (one head ÷ {one}, each head "
-        "÷ {each})"
+        "Where they part, the softmax: the row of {token} (one head ÷ {one}, each head ÷ {each})"
     ),
     "heads_sum_one_row": _("one head"),
     "heads_sum_head_row": _("head {head}"),

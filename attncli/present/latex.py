@@ -147,7 +147,7 @@ _INLINE = re.compile(
     r"(?P<option>(?<![\w-])--[a-z][a-z0-9-]*)"
     r"|√\s?(?P<radicand>[A-Za-z](?:[_^][A-Za-z0-9]+)?|\d+(?:[.,]\d+)?)"
     r"|(?<![\w\\])(?P<base>[A-Za-zℓ∇Σ]|\d{1,3}(?:[,\u202f]\d{3})+|\d+(?:[.,]\d+)?)(?P<op>[_^])"
-    r"(?P<script>\{[^{}]*\}|\((?:[^()]|\([^()]*\))*\)|[^\W_]+|…)"
+    r"(?P<script>\{[^{}]*\}|\((?:[^()]|\([^()]*\))*\)|[^\W_ᵀ]+|…)"  # K_1ᵀ: ᵀ after
     r"|(?<![\w.,)\]])(?P<negative>[-−]\d+(?:[.,]\d+)?(?:e[-+]?\d+)?)"
 )
 
@@ -195,9 +195,17 @@ def _inline(match: re.Match[str]) -> str:
     return "$" + _math_number(match["negative"]) + "$"
 
 
+_BARRED = re.compile("([A-Za-z])\u0304")  # a letter and a combining macron: h̄, H̄
+
+
 def _plain(text: str) -> str:
     """Text without mathematics, each character the LaTeX way; a typed -- never an en dash
-    (split before the characters are mapped, so that — as --- stays an em dash)."""
+    (split before the characters are mapped, so that — as --- stays an em dash); a barred
+    letter (the encoder's h̄, H̄) as \bar in math mode."""
+    if "\u0304" in text:
+        parts = _BARRED.split(text)  # the text between, and each barred letter
+        return "".join(_plain(part) if index % 2 == 0 else r"$\bar{" + part + "}$"
+                       for index, part in enumerate(parts))  # fmt: skip
     return "-{}-".join("".join(_TEXT.get(char, char) for char in part) for part in text.split("--"))
 
 

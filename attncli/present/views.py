@@ -130,6 +130,8 @@ RENDERERS: dict[str, tuple[str, str, bool]] = {
     "SentencePair": ("pairs.view", "pair_view", True),
     "HeadsChange": ("pairs.view", "heads_change_view", False),
     "HeadsSum": ("heads_sum_view", "heads_sum_view", False),
+    "QuestionSheet": ("questions_view", "questions_view", False),
+    "QuestionCheck": ("questions_view", "question_check_view", False),
 }
 
 

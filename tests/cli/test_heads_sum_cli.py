@@ -30,8 +30,8 @@ def test_the_sum_and_the_one_head_grid_print_alike(run):
     assert result.exit_code == 0, result.stderr
     screen = result.stdout
     assert screen.startswith("2 heads of 4 columns against one head of all 8")
-    summed = _block(screen, "The heads added up: Q_1 K_1^T + Q_2 K_2^T")
-    assert summed == _block(screen, "One head: Q K^T, all 8 columns")
+    summed = _block(screen, "The heads added up: Q_1 K_1ᵀ + Q_2 K_2ᵀ")
+    assert summed == _block(screen, "One head: Q Kᵀ, all 8 columns")
     assert summed[3].split() == ["lleno", "-2.94", "-2.08", "0.34", "-2.56"]
     assert "in the last place of float64" in _flat(screen)
     assert "the row of «lleno» (one head ÷ √8, each head ÷ √4)" in _flat(screen)
@@ -42,8 +42,8 @@ def test_the_sum_and_the_one_head_grid_print_alike(run):
 def test_in_spanish(run):
     screen = run("selfattn", TREN, "--heads", "2", "--heads-sum", "--token", "tren",
                  "--lang", "es", "--format", "table").stdout  # fmt: skip
-    summed = _block(screen, "Las cabezas sumadas: Q_1 K_1^T + Q_2 K_2^T")
-    assert summed == _block(screen, "Una cabeza: Q K^T, las 8 columnas")
+    summed = _block(screen, "Las cabezas sumadas: Q_1 K_1ᵀ + Q_2 K_2ᵀ")
+    assert summed == _block(screen, "Una cabeza: Q Kᵀ, las 8 columnas")
     assert summed[0].split() == ["el", "2,30", "0,43", "2,26", "2,67"]
     assert "la fila de «tren» (una cabeza ÷ √8, cada cabeza ÷ √4)" in _flat(screen)
     assert "Las puntuaciones se suman; los pesos no." in _flat(screen)

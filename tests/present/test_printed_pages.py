@@ -37,11 +37,15 @@ EXERCISES = {
     "rope-es": ("exercise", "--positions", "rope", "--seed", "7", "--lang", "es"),
     "online": ("exercise", "--online", "--seed", "3", "--answers"),
     "online-es": ("exercise", "--online", "--seed", "3", "--answers", "--lang", "es"),
+    # the lessons' questions: h̄ and H̄ᵀ (a combining macron) once stopped pdflatex
+    "questions": ("exercise", "--questions", "--answers"),
+    "questions-es": ("exercise", "--questions", "--answers", "--lang", "es"),
 }
 LLAVES = str(SAMPLES / "llaves.json")
 RESULTS = {
     "score": ("score", "-i", str(SAMPLES / "tren.json"), "--steps"),
     "score-grid": ("score", "-i", str(SAMPLES / "tren-grid.json")),
+    "heads-sum": ("selfattn", "el tren va lleno", "--heads", "2", "--heads-sum", "--lang", "es"),
     "softmax": ("softmax", "2", "-0.5", "1", "--steps"),
     "softmax-online": ("softmax", "2", "0", "1", "3", "--online", "--block", "2", "--steps"),
     "check-class": (

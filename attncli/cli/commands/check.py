@@ -45,6 +45,17 @@ CheckSelfAttnOption = Annotated[
     ),
 ]
 
+CheckQuestionsOption = Annotated[
+    bool,
+    Option(
+        "--questions",
+        help=_(
+            "Mark the lessons' questions (attn exercise --questions): a letter each, answered "
+            "at once with the right choice and why."
+        ),
+    ),
+]
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -57,6 +68,7 @@ def check(
     dim: DimOption = None,
     method: ExerciseMethodOption = None,
     selfattn: CheckSelfAttnOption = False,
+    questions: CheckQuestionsOption = False,
     *,
     settings: Settings,
 ) -> None:
@@ -74,6 +86,8 @@ def check(
     A teacher: attn check answers/*.csv corrects the files attn exercise --answer-sheet
     wrote, a row per student and a column per step, and names the class's most common
     mistake; --json for a grade book, --export for a page.
+
+    The lessons' questions on ideas, a letter each: attn check --questions
 
     Example: attn check --seed 3 --lang es
     """
@@ -95,6 +109,12 @@ def check(
         print_renderables(sys.stdout, [Padding(render.lines(*lines), (0, 0, 0, 2))])
         sys.stdout.flush()
 
+    if questions:
+        others = {"ANSWERS": bool(answers), "--seed": seed is not None, "--size": size is not None,
+                  "--dim": dim is not None, "--method": method is not None,
+                  "--selfattn": selfattn}  # fmt: skip
+        _check_questions(next((name for name, given in others.items() if given), None), settings)
+        return
     if answers:
         _check_files(answers, seed, size, dim, method, selfattn, settings)
         return
@@ -166,6 +186,82 @@ def check(
         exported(result, settings)  # --export: the marked sheet, as with JSON
         return
     emit(result, settings)
+
+
+def _check_questions(other: str | None, settings: Settings) -> None:
+    """attn check --questions: the questions shown, then each letter marked as it is typed,
+    with the right choice and why; piped for JSON, the letters marked all at once."""
+    import sys
+
+    from attncli.api.questions import QUESTIONS, check_questions, questions, read_choice
+    from attncli.errors import AttnError, InputError, OptionError
+    from attncli.present import render
+    from attncli.present.output import emit, exported, print_renderables, wants_json
+    from attncli.present.questions_view import Hanging, questions_sheet, summary, verdict_lines
+    from attncli.results.questions import QuestionCheck, QuestionVerdict
+
+    if other is not None:
+        raise OptionError(
+            _(
+                "{option} with --questions: the questions are the lessons' own, the same for "
+                "everyone; leave out {option}"
+            ),
+            option=other,
+        )
+    fmt = settings.format()
+    if settings.fields is not None or wants_json(settings.format_name, sys.stdout):
+        letters = [line for line in sys.stdin.read().splitlines() if line.strip()]
+        for number, letter in enumerate(letters[: len(QUESTIONS)], 1):
+            try:
+                read_choice(letter)
+            except AttnError as error:  # named by its place, as a student counts
+                raise InputError(
+                    _("answer {number} ({asked}): {problem}"),
+                    number=number,
+                    asked=fmt.say("questions.ask", number=number),
+                    problem=error.said,
+                ) from None
+        emit(check_questions(letters), settings)
+        return
+    print_renderables(sys.stdout, questions_sheet(questions(), fmt))
+    print_renderables(sys.stdout, [render.lines(fmt.say("questions.check_intro"))])
+    verdicts: list[QuestionVerdict] = []
+    left = 0
+    for number, question in enumerate(QUESTIONS, 1):
+        while True:
+            print(f"{fmt.say('questions.ask', number=number)}: ", end="", flush=True)
+            line = sys.stdin.readline()
+            if not line:  # Ctrl-D, or the piped letters ran out
+                print()
+                break
+            if not sys.stdin.isatty():
+                print(line.rstrip("\n"))
+            try:
+                chosen = read_choice(line)
+            except AttnError as error:
+                print_renderables(sys.stdout, [render.lines("  " + error.message(settings.lang))])
+                if sys.stdin.isatty():
+                    continue  # asked again
+                chosen = None
+            break
+        if not line:
+            break
+        # a piped line that names no choice: said above, and marked not right
+        verdicts.append(QuestionVerdict(question=question, chosen=chosen))
+        said = verdict_lines(number, question, chosen, fmt)
+        print_renderables(sys.stdout, [Hanging("  ", text) for text in said])
+    else:
+        left = _answers_left() if not sys.stdin.isatty() else 0
+    result = QuestionCheck(questions=QUESTIONS, verdicts=tuple(verdicts))
+    print(summary(result, fmt), flush=True)
+    if left:
+        extra = InputError(
+            _("{given} answers for {count} questions; give one letter a question, in order"),
+            given=len(QUESTIONS) + left,
+            count=len(QUESTIONS),
+        )
+        print_renderables(sys.stdout, [render.lines(extra.message(settings.lang))])
+    exported(result, settings)
 
 
 def _answers_left() -> int:

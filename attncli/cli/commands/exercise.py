@@ -87,6 +87,18 @@ OnlineExerciseOption = Annotated[
         ),
     ),
 ]
+QuestionsOption = Annotated[
+    bool,
+    Option(
+        "--questions",
+        help=_(
+            "The lessons' questions on ideas instead of a problem: what a layer without "
+            "projections does, W^Q, W^K and W^V, √d_k, A's shape, a longer sentence, the "
+            "additive score's cost, what the decoder limits; a letter each (--answers: the "
+            "key, each with its explanation). attn check --questions marks them."
+        ),
+    ),
+]
 AnswersOnlyOption = Annotated[
     bool,
     Option(
@@ -135,6 +147,7 @@ def exercise(
     online: OnlineExerciseOption = False,
     answer_sheet: AnswerSheetOption = None,
     blank: SheetBlankOption = False,
+    questions: QuestionsOption = False,
     *,
     settings: Settings,
 ) -> None:
@@ -162,6 +175,8 @@ def exercise(
     A spreadsheet whose cells compute, every step a formula: attn exercise --export
     hoja.xlsx (any kind of sheet, a class set a worksheet each); --blank leaves the
     student's cells empty and puts the formulas in the key's worksheets.
+
+    The lessons' questions on ideas, a letter each: attn exercise --questions --answers
 
     Example: attn exercise --seed 7 --lang es --answers
     """
@@ -192,6 +207,14 @@ def exercise(
                 "keys; leave out one of them"
             )
         )
+    if questions:
+        problem = {"--seed": seed != 0, "--size": size != 3, "--dim": dim is not None,
+                   "--method": method is not None, "--selfattn": selfattn, "--count": count != 1,
+                   "--positions": positions is not None, "--online": online,
+                   "--answer-sheet": answer_sheet is not None, "--blank": blank}  # fmt: skip
+        _questions_sheet(next((name for name, given in problem.items() if given), None),
+                         answers_only, settings)  # fmt: skip
+        return
     rope = None if positions is None else positions.value
     if answer_sheet is not None:
         _check_answer_sheet_path(answer_sheet, rope, online)
@@ -220,6 +243,28 @@ def exercise(
     if answer_sheet is not None:
         _write_answer_sheets(answer_sheet, sheets.sheets, settings)
     emit(sheets, settings, document=sheets.to_document(answers=settings.answers))
+
+
+def _questions_sheet(other: str | None, answers_only: bool, settings: Settings) -> None:
+    """attn exercise --questions: the lessons' questions, their key with --answers (alone
+    with --answers-only); piped, the questions as JSON (their answers with --answers)."""
+    from dataclasses import replace
+
+    from attncli.api.questions import questions
+    from attncli.errors import OptionError
+    from attncli.present.output import emit
+
+    if other is not None:
+        raise OptionError(
+            _(
+                "{option} with --questions: the questions are the lessons' own, the same for "
+                "everyone; leave out {option}"
+            ),
+            option=other,
+        )
+    sheet = questions(key_only=answers_only)
+    emit(sheet, replace(settings, steps=False, blank=True, sheet_blank=False),
+         document=sheet.to_document(answers=settings.answers))  # fmt: skip
 
 
 def _online_sheet(

@@ -108,8 +108,8 @@ HeadsSumOption = Annotated[
     Option(
         "--heads-sum",
         help=_(
-            "With --heads N: each head's Q_h K_h^T, their sum held against the one-head grid "
-            "Q K^T of the same W (equal but for float64's last digit), and one row's weights "
+            "With --heads N: each head's Q_h K_hᵀ, their sum held against the one-head grid "
+            "Q Kᵀ of the same W (equal but for float64's last digit), and one row's weights "
             "both ways (--token T): the scores add up, the softmax does not. E.g. attn "
             "selfattn 'el tren va lleno' --heads 2 --heads-sum"
         ),
@@ -302,7 +302,10 @@ def _at_inference(
 
 
 def _heads_sum(
-    result: "SelfAttnResult", kv_cache: bool, tiles: str | None, plot: str | None,
+    result: "SelfAttnResult",
+    kv_cache: bool,
+    tiles: str | None,
+    plot: str | None,
     settings: Settings,
 ) -> None:
     """--heads-sum: the heads' products added up against one head of the same W."""
