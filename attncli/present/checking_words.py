@@ -8,9 +8,10 @@ from attncli.messages import _
 CHECK_PHRASES = {
     "check.intro": _(
         "Type each blank as you worked it out, in the sheet's order (Enter after each, "
-        "Ctrl-D to stop): a number, a fraction (2/3) or, for a vector, its numbers ({example}). "
-        "↑ is your own answer from a table above."
+        "Ctrl-D to stop): a number, a fraction (2/3) or, for a vector, its numbers ({example})."
     ),
+    # under a sheet whose blanks are the ones attn check asks
+    "sheet_carried": _("↑ is your own answer from a table above."),
     # the softmax table's divisor on attn check's sheet: the total it asks for below
     "check.total_divisor": _("total"),
     "check.ask.product": _("q · k of «{token}»"),

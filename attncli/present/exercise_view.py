@@ -68,8 +68,13 @@ def selfattn_exercise_view(
 def _sheet_view(
     sheet: Sheet, intro: list[RenderableType], fmt: Format, headings: tuple[str, str] | None
 ) -> list[RenderableType]:
-    """`headings`: a class set's (the sheet's, its key's), each naming the sheet."""
-    worksheet = replace(fmt, blank=True, answers=fmt.answers or not fmt.blank)
+    """`headings`: a class set's (the sheet's, its key's), each naming the sheet. A sheet
+    attn check corrects has the blanks it asks, no more (`asked`): the printed sheet, the
+    answer file and attn check's questions are one list; the key shows every working."""
+    from attncli.results.exercise import ExerciseResult
+
+    checked = not (isinstance(sheet, ExerciseResult) and sheet.given_query is not None)
+    worksheet = replace(fmt, blank=True, asked=checked, answers=fmt.answers or not fmt.blank)
     sheet_heading, key_heading = headings or (None, None)
     return steps_view(sheet.steps(), worksheet, intro, None, key_heading, sheet_heading)
 

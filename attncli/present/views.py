@@ -176,6 +176,8 @@ def steps_view(
     heading = render.heading(sheet_heading or fmt.say("worksheet"))
     view = [heading, render.NameLine(fmt.say("name_line")), *(intro or []), *(givens or [])]
     view.append(explanation_tables(explanation, fmt))
+    if fmt.asked:  # a cell that repeats an answer shows ↑, said once under the tables
+        view.append(render.lines(fmt.say("sheet_carried")))
     if fmt.answers:
         key = explanation_tables(explanation, fmt.filled())
         heading = render.heading(key_heading or fmt.say("answers"))

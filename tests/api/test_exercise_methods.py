@@ -79,7 +79,9 @@ def test_one_seed_gives_the_same_problem_under_every_method_but_scaled(run_json)
 
 def test_the_scaled_worksheet_divides_by_two(run):
     out = run("exercise", "--method", "scaled", "--answers", "--format", "table").stdout
-    assert "÷ √4 = 2" in _section(out, "WORKSHEET", "ANSWERS")
+    # the sheet asks q · k and the score; the key shows the division between them
+    assert "each key ÷ √d_k" in _section(out, "WORKSHEET", "ANSWERS")
+    assert "÷ √4 = 2" in _section(out, "ANSWERS")
 
 
 def test_a_general_worksheet_gives_w_a_and_leaves_its_products_empty(run, run_json):
@@ -90,7 +92,8 @@ def test_a_general_worksheet_gives_w_a_and_leaves_its_products_empty(run, run_js
     title, *rows = _section(worksheet, "Fill in the empty cells.", "General scores").split()
     assert title.lower() == "w_a" and rows == [str(v) for row in problem["w_a"] for v in row]
     scores = _section(worksheet, "General scores", "Softmax")
-    assert scores.count(BLANK) == 3 * 3 and "W_a · key" in scores
+    # the blanks attn check asks: W_a · key and the score (q · (W_a · key) is the score)
+    assert scores.count(BLANK) == 3 * 2 and "W_a · key" in scores
     assert BLANK not in answers
 
 
@@ -220,12 +223,12 @@ def test_a_self_attention_worksheet_leaves_what_the_student_works_out_empty(run,
     projections = _section(worksheet, "Queries, keys and values", "Scaled scores")
     assert projections.count(BLANK) == 3 * 3
     # The query and keys of the score table, and the values of the mix table, are the
-    # student's own results of the projections: empty too.
-    assert f"Scaled scores: {last} ({BLANK})" in worksheet
+    # student's own results of the projections: ↑, asked once above.
+    assert f"Scaled scores: {last} (↑)" in worksheet
     scores = _section(worksheet, "Scaled scores", "Softmax")
-    assert scores.count(BLANK) == 1 + 3 * 4  # the query in the heading, four cells a key
+    assert scores.count(BLANK) == 3 * 2 and scores.count("↑") == 1 + 3  # q · k and the score
     mix = _section(worksheet, "Mix for", "Output")
-    assert mix.count(BLANK) == 3 * 3
+    assert mix.count(BLANK) == 3 and mix.count("↑") == 3 * 2
     # The key has every number: the projections as whole numbers, the output as the layer's.
     q = naive.linear(problem["x"], problem["w_q"])
     assert ", ".join(str(int(n)) for n in q[-1]) in _section(answers, "Queries", "Scaled")

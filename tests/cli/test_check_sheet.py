@@ -48,10 +48,16 @@ def test_the_sheet_shows_as_many_blanks_as_the_check_asks(run, kind, lang):
     assert CARRIED in sheet  # the scores and weights carried from a table above
 
 
-def test_a_printed_sheet_keeps_every_blank(run):
-    """attn exercise's own sheet, to write on, still leaves every cell of the working."""
-    sheet = run("exercise", "--seed", "3", "--format", "table").stdout
-    assert sheet.count(BLANK) == 25 and CARRIED not in sheet
+@pytest.mark.parametrize("lang", ["en", "es"])
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_printed_sheet_is_the_sheet_check_shows(run, kind, lang):
+    """attn exercise prints the sheet attn check shows and asks, blank for blank: q · k where
+    a step follows it, the softmax ÷ the total of its Total row, each weight asked once."""
+    printed = run("exercise", "--seed", "3", *kind, "--lang", lang, "--format", "table").stdout
+    shown = run("check", "--seed", "3", *kind, "--lang", lang, "--format", "table", input="")
+    assert shown.stdout.startswith(printed.rstrip("\n"))
+    divisor = "÷ total" if lang == "en" else "dividir por el total"
+    assert divisor in printed and "÷ ____" not in printed
 
 
 @pytest.mark.parametrize(

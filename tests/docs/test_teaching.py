@@ -90,18 +90,20 @@ def test_exercise_answers_match_the_pipeline(run_json):
     np.testing.assert_allclose(keyed["weights"], chained["weights"], rtol=1e-15)
 
 
-def test_exercise_worksheet_leaves_the_whole_chain_empty(run, run_json):
+def test_exercise_worksheet_asks_each_number_of_the_chain_once(run, run_json):
     tokens = run_json("exercise", "--seed", "1", "--json")["tokens"]
     out = run("exercise", "--seed", "1", "--answers", "--format", "table").stdout
     worksheet, answers = _section(out, "WORKSHEET", "ANSWERS"), _section(out, "ANSWERS")
     for table in ("Scores", "Softmax", "Mix"):
         assert table in worksheet and table in answers
-    # Scores carried into the softmax table and weights into the mix table are blank too.
+    # Scores carried into the softmax table and weights into the mix table are the
+    # student's own from the table above: ↑, as attn check shows the sheet and asks it.
     softmax = _section(worksheet, "Softmax", "Mix")
     rows = [
         line.split() for line in softmax.splitlines() if line.split()[:1] in ([t] for t in tokens)
     ]
-    assert len(rows) == len(tokens) and all(row[1:] == [BLANK] * 3 for row in rows)
+    assert len(rows) == len(tokens) and all(row[1:] == ["↑", BLANK, BLANK] for row in rows)
+    assert "↑ is your own answer from a table above." in worksheet
     assert not re.search(r"\d\.\d\d", worksheet)
     assert re.search(r"≈ [\d.]+, [\d.]+", answers)
 
