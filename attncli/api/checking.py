@@ -56,7 +56,8 @@ def corrector_of(sheet: Sheet) -> Corrector:
         layer = sheet.layer
         assert layer.x is not None  # the exercise gives X
         given = {name: np.asarray(layer.projections[name]) for name in ("w_q", "w_k", "w_v")}
-        return Corrector("selfattn", parameters={"x": np.asarray(layer.x), **given})
+        row = {"row": np.asarray(sheet.asking)}
+        return Corrector("selfattn", parameters={"x": np.asarray(layer.x), **given, **row})
     return Corrector(sheet.method, sheet.query, sheet.keys, sheet.values, dict(sheet.parameters))
 
 

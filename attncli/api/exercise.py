@@ -7,17 +7,18 @@ score, softmax and mix; the self-attention layer), so a worksheet's key and
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from attncli.api.calculator import check_method
 from attncli.core import attention, methods
 from attncli.errors import OptionError
-from attncli.messages import Setting, _
+from attncli.messages import Message, Setting, _
 
 if TYPE_CHECKING:
-    from attncli.results.exercise import ExerciseResult, ExerciseSet, SelfAttnExercise
+    from attncli.results.exercise import ExerciseResult, ExerciseSet, SelfAttnExercise, Sheet
 
 MAX_SHEETS = 100
 LARGEST_SEED = 2**64 - 1  # --seed's range, as every seeded command takes it
@@ -160,3 +161,82 @@ def exercise_set(
     return ExerciseSet(
         sheets=tuple(exercise(s, size, dim, method, positions) for s in seeds), key_only=key_only
     )
+
+
+# A lesson's own problem, read from a file (attn exercise -i, attn check -i): the fields of
+# the score chain (samples/tren.json) or of the self-attention layer (samples/llaves.json).
+CHAIN_FIELDS = ("tokens", "query", "queries", "keys", "values")
+LAYER_FIELDS = ("tokens", "x", "w_q", "w_k", "w_v")
+
+
+def lesson_sheet(
+    document: Mapping[str, Any], row: int | None = None, token: str | None = None
+) -> Sheet:
+    """The sheet of a lesson's own problem: a query (or a grid of queries, and the row of
+    `token` or `row`, 1-based) against keys and values, scored by the dot product as the
+    lesson works «el tren va lleno»; or x and W^Q, W^K, W^V, the self-attention sheet of one
+    row of the grid (the last unless `token` or `row` names another), as the lesson's
+    «llaves». Its numbers are checked as attn score and attn selfattn check them; a field of
+    neither kind is refused.
+
+    >>> tren = lesson_sheet({"tokens": ["tren", "va", "lleno"], "query": [1, 0],
+    ...                      "keys": [[2, 1], [0, 2], [1, 1]],
+    ...                      "values": [[10, 0], [0, 10], [5, 5]]})
+    >>> tren.tokens, tren.weights.round(3).tolist()
+    (('tren', 'va', 'lleno'), [0.665, 0.09, 0.245])
+    """
+    from attncli.errors import InputError
+
+    names = set(document)
+    layer = names - set(LAYER_FIELDS)
+    if {"x", "w_q", "w_k", "w_v"} <= names and not layer:
+        return _layer_sheet(document, row, token)
+    chain = names - set(CHAIN_FIELDS)
+    if {"keys", "values"} <= names and names & {"query", "queries"} and not chain:
+        return _chain_sheet(document, row, token)
+    other = sorted(chain if names & {"query", "queries", "keys"} else layer)
+    raise InputError(
+        _(
+            "a lesson's sheet is a query (or queries), keys and values, as samples/tren.json "
+            "holds them, or x, w_q, w_k and w_v, as samples/llaves.json; {fields}"
+        ),
+        fields=Message(_("this one holds {names}"), names=", ".join(other or sorted(names))),
+    )
+
+
+def _chain_sheet(document: Mapping[str, Any], row: int | None, token: str | None) -> Sheet:
+    """One query's row of a problem as attn score reads it, worked as the lesson's tables."""
+    from attncli.api.calculator import mix, score_document, softmax
+    from attncli.results.exercise import ExerciseResult
+    from attncli.results.rows import pick_row
+
+    scored = score_document(dict(document), "dot")
+    if scored.single and (row is not None or token is not None):
+        raise OptionError(
+            _("{option}: the problem has one query; leave it out"),
+            option=Setting("row") if row is not None else Setting("token", token),
+        )
+    index = pick_row(scored.row_labels, row, token)
+    weighed = softmax(scored.grid[index], tokens=list(scored.column_labels))
+    mixed = mix(weighed, values=document["values"])
+    return ExerciseResult(
+        seed=None,
+        tokens=tuple(scored.column_labels),
+        method="dot",
+        query=scored.queries[index],
+        keys=scored.keys,
+        values=np.asarray(mixed.values, dtype=np.float64),
+        scores=scored.grid[index],
+        weights=weighed.weights,
+        output=mixed.output,
+    )
+
+
+def _layer_sheet(document: Mapping[str, Any], row: int | None, token: str | None) -> Sheet:
+    """One row of a self-attention layer given whole (x and its three W)."""
+    from attncli.api.selfattn import selfattn
+    from attncli.results.exercise import SelfAttnExercise
+    from attncli.results.rows import pick_row
+
+    layer = selfattn(**{name: document[name] for name in LAYER_FIELDS if name in document})
+    return SelfAttnExercise(seed=None, layer=layer, row=pick_row(layer.query_labels, row, token))

@@ -94,7 +94,7 @@ class Corrector:
     kind: a score method's name, or selfattn. query [d], keys [T, d], values
     [T, d_v]; parameters: w_a [d, d] (general), w_1, w_2 [d_a, d] and v_a [d_a]
     (additive); a self-attention sheet gives x [T, d] and w_q, w_k, w_v [d, d_k] instead,
-    and works the last token's row.
+    and works the row of parameters["row"] (a 0-d array), the last token's when absent.
     """
 
     kind: str
@@ -113,7 +113,10 @@ class Corrector:
 
     @property
     def last(self) -> int:
-        """The self-attention sheet's query row: the last token's."""
+        """The self-attention sheet's query row: the last token's, unless the sheet names
+        another (a row of a lesson's grid)."""
+        if "row" in self.parameters:
+            return int(self.parameters["row"])
         return self.count - 1
 
     @property
@@ -253,7 +256,7 @@ class Corrector:
             found.append(("term_left_out", {"other": i}, np.asarray(np.sum(powers) - powers[i])))
         if self.kind == "selfattn":  # another query's row summed
             matrix = np.exp(self.score_matrix())
-            for i in range(count - 1):
+            for i in (i for i in range(count) if i != self.last):
                 found.append(("wrong_row", {"other": i}, np.asarray(matrix[i].sum())))
         return found
 
@@ -267,7 +270,8 @@ class Corrector:
         if self.kind == "selfattn" and count > 1:  # e^score ÷ its column's sum
             column = np.exp(self.score_matrix()[:, j])
             power = get("power", j)
-            found.append(("column_softmax", {}, power / (column[:-1].sum() + power)))
+            others = column.sum() - column[self.last]  # the column's other rows, and this one
+            found.append(("column_softmax", {}, power / (others + power)))
         return found
 
     def score_matrix(self) -> np.ndarray:

@@ -28,7 +28,8 @@ def exercise_intro(result: ExerciseResult, fmt: Format) -> list[RenderableType]:
     intro = [render.lines(*said, "")]
     if result.parameters:
         listed = {name: value.tolist() for name, value in result.parameters.items()}
-        intro.append(render.parameter_block(listed, [], result.seed, fmt))
+        # nothing of a sheet is drawn, so no seed is said (a lesson's own sheet has none)
+        intro.append(render.parameter_block(listed, [], result.seed or 0, fmt))
     return intro
 
 
@@ -36,7 +37,8 @@ def selfattn_intro(result: SelfAttnExercise, fmt: Format) -> list[RenderableType
     """What a self-attention sheet gives besides each token's x (in the first table): the
     three projections side by side, a row per number of x."""
     problem = result.problem()
-    line = fmt.say("selfattn_exercise_intro", count=len(result.tokens), token=result.tokens[-1])
+    token = result.tokens[result.asking]
+    line = fmt.say("selfattn_exercise_intro", count=len(result.tokens), token=token)
     rows = [f"{index + 1}" for index in range(len(problem["x"][0]))]
     given = {
         title: problem[name] for name, title in (("w_q", "W^Q"), ("w_k", "W^K"), ("w_v", "W^V"))

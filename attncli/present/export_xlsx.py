@@ -42,6 +42,16 @@ def check_xlsx(result: Any, path: str) -> None:
             ),
             path=path,
         )
+    asking = getattr(result, "row", None)
+    if type(result).__name__ == "SelfAttnExercise" and asking not in (None, len(result.tokens) - 1):
+        raise OptionError(
+            _(
+                "--export {path}: a spreadsheet works the last token's row of a layer; this "
+                "sheet works «{token}»'s: name a .tex, .html, .svg, .png, .md or .txt file"
+            ),
+            path=path,
+            token=result.tokens[asking],
+        )
     if type(result).__name__ in ("QuestionSheet", "QuestionCheck"):
         raise OptionError(
             _(

@@ -21,7 +21,7 @@ class ExerciseResult(Result):
     """A small problem to work by hand, and its answers: one query scored against every
     key by `method` (with its parameters), then softmax and mix."""
 
-    seed: int
+    seed: int | None  # None: a lesson's own problem, read from a file
     tokens: tuple[str, ...]
     method: str = "dot"
     query: np.ndarray  # [d]
@@ -103,10 +103,17 @@ class ExerciseResult(Result):
 class SelfAttnExercise(Result):
     """A self-attention layer to work by hand: X and W^Q, W^K, W^V given; every token's
     query, key and value, then the scores, weights and output of the last token (the one
-    the course works, «lleno»). `layer` holds the answers, computed by the layer itself."""
+    the course works, «lleno»), or of `row` (0-based) for a lesson's own layer. `layer`
+    holds the answers, computed by the layer itself."""
 
-    seed: int
+    seed: int | None  # None: a lesson's own layer, read from a file
     layer: SelfAttnResult
+    row: int | None = None
+
+    @property
+    def asking(self) -> int:
+        """The row the sheet works: `row`, else the last token's."""
+        return len(self.tokens) - 1 if self.row is None else self.row
 
     @property
     def tokens(self) -> tuple[str, ...]:
@@ -138,7 +145,7 @@ class SelfAttnExercise(Result):
 
         layer = self.layer
         assert layer.x is not None
-        last = len(self.tokens) - 1
+        last = self.asking
         projections = explain_projections(
             self.tokens, layer.x, layer.queries, layer.keys, layer.values
         )
@@ -185,5 +192,9 @@ class ExerciseSet(Result):
 
 
 def _whole(array: np.ndarray) -> Any:
-    """An exercise's numbers as the whole numbers they are: 1, not 1.0."""
-    return array.astype(int).tolist()
+    """An exercise's numbers as the whole numbers they are: 1, not 1.0; a lesson's own
+    problem may hold others (1.5), kept as they are."""
+    array = np.asarray(array)
+    if np.all(array == np.round(array)):
+        return array.astype(int).tolist()
+    return array.tolist()

@@ -3,7 +3,12 @@
 from typing import TYPE_CHECKING, Annotated
 
 from attncli.cli.commands import command
-from attncli.cli.commands.exercise import DimOption, ExerciseMethodOption
+from attncli.cli.commands.exercise import (
+    DimOption,
+    ExerciseMethodOption,
+    LessonInputOption,
+    LessonTokenOption,
+)
 from attncli.cli.declare import Argument, Option
 from attncli.messages import _
 from attncli.present.output import Settings
@@ -69,6 +74,8 @@ def check(
     method: ExerciseMethodOption = None,
     selfattn: CheckSelfAttnOption = False,
     questions: CheckQuestionsOption = False,
+    input_path: LessonInputOption = None,
+    token: LessonTokenOption = None,
     *,
     settings: Settings,
 ) -> None:
@@ -89,12 +96,15 @@ def check(
 
     The lessons' questions on ideas, a letter each: attn check --questions
 
+    A lesson's own sheet: attn check -i tren («el tren va lleno»), or a row of the
+    «llaves» grid: attn check -i llaves --token están
+
     Example: attn check --seed 3 --lang es
     """
     import sys
 
     from attncli.api.checking import TOO_MANY_ANSWERS, corrector, read_answer
-    from attncli.errors import AttnError, InputError
+    from attncli.errors import AttnError, InputError, OptionError
     from attncli.explain.checking import Verdict
     from attncli.present import render
     from attncli.present.checking_view import question, summary, verdict_lines
@@ -112,15 +122,33 @@ def check(
     if questions:
         others = {"ANSWERS": bool(answers), "--seed": seed is not None, "--size": size is not None,
                   "--dim": dim is not None, "--method": method is not None,
-                  "--selfattn": selfattn}  # fmt: skip
+                  "--selfattn": selfattn, "-i": input_path is not None,
+                  "--token": token is not None}  # fmt: skip
         _check_questions(next((name for name, given in others.items() if given), None), settings)
         return
+    if answers and (input_path is not None or token is not None):
+        raise OptionError(
+            _("{option} with answer files: each file names its own sheet; leave out {option}"),
+            option="-i" if input_path is not None else "--token",
+        )
     if answers:
         _check_files(answers, seed, size, dim, method, selfattn, settings)
         return
-    chosen = "dot" if method is None else method.value
-    sheet, marking = corrector(0 if seed is None else seed, 3 if size is None else size, dim,
-                               chosen, selfattn)  # fmt: skip
+    if input_path is not None or token is not None:
+        from attncli.api.checking import corrector_of
+        from attncli.cli.commands.exercise import lesson_sheet_of
+
+        fresh = {"--seed": seed is not None, "--size": size is not None, "--dim": dim is not None,
+                 "--method": method is not None, "--selfattn": selfattn}  # fmt: skip
+        if input_path == "-":  # the answers come on standard input
+            raise OptionError(_("-i -: the answers come on standard input; name the file"))
+        other = next((name for name, given in fresh.items() if given), None)
+        sheet = lesson_sheet_of(input_path, token, other, settings.lang)
+        marking = corrector_of(sheet)
+    else:
+        chosen = "dot" if method is None else method.value
+        sheet, marking = corrector(0 if seed is None else seed, 3 if size is None else size,
+                                   dim, chosen, selfattn)  # fmt: skip
     fmt = settings.format()
     as_json = settings.fields is not None or wants_json(settings.format_name, sys.stdout)
     talk = not as_json

@@ -87,6 +87,30 @@ OnlineExerciseOption = Annotated[
         ),
     ),
 ]
+LessonInputOption = Annotated[
+    str | None,
+    Option(
+        "--input",
+        "-i",
+        metavar=_("FILE"),
+        reads=True,
+        help=_(
+            "A lesson's own problem instead of a fresh one: a query (or queries), keys and "
+            "values, as -i tren (samples/tren.json, «el tren va lleno»), or x, w_q, w_k, w_v, "
+            "as -i llaves, a row of its grid (--token)."
+        ),
+    ),
+]
+LessonTokenOption = Annotated[
+    str | None,
+    Option(
+        "--token",
+        help=_(
+            "With -i FILE: the row of this token, of a grid of queries or of a layer's grid "
+            "(the last by default)."
+        ),
+    ),
+]
 QuestionsOption = Annotated[
     bool,
     Option(
@@ -148,6 +172,8 @@ def exercise(
     answer_sheet: AnswerSheetOption = None,
     blank: SheetBlankOption = False,
     questions: QuestionsOption = False,
+    input_path: LessonInputOption = None,
+    token: LessonTokenOption = None,
     *,
     settings: Settings,
 ) -> None:
@@ -178,6 +204,9 @@ def exercise(
 
     The lessons' questions on ideas, a letter each: attn exercise --questions --answers
 
+    A lesson's own sheet: attn exercise -i tren («el tren va lleno»), or a row of the
+    «llaves» grid: attn exercise -i llaves --token están; attn check -i takes the same.
+
     Example: attn exercise --seed 7 --lang es --answers
     """
     from dataclasses import replace
@@ -207,6 +236,15 @@ def exercise(
                 "keys; leave out one of them"
             )
         )
+    fresh = {"--seed": seed != 0, "--size": size != 3, "--dim": dim is not None,
+             "--method": method is not None, "--selfattn": selfattn, "--count": count != 1,
+             "--positions": positions is not None, "--online": online,
+             "--answer-sheet": answer_sheet is not None, "--questions": questions,
+             "--answers-only": answers_only}  # fmt: skip
+    if input_path is not None or token is not None:
+        _lesson_sheet(input_path, token, next((name for name, given in fresh.items() if given),
+                                              None), settings)  # fmt: skip
+        return
     if questions:
         problem = {"--seed": seed != 0, "--size": size != 3, "--dim": dim is not None,
                    "--method": method is not None, "--selfattn": selfattn, "--count": count != 1,
@@ -243,6 +281,36 @@ def exercise(
     if answer_sheet is not None:
         _write_answer_sheets(answer_sheet, sheets.sheets, settings)
     emit(sheets, settings, document=sheets.to_document(answers=settings.answers))
+
+
+def lesson_sheet_of(path: str | None, token: str | None, other: str | None, lang: str):
+    """The sheet of a lesson's own problem in -i FILE, the row of --token; a fresh sheet's
+    options beside it are refused."""
+    from attncli.api.exercise import lesson_sheet
+    from attncli.errors import OptionError
+    from attncli.reading.parse.sources import document_from
+
+    if path is None:
+        raise OptionError(_("--token picks a row of a lesson's problem; add -i FILE (-i tren)"))
+    if other is not None:
+        raise OptionError(
+            _("{option} with -i FILE: the sheet is the file's problem; leave out {option}"),
+            option=other,
+        )
+    document = document_from(path, None, {}, ("keys",), lang)
+    return lesson_sheet(document, token=token)
+
+
+def _lesson_sheet(path: str | None, token: str | None, other: str | None, settings: Settings):
+    """attn exercise -i FILE: the lesson's own problem as a sheet, its key with --answers;
+    piped, the problem as JSON (with its answers with --answers)."""
+    from dataclasses import replace
+
+    from attncli.present.output import emit
+
+    sheet = lesson_sheet_of(path, token, other, settings.lang)
+    settings = replace(settings, steps=False, blank=True, sheet_blank=settings.answers)
+    emit(sheet, settings, document=sheet.to_document(answers=settings.answers))
 
 
 def _questions_sheet(other: str | None, answers_only: bool, settings: Settings) -> None:
