@@ -106,6 +106,8 @@ def test_refusals(run):
     told(stdin.error, OptionError, "-i -: the answers come on standard input; name the file")
     one = run("exercise", "-i", TREN, "--token", "va")
     told(one.error, OptionError, "{option}: the problem has one query; leave it out")
+    files = run("exercise", "-i", TREN, "--answer-sheet", "answers.csv")
+    assert files.exit_code == 2 and files.error.msgid.startswith("--answer-sheet with -i FILE")
     other = run("exercise", "-i", str(SAMPLES / "mha_x.npy"))
     assert isinstance(other.error, InputError) and other.exit_code == 2
     assert other.error.msgid.startswith("a lesson's sheet is a query (or queries)")

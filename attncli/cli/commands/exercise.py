@@ -241,6 +241,13 @@ def exercise(
              "--positions": positions is not None, "--online": online,
              "--answer-sheet": answer_sheet is not None, "--questions": questions,
              "--answers-only": answers_only}  # fmt: skip
+    if input_path is not None and answer_sheet is not None:
+        raise OptionError(
+            _(
+                "--answer-sheet with -i FILE: an answer file names a sheet attn exercise makes, "
+                "by its seed; a student marks the lesson's own sheet with attn check -i FILE"
+            )
+        )
     if input_path is not None or token is not None:
         _lesson_sheet(input_path, token, next((name for name, given in fresh.items() if given),
                                               None), settings)  # fmt: skip
