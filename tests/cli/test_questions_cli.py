@@ -86,3 +86,5 @@ def test_refusals(run):
     assert run("check", "--questions", "--method", "scaled").exit_code == 2
     sheet = run("exercise", "--questions", "--export", "q.xlsx")
     assert sheet.exit_code == 2 and sheet.error.fields["path"] == "q.xlsx"
+    marked = run("check", "--questions", "--export", "q.xlsx", "--format", "table", input="c\n")
+    assert marked.exit_code == 2 and marked.stdout == ""  # before the first question

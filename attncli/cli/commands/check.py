@@ -251,6 +251,11 @@ def _check_questions(other: str | None, settings: Settings) -> None:
                 ) from None
         emit(check_questions(letters), settings)
         return
+    if settings.export is not None and settings.export.lower().endswith(".xlsx"):
+        from attncli.present.export_xlsx import check_xlsx
+
+        # refused before the student types a letter: a spreadsheet holds no questions
+        check_xlsx(QuestionCheck(questions=QUESTIONS, verdicts=()), settings.export)
     print_renderables(sys.stdout, questions_sheet(questions(), fmt))
     print_renderables(sys.stdout, [render.lines(fmt.say("questions.check_intro"))])
     verdicts: list[QuestionVerdict] = []
