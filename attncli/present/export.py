@@ -118,8 +118,8 @@ def markdown(renderables: list[Any]) -> str:
             out.append("")
         else:
             text = str(block).strip()
-            if text:
-                out.extend([_md(text), ""])
+            if text:  # a block's own lines (a question and its choices) kept apart: "\"
+                out.extend([_md(text).replace("\n", "\\\n"), ""])
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -88,3 +88,15 @@ def test_refusals(run):
     assert sheet.exit_code == 2 and sheet.error.fields["path"] == "q.xlsx"
     marked = run("check", "--questions", "--export", "q.xlsx", "--format", "table", input="c\n")
     assert marked.exit_code == 2 and marked.stdout == ""  # before the first question
+
+
+def test_a_printed_sheet_keeps_each_choice_on_its_line(run, tmp_path):
+    path = tmp_path / "preguntas.md"
+    assert run("exercise", "--questions", "--lang", "es", "--export", str(path)).exit_code == 0
+    lines = path.read_text(encoding="utf-8").splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("1. Con Q = K = V = X"))
+    # a hard line break after the question and each choice but the last: Markdown would
+    # otherwise run them into one paragraph
+    assert [line[:2] for line in lines[first + 1 : first + 5]] == ["a)", "b)", "c)", "d)"]
+    assert all(line.endswith("\\") for line in lines[first : first + 4])
+    assert not lines[first + 4].endswith("\\")
