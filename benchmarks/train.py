@@ -136,7 +136,9 @@ def main() -> None:
     verdict = "ok" if loop <= TARGET else "SLOW"
     print(f"attn.train, 300 iterations, in this process: {loop:.3f} s "
           f"(target ≤ {TARGET:.0f} s) {verdict}")  # fmt: skip
-    print(f"attn train --corpus (80 sentences, d_model 32): {on_corpus:.3f} s")
+    lines = CORPUS.read_text(encoding="utf-8").splitlines()
+    sentences = sum(1 for line in lines if line.strip() and not line.startswith("#"))
+    print(f"attn train --corpus ({sentences} sentences, d_model 32): {on_corpus:.3f} s")
     print(f"load average after: {load()}")
 
 

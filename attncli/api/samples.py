@@ -92,8 +92,7 @@ def _entry(sample: Sample) -> SampleEntry:
     fields = list(document)
     if "trained_by" in document:  # a layer attn train learned, for a sentence of one's own
         said = Message(_("W^Q, W^K, W^V learned by {command}"), command=document["trained_by"])
-        positions = " --positions sinusoidal" if "--positions" in document["trained_by"] else ""
-        command = f'attn selfattn "{LESSON}" -i {sample.name}{positions}'
+        command = f'attn selfattn "{LESSON}" -i {sample.name}'  # its positions in the file
         return SampleEntry(
             sample.name, sample.file, sample.path, str(said), command, said.said("es"), said
         )

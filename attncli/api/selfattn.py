@@ -239,6 +239,7 @@ def _result(
         ),
         rope_base=checked.rope_base,
         positions=checked.positions if isinstance(checked.positions, str) else None,
+        positions_learned=checked.positions_learned,
         kv_heads=settings.kv_heads,
         window=settings.window,
         alibi=settings.alibi,

@@ -58,6 +58,7 @@ class SelfAttnResult(Result):
     of_batch: tuple[int, int] | None = None  # (N, B): sequence N of a batch of B, by item()
     rope_base: float | None = None  # rotary positions' base (--positions rope), else None
     positions: str | None = None  # "sinusoidal": the encoding x holds (added by --positions)
+    positions_learned: bool = False  # not asked for: the input says its X carries them
     kv_heads: int | None = None  # G key/value heads, each read by heads / G query heads
     window: int | None = None  # --window W: each query sees the keys within W positions
     alibi: bool = False  # −m_h·|i − j| added to the scores (in `bias`, beside any attn_mask)

@@ -271,57 +271,6 @@ def test_corpus_errors_name_the_line(run, tmp_path, text, msgid, fields):
     told(result.error, InputError, msgid, **fields(str(path)))
 
 
-def _corpus(name: str):
-    from attncli.reading.parse.wants import parse_corpus
-
-    path = SAMPLES / name
-    return parse_corpus(path.read_text(encoding="utf-8"), str(path))
-
-
-@pytest.fixture(scope="module")
-def agreement():
-    """The README's runs: the sample corpus at --d-model 32, with and without positions,
-    tested on both test sets (30 sentences each, in this order)."""
-    tests = _corpus("concordancia-numero.txt") + _corpus("concordancia-orden.txt")
-    return {
-        positions: attn.train(
-            corpus=_corpus("concordancia-entreno.txt"), test=tests, d_model=32, positions=positions
-        )  # fmt: skip
-        for positions in (None, "sinusoidal")
-    }
-
-
-def _shares(result) -> list[str]:
-    number = np.mean([link.hit for link in result.test[:30]])
-    order = np.mean([link.hit for link in result.test[30:]])
-    return [f"{100 * share:.1f} %" for share in (result.train_accuracy, number, order)]
-
-
-def test_the_manuals_accuracy_table_is_what_the_runs_give(agreement):
-    readme = (SAMPLES.parent / "docs" / "training.md").read_text(encoding="utf-8")
-    rows = {
-        None: re.search(r"^without positions +(.*)$", readme, re.MULTILINE),
-        "sinusoidal": re.search(r"^--positions sinusoidal +(.*)$", readme, re.MULTILINE),
-    }
-    for positions, found in rows.items():
-        assert found is not None
-        assert re.split(r"(?<=%) +", found.group(1).strip()) == _shares(agreement[positions])
-
-
-def test_what_a_layer_without_positions_can_and_cannot_learn(agreement):
-    plain, placed = agreement[None], agreement["sinusoidal"]
-    assert plain.sentences == 80 and len(plain.test) == 60
-    number = np.mean([link.hit for link in plain.test[:30]])
-    order = np.mean([link.hit for link in plain.test[30:]])
-    # Without positions, number alone finds the noun; two nouns of one number are a coin toss.
-    assert number >= 0.85 and order <= 0.6
-    assert np.mean([link.hit for link in placed.test[30:]]) >= 0.9
-    assert np.all(np.diff(plain.loss) <= 1e-12)  # the corpus's loss falls at every step too
-    first = plain.test[30]
-    assert " ".join(first.tokens) == "los libros de las mesas están aquí"
-    assert first.hit is (first.picked == first.key)
-
-
 def test_a_corpus_from_standard_input(run_json):
     text = (
         "los coches de la casa están ahí | están=coches\nla llave del coche está ahí | está=llave\n"
@@ -336,11 +285,11 @@ def test_the_corpus_through_the_command_line(run_json):
     order = str(SAMPLES / "concordancia-orden.txt")
     document = run_json("train", "--corpus", corpus, "--test", order, "--d-model", "32",
                         "--iterations", "5", "--positions", "sinusoidal")  # fmt: skip
-    assert document["positions"] == "sinusoidal" and document["training"]["sentences"] == 80
+    assert document["positions"] == "sinusoidal" and document["training"]["sentences"] == 160
     links = document["test"]["links"]
     assert document["test"]["accuracy"] == sum(link["hit"] for link in links) / len(links)
-    assert links[0]["sentence"] == "los libros de las mesas están aquí"
-    assert links[0]["want"] == "están=libros"
+    assert links[0]["sentence"] == "hoy creo que las puertas de los libros están ahí"
+    assert links[0]["want"] == "están=puertas"
 
 
 def test_the_corpus_screen_says_what_order_does(run):
@@ -349,7 +298,7 @@ def test_the_corpus_screen_says_what_order_does(run):
     result = run("train", "--corpus", corpus, "--test", order, "--d-model", "32",
                  "--iterations", "30", "--format", "table")  # fmt: skip
     assert result.exit_code == 0, result.stderr
-    assert "Training W^Q and W^K on 80 sentences" in result.stdout
+    assert "Training W^Q and W^K on 160 sentences" in result.stdout
     assert "Test, sentences not trained on:" in result.stdout
     assert "--positions sinusoidal gives it the order" in result.stdout
     assert "… 18 more links (the misses come first); --json has them all" in result.stdout

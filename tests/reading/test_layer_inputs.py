@@ -41,8 +41,9 @@ def test_a_result_read_back_keeps_what_it_wrote_apart_from_its_inputs():
 def test_the_python_api_s_array_keywords_are_the_declared_fields():
     keywords = inspect.signature(attncli.selfattn).parameters
     arrays = [name for name in keywords if name in INPUTS]
-    # every field but what only a document carries (a result's query names, train's line)
-    assert set(INPUTS) - set(arrays) == {"query_tokens", "trained_by"}
+    # every field but what only a document carries (a result's query names, train's line,
+    # the positions a trained layer learned with: in Python the setting positions=)
+    assert set(INPUTS) - set(arrays) == {"query_tokens", "trained_by", "positions"}
 
 
 def test_a_name_that_is_not_a_field_is_an_error_not_none():

@@ -64,13 +64,22 @@ def _agreement(sample):
     return found
 
 
+def _subject(words):
+    """The noun after the first article: the lead-in before it has none."""
+    first = next(n for n, w in enumerate(words) if w in ("el", "la", "los", "las"))
+    return first + 1
+
+
 def check_agreement_train(run_json, sample):
     trained = run_json("train", "--corpus", str(sample), "--d-model", "32", "--iterations", "20")
-    assert trained["training"]["sentences"] == 80
+    assert trained["training"]["sentences"] == 160
     assert trained["training"]["loss"][-1] < trained["training"]["loss"][0]
+    places = set()
     for plural, words, want in _agreement(sample):
         verb, noun = want.split("=")
-        assert noun == words[1] and verb == ("están" if plural[0] else "está")
+        assert noun == words[_subject(words)] and verb == ("están" if plural[0] else "está")
+        places.add(_subject(words))
+    assert places == {1, 2, 3, 4}  # the subject at positions 2 to 5, not always at 2
 
 
 def check_agreement_number(run_json, sample):
@@ -83,6 +92,12 @@ def check_agreement_order(run_json, sample):
     # Both nouns have the verb's number: only their order tells them apart.
     assert all(plural[0] == plural[1] for plural, _, _ in _agreement(sample))
     assert len(_agreement(sample)) == 30
+
+
+def check_agreement_further(run_json, sample):
+    # As concordancia-orden, with the subject further along than any training sentence's.
+    check_agreement_order(run_json, sample)
+    assert {_subject(words) for _, words, _ in _agreement(sample)} == {5, 6}
 
 
 def check_mha_layer(run_json, sample):
@@ -112,7 +127,9 @@ def check_learned_layer(run_json, sample):
     # W^Q, W^K, W^V attn train learned on the concordance corpus, and the line that did it
     # (tests/cli/test_learning.py trains again by it and gets these very numbers).
     document = json.loads(sample.read_text(encoding="utf-8"))
-    assert set(document) == {"trained_by", "w_q", "w_k", "w_v"}
+    assert set(document) == {"trained_by", "positions", "w_q", "w_k", "w_v"}
+    assert document["positions"] == "sinusoidal"  # as its line trained it, said for a reader
+    assert "--positions sinusoidal" in document["trained_by"]
     assert document["trained_by"].startswith("attn train --corpus samples/concordancia-entreno")
     assert np.array(document["w_q"]).shape == (32, 32)
 
@@ -122,6 +139,7 @@ CHECKS = {"tren.json": check_tren, "tren-grid.json": check_tren_grid, "llaves.js
           "concordancia-entreno.txt": check_agreement_train,
           "concordancia-numero.txt": check_agreement_number,
           "concordancia-orden.txt": check_agreement_order,
+          "concordancia-lejos.txt": check_agreement_further,
           "mha.safetensors": check_mha_layer, "mha_x.npy": check_mha_layer}  # fmt: skip
 
 

@@ -166,7 +166,7 @@ def test_every_sample_s_example_runs_from_any_folder(run, tmp_path):
     (--test), after training on the training set, not trained on itself."""
     document = json.loads(run("samples", "--json").stdout)
     by_name = {sample["name"]: sample["example"] for sample in document["samples"]}
-    for name in ("concordancia-numero", "concordancia-orden"):
+    for name in ("concordancia-numero", "concordancia-orden", "concordancia-lejos"):
         assert by_name[name] == f"attn train --corpus concordancia-entreno --test {name}"
     assert by_name["concordancia-entreno"] == "attn train --corpus concordancia-entreno"
     for name, example in by_name.items():

@@ -169,6 +169,8 @@ def header(
         from attncli.present.layer.rotary import base_text
 
         parts.append(fmt.say("rope", base=base_text(result.rope_base, fmt)))
+    if result.positions is not None:  # sinusoidal, the one encoding added to X
+        parts.append(fmt.say("positions_held" if result.positions_learned else "positions_added"))
     if result.norm is not None:
         parts.append(fmt.say("norm", norm=fmt.stated(result.norm)))
     if not result.projections:

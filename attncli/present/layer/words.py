@@ -19,6 +19,8 @@ LAYER_PHRASES: dict[str, str] = {
     "heads_where_config": _("the checkpoint's config.json ({field})"),
     "heads_where_module": _("the module's num_heads"),
     "weights_from": _("weights from {source} ({kind}'s names)"),
+    "positions_added": _("sinusoidal positions added to X"),
+    "positions_held": _("sinusoidal positions in X, as the input says"),
     "trained_by": _(
         "W^Q and W^K were learned, not drawn (W^V as drawn at the seed), by: {command}"
     ),

@@ -88,3 +88,83 @@ def _check_rotary(
             d_k=width,
             option=Setting("d_k"),
         )
+
+
+def learned_positions(
+    inputs: LayerInputs, sentence: str | None, settings: SelfAttnSettings
+) -> SelfAttnSettings:
+    """The settings with the positions a layer's document says its X carries: a layer
+    trained with positions (attn train --positions sinusoidal) read back onto a sentence
+    gets them added, as when it learned; other positions asked for are refused, since its
+    W would read an X they were not learned on. A document that says nothing, but whose
+    trained_by line was run with --positions, is refused rather than read without them."""
+    from dataclasses import replace
+
+    from attncli.core.positions import KINDS
+    from attncli.errors import InputError
+
+    kind = inputs.positions
+    if kind is None:
+        trained = _trained_with(inputs.trained_by)
+        if trained is None or inputs.from_x or inputs.read_back or settings.positions == trained:
+            return settings
+        raise InputError(
+            _(
+                "the W were learned with {option} (trained_by says so), and the document does "
+                'not say which positions its X carries; add "positions": "{kind}" to it, or '
+                "give {option}"
+            ),
+            option=Setting("positions", trained),
+            kind=trained,
+        )
+    if kind not in KINDS:
+        raise InputError(
+            _("positions is {value}; it names the encoding the layer's X carries: {kinds}"),
+            value=json_text(kind),
+            kinds=", ".join(KINDS),
+        )
+    if inputs.from_x:  # an x given holds them already (attn train writes it so)
+        return settings
+    if sentence is None:
+        raise InputError(
+            _(
+                "positions says the layer's X carries {kind} positions, and there is no X: "
+                "queries, keys and values are given directly; remove positions"
+            ),
+            kind=kind,
+        )
+    if settings.positions not in (None, kind):
+        raise OptionError(
+            _(
+                "{option}: the W were learned on X with {kind} positions (the document says "
+                "so), and would read other positions now; drop {option}"
+            ),
+            option=Setting("positions", settings.positions),
+            kind=kind,
+        )
+    return replace(settings, positions=kind)
+
+
+def _trained_with(trained_by: object) -> str | None:
+    """The --positions of an attn train line (a text), or None."""
+    import shlex
+
+    if not isinstance(trained_by, str):
+        return None
+    try:
+        words = shlex.split(trained_by)
+    except ValueError:
+        return None
+    for number, word in enumerate(words):
+        if word == "--positions" and number + 1 < len(words):
+            return words[number + 1]
+        if word.startswith("--positions="):
+            return word.partition("=")[2]
+    return None
+
+
+def json_text(value: object) -> str:
+    """A value as JSON writes it ("rope", 3, null), for a message."""
+    import json
+
+    return json.dumps(value, ensure_ascii=False)

@@ -125,7 +125,7 @@ def check_given(inputs: LayerInputs, sentence: str | None, settings: SelfAttnSet
     one_upstream(inputs.grad_output, inputs.target)
     # The gradient at the output goes with either kind of input.
     # The weights may go with a sentence too (--weights FILE, or w_q, … in -i FILE).
-    data = set(inputs.given()) - {"grad_output", "target", "trained_by", *LAYER_FIELDS}
+    data = set(inputs.given()) - {"grad_output", "target", "trained_by", "positions", *LAYER_FIELDS}
     if sentence is not None and data:
         raise InputError(
             _("give a sentence or {arrays}, not both"),

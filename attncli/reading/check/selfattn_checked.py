@@ -55,6 +55,7 @@ class CheckedSelfAttn:
     extra_keys: tuple[str, ...]  # torch's add_bias_kv ("bias_k") and add_zero_attn ("zero")
     rope_base: float | None  # --positions rope: Q and K turned before the score
     positions: object  # the additive encoding X holds (added now, or already by a result)
+    positions_learned: bool  # not asked for: the input says its X carries them
 
 
 def checked_selfattn(
@@ -69,6 +70,7 @@ def checked_selfattn(
     read and checked once."""
     from attncli.reading.check.fields import drawn_of
     from attncli.reading.check.grouped import check_grouping
+    from attncli.reading.check.positions import learned_positions
     from attncli.reading.check.read_back import read_back_inputs
     from attncli.reading.check.selfattn import check_given, checked_arrays
     from attncli.reading.models.state_dicts import take_state_dict_layer
@@ -77,6 +79,8 @@ def checked_selfattn(
     inputs, settings, state_dict_layer = take_state_dict_layer(
         inputs, sentence, settings, state_dict_layer, prefix
     )
+    asked = settings.positions
+    settings = learned_positions(inputs, sentence, settings)  # a trained layer's own positions
     # check by name: the settings against each other, every name read, and what is given
     # against the settings, before any array is read
     check_grouping(settings, inputs)
@@ -90,7 +94,8 @@ def checked_selfattn(
     arrays = checked_arrays(inputs, sentence, settings)
     drawn, seed = drawn_of(inputs, filled_names(arrays), arrays.drawn, settings.seed)
     rope_base = settings.rope_base if settings.positions == "rope" else None
-    positions = inputs.written.get("positions")  # the encoding a result's x already holds
+    # the encoding an x given already holds: a result's, or a document's that says so
+    positions = inputs.written.get("positions") or (inputs.positions if inputs.from_x else None)
     adds_positions = settings.positions is not None and rope_base is None
     if adds_positions:
         from attncli.core.positions import check_placeable
@@ -138,6 +143,7 @@ def checked_selfattn(
         extra_keys=extra_keys,
         rope_base=rope_base,
         positions=positions,
+        positions_learned=positions is not None and positions != asked,
     )
 
 

@@ -20,8 +20,8 @@ from typing import Any
 @dataclass(frozen=True)
 class LayerInputs:
     """The inputs of attn selfattn and attncli.selfattn, by field: every array field and
-    tokens are keywords of attncli.selfattn; query_tokens, trained_by, written and others
-    only a document carries."""
+    tokens are keywords of attncli.selfattn; query_tokens, trained_by, positions, written
+    and others only a document carries."""
 
     # The sequences: x [T, d_model] (or a batch B × T × d_model); or x_q with x_kv, or with
     # x_k and x_v of their own widths (cross-attention); or queries [T_q, d_k],
@@ -57,6 +57,9 @@ class LayerInputs:
     grad_output: Any = None
     target: Any = None
     trained_by: Any = None  # the attn train line that learned the W (a text, shown)
+    # The encoding the layer's X carries ("sinusoidal"): an x given holds it already; a
+    # sentence's X gets it added, since the W were learned on X with it.
+    positions: Any = None
     # A result read back (`attn selfattn … | attn selfattn`): what it wrote down of itself
     # (its output, its settings, its grids), held against the recomputation.
     written: Mapping[str, Any] = field(default_factory=dict)
@@ -74,7 +77,7 @@ class LayerInputs:
         written: dict[str, Any] = {}
         others: dict[str, Any] = {}
         for name, value in document.items():
-            if name in INPUTS:
+            if name in INPUTS and not (read_back and name in TRAINING):
                 given[name] = value
             elif read_back and (is_output(name) or name in TRAINING):
                 written[name] = value
