@@ -98,9 +98,9 @@ def selfattn(
     a batch's `result.item(n)` is sequence n (1-based) as a result of its own, whose
     `steps()` explain one row.
 
-    >>> a = selfattn("en las llaves del coche", seed=0)
+    >>> a = selfattn("las llaves del coche están ahí", seed=0)
     >>> a.weights.shape, a.params
-    ((5, 5), 192)
+    ((6, 6), 192)
     >>> bool(abs(a.weights.sum(axis=1) - 1).max() < 1e-12)
     True
     """
