@@ -443,8 +443,8 @@ def _fails(result, *fragments):
             ShapeError,
             (
                 "{query} has {numbers} but each key has {key_size} ({method} "
-                "scoring needs them equal; {general} or {additive} allow "
-                "different sizes)"
+                "takes the dot product of the two, so they must be equal; {general} or "
+                "{additive} allow different sizes)"
             ),
             {
                 "general": "--method general",
@@ -452,7 +452,7 @@ def _fails(result, *fragments):
                 "query": ("the query", {}),
                 "numbers": ("{count} number", {"count": 3}),
                 "key_size": 2,
-                "method": "dot",
+                "method": "--method dot",
             },
         ),
         (
@@ -461,8 +461,8 @@ def _fails(result, *fragments):
             ShapeError,
             (
                 "{query} has {numbers} but each key has {key_size} ({method} "
-                "scoring needs them equal; {general} or {additive} allow "
-                "different sizes)"
+                "takes the dot product of the two, so they must be equal; {general} or "
+                "{additive} allow different sizes)"
             ),
             {
                 "general": "--method general",
@@ -470,7 +470,7 @@ def _fails(result, *fragments):
                 "query": ("each query", {}),
                 "numbers": ("{count} number", {"count": 3}),
                 "key_size": 2,
-                "method": "dot",
+                "method": "--method dot",
             },
         ),
         (

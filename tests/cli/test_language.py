@@ -84,8 +84,8 @@ def test_json_is_the_same_in_both_languages(run):
 
 
 QUERY_AND_KEYS = (
-    "{query} has {numbers} but each key has {key_size} ({method} scoring needs them equal; "
-    "{general} or {additive} allow different sizes)"
+    "{query} has {numbers} but each key has {key_size} ({method} takes the dot product of the two, "
+    "so they must be equal; {general} or {additive} allow different sizes)"
 )
 RAGGED = "{field}: row {index} has {row}, row 1 has {rows} (every row must have the same length)"
 DECIMAL_COMMAS = (
@@ -106,7 +106,9 @@ def test_errors_in_spanish(run):
     assert result.exit_code == 2 and result.stdout == ""
     assert "la consulta tiene 3 números pero cada clave tiene 2" in result.stderr
     told(result.error, ShapeError, QUERY_AND_KEYS, numbers=("{count} number", {"count": 3}),
-         key_size=2)  # fmt: skip
+         key_size=2, method="--method dot")  # fmt: skip
+    # the lesson's words for the score: the dot product, not «la puntuación dot»
+    assert "producto escalar" in result.stderr and "puntuación dot" not in result.stderr
     result = run("softmax", "--lang", "es", input='{"scores": [[1, 2], [3]]}')
     told(result.error, ShapeError, RAGGED, field="scores", index=2,
          row=("{count} number", {"count": 1}), rows=2)  # fmt: skip
@@ -157,7 +159,9 @@ def test_every_help_text_is_in_the_catalog():
 
     spanish = build_app("es")
     helps = {info.name: info.help for info in spanish.registered_commands}
-    assert helps["softmax"].startswith("Convierte puntuaciones en pesos")
+    assert helps["softmax"].startswith("Pasa las puntuaciones a pesos")
+    # a score is how well a key fits the query, in the lesson's own verb
+    assert "encaja" in helps["score"].split("\n")[0] and "se parecen" not in helps["score"]
 
 
 def test_click_words_are_said_from_the_catalog():

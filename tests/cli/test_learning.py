@@ -131,7 +131,9 @@ def test_one_sentence_is_memorised_and_the_screen_says_so(run):
     screen = run("train", LESSON, "--want", "están=llaves", "--format", "table").stdout
     assert "coche → llaves" in screen and "went one-hot" in screen
     spanish = run("train", LESSON, "--want", "están=llaves", "--format", "table", "--lang", "es")
-    assert "se ha vuelto one-hot" in spanish.stdout
+    # the lesson's word for a row that picks one key: saturated, not «one-hot»
+    assert "se ha saturado" in spanish.stdout and "one-hot" not in spanish.stdout
+    assert "Pesos antes de entrenar (W recién inicializadas)" in spanish.stdout
 
 
 def test_a_corpus_run_says_nothing_of_memorising(run):

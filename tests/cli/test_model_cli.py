@@ -434,3 +434,30 @@ def test_a_notebook_shows_the_results(tiny):
     ranked = attn.heads(SENTENCE, model=str(tiny / "bert"), pattern="self")
     shown = text(ranked._repr_html_())
     assert "ranked by the mean weight on the token" in shown and "Layer" in shown
+
+
+@pytest.mark.parametrize(("lang", "said"), [("en", "4 of the sentence's 6 words"),
+                                            ("es", "4 de las 6 palabras")])  # fmt: skip
+def test_a_sentence_the_model_does_not_know_names_every_word_it_splits(run, lang, said):
+    result = run("selfattn", "las llaves del coche están ahí", "--model", DEMO, "--json",
+                 "--lang", lang)  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    (line,) = result.stderr.splitlines()
+    assert said in line
+    # every word the warning counts is named, by the model's own spelling of it
+    split = attn.selfattn("las llaves del coche están ahí", model=DEMO).split_words
+    assert len(split) == 4
+    assert all(f"«{word}»" in line for word in split), line
+
+
+def test_a_long_sentence_s_split_words_are_named_up_to_a_line(capsys):
+    from types import SimpleNamespace
+
+    from attncli.cli.commands.model_runs import SHOWN, warn_if_foreign
+
+    split = tuple(f"palabra{n}" for n in range(SHOWN + 3))
+    result = SimpleNamespace(split_words=split, word_count=len(split), source_name="m")
+    warn_if_foreign(result, "en")  # type: ignore[arg-type]
+    line = capsys.readouterr().err
+    assert all(f"«{word}»" in line for word in split[:SHOWN])
+    assert f"«{split[SHOWN]}»" not in line and "and 3 more" in line

@@ -112,10 +112,16 @@ def warn_if_foreign(result: ModelAttnResult | HeadsResult, lang: str) -> None:
 
     split, count = result.split_words, result.word_count
     if count and len(split) * 2 > count:
-        shown_words = ", ".join(f"«{word}»" for word in split[:3])
+        shown_words = ", ".join(f"«{word}»" for word in split[:SHOWN])
+        if len(split) > SHOWN:  # a long sentence: the line says how many it leaves out
+            shown_words = say(lang, WORDS_MORE, words=shown_words, more=len(split) - SHOWN)
         line = say(lang, WORDS_SPLIT, split=len(split), count=count, model=result.source_name,
                    words=shown_words)  # fmt: skip
         print(f"attn: {line}", file=sys.stderr, flush=True)
+
+
+SHOWN = 12  # the split words a warning names, every one in a sentence of a line or two
+WORDS_MORE = _("{words} and {more} more")
 
 
 WORDS_SPLIT = _(

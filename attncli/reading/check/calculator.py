@@ -209,15 +209,16 @@ def score_input(document: Document, method: str, seed: int, d_a: int | None) -> 
     if scoring.same_size and queries.shape[1] != keys.shape[1]:
         raise ShapeError(
             _(
-                "{query} has {numbers} but each key has {key_size} ({method} scoring needs "
-                "them equal; {general} or {additive} allow different sizes)"
+                "{query} has {numbers} but each key has {key_size} ({method} takes the dot "
+                "product of the two, so they must be equal; {general} or {additive} allow "
+                "different sizes)"
             ),
             general=Setting("method", "general"),
             additive=Setting("method", "additive"),
             query=Message(_("the query")) if single else Message(_("each query")),
             numbers=count(queries.shape[1], "number"),
             key_size=keys.shape[1],
-            method=method,
+            method=Setting("method", method),
             about=("query", "queries", "keys"),
         )
     scoring.check(queries, keys, single)
