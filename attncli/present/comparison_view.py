@@ -124,6 +124,7 @@ def comparison_view(comparison: Comparison, fmt: Format) -> list[RenderableType]
             peaks = [m["largest_weight_at_init"] for m in methods]
             uniform = fmt.number(peaks[0]["uniform"], 3, whole_bare=False)
             rows += [
+                (fmt.say("at_init"), ["" for _ in methods]),
                 (
                     fmt.say("spread_at_init"),
                     [fmt.number(m["score_spread_at_init"], 3, whole_bare=False) for m in methods],

@@ -35,13 +35,14 @@ EXTRA_PHRASES: dict[str, str] = {
     "projections_given": _("W^Q, W^K and W^V, a row for each number of x"),
     "projection_steps": _("Queries, keys and values: each row of X times W^Q, W^K and W^V"),
     "times_general": _("× general"),
-    "peak_mean": _("Largest weight of a row at init"),
-    "peak_range": _("  rows' range; uniform {uniform}"),
+    "at_init": _("A row at init"),
+    "peak_mean": _("  largest weight, mean"),
+    "peak_range": _("  range; uniform {uniform}"),
     "dot_unscaled": _(
         "These are plain dot products: real models divide each score by √d_k (here √{d_k}) "
         "before the softmax, a step this example skips; the scaled method takes it."
     ),
-    "spread_at_init": _("Spread of a row's scores at init"),
+    "spread_at_init": _("  its scores' spread"),
     "projected_states": _("Projected states"),
     "held_factor": _(
         "Between the two grids the factor is d_a = {d_a}: additive holds {numbers} numbers, "

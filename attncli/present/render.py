@@ -416,12 +416,46 @@ def lines(*texts: str | Text) -> RenderableType:
 def side_by_side(
     title: str, columns: list[str], rows: list[tuple[str, list[str]]], first_header: str = ""
 ) -> RenderableType:
-    """Figures with a row per quantity and a column per method (or setting)."""
-    table = _table()
-    table.add_column(first_header)
-    for column in columns:
-        # A figure is never wrapped or cut; a long one is laid out on two lines by its maker.
+    """Figures with a row per quantity and a column per method (or setting). A row's label
+    is never split (its words are kept short enough for 80 columns), nor is a figure (a long
+    one is laid out on two lines by its maker); on a narrow terminal the table closes up and
+    a column's name longer than its figures takes two lines («producto / escalar»)."""
+    import textwrap
+
+    table = FittedTable(box=box.SIMPLE_HEAVY)
+    table.add_column(first_header, no_wrap=True)
+    for number, column in enumerate(columns):
+        figures = [line for _, cells in rows for line in cells[number].splitlines()]
+        room = max([len(figure) for figure in figures] + [len(w) for w in column.split()])
         table.add_column(safe_label(column), justify="right", no_wrap=True)
+        lines = textwrap.wrap(column, room) if len(column) > room else [column]
+        table.narrow_headers.append(Text("\n").join(map(safe_label, lines)))
     for label, cells in rows:
         table.add_row(label, *cells)
     return _titled(title, table)
+
+
+class FittedTable(PlainTable):
+    """A table of figures that fits its width before any cell is split: too wide, its
+    columns close up (one space of padding between them, not two), then the columns'
+    names take the lines `narrow_headers` gives them. An export reads it as it was made."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.narrow_headers: list[Text] = []  # each figure column's name, wrapped
+
+    def __rich_console__(self, console: Console, options: Any) -> Any:
+        full = [column.header for column in self.columns]
+        narrow = [full[0], *self.narrow_headers]
+        for collapse, headers in ((False, full), (True, full), (True, narrow)):
+            self.collapse_padding = collapse
+            for column, header in zip(self.columns, headers, strict=True):
+                column.header = header
+            if self.__rich_measure__(console, options).maximum <= options.max_width:
+                break
+        try:
+            yield from super().__rich_console__(console, options)
+        finally:
+            self.collapse_padding = False
+            for column, header in zip(self.columns, full, strict=True):
+                column.header = header

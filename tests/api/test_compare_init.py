@@ -79,9 +79,11 @@ def test_the_table_shows_both(run):
     args = ("compare-scores", "--tx", "6", "--ty", "6", "--d-h", "8", "--d-a", "8")
     screen = run(*args, "--repeat", "1", "--d-k", "8", "--format", "table").stdout
     assert "× general" in screen and "× the fastest" in screen
-    assert "Largest weight of a row at init" in screen and "uniform 0.167" in screen
+    assert "A row at init" in screen and "largest weight, mean" in screen
+    assert "uniform 0.167" in screen
     spanish = run(*args, "--repeat", "1", "--d-k", "8", "--format", "table", "--lang", "es")
-    assert "Mayor peso de una fila al iniciar" in spanish.stdout and "0,167" in spanish.stdout
+    assert "Una fila al iniciar" in spanish.stdout and "mayor peso, media" in spanish.stdout
+    assert "uniforme 0,167" in spanish.stdout
 
 
 def test_the_sweep_shows_one_seeded_row_beside_the_average(run):

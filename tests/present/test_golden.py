@@ -45,12 +45,12 @@ def _cases() -> dict[str, object]:
     }
 
 
-def _render(result: object, show: frozenset[str] = frozenset()) -> str:
+def _render(result: object, show: frozenset[str] = frozenset(), lang: str = "en") -> str:
     from attncli.present.format import Format
     from attncli.present.views import view_of
 
     console = Console(width=80, color_system=None, file=io.StringIO(), record=True)
-    for renderable in view_of(result, Format(), show):  # type: ignore[arg-type]
+    for renderable in view_of(result, Format(lang=lang), show):  # type: ignore[arg-type]
         console.print(renderable)
     text = "\n".join(line.rstrip() for line in console.export_text().splitlines()) + "\n"
     # The loop check's rounding differences depend on the CPU's BLAS: pinned as a shape.
@@ -61,6 +61,8 @@ def _rendered() -> dict[str, str]:
     shown = {name: _render(result) for name, result in _cases().items()}
     everything = frozenset({"x", "w", "q", "k", "v", "shapes"})
     shown["selfattn-show-all"] = _render(_cases()["selfattn"], everything)
+    # In Spanish, whose words are longer: the figures' table still fits in 80 columns.
+    shown["compare-scores-es"] = _render(_cases()["compare-scores"], lang="es")
     return shown
 
 
@@ -71,7 +73,30 @@ def rendered() -> dict[str, str]:
 
 NAMES = ["score", "score-general", "softmax", "softmax-grid",
          "mix", "grad", "selfattn", "selfattn-heads", "selfattn-cross", "compare-scores",
-         "exercise", "selfattn-show-all"]  # fmt: skip
+         "exercise", "selfattn-show-all", "compare-scores-es"]  # fmt: skip
+
+
+def test_no_line_is_wider_than_the_terminal_nor_splits_a_row_label(rendered):
+    """80 columns: nothing is cut, and every row label of the figures' table is whole on
+    its line, in English and in Spanish (whose words are longer)."""
+    from attncli.present.format import Format
+
+    for name in NAMES:
+        assert all(len(line) <= 80 for line in rendered[name].splitlines()), name
+    keys = ["parameters", "mult_adds", "elementwise", "tanh", "intermediate", "at_float64",
+            "projected_states", "time_median", "time_fastest", "time_slowest",
+            "times_general", "times_fastest", "at_init", "spread_at_init", "peak_mean"]  # fmt: skip
+    for name, lang in (("compare-scores", "en"), ("compare-scores-es", "es")):
+        fmt = Format(lang=lang)
+        labels = [fmt.say(key) for key in keys]
+        labels.append(fmt.say("peak_range", uniform=fmt.number(0.25, 3, whole_bare=False)))
+        lines = rendered[name].splitlines()
+        assert "…" not in rendered[name], name
+        for label in labels:
+            assert any(line.startswith(f"  {label}  ") or line == f"  {label}" for line in lines), (
+                name,
+                label,
+            )
 
 
 @pytest.mark.parametrize("name", NAMES)
