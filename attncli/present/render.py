@@ -429,29 +429,33 @@ def side_by_side(
         room = max([len(figure) for figure in figures] + [len(w) for w in column.split()])
         table.add_column(safe_label(column), justify="right", no_wrap=True)
         lines = textwrap.wrap(column, room) if len(column) > room else [column]
-        table.narrow_headers.append(Text("\n").join(map(safe_label, lines)))
+        table.narrow_headers[number + 1] = Text("\n").join(map(safe_label, lines))
     for label, cells in rows:
         table.add_row(label, *cells)
     return _titled(title, table)
 
 
 class FittedTable(PlainTable):
-    """A table of figures that fits its width before any cell is split: too wide, its
-    columns close up (one space of padding between them, not two), then the columns'
-    names take the lines `narrow_headers` gives them. An export reads it as it was made."""
+    """A table that fits its width before any cell is split: too wide, its columns close
+    up (one space of padding between them, not two), then the columns named in
+    `narrow_headers` take the lines it gives them; `give` is how many characters its
+    wrappable columns (a Bar's) can give up without splitting anything. An export reads it
+    as it was made."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.narrow_headers: list[Text] = []  # each figure column's name, wrapped
+        self.narrow_headers: dict[int, Text] = {}  # a column's name on several lines
+        self.give = 0
 
     def __rich_console__(self, console: Console, options: Any) -> Any:
         full = [column.header for column in self.columns]
-        narrow = [full[0], *self.narrow_headers]
+        narrow = [self.narrow_headers.get(n, header) for n, header in enumerate(full)]
         for collapse, headers in ((False, full), (True, full), (True, narrow)):
             self.collapse_padding = collapse
             for column, header in zip(self.columns, headers, strict=True):
                 column.header = header
-            if self.__rich_measure__(console, options).maximum <= options.max_width:
+            width = self.__rich_measure__(console, options).maximum - self.give
+            if width <= options.max_width:
                 break
         try:
             yield from super().__rich_console__(console, options)
@@ -459,3 +463,28 @@ class FittedTable(PlainTable):
             self.collapse_padding = False
             for column, header in zip(self.columns, full, strict=True):
                 column.header = header
+
+
+class Bar:
+    """A bar of block characters as long as `share` (0 to 1) of its cell: BAR_LENGTH at
+    most, and shorter on a narrow terminal, every bar of its column scaled alike."""
+
+    def __init__(self, share: float) -> None:
+        self.share = share
+
+    def __str__(self) -> str:  # as an export writes it
+        return "█" * self._length(BAR_LENGTH)
+
+    def _length(self, width: int) -> int:
+        return max(0, round(width * self.share)) if self.share > 0 else 0
+
+    def __rich_measure__(self, console: Console, options: Any) -> Any:
+        from rich.measure import Measurement
+
+        return Measurement(1, BAR_LENGTH)
+
+    def __rich_console__(self, console: Console, options: Any) -> Any:
+        yield Text("█" * self._length(min(BAR_LENGTH, options.max_width)), no_wrap=True)
+
+
+BAR_LENGTH = 12  # characters of the longest bar

@@ -42,6 +42,9 @@ def _cases() -> dict[str, object]:
         "selfattn-cross": attn.selfattn("the keys", context="las llaves están"),
         "compare-scores": comparison,
         "exercise": attn.exercise(seed=7),
+        "heads": attn.heads(
+            "las llaves del coche están ahí", source="están", target="llaves", heads=4
+        ),  # fmt: skip
     }
 
 
@@ -63,6 +66,7 @@ def _rendered() -> dict[str, str]:
     shown["selfattn-show-all"] = _render(_cases()["selfattn"], everything)
     # In Spanish, whose words are longer: the figures' table still fits in 80 columns.
     shown["compare-scores-es"] = _render(_cases()["compare-scores"], lang="es")
+    shown["heads-es"] = _render(_cases()["heads"], lang="es")
     return shown
 
 
@@ -73,7 +77,7 @@ def rendered() -> dict[str, str]:
 
 NAMES = ["score", "score-general", "softmax", "softmax-grid",
          "mix", "grad", "selfattn", "selfattn-heads", "selfattn-cross", "compare-scores",
-         "exercise", "selfattn-show-all", "compare-scores-es"]  # fmt: skip
+         "exercise", "selfattn-show-all", "compare-scores-es", "heads", "heads-es"]  # fmt: skip
 
 
 def test_no_line_is_wider_than_the_terminal_nor_splits_a_row_label(rendered):
@@ -86,6 +90,16 @@ def test_no_line_is_wider_than_the_terminal_nor_splits_a_row_label(rendered):
     keys = ["parameters", "mult_adds", "elementwise", "tanh", "intermediate", "at_float64",
             "projected_states", "time_median", "time_fastest", "time_slowest",
             "times_general", "times_fastest", "at_init", "spread_at_init", "peak_mean"]  # fmt: skip
+    for name, header in (("heads", "Row's next"), ("heads-es", "Rival")):
+        table = rendered[name].split("━━")[0].splitlines()
+        assert header in table[-2] and "…" not in rendered[name], name  # on one line
+        rows = [
+            line
+            for line in rendered[name].splitlines()
+            if line.split()[:1] in (["1"], ["2"], ["3"], ["4"])
+        ]
+        assert len(rows) == 4  # every head's row on one line: its rival with its weight
+        assert all(re.search(r"\S+ \d[.,]\d{3} +\d[.,]\d{3}", row) for row in rows), rows
     for name, lang in (("compare-scores", "en"), ("compare-scores-es", "es")):
         fmt = Format(lang=lang)
         labels = [fmt.say(key) for key in keys]

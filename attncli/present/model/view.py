@@ -167,9 +167,9 @@ def heads_view(result: HeadsResult, fmt: Format) -> list[RenderableType]:
 
 def ranking_view(result: HeadsResult, fmt: Format) -> list[RenderableType]:
     """The heads ranked, highest first: the first ten, or all."""
-    from rich import box
+    import textwrap
 
-    from attncli.present.drawn import PlainTable
+    from rich import box
 
     several = result.sentences is not None
     if result.pattern is not None:
@@ -185,7 +185,8 @@ def ranking_view(result: HeadsResult, fmt: Format) -> list[RenderableType]:
             target=result.tokens[result.target],
             end=result.target + 1,
         )
-    table = PlainTable(box=box.SIMPLE_HEAVY)
+    # No cell is split at 80 columns: a long column name takes two lines, the bars shorten.
+    table = render.FittedTable(box=box.SIMPLE_HEAVY)
     controls = result.source is not None  # --from/--to: the row's rival and the column
     columns = [("heads_rank", "right"), ("heads_layer", "right"), ("heads_head", "right"),
                ("heads_mean" if several else "heads_weight", "right")]  # fmt: skip
@@ -193,14 +194,19 @@ def ranking_view(result: HeadsResult, fmt: Format) -> list[RenderableType]:
         columns.append(("heads_lowest", "right"))
     if controls:
         columns += [("heads_rival", "left"), ("heads_column", "right")]
-    for key, justify in columns:
-        table.add_column(fmt.say(key), justify=justify)  # type: ignore[arg-type]
-    table.add_column(fmt.say("heads_habit"))
-    table.add_column("")
+    columns.append(("heads_habit", "left"))
+    for number, (key, justify) in enumerate(columns):
+        name = fmt.say(key)
+        table.add_column(name, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+        if key != "heads_rival" and " " in name:  # «Row's next» stays on one line
+            room = max(max(map(len, name.split())), (len(name) + 1) // 2)  # two lines
+            table.narrow_headers[number] = Text("\n".join(textwrap.wrap(name, room)))
+    table.add_column("", min_width=4)
+    table.give = render.BAR_LENGTH - 4
     shown = result.ranking if result.shown is None else result.ranking[: result.shown]
     top = max((entry.weight for entry in result.ranking), default=0.0) or 1.0
     for rank, entry in enumerate(shown, start=1):
-        bar = "█" * max(0, round(12 * entry.weight / top)) if entry.weight > 0 else ""
+        bar = render.Bar(entry.weight / top)
         cells: list[Any] = [str(rank), str(entry.layer), str(entry.head),
                  fmt.stated(entry.weight, 3, whole_bare=False)]  # fmt: skip
         if several:
