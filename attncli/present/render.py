@@ -488,3 +488,23 @@ class Bar:
 
 
 BAR_LENGTH = 12  # characters of the longest bar
+
+
+def whole_header_words(table: FittedTable) -> FittedTable:
+    """`table` whose columns' names, on a narrow terminal, take two lines between their
+    words and never lose one («Puntuaci…»): no column is narrower than its name's longest
+    word, and a formula («e^((m_ant − m) ÷ T)») breaks only before its ÷."""
+    import textwrap
+
+    for number, column in enumerate(table.columns):
+        name = str(column.header)
+        if any(mark in name for mark in "^()="):  # a formula: whole, or cut at its ÷
+            before, divided, after = name.rpartition(" ÷ ")
+            lines = [before, f"÷ {after}"] if divided else [name]
+        else:
+            room = max(max(map(len, name.split()), default=0), (len(name) + 1) // 2)
+            lines = textwrap.wrap(name, room) or [name]
+        column.min_width = max(map(len, lines))
+        if len(lines) > 1:
+            table.narrow_headers[number] = Text("\n".join(lines))
+    return table

@@ -42,6 +42,7 @@ def _cases() -> dict[str, object]:
         "selfattn-cross": attn.selfattn("the keys", context="las llaves están"),
         "compare-scores": comparison,
         "exercise": attn.exercise(seed=7),
+        "online-softmax": attn.online_softmax([2, 0, 1, 5, 3], block=2, temperature=2),
         "heads": attn.heads(
             "las llaves del coche están ahí", source="están", target="llaves", heads=4
         ),  # fmt: skip
@@ -67,6 +68,9 @@ def _rendered() -> dict[str, str]:
     # In Spanish, whose words are longer: the figures' table still fits in 80 columns.
     shown["compare-scores-es"] = _render(_cases()["compare-scores"], lang="es")
     shown["heads-es"] = _render(_cases()["heads"], lang="es")
+    online = _cases()["online-softmax"]
+    shown["online-softmax"] = _render(online, frozenset({"steps"}))
+    shown["online-softmax-es"] = _render(online, frozenset({"steps"}), lang="es")
     return shown
 
 
@@ -77,7 +81,8 @@ def rendered() -> dict[str, str]:
 
 NAMES = ["score", "score-general", "softmax", "softmax-grid",
          "mix", "grad", "selfattn", "selfattn-heads", "selfattn-cross", "compare-scores",
-         "exercise", "selfattn-show-all", "compare-scores-es", "heads", "heads-es"]  # fmt: skip
+         "exercise", "selfattn-show-all", "compare-scores-es", "heads", "heads-es",
+         "online-softmax", "online-softmax-es"]  # fmt: skip
 
 
 def test_no_line_is_wider_than_the_terminal_nor_splits_a_row_label(rendered):
@@ -90,6 +95,12 @@ def test_no_line_is_wider_than_the_terminal_nor_splits_a_row_label(rendered):
     keys = ["parameters", "mult_adds", "elementwise", "tanh", "intermediate", "at_float64",
             "projected_states", "time_median", "time_fastest", "time_slowest",
             "times_general", "times_fastest", "at_init", "spread_at_init", "peak_mean"]  # fmt: skip
+    header_words = {"online-softmax": ["Scores", "Block", "max", "ℓ"],
+                    "online-softmax-es": ["Puntuaciones", "Máx.", "bloque", "ℓ"]}  # fmt: skip
+    for name, words in header_words.items():
+        header = " ".join(rendered[name].split("━━")[0].splitlines()[-3:]).split()
+        assert all(word in header for word in words), (name, header)  # whole, none cut
+        assert "…" not in rendered[name], name
     for name, header in (("heads", "Row's next"), ("heads-es", "Rival")):
         table = rendered[name].split("━━")[0].splitlines()
         assert header in table[-2] and "…" not in rendered[name], name  # on one line

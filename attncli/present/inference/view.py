@@ -82,7 +82,7 @@ def _blocks_table(
     result: OnlineSoftmaxResult, row: int, label: str | None, fmt: Format
 ) -> RenderableType:
     scaled = result.temperature != 1.0
-    table = _table()
+    table = render.FittedTable(box=box.SIMPLE_HEAVY)
     table.add_column(fmt.say("online_block"))
     table.add_column(fmt.say("online_tokens"))
     table.add_column(fmt.say("online_scores"))
@@ -93,6 +93,7 @@ def _blocks_table(
         fmt.say("online_block_sum_t" if scaled else "online_block_sum"), justify="right"
     )
     table.add_column(fmt.say("online_l"), justify="right")
+    render.whole_header_words(table)
     scores = result.score_grid[row]
     for number, block in enumerate(result.block_rows(row), start=1):
         covered = _columns(result.column_labels, block["start"], block["end"])
@@ -167,13 +168,14 @@ def tiled_view(result: TiledResult, fmt: Format) -> list[RenderableType]:
     """The query's scores block by block: m, ℓ and the accumulator after each, the output
     against the layer's own, and the numbers each way holds."""
     t = result.tiled
-    table = _table()
+    table = render.FittedTable(box=box.SIMPLE_HEAVY)
     table.add_column(fmt.say("online_block"))
     table.add_column(fmt.say("tiles_keys"))
     table.add_column(fmt.say("online_scores"))
     table.add_column(fmt.say("online_m"), justify="right")
     table.add_column(fmt.say("online_factor"), justify="right")
     table.add_column(fmt.say("online_l"), justify="right")
+    render.whole_header_words(table)
     held = _table()
     held.add_column(fmt.say("online_block"))
     held.add_column(fmt.say("tiles_accumulator"))
