@@ -46,6 +46,22 @@ class AttnGroup(TyperGroup):
             ctx.meta["attn.arguments"] = list(args)
             sys.exit(_report_usage(ctx, error, info_name or "attn"))
 
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        """The commands, each with the first sentence of its help whole: wrapped under
+        itself on a narrow terminal, never cut short with '...' as Click does."""
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command.get_short_help_str(limit=WHOLE_SENTENCE)))
+        if rows:
+            # Typer's own word, through gettext's global domain as Typer says it
+            # (attncli/cli/click_words.py binds that domain to attn's catalogs).
+            from gettext import gettext as typer_word
+
+            with formatter.section(typer_word("Commands")):
+                formatter.write_dl(rows)
+
     def invoke(self, ctx: Any) -> Any:
         if not getattr(ctx, "_protected_args", None) and not self.invoke_without_command:
             from attncli.cli.usage import missing_command  # attn --lang es: no command
@@ -64,6 +80,9 @@ class AttnGroup(TyperGroup):
             ctx.exit(_report_usage(ctx, error, failed.command_path))
         if status:
             ctx.exit(status)
+
+
+WHOLE_SENTENCE = 1000  # characters: more than any command's first sentence
 
 
 def _language(ctx: Any) -> str:
