@@ -56,6 +56,7 @@ def _shares(result) -> list[str]:
     return [f"{100 * share:.1f} %" for share in (result.train_accuracy, *sets)]
 
 
+@pytest.mark.slow  # trains on the whole corpus: the full run's
 def test_the_manuals_accuracy_table_is_what_the_runs_give(agreement):
     manual = (ROOT / "docs" / "training.md").read_text(encoding="utf-8")
     rows = {
@@ -67,6 +68,7 @@ def test_the_manuals_accuracy_table_is_what_the_runs_give(agreement):
         assert re.split(r"(?<=%) +", found.group(1).strip()) == _shares(agreement[positions])
 
 
+@pytest.mark.slow  # trains on the whole corpus: the full run's
 def test_what_a_layer_without_positions_can_and_cannot_learn(agreement):
     plain, placed = agreement[None], agreement["sinusoidal"]
     assert plain.sentences == 160 and len(plain.test) == 90
@@ -91,6 +93,7 @@ def test_the_corpus_puts_the_subject_in_more_than_one_place():
     assert min(further) > max(places)  # ... but one, further along than any training line
 
 
+@pytest.mark.slow  # trains on the whole corpus: the full run's
 def test_the_trained_layer_finds_the_subject_wherever_it_stood_in_training(agreement):
     """Not a place learned: on the same-number test sentences whose subject is not at
     position 2, where a layer that looked at position 2 would miss, it still finds it;
@@ -111,6 +114,7 @@ def test_the_trained_layer_finds_the_subject_wherever_it_stood_in_training(agree
     assert f"gets {hits} of the {len(elsewhere)} same-number test sentences" in manual
 
 
+@pytest.mark.slow  # trains on the whole corpus: the full run's
 def test_positions_are_learned_where_they_were_seen_not_beyond(agreement):
     placed = agreement["sinusoidal"]
     further = np.mean([link.hit for link in placed.test[60:]])
@@ -141,6 +145,7 @@ def test_a_corpus_run_says_nothing_of_memorising(run):
     assert "one-hot" not in run(*line).stdout
 
 
+@pytest.mark.slow  # trains on the whole corpus: the full run's
 def test_the_concordance_sample_is_its_own_trained_line_again(run_json, tmp_path):
     sample = json.loads(SAMPLE.read_text(encoding="utf-8"))
     words = shlex.split(sample["trained_by"])

@@ -388,6 +388,7 @@ def test_interrupted_run_writes_the_state_so_far(run, run_json, tmp_path, monkey
     assert six["w_q"] == state["w_q"]
 
 
+@pytest.mark.slow  # a process of its own, interrupted
 def test_ctrl_c_in_a_real_process(tmp_path):
     """SIGINT to a running attn train: exit 130, the line, and the state in --save."""
     path = tmp_path / "state.json"
