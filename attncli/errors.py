@@ -56,16 +56,24 @@ class AttnError(Exception):
         return self.said.said(lang, surface)
 
 
-class InputError(AttnError):
+# Each kind is also the exception Python raises for its fault, so that a caller who catches
+# ValueError or TypeError around a call keeps working.
+
+
+class InputError(AttnError, ValueError):
     """The input could not be read or parsed: a path, JSON text, a number or a field."""
 
 
-class ShapeError(AttnError):
+class ShapeError(AttnError, ValueError):
     """Arrays that were read fine but do not fit together (lengths, rows, columns)."""
 
 
-class OptionError(AttnError):
+class OptionError(AttnError, ValueError):
     """An option value outside what the command accepts."""
+
+
+class OptionTypeError(OptionError, TypeError):
+    """An option or keyword given a value of another type (grid='no', layer='2')."""
 
 
 class Interrupted(AttnError):
@@ -107,7 +115,7 @@ def check_whole(name: str, value: object) -> None:
     """A count given from Python (top_k=2.5, block=2.5) is a whole number, refused in one
     line before numpy would fail on it with its own words."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise OptionError(_("{setting}: give a whole number"), setting=Setting(name, value))
+        raise OptionTypeError(_("{setting}: give a whole number"), setting=Setting(name, value))
 
 
 def count(amount: int, noun: str) -> Message:

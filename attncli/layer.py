@@ -19,6 +19,7 @@ GRID_FIELDS = frozenset({"raw_scores", "scores", "weights", "weights_mean"})
 SQRT = "sqrt"  # the divisor √d_k, per head
 POSITIONS = (None, "sinusoidal", "rope")  # --positions: none, added to X, or rotary
 ROPE_BASE = 10000.0  # the rotary angles' base, as Llama's rope_theta
+SIZES = ("d_model", "d_k", "d_v", "heads")  # a layer's sizes: each 1 or more
 
 
 @dataclass(frozen=True)
@@ -197,14 +198,26 @@ class SelfAttnSettings:
         mask every key): whole numbers where one is declared, their declared minimum, a
         known kind of positions, a rotary base only with rotary positions, a known dtype and
         a divisor that is a positive number."""
-        from attncli.errors import OptionError, check_whole
+        from attncli.errors import InputError, OptionError, OptionTypeError, check_whole
         from attncli.messages import Setting
 
         for declared in fields(self):
             value = getattr(self, declared.name)
+            if declared.type in (bool, bool | None) and not (
+                isinstance(value, bool) or (value is None and declared.type is not bool)
+            ):  # alibi='no' is not read as true
+                raise OptionTypeError(
+                    _("{setting}: give True or False"), setting=Setting(declared.name, value)
+                )
             if value is None or declared.type not in (int, int | None):
                 continue
             check_whole(declared.name, value)
+            if declared.name in SIZES and value < 1:
+                raise InputError(
+                    _("{option} is {value}; it must be 1 or more"),
+                    option=Setting(declared.name),  # --d-model on the command line, d_model=
+                    value=value,
+                )
             least = (declared.metadata.get("limits") or {}).get("min")
             if least is not None and value < least:
                 raise OptionError(

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from attncli.api.keywords import SEED, keywords
 from attncli.core import attention, methods
 from attncli.core.methods import NAMES
 from attncli.errors import InputError, OptionError
@@ -83,6 +84,7 @@ def chained_document(previous: Result | ArrayLike, field: str) -> Document:
     return {field: plain(previous)}
 
 
+@keywords(seed=SEED)
 def score(
     query: ArrayLike | None = None,
     keys: ArrayLike | None = None,
@@ -199,6 +201,7 @@ def score_document(
     )
 
 
+@keywords()
 def softmax(
     scores: ScoreResult | ArrayLike,
     *,
@@ -256,6 +259,7 @@ def softmax_document(document: Document, temperature: float = 1.0) -> SoftmaxRes
     )
 
 
+@keywords()
 def mix(
     weights: SoftmaxResult | ArrayLike,
     values: ArrayLike | None = None,
@@ -290,6 +294,7 @@ def mix_document(document: Document) -> MixResult:
     )
 
 
+@keywords(seed=SEED)
 def compare_scores(
     tx: int = 60,
     ty: int = 60,

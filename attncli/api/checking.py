@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from attncli.api.keywords import FILES, LANGUAGE, SEED, keywords
 from attncli.errors import InputError, OptionError, count
 from attncli.explain.checking import Blank, Corrector, Verdict
 from attncli.messages import Message, Setting, _, component_mark, in_decimals
@@ -152,6 +153,7 @@ TOO_MANY_ANSWERS = _(
 )
 
 
+@keywords(seed=SEED, lang=LANGUAGE)
 def check(
     seed: int = 0,
     size: int = 3,
@@ -195,6 +197,7 @@ def check(
     return CheckResult(sheet=sheet, verdicts=tuple(verdicts), blanks=tuple(marking.blanks))
 
 
+@keywords(paths=FILES)
 def check_files(paths: Iterable[str]) -> ClassCheck:
     """A class's answer files (CSV or JSON, as attn exercise --answer-sheet writes them
     empty) corrected: each against its own sheet, in the order given.

@@ -36,6 +36,12 @@ def check_sizes(sizes: Sizes, memory: int | None = None) -> None:
                 _("{option} is {value}; it must be 1 or more"), option=Setting(keyword), value=value
             )
     check_repeat(sizes.repeat)
+    if not sizes.d_ks or min(sizes.d_ks) < 1:
+        raise OptionError(
+            _("{option} is {value}; give one width or more, each 1 or more"),
+            option=Setting("d_ks", option="--d-k"),
+            value=sizes.d_ks,
+        )
     if sizes.threads < 1:
         raise OptionError(
             _("{option} is {value}; it must be 1 or more"),

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from attncli.api.calculator import check_method
+from attncli.api.keywords import SEED, keywords
 from attncli.core import attention, methods
 from attncli.errors import OptionError
 from attncli.messages import Message, Setting, _
@@ -24,6 +25,7 @@ MAX_SHEETS = 100
 LARGEST_SEED = 2**64 - 1  # --seed's range, as every seeded command takes it
 
 
+@keywords(seed=SEED)
 def exercise(
     seed: int = 0,
     size: int = 3,

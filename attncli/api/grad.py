@@ -16,6 +16,7 @@ from attncli.api.calculator import (
     check_temperature,
     input_temperature,
 )
+from attncli.api.keywords import SEED, keywords
 from attncli.messages import Message, Setting, _
 from attncli.reading.parse.values import Document
 from attncli.results.grad import GradResult
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     pass
 
 
+@keywords(seed=SEED)
 def grad(
     query: ArrayLike | None = None,
     keys: ArrayLike | None = None,

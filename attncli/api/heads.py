@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from attncli.api.keywords import MODEL, OWN_READER, SEED, SHOWN, keywords
 from attncli.api.model import (
     MISSING_TOKEN,
     MISSING_WORD,
@@ -378,6 +379,7 @@ def _asked(source: str | None, target: str | None, pattern: str | None, cells: A
     return _Asked(source, target, pattern, cells, metric, ordered)
 
 
+@keywords(sentence=OWN_READER, model=MODEL, shown_count=SHOWN)
 def heads(
     sentence: str | None,
     model: str | None = None,
@@ -483,6 +485,7 @@ def heads(
     )
 
 
+@keywords(model=MODEL, seed=SEED)
 def repeated_random(model: str, count: int, seed: int = 0) -> str:
     """A sentence of `count` tokens drawn at random (seeded) from the model's vocabulary,
     then the same tokens again: the input on which an induction head shows itself (the

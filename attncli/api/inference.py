@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from attncli.api.keywords import keywords
 from attncli.core import inference
 from attncli.core.attention import softmax as plain_softmax
 from attncli.errors import OptionError, check_whole
@@ -45,6 +46,7 @@ def check_block(block: int, name: str = "block") -> None:
         )  # fmt: skip
 
 
+@keywords()
 def online_softmax(
     scores: ArrayLike,
     *,
@@ -141,6 +143,7 @@ def _plain_layer(result: SelfAttnResult, option: OnSurface) -> None:
             raise OptionError(message, option=option, **SAID)
 
 
+@keywords()
 def kv_cache(
     result: SelfAttnResult,
     head: int = 1,
@@ -253,6 +256,7 @@ def parse_tiles(text: str) -> tuple[int, int]:
     return sizes[0], sizes[1]
 
 
+@keywords()
 def tiles(
     result: SelfAttnResult,
     tile_q: int,

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from attncli.api.keywords import MODEL, OWN_READER, SHOWN, keywords
 from attncli.api.model import SOURCE, TARGET
 from attncli.errors import InputError, OptionError, shown
 from attncli.messages import OnSurface, Setting, _, typed
@@ -106,6 +107,7 @@ def _checked_texts(first: str | None, second: str | None) -> tuple[str, str]:
     return first, second
 
 
+@keywords(first=OWN_READER, second=OWN_READER, model=MODEL)
 def compare_sentences(
     first: str,
     second: str,
@@ -205,6 +207,7 @@ def sentence_pair(
                         shown_head=shown_head)  # fmt: skip
 
 
+@keywords(first=OWN_READER, second=OWN_READER, model=MODEL, shown_count=SHOWN)
 def compare_heads(
     first: str | None,
     second: str | None,

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from attncli.api.keywords import MODEL, OWN_READER, keywords
 from attncli.errors import OptionError, check_whole
 from attncli.messages import OnSurface, Setting, _
 
@@ -43,6 +44,7 @@ def _check(temperature: float, top: int, top_k: int | None, top_p: float | None)
         )
 
 
+@keywords(sentence=OWN_READER, model=MODEL)
 def predict(
     sentence: str | None,
     model: str,

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from attncli.api.keywords import MODEL, OWN_READER, keywords
 from attncli.errors import OptionError
 from attncli.messages import Message, Setting, _
 
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
 STEPS = Setting("cell", True, "--steps")  # the cell written out: --steps, cell=True
 
 
+@keywords(sentence=OWN_READER, model=MODEL)
 def rollout(
     sentence: str | None,
     model: str,
@@ -55,12 +57,14 @@ def rollout(
     written = None
     if cell:
         written = _cell(mixed, products, chosen, tokens, row, token, to)
-    elif to is not None:
-        raise OptionError(
-            _("{to} picks the cell {steps} writes out; add {steps}"),
-            to=Setting("to"),
-            steps=STEPS,
-        )
+    else:
+        for name, value in (("to", to), ("row", row), ("token", token)):
+            if value is not None:  # a cell's row or column without the cell: never ignored
+                raise OptionError(
+                    _("{to} picks the cell {steps} writes out; add {steps}"),
+                    to=Setting(name),
+                    steps=STEPS,
+                )
     return RolloutResult(
         model=model,
         model_type=loaded.model_type,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from attncli.api.keywords import SEED, keywords
 from attncli.errors import OptionError
 from attncli.limits import check_fits
 from attncli.messages import Message, OnSurface, Setting, _
@@ -23,6 +24,7 @@ D_KS = (8, 16, 32, 64, 128, 256, 512)
 KEYS, ROWS = 6, 2_000
 
 
+@keywords(seed=SEED)
 def scaling(
     d_k: Sequence[int] = D_KS, *, keys: int = KEYS, rows: int = ROWS, seed: int = 0
 ) -> ScalingResult:

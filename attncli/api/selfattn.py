@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from attncli.api.calculator import ArrayLike, check_finite, plain
+from attncli.api.keywords import MODEL, OWN_READER, keywords
 from attncli.api.selfattn_backward import selfattn_backward
 from attncli.errors import OptionError
 from attncli.messages import _
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from attncli.reading.models.state_dicts import LayerFields
 
 
+@keywords(sentence=OWN_READER, model=MODEL)
 def selfattn(
     sentence: str | None = None,
     *,

@@ -3,14 +3,16 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from attncli.api.keywords import SEED, keywords
 from attncli.errors import InputError, OptionError
-from attncli.layer import SQRT, SelfAttnSettings
+from attncli.layer import POSITIONS, SQRT, SelfAttnSettings
 from attncli.limits import MAX_ITERATIONS
 from attncli.messages import Message, OnSurface, Setting, _
 from attncli.reading.parse.wants import Sentence, at, parse_wants
@@ -27,6 +29,7 @@ LEARNING_RATE = 0.1
 OPTIMIZER = "sgd"
 
 
+@keywords(seed=SEED)
 def train(
     sentence: str | None = None,
     *,
@@ -63,6 +66,12 @@ def train(
     from attncli.core import training as core
 
     _check_options(iterations, lr, optimizer, projections)
+    if positions not in POSITIONS:
+        raise OptionError(
+            _("{setting}: the positions are one of {kinds}"),
+            setting=Setting("positions", positions),
+            kinds=", ".join(kind for kind in POSITIONS if kind),
+        )
     if positions == "rope":
         raise OptionError(
             _(
@@ -141,7 +150,7 @@ def _check_options(iterations: int, lr: float, optimizer: str, projections: bool
             option=Setting("iterations"),
             iterations=iterations,
         )
-    if not (np.isfinite(lr) and lr > 0):
+    if not 0 < lr < math.inf:  # NaN too; an integer past float64 compares as it is
         raise OptionError(
             _("{option} is {lr}; the step must be a positive number, e.g. {example}"),
             option=Setting("lr"),

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 import attncli as attn
-from attncli.errors import OptionError
+from attncli.errors import OptionError, OptionTypeError
 from tests.meaning import told
 
 SENTENCE = "las llaves del coche"
@@ -57,17 +57,28 @@ LLAMA = "tests/models/tiny-llama"
 @pytest.mark.parametrize(
     ("call", "said"),
     [
-        (lambda: attn.online_softmax([2, 0, 1], block=2.5), "block=2.5: give a whole number"),
-        (lambda: attn.online_softmax([2, 0, 1], block=True), "block=True: give a whole number"),
-        (lambda: attn.predict("the keys", LLAMA, top_k=2.5), "top_k=2.5: give a whole number"),
-        (lambda: attn.predict("the keys", LLAMA, top=3.0), "top=3.0: give a whole number"),
+        (
+            lambda: attn.online_softmax([2, 0, 1], block=2.5),
+            "block=2.5: block takes a whole number",
+        ),
+        (
+            lambda: attn.online_softmax([2, 0, 1], block=True),
+            "block=True: block takes a whole number",
+        ),
+        (
+            lambda: attn.predict("the keys", LLAMA, top_k=2.5),
+            "top_k=2.5: top_k takes a whole number or None",
+        ),
+        (lambda: attn.predict("the keys", LLAMA, top=3.0), "top=3.0: top takes a whole number"),
     ],
 )
 def test_a_count_outside_the_layer_is_a_whole_number_too(call, said):
-    """Where numpy would say 'only integers … are valid indices'."""
-    with pytest.raises(OptionError) as caught:
+    """Where numpy would say 'only integers … are valid indices': the keywords' one check,
+    a TypeError too."""
+    with pytest.raises(OptionTypeError) as caught:
         call()
-    assert caught.value.msgid == "{setting}: give a whole number"
+    assert isinstance(caught.value, TypeError)
+    assert caught.value.msgid == "{given}: {name} takes {takes}"
     assert str(caught.value) == said
 
 

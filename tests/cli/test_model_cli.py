@@ -325,7 +325,9 @@ def test_heads_of_a_model_s_own_words_need_a_model(run):
 def test_the_python_api_returns_the_same_results(tiny):
     result = attn.selfattn(SENTENCE, model=str(tiny / "bert"), layer=1, head=2)
     reference = np.asarray(TINY["bert"]["runs"][0]["layers"][0]["weights"])[1]
-    assert isinstance(result, attn.selfattn.__globals__["SelfAttnResult"])
+    from attncli.results.selfattn import SelfAttnResult
+
+    assert isinstance(result, SelfAttnResult)
     assert np.abs(result.weights - reference).max() < 1e-12
     ranked = attn.heads(SENTENCE, model=str(tiny / "bert"), source="are", target="keys")
     assert ranked.ranking[0].weight == max(h.weight for h in ranked.ranking)

@@ -90,14 +90,6 @@ def check_given(inputs: LayerInputs, sentence: str | None, settings: SelfAttnSet
     """What is given, held against the settings and against itself by name alone, before
     any array is read: the sizes asked for, every name read, a result read back's
     settings, a sentence or arrays, and what the settings would leave unused."""
-    for name in ("d_model", "d_k", "d_v", "heads"):
-        value = getattr(settings, name)
-        if value is not None and value < 1:
-            raise InputError(
-                _("{option} is {value}; it must be 1 or more"),
-                option=Setting(name),  # --d-model on the command line, d_model= in Python
-                value=value,
-            )
     if settings.norm is not None and not settings.norm > 0:
         raise InputError(
             _("{option} is {norm}; the embeddings' length must be positive"),

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from attncli.core.transformer import ACTIVATIONS, FAMILIES, LLAMA_FAMILIES, Architecture, Network
-from attncli.errors import InputError, shown
+from attncli.errors import AttnError, InputError, shown
 from attncli.limits import check_free_memory
 from attncli.messages import Message, _
 from attncli.reading.models.locate import find_model
@@ -435,6 +435,8 @@ def weight_files(folder: str) -> list[str]:
         try:
             weight_map = json_file(index)["weight_map"]
             shards = sorted(set(weight_map.values()))
+        except AttnError:  # the JSON reader's own refusal, said as it is
+            raise
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
             raise InputError(
                 _("{index} could not be read ({error}); expected its weight_map of shards"),

@@ -7,7 +7,7 @@ import os
 import sys
 from typing import IO, Any
 
-from attncli.errors import PATH_SHOWN, InputError, shown
+from attncli.errors import PATH_SHOWN, AttnError, InputError, shown
 from attncli.limits import MAX_INPUT_BYTES, check_free_memory, too_large_input
 from attncli.messages import Message, _
 from attncli.reading.parse.json_text import (
@@ -253,6 +253,8 @@ def load_arrays(path: str) -> Document:
                     for member in archive.infolist():
                         with archive.open(member) as stream:
                             _check_header(stream, member.file_size, f"{path}: {member.filename}")
+    except AttnError:  # the header's own refusal (a ValueError too): said as it is
+        raise
     except (zipfile.BadZipFile, ValueError) as error:
         raise _pickle_error(path, ValueError(str(error))) from None
     except OSError as error:

@@ -1,0 +1,243 @@
+"""The Python API's promise about its keywords: a value of the wrong type or out of range is
+an AttnError that names the keyword, shows what was given and says what it takes, before
+anything is read or computed (`grid='no'` is never read as true, `seed=-1` never draws).
+
+Each public function is wrapped by `keywords`, which reads what each keyword takes from the
+function's own annotations (`int`, `bool`, `str | None`, `Sequence[str]`, …), so that the
+signature a reader sees is the rule that is held; a keyword whose annotation says more
+than a type can check (an array-like, a Mapping) is left to the function's own readers. A
+few keywords say more than their type: a seed is a whole number from 0 to 2^64 − 1, a
+model is a name or a folder (a pathlib.Path too), a language one attn has a catalog for.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import numbers
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from attncli.errors import OptionError, OptionTypeError, shown
+from attncli.limits import LARGEST_WHOLE
+from attncli.messages import Message, Setting, _, either, languages, typed
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True)
+class Kind:
+    """What a keyword takes: a test of the value and how a message says it."""
+
+    accepts: Callable[[Any], bool]
+    said: str | Message
+    read: Callable[[Any], Any] | None = None  # what the function is given in its place
+
+
+@dataclass(frozen=True)
+class Whole:
+    """A whole number from `least` to `most` (a count, an index, a seed)."""
+
+    least: int | None = None
+    most: int = LARGEST_WHOLE
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, numbers.Integral) and not _boolean(value)
+
+
+def _boolean(value: Any) -> bool:
+    import numpy as np
+
+    return isinstance(value, (bool, np.bool_))
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not _boolean(value)
+
+
+def _listed(item: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    """A list of items (a tuple, a range, an array too), never a text taken for letters."""
+
+    def accepts(value: Any) -> bool:
+        if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+            return False
+        if isinstance(value, Sequence) or hasattr(value, "__array__"):
+            return all(item(part) for part in value)
+        return True  # an iterator is not walked twice: its items are read where they are used
+
+    return accepts
+
+
+# What each part of an annotation takes; a part not here (ArrayLike, Any, Mapping[…]) leaves
+# the whole keyword to the function's own readers.
+PARTS: dict[str, Kind] = {
+    "None": Kind(lambda value: value is None, "None"),
+    "int": Kind(_whole, _("a whole number")),
+    "float": Kind(_number, _("a number")),
+    "bool": Kind(_boolean, _("True or False")),
+    "str": Kind(lambda value: isinstance(value, str), _("a text")),
+    "Sequence[str]": Kind(_listed(lambda item: isinstance(item, str)), _("a list of texts")),
+    "Iterable[str]": Kind(_listed(lambda item: isinstance(item, str)), _("a list of texts")),
+    "Sequence[int]": Kind(_listed(_whole), _("a list of whole numbers")),
+    "Sequence[Sentence]": Kind(
+        _listed(lambda item: any(kind.__name__ == "Sentence" for kind in type(item).__mro__)),
+        _("a list of sentences, as attncli.reading.parse.wants.parse_corpus reads them"),
+    ),
+    "SelfAttnResult": Kind(
+        lambda value: any(kind.__name__ == "SelfAttnResult" for kind in type(value).__mro__),
+        _("a result of attncli.selfattn()"),
+    ),
+}
+
+MODEL = Kind(
+    lambda value: isinstance(value, (str, os.PathLike)),
+    _("a model's name or folder"),
+    os.fspath,  # a pathlib.Path read as its text
+)
+FILES = Kind(
+    _listed(lambda item: isinstance(item, (str, os.PathLike))),
+    _("a list of file names"),
+    lambda paths: [os.fspath(path) for path in paths],
+)
+SEED = Whole(0, 2**64 - 1)  # as the command line's --seed
+SHOWN = Whole(1)  # how many heads a ranking shows (None: all of them)
+# A keyword read by a reader of its own that says more than its type: a sentence
+# (reading/parse/sentence.py: 'the sentence is int; give a text, e.g. …').
+OWN_READER = Kind(lambda value: True, "")
+
+
+def _language(value: Any) -> bool:
+    return isinstance(value, str) and value in languages()
+
+
+LANGUAGE = Kind(
+    _language,
+    Message(_("a language attn speaks: {languages}"), languages=", ".join(languages())),
+)
+
+
+def _kind(annotation: str) -> Kind | None:
+    """What an annotation such as 'int | None' takes, or None when a part is not checked
+    here."""
+    kinds = [_part(part.strip()) for part in _top_level(annotation)]
+    if any(kind is None for kind in kinds):
+        return None
+    known = [kind for kind in kinds if kind is not None]
+    return Kind(
+        lambda value: any(kind.accepts(value) for kind in known),
+        either([kind.said for kind in known]),
+    )
+
+
+def _or_none(kind: Kind) -> Kind:
+    """`kind`, or None."""
+    read = kind.read
+    return Kind(
+        lambda value: value is None or kind.accepts(value),
+        either([kind.said, "None"]),
+        None if read is None else (lambda value: value if value is None else read(value)),
+    )
+
+
+def _part(part: str) -> Kind | None:
+    if part.startswith("Callable"):
+        return Kind(callable, _("a function"))
+    return PARTS.get(part)
+
+
+def _top_level(annotation: str) -> list[str]:
+    """'A[b | c] | None' split at its top-level bars."""
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(annotation):
+        depth += char == "["
+        depth -= char == "]"
+        if char == "|" and depth == 0:
+            parts.append(annotation[start:index])
+            start = index + 1
+    parts.append(annotation[start:])
+    return parts
+
+
+def _takes_int(annotation: str) -> bool:
+    return "int" in (part.strip() for part in _top_level(annotation))
+
+
+def given(name: str, value: Any) -> Any:
+    """`name=value` as the user wrote it, a long value cut short."""
+    return typed(Setting(name), shown(repr(value)))
+
+
+def refuse_kind(name: str, value: Any, takes: str | Message) -> OptionTypeError:
+    """The error for a keyword given a value of another type."""
+    return OptionTypeError(
+        _("{given}: {name} takes {takes}"), given=given(name, value), name=name, takes=takes
+    )
+
+
+def check_whole_range(name: str, value: int, whole: Whole) -> None:
+    """A whole number within its range, else one line saying the range."""
+    if whole.least is not None and value < whole.least:
+        raise OptionError(
+            _("{setting}: it must be {least} or more"),
+            setting=Setting(name, value),
+            least=whole.least,
+        )
+    if value > whole.most:
+        raise OptionError(
+            _("{given}: {name} takes a whole number up to {most}"),
+            given=given(name, value),
+            name=name,
+            most=whole.most,
+        )
+
+
+def keywords(**special: Kind | Whole) -> Callable[[F], F]:
+    """Check a public function's keywords by its annotations (and `special`'s: a Kind in
+    place of the annotation's, or a Whole range for a whole number) before it runs."""
+
+    def wrap(function: F) -> F:
+        signature = inspect.signature(function)
+        checks: dict[str, tuple[Kind, Whole | None]] = {}
+        for name, parameter in signature.parameters.items():
+            annotation = parameter.annotation
+            rule = special.get(name)
+            if rule is OWN_READER:
+                continue
+            kind = rule if isinstance(rule, Kind) else None
+            if kind is not None and isinstance(annotation, str) and annotation.endswith("None"):
+                kind = _or_none(kind)
+            if kind is None and isinstance(annotation, str):
+                kind = _kind(annotation)
+            if kind is None and isinstance(rule, Whole):
+                kind = PARTS["int"]
+            if kind is not None:
+                whole = rule if isinstance(rule, Whole) else None
+                if whole is None and isinstance(annotation, str) and _takes_int(annotation):
+                    whole = Whole()
+                checks[name] = (kind, whole)
+
+        @functools.wraps(function)
+        def checked(*args: Any, **kwargs: Any) -> Any:
+            try:
+                bound = signature.bind(*args, **kwargs)
+            except TypeError:
+                return function(*args, **kwargs)  # Python's own words for a call it cannot bind
+            for name, value in bound.arguments.items():
+                if name not in checks:
+                    continue
+                kind, whole = checks[name]
+                if not kind.accepts(value):
+                    raise refuse_kind(name, value, kind.said)
+                if whole is not None and _whole(value):
+                    check_whole_range(name, int(value), whole)
+                if kind.read is not None:
+                    bound.arguments[name] = kind.read(value)
+            return function(*bound.args, **bound.kwargs)
+
+        checked.__signature__ = signature  # type: ignore[attr-defined]
+        return checked  # type: ignore[return-value]
+
+    return wrap
