@@ -111,6 +111,10 @@ _NOUNS = {
 }
 
 
+LARGEST_WHOLE = 2**63 - 1  # a count, a size or an index: numpy's int64 holds it
+LARGEST_SEED = 2**64 - 1  # a seed: numpy's SeedSequence takes 64 bits, as --seed does
+
+
 def check_whole(name: str, value: object) -> None:
     """A count given from Python (top_k=2.5, block=2.5) is a whole number, refused in one
     line before numpy would fail on it with its own words."""

@@ -198,7 +198,13 @@ class SelfAttnSettings:
         mask every key): whole numbers where one is declared, their declared minimum, a
         known kind of positions, a rotary base only with rotary positions, a known dtype and
         a divisor that is a positive number."""
-        from attncli.errors import InputError, OptionError, OptionTypeError, check_whole
+        from attncli.errors import (
+            LARGEST_WHOLE,
+            InputError,
+            OptionError,
+            OptionTypeError,
+            check_whole,
+        )
         from attncli.messages import Setting
 
         for declared in fields(self):
@@ -218,12 +224,19 @@ class SelfAttnSettings:
                     option=Setting(declared.name),  # --d-model on the command line, d_model=
                     value=value,
                 )
-            least = (declared.metadata.get("limits") or {}).get("min")
+            limits = declared.metadata.get("limits") or {}
+            least, most = limits.get("min"), limits.get("max", LARGEST_WHOLE)
             if least is not None and value < least:
                 raise OptionError(
                     _("{setting}: it must be {least} or more"),
                     setting=Setting(declared.name, value),
                     least=least,
+                )
+            if value > most:  # window=10**20: numpy holds no such index
+                raise OptionError(
+                    _("{setting}: it must be {most} or less"),
+                    setting=Setting(declared.name, value),
+                    most=most,
                 )
         if self.positions not in POSITIONS:
             raise OptionError(

@@ -16,7 +16,6 @@ from attncli.messages import Message, Setting, _, either
 BYTES_PER_NUMBER = 8  # float64
 MAX_INPUT_BYTES = 1 << 30  # a JSON or .npy input larger than 1 GiB is refused, not read
 MAX_REPEAT = 10_000  # timed runs per method in compare-scores
-LARGEST_WHOLE = 2**63 - 1  # a count, a size or an index: numpy's int64 holds it
 MAX_ITERATIONS = 1_000_000  # attn train's updates: each keeps its loss, a run stays minutes
 
 

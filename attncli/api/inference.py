@@ -104,6 +104,7 @@ SAID = {
     "causal": Setting("causal", True),
     "rope": Setting("positions", "rope"),
     "dtype": Setting("dtype"),
+    "grids": Setting("grids", False),
 }
 KV_CACHE = OnSurface("--kv-cache", "kv_cache()")
 TILES = OnSurface("--tiles", "tiles()")
@@ -136,6 +137,10 @@ def _plain_layer(result: SelfAttnResult, option: OnSurface) -> None:
         (
             result.dtype != "float64",
             _("{option} works in float64; leave out {dtype}"),
+        ),
+        (
+            not result.grids,  # only the output was computed: nothing to hold the replay to
+            _("{option} holds its replay against the layer's weights; leave out {grids}"),
         ),
     ]
     for failed, message in refused:
@@ -243,17 +248,16 @@ def kv_cache(
 
 def parse_tiles(text: str) -> tuple[int, int]:
     """--tiles 'Bq,Bk' to two block sizes."""
-    parts = text.replace(";", ",").split(",")
-    try:
-        sizes = tuple(int(part) for part in parts)
-    except ValueError:
-        sizes = ()
-    if len(sizes) != 2 or min(sizes) < 1:
+    from attncli.errors import shown
+    from attncli.reading.parse.values import whole_number
+
+    sizes = [whole_number(part, 1) for part in text.replace(";", ",").split(",")]
+    if len(sizes) != 2 or None in sizes:
         raise OptionError(
             _("--tiles {text}: give two whole sizes, queries and keys per tile, e.g. --tiles 2,2"),
-            text=repr(text),
+            text=shown(repr(text)),
         )
-    return sizes[0], sizes[1]
+    return sizes[0], sizes[1]  # type: ignore[return-value]
 
 
 @keywords()
@@ -281,11 +285,11 @@ def tiles(
     _plain_layer(result, TILES)
     attention = result.attention
     heads = result.heads
-    if heads is not None and not 1 <= head <= heads:
+    if not 1 <= head <= (heads or 1):  # head=2 of a one-head layer too: never ignored
         raise OptionError(
             _("{head}: this layer has {heads} heads (1 to {heads})"),
             head=Setting("head", head),
-            heads=heads,
+            heads=heads or 1,
         )
     index = pick_row(result.query_labels, row, token)
     pick = (lambda a: a[head - 1]) if heads is not None else (lambda a: a)

@@ -20,8 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from attncli.errors import OptionError, OptionTypeError, shown
-from attncli.limits import LARGEST_WHOLE
+from attncli.errors import LARGEST_SEED, LARGEST_WHOLE, OptionError, OptionTypeError, shown
 from attncli.messages import Message, Setting, _, either, languages, typed
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -102,7 +101,7 @@ FILES = Kind(
     _("a list of file names"),
     lambda paths: [os.fspath(path) for path in paths],
 )
-SEED = Whole(0, 2**64 - 1)  # as the command line's --seed
+SEED = Whole(0, LARGEST_SEED)  # as the command line's --seed
 SHOWN = Whole(1)  # how many heads a ranking shows (None: all of them)
 # A keyword read by a reader of its own that says more than its type: a sentence
 # (reading/parse/sentence.py: 'the sentence is int; give a text, e.g. …').

@@ -60,10 +60,39 @@ def _one_number(parameter: Declared) -> bool:
 
 def _typer_annotation(parameter: Declared, lang: str) -> Any:
     if not _one_number(parameter):
-        return Annotated[parameter.written, parameter.declaration.to_typer(lang)]
+        extra = {"click_type": _whole_number(parameter)} if parameter.kind is int else {}
+        return Annotated[parameter.written, parameter.declaration.to_typer(lang, **extra)]
     metavar = parameter.declaration.settings.get("metavar", _("FLOAT"))
     extra = {} if "metavar" in parameter.declaration.settings else {"metavar": metavar}
     return Annotated[str | None, parameter.declaration.to_typer(lang, **extra)]
+
+
+def _whole_number(parameter: Declared) -> Any:
+    """A whole number within the parameter's limits (declare.Declared.limits), as Click
+    reads one; the largest that numpy holds, when it is not a declared max, left out of
+    --help's [x>=1] but told in a refusal, as a declared range is."""
+    from typer._click import types
+
+    limits = parameter.limits
+    implicit = "max" not in parameter.declaration.settings
+
+    class WholeNumber(types.IntRange):
+        name = "int" if implicit and limits.get("min") is None else "int range"
+
+        def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+            number = types.INT.convert(value, param, ctx)
+            if (self.min is not None and number < self.min) or number > self.max:
+                full = types.IntRange(self.min, self.max)._describe_range()
+                # Click's own words, which attn says in the command's language
+                self.fail(f"{number} is not in the range {full}.", param, ctx)
+            return number
+
+        def _describe_range(self) -> str:
+            if implicit:
+                return types.IntRange(self.min)._describe_range() if self.min is not None else ""
+            return str(super()._describe_range())
+
+    return WholeNumber(limits.get("min"), limits["max"])
 
 
 def _typer_default(parameter: Declared, lang: str) -> Any:

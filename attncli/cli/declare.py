@@ -89,6 +89,21 @@ class Declared:
     def takes_value(self) -> bool:
         return self.kind is not bool
 
+    @property
+    def limits(self) -> dict[str, Any]:
+        """Its declared min and max; a whole number's max, when none is declared, the most
+        numpy's int64 holds (--window 10^20 is refused by the command line's own range, not
+        by numpy in the middle of the work)."""
+        from attncli.errors import LARGEST_WHOLE
+
+        settings = self.declaration.settings
+        limits: dict[str, Any] = {
+            name: settings[name] for name in ("min", "max") if name in settings
+        }
+        if self.kind is int and "max" not in limits:
+            limits["max"] = LARGEST_WHOLE
+        return limits
+
 
 def declared(annotation: Any, name: str, default: Any) -> Declared:
     """The Declared parameter of `name: Annotated[type, Option(...)] = default`."""

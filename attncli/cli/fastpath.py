@@ -114,7 +114,7 @@ def read_plain(command: Command, arguments: list[str]) -> dict[str, Any] | None:
 def _converted(parameter: Declared, text: str) -> Any:
     """`text` as a value of the parameter's type, as Click converts it (int(), float(), an
     Enum's value exactly), within the declared min and max."""
-    kind, settings = parameter.kind, parameter.declaration.settings
+    kind, limits = parameter.kind, parameter.limits
     try:
         if kind is int:
             value: Any = int(text)
@@ -130,7 +130,7 @@ def _converted(parameter: Declared, text: str) -> Any:
             raise _NotPlain
     except ValueError:
         raise _NotPlain from None
-    low, high = settings.get("min"), settings.get("max")
+    low, high = limits.get("min"), limits.get("max")
     if (low is not None and value < low) or (high is not None and value > high):
         raise _NotPlain
     return value

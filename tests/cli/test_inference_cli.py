@@ -141,3 +141,24 @@ def test_the_ledger_s_row_says_what_the_scores_are_divided_by(run):
     plain = " ".join(run(*lesson, "--no-scale", "--lang", "es").stdout.split())
     assert "La fila nueva: s = q · k frente a las claves en caché" in plain
     assert "÷ divisor" not in scaled + plain
+
+
+def test_tiles_and_the_cache_keep_the_grids_they_replay_against_whatever_fields(run):
+    """--fields output alone computes no T × T grid; --tiles and --kv-cache need the
+    layer's weights, so they keep them (an IndexError on an empty grid before)."""
+    for view in (["--tiles", "2,2"], ["--kv-cache"]):
+        result = run("selfattn", "el tren va lleno", "--causal", *view, "--json")
+        assert result.exit_code == 0, result.stderr
+        document = json.loads(result.stdout)
+        field = next(iter(document))
+        only = run("selfattn", "el tren va lleno", "--causal", *view, "--fields", field, "--json")
+        assert only.exit_code == 0, only.stderr
+        assert json.loads(only.stdout) == {field: document[field]}
+
+
+def test_a_head_past_a_one_head_layer_is_refused_by_tiles_as_by_the_cache(run):
+    for view in (["--tiles", "2,2"], ["--kv-cache"]):
+        result = run("selfattn", "el tren va lleno", "--causal", *view, "--head", "2")
+        assert result.exit_code == 2 and result.stdout == ""
+        told(result.error, OptionError, "{head}: this layer has {heads} heads (1 to {heads})",
+             head="--head 2", heads=1)  # fmt: skip

@@ -474,3 +474,18 @@ def test_a_missing_file_names_the_option_that_gave_it(run, tmp_path):
         assert result.exit_code == 2 and result.stdout == ""
         assert result.error.msgid.startswith("cannot read '{path}': no such file (check the path")
         assert result.error.fields["option"] == option, result.stderr
+
+
+@pytest.mark.parametrize(
+    ("option", "value"), [("--heads", "0"), ("--d-model", "-8"), ("--d-model", "0"), ("--d-k", "0")]
+)
+def test_a_size_below_1_is_refused_as_selfattn_refuses_it(run, option, value):
+    """The layer's sizes are held where its settings are declared (SelfAttnSettings), so
+    that attn train refuses --heads 0 as attn selfattn does (it divided by zero; --d-model
+    0 trained a layer of no numbers)."""
+    for command in ("train", "selfattn"):
+        extra = ["--want", "va=tren"] if command == "train" else []
+        result = run(command, "el tren va", *extra, option, value)
+        assert result.exit_code == 2 and result.stdout == "", result.stderr
+        told(result.error, InputError, "{option} is {value}; it must be 1 or more",
+             option=option, value=int(value))  # fmt: skip

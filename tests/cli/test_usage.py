@@ -21,7 +21,8 @@ from attncli.core.methods import NAMES
         (["score", "--digits", "99"], usage.OUT_OF_RANGE, {"value": "99", "range": "0<=x<=15"}),
         (["score", "--digits", "1.5"], usage.NOT_A_NUMBER[usage.types.IntRange],
          {"value": "1.5"}),
-        (["selfattn", "a", "--heads", "x"], usage.NOT_A_NUMBER[usage.types.IntParamType],
+        # every whole-number option is an IntRange, held to 2^63 − 1 (cli/declare.py)
+        (["selfattn", "a", "--heads", "x"], usage.NOT_A_NUMBER[usage.types.IntRange],
          {"value": "x"}),
         (["score", "--bogus"], usage.NO_SUCH_OPTION, {"option": "--bogus"}),
         (["scroe"], usage.NO_SUCH_COMMAND, {"name": "scroe"}),

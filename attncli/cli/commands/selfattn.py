@@ -234,9 +234,10 @@ def selfattn(
         from attncli.present.plot import check_plot_path
 
         check_plot_path(plot)
+    replayed = kv_cache or tiles is not None  # the grids the replay is held against
     options = replace(  # --heads-sum reads every head's grid, whatever --fields keeps
         layer_settings,
-        grids=heads_sum or grids_needed(settings.fields, plot, grad_output or target),
+        grids=heads_sum or replayed or grids_needed(settings.fields, plot, grad_output or target),
     )
     from attncli.present.layer.progress import layer_progress
 

@@ -29,8 +29,9 @@ from typing import Any
 from attncli.core.exercise import ANSWER_COLUMNS as COLUMNS
 from attncli.core.exercise import ANSWER_SHEET_KEY as FORMAT_KEY
 from attncli.core.exercise import SHEET_KINDS
-from attncli.errors import InputError
+from attncli.errors import LARGEST_SEED, LARGEST_WHOLE, InputError, first_line, shown
 from attncli.messages import _
+from attncli.reading.parse.values import whole_number
 
 SHEET_FIELDS = ("seed", "sheet", "size", "dim", "lang")
 
@@ -113,6 +114,20 @@ def _delimiter(text: str) -> str:
 def _from_csv(path: str, text: str) -> AnswerFile:
     delimiter = _delimiter(text)
     reader = csv.DictReader(io.StringIO(text), delimiter=delimiter)
+    try:
+        return _read_csv(path, reader, delimiter)
+    except csv.Error as error:  # a cell past the csv module's limit of 131,072 characters
+        raise InputError(
+            _(
+                "{line}: not a row of an answer sheet ({reason}); an answer is a number or a "
+                "few, as attn exercise --answer-sheet writes the file"
+            ),
+            line=f"{path}:{reader.reader.line_num}",  # DictReader counts whole rows only
+            reason=first_line(error, 60),
+        ) from None
+
+
+def _read_csv(path: str, reader: csv.DictReader[str], delimiter: str) -> AnswerFile:
     header = tuple(reader.fieldnames or ())
     missing = [name for name in COLUMNS if name not in header]
     if missing:
@@ -233,14 +248,15 @@ def _answer_file(
     numbers = {}
     for name in ("seed", "size", "dim"):
         text = sheet[name]
-        if not text.isdigit():
+        number = whole_number(text, 0, LARGEST_SEED if name == "seed" else LARGEST_WHOLE)
+        if number is None:
             raise InputError(
                 _("{where}: {field} is {value}; expected a whole number"),
                 where=where,
                 field=name,
-                value=text,
+                value=shown(text),
             )
-        numbers[name] = int(text)
+        numbers[name] = number
     if sheet["sheet"] not in SHEET_KINDS:
         raise InputError(
             _("{where}: sheet is {value}; expected one of {kinds}"),

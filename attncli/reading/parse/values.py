@@ -11,7 +11,7 @@ import json
 import math
 from typing import TYPE_CHECKING, Any
 
-from attncli.errors import InputError, ShapeError, count, required, shape_text
+from attncli.errors import LARGEST_WHOLE, InputError, ShapeError, count, required, shape_text
 from attncli.messages import Message, _
 from attncli.reading.parse.json_text import JsonConstant, valid_text
 
@@ -46,6 +46,20 @@ def kind_of(value: Any) -> Message:
     return Message(
         "{value}", value=value.literal if isinstance(value, JsonConstant) else repr(value)
     )
+
+
+def whole_number(text: str, least: int = 0, most: int = LARGEST_WHOLE) -> int | None:
+    """`text` as a whole number from `least` to `most`, written in the digits 0 to 9 (a
+    minus sign before them when `least` allows it), or None. The one reader of whole numbers
+    in text attn reads itself (an answer sheet's seed, a position in --want, --tiles): a
+    superscript «³» (which str.isdigit takes and int() refuses), another script's digits,
+    5,000 digits (past int()'s limit) and values past 2^63 − 1 are refused alike."""
+    text = text.strip()
+    digits = text[1:] if text.startswith("-") else text
+    if not (digits.isascii() and digits.isdigit()) or len(digits) > len(str(most)) + 1:
+        return None
+    value = int(text)
+    return value if least <= value <= most else None
 
 
 def one_query_or_queries(query: object, queries: object) -> InputError:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from attncli.errors import InputError, shown
 from attncli.messages import Message, Setting, _
+from attncli.reading.parse.values import whole_number
 
 EXAMPLE = Setting("want", "están=llaves")  # --want están=llaves, want='están=llaves'
 
@@ -60,8 +61,9 @@ def _position(
             listed=listed,
             suggestion=Setting("want", suggestion),
         )
-    if side.isdigit() and 1 <= int(side) <= len(tokens):
-        return int(side) - 1
+    position = whole_number(side, 1, len(tokens))
+    if position is not None:
+        return position - 1
     known = " ".join(tokens)
     raise InputError(
         _(
