@@ -151,3 +151,94 @@ def test_a_nan_or_infinity_in_the_rotary_settings_is_refused_as_written(tmp_path
     path.write_text(json.dumps(config).replace('"LITERAL"', literal))
     error = _refused(folder)
     assert error.fields["name"] == field and error.fields["value"] == literal
+
+
+@pytest.mark.parametrize(
+    ("name", "field", "value"),
+    [("tiny-qwen2", "use_sliding_window", 1), ("tiny-qwen2", "use_sliding_window", "yes"),
+     ("tiny-llama", "attention_bias", 1), ("tiny-llama", "tie_word_embeddings", "true")],
+)  # fmt: skip
+def test_a_flag_that_is_not_true_or_false_is_refused_never_read_as_false(
+    tmp_path, name, field, value
+):
+    """transformers' typed configs refuse them; read as false they dropped the window or
+    the q/k/v biases without a word."""
+    error = _refused(_folder(tmp_path, name, **{field: value}))
+    assert error.msgid == "{path}: {name} is {value}; expected true or false"
+    assert error.fields["name"] == field and error.fields["value"] == json.dumps(value)
+
+
+def test_a_null_head_dim_is_hidden_size_over_the_heads_as_in_transformers(tmp_path):
+    model = load_model(str(_folder(tmp_path, head_dim=None)))
+    assert model.architecture.head_dim == 32 // 4
+
+
+def test_max_window_layers_0_slides_the_window_in_every_layer(tmp_path):
+    folder = _folder(tmp_path, "tiny-qwen2", use_sliding_window=True, layer_types=None,
+                     max_window_layers=0)  # fmt: skip
+    assert load_model(str(folder)).architecture.windows == (4, 4)
+    error = _refused(_folder(tmp_path / "minus", "tiny-qwen2", use_sliding_window=True,
+                             layer_types=None, max_window_layers=-1))  # fmt: skip
+    assert error.fields["name"] == "max_window_layers"
+
+
+def test_rope_parameters_and_rope_scaling_that_disagree_are_refused(tmp_path):
+    llama3 = json.loads((MODELS / "tiny-llama" / "config.json").read_text())["rope_parameters"]
+    same = {"rope_type": "llama3", "factor": 8.0}
+    assert load_model(str(_folder(tmp_path / "same", rope_scaling=same, rope_theta=10000.0)))
+    for older, name in (({"type": "linear", "factor": 8.0}, "rope_type"),
+                        ({"rope_type": "llama3", "factor": 4.0}, "factor")):  # fmt: skip
+        error = _refused(_folder(tmp_path / name, rope_scaling=older))
+        assert error.fields["name"] == name and error.fields["older"] == "rope_scaling"
+    error = _refused(_folder(tmp_path / "theta", rope_theta=500000.0))
+    assert error.fields["name"] == "rope_theta"
+    assert error.fields["value"] == json.dumps(llama3["rope_theta"])
+
+
+def _with_head(tmp_path, head):
+    from safetensors.numpy import save_file
+
+    from attncli.reading.parse.tensor_files import open_tensors
+
+    folder = _folder(tmp_path, "tiny-llama", tie_word_embeddings=True)
+    tensors = {n: v for n, v in open_tensors(str(folder / "model.safetensors")).items()}
+    tensors["lm_head.weight"] = head(tensors["model.embed_tokens.weight"])
+    save_file(tensors, str(folder / "model.safetensors"))
+    return folder
+
+
+def test_a_tied_head_beside_the_checkpoint_s_own_other_head_is_refused(tmp_path):
+    error = _refused(_with_head(tmp_path / "other", lambda word: word + 1))
+    assert error.fields["word"] == "model.embed_tokens.weight"
+    model = load_model(str(_with_head(tmp_path / "same", lambda word: word.copy())))
+    assert model.architecture.tied and model.network.head is None
+
+
+def _sharded(tmp_path, twice):
+    """tiny-llama in two shards, the word embeddings in both (`twice` makes the second)."""
+    from safetensors.numpy import save_file
+
+    from attncli.reading.parse.tensor_files import open_tensors
+
+    folder = _folder(tmp_path)
+    tensors = {n: v for n, v in open_tensors(str(folder / "model.safetensors")).items()}
+    (folder / "model.safetensors").unlink()
+    names = sorted(tensors)
+    word = "model.embed_tokens.weight"
+    first = {n: tensors[n] for n in names[: len(names) // 2]} | {word: tensors[word]}
+    second = {n: tensors[n] for n in names[len(names) // 2 :]} | {word: twice(tensors[word])}
+    shards = {"model-00001-of-00002.safetensors": first,
+              "model-00002-of-00002.safetensors": second}  # fmt: skip
+    weight_map = {}
+    for shard, held in shards.items():
+        save_file(held, str(folder / shard))
+        weight_map.update(dict.fromkeys(held, shard))
+    index = {"metadata": {}, "weight_map": weight_map}
+    (folder / "model.safetensors.index.json").write_text(json.dumps(index))
+    return folder
+
+
+def test_a_tensor_in_two_shards_with_different_values_is_refused(tmp_path):
+    error = _refused(_sharded(tmp_path / "other", lambda word: word * 2))
+    assert error.fields["name"] == "model.embed_tokens.weight"
+    assert load_model(str(_sharded(tmp_path / "same", lambda word: word.copy())))

@@ -120,7 +120,9 @@ def _check_forward(config: dict[str, Any], path: str, model_type: str) -> None:
 
 
 def _field(config: dict[str, Any], name: str, path: str, default: Any = None) -> Any:
-    value = config.get(name, default)
+    value = config.get(name)
+    if value is None:  # null is transformers' "not given" too (head_dim: null)
+        value = default
     if value is None:
         raise InputError(
             _("{path}: the field {name} is missing; the model's config.json must give it"),
@@ -138,6 +140,35 @@ def _positive(config: dict[str, Any], name: str, path: str, default: Any = None)
             path=path,
             name=name,
             value=repr(value),
+        )
+    return value
+
+
+def _count(config: dict[str, Any], name: str, path: str, default: int) -> int:
+    """A whole number of 0 or more (max_window_layers 0: every layer from the first)."""
+    value = _field(config, name, path, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InputError(
+            _("{path}: {name} is {value}; expected a whole number ≥ 0"),
+            path=path,
+            name=name,
+            value=as_json_text(value),
+        )
+    return value
+
+
+def _flag(config: dict[str, Any], name: str, path: str, default: bool) -> bool:
+    """A config's true or false: 1, "yes" or "true" are refused, as transformers' typed
+    configs refuse them (never read as false, which would leave a bias or a window out)."""
+    value = config.get(name)
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        raise InputError(
+            _("{path}: {name} is {value}; expected true or false"),
+            path=path,
+            name=name,
+            value=as_json_text(value),
         )
     return value
 
@@ -255,16 +286,10 @@ def _llama_architecture(config: dict[str, Any], path: str, model_type: str) -> A
     positions = _positive(config, "max_position_embeddings", path)
     base, scaling = _rope(config, path, positions)
     biases: tuple[str, ...] = ("q", "k", "v") if model_type == "qwen2" else ()
-    if model_type == "llama" and config.get("attention_bias") is True:
+    # Llama's and Gemma's configs say whether q, k, v and o carry biases
+    if model_type in ("llama", "gemma") and _flag(config, "attention_bias", path, False):
         biases = ("q", "k", "v", "o")
-    tied = config.get("tie_word_embeddings", model_type == "gemma")
-    if not isinstance(tied, bool):
-        raise InputError(
-            _("{path}: {name} is {value}; expected true or false"),
-            path=path,
-            name="tie_word_embeddings",
-            value=as_json_text(tied),
-        )
+    tied = _flag(config, "tie_word_embeddings", path, model_type == "gemma")
     return Architecture(
         family=model_type,
         layers=layers,
@@ -341,6 +366,8 @@ def _rope(config: dict[str, Any], path: str, positions: int) -> tuple[float, Any
             value=shown(as_json_text(given), 60),
             example='{"rope_type": "default", "rope_theta": 10000.0}',
         )
+    if field == "rope_parameters":
+        _agree(config, given, path)
     merged = {"rope_theta": config.get("rope_theta", 10000.0), **given}
     base = _number(merged, "rope_theta", path)
     partial = merged.get("partial_rotary_factor", config.get("partial_rotary_factor", 1.0))
@@ -388,6 +415,32 @@ def _rope(config: dict[str, Any], path: str, positions: int) -> tuple[float, Any
     return base, Scaling("llama3", factor, low, high, _positive(held, next(iter(held)), path))
 
 
+def _agree(config: dict[str, Any], parameters: dict[str, Any], path: str) -> None:
+    """rope_parameters beside the older rope_theta and rope_scaling: a setting both give
+    must be the same, else one model's angles would be taken without a word."""
+    older = config.get("rope_scaling")
+    given = {**(older if isinstance(older, dict) else {})}
+    if "type" in given:
+        given.setdefault("rope_type", given.pop("type"))
+    if config.get("rope_theta") is not None:
+        given["rope_theta"] = config["rope_theta"]
+    for name, value in given.items():
+        said = parameters.get("type") if name == "rope_type" else None
+        other = parameters.get(name, said)
+        if other is not None and other != value:
+            raise InputError(
+                _(
+                    "{path}: rope_parameters gives {name} {value}, and {older} gives {other}; "
+                    "the two disagree, so the rotary angles are not known: keep one"
+                ),
+                path=path,
+                name=name,
+                value=shown(as_json_text(other), 40),
+                older="rope_theta" if name == "rope_theta" else "rope_scaling",
+                other=shown(as_json_text(value), 40),
+            )
+
+
 def _windows(
     config: dict[str, Any], path: str, model_type: str, layers: int
 ) -> tuple[int | None, ...]:
@@ -397,7 +450,7 @@ def _windows(
     if model_type == "llama":
         return ()
     window = config.get("sliding_window")
-    if model_type == "qwen2" and config.get("use_sliding_window", False) is not True:
+    if model_type == "qwen2" and not _flag(config, "use_sliding_window", path, False):
         window = None
     if window is None:
         return ()
@@ -406,7 +459,7 @@ def _windows(
         return (size,) * layers
     kinds = config.get("layer_types")
     if kinds is None:
-        first = _positive(config, "max_window_layers", path, 28)
+        first = _count(config, "max_window_layers", path, 28)
         kinds = ["sliding_attention" if i >= first else "full_attention" for i in range(layers)]
     if (
         not isinstance(kinds, list)

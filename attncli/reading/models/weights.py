@@ -190,6 +190,8 @@ def _llama_network(state: Mapping[str, Any], arch: Architecture, layers: int | N
     blocks = _Blocks(lambda i: _llama_block(state, f"{root}layers.{i}", arch), count)
     final = (np.asarray(_rms(state, root + "norm", arch.d_model), dtype=np.float64), None)
     head = None
+    if arch.tied and "lm_head.weight" in state:
+        _tied_head_agrees(state, word.name)
     if not arch.tied:
         # LlamaForCausalLM keeps lm_head beside "model."; a bare LlamaModel has none
         name = "lm_head.weight"
@@ -204,6 +206,23 @@ def _llama_network(state: Mapping[str, Any], arch: Architecture, layers: int | N
                     word=word.name,
                 )
     return Network(arch, word, None, blocks, final_norm=final, head=head)
+
+
+def _tied_head_agrees(state: Mapping[str, Any], word: str) -> None:
+    """config.json ties the head to the word embeddings, and the checkpoint holds a head of
+    its own: the two must be the same numbers, else which one unembeds is not known (the
+    tie would drop the file's head without a word)."""
+    own = np.asarray(state["lm_head.weight"])
+    if own.shape != tuple(state[word].shape) or not np.array_equal(own, np.asarray(state[word])):
+        raise InputError(
+            _(
+                "config.json ties the head to the word embeddings (tie_word_embeddings true), "
+                "but the checkpoint's own lm_head.weight holds other numbers than {word}; "
+                "set tie_word_embeddings to false to use the file's head, or save the model "
+                "again"
+            ),
+            word=word,
+        )
 
 
 def _rms(state: Mapping[str, Any], prefix: str, width: int) -> np.ndarray:

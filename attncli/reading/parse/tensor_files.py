@@ -263,8 +263,17 @@ def open_safetensors(paths: list[str]) -> Tensors:
     shapes: dict[str, tuple[int, ...]] = {}
     sizes: dict[str, int] = {}
     owners: dict[str, Any] = {}
+    owners_path: dict[str, str] = {}
     wide: dict[str, _BFloat16] = {}  # a bfloat16 array's name -> its file's map
     mapped: dict[str, _Mapped] = {}  # a float array's name -> its file's map
+
+    def load(name: str) -> np.ndarray:
+        if name in wide:
+            return wide[name].array(name)
+        if name in mapped:
+            return mapped[name].array(name)
+        return owners[name].get_tensor(name)
+
     for path in paths:
         try:
             handle = safe_open(path, framework="numpy")
@@ -284,29 +293,45 @@ def open_safetensors(paths: list[str]) -> Tensors:
                     name=name,
                     dtype=dtype,
                 )
-            shapes[name] = tuple(int(n) for n in piece.get_shape())
-            sizes[name] = int(np.prod(shapes[name], dtype=np.int64)) * SAFE_DTYPES[dtype]
-            owners[name] = handle
-            if dtype == "BF16":
-                mapped_bf16 = next((m for m in wide.values() if m.path == path), None)
-                try:
-                    wide[name] = mapped_bf16 or _BFloat16(path)
-                except (OSError, ValueError) as error:
-                    raise _unreadable(path, error) from None
-            elif dtype in MAPPED:
-                mapped_file = next((m for m in mapped.values() if m.path == path), None)
-                try:
-                    mapped[name] = mapped_file or _Mapped(path)
-                except (OSError, ValueError) as error:
-                    raise _unreadable(path, error) from None
+            shape = tuple(int(n) for n in piece.get_shape())
+            try:
+                in_bf16 = (
+                    next((m for m in wide.values() if m.path == path), None) or _BFloat16(path)
+                    if dtype == "BF16"
+                    else None
+                )
+                in_map = (
+                    next((m for m in mapped.values() if m.path == path), None) or _Mapped(path)
+                    if dtype in MAPPED
+                    else None
+                )
+            except (OSError, ValueError) as error:
+                raise _unreadable(path, error) from None
+            if name in owners:  # a tensor in two shards: used only when both copies agree
+                first = load(name)
+                here = in_bf16 or in_map
+                second = here.array(name) if here is not None else handle.get_tensor(name)
+                if first.shape != second.shape or not np.array_equal(first, second):
+                    raise InputError(
+                        _(
+                            "{name} is in two shards, {first} and {second}, with different "
+                            "values; a checkpoint holds each tensor once: download the model "
+                            "again"
+                        ),
+                        name=name,
+                        first=owners_path[name],
+                        second=path,
+                    )
+            shapes[name] = shape
+            sizes[name] = int(np.prod(shape, dtype=np.int64)) * SAFE_DTYPES[dtype]
+            owners[name], owners_path[name] = handle, path
+            wide.pop(name, None)
+            mapped.pop(name, None)
+            if in_bf16 is not None:
+                wide[name] = in_bf16
+            if in_map is not None:
+                mapped[name] = in_map
     where = paths[0] if len(paths) == 1 else os.path.dirname(paths[0]) or "."
-
-    def load(name: str) -> np.ndarray:
-        if name in wide:
-            return wide[name].array(name)
-        if name in mapped:
-            return mapped[name].array(name)
-        return owners[name].get_tensor(name)
 
     def row(name: str, number: int) -> np.ndarray:
         if name in wide:
