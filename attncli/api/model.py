@@ -4,6 +4,7 @@ reading the model."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -102,6 +103,7 @@ def _forward(loaded: Model, encoded: Encoded, layers: int | None) -> ForwardRun:
     from attncli.core.transformer import forward
 
     _in_range(layers, loaded.architecture.layers, "layer", Message(_("layers")))
+    check_forward_fits(loaded, len(encoded.ids), layers)
     # The layers' products are small (T × d by d × d): one BLAS thread is quicker than
     # several waiting on one another, above all on a busy machine.
     with np.errstate(all="ignore"), threadpool_limits(1, user_api="blas"):
@@ -117,6 +119,29 @@ def _forward(loaded: Model, encoded: Encoded, layers: int | None) -> ForwardRun:
                 model=loaded.name,
             )
     return run
+
+
+def check_forward_fits(loaded: Model, tokens: int, layers: int | None) -> None:
+    """Refuse a sentence whose forward pass would not fit in memory, before it starts: every
+    layer run keeps its scores and weights, h × T × T each, and its T × d states (a model
+    whose config allows 10^9 positions lets a 20,000-token sentence through to here)."""
+    from attncli.limits import check_fits
+
+    arch = loaded.architecture
+    count = arch.layers if layers is None else layers
+    width = arch.d_model + arch.heads * arch.size_per_head
+
+    def numbers(sizes: Mapping[str, int]) -> int:
+        length = sizes["tokens"]
+        return count * (2 * arch.heads * length * length + 8 * length * width)
+
+    check_fits(
+        numbers,
+        {"tokens": tokens},
+        ("tokens",),
+        Message(_("{model} on a sentence of {tokens} tokens"), model=loaded.name, tokens=tokens),
+        names={"tokens": Message(_("the number of tokens (a shorter sentence)"))},
+    )
 
 
 def model_selfattn(

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import attncli as attn
 from attncli.core import transformer
 from attncli.core.selfattn import join_heads
 from attncli.reading.models.model import load_model
@@ -216,3 +217,22 @@ def test_layer_norm_and_activations_by_hand():
     ]
     assert np.allclose(transformer.activation("gelu_new", values), tanh, rtol=0, atol=1e-15)
     assert np.array_equal(transformer.activation("relu", values), np.maximum(values, 0))
+
+
+def test_a_sentence_whose_forward_pass_would_not_fit_is_refused_before_it_runs(monkeypatch):
+    """A Llama folder whose config allows 10^9 positions lets a 20,000-token sentence reach
+    the forward pass: its T × T grids are sized against the memory first."""
+    from attncli import limits
+    from attncli.errors import OptionError
+
+    # room for the model's 351 kB, not for the grids of 37 tokens (about 478 kB)
+    monkeypatch.setattr(limits, "available_memory", lambda: 600_000)
+    sentence = " ".join(["the keys to the cabinet are on the table"] * 4)
+    for call in (
+        lambda: attn.selfattn(sentence, model="tests/models/tiny-llama"),
+        lambda: attn.predict(sentence, "tests/models/tiny-llama"),
+        lambda: attn.heads(sentence, "tests/models/tiny-llama", pattern="previous"),
+    ):
+        with pytest.raises(OptionError) as caught:
+            call()
+        assert caught.value.fields["lower"].msgid == "the number of tokens (a shorter sentence)"

@@ -285,3 +285,31 @@ def test_a_file_saved_by_a_spreadsheet_with_decimal_commas_is_read(run_json, run
         writer.writerows(rows)
     marked = run_json("check", str(saved))["students"][0]
     assert marked["right"] == len(rows) - 1 and marked["verdicts"][10]["answer"] == [0, 0.5]
+
+
+def test_an_answer_file_that_is_a_pipe_no_one_writes_is_refused_not_waited_for(run, tmp_path):
+    """A FIFO named answers.csv: open() would wait for a writer forever."""
+    import os
+    import threading
+    import time
+
+    fifo = tmp_path / "respuestas.csv"
+    os.mkfifo(fifo)
+    stop = threading.Event()
+
+    def release() -> None:  # should the reader wait, a writer comes after 5 s and ends it
+        if not stop.wait(5):
+            with open(fifo, "w"):
+                pass
+
+    helper = threading.Thread(target=release)
+    helper.start()
+    started = time.monotonic()
+    try:
+        result = run("check", str(fifo))
+    finally:
+        stop.set()
+        helper.join()
+    assert time.monotonic() - started < 5
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.error.fields["path"] == str(fifo)

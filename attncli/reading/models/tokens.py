@@ -85,11 +85,14 @@ class ModelTokenizer:
     ) -> tuple[list[str], list[tuple[int, ...]]]:
         groups: list[list[int]] = []
         previous = None
-        for position, word in enumerate(encoding.word_ids):
+        # read once: each read of an Encoding's offsets or word_ids builds the whole list
+        # again (per token, a 20,000-token sentence took minutes)
+        offsets, word_ids = encoding.offsets, encoding.word_ids
+        for position, word in enumerate(word_ids):
             # A sentencepiece-style tokenizer (Llama 2, Mistral: ▁ for a space, no
             # pre-tokenizer) gives every token word 0: a token whose span starts at a space
             # of the sentence starts a word.
-            start, end = encoding.offsets[position]
+            start, end = offsets[position]
             spaced = self.pieces == "bytes" and end > start and sentence[start].isspace()
             if word is None or word != previous or not groups or spaced:
                 groups.append([position])
@@ -98,8 +101,8 @@ class ModelTokenizer:
             previous = word
         words = []
         for group in groups:
-            if self.pieces == "bytes" and encoding.word_ids[group[0]] is not None:
-                start, end = encoding.offsets[group[0]][0], encoding.offsets[group[-1]][1]
+            if self.pieces == "bytes" and word_ids[group[0]] is not None:
+                start, end = offsets[group[0]][0], offsets[group[-1]][1]
                 words.append(sentence[start:end].strip() or tokens[group[0]])
             else:
                 words.append(
@@ -139,6 +142,7 @@ def load_tokenizer(folder: str, model_type: str, positions: int) -> ModelTokeniz
             tokenizer = Tokenizer.from_file(path)
         except Exception as error:  # the package's own exception
             raise _unreadable(path, error) from None
+        _check_post_processor(tokenizer.post_processor, path)
         tokenizer.no_truncation()
         tokenizer.no_padding()
         return ModelTokenizer(tokenizer, positions, field, pieces, path)
@@ -163,6 +167,42 @@ def load_tokenizer(folder: str, model_type: str, positions: int) -> ModelTokeniz
         folder=folder,
         needs=needs,
     )
+
+
+def _check_post_processor(processor: Any, path: str) -> None:
+    """A template that adds a special token its own table does not define makes the
+    tokenizers package panic at the first sentence (99 lines of Rust on stderr, past any
+    except): held here, before a sentence is encoded."""
+    import json
+
+    if processor is None:
+        return
+    try:
+        setting = json.loads(processor.__getstate__())
+    except (AttributeError, TypeError, ValueError):
+        return  # a processor that does not say its settings: left to the package
+    for template in _templates(setting):
+        defined = template.get("special_tokens") or {}
+        for part in (*(template.get("single") or ()), *(template.get("pair") or ())):
+            special = part.get("SpecialToken") if isinstance(part, dict) else None
+            if isinstance(special, dict) and special.get("id") not in defined:
+                raise InputError(
+                    _(
+                        "{path}: its post_processor adds the special token {token}, which its "
+                        "special_tokens do not define; save the tokenizer again"
+                    ),
+                    path=path,
+                    token=shown(repr(special.get("id")), 40),
+                )
+
+
+def _templates(setting: Any) -> list[dict[str, Any]]:
+    """The TemplateProcessing settings in a post_processor (a Sequence holds several)."""
+    if not isinstance(setting, dict):
+        return []
+    if setting.get("type") == "Sequence":
+        return [t for one in setting.get("processors") or () for t in _templates(one)]
+    return [setting] if setting.get("type") == "TemplateProcessing" else []
 
 
 def _unreadable(path: str, error: Exception) -> InputError:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ from typing import Any
 from attncli.core.exercise import ANSWER_COLUMNS as COLUMNS
 from attncli.core.exercise import ANSWER_SHEET_KEY as FORMAT_KEY
 from attncli.core.exercise import SHEET_KINDS
-from attncli.errors import LARGEST_SEED, LARGEST_WHOLE, InputError, first_line, shown
+from attncli.errors import LARGEST_SEED, LARGEST_WHOLE, PATH_SHOWN, InputError, first_line, shown
 from attncli.messages import _
 from attncli.reading.parse.values import whole_number
 
@@ -78,6 +79,13 @@ def read_answer_file(path: str) -> AnswerFile:
         raise InputError(
             _("cannot read '{path}': no such file (name the answer files the students filled)"),
             path=path,
+        )
+    import stat
+
+    if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO no one writes would wait forever
+        raise InputError(
+            _("{path}: not a file (a pipe or a device); name the answer files the students filled"),
+            path=shown(path, PATH_SHOWN),
         )
     if suffix == ".json":
         text, _source = read_text(path, None, None)
