@@ -161,6 +161,9 @@ def span(row: int, column: int, last_row: int, last_column: int, fixed: str = ""
     return f"{cell(row, column, fixed)}:{cell(last_row, last_column, fixed)}"
 
 
+FORMULA_MARKS = ("=", "+", "-", "@")  # what a spreadsheet reads as the start of a formula
+
+
 class _Grid:
     """One worksheet being written: the givens as numbers, each step a formula or, on the
     student's sheet (`formulas` false), an empty boxed cell; each group of cells named."""
@@ -174,7 +177,12 @@ class _Grid:
         self.bold = Font(bold=True)
 
     def text(self, row: int, column: int, text: str, bold: bool = False) -> None:
+        """Text, never a formula: a token such as =HYPERLINK(…) is the user's data, written
+        as a string cell with the quote prefix a spreadsheet keeps when it is edited."""
         written = self.sheet.cell(row, column, text)
+        written.data_type = "s"  # openpyxl takes a text that starts with = for a formula
+        if text.startswith(FORMULA_MARKS):
+            written.quotePrefix = True
         if bold:
             written.font = self.bold
 
