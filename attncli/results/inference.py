@@ -35,6 +35,7 @@ class OnlineSoftmaxResult(Rowwise):
     blocks: OnlineBlocks
     block: int
     temperature: float
+    shown_row: int | None = None  # the row --row or --token picked (0-based); None: every row
 
     @property
     def weights(self) -> np.ndarray:

@@ -7,6 +7,9 @@ import json
 import math
 import re
 
+from attncli.errors import OptionError
+from tests.meaning import told
+
 
 def _flat(text: str) -> str:
     return re.sub(r"[ \n]+", " ", text)
@@ -107,3 +110,25 @@ def test_the_worksheet_blank_then_filled_and_piped_back(run):
                                    "block": 2}  # fmt: skip
     worked = json.loads(run("softmax", "--online", input=problem).stdout)
     assert worked["block"] == 2 and worked["blocks"][1]["m"] == 3.0
+
+
+def test_online_row_picks_the_row_whose_blocks_are_shown_and_a_missing_row_is_refused(run):
+    """--row was ignored by --online, even a row that does not exist."""
+    grid = '{"scores": [[2, 0, 1], [1, 1, 1], [0, 3, 1]]}'
+    shown = run("softmax", "--online", "--steps", "--row", "2", "--format", "table", input=grid)
+    assert shown.exit_code == 0, shown.stderr
+    assert "q2" in shown.stdout and "q1" not in shown.stdout and "q3" not in shown.stdout
+    for extra in (["--row", "4"], ["--token", "q9"]):
+        refused = run("softmax", "--online", "--format", "table", *extra, input=grid)
+        assert refused.exit_code == 2 and refused.stdout == ""
+    missing = run("softmax", "2", "0", "1", "--online", "--row", "5", "--json")
+    assert missing.exit_code == 2 and missing.stdout == ""
+    assert missing.error.msgid == "{row} is out of range: there are {total} rows (1 to {total})"
+
+
+def test_exercise_online_refuses_dim_it_would_ignore(run):
+    result = run("exercise", "--online", "--dim", "4", "--json")
+    assert result.exit_code == 2 and result.stdout == ""
+    told(result.error, OptionError,
+         "{option} with --online: the online sheet is one row of scores; leave out {option}",
+         option="--dim")  # fmt: skip

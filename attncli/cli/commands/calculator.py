@@ -234,6 +234,11 @@ def _emit_online(
         given = document.get("block")
         block = given if isinstance(given, int) and not isinstance(given, bool) else 2
     result = online_softmax_document(document, block, temperature)
+    if settings.row is not None or settings.token is not None:  # that row's blocks alone
+        from attncli.results.rows import pick_row
+
+        picked = pick_row(result.row_labels, settings.row, settings.token)
+        result = replace(result, shown_row=picked)
     shown = frozenset({"steps"}) if settings.steps else frozenset()
     emit(result, replace(settings, show=shown))
 

@@ -267,7 +267,7 @@ def exercise(
     # --blank (or --answers) as asked: a spreadsheet's student cells empty, its key apart.
     settings = replace(settings, steps=False, blank=True, sheet_blank=blank or settings.answers)
     if online:
-        _online_sheet(seed, size, method, selfattn, count, answers_only, rope, settings)
+        _online_sheet(seed, size, dim, method, selfattn, count, answers_only, rope, settings)
         return
     if count == 1 and not answers_only:
         from attncli.api.exercise import exercise as make
@@ -345,6 +345,7 @@ def _questions_sheet(other: str | None, answers_only: bool, settings: Settings) 
 def _online_sheet(
     seed: int,
     size: int,
+    dim: int | None,
     method: ScoreMethod | None,
     selfattn: bool,
     count: int,
@@ -358,8 +359,14 @@ def _online_sheet(
     from attncli.errors import OptionError
     from attncli.present.output import emit
 
-    others = {"--method": method is not None, "--selfattn": selfattn, "--count": count != 1,
-              "--answers-only": answers_only, "--positions": rope is not None}  # fmt: skip
+    others = {
+        "--method": method is not None,
+        "--selfattn": selfattn,
+        "--count": count != 1,
+        "--answers-only": answers_only,
+        "--positions": rope is not None,
+        "--dim": dim is not None,
+    }  # fmt: skip (scores have no vectors to size)
     for option, given in others.items():
         if given:
             raise OptionError(

@@ -67,6 +67,8 @@ def _online_rows(
 ) -> list[RenderableType]:
     view: list[RenderableType] = []
     rows = range(min(result.score_grid.shape[0], SHOWN_ROWS))
+    if result.shown_row is not None:  # --row or --token: that row alone, wherever it is
+        rows = range(result.shown_row, result.shown_row + 1)
     for row in rows:
         label = None if result.single else result.row_labels[row]
         if "steps" in show or fmt.blank:
