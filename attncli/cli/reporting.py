@@ -24,6 +24,11 @@ def outcome(
     except AttnError as error:
         report(error.message(language()))
         return int(error.exit_code)
+    except KeyboardInterrupt:
+        # Ctrl-C where a command lets it through (attn train around its loop): silent, as
+        # attn's own handler ends every other run (cli/entry.main)
+        _silence_stdout()
+        return int(ExitStatus.INTERRUPTED)
     except MemoryError:
         # past what this machine could give, though the sizes passed the memory check
         # (limits.py measures free memory before reading; another process may take it)

@@ -489,3 +489,17 @@ def test_a_size_below_1_is_refused_as_selfattn_refuses_it(run, option, value):
         assert result.exit_code == 2 and result.stdout == "", result.stderr
         told(result.error, InputError, "{option} is {value}; it must be 1 or more",
              option=option, value=int(value))  # fmt: skip
+
+
+def test_ctrl_c_before_the_loop_ends_silently_with_130_as_every_command(run, monkeypatch):
+    """Nothing is kept before the first update: no line, as Ctrl-C ends any other command
+    (it said 'stopped after training' before training had begun)."""
+    from attncli.api import training as api_training
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(api_training, "_examples", interrupted)
+    result = run("train", HEADLINE, *WANT, "--json")
+    assert result.exit_code == 130
+    assert result.stdout == "" and result.stderr == "" and result.error is None

@@ -227,15 +227,11 @@ def _run(*, corpus: str | None, test: str | None, at: int | None, plot: str | No
     # Ctrl-C during training ends the loop after its last whole update (attn's own
     # handler ends the process at once, which is right everywhere else).
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    # Ctrl-C before the loop or after it keeps nothing: it ends the run silently with 130,
+    # as every command ends (cli/reporting.outcome)
     try:
         with training_progress(settings.lang, options["iterations"]) as on_step:
             result = train_layer(corpus=sentences, test=tested, on_step=on_step, **options)
-    except KeyboardInterrupt:  # between the loop and the result: nothing to keep
-        from attncli.errors import Interrupted
-
-        raise Interrupted(
-            _("stopped by Ctrl-C after training, before the result was ready; nothing was written")
-        ) from None
     finally:
         signal.signal(signal.SIGINT, previous)
     if result.stopped == "interrupted":
