@@ -24,6 +24,7 @@ CASES = [
     ("train", HEADLINE, "--want", "las=" + LONG),
     ("train", HEADLINE, "--want", LONG + "=las"),
     ("train", HEADLINE, "--want", SPACED + "=las"),
+    ("train", "ab " * 3000 + "z", "--want", "ab=z"),  # a token 3,000 times: its positions
     ("selfattn", HEADLINE, "--weights", "samples/mha.safetensors", "--prefix", LONG),
     ("selfattn", "-i", LONG),
     ("selfattn", "-i", SPACED),

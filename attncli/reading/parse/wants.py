@@ -46,7 +46,10 @@ def _position(
     if len(places) == 1:
         return places[0]
     if len(places) > 1:
-        listed = ", ".join(str(index + 1) for index in places)
+        numbers = [str(index + 1) for index in places]
+        if len(numbers) > 7:  # a few and the last: a token 68,000 times is not listed whole
+            numbers = [*numbers[:6], "...", numbers[-1]]
+        listed = ", ".join(numbers)
         number = str(places[-1] + 1)
         suggestion = f"{number}={other}" if first else f"{other}={number}"
         raise InputError(
