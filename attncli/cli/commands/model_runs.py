@@ -51,10 +51,13 @@ WordsOption = Annotated[
 
 
 def sentence_given(sentence: str | None) -> str | None:
-    """The sentence argument, else piped stdin's text (a terminal's stdin is not read)."""
+    """The sentence argument, else piped stdin's text (a terminal's stdin is not read),
+    read as every stdin is: bytes that are not UTF-8 refused, not turned into '�'."""
     if sentence is not None or sys.stdin is None or sys.stdin.isatty():
         return sentence
-    return sys.stdin.read().strip() or None
+    from attncli.reading.parse.sources import read_text
+
+    return read_text("-", sys.stdin, None)[0].strip() or None
 
 
 def run_model_selfattn(

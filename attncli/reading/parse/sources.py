@@ -68,14 +68,19 @@ def decoded(data: bytes | str, source: str) -> str:
         return data
     try:
         return data.decode("utf-8")
-    except UnicodeDecodeError:
+    except UnicodeDecodeError as error:  # a sentence, a corpus, a JSON document alike
         if source == "stdin":
             raise InputError(
-                _("stdin: not UTF-8 text (JSON is text; convert it, e.g. iconv -t UTF-8)"),
+                _("stdin: not UTF-8 text (byte {byte}); convert it, e.g. iconv -t UTF-8"),
+                byte=error.start + 1,
             ) from None
         raise InputError(
-            _("cannot read '{path}': not UTF-8 text (JSON files are text)"),
+            _(
+                "cannot read '{path}': not UTF-8 text (byte {byte}); convert it, e.g. "
+                "iconv -t UTF-8"
+            ),
             path=shown(source, PATH_SHOWN),
+            byte=error.start + 1,
         ) from None
 
 
