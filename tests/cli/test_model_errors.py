@@ -120,6 +120,42 @@ def test_more_layers_than_the_file_holds_is_refused_on_loading(
          count=3, held=2, start=start, last=1)  # fmt: skip
 
 
+def _renumber_layers(folder: Path, start: str, numbers: dict[str, str | None]) -> None:
+    """Each layer `start + N` of the checkpoint renamed `start + numbers[N]` (None: dropped)."""
+    from safetensors.numpy import load_file, save_file
+
+    state = load_file(str(folder / "model.safetensors"))
+    kept = {}
+    for name, array in state.items():
+        number, dot, rest = name.removeprefix(start).partition(".")
+        if name.startswith(start) and number in numbers:
+            if numbers[number] is None:
+                continue
+            name = f"{start}{numbers[number]}{dot}{rest}"
+        kept[name] = array
+    save_file(kept, str(folder / "model.safetensors"))
+
+
+@pytest.mark.parametrize("asked", [2, 3, 8])
+def test_a_checkpoint_whose_layers_skip_a_number_names_the_missing_one(bert, asked):
+    """Layers 0 and 7: it said 'the checkpoint holds 2 (encoder.layer.0 … encoder.layer.7)'
+    and told num_hidden_layers to say 2, which would read the model with a layer missing."""
+    _renumber_layers(bert, "encoder.layer.", {"1": "7"})
+    edit_config(bert, num_hidden_layers=asked)
+    told(refusal(str(bert)), InputError,
+         "the checkpoint's layers skip {start}{missing}: it holds {held} layers, numbered up to "
+         "{start}{last}; a checkpoint numbers its layers from 0 without a gap: download the "
+         "model again", start="encoder.layer.", missing=1, held=2, last=7)  # fmt: skip
+
+
+def test_a_checkpoint_without_layers_is_not_told_to_ask_for_0(bert):
+    _renumber_layers(bert, "encoder.layer.", {"0": None, "1": None})
+    told(refusal(str(bert)), InputError,
+         "config.json asks for {count} layers and the checkpoint holds none (no tensor is named "
+         "{start}0…); these weights are not this model's, or they lack their layers: download "
+         "the model again", count=2, start="encoder.layer.")  # fmt: skip
+
+
 def _edit_weights(folder: Path, ending: str, change) -> None:
     from safetensors.numpy import load_file, save_file
 

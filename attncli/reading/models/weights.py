@@ -254,13 +254,37 @@ def _llama_block(state: Mapping[str, Any], prefix: str, arch: Architecture) -> B
 
 
 def _check_layer_count(names: list[str], start: str, count: int) -> None:
-    """config.json's layers against those the checkpoint holds (layer N is named start + N)."""
+    """config.json's layers against those the checkpoint holds (layer N is named start + N),
+    which are numbered from 0 without a gap."""
     held = {
         int(number)
         for name in names
         if name.startswith(start) and (number := name[len(start) :].split(".")[0]).isdigit()
     }
-    if len(held) < count or (held and max(held) >= len(held)):
+    if not held:
+        raise InputError(
+            _(
+                "config.json asks for {count} layers and the checkpoint holds none (no tensor "
+                "is named {start}0…); these weights are not this model's, or they lack their "
+                "layers: download the model again"
+            ),
+            count=count,
+            start=start,
+        )
+    missing = min(set(range(max(held) + 1)) - held, default=None)
+    if missing is not None:
+        raise InputError(
+            _(
+                "the checkpoint's layers skip {start}{missing}: it holds {held} layers, "
+                "numbered up to {start}{last}; a checkpoint numbers its layers from 0 without "
+                "a gap: download the model again"
+            ),
+            start=start,
+            missing=missing,
+            held=len(held),
+            last=max(held),
+        )
+    if len(held) < count:
         raise InputError(
             _(
                 "config.json asks for {count} layers and the checkpoint holds {held} "
@@ -270,7 +294,7 @@ def _check_layer_count(names: list[str], start: str, count: int) -> None:
             count=count,
             held=len(held),
             start=start,
-            last=max(held, default=0),
+            last=max(held),
         )
 
 
