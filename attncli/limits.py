@@ -111,8 +111,16 @@ def check_repeat(repeat: int) -> None:
         raise OptionError(_("--repeat is {repeat}; it must be between 1 and 10,000"), repeat=repeat)
 
 
-def too_large_input(source: str) -> InputError:
-    """The error for an input past MAX_INPUT_BYTES."""
+def too_large_input(source: str, document: bool = True) -> InputError:
+    """The error for an input past MAX_INPUT_BYTES. A JSON document (`document`) is told of
+    .npy, which holds the same numbers in fewer bytes; other text (a corpus, a sentence, an
+    answer file) only to be smaller."""
+    if not document:
+        return InputError(
+            _("{source}: larger than {most} GiB, the most attn reads; give a smaller file"),
+            source=source,
+            most=MAX_INPUT_BYTES >> 30,
+        )
     return InputError(
         _(
             "{source}: larger than {most} GiB, the most attn reads; give a smaller input (or "

@@ -270,6 +270,32 @@ def test_inputs_past_the_limit_are_refused_not_read(monkeypatch, tmp_path: Path)
     assert limits.MAX_INPUT_BYTES == 1 << 30
 
 
+def test_a_large_npy_or_text_is_not_told_to_be_saved_as_npy(monkeypatch, tmp_path: Path):
+    """Only a JSON document is told of .npy: a .npy past the limit names its array's size,
+    a corpus or a sentence list is told to be smaller."""
+    import numpy as np
+
+    from attncli.errors import InputError
+    from attncli.reading.parse import sources
+
+    monkeypatch.setattr(sources, "MAX_INPUT_BYTES", 100)
+    array = tmp_path / "x.npy"
+    np.save(array, np.zeros((4, 5)))
+    with pytest.raises(InputError) as caught:
+        sources.load_arrays(str(array))
+    told(caught.value, InputError,
+         "{source}: its array of shape {tuple} takes {claimed:,} bytes, more than {most} GiB, "
+         "the most attn reads; give a smaller array", source=str(array), tuple=(4, 5),
+         claimed=160)  # fmt: skip
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("los coches de la casa están ahí | están=coches\n" * 4)
+    with pytest.raises(InputError) as caught:
+        sources.read_text(str(corpus), None, "--corpus")
+    told(caught.value, InputError,
+         "{source}: larger than {most} GiB, the most attn reads; give a smaller file",
+         source=str(corpus))  # fmt: skip
+
+
 def test_dev_zero_is_refused_within_the_limit():
     if not Path("/dev/zero").exists():
         pytest.skip("no /dev/zero on this system")

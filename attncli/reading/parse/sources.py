@@ -41,13 +41,14 @@ def read_raw(
         buffer = getattr(stdin, "buffer", None)
         if buffer is None:
             return stdin.read(), "stdin"
-        return _read_capped(buffer, "stdin").removeprefix(codecs.BOM_UTF8), "stdin"
+        data = _read_capped(buffer, "stdin", option == "-i")
+        return data.removeprefix(codecs.BOM_UTF8), "stdin"
     _check_path(path, option)
     from attncli.reading.parse.samples import located
 
     try:
         with open(located(path), "rb") as file:
-            data = _read_capped(file, path)
+            data = _read_capped(file, path, option == "-i")
     except FileNotFoundError:
         raise _missing_file(path, option) from None
     except IsADirectoryError:
@@ -84,11 +85,12 @@ def decoded(data: bytes | str, source: str) -> str:
         ) from None
 
 
-def _read_capped(file: IO[bytes], source: str) -> bytes:
-    """All of `file`, refused past MAX_INPUT_BYTES (-i /dev/zero must not fill memory)."""
+def _read_capped(file: IO[bytes], source: str, document: bool) -> bytes:
+    """All of `file`, refused past MAX_INPUT_BYTES (-i /dev/zero must not fill memory);
+    `document`: it is -i's JSON document, which .npy would hold in fewer bytes."""
     data = file.read(MAX_INPUT_BYTES + 1)
     if len(data) > MAX_INPUT_BYTES:
-        raise too_large_input(source)
+        raise too_large_input(source, document)
     return data
 
 
@@ -308,8 +310,17 @@ def _check_header(stream: IO[bytes], total_bytes: int, source: str) -> None:
             claimed=claimed,
             total_bytes=total_bytes,
         )
-    if claimed > MAX_INPUT_BYTES:
-        raise too_large_input(source)
+    if claimed > MAX_INPUT_BYTES:  # already a .npy: not told to save it as one
+        raise InputError(
+            _(
+                "{source}: its array of shape {tuple} takes {claimed:,} bytes, more than "
+                "{most} GiB, the most attn reads; give a smaller array"
+            ),
+            source=source,
+            tuple=tuple(shape),
+            claimed=claimed,
+            most=MAX_INPUT_BYTES >> 30,
+        )
     # the array as stored, and the float64 copy the checks make of it
     check_free_memory(2 * claimed, source)
 
