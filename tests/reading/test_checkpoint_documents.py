@@ -200,3 +200,18 @@ def test_the_screen_says_why_a_gpt2_layer_is_causal_and_how_to_switch_it_off(run
     assert "causal" not in unmasked.stdout.split("Head 1")[0]
     seeded = run("selfattn", "el tren va", "--causal", "--format", "table").stdout
     assert "· causal mask\n" in seeded and "GPT-2" not in seeded
+
+
+@pytest.mark.parametrize("suffix", [".json", ".npz"])
+def test_a_layer_in_a_document_beside_weights_is_told_as_two_layers(run, tmp_path, suffix):
+    """It was told the document's first name was 'not a field attn selfattn reads'."""
+    layer = LAYERS["gpt2"]
+    path = _written(tmp_path, _document("gpt2"), suffix)
+    weights = str(REFERENCES / layer["file"])
+    _one_line_error(
+        run("selfattn", "-i", path, "--weights", weights, "--prefix", layer["prefix"],
+            "--heads", str(layer["heads"])), InputError,
+        "the input holds an attention layer of its own ({name}) and {source} gives one too; "
+        "keep one: leave out {weights} or the layer's names in the input",
+        source=weights, weights=("--weights FILE", {}),
+    )  # fmt: skip

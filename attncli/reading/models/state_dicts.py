@@ -218,6 +218,25 @@ def with_layer(inputs: LayerInputs, layer: LayerFields) -> LayerInputs:
     return inputs.but(**layer.fields)
 
 
+def _one_layer(inputs: LayerInputs, layer: LayerFields) -> None:
+    """A document that holds a layer under its checkpoint's names, beside a layer given as
+    weights: two layers, of which one would be left aside (said as such, not as a name
+    attn does not read)."""
+    from attncli.reading.models.checkpoint import attention_prefixes
+
+    held = next((name for name in inputs.others if attention_prefixes([name])), None)
+    if held is not None:
+        raise InputError(
+            _(
+                "the input holds an attention layer of its own ({name}) and {source} gives "
+                "one too; keep one: leave out {weights} or the layer's names in the input"
+            ),
+            name=held,
+            source=layer.source,
+            weights=OnSurface(Message(_("--weights FILE")), Setting("weights", metavar="FILE")),
+        )
+
+
 def heads_of(layer: LayerFields, heads: int | None) -> int:
     """The heads of a layer read from a state dict: --heads, else config.json's; a state
     dict alone does not hold them."""
@@ -257,6 +276,7 @@ def take_state_dict_layer(
     from dataclasses import replace
 
     if state_dict_layer is not None:
+        _one_layer(inputs, state_dict_layer)
         inputs = with_layer(inputs, state_dict_layer)
     else:
         inputs, state_dict_layer = in_document(inputs, prefix)
