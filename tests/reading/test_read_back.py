@@ -256,3 +256,30 @@ def test_a_written_output_that_is_no_array_says_what_it_is(run):
 
 WRITTEN_SHAPE = ("{name}: the input is a result whose {name} is {found}, but its inputs give "
                  "{expected}; {fix}")  # fmt: skip
+
+
+SIZE_CHANGED = (
+    "{field}: the input is a result whose {field} is {written}, but each row of its {array} "
+    "holds {size} numbers; it was changed after attn wrote it: give it back {size}, or remove "
+    "{field}"
+)
+
+
+@pytest.mark.parametrize(
+    ("field", "array", "size", "options"),
+    [("d_k", "keys", 2, ("--heads", "2")), ("d_k", "keys", 4, ("--scale", "3")),
+     ("d_v", "values", 2, ("--heads", "2")), ("d_model", "x", 4, ("--heads", "2"))],
+)  # fmt: skip
+@pytest.mark.parametrize("written", [3, 0, -1, "2", None])
+def test_a_size_changed_in_a_result_is_named_not_the_divisor(
+    run, run_json, field, array, size, options, written
+):
+    """An edited d_k was blamed on the divisor ('computed with divisor 1.41…'), and d_k -1
+    was an internal error."""
+    first = run_json("selfattn", "el tren llega", "--d-model", "4", *options)
+    first[field] = written
+    result = run("selfattn", *options, input=json.dumps(first))
+    _one_line_error(result, InputError, SIZE_CHANGED, field=field, array=array, size=size,
+                    written=json.dumps(written))  # fmt: skip
+    first[field] = float(size)  # the same size, written by another tool: read back
+    assert run_json("selfattn", *options, input=json.dumps(first))["output"]

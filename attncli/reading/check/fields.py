@@ -113,10 +113,12 @@ def check_read_back(inputs: LayerInputs, settings: SelfAttnSettings) -> None:
     result = inputs.written
     import math
 
+    _check_written_sizes(inputs)
     scale_by = None  # the divisor of a result computed with --scale S
-    if result.get("scale") and result.get("divisor") and result.get("d_k"):
+    d_k: Any = result.get("d_k")
+    if result.get("scale") and result.get("divisor") and _number(d_k) and d_k > 0:
         divisor = float(result["divisor"])
-        if not math.isclose(divisor, math.sqrt(float(result["d_k"])), rel_tol=1e-12):
+        if not math.isclose(divisor, math.sqrt(d_k), rel_tol=1e-12):
             scale_by = divisor
     # field: (what the result was computed with, what is asked now)
     compared = {
@@ -170,6 +172,47 @@ def check_read_back(inputs: LayerInputs, settings: SelfAttnSettings) -> None:
             field=field,
             value=json.dumps(written),
             fix=_asked_again(field, written),
+        )
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _last_size(value: Any) -> int | None:
+    """The numbers in each row of an array (nested lists or an array); None when it is no
+    array of rows, for the check of its shape to say so."""
+    import numpy as np
+
+    try:
+        shape = np.shape(np.asarray(value, dtype=np.float64))
+    except (TypeError, ValueError):
+        return None
+    return int(shape[-1]) if len(shape) > 1 else None
+
+
+def _check_written_sizes(inputs: LayerInputs) -> None:
+    """A result's d_model, d_k and d_v are the sizes of its x's, keys' and values' rows: one
+    changed after attn wrote it is said as such, before the divisor is held against d_k
+    (a d_k edited was blamed on the divisor)."""
+    result = inputs.written
+    for field, array in (("d_model", "x"), ("d_k", "keys"), ("d_v", "values")):
+        if field not in result:
+            continue
+        size = _last_size(inputs.value(array))
+        written = result[field]
+        if size is None or (_number(written) and written == size):
+            continue
+        raise InputError(
+            _(
+                "{field}: the input is a result whose {field} is {written}, but each row of its "
+                "{array} holds {size} numbers; it was changed after attn wrote it: give it "
+                "back {size}, or remove {field}"
+            ),
+            field=field,
+            written=json.dumps(written)[:40],
+            array=array,
+            size=size,
         )
 
 
