@@ -11,9 +11,9 @@ T × T grid is ever held.
 At generation a causal layer keeps the keys and values it has computed (the KV cache):
 token t brings one new q, k, v, one row of scores against the cached keys, one output
 row. The cache is allocated for every position at once, as a static cache is, and the
-slots not yet written are masked. Every product here is summed in one fixed order (over
-the inner index, first to last), the same for one row as for all of them, so that a
-step's row is row t of the full causal grid bit for bit.
+slots not yet written are masked. Every product here, and each softmax's sum of powers,
+is summed in one fixed order (over the inner index, first to last), the same for one row
+as for all of them, so that a step's row is row t of the full causal grid bit for bit.
 """
 
 from __future__ import annotations
@@ -21,8 +21,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
-from attncli.core.attention import softmax
 
 
 @dataclass(frozen=True)
@@ -204,6 +202,21 @@ def ordered_mix(weights: np.ndarray, values: np.ndarray) -> np.ndarray:
     return total
 
 
+def ordered_softmax(scores: np.ndarray) -> np.ndarray:
+    """softmax over the last axis, its sum of powers taken first to last: np.sum's order
+    depends on the array's shape (from 8 columns it sums in 8 interleaved parts), so a row
+    alone and the same row inside a grid could differ in the last bit. -inf weighs 0."""
+    # [..., T_k] -> [..., T_k]
+    row_max = scores.max(axis=-1, keepdims=True)
+    row_max[np.isneginf(row_max)] = 0.0  # a row of nothing but -inf: all 0, not NaN
+    powers = np.exp(scores - row_max)
+    total = powers[..., 0].copy()
+    for index in range(1, powers.shape[-1]):
+        total += powers[..., index]
+    total = total[..., None]
+    return np.divide(powers, total, out=np.zeros_like(powers), where=total > 0)
+
+
 @dataclass(frozen=True)
 class CacheStep:
     """Token t at generation: its q, k, v, the cache with its row appended, one row out."""
@@ -294,7 +307,7 @@ def cache_ledger(
         scores[:, t + 1 :] = -np.inf  # slots not written yet
         if window is not None:
             scores[:, : max(t + 1 - window, 0)] = -np.inf  # slots the window has left
-        weights = softmax(scores)
+        weights = ordered_softmax(scores)
         mixed = ordered_mix(weights[:, None, :], values)[:, 0]  # [h, d_v]
         output = _joined_output(mixed, params)
         steps.append(
@@ -334,7 +347,7 @@ def causal_grid(
     if window is not None:
         seen &= np.triu(np.ones((length, length), dtype=bool), 1 - window)
     scores[:, ~seen] = -np.inf
-    weights = softmax(scores)
+    weights = ordered_softmax(scores)
     mixed = np.moveaxis(ordered_mix(weights, values), 0, 1)  # [T, h, d_v]
     return CausalGrid(scores, weights, _joined_output(mixed, params))
 

@@ -31,6 +31,40 @@ def test_each_cached_step_is_row_t_of_the_causal_grid_bit_for_bit(heads):
                                rtol=0, atol=1e-15)  # fmt: skip
 
 
+@pytest.mark.parametrize("length", [8, 9, 40])
+def test_eight_tokens_or_more_are_bit_for_bit_too(length):
+    """np.sum adds 8 or more numbers in 8 interleaved parts in a row alone and one by one
+    in a grid: the replay said 'a fault: report it' from 8 tokens on."""
+    sentence = " ".join(f"w{number}" for number in range(length))
+    ledger = attn.kv_cache(attn.selfattn(sentence=sentence, causal=True, heads=2))
+    assert ledger.bit_for_bit and len(ledger.ledger) == length
+
+
+def test_a_gpt2_layer_is_replayed_bit_for_bit(tmp_path):
+    from tests import tiny_models
+
+    tiny_models.write_gpt2(tmp_path / "gpt2")
+    layer = attn.selfattn(tiny_models.SENTENCES[0], model=str(tmp_path / "gpt2"))
+    ledger = attn.kv_cache(layer, head=2)
+    assert ledger.bit_for_bit and len(ledger.ledger) >= 8
+    assert ledger.layer_difference < 1e-14
+
+
+def test_the_ordered_softmax_is_softmax_and_a_row_alone_is_its_row_in_a_grid():
+    from attncli.core.attention import softmax
+    from attncli.core.inference import ordered_softmax
+
+    rng = np.random.default_rng(5)
+    grid = rng.normal(size=(3, 40, 40)) * 4
+    grid[:, np.triu_indices(40, 1)[0], np.triu_indices(40, 1)[1]] = -np.inf
+    grid[1, 7] = -np.inf  # a row with nothing to look at: all 0, not NaN
+    weights = ordered_softmax(grid)
+    np.testing.assert_allclose(weights, softmax(grid), rtol=0, atol=1e-15)
+    assert (weights[1, 7] == 0).all()
+    for row in range(40):
+        assert np.array_equal(ordered_softmax(grid[:, row].copy()), weights[:, row])
+
+
 def test_a_step_is_worked_from_its_own_token_alone():
     layer = attn.selfattn(sentence=LESSON, causal=True)
     ledger = attn.kv_cache(layer)
