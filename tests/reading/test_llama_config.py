@@ -85,6 +85,21 @@ def test_a_head_dim_other_than_the_weights_is_named(tmp_path):
     assert caught.value.fields["name"] == "model.layers.0.self_attn.q_proj.weight"
 
 
+@pytest.mark.parametrize(
+    "sizes", [{"head_dim": 10**9}, {"num_attention_heads": 10**9, "num_key_value_heads": 10**9}]
+)
+def test_config_sizes_the_weights_do_not_have_are_named_not_blamed_on_the_sentence(tmp_path, sizes):
+    """head_dim 10^9 was told 'a sentence of 3 tokens would need about 1536.0 GB; lower the
+    number of tokens', which no sentence could do: the weights' own shapes say what is
+    wrong."""
+    import attncli as attn
+
+    folder = _folder(tmp_path, **sizes)
+    with pytest.raises(ShapeError) as caught:
+        attn.selfattn("the keys", model=str(folder))
+    assert caught.value.fields["name"] == "model.layers.0.self_attn.q_proj.weight"
+
+
 def test_a_tie_word_embeddings_that_is_no_boolean_is_refused(tmp_path):
     error = _refused(_folder(tmp_path, tie_word_embeddings="yes"))
     assert error.fields["name"] == "tie_word_embeddings"
