@@ -257,3 +257,32 @@ def test_a_tensor_in_two_shards_with_different_values_is_refused(tmp_path):
     error = _refused(_sharded(tmp_path / "other", lambda word: word * 2))
     assert error.fields["name"] == "model.embed_tokens.weight"
     assert load_model(str(_sharded(tmp_path / "same", lambda word: word.copy())))
+
+
+def test_a_shard_that_is_a_link_to_another_is_named_with_what_it_lacks(tmp_path):
+    """The second shard a link to the first: the index's tensors of the second are in no
+    shard (it was told 'config.json asks for 2 layers and the checkpoint holds 1')."""
+    folder = _sharded(tmp_path, lambda word: word.copy())
+    second = folder / "model-00002-of-00002.safetensors"
+    second.unlink()
+    second.symlink_to("model-00001-of-00002.safetensors")
+    error = _refused(folder)
+    assert error.msgid.startswith("{index} names {name} in {shard}, which does not hold it")
+    assert error.fields["shard"] == str(second)
+
+
+def test_a_shard_that_is_a_pipe_is_refused_not_waited_for(tmp_path):
+    """A shard named in a folder of its own (sub/…) is beside no check of the folder's
+    files: a FIFO there was told 'missing'."""
+    import os
+
+    folder = _sharded(tmp_path, lambda word: word.copy())
+    index = json.loads((folder / "model.safetensors.index.json").read_text())
+    moved = {name: "sub/" + shard if shard.startswith("model-00002") else shard
+             for name, shard in index["weight_map"].items()}  # fmt: skip
+    (folder / "model.safetensors.index.json").write_text(json.dumps({"weight_map": moved}))
+    (folder / "sub").mkdir()
+    os.mkfifo(folder / "sub" / "model-00002-of-00002.safetensors")
+    error = _refused(folder)
+    assert error.msgid.startswith("{path}: not a regular file")
+    assert error.fields["path"] == str(folder / "sub" / "model-00002-of-00002.safetensors")

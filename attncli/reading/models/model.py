@@ -19,17 +19,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from attncli.core.transformer import ACTIVATIONS, FAMILIES, LLAMA_FAMILIES, Architecture, Network
-from attncli.errors import AttnError, InputError, shown
+from attncli.errors import InputError, shown
 from attncli.limits import check_free_memory
 from attncli.messages import Message, _
+from attncli.reading.models.files import check_index, check_regular_files, weight_files
 from attncli.reading.models.locate import find_model
 from attncli.reading.models.tokens import ModelTokenizer, load_tokenizer
 from attncli.reading.parse.json_text import as_json_text
 from attncli.reading.parse.sources import json_file
-
-SAFETENSORS = "model.safetensors"
-INDEX = "model.safetensors.index.json"
-PICKLED = ("pytorch_model.bin", "pytorch_model.bin.index.json")
 
 
 @dataclass
@@ -478,83 +475,6 @@ def _windows(
     return tuple(size if kind == "sliding_attention" else None for kind in kinds)
 
 
-def weight_files(folder: str) -> list[str]:
-    """The safetensors file, or the shards its index names; pickle files are refused."""
-    single = os.path.join(folder, SAFETENSORS)
-    if os.path.isfile(single):
-        return [single]
-    index = os.path.join(folder, INDEX)
-    if os.path.isfile(index):
-        try:
-            weight_map = json_file(index)["weight_map"]
-            shards = sorted(set(weight_map.values()))
-        except AttnError:  # the JSON reader's own refusal, said as it is
-            raise
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
-            raise InputError(
-                _("{index} could not be read ({error}); expected its weight_map of shards"),
-                index=index,
-                error=str(error),
-            ) from None
-        paths = [os.path.join(folder, shard) for shard in shards]
-        for path in paths:
-            if not os.path.isfile(path):
-                raise InputError(
-                    _("{path} is named by {index} but missing; download the model again"),
-                    path=path,
-                    index=INDEX,
-                )
-        return paths
-    for pickled in PICKLED:
-        if os.path.isfile(os.path.join(folder, pickled)):
-            hint = (
-                'python -c "from transformers import AutoModel; m = AutoModel.from_pretrained'
-                f"('{folder}'); m.save_pretrained('{folder}')\""
-            )
-            raise InputError(
-                _(
-                    "{folder} has only {pickled}, a pickle file, which can run code when it is "
-                    "opened, and attn never opens one; convert it once where torch is: {hint}"
-                ),
-                folder=folder,
-                pickled=pickled,
-                hint=hint,
-            )
-    raise InputError(
-        _("{folder} has no {file}: attn reads a model's weights from safetensors"),
-        folder=folder,
-        file=SAFETENSORS,
-    )
-
-
-# The files of a model folder attn reads (and any .safetensors shard).
-READ_FILES = ("config.json", INDEX, "tokenizer.json", "tokenizer_config.json", "vocab.txt")
-
-
-def check_regular_files(folder: str) -> None:
-    """Refuse a model folder where a file attn reads is not a regular file: a pipe in place
-    of config.json would block the read forever, a device would never end."""
-    import stat
-
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return  # read_config says what is wrong with the folder
-    for name in names:
-        if name not in READ_FILES and not name.endswith(".safetensors"):
-            continue
-        path = os.path.join(folder, name)
-        try:
-            regular = stat.S_ISREG(os.stat(path).st_mode)
-        except OSError:
-            continue  # a broken link: the read says so
-        if not regular:
-            raise InputError(
-                _("{path}: not a regular file (a pipe, a device or a folder); put the file there"),
-                path=path,
-            )
-
-
 def load_model(name: str, layers: int | None = None) -> Model:
     """Find, check and read a model: its first `layers` layers (all by default)."""
     from attncli.reading.models.weights import check_vocabulary, network
@@ -565,6 +485,7 @@ def load_model(name: str, layers: int | None = None) -> Model:
     model_type, arch = read_config(folder)
     tokenizer = load_tokenizer(folder, model_type, arch.positions)
     tensors = open_safetensors(weight_files(folder))
+    check_index(folder, tensors)
     check_free_memory(tensors.computed_bytes, Message(_("the model in {folder}"), folder=folder))
     weights = network(tensors, arch, layers)
     check_vocabulary(weights.word, tokenizer.largest_id(), tokenizer.source)

@@ -1,0 +1,129 @@
+"""A model folder's files: the safetensors file that holds its weights, or the shards its
+index names (each tensor the index names held by them), never a pickle; and the files attn
+reads there, each a regular file (a pipe in place of config.json would be waited on
+forever)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from attncli.errors import AttnError, InputError
+from attncli.messages import _
+from attncli.reading.parse.sources import json_file
+
+SAFETENSORS = "model.safetensors"
+INDEX = "model.safetensors.index.json"
+PICKLED = ("pytorch_model.bin", "pytorch_model.bin.index.json")
+
+
+def weight_files(folder: str) -> list[str]:
+    """The safetensors file, or the shards its index names; pickle files are refused."""
+    single = os.path.join(folder, SAFETENSORS)
+    if os.path.isfile(single):
+        return [single]
+    index = os.path.join(folder, INDEX)
+    if os.path.isfile(index):
+        shards = sorted(set(_weight_map(index).values()))
+        paths = [os.path.join(folder, shard) for shard in shards]
+        for path in paths:
+            if os.path.exists(path) and not os.path.isfile(path):  # a pipe would wait forever
+                raise InputError(
+                    _(
+                        "{path}: not a regular file (a pipe, a device or a folder); put the "
+                        "file there"
+                    ),
+                    path=path,
+                )
+            if not os.path.isfile(path):
+                raise InputError(
+                    _("{path} is named by {index} but missing; download the model again"),
+                    path=path,
+                    index=INDEX,
+                )
+        return paths
+    for pickled in PICKLED:
+        if os.path.isfile(os.path.join(folder, pickled)):
+            hint = (
+                'python -c "from transformers import AutoModel; m = AutoModel.from_pretrained'
+                f"('{folder}'); m.save_pretrained('{folder}')\""
+            )
+            raise InputError(
+                _(
+                    "{folder} has only {pickled}, a pickle file, which can run code when it is "
+                    "opened, and attn never opens one; convert it once where torch is: {hint}"
+                ),
+                folder=folder,
+                pickled=pickled,
+                hint=hint,
+            )
+    raise InputError(
+        _("{folder} has no {file}: attn reads a model's weights from safetensors"),
+        folder=folder,
+        file=SAFETENSORS,
+    )
+
+
+def _weight_map(index: str) -> dict[str, str]:
+    """The index's weight_map: each tensor's name and the shard that holds it."""
+    try:
+        weight_map = json_file(index)["weight_map"]
+        if not all(isinstance(shard, str) for shard in weight_map.values()):
+            raise TypeError("a shard's name is not a text")
+    except AttnError:  # the JSON reader's own refusal, said as it is
+        raise
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+        raise InputError(
+            _("{index} could not be read ({error}); expected its weight_map of shards"),
+            index=index,
+            error=str(error),
+        ) from None
+    return {str(name): shard for name, shard in weight_map.items()}
+
+
+def check_index(folder: str, held: Mapping[str, object]) -> None:
+    """Each tensor the index names is in the shards: a shard that holds other tensors (a
+    link to another shard, a file of another model) would leave layers out, to be blamed
+    on config.json."""
+    index = os.path.join(folder, INDEX)
+    if os.path.isfile(os.path.join(folder, SAFETENSORS)) or not os.path.isfile(index):
+        return
+    for name, shard in _weight_map(index).items():
+        if name not in held:
+            raise InputError(
+                _(
+                    "{index} names {name} in {shard}, which does not hold it; the shard is "
+                    "another file than the model's: download the model again"
+                ),
+                index=index,
+                name=name,
+                shard=os.path.join(folder, shard),
+            )
+
+
+# The files of a model folder attn reads (and any .safetensors shard).
+READ_FILES = ("config.json", INDEX, "tokenizer.json", "tokenizer_config.json", "vocab.txt")
+
+
+def check_regular_files(folder: str) -> None:
+    """Refuse a model folder where a file attn reads is not a regular file: a pipe in place
+    of config.json would block the read forever, a device would never end."""
+    import stat
+
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return  # read_config says what is wrong with the folder
+    for name in names:
+        if name not in READ_FILES and not name.endswith(".safetensors"):
+            continue
+        path = os.path.join(folder, name)
+        try:
+            regular = stat.S_ISREG(os.stat(path).st_mode)
+        except OSError:
+            continue  # a broken link: the read says so
+        if not regular:
+            raise InputError(
+                _("{path}: not a regular file (a pipe, a device or a folder); put the file there"),
+                path=path,
+            )
