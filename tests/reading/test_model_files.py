@@ -155,6 +155,39 @@ def test_a_post_processor_naming_an_undefined_special_token_is_refused_before_an
     assert refused(folder, InputError).fields["token"] == "'</x>'"
 
 
+def test_a_tokenizer_that_panics_on_a_sentence_is_one_line_not_rust_s(tmp_path):
+    """A pre-tokenizer pattern that backtracks past the regex engine's limit makes the
+    tokenizers package panic: a traceback and Rust's own lines (35 with RUST_BACKTRACE=1)
+    were printed; now one line, and the same folder reads another sentence."""
+    import os
+    import subprocess
+    import sys
+
+    import attncli as attn
+
+    folder = tmp_path / "llama"
+    shutil.copytree(LLAMA, folder)
+    path = folder / "tokenizer.json"
+    tokenizer = json.loads(path.read_text())
+    split = {"type": "Split", "pattern": {"Regex": "(a+)+$"}, "behavior": "Isolated",
+             "invert": False}  # fmt: skip
+    tokenizer["pre_tokenizer"] = {"type": "Sequence",
+                                  "pretokenizers": [split, tokenizer["pre_tokenizer"]]}  # fmt: skip
+    path.write_text(json.dumps(tokenizer))
+    sentence = "a" * 40 + "b"
+    with pytest.raises(InputError) as caught:
+        attn.selfattn(sentence, model=str(folder))
+    assert caught.value.msgid.startswith("{path}: the tokenizer failed on this sentence")
+    assert caught.value.fields["path"] == str(path)
+    assert attn.selfattn("the keys", model=str(folder)).tokens
+    done = subprocess.run(
+        [sys.executable, "-m", "attncli", "predict", sentence, "--model", str(folder)],
+        capture_output=True, text=True, timeout=60, env={**os.environ, "RUST_BACKTRACE": "1"},
+    )  # fmt: skip
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("attn: error: "), done.stderr
+
+
 def test_a_sentence_s_words_read_the_encoding_s_offsets_once():
     """Each read of an Encoding's offsets builds the whole list: read per token, a 3,000-
     token sentence took 7.9 s."""

@@ -9,6 +9,7 @@ tokenizer_config.json says). Special tokens are added as the model was trained w
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,7 +57,7 @@ class ModelTokenizer:
     def encode(self, sentence: str) -> Encoded:
         """The ids, tokens and words of a sentence; more tokens than the model's positions
         are refused, naming the config field."""
-        encoding = self.tokenizer.encode(sentence)
+        encoding = self.tokenizer_call(lambda: self.tokenizer.encode(sentence))
         ids = np.asarray(encoding.ids, dtype=np.int64)
         if len(ids) == 0:
             raise InputError(NO_TOKENS)
@@ -73,6 +74,41 @@ class ModelTokenizer:
         ]
         words, groups = self._words(tokens, encoding, sentence)
         return Encoded(ids, tuple(tokens), tuple(words), tuple(groups))
+
+    def tokenizer_call(self, call: Callable[[], Any]) -> Any:
+        """A call of the tokenizers package on the user's text. A tokenizer.json whose
+        pattern backtracks past the regex engine's limit makes the package panic: its
+        lines, printed from Rust past any except, are set aside with the process's stderr,
+        and the panic is said in one line."""
+        import sys
+        import tempfile
+
+        sys.stderr.flush()
+        try:
+            saved = os.dup(2)
+        except OSError:  # no stderr to set aside
+            saved = None
+        try:
+            with tempfile.TemporaryFile() as sink:
+                if saved is not None:
+                    os.dup2(sink.fileno(), 2)
+                try:
+                    return call()
+                finally:
+                    if saved is not None:
+                        os.dup2(saved, 2)
+                        os.close(saved)
+        except BaseException as error:
+            if type(error).__name__ != "PanicException":  # pyo3's, a BaseException
+                raise
+            raise InputError(
+                _(
+                    "{path}: the tokenizer failed on this sentence ({reason}); the file's "
+                    "patterns cannot read it: save the tokenizer again, or give another sentence"
+                ),
+                path=self.source,
+                reason=first_line(error, 80),
+            ) from None
 
     def _shown(self, token: str, span: tuple[int, int], sentence: str) -> str:
         if self.pieces == "bytes":
