@@ -194,8 +194,13 @@ def ordered_dots(rows: np.ndarray, others: np.ndarray) -> np.ndarray:
 
 
 def ordered_mix(weights: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """weights @ values summed first to last over the keys."""
+    """weights @ values summed first to last over the keys: one query row's products at
+    once, added by add.accumulate (one by one, in order); a grid's key by key, which keeps
+    its memory to the output's size. Both give the same bits."""
     # [..., T_q, T_k], [..., T_k, d_v] -> [..., T_q, d_v]
+    if weights.shape[-2] == 1:
+        products = weights[..., :, :, None] * values[..., None, :, :]  # [..., 1, T_k, d_v]
+        return np.add.accumulate(products, axis=-2)[..., -1, :]
     total = weights[..., :, 0, None] * values[..., None, 0, :]
     for index in range(1, weights.shape[-1]):
         total += weights[..., :, index, None] * values[..., None, index, :]
@@ -210,10 +215,7 @@ def ordered_softmax(scores: np.ndarray) -> np.ndarray:
     row_max = scores.max(axis=-1, keepdims=True)
     row_max[np.isneginf(row_max)] = 0.0  # a row of nothing but -inf: all 0, not NaN
     powers = np.exp(scores - row_max)
-    total = powers[..., 0].copy()
-    for index in range(1, powers.shape[-1]):
-        total += powers[..., index]
-    total = total[..., None]
+    total = np.add.accumulate(powers, axis=-1)[..., -1:]  # one by one, first to last
     return np.divide(powers, total, out=np.zeros_like(powers), where=total > 0)
 
 
@@ -308,7 +310,8 @@ def cache_ledger(
         if window is not None:
             scores[:, : max(t + 1 - window, 0)] = -np.inf  # slots the window has left
         weights = ordered_softmax(scores)
-        mixed = ordered_mix(weights[:, None, :], values)[:, 0]  # [h, d_v]
+        # the slots not written yet weigh 0, which adds nothing: left out of the sum
+        mixed = ordered_mix(weights[:, None, : t + 1], values[:, : t + 1])[:, 0]  # [h, d_v]
         output = _joined_output(mixed, params)
         steps.append(
             CacheStep(query, key, value, scores[:, : t + 1], weights[:, : t + 1], mixed, output)
