@@ -4,7 +4,7 @@ row through key tiles (attn selfattn --tiles) and the KV cache ledger (attn self
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -212,6 +212,7 @@ def kv_cache(
     d_k = params["w_q"].shape[1] // heads
     kv = params["w_k"].shape[1] // d_k
     d_v = params["w_v"].shape[1] // kv
+    _check_ledger_fits(len(result.tokens), heads)
     # a Llama-family layer: its rotary positions and sliding window, replayed too
     theta = getattr(source, "theta", None)
     turned = None if theta is None else np.asarray(theta)
@@ -243,6 +244,25 @@ def kv_cache(
         shown_step=None
         if row is None and token is None
         else pick_row(result.query_labels, row, token),
+    )
+
+
+def _check_ledger_fits(tokens: int, heads: int) -> None:
+    """The replay keeps every step's row of scores and weights and the whole causal grid
+    beside it, h × T × T numbers several times over, and its document lists them all
+    (6,001 tokens of a 4-head layer took 16.6 GB): refused before it starts when that
+    would not fit."""
+    from attncli.limits import check_fits
+
+    def numbers(sizes: Mapping[str, int]) -> int:
+        return 12 * heads * sizes["tokens"] ** 2  # measured: about 10 to 13 h·T²
+
+    check_fits(
+        numbers,
+        {"tokens": tokens},
+        ("tokens",),
+        Message(_("{option} on {tokens} tokens"), option=KV_CACHE, tokens=tokens),
+        names={"tokens": Message(_("the number of tokens (a shorter sentence)"))},
     )
 
 

@@ -236,3 +236,20 @@ def test_the_ledger_without_projections_is_refused_in_one_line(run):
     told(result.error, OptionError, "{option} replays the k = x W^K and v = x W^V each new token "
          "appends; without the projections ({no_proj}) the keys and values are X itself; drop "
          "{no_proj}", option="--kv-cache", no_proj="--no-proj")  # fmt: skip
+
+
+def test_a_replay_that_would_not_fit_is_refused_before_it_starts(monkeypatch):
+    """6,001 tokens of a 4-head layer took 16.6 GB and a minute: sized first, as the
+    layer is."""
+    from attncli import limits
+
+    layer = attn.selfattn(sentence=" ".join(["w"] * 100), causal=True, heads=4)
+    monkeypatch.setattr(limits, "available_memory", lambda: 2 * 12 * 4 * 100**2 * 8 - 8)
+    with pytest.raises(OptionError) as caught:
+        attn.kv_cache(layer)
+    told(caught.value, OptionError,
+         "{what} would need about {need}, more than half of the {memory} available; "
+         "lower {lower}{hint}", "python")  # fmt: skip
+    assert caught.value.fields["what"].fields["tokens"] == 100
+    monkeypatch.setattr(limits, "available_memory", lambda: 2 * 12 * 4 * 100**2 * 8)
+    assert attn.kv_cache(layer).bit_for_bit
