@@ -103,6 +103,7 @@ SAID = {
     "zero": Setting("add_zero_attn"),
     "causal": Setting("causal", True),
     "rope": Setting("positions", "rope"),
+    "alibi": Setting("alibi", True),
     "dtype": Setting("dtype"),
     "grids": Setting("grids", False),
 }
@@ -125,6 +126,10 @@ def _plain_layer(result: SelfAttnResult, option: OnSurface) -> None:
         (
             bool(result.extra_keys),
             _("{option} replays the tokens' own keys; bias_k, bias_v and {zero} add others"),
+        ),
+        (
+            result.alibi,  # its slopes are added to the scores as a bias: said by name
+            _("{option} does not replay ALiBi's distances yet; leave out {alibi}"),
         ),
         (
             result.bias is not None or result.mask is not None or result.mask_bias is not None,

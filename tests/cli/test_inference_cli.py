@@ -162,3 +162,13 @@ def test_a_head_past_a_one_head_layer_is_refused_by_tiles_as_by_the_cache(run):
         assert result.exit_code == 2 and result.stdout == ""
         told(result.error, OptionError, "{head}: this layer has {heads} heads (1 to {heads})",
              head="--head 2", heads=1)  # fmt: skip
+
+
+def test_alibi_is_named_where_the_replays_leave_it_out(run):
+    """--alibi was told 'a given mask or attn_mask is not replayed', though none was given."""
+    for option in (("--kv-cache",), ("--tiles", "2,2", "--row", "2")):
+        result = run("selfattn", LESSON, "--causal", "--alibi", *option)
+        assert result.exit_code == 2 and result.stdout == ""
+        told(result.error, OptionError,
+             "{option} does not replay ALiBi's distances yet; leave out {alibi}",
+             alibi="--alibi")  # fmt: skip
