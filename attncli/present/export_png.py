@@ -13,6 +13,9 @@ DPI = 160
 ADVANCE = 0.602  # DejaVu Sans Mono's advance per character, in em
 LINE = 1.3  # the line's height, in em
 MARGIN = 2  # characters of paper around the page
+# DejaVu Sans Mono lacks a few signs the steps use (ℓ, the online softmax's running sum):
+# matplotlib draws those from the next family, rather than an empty box and a warning
+FAMILIES = ["DejaVu Sans Mono", "DejaVu Sans"]
 
 
 def png_bytes(renderables: list[Any], theme: str = "light") -> bytes:
@@ -61,7 +64,7 @@ def png_bytes(renderables: list[Any], theme: str = "light") -> bytes:
                 axes.add_patch(Rectangle((x, row - 0.8), width, 1.0, color=background, lw=0))
             if segment.text.strip():
                 axes.text(
-                    x, row, segment.text, family="DejaVu Sans Mono", fontsize=FONT_SIZE,
+                    x, row, segment.text, family=FAMILIES, fontsize=FONT_SIZE,
                     color=colour, weight="bold" if style is not None and style.bold else "normal",
                     verticalalignment="baseline",
                 )  # fmt: skip

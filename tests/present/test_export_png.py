@@ -55,3 +55,16 @@ def test_without_matplotlib_a_png_is_refused_in_one_line(run, tmp_path, monkeypa
     told(result.error, OptionError,
          "--export {path} needs matplotlib, which is not installed where attn runs: {command}",
          path=str(path))  # fmt: skip
+
+
+def test_a_sign_the_monospaced_font_lacks_is_drawn_from_the_next_one(tmp_path):
+    """DejaVu Sans Mono has no ℓ (the online softmax's running sum): it was drawn as an
+    empty box, with matplotlib's warning on stderr."""
+    import warnings
+
+    from attncli.present.export_png import png_bytes
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "Glyph 8467 … missing from font(s)" fails here
+        data = png_bytes(["ℓ = ℓ_old × e^(m_old − m)"])
+    assert data.startswith(b"\x89PNG")
