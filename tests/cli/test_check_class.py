@@ -313,3 +313,25 @@ def test_an_answer_file_that_is_a_pipe_no_one_writes_is_refused_not_waited_for(r
     assert time.monotonic() - started < 5
     assert result.exit_code == 2 and result.stdout == ""
     assert result.error.fields["path"] == str(fifo)
+
+
+@pytest.mark.parametrize(
+    ("encoding", "delimiter", "ending"),
+    [("utf-8", ",", "\r"), ("utf-16", "\t", "\r\n"), ("utf-16", ",", "\n")],
+    ids=["old-mac-cr", "excel-unicode-text", "utf-16-commas"],
+)
+def test_a_file_in_another_spreadsheet_s_text_is_read(run_json, tmp_path, encoding, delimiter,
+                                                      ending):  # fmt: skip
+    """Rows ending in a lone CR (an older Mac's Excel) were 'not a row of an answer sheet';
+    Excel's 'Unicode text', UTF-16 with tabs, was read as Windows-1252 and refused."""
+    target = tmp_path / "hoja.csv"
+    run_json("exercise", "--seed", "3", "--answer-sheet", str(target))
+    rows = _fill(_rows(target), 3, "dot", "en", "Núñez")
+    saved = tmp_path / "saved.csv"
+    with saved.open("w", encoding=encoding, newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=COLUMNS, delimiter=delimiter,
+                                lineterminator=ending)  # fmt: skip
+        writer.writeheader()
+        writer.writerows(rows)
+    marked = run_json("check", str(saved))["students"][0]
+    assert marked["student"] == "Núñez" and marked["right"] == marked["blanks"] == len(rows)

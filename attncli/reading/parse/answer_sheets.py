@@ -20,6 +20,7 @@ Nothing here knows the blanks of a sheet: api/checking holds the rows against th
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import os
@@ -95,11 +96,17 @@ def read_answer_file(path: str) -> AnswerFile:
 
 def _csv_text(path: str) -> str:
     """The CSV's text: UTF-8 (its byte-order mark dropped), else Windows-1252, the code page
-    a Spanish or English Excel saves 'CSV (comma delimited)' in; bytes neither reads are
-    refused by the UTF-8 reader's own line."""
+    a Spanish or English Excel saves 'CSV (comma delimited)' in, or UTF-16 where it starts
+    with that byte-order mark; bytes none reads are refused by the UTF-8 reader's own
+    line."""
     from attncli.reading.parse.sources import decoded, read_raw
 
     data, source = read_raw(path, None, None)
+    if isinstance(data, bytes) and data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:  # Excel's 'Unicode text': UTF-16 with its byte-order mark
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            pass
     if isinstance(data, bytes):
         try:
             data.decode("utf-8")
@@ -112,16 +119,18 @@ def _csv_text(path: str) -> str:
 
 
 def _delimiter(text: str) -> str:
-    """What separates the cells: ',' as attn writes the file, or ';' as an Excel whose
-    decimal mark is the comma (Spanish, French, German…) saves it. Told by the header line,
-    whose column names hold neither."""
-    header = text.split("\n", 1)[0]
-    return ";" if header.count(";") > header.count(",") else ","
+    """What separates the cells: ',' as attn writes the file, ';' as an Excel whose decimal
+    mark is the comma (Spanish, French, German…) saves it, or a tab (its 'Unicode text').
+    Told by the header line, whose column names hold none of them."""
+    header = text[: min((i for i in (text.find("\n"), text.find("\r")) if i >= 0),
+                        default=len(text))]  # fmt: skip
+    return max((",", ";", "\t"), key=header.count)  # the first, ',', when none is there
 
 
 def _from_csv(path: str, text: str) -> AnswerFile:
     delimiter = _delimiter(text)
-    reader = csv.DictReader(io.StringIO(text), delimiter=delimiter)
+    # newline="": a row may end in \r\n, \n or \r alone (an older Mac's Excel)
+    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
     try:
         return _read_csv(path, reader, delimiter)
     except csv.Error as error:  # a cell past the csv module's limit of 131,072 characters
