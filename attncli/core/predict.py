@@ -43,9 +43,13 @@ def head_logits(network: Network, hidden: np.ndarray, normed: bool = False) -> n
 def filtered(
     logits: np.ndarray, temperature: float, top_k: int | None, top_p: float | None
 ) -> np.ndarray:
-    """logits ÷ T with the tokens top-k and top-p leave out set to −∞ (at least one kept)."""
+    """(logits − their largest) ÷ T, with the tokens top-k and top-p leave out set to −∞ (at
+    least one kept). The shift changes no probability, and keeps a tiny T (1e-320) from
+    sending the largest logits to +∞, where the softmax would give NaN: they go to 0, the
+    others to −∞, the limit T → 0 (the largest logit taken)."""
     # [V] -> [V]
-    scaled = logits / temperature
+    with np.errstate(over="ignore"):
+        scaled = (logits - logits.max()) / temperature
     if top_k is not None and top_k < scaled.size:
         threshold = np.sort(scaled)[-top_k]
         scaled = np.where(scaled < threshold, -np.inf, scaled)

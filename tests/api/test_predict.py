@@ -58,6 +58,21 @@ def test_top_p_keeps_the_fewest_that_reach_p():
     assert np.isneginf(filtered(logits, 1.0, 1, None)).tolist() == [False, True, True, True]
 
 
+def test_a_tiny_temperature_takes_the_largest_logit_without_nan(gpt2):
+    """1e-320 sent the logits ÷ T to ±∞ and the sampled column to NaN (null in the JSON),
+    with numpy's overflow warnings on stderr."""
+    import warnings
+
+    plain = predict("the keys of the car", gpt2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cold = predict("the keys of the car", gpt2, temperature=1e-320)
+    assert np.isfinite(cold.sampled).all()
+    assert cold.sampled[plain.top_ids[0]] == 1.0 and cold.sampled.sum() == 1.0
+    ties = filtered(np.array([2.0, 2.0, 1.0]), 1e-320, None, None)
+    assert ties.tolist() == [0.0, 0.0, -np.inf]  # a tie shares the weight
+
+
 def test_an_encoder_and_bad_options_are_refused(gpt2):
     with pytest.raises(OptionError) as caught:
         predict("the keys", "all-MiniLM-L6-v2")
