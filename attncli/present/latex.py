@@ -12,7 +12,8 @@ that math mode does not space them as a list. A table's title is kept on the pag
 table, and a table wider than the page is set smaller until it fits. Latin Modern in T1,
 so the PDF is vector and searchable; only packages of a basic LaTeX installation
 (texlive-latex-base, with lmodern) are used: amsmath, amssymb, fontenc, inputenc, lmodern,
-geometry, graphicx.
+geometry, graphicx. A character of the user's text those cannot set (日本, 🙂) is written
+as its code point, [U+65E5], so that the document still compiles.
 """
 
 from __future__ import annotations
@@ -196,6 +197,19 @@ def _inline(match: re.Match[str]) -> str:
 
 
 _BARRED = re.compile("([A-Za-z])\u0304")  # a letter and a combining macron: h̄, H̄
+# What pdflatex sets from UTF-8 in T1 with a basic installation: ASCII, Latin-1 and Latin
+# Extended-A but for a few letters T1 has no glyph for. Any other character of the user's
+# text (日本, 🙂, Ħ) is written as its code point, [U+65E5], where it stopped pdflatex.
+_UNSET_LATIN = frozenset("ĦħĸĿŀŉŦŧſ")
+
+
+def _character(char: str) -> str:
+    mapped = _TEXT.get(char)
+    if mapped is not None:
+        return mapped
+    if char < "\u0180" and char not in _UNSET_LATIN:
+        return char
+    return rf"\texttt{{[U+{ord(char):04X}]}}"
 
 
 def _plain(text: str) -> str:
@@ -206,7 +220,7 @@ def _plain(text: str) -> str:
         parts = _BARRED.split(text)  # the text between, and each barred letter
         return "".join(_plain(part) if index % 2 == 0 else r"$\bar{" + part + "}$"
                        for index, part in enumerate(parts))  # fmt: skip
-    return "-{}-".join("".join(_TEXT.get(char, char) for char in part) for part in text.split("--"))
+    return "-{}-".join("".join(_character(char) for char in part) for part in text.split("--"))
 
 
 def tex_text(text: str) -> str:

@@ -159,6 +159,23 @@ def test_tex_sets_mathematics_as_mathematics():
     assert tex_text("e^(m_old − m)") == "$e^{(m_{\\text{old}} - m)}$"
 
 
+def test_a_character_pdflatex_cannot_set_is_written_as_its_code_point(run, tmp_path):
+    """A token such as 日本, 🙂 or Ħ stopped pdflatex ('Unicode character not set up');
+    the Latin letters it sets stay as they are."""
+    from attncli.present.latex import tex_text
+
+    assert tex_text("el 日 🙂 Ħ ñ ¿ Ł") == (
+        "el \\texttt{[U+65E5]} \\texttt{[U+1F642]} \\texttt{[U+0126]} ñ ¿ Ł"
+    )
+    if missing("pdflatex", "lmodern"):
+        pytest.skip("pdflatex with Latin Modern is not installed")
+    path = tmp_path / "tokens.tex"
+    assert run("selfattn", "el 日本 🙂 Ħ come", "--steps", "--export", str(path)).exit_code == 0
+    done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", path.name],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stdout[-800:]
+
+
 def test_a_printed_sheet_carries_no_command_line_advice(run, tmp_path):
     """The terminal says how to see more (--show, --steps); a printed page, which cannot be
     typed, does not."""
