@@ -87,6 +87,7 @@ _TEXT = {
     "∇": r"$\nabla$",
     "⊙": r"$\odot$",
     "█": r"\rule{0.6em}{0.8em}",
+    "◆": r"$\blacklozenge$",  # a compared pair's largest changes (amssymb)
     "<": r"\textless{}",
     ">": r"\textgreater{}",
     "|": r"\textbar{}",
