@@ -219,8 +219,14 @@ def _plain(text: str) -> str:
     letter (the encoder's h̄, H̄) as \bar in math mode."""
     if "\u0304" in text:
         parts = _BARRED.split(text)  # the text between, and each barred letter
-        return "".join(_plain(part) if index % 2 == 0 else r"$\bar{" + part + "}$"
+        return "".join(_unbarred(part) if index % 2 == 0 else r"$\bar{" + part + "}$"
                        for index, part in enumerate(parts))  # fmt: skip
+    return _unbarred(text)
+
+
+def _unbarred(text: str) -> str:
+    """_plain's text with no barred letter: a macron left over (on a digit, 1̄) is a
+    character of its own, said by its code point."""
     return "-{}-".join("".join(_character(char) for char in part) for part in text.split("--"))
 
 
