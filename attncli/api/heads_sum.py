@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from attncli.api.keywords import keywords
 from attncli.core.selfattn import head_products
 from attncli.errors import OptionError
 from attncli.messages import OnSurface, Setting, _
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 HEADS_SUM = OnSurface("--heads-sum", "heads_sum()")
 
 
+@keywords()
 def heads_sum(result: SelfAttnResult, row: int | None = None, token: str | None = None) -> HeadsSum:
     """The heads of a seeded or given layer against one head of the same W: each head's
     products Q_h K_hᵀ, their sum, the one-head layer's Q Kᵀ (run again with every column
@@ -53,13 +55,13 @@ def heads_sum(result: SelfAttnResult, row: int | None = None, token: str | None 
             option=HEADS_SUM,
             kv_heads=Setting("kv_heads"),
         )
-    _plain_layer(result, HEADS_SUM)
     if not result.grids:  # a layer asked for its output alone kept no grid
         raise OptionError(
             _("{option} reads every head's grid; run the layer with {grids}"),
             option=HEADS_SUM,
             grids=Setting("grids", True),
         )
+    _plain_layer(result, HEADS_SUM)
     attention = result.attention
     products = head_products(attention.queries, attention.keys)  # [h, T, T]
     given: dict[str, Any] = {

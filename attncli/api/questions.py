@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from attncli.api.keywords import keywords
 from attncli.errors import InputError
 from attncli.messages import _
 from attncli.results.questions import LETTERS, Question
@@ -218,6 +219,7 @@ QUESTIONS: tuple[Question, ...] = (
 )
 
 
+@keywords()
 def questions(key_only: bool = False) -> QuestionSheet:
     """The lessons' questions, in the lessons' order; `key_only` for their key alone.
 

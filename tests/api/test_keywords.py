@@ -27,6 +27,7 @@ def required(name: str, layer) -> dict:
     """What each public function needs besides the keyword tried (valid values)."""
     return {
         "check": {"answers": ["1"]},
+        "heads_sum": {"result": attn.selfattn("el tren va lleno", heads=2)},
         "check_files": {"paths": ["answers.csv"]},
         "compare_sentences": {"first": "el tren va", "second": "el coche va"},
         "compare_heads": {"first": SENTENCE, "second": "the keys to the table", "model": LLAMA},
@@ -79,8 +80,13 @@ CASES = [
 
 
 def test_every_public_function_has_keywords_tried():
-    # mix's and check_files' keywords take arrays, documents or lists: read by their readers
-    assert {name for name, _keyword, _value in CASES} >= set(PUBLIC) - {"check_files", "mix"}
+    # mix's, check_files' and check_questions' keywords take arrays, documents or lists: read
+    # by their readers
+    assert {name for name, _keyword, _value in CASES} >= set(PUBLIC) - {
+        "check_files",
+        "check_questions",
+        "mix",
+    }
     assert len(CASES) > 150
 
 
