@@ -7,6 +7,11 @@ from typing import Any
 
 from attncli.messages import Message, OnSurface, Setting
 
+# Two fields that give one named dimension two sizes (reading/check/reader.disagreement).
+DISAGREE = "{field} has {found} where {other} has {bound}: both are {dimension}, {meaning}"
+# A field an operation needs, missing (reading/inputs.Field.hint).
+MISSING = "missing field '{field}': {hint}"
+
 
 def plain(value: Any, surface: str = "cli") -> Any:
     """A field as data: a Setting as `surface` writes it (`--lr 100`, `heads=h`), an

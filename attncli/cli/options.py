@@ -11,6 +11,7 @@ from attncli.core.methods import METHODS, NAMES
 from attncli.errors import OptionError
 from attncli.messages import _, languages, translate
 from attncli.present.output import Settings
+from attncli.reading.inputs import KEYS, QUERIES, QUERY, SCORES, TOKENS, VALUES, WEIGHTS, Field
 
 
 class OutputFormat(str, Enum):
@@ -163,55 +164,22 @@ TokenOption = Annotated[
         help=_("With --steps on a grid: explain the row of this token."),
     ),
 ]
-TokensOption = Annotated[
-    str | None,
-    Option(
-        "--tokens",
-        help=_("Token names for the keys, e.g. tren,va,lleno."),
-    ),
-]
-QueryOption = Annotated[
-    str | None,
-    Option("--query", "-q", help=_("One query vector, e.g. 1,0.")),
-]
-QueriesOption = Annotated[
-    str | None,
-    Option(
-        "--queries",
-        help=_("Several queries, a row each: '[[0,1],[1,1]]' or '0,1;1,1'."),
-    ),
-]
-KeysOption = Annotated[
-    str | None,
-    Option(
-        "--keys",
-        "-k",
-        help=_("Keys, a row per token: '[[2,1],[0,2],[1,1]]'."),
-    ),
-]
-ValuesOption = Annotated[
-    str | None,
-    Option(
-        "--values",
-        "-v",
-        help=_("Values, a row per token: '[[10,0],[0,10],[5,5]]'."),
-    ),
-]
-WeightsOption = Annotated[
-    str | None,
-    Option(
-        "--weights",
-        "-w",
-        help=_("Weights, one per value row (or a grid): 0.665,0.090,0.245."),
-    ),
-]
-ScoresOption = Annotated[
-    str | None,
-    Option(
-        "--scores",
-        help=_("Scores as one option: '2,0,1' or a grid '2,0;1,1'."),
-    ),
-]
+
+
+def field_option(declared: Field) -> Option:
+    """A declared input's option (reading/inputs.py): its spelling, its short flag and its
+    help, as the declaration gives them; its text read by the command as the field."""
+    names = (declared.option, declared.short) if declared.short else (declared.option,)
+    return Option(*names, help=declared.help)
+
+
+TokensOption = Annotated[str | None, field_option(TOKENS)]
+QueryOption = Annotated[str | None, field_option(QUERY)]
+QueriesOption = Annotated[str | None, field_option(QUERIES)]
+KeysOption = Annotated[str | None, field_option(KEYS)]
+ValuesOption = Annotated[str | None, field_option(VALUES)]
+WeightsOption = Annotated[str | None, field_option(WEIGHTS)]
+ScoresOption = Annotated[str | None, field_option(SCORES)]
 
 
 # attn selfattn and attn train: the layer's X with the words' order in it (--positions)

@@ -14,7 +14,7 @@ from attncli.errors import InputError, OptionError, ShapeError
 from attncli.reading.parse.sentence import tokenize
 from tests import naive
 from tests.conftest import SAMPLES
-from tests.meaning import told
+from tests.meaning import DISAGREE, told
 
 SENTENCE = "las llaves del coche están ahí"
 LLAVES = str(SAMPLES / "llaves.json")
@@ -314,14 +314,14 @@ def test_bad_options(run, args, kind, msgid, fields):
          "{name} is {shape} but must be {expected} here ({sizes})",
          {"name": "w_q", "shape": "1 × 3", "expected": "2 × 3"}),
         ({"x": [[1, 0], [0, 1]], "tokens": ["a"]}, ShapeError,
-         "{source}: {tokens} for {rows} of {field} (give one name for each)",
-         {"tokens": ("{count} name", {"count": 1}), "rows": ("{count} row", {"count": 2})}),
+         DISAGREE,
+         {"found": ("{count} name", {"count": 1}), "bound": ("{count} row", {"count": 2})}),
         ({"queries": [[1, 0]], "keys": [[1, 0, 0]], "values": [[1]]}, ShapeError,
          "each query has {numbers} but each key has {key_numbers} (Q K^T needs them equal)",
          {"numbers": ("{count} number", {"count": 2}), "key_numbers": 3}),
         ({"queries": [[1, 0]], "keys": [[1, 0]], "values": [[1], [2]]}, ShapeError,
-         "values has {value_rows} but keys has {key_rows} (each token needs one key and one "
-         "value)", {"value_rows": ("{count} row", {"count": 2}), "key_rows": 1}),
+         DISAGREE, {"field": "values", "found": ("{count} row", {"count": 2}), "other": "keys",
+                    "bound": ("{count} row", {"count": 1}), "dimension": "T_k"}),
         ({"queries": [[1, 0]], "keys": [[1, 0]]}, InputError, MISSING, {"field": "values"}),
         ({"x": [[1, 0], [0]]}, ShapeError,
          "{field}: row {index} has {row}, row 1 has {rows} (every row must have the same length)",

@@ -8,7 +8,7 @@ import pytest
 
 from attncli.errors import InputError, OptionError, ShapeError
 from tests.conftest import SAMPLES
-from tests.meaning import told
+from tests.meaning import DISAGREE, told
 
 TREN = str(SAMPLES / "tren.json")
 TREN_GRID = str(SAMPLES / "tren-grid.json")
@@ -392,8 +392,13 @@ def _fails(result, *fragments):
             {
                 "field": "scores",
                 "hint": (
-                    "give 'scores', e.g. {example}, or {chained}",
-                    {"example": "attn softmax 2 0 1", "chained": ("pipe attn score", {})},
+                    "give '{field}' ({what}), e.g. {example}, or {chained}",
+                    {
+                        "field": "scores",
+                        "what": ("a score per key, or a row per query", {}),
+                        "example": "attn softmax 2 0 1",
+                        "chained": ("pipe attn score", {}),
+                    },
                 ),
             },
         ),
@@ -429,12 +434,13 @@ def _fails(result, *fragments):
             ["softmax", "2", "1", "--tokens", "a,b,c"],
             None,
             ShapeError,
-            "{source}: {tokens} for {rows} of {field} (give one name for each)",
+            DISAGREE,
             {
-                "source": "tokens",
-                "tokens": ("{count} name", {"count": 3}),
-                "rows": ("{count} column", {"count": 2}),
-                "field": "scores",
+                "field": "tokens",
+                "found": ("{count} name", {"count": 3}),
+                "other": "scores",
+                "bound": ("{count} number", {"count": 2}),
+                "dimension": "T_k",
             },
         ),
         (
@@ -504,8 +510,14 @@ def _fails(result, *fragments):
             {
                 "field": "query",
                 "hint": (
-                    ("give 'query' (one vector) or 'queries' (a row per query), e.g. {example}"),
-                    {"example": ("--query 1,0", {})},
+                    "give '{first}' ({first_what}) or '{second}' ({second_what}), e.g. {example}",
+                    {
+                        "first": "query",
+                        "first_what": ("one vector", {}),
+                        "second": "queries",
+                        "second_what": ("a row per query", {}),
+                        "example": ("--query 1,0", {}),
+                    },
                 ),
             },
         ),
@@ -517,8 +529,12 @@ def _fails(result, *fragments):
             {
                 "field": "keys",
                 "hint": (
-                    "give 'keys' (a row per token), e.g. {example}",
-                    {"example": "--keys '[[2,1],[0,2]]'"},
+                    "give '{field}' ({what}), e.g. {example}",
+                    {
+                        "field": "keys",
+                        "what": ("a row per token", {}),
+                        "example": "--keys '[[2,1],[0,2]]'",
+                    },
                 ),
             },
         ),
@@ -572,11 +588,13 @@ def _fails(result, *fragments):
             ["score", "-i", "-", "--query", "1,0", "--keys", "[[2,1]]", "--method", "general"],
             '{"w_a": [[1,0,0],[0,1,0]]}',
             ShapeError,
-            (
-                "{name} is {actual} but must be {expected} for these queries "
-                "and keys (or leave it out to draw it from {seed})"
-            ),
-            {"name": "w_a", "seed": "--seed", "actual": "2 × 3", "expected": "2 × 2"},
+            DISAGREE,
+            {
+                "field": "w_a",
+                "found": ("{numbers} a row", {"numbers": ("{count} number", {"count": 3})}),
+                "other": "keys",
+                "dimension": "d_k",
+            },
         ),
         (
             [
@@ -594,8 +612,8 @@ def _fails(result, *fragments):
             ],
             '{"v_a": [1, 2]}',
             ShapeError,
-            "v_a has {size} numbers but {option} is {d_a} (drop one of them)",
-            {"size": 2, "option": "--d-a", "d_a": 3},
+            "{field} makes d_a {size} but {option} is {d_a} (drop one of them)",
+            {"field": "v_a", "size": 2, "option": "--d-a", "d_a": 3},
         ),
         (
             ["score", "-i", str(SAMPLES / "tren-grid.json"), "--steps", "--row", "9"],
@@ -615,22 +633,26 @@ def _fails(result, *fragments):
             ["mix", "--weights", "0.5,0.5", "--values", "[[1,2]]"],
             None,
             ShapeError,
-            ("{weights_have} {numbers} but values has {rows} (one weight per value row)"),
+            DISAGREE,
             {
-                "weights_have": ("weights has", {}),
-                "numbers": ("{count} number", {"count": 2}),
-                "rows": ("{count} row", {"count": 1}),
+                "field": "values",
+                "found": ("{count} row", {"count": 1}),
+                "other": "weights",
+                "bound": ("{count} number", {"count": 2}),
+                "dimension": "T_k",
             },
         ),
         (
             ["mix", "--weights", "[[0.5,0.5],[1,0]]", "--values", "[[1,2]]"],
             None,
             ShapeError,
-            ("{weights_have} {numbers} but values has {rows} (one weight per value row)"),
+            DISAGREE,
             {
-                "weights_have": ("each row of weights has", {}),
-                "numbers": ("{count} number", {"count": 2}),
-                "rows": ("{count} row", {"count": 1}),
+                "field": "values",
+                "found": ("{count} row", {"count": 1}),
+                "other": "weights",
+                "bound": ("{numbers} a row", {"numbers": ("{count} number", {"count": 2})}),
+                "dimension": "T_k",
             },
         ),
         (
@@ -641,8 +663,12 @@ def _fails(result, *fragments):
             {
                 "field": "values",
                 "hint": (
-                    "give 'values' (a row per token), e.g. {example}",
-                    {"example": "--values '[[10,0],[0,10]]'"},
+                    "give '{field}' ({what}), e.g. {example}",
+                    {
+                        "field": "values",
+                        "what": ("a row per token", {}),
+                        "example": "--values '[[10,0],[0,10]]'",
+                    },
                 ),
             },
         ),
@@ -650,11 +676,14 @@ def _fails(result, *fragments):
             ["mix"],
             '{"weights": [1, 0], "values": [[1], [2]], "keys": [[1], [2], [3]]}',
             ShapeError,
-            (
-                "values has {value_rows} but keys has {key_rows} (each token "
-                "needs one key and one value)"
-            ),
-            {"value_rows": ("{count} row", {"count": 2}), "key_rows": 3},
+            DISAGREE,
+            {
+                "field": "values",
+                "found": ("{count} row", {"count": 2}),
+                "other": "keys",
+                "bound": ("{count} row", {"count": 3}),
+                "dimension": "T_k",
+            },
         ),
     ],
 )

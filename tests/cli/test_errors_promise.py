@@ -16,7 +16,7 @@ from attncli.cli.reporting import cut_long_words
 from attncli.errors import InputError, OptionError, ShapeError
 from attncli.present.language import printable
 from tests.conftest import invoke_attn
-from tests.meaning import told
+from tests.meaning import DISAGREE, told
 
 ATTN = [sys.executable, "-m", "attncli"]
 OVERFLOW = (
@@ -375,9 +375,9 @@ def test_biases_attn_cannot_use_are_refused_naming_the_field(
     [(("--values", "[[\"x\"]]"), InputError, "{where} is {kind}; expected a number",
       {"where": ("{field}: row {row}, item {item}", {"field": "values", "row": 1, "item": 1}),
        "kind": ("{value} (a string)", {"value": '"x"'})}),
-     (("--values", "[[1],[2],[3]]"), ShapeError,
-      "values has {value_rows} but keys has {key_rows} (each token needs one key and one value)",
-      {"value_rows": ("{count} row", {"count": 3}), "key_rows": 2})],
+     (("--values", "[[1],[2],[3]]"), ShapeError, DISAGREE,
+      {"field": "values", "found": ("{count} row", {"count": 3}), "other": "keys",
+       "bound": ("{count} row", {"count": 2}), "dimension": "T_k"})],
 )  # fmt: skip
 def test_score_checks_the_values_it_carries(args, kind, msgid, fields):
     result = _attn("score", "--query", "1,0", "--keys", "[[1,0],[0,1]]", *args, "--json")

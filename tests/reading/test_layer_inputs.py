@@ -12,7 +12,7 @@ import pytest
 import attncli
 from attncli.errors import InputError, ShapeError
 from attncli.reading.parse.layer_inputs import INPUTS, LayerInputs
-from tests.meaning import told
+from tests.meaning import DISAGREE, told
 
 
 def test_a_document_is_parsed_into_fields_what_a_result_wrote_and_other_names():
@@ -154,10 +154,9 @@ def test_query_tokens_of_the_wrong_count_are_named_as_such(run, tmp_path):
     path.write_text(json.dumps({"x_q": X, "x_kv": X + [[1.0, 1.0]], "query_tokens": ["a"]}),
                     encoding="utf-8")  # fmt: skip
     result = run("selfattn", "-i", str(path))
-    assert result.error.msgid == "{source}: {tokens} for {rows} of {field} (give one name for each)"
-    assert result.error.fields["source"] == "query_tokens" and result.error.fields["field"] == "x_q"
+    told(result.error, ShapeError, DISAGREE, field="query_tokens", other="x_q", dimension="T_q")
     direct = {"queries": Q, "keys": Q, "values": Q, "query_tokens": ["a"]}
-    assert run("selfattn", input=json.dumps(direct)).error.fields["field"] == "queries"
+    told(run("selfattn", input=json.dumps(direct)).error, ShapeError, DISAGREE, other="queries")
 
 
 def test_a_missing_key_field_is_asked_for_in_the_file_selfattn_reads(run):

@@ -13,7 +13,7 @@ import pytest
 
 from attncli.errors import InputError, OptionError, ShapeError
 from tests.cli.test_language import DECIMAL_COMMAS
-from tests.meaning import told
+from tests.meaning import DISAGREE, told
 
 
 def _json(result):
@@ -153,11 +153,10 @@ def test_spanish_gradient_lines_and_token_errors_are_spanish(run):
     assert "c − objetivo" in steps and "target" not in steps
     assert "8; 2" in steps
     tokens = run("softmax", "2", "1", "--tokens", "a,b,c", "--lang", "es")
-    _one_line(tokens, ShapeError,
-              "{source}: {tokens} for {rows} of {field} (give one name for each)", lang="es",
-              tokens=("{count} name", {"count": 3}), rows=("{count} column", {"count": 2}),
-              field="scores")  # fmt: skip
-    assert "3 nombres para 2 columnas de scores" in tokens.stderr  # said in Spanish
+    _one_line(tokens, ShapeError, DISAGREE, lang="es", field="tokens",
+              found=("{count} name", {"count": 3}), other="scores",
+              bound=("{count} number", {"count": 2}), dimension="T_k")  # fmt: skip
+    assert "tokens tiene 3 nombres donde scores tiene 2 números" in tokens.stderr  # in Spanish
 
 
 ONE_NUMBER = (

@@ -13,54 +13,21 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from attncli.core.methods import METHODS, NAMES, ScoreMethod, parameter_names
-from attncli.errors import InputError, OptionError, ShapeError, check_whole, count, shape_text
+from attncli.errors import InputError, OptionError, ShapeError, check_whole, count
 from attncli.limits import check_fits
-from attncli.messages import Message, OnSurface, Setting, _
+from attncli.messages import Message, Setting, _
+from attncli.reading.check.reader import ReadInputs, disagreement, read_inputs
+from attncli.reading.inputs import MIX, SCORE, SOFTMAX, Field, Operation
 from attncli.reading.parse.values import (
     Document,
     FiniteDocument,
-    one_query_or_queries,
     parse_tokens,
-    require,
     to_matrix,
-    to_vector,
     to_vector_or_matrix,
 )
 
 if TYPE_CHECKING:
     import numpy as np
-
-# How to give a missing field: an example as the surface that asks writes it (--query 1,0
-# on the command line, query=[1, 0] in Python); the option's numbers as the language writes
-# them in an option (Spanish: --query '1; 0').
-QUERY_HINT = Message(
-    _("give 'query' (one vector) or 'queries' (a row per query), e.g. {example}"),
-    example=OnSurface(Message(_("--query 1,0")), Setting("query", [1, 0])),
-)
-KEYS_HINT = Message(
-    _("give 'keys' (a row per token), e.g. {example}"),
-    example=OnSurface(
-        Setting("keys", metavar="'[[2,1],[0,2]]'"), Setting("keys", [[2, 1], [0, 2]])
-    ),
-)
-VALUES_HINT = Message(
-    _("give 'values' (a row per token), e.g. {example}"),
-    example=OnSurface(
-        Setting("values", metavar="'[[10,0],[0,10]]'"), Setting("values", [[10, 0], [0, 10]])
-    ),
-)
-SCORES_HINT = Message(
-    _("give 'scores', e.g. {example}, or {chained}"),
-    example=OnSurface("attn softmax 2 0 1", Setting("scores", [2, 0, 1])),
-    chained=OnSurface(Message(_("pipe attn score")), Message(_("score()'s result"))),
-)
-WEIGHTS_HINT = Message(
-    _("give 'weights', e.g. {example}, or {chained}"),
-    example=OnSurface(
-        Message(_("--weights 0.665,0.090,0.245")), Setting("weights", [0.665, 0.09, 0.245])
-    ),
-    chained=OnSurface(Message(_("pipe attn softmax")), Message(_("softmax()'s result"))),
-)
 
 
 @dataclass
@@ -85,6 +52,7 @@ class ScoreInput:
     keys: np.ndarray  # [T_k, d_k]
     parameters: dict[str, np.ndarray] = field(default_factory=dict)
     drawn: list[str] = field(default_factory=list)  # parameters drawn from --seed
+    values: np.ndarray | None = None  # [T_k, d_v], when the operation reads them (attn grad)
 
 
 def _as_rows(array: np.ndarray) -> np.ndarray:
@@ -103,16 +71,6 @@ def row_labels(tokens: object, count: int, single: bool, prefix: str) -> list[st
     ):
         return list(tokens)
     return [f"{prefix}{index}" for index in range(1, count + 1)]
-
-
-def queries_of(document: Document) -> tuple[np.ndarray, bool]:
-    """The document's query or queries as a matrix, and whether it was one vector."""
-    if document.get("queries") is not None and document.get("query") is not None:
-        raise one_query_or_queries("query", "queries")
-    if document.get("queries") is not None:
-        return to_matrix(document["queries"], "queries"), False
-    query = to_vector(require(document, "query", QUERY_HINT), "query")
-    return query[None, :], True
 
 
 # The learned scores' parameters, by the method that reads them (b_1, b_2 are refused by
@@ -176,8 +134,11 @@ def refuse_unused_parameters(document: Document, method: str) -> None:
             )
 
 
-def score_input(document: Document, method: str, seed: int, d_a: int | None) -> ScoreInput:
-    """Validated queries, keys and score parameters for `method`."""
+def score_input(
+    document: Document, method: str, seed: int, d_a: int | None, operation: Operation = SCORE
+) -> ScoreInput:
+    """Validated queries, keys and score parameters for `method`, read as `operation` reads
+    them (attn grad's reads the values too)."""
     scoring = METHODS[method]
     refuse_biases({n for n, v in document.items() if v is not None}, allowed=scoring.optional)
     refuse_unused_parameters(document, method)
@@ -204,8 +165,9 @@ def score_input(document: Document, method: str, seed: int, d_a: int | None) -> 
             method=Setting("method", method),
             additive=Setting("method", _hidden_method()),
         )
-    queries, single = queries_of(document)
-    keys = to_matrix(require(document, "keys", KEYS_HINT), "keys")
+    read = read_inputs(operation.with_fields(*parameter_fields(scoring)), document)
+    single = read.single
+    queries, keys = read.rows("query" if single else "queries"), read.arrays["keys"]
     if scoring.same_size and queries.shape[1] != keys.shape[1]:
         raise ShapeError(
             _(
@@ -222,32 +184,41 @@ def score_input(document: Document, method: str, seed: int, d_a: int | None) -> 
             about=("query", "queries", "keys"),
         )
     scoring.check(queries, keys, single)
-    key_labels = labels(document.get("tokens"), keys.shape[0], "keys", "k")
+    tokens = read.arrays.get("tokens")
     rows = Rows(
         queries,
         single,
-        row_labels(document.get("tokens"), queries.shape[0], single, "q"),
-        key_labels,
+        row_labels(tokens, queries.shape[0], single, "q"),
+        labels(tokens, keys.shape[0], "keys", "k"),
     )
-    result = ScoreInput(rows, keys)
-    sizes = {"d_q": queries.shape[1], "d_k": keys.shape[1]}
+    result = ScoreInput(rows, keys, values=read.arrays.get("values"))
+    sizes = dict(read.sizes)
     if scoring.hidden:
-        sizes["d_a"] = _hidden_size(document, scoring, sizes, d_a, queries.shape[0] * keys.shape[0])
+        sizes["d_a"] = _hidden_size(read, sizes, d_a, queries.shape[0] * keys.shape[0])
     for parameter in scoring.parameters:
+        if parameter.name in read.arrays:
+            result.parameters[parameter.name] = read.arrays[parameter.name]
+            continue
+        from attncli.core.seeding import linear_parameter, uniform_parameter
+
+        draw = uniform_parameter if parameter.draw == "uniform" else linear_parameter
         shape = tuple(sizes[dim] for dim in parameter.shape)
-        _parameter(document, result, parameter.name, shape, seed, sizes[parameter.fan_in])
+        fan_in = sizes[parameter.fan_in]
+        result.parameters[parameter.name] = draw(seed, parameter.name, shape, fan_in)
+        result.drawn.append(parameter.name)
     for name in scoring.optional:  # optional: left out, a bias is zero
-        if document.get(name) is not None:
-            bias = to_vector(document[name], name)
-            if bias.shape != (sizes["d_a"],):
-                raise ShapeError(
-                    _("{name} has {shape} but must have {size} (one per row of W_1 and W_2, d_a)"),
-                    name=name,
-                    shape=count(bias.shape[0], "number"),
-                    size=sizes["d_a"],
-                )
-            result.parameters[name] = bias
+        if name in read.arrays:
+            result.parameters[name] = read.arrays[name]
     return result
+
+
+def parameter_fields(scoring: ScoreMethod) -> tuple[Field, ...]:
+    """A score method's parameters as fields of attn score's input: each its declared shape
+    (w_a: d_q × d_k), the optional biases one number per row of the hidden layer (d_a)."""
+    return (
+        *(Field(p.name, p.shape) for p in scoring.parameters),
+        *(Field(name, ("d_a",)) for name in scoring.optional),
+    )
 
 
 def _hidden_method() -> str:
@@ -255,18 +226,16 @@ def _hidden_method() -> str:
     return next(m.name for m in METHODS.values() if m.hidden)
 
 
-def _hidden_size(
-    document: Document, scoring: ScoreMethod, sizes: dict[str, int], d_a: int | None, pairs: int
-) -> int:
-    """d_a: the length of the hidden layer's readout vector when the document gives it (and
-    --d-a, if given too, agrees), else --d-a, else d_k; refused when the block it makes
-    (d_a numbers per pair) would not fit in memory."""
-    readout = next(p.name for p in scoring.parameters if p.shape == ("d_a",))
-    if document.get(readout) is not None:
-        size = to_vector(document[readout], readout).shape[0]
+def _hidden_size(read: ReadInputs, sizes: dict[str, int], d_a: int | None, pairs: int) -> int:
+    """d_a: as the parameters given make it (and --d-a, if given too, agrees), else --d-a,
+    else d_k; refused when the block it makes (d_a numbers per pair) would not fit in
+    memory."""
+    if "d_a" in read.sizes:
+        size = read.sizes["d_a"]
         if d_a is not None and d_a != size:
             raise ShapeError(
-                _("v_a has {size} numbers but {option} is {d_a} (drop one of them)"),
+                _("{field} makes d_a {size} but {option} is {d_a} (drop one of them)"),
+                field=read.bound_by["d_a"][0],
                 size=size,
                 option=Setting("d_a"),
                 d_a=d_a,
@@ -284,75 +253,25 @@ def _hidden_size(
     return size
 
 
-def _parameter(
-    document: Document,
-    result: ScoreInput,
-    name: str,
-    shape: tuple[int, ...],
-    seed: int,
-    fan_in: int,
-) -> None:
-    """A score parameter from the document, checked against `shape`, or drawn from the seed:
-    the additive score's as torch's nn.Linear starts them (core.seeding.linear_parameter)."""
-    from attncli.core.seeding import linear_parameter, uniform_parameter
-
-    if document.get(name) is None:
-        kind = next(p.draw for m in METHODS.values() for p in m.parameters if p.name == name)
-        draw = uniform_parameter if kind == "uniform" else linear_parameter
-        result.parameters[name] = draw(seed, name, shape, fan_in)
-        result.drawn.append(name)
-        return
-    value = to_vector(document[name], name) if len(shape) == 1 else to_matrix(document[name], name)
-    if value.shape != shape:
-        expected, actual = shape_text(shape), shape_text(value.shape)
-        raise ShapeError(
-            _(
-                "{name} is {actual} but must be {expected} for these queries and keys (or "
-                "leave it out to draw it from {seed})"
-            ),
-            name=name,
-            seed=Setting("seed"),
-            actual=actual,
-            expected=expected,
-        )
-    result.parameters[name] = value
-
-
 def softmax_input(document: Document) -> Rows:
     """Validated scores (a row or a grid, -inf/null for masked cells)."""
     refuse_masks(document)
-    scores = to_vector_or_matrix(
-        require(document, "scores", SCORES_HINT), "scores", allow_masked=True
-    )
-    single = scores.ndim == 1
-    grid = _as_rows(scores)
-    column_labels = labels(document.get("tokens"), grid.shape[1], "scores", "k", "column")
-    return Rows(
-        grid, single, row_labels(document.get("tokens"), grid.shape[0], single, "q"), column_labels
-    )
+    read = read_inputs(SOFTMAX, document)
+    grid, tokens = read.rows("scores"), read.arrays.get("tokens")
+    column_labels = labels(tokens, grid.shape[1], "scores", "k", "column")
+    return Rows(grid, read.single, row_labels(tokens, grid.shape[0], read.single, "q"),
+                column_labels)  # fmt: skip
 
 
 def mix_input(document: Document) -> tuple[Rows, np.ndarray]:
     """Validated weights (a row or a grid) and the value rows they mix."""
     refuse_masks(document)
-    weights = to_vector_or_matrix(require(document, "weights", WEIGHTS_HINT), "weights")
-    values = to_matrix(require(document, "values", VALUES_HINT), "values")
-    single = weights.ndim == 1
-    grid = _as_rows(weights)
-    if grid.shape[1] != values.shape[0]:
-        raise ShapeError(
-            _("{weights_have} {numbers} but values has {rows} (one weight per value row)"),
-            weights_have=(
-                Message(_("weights has")) if single else Message(_("each row of weights has"))
-            ),
-            numbers=count(grid.shape[1], "number"),
-            rows=count(values.shape[0], "row"),
-            about=("weights", "values"),
-        )
-    column_labels = labels(document.get("tokens"), values.shape[0], "values", "k")
-    return Rows(
-        grid, single, row_labels(document.get("tokens"), grid.shape[0], single, "q"), column_labels
-    ), values
+    read = read_inputs(MIX, document)
+    grid, values, tokens = read.rows("weights"), read.arrays["values"], read.arrays.get("tokens")
+    column_labels = labels(tokens, values.shape[0], "values", "k")
+    rows = Rows(grid, read.single, row_labels(tokens, grid.shape[0], read.single, "q"),
+                column_labels)  # fmt: skip
+    return rows, values
 
 
 def carried_values(
@@ -431,14 +350,13 @@ def refuse_biases(given: Collection[str], allowed: tuple[str, ...] = ()) -> None
 def check_one_value_per_key(value_rows: int, key_rows: int) -> None:
     """Each token has one key and one value, so the two counts must agree."""
     if value_rows != key_rows:
-        raise ShapeError(
-            _(
-                "values has {value_rows} but keys has {key_rows} (each token needs one key "
-                "and one value)"
-            ),
-            value_rows=count(value_rows, "row"),
-            key_rows=key_rows,
+        raise disagreement(
+            "T_k", ("values", count(value_rows, "row")), ("keys", count(key_rows, "row"))
         )
+
+
+# The dimension a token name labels, by the prefix of the labels made without them.
+LABELLED = {"k": "T_k", "q": "T_q", "t": "T"}
 
 
 def labels(
@@ -450,11 +368,7 @@ def labels(
         return [f"{prefix}{index}" for index in range(1, rows + 1)]
     names = parse_tokens(tokens, source)
     if len(names) != rows:
-        raise ShapeError(
-            _("{source}: {tokens} for {rows} of {field} (give one name for each)"),
-            source=source,
-            tokens=count(len(names), "name"),
-            rows=count(rows, unit),
-            field=field,
+        raise disagreement(
+            LABELLED[prefix], (source, count(len(names), "name")), (field, count(rows, unit))
         )
     return names

@@ -8,16 +8,11 @@ from typing import TYPE_CHECKING, cast
 
 from attncli.errors import InputError, ShapeError, shape_text
 from attncli.messages import Message, OnSurface, Setting, _
-from attncli.reading.check.calculator import (
-    VALUES_HINT,
-    ScoreInput,
-    check_one_value_per_key,
-    score_input,
-)
+from attncli.reading.check.calculator import ScoreInput, score_input
+from attncli.reading.inputs import GRAD
 from attncli.reading.parse.values import (
     Document,
     kind_of,
-    require,
     to_batch,
     to_matrix,
     to_vector,
@@ -120,10 +115,9 @@ def grad_input(document: Document, method: str, seed: int, d_a: int | None) -> G
     """Validated inputs; the upstream gradient must have the output's shape."""
     import numpy as np
 
-    scored = score_input(document, method, seed, d_a)
-    rows = scored.queries
-    values = to_matrix(require(document, "values", VALUES_HINT), "values")
-    check_one_value_per_key(values.shape[0], scored.keys.shape[0])
+    scored = score_input(document, method, seed, d_a, GRAD)
+    rows, values = scored.queries, scored.values
+    assert values is not None  # attn grad needs them
     expected = (values.shape[1],) if rows.single else (rows.matrix.shape[0], values.shape[1])
     name, upstream = upstream_gradient(
         document.get("grad_output"), document.get("target"), expected

@@ -1,0 +1,170 @@
+"""The one reader of an operation's inputs, by their declarations (reading/inputs.py).
+
+It does the generic work once for every operation: a field needed and missing (with its
+example, and the near name a document gave instead), two fields of which one must be given,
+each field read in its rank (values.py: from JSON, numpy files, option text and Python
+array-likes alike), and the named dimensions bound and checked across fields, saying which
+dimension, which two fields and which sizes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from attncli.errors import InputError, ShapeError, count
+from attncli.messages import Message, _
+from attncli.reading.inputs import DIMENSIONS, Field, Operation
+from attncli.reading.parse.values import (
+    Document,
+    one_query_or_queries,
+    parse_tokens,
+    to_matrix,
+    to_vector,
+    to_vector_or_matrix,
+)
+
+if TYPE_CHECKING:
+    import numpy as np
+
+
+@dataclass
+class ReadInputs:
+    """An operation's fields read: each given field's array (token names as a list), and
+    the size of each dimension they bound."""
+
+    arrays: dict[str, Any] = field(default_factory=dict)
+    sizes: dict[str, int] = field(default_factory=dict)
+    # dimension → how the field that bound it first counts it, for a later disagreement
+    bound_by: dict[str, tuple[str, Message]] = field(default_factory=dict)
+
+    @property
+    def single(self) -> bool:
+        """One query: no field gave the queries' dimension (a query vector, one row of
+        scores or weights)."""
+        return "T_q" not in self.sizes
+
+    def rows(self, name: str) -> np.ndarray:
+        """A field that may be one row, as a matrix: [T_q, n]."""
+        array = self.arrays[name]
+        return array[None, :] if array.ndim == 1 else array
+
+    def bind(self, dimension: str, size: int, name: str, extent: Message) -> None:
+        """`dimension` is `size` by the field `name` (which holds `extent` of it: 3 rows):
+        the first field to give a dimension sets it, every other must agree."""
+        if dimension not in self.sizes:
+            self.sizes[dimension] = size
+            self.bound_by[dimension] = (name, extent)
+            return
+        if self.sizes[dimension] != size:
+            other, bound = self.bound_by[dimension]
+            raise disagreement(dimension, (name, extent), (other, bound))
+
+
+def read_inputs(operation: Operation, document: Document) -> ReadInputs:
+    """Every field of `operation` the document gives, read and bound; a needed one missing,
+    or both of a pair, refused in one line."""
+    given = {f.name for f in operation.fields if document.get(f.name) is not None}
+    for need in operation.needs:
+        _check_need(operation, document, need, given)
+    read = ReadInputs()
+    for declared in operation.fields:
+        if declared.name not in given:
+            continue
+        value = _read_field(declared, document[declared.name])
+        read.arrays[declared.name] = value
+        sizes = [len(value)] if declared.names else list(value.shape)
+        dims = declared.dims[len(declared.dims) - len(sizes) :]  # one row: its first left out
+        for axis, (dimension, size) in enumerate(zip(dims, sizes, strict=True)):
+            read.bind(dimension, size, declared.name, _extent(declared, len(sizes), axis, size))
+    return read
+
+
+def _check_need(operation: Operation, document: Document, need: Any, given: set[str]) -> None:
+    """A field the operation cannot do without (or one of a pair) is there; both of a pair
+    are not."""
+    names = need if isinstance(need, tuple) else (need,)
+    present = [name for name in names if name in given]
+    if len(present) > 1:
+        raise one_query_or_queries(present[0], present[1])
+    if present:
+        return
+    declared = operation.field(names[0])
+    hint = declared.hint() if len(names) == 1 else _either_hint(operation, names)
+    near = _near_name(document, names, {f.name for f in operation.fields})
+    if near is not None:
+        raise InputError(
+            _("missing field '{field}': {hint} (the input has {near}: did you mean '{field}'?)"),
+            field=names[0],
+            hint=hint,
+            near=repr(near),
+            about=names,
+        )
+    raise InputError(_("missing field '{field}': {hint}"), field=names[0], hint=hint, about=names)
+
+
+def _either_hint(operation: Operation, names: tuple[str, ...]) -> Message:
+    """How to give one of a pair: query (one vector) or queries (a row per query)."""
+    first, second = (operation.field(name) for name in names[:2])
+    return Message(
+        _("give '{first}' ({first_what}) or '{second}' ({second_what}), e.g. {example}"),
+        first=first.name,
+        first_what=Message(first.what or ""),
+        second=second.name,
+        second_what=Message(second.what or ""),
+        example=first.example_on_surfaces(),
+    )
+
+
+def _near_name(document: Document, names: tuple[str, ...], known: set[str]) -> str | None:
+    """A field of the document that is no field of the operation but near the name of one it
+    needs ('kyes' for keys): the missing field was most likely typed so."""
+    import difflib
+
+    others = [name for name in document if isinstance(name, str) and name not in known]
+    for name in names:
+        near = difflib.get_close_matches(name, others, n=1, cutoff=0.7)
+        if near:
+            return near[0]
+    return None
+
+
+def _read_field(declared: Field, value: Any) -> Any:
+    """The field's value in its declared rank: names, a vector, a matrix, or (a field that
+    may be one row) either."""
+    if declared.names:
+        return parse_tokens(value, declared.name)
+    if declared.one_row:
+        return to_vector_or_matrix(value, declared.name, allow_masked=declared.masked)
+    if len(declared.dims) == 1:
+        return to_vector(value, declared.name, allow_masked=declared.masked)
+    return to_matrix(value, declared.name, allow_masked=declared.masked)
+
+
+def _extent(declared: Field, rank: int, axis: int, size: int) -> Message:
+    """A field's size along an axis of a value of `rank` as a person counts it: 3 names,
+    3 numbers (a vector), 3 rows, 2 numbers a row."""
+    if declared.names:
+        return count(size, "name")
+    if rank == 1:
+        return count(size, "number")
+    if axis == 0:
+        return count(size, "row")
+    return Message(_("{numbers} a row"), numbers=count(size, "number"))
+
+
+def disagreement(
+    dimension: str, field: tuple[str, Message], other: tuple[str, Message]
+) -> ShapeError:
+    """Two fields that give one dimension two sizes, each (its name, how much of the
+    dimension it holds): "values has 3 rows where keys has 2 rows: both are T_k, …"."""
+    return ShapeError(
+        _("{field} has {found} where {other} has {bound}: both are {dimension}, {meaning}"),
+        field=field[0],
+        found=field[1],
+        other=other[0],
+        bound=other[1],
+        dimension=dimension,
+        meaning=Message(DIMENSIONS[dimension]),
+        about=(field[0], other[0]),
+    )

@@ -1,0 +1,172 @@
+"""The calculator's inputs, declared once: each field's name (the JSON field is the Python
+keyword), its shape in named dimensions, its command-line spelling and help, an example, and
+what it may hold; and each operation's fields, with those it cannot do without.
+
+The one reader (reading/check/reader.py) reads every operation's document by these
+declarations: the rank of each field, the dimensions bound and checked across fields, a
+missing field with its example, two fields of which one must be given. The command line's
+options are built from them (cli/options.py: `--keys`, `-k`, its help), and the Python API's
+keywords are their names. A rule the declarations cannot say stays with the code that
+needs it, by name (a score whose query and key must be of one size, the gradient of an
+output's own shape).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from attncli.messages import Message, OnSurface, Setting, _
+
+# What each named dimension counts, said in a message about two fields that disagree on it.
+DIMENSIONS = {
+    "T": _("the number of tokens"),
+    "T_q": _("the number of queries"),
+    "T_k": _("the number of keys, one per token"),
+    "d_q": _("a query's size"),
+    "d_k": _("a key's size"),
+    "d_v": _("a value's size"),
+    "d_a": _("the additive score's hidden size"),
+}
+
+
+@dataclass(frozen=True)
+class Field:
+    """One input of an operation.
+
+    `dims` name its axes (keys: T_k × d_k); a field that is `one_row` may also be given as a
+    single row, its first axis left out (one query's scores: T_k numbers). `what` says in a
+    few words what it holds, for the hint that asks for it; `example` is a value it takes,
+    written on the command line as `cli_example` says (default: the option and the JSON)."""
+
+    name: str
+    dims: tuple[str, ...]
+    what: str | None = None  # a msgid: "a row per token"
+    example: Any = None
+    help: str | None = None  # a msgid: the option's --help
+    short: str | None = None  # -k
+    one_row: bool = False
+    masked: bool = False  # null or -Infinity marks a masked cell
+    names: bool = False  # token names, not numbers
+    cli_example: Any = None  # a Message or text where the option's JSON is not the way
+    chained: OnSurface | None = None  # what gives it from the command before in a chain
+
+    @property
+    def option(self) -> str:
+        """Its command-line spelling: --grad-output."""
+        return "--" + self.name.replace("_", "-")
+
+    def example_on_surfaces(self) -> OnSurface:
+        """The example as each surface writes it: `--keys '[[2,1],[0,2]]'`, `keys=[[2, 1],
+        [0, 2]]`."""
+        cli = self.cli_example
+        if cli is None:
+            text = ",".join(self.example) if self.names else json.dumps(self.example)
+            cli = Setting(self.name, metavar=f"'{text.replace(' ', '')}'")
+        return OnSurface(cli, Setting(self.name, self.example))
+
+    def hint(self) -> Message:
+        """How to give it, for the message that says it is missing."""
+        if self.chained is not None:
+            return Message(
+                _("give '{field}' ({what}), e.g. {example}, or {chained}"),
+                field=self.name,
+                what=Message(self.what or ""),
+                example=self.example_on_surfaces(),
+                chained=self.chained,
+            )
+        return Message(
+            _("give '{field}' ({what}), e.g. {example}"),
+            field=self.name,
+            what=Message(self.what or ""),
+            example=self.example_on_surfaces(),
+        )
+
+
+@dataclass(frozen=True)
+class Operation:
+    """What an operation reads: its fields, in the order their dimensions are bound, and
+    what it needs: a field's name, or a group of names of which exactly one is given."""
+
+    name: str
+    fields: tuple[Field, ...]
+    needs: tuple[str | tuple[str, ...], ...]
+
+    def field(self, name: str) -> Field:
+        return next(f for f in self.fields if f.name == name)
+
+    def with_fields(self, *more: Field) -> Operation:
+        """The operation with more fields (a score method's parameters)."""
+        return Operation(self.name, (*self.fields, *more), self.needs)
+
+
+QUERY = Field(
+    "query",
+    ("d_q",),
+    _("one vector"),
+    [1, 0],
+    _("One query vector, e.g. 1,0."),
+    "-q",
+    cli_example=Message(_("--query 1,0")),
+)
+QUERIES = Field(
+    "queries",
+    ("T_q", "d_q"),
+    _("a row per query"),
+    [[0, 1], [1, 1]],
+    _("Several queries, a row each: '[[0,1],[1,1]]' or '0,1;1,1'."),
+)
+KEYS = Field(
+    "keys",
+    ("T_k", "d_k"),
+    _("a row per token"),
+    [[2, 1], [0, 2]],
+    _("Keys, a row per token: '[[2,1],[0,2],[1,1]]'."),
+    "-k",
+)
+VALUES = Field(
+    "values",
+    ("T_k", "d_v"),
+    _("a row per token"),
+    [[10, 0], [0, 10]],
+    _("Values, a row per token: '[[10,0],[0,10],[5,5]]'."),
+    "-v",
+)
+TOKENS = Field(
+    "tokens",
+    ("T_k",),
+    _("a name per key"),
+    ["tren", "va", "lleno"],
+    _("Token names for the keys, e.g. tren,va,lleno."),
+    names=True,
+)
+SCORES = Field(
+    "scores",
+    ("T_q", "T_k"),
+    _("a score per key, or a row per query"),
+    [2, 0, 1],
+    _("Scores as one option: '2,0,1' or a grid '2,0;1,1'."),
+    one_row=True,
+    masked=True,
+    cli_example="attn softmax 2 0 1",
+    chained=OnSurface(Message(_("pipe attn score")), Message(_("score()'s result"))),
+)
+WEIGHTS = Field(
+    "weights",
+    ("T_q", "T_k"),
+    _("a weight per value row, or a row per query"),
+    [0.665, 0.09, 0.245],
+    _("Weights, one per value row (or a grid): 0.665,0.090,0.245."),
+    "-w",
+    one_row=True,
+    cli_example=Message(_("--weights 0.665,0.090,0.245")),
+    chained=OnSurface(Message(_("pipe attn softmax")), Message(_("softmax()'s result"))),
+)
+
+SCORE = Operation("score", (QUERY, QUERIES, KEYS, TOKENS), (("query", "queries"), "keys"))
+SOFTMAX = Operation("softmax", (SCORES, TOKENS), ("scores",))
+MIX = Operation("mix", (WEIGHTS, VALUES, TOKENS), ("weights", "values"))
+GRAD = Operation(
+    "grad", (QUERY, QUERIES, KEYS, VALUES, TOKENS), (("query", "queries"), "keys", "values")
+)

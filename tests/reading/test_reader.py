@@ -1,0 +1,139 @@
+"""The one reader of the calculator's inputs (reading/check/reader.py), held to the
+declarations it reads by (reading/inputs.py): every two fields that share a dimension are
+checked against each other, every needed field is asked for, and the command line's options
+are the declared fields."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+import attncli
+from attncli.cli.commands import find, parameters
+from attncli.errors import InputError, ShapeError
+from attncli.reading.check.reader import read_inputs
+from attncli.reading.inputs import GRAD, MIX, SCORE, SOFTMAX, Field, Operation
+from tests.meaning import DISAGREE, MISSING, told
+
+OPERATIONS = {"score": SCORE, "softmax": SOFTMAX, "mix": MIX, "grad": GRAD}
+SIZES = {"T_q": 2, "T_k": 3, "d_q": 4, "d_k": 4, "d_v": 5, "d_a": 6, "T": 3}
+
+
+def _value(declared: Field, sizes: dict[str, int]) -> object:
+    """A value of the declared shape at these sizes: names, or nested lists of numbers."""
+    if declared.names:
+        return [f"t{index}" for index in range(sizes[declared.dims[0]])]
+    value: object = 1.5
+    for dimension in reversed(declared.dims):
+        value = [value] * sizes[dimension]
+    return value
+
+
+def _document(operation: Operation, sizes: dict[str, int]) -> dict[str, object]:
+    """Every field of the operation, of one pair the first, at these sizes."""
+    left_out = {need[1] for need in operation.needs if isinstance(need, tuple)}
+    return {f.name: _value(f, sizes) for f in operation.fields if f.name not in left_out}
+
+
+def _shared() -> list[tuple[str, str, str, str]]:
+    """(operation, field, other field, dimension) for every two fields of an operation's
+    document that hold one dimension."""
+    cases = []
+    for name, operation in OPERATIONS.items():
+        document = _document(operation, SIZES)
+        given = [f for f in operation.fields if f.name in document]
+        for first, second in itertools.combinations(given, 2):
+            for dimension in sorted(set(first.dims) & set(second.dims)):
+                cases.append((name, first.name, second.name, dimension))
+    return cases
+
+
+def test_the_declarations_share_dimensions_across_fields():
+    shared = {(operation, dimension) for operation, _, _, dimension in _shared()}
+    assert {("score", "T_k"), ("softmax", "T_k"), ("mix", "T_k"), ("grad", "T_k")} <= shared
+
+
+@pytest.mark.parametrize(("operation", "first", "second", "dimension"), _shared())
+def test_two_fields_that_disagree_on_a_dimension_are_named_with_it(
+    operation, first, second, dimension
+):
+    declared = OPERATIONS[operation]
+    document = _document(declared, SIZES)
+    document[second] = _value(declared.field(second), {**SIZES, dimension: SIZES[dimension] + 1})
+    with pytest.raises(ShapeError) as raised:
+        read_inputs(declared, document)
+    # the later field is said against the one that bound the dimension: the first given
+    binder = next(f.name for f in declared.fields if f.name in document and dimension in f.dims)
+    told(raised.value, ShapeError, DISAGREE, field=second, other=binder, dimension=dimension)
+    assert set(raised.value.about) == {binder, second}
+
+
+@pytest.mark.parametrize("operation", OPERATIONS)
+def test_every_dimension_is_bound_to_the_size_its_fields_give(operation):
+    declared = OPERATIONS[operation]
+    read = read_inputs(declared, _document(declared, SIZES))
+    assert read.sizes == {d: SIZES[d] for f in declared.fields if f.name in read.arrays
+                          for d in f.dims}  # fmt: skip
+
+
+def test_a_field_given_as_one_row_leaves_the_queries_dimension_unbound():
+    read = read_inputs(SOFTMAX, {"scores": [2, 0, 1], "tokens": ["a", "b", "c"]})
+    assert read.single and read.rows("scores").shape == (1, 3) and read.sizes == {"T_k": 3}
+    grid = read_inputs(SOFTMAX, {"scores": [[2, 0, 1], [1, 1, 1]]})
+    assert not grid.single and grid.sizes == {"T_q": 2, "T_k": 3}
+
+
+@pytest.mark.parametrize("operation", OPERATIONS)
+def test_each_needed_field_left_out_is_asked_for_with_its_example(operation):
+    declared = OPERATIONS[operation]
+    for need in declared.needs:
+        first = need[0] if isinstance(need, tuple) else need
+        document = _document(declared, SIZES)
+        for name in need if isinstance(need, tuple) else (need,):
+            document.pop(name, None)
+        with pytest.raises(InputError) as raised:
+            read_inputs(declared, document)
+        told(raised.value, InputError, MISSING, field=first)
+        example = raised.value.fields["hint"].fields["example"]
+        assert example.python.value == declared.field(first).example
+
+
+def test_a_missing_field_names_the_near_name_the_input_gave_instead():
+    with pytest.raises(InputError) as raised:
+        read_inputs(SCORE, {"query": [1, 0], "kyes": [[2, 1]]})
+    told(raised.value, InputError,
+         "missing field '{field}': {hint} (the input has {near}: did you mean '{field}'?)",
+         field="keys", near="'kyes'")  # fmt: skip
+    with pytest.raises(InputError) as far:  # nothing near: the plain line
+        read_inputs(SCORE, {"query": [1, 0], "colour": [[2, 1]]})
+    told(far.value, InputError, MISSING, field="keys")
+
+
+def test_both_of_a_pair_are_refused():
+    with pytest.raises(InputError) as raised:
+        read_inputs(SCORE, {"query": [1, 0], "queries": [[1, 0]], "keys": [[2, 1]]})
+    told(raised.value, InputError,
+         "give {query} (one) or {queries} (a row each), not both; one would be dropped",
+         query="query", queries="queries")  # fmt: skip
+
+
+def test_the_example_is_written_as_each_surface_gives_the_field(run):
+    with pytest.raises(InputError) as raised:
+        attncli.score(query=[1, 0])
+    assert "keys=[[2, 1], [0, 2]]" in str(raised.value)
+    said = run("score", "--query", "1,0").stderr
+    assert "--keys '[[2,1],[0,2]]'" in said and said.count("\n") == 1
+
+
+@pytest.mark.parametrize("operation", OPERATIONS)
+def test_every_declared_field_is_an_option_of_its_command(operation):
+    declared = OPERATIONS[operation]
+    command = find(operation)
+    assert command is not None
+    options = {p.name: p.declaration for p in parameters(command)}
+    for field in declared.fields:
+        assert field.name in options, field.name
+        names = options[field.name].names
+        assert names == tuple(n for n in (field.option, field.short) if n), names
+        assert options[field.name].help == field.help
