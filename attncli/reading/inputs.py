@@ -28,6 +28,9 @@ DIMENSIONS = {
     "d_k": _("a key's size"),
     "d_v": _("a value's size"),
     "d_a": _("the additive score's hidden size"),
+    "d_model": _("a token's embedding size"),
+    "kdim": _("the width of the sequence the keys are made from"),
+    "vdim": _("the width of the sequence the values are made from"),
 }
 
 
@@ -170,3 +173,14 @@ MIX = Operation("mix", (WEIGHTS, VALUES, TOKENS), ("weights", "values"))
 GRAD = Operation(
     "grad", (QUERY, QUERIES, KEYS, VALUES, TOKENS), (("query", "queries"), "keys", "values")
 )
+
+# Self-attention's sequences, as attn selfattn reads them (LayerInputs: each T × d, or a
+# batch B × T × d), bound by the same rule once they are read: queries and keys of one
+# width, one value and one key per token, x_q and x_kv of one d_model.
+LAYER_QUERIES = Field("queries", ("T_q", "d_k"))
+LAYER_KEYS = Field("keys", ("T_k", "d_k"))
+LAYER_VALUES = Field("values", ("T_k", "d_v"))
+X_Q = Field("x_q", ("T_q", "d_model"))
+X_KV = Field("x_kv", ("T_k", "d_model"))
+X_K = Field("x_k", ("T_k", "kdim"))
+X_V = Field("x_v", ("T_k", "vdim"))

@@ -11,7 +11,7 @@ import pytest
 import attncli as attn
 from attncli.errors import InputError, ShapeError
 from tests import naive
-from tests.meaning import told
+from tests.meaning import DISAGREE, told
 
 
 def _layer(seed: int = 0):
@@ -119,9 +119,8 @@ def test_keys_and_values_of_their_own_are_checked():
     x_q, x_k, x_v = rng.normal(size=(2, 4)), rng.normal(size=(3, 3)), rng.normal(size=(2, 5))
     with pytest.raises(ShapeError) as caught:
         attn.selfattn(x_q=x_q, x_k=x_k, x_v=x_v)
-    told(caught.value, ShapeError,
-         "x_k has {k_rows} rows but x_v has {v_rows} (one key and one value per token)",
-         k_rows=3, v_rows=2)  # fmt: skip
+    told(caught.value, ShapeError, DISAGREE, field="x_v", found=("{count} row", {"count": 2}),
+         other="x_k", bound=("{count} row", {"count": 3}), dimension="T_k")  # fmt: skip
     with pytest.raises(InputError) as caught:
         attn.selfattn(x_q=x_q, x_k=x_k)
     told(caught.value, InputError, "missing field '{field}': {hint}", field="x_v",

@@ -80,6 +80,18 @@ def read_inputs(operation: Operation, document: Document) -> ReadInputs:
     return read
 
 
+def agree(*given: tuple[Field, np.ndarray]) -> dict[str, int]:
+    """Arrays read elsewhere (the layer's sequences, each T × d or a batch B × T × d) held
+    to their declared dimensions, as read_inputs holds a document's: the sizes they bind."""
+    read = ReadInputs()
+    for declared, array in given:
+        rank = len(declared.dims)
+        for axis, size in enumerate(array.shape[-rank:]):
+            read.bind(declared.dims[axis], size, declared.name,
+                      _extent(declared, rank, axis, size))  # fmt: skip
+    return read.sizes
+
+
 def _check_need(operation: Operation, document: Document, need: Any, given: set[str]) -> None:
     """A field the operation cannot do without (or one of a pair) is there; both of a pair
     are not."""

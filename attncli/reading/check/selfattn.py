@@ -11,11 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from attncli.errors import InputError, ShapeError, count, required, shape_text
+from attncli.errors import InputError, ShapeError, required, shape_text
 from attncli.layer import SelfAttnSettings
 from attncli.messages import Message, OnSurface, Setting, _
 from attncli.reading.check.calculator import (
-    check_one_value_per_key,
     labels,
     refuse_biases,
     row_labels,
@@ -29,6 +28,7 @@ from attncli.reading.check.fields import (
 from attncli.reading.check.grad import one_upstream
 from attncli.reading.check.masks import bias_kv, layer_masks
 from attncli.reading.check.positions import check_positions
+from attncli.reading.check.reader import agree
 from attncli.reading.check.sizes import (
     check_length,
     check_memory,
@@ -36,6 +36,7 @@ from attncli.reading.check.sizes import (
     projection_sizes,
     sizes_text,
 )
+from attncli.reading.inputs import LAYER_KEYS, LAYER_QUERIES, LAYER_VALUES, X_K, X_KV, X_Q, X_V
 from attncli.reading.models.state_dicts import LAYER_FIELDS
 from attncli.reading.parse.sentence import EXAMPLE
 
@@ -383,13 +384,7 @@ def _direct_input(inputs: LayerInputs, settings: SelfAttnSettings) -> SelfAttnIn
     # read back of several heads has them joined again (reading/check/read_back.py)
     query_hint = Message(_("give queries with keys and values"))
     queries, keys, values = sequences(inputs, ("queries", "keys", "values"), query_hint)
-    if queries.shape[-1] != keys.shape[-1]:
-        raise ShapeError(
-            _("each query has {numbers} but each key has {key_numbers} (Q K^T needs them equal)"),
-            numbers=count(queries.shape[-1], "number"),
-            key_numbers=keys.shape[-1],
-        )
-    check_one_value_per_key(values.shape[-2], keys.shape[-2])
+    agree((LAYER_QUERIES, queries), (LAYER_KEYS, keys), (LAYER_VALUES, values))
     heads = settings.heads or 1
     for name, array in (("queries", queries), ("values", values)):
         if array.shape[-1] % heads:
@@ -428,12 +423,7 @@ def cross_matrices(
         )
     hint = Message(_("cross-attention needs x_q and x_kv"))
     x_q, x_kv = sequences(inputs, ("x_q", "x_kv"), hint)
-    if x_q.shape[-1] != x_kv.shape[-1]:
-        raise ShapeError(
-            _("x_q has {q_columns} columns but x_kv has {kv_columns} (one d_model for both)"),
-            q_columns=x_q.shape[-1],
-            kv_columns=x_kv.shape[-1],
-        )
+    agree((X_Q, x_q), (X_KV, x_kv))
     _check_d_model(x_q, settings)
     return x_q, x_kv, int(x_q.shape[-1])
 
@@ -451,12 +441,7 @@ def separate_matrices(
         )
     hint = Message(_("keys and values of their own widths need x_q, x_k and x_v"))
     x_q, x_k, x_v = sequences(inputs, ("x_q", "x_k", "x_v"), hint)
-    if x_k.shape[-2] != x_v.shape[-2]:
-        raise ShapeError(
-            _("x_k has {k_rows} rows but x_v has {v_rows} (one key and one value per token)"),
-            k_rows=x_k.shape[-2],
-            v_rows=x_v.shape[-2],
-        )
+    agree((X_Q, x_q), (X_K, x_k), (X_V, x_v))
     _check_d_model(x_q, settings)
     return x_q, x_k, x_v, int(x_q.shape[-1])
 
