@@ -201,6 +201,7 @@ def _one_file(tmp_path, run, change) -> str:
         (lambda rows: [{**rows[0], "answer": "dos"}, *rows[1:]], "{line}: {problem}"),
         (lambda rows: [{**row, "seed": "x"} for row in rows], "expected a whole number"),
         (lambda rows: [*rows[:2], {**rows[2], "seed": "4"}, *rows[3:]], "one sheet a file"),
+        (lambda rows: [*rows[:2], {**rows[2], "student": "Leo"}, *rows[3:]], "one student a file"),
         (lambda rows: [{**row, "sheet": "euclidean"} for row in rows], "expected one of {kinds}"),
         (lambda rows: [{**row, "lang": "xx"} for row in rows], "lang is {lang}"),
     ],

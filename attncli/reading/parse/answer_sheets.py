@@ -185,7 +185,15 @@ def _read_csv(path: str, reader: csv.DictReader[str], delimiter: str) -> AnswerF
                     value=value,
                     first=sheet[name],
                 )
-        student = student or (record.get("student") or "").strip()
+        named = (record.get("student") or "").strip()
+        if named and student and named != student:  # two students' answers in one file
+            raise InputError(
+                _("{line}: student is {value}, the rows above say {first}; one student a file"),
+                line=line,
+                value=named,
+                first=student,
+            )
+        student = student or named
         rows.append(_row(record, line))
     return _answer_file(path, student, sheet, rows, f"{path}:2")
 
