@@ -205,8 +205,12 @@ class Corrector:
         return self._exact(step, key)
 
     def carried(self, blank: Blank) -> np.ndarray:
-        """The blank's value from the student's own earlier answers."""
-        return np.asarray(self.step_value(blank.step, blank.key, self._carried))
+        """The blank's value from the student's own earlier answers; the sheet's where those
+        take it past float64 (a score answered as 1e5 has no e^score), since an answer
+        cannot be measured against infinity."""
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            value = np.asarray(self.step_value(blank.step, blank.key, self._carried))
+        return value if np.all(np.isfinite(value)) else self.exact(blank)
 
     # The known mistakes, each recomputed from the student's own earlier numbers.
 
@@ -294,9 +298,11 @@ class Corrector:
             return Verdict(blank, answer, "right", exact)
         if _within(answer, carried, tolerance):  # right from a wrong earlier number
             return Verdict(blank, answer, "carried", exact)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            mistakes = self.mistakes(blank)  # from the student's numbers: e^1e5 is no mistake
         matched = tuple(
             (key, fields)
-            for key, fields, value in self.mistakes(blank)
+            for key, fields, value in mistakes
             if np.shape(value) == answer.shape and _within(answer, value, tolerance)
         )
         if matched:  # a known mistake's number, to the sheet's digits, is named first
