@@ -66,7 +66,8 @@ def test_the_screen_names_the_seeded_layer_in_both_languages(run):
     spanish = " ".join(run("heads", LESSON, "--heads", "4", "--grid", "--format", "table",
                            "--lang", "es").stdout.split())  # fmt: skip
     assert (
-        "Todas las cabezas de la capa aleatoria (semilla 0): 4 cabezas, 6 tokens cada una" in spanish
+        "Todas las cabezas de la capa aleatoria (semilla 0): 4 cabezas, 6 tokens cada una"
+        in spanish
     )
 
 

@@ -6,6 +6,7 @@ are the declared fields."""
 from __future__ import annotations
 
 import itertools
+import json
 
 import pytest
 
@@ -137,3 +138,20 @@ def test_every_declared_field_is_an_option_of_its_command(operation):
         names = options[field.name].names
         assert names == tuple(n for n in (field.option, field.short) if n), names
         assert options[field.name].help == field.help
+
+
+def test_a_field_left_out_beside_a_name_very_near_it_is_refused(run):
+    # W_a for w_a: left out, w_a would be drawn from the seed and the given one ignored
+    typed = {"query": [1, 0], "keys": [[1, 0]], "W_a": [[1, 0], [0, 1]]}
+    result = run("score", "--method", "general", input=json.dumps(typed))
+    told(result.error, InputError,
+         "field {near}: not a field attn {operation} reads; did you mean '{field}'?",
+         near="'W_a'", operation="score", field="w_a")  # fmt: skip
+    assert result.stdout == ""
+    # a near name of a field the method does not read is no field of this operation
+    assert run("score", input=json.dumps(typed)).exit_code == 0  # dot: W_a passes through
+    with pytest.raises(InputError) as raised:
+        read_inputs(SOFTMAX, {"scores": [1.0], "token": ["a"]})
+    told(raised.value, InputError,
+         "field {near}: not a field attn {operation} reads; did you mean '{field}'?",
+         near="'token'", operation="softmax", field="tokens")  # fmt: skip

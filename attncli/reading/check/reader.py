@@ -67,6 +67,9 @@ def read_inputs(operation: Operation, document: Document) -> ReadInputs:
     given = {f.name for f in operation.fields if document.get(f.name) is not None}
     for need in operation.needs:
         _check_need(operation, document, need, given)
+    for declared in operation.fields:  # one left out, where the input has a near name
+        if declared.name not in given:
+            _refuse_near_name(operation, document, declared)
     read = ReadInputs()
     for declared in operation.fields:
         if declared.name not in given:
@@ -128,16 +131,34 @@ def _either_hint(operation: Operation, names: tuple[str, ...]) -> Message:
     )
 
 
-def _near_name(document: Document, names: tuple[str, ...], known: set[str]) -> str | None:
+def _refuse_near_name(operation: Operation, document: Document, declared: Field) -> None:
+    """A field the operation may go without (a score's parameter, drawn from the seed; the
+    tokens), left out where the input holds a name very near it ('W_a', 'token'): the
+    number would silently not be the one given. Refused, naming both."""
+    near = _near_name(document, (declared.name,), {f.name for f in operation.fields}, 0.8)
+    if near is not None:
+        raise InputError(
+            _("field {near}: not a field attn {operation} reads; did you mean '{field}'?"),
+            near=repr(near),
+            operation=operation.name,
+            field=declared.name,
+            about=(declared.name,),
+        )
+
+
+def _near_name(
+    document: Document, names: tuple[str, ...], known: set[str], cutoff: float = 0.7
+) -> str | None:
     """A field of the document that is no field of the operation but near the name of one it
-    needs ('kyes' for keys): the missing field was most likely typed so."""
+    reads ('kyes' for keys, 'W_a' for w_a): that field was most likely typed so."""
     import difflib
 
-    others = [name for name in document if isinstance(name, str) and name not in known]
+    others = {name.lower(): name for name in document if isinstance(name, str)
+              and name not in known}  # fmt: skip
     for name in names:
-        near = difflib.get_close_matches(name, others, n=1, cutoff=0.7)
+        near = difflib.get_close_matches(name, list(others), n=1, cutoff=cutoff)
         if near:
-            return near[0]
+            return others[near[0]]
     return None
 
 
