@@ -20,8 +20,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from attncli.errors import LARGEST_SEED, LARGEST_WHOLE, OptionError, OptionTypeError, shown
-from attncli.messages import Message, Setting, _, either, languages, typed
+from attncli.errors import OptionTypeError
+from attncli.messages import Message, _, either, languages
+from attncli.reading.check.reader import check_whole_range, given
+from attncli.reading.inputs import SEED_RANGE, Whole
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -33,14 +35,6 @@ class Kind:
     accepts: Callable[[Any], bool]
     said: str | Message
     read: Callable[[Any], Any] | None = None  # what the function is given in its place
-
-
-@dataclass(frozen=True)
-class Whole:
-    """A whole number from `least` to `most` (a count, an index, a seed)."""
-
-    least: int | None = None
-    most: int = LARGEST_WHOLE
 
 
 def _whole(value: Any) -> bool:
@@ -101,7 +95,7 @@ FILES = Kind(
     _("a list of file names"),
     lambda paths: [os.fspath(path) for path in paths],
 )
-SEED = Whole(0, LARGEST_SEED)  # as the command line's --seed
+SEED = SEED_RANGE  # as the command line's --seed
 SHOWN = Whole(1)  # how many heads a ranking shows (None: all of them)
 # A keyword read by a reader of its own that says more than its type: a sentence
 # (reading/parse/sentence.py: 'the sentence is int; give a text, e.g. …').
@@ -164,33 +158,11 @@ def _takes_int(annotation: str) -> bool:
     return "int" in (part.strip() for part in _top_level(annotation))
 
 
-def given(name: str, value: Any) -> Any:
-    """`name=value` as the user wrote it, a long value cut short."""
-    return typed(Setting(name), shown(repr(value)))
-
-
 def refuse_kind(name: str, value: Any, takes: str | Message) -> OptionTypeError:
     """The error for a keyword given a value of another type."""
     return OptionTypeError(
         _("{given}: {name} takes {takes}"), given=given(name, value), name=name, takes=takes
     )
-
-
-def check_whole_range(name: str, value: int, whole: Whole) -> None:
-    """A whole number within its range, else one line saying the range."""
-    if whole.least is not None and value < whole.least:
-        raise OptionError(
-            _("{setting}: it must be {least} or more"),
-            setting=Setting(name, value),
-            least=whole.least,
-        )
-    if value > whole.most:
-        raise OptionError(
-            _("{given}: {name} takes a whole number up to {most}"),
-            given=given(name, value),
-            name=name,
-            most=whole.most,
-        )
 
 
 def keywords(**special: Kind | Whole) -> Callable[[F], F]:

@@ -11,7 +11,18 @@ from attncli.core.methods import METHODS, NAMES
 from attncli.errors import OptionError
 from attncli.messages import _, languages, translate
 from attncli.present.output import Settings
-from attncli.reading.inputs import KEYS, QUERIES, QUERY, SCORES, TOKENS, VALUES, WEIGHTS, Field
+from attncli.reading.inputs import (
+    HIDDEN_SIZE,
+    KEYS,
+    QUERIES,
+    QUERY,
+    SCORES,
+    SEED_RANGE,
+    TOKENS,
+    VALUES,
+    WEIGHTS,
+    Field,
+)
 
 
 class OutputFormat(str, Enum):
@@ -47,8 +58,8 @@ ScoreSeedOption = Annotated[
     int | None,
     Option(
         "--seed",
-        min=0,
-        max=2**64 - 1,
+        min=SEED_RANGE.least,
+        max=SEED_RANGE.most,
         help=_(
             "Seed for W_a, W_1, W_2, v_a when the input has none. [default: the input's "
             "seed, else 0]"
@@ -60,7 +71,7 @@ AdditiveSizeOption = Annotated[
     int | None,
     Option(
         "--d-a",
-        min=1,
+        min=HIDDEN_SIZE.least,
         help=_("Hidden size of the additive score (default: d_k)."),
     ),
 ]

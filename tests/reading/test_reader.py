@@ -155,3 +155,26 @@ def test_a_field_left_out_beside_a_name_very_near_it_is_refused(run):
     told(raised.value, InputError,
          "field {near}: not a field attn {operation} reads; did you mean '{field}'?",
          near="'token'", operation="softmax", field="tokens")  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "value", "msgid"), [
+    ("seed", -1, "{setting}: it must be {least} or more"),
+    ("seed", 2**64, "{given}: {name} takes a whole number up to {most}"),
+    ("d_a", 0, "{setting}: it must be {least} or more"),
+])  # fmt: skip
+def test_a_number_s_range_is_declared_once_for_its_option_keyword_and_field(
+    run, name, value, msgid
+):
+    from attncli.errors import OptionError
+    from attncli.reading.inputs import HIDDEN_SIZE, SEED_RANGE
+
+    whole = {"seed": SEED_RANGE, "d_a": HIDDEN_SIZE}[name]
+    option = {p.name: p for p in parameters(find("score"))}[name]  # type: ignore[arg-type]
+    assert option.limits.get("min") == whole.least
+    assert name == "d_a" or option.limits["max"] == whole.most
+    with pytest.raises(OptionError) as keyword:
+        attncli.score(query=[1, 0], keys=[[1, 0]], method="additive", **{name: value})
+    told(keyword.value, OptionError, msgid)
+    document = {"query": [1, 0], "keys": [[1, 0]], name: value}
+    if value < 2**63:  # a document's JSON holds integers of 64 bits
+        told(run("score", "-m", "additive", input=json.dumps(document)).error, OptionError, msgid)

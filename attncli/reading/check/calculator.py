@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from attncli.core.methods import METHODS, NAMES, ScoreMethod, parameter_names
-from attncli.errors import InputError, OptionError, ShapeError, check_whole, count
+from attncli.errors import InputError, OptionError, ShapeError, count
 from attncli.limits import check_fits
 from attncli.messages import Message, Setting, _
-from attncli.reading.check.reader import ReadInputs, disagreement, read_inputs
-from attncli.reading.inputs import MIX, SCORE, SOFTMAX, Field, Operation
+from attncli.reading.check.reader import ReadInputs, check_whole_range, disagreement, read_inputs
+from attncli.reading.inputs import HIDDEN_SIZE, MIX, SCORE, SEED_RANGE, SOFTMAX, Field, Operation
 from attncli.reading.parse.values import (
     Document,
     FiniteDocument,
@@ -143,18 +143,9 @@ def score_input(
     refuse_biases({n for n, v in document.items() if v is not None}, allowed=scoring.optional)
     refuse_unused_parameters(document, method)
     refuse_masks(document)
-    check_whole("seed", seed)  # as the command line's --seed: 0 to 2^64 − 1
-    if not 0 <= seed < 2**64:
-        raise OptionError(
-            _("{setting}: the seed is a whole number from 0 to 2^64 − 1"),
-            setting=Setting("seed", seed),
-        )
-    if d_a is not None:  # the command line's --d-a is a whole number of 1 or more; so is d_a=
-        check_whole("d_a", d_a)
-        if d_a < 1:
-            raise OptionError(
-                _("{setting}: it must be {least} or more"), setting=Setting("d_a", d_a), least=1
-            )
+    check_whole_range("seed", seed, SEED_RANGE)  # as the command line's --seed
+    if d_a is not None:  # as --d-a
+        check_whole_range("d_a", d_a, HIDDEN_SIZE)
     if d_a is not None and not scoring.hidden:
         raise OptionError(
             _(
