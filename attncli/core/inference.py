@@ -38,7 +38,7 @@ class OnlineBlocks:
 
 def _rescale(old_max: np.ndarray, new_max: np.ndarray, temperature: float = 1.0) -> np.ndarray:
     """e^((m_old − m_new) ÷ T), and 1 while both are still −∞ (nothing summed yet)."""
-    # [T_q], [T_q] -> [T_q]
+    # [..., T_q], [..., T_q] -> [..., T_q]
     with np.errstate(invalid="ignore", over="ignore"):
         exponent = old_max - new_max
         if temperature != 1.0:
@@ -70,28 +70,59 @@ def online_softmax(scores: np.ndarray, block: int, temperature: float = 1.0) -> 
     """
     # [T_q, T_k] -> OnlineBlocks
     rows, columns = scores.shape
-    running_max = np.full(rows, -np.inf)
-    running_sum = np.zeros(rows)
     starts = list(range(0, columns, block))
-    history: dict[str, list[np.ndarray]] = {name: [] for name in ("bm", "m", "f", "bs", "l")}
-    for start in starts:
-        part = scores[:, start : start + block]
-        block_max = part.max(axis=1)
-        new_max = np.maximum(running_max, block_max)
-        factor = _rescale(running_max, new_max, temperature)
-        block_sum = _shifted_powers(part, new_max, temperature).sum(axis=1)
-        running_sum = running_sum * factor + block_sum
-        running_max = new_max
-        for name, value in zip(
-            history, (block_max, new_max, factor, block_sum, running_sum), strict=True
-        ):
-            history[name].append(value.copy())
-    weights = _shifted_powers(scores, running_max, temperature)
-    np.divide(weights, running_sum[:, None], out=weights, where=running_sum[:, None] > 0)
-    stacked = {name: np.array(values) for name, values in history.items()}
-    return OnlineBlocks(
-        starts, stacked["bm"], stacked["m"], stacked["f"], stacked["bs"], stacked["l"], weights
-    )
+    # Each block's max and sum of powers, the full blocks as one [T_q, n, B] array and the
+    # last, shorter one alone (each summed over its own columns, as a block read alone is):
+    # a Python loop over 10^6 blocks of one score took 21 s, the same numbers.
+    whole = columns // block
+    parts = [scores[:, : whole * block].reshape(rows, whole, block)] if whole else []
+    if whole * block < columns:
+        parts.append(scores[:, whole * block :][:, None, :])
+    block_max = np.concatenate([part.max(axis=2) for part in parts], axis=1).T  # [n, T_q]
+    running_max = np.maximum.accumulate(block_max, axis=0)
+    before = np.vstack([np.full((1, rows), -np.inf), running_max[:-1]])
+    factor = _rescale(before, running_max, temperature)  # [n, T_q]
+    sums, first = [], 0
+    for part in parts:  # [T_q, n_part, B] against each block's own m
+        shift = running_max[first : first + part.shape[1]].T  # [T_q, n_part]
+        sums.append(_shifted_block_powers(part, shift, temperature).sum(axis=2))
+        first += part.shape[1]
+    block_sum = np.concatenate(sums, axis=1).T  # [n, T_q]
+    running_sum = _running_sums(factor, block_sum)
+    weights = _shifted_powers(scores, running_max[-1], temperature)
+    final = running_sum[-1]
+    np.divide(weights, final[:, None], out=weights, where=final[:, None] > 0)
+    return OnlineBlocks(starts, block_max, running_max, factor, block_sum, running_sum, weights)
+
+
+def _shifted_block_powers(blocks: np.ndarray, shift: np.ndarray, temperature: float) -> np.ndarray:
+    """_shifted_powers of each block against its own shift: e^((s − m) ÷ T)."""
+    # [T_q, n, B], [T_q, n] -> [T_q, n, B]
+    safe = np.where(np.isneginf(shift), 0.0, shift)[:, :, None]
+    with np.errstate(over="ignore"):
+        exponent = np.subtract(blocks, safe)
+        if temperature != 1.0:
+            exponent /= temperature
+    return np.exp(exponent)
+
+
+def _running_sums(factor: np.ndarray, block_sum: np.ndarray) -> np.ndarray:
+    """ℓ after each block: ℓ ← ℓ · e^(m_old − m_new) + the block's sum, in block order (one
+    row in Python's floats, the same IEEE products and sums, without numpy's cost a step)."""
+    # [n, T_q], [n, T_q] -> [n, T_q]
+    sums = np.empty_like(block_sum)
+    if block_sum.shape[1] == 1:
+        total, column = 0.0, []
+        for scale, part in zip(factor[:, 0].tolist(), block_sum[:, 0].tolist(), strict=True):
+            total = total * scale + part
+            column.append(total)
+        sums[:, 0] = column
+        return sums
+    total_row = np.zeros(block_sum.shape[1])
+    for index in range(block_sum.shape[0]):
+        total_row = total_row * factor[index] + block_sum[index]
+        sums[index] = total_row
+    return sums
 
 
 @dataclass(frozen=True)

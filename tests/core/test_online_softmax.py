@@ -110,3 +110,36 @@ def test_equal_to_the_plain_softmax_within_a_few_ulps(rows, block, temperature):
     assert blocks.running_max[-1].tolist() == [
         max(row) if not all(math.isinf(v) for v in row) else -math.inf for row in rows
     ]
+
+
+def _loop(row: list[float], block: int, temperature: float) -> list[tuple[float, ...]]:
+    """The online softmax of one row by hand, block after block: (block max, m, factor,
+    block sum, ℓ) after each."""
+    m, total, history = -math.inf, 0.0, []
+    for start in range(0, len(row), block):
+        part = row[start : start + block]
+        new = max(m, max(part))
+        factor = 1.0 if new == -math.inf else math.exp((m - new) / temperature)
+        shift = 0.0 if new == -math.inf else new
+        powers = sum(math.exp((s - shift) / temperature) for s in part)
+        total = total * factor + powers
+        history.append((max(part), new, factor, powers, total))
+        m = new
+    return history
+
+
+@pytest.mark.parametrize(
+    ("columns", "block", "temperature"),
+    [(7, 3, 1.0), (9, 3, 0.5), (1, 4, 1.0), (10, 1, 2.0), (11, 10, 0.7)],
+)
+def test_every_block_s_numbers_as_a_loop_works_them(columns, block, temperature):
+    rng = np.random.default_rng(columns * 31 + block)
+    scores = rng.normal(size=(2, columns)) * 4
+    scores[1, : columns // 2] = -math.inf  # a row whose first blocks are masked
+    blocks = online_softmax(scores, block, temperature)
+    for row in range(2):
+        expected = _loop(scores[row].tolist(), block, temperature)
+        worked = zip(blocks.block_max[:, row], blocks.running_max[:, row], blocks.factor[:, row],
+                     blocks.block_sum[:, row], blocks.running_sum[:, row], strict=True)  # fmt: skip
+        for got, want in zip(worked, expected, strict=True):
+            assert list(got) == pytest.approx(list(want), rel=1e-14, abs=0)
