@@ -15,7 +15,7 @@ from attncli.messages import Message
 from attncli.present import render
 from attncli.present.drawn import PlainTable
 from attncli.present.format import Format
-from attncli.present.inference.words import BLOCK_SCORES
+from attncli.present.inference.words import BLOCK_SCORES, PROMPT_TOKENS
 
 if TYPE_CHECKING:
     from attncli.results.inference import CacheLedger, OnlineSoftmaxResult, TiledResult
@@ -352,6 +352,13 @@ def _cache_at(result: CacheLedger, step: int, fmt: Format) -> RenderableType:
     return _titled(title, table)
 
 
+def _visible(word: str) -> str:
+    """A token as a cell shows it: escapes for what does not print (\\n), and a token of
+    spaces alone between « » so that its cell is not blank."""
+    shown = repr(word)[1:-1]
+    return shown if shown.strip() else f"«{shown}»"
+
+
 def predict_view(result: PredictResult, fmt: Format) -> list[RenderableType]:
     """The likeliest next tokens: logit, probability and what sampling leaves; the number
     kept; with the logit lens, each layer's likeliest tokens."""
@@ -364,14 +371,15 @@ def predict_view(result: PredictResult, fmt: Format) -> list[RenderableType]:
         table.add_column(fmt.say("predict_sampled"), justify="right")
     for index, word in zip(result.top_ids, result.top_words, strict=True):
         cells: list[RenderableType] = [
-            render.safe_label(repr(word)[1:-1]),
+            render.safe_label(_visible(word)),
             fmt.number(float(result.logits[index]), whole_bare=False),
             fmt.weight_number(float(result.probabilities[index])),
         ]
         if reshaped:
             cells.append(fmt.weight_number(float(result.sampled[index])))
         table.add_row(*cells)
-    title = fmt.say("predict_title", model=result.model, count=len(result.tokens))
+    read = Message.counted(*PROMPT_TOKENS, len(result.tokens))
+    title = fmt.say("predict_title", model=result.model, tokens=read)
     view: list[RenderableType] = [_titled(title, table)]
     kept = int((result.sampled > 0).sum())
     # what reshaped the distribution, in the order it is applied: ÷ T, then top-k, top-p;

@@ -7,6 +7,8 @@ from attncli.messages import _, _n
 
 # The online softmax's title counts the scores a block reads: "1 score", "3 scores".
 BLOCK_SCORES = _n("{count} score", "{count} scores")
+# attn predict's title counts the tokens read: "after 1 token", "after 5 tokens".
+PROMPT_TOKENS = _n("{count} token", "{count} tokens")
 
 INFERENCE_PHRASES: dict[str, str] = {
     # attn softmax --online
@@ -119,7 +121,7 @@ INFERENCE_PHRASES: dict[str, str] = {
         "({multi_bytes} bytes in float64), {group} times as many."
     ),
     # attn predict
-    "predict_title": _("The next token after the {count} tokens, by {model}"),
+    "predict_title": _("The next token after {tokens}, by {model}"),
     "predict_logit": _("Logit"),
     "predict_probability": _("Probability"),
     "predict_sampled": _("Drawn from"),
