@@ -187,6 +187,8 @@ def kv_cache(
             option=KV_CACHE,
             model=source.name,
         )
+    if source is not None:
+        _replayable_model(source)
     if not result.causal:
         raise OptionError(
             _(
@@ -250,6 +252,33 @@ def kv_cache(
         if row is None and token is None
         else pick_row(result.query_labels, row, token),
     )
+
+
+def _replayable_model(source: Any) -> None:
+    """The replay computes q = x W^Q and k = x W^K turned by their positions: a model whose
+    attention does more to them (QK-norm, a rotary scaling's attention factor) is refused,
+    never replayed into other numbers than its layer's."""
+    steps = []
+    if getattr(source, "qk_norm", None) is not None:
+        steps.append(Message(_("RMSNorms q and k (QK-norm)")))
+    factor = getattr(source, "attention_factor", 1.0)
+    if factor != 1.0:
+        steps.append(
+            Message(
+                _("multiplies q and k by its rotary scaling's attention factor {factor}"),
+                factor=round(factor, 4),
+            )
+        )
+    if steps:
+        raise OptionError(
+            _(
+                "{option} replays q = x W^Q and k = x W^K turned by their positions; {model} "
+                "also {step}, which the replay does not do yet"
+            ),
+            option=KV_CACHE,
+            model=source.name,
+            step=steps[0],
+        )
 
 
 def _check_ledger_fits(tokens: int, heads: int) -> None:

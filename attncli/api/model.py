@@ -203,7 +203,9 @@ def model_selfattn(
     groups = [list(group) for group in encoded.groups]
     merged = merge_words(attention.weights, groups) if words else None
     allowed = loaded.architecture.allowed(chosen - 1, len(encoded.ids))
-    theta = loaded.architecture.rope_frequencies()
+    arch = loaded.architecture
+    # this sentence's: dynamic and longrope scale by its length
+    theta = arch.rope_frequencies(len(encoded.ids), chosen - 1)
     source = ModelSource(
         name=model,
         folder=loaded.folder,
@@ -213,9 +215,12 @@ def model_selfattn(
         heads=total,
         head=head,
         ids=tuple(int(i) for i in encoded.ids),
-        rope=_rope(loaded),
+        rope=_rope(loaded, chosen - 1),
         theta=None if theta is None else tuple(float(f) for f in theta),
-        kv_heads=loaded.architecture.kv_heads,
+        kv_heads=arch.kv_heads,
+        head_dim=arch.size_per_head if arch.rms else None,
+        attention_factor=arch.rope_attention_factor(chosen - 1) if arch.rms else 1.0,
+        qk_norm=arch.qk_norm,
     )
     split, word_count = split_words(encoded)
     return ModelAttnResult(
@@ -243,14 +248,11 @@ def model_selfattn(
     )
 
 
-def _rope(loaded: Model) -> tuple[float, Scaling | None] | None:
-    """The rotary settings a Llama-family model turns q and k by: its base and scaling."""
+def _rope(loaded: Model, layer: int = 0) -> tuple[float, Scaling | None] | None:
+    """The rotary settings a Llama-family model turns q and k by in layer `layer`
+    (0-based): its base and scaling."""
     arch = loaded.architecture
-    if not arch.rms:
-        return None
-    from attncli.core.rotary import BASE
-
-    return (BASE if arch.rope_base is None else arch.rope_base), arch.rope_scaling
+    return arch.rope(layer) if arch.rms else None
 
 
 MISSING_WORD = _("{option} is not one of the sentence's words here: {known}")

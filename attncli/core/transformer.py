@@ -42,7 +42,7 @@ from attncli.core.rotary import Scaling
 from attncli.core.selfattn import Attention, attention_layer
 
 # RMSNorm, a gated MLP, RoPE, grouped-query heads
-LLAMA_FAMILIES = ("llama", "mistral", "qwen2", "gemma")
+LLAMA_FAMILIES = ("llama", "mistral", "qwen2", "gemma", "qwen3", "olmo2")
 FAMILIES = ("bert", "roberta", "gpt2", *LLAMA_FAMILIES)
 ACTIVATIONS = ("gelu", "gelu_new", "gelu_pytorch_tanh", "relu", "silu")
 
@@ -69,6 +69,22 @@ class Architecture:
     biases: tuple[str, ...] = ()  # which of q, k, v, o have biases (Qwen2: q, k, v)
     embed_scale: float | None = None  # Gemma: the embeddings multiplied by √d_model
     norm_offset: float = 0.0  # Gemma: RMSNorm's weight is 1 + w
+    # QK-norm: "head" RMSNorms each head's q and k before the turn (Qwen3); "projection"
+    # the whole q and k projections, every head at once, before the split (OLMo 2)
+    qk_norm: str | None = None
+
+    def rope(self, layer: int = 0) -> tuple[float, Scaling | None]:
+        """The rotary base and scaling of layer `layer` (0-based)."""
+        from attncli.core.rotary import BASE
+
+        return (BASE if self.rope_base is None else self.rope_base), self.rope_scaling
+
+    def rope_attention_factor(self, layer: int = 0) -> float:
+        """What the layer's rotary scaling multiplies q and k by after their turn (YaRN's,
+        LongRoPE's attention factor; 1 for the others)."""
+        from attncli.core.rotary import attention_factor
+
+        return attention_factor(self.rope(layer)[1])
 
     @property
     def positions(self) -> int:
@@ -92,15 +108,15 @@ class Architecture:
     def size_per_head(self) -> int:
         return self.head_dim or self.d_model // self.heads
 
-    def rope_frequencies(self) -> np.ndarray | None:
-        """The rotary frequencies of each head's pairs (None: no rotary positions)."""
+    def rope_frequencies(self, tokens: int | None = None, layer: int = 0) -> np.ndarray | None:
+        """The rotary frequencies of each head's pairs in layer `layer` for a sequence of
+        `tokens` (None: no rotary positions)."""
         # -> [head_dim / 2]
         if not self.rms:
             return None
-        from attncli.core.rotary import BASE, model_frequencies
+        from attncli.core.rotary import model_frequencies
 
-        base = BASE if self.rope_base is None else self.rope_base
-        return model_frequencies(self.size_per_head, base, self.rope_scaling)
+        return model_frequencies(self.size_per_head, *self.rope(layer), tokens)
 
     def window(self, layer: int) -> int | None:
         """Layer `layer`'s (0-based) sliding window, or None."""
@@ -126,15 +142,20 @@ class Block:
 
     attention: dict[str, np.ndarray]  # w_q [d, h·d_h], w_k, w_v [d, g·d_h], w_o [h·d_h, d],
     #                                   b_q … b_o (BERT, GPT-2; Qwen2's b_q, b_k, b_v)
-    norm_1: tuple[np.ndarray, np.ndarray | None]  # (γ, β) [d]: BERT after attention, GPT-2
-    #                                               and Llama before (RMSNorm: β None)
+    norm_1: tuple[np.ndarray, np.ndarray | None] | None  # (γ, β) [d]: BERT after attention,
+    #                          GPT-2 and Llama before (RMSNorm: β None); OLMo 2: none
     w_in: np.ndarray  # [d, d_ff] (Llama: up_proj)
     b_in: np.ndarray | None  # [d_ff] (Llama: none)
     w_out: np.ndarray  # [d_ff, d] (Llama: down_proj)
     b_out: np.ndarray | None  # [d]
-    norm_2: tuple[np.ndarray, np.ndarray | None]  # (γ, β) [d]: BERT after the FFN, GPT-2
-    #                                               and Llama before
+    norm_2: tuple[np.ndarray, np.ndarray | None] | None  # (γ, β) [d]: BERT after the FFN,
+    #                                                 GPT-2 and Llama before; OLMo 2: none
     w_gate: np.ndarray | None = None  # [d, d_ff]: SwiGLU's gate (Llama's gate_proj)
+    q_norm: np.ndarray | None = None  # QK-norm's γ: [d_h] per head, or [h·d_h] (OLMo 2)
+    k_norm: np.ndarray | None = None  # [d_h], or [g·d_h] (OLMo 2)
+    post_attention_norm: np.ndarray | None = None  # RMSNorm of the attention's output
+    #                                                (OLMo 2's post_attention_layernorm)
+    post_feedforward_norm: np.ndarray | None = None  # of the MLP's output
 
 
 @dataclass
@@ -266,16 +287,27 @@ def feed_forward(block: Block, x: np.ndarray, name: str) -> np.ndarray:
 
 def run_layer(arch: Architecture, block: Block, x: np.ndarray, number: int = 0) -> LayerRun:
     """Layer `number` (0-based): post-LN (BERT) or pre-norm with a causal mask (GPT-2, and
-    the Llama family with its rotary positions, key/value heads and window)."""
+    the Llama family with its rotary positions, key/value heads, window and the norms its
+    config gives: before each sublayer, after it, or both)."""
     # [T, d] -> LayerRun
     count = len(x)
     allowed = arch.allowed(number, count)
+    if arch.rms:
+        attended = x if block.norm_1 is None else normed(arch, x, block.norm_1)
+        attention = decoder_attention(arch, block, attended, number, allowed)
+        added = attention.output
+        if block.post_attention_norm is not None:
+            added = normed(arch, added, (block.post_attention_norm, None))
+        middle = x + added
+        inner = middle if block.norm_2 is None else normed(arch, middle, block.norm_2)
+        fed = feed_forward(block, inner, arch.activation)
+        if block.post_feedforward_norm is not None:
+            fed = normed(arch, fed, (block.post_feedforward_norm, None))
+        return LayerRun(x, attended, attention, middle + fed)
+    assert block.norm_1 is not None and block.norm_2 is not None
     if arch.pre_norm:
         attended = normed(arch, x, block.norm_1)
-        attention = attention_layer(
-            attended, attended, block.attention, arch.heads, None, allowed,
-            kv_heads=arch.kv_heads, rope_frequencies=arch.rope_frequencies(),
-        )  # fmt: skip
+        attention = attention_layer(attended, attended, block.attention, arch.heads, None, allowed)
         middle = x + attention.output
         output = middle + feed_forward(block, normed(arch, middle, block.norm_2), arch.activation)
         return LayerRun(x, attended, attention, output)
@@ -283,6 +315,58 @@ def run_layer(arch: Architecture, block: Block, x: np.ndarray, number: int = 0) 
     middle = normed(arch, x + attention.output, block.norm_1)
     output = normed(arch, middle + feed_forward(block, middle, arch.activation), block.norm_2)
     return LayerRun(x, x, attention, output)
+
+
+def decoder_attention(
+    arch: Architecture, block: Block, x: np.ndarray, number: int, allowed: np.ndarray | None
+) -> Attention:
+    """A Llama-family layer's attention: Q = x W^Q (+ b), K, V likewise; QK-norm where the
+    config has it (OLMo 2 on the whole projections, then the heads split; Qwen3 on each
+    head's q and k); q and k turned by the layer's rotary positions and multiplied by the
+    scaling's attention factor (transformers multiplies cos and sin by it); the key/value
+    heads repeated for their query heads; softmax(Q Kᵀ ÷ √d_h) V, causal within the
+    window; the heads joined and projected by W^O."""
+    # [T, d] -> Attention: queries/keys/values [h, T, d_h] (q and k as scored),
+    # scores/weights [h, T, T], concat [T, h·d_h], output [T, d]
+    from attncli.core.attention import softmax
+    from attncli.core.rotary import rotate
+    from attncli.core.selfattn import join_heads, project, split_heads
+
+    params = block.attention
+    kv_heads = arch.kv_heads or arch.heads
+    queries = project(x, params["w_q"], params.get("b_q"))
+    keys = project(x, params["w_k"], params.get("b_k"))
+    values = project(x, params["w_v"], params.get("b_v"))
+    if arch.qk_norm == "projection":
+        assert block.q_norm is not None and block.k_norm is not None
+        queries = normed(arch, queries, (block.q_norm, None))
+        keys = normed(arch, keys, (block.k_norm, None))
+    queries, keys = split_heads(queries, arch.heads), split_heads(keys, kv_heads)
+    values = split_heads(values, kv_heads)
+    if arch.qk_norm == "head":
+        assert block.q_norm is not None and block.k_norm is not None
+        queries = normed(arch, queries, (block.q_norm, None))
+        keys = normed(arch, keys, (block.k_norm, None))
+    unrotated = (queries, keys)
+    theta = arch.rope_frequencies(len(x), number)
+    queries, keys = rotate(queries, theta=theta), rotate(keys, theta=theta)
+    factor = arch.rope_attention_factor(number)
+    if factor != 1.0:
+        queries, keys = queries * factor, keys * factor
+    group = arch.heads // kv_heads
+    if group > 1:  # repeat_kv: each key/value head for its group of queries
+        keys, values = np.repeat(keys, group, axis=-3), np.repeat(values, group, axis=-3)
+        unrotated = (unrotated[0], np.repeat(unrotated[1], group, axis=-3))
+    divisor = math.sqrt(arch.size_per_head)
+    scores = queries @ np.swapaxes(keys, -1, -2) / divisor
+    if allowed is not None:
+        scores[:, ~allowed] = -np.inf
+    weights = softmax(scores)
+    concat = join_heads(weights @ values)
+    output = concat @ params["w_o"]
+    if "b_o" in params:
+        output = output + params["b_o"]
+    return Attention(queries, keys, values, scores, weights, output, concat, divisor, unrotated)
 
 
 def forward(network: Network, ids: np.ndarray, layers: int | None = None) -> ForwardRun:

@@ -7,13 +7,14 @@ from typing import TYPE_CHECKING, Any, Union
 
 from attncli.explain.calculator import CalculatorStep
 from attncli.explain.grad import GradSteps
+from attncli.explain.rope_scaling import RopePairs
 from attncli.explain.rotary import QuarterTurnSteps, RotarySteps
 
 if TYPE_CHECKING:
     from attncli.explain.training import TrainSteps
 
 # attn train's steps are named, not imported: they bring the training core with them.
-Step = Union[CalculatorStep, GradSteps, RotarySteps, QuarterTurnSteps, "TrainSteps"]
+Step = Union[CalculatorStep, GradSteps, RotarySteps, QuarterTurnSteps, RopePairs, "TrainSteps"]
 
 _KINDS = {
     "ScoreSteps": "score",
@@ -24,6 +25,7 @@ _KINDS = {
     "TrainSteps": "train",
     "RotarySteps": "rotary",
     "QuarterTurnSteps": "quarter_turns",
+    "RopePairs": "rope_scaling",
 }
 
 

@@ -32,6 +32,10 @@ class ModelSource:
     #                                                  its scaling (None: none)
     theta: tuple[float, ...] | None = None  # the rotary frequencies q and k are turned by
     kv_heads: int | None = None  # the model's key/value heads per layer (None: one a head)
+    head_dim: int | None = None  # each head's size, whose pairs the rotary positions turn
+    attention_factor: float = 1.0  # what the rotary scaling multiplies q and k by (YaRN's)
+    qk_norm: str | None = None  # "head": each head's q and k RMSNormed (Qwen3); "projection":
+    #                             the whole projections, before the split (OLMo 2)
 
 
 @dataclass(frozen=True, repr=False, kw_only=True, eq=False)
@@ -90,6 +94,11 @@ class ModelAttnResult(SelfAttnResult):
             document["sliding_window"] = self.window
         if s.rope is not None:
             document["rope_parameters"] = rope_parameters(*s.rope)
+            if s.theta is not None:  # the frequencies this sentence's q and k were turned by
+                document["rope_frequencies"] = list(s.theta)
+                document["rope_attention_factor"] = s.attention_factor
+        if s.qk_norm is not None:
+            document["qk_norm"] = s.qk_norm
         document.update(
             queries=self.queries,
             keys=self.keys,
@@ -101,19 +110,43 @@ class ModelAttnResult(SelfAttnResult):
         return document
 
     def steps(self, row: int | None = None, token: str | None = None, head: int = 1) -> list[Step]:
-        """One row of the head shown (the layer's head `head` when every head is held)."""
-        return super().steps(row, token, head if self.source.head is None else 1)
+        """One row of the head shown (the layer's head `head` when every head is held);
+        first, when the model's config scales its rotary positions, each pair's θ_i
+        before and after the scaling."""
+        chain = super().steps(row, token, head if self.source.head is None else 1)
+        s = self.source
+        base, scaling = s.rope or (0.0, None)
+        if scaling is None or s.head_dim is None:
+            return chain
+        from attncli.explain.rope_scaling import rope_pairs
+
+        return [rope_pairs(s.head_dim, base, scaling, len(self.tokens)), *chain]
 
 
 def rope_parameters(theta: float, scaling: Scaling | None) -> dict[str, Any]:
-    """A model's rotary settings as its config.json's rope_parameters says them."""
+    """A model's rotary settings as its config.json's rope_parameters says them (with the
+    factor and original length transformers works out when a config leaves them out)."""
     if scaling is None:
         return {"rope_type": "default", "rope_theta": theta}
     parameters = {"rope_type": scaling.kind, "rope_theta": theta, "factor": scaling.factor}
     if scaling.kind == "llama3":
         parameters.update(low_freq_factor=scaling.low_freq_factor,
-                          high_freq_factor=scaling.high_freq_factor,
-                          original_max_position_embeddings=scaling.original_positions)  # fmt: skip
+                          high_freq_factor=scaling.high_freq_factor)  # fmt: skip
+    if scaling.kind in ("llama3", "yarn", "longrope"):
+        parameters["original_max_position_embeddings"] = scaling.original_positions
+    if scaling.kind == "dynamic":
+        parameters["max_position_embeddings"] = scaling.original_positions
+    if scaling.kind == "yarn":
+        parameters.update(beta_fast=scaling.beta_fast, beta_slow=scaling.beta_slow,
+                          truncate=scaling.truncate)  # fmt: skip
+        for name in ("mscale", "mscale_all_dim"):
+            if getattr(scaling, name) is not None:
+                parameters[name] = getattr(scaling, name)
+    if scaling.kind == "longrope":
+        parameters.update(short_factor=list(scaling.short_factor),
+                          long_factor=list(scaling.long_factor))  # fmt: skip
+    if scaling.attention_factor is not None:
+        parameters["attention_factor"] = scaling.attention_factor
     return parameters
 
 

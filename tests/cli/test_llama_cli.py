@@ -71,14 +71,14 @@ def test_heads_grid_rollout_and_predict_run(run, model):
 def test_a_refused_config_is_one_line_on_stderr(run, tmp_path):
     import shutil
 
-    folder = tmp_path / "yarn"
+    folder = tmp_path / "proportional"
     shutil.copytree(MODELS / "tiny-llama", folder)
     config = json.loads((folder / "config.json").read_text())
-    config["rope_parameters"] = {"rope_type": "yarn", "rope_theta": 1e4, "factor": 4.0}
+    config["rope_parameters"] = {"rope_type": "proportional", "rope_theta": 1e4, "factor": 4.0}
     (folder / "config.json").write_text(json.dumps(config))
     result = run("predict", "the keys", "--model", str(folder))
     assert result.exit_code != 0 and result.stdout == ""
-    assert result.stderr.count("\n") == 1 and "yarn" in result.stderr
+    assert result.stderr.count("\n") == 1 and "proportional" in result.stderr
 
 
 @pytest.mark.parametrize(

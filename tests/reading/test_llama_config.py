@@ -35,16 +35,16 @@ def _refused(folder: Path, kind: type = InputError):
 
 
 def test_a_rope_type_attn_does_not_compute_is_refused(tmp_path):
-    yarn = {"rope_type": "yarn", "rope_theta": 10000.0, "factor": 4.0}
-    error = _refused(_folder(tmp_path, rope_parameters=yarn))
-    assert "rope_type" in error.msgid and error.fields["kind"] == '"yarn"'
+    other = {"rope_type": "proportional", "rope_theta": 10000.0, "factor": 4.0}
+    error = _refused(_folder(tmp_path, rope_parameters=other))
+    assert "rope_type" in error.msgid and error.fields["kind"] == '"proportional"'
     assert error.fields["field"] == "rope_parameters"
 
 
 def test_an_old_rope_scaling_of_another_type_is_refused_too(tmp_path):
-    old = {"type": "dynamic", "factor": 2.0}
+    old = {"type": "su", "factor": 2.0}
     error = _refused(_folder(tmp_path, rope_parameters=None, rope_theta=1e4, rope_scaling=old))
-    assert error.fields["kind"] == '"dynamic"' and error.fields["field"] == "rope_scaling"
+    assert error.fields["kind"] == '"su"' and error.fields["field"] == "rope_scaling"
 
 
 def test_rope_parameters_per_layer_type_are_refused(tmp_path):

@@ -42,7 +42,8 @@ def model_header(result: ModelAttnResult, fmt: Format, show: frozenset[str]) -> 
         sizes.append(fmt.say("model_causal"))
     norms = {"gpt2": "model_after_norm", "llama": "model_after_rms",
              "mistral": "model_after_rms", "qwen2": "model_after_rms",
-             "gemma": "model_after_rms"}  # fmt: skip
+             "gemma": "model_after_rms", "qwen3": "model_after_rms",
+             "olmo2": "model_no_norm_before"}  # fmt: skip
     after = fmt.say(norms[s.model_type]) if s.model_type in norms else ""
     lines: list[str | Text] = [
         first,
@@ -56,6 +57,11 @@ def model_header(result: ModelAttnResult, fmt: Format, show: frozenset[str]) -> 
         scaling = "" if scaled is None or kind == "default" else fmt.say(
             "model_rope_scaling", kind=named, factor=fmt.number(scaled.factor))  # fmt: skip
         lines.append(fmt.say("model_rotary", base=fmt.number(base), scaling=scaling))
+        if s.attention_factor != 1.0:
+            lines.append(fmt.say("model_rope_factor", factor=fmt.number(s.attention_factor, 4),
+                                 squared=fmt.number(s.attention_factor**2, 4)))  # fmt: skip
+    if s.qk_norm is not None:
+        lines.append(fmt.say(f"model_qk_norm.{s.qk_norm}"))
     lines.append(fmt.say("model_trained"))
     if not show:
         lines.append(render.Hint(fmt.say("model_hint" if s.head is None else "model_head_hint")))

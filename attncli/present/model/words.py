@@ -19,6 +19,36 @@ MODEL_PHRASES: dict[str, str] = {
     ),
     "model_rope_scaling": _(", {kind} scaling ×{factor}"),
     "model_rope_linear": _("linear"),  # the rope_type linear, named in the reader's words
+    "model_rope_factor": _(
+        "the scaling multiplies q and k by {factor} after the turn (every score by {squared})"
+    ),
+    "model_qk_norm.head": _(
+        "QK-norm: each head's q and k RMSNormed (q_norm, k_norm) before the turn"
+    ),
+    "model_qk_norm.projection": _(
+        "QK-norm: the whole q and k projections RMSNormed, all heads at once, before the heads "
+        "are split"
+    ),
+    "model_no_norm_before": _(
+        " (no norm before it: each sublayer's output is RMSNormed before it is added)"
+    ),
+    "rope_scaled_heading": _(
+        "Rotary positions scaled ({kind}, factor {factor}, trained on {original} positions): "
+        "each pair's θ_i = {base}^(−2i/{d}), and the θ_i this sentence's {tokens} tokens are "
+        "turned by"
+    ),
+    "rope_wavelength": _("turn (tokens)"),
+    "rope_scaled_theta": _("scaled θ_i"),
+    "rope_scaled_wavelength": _("scaled turn"),
+    "rope_factor": _(
+        "turn: 2π/θ_i, the positions one whole turn takes. ÷: θ_i over the scaled θ_i (1: the "
+        "pair is kept). Then cos and sin × {factor}, the attention factor: every score × "
+        "{squared}."
+    ),
+    "rope_factor_one": _(
+        "turn: 2π/θ_i, the positions one whole turn takes. ÷: θ_i over the scaled θ_i (1: the "
+        "pair is kept). No attention factor (1)."
+    ),
     "model_causal": _("causal: each token sees itself and the ones before"),
     "model_hint": _("--head H shows one head alone; attn heads finds the head you look for"),
     "model_head_hint": _("--steps --token T explains a row; --show q,k,v adds Q, K and V"),

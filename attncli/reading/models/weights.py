@@ -116,15 +116,22 @@ def _as_float64(block: Block) -> Block:
         # in order, which BLAS reads as transposed at no cost.
         return None if array is None else np.asarray(array, dtype=np.float64, order="K")
 
+    def norm(pair: tuple[np.ndarray, np.ndarray | None] | None) -> Any:
+        return None if pair is None else (f(pair[0]), f(pair[1]))
+
     return Block(
         {name: f(value) for name, value in block.attention.items()},
-        (f(block.norm_1[0]), f(block.norm_1[1])),
+        norm(block.norm_1),
         f(block.w_in),
         f(block.b_in),
         f(block.w_out),
         f(block.b_out),
-        (f(block.norm_2[0]), f(block.norm_2[1])),
+        norm(block.norm_2),
         f(block.w_gate),
+        f(block.q_norm),
+        f(block.k_norm),
+        f(block.post_attention_norm),
+        f(block.post_feedforward_norm),
     )
 
 
@@ -241,6 +248,18 @@ def _llama_block(state: Mapping[str, Any], prefix: str, arch: Architecture) -> B
     expect_shape(up, gate.shape, f"{prefix}.mlp.up_proj.weight (as x @ W)")
     down, _none = linear(state, prefix, "mlp.down_proj", "Llama-family", gate.shape[1])
     expect_shape(down, (gate.shape[1], width), f"{prefix}.mlp.down_proj.weight (as x @ W)")
+    q_norm = k_norm = None
+    if arch.qk_norm is not None:  # per head (Qwen3) or over the whole projection (OLMo 2)
+        whole = arch.qk_norm == "projection"
+        q_norm = _rms(state, prefix + ".self_attn.q_norm", arch.heads * size if whole else size)
+        k_norm = _rms(state, prefix + ".self_attn.k_norm", kv_heads * size if whole else size)
+    if arch.family == "olmo2":  # the norms after the attention and the MLP, none before
+        return Block(
+            attention, None, up, None, down, None, None, w_gate=gate, q_norm=q_norm,
+            k_norm=k_norm,
+            post_attention_norm=_rms(state, prefix + ".post_attention_layernorm", width),
+            post_feedforward_norm=_rms(state, prefix + ".post_feedforward_layernorm", width),
+        )  # fmt: skip
     return Block(
         attention,
         (_rms(state, prefix + ".input_layernorm", width), None),
@@ -250,6 +269,8 @@ def _llama_block(state: Mapping[str, Any], prefix: str, arch: Architecture) -> B
         None,
         (_rms(state, prefix + ".post_attention_layernorm", width), None),
         w_gate=gate,
+        q_norm=q_norm,
+        k_norm=k_norm,
     )
 
 

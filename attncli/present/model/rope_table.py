@@ -1,0 +1,67 @@
+"""A model's scaled rotary positions on screen (--steps): each pair's θ_i and wavelength,
+before and after the config's scaling, and the attention factor."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+
+from attncli.present.layer.rotary import base_text
+from attncli.present.render import _table, _titled
+
+if TYPE_CHECKING:
+    from attncli.explain.rope_scaling import RopePairs
+    from attncli.present.format import Format
+
+
+def tokens_text(length: float, fmt: Format) -> str:
+    """A wavelength in tokens: 6.28, 628, 1,987,654 (whole from 100 on)."""
+    return fmt.count(round(length)) if length >= 100 else fmt.number(length, 2)
+
+
+def theta_text(theta: float, fmt: Format) -> str:
+    """θ_i with four digits that count: 0.3162, 7.91e-04."""
+    return fmt.scientific(theta) if theta < 0.01 else fmt.number(theta, 4, whole_bare=False)
+
+
+def rope_pairs_table(steps: RopePairs, fmt: Format) -> RenderableType:
+    """Per pair: θ_i = base^(−2i/d), 2π/θ_i, the scaled θ_i, its wavelength, and θ_i ÷
+    scaled θ_i; the attention factor below."""
+    heading = fmt.say(
+        "rope_scaled_heading",
+        kind=steps.kind,
+        base=base_text(steps.base, fmt),
+        d=steps.d,
+        factor=fmt.number(steps.factor, 4),
+        original=fmt.count(steps.original_positions),
+        tokens=steps.tokens,
+    )
+    table = _table()
+    table.add_column(fmt.say("rope_pair"))
+    table.add_column("θ_i", justify="right")
+    table.add_column(fmt.say("rope_wavelength"), justify="right")
+    table.add_column(fmt.say("rope_scaled_theta"), justify="right")
+    table.add_column(fmt.say("rope_scaled_wavelength"), justify="right")
+    table.add_column("÷", justify="right")
+    for row in steps.rows:
+        table.add_row(
+            f"{row.first}, {row.second}",
+            theta_text(row.theta, fmt),
+            tokens_text(row.wavelength, fmt),
+            theta_text(row.scaled, fmt),
+            tokens_text(row.scaled_wavelength, fmt),
+            fmt.number(row.divided_by, 3),
+        )
+    squared = steps.attention_factor * steps.attention_factor
+    note = (
+        fmt.say("rope_factor_one")
+        if steps.attention_factor == 1.0
+        else fmt.say(
+            "rope_factor",
+            factor=fmt.number(steps.attention_factor, 4),
+            squared=fmt.number(squared, 4),
+        )
+    )
+    return Group(_titled(heading, table, [note]), Text(""))

@@ -1,0 +1,195 @@
+"""Qwen3 and OLMo 2 (QK-norm) and scaled rotary positions under --model: attn's numpy pass on
+the tiny checkpoints of tests/models against what transformers computed on them
+(tests/references/frontier.json, made by tests/references/make_frontier.py; no torch).
+
+As for the Llama family (tests/api/test_llama_models.py), each model is held twice: to
+transformers as shipped (its RMSNorms, QK-norm among them, its rotary angles and softmax in
+float32) within float32's rounding, and to the same pass with those steps in float64 to
+the last digits."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from attncli.core.predict import head_logits
+from attncli.core.rotary import Scaling
+from attncli.core.transformer import forward
+from attncli.errors import InputError, ShapeError
+from attncli.reading.models.model import load_model
+from tests import tiny_models
+
+MODELS = Path(__file__).resolve().parent.parent / "models"
+REFERENCE = json.loads(
+    (Path(__file__).resolve().parent.parent / "references" / "frontier.json").read_text()
+)["models"]
+NAMES = ("tiny-qwen3", "tiny-olmo2")
+
+
+def _run(folder: Path | str, sentence: str):
+    model = load_model(str(folder))
+    encoded = model.tokenizer.encode(sentence)
+    return model, encoded, forward(model.network, encoded.ids)
+
+
+def _held(run, model, reference: dict, attention: float, hidden: float, logits: float) -> None:
+    assert len(run.layers) == len(reference["attentions"]) == 2
+    for layer, expected in zip(run.layers, reference["attentions"], strict=True):
+        np.testing.assert_allclose(layer.attention.weights, expected, rtol=0, atol=attention)
+    for state, expected in zip(run.hidden, reference["hidden_states"], strict=True):
+        np.testing.assert_allclose(state, expected, rtol=0, atol=hidden)
+    last = head_logits(model.network, run.last[-1:], normed=True)[0]
+    np.testing.assert_allclose(last, reference["logits"], rtol=0, atol=logits)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_token_ids_are_transformers(name):
+    model = load_model(str(MODELS / name))
+    for case in REFERENCE[name]["ids"]:
+        assert model.tokenizer.encode(case["sentence"]).ids.tolist() == case["ids"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_layer_equals_transformers_as_shipped(name):
+    reference = REFERENCE[name]["shipped"]
+    model, encoded, run = _run(MODELS / name, reference["sentence"])
+    assert encoded.ids.tolist() == reference["ids"]
+    _held(run, model, reference, attention=1e-5, hidden=1e-5, logits=1e-5)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_layer_equals_transformers_in_float64_to_the_last_digits(name):
+    reference = REFERENCE[name]["float64"]
+    model, _encoded, run = _run(MODELS / name, reference["sentence"])
+    _held(run, model, reference, attention=1e-12, hidden=1e-12, logits=1e-12)
+
+
+def test_the_families_differ_where_their_configs_do():
+    qwen3 = load_model(str(MODELS / "tiny-qwen3")).architecture
+    olmo2 = load_model(str(MODELS / "tiny-olmo2")).architecture
+    assert (qwen3.qk_norm, qwen3.head_dim, qwen3.tied) == ("head", 16, True)
+    assert qwen3.rope_scaling == Scaling(
+        "yarn", 4.0, original_positions=16, beta_fast=2.0, beta_slow=0.25
+    )
+    assert qwen3.rope_attention_factor() == pytest.approx(1.1386294361119891)
+    assert (olmo2.qk_norm, olmo2.tied, olmo2.rope_base) == ("projection", False, 500000.0)
+    block = load_model(str(MODELS / "tiny-olmo2")).network.blocks[0]
+    assert block.norm_1 is None and block.norm_2 is None
+    assert block.q_norm is not None and block.q_norm.shape == (32,)
+    assert block.k_norm is not None and block.k_norm.shape == (16,)
+
+
+def _copy(tmp_path: Path, name: str, change) -> Path:
+    folder = tmp_path / name
+    shutil.copytree(MODELS / name, folder)
+    path = folder / "config.json"
+    config = json.loads(path.read_text())
+    change(config)
+    path.write_text(json.dumps(config))
+    return folder
+
+
+def test_longrope_takes_its_long_factors_on_a_sentence_past_the_original_length(tmp_path):
+    reference = REFERENCE["qwen3-longrope"]
+    folder = _copy(tmp_path, "tiny-qwen3", lambda config: config.update(reference["config"]))
+    model, encoded, run = _run(folder, reference["float64"]["sentence"])
+    assert len(encoded.ids) > 6  # past original_max_position_embeddings
+    _held(run, model, reference["float64"], attention=1e-12, hidden=1e-12, logits=1e-12)
+    _held(run, model, reference["shipped"], attention=1e-5, hidden=1e-5, logits=1e-5)
+
+
+def test_without_its_scaling_qwen3_would_differ():
+    # the yarn scaling is felt: the same weights with plain rotary positions are another
+    # model, far from the reference
+    reference = REFERENCE["tiny-qwen3"]["float64"]
+    model = load_model(str(MODELS / "tiny-qwen3"))
+    from dataclasses import replace
+
+    model.network.architecture = replace(model.architecture, rope_scaling=None)
+    run = forward(model.network, model.tokenizer.encode(reference["sentence"]).ids)
+    gap = np.abs(run.layers[1].attention.weights - np.array(reference["attentions"][1])).max()
+    assert gap > 1e-3
+
+
+def test_a_missing_qk_norm_is_named(tmp_path):
+    from safetensors.numpy import save_file
+
+    from attncli.reading.parse.tensor_files import open_tensors
+
+    folder = tmp_path / "tiny-qwen3"
+    shutil.copytree(MODELS / "tiny-qwen3", folder)
+    path = folder / "model.safetensors"
+    held = open_tensors(str(path))
+    tensors = {k: np.asarray(held[k]) for k in held if "layers.1.self_attn.k_norm" not in k}
+    save_file(tensors, str(path))
+    model = load_model(str(folder))
+    with pytest.raises(InputError) as caught:
+        model.network.blocks[1]
+    assert caught.value.fields["full"] == "model.layers.1.self_attn.k_norm.weight"
+
+
+def test_a_qk_norm_of_another_size_is_refused(tmp_path):
+    from safetensors.numpy import save_file
+
+    from attncli.reading.parse.tensor_files import open_tensors
+
+    folder = tmp_path / "tiny-olmo2"
+    shutil.copytree(MODELS / "tiny-olmo2", folder)
+    path = folder / "model.safetensors"
+    held = open_tensors(str(path))
+    tensors = {k: np.asarray(held[k]) for k in held}
+    name = "model.layers.0.self_attn.q_norm.weight"
+    tensors[name] = tensors[name][:8]
+    save_file(tensors, str(path))
+    with pytest.raises(ShapeError) as caught:
+        load_model(str(folder)).network.blocks[0]
+    assert caught.value.fields["name"] == name
+
+
+def test_the_sentences_come_from_the_shared_list():
+    assert REFERENCE["tiny-qwen3"]["shipped"]["sentence"] == tiny_models.SENTENCES[0]
+
+
+def test_the_steps_show_each_pair_before_and_after_the_scaling():
+    from attncli.api.model import model_selfattn
+    from attncli.explain.rope_scaling import RopePairs
+
+    result = model_selfattn(tiny_models.SENTENCES[0], str(MODELS / "tiny-qwen3"), head=2)
+    table = result.steps(token="table")[0]
+    assert isinstance(table, RopePairs) and table.tokens == 9 and len(table.rows) == 8
+    case = json.loads(
+        (Path(__file__).resolve().parent.parent / "references" / "frontier.json").read_text()
+    )["rope"]["yarn-tiny-qwen3"]["runs"][0]["float64"]
+    np.testing.assert_allclose([row.scaled for row in table.rows], case["inv_freq"], rtol=1e-12)
+    assert table.attention_factor == pytest.approx(case["attention_factor"], abs=1e-12)
+    # the first pair is kept (it turns often over 16 positions), the last divided by 4
+    assert table.rows[0].divided_by == 1.0 and table.rows[-1].divided_by == pytest.approx(4.0)
+    document = result.to_document()
+    assert document["rope_parameters"]["rope_type"] == "yarn"
+    assert document["rope_parameters"]["original_max_position_embeddings"] == 16
+    np.testing.assert_allclose(document["rope_frequencies"], case["inv_freq"], rtol=1e-12)
+    assert document["qk_norm"] == "head"
+
+
+def test_a_model_without_scaling_has_no_such_step():
+    from attncli.api.model import model_selfattn
+    from attncli.explain.rope_scaling import RopePairs
+
+    result = model_selfattn(tiny_models.SENTENCES[0], str(MODELS / "tiny-olmo2"), head=1)
+    assert not any(isinstance(step, RopePairs) for step in result.steps(token="table"))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_kv_cache_does_not_replay_a_layer_it_would_get_wrong(name):
+    from attncli.api.inference import kv_cache
+    from attncli.api.model import model_selfattn
+    from attncli.errors import OptionError
+
+    result = model_selfattn(tiny_models.SENTENCES[0], str(MODELS / name))
+    with pytest.raises(OptionError) as caught:
+        kv_cache(result, head=1)
+    assert caught.value.fields["step"].msgid == "RMSNorms q and k (QK-norm)"

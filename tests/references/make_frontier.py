@@ -1,0 +1,307 @@
+"""Regenerate tests/references/frontier.json and the tiny checkpoints of tests/models/ it holds
+(the test suite never needs torch):
+
+    python tests/references/make_frontier.py
+
+Scaled rotary positions ("rope"): transformers' own ROPE_INIT_FUNCTIONS (linear, dynamic, yarn,
+longrope, llama3) called on a config of each case, for the sequence lengths given: the inverse
+frequencies θ_i and the attention factor, twice:
+
+    "shipped"  as transformers runs them (θ_i in float32)
+    "float64"  the same functions with torch.float, torch.float32 and Tensor.float() standing
+               for float64 (yarn's ramp and longrope's factors and exponents are made in
+               float32 by name), so that
+               attn's float64 numbers are held to them to about 1e-12
+
+The cases are those of real checkpoints (Llama 3.1's llama3, Qwen2.5's and gpt-oss' yarn,
+DeepSeek-V3's yarn with its mscale, Phi-3's longrope, a dynamic NTK model) and small ones.
+
+The QK-norm families ("models"), made as tests/references/make_llama.py makes the tiny Llama
+(its tokenizer, its seeded weights, its float64 steps):
+
+    tiny-qwen3    RMSNorm of each head's q and k (q_norm, k_norm of head_dim) before the
+                  rotation; head_dim 16 (4 × 16 > 32); tied; rope yarn ×4 from 16 positions
+                  (attention factor 1.139), beta_fast 2 and beta_slow 0.25 so that the
+                  tiny head has a ramp
+    tiny-olmo2    RMSNorm of the whole q and k projections (all heads together) before the
+                  head split; the norms after the attention and after the MLP
+                  (post_attention_layernorm, post_feedforward_layernorm), no norm before;
+                  untied, rope_theta 500,000
+
+Per model the token ids of tests/tiny_models.SENTENCES, then for the first sentence every
+layer's attention, the hidden states and the last position's logits, "shipped" and
+"float64" as llama.json has them; and "qwen3-longrope": tiny-qwen3's weights with rope
+longrope from 6 positions (the sentence's 9 take the long factors).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+import sys
+import warnings
+from pathlib import Path
+
+import torch
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests import tiny_models  # noqa: E402
+from tests.references import make_llama  # noqa: E402
+from tests.references.make import made_with, plain  # noqa: E402
+
+warnings.filterwarnings("ignore")
+MODELS = ROOT / "tests" / "models"
+
+# (name, head_dim, max_position_embeddings, rope_parameters, sequence lengths asked)
+ROPE_CASES = [
+    ("linear", 16, 64, {"rope_type": "linear", "rope_theta": 10000.0, "factor": 4.0}, [None]),
+    ("llama3-3.1-8b", 128, 131072,
+     {"rope_type": "llama3", "rope_theta": 500000.0, "factor": 8.0, "low_freq_factor": 1.0,
+      "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}, [None]),
+    ("dynamic", 64, 2048, {"rope_type": "dynamic", "rope_theta": 10000.0, "factor": 2.0},
+     [None, 2048, 3000, 8192]),
+    ("yarn-qwen2.5", 128, 131072,
+     {"rope_type": "yarn", "rope_theta": 1000000.0, "factor": 4.0,
+      "original_max_position_embeddings": 32768}, [None]),
+    ("yarn-gpt-oss", 64, 131072,
+     {"rope_type": "yarn", "rope_theta": 150000.0, "factor": 32.0, "beta_fast": 32.0,
+      "beta_slow": 1.0, "truncate": False, "original_max_position_embeddings": 4096}, [None]),
+    ("yarn-deepseek-v3", 64, 163840,
+     {"rope_type": "yarn", "rope_theta": 10000.0, "factor": 40.0, "beta_fast": 32,
+      "beta_slow": 1, "mscale": 1.0, "mscale_all_dim": 1.0,
+      "original_max_position_embeddings": 4096}, [None]),
+    ("yarn-mscale", 32, 8192,
+     {"rope_type": "yarn", "rope_theta": 10000.0, "factor": 8.0, "mscale": 0.707,
+      "mscale_all_dim": 1.0, "original_max_position_embeddings": 1024}, [None]),
+    ("yarn-attention-factor", 16, 64,
+     {"rope_type": "yarn", "rope_theta": 10000.0, "factor": 4.0, "attention_factor": 1.5,
+      "beta_fast": 2.0, "beta_slow": 0.25, "original_max_position_embeddings": 16}, [None]),
+    ("yarn-tiny-qwen3", 16, 64,
+     {"rope_type": "yarn", "rope_theta": 10000.0, "factor": 4.0, "beta_fast": 2.0,
+      "beta_slow": 0.25, "original_max_position_embeddings": 16}, [None]),
+    ("longrope-phi3", 16, 128,
+     {"rope_type": "longrope", "rope_theta": 10000.0,
+      "short_factor": [1.0, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 3.5],
+      "long_factor": [1.0, 1.5, 2.5, 4.0, 6.0, 8.0, 12.0, 16.0],
+      "original_max_position_embeddings": 32}, [None, 32, 33, 100]),
+    ("longrope-factor", 16, 128,
+     {"rope_type": "longrope", "rope_theta": 10000.0, "factor": 2.0,
+      "short_factor": [1.0] * 8, "long_factor": [1.0, 1.0, 2.0, 2.0, 4.0, 4.0, 8.0, 8.0],
+      "original_max_position_embeddings": 64}, [None, 100]),
+]  # fmt: skip
+
+
+def rope_config(head_dim: int, positions: int, parameters: dict):
+    from transformers import LlamaConfig
+
+    heads = 2
+    return LlamaConfig(
+        hidden_size=heads * head_dim, num_attention_heads=heads, head_dim=head_dim,
+        max_position_embeddings=positions, rope_parameters=dict(parameters),
+    )  # fmt: skip
+
+
+class Float64:
+    """torch.float, torch.float32 and Tensor.float() standing for float64 while
+    transformers' functions run."""
+
+    def __enter__(self):
+        self.saved = (torch.float, torch.float32, torch.Tensor.float)
+        torch.float = torch.float32 = torch.float64
+        torch.Tensor.float = torch.Tensor.double
+
+    def __exit__(self, *exc):
+        torch.float, torch.float32, torch.Tensor.float = self.saved
+
+
+def rope_init(config, seq_len, exact: bool):
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    function = ROPE_INIT_FUNCTIONS[config.rope_parameters["rope_type"]]
+    if not exact:
+        return function(config, None, seq_len=seq_len)
+    with Float64():
+        inv_freq, factor = function(config, None, seq_len=seq_len)
+    assert inv_freq.dtype == torch.float64, inv_freq.dtype
+    return inv_freq, factor
+
+
+def rope_cases() -> dict:
+    cases = {}
+    for name, head_dim, positions, parameters, lengths in ROPE_CASES:
+        runs = []
+        for seq_len in lengths:
+            run = {"seq_len": seq_len}
+            for label, exact in (("shipped", False), ("float64", True)):
+                inv_freq, factor = rope_init(rope_config(head_dim, positions, parameters),
+                                             seq_len, exact)  # fmt: skip
+                run[label] = {"inv_freq": plain(inv_freq), "attention_factor": float(factor)}
+            runs.append(run)
+        cases[name] = {
+            "head_dim": head_dim,
+            "max_position_embeddings": positions,
+            "rope_parameters": parameters,
+            "runs": runs,
+        }
+    return cases
+
+
+COMMON = {**make_llama.COMMON, "max_position_embeddings": 64}
+FAMILIES = {
+    "tiny-qwen3": {
+        "class": "Qwen3ForCausalLM",
+        "config": "Qwen3Config",
+        "seed": 21,
+        "dtype": torch.bfloat16,
+        "bos": False,
+        "config_fields": {
+            "tie_word_embeddings": True,
+            "head_dim": 16,
+            "rope_parameters": {
+                "rope_type": "yarn",
+                "rope_theta": 10000.0,
+                "factor": 4.0,
+                "original_max_position_embeddings": 16,
+                "beta_fast": 2.0,
+                "beta_slow": 0.25,
+            },
+        },  # fmt: skip
+    },
+    "tiny-olmo2": {
+        "class": "Olmo2ForCausalLM",
+        "config": "Olmo2Config",
+        "seed": 22,
+        "dtype": torch.bfloat16,
+        "bos": False,
+        "config_fields": {
+            "tie_word_embeddings": False,
+            "pad_token_id": None,
+            "rope_parameters": {"rope_type": "default", "rope_theta": 500000.0},
+        },
+    },
+}
+LONGROPE = {
+    "rope_parameters": {
+        "rope_type": "longrope", "rope_theta": 10000.0,
+        "short_factor": [1.0, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 3.5],
+        "long_factor": [1.0, 1.5, 2.5, 4.0, 6.0, 8.0, 12.0, 16.0],
+        "original_max_position_embeddings": 6,
+    },
+}  # fmt: skip
+
+
+def build(name: str, spec: dict) -> None:
+    saved = make_llama.COMMON
+    make_llama.COMMON = COMMON
+    try:
+        make_llama.build(name, spec)
+    finally:
+        make_llama.COMMON = saved
+
+
+def float64_rotary(module) -> None:
+    """The rotary embedding's forward with θ_i from transformers' own functions in float64,
+    chosen by the sequence's length as dynamic_rope_update chooses them (longrope's long
+    factors past original_max_position_embeddings; dynamic's base past
+    max_position_embeddings)."""
+
+    def rotary_forward(self, x, position_ids):
+        length = int(position_ids.max()) + 1
+        kind = self.rope_type
+        config = self.config
+        if kind == "default":
+            with Float64():
+                inv_freq, scaling = self.compute_default_rope_parameters(config)
+        else:
+            seq_len = None
+            if kind == "longrope":
+                original = config.rope_parameters["original_max_position_embeddings"]
+                seq_len = original + 1 if length > original else None
+            elif kind == "dynamic" and length > config.max_position_embeddings:
+                seq_len = length
+            inv_freq, scaling = rope_init(config, seq_len, exact=True)
+        inv = inv_freq[None, :, None].expand(position_ids.shape[0], -1, 1)
+        freqs = (inv @ position_ids[:, None, :].double()).transpose(1, 2)
+        emb = torch.cat((freqs, freqs), dim=-1)
+        return (emb.cos() * scaling).to(x.dtype), (emb.sin() * scaling).to(x.dtype)
+
+    for cls in list(vars(module).values()):
+        if isinstance(cls, type) and cls.__name__.endswith("RotaryEmbedding"):
+            cls.forward = rotary_forward
+
+
+def run(folder: Path, exact: bool, overrides: dict | None = None) -> dict:
+    import transformers
+    from transformers import AutoConfig, AutoTokenizer
+
+    config = AutoConfig.from_pretrained(folder)
+    if overrides:
+        fields = {**json.loads((folder / "config.json").read_text()), **overrides}
+        config = type(config)(**fields)
+    family = config.model_type
+    module = importlib.import_module(f"transformers.models.{family}.modeling_{family}")
+    importlib.reload(module)  # undo an earlier run's float64 steps
+    cls = getattr(module, getattr(transformers, type(config).__name__.replace(
+        "Config", "ForCausalLM")).__name__)  # fmt: skip
+    if exact:
+        make_llama.float64_steps(module)
+        float64_rotary(module)
+    model = cls.from_pretrained(
+        folder, config=config, torch_dtype=torch.float64, attn_implementation="eager"
+    ).eval()
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    sentence = tiny_models.SENTENCES[0]
+    encoded = tokenizer(sentence, return_tensors="pt")
+    with torch.no_grad():
+        out = model(**encoded, output_attentions=True, output_hidden_states=True)
+    return {
+        "sentence": sentence,
+        "ids": encoded["input_ids"][0].tolist(),
+        "attentions": [plain(a[0]) for a in out.attentions],
+        "hidden_states": [plain(h[0]) for h in out.hidden_states],
+        "logits": plain(out.logits[0, -1]),
+    }
+
+
+def models() -> dict:
+    from transformers import AutoTokenizer
+
+    for name, spec in FAMILIES.items():
+        build(name, spec)
+    found = {}
+    for name in FAMILIES:
+        folder = MODELS / name
+        tokenizer = AutoTokenizer.from_pretrained(folder)
+        found[name] = {
+            "ids": [
+                {"sentence": s, "ids": tokenizer(s)["input_ids"]} for s in tiny_models.SENTENCES
+            ],
+            "shipped": run(folder, exact=False),
+            "float64": run(folder, exact=True),
+        }
+    found["qwen3-longrope"] = {
+        "config": LONGROPE,
+        "shipped": run(MODELS / "tiny-qwen3", exact=False, overrides=LONGROPE),
+        "float64": run(MODELS / "tiny-qwen3", exact=True, overrides=LONGROPE),
+    }
+    return found
+
+
+def main() -> None:
+    document = {"made_with": made_with(), "rope": rope_cases(), "models": models()}
+    path = HERE / "frontier.json"
+    path.write_text(json.dumps(document) + "\n", encoding="utf-8")
+    print(f"wrote {path.relative_to(ROOT)} ({path.stat().st_size:,} bytes)")
+    for name in FAMILIES:
+        for file in sorted((MODELS / name).iterdir()):
+            print(f"  {file.relative_to(ROOT)} {file.stat().st_size:,} bytes")
+    yarn = document["rope"]["yarn-qwen2.5"]["runs"][0]["float64"]["attention_factor"]
+    assert math.isclose(yarn, 0.1 * math.log(4.0) + 1.0), yarn
+
+
+if __name__ == "__main__":
+    main()
