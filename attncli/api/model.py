@@ -14,7 +14,8 @@ from attncli.messages import Message, OnSurface, Setting, _, typed
 
 if TYPE_CHECKING:
     from attncli.core.rotary import Scaling
-    from attncli.core.transformer import ForwardRun
+    from attncli.core.selfattn import Attention
+    from attncli.core.transformer import Architecture, ForwardRun
     from attncli.reading.models.model import Model
     from attncli.reading.models.tokens import Encoded
     from attncli.results.model import ModelAttnResult
@@ -221,6 +222,11 @@ def model_selfattn(
         head_dim=arch.size_per_head if arch.rms else None,
         attention_factor=arch.rope_attention_factor(chosen - 1) if arch.rms else 1.0,
         qk_norm=arch.qk_norm,
+        attn_softcap=arch.attn_softcap,
+        raw_scores=_uncapped(attention, allowed) if arch.attn_softcap is not None else None,
+        layer_types=_layer_types(arch),
+        query_scalar=arch.query_scalar,
+        other_rope=_other_rope(arch, chosen - 1),
     )
     split, word_count = split_words(encoded)
     return ModelAttnResult(
@@ -246,6 +252,30 @@ def model_selfattn(
         window=loaded.architecture.window(chosen - 1),
         kv_heads=loaded.architecture.kv_heads if head is None else None,
     )
+
+
+def _uncapped(attention: Attention, allowed: np.ndarray | None) -> np.ndarray:
+    """The scores before a softcap bent them: Q Kᵀ ÷ divisor, -inf where masked."""
+    # -> [h, T, T] or [T, T]
+    raw = attention.queries @ np.swapaxes(attention.keys, -1, -2) / attention.divisor
+    if allowed is not None:
+        raw[..., ~allowed] = -np.inf
+    return raw
+
+
+def _other_rope(arch: Architecture, layer: int) -> tuple[float, Scaling | None] | None:
+    """Gemma 3's other rotary settings: the full layers' beside a sliding one, and the
+    reverse; None where every layer turns alike."""
+    if arch.local_rope is None or not arch.rms:
+        return None
+    others = [i for i in range(arch.layers) if arch.rope(i) != arch.rope(layer)]
+    return arch.rope(others[0]) if others else None
+
+
+def _layer_types(arch: Architecture) -> tuple[str, ...]:
+    """Each layer's sliding_attention or full_attention, when the model's layers differ."""
+    kinds = tuple(arch.layer_kind(i) for i in range(arch.layers))
+    return kinds if len(set(kinds)) > 1 else ()
 
 
 def _rope(loaded: Model, layer: int = 0) -> tuple[float, Scaling | None] | None:

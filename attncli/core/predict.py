@@ -15,13 +15,24 @@ from __future__ import annotations
 import numpy as np
 
 from attncli.core.attention import softmax
-from attncli.core.transformer import Network
+from attncli.core.transformer import Network, softcap
 from attncli.core.transformer import normed as model_norm
 
 
 def head_logits(network: Network, hidden: np.ndarray, normed: bool = False) -> np.ndarray:
     """The unembedding of hidden rows: through the final norm (unless already `normed`)
-    and the head: an untied one (network.head), else the tied word embeddings."""
+    and the head: an untied one (network.head), else the tied word embeddings; Gemma 2's
+    logits softcapped, cap · tanh(logit ÷ cap) (final_logit_softcapping)."""
+    # [T, d] -> [T, V]
+    cap = network.architecture.final_softcap
+    logits = unembedded(network, hidden, normed)
+    if cap is None:
+        return logits
+    return softcap(logits, cap)
+
+
+def unembedded(network: Network, hidden: np.ndarray, normed: bool = False) -> np.ndarray:
+    """hidden rows through the final norm (unless already `normed`) and the head."""
     # [T, d] -> [T, V]
     if not normed and network.final_norm is not None:
         hidden = model_norm(network.architecture, hidden, network.final_norm)

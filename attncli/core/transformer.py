@@ -42,7 +42,7 @@ from attncli.core.rotary import Scaling
 from attncli.core.selfattn import Attention, attention_layer
 
 # RMSNorm, a gated MLP, RoPE, grouped-query heads
-LLAMA_FAMILIES = ("llama", "mistral", "qwen2", "gemma", "qwen3", "olmo2")
+LLAMA_FAMILIES = ("llama", "mistral", "qwen2", "gemma", "qwen3", "olmo2", "gemma2", "gemma3_text")
 FAMILIES = ("bert", "roberta", "gpt2", *LLAMA_FAMILIES)
 ACTIVATIONS = ("gelu", "gelu_new", "gelu_pytorch_tanh", "relu", "silu")
 
@@ -72,12 +72,31 @@ class Architecture:
     # QK-norm: "head" RMSNorms each head's q and k before the turn (Qwen3); "projection"
     # the whole q and k projections, every head at once, before the split (OLMo 2)
     qk_norm: str | None = None
+    # Gemma 2 and 3: the scores ÷ √query_pre_attn_scalar (None: ÷ √head_dim); the scores
+    # and the final logits softcapped, cap · tanh(x ÷ cap) (None: not)
+    query_scalar: float | None = None
+    attn_softcap: float | None = None
+    final_softcap: float | None = None
+    # Gemma 3: the sliding layers' own rotary base and scaling (rope_local_base_freq)
+    local_rope: tuple[float, Scaling | None] | None = None
 
     def rope(self, layer: int = 0) -> tuple[float, Scaling | None]:
-        """The rotary base and scaling of layer `layer` (0-based)."""
+        """The rotary base and scaling of layer `layer` (0-based): Gemma 3's sliding layers
+        have their own."""
         from attncli.core.rotary import BASE
 
+        if self.local_rope is not None and self.window(layer) is not None:
+            return self.local_rope
         return (BASE if self.rope_base is None else self.rope_base), self.rope_scaling
+
+    def layer_kind(self, layer: int) -> str:
+        """sliding_attention or full_attention, as a config's layer_types says it."""
+        return "full_attention" if self.window(layer) is None else "sliding_attention"
+
+    @property
+    def divisor(self) -> float:
+        """What the scores are divided by: √query_pre_attn_scalar, else √head_dim."""
+        return math.sqrt(self.size_per_head if self.query_scalar is None else self.query_scalar)
 
     def rope_attention_factor(self, layer: int = 0) -> float:
         """What the layer's rotary scaling multiplies q and k by after their turn (YaRN's,
@@ -317,6 +336,12 @@ def run_layer(arch: Architecture, block: Block, x: np.ndarray, number: int = 0) 
     return LayerRun(x, x, attention, output)
 
 
+def softcap(x: np.ndarray, cap: float) -> np.ndarray:
+    """cap · tanh(x ÷ cap): x itself near 0, never past ±cap (Gemma 2's softcapping)."""
+    # [...] -> [...]
+    return cap * np.tanh(x / cap)
+
+
 def decoder_attention(
     arch: Architecture, block: Block, x: np.ndarray, number: int, allowed: np.ndarray | None
 ) -> Attention:
@@ -324,7 +349,8 @@ def decoder_attention(
     config has it (OLMo 2 on the whole projections, then the heads split; Qwen3 on each
     head's q and k); q and k turned by the layer's rotary positions and multiplied by the
     scaling's attention factor (transformers multiplies cos and sin by it); the key/value
-    heads repeated for their query heads; softmax(Q Kᵀ ÷ √d_h) V, causal within the
+    heads repeated for their query heads; softmax(Q Kᵀ ÷ √d_h) V (Gemma's ÷
+    √query_pre_attn_scalar, and its scores softcapped before the mask), causal within the
     window; the heads joined and projected by W^O."""
     # [T, d] -> Attention: queries/keys/values [h, T, d_h] (q and k as scored),
     # scores/weights [h, T, T], concat [T, h·d_h], output [T, d]
@@ -357,8 +383,10 @@ def decoder_attention(
     if group > 1:  # repeat_kv: each key/value head for its group of queries
         keys, values = np.repeat(keys, group, axis=-3), np.repeat(values, group, axis=-3)
         unrotated = (unrotated[0], np.repeat(unrotated[1], group, axis=-3))
-    divisor = math.sqrt(arch.size_per_head)
+    divisor = arch.divisor
     scores = queries @ np.swapaxes(keys, -1, -2) / divisor
+    if arch.attn_softcap is not None:
+        scores = softcap(scores, arch.attn_softcap)
     if allowed is not None:
         scores[:, ~allowed] = -np.inf
     weights = softmax(scores)

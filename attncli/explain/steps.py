@@ -9,12 +9,15 @@ from attncli.explain.calculator import CalculatorStep
 from attncli.explain.grad import GradSteps
 from attncli.explain.rope_scaling import RopePairs
 from attncli.explain.rotary import QuarterTurnSteps, RotarySteps
+from attncli.explain.softcap import SoftcapSteps
 
 if TYPE_CHECKING:
     from attncli.explain.training import TrainSteps
 
 # attn train's steps are named, not imported: they bring the training core with them.
-Step = Union[CalculatorStep, GradSteps, RotarySteps, QuarterTurnSteps, RopePairs, "TrainSteps"]
+Step = Union[
+    CalculatorStep, GradSteps, RotarySteps, QuarterTurnSteps, RopePairs, SoftcapSteps, "TrainSteps"
+]
 
 _KINDS = {
     "ScoreSteps": "score",
@@ -26,6 +29,7 @@ _KINDS = {
     "RotarySteps": "rotary",
     "QuarterTurnSteps": "quarter_turns",
     "RopePairs": "rope_scaling",
+    "SoftcapSteps": "softcap",
 }
 
 

@@ -209,7 +209,7 @@ def explanation_tables(steps: list[Step], fmt: Format) -> RenderableType:
     """Every part of an explanation, one table each, in order."""
     from attncli.present.grad.view import grad_steps_table
     from attncli.present.layer.rotary import quarter_turns_table, rotary_steps_table
-    from attncli.present.model.rope_table import rope_pairs_table
+    from attncli.present.model.rope_table import rope_pairs_table, softcap_table
     from attncli.present.training.steps import train_steps_table
 
     renderers = {
@@ -222,5 +222,6 @@ def explanation_tables(steps: list[Step], fmt: Format) -> RenderableType:
         "RotarySteps": rotary_steps_table,
         "QuarterTurnSteps": quarter_turns_table,
         "RopePairs": rope_pairs_table,
+        "SoftcapSteps": softcap_table,
     }
     return Group(*(renderers[type(part).__name__](part, fmt) for part in steps))  # type: ignore[operator]

@@ -36,6 +36,13 @@ class ModelSource:
     attention_factor: float = 1.0  # what the rotary scaling multiplies q and k by (YaRN's)
     qk_norm: str | None = None  # "head": each head's q and k RMSNormed (Qwen3); "projection":
     #                             the whole projections, before the split (OLMo 2)
+    attn_softcap: float | None = None  # Gemma 2: the scores capped, cap · tanh(s ÷ cap)
+    raw_scores: Any = None  # [h, T, T] or [T, T]: the scores before that cap
+    query_scalar: float | None = None  # Gemma 2, 3: the scores ÷ √query_pre_attn_scalar
+    other_rope: tuple[float, Scaling | None] | None = None  # Gemma 3: the rotary settings
+    #                   of the other kind of layer (the full ones' for a sliding layer)
+    layer_types: tuple[str, ...] = ()  # each layer's sliding_attention or full_attention,
+    #                                    for a model whose layers differ
 
 
 @dataclass(frozen=True, repr=False, kw_only=True, eq=False)
@@ -99,6 +106,12 @@ class ModelAttnResult(SelfAttnResult):
                 document["rope_attention_factor"] = s.attention_factor
         if s.qk_norm is not None:
             document["qk_norm"] = s.qk_norm
+        if s.attn_softcap is not None:
+            document["attn_logit_softcapping"] = s.attn_softcap
+        if s.query_scalar is not None:
+            document["query_pre_attn_scalar"] = s.query_scalar
+        if s.layer_types:
+            document["layer_types"] = list(s.layer_types)
         document.update(
             queries=self.queries,
             keys=self.keys,
@@ -113,8 +126,18 @@ class ModelAttnResult(SelfAttnResult):
         """One row of the head shown (the layer's head `head` when every head is held);
         first, when the model's config scales its rotary positions, each pair's θ_i
         before and after the scaling."""
-        chain = super().steps(row, token, head if self.source.head is None else 1)
+        shown = head if self.source.head is None else 1
+        chain = super().steps(row, token, shown)
         s = self.source
+        if s.attn_softcap is not None and s.raw_scores is not None:
+            from attncli.explain.softcap import explain_softcap
+            from attncli.results.rows import pick_row
+
+            index = pick_row(self.query_labels, row, token)
+            raw = s.raw_scores if s.raw_scores.ndim == 2 else s.raw_scores[shown - 1]
+            capped = explain_softcap(self.query_labels[index], raw[index], s.attn_softcap,
+                                     list(self.key_labels))  # fmt: skip
+            chain.insert(len(chain) - 2, capped)  # between the scores and the softmax
         base, scaling = s.rope or (0.0, None)
         if scaling is None or s.head_dim is None:
             return chain

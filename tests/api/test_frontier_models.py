@@ -1,4 +1,6 @@
-"""Qwen3 and OLMo 2 (QK-norm) and scaled rotary positions under --model: attn's numpy pass on
+"""Qwen3 and OLMo 2 (QK-norm), Gemma 2 and 3 (softcapping, query_pre_attn_scalar, norms
+around each block, sliding and full layers, a rotary base per layer type) and scaled rotary
+positions under --model: attn's numpy pass on
 the tiny checkpoints of tests/models against what transformers computed on them
 (tests/references/frontier.json, made by tests/references/make_frontier.py; no torch).
 
@@ -27,7 +29,7 @@ MODELS = Path(__file__).resolve().parent.parent / "models"
 REFERENCE = json.loads(
     (Path(__file__).resolve().parent.parent / "references" / "frontier.json").read_text()
 )["models"]
-NAMES = ("tiny-qwen3", "tiny-olmo2")
+NAMES = ("tiny-qwen3", "tiny-olmo2", "tiny-gemma2", "tiny-gemma3")
 
 
 def _run(folder: Path | str, sentence: str):
@@ -183,8 +185,13 @@ def test_a_model_without_scaling_has_no_such_step():
     assert not any(isinstance(step, RopePairs) for step in result.steps(token="table"))
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_the_kv_cache_does_not_replay_a_layer_it_would_get_wrong(name):
+@pytest.mark.parametrize(
+    ("name", "step"),
+    [("tiny-qwen3", "RMSNorms q and k (QK-norm)"), ("tiny-olmo2", "RMSNorms q and k (QK-norm)"),
+     ("tiny-gemma2", "softcaps its scores (attn_logit_softcapping)"),
+     ("tiny-gemma3", "RMSNorms q and k (QK-norm)")],
+)  # fmt: skip
+def test_the_kv_cache_does_not_replay_a_layer_it_would_get_wrong(name, step):
     from attncli.api.inference import kv_cache
     from attncli.api.model import model_selfattn
     from attncli.errors import OptionError
@@ -192,4 +199,79 @@ def test_the_kv_cache_does_not_replay_a_layer_it_would_get_wrong(name):
     result = model_selfattn(tiny_models.SENTENCES[0], str(MODELS / name))
     with pytest.raises(OptionError) as caught:
         kv_cache(result, head=1)
-    assert caught.value.fields["step"].msgid == "RMSNorms q and k (QK-norm)"
+    assert caught.value.fields["step"].msgid == step
+
+
+def test_gemmas_layers_and_their_settings_are_their_configs():
+    gemma2 = load_model(str(MODELS / "tiny-gemma2")).architecture
+    gemma3 = load_model(str(MODELS / "tiny-gemma3")).architecture
+    assert gemma2.windows == (4, None) and gemma3.windows == (4, None)  # sliding, then full
+    assert (gemma2.query_scalar, gemma2.attn_softcap, gemma2.final_softcap) == (24.0, 2.0, 5.0)
+    assert (gemma3.query_scalar, gemma3.attn_softcap, gemma3.final_softcap) == (20.0, None, None)
+    assert gemma3.qk_norm == "head" and gemma2.qk_norm is None
+    # Gemma 3: the sliding layer turns by its own base, the full one by rope_theta scaled ×8
+    assert gemma3.rope(0) == (10000.0, None)
+    assert gemma3.rope(1) == (1e6, Scaling("linear", 8.0))
+
+
+def test_without_its_softcaps_gemma2_would_differ():
+    from dataclasses import replace
+
+    reference = REFERENCE["tiny-gemma2"]["float64"]
+    model = load_model(str(MODELS / "tiny-gemma2"))
+    assert max(reference["logits"]) < 5.0  # the final cap is felt: no logit reaches it
+    model.network.architecture = replace(model.architecture, attn_softcap=None,
+                                         final_softcap=None)  # fmt: skip
+    run = forward(model.network, model.tokenizer.encode(reference["sentence"]).ids)
+    gap = np.abs(run.layers[0].attention.weights - np.array(reference["attentions"][0])).max()
+    assert gap > 1e-2
+    logits = head_logits(model.network, run.last[-1:], normed=True)[0]
+    assert logits.max() > 5.0
+
+
+def test_predict_takes_gemma2s_softcapped_logits():
+    from attncli.api.predict import predict
+
+    reference = REFERENCE["tiny-gemma2"]["float64"]
+    result = predict(reference["sentence"], model=str(MODELS / "tiny-gemma2"))
+    np.testing.assert_allclose(result.logits, reference["logits"], rtol=0, atol=1e-12)
+    assert result.top_ids[0] == int(np.argmax(reference["logits"]))
+
+
+def test_the_softcap_step_bends_the_scores_the_softmax_takes():
+    from attncli.api.model import model_selfattn
+    from attncli.explain.calculator import ScoreSteps, SoftmaxSteps
+    from attncli.explain.softcap import SoftcapSteps
+
+    result = model_selfattn(tiny_models.SENTENCES[0], str(MODELS / "tiny-gemma2"), layer=1,
+                            head=1)  # fmt: skip
+    steps = result.steps(token="table")
+    kinds = [type(step) for step in steps]
+    assert kinds.index(ScoreSteps) < kinds.index(SoftcapSteps) < kinds.index(SoftmaxSteps)
+    capped = steps[kinds.index(SoftcapSteps)]
+    assert isinstance(capped, SoftcapSteps) and capped.cap == 2.0
+    scored = steps[kinds.index(ScoreSteps)]
+    assert isinstance(scored, ScoreSteps)
+    row = result.scores[-1]
+    shown = [r.capped for r in capped.rows]
+    np.testing.assert_allclose(shown, row, rtol=0, atol=1e-15)
+    # the raw scores are the score step's own, and every capped one is within ±2
+    raw = [r.score for r in capped.rows]
+    np.testing.assert_allclose([r.score for r in scored.rows], raw, rtol=1e-12)
+    assert max(abs(x) for x in shown if np.isfinite(x)) < 2.0
+    assert max(abs(x) for x in raw if np.isfinite(x)) > 2.0  # a score the cap bent
+
+
+def test_gemma3s_header_says_each_layers_kind_and_its_rotary_base():
+    from attncli.api.model import model_selfattn
+
+    sliding = model_selfattn(tiny_models.SENTENCES[0], str(MODELS / "tiny-gemma3"), layer=1)
+    full = model_selfattn(tiny_models.SENTENCES[0], str(MODELS / "tiny-gemma3"), layer=2)
+    assert sliding.source.layer_types == ("sliding_attention", "full_attention")
+    assert sliding.window == 4 and full.window is None
+    assert sliding.source.rope == (10000.0, None) and full.source.other_rope == (10000.0, None)
+    assert full.source.rope == (1e6, Scaling("linear", 8.0))
+    document = full.to_document()
+    assert document["layer_types"] == ["sliding_attention", "full_attention"]
+    assert document["query_pre_attn_scalar"] == 20.0
+    assert document["rope_parameters"] == {"rope_type": "linear", "rope_theta": 1e6, "factor": 8.0}

@@ -129,3 +129,57 @@ def test_a_yarn_number_that_is_no_positive_number_is_refused(name, value):
     config["rope_parameters"][name] = value
     error = _refused(config)
     assert error.fields["name"] == name
+
+
+LAYERS = json.loads(
+    (Path(__file__).resolve().parent.parent / "references" / "frontier.json").read_text()
+)["models"]["layer_types"]
+
+
+def _gemma(tmp_path: Path, name: str, **fields) -> Path:
+    import shutil
+
+    folder = tmp_path / name
+    shutil.copytree(Path(__file__).resolve().parent.parent / "models" / name, folder)
+    path = folder / "config.json"
+    config = json.loads(path.read_text())
+    config.update(fields)
+    config = {key: value for key, value in config.items() if value is not None}
+    path.write_text(json.dumps(config))
+    return folder
+
+
+@pytest.mark.parametrize(("case", "name"), [("gemma2", "tiny-gemma2"), ("gemma3", "tiny-gemma3"),
+                                            ("gemma3-pattern-3", "tiny-gemma3")])  # fmt: skip
+def test_gemmas_layer_types_left_out_are_transformers_pattern(tmp_path, case, name):
+    from attncli.reading.models.model import read_config
+
+    given = dict(LAYERS[case])
+    kinds = given.pop("layer_types")
+    folder = _gemma(tmp_path, name, layer_types=None, **given)
+    _type, arch = read_config(str(folder))
+    assert tuple(arch.layer_kind(i) for i in range(arch.layers)) == tuple(kinds)
+
+
+def test_gemma3s_older_rotary_fields_are_transformers_reading(tmp_path):
+    from attncli.reading.models.model import read_config
+
+    case = LAYERS["gemma3-older-rope"]
+    folder = _gemma(tmp_path, "tiny-gemma3", rope_parameters=None, **case["given"])
+    _type, arch = read_config(str(folder))
+    full, sliding = case["rope_parameters"]["full_attention"], case["rope_parameters"][
+        "sliding_attention"]  # fmt: skip
+    assert arch.rope(1)[0] == full["rope_theta"] and arch.rope(0)[0] == sliding["rope_theta"]
+    scaling = arch.rope(1)[1]
+    assert scaling is not None and (scaling.kind, scaling.factor) == (full["rope_type"],
+                                                                      full["factor"])  # fmt: skip
+    assert arch.rope(0)[1] is None and sliding["rope_type"] == "default"
+
+
+def test_gemma3s_rotary_settings_of_another_layer_type_are_refused(tmp_path):
+    from attncli.reading.models.model import read_config
+
+    nested = {"full_attention": {"rope_type": "default"}, "chunked_attention": {}}
+    with pytest.raises(InputError) as caught:
+        read_config(str(_gemma(tmp_path, "tiny-gemma3", rope_parameters=nested)))
+    assert "sliding_attention" in caught.value.msgid and caught.value.fields["value"]

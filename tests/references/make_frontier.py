@@ -28,9 +28,18 @@ The QK-norm families ("models"), made as tests/references/make_llama.py makes th
                   (post_attention_layernorm, post_feedforward_layernorm), no norm before;
                   untied, rope_theta 500,000
 
+    tiny-gemma2   bfloat16, tied; scores ÷ √query_pre_attn_scalar (24, not head_dim 16),
+                  softcapped at 2 (attn_logit_softcapping), the logits at 5; a norm before
+                  and after each sublayer; layer 1 sliding (window 4), layer 2 full (1:1)
+    tiny-gemma3   Gemma3ForCausalLM (gemma3_text), bfloat16: Gemma 2's norms, QK-norm of
+                  each head (1 + w), no softcapping, one key/value head; layer 1 sliding with
+                  its own rotary base 10,000, layer 2 full with rope_theta 1,000,000 scaled
+                  linear ×8
+
 Per model the token ids of tests/tiny_models.SENTENCES, then for the first sentence every
 layer's attention, the hidden states and the last position's logits, "shipped" and
-"float64" as llama.json has them; and "qwen3-longrope": tiny-qwen3's weights with rope
+"float64" as llama.json has them; "layer_types": what transformers' Gemma configs work
+out when layer_types is left out; and "qwen3-longrope": tiny-qwen3's weights with rope
 longrope from 6 positions (the sentence's 9 take the long factors).
 """
 
@@ -118,14 +127,18 @@ class Float64:
         torch.float, torch.float32, torch.Tensor.float = self.saved
 
 
-def rope_init(config, seq_len, exact: bool):
+def rope_init(config, seq_len, exact: bool, layer_type=None):
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
-    function = ROPE_INIT_FUNCTIONS[config.rope_parameters["rope_type"]]
+    parameters = (
+        config.rope_parameters if layer_type is None else config.rope_parameters[layer_type]
+    )
+    function = ROPE_INIT_FUNCTIONS[parameters["rope_type"]]
+    kwargs = {} if layer_type is None else {"layer_type": layer_type}
     if not exact:
-        return function(config, None, seq_len=seq_len)
+        return function(config, None, seq_len=seq_len, **kwargs)
     with Float64():
-        inv_freq, factor = function(config, None, seq_len=seq_len)
+        inv_freq, factor = function(config, None, seq_len=seq_len, **kwargs)
     assert inv_freq.dtype == torch.float64, inv_freq.dtype
     return inv_freq, factor
 
@@ -184,6 +197,44 @@ FAMILIES = {
         },
     },
 }
+GEMMA = {
+    "head_dim": 16,
+    "num_key_value_heads": 1,
+    "hidden_activation": "gelu_pytorch_tanh",
+    "sliding_window": 4,
+    "tie_word_embeddings": True,
+}
+FAMILIES["tiny-gemma2"] = {
+    "class": "Gemma2ForCausalLM",
+    "config": "Gemma2Config",
+    "seed": 23,
+    "dtype": torch.bfloat16,
+    "bos": True,
+    "config_fields": {
+        **GEMMA,
+        "num_key_value_heads": 2,
+        "query_pre_attn_scalar": 24,
+        "attn_logit_softcapping": 2.0,
+        "final_logit_softcapping": 5.0,
+        "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0},
+    },
+}
+FAMILIES["tiny-gemma3"] = {
+    "class": "Gemma3ForCausalLM",
+    "config": "Gemma3TextConfig",
+    "seed": 24,
+    "dtype": torch.bfloat16,
+    "bos": True,
+    "config_fields": {
+        **GEMMA,
+        "query_pre_attn_scalar": 20,
+        "layer_types": ["sliding_attention", "full_attention"],
+        "rope_parameters": {
+            "full_attention": {"rope_type": "linear", "rope_theta": 1000000.0, "factor": 8.0},
+            "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
+        },
+    },
+}
 LONGROPE = {
     "rope_parameters": {
         "rope_type": "longrope", "rope_theta": 10000.0,
@@ -209,21 +260,25 @@ def float64_rotary(module) -> None:
     factors past original_max_position_embeddings; dynamic's base past
     max_position_embeddings)."""
 
-    def rotary_forward(self, x, position_ids):
+    def rotary_forward(self, x, position_ids, layer_type=None):
         length = int(position_ids.max()) + 1
-        kind = self.rope_type
+        kind = self.rope_type if layer_type is None else self.rope_type[layer_type]
         config = self.config
+        parameters = config.rope_parameters
+        if layer_type is not None:  # Gemma 3: a rotary embedding per layer type
+            parameters = parameters[layer_type]
+        kwargs = {} if layer_type is None else {"layer_type": layer_type}
         if kind == "default":
             with Float64():
-                inv_freq, scaling = self.compute_default_rope_parameters(config)
+                inv_freq, scaling = self.compute_default_rope_parameters(config, **kwargs)
         else:
             seq_len = None
             if kind == "longrope":
-                original = config.rope_parameters["original_max_position_embeddings"]
+                original = parameters["original_max_position_embeddings"]
                 seq_len = original + 1 if length > original else None
             elif kind == "dynamic" and length > config.max_position_embeddings:
                 seq_len = length
-            inv_freq, scaling = rope_init(config, seq_len, exact=True)
+            inv_freq, scaling = rope_init(config, seq_len, True, layer_type)
         inv = inv_freq[None, :, None].expand(position_ids.shape[0], -1, 1)
         freqs = (inv @ position_ids[:, None, :].double()).transpose(1, 2)
         emb = torch.cat((freqs, freqs), dim=-1)
@@ -235,24 +290,26 @@ def float64_rotary(module) -> None:
 
 
 def run(folder: Path, exact: bool, overrides: dict | None = None) -> dict:
-    import transformers
     from transformers import AutoConfig, AutoTokenizer
 
     config = AutoConfig.from_pretrained(folder)
     if overrides:
         fields = {**json.loads((folder / "config.json").read_text()), **overrides}
         config = type(config)(**fields)
-    family = config.model_type
+    family = {"gemma3_text": "gemma3"}.get(config.model_type, config.model_type)
     module = importlib.import_module(f"transformers.models.{family}.modeling_{family}")
     importlib.reload(module)  # undo an earlier run's float64 steps
-    cls = getattr(module, getattr(transformers, type(config).__name__.replace(
-        "Config", "ForCausalLM")).__name__)  # fmt: skip
+    named = type(config).__name__.replace("TextConfig", "Config").replace("Config", "ForCausalLM")
+    cls = getattr(module, named)
     if exact:
         make_llama.float64_steps(module)
         float64_rotary(module)
     model = cls.from_pretrained(
         folder, config=config, torch_dtype=torch.float64, attn_implementation="eager"
     ).eval()
+    scaled = model.model.embed_tokens
+    if exact and hasattr(scaled, "embed_scale"):  # Gemma's √d_model, a float32 buffer
+        scaled.embed_scale = torch.tensor(scaled.scalar_embed_scale, dtype=torch.float64)
     tokenizer = AutoTokenizer.from_pretrained(folder)
     sentence = tiny_models.SENTENCES[0]
     encoded = tokenizer(sentence, return_tensors="pt")
@@ -265,6 +322,31 @@ def run(folder: Path, exact: bool, overrides: dict | None = None) -> dict:
         "hidden_states": [plain(h[0]) for h in out.hidden_states],
         "logits": plain(out.logits[0, -1]),
     }
+
+
+def layer_types() -> dict:
+    """What transformers' configs work out when a config.json leaves layer_types out:
+    Gemma 2's alternation, Gemma 3's sliding_window_pattern (6 unless given), and Gemma 3's
+    older rotary fields (rope_theta, rope_local_base_freq, rope_scaling) as rope_parameters."""
+    from transformers import Gemma2Config, Gemma3TextConfig
+
+    older = {"rope_theta": 500000.0, "rope_local_base_freq": 20000.0,
+             "rope_scaling": {"rope_type": "linear", "factor": 8.0}}  # fmt: skip
+    return {
+        "gemma2": {"num_hidden_layers": 5,
+                   "layer_types": Gemma2Config(num_hidden_layers=5).layer_types},
+        "gemma3": {"num_hidden_layers": 13,
+                   "layer_types": Gemma3TextConfig(num_hidden_layers=13).layer_types},
+        "gemma3-pattern-3": {
+            "num_hidden_layers": 7, "sliding_window_pattern": 3,
+            "layer_types": Gemma3TextConfig(num_hidden_layers=7,
+                                            sliding_window_pattern=3).layer_types,
+        },
+        "gemma3-older-rope": {
+            "given": older,
+            "rope_parameters": Gemma3TextConfig(**json.loads(json.dumps(older))).rope_parameters,
+        },
+    }  # fmt: skip
 
 
 def models() -> dict:
@@ -283,6 +365,7 @@ def models() -> dict:
             "shipped": run(folder, exact=False),
             "float64": run(folder, exact=True),
         }
+    found["layer_types"] = layer_types()
     found["qwen3-longrope"] = {
         "config": LONGROPE,
         "shipped": run(MODELS / "tiny-qwen3", exact=False, overrides=LONGROPE),

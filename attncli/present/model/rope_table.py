@@ -1,5 +1,6 @@
-"""A model's scaled rotary positions on screen (--steps): each pair's θ_i and wavelength,
-before and after the config's scaling, and the attention factor."""
+"""A model's own steps on screen (--steps): its scaled rotary positions, each pair's θ_i and
+wavelength before and after the config's scaling and the attention factor; and its scores
+softcapped before the softmax."""
 
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from attncli.present.layer.rotary import base_text
-from attncli.present.render import _table, _titled
+from attncli.present.render import _table, _titled, safe_label
 
 if TYPE_CHECKING:
     from attncli.explain.rope_scaling import RopePairs
+    from attncli.explain.softcap import SoftcapSteps
     from attncli.present.format import Format
 
 
@@ -65,3 +67,29 @@ def rope_pairs_table(steps: RopePairs, fmt: Format) -> RenderableType:
         )
     )
     return Group(_titled(heading, table, [note]), Text(""))
+
+
+def softcap_table(steps: SoftcapSteps, fmt: Format) -> RenderableType:
+    """Per key: the score, ÷ cap, tanh, × cap: what the softmax below takes."""
+    cap = fmt.number(steps.cap)
+    heading = fmt.say("softcap_heading", row=steps.query_label, cap=cap)
+    table = _table()
+    table.add_column(fmt.say("token"))
+    table.add_column(fmt.say("score"), justify="right")
+    table.add_column(f"÷ {cap}", justify="right")
+    table.add_column("tanh", justify="right")
+    table.add_column(f"× {cap}", justify="right")
+    for row in steps.rows:
+        if row.score == float("-inf"):
+            table.add_row(
+                safe_label(row.token), fmt.number(row.score), "", "", fmt.number(row.capped)
+            )
+            continue
+        table.add_row(
+            safe_label(row.token),
+            fmt.number(row.score),
+            fmt.computed(fmt.number(row.over_cap)),
+            fmt.computed(fmt.number(row.tanh)),
+            fmt.computed(fmt.number(row.capped)),
+        )
+    return Group(_titled(heading, table, [fmt.say("softcap_note", cap=cap)]), Text(""))

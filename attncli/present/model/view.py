@@ -43,29 +43,50 @@ def model_header(result: ModelAttnResult, fmt: Format, show: frozenset[str]) -> 
     norms = {"gpt2": "model_after_norm", "llama": "model_after_rms",
              "mistral": "model_after_rms", "qwen2": "model_after_rms",
              "gemma": "model_after_rms", "qwen3": "model_after_rms",
-             "olmo2": "model_no_norm_before"}  # fmt: skip
+             "olmo2": "model_no_norm_before", "gemma2": "model_norms_around",
+             "gemma3_text": "model_norms_around"}  # fmt: skip
     after = fmt.say(norms[s.model_type]) if s.model_type in norms else ""
     lines: list[str | Text] = [
         first,
         *packed(sizes),
         fmt.say("model_input", layer=s.layer, after=after),
     ]
+    if s.query_scalar is not None:
+        lines.append(fmt.say("model_query_scalar", scalar=fmt.number(s.query_scalar),
+                             d=result.keys.shape[-1]))  # fmt: skip
     if s.rope is not None:
         base, scaled = s.rope
-        kind = "default" if scaled is None else scaled.kind
-        named = fmt.say("model_rope_linear") if kind == "linear" else kind  # llama3 is a name
-        scaling = "" if scaled is None or kind == "default" else fmt.say(
-            "model_rope_scaling", kind=named, factor=fmt.number(scaled.factor))  # fmt: skip
-        lines.append(fmt.say("model_rotary", base=fmt.number(base), scaling=scaling))
+        lines.append(fmt.say("model_rotary", base=fmt.number(base),
+                             scaling=rope_scaling_text(scaled, fmt)))  # fmt: skip
+        if s.other_rope is not None:
+            other = "sliding_attention" if s.layer_types[s.layer - 1] == "full_attention" else (
+                "full_attention")  # fmt: skip
+            lines.append(fmt.say("model_other_rope", kind=other, base=fmt.number(s.other_rope[0]),
+                                 scaling=rope_scaling_text(s.other_rope[1], fmt)))  # fmt: skip
         if s.attention_factor != 1.0:
             lines.append(fmt.say("model_rope_factor", factor=fmt.number(s.attention_factor, 4),
                                  squared=fmt.number(s.attention_factor**2, 4)))  # fmt: skip
     if s.qk_norm is not None:
         lines.append(fmt.say(f"model_qk_norm.{s.qk_norm}"))
+    if s.attn_softcap is not None:
+        lines.append(fmt.say("model_softcap", cap=fmt.number(s.attn_softcap)))
+    if s.layer_types:
+        full = s.layer_types.count("full_attention")
+        lines.append(fmt.say("model_layer_types", sliding=len(s.layer_types) - full, full=full,
+                             kind=s.layer_types[s.layer - 1]))  # fmt: skip
     lines.append(fmt.say("model_trained"))
     if not show:
         lines.append(render.Hint(fmt.say("model_hint" if s.head is None else "model_head_hint")))
     return render.lines(*lines, "")
+
+
+def rope_scaling_text(scaled: Any, fmt: Format) -> str:
+    """ ", linear scaling ×8" for a scaled rotary setting, "" for none."""
+    kind = "default" if scaled is None else scaled.kind
+    if kind == "default":
+        return ""
+    named = fmt.say("model_rope_linear") if kind == "linear" else kind  # llama3 is a name
+    return fmt.say("model_rope_scaling", kind=named, factor=fmt.number(scaled.factor))
 
 
 def word_grids(result: ModelAttnResult, fmt: Format) -> list[RenderableType]:

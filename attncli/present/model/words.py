@@ -32,6 +32,27 @@ MODEL_PHRASES: dict[str, str] = {
     "model_no_norm_before": _(
         " (no norm before it: each sublayer's output is RMSNormed before it is added)"
     ),
+    "softcap_heading": _(
+        "Softcapped scores: «{row}»'s scores bent by {cap} · tanh(score ÷ {cap}) before the softmax"
+    ),
+    "softcap_note": _(
+        "A score near 0 stays as it is; a large one is bent toward ±{cap} and never passes it "
+        "(attn_logit_softcapping)."
+    ),
+    "model_softcap": _(
+        "scores softcapped before the softmax: {cap} · tanh(score ÷ {cap}) (attn_logit_softcapping)"
+    ),
+    "model_norms_around": _(
+        " (after its RMSNorm; the attention's output is RMSNormed again before it is added)"
+    ),
+    "model_query_scalar": _(
+        "the scores are divided by √{scalar} (query_pre_attn_scalar), not by √{d}"
+    ),
+    "model_other_rope": _("the {kind} layers turn by rope_theta {base}{scaling} instead"),
+    "model_layer_types": _(
+        "layer_types: {sliding} sliding_attention and {full} full_attention layers; this "
+        "one is {kind}"
+    ),
     "rope_scaled_heading": _(
         "Rotary positions scaled ({kind}, factor {factor}, trained on {original} positions): "
         "each pair's θ_i = {base}^(−2i/{d}), and the θ_i this sentence's {tokens} tokens are "

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from attncli.core.rotary import Scaling
 from attncli.core.transformer import Architecture
 from attncli.errors import InputError, shown
 from attncli.messages import _
@@ -16,6 +17,7 @@ from attncli.reading.models.config_fields import (
     divides,
     epsilon,
     flag,
+    number,
     positive,
 )
 from attncli.reading.models.rope_config import rope_settings
@@ -50,12 +52,17 @@ def llama_architecture(config: dict[str, Any], path: str, model_type: str) -> Ar
         )
     layers = positive(config, "num_hidden_layers", path)
     positions = positive(config, "max_position_embeddings", path)
-    base, scaling = rope_settings(config, path, positions, head_dim)
+    local = None
+    if model_type == "gemma3_text":  # a rotary base (and scaling) per layer type
+        (base, scaling), local = gemma3_ropes(config, path, positions, head_dim)
+    else:
+        base, scaling = rope_settings(config, path, positions, head_dim)
     biases: tuple[str, ...] = ("q", "k", "v") if model_type == "qwen2" else ()
     # Llama's, Gemma's, Qwen3's and OLMo 2's configs say whether q, k, v and o carry biases
     if model_type in BIASED and flag(config, "attention_bias", path, False):
         biases = ("q", "k", "v", "o")
-    tied = flag(config, "tie_word_embeddings", path, model_type == "gemma")
+    gemma = model_type in GEMMAS
+    tied = flag(config, "tie_word_embeddings", path, gemma)
     return Architecture(
         family=model_type,
         layers=layers,
@@ -71,21 +78,88 @@ def llama_architecture(config: dict[str, Any], path: str, model_type: str) -> Ar
         windows=_windows(config, path, model_type, layers),
         tied=tied,
         biases=biases,
-        embed_scale=math.sqrt(width) if model_type == "gemma" else None,
-        norm_offset=1.0 if model_type == "gemma" else 0.0,
+        embed_scale=math.sqrt(width) if gemma else None,
+        norm_offset=1.0 if gemma else 0.0,
         qk_norm=QK_NORMS.get(model_type),
+        **_gemma_fields(config, path, model_type),
+        local_rope=local,
     )
 
 
-BIASED = ("llama", "gemma", "qwen3", "olmo2")  # attention_bias: q, k, v and o, or none
+GEMMAS = ("gemma", "gemma2", "gemma3_text")  # √d_model embeddings, RMSNorm's 1 + w
+
+
+def _gemma_fields(config: dict[str, Any], path: str, model_type: str) -> dict[str, Any]:
+    """Gemma 2's and 3's query_pre_attn_scalar and softcaps, with transformers' defaults
+    where a config leaves them out (Gemma 2's caps 50 and 30; Gemma 3 none); null is no
+    cap."""
+    if model_type not in ("gemma2", "gemma3_text"):
+        return {}
+    caps = {"attn_logit_softcapping": 50.0, "final_logit_softcapping": 30.0}
+    fields: dict[str, Any] = {"query_scalar": number(config, "query_pre_attn_scalar", path, 256)}
+    for name, field in (("attn_logit_softcapping", "attn_softcap"),
+                        ("final_logit_softcapping", "final_softcap")):  # fmt: skip
+        left_out = name in config and config[name] is None  # null: no cap
+        if left_out or (model_type == "gemma3_text" and config.get(name) is None):
+            fields[field] = None
+        else:
+            fields[field] = number(config, name, path, caps[name])
+    return fields
+
+
+def gemma3_ropes(
+    config: dict[str, Any], path: str, positions: int, head_dim: int
+) -> tuple[tuple[float, Scaling | None], tuple[float, Scaling | None]]:
+    """Gemma 3's two rotary settings, its full layers' and its sliding layers': nested in
+    rope_parameters by layer type (transformers 5), or rope_theta with rope_scaling for the
+    full layers and rope_local_base_freq for the sliding ones (older configs); transformers'
+    defaults 1,000,000 and 10,000 where a base is left out."""
+    given = config.get("rope_parameters")
+    if isinstance(given, dict) and ("full_attention" in given or "sliding_attention" in given):
+        kinds = {"full_attention": 1e6, "sliding_attention": 1e4}
+        unknown = [name for name in given if name not in kinds]
+        read = []
+        for kind, default in kinds.items():
+            own = given.get(kind) or {}
+            if unknown or not isinstance(own, dict):
+                raise InputError(
+                    _(
+                        "{path}: rope_parameters is {value}; Gemma 3 reads one set of rotary "
+                        "settings for full_attention and one for sliding_attention"
+                    ),
+                    path=path,
+                    value=shown(as_json_text(given), 60),
+                )
+            inner = {"rope_parameters": {"rope_theta": default, **own}}
+            read.append(rope_settings(inner, path, positions, head_dim))
+        return read[0], read[1]
+    older: dict[str, Any] = {
+        name: config[name] for name in ("rope_parameters", "rope_scaling") if name in config
+    }
+    full = rope_settings({"rope_theta": config.get("rope_theta") or 1e6, **older}, path,
+                         positions, head_dim)  # fmt: skip
+    local = number(config, "rope_local_base_freq", path, 1e4)
+    return full, (local, None)
+
+
+BIASED = (
+    "llama",
+    "gemma",
+    "qwen3",
+    "olmo2",
+    "gemma2",
+    "gemma3_text",
+)  # attention_bias: q, k, v and o, or none
 # QK-norm: Qwen3's q_norm and k_norm of head_dim; OLMo 2's of the whole projections
-QK_NORMS = {"qwen3": "head", "olmo2": "projection"}
+QK_NORMS = {"qwen3": "head", "olmo2": "projection", "gemma3_text": "head"}
 
 
 def _gated_activation(config: dict[str, Any], path: str, model_type: str) -> str:
     """The gate's non-linearity: silu for Llama, Mistral and Qwen2 (FORWARD_FIELDS holds
     them to it); Gemma's hidden_act, whose legacy "gelu" transformers reads as the tanh form
-    its checkpoints were trained with."""
+    its checkpoints were trained with; Gemma 2's and 3's hidden_activation."""
+    if model_type in ("gemma2", "gemma3_text"):
+        return activation(config, "hidden_activation", path, "gelu_pytorch_tanh")
     if model_type != "gemma":
         return "silu"
     name = activation(config, "hidden_act", path, "gelu_pytorch_tanh")
@@ -99,8 +173,10 @@ def _windows(
     Qwen3's only with use_sliding_window true, in the layers layer_types calls
     sliding_attention (else those from max_window_layers on), as transformers' Qwen2Config
     works them out."""
-    if model_type in ("llama", "olmo2"):
+    if model_type in ("llama", "olmo2", "gemma"):
         return ()
+    if model_type in ("gemma2", "gemma3_text"):
+        return _gemma_windows(config, path, model_type, layers)
     window = config.get("sliding_window")
     if model_type in ("qwen2", "qwen3") and not flag(config, "use_sliding_window", path, False):
         window = None
@@ -113,6 +189,27 @@ def _windows(
     if kinds is None:
         first = count(config, "max_window_layers", path, 28)
         kinds = ["sliding_attention" if i >= first else "full_attention" for i in range(layers)]
+    return _typed_windows(kinds, size, path, layers)
+
+
+def _gemma_windows(
+    config: dict[str, Any], path: str, model_type: str, layers: int
+) -> tuple[int | None, ...]:
+    """Gemma 2's and 3's layers as layer_types says, else as transformers works them out:
+    Gemma 2 a sliding layer then a full one (1:1); Gemma 3 every sliding_window_pattern-th
+    layer full (6: five sliding to one full), the others sliding."""
+    kinds = config.get("layer_types")
+    if kinds is None:
+        every = 2 if model_type == "gemma2" else positive(config, "sliding_window_pattern", path, 6)
+        kinds = ["sliding_attention" if (i + 1) % every else "full_attention"
+                 for i in range(layers)]  # fmt: skip
+    size = positive(config, "sliding_window", path, 4096)
+    return _typed_windows(kinds, size, path, layers)
+
+
+def _typed_windows(kinds: Any, size: int, path: str, layers: int) -> tuple[int | None, ...]:
+    """Each layer's window by its layer_types entry: full_attention none, sliding_attention
+    the sliding window."""
     if (
         not isinstance(kinds, list)
         or len(kinds) != layers

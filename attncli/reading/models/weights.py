@@ -253,6 +253,21 @@ def _llama_block(state: Mapping[str, Any], prefix: str, arch: Architecture) -> B
         whole = arch.qk_norm == "projection"
         q_norm = _rms(state, prefix + ".self_attn.q_norm", arch.heads * size if whole else size)
         k_norm = _rms(state, prefix + ".self_attn.k_norm", kv_heads * size if whole else size)
+    if arch.family in ("gemma2", "gemma3_text"):  # a norm before and after each sublayer
+        return Block(
+            attention,
+            (_rms(state, prefix + ".input_layernorm", width), None),
+            up,
+            None,
+            down,
+            None,
+            (_rms(state, prefix + ".pre_feedforward_layernorm", width), None),
+            w_gate=gate,
+            q_norm=q_norm,
+            k_norm=k_norm,
+            post_attention_norm=_rms(state, prefix + ".post_attention_layernorm", width),
+            post_feedforward_norm=_rms(state, prefix + ".post_feedforward_layernorm", width),
+        )
     if arch.family == "olmo2":  # the norms after the attention and the MLP, none before
         return Block(
             attention, None, up, None, down, None, None, w_gate=gate, q_norm=q_norm,
