@@ -269,6 +269,8 @@ def _replayable_model(source: Any) -> None:
                 factor=round(factor, 4),
             )
         )
+    if getattr(source, "sinks", None) is not None:
+        steps.append(Message(_("adds its learned sinks to the softmax")))
     if getattr(source, "attn_softcap", None) is not None:
         steps.append(Message(_("softcaps its scores (attn_logit_softcapping)")))
     if steps:

@@ -226,6 +226,7 @@ def model_selfattn(
         raw_scores=_uncapped(attention, allowed) if arch.attn_softcap is not None else None,
         layer_types=_layer_types(arch),
         query_scalar=arch.query_scalar,
+        sinks=_sinks(loaded, chosen - 1, head),
         other_rope=_other_rope(arch, chosen - 1),
     )
     split, word_count = split_words(encoded)
@@ -261,6 +262,16 @@ def _uncapped(attention: Attention, allowed: np.ndarray | None) -> np.ndarray:
     if allowed is not None:
         raw[..., ~allowed] = -np.inf
     return raw
+
+
+def _sinks(loaded: Model, layer: int, head: int | None) -> tuple[float, ...] | None:
+    """gpt-oss' learned sink logits of layer `layer` (0-based): every head's, or head
+    `head`'s (1-based) alone."""
+    sinks = loaded.network.blocks[layer].sinks
+    if sinks is None:
+        return None
+    chosen = sinks if head is None else sinks[head - 1 : head]
+    return tuple(float(value) for value in chosen)
 
 
 def _other_rope(arch: Architecture, layer: int) -> tuple[float, Scaling | None] | None:

@@ -38,11 +38,22 @@ from typing import Any
 import numpy as np
 
 from attncli.core.attention import causal_mask
+from attncli.core.experts import Experts
 from attncli.core.rotary import Scaling
 from attncli.core.selfattn import Attention, attention_layer
 
 # RMSNorm, a gated MLP, RoPE, grouped-query heads
-LLAMA_FAMILIES = ("llama", "mistral", "qwen2", "gemma", "qwen3", "olmo2", "gemma2", "gemma3_text")
+LLAMA_FAMILIES = (
+    "llama",
+    "mistral",
+    "qwen2",
+    "gemma",
+    "qwen3",
+    "olmo2",
+    "gemma2",
+    "gemma3_text",
+    "gpt_oss",
+)
 FAMILIES = ("bert", "roberta", "gpt2", *LLAMA_FAMILIES)
 ACTIVATIONS = ("gelu", "gelu_new", "gelu_pytorch_tanh", "relu", "silu")
 
@@ -79,6 +90,12 @@ class Architecture:
     final_softcap: float | None = None
     # Gemma 3: the sliding layers' own rotary base and scaling (rope_local_base_freq)
     local_rope: tuple[float, Scaling | None] | None = None
+    # gpt-oss: learned sinks (a logit per head, an extra softmax column dropped after); its
+    # mixture of experts: the experts a token takes, and the gate's α and limit
+    sinks: bool = False
+    experts_per_token: int | None = None
+    swiglu_alpha: float = 1.702
+    swiglu_limit: float = 7.0
 
     def rope(self, layer: int = 0) -> tuple[float, Scaling | None]:
         """The rotary base and scaling of layer `layer` (0-based): Gemma 3's sliding layers
@@ -163,9 +180,9 @@ class Block:
     #                                   b_q … b_o (BERT, GPT-2; Qwen2's b_q, b_k, b_v)
     norm_1: tuple[np.ndarray, np.ndarray | None] | None  # (γ, β) [d]: BERT after attention,
     #                          GPT-2 and Llama before (RMSNorm: β None); OLMo 2: none
-    w_in: np.ndarray  # [d, d_ff] (Llama: up_proj)
+    w_in: np.ndarray | None  # [d, d_ff] (Llama: up_proj; gpt-oss: none, its experts)
     b_in: np.ndarray | None  # [d_ff] (Llama: none)
-    w_out: np.ndarray  # [d_ff, d] (Llama: down_proj)
+    w_out: np.ndarray | None  # [d_ff, d] (Llama: down_proj)
     b_out: np.ndarray | None  # [d]
     norm_2: tuple[np.ndarray, np.ndarray | None] | None  # (γ, β) [d]: BERT after the FFN,
     #                                                 GPT-2 and Llama before; OLMo 2: none
@@ -175,6 +192,8 @@ class Block:
     post_attention_norm: np.ndarray | None = None  # RMSNorm of the attention's output
     #                                                (OLMo 2's post_attention_layernorm)
     post_feedforward_norm: np.ndarray | None = None  # of the MLP's output
+    sinks: np.ndarray | None = None  # [h]: gpt-oss' learned sink logit of each head
+    experts: Experts | None = None  # gpt-oss: its mixture of experts instead of one MLP
 
 
 @dataclass
@@ -290,9 +309,19 @@ def embed(network: Network, ids: np.ndarray) -> np.ndarray:
     return x
 
 
-def feed_forward(block: Block, x: np.ndarray, name: str) -> np.ndarray:
-    """act(x W_1 + b_1) W_2 + b_2; with a gate (SwiGLU), (act(x W_gate) ⊙ x W_1) W_2."""
+def feed_forward(
+    block: Block, x: np.ndarray, name: str, arch: Architecture | None = None
+) -> np.ndarray:
+    """act(x W_1 + b_1) W_2 + b_2; with a gate (SwiGLU), (act(x W_gate) ⊙ x W_1) W_2; with
+    experts, gpt-oss' mixture (core/experts.py)."""
     # [T, d] -> [T, d]
+    if block.experts is not None:
+        from attncli.core.experts import mixture
+
+        assert arch is not None and arch.experts_per_token is not None
+        return mixture(x, block.experts, arch.experts_per_token, arch.swiglu_alpha,
+                       arch.swiglu_limit)  # fmt: skip
+    assert block.w_in is not None and block.w_out is not None
     inner = x @ block.w_in
     if block.b_in is not None:
         inner += block.b_in
@@ -319,7 +348,7 @@ def run_layer(arch: Architecture, block: Block, x: np.ndarray, number: int = 0) 
             added = normed(arch, added, (block.post_attention_norm, None))
         middle = x + added
         inner = middle if block.norm_2 is None else normed(arch, middle, block.norm_2)
-        fed = feed_forward(block, inner, arch.activation)
+        fed = feed_forward(block, inner, arch.activation, arch)
         if block.post_feedforward_norm is not None:
             fed = normed(arch, fed, (block.post_feedforward_norm, None))
         return LayerRun(x, attended, attention, middle + fed)
@@ -389,7 +418,11 @@ def decoder_attention(
         scores = softcap(scores, arch.attn_softcap)
     if allowed is not None:
         scores[:, ~allowed] = -np.inf
-    weights = softmax(scores)
+    if block.sinks is None:
+        weights = softmax(scores)
+    else:  # a column of each head's sink logit, in the softmax and dropped after it
+        sink = np.broadcast_to(block.sinks[:, None, None], (*scores.shape[:-1], 1))
+        weights = softmax(np.concatenate([scores, sink], axis=-1))[..., :-1]
     concat = join_heads(weights @ values)
     output = concat @ params["w_o"]
     if "b_o" in params:

@@ -38,6 +38,8 @@ class ModelSource:
     #                             the whole projections, before the split (OLMo 2)
     attn_softcap: float | None = None  # Gemma 2: the scores capped, cap · tanh(s ÷ cap)
     raw_scores: Any = None  # [h, T, T] or [T, T]: the scores before that cap
+    sinks: tuple[float, ...] | None = None  # gpt-oss: each head's learned sink logit (of
+    #                                         the heads shown)
     query_scalar: float | None = None  # Gemma 2, 3: the scores ÷ √query_pre_attn_scalar
     other_rope: tuple[float, Scaling | None] | None = None  # Gemma 3: the rotary settings
     #                   of the other kind of layer (the full ones' for a sliding layer)
@@ -110,6 +112,9 @@ class ModelAttnResult(SelfAttnResult):
             document["attn_logit_softcapping"] = s.attn_softcap
         if s.query_scalar is not None:
             document["query_pre_attn_scalar"] = s.query_scalar
+        if s.sinks is not None:  # and what each row gives them: 1 − its weights' sum
+            document["sinks"] = list(s.sinks)
+            document["sink_weights"] = 1.0 - np.asarray(self.weights).sum(axis=-1)
         if s.layer_types:
             document["layer_types"] = list(s.layer_types)
         document.update(
@@ -129,6 +134,22 @@ class ModelAttnResult(SelfAttnResult):
         shown = head if self.source.head is None else 1
         chain = super().steps(row, token, shown)
         s = self.source
+        if s.sinks is not None:  # the softmax over the keys and the head's sink column
+            from attncli.explain.calculator import SoftmaxSteps, explain_softmax
+            from attncli.results.rows import pick_row
+
+            index = pick_row(self.query_labels, row, token)
+            sink = s.sinks[0 if len(s.sinks) == 1 else shown - 1]
+            weights = self.weights if self.weights.ndim == 2 else self.weights[shown - 1]
+            scores = self.scores if self.scores.ndim == 2 else self.scores[shown - 1]
+            at = next(i for i, step in enumerate(chain) if isinstance(step, SoftmaxSteps))
+            chain[at] = explain_softmax(
+                self.query_labels[index],
+                np.append(scores[index], sink),
+                np.append(weights[index], 1.0 - weights[index].sum()),
+                [*self.key_labels, "sinks"],  # the checkpoint's own name (self_attn.sinks)
+                1.0,
+            )
         if s.attn_softcap is not None and s.raw_scores is not None:
             from attncli.explain.softcap import explain_softcap
             from attncli.results.rows import pick_row

@@ -29,7 +29,7 @@ MODELS = Path(__file__).resolve().parent.parent / "models"
 REFERENCE = json.loads(
     (Path(__file__).resolve().parent.parent / "references" / "frontier.json").read_text()
 )["models"]
-NAMES = ("tiny-qwen3", "tiny-olmo2", "tiny-gemma2", "tiny-gemma3")
+NAMES = ("tiny-qwen3", "tiny-olmo2", "tiny-gemma2", "tiny-gemma3", "tiny-gpt-oss")
 
 
 def _run(folder: Path | str, sentence: str):
@@ -189,7 +189,8 @@ def test_a_model_without_scaling_has_no_such_step():
     ("name", "step"),
     [("tiny-qwen3", "RMSNorms q and k (QK-norm)"), ("tiny-olmo2", "RMSNorms q and k (QK-norm)"),
      ("tiny-gemma2", "softcaps its scores (attn_logit_softcapping)"),
-     ("tiny-gemma3", "RMSNorms q and k (QK-norm)")],
+     ("tiny-gemma3", "RMSNorms q and k (QK-norm)"),
+     ("tiny-gpt-oss", "multiplies q and k by its rotary scaling's attention factor {factor}")],
 )  # fmt: skip
 def test_the_kv_cache_does_not_replay_a_layer_it_would_get_wrong(name, step):
     from attncli.api.inference import kv_cache
@@ -275,3 +276,63 @@ def test_gemma3s_header_says_each_layers_kind_and_its_rotary_base():
     assert document["layer_types"] == ["sliding_attention", "full_attention"]
     assert document["query_pre_attn_scalar"] == 20.0
     assert document["rope_parameters"] == {"rope_type": "linear", "rope_theta": 1e6, "factor": 8.0}
+
+
+def test_gpt_oss_sinks_take_weight_from_every_row():
+    from attncli.api.model import model_selfattn
+
+    reference = REFERENCE["tiny-gpt-oss"]["float64"]
+    result = model_selfattn(reference["sentence"], str(MODELS / "tiny-gpt-oss"), layer=2)
+    sums = np.asarray(result.weights).sum(axis=-1)
+    expected = np.array(reference["attentions"][1]).sum(axis=-1)
+    np.testing.assert_allclose(sums, expected, rtol=0, atol=1e-12)
+    assert (sums < 1.0).all() and sums.min() < 0.5  # the sink takes weight in every row
+    document = result.to_document()
+    np.testing.assert_allclose(document["sink_weights"], 1.0 - expected, rtol=0, atol=1e-12)
+    assert len(document["sinks"]) == 4
+
+
+def test_the_softmax_step_of_a_sink_model_has_the_sink_column():
+    from attncli.api.model import model_selfattn
+    from attncli.explain.calculator import SoftmaxSteps
+
+    reference = REFERENCE["tiny-gpt-oss"]["float64"]
+    result = model_selfattn(reference["sentence"], str(MODELS / "tiny-gpt-oss"), layer=2, head=3)
+    softmax = next(s for s in result.steps(token="table") if isinstance(s, SoftmaxSteps))
+    assert [row.token for row in softmax.rows][-1] == "sinks"
+    weights = [row.weight for row in softmax.rows]
+    assert sum(weights) == pytest.approx(1.0, abs=1e-12)
+    expected = np.array(reference["attentions"][1])[2, -1]
+    np.testing.assert_allclose(weights[:-1], expected, rtol=0, atol=1e-12)
+    assert weights[-1] == pytest.approx(1.0 - expected.sum(), abs=1e-12)
+    assert softmax.rows[-1].score == result.source.sinks[0]
+
+
+def test_without_its_sinks_or_its_clamp_gpt_oss_would_differ():
+    from dataclasses import replace
+
+    reference = REFERENCE["tiny-gpt-oss"]["float64"]
+    model = load_model(str(MODELS / "tiny-gpt-oss"))
+    ids = model.tokenizer.encode(reference["sentence"]).ids
+    blocks = [replace(model.network.blocks[i], sinks=None) for i in range(2)]
+    unsunk = replace(model.network, blocks=blocks)
+    run = forward(unsunk, ids)
+    np.testing.assert_allclose(run.layers[0].attention.weights.sum(axis=-1), 1.0, atol=1e-12)
+    loose = replace(model.network, architecture=replace(model.architecture, swiglu_limit=1e9))
+    gap = np.abs(forward(loose, ids).hidden[1] - np.array(reference["hidden_states"][1])).max()
+    assert gap > 1e-3  # the experts' clamp at 1.5 is felt
+
+
+def test_gpt_oss_is_its_config():
+    arch = load_model(str(MODELS / "tiny-gpt-oss")).architecture
+    assert arch.sinks and arch.experts_per_token == 2 and arch.swiglu_limit == 1.5
+    assert arch.windows == (4, None) and arch.biases == ("q", "k", "v", "o") and not arch.tied
+    assert arch.rope_scaling is not None and arch.rope_scaling.truncate is False
+
+
+def test_quantized_experts_are_refused(tmp_path):
+    quantized = {"quantization_config": {"quant_method": "mxfp4"}}
+    folder = _copy(tmp_path, "tiny-gpt-oss", lambda config: config.update(quantized))
+    with pytest.raises(InputError) as caught:
+        load_model(str(folder))
+    assert caught.value.fields["method"] == '"mxfp4"'

@@ -34,12 +34,16 @@ def test_the_steps_table_each_pair_of_the_scaled_rotary_positions(run, lang):
 
 
 @pytest.mark.parametrize(("name", "said"), [("tiny-qwen3", "q_norm, k_norm"),
-                                            ("tiny-olmo2", "all heads at once")])  # fmt: skip
+                                            ("tiny-olmo2", "all heads at once"),
+                                            ("tiny-gemma2", "2 · tanh(score ÷ 2)"),
+                                            ("tiny-gemma3", "by √20 (query_pre_attn_scalar)"),
+                                            ("tiny-gpt-oss", "learned sinks")])  # fmt: skip
 def test_the_header_says_the_qk_norm(run, name, said):
     result = run("selfattn", SENTENCE, "--model", str(MODELS / name), "--steps", "--head", "1")
     assert result.exit_code == 0, result.stderr
     shown = run("selfattn", SENTENCE, "--model", str(MODELS / name), "--json")
-    assert json.loads(shown.stdout)["qk_norm"] in ("head", "projection")
+    document = json.loads(shown.stdout)
+    assert {"qk_norm", "attn_logit_softcapping", "sinks"} & set(document)
     from rich.console import Console
 
     from attncli.api.model import model_selfattn

@@ -31,6 +31,11 @@ The QK-norm families ("models"), made as tests/references/make_llama.py makes th
     tiny-gemma2   bfloat16, tied; scores ÷ √query_pre_attn_scalar (24, not head_dim 16),
                   softcapped at 2 (attn_logit_softcapping), the logits at 5; a norm before
                   and after each sublayer; layer 1 sliding (window 4), layer 2 full (1:1)
+    tiny-gpt-oss  bfloat16, untied; learned sinks (one logit per head, a softmax column
+                  dropped after); layer 1 sliding (window 4), layer 2 full; biases on q, k,
+                  v and o; its mixture of experts (4 experts, 2 a token, the router's
+                  softmax over the two, swiglu_limit 1.5 so that the clamp is felt); rope
+                  yarn with truncate false
     tiny-gemma3   Gemma3ForCausalLM (gemma3_text), bfloat16: Gemma 2's norms, QK-norm of
                   each head (1 + w), no softcapping, one key/value head; layer 1 sliding with
                   its own rotary base 10,000, layer 2 full with rope_theta 1,000,000 scaled
@@ -235,6 +240,31 @@ FAMILIES["tiny-gemma3"] = {
         },
     },
 }
+FAMILIES["tiny-gpt-oss"] = {
+    "class": "GptOssForCausalLM",
+    "config": "GptOssConfig",
+    "seed": 25,
+    "dtype": torch.bfloat16,
+    "bos": False,
+    "config_fields": {
+        "head_dim": 8,
+        "intermediate_size": 16,
+        "num_local_experts": 4,
+        "num_experts_per_tok": 2,
+        "swiglu_limit": 1.5,
+        "sliding_window": 4,
+        "tie_word_embeddings": False,
+        "rope_parameters": {
+            "rope_type": "yarn",
+            "rope_theta": 10000.0,
+            "factor": 4.0,
+            "beta_fast": 2.0,
+            "beta_slow": 0.25,
+            "truncate": False,
+            "original_max_position_embeddings": 16,
+        },
+    },  # fmt: skip
+}
 LONGROPE = {
     "rope_parameters": {
         "rope_type": "longrope", "rope_theta": 10000.0,
@@ -281,7 +311,8 @@ def float64_rotary(module) -> None:
             inv_freq, scaling = rope_init(config, seq_len, True, layer_type)
         inv = inv_freq[None, :, None].expand(position_ids.shape[0], -1, 1)
         freqs = (inv @ position_ids[:, None, :].double()).transpose(1, 2)
-        emb = torch.cat((freqs, freqs), dim=-1)
+        # gpt-oss turns the two halves by one angle each, never doubled
+        emb = freqs if "GptOss" in type(self).__name__ else torch.cat((freqs, freqs), dim=-1)
         return (emb.cos() * scaling).to(x.dtype), (emb.sin() * scaling).to(x.dtype)
 
     for cls in list(vars(module).values()):
@@ -304,8 +335,9 @@ def run(folder: Path, exact: bool, overrides: dict | None = None) -> dict:
     if exact:
         make_llama.float64_steps(module)
         float64_rotary(module)
+    experts = {"experts_implementation": "eager"} if config.model_type == "gpt_oss" else {}
     model = cls.from_pretrained(
-        folder, config=config, torch_dtype=torch.float64, attn_implementation="eager"
+        folder, config=config, torch_dtype=torch.float64, attn_implementation="eager", **experts
     ).eval()
     scaled = model.model.embed_tokens
     if exact and hasattr(scaled, "embed_scale"):  # Gemma's √d_model, a float32 buffer

@@ -49,6 +49,11 @@ MODEL_PHRASES: dict[str, str] = {
         "the scores are divided by √{scalar} (query_pre_attn_scalar), not by √{d}"
     ),
     "model_other_rope": _("the {kind} layers turn by rope_theta {base}{scaling} instead"),
+    "model_sinks": _(
+        "learned sinks: each head's own logit is one more column of the softmax, dropped "
+        "after it, so each row of weights sums to less than 1 over the real keys (here it "
+        "gives the sink {least} to {most}; --steps shows it)"
+    ),
     "model_layer_types": _(
         "layer_types: {sliding} sliding_attention and {full} full_attention layers; this "
         "one is {kind}"

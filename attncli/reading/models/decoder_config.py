@@ -53,13 +53,19 @@ def llama_architecture(config: dict[str, Any], path: str, model_type: str) -> Ar
     layers = positive(config, "num_hidden_layers", path)
     positions = positive(config, "max_position_embeddings", path)
     local = None
+    if (
+        model_type == "gpt_oss"
+        and not config.get("rope_parameters")
+        and not config.get("rope_scaling")
+    ):  # transformers' GptOssConfig scales by yarn unless told otherwise
+        config = {**config, "rope_parameters": GPT_OSS_ROPE}
     if model_type == "gemma3_text":  # a rotary base (and scaling) per layer type
         (base, scaling), local = gemma3_ropes(config, path, positions, head_dim)
     else:
         base, scaling = rope_settings(config, path, positions, head_dim)
     biases: tuple[str, ...] = ("q", "k", "v") if model_type == "qwen2" else ()
     # Llama's, Gemma's, Qwen3's and OLMo 2's configs say whether q, k, v and o carry biases
-    if model_type in BIASED and flag(config, "attention_bias", path, False):
+    if model_type in BIASED and flag(config, "attention_bias", path, model_type == "gpt_oss"):
         biases = ("q", "k", "v", "o")
     gemma = model_type in GEMMAS
     tied = flag(config, "tie_word_embeddings", path, gemma)
@@ -82,6 +88,7 @@ def llama_architecture(config: dict[str, Any], path: str, model_type: str) -> Ar
         norm_offset=1.0 if gemma else 0.0,
         qk_norm=QK_NORMS.get(model_type),
         **_gemma_fields(config, path, model_type),
+        **_experts_fields(config, path, model_type),
         local_rope=local,
     )
 
@@ -142,16 +149,49 @@ def gemma3_ropes(
     return full, (local, None)
 
 
-BIASED = (
-    "llama",
-    "gemma",
-    "qwen3",
-    "olmo2",
-    "gemma2",
-    "gemma3_text",
-)  # attention_bias: q, k, v and o, or none
+# attention_bias: q, k, v and o, or none
+BIASED = ("llama", "gemma", "qwen3", "olmo2", "gemma2", "gemma3_text", "gpt_oss")
 # QK-norm: Qwen3's q_norm and k_norm of head_dim; OLMo 2's of the whole projections
 QK_NORMS = {"qwen3": "head", "olmo2": "projection", "gemma3_text": "head"}
+GPT_OSS_ROPE = {"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0,
+                "truncate": False, "original_max_position_embeddings": 4096}  # fmt: skip
+
+
+def _experts_fields(config: dict[str, Any], path: str, model_type: str) -> dict[str, Any]:
+    """gpt-oss: its learned sinks, and its mixture of experts (num_local_experts, of which
+    num_experts_per_tok a token, the gate's swiglu_alpha and swiglu_limit); quantized
+    experts (MXFP4, as gpt-oss ships) are refused: attn reads weights stored as numbers."""
+    if model_type != "gpt_oss":
+        return {}
+    quantized = config.get("quantization_config")
+    if quantized is not None:
+        method = quantized.get("quant_method") if isinstance(quantized, dict) else quantized
+        raise InputError(
+            _(
+                "{path}: quantization_config is {method}: the weights are quantized, and attn "
+                "reads weights stored as numbers (float32, bfloat16); dequantize them first"
+            ),
+            path=path,
+            method=shown(as_json_text(method), 40),
+        )
+    experts = positive(config, "num_local_experts", path)
+    per_token = positive(config, "num_experts_per_tok", path)
+    if per_token > experts:
+        raise InputError(
+            _(
+                "{path}: num_experts_per_tok {per_token} is more than num_local_experts "
+                "{experts}; a token takes some of the experts"
+            ),
+            path=path,
+            per_token=per_token,
+            experts=experts,
+        )
+    return {
+        "sinks": True,
+        "experts_per_token": per_token,
+        "swiglu_alpha": number(config, "swiglu_alpha", path, 1.702),
+        "swiglu_limit": number(config, "swiglu_limit", path, 7.0),
+    }
 
 
 def _gated_activation(config: dict[str, Any], path: str, model_type: str) -> str:
@@ -175,7 +215,7 @@ def _windows(
     works them out."""
     if model_type in ("llama", "olmo2", "gemma"):
         return ()
-    if model_type in ("gemma2", "gemma3_text"):
+    if model_type in ("gemma2", "gemma3_text", "gpt_oss"):
         return _gemma_windows(config, path, model_type, layers)
     window = config.get("sliding_window")
     if model_type in ("qwen2", "qwen3") and not flag(config, "use_sliding_window", path, False):
@@ -195,15 +235,17 @@ def _windows(
 def _gemma_windows(
     config: dict[str, Any], path: str, model_type: str, layers: int
 ) -> tuple[int | None, ...]:
-    """Gemma 2's and 3's layers as layer_types says, else as transformers works them out:
-    Gemma 2 a sliding layer then a full one (1:1); Gemma 3 every sliding_window_pattern-th
-    layer full (6: five sliding to one full), the others sliding."""
+    """Gemma 2's and 3's and gpt-oss' layers as layer_types says, else as transformers works
+    them out: Gemma 2 and gpt-oss a sliding layer then a full one (1:1); Gemma 3 every
+    sliding_window_pattern-th layer full (6: five sliding to one full), the others sliding."""
     kinds = config.get("layer_types")
     if kinds is None:
-        every = 2 if model_type == "gemma2" else positive(config, "sliding_window_pattern", path, 6)
+        every = 6 if model_type == "gemma3_text" else 2
+        if model_type == "gemma3_text":
+            every = positive(config, "sliding_window_pattern", path, 6)
         kinds = ["sliding_attention" if (i + 1) % every else "full_attention"
                  for i in range(layers)]  # fmt: skip
-    size = positive(config, "sliding_window", path, 4096)
+    size = positive(config, "sliding_window", path, 128 if model_type == "gpt_oss" else 4096)
     return _typed_windows(kinds, size, path, layers)
 
 

@@ -23,6 +23,7 @@ from typing import Any, overload
 
 import numpy as np
 
+from attncli.core.experts import Experts
 from attncli.core.transformer import Architecture, Block, Network
 from attncli.errors import InputError, ShapeError, shape_text
 from attncli.messages import _
@@ -132,6 +133,8 @@ def _as_float64(block: Block) -> Block:
         f(block.k_norm),
         f(block.post_attention_norm),
         f(block.post_feedforward_norm),
+        f(block.sinks),
+        None if block.experts is None else block.experts.as_float64(),
     )
 
 
@@ -243,6 +246,19 @@ def _llama_block(state: Mapping[str, Any], prefix: str, arch: Architecture) -> B
     attention = llama_attention(
         state, prefix + ".self_attn", width, (arch.heads * size, kv_heads * size), arch.biases
     ).params
+    if arch.family == "gpt_oss":
+        sinks_name = _present(state, prefix, "self_attn.sinks", "gpt-oss")
+        return Block(
+            attention,
+            (_rms(state, prefix + ".input_layernorm", width), None),
+            None,
+            None,
+            None,
+            None,
+            (_rms(state, prefix + ".post_attention_layernorm", width), None),
+            sinks=expect_shape(np.asarray(state[sinks_name]), (arch.heads,), sinks_name),
+            experts=_experts(state, prefix + ".mlp", width),
+        )
     gate, _none = linear(state, prefix, "mlp.gate_proj", "Llama-family", width)
     up, _none = linear(state, prefix, "mlp.up_proj", "Llama-family", width)
     expect_shape(up, gate.shape, f"{prefix}.mlp.up_proj.weight (as x @ W)")
@@ -287,6 +303,44 @@ def _llama_block(state: Mapping[str, Any], prefix: str, arch: Architecture) -> B
         q_norm=q_norm,
         k_norm=k_norm,
     )
+
+
+def _experts(state: Mapping[str, Any], prefix: str, width: int) -> Experts:
+    """gpt-oss' router (nn.Linear: router.weight [E, d]) and experts, stored x @ W already:
+    gate_up_proj [E, d, 2F], down_proj [E, F, d], and their biases; each shape held to the
+    router's E and the model's d."""
+    router_name = _present(state, prefix, "router.weight", "gpt-oss")
+    router = np.asarray(state[router_name])
+    if router.ndim != 2 or router.shape[1] != width:
+        raise ShapeError(
+            _("{name} is {shape}; expected {width} columns (the width config.json gives)"),
+            name=router_name,
+            shape=shape_text(router.shape),
+            width=width,
+        )
+    count = router.shape[0]
+    gate_up_name = _present(state, prefix, "experts.gate_up_proj", "gpt-oss")
+    gate_up = np.asarray(state[gate_up_name])
+    if gate_up.ndim != 3 or gate_up.shape[:2] != (count, width) or gate_up.shape[2] % 2:
+        raise ShapeError(
+            _("{name} is {shape}; expected {expected}"),
+            name=gate_up_name,
+            shape=shape_text(gate_up.shape),
+            expected=f"{count} × {width} × 2F",
+        )
+    inner = gate_up.shape[2] // 2
+    down_name = _present(state, prefix, "experts.down_proj", "gpt-oss")
+    down = expect_shape(np.asarray(state[down_name]), (count, inner, width), down_name)
+
+    def bias(name: str, shape: tuple[int, ...]) -> np.ndarray:
+        full = _present(state, prefix, name, "gpt-oss")
+        return expect_shape(np.asarray(state[full]), shape, full)
+
+    return Experts(
+        router.T, bias("router.bias", (count,)), gate_up,
+        bias("experts.gate_up_proj_bias", (count, 2 * inner)), down,
+        bias("experts.down_proj_bias", (count, width)),
+    )  # fmt: skip
 
 
 def _check_layer_count(names: list[str], start: str, count: int) -> None:
