@@ -269,6 +269,8 @@ def _replayable_model(source: Any) -> None:
                 factor=round(factor, 4),
             )
         )
+    if getattr(source, "latent", None) is not None:
+        steps.append(Message(_("reads its keys and values back from a latent (MLA)")))
     if getattr(source, "sinks", None) is not None:
         steps.append(Message(_("adds its learned sinks to the softmax")))
     if getattr(source, "attn_softcap", None) is not None:

@@ -178,6 +178,8 @@ def model_selfattn(
     layer_run = run.layers[chosen - 1]
     attention = layer_run.attention
     params = dict(loaded.network.blocks[chosen - 1].attention)
+    if loaded.architecture.latent is not None:
+        params = {}  # no W^K, W^V: the keys and values come from a latent (its header says)
     if head is not None:
         index = head - 1
         size = attention.queries.shape[-1]
@@ -227,6 +229,8 @@ def model_selfattn(
         layer_types=_layer_types(arch),
         query_scalar=arch.query_scalar,
         sinks=_sinks(loaded, chosen - 1, head),
+        latent=arch.latent,
+        absorbed_gap=_absorbed_gap(loaded, layer_run.attended, chosen - 1, allowed),
         other_rope=_other_rope(arch, chosen - 1),
     )
     split, word_count = split_words(encoded)
@@ -262,6 +266,25 @@ def _uncapped(attention: Attention, allowed: np.ndarray | None) -> np.ndarray:
     if allowed is not None:
         raw[..., ~allowed] = -np.inf
     return raw
+
+
+def _absorbed_gap(
+    loaded: Model, attended: np.ndarray, layer: int, allowed: np.ndarray | None
+) -> float | None:
+    """For a latent attention: the largest difference between its scores and the same
+    scores with W^UK absorbed into the query (computed from the latent, the keys never
+    expanded); None for any other attention."""
+    arch = loaded.architecture
+    if arch.latent is None:
+        return None
+    from attncli.core.latent import absorbed_scores
+    from attncli.core.transformer import latent_run
+
+    block = loaded.network.blocks[layer]
+    run = latent_run(arch, block, attended, layer, allowed)
+    seen = np.isfinite(run.scores)
+    gap = np.abs(absorbed_scores(run, block.attention["w_kv_b"], arch.latent) - run.scores)
+    return float(gap[seen].max())
 
 
 def _sinks(loaded: Model, layer: int, head: int | None) -> tuple[float, ...] | None:

@@ -39,6 +39,7 @@ import numpy as np
 
 from attncli.core.attention import causal_mask
 from attncli.core.experts import Experts
+from attncli.core.latent import LatentRun, LatentShape
 from attncli.core.rotary import Scaling
 from attncli.core.selfattn import Attention, attention_layer
 
@@ -53,6 +54,7 @@ LLAMA_FAMILIES = (
     "gemma2",
     "gemma3_text",
     "gpt_oss",
+    "deepseek_v3",
 )
 FAMILIES = ("bert", "roberta", "gpt2", *LLAMA_FAMILIES)
 ACTIVATIONS = ("gelu", "gelu_new", "gelu_pytorch_tanh", "relu", "silu")
@@ -93,6 +95,9 @@ class Architecture:
     # gpt-oss: learned sinks (a logit per head, an extra softmax column dropped after); its
     # mixture of experts: the experts a token takes, and the gate's α and limit
     sinks: bool = False
+    # DeepSeek-V3: multi-head latent attention (core/latent.py); head_dim is then the
+    # rotary part's size, qk_rope_head_dim
+    latent: LatentShape | None = None
     experts_per_token: int | None = None
     swiglu_alpha: float = 1.702
     swiglu_limit: float = 7.0
@@ -371,6 +376,33 @@ def softcap(x: np.ndarray, cap: float) -> np.ndarray:
     return cap * np.tanh(x / cap)
 
 
+def latent_run(
+    arch: Architecture, block: Block, x: np.ndarray, number: int, allowed: np.ndarray | None
+) -> LatentRun:
+    """Layer `number`'s multi-head latent attention (DeepSeek's, core/latent.py) on what it
+    reads, x: its latent, its shared rotary key and its scores, as well as the usual."""
+    # [T, d] -> LatentRun
+    from attncli.core.latent import latent_attention
+
+    assert arch.latent is not None
+    theta = arch.rope_frequencies(len(x), number)
+    assert theta is not None
+    return latent_attention(
+        x, block.attention, arch.latent, theta, arch.rope_attention_factor(number), allowed,
+        lambda h, gamma: normed(arch, h, (gamma, None)),
+    )  # fmt: skip
+
+
+def _latent(
+    arch: Architecture, block: Block, x: np.ndarray, number: int, allowed: np.ndarray | None
+) -> Attention:
+    """DeepSeek's multi-head latent attention (core/latent.py) as an Attention."""
+    assert arch.latent is not None
+    run = latent_run(arch, block, x, number, allowed)
+    return Attention(run.queries, run.keys, run.values, run.scores, run.weights, run.output,
+                     run.concat, arch.latent.divisor)  # fmt: skip
+
+
 def decoder_attention(
     arch: Architecture, block: Block, x: np.ndarray, number: int, allowed: np.ndarray | None
 ) -> Attention:
@@ -388,6 +420,8 @@ def decoder_attention(
     from attncli.core.selfattn import join_heads, project, split_heads
 
     params = block.attention
+    if arch.latent is not None:
+        return _latent(arch, block, x, number, allowed)
     kv_heads = arch.kv_heads or arch.heads
     queries = project(x, params["w_q"], params.get("b_q"))
     keys = project(x, params["w_k"], params.get("b_k"))

@@ -38,16 +38,20 @@ class RopePairs:
     rows: list[RopePair]
 
 
-def rope_pairs(d: int, base: float, scaling: Scaling, tokens: int) -> RopePairs:
-    """Each of a head's d/2 pairs before and after `scaling`, for a sentence of `tokens`."""
+def rope_pairs(
+    d: int, base: float, scaling: Scaling, tokens: int, offset: int = 0, interleave: bool = False
+) -> RopePairs:
+    """Each of a head's d/2 pairs before and after `scaling`, for a sentence of `tokens`;
+    the pairs' coordinates counted after `offset` others (DeepSeek's turned part follows
+    the unturned one), side by side when `interleave` (DeepSeek's (1, 2), (3, 4), …)."""
     # d, base, scaling -> a row per pair
     theta = frequencies(d, base)
     scaled = model_frequencies(d, base, scaling, tokens)
     half = d // 2
     rows = [
         RopePair(
-            first=i + 1,
-            second=i + half + 1,
+            first=offset + (2 * i + 1 if interleave else i + 1),
+            second=offset + (2 * i + 2 if interleave else i + half + 1),
             theta=float(theta[i]),
             wavelength=2 * math.pi / float(theta[i]),
             scaled=float(scaled[i]),

@@ -12,6 +12,7 @@ from attncli.results.base import Result
 from attncli.results.selfattn import SelfAttnResult
 
 if TYPE_CHECKING:
+    from attncli.core.latent import LatentShape
     from attncli.core.rotary import Scaling
     from attncli.explain.steps import Step
 
@@ -38,6 +39,9 @@ class ModelSource:
     #                             the whole projections, before the split (OLMo 2)
     attn_softcap: float | None = None  # Gemma 2: the scores capped, cap · tanh(s ÷ cap)
     raw_scores: Any = None  # [h, T, T] or [T, T]: the scores before that cap
+    latent: LatentShape | None = None  # DeepSeek: its latent attention's sizes
+    absorbed_gap: float | None = None  # the largest difference between its scores and the
+    #                                    same scores with W^UK absorbed into the query
     sinks: tuple[float, ...] | None = None  # gpt-oss: each head's learned sink logit (of
     #                                         the heads shown)
     query_scalar: float | None = None  # Gemma 2, 3: the scores ÷ √query_pre_attn_scalar
@@ -112,6 +116,12 @@ class ModelAttnResult(SelfAttnResult):
             document["attn_logit_softcapping"] = s.attn_softcap
         if s.query_scalar is not None:
             document["query_pre_attn_scalar"] = s.query_scalar
+        if s.latent is not None:
+            cached, full = s.latent.cache_numbers()
+            document.update(kv_lora_rank=s.latent.rank, qk_rope_head_dim=s.latent.rope,
+                            cache_numbers_per_token=cached,
+                            cache_numbers_multi_head=full,
+                            absorbed_difference=s.absorbed_gap)  # fmt: skip
         if s.sinks is not None:  # and what each row gives them: 1 − its weights' sum
             document["sinks"] = list(s.sinks)
             document["sink_weights"] = 1.0 - np.asarray(self.weights).sum(axis=-1)
@@ -164,7 +174,10 @@ class ModelAttnResult(SelfAttnResult):
             return chain
         from attncli.explain.rope_scaling import rope_pairs
 
-        return [rope_pairs(s.head_dim, base, scaling, len(self.tokens)), *chain]
+        offset, interleave = (0, False) if s.latent is None else (s.latent.nope,
+                                                                  s.latent.interleave)  # fmt: skip
+        table = rope_pairs(s.head_dim, base, scaling, len(self.tokens), offset, interleave)
+        return [table, *chain]
 
 
 def rope_parameters(theta: float, scaling: Scaling | None) -> dict[str, Any]:

@@ -29,7 +29,8 @@ MODELS = Path(__file__).resolve().parent.parent / "models"
 REFERENCE = json.loads(
     (Path(__file__).resolve().parent.parent / "references" / "frontier.json").read_text()
 )["models"]
-NAMES = ("tiny-qwen3", "tiny-olmo2", "tiny-gemma2", "tiny-gemma3", "tiny-gpt-oss")
+NAMES = ("tiny-qwen3", "tiny-olmo2", "tiny-gemma2", "tiny-gemma3", "tiny-gpt-oss",
+         "tiny-deepseek-v3")  # fmt: skip
 
 
 def _run(folder: Path | str, sentence: str):
@@ -190,7 +191,8 @@ def test_a_model_without_scaling_has_no_such_step():
     [("tiny-qwen3", "RMSNorms q and k (QK-norm)"), ("tiny-olmo2", "RMSNorms q and k (QK-norm)"),
      ("tiny-gemma2", "softcaps its scores (attn_logit_softcapping)"),
      ("tiny-gemma3", "RMSNorms q and k (QK-norm)"),
-     ("tiny-gpt-oss", "multiplies q and k by its rotary scaling's attention factor {factor}")],
+     ("tiny-gpt-oss", "multiplies q and k by its rotary scaling's attention factor {factor}"),
+     ("tiny-deepseek-v3", "reads its keys and values back from a latent (MLA)")],
 )  # fmt: skip
 def test_the_kv_cache_does_not_replay_a_layer_it_would_get_wrong(name, step):
     from attncli.api.inference import kv_cache
@@ -336,3 +338,27 @@ def test_quantized_experts_are_refused(tmp_path):
     with pytest.raises(InputError) as caught:
         load_model(str(folder))
     assert caught.value.fields["method"] == '"mxfp4"'
+
+
+def test_deepseeks_latent_attention_says_its_cache_and_its_absorbed_scores():
+    from attncli.api.model import model_selfattn
+
+    result = model_selfattn(tiny_models.SENTENCES[0], str(MODELS / "tiny-deepseek-v3"))
+    latent = result.source.latent
+    assert latent is not None and (latent.rank, latent.rope, latent.nope, latent.v) == (12, 4, 8, 6)
+    assert latent.cache_numbers() == (12 + 4, 4 * (8 + 4 + 6))
+    assert result.source.absorbed_gap is not None and result.source.absorbed_gap < 1e-13
+    assert result.projections == {}  # no W^K or W^V: the keys come from the latent
+    document = result.to_document()
+    assert document["cache_numbers_per_token"] == 16 and document["kv_lora_rank"] == 12
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [({"first_k_dense_replace": 1}, "dense"), ({"num_key_value_heads": 2}, "kv_heads")],
+)
+def test_a_deepseek_config_attn_would_misread_is_refused(tmp_path, change, field):
+    folder = _copy(tmp_path, "tiny-deepseek-v3", lambda config: config.update(change))
+    with pytest.raises(InputError) as caught:
+        load_model(str(folder))
+    assert field in caught.value.fields

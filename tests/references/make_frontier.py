@@ -36,6 +36,12 @@ The QK-norm families ("models"), made as tests/references/make_llama.py makes th
                   v and o; its mixture of experts (4 experts, 2 a token, the router's
                   softmax over the two, swiglu_limit 1.5 so that the clamp is felt); rope
                   yarn with truncate false
+    tiny-deepseek-v3  multi-head latent attention: q through a rank-16 latent (q_a_proj,
+                  its RMSNorm, q_b_proj), k and v up-projected from a rank-12 latent c_KV
+                  (kv_a_proj_with_mqa, kv_a_layernorm, kv_b_proj) beside one rotary key of 4
+                  shared by the heads (interleaved pairs, rope_interleave), v of 6; yarn
+                  with mscale_all_dim (the scores × mscale²); both layers dense
+                  (first_k_dense_replace 2)
     tiny-gemma3   Gemma3ForCausalLM (gemma3_text), bfloat16: Gemma 2's norms, QK-norm of
                   each head (1 + w), no softcapping, one key/value head; layer 1 sliding with
                   its own rotary base 10,000, layer 2 full with rope_theta 1,000,000 scaled
@@ -261,6 +267,39 @@ FAMILIES["tiny-gpt-oss"] = {
             "beta_fast": 2.0,
             "beta_slow": 0.25,
             "truncate": False,
+            "original_max_position_embeddings": 16,
+        },
+    },  # fmt: skip
+}
+FAMILIES["tiny-deepseek-v3"] = {
+    "class": "DeepseekV3ForCausalLM",
+    "config": "DeepseekV3Config",
+    "seed": 26,
+    "dtype": torch.bfloat16,
+    "bos": True,
+    "config_fields": {
+        "num_key_value_heads": 4,
+        "q_lora_rank": 16,
+        "kv_lora_rank": 12,
+        "qk_nope_head_dim": 8,
+        "qk_rope_head_dim": 4,
+        "v_head_dim": 6,
+        "first_k_dense_replace": 2,  # both layers a dense MLP: no experts
+        "n_routed_experts": 4,
+        "num_experts_per_tok": 2,
+        "n_group": 1,
+        "topk_group": 1,
+        "moe_intermediate_size": 8,
+        "rope_interleave": True,
+        "tie_word_embeddings": False,
+        "rope_parameters": {
+            "rope_type": "yarn",
+            "rope_theta": 10000.0,
+            "factor": 4.0,
+            "beta_fast": 2.0,
+            "beta_slow": 0.25,
+            "mscale": 1.0,
+            "mscale_all_dim": 1.0,
             "original_max_position_embeddings": 16,
         },
     },  # fmt: skip

@@ -44,7 +44,8 @@ def model_header(result: ModelAttnResult, fmt: Format, show: frozenset[str]) -> 
              "mistral": "model_after_rms", "qwen2": "model_after_rms",
              "gemma": "model_after_rms", "qwen3": "model_after_rms",
              "olmo2": "model_no_norm_before", "gemma2": "model_norms_around",
-             "gemma3_text": "model_norms_around", "gpt_oss": "model_after_rms"}  # fmt: skip
+             "gemma3_text": "model_norms_around", "gpt_oss": "model_after_rms",
+             "deepseek_v3": "model_after_rms"}  # fmt: skip
     after = fmt.say(norms[s.model_type]) if s.model_type in norms else ""
     lines: list[str | Text] = [
         first,
@@ -70,6 +71,13 @@ def model_header(result: ModelAttnResult, fmt: Format, show: frozenset[str]) -> 
         lines.append(fmt.say(f"model_qk_norm.{s.qk_norm}"))
     if s.attn_softcap is not None:
         lines.append(fmt.say("model_softcap", cap=fmt.number(s.attn_softcap)))
+    if s.latent is not None:
+        cached, full = s.latent.cache_numbers()
+        lines.append(fmt.say("model_latent", rank=s.latent.rank, rope=s.latent.rope,
+                             nope=s.latent.nope, cached=cached, full=full,
+                             heads=s.latent.heads))  # fmt: skip
+        if s.absorbed_gap is not None:
+            lines.append(fmt.say("model_absorbed", gap=fmt.scientific(s.absorbed_gap)))
     if s.sinks is not None:
         given = 1.0 - result.weights.sum(axis=-1)  # [h, T] or [T]: what each row gives the sink
         lines.append(fmt.say("model_sinks", least=fmt.number(float(given.min()), 3),

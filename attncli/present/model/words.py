@@ -49,6 +49,15 @@ MODEL_PHRASES: dict[str, str] = {
         "the scores are divided by √{scalar} (query_pre_attn_scalar), not by √{d}"
     ),
     "model_other_rope": _("the {kind} layers turn by rope_theta {base}{scaling} instead"),
+    "model_latent": _(
+        "latent attention: x pressed into c_KV of rank {rank}, each head's k ({nope} numbers) "
+        "and v read back from it, beside one turned key of {rope} shared by the {heads} "
+        "heads; a token's cache holds {cached} numbers a layer, not multi-head's {full}"
+    ),
+    "model_absorbed": _(
+        "the same scores with W^UK absorbed into the query, from c_KV itself without "
+        "expanding the keys: at most {gap} apart"
+    ),
     "model_sinks": _(
         "learned sinks: each head's own logit is one more column of the softmax, dropped "
         "after it, so each row of weights sums to less than 1 over the real keys (here it "

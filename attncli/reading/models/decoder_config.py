@@ -30,6 +30,8 @@ def llama_architecture(config: dict[str, Any], path: str, model_type: str) -> Ar
     rope_scaling), the sliding windows, the tied or untied head, the biases, and QK-norm."""
     width = positive(config, "hidden_size", path)
     heads = positive(config, "num_attention_heads", path)
+    if model_type == "deepseek_v3":  # its rotary part is the head that RoPE turns
+        config = {**config, "head_dim": positive(config, "qk_rope_head_dim", path)}
     kv_heads = positive(config, "num_key_value_heads", path, heads)
     if heads % kv_heads:
         raise InputError(
@@ -89,6 +91,7 @@ def llama_architecture(config: dict[str, Any], path: str, model_type: str) -> Ar
         qk_norm=QK_NORMS.get(model_type),
         **_gemma_fields(config, path, model_type),
         **_experts_fields(config, path, model_type),
+        **_latent_fields(config, path, model_type, heads, kv_heads, scaling),
         local_rope=local,
     )
 
@@ -150,11 +153,72 @@ def gemma3_ropes(
 
 
 # attention_bias: q, k, v and o, or none
-BIASED = ("llama", "gemma", "qwen3", "olmo2", "gemma2", "gemma3_text", "gpt_oss")
+BIASED = ("llama", "gemma", "qwen3", "olmo2", "gemma2", "gemma3_text", "gpt_oss", "deepseek_v3")
 # QK-norm: Qwen3's q_norm and k_norm of head_dim; OLMo 2's of the whole projections
 QK_NORMS = {"qwen3": "head", "olmo2": "projection", "gemma3_text": "head"}
 GPT_OSS_ROPE = {"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0,
                 "truncate": False, "original_max_position_embeddings": 4096}  # fmt: skip
+
+
+def _latent_fields(
+    config: dict[str, Any],
+    path: str,
+    model_type: str,
+    heads: int,
+    kv_heads: int,
+    scaling: Scaling | None,
+) -> dict[str, Any]:
+    """DeepSeek-V3's latent attention: its ranks and head sizes, the rotary pairs' layout,
+    and the scores' divisor √(nope + rope), with YaRN's mscale² folded in where
+    mscale_all_dim is given (transformers' yarn_apply_mscale); a mixture-of-experts layer
+    (from first_k_dense_replace on) is refused, not run as a dense one."""
+    if model_type != "deepseek_v3":
+        return {}
+    from attncli.core.latent import LatentShape
+    from attncli.core.rotary import yarn_mscale
+
+    layers = positive(config, "num_hidden_layers", path)
+    dense = count(config, "first_k_dense_replace", path, 3)
+    if dense < layers:
+        raise InputError(
+            _(
+                "{path}: first_k_dense_replace is {dense}, so layers {first} to {layers} are "
+                "DeepSeek's mixture of experts, which attn does not compute yet; this model is "
+                "not supported"
+            ),
+            path=path,
+            dense=dense,
+            first=dense + 1,
+            layers=layers,
+        )
+    if kv_heads != heads:
+        raise InputError(
+            _(
+                "{path}: num_key_value_heads {kv_heads} is not num_attention_heads {heads}; "
+                "latent attention reads a key and a value per head from its latent"
+            ),
+            path=path,
+            kv_heads=kv_heads,
+            heads=heads,
+        )
+    nope = positive(config, "qk_nope_head_dim", path)
+    rope = positive(config, "qk_rope_head_dim", path)
+    divisor = math.sqrt(nope + rope)
+    if scaling is not None and scaling.mscale_all_dim:
+        divisor /= yarn_mscale(scaling.factor, scaling.mscale_all_dim) ** 2
+    q_rank = config.get("q_lora_rank")
+    return {
+        "latent": LatentShape(
+            heads=heads,
+            nope=nope,
+            rope=rope,
+            v=positive(config, "v_head_dim", path),
+            rank=positive(config, "kv_lora_rank", path),
+            q_rank=None if q_rank is None else positive(config, "q_lora_rank", path),
+            interleave=flag(config, "rope_interleave", path, True),
+            divisor=divisor,
+        )
+    }
 
 
 def _experts_fields(config: dict[str, Any], path: str, model_type: str) -> dict[str, Any]:
@@ -213,7 +277,7 @@ def _windows(
     Qwen3's only with use_sliding_window true, in the layers layer_types calls
     sliding_attention (else those from max_window_layers on), as transformers' Qwen2Config
     works them out."""
-    if model_type in ("llama", "olmo2", "gemma"):
+    if model_type in ("llama", "olmo2", "gemma", "deepseek_v3"):
         return ()
     if model_type in ("gemma2", "gemma3_text", "gpt_oss"):
         return _gemma_windows(config, path, model_type, layers)

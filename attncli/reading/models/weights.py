@@ -243,6 +243,8 @@ def _rms(state: Mapping[str, Any], prefix: str, width: int) -> np.ndarray:
 def _llama_block(state: Mapping[str, Any], prefix: str, arch: Architecture) -> Block:
     width, size = arch.d_model, arch.size_per_head
     kv_heads = arch.kv_heads or arch.heads
+    if arch.latent is not None:
+        return _dense_block(state, prefix, arch, _latent(state, prefix + ".self_attn", arch))
     attention = llama_attention(
         state, prefix + ".self_attn", width, (arch.heads * size, kv_heads * size), arch.biases
     ).params
@@ -259,6 +261,17 @@ def _llama_block(state: Mapping[str, Any], prefix: str, arch: Architecture) -> B
             sinks=expect_shape(np.asarray(state[sinks_name]), (arch.heads,), sinks_name),
             experts=_experts(state, prefix + ".mlp", width),
         )
+    return _dense_block(state, prefix, arch, attention)
+
+
+def _dense_block(
+    state: Mapping[str, Any], prefix: str, arch: Architecture, attention: dict[str, np.ndarray]
+) -> Block:
+    """A layer's norms and its gated MLP (gate_proj, up_proj, down_proj), around
+    `attention`, placed as the family places them."""
+    width = arch.d_model
+    kv_heads = arch.kv_heads or arch.heads
+    size = arch.size_per_head
     gate, _none = linear(state, prefix, "mlp.gate_proj", "Llama-family", width)
     up, _none = linear(state, prefix, "mlp.up_proj", "Llama-family", width)
     expect_shape(up, gate.shape, f"{prefix}.mlp.up_proj.weight (as x @ W)")
@@ -303,6 +316,48 @@ def _llama_block(state: Mapping[str, Any], prefix: str, arch: Architecture) -> B
         q_norm=q_norm,
         k_norm=k_norm,
     )
+
+
+def _latent(state: Mapping[str, Any], prefix: str, arch: Architecture) -> dict[str, np.ndarray]:
+    """DeepSeek-V3's latent attention under `prefix` (…self_attn), in attn's names, x @ W:
+    q_proj (or q_a_proj, q_a_layernorm, q_b_proj), kv_a_proj_with_mqa, kv_a_layernorm,
+    kv_b_proj, o_proj; each shape held to the config's sizes, a bias the config asks for
+    (attention_bias) refused when missing."""
+    assert arch.latent is not None
+    s, width = arch.latent, arch.d_model
+    kind = "DeepSeek-V3"
+    biased = bool(arch.biases)
+    read: dict[str, np.ndarray] = {}
+
+    def take(name: str, part: str, rows: int, columns: int, bias: bool = False) -> None:
+        full = joined(prefix, f"{part}.weight")
+        expect_shape(np.asarray(state[_present(state, prefix, f"{part}.weight", kind)]),
+                     (rows, columns), full)  # fmt: skip
+        weight, own_bias = linear(state, prefix, part, kind, columns)
+        read[f"w_{name}"] = weight
+        if bias:
+            if own_bias is None:
+                raise InputError(
+                    _(
+                        "{name} is missing from the checkpoint; the model's config gives "
+                        "its attention biases, so the file is not this model's whole"
+                    ),
+                    name=joined(prefix, f"{part}.bias"),
+                )
+            read[f"b_{name}"] = own_bias
+
+    qk = s.heads * (s.nope + s.rope)
+    if s.q_rank is None:
+        take("q", "q_proj", qk, width)
+    else:
+        take("q_a", "q_a_proj", s.q_rank, width, biased)
+        read["q_a_norm"] = _rms(state, prefix + ".q_a_layernorm", s.q_rank)
+        take("q_b", "q_b_proj", qk, s.q_rank)
+    take("kv_a", "kv_a_proj_with_mqa", s.rank + s.rope, width, biased)
+    read["kv_a_norm"] = _rms(state, prefix + ".kv_a_layernorm", s.rank)
+    take("kv_b", "kv_b_proj", s.heads * (s.nope + s.v), s.rank)
+    take("o", "o_proj", width, s.heads * s.v, biased)
+    return read
 
 
 def _experts(state: Mapping[str, Any], prefix: str, width: int) -> Experts:

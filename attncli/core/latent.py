@@ -1,0 +1,128 @@
+"""Multi-head latent attention (MLA), as DeepSeek-V2 and V3 compute it (DeepSeek-AI, 2024,
+"DeepSeek-V2: A Strong, Economical, and Efficient Mixture-of-Experts Language Model", §2.1;
+transformers' DeepseekV3Attention).
+
+The keys and values are not projected from x each: x is first pressed into a latent of rank
+r, c_KV = RMSNorm(x W^DKV), and each head's key and value are read back from it,
+k^C_h = c_KV W^UK_h, v_h = c_KV W^UV_h (kv_b_proj). Rotary positions cannot pass through
+that product (they would have to be folded into W^UK), so a small key of d_rope numbers,
+k^R = RoPE(x W^KR), is computed beside it and shared by every head; each head's query has
+its own rotary part q^R_h beside q^C_h. A score is q^C_h · k^C_h + q^R_h · k^R, divided by
+√(d_nope + d_rope). The cache keeps c_KV and k^R, r + d_rope numbers a token and layer,
+where multi-head attention keeps 2 · h · d_h.
+
+Because k^C_h = c_KV W^UK_h is linear in c_KV, q^C_h · k^C_h = (q^C_h W^UK_hᵀ) · c_KV: W^UK
+can be absorbed into the query, and the scores computed from the latent itself, never
+expanding the keys (absorbed_scores).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from attncli.core.attention import softmax
+from attncli.core.rotary import rotate
+
+
+@dataclass(frozen=True)
+class LatentShape:
+    """The sizes of a latent attention (config.json's names)."""
+
+    heads: int
+    nope: int  # qk_nope_head_dim: the part of q and k without positions
+    rope: int  # qk_rope_head_dim: the turned part, one key shared by the heads
+    v: int  # v_head_dim
+    rank: int  # kv_lora_rank: c_KV's size
+    q_rank: int | None  # q_lora_rank: the query's own latent (None: q = x W^Q)
+    interleave: bool  # rope_interleave: the turned part's pairs are (0, 1), (2, 3), …
+    divisor: float  # what the scores are divided by (√(nope + rope), YaRN's mscale² in it)
+
+    def cache_numbers(self) -> tuple[int, int]:
+        """A token's cache per layer: the latent's (r + d_rope) and multi-head's
+        (2 · h · d_h: keys of nope + rope, values of v, per head)."""
+        return self.rank + self.rope, self.heads * (self.nope + self.rope + self.v)
+
+
+@dataclass
+class LatentRun:
+    """What one latent attention computed."""
+
+    queries: np.ndarray  # [h, T, nope + rope]: q^C and the turned q^R side by side
+    keys: np.ndarray  # [h, T, nope + rope]: k^C_h and the shared turned k^R
+    values: np.ndarray  # [h, T, v]
+    latent: np.ndarray  # [T, r]: c_KV, what the cache keeps beside k^R
+    rotary_key: np.ndarray  # [T, rope]: k^R after its turn
+    scores: np.ndarray  # [h, T, T]
+    weights: np.ndarray  # [h, T, T]
+    concat: np.ndarray  # [T, h · v]
+    output: np.ndarray  # [T, d]
+
+
+def _project(x: np.ndarray, weights: dict[str, np.ndarray], name: str) -> np.ndarray:
+    out = x @ weights[f"w_{name}"]
+    bias = weights.get(f"b_{name}")
+    return out if bias is None else out + bias
+
+
+def _turned(x: np.ndarray, theta: np.ndarray, interleave: bool) -> np.ndarray:
+    """RoPE on x's pairs: (0, 1), (2, 3), … when `interleave` (DeepSeek's layout: the
+    even and the odd coordinates gathered into halves, then turned as Llama turns them)."""
+    # [..., T, rope] -> [..., T, rope]
+    if interleave:
+        x = np.concatenate([x[..., 0::2], x[..., 1::2]], axis=-1)
+    return rotate(x, theta=theta)
+
+
+def latent_attention(
+    x: np.ndarray,
+    weights: dict[str, np.ndarray],
+    shape: LatentShape,
+    theta: np.ndarray,
+    factor: float,
+    allowed: np.ndarray | None,
+    norm: Callable[[np.ndarray, np.ndarray], np.ndarray],
+) -> LatentRun:
+    """MLA on x: `weights` in attn's names, x @ W: w_q (or w_q_a, b_q_a, q_a_norm, w_q_b),
+    w_kv_a (and b_kv_a) [d, r + rope], kv_a_norm [r], w_kv_b [r, h · (nope + v)], w_o, b_o;
+    `theta` the rotary frequencies of the rope part, `factor` the rotary scaling's
+    attention factor; `norm(x, γ)` the model's RMSNorm."""
+    # [T, d] -> LatentRun
+    s = shape
+    count = len(x)
+    if "w_q" in weights:
+        q = _project(x, weights, "q")
+    else:
+        q = norm(_project(x, weights, "q_a"), weights["q_a_norm"]) @ weights["w_q_b"]
+    q = np.swapaxes(q.reshape(count, s.heads, s.nope + s.rope), 0, 1)  # [h, T, nope + rope]
+    compressed = _project(x, weights, "kv_a")  # [T, r + rope]
+    latent = norm(compressed[:, : s.rank], weights["kv_a_norm"])
+    rotary_key = _turned(compressed[:, s.rank :], theta, s.interleave) * factor
+    q_rot = _turned(q[..., s.nope :], theta, s.interleave) * factor
+    queries = np.concatenate([q[..., : s.nope], q_rot], axis=-1)
+    expanded = np.swapaxes((latent @ weights["w_kv_b"]).reshape(count, s.heads, s.nope + s.v),
+                           0, 1)  # fmt: skip
+    shared = np.broadcast_to(rotary_key, (s.heads, count, s.rope))
+    keys = np.concatenate([expanded[..., : s.nope], shared], axis=-1)
+    values = expanded[..., s.nope :]
+    scores = queries @ np.swapaxes(keys, -1, -2) / s.divisor
+    if allowed is not None:
+        scores[:, ~allowed] = -np.inf
+    attention = softmax(scores)
+    concat = np.swapaxes(attention @ values, 0, 1).reshape(count, s.heads * s.v)
+    output = _project(concat, weights, "o")
+    return LatentRun(queries, keys, values, latent, rotary_key, scores, attention, concat, output)
+
+
+def absorbed_scores(run: LatentRun, w_kv_b: np.ndarray, shape: LatentShape) -> np.ndarray:
+    """The same scores with W^UK absorbed into the query: (q^C_h W^UK_hᵀ) · c_KV + q^R_h ·
+    k^R, never expanding the keys (masked cells left as computed)."""
+    # -> [h, T, T]
+    s = shape
+    up_keys = w_kv_b.reshape(s.rank, s.heads, s.nope + s.v)[..., : s.nope]  # [r, h, nope]
+    absorbed = np.einsum("htn,rhn->htr", run.queries[..., : s.nope], up_keys)  # [h, T, r]
+    content = absorbed @ run.latent.T  # [h, T, T]
+    position = run.queries[..., s.nope :] @ run.rotary_key.T
+    return (content + position) / s.divisor
