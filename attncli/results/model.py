@@ -265,6 +265,9 @@ class HeadsResult(Result):
     # the seeded layer's settings that are not the default, (name, value), when its heads
     # were ranked (model "seeded"); None for a model's
     seeded: tuple[tuple[str, Any], ...] | None = None
+    # each layer's sliding window (None: a full_attention layer), for a model whose layers
+    # differ (Gemma 2's 1:1, Gemma 3's 5:1, gpt-oss); () when they are all alike
+    layer_windows: tuple[int | None, ...] = ()
 
     def __repr__(self) -> str:
         if not self.ranking:
@@ -314,6 +317,12 @@ class HeadsResult(Result):
         document["heads"] = [_head_document(h, self.tokens) for h in self.ranking]
         if self.grid is not None:
             document["weights"] = self.grid  # [layer][head][row][column], as the screen
+        if self.layer_windows:
+            document["layer_types"] = [
+                "full_attention" if window is None else "sliding_attention"
+                for window in self.layer_windows
+            ]
+            document["sliding_window"] = next(w for w in self.layer_windows if w is not None)
         return document
 
     def steps(self, row: int | None = None, token: str | None = None) -> list[Step]:

@@ -51,6 +51,8 @@ class Thumbnails:
     # said above the grid when one thumbnail is wider than the terminal: (tokens, drawn) ->
     # the line, in the view's language
     too_wide: Callable[[int, int], str] | None = None
+    # after each layer's label: its kind ("w4" for a sliding window of 4), or nothing
+    layer_marks: Sequence[str] = ()
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         layers, heads, size = self.weights.shape[:3]
@@ -71,9 +73,11 @@ class Thumbnails:
     def _band(
         self, band: range, heads: int, size: int, coloured: bool, drawn: int
     ) -> Iterator[Segment]:
-        header = " " * LABEL + (" " * GAP).join(
-            f"{self.layer_word}{layer + 1}".ljust(drawn)[:drawn] for layer in band
-        )
+        def label(layer: int) -> str:
+            mark = self.layer_marks[layer] if layer < len(self.layer_marks) else ""
+            return f"{self.layer_word}{layer + 1}" + (f" {mark}" if mark else "")
+
+        header = " " * LABEL + (" " * GAP).join(label(layer).ljust(drawn)[:drawn] for layer in band)
         yield Segment(header.rstrip() + "\n", Style(bold=True))
         for head in range(heads):
             marks = " " * LABEL + (" " * GAP).join(

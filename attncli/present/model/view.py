@@ -3,6 +3,7 @@ under the model's own header, or the grid between words), and the ranked heads."
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -78,6 +79,11 @@ def model_header(result: ModelAttnResult, fmt: Format, show: frozenset[str]) -> 
                              heads=s.latent.heads))  # fmt: skip
         if s.absorbed_gap is not None:
             lines.append(fmt.say("model_absorbed", gap=fmt.scientific(s.absorbed_gap)))
+        width = s.latent.nope + s.latent.rope
+        if not math.isclose(result.divisor, math.sqrt(width), rel_tol=1e-12):
+            lines.append(fmt.say("model_latent_divisor", d=width,
+                                 mscale=fmt.number(math.sqrt(math.sqrt(width) / result.divisor),
+                                                   4)))  # fmt: skip
     if s.sinks is not None:
         given = 1.0 - result.weights.sum(axis=-1)  # [h, T] or [T]: what each row gives the sink
         lines.append(fmt.say("model_sinks", least=fmt.number(float(given.min()), 3),
@@ -86,7 +92,7 @@ def model_header(result: ModelAttnResult, fmt: Format, show: frozenset[str]) -> 
         full = s.layer_types.count("full_attention")
         lines.append(fmt.say("model_layer_types", sliding=len(s.layer_types) - full, full=full,
                              kind=s.layer_types[s.layer - 1]))  # fmt: skip
-    lines.append(fmt.say("model_trained"))
+    lines.append(fmt.say("model_trained" if s.latent is None else "model_trained_latent"))
     if not show:
         lines.append(render.Hint(fmt.say("model_hint" if s.head is None else "model_head_hint")))
     return render.lines(*lines, "")
@@ -142,7 +148,13 @@ def model_view(result: HeadsResult, fmt: Format) -> list[RenderableType]:
     legend = [fmt.say("grid_legend")]
     if result.ranking:
         legend.append(fmt.say("grid_ranked", shown=min(len(result.ranking), result.shown or 10)))
-    thumbnails = Thumbnails(result.grid, marks, fmt.say("grid_layer"), too_wide(fmt))
+    windows = result.layer_windows
+    layer_marks = [fmt.say("grid_window", window=w) if w is not None else "" for w in windows]
+    if windows:
+        window = next(w for w in windows if w is not None)
+        legend.append(fmt.say("grid_windows", window=window, before=window - 1))
+    thumbnails = Thumbnails(result.grid, marks, fmt.say("grid_layer"), too_wide(fmt),
+                            layer_marks)  # fmt: skip
     return [render.lines(*lines), thumbnails, render.lines(*legend)]
 
 

@@ -58,6 +58,13 @@ MODEL_PHRASES: dict[str, str] = {
         "the same scores with W^UK absorbed into the query, from c_KV itself without "
         "expanding the keys: at most {gap} apart"
     ),
+    "model_latent_divisor": _(
+        "the scores are divided by √{d} ÷ {mscale}²: YaRN's mscale (mscale_all_dim) on every "
+        "coordinate, as DeepSeek scales them"
+    ),
+    "model_trained_latent": _(
+        "W^Q and the latent's projections are the model's own, trained: this is what the model does"
+    ),
     "model_sinks": _(
         "learned sinks: each head's own logit is one more column of the softmax, dropped "
         "after it, so each row of weights sums to less than 1 over the real keys (here it "
@@ -218,6 +225,11 @@ MODEL_PHRASES: dict[str, str] = {
         "scale for all, 0 to 1: in colour two rows a line, dark to light; without colour a "
         "row a line, blank to █. p, f, l: the head puts half its weight or more on the "
         "previous, first or last token."
+    ),
+    "grid_window": _("w{window}"),  # after L3: a sliding layer's window, short
+    "grid_windows": _(
+        "w{window}: a sliding_attention layer, each query sees itself and the {before} before "
+        "it; the others are full_attention layers (layer_types)"
     ),
     "grid_ranked": _("#1 to #{shown}: the ranking's first heads, as the table below ranks them."),
 }
