@@ -80,3 +80,81 @@ def mixture(x: np.ndarray, experts: Experts, top_k: int, alpha: float, limit: fl
             expert_mlp(x[tokens], experts, int(e), alpha, limit) * weights[tokens, slot, None]
         )
     return out
+
+
+@dataclass(frozen=True)
+class Routing:
+    """How DeepSeek's router chooses (config.json's names in the comments)."""
+
+    top_k: int  # num_experts_per_tok
+    groups: int  # n_group
+    top_groups: int  # topk_group
+    normalized: bool  # norm_topk_prob: the k weights divided by their sum
+    scale: float  # routed_scaling_factor
+
+
+@dataclass
+class GroupedExperts:
+    """DeepSeek-V3's mixture (transformers' DeepseekV3MoE), x @ W: a sigmoid router whose
+    choice adds a correction bias and keeps the best groups of experts, each expert a SwiGLU
+    MLP, and shared experts every token takes."""
+
+    router: np.ndarray  # [d, E]
+    correction: np.ndarray  # [E]: e_score_correction_bias, in the choice only
+    gate: np.ndarray  # [E, d, F]
+    up: np.ndarray  # [E, d, F]
+    down: np.ndarray  # [E, F, d]
+    shared: tuple[np.ndarray, np.ndarray, np.ndarray]  # gate, up [d, F'], down [F', d]
+    routing: Routing
+
+    def as_float64(self) -> GroupedExperts:
+        """The same weights in float64 (the layout kept)."""
+        from dataclasses import replace
+
+        def f(array: np.ndarray) -> np.ndarray:
+            return np.asarray(array, dtype=np.float64, order="K")
+
+        return replace(
+            self, router=f(self.router), correction=f(self.correction), gate=f(self.gate),
+            up=f(self.up), down=f(self.down), shared=tuple(map(f, self.shared)),  # type: ignore[arg-type]
+        )  # fmt: skip
+
+
+def grouped_route(x: np.ndarray, experts: GroupedExperts) -> tuple[np.ndarray, np.ndarray]:
+    """Each token's k experts and their weights: sigmoid scores; for the choice alone the
+    correction bias added, each group scored by its best two, the best top_groups groups
+    kept; the chosen experts' own scores (÷ their sum when normalized) × scale."""
+    # [T, d] -> [T, k] of int, [T, k]
+    e, r = experts, experts.routing
+    scores = 1.0 / (1.0 + np.exp(-(x @ e.router)))
+    choice = scores + e.correction
+    count = len(x)
+    grouped = choice.reshape(count, r.groups, -1)
+    group_scores = -np.sort(-grouped, axis=-1)[..., :2].sum(axis=-1)  # [T, groups]
+    kept = np.argsort(-group_scores, axis=-1, kind="stable")[:, : r.top_groups]
+    allowed = np.zeros_like(group_scores, dtype=bool)
+    np.put_along_axis(allowed, kept, True, axis=-1)
+    choice = np.where(np.repeat(allowed, grouped.shape[-1], axis=-1), choice, -np.inf)
+    chosen = np.argsort(-choice, axis=-1, kind="stable")[:, : r.top_k]
+    weights = np.take_along_axis(scores, chosen, axis=-1)
+    if r.normalized:
+        weights = weights / (weights.sum(axis=-1, keepdims=True) + 1e-20)
+    return chosen, weights * r.scale
+
+
+def grouped_mixture(x: np.ndarray, experts: GroupedExperts) -> np.ndarray:
+    """DeepSeek's MLP: the routed experts' SwiGLU weighted by the router, plus the shared
+    experts' SwiGLU on every token."""
+    # [T, d] -> [T, d]
+
+    def swiglu(rows: np.ndarray, gate: np.ndarray, up: np.ndarray, down: np.ndarray):
+        gated = rows @ gate
+        return (gated / (1.0 + np.exp(-gated)) * (rows @ up)) @ down
+
+    chosen, weights = grouped_route(x, experts)
+    out = np.zeros_like(x)
+    for e in np.unique(chosen):
+        tokens, slot = np.nonzero(chosen == e)
+        mlp = swiglu(x[tokens], experts.gate[e], experts.up[e], experts.down[e])
+        out[tokens] += mlp * weights[tokens, slot, None]
+    return out + swiglu(x, *experts.shared)

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from attncli.core.attention import causal_mask
-from attncli.core.experts import Experts
+from attncli.core.experts import Experts, GroupedExperts, Routing
 from attncli.core.latent import LatentRun, LatentShape
 from attncli.core.rotary import Scaling
 from attncli.core.selfattn import Attention, attention_layer
@@ -98,6 +98,9 @@ class Architecture:
     # DeepSeek-V3: multi-head latent attention (core/latent.py); head_dim is then the
     # rotary part's size, qk_rope_head_dim
     latent: LatentShape | None = None
+    # DeepSeek-V3: its first layers' MLP is dense, the others a routed mixture of experts
+    dense_layers: int | None = None
+    routing: Routing | None = None
     experts_per_token: int | None = None
     swiglu_alpha: float = 1.702
     swiglu_limit: float = 7.0
@@ -198,7 +201,8 @@ class Block:
     #                                                (OLMo 2's post_attention_layernorm)
     post_feedforward_norm: np.ndarray | None = None  # of the MLP's output
     sinks: np.ndarray | None = None  # [h]: gpt-oss' learned sink logit of each head
-    experts: Experts | None = None  # gpt-oss: its mixture of experts instead of one MLP
+    experts: Experts | GroupedExperts | None = None  # gpt-oss' or DeepSeek's mixture of
+    #                                                  experts instead of one MLP
 
 
 @dataclass
@@ -320,6 +324,10 @@ def feed_forward(
     """act(x W_1 + b_1) W_2 + b_2; with a gate (SwiGLU), (act(x W_gate) ⊙ x W_1) W_2; with
     experts, gpt-oss' mixture (core/experts.py)."""
     # [T, d] -> [T, d]
+    if isinstance(block.experts, GroupedExperts):
+        from attncli.core.experts import grouped_mixture
+
+        return grouped_mixture(x, block.experts)
     if block.experts is not None:
         from attncli.core.experts import mixture
 

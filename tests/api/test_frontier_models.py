@@ -355,10 +355,35 @@ def test_deepseeks_latent_attention_says_its_cache_and_its_absorbed_scores():
 
 @pytest.mark.parametrize(
     ("change", "field"),
-    [({"first_k_dense_replace": 1}, "dense"), ({"num_key_value_heads": 2}, "kv_heads")],
+    [
+        ({"n_group": 4}, "groups"),
+        ({"topk_group": 4}, "top_groups"),
+        ({"num_key_value_heads": 2}, "kv_heads"),
+    ],
 )
 def test_a_deepseek_config_attn_would_misread_is_refused(tmp_path, change, field):
     folder = _copy(tmp_path, "tiny-deepseek-v3", lambda config: config.update(change))
     with pytest.raises(InputError) as caught:
         load_model(str(folder))
     assert field in caught.value.fields
+
+
+def test_deepseeks_router_keeps_its_best_groups_and_adds_its_correction():
+    from dataclasses import replace
+
+    from attncli.core.experts import GroupedExperts, grouped_route
+
+    reference = REFERENCE["tiny-deepseek-v3"]["float64"]
+    model = load_model(str(MODELS / "tiny-deepseek-v3"))
+    assert model.architecture.dense_layers == 1
+    assert model.network.blocks[0].experts is None  # layer 1 dense
+    experts = model.network.blocks[1].experts
+    assert isinstance(experts, GroupedExperts) and experts.routing.groups == 3
+    run = forward(model.network, model.tokenizer.encode(reference["sentence"]).ids)
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(200, 32))
+    chosen, _weights = grouped_route(x, experts)
+    free, _w = grouped_route(x, replace(experts, routing=replace(experts.routing, top_groups=3)))
+    plain, _w = grouped_route(x, replace(experts, correction=np.zeros(6)))
+    assert (chosen != free).any() and (chosen != plain).any()  # both are felt
+    np.testing.assert_allclose(run.hidden[2], reference["hidden_states"][2], rtol=0, atol=1e-12)

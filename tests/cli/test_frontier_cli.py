@@ -38,7 +38,7 @@ def test_the_steps_table_each_pair_of_the_scaled_rotary_positions(run, lang):
                                             ("tiny-gemma2", "2 · tanh(score ÷ 2)"),
                                             ("tiny-gemma3", "by √20 (query_pre_attn_scalar)"),
                                             ("tiny-gpt-oss", "learned sinks")])  # fmt: skip
-def test_the_header_says_the_qk_norm(run, name, said):
+def test_the_header_says_what_the_family_adds(run, name, said):
     result = run("selfattn", SENTENCE, "--model", str(MODELS / name), "--steps", "--head", "1")
     assert result.exit_code == 0, result.stderr
     shown = run("selfattn", SENTENCE, "--model", str(MODELS / name), "--json")

@@ -69,3 +69,42 @@ def test_a_sink_of_minus_infinity_is_no_sink():
     # a sink far above every score takes nearly all of every row
     heavy = decoder_attention(arch, replace(block, sinks=np.full(2, 1e3)), x, 0, allowed)
     assert (heavy.weights.sum(axis=-1) < 1e-9).all()
+
+
+def _grouped_by_loop(x, e, routing) -> list[list[int]]:
+    out = []
+    for row in x:
+        scores = [1 / (1 + math.exp(-float(row @ e.router[:, j]))) for j in range(6)]
+        choice = [s + c for s, c in zip(scores, e.correction, strict=True)]
+        groups = [sorted(choice[2 * g : 2 * g + 2], reverse=True) for g in range(3)]
+        best = sorted(range(3), key=lambda g: -sum(groups[g][:2]))[: routing.top_groups]
+        allowed = [j for j in range(6) if j // 2 in best]
+        out.append(sorted(allowed, key=lambda j: -choice[j])[: routing.top_k])
+    return out
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), top_groups=st.integers(1, 3), k=st.integers(1, 2))
+def test_deepseeks_routing_is_the_loop(seed, top_groups, k):
+    from attncli.core.experts import GroupedExperts, Routing, grouped_mixture, grouped_route
+
+    rng = np.random.default_rng(seed)
+    routing = Routing(k, 3, top_groups, True, 2.5)
+    shared = (rng.normal(size=(8, 3)), rng.normal(size=(8, 3)), rng.normal(size=(3, 8)))
+    e = GroupedExperts(rng.normal(size=(8, 6)), rng.uniform(-0.3, 0.3, 6),
+                       rng.normal(size=(6, 8, 4)), rng.normal(size=(6, 8, 4)),
+                       rng.normal(size=(6, 4, 8)), shared, routing)  # fmt: skip
+    x = rng.normal(size=(7, 8))
+    chosen, weights = grouped_route(x, e)
+    assert chosen.tolist() == _grouped_by_loop(x, e, routing)
+    np.testing.assert_allclose(weights.sum(axis=-1), 2.5)  # normalized, then × 2.5
+    out = grouped_mixture(x, e)
+
+    def silu(v):
+        return v / (1 + np.exp(-v))
+
+    expected = silu(x @ shared[0]) * (x @ shared[1]) @ shared[2]
+    for t in range(len(x)):
+        for j, w in zip(chosen[t], weights[t], strict=True):
+            expected[t] += w * ((silu(x[t] @ e.gate[j]) * (x[t] @ e.up[j])) @ e.down[j])
+    np.testing.assert_allclose(out, expected, rtol=1e-12, atol=1e-12)

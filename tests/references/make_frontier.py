@@ -40,8 +40,9 @@ The QK-norm families ("models"), made as tests/references/make_llama.py makes th
                   its RMSNorm, q_b_proj), k and v up-projected from a rank-12 latent c_KV
                   (kv_a_proj_with_mqa, kv_a_layernorm, kv_b_proj) beside one rotary key of 4
                   shared by the heads (interleaved pairs, rope_interleave), v of 6; yarn
-                  with mscale_all_dim (the scores × mscale²); both layers dense
-                  (first_k_dense_replace 2)
+                  with mscale_all_dim (the scores × mscale²); layer 1 dense, layer 2 a
+                  mixture of 6 experts in 3 groups (sigmoid router, its correction bias,
+                  the best 2 groups, 2 experts a token, × 2.5) beside a shared expert
     tiny-gemma3   Gemma3ForCausalLM (gemma3_text), bfloat16: Gemma 2's norms, QK-norm of
                   each head (1 + w), no softcapping, one key/value head; layer 1 sliding with
                   its own rotary base 10,000, layer 2 full with rope_theta 1,000,000 scaled
@@ -63,6 +64,7 @@ import sys
 import warnings
 from pathlib import Path
 
+import numpy as np
 import torch
 
 HERE = Path(__file__).resolve().parent
@@ -284,11 +286,13 @@ FAMILIES["tiny-deepseek-v3"] = {
         "qk_nope_head_dim": 8,
         "qk_rope_head_dim": 4,
         "v_head_dim": 6,
-        "first_k_dense_replace": 2,  # both layers a dense MLP: no experts
-        "n_routed_experts": 4,
+        "first_k_dense_replace": 1,  # layer 1 a dense MLP, layer 2 a mixture of experts
+        "n_routed_experts": 6,
         "num_experts_per_tok": 2,
-        "n_group": 1,
-        "topk_group": 1,
+        "n_group": 3,  # three groups of two experts, the best two groups kept
+        "topk_group": 2,
+        "n_shared_experts": 1,
+        "routed_scaling_factor": 2.5,
         "moe_intermediate_size": 8,
         "rope_interleave": True,
         "tie_word_embeddings": False,
@@ -315,12 +319,25 @@ LONGROPE = {
 
 
 def build(name: str, spec: dict) -> None:
-    saved = make_llama.COMMON
+    saved, seeded = make_llama.COMMON, make_llama.seeded_weights
     make_llama.COMMON = COMMON
+
+    def with_buffers(model, seed):
+        """The seeded weights, and DeepSeek's router correction bias (a buffer, zeros as
+        transformers makes it, which would leave its part of the choice untried)."""
+        seeded(model, seed)
+        rng = np.random.Generator(np.random.PCG64(seed + 100))
+        with torch.no_grad():
+            for buffer_name, buffer in sorted(model.named_buffers()):
+                if buffer_name.endswith("e_score_correction_bias"):
+                    drawn = rng.uniform(-0.3, 0.3, tuple(buffer.shape))
+                    buffer.copy_(torch.from_numpy(drawn))
+
+    make_llama.seeded_weights = with_buffers
     try:
         make_llama.build(name, spec)
     finally:
-        make_llama.COMMON = saved
+        make_llama.COMMON, make_llama.seeded_weights = saved, seeded
 
 
 def float64_rotary(module) -> None:
@@ -359,6 +376,11 @@ def float64_rotary(module) -> None:
             cls.forward = rotary_forward
 
 
+def _in_float64(function, *args):
+    with Float64():
+        return function(*args)
+
+
 def run(folder: Path, exact: bool, overrides: dict | None = None) -> dict:
     from transformers import AutoConfig, AutoTokenizer
 
@@ -374,7 +396,11 @@ def run(folder: Path, exact: bool, overrides: dict | None = None) -> dict:
     if exact:
         make_llama.float64_steps(module)
         float64_rotary(module)
-    experts = {"experts_implementation": "eager"} if config.model_type == "gpt_oss" else {}
+        if family == "deepseek_v3":  # its router casts to float32 by name: float64 here
+            router = module.DeepseekV3TopkRouter.forward
+            module.DeepseekV3TopkRouter.forward = lambda self, h: _in_float64(router, self, h)
+    moe = config.model_type in ("gpt_oss", "deepseek_v3")
+    experts = {"experts_implementation": "eager"} if moe else {}
     model = cls.from_pretrained(
         folder, config=config, torch_dtype=torch.float64, attn_implementation="eager", **experts
     ).eval()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from attncli.core.experts import Routing
 from attncli.core.rotary import Scaling
 from attncli.core.transformer import Architecture
 from attncli.errors import InputError, shown
@@ -171,26 +172,16 @@ def _latent_fields(
     """DeepSeek-V3's latent attention: its ranks and head sizes, the rotary pairs' layout,
     and the scores' divisor √(nope + rope), with YaRN's mscale² folded in where
     mscale_all_dim is given (transformers' yarn_apply_mscale); a mixture-of-experts layer
-    (from first_k_dense_replace on) is refused, not run as a dense one."""
+    (from first_k_dense_replace on) read with its routing."""
     if model_type != "deepseek_v3":
         return {}
     from attncli.core.latent import LatentShape
     from attncli.core.rotary import yarn_mscale
 
-    layers = positive(config, "num_hidden_layers", path)
     dense = count(config, "first_k_dense_replace", path, 3)
-    if dense < layers:
-        raise InputError(
-            _(
-                "{path}: first_k_dense_replace is {dense}, so layers {first} to {layers} are "
-                "DeepSeek's mixture of experts, which attn does not compute yet; this model is "
-                "not supported"
-            ),
-            path=path,
-            dense=dense,
-            first=dense + 1,
-            layers=layers,
-        )
+    routing = (
+        _routing(config, path) if dense < positive(config, "num_hidden_layers", path) else None
+    )
     if kv_heads != heads:
         raise InputError(
             _(
@@ -208,6 +199,8 @@ def _latent_fields(
         divisor /= yarn_mscale(scaling.factor, scaling.mscale_all_dim) ** 2
     q_rank = config.get("q_lora_rank")
     return {
+        "dense_layers": dense,
+        "routing": routing,
         "latent": LatentShape(
             heads=heads,
             nope=nope,
@@ -217,8 +210,36 @@ def _latent_fields(
             q_rank=None if q_rank is None else positive(config, "q_lora_rank", path),
             interleave=flag(config, "rope_interleave", path, True),
             divisor=divisor,
-        )
+        ),
     }
+
+
+def _routing(config: dict[str, Any], path: str) -> Routing:
+    """DeepSeek's router: num_experts_per_tok of n_routed_experts, chosen among the best
+    topk_group of n_group groups (each scored by its best two experts), their weights
+    normalized (norm_topk_prob) and × routed_scaling_factor."""
+    from attncli.core.experts import Routing
+
+    experts = positive(config, "n_routed_experts", path)
+    groups = positive(config, "n_group", path, 1)
+    top_groups = positive(config, "topk_group", path, 1)
+    top_k = positive(config, "num_experts_per_tok", path)
+    per_group = experts // groups if experts % groups == 0 else 0
+    if per_group < 2 or top_groups > groups or top_k > top_groups * per_group:
+        raise InputError(
+            _(
+                "{path}: n_routed_experts {experts} in n_group {groups} groups, of which "
+                "topk_group {top_groups} are kept, cannot give num_experts_per_tok {top_k} "
+                "(each group holds the same number of experts, two or more)"
+            ),
+            path=path,
+            experts=experts,
+            groups=groups,
+            top_groups=top_groups,
+            top_k=top_k,
+        )
+    return Routing(top_k, groups, top_groups, flag(config, "norm_topk_prob", path, True),
+                   number(config, "routed_scaling_factor", path, 1.0))  # fmt: skip
 
 
 def _experts_fields(config: dict[str, Any], path: str, model_type: str) -> dict[str, Any]:
