@@ -76,8 +76,9 @@ def _in_range(value: int | None, total: int, name: str, what: Message) -> None:
 
 
 # the special tokens a model's tokenizer adds: BERT's, RoBERTa's, Llama 2's and Mistral's,
-# GPT-2's and Qwen2's, Llama 3's, Gemma's
-SPECIAL = ("[CLS]", "[SEP]", "<s>", "</s>", "<|endoftext|>", "<|begin_of_text|>", "<bos>")
+# GPT-2's and Qwen2's, Llama 3's, Gemma's, gpt-oss', DeepSeek's
+SPECIAL = ("[CLS]", "[SEP]", "<s>", "</s>", "<|endoftext|>", "<|begin_of_text|>", "<bos>",
+           "<|startoftext|>", "<｜begin▁of▁sentence｜>")  # fmt: skip
 
 
 def split_words(encoded: Encoded) -> tuple[tuple[str, ...], int]:

@@ -37,7 +37,7 @@ def explain_softcap(
     rows = []
     for token, score in zip(labels, raw.tolist(), strict=True):
         if math.isinf(score):
-            rows.append(SoftcapRow(token, score, score, -1.0, score))
+            rows.append(SoftcapRow(token, score, score, score, score))  # masked: no score
             continue
         turned = math.tanh(score / cap)
         rows.append(SoftcapRow(token, score, score / cap, turned, cap * turned))
