@@ -26,9 +26,11 @@ from attncli.reading.parse.json_text import as_json_text
 
 
 def llama_architecture(config: dict[str, Any], path: str, model_type: str) -> Architecture:
-    """Llama, Mistral, Qwen2, Gemma, Qwen3 or OLMo 2: grouped-query heads, the head size,
-    rotary positions as the config gives them (rope_parameters, or the older rope_theta and
-    rope_scaling), the sliding windows, the tied or untied head, the biases, and QK-norm."""
+    """Llama, Mistral, Qwen2, Gemma 1 to 3, Qwen3, OLMo 2, gpt-oss or DeepSeek-V3:
+    grouped-query heads, the head size, rotary positions as the config gives them
+    (rope_parameters, or the older rope_theta and rope_scaling), the sliding windows, the
+    tied or untied head, the biases, and what each family adds (QK-norm, softcaps, sinks,
+    latent attention, experts)."""
     width = positive(config, "hidden_size", path)
     heads = positive(config, "num_attention_heads", path)
     if model_type == "deepseek_v3":  # its rotary part is the head that RoPE turns
@@ -67,7 +69,7 @@ def llama_architecture(config: dict[str, Any], path: str, model_type: str) -> Ar
     else:
         base, scaling = rope_settings(config, path, positions, head_dim)
     biases: tuple[str, ...] = ("q", "k", "v") if model_type == "qwen2" else ()
-    # Llama's, Gemma's, Qwen3's and OLMo 2's configs say whether q, k, v and o carry biases
+    # the other families' configs say whether q, k, v and o carry biases (attention_bias)
     if model_type in BIASED and flag(config, "attention_bias", path, model_type == "gpt_oss"):
         biases = ("q", "k", "v", "o")
     gemma = model_type in GEMMAS

@@ -95,6 +95,7 @@ FORWARD_FIELDS: dict[str, dict[str, Any]] = {
     "gemma": {"use_bidirectional_attention": False},  # true: read both ways (EmbeddingGemma)
     "qwen3": {"hidden_act": "silu"},
     "olmo2": {"hidden_act": "silu"},
+    "deepseek_v3": {"hidden_act": "silu"},
     "gemma2": {"use_bidirectional_attention": False},
     "gemma3_text": {"use_bidirectional_attention": False},
 }
