@@ -22,6 +22,15 @@ config asks for; Qwen2's q, k and v have biases. Gemma (Gemma Team, 2024) is the
 network with its embeddings multiplied by √d_model, its RMSNorms' weights taken as 1 + w,
 and GELU (tanh form) in the gate.
 
+This year's families add to it, each as transformers computes it: Qwen3's QK-norm (each
+head's q and k RMSNormed before the turn) and OLMo 2's (the whole projections, before the
+split; its norms after each sublayer instead of before); Gemma 2's and 3's norms before and
+after each sublayer, scores ÷ √query_pre_attn_scalar, Gemma 2's softcapped scores and
+logits (cap · tanh(x ÷ cap)), sliding and full layers, Gemma 3's QK-norm and rotary base
+per layer type; gpt-oss' learned sinks and mixture of experts (core/experts.py);
+DeepSeek-V3's multi-head latent attention (core/latent.py) and grouped experts. Every
+rotary scaling of core/rotary.py's ROPE_TYPES, with its attention factor.
+
 The attention itself is core.selfattn.attention_layer, the same code as attn selfattn's
 seeded path: every weight is stored as d_in × d_out and applied as x @ W. The weights come
 in the attn names (w_q, w_k, w_v, w_o, b_q, …); reading/models/checkpoint.py maps a checkpoint's
@@ -92,15 +101,15 @@ class Architecture:
     final_softcap: float | None = None
     # Gemma 3: the sliding layers' own rotary base and scaling (rope_local_base_freq)
     local_rope: tuple[float, Scaling | None] | None = None
-    # gpt-oss: learned sinks (a logit per head, an extra softmax column dropped after); its
-    # mixture of experts: the experts a token takes, and the gate's α and limit
-    sinks: bool = False
     # DeepSeek-V3: multi-head latent attention (core/latent.py); head_dim is then the
     # rotary part's size, qk_rope_head_dim
     latent: LatentShape | None = None
     # DeepSeek-V3: its first layers' MLP is dense, the others a routed mixture of experts
     dense_layers: int | None = None
     routing: Routing | None = None
+    # gpt-oss: learned sinks (a logit per head, an extra softmax column dropped after); its
+    # mixture of experts: the experts a token takes, and the gate's α and limit
+    sinks: bool = False
     experts_per_token: int | None = None
     swiglu_alpha: float = 1.702
     swiglu_limit: float = 7.0
@@ -322,7 +331,7 @@ def feed_forward(
     block: Block, x: np.ndarray, name: str, arch: Architecture | None = None
 ) -> np.ndarray:
     """act(x W_1 + b_1) W_2 + b_2; with a gate (SwiGLU), (act(x W_gate) ⊙ x W_1) W_2; with
-    experts, gpt-oss' mixture (core/experts.py)."""
+    experts, gpt-oss' or DeepSeek's mixture (core/experts.py)."""
     # [T, d] -> [T, d]
     if isinstance(block.experts, GroupedExperts):
         from attncli.core.experts import grouped_mixture
