@@ -10,14 +10,15 @@ frequencies θ_i and the attention factor, twice:
     "shipped"  as transformers runs them (θ_i in float32)
     "float64"  the same functions with torch.float, torch.float32 and Tensor.float() standing
                for float64 (yarn's ramp and longrope's factors and exponents are made in
-               float32 by name), so that
-               attn's float64 numbers are held to them to about 1e-12
+               float32 by name), so that attn's float64 numbers are held to them to about
+               1e-12
 
 The cases are those of real checkpoints (Llama 3.1's llama3, Qwen2.5's and gpt-oss' yarn,
 DeepSeek-V3's yarn with its mscale, Phi-3's longrope, a dynamic NTK model) and small ones.
 
-The QK-norm families ("models"), made as tests/references/make_llama.py makes the tiny Llama
-(its tokenizer, its seeded weights, its float64 steps):
+This year's families ("models"), made as tests/references/make_llama.py makes the tiny Llama
+(its tokenizer, its seeded weights, its float64 steps; bfloat16, as these families ship), in
+float64 with transformers' eager attention and eager experts:
 
     tiny-qwen3    RMSNorm of each head's q and k (q_norm, k_norm of head_dim) before the
                   rotation; head_dim 16 (4 × 16 > 32); tied; rope yarn ×4 from 16 positions
@@ -27,11 +28,10 @@ The QK-norm families ("models"), made as tests/references/make_llama.py makes th
                   head split; the norms after the attention and after the MLP
                   (post_attention_layernorm, post_feedforward_layernorm), no norm before;
                   untied, rope_theta 500,000
-
-    tiny-gemma2   bfloat16, tied; scores ÷ √query_pre_attn_scalar (24, not head_dim 16),
+    tiny-gemma2   tied; scores ÷ √query_pre_attn_scalar (24, not head_dim 16),
                   softcapped at 2 (attn_logit_softcapping), the logits at 5; a norm before
                   and after each sublayer; layer 1 sliding (window 4), layer 2 full (1:1)
-    tiny-gpt-oss  bfloat16, untied; learned sinks (one logit per head, a softmax column
+    tiny-gpt-oss  untied; learned sinks (one logit per head, a softmax column
                   dropped after); layer 1 sliding (window 4), layer 2 full; biases on q, k,
                   v and o; its mixture of experts (4 experts, 2 a token, the router's
                   softmax over the two, swiglu_limit 1.5 so that the clamp is felt); rope
@@ -43,7 +43,7 @@ The QK-norm families ("models"), made as tests/references/make_llama.py makes th
                   with mscale_all_dim (the scores × mscale²); layer 1 dense, layer 2 a
                   mixture of 6 experts in 3 groups (sigmoid router, its correction bias,
                   the best 2 groups, 2 experts a token, × 2.5) beside a shared expert
-    tiny-gemma3   Gemma3ForCausalLM (gemma3_text), bfloat16: Gemma 2's norms, QK-norm of
+    tiny-gemma3   Gemma3ForCausalLM (gemma3_text): Gemma 2's norms, QK-norm of
                   each head (1 + w), no softcapping, one key/value head; layer 1 sliding with
                   its own rotary base 10,000, layer 2 full with rope_theta 1,000,000 scaled
                   linear ×8
