@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from attncli import messages
 from attncli.messages import _
 from attncli.present.checking_words import CHECK_PHRASES
+from attncli.present.cost.words import COST_PHRASES
 from attncli.present.grad.words import GRAD_PHRASES
 from attncli.present.inference.words import INFERENCE_PHRASES
 from attncli.present.language_extra import EXTRA_PHRASES
@@ -218,6 +219,7 @@ _joined(
     PAIR_PHRASES,  # two sentences compared (--compare)
     METHOD_PHRASES,  # each score method's name and its tables' headings (core.methods)
     QUESTION_PHRASES,  # the lessons' questions (attn exercise and check --questions)
+    COST_PHRASES,  # attn cost
 )
 
 

@@ -132,6 +132,7 @@ RENDERERS: dict[str, tuple[str, str, bool]] = {
     "HeadsSum": ("heads_sum_view", "heads_sum_view", False),
     "QuestionSheet": ("questions_view", "questions_view", False),
     "QuestionCheck": ("questions_view", "question_check_view", False),
+    "CostResult": ("cost.view", "cost_view", True),
 }
 
 

@@ -34,6 +34,7 @@ HOMES = {
     "predict": "predict",
     "train": "train",
     "scaling": "scaling",
+    "cost": "cost",
     "compare-scores": "compare",
     "exercise": "exercise",
     "check": "check",

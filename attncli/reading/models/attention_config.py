@@ -1,0 +1,322 @@
+"""A model's attention shape (core/attention_cost.Shape) from its config.json, from a
+GGUF file's metadata, or from the table of well-known models, for attn cost. Only the
+configuration is read: no weight, no tensor, nothing converted or downloaded.
+
+Which layers slide, as transformers works it out when config.json has no layer_types:
+Mistral's sliding_window is every layer's; Qwen2's only with use_sliding_window true, from
+max_window_layers on; Gemma 2's every other layer from the first; Gemma 3's all but every
+sliding_window_pattern-th (6: five local layers, then a global one); gpt-oss's every other
+layer from the first. A model_type attn has no rule for, with a sliding_window and no
+layer_types, is refused: it would be a guess.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from attncli.core.attention_cost import Latent, Shape
+from attncli.errors import InputError, shown
+from attncli.messages import Message, _
+
+# model_type -> its family's rules (None: no windows unless layer_types says)
+DECODERS = ("llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma",
+            "gemma2", "gemma3", "gemma3_text", "deepseek_v2", "deepseek_v3", "gpt_oss", "gpt2",
+            "phi3", "olmo2", "granite", "starcoder2")  # fmt: skip
+ENCODERS = ("bert", "roberta", "xlm-roberta", "distilbert", "electra", "mpnet", "deberta-v2")
+QK_NORM = ("gemma3", "gemma3_text", "qwen3", "qwen3_moe", "olmo2")  # RMSNorm on q and k heads
+ALL_BIASED = ("gpt2", "starcoder2")  # q, k, v, o always have biases
+QKV_BIASED = ("qwen2", "qwen2_moe")  # q, k, v have biases, o none
+LAYER_KINDS = ("full_attention", "sliding_attention")
+MISSING = _("{path}: the field {name} is missing; the model's config.json must give it")
+
+
+def _value(config: dict[str, Any], names: tuple[str, ...], path: str, default: Any = None) -> Any:
+    """The first of `names` the config gives (GPT-2 spells n_layer what others spell
+    num_hidden_layers); missing, the first name is said."""
+    for name in names:
+        if config.get(name) is not None:
+            return config[name]
+    if default is None:
+        raise InputError(MISSING, path=path, name=names[0])
+    return default
+
+
+def _whole(config: dict[str, Any], names: tuple[str, ...], path: str, default: Any = None) -> int:
+    value = _value(config, names, path, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        name = next((n for n in names if config.get(n) is not None), names[0])
+        raise InputError(
+            _("{path}: {name} is {value}; expected a positive whole number"),
+            path=path,
+            name=name,
+            value=repr(value),
+        )
+    return value
+
+
+def _flag(config: dict[str, Any], name: str, path: str) -> bool:
+    value = config.get(name)
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise InputError(
+            _("{path}: {name} is {value}; expected true or false"),
+            path=path,
+            name=name,
+            value=repr(value),
+        )
+    return value
+
+
+def shape_of(config: Any, path: str) -> Shape:
+    """The attention shape config.json describes; a missing or impossible field, an
+    encoder or an unknown model_type is refused in one line naming it."""
+    if not isinstance(config, dict):
+        raise InputError(_("{path}: expected a JSON object"), path=path)
+    if "text_config" in config and "num_hidden_layers" not in config:
+        config = {**config["text_config"]} if isinstance(config["text_config"], dict) else {}
+        config.setdefault("model_type", "gemma3_text")
+    model_type = config.get("model_type")
+    if model_type in ENCODERS:
+        raise InputError(
+            _(
+                "{path}: {model_type} is an encoder: it reads every token at once and keeps "
+                "no KV cache; attn cost counts decoders (GPT-2, Llama, Mistral, Gemma, "
+                "DeepSeek, gpt-oss, …)"
+            ),
+            path=path,
+            model_type=model_type,
+        )
+    if model_type not in DECODERS:
+        raise InputError(
+            _("{path}: model_type {model_type} is not one attn cost reads; it reads {known}"),
+            path=path,
+            model_type=repr(model_type),
+            known=", ".join(DECODERS),
+        )
+    layers = _whole(config, ("num_hidden_layers", "n_layer"), path)
+    width = _whole(config, ("hidden_size", "n_embd"), path)
+    heads = _whole(config, ("num_attention_heads", "n_head"), path)
+    biased: tuple[str, ...] = ("q", "k", "v", "o") if _flag(config, "attention_bias", path) else ()
+    if model_type in ALL_BIASED:
+        biased = ("q", "k", "v", "o")
+    elif model_type in QKV_BIASED:
+        biased = ("q", "k", "v")
+    windows = _windows(config, path, model_type, layers)
+    if config.get("kv_lora_rank") is not None:
+        rope = _whole(config, ("qk_rope_head_dim",), path)
+        nope = _whole(config, ("qk_nope_head_dim",), path)
+        q_rank = config.get("q_lora_rank")
+        latent = Latent(
+            rank=_whole(config, ("kv_lora_rank",), path),
+            rope=rope,
+            q_rank=None if q_rank is None else _whole(config, ("q_lora_rank",), path),
+        )
+        mla_biases = tuple(b for b in biased if b != "v")  # q_a, kv_a and o have them
+        return Shape(layers, width, heads, heads, nope + rope,
+                     _whole(config, ("v_head_dim",), path), windows, latent,
+                     biases=mla_biases)  # fmt: skip
+    kv_heads = _whole(config, ("num_key_value_heads",), path, heads)
+    if heads % kv_heads:
+        raise InputError(
+            _(
+                "{path}: num_attention_heads {heads} is not a multiple of num_key_value_heads "
+                "{kv_heads}; each key/value head serves the same number of query heads"
+            ),
+            path=path,
+            heads=heads,
+            kv_heads=kv_heads,
+        )
+    if config.get("head_dim") is None and width % heads:
+        raise InputError(
+            _(
+                "{path}: the field {name} is missing, and hidden_size {width} is no multiple "
+                "of the {heads} heads to make it"
+            ),
+            path=path,
+            name="head_dim",
+            width=width,
+            heads=heads,
+        )
+    head = _whole(config, ("head_dim",), path, width // heads)
+    return Shape(layers, width, heads, kv_heads, head, head, windows,
+                 sinks=model_type == "gpt_oss", biases=biased,
+                 qk_norm=model_type in QK_NORM)  # fmt: skip
+
+
+def _windows(
+    config: dict[str, Any], path: str, model_type: str, layers: int
+) -> tuple[int | None, ...]:
+    """Each layer's sliding window (None: the layer sees every earlier key)."""
+    window = config.get("sliding_window")
+    if model_type in QKV_BIASED and not _flag(config, "use_sliding_window", path):
+        window = None
+    kinds = config.get("layer_types")
+    if window is None:
+        if isinstance(kinds, list) and "sliding_attention" in kinds:
+            raise InputError(MISSING, path=path, name="sliding_window")
+        return (None,) * layers
+    size = _whole(config, ("sliding_window",), path)
+    if kinds is None:
+        kinds = _kinds_by_rule(config, path, model_type, layers)
+    if (
+        not isinstance(kinds, list)
+        or len(kinds) != layers
+        or not all(kind in LAYER_KINDS for kind in kinds)
+    ):
+        from attncli.reading.parse.json_text import as_json_text
+
+        raise InputError(
+            _(
+                "{path}: layer_types is {value}; expected one of full_attention and "
+                "sliding_attention per layer ({layers})"
+            ),
+            path=path,
+            value=shown(as_json_text(kinds), 60),
+            layers=layers,
+        )
+    return tuple(size if kind == "sliding_attention" else None for kind in kinds)
+
+
+def _kinds_by_rule(config: dict[str, Any], path: str, model_type: str, layers: int) -> list[str]:
+    """layer_types as transformers makes them for a config that does not list them."""
+    slide, full = LAYER_KINDS[1], LAYER_KINDS[0]
+    if model_type in ("mistral", "mixtral", "starcoder2"):
+        return [slide] * layers
+    if model_type in QKV_BIASED:
+        first = config.get("max_window_layers")
+        first = 28 if first is None else first
+        return [slide if i >= first else full for i in range(layers)]
+    if model_type in ("gemma2", "gpt_oss"):
+        return [slide if (i + 1) % 2 else full for i in range(layers)]
+    if model_type in ("gemma3", "gemma3_text"):
+        pattern = config.get("sliding_window_pattern") or config.get("_sliding_window_pattern")
+        every = _whole({"sliding_window_pattern": pattern}, ("sliding_window_pattern",), path, 6)
+        return [slide if (i + 1) % every else full for i in range(layers)]
+    raise InputError(
+        _(
+            "{path}: sliding_window is given, but not which layers use it; add layer_types "
+            "(full_attention or sliding_attention for each layer)"
+        ),
+        path=path,
+    )
+
+
+def gguf_config(path: str) -> dict[str, Any]:
+    """A GGUF file's attention metadata as config.json's keys, read from its header alone
+    (no tensor is loaded or dequantized): llama.cpp's ARCH.block_count,
+    ARCH.attention.head_count, … and DeepSeek's ARCH.attention.kv_lora_rank."""
+    from attncli.reading.models.gguf_file import _gguf_package, _header, contents
+
+    _header(path)
+    gguf = _gguf_package()
+    try:
+        reader = gguf.GGUFReader(path)
+    except (ValueError, IndexError, OverflowError, UnicodeDecodeError, KeyError, TypeError):
+        raise InputError(
+            _("{path}: its GGUF metadata could not be read (a truncated or damaged file?)"),
+            path=path,
+        ) from None
+
+    def value(key: str) -> Any:
+        field = reader.get_field(key)
+        return None if field is None else contents(path, field)
+
+    arch = value("general.architecture")
+    names = {"deepseek2": "deepseek_v3", "gemma3": "gemma3_text", "gpt-oss": "gpt_oss"}
+    key = f"{arch}.{{}}".format
+    config: dict[str, Any] = {"model_type": names.get(str(arch), arch)}
+    fields = {
+        "num_hidden_layers": "block_count",
+        "hidden_size": "embedding_length",
+        "num_attention_heads": "attention.head_count",
+        "num_key_value_heads": "attention.head_count_kv",
+        "head_dim": "attention.key_length",
+        "sliding_window": "attention.sliding_window",
+        "kv_lora_rank": "attention.kv_lora_rank",
+        "q_lora_rank": "attention.q_lora_rank",
+    }
+    for name, gguf_key in fields.items():
+        found = value(key(gguf_key))
+        if found is not None:
+            config[name] = found
+    if isinstance(config.get("num_key_value_heads"), list):  # a count per layer
+        counts = set(config["num_key_value_heads"])
+        if len(counts) != 1:
+            raise InputError(
+                _("{path}: {key} differs from layer to layer; attn cost reads one count"),
+                path=path,
+                key=key("attention.head_count_kv"),
+            )
+        config["num_key_value_heads"] = counts.pop()
+    if config.get("kv_lora_rank") is not None:  # MLA: key_length is nope + rope
+        rope = value(key("rope.dimension_count"))
+        config["qk_rope_head_dim"] = rope
+        total = config.pop("head_dim", None)
+        config["qk_nope_head_dim"] = None if total is None or rope is None else total - rope
+        config["v_head_dim"] = value(key("attention.value_length"))
+    if arch == "qwen2":
+        config["use_sliding_window"] = False
+    return config
+
+
+def read_shape(name: str) -> tuple[Shape, str, dict[str, Any]]:
+    """The shape of the model `name` names, the source it was read from (a path, or the
+    published config.json of a well-known model) and the config it came from: a config.json,
+    a folder holding one, a GGUF file, a name of the table (llama-3.1-70b), or a model
+    folder or GGUF file found by name on this machine as --model finds it."""
+    from attncli.reading.models.known_attention import KNOWN, known_name
+    from attncli.reading.models.locate import gguf_file, hub_cache
+
+    expanded = os.path.expanduser(name)
+    if os.path.isdir(expanded):
+        return _from_file(os.path.join(expanded, "config.json"))
+    if os.path.isfile(expanded):
+        if gguf_file(expanded):
+            config = gguf_config(expanded)
+            return shape_of(config, expanded), expanded, config
+        return _from_file(expanded)
+    table = known_name(name)
+    if table is not None:
+        entry = KNOWN[table]
+        return shape_of(entry["config"], table), entry["source"], entry["config"]
+    if not name.strip():
+        raise InputError(
+            _("{model} is empty; give a config.json, a model folder or a name such as {name}"),
+            model=Message(_("the model")),
+            name="llama-3.1-8b",
+        )
+    if name.startswith((".", "/", "~")) or name.count("/") > 1:
+        raise InputError(_("{path}: no such file or folder"), path=name)
+    from attncli.reading.models.gguf_places import find_gguf
+    from attncli.reading.models.locate import in_hub_cache, in_packages
+
+    cache = hub_cache()
+    folder = in_hub_cache(name, cache) or in_packages(name)
+    if folder is not None:
+        return _from_file(os.path.join(folder, "config.json"))
+    found = find_gguf(name, cache)
+    if found is not None:
+        config = gguf_config(found)
+        return shape_of(config, found), found, config
+    raise InputError(
+        _(
+            "model {name!r} is not on this machine nor among the models attn cost knows "
+            "({known}); give a config.json, a model folder or a .gguf file"
+        ),
+        name=shown(name),
+        known=", ".join(KNOWN),
+    )
+
+
+def _from_file(path: str) -> tuple[Shape, str, dict[str, Any]]:
+    from attncli.reading.parse.sources import json_file
+
+    try:
+        config = json_file(path)
+    except FileNotFoundError:
+        raise InputError(
+            _("{path}: no such file; give a model's config.json or its folder"), path=path
+        ) from None
+    return shape_of(config, path), path, config
