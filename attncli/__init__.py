@@ -27,6 +27,7 @@ __all__ = [
     "compare_heads",
     "compare_scores",
     "compare_sentences",
+    "cost",
     "exercise",
     "grad",
     "heads",
@@ -51,6 +52,7 @@ __all__ = [
 if TYPE_CHECKING:
     from attncli.api.calculator import compare_scores, mix, score, softmax
     from attncli.api.checking import check, check_files
+    from attncli.api.cost import cost
     from attncli.api.exercise import exercise
     from attncli.api.grad import grad
     from attncli.api.heads import heads, repeated_random
@@ -70,6 +72,7 @@ if TYPE_CHECKING:
 
 _HOMES = {
     **dict.fromkeys(("compare_scores", "mix", "score", "softmax"), "api.calculator"),
+    "cost": "api.cost",
     "exercise": "api.exercise",
     **dict.fromkeys(("check", "check_files"), "api.checking"),
     **dict.fromkeys(("check_questions", "questions"), "api.questions"),

@@ -1,0 +1,181 @@
+"""A model's attention shape read from its config.json, a GGUF file's metadata and the table
+of well-known models, held to what transformers' own cache kept after a forward pass
+(tests/references/cost.json, made by tests/references/make_cost.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from attncli.core import attention_cost as cost
+from attncli.errors import InputError
+from attncli.reading.models.attention_config import gguf_config, read_shape, shape_of
+from attncli.reading.models.known_attention import KNOWN, known_name
+from tests import tiny_gguf
+from tests.meaning import told
+
+REFERENCES = json.loads(
+    (Path(__file__).resolve().parent.parent / "references" / "cost.json").read_text()
+)["models"]
+CASES = [
+    (name, index) for name, model in REFERENCES.items() for index in range(len(model["cases"]))
+]
+MISSING = "{path}: the field {name} is missing; the model's config.json must give it"
+
+
+@pytest.mark.parametrize(("name", "index"), CASES)
+def test_the_cache_is_the_bytes_transformers_kept(name, index):
+    model = REFERENCES[name]
+    case = model["cases"][index]
+    shape = shape_of(model["config"], name)
+    kept = sum(layer["keys"]["bytes"] + layer["values"]["bytes"] for layer in case["layers"])
+    numbers = cost.cache_numbers(shape, case["tokens"], case["batch"])
+    assert cost.cache_bytes(numbers, case["dtype"]) == kept
+    # layer by layer too: what each layer's tensors hold, in numbers
+    for layer, (window, held) in enumerate(zip(shape.windows, case["layers"], strict=True)):
+        stored = sum(_numbers(held[part]["shape"]) for part in ("keys", "values"))
+        assert stored == case["batch"] * cost.per_token(shape) * cost.kept(window, case["tokens"])
+        assert (held["kind"] == "DynamicSlidingWindowLayer") == (window is not None), layer
+
+
+def _numbers(shape: list[int]) -> int:
+    total = 1
+    for size in shape:
+        total *= size
+    return total
+
+
+@pytest.mark.parametrize("name", sorted(REFERENCES))
+def test_the_parameters_are_the_self_attn_module_s(name):
+    model = REFERENCES[name]
+    shape = shape_of(model["config"], name)
+    assert {sum(cost.parameters(shape).values())} == set(model["attention_parameters"])
+
+
+@pytest.mark.parametrize("name", ["gemma2", "gemma3", "gpt_oss"])
+def test_the_layers_that_slide_follow_the_family_s_rule_without_layer_types(name):
+    """Published Gemma 2 and Gemma 3 configs have no layer_types: the family's rule gives
+    the ones transformers made (Gemma 3's from sliding_window_pattern)."""
+    model = REFERENCES[name]
+    config = {k: v for k, v in model["config"].items() if k != "layer_types"}
+    shape = shape_of(config, name)
+    slides = ["sliding_attention" if w is not None else "full_attention" for w in shape.windows]
+    assert slides == model["layer_types"]
+    assert len(set(slides)) == 2  # it can fail: both kinds are there
+
+
+def test_mla_keeps_the_latent_and_the_rotary_key():
+    """transformers 5 keeps DeepSeek's c_KV (kv_lora_rank) and k^R (qk_rope_head_dim), one
+    'head' each, not the keys and values of the 4 heads."""
+    model = REFERENCES["deepseek_v3"]
+    shape = shape_of(model["config"], "deepseek_v3")
+    layer = model["cases"][0]["layers"][0]
+    assert layer["keys"]["shape"][1:] == [1, 2, model["config"]["kv_lora_rank"]]
+    assert layer["values"]["shape"][-1] == model["config"]["qk_rope_head_dim"]
+    assert cost.per_token(shape) == 6 + 4
+    assert cost.expanded_per_token(shape) == 4 * (12 + 10)
+
+
+def test_a_missing_key_is_named():
+    config = {k: v for k, v in REFERENCES["llama"]["config"].items() if k != "hidden_size"}
+    with pytest.raises(InputError) as caught:
+        shape_of(config, "c.json")
+    told(caught.value, InputError, MISSING, name="hidden_size", path="c.json")
+    config = {k: v for k, v in REFERENCES["deepseek_v3"]["config"].items()
+              if k != "qk_rope_head_dim"}  # fmt: skip
+    with pytest.raises(InputError) as caught:
+        shape_of(config, "c.json")
+    told(caught.value, InputError, MISSING, name="qk_rope_head_dim")
+    config = {**REFERENCES["gpt_oss"]["config"], "sliding_window": None}
+    with pytest.raises(InputError) as caught:
+        shape_of(config, "c.json")
+    told(caught.value, InputError, MISSING, name="sliding_window")
+
+
+@pytest.mark.parametrize(
+    ("change", "msgid", "fields"),
+    [
+        ({"num_key_value_heads": 3}, "{path}: num_attention_heads {heads} is not a multiple "
+         "of num_key_value_heads {kv_heads}; each key/value head serves the same number of "
+         "query heads", {"kv_heads": 3}),
+        ({"num_hidden_layers": 0}, "{path}: {name} is {value}; expected a positive whole "
+         "number", {"name": "num_hidden_layers"}),
+        ({"head_dim": -8}, "{path}: {name} is {value}; expected a positive whole number",
+         {"name": "head_dim"}),
+        ({"model_type": "bert"}, "{path}: {model_type} is an encoder: it reads every token at "
+         "once and keeps no KV cache; attn cost counts decoders (GPT-2, Llama, Mistral, Gemma, "
+         "DeepSeek, gpt-oss, …)", {"model_type": "bert"}),
+        ({"model_type": "mamba"}, "{path}: model_type {model_type} is not one attn cost reads; "
+         "it reads {known}", {"model_type": "'mamba'"}),
+        ({"sliding_window": 8}, "{path}: sliding_window is given, but not which layers use it; "
+         "add layer_types (full_attention or sliding_attention for each layer)", {}),
+        ({"attention_bias": "yes"}, "{path}: {name} is {value}; expected true or false",
+         {"name": "attention_bias"}),
+    ],
+)  # fmt: skip
+def test_sizes_that_make_no_sense_are_refused(change, msgid, fields):
+    with pytest.raises(InputError) as caught:
+        shape_of({**REFERENCES["llama"]["config"], **change}, "c.json")
+    told(caught.value, InputError, msgid, **fields)
+
+
+def test_layer_types_of_another_kind_are_refused():
+    config = {**REFERENCES["gpt_oss"]["config"], "layer_types": ["chunked_attention"] * 4}
+    with pytest.raises(InputError) as caught:
+        shape_of(config, "c.json")
+    assert caught.value.fields["layers"] == 4
+    assert "layer_types" in caught.value.msgid
+
+
+def test_every_known_model_reads_and_names_its_source():
+    for name, entry in KNOWN.items():
+        shape = shape_of(entry["config"], name)
+        assert entry["source"].startswith("https://huggingface.co/")
+        assert shape.layers == entry["config"]["num_hidden_layers"]
+    assert known_name("meta-llama/Llama-3.1-70B-Instruct") == "llama-3.1-70b"
+    assert known_name("Meta-Llama-3.1-8B") == "llama-3.1-8b"
+    assert known_name("google/gemma-2-9b-it") == "gemma-2-9b"
+    assert known_name("llama-3.1-7b") is None
+
+
+def test_the_known_models_shapes():
+    """The published figures a reader can check: Llama 3.1 70B keeps 320 KiB a token in
+    bfloat16 (2 · 80 · 8 · 128 · 2 bytes), DeepSeek-V3 576 numbers a token and layer, Gemma 3
+    27B 52 of its 62 layers sliding, gpt-oss-120b 18 of 36, with 64 sinks a layer."""
+    llama = read_shape("llama-3.1-70b")[0]
+    assert cost.cache_bytes(cost.cache_numbers(llama, 1), "bfloat16") == 320 * 1024
+    deepseek = read_shape("deepseek-v3")[0]
+    assert deepseek.design == "mla" and cost.per_token(deepseek) == 512 + 64
+    gemma = read_shape("gemma-3-27b")[0]
+    assert sum(w is not None for w in gemma.windows) == 52 and set(gemma.windows) == {1024, None}
+    oss = read_shape("gpt-oss-120b")[0]
+    assert sum(w is not None for w in oss.windows) == 18 and cost.parameters(oss)["sinks"] == 64
+    qwen = read_shape("qwen2.5-7b")[0]
+    assert set(qwen.windows) == {None} and qwen.biases == ("q", "k", "v")
+
+
+def test_a_folder_a_config_and_a_gguf_file(tmp_path):
+    folder = Path(__file__).resolve().parent.parent / "models" / "tiny-mistral"
+    shape, source, _config = read_shape(str(folder))
+    assert source.endswith("config.json") and shape.windows == (4, 4)
+    assert read_shape(str(folder / "config.json"))[0] == shape
+    path = tiny_gguf.write_gguf(tmp_path / "tiny.gguf")
+    config = gguf_config(str(path))
+    assert config["num_key_value_heads"] == tiny_gguf.KV_HEADS
+    gguf_shape, source, _config = read_shape(str(path))
+    assert source == str(path)
+    assert (gguf_shape.layers, gguf_shape.d_model) == (tiny_gguf.LAYERS, tiny_gguf.WIDTH)
+    assert (gguf_shape.kv_heads, gguf_shape.d_k) == (tiny_gguf.KV_HEADS, tiny_gguf.HEAD_DIM)
+    # nothing was converted: the user's cache has no folder for it
+    assert not list(tmp_path.glob("**/*.safetensors"))
+
+
+def test_a_name_nowhere_is_refused():
+    with pytest.raises(InputError) as caught:
+        read_shape("no-such-model-anywhere-1b")
+    assert caught.value.msgid.startswith("model {name!r} is not on this machine")
+    with pytest.raises(InputError) as caught:
+        read_shape("./no/such/folder")
+    told(caught.value, InputError, "{path}: no such file or folder", path="./no/such/folder")
