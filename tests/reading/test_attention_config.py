@@ -179,3 +179,24 @@ def test_a_name_nowhere_is_refused():
     with pytest.raises(InputError) as caught:
         read_shape("./no/such/folder")
     told(caught.value, InputError, "{path}: no such file or folder", path="./no/such/folder")
+
+
+def test_a_gguf_file_of_an_architecture_attn_does_not_run(tmp_path):
+    """DeepSeek's GGUF metadata (llama.cpp's deepseek2 keys), a file of metadata alone:
+    attn cost reads its latent's sizes without a tensor."""
+    import gguf
+
+    path = tmp_path / "deepseek.gguf"
+    writer = gguf.GGUFWriter(str(path), "deepseek2")
+    for key, value in {"block_count": 61, "embedding_length": 7168,
+                       "attention.head_count": 128, "attention.head_count_kv": 128,
+                       "attention.key_length": 192, "attention.value_length": 128,
+                       "attention.kv_lora_rank": 512, "attention.q_lora_rank": 1536,
+                       "rope.dimension_count": 64}.items():  # fmt: skip
+        writer.add_uint32(f"deepseek2.{key}", value)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    shape = read_shape(str(path))[0]
+    assert shape == read_shape("deepseek-v3")[0]

@@ -207,23 +207,14 @@ def gguf_config(path: str) -> dict[str, Any]:
     """A GGUF file's attention metadata as config.json's keys, read from its header alone
     (no tensor is loaded or dequantized): llama.cpp's ARCH.block_count,
     ARCH.attention.head_count, … and DeepSeek's ARCH.attention.kv_lora_rank."""
-    from attncli.reading.models.gguf_file import _gguf_package, _header, contents
+    from attncli.reading.models.gguf_file import metadata
 
-    _header(path)
-    gguf = _gguf_package()
-    try:
-        reader = gguf.GGUFReader(path)
-    except (ValueError, IndexError, OverflowError, UnicodeDecodeError, KeyError, TypeError):
-        raise InputError(
-            _("{path}: its GGUF metadata could not be read (a truncated or damaged file?)"),
-            path=path,
-        ) from None
+    model = metadata(path)
 
     def value(key: str) -> Any:
-        field = reader.get_field(key)
-        return None if field is None else contents(path, field)
+        return model.value(key)
 
-    arch = value("general.architecture")
+    arch = model.architecture
     names = {"deepseek2": "deepseek_v3", "gemma3": "gemma3_text", "gpt-oss": "gpt_oss"}
     key = f"{arch}.{{}}".format
     config: dict[str, Any] = {"model_type": names.get(str(arch), arch)}

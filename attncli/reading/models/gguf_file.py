@@ -198,22 +198,7 @@ def _short(path: str, error: BaseException) -> str | Message:
 
 def open_gguf(path: str) -> GGUF:
     """The file opened by the gguf package, its architecture read and checked."""
-    _header(path)
-    gguf = _gguf_package()
-    try:
-        reader = gguf.GGUFReader(path)
-    except ValueError as error:
-        text = str(error)
-        if "GGMLQuantizationType" in text:  # a tensor type number the package does not know
-            raise InputError(
-                UNKNOWN_TYPE,
-                path=path,
-                number=re.sub(r"\D", "", text.split(" is not")[0].rpartition("(")[2]),
-                types=", ".join(TYPES),
-            ) from None
-        raise InputError(TRUNCATED, path=path, reason=_short(path, error)) from None
-    except (IndexError, OverflowError, UnicodeDecodeError, KeyError, TypeError) as error:
-        raise InputError(TRUNCATED, path=path, reason=_short(path, error)) from None
+    reader = _reader(path)
     size = os.path.getsize(path)
     for tensor in reader.tensors:
         if tensor.data_offset + tensor.n_bytes > size:
@@ -232,6 +217,37 @@ def open_gguf(path: str) -> GGUF:
             supported=", ".join(ARCHITECTURES),
         )
     return GGUF(path, reader, architecture)
+
+
+def metadata(path: str) -> GGUF:
+    """The file's metadata alone, of any architecture (attn cost reads its attention's
+    sizes): no tensor is read, dequantized or checked."""
+    reader = _reader(path)
+    field = reader.get_field("general.architecture")
+    architecture = contents(path, field) if field is not None else None
+    return GGUF(path, reader, str(architecture))
+
+
+def _reader(path: str) -> Any:
+    """The gguf package's reader of the file, its header checked first; a tensor type it
+    does not know or a file it cannot read refused in one line."""
+    _header(path)
+    gguf = _gguf_package()
+    try:
+        reader = gguf.GGUFReader(path)
+    except ValueError as error:
+        text = str(error)
+        if "GGMLQuantizationType" in text:  # a tensor type number the package does not know
+            raise InputError(
+                UNKNOWN_TYPE,
+                path=path,
+                number=re.sub(r"\D", "", text.split(" is not")[0].rpartition("(")[2]),
+                types=", ".join(TYPES),
+            ) from None
+        raise InputError(TRUNCATED, path=path, reason=_short(path, error)) from None
+    except (IndexError, OverflowError, UnicodeDecodeError, KeyError, TypeError) as error:
+        raise InputError(TRUNCATED, path=path, reason=_short(path, error)) from None
+    return reader
 
 
 def _whole(model: GGUF, key: str, default: int | None = None) -> int:
