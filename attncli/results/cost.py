@@ -180,6 +180,7 @@ def formulas(shape: Shape, at: AtLength, batch: int, dtype: str) -> list[Formula
     )
     said += _parameter_formulas(shape)
     seen_pairs = sum(cost.pairs(w, tokens) for w in shape.windows)
+    said.append(_pairs_formula(shape, tokens, seen_pairs))
     layers_per_token = cost.weights_per_token(shape)
     said += [
         Formula("prefill_projections", ("2", "·", "B", "·", "L", "·", "T", "·", "P_w"),
@@ -193,6 +194,7 @@ def formulas(shape: Shape, at: AtLength, batch: int, dtype: str) -> list[Formula
                 at.prefill.mix),
     ]  # fmt: skip
     keys = sum(cost.seen(w, tokens + 1) for w in shape.windows)
+    said.append(_keys_formula(shape, tokens, keys))
     if shape.latent is None:
         said += [
             Formula("decode_scores", ("2", "·", "B", "·", "h", "·", "d_k", "·", "keys"),
@@ -213,6 +215,43 @@ def formulas(shape: Shape, at: AtLength, batch: int, dtype: str) -> list[Formula
                     (2, "·", batch, "·", shape.heads, "·", rank, "·", keys), at.decode.mix),
         ]  # fmt: skip
     return said
+
+
+def _pairs_formula(shape: Shape, tokens: int, total: int) -> Formula:
+    """The query-key pairs of a causal prefill, every layer: T(T + 1)/2 where a layer sees
+    every earlier key, W(W + 1)/2 + (T − W) · W where it sees W (T > W)."""
+    symbols: list[Term] = []
+    numbers: list[Term] = []
+    for window, count in shape.groups:
+        if symbols:
+            symbols.append("+")
+            numbers.append("+")
+        if window is None or window >= tokens:
+            symbols += ["L", "·", "T", "·", "(T", "+", "1)", "÷", "2"]
+            numbers += [count, "·", tokens, "·", "(", tokens, "+", 1, ")", "÷", 2]
+        else:
+            symbols += ["L", "·", "(W", "·", "(W", "+", "1)", "÷", "2", "+", "(T", "−", "W)",
+                        "·", "W)"]  # fmt: skip
+            numbers += [count, "·", "(", window, "·", "(", window, "+", 1, ")", "÷", 2, "+",
+                        "(", tokens, "−", window, ")", "·", window, ")"]  # fmt: skip
+    return Formula("pairs", tuple(symbols), tuple(numbers), total)
+
+
+def _keys_formula(shape: Shape, tokens: int, total: int) -> Formula:
+    """The keys the next token reads, every layer: T + 1, or min(T + 1, W)."""
+    symbols: list[Term] = []
+    numbers: list[Term] = []
+    for window, count in shape.groups:
+        if symbols:
+            symbols.append("+")
+            numbers.append("+")
+        if window is None:
+            symbols += ["L", "·", "(T", "+", "1)"]
+            numbers += [count, "·", "(", tokens, "+", 1, ")"]
+        else:
+            symbols += ["L", "·", "min(T", "+", "1,", "W)"]
+            numbers += [count, "·", "min(", tokens, "+", 1, ",", window, ")"]
+    return Formula("keys", tuple(symbols), tuple(numbers), total)
 
 
 def _parameter_formulas(shape: Shape) -> list[Formula]:

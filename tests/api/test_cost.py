@@ -121,4 +121,7 @@ def test_the_document_and_the_formulas_agree():
     cache = formulas["cache"].value + formulas["cache_window"].value
     assert cache == at.cache_numbers and formulas["cache_window"].window == 128
     assert formulas["prefill_scores"].value == at.prefill.scores
+    shape = result.designs[0].shape
+    assert 2 * 2 * shape.heads * shape.d_k * formulas["pairs"].value == at.prefill.scores
+    assert 2 * 2 * shape.heads * shape.d_v * formulas["keys"].value == at.decode.mix
     assert formulas["parameters"].value == result.designs[0].total_parameters

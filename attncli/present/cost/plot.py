@@ -36,8 +36,15 @@ def plot_cost(path: str, result: CostResult, fmt: Format) -> None:
         (line,) = axis.plot(lengths, drawn, label=design.label)
         asked = [at.tokens for at in design.lengths]
         axis.plot(asked, [at.cache_bytes for at in design.lengths], "o", color=line.get_color())
+    from matplotlib.ticker import FuncFormatter, LogLocator
+
+    from attncli.present.cost.view import size
+
     axis.set_xscale("log", base=2)
     axis.set_yscale("log", base=2)
+    axis.yaxis.set_major_locator(LogLocator(base=2, numticks=12))  # a power of 2 each
+    axis.yaxis.set_major_formatter(FuncFormatter(lambda value, _at: size(int(value), fmt)))
+    axis.xaxis.set_major_formatter(FuncFormatter(lambda value, _at: fmt.count(int(value))))
     axis.set_xlabel(fmt.say("cost.plot_tokens"))
     axis.set_ylabel(fmt.say("cost.plot_bytes"))
     axis.set_title(fmt.say("cost.plot_title", model=result.model, dtype=result.dtype,

@@ -141,20 +141,19 @@ def _notes(result: CostResult, fmt: Format) -> list[str]:
 
 
 def formula_lines(formula: Formula, fmt: Format) -> list[str]:
-    """One formula in the language's words and number marks: what it counts, then the
-    formula with its numbers, indented."""
+    """One formula in the language's words and number marks: what it counts; the formula,
+    indented; then = its numbers = its value."""
     what = fmt.say("cost.f." + formula.quantity,
                    window=fmt.count(formula.window or 0))  # fmt: skip
     if not formula.symbols:
         return [f"{what}: {fmt.count(formula.value)}"]
-    numbers = " ".join(fmt.count(t) if isinstance(t, int) else t for t in formula.numbers)
-    said = fmt.say(
-        "cost.formula",
-        symbols=" ".join(str(t) for t in formula.symbols).replace("( ", "(").replace(" )", ")"),
-        numbers=numbers.replace("( ", "(").replace(" )", ")").replace(" ,", ","),
-        value=fmt.count(formula.value),
-    )
-    return [what, "  " + said]
+
+    def joined(terms: tuple[int | str, ...]) -> str:
+        text = " ".join(fmt.count(t) if isinstance(t, int) else t for t in terms)
+        return text.replace("( ", "(").replace(" )", ")").replace(" ,", ",")
+
+    numbers = f"  = {joined(formula.numbers)} = {fmt.count(formula.value)}"
+    return [what, "  " + joined(formula.symbols), numbers]
 
 
 def steps_view(result: CostResult, fmt: Format) -> list[RenderableType]:
@@ -162,8 +161,8 @@ def steps_view(result: CostResult, fmt: Format) -> list[RenderableType]:
     view: list[RenderableType] = []
     for design in result.designs:
         at = design.lengths[-1]
-        lines = [line for f in result.formulas(design, at) for line in formula_lines(f, fmt)]
         heading = fmt.say("cost.steps_heading", design=design.label, tokens=fmt.count(at.tokens))
+        lines = [line for f in result.formulas(design, at) for line in formula_lines(f, fmt)]
         view.append(render.lines(heading, *lines, ""))
     return view
 

@@ -51,7 +51,6 @@ COST_PHRASES: dict[str, str] = {
     ),
     "cost.steps_hint": _("--steps writes each formula with the model's numbers."),
     "cost.steps_heading": _("{design} at T = {tokens}"),
-    "cost.formula": _("{symbols} = {numbers} = {value}"),
     # what each formula counts
     "cost.f.cache": _("Cache of the layers without a window (numbers)"),
     "cost.f.cache_window": _("Cache of the layers with a window of {window} (numbers)"),
@@ -68,6 +67,8 @@ COST_PHRASES: dict[str, str] = {
     "cost.f.parameters_norms": _("Norms' weights"),
     "cost.f.parameters_sinks": _("Sinks"),
     "cost.f.parameters": _("Parameters, every layer"),
+    "cost.f.pairs": _("Query-key pairs of the prefill, every layer"),
+    "cost.f.keys": _("Keys the next token reads, every layer"),
     "cost.f.prefill_projections": _("Prefill, projections (P_w: a layer's weights)"),
     "cost.f.prefill_scores": _("Prefill, Q Kᵀ (pairs: the query-key pairs of every layer)"),
     "cost.f.prefill_mix": _("Prefill, α V"),
