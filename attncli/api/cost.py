@@ -50,7 +50,7 @@ class CostInputs:
         option="--tokens",
         metavar="T,T,…",
     )
-    batch: int = setting(1, _("Sequences held at once (B)."), option="--batch", min=1)
+    batch: int = setting(1, _("Sequences held at once (B)."), option="--batch", metavar="B", min=1)
     cache_dtype: str = setting(
         "bfloat16",
         _("The type the cache keeps its numbers in: float32, bf16, fp16, fp8, int8 or int4 "
@@ -66,21 +66,24 @@ class CostInputs:
         option="--as",
         metavar="mha,gqa:G,mla:R",
     )  # fmt: skip
-    layers: int | None = setting(None, _("Layers (L)."), option="--layers", min=1)
-    d_model: int | None = setting(None, _("The model's width (d)."), option="--d-model", min=1)
-    heads: int | None = setting(None, _("Query heads (h)."), option="--heads", min=1)
+    layers: int | None = setting(None, _("Layers (L)."), option="--layers", metavar="L", min=1)
+    d_model: int | None = setting(
+        None, _("The model's width (d)."), option="--d-model", metavar="D", min=1
+    )
+    heads: int | None = setting(None, _("Query heads (h)."), option="--heads", metavar="H", min=1)
     kv_heads: int | None = setting(
         None,
         _("Key/value heads (g): as many as --heads for multi-head, 1 for multi-query."),
         option="--kv-heads",
+        metavar="G",
         min=1,
     )
     head_dim: int | None = setting(
         None, _("A query's and key's numbers per head (d_k). [default: d / h]"),
-        option="--head-dim", min=1,
+        option="--head-dim", metavar="D_K", min=1,
     )  # fmt: skip
     d_v: int | None = setting(
-        None, _("A value's numbers per head. [default: d_k]"), option="--d-v", min=1
+        None, _("A value's numbers per head. [default: d_k]"), option="--d-v", metavar="D_V", min=1
     )
     window: int | None = setting(
         None,
@@ -108,11 +111,11 @@ class CostInputs:
     )  # fmt: skip
     rope_dim: int | None = setting(
         None, _("With --kv-rank: the rotary key's numbers, shared by the heads. [default: 64]"),
-        option="--rope-dim", min=1,
+        option="--rope-dim", metavar="D", min=1,
     )  # fmt: skip
     q_rank: int | None = setting(
         None, _("With --kv-rank: the queries' own low rank (DeepSeek-V3: 1,536)."),
-        option="--q-rank", min=1,
+        option="--q-rank", metavar="R_Q", min=1,
     )  # fmt: skip
     sinks: bool | None = setting(
         None,
