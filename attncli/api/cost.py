@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
+from attncli.api.keywords import MODEL, keywords
 from attncli.core import attention_cost as arithmetic
 from attncli.core.attention_cost import Latent, Shape
 from attncli.errors import LARGEST_WHOLE, InputError, OptionError, OptionTypeError, check_whole
@@ -179,24 +180,26 @@ def cost(model: str | os.PathLike[str] | None = None, **given: Any) -> CostResul
     llama-3.1-405b, mistral-7b-v0.1, gemma-2-9b, gemma-2-27b, gemma-3-27b, qwen2.5-7b,
     deepseek-v3, gpt-oss-120b); or None with its sizes as keywords (layers, d_model, heads,
     …). The keywords are CostInputs' fields."""
-    inputs = inputs_of(given)
-    if model is not None and not isinstance(model, (str, os.PathLike)):
-        raise OptionTypeError(
-            _("{setting}: give a model's name, folder or config.json"),
-            setting=Setting("model", model),
-        )
-    return cost_of(None if model is None else os.fspath(model), inputs)
+    return cost_of(None if model is None else os.fspath(model), inputs_of(given))
 
 
+# The keywords a reader sees (help(attncli.cost)) and that are held to their annotations
+# (api/keywords.py): CostInputs' fields, after the model.
 cost.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
     [
-        inspect.Parameter("model", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None),
+        inspect.Parameter(
+            "model", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None,
+            annotation="str | os.PathLike[str] | None",
+        ),
         *(
-            inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default)
+            inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default,
+                              annotation=str(f.type))
             for f in fields(CostInputs)
         ),
-    ]
-)
+    ],
+    return_annotation="CostResult",
+)  # fmt: skip
+cost = keywords(model=MODEL)(cost)
 
 
 def cost_of(model: str | None, inputs: CostInputs) -> CostResult:

@@ -88,7 +88,8 @@ def test_options_alone_and_options_that_change_a_model():
         ({"global_every": 2}, OptionError,
          "{setting} says which layers see every key; give the others' window with {window}",
          {}),
-        ({"sinks": "yes"}, OptionTypeError, "{setting}: give True or False", {}),
+        ({"sinks": "yes"}, OptionTypeError, "{given}: {name} takes {takes}", {"name": "sinks"}),
+        ({"layers": 2.5}, OptionTypeError, "{given}: {name} takes {takes}", {"name": "layers"}),
     ],
 )  # fmt: skip
 def test_refusals(given, kind, msgid, fields):
