@@ -200,3 +200,15 @@ def test_a_gguf_file_of_an_architecture_attn_does_not_run(tmp_path):
     writer.close()
     shape = read_shape(str(path))[0]
     assert shape == read_shape("deepseek-v3")[0]
+
+
+def test_gpt2_s_attention_parameters_are_its_weights(tmp_path):
+    """GPT-2's c_attn (W^Q, W^K, W^V and their biases) and c_proj: the tiny GPT-2 of
+    tests/tiny_models.py, its tensors counted, against what attn cost says of its config."""
+    from tests import tiny_models
+
+    weights = tiny_models.write_gpt2(tmp_path)
+    shape = read_shape(str(tmp_path))[0]
+    held = sum(w.size for name, w in weights.items() if ".h.0.attn." in f".{name}")
+    assert held > 0 and sum(cost.parameters(shape).values()) == held
+    assert shape.design == "mha" and shape.biases == ("q", "k", "v", "o")

@@ -3,11 +3,12 @@ GGUF file's metadata, or from the table of well-known models, for attn cost. Onl
 configuration is read: no weight, no tensor, nothing converted or downloaded.
 
 Which layers slide, as transformers works it out when config.json has no layer_types:
-Mistral's sliding_window is every layer's; Qwen2's only with use_sliding_window true, from
-max_window_layers on; Gemma 2's every other layer from the first; Gemma 3's all but every
-sliding_window_pattern-th (6: five local layers, then a global one); gpt-oss's every other
-layer from the first. A model_type attn has no rule for, with a sliding_window and no
-layer_types, is refused: it would be a guess.
+Mistral's (and Mixtral's, Starcoder2's, Phi-3's) sliding_window is every layer's; Qwen2's
+and Qwen3's only with use_sliding_window true, from max_window_layers on; Gemma 2's every
+other layer from the first; Gemma 3's all but every sliding_window_pattern-th (6: five
+local layers, then a global one); gpt-oss's every other layer from the first. A model_type
+attn has no rule for, with a sliding_window and no layer_types, is refused: it would be a
+guess.
 """
 
 from __future__ import annotations
@@ -22,11 +23,13 @@ from attncli.messages import Message, _
 # model_type -> its family's rules (None: no windows unless layer_types says)
 DECODERS = ("llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma",
             "gemma2", "gemma3", "gemma3_text", "deepseek_v2", "deepseek_v3", "gpt_oss", "gpt2",
-            "phi3", "olmo2", "granite", "starcoder2")  # fmt: skip
+            "phi3", "granite", "starcoder2")  # fmt: skip
 ENCODERS = ("bert", "roberta", "xlm-roberta", "distilbert", "electra", "mpnet", "deberta-v2")
-QK_NORM = ("gemma3", "gemma3_text", "qwen3", "qwen3_moe", "olmo2")  # RMSNorm on q and k heads
+QK_NORM = ("gemma3", "gemma3_text", "qwen3", "qwen3_moe")  # an RMSNorm of d_k on q and k heads
 ALL_BIASED = ("gpt2", "starcoder2")  # q, k, v, o always have biases
 QKV_BIASED = ("qwen2", "qwen2_moe")  # q, k, v have biases, o none
+# a sliding_window only with use_sliding_window true, from max_window_layers on
+ASKED_WINDOW = ("qwen2", "qwen2_moe", "qwen3", "qwen3_moe")
 LAYER_KINDS = ("full_attention", "sliding_attention")
 MISSING = _("{path}: the field {name} is missing; the model's config.json must give it")
 
@@ -150,7 +153,7 @@ def _windows(
 ) -> tuple[int | None, ...]:
     """Each layer's sliding window (None: the layer sees every earlier key)."""
     window = config.get("sliding_window")
-    if model_type in QKV_BIASED and not _flag(config, "use_sliding_window", path):
+    if model_type in ASKED_WINDOW and not _flag(config, "use_sliding_window", path):
         window = None
     kinds = config.get("layer_types")
     if window is None:
@@ -182,9 +185,9 @@ def _windows(
 def _kinds_by_rule(config: dict[str, Any], path: str, model_type: str, layers: int) -> list[str]:
     """layer_types as transformers makes them for a config that does not list them."""
     slide, full = LAYER_KINDS[1], LAYER_KINDS[0]
-    if model_type in ("mistral", "mixtral", "starcoder2"):
+    if model_type in ("mistral", "mixtral", "starcoder2", "phi3"):
         return [slide] * layers
-    if model_type in QKV_BIASED:
+    if model_type in ASKED_WINDOW:
         first = config.get("max_window_layers")
         first = 28 if first is None else first
         return [slide if i >= first else full for i in range(layers)]
