@@ -92,17 +92,20 @@ class Shape:
 
 def kept(window: int | None, tokens: int) -> int:
     """The tokens a layer's cache holds after `tokens`: all, or the last W − 1."""
+    # W or None, T -> the tokens a layer holds
     return tokens if window is None else min(tokens, window - 1)
 
 
 def seen(window: int | None, position: int) -> int:
     """The keys the token at `position` (1-based) reads: itself and the earlier ones, or
     with a window W itself and the W − 1 before it."""
+    # W or None, t -> the keys token t reads
     return position if window is None else min(position, window)
 
 
 def pairs(window: int | None, tokens: int) -> int:
     """Query-key pairs of a causal prefill of `tokens`: Σ_t seen(window, t)."""
+    # W or None, T -> the (query, key) pairs of a T × T causal grid
     if window is None or window >= tokens:
         return tokens * (tokens + 1) // 2
     return window * (window + 1) // 2 + (tokens - window) * window
@@ -110,6 +113,7 @@ def pairs(window: int | None, tokens: int) -> int:
 
 def per_token(shape: Shape) -> int:
     """The numbers one token keeps in one layer's cache: g · (d_k + d_v), or MLA's r + d_rope."""
+    # Shape -> numbers a token keeps in a layer
     if shape.latent is not None:
         return shape.latent.rank + shape.latent.rope
     return shape.kv_heads * (shape.d_k + shape.d_v)
@@ -124,6 +128,7 @@ def expanded_per_token(shape: Shape) -> int:
 
 def cache_numbers(shape: Shape, tokens: int, batch: int = 1) -> int:
     """The whole cache after `tokens` tokens of each of `batch` sequences, in numbers."""
+    # Shape, T, B -> numbers: B × Σ_layers per_token × kept
     return batch * per_token(shape) * sum(kept(w, tokens) for w in shape.windows)
 
 
@@ -181,6 +186,7 @@ class Flops:
 
 def prefill(shape: Shape, tokens: int, batch: int = 1) -> Flops:
     """A causal prefill of `tokens` tokens for each of `batch` sequences, every layer."""
+    # Shape, T, B -> Flops: T tokens at once
     seen_pairs = sum(pairs(w, tokens) for w in shape.windows)
     projections = shape.layers * tokens * weights_per_token(shape)
     scores = shape.heads * shape.d_k * seen_pairs
@@ -192,6 +198,7 @@ def decode(shape: Shape, position: int, batch: int = 1) -> Flops:
     """One decode step: the token at `position` (1-based) through every layer, reading the
     cache of the ones before it. MLA's step works on the latent (W^UK absorbed into the
     query, W^UV into the output): its scores read r + d_rope numbers a key."""
+    # Shape, t, B -> Flops: one token at position t
     keys = sum(seen(w, position) for w in shape.windows)
     latent = shape.latent
     if latent is None:
