@@ -115,7 +115,8 @@ class CostResult(Result):
             "biases": list(shape.biases),
             "qk_norm": shape.qk_norm,
             "cache_numbers_per_token_layer": cost.per_token(shape),
-            "cache_numbers_per_token": per_token,
+            "cache_numbers_per_token": per_token,  # every layer, one sequence
+            "cache_bytes_per_token": cost.cache_bytes(per_token, self.dtype),
             "parameters_per_layer": design.parameters,
             "parameters": design.total_parameters,
             "lengths": [

@@ -53,6 +53,7 @@ def test_the_piped_document(run):
     assert grouped["kind"] == "gqa" and grouped["kv_heads"] == 8
     assert own["lengths"][0]["cache_bytes"] == 61 * 576 * 1024 * 2
     assert own["lengths"][0]["decode_position"] == 1025
+    assert own["cache_bytes_per_token"] == 61 * 576 * 2
 
 
 def test_steps_write_each_formula_with_its_numbers(run):
