@@ -212,3 +212,20 @@ def test_gpt2_s_attention_parameters_are_its_weights(tmp_path):
     held = sum(w.size for name, w in weights.items() if ".h.0.attn." in f".{name}")
     assert held > 0 and sum(cost.parameters(shape).values()) == held
     assert shape.design == "mha" and shape.biases == ("q", "k", "v", "o")
+
+
+def test_the_model_on_this_machine_before_the_table(tmp_path, monkeypatch):
+    """A name the table has, found in the Hugging Face cache too: the machine's own
+    config.json is read (here an edited one, of 2 layers)."""
+    snapshot = tmp_path / "models--meta-llama--Llama-3.1-8B" / "snapshots" / "abc"
+    snapshot.mkdir(parents=True)
+    (snapshot.parent.parent / "refs").mkdir()
+    (snapshot.parent.parent / "refs" / "main").write_text("abc")
+    config = {**KNOWN["llama-3.1-8b"]["config"], "num_hidden_layers": 2}
+    (snapshot / "config.json").write_text(json.dumps(config))
+    (snapshot / "model.safetensors").write_bytes(b"")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
+    shape, source, _config = read_shape("Llama-3.1-8B")
+    assert shape.layers == 2 and source == str(snapshot / "config.json")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty"))
+    assert read_shape("Llama-3.1-8B")[0].layers == 32

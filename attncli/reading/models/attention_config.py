@@ -258,8 +258,8 @@ def gguf_config(path: str) -> dict[str, Any]:
 def read_shape(name: str) -> tuple[Shape, str, dict[str, Any]]:
     """The shape of the model `name` names, the source it was read from (a path, or the
     published config.json of a well-known model) and the config it came from: a config.json,
-    a folder holding one, a GGUF file, a name of the table (llama-3.1-70b), or a model
-    folder or GGUF file found by name on this machine as --model finds it."""
+    a folder holding one, a GGUF file, a model folder or GGUF file found by name on this
+    machine as --model finds it, else a name of the table (llama-3.1-70b)."""
     from attncli.reading.models.known_attention import KNOWN, known_name
     from attncli.reading.models.locate import gguf_file, hub_cache
 
@@ -271,10 +271,6 @@ def read_shape(name: str) -> tuple[Shape, str, dict[str, Any]]:
             config = gguf_config(expanded)
             return shape_of(config, expanded), expanded, config
         return _from_file(expanded)
-    table = known_name(name)
-    if table is not None:
-        entry = KNOWN[table]
-        return shape_of(entry["config"], table), entry["source"], entry["config"]
     if not name.strip():
         raise InputError(
             _("{model} is empty; give a config.json, a model folder or a name such as {name}"),
@@ -286,6 +282,7 @@ def read_shape(name: str) -> tuple[Shape, str, dict[str, Any]]:
     from attncli.reading.models.gguf_places import find_gguf
     from attncli.reading.models.locate import in_hub_cache, in_packages
 
+    # the model on this machine first, as --model finds it; then the published table
     cache = hub_cache()
     folder = in_hub_cache(name, cache) or in_packages(name)
     if folder is not None:
@@ -294,6 +291,10 @@ def read_shape(name: str) -> tuple[Shape, str, dict[str, Any]]:
     if found is not None:
         config = gguf_config(found)
         return shape_of(config, found), found, config
+    table = known_name(name)
+    if table is not None:
+        entry = KNOWN[table]
+        return shape_of(entry["config"], table), entry["source"], entry["config"]
     raise InputError(
         _(
             "model {name!r} is not on this machine nor among the models attn cost knows "
