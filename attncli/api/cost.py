@@ -408,7 +408,8 @@ def _sizes(text: str, label: str, designs: Any) -> tuple[int | None, int | None]
 def _priced(
     label: str, own: bool, shape: Shape, lengths: list[int], batch: int, dtype: str
 ) -> DesignCost:
-    """A design's cost at every length; a count past what 64 bits hold is refused."""
+    """A design's cost at every length; a cache whose bytes pass what 64 bits hold (8 EiB)
+    is refused: no machine holds it, and a reader of the JSON may keep 64 bits."""
     from attncli.results.cost import AtLength, DesignCost
 
     priced = []
@@ -421,7 +422,7 @@ def _priced(
             prefill=arithmetic.prefill(shape, tokens, batch),
             decode=arithmetic.decode(shape, tokens + 1, batch),
         )
-        largest = max(at.cache_bytes, at.cache_numbers, at.prefill.total, at.decode.total)
+        largest = max(at.cache_bytes, at.cache_numbers)  # FLOPs may pass it: Python's ints
         if largest > LARGEST_WHOLE:
             raise InputError(
                 _("{tokens} tokens × {batch}: {count} is past what a 64-bit count holds "

@@ -126,3 +126,11 @@ def test_the_document_and_the_formulas_agree():
     assert 2 * 2 * shape.heads * shape.d_k * formulas["pairs"].value == at.prefill.scores
     assert 2 * 2 * shape.heads * shape.d_v * formulas["keys"].value == at.decode.mix
     assert formulas["parameters"].value == result.designs[0].total_parameters
+
+
+def test_flops_past_64_bits_are_whole_and_exact():
+    """A million tokens of Llama 3.1 405B in a batch of 8: its prefill's Q Kᵀ passes 2^63,
+    exact as Python's ints keep it; only a cache past 2^63 − 1 bytes is refused."""
+    at = attn.cost("llama-3.1-405b", tokens="1m", batch=8).designs[0].lengths[0]
+    tokens = 1024**2
+    assert at.prefill.scores == 2 * 8 * 126 * 128 * 128 * tokens * (tokens + 1) // 2 > 2**63

@@ -38,8 +38,10 @@ def test_the_screen_fits_80_columns(run, monkeypatch):
     screen = _flat(result.stdout)
     assert "What attention costs in llama-3.1-70b: batch 1, cache in bfloat16" in screen
     assert "grouped-query: 64 query heads of 128 share 8 key/value heads" in screen
-    assert "131,072 40.0 GiB 320 GiB 11.2 GiB" in screen
-    assert "a token 320 KiB 2.50 MiB 90.0 KiB" in screen
+    assert "Design 1,024 131,072 a token" in screen
+    assert "gqa 320 MiB 40.0 GiB 320 KiB" in screen
+    assert "mha 2.50 GiB 320 GiB 2.50 MiB" in screen
+    assert "mla:512 90.0 MiB 11.2 GiB 90.0 KiB" in screen
     assert "the keys and values made for every head would take 16,384 (28.4 times as many)" in (
         screen
     )
@@ -79,7 +81,7 @@ def test_in_spanish(run):
     screen = _flat(result.stdout)
     assert "Lo que cuesta la atención en mistral-7b-v0.1: lote de 1, caché en bfloat16" in screen
     assert "32 de las capas ven una ventana de 4\u202f096 claves" in screen
-    assert "32\u202f768 512 MiB" in screen  # the window keeps 4,095 tokens, not 32,768
+    assert "gqa 512 MiB 128 KiB" in screen  # the window keeps 4,095 tokens, not 32,768
 
 
 def test_from_options_alone(run):

@@ -31,7 +31,7 @@ def short(value: int, fmt: Format) -> str:
 def size(value: int, fmt: Format) -> str:
     """Bytes in binary units, three figures: 40.0 GiB."""
     step, shown = 0, float(value)
-    while shown >= 1023.5 and step < len(IEC) - 1:
+    while shown >= 999.5 and step < len(IEC) - 1:  # 0.98 GiB, not 1008 MiB
         shown, step = shown / 1024, step + 1
     if step == 0:
         return fmt.count(value) + " B"
@@ -76,18 +76,17 @@ def cost_view(result: CostResult, fmt: Format, show: frozenset[str]) -> list[Ren
             source=result.source,
         ),  # fmt: skip
     )
-    labels = [design.label for design in result.designs]
-    cache_rows = [
-        (fmt.count(at.tokens), [size(d.lengths[n].cache_bytes, fmt) for d in result.designs])
-        for n, at in enumerate(own.lengths)
-    ]
-    per_token = [
-        size(arithmetic.cache_bytes(result.batch * arithmetic.per_token(d.shape) * d.shape.layers,
-                                    result.dtype), fmt)
-        for d in result.designs
-    ]  # fmt: skip
-    cache_rows.append((fmt.say("cost.per_token"), per_token))
-    cache = render.side_by_side(fmt.say("cost.cache_heading"), labels, cache_rows, "T")
+    # a row per design, a column per length: designs may be many, lengths are a few
+    columns = [fmt.count(at.tokens) for at in own.lengths] + [fmt.say("cost.per_token")]
+    cache_rows = []
+    for design in result.designs:
+        whole = arithmetic.per_token(design.shape) * design.shape.layers * result.batch
+        cells = [size(at.cache_bytes, fmt) for at in design.lengths]
+        cache_rows.append(
+            (design.label, [*cells, size(arithmetic.cache_bytes(whole, result.dtype), fmt)])
+        )
+    cache = render.side_by_side(fmt.say("cost.cache_heading"), columns, cache_rows,
+                                fmt.say("cost.design"))  # fmt: skip
     flop_rows = []
     for design in result.designs:
         for at in design.lengths:

@@ -18,7 +18,7 @@ COST_PHRASES: dict[str, str] = {
     ),
     "cost.windows": _("{count} of the layers see a window of {window} keys"),
     "cost.sinks": _("learned sinks (a logit per head)"),
-    "cost.cache_heading": _("The KV cache after T tokens"),
+    "cost.cache_heading": _("The KV cache after T tokens (a column per T)"),
     "cost.per_token": _("a token"),
     "cost.flops_heading": _("FLOPs: a prefill of T tokens, then one more token"),
     "cost.design": _("Design"),
