@@ -9,6 +9,7 @@ from typing import Any
 from rich.console import RenderableType
 
 from attncli.core import attention_cost as arithmetic
+from attncli.core.attention_cost import Flops
 from attncli.present import render
 from attncli.present.format import Format
 from attncli.results.cost import CostResult, DesignCost, Formula
@@ -87,24 +88,19 @@ def cost_view(result: CostResult, fmt: Format, show: frozenset[str]) -> list[Ren
         )
     cache = render.side_by_side(fmt.say("cost.cache_heading"), columns, cache_rows,
                                 fmt.say("cost.design"))  # fmt: skip
-    flop_rows = []
-    for design in result.designs:
-        for at in design.lengths:
-            flop_rows.append(
-                (
-                    f"{design.label} {fmt.count(at.tokens)}",
-                    [short(at.prefill.projections, fmt), short(at.prefill.scores, fmt),
-                     short(at.prefill.mix, fmt), short(at.decode.projections, fmt),
-                     short(at.decode.scores, fmt), short(at.decode.mix, fmt)],
-                )
-            )  # fmt: skip
-    prefill, decode = fmt.say("cost.prefill"), fmt.say("cost.decode")
-    columns = [f"{prefill} {fmt.say(part)}" for part in ("cost.projections", "cost.scores",
-                                                          "cost.mix")]  # fmt: skip
-    columns += [f"{decode} {fmt.say(part)}" for part in ("cost.projections", "cost.scores",
-                                                         "cost.mix")]  # fmt: skip
-    flops = render.side_by_side(fmt.say("cost.flops_heading"), columns, flop_rows,
-                                f"{fmt.say('cost.design')} T")  # fmt: skip
+    parts = [fmt.say(part) for part in ("cost.projections", "cost.scores", "cost.mix",
+                                        "cost.total")]  # fmt: skip
+    tables = []
+    for heading, step in (("cost.prefill_heading", "prefill"), ("cost.decode_heading", "decode")):
+        rows = []
+        for design in result.designs:
+            for at in design.lengths:
+                flops: Flops = getattr(at, step)
+                counts = [flops.projections, flops.scores, flops.mix, flops.total]
+                rows.append((f"{design.label} {fmt.count(at.tokens)}",
+                             [short(count, fmt) for count in counts]))  # fmt: skip
+        tables.append(render.side_by_side(fmt.say(heading), parts, rows,
+                                          f"{fmt.say('cost.design')} T"))  # fmt: skip
     parameters = render.side_by_side(
         fmt.say("cost.parameters_heading"),
         [fmt.say("cost.per_layer"), fmt.say("cost.all_layers")],
@@ -112,7 +108,7 @@ def cost_view(result: CostResult, fmt: Format, show: frozenset[str]) -> list[Ren
          for d in result.designs],
         fmt.say("cost.design"),
     )  # fmt: skip
-    view: list[RenderableType] = [header, render.lines(""), cache, flops, parameters]
+    view: list[RenderableType] = [header, render.lines(""), cache, *tables, parameters]
     view.append(render.lines(*_notes(result, fmt)))
     if "steps" in show:
         view += [render.lines(""), *steps_view(result, fmt)]
