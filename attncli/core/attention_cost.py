@@ -70,7 +70,9 @@ class Shape:
     latent: Latent | None = None
     sinks: bool = False  # a learned logit per head in each softmax (gpt-oss)
     biases: tuple[str, ...] = ()  # which projections have a bias: "q", "k", "v", "o"
-    qk_norm: bool = False  # an RMSNorm of d_k weights on each query and key head (Gemma 3)
+    # an RMSNorm on the queries and keys: "head", d_k weights shared by the heads (Qwen3,
+    # Gemma 3); "projection", over the whole of Q and of K (OLMo 2); None: none
+    qk_norm: str | None = None
 
     @property
     def design(self) -> str:
@@ -146,7 +148,7 @@ def parameters(shape: Shape) -> dict[str, int]:
     if latent is None:
         parts = {"w_q": d * h * d_k, "w_k": d * g * d_k, "w_v": d * g * d_v, "w_o": h * d_v * d}
         sizes = {"q": h * d_k, "k": g * d_k, "v": g * d_v, "o": d}
-        norms = 2 * d_k if shape.qk_norm else 0
+        norms = {"head": 2 * d_k, "projection": (h + g) * d_k}.get(shape.qk_norm or "", 0)
     else:
         nope = d_k - latent.rope
         if latent.q_rank is None:
@@ -232,7 +234,7 @@ def redesigned(
         if rope is None:
             rope = own.rope if own is not None else MLA_ROPE
         return replace(shape, kv_heads=shape.heads, latent=Latent(size, rope, q_rank),
-                       qk_norm=False)  # fmt: skip
+                       qk_norm=None)  # fmt: skip
     kv_heads = {"mha": shape.heads, "mqa": 1}.get(design, size)
     assert kv_heads is not None
     return replace(shape, kv_heads=kv_heads, latent=None)

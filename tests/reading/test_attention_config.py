@@ -229,3 +229,26 @@ def test_the_model_on_this_machine_before_the_table(tmp_path, monkeypatch):
     assert shape.layers == 2 and source == str(snapshot / "config.json")
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty"))
     assert read_shape("Llama-3.1-8B")[0].layers == 32
+
+
+MODELS = Path(__file__).resolve().parent.parent / "models"
+
+
+@pytest.mark.parametrize("folder", sorted(p.name for p in MODELS.iterdir() if p.is_dir()))
+def test_the_parameters_are_each_tiny_checkpoint_s_attention_tensors(folder):
+    """Every checkpoint of tests/models (Llama, Mistral, Qwen2 and 3, Gemma 1 to 3, OLMo 2,
+    gpt-oss, DeepSeek-V3): its first layer's self_attn tensors, counted from the
+    safetensors header alone, against what attn cost says of its config.json."""
+    from safetensors import safe_open
+
+    held = 0
+    for path in (MODELS / folder).glob("*.safetensors"):
+        with safe_open(str(path), "np") as tensors:
+            for name in tensors.keys():  # noqa: SIM118 (safe_open is not a dict)
+                if ".layers.0.self_attn." in name:
+                    count = 1
+                    for size in tensors.get_slice(name).get_shape():
+                        count *= size
+                    held += count
+    shape = read_shape(str(MODELS / folder))[0]
+    assert held > 0 and sum(cost.parameters(shape).values()) == held

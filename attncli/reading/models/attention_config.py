@@ -23,15 +23,22 @@ from attncli.messages import Message, _
 # model_type -> its family's rules (None: no windows unless layer_types says)
 DECODERS = ("llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma",
             "gemma2", "gemma3", "gemma3_text", "deepseek_v2", "deepseek_v3", "gpt_oss", "gpt2",
-            "phi3", "granite", "starcoder2")  # fmt: skip
+            "phi3", "granite", "starcoder2", "olmo2")  # fmt: skip
 ENCODERS = ("bert", "roberta", "xlm-roberta", "distilbert", "electra", "mpnet", "deberta-v2")
-QK_NORM = ("gemma3", "gemma3_text", "qwen3", "qwen3_moe")  # an RMSNorm of d_k on q and k heads
 ALL_BIASED = ("gpt2", "starcoder2")  # q, k, v, o always have biases
 QKV_BIASED = ("qwen2", "qwen2_moe")  # q, k, v have biases, o none
 # a sliding_window only with use_sliding_window true, from max_window_layers on
 ASKED_WINDOW = ("qwen2", "qwen2_moe", "qwen3", "qwen3_moe")
 LAYER_KINDS = ("full_attention", "sliding_attention")
 MISSING = _("{path}: the field {name} is missing; the model's config.json must give it")
+
+
+def qk_norms(model_type: str) -> str | None:
+    """How a family norms its queries and keys, as attn's forward pass reads it."""
+    from attncli.reading.models.decoder_config import QK_NORMS
+
+    own = {**QK_NORMS, "gemma3": "head", "qwen3_moe": "head"}
+    return own.get(model_type)
 
 
 def _value(config: dict[str, Any], names: tuple[str, ...], path: str, default: Any = None) -> Any:
@@ -145,7 +152,7 @@ def shape_of(config: Any, path: str) -> Shape:
     head = _whole(config, ("head_dim",), path, width // heads)
     return Shape(layers, width, heads, kv_heads, head, head, windows,
                  sinks=model_type == "gpt_oss", biases=biased,
-                 qk_norm=model_type in QK_NORM)  # fmt: skip
+                 qk_norm=qk_norms(model_type))  # fmt: skip
 
 
 def _windows(
