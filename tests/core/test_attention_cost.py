@@ -1,7 +1,7 @@
 """The arithmetic of attn cost (core/attention_cost.py): its sums against plain loops, and
 its FLOPs against the multiplications attn's own numpy forward pass (core/transformer.py)
-does on the tiny Llama and Mistral of tests/models, counted here by watching every matrix
-product the pass makes."""
+does on the tiny checkpoints of tests/models, counted here by watching every matrix product
+the pass makes."""
 
 from __future__ import annotations
 
@@ -68,9 +68,9 @@ def test_the_mla_decode_step_reads_the_latent():
 
 class Counted(np.ndarray):
     """An array whose matrix products are written down: (left shape, right shape, the left
-    operand) for each one, as numpy's matmul is asked for them."""
+    operand, which right operand) for each one, as numpy's matmul is asked for them."""
 
-    log: list[tuple[tuple[int, ...], tuple[int, ...], np.ndarray]] = []
+    log: list[tuple[tuple[int, ...], tuple[int, ...], np.ndarray, int]] = []
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         plain = [np.asarray(i) if isinstance(i, Counted) else i for i in inputs]
@@ -78,7 +78,7 @@ class Counted(np.ndarray):
             kwargs["out"] = tuple(np.asarray(o) for o in kwargs["out"])
         result = getattr(ufunc, method)(*plain, **kwargs)
         if ufunc is np.matmul and method == "__call__":
-            Counted.log.append((plain[0].shape, plain[1].shape, plain[0]))
+            Counted.log.append((plain[0].shape, plain[1].shape, plain[0], id(inputs[1])))
         return result.view(Counted) if isinstance(result, np.ndarray) else result
 
 
@@ -93,19 +93,19 @@ def _counted_forward(name: str, tokens: int):
 
     model = load_model(str(MODELS / name))
     blocks = [model.network.blocks[i] for i in range(model.architecture.layers)]
-    weights = set()
+    weights = set()  # the attention's own matrices, by identity (an MLP's may share a shape)
     for block in blocks:  # the reader builds a block when asked: these are the ones run
         for key in ("w_q", "w_k", "w_v", "w_o"):
             block.attention[key] = block.attention[key].view(Counted)
-            weights.add(block.attention[key].shape)
+            weights.add(id(block.attention[key]))
     Counted.log = []
     run = forward(replace(model.network, blocks=blocks), np.arange(3, 3 + tokens))
     per_row = 0  # a token's projections, every layer
     scores = mix = 0  # every kept cell's d_k (Q Kᵀ) and d_v (weights × V) multiplications
     last_scores = last_mix = 0  # the same for the last token alone
     grids = iter(run.layers)  # each layer makes one grid of scores, in order
-    for left, right, operand in Counted.log:
-        if len(right) == 2 and right in weights and left[-1] == right[0]:
+    for left, right, operand, which in Counted.log:
+        if which in weights:
             per_row += right[0] * right[1]  # x W: a row of x against every column of W
         elif left[-2:] == (tokens, tokens):  # the weights × V, the weights as given
             kept = operand != 0
@@ -118,7 +118,14 @@ def _counted_forward(name: str, tokens: int):
     return model, per_row, scores, mix, last_scores, last_mix
 
 
-@pytest.mark.parametrize("name", ["tiny-llama", "tiny-mistral"])
+# attn's forward pass runs these families: grouped heads, windows on every layer (Mistral) or
+# every other (Gemma 2, gpt-oss), five in six (Gemma 3), q and k norms (Qwen3, OLMo 2, Gemma
+# 3), softcapped scores (Gemma 2), sinks (gpt-oss)
+FAMILIES = ["tiny-llama", "tiny-mistral", "tiny-qwen2", "tiny-qwen3", "tiny-olmo2", "tiny-gemma",
+            "tiny-gemma2", "tiny-gemma3", "tiny-gpt-oss"]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", FAMILIES)
 def test_flops_are_twice_the_multiplications_attn_s_forward_pass_does(name):
     """A prefill of T tokens and the step of token T, from the model's config.json, against
     the multiplications counted in attn's numpy forward pass: the projections of every row,
