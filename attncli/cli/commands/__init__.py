@@ -8,7 +8,7 @@ built, for --help and completion): HOMES says where each one lives.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import cache
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
@@ -64,6 +64,17 @@ def command(
         return function
 
     return register
+
+
+def given_names(options: Mapping[str, object]) -> list[str]:
+    """The names of `options` (its option → the value the command line gave, or whether it
+    gave it) that were given: neither None nor a flag left off, in their order."""
+    return [name for name, value in options.items() if value is not None and value is not False]
+
+
+def first_given(options: Mapping[str, object]) -> str | None:
+    """The first option of `options` a command line gave, or None (see given_names)."""
+    return next(iter(given_names(options)), None)
 
 
 def find(name: str) -> Command | None:

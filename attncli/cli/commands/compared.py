@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated
 
+from attncli.cli.commands import given_names
 from attncli.cli.declare import Option
 from attncli.errors import OptionError
 from attncli.messages import _
@@ -54,10 +55,10 @@ def compare_selfattn(
     """attn selfattn SENTENCE --compare OTHER: the seeded layer with its settings, or the
     model's layer; the options that show or explain one run are refused."""
     from attncli.api.pairs import sentence_pair
-    from attncli.cli.commands.model_runs import sentence_given
+    from attncli.cli.commands.model_runs import refuse_model_picks, refuse_seeded, sentence_given
     from attncli.present.output import emit
 
-    refused = [name for name, value in given.items() if value not in (None, False)]
+    refused = given_names(given)
     if settings.steps:
         refused.append("--steps")
     if settings.show:
@@ -66,24 +67,14 @@ def compare_selfattn(
                 if value is not None]  # fmt: skip
     _refuse(refused)
     if model is not None:
-        if seeded:
-            from attncli.layer import not_with_model
-
-            raise not_with_model(seeded[0])
+        refuse_seeded(seeded)
         result = sentence_pair(sentence_given(sentence), other, None, model=model, layer=layer,
                                head=head, words=words)  # fmt: skip
         from attncli.cli.commands.model_runs import warn_if_foreign
 
         warn_if_foreign(result.first, settings.lang)  # type: ignore[arg-type]
     else:
-        if layer is not None or words:
-            raise OptionError(
-                _(
-                    "{option} picks from a pretrained model's layers; add --model M "
-                    "(e.g. --model all-MiniLM-L6-v2)"
-                ),
-                option="--layer" if layer is not None else "--words",
-            )
+        refuse_model_picks(layer, words)
         result = sentence_pair(sentence_given(sentence), other, layer_settings, head=head)
     emit(result, settings)
 
@@ -104,7 +95,7 @@ def compare_heads(
     from attncli.cli.commands.model_runs import sentence_given
     from attncli.present.output import emit
 
-    _refuse([name for name, value in given.items() if value not in (None, False, "rows")])
+    _refuse([name for name in given_names(given) if given[name] != "rows"])
     result = ranked(sentence_given(sentence), other, model, source=source, target=target,
                     shown_count=shown_count, grid=grid)  # fmt: skip
     if grid and settings.export is not None:

@@ -1,6 +1,6 @@
 """attn heads: every head of a pretrained model ranked by one weight, and its options."""
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from attncli.cli.commands import command
 from attncli.cli.commands.compared import CompareOption
@@ -8,6 +8,9 @@ from attncli.cli.declare import Argument, Option
 from attncli.layer import SelfAttnSettings
 from attncli.messages import _
 from attncli.present.output import Settings
+
+if TYPE_CHECKING:
+    from attncli.results.model import HeadsResult
 
 DEFAULT_LAYER = SelfAttnSettings()
 SentenceArgument = Annotated[
@@ -195,22 +198,44 @@ def heads(
     attn heads "the key to the cabinet is on the table" --compare "the keys to the cabinet
     are on the table" --model all-MiniLM-L6-v2 --from is --to key
     """
+    from attncli.api.heads import heads as rank
+
+    _refuse_without_model(model, random, compare, layer_settings)
+    shown_count = None if all_heads else 10
+    if compare is not None:  # every head ranked by its change
+        ranked_alone = {"--pattern": pattern, "--pattern-file": pattern_file,
+                        "--metric": metric, "--exclude": exclude, "--sentences": sentences,
+                        "--random": random}  # fmt: skip
+        _compare(sentence, compare, model, source, target, ranked_alone, shown_count, grid,
+                 settings)  # fmt: skip
+        return
+    sentence, texts = _sentences_read(sentence, sentences, random, model, layer_settings.seed)
+    result = rank(sentence, model, source=source, target=target, pattern=pattern,
+                  pattern_cells=_pattern_cells(pattern_file), metric=metric,
+                  exclude=tuple(part.strip() for part in exclude.split(",")) if exclude else (),
+                  sentences=texts, shown_count=shown_count, grid=grid,
+                  **({} if model is not None else layer_settings.given()))  # fmt: skip
+    _emit_ranked(result, grid, settings)
+
+
+def _refuse_without_model(
+    model: str | None, random: int | None, compare: str | None, layer_settings: SelfAttnSettings
+) -> None:
+    """A model's heads take none of the seeded layer's settings (the seed draws --random's
+    words); --random and --compare need a model."""
     from dataclasses import replace
 
-    from attncli.api.heads import heads as rank
-    from attncli.cli.commands.layer_options import options_given
-    from attncli.cli.commands.model_runs import sentence_given
     from attncli.errors import OptionError
-    from attncli.present.output import emit
 
     if model is not None:
         # the seed draws --random's words; the rest, and the seed without --random, shape
         # the seeded layer alone
         shaped = layer_settings if random is None else replace(layer_settings, seed=0)
         if shaped.changed():
-            from attncli.layer import not_with_model
+            from attncli.cli.commands.layer_options import options_given
+            from attncli.cli.commands.model_runs import refuse_seeded
 
-            raise not_with_model(options_given(shaped)[0])
+            refuse_seeded(options_given(shaped))
     elif random is not None:  # the model's own vocabulary
         raise OptionError(
             _("{option} needs --model M, e.g. --model all-MiniLM-L6-v2"), option="--random"
@@ -224,58 +249,72 @@ def heads(
             ),
             settings=" ".join(layer_settings.command_line()) or "--heads 4",
         )
-    if compare is not None:
-        from attncli.cli.commands.compared import compare_heads
 
-        assert model is not None  # refused above without one
 
-        ranked_alone = {"--pattern": pattern, "--pattern-file": pattern_file,
-                        "--metric": metric, "--exclude": exclude, "--sentences": sentences,
-                        "--random": random}  # fmt: skip
-        compare_heads(sentence, compare, model, source, target, ranked_alone,
-                      None if all_heads else 10, grid, settings)  # fmt: skip
-        return
+def _compare(
+    sentence: str | None,
+    other: str,
+    model: str | None,
+    source: str | None,
+    target: str | None,
+    ranked_alone: dict[str, object],
+    shown_count: int | None,
+    grid: bool,
+    settings: Settings,
+) -> None:
+    """attn heads --compare OTHER: every head of the model ranked by its change."""
+    from attncli.cli.commands.compared import compare_heads
+
+    assert model is not None  # refused without one
+    compare_heads(sentence, other, model, source, target, ranked_alone, shown_count, grid,
+                  settings)  # fmt: skip
+
+
+def _sentences_read(
+    sentence: str | None, sentences: str | None, random: int | None, model: str | None, seed: int
+) -> tuple[str | None, list[str] | None]:
+    """The sentence to rank the heads on (given, piped, or --random's words drawn from the
+    model's vocabulary), or --sentences FILE's lines."""
     import sys
 
-    texts = None
+    from attncli.cli.commands.model_runs import sentence_given
+    from attncli.errors import OptionError
+
     if random is not None:
         from attncli.api.heads import repeated_random
 
         if sentence is not None or sentences is not None:
             raise OptionError(_("--random N draws the sentence; leave out the sentence given"))
         assert model is not None
-        sentence = repeated_random(model, random, layer_settings.seed)
-    elif sentences is not None:
+        return repeated_random(model, random, seed), None
+    if sentences is not None:
         from attncli.reading.parse.sentence_list import sentence_lines
         from attncli.reading.parse.sources import read_text
 
-        texts = sentence_lines(*read_text(sentences, sys.stdin, "--sentences"))
-    else:
-        sentence = sentence_given(sentence)
-    cells = None
-    if pattern_file is not None:
-        from attncli.messages import Message
-        from attncli.reading.parse.json_text import parse_json
-        from attncli.reading.parse.sources import read_text
+        return sentence, sentence_lines(*read_text(sentences, sys.stdin, "--sentences"))
+    return sentence_given(sentence), None
 
-        text, where = read_text(pattern_file, sys.stdin, "--pattern-file")
-        cells = parse_json(
-            text, where, Message(_("expected a T × T matrix, e.g. [[1, 0], [1, 0]]"))
-        )
-    result = rank(
-        sentence,
-        model,
-        source=source,
-        target=target,
-        pattern=pattern,
-        pattern_cells=cells,
-        metric=metric,
-        exclude=tuple(part.strip() for part in exclude.split(",")) if exclude else (),
-        sentences=texts,
-        shown_count=None if all_heads else 10,
-        grid=grid,
-        **({} if model is not None else layer_settings.given()),
-    )
+
+def _pattern_cells(pattern_file: str | None) -> object:
+    """--pattern-file F: the pattern's matrix as its JSON holds it (checked by api/heads)."""
+    if pattern_file is None:
+        return None
+    import sys
+
+    from attncli.messages import Message
+    from attncli.reading.parse.json_text import parse_json
+    from attncli.reading.parse.sources import read_text
+
+    text, where = read_text(pattern_file, sys.stdin, "--pattern-file")
+    return parse_json(text, where, Message(_("expected a T × T matrix, e.g. [[1, 0], [1, 0]]")))
+
+
+def _emit_ranked(result: "HeadsResult", grid: bool, settings: Settings) -> None:
+    """The ranking, or with --grid --export the model view drawn for print; a warning first
+    when the model does not know the sentence's language."""
+    from attncli.cli.commands.model_runs import warn_if_foreign
+    from attncli.present.output import emit
+
     if grid and settings.export is not None:
         from attncli.present.model.drawn import drawn_export
 
@@ -283,7 +322,5 @@ def heads(
             from dataclasses import replace
 
             settings = replace(settings, export=None)
-    from attncli.cli.commands.model_runs import warn_if_foreign
-
     warn_if_foreign(result, settings.lang)
     emit(result, settings)

@@ -60,6 +60,27 @@ def sentence_given(sentence: str | None) -> str | None:
     return read_text("-", sys.stdin, None)[0].strip() or None
 
 
+def refuse_seeded(given: list[str]) -> None:
+    """A pretrained model's layer takes none of the seeded layer's options: the first of
+    `given` is refused."""
+    if given:
+        from attncli.layer import not_with_model
+
+        raise not_with_model(given[0])
+
+
+def refuse_model_picks(layer: int | None, words: bool) -> None:
+    """--layer and --words pick from a pretrained model: refused without --model."""
+    if layer is not None or words:
+        raise OptionError(
+            _(
+                "{option} picks from a pretrained model's layers; add --model M "
+                "(e.g. --model all-MiniLM-L6-v2)"
+            ),
+            option="--layer" if layer is not None else "--words",
+        )
+
+
 def run_model_selfattn(
     sentence: str | None,
     model: str,
@@ -74,10 +95,7 @@ def run_model_selfattn(
     from attncli.api.model import model_selfattn
     from attncli.present.output import emit
 
-    if seeded:
-        from attncli.layer import not_with_model
-
-        raise not_with_model(seeded[0])
+    refuse_seeded(seeded)
     if words and (settings.steps or settings.show):
         name = "--steps" if settings.steps else "--show"
         raise OptionError(

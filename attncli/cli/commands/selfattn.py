@@ -178,48 +178,82 @@ def selfattn(
     """
     from dataclasses import replace
 
-    from attncli.present.output import emit, parse_show
+    from attncli.cli.commands import given_names
+    from attncli.cli.commands.model_runs import refuse_model_picks
+    from attncli.present.output import parse_show
 
     settings = replace(settings, show=parse_show(show))
+    # the seeded layer's own inputs: none goes with a model's layer, nor with two sentences
+    own = {"--input": input_path, "--weights": weights, "--prefix": prefix,
+           "--grad-output": grad_output, "--target": target, "--item": item}  # fmt: skip
+    seeded = options_given(layer_settings)
     if compare is not None:
         from attncli.cli.commands.compared import compare_selfattn
 
-        one_run = {"--input": input_path, "--weights": weights, "--prefix": prefix,
-                   "--grad-output": grad_output, "--target": target, "--item": item,
-                   "--plot": plot, "--kv-cache": kv_cache, "--tiles": tiles,
+        one_run = {**own, "--plot": plot, "--kv-cache": kv_cache, "--tiles": tiles,
                    "--heads-sum": heads_sum}  # fmt: skip
         compare_selfattn(sentence, compare, layer_settings, model, layer, head, words, one_run,
-                         options_given(layer_settings), settings)  # fmt: skip
-        return
-    if model is not None and (kv_cache or tiles is not None):
-        given = options_given(layer_settings) + [name for name, value in {"--input": input_path,
-                 "--weights": weights, "--item": item, "--heads-sum": heads_sum or None}.items()
-                 if value is not None]  # fmt: skip
-        _model_at_inference(sentence, model, layer, head, given, kv_cache, tiles, plot, settings)
+                         seeded, settings)  # fmt: skip
         return
     if model is not None:
-        from attncli.cli.commands.model_runs import run_model_selfattn
-
-        given = [name for name, value in {"--input": input_path, "--weights": weights,
-                 "--prefix": prefix, "--grad-output": grad_output, "--target": target,
-                 "--item": item, "--heads-sum": heads_sum or None}.items()
-                 if value is not None] + options_given(layer_settings)  # fmt: skip
-        run_model_selfattn(sentence, model, layer, head, words, given, plot, settings)
+        own_given = given_names({**own, "--heads-sum": heads_sum})
+        _model_layer(sentence, model, layer, head, words, own_given, seeded, kv_cache, tiles,
+                     plot, settings)  # fmt: skip
         return
-    if layer is not None or words:
-        from attncli.errors import OptionError
+    refuse_model_picks(layer, words)
+    every_grid = heads_sum or kv_cache or tiles is not None  # the replays and sums read them
+    result = _seeded_layer(sentence, input_path, weights, prefix, grad_output, target,
+                           layer_settings, every_grid, plot, settings)  # fmt: skip
+    _emit_layer(result, item, 1 if head is None else head, kv_cache, tiles, heads_sum, plot,
+                settings)  # fmt: skip
 
-        name = "--layer" if layer is not None else "--words"
-        raise OptionError(
-            _(
-                "{option} picks from a pretrained model's layers; add --model M "
-                "(e.g. --model all-MiniLM-L6-v2)"
-            ),
-            option=name,
-        )
-    head = 1 if head is None else head
+
+def _model_layer(
+    sentence: str | None,
+    model: str,
+    layer: int | None,
+    head: int | None,
+    words: bool,
+    own: list[str],
+    seeded: list[str],
+    kv_cache: bool,
+    tiles: str | None,
+    plot: str | None,
+    settings: Settings,
+) -> None:
+    """--model M: a pretrained model's layer, or with --kv-cache or --tiles that layer
+    replayed as inference computes it; the seeded layer's own inputs and settings refused."""
+    from attncli.cli.commands.model_runs import refuse_seeded, run_model_selfattn, sentence_given
+
+    if not kv_cache and tiles is None:
+        run_model_selfattn(sentence, model, layer, head, words, own + seeded, plot, settings)
+        return
+    from attncli.api.model import model_selfattn
+
+    refuse_seeded(seeded + own)
+    result = model_selfattn(sentence_given(sentence), model, layer=layer)
+    _at_inference(result, kv_cache, tiles, 1 if head is None else head, plot, settings)
+
+
+def _seeded_layer(
+    sentence: str | None,
+    input_path: str | None,
+    weights: str | None,
+    prefix: str | None,
+    grad_output: str | None,
+    target: str | None,
+    layer_settings: SelfAttnSettings,
+    every_grid: bool,
+    plot: str | None,
+    settings: Settings,
+) -> "SelfAttnResult":
+    """The layer's inputs read (the sentence, or -i FILE or piped stdin; --weights,
+    --grad-output, --target) and the layer computed, with its progress on a long input."""
+    from dataclasses import replace
+
     from attncli.api.selfattn import selfattn_inputs
     from attncli.layer import grids_needed
+    from attncli.present.layer.progress import layer_progress
     from attncli.reading.parse.layer_inputs import LayerInputs
     from attncli.reading.parse.sources import document_from
 
@@ -234,18 +268,31 @@ def selfattn(
         from attncli.present.plot import check_plot_path
 
         check_plot_path(plot)
-    replayed = kv_cache or tiles is not None  # the grids the replay is held against
     options = replace(  # --heads-sum reads every head's grid, whatever --fields keeps
         layer_settings,
-        grids=heads_sum or replayed or grids_needed(settings.fields, plot, grad_output or target),
+        grids=every_grid or grids_needed(settings.fields, plot, grad_output or target),
     )
-    from attncli.present.layer.progress import layer_progress
-
     from_file = _layer(weights, prefix)
     in_input = "" if weights is not None else prefix or ""  # --prefix of the -i document
     with layer_progress(settings.lang) as on_rows:
         inputs = LayerInputs.from_document(document)
-        result = selfattn_inputs(inputs, sentence, options, from_file, on_rows, in_input)
+        return selfattn_inputs(inputs, sentence, options, from_file, on_rows, in_input)
+
+
+def _emit_layer(
+    result: "SelfAttnResult",
+    item: int | None,
+    head: int,
+    kv_cache: bool,
+    tiles: str | None,
+    heads_sum: bool,
+    plot: str | None,
+    settings: Settings,
+) -> None:
+    """The layer's result (a batch's --item), its --steps and --plot; or the view asked
+    instead: --heads-sum, --kv-cache, --tiles."""
+    from attncli.present.output import emit
+
     shown = result if item is None else result.item(item)
     if heads_sum:
         _heads_sum(shown, kv_cache, tiles, plot, settings)
@@ -323,26 +370,3 @@ def _heads_sum(
                 option=option,
             )
     emit(heads_sum(result, settings.row, settings.token), settings)
-
-
-def _model_at_inference(
-    sentence: str | None,
-    model: str,
-    layer: int | None,
-    head: int | None,
-    given: list[str],
-    kv_cache: bool,
-    tiles: str | None,
-    plot: str | None,
-    settings: Settings,
-) -> None:
-    """--kv-cache and --tiles on a pretrained model's layer (--model M --layer L)."""
-    from attncli.api.model import model_selfattn
-    from attncli.cli.commands.model_runs import sentence_given
-
-    if given:
-        from attncli.layer import not_with_model
-
-        raise not_with_model(given[0])
-    result = model_selfattn(sentence_given(sentence), model, layer=layer)
-    _at_inference(result, kv_cache, tiles, 1 if head is None else head, plot, settings)
