@@ -64,6 +64,11 @@ CheckQuestionsOption = Annotated[
 if TYPE_CHECKING:
     import numpy as np
 
+    from attncli.cli.options import ScoreMethod
+    from attncli.explain.checking import Blank, Corrector, Verdict
+    from attncli.results.checking import CheckResult
+    from attncli.results.exercise import Sheet
+
 
 @command()
 def check(
@@ -103,117 +108,175 @@ def check(
     """
     import sys
 
-    from attncli.api.checking import TOO_MANY_ANSWERS, corrector, read_answer
-    from attncli.errors import AttnError, InputError, OptionError
-    from attncli.explain.checking import Verdict
-    from attncli.present import render
-    from attncli.present.checking_view import question, summary, verdict_lines
-    from attncli.present.output import emit, exported, print_renderables, wants_json
-    from attncli.present.views import view_of
+    from attncli.cli.commands import first_given
+    from attncli.present.output import wants_json
     from attncli.results.checking import CheckResult
-
-    def said_lines(lines: list[str]) -> None:
-        """Lines under an answer, indented, wrapped at words to the terminal's width."""
-        from rich.padding import Padding
-
-        print_renderables(sys.stdout, [Padding(render.lines(*lines), (0, 0, 0, 2))])
-        sys.stdout.flush()
 
     if questions:
         others = {"ANSWERS": bool(answers), "--seed": seed is not None, "--size": size is not None,
                   "--dim": dim is not None, "--method": method is not None,
                   "--selfattn": selfattn, "-i": input_path is not None,
                   "--token": token is not None}  # fmt: skip
-        _check_questions(next((name for name, given in others.items() if given), None), settings)
+        _check_questions(first_given(others), settings)
         return
-    if answers and (input_path is not None or token is not None):
-        raise OptionError(
-            _("{option} with answer files: each file names its own sheet; leave out {option}"),
-            option="-i" if input_path is not None else "--token",
-        )
     if answers:
-        _check_files(answers, seed, size, dim, method, selfattn, settings)
+        _check_files(answers, seed, size, dim, method, selfattn, input_path, token, settings)
         return
-    if input_path is not None or token is not None:
-        from attncli.api.checking import corrector_of
-        from attncli.cli.commands.exercise import lesson_sheet_of
-
-        fresh = {"--seed": seed is not None, "--size": size is not None, "--dim": dim is not None,
-                 "--method": method is not None, "--selfattn": selfattn}  # fmt: skip
-        if input_path == "-":  # the answers come on standard input
-            raise OptionError(_("-i -: the answers come on standard input; name the file"))
-        other = next((name for name, given in fresh.items() if given), None)
-        sheet = lesson_sheet_of(input_path, token, other, settings.lang)
-        marking = corrector_of(sheet)
-    else:
-        chosen = "dot" if method is None else method.value
-        sheet, marking = corrector(0 if seed is None else seed, 3 if size is None else size,
-                                   dim, chosen, selfattn)  # fmt: skip
-    fmt = settings.format()
-    as_json = settings.fields is not None or wants_json(settings.format_name, sys.stdout)
-    talk = not as_json
+    sheet, marking = _sheet_to_mark(seed, size, dim, method, selfattn, input_path, token,
+                                    settings.lang)  # fmt: skip
+    talk = not (settings.fields is not None or wants_json(settings.format_name, sys.stdout))
     if settings.export is not None and settings.export.lower().endswith(".xlsx"):
         from attncli.present.export_xlsx import check_xlsx
 
         # refused before the student types a number: a spreadsheet holds a sheet, not marks
         check_xlsx(CheckResult(sheet=sheet, verdicts=(), blanks=()), settings.export)
     if talk:
-        from dataclasses import replace
+        _show_sheet(sheet, settings)
+    verdicts, ended = _answers_marked(sheet, marking, talk, settings)
+    result = CheckResult(sheet=sheet, verdicts=verdicts, blanks=tuple(marking.blanks))
+    _emit_marked(result, not ended and not sys.stdin.isatty(), talk, settings)
 
-        blank_sheet = replace(fmt, blank=True, asked=True)  # its blanks: the ones asked
-        print_renderables(sys.stdout, view_of(sheet, blank_sheet))
-        intro = fmt.say("check.intro", example=fmt.joined([fmt.decimal("6.65"), "0"]))
-        print_renderables(sys.stdout, [render.lines(intro)])
+
+def _sheet_to_mark(
+    seed: int | None,
+    size: int | None,
+    dim: int | None,
+    method: "ScoreMethod | None",
+    selfattn: bool,
+    input_path: str | None,
+    token: str | None,
+    lang: str,
+) -> tuple["Sheet", "Corrector"]:
+    """The sheet to correct and its corrector: a lesson's own (-i FILE, --token) or the one
+    attn exercise makes with the same options (seed 0, 3 tokens, dot by default)."""
+    from attncli.api.checking import corrector, corrector_of
+    from attncli.cli.commands import first_given
+    from attncli.cli.commands.exercise import lesson_sheet_of
+    from attncli.errors import OptionError
+
+    if input_path is None and token is None:
+        chosen = "dot" if method is None else method.value
+        return corrector(0 if seed is None else seed, 3 if size is None else size, dim, chosen,
+                         selfattn)  # fmt: skip
+    fresh = {"--seed": seed is not None, "--size": size is not None, "--dim": dim is not None,
+             "--method": method is not None, "--selfattn": selfattn}  # fmt: skip
+    if input_path == "-":  # the answers come on standard input
+        raise OptionError(_("-i -: the answers come on standard input; name the file"))
+    sheet = lesson_sheet_of(input_path, token, first_given(fresh), lang)
+    return sheet, corrector_of(sheet)
+
+
+def _show_sheet(sheet: "Sheet", settings: Settings) -> None:
+    """The sheet with its blanks (the ones asked), and how to answer."""
+    import sys
+    from dataclasses import replace
+
+    from attncli.present import render
+    from attncli.present.output import print_renderables
+    from attncli.present.views import view_of
+
+    fmt = settings.format()
+    blank_sheet = replace(fmt, blank=True, asked=True)  # its blanks: the ones asked
+    print_renderables(sys.stdout, view_of(sheet, blank_sheet))
+    intro = fmt.say("check.intro", example=fmt.joined([fmt.decimal("6.65"), "0"]))
+    print_renderables(sys.stdout, [render.lines(intro)])
+
+
+def _answers_marked(
+    sheet: "Sheet", marking: "Corrector", talk: bool, settings: Settings
+) -> "tuple[tuple[Verdict, ...], bool]":
+    """Each blank asked in the sheet's order and its answer marked at once (on a terminal,
+    the verdict said under it), until the answers end; and whether they ended early."""
+    from attncli.explain.checking import Verdict
+    from attncli.present.checking_view import question, verdict_lines
+
+    fmt = settings.format()
     verdicts: list[Verdict] = []
     for blank in marking.blanks:
         asked = question(blank, sheet, fmt)
-        while True:
-            if talk:
-                print(f"{asked}: ", end="", flush=True)
-            line = sys.stdin.readline()
-            if not line:  # Ctrl-D, or the piped answers ran out
-                break
-            if talk and not sys.stdin.isatty():
-                print(line.rstrip("\n"))
-            try:
-                answer = read_answer(line, blank, settings.lang, marking.exact(blank).size)
-            except AttnError as error:
-                if not talk:  # answers piped in for JSON: an unreadable one is an error
-                    raise InputError(
-                        _("answer {number} ({asked}): {problem}"),
-                        number=len(verdicts) + 1,
-                        asked=asked,
-                        problem=error.said,
-                    ) from None
-                said_lines([error.message(settings.lang)])
-                if sys.stdin.isatty():
-                    continue  # asked again
-                answer = None
-            break
-        if not line:
+        given, answer = _answer(blank, asked, len(verdicts) + 1, marking, talk, settings.lang)
+        if not given:
             if talk:
                 print()
-            break
+            return tuple(verdicts), True
         if answer is None:
             verdicts.append(Verdict(blank, _nothing(), "wrong", marking.carried(blank)))
         else:
             verdicts.append(marking.mark(blank, answer))
         if talk:
-            said_lines(verdict_lines(verdicts[-1], sheet, fmt))
-    result = CheckResult(sheet=sheet, verdicts=tuple(verdicts), blanks=tuple(marking.blanks))
-    left = _answers_left() if line and not sys.stdin.isatty() else 0
-    # piped answers past the last blank: refused, or said under the marks, never marked
-    extra = InputError(TOO_MANY_ANSWERS, given=len(marking.blanks) + left,
-                       blanks=len(marking.blanks)) if left else None  # fmt: skip
+            _said_lines(verdict_lines(verdicts[-1], sheet, fmt))
+    return tuple(verdicts), False
+
+
+def _answer(
+    blank: "Blank", asked: str, number: int, marking: "Corrector", talk: bool, lang: str
+) -> "tuple[bool, np.ndarray | None]":
+    """One blank's answer read from a line: (False, None) when the answers have ended. A
+    line that is not a number: on a terminal said and asked again, piped said and marked
+    wrong (None), piped for JSON refused."""
+    import sys
+
+    from attncli.api.checking import read_answer
+    from attncli.errors import AttnError, InputError
+
+    while True:
+        if talk:
+            print(f"{asked}: ", end="", flush=True)
+        line = sys.stdin.readline()
+        if not line:  # Ctrl-D, or the piped answers ran out
+            return False, None
+        if talk and not sys.stdin.isatty():
+            print(line.rstrip("\n"))
+        try:
+            return True, read_answer(line, blank, lang, marking.exact(blank).size)
+        except AttnError as error:
+            if not talk:  # answers piped in for JSON: an unreadable one is an error
+                raise InputError(
+                    _("answer {number} ({asked}): {problem}"),
+                    number=number,
+                    asked=asked,
+                    problem=error.said,
+                ) from None
+            _said_lines([error.message(lang)])
+            if not sys.stdin.isatty():
+                return True, None
+            # a terminal's student is asked again
+
+
+def _emit_marked(result: "CheckResult", piped_more: bool, talk: bool, settings: Settings) -> None:
+    """The marks: on a terminal the summary under the verdicts (and --export the marked
+    sheet), else the JSON document. Piped answers past the last blank (`piped_more`, when
+    any is left) are refused, or said under the marks, never marked."""
+    from attncli.api.checking import TOO_MANY_ANSWERS
+    from attncli.errors import InputError
+    from attncli.present.checking_view import summary
+    from attncli.present.output import emit, exported
+
+    blanks = len(result.blanks)
+    left = _answers_left() if piped_more else 0
+    extra = InputError(TOO_MANY_ANSWERS, given=blanks + left, blanks=blanks) if left else None
     if extra is not None and not talk:
         raise extra
-    if talk:
-        print(summary(result, fmt), flush=True)
-        if extra is not None:
-            said_lines([extra.message(settings.lang)])
-        exported(result, settings)  # --export: the marked sheet, as with JSON
+    if not talk:
+        emit(result, settings)
         return
-    emit(result, settings)
+    print(summary(result, settings.format()), flush=True)
+    if extra is not None:
+        _said_lines([extra.message(settings.lang)])
+    exported(result, settings)  # --export: the marked sheet, as with JSON
+
+
+def _said_lines(lines: list[str]) -> None:
+    """Lines under an answer, indented, wrapped at words to the terminal's width."""
+    import sys
+
+    from rich.padding import Padding
+
+    from attncli.present import render
+    from attncli.present.output import print_renderables
+
+    print_renderables(sys.stdout, [Padding(render.lines(*lines), (0, 0, 0, 2))])
+    sys.stdout.flush()
 
 
 def _check_questions(other: str | None, settings: Settings) -> None:
@@ -222,20 +285,14 @@ def _check_questions(other: str | None, settings: Settings) -> None:
     import sys
 
     from attncli.api.questions import QUESTIONS, check_questions, questions, read_choice
-    from attncli.errors import AttnError, InputError, OptionError
+    from attncli.cli.commands.exercise import refuse_beside_questions
+    from attncli.errors import AttnError, InputError
     from attncli.present import render
     from attncli.present.output import emit, exported, print_renderables, wants_json
     from attncli.present.questions_view import Hanging, questions_sheet, summary, verdict_lines
     from attncli.results.questions import QuestionCheck, QuestionVerdict
 
-    if other is not None:
-        raise OptionError(
-            _(
-                "{option} with --questions: the questions are the lessons' own, the same for "
-                "everyone; leave out {option}"
-            ),
-            option=other,
-        )
+    refuse_beside_questions(other)
     fmt = settings.format()
     if settings.fields is not None or wants_json(settings.format_name, sys.stdout):
         letters = [line for line in sys.stdin.read().splitlines() if line.strip()]
@@ -312,23 +369,23 @@ def _check_files(
     dim: int | None,
     method: object,
     selfattn: bool,
+    input_path: str | None,
+    token: str | None,
     settings: Settings,
 ) -> None:
     """A class's answer files, each against the sheet it names: one table."""
     from attncli.api.checking import check_files
+    from attncli.cli.commands import first_given
     from attncli.errors import OptionError
     from attncli.present.output import emit
 
-    given = [
-        name
-        for name, value in (("--seed", seed), ("--size", size), ("--dim", dim),
-                            ("--method", method), ("--selfattn", selfattn or None))
-        if value is not None
-    ]  # fmt: skip
-    if given:
+    sheet = {"-i": input_path, "--token": token, "--seed": seed, "--size": size, "--dim": dim,
+             "--method": method, "--selfattn": selfattn}  # fmt: skip
+    given = first_given(sheet)
+    if given is not None:
         raise OptionError(
             _("{option} with answer files: each file names its own sheet; leave out {option}"),
-            option=given[0],
+            option=given,
         )
     emit(check_files(paths), settings)
 

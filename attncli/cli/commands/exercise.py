@@ -211,8 +211,46 @@ def exercise(
     """
     from dataclasses import replace
 
+    from attncli.cli.commands import first_given
+
+    _refuse_together(answers_only, selfattn, method, positions, input_path, answer_sheet,
+                     settings)  # fmt: skip
+    # the options that make a fresh problem: a lesson's own sheet and the questions take none
+    problem = {"--seed": seed != 0, "--size": size != 3, "--dim": dim is not None,
+               "--method": method is not None, "--selfattn": selfattn, "--count": count != 1,
+               "--positions": positions is not None, "--online": online,
+               "--answer-sheet": answer_sheet is not None}  # fmt: skip
+    if input_path is not None or token is not None:
+        other = first_given({**problem, "--questions": questions, "--answers-only": answers_only})
+        _lesson_sheet(input_path, token, other, settings)
+        return
+    if questions:
+        _questions_sheet(first_given({**problem, "--blank": blank}), answers_only, settings)
+        return
+    rope = None if positions is None else positions.value
+    if answer_sheet is not None:
+        _check_answer_sheet_path(answer_sheet, rope, online)
+    # The worksheet is what a terminal shows, not steps asked for: piped, the problem as JSON.
+    # --blank (or --answers) as asked: a spreadsheet's student cells empty, its key apart.
+    settings = replace(settings, steps=False, blank=True, sheet_blank=blank or settings.answers)
+    if online:
+        _online_sheet(seed, size, dim, method, selfattn, count, answers_only, rope, settings)
+        return
+    _problem_sheets(seed, size, dim, method, selfattn, count, answers_only, rope, answer_sheet,
+                    settings)  # fmt: skip
+
+
+def _refuse_together(
+    answers_only: bool,
+    selfattn: bool,
+    method: ScoreMethod | None,
+    positions: WorksheetPositions | None,
+    input_path: str | None,
+    answer_sheet: str | None,
+    settings: Settings,
+) -> None:
+    """The options that say two different sheets, or a sheet and its keys two ways."""
     from attncli.errors import OptionError
-    from attncli.present.output import emit
 
     if answers_only and settings.answers:
         raise OptionError(
@@ -236,11 +274,6 @@ def exercise(
                 "keys; leave out one of them"
             )
         )
-    fresh = {"--seed": seed != 0, "--size": size != 3, "--dim": dim is not None,
-             "--method": method is not None, "--selfattn": selfattn, "--count": count != 1,
-             "--positions": positions is not None, "--online": online,
-             "--answer-sheet": answer_sheet is not None, "--questions": questions,
-             "--answers-only": answers_only}  # fmt: skip
     if input_path is not None and answer_sheet is not None:
         raise OptionError(
             _(
@@ -248,32 +281,29 @@ def exercise(
                 "by its seed; a student marks the lesson's own sheet with attn check -i FILE"
             )
         )
-    if input_path is not None or token is not None:
-        _lesson_sheet(input_path, token, next((name for name, given in fresh.items() if given),
-                                              None), settings)  # fmt: skip
-        return
-    if questions:
-        problem = {"--seed": seed != 0, "--size": size != 3, "--dim": dim is not None,
-                   "--method": method is not None, "--selfattn": selfattn, "--count": count != 1,
-                   "--positions": positions is not None, "--online": online,
-                   "--answer-sheet": answer_sheet is not None, "--blank": blank}  # fmt: skip
-        _questions_sheet(next((name for name, given in problem.items() if given), None),
-                         answers_only, settings)  # fmt: skip
-        return
-    rope = None if positions is None else positions.value
-    if answer_sheet is not None:
-        _check_answer_sheet_path(answer_sheet, rope, online)
-    # The worksheet is what a terminal shows, not steps asked for: piped, the problem as JSON.
-    # --blank (or --answers) as asked: a spreadsheet's student cells empty, its key apart.
-    settings = replace(settings, steps=False, blank=True, sheet_blank=blank or settings.answers)
-    if online:
-        _online_sheet(seed, size, dim, method, selfattn, count, answers_only, rope, settings)
-        return
+
+
+def _problem_sheets(
+    seed: int,
+    size: int,
+    dim: int | None,
+    method: ScoreMethod | None,
+    selfattn: bool,
+    count: int,
+    answers_only: bool,
+    rope: str | None,
+    answer_sheet: str | None,
+    settings: Settings,
+) -> None:
+    """A fresh problem's sheet (a score method's, or self-attention's), or a class set of
+    --count sheets (or their keys alone); with --answer-sheet, each one's empty answer file."""
+    from attncli.present.output import emit
+
+    score = "dot" if method is None else method.value
     if count == 1 and not answers_only:
         from attncli.api.exercise import exercise as make
         from attncli.api.exercise import selfattn_exercise
 
-        score = "dot" if method is None else method.value
         result = (
             selfattn_exercise(seed, size, dim) if selfattn else make(seed, size, dim, score, rope)
         )
@@ -283,7 +313,6 @@ def exercise(
         return
     from attncli.api.exercise import exercise_set
 
-    score = "dot" if method is None else method.value
     sheets = exercise_set(seed, size, dim, count, answers_only, score, selfattn, rope)
     if answer_sheet is not None:
         _write_answer_sheets(answer_sheet, sheets.sheets, settings)
@@ -320,16 +349,12 @@ def _lesson_sheet(path: str | None, token: str | None, other: str | None, settin
     emit(sheet, settings, document=sheet.to_document(answers=settings.answers))
 
 
-def _questions_sheet(other: str | None, answers_only: bool, settings: Settings) -> None:
-    """attn exercise --questions: the lessons' questions, their key with --answers (alone
-    with --answers-only); piped, the questions as JSON (their answers with --answers)."""
-    from dataclasses import replace
-
-    from attncli.api.questions import questions
-    from attncli.errors import OptionError
-    from attncli.present.output import emit
-
+def refuse_beside_questions(other: str | None) -> None:
+    """The lessons' questions are the same for everyone: attn exercise --questions and
+    attn check --questions refuse the option `other` that would make a problem."""
     if other is not None:
+        from attncli.errors import OptionError
+
         raise OptionError(
             _(
                 "{option} with --questions: the questions are the lessons' own, the same for "
@@ -337,6 +362,17 @@ def _questions_sheet(other: str | None, answers_only: bool, settings: Settings) 
             ),
             option=other,
         )
+
+
+def _questions_sheet(other: str | None, answers_only: bool, settings: Settings) -> None:
+    """attn exercise --questions: the lessons' questions, their key with --answers (alone
+    with --answers-only); piped, the questions as JSON (their answers with --answers)."""
+    from dataclasses import replace
+
+    from attncli.api.questions import questions
+    from attncli.present.output import emit
+
+    refuse_beside_questions(other)
     sheet = questions(key_only=answers_only)
     emit(sheet, replace(settings, steps=False, blank=True, sheet_blank=False),
          document=sheet.to_document(answers=settings.answers))  # fmt: skip

@@ -1,5 +1,6 @@
 """attn heads: every head of a pretrained model ranked by one weight, and its options."""
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated
 
 from attncli.cli.commands import command
@@ -257,7 +258,7 @@ def _compare(
     model: str | None,
     source: str | None,
     target: str | None,
-    ranked_alone: dict[str, object],
+    ranked_alone: Mapping[str, object],
     shown_count: int | None,
     grid: bool,
     settings: Settings,
