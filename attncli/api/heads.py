@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from attncli.layer import SelfAttnSettings
     from attncli.reading.models.model import Model
     from attncli.reading.models.tokens import Encoded
-    from attncli.results.model import HeadsResult
+    from attncli.results.model import HeadsResult, HeadWeight
 
 
 # a pattern given as a matrix: --pattern-file F on the command line, pattern_cells= in Python
@@ -416,8 +416,7 @@ def heads(
     [(4, 2, 0.807), (6, 8, 0.385)]
     """
     from attncli.layer import settings_from_keywords
-    from attncli.reading.models.model import load_model
-    from attncli.results.model import HeadsResult, HeadWeight
+    from attncli.results.model import HeadsResult
 
     options = settings_from_keywords(heads, **layer_settings)
     if model is not None and options.changed():
@@ -426,15 +425,64 @@ def heads(
         raise not_with_model(options.changed()[0])
     asked = _asked(source, target, pattern, pattern_cells, metric, exclude, grid)
     texts = _texts(sentence, sentences, model)
+    runs, model_type, causal = _sentences_scored(texts, model, options, asked)
+    ranking, habits = _ranked(runs, asked)
+    ranked = asked.pattern is not None or asked.cells is not None or asked.source is not None
+    first, several = runs[0], len(runs) > 1
+    split, word_count = (
+        split_words(first.encoded) if not several and first.encoded is not None else ((), 0)
+    )
+    return HeadsResult(
+        split_words=split,
+        word_count=word_count,
+        model="seeded" if model is None else model,
+        model_type=model_type,
+        sentence=texts[0],
+        tokens=first.tokens,
+        ranking=ranking,
+        source=first.start,
+        target=first.end,
+        pattern=pattern if pattern_cells is None else "given",
+        metric=asked.metric if ranked and asked.source is None else None,
+        habits=habits,
+        grid=first.weights if grid else None,
+        exclude=asked.exclude,
+        causal=causal,
+        shown=shown_count,
+        asked_from=source,
+        asked_to=target,
+        sentences=tuple(texts) if several or sentences is not None else None,
+        sentence_tokens=tuple(run.tokens for run in runs),
+        unseen=first.unseen,
+        seeded_line=() if model is not None else tuple(options.command_line()),
+        seeded=None if model is not None else tuple(options.given().items()),
+    )
+
+
+def _sentences_scored(
+    texts: list[str], model: str | None, options: SelfAttnSettings, asked: _Asked
+) -> tuple[list[_Scored], str, bool]:
+    """Every head scored as asked on each sentence, through the model or, without one, the
+    seeded layer's heads as one layer; with the model's type and whether it is causal."""
     if model is None:  # the seeded layer's heads, as one layer
         _seeded_ranks(options)
         runs = _each(texts, lambda text: _seeded_scored(text, options, asked))
-        model_name, model_type, causal = "seeded", "seeded", bool(options.causal)
-    else:
-        loaded = load_model(model)
-        runs = _each(texts, lambda text: _scored(loaded, text, asked))
-        model_name, model_type = model, loaded.model_type
-        causal = loaded.architecture.causal
+        return runs, "seeded", bool(options.causal)
+    from attncli.reading.models.model import load_model
+
+    loaded = load_model(model)
+    runs = _each(texts, lambda text: _scored(loaded, text, asked))
+    return runs, loaded.model_type, loaded.architecture.causal
+
+
+def _ranked(
+    runs: list[_Scored], asked: _Asked
+) -> tuple[tuple[HeadWeight, ...], tuple[tuple[str, ...], ...]]:
+    """Every (layer, head) by its score, the mean over the sentences, highest first (none
+    when nothing is asked to rank, as for the model view alone), each with its habit, its
+    lowest and each sentence's score of several, and its controls; and every head's habit."""
+    from attncli.results.model import HeadWeight
+
     tables = np.stack([run.table for run in runs])  # [S, L, h]
     table = tables.mean(axis=0)
     lowest = tables.min(axis=0)
@@ -453,36 +501,7 @@ def heads(
                    **_mean_controls(runs, lay, h))
         for lay, h in order
     )  # fmt: skip
-    first = runs[0]
-    split: tuple[str, ...] = ()
-    word_count = 0
-    if not several and first.encoded is not None:
-        split, word_count = split_words(first.encoded)
-    return HeadsResult(
-        split_words=split,
-        word_count=word_count,
-        model=model_name,
-        model_type=model_type,
-        sentence=texts[0],
-        tokens=first.tokens,
-        ranking=ranking,
-        source=first.start,
-        target=first.end,
-        pattern=pattern if pattern_cells is None else "given",
-        metric=asked.metric if ranked and asked.source is None else None,
-        habits=tuple(tuple(row) for row in habits),
-        grid=runs[0].weights if grid else None,
-        exclude=asked.exclude,
-        causal=causal,
-        shown=shown_count,
-        asked_from=source,
-        asked_to=target,
-        sentences=tuple(texts) if several or sentences is not None else None,
-        sentence_tokens=tuple(run.tokens for run in runs),
-        unseen=runs[0].unseen,
-        seeded_line=() if model is not None else tuple(options.command_line()),
-        seeded=None if model is not None else tuple(options.given().items()),
-    )
+    return ranking, tuple(tuple(row) for row in habits)
 
 
 @keywords(model=MODEL, seed=SEED)

@@ -19,7 +19,7 @@ from attncli.reading.parse.wants import Sentence, at, parse_wants
 from attncli.results.training import TestLink, TrainResult
 
 if TYPE_CHECKING:
-    from attncli.core.training import Example, Training
+    from attncli.core.training import Evaluation, Example, Training
 
 ITERATIONS = 300
 LEARNING_RATE = 0.1
@@ -65,21 +65,7 @@ def train(
     """
     from attncli.core import training as core
 
-    _check_options(iterations, lr, optimizer, projections)
-    if positions not in POSITIONS:
-        raise OptionError(
-            _("{setting}: the positions are one of {kinds}"),
-            setting=Setting("positions", positions),
-            kinds=", ".join(kind for kind in POSITIONS if kind),
-        )
-    if positions == "rope":
-        raise OptionError(
-            _(
-                "attn train adds positions to X, and rotary positions turn q and k inside "
-                "the score, which training does not follow yet; use {sinusoidal}"
-            ),
-            sinusoidal=Setting("positions", "sinusoidal"),
-        )
+    _check_options(iterations, lr, optimizer, projections, positions)
     settings = SelfAttnSettings(
         d_model=d_model,
         d_k=d_k,
@@ -91,16 +77,9 @@ def train(
     sentences = _sentences(sentence, want, corpus)
     examples, tokens, x, params, norm = _examples(sentences, settings, positions)
     divisor = None if scale else 1.0
-    start = core.Optimizer(optimizer, lr)
-    run = core.train(examples, params, iterations, start, heads, divisor, on_step)
-    if run.stopped == "diverged":
-        raise _diverged(run, lr)
+    run = _descended(examples, params, iterations, optimizer, lr, heads, divisor, on_step)
     before = core.evaluate(examples[:1], params, heads, divisor, gradients=False)
     after = core.evaluate(examples, run.params, heads, divisor, gradients=False)
-    links = core.links(examples)
-    train_hits = [
-        core.link_is_largest(after.runs[e].weights, row, column) for e, row, column in links
-    ]
     return TrainResult(
         tokens=tuple(tokens),
         x=x,
@@ -127,12 +106,47 @@ def train(
         seed=seed,
         positions=positions,
         sentences=len(examples),
-        train_accuracy=float(np.mean(train_hits)),
+        train_accuracy=_accuracy(examples, after),
         test=tuple(_tested(test, settings, positions, run.params, heads, divisor)),
     )
 
 
-def _check_options(iterations: int, lr: float, optimizer: str, projections: bool) -> None:
+def _descended(
+    examples: list[Example],
+    params: dict[str, np.ndarray],
+    iterations: int,
+    optimizer: str,
+    lr: float,
+    heads: int | None,
+    divisor: float | None,
+    on_step: Callable[[int, float], None] | None,
+) -> Training:
+    """The gradient descent run; a loss that diverged is refused with a smaller step."""
+    from attncli.core import training as core
+
+    start = core.Optimizer(optimizer, lr)
+    run = core.train(examples, params, iterations, start, heads, divisor, on_step)
+    if run.stopped == "diverged":
+        raise _diverged(run, lr)
+    return run
+
+
+def _accuracy(examples: list[Example], after: Evaluation) -> float:
+    """The share of the wanted cells, over every sentence trained on, whose key gets its
+    row's largest weight after training."""
+    from attncli.core import training as core
+
+    hits = [
+        core.link_is_largest(after.runs[e].weights, row, column)
+        for e, row, column in core.links(examples)
+    ]
+    return float(np.mean(hits))
+
+
+def _check_options(
+    iterations: int, lr: float, optimizer: str, projections: bool, positions: str | None
+) -> None:
+    """The training's own options, and the positions it can add to X."""
     from attncli.core.training import OPTIMIZERS
 
     if not projections:
@@ -163,6 +177,20 @@ def _check_options(iterations: int, lr: float, optimizer: str, projections: bool
             optimizer=Setting("optimizer", optimizer),
             first=OPTIMIZERS[0],
             second=OPTIMIZERS[1],
+        )
+    if positions not in POSITIONS:
+        raise OptionError(
+            _("{setting}: the positions are one of {kinds}"),
+            setting=Setting("positions", positions),
+            kinds=", ".join(kind for kind in POSITIONS if kind),
+        )
+    if positions == "rope":
+        raise OptionError(
+            _(
+                "attn train adds positions to X, and rotary positions turn q and k inside "
+                "the score, which training does not follow yet; use {sinusoidal}"
+            ),
+            sinusoidal=Setting("positions", "sinusoidal"),
         )
 
 
