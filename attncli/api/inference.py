@@ -176,46 +176,9 @@ def kv_cache(
     """
     from attncli.results.inference import CacheLedger
 
-    _plain_layer(result, KV_CACHE)
+    params, heads = _replayable(result, head)
     source = getattr(result, "source", None)  # a pretrained model's layer (--model)
-    if not result.causal and source is not None:
-        raise OptionError(
-            _(
-                "{option} replays a causal layer; {model} reads in both directions (a GPT-2 "
-                "model is causal)"
-            ),
-            option=KV_CACHE,
-            model=source.name,
-        )
-    if source is not None:
-        _replayable_model(source)
-    if not result.causal:
-        raise OptionError(
-            _(
-                "{option} replays a causal layer, where each token sees only the ones before "
-                "it; add {causal}"
-            ),
-            option=KV_CACHE,
-            causal=Setting("causal", True),
-        )
-    assert result.x is not None
-    params = dict(result.projections)
-    if "w_q" not in params:
-        raise OptionError(
-            _(
-                "{option} replays the k = x W^K and v = x W^V each new token appends; without "
-                "the projections ({no_proj}) the keys and values are X itself; drop {no_proj}"
-            ),
-            option=KV_CACHE,
-            no_proj=Setting("projections", False, "--no-proj"),
-        )
-    heads = result.heads or 1
-    if not 1 <= head <= heads:
-        raise OptionError(
-            _("{head}: this layer has {heads} heads (1 to {heads})"),
-            head=Setting("head", head),
-            heads=heads,
-        )
+    assert result.x is not None  # a layer with projections has its X
     d_k = params["w_q"].shape[1] // heads
     kv = params["w_k"].shape[1] // d_k
     d_v = params["w_v"].shape[1] // kv
@@ -285,6 +248,51 @@ def _replayable_model(source: Any) -> None:
             model=source.name,
             step=steps[0],
         )
+
+
+def _replayable(result: SelfAttnResult, head: int) -> tuple[dict[str, np.ndarray], int]:
+    """A layer the KV cache can replay: causal, with its projections, and the head asked
+    one of its own; its projections and its count of heads."""
+    _plain_layer(result, KV_CACHE)
+    source = getattr(result, "source", None)  # a pretrained model's layer (--model)
+    if not result.causal and source is not None:
+        raise OptionError(
+            _(
+                "{option} replays a causal layer; {model} reads in both directions (a GPT-2 "
+                "model is causal)"
+            ),
+            option=KV_CACHE,
+            model=source.name,
+        )
+    if source is not None:
+        _replayable_model(source)
+    if not result.causal:
+        raise OptionError(
+            _(
+                "{option} replays a causal layer, where each token sees only the ones before "
+                "it; add {causal}"
+            ),
+            option=KV_CACHE,
+            causal=Setting("causal", True),
+        )
+    params = dict(result.projections)
+    if "w_q" not in params:
+        raise OptionError(
+            _(
+                "{option} replays the k = x W^K and v = x W^V each new token appends; without "
+                "the projections ({no_proj}) the keys and values are X itself; drop {no_proj}"
+            ),
+            option=KV_CACHE,
+            no_proj=Setting("projections", False, "--no-proj"),
+        )
+    heads = result.heads or 1
+    if not 1 <= head <= heads:
+        raise OptionError(
+            _("{head}: this layer has {heads} heads (1 to {heads})"),
+            head=Setting("head", head),
+            heads=heads,
+        )
+    return params, heads
 
 
 def _check_ledger_fits(tokens: int, heads: int) -> None:

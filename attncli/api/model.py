@@ -167,7 +167,6 @@ def model_selfattn(
     sentence, through the model's own tokenizer: every head, or head `head` (1-based) alone.
     With `words`, the word pieces are also merged into words (a word's row is the mean of its
     pieces' rows, its column the sum of its pieces' columns)."""
-    from attncli.core.selfattn import Attention
     from attncli.core.transformer import merge_words
     from attncli.results.model import ModelAttnResult, ModelSource
 
@@ -182,28 +181,7 @@ def model_selfattn(
     if loaded.architecture.latent is not None:
         params = {}  # no W^K, W^V: the keys and values come from a latent (its header says)
     if head is not None:
-        index = head - 1
-        size = attention.queries.shape[-1]
-        columns = slice(index * size, (index + 1) * size)
-        # grouped-query heads: query head `index` reads key/value head index // group
-        group = total // (loaded.architecture.kv_heads or total)
-        shared = slice(index // group * size, (index // group + 1) * size)
-        params = {
-            name: (value[part] if value.ndim == 1 else value[:, part])
-            for name, value in params.items()
-            if name != "w_o" and name != "b_o"
-            for part in [columns if name.endswith("q") else shared]
-        }
-        weights = attention.weights[index]
-        attention = Attention(
-            attention.queries[index],
-            attention.keys[index],
-            attention.values[index],
-            attention.scores[index],
-            weights,
-            weights @ attention.values[index],
-            divisor=attention.divisor,
-        )
+        attention, params = _one_head(attention, params, head, total, loaded.architecture.kv_heads)
     groups = [list(group) for group in encoded.groups]
     merged = merge_words(attention.weights, groups) if words else None
     allowed = loaded.architecture.allowed(chosen - 1, len(encoded.ids))
@@ -267,6 +245,39 @@ def _uncapped(attention: Attention, allowed: np.ndarray | None) -> np.ndarray:
     if allowed is not None:
         raw[..., ~allowed] = -np.inf
     return raw
+
+
+def _one_head(
+    attention: Attention, params: dict[str, np.ndarray], head: int, total: int, kv_heads: int | None
+) -> tuple[Attention, dict[str, np.ndarray]]:
+    """Head `head` (1-based) of a layer's `total` alone: its own queries, keys, values and
+    weights, and its own columns of W^Q, W^K, W^V and their biases (a grouped-query head's
+    shared key/value head's), without W^O."""
+    from attncli.core.selfattn import Attention
+
+    index = head - 1
+    size = attention.queries.shape[-1]
+    columns = slice(index * size, (index + 1) * size)
+    # grouped-query heads: query head `index` reads key/value head index // group
+    group = total // (kv_heads or total)
+    shared = slice(index // group * size, (index // group + 1) * size)
+    own = {
+        name: (value[part] if value.ndim == 1 else value[:, part])
+        for name, value in params.items()
+        if name != "w_o" and name != "b_o"
+        for part in [columns if name.endswith("q") else shared]
+    }
+    weights = attention.weights[index]
+    alone = Attention(
+        attention.queries[index],
+        attention.keys[index],
+        attention.values[index],
+        attention.scores[index],
+        weights,
+        weights @ attention.values[index],
+        divisor=attention.divisor,
+    )
+    return alone, own
 
 
 def _absorbed_gap(

@@ -3,7 +3,8 @@ what temperature, top-k and top-p do to it, and the logit lens layer by layer.""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -12,6 +13,8 @@ from attncli.errors import OptionError, check_whole
 from attncli.messages import OnSurface, Setting, _
 
 if TYPE_CHECKING:
+    from attncli.reading.models.model import Model
+    from attncli.reading.models.tokens import Encoded
     from attncli.results.predict import PredictResult
 
 PREDICT = OnSurface("attn predict", "attncli.predict()")  # the command, the function
@@ -64,13 +67,51 @@ def predict(
     model's prompt), the assistant's turn opened.
     A model without a language-model head (an encoder such as all-MiniLM-L6-v2) is refused.
     """
-    from attncli.api.model import _forward, _sentence, example_for
+    from attncli.api.model import _forward
     from attncli.core import predict as core
-    from attncli.reading.models.model import load_model
     from attncli.results.predict import PredictResult
 
     _check(temperature, top, top_k, top_p)
-    # the model first: an encoder is refused before its sentence is asked for
+    loaded, encoded = _prompt(sentence, model, chat)
+    run = _forward(loaded, encoded, None)
+    assert run.last is not None
+    logits = core.head_logits(loaded.network, run.last[-1:], normed=True)[0]
+    lens = None
+    if by_layer:
+        # every layer's last row through the head at once: the head's table is read once
+        rows = np.concatenate([h[-1:] for h in run.hidden[:-1]])
+        lens = np.concatenate([core.head_logits(loaded.network, rows), logits[None, :]])
+    plain = core.sampling_probabilities(logits, 1.0, None, None)
+    sampled = core.sampling_probabilities(logits, temperature, top_k, top_p)
+    order = np.argsort(-logits, kind="stable")[: max(top, 1)]
+    word = _words(loaded.tokenizer.tokenizer, logits.size)
+    lens_top = None
+    if lens is not None:
+        lens_top = [[word(i) for i in np.argsort(-row, kind="stable")[:top]] for row in lens]
+    return PredictResult(
+        model=loaded.name,
+        tokens=tuple(encoded.tokens),
+        logits=logits,
+        probabilities=plain,
+        sampled=sampled,
+        top_ids=tuple(int(i) for i in order),
+        top_words=tuple(word(i) for i in order),
+        temperature=temperature,
+        top_k=top_k,
+        top_p=top_p,
+        lens=lens,
+        lens_words=lens_top,
+        vocabulary=tuple(word(i) for i in range(logits.size)),
+    )
+
+
+def _prompt(sentence: str | None, model: str, chat: bool) -> tuple[Model, Encoded]:
+    """The causal model and the sentence as it reads it (in its chat template with `chat`);
+    a model without a language-model head is refused, an encoder before its sentence is
+    asked for."""
+    from attncli.api.model import _sentence, example_for
+    from attncli.reading.models.model import load_model
+
     loaded = load_model(model)
     if not loaded.architecture.causal or loaded.network.final_norm is None:
         raise OptionError(
@@ -100,43 +141,18 @@ def predict(
             model=loaded.name,
             predict=PREDICT,
         )
-    run = _forward(loaded, encoded, None)
-    assert run.last is not None
-    logits = core.head_logits(loaded.network, run.last[-1:], normed=True)[0]
-    lens = None
-    if by_layer:
-        # every layer's last row through the head at once: the head's table is read once
-        rows = np.concatenate([h[-1:] for h in run.hidden[:-1]])
-        lens = np.concatenate([core.head_logits(loaded.network, rows), logits[None, :]])
-    vocabulary = loaded.tokenizer.tokenizer
-    plain = core.sampling_probabilities(logits, 1.0, None, None)
-    sampled = core.sampling_probabilities(logits, temperature, top_k, top_p)
-    order = np.argsort(-logits, kind="stable")[: max(top, 1)]
+    return loaded, encoded
 
-    # every token decoded at once (the tokenizers package does a batch in one call); a
-    # piece of a character reads as the vocabulary writes it, a special token as itself
-    # (<|im_end|>: an instruct model's end of turn, which decoding would leave empty)
-    decoded = vocabulary.decode_batch([[i] for i in range(logits.size)], skip_special_tokens=False)
+
+def _words(vocabulary: Any, size: int) -> Callable[[int], str]:
+    """A token id's text, every one of the vocabulary's `size` decoded at once (the
+    tokenizers package does a batch in one call); a piece of a character reads as the
+    vocabulary writes it, a special token as itself (<|im_end|>: an instruct model's end of
+    turn, which decoding would leave empty)."""
+    decoded = vocabulary.decode_batch([[i] for i in range(size)], skip_special_tokens=False)
 
     def word(i: int) -> str:
         text = str(decoded[int(i)])
         return str(vocabulary.id_to_token(int(i))) if "\ufffd" in text else text
 
-    lens_top = None
-    if lens is not None:
-        lens_top = [[word(i) for i in np.argsort(-row, kind="stable")[:top]] for row in lens]
-    return PredictResult(
-        model=loaded.name,
-        tokens=tuple(encoded.tokens),
-        logits=logits,
-        probabilities=plain,
-        sampled=sampled,
-        top_ids=tuple(int(i) for i in order),
-        top_words=tuple(word(i) for i in order),
-        temperature=temperature,
-        top_k=top_k,
-        top_p=top_p,
-        lens=lens,
-        lens_words=lens_top,
-        vocabulary=tuple(word(i) for i in range(logits.size)),
-    )
+    return word
