@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from attncli.core.transformer import Architecture, ForwardRun
     from attncli.reading.models.model import Model
     from attncli.reading.models.tokens import Encoded
-    from attncli.results.model import ModelAttnResult
+    from attncli.results.model import ModelAttnResult, ModelSource
 
 
 def _sentence(sentence: str | None, example: OnSurface | None = None) -> str:
@@ -168,7 +168,7 @@ def model_selfattn(
     With `words`, the word pieces are also merged into words (a word's row is the mean of its
     pieces' rows, its column the sum of its pieces' columns)."""
     from attncli.core.transformer import merge_words
-    from attncli.results.model import ModelAttnResult, ModelSource
+    from attncli.results.model import ModelAttnResult
 
     loaded, encoded = _load(sentence, model)
     chosen = loaded.architecture.layers if layer is None else layer
@@ -185,33 +185,7 @@ def model_selfattn(
     groups = [list(group) for group in encoded.groups]
     merged = merge_words(attention.weights, groups) if words else None
     allowed = loaded.architecture.allowed(chosen - 1, len(encoded.ids))
-    arch = loaded.architecture
-    # this sentence's: dynamic and longrope scale by its length
-    theta = arch.rope_frequencies(len(encoded.ids), chosen - 1)
-    source = ModelSource(
-        name=model,
-        folder=loaded.folder,
-        model_type=loaded.model_type,
-        layer=chosen,
-        layers=loaded.architecture.layers,
-        heads=total,
-        head=head,
-        ids=tuple(int(i) for i in encoded.ids),
-        rope=_rope(loaded, chosen - 1),
-        theta=None if theta is None else tuple(float(f) for f in theta),
-        kv_heads=arch.kv_heads,
-        head_dim=arch.size_per_head if arch.rms else None,
-        attention_factor=arch.rope_attention_factor(chosen - 1) if arch.rms else 1.0,
-        qk_norm=arch.qk_norm,
-        attn_softcap=arch.attn_softcap,
-        raw_scores=_uncapped(attention, allowed) if arch.attn_softcap is not None else None,
-        layer_types=_layer_types(arch),
-        query_scalar=arch.query_scalar,
-        sinks=_sinks(loaded, chosen - 1, head),
-        latent=arch.latent,
-        absorbed_gap=_absorbed_gap(loaded, layer_run.attended, chosen - 1, allowed),
-        other_rope=_other_rope(arch, chosen - 1),
-    )
+    source = _source(model, loaded, encoded, chosen, head, attention, layer_run.attended, allowed)
     split, word_count = split_words(encoded)
     return ModelAttnResult(
         split_words=split,
@@ -235,6 +209,50 @@ def model_selfattn(
         word_weights=merged,
         window=loaded.architecture.window(chosen - 1),
         kv_heads=loaded.architecture.kv_heads if head is None else None,
+    )
+
+
+def _source(
+    model: str,
+    loaded: Model,
+    encoded: Encoded,
+    chosen: int,
+    head: int | None,
+    attention: Attention,
+    attended: np.ndarray,
+    allowed: np.ndarray | None,
+) -> ModelSource:
+    """What the layer `chosen` (1-based) of the model is, for its header, --steps and the
+    replays: its place and sizes, its rotary angles on this sentence, and what its
+    family's attention does besides (QK-norm, softcaps, sinks, a latent)."""
+    from attncli.results.model import ModelSource
+
+    arch = loaded.architecture
+    # this sentence's: dynamic and longrope scale by its length
+    theta = arch.rope_frequencies(len(encoded.ids), chosen - 1)
+    return ModelSource(
+        name=model,
+        folder=loaded.folder,
+        model_type=loaded.model_type,
+        layer=chosen,
+        layers=arch.layers,
+        heads=arch.heads,
+        head=head,
+        ids=tuple(int(i) for i in encoded.ids),
+        rope=_rope(loaded, chosen - 1),
+        theta=None if theta is None else tuple(float(f) for f in theta),
+        kv_heads=arch.kv_heads,
+        head_dim=arch.size_per_head if arch.rms else None,
+        attention_factor=arch.rope_attention_factor(chosen - 1) if arch.rms else 1.0,
+        qk_norm=arch.qk_norm,
+        attn_softcap=arch.attn_softcap,
+        raw_scores=_uncapped(attention, allowed) if arch.attn_softcap is not None else None,
+        layer_types=_layer_types(arch),
+        query_scalar=arch.query_scalar,
+        sinks=_sinks(loaded, chosen - 1, head),
+        latent=arch.latent,
+        absorbed_gap=_absorbed_gap(loaded, attended, chosen - 1, allowed),
+        other_rope=_other_rope(arch, chosen - 1),
     )
 
 
