@@ -13,6 +13,7 @@ from attncli.api.calculator import ArrayLike, check_finite, plain
 from attncli.api.keywords import MODEL, OWN_READER, keywords
 from attncli.api.selfattn_backward import selfattn_backward
 from attncli.errors import OptionError
+from attncli.layer import settings_from_keywords
 from attncli.messages import _
 from attncli.reading.parse.layer_inputs import LayerInputs
 from attncli.results.selfattn import SelfAttnResult
@@ -28,38 +29,27 @@ if TYPE_CHECKING:
 def selfattn(
     sentence: str | None = None,
     *,
-    x: ArrayLike | None = None,
-    queries: ArrayLike | None = None,
-    keys: ArrayLike | None = None,
-    values: ArrayLike | None = None,
+    # the sequences, or the queries, keys and values themselves
+    x: ArrayLike | None = None, queries: ArrayLike | None = None,
+    keys: ArrayLike | None = None, values: ArrayLike | None = None,
     tokens: Sequence[str] | None = None,
-    w_q: ArrayLike | None = None,
-    w_k: ArrayLike | None = None,
-    w_v: ArrayLike | None = None,
-    w_o: ArrayLike | None = None,
-    x_q: ArrayLike | None = None,
-    x_kv: ArrayLike | None = None,
-    x_k: ArrayLike | None = None,
-    x_v: ArrayLike | None = None,
-    b_q: ArrayLike | None = None,
-    b_k: ArrayLike | None = None,
-    b_v: ArrayLike | None = None,
-    b_o: ArrayLike | None = None,
-    bias_k: ArrayLike | None = None,
-    bias_v: ArrayLike | None = None,
-    mask: ArrayLike | None = None,
-    attn_mask: ArrayLike | None = None,
+    # the projections, cross-attention's sequences and the biases
+    w_q: ArrayLike | None = None, w_k: ArrayLike | None = None,
+    w_v: ArrayLike | None = None, w_o: ArrayLike | None = None,
+    x_q: ArrayLike | None = None, x_kv: ArrayLike | None = None,
+    x_k: ArrayLike | None = None, x_v: ArrayLike | None = None,
+    b_q: ArrayLike | None = None, b_k: ArrayLike | None = None,
+    b_v: ArrayLike | None = None, b_o: ArrayLike | None = None,
+    bias_k: ArrayLike | None = None, bias_v: ArrayLike | None = None,
+    # which query may look at which key; the backward pass's ∂ℓ/∂output, or its target
+    mask: ArrayLike | None = None, attn_mask: ArrayLike | None = None,
     key_padding_mask: ArrayLike | None = None,
-    grad_output: ArrayLike | None = None,
-    target: ArrayLike | None = None,
-    model: str | None = None,
-    layer: int | None = None,
-    head: int | None = None,
-    words: bool = False,
+    grad_output: ArrayLike | None = None, target: ArrayLike | None = None,
+    # a pretrained model's layer (words= merges its pieces), or a checkpoint's
+    model: str | None = None, layer: int | None = None, head: int | None = None,
     weights: Mapping[str, Any] | str | os.PathLike[str] | None = None,
-    prefix: str = "",
-    **layer_settings: Any,
-) -> SelfAttnResult:
+    prefix: str = "", words: bool = False, **layer_settings: Any,
+) -> SelfAttnResult:  # fmt: skip
     """Self-attention over a sentence (seeded embeddings) or a given X; or attention over
     given queries, keys and values; or, with `model` (a folder or a name on this machine),
     a pretrained model's own attention in `layer` (1-based, default the last), every head
@@ -73,12 +63,11 @@ def selfattn(
     `weights` a state dict (`mha.state_dict()`, torch's names) or the path of a weight
     file (.safetensors, .npz, JSON), with `prefix` for one layer of a checkpoint
     (BERT's encoder.layer.0.attention, GPT-2's h.0.attn: causal unless `no_causal`);
-    `heads` must then be given
-    unless config.json sits beside the file. Biases b_q, b_k, b_v, b_o are optional (zero when left
-    out); `bias_k`, `bias_v` are torch's add_bias_kv rows (one more key and value, of
-    h·d_k and h·d_v numbers), `add_zero_attn` torch's zero key and value per head. Given
-    some of w_q, w_k, w_v, w_o, the others must be given too, or drawn from
-    `seed` with `draw_missing`. With `heads`, d_k and d_v are the sizes per head
+    `heads` must then be given unless config.json sits beside the file. Biases b_q, b_k,
+    b_v, b_o are optional (zero when left out); `bias_k`, `bias_v` are torch's add_bias_kv
+    rows (one more key and value, of h·d_k and h·d_v numbers), `add_zero_attn` torch's zero
+    key and value per head. Given some of w_q, w_k, w_v, w_o, the others must be given too,
+    or drawn from `seed` with `draw_missing`. With `heads`, d_k and d_v are the sizes per head
     (d_model / h by default), and the heads are joined through W^O unless `out_proj` is
     false. `mask` is 1 (or True) where query i may look at key j (torch's boolean
     attn_mask is the opposite); `attn_mask` is torch's, in torch's sense: boolean True where
@@ -86,15 +75,14 @@ def selfattn(
     any shape torch broadcasts to the scores B × h × T_q × T_k (T_q × T_k, B × 1 × 1 × T_k,
     h × T_q × T_k, …) or B·h × T_q × T_k (nn.MultiheadAttention's);
     `key_padding_mask` is torch's: true for a padding key (or floats added to its column),
-    per key or per sequence of a batch;
-    `valid_len` masks the keys from that count on (padding); `scale_by` divides the
-    scores by a number of your choosing instead of √d_k. Cross-attention: the queries
+    per key or per sequence of a batch; `valid_len` masks the keys from that count on
+    (padding). Cross-attention: the queries
     from `sentence` (or `x_q`), the keys and values from `context` (or `x_kv`), or the
     keys from `x_k` and the values from `x_v`, each of its own width (torch's kdim, vdim).
     With `grad_output` (∂ℓ/∂output) or a `target` (for ℓ = ½‖output − target‖²) the
     result also holds the backward pass: `grads` has grad_x and grad_w_q, grad_w_k,
     grad_w_v (grad_w_o with W^O, grad_b_… for each bias given), or grad_queries,
-    grad_keys, grad_values when Q, K, V were given. `weights` may be a pathlib.Path;
+    grad_keys, grad_values when Q, K, V were given.
     `dtype` "float32" or "float64", or numpy's (np.float32, np.dtype("float32")).
     The result's `weights_mean` is the weights averaged over the heads (torch's default);
     a batch's `result.item(n)` is sequence n (1-based) as a result of its own, whose
@@ -106,35 +94,50 @@ def selfattn(
     >>> bool(abs(a.weights.sum(axis=1) - 1).max() < 1e-12)
     True
     """
-    from attncli.layer import settings_from_keywords
-
     settings = settings_from_keywords(selfattn, **layer_settings)
-    # each array-like as the checks read it: a tuple as a list, a tensor as an array
-    inputs = LayerInputs(
-        x=plain(x), queries=plain(queries), keys=plain(keys), values=plain(values),
-        tokens=plain(tokens),
-        w_q=plain(w_q), w_k=plain(w_k), w_v=plain(w_v), w_o=plain(w_o),
-        x_q=plain(x_q), x_kv=plain(x_kv), x_k=plain(x_k), x_v=plain(x_v),
-        b_q=plain(b_q), b_k=plain(b_k), b_v=plain(b_v), b_o=plain(b_o),
-        bias_k=plain(bias_k), bias_v=plain(bias_v),
-        mask=plain(mask), attn_mask=plain(attn_mask), key_padding_mask=plain(key_padding_mask),
-        grad_output=plain(grad_output), target=plain(target),
+    inputs = _layer_inputs(
+        x=x, queries=queries, keys=keys, values=values, tokens=tokens, w_q=w_q, w_k=w_k, w_v=w_v,
+        w_o=w_o, x_q=x_q, x_kv=x_kv, x_k=x_k, x_v=x_v, b_q=b_q, b_k=b_k, b_v=b_v, b_o=b_o,
+        bias_k=bias_k, bias_v=bias_v, mask=mask, attn_mask=attn_mask,
+        key_padding_mask=key_padding_mask, grad_output=grad_output, target=target,
     )  # fmt: skip
-    if model is not None:
-        given = [*inputs.given(), *settings.changed()]
-        given += [name for name, value in (("weights", weights), ("prefix", prefix)) if value]
-        if given:
-            from attncli.layer import not_with_model
-
-            raise not_with_model(given[0])
-        from attncli.api.model import model_selfattn
-
-        return model_selfattn(sentence, model, layer=layer, head=head, words=words)
-    if layer is not None or head is not None or words:
-        raise OptionError(_("layer=, head= and words= pick from a pretrained model; add model="))
+    if model is not None or layer is not None or head is not None or words:
+        return _model_layer(inputs, settings, sentence, model, layer, head, words, weights, prefix)
     from attncli.reading.models.state_dicts import layer_of
 
     return selfattn_inputs(inputs, sentence, settings, layer_of(weights, prefix))
+
+
+def _layer_inputs(**arrays: Any) -> LayerInputs:
+    """The layer's inputs, each array-like as the checks read it: a tuple as a list, a
+    tensor as an array."""
+    return LayerInputs(**{name: plain(value) for name, value in arrays.items()})
+
+
+def _model_layer(
+    inputs: LayerInputs,
+    settings: SelfAttnSettings,
+    sentence: str | None,
+    model: str | None,
+    layer: int | None,
+    head: int | None,
+    words: bool,
+    weights: Mapping[str, Any] | str | os.PathLike[str] | None,
+    prefix: str,
+) -> SelfAttnResult:
+    """selfattn(model=…): a pretrained model's layer, which takes none of the seeded layer's
+    inputs, settings or weights; layer=, head= and words= are refused without a model."""
+    if model is None:
+        raise OptionError(_("layer=, head= and words= pick from a pretrained model; add model="))
+    given = [*inputs.given(), *settings.changed()]
+    given += [name for name, value in (("weights", weights), ("prefix", prefix)) if value]
+    if given:
+        from attncli.layer import not_with_model
+
+        raise not_with_model(given[0])
+    from attncli.api.model import model_selfattn
+
+    return model_selfattn(sentence, model, layer=layer, head=head, words=words)
 
 
 def selfattn_inputs(
