@@ -11,6 +11,10 @@ from attncli.errors import OptionError
 from tests.meaning import told
 
 LESSON = "las llaves del coche están ahí"
+NOT_WITH_MODEL = (
+    "{name} shapes the seeded layer and does not apply with {model}, whose tokenizer, sizes and "
+    "weights are the model's own; leave it out"
+)
 
 
 def _flat(text: str) -> str:
@@ -116,8 +120,10 @@ def test_a_gpt2_layer_by_its_cache(run, tmp_path):
     tiled = json.loads(run("selfattn", "the keys of the car", "--model", model, "--tiles", "2,2",
                            "--token", "keys", "--head", "3").stdout)  # fmt: skip
     assert tiled["head"] == 3 and tiled["largest_difference"] < 1e-14
-    refused = run(*line, "--causal")
-    assert refused.exit_code == 2 and refused.stdout == "" and "--causal shapes" in refused.stderr
+    for seeded in (("--causal",), ("--prefix", "h.0.attn"), ("--target", "t.json")):
+        refused = run(*line, *seeded)  # the seeded layer's, never left unread
+        assert refused.exit_code == 2 and refused.stdout == "", refused.stderr
+        told(refused.error, OptionError, NOT_WITH_MODEL, name=seeded[0], model="--model")
 
 
 def test_a_bidirectional_model_is_refused(run):
