@@ -341,9 +341,12 @@ def test_bad_documents(run, tmp_path, document, kind, msgid, fields):
 def test_pickled_npy_is_refused(run, tmp_path):
     path = tmp_path / "evil.npy"
     np.save(path, np.array([{"a": 1}], dtype=object), allow_pickle=True)
-    _fails(run("selfattn", "-i", str(path)), InputError,
-           "{path}: holds Python objects (pickled data), which attn never loads; save plain "
-           "numeric arrays with numpy.save or numpy.savez", path=str(path))  # fmt: skip
+    pickled = ("{path}: holds Python objects (pickled data), which attn never loads; save plain "
+               "numeric arrays with numpy.save or numpy.savez")  # fmt: skip
+    _fails(run("selfattn", "-i", str(path)), InputError, pickled, path=str(path))
+    archive = tmp_path / "evil.npz"  # one array of an archive, read from its header
+    np.savez(archive, x=np.eye(2), tokens=np.array(["a", {"b": 1}], dtype=object))
+    _fails(run("selfattn", "-i", str(archive)), InputError, pickled, path=str(archive))
     text = tmp_path / "text.npy"
     text.write_text("hello")
     _fails(

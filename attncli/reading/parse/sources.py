@@ -254,16 +254,17 @@ def load_arrays(path: str) -> Document:
             magic = file.read(6)
             if magic.startswith(b"\x93NUMPY"):
                 file.seek(0)
-                _check_header(file, os.fstat(file.fileno()).st_size, path)
+                _check_header(file, os.fstat(file.fileno()).st_size, path, path)
             elif magic.startswith(b"PK"):
                 with zipfile.ZipFile(file) as archive:
                     for member in archive.infolist():
                         with archive.open(member) as stream:
-                            _check_header(stream, member.file_size, f"{path}: {member.filename}")
+                            where = f"{path}: {member.filename}"
+                            _check_header(stream, member.file_size, where, path)
     except AttnError:  # the header's own refusal (a ValueError too): said as it is
         raise
     except (zipfile.BadZipFile, ValueError) as error:
-        raise _pickle_error(path, ValueError(str(error))) from None
+        raise _not_numpy(path, ValueError(str(error))) from None
     except OSError as error:
         raise _unreadable(path, error) from None
     if not magic.startswith((b"\x93NUMPY", b"PK")):
@@ -278,7 +279,7 @@ def load_arrays(path: str) -> Document:
         with loaded as archive:
             document = {name: archive[name] for name in archive.files}
     except ValueError as error:
-        raise _pickle_error(path, error) from None
+        raise _not_numpy(path, error) from None
     except OSError as error:
         raise _unreadable(path, error) from None
     if "tokens" in document:
@@ -286,18 +287,23 @@ def load_arrays(path: str) -> Document:
     return document
 
 
-def _check_header(stream: IO[bytes], total_bytes: int, source: str) -> None:
-    """Refuse an array whose header claims more data than follows it, or than memory holds."""
-    from numpy.lib import format as npy
+def _check_header(stream: IO[bytes], total_bytes: int, source: str, path: str) -> None:
+    """Refuse an array of Python objects (pickled), or whose header claims more data than
+    follows it, or than memory holds, before numpy reads it."""
+    from attncli.reading.parse.tensor_files import npy_header
 
-    version = npy.read_magic(stream)
-    read_header = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
-    shape, _fortran_order, dtype = read_header(stream)
+    shape, dtype = npy_header(stream)
+    if dtype.hasobject:
+        raise InputError(
+            _(
+                "{path}: holds Python objects (pickled data), which attn never loads; save "
+                "plain numeric arrays with numpy.save or numpy.savez"
+            ),
+            path=shown(path, PATH_SHOWN),
+        )
     claimed = dtype.itemsize
     for length in shape:
         claimed *= length
-    if dtype.hasobject:
-        return  # refused as pickled data by np.load, with its own message
     if claimed > total_bytes:
         raise InputError(
             _(
@@ -349,15 +355,7 @@ def _token_array(value: Any, path: str) -> Any:
         ) from None
 
 
-def _pickle_error(path: str, error: ValueError) -> InputError:
-    if "pickle" in str(error):
-        return InputError(
-            _(
-                "{path}: holds Python objects (pickled data), which attn never loads; save "
-                "plain numeric arrays with numpy.save or numpy.savez"
-            ),
-            path=shown(path, PATH_SHOWN),
-        )
+def _not_numpy(path: str, error: ValueError) -> InputError:
     return InputError(
         _("{path}: not a numpy file ({error})"),
         path=shown(path, PATH_SHOWN),

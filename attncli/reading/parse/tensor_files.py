@@ -22,7 +22,7 @@ import math
 import os
 import zipfile
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
@@ -44,6 +44,18 @@ SAFE_DTYPES = {
     "BF16": 2,  # read by attn itself: see the module's docstring
 }
 CONVERT = 'safetensors.torch.save_file(module.state_dict(), "layer.safetensors")'
+
+
+def npy_header(stream: IO[bytes]) -> tuple[tuple[int, ...], np.dtype]:
+    """A .npy array's shape and dtype from its header by numpy's own format module, its data
+    not read: an object dtype is pickled Python objects, which attn never loads. A stream
+    that is no .npy array is a ValueError."""
+    from numpy.lib import format as npy
+
+    version = npy.read_magic(stream)
+    read_header = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
+    shape, _fortran_order, dtype = read_header(stream)
+    return shape, dtype
 
 
 def pickle_refusal(path: str) -> InputError:
@@ -349,23 +361,33 @@ def _open_npz(path: str) -> Tensors:
         archive = np.load(path, allow_pickle=False)
         shapes, sizes = {}, {}
         for name in archive.files:
+            if _holds_objects(archive, name):  # an object array: pickled Python objects
+                raise InputError(
+                    _(
+                        "{path}: {name} holds Python objects (an object array, pickled), which "
+                        "attn never loads; save it as numbers, e.g. "
+                        "numpy.savez(path, name=array.astype(float))"
+                    ),
+                    path=path,
+                    name=name,
+                )
             array = archive[name]
             shapes[name], sizes[name] = tuple(array.shape), int(array.nbytes)
+    except InputError:  # its own refusal above (a ValueError too): said as it is
+        raise
     except ValueError as error:
-        if "allow_pickle" in str(error):  # an object array: pickled Python objects
-            raise InputError(
-                _(
-                    "{path}: {name} holds Python objects (an object array, pickled), which attn "
-                    "never loads; save it as numbers, e.g. "
-                    "numpy.savez(path, name=array.astype(float))"
-                ),
-                path=path,
-                name=name,
-            ) from None
         raise _unreadable(path, error) from None
     except (OSError, EOFError, zipfile.BadZipFile) as error:
         raise _unreadable(path, error) from None
     return Tensors(path, shapes, sizes, lambda name: archive[name])
+
+
+def _holds_objects(archive: Any, name: str) -> bool:
+    """Whether the .npz archive's array `name` is of an object dtype, read from its header
+    (a member that is no .npy array is a ValueError)."""
+    member = f"{name}.npy" if f"{name}.npy" in archive.zip.namelist() else name
+    with archive.zip.open(member) as stream:
+        return bool(npy_header(stream)[1].hasobject)
 
 
 def _open_npy(path: str) -> Tensors:
