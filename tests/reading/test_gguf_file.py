@@ -76,7 +76,7 @@ def test_a_type_number_the_gguf_package_does_not_know_is_refused(tiny_ggufs, tmp
     path = tiny_gguf.with_type(source, tmp_path / "x.gguf", "blk.0.attn_q.weight", 250)
     with pytest.raises(InputError) as caught:
         load_model(str(path))
-    told(caught.value, InputError, gguf_file.UNKNOWN_TYPE, number="250")
+    told(caught.value, InputError, gguf_file.UNKNOWN_TYPE, number=250)
 
 
 def test_a_known_type_attn_does_not_dequantize_is_refused_by_name(tiny_ggufs, tmp_path):

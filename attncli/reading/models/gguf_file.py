@@ -30,7 +30,6 @@ shape, a model too large for the memory free.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -184,16 +183,45 @@ TRUNCATED = _(
 
 
 ENDS_EARLY = _("its {size} bytes end before the header, metadata and tensors it lists")
-# what numpy says when the reader's view of the file is shorter than the part it reads
-_CUT_SHORT = ("cannot reshape", "out of bounds", "size must be a divisor", "buffer is smaller")
 
 
-def _short(path: str, error: BaseException) -> str | Message:
-    """Why the gguf package could not read the file: that it ends too soon, when numpy's
-    words say a part read runs past its end; else the package's own first line."""
-    if any(words in str(error) for words in _CUT_SHORT):
-        return Message(ENDS_EARLY, size=os.path.getsize(path))
-    return first_line(error, 80)
+# what the gguf package raises on a file it cannot make sense of
+_MISREAD = (ValueError, IndexError, OverflowError, UnicodeDecodeError, KeyError, TypeError)
+
+
+class _EndsEarly(Exception):
+    """A part the gguf package reads runs past the file's end."""
+
+
+class _UnknownType(Exception):
+    """A tensor's type number the gguf package does not know."""
+
+    def __init__(self, number: int) -> None:
+        super().__init__(number)
+        self.number = number
+
+
+def _checked_reader(gguf: Any, path: str) -> Any:
+    """The gguf package's reader of `path`, asked two questions first from the file's own
+    bytes, where the package would answer them only in its words or numpy's: whether a
+    part it reads runs past the file's end (_EndsEarly), and whether a tensor's type is one
+    of the numbers of its GGMLQuantizationType (_UnknownType, the number read)."""
+    known = {int(kind) for kind in gguf.GGMLQuantizationType}
+
+    class Reader(gguf.GGUFReader):  # type: ignore[misc,name-defined]
+        def _get(self, offset: int, dtype: Any, count: int = 1, **order: Any) -> Any:
+            if offset + np.dtype(dtype).itemsize * int(count) > len(self.data):
+                raise _EndsEarly
+            return super()._get(offset, dtype, count, **order)
+
+        def _build_tensors(self, start_offs: int, fields: list[Any]) -> None:
+            for field in fields:  # its parts: name's length, name, n_dims, dims, type, offset
+                number = int(field.parts[4][0])
+                if number not in known:
+                    raise _UnknownType(number)
+            super()._build_tensors(start_offs, fields)
+
+    return Reader(path)
 
 
 def open_gguf(path: str) -> GGUF:
@@ -234,20 +262,16 @@ def _reader(path: str) -> Any:
     _header(path)
     gguf = _gguf_package()
     try:
-        reader = gguf.GGUFReader(path)
-    except ValueError as error:
-        text = str(error)
-        if "GGMLQuantizationType" in text:  # a tensor type number the package does not know
-            raise InputError(
-                UNKNOWN_TYPE,
-                path=path,
-                number=re.sub(r"\D", "", text.split(" is not")[0].rpartition("(")[2]),
-                types=", ".join(TYPES),
-            ) from None
-        raise InputError(TRUNCATED, path=path, reason=_short(path, error)) from None
-    except (IndexError, OverflowError, UnicodeDecodeError, KeyError, TypeError) as error:
-        raise InputError(TRUNCATED, path=path, reason=_short(path, error)) from None
-    return reader
+        return _checked_reader(gguf, path)
+    except _UnknownType as unknown:
+        raise InputError(
+            UNKNOWN_TYPE, path=path, number=unknown.number, types=", ".join(TYPES)
+        ) from None
+    except _EndsEarly:
+        reason = Message(ENDS_EARLY, size=os.path.getsize(path))
+        raise InputError(TRUNCATED, path=path, reason=reason) from None
+    except _MISREAD as error:  # the package's own first line
+        raise InputError(TRUNCATED, path=path, reason=first_line(error, 80)) from None
 
 
 def _whole(model: GGUF, key: str, default: int | None = None) -> int:
