@@ -7,7 +7,8 @@ LANGUAGE environment variable, as every gettext program does: `speak` binds that
 attn's catalogs and names attn's language there, for this process and what it starts. The
 copy of Click that Typer 0.28 carries (typer/_click) writes the rest in plain English; those
 are said here, through the same catalog: the help screen's through the context's
-HelpFormatter (Click's public `formatter_class` hook), a usage error from what it holds
+HelpFormatter (Click's public `formatter_class` hook), a parameter's placeholder (<int>,
+sentence) as its metavar, from what Click makes of it, a usage error from what it holds
 (cli/usage.py) in present/language.usage_error. Nothing of Click or Typer is patched.
 """
 
@@ -53,21 +54,30 @@ def _formatter_class(lang: str) -> type:
 
         def write_usage(self, prog: str, args: str = "", prefix: str | None = None) -> None:
             usage = translate(USAGE, lang) if prefix is None else prefix
-            super().write_usage(prog, _term(lang, args), usage)
+            super().write_usage(prog, args, usage)
 
         def write_dl(self, rows: Any, col_max: int = 30, col_spacing: int = 2) -> None:
-            said = [(_term(lang, term), _in(lang, text)) for term, text in rows]
+            said = [(term, _in(lang, text)) for term, text in rows]
             super().write_dl(said, col_max, col_spacing)
 
     return Formatter
 
 
-def _term(lang: str, term: str) -> str:
-    import re
-
-    for word in TERMS:
-        term = re.sub(rf"(?<![\w-]){re.escape(word)}(?![\w])", translate(word, lang), term)
-    return term
+def _placeholders_said(params: list[Any], ctx: Any, lang: str) -> list[Any]:
+    """Each parameter's placeholder in `lang`, made its metavar: the one Click makes of an
+    option's type (<int>, <float>, <str>…) and an argument's name (sentence), when it is
+    one of TERMS; a metavar declared is the command's own, said already."""
+    for param in params:
+        if param.metavar is not None:
+            continue
+        if param.param_type_name == "argument":
+            word, more = param.name or "", "..." if param.nargs != 1 else ""
+        else:
+            made = param.make_metavar(ctx)
+            word, more = (made[:-3], "...") if made.endswith("...") else (made, "")
+        if word in TERMS:
+            param.metavar = translate(word, lang) + more
+    return params
 
 
 def _in(lang: str, text: str) -> str:
@@ -104,20 +114,27 @@ def command_classes(lang: str) -> tuple[type, type, type]:
             super().__init__(*args, **kwargs)
 
         def get_params(self, ctx: Any) -> list[Any]:
-            return _said(super().get_params(ctx), lang)
+            return _placeholders_said(_said(super().get_params(ctx), lang), ctx, lang)
 
     def said(base: type) -> type:
-        settings = {"options_metavar_said": options_metavar, "context_class": Context}
+        settings = {"options_metavar_said": options_metavar, "context_class": Context,
+                    "lang_said": lang}  # fmt: skip
         return type(base.__name__, (_SaidMetavar, base), settings)
 
     return Group, said(AttnCommand), said(NumbersCommand)
 
 
 class _SaidMetavar:
-    """A command whose usage line says [OPTIONS] in the language of its help."""
+    """A command whose usage line says [OPTIONS], and its parameters their placeholders, in
+    the language of its help."""
 
     options_metavar_said = ""
+    lang_said = "en"
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs["options_metavar"] = self.options_metavar_said
         super().__init__(*args, **kwargs)
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        params = super().get_params(ctx)  # type: ignore[misc]
+        return _placeholders_said(params, ctx, self.lang_said)
