@@ -11,10 +11,11 @@ import pytest
 pytest.importorskip("textual")
 
 import attncli as attn
-from attncli.errors import AttnError
+from attncli.errors import AttnError, InputError, OptionError
 from attncli.explore.launch import prepare
 from tests.conftest import SAMPLES
 from tests.explore_screen import run_app
+from tests.meaning import told
 
 
 def test_help_in_both_languages(run):
@@ -43,23 +44,35 @@ def test_off_a_terminal_it_is_one_line_and_nothing_on_stdout(run):
     )
 
 
+PICKS = "--layer and --words pick from a pretrained model; add --model M"
+SEEDED = (
+    "{name} shapes the seeded layer and does not apply with {model}, whose tokenizer, sizes and "
+    "weights are the model's own; leave it out"
+)
+
+
 @pytest.mark.parametrize(
-    ("args", "message"),
+    ("args", "kind", "msgid", "fields"),
     [
-        (("--layer", "2", "el tren"), "--layer and --words pick from a pretrained model"),
-        (("--words", "el tren"), "--layer and --words pick from a pretrained model"),
-        (("--model", "all-MiniLM-L6-v2", "--causal", "x"), "--causal shapes the seeded layer"),
-        (("--model", "all-MiniLM-L6-v2", "-i", str(SAMPLES / "tren.json")), "-i shapes the"),
+        (("--layer", "2", "el tren"), InputError, PICKS, {}),
+        (("--words", "el tren"), InputError, PICKS, {}),
+        (("--model", "all-MiniLM-L6-v2", "--causal", "x"), OptionError, SEEDED,
+         {"name": "--causal", "model": "--model"}),
+        (("--model", "all-MiniLM-L6-v2", "-i", str(SAMPLES / "tren.json")), OptionError, SEEDED,
+         {"name": "-i", "model": "--model"}),
     ],
     ids=["layer", "words", "causal-with-model", "input-with-model"],
-)
-def test_a_mistake_in_the_options_is_told_before_the_missing_terminal(run, args, message):
-    """Off a terminal too, the options' own mistake comes first: fixing it should not
-    reveal another, and the terminal is the last thing a user changes."""
+)  # fmt: skip
+def test_a_mistake_in_the_options_is_told_before_the_missing_terminal(
+    run, args, kind, msgid, fields
+):
+    """Off a terminal too, the options' own mistake comes first, not the terminal's:
+    fixing it should not reveal another, and the terminal is the last thing a user
+    changes."""
     result = run("explore", *args)
     assert result.exit_code == 2 and result.stdout == ""
-    assert message in result.stderr and "terminal" not in result.stderr
-    assert result.stderr.count("\n") == 1
+    told(result.error, kind, msgid, **fields)
+    assert result.stderr == f"attn: error: {result.error.message('en')}\n"
 
 
 def test_without_textual_it_says_how_to_get_it(run, monkeypatch):

@@ -99,7 +99,6 @@ def test_a_prefix_for_a_layer_at_the_top_level(run):
         ),
     }
     _one_line_error(result, InputError, "no attention layer {where}: {hint}", **at_the_top)
-    assert "under ;" not in result.stderr
     spanish = run("selfattn", "-i", "mha_x", "--weights", str(MHA), "--heads", "2",
                   "--prefix", "foo", "--lang", "es")  # fmt: skip
     _one_line_error(spanish, InputError, "no attention layer {where}: {hint}", lang="es",
