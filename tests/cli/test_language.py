@@ -306,3 +306,26 @@ def test_numbers_without_decimal_commas_get_no_such_hint(run):
     _said_in_spanish(result)
     fine = run("score", "--query", "1,0", "--keys", "2,1;0,2;1,1")
     assert fine.exit_code == 0
+
+
+def test_click_s_placeholders_are_said_as_the_parameters_own(capsys, monkeypatch):
+    """<int>, <str> and the sentence argument's name, said in Spanish as each
+    parameter's metavar: the usage line and the options alike, and English's help, built
+    after in the same process, keeps Click's own."""
+    from attncli.cli.app import run as run_app
+    from attncli.cli.click_words import TERMS
+    from attncli.messages import translate
+
+    monkeypatch.setenv("COLUMNS", "100")
+
+    def help_of(*args: str) -> str:
+        with pytest.raises(SystemExit):
+            run_app([*args, "--help"])
+        return capsys.readouterr().out
+
+    spanish, english = help_of("selfattn", "--lang", "es"), help_of("selfattn")
+    assert spanish.startswith("Uso: attn selfattn [OPCIONES] [frase]\n"), spanish
+    for word in ("<str>", "<int>", "<int range>"):  # --token <str>, --seed <int>, …
+        assert word in TERMS and word in english and word not in spanish, word
+        assert translate(word, "es") in spanish, word
+    assert english.startswith("Usage: attn selfattn [OPTIONS] [sentence]\n"), english
