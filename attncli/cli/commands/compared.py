@@ -98,11 +98,9 @@ def compare_heads(
     _refuse([name for name in given_names(given) if given[name] != "rows"])
     result = ranked(sentence_given(sentence), other, model, source=source, target=target,
                     shown_count=shown_count, grid=grid)  # fmt: skip
-    if grid and settings.export is not None:
+    if grid:
+        from attncli.cli.commands.model_runs import drawn_for_print
         from attncli.present.pairs.view import drawn_change_export
 
-        if drawn_change_export(result, settings):
-            from dataclasses import replace
-
-            settings = replace(settings, export=None)
+        settings = drawn_for_print(result, settings, drawn_change_export)
     emit(result, settings)

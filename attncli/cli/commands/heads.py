@@ -316,12 +316,10 @@ def _emit_ranked(result: "HeadsResult", grid: bool, settings: Settings) -> None:
     from attncli.cli.commands.model_runs import warn_if_foreign
     from attncli.present.output import emit
 
-    if grid and settings.export is not None:
+    if grid:
+        from attncli.cli.commands.model_runs import drawn_for_print
         from attncli.present.model.drawn import drawn_export
 
-        if drawn_export(result, settings):
-            from dataclasses import replace
-
-            settings = replace(settings, export=None)
+        settings = drawn_for_print(result, settings, drawn_export)
     warn_if_foreign(result, settings.lang)
     emit(result, settings)

@@ -1,11 +1,13 @@
 """attn selfattn --model: a pretrained model's layer through the selfattn command's outputs
 (the screen, --steps, --plot, exports, JSON). Shared with attn heads: the sentence, from the
-argument or from stdin."""
+argument or from stdin; the seeded layer's options refused beside a model; the heads drawn
+for print."""
 
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Annotated
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any
 
 from attncli.cli.declare import Option
 from attncli.errors import OptionError
@@ -124,6 +126,19 @@ def run_model_selfattn(
         plot_result(plot, result, settings.format())
     warn_if_foreign(result, settings.lang)
     emit(result, settings, explanation)
+
+
+def drawn_for_print(
+    result: Any, settings: Settings, draw: Callable[[Any, Settings], bool]
+) -> Settings:
+    """attn heads --grid --export FILE: the heads drawn for print by `draw` when FILE is a
+    drawing it makes (.svg, .html, .tex), and nothing more exported; else the settings as
+    they are, for the screen's own export."""
+    if settings.export is not None and draw(result, settings):
+        from dataclasses import replace
+
+        return replace(settings, export=None)
+    return settings
 
 
 def warn_if_foreign(result: ModelAttnResult | HeadsResult, lang: str) -> None:
