@@ -1,6 +1,7 @@
 """attn check: a student's worksheet corrected blank by blank, and its options."""
 
-from typing import TYPE_CHECKING, Annotated
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 from attncli.cli.commands import command
 from attncli.cli.commands.exercise import (
@@ -60,6 +61,8 @@ CheckQuestionsOption = Annotated[
         ),
     ),
 ]
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     import numpy as np
@@ -187,6 +190,7 @@ def _answers_marked(
 ) -> "tuple[tuple[Verdict, ...], bool]":
     """Each blank asked in the sheet's order and its answer marked at once (on a terminal,
     the verdict said under it), until the answers end; and whether they ended early."""
+    from attncli.api.checking import read_answer
     from attncli.explain.checking import Verdict
     from attncli.present.checking_view import question, verdict_lines
 
@@ -194,7 +198,11 @@ def _answers_marked(
     verdicts: list[Verdict] = []
     for blank in marking.blanks:
         asked = question(blank, sheet, fmt)
-        given, answer = _answer(blank, asked, len(verdicts) + 1, marking, talk, settings.lang)
+
+        def read(line: str, blank: "Blank" = blank) -> "np.ndarray":
+            return read_answer(line, blank, settings.lang, marking.exact(blank).size)
+
+        given, answer = _asked(asked, read, len(verdicts) + 1, talk, settings.lang, _said_line)
         if not given:
             if talk:
                 print()
@@ -208,15 +216,23 @@ def _answers_marked(
     return tuple(verdicts), False
 
 
-def _answer(
-    blank: "Blank", asked: str, number: int, marking: "Corrector", talk: bool, lang: str
-) -> "tuple[bool, np.ndarray | None]":
-    """One blank's answer read from a line: (False, None) when the answers have ended. A
-    line that is not a number: on a terminal said and asked again, piped said and marked
-    wrong (None), piped for JSON refused."""
+ANSWER = _("answer {number} ({asked}): {problem}")
+
+
+def _asked(
+    asked: str,
+    read: Callable[[str], T],
+    number: int,
+    talk: bool,
+    lang: str,
+    said: Callable[[str], None],
+) -> tuple[bool, T | None]:
+    """Answer `number`, a line of stdin read by `read`, asked as `asked` on a terminal
+    (`talk`); (False, None) when the answers have ended. A line `read` refuses: on a
+    terminal `said` and asked again, piped said and answered None (marked not right),
+    piped for JSON refused, named by its place as a student counts."""
     import sys
 
-    from attncli.api.checking import read_answer
     from attncli.errors import AttnError, InputError
 
     while True:
@@ -228,16 +244,11 @@ def _answer(
         if talk and not sys.stdin.isatty():
             print(line.rstrip("\n"))
         try:
-            return True, read_answer(line, blank, lang, marking.exact(blank).size)
+            return True, read(line)
         except AttnError as error:
             if not talk:  # answers piped in for JSON: an unreadable one is an error
-                raise InputError(
-                    _("answer {number} ({asked}): {problem}"),
-                    number=number,
-                    asked=asked,
-                    problem=error.said,
-                ) from None
-            _said_lines([error.message(lang)])
+                raise InputError(ANSWER, number=number, asked=asked, problem=error.said) from None
+            said(error.message(lang))
             if not sys.stdin.isatty():
                 return True, None
             # a terminal's student is asked again
@@ -266,6 +277,11 @@ def _emit_marked(result: "CheckResult", piped_more: bool, talk: bool, settings: 
     exported(result, settings)  # --export: the marked sheet, as with JSON
 
 
+def _said_line(line: str) -> None:
+    """A line that is not an answer, said under it as a verdict is."""
+    _said_lines([line])
+
+
 def _said_lines(lines: list[str]) -> None:
     """Lines under an answer, indented, wrapped at words to the terminal's width."""
     import sys
@@ -290,6 +306,10 @@ def _check_questions(other: str | None, settings: Settings) -> None:
     from attncli.present import render
     from attncli.present.output import emit, exported, print_renderables, wants_json
     from attncli.present.questions_view import Hanging, questions_sheet, summary, verdict_lines
+
+    def not_a_choice(line: str) -> None:  # said under the question, indented
+        print_renderables(sys.stdout, [render.lines("  " + line)])
+
     from attncli.results.questions import QuestionCheck, QuestionVerdict
 
     refuse_beside_questions(other)
@@ -300,12 +320,8 @@ def _check_questions(other: str | None, settings: Settings) -> None:
             try:
                 read_choice(letter)
             except AttnError as error:  # named by its place, as a student counts
-                raise InputError(
-                    _("answer {number} ({asked}): {problem}"),
-                    number=number,
-                    asked=fmt.say("questions.ask", number=number),
-                    problem=error.said,
-                ) from None
+                asked = fmt.say("questions.ask", number=number)
+                raise InputError(ANSWER, number=number, asked=asked, problem=error.said) from None
         emit(check_questions(letters), settings)
         return
     if settings.export is not None and settings.export.lower().endswith(".xlsx"):
@@ -318,23 +334,10 @@ def _check_questions(other: str | None, settings: Settings) -> None:
     verdicts: list[QuestionVerdict] = []
     left = 0
     for number, question in enumerate(QUESTIONS, 1):
-        while True:
-            print(f"{fmt.say('questions.ask', number=number)}: ", end="", flush=True)
-            line = sys.stdin.readline()
-            if not line:  # Ctrl-D, or the piped letters ran out
-                print()
-                break
-            if not sys.stdin.isatty():
-                print(line.rstrip("\n"))
-            try:
-                chosen = read_choice(line)
-            except AttnError as error:
-                print_renderables(sys.stdout, [render.lines("  " + error.message(settings.lang))])
-                if sys.stdin.isatty():
-                    continue  # asked again
-                chosen = None
-            break
-        if not line:
+        asked = fmt.say("questions.ask", number=number)
+        given, chosen = _asked(asked, read_choice, number, True, settings.lang, not_a_choice)
+        if not given:  # Ctrl-D, or the piped letters ran out
+            print()
             break
         # a piped line that names no choice: said above, and marked not right
         verdicts.append(QuestionVerdict(question=question, chosen=chosen))
