@@ -36,3 +36,10 @@ def told(error: BaseException | None, kind: type, msgid: str, /, surface: str = 
     missing = set(fields) - set(given)
     assert not missing, (missing, given)
     assert {name: plain(given[name], surface) for name in fields} == fields, given
+
+
+def said_in_spanish(error: BaseException | None) -> None:
+    """`error` is said in Spanish from the catalog: its Spanish line is not its English one
+    (which of the catalog's words it uses is the catalog's business, not a test's)."""
+    spanish = error.message("es")  # type: ignore[union-attr]
+    assert spanish != error.message("en"), spanish  # type: ignore[union-attr]

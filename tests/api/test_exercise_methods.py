@@ -12,7 +12,7 @@ import pytest
 
 from attncli.errors import InputError, OptionError
 from tests import naive
-from tests.meaning import told
+from tests.meaning import said_in_spanish, told
 
 NOT_ITS_PARAMETER = (
     "field '{name}': a parameter of the {owner} score, which {method} does not use; give {fix}, "
@@ -170,7 +170,8 @@ def test_a_method_field_that_is_no_method_is_refused(run, command):
          shown='"luong"', join="dot, scaled, general, additive, cosine")  # fmt: skip
     spanish = run(command, *extra, "--lang", "es", input=json.dumps(document))
     assert spanish.error.msgid == result.error.msgid
-    assert "campo 'method'" in spanish.stderr  # said in Spanish
+    said_in_spanish(spanish.error)
+    assert spanish.stderr == f"attn: error: {spanish.error.message('es')}\n"
 
 
 # The self-attention problem

@@ -10,7 +10,7 @@ import pytest
 
 import attncli as attn
 from attncli.errors import InputError, ShapeError
-from tests.meaning import told
+from tests.meaning import said_in_spanish, told
 
 X = np.random.default_rng(0).normal(size=(3, 4, 6)).round(2)
 ONE_SEQUENCE = (
@@ -63,7 +63,7 @@ def test_steps_on_a_batch_points_to_item(run, tmp_path):
     _one_line_error(result, InputError, PICK_ONE, batch=3)
     spanish = run("selfattn", "-i", str(path), "--steps", "--lang", "es")
     _one_line_error(spanish, InputError, PICK_ONE, lang="es", batch=3)
-    assert "elige una con --item N" in spanish.stderr  # said in Spanish
+    said_in_spanish(spanish.error)
     assert run("selfattn", "-i", str(path), "--steps", "--item", "2").exit_code == 0
     with pytest.raises(InputError) as caught:
         attn.selfattn(x=X).steps()

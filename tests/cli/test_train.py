@@ -18,7 +18,7 @@ import attncli as attn
 from attncli.core import training
 from attncli.errors import InputError, Interrupted, OptionError
 from tests.conftest import SAMPLES
-from tests.meaning import told
+from tests.meaning import said_in_spanish, told
 from tests.terminal import drawn_on_a_terminal
 
 HEADLINE = "las llaves del coche están ahí"
@@ -136,7 +136,8 @@ def test_no_proj_is_the_lessons_point_and_exit_2(run):
         assert result.exit_code == 2 and result.stdout == ""
         assert result.stderr.count("\n") == 1, result.stderr
         told(result.error, OptionError, NOTHING_TO_TRAIN, no_proj="--no-proj")
-    assert "nada que entrenar" in result.stderr  # said in Spanish
+    said_in_spanish(result.error)
+    assert result.stderr == f"attn: error: {result.error.message('es')}\n"
 
 
 def test_a_diverging_run_stops_with_one_line_and_no_numbers(run):

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from attncli.errors import InputError
-from tests.meaning import told
+from tests.meaning import said_in_spanish, told
 
 
 @pytest.fixture
@@ -69,8 +69,8 @@ def test_item_of_one_sequence_is_refused_in_one_line(run, tmp_path, lang):
          "there is no sequence {number}: the input is one sequence, not a batch (x of B × T × d)",
          number=2)  # fmt: skip
     assert result.stderr == f"attn: error: {result.error.message(lang)}\n"
-    if lang == "es":  # said in Spanish
-        assert "no hay secuencia 2: la entrada es una sola secuencia, no un lote" in result.stderr
+    if lang == "es":
+        said_in_spanish(result.error)
 
 
 def test_item_beyond_the_batch_is_refused_in_one_line(run, batch):

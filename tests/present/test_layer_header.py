@@ -13,7 +13,7 @@ import pytest
 
 import attncli as attn
 from attncli.errors import ShapeError
-from tests.meaning import told
+from tests.meaning import said_in_spanish, told
 
 OWN_WIDTHS = (
     "{name} is {shape}: this layer's keys and values have widths of their own ({widths}; "
@@ -82,7 +82,7 @@ def test_a_layer_with_its_own_key_widths_given_one_x(run, tmp_path):
     spanish = run("selfattn", "-i", "mha_x", "--weights", str(MHA / "kdim_vdim.safetensors"),
                   "--heads", "2", "--lang", "es")  # fmt: skip
     _one_line_error(spanish, ShapeError, OWN_WIDTHS, lang="es", widths=widths)
-    assert "anchos propios" in spanish.stderr and "en lugar de x" in spanish.stderr
+    said_in_spanish(spanish.error)
     x = np.load(ROOT / "samples" / "mha_x.npy")
     with pytest.raises(ShapeError) as caught:
         attn.selfattn(x=x, w_q=np.eye(4), w_k=np.ones((3, 4)), w_v=np.eye(4))

@@ -13,7 +13,7 @@ import pytest
 from attncli.errors import InputError, ShapeError
 from attncli.present.format import Format
 from attncli.results.selfattn import SelfAttnResult
-from tests.meaning import DISAGREE, told
+from tests.meaning import DISAGREE, said_in_spanish, told
 
 KEYS = [[1.0, 0.0], [0.0, 1.0]]
 
@@ -64,7 +64,7 @@ def test_an_object_array_npz_for_weights_says_what_it_is(run, tmp_path):
     spanish = run("selfattn", "-i", "mha_x", "--weights", str(path), "--heads", "2",
                   "--lang", "es")  # fmt: skip
     _one_line_error(spanish, InputError, objects, lang="es", name="in_proj_weight")
-    assert "objetos de Python" in spanish.stderr  # said in Spanish
+    said_in_spanish(spanish.error)
 
 
 @pytest.mark.parametrize(("options", "said"), [(["--item", "2"], "sequence 2 of 3"),

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from attncli.errors import InputError, ShapeError
 from attncli.reading.parse.json_text import parse_json
 from attncli.reading.parse.tensor_files import open_tensors
-from tests.meaning import told
+from tests.meaning import said_in_spanish, told
 
 TWICE = (
     "{source}: the key {key} is given twice in one object (JSON would keep only the last); keep one"
@@ -39,7 +39,7 @@ def test_a_key_given_twice_is_refused_on_every_source(run, tmp_path):
     _one_line(run("softmax", "-i", path), InputError, TWICE, source=path, key='"scores"')
     spanish = run("softmax", "--lang", "es", input=text)
     _one_line(spanish, InputError, TWICE, lang="es", key='"scores"')
-    assert 'la clave "scores" aparece dos veces' in spanish.stderr  # said in Spanish
+    said_in_spanish(spanish.error)
 
 
 def test_a_key_twice_deep_inside_or_beside_colons_in_strings_is_found():

