@@ -10,6 +10,8 @@ import subprocess
 
 import pytest
 
+from tests.meaning import said_in_spanish
+
 
 def _json(result):
     assert result.exit_code == 0, result.stderr
@@ -67,9 +69,14 @@ def test_a_class_set_prints_a_sheet_a_page(run, tmp_path):
 
 @pytest.mark.parametrize("count", ["0", "101"])
 def test_a_count_out_of_range_is_refused(run, count):
+    from attncli.cli import usage
+    from attncli.present.language import usage_error
+
     result = run("exercise", "--count", count)
-    assert result.exit_code == 2 and result.stdout == "" and "--count" in result.stderr
-    assert result.stderr.count("\n") == 1
+    assert result.exit_code == 2 and result.stdout == ""
+    said = [(usage.INVALID_VALUE, {"param": "'--count'"}),
+            (usage.OUT_OF_RANGE, {"value": count, "range": "1<=x<=100"})]  # fmt: skip
+    assert result.stderr == f"attn: error: {usage_error('en', said, 'root exercise')}\n"
 
 
 def _pages(run, tmp_path, suffix: str, *args: str) -> str:
@@ -135,4 +142,5 @@ def test_answers_and_answers_only_together_are_refused(run):
             "sheet followed by its key; give one"
         )
         assert len(result.stderr.strip().splitlines()) == 1
-    assert "--answers y --answers-only" in result.stderr  # said in Spanish
+    said_in_spanish(result.error)
+    assert result.stderr == f"attn: error: {result.error.message('es')}\n"

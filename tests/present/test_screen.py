@@ -180,9 +180,15 @@ def test_labels_are_cut_to_prefixes_that_still_tell_them_apart():
 
 
 def test_spanish_usage_errors_and_plurals(run):
+    from attncli.cli import usage
+    from attncli.present.language import usage_error
+
     result = run("score", "--tokn", "a", "--lang", "es")
-    assert "opciones posibles: --json, --token, --tokens" in result.stderr
-    assert "¿querías decir 'score'?" in run("scor", "--lang", "es").stderr
+    said = [(usage.NO_SUCH_OPTION, {"option": "--tokn"}),
+            (usage.POSSIBLE_OPTIONS, {"options": "--json, --token, --tokens"})]  # fmt: skip
+    assert result.stderr == f"attn: error: {usage_error('es', said, 'root score')}\n"
+    said = [(usage.NO_SUCH_COMMAND, {"name": "scor"}), (usage.DID_YOU_MEAN, {"option": "'score'"})]
+    assert run("scor", "--lang", "es").stderr == f"attn: error: {usage_error('es', said, 'root')}\n"
     one = run("selfattn", "a b", "--heads", "1", "--lang", "es", "--format", "table").stdout
     assert "· 1 cabeza ·" in one and "1 cabezas" not in one
 
