@@ -83,6 +83,16 @@ def refuse_model_picks(layer: int | None, words: bool) -> None:
         )
 
 
+def refuse_merged_words(words: bool, option: str | None) -> None:
+    """--words merges the model's word pieces into words: `option`, which works on the
+    model's tokens (--steps, --show, --kv-cache, --tiles), is refused beside it."""
+    if words and option is not None:
+        raise OptionError(
+            _("{option} works on the model's tokens and --words merges them; drop one"),
+            option=option,
+        )
+
+
 def run_model_selfattn(
     sentence: str | None,
     model: str,
@@ -98,12 +108,7 @@ def run_model_selfattn(
     from attncli.present.output import emit
 
     refuse_seeded(seeded)
-    if words and (settings.steps or settings.show):
-        name = "--steps" if settings.steps else "--show"
-        raise OptionError(
-            _("{option} works on the model's tokens and --words merges them; drop one"),
-            option=name,
-        )
+    refuse_merged_words(words, "--steps" if settings.steps else "--show" if settings.show else None)
     if plot is not None:
         from attncli.present.plot import check_plot_path
 

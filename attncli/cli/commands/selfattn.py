@@ -223,7 +223,12 @@ def _model_layer(
 ) -> None:
     """--model M: a pretrained model's layer, or with --kv-cache or --tiles that layer
     replayed as inference computes it; the seeded layer's own inputs and settings refused."""
-    from attncli.cli.commands.model_runs import refuse_seeded, run_model_selfattn, sentence_given
+    from attncli.cli.commands.model_runs import (
+        refuse_merged_words,
+        refuse_seeded,
+        run_model_selfattn,
+        sentence_given,
+    )
 
     if not kv_cache and tiles is None:
         run_model_selfattn(sentence, model, layer, head, words, own + seeded, plot, settings)
@@ -231,6 +236,7 @@ def _model_layer(
     from attncli.api.model import model_selfattn
 
     refuse_seeded(seeded + own)
+    refuse_merged_words(words, "--kv-cache" if kv_cache else "--tiles")
     result = model_selfattn(sentence_given(sentence), model, layer=layer)
     _at_inference(result, kv_cache, tiles, 1 if head is None else head, plot, settings)
 
