@@ -425,7 +425,7 @@ def heads(
         raise not_with_model(options.changed()[0])
     asked = _asked(source, target, pattern, pattern_cells, metric, exclude, grid)
     texts = _texts(sentence, sentences, model)
-    runs, model_type, causal = _sentences_scored(texts, model, options, asked)
+    runs, model_type, causal, windows = _sentences_scored(texts, model, options, asked)
     ranking, habits = _ranked(runs, asked)
     ranked = asked.pattern is not None or asked.cells is not None or asked.source is not None
     first, several = runs[0], len(runs) > 1
@@ -456,23 +456,28 @@ def heads(
         unseen=first.unseen,
         seeded_line=() if model is not None else tuple(options.command_line()),
         seeded=None if model is not None else tuple(options.given().items()),
+        layer_windows=windows,
     )
 
 
 def _sentences_scored(
     texts: list[str], model: str | None, options: SelfAttnSettings, asked: _Asked
-) -> tuple[list[_Scored], str, bool]:
+) -> tuple[list[_Scored], str, bool, tuple[int | None, ...]]:
     """Every head scored as asked on each sentence, through the model or, without one, the
-    seeded layer's heads as one layer; with the model's type and whether it is causal."""
+    seeded layer's heads as one layer; with the model's type, whether it is causal and, for
+    a model whose layers see different windows (local and global layers), each layer's."""
     if model is None:  # the seeded layer's heads, as one layer
         _seeded_ranks(options)
         runs = _each(texts, lambda text: _seeded_scored(text, options, asked))
-        return runs, "seeded", bool(options.causal)
+        return runs, "seeded", bool(options.causal), ()
     from attncli.reading.models.model import load_model
 
     loaded = load_model(model)
     runs = _each(texts, lambda text: _scored(loaded, text, asked))
-    return runs, loaded.model_type, loaded.architecture.causal
+    architecture = loaded.architecture
+    windows = tuple(architecture.window(layer) for layer in range(architecture.layers))
+    mixed = windows if len(set(windows)) > 1 else ()
+    return runs, loaded.model_type, architecture.causal, mixed
 
 
 def _ranked(

@@ -387,3 +387,17 @@ def test_deepseeks_router_keeps_its_best_groups_and_adds_its_correction():
     plain, _w = grouped_route(x, replace(experts, correction=np.zeros(6)))
     assert (chosen != free).any() and (chosen != plain).any()  # both are felt
     np.testing.assert_allclose(run.hidden[2], reference["hidden_states"][2], rtol=0, atol=1e-12)
+
+
+def test_the_model_view_of_local_and_global_layers_holds_each_layer_s_window():
+    import attncli
+
+    sentence = "the keys to the cabinet are on the table"
+    gemma = attncli.heads(sentence, str(MODELS / "tiny-gemma2"), grid=True)
+    config = json.loads((MODELS / "tiny-gemma2" / "config.json").read_text(encoding="utf-8"))
+    expected = tuple(config["sliding_window"] if kind == "sliding_attention" else None
+                     for kind in config["layer_types"])  # fmt: skip
+    assert gemma.layer_windows == expected and len(set(expected)) == 2
+    assert gemma.to_document()["layer_types"] == config["layer_types"]
+    # every layer alike: nothing to tell apart
+    assert attncli.heads(sentence, str(MODELS / "tiny-llama"), grid=True).layer_windows == ()
