@@ -14,7 +14,7 @@ import pytest
 from attncli.errors import InputError, OptionError, ShapeError
 from attncli.messages import translate
 from tests.cli.test_language import DECIMAL_COMMAS
-from tests.meaning import DISAGREE, told
+from tests.meaning import DISAGREE, said_in_spanish, told
 
 
 def _json(result):
@@ -90,7 +90,8 @@ def test_comma_arguments_that_cannot_be_read_say_how_to_type_them(run, lang, typ
     _one_line(result, InputError, COMMA_ARGUMENT, lang=lang, field="scores", position=1,
               text=typed)  # fmt: skip
     if lang == "es":
-        assert "argumento 1 es '2,0,1'; separa los números con espacios" in result.stderr
+        said_in_spanish(result.error)
+        assert result.stderr.strip() == "attn: error: " + result.error.message("es")
 
 
 def test_inline_vectors_are_typed_as_the_language_writes_them_and_say_so(run):
@@ -122,7 +123,7 @@ def test_a_spanish_option_that_reads_two_ways_is_refused_naming_both(run):
         lang="es", option="--query", text="1,0;0,1", numbers="(1,0; 0,1)",
         rows="(1, 0) | (0, 1)", rows_mark="|",
     )  # fmt: skip
-    assert "--query '1,0;0,1' se lee de dos maneras" in spanish.stderr  # said in Spanish
+    said_in_spanish(spanish.error)
     english = _json(run("score", "--queries", "1,0;0,1", "--keys", "2,1;0,2"))
     assert english["queries"] == [[1, 0], [0, 1]]
 
@@ -155,7 +156,7 @@ def test_spanish_gradient_lines_and_token_errors_are_spanish(run):
     _one_line(tokens, ShapeError, DISAGREE, lang="es", field="tokens",
               found=("{count} name", {"count": 3}), other="scores",
               bound=("{count} number", {"count": 2}), dimension="T_k")  # fmt: skip
-    assert "tokens tiene 3 nombres donde scores tiene 2 números" in tokens.stderr  # in Spanish
+    said_in_spanish(tokens.error)
 
 
 ONE_NUMBER = (
