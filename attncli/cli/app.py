@@ -17,7 +17,7 @@ from attncli.cli.commands import call, every_command, parameters
 from attncli.cli.declare import Argument, Command, Declared, declared
 from attncli.cli.fastpath import language_of, split_lang
 from attncli.cli.group import app_for
-from attncli.cli.options import LangOption, VersionOption, settings_from
+from attncli.cli.options import LangOption, VersionOption, output_from
 from attncli.cli.reporting import outcome
 from attncli.messages import _, in_decimals, translate
 from attncli.reading.parse.arguments import read_decimal
@@ -31,7 +31,7 @@ def typer_callback(command: Command, lang: str = "en") -> Callable[..., None]:
     @functools.wraps(command.function)
     def callback(attn_context: typer.Context, **arguments: Any) -> None:
         chosen = {name: arguments.pop(name) for name in command.outputs}
-        settings = settings_from(**chosen, meta=attn_context.meta)
+        output = output_from(**chosen, meta=attn_context.meta)
         for parameter in numbers:  # 0.5, or 0,5 in Spanish, read as the fast path reads it
             if isinstance(arguments.get(parameter.name), str):
                 option = parameter.declaration.names[0]
@@ -41,10 +41,10 @@ def typer_callback(command: Command, lang: str = "en") -> Callable[..., None]:
                 arguments[parameter.name] = read_decimal(
                     arguments[parameter.name],
                     option,
-                    settings.lang,
-                    in_decimals(example, settings.lang),
+                    output.lang,
+                    in_decimals(example, output.lang),
                 )
-        call(command, settings, arguments)
+        call(command, output, arguments)
 
     numbers = [parameter for parameter in parameters(command) if _one_number(parameter)]
 

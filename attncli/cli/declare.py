@@ -115,8 +115,8 @@ def declared(annotation: Any, name: str, default: Any) -> Declared:
 
 
 class Command:
-    """A command of `attn`: its name, its function (plain parameters and `settings`; its
-    docstring is the help, an English msgid), the output options it takes
+    """A command of `attn`: its name, its function (plain parameters and `output`, the output
+    options; its docstring is the help, an English msgid), the output options it takes
     (options.output_names) and whether its arguments are numbers that may be negative."""
 
     __slots__ = ("name", "function", "outputs", "numbers")

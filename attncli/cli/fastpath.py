@@ -41,14 +41,14 @@ def run_plain(arguments: list[str]) -> int | None:
     values = read_plain(command, arguments[1:])
     if values is None:
         return None
-    from attncli.cli.options import settings_from
+    from attncli.cli.options import output_from
     from attncli.cli.reporting import outcome
 
     meta: dict[str, Any] = {}
 
     def run() -> None:
         chosen = {name: values.pop(name) for name in command.outputs}
-        call(command, settings_from(**chosen, meta=meta), values)
+        call(command, output_from(**chosen, meta=meta), values)
 
     return outcome(run, lambda: error_language(meta, arguments))
 

@@ -1,5 +1,5 @@
 """The options `attn` commands share, and the output options, which a command is given as
-one Settings value (settings_from) instead of ten parameters."""
+one Output value (output_from) instead of ten parameters."""
 
 import os
 from collections.abc import Callable
@@ -10,7 +10,7 @@ from attncli.cli.declare import Option
 from attncli.core.methods import METHODS, NAMES
 from attncli.errors import OptionError
 from attncli.messages import _, languages, translate
-from attncli.present.output import Settings
+from attncli.present.output import Output
 from attncli.reading.inputs import (
     HIDDEN_SIZE,
     KEYS,
@@ -233,7 +233,7 @@ def output_names(*groups: str) -> tuple[str, ...]:
     return tuple(name for name in OUTPUT_OPTIONS if name in groups or name in ALWAYS)
 
 
-def settings_from(
+def output_from(
     format_name: "OutputFormat | None" = None,
     json_flag: bool = False,
     digits: int | None = None,
@@ -248,7 +248,7 @@ def settings_from(
     tex_fragment: bool = False,
     fields: str | None = None,
     meta: dict[str, Any] | None = None,
-) -> Settings:
+) -> Output:
     """The output options as one Settings, checked before any work is done.
 
     `meta` is what the command line shares between its parts (Click's ctx.meta): the
@@ -276,7 +276,7 @@ def settings_from(
     language = resolve(chosen, os.environ)
     if meta is not None:
         meta["attn.lang"] = language
-    return Settings(
+    return Output(
         format_name="json" if json_flag else (None if format_name is None else format_name.value),
         digits=digits,
         lang=language,
@@ -293,12 +293,12 @@ def settings_from(
     )
 
 
-def refuse_unexplained_row(settings: Settings) -> None:
+def refuse_unexplained_row(output: Output) -> None:
     """--row and --token pick the row --steps explains: without --steps they would change
     nothing on the screen, and a user who typed them expects to see that row."""
-    if settings.steps:
+    if output.steps:
         return
-    for option, value in (("--row", settings.row), ("--token", settings.token)):
+    for option, value in (("--row", output.row), ("--token", output.token)):
         if value is not None:
             raise OptionError(
                 _("{option} picks the row that --steps explains; add --steps"), option=option

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class Settings:
+class Output:
     """The output options every command shares."""
 
     format_name: str | None = None  # "table", "json", or None to choose by where stdout goes
@@ -98,7 +98,7 @@ def selected(document: dict[str, Any], fields: tuple[str, ...] | None) -> dict[s
 
 def emit(
     result: Result,
-    settings: Settings,
+    output: Output,
     explanation: list[Step] | None = None,
     document: dict[str, Any] | None = None,
     intro: list[RenderableType] | None = None,
@@ -116,61 +116,61 @@ def emit(
     document = result.to_document() if document is None else document
     if checks is not None:
         document = {**document, "check": checks}
-    explicit_json = settings.format_name == "json"
-    if settings.steps and explicit_json:
+    explicit_json = output.format_name == "json"
+    if output.steps and explicit_json:
         from attncli.explain.steps import steps_as_data
 
         document = {**document, "steps": steps_as_data(explanation)}
-    steps_shown = settings.steps and not explicit_json
-    as_json = explicit_json or (not steps_shown and wants_json(settings.format_name, sys.stdout))
-    if settings.fields is not None:  # --fields asks for JSON, wherever it goes
-        document, as_json = selected(document, settings.fields), True
+    steps_shown = output.steps and not explicit_json
+    as_json = explicit_json or (not steps_shown and wants_json(output.format_name, sys.stdout))
+    if output.fields is not None:  # --fields asks for JSON, wherever it goes
+        document, as_json = selected(document, output.fields), True
     view: list[RenderableType] = []
-    spreadsheet = settings.export is not None and settings.export.lower().endswith(".xlsx")
+    spreadsheet = output.export is not None and output.export.lower().endswith(".xlsx")
     if spreadsheet:
         from attncli.present.export_xlsx import check_xlsx
 
-        check_xlsx(result, settings.export)  # type: ignore[arg-type]
-    if (settings.export and not spreadsheet) or not as_json:
+        check_xlsx(result, output.export)  # type: ignore[arg-type]
+    if (output.export and not spreadsheet) or not as_json:
         from attncli.present.views import result_steps_view, view_of
 
-        fmt = settings.format()
+        fmt = output.format()
         if explanation:
             view = result_steps_view(result, explanation, fmt, intro)
         else:
-            view = view_of(result, fmt, settings.show)
+            view = view_of(result, fmt, output.show)
         if checks is not None:
             from attncli.present.views import check_lines
 
             view.append(check_lines(checks, fmt))
-    if settings.export:
-        exported(result, settings, view)
+    if output.export:
+        exported(result, output, view)
     if as_json:
         write_json(sys.stdout, document)
     else:
         print_renderables(sys.stdout, view)
 
 
-def exported(result: Result, settings: Settings, view: list[RenderableType] | None = None) -> None:
+def exported(result: Result, output: Output, view: list[RenderableType] | None = None) -> None:
     """Write --export's file: the spreadsheet of `result`, or `view` (the terminal's, by
     default the result's own) as the file's kind draws it."""
-    if settings.export is None:
+    if output.export is None:
         return
-    if settings.export.lower().endswith(".xlsx"):
+    if output.export.lower().endswith(".xlsx"):
         from attncli.present.export_xlsx import workbook_bytes
         from attncli.present.written import write_file
 
         # what a spreadsheet holds was checked before any work (emit, attn check's start)
-        workbook = workbook_bytes(result, settings.format(), settings.sheet_blank)
-        write_file(settings.export, workbook, "--export")
+        workbook = workbook_bytes(result, output.format(), output.sheet_blank)
+        write_file(output.export, workbook, "--export")
         return
     from attncli.present.export import export
 
     if view is None:
         from attncli.present.views import view_of
 
-        view = view_of(result, settings.format(), settings.show)
-    export(view, settings.export, settings.theme, settings.tex_fragment)
+        view = view_of(result, output.format(), output.show)
+    export(view, output.export, output.theme, output.tex_fragment)
 
 
 def _as_list(value: Any) -> Any:

@@ -17,7 +17,7 @@ from attncli.cli.declare import Command, Declared, declared
 from attncli.cli.options import OUTPUT_OPTIONS, output_names
 
 if TYPE_CHECKING:
-    from attncli.present.output import Settings
+    from attncli.present.output import Output
 
 # A command taking a parameter of this name takes the layer's settings (attncli.layer).
 LAYER_SETTINGS = "layer_settings"
@@ -54,7 +54,7 @@ def command(
 ) -> Callable[[Callable[..., None]], Callable[..., None]]:
     """Register a function as the command `name` (default: the function's name), its help
     the docstring (the msgid its translations are found by), taking the output options of
-    `outputs` (see options.output_names) as `settings`; without `shared`, those alone and
+    `outputs` (see options.output_names) as `output`; without `shared`, those alone and
     not the ones every command writing a result has (--format, --json, --fields, --export)."""
 
     def register(function: Callable[..., None]) -> Callable[..., None]:
@@ -110,7 +110,7 @@ def parameters(command: Command) -> list[Declared]:
                 declared(option.annotation, name, option.default)
                 for name, option in LAYER_OPTIONS.items()
             ]
-        elif parameter.name != "settings":
+        elif parameter.name != "output":
             own.append(declared(parameter.annotation, parameter.name, parameter.default))
     outputs = [
         declared(OUTPUT_OPTIONS[name][0], name, OUTPUT_OPTIONS[name][1]) for name in command.outputs
@@ -118,27 +118,27 @@ def parameters(command: Command) -> list[Declared]:
     return own + outputs
 
 
-def call(command: Command, settings: Settings, values: dict[str, Any]) -> None:
+def call(command: Command, output: Output, values: dict[str, Any]) -> None:
     """Run `command` on the values its command line gave (by Python name), its output
-    options gathered as `settings` and, if it takes them, the layer's settings as one
+    options gathered as `output` and, if it takes them, the layer's settings as one
     SelfAttnSettings."""
-    _check_files_apart(command, settings, values)
+    _check_files_apart(command, output, values)
     if LAYER_SETTINGS in _signature(command.function).parameters:
         from attncli.cli.commands.layer_options import LAYER_OPTIONS, layer_settings_from
 
         given = {name: values.pop(name) for name in LAYER_OPTIONS if name in values}
         values[LAYER_SETTINGS] = layer_settings_from(given)
-    command.function(settings=settings, **values)
+    command.function(output=output, **values)
 
 
-def _check_files_apart(command: Command, settings: Settings, values: dict[str, Any]) -> None:
+def _check_files_apart(command: Command, output: Output, values: dict[str, Any]) -> None:
     """Refuse a command line whose output would land on a file it reads, or on another of
     its outputs (--save corpus.txt beside --corpus corpus.txt, --plot g.svg --save g.svg),
     before anything is read or computed."""
     from attncli.errors import OptionError
     from attncli.messages import _
 
-    given = {**values, "export": settings.export}
+    given = {**values, "export": output.export}
     files: list[tuple[str, str, bool]] = []  # (option, path, written)
     for parameter in parameters(command):
         declaration, path = parameter.declaration, given.get(parameter.name)

@@ -20,7 +20,7 @@ from attncli.cli.options import (
     methods_help,
 )
 from attncli.messages import _
-from attncli.present.output import Settings
+from attncli.present.output import Output
 
 if TYPE_CHECKING:
     from attncli.results.base import Result
@@ -114,15 +114,15 @@ CheckOption = Annotated[
 
 
 def _emit_with_steps(
-    result: "Result", settings: Settings, checks: dict[str, float] | None = None
+    result: "Result", output: Output, checks: dict[str, float] | None = None
 ) -> None:
     """Emit a calculator result, with the row --steps asked for explained."""
     from attncli.cli.options import refuse_unexplained_row
     from attncli.present.output import emit
 
-    refuse_unexplained_row(settings)
-    explanation = result.steps(settings.row, settings.token) if settings.steps else []
-    emit(result, settings, explanation, checks=checks)
+    refuse_unexplained_row(output)
+    explanation = result.steps(output.row, output.token) if output.steps else []
+    emit(result, output, explanation, checks=checks)
 
 
 @command(
@@ -139,7 +139,7 @@ def score(
     seed: ScoreSeedOption = None,
     d_a: AdditiveSizeOption = None,
     *,
-    settings: Settings,
+    output: Output,
 ) -> None:
     """Score each key against the query: how well they match.
 
@@ -155,10 +155,10 @@ def score(
 
     inline = {"query": query, "queries": queries, "keys": keys, "values": values, "tokens": tokens}
     chosen = None if method is None else method.value
-    with decimal_commas_told(inline, settings.lang):
-        document = document_from(input_path, None, inline, ("keys",), settings.lang)
+    with decimal_commas_told(inline, output.lang):
+        document = document_from(input_path, None, inline, ("keys",), output.lang)
         result = score_document(document, chosen, *_drawn_with(document, seed, d_a))
-    _emit_with_steps(result, settings)
+    _emit_with_steps(result, output)
 
 
 @command(
@@ -174,7 +174,7 @@ def softmax(
     online: OnlineOption = False,
     block: BlockOption = None,
     *,
-    settings: Settings,
+    output: Output,
 ) -> None:
     """Turn scores into weights that are positive and sum to 1, row by row.
 
@@ -193,16 +193,16 @@ def softmax(
     from attncli.reading.parse.arguments import decimal_commas_told, scores_from_arguments
     from attncli.reading.parse.sources import document_from
 
-    scores = scores_from_arguments(numbers or [], scores, settings.lang)
+    scores = scores_from_arguments(numbers or [], scores, output.lang)
     inline = {"scores": scores, "tokens": tokens}
-    with decimal_commas_told(inline, settings.lang):
-        document = document_from(input_path, "scores", inline, ("scores",), settings.lang)
+    with decimal_commas_told(inline, output.lang):
+        document = document_from(input_path, "scores", inline, ("scores",), output.lang)
         temperature = input_temperature(document, temperature)  # -t, else the input's own
         if online or block is not None:
-            _emit_online(document, online, block, temperature, settings)
+            _emit_online(document, online, block, temperature, output)
             return
         result = softmax_document(document, temperature)
-    _emit_with_steps(result, settings)
+    _emit_with_steps(result, output)
 
 
 def _drawn_with(document: dict[str, object], seed: int | None, d_a: int | None) -> tuple[Any, Any]:
@@ -219,7 +219,7 @@ def _emit_online(
     online: bool,
     block: int | None,
     temperature: float,
-    settings: Settings,
+    output: Output,
 ) -> None:
     """attn softmax --online: the blocks are the steps (shown with --steps)."""
     from dataclasses import replace
@@ -234,13 +234,13 @@ def _emit_online(
         given = document.get("block")
         block = given if isinstance(given, int) and not isinstance(given, bool) else 2
     result = online_softmax_document(document, block, temperature)
-    if settings.row is not None or settings.token is not None:  # that row's blocks alone
+    if output.row is not None or output.token is not None:  # that row's blocks alone
         from attncli.results.rows import pick_row
 
-        picked = pick_row(result.row_labels, settings.row, settings.token)
+        picked = pick_row(result.row_labels, output.row, output.token)
         result = replace(result, shown_row=picked)
-    shown = frozenset({"steps"}) if settings.steps else frozenset()
-    emit(result, replace(settings, show=shown))
+    shown = frozenset({"steps"}) if output.steps else frozenset()
+    emit(result, replace(output, show=shown))
 
 
 @command(
@@ -252,7 +252,7 @@ def mix(
     values: ValuesOption = None,
     tokens: TokensOption = None,
     *,
-    settings: Settings,
+    output: Output,
 ) -> None:
     """Mix the value vectors with the weights: output = Σ_j weight_j × value_j.
 
@@ -265,10 +265,10 @@ def mix(
     from attncli.reading.parse.sources import document_from
 
     inline = {"weights": weights, "values": values, "tokens": tokens}
-    with decimal_commas_told(inline, settings.lang):
-        document = document_from(input_path, None, inline, ("weights", "values"), settings.lang)
+    with decimal_commas_told(inline, output.lang):
+        document = document_from(input_path, None, inline, ("weights", "values"), output.lang)
         result = mix_document(document)
-    _emit_with_steps(result, settings)
+    _emit_with_steps(result, output)
 
 
 @command(
@@ -289,7 +289,7 @@ def grad(
     temperature: ChainTemperatureOption = None,
     check: CheckOption = False,
     *,
-    settings: Settings,
+    output: Output,
 ) -> None:
     """The backward pass: every gradient of score → softmax → mix, step by step.
 
@@ -312,11 +312,11 @@ def grad(
     one_upstream(grad_output, target, (Setting("grad_output"), Setting("target")))
     inline = {"query": query, "queries": queries, "keys": keys, "values": values, "tokens": tokens,
               "grad_output": grad_output, "target": target}  # fmt: skip
-    with decimal_commas_told(inline, settings.lang):
-        document = document_from(input_path, None, inline, ("keys", "values"), settings.lang)
+    with decimal_commas_told(inline, output.lang):
+        document = document_from(input_path, None, inline, ("keys", "values"), output.lang)
         if grad_output is not None or target is not None:
             document.pop("target" if grad_output is not None else "grad_output", None)
         result = grad_document(
             document, method and method.value, *_drawn_with(document, seed, d_a), temperature
         )
-    _emit_with_steps(result, settings, checks=result.check() if check else None)
+    _emit_with_steps(result, output, checks=result.check() if check else None)

@@ -12,7 +12,7 @@ from attncli.cli.commands.exercise import (
 )
 from attncli.cli.declare import Argument, Option
 from attncli.messages import _
-from attncli.present.output import Settings
+from attncli.present.output import Output
 
 AnswerFilesArgument = Annotated[
     list[str] | None,
@@ -85,7 +85,7 @@ def check(
     input_path: LessonInputOption = None,
     token: LessonTokenOption = None,
     *,
-    settings: Settings,
+    output: Output,
 ) -> None:
     """Correct your own worksheet, blank by blank, as you work it; or a class's answer files.
 
@@ -120,24 +120,24 @@ def check(
                   "--dim": dim is not None, "--method": method is not None,
                   "--selfattn": selfattn, "-i": input_path is not None,
                   "--token": token is not None}  # fmt: skip
-        _check_questions(first_given(others), settings)
+        _check_questions(first_given(others), output)
         return
     if answers:
-        _check_files(answers, seed, size, dim, method, selfattn, input_path, token, settings)
+        _check_files(answers, seed, size, dim, method, selfattn, input_path, token, output)
         return
     sheet, marking = _sheet_to_mark(seed, size, dim, method, selfattn, input_path, token,
-                                    settings.lang)  # fmt: skip
-    talk = not (settings.fields is not None or wants_json(settings.format_name, sys.stdout))
-    if settings.export is not None and settings.export.lower().endswith(".xlsx"):
+                                    output.lang)  # fmt: skip
+    talk = not (output.fields is not None or wants_json(output.format_name, sys.stdout))
+    if output.export is not None and output.export.lower().endswith(".xlsx"):
         from attncli.present.export_xlsx import check_xlsx
 
         # refused before the student types a number: a spreadsheet holds a sheet, not marks
-        check_xlsx(CheckResult(sheet=sheet, verdicts=(), blanks=()), settings.export)
+        check_xlsx(CheckResult(sheet=sheet, verdicts=(), blanks=()), output.export)
     if talk:
-        _show_sheet(sheet, settings)
-    verdicts, ended = _answers_marked(sheet, marking, talk, settings)
+        _show_sheet(sheet, output)
+    verdicts, ended = _answers_marked(sheet, marking, talk, output)
     result = CheckResult(sheet=sheet, verdicts=verdicts, blanks=tuple(marking.blanks))
-    _emit_marked(result, not ended and not sys.stdin.isatty(), talk, settings)
+    _emit_marked(result, not ended and not sys.stdin.isatty(), talk, output)
 
 
 def _sheet_to_mark(
@@ -169,7 +169,7 @@ def _sheet_to_mark(
     return sheet, corrector_of(sheet)
 
 
-def _show_sheet(sheet: "Sheet", settings: Settings) -> None:
+def _show_sheet(sheet: "Sheet", output: Output) -> None:
     """The sheet with its blanks (the ones asked), and how to answer."""
     import sys
     from dataclasses import replace
@@ -178,7 +178,7 @@ def _show_sheet(sheet: "Sheet", settings: Settings) -> None:
     from attncli.present.output import print_renderables
     from attncli.present.views import view_of
 
-    fmt = settings.format()
+    fmt = output.format()
     blank_sheet = replace(fmt, blank=True, asked=True)  # its blanks: the ones asked
     print_renderables(sys.stdout, view_of(sheet, blank_sheet))
     intro = fmt.say("check.intro", example=fmt.joined([fmt.decimal("6.65"), "0"]))
@@ -186,7 +186,7 @@ def _show_sheet(sheet: "Sheet", settings: Settings) -> None:
 
 
 def _answers_marked(
-    sheet: "Sheet", marking: "Corrector", talk: bool, settings: Settings
+    sheet: "Sheet", marking: "Corrector", talk: bool, output: Output
 ) -> "tuple[tuple[Verdict, ...], bool]":
     """Each blank asked in the sheet's order and its answer marked at once (on a terminal,
     the verdict said under it), until the answers end; and whether they ended early."""
@@ -194,15 +194,15 @@ def _answers_marked(
     from attncli.explain.checking import Verdict
     from attncli.present.checking_view import question, verdict_lines
 
-    fmt = settings.format()
+    fmt = output.format()
     verdicts: list[Verdict] = []
     for blank in marking.blanks:
         asked = question(blank, sheet, fmt)
 
         def read(line: str, blank: "Blank" = blank) -> "np.ndarray":
-            return read_answer(line, blank, settings.lang, marking.exact(blank).size)
+            return read_answer(line, blank, output.lang, marking.exact(blank).size)
 
-        given, answer = _asked(asked, read, len(verdicts) + 1, talk, settings.lang, _said_line)
+        given, answer = _asked(asked, read, len(verdicts) + 1, talk, output.lang, _said_line)
         if not given:
             if talk:
                 print()
@@ -254,7 +254,7 @@ def _asked(
             # a terminal's student is asked again
 
 
-def _emit_marked(result: "CheckResult", piped_more: bool, talk: bool, settings: Settings) -> None:
+def _emit_marked(result: "CheckResult", piped_more: bool, talk: bool, output: Output) -> None:
     """The marks: on a terminal the summary under the verdicts (and --export the marked
     sheet), else the JSON document. Piped answers past the last blank (`piped_more`, when
     any is left) are refused, or said under the marks, never marked."""
@@ -269,12 +269,12 @@ def _emit_marked(result: "CheckResult", piped_more: bool, talk: bool, settings: 
     if extra is not None and not talk:
         raise extra
     if not talk:
-        emit(result, settings)
+        emit(result, output)
         return
-    print(summary(result, settings.format()), flush=True)
+    print(summary(result, output.format()), flush=True)
     if extra is not None:
-        _said_lines([extra.message(settings.lang)])
-    exported(result, settings)  # --export: the marked sheet, as with JSON
+        _said_lines([extra.message(output.lang)])
+    exported(result, output)  # --export: the marked sheet, as with JSON
 
 
 def _said_line(line: str) -> None:
@@ -295,7 +295,7 @@ def _said_lines(lines: list[str]) -> None:
     sys.stdout.flush()
 
 
-def _check_questions(other: str | None, settings: Settings) -> None:
+def _check_questions(other: str | None, output: Output) -> None:
     """attn check --questions: the questions shown, then each letter marked as it is typed,
     with the right choice and why; piped for JSON, the letters marked all at once."""
     import sys
@@ -313,8 +313,8 @@ def _check_questions(other: str | None, settings: Settings) -> None:
     from attncli.results.questions import QuestionCheck, QuestionVerdict
 
     refuse_beside_questions(other)
-    fmt = settings.format()
-    if settings.fields is not None or wants_json(settings.format_name, sys.stdout):
+    fmt = output.format()
+    if output.fields is not None or wants_json(output.format_name, sys.stdout):
         letters = [line for line in sys.stdin.read().splitlines() if line.strip()]
         for number, letter in enumerate(letters[: len(QUESTIONS)], 1):
             try:
@@ -322,20 +322,20 @@ def _check_questions(other: str | None, settings: Settings) -> None:
             except AttnError as error:  # named by its place, as a student counts
                 asked = fmt.say("questions.ask", number=number)
                 raise InputError(ANSWER, number=number, asked=asked, problem=error.said) from None
-        emit(check_questions(letters), settings)
+        emit(check_questions(letters), output)
         return
-    if settings.export is not None and settings.export.lower().endswith(".xlsx"):
+    if output.export is not None and output.export.lower().endswith(".xlsx"):
         from attncli.present.export_xlsx import check_xlsx
 
         # refused before the student types a letter: a spreadsheet holds no questions
-        check_xlsx(QuestionCheck(questions=QUESTIONS, verdicts=()), settings.export)
+        check_xlsx(QuestionCheck(questions=QUESTIONS, verdicts=()), output.export)
     print_renderables(sys.stdout, questions_sheet(questions(), fmt))
     print_renderables(sys.stdout, [render.lines(fmt.say("questions.check_intro"))])
     verdicts: list[QuestionVerdict] = []
     left = 0
     for number, question in enumerate(QUESTIONS, 1):
         asked = fmt.say("questions.ask", number=number)
-        given, chosen = _asked(asked, read_choice, number, True, settings.lang, not_a_choice)
+        given, chosen = _asked(asked, read_choice, number, True, output.lang, not_a_choice)
         if not given:  # Ctrl-D, or the piped letters ran out
             print()
             break
@@ -353,8 +353,8 @@ def _check_questions(other: str | None, settings: Settings) -> None:
             given=len(QUESTIONS) + left,
             count=len(QUESTIONS),
         )
-        print_renderables(sys.stdout, [render.lines(extra.message(settings.lang))])
-    exported(result, settings)
+        print_renderables(sys.stdout, [render.lines(extra.message(output.lang))])
+    exported(result, output)
 
 
 def _answers_left() -> int:
@@ -374,7 +374,7 @@ def _check_files(
     selfattn: bool,
     input_path: str | None,
     token: str | None,
-    settings: Settings,
+    output: Output,
 ) -> None:
     """A class's answer files, each against the sheet it names: one table."""
     from attncli.api.checking import check_files
@@ -390,7 +390,7 @@ def _check_files(
             _("{option} with answer files: each file names its own sheet; leave out {option}"),
             option=given,
         )
-    emit(check_files(paths), settings)
+    emit(check_files(paths), output)
 
 
 def _nothing() -> "np.ndarray":

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Annotated
 from attncli.cli.commands import command
 from attncli.cli.declare import Option
 from attncli.messages import _
-from attncli.present.output import Settings
+from attncli.present.output import Output
 
 if TYPE_CHECKING:
     pass
@@ -81,7 +81,7 @@ def compare_scores(
     d_k: SweepOption = "8,64,512",
     dk: OldSweepOption = None,
     *,
-    settings: Settings,
+    output: Output,
 ) -> None:
     """Additive (Bahdanau) against multiplicative (Luong) scoring: what each costs.
 
@@ -98,7 +98,7 @@ def compare_scores(
     from attncli.reading.parse.arguments import parse_dks
 
     d_ks = parse_dks(d_k if dk is None else dk)
-    with progress_on_stderr(settings.lang) as progress:
+    with progress_on_stderr(output.lang) as progress:
         result = compare(
             tx,
             ty,
@@ -110,4 +110,4 @@ def compare_scores(
             threads=threads,
             progress=progress,
         )
-    emit(result, settings)
+    emit(result, output)

@@ -10,7 +10,7 @@ from attncli.cli.commands import given_names
 from attncli.cli.declare import Option
 from attncli.errors import OptionError
 from attncli.messages import _
-from attncli.present.output import Settings
+from attncli.present.output import Output
 
 if TYPE_CHECKING:
     from attncli.layer import SelfAttnSettings
@@ -50,7 +50,7 @@ def compare_selfattn(
     words: bool,
     given: Mapping[str, object],
     seeded: list[str],
-    settings: Settings,
+    output: Output,
 ) -> None:
     """attn selfattn SENTENCE --compare OTHER: the seeded layer with its settings, or the
     model's layer; the options that show or explain one run are refused."""
@@ -59,11 +59,11 @@ def compare_selfattn(
     from attncli.present.output import emit
 
     refused = given_names(given)
-    if settings.steps:
+    if output.steps:
         refused.append("--steps")
-    if settings.show:
+    if output.show:
         refused.append("--show")
-    refused += [name for name, value in (("--row", settings.row), ("--token", settings.token))
+    refused += [name for name, value in (("--row", output.row), ("--token", output.token))
                 if value is not None]  # fmt: skip
     _refuse(refused)
     if model is not None:
@@ -72,11 +72,11 @@ def compare_selfattn(
                                head=head, words=words)  # fmt: skip
         from attncli.cli.commands.model_runs import warn_if_foreign
 
-        warn_if_foreign(result.first, settings.lang)  # type: ignore[arg-type]
+        warn_if_foreign(result.first, output.lang)  # type: ignore[arg-type]
     else:
         refuse_model_picks(layer, words)
         result = sentence_pair(sentence_given(sentence), other, layer_settings, head=head)
-    emit(result, settings)
+    emit(result, output)
 
 
 def compare_heads(
@@ -88,7 +88,7 @@ def compare_heads(
     given: Mapping[str, object],
     shown_count: int | None,
     grid: bool,
-    settings: Settings,
+    output: Output,
 ) -> None:
     """attn heads SENTENCE --compare OTHER --model M: every head ranked by its change."""
     from attncli.api.pairs import compare_heads as ranked
@@ -102,5 +102,5 @@ def compare_heads(
         from attncli.cli.commands.model_runs import drawn_for_print
         from attncli.present.pairs.view import drawn_change_export
 
-        settings = drawn_for_print(result, settings, drawn_change_export)
-    emit(result, settings)
+        output = drawn_for_print(result, output, drawn_change_export)
+    emit(result, output)

@@ -12,7 +12,7 @@ from attncli.api.cost import CostInputs
 from attncli.cli.commands import command
 from attncli.cli.declare import Argument, Option
 from attncli.messages import _
-from attncli.present.output import Settings
+from attncli.present.output import Output
 
 ModelArgument = Annotated[
     str | None,
@@ -46,7 +46,7 @@ KINDS: dict[str, Any] = {"str": str, "int": int, "int | None": int | None}
 
 def _parameters() -> list[inspect.Parameter]:
     """The command's parameters: the model, then a parameter per option of CostInputs (a
-    flag's named for its flag), then --plot and the output settings."""
+    flag's named for its flag), then --plot and the output options."""
     keyword = inspect.Parameter.POSITIONAL_OR_KEYWORD
     made = [inspect.Parameter("model", keyword, default=None, annotation=ModelArgument)]
     for declared in fields(CostInputs):
@@ -61,7 +61,7 @@ def _parameters() -> list[inspect.Parameter]:
             name = flag.removeprefix("--").replace("-", "_")
             made.append(inspect.Parameter(name, keyword, default=False, annotation=annotation))
     made.append(inspect.Parameter("plot", keyword, default=None, annotation=CostPlotOption))
-    made.append(inspect.Parameter("settings", inspect.Parameter.KEYWORD_ONLY))
+    made.append(inspect.Parameter("output", inspect.Parameter.KEYWORD_ONLY))
     return made
 
 
@@ -79,7 +79,7 @@ def _inputs(given: dict[str, Any]) -> CostInputs:
 
 
 @command("cost", outputs=("steps",))
-def cost(*, settings: Settings, model: str | None = None, plot: str | None = None,
+def cost(*, output: Output, model: str | None = None, plot: str | None = None,
          **given: Any) -> None:  # fmt: skip
     """What attention costs in a model: the KV cache, the parameters and the FLOPs.
 
@@ -106,16 +106,16 @@ def cost(*, settings: Settings, model: str | None = None, plot: str | None = Non
     if plot is not None:
         from attncli.present.cost.plot import plot_cost
 
-        plot_cost(plot, result, settings.format())
+        plot_cost(plot, result, output.format())
     document = None
-    if settings.steps:  # the formulas: in the document with --json, else on the screen
+    if output.steps:  # the formulas: in the document with --json, else on the screen
         from attncli.present.cost.view import steps_document
 
         document = {**result.to_document(), "steps": steps_document(result)}
-        shown = "json" if settings.format_name == "json" else "table"
-        settings = replace(settings, steps=False, format_name=shown,
-                           show=settings.show | {"steps"})  # fmt: skip
-    emit(result, settings, document=document)
+        shown = "json" if output.format_name == "json" else "table"
+        output = replace(output, steps=False, format_name=shown,
+                         show=output.show | {"steps"})  # fmt: skip
+    emit(result, output, document=document)
 
 
 cost.__signature__ = inspect.Signature(_parameters())  # type: ignore[attr-defined]

@@ -7,7 +7,7 @@ from attncli.cli.commands import command
 from attncli.cli.declare import Option
 from attncli.cli.options import ScoreMethod, methods_help
 from attncli.messages import _
-from attncli.present.output import Settings
+from attncli.present.output import Output
 
 # attn exercise
 ProblemSeedOption = Annotated[
@@ -175,7 +175,7 @@ def exercise(
     input_path: LessonInputOption = None,
     token: LessonTokenOption = None,
     *,
-    settings: Settings,
+    output: Output,
 ) -> None:
     """A fresh problem to work by hand: score, softmax and mix, with empty cells to fill.
 
@@ -214,7 +214,7 @@ def exercise(
     from attncli.cli.commands import first_given
 
     _refuse_together(answers_only, selfattn, method, positions, input_path, answer_sheet,
-                     settings)  # fmt: skip
+                     output)  # fmt: skip
     # the options that make a fresh problem: a lesson's own sheet and the questions take none
     problem = {"--seed": seed != 0, "--size": size != 3, "--dim": dim is not None,
                "--method": method is not None, "--selfattn": selfattn, "--count": count != 1,
@@ -222,22 +222,22 @@ def exercise(
                "--answer-sheet": answer_sheet is not None}  # fmt: skip
     if input_path is not None or token is not None:
         other = first_given({**problem, "--questions": questions, "--answers-only": answers_only})
-        _lesson_sheet(input_path, token, other, settings)
+        _lesson_sheet(input_path, token, other, output)
         return
     if questions:
-        _questions_sheet(first_given({**problem, "--blank": blank}), answers_only, settings)
+        _questions_sheet(first_given({**problem, "--blank": blank}), answers_only, output)
         return
     rope = None if positions is None else positions.value
     if answer_sheet is not None:
         _check_answer_sheet_path(answer_sheet, rope, online)
     # The worksheet is what a terminal shows, not steps asked for: piped, the problem as JSON.
     # --blank (or --answers) as asked: a spreadsheet's student cells empty, its key apart.
-    settings = replace(settings, steps=False, blank=True, sheet_blank=blank or settings.answers)
+    output = replace(output, steps=False, blank=True, sheet_blank=blank or output.answers)
     if online:
-        _online_sheet(seed, size, dim, method, selfattn, count, answers_only, rope, settings)
+        _online_sheet(seed, size, dim, method, selfattn, count, answers_only, rope, output)
         return
     _problem_sheets(seed, size, dim, method, selfattn, count, answers_only, rope, answer_sheet,
-                    settings)  # fmt: skip
+                    output)  # fmt: skip
 
 
 def _refuse_together(
@@ -247,12 +247,12 @@ def _refuse_together(
     positions: WorksheetPositions | None,
     input_path: str | None,
     answer_sheet: str | None,
-    settings: Settings,
+    output: Output,
 ) -> None:
     """The options that say two different sheets, or a sheet and its keys two ways."""
     from attncli.errors import OptionError
 
-    if answers_only and settings.answers:
+    if answers_only and output.answers:
         raise OptionError(
             _(
                 "--answers and --answers-only: --answers-only writes the keys alone, --answers "
@@ -293,7 +293,7 @@ def _problem_sheets(
     answers_only: bool,
     rope: str | None,
     answer_sheet: str | None,
-    settings: Settings,
+    output: Output,
 ) -> None:
     """A fresh problem's sheet (a score method's, or self-attention's), or a class set of
     --count sheets (or their keys alone); with --answer-sheet, each one's empty answer file."""
@@ -308,15 +308,15 @@ def _problem_sheets(
             selfattn_exercise(seed, size, dim) if selfattn else make(seed, size, dim, score, rope)
         )
         if answer_sheet is not None:
-            _write_answer_sheets(answer_sheet, (result,), settings)
-        emit(result, settings, document=result.to_document(answers=settings.answers))
+            _write_answer_sheets(answer_sheet, (result,), output)
+        emit(result, output, document=result.to_document(answers=output.answers))
         return
     from attncli.api.exercise import exercise_set
 
     sheets = exercise_set(seed, size, dim, count, answers_only, score, selfattn, rope)
     if answer_sheet is not None:
-        _write_answer_sheets(answer_sheet, sheets.sheets, settings)
-    emit(sheets, settings, document=sheets.to_document(answers=settings.answers))
+        _write_answer_sheets(answer_sheet, sheets.sheets, output)
+    emit(sheets, output, document=sheets.to_document(answers=output.answers))
 
 
 def lesson_sheet_of(path: str | None, token: str | None, other: str | None, lang: str):
@@ -337,16 +337,16 @@ def lesson_sheet_of(path: str | None, token: str | None, other: str | None, lang
     return lesson_sheet(document, token=token)
 
 
-def _lesson_sheet(path: str | None, token: str | None, other: str | None, settings: Settings):
+def _lesson_sheet(path: str | None, token: str | None, other: str | None, output: Output):
     """attn exercise -i FILE: the lesson's own problem as a sheet, its key with --answers;
     piped, the problem as JSON (with its answers with --answers)."""
     from dataclasses import replace
 
     from attncli.present.output import emit
 
-    sheet = lesson_sheet_of(path, token, other, settings.lang)
-    settings = replace(settings, steps=False, blank=True, sheet_blank=settings.answers)
-    emit(sheet, settings, document=sheet.to_document(answers=settings.answers))
+    sheet = lesson_sheet_of(path, token, other, output.lang)
+    output = replace(output, steps=False, blank=True, sheet_blank=output.answers)
+    emit(sheet, output, document=sheet.to_document(answers=output.answers))
 
 
 def refuse_beside_questions(other: str | None) -> None:
@@ -364,7 +364,7 @@ def refuse_beside_questions(other: str | None) -> None:
         )
 
 
-def _questions_sheet(other: str | None, answers_only: bool, settings: Settings) -> None:
+def _questions_sheet(other: str | None, answers_only: bool, output: Output) -> None:
     """attn exercise --questions: the lessons' questions, their key with --answers (alone
     with --answers-only); piped, the questions as JSON (their answers with --answers)."""
     from dataclasses import replace
@@ -374,8 +374,8 @@ def _questions_sheet(other: str | None, answers_only: bool, settings: Settings) 
 
     refuse_beside_questions(other)
     sheet = questions(key_only=answers_only)
-    emit(sheet, replace(settings, steps=False, blank=True, sheet_blank=False),
-         document=sheet.to_document(answers=settings.answers))  # fmt: skip
+    emit(sheet, replace(output, steps=False, blank=True, sheet_blank=False),
+         document=sheet.to_document(answers=output.answers))  # fmt: skip
 
 
 def _online_sheet(
@@ -387,7 +387,7 @@ def _online_sheet(
     count: int,
     answers_only: bool,
     rope: str | None,
-    settings: Settings,
+    output: Output,
 ) -> None:
     """attn exercise --online: one sheet of scores for the online softmax (piped, the scores
     attn softmax --online reads; with --answers, its answers too)."""
@@ -414,9 +414,9 @@ def _online_sheet(
             )
     result = online_exercise(seed, size, 2)
     document = result.to_document()
-    if not settings.answers:
+    if not output.answers:
         document = {name: document[name] for name in ("tokens", "scores", "block")}
-    emit(result, settings, document=document)
+    emit(result, output, document=document)
 
 
 def _check_answer_sheet_path(path: str, rope: str | None, online: bool) -> None:
@@ -441,7 +441,7 @@ def _check_answer_sheet_path(path: str, rope: str | None, online: bool) -> None:
         )
 
 
-def _write_answer_sheets(path: str, sheets: tuple, settings: Settings) -> None:
+def _write_answer_sheets(path: str, sheets: tuple, output: Output) -> None:
     """Each sheet's empty answer file, one row per blank."""
     from pathlib import Path
 
@@ -449,7 +449,7 @@ def _write_answer_sheets(path: str, sheets: tuple, settings: Settings) -> None:
     from attncli.present.answer_sheet import answer_sheet_paths, answer_sheet_text
     from attncli.present.written import write_file
 
-    fmt = settings.format()
+    fmt = output.format()
     paths = answer_sheet_paths(path, [sheet.seed for sheet in sheets])
     suffix = Path(path).suffix.lower()
     for sheet, target in zip(sheets, paths, strict=True):

@@ -17,7 +17,7 @@ from attncli.cli.commands.selfattn import SentenceArgument
 from attncli.cli.declare import Option
 from attncli.errors import InputError
 from attncli.messages import _
-from attncli.present.output import Settings
+from attncli.present.output import Output
 
 ExploreInputOption = Annotated[
     str | None,
@@ -71,7 +71,7 @@ def explore(
     layer: LayerOption = None,
     words: WordsOption = False,
     *,
-    settings: Settings,
+    output: Output,
 ) -> None:
     """Explore the self-attention grid, full screen and live.
 
@@ -106,4 +106,4 @@ def explore(
         )
     from attncli.explore.launch import launch
 
-    launch(sentence, input_path, sizes, switches, settings.lang, settings.digits)
+    launch(sentence, input_path, sizes, switches, output.lang, output.digits)

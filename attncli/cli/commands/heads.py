@@ -8,7 +8,7 @@ from attncli.cli.commands.compared import CompareOption
 from attncli.cli.declare import Argument, Option
 from attncli.layer import SelfAttnSettings
 from attncli.messages import _
-from attncli.present.output import Settings
+from attncli.present.output import Output
 
 if TYPE_CHECKING:
     from attncli.results.model import HeadsResult
@@ -158,7 +158,7 @@ def heads(
     compare: CompareOption = None,
     layer_settings: SelfAttnSettings = DEFAULT_LAYER,  # the seeded layer's: attncli.layer
     *,
-    settings: Settings,
+    output: Output,
 ) -> None:
     """Every head of a pretrained model, or of the seeded layer, ranked by one weight: find
     the head that does it.
@@ -208,7 +208,7 @@ def heads(
                         "--metric": metric, "--exclude": exclude, "--sentences": sentences,
                         "--random": random}  # fmt: skip
         _compare(sentence, compare, model, source, target, ranked_alone, shown_count, grid,
-                 settings)  # fmt: skip
+                 output)  # fmt: skip
         return
     sentence, texts = _sentences_read(sentence, sentences, random, model, layer_settings.seed)
     result = rank(sentence, model, source=source, target=target, pattern=pattern,
@@ -216,7 +216,7 @@ def heads(
                   exclude=tuple(part.strip() for part in exclude.split(",")) if exclude else (),
                   sentences=texts, shown_count=shown_count, grid=grid,
                   **({} if model is not None else layer_settings.given()))  # fmt: skip
-    _emit_ranked(result, grid, settings)
+    _emit_ranked(result, grid, output)
 
 
 def _refuse_without_model(
@@ -261,14 +261,14 @@ def _compare(
     ranked_alone: Mapping[str, object],
     shown_count: int | None,
     grid: bool,
-    settings: Settings,
+    output: Output,
 ) -> None:
     """attn heads --compare OTHER: every head of the model ranked by its change."""
     from attncli.cli.commands.compared import compare_heads
 
     assert model is not None  # refused without one
     compare_heads(sentence, other, model, source, target, ranked_alone, shown_count, grid,
-                  settings)  # fmt: skip
+                  output)  # fmt: skip
 
 
 def _sentences_read(
@@ -310,7 +310,7 @@ def _pattern_cells(pattern_file: str | None) -> object:
     return parse_json(text, where, Message(_("expected a T × T matrix, e.g. [[1, 0], [1, 0]]")))
 
 
-def _emit_ranked(result: "HeadsResult", grid: bool, settings: Settings) -> None:
+def _emit_ranked(result: "HeadsResult", grid: bool, output: Output) -> None:
     """The ranking, or with --grid --export the model view drawn for print; a warning first
     when the model does not know the sentence's language."""
     from attncli.cli.commands.model_runs import warn_if_foreign
@@ -320,6 +320,6 @@ def _emit_ranked(result: "HeadsResult", grid: bool, settings: Settings) -> None:
         from attncli.cli.commands.model_runs import drawn_for_print
         from attncli.present.model.drawn import drawn_export
 
-        settings = drawn_for_print(result, settings, drawn_export)
-    warn_if_foreign(result, settings.lang)
-    emit(result, settings)
+        output = drawn_for_print(result, output, drawn_export)
+    warn_if_foreign(result, output.lang)
+    emit(result, output)

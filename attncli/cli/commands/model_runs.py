@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from attncli.cli.declare import Option
 from attncli.errors import OptionError
 from attncli.messages import _
-from attncli.present.output import Settings
+from attncli.present.output import Output
 
 if TYPE_CHECKING:
     from attncli.results.model import HeadsResult, ModelAttnResult
@@ -101,14 +101,14 @@ def run_model_selfattn(
     words: bool,
     seeded: list[str],
     plot: str | None,
-    settings: Settings,
+    output: Output,
 ) -> None:
     """Refuse the seeded layer's options, run the model's layer, emit it."""
     from attncli.api.model import model_selfattn
     from attncli.present.output import emit
 
     refuse_seeded(seeded)
-    refuse_merged_words(words, "--steps" if settings.steps else "--show" if settings.show else None)
+    refuse_merged_words(words, "--steps" if output.steps else "--show" if output.show else None)
     if plot is not None:
         from attncli.present.plot import check_plot_path
 
@@ -116,34 +116,32 @@ def run_model_selfattn(
     result = model_selfattn(sentence_given(sentence), model, layer=layer, head=head, words=words)
     from attncli.cli.options import refuse_unexplained_row
 
-    refuse_unexplained_row(settings)
+    refuse_unexplained_row(output)
     explanation = []
-    if settings.steps:
+    if output.steps:
         if head is None:
             total = result.source.heads
             raise OptionError(
                 _("--steps explains one head's row; add --head H (1 to {total})"), total=total
             )
-        explanation = result.steps(settings.row, settings.token)
+        explanation = result.steps(output.row, output.token)
     if plot is not None:
         from attncli.present.plot import plot_result
 
-        plot_result(plot, result, settings.format())
-    warn_if_foreign(result, settings.lang)
-    emit(result, settings, explanation)
+        plot_result(plot, result, output.format())
+    warn_if_foreign(result, output.lang)
+    emit(result, output, explanation)
 
 
-def drawn_for_print(
-    result: Any, settings: Settings, draw: Callable[[Any, Settings], bool]
-) -> Settings:
+def drawn_for_print(result: Any, output: Output, draw: Callable[[Any, Output], bool]) -> Output:
     """attn heads --grid --export FILE: the heads drawn for print by `draw` when FILE is a
-    drawing it makes (.svg, .html, .tex), and nothing more exported; else the settings as
+    drawing it makes (.svg, .html, .tex), and nothing more exported; else the output options as
     they are, for the screen's own export."""
-    if settings.export is not None and draw(result, settings):
+    if output.export is not None and draw(result, output):
         from dataclasses import replace
 
-        return replace(settings, export=None)
-    return settings
+        return replace(output, export=None)
+    return output
 
 
 def warn_if_foreign(result: ModelAttnResult | HeadsResult, lang: str) -> None:

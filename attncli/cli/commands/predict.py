@@ -6,7 +6,7 @@ from attncli.cli.commands import command
 from attncli.cli.commands.heads import ModelOption, SentenceArgument
 from attncli.cli.declare import Option
 from attncli.messages import _
-from attncli.present.output import Settings
+from attncli.present.output import Output
 
 TopOption = Annotated[
     int,
@@ -72,7 +72,7 @@ def predict(
     by_layer: ByLayerOption = False,
     chat: ChatOption = False,
     *,
-    settings: Settings,
+    output: Output,
 ) -> None:
     """The next token: a causal language model's logits for it, and their softmax.
 
@@ -94,4 +94,4 @@ def predict(
         raise OptionError(_("attn predict needs --model M, a causal model such as GPT-2"))
     result = predicted(sentence_given(sentence), model, top=top, temperature=temperature,
                        top_k=top_k, top_p=top_p, by_layer=by_layer, chat=chat)  # fmt: skip
-    emit(result, settings, result.steps() if settings.steps else [])
+    emit(result, output, result.steps() if output.steps else [])

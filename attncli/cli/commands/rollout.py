@@ -6,7 +6,7 @@ from attncli.cli.commands import command
 from attncli.cli.commands.heads import ModelOption, SentenceArgument
 from attncli.cli.declare import Option
 from attncli.messages import _
-from attncli.present.output import Settings
+from attncli.present.output import Output
 
 LayerOption = Annotated[
     int | None,
@@ -35,7 +35,7 @@ def rollout(
     layer: LayerOption = None,
     to: ToOption = None,
     *,
-    settings: Settings,
+    output: Output,
 ) -> None:
     """Attention rollout: how much each token draws on each input token across the layers.
 
@@ -66,15 +66,15 @@ def rollout(
         )
     from attncli.cli.options import refuse_unexplained_row
 
-    refuse_unexplained_row(settings)
+    refuse_unexplained_row(output)
     result = rolled(
         sentence_given(sentence),
         model,
         layer=layer,
-        cell=settings.steps,
-        row=settings.row,
-        token=settings.token,
+        cell=output.steps,
+        row=output.row,
+        token=output.token,
         to=to,
     )
     # the cell is part of the result: its screen shows it, its JSON holds it
-    emit(result, replace(settings, steps=False))
+    emit(result, replace(output, steps=False))

@@ -1,11 +1,11 @@
 """attn samples: the samples installed with attn."""
 
 from attncli.cli.commands import command
-from attncli.present.output import Settings
+from attncli.present.output import Output
 
 
 @command()
-def samples(*, settings: Settings) -> None:
+def samples(*, output: Output) -> None:
     """The samples installed with attn: what each holds and a command that reads it.
 
     -i NAME (or -i samples/NAME.json where no such file exists) reads the installed one,
@@ -16,4 +16,4 @@ def samples(*, settings: Settings) -> None:
     from attncli.api.samples import samples as installed
     from attncli.present.output import emit
 
-    emit(installed(), settings)
+    emit(installed(), output)

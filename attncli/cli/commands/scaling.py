@@ -5,7 +5,7 @@ from typing import Annotated
 from attncli.cli.commands import command
 from attncli.cli.declare import Option
 from attncli.messages import _
-from attncli.present.output import Settings
+from attncli.present.output import Output
 
 ScalingDkOption = Annotated[
     str,
@@ -32,7 +32,7 @@ def scaling(
     rows: RowsOption = 2000,
     seed: ScalingSeedOption = 0,
     *,
-    settings: Settings,
+    output: Output,
 ) -> None:
     """Why the scores are divided by √d_k: the experiment, with numbers.
 
@@ -48,4 +48,4 @@ def scaling(
     from attncli.present.output import emit
     from attncli.reading.parse.arguments import parse_dks
 
-    emit(run(parse_dks(d_k), keys=keys, rows=rows, seed=seed), settings)
+    emit(run(parse_dks(d_k), keys=keys, rows=rows, seed=seed), output)

@@ -15,7 +15,7 @@ from attncli.cli.declare import Argument, Option
 from attncli.cli.options import STEPS, refuse_unexplained_row
 from attncli.layer import SelfAttnSettings
 from attncli.messages import _
-from attncli.present.output import Settings
+from attncli.present.output import Output
 
 if TYPE_CHECKING:
     from attncli.reading.models.state_dicts import LayerFields
@@ -149,7 +149,7 @@ def selfattn(
     compare: CompareOption = None,
     heads_sum: HeadsSumOption = False,
     *,
-    settings: Settings,
+    output: Output,
 ) -> None:
     """Self-attention over a sentence: who looks at whom.
 
@@ -182,7 +182,7 @@ def selfattn(
     from attncli.cli.commands.model_runs import refuse_model_picks
     from attncli.present.output import parse_show
 
-    settings = replace(settings, show=parse_show(show))
+    output = replace(output, show=parse_show(show))
     # the seeded layer's own inputs: none goes with a model's layer, nor with two sentences
     own = {"--input": input_path, "--weights": weights, "--prefix": prefix,
            "--grad-output": grad_output, "--target": target, "--item": item}  # fmt: skip
@@ -193,19 +193,19 @@ def selfattn(
         one_run = {**own, "--plot": plot, "--kv-cache": kv_cache, "--tiles": tiles,
                    "--heads-sum": heads_sum}  # fmt: skip
         compare_selfattn(sentence, compare, layer_settings, model, layer, head, words, one_run,
-                         seeded, settings)  # fmt: skip
+                         seeded, output)  # fmt: skip
         return
     if model is not None:
         own_given = given_names({**own, "--heads-sum": heads_sum})
         _model_layer(sentence, model, layer, head, words, own_given, seeded, kv_cache, tiles,
-                     plot, settings)  # fmt: skip
+                     plot, output)  # fmt: skip
         return
     refuse_model_picks(layer, words)
     every_grid = heads_sum or kv_cache or tiles is not None  # the replays and sums read them
     result = _seeded_layer(sentence, input_path, weights, prefix, grad_output, target,
-                           layer_settings, every_grid, plot, settings)  # fmt: skip
+                           layer_settings, every_grid, plot, output)  # fmt: skip
     _emit_layer(result, item, 1 if head is None else head, kv_cache, tiles, heads_sum, plot,
-                settings)  # fmt: skip
+                output)  # fmt: skip
 
 
 def _model_layer(
@@ -219,7 +219,7 @@ def _model_layer(
     kv_cache: bool,
     tiles: str | None,
     plot: str | None,
-    settings: Settings,
+    output: Output,
 ) -> None:
     """--model M: a pretrained model's layer, or with --kv-cache or --tiles that layer
     replayed as inference computes it; the seeded layer's own inputs and settings refused."""
@@ -231,14 +231,14 @@ def _model_layer(
     )
 
     if not kv_cache and tiles is None:
-        run_model_selfattn(sentence, model, layer, head, words, own + seeded, plot, settings)
+        run_model_selfattn(sentence, model, layer, head, words, own + seeded, plot, output)
         return
     from attncli.api.model import model_selfattn
 
     refuse_seeded(seeded + own)
     refuse_merged_words(words, "--kv-cache" if kv_cache else "--tiles")
     result = model_selfattn(sentence_given(sentence), model, layer=layer)
-    _at_inference(result, kv_cache, tiles, 1 if head is None else head, plot, settings)
+    _at_inference(result, kv_cache, tiles, 1 if head is None else head, plot, output)
 
 
 def _seeded_layer(
@@ -251,7 +251,7 @@ def _seeded_layer(
     layer_settings: SelfAttnSettings,
     every_grid: bool,
     plot: str | None,
-    settings: Settings,
+    output: Output,
 ) -> "SelfAttnResult":
     """The layer's inputs read (the sentence, or -i FILE or piped stdin; --weights,
     --grad-output, --target) and the layer computed, with its progress on a long input."""
@@ -268,7 +268,7 @@ def _seeded_layer(
     # Without a sentence, piped stdin is the input, as for the other commands.
     needs = () if given_sentence else ("x",)
     document = document_from(
-        None if given_sentence else input_path, None, upstream, needs, settings.lang
+        None if given_sentence else input_path, None, upstream, needs, output.lang
     )
     if plot is not None:
         from attncli.present.plot import check_plot_path
@@ -276,11 +276,11 @@ def _seeded_layer(
         check_plot_path(plot)
     options = replace(  # --heads-sum reads every head's grid, whatever --fields keeps
         layer_settings,
-        grids=every_grid or grids_needed(settings.fields, plot, grad_output or target),
+        grids=every_grid or grids_needed(output.fields, plot, grad_output or target),
     )
     from_file = _layer(weights, prefix)
     in_input = "" if weights is not None else prefix or ""  # --prefix of the -i document
-    with layer_progress(settings.lang) as on_rows:
+    with layer_progress(output.lang) as on_rows:
         inputs = LayerInputs.from_document(document)
         return selfattn_inputs(inputs, sentence, options, from_file, on_rows, in_input)
 
@@ -293,7 +293,7 @@ def _emit_layer(
     tiles: str | None,
     heads_sum: bool,
     plot: str | None,
-    settings: Settings,
+    output: Output,
 ) -> None:
     """The layer's result (a batch's --item), its --steps and --plot; or the view asked
     instead: --heads-sum, --kv-cache, --tiles."""
@@ -301,19 +301,19 @@ def _emit_layer(
 
     shown = result if item is None else result.item(item)
     if heads_sum:
-        _heads_sum(shown, kv_cache, tiles, plot, settings)
+        _heads_sum(shown, kv_cache, tiles, plot, output)
         return
     if tiles is None and not kv_cache:  # --tiles and --kv-cache show the row --token names
-        refuse_unexplained_row(settings)
+        refuse_unexplained_row(output)
     if kv_cache or tiles is not None:
-        _at_inference(shown, kv_cache, tiles, head, plot, settings)
+        _at_inference(shown, kv_cache, tiles, head, plot, output)
         return
-    explanation = shown.steps(settings.row, settings.token, head) if settings.steps else []
+    explanation = shown.steps(output.row, output.token, head) if output.steps else []
     if plot is not None:
         from attncli.present.plot import plot_result
 
-        plot_result(plot, shown, settings.format())
-    emit(shown, settings, explanation, document=result.to_document())
+        plot_result(plot, shown, output.format())
+    emit(shown, output, explanation, document=result.to_document())
 
 
 def _layer(weights: str | None, prefix: str | None) -> "LayerFields | None":
@@ -332,7 +332,7 @@ def _at_inference(
     tiles: str | None,
     head: int,
     plot: str | None,
-    settings: Settings,
+    output: Output,
 ) -> None:
     """--kv-cache and --tiles: the layer just computed, replayed as inference computes it."""
     from attncli.errors import OptionError
@@ -346,13 +346,13 @@ def _at_inference(
     if kv_cache:
         from attncli.api.inference import kv_cache as ledger_of
 
-        emit(ledger_of(result, head, settings.row, settings.token), settings)
+        emit(ledger_of(result, head, output.row, output.token), output)
         return
     from attncli.api.inference import parse_tiles
     from attncli.api.inference import tiles as tiled
 
     tile_q, tile_k = parse_tiles(tiles or "")
-    emit(tiled(result, tile_q, tile_k, settings.row, settings.token, head), settings)
+    emit(tiled(result, tile_q, tile_k, output.row, output.token, head), output)
 
 
 def _heads_sum(
@@ -360,7 +360,7 @@ def _heads_sum(
     kv_cache: bool,
     tiles: str | None,
     plot: str | None,
-    settings: Settings,
+    output: Output,
 ) -> None:
     """--heads-sum: the heads' products added up against one head of the same W."""
     from attncli.api.heads_sum import heads_sum
@@ -368,11 +368,11 @@ def _heads_sum(
     from attncli.present.output import emit
 
     others = {"--kv-cache": kv_cache, "--tiles": tiles is not None, "--plot": plot is not None,
-              "--steps": settings.steps}  # fmt: skip
+              "--steps": output.steps}  # fmt: skip
     for option, given in others.items():
         if given:
             raise OptionError(
                 _("{option} with --heads-sum: the sum is a view of its own; leave out {option}"),
                 option=option,
             )
-    emit(heads_sum(result, settings.row, settings.token), settings)
+    emit(heads_sum(result, output.row, output.token), output)

@@ -16,7 +16,7 @@ from attncli.cli.commands.layer_options import (
 from attncli.cli.commands.selfattn import SentenceArgument
 from attncli.cli.declare import Option
 from attncli.messages import _
-from attncli.present.output import Settings
+from attncli.present.output import Output
 from attncli.present.written import STANDARD_OUTPUT
 
 if TYPE_CHECKING:
@@ -158,7 +158,7 @@ def train(
     plot: LossPlotOption = None,
     save: SaveOption = None,
     *,
-    settings: Settings,
+    output: Output,
 ) -> None:
     """Train W^Q and W^K so that a query finds its key.
 
@@ -194,12 +194,12 @@ def train(
         at=at,
         plot=plot,
         save=save,
-        settings=settings,
+        output=output,
     )
 
 
 def _run(*, corpus: str | None, test: str | None, at: int | None, plot: str | None,
-         save: str | None, settings: Settings, **options: Any) -> None:  # fmt: skip
+         save: str | None, output: Output, **options: Any) -> None:  # fmt: skip
     """Read the files, train (a progress bar on a terminal's stderr; Ctrl-C stops after
     the last whole update), then write the result, the plot and the saved document."""
     import signal
@@ -208,11 +208,11 @@ def _run(*, corpus: str | None, test: str | None, at: int | None, plot: str | No
     from attncli.errors import OptionError
     from attncli.present.output import emit
 
-    if at is not None and not settings.steps:
+    if at is not None and not output.steps:
         raise OptionError(
             _("--at {at} picks the iteration --steps works by hand; add --steps"), at=at
         )
-    if settings.steps and options.get("iterations") == 0:
+    if output.steps and options.get("iterations") == 0:
         raise OptionError(
             _("--steps works an iteration by hand, and --iterations 0 runs none; give 1 or more")
         )
@@ -230,21 +230,21 @@ def _run(*, corpus: str | None, test: str | None, at: int | None, plot: str | No
     # Ctrl-C before the loop or after it keeps nothing: it ends the run silently with 130,
     # as every command ends (cli/reporting.outcome)
     try:
-        with training_progress(settings.lang, options["iterations"]) as on_step:
+        with training_progress(output.lang, options["iterations"]) as on_step:
             result = train_layer(corpus=sentences, test=tested, on_step=on_step, **options)
     finally:
         signal.signal(signal.SIGINT, previous)
     if result.stopped == "interrupted":
-        _interrupted(result, save, settings)
-    explanation: list[Any] = result.steps(at) if settings.steps else []
+        _interrupted(result, save, output)
+    explanation: list[Any] = result.steps(at) if output.steps else []
     if plot is not None:
         from attncli.present.training.plot import plot_training
 
-        plot_training(plot, result, settings.format())
+        plot_training(plot, result, output.format())
     if save is not None:
         _save(save, result.to_document())
     if save != STANDARD_OUTPUT:  # --save - made the document the command's output
-        emit(result, settings, explanation)
+        emit(result, output, explanation)
 
 
 def _sentences(path: str, option: str) -> "list[Sentence]":
@@ -269,7 +269,7 @@ def _save(path: str, document: dict[str, Any]) -> None:
     write_file(path, text.getvalue(), "--save")
 
 
-def _interrupted(result: Any, save: str | None, settings: Settings) -> None:
+def _interrupted(result: Any, save: str | None, output: Output) -> None:
     """Ctrl-C: the state so far to --save and, when the output is JSON, to stdout; then
     one line on stderr saying where the run stopped, and exit 130."""
     import sys
@@ -282,10 +282,10 @@ def _interrupted(result: Any, save: str | None, settings: Settings) -> None:
     if save is not None:
         _save(save, document)
     as_json = save != STANDARD_OUTPUT and (
-        settings.fields is not None or wants_json(settings.format_name, sys.stdout)
+        output.fields is not None or wants_json(output.format_name, sys.stdout)
     )
     if as_json:
-        write_json(sys.stdout, selected(document, settings.fields))
+        write_json(sys.stdout, selected(document, output.fields))
     kept = save if save is not None else ("stdout" if as_json else None)
     said = PHRASES["train_interrupted_kept" if kept else "train_interrupted"]
     raise Interrupted(said, done=result.done, total=result.iterations, path=kept)

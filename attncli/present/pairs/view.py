@@ -248,7 +248,7 @@ def change_marks(result: HeadsChange) -> list[list[str]]:
     return [[ranks.get((lay, h), "") for h in range(heads)] for lay in range(layers)]
 
 
-def drawn_change_export(result: HeadsChange, settings: Any) -> bool:
+def drawn_change_export(result: HeadsChange, output: Any) -> bool:
     """attn heads --compare --grid --export F.svg|.html|.tex: every head's |change| drawn
     cell by cell as the model view's export draws weights; False for another kind of file,
     which the screen's own export writes."""
@@ -258,20 +258,20 @@ def drawn_change_export(result: HeadsChange, settings: Any) -> bool:
     from attncli.present.written import write_file
 
     assert result.grid is not None
-    suffix = Path(str(settings.export)).suffix.lower()
+    suffix = Path(str(output.export)).suffix.lower()
     if suffix not in (".svg", ".html", ".tex"):
         return False
-    fmt = settings.format()
+    fmt = output.format()
     layers, heads = result.grid.shape[:2]
     title = fmt.say("pair_grid_title", model=result.model, count=len(result.labels()),
                     layers=layers, heads=heads)  # fmt: skip
     marks, word, grid = change_marks(result), fmt.say("grid_layer"), result.grid
-    theme = settings.theme or "light"
+    theme = output.theme or "light"
     if suffix == ".svg":
         text = thumbnails.svg(grid, marks, title, word, theme)
     elif suffix == ".html":
         text = thumbnails.html(grid, marks, title, word, theme)
     else:
-        text = thumbnails.tex(grid, marks, title, word, settings.tex_fragment)
-    write_file(str(settings.export), text, "--export")
+        text = thumbnails.tex(grid, marks, title, word, output.tex_fragment)
+    write_file(str(output.export), text, "--export")
     return True
