@@ -122,11 +122,14 @@ def write_gguf(
     pre: str | None = None,
     claimed_kv_heads: int = KV_HEADS,
     tokenizer: str | None = None,
+    rope_base: float | None = None,
+    rope_freqs: np.ndarray | None = None,
 ) -> Path:
     """The tiny model of `architecture` (llama or qwen2) at `path`; with `sentencepiece`, a
     Llama 2-style vocabulary in place of the byte-level one. `pre`, `claimed_kv_heads` and
     `tokenizer` (tokenizer.ggml.model) write other metadata than the file's own (for the
-    refusals' tests)."""
+    refusals' tests); `rope_base` another rope.freq_base, and `rope_freqs` a
+    rope_freqs.weight tensor (float32) as Llama 3's files carry one."""
     import gguf
 
     rng = np.random.Generator(np.random.PCG64(SEEDS[architecture]))
@@ -143,7 +146,7 @@ def write_gguf(
     writer.add_feed_forward_length(FFN)
     writer.add_head_count(HEADS)
     writer.add_head_count_kv(claimed_kv_heads)
-    writer.add_rope_freq_base(10000.0 if architecture == "llama" else 1000000.0)
+    writer.add_rope_freq_base(rope_base or (10000.0 if architecture == "llama" else 1000000.0))
     writer.add_layer_norm_rms_eps(1e-6)
     writer.add_rope_dimension_count(HEAD_DIM)
     writer.add_vocab_size(len(tokens))
@@ -190,6 +193,8 @@ def write_gguf(
     norm("output_norm.weight")
     if architecture == "llama":
         add("output.weight", "Q6_K", (len(tokens), WIDTH), 0.0)
+    if rope_freqs is not None:
+        writer.add_tensor("rope_freqs.weight", np.asarray(rope_freqs, dtype=np.float32))
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()

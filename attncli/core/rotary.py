@@ -9,7 +9,8 @@ angles, so the score of a query at i and a key at j depends on i − j alone:
 
 A model trained on short sequences and run on long ones scales its frequencies (a config's
 rope_parameters): ROPE_TYPES holds each rope_type as transformers' modeling_rope_utils
-computes it, its θ_i and the attention factor cos and sin are multiplied by.
+computes it, its θ_i and the attention factor cos and sin are multiplied by; "factors"
+is llama.cpp's own: each θ_i divided by a number the model file gives per pair.
 
 The pairs are as transformers' Llama (and GPT-NeoX, Mistral, Qwen2) pair them: coordinate
 i with coordinate i + d/2, the two halves of the vector (rotate_half: (x₁, x₂) → (−x₂, x₁);
@@ -50,6 +51,8 @@ class Scaling:
     mscale_all_dim: float | None = None
     short_factor: tuple[float, ...] = ()  # longrope: each pair's divisor up to the
     long_factor: tuple[float, ...] = ()  #   original length, and past it
+    divisors: tuple[float, ...] = ()  # factors: each pair's own divisor, as a GGUF file's
+    #   rope_freqs tensor gives them (llama.cpp divides θ_i by its number)
 
 
 @dataclass(frozen=True)
@@ -149,6 +152,12 @@ def _longrope_attention(s: Scaling) -> float:
     return math.sqrt(1 + math.log(s.factor) / math.log(s.original_positions))
 
 
+def _factors(d: int, base: float, s: Scaling, tokens: int | None) -> np.ndarray:
+    # llama.cpp's freq_factors (a GGUF file's rope_freqs): θ_i divided by pair i's number,
+    # for Llama 3 the llama3 scaling's divisors written out by the converter
+    return frequencies(d, base) / np.asarray(s.divisors, dtype=np.float64)
+
+
 def _one(s: Scaling) -> float:
     return 1.0
 
@@ -162,6 +171,7 @@ ROPE_TYPES: dict[str, RopeType] = {
         RopeType("yarn", _yarn, _yarn_attention),
         RopeType("longrope", _longrope, _longrope_attention),
         RopeType("llama3", _llama3, _one),
+        RopeType("factors", _factors, _one),
     )
 }
 SCALINGS = tuple(ROPE_TYPES)  # the rope_type values model_frequencies computes

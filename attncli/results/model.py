@@ -202,6 +202,8 @@ def rope_parameters(theta: float, scaling: Scaling | None) -> dict[str, Any]:
     if scaling.kind == "longrope":
         parameters.update(short_factor=list(scaling.short_factor),
                           long_factor=list(scaling.long_factor))  # fmt: skip
+    if scaling.kind == "factors":
+        parameters["factors"] = list(scaling.divisors)
     if scaling.attention_factor is not None:
         parameters["attention_factor"] = scaling.attention_factor
     return parameters

@@ -150,14 +150,14 @@ def test_a_tensor_attn_does_not_read_is_refused_not_left_out(tmp_path):
         writer.add_key_value(field.name, field.contents(), kind, sub_type=sub)
     for tensor in reader.tensors:
         writer.add_tensor(tensor.name, tensor.data, raw_dtype=tensor.tensor_type)
-    writer.add_tensor("rope_freqs.weight", np.ones(32, dtype=np.float32))
+    writer.add_tensor("altup_proj.weight", np.ones(32, dtype=np.float32))
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()
     writer.close()
     with pytest.raises(InputError) as caught:
         load_model(str(path))
-    told(caught.value, InputError, gguf_file.NOT_A_WEIGHT, name="rope_freqs.weight")
+    told(caught.value, InputError, gguf_file.NOT_A_WEIGHT, name="altup_proj.weight")
 
 
 def test_metadata_text_that_is_not_utf8_is_refused_naming_its_key(tiny_ggufs, tmp_path):

@@ -15,6 +15,8 @@ what transformers would have saved:
     blk.N.ffn_gate / ffn_up / ffn_down model.layers.N.mlp.gate_proj / up_proj / down_proj
     output_norm.weight                 model.norm.weight
     output.weight                      lm_head.weight (none: tied to the embeddings)
+    rope_freqs.weight (Llama 3)        rope_parameters {rope_type factors, factors}: each
+                                       pair's θ_i divided by its number, as llama.cpp does
 
 Each tensor is dequantized to float32 with `gguf.quants.dequantize`. llama.cpp's converter
 reorders the rows of each head of W^Q and W^K for llama (and Mistral, whose files say
@@ -327,6 +329,10 @@ def config_of(model: GGUF) -> dict[str, Any]:
             key=key("rope.scaling.type"),
             kind=repr(scaling),
         )
+    divisors = rope_freqs(model, head_dim)
+    if divisors is not None:  # llama.cpp divides θ_i by its number (and a linear factor too)
+        factor = rope.get("factor") or 1.0
+        rope = {"rope_type": "factors", "factors": [d * factor for d in divisors]}
     theta = model.value(key("rope.freq_base"), 10000.0)
     rope["rope_theta"] = float(theta) if isinstance(theta, (int, float)) else theta
     names = {t.name for t in model.reader.tensors}
@@ -354,6 +360,49 @@ def config_of(model: GGUF) -> dict[str, Any]:
     if arch == "qwen2":
         config["use_sliding_window"] = False
     return config
+
+
+ROPE_FREQS = "rope_freqs.weight"
+BAD_ROPE_FREQS = _(
+    "{path}: tensor rope_freqs.weight holds {found}; expected {pairs} finite positive "
+    "numbers, one divisor per pair of a head (head_dim {head_dim} ÷ 2)"
+)
+
+
+def rope_freqs(model: GGUF, head_dim: int) -> list[float] | None:
+    """The rotary frequencies' divisors a Llama 3 file keeps in rope_freqs.weight, one a
+    pair (llama.cpp's converter writes there the llama3 scaling's: 1, its factor, or a
+    blend), or None when the file has none; a tensor of another length, or a divisor not
+    finite and positive, is refused."""
+    tensor = next((t for t in model.reader.tensors if t.name == ROPE_FREQS), None)
+    if tensor is None:
+        return None
+    gguf = _gguf_package()
+    pairs = head_dim // 2
+    try:
+        values = np.asarray(
+            gguf.quants.dequantize(tensor.data, tensor.tensor_type), dtype=np.float64
+        ).reshape(-1)
+    except (ValueError, NotImplementedError, TypeError) as error:
+        raise InputError(
+            _("{path}: tensor {name} could not be dequantized ({reason})"),
+            path=model.path,
+            name=ROPE_FREQS,
+            reason=first_line(error, 80),
+        ) from None
+    found: Message | None = None
+    if values.size != pairs:
+        found = Message(_("{count} numbers"), count=int(values.size))
+    else:
+        bad = np.flatnonzero(~(np.isfinite(values) & (values > 0)))
+        if bad.size:
+            found = Message(_("{value} at pair {pair}"), value=repr(float(values[bad[0]])),
+                            pair=int(bad[0]))  # fmt: skip
+    if found is not None:
+        raise InputError(
+            BAD_ROPE_FREQS, path=model.path, found=found, pairs=pairs, head_dim=head_dim
+        )
+    return [float(v) for v in values]
 
 
 def hf_order(weight: np.ndarray, heads: int) -> np.ndarray:
@@ -413,6 +462,8 @@ def plan(model: GGUF, config: dict[str, Any]) -> list[Planned]:
     found: dict[str, Planned] = {}
     for index, tensor in enumerate(model.reader.tensors):
         gguf_name = tensor.name
+        if gguf_name == ROPE_FREQS and config["rope_parameters"]["rope_type"] == "factors":
+            continue  # read into the config's rotary settings
         kind = gguf.GGMLQuantizationType(tensor.tensor_type).name
         shape = tuple(int(n) for n in reversed(tensor.shape.tolist()))
         heads = 0
@@ -429,12 +480,8 @@ def plan(model: GGUF, config: dict[str, Any]) -> list[Planned]:
             block, _dot, rest = gguf_name.partition(".")
             number, _dot, short = rest.partition(".")
             if block != "blk" or not number.isdigit() or short not in LAYER_NAMES:
-                hint = (
-                    Message(_("llama 3's rotary frequencies (rope_freqs) are not read by attn"))
-                    if gguf_name.startswith("rope_freqs")
-                    else Message(_("attn reads a {arch} model's own tensors only"),
-                                 arch=model.architecture)
-                )  # fmt: skip
+                hint = Message(_("attn reads a {arch} model's own tensors only"),
+                               arch=model.architecture)  # fmt: skip
                 raise InputError(
                     NOT_A_WEIGHT,
                     path=path, name=gguf_name, hint=hint,

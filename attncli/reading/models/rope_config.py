@@ -136,12 +136,19 @@ def _longrope(config: dict[str, Any], merged: dict[str, Any], path: str, positio
     )
 
 
+def _factors(config: dict[str, Any], merged: dict[str, Any], path: str, positions: int,
+             head_dim: int) -> Scaling:  # fmt: skip
+    # a GGUF file's rope_freqs: a divisor per pair (config.json written by gguf_file)
+    return Scaling("factors", divisors=_pair_factors(merged, "factors", path, head_dim))
+
+
 KIND_READERS: dict[str, Callable[[dict[str, Any], dict[str, Any], str, int, int], Scaling]] = {
     "linear": _linear,
     "dynamic": _dynamic,
     "llama3": _llama3,
     "yarn": _yarn,
     "longrope": _longrope,
+    "factors": _factors,
 }
 
 
