@@ -9,6 +9,10 @@ of one. The first run converts (and says so on stderr); later runs read the fold
     ATTN_GGUF_CACHE=DIR     DIR
     ATTN_GGUF_CACHE=off     no cache: converted again on every run, into a temporary folder
 
+A model shipped in parts (FILE.gguf.part00, .part01, … in several packages) is first joined
+into ROOT/joined/FILE.gguf, once (again when the parts' total size changes), through a
+temporary file and one rename; with the cache off, into a temporary folder.
+
 A folder is named by the file's stem and a key of its path, size and modification time (and
 the conversion's own version), so that a changed file is converted again. It is written in a
 temporary folder beside it and renamed whole; converted.json, its list of files and their
@@ -158,6 +162,64 @@ def convert(path: str, folder: str, announce: Message | None = None) -> None:
         sizes = {name: os.path.getsize(os.path.join(folder, name)) for name in FILES}
         record = {"format": FORMAT, "source": _source(path), "sizes": sizes}
         _write_text(os.path.join(folder, RECORD), json.dumps(record, indent=1))
+
+
+JOINING = _("joining the {count} parts of {file} once into {path}")
+NOT_THE_FILE = _(
+    "{path}: the parts joined have the sha256 {found}, and {sums} gives {expected}; the "
+    "parts are damaged: reinstall the model's packages"
+)
+
+
+def joined(name: str, parts: list[str], sha256: str | None = None) -> str:
+    """The file `name` made of `parts` in order: the cache's copy when it is there with
+    their total size, else joined now (said on stderr), checked against `sha256` when it
+    is known, and renamed into place whole."""
+    import hashlib
+
+    root = cache_root()
+    if root is None:
+        import atexit
+
+        with writing(tempfile.gettempdir()):
+            folder = tempfile.mkdtemp(prefix="attn-gguf-")
+        atexit.register(shutil.rmtree, folder, True)
+    else:
+        folder = os.path.join(root, "joined")
+    target = os.path.join(folder, name)
+    try:
+        total = sum(os.path.getsize(part) for part in parts)
+    except OSError as error:
+        raise InputError(
+            _("{path} could not be read ({reason})"),
+            path=parts[0], reason=first_line(error),
+        ) from None  # fmt: skip
+    with contextlib.suppress(OSError):
+        if os.path.getsize(target) == total:
+            return target
+    _notice(Message(JOINING, count=len(parts), file=name, path=target))
+    with writing(folder):
+        os.makedirs(folder, exist_ok=True)
+        handle, work = tempfile.mkstemp(prefix=".joining-", dir=folder)
+    digest = hashlib.sha256()
+    try:
+        with writing(folder), os.fdopen(handle, "wb") as out:
+            for part in parts:
+                with open(part, "rb") as source:
+                    while block := source.read(1 << 22):
+                        digest.update(block)
+                        out.write(block)
+        if sha256 is not None and digest.hexdigest() != sha256:
+            raise InputError(
+                NOT_THE_FILE, path=name, found=digest.hexdigest()[:16] + "…",
+                sums="SHA256SUMS", expected=sha256[:16] + "…",
+            )  # fmt: skip
+        with writing(folder):
+            os.replace(work, target)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(work)
+    return target
 
 
 def _write_text(path: str, text: str) -> None:

