@@ -14,7 +14,7 @@ import pytest
 from attncli.core.rotary import Scaling, model_frequencies
 from attncli.core.transformer import forward
 from attncli.errors import InputError
-from attncli.reading.models import gguf_file
+from attncli.reading.models import gguf_rope
 from attncli.reading.models.model import load_model
 from tests import tiny_gguf
 from tests.meaning import told
@@ -93,6 +93,6 @@ def test_rope_freqs_that_are_not_a_positive_divisor_a_pair_are_refused(tmp_path,
     path = tiny_gguf.write_gguf(tmp_path / "bad.gguf", rope_freqs=divisors)
     with pytest.raises(InputError) as caught:
         load_model(str(path))
-    told(caught.value, InputError, gguf_file.BAD_ROPE_FREQS, pairs=32, head_dim=64)
+    told(caught.value, InputError, gguf_rope.BAD_ROPE_FREQS, pairs=32, head_dim=64)
     said = caught.value.fields["found"].fields
     assert found in (str(said.get("count")), said.get("value"))

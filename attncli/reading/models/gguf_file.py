@@ -40,6 +40,7 @@ import numpy as np
 
 from attncli.errors import InputError, ShapeError, first_line, install_command, shape_text
 from attncli.messages import Message, _
+from attncli.reading.models.gguf_rope import ROPE_FREQS, rope_freqs
 
 MAGIC = b"GGUF"
 VERSIONS = (2, 3)  # those the gguf package reads
@@ -329,7 +330,7 @@ def config_of(model: GGUF) -> dict[str, Any]:
             key=key("rope.scaling.type"),
             kind=repr(scaling),
         )
-    divisors = rope_freqs(model, head_dim)
+    divisors = rope_freqs(model.path, model.reader.tensors, head_dim)
     if divisors is not None:  # llama.cpp divides θ_i by its number (and a linear factor too)
         factor = rope.get("factor") or 1.0
         rope = {"rope_type": "factors", "factors": [d * factor for d in divisors]}
@@ -360,49 +361,6 @@ def config_of(model: GGUF) -> dict[str, Any]:
     if arch == "qwen2":
         config["use_sliding_window"] = False
     return config
-
-
-ROPE_FREQS = "rope_freqs.weight"
-BAD_ROPE_FREQS = _(
-    "{path}: tensor rope_freqs.weight holds {found}; expected {pairs} finite positive "
-    "numbers, one divisor per pair of a head (head_dim {head_dim} ÷ 2)"
-)
-
-
-def rope_freqs(model: GGUF, head_dim: int) -> list[float] | None:
-    """The rotary frequencies' divisors a Llama 3 file keeps in rope_freqs.weight, one a
-    pair (llama.cpp's converter writes there the llama3 scaling's: 1, its factor, or a
-    blend), or None when the file has none; a tensor of another length, or a divisor not
-    finite and positive, is refused."""
-    tensor = next((t for t in model.reader.tensors if t.name == ROPE_FREQS), None)
-    if tensor is None:
-        return None
-    gguf = _gguf_package()
-    pairs = head_dim // 2
-    try:
-        values = np.asarray(
-            gguf.quants.dequantize(tensor.data, tensor.tensor_type), dtype=np.float64
-        ).reshape(-1)
-    except (ValueError, NotImplementedError, TypeError) as error:
-        raise InputError(
-            _("{path}: tensor {name} could not be dequantized ({reason})"),
-            path=model.path,
-            name=ROPE_FREQS,
-            reason=first_line(error, 80),
-        ) from None
-    found: Message | None = None
-    if values.size != pairs:
-        found = Message(_("{count} numbers"), count=int(values.size))
-    else:
-        bad = np.flatnonzero(~(np.isfinite(values) & (values > 0)))
-        if bad.size:
-            found = Message(_("{value} at pair {pair}"), value=repr(float(values[bad[0]])),
-                            pair=int(bad[0]))  # fmt: skip
-    if found is not None:
-        raise InputError(
-            BAD_ROPE_FREQS, path=model.path, found=found, pairs=pairs, head_dim=head_dim
-        )
-    return [float(v) for v in values]
 
 
 def hf_order(weight: np.ndarray, heads: int) -> np.ndarray:
