@@ -390,6 +390,7 @@ def _gemma3(model: GGUF, config: dict[str, Any], rope: dict[str, Any]) -> dict[s
     head size, GELU's tanh form, no softcapping unless the file gives one."""
     key = "gemma3.{}".format
     local = model.value(key("rope.freq_base_swa"), 10000.0)
+    del config["hidden_act"]  # Gemma 3 names its own: hidden_activation
     fields: dict[str, Any] = {
         "architectures": ["Gemma3ForCausalLM"],
         "hidden_activation": "gelu_pytorch_tanh",
