@@ -5,6 +5,7 @@ for the config the numbers came from, and so is every layer's attention."""
 
 from __future__ import annotations
 
+import io
 import math
 from dataclasses import replace
 
@@ -96,3 +97,21 @@ def test_rope_freqs_that_are_not_a_positive_divisor_a_pair_are_refused(tmp_path,
     told(caught.value, InputError, gguf_rope.BAD_ROPE_FREQS, pairs=32, head_dim=64)
     said = caught.value.fields["found"].fields
     assert found in (str(said.get("count")), said.get("value"))
+
+
+def test_the_steps_table_says_each_pair_is_divided_by_the_files_number():
+    """--steps' rotary table: the ÷ column is the file's numbers, and its heading names no
+    trained length (a file's divisors carry none)."""
+    from rich.console import Console
+
+    from attncli.explain.rope_scaling import rope_pairs
+    from attncli.present.format import Format
+    from attncli.present.model.rope_table import rope_pairs_table
+
+    divisors = llama3_divisors(64, LLAMA_32)
+    steps = rope_pairs(64, 500000.0, Scaling("factors", divisors=tuple(divisors)), 6)
+    np.testing.assert_allclose([row.divided_by for row in steps.rows], divisors, rtol=1e-12)
+    console = Console(width=80, record=True, file=io.StringIO())
+    console.print(rope_pairs_table(steps, Format()))
+    text = console.export_text()
+    assert "factors" in text and "8,192" not in text and "8192" not in text

@@ -32,7 +32,7 @@ def rope_pairs_table(steps: RopePairs, fmt: Format) -> RenderableType:
     """Per pair: θ_i = base^(−2i/d), 2π/θ_i, the scaled θ_i, its wavelength, and θ_i ÷
     scaled θ_i; the attention factor below."""
     heading = fmt.say(
-        "rope_scaled_heading",
+        "rope_factors_heading" if steps.kind == "factors" else "rope_scaled_heading",
         kind=steps.kind,
         base=base_text(steps.base, fmt),
         d=steps.d,

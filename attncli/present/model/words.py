@@ -79,6 +79,11 @@ MODEL_PHRASES: dict[str, str] = {
         "each pair's θ_i = {base}^(−2i/{d}), and the θ_i this sentence's {tokens} tokens are "
         "turned by"
     ),
+    "rope_factors_heading": _(
+        "Rotary positions scaled (factors: each pair's θ_i divided by the number the model "
+        "file gives it): each pair's θ_i = {base}^(−2i/{d}), and the θ_i this sentence's "
+        "{tokens} tokens are turned by"
+    ),
     "rope_wavelength": _("turn (tokens)"),
     "rope_scaled_theta": _("scaled θ_i"),
     "rope_scaled_wavelength": _("scaled turn"),
