@@ -31,7 +31,7 @@ lengths = st.integers(8, 1 << 17)
 def _all(kind: str, factor: float, original: int, d: int) -> Scaling:
     pairs = d // 2
     return Scaling(kind, factor, 1.0, 4.0, original, short_factor=(1.0,) * pairs,
-                   long_factor=(1.0,) * pairs)  # fmt: skip
+                   long_factor=(1.0,) * pairs, divisors=(factor,) * pairs)  # fmt: skip
 
 
 @settings(max_examples=60, deadline=None)
