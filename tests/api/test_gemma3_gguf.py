@@ -18,6 +18,9 @@ from attncli.api.predict import predict
 from attncli.core.transformer import forward
 from attncli.reading.models.model import load_model
 
+# A real 270M model, converted once (29 s) and run: in the whole suite, not the quick run.
+pytestmark = pytest.mark.slow
+
 REFERENCE = json.loads(
     (Path(__file__).resolve().parent.parent / "references" / "gguf_gemma3.json").read_text()
 )["model"]
