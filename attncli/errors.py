@@ -108,6 +108,7 @@ _NOUNS = {
     "column": _n("{count} column", "{count} columns"),
     "name": _n("{count} name", "{count} names"),
     "core": _n("{count} core", "{count} cores"),
+    "head": _n("{count} head", "{count} heads"),
 }
 
 

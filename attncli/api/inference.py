@@ -12,7 +12,7 @@ import numpy as np
 from attncli.api.keywords import keywords
 from attncli.core import inference
 from attncli.core.attention import softmax as plain_softmax
-from attncli.errors import OptionError, check_whole
+from attncli.errors import OptionError, check_whole, count
 from attncli.messages import Message, OnSurface, Setting, _
 from attncli.reading.check.calculator import carried_values, softmax_input
 from attncli.reading.parse.values import Document
@@ -288,9 +288,10 @@ def _replayable(result: SelfAttnResult, head: int) -> tuple[dict[str, np.ndarray
     heads = result.heads or 1
     if not 1 <= head <= heads:
         raise OptionError(
-            _("{head}: this layer has {heads} heads (1 to {heads})"),
+            _("{head}: this layer has {heads} (1 to {total})"),
             head=Setting("head", head),
-            heads=heads,
+            heads=count(heads, "head"),
+            total=heads,
         )
     return params, heads
 
@@ -355,9 +356,10 @@ def tiles(
     heads = result.heads
     if not 1 <= head <= (heads or 1):  # head=2 of a one-head layer too: never ignored
         raise OptionError(
-            _("{head}: this layer has {heads} heads (1 to {heads})"),
+            _("{head}: this layer has {heads} (1 to {total})"),
             head=Setting("head", head),
-            heads=heads or 1,
+            heads=count(heads or 1, "head"),
+            total=heads or 1,
         )
     index = pick_row(result.query_labels, row, token)
     pick = (lambda a: a[head - 1]) if heads is not None else (lambda a: a)

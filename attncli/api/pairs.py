@@ -12,7 +12,7 @@ import numpy as np
 
 from attncli.api.keywords import MODEL, OWN_READER, SHOWN, keywords
 from attncli.api.model import SOURCE, TARGET
-from attncli.errors import InputError, OptionError, shown
+from attncli.errors import InputError, OptionError, count, shown
 from attncli.messages import OnSurface, Setting, _, typed
 
 if TYPE_CHECKING:
@@ -197,8 +197,9 @@ def sentence_pair(
     if model is None and head is not None:
         if not 1 <= head <= len(heads):
             raise OptionError(
-                _("{head} is out of range: the layer has {total} heads (1 to {total})"),
+                _("{head} is out of range: the layer has {heads} (1 to {total})"),
                 head=Setting("head", head),
+                heads=count(len(heads), "head"),
                 total=len(heads),
             )
         shown_head = head - 1
