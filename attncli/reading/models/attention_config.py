@@ -19,6 +19,7 @@ from typing import Any
 from attncli.core.attention_cost import Latent, Shape
 from attncli.errors import InputError, shown
 from attncli.messages import Message, _
+from attncli.reading.models.config_fields import flag
 
 # model_type -> its family's rules (None: no windows unless layer_types says)
 DECODERS = ("llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma",
@@ -65,20 +66,6 @@ def _whole(config: dict[str, Any], names: tuple[str, ...], path: str, default: A
     return value
 
 
-def _flag(config: dict[str, Any], name: str, path: str) -> bool:
-    value = config.get(name)
-    if value is None:
-        return False
-    if not isinstance(value, bool):
-        raise InputError(
-            _("{path}: {name} is {value}; expected true or false"),
-            path=path,
-            name=name,
-            value=repr(value),
-        )
-    return value
-
-
 def shape_of(config: Any, path: str) -> Shape:
     """The attention shape config.json describes; a missing or impossible field, an
     encoder or an unknown model_type is refused in one line naming it."""
@@ -108,7 +95,8 @@ def shape_of(config: Any, path: str) -> Shape:
     layers = _whole(config, ("num_hidden_layers", "n_layer"), path)
     width = _whole(config, ("hidden_size", "n_embd"), path)
     heads = _whole(config, ("num_attention_heads", "n_head"), path)
-    biased: tuple[str, ...] = ("q", "k", "v", "o") if _flag(config, "attention_bias", path) else ()
+    bias = flag(config, "attention_bias", path, False)
+    biased: tuple[str, ...] = ("q", "k", "v", "o") if bias else ()
     if model_type in ALL_BIASED:
         biased = ("q", "k", "v", "o")
     elif model_type in QKV_BIASED:
@@ -160,7 +148,7 @@ def _windows(
 ) -> tuple[int | None, ...]:
     """Each layer's sliding window (None: the layer sees every earlier key)."""
     window = config.get("sliding_window")
-    if model_type in ASKED_WINDOW and not _flag(config, "use_sliding_window", path):
+    if model_type in ASKED_WINDOW and not flag(config, "use_sliding_window", path, False):
         window = None
     kinds = config.get("layer_types")
     if window is None:
