@@ -21,6 +21,9 @@ REFERENCE = json.loads(
     (Path(__file__).resolve().parent.parent / "references" / "gguf.json").read_text()
 )["models"]["demo"]
 NAME = "SmolLM2-135M-Instruct"
+# a real model of 135M parameters, converted from its GGUF file once a run (about 7 s) and run
+# whole by most tests here: the full run holds it, the quick one does not
+pytestmark = pytest.mark.slow
 SENTENCE = "The capital of France is"
 
 

@@ -18,6 +18,8 @@ from attncli.present.language import printable
 from tests.conftest import invoke_attn
 from tests.meaning import DISAGREE, told
 
+pytestmark = pytest.mark.slow  # a process per case: the promise is the process's own
+
 ATTN = [sys.executable, "-m", "attncli"]
 OVERFLOW = (
     "{field} overflow float64 at ({where}): the inputs are too large; numbers up to about 1e150 "
