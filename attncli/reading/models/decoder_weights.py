@@ -131,11 +131,7 @@ def _dense_block(
     width = arch.d_model
     kv_heads = arch.kv_heads or arch.heads
     size = arch.size_per_head
-    gate, _none = linear(state, prefix, "mlp.gate_proj", "Llama-family", width)
-    up, _none = linear(state, prefix, "mlp.up_proj", "Llama-family", width)
-    expect_shape(up, gate.shape, f"{prefix}.mlp.up_proj.weight (as x @ W)")
-    down, _none = linear(state, prefix, "mlp.down_proj", "Llama-family", gate.shape[1])
-    expect_shape(down, (gate.shape[1], width), f"{prefix}.mlp.down_proj.weight (as x @ W)")
+    gate, up, down = _gated_mlp(state, prefix, "mlp", "Llama-family", width)
     q_norm = k_norm = None
     if arch.qk_norm is not None:  # per head (Qwen3) or over the whole projection (OLMo 2)
         whole = arch.qk_norm == "projection"
@@ -175,6 +171,21 @@ def _dense_block(
         q_norm=q_norm,
         k_norm=k_norm,
     )
+
+
+def _gated_mlp(
+    state: Mapping[str, Any], prefix: str, part: str, kind: str, width: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A gated MLP's gate_proj and up_proj [d, F] and down_proj [F, d] under `prefix`.`part`,
+    read as x @ W, each shape held to the others' and to the model's width d."""
+    gate, _none = linear(state, prefix, f"{part}.gate_proj", kind, width)
+    up, _none = linear(state, prefix, f"{part}.up_proj", kind, width)
+    expect_shape(up, gate.shape, joined(prefix, f"{part}.up_proj.weight (as x @ W)"))
+    down, _none = linear(state, prefix, f"{part}.down_proj", kind, gate.shape[1])
+    expect_shape(
+        down, (gate.shape[1], width), joined(prefix, f"{part}.down_proj.weight (as x @ W)")
+    )
+    return gate, up, down
 
 
 def _latent(state: Mapping[str, Any], prefix: str, arch: Architecture) -> dict[str, np.ndarray]:
@@ -230,16 +241,7 @@ def _grouped_experts(state: Mapping[str, Any], prefix: str, arch: Architecture) 
     name = present(state, prefix, "gate.e_score_correction_bias", kind)
     correction = expect_shape(np.asarray(state[name]), (count,), name)
 
-    def swiglu(part: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        gate, _none = linear(state, prefix, f"{part}.gate_proj", kind, width)
-        up, _none = linear(state, prefix, f"{part}.up_proj", kind, width)
-        expect_shape(up, gate.shape, joined(prefix, f"{part}.up_proj.weight (as x @ W)"))
-        down, _none = linear(state, prefix, f"{part}.down_proj", kind, gate.shape[1])
-        expect_shape(down, (gate.shape[1], width),
-                     joined(prefix, f"{part}.down_proj.weight (as x @ W)"))  # fmt: skip
-        return gate, up, down
-
-    experts = [swiglu(f"experts.{e}") for e in range(count)]
+    experts = [_gated_mlp(state, prefix, f"experts.{e}", kind, width) for e in range(count)]
     shapes = {expert[0].shape for expert in experts}
     if len(shapes) > 1:
         raise ShapeError(
@@ -250,7 +252,8 @@ def _grouped_experts(state: Mapping[str, Any], prefix: str, arch: Architecture) 
         )
     return GroupedExperts(
         router, correction, np.stack([e[0] for e in experts]), np.stack([e[1] for e in experts]),
-        np.stack([e[2] for e in experts]), swiglu("shared_experts"), arch.routing,
+        np.stack([e[2] for e in experts]),
+        _gated_mlp(state, prefix, "shared_experts", kind, width), arch.routing,
     )  # fmt: skip
 
 
