@@ -436,7 +436,7 @@ def _fails(result, *fragments):
             ShapeError,
             DISAGREE,
             {
-                "field": "tokens",
+                "field": "--tokens",  # named as typed; the scores were arguments
                 "found": ("{count} name", {"count": 3}),
                 "other": "scores",
                 "bound": ("{count} number", {"count": 2}),
@@ -592,7 +592,7 @@ def _fails(result, *fragments):
             {
                 "field": "w_a",
                 "found": ("{numbers} a row", {"numbers": ("{count} number", {"count": 3})}),
-                "other": "keys",
+                "other": "--keys",  # the document's field by its name, the option's by it
                 "dimension": "d_k",
             },
         ),
@@ -635,9 +635,9 @@ def _fails(result, *fragments):
             ShapeError,
             DISAGREE,
             {
-                "field": "values",
+                "field": "--values",
                 "found": ("{count} row", {"count": 1}),
-                "other": "weights",
+                "other": "--weights",
                 "bound": ("{count} number", {"count": 2}),
                 "dimension": "T_k",
             },
@@ -648,9 +648,9 @@ def _fails(result, *fragments):
             ShapeError,
             DISAGREE,
             {
-                "field": "values",
+                "field": "--values",
                 "found": ("{count} row", {"count": 1}),
-                "other": "weights",
+                "other": "--weights",
                 "bound": ("{numbers} a row", {"numbers": ("{count} number", {"count": 2})}),
                 "dimension": "T_k",
             },

@@ -378,7 +378,7 @@ def test_biases_attn_cannot_use_are_refused_naming_the_field(
       {"where": ("{field}: row {row}, item {item}", {"field": "values", "row": 1, "item": 1}),
        "kind": ("{value} (a string)", {"value": '"x"'})}),
      (("--values", "[[1],[2],[3]]"), ShapeError, DISAGREE,
-      {"field": "values", "found": ("{count} row", {"count": 3}), "other": "keys",
+      {"field": "--values", "found": ("{count} row", {"count": 3}), "other": "--keys",
        "bound": ("{count} row", {"count": 2}), "dimension": "T_k"})],
 )  # fmt: skip
 def test_score_checks_the_values_it_carries(args, kind, msgid, fields):

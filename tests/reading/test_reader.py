@@ -70,6 +70,27 @@ def test_two_fields_that_disagree_on_a_dimension_are_named_with_it(
     assert set(raised.value.about) == {binder, second}
 
 
+@pytest.mark.parametrize(
+    ("typed", "field", "other"),
+    [(("--values", "--keys"), "--values", "--keys"),  # both typed with their options
+     (("--values",), "--values", "keys"),  # keys from the file
+     ((), "values", "keys")],  # both from the file
+)  # fmt: skip
+def test_each_field_is_named_as_it_was_given(run, tmp_path, typed, field, other):
+    given = {"--keys": "[[1,0],[0,1]]", "--values": "[[1],[2],[3]]"}
+    document = {"query": [1, 0], "keys": [[1, 0], [0, 1]], "values": [[1], [2], [3]]}
+    for option in typed:
+        del document[option[2:]]
+    path = tmp_path / "input.json"
+    path.write_text(json.dumps(document))
+    options = [text for option in typed for text in (option, given[option])]
+    result = run("score", "-i", str(path), *options)
+    told(result.error, ShapeError, DISAGREE, field=field, other=other, dimension="T_k")
+    with pytest.raises(ShapeError) as raised:  # in Python, by its keyword
+        attncli.score([1, 0], keys=[[1, 0], [0, 1]], values=[[1], [2], [3]])
+    told(raised.value, ShapeError, DISAGREE, "python", field="values", other="keys")
+
+
 @pytest.mark.parametrize("operation", OPERATIONS)
 def test_every_dimension_is_bound_to_the_size_its_fields_give(operation):
     declared = OPERATIONS[operation]

@@ -153,7 +153,7 @@ def test_spanish_gradient_lines_and_token_errors_are_spanish(run):
     assert "c − objetivo" in steps and "target" not in steps
     assert "8; 2" in steps
     tokens = run("softmax", "2", "1", "--tokens", "a,b,c", "--lang", "es")
-    _one_line(tokens, ShapeError, DISAGREE, lang="es", field="tokens",
+    _one_line(tokens, ShapeError, DISAGREE, lang="es", field="--tokens",
               found=("{count} name", {"count": 3}), other="scores",
               bound=("{count} number", {"count": 2}), dimension="T_k")  # fmt: skip
     said_in_spanish(tokens.error)

@@ -16,7 +16,13 @@ from attncli.core.methods import METHODS, NAMES, ScoreMethod, parameter_names
 from attncli.errors import InputError, OptionError, ShapeError, count
 from attncli.limits import check_fits
 from attncli.messages import Message, Setting, _
-from attncli.reading.check.reader import ReadInputs, check_whole_range, disagreement, read_inputs
+from attncli.reading.check.reader import (
+    ReadInputs,
+    as_given,
+    check_whole_range,
+    disagreement,
+    read_inputs,
+)
 from attncli.reading.inputs import HIDDEN_SIZE, MIX, SCORE, SEED_RANGE, SOFTMAX, Field, Operation
 from attncli.reading.parse.values import (
     Document,
@@ -24,6 +30,7 @@ from attncli.reading.parse.values import (
     parse_tokens,
     to_matrix,
     to_vector_or_matrix,
+    typed_fields,
 )
 
 if TYPE_CHECKING:
@@ -302,9 +309,10 @@ def carried_values(
             carried[name] = to_matrix(value, name)
             rows[name] = carried[name].shape[0]
     if "values" in rows:
-        check_one_value_per_key(rows["values"], key_count)
+        typed = typed_fields(document)
+        check_one_value_per_key(rows["values"], key_count, typed)
         if "keys" in rows:
-            check_one_value_per_key(rows["values"], rows["keys"])
+            check_one_value_per_key(rows["values"], rows["keys"], typed)
     return carried
 
 
@@ -338,11 +346,16 @@ def refuse_biases(given: Collection[str], allowed: tuple[str, ...] = ()) -> None
             )
 
 
-def check_one_value_per_key(value_rows: int, key_rows: int) -> None:
-    """Each token has one key and one value, so the two counts must agree."""
+def check_one_value_per_key(
+    value_rows: int, key_rows: int, typed: frozenset[str] = frozenset()
+) -> None:
+    """Each token has one key and one value, so the two counts must agree (`typed`: the
+    fields an option typed, named by it)."""
     if value_rows != key_rows:
         raise disagreement(
-            "T_k", ("values", count(value_rows, "row")), ("keys", count(key_rows, "row"))
+            "T_k",
+            (as_given("values", typed), count(value_rows, "row")),
+            (as_given("keys", typed), count(key_rows, "row")),
         )
 
 

@@ -22,6 +22,7 @@ from attncli.reading.parse.values import (
     to_matrix,
     to_vector,
     to_vector_or_matrix,
+    typed_fields,
 )
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ class ReadInputs:
     arrays: dict[str, Any] = field(default_factory=dict)
     sizes: dict[str, int] = field(default_factory=dict)
     # dimension → how the field that bound it first counts it, for a later disagreement
-    bound_by: dict[str, tuple[str, Message]] = field(default_factory=dict)
+    bound_by: dict[str, tuple[str | Setting, Message]] = field(default_factory=dict)
 
     @property
     def single(self) -> bool:
@@ -49,7 +50,7 @@ class ReadInputs:
         array = self.arrays[name]
         return array[None, :] if array.ndim == 1 else array
 
-    def bind(self, dimension: str, size: int, name: str, extent: Message) -> None:
+    def bind(self, dimension: str, size: int, name: str | Setting, extent: Message) -> None:
         """`dimension` is `size` by the field `name` (which holds `extent` of it: 3 rows):
         the first field to give a dimension sets it, every other must agree."""
         if dimension not in self.sizes:
@@ -71,6 +72,7 @@ def read_inputs(operation: Operation, document: Document) -> ReadInputs:
         if declared.name not in given:
             _refuse_near_name(operation, document, declared)
     read = ReadInputs()
+    typed = typed_fields(document)
     for declared in operation.fields:
         if declared.name not in given:
             continue
@@ -78,9 +80,16 @@ def read_inputs(operation: Operation, document: Document) -> ReadInputs:
         read.arrays[declared.name] = value
         sizes = [len(value)] if declared.names else list(value.shape)
         dims = declared.dims[len(declared.dims) - len(sizes) :]  # one row: its first left out
+        named = as_given(declared.name, typed)
         for axis, (dimension, size) in enumerate(zip(dims, sizes, strict=True)):
-            read.bind(dimension, size, declared.name, _extent(declared, len(sizes), axis, size))
+            read.bind(dimension, size, named, _extent(declared, len(sizes), axis, size))
     return read
+
+
+def as_given(name: str, typed: frozenset[str]) -> str | Setting:
+    """A field as a message names it: by its option where an option typed it (`--keys` on
+    the command line), else by its name (`keys`, a document's field or a keyword)."""
+    return Setting(name) if name in typed else name
 
 
 def agree(*given: tuple[Field, np.ndarray]) -> dict[str, int]:
@@ -187,7 +196,7 @@ def _extent(declared: Field, rank: int, axis: int, size: int) -> Message:
 
 
 def disagreement(
-    dimension: str, field: tuple[str, Message], other: tuple[str, Message]
+    dimension: str, field: tuple[str | Setting, Message], other: tuple[str | Setting, Message]
 ) -> ShapeError:
     """Two fields that give one dimension two sizes, each (its name, how much of the
     dimension it holds): "values has 3 rows where keys has 2 rows: both are T_k, …"."""
@@ -199,8 +208,9 @@ def disagreement(
         bound=other[1],
         dimension=dimension,
         meaning=Message(DIMENSIONS[dimension]),
-        about=(field[0], other[0]),
-    )
+        about=tuple(named.name if isinstance(named, Setting) else named
+                    for named in (field[0], other[0])),
+    )  # fmt: skip
 
 
 def given(name: str, value: Any) -> Any:

@@ -378,7 +378,7 @@ def document_from(
     is read as `lang` writes numbers (Spanish: '0,5; 1', rows by '|').
     """
     from attncli.reading.parse.arguments import parse_inline
-    from attncli.reading.parse.values import parse_tokens
+    from attncli.reading.parse.values import GivenDocument, parse_tokens
 
     given = {name for name, text in inline.items() if text is not None}
     if {"query", "queries"} <= given:
@@ -399,4 +399,10 @@ def document_from(
         # A query given inline replaces the document's queries, and the other way round.
         if name in ("query", "queries"):
             document.pop("queries" if name == "query" else "query", None)
+    # what an option typed is named by its option (--keys); values already read (softmax's
+    # arguments) and the file's fields by their own names
+    typed = frozenset(name for name, text in inline.items() if isinstance(text, str))
+    if typed:
+        document = document if isinstance(document, GivenDocument) else GivenDocument(document)
+        document.typed = typed
     return document

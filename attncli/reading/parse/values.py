@@ -21,7 +21,20 @@ if TYPE_CHECKING:
 Document = dict[str, Any]
 
 
-class FiniteDocument(dict[str, Any]):
+class GivenDocument(dict[str, Any]):
+    """A document with the fields that the command line's options typed laid over it, so
+    that a message names each field as it was given: `--keys` for one typed with its
+    option, `keys` for one a file or the command before gave."""
+
+    typed: frozenset[str] = frozenset()
+
+
+def typed_fields(document: Document) -> frozenset[str]:
+    """The fields of `document` that options typed (none for a document alone)."""
+    return getattr(document, "typed", frozenset())
+
+
+class FiniteDocument(GivenDocument):
     """A document the strict reader (orjson) read whole: every number in it is a finite
     float or an integer within 64 bits, since that reader refuses NaN, Infinity and numbers
     past float64. A field carried forward unread (attn softmax's keys and values) can then be
