@@ -17,6 +17,12 @@ class ExitStatus(IntEnum):
     BROKEN_PIPE = 141  # the reader went away (128 + SIGPIPE)
 
 
+def _field_name(named: Any) -> Any:
+    """An input field's name, whether a message names it bare (keys) or by the option that
+    typed it (a Setting: --keys)."""
+    return named.name if isinstance(named, Setting) else named
+
+
 class AttnError(Exception):
     """Something the user can fix; the message says what, where and how. Its text is the
     English msgid, its fields are data (numbers, names, a Setting), so that it is said in
@@ -31,7 +37,7 @@ class AttnError(Exception):
         # `about=(…)`: the input fields the error is about, beyond the one it names as data
         # (`field`, `name`): a query whose size is not the keys' is about both. Not a field
         # of the message.
-        self._about: tuple[str, ...] = tuple(fields.pop("about", ()))
+        self._about: tuple[str, ...] = tuple(_field_name(name) for name in fields.pop("about", ()))
         self.said = Message(text, **fields)
         super().__init__(self.said.said())
 
@@ -39,7 +45,7 @@ class AttnError(Exception):
     def about(self) -> frozenset[str]:
         """The input fields (query, keys, target…) this error is about: those its raise site
         declares and the one its message names as data, its `field` or `name`."""
-        named = {self.fields.get(key) for key in ("field", "name")}
+        named = {_field_name(self.fields.get(key)) for key in ("field", "name")}
         return frozenset(self._about) | {name for name in named if isinstance(name, str)}
 
     @property

@@ -495,7 +495,7 @@ def _fails(result, *fragments):
                         "1], [0, 2]]; found a single row (wrap it in [ ] for a "
                         "matrix of one row)"
                     ),
-                    {"field": "keys"},
+                    {"field": "--keys"},
                 ),
                 "option": "--keys",
                 "given": "'2,1'",

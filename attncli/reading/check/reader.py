@@ -76,11 +76,11 @@ def read_inputs(operation: Operation, document: Document) -> ReadInputs:
     for declared in operation.fields:
         if declared.name not in given:
             continue
-        value = _read_field(declared, document[declared.name])
+        named = as_given(declared.name, typed)
+        value = _read_field(declared, document[declared.name], named)
         read.arrays[declared.name] = value
         sizes = [len(value)] if declared.names else list(value.shape)
         dims = declared.dims[len(declared.dims) - len(sizes) :]  # one row: its first left out
-        named = as_given(declared.name, typed)
         for axis, (dimension, size) in enumerate(zip(dims, sizes, strict=True)):
             read.bind(dimension, size, named, _extent(declared, len(sizes), axis, size))
     return read
@@ -171,16 +171,16 @@ def _near_name(
     return None
 
 
-def _read_field(declared: Field, value: Any) -> Any:
+def _read_field(declared: Field, value: Any, named: str | Setting) -> Any:
     """The field's value in its declared rank: names, a vector, a matrix, or (a field that
-    may be one row) either."""
+    may be one row) either; a fault in it said of the field `named` as it was given."""
     if declared.names:
         return parse_tokens(value, declared.name)
     if declared.one_row:
-        return to_vector_or_matrix(value, declared.name, allow_masked=declared.masked)
+        return to_vector_or_matrix(value, named, allow_masked=declared.masked)
     if len(declared.dims) == 1:
-        return to_vector(value, declared.name, allow_masked=declared.masked)
-    return to_matrix(value, declared.name, allow_masked=declared.masked)
+        return to_vector(value, named, allow_masked=declared.masked)
+    return to_matrix(value, named, allow_masked=declared.masked)
 
 
 def _extent(declared: Field, rank: int, axis: int, size: int) -> Message:
@@ -208,9 +208,8 @@ def disagreement(
         bound=other[1],
         dimension=dimension,
         meaning=Message(DIMENSIONS[dimension]),
-        about=tuple(named.name if isinstance(named, Setting) else named
-                    for named in (field[0], other[0])),
-    )  # fmt: skip
+        about=(field[0], other[0]),
+    )
 
 
 def given(name: str, value: Any) -> Any:

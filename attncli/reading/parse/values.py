@@ -12,13 +12,15 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from attncli.errors import LARGEST_WHOLE, InputError, ShapeError, count, required, shape_text
-from attncli.messages import Message, _
+from attncli.messages import Message, Setting, _
 from attncli.reading.parse.json_text import JsonConstant, valid_text
 
 if TYPE_CHECKING:
     import numpy as np
 
 Document = dict[str, Any]
+# A field as a message names it: its name (keys), or the option that typed it (--keys)
+Named = str | Setting
 
 
 class GivenDocument(dict[str, Any]):
@@ -106,7 +108,7 @@ def parse_tokens(value: Any, source: str = "tokens") -> list[str]:
     return list(value)
 
 
-def _where(field: str, row: int | None, item: int | None) -> Message | str:
+def _where(field: Named, row: int | None, item: int | None) -> Message | Named:
     """'keys: row 2, item 1', said in the message's language."""
     if row is not None and item is not None:
         return Message(_("{field}: row {row}, item {item}"), field=field, row=row, item=item)
@@ -117,7 +119,7 @@ def _where(field: str, row: int | None, item: int | None) -> Message | str:
     return field
 
 
-def _number(value: Any, where: Message | str, allow_masked: bool) -> float:
+def _number(value: Any, where: Message | Named, allow_masked: bool) -> float:
     """One validated JSON number; null or -Infinity mean a masked cell where allowed."""
     if isinstance(value, bool) or not isinstance(value, (int, float, JsonConstant)):
         if value is None and allow_masked:
@@ -170,7 +172,7 @@ def _number(value: Any, where: Message | str, allow_masked: bool) -> float:
     return number
 
 
-def _vector_values(value: Any, field: str, row: int | None, allow_masked: bool) -> list[float]:
+def _vector_values(value: Any, field: Named, row: int | None, allow_masked: bool) -> list[float]:
     where = _where(field, row, None)
     if not isinstance(value, list):
         expected = (
@@ -190,7 +192,7 @@ def _vector_values(value: Any, field: str, row: int | None, allow_masked: bool) 
     ]
 
 
-def _checked_array(value: Any, field: str, ndim: int) -> np.ndarray:
+def _checked_array(value: Any, field: Named, ndim: int) -> np.ndarray:
     """An array read from .npy/.npz: numeric, of the expected rank, every number finite."""
     import numpy as np
 
@@ -296,7 +298,7 @@ def _misranked_as_lists(value: Any, ndim: int) -> Any:
     return value
 
 
-def to_vector(value: Any, field: str, allow_masked: bool = False) -> np.ndarray:
+def to_vector(value: Any, field: Named, allow_masked: bool = False) -> np.ndarray:
     """A JSON list of numbers (or a 1-D array from .npz) to a float64 vector."""
     import numpy as np
 
@@ -315,7 +317,7 @@ def to_vector(value: Any, field: str, allow_masked: bool = False) -> np.ndarray:
     return np.array(_vector_values(value, field, None, allow_masked), dtype=np.float64)
 
 
-def to_matrix(value: Any, field: str, allow_masked: bool = False) -> np.ndarray:
+def to_matrix(value: Any, field: Named, allow_masked: bool = False) -> np.ndarray:
     """A JSON list of equal-length rows to a float64 matrix."""
     import numpy as np
 
@@ -428,7 +430,7 @@ def to_batch(value: Any, field: str) -> np.ndarray:
     return np.stack(matrices)
 
 
-def to_vector_or_matrix(value: Any, field: str, allow_masked: bool = False) -> np.ndarray:
+def to_vector_or_matrix(value: Any, field: Named, allow_masked: bool = False) -> np.ndarray:
     """A vector (one row) or a matrix (a grid), whichever the JSON holds."""
     # -> [n] or [rows, n]
     nested = isinstance(value, list) and value and isinstance(value[0], list)
