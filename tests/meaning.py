@@ -9,6 +9,9 @@ from attncli.messages import Message, OnSurface, Setting
 
 # Two fields that give one named dimension two sizes (reading/check/reader.disagreement).
 DISAGREE = "{field} has {found} where {other} has {bound}: both are {dimension}, {meaning}"
+# Both of a pair of which one is read: query and queries, target and grad_output
+# (reading/inputs.both_given).
+BOTH = "give {first} ({first_what}) or {second} ({second_what}), not both; one would be dropped"
 # A field an operation needs, missing (reading/inputs.Field.hint).
 MISSING = "missing field '{field}': {hint}"
 

@@ -12,12 +12,14 @@ from attncli.errors import OptionError
 from attncli.messages import _, languages, translate
 from attncli.present.output import Output
 from attncli.reading.inputs import (
+    GRAD_OUTPUT,
     HIDDEN_SIZE,
     KEYS,
     QUERIES,
     QUERY,
     SCORES,
     SEED_RANGE,
+    TARGET,
     TOKENS,
     VALUES,
     WEIGHTS,
@@ -191,6 +193,8 @@ KeysOption = Annotated[str | None, field_option(KEYS)]
 ValuesOption = Annotated[str | None, field_option(VALUES)]
 WeightsOption = Annotated[str | None, field_option(WEIGHTS)]
 ScoresOption = Annotated[str | None, field_option(SCORES)]
+GradOutputOption = Annotated[str | None, field_option(GRAD_OUTPUT)]
+TargetOption = Annotated[str | None, field_option(TARGET)]
 
 
 # attn selfattn and attn train: the layer's X with the words' order in it (--positions)

@@ -17,7 +17,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from attncli.errors import LARGEST_SEED, LARGEST_WHOLE
+from attncli.errors import LARGEST_SEED, LARGEST_WHOLE, InputError
 from attncli.messages import Message, OnSurface, Setting, _
 
 # What each named dimension counts, said in a message about two fields that disagree on it.
@@ -29,6 +29,8 @@ DIMENSIONS = {
     "d_k": _("a key's size"),
     "d_v": _("a value's size"),
     "d_a": _("the additive score's hidden size"),
+    "T_c": _("the output's rows, one per query"),
+    "d_c": _("the output's size, a value's"),
     "d_model": _("a token's embedding size"),
     "kdim": _("the width of the sequence the keys are made from"),
     "vdim": _("the width of the sequence the values are made from"),
@@ -114,6 +116,18 @@ class Operation:
     def field(self, name: str) -> Field:
         return next(f for f in self.fields if f.name == name)
 
+    def either_hint(self, names: tuple[str, ...]) -> Message:
+        """How to give one of a pair: query (one vector) or queries (a row per query)."""
+        first, second = (self.field(name) for name in names[:2])
+        return Message(
+            _("give '{first}' ({first_what}) or '{second}' ({second_what}), e.g. {example}"),
+            first=first.name,
+            first_what=Message(first.what or ""),
+            second=second.name,
+            second_what=Message(second.what or ""),
+            example=first.example_on_surfaces(),
+        )
+
     def with_fields(self, *more: Field) -> Operation:
         """The operation with more fields (a score method's parameters)."""
         return Operation(self.name, (*self.fields, *more), self.needs)
@@ -182,12 +196,54 @@ WEIGHTS = Field(
     chained=OnSurface(Message(_("pipe attn softmax")), Message(_("softmax()'s result"))),
 )
 
+# The gradient arriving at attn grad's output c, or a target it is made from (∂ℓ/∂c = c −
+# target for ℓ = ½‖c − target‖²): each the output's shape, T_c × d_c (one query: a vector
+# of d_c), held to the output itself (reading/check/grad.py) so that a wrong size is said
+# against the output the user computed, not against the values' width or the queries'
+TARGET = Field(
+    "target",
+    ("T_c", "d_c"),
+    _("for ℓ = ½‖c − target‖², the shape of the output"),
+    [8, 2],
+    _("A target for ℓ = ½‖c − target‖², e.g. 8,2."),
+    one_row=True,
+    cli_example=Message(_("--target 8,2")),
+)
+GRAD_OUTPUT = Field(
+    "grad_output",
+    ("T_c", "d_c"),
+    _("∇_c ℓ, the shape of the output"),
+    [1, 0],
+    _("∇_c ℓ, the gradient at the output, e.g. 1,0."),
+    "-g",
+    one_row=True,
+    cli_example=Message(_("--grad-output 1,0")),
+)
+
 SCORE = Operation("score", (QUERY, QUERIES, KEYS, TOKENS), (("query", "queries"), "keys"))
 SOFTMAX = Operation("softmax", (SCORES, TOKENS), ("scores",))
 MIX = Operation("mix", (WEIGHTS, VALUES, TOKENS), ("weights", "values"))
 GRAD = Operation(
-    "grad", (QUERY, QUERIES, KEYS, VALUES, TOKENS), (("query", "queries"), "keys", "values")
+    "grad",
+    (QUERY, QUERIES, KEYS, VALUES, TOKENS, TARGET, GRAD_OUTPUT),
+    (("query", "queries"), "keys", "values", ("target", "grad_output")),
 )
+
+
+def both_given(first: Field, second: Field, named: tuple[Any, Any] | None = None) -> InputError:
+    """Both fields of a pair of which one is read (query or queries, target or
+    grad_output): one would be dropped without a word. `named`: each as the input gave it
+    (a document's field, or the option that typed it)."""
+    shown = named or (first.name, second.name)
+    return InputError(
+        _("give {first} ({first_what}) or {second} ({second_what}), not both; one would be "
+          "dropped"),
+        first=shown[0],
+        first_what=Message(first.what or ""),
+        second=shown[1],
+        second_what=Message(second.what or ""),
+    )  # fmt: skip
+
 
 # Self-attention's sequences, as attn selfattn reads them (LayerInputs: each T × d, or a
 # batch B × T × d), bound by the same rule once they are read: queries and keys of one

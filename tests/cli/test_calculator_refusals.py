@@ -12,7 +12,7 @@ import pytest
 
 import attncli as attn
 from attncli.errors import AttnError, InputError, OptionError
-from tests.meaning import told
+from tests.meaning import BOTH, told
 
 KEYS = [[2, 1], [0, 2], [1, 1]]
 
@@ -71,15 +71,14 @@ def test_a_causal_layer_s_result_goes_on_to_softmax_its_scores_masked_already(ru
 
 
 def test_query_and_queries_together_are_refused_wherever_given(run):
-    msgid = "give {query} (one) or {queries} (a row each), not both; one would be dropped"
     options = run("score", "--query", "1,0", "--queries", "0,1;1,1", "--keys", "1,0;0,1")
-    told(options.error, InputError, msgid, query="--query", queries="--queries")
+    told(options.error, InputError, BOTH, first="--query", second="--queries")
     document = {"query": [1, 0], "queries": [[0, 1]], "keys": [[1, 0], [0, 1]]}
-    told(run("score", input=json.dumps(document)).error, InputError, msgid,
-         query="query", queries="queries")  # fmt: skip
+    told(run("score", input=json.dumps(document)).error, InputError, BOTH,
+         first="query", second="queries")  # fmt: skip
     with pytest.raises(InputError) as raised:
         attn.score([1, 0], [[1, 0], [0, 1]], queries=[[0, 1]])
-    assert raised.value.msgid == msgid
+    told(raised.value, InputError, BOTH, "python", first="query", second="queries")
 
 
 def test_a_loss_past_float64_is_refused_not_written_null(run):

@@ -120,7 +120,7 @@ def test_an_error_about_another_option_names_none_typed_with_commas(run):
                  "--target", "8,2,1")  # fmt: skip
     assert result.exit_code == 2
     told(result.error, ShapeError, "{name} is {shown} but the output is {wanted} (give one "
-         "number per number of the output)", name="target", shown="3", wanted="2")  # fmt: skip
+         "number per number of the output)", name="--target", shown="3", wanted="2")  # fmt: skip
     assert result.error.msgid != COMMA_HINT
     about = run("score", "--query", "0,5", "--keys", "1,0,1;0,1,1")  # the query's own size
     told(about.error, ShapeError, COMMA_HINT, option="--query", given="'0,5'", meant="'0.5'")

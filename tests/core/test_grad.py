@@ -13,7 +13,7 @@ import attncli as attn
 from attncli.core import gradients
 from attncli.errors import InputError, OptionError, ShapeError
 from tests.conftest import SAMPLES
-from tests.meaning import told
+from tests.meaning import BOTH, MISSING, told
 
 NOT_THE_OUTPUT = (
     "{name} is {shown} but the output is {wanted} (give one number per number of the output)"
@@ -185,10 +185,10 @@ def test_check_option_reports_agreement(run, run_json):
     ("args", "kind", "msgid", "fields"),
     [
         (("--grad-output", "1,0,3"), ShapeError, NOT_THE_OUTPUT,
-         {"name": "grad_output", "shown": "3", "wanted": "2"}),
+         {"name": "--grad-output", "shown": "3", "wanted": "2"}),
         (("--target", "1;2"), ShapeError, NOT_THE_OUTPUT,
-         {"name": "target", "shown": "2 × 1", "wanted": "2"}),
-        ((), InputError, "missing the gradient at the output: {hint}", {}),
+         {"name": "--target", "shown": "2 × 1", "wanted": "2"}),
+        ((), InputError, MISSING, {"field": "target"}),
         (("--target", "8,2", "--temperature", "0"), OptionError,
          "{option} is {temperature}; it must be a positive number (try 0.5, 1 or 2)",
          {"option": "--temperature", "temperature": 0.0}),
@@ -207,8 +207,7 @@ def test_both_upstream_fields_in_a_document_are_refused(run):
     document = {**TREN, "target": [8, 2], "grad_output": [1, 0]}
     result = run("grad", input=json.dumps(document))
     assert result.exit_code == 2
-    told(result.error, InputError, "both {grad_output} and {target} are given; keep one",
-         grad_output="grad_output", target="target")  # fmt: skip
+    told(result.error, InputError, BOTH, first="target", second="grad_output")
 
 
 def test_both_upstream_options_are_refused_and_one_replaces_the_input_s_other(run):
@@ -218,9 +217,9 @@ def test_both_upstream_options_are_refused_and_one_replaces_the_input_s_other(ru
     told(
         both.error,
         InputError,
-        "both {grad_output} and {target} are given; keep one",
-        grad_output="--grad-output",
-        target="--target",
+        BOTH,
+        first="--grad-output",
+        second="--target",
     )  # the options, as given
     piped = json.dumps({**TREN, "target": [8, 2]})
     replaced = json.loads(run("grad", "-g", "1,0", input=piped).stdout)

@@ -12,7 +12,7 @@ import pytest
 import attncli
 from attncli.errors import InputError, ShapeError
 from attncli.reading.parse.layer_inputs import INPUTS, LayerInputs
-from tests.meaning import DISAGREE, told
+from tests.meaning import BOTH, DISAGREE, told
 
 
 def test_a_document_is_parsed_into_fields_what_a_result_wrote_and_other_names():
@@ -249,9 +249,8 @@ def test_the_gradient_at_the_output_is_read_with_the_other_fields_of_its_own_ran
 def test_a_gradient_beside_a_target_is_told_by_name_before_either_is_read(run, tmp_path):
     path = tmp_path / "input.json"
     path.write_text(json.dumps({"x": X, "grad_output": "abc", "target": "abc"}), encoding="utf-8")
-    told(run("selfattn", "-i", str(path)).error, InputError,
-         "both {grad_output} and {target} are given; keep one", grad_output="grad_output",
-         target="target")  # fmt: skip
+    told(run("selfattn", "-i", str(path)).error, InputError, BOTH, first="grad_output",
+         second="target")  # fmt: skip
 
 
 BATCH = [[[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]], [[0.7, 0.8], [0.9, 1.0], [1.1, 1.2]]]

@@ -15,12 +15,12 @@ from attncli.cli.commands import find, parameters
 from attncli.errors import InputError, ShapeError
 from attncli.reading.check.reader import read_inputs
 from attncli.reading.inputs import GRAD, MIX, SCORE, SOFTMAX, Field, Operation
-from tests.meaning import DISAGREE, MISSING, told
+from tests.meaning import BOTH, DISAGREE, MISSING, told
 
 NOT_A_NUMBER = "{where} is {kind}; expected a number"
 WHERE = "{field}: row {row}, item {item}"
 OPERATIONS = {"score": SCORE, "softmax": SOFTMAX, "mix": MIX, "grad": GRAD}
-SIZES = {"T_q": 2, "T_k": 3, "d_q": 4, "d_k": 4, "d_v": 5, "d_a": 6, "T": 3}
+SIZES = {"T_q": 2, "T_k": 3, "d_q": 4, "d_k": 4, "d_v": 5, "d_a": 6, "T": 3, "T_c": 2, "d_c": 5}
 
 
 def _value(declared: Field, sizes: dict[str, int]) -> object:
@@ -142,12 +142,15 @@ def test_a_missing_field_names_the_near_name_the_input_gave_instead():
     told(far.value, InputError, MISSING, field="keys")
 
 
-def test_both_of_a_pair_are_refused():
-    with pytest.raises(InputError) as raised:
-        read_inputs(SCORE, {"query": [1, 0], "queries": [[1, 0]], "keys": [[2, 1]]})
-    told(raised.value, InputError,
-         "give {query} (one) or {queries} (a row each), not both; one would be dropped",
-         query="query", queries="queries")  # fmt: skip
+@pytest.mark.parametrize("operation", OPERATIONS)
+def test_both_of_a_pair_are_refused(operation):
+    declared = OPERATIONS[operation]
+    for pair in (need for need in declared.needs if isinstance(need, tuple)):
+        document = _document(declared, SIZES)
+        document[pair[1]] = _value(declared.field(pair[1]), SIZES)
+        with pytest.raises(InputError) as raised:
+            read_inputs(declared, document)
+        told(raised.value, InputError, BOTH, first=pair[0], second=pair[1])
 
 
 def test_the_example_is_written_as_each_surface_gives_the_field(run):

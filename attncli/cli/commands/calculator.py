@@ -7,6 +7,7 @@ from attncli.cli.declare import Argument, Option
 from attncli.cli.options import (
     STEPS,
     AdditiveSizeOption,
+    GradOutputOption,
     InputOption,
     KeysOption,
     QueriesOption,
@@ -14,6 +15,7 @@ from attncli.cli.options import (
     ScoreMethod,
     ScoreSeedOption,
     ScoresOption,
+    TargetOption,
     TokensOption,
     ValuesOption,
     WeightsOption,
@@ -71,21 +73,6 @@ BlockOption = Annotated[
         metavar="B",
         help=_("With --online: how many scores each block holds. [default: 2]"),
         show_default=False,
-    ),
-]
-GradOutputOption = Annotated[
-    str | None,
-    Option(
-        "--grad-output",
-        "-g",
-        help=_("∇_c ℓ, the gradient at the output, e.g. 1,0."),
-    ),
-]
-TargetOption = Annotated[
-    str | None,
-    Option(
-        "--target",
-        help=_("A target for ℓ = ½‖c − target‖², e.g. 8,2."),
     ),
 ]
 ChainMethodOption = Annotated[

@@ -60,6 +60,8 @@ class ScoreInput:
     parameters: dict[str, np.ndarray] = field(default_factory=dict)
     drawn: list[str] = field(default_factory=list)  # parameters drawn from --seed
     values: np.ndarray | None = None  # [T_k, d_v], when the operation reads them (attn grad)
+    # attn grad's target or grad_output, (its name, [d_v] or [T_q, d_v]), as read
+    upstream: tuple[str, np.ndarray] | None = None
 
 
 def _as_rows(array: np.ndarray) -> np.ndarray:
@@ -164,7 +166,7 @@ def score_input(
             additive=Setting("method", _hidden_method()),
         )
     read = read_inputs(operation.with_fields(*parameter_fields(scoring)), document)
-    single = read.single
+    single = "query" in read.arrays  # one query vector (attn grad's target may be a row)
     queries, keys = read.rows("query" if single else "queries"), read.arrays["keys"]
     if scoring.same_size and queries.shape[1] != keys.shape[1]:
         raise ShapeError(
@@ -189,7 +191,9 @@ def score_input(
         row_labels(tokens, queries.shape[0], single, "q"),
         labels(tokens, keys.shape[0], "keys", "k"),
     )
-    result = ScoreInput(rows, keys, values=read.arrays.get("values"))
+    upstream = next(((name, read.arrays[name]) for name in ("target", "grad_output")
+                     if name in read.arrays), None)  # fmt: skip
+    result = ScoreInput(rows, keys, values=read.arrays.get("values"), upstream=upstream)
     sizes = dict(read.sizes)
     if scoring.hidden:
         sizes["d_a"] = _hidden_size(read, sizes, d_a, queries.shape[0] * keys.shape[0])

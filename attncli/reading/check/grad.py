@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from attncli.errors import InputError, ShapeError, shape_text
-from attncli.messages import Message, OnSurface, Setting, _
+from attncli.messages import Setting, _
 from attncli.reading.check.calculator import ScoreInput, score_input
-from attncli.reading.inputs import GRAD
+from attncli.reading.check.reader import as_given
+from attncli.reading.inputs import GRAD, GRAD_OUTPUT, TARGET, both_given
 from attncli.reading.parse.values import (
     Document,
     kind_of,
@@ -17,18 +18,13 @@ from attncli.reading.parse.values import (
     to_matrix,
     to_vector,
     to_vector_or_matrix,
+    typed_fields,
 )
 
 if TYPE_CHECKING:
     import numpy as np
 
-UPSTREAM_HINT = Message(
-    _(
-        "give grad_output (∇_c ℓ, the shape of the output) or target (for ℓ = ½‖c − target‖²), "
-        "e.g. {example}"
-    ),
-    example=OnSurface(Setting("target", metavar="8,2"), Setting("target", [8, 2])),
-)
+UPSTREAM = ("target", "grad_output")  # the pair of which attn grad reads one
 
 
 @dataclass
@@ -53,7 +49,12 @@ def upstream_gradient(
     if not given:
         if not required:
             return "", None
-        raise InputError(_("missing the gradient at the output: {hint}"), hint=UPSTREAM_HINT)
+        raise InputError(
+            _("missing field '{field}': {hint}"),
+            field="target",
+            hint=GRAD.either_hint(UPSTREAM),
+            about=UPSTREAM,
+        )
     name = given[0]
     value = offered[name]
     # an array (LayerInputs.with_arrays reads the layer's in its own rank) of the output's
@@ -68,19 +69,23 @@ def upstream_gradient(
     if len(expected) == 3 and upstream.ndim == 2:
         _one_sequence_for_a_batch(upstream, name, expected)
     if upstream.shape != expected:
-        # a single number shows itself: "target is 3 but the output is 3 × 2"
-        shown = shape_text(upstream.shape) if upstream.ndim else kind_of(upstream.item())
-        wanted = shape_text(expected)
-        raise ShapeError(
-            _(
-                "{name} is {shown} but the output is {wanted} (give one number per number of "
-                "the output)"
-            ),
-            name=name,
-            shown=shown,
-            wanted=wanted,
-        )
+        raise _not_the_output(name, upstream, expected)
     return name, upstream
+
+
+def _not_the_output(
+    name: str | Setting, upstream: np.ndarray, expected: tuple[int, ...]
+) -> ShapeError:
+    """The upstream gradient (or target) of another shape than the output's."""
+    # a single number shows itself: "target is 3 but the output is 3 × 2"
+    shown = shape_text(upstream.shape) if upstream.ndim else kind_of(upstream.item())
+    return ShapeError(
+        _("{name} is {shown} but the output is {wanted} (give one number per number of the "
+          "output)"),
+        name=name,
+        shown=shown,
+        wanted=shape_text(expected),
+    )  # fmt: skip
 
 
 def one_upstream(
@@ -89,11 +94,7 @@ def one_upstream(
     """The gradient at the output or a target to make it from, not both; `named` as the
     input names them (a document's fields, or the command line's options as Settings)."""
     if grad_output is not None and target is not None:
-        raise InputError(
-            _("both {grad_output} and {target} are given; keep one"),
-            grad_output=named[0],
-            target=named[1],
-        )
+        raise both_given(GRAD_OUTPUT, TARGET, named)
 
 
 def _one_sequence_for_a_batch(upstream: np.ndarray, name: str, expected: tuple[int, ...]) -> None:
@@ -115,14 +116,13 @@ def grad_input(document: Document, method: str, seed: int, d_a: int | None) -> G
     """Validated inputs; the upstream gradient must have the output's shape."""
     import numpy as np
 
-    scored = score_input(document, method, seed, d_a, GRAD)
+    scored = score_input(document, method, seed, d_a, GRAD)  # the upstream's sizes bound too
     rows, values = scored.queries, scored.values
-    assert values is not None  # attn grad needs them
+    assert values is not None and scored.upstream is not None  # attn grad needs them
+    name, upstream = scored.upstream
     expected = (values.shape[1],) if rows.single else (rows.matrix.shape[0], values.shape[1])
-    name, upstream = upstream_gradient(
-        document.get("grad_output"), document.get("target"), expected
-    )
-    assert upstream is not None
+    if upstream.shape != expected:  # a row for one query, a grid for several
+        raise _not_the_output(as_given(name, typed_fields(document)), upstream, expected)
     upstream = upstream.reshape(rows.matrix.shape[0], values.shape[1])
     allowed = None
     if isinstance(document.get("scores"), list):

@@ -14,10 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from attncli.errors import InputError, OptionError, ShapeError, check_whole, count, shown
 from attncli.messages import Message, Setting, _, typed
-from attncli.reading.inputs import DIMENSIONS, Field, Operation, Whole
+from attncli.reading.inputs import DIMENSIONS, Field, Operation, Whole, both_given
 from attncli.reading.parse.values import (
     Document,
-    one_query_or_queries,
     parse_tokens,
     to_matrix,
     to_vector,
@@ -66,13 +65,13 @@ def read_inputs(operation: Operation, document: Document) -> ReadInputs:
     """Every field of `operation` the document gives, read and bound; a needed one missing,
     or both of a pair, refused in one line."""
     given = {f.name for f in operation.fields if document.get(f.name) is not None}
+    typed = typed_fields(document)
     for need in operation.needs:
-        _check_need(operation, document, need, given)
+        _check_need(operation, document, need, given, typed)
     for declared in operation.fields:  # one left out, where the input has a near name
         if declared.name not in given:
             _refuse_near_name(operation, document, declared)
     read = ReadInputs()
-    typed = typed_fields(document)
     for declared in operation.fields:
         if declared.name not in given:
             continue
@@ -104,17 +103,20 @@ def agree(*given: tuple[Field, np.ndarray]) -> dict[str, int]:
     return read.sizes
 
 
-def _check_need(operation: Operation, document: Document, need: Any, given: set[str]) -> None:
+def _check_need(
+    operation: Operation, document: Document, need: Any, given: set[str], typed: frozenset[str]
+) -> None:
     """A field the operation cannot do without (or one of a pair) is there; both of a pair
     are not."""
     names = need if isinstance(need, tuple) else (need,)
     present = [name for name in names if name in given]
     if len(present) > 1:
-        raise one_query_or_queries(present[0], present[1])
+        first, second = (operation.field(name) for name in present[:2])
+        raise both_given(first, second, (as_given(first.name, typed), as_given(second.name, typed)))
     if present:
         return
     declared = operation.field(names[0])
-    hint = declared.hint() if len(names) == 1 else _either_hint(operation, names)
+    hint = declared.hint() if len(names) == 1 else operation.either_hint(names)
     near = _near_name(document, names, {f.name for f in operation.fields})
     if near is not None:
         raise InputError(
@@ -125,19 +127,6 @@ def _check_need(operation: Operation, document: Document, need: Any, given: set[
             about=names,
         )
     raise InputError(_("missing field '{field}': {hint}"), field=names[0], hint=hint, about=names)
-
-
-def _either_hint(operation: Operation, names: tuple[str, ...]) -> Message:
-    """How to give one of a pair: query (one vector) or queries (a row per query)."""
-    first, second = (operation.field(name) for name in names[:2])
-    return Message(
-        _("give '{first}' ({first_what}) or '{second}' ({second_what}), e.g. {example}"),
-        first=first.name,
-        first_what=Message(first.what or ""),
-        second=second.name,
-        second_what=Message(second.what or ""),
-        example=first.example_on_surfaces(),
-    )
 
 
 def _refuse_near_name(operation: Operation, document: Document, declared: Field) -> None:

@@ -383,9 +383,9 @@ def document_from(
     given = {name for name, text in inline.items() if text is not None}
     if {"query", "queries"} <= given:
         from attncli.messages import Setting
-        from attncli.reading.parse.values import one_query_or_queries
+        from attncli.reading.inputs import QUERIES, QUERY, both_given
 
-        raise one_query_or_queries(Setting("query"), Setting("queries"))
+        raise both_given(QUERY, QUERIES, (Setting("query"), Setting("queries")))
     document = load_document(
         path, bare_field, read_stdin=not set(required) <= given, required=required
     )

@@ -77,16 +77,6 @@ def whole_number(text: str, least: int = 0, most: int = LARGEST_WHOLE) -> int | 
     return value if least <= value <= most else None
 
 
-def one_query_or_queries(query: object, queries: object) -> InputError:
-    """query and queries both given (`query`, `queries`: as the input names them, a field
-    or an option): one would be dropped without a word."""
-    return InputError(
-        _("give {query} (one) or {queries} (a row each), not both; one would be dropped"),
-        query=query,
-        queries=queries,
-    )
-
-
 def parse_tokens(value: Any, source: str = "tokens") -> list[str]:
     """Token labels: a JSON list of strings, or 'a,b,c' from an option."""
     if isinstance(value, str):
