@@ -413,6 +413,11 @@ def heads(
     each head's lowest beside it. With `grid`, every head's weights are kept for the model
     view (the first sentence's), and nothing need be ranked.
 
+    Every head's sink rate is in `sink_rates` [L, h] (and each ranked head's `sink_rate`):
+    its mean weight on the first token over the rows after the first, the mean over the
+    sentences; `sink_heads` counts those past 0.3, the ε of Gu et al. (2025). With learned
+    sinks (gpt-oss) it is over the real keys, the sink column dropped.
+
     >>> r = heads("the keys to the cabinet are on the table", "all-MiniLM-L6-v2",
     ...           source="are", target="keys")
     >>> [(h.layer, h.head, round(h.weight, 3)) for h in r.ranking[:2]]

@@ -240,9 +240,9 @@ MODEL_PHRASES: dict[str, str] = {
     "heads_sink": _("Sink"),
     "heads_sinks": _(
         "Sink: the head's sink rate, its mean weight on the first token over the rows after "
-        "the first (the first row sees only itself in a causal layer). {sinks} of {total} heads "
-        "pass {threshold}, the ε of Gu et al. (2025), «When Attention Sink Emerges in Language "
-        "Models»."
+        "the first (in a causal layer the first row can look nowhere else). {sinks} of {total} "
+        "heads pass {threshold}, the ε of Gu et al. (2025), «When Attention Sink Emerges in "
+        "Language Models»."
     ),
     "heads_sinks_over": _("Sink rates are the mean over the {count} sentences."),
     "heads_sinks_learned": _(
