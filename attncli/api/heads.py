@@ -474,9 +474,8 @@ def heads(
 def _sink_rates(runs: list[_Scored]) -> np.ndarray | None:
     """Each head's sink rate [L, h], the mean over the sentences; None when a sentence is
     one token long (no row after the first)."""
-    if any(run.sinks is None for run in runs):
-        return None
-    return np.mean([run.sinks for run in runs], axis=0)
+    rates = [run.sinks for run in runs if run.sinks is not None]
+    return np.mean(rates, axis=0) if len(rates) == len(runs) else None
 
 
 def _sentences_scored(

@@ -344,8 +344,12 @@ class HeadsResult(Result):
             from attncli.core.head_patterns import SINK_THRESHOLD
 
             # with learned sinks, each rate is over the real keys: the sink column is dropped
-            document.update(sink_rates=self.sink_rates, sink_threshold=SINK_THRESHOLD,
-                            sink_heads=self.sink_heads, learned_sinks=self.learned_sinks)  # fmt: skip
+            document.update(
+                sink_rates=self.sink_rates,
+                sink_threshold=SINK_THRESHOLD,
+                sink_heads=self.sink_heads,
+                learned_sinks=self.learned_sinks,
+            )
         return document
 
     def steps(self, row: int | None = None, token: str | None = None) -> list[Step]:

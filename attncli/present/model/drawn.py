@@ -4,7 +4,6 @@ thumbnail drawn cell by cell (present/model/thumbnails), through present/written
 from __future__ import annotations
 
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from attncli.present.output import Output

@@ -123,8 +123,14 @@ class SinkLabels:
     legend: str
 
 
-def svg(weights: np.ndarray, marks: Sequence[Sequence[str]], title: str,
-        layer_word: str, theme: str = "light", sinks: SinkLabels | None = None) -> str:  # fmt: skip
+def svg(
+    weights: np.ndarray,
+    marks: Sequence[Sequence[str]],
+    title: str,
+    layer_word: str,
+    theme: str = "light",
+    sinks: SinkLabels | None = None,
+) -> str:
     """The model view for print: each head's T × T cells as squares filled by weight, a
     cell's weight kept in data-weight (at float64's 17 digits) with its layer, head, row
     and column; with `sinks`, each head's sink rate under it (at 17 digits in its
@@ -178,8 +184,14 @@ def svg(weights: np.ndarray, marks: Sequence[Sequence[str]], title: str,
     return "\n".join(parts) + "\n"
 
 
-def html(weights: np.ndarray, marks: Sequence[Sequence[str]], title: str,
-         layer_word: str, theme: str = "light", sinks: SinkLabels | None = None) -> str:  # fmt: skip
+def html(
+    weights: np.ndarray,
+    marks: Sequence[Sequence[str]],
+    title: str,
+    layer_word: str,
+    theme: str = "light",
+    sinks: SinkLabels | None = None,
+) -> str:
     """The SVG in a page of its own (no script, no network)."""
     from xml.sax.saxutils import escape
 
