@@ -183,13 +183,16 @@ def kv_cache(
     kv = params["w_k"].shape[1] // d_k
     d_v = params["w_v"].shape[1] // kv
     _check_ledger_fits(len(result.tokens), heads)
-    # a Llama-family layer: its rotary positions and sliding window, replayed too
-    theta = getattr(source, "theta", None)
-    turned = None if theta is None else np.asarray(theta)
-    ledger = inference.cache_ledger(result.x, params, heads, result.divisor, turned,
-                                    result.window)  # fmt: skip
-    full = inference.causal_grid(result.x, params, heads, result.divisor, turned, result.window)
     length, d_model = result.x.shape
+    # a Llama-family layer: its own q, k, v (QK-norm, rotary positions scaled), softcap,
+    # sinks and window, as its forward pass has them; every layer's window for the size
+    replay, windows = _model_replay(source, length)
+    theta = getattr(source, "theta", None)
+    turned = None if theta is None or replay is not None else np.asarray(theta)
+    ledger = inference.cache_ledger(result.x, params, heads, result.divisor, turned,
+                                    result.window, replay)  # fmt: skip
+    full = inference.causal_grid(result.x, params, heads, result.divisor, turned, result.window,
+                                 replay)  # fmt: skip
     layers = 1 if source is None else source.layers
     return CacheLedger(
         tokens=tuple(result.tokens),
@@ -205,9 +208,12 @@ def kv_cache(
         d_k=d_k,
         d_v=d_v,
         multiplications=inference.cache_multiplications(
-            length, d_model, heads, d_k, d_v, "w_o" in params, kv, layers
+            length, d_model, heads, d_k, d_v, "w_o" in params, kv, layers, windows
         ),
-        cache_numbers=inference.cache_numbers(layers, kv, d_k, length, d_v),
+        cache_numbers=inference.cache_numbers(layers, kv, d_k, length, d_v, windows),
+        full_numbers=inference.cache_numbers(layers, kv, d_k, length, d_v),
+        windows=windows or (result.window,),
+        window=result.window,
         dtype_bytes=8,
         source=source.name if source is not None else "seeded" if result.drawn else "given",
         divisor=result.divisor,
@@ -217,28 +223,33 @@ def kv_cache(
     )
 
 
+def _model_replay(
+    source: Any, length: int
+) -> tuple[inference.LayerReplay | None, tuple[int | None, ...]]:
+    """A Llama-family layer's replay: its q, k, v from the forward pass's own decoder_qkv
+    (QK-norm, its rotary positions for the sentence's length and their attention factor),
+    summed in the ledger's fixed order, its softcap and its sinks; and every layer's window
+    (None for a full layer), which the cache's size follows. (None, ()) for another layer."""
+    arch, block = getattr(source, "architecture", None), getattr(source, "block", None)
+    if arch is None or block is None:
+        return None, ()
+    from attncli.core.transformer import decoder_qkv
+
+    number = source.layer - 1
+
+    def qkv(rows: np.ndarray, start: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        made = decoder_qkv(arch, block, rows, number, start, length, inference.ordered_product)
+        return made.queries, made.keys, made.values
+
+    windows = tuple(arch.window(layer) for layer in range(arch.layers))
+    return inference.LayerReplay(qkv, arch.attn_softcap, block.sinks), windows
+
+
 def _replayable_model(source: Any) -> None:
-    """The replay computes q = x W^Q and k = x W^K turned by their positions: a model whose
-    attention does more to them (QK-norm, a rotary scaling's attention factor) is refused,
-    never replayed into other numbers than its layer's."""
-    steps = []
-    if getattr(source, "qk_norm", None) is not None:
-        steps.append(Message(_("RMSNorms q and k (QK-norm)")))
-    factor = getattr(source, "attention_factor", 1.0)
-    if factor != 1.0:
-        steps.append(
-            Message(
-                _("multiplies q and k by its rotary scaling's attention factor {factor}"),
-                factor=round(factor, 4),
-            )
-        )
+    """The replay makes each token's k and v and caches them: a latent attention (MLA),
+    whose cache holds a latent instead, is refused, never replayed into other numbers
+    than its layer's."""
     if getattr(source, "latent", None) is not None:
-        steps.append(Message(_("reads its keys and values back from a latent (MLA)")))
-    if getattr(source, "sinks", None) is not None:
-        steps.append(Message(_("adds its learned sinks to the softmax")))
-    if getattr(source, "attn_softcap", None) is not None:
-        steps.append(Message(_("softcaps its scores (attn_logit_softcapping)")))
-    if steps:
         raise OptionError(
             _(
                 "{option} replays q = x W^Q and k = x W^K turned by their positions; {model} "
@@ -246,7 +257,7 @@ def _replayable_model(source: Any) -> None:
             ),
             option=KV_CACHE,
             model=source.name,
-            step=steps[0],
+            step=Message(_("reads its keys and values back from a latent (MLA)")),
         )
 
 

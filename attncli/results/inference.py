@@ -147,11 +147,16 @@ class CacheLedger(Result):
     d_k: int
     d_v: int
     multiplications: dict[str, int]
-    cache_numbers: int
+    cache_numbers: int  # what the cache holds after the last step, every layer's
     dtype_bytes: int
     source: str  # "seeded", "given" or the model's name
     divisor: float = 1.0  # what the scores were divided by (√d_k, a number, or 1)
     shown_step: int | None = None  # the step (0-based) whose whole cache is shown, if asked
+    # what it would hold with every layer keeping every token (cache_numbers without
+    # windows), and each layer's window (None: a full layer); one entry for a lone layer
+    full_numbers: int = 0
+    windows: tuple[int | None, ...] = (None,)
+    window: int | None = None  # this layer's sliding window, None for a full layer
 
     def __repr__(self) -> str:
         return (
@@ -163,7 +168,8 @@ class CacheLedger(Result):
     def bit_for_bit(self) -> bool:
         """Every step's weights and output row are the full causal grid's, bit for bit."""
         return all(
-            np.array_equal(step.weights, self.full_weights[:, t, : t + 1])
+            np.array_equal(step.weights, self.full_weights[:, t, step.first : t + 1])
+            and not self.full_weights[:, t, : step.first].any()  # outside the window: 0
             and np.array_equal(step.output, self.full_output[t])
             for t, step in enumerate(self.ledger)
         )
@@ -190,7 +196,9 @@ class CacheLedger(Result):
                     "q": step.query,
                     "k": step.key,
                     "v": step.value,
-                    "cached_keys": t + 1,
+                    "cached_keys": t + 1 - step.first,
+                    "first_key": step.first + 1,
+                    "kept": step.held,
                     "scores": step.scores,
                     "weights": step.weights,
                     "output": step.output,
@@ -207,6 +215,9 @@ class CacheLedger(Result):
             "multiplications": dict(self.multiplications),
             "cache_numbers": self.cache_numbers,
             "cache_numbers_multi_head": self.multi_head_numbers,
+            "cache_numbers_no_window": self.full_numbers or self.cache_numbers,
+            "layer_windows": list(self.windows),
+            "sliding_window": self.window,
             "cache_bytes": self.cache_numbers * self.dtype_bytes,
             "bytes_per_number": self.dtype_bytes,
             **({} if self.shown_step is None else {"shown_step": self.shown_step + 1}),

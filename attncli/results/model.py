@@ -14,6 +14,7 @@ from attncli.results.selfattn import SelfAttnResult
 if TYPE_CHECKING:
     from attncli.core.latent import LatentShape
     from attncli.core.rotary import Scaling
+    from attncli.core.transformer import Architecture, Block
     from attncli.explain.steps import Step
 
 
@@ -49,6 +50,10 @@ class ModelSource:
     #                   of the other kind of layer (the full ones' for a sliding layer)
     layer_types: tuple[str, ...] = ()  # each layer's sliding_attention or full_attention,
     #                                    for a model whose layers differ
+    # a Llama-family layer's architecture and weights, which the KV cache's replay makes
+    # its q, k, v with (None for BERT, RoBERTa and GPT-2)
+    architecture: Architecture | None = None
+    block: Block | None = None
 
 
 @dataclass(frozen=True, repr=False, kw_only=True, eq=False)

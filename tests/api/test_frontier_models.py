@@ -186,22 +186,15 @@ def test_a_model_without_scaling_has_no_such_step():
     assert not any(isinstance(step, RopePairs) for step in result.steps(token="table"))
 
 
-@pytest.mark.parametrize(
-    ("name", "step"),
-    [("tiny-qwen3", "RMSNorms q and k (QK-norm)"), ("tiny-olmo2", "RMSNorms q and k (QK-norm)"),
-     ("tiny-gemma2", "softcaps its scores (attn_logit_softcapping)"),
-     ("tiny-gemma3", "RMSNorms q and k (QK-norm)"),
-     ("tiny-gpt-oss", "multiplies q and k by its rotary scaling's attention factor {factor}"),
-     ("tiny-deepseek-v3", "reads its keys and values back from a latent (MLA)")],
-)  # fmt: skip
-def test_the_kv_cache_does_not_replay_a_layer_it_would_get_wrong(name, step):
+def test_the_kv_cache_does_not_replay_a_latent_attention():
     from attncli.api.inference import kv_cache
     from attncli.api.model import model_selfattn
     from attncli.errors import OptionError
 
-    result = model_selfattn(tiny_models.SENTENCES[0], str(MODELS / name))
+    result = model_selfattn(tiny_models.SENTENCES[0], str(MODELS / "tiny-deepseek-v3"))
     with pytest.raises(OptionError) as caught:
         kv_cache(result, head=1)
+    step = "reads its keys and values back from a latent (MLA)"
     assert caught.value.fields["step"].msgid == step
 
 

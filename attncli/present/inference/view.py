@@ -265,7 +265,7 @@ def cache_view(result: CacheLedger, fmt: Format) -> list[RenderableType]:
                 str(t + 1) if index == 0 else "", label, name, fmt.vector(part.tolist())
             )
         written.add_section()
-        cached = fmt.say("cache_rows_of", count=t + 1)
+        cached = fmt.say("cache_rows_of", count=t + 1 - step.first)
         row = "\n".join(
             (
                 "s " + fmt.vector(step.scores[head].tolist()),
@@ -281,7 +281,7 @@ def cache_view(result: CacheLedger, fmt: Format) -> list[RenderableType]:
     m = result.multiplications
     times = m["recomputed"] / m["cached"]
     count = len(result.tokens)
-    size_fields = {
+    size_fields: dict[str, object] = {
         "layers": result.layers,
         "kv_heads": result.kv_heads,
         "d_k": result.d_k,
@@ -292,6 +292,19 @@ def cache_view(result: CacheLedger, fmt: Format) -> list[RenderableType]:
         "half": fmt.count(result.cache_numbers * 2),
     }
     size = "cache_size" if result.d_v == result.d_k else "cache_size_dv"
+    windowed = [window for window in result.windows if window is not None]
+    if windowed:  # a sliding layer keeps W − 1 tokens, a full one every token
+        size = "cache_size_windows"
+        size_fields.update(
+            full=len(result.windows) - len(windowed),
+            sliding=len(windowed),
+            windows=", ".join(str(window) for window in sorted(set(windowed))),
+            all=fmt.count(result.full_numbers),
+        )
+    if result.window is not None:
+        sliding = [fmt.say("cache_window", window=result.window, kept=result.window - 1)]
+    else:
+        sliding = []
     sharing = []  # grouped-query heads: what a key and a value per query head would take
     if grouped:
         multi = result.multi_head_numbers
@@ -322,6 +335,7 @@ def cache_view(result: CacheLedger, fmt: Format) -> list[RenderableType]:
                 recomputed=fmt.count(m["recomputed"]),
                 times=fmt.decimal(f"{times:.1f}"),
             ),
+            *sliding,
             fmt.say(size, **size_fields),
             *sharing,
         ),
@@ -337,18 +351,19 @@ def _cache_at(result: CacheLedger, step: int, fmt: Format) -> RenderableType:
         table.add_column(fmt.say(column))
     table.add_column("")
     weights = result.ledger[step].weights[head]
-    for t in range(step + 1):
+    first = result.ledger[step].first  # a sliding window's oldest key still kept
+    for t in range(first, step + 1):
         cached = result.ledger[t]
         table.add_row(
             str(t + 1),
             render.safe_label(result.tokens[t]),
             fmt.vector(cached.key[kv].tolist()),
             fmt.vector(cached.value[kv].tolist()),
-            fmt.weight_number(float(weights[t])),
+            fmt.weight_number(float(weights[t - first])),
             fmt.say("cache_new") if t == step else "",
         )
     title = fmt.say("cache_at", step=step + 1, token=result.tokens[step],
-                    rows=count(step + 1, "row"))  # fmt: skip
+                    rows=count(step + 1 - first, "row"))  # fmt: skip
     return _titled(title, table)
 
 

@@ -113,6 +113,18 @@ INFERENCE_PHRASES: dict[str, str] = {
         "{numbers} numbers, {bytes} bytes in float64 ({half} in float16 or bfloat16, as models "
         "keep it)."
     ),
+    "cache_size_windows": _(
+        "The cache: kv-heads {kv_heads} · (d_k {d_k} + d_v {d_v}) numbers a token and layer; "
+        "a full layer keeps all {count} tokens, a sliding one the last W − 1 (W {windows}), as "
+        "transformers' sliding-window cache does; full layers {full}, sliding layers "
+        "{sliding}: {numbers} numbers, {bytes} bytes in float64 ({half} in float16 or "
+        "bfloat16, as models keep it). With every layer keeping every token: {all}."
+    ),
+    "cache_window": _(
+        "This layer slides a window of {window}: after each step its cache keeps the last "
+        "{kept} tokens and drops the older ones; a step reads those and its own, {window} keys "
+        "at most."
+    ),
     "cache_head_kv": _(", head {head} (kv head {kv})"),
     "cache_grouped": _(
         "Grouped-query attention: the {heads} query heads share {kv_heads} key/value heads "
