@@ -214,6 +214,7 @@ def kv_cache(
         full_numbers=inference.cache_numbers(layers, kv, d_k, length, d_v),
         windows=windows or (result.window,),
         window=result.window,
+        replayed=_replayed(source),
         dtype_bytes=8,
         source=source.name if source is not None else "seeded" if result.drawn else "given",
         divisor=result.divisor,
@@ -243,6 +244,17 @@ def _model_replay(
 
     windows = tuple(arch.window(layer) for layer in range(arch.layers))
     return inference.LayerReplay(qkv, arch.attn_softcap, block.sinks), windows
+
+
+def _replayed(source: Any) -> tuple[str, ...]:
+    """What the layer does besides x W that the replay did too, by its config's names."""
+    if getattr(source, "architecture", None) is None:
+        return ()
+    done = {"qk_norm": source.qk_norm is not None,
+            "rope_attention_factor": source.attention_factor != 1.0,
+            "attn_logit_softcapping": source.attn_softcap is not None,
+            "sinks": source.sinks is not None}  # fmt: skip
+    return tuple(name for name, did in done.items() if did)
 
 
 def _replayable_model(source: Any) -> None:

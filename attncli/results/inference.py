@@ -157,6 +157,9 @@ class CacheLedger(Result):
     full_numbers: int = 0
     windows: tuple[int | None, ...] = (None,)
     window: int | None = None  # this layer's sliding window, None for a full layer
+    # what a model's layer does besides x W that the replay did too, as the config names
+    # it: qk_norm, rope_attention_factor, attn_logit_softcapping, sinks
+    replayed: tuple[str, ...] = ()
 
     def __repr__(self) -> str:
         return (
@@ -218,6 +221,7 @@ class CacheLedger(Result):
             "cache_numbers_no_window": self.full_numbers or self.cache_numbers,
             "layer_windows": list(self.windows),
             "sliding_window": self.window,
+            "replayed": list(self.replayed),
             "cache_bytes": self.cache_numbers * self.dtype_bytes,
             "bytes_per_number": self.dtype_bytes,
             **({} if self.shown_step is None else {"shown_step": self.shown_step + 1}),

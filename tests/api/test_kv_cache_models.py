@@ -99,3 +99,20 @@ def test_the_ledger_keeps_what_transformers_cache_kept(family, tmp_path):
         kept_bytes = sum(layer[name]["bytes"] for layer in case["layers"]
                          for name in ("keys", "values"))  # fmt: skip
         assert numbers * case["batch"] * 4 == kept_bytes  # float32: 4 bytes a number
+
+
+@pytest.mark.parametrize(
+    ("name", "replayed"),
+    [("tiny-llama", ()), ("tiny-qwen3", ("qk_norm", "rope_attention_factor")),
+     ("tiny-olmo2", ("qk_norm",)), ("tiny-gemma2", ("attn_logit_softcapping",)),
+     ("tiny-gemma3", ("qk_norm",)), ("tiny-gpt-oss", ("rope_attention_factor", "sinks"))],
+)  # fmt: skip
+def test_the_ledger_says_what_it_replayed_besides_x_w(name, replayed, run):
+    ledger = kv_cache(model_selfattn(SENTENCE, str(MODELS / name), layer=2))
+    assert ledger.replayed == replayed
+    assert ledger.to_document()["replayed"] == list(replayed)
+    shown = run("selfattn", SENTENCE, "--model", str(MODELS / name), "--layer", "2",
+                "--kv-cache", "--format", "table")  # fmt: skip
+    assert shown.exit_code == 0, shown.stderr
+    assert ("The replay makes q, k, v and the weights as the model's layer does:" in shown.stdout) \
+        == bool(replayed)  # fmt: skip

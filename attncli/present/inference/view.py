@@ -319,11 +319,15 @@ def cache_view(result: CacheLedger, fmt: Format) -> list[RenderableType]:
             )
         )
     difference = result.layer_difference
+    replayed = [fmt.say(f"cache_replayed.{name}") for name in result.replayed]
+    if replayed:
+        replayed.insert(0, fmt.say("cache_replayed"))
     return [
         _titled(fmt.say("cache_title", head=heading), written),
         _titled(fmt.say("cache_rows_title"), rows),
         *shown,
         render.lines(
+            *replayed,
             fmt.say("cache_bit" if result.bit_for_bit else "cache_not_bit"),
             fmt.say("cache_layer", diff=fmt.scientific(difference) if difference else "0"),
             "",

@@ -125,6 +125,20 @@ INFERENCE_PHRASES: dict[str, str] = {
         "{kept} tokens and drops the older ones; a step reads those and its own, {window} keys "
         "at most."
     ),
+    "cache_replayed": _("The replay makes q, k, v and the weights as the model's layer does:"),
+    "cache_replayed.qk_norm": _(
+        "  QK-norm: q and k RMSNormed by the layer's own weights before their turn"
+    ),
+    "cache_replayed.rope_attention_factor": _(
+        "  q and k multiplied by the rotary scaling's attention factor after their turn"
+    ),
+    "cache_replayed.attn_logit_softcapping": _(
+        "  s softcapped, cap · tanh(s ÷ cap), before the softmax (attn_logit_softcapping)"
+    ),
+    "cache_replayed.sinks": _(
+        "  α over the keys and the head's learned sink, whose column is dropped: a row sums to "
+        "less than 1"
+    ),
     "cache_head_kv": _(", head {head} (kv head {kv})"),
     "cache_grouped": _(
         "Grouped-query attention: the {heads} query heads share {kv_heads} key/value heads "
