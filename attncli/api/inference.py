@@ -187,6 +187,8 @@ def kv_cache(
     # a Llama-family layer: its own q, k, v (QK-norm, rotary positions scaled), softcap,
     # sinks and window, as its forward pass has them; every layer's window for the size
     replay, windows = _model_replay(source, length)
+    if not windows and result.window is not None:  # the seeded layer's --window
+        windows = (result.window,)
     theta = getattr(source, "theta", None)
     turned = None if theta is None or replay is not None else np.asarray(theta)
     ledger = inference.cache_ledger(result.x, params, heads, result.divisor, turned,
@@ -212,7 +214,7 @@ def kv_cache(
         ),
         cache_numbers=inference.cache_numbers(layers, kv, d_k, length, d_v, windows),
         full_numbers=inference.cache_numbers(layers, kv, d_k, length, d_v),
-        windows=windows or (result.window,),
+        windows=windows or (None,) * layers,
         window=result.window,
         replayed=_replayed(source),
         dtype_bytes=8,
