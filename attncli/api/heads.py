@@ -411,12 +411,8 @@ def heads(
     keywords as to selfattn (heads=4, seed=…, causal=True, …), as one layer.
     With `sentences` (instead of `sentence`), by the mean of that score over every sentence,
     each head's lowest beside it. With `grid`, every head's weights are kept for the model
-    view (the first sentence's), and nothing need be ranked.
-
-    Every head's sink rate is in `sink_rates` [L, h] (and each ranked head's `sink_rate`):
-    its mean weight on the first token over the rows after the first, the mean over the
-    sentences; `sink_heads` counts those past 0.3, the ε of Gu et al. (2025). With learned
-    sinks (gpt-oss) it is over the real keys, the sink column dropped.
+    view (the first sentence's), and nothing need be ranked. Every head's sink rate, its
+    mean weight on the first token over the rows after the first, is in `sink_rates`.
 
     >>> r = heads("the keys to the cabinet are on the table", "all-MiniLM-L6-v2",
     ...           source="are", target="keys")
@@ -434,13 +430,11 @@ def heads(
     asked = _asked(source, target, pattern, pattern_cells, metric, exclude, grid)
     texts = _texts(sentence, sentences, model)
     runs, model_type, causal, windows, learned = _sentences_scored(texts, model, options, asked)
-    sinks = _sink_rates(runs)
-    ranking, habits = _ranked(runs, asked, sinks)
+    ranking, habits, sinks = _ranked(runs, asked)
     ranked = asked.pattern is not None or asked.cells is not None or asked.source is not None
     first, several = runs[0], len(runs) > 1
-    split, word_count = (
-        split_words(first.encoded) if not several and first.encoded is not None else ((), 0)
-    )
+    encoded = first.encoded if not several else None
+    split, word_count = split_words(encoded) if encoded is not None else ((), 0)
     return HeadsResult(
         split_words=split,
         word_count=word_count,
@@ -500,12 +494,12 @@ def _sentences_scored(
 
 
 def _ranked(
-    runs: list[_Scored], asked: _Asked, sinks: np.ndarray | None
-) -> tuple[tuple[HeadWeight, ...], tuple[tuple[str, ...], ...]]:
+    runs: list[_Scored], asked: _Asked
+) -> tuple[tuple[HeadWeight, ...], tuple[tuple[str, ...], ...], np.ndarray | None]:
     """Every (layer, head) by its score, the mean over the sentences, highest first (none
     when nothing is asked to rank, as for the model view alone), each with its habit, its
-    sink rate, its lowest and each sentence's score of several, and its controls; and every
-    head's habit."""
+    sink rate, its lowest and each sentence's score of several, and its controls; every
+    head's habit and every head's sink rate [L, h]."""
     from attncli.results.model import HeadWeight
 
     tables = np.stack([run.table for run in runs])  # [S, L, h]
@@ -518,6 +512,7 @@ def _ranked(
     means = {name: np.mean([run.habits[name] for run in runs], axis=0) for name in runs[0].habits}
     habits = _habits(means)  # [L, h]: what each head mostly does, or ""
     several = len(runs) > 1
+    sinks = _sink_rates(runs)
     ranked = asked.pattern is not None or asked.cells is not None or asked.source is not None
     ranking = () if not ranked else tuple(
         HeadWeight(lay + 1, h + 1, float(table[lay, h]), habit=habits[lay][h] or None,
@@ -527,7 +522,7 @@ def _ranked(
                    **_mean_controls(runs, lay, h))
         for lay, h in order
     )  # fmt: skip
-    return ranking, tuple(tuple(row) for row in habits)
+    return ranking, tuple(tuple(row) for row in habits), sinks
 
 
 @keywords(model=MODEL, seed=SEED)
