@@ -179,10 +179,39 @@ def kv_cache(
     params, heads = _replayable(result, head)
     source = getattr(result, "source", None)  # a pretrained model's layer (--model)
     assert result.x is not None  # a layer with projections has its X
+    _check_ledger_fits(len(result.tokens), heads)
+    if getattr(source, "latent", None) is not None:
+        fields = _latent_replayed(result, params, heads)
+    else:
+        fields = _replayed_layer(result, params, heads)
+    return CacheLedger(
+        tokens=tuple(result.tokens),
+        layer_output=result.attention.output,
+        head=head - 1,
+        heads=heads,
+        d_model=result.x.shape[1],
+        window=result.window,
+        replayed=_replayed(source),
+        dtype_bytes=8,
+        source=source.name if source is not None else "seeded" if result.drawn else "given",
+        divisor=result.divisor,
+        shown_step=None
+        if row is None and token is None
+        else pick_row(result.query_labels, row, token),
+        **fields,
+    )
+
+
+def _replayed_layer(
+    result: SelfAttnResult, params: dict[str, np.ndarray], heads: int
+) -> dict[str, Any]:
+    """A layer with keys and values replayed: its ledger, the whole grid beside it, what
+    the cache saves and holds (a sliding layer's W − 1 tokens)."""
+    assert result.x is not None
+    source = getattr(result, "source", None)
     d_k = params["w_q"].shape[1] // heads
     kv = params["w_k"].shape[1] // d_k
     d_v = params["w_v"].shape[1] // kv
-    _check_ledger_fits(len(result.tokens), heads)
     length, d_model = result.x.shape
     # a Llama-family layer: its own q, k, v (QK-norm, rotary positions scaled), softcap,
     # sinks and window, as its forward pass has them; every layer's window for the size
@@ -196,34 +225,55 @@ def kv_cache(
     full = inference.causal_grid(result.x, params, heads, result.divisor, turned, result.window,
                                  replay)  # fmt: skip
     layers = 1 if source is None else source.layers
-    return CacheLedger(
-        tokens=tuple(result.tokens),
-        ledger=ledger,
-        full_weights=full.weights,
-        full_output=full.output,
-        layer_output=result.attention.output,
-        head=head - 1,
-        heads=heads,
-        kv_heads=kv,
-        layers=layers,
-        d_model=d_model,
-        d_k=d_k,
-        d_v=d_v,
+    return dict(
+        ledger=ledger, full_weights=full.weights, full_output=full.output, kv_heads=kv,
+        layers=layers, d_k=d_k, d_v=d_v,
         multiplications=inference.cache_multiplications(
             length, d_model, heads, d_k, d_v, "w_o" in params, kv, layers, windows
         ),
         cache_numbers=inference.cache_numbers(layers, kv, d_k, length, d_v, windows),
         full_numbers=inference.cache_numbers(layers, kv, d_k, length, d_v),
         windows=windows or (None,) * layers,
-        window=result.window,
-        replayed=_replayed(source),
-        dtype_bytes=8,
-        source=source.name if source is not None else "seeded" if result.drawn else "given",
-        divisor=result.divisor,
-        shown_step=None
-        if row is None and token is None
-        else pick_row(result.query_labels, row, token),
-    )
+    )  # fmt: skip
+
+
+def _latent_replayed(
+    result: SelfAttnResult, params: dict[str, np.ndarray], heads: int
+) -> dict[str, Any]:
+    """A latent attention (MLA) replayed: what each token writes is its c_KV and its rotary
+    key k^R, from core.latent's own code (the forward pass's), each head's keys and values
+    read back from the cache at every step; the cache's size is layers · (r + d_rope) · T."""
+    from attncli.core.latent import latent_keys, latent_parts
+    from attncli.core.transformer import normed
+
+    source: Any = getattr(result, "source", None)
+    assert result.x is not None and source is not None
+    arch, shape = source.architecture, source.latent
+    length = len(result.x)
+    number = source.layer - 1
+    theta = arch.rope_frequencies(length, number)
+    factor = arch.rope_attention_factor(number)
+    ordered = inference.ordered_product
+
+    def parts(rows: np.ndarray, start: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        made = latent_parts(rows, params, shape, theta, factor,
+                            lambda h, gamma: normed(arch, h, (gamma, None)), start,
+                            ordered)  # fmt: skip
+        return made.queries, made.latent, made.rotary_key
+
+    def expand(latent: np.ndarray, rotary: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return latent_keys(latent, rotary, params, shape, ordered)
+
+    replay = inference.LatentReplay(parts, expand)
+    full = inference.latent_grid(result.x, params, result.divisor, replay)
+    numbers = source.layers * (shape.rank + shape.rope) * length
+    return dict(
+        ledger=inference.latent_ledger(result.x, params, result.divisor, replay),
+        full_weights=full.weights, full_output=full.output, kv_heads=heads,
+        layers=source.layers, d_k=shape.nope + shape.rope, d_v=shape.v, multiplications={},
+        cache_numbers=numbers, full_numbers=numbers, windows=(None,) * source.layers,
+        latent=(shape.rank, shape.rope),
+    )  # fmt: skip
 
 
 def _model_replay(
@@ -259,22 +309,6 @@ def _replayed(source: Any) -> tuple[str, ...]:
     return tuple(name for name, did in done.items() if did)
 
 
-def _replayable_model(source: Any) -> None:
-    """The replay makes each token's k and v and caches them: a latent attention (MLA),
-    whose cache holds a latent instead, is refused, never replayed into other numbers
-    than its layer's."""
-    if getattr(source, "latent", None) is not None:
-        raise OptionError(
-            _(
-                "{option} replays q = x W^Q and k = x W^K turned by their positions; {model} "
-                "also {step}, which the replay does not do yet"
-            ),
-            option=KV_CACHE,
-            model=source.name,
-            step=Message(_("reads its keys and values back from a latent (MLA)")),
-        )
-
-
 def _replayable(result: SelfAttnResult, head: int) -> tuple[dict[str, np.ndarray], int]:
     """A layer the KV cache can replay: causal, with its projections, and the head asked
     one of its own; its projections and its count of heads."""
@@ -289,8 +323,6 @@ def _replayable(result: SelfAttnResult, head: int) -> tuple[dict[str, np.ndarray
             option=KV_CACHE,
             model=source.name,
         )
-    if source is not None:
-        _replayable_model(source)
     if not result.causal:
         raise OptionError(
             _(
@@ -301,7 +333,9 @@ def _replayable(result: SelfAttnResult, head: int) -> tuple[dict[str, np.ndarray
             causal=Setting("causal", True),
         )
     params = dict(result.projections)
-    if "w_q" not in params:
+    if source is not None and getattr(source, "latent", None) is not None:
+        params = dict(source.block.attention)  # its weights make a latent, not k and v
+    if "w_q" not in params and "w_q_a" not in params:
         raise OptionError(
             _(
                 "{option} replays the k = x W^K and v = x W^V each new token appends; without "

@@ -265,6 +265,11 @@ class CacheStep:
     output: np.ndarray  # [d_out]: the heads joined (and through W^O when the layer has it)
     first: int = 0  # the position of the first key read (a sliding window's oldest)
     held: int = 0  # the tokens the cache keeps after the step, for the next one
+    # a latent attention's (MLA): what the step writes into the cache instead of k and v,
+    # its c_KV [r] and its turned rotary key k^R [rope]; key and value are then what they
+    # give each head, [h, nope + rope] and [h, v]
+    latent: np.ndarray | None = None
+    rotary_key: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -278,6 +283,57 @@ class LayerReplay:
     qkv: Callable[[np.ndarray, int], tuple[np.ndarray, np.ndarray, np.ndarray]]
     cap: float | None = None  # the scores softcapped, cap · tanh(s ÷ cap), before the mask
     sinks: np.ndarray | None = None  # [h]: each head's learned sink logit
+
+
+@dataclass(frozen=True)
+class LatentReplay:
+    """A latent attention's (MLA) own steps, from core.latent's code, the forward pass's:
+    what some rows make (each head's query, the latent c_KV and the rotary key k^R, which
+    the cache keeps) and each head's keys and values read back from what the cache holds."""
+
+    # rows [n, d_model] at positions start, … -> q [h, n, d_k], c_KV [n, r], k^R [n, rope]
+    parts: Callable[[np.ndarray, int], tuple[np.ndarray, np.ndarray, np.ndarray]]
+    # c_KV [n, r], k^R [n, rope] -> keys [h, n, d_k], values [h, n, d_v]
+    expand: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+
+def latent_ledger(
+    x: np.ndarray, params: dict[str, np.ndarray], divisor: float, replay: LatentReplay
+) -> list[CacheStep]:
+    """A latent attention replayed token by token: step t makes q_t, c_KV_t and k^R_t from
+    x_t alone and appends the latter two to the cache (r + d_rope numbers, never a key or a
+    value per head); each head's keys and values are read back from the whole cache, the
+    new row scored against them, the values mixed and the heads joined through W^O."""
+    # [T, d_model] -> a CacheStep per token
+    latents = np.zeros((0, 0))
+    rotary = np.zeros((0, 0))
+    steps = []
+    for t in range(x.shape[0]):
+        query, latent, rotary_key = replay.parts(x[t : t + 1], t)  # [h, 1, d], [1, r], [1, rope]
+        latents = latent if t == 0 else np.concatenate([latents, latent])
+        rotary = rotary_key if t == 0 else np.concatenate([rotary, rotary_key])
+        keys, values = replay.expand(latents, rotary)  # [h, t + 1, d_k], [h, t + 1, d_v]
+        scores = ordered_dots(query, keys)[:, 0] / divisor  # [h, t + 1]
+        weights = ordered_softmax(scores)
+        mixed = ordered_mix(weights[:, None, :], values)[:, 0]  # [h, d_v]
+        steps.append(CacheStep(query[:, 0], keys[:, t], values[:, t], scores, weights, mixed,
+                               _joined_output(mixed, params), 0, t + 1, latent[0],
+                               rotary_key[0]))  # fmt: skip
+    return steps
+
+
+def latent_grid(
+    x: np.ndarray, params: dict[str, np.ndarray], divisor: float, replay: LatentReplay
+) -> CausalGrid:
+    """The whole latent attention at once, with the ledger's ordered sums."""
+    # [T, d_model] -> CausalGrid
+    queries, latent, rotary_key = replay.parts(x, 0)
+    keys, values = replay.expand(latent, rotary_key)
+    scores = ordered_dots(queries, keys) / divisor
+    scores[:, ~np.tril(np.ones((len(x), len(x)), dtype=bool))] = -np.inf
+    weights = ordered_softmax(scores)
+    mixed = np.moveaxis(ordered_mix(weights, values), 0, 1)  # [T, h, d_v]
+    return CausalGrid(scores, weights, _joined_output(mixed, params))
 
 
 def _projected(x: np.ndarray, params: dict[str, np.ndarray], name: str) -> np.ndarray:

@@ -160,6 +160,9 @@ class CacheLedger(Result):
     # what a model's layer does besides x W that the replay did too, as the config names
     # it: qk_norm, rope_attention_factor, attn_logit_softcapping, sinks
     replayed: tuple[str, ...] = ()
+    # a latent attention's (MLA) cache: (r, d_rope), its c_KV's and rotary key's sizes,
+    # which each token writes instead of a key and a value per head; None for the others
+    latent: tuple[int, int] | None = None
 
     def __repr__(self) -> str:
         return (
@@ -180,7 +183,10 @@ class CacheLedger(Result):
     @property
     def multi_head_numbers(self) -> int:
         """What the cache would hold with a key and a value for every query head: with
-        grouped-query heads, heads ÷ kv_heads times what it holds."""
+        grouped-query heads, heads ÷ kv_heads times what it holds; beside a latent cache,
+        every layer's keys (d_k) and values (d_v) of every head and token."""
+        if self.latent is not None:
+            return self.layers * len(self.tokens) * self.heads * (self.d_k + self.d_v)
         return self.cache_numbers * self.heads // self.kv_heads
 
     @property
@@ -205,6 +211,12 @@ class CacheLedger(Result):
                     "scores": step.scores,
                     "weights": step.weights,
                     "output": step.output,
+                    # a latent attention's: what the step wrote into the cache
+                    **(
+                        {}
+                        if step.latent is None
+                        else {"c_kv": step.latent, "k_rope": step.rotary_key}
+                    ),
                 }
                 for t, step in enumerate(self.ledger)
             ],
@@ -222,6 +234,11 @@ class CacheLedger(Result):
             "layer_windows": list(self.windows),
             "sliding_window": self.window,
             "replayed": list(self.replayed),
+            **(
+                {}
+                if self.latent is None
+                else {"kv_lora_rank": self.latent[0], "qk_rope_head_dim": self.latent[1]}
+            ),
             "cache_bytes": self.cache_numbers * self.dtype_bytes,
             "bytes_per_number": self.dtype_bytes,
             **({} if self.shown_step is None else {"shown_step": self.shown_step + 1}),

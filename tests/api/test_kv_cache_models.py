@@ -116,3 +116,42 @@ def test_the_ledger_says_what_it_replayed_besides_x_w(name, replayed, run):
     assert shown.exit_code == 0, shown.stderr
     assert ("The replay makes q, k, v and the weights as the model's layer does:" in shown.stdout) \
         == bool(replayed)  # fmt: skip
+
+
+@pytest.mark.parametrize("layer", [1, 2])
+def test_a_latent_attention_caches_its_latent_and_rotary_key_and_is_its_forward_pass(layer):
+    from attncli.core.transformer import latent_run
+
+    model = str(MODELS / "tiny-deepseek-v3")
+    result = model_selfattn(SENTENCE, model, layer=layer)
+    ledger = kv_cache(result, head=3)
+    assert ledger.bit_for_bit
+    source = result.source
+    shape = source.latent
+    run = latent_run(source.architecture, source.block, result.x, layer - 1,
+                     source.architecture.allowed(layer - 1, len(result.tokens)))  # fmt: skip
+    for t, step in enumerate(ledger.ledger):
+        # what the step writes: the forward pass's c_KV and turned k^R of token t
+        np.testing.assert_allclose(step.latent, run.latent[t], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(step.rotary_key, run.rotary_key[t], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(step.query, run.queries[:, t], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(step.weights, run.weights[:, t, : t + 1], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(step.output, run.output[t], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(step.output, result.attention.output[t], rtol=0, atol=1e-12)
+    count = len(result.tokens)
+    assert ledger.cache_numbers == source.layers * (shape.rank + shape.rope) * count
+    per_token = shape.cache_numbers()  # the model header's: (r + rope, h · (nope + rope + v))
+    assert ledger.multi_head_numbers == source.layers * per_token[1] * count
+    document = ledger.to_document()
+    assert (document["kv_lora_rank"], document["qk_rope_head_dim"]) == (shape.rank, shape.rope)
+    assert len(document["steps"][0]["c_kv"]) == shape.rank
+
+
+def test_the_latent_ledger_says_what_it_keeps(run):
+    shown = run("selfattn", SENTENCE, "--model", str(MODELS / "tiny-deepseek-v3"), "--kv-cache",
+                "--token", "cabinet", "--format", "table")  # fmt: skip
+    assert shown.exit_code == 0, shown.stderr
+    said = " ".join(shown.stdout.split())
+    assert "Numbers (c_KV and k^R written into the cache)" in said
+    assert "a latent attention keeps each token's c_KV and its rotary key k^R" in said
+    assert "Multiplications" not in said  # not counted for a latent attention here
