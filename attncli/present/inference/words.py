@@ -126,7 +126,7 @@ INFERENCE_PHRASES: dict[str, str] = {
         "bfloat16, as models keep it). With every layer keeping every token: {all}."
     ),
     "cache_multiplications_latent": _(
-        "The multiplications of a latent attention are not counted here: attn cost --model M "
+        "The multiplications of a latent attention are not counted here: attn cost MODEL "
         "counts its FLOPs."
     ),
     "cache_size_latent": _(
