@@ -155,3 +155,18 @@ def test_the_latent_ledger_says_what_it_keeps(run):
     assert "Numbers (c_KV and k^R written into the cache)" in said
     assert "a latent attention keeps each token's c_KV and its rotary key k^R" in said
     assert "Multiplications" not in said  # not counted for a latent attention here
+
+
+def test_the_seeded_layer_s_window_keeps_w_minus_one_tokens_too():
+    import attncli as attn
+
+    layer = attn.selfattn("las llaves del coche están ahí", causal=True, window=3, heads=2)
+    ledger = kv_cache(layer)
+    assert ledger.bit_for_bit
+    assert [step.held for step in ledger.ledger] == [1, 2, 2, 2, 2, 2]
+    assert [step.first for step in ledger.ledger] == [0, 0, 0, 1, 2, 3]
+    per_token = ledger.kv_heads * (ledger.d_k + ledger.d_v)
+    assert (ledger.cache_numbers, ledger.full_numbers) == (per_token * 2, per_token * 6)
+    for t, step in enumerate(ledger.ledger):  # the layer's own rows, within its window
+        np.testing.assert_allclose(step.weights, layer.weights[:, t, step.first : t + 1],
+                                   rtol=0, atol=1e-14)  # fmt: skip
