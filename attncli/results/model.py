@@ -3,7 +3,7 @@ heads of every layer ranked by a weight."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -52,8 +52,8 @@ class ModelSource:
     #                                    for a model whose layers differ
     # a Llama-family layer's architecture and weights, which the KV cache's replay makes
     # its q, k, v with (None for BERT, RoBERTa and GPT-2)
-    architecture: Architecture | None = None
-    block: Block | None = None
+    architecture: Architecture | None = field(default=None, repr=False, compare=False)
+    block: Block | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True, repr=False, kw_only=True, eq=False)
