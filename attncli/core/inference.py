@@ -257,8 +257,8 @@ class CacheStep:
     """Token t at generation: its q, k, v, the cache with its row appended, one row out."""
 
     query: np.ndarray  # [h, d_k]
-    key: np.ndarray  # [h, d_k]
-    value: np.ndarray  # [h, d_v]
+    key: np.ndarray  # [g, d_k]: one a key/value head (g = h without grouped heads)
+    value: np.ndarray  # [g, d_v]
     scores: np.ndarray  # [h, n]: the new row against the n keys read (first..t), ÷ divisor
     weights: np.ndarray  # [h, n]
     mixed: np.ndarray  # [h, d_v]: each head's weights × cached values
