@@ -119,6 +119,7 @@ class _Scored:
     end: int | None = None
     controls: list[list[dict[str, Any]]] = field(default_factory=list)
     weights: np.ndarray | None = None  # [L, h, T, T]
+    sinks: np.ndarray | None = None  # [L, h]: each head's sink rate (None: one token)
     # why no head can look from start to end in any layer, when none can (_unseen)
     unseen: str | None = None
 
@@ -202,8 +203,9 @@ def _scored_weights(
 ) -> _Scored:
     """Every head of `weights` [L, h, T, T] scored as asked: a pattern's score, or the
     weight from one token to another with its controls, or nothing (the model view)."""
-    from attncli.core.head_patterns import pattern_cells, pattern_score, scored_rows
+    from attncli.core.head_patterns import pattern_cells, pattern_score, scored_rows, sink_rates
 
+    sinks = sink_rates(weights) if len(tokens) > 1 else None
     if asked.pattern is not None or asked.cells is not None:
         if asked.cells is not None:
             from attncli.reading.check.head_pattern import checked_pattern
@@ -215,16 +217,17 @@ def _scored_weights(
         if not scored_rows(cells, asked.exclude).any():
             raise _no_cell(asked, text, tokens, seeded=encoded is None)
         table = pattern_score(weights, cells, asked.metric, asked.exclude)
-        return _Scored(encoded, tokens, table, _habit_means(weights), weights=weights)
+        return _Scored(encoded, tokens, table, _habit_means(weights), weights=weights,
+                       sinks=sinks)  # fmt: skip
     if asked.source is None or asked.target is None:  # the model view alone
         return _Scored(encoded, tokens, np.zeros(weights.shape[:2]), _habit_means(weights),
-                       weights=weights)  # fmt: skip
+                       weights=weights, sinks=sinks)  # fmt: skip
     start = _position(tokens, asked.source, SOURCE, seeded=encoded is None)
     end = _position(tokens, asked.target, TARGET, seeded=encoded is None)
     controls = [[_controls(weights[lay, h], start, end) for h in range(weights.shape[1])]
                 for lay in range(weights.shape[0])]  # fmt: skip
     return _Scored(encoded, tokens, weights[:, :, start, end], _habit_means(weights), start,
-                   end, controls, weights)  # fmt: skip
+                   end, controls, weights, sinks)  # fmt: skip
 
 
 def _unseen(
@@ -408,7 +411,8 @@ def heads(
     keywords as to selfattn (heads=4, seed=…, causal=True, …), as one layer.
     With `sentences` (instead of `sentence`), by the mean of that score over every sentence,
     each head's lowest beside it. With `grid`, every head's weights are kept for the model
-    view (the first sentence's), and nothing need be ranked.
+    view (the first sentence's), and nothing need be ranked. Every head's sink rate, its
+    mean weight on the first token over the rows after the first, is in `sink_rates`.
 
     >>> r = heads("the keys to the cabinet are on the table", "all-MiniLM-L6-v2",
     ...           source="are", target="keys")
@@ -425,13 +429,12 @@ def heads(
         raise not_with_model(options.changed()[0])
     asked = _asked(source, target, pattern, pattern_cells, metric, exclude, grid)
     texts = _texts(sentence, sentences, model)
-    runs, model_type, causal, windows = _sentences_scored(texts, model, options, asked)
-    ranking, habits = _ranked(runs, asked)
+    runs, model_type, causal, windows, learned = _sentences_scored(texts, model, options, asked)
+    ranking, habits, sinks = _ranked(runs, asked)
     ranked = asked.pattern is not None or asked.cells is not None or asked.source is not None
     first, several = runs[0], len(runs) > 1
-    split, word_count = (
-        split_words(first.encoded) if not several and first.encoded is not None else ((), 0)
-    )
+    encoded = first.encoded if not several else None
+    split, word_count = split_words(encoded) if encoded is not None else ((), 0)
     return HeadsResult(
         split_words=split,
         word_count=word_count,
@@ -457,19 +460,29 @@ def heads(
         seeded_line=() if model is not None else tuple(options.command_line()),
         seeded=None if model is not None else tuple(options.given().items()),
         layer_windows=windows,
+        sink_rates=sinks,
+        learned_sinks=learned,
     )
+
+
+def _sink_rates(runs: list[_Scored]) -> np.ndarray | None:
+    """Each head's sink rate [L, h], the mean over the sentences; None when a sentence is
+    one token long (no row after the first)."""
+    rates = [run.sinks for run in runs if run.sinks is not None]
+    return np.mean(rates, axis=0) if len(rates) == len(runs) else None
 
 
 def _sentences_scored(
     texts: list[str], model: str | None, options: SelfAttnSettings, asked: _Asked
-) -> tuple[list[_Scored], str, bool, tuple[int | None, ...]]:
+) -> tuple[list[_Scored], str, bool, tuple[int | None, ...], bool]:
     """Every head scored as asked on each sentence, through the model or, without one, the
-    seeded layer's heads as one layer; with the model's type, whether it is causal and, for
-    a model whose layers see different windows (local and global layers), each layer's."""
+    seeded layer's heads as one layer; with the model's type, whether it is causal, for
+    a model whose layers see different windows (local and global layers) each layer's, and
+    whether its softmax has learned sinks (gpt-oss)."""
     if model is None:  # the seeded layer's heads, as one layer
         _seeded_ranks(options)
         runs = _each(texts, lambda text: _seeded_scored(text, options, asked))
-        return runs, "seeded", bool(options.causal), ()
+        return runs, "seeded", bool(options.causal), (), False
     from attncli.reading.models.model import load_model
 
     loaded = load_model(model)
@@ -477,15 +490,16 @@ def _sentences_scored(
     architecture = loaded.architecture
     windows = tuple(architecture.window(layer) for layer in range(architecture.layers))
     mixed = windows if len(set(windows)) > 1 else ()
-    return runs, loaded.model_type, architecture.causal, mixed
+    return runs, loaded.model_type, architecture.causal, mixed, architecture.sinks
 
 
 def _ranked(
     runs: list[_Scored], asked: _Asked
-) -> tuple[tuple[HeadWeight, ...], tuple[tuple[str, ...], ...]]:
+) -> tuple[tuple[HeadWeight, ...], tuple[tuple[str, ...], ...], np.ndarray | None]:
     """Every (layer, head) by its score, the mean over the sentences, highest first (none
     when nothing is asked to rank, as for the model view alone), each with its habit, its
-    lowest and each sentence's score of several, and its controls; and every head's habit."""
+    sink rate, its lowest and each sentence's score of several, and its controls; every
+    head's habit and every head's sink rate [L, h]."""
     from attncli.results.model import HeadWeight
 
     tables = np.stack([run.table for run in runs])  # [S, L, h]
@@ -498,15 +512,17 @@ def _ranked(
     means = {name: np.mean([run.habits[name] for run in runs], axis=0) for name in runs[0].habits}
     habits = _habits(means)  # [L, h]: what each head mostly does, or ""
     several = len(runs) > 1
+    sinks = _sink_rates(runs)
     ranked = asked.pattern is not None or asked.cells is not None or asked.source is not None
     ranking = () if not ranked else tuple(
         HeadWeight(lay + 1, h + 1, float(table[lay, h]), habit=habits[lay][h] or None,
                    lowest=float(lowest[lay, h]) if several else None,
                    each=tuple(float(v) for v in tables[:, lay, h]) if several else None,
+                   sink_rate=None if sinks is None else float(sinks[lay, h]),
                    **_mean_controls(runs, lay, h))
         for lay, h in order
     )  # fmt: skip
-    return ranking, tuple(tuple(row) for row in habits)
+    return ranking, tuple(tuple(row) for row in habits), sinks
 
 
 @keywords(model=MODEL, seed=SEED)

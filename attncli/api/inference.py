@@ -179,75 +179,134 @@ def kv_cache(
     params, heads = _replayable(result, head)
     source = getattr(result, "source", None)  # a pretrained model's layer (--model)
     assert result.x is not None  # a layer with projections has its X
-    d_k = params["w_q"].shape[1] // heads
-    kv = params["w_k"].shape[1] // d_k
-    d_v = params["w_v"].shape[1] // kv
     _check_ledger_fits(len(result.tokens), heads)
-    # a Llama-family layer: its rotary positions and sliding window, replayed too
-    theta = getattr(source, "theta", None)
-    turned = None if theta is None else np.asarray(theta)
-    ledger = inference.cache_ledger(result.x, params, heads, result.divisor, turned,
-                                    result.window)  # fmt: skip
-    full = inference.causal_grid(result.x, params, heads, result.divisor, turned, result.window)
-    length, d_model = result.x.shape
-    layers = 1 if source is None else source.layers
+    if getattr(source, "latent", None) is not None:
+        fields = _latent_replayed(result, params, heads)
+    else:
+        fields = _replayed_layer(result, params, heads)
     return CacheLedger(
         tokens=tuple(result.tokens),
-        ledger=ledger,
-        full_weights=full.weights,
-        full_output=full.output,
         layer_output=result.attention.output,
         head=head - 1,
         heads=heads,
-        kv_heads=kv,
-        layers=layers,
-        d_model=d_model,
-        d_k=d_k,
-        d_v=d_v,
-        multiplications=inference.cache_multiplications(
-            length, d_model, heads, d_k, d_v, "w_o" in params, kv, layers
-        ),
-        cache_numbers=inference.cache_numbers(layers, kv, d_k, length, d_v),
+        d_model=result.x.shape[1],
+        window=result.window,
+        replayed=_replayed(source),
         dtype_bytes=8,
         source=source.name if source is not None else "seeded" if result.drawn else "given",
         divisor=result.divisor,
         shown_step=None
         if row is None and token is None
         else pick_row(result.query_labels, row, token),
+        **fields,
     )
 
 
-def _replayable_model(source: Any) -> None:
-    """The replay computes q = x W^Q and k = x W^K turned by their positions: a model whose
-    attention does more to them (QK-norm, a rotary scaling's attention factor) is refused,
-    never replayed into other numbers than its layer's."""
-    steps = []
-    if getattr(source, "qk_norm", None) is not None:
-        steps.append(Message(_("RMSNorms q and k (QK-norm)")))
-    factor = getattr(source, "attention_factor", 1.0)
-    if factor != 1.0:
-        steps.append(
-            Message(
-                _("multiplies q and k by its rotary scaling's attention factor {factor}"),
-                factor=round(factor, 4),
-            )
-        )
-    if getattr(source, "latent", None) is not None:
-        steps.append(Message(_("reads its keys and values back from a latent (MLA)")))
-    if getattr(source, "sinks", None) is not None:
-        steps.append(Message(_("adds its learned sinks to the softmax")))
-    if getattr(source, "attn_softcap", None) is not None:
-        steps.append(Message(_("softcaps its scores (attn_logit_softcapping)")))
-    if steps:
-        raise OptionError(
-            _(
-                "{option} replays q = x W^Q and k = x W^K turned by their positions; {model} "
-                "also {step}, which the replay does not do yet"
-            ),
-            option=KV_CACHE,
-            model=source.name,
-            step=steps[0],
-        )
+def _replayed_layer(
+    result: SelfAttnResult, params: dict[str, np.ndarray], heads: int
+) -> dict[str, Any]:
+    """A layer with keys and values replayed: its ledger, the whole grid beside it, what
+    the cache saves and holds (a sliding layer's W − 1 tokens)."""
+    assert result.x is not None
+    source = getattr(result, "source", None)
+    d_k = params["w_q"].shape[1] // heads
+    kv = params["w_k"].shape[1] // d_k
+    d_v = params["w_v"].shape[1] // kv
+    length, d_model = result.x.shape
+    # a Llama-family layer: its own q, k, v (QK-norm, rotary positions scaled), softcap,
+    # sinks and window, as its forward pass has them; every layer's window for the size
+    replay, windows = _model_replay(source, length)
+    if not windows and result.window is not None:  # the seeded layer's --window
+        windows = (result.window,)
+    theta = getattr(source, "theta", None)
+    turned = None if theta is None or replay is not None else np.asarray(theta)
+    ledger = inference.cache_ledger(result.x, params, heads, result.divisor, turned,
+                                    result.window, replay)  # fmt: skip
+    full = inference.causal_grid(result.x, params, heads, result.divisor, turned, result.window,
+                                 replay)  # fmt: skip
+    layers = 1 if source is None else source.layers
+    return dict(
+        ledger=ledger, full_weights=full.weights, full_output=full.output, kv_heads=kv,
+        layers=layers, d_k=d_k, d_v=d_v,
+        multiplications=inference.cache_multiplications(
+            length, d_model, heads, d_k, d_v, "w_o" in params, kv, layers, windows
+        ),
+        cache_numbers=inference.cache_numbers(layers, kv, d_k, length, d_v, windows),
+        full_numbers=inference.cache_numbers(layers, kv, d_k, length, d_v),
+        windows=windows or (None,) * layers,
+    )  # fmt: skip
+
+
+def _latent_replayed(
+    result: SelfAttnResult, params: dict[str, np.ndarray], heads: int
+) -> dict[str, Any]:
+    """A latent attention (MLA) replayed: what each token writes is its c_KV and its rotary
+    key k^R, from core.latent's own code (the forward pass's), each head's keys and values
+    read back from the cache at every step; the cache's size is layers · (r + d_rope) · T."""
+    from attncli.core.latent import latent_keys, latent_parts
+    from attncli.core.transformer import normed
+
+    source: Any = getattr(result, "source", None)
+    assert result.x is not None and source is not None
+    arch, shape = source.architecture, source.latent
+    length = len(result.x)
+    number = source.layer - 1
+    theta = arch.rope_frequencies(length, number)
+    factor = arch.rope_attention_factor(number)
+    ordered = inference.ordered_product
+
+    def parts(rows: np.ndarray, start: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        made = latent_parts(rows, params, shape, theta, factor,
+                            lambda h, gamma: normed(arch, h, (gamma, None)), start,
+                            ordered)  # fmt: skip
+        return made.queries, made.latent, made.rotary_key
+
+    def expand(latent: np.ndarray, rotary: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return latent_keys(latent, rotary, params, shape, ordered)
+
+    replay = inference.LatentReplay(parts, expand)
+    full = inference.latent_grid(result.x, params, result.divisor, replay)
+    numbers = source.layers * (shape.rank + shape.rope) * length
+    return dict(
+        ledger=inference.latent_ledger(result.x, params, result.divisor, replay),
+        full_weights=full.weights, full_output=full.output, kv_heads=heads,
+        layers=source.layers, d_k=shape.nope + shape.rope, d_v=shape.v, multiplications={},
+        cache_numbers=numbers, full_numbers=numbers, windows=(None,) * source.layers,
+        latent=(shape.rank, shape.rope),
+    )  # fmt: skip
+
+
+def _model_replay(
+    source: Any, length: int
+) -> tuple[inference.LayerReplay | None, tuple[int | None, ...]]:
+    """A Llama-family layer's replay: its q, k, v from the forward pass's own decoder_qkv
+    (QK-norm, its rotary positions for the sentence's length and their attention factor),
+    summed in the ledger's fixed order, its softcap and its sinks; and every layer's window
+    (None for a full layer), which the cache's size follows. (None, ()) for another layer."""
+    arch, block = getattr(source, "architecture", None), getattr(source, "block", None)
+    if arch is None or block is None:
+        return None, ()
+    from attncli.core.transformer import decoder_qkv
+
+    number = source.layer - 1
+
+    def qkv(rows: np.ndarray, start: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        made = decoder_qkv(arch, block, rows, number, start, length, inference.ordered_product)
+        return made.queries, made.keys, made.values
+
+    windows = tuple(arch.window(layer) for layer in range(arch.layers))
+    return inference.LayerReplay(qkv, arch.attn_softcap, block.sinks), windows
+
+
+def _replayed(source: Any) -> tuple[str, ...]:
+    """What the layer does besides x W that the replay did too, by its config's names."""
+    if getattr(source, "architecture", None) is None:
+        return ()
+    done = {"qk_norm": source.qk_norm is not None,
+            "rope_attention_factor": source.attention_factor != 1.0,
+            "attn_logit_softcapping": source.attn_softcap is not None,
+            "sinks": source.sinks is not None}  # fmt: skip
+    return tuple(name for name, did in done.items() if did)
 
 
 def _replayable(result: SelfAttnResult, head: int) -> tuple[dict[str, np.ndarray], int]:
@@ -264,8 +323,6 @@ def _replayable(result: SelfAttnResult, head: int) -> tuple[dict[str, np.ndarray
             option=KV_CACHE,
             model=source.name,
         )
-    if source is not None:
-        _replayable_model(source)
     if not result.causal:
         raise OptionError(
             _(
@@ -276,7 +333,9 @@ def _replayable(result: SelfAttnResult, head: int) -> tuple[dict[str, np.ndarray
             causal=Setting("causal", True),
         )
     params = dict(result.projections)
-    if "w_q" not in params:
+    if source is not None and getattr(source, "latent", None) is not None:
+        params = dict(source.block.attention)  # its weights make a latent, not k and v
+    if "w_q" not in params and "w_q_a" not in params:
         raise OptionError(
             _(
                 "{option} replays the k = x W^K and v = x W^V each new token appends; without "

@@ -253,6 +253,8 @@ def _source(
         latent=arch.latent,
         absorbed_gap=_absorbed_gap(loaded, attended, chosen - 1, allowed),
         other_rope=_other_rope(arch, chosen - 1),
+        architecture=arch if arch.rms else None,
+        block=loaded.network.blocks[chosen - 1] if arch.rms else None,
     )
 
 

@@ -90,3 +90,21 @@ def pattern_score(weights: np.ndarray, cells: np.ndarray, metric: str,
     shares = np.divide(matched.sum(axis=-1)[..., rows], totals,
                        out=np.zeros_like(totals), where=totals > 0)  # fmt: skip
     return np.asarray(shares.mean(axis=-1))
+
+
+# Gu et al. (2025), "When Attention Sink Emerges in Language Models: An Empirical View"
+# (ICLR 2025, arXiv:2410.10781): a head whose mean weight on the first token passes
+# ε = 0.3 is counted as a sink, and a model's Sink_ε is the share of its heads that are (their
+# code's compute_attention_sink, epsilon=0.3).
+SINK_THRESHOLD = 0.3
+
+
+def sink_rates(weights: np.ndarray) -> np.ndarray:
+    """Each head's sink rate: the mean, over the query rows after the first, of its weight
+    on the first token (key 0). The first row is left out: in a causal layer it sees only
+    the first token and gives it all its weight whatever the head does. Gu et al.'s
+    importance score of the first token, the mean over every row, is (1 + (T − 1) · rate)
+    ÷ T for a causal head. Needs two tokens or more. [..., T, T] -> [...]"""
+    if weights.shape[-1] < 2:
+        raise ValueError("a sink rate needs two tokens or more")
+    return np.asarray(weights[..., 1:, 0].mean(axis=-1))

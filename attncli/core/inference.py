@@ -10,14 +10,16 @@ T × T grid is ever held.
 
 At generation a causal layer keeps the keys and values it has computed (the KV cache):
 token t brings one new q, k, v, one row of scores against the cached keys, one output
-row. The cache is allocated for every position at once, as a static cache is, and the
-slots not yet written are masked. Every product here, and each softmax's sum of powers,
-is summed in one fixed order (over the inner index, first to last), the same for one row
-as for all of them, so that a step's row is row t of the full causal grid bit for bit.
+row. The cache grows a token a step, as transformers' DynamicCache does; a sliding
+layer's keeps its last W − 1 tokens (DynamicSlidingWindowLayer). Every product here, and
+each softmax's sum of powers, is summed in one fixed order (over the inner index, first
+to last), the same for one row as for all of them, so that a step's row is row t of the
+full causal grid bit for bit.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -255,12 +257,83 @@ class CacheStep:
     """Token t at generation: its q, k, v, the cache with its row appended, one row out."""
 
     query: np.ndarray  # [h, d_k]
-    key: np.ndarray  # [h, d_k]
-    value: np.ndarray  # [h, d_v]
-    scores: np.ndarray  # [h, t + 1]: the new row against the cached keys, ÷ divisor
-    weights: np.ndarray  # [h, t + 1]
+    key: np.ndarray  # [g, d_k]: one a key/value head (g = h without grouped heads)
+    value: np.ndarray  # [g, d_v]
+    scores: np.ndarray  # [h, n]: the new row against the n keys read (first..t), ÷ divisor
+    weights: np.ndarray  # [h, n]
     mixed: np.ndarray  # [h, d_v]: each head's weights × cached values
     output: np.ndarray  # [d_out]: the heads joined (and through W^O when the layer has it)
+    first: int = 0  # the position of the first key read (a sliding window's oldest)
+    held: int = 0  # the tokens the cache keeps after the step, for the next one
+    # a latent attention's (MLA): what the step writes into the cache instead of k and v,
+    # its c_KV [r] and its turned rotary key k^R [rope]; key and value are then what they
+    # give each head, [h, nope + rope] and [h, v]
+    latent: np.ndarray | None = None
+    rotary_key: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class LayerReplay:
+    """What a model's layer does besides x W: its own q, k, v of a few rows (QK-norm, its
+    scaled rotary positions and their attention factor: the forward pass's
+    core.transformer.decoder_qkv), its softcap and its learned sinks."""
+
+    # rows [n, d_model] at positions start, start + 1, … -> q [h, n, d_k], k [g, n, d_k],
+    # v [g, n, d_v]
+    qkv: Callable[[np.ndarray, int], tuple[np.ndarray, np.ndarray, np.ndarray]]
+    cap: float | None = None  # the scores softcapped, cap · tanh(s ÷ cap), before the mask
+    sinks: np.ndarray | None = None  # [h]: each head's learned sink logit
+
+
+@dataclass(frozen=True)
+class LatentReplay:
+    """A latent attention's (MLA) own steps, from core.latent's code, the forward pass's:
+    what some rows make (each head's query, the latent c_KV and the rotary key k^R, which
+    the cache keeps) and each head's keys and values read back from what the cache holds."""
+
+    # rows [n, d_model] at positions start, … -> q [h, n, d_k], c_KV [n, r], k^R [n, rope]
+    parts: Callable[[np.ndarray, int], tuple[np.ndarray, np.ndarray, np.ndarray]]
+    # c_KV [n, r], k^R [n, rope] -> keys [h, n, d_k], values [h, n, d_v]
+    expand: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+
+def latent_ledger(
+    x: np.ndarray, params: dict[str, np.ndarray], divisor: float, replay: LatentReplay
+) -> list[CacheStep]:
+    """A latent attention replayed token by token: step t makes q_t, c_KV_t and k^R_t from
+    x_t alone and appends the latter two to the cache (r + d_rope numbers, never a key or a
+    value per head); each head's keys and values are read back from the whole cache, the
+    new row scored against them, the values mixed and the heads joined through W^O."""
+    # [T, d_model] -> a CacheStep per token
+    latents = np.zeros((0, 0))
+    rotary = np.zeros((0, 0))
+    steps = []
+    for t in range(x.shape[0]):
+        query, latent, rotary_key = replay.parts(x[t : t + 1], t)  # [h, 1, d], [1, r], [1, rope]
+        latents = latent if t == 0 else np.concatenate([latents, latent])
+        rotary = rotary_key if t == 0 else np.concatenate([rotary, rotary_key])
+        keys, values = replay.expand(latents, rotary)  # [h, t + 1, d_k], [h, t + 1, d_v]
+        scores = ordered_dots(query, keys)[:, 0] / divisor  # [h, t + 1]
+        weights = ordered_softmax(scores)
+        mixed = ordered_mix(weights[:, None, :], values)[:, 0]  # [h, d_v]
+        steps.append(CacheStep(query[:, 0], keys[:, t], values[:, t], scores, weights, mixed,
+                               _joined_output(mixed, params), 0, t + 1, latent[0],
+                               rotary_key[0]))  # fmt: skip
+    return steps
+
+
+def latent_grid(
+    x: np.ndarray, params: dict[str, np.ndarray], divisor: float, replay: LatentReplay
+) -> CausalGrid:
+    """The whole latent attention at once, with the ledger's ordered sums."""
+    # [T, d_model] -> CausalGrid
+    queries, latent, rotary_key = replay.parts(x, 0)
+    keys, values = replay.expand(latent, rotary_key)
+    scores = ordered_dots(queries, keys) / divisor
+    scores[:, ~np.tril(np.ones((len(x), len(x)), dtype=bool))] = -np.inf
+    weights = ordered_softmax(scores)
+    mixed = np.moveaxis(ordered_mix(weights, values), 0, 1)  # [T, h, d_v]
+    return CausalGrid(scores, weights, _joined_output(mixed, params))
 
 
 def _projected(x: np.ndarray, params: dict[str, np.ndarray], name: str) -> np.ndarray:
@@ -306,6 +379,54 @@ def _turned(rows: np.ndarray, start: int, theta: np.ndarray | None) -> np.ndarra
     return rotate(rows, start=start, theta=theta)
 
 
+def _qkv(
+    x: np.ndarray,
+    start: int,
+    params: dict[str, np.ndarray],
+    heads: int,
+    theta: np.ndarray | None,
+    replay: LayerReplay | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """q, k, v of the rows x at positions start, …: the model layer's own (`replay`), or
+    x W (+ b) turned by `theta`. [n, d_model] -> [h, n, d_k], [g, n, d_k], [g, n, d_v]"""
+    if replay is not None:
+        return replay.qkv(x, start)
+    kv = _kv_heads(params, heads)
+    queries = np.moveaxis(_heads(_projected(x, params, "q"), heads), -2, 0)
+    keys = np.moveaxis(_heads(_projected(x, params, "k"), kv), -2, 0)
+    values = np.moveaxis(_heads(_projected(x, params, "v"), kv), -2, 0)
+    return _turned(queries, start, theta), _turned(keys, start, theta), values
+
+
+def _weighed(scores: np.ndarray, replay: LayerReplay | None) -> np.ndarray:
+    """Masked scores' weights, in the ledger's fixed order: with learned sinks, their
+    column in the softmax and dropped after it (the forward pass's sink_softmax)."""
+    # [h, T_q, T_k] -> [h, T_q, T_k]
+    if replay is None or replay.sinks is None:
+        return ordered_softmax(scores)
+    from attncli.core.transformer import sink_softmax
+
+    return sink_softmax(scores, replay.sinks, ordered_softmax)
+
+
+def _capped(scores: np.ndarray, replay: LayerReplay | None) -> np.ndarray:
+    """The scores softcapped where the layer caps them (the forward pass's own cap)."""
+    if replay is None or replay.cap is None:
+        return scores
+    from attncli.core.transformer import capped
+
+    return capped(scores, replay.cap)
+
+
+def kept(window: int | None, tokens: int) -> int:
+    """The tokens a layer's cache keeps after `tokens` steps, as transformers'
+    DynamicSlidingWindowLayer does: every one without a window; with a window W the last
+    W − 1, which with the new token make the W a query reads (attn cost's own rule)."""
+    from attncli.core.attention_cost import kept as kept_by_cost
+
+    return kept_by_cost(window, tokens)
+
+
 def cache_ledger(
     x: np.ndarray,
     params: dict[str, np.ndarray],
@@ -313,40 +434,40 @@ def cache_ledger(
     divisor: float,
     theta: np.ndarray | None = None,
     window: int | None = None,
+    replay: LayerReplay | None = None,
 ) -> list[CacheStep]:
-    """The causal layer replayed token by token with a KV cache allocated for T positions:
-    step t projects x_t alone, writes its k and v into slot t, scores q_t against the slots
-    written so far (the others masked) and mixes the cached values. The cache holds one key
-    and value per kv-head; a group of query heads reads the same one. With rotary
-    frequencies `theta`, q_t and k_t are turned by position t before k_t is cached (the
-    cache holds turned keys); with a sliding `window`, only the last `window` slots are
-    read."""
+    """The causal layer replayed token by token with a KV cache: step t projects x_t alone,
+    appends its k and v to the cache, scores q_t against the keys the cache holds and mixes
+    their values. The cache holds one key and value per kv-head; a group of query heads
+    reads the same one. With rotary frequencies `theta`, q_t and k_t are turned by position
+    t before k_t is cached (the cache holds turned keys); a model's layer (`replay`) makes
+    its own q, k, v, caps its scores and adds its sinks as its forward pass does. With a
+    sliding `window` W, the cache keeps the last W − 1 tokens after each step, as
+    transformers' sliding-window cache does, and a step reads those and its own."""
     # [T, d_model], W^Q [d_model, h·d_k], W^K [d_model, g·d_k], W^V [d_model, g·d_v]
     # -> a CacheStep per token
     length = x.shape[0]
     kv = _kv_heads(params, heads)
     d_k = params["w_k"].shape[1] // kv
     d_v = params["w_v"].shape[1] // kv
-    key_cache = np.zeros((kv, length, d_k))
-    value_cache = np.zeros((kv, length, d_v))
+    key_cache = np.zeros((kv, 0, d_k))
+    value_cache = np.zeros((kv, 0, d_v))
     steps = []
     for t in range(length):
-        query = _heads(_projected(x[t], params, "q"), heads)
-        key, value = (_heads(_projected(x[t], params, n), kv) for n in ("k", "v"))
-        query, key = (_turned(row[:, None, :], t, theta)[:, 0] for row in (query, key))
-        key_cache[:, t], value_cache[:, t] = key, value
-        keys, values = _shared(key_cache, heads, kv), _shared(value_cache, heads, kv)
-        scores = ordered_dots(query[:, None, :], keys)[:, 0] / divisor  # [h, T]
-        scores[:, t + 1 :] = -np.inf  # slots not written yet
-        if window is not None:
-            scores[:, : max(t + 1 - window, 0)] = -np.inf  # slots the window has left
-        weights = ordered_softmax(scores)
-        # the slots not written yet weigh 0, which adds nothing: left out of the sum
-        mixed = ordered_mix(weights[:, None, : t + 1], values[:, : t + 1])[:, 0]  # [h, d_v]
-        output = _joined_output(mixed, params)
-        steps.append(
-            CacheStep(query, key, value, scores[:, : t + 1], weights[:, : t + 1], mixed, output)
-        )
+        query, key, value = (part[:, 0] for part in _qkv(x[t : t + 1], t, params, heads,
+                                                         theta, replay))  # fmt: skip
+        read_keys = np.concatenate([key_cache, key[:, None]], axis=1)  # [g, n, d_k]
+        read_values = np.concatenate([value_cache, value[:, None]], axis=1)
+        keys, values = _shared(read_keys, heads, kv), _shared(read_values, heads, kv)
+        scores = _capped(ordered_dots(query[:, None, :], keys)[:, 0] / divisor, replay)
+        weights = _weighed(scores[:, None, :], replay)[:, 0]  # [h, n]
+        mixed = ordered_mix(weights[:, None, :], values)[:, 0]  # [h, d_v]
+        held = kept(window, t + 1)
+        key_cache = read_keys[:, read_keys.shape[1] - held :]
+        value_cache = read_values[:, read_values.shape[1] - held :]
+        steps.append(CacheStep(query, key, value, scores, weights, mixed,
+                               _joined_output(mixed, params), t + 1 - keys.shape[1],
+                               held))  # fmt: skip
     return steps
 
 
@@ -366,22 +487,22 @@ def causal_grid(
     divisor: float,
     theta: np.ndarray | None = None,
     window: int | None = None,
+    replay: LayerReplay | None = None,
 ) -> CausalGrid:
     """Every token's q, k, v at once, the T × T causal grid (within `window` when given,
-    q and k turned by rotary frequencies `theta` when given), every output row."""
+    q and k turned by rotary frequencies `theta` when given, a model layer's own q, k, v,
+    softcap and sinks with `replay`), every output row."""
     # [T, d_model] -> CausalGrid
     kv = _kv_heads(params, heads)
-    queries = _turned(np.moveaxis(_heads(_projected(x, params, "q"), heads), 1, 0), 0, theta)
-    keys = _shared(_turned(np.moveaxis(_heads(_projected(x, params, "k"), kv), 1, 0), 0, theta),
-                   heads, kv)  # fmt: skip
-    values = _shared(np.moveaxis(_heads(_projected(x, params, "v"), kv), 1, 0), heads, kv)
-    scores = ordered_dots(queries, keys) / divisor
+    queries, keys, values = _qkv(x, 0, params, heads, theta, replay)
+    keys, values = _shared(keys, heads, kv), _shared(values, heads, kv)
+    scores = _capped(ordered_dots(queries, keys) / divisor, replay)
     length = x.shape[0]
     seen = np.tril(np.ones((length, length), dtype=bool))
     if window is not None:
         seen &= np.triu(np.ones((length, length), dtype=bool), 1 - window)
     scores[:, ~seen] = -np.inf
-    weights = ordered_softmax(scores)
+    weights = _weighed(scores, replay)
     mixed = np.moveaxis(ordered_mix(weights, values), 0, 1)  # [T, h, d_v]
     return CausalGrid(scores, weights, _joined_output(mixed, params))
 
@@ -395,22 +516,40 @@ def cache_multiplications(
     w_o: bool,
     kv_heads: int,
     layers: int = 1,
+    windows: Sequence[int | None] = (),
 ) -> dict[str, int]:
-    """Multiplications the attention of `layers` equal layers does to generate T tokens one
-    at a time: with the cache (each step projects its own token and scores one row against t
-    cached keys) and without (each step projects the whole prefix again and computes its
-    t × t grid). A model's feed-forward blocks cost the same either way and are not counted."""
+    """Multiplications the attention of `layers` layers of one shape does to generate T
+    tokens one at a time: with the cache (each step projects its own token and scores one
+    row against the t keys it reads, W at most in a sliding layer: `windows`, one a layer)
+    and without (each step projects the whole prefix again and computes its t × t grid). A
+    model's feed-forward blocks cost the same either way and are not counted."""
+    from attncli.core.attention_cost import seen
+
     projections = d_model * (heads * d_k + kv_heads * (d_k + d_v))
     per_token = projections + (heads * d_v * d_model if w_o else 0)
-    cached = sum(per_token + heads * t * (d_k + d_v) for t in range(1, length + 1))
+    each = windows or (None,) * layers
+    cached = sum(per_token + heads * seen(window, t) * (d_k + d_v)
+                 for window in each for t in range(1, length + 1))  # fmt: skip
     recomputed = sum(t * per_token + heads * t * t * (d_k + d_v) for t in range(1, length + 1))
-    return {"cached": layers * cached, "recomputed": layers * recomputed}
+    return {"cached": cached, "recomputed": len(each) * recomputed}
 
 
-def cache_numbers(layers: int, kv_heads: int, d_k: int, length: int, d_v: int | None = None) -> int:
+def cache_numbers(
+    layers: int,
+    kv_heads: int,
+    d_k: int,
+    length: int,
+    d_v: int | None = None,
+    windows: Sequence[int | None] = (),
+) -> int:
     """The KV cache's size in numbers: a key and a value per kv-head, layer and token,
-    2 · layers · kv-heads · d_k · T (layers · kv-heads · (d_k + d_v) · T when d_v differs)."""
-    return layers * kv_heads * (d_k + (d_k if d_v is None else d_v)) * length
+    2 · layers · kv-heads · d_k · T (layers · kv-heads · (d_k + d_v) · T when d_v differs).
+    With each layer's window (`windows`, None for a full layer), a sliding layer keeps
+    min(T, W − 1) tokens (kept), a full one T."""
+    per_token = kv_heads * (d_k + (d_k if d_v is None else d_v))
+    if windows:
+        return per_token * sum(kept(window, length) for window in windows)
+    return layers * per_token * length
 
 
 def online_exercise(seed: int, size: int, block: int) -> tuple[list[str], list[float]]:

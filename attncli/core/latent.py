@@ -61,19 +61,86 @@ class LatentRun:
     output: np.ndarray  # [T, d]
 
 
-def _project(x: np.ndarray, weights: dict[str, np.ndarray], name: str) -> np.ndarray:
-    out = x @ weights[f"w_{name}"]
+Product = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+def _project(
+    x: np.ndarray, weights: dict[str, np.ndarray], name: str, product: Product | None = None
+) -> np.ndarray:
+    w = weights[f"w_{name}"]
+    out = x @ w if product is None else product(x, w)
     bias = weights.get(f"b_{name}")
     return out if bias is None else out + bias
 
 
-def _turned(x: np.ndarray, theta: np.ndarray, interleave: bool) -> np.ndarray:
-    """RoPE on x's pairs: (0, 1), (2, 3), … when `interleave` (DeepSeek's layout: the
-    even and the odd coordinates gathered into halves, then turned as Llama turns them)."""
+def _turned(x: np.ndarray, theta: np.ndarray, interleave: bool, start: int = 0) -> np.ndarray:
+    """RoPE on x's pairs at positions start, start + 1, …: (0, 1), (2, 3), … when
+    `interleave` (DeepSeek's layout: the even and the odd coordinates gathered into halves,
+    then turned as Llama turns them)."""
     # [..., T, rope] -> [..., T, rope]
     if interleave:
         x = np.concatenate([x[..., 0::2], x[..., 1::2]], axis=-1)
-    return rotate(x, theta=theta)
+    return rotate(x, start=start, theta=theta)
+
+
+@dataclass(frozen=True)
+class LatentParts:
+    """What a latent attention makes of some rows of x: each head's query, and what the
+    cache keeps, the latent c_KV and the shared rotary key k^R."""
+
+    queries: np.ndarray  # [h, n, nope + rope]: q^C and the turned q^R side by side
+    latent: np.ndarray  # [n, r]: c_KV
+    rotary_key: np.ndarray  # [n, rope]: k^R after its turn
+
+
+def latent_parts(
+    x: np.ndarray,
+    weights: dict[str, np.ndarray],
+    shape: LatentShape,
+    theta: np.ndarray,
+    factor: float,
+    norm: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    start: int = 0,
+    product: Product | None = None,
+) -> LatentParts:
+    """The rows x at positions start, start + 1, …: q = x W^Q (or through its own latent,
+    W^DQ, its norm, W^UQ), c_KV = RMSNorm(x W^DKV), k^R = RoPE(x W^KR), q^R and k^R turned
+    and multiplied by the rotary scaling's attention factor. `product` computes x W
+    (default x @ W): the KV cache's replay passes one that sums in a fixed order."""
+    # [n, d] -> LatentParts
+    s = shape
+    count = len(x)
+    if "w_q" in weights:
+        q = _project(x, weights, "q", product)
+    else:
+        q_latent = norm(_project(x, weights, "q_a", product), weights["q_a_norm"])
+        q = q_latent @ weights["w_q_b"] if product is None else product(q_latent, weights["w_q_b"])
+    q = np.swapaxes(q.reshape(count, s.heads, s.nope + s.rope), 0, 1)  # [h, n, nope + rope]
+    compressed = _project(x, weights, "kv_a", product)  # [n, r + rope]
+    latent = norm(compressed[:, : s.rank], weights["kv_a_norm"])
+    rotary_key = _turned(compressed[:, s.rank :], theta, s.interleave, start) * factor
+    q_rot = _turned(q[..., s.nope :], theta, s.interleave, start) * factor
+    return LatentParts(np.concatenate([q[..., : s.nope], q_rot], axis=-1), latent, rotary_key)
+
+
+def latent_keys(
+    latent: np.ndarray,
+    rotary_key: np.ndarray,
+    weights: dict[str, np.ndarray],
+    shape: LatentShape,
+    product: Product | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each head's keys and values read back from the latent: k_h = [c_KV W^UK_h, k^R],
+    v_h = c_KV W^UV_h (kv_b_proj), k^R shared by every head."""
+    # [n, r], [n, rope] -> keys [h, n, nope + rope], values [h, n, v]
+    s = shape
+    count = len(latent)
+    w = weights["w_kv_b"]
+    up = latent @ w if product is None else product(latent, w)
+    expanded = np.swapaxes(up.reshape(count, s.heads, s.nope + s.v), 0, 1)
+    shared = np.broadcast_to(rotary_key, (s.heads, count, s.rope))
+    keys = np.concatenate([expanded[..., : s.nope], shared], axis=-1)
+    return keys, expanded[..., s.nope :]
 
 
 def latent_attention(
@@ -92,21 +159,9 @@ def latent_attention(
     # [T, d] -> LatentRun
     s = shape
     count = len(x)
-    if "w_q" in weights:
-        q = _project(x, weights, "q")
-    else:
-        q = norm(_project(x, weights, "q_a"), weights["q_a_norm"]) @ weights["w_q_b"]
-    q = np.swapaxes(q.reshape(count, s.heads, s.nope + s.rope), 0, 1)  # [h, T, nope + rope]
-    compressed = _project(x, weights, "kv_a")  # [T, r + rope]
-    latent = norm(compressed[:, : s.rank], weights["kv_a_norm"])
-    rotary_key = _turned(compressed[:, s.rank :], theta, s.interleave) * factor
-    q_rot = _turned(q[..., s.nope :], theta, s.interleave) * factor
-    queries = np.concatenate([q[..., : s.nope], q_rot], axis=-1)
-    expanded = np.swapaxes((latent @ weights["w_kv_b"]).reshape(count, s.heads, s.nope + s.v),
-                           0, 1)  # fmt: skip
-    shared = np.broadcast_to(rotary_key, (s.heads, count, s.rope))
-    keys = np.concatenate([expanded[..., : s.nope], shared], axis=-1)
-    values = expanded[..., s.nope :]
+    parts = latent_parts(x, weights, shape, theta, factor, norm)
+    queries, latent, rotary_key = parts.queries, parts.latent, parts.rotary_key
+    keys, values = latent_keys(latent, rotary_key, weights, shape)
     scores = queries @ np.swapaxes(keys, -1, -2) / s.divisor
     if allowed is not None:
         scores[:, ~allowed] = -np.inf

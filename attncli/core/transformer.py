@@ -40,7 +40,7 @@ names to them. Everything is computed in float64.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -420,29 +420,49 @@ def _latent(
                      run.concat, arch.latent.divisor)  # fmt: skip
 
 
-def decoder_attention(
-    arch: Architecture, block: Block, x: np.ndarray, number: int, allowed: np.ndarray | None
-) -> Attention:
-    """A Llama-family layer's attention: Q = x W^Q (+ b), K, V likewise; QK-norm where the
-    config has it (OLMo 2 on the whole projections, then the heads split; Qwen3 on each
-    head's q and k); q and k turned by the layer's rotary positions and multiplied by the
-    scaling's attention factor (transformers multiplies cos and sin by it); the key/value
-    heads repeated for their query heads; softmax(Q Kᵀ ÷ √d_h) V (Gemma's ÷
-    √query_pre_attn_scalar, and its scores softcapped before the mask), causal within the
-    window; the heads joined and projected by W^O."""
-    # [T, d] -> Attention: queries/keys/values [h, T, d_h] (q and k as scored),
-    # scores/weights [h, T, T], concat [T, h·d_h], output [T, d]
-    from attncli.core.attention import softmax
+@dataclass(frozen=True)
+class DecoderQKV:
+    """A Llama-family layer's q, k, v for some of its rows, as its attention scores them:
+    QK-norm done, q and k turned by their positions and multiplied by the rotary scaling's
+    attention factor; the key/value heads not yet repeated for their query heads."""
+
+    queries: np.ndarray  # [h, n, d_h]
+    keys: np.ndarray  # [g, n, d_h]
+    values: np.ndarray  # [g, n, d_v]
+    unrotated: tuple[np.ndarray, np.ndarray]  # q [h, n, d_h] and k [g, n, d_h] before the turn
+
+
+def decoder_qkv(
+    arch: Architecture,
+    block: Block,
+    x: np.ndarray,
+    number: int,
+    start: int = 0,
+    length: int | None = None,
+    product: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
+) -> DecoderQKV:
+    """Layer `number`'s q, k, v of the rows `x` at positions start, start + 1, …: Q = x W^Q
+    (+ b), K, V likewise; QK-norm where the config has it (OLMo 2 on the whole projections,
+    then the heads split; Qwen3 and Gemma 3 on each head's q and k); q and k turned by the
+    rotary frequencies of a sequence of `length` tokens (default: start + the rows) and
+    multiplied by the scaling's attention factor (transformers multiplies cos and sin by
+    it). `product` computes x W (default x @ W): the KV cache's replay passes one that sums
+    in a fixed order, so that a row alone gives the bits it gives among all the rows."""
+    # [n, d] -> DecoderQKV
     from attncli.core.rotary import rotate
-    from attncli.core.selfattn import join_heads, project, split_heads
+    from attncli.core.selfattn import project, split_heads
 
     params = block.attention
-    if arch.latent is not None:
-        return _latent(arch, block, x, number, allowed)
     kv_heads = arch.kv_heads or arch.heads
-    queries = project(x, params["w_q"], params.get("b_q"))
-    keys = project(x, params["w_k"], params.get("b_k"))
-    values = project(x, params["w_v"], params.get("b_v"))
+
+    def projected(name: str) -> np.ndarray:
+        if product is None:
+            return project(x, params[f"w_{name}"], params.get(f"b_{name}"))
+        bias = params.get(f"b_{name}")
+        out = product(x, params[f"w_{name}"])
+        return out if bias is None else out + bias
+
+    queries, keys, values = projected("q"), projected("k"), projected("v")
     if arch.qk_norm == "projection":
         assert block.q_norm is not None and block.k_norm is not None
         queries = normed(arch, queries, (block.q_norm, None))
@@ -454,26 +474,68 @@ def decoder_attention(
         queries = normed(arch, queries, (block.q_norm, None))
         keys = normed(arch, keys, (block.k_norm, None))
     unrotated = (queries, keys)
-    theta = arch.rope_frequencies(len(x), number)
-    queries, keys = rotate(queries, theta=theta), rotate(keys, theta=theta)
+    theta = arch.rope_frequencies(start + len(x) if length is None else length, number)
+    queries = rotate(queries, start=start, theta=theta)
+    keys = rotate(keys, start=start, theta=theta)
     factor = arch.rope_attention_factor(number)
     if factor != 1.0:
         queries, keys = queries * factor, keys * factor
+    return DecoderQKV(queries, keys, values, unrotated)
+
+
+def capped(scores: np.ndarray, cap: float | None) -> np.ndarray:
+    """The scores softcapped (Gemma 2's cap · tanh(s ÷ cap)) when the layer has a cap; done
+    before the mask, so that a masked score stays −∞."""
+    # [..., T_k] -> [..., T_k]
+    return scores if cap is None else softcap(scores, cap)
+
+
+def sink_softmax(
+    scores: np.ndarray,
+    sinks: np.ndarray | None,
+    softmax: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> np.ndarray:
+    """The weights of masked scores: softmax over the keys, or with learned sinks (gpt-oss)
+    over the keys and a column of each head's sink logit, the column dropped after it (each
+    row then sums to less than 1). `softmax` defaults to core.attention's."""
+    # [h, T_q, T_k], [h] -> [h, T_q, T_k]
+    if softmax is None:
+        from attncli.core.attention import softmax
+    assert softmax is not None
+    if sinks is None:
+        return softmax(scores)
+    sink = np.broadcast_to(sinks[:, None, None], (*scores.shape[:-1], 1))
+    return softmax(np.concatenate([scores, sink], axis=-1))[..., :-1]
+
+
+def decoder_attention(
+    arch: Architecture, block: Block, x: np.ndarray, number: int, allowed: np.ndarray | None
+) -> Attention:
+    """A Llama-family layer's attention: q, k, v as decoder_qkv makes them; the key/value
+    heads repeated for their query heads; softmax(Q Kᵀ ÷ √d_h) V (Gemma's ÷
+    √query_pre_attn_scalar, and its scores softcapped before the mask), causal within the
+    window, with learned sinks where the layer has them; the heads joined and projected by
+    W^O."""
+    # [T, d] -> Attention: queries/keys/values [h, T, d_h] (q and k as scored),
+    # scores/weights [h, T, T], concat [T, h·d_h], output [T, d]
+    from attncli.core.selfattn import join_heads
+
+    params = block.attention
+    if arch.latent is not None:
+        return _latent(arch, block, x, number, allowed)
+    kv_heads = arch.kv_heads or arch.heads
+    made = decoder_qkv(arch, block, x, number)
+    queries, keys, values = made.queries, made.keys, made.values
+    unrotated = made.unrotated
     group = arch.heads // kv_heads
     if group > 1:  # repeat_kv: each key/value head for its group of queries
         keys, values = np.repeat(keys, group, axis=-3), np.repeat(values, group, axis=-3)
         unrotated = (unrotated[0], np.repeat(unrotated[1], group, axis=-3))
     divisor = arch.divisor
-    scores = queries @ np.swapaxes(keys, -1, -2) / divisor
-    if arch.attn_softcap is not None:
-        scores = softcap(scores, arch.attn_softcap)
+    scores = capped(queries @ np.swapaxes(keys, -1, -2) / divisor, arch.attn_softcap)
     if allowed is not None:
         scores[:, ~allowed] = -np.inf
-    if block.sinks is None:
-        weights = softmax(scores)
-    else:  # a column of each head's sink logit, in the softmax and dropped after it
-        sink = np.broadcast_to(block.sinks[:, None, None], (*scores.shape[:-1], 1))
-        weights = softmax(np.concatenate([scores, sink], axis=-1))[..., :-1]
+    weights = sink_softmax(scores, block.sinks)
     concat = join_heads(weights @ values)
     output = concat @ params["w_o"]
     if "b_o" in params:

@@ -147,11 +147,22 @@ class CacheLedger(Result):
     d_k: int
     d_v: int
     multiplications: dict[str, int]
-    cache_numbers: int
+    cache_numbers: int  # what the cache holds after the last step, every layer's
     dtype_bytes: int
     source: str  # "seeded", "given" or the model's name
     divisor: float = 1.0  # what the scores were divided by (√d_k, a number, or 1)
     shown_step: int | None = None  # the step (0-based) whose whole cache is shown, if asked
+    # what it would hold with every layer keeping every token (cache_numbers without
+    # windows), and each layer's window (None: a full layer); one entry for a lone layer
+    full_numbers: int = 0
+    windows: tuple[int | None, ...] = (None,)
+    window: int | None = None  # this layer's sliding window, None for a full layer
+    # what a model's layer does besides x W that the replay did too, as the config names
+    # it: qk_norm, rope_attention_factor, attn_logit_softcapping, sinks
+    replayed: tuple[str, ...] = ()
+    # a latent attention's (MLA) cache: (r, d_rope), its c_KV's and rotary key's sizes,
+    # which each token writes instead of a key and a value per head; None for the others
+    latent: tuple[int, int] | None = None
 
     def __repr__(self) -> str:
         return (
@@ -163,7 +174,8 @@ class CacheLedger(Result):
     def bit_for_bit(self) -> bool:
         """Every step's weights and output row are the full causal grid's, bit for bit."""
         return all(
-            np.array_equal(step.weights, self.full_weights[:, t, : t + 1])
+            np.array_equal(step.weights, self.full_weights[:, t, step.first : t + 1])
+            and not self.full_weights[:, t, : step.first].any()  # outside the window: 0
             and np.array_equal(step.output, self.full_output[t])
             for t, step in enumerate(self.ledger)
         )
@@ -171,7 +183,10 @@ class CacheLedger(Result):
     @property
     def multi_head_numbers(self) -> int:
         """What the cache would hold with a key and a value for every query head: with
-        grouped-query heads, heads ÷ kv_heads times what it holds."""
+        grouped-query heads, heads ÷ kv_heads times what it holds; beside a latent cache,
+        every layer's keys (d_k) and values (d_v) of every head and token."""
+        if self.latent is not None:
+            return self.layers * len(self.tokens) * self.heads * (self.d_k + self.d_v)
         return self.cache_numbers * self.heads // self.kv_heads
 
     @property
@@ -190,10 +205,18 @@ class CacheLedger(Result):
                     "q": step.query,
                     "k": step.key,
                     "v": step.value,
-                    "cached_keys": t + 1,
+                    "cached_keys": t + 1 - step.first,
+                    "first_key": step.first + 1,
+                    "kept": step.held,
                     "scores": step.scores,
                     "weights": step.weights,
                     "output": step.output,
+                    # a latent attention's: what the step wrote into the cache
+                    **(
+                        {}
+                        if step.latent is None
+                        else {"c_kv": step.latent, "k_rope": step.rotary_key}
+                    ),
                 }
                 for t, step in enumerate(self.ledger)
             ],
@@ -207,6 +230,15 @@ class CacheLedger(Result):
             "multiplications": dict(self.multiplications),
             "cache_numbers": self.cache_numbers,
             "cache_numbers_multi_head": self.multi_head_numbers,
+            "cache_numbers_no_window": self.full_numbers or self.cache_numbers,
+            "layer_windows": list(self.windows),
+            "sliding_window": self.window,
+            "replayed": list(self.replayed),
+            **(
+                {}
+                if self.latent is None
+                else {"kv_lora_rank": self.latent[0], "qk_rope_head_dim": self.latent[1]}
+            ),
             "cache_bytes": self.cache_numbers * self.dtype_bytes,
             "bytes_per_number": self.dtype_bytes,
             **({} if self.shown_step is None else {"shown_step": self.shown_step + 1}),

@@ -3,7 +3,7 @@ heads of every layer ranked by a weight."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -14,6 +14,7 @@ from attncli.results.selfattn import SelfAttnResult
 if TYPE_CHECKING:
     from attncli.core.latent import LatentShape
     from attncli.core.rotary import Scaling
+    from attncli.core.transformer import Architecture, Block
     from attncli.explain.steps import Step
 
 
@@ -49,6 +50,10 @@ class ModelSource:
     #                   of the other kind of layer (the full ones' for a sliding layer)
     layer_types: tuple[str, ...] = ()  # each layer's sliding_attention or full_attention,
     #                                    for a model whose layers differ
+    # a Llama-family layer's architecture and weights, which the KV cache's replay makes
+    # its q, k, v with (None for BERT, RoBERTa and GPT-2)
+    architecture: Architecture | None = field(default=None, repr=False, compare=False)
+    block: Block | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True, repr=False, kw_only=True, eq=False)
@@ -226,6 +231,9 @@ class HeadWeight:
     # over several sentences: the weight is their mean; the lowest and each one beside it
     lowest: float | None = None
     each: tuple[float, ...] | None = None
+    # the head's sink rate: its mean weight on the first token over the rows after the first
+    # (core.head_patterns.sink_rates); None for a sentence of one token
+    sink_rate: float | None = None
 
 
 @dataclass(frozen=True, repr=False, kw_only=True, eq=False)
@@ -270,6 +278,18 @@ class HeadsResult(Result):
     # each layer's sliding window (None: a full_attention layer), for a model whose layers
     # differ (Gemma 2's 1:1, Gemma 3's 5:1, gpt-oss); () when they are all alike
     layer_windows: tuple[int | None, ...] = ()
+    # every head's sink rate [L, h] (the mean over the sentences of several), None for a
+    # sentence of one token; and whether the model's softmax has learned sinks (gpt-oss),
+    # whose column is dropped before the rate is taken over the real keys
+    sink_rates: np.ndarray | None = None
+    learned_sinks: bool = False
+
+    @property
+    def sink_heads(self) -> int:
+        """How many heads' sink rate passes Gu et al.'s ε (SINK_THRESHOLD)."""
+        from attncli.core.head_patterns import SINK_THRESHOLD
+
+        return 0 if self.sink_rates is None else int((self.sink_rates > SINK_THRESHOLD).sum())
 
     def __repr__(self) -> str:
         if not self.ranking:
@@ -325,6 +345,16 @@ class HeadsResult(Result):
                 for window in self.layer_windows
             ]
             document["sliding_window"] = next(w for w in self.layer_windows if w is not None)
+        if self.sink_rates is not None:
+            from attncli.core.head_patterns import SINK_THRESHOLD
+
+            # with learned sinks, each rate is over the real keys: the sink column is dropped
+            document.update(
+                sink_rates=self.sink_rates,
+                sink_threshold=SINK_THRESHOLD,
+                sink_heads=self.sink_heads,
+                learned_sinks=self.learned_sinks,
+            )
         return document
 
     def steps(self, row: int | None = None, token: str | None = None) -> list[Step]:
@@ -357,4 +387,6 @@ def _head_document(head: HeadWeight, tokens: tuple[str, ...]) -> dict[str, Any]:
         document.update(rival_weight=head.rival_weight, column_mean=head.column_mean)
     if head.habit is not None:
         document["habit"] = head.habit
+    if head.sink_rate is not None:
+        document["sink_rate"] = head.sink_rate
     return document

@@ -186,25 +186,6 @@ def test_a_model_without_scaling_has_no_such_step():
     assert not any(isinstance(step, RopePairs) for step in result.steps(token="table"))
 
 
-@pytest.mark.parametrize(
-    ("name", "step"),
-    [("tiny-qwen3", "RMSNorms q and k (QK-norm)"), ("tiny-olmo2", "RMSNorms q and k (QK-norm)"),
-     ("tiny-gemma2", "softcaps its scores (attn_logit_softcapping)"),
-     ("tiny-gemma3", "RMSNorms q and k (QK-norm)"),
-     ("tiny-gpt-oss", "multiplies q and k by its rotary scaling's attention factor {factor}"),
-     ("tiny-deepseek-v3", "reads its keys and values back from a latent (MLA)")],
-)  # fmt: skip
-def test_the_kv_cache_does_not_replay_a_layer_it_would_get_wrong(name, step):
-    from attncli.api.inference import kv_cache
-    from attncli.api.model import model_selfattn
-    from attncli.errors import OptionError
-
-    result = model_selfattn(tiny_models.SENTENCES[0], str(MODELS / name))
-    with pytest.raises(OptionError) as caught:
-        kv_cache(result, head=1)
-    assert caught.value.fields["step"].msgid == step
-
-
 def test_gemmas_layers_and_their_settings_are_their_configs():
     gemma2 = load_model(str(MODELS / "tiny-gemma2")).architecture
     gemma3 = load_model(str(MODELS / "tiny-gemma3")).architecture

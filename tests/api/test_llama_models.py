@@ -252,6 +252,9 @@ def test_the_cache_ledger_with_rotation_and_window_is_the_layer():
     steps = inference.cache_ledger(x, params, 4, 2.0, theta, 3)
     layer = attention_layer(x, x, params, 4, 2.0, window_mask(9, 9, 3, causal=True),
                             kv_heads=2, rope_frequencies=theta)  # fmt: skip
-    for t, step in enumerate(steps):
-        np.testing.assert_allclose(step.weights, layer.weights[:, t, : t + 1], atol=1e-14)
+    for t, step in enumerate(steps):  # the cache keeps the window's last 2, reads 3
+        assert step.first == max(0, t - 2) and step.held == min(t + 1, 2)
+        np.testing.assert_allclose(step.weights, layer.weights[:, t, step.first : t + 1],
+                                   atol=1e-14)  # fmt: skip
+        assert not layer.weights[:, t, : step.first].any()
         np.testing.assert_allclose(step.output, layer.output[t], atol=1e-13)

@@ -174,6 +174,11 @@ def heads(
     With --sentences FILE, the mean of that score over every sentence of FILE (one a
     line), each head's lowest beside it: a head that does it in one sentence only ranks low.
 
+    Beside each head, its sink rate: its mean weight on the first token over the rows after
+    the first (the first row of a causal layer can look nowhere else), with how many heads
+    pass 0.3, the ε of Gu et al. (2025), "When Attention Sink Emerges in Language Models";
+    with learned sinks (gpt-oss), over the real keys, the sink column dropped.
+
     With --grid, the model view: every layer × head as a small heatmap of its weights,
     marked with its rank and what it mostly does; --export .svg, .html or .tex draws it
     for print, each cell the head's weight.

@@ -4,7 +4,7 @@ key tiles, the KV cache ledger. Renderers return renderables and never print."""
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich import box
 from rich.console import Group, RenderableType
@@ -18,6 +18,7 @@ from attncli.present.format import Format
 from attncli.present.inference.words import BLOCK_SCORES, PROMPT_TOKENS
 
 if TYPE_CHECKING:
+    from attncli.core.inference import CacheStep
     from attncli.results.inference import CacheLedger, OnlineSoftmaxResult, TiledResult
     from attncli.results.predict import PredictResult
 
@@ -246,7 +247,8 @@ def cache_view(result: CacheLedger, fmt: Format) -> list[RenderableType]:
     head = result.head
     kv = kv_head(result)  # the key/value head this query head reads
     written = _table()
-    for column in ("cache_step", "token", "cache_vector", "cache_numbers"):
+    latent = "_latent" if result.latent is not None else ""  # c_KV and k^R, not k and v
+    for column in ("cache_step", "token", "cache_vector", f"cache_numbers{latent}"):
         written.add_column(fmt.say(column))
     rows = _table()
     for column in ("cache_step", "token", "cache_rows"):
@@ -257,15 +259,14 @@ def cache_view(result: CacheLedger, fmt: Format) -> list[RenderableType]:
     said = divisor_said(result.divisor, result.d_k, True, fmt)
     rows.add_column(fmt.say("cache_row", divided="" if said is None else f" ÷ {said}"))
     for t, step in enumerate(result.ledger):
-        parts = (("q", step.query[head]), ("k", step.key[kv]), ("v", step.value[kv]),
-                 (fmt.say("cache_out"), step.output))  # fmt: skip
+        parts = (("q", step.query[head]), *_written(step, kv), (fmt.say("cache_out"), step.output))
         for index, (name, part) in enumerate(parts):
             label = render.safe_label(result.tokens[t]) if index == 0 else ""
             written.add_row(
                 str(t + 1) if index == 0 else "", label, name, fmt.vector(part.tolist())
             )
         written.add_section()
-        cached = fmt.say("cache_rows_of", count=t + 1)
+        cached = fmt.say("cache_rows_of", count=t + 1 - step.first)
         row = "\n".join(
             (
                 "s " + fmt.vector(step.scores[head].tolist()),
@@ -278,10 +279,48 @@ def cache_view(result: CacheLedger, fmt: Format) -> list[RenderableType]:
     if grouped:  # its k and v are its key/value head's, shared with the group's other heads
         heading = fmt.say("cache_head_kv", head=head + 1, kv=kv + 1)
     shown = [] if result.shown_step is None else [_cache_at(result, result.shown_step, fmt)]
-    m = result.multiplications
-    times = m["recomputed"] / m["cached"]
+    difference = result.layer_difference
+    replayed = [fmt.say(f"cache_replayed.{name}") for name in result.replayed]
+    if replayed:
+        replayed.insert(0, fmt.say("cache_replayed"))
+    return [
+        _titled(fmt.say("cache_title", head=heading), written),
+        _titled(fmt.say("cache_rows_title"), rows),
+        *shown,
+        render.lines(
+            *replayed,
+            fmt.say("cache_bit" if result.bit_for_bit else "cache_not_bit"),
+            fmt.say("cache_layer", diff=fmt.scientific(difference) if difference else "0"),
+            "",
+            *_cache_costs(result, fmt),
+        ),
+    ]
+
+
+def _written(step: CacheStep, kv: int) -> tuple[tuple[str, Any], tuple[str, Any]]:
+    """What a step writes into the cache: the key and value of its key/value head, or a
+    latent attention's c_KV and rotary key k^R (shared by every head)."""
+    if step.latent is not None:
+        return ("c_KV", step.latent), ("k^R", step.rotary_key)
+    return ("k", step.key[kv]), ("v", step.value[kv])
+
+
+def _cache_costs(result: CacheLedger, fmt: Format) -> list[str]:
+    """What the cache saves (multiplications) and what it holds: every token, a sliding
+    layer's last W − 1, a latent attention's c_KV and k^R; and what grouped heads share."""
     count = len(result.tokens)
-    size_fields = {
+    said = []
+    m = result.multiplications
+    if m:  # a latent attention's are not counted here (attn cost counts them)
+        said.append(fmt.say(
+            "cache_multiplications" if result.layers == 1 else "cache_multiplications_layers",
+            layers=result.layers, count=count, cached=fmt.count(m["cached"]),
+            recomputed=fmt.count(m["recomputed"]),
+            times=fmt.decimal(f"{m['recomputed'] / m['cached']:.1f}"),
+        ))  # fmt: skip
+    else:
+        said.append(fmt.say("cache_multiplications_latent"))
+    size_fields: dict[str, object] = {
         "layers": result.layers,
         "kv_heads": result.kv_heads,
         "d_k": result.d_k,
@@ -292,40 +331,30 @@ def cache_view(result: CacheLedger, fmt: Format) -> list[RenderableType]:
         "half": fmt.count(result.cache_numbers * 2),
     }
     size = "cache_size" if result.d_v == result.d_k else "cache_size_dv"
-    sharing = []  # grouped-query heads: what a key and a value per query head would take
-    if grouped:
-        multi = result.multi_head_numbers
-        sharing.append(
-            fmt.say(
-                "cache_grouped",
-                heads=result.heads,
-                kv_heads=result.kv_heads,
-                group=result.heads // result.kv_heads,
-                multi=fmt.count(multi),
-                multi_bytes=fmt.count(multi * result.dtype_bytes),
-            )
+    windowed = [window for window in result.windows if window is not None]
+    if windowed:  # a sliding layer keeps W − 1 tokens, a full one every token
+        size = "cache_size_windows"
+        size_fields.update(
+            full=len(result.windows) - len(windowed),
+            sliding=len(windowed),
+            windows=", ".join(str(window) for window in sorted(set(windowed))),
+            all=fmt.count(result.full_numbers),
         )
-    difference = result.layer_difference
-    return [
-        _titled(fmt.say("cache_title", head=heading), written),
-        _titled(fmt.say("cache_rows_title"), rows),
-        *shown,
-        render.lines(
-            fmt.say("cache_bit" if result.bit_for_bit else "cache_not_bit"),
-            fmt.say("cache_layer", diff=fmt.scientific(difference) if difference else "0"),
-            "",
-            fmt.say(
-                "cache_multiplications" if result.layers == 1 else "cache_multiplications_layers",
-                layers=result.layers,
-                count=count,
-                cached=fmt.count(m["cached"]),
-                recomputed=fmt.count(m["recomputed"]),
-                times=fmt.decimal(f"{times:.1f}"),
-            ),
-            fmt.say(size, **size_fields),
-            *sharing,
-        ),
-    ]
+    if result.latent is not None:
+        size = "cache_size_latent"
+        multi = result.multi_head_numbers
+        size_fields.update(rank=result.latent[0], rope=result.latent[1], heads=result.heads,
+                           multi=fmt.count(multi),
+                           times=fmt.decimal(f"{multi / result.cache_numbers:.1f}"))  # fmt: skip
+    if result.window is not None:
+        said.append(fmt.say("cache_window", window=result.window, kept=result.window - 1))
+    said.append(fmt.say(size, **size_fields))
+    if result.kv_heads < result.heads:  # grouped: what a key and a value per head would take
+        multi = result.multi_head_numbers
+        said.append(fmt.say("cache_grouped", heads=result.heads, kv_heads=result.kv_heads,
+                            group=result.heads // result.kv_heads, multi=fmt.count(multi),
+                            multi_bytes=fmt.count(multi * result.dtype_bytes)))  # fmt: skip
+    return said
 
 
 def _cache_at(result: CacheLedger, step: int, fmt: Format) -> RenderableType:
@@ -333,22 +362,25 @@ def _cache_at(result: CacheLedger, step: int, fmt: Format) -> RenderableType:
     this token appends, then its one row of weights over them."""
     head, kv = result.head, kv_head(result)
     table = _table()
+    latent = result.latent is not None
     for column in ("cache_position", "token", "cache_k", "cache_v", "cache_weight"):
-        table.add_column(fmt.say(column))
+        names = {"cache_k": "c_KV", "cache_v": "k^R"} if latent else {}
+        table.add_column(names.get(column, fmt.say(column)))
     table.add_column("")
     weights = result.ledger[step].weights[head]
-    for t in range(step + 1):
-        cached = result.ledger[t]
+    first = result.ledger[step].first  # a sliding window's oldest key still kept
+    for t in range(first, step + 1):
+        (_, key), (_, value) = _written(result.ledger[t], kv)
         table.add_row(
             str(t + 1),
             render.safe_label(result.tokens[t]),
-            fmt.vector(cached.key[kv].tolist()),
-            fmt.vector(cached.value[kv].tolist()),
-            fmt.weight_number(float(weights[t])),
+            fmt.vector(key.tolist()),
+            fmt.vector(value.tolist()),
+            fmt.weight_number(float(weights[t - first])),
             fmt.say("cache_new") if t == step else "",
         )
-    title = fmt.say("cache_at", step=step + 1, token=result.tokens[step],
-                    rows=count(step + 1, "row"))  # fmt: skip
+    title = fmt.say("cache_at_latent" if latent else "cache_at", step=step + 1,
+                    token=result.tokens[step], rows=count(step + 1 - first, "row"))  # fmt: skip
     return _titled(title, table)
 
 

@@ -71,6 +71,7 @@ INFERENCE_PHRASES: dict[str, str] = {
     "cache_step": _("Step"),
     "cache_vector": _("Row"),
     "cache_numbers": _("Numbers (k and v written into the cache)"),
+    "cache_numbers_latent": _("Numbers (c_KV and k^R written into the cache)"),
     "cache_out": _("out"),
     "cache_rows": _("Cache"),
     "cache_rows_of": _("{count} k, {count} v"),
@@ -99,6 +100,10 @@ INFERENCE_PHRASES: dict[str, str] = {
         "The cache at step {step} («{token}»): its K and V, {rows}, the last appended by this "
         "token, and the weights of its one row of scores over them"
     ),
+    "cache_at_latent": _(
+        "The cache at step {step} («{token}»): its c_KV and k^R, {rows}, the last appended by "
+        "this token, and the weights of its one row of scores over the keys read back from them"
+    ),
     "cache_position": _("Position"),
     "cache_k": _("k"),
     "cache_v": _("v"),
@@ -112,6 +117,44 @@ INFERENCE_PHRASES: dict[str, str] = {
         "The cache: layers {layers} · kv-heads {kv_heads} · (d_k {d_k} + d_v {d_v}) · T {count} = "
         "{numbers} numbers, {bytes} bytes in float64 ({half} in float16 or bfloat16, as models "
         "keep it)."
+    ),
+    "cache_size_windows": _(
+        "The cache: kv-heads {kv_heads} · (d_k {d_k} + d_v {d_v}) numbers a token and layer; "
+        "a full layer keeps all {count} tokens, a sliding one the last W − 1 (W {windows}), as "
+        "transformers' sliding-window cache does; full layers {full}, sliding layers "
+        "{sliding}: {numbers} numbers, {bytes} bytes in float64 ({half} in float16 or "
+        "bfloat16, as models keep it). With every layer keeping every token: {all}."
+    ),
+    "cache_multiplications_latent": _(
+        "The multiplications of a latent attention are not counted here: attn cost MODEL "
+        "counts its FLOPs."
+    ),
+    "cache_size_latent": _(
+        "The cache: a latent attention keeps each token's c_KV and its rotary key k^R, shared "
+        "by the {heads} heads: layers {layers} · (r {rank} + d_rope {rope}) · T {count} = "
+        "{numbers} numbers, {bytes} bytes in float64 ({half} in float16 or bfloat16, as models "
+        "keep it). Each step reads every head's keys and values back from it; keeping them "
+        "instead, layers {layers} · heads {heads} · (d_k {d_k} + d_v {d_v}) · T {count}, would "
+        "take {multi} numbers, {times} times as many."
+    ),
+    "cache_window": _(
+        "This layer slides a window of {window}: after each step its cache keeps the last "
+        "{kept} tokens and drops the older ones; a step reads those and its own, {window} keys "
+        "at most."
+    ),
+    "cache_replayed": _("The replay makes q, k, v and the weights as the model's layer does:"),
+    "cache_replayed.qk_norm": _(
+        "  QK-norm: q and k RMSNormed by the layer's own weights before their turn"
+    ),
+    "cache_replayed.rope_attention_factor": _(
+        "  q and k multiplied by the rotary scaling's attention factor after their turn"
+    ),
+    "cache_replayed.attn_logit_softcapping": _(
+        "  s softcapped, cap · tanh(s ÷ cap), before the softmax (attn_logit_softcapping)"
+    ),
+    "cache_replayed.sinks": _(
+        "  α over the keys and the head's learned sink, whose column is dropped: a row sums to "
+        "less than 1"
     ),
     "cache_head_kv": _(", head {head} (kv head {kv})"),
     "cache_grouped": _(

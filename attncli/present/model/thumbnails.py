@@ -110,20 +110,40 @@ class Thumbnails:
 
 CELL = 6  # an exported cell's side, in SVG units
 SPACE = 14  # between two exported thumbnails, room for a label above
+BELOW = 10  # under each thumbnail, room for its sink rate when it is drawn
 
 
-def svg(weights: np.ndarray, marks: Sequence[Sequence[str]], title: str,
-        layer_word: str, theme: str = "light") -> str:  # fmt: skip
+@dataclass(frozen=True)
+class SinkLabels:
+    """Each head's sink rate [L, h] for the drawing: the number, its label as the language
+    writes it ("s0.29") and the legend line that says what it is."""
+
+    rates: np.ndarray
+    labels: Sequence[Sequence[str]]
+    legend: str
+
+
+def svg(
+    weights: np.ndarray,
+    marks: Sequence[Sequence[str]],
+    title: str,
+    layer_word: str,
+    theme: str = "light",
+    sinks: SinkLabels | None = None,
+) -> str:
     """The model view for print: each head's T × T cells as squares filled by weight, a
     cell's weight kept in data-weight (at float64's 17 digits) with its layer, head, row
-    and column."""
+    and column; with `sinks`, each head's sink rate under it (at 17 digits in its
+    data-sink-rate) and a legend line at the foot."""
     from xml.sax.saxutils import escape
 
     layers, heads, size = weights.shape[:3]
     side = size * CELL
+    below = 0 if sinks is None else BELOW
+    legend = "" if sinks is None else sinks.legend
     # as wide as the thumbnails, or as the title at 9 units of monospace (0.6 em a character)
-    width = max(40 + layers * (side + SPACE), 8 + round(len(title) * 9 * 0.6))
-    height = 40 + heads * (side + SPACE)
+    width = max(40 + layers * (side + SPACE), 8 + round(max(len(title), len(legend)) * 9 * 0.6))
+    height = 40 + heads * (side + SPACE + below) + (14 if sinks is not None else 0)
     ink = "#000000" if theme == "light" else "#ffffff"
     paper = "#ffffff" if theme == "light" else "#1e1e1e"
     parts = [
@@ -136,12 +156,18 @@ def svg(weights: np.ndarray, marks: Sequence[Sequence[str]], title: str,
         x0 = 40 + layer * (side + SPACE)
         parts.append(f'<text x="{x0}" y="26" fill="{ink}">{escape(layer_word)}{layer + 1}</text>')
         for head in range(heads):
-            y0 = 40 + head * (side + SPACE)
+            y0 = 40 + head * (side + SPACE + below)
             if layer == 0:
                 parts.append(f'<text x="4" y="{y0 + side / 2 + 3}" fill="{ink}">h{head + 1}</text>')
             mark = marks[layer][head]
             if mark:
                 parts.append(f'<text x="{x0}" y="{y0 - 3}" fill="{ink}">{escape(mark)}</text>')
+            if sinks is not None:  # its number kept whole, as a cell's weight is
+                label = escape(sinks.labels[layer][head])
+                rate = float(sinks.rates[layer, head])
+                parts.append(f'<text class="sink" x="{x0}" y="{y0 + side + 8}" fill="{ink}" '
+                             f'font-size="7" data-layer="{layer + 1}" data-head="{head + 1}" '
+                             f'data-sink-rate="{rate!r}">{label}</text>')  # fmt: skip
             parts.append(f'<g class="head" data-layer="{layer + 1}" data-head="{head + 1}">')
             for row in range(size):
                 for column in range(size):
@@ -152,16 +178,24 @@ def svg(weights: np.ndarray, marks: Sequence[Sequence[str]], title: str,
                         f'data-column="{column + 1}" data-weight="{value!r}"/>'
                     )
             parts.append("</g>")
+    if legend:
+        parts.append(f'<text x="4" y="{height - 6}" fill="{ink}">{escape(legend)}</text>')
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
 
 
-def html(weights: np.ndarray, marks: Sequence[Sequence[str]], title: str,
-         layer_word: str, theme: str = "light") -> str:  # fmt: skip
+def html(
+    weights: np.ndarray,
+    marks: Sequence[Sequence[str]],
+    title: str,
+    layer_word: str,
+    theme: str = "light",
+    sinks: SinkLabels | None = None,
+) -> str:
     """The SVG in a page of its own (no script, no network)."""
     from xml.sax.saxutils import escape
 
-    drawing = svg(weights, marks, title, layer_word, theme)
+    drawing = svg(weights, marks, title, layer_word, theme, sinks)
     return (
         '<!DOCTYPE html>\n<html><head><meta charset="utf-8">'
         f"<title>{escape(title)}</title></head>\n<body>\n{drawing}</body></html>\n"

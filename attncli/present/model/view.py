@@ -155,7 +155,29 @@ def model_view(result: HeadsResult, fmt: Format) -> list[RenderableType]:
         legend.append(fmt.say("grid_windows", window=window, before=window - 1))
     thumbnails = Thumbnails(result.grid, marks, fmt.say("grid_layer"), too_wide(fmt),
                             layer_marks)  # fmt: skip
-    return [render.lines(*lines), thumbnails, render.lines(*legend)]
+    # the ranking's table below says what the sink rates are; the view alone says it here
+    sinks = sinks_grid(result, fmt, said=not result.ranking)
+    return [render.lines(*lines), thumbnails, render.lines(*legend), *sinks]
+
+
+def sinks_grid(result: HeadsResult, fmt: Format, said: bool = True) -> list[RenderableType]:
+    """Every head's sink rate as a grid, a row per layer and a column per head, with what it
+    is and how many heads pass Gu et al.'s ε."""
+    if result.sink_rates is None:
+        return []
+    rates = result.sink_rates
+    layers, heads = rates.shape
+    word = fmt.say("grid_layer")
+    grid = render.number_grid(
+        fmt.say("grid_sinks_title"),
+        [f"{word}{layer + 1}" for layer in range(layers)],
+        [f"h{head + 1}" for head in range(heads)],
+        rates,
+        fmt,
+        max_rows=layers,
+        max_columns=heads,
+    )
+    return [grid, render.lines(*sinks_said(result, fmt))] if said else [grid]
 
 
 def heads_source(result: HeadsResult, fmt: Format) -> str:
@@ -216,6 +238,21 @@ def heads_view(result: HeadsResult, fmt: Format) -> list[RenderableType]:
     return [*shown, *ranking_view(result, fmt)]
 
 
+def sinks_said(result: HeadsResult, fmt: Format) -> list[str]:
+    """What the sink rates are, how many heads pass Gu et al.'s ε, and over which keys."""
+    from attncli.core.head_patterns import SINK_THRESHOLD
+
+    if result.sink_rates is None:
+        return []
+    said = [fmt.say("heads_sinks", sinks=result.sink_heads, total=result.sink_rates.size,
+                    threshold=fmt.number(SINK_THRESHOLD, 1))]  # fmt: skip
+    if result.sentences is not None and len(result.sentences) > 1:
+        said.append(fmt.say("heads_sinks_over", count=len(result.sentences)))
+    if result.learned_sinks:
+        said.append(fmt.say("heads_sinks_learned", model=result.model))
+    return said
+
+
 def ranking_view(result: HeadsResult, fmt: Format) -> list[RenderableType]:
     """The heads ranked, highest first: the first ten, or all."""
     import textwrap
@@ -245,6 +282,9 @@ def ranking_view(result: HeadsResult, fmt: Format) -> list[RenderableType]:
         columns.append(("heads_lowest", "right"))
     if controls:
         columns += [("heads_rival", "left"), ("heads_column", "right")]
+    sinks = result.sink_rates is not None
+    if sinks:
+        columns.append(("heads_sink", "right"))
     columns.append(("heads_habit", "left"))
     for number, (key, justify) in enumerate(columns):
         name = fmt.say(key)
@@ -267,6 +307,8 @@ def ranking_view(result: HeadsResult, fmt: Format) -> list[RenderableType]:
             if entry.rival is not None:
                 rival = f"{result.tokens[entry.rival]} {rival}"
             cells += [render.safe_label(rival), fmt.stated(entry.column_mean or 0.0, 3)]
+        if sinks:
+            cells.append(fmt.stated(entry.sink_rate or 0.0, 3))
         habit = fmt.say(f"heads_habit.{entry.habit}") if entry.habit else ""
         table.add_row(*cells, habit, bar)
     lines = [fmt.say("heads_title", model=heads_source(result, fmt), asked=asked)]
@@ -295,6 +337,7 @@ def ranking_view(result: HeadsResult, fmt: Format) -> list[RenderableType]:
             below.append(fmt.say(f"heads_bidirectional.{result.pattern}"))
     if several:
         below.append(fmt.say("heads_lowest_means"))
+    below += sinks_said(result, fmt)
     best = result.ranking[0]
     token = result.tokens[result.source] if result.source is not None else result.tokens[-1]
     if result.seeded is not None:  # the same layer, its best head explained

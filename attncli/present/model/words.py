@@ -237,4 +237,22 @@ MODEL_PHRASES: dict[str, str] = {
         "it; the others are full_attention layers (layer_types)"
     ),
     "grid_ranked": _("#1 to #{shown}: the ranking's first heads, as the table below ranks them."),
+    "heads_sink": _("Sink"),
+    "heads_sinks": _(
+        "Sink: the head's sink rate, its mean weight on the first token over the rows after "
+        "the first (in a causal layer the first row can look nowhere else). {sinks} of {total} "
+        "heads pass {threshold}, the ε of Gu et al. (2025), «When Attention Sink Emerges in "
+        "Language Models»."
+    ),
+    "heads_sinks_over": _("Sink rates are the mean over the {count} sentences."),
+    "heads_sinks_learned": _(
+        "{model}'s softmax has learned sinks: a column of their own that takes weight in every "
+        "row and is dropped; the sink rate is over the real keys, without that column."
+    ),
+    "grid_sinks_title": _("Sink rate of each head (row = layer, column = head)"),
+    "grid_sink_mark": _("s{rate}"),  # under a drawn thumbnail: its sink rate, short
+    "grid_sink_legend": _(
+        "s: the head's sink rate, its mean weight on the first token over the rows after the "
+        "first; {sinks} of {total} heads pass {threshold} (Gu et al., 2025)"
+    ),
 }
