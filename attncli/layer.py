@@ -190,6 +190,40 @@ class SelfAttnSettings:
         option="--rope-base",
         metavar="B",
     )  # fmt: skip
+    rope_scaling: str | None = setting(
+        None,
+        _("With --positions rope: scale the rotary frequencies as a long-context model's "
+          "rope_scaling does, TYPE:FACTOR[:L], L the length it was trained on [default: "
+          "8192]: linear, dynamic, yarn or llama3, as transformers computes them; longrope "
+          "also takes each pair's short and long factors, longrope:FACTOR:L:S1,S2,…:L1,L2,…. "
+          "E.g. --positions rope --rope-scaling yarn:4:4"),
+        option="--rope-scaling",
+        metavar="TYPE:FACTOR[:L]",
+    )  # fmt: skip
+    qk_norm: bool = setting(
+        False,
+        flags=(("--qk-norm", True,
+                _("QK-norm (Qwen3, OLMo 2, Gemma 3): each head's q and k RMSNormed, q ÷ "
+                  "√(mean(q²) + 1e-6) with weights of ones, before the rotation and the "
+                  "score.")),),
+    )  # fmt: skip
+    softcap: float | None = setting(
+        None,
+        _("Softcap the scores, as Gemma 2 (attn_logit_softcapping, 50 there): each score, "
+          "after its division, becomes CAP · tanh(score ÷ CAP) before the softmax, never past "
+          "±CAP. E.g. --softcap 2"),
+        option="--softcap",
+        metavar="CAP",
+    )  # fmt: skip
+    sinks: tuple[float, ...] | None = setting(
+        None,
+        _("Learned attention sinks, as gpt-oss: a logit per head, one more column of each "
+          "row's softmax that takes weight and is dropped, so the row sums to less than 1 "
+          "over the keys. One number for every head, or one per head: --sinks 0.5, or with "
+          "--heads 4, --sinks 0.5,-1,2,0"),
+        option="--sinks",
+        metavar="S[,S…]",
+    )  # fmt: skip
     grids: bool = True  # False: only the output is wanted, computed in row blocks
 
     def __post_init__(self) -> None:
@@ -250,11 +284,19 @@ class SelfAttnSettings:
                 base=Setting("rope_base", self.rope_base),
                 rope=Setting("positions", "rope"),
             )
+        if self.rope_scaling is not None and self.positions != "rope":
+            raise OptionError(
+                _("{scaling} scales the rotary positions' frequencies; add {rope}"),
+                scaling=Setting("rope_scaling", self.rope_scaling),
+                rope=Setting("positions", "rope"),
+            )
         if self.dtype not in ("float32", "float64"):
             raise OptionError(
                 _("{dtype}: expected float32 or float64"), dtype=Setting("dtype", self.dtype)
             )
         self._check_scale()
+        self._check_softcap()
+        self._read_sinks()
 
     def _check_scale(self) -> None:
         """The divisor: "sqrt" (√d_k), None (none) or a positive finite number."""
@@ -276,6 +318,78 @@ class SelfAttnSettings:
                 option=Setting("scale"),
                 scale=scale,
             )
+
+    def _check_softcap(self) -> None:
+        """The softcap: a positive number (+∞: no cap, its limit), and not with ALiBi,
+        whose distances the cap would have to come before (no model softcaps them)."""
+        import math
+
+        from attncli.errors import OptionError
+        from attncli.messages import Setting
+
+        cap = self.softcap
+        if cap is None:
+            return
+        if isinstance(cap, bool) or not isinstance(cap, (int, float)) or not cap > 0:
+            raise OptionError(
+                _("{option} is {cap}; the cap must be a positive number"),
+                option=Setting("softcap"),
+                cap=cap,
+            )
+        if self.alibi and math.isfinite(cap):
+            raise OptionError(
+                _("{softcap} with {alibi}: the cap comes before any bias is added, and no "
+                  "model softcaps ALiBi's scores; give one of them"),
+                softcap=Setting("softcap", cap),
+                alibi=Setting("alibi", True),
+            )  # fmt: skip
+
+    def _read_sinks(self) -> None:
+        """The sinks as a tuple of numbers: from the command line's text (0.5 or
+        0.5,-1,2,0), a number or a sequence of them; one for every head, or one per head
+        (--heads); none NaN or +∞ (−∞ is no sink)."""
+        import math
+
+        from attncli.errors import OptionError, count
+        from attncli.messages import Setting
+
+        given = self.sinks
+        if given is None:
+            return
+        words: list[Any]
+        if isinstance(given, str):
+            words = [word.strip() for word in given.split(",")]
+        elif isinstance(given, (int, float)) and not isinstance(given, bool):
+            words = [given]
+        else:
+            try:
+                words = list(given)
+            except TypeError:
+                words = [given]
+        read = []
+        for word in words:
+            try:
+                value = float(word) if not isinstance(word, bool) else math.nan
+            except (TypeError, ValueError):
+                value = math.nan
+            if math.isnan(value) or value == math.inf:
+                raise OptionError(
+                    _("{option}: {value} is not a sink logit; give a number for every head, "
+                      "or one per head separated by commas, e.g. 0.5,-1"),
+                    option=Setting("sinks"),
+                    value=str(word)[:40],
+                )  # fmt: skip
+            read.append(value)
+        heads = self.heads or 1
+        if len(read) not in (1, heads):
+            raise OptionError(
+                _("{option} gives {count} sink logits; the layer has {heads}: give one for "
+                  "every head, or one per head"),
+                option=Setting("sinks"),
+                count=len(read),
+                heads=count(heads, "head"),
+            )  # fmt: skip
+        object.__setattr__(self, "sinks", tuple(read))  # frozen: read once, here
 
     @property
     def scale_by(self) -> float | None:
@@ -308,6 +422,8 @@ class SelfAttnSettings:
             flag = next((f for f, set_to, _help in meta.get("flags", ()) if set_to == value), None)
             if flag is not None:
                 said.append(flag)
+            elif isinstance(value, tuple):  # --sinks 0.5,-1
+                said.append(f"{meta['option']} {','.join(map(str, value))}")
             elif meta.get("option"):
                 said.append(f"{meta['option']} {value}")
         return said

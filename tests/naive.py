@@ -161,3 +161,66 @@ def alibi(heads, length):
         [[-slope * abs(i - j) for j in range(length)] for i in range(length)]
         for slope in alibi_slopes(heads)
     ]
+
+
+def rms_normed(vector, eps=1e-6):
+    """RMSNorm with weights of ones, one coordinate at a time: x ÷ √(mean(x²) + ε)."""
+    root = math.sqrt(math.fsum(x * x for x in vector) / len(vector) + eps)
+    return [x / root for x in vector]
+
+
+def turned(vector, position, thetas, factor=1.0):
+    """A vector at `position` turned pair (i, i + d/2) by position · θ_i, each θ_i given
+    (a scaled rotary table), then multiplied by `factor` (a scaling's attention factor)."""
+    half = len(vector) // 2
+    out = list(vector)
+    for i in range(half):
+        angle = position * thetas[i]
+        x, y = vector[i], vector[i + half]
+        out[i] = (math.cos(angle) * x - math.sin(angle) * y) * factor
+        out[i + half] = (math.sin(angle) * x + math.cos(angle) * y) * factor
+    return out
+
+
+def softmax_with_sink(row, sink):
+    """softmax over a row and one more logit, the sink's, whose weight is dropped."""
+    live = [s for s in [*row, sink] if s != -math.inf]
+    top = max(live)
+    powers = [0.0 if s == -math.inf else math.exp(s - top) for s in row]
+    total = math.fsum([*powers, 0.0 if sink == -math.inf else math.exp(sink - top)])
+    return [p / total for p in powers]
+
+
+def frontier_layer(x, params, heads, causal=False, qk_norm=False, thetas=None, factor=1.0,
+                   softcap=None, sinks=None):  # fmt: skip
+    """One self-attention layer with this year's additions, head by head and cell by cell:
+    q and k RMSNormed (QK-norm), turned by the θ_i given and × factor, scored ÷ √d_k, the
+    score softcapped (cap · tanh(s ÷ cap)), masked when causal, then a softmax with each
+    head's sink logit (sinks[h], or sinks[0] for all) as one more column, dropped; the
+    heads joined and projected by W^O when given."""
+    queries, keys = linear(x, params["w_q"]), linear(x, params["w_k"])
+    values = linear(x, params["w_v"])
+    d_k, d_v = len(queries[0]) // heads, len(values[0]) // heads
+    joined = [[] for _ in x]
+    for h in range(heads):
+        q = [row[h * d_k : (h + 1) * d_k] for row in queries]
+        k = [row[h * d_k : (h + 1) * d_k] for row in keys]
+        v = [row[h * d_v : (h + 1) * d_v] for row in values]
+        if qk_norm:
+            q, k = [rms_normed(r) for r in q], [rms_normed(r) for r in k]
+        if thetas is not None:
+            q = [turned(r, p, thetas, factor) for p, r in enumerate(q)]
+            k = [turned(r, p, thetas, factor) for p, r in enumerate(k)]
+        for i, query in enumerate(q):
+            row = []
+            for j, key in enumerate(k):
+                score = dot(query, key) / math.sqrt(d_k)
+                if softcap is not None:
+                    score = softcap * math.tanh(score / softcap)
+                row.append(-math.inf if causal and j > i else score)
+            if sinks is None:
+                weights = softmax_row(row)
+            else:
+                weights = softmax_with_sink(row, sinks[h] if len(sinks) > 1 else sinks[0])
+            joined[i] += mix_row(weights, v)
+    return linear(joined, params["w_o"]) if "w_o" in params else joined

@@ -209,6 +209,8 @@ def model_selfattn(
         word_weights=merged,
         window=loaded.architecture.window(chosen - 1),
         kv_heads=loaded.architecture.kv_heads if head is None else None,
+        softcap=source.attn_softcap,  # its steps softcap and add sinks as the seeded layer's
+        sinks=source.sinks,
     )
 
 
@@ -246,7 +248,6 @@ def _source(
         attention_factor=arch.rope_attention_factor(chosen - 1) if arch.rms else 1.0,
         qk_norm=arch.qk_norm,
         attn_softcap=arch.attn_softcap,
-        raw_scores=_uncapped(attention, allowed) if arch.attn_softcap is not None else None,
         layer_types=_layer_types(arch),
         query_scalar=arch.query_scalar,
         sinks=_sinks(loaded, chosen - 1, head),
@@ -256,15 +257,6 @@ def _source(
         architecture=arch if arch.rms else None,
         block=loaded.network.blocks[chosen - 1] if arch.rms else None,
     )
-
-
-def _uncapped(attention: Attention, allowed: np.ndarray | None) -> np.ndarray:
-    """The scores before a softcap bent them: Q Kᵀ ÷ divisor, -inf where masked."""
-    # -> [h, T, T] or [T, T]
-    raw = attention.queries @ np.swapaxes(attention.keys, -1, -2) / attention.divisor
-    if allowed is not None:
-        raw[..., ~allowed] = -np.inf
-    return raw
 
 
 def _one_head(

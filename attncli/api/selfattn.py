@@ -19,7 +19,8 @@ from attncli.reading.parse.layer_inputs import LayerInputs
 from attncli.results.selfattn import SelfAttnResult
 
 if TYPE_CHECKING:
-    from attncli.core.selfattn import Attention
+    from attncli.core.rotary import Scaling
+    from attncli.core.selfattn import Attention, Scoring
     from attncli.layer import SelfAttnSettings
     from attncli.reading.check.selfattn_checked import CheckedSelfAttn
     from attncli.reading.models.state_dicts import LayerFields
@@ -248,7 +249,21 @@ def _result(
         kv_heads=settings.kv_heads,
         window=settings.window,
         alibi=settings.alibi,
+        qk_norm=settings.qk_norm,
+        rope_scaling=settings.rope_scaling if checked.rope_base is not None else None,
+        scaling=_scaling(settings, run),
+        softcap=settings.softcap,
+        sinks=settings.sinks,
     )
+
+
+def _scaling(settings: SelfAttnSettings, run: Attention) -> Scaling | None:
+    """The rotary scaling --rope-scaling asked for, for heads of the run's d_k."""
+    if settings.rope_scaling is None or settings.positions != "rope":
+        return None
+    from attncli.reading.check.positions import rotary_scaling
+
+    return rotary_scaling(settings.rope_scaling, run.queries.shape[-1])
 
 
 def _divisor(scale: float | str | None) -> float | None:
@@ -277,26 +292,30 @@ def _run_selfattn(
     on X, in one head or several. Without grids, only the output, in row blocks. With
     `rope_base`, the queries and keys turned by their positions before the score."""
     from attncli.core import selfattn as core
-    from attncli.core.rotary import rotate
 
-    def turned(queries: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        if rope_base is None:
-            return queries, keys
-        return rotate(queries, rope_base), rotate(keys, rope_base)
-
+    settings = checked.settings
+    scoring = scoring_of(settings)
     bias = checked.bias  # a float attn_mask's finite part, added to the scores
+
+    def attended(
+        queries: np.ndarray, keys: np.ndarray, values: np.ndarray, batched: bool
+    ) -> Attention:
+        # QK-norm, the rotary turn (scaled as --rope-scaling says), then the attention
+        theta, factor = rotary_frequencies(settings, queries.shape[-1], keys.shape[-2])
+        q, k, unrotated, unnormed = core.normed_and_turned(
+            queries, keys, settings.qk_norm, rope_base, theta, factor
+        )
+        block = core.attend_batch if batched else core.attend_or_block
+        result = block(q, k, values, divisor, allowed, grids, bias, progress, scoring)
+        result.unrotated, result.unnormed = unrotated, unnormed
+        return result
+
     if checked.direct is not None:
         queries, keys, values = checked.direct
-        block = core.attend_batch if queries.ndim == 3 else core.attend_or_block
         if heads is None:
-            rotated = turned(queries, keys)
-            result = block(*rotated, values, divisor, allowed, grids, bias, progress)
-            result.unrotated = None if rope_base is None else (queries, keys)
-            return result
+            return attended(queries, keys, values, queries.ndim == 3)
         split_q, split_k, split_v = (core.split_heads(a, heads) for a in (queries, keys, values))
-        rotated = turned(split_q, split_k)
-        result = block(*rotated, split_v, divisor, allowed, grids, bias, progress)
-        result.unrotated = None if rope_base is None else (split_q, split_k)
+        result = attended(split_q, split_k, split_v, queries.ndim == 3)
         result.concat = core.join_heads(result.output)
         result.output = result.concat  # no W^O: the heads joined side by side
         return result
@@ -305,11 +324,41 @@ def _run_selfattn(
     x_kv = x_q if checked.x_kv is None else checked.x_kv
     x_v = x_kv if checked.x_v is None else checked.x_v  # keys and values of their own
     if not checked.weights:
-        block = core.attend_batch if x_q.ndim == 3 else core.attend_or_block
-        result = block(*turned(x_q, x_kv), x_v, divisor, allowed, grids, bias, progress)
-        result.unrotated = None if rope_base is None else (x_q, x_kv)
-        return result
+        return attended(x_q, x_kv, x_v, x_q.ndim == 3)
+    d_k = checked.weights["w_q"].shape[1] // (heads or 1)
+    theta, factor = rotary_frequencies(settings, d_k, x_kv.shape[-2])
     return core.attention_layer(
         x_q, x_kv, checked.weights, heads, divisor, allowed, grids, bias, zero_attn, x_v, progress,
-        rope_base, kv_heads,
+        rope_base, kv_heads, theta, factor, settings.qk_norm, scoring,
     )  # fmt: skip
+
+
+def scoring_of(settings: SelfAttnSettings) -> Scoring | None:
+    """The settings' softcap and sinks as the core takes them: the sinks against a column
+    of the scores, a head's each ([h, 1, 1]) or the one head's ([1, 1])."""
+    from attncli.core.selfattn import Scoring
+
+    if settings.softcap is None and settings.sinks is None:
+        return None
+    sinks = None
+    if settings.sinks is not None:
+        given = np.asarray(settings.sinks, dtype=settings.dtype)
+        heads = settings.heads or 1
+        sinks = np.broadcast_to(given, (heads,)).reshape(-1, 1, 1) if settings.heads else (
+            given.reshape(1, 1))  # fmt: skip
+    return Scoring(settings.softcap, sinks)
+
+
+def rotary_frequencies(
+    settings: SelfAttnSettings, d_k: int, tokens: int
+) -> tuple[np.ndarray | None, float]:
+    """The frequencies --rope-scaling turns each pair by, for a sequence of `tokens`, and
+    its attention factor; (None, 1) without a scaling (the base's own θ_i)."""
+    if settings.rope_scaling is None or settings.positions != "rope":
+        return None, 1.0
+    from attncli.core.rotary import attention_factor, model_frequencies
+    from attncli.reading.check.positions import rotary_scaling
+
+    scaling = rotary_scaling(settings.rope_scaling, d_k)
+    theta = model_frequencies(d_k, settings.rope_base, scaling, tokens)
+    return theta, attention_factor(scaling)

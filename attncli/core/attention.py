@@ -11,6 +11,8 @@ core.methods, which reads these.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 
@@ -127,6 +129,37 @@ def softmax(scores: np.ndarray, temperature: float = 1.0) -> np.ndarray:
     # A fully masked row is already all 0 (e^-inf); only the others are divided.
     np.divide(weights, totals, out=weights, where=totals > 0)
     return weights
+
+
+def softcap(x: np.ndarray, cap: float) -> np.ndarray:
+    """cap · tanh(x ÷ cap): x itself near 0, never past ±cap (Gemma 2's softcapping of its
+    scores and logits). A cap of +∞ is no cap: x itself, the limit as the cap grows."""
+    # [...] -> [...]
+    if np.isposinf(cap):
+        return x
+    return cap * np.tanh(x / cap)
+
+
+def capped(scores: np.ndarray, cap: float | None) -> np.ndarray:
+    """The scores softcapped when the layer has a cap (None: as they are); done before the
+    mask, so that a masked score stays −∞."""
+    # [..., T_k] -> [..., T_k]
+    return scores if cap is None else softcap(scores, cap)
+
+
+def softmax_with_sink(
+    scores: np.ndarray,
+    sinks: np.ndarray,
+    softmax_of: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> np.ndarray:
+    """softmax over each row and one more column, the row's sink logit, dropped after it
+    (gpt-oss' learned sinks): the sink takes a share of the weight, so a row sums to
+    1 − that share over its keys. `sinks` broadcasts against a column of the scores
+    ([h, 1, 1] for heads, [1, 1] for one); a sink of −∞ takes nothing: no sink.
+    `softmax_of` is softmax() unless given (the KV cache's replay sums in its own order)."""
+    # [..., T_q, T_k], [..., 1] -> [..., T_q, T_k]
+    column = np.broadcast_to(np.asarray(sinks, dtype=scores.dtype), (*scores.shape[:-1], 1))
+    return (softmax_of or softmax)(np.concatenate([scores, column], axis=-1))[..., :-1]
 
 
 def mix(weights: np.ndarray, values: np.ndarray) -> np.ndarray:

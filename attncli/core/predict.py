@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from attncli.core.attention import softmax
-from attncli.core.transformer import Network, softcap
+from attncli.core.attention import softcap, softmax
+from attncli.core.transformer import Network
 from attncli.core.transformer import normed as model_norm
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attncli.core.attention import aligned, chosen_divisor, softmax
+from attncli.core.attention import aligned, capped, chosen_divisor, softmax, softmax_with_sink
 from attncli.core.long_inputs import BLOCK_ROWS, long_output
 from attncli.core.seeding import token_vector, uniform_parameter
 
@@ -41,6 +41,31 @@ class Attention:
     divisor: float = 1.0  # what the scores were divided by
     # Q and K before rotary positions turned them (queries and keys are then the turned ones)
     unrotated: tuple[np.ndarray, np.ndarray] | None = None
+    # Q and K before QK-norm RMSNormed them (unrotated, or queries and keys, are the normed)
+    unnormed: tuple[np.ndarray, np.ndarray] | None = None
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """What this year's layers do between the divided scores and the weights: Gemma 2's
+    softcap, cap · tanh(score ÷ cap) after the division and before any bias and mask (as
+    transformers' eager attention); gpt-oss' learned sinks, one more column of the softmax
+    per head, dropped after it."""
+
+    softcap: float | None = None
+    sinks: np.ndarray | None = None  # against a column of the scores: [h, 1, 1] or [1, 1]
+
+    def capped(self, scores: np.ndarray) -> np.ndarray:
+        # [..., T_q, T_k] -> [..., T_q, T_k]
+        return capped(scores, self.softcap)
+
+    def weights(self, scores: np.ndarray) -> np.ndarray:
+        # [..., T_q, T_k] -> [..., T_q, T_k]: rows summing to 1, or to 1 − the sink's share
+        return softmax(scores) if self.sinks is None else softmax_with_sink(scores, self.sinks)
+
+    @property
+    def plain(self) -> bool:
+        return self.softcap is None and self.sinks is None
 
 
 def embed(tokens: list[str], d_model: int, norm: float, seed: int) -> np.ndarray:
@@ -100,11 +125,13 @@ def attend(
     divisor: float | None = None,
     allowed: np.ndarray | None = None,
     bias: np.ndarray | None = None,
+    scoring: Scoring | None = None,
 ) -> Attention:
     """softmax(Q K^T / divisor + bias) V, looking only where `allowed` is true (attn's one
     mask convention, from the API down: True where query i may look at key j); the other
     cells are masked (weight 0). `bias` (a float attn_mask's finite part, of the scores'
     shape) is added to the scores before the softmax, as torch adds a float attn_mask.
+    `scoring` softcaps the divided scores and adds sinks to the softmax.
 
     The divisor is √d_k unless given (1 for unscaled scores). A row with every cell masked
     gets zero weights and a zero output (as torch's scaled_dot_product_attention; its
@@ -116,11 +143,13 @@ def attend(
     divisor = chosen_divisor(keys, divisor)
     if divisor != 1.0:
         scores /= divisor  # in place: the grid is the memory that counts
+    scoring = scoring or Scoring()
+    scores = scoring.capped(scores)
     if bias is not None:
         scores += bias
     if allowed is not None:
         scores[~aligned(allowed, scores.shape)] = -np.inf
-    weights = softmax(scores)
+    weights = scoring.weights(scores)
     return Attention(queries, keys, values, scores, weights, weights @ values, divisor=divisor)
 
 
@@ -133,6 +162,7 @@ def blocked_output(
     rows: int | None = None,
     bias: np.ndarray | None = None,
     progress: Callable[[int, int], None] | None = None,
+    scoring: Scoring | None = None,
 ) -> np.ndarray:
     """softmax(Q K^T / divisor + bias) V computed `rows` queries at a time, so that only
     a rows × T_k block of scores ever exists (per thread): memory O(T·(d + rows)) instead of
@@ -140,12 +170,14 @@ def blocked_output(
 
     Below LONG_CELLS score cells, blocks of BLOCK_ROWS, each computed as attend() computes
     its grid: the same numbers to the bit. From LONG_CELLS on, long_output(): the blocks
-    shared among threads, to a few units in the last place of each row.
+    shared among threads, to a few units in the last place of each row; with a softcap or
+    sinks (`scoring`), which its tiles do not take, blocks of BLOCK_ROWS still.
     """
     # [..., T_q, d_k], [..., T_k, d_k], [..., T_k, d_v], mask [T_q, T_k],
     # bias [..., T_q, T_k] -> [..., T_q, d_v]
     cells = int(np.prod(queries.shape[:-1])) * keys.shape[-2]
-    if cells >= LONG_CELLS:
+    scoring = scoring or Scoring()
+    if cells >= LONG_CELLS and scoring.plain:
         return long_output(queries, keys, values, divisor, allowed, rows, bias, progress)
     rows = rows or BLOCK_ROWS
     divisor = chosen_divisor(keys, divisor)
@@ -155,11 +187,12 @@ def blocked_output(
         block = queries[..., start : start + rows, :] @ keys_t
         if divisor != 1.0:
             block /= divisor
+        block = scoring.capped(block)
         if bias is not None:
             block += bias[..., start : start + rows, :]
         if allowed is not None:
             block[~aligned(allowed[..., start : start + rows, :], block.shape)] = -np.inf
-        output[..., start : start + rows, :] = softmax(block) @ values
+        output[..., start : start + rows, :] = scoring.weights(block) @ values
         if progress is not None:
             progress(min(start + rows, queries.shape[-2]), queries.shape[-2])
     return output
@@ -183,13 +216,15 @@ def attend_or_block(
     grids: bool,
     bias: np.ndarray | None = None,
     progress: Callable[[int, int], None] | None = None,
+    scoring: Scoring | None = None,
 ) -> Attention:
     """attend(), or with grids false only the output, in row blocks (telling `progress`);
     the score and weight grids are then empty arrays."""
     if grids:
-        return attend(queries, keys, values, divisor, allowed, bias)
+        return attend(queries, keys, values, divisor, allowed, bias, scoring)
     divisor = chosen_divisor(keys, divisor)
-    output = blocked_output(queries, keys, values, divisor, allowed, bias=bias, progress=progress)
+    output = blocked_output(queries, keys, values, divisor, allowed, bias=bias, progress=progress,
+                            scoring=scoring)  # fmt: skip
     empty = np.empty((0, 0))
     return Attention(queries, keys, values, empty, empty, output, divisor=divisor)
 
@@ -203,6 +238,7 @@ def attend_batch(
     grids: bool,
     bias: np.ndarray | None = None,
     progress: Callable[[int, int], None] | None = None,
+    scoring: Scoring | None = None,
 ) -> Attention:
     """attend_or_block() on a batch, its first axis the sequences: in one go when small;
     above BATCH_CELLS score cells, a group of sequences at a time, telling `progress`
@@ -213,7 +249,8 @@ def attend_batch(
     sequences, rows = queries.shape[0], queries.shape[-2]
     cells = int(np.prod(queries.shape[1:-1])) * keys.shape[-2]  # score cells per sequence
     if sequences * cells <= BATCH_CELLS:
-        return attend_or_block(queries, keys, values, divisor, allowed, grids, bias, progress)
+        return attend_or_block(queries, keys, values, divisor, allowed, grids, bias, progress,
+                               scoring)  # fmt: skip
     divisor = chosen_divisor(keys, divisor)
     group = max(1, GROUP_CELLS // max(cells, 1))
 
@@ -228,7 +265,7 @@ def attend_batch(
         told = None if progress is None else _within(progress, start, group, sequences, rows)
         q, k, v = (a[span] if a.ndim == queries.ndim else a for a in (queries, keys, values))
         one = attend_or_block(q, k, v, divisor, part(allowed, start), grids, part(bias, start),
-                              told)  # fmt: skip
+                              told, scoring)  # fmt: skip
         if grids and not scores.size:
             scores = np.empty((sequences, *one.scores.shape[1:]), dtype=one.scores.dtype)
             weights = np.empty((sequences, *one.weights.shape[1:]), dtype=one.weights.dtype)
@@ -291,6 +328,37 @@ def with_extra_keys(
     return allowed, bias
 
 
+def normed_and_turned(
+    queries: np.ndarray,
+    keys: np.ndarray,
+    qk_norm: bool = False,
+    rope_base: float | None = None,
+    theta: np.ndarray | None = None,
+    factor: float = 1.0,
+) -> tuple[np.ndarray, np.ndarray, tuple | None, tuple | None]:
+    """Q and K as the scores take them: with `qk_norm`, each head's q and k RMSNormed
+    (Qwen3's QK-norm, with weights of ones and the models' ε 1e-6); with `rope_base` or the
+    frequencies `theta`, turned by their positions (core/rotary.py) and multiplied by a
+    rotary scaling's attention `factor`. Also what they were before the turn (None: not
+    turned) and before the norm (None: not normed)."""
+    # [..., T_q, d_k], [..., T_k, d_k] -> the same, and the pairs before
+    unrotated = unnormed = None
+    if qk_norm:
+        from attncli.core.norms import QK_NORM_EPS, rms_norm
+
+        unnormed = (queries, keys)
+        queries, keys = rms_norm(queries, 1.0, QK_NORM_EPS), rms_norm(keys, 1.0, QK_NORM_EPS)
+    if rope_base is not None or theta is not None:
+        from attncli.core.rotary import BASE, rotate
+
+        base = BASE if rope_base is None else rope_base
+        unrotated = (queries, keys)
+        queries, keys = rotate(queries, base, theta=theta), rotate(keys, base, theta=theta)
+        if factor != 1.0:
+            queries, keys = queries * factor, keys * factor
+    return queries, keys, unrotated, unnormed
+
+
 def attention_layer(
     x_q: np.ndarray,
     x_kv: np.ndarray,
@@ -306,6 +374,9 @@ def attention_layer(
     rope_base: float | None = None,
     kv_heads: int | None = None,
     rope_frequencies: np.ndarray | None = None,
+    rope_factor: float = 1.0,
+    qk_norm: bool = False,
+    scoring: Scoring | None = None,
 ) -> Attention:
     """Multi-head attention as torch's nn.MultiheadAttention computes it.
 
@@ -318,9 +389,12 @@ def attention_layer(
     `zero_attn` (add_zero_attn), a zero key and value row per head after that. The masks
     must already cover those keys (with_extra_keys). With `rope_base`, each head's queries
     and keys are turned by their positions before the score (core/rotary.py); with
-    `rope_frequencies` θ_i, by those (a model's, scaled as its config says). With
-    `kv_heads` G, K and V hold G heads, each read by heads / G query heads (grouped-query:
-    transformers' repeat_kv, kv head g for query heads g·n … g·n + n − 1).
+    `rope_frequencies` θ_i, by those (a model's, scaled as its config says), and then
+    multiplied by the scaling's `rope_factor`; with `qk_norm`, each head's q and k
+    RMSNormed first (normed_and_turned). With `scoring`, the scores softcapped and the
+    softmax given sinks. With `kv_heads` G, K and V hold G heads, each read by heads / G
+    query heads (grouped-query: transformers' repeat_kv, kv head g for query heads g·n …
+    g·n + n − 1).
     """
     # [T_q, d_model], [T_k, d_model], W^Q, W^K [d_model, h·d_k], W^V [d_model, h·d_v],
     # W^O [h·d_v, d_model] -> Attention (with a head axis when heads is given)
@@ -332,25 +406,22 @@ def attention_layer(
     if heads is not None:
         queries = split_heads(queries, heads)
         keys, values = (split_heads(a, kv_heads or heads) for a in (keys, values))
-    unrotated = None
-    if rope_base is not None or rope_frequencies is not None:
-        from attncli.core.rotary import BASE, rotate
-
-        base = BASE if rope_base is None else rope_base
-        unrotated = (queries, keys)
-        queries = rotate(queries, base, theta=rope_frequencies)
-        keys = rotate(keys, base, theta=rope_frequencies)
+    queries, keys, unrotated, unnormed = normed_and_turned(
+        queries, keys, qk_norm, rope_base, rope_frequencies, rope_factor
+    )
     if heads is not None and kv_heads is not None and kv_heads != heads:
         group = heads // kv_heads  # repeat_kv: each key/value head for its group of queries
         keys, values = np.repeat(keys, group, axis=-3), np.repeat(values, group, axis=-3)
         if unrotated is not None:
             unrotated = (unrotated[0], np.repeat(unrotated[1], group, axis=-3))
+        if unnormed is not None:
+            unnormed = (unnormed[0], np.repeat(unnormed[1], group, axis=-3))
     if zero_attn:
         keys = append_row(keys, np.zeros(keys.shape[-1], dtype=keys.dtype))
         values = append_row(values, np.zeros(values.shape[-1], dtype=values.dtype))
     attend_all = attend_batch if x_q.ndim == 3 else attend_or_block  # a batch: B × T × d
-    result = attend_all(queries, keys, values, divisor, allowed, grids, bias, progress)
-    result.unrotated = unrotated
+    result = attend_all(queries, keys, values, divisor, allowed, grids, bias, progress, scoring)
+    result.unrotated, result.unnormed = unrotated, unnormed
     if heads is None:
         return result
     result.concat = join_heads(result.output)  # [T_q, h * d_v]

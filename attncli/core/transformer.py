@@ -46,9 +46,11 @@ from typing import Any
 
 import numpy as np
 
-from attncli.core.attention import causal_mask
+from attncli.core.attention import capped, causal_mask, softmax_with_sink
+from attncli.core.attention import softmax as plain_softmax
 from attncli.core.experts import Experts, GroupedExperts, Routing
 from attncli.core.latent import LatentRun, LatentShape
+from attncli.core.norms import layer_norm, rms_norm
 from attncli.core.rotary import Scaling
 from attncli.core.selfattn import Attention, attention_layer
 
@@ -259,21 +261,6 @@ class ForwardRun:
         return states
 
 
-def layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -> np.ndarray:
-    """(x − mean) / √(var + ε) · γ + β over the last axis (the biased variance, as torch)."""
-    # [T, d], [d], [d] -> [T, d]
-    centred = x - x.mean(axis=-1, keepdims=True)
-    variance = np.mean(centred * centred, axis=-1, keepdims=True)
-    return centred / np.sqrt(variance + eps) * gamma + beta
-
-
-def rms_norm(x: np.ndarray, gamma: np.ndarray, eps: float) -> np.ndarray:
-    """x / √(mean(x²) + ε) · γ over the last axis (Zhang and Sennrich, 2019: RMSNorm; no
-    mean taken away, no β)."""
-    # [T, d], [d] -> [T, d]
-    return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps) * gamma
-
-
 def normed(
     arch: Architecture, x: np.ndarray, norm: tuple[np.ndarray, np.ndarray | None]
 ) -> np.ndarray:
@@ -387,12 +374,6 @@ def run_layer(arch: Architecture, block: Block, x: np.ndarray, number: int = 0) 
     return LayerRun(x, x, attention, output)
 
 
-def softcap(x: np.ndarray, cap: float) -> np.ndarray:
-    """cap · tanh(x ÷ cap): x itself near 0, never past ±cap (Gemma 2's softcapping)."""
-    # [...] -> [...]
-    return cap * np.tanh(x / cap)
-
-
 def latent_run(
     arch: Architecture, block: Block, x: np.ndarray, number: int, allowed: np.ndarray | None
 ) -> LatentRun:
@@ -483,29 +464,19 @@ def decoder_qkv(
     return DecoderQKV(queries, keys, values, unrotated)
 
 
-def capped(scores: np.ndarray, cap: float | None) -> np.ndarray:
-    """The scores softcapped (Gemma 2's cap · tanh(s ÷ cap)) when the layer has a cap; done
-    before the mask, so that a masked score stays −∞."""
-    # [..., T_k] -> [..., T_k]
-    return scores if cap is None else softcap(scores, cap)
-
-
 def sink_softmax(
     scores: np.ndarray,
     sinks: np.ndarray | None,
     softmax: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> np.ndarray:
     """The weights of masked scores: softmax over the keys, or with learned sinks (gpt-oss)
-    over the keys and a column of each head's sink logit, the column dropped after it (each
-    row then sums to less than 1). `softmax` defaults to core.attention's."""
+    over the keys and a column of each head's sink logit, the column dropped after it
+    (core/attention.softmax_with_sink; each row then sums to less than 1). `softmax`
+    defaults to core.attention's."""
     # [h, T_q, T_k], [h] -> [h, T_q, T_k]
-    if softmax is None:
-        from attncli.core.attention import softmax
-    assert softmax is not None
     if sinks is None:
-        return softmax(scores)
-    sink = np.broadcast_to(sinks[:, None, None], (*scores.shape[:-1], 1))
-    return softmax(np.concatenate([scores, sink], axis=-1))[..., :-1]
+        return (softmax or plain_softmax)(scores)
+    return softmax_with_sink(scores, sinks[:, None, None], softmax)
 
 
 def decoder_attention(

@@ -76,6 +76,13 @@ class SoftmaxSteps:
     rows: list[SoftmaxRow]
     total: float
     weight_total: float
+    # the last row is a sink's column (gpt-oss), dropped after the softmax: its name
+    sink: str | None = None
+
+    @property
+    def kept(self) -> float:
+        """What the rows left after a sink's is dropped sum to: 1 − the sink's weight."""
+        return 1.0 - self.rows[-1].weight if self.sink is not None else self.weight_total
 
 
 @dataclass

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attncli.core.rotary import angles, frequencies, rotate_by
+from attncli.core.rotary import frequencies, rotate_by
 
 
 @dataclass
@@ -50,14 +50,24 @@ class RotarySteps:
     base: float
     rows: list[RotaryRow]
     relative: RelativeCheck | None = None  # after the query's table
+    scaled: bool = False  # turned by a scaling's θ_i (its table above), not base^(−2i/d)
+    factor: float = 1.0  # the scaling's attention factor, in cos and sin
 
 
-def rotary_rows(vector: np.ndarray, position: int, base: float) -> list[RotaryRow]:
-    """Each pair of `vector` at `position`, before and after its turn."""
+def rotary_rows(
+    vector: np.ndarray,
+    position: int,
+    base: float,
+    theta: np.ndarray | None = None,
+    factor: float = 1.0,
+) -> list[RotaryRow]:
+    """Each pair of `vector` at `position`, before and after its turn; by the frequencies
+    `theta` when given (a scaling's), with cos and sin multiplied by its attention `factor`
+    as transformers multiplies them."""
     # [d] -> a row per pair
     half = vector.shape[-1] // 2
-    turned = rotate_by(vector[None, :], angles(np.array([position]), vector.shape[-1], base))[0]
-    theta = frequencies(vector.shape[-1], base)
+    theta = frequencies(vector.shape[-1], base) if theta is None else theta
+    turned = rotate_by(vector[None, :], position * theta[None, :])[0] * factor
     rows = []
     for i in range(half):
         angle = float(position * theta[i])
@@ -69,8 +79,8 @@ def rotary_rows(vector: np.ndarray, position: int, base: float) -> list[RotaryRo
                 angle=angle,
                 x=float(vector[i]),
                 y=float(vector[i + half]),
-                cos=float(np.cos(angle)),
-                sin=float(np.sin(angle)),
+                cos=float(np.cos(angle)) * factor,
+                sin=float(np.sin(angle)) * factor,
                 turned_x=float(turned[i]),
                 turned_y=float(turned[i + half]),
             )
@@ -86,15 +96,19 @@ def relative_check(
     base: float,
     divisor: float,
     labels: tuple[str, str],
+    theta: np.ndarray | None = None,
+    factor: float = 1.0,
 ) -> RelativeCheck:
     """The score of unturned `query` at positions[0] against unturned `key` at positions[1],
-    and again with both moved by `shift`: (R_i q)·(R_j k) depends on i − j alone."""
+    and again with both moved by `shift`: (R_i q)·(R_j k) depends on i − j alone (turned
+    by `theta` and multiplied by `factor` when a scaling gives them)."""
     # [d], [d] -> RelativeCheck
     d = query.shape[-1]
+    theta = frequencies(d, base) if theta is None else theta
 
     def score(i: int, j: int) -> float:
-        q = rotate_by(query[None, :], angles(np.array([i]), d, base))[0]
-        k = rotate_by(key[None, :], angles(np.array([j]), d, base))[0]
+        q = rotate_by(query[None, :], i * theta[None, :])[0] * factor
+        k = rotate_by(key[None, :], j * theta[None, :])[0] * factor
         return float(q @ k) / divisor
 
     i, j = positions
@@ -112,15 +126,19 @@ def explain_rotary(
     query_labels: list[str],
     key_labels: list[str],
     weights: np.ndarray,
+    theta: np.ndarray | None = None,
+    factor: float = 1.0,
 ) -> list[RotarySteps]:
     """The asked query's turn and its own key's (same token, same position), with the
-    relative check against the key it weighs most."""
+    relative check against the key it weighs most; by a scaling's `theta` and `factor`
+    when given."""
     # [T_q, d], [T_k, d] (unturned), row, weights [T_k] -> the two tables
-    steps = [RotarySteps("q", query_labels[row], row, base, rotary_rows(queries[row], row, base))]
+    scaled = theta is not None
+    turned = rotary_rows(queries[row], row, base, theta, factor)
+    steps = [RotarySteps("q", query_labels[row], row, base, turned, None, scaled, factor)]
     if row < keys.shape[0]:
-        steps.append(
-            RotarySteps("k", key_labels[row], row, base, rotary_rows(keys[row], row, base))
-        )
+        turned = rotary_rows(keys[row], row, base, theta, factor)
+        steps.append(RotarySteps("k", key_labels[row], row, base, turned, None, scaled, factor))
     strongest = int(np.argmax(weights)) if weights.size else 0
     steps[0].relative = relative_check(
         queries[row],
@@ -130,6 +148,8 @@ def explain_rotary(
         base,
         divisor,
         (query_labels[row], key_labels[strongest]),
+        theta,
+        factor,
     )
     return steps
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Union
 
 from attncli.explain.calculator import CalculatorStep
 from attncli.explain.grad import GradSteps
+from attncli.explain.qk_norm import QkNormSteps
 from attncli.explain.rope_scaling import RopePairs
 from attncli.explain.rotary import QuarterTurnSteps, RotarySteps
 from attncli.explain.softcap import SoftcapSteps
@@ -16,8 +17,9 @@ if TYPE_CHECKING:
 
 # attn train's steps are named, not imported: they bring the training core with them.
 Step = Union[
-    CalculatorStep, GradSteps, RotarySteps, QuarterTurnSteps, RopePairs, SoftcapSteps, "TrainSteps"
-]
+    CalculatorStep, GradSteps, RotarySteps, QuarterTurnSteps, RopePairs, SoftcapSteps,
+    QkNormSteps, "TrainSteps",
+]  # fmt: skip
 
 _KINDS = {
     "ScoreSteps": "score",
@@ -30,6 +32,7 @@ _KINDS = {
     "QuarterTurnSteps": "quarter_turns",
     "RopePairs": "rope_scaling",
     "SoftcapSteps": "softcap",
+    "QkNormSteps": "qk_norm",
 }
 
 

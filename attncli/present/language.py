@@ -17,6 +17,7 @@ from attncli.present.inference.words import INFERENCE_PHRASES
 from attncli.present.language_extra import EXTRA_PHRASES
 from attncli.present.layer.grouped_words import GROUPED_PHRASES
 from attncli.present.layer.rotary_words import ROTARY_PHRASES
+from attncli.present.layer.scoring_words import SCORING_PHRASES
 from attncli.present.layer.words import LAYER_PHRASES
 from attncli.present.method_looks import METHOD_PHRASES
 from attncli.present.model.words import MODEL_PHRASES
@@ -215,6 +216,7 @@ _joined(
     INFERENCE_PHRASES,  # attn softmax --online, attn selfattn --tiles and --kv-cache
     ROTARY_PHRASES,  # rotary positions (--positions rope)
     GROUPED_PHRASES,  # grouped-query heads (--kv-heads)
+    SCORING_PHRASES,  # QK-norm, scaled rotary positions, softcaps and sinks
     CHECK_PHRASES,  # attn check: questions, verdicts, mistakes, the class's table
     PAIR_PHRASES,  # two sentences compared (--compare)
     METHOD_PHRASES,  # each score method's name and its tables' headings (core.methods)

@@ -206,7 +206,13 @@ def softmax_steps_table(steps: SoftmaxSteps, fmt: Format) -> RenderableType:
         fmt.computed(total),
         fmt.computed(fmt.weight_number(steps.weight_total)) if fmt.working else "",
     )
-    return _titled(heading, table, _list_notes(len(steps.rows), fmt))
+    notes = _list_notes(len(steps.rows), fmt)
+    if steps.sink is None:
+        return _titled(heading, table, notes)
+    notes.append(fmt.say("sink_dropped", sink=steps.sink, row=steps.row_label or "",
+                         weight=fmt.weight_number(steps.rows[-1].weight),
+                         kept=fmt.weight_number(steps.kept)))  # fmt: skip
+    return Group(_titled(heading, table, notes), Text(""))
 
 
 def mix_steps_table(steps: MixSteps, fmt: Format) -> RenderableType:

@@ -210,7 +210,7 @@ def explanation_tables(steps: list[Step], fmt: Format) -> RenderableType:
     """Every part of an explanation, one table each, in order."""
     from attncli.present.grad.view import grad_steps_table
     from attncli.present.layer.rotary import quarter_turns_table, rotary_steps_table
-    from attncli.present.model.rope_table import rope_pairs_table, softcap_table
+    from attncli.present.model.rope_table import qk_norm_table, rope_pairs_table, softcap_table
     from attncli.present.training.steps import train_steps_table
 
     renderers = {
@@ -224,5 +224,6 @@ def explanation_tables(steps: list[Step], fmt: Format) -> RenderableType:
         "QuarterTurnSteps": quarter_turns_table,
         "RopePairs": rope_pairs_table,
         "SoftcapSteps": softcap_table,
+        "QkNormSteps": qk_norm_table,
     }
     return Group(*(renderers[type(part).__name__](part, fmt) for part in steps))  # type: ignore[operator]

@@ -39,7 +39,6 @@ class ModelSource:
     qk_norm: str | None = None  # "head": each head's q and k RMSNormed (Qwen3); "projection":
     #                             the whole projections, before the split (OLMo 2)
     attn_softcap: float | None = None  # Gemma 2: the scores capped, cap · tanh(s ÷ cap)
-    raw_scores: Any = None  # [h, T, T] or [T, T]: the scores before that cap
     latent: LatentShape | None = None  # DeepSeek: its latent attention's sizes
     absorbed_gap: float | None = None  # the largest difference between its scores and the
     #                                    same scores with W^UK absorbed into the query
@@ -69,6 +68,7 @@ class ModelAttnResult(SelfAttnResult):
     columns."""
 
     source: ModelSource
+    SINK_LABEL = "sinks"  # the checkpoint's own name (self_attn.sinks)
     # the sentence's words the model's vocabulary lacks, split into pieces, and its words
     split_words: tuple[str, ...] = ()
     word_count: int = 0
@@ -147,33 +147,8 @@ class ModelAttnResult(SelfAttnResult):
         first, when the model's config scales its rotary positions, each pair's θ_i
         before and after the scaling."""
         shown = head if self.source.head is None else 1
-        chain = super().steps(row, token, shown)
+        chain = super().steps(row, token, shown)  # its softcap and sinks among them
         s = self.source
-        if s.sinks is not None:  # the softmax over the keys and the head's sink column
-            from attncli.explain.calculator import SoftmaxSteps, explain_softmax
-            from attncli.results.rows import pick_row
-
-            index = pick_row(self.query_labels, row, token)
-            sink = s.sinks[0 if len(s.sinks) == 1 else shown - 1]
-            weights = self.weights if self.weights.ndim == 2 else self.weights[shown - 1]
-            scores = self.scores if self.scores.ndim == 2 else self.scores[shown - 1]
-            at = next(i for i, step in enumerate(chain) if isinstance(step, SoftmaxSteps))
-            chain[at] = explain_softmax(
-                self.query_labels[index],
-                np.append(scores[index], sink),
-                np.append(weights[index], 1.0 - weights[index].sum()),
-                [*self.key_labels, "sinks"],  # the checkpoint's own name (self_attn.sinks)
-                1.0,
-            )
-        if s.attn_softcap is not None and s.raw_scores is not None:
-            from attncli.explain.softcap import explain_softcap
-            from attncli.results.rows import pick_row
-
-            index = pick_row(self.query_labels, row, token)
-            raw = s.raw_scores if s.raw_scores.ndim == 2 else s.raw_scores[shown - 1]
-            capped = explain_softcap(self.query_labels[index], raw[index], s.attn_softcap,
-                                     list(self.key_labels))  # fmt: skip
-            chain.insert(len(chain) - 2, capped)  # between the scores and the softmax
         base, scaling = s.rope or (0.0, None)
         if scaling is None or s.head_dim is None:
             return chain

@@ -11,6 +11,7 @@ from attncli.results.base import Result
 from attncli.results.rows import pick_row
 
 if TYPE_CHECKING:
+    from attncli.core.rotary import Scaling
     from attncli.core.selfattn import Attention
     from attncli.explain.rotary import RelativeCheck
     from attncli.explain.steps import Step
@@ -62,9 +63,19 @@ class SelfAttnResult(Result):
     kv_heads: int | None = None  # G key/value heads, each read by heads / G query heads
     window: int | None = None  # --window W: each query sees the keys within W positions
     alibi: bool = False  # −m_h·|i − j| added to the scores (in `bias`, beside any attn_mask)
+    # This year's layers: each head's q and k RMSNormed (QK-norm); the rotary turn scaled
+    # (--rope-scaling as given, and what it asks for); the scores softcapped, cap ·
+    # tanh(score ÷ cap); a learned sink logit per head (or one for all), a softmax column
+    qk_norm: bool = False
+    rope_scaling: str | None = None
+    scaling: Scaling | None = None
+    softcap: float | None = None
+    sinks: tuple[float, ...] | None = None
     # With a gradient at the output (grad_output, or target for ½‖out − target‖²):
     loss: float | None = None
     grads: dict[str, np.ndarray] = field(default_factory=dict)  # grad_x, grad_w_q, ...
+
+    SINK_LABEL = "sink"  # the softmax's extra column, in --steps
 
     queries = property(lambda self: self.attention.queries, doc="Q: [T_q, d_k] or [h, T_q, d_k]")
     keys = property(lambda self: self.attention.keys, doc="K: [T_k, d_k] or [h, T_k, d_k]")
@@ -126,8 +137,8 @@ class SelfAttnResult(Result):
             for name in ("queries", "keys", "values", "scores", "weights", "output")
         }
         concat = None if run.concat is None else run.concat[index]
-        unrotated = None if run.unrotated is None else (run.unrotated[0][index],
-                                                        run.unrotated[1][index])  # fmt: skip
+        unrotated, unnormed = (None if pair is None else (pair[0][index], pair[1][index])
+                               for pair in (run.unrotated, run.unnormed))  # fmt: skip
         x_kv, x_v = (None if a is None or a.ndim == 2 else a[index] for a in (self.x_kv, self.x_v))
         allowed = self.allowed
         if allowed is not None and allowed.ndim >= 3:  # one grid per sequence
@@ -148,7 +159,7 @@ class SelfAttnResult(Result):
             x=None if self.x is None else self.x[index],
             x_kv=self.x_kv if x_kv is None else x_kv,
             x_v=self.x_v if x_v is None else x_v,
-            attention=Attention(**parts, concat=concat, unrotated=unrotated),
+            attention=Attention(**parts, concat=concat, unrotated=unrotated, unnormed=unnormed),
             allowed=allowed,
             bias=bias,
             mask=mask,
@@ -212,6 +223,7 @@ class SelfAttnResult(Result):
             document["kv_heads"] = self.kv_heads
         if self.rope_base is not None:  # q and k turned by their positions: read back so
             document["rope_base"] = self.rope_base
+        document.update(self.scoring_document())
         if self.positions is not None:  # in x already: read back, never added again
             document["positions"] = self.positions
         if self.causal_from is not None:
@@ -238,6 +250,42 @@ class SelfAttnResult(Result):
             document["loss"] = self.loss
         document.update(self.grads)
         return document
+
+    def scoring_document(self) -> dict[str, Any]:
+        """What this year's layers did, as a result writes it down to be read back so: QK-norm,
+        the rotary scaling (and the frequencies and factor it gave), the softcap, the sinks
+        and the weight they took from each row, 1 − the row's sum over its keys."""
+        document: dict[str, Any] = {}
+        if self.qk_norm:
+            document["qk_norm"] = True
+        if self.rope_scaling is not None and self.rope_theta is not None:
+            document.update(rope_scaling=self.rope_scaling,
+                            rope_frequencies=self.rope_theta.tolist(),
+                            rope_attention_factor=self.rope_factor)  # fmt: skip
+        if self.softcap is not None:
+            document["softcap"] = self.softcap
+        if self.sinks is not None:
+            document["sinks"] = list(self.sinks)
+            if self.grids:
+                document["sink_weights"] = 1.0 - np.asarray(self.weights).sum(axis=-1)
+        return document
+
+    @property
+    def rope_theta(self) -> np.ndarray | None:
+        """The frequencies a scaled rotary turn turned each pair by (None: the base's own)."""
+        if self.scaling is None or self.rope_base is None:
+            return None
+        from attncli.core.rotary import model_frequencies
+
+        return model_frequencies(self.queries.shape[-1], self.rope_base, self.scaling,
+                                 len(self.tokens))  # fmt: skip
+
+    @property
+    def rope_factor(self) -> float:
+        """What a scaled rotary turn multiplied q and k by after it (YaRN's attention factor)."""
+        from attncli.core.rotary import attention_factor
+
+        return attention_factor(self.scaling)
 
     def head(self, number: int) -> tuple[np.ndarray, ...]:
         """Q, K, V, scores and weights of head `number` (1-based; 1 is the only one without
@@ -271,7 +319,8 @@ class SelfAttnResult(Result):
         column = int(np.argmax(weights[row]))
         labels = (self.query_labels[row], self.key_labels[column])
         return relative_check(queries[row], keys[column], (row, column), len(self.tokens),
-                              self.rope_base, self.divisor, labels)  # fmt: skip
+                              self.rope_base, self.divisor, labels, self.rope_theta,
+                              self.rope_factor)  # fmt: skip
 
     def steps(self, row: int | None = None, token: str | None = None, head: int = 1) -> list[Step]:
         """Scores, softmax and mix for one row (of one head), as the calculator's steps."""
@@ -312,15 +361,63 @@ class SelfAttnResult(Result):
             scored = chain[0]
             assert isinstance(scored, ScoreSteps)
             scored.bias_name = "ALiBi" if self.mask_bias is None else "attn_mask + ALiBi"
-        rotary: list[Step] = []
-        if self.rope_base is not None and self.attention.unrotated is not None:
-            from attncli.explain.rotary import explain_rotary
+        shaped = self.capped_and_sunk(list(chain), index, head)
+        return [*self.before_scores(index, head, weights[index]), *shaped]
 
-            unturned = self.attention.unrotated
-            if self.heads is not None:
-                unturned = (unturned[0][head - 1], unturned[1][head - 1])
-            labels = (list(self.query_labels), list(self.key_labels))
-            turned = explain_rotary(*unturned, index, self.rope_base, self.divisor, *labels,
-                                    weights[index])  # fmt: skip
-            rotary = [*turned]
-        return [*rotary, *chain]
+    def capped_and_sunk(self, chain: list[Step], index: int, head: int) -> list[Step]:
+        """The score, softmax and mix of row `index` with what this year's layers add:
+        the softcap between the scores and the softmax (the scores before it, ÷ the
+        divisor, each capped), and the softmax over the keys and the head's sink."""
+        from attncli.explain.calculator import SoftmaxSteps, explain_softmax
+
+        weights = self.weights if self.weights.ndim == 2 else self.weights[head - 1]
+        scores = self.scores if self.scores.ndim == 2 else self.scores[head - 1]
+        if self.sinks is not None:  # the softmax over the keys and the head's sink column
+            sink = self.sinks[0 if len(self.sinks) == 1 else head - 1]
+            at = next(i for i, step in enumerate(chain) if isinstance(step, SoftmaxSteps))
+            softmax = explain_softmax(
+                self.query_labels[index],
+                np.append(scores[index], sink),
+                np.append(weights[index], 1.0 - weights[index].sum()),
+                [*self.key_labels, self.SINK_LABEL],
+                1.0,
+            )
+            softmax.sink = self.SINK_LABEL
+            chain[at] = softmax
+        if self.softcap is not None:
+            from attncli.explain.softcap import explain_softcap
+
+            raw = self.raw_scores if self.raw_scores.ndim == 2 else self.raw_scores[head - 1]
+            uncapped = np.where(np.isneginf(scores[index]), -np.inf, raw[index] / self.divisor)
+            capped = explain_softcap(self.query_labels[index], uncapped, self.softcap,
+                                     list(self.key_labels))  # fmt: skip
+            chain.insert(len(chain) - 2, capped)  # between the scores and the softmax
+        return chain
+
+    def before_scores(self, index: int, head: int, weights: np.ndarray) -> list[Step]:
+        """What q and k go through before row `index` is scored: QK-norm, then the
+        rotary scaling's table of pairs and the turn of the row's query and key."""
+        before: list[Step] = []
+        pick = (lambda pair: pair) if self.heads is None else (
+            lambda pair: (pair[0][head - 1], pair[1][head - 1]))  # fmt: skip
+        if self.qk_norm and self.attention.unnormed is not None:
+            from attncli.core.norms import QK_NORM_EPS
+            from attncli.explain.qk_norm import explain_qk_norm
+
+            query, keys = pick(self.attention.unnormed)
+            before.append(explain_qk_norm(self.query_labels[index], query[index], keys,
+                                          list(self.key_labels), QK_NORM_EPS))  # fmt: skip
+        if self.rope_base is None or self.attention.unrotated is None:
+            return before
+        if self.scaling is not None:
+            from attncli.explain.rope_scaling import rope_pairs
+
+            d_k = self.queries.shape[-1]
+            before.append(rope_pairs(d_k, self.rope_base, self.scaling, len(self.tokens)))
+        from attncli.explain.rotary import explain_rotary
+
+        queries, keys = pick(self.attention.unrotated)
+        turned = explain_rotary(queries, keys, index, self.rope_base, self.divisor,
+                                list(self.query_labels), list(self.key_labels), weights,
+                                self.rope_theta, self.rope_factor)  # fmt: skip
+        return [*before, *turned]

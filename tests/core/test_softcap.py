@@ -1,4 +1,4 @@
-"""Softcapping (core/transformer.softcap): cap · tanh(x ÷ cap) keeps a small score, never
+"""Softcapping (core/attention.softcap): cap · tanh(x ÷ cap) keeps a small score, never
 lets one past ±cap, keeps the order, and is no cap at all as the cap grows."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attncli.core.transformer import softcap
+from attncli.core.attention import softcap
 
 pytestmark = pytest.mark.slow  # hypothesis
 

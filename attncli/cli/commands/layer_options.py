@@ -62,8 +62,13 @@ PrefixOption = Annotated[
 
 
 # A field's type on the command line, where it is not the field's own: --scale takes a
-# number (√d_k is the default, no division a flag), --positions one of its kinds.
-COMMAND_LINE_TYPES: dict[str, Any] = {"scale": float | None, "positions": PositionsKind | None}
+# number (√d_k is the default, no division a flag), --positions one of its kinds, --sinks
+# its numbers as one text (0.5,-1), which the settings read.
+COMMAND_LINE_TYPES: dict[str, Any] = {
+    "scale": float | None,
+    "positions": PositionsKind | None,
+    "sinks": str | None,
+}
 
 
 class LayerOption:

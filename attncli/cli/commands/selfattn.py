@@ -201,11 +201,25 @@ def selfattn(
                      plot, output)  # fmt: skip
         return
     refuse_model_picks(layer, words)
+    _refuse_replays(layer_settings, kv_cache, tiles, heads_sum)
     every_grid = heads_sum or kv_cache or tiles is not None  # the replays and sums read them
     result = _seeded_layer(sentence, input_path, weights, prefix, grad_output, target,
                            layer_settings, every_grid, plot, output)  # fmt: skip
     _emit_layer(result, item, 1 if head is None else head, kv_cache, tiles, heads_sum, plot,
                 output)  # fmt: skip
+
+
+def _refuse_replays(
+    settings: SelfAttnSettings, kv_cache: bool, tiles: str | None, heads_sum: bool
+) -> None:
+    """--kv-cache, --tiles and --heads-sum replay the plain layer: refused, before anything
+    is computed, with QK-norm, a rotary scaling, a softcap or sinks."""
+    from attncli.reading.check.scoring import refuse_replay
+
+    replays = {"--kv-cache": kv_cache, "--tiles": tiles is not None, "--heads-sum": heads_sum}
+    for option, given in replays.items():
+        if given:
+            refuse_replay(settings, option)
 
 
 def _model_layer(

@@ -40,13 +40,15 @@ def rotary_steps_table(steps: RotarySteps, fmt: Format) -> RenderableType:
     """Per pair (i, i + d/2): its numbers, its angle, and the pair turned by it."""
     d = 2 * len(steps.rows)
     heading = fmt.say(
-        "rope_heading",
+        "rope_heading" if not steps.scaled else
+        "rope_heading_scaled" if steps.factor == 1.0 else "rope_heading_factor",
         vector=steps.vector,
         token=steps.token,
         position=steps.position,
         base=base_text(steps.base, fmt),
         d=d,
-    )
+        factor=fmt.number(steps.factor, 4),
+    )  # fmt: skip
     table = _table()
     table.add_column(fmt.say("rope_pair"))
     table.add_column(fmt.say("rope_before"))

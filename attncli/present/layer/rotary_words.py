@@ -14,6 +14,14 @@ ROTARY_PHRASES: dict[str, str] = {
         "{vector} of «{token}» at position {position} (from 0), turned pair by pair: "
         "θ = {position} · {base}^(−2i/{d})"
     ),
+    "rope_heading_scaled": _(
+        "{vector} of «{token}» at position {position} (from 0), turned pair by pair: "
+        "θ = {position} · the scaled θ_i above"
+    ),
+    "rope_heading_factor": _(
+        "{vector} of «{token}» at position {position} (from 0), turned pair by pair: "
+        "θ = {position} · the scaled θ_i above, cos θ and sin θ × {factor}"
+    ),
     "rope_pair": _("pair"),
     "rope_before": _("(x, y)"),
     "rope_angle": _("θ (radians)"),

@@ -169,6 +169,7 @@ def header(
         from attncli.present.layer.rotary import base_text
 
         parts.append(fmt.say("rope", base=base_text(result.rope_base, fmt)))
+    parts += scoring_parts(result, fmt)
     if result.positions is not None:  # sinusoidal, the one encoding added to X
         parts.append(fmt.say("positions_held" if result.positions_learned else "positions_added"))
     if result.norm is not None:
@@ -207,6 +208,33 @@ def header(
         number, batch = result.of_batch
         lines.insert(0, fmt.say("sequence_of", number=number, batch=batch))
     return render.lines(*lines, "")
+
+
+def scoring_parts(result: SelfAttnResult, fmt: Format) -> list[str]:
+    """The header's facts of what this year's layers add: QK-norm, the rotary scaling and
+    its attention factor, the softcap, and the sinks with what the rows then sum to over
+    the keys (from the run's own weights)."""
+    parts = []
+    if result.qk_norm:
+        parts.append(fmt.say("layer_qk_norm"))
+    if result.scaling is not None:
+        scaling = result.scaling
+        parts.append(fmt.say("layer_rope_scaling", kind=scaling.kind,
+                             factor=fmt.number(scaling.factor, 4)))  # fmt: skip
+        factor = result.rope_factor
+        if factor != 1.0:
+            parts.append(fmt.say("layer_rope_factor", factor=fmt.number(factor, 4),
+                                 squared=fmt.number(factor * factor, 4)))  # fmt: skip
+    if result.softcap is not None:
+        parts.append(fmt.say("layer_softcap", cap=fmt.number(result.softcap)))
+    if result.sinks is not None:
+        sinks = fmt.joined(fmt.number(sink) for sink in result.sinks)
+        key = "layer_sink" if len(result.sinks) == 1 else "layer_sinks"
+        if result.grids and result.weights.size:
+            sums = np.asarray(result.weights).sum(axis=-1)
+            least, most = fmt.number(float(sums.min()), 3), fmt.number(float(sums.max()), 3)
+            parts.append(fmt.say(key, sinks=sinks, least=least, most=most))
+    return parts
 
 
 def slope_text(slope: float, fmt: Format) -> str:

@@ -1,6 +1,6 @@
-"""A model's own steps on screen (--steps): its scaled rotary positions, each pair's θ_i and
-wavelength before and after the config's scaling and the attention factor; and its scores
-softcapped before the softmax."""
+"""This year's steps on screen (--steps), a model's or the seeded layer's: scaled rotary
+positions, each pair's θ_i and wavelength before and after the scaling and the attention
+factor; the scores softcapped before the softmax; q and k RMSNormed (QK-norm)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from attncli.present.layer.rotary import base_text
 from attncli.present.render import _table, _titled, safe_label
 
 if TYPE_CHECKING:
+    from attncli.explain.qk_norm import QkNormSteps
     from attncli.explain.rope_scaling import RopePairs
     from attncli.explain.softcap import SoftcapSteps
     from attncli.present.format import Format
@@ -93,3 +94,27 @@ def softcap_table(steps: SoftcapSteps, fmt: Format) -> RenderableType:
             fmt.computed(fmt.number(row.capped)),
         )
     return Group(_titled(heading, table, [fmt.say("softcap_note", cap=cap)]), Text(""))
+
+
+def qk_norm_table(steps: QkNormSteps, fmt: Format) -> RenderableType:
+    """Per vector (the row's q, then each k): its numbers, mean(x²), the root it is divided
+    by and the normed vector."""
+    eps = fmt.scientific(steps.eps)
+    heading = fmt.say("qk_norm_heading", row=steps.query_label, eps=eps)
+    table = _table()
+    table.add_column(fmt.say("qk_norm_vector"))
+    table.add_column(fmt.say("token"))
+    table.add_column(fmt.say("qk_norm_before"))
+    table.add_column(fmt.say("qk_norm_mean_square"), justify="right")
+    table.add_column(f"√(… + {eps})", justify="right")
+    table.add_column(fmt.say("qk_norm_after"))
+    for row in steps.rows:
+        table.add_row(
+            row.vector,
+            safe_label(row.token),
+            fmt.vector(row.before),
+            fmt.computed(fmt.number(row.mean_square, 4, whole_bare=False)),
+            fmt.computed(fmt.number(row.root, 4, whole_bare=False)),
+            fmt.computed(fmt.vector(row.after)),
+        )
+    return Group(_titled(heading, table, [fmt.say("qk_norm_note")]), Text(""))

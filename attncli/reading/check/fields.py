@@ -133,6 +133,11 @@ def check_read_back(inputs: LayerInputs, settings: SelfAttnSettings) -> None:
         "window": (result.get("window"), settings.window),
         "alibi": (result.get("alibi"), settings.alibi or None),
         "kv_heads": (result.get("kv_heads"), settings.kv_heads),
+        "qk_norm": (result.get("qk_norm"), settings.qk_norm or None),
+        "rope_scaling": (result.get("rope_scaling"),
+                         settings.rope_scaling if settings.positions == "rope" else None),
+        "softcap": (result.get("softcap"), settings.softcap),
+        "sinks": (result.get("sinks"), None if settings.sinks is None else list(settings.sinks)),
     }  # fmt: skip
     _check_zero_key(result.get("extra_keys", []), settings.add_zero_attn)
     if settings.positions not in (None, "rope") and result.get("positions") is None:
@@ -158,7 +163,7 @@ def check_read_back(inputs: LayerInputs, settings: SelfAttnSettings) -> None:
             field=next(name for name in X_FIELDS if inputs.value(name) is not None),
         )
     for field, (written, asked) in compared.items():
-        if field in ("rope_base", "kv_heads", "window", "alibi") and written != asked:
+        if field in WRITTEN_WHEN_USED and written != asked:
             pass  # written down only with rotary positions: its absence says none
         elif field not in result or written == asked or (field == "projections" and direct):
             continue
@@ -173,6 +178,11 @@ def check_read_back(inputs: LayerInputs, settings: SelfAttnSettings) -> None:
             value=json.dumps(written),
             fix=_asked_again(field, written),
         )
+
+
+# The settings a result writes down only when they were used: its absence says none.
+WRITTEN_WHEN_USED = ("rope_base", "kv_heads", "window", "alibi", "qk_norm", "rope_scaling",
+                     "softcap", "sinks")  # fmt: skip
 
 
 def _number(value: Any) -> bool:
@@ -231,8 +241,10 @@ def _asked_again(field: str, written: Any) -> Message | OnSurface:
                 else _without(Setting("scale_by", option="--scale")))  # fmt: skip
     if field == "rope_base":
         return _rope_with(written)
-    if field == "alibi":
-        return _with(Setting("alibi", True)) if written else _without(Setting("alibi"))
+    if field in ("alibi", "qk_norm"):
+        return _with(Setting(field, True)) if written else _without(Setting(field))
+    if field == "sinks" and isinstance(written, list):
+        return _with(Setting("sinks", ",".join(map(str, written))))
     # dtype, heads, window, kv_heads: with the value written, or without the setting
     return _with(Setting(field, written)) if written is not None else _without(Setting(field))
 

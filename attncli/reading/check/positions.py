@@ -6,12 +6,13 @@ positions (--positions rope) turn the queries and keys of one sequence pair by p
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from attncli.errors import OptionError
 from attncli.messages import Setting, _
 
 if TYPE_CHECKING:
+    from attncli.core.rotary import Scaling
     from attncli.layer import SelfAttnSettings
     from attncli.reading.parse.layer_inputs import LayerInputs
 
@@ -88,6 +89,57 @@ def _check_rotary(
             d_k=width,
             option=Setting("d_k"),
         )
+    if settings.rope_scaling is not None:
+        rotary_scaling(settings.rope_scaling, width)
+
+
+# The kinds --rope-scaling takes: a config's rope_types, but the unscaled one and
+# llama.cpp's factors from a GGUF file
+SCALED_KINDS = ("linear", "dynamic", "yarn", "llama3", "longrope")
+TRAINED_LENGTH = 8192  # L when --rope-scaling leaves it out: Llama 3.1's original length
+
+
+def rotary_scaling(text: str, head_dim: int) -> Scaling:
+    """--rope-scaling TYPE:FACTOR[:L] (longrope:FACTOR:L:S1,…:L1,…, each pair's short
+    and long factors) as the rope_parameters of a config trained on L tokens would give
+    it, read by the models' own reader (reading/models/rope_config.py), so that each
+    type's numbers are held as a config's are: llama3 with low_freq_factor 1 and
+    high_freq_factor 4 (Llama 3.1's), yarn with beta_fast 32 and beta_slow 1."""
+    from typing import cast
+
+    from attncli.reading.models.rope_config import rope_settings
+
+    parts = [part.strip() for part in str(text).split(":")]
+    kind = parts[0]
+    most = 5 if kind == "longrope" else 3
+    try:
+        factor = float(parts[1]) if len(parts) > 1 else math.nan
+        length = int(parts[2]) if len(parts) > 2 else TRAINED_LENGTH
+        pairs = [[float(v) for v in part.split(",")] for part in parts[3:]]
+    except ValueError:
+        factor = math.nan
+    if (
+        kind not in SCALED_KINDS
+        or not (2 + 2 * (kind == "longrope") <= len(parts) <= most)
+        or math.isnan(factor)
+    ):
+        raise OptionError(
+            _("{option}: {value} is not a rotary scaling; give TYPE:FACTOR[:L], TYPE one of "
+              "{kinds} (longrope:FACTOR:L:S1,S2,…:L1,L2,…), e.g. yarn:4"),
+            option=Setting("rope_scaling"),
+            value=str(text)[:40],
+            kinds=", ".join(SCALED_KINDS),
+        )  # fmt: skip
+    parameters: dict[str, Any] = {"rope_type": kind, "factor": factor}
+    parameters["original_max_position_embeddings"] = length
+    if kind == "llama3":
+        parameters.update(low_freq_factor=1.0, high_freq_factor=4.0)
+    if kind == "longrope":
+        parameters.update(short_factor=pairs[0], long_factor=pairs[1])
+    config = {"rope_parameters": parameters, "max_position_embeddings": length}
+    # the reader's refusals name where the setting came from: --rope-scaling, rope_scaling=
+    where = cast(str, Setting("rope_scaling", text))
+    return cast("Scaling", rope_settings(config, where, length, head_dim)[1])
 
 
 def learned_positions(

@@ -72,6 +72,7 @@ def checked_selfattn(
     from attncli.reading.check.grouped import check_grouping
     from attncli.reading.check.positions import learned_positions
     from attncli.reading.check.read_back import read_back_inputs
+    from attncli.reading.check.scoring import check_capped_bias, check_scoring
     from attncli.reading.check.selfattn import check_given, checked_arrays
     from attncli.reading.models.state_dicts import take_state_dict_layer
 
@@ -84,6 +85,7 @@ def checked_selfattn(
     # check by name: the settings against each other, every name read, and what is given
     # against the settings, before any array is read
     check_grouping(settings, inputs)
+    check_scoring(settings, inputs)
     check_given(inputs, sentence, settings)
     # parse the arrays: a result's outputs set apart to be held against the run, then the rest
     inputs, written = read_back_inputs(inputs, settings.heads)
@@ -92,6 +94,7 @@ def checked_selfattn(
         settings = replace(settings, grids=True)
     # check the arrays against each other, and what will be drawn and placed
     arrays = checked_arrays(inputs, sentence, settings)
+    check_capped_bias(settings, arrays.bias is not None)
     drawn, seed = drawn_of(inputs, filled_names(arrays), arrays.drawn, settings.seed)
     rope_base = settings.rope_base if settings.positions == "rope" else None
     # the encoding an x given already holds: a result's, or a document's that says so

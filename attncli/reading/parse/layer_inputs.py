@@ -207,6 +207,13 @@ OUTPUTS = frozenset(
         "kv_heads",
         "window",
         "alibi",
+        "qk_norm",
+        "rope_scaling",
+        "rope_frequencies",
+        "rope_attention_factor",
+        "softcap",
+        "sinks",
+        "sink_weights",
     }
 )
 # What attn train's document (results/training.py) adds to the layer's: the encoding already

@@ -1,0 +1,35 @@
+"""The words of what this year's layers add to the seeded layer (--qk-norm, --rope-scaling,
+--softcap, --sinks) on its screen and in its steps, in English and Spanish (merged into
+attncli.present.language.PHRASES)."""
+
+from attncli.messages import _
+
+SCORING_PHRASES: dict[str, str] = {
+    "layer_qk_norm": _("QK-norm: each head's q and k RMSNormed (weights of ones) before the turn"),
+    "layer_rope_scaling": _("the rotary frequencies scaled: {kind}, factor {factor}"),
+    "layer_rope_factor": _("q and k × {factor} after the turn (every score × {squared})"),
+    "layer_softcap": _("scores softcapped: {cap} · tanh(score ÷ {cap}) before the softmax"),
+    "layer_sinks": _(
+        "sinks {sinks}: one more softmax column a head, dropped after it; the rows sum to "
+        "{least} to {most} over the keys"
+    ),
+    "layer_sink": _(
+        "sink {sinks}: one more softmax column, dropped after it; the rows sum to {least} to "
+        "{most} over the keys"
+    ),
+    "sink_dropped": _(
+        "The {sink} column takes {weight} of the weight and is dropped: «{row}»'s weights over "
+        "the keys sum to {kept}, not 1."
+    ),
+    "qk_norm_heading": _(
+        "QK-norm: «{row}»'s query and each key divided by its root mean square, √(mean(x²) + {eps})"
+    ),
+    "qk_norm_vector": _("vector"),
+    "qk_norm_before": _("before"),
+    "qk_norm_mean_square": _("mean(x²)"),
+    "qk_norm_after": _("after"),
+    "qk_norm_note": _(
+        "Every normed vector has a root mean square of about 1, so a score q · k ÷ √d_k stays "
+        "within ±√d_k whatever the projections make of x (Qwen3, OLMo 2, Gemma 3)."
+    ),
+}

@@ -1,0 +1,71 @@
+"""What this year's layers add to the seeded layer's scores, checked against the rest of its
+inputs: QK-norm (--qk-norm), a scaled rotary turn (--rope-scaling), softcapped scores
+(--softcap) and learned sinks (--sinks) have no backward pass in attn yet, and a softcap
+comes before any bias a float attn_mask adds."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from attncli.errors import InputError, OptionError
+from attncli.messages import Setting, _
+
+if TYPE_CHECKING:
+    from attncli.layer import SelfAttnSettings
+    from attncli.reading.parse.layer_inputs import LayerInputs
+
+
+def asked(settings: SelfAttnSettings) -> list[Setting]:
+    """The settings of this year's layers that a run asks for, as the surface spells them."""
+    said = []
+    if settings.qk_norm:
+        said.append(Setting("qk_norm", True))
+    if settings.rope_scaling is not None:
+        said.append(Setting("rope_scaling", settings.rope_scaling))
+    if settings.softcap is not None:
+        said.append(Setting("softcap", settings.softcap))
+    if settings.sinks is not None:
+        said.append(Setting("sinks", ",".join(map(str, settings.sinks))))
+    return said
+
+
+def check_scoring(settings: SelfAttnSettings, inputs: LayerInputs) -> None:
+    """No backward pass through QK-norm, a scaled turn, a softcap or sinks: the gradients
+    would be the plain layer's, not this one's."""
+    said = asked(settings)
+    if said and inputs.backward:
+        raise OptionError(
+            _("{option} has no backward pass in attn yet; leave out the gradient ({upstream}, "
+              "{target}) or {option}"),
+            option=said[0],
+            upstream=Setting("grad_output"),
+            target=Setting("target"),
+        )  # fmt: skip
+
+
+def check_capped_bias(settings: SelfAttnSettings, biased: bool) -> None:
+    """A softcap with a float attn_mask (or key_padding_mask) added to the scores: the cap
+    comes before the mask is added, as transformers caps Gemma 2's, and attn's steps show
+    the bias with the score it caps; refused rather than shown in the wrong order."""
+    if biased and settings.softcap is not None:
+        raise InputError(
+            _("{softcap} with a float attn_mask or key_padding_mask: the cap comes before "
+              "what they add to the scores; give a boolean mask instead, or leave out "
+              "{softcap}"),
+            softcap=Setting("softcap", settings.softcap),
+        )  # fmt: skip
+
+
+def refuse_replay(settings: SelfAttnSettings, option: object) -> None:
+    """A replay of the layer (--kv-cache, --tiles, --heads-sum) computes plain scores and a
+    plain softmax from x W^Q and x W^K: a layer with QK-norm, a softcap or sinks would be
+    replayed into other numbers than its own, so it is refused (`option` as the surface
+    names the replay)."""
+    said = asked(settings)
+    if said:
+        raise OptionError(
+            _("{option} replays the plain layer; {setting} changes its scores, which the "
+              "replay does not do yet: leave out one of them"),
+            option=option,
+            setting=said[0],
+        )  # fmt: skip
