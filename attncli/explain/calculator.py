@@ -49,6 +49,10 @@ class ScoreSteps:
     # The query and keys are results of a step before in this explanation (the projections
     # of a self-attention worksheet): on a worksheet, the student's own, so empty too.
     carried_inputs: bool = False
+    # A divisor that is the root of another number than d_k, and that number's name: Gemma's
+    # √query_pre_attn_scalar (24, "query_pre_attn_scalar"); None: √d_k, or a plain number
+    root_of: float | None = None
+    root_name: str | None = None
 
 
 @dataclass

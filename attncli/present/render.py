@@ -118,6 +118,15 @@ def score_steps_table(steps: ScoreSteps, fmt: Format) -> RenderableType:
     given = fmt.carried if steps.carried_inputs else str
     vector = given(fmt.vector(steps.query))
     heading = fmt.say(f"scores.{steps.method}", query=query, vector=vector)
+    d_k = len(steps.query)
+    root_of = d_k if steps.root_of is None else steps.root_of
+    if (
+        steps.method == "scaled"
+        and steps.divisor
+        and not math.isclose(steps.divisor, math.sqrt(d_k), rel_tol=1e-12)
+    ):  # ÷ something else than √d_k: the heading says what
+        divisor = _divided_by(steps.divisor, root_of, steps.root_name, fmt)
+        heading = fmt.say("scores.scaled_by", query=query, vector=vector, divisor=divisor)
     table = _table()
     table.add_column(fmt.say("token"))
     table.add_column(fmt.say("key"))
@@ -136,9 +145,9 @@ def score_steps_table(steps: ScoreSteps, fmt: Format) -> RenderableType:
     if lengths:  # ‖q‖ ‖k‖, which divides the product: a step of its own
         table.add_column(str(method.lengths))
     if steps.divisor and working:
-        root = math.isclose(steps.divisor, math.sqrt(len(steps.query)), rel_tol=1e-12)
+        root = math.isclose(steps.divisor, math.sqrt(root_of), rel_tol=1e-12)
         divisor = fmt.stated(steps.divisor)
-        shown = f"√{len(steps.query)} = {divisor}"
+        shown = f"√{fmt.number(root_of)} = {divisor}"
         table.add_column(f"÷ {shown if root else divisor}")
     biased = any(row.bias is not None for row in steps.rows)
     if biased:  # a float attn_mask, added to the scores before the softmax
@@ -168,6 +177,15 @@ def score_steps_table(steps: ScoreSteps, fmt: Format) -> RenderableType:
     if len(steps.query) > LONG_SUM and method.plain_terms:
         notes.append(fmt.say("more_terms", count=len(steps.query) - 3, total=len(steps.query)))
     return _titled(heading, table, notes)
+
+
+def _divided_by(divisor: float, root_of: float, name: str | None, fmt: Format) -> str:
+    """What scores are divided by, when it is not √d_k: √24 (query_pre_attn_scalar), or
+    the number itself (--scale S)."""
+    if not math.isclose(divisor, math.sqrt(root_of), rel_tol=1e-12):
+        return fmt.stated(divisor)
+    said = f"√{fmt.number(root_of)}"
+    return f"{said} ({name})" if name else said
 
 
 def softmax_steps_table(steps: SoftmaxSteps, fmt: Format) -> RenderableType:

@@ -149,6 +149,12 @@ class ModelAttnResult(SelfAttnResult):
         shown = head if self.source.head is None else 1
         chain = super().steps(row, token, shown)  # its softcap and sinks among them
         s = self.source
+        if s.query_scalar is not None:  # Gemma: ÷ √query_pre_attn_scalar, not √d_k
+            from attncli.explain.calculator import ScoreSteps
+
+            for step in chain:
+                if isinstance(step, ScoreSteps):
+                    step.root_of, step.root_name = s.query_scalar, "query_pre_attn_scalar"
         base, scaling = s.rope or (0.0, None)
         if scaling is None or s.head_dim is None:
             return chain

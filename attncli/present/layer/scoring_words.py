@@ -5,6 +5,9 @@ attncli.present.language.PHRASES)."""
 from attncli.messages import _
 
 SCORING_PHRASES: dict[str, str] = {
+    # the score table's heading when the divisor is not √d_k (--scale S, Gemma's
+    # √query_pre_attn_scalar)
+    "scores.scaled_by": _("Scaled scores: {query} ({vector}) · each key ÷ {divisor}"),
     "layer_qk_norm": _("QK-norm: each head's q and k RMSNormed (weights of ones) before the turn"),
     "layer_rope_scaling": _("the rotary frequencies scaled: {kind}, factor {factor}"),
     "layer_rope_factor": _("q and k × {factor} after the turn (every score × {squared})"),
