@@ -129,3 +129,13 @@ def test_gemma_s_score_table_says_it_divides_by_the_root_of_query_pre_attn_scala
     console.print(score_steps_table(scored, Format()))
     text = console.export_text()
     assert "÷ √24 = 4.90" in text and "√d_k" not in text
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_the_score_grid_of_a_softcapped_layer_says_it_is_capped(run, lang):
+    from attncli.present.language import say
+
+    result = run("selfattn", SENTENCE, "--softcap", "2", "--format", "table", "--lang", lang)
+    assert result.exit_code == 0, result.stderr
+    title = say(lang, "scores_who_capped", cap="2", divisor="√8")
+    assert " ".join(title.split()) in " ".join(result.stdout.split())

@@ -5,6 +5,12 @@ attncli.present.language.PHRASES)."""
 from attncli.messages import _
 
 SCORING_PHRASES: dict[str, str] = {
+    "scores_who_capped": _(
+        "Scores {cap} · tanh(Q K^T / {divisor} ÷ {cap}) (row = who asks, column = who answers)"
+    ),
+    "scores_who_capped_unscaled": _(
+        "Scores {cap} · tanh(Q K^T ÷ {cap}) (row = who asks, column = who answers)"
+    ),
     # the score table's heading when the divisor is not √d_k (--scale S, Gemma's
     # √query_pre_attn_scalar)
     "scores.scaled_by": _("Scaled scores: {query} ({vector}) · each key ÷ {divisor}"),

@@ -293,6 +293,13 @@ def score_grid(
         if divided is None
         else fmt.say("scores_who", divisor=divided)
     )
+    if result.softcap is not None:  # the grid holds what the softmax takes: capped
+        cap = fmt.number(result.softcap)
+        title = (
+            fmt.say("scores_who_capped_unscaled", cap=cap)
+            if divided is None
+            else fmt.say("scores_who_capped", cap=cap, divisor=divided)
+        )
     if result.bias is not None:  # "Scores Q K^T / √2 + attn_mask (row = …)"
         title = title.replace(" (", f" + {bias_name(result)} (", 1)
     scores = result.scores if head is None else result.scores[head - 1]
