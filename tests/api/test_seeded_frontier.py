@@ -212,3 +212,19 @@ def test_heads_sum_refuses_what_it_cannot_replay():
     with pytest.raises(OptionError) as caught:
         attn.heads_sum(result)
     assert caught.value.msgid.startswith("{option} replays the plain layer")
+
+
+@pytest.mark.parametrize("tokens", [7, 2100])  # 2100² score cells: past the long-input path's
+def test_the_output_alone_is_the_grid_s_output(tokens):
+    from attncli.api.selfattn import selfattn_inputs
+    from attncli.layer import SelfAttnSettings
+    from attncli.reading.parse.layer_inputs import LayerInputs
+
+    x = np.random.default_rng(4).normal(size=(tokens, 8))
+    weights = _weights(6, 8)
+    settings = {"heads": 2, "softcap": 1.5, "sinks": (0.5, -1.0), "causal": True}
+    inputs = LayerInputs(x=x, **weights)
+    whole = selfattn_inputs(inputs, None, SelfAttnSettings(**settings))
+    alone = selfattn_inputs(inputs, None, SelfAttnSettings(**settings, grids=False))
+    assert alone.scores.size == 0
+    np.testing.assert_allclose(alone.output, whole.output, rtol=0, atol=1e-13)
