@@ -61,8 +61,7 @@ def heads_sum(result: SelfAttnResult, row: int | None = None, token: str | None 
             option=HEADS_SUM,
             grids=Setting("grids", True),
         )
-    _plain_layer(result, HEADS_SUM)
-    _refuse_scoring(result)
+    _plain_layer(result, HEADS_SUM)  # QK-norm, a softcap or sinks change each head's scores
     attention = result.attention
     products = head_products(attention.queries, attention.keys)  # [h, T, T]
     given: dict[str, Any] = {
@@ -90,13 +89,3 @@ def heads_sum(result: SelfAttnResult, row: int | None = None, token: str | None 
         seed=result.seed if result.drawn else None,
     )
 
-
-def _refuse_scoring(result: Any) -> None:
-    """One head of the same W holds the heads' sum of plain products: not with QK-norm, a
-    softcap or sinks, which change each head's scores on their own."""
-    from attncli.layer import SelfAttnSettings
-    from attncli.reading.check.scoring import refuse_replay
-
-    settings = SelfAttnSettings(qk_norm=result.qk_norm, softcap=result.softcap,
-                                sinks=result.sinks, heads=result.heads)  # fmt: skip
-    refuse_replay(settings, HEADS_SUM)

@@ -15,6 +15,7 @@ from attncli.core.attention import softmax as plain_softmax
 from attncli.errors import OptionError, check_whole, count
 from attncli.messages import Message, OnSurface, Setting, _
 from attncli.reading.check.calculator import carried_values, softmax_input
+from attncli.reading.check.scoring import refuse_replay
 from attncli.reading.parse.values import Document
 from attncli.results.rows import pick_row
 
@@ -151,6 +152,7 @@ def _plain_layer(result: SelfAttnResult, option: OnSurface) -> None:
     for failed, message in refused:
         if failed:
             raise OptionError(message, option=option, **SAID)
+    refuse_replay(result, option)  # QK-norm, a scaled turn, a softcap, sinks
 
 
 @keywords()

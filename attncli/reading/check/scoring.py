@@ -8,16 +8,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from attncli.errors import InputError, OptionError
-from attncli.messages import Setting, _
+from attncli.messages import OnSurface, Setting, _
 
 if TYPE_CHECKING:
     from attncli.layer import SelfAttnSettings
     from attncli.reading.parse.layer_inputs import LayerInputs
+    from attncli.results.selfattn import SelfAttnResult
 
 
-def asked(settings: SelfAttnSettings) -> list[Setting]:
-    """The settings of this year's layers that a run asks for, as the surface spells them."""
-    said = []
+def asked(settings: SelfAttnSettings | SelfAttnResult) -> list[Setting | OnSurface]:
+    """The settings of this year's layers that a run asks for (or that a result was computed
+    with), as the surface spells them."""
+    said: list[Setting | OnSurface] = []
     if settings.qk_norm:
         said.append(Setting("qk_norm", True))
     if settings.rope_scaling is not None:
@@ -25,7 +27,8 @@ def asked(settings: SelfAttnSettings) -> list[Setting]:
     if settings.softcap is not None:
         said.append(Setting("softcap", settings.softcap))
     if settings.sinks is not None:
-        said.append(Setting("sinks", ",".join(map(str, settings.sinks))))
+        sinks = settings.sinks  # --sinks 0.5,-1 on the command line, sinks=(0.5, -1.0) in Python
+        said.append(OnSurface(Setting("sinks", ",".join(map(str, sinks))), Setting("sinks", sinks)))
     return said
 
 
@@ -56,7 +59,7 @@ def check_capped_bias(settings: SelfAttnSettings, biased: bool) -> None:
         )  # fmt: skip
 
 
-def refuse_replay(settings: SelfAttnSettings, option: object) -> None:
+def refuse_replay(settings: SelfAttnSettings | SelfAttnResult, option: object) -> None:
     """A replay of the layer (--kv-cache, --tiles, --heads-sum) computes plain scores and a
     plain softmax from x W^Q and x W^K: a layer with QK-norm, a softcap or sinks would be
     replayed into other numbers than its own, so it is refused (`option` as the surface
