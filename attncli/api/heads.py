@@ -139,7 +139,10 @@ class _Asked:
 def _scored(loaded: Model, text: str, asked: _Asked) -> _Scored:
     """One sentence through a model: every layer's heads scored as asked."""
     encoded = loaded.tokenizer.encode(text)
-    run = _forward(loaded, encoded, None)
+    # the weights stacked into one [L, h, T, T] array and each pattern's grids over them:
+    # a peak of about 5 grids a head and layer (7.6 GB for 2 layers of 4 heads at T = 4,797,
+    # 14.8 GB with 8 heads), not the forward pass's 2
+    run = _forward(loaded, encoded, None, per_head=5, per_layer=1)
     weights = np.stack([layer.attention.weights for layer in run.layers])  # [L, h, T, T]
     scored = _scored_weights(
         text,

@@ -88,4 +88,3 @@ def heads_sum(result: SelfAttnResult, row: int | None = None, token: str | None 
         d_k=d_k,
         seed=result.seed if result.drawn else None,
     )
-

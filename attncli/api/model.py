@@ -99,13 +99,17 @@ def _load(sentence: str | None, model: str, command: str | None = None) -> tuple
     return loaded, loaded.tokenizer.encode(text)
 
 
-def _forward(loaded: Model, encoded: Encoded, layers: int | None) -> ForwardRun:
+def _forward(
+    loaded: Model, encoded: Encoded, layers: int | None, per_head: int = 2, per_layer: int = 0
+) -> ForwardRun:
+    """The forward pass up to `layers`, refused first if it and what the command keeps after
+    it (`per_head`, `per_layer`: check_forward_fits) would not fit in memory."""
     from threadpoolctl import threadpool_limits
 
     from attncli.core.transformer import forward
 
     _in_range(layers, loaded.architecture.layers, "layer", Message(_("layers")))
-    check_forward_fits(loaded, len(encoded.ids), layers)
+    check_forward_fits(loaded, len(encoded.ids), layers, per_head, per_layer)
     # The layers' products are small (T × d by d × d): one BLAS thread is quicker than
     # several waiting on one another, above all on a busy machine.
     with np.errstate(all="ignore"), threadpool_limits(1, user_api="blas"):
@@ -123,10 +127,14 @@ def _forward(loaded: Model, encoded: Encoded, layers: int | None) -> ForwardRun:
     return run
 
 
-def check_forward_fits(loaded: Model, tokens: int, layers: int | None) -> None:
+def check_forward_fits(
+    loaded: Model, tokens: int, layers: int | None, per_head: int = 2, per_layer: int = 0
+) -> None:
     """Refuse a sentence whose forward pass would not fit in memory, before it starts: every
-    layer run keeps its scores and weights, h × T × T each, and its T × d states (a model
-    whose config allows 10^9 positions lets a 20,000-token sentence through to here)."""
+    layer run keeps `per_head` T × T grids a head (its scores and weights: 2) and
+    `per_layer` more, and its T × d states (a model whose config allows 10^9 positions lets
+    a 20,000-token sentence through to here). A command that works on the grids after the
+    forward pass counts what it adds (attn heads, rollout: measured peaks below)."""
     from attncli.limits import check_fits
 
     arch = loaded.architecture
@@ -135,7 +143,8 @@ def check_forward_fits(loaded: Model, tokens: int, layers: int | None) -> None:
 
     def numbers(sizes: Mapping[str, int]) -> int:
         length = sizes["tokens"]
-        return count * (2 * arch.heads * length * length + 8 * length * width)
+        grids = per_head * arch.heads + per_layer
+        return count * (grids * length * length + 8 * length * width)
 
     try:
         check_fits(
