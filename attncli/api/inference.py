@@ -152,7 +152,10 @@ def _plain_layer(result: SelfAttnResult, option: OnSurface) -> None:
     for failed, message in refused:
         if failed:
             raise OptionError(message, option=option, **SAID)
-    refuse_replay(result, option)  # QK-norm, a scaled turn, a softcap, sinks
+    if option is not KV_CACHE or getattr(result, "source", None) is None:
+        # QK-norm, a scaled turn, a softcap, sinks: only the KV cache of a model's layer
+        # replays them (its LayerReplay), with the forward pass's own code
+        refuse_replay(result, option)
 
 
 @keywords()

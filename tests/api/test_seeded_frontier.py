@@ -207,8 +207,10 @@ def test_a_softcap_with_a_float_mask_is_refused():
          surface="python", softcap="softcap=2.0")  # fmt: skip
 
 
-REPLAY = ("{option} replays the plain layer; {setting} changes its scores, which the replay "
-          "does not do yet: leave out one of them")
+REPLAY = (
+    "{option} replays the plain layer; {setting} changes its scores, which the replay "
+    "does not do yet: leave out one of them"
+)
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ comes before any bias a float attn_mask adds."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from attncli.errors import InputError, OptionError
 from attncli.messages import OnSurface, Setting, _
@@ -13,12 +13,11 @@ from attncli.messages import OnSurface, Setting, _
 if TYPE_CHECKING:
     from attncli.layer import SelfAttnSettings
     from attncli.reading.parse.layer_inputs import LayerInputs
-    from attncli.results.selfattn import SelfAttnResult
 
 
-def asked(settings: SelfAttnSettings | SelfAttnResult) -> list[Setting | OnSurface]:
+def asked(settings: SelfAttnSettings | Any) -> list[Setting | OnSurface]:
     """The settings of this year's layers that a run asks for (or that a result was computed
-    with), as the surface spells them."""
+    with: a SelfAttnResult has the same four fields), as the surface spells them."""
     said: list[Setting | OnSurface] = []
     if settings.qk_norm:
         said.append(Setting("qk_norm", True))
@@ -59,7 +58,7 @@ def check_capped_bias(settings: SelfAttnSettings, biased: bool) -> None:
         )  # fmt: skip
 
 
-def refuse_replay(settings: SelfAttnSettings | SelfAttnResult, option: object) -> None:
+def refuse_replay(settings: SelfAttnSettings | Any, option: object) -> None:
     """A replay of the layer (--kv-cache, --tiles, --heads-sum) computes plain scores and a
     plain softmax from x W^Q and x W^K: a layer with QK-norm, a softcap or sinks would be
     replayed into other numbers than its own, so it is refused (`option` as the surface
