@@ -206,6 +206,7 @@ class SelfAttnSettings:
                 _("QK-norm (Qwen3, OLMo 2, Gemma 3): each head's q and k RMSNormed, q ÷ "
                   "√(mean(q²) + 1e-6) with weights of ones, before the rotation and the "
                   "score.")),),
+        knob=Knob(("k",)),
     )  # fmt: skip
     softcap: float | None = setting(
         None,

@@ -151,6 +151,8 @@ class Explorer(GuardedActions, App[None]):
 
     def on_resize(self, event: events.Resize) -> None:
         self._narrow(event.size.width)
+        if self.is_mounted(self.screen):
+            self._draw_status()
 
     def _narrow(self, width: int) -> None:
         narrow = width < WIDE
@@ -197,7 +199,11 @@ class Explorer(GuardedActions, App[None]):
             message = self.query_one("#message", Static)
             message.update(Text(self.note))
             message.display = bool(self.note)
-        status = views.status(self.state, self.frame, self.result)
+        self._draw_status()
+
+    def _draw_status(self) -> None:
+        """The knobs, laid in lines of the screen's width (less the bar's padding)."""
+        status = views.status(self.state, self.frame, self.result, max(self.size.width - 2, 20))
         if self._shown.get("status") != status.plain:
             self._shown["status"] = status.plain
             self.query_one("#status", Static).update(status)

@@ -22,7 +22,8 @@ HELP = (
     (knob_label("d_k"), "help.d_k"),
     (knob_label("positions"), "help.positions"),
     (knob_label("window"), "help.window"),
-    (knob_label("alibi"), "help.alibi"),
+    # two switches of the scores on one line, as a pair's keys are: 24 rows hold the list
+    (f"{knob_label('alibi')} / {knob_label('qk_norm')}", "help.alibi_qk_norm"),
     ("v", "help.v"),
     ("l", "help.l"),
     ("← ↑ → ↓", "help.arrows"),

@@ -72,6 +72,8 @@ def options_for(result: SelfAttnResult) -> str:
         options.append("--positions rope")
     if result.alibi:  # its bias is the layer's, not the document's attn_mask
         options.append("--alibi")
+    if result.qk_norm:  # read back only as it was computed
+        options.append("--qk-norm")
     return "".join(f" {option}" for option in options)
 
 

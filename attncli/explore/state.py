@@ -46,6 +46,7 @@ class State:
     positions: bool = False  # rotary positions (RoPE) on
     window: int | None = None  # the sliding window W; None: every key in reach
     alibi: bool = False
+    qk_norm: bool = False  # each head's q and k RMSNormed before the score
     row: int = 0
     column: int = 0
 
@@ -63,6 +64,7 @@ LAYER_KNOBS = (
     "positions",
     "window",
     "alibi",
+    "qk_norm",
 )
 
 
@@ -206,6 +208,10 @@ def _alibi(state: State, _step: int, _frame: Frame) -> tuple[State, tuple[str, d
     return replace(state, alibi=not state.alibi), None
 
 
+def _qk_norm(state: State, _step: int, _frame: Frame) -> tuple[State, tuple[str, dict] | None]:
+    return replace(state, qk_norm=not state.qk_norm), None
+
+
 def _grid(state: State, _step: int, _frame: Frame) -> tuple[State, tuple[str, dict] | None]:
     if state.words:
         return state, ("words_weights", {})
@@ -268,6 +274,7 @@ _ACTIONS = {
     "positions": _positions,
     "window": _window,
     "alibi": _alibi,
+    "qk_norm": _qk_norm,
     "grid": _grid,
     "head": _head,
     "lang": _lang,

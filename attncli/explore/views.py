@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from rich.cells import cell_len
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -198,8 +199,11 @@ def explanation(result: SelfAttnResult, state: State, fmt: Format) -> Renderable
     return Group(*steps_view(result.steps(row=state.row + 1, head=_head(result, state)), fmt))
 
 
-def status(state: State, frame: Frame, result: SelfAttnResult | None) -> Text:
-    """Each knob with its key and its state, on as few lines as fit."""
+def status(
+    state: State, frame: Frame, result: SelfAttnResult | None, width: int | None = None
+) -> Text:
+    """Each knob with its key and its state, on as few lines of `width` as fit, a knob never
+    cut between its key and its name (None: one line, for the terminal to wrap)."""
     lang = state.lang
 
     def onoff(value: bool) -> str:
@@ -236,7 +240,15 @@ def status(state: State, frame: Frame, result: SelfAttnResult | None) -> Text:
         window = MASKED if state.window is None else state.window
         knobs.append(say(lang, "knob.window", value=window))
         knobs.append(say(lang, "knob.alibi", value=onoff(state.alibi)))
+        knobs.append(say(lang, "knob.qk_norm", value=onoff(state.qk_norm)))
     knobs.append(say(lang, "knob.grid", value=say(lang, f"grid.{state.grid}")))
     knobs.append(f"l {lang}")
     knobs.append(say(lang, "knob.help"))
-    return Text(" · ".join(knobs))
+    lines = [knobs[0]]
+    for knob in knobs[1:]:
+        joined = f"{lines[-1]} · {knob}"
+        if width is None or cell_len(joined) <= width:
+            lines[-1] = joined
+        else:
+            lines.append(knob)
+    return Text("\n".join(lines))

@@ -36,6 +36,7 @@ def _settings(state: State) -> dict:
         d_k=state.d_k if state.projections else None,
         seed=state.seed,
         norm=norm,
+        qk_norm=state.qk_norm,
     )
 
 
@@ -76,6 +77,8 @@ def _pressed(keys: list[str], size=(120, 40), source: Source | None = None):
         ["c", "v"],
         ["l"],
         ["p", "s", "c", "l", "v"],
+        ["k"],  # QK-norm
+        ["k", "h", "v"],
     ],
     ids=lambda keys: "-".join(keys) or "opening",
 )
@@ -95,6 +98,8 @@ def test_the_keys_set_the_state():
     assert (state.heads, state.head) == (4, 2)  # 8 splits into 1, 2, 4, 8; back down to 4
     state, *_ = _pressed(["d", "d", "d", "D"])
     assert state.d_k == 6
+    state, *_ = _pressed(["k"])
+    assert state.qk_norm and not _pressed(["k", "k"])[0].qk_norm
 
 
 def test_projections_off_every_row_peaks_on_its_diagonal_and_on_rows_look_elsewhere():

@@ -140,6 +140,7 @@ def test_the_document_decides_the_screen():
         ["a", "H"],
         ["<", "<"],
         ["c", "<", "o", "a"],
+        ["k", "h"],  # QK-norm: read back only with --qk-norm
     ],  # fmt: skip
     ids=lambda keys: "-".join(keys) or "opening",
 )
