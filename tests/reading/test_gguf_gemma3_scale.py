@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from attncli.reading.models.gguf_file import config_of, metadata
+from attncli.reading.models.gguf_file import config_of, gemma3_query_scalar, metadata
+from attncli.reading.models.known_attention import KNOWN
 from attncli.reading.models.model import read_config
 
 WIDTH, HEADS, KV_HEADS, HEAD = 24, 2, 1, 8
@@ -53,3 +54,11 @@ def test_query_pre_attn_scalar_is_llama_cpp_s(tmp_path, blocks, scalar):
     model_type, arch = read_config(str(tmp_path))
     assert model_type == "gemma3_text" and arch.layers == blocks
     assert arch.query_scalar == scalar and arch.divisor == math.sqrt(scalar)
+
+
+def test_the_rule_gives_gemma_3_27b_s_published_scalar():
+    """llama.cpp's rule on Gemma 3 27B's published shape gives its config.json's 168, not its
+    head size of 128 (known_attention's entry, from google/gemma-3-27b-it)."""
+    config = KNOWN["gemma-3-27b"]["config"]
+    assert config["head_dim"] == 128
+    assert gemma3_query_scalar(config) == config["query_pre_attn_scalar"] == 168
