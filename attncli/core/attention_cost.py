@@ -208,16 +208,23 @@ def decode(shape: Shape, position: int, batch: int = 1) -> Flops:
         scores = shape.heads * shape.d_k * keys
         mix = shape.heads * shape.d_v * keys
     else:
-        parts = parameters(shape)
-        nope = shape.d_k - latent.rope
-        own = parts.get("w_q", 0) + parts.get("w_dq", 0) + parts.get("w_uq", 0)
-        own += parts["w_dkv"] + parts["w_o"]
-        # q_nope W^UK (per head nope × r) and the latent output W^UV (per head r × d_v)
-        absorbed = shape.heads * latent.rank * (nope + shape.d_v)
+        own, absorbed = absorbed_weights(shape)
         projections = shape.layers * (own + absorbed)
         scores = shape.heads * (latent.rank + latent.rope) * keys
         mix = shape.heads * latent.rank * keys
     return Flops(2 * batch * projections, 2 * batch * scores, 2 * batch * mix)
+
+
+def absorbed_weights(shape: Shape) -> tuple[int, int]:
+    """MLA's next token, one layer: the multiplications of its own projections (W^Q, or W^DQ
+    and W^UQ; W^DKV; W^O) and those W^UK and W^UV add absorbed: each head's q^C × W^UKᵀ
+    (d_nope × r) and its mixed latent × W^UV (r × d_v)."""
+    assert shape.latent is not None
+    parts = parameters(shape)
+    own = parts.get("w_q", 0) + parts.get("w_dq", 0) + parts.get("w_uq", 0)
+    own += parts["w_dkv"] + parts["w_o"]
+    nope = shape.d_k - shape.latent.rope
+    return own, shape.heads * shape.latent.rank * (nope + shape.d_v)
 
 
 def redesigned(

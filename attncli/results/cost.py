@@ -198,6 +198,9 @@ def formulas(shape: Shape, at: AtLength, batch: int, dtype: str) -> list[Formula
     said.append(_keys_formula(shape, tokens, keys))
     if shape.latent is None:
         said += [
+            Formula("decode_projections", ("2", "·", "B", "·", "L", "·", "P_w"),
+                    (2, "·", batch, "·", shape.layers, "·", layers_per_token),
+                    at.decode.projections),
             Formula("decode_scores", ("2", "·", "B", "·", "h", "·", "d_k", "·", "keys"),
                     (2, "·", batch, "·", shape.heads, "·", shape.d_k, "·", keys),
                     at.decode.scores),
@@ -207,7 +210,15 @@ def formulas(shape: Shape, at: AtLength, batch: int, dtype: str) -> list[Formula
         ]  # fmt: skip
     else:
         rank, rope = shape.latent.rank, shape.latent.rope
+        own, _ = cost.absorbed_weights(shape)
+        nope = shape.d_k - rope
         said += [
+            Formula("decode_projections_latent",
+                    ("2", "·", "B", "·", "L", "·", "(P_own", "+", "h", "·", "r", "·", "(d_nope",
+                     "+", "d_v))"),
+                    (2, "·", batch, "·", shape.layers, "·", "(", own, "+", shape.heads, "·",
+                     rank, "·", "(", nope, "+", shape.d_v, "))"),
+                    at.decode.projections),
             Formula("decode_scores_latent",
                     ("2", "·", "B", "·", "h", "·", "(r", "+", "d_rope)", "·", "keys"),
                     (2, "·", batch, "·", shape.heads, "·", "(", rank, "+", rope, ")", "·", keys),

@@ -134,3 +134,31 @@ def test_flops_past_64_bits_are_whole_and_exact():
     at = attn.cost("llama-3.1-405b", tokens="1m", batch=8).designs[0].lengths[0]
     tokens = 1024**2
     assert at.prefill.scores == 2 * 8 * 126 * 128 * 128 * tokens * (tokens + 1) // 2 > 2**63
+
+
+# the operators a formula is written with, as Python computes them
+OPERATORS = {"·": "*", "÷": "//", "−": "-"}
+
+
+@pytest.mark.parametrize(("model", "designs"), [
+    ("tests/models/tiny-deepseek-v3", None), ("deepseek-v3", "mha,gqa:8"),
+    ("gpt-oss-120b", "mla:256+32"), ("mistral-7b-v0.1", "mqa"), ("qwen2.5-7b", None),
+])  # fmt: skip
+def test_every_formula_s_numbers_give_its_value_and_the_flops(model, designs):
+    """Each formula --steps writes, its numbers computed as written, is its value; the FLOPs'
+    formulas are the prefill's and the next token's parts (MLA's next token too: its own
+    projections and W^UK, W^UV absorbed)."""
+    result = attn.cost(model, tokens="7,8k", designs=designs, cache_dtype="bf16")
+    for design in result.designs:
+        for at in design.lengths:
+            said = {f.quantity: f for f in result.formulas(design, at)}
+            for formula in said.values():
+                if formula.numbers:
+                    text = " ".join(OPERATORS.get(str(t), str(t)) for t in formula.numbers)
+                    assert eval(text, {"__builtins__": {}, "min": min}) == formula.value, text
+            latent = "_latent" if design.shape.latent is not None else ""
+            decode = [said[f"decode_{part}{latent}"].value for part in
+                      ("projections", "scores", "mix")]  # fmt: skip
+            assert decode == [at.decode.projections, at.decode.scores, at.decode.mix]
+            prefill = [said[f"prefill_{part}"].value for part in ("projections", "scores", "mix")]
+            assert prefill == [at.prefill.projections, at.prefill.scores, at.prefill.mix]

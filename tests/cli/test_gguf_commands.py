@@ -134,4 +134,7 @@ def test_a_pipe_named_gguf_is_refused_not_waited_on(run, tmp_path):
     os.mkfifo(path)
     result = run("predict", "the keys", "--model", str(path))
     assert result.exit_code == 2 and result.stdout == ""
-    assert gguf_cache.FORMAT == 1  # the refusal comes before any conversion
+    # refused for what it is, before anything is read or converted
+    told(result.error, type(result.error),
+         "{path}: not a regular file (a pipe, a device or a folder); put the file there",
+         path=str(path))  # fmt: skip

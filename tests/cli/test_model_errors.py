@@ -81,7 +81,7 @@ ANOTHER_FORWARD_PASS = (
          {"width_name": "hidden_size", "width": 32, "heads_name": "num_attention_heads",
           "heads": 5}),
         ({"num_hidden_layers": "two"}, InputError, NOT_POSITIVE,
-         {"name": "num_hidden_layers", "value": "'two'"}),
+         {"name": "num_hidden_layers", "value": '"two"'}),
         ({"layer_norm_eps": -1}, InputError, "{path}: {name} is {value}; expected {expected}",
          {"name": "layer_norm_eps", "value": "-1"}),
         ({"hidden_act": "swish"}, InputError,

@@ -1,7 +1,9 @@
 """The arithmetic of attn cost (core/attention_cost.py): its sums against plain loops, and
 its FLOPs against the multiplications attn's own numpy forward pass (core/transformer.py)
 does on the tiny checkpoints of tests/models, counted here by watching every matrix product
-the pass makes."""
+the pass makes; DeepSeek-V3's next token, which attn cost prices in the absorbed form the
+forward pass does not run, against the products of that form written out in numpy
+(tests/latent_step.py) on the tiny checkpoint's own weights."""
 
 from __future__ import annotations
 
@@ -81,11 +83,19 @@ class Counted(np.ndarray):
             Counted.log.append((plain[0].shape, plain[1].shape, plain[0], id(inputs[1])))
         return result.view(Counted) if isinstance(result, np.ndarray) else result
 
+    def __array_function__(self, func, types, args, kwargs):
+        # np.concatenate and the like give a plain array: keep following what they make (MLA
+        # joins each head's q^C and q^R, k^C and the shared k^R, before Q Kᵀ)
+        result = super().__array_function__(func, types, args, kwargs)
+        return result.view(Counted) if type(result) is np.ndarray else result
+
 
 def _counted_forward(name: str, tokens: int):
     """attn's forward pass of the model in tests/models/`name` on `tokens` ids, each matrix
-    product of the attention counted: the projections' multiplications per row, and those
-    of Q Kᵀ and of the weights × V on the cells the causal mask (and window) keeps."""
+    product of the attention counted: the projections' multiplications per row (every
+    weight matrix of the attention: W^Q, W^K, W^V, W^O, or MLA's W^DQ, W^UQ, W^DKV, W^UKV
+    and W^O), and those of Q Kᵀ and of the weights × V on the cells the causal mask (and
+    window) keeps."""
     from dataclasses import replace
 
     from attncli.core.transformer import forward
@@ -95,7 +105,7 @@ def _counted_forward(name: str, tokens: int):
     blocks = [model.network.blocks[i] for i in range(model.architecture.layers)]
     weights = set()  # the attention's own matrices, by identity (an MLP's may share a shape)
     for block in blocks:  # the reader builds a block when asked: these are the ones run
-        for key in ("w_q", "w_k", "w_v", "w_o"):
+        for key in [key for key in block.attention if key.startswith("w_")]:
             block.attention[key] = block.attention[key].view(Counted)
             weights.add(id(block.attention[key]))
     Counted.log = []
@@ -146,3 +156,72 @@ def test_flops_are_twice_the_multiplications_attn_s_forward_pass_does(name):
     windowed = model.architecture.windows and model.architecture.windows[0]
     full = shape.heads * shape.layers * tokens * (tokens + 1) // 2 * shape.d_k
     assert (scores < full) == bool(windowed)  # it can fail: the window keeps fewer
+
+
+# --- DeepSeek-V3's latent attention: the prefill counted on attn's forward pass, the next
+# token on the absorbed form (tests/latent_step.py), proven to give the plain form's output
+
+
+def _absorbed_next_token(tokens: int):
+    """The token at position tokens + 1 through every layer of tiny-deepseek-v3 in the
+    absorbed form, reading the latents of the `tokens` before it: its products counted, and
+    each layer's output beside the plain form's (attn's forward pass on tokens + 1 ids)."""
+    from attncli.core.transformer import forward
+    from attncli.reading.models.model import load_model
+    from tests.latent_step import Products, Sizes, absorbed_step, latents
+
+    model = load_model(str(MODELS / "tiny-deepseek-v3"))
+    arch, latent = model.architecture, model.architecture.latent
+    assert latent is not None
+    run = forward(model.network, np.arange(3, 3 + tokens + 1))
+    products, outputs = Products(), []
+    for number, layer in enumerate(run.layers):
+        weights = model.network.blocks[number].attention
+        sizes = Sizes(latent.heads, latent.nope, latent.rope, latent.v, latent.rank,
+                      latent.interleave, latent.divisor, arch.rope_attention_factor(number),
+                      arch.eps)  # fmt: skip
+        theta = arch.rope_frequencies(tokens + 1, number)
+        angles = np.arange(tokens + 1)[:, None] * theta[None, :]  # [T + 1, d_rope / 2]
+        x = layer.attended  # what the attention read, row by row
+        cache = latents(x[:tokens], weights, sizes, angles[:tokens])
+        step = absorbed_step(x[tokens], weights, sizes, cache, angles[tokens], products)
+        outputs.append((step, layer.attention.output[tokens]))
+    return products.counted, outputs
+
+
+def test_the_absorbed_step_gives_the_plain_form_s_output():
+    """It can fail: a product left out, or W^UK taken from W^UV's columns, changes the
+    output."""
+    _, outputs = _absorbed_next_token(7)
+    for absorbed, plain in outputs:
+        np.testing.assert_allclose(absorbed, plain, rtol=1e-10, atol=1e-12)
+
+
+def test_deepseek_v3_flops_are_the_multiplications_counted():
+    """attn cost on tiny-deepseek-v3's config.json: a prefill of T tokens is twice the
+    multiplications of attn's forward pass (W^DQ, W^UQ, W^DKV, W^UKV and W^O for every row;
+    Q Kᵀ of d_nope + d_rope and α V of d_v on every kept cell); the next token, T + 1, twice
+    those of the absorbed form (its own projections, q^C W^UKᵀ and the mixed latent × W^UV
+    per head; r + d_rope a cached key scored, r a latent mixed). Through attncli.cost, as
+    attn cost prints it."""
+    import attncli
+
+    tokens = 7
+    _, per_row, scores, mix, _, _ = _counted_forward("tiny-deepseek-v3", tokens)
+    step, _ = _absorbed_next_token(tokens)
+    document = attncli.cost(str(MODELS / "tiny-deepseek-v3"), tokens=[tokens]).to_document()
+    (design,) = document["designs"]
+    (length,) = design["lengths"]
+    assert design["design"] == "mla" and length["decode_position"] == tokens + 1
+    assert length["prefill_flops"] == {
+        "projections": 2 * tokens * per_row,
+        "scores": 2 * scores,
+        "mix": 2 * mix,
+        "total": 2 * (tokens * per_row + scores + mix),
+    }
+    assert length["decode_flops"] == {"projections": 2 * step["projections"],
+                                      "scores": 2 * step["scores"], "mix": 2 * step["mix"],
+                                      "total": 2 * sum(step.values())}  # fmt: skip
+    # the absorbed form scores r + d_rope = 12 + 4 numbers a key, where the plain form's row
+    # would score d_k = 8 + 4 (2 layers, 4 heads, 8 keys): attn cost gives the absorbed count
+    assert step["scores"] == 2 * 4 * (12 + 4) * 8 != 2 * 4 * (8 + 4) * 8

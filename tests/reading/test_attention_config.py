@@ -133,6 +133,7 @@ def test_every_known_model_reads_and_names_its_source():
     for name, entry in KNOWN.items():
         shape = shape_of(entry["config"], name)
         assert entry["source"].startswith("https://huggingface.co/")
+        assert entry["also"] and entry["also"] != entry["source"]  # a second source
         assert shape.layers == entry["config"]["num_hidden_layers"]
     assert known_name("meta-llama/Llama-3.1-70B-Instruct") == "llama-3.1-70b"
     assert known_name("Meta-Llama-3.1-8B") == "llama-3.1-8b"

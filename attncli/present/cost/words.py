@@ -72,6 +72,10 @@ COST_PHRASES: dict[str, str] = {
     "cost.f.prefill_projections": _("Prefill, projections (P_w: a layer's weights)"),
     "cost.f.prefill_scores": _("Prefill, Q Kᵀ (pairs: the query-key pairs of every layer)"),
     "cost.f.prefill_mix": _("Prefill, α V"),
+    "cost.f.decode_projections": _("Next token, projections"),
+    "cost.f.decode_projections_latent": _(
+        "Next token, projections (P_own: the token's own; W^UK and W^UV absorbed)"
+    ),
     "cost.f.decode_scores": _("Next token, Q Kᵀ (keys: those it reads in every layer)"),
     "cost.f.decode_mix": _("Next token, α V"),
     "cost.f.decode_scores_latent": _("Next token, q against the latent keys"),

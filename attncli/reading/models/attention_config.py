@@ -19,7 +19,7 @@ from typing import Any
 from attncli.core.attention_cost import Latent, Shape
 from attncli.errors import InputError, shown
 from attncli.messages import Message, _
-from attncli.reading.models.config_fields import flag
+from attncli.reading.models.config_fields import flag, whole
 
 # model_type -> its family's rules (None: no windows unless layer_types says)
 DECODERS = ("llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma",
@@ -40,30 +40,6 @@ def qk_norms(model_type: str) -> str | None:
 
     own = {**QK_NORMS, "gemma3": "head", "qwen3_moe": "head"}
     return own.get(model_type)
-
-
-def _value(config: dict[str, Any], names: tuple[str, ...], path: str, default: Any = None) -> Any:
-    """The first of `names` the config gives (GPT-2 spells n_layer what others spell
-    num_hidden_layers); missing, the first name is said."""
-    for name in names:
-        if config.get(name) is not None:
-            return config[name]
-    if default is None:
-        raise InputError(MISSING, path=path, name=names[0])
-    return default
-
-
-def _whole(config: dict[str, Any], names: tuple[str, ...], path: str, default: Any = None) -> int:
-    value = _value(config, names, path, default)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        name = next((n for n in names if config.get(n) is not None), names[0])
-        raise InputError(
-            _("{path}: {name} is {value}; expected a positive whole number"),
-            path=path,
-            name=name,
-            value=repr(value),
-        )
-    return value
 
 
 def shape_of(config: Any, path: str) -> Shape:
@@ -92,9 +68,9 @@ def shape_of(config: Any, path: str) -> Shape:
             model_type=repr(model_type),
             known=", ".join(DECODERS),
         )
-    layers = _whole(config, ("num_hidden_layers", "n_layer"), path)
-    width = _whole(config, ("hidden_size", "n_embd"), path)
-    heads = _whole(config, ("num_attention_heads", "n_head"), path)
+    layers = whole(config, ("num_hidden_layers", "n_layer"), path)
+    width = whole(config, ("hidden_size", "n_embd"), path)
+    heads = whole(config, ("num_attention_heads", "n_head"), path)
     bias = flag(config, "attention_bias", path, False)
     biased: tuple[str, ...] = ("q", "k", "v", "o") if bias else ()
     if model_type in ALL_BIASED:
@@ -103,19 +79,19 @@ def shape_of(config: Any, path: str) -> Shape:
         biased = ("q", "k", "v")
     windows = _windows(config, path, model_type, layers)
     if config.get("kv_lora_rank") is not None:
-        rope = _whole(config, ("qk_rope_head_dim",), path)
-        nope = _whole(config, ("qk_nope_head_dim",), path)
+        rope = whole(config, "qk_rope_head_dim", path)
+        nope = whole(config, "qk_nope_head_dim", path)
         q_rank = config.get("q_lora_rank")
         latent = Latent(
-            rank=_whole(config, ("kv_lora_rank",), path),
+            rank=whole(config, "kv_lora_rank", path),
             rope=rope,
-            q_rank=None if q_rank is None else _whole(config, ("q_lora_rank",), path),
+            q_rank=None if q_rank is None else whole(config, "q_lora_rank", path),
         )
         mla_biases = tuple(b for b in biased if b != "v")  # q_a, kv_a and o have them
         return Shape(layers, width, heads, heads, nope + rope,
-                     _whole(config, ("v_head_dim",), path), windows, latent,
+                     whole(config, "v_head_dim", path), windows, latent,
                      biases=mla_biases)  # fmt: skip
-    kv_heads = _whole(config, ("num_key_value_heads",), path, heads)
+    kv_heads = whole(config, "num_key_value_heads", path, heads)
     if heads % kv_heads:
         raise InputError(
             _(
@@ -137,7 +113,7 @@ def shape_of(config: Any, path: str) -> Shape:
             width=width,
             heads=heads,
         )
-    head = _whole(config, ("head_dim",), path, width // heads)
+    head = whole(config, "head_dim", path, width // heads)
     return Shape(layers, width, heads, kv_heads, head, head, windows,
                  sinks=model_type == "gpt_oss", biases=biased,
                  qk_norm=qk_norms(model_type))  # fmt: skip
@@ -155,7 +131,7 @@ def _windows(
         if isinstance(kinds, list) and "sliding_attention" in kinds:
             raise InputError(MISSING, path=path, name="sliding_window")
         return (None,) * layers
-    size = _whole(config, ("sliding_window",), path)
+    size = whole(config, "sliding_window", path)
     if kinds is None:
         kinds = _kinds_by_rule(config, path, model_type, layers)
     if (
@@ -183,14 +159,12 @@ def _kinds_by_rule(config: dict[str, Any], path: str, model_type: str, layers: i
     if model_type in ("mistral", "mixtral", "starcoder2", "phi3"):
         return [slide] * layers
     if model_type in ASKED_WINDOW:
-        first = config.get("max_window_layers")
-        first = 28 if first is None else first
+        first = whole(config, "max_window_layers", path, 28, least=0)
         return [slide if i >= first else full for i in range(layers)]
     if model_type in ("gemma2", "gpt_oss"):
         return [slide if (i + 1) % 2 else full for i in range(layers)]
     if model_type in ("gemma3", "gemma3_text"):
-        pattern = config.get("sliding_window_pattern") or config.get("_sliding_window_pattern")
-        every = _whole({"sliding_window_pattern": pattern}, ("sliding_window_pattern",), path, 6)
+        every = whole(config, ("sliding_window_pattern", "_sliding_window_pattern"), path, 6)
         return [slide if (i + 1) % every else full for i in range(layers)]
     raise InputError(
         _(

@@ -4,7 +4,7 @@ configs hold, or a refusal of one line naming the file and the field."""
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Literal
 
 from attncli.core.transformer import ACTIVATIONS
 from attncli.errors import InputError
@@ -12,41 +12,47 @@ from attncli.messages import Message, _
 from attncli.reading.parse.json_text import as_json_text
 
 
-def field(config: dict[str, Any], name: str, path: str, default: Any = None) -> Any:
-    value = config.get(name)
-    if value is None:  # null is transformers' "not given" too (head_dim: null)
-        value = default
-    if value is None:
+def field(
+    config: dict[str, Any], names: str | tuple[str, ...], path: str, default: Any = None
+) -> Any:
+    """The first of `names` the config gives (GPT-2 spells n_layer what the others spell
+    num_hidden_layers), else `default`; with neither, a refusal naming the first name."""
+    names = (names,) if isinstance(names, str) else names
+    for name in names:
+        value = config.get(name)
+        if value is not None:  # null is transformers' "not given" too (head_dim: null)
+            return value
+    if default is None:
         raise InputError(
             _("{path}: the field {name} is missing; the model's config.json must give it"),
             path=path,
-            name=name,
+            name=names[0],
         )
-    return value
+    return default
 
 
-def positive(config: dict[str, Any], name: str, path: str, default: Any = None) -> int:
-    value = field(config, name, path, default)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InputError(
-            _("{path}: {name} is {value}; expected a positive whole number"),
-            path=path,
-            name=name,
-            value=repr(value),
-        )
-    return value
+# what a whole number below its least is refused with: 1, a size or a count of heads or
+# layers; 0, max_window_layers or first_k_dense_replace (0: from the first layer)
+BELOW = {
+    1: _("{path}: {name} is {value}; expected a positive whole number"),
+    0: _("{path}: {name} is {value}; expected a whole number ≥ 0"),
+}
 
 
-def count(config: dict[str, Any], name: str, path: str, default: int) -> int:
-    """A whole number of 0 or more (max_window_layers 0: every layer from the first)."""
-    value = field(config, name, path, default)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InputError(
-            _("{path}: {name} is {value}; expected a whole number ≥ 0"),
-            path=path,
-            name=name,
-            value=as_json_text(value),
-        )
+def whole(
+    config: dict[str, Any],
+    names: str | tuple[str, ...],
+    path: str,
+    default: int | None = None,
+    least: Literal[0, 1] = 1,
+) -> int:
+    """A whole number of `least` or more, read as `field` reads it (the name refused is the
+    one the config gave); true, 2.0 or "2" are refused, as transformers' typed configs do."""
+    value = field(config, names, path, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        given = (names,) if isinstance(names, str) else names
+        name = next((n for n in given if config.get(n) is not None), given[0])
+        raise InputError(BELOW[least], path=path, name=name, value=as_json_text(value))
     return value
 
 

@@ -14,12 +14,11 @@ from attncli.errors import InputError, shown
 from attncli.messages import _
 from attncli.reading.models.config_fields import (
     activation,
-    count,
     divides,
     epsilon,
     flag,
     number,
-    positive,
+    whole,
 )
 from attncli.reading.models.rope_config import rope_settings
 from attncli.reading.parse.json_text import as_json_text
@@ -31,11 +30,11 @@ def llama_architecture(config: dict[str, Any], path: str, model_type: str) -> Ar
     (rope_parameters, or the older rope_theta and rope_scaling), the sliding windows, the
     tied or untied head, the biases, and what each family adds (QK-norm, softcaps, sinks,
     latent attention, experts)."""
-    width = positive(config, "hidden_size", path)
-    heads = positive(config, "num_attention_heads", path)
+    width = whole(config, "hidden_size", path)
+    heads = whole(config, "num_attention_heads", path)
     if model_type == "deepseek_v3":  # its rotary part is the head that RoPE turns
-        config = {**config, "head_dim": positive(config, "qk_rope_head_dim", path)}
-    kv_heads = positive(config, "num_key_value_heads", path, heads)
+        config = {**config, "head_dim": whole(config, "qk_rope_head_dim", path)}
+    kv_heads = whole(config, "num_key_value_heads", path, heads)
     if heads % kv_heads:
         raise InputError(
             _(
@@ -48,15 +47,15 @@ def llama_architecture(config: dict[str, Any], path: str, model_type: str) -> Ar
         )
     if config.get("head_dim") is None:
         divides(width, heads, path, ("hidden_size", "num_attention_heads"))
-    head_dim = positive(config, "head_dim", path, width // heads)
+    head_dim = whole(config, "head_dim", path, width // heads)
     if head_dim % 2:
         raise InputError(
             _("{path}: head_dim {head_dim} is odd; rotary positions turn coordinates in pairs"),
             path=path,
             head_dim=head_dim,
         )
-    layers = positive(config, "num_hidden_layers", path)
-    positions = positive(config, "max_position_embeddings", path)
+    layers = whole(config, "num_hidden_layers", path)
+    positions = whole(config, "max_position_embeddings", path)
     local = None
     if (
         model_type == "gpt_oss"
@@ -180,10 +179,8 @@ def _latent_fields(
     from attncli.core.latent import LatentShape
     from attncli.core.rotary import yarn_mscale
 
-    dense = count(config, "first_k_dense_replace", path, 3)
-    routing = (
-        _routing(config, path) if dense < positive(config, "num_hidden_layers", path) else None
-    )
+    dense = whole(config, "first_k_dense_replace", path, 3, least=0)
+    routing = _routing(config, path) if dense < whole(config, "num_hidden_layers", path) else None
     if kv_heads != heads:
         raise InputError(
             _(
@@ -194,8 +191,8 @@ def _latent_fields(
             kv_heads=kv_heads,
             heads=heads,
         )
-    nope = positive(config, "qk_nope_head_dim", path)
-    rope = positive(config, "qk_rope_head_dim", path)
+    nope = whole(config, "qk_nope_head_dim", path)
+    rope = whole(config, "qk_rope_head_dim", path)
     divisor = math.sqrt(nope + rope)
     if scaling is not None and scaling.mscale_all_dim:
         divisor /= yarn_mscale(scaling.factor, scaling.mscale_all_dim) ** 2
@@ -207,9 +204,9 @@ def _latent_fields(
             heads=heads,
             nope=nope,
             rope=rope,
-            v=positive(config, "v_head_dim", path),
-            rank=positive(config, "kv_lora_rank", path),
-            q_rank=None if q_rank is None else positive(config, "q_lora_rank", path),
+            v=whole(config, "v_head_dim", path),
+            rank=whole(config, "kv_lora_rank", path),
+            q_rank=None if q_rank is None else whole(config, "q_lora_rank", path),
             interleave=flag(config, "rope_interleave", path, True),
             divisor=divisor,
         ),
@@ -222,10 +219,10 @@ def _routing(config: dict[str, Any], path: str) -> Routing:
     normalized (norm_topk_prob) and × routed_scaling_factor."""
     from attncli.core.experts import Routing
 
-    experts = positive(config, "n_routed_experts", path)
-    groups = positive(config, "n_group", path, 1)
-    top_groups = positive(config, "topk_group", path, 1)
-    top_k = positive(config, "num_experts_per_tok", path)
+    experts = whole(config, "n_routed_experts", path)
+    groups = whole(config, "n_group", path, 1)
+    top_groups = whole(config, "topk_group", path, 1)
+    top_k = whole(config, "num_experts_per_tok", path)
     per_group = experts // groups if experts % groups == 0 else 0
     if per_group < 2 or top_groups > groups or top_k > top_groups * per_group:
         raise InputError(
@@ -261,8 +258,8 @@ def _experts_fields(config: dict[str, Any], path: str, model_type: str) -> dict[
             path=path,
             method=shown(as_json_text(method), 40),
         )
-    experts = positive(config, "num_local_experts", path)
-    per_token = positive(config, "num_experts_per_tok", path)
+    experts = whole(config, "num_local_experts", path)
+    per_token = whole(config, "num_experts_per_tok", path)
     if per_token > experts:
         raise InputError(
             _(
@@ -309,12 +306,12 @@ def _windows(
         window = None
     if window is None:
         return ()
-    size = positive(config, "sliding_window", path)
+    size = whole(config, "sliding_window", path)
     if model_type == "mistral":
         return (size,) * layers
     kinds = config.get("layer_types")
     if kinds is None:
-        first = count(config, "max_window_layers", path, 28)
+        first = whole(config, "max_window_layers", path, 28, least=0)
         kinds = ["sliding_attention" if i >= first else "full_attention" for i in range(layers)]
     return _typed_windows(kinds, size, path, layers)
 
@@ -329,10 +326,10 @@ def _gemma_windows(
     if kinds is None:
         every = 6 if model_type == "gemma3_text" else 2
         if model_type == "gemma3_text":
-            every = positive(config, "sliding_window_pattern", path, 6)
+            every = whole(config, "sliding_window_pattern", path, 6)
         kinds = ["sliding_attention" if (i + 1) % every else "full_attention"
                  for i in range(layers)]  # fmt: skip
-    size = positive(config, "sliding_window", path, 128 if model_type == "gpt_oss" else 4096)
+    size = whole(config, "sliding_window", path, 128 if model_type == "gpt_oss" else 4096)
     return _typed_windows(kinds, size, path, layers)
 
 

@@ -35,7 +35,9 @@ from typing import Any
 from attncli.errors import InputError, first_line
 from attncli.messages import Message, _
 
-FORMAT = 1  # the conversion's version: a new one converts every file again
+# the conversion's version: a new one converts every file again (2: Gemma 3 27B's
+# query_pre_attn_scalar is hidden_size ÷ heads, as llama.cpp scales it, not the head size)
+FORMAT = 2
 RECORD = "converted.json"
 NOT_WHOLE = _("{folder}: the converted model is not whole; converting {path} again")
 CONVERTING = _(

@@ -53,6 +53,7 @@ VERSIONS = (2, 3)  # those the gguf package reads
 ARCHITECTURES = {"llama": "llama", "qwen2": "qwen2", "gemma3": "gemma3_text"}
 TYPES = ("F32", "F16", "BF16", "Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q4_K", "Q5_K", "Q6_K")
 REORDERED = ("llama",)  # the architectures whose W^Q, W^K rows llama.cpp reorders
+GEMMA3_27B_BLOCKS = 62  # llama.cpp knows Gemma 3 27B by its block_count (LLM_TYPE_27B)
 
 # llama.cpp's tensor names -> transformers' (N: the layer)
 LAYER_NAMES = {
@@ -382,12 +383,24 @@ def config_of(model: GGUF) -> dict[str, Any]:
     return config
 
 
+def gemma3_query_scalar(config: dict[str, Any]) -> int:
+    """What Gemma 3's scores are divided by the root of, as llama.cpp works it out from the
+    metadata (src/llama-model.cpp, LLM_ARCH_GEMMA3's f_attention_scale): a file of 62 blocks
+    is Gemma 3 27B, scaled by hidden_size ÷ heads (5,376 ÷ 32 = 168, its config.json's
+    query_pre_attn_scalar), every other by the head size (256 for 270M to 12B, as theirs
+    say). transformers' GGUF reader leaves Gemma3TextConfig's 256 for every size."""
+    if config["num_hidden_layers"] == GEMMA3_27B_BLOCKS:
+        return int(config["hidden_size"] // config["num_attention_heads"])
+    return int(config["head_dim"])
+
+
 def _gemma3(model: GGUF, config: dict[str, Any], rope: dict[str, Any]) -> dict[str, Any]:
-    """What Gemma 3's file leaves to the model's code, as transformers' GGUF reader fills it
-    (Gemma3TextConfig's defaults) and llama.cpp computes it: every sixth layer full and the
-    others sliding (or the file's own pattern), the sliding layers' rotary base 10,000 (or
-    the file's rope.freq_base_swa), the full layers' the file's, query_pre_attn_scalar the
-    head size, GELU's tanh form, no softcapping unless the file gives one."""
+    """What Gemma 3's file leaves to the model's code, as llama.cpp computes it (and
+    transformers' GGUF reader fills it with Gemma3TextConfig's defaults): every sixth layer
+    full and the others sliding (or the file's own pattern), the sliding layers' rotary base
+    10,000 (or the file's rope.freq_base_swa), the full layers' the file's,
+    query_pre_attn_scalar by llama.cpp's rule (gemma3_query_scalar), GELU's tanh form, no
+    softcapping unless the file gives one."""
     key = "gemma3.{}".format
     local = model.value(key("rope.freq_base_swa"), 10000.0)
     del config["hidden_act"]  # Gemma 3 names its own: hidden_activation
@@ -395,7 +408,7 @@ def _gemma3(model: GGUF, config: dict[str, Any], rope: dict[str, Any]) -> dict[s
         "architectures": ["Gemma3ForCausalLM"],
         "hidden_activation": "gelu_pytorch_tanh",
         "sliding_window": _whole(model, key("attention.sliding_window"), 4096),
-        "query_pre_attn_scalar": config["head_dim"],
+        "query_pre_attn_scalar": gemma3_query_scalar(config),
         "final_logit_softcapping": model.value(key("final_logit_softcapping")),
         "attn_logit_softcapping": model.value(key("attn_logit_softcapping")),
         "rope_parameters": {

@@ -2,10 +2,11 @@
 read without the model on this machine (`attn cost llama-3.1-70b`).
 
 Each entry keeps only the keys of config.json that shape attention, written as the
-published file spells them, and names that file (`source`). Where the publisher's own
-code gives the same sizes, it is named beside (`also`): Meta's llama-models, DeepSeek's and
-OpenAI's reference implementations. A key left out is one the file does not have (Gemma
-2's config has no layer_types: transformers derives them, and so does attn).
+published file spells them, and names that file (`source`) and a second source, independent
+of it, that gives the same sizes (`also`): the publisher's own code (Meta's llama-models,
+Google's gemma_pytorch, DeepSeek's and OpenAI's reference implementations), its paper, or
+the metadata of a GGUF file converted from the weights. A key left out is one the file does
+not have (Gemma 2's config has no layer_types: transformers derives them, and so does attn).
 """
 
 from __future__ import annotations
@@ -38,30 +39,44 @@ KNOWN: dict[str, dict[str, Any]] = {
     },
     "mistral-7b-v0.1": {
         "source": HF("mistralai/Mistral-7B-v0.1"),
+        "also": "arXiv 2310.06825 (Mistral 7B), Table 1",
         "config": {"model_type": "mistral", "num_hidden_layers": 32, "hidden_size": 4096,
                    "num_attention_heads": 32, "num_key_value_heads": 8,
                    "sliding_window": 4096},
     },
     "gemma-2-9b": {
         "source": HF("google/gemma-2-9b"),
+        "also": "github.com/google/gemma_pytorch gemma/config.py (get_config_for_9b)",
         "config": {"model_type": "gemma2", "num_hidden_layers": 42, "hidden_size": 3584,
                    "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 256,
-                   "sliding_window": 4096, "attention_bias": False},
+                   "query_pre_attn_scalar": 256, "sliding_window": 4096,
+                   "attention_bias": False},
     },
     "gemma-2-27b": {
         "source": HF("google/gemma-2-27b"),
+        "also": "github.com/google/gemma_pytorch gemma/config.py (get_config_for_27b)",
+        # not the head size: hidden_size ÷ heads = 4,608 ÷ 32
         "config": {"model_type": "gemma2", "num_hidden_layers": 46, "hidden_size": 4608,
                    "num_attention_heads": 32, "num_key_value_heads": 16, "head_dim": 128,
-                   "sliding_window": 4096, "attention_bias": False},
+                   "query_pre_attn_scalar": 144, "sliding_window": 4096,
+                   "attention_bias": False},
     },
     "gemma-3-27b": {
         "source": HF("google/gemma-3-27b-it") + " (its text_config)",
+        "also": "github.com/google/gemma_pytorch gemma/config.py (get_config_for_27b_v3)",
+        # not the head size: hidden_size ÷ heads = 5,376 ÷ 32, as llama.cpp scales it too
         "config": {"model_type": "gemma3_text", "num_hidden_layers": 62, "hidden_size": 5376,
                    "num_attention_heads": 32, "num_key_value_heads": 16, "head_dim": 128,
-                   "sliding_window": 1024, "sliding_window_pattern": 6},
+                   "query_pre_attn_scalar": 168, "sliding_window": 1024,
+                   "sliding_window_pattern": 6},
     },
     "qwen2.5-7b": {
         "source": HF("Qwen/Qwen2.5-7B"),
+        # the metadata of Ollama's GGUF conversion of Qwen2.5-7B-Instruct: qwen2.block_count
+        # 28, embedding_length 3,584, head_count 28, head_count_kv 4, attn_k.weight 3,584 ×
+        # 512, q, k and v biases and none on the output, no sliding window (llama.cpp's
+        # qwen2 has none: use_sliding_window false), rope.freq_base 1,000,000
+        "also": "ollama.com/library/qwen2.5:7b-instruct-q4_0 (the GGUF file's metadata)",
         "config": {"model_type": "qwen2", "num_hidden_layers": 28, "hidden_size": 3584,
                    "num_attention_heads": 28, "num_key_value_heads": 4,
                    "sliding_window": 131072, "use_sliding_window": False,

@@ -21,7 +21,7 @@ from attncli.core.transformer import FAMILIES, LLAMA_FAMILIES, Architecture, Net
 from attncli.errors import InputError
 from attncli.limits import check_free_memory
 from attncli.messages import Message, _
-from attncli.reading.models.config_fields import activation, divides, epsilon, positive
+from attncli.reading.models.config_fields import activation, divides, epsilon, whole
 from attncli.reading.models.decoder_config import llama_architecture
 from attncli.reading.models.files import check_index, check_regular_files, weight_files
 from attncli.reading.models.locate import find_model
@@ -123,8 +123,8 @@ def _check_forward(config: dict[str, Any], path: str, model_type: str) -> None:
 
 
 def _bert_architecture(config: dict[str, Any], path: str, model_type: str) -> Architecture:
-    width = positive(config, "hidden_size", path)
-    heads = positive(config, "num_attention_heads", path)
+    width = whole(config, "hidden_size", path)
+    heads = whole(config, "num_attention_heads", path)
     divides(width, heads, path, ("hidden_size", "num_attention_heads"))
     offset = 0
     if model_type == "roberta":
@@ -136,7 +136,7 @@ def _bert_architecture(config: dict[str, Any], path: str, model_type: str) -> Ar
                 pad=repr(pad),
             )
         offset = pad + 1  # RoBERTa counts positions from padding_idx + 1
-    positions = positive(config, "max_position_embeddings", path)
+    positions = whole(config, "max_position_embeddings", path)
     if positions <= offset:
         raise InputError(
             _(
@@ -149,7 +149,7 @@ def _bert_architecture(config: dict[str, Any], path: str, model_type: str) -> Ar
         )
     return Architecture(
         family=model_type,
-        layers=positive(config, "num_hidden_layers", path),
+        layers=whole(config, "num_hidden_layers", path),
         heads=heads,
         d_model=width,
         max_positions=positions,
@@ -160,15 +160,15 @@ def _bert_architecture(config: dict[str, Any], path: str, model_type: str) -> Ar
 
 
 def _gpt2_architecture(config: dict[str, Any], path: str) -> Architecture:
-    width = positive(config, "n_embd", path)
-    heads = positive(config, "n_head", path)
+    width = whole(config, "n_embd", path)
+    heads = whole(config, "n_head", path)
     divides(width, heads, path, ("n_embd", "n_head"))
     return Architecture(
         family="gpt2",
-        layers=positive(config, "n_layer", path),
+        layers=whole(config, "n_layer", path),
         heads=heads,
         d_model=width,
-        max_positions=positive(config, "n_positions", path),
+        max_positions=whole(config, "n_positions", path),
         activation=activation(config, "activation_function", path, "gelu_new"),
         eps=epsilon(config, "layer_norm_epsilon", path, 1e-5),
     )

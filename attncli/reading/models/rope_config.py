@@ -11,7 +11,7 @@ from typing import Any
 from attncli.core.rotary import SCALINGS, Scaling
 from attncli.errors import InputError, shown
 from attncli.messages import _
-from attncli.reading.models.config_fields import flag, number, positive
+from attncli.reading.models.config_fields import flag, number, whole
 from attncli.reading.parse.json_text import as_json_text
 
 
@@ -168,7 +168,7 @@ def _original(config: dict[str, Any], merged: dict[str, Any], path: str, positio
             top=as_json_text(top),
             inner=as_json_text(inner),
         )
-    return positive({name: top if top is not None else inner}, name, path, positions)
+    return whole({name: top if top is not None else inner}, name, path, positions)
 
 
 def _factor(merged: dict[str, Any], path: str, positions: int, original: int) -> float:
