@@ -225,6 +225,18 @@ class SelfAttnSettings:
         option="--sinks",
         metavar="S[,S…]",
     )  # fmt: skip
+    latent_rank: int | None = setting(
+        None,
+        _("With --heads: multi-head latent attention (DeepSeek-V2/V3's MLA): each token's "
+          "keys and values read back from a latent of R numbers, c_KV = RMSNorm(x W^DKV) "
+          "(weights of ones), k_h = c_KV W^UK_h, v_h = c_KV W^UV_h, W^DKV, W^UK and W^UV "
+          "drawn from --seed; the cache keeps R numbers a token instead of h · (d_k + d_v). "
+          "The seeded layer has no decoupled rotary key, so not with --positions rope. "
+          "E.g. --heads 2 --latent-rank 3"),
+        option="--latent-rank",
+        metavar="R",
+        min=1,
+    )  # fmt: skip
     grids: bool = True  # False: only the output is wanted, computed in row blocks
 
     def __post_init__(self) -> None:
@@ -298,6 +310,7 @@ class SelfAttnSettings:
         self._check_scale()
         self._check_softcap()
         self._read_sinks()
+        self._check_latent()
 
     def _check_scale(self) -> None:
         """The divisor: "sqrt" (√d_k), None (none) or a positive finite number."""
@@ -391,6 +404,47 @@ class SelfAttnSettings:
                 heads=count(heads, "head"),
             )  # fmt: skip
         object.__setattr__(self, "sinks", tuple(read))  # frozen: read once, here
+
+    def _check_latent(self) -> None:
+        """A latent rank: with --heads (each head reads its keys and values from the
+        latent), with projections (W^DKV is one), and without what the seeded latent layer
+        does not do: a rotary turn (it has no decoupled rotary key), QK-norm (its keys
+        would no longer be linear in c_KV), grouped heads, cross-attention and extra keys."""
+        from attncli.errors import OptionError
+        from attncli.messages import Setting
+
+        rank = self.latent_rank
+        if rank is None:
+            return
+        latent = Setting("latent_rank", rank)
+        if self.heads is None:
+            raise OptionError(
+                _("{latent} reads each head's keys and values from the latent; add {heads}"),
+                latent=latent,
+                heads=Setting("heads", metavar="h"),
+            )
+        if self.positions == "rope":
+            raise OptionError(
+                _("{latent} with {rope}: the seeded latent layer has no decoupled rotary key, "
+                  "and a turned key cannot be read back from c_KV; leave out one of them"),
+                latent=latent,
+                rope=Setting("positions", "rope"),
+            )  # fmt: skip
+        conflicts = (
+            (not self.projections, Setting("projections", False, "--no-proj")),
+            (self.qk_norm, Setting("qk_norm", True)),
+            (self.kv_heads is not None, Setting("kv_heads", self.kv_heads)),
+            (self.context is not None, Setting("context", self.context)),
+            (self.add_zero_attn, Setting("add_zero_attn", True)),
+        )
+        for found, other in conflicts:
+            if found:
+                raise OptionError(
+                    _("{latent} with {setting}: the seeded latent layer does not do that yet; "
+                      "leave out one of them"),
+                    latent=latent,
+                    setting=other,
+                )  # fmt: skip
 
     @property
     def scale_by(self) -> float | None:

@@ -224,3 +224,28 @@ def frontier_layer(x, params, heads, causal=False, qk_norm=False, thetas=None, f
                 weights = softmax_with_sink(row, sinks[h] if len(sinks) > 1 else sinks[0])
             joined[i] += mix_row(weights, v)
     return linear(joined, params["w_o"]) if "w_o" in params else joined
+
+
+def latent_layer(x, params, heads, causal=False, eps=1e-6):
+    """Multi-head latent attention as the seeded layer computes it, cell by cell: each
+    token's latent c = RMSNorm(x W^DKV) (weights of ones), each head's key c W^UK_h and
+    value c W^UV_h read from it, scores q_h · k_h ÷ √d_k (masked when causal), a softmax,
+    the heads joined and projected by W^O. Also the latents and the scores, [h][i][j]."""
+    queries = linear(x, params["w_q"])
+    latents = [rms_normed(row, eps) for row in linear(x, params["w_dkv"])]
+    keys, values = linear(latents, params["w_uk"]), linear(latents, params["w_uv"])
+    d_k, d_v = len(queries[0]) // heads, len(values[0]) // heads
+    joined = [[] for _ in x]
+    grids = []
+    for h in range(heads):
+        q = [row[h * d_k : (h + 1) * d_k] for row in queries]
+        k = [row[h * d_k : (h + 1) * d_k] for row in keys]
+        v = [row[h * d_v : (h + 1) * d_v] for row in values]
+        grid = []
+        for i, query in enumerate(q):
+            row = [-math.inf if causal and j > i else dot(query, key) / math.sqrt(d_k)
+                   for j, key in enumerate(k)]  # fmt: skip
+            grid.append(row)
+            joined[i] += mix_row(softmax_row(row), v)
+        grids.append(grid)
+    return linear(joined, params["w_o"]), latents, grids

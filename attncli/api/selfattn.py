@@ -191,7 +191,11 @@ def _computed(checked: CheckedSelfAttn, progress: Callable[[int, int], None] | N
     check_finite(run.output, "output")
     if checked.written:
         outputs = {"queries": run.queries, "keys": run.keys, "values": run.values,
-                   "weights": run.weights, "concat": run.concat, "output": run.output}  # fmt: skip
+                   "weights": run.weights, "concat": run.concat, "output": run.output,
+                   "latent": run.latent}  # fmt: skip
+        # a latent layer's W^DKV, W^UK and W^UV, drawn from the seed again
+        outputs.update({name: w for name, w in checked.weights.items()
+                        if name in ("w_dkv", "w_uk", "w_uv")})  # fmt: skip
         if settings.grids:  # the scores as the result writes them: Q Kᵀ, then ÷ and masked
             outputs.update(raw_scores=run.queries @ np.swapaxes(run.keys, -1, -2),
                            scores=run.scores)  # fmt: skip
@@ -254,6 +258,7 @@ def _result(
         scaling=_scaling(settings, run),
         softcap=settings.softcap,
         sinks=settings.sinks,
+        latent_rank=settings.latent_rank,
     )
 
 

@@ -61,6 +61,7 @@ class LatentRun:
     output: np.ndarray  # [T, d]
 
 
+NORM_EPS = 1e-6  # the seeded layer's RMSNorm ε for c_KV (DeepSeek-V3's rms_norm_eps)
 Product = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
@@ -93,6 +94,54 @@ class LatentParts:
     rotary_key: np.ndarray  # [n, rope]: k^R after its turn
 
 
+def latent_of(
+    x: np.ndarray,
+    weights: dict[str, np.ndarray],
+    shape: LatentShape,
+    norm: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    product: Product | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """What x is pressed into: the latent c_KV = RMSNorm(x W^DKV) (kv_a_proj's first r
+    columns, normed by kv_a_norm), and the rotary key's part before its turn, x W^KR."""
+    # [n, d] -> [n, r], [n, rope]
+    compressed = _project(x, weights, "kv_a", product)  # [n, r + rope]
+    return norm(compressed[:, : shape.rank], weights["kv_a_norm"]), compressed[:, shape.rank :]
+
+
+def joined_up(w_uk: np.ndarray, w_uv: np.ndarray, heads: int) -> np.ndarray:
+    """W^UK [r, h · d_k] and W^UV [r, h · d_v] as kv_b_proj holds them, one head's W^UK_h
+    then W^UV_h, head after head: [r, h · (d_k + d_v)]."""
+    rank = len(w_uk)
+    per_head = [w.reshape(rank, heads, -1) for w in (w_uk, w_uv)]
+    return np.concatenate(per_head, axis=-1).reshape(rank, -1)
+
+
+def seeded_latent(
+    x: np.ndarray, params: dict[str, np.ndarray], heads: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The seeded layer's latent attention (attn selfattn --latent-rank): c_KV =
+    RMSNorm(x W^DKV) with weights of ones and no rotary part, and each head's keys and
+    values read back from it, from `params`' w_dkv [d, r], w_uk [r, h · d_k] and w_uv [r,
+    h · d_v]."""
+    # [T, d] -> c_KV [T, r], keys [h, T, d_k], values [h, T, d_v]
+    from attncli.core.norms import rms_norm
+
+    w_dkv, w_uk, w_uv = params["w_dkv"], params["w_uk"], params["w_uv"]
+    rank = w_dkv.shape[1]
+    shape = seeded_shape(rank, heads, w_uk.shape[1] // heads, w_uv.shape[1] // heads)
+    weights = {"w_kv_a": w_dkv, "kv_a_norm": np.ones(rank, dtype=w_dkv.dtype),
+               "w_kv_b": joined_up(w_uk, w_uv, heads)}  # fmt: skip
+    latent, _ = latent_of(x, weights, shape, lambda a, gamma: rms_norm(a, gamma, NORM_EPS))
+    rotary = np.empty((len(x), 0), dtype=latent.dtype)
+    keys, values = latent_keys(latent, rotary, weights, shape)
+    return latent, keys, values
+
+
+def seeded_shape(rank: int, heads: int, d_k: int, d_v: int, divisor: float = 1.0) -> LatentShape:
+    """The seeded layer's latent sizes: no rotary part, d_k of content per head."""
+    return LatentShape(heads, d_k, 0, d_v, rank, None, False, divisor)
+
+
 def latent_parts(
     x: np.ndarray,
     weights: dict[str, np.ndarray],
@@ -116,9 +165,8 @@ def latent_parts(
         q_latent = norm(_project(x, weights, "q_a", product), weights["q_a_norm"])
         q = q_latent @ weights["w_q_b"] if product is None else product(q_latent, weights["w_q_b"])
     q = np.swapaxes(q.reshape(count, s.heads, s.nope + s.rope), 0, 1)  # [h, n, nope + rope]
-    compressed = _project(x, weights, "kv_a", product)  # [n, r + rope]
-    latent = norm(compressed[:, : s.rank], weights["kv_a_norm"])
-    rotary_key = _turned(compressed[:, s.rank :], theta, s.interleave, start) * factor
+    latent, unturned = latent_of(x, weights, shape, norm, product)
+    rotary_key = _turned(unturned, theta, s.interleave, start) * factor
     q_rot = _turned(q[..., s.nope :], theta, s.interleave, start) * factor
     return LatentParts(np.concatenate([q[..., : s.nope], q_rot], axis=-1), latent, rotary_key)
 
@@ -176,8 +224,34 @@ def absorbed_scores(run: LatentRun, w_kv_b: np.ndarray, shape: LatentShape) -> n
     k^R, never expanding the keys (masked cells left as computed)."""
     # -> [h, T, T]
     s = shape
-    up_keys = w_kv_b.reshape(s.rank, s.heads, s.nope + s.v)[..., : s.nope]  # [r, h, nope]
-    absorbed = np.einsum("htn,rhn->htr", run.queries[..., : s.nope], up_keys)  # [h, T, r]
+    absorbed = absorbed_queries(run.queries, w_kv_b, shape)  # [h, T, r]
     content = absorbed @ run.latent.T  # [h, T, T]
     position = run.queries[..., s.nope :] @ run.rotary_key.T
     return (content + position) / s.divisor
+
+
+def absorbed_queries(queries: np.ndarray, w_kv_b: np.ndarray, shape: LatentShape) -> np.ndarray:
+    """Each head's query with W^UK absorbed, q^C_h W^UK_hᵀ: r numbers to take a dot product
+    with each token's c_KV instead of with its key."""
+    # [h, T, nope + rope] -> [h, T, r]
+    s = shape
+    up_keys = w_kv_b.reshape(s.rank, s.heads, s.nope + s.v)[..., : s.nope]  # [r, h, nope]
+    return np.einsum("htn,rhn->htr", queries[..., : s.nope], up_keys)
+
+
+def seeded_absorbed(
+    queries: np.ndarray, latent: np.ndarray, params: dict[str, np.ndarray], divisor: float
+) -> np.ndarray:
+    """The seeded layer's scores in the absorbed form: each head's query with W^UK_h folded
+    in, (q_h W^UK_hᵀ) · c_KV ÷ divisor, from the latent itself, never expanding the keys."""
+    # [h, T_q, d_k], [T_k, r] -> [h, T_q, T_k]
+    return seeded_absorbed_queries(queries, params) @ latent.T / divisor
+
+
+def seeded_absorbed_queries(queries: np.ndarray, params: dict[str, np.ndarray]) -> np.ndarray:
+    """The seeded layer's queries with W^UK_h folded in, q_h W^UK_hᵀ (absorbed_queries)."""
+    # [h, T_q, d_k] -> [h, T_q, r]
+    heads, _, d_k = queries.shape
+    w_uk, w_uv = params["w_uk"], params["w_uv"]
+    shape = seeded_shape(len(w_uk), heads, d_k, w_uv.shape[1] // heads)
+    return absorbed_queries(queries, joined_up(w_uk, w_uv, heads), shape)

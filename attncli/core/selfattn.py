@@ -43,6 +43,7 @@ class Attention:
     unrotated: tuple[np.ndarray, np.ndarray] | None = None
     # Q and K before QK-norm RMSNormed them (unrotated, or queries and keys, are the normed)
     unnormed: tuple[np.ndarray, np.ndarray] | None = None
+    latent: np.ndarray | None = None  # [T_k, r]: MLA's c_KV, the keys and values read from it
 
 
 @dataclass(frozen=True)
@@ -89,11 +90,18 @@ def projection_shapes(
     d_v: int,
     with_output: bool = False,
     key_widths: tuple[int, int] | None = None,
+    latent_rank: int | None = None,
 ) -> dict[str, tuple[int, int]]:
     """The shapes of W^Q, W^K [d_model, d_k], W^V [d_model, d_v] and, for heads, W^O
-    [d_v, d_model]; with `key_widths` (kdim, vdim), W^K [kdim, d_k] and W^V [vdim, d_v]."""
+    [d_v, d_model]; with `key_widths` (kdim, vdim), W^K [kdim, d_k] and W^V [vdim, d_v];
+    with a `latent_rank` r, W^DKV [d_model, r], W^UK [r, d_k] and W^UV [r, d_v] instead of
+    W^K and W^V (multi-head latent attention)."""
     kdim, vdim = key_widths or (d_model, d_model)
     shapes = {"w_q": (d_model, d_k), "w_k": (kdim, d_k), "w_v": (vdim, d_v)}
+    if latent_rank is not None:
+        del shapes["w_k"], shapes["w_v"]
+        r = latent_rank
+        shapes.update(w_dkv=(d_model, r), w_uk=(r, d_k), w_uv=(r, d_v))
     if with_output:
         shapes["w_o"] = (d_v, d_model)
     return shapes
@@ -107,10 +115,11 @@ def projections(
     with_output: bool = False,
     key_widths: tuple[int, int] | None = None,
     names: tuple[str, ...] | None = None,
+    latent_rank: int | None = None,
 ) -> dict[str, np.ndarray]:
     """Seeded projections of projection_shapes' shapes, each uniform with variance 1/fan_in
     (fan_in = its rows); only those in `names` when given."""
-    shapes = projection_shapes(d_model, d_k, d_v, with_output, key_widths)
+    shapes = projection_shapes(d_model, d_k, d_v, with_output, key_widths, latent_rank)
     return {
         name: uniform_parameter(seed, name, shape, fan_in=shape[0])
         for name, shape in shapes.items()
@@ -394,18 +403,27 @@ def attention_layer(
     RMSNormed first (normed_and_turned). With `scoring`, the scores softcapped and the
     softmax given sinks. With `kv_heads` G, K and V hold G heads, each read by heads / G
     query heads (grouped-query: transformers' repeat_kv, kv head g for query heads g·n …
-    g·n + n − 1).
+    g·n + n − 1). With w_dkv, w_uk and w_uv in `params` (and heads), the keys and values
+    are read back from a latent c_KV (multi-head latent attention, core/latent.py).
     """
     # [T_q, d_model], [T_k, d_model], W^Q, W^K [d_model, h·d_k], W^V [d_model, h·d_v],
     # W^O [h·d_v, d_model] -> Attention (with a head axis when heads is given)
     queries = project(x_q, params["w_q"], params.get("b_q"))
-    keys = project(x_kv, params["w_k"], params.get("b_k"))
-    values = project(x_kv if x_v is None else x_v, params["w_v"], params.get("b_v"))
-    if "bias_k" in params:
-        keys, values = append_row(keys, params["bias_k"]), append_row(values, params["bias_v"])
-    if heads is not None:
+    latent = None
+    if "w_dkv" in params and heads is not None:  # MLA: keys and values from the latent c_KV
+        from attncli.core.latent import seeded_latent
+
+        latent, keys, values = seeded_latent(x_kv, params, heads)
         queries = split_heads(queries, heads)
-        keys, values = (split_heads(a, kv_heads or heads) for a in (keys, values))
+    else:
+        keys = project(x_kv, params["w_k"], params.get("b_k"))
+        values = project(x_kv if x_v is None else x_v, params["w_v"], params.get("b_v"))
+        if "bias_k" in params:
+            keys = append_row(keys, params["bias_k"])
+            values = append_row(values, params["bias_v"])
+        if heads is not None:
+            queries = split_heads(queries, heads)
+            keys, values = (split_heads(a, kv_heads or heads) for a in (keys, values))
     queries, keys, unrotated, unnormed = normed_and_turned(
         queries, keys, qk_norm, rope_base, rope_frequencies, rope_factor
     )
@@ -421,7 +439,7 @@ def attention_layer(
         values = append_row(values, np.zeros(values.shape[-1], dtype=values.dtype))
     attend_all = attend_batch if x_q.ndim == 3 else attend_or_block  # a batch: B × T × d
     result = attend_all(queries, keys, values, divisor, allowed, grids, bias, progress, scoring)
-    result.unrotated, result.unnormed = unrotated, unnormed
+    result.unrotated, result.unnormed, result.latent = unrotated, unnormed, latent
     if heads is None:
         return result
     result.concat = join_heads(result.output)  # [T_q, h * d_v]

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Union
 
 from attncli.explain.calculator import CalculatorStep
 from attncli.explain.grad import GradSteps
+from attncli.explain.latent import LatentSteps
 from attncli.explain.qk_norm import QkNormSteps
 from attncli.explain.rope_scaling import RopePairs
 from attncli.explain.rotary import QuarterTurnSteps, RotarySteps
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
 # attn train's steps are named, not imported: they bring the training core with them.
 Step = Union[
     CalculatorStep, GradSteps, RotarySteps, QuarterTurnSteps, RopePairs, SoftcapSteps,
-    QkNormSteps, "TrainSteps",
+    QkNormSteps, LatentSteps, "TrainSteps",
 ]  # fmt: skip
 
 _KINDS = {
@@ -33,6 +34,7 @@ _KINDS = {
     "RopePairs": "rope_scaling",
     "SoftcapSteps": "softcap",
     "QkNormSteps": "qk_norm",
+    "LatentSteps": "latent",
 }
 
 

@@ -209,6 +209,7 @@ def check_lines(checks: dict[str, float], fmt: Format) -> RenderableType:
 def explanation_tables(steps: list[Step], fmt: Format) -> RenderableType:
     """Every part of an explanation, one table each, in order."""
     from attncli.present.grad.view import grad_steps_table
+    from attncli.present.layer.latent import latent_table
     from attncli.present.layer.rotary import quarter_turns_table, rotary_steps_table
     from attncli.present.model.rope_table import qk_norm_table, rope_pairs_table, softcap_table
     from attncli.present.training.steps import train_steps_table
@@ -225,5 +226,6 @@ def explanation_tables(steps: list[Step], fmt: Format) -> RenderableType:
         "RopePairs": rope_pairs_table,
         "SoftcapSteps": softcap_table,
         "QkNormSteps": qk_norm_table,
+        "LatentSteps": latent_table,
     }
     return Group(*(renderers[type(part).__name__](part, fmt) for part in steps))  # type: ignore[operator]

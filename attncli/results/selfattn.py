@@ -71,6 +71,8 @@ class SelfAttnResult(Result):
     scaling: Scaling | None = None
     softcap: float | None = None
     sinks: tuple[float, ...] | None = None
+    # Multi-head latent attention: the rank r of c_KV, each head's keys and values read from it
+    latent_rank: int | None = None
     # With a gradient at the output (grad_output, or target for ½‖out − target‖²):
     loss: float | None = None
     grads: dict[str, np.ndarray] = field(default_factory=dict)  # grad_x, grad_w_q, ...
@@ -268,7 +270,22 @@ class SelfAttnResult(Result):
             document["sinks"] = list(self.sinks)
             if self.grids:
                 document["sink_weights"] = 1.0 - np.asarray(self.weights).sum(axis=-1)
+        if self.latent_rank is not None and self.attention.latent is not None:
+            document.update(latent_rank=self.latent_rank, latent=self.attention.latent)
         return document
+
+    @property
+    def absorbed_scores(self) -> np.ndarray | None:
+        """A latent layer's scores with W^UK absorbed into each head's query, (q_h
+        W^UK_hᵀ) · c_KV ÷ the divisor, -inf where the scores are masked: equal to Q Kᵀ ÷
+        the divisor but computed from the latent (None without --latent-rank)."""
+        latent = self.attention.latent
+        if latent is None or not self.grids:
+            return None
+        from attncli.core.latent import seeded_absorbed
+
+        absorbed = seeded_absorbed(self.queries, latent, self.projections, self.divisor)
+        return np.where(np.isneginf(self.scores), -np.inf, absorbed)
 
     @property
     def rope_theta(self) -> np.ndarray | None:
@@ -394,12 +411,31 @@ class SelfAttnResult(Result):
             chain.insert(len(chain) - 2, capped)  # between the scores and the softmax
         return chain
 
+    def latent_step(self, index: int, head: int) -> Step:
+        """Row `index` of head `head` through the latent: c_KV, the key and value read from
+        it, and the row's scores from the keys and in the absorbed form."""
+        from attncli.core.latent import seeded_absorbed_queries
+        from attncli.explain.latent import explain_latent
+
+        latent, absorbed = self.attention.latent, self.absorbed_scores
+        assert latent is not None and absorbed is not None and self.heads is not None
+        query = seeded_absorbed_queries(self.queries, self.projections)[head - 1, index]
+        plain = self.raw_scores[head - 1, index] / self.divisor
+        plain = np.where(np.isneginf(self.scores[head - 1, index]), -np.inf, plain)
+        return explain_latent(
+            self.query_labels[index], head, index, latent, self.keys[head - 1],
+            self.values[head - 1], query, plain, absorbed[head - 1, index],
+            list(self.key_labels), self.heads, self.divisor,
+        )  # fmt: skip
+
     def before_scores(self, index: int, head: int, weights: np.ndarray) -> list[Step]:
         """What q and k go through before row `index` is scored: QK-norm, then the
         rotary scaling's table of pairs and the turn of the row's query and key."""
         before: list[Step] = []
         pick = (lambda pair: pair) if self.heads is None else (
             lambda pair: (pair[0][head - 1], pair[1][head - 1]))  # fmt: skip
+        if self.latent_rank is not None and self.heads is not None:
+            before.append(self.latent_step(index, head))
         if self.qk_norm and self.attention.unnormed is not None:
             from attncli.core.norms import QK_NORM_EPS
             from attncli.explain.qk_norm import explain_qk_norm

@@ -1,6 +1,6 @@
 """The words of what this year's layers add to the seeded layer (--qk-norm, --rope-scaling,
---softcap, --sinks) on its screen and in its steps, in English and Spanish (merged into
-attncli.present.language.PHRASES)."""
+--softcap, --sinks, --latent-rank) on its screen and in its steps, in English and Spanish
+(merged into attncli.present.language.PHRASES)."""
 
 from attncli.messages import _
 
@@ -40,5 +40,27 @@ SCORING_PHRASES: dict[str, str] = {
     "qk_norm_note": _(
         "Every normed vector has a root mean square of about 1, so a score q · k ÷ √d_k stays "
         "within ±√d_k whatever the projections make of x (Qwen3, OLMo 2, Gemma 3)."
+    ),
+    "layer_latent": _(
+        "latent attention (MLA): keys and values read from c_KV; the cache keeps {rank} "
+        "numbers a token, not h · (d_k + d_v) = {heads}"
+    ),
+    "latent_heading": _(
+        "Latent attention, head {head}: «{row}» pressed into c_KV = RMSNorm(x W^DKV) of "
+        "{rank} numbers, its key and value read back from it"
+    ),
+    "latent_numbers": _("numbers"),
+    "latent_c": _("c_KV ({rank} numbers)"),
+    "latent_k": _("k = c_KV W^UK_{head}"),
+    "latent_v": _("v = c_KV W^UV_{head}"),
+    "latent_q": _("q W^UK_{head}ᵀ (absorbed)"),
+    "latent_scores_heading": _(
+        "«{row}»'s scores in head {head}, from the keys and from c_KV with W^UK absorbed "
+        "into the query"
+    ),
+    "latent_difference": _("difference"),
+    "latent_cache": _(
+        "The cache keeps c_KV, {rank} numbers a token, instead of every head's key and "
+        "value, h · (d_k + d_v) = {heads}; the absorbed scores need no key expanded."
     ),
 }

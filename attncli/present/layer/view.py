@@ -18,6 +18,7 @@ from attncli.results.selfattn import SelfAttnResult
 
 # The projections and biases as the screen names them.
 PROJECTION_NAMES = {"w_q": "W^Q", "w_k": "W^K", "w_v": "W^V", "w_o": "W^O",
+                    "w_dkv": "W^DKV", "w_uk": "W^UK", "w_uv": "W^UV",
                     "b_q": "b^Q", "b_k": "b^K", "b_v": "b^V", "b_o": "b^O",
                     "bias_k": "bias_k", "bias_v": "bias_v"}  # fmt: skip
 HEADER_WIDTH = 78  # the header's facts are packed into lines that fit 80 columns
@@ -53,10 +54,14 @@ def divisor_said(divisor: float, d_k: int, scaled: bool, fmt: Format) -> str | N
 def params_formula(projections: dict[str, Any]) -> str:
     """How the parameters add up, as the lesson writes it: '2·8·8 + 8·8' for W^Q, W^K and
     W^V, then W^O and the biases."""
-    w_q, w_k, w_v = projections["w_q"], projections["w_k"], projections["w_v"]
-    terms = [f"2·{w_q.shape[0]}·{w_q.shape[1]}", f"{w_v.shape[0]}·{w_v.shape[1]}"]
-    if w_k.shape != w_q.shape:  # keys of their own width (kdim)
-        terms = ["{}·{}".format(*matrix.shape) for matrix in (w_q, w_k, w_v)]
+    if "w_k" not in projections:  # a latent layer's W^Q, W^DKV, W^UK, W^UV
+        latent = ("w_q", "w_dkv", "w_uk", "w_uv")
+        terms = ["{}·{}".format(*projections[name].shape) for name in latent]
+    else:
+        w_q, w_k, w_v = projections["w_q"], projections["w_k"], projections["w_v"]
+        terms = [f"2·{w_q.shape[0]}·{w_q.shape[1]}", f"{w_v.shape[0]}·{w_v.shape[1]}"]
+        if w_k.shape != w_q.shape:  # keys of their own width (kdim)
+            terms = ["{}·{}".format(*matrix.shape) for matrix in (w_q, w_k, w_v)]
     if "w_o" in projections:
         terms.append("{}·{}".format(*projections["w_o"].shape))
     biases = [
@@ -68,7 +73,8 @@ def params_formula(projections: dict[str, Any]) -> str:
     return " + ".join(terms)
 
 
-MATRIX_NAMES = {"w_q": "W^Q", "w_k": "W^K", "w_v": "W^V", "w_o": "W^O"}
+MATRIX_NAMES = {"w_q": "W^Q", "w_k": "W^K", "w_v": "W^V", "w_dkv": "W^DKV", "w_uk": "W^UK",
+                "w_uv": "W^UV", "w_o": "W^O"}  # fmt: skip
 
 
 def drawn_lines(result: SelfAttnResult, fmt: Format) -> list[str | Text]:
@@ -212,8 +218,8 @@ def header(
 
 def scoring_parts(result: SelfAttnResult, fmt: Format) -> list[str]:
     """The header's facts of what this year's layers add: QK-norm, the rotary scaling and
-    its attention factor, the softcap, and the sinks with what the rows then sum to over
-    the keys (from the run's own weights)."""
+    its attention factor, the softcap, the sinks with what the rows then sum to over the
+    keys (from the run's own weights), and a latent attention's cache a token."""
     parts = []
     if result.qk_norm:
         parts.append(fmt.say("layer_qk_norm"))
@@ -234,6 +240,10 @@ def scoring_parts(result: SelfAttnResult, fmt: Format) -> list[str]:
             sums = np.asarray(result.weights).sum(axis=-1)
             least, most = fmt.number(float(sums.min()), 3), fmt.number(float(sums.max()), 3)
             parts.append(fmt.say(key, sinks=sinks, least=least, most=most))
+    if result.latent_rank is not None and result.heads is not None:
+        sizes = result.sizes
+        full = result.heads * (sizes["d_k"] + sizes["d_v"])
+        parts.append(fmt.say("layer_latent", rank=result.latent_rank, heads=full))
     return parts
 
 

@@ -138,6 +138,7 @@ def check_read_back(inputs: LayerInputs, settings: SelfAttnSettings) -> None:
                          settings.rope_scaling if settings.positions == "rope" else None),
         "softcap": (result.get("softcap"), settings.softcap),
         "sinks": (result.get("sinks"), None if settings.sinks is None else list(settings.sinks)),
+        "latent_rank": (result.get("latent_rank"), settings.latent_rank),
     }  # fmt: skip
     _check_zero_key(result.get("extra_keys", []), settings.add_zero_attn)
     if settings.positions not in (None, "rope") and result.get("positions") is None:
@@ -182,7 +183,7 @@ def check_read_back(inputs: LayerInputs, settings: SelfAttnSettings) -> None:
 
 # The settings a result writes down only when they were used: its absence says none.
 WRITTEN_WHEN_USED = ("rope_base", "kv_heads", "window", "alibi", "qk_norm", "rope_scaling",
-                     "softcap", "sinks")  # fmt: skip
+                     "softcap", "sinks", "latent_rank")  # fmt: skip
 
 
 def _number(value: Any) -> bool:
@@ -339,7 +340,9 @@ def drawn_of(
             drawn=shown,
             names=names,
         )
-    if written and not drawn and isinstance(result.get("seed"), int):
+    # nothing drawn now that the result did not draw (a latent layer's W^DKV, W^UK, W^UV are
+    # drawn again): from the seed it wrote down, the same matrices
+    if written and set(drawn) <= set(written) and isinstance(result.get("seed"), int):
         seed = result["seed"]
     together = set(written) | set(drawn)
     return tuple(name for name in weights if name in together), seed

@@ -27,7 +27,20 @@ if TYPE_CHECKING:
 
 # The outputs a result writes that are checked against the recomputation, in this order.
 # The scores last: a mask left out changes the weights too, which say it more plainly.
-CHECKED = ("queries", "keys", "values", "weights", "concat", "output", "raw_scores", "scores")
+CHECKED = (
+    "queries",
+    "keys",
+    "values",
+    "weights",
+    "concat",
+    "output",
+    "raw_scores",
+    "scores",
+    "latent",
+    "w_dkv",
+    "w_uk",
+    "w_uv",
+)  # a latent layer's c_KV and its drawn W too
 
 
 def read_back_inputs(inputs: LayerInputs, heads: int | None) -> tuple[LayerInputs, dict[str, Any]]:

@@ -1,7 +1,7 @@
 """What this year's layers add to the seeded layer's scores, checked against the rest of its
 inputs: QK-norm (--qk-norm), a scaled rotary turn (--rope-scaling), softcapped scores
-(--softcap) and learned sinks (--sinks) have no backward pass in attn yet, and a softcap
-comes before any bias a float attn_mask adds."""
+(--softcap), learned sinks (--sinks) and latent attention (--latent-rank) have no
+backward pass in attn yet, and a softcap comes before any bias a float attn_mask adds."""
 
 from __future__ import annotations
 
@@ -28,6 +28,8 @@ def asked(settings: SelfAttnSettings | Any) -> list[Setting | OnSurface]:
     if settings.sinks is not None:
         sinks = settings.sinks  # --sinks 0.5,-1 on the command line, sinks=(0.5, -1.0) in Python
         said.append(OnSurface(Setting("sinks", ",".join(map(str, sinks))), Setting("sinks", sinks)))
+    if getattr(settings, "latent_rank", None) is not None:
+        said.append(Setting("latent_rank", settings.latent_rank))
     return said
 
 
@@ -70,4 +72,42 @@ def refuse_replay(settings: SelfAttnSettings | Any, option: object) -> None:
               "replay does not do yet: leave out one of them"),
             option=option,
             setting=said[0],
+        )  # fmt: skip
+
+
+def check_latent_inputs(settings: SelfAttnSettings, inputs: LayerInputs) -> None:
+    """A latent layer reads its keys and values from c_KV = RMSNorm(x W^DKV), through W^DKV,
+    W^UK and W^UV drawn from the seed: queries, keys and values given instead of X, and W^K,
+    W^V, their biases and torch's extra key and value given beside it, would not be used,
+    so they are refused."""
+    from attncli.reading.parse.layer_inputs import DIRECT
+
+    rank = settings.latent_rank
+    if rank is None:
+        return
+    latent = Setting("latent_rank", rank)
+    if not inputs.from_x and any(inputs.value(name) is not None for name in DIRECT):
+        raise InputError(
+            _("{latent} reads the keys and values from X through the latent c_KV; give X "
+              "(or a sentence) instead of queries, keys and values, or leave out {latent}"),
+            latent=latent,
+        )  # fmt: skip
+    for name in ("w_k", "w_v", "b_k", "b_v", "bias_k", "bias_v"):
+        if inputs.value(name) is not None:
+            raise InputError(
+                _("{name} is given, but with {latent} the keys and values are read from the "
+                  "latent c_KV (W^DKV, W^UK, W^UV drawn from the seed); remove {name} or "
+                  "{latent}"),
+                name=name,
+                latent=latent,
+            )  # fmt: skip
+
+
+def check_latent_batch(settings: SelfAttnSettings, batched: bool) -> None:
+    """The latent layer takes one sequence (core/latent.py's rows are a sequence's)."""
+    if batched and settings.latent_rank is not None:
+        raise InputError(
+            _("{latent} takes one sequence, not a batch, yet; give one sequence or leave out "
+              "{latent}"),
+            latent=Setting("latent_rank", settings.latent_rank),
         )  # fmt: skip

@@ -38,6 +38,7 @@ from attncli.reading.check.sizes import (
 )
 from attncli.reading.inputs import LAYER_KEYS, LAYER_QUERIES, LAYER_VALUES, X_K, X_KV, X_Q, X_V
 from attncli.reading.models.state_dicts import LAYER_FIELDS
+from attncli.reading.parse.layer_inputs import INPUTS
 from attncli.reading.parse.sentence import EXAMPLE
 
 if TYPE_CHECKING:
@@ -85,6 +86,7 @@ class SeededSizes:
     d_v: int
     with_output: bool
     key_widths: tuple[int, int] | None  # (kdim, vdim) when keys and values have their own
+    latent_rank: int | None = None  # W^DKV, W^UK, W^UV instead of W^K and W^V (MLA)
 
 
 def check_given(inputs: LayerInputs, sentence: str | None, settings: SelfAttnSettings) -> None:
@@ -258,14 +260,19 @@ def checked_arrays(
     if settings.projections:
         with_output = settings.heads is not None and settings.out_proj
         widths = (x_kv.shape[-1], x_v.shape[-1]) if x_v is not None and x_kv is not None else None
-        sizes = SeededSizes(d_model, d_k, d_v, with_output, widths)
-        shapes = projection_shapes(d_model, d_k, d_v, with_output, widths)
+        rank = settings.latent_rank
+        sizes = SeededSizes(d_model, d_k, d_v, with_output, widths, rank)
+        shapes = projection_shapes(d_model, d_k, d_v, with_output, widths, rank)
+        if rank is not None:
+            from attncli.reading.check.scoring import check_latent_batch
+
+            check_latent_batch(settings, x is not None and x.ndim == 3)
         if settings.kv_heads is not None and settings.heads is not None:
             from attncli.reading.check.grouped import grouped_shapes
 
             shapes = grouped_shapes(shapes, settings.heads, settings.kv_heads)
         for name, shape in shapes.items():
-            if inputs.value(name) is None:
+            if name not in INPUTS or inputs.value(name) is None:  # MLA's are always drawn
                 drawn.append(name)
                 continue
             matrix = inputs.value(name)
@@ -293,7 +300,7 @@ def checked_arrays(
                     sizes=sizes_text(d_model, d_k, d_v, settings.heads),
                 )
             weights[name] = matrix
-        _check_all_given(inputs, list(shapes), settings)
+        _check_all_given(inputs, [name for name in shapes if name in INPUTS], settings)
         d_out = weights["w_o"].shape[1] if "w_o" in weights else d_model
         weights.update(_biases(inputs, d_out, d_k, d_v, with_output))
         weights.update(bias_kv(inputs, d_k, d_v))

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from attncli.reading.parse.layer_inputs import LayerInputs
 
 # The layer's projections, in the order a result lists them (then the biases).
-PROJECTIONS = ("w_q", "w_k", "w_v", "w_o")
+PROJECTIONS = ("w_q", "w_k", "w_v", "w_dkv", "w_uk", "w_uv", "w_o")
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,11 @@ def checked_selfattn(
     from attncli.reading.check.grouped import check_grouping
     from attncli.reading.check.positions import learned_positions
     from attncli.reading.check.read_back import read_back_inputs
-    from attncli.reading.check.scoring import check_capped_bias, check_scoring
+    from attncli.reading.check.scoring import (
+        check_capped_bias,
+        check_latent_inputs,
+        check_scoring,
+    )
     from attncli.reading.check.selfattn import check_given, checked_arrays
     from attncli.reading.models.state_dicts import take_state_dict_layer
 
@@ -86,6 +90,7 @@ def checked_selfattn(
     # against the settings, before any array is read
     check_grouping(settings, inputs)
     check_scoring(settings, inputs)
+    check_latent_inputs(settings, inputs)
     check_given(inputs, sentence, settings)
     # parse the arrays: a result's outputs set apart to be held against the run, then the rest
     inputs, written = read_back_inputs(inputs, settings.heads)
@@ -106,7 +111,7 @@ def checked_selfattn(
         check_placeable(arrays.direct is not None, positions)
         positions = settings.positions
     # draw: every check has passed
-    arrays = fill_from_seed(arrays, settings)
+    arrays = fill_from_seed(arrays, replace(settings, seed=seed))  # a result's own seed
     x, x_kv = arrays.x, arrays.x_kv
     if adds_positions:
         from attncli.core.positions import placed
@@ -175,7 +180,7 @@ def fill_from_seed(arrays: SelfAttnInput, settings: SelfAttnSettings) -> SelfAtt
         sizes = arrays.sizes
         drawn = projections(
             settings.seed, sizes.d_model, sizes.d_k, sizes.d_v, sizes.with_output,
-            sizes.key_widths, names=tuple(arrays.drawn),
+            sizes.key_widths, names=tuple(arrays.drawn), latent_rank=sizes.latent_rank,
         )  # fmt: skip
         if settings.kv_heads is not None and settings.heads is not None:
             drawn = _grouped_draws(drawn, settings)

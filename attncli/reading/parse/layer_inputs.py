@@ -214,6 +214,11 @@ OUTPUTS = frozenset(
         "softcap",
         "sinks",
         "sink_weights",
+        "latent_rank",
+        "latent",
+        "w_dkv",
+        "w_uk",
+        "w_uv",
     }
 )
 # What attn train's document (results/training.py) adds to the layer's: the encoding already
