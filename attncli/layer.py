@@ -310,7 +310,6 @@ class SelfAttnSettings:
         self._check_scale()
         self._check_softcap()
         self._read_sinks()
-        self._check_latent()
 
     def _check_scale(self) -> None:
         """The divisor: "sqrt" (√d_k), None (none) or a positive finite number."""
@@ -404,47 +403,6 @@ class SelfAttnSettings:
                 heads=count(heads, "head"),
             )  # fmt: skip
         object.__setattr__(self, "sinks", tuple(read))  # frozen: read once, here
-
-    def _check_latent(self) -> None:
-        """A latent rank: with --heads (each head reads its keys and values from the
-        latent), with projections (W^DKV is one), and without what the seeded latent layer
-        does not do: a rotary turn (it has no decoupled rotary key), QK-norm (its keys
-        would no longer be linear in c_KV), grouped heads, cross-attention and extra keys."""
-        from attncli.errors import OptionError
-        from attncli.messages import Setting
-
-        rank = self.latent_rank
-        if rank is None:
-            return
-        latent = Setting("latent_rank", rank)
-        if self.heads is None:
-            raise OptionError(
-                _("{latent} reads each head's keys and values from the latent; add {heads}"),
-                latent=latent,
-                heads=Setting("heads", metavar="h"),
-            )
-        if self.positions == "rope":
-            raise OptionError(
-                _("{latent} with {rope}: the seeded latent layer has no decoupled rotary key, "
-                  "and a turned key cannot be read back from c_KV; leave out one of them"),
-                latent=latent,
-                rope=Setting("positions", "rope"),
-            )  # fmt: skip
-        conflicts = (
-            (not self.projections, Setting("projections", False, "--no-proj")),
-            (self.qk_norm, Setting("qk_norm", True)),
-            (self.kv_heads is not None, Setting("kv_heads", self.kv_heads)),
-            (self.context is not None, Setting("context", self.context)),
-            (self.add_zero_attn, Setting("add_zero_attn", True)),
-        )
-        for found, other in conflicts:
-            if found:
-                raise OptionError(
-                    _("{latent} with {setting}: the seeded latent layer does not do that yet; "
-                      "leave out one of them"),
-                    latent=latent,
-                    setting=other,
-                )  # fmt: skip
 
     @property
     def scale_by(self) -> float | None:

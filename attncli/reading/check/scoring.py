@@ -86,6 +86,7 @@ def check_latent_inputs(settings: SelfAttnSettings, inputs: LayerInputs) -> None
     if rank is None:
         return
     latent = Setting("latent_rank", rank)
+    check_latent_settings(settings, latent)
     if not inputs.from_x and any(inputs.value(name) is not None for name in DIRECT):
         raise InputError(
             _("{latent} reads the keys and values from X through the latent c_KV; give X "
@@ -111,3 +112,38 @@ def check_latent_batch(settings: SelfAttnSettings, batched: bool) -> None:
               "{latent}"),
             latent=Setting("latent_rank", settings.latent_rank),
         )  # fmt: skip
+
+
+def check_latent_settings(settings: SelfAttnSettings, latent: Setting) -> None:
+    """A latent rank: with --heads (each head reads its keys and values from the latent),
+    with projections (W^DKV is one), and without what the seeded latent layer does not do:
+    a rotary turn (it has no decoupled rotary key), QK-norm (its keys would no longer be
+    linear in c_KV), grouped heads, cross-attention and a zero key."""
+    if settings.heads is None:
+        raise OptionError(
+            _("{latent} reads each head's keys and values from the latent; add {heads}"),
+            latent=latent,
+            heads=Setting("heads", metavar="h"),
+        )
+    if settings.positions == "rope":
+        raise OptionError(
+            _("{latent} with {rope}: the seeded latent layer has no decoupled rotary key, "
+              "and a turned key cannot be read back from c_KV; leave out one of them"),
+            latent=latent,
+            rope=Setting("positions", "rope"),
+        )  # fmt: skip
+    conflicts = (
+        (not settings.projections, Setting("projections", False, "--no-proj")),
+        (settings.qk_norm, Setting("qk_norm", True)),
+        (settings.kv_heads is not None, Setting("kv_heads", settings.kv_heads)),
+        (settings.context is not None, Setting("context", settings.context)),
+        (settings.add_zero_attn, Setting("add_zero_attn", True)),
+    )
+    for found, other in conflicts:
+        if found:
+            raise OptionError(
+                _("{latent} with {setting}: the seeded latent layer does not do that yet; "
+                  "leave out one of them"),
+                latent=latent,
+                setting=other,
+            )  # fmt: skip
