@@ -153,3 +153,22 @@ def test_heads_sum_refuses_to_replay_it():
          "{option} replays the plain layer; {setting} changes its scores, which the replay does "
          "not do yet: leave out one of them",
          surface="python", setting="latent_rank=2")  # fmt: skip
+
+
+def test_float32_agrees_with_float64():
+    wide = attn.selfattn(SENTENCE, heads=2, latent_rank=3)
+    narrow = attn.selfattn(SENTENCE, heads=2, latent_rank=3, dtype="float32")
+    assert narrow.output.dtype == np.float32 and narrow.attention.latent.dtype == np.float32
+    np.testing.assert_allclose(narrow.output, wide.output, rtol=0, atol=1e-5)
+
+
+def test_the_output_alone_is_the_grid_s_output():
+    from attncli.api.selfattn import selfattn_inputs
+    from attncli.layer import SelfAttnSettings
+    from attncli.reading.parse.layer_inputs import LayerInputs
+
+    asked = {"heads": 2, "latent_rank": 2, "causal": True}
+    whole = selfattn_inputs(LayerInputs(), SENTENCE, SelfAttnSettings(**asked))
+    alone = selfattn_inputs(LayerInputs(), SENTENCE, SelfAttnSettings(**asked, grids=False))
+    assert alone.scores.size == 0 and alone.absorbed_scores is None
+    np.testing.assert_allclose(alone.output, whole.output, rtol=0, atol=1e-13)
