@@ -145,10 +145,12 @@ def test_inputs_it_would_not_use_are_refused(name):
     said_in_spanish(caught.value)
 
 
-def test_heads_sum_refuses_to_replay_it():
-    result = attn.selfattn(SENTENCE, heads=2, latent_rank=2)
+@pytest.mark.parametrize(("replay", "args"), [("heads_sum", ()), ("kv_cache", ()),
+                                             ("tiles", (2, 2))])  # fmt: skip
+def test_a_replay_refuses_it(replay, args):
+    result = attn.selfattn(SENTENCE, heads=2, latent_rank=2, causal=True)
     with pytest.raises(OptionError) as caught:
-        attn.heads_sum(result)
+        getattr(attn, replay)(result, *args)
     told(caught.value, OptionError,
          "{option} replays the plain layer; {setting} changes its scores, which the replay does "
          "not do yet: leave out one of them",
