@@ -19,7 +19,7 @@ from typing import Any
 from attncli.core.attention_cost import Latent, Shape
 from attncli.errors import InputError, shown
 from attncli.messages import Message, _
-from attncli.reading.models.config_fields import flag, whole
+from attncli.reading.models.config_fields import flag, key_value_heads, whole
 
 # model_type -> its family's rules (None: no windows unless layer_types says)
 DECODERS = ("llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma",
@@ -91,17 +91,7 @@ def shape_of(config: Any, path: str) -> Shape:
         return Shape(layers, width, heads, heads, nope + rope,
                      whole(config, "v_head_dim", path), windows, latent,
                      biases=mla_biases)  # fmt: skip
-    kv_heads = whole(config, "num_key_value_heads", path, heads)
-    if heads % kv_heads:
-        raise InputError(
-            _(
-                "{path}: num_attention_heads {heads} is not a multiple of num_key_value_heads "
-                "{kv_heads}; each key/value head serves the same number of query heads"
-            ),
-            path=path,
-            heads=heads,
-            kv_heads=kv_heads,
-        )
+    kv_heads = key_value_heads(config, path, heads)
     if config.get("head_dim") is None and width % heads:
         raise InputError(
             _(

@@ -91,6 +91,23 @@ def activation(config: dict[str, Any], name: str, path: str, default: str) -> st
     return str(value)
 
 
+def key_value_heads(config: dict[str, Any], path: str, heads: int) -> int:
+    """num_key_value_heads (default: one for every query head), each serving the same number
+    of the `heads` query heads."""
+    kv_heads = whole(config, "num_key_value_heads", path, heads)
+    if heads % kv_heads:
+        raise InputError(
+            _(
+                "{path}: num_attention_heads {heads} is not a multiple of num_key_value_heads "
+                "{kv_heads}; each key/value head serves the same number of query heads"
+            ),
+            path=path,
+            heads=heads,
+            kv_heads=kv_heads,
+        )
+    return kv_heads
+
+
 def divides(width: int, heads: int, path: str, names: tuple[str, str]) -> None:
     if width % heads:
         raise InputError(

@@ -17,6 +17,7 @@ from attncli.reading.models.config_fields import (
     divides,
     epsilon,
     flag,
+    key_value_heads,
     number,
     whole,
 )
@@ -34,17 +35,7 @@ def llama_architecture(config: dict[str, Any], path: str, model_type: str) -> Ar
     heads = whole(config, "num_attention_heads", path)
     if model_type == "deepseek_v3":  # its rotary part is the head that RoPE turns
         config = {**config, "head_dim": whole(config, "qk_rope_head_dim", path)}
-    kv_heads = whole(config, "num_key_value_heads", path, heads)
-    if heads % kv_heads:
-        raise InputError(
-            _(
-                "{path}: num_attention_heads {heads} is not a multiple of num_key_value_heads "
-                "{kv_heads}; each key/value head serves the same number of query heads"
-            ),
-            path=path,
-            heads=heads,
-            kv_heads=kv_heads,
-        )
+    kv_heads = key_value_heads(config, path, heads)
     if config.get("head_dim") is None:
         divides(width, heads, path, ("hidden_size", "num_attention_heads"))
     head_dim = whole(config, "head_dim", path, width // heads)
