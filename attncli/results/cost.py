@@ -187,12 +187,7 @@ def formulas(shape: Shape, at: AtLength, batch: int, dtype: str) -> list[Formula
         Formula("prefill_projections", ("2", "·", "B", "·", "L", "·", "T", "·", "P_w"),
                 (2, "·", batch, "·", shape.layers, "·", tokens, "·", layers_per_token),
                 at.prefill.projections),
-        Formula("prefill_scores", ("2", "·", "B", "·", "h", "·", "d_k", "·", "pairs"),
-                (2, "·", batch, "·", shape.heads, "·", shape.d_k, "·", seen_pairs),
-                at.prefill.scores),
-        Formula("prefill_mix", ("2", "·", "B", "·", "h", "·", "d_v", "·", "pairs"),
-                (2, "·", batch, "·", shape.heads, "·", shape.d_v, "·", seen_pairs),
-                at.prefill.mix),
+        *_scores_and_mix("prefill", shape, batch, ("pairs", seen_pairs), at.prefill),
     ]  # fmt: skip
     keys = sum(cost.seen(w, tokens + 1) for w in shape.windows)
     said.append(_keys_formula(shape, tokens, keys))
@@ -201,12 +196,7 @@ def formulas(shape: Shape, at: AtLength, batch: int, dtype: str) -> list[Formula
             Formula("decode_projections", ("2", "·", "B", "·", "L", "·", "P_w"),
                     (2, "·", batch, "·", shape.layers, "·", layers_per_token),
                     at.decode.projections),
-            Formula("decode_scores", ("2", "·", "B", "·", "h", "·", "d_k", "·", "keys"),
-                    (2, "·", batch, "·", shape.heads, "·", shape.d_k, "·", keys),
-                    at.decode.scores),
-            Formula("decode_mix", ("2", "·", "B", "·", "h", "·", "d_v", "·", "keys"),
-                    (2, "·", batch, "·", shape.heads, "·", shape.d_v, "·", keys),
-                    at.decode.mix),
+            *_scores_and_mix("decode", shape, batch, ("keys", keys), at.decode),
         ]  # fmt: skip
     else:
         rank, rope = shape.latent.rank, shape.latent.rope
@@ -227,6 +217,20 @@ def formulas(shape: Shape, at: AtLength, batch: int, dtype: str) -> list[Formula
                     (2, "·", batch, "·", shape.heads, "·", rank, "·", keys), at.decode.mix),
         ]  # fmt: skip
     return said
+
+
+def _scores_and_mix(
+    stage: str, shape: Shape, batch: int, over: tuple[str, int], flops: Flops
+) -> tuple[Formula, Formula]:
+    """Q Kᵀ and α V of a prefill or a next token: 2 · B · h · d_k (or d_v) · its pairs of a
+    query and a key (`over`: the pairs' symbol and count; `flops`: the stage's counts)."""
+    symbol, count = over
+    return (
+        Formula(f"{stage}_scores", ("2", "·", "B", "·", "h", "·", "d_k", "·", symbol),
+                (2, "·", batch, "·", shape.heads, "·", shape.d_k, "·", count), flops.scores),
+        Formula(f"{stage}_mix", ("2", "·", "B", "·", "h", "·", "d_v", "·", symbol),
+                (2, "·", batch, "·", shape.heads, "·", shape.d_v, "·", count), flops.mix),
+    )  # fmt: skip
 
 
 def _pairs_formula(shape: Shape, tokens: int, total: int) -> Formula:
