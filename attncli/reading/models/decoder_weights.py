@@ -137,40 +137,24 @@ def _dense_block(
         whole = arch.qk_norm == "projection"
         q_norm = _rms(state, prefix + ".self_attn.q_norm", arch.heads * size if whole else size)
         k_norm = _rms(state, prefix + ".self_attn.k_norm", kv_heads * size if whole else size)
-    if arch.family in ("gemma2", "gemma3_text"):  # a norm before and after each sublayer
-        return Block(
-            attention,
-            (_rms(state, prefix + ".input_layernorm", width), None),
-            up,
-            None,
-            down,
-            None,
-            (_rms(state, prefix + ".pre_feedforward_layernorm", width), None),
-            w_gate=gate,
-            q_norm=q_norm,
-            k_norm=k_norm,
-            post_attention_norm=_rms(state, prefix + ".post_attention_layernorm", width),
-            post_feedforward_norm=_rms(state, prefix + ".post_feedforward_layernorm", width),
-        )
-    if arch.family == "olmo2":  # the norms after the attention and the MLP, none before
-        return Block(
-            attention, None, up, None, down, None, None, w_gate=gate, q_norm=q_norm,
-            k_norm=k_norm,
-            post_attention_norm=_rms(state, prefix + ".post_attention_layernorm", width),
-            post_feedforward_norm=_rms(state, prefix + ".post_feedforward_layernorm", width),
-        )  # fmt: skip
+    sandwich = arch.family in ("gemma2", "gemma3_text")  # a norm before and after each sublayer
+    after_only = arch.family == "olmo2"  # the norms after the attention and the MLP, none before
+
+    def norm(name: str) -> np.ndarray:
+        return _rms(state, f"{prefix}.{name}", width)
+
+    before_attention = None if after_only else (norm("input_layernorm"), None)
+    before_mlp = None
+    if not after_only:  # Llama's post_attention_layernorm is the norm before its MLP
+        before_mlp = (norm("pre_feedforward_layernorm" if sandwich else "post_attention_layernorm"),
+                      None)  # fmt: skip
+    normed_after = sandwich or after_only
     return Block(
-        attention,
-        (_rms(state, prefix + ".input_layernorm", width), None),
-        up,
-        None,
-        down,
-        None,
-        (_rms(state, prefix + ".post_attention_layernorm", width), None),
-        w_gate=gate,
-        q_norm=q_norm,
-        k_norm=k_norm,
-    )
+        attention, before_attention, up, None, down, None, before_mlp, w_gate=gate,
+        q_norm=q_norm, k_norm=k_norm,
+        post_attention_norm=norm("post_attention_layernorm") if normed_after else None,
+        post_feedforward_norm=norm("post_feedforward_layernorm") if normed_after else None,
+    )  # fmt: skip
 
 
 def _gated_mlp(
