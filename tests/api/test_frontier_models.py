@@ -24,6 +24,7 @@ from attncli.core.transformer import forward
 from attncli.errors import InputError, ShapeError
 from attncli.reading.models.model import load_model
 from tests import tiny_models
+from tests.model_runs import held, run_model
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 REFERENCE = json.loads(
@@ -31,22 +32,6 @@ REFERENCE = json.loads(
 )["models"]
 NAMES = ("tiny-qwen3", "tiny-olmo2", "tiny-gemma2", "tiny-gemma3", "tiny-gpt-oss",
          "tiny-deepseek-v3")  # fmt: skip
-
-
-def _run(folder: Path | str, sentence: str):
-    model = load_model(str(folder))
-    encoded = model.tokenizer.encode(sentence)
-    return model, encoded, forward(model.network, encoded.ids)
-
-
-def _held(run, model, reference: dict, attention: float, hidden: float, logits: float) -> None:
-    assert len(run.layers) == len(reference["attentions"]) == 2
-    for layer, expected in zip(run.layers, reference["attentions"], strict=True):
-        np.testing.assert_allclose(layer.attention.weights, expected, rtol=0, atol=attention)
-    for state, expected in zip(run.hidden, reference["hidden_states"], strict=True):
-        np.testing.assert_allclose(state, expected, rtol=0, atol=hidden)
-    last = head_logits(model.network, run.last[-1:], normed=True)[0]
-    np.testing.assert_allclose(last, reference["logits"], rtol=0, atol=logits)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -59,16 +44,16 @@ def test_the_token_ids_are_transformers(name):
 @pytest.mark.parametrize("name", NAMES)
 def test_every_layer_equals_transformers_as_shipped(name):
     reference = REFERENCE[name]["shipped"]
-    model, encoded, run = _run(MODELS / name, reference["sentence"])
+    model, encoded, run = run_model(MODELS / name, reference["sentence"])
     assert encoded.ids.tolist() == reference["ids"]
-    _held(run, model, reference, attention=1e-5, hidden=1e-5, logits=1e-5)
+    held(run, model, reference, attention=1e-5, hidden=1e-5, logits=1e-5, layers=2)
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_layer_equals_transformers_in_float64_to_the_last_digits(name):
     reference = REFERENCE[name]["float64"]
-    model, _encoded, run = _run(MODELS / name, reference["sentence"])
-    _held(run, model, reference, attention=1e-12, hidden=1e-12, logits=1e-12)
+    model, _encoded, run = run_model(MODELS / name, reference["sentence"])
+    held(run, model, reference, attention=1e-12, hidden=1e-12, logits=1e-12, layers=2)
 
 
 def test_the_families_differ_where_their_configs_do():
@@ -99,10 +84,10 @@ def _copy(tmp_path: Path, name: str, change) -> Path:
 def test_longrope_takes_its_long_factors_on_a_sentence_past_the_original_length(tmp_path):
     reference = REFERENCE["qwen3-longrope"]
     folder = _copy(tmp_path, "tiny-qwen3", lambda config: config.update(reference["config"]))
-    model, encoded, run = _run(folder, reference["float64"]["sentence"])
+    model, encoded, run = run_model(folder, reference["float64"]["sentence"])
     assert len(encoded.ids) > 6  # past original_max_position_embeddings
-    _held(run, model, reference["float64"], attention=1e-12, hidden=1e-12, logits=1e-12)
-    _held(run, model, reference["shipped"], attention=1e-5, hidden=1e-5, logits=1e-5)
+    held(run, model, reference["float64"], attention=1e-12, hidden=1e-12, logits=1e-12, layers=2)
+    held(run, model, reference["shipped"], attention=1e-5, hidden=1e-5, logits=1e-5, layers=2)
 
 
 def test_without_its_scaling_qwen3_would_differ():

@@ -25,9 +25,9 @@ from attncli.api.model import model_selfattn
 from attncli.api.predict import predict
 from attncli.api.rollout import rollout
 from attncli.core.rotary import Scaling, model_frequencies
-from attncli.core.transformer import forward
 from attncli.reading.models.model import load_model
 from tests import tiny_models
+from tests.model_runs import held, run_model
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 REFERENCE = json.loads(
@@ -37,24 +37,6 @@ NAMES = ("tiny-llama", "tiny-mistral", "tiny-qwen2", "tiny-gemma")
 # Gemma's RMSNorm also multiplies by 1 + w in float32, and its last one feeds the tied head
 # (logits up to 20): as shipped, its logits are within float32's rounding at 1e-5
 SHIPPED_LOGITS = {"tiny-gemma": 1e-5}
-
-
-def _run(folder: Path | str, sentence: str):
-    model = load_model(str(folder))
-    encoded = model.tokenizer.encode(sentence)
-    return model, encoded, forward(model.network, encoded.ids)
-
-
-def _held(run, model, reference: dict, attention: float, hidden: float, logits: float) -> None:
-    from attncli.core.predict import head_logits
-
-    assert len(run.layers) == len(reference["attentions"])
-    for layer, expected in zip(run.layers, reference["attentions"], strict=True):
-        np.testing.assert_allclose(layer.attention.weights, expected, rtol=0, atol=attention)
-    for state, expected in zip(run.hidden, reference["hidden_states"], strict=True):
-        np.testing.assert_allclose(state, expected, rtol=0, atol=hidden)
-    last = head_logits(model.network, run.last[-1:], normed=True)[0]
-    np.testing.assert_allclose(last, reference["logits"], rtol=0, atol=logits)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -67,17 +49,17 @@ def test_the_token_ids_are_transformers(name):
 @pytest.mark.parametrize("name", NAMES)
 def test_every_layer_equals_transformers_as_shipped(name):
     reference = REFERENCE[name]["shipped"]
-    model, encoded, run = _run(MODELS / name, reference["sentence"])
+    model, encoded, run = run_model(MODELS / name, reference["sentence"])
     assert encoded.ids.tolist() == reference["ids"]
-    _held(run, model, reference, attention=1e-5, hidden=1e-5,
+    held(run, model, reference, attention=1e-5, hidden=1e-5,
           logits=SHIPPED_LOGITS.get(name, 1e-6))  # fmt: skip
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_layer_equals_transformers_in_float64_to_the_last_digits(name):
     reference = REFERENCE[name]["float64"]
-    model, _encoded, run = _run(MODELS / name, reference["sentence"])
-    _held(run, model, reference, attention=1e-13, hidden=1e-13, logits=1e-12)
+    model, _encoded, run = run_model(MODELS / name, reference["sentence"])
+    held(run, model, reference, attention=1e-13, hidden=1e-13, logits=1e-12)
 
 
 def test_the_families_differ_where_their_configs_do():
@@ -113,9 +95,9 @@ def test_qwen2_windows_the_layers_its_config_asks_for(tmp_path):
         config.pop("layer_types")  # worked out from max_window_layers, as transformers does
 
     folder = _copy(tmp_path, "tiny-qwen2", windowed)
-    model, _encoded, run = _run(folder, reference["float64"]["sentence"])
+    model, _encoded, run = run_model(folder, reference["float64"]["sentence"])
     assert model.architecture.windows == (None, 4)
-    _held(run, model, reference["float64"], attention=1e-13, hidden=1e-13, logits=1e-12)
+    held(run, model, reference["float64"], attention=1e-13, hidden=1e-13, logits=1e-12)
     weights = run.layers[1].attention.weights
     assert (weights[:, 4:, 0] == 0).all() and (weights[:, 3, 0] > 0).all()
 
@@ -136,8 +118,8 @@ def test_the_older_rope_theta_and_rope_scaling_give_the_same_numbers(tmp_path, n
         config["rope_scaling"] = old
 
     reference = REFERENCE[name]["float64"]
-    model, _encoded, run = _run(_copy(tmp_path, name, older), reference["sentence"])
-    _held(run, model, reference, attention=1e-13, hidden=1e-13, logits=1e-12)
+    model, _encoded, run = run_model(_copy(tmp_path, name, older), reference["sentence"])
+    held(run, model, reference, attention=1e-13, hidden=1e-13, logits=1e-12)
 
 
 def test_llama3_scaling_by_hand():
