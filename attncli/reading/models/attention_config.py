@@ -19,7 +19,7 @@ from typing import Any
 from attncli.core.attention_cost import Latent, Shape
 from attncli.errors import InputError, shown
 from attncli.messages import Message, _
-from attncli.reading.models.config_fields import flag, key_value_heads, whole
+from attncli.reading.models.config_fields import flag, key_value_heads, typed_windows, whole
 
 # model_type -> its family's rules (None: no windows unless layer_types says)
 DECODERS = ("llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma",
@@ -124,23 +124,7 @@ def _windows(
     size = whole(config, "sliding_window", path)
     if kinds is None:
         kinds = _kinds_by_rule(config, path, model_type, layers)
-    if (
-        not isinstance(kinds, list)
-        or len(kinds) != layers
-        or not all(kind in LAYER_KINDS for kind in kinds)
-    ):
-        from attncli.reading.parse.json_text import as_json_text
-
-        raise InputError(
-            _(
-                "{path}: layer_types is {value}; expected one of full_attention and "
-                "sliding_attention per layer ({layers})"
-            ),
-            path=path,
-            value=shown(as_json_text(kinds), 60),
-            layers=layers,
-        )
-    return tuple(size if kind == "sliding_attention" else None for kind in kinds)
+    return typed_windows(kinds, size, path, layers)
 
 
 def _kinds_by_rule(config: dict[str, Any], path: str, model_type: str, layers: int) -> list[str]:

@@ -7,7 +7,7 @@ import math
 from typing import Any, Literal
 
 from attncli.core.transformer import ACTIVATIONS
-from attncli.errors import InputError
+from attncli.errors import InputError, shown
 from attncli.messages import Message, _
 from attncli.reading.parse.json_text import as_json_text
 
@@ -142,3 +142,23 @@ def number(
             expected=expected or Message(_("a positive number")),
         )
     return float(value)
+
+
+def typed_windows(kinds: Any, size: int, path: str, layers: int) -> tuple[int | None, ...]:
+    """Each layer's window by its layer_types entry: full_attention none, sliding_attention
+    the sliding window."""
+    if (
+        not isinstance(kinds, list)
+        or len(kinds) != layers
+        or not all(kind in ("sliding_attention", "full_attention") for kind in kinds)
+    ):
+        raise InputError(
+            _(
+                "{path}: layer_types is {value}; expected one of full_attention and "
+                "sliding_attention per layer ({layers})"
+            ),
+            path=path,
+            value=shown(as_json_text(kinds), 60),
+            layers=layers,
+        )
+    return tuple(size if kind == "sliding_attention" else None for kind in kinds)

@@ -19,6 +19,7 @@ from attncli.reading.models.config_fields import (
     flag,
     key_value_heads,
     number,
+    typed_windows,
     whole,
 )
 from attncli.reading.models.rope_config import rope_settings
@@ -304,7 +305,7 @@ def _windows(
     if kinds is None:
         first = whole(config, "max_window_layers", path, 28, least=0)
         kinds = ["sliding_attention" if i >= first else "full_attention" for i in range(layers)]
-    return _typed_windows(kinds, size, path, layers)
+    return typed_windows(kinds, size, path, layers)
 
 
 def _gemma_windows(
@@ -321,24 +322,4 @@ def _gemma_windows(
         kinds = ["sliding_attention" if (i + 1) % every else "full_attention"
                  for i in range(layers)]  # fmt: skip
     size = whole(config, "sliding_window", path, 128 if model_type == "gpt_oss" else 4096)
-    return _typed_windows(kinds, size, path, layers)
-
-
-def _typed_windows(kinds: Any, size: int, path: str, layers: int) -> tuple[int | None, ...]:
-    """Each layer's window by its layer_types entry: full_attention none, sliding_attention
-    the sliding window."""
-    if (
-        not isinstance(kinds, list)
-        or len(kinds) != layers
-        or not all(kind in ("sliding_attention", "full_attention") for kind in kinds)
-    ):
-        raise InputError(
-            _(
-                "{path}: layer_types is {value}; expected one of full_attention and "
-                "sliding_attention per layer ({layers})"
-            ),
-            path=path,
-            value=shown(as_json_text(kinds), 60),
-            layers=layers,
-        )
-    return tuple(size if kind == "sliding_attention" else None for kind in kinds)
+    return typed_windows(kinds, size, path, layers)
