@@ -5,6 +5,7 @@ them in a language)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -236,38 +237,51 @@ def _scores_and_mix(
 def _pairs_formula(shape: Shape, tokens: int, total: int) -> Formula:
     """The query-key pairs of a causal prefill, every layer: T(T + 1)/2 where a layer sees
     every earlier key, W(W + 1)/2 + (T − W) · W where it sees W (T > W)."""
-    symbols: list[Term] = []
-    numbers: list[Term] = []
-    for window, count in shape.groups:
-        if symbols:
-            symbols.append("+")
-            numbers.append("+")
+
+    def pairs(window: int | None, count: int) -> tuple[list[Term], list[Term]]:
         if window is None or window >= tokens:
-            symbols += ["L", "·", "T", "·", "(T", "+", "1)", "÷", "2"]
-            numbers += [count, "·", tokens, "·", "(", tokens, "+", 1, ")", "÷", 2]
-        else:
-            symbols += ["L", "·", "(W", "·", "(W", "+", "1)", "÷", "2", "+", "(T", "−", "W)",
-                        "·", "W)"]  # fmt: skip
-            numbers += [count, "·", "(", window, "·", "(", window, "+", 1, ")", "÷", 2, "+",
-                        "(", tokens, "−", window, ")", "·", window, ")"]  # fmt: skip
-    return Formula("pairs", tuple(symbols), tuple(numbers), total)
+            return (
+                ["L", "·", "T", "·", "(T", "+", "1)", "÷", "2"],
+                [count, "·", tokens, "·", "(", tokens, "+", 1, ")", "÷", 2],
+            )
+        return (["L", "·", "(W", "·", "(W", "+", "1)", "÷", "2", "+", "(T", "−", "W)", "·",
+                 "W)"],
+                [count, "·", "(", window, "·", "(", window, "+", 1, ")", "÷", 2, "+", "(",
+                 tokens, "−", window, ")", "·", window, ")"])  # fmt: skip
+
+    return _over_groups("pairs", shape, pairs, total)
 
 
 def _keys_formula(shape: Shape, tokens: int, total: int) -> Formula:
     """The keys the next token reads, every layer: T + 1, or min(T + 1, W)."""
+
+    def keys(window: int | None, count: int) -> tuple[list[Term], list[Term]]:
+        if window is None:
+            return ["L", "·", "(T", "+", "1)"], [count, "·", "(", tokens, "+", 1, ")"]
+        return (["L", "·", "min(T", "+", "1,", "W)"],
+                [count, "·", "min(", tokens, "+", 1, ",", window, ")"])  # fmt: skip
+
+    return _over_groups("keys", shape, keys, total)
+
+
+def _over_groups(
+    quantity: str,
+    shape: Shape,
+    term: Callable[[int | None, int], tuple[list[Term], list[Term]]],
+    total: int,
+) -> Formula:
+    """A sum with a term for each group of layers of one window (`term`: its symbols and
+    its numbers, for the window and the count of layers)."""
     symbols: list[Term] = []
     numbers: list[Term] = []
     for window, count in shape.groups:
         if symbols:
             symbols.append("+")
             numbers.append("+")
-        if window is None:
-            symbols += ["L", "·", "(T", "+", "1)"]
-            numbers += [count, "·", "(", tokens, "+", 1, ")"]
-        else:
-            symbols += ["L", "·", "min(T", "+", "1,", "W)"]
-            numbers += [count, "·", "min(", tokens, "+", 1, ",", window, ")"]
-    return Formula("keys", tuple(symbols), tuple(numbers), total)
+        said, counted = term(window, count)
+        symbols += said
+        numbers += counted
+    return Formula(quantity, tuple(symbols), tuple(numbers), total)
 
 
 def _parameter_formulas(shape: Shape) -> list[Formula]:
