@@ -231,10 +231,21 @@ class SelfAttnSettings:
           "keys and values read back from a latent of R numbers, c_KV = RMSNorm(x W^DKV) "
           "(weights of ones), k_h = c_KV W^UK_h, v_h = c_KV W^UV_h, W^DKV, W^UK and W^UV "
           "drawn from --seed; the cache keeps R numbers a token instead of h · (d_k + d_v). "
-          "The seeded layer has no decoupled rotary key, so not with --positions rope. "
-          "E.g. --heads 2 --latent-rank 3"),
+          "With --positions rope, DeepSeek's decoupled rotary key beside them. E.g. --heads 2 "
+          "--latent-rank 3"),
         option="--latent-rank",
         metavar="R",
+        min=1,
+    )  # fmt: skip
+    rope_dim: int | None = setting(
+        None,
+        _("With --latent-rank and --positions rope: the decoupled rotary key's numbers, an "
+          "even number (DeepSeek-V3: 64 beside a d_k of 128). Each head's query gains d_rope "
+          "numbers, q^R = RoPE(x W^QR), every head's key the one k^R = RoPE(x W^KR), the "
+          "scores are divided by √(d_k + d_rope) and the cache keeps R + d_rope numbers a "
+          "token. [default: d_k ÷ 2 rounded down to even, at least 2]"),
+        option="--rope-dim",
+        metavar="D",
         min=1,
     )  # fmt: skip
     grids: bool = True  # False: only the output is wanted, computed in row blocks

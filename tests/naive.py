@@ -226,15 +226,23 @@ def frontier_layer(x, params, heads, causal=False, qk_norm=False, thetas=None, f
     return linear(joined, params["w_o"]) if "w_o" in params else joined
 
 
-def latent_layer(x, params, heads, causal=False, eps=1e-6):
+def latent_layer(x, params, heads, causal=False, eps=1e-6, base=10000.0):
     """Multi-head latent attention as the seeded layer computes it, cell by cell: each
     token's latent c = RMSNorm(x W^DKV) (weights of ones), each head's key c W^UK_h and
     value c W^UV_h read from it, scores q_h · k_h ÷ √d_k (masked when causal), a softmax,
-    the heads joined and projected by W^O. Also the latents and the scores, [h][i][j]."""
+    the heads joined and projected by W^O. With w_qr and w_kr in `params`, DeepSeek's
+    decoupled rotary key: the score gains q^R_h · k^R, q^R_h = RoPE(x W^QR_h) and k^R =
+    RoPE(x W^KR) turned by `base`, and is divided by √(d_k + d_rope). Also the latents and
+    the scores, [h][i][j]."""
     queries = linear(x, params["w_q"])
     latents = [rms_normed(row, eps) for row in linear(x, params["w_dkv"])]
     keys, values = linear(latents, params["w_uk"]), linear(latents, params["w_uv"])
     d_k, d_v = len(queries[0]) // heads, len(values[0]) // heads
+    rope = len(params["w_kr"][0]) if "w_kr" in params else 0
+    if rope:
+        rotary_queries = [rotary_rows(row, heads, rope, i, base)
+                          for i, row in enumerate(linear(x, params["w_qr"]))]  # fmt: skip
+        rotary_keys = [rotary(row, i, base) for i, row in enumerate(linear(x, params["w_kr"]))]
     joined = [[] for _ in x]
     grids = []
     for h in range(heads):
@@ -243,9 +251,21 @@ def latent_layer(x, params, heads, causal=False, eps=1e-6):
         v = [row[h * d_v : (h + 1) * d_v] for row in values]
         grid = []
         for i, query in enumerate(q):
-            row = [-math.inf if causal and j > i else dot(query, key) / math.sqrt(d_k)
-                   for j, key in enumerate(k)]  # fmt: skip
+            row = []
+            for j, key in enumerate(k):
+                if causal and j > i:
+                    row.append(-math.inf)
+                    continue
+                score = dot(query, key)
+                if rope:
+                    score += dot(rotary_queries[i][h], rotary_keys[j])
+                row.append(score / math.sqrt(d_k + rope))
             grid.append(row)
             joined[i] += mix_row(softmax_row(row), v)
         grids.append(grid)
     return linear(joined, params["w_o"]), latents, grids
+
+
+def rotary_rows(row, heads, width, position, base):
+    """A row of h heads' rotary parts, each of `width` numbers, each turned at `position`."""
+    return [rotary(row[h * width : (h + 1) * width], position, base) for h in range(heads)]

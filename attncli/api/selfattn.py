@@ -172,6 +172,9 @@ def selfattn_inputs(
     return _result(checked, run, loss, grads)
 
 
+LATENT = ("w_dkv", "w_uk", "w_uv", "w_qr", "w_kr")  # a latent layer's drawn projections
+
+
 def _computed(checked: CheckedSelfAttn, progress: Callable[[int, int], None] | None) -> Attention:
     """The layer run on the checked inputs, its numbers held finite, and a result read back
     held to what it wrote down."""
@@ -193,9 +196,10 @@ def _computed(checked: CheckedSelfAttn, progress: Callable[[int, int], None] | N
         outputs = {"queries": run.queries, "keys": run.keys, "values": run.values,
                    "weights": run.weights, "concat": run.concat, "output": run.output,
                    "latent": run.latent}  # fmt: skip
-        # a latent layer's W^DKV, W^UK and W^UV, drawn from the seed again
-        outputs.update({name: w for name, w in checked.weights.items()
-                        if name in ("w_dkv", "w_uk", "w_uv")})  # fmt: skip
+        # a latent layer's W^DKV, W^UK, W^UV (W^QR, W^KR), drawn from the seed again
+        outputs.update({name: w for name, w in checked.weights.items() if name in LATENT})
+        if "w_kr" in checked.weights:  # k^R, the rotary key the cache keeps beside c_KV
+            outputs["rotary_key"] = run.keys[0, :, -checked.weights["w_kr"].shape[1] :]
         if settings.grids:  # the scores as the result writes them: Q Kᵀ, then ÷ and masked
             outputs.update(raw_scores=run.queries @ np.swapaxes(run.keys, -1, -2),
                            scores=run.scores)  # fmt: skip
@@ -255,20 +259,33 @@ def _result(
         alibi=settings.alibi,
         qk_norm=settings.qk_norm,
         rope_scaling=settings.rope_scaling if checked.rope_base is not None else None,
-        scaling=_scaling(settings, run),
+        scaling=_scaling(settings, checked),
         softcap=settings.softcap,
         sinks=settings.sinks,
         latent_rank=settings.latent_rank,
     )
 
 
-def _scaling(settings: SelfAttnSettings, run: Attention) -> Scaling | None:
-    """The rotary scaling --rope-scaling asked for, for heads of the run's d_k."""
+def _scaling(settings: SelfAttnSettings, checked: CheckedSelfAttn) -> Scaling | None:
+    """The rotary scaling --rope-scaling asked for, for the pairs the layer turns."""
     if settings.rope_scaling is None or settings.positions != "rope":
         return None
     from attncli.reading.check.positions import rotary_scaling
 
-    return rotary_scaling(settings.rope_scaling, run.queries.shape[-1])
+    return rotary_scaling(settings.rope_scaling, turned_width(checked))
+
+
+def turned_width(checked: CheckedSelfAttn) -> int:
+    """The numbers of each head's query and key that rotary positions turn: a head's d_k,
+    or a latent layer's decoupled rotary key's d_rope."""
+    weights, heads = checked.weights, checked.settings.heads
+    if "w_kr" in weights:
+        return int(weights["w_kr"].shape[1])
+    if "w_q" in weights:
+        return int(weights["w_q"].shape[1]) // (heads or 1)
+    given = checked.x if checked.direct is None else checked.direct[0]
+    assert given is not None
+    return int(given.shape[-1]) // (heads or 1)
 
 
 def _divisor(scale: float | str | None) -> float | None:
@@ -330,8 +347,7 @@ def _run_selfattn(
     x_v = x_kv if checked.x_v is None else checked.x_v  # keys and values of their own
     if not checked.weights:
         return attended(x_q, x_kv, x_v, x_q.ndim == 3)
-    d_k = checked.weights["w_q"].shape[1] // (heads or 1)
-    theta, factor = rotary_frequencies(settings, d_k, x_kv.shape[-2])
+    theta, factor = rotary_frequencies(settings, turned_width(checked), x_kv.shape[-2])
     return core.attention_layer(
         x_q, x_kv, checked.weights, heads, divisor, allowed, grids, bias, zero_attn, x_v, progress,
         rope_base, kv_heads, theta, factor, settings.qk_norm, scoring,

@@ -116,30 +116,64 @@ def joined_up(w_uk: np.ndarray, w_uv: np.ndarray, heads: int) -> np.ndarray:
     return np.concatenate(per_head, axis=-1).reshape(rank, -1)
 
 
+@dataclass(frozen=True)
+class SeededLatent:
+    """What the seeded layer's latent attention makes of x: c_KV, each head's keys and
+    values read from it, and with a decoupled rotary key, each head's query beside its
+    turned q^R and both rotary parts before their turn (for the steps)."""
+
+    latent: np.ndarray  # [T, r]: c_KV
+    keys: np.ndarray  # [h, T, d_k + d_rope]: k^C_h, then the shared turned k^R
+    values: np.ndarray  # [h, T, d_v]
+    queries: np.ndarray | None = None  # [h, T, d_k + d_rope]: q^C_h, then q^R_h turned
+    unturned: tuple[np.ndarray, np.ndarray] | None = None  # q^R [h, T, d_rope], k^R [h, T, d_rope]
+
+
 def seeded_latent(
-    x: np.ndarray, params: dict[str, np.ndarray], heads: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    x: np.ndarray,
+    params: dict[str, np.ndarray],
+    heads: int,
+    base: float | None = None,
+    theta: np.ndarray | None = None,
+    factor: float = 1.0,
+) -> SeededLatent:
     """The seeded layer's latent attention (attn selfattn --latent-rank): c_KV =
-    RMSNorm(x W^DKV) with weights of ones and no rotary part, and each head's keys and
-    values read back from it, from `params`' w_dkv [d, r], w_uk [r, h · d_k] and w_uv [r,
-    h · d_v]."""
-    # [T, d] -> c_KV [T, r], keys [h, T, d_k], values [h, T, d_v]
+    RMSNorm(x W^DKV) with weights of ones, and each head's keys and values read back from
+    it, from `params`' w_dkv [d, r], w_uk [r, h · d_k] and w_uv [r, h · d_v]. With w_qr [d,
+    h · d_rope] and w_kr [d, d_rope] (--positions rope), DeepSeek's decoupled rotary key:
+    each head's query gains q^R_h = RoPE(x W^QR_h) and every head's key the one k^R =
+    RoPE(x W^KR), turned by `theta` (or base^(−2i/d_rope)) and × `factor`, through the
+    model's own latent_parts, W^Q and W^QR joined head by head as q_proj holds them."""
+    # [T, d] -> SeededLatent
     from attncli.core.norms import rms_norm
 
     w_dkv, w_uk, w_uv = params["w_dkv"], params["w_uk"], params["w_uv"]
-    rank = w_dkv.shape[1]
-    shape = seeded_shape(rank, heads, w_uk.shape[1] // heads, w_uv.shape[1] // heads)
+    shape = seeded_shape(params, heads)
+    rank, rope = shape.rank, shape.rope
     weights = {"w_kv_a": w_dkv, "kv_a_norm": np.ones(rank, dtype=w_dkv.dtype),
                "w_kv_b": joined_up(w_uk, w_uv, heads)}  # fmt: skip
-    latent, _ = latent_of(x, weights, shape, lambda a, gamma: rms_norm(a, gamma, NORM_EPS))
-    rotary = np.empty((len(x), 0), dtype=latent.dtype)
-    keys, values = latent_keys(latent, rotary, weights, shape)
-    return latent, keys, values
 
+    def norm(a: np.ndarray, gamma: np.ndarray) -> np.ndarray:
+        return rms_norm(a, gamma, NORM_EPS)
 
-def seeded_shape(rank: int, heads: int, d_k: int, d_v: int, divisor: float = 1.0) -> LatentShape:
-    """The seeded layer's latent sizes: no rotary part, d_k of content per head."""
-    return LatentShape(heads, d_k, 0, d_v, rank, None, False, divisor)
+    if not rope:
+        latent, _ = latent_of(x, weights, shape, norm)
+        keys, values = latent_keys(latent, np.empty((len(x), 0), latent.dtype), weights, shape)
+        return SeededLatent(latent, keys, values)
+    from attncli.core.rotary import BASE, frequencies
+
+    weights["w_kv_a"] = np.concatenate([w_dkv, params["w_kr"]], axis=1)  # [d, r + d_rope]
+    weights["w_q"] = joined_up(params["w_q"], params["w_qr"], heads)  # [d, h · (d_k + d_rope)]
+    if "b_q" in params:  # the rotary part has no bias
+        no_bias = np.zeros((1, heads * rope), dtype=params["b_q"].dtype)
+        weights["b_q"] = joined_up(params["b_q"][None, :], no_bias, heads)[0]
+    if theta is None:
+        theta = frequencies(rope, BASE if base is None else base)
+    parts = latent_parts(x, weights, shape, theta, factor, norm)
+    keys, values = latent_keys(parts.latent, parts.rotary_key, weights, shape)
+    unturned_query = np.swapaxes((x @ params["w_qr"]).reshape(len(x), heads, rope), 0, 1)
+    unturned_key = np.broadcast_to(x @ params["w_kr"], unturned_query.shape)
+    return SeededLatent(parts.latent, keys, values, parts.queries, (unturned_query, unturned_key))
 
 
 def latent_parts(
@@ -240,18 +274,32 @@ def absorbed_queries(queries: np.ndarray, w_kv_b: np.ndarray, shape: LatentShape
 
 
 def seeded_absorbed(
-    queries: np.ndarray, latent: np.ndarray, params: dict[str, np.ndarray], divisor: float
+    queries: np.ndarray,
+    keys: np.ndarray,
+    latent: np.ndarray,
+    params: dict[str, np.ndarray],
+    divisor: float,
 ) -> np.ndarray:
     """The seeded layer's scores in the absorbed form: each head's query with W^UK_h folded
-    in, (q_h W^UK_hᵀ) · c_KV ÷ divisor, from the latent itself, never expanding the keys."""
-    # [h, T_q, d_k], [T_k, r] -> [h, T_q, T_k]
-    return seeded_absorbed_queries(queries, params) @ latent.T / divisor
+    in, ((q^C_h W^UK_hᵀ) · c_KV + q^R_h · k^R) ÷ divisor, from the latent itself (and the
+    rotary key the keys end with), never expanding the keys."""
+    # [h, T_q, d_k + d_rope], [h, T_k, d_k + d_rope], [T_k, r] -> [h, T_q, T_k]
+    d_k = seeded_shape(params, len(queries)).nope
+    content = seeded_absorbed_queries(queries, params) @ latent.T
+    position = queries[..., d_k:] @ np.swapaxes(keys[..., d_k:], -1, -2)
+    return (content + position) / divisor
 
 
 def seeded_absorbed_queries(queries: np.ndarray, params: dict[str, np.ndarray]) -> np.ndarray:
-    """The seeded layer's queries with W^UK_h folded in, q_h W^UK_hᵀ (absorbed_queries)."""
-    # [h, T_q, d_k] -> [h, T_q, r]
-    heads, _, d_k = queries.shape
-    w_uk, w_uv = params["w_uk"], params["w_uv"]
-    shape = seeded_shape(len(w_uk), heads, d_k, w_uv.shape[1] // heads)
-    return absorbed_queries(queries, joined_up(w_uk, w_uv, heads), shape)
+    """The seeded layer's queries with W^UK_h folded in, q^C_h W^UK_hᵀ (absorbed_queries)."""
+    # [h, T_q, d_k (+ d_rope)] -> [h, T_q, r]
+    heads = len(queries)
+    shape = seeded_shape(params, heads)
+    return absorbed_queries(queries, joined_up(params["w_uk"], params["w_uv"], heads), shape)
+
+
+def seeded_shape(params: dict[str, np.ndarray], heads: int) -> LatentShape:
+    """The seeded layer's latent sizes, read from its drawn W^DKV, W^UK, W^UV (and W^KR)."""
+    rope = params["w_kr"].shape[1] if "w_kr" in params else 0
+    rank, d_k, d_v = params["w_dkv"].shape[1], params["w_uk"].shape[1], params["w_uv"].shape[1]
+    return LatentShape(heads, d_k // heads, rope, d_v // heads, rank, None, False, 1.0)

@@ -91,17 +91,22 @@ def projection_shapes(
     with_output: bool = False,
     key_widths: tuple[int, int] | None = None,
     latent_rank: int | None = None,
+    rotary_key: tuple[int, int] | None = None,
 ) -> dict[str, tuple[int, int]]:
     """The shapes of W^Q, W^K [d_model, d_k], W^V [d_model, d_v] and, for heads, W^O
     [d_v, d_model]; with `key_widths` (kdim, vdim), W^K [kdim, d_k] and W^V [vdim, d_v];
     with a `latent_rank` r, W^DKV [d_model, r], W^UK [r, d_k] and W^UV [r, d_v] instead of
-    W^K and W^V (multi-head latent attention)."""
+    W^K and W^V (multi-head latent attention), and with its `rotary_key` (h, d_rope), W^QR
+    [d_model, h · d_rope] and W^KR [d_model, d_rope] (the decoupled rotary key)."""
     kdim, vdim = key_widths or (d_model, d_model)
     shapes = {"w_q": (d_model, d_k), "w_k": (kdim, d_k), "w_v": (vdim, d_v)}
     if latent_rank is not None:
         del shapes["w_k"], shapes["w_v"]
         r = latent_rank
         shapes.update(w_dkv=(d_model, r), w_uk=(r, d_k), w_uv=(r, d_v))
+        if rotary_key is not None:
+            heads, rope = rotary_key
+            shapes.update(w_qr=(d_model, heads * rope), w_kr=(d_model, rope))
     if with_output:
         shapes["w_o"] = (d_v, d_model)
     return shapes
@@ -116,10 +121,11 @@ def projections(
     key_widths: tuple[int, int] | None = None,
     names: tuple[str, ...] | None = None,
     latent_rank: int | None = None,
+    rotary_key: tuple[int, int] | None = None,
 ) -> dict[str, np.ndarray]:
     """Seeded projections of projection_shapes' shapes, each uniform with variance 1/fan_in
     (fan_in = its rows); only those in `names` when given."""
-    shapes = projection_shapes(d_model, d_k, d_v, with_output, key_widths, latent_rank)
+    shapes = projection_shapes(d_model, d_k, d_v, with_output, key_widths, latent_rank, rotary_key)
     return {
         name: uniform_parameter(seed, name, shape, fan_in=shape[0])
         for name, shape in shapes.items()
@@ -404,17 +410,22 @@ def attention_layer(
     softmax given sinks. With `kv_heads` G, K and V hold G heads, each read by heads / G
     query heads (grouped-query: transformers' repeat_kv, kv head g for query heads g·n …
     g·n + n − 1). With w_dkv, w_uk and w_uv in `params` (and heads), the keys and values
-    are read back from a latent c_KV (multi-head latent attention, core/latent.py).
+    are read back from a latent c_KV (multi-head latent attention, core/latent.py), and
+    with w_qr and w_kr, the decoupled rotary key turned by `rope_frequencies` (or
+    `rope_base`'s) beside them.
     """
     # [T_q, d_model], [T_k, d_model], W^Q, W^K [d_model, h·d_k], W^V [d_model, h·d_v],
     # W^O [h·d_v, d_model] -> Attention (with a head axis when heads is given)
     queries = project(x_q, params["w_q"], params.get("b_q"))
     latent = None
+    turned = None  # a latent layer's q^R and k^R before their turn
     if "w_dkv" in params and heads is not None:  # MLA: keys and values from the latent c_KV
         from attncli.core.latent import seeded_latent
 
-        latent, keys, values = seeded_latent(x_kv, params, heads)
-        queries = split_heads(queries, heads)
+        mla = seeded_latent(x_kv, params, heads, rope_base, rope_frequencies, rope_factor)
+        latent, keys, values, turned = mla.latent, mla.keys, mla.values, mla.unturned
+        queries = split_heads(queries, heads) if mla.queries is None else mla.queries
+        rope_base = rope_frequencies = None  # turned already: the rotary key's parts alone
     else:
         keys = project(x_kv, params["w_k"], params.get("b_k"))
         values = project(x_kv if x_v is None else x_v, params["w_v"], params.get("b_v"))
@@ -427,6 +438,7 @@ def attention_layer(
     queries, keys, unrotated, unnormed = normed_and_turned(
         queries, keys, qk_norm, rope_base, rope_frequencies, rope_factor
     )
+    unrotated = unrotated or turned
     if heads is not None and kv_heads is not None and kv_heads != heads:
         group = heads // kv_heads  # repeat_kv: each key/value head for its group of queries
         keys, values = np.repeat(keys, group, axis=-3), np.repeat(values, group, axis=-3)

@@ -38,6 +38,7 @@ class RelativeCheck:
     shift: int
     score: float
     shifted_score: float
+    names: tuple[str, str] = ("q", "k")  # ("q^R", "k^R"): a latent layer's rotary parts
 
 
 @dataclass
@@ -128,17 +129,20 @@ def explain_rotary(
     weights: np.ndarray,
     theta: np.ndarray | None = None,
     factor: float = 1.0,
+    names: tuple[str, str] = ("q", "k"),
 ) -> list[RotarySteps]:
     """The asked query's turn and its own key's (same token, same position), with the
     relative check against the key it weighs most; by a scaling's `theta` and `factor`
-    when given."""
+    when given; `names` what the vectors are called (a latent layer's q^R and k^R, whose
+    turned product is one part of the score)."""
     # [T_q, d], [T_k, d] (unturned), row, weights [T_k] -> the two tables
     scaled = theta is not None
+    q, k = names
     turned = rotary_rows(queries[row], row, base, theta, factor)
-    steps = [RotarySteps("q", query_labels[row], row, base, turned, None, scaled, factor)]
+    steps = [RotarySteps(q, query_labels[row], row, base, turned, None, scaled, factor)]
     if row < keys.shape[0]:
         turned = rotary_rows(keys[row], row, base, theta, factor)
-        steps.append(RotarySteps("k", key_labels[row], row, base, turned, None, scaled, factor))
+        steps.append(RotarySteps(k, key_labels[row], row, base, turned, None, scaled, factor))
     strongest = int(np.argmax(weights)) if weights.size else 0
     steps[0].relative = relative_check(
         queries[row],
@@ -151,6 +155,7 @@ def explain_rotary(
         theta,
         factor,
     )
+    steps[0].relative.names = names
     return steps
 
 

@@ -88,8 +88,12 @@ class SelfAttnResult(Result):
 
     @property
     def sizes(self) -> dict[str, int]:
-        """d_model (when there is an X), d_k and d_v per head."""
+        """d_model (when there is an X), d_k and d_v per head (and a latent layer's
+        decoupled rotary key's d_rope after its d_k)."""
+        rope = self.rope_dim
         found = {"d_k": int(self.keys.shape[-1]), "d_v": int(self.values.shape[-1])}
+        if rope is not None:
+            found = {"d_k": found["d_k"] - rope, "d_rope": rope, "d_v": found["d_v"]}
         if self.x is not None:
             found = {"d_model": int(self.x.shape[-1]), **found}
         return found
@@ -209,8 +213,9 @@ class SelfAttnResult(Result):
             document["trained_by"] = self.trained_by
         if self.extra_keys:
             document["extra_keys"] = list(self.extra_keys)  # the grids' last columns
+        sizes = {name: size for name, size in self.sizes.items() if name != "d_rope"}
         document.update(
-            self.sizes,
+            sizes,  # a latent layer's d_rope is its rope_dim, with its rotary key
             heads=self.heads,
             scale=self.scale,
             divisor=self.divisor,
@@ -272,6 +277,9 @@ class SelfAttnResult(Result):
                 document["sink_weights"] = 1.0 - np.asarray(self.weights).sum(axis=-1)
         if self.latent_rank is not None and self.attention.latent is not None:
             document.update(latent_rank=self.latent_rank, latent=self.attention.latent)
+            if self.rope_dim is not None:  # k^R, kept by the cache beside c_KV
+                document.update(rope_dim=self.rope_dim,
+                                rotary_key=self.attention.keys[0, :, -self.rope_dim :])  # fmt: skip
         return document
 
     @property
@@ -284,7 +292,8 @@ class SelfAttnResult(Result):
             return None
         from attncli.core.latent import seeded_absorbed
 
-        absorbed = seeded_absorbed(self.queries, latent, self.projections, self.divisor)
+        absorbed = seeded_absorbed(self.queries, self.keys, latent, self.projections,
+                                   self.divisor)  # fmt: skip
         return np.where(np.isneginf(self.scores), -np.inf, absorbed)
 
     @property
@@ -294,8 +303,20 @@ class SelfAttnResult(Result):
             return None
         from attncli.core.rotary import model_frequencies
 
-        return model_frequencies(self.queries.shape[-1], self.rope_base, self.scaling,
+        return model_frequencies(self.turned_width, self.rope_base, self.scaling,
                                  len(self.tokens))  # fmt: skip
+
+    @property
+    def rope_dim(self) -> int | None:
+        """A latent layer's decoupled rotary key's width, d_rope (None: it has none)."""
+        w_kr = self.projections.get("w_kr")
+        return None if w_kr is None else int(w_kr.shape[1])
+
+    @property
+    def turned_width(self) -> int:
+        """The numbers of each head's query and key that the rotary positions turn: d_k,
+        or a latent layer's d_rope."""
+        return self.queries.shape[-1] if self.rope_dim is None else self.rope_dim
 
     @property
     def rope_factor(self) -> float:
@@ -335,9 +356,12 @@ class SelfAttnResult(Result):
         row = queries.shape[-2] - 1
         column = int(np.argmax(weights[row]))
         labels = (self.query_labels[row], self.key_labels[column])
-        return relative_check(queries[row], keys[column], (row, column), len(self.tokens),
-                              self.rope_base, self.divisor, labels, self.rope_theta,
-                              self.rope_factor)  # fmt: skip
+        check = relative_check(queries[row], keys[column], (row, column), len(self.tokens),
+                               self.rope_base, self.divisor, labels, self.rope_theta,
+                               self.rope_factor)  # fmt: skip
+        if self.rope_dim is not None:  # a latent layer's: the rotary part of the score
+            check.names = ("q^R", "k^R")
+        return check
 
     def steps(self, row: int | None = None, token: str | None = None, head: int = 1) -> list[Step]:
         """Scores, softmax and mix for one row (of one head), as the calculator's steps."""
@@ -424,8 +448,9 @@ class SelfAttnResult(Result):
         plain = np.where(np.isneginf(self.scores[head - 1, index]), -np.inf, plain)
         return explain_latent(
             self.query_labels[index], head, index, latent, self.keys[head - 1],
-            self.values[head - 1], query, plain, absorbed[head - 1, index],
-            list(self.key_labels), self.heads, self.divisor,
+            self.values[head - 1], self.queries[head - 1], query, plain,
+            absorbed[head - 1, index], list(self.key_labels), self.heads, self.divisor,
+            self.rope_dim or 0,
         )  # fmt: skip
 
     def before_scores(self, index: int, head: int, weights: np.ndarray) -> list[Step]:
@@ -448,12 +473,13 @@ class SelfAttnResult(Result):
         if self.scaling is not None:
             from attncli.explain.rope_scaling import rope_pairs
 
-            d_k = self.queries.shape[-1]
-            before.append(rope_pairs(d_k, self.rope_base, self.scaling, len(self.tokens)))
+            before.append(rope_pairs(self.turned_width, self.rope_base, self.scaling,
+                                     len(self.tokens)))  # fmt: skip
         from attncli.explain.rotary import explain_rotary
 
+        names = ("q", "k") if self.rope_dim is None else ("q^R", "k^R")
         queries, keys = pick(self.attention.unrotated)
         turned = explain_rotary(queries, keys, index, self.rope_base, self.divisor,
                                 list(self.query_labels), list(self.key_labels), weights,
-                                self.rope_theta, self.rope_factor)  # fmt: skip
+                                self.rope_theta, self.rope_factor, names)  # fmt: skip
         return [*before, *turned]

@@ -100,10 +100,6 @@ REFUSED = {
     "no heads": ({"latent_rank": 2}, OptionError,
                  "{latent} reads each head's keys and values from the latent; add {heads}",
                  "heads", "heads=h"),
-    "rotary positions": ({"heads": 2, "latent_rank": 2, "positions": "rope"}, OptionError,
-                         "{latent} with {rope}: the seeded latent layer has no decoupled rotary "
-                         "key, and a turned key cannot be read back from c_KV; leave out one of "
-                         "them", "rope", "positions='rope'"),
     "no projections": ({"heads": 2, "latent_rank": 2, "projections": False}, OptionError,
                        ONE_OF_THEM, "setting", "projections=False"),
     "QK-norm": ({"heads": 2, "latent_rank": 2, "qk_norm": True}, OptionError, ONE_OF_THEM,

@@ -21,9 +21,13 @@ def base_text(base: float, fmt: Format) -> str:
 
 
 def relative_line(check: RelativeCheck, fmt: Format) -> str:
-    """q at i and k at j, and both moved n on: the same score."""
+    """q at i and k at j, and both moved n on: the same score (a latent layer's q^R and
+    k^R: the same part of the score)."""
+    q, k = check.names
     return fmt.say(
-        "rope_relative",
+        "rope_relative" if check.names == ("q", "k") else "rope_relative_part",
+        q=q,
+        k=k,
         query=check.query_token,
         answer=check.key_token,
         i=check.query_position,

@@ -5,10 +5,18 @@ from attncli.messages import _
 
 ROTARY_PHRASES: dict[str, str] = {
     "rope": _("rotary positions (base {base}): q and k turned by their positions"),
+    "rope_latent": _(
+        "rotary positions (base {base}): each head's q^R and the one k^R turned by their positions"
+    ),
     "rope_relative": _(
         "rotary: q of «{query}» at {i} and k of «{answer}» at {j} score {score}; both moved "
         "{shift} on, to {i_shifted} and {j_shifted}: {shifted}. Only the distance {i} − {j} "
         "counts"
+    ),
+    "rope_relative_part": _(
+        "rotary part: {q} of «{query}» at {i} and {k} of «{answer}» at {j} add {score} to "
+        "the score; both moved {shift} on, to {i_shifted} and {j_shifted}: {shifted}. Only "
+        "the distance {i} − {j} counts"
     ),
     "rope_heading": _(
         "{vector} of «{token}» at position {position} (from 0), turned pair by pair: "

@@ -45,6 +45,11 @@ SCORING_PHRASES: dict[str, str] = {
         "latent attention (MLA): keys and values read from c_KV; the cache keeps {rank} "
         "numbers a token, not h · (d_k + d_v) = {heads}"
     ),
+    "layer_latent_rotary": _(
+        "latent attention (MLA): keys and values read from c_KV beside one rotary key k^R of "
+        "{rope} numbers; the cache keeps {rank} + {rope} numbers a token, not h · (d_k + "
+        "d_rope + d_v) = {heads}"
+    ),
     "latent_heading": _(
         "Latent attention, head {head}: «{row}» pressed into c_KV = RMSNorm(x W^DKV) of "
         "{rank} numbers, its key and value read back from it"
@@ -54,11 +59,20 @@ SCORING_PHRASES: dict[str, str] = {
     "latent_k": _("k = c_KV W^UK_{head}"),
     "latent_v": _("v = c_KV W^UV_{head}"),
     "latent_q": _("q W^UK_{head}ᵀ (absorbed)"),
+    "latent_k_content": _("k^C = c_KV W^UK_{head}"),
+    "latent_q_content": _("q^C W^UK_{head}ᵀ (absorbed)"),
+    "latent_q_rotary": _("q^R = RoPE(x W^QR_{head})"),
+    "latent_k_rotary": _("k^R = RoPE(x W^KR), every head's"),
     "latent_scores_heading": _(
         "«{row}»'s scores in head {head}, from the keys and from c_KV with W^UK absorbed "
         "into the query"
     ),
     "latent_difference": _("difference"),
+    "latent_cache_rotary": _(
+        "The cache keeps c_KV and k^R, {rank} + {rope} numbers a token, instead of every "
+        "head's key and value, h · (d_k + d_rope + d_v) = {heads}; the absorbed scores need "
+        "no key expanded."
+    ),
     "latent_cache": _(
         "The cache keeps c_KV, {rank} numbers a token, instead of every head's key and "
         "value, h · (d_k + d_v) = {heads}; the absorbed scores need no key expanded."

@@ -19,6 +19,7 @@ from attncli.results.selfattn import SelfAttnResult
 # The projections and biases as the screen names them.
 PROJECTION_NAMES = {"w_q": "W^Q", "w_k": "W^K", "w_v": "W^V", "w_o": "W^O",
                     "w_dkv": "W^DKV", "w_uk": "W^UK", "w_uv": "W^UV",
+                    "w_qr": "W^QR", "w_kr": "W^KR",
                     "b_q": "b^Q", "b_k": "b^K", "b_v": "b^V", "b_o": "b^O",
                     "bias_k": "bias_k", "bias_v": "bias_v"}  # fmt: skip
 HEADER_WIDTH = 78  # the header's facts are packed into lines that fit 80 columns
@@ -54,9 +55,10 @@ def divisor_said(divisor: float, d_k: int, scaled: bool, fmt: Format) -> str | N
 def params_formula(projections: dict[str, Any]) -> str:
     """How the parameters add up, as the lesson writes it: '2·8·8 + 8·8' for W^Q, W^K and
     W^V, then W^O and the biases."""
-    if "w_k" not in projections:  # a latent layer's W^Q, W^DKV, W^UK, W^UV
-        latent = ("w_q", "w_dkv", "w_uk", "w_uv")
-        terms = ["{}·{}".format(*projections[name].shape) for name in latent]
+    if "w_k" not in projections:  # a latent layer's W^Q, W^DKV, W^UK, W^UV (W^QR, W^KR)
+        latent = ("w_q", "w_dkv", "w_uk", "w_uv", "w_qr", "w_kr")
+        terms = ["{}·{}".format(*projections[name].shape) for name in latent
+                 if name in projections]  # fmt: skip
     else:
         w_q, w_k, w_v = projections["w_q"], projections["w_k"], projections["w_v"]
         terms = [f"2·{w_q.shape[0]}·{w_q.shape[1]}", f"{w_v.shape[0]}·{w_v.shape[1]}"]
@@ -73,8 +75,10 @@ def params_formula(projections: dict[str, Any]) -> str:
     return " + ".join(terms)
 
 
-MATRIX_NAMES = {"w_q": "W^Q", "w_k": "W^K", "w_v": "W^V", "w_dkv": "W^DKV", "w_uk": "W^UK",
-                "w_uv": "W^UV", "w_o": "W^O"}  # fmt: skip
+MATRIX_NAMES = {
+    name: PROJECTION_NAMES[name]
+    for name in ("w_q", "w_k", "w_v", "w_dkv", "w_uk", "w_uv", "w_qr", "w_kr", "w_o")
+}
 
 
 def drawn_lines(result: SelfAttnResult, fmt: Format) -> list[str | Text]:
@@ -174,7 +178,8 @@ def header(
     if result.rope_base is not None:
         from attncli.present.layer.rotary import base_text
 
-        parts.append(fmt.say("rope", base=base_text(result.rope_base, fmt)))
+        rope = "rope" if result.rope_dim is None else "rope_latent"
+        parts.append(fmt.say(rope, base=base_text(result.rope_base, fmt)))
     parts += scoring_parts(result, fmt)
     if result.positions is not None:  # sinusoidal, the one encoding added to X
         parts.append(fmt.say("positions_held" if result.positions_learned else "positions_added"))
@@ -241,9 +246,14 @@ def scoring_parts(result: SelfAttnResult, fmt: Format) -> list[str]:
             least, most = fmt.number(float(sums.min()), 3), fmt.number(float(sums.max()), 3)
             parts.append(fmt.say(key, sinks=sinks, least=least, most=most))
     if result.latent_rank is not None and result.heads is not None:
-        sizes = result.sizes
-        full = result.heads * (sizes["d_k"] + sizes["d_v"])
-        parts.append(fmt.say("layer_latent", rank=result.latent_rank, heads=full))
+        sizes, rope = result.sizes, result.rope_dim
+        if rope is None:
+            full = result.heads * (sizes["d_k"] + sizes["d_v"])
+            parts.append(fmt.say("layer_latent", rank=result.latent_rank, heads=full))
+        else:
+            full = result.heads * (sizes["d_k"] + sizes["d_rope"] + sizes["d_v"])
+            parts.append(fmt.say("layer_latent_rotary", rank=result.latent_rank, rope=rope,
+                                 heads=full))  # fmt: skip
     return parts
 
 

@@ -118,7 +118,7 @@ def check_read_back(inputs: LayerInputs, settings: SelfAttnSettings) -> None:
     d_k: Any = result.get("d_k")
     if result.get("scale") and result.get("divisor") and _number(d_k) and d_k > 0:
         divisor = float(result["divisor"])
-        if not math.isclose(divisor, math.sqrt(d_k), rel_tol=1e-12):
+        if not math.isclose(divisor, math.sqrt(d_k + _rope_dim(result)), rel_tol=1e-12):
             scale_by = divisor
     # field: (what the result was computed with, what is asked now)
     compared = {
@@ -139,6 +139,7 @@ def check_read_back(inputs: LayerInputs, settings: SelfAttnSettings) -> None:
         "softcap": (result.get("softcap"), settings.softcap),
         "sinks": (result.get("sinks"), None if settings.sinks is None else list(settings.sinks)),
         "latent_rank": (result.get("latent_rank"), settings.latent_rank),
+        "rope_dim": (result.get("rope_dim"), _rope_dim_asked(settings, d_k)),
     }  # fmt: skip
     _check_zero_key(result.get("extra_keys", []), settings.add_zero_attn)
     if settings.positions not in (None, "rope") and result.get("positions") is None:
@@ -183,7 +184,24 @@ def check_read_back(inputs: LayerInputs, settings: SelfAttnSettings) -> None:
 
 # The settings a result writes down only when they were used: its absence says none.
 WRITTEN_WHEN_USED = ("rope_base", "kv_heads", "window", "alibi", "qk_norm", "rope_scaling",
-                     "softcap", "sinks", "latent_rank")  # fmt: skip
+                     "softcap", "sinks", "latent_rank", "rope_dim")  # fmt: skip
+
+
+def _rope_dim_asked(settings: SelfAttnSettings, d_k: Any) -> int | None:
+    """The width of the decoupled rotary key a latent layer with these settings would have,
+    for heads of a result's d_k (None: no such key)."""
+    from attncli.reading.check.scoring import latent_rotary_key
+
+    if settings.latent_rank is None or settings.heads is None or not isinstance(d_k, int):
+        return settings.rope_dim
+    rotary_key = latent_rotary_key(settings, d_k * settings.heads)
+    return None if rotary_key is None else rotary_key[1]
+
+
+def _rope_dim(result: Mapping[str, Any]) -> int:
+    """A latent layer's rotary key's width, which each key holds after its d_k (0: none)."""
+    rope_dim = result.get("rope_dim")
+    return rope_dim if isinstance(rope_dim, int) and not isinstance(rope_dim, bool) else 0
 
 
 def _number(value: Any) -> bool:
@@ -211,6 +229,8 @@ def _check_written_sizes(inputs: LayerInputs) -> None:
         if field not in result:
             continue
         size = _last_size(inputs.value(array))
+        if size is not None and field == "d_k":  # a latent layer's keys end with k^R
+            size -= _rope_dim(result)
         written = result[field]
         if size is None or (_number(written) and written == size):
             continue

@@ -40,7 +40,10 @@ CHECKED = (
     "w_dkv",
     "w_uk",
     "w_uv",
-)  # a latent layer's c_KV and its drawn W too
+    "w_qr",
+    "w_kr",
+    "rotary_key",
+)  # a latent layer's c_KV, its drawn W and its rotary key too
 
 
 def read_back_inputs(inputs: LayerInputs, heads: int | None) -> tuple[LayerInputs, dict[str, Any]]:

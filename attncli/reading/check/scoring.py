@@ -1,7 +1,8 @@
 """What this year's layers add to the seeded layer's scores, checked against the rest of its
 inputs: QK-norm (--qk-norm), a scaled rotary turn (--rope-scaling), softcapped scores
-(--softcap), learned sinks (--sinks) and latent attention (--latent-rank) have no
-backward pass in attn yet, and a softcap comes before any bias a float attn_mask adds."""
+(--softcap), learned sinks (--sinks) and latent attention (--latent-rank, its rotary key
+--rope-dim) have no backward pass in attn yet, and a softcap comes before any bias a float
+attn_mask adds."""
 
 from __future__ import annotations
 
@@ -83,6 +84,7 @@ def check_latent_inputs(settings: SelfAttnSettings, inputs: LayerInputs) -> None
     from attncli.reading.parse.layer_inputs import DIRECT
 
     rank = settings.latent_rank
+    check_rope_dim(settings)
     if rank is None:
         return
     latent = Setting("latent_rank", rank)
@@ -117,21 +119,14 @@ def check_latent_batch(settings: SelfAttnSettings, batched: bool) -> None:
 def check_latent_settings(settings: SelfAttnSettings, latent: Setting) -> None:
     """A latent rank: with --heads (each head reads its keys and values from the latent),
     with projections (W^DKV is one), and without what the seeded latent layer does not do:
-    a rotary turn (it has no decoupled rotary key), QK-norm (its keys would no longer be
-    linear in c_KV), grouped heads, cross-attention and a zero key."""
+    QK-norm (its keys would no longer be linear in c_KV), grouped heads, cross-attention and
+    a zero key."""
     if settings.heads is None:
         raise OptionError(
             _("{latent} reads each head's keys and values from the latent; add {heads}"),
             latent=latent,
             heads=Setting("heads", metavar="h"),
         )
-    if settings.positions == "rope":
-        raise OptionError(
-            _("{latent} with {rope}: the seeded latent layer has no decoupled rotary key, "
-              "and a turned key cannot be read back from c_KV; leave out one of them"),
-            latent=latent,
-            rope=Setting("positions", "rope"),
-        )  # fmt: skip
     conflicts = (
         (not settings.projections, Setting("projections", False, "--no-proj")),
         (settings.qk_norm, Setting("qk_norm", True)),
@@ -147,3 +142,37 @@ def check_latent_settings(settings: SelfAttnSettings, latent: Setting) -> None:
                 latent=latent,
                 setting=other,
             )  # fmt: skip
+
+
+def check_rope_dim(settings: SelfAttnSettings) -> None:
+    """--rope-dim is the width of a latent layer's decoupled rotary key: with --latent-rank
+    and --positions rope, and even (RoPE turns pairs)."""
+    if settings.rope_dim is None:
+        return
+    rope_dim = Setting("rope_dim", settings.rope_dim)
+    for needed, wanted in (
+        (settings.latent_rank, Setting("latent_rank", metavar="R")),
+        (settings.positions == "rope" or None, Setting("positions", "rope")),
+    ):
+        if needed is None:
+            raise OptionError(
+                _("{rope_dim} is the width of a latent layer's decoupled rotary key; add "
+                  "{wanted}"),
+                rope_dim=rope_dim,
+                wanted=wanted,
+            )  # fmt: skip
+    if settings.rope_dim % 2:
+        raise OptionError(
+            _("{rope_dim} is odd; rotary positions turn pairs of numbers, so give an even "
+              "width"),
+            rope_dim=rope_dim,
+        )  # fmt: skip
+
+
+def latent_rotary_key(settings: SelfAttnSettings, d_k: int) -> tuple[int, int] | None:
+    """A latent layer's decoupled rotary key, (h, d_rope), with --positions rope: --rope-dim,
+    or half a head's d_k rounded down to even and at least 2 (DeepSeek-V3: 64 of 128)."""
+    if settings.positions != "rope" or settings.heads is None:
+        return None
+    per_head = d_k // settings.heads
+    return settings.heads, settings.rope_dim or max(2, per_head // 4 * 2)

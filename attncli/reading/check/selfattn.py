@@ -87,6 +87,7 @@ class SeededSizes:
     with_output: bool
     key_widths: tuple[int, int] | None  # (kdim, vdim) when keys and values have their own
     latent_rank: int | None = None  # W^DKV, W^UK, W^UV instead of W^K and W^V (MLA)
+    rotary_key: tuple[int, int] | None = None  # its (h, d_rope): W^QR and W^KR beside them
 
 
 def check_given(inputs: LayerInputs, sentence: str | None, settings: SelfAttnSettings) -> None:
@@ -260,13 +261,14 @@ def checked_arrays(
     if settings.projections:
         with_output = settings.heads is not None and settings.out_proj
         widths = (x_kv.shape[-1], x_v.shape[-1]) if x_v is not None and x_kv is not None else None
-        rank = settings.latent_rank
-        sizes = SeededSizes(d_model, d_k, d_v, with_output, widths, rank)
-        shapes = projection_shapes(d_model, d_k, d_v, with_output, widths, rank)
+        rank, rotary_key = settings.latent_rank, None
         if rank is not None:
-            from attncli.reading.check.scoring import check_latent_batch
+            from attncli.reading.check.scoring import check_latent_batch, latent_rotary_key
 
             check_latent_batch(settings, x is not None and x.ndim == 3)
+            rotary_key = latent_rotary_key(settings, d_k)
+        sizes = SeededSizes(d_model, d_k, d_v, with_output, widths, rank, rotary_key)
+        shapes = projection_shapes(d_model, d_k, d_v, with_output, widths, rank, rotary_key)
         if settings.kv_heads is not None and settings.heads is not None:
             from attncli.reading.check.grouped import grouped_shapes
 

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from attncli.reading.parse.layer_inputs import LayerInputs
 
 # The layer's projections, in the order a result lists them (then the biases).
-PROJECTIONS = ("w_q", "w_k", "w_v", "w_dkv", "w_uk", "w_uv", "w_o")
+PROJECTIONS = ("w_q", "w_k", "w_v", "w_dkv", "w_uk", "w_uv", "w_qr", "w_kr", "w_o")
 
 
 @dataclass(frozen=True)
@@ -181,6 +181,7 @@ def fill_from_seed(arrays: SelfAttnInput, settings: SelfAttnSettings) -> SelfAtt
         drawn = projections(
             settings.seed, sizes.d_model, sizes.d_k, sizes.d_v, sizes.with_output,
             sizes.key_widths, names=tuple(arrays.drawn), latent_rank=sizes.latent_rank,
+            rotary_key=sizes.rotary_key,
         )  # fmt: skip
         if settings.kv_heads is not None and settings.heads is not None:
             drawn = _grouped_draws(drawn, settings)

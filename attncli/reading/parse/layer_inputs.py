@@ -219,6 +219,10 @@ OUTPUTS = frozenset(
         "w_dkv",
         "w_uk",
         "w_uv",
+        "rope_dim",
+        "rotary_key",
+        "w_qr",
+        "w_kr",
     }
 )
 # What attn train's document (results/training.py) adds to the layer's: the encoding already
