@@ -425,7 +425,7 @@ class SelfAttnResult(Result):
             )
             softmax.sink = self.SINK_LABEL
             chain[at] = softmax
-        if self.softcap is not None:
+        if self.softcap is not None and np.isfinite(self.softcap):  # +∞ caps nothing
             from attncli.explain.softcap import explain_softcap
 
             raw = self.raw_scores if self.raw_scores.ndim == 2 else self.raw_scores[head - 1]

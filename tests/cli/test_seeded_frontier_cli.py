@@ -139,3 +139,23 @@ def test_the_score_grid_of_a_softcapped_layer_says_it_is_capped(run, lang):
     assert result.exit_code == 0, result.stderr
     title = say(lang, "scores_who_capped", cap="2", divisor="√8")
     assert " ".join(title.split()) in " ".join(result.stdout.split())
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_a_cap_of_infinity_shows_no_softcap_step_and_says_it_caps_nothing(run, lang):
+    from attncli.present.language import say
+
+    result = run("selfattn", SENTENCE, "--softcap", "inf", "--steps", "--token", "va",
+                 "--format", "table", "--lang", lang)  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    shown = " ".join(result.stdout.split())
+    header = run("selfattn", SENTENCE, "--softcap", "inf", "--format", "table", "--lang", lang)
+    said = " ".join(say(lang, "layer_softcap_none", cap="∞").split())
+    assert said in " ".join(header.stdout.split())
+    step = " ".join(say(lang, "softcap_heading", row="va", cap="∞").split())
+    assert "NaN" not in shown and step not in shown
+    finite = run("selfattn", SENTENCE, "--softcap", "2", "--steps", "--token", "va",
+                 "--format", "table", "--lang", lang)  # fmt: skip
+    assert " ".join(say(lang, "softcap_heading", row="va", cap="2").split()) in " ".join(
+        finite.stdout.split()
+    )

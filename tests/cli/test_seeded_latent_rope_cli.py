@@ -87,3 +87,17 @@ def test_the_option_beside_a_model_is_refused(run):
     result = run("selfattn", SENTENCE, "--model", str(model), "--rope-dim", "2")
     assert result.exit_code == 2 and result.stdout == ""
     assert result.error.msgid.startswith("{name} shapes the seeded layer")
+
+
+def test_show_lists_the_latent_and_the_rotary_key_and_a_scaling_names_their_factor(run):
+    from attncli.present.language import say
+
+    result = run("selfattn", SENTENCE, *ROTARY, "--rope-scaling", "yarn:4:2", "--show", "all",
+                 "--format", "table")  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    shape_of = {line.split()[0]: line.split()[1:4] for line in lines if line.startswith("  ")}
+    assert shape_of["c_KV"] == ["6", "×", "3"] and shape_of["k^R"] == ["6", "×", "4"]
+    assert "c_KV" in lines  # the block --show k adds: the latent the keys are read from
+    flat = " ".join(result.stdout.split())
+    assert say("en", "layer_rope_factor_latent", factor="1.1386", squared="1.2965") in flat

@@ -18,6 +18,10 @@ SCORING_PHRASES: dict[str, str] = {
     "layer_rope_scaling": _("the rotary frequencies scaled: {kind}, factor {factor}"),
     "layer_rope_factor": _("q and k × {factor} after the turn (every score × {squared})"),
     "layer_softcap": _("scores softcapped: {cap} · tanh(score ÷ {cap}) before the softmax"),
+    "layer_softcap_none": _(
+        "a softcap of {cap} caps nothing: cap · tanh(score ÷ cap) is the score itself as the "
+        "cap grows"
+    ),
     "layer_sinks": _(
         "sinks {sinks}: one more softmax column a head, dropped after it; the rows sum to "
         "{least} to {most} over the keys"
@@ -49,6 +53,11 @@ SCORING_PHRASES: dict[str, str] = {
         "latent attention (MLA): keys and values read from c_KV beside one rotary key k^R of "
         "{rope} numbers; the cache keeps {rank} + {rope} numbers a token, not h · (d_k + "
         "d_rope + d_v) = {heads}"
+    ),
+    "latent_row": _("RMSNorm(X W^DKV), what the cache keeps a token"),
+    "rotary_key_row": _("RoPE(X W^KR), every head's; the cache keeps it too"),
+    "layer_rope_factor_latent": _(
+        "q^R and k^R × {factor} after the turn (every score's rotary part × {squared})"
     ),
     "latent_heading": _(
         "Latent attention, head {head}: «{row}» pressed into c_KV = RMSNorm(x W^DKV) of "

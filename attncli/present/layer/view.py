@@ -234,10 +234,12 @@ def scoring_parts(result: SelfAttnResult, fmt: Format) -> list[str]:
                              factor=fmt.number(scaling.factor, 4)))  # fmt: skip
         factor = result.rope_factor
         if factor != 1.0:
-            parts.append(fmt.say("layer_rope_factor", factor=fmt.number(factor, 4),
+            said = "layer_rope_factor" if result.rope_dim is None else "layer_rope_factor_latent"
+            parts.append(fmt.say(said, factor=fmt.number(factor, 4),
                                  squared=fmt.number(factor * factor, 4)))  # fmt: skip
     if result.softcap is not None:
-        parts.append(fmt.say("layer_softcap", cap=fmt.number(result.softcap)))
+        capped = "layer_softcap" if np.isfinite(result.softcap) else "layer_softcap_none"
+        parts.append(fmt.say(capped, cap=fmt.number(result.softcap)))
     if result.sinks is not None:
         sinks = fmt.joined(fmt.number(sink) for sink in result.sinks)
         key = "layer_sink" if len(result.sinks) == 1 else "layer_sinks"
@@ -393,6 +395,11 @@ def selfattn_view(
             drawn = name in result.drawn
             origin = fmt.say("drawn_from", seed=result.seed) if drawn else fmt.say("given")
             listed.append((PROJECTION_NAMES.get(name, name), matrix.shape, origin))
+        if run.latent is not None:  # what a latent layer's cache keeps a token
+            listed.append(("c_KV", run.latent.shape, fmt.say("latent_row")))
+            if result.rope_dim is not None:
+                rotary = (run.latent.shape[0], result.rope_dim)
+                listed.append(("k^R", rotary, fmt.say("rotary_key_row")))
         for name, array in (("Q", run.queries), ("K", run.keys), ("V", run.values)):
             listed.append((name, array.shape, fmt.say("per_head") if array.ndim == 3 else ""))
         divided = divisor_text(result, fmt)
@@ -425,6 +432,8 @@ def selfattn_view(
                     continue
                 rows = [f"d{i + 1}" for i in range(matrix.shape[0])]
                 shown.append(render.matrix_block(title, rows, matrix, fmt))
+        if run.latent is not None and "k" in show:  # the keys and values are read from it
+            shown.append(render.matrix_block("c_KV", result.key_labels, run.latent, fmt))
         if run.queries.ndim == 2:
             for part, name, labels, array in (
                 ("q", "Q", result.query_labels, run.queries),
