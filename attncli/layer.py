@@ -215,6 +215,7 @@ class SelfAttnSettings:
           "±CAP. E.g. --softcap 2"),
         option="--softcap",
         metavar="CAP",
+        knob=Knob(("(", ")")),  # tighter / looser, through explore/state.py's SOFTCAPS
     )  # fmt: skip
     sinks: tuple[float, ...] | None = setting(
         None,

@@ -6,7 +6,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from attncli.explore.state import knob_label
+from attncli.explore.state import knob_keys, knob_label
 from attncli.explore.words import say
 
 # (keys as typed, the phrase that says what they do); a layer knob's keys are the
@@ -21,8 +21,8 @@ HELP = (
     (knob_label("seed"), "help.seed"),
     (knob_label("d_k"), "help.d_k"),
     (knob_label("positions"), "help.positions"),
-    (knob_label("window"), "help.window"),
-    # two switches of the scores on one line, as a pair's keys are: 24 rows hold the list
+    # two knobs of the scores on one line, as a pair's keys are: 24 rows hold the list
+    (" ".join([*knob_keys("window"), *knob_keys("softcap")]), "help.window_softcap"),
     (f"{knob_label('alibi')} / {knob_label('qk_norm')}", "help.alibi_qk_norm"),
     ("v", "help.v"),
     ("l", "help.l"),

@@ -126,6 +126,7 @@ def layer_settings(source: Source, state: State) -> SelfAttnSettings:
         seed=state.seed,
         heads=state.heads if projections and state.heads > 1 else None,
         window=state.window,
+        softcap=state.softcap,
     )
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 
 MAX_D_K = 64  # d/D stop here: a wider query no longer fits the side panel's sum
 NORM_STEPS = 6  # n/N halve or double the embeddings' length in steps of √2, three times each way
+SOFTCAPS = (50.0, 20.0, 10.0, 5.0, 2.0, 1.0)  # ( and ) step through them: Gemma 2's 50 first
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,7 @@ class State:
     window: int | None = None  # the sliding window W; None: every key in reach
     alibi: bool = False
     qk_norm: bool = False  # each head's q and k RMSNormed before the score
+    softcap: float | None = None  # cap · tanh(score ÷ cap); None: no cap
     row: int = 0
     column: int = 0
 
@@ -65,6 +67,7 @@ LAYER_KNOBS = (
     "window",
     "alibi",
     "qk_norm",
+    "softcap",
 )
 
 
@@ -212,6 +215,19 @@ def _qk_norm(state: State, _step: int, _frame: Frame) -> tuple[State, tuple[str,
     return replace(state, qk_norm=not state.qk_norm), None
 
 
+def _softcap(state: State, step: int, _frame: Frame) -> tuple[State, tuple[str, dict] | None]:
+    """A tighter cap (step −1) or a looser one, through SOFTCAPS; looser than the loosest is
+    no cap, and tighter than none is the loosest."""
+    if state.softcap is None:
+        if step > 0:
+            return state, ("softcap_none", {})
+        return replace(state, softcap=SOFTCAPS[0]), None
+    index = SOFTCAPS.index(state.softcap) - step  # tighter: further along the list
+    if index >= len(SOFTCAPS):
+        return state, ("softcap_edge", {"cap": SOFTCAPS[-1]})
+    return replace(state, softcap=None if index < 0 else SOFTCAPS[index]), None
+
+
 def _grid(state: State, _step: int, _frame: Frame) -> tuple[State, tuple[str, dict] | None]:
     if state.words:
         return state, ("words_weights", {})
@@ -275,6 +291,7 @@ _ACTIONS = {
     "window": _window,
     "alibi": _alibi,
     "qk_norm": _qk_norm,
+    "softcap": _softcap,
     "grid": _grid,
     "head": _head,
     "lang": _lang,
@@ -300,6 +317,7 @@ def valid(state: State, frame: Frame) -> bool:
         and (frame.d_model is None or frame.d_model % state.heads == 0)
         and (state.d_k is None or 1 <= state.d_k <= MAX_D_K)
         and abs(state.norm_step) <= NORM_STEPS
+        and (state.softcap is None or state.softcap in SOFTCAPS)
         and state.lang in ("en", "es")
         and state.grid in ("weights", "scores")
     )

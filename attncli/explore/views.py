@@ -115,12 +115,18 @@ def panel(
         return word_panel(result, state, fmt)
     lang = fmt.lang
     i, j = state.row, state.column
-    # the row's last three steps: with rotary positions, the turns of q and k come first
-    scored, softmax, mixed = _typed(*result.steps(row=i + 1, head=_head(result, state))[-3:])
+    # the row's steps: with rotary positions, the turns of q and k come first; with a
+    # softcap, its step between the scores and the softmax
+    steps = result.steps(row=i + 1, head=_head(result, state))
+    from attncli.explain.softcap import SoftcapSteps
+
+    capped = next((step for step in steps if isinstance(step, SoftcapSteps)), None)
+    scored, softmax, mixed = _typed(*[step for step in steps if step is not capped][-3:])
     score_row, power_row, mix_row = scored.rows[j], softmax.rows[j], mixed.rows[j]
     row_name, column_name = result.query_labels[i], result.tokens[j]
     title = say(lang, "cell", row=row_name, column=column_name, i=i + 1, j=j + 1)
     cell: list[tuple[str, str]] = []
+    between: list[tuple[str, float]] = []  # each step from q · k to the score, and its result
     if not power_row.masked:
         dot = f"{render.dot_terms(score_row.terms, fmt)} = {fmt.number(score_row.total)}"
         cell.append((fmt.say("query_key"), dot))
@@ -128,13 +134,21 @@ def panel(
         if scored.divisor:
             root = layer_view.divisor_text(result, fmt) or fmt.number(scored.divisor)
             division = f"{fmt.number(score_row.total)} ÷ {fmt.number(scored.divisor)}"
-            cell.append((f"÷ {root}", division))
             scaled = score_row.total / scored.divisor
+            cell.append((f"÷ {root}", division))
+            between.append((division, scaled))
+        if capped is not None:  # cap · tanh(score ÷ cap), before any bias
+            cap = fmt.number(capped.cap)
+            bent = f"{cap} · tanh({fmt.number(scaled)} ÷ {cap})"
+            scaled = capped.rows[j].capped
+            cell.append(("softcap", bent))
+            between.append((bent, scaled))
         if score_row.bias is not None:  # ALiBi's −m·|i − j|, a float attn_mask's number
             added = fmt.number(score_row.bias)
             added = f"({added})" if score_row.bias < 0 else added
             cell.append((f"+ {scored.bias_name}", f"{fmt.number(scaled)} + {added}"))
-        cell.append((fmt.say("score"), fmt.number(score_row.score)))
+            between.append((f"{fmt.number(scaled)} + {added}", power_row.score))
+        cell.append((fmt.say("score"), fmt.number(power_row.score)))  # what the softmax took
         cell.append((fmt.say("power"), fmt.number(power_row.power, whole_bare=False)))
         total = fmt.number(softmax.total, whole_bare=False)
         cell.append((fmt.say("weight_is", total=total), fmt.weight_number(power_row.weight)))
@@ -152,18 +166,15 @@ def panel(
         if masked_line is not None:
             lines.append(masked_line)
         else:
-            score = fmt.number(score_row.score)
+            score = fmt.number(power_row.score)
             power = fmt.number(power_row.power, whole_bare=False)
-            steps = [f"{cell[0][0]} = {cell[0][1]}"]
-            # each step between the dot and the score: ÷ √d_k, then + the bias
-            between = [value for label, value in cell[1:] if label.startswith(("÷", "+"))]
-            for value, equals in zip(between, [*between[1:], None], strict=True):
-                result_of = score if equals is None else equals.split(" + ")[0]
-                steps.append(f"{value} = {result_of}")
-            steps.append(f"e^{score} = {power}")
+            said = [f"{cell[0][0]} = {cell[0][1]}"]
+            # each step between the dot and the score: ÷ √d_k, the softcap, + the bias
+            said += [f"{value} = {fmt.number(number)}" for value, number in between]
+            said.append(f"e^{score} = {power}")
             total = fmt.number(softmax.total, whole_bare=False)
-            steps.append(f"{power} ÷ {total} = {fmt.weight_number(power_row.weight)}")
-            lines.append(Text(" · ".join(steps)))
+            said.append(f"{power} ÷ {total} = {fmt.weight_number(power_row.weight)}")
+            lines.append(Text(" · ".join(said)))
         lines.append(Text(f"{fmt.say('mix_for', row=row_name)} {mix[1][1]}"))
         return Group(*lines)
     parts: list[RenderableType] = [Text(title, style="bold")]
@@ -241,6 +252,8 @@ def status(
         knobs.append(say(lang, "knob.window", value=window))
         knobs.append(say(lang, "knob.alibi", value=onoff(state.alibi)))
         knobs.append(say(lang, "knob.qk_norm", value=onoff(state.qk_norm)))
+        cap = MASKED if state.softcap is None else fmt.number(state.softcap)
+        knobs.append(say(lang, "knob.softcap", value=cap))
     knobs.append(say(lang, "knob.grid", value=say(lang, f"grid.{state.grid}")))
     knobs.append(f"l {lang}")
     knobs.append(say(lang, "knob.help"))

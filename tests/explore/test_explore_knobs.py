@@ -111,3 +111,43 @@ def test_a_result_of_x_reopened_is_its_layer_and_not_queries_given_directly():
     assert np.array_equal(again.output, result.output)
     given = {"queries": [[1.0, 0.0]], "keys": [[1.0, 0.0]], "values": [[1.0, 0.0]]}
     assert Source(document=given).direct
+
+
+def test_the_softcap_tightens_from_none_to_one_and_loosens_back_to_none():
+    from attncli.explore.state import SOFTCAPS, Frame, press
+
+    frame = Frame(tokens=6, d_model=8, sentence=True, given_w=False)
+    state, note = press(State(), ")", frame)
+    assert state.softcap is None and note == ("softcap_none", {})
+    caps = []
+    for _ in range(7):
+        state, note = press(state, "(", frame)
+        caps.append(state.softcap)
+    assert caps == [*SOFTCAPS, 1.0] and note == ("softcap_edge", {"cap": 1.0})
+    for _ in range(6):
+        state, _note = press(state, ")", frame)
+    assert state.softcap is None
+    source = Source(sentence="las llaves del coche están ahí")
+    assert layer_settings(source, replace(State(), softcap=5.0)).softcap == 5.0
+
+
+def test_the_panel_of_a_softcapped_layer_bends_the_score_before_its_softmax():
+    import numpy as np
+
+    from attncli.explore import views
+    from attncli.explore.session import compute
+    from attncli.present.format import Format
+
+    source = Source(sentence="las llaves del coche están ahí")
+    state = replace(State(), softcap=1.0, row=4, column=1)
+    result = compute(source, state)
+    raw = result.raw_scores[4, 1] / result.divisor
+    capped = np.tanh(raw)  # 1 · tanh(score ÷ 1)
+    assert result.scores[4, 1] == pytest.approx(capped, abs=1e-15)
+    fmt = Format()
+    for compact in (False, True):
+        text = " ".join(_plain(views.panel(result, state, fmt, compact=compact)).split())
+        assert f"1 · tanh({fmt.number(raw)} ÷ 1)" in text, text
+        assert fmt.number(capped) in text
+    compact_text = " ".join(_plain(views.panel(result, state, fmt, compact=True)).split())
+    assert f"1 · tanh({fmt.number(raw)} ÷ 1) = {fmt.number(capped)}" in compact_text
