@@ -225,6 +225,7 @@ class SelfAttnSettings:
           "--heads 4, --sinks 0.5,-1,2,0"),
         option="--sinks",
         metavar="S[,S…]",
+        knob=Knob(("-", "+")),  # one sink for every head, through explore/state.py's SINKS
     )  # fmt: skip
     latent_rank: int | None = setting(
         None,

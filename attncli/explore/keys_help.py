@@ -24,8 +24,8 @@ HELP = (
     # two knobs of the scores on one line, as a pair's keys are: 24 rows hold the list
     (" ".join([*knob_keys("window"), *knob_keys("softcap")]), "help.window_softcap"),
     (f"{knob_label('alibi')} / {knob_label('qk_norm')}", "help.alibi_qk_norm"),
-    ("v", "help.v"),
-    ("l", "help.l"),
+    (" ".join(knob_keys("sinks")), "help.sinks"),
+    ("v  l", "help.v_l"),
     ("← ↑ → ↓", "help.arrows"),
     ("Enter", "help.enter"),
     ("/  Tab", "help.slash"),

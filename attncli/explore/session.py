@@ -127,6 +127,7 @@ def layer_settings(source: Source, state: State) -> SelfAttnSettings:
         heads=state.heads if projections and state.heads > 1 else None,
         window=state.window,
         softcap=state.softcap,
+        sinks=None if state.sink is None else (state.sink,),
     )
 
 

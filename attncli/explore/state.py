@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 MAX_D_K = 64  # d/D stop here: a wider query no longer fits the side panel's sum
 NORM_STEPS = 6  # n/N halve or double the embeddings' length in steps of √2, three times each way
 SOFTCAPS = (50.0, 20.0, 10.0, 5.0, 2.0, 1.0)  # ( and ) step through them: Gemma 2's 50 first
+SINKS = (-2.0, 0.0, 2.0, 4.0)  # - and + step one sink logit for every head through them
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,7 @@ class State:
     alibi: bool = False
     qk_norm: bool = False  # each head's q and k RMSNormed before the score
     softcap: float | None = None  # cap · tanh(score ÷ cap); None: no cap
+    sink: float | None = None  # every head's sink logit, one more softmax column; None: none
     row: int = 0
     column: int = 0
 
@@ -68,6 +70,7 @@ LAYER_KNOBS = (
     "alibi",
     "qk_norm",
     "softcap",
+    "sinks",
 )
 
 
@@ -228,6 +231,19 @@ def _softcap(state: State, step: int, _frame: Frame) -> tuple[State, tuple[str, 
     return replace(state, softcap=None if index < 0 else SOFTCAPS[index]), None
 
 
+def _sinks(state: State, step: int, _frame: Frame) -> tuple[State, tuple[str, dict] | None]:
+    """A higher sink logit (step +1: more of each row's weight dropped) or a lower one,
+    through SINKS; lower than the lowest is no sink."""
+    if state.sink is None:
+        if step < 0:
+            return state, ("sink_none", {})
+        return replace(state, sink=SINKS[0]), None
+    index = SINKS.index(state.sink) + step
+    if index >= len(SINKS):
+        return state, ("sink_edge", {"sink": SINKS[-1]})
+    return replace(state, sink=None if index < 0 else SINKS[index]), None
+
+
 def _grid(state: State, _step: int, _frame: Frame) -> tuple[State, tuple[str, dict] | None]:
     if state.words:
         return state, ("words_weights", {})
@@ -292,6 +308,7 @@ _ACTIONS = {
     "alibi": _alibi,
     "qk_norm": _qk_norm,
     "softcap": _softcap,
+    "sinks": _sinks,
     "grid": _grid,
     "head": _head,
     "lang": _lang,
@@ -318,6 +335,7 @@ def valid(state: State, frame: Frame) -> bool:
         and (state.d_k is None or 1 <= state.d_k <= MAX_D_K)
         and abs(state.norm_step) <= NORM_STEPS
         and (state.softcap is None or state.softcap in SOFTCAPS)
+        and (state.sink is None or state.sink in SINKS)
         and state.lang in ("en", "es")
         and state.grid in ("weights", "scores")
     )

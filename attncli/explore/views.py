@@ -151,6 +151,10 @@ def panel(
         cell.append((fmt.say("score"), fmt.number(power_row.score)))  # what the softmax took
         cell.append((fmt.say("power"), fmt.number(power_row.power, whole_bare=False)))
         total = fmt.number(softmax.total, whole_bare=False)
+        if softmax.sink is not None:  # the sink's e^s is in the total, and its weight dropped
+            sunk = softmax.rows[-1]
+            power = fmt.number(sunk.power, whole_bare=False)
+            cell.append((say(lang, "sink_total"), f"e^{fmt.number(sunk.score)} = {power}"))
         cell.append((fmt.say("weight_is", total=total), fmt.weight_number(power_row.weight)))
     part = (
         f"{fmt.weight_number(mix_row.weight)} × ({fmt.vector(mix_row.value)}) = "
@@ -173,6 +177,9 @@ def panel(
             said += [f"{value} = {fmt.number(number)}" for value, number in between]
             said.append(f"e^{score} = {power}")
             total = fmt.number(softmax.total, whole_bare=False)
+            said += [
+                f"{label}: {value}" for label, value in cell if label == say(lang, "sink_total")
+            ]
             said.append(f"{power} ÷ {total} = {fmt.weight_number(power_row.weight)}")
             lines.append(Text(" · ".join(said)))
         lines.append(Text(f"{fmt.say('mix_for', row=row_name)} {mix[1][1]}"))
@@ -254,6 +261,8 @@ def status(
         knobs.append(say(lang, "knob.qk_norm", value=onoff(state.qk_norm)))
         cap = MASKED if state.softcap is None else fmt.number(state.softcap)
         knobs.append(say(lang, "knob.softcap", value=cap))
+        sink = MASKED if state.sink is None else fmt.number(state.sink)
+        knobs.append(say(lang, "knob.sink", value=sink))
     knobs.append(say(lang, "knob.grid", value=say(lang, f"grid.{state.grid}")))
     knobs.append(f"l {lang}")
     knobs.append(say(lang, "knob.help"))

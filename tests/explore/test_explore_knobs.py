@@ -151,3 +151,42 @@ def test_the_panel_of_a_softcapped_layer_bends_the_score_before_its_softmax():
         assert fmt.number(capped) in text
     compact_text = " ".join(_plain(views.panel(result, state, fmt, compact=True)).split())
     assert f"1 · tanh({fmt.number(raw)} ÷ 1) = {fmt.number(capped)}" in compact_text
+
+
+def test_the_sink_rises_from_none_to_its_highest_and_falls_back_to_none():
+    from attncli.explore.state import SINKS, Frame, press
+
+    frame = Frame(tokens=6, d_model=8, sentence=True, given_w=False)
+    state, note = press(State(), "-", frame)
+    assert state.sink is None and note == ("sink_none", {})
+    sinks = []
+    for _ in range(5):
+        state, note = press(state, "+", frame)
+        sinks.append(state.sink)
+    assert sinks == [*SINKS, SINKS[-1]] and note == ("sink_edge", {"sink": SINKS[-1]})
+    for _ in range(4):
+        state, _note = press(state, "-", frame)
+    assert state.sink is None
+    source = Source(sentence="las llaves del coche están ahí")
+    assert layer_settings(source, replace(State(), heads=2, sink=2.0)).sinks == (2.0,)
+
+
+def test_the_panel_of_a_sunk_layer_puts_the_sinks_power_in_the_total():
+    import numpy as np
+
+    from attncli.explore import views
+    from attncli.explore.session import compute
+    from attncli.explore.words import say
+    from attncli.present.format import Format
+
+    source = Source(sentence="las llaves del coche están ahí")
+    state = replace(State(), sink=2.0, row=4, column=1)
+    result = compute(source, state)
+    scores = result.scores[4]
+    total = np.exp(scores).sum() + np.exp(2.0)
+    assert result.weights[4, 1] == pytest.approx(np.exp(scores[1]) / total, rel=1e-12)
+    fmt = Format()
+    for compact in (False, True):
+        text = " ".join(_plain(views.panel(result, state, fmt, compact=compact)).split())
+        assert say("en", "sink_total") in text and f"e^2 = {fmt.number(np.exp(2.0))}" in text
+        assert fmt.number(total, whole_bare=False) in text
