@@ -217,6 +217,21 @@ def explanation(result: SelfAttnResult, state: State, fmt: Format) -> Renderable
     return Group(*steps_view(result.steps(row=state.row + 1, head=_head(result, state)), fmt))
 
 
+def _sink_rate(result: SelfAttnResult | None, state: State) -> float | None:
+    """The shown head's sink rate, its mean weight on the first token over the rows after
+    the first (attn heads'), when there are two tokens or more and a grid to read it from."""
+    if result is None or not result.grids or result.weights.shape[-1] < 2:
+        return None
+    if getattr(result, "words", None) is not None:
+        return None
+    from attncli.core.head_patterns import sink_rates
+
+    weights = result.weights
+    if weights.ndim == 3:  # the seeded layer's heads: the one shown
+        weights = weights[min(state.head, len(weights)) - 1]
+    return float(sink_rates(weights))
+
+
 def status(
     state: State, frame: Frame, result: SelfAttnResult | None, width: int | None = None
 ) -> Text:
@@ -263,6 +278,9 @@ def status(
         knobs.append(say(lang, "knob.softcap", value=cap))
         sink = MASKED if state.sink is None else fmt.number(state.sink)
         knobs.append(say(lang, "knob.sink", value=sink))
+    rate = _sink_rate(result, state)
+    if rate is not None:
+        knobs.append(say(lang, "knob.sink_rate", value=fmt.number(rate, 2, whole_bare=False)))
     knobs.append(say(lang, "knob.grid", value=say(lang, f"grid.{state.grid}")))
     knobs.append(f"l {lang}")
     knobs.append(say(lang, "knob.help"))

@@ -190,3 +190,19 @@ def test_the_panel_of_a_sunk_layer_puts_the_sinks_power_in_the_total():
         text = " ".join(_plain(views.panel(result, state, fmt, compact=compact)).split())
         assert say("en", "sink_total") in text and f"e^2 = {fmt.number(np.exp(2.0))}" in text
         assert fmt.number(total, whole_bare=False) in text
+
+
+def test_the_status_gives_the_seeded_heads_sink_rate():
+    from attncli.core.head_patterns import sink_rates
+    from attncli.explore import views
+    from attncli.explore.session import compute
+    from attncli.explore.state import Frame
+
+    source = Source(sentence="las llaves del coche están ahí")
+    frame = Frame(tokens=6, d_model=8, sentence=True, given_w=False)
+    for head in (1, 2):
+        state = replace(State(), heads=2, head=head, causal=True)
+        result = compute(source, state)
+        rate = sink_rates(result.weights[head - 1])
+        assert rate == pytest.approx(result.weights[head - 1, 1:, 0].mean(), rel=1e-15)
+        assert f"sink rate {rate:.2f}" in views.status(state, frame, result).plain

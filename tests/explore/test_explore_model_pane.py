@@ -106,3 +106,13 @@ def test_the_pane_speaks_spanish():
     app, _cells, _pane = _after(["l", "m"], size=(120, 60))
     drawn = model_pane.drawing(app.source, app.result, app.state, app.pane)
     assert "Vista del modelo" in drawn.renderables[0].plain
+
+
+def test_the_status_gives_the_shown_heads_sink_rate_as_attn_heads_does():
+    from attncli.explore import views
+
+    app, _cells, _pane = _after(["m", "left", "down"])
+    assert (app.state.layer, app.state.head) == (5, 2), app.note
+    ranked = attn.heads(SENTENCE, DEMO, grid=True)
+    shown = views.status(app.state, app.frame, app.result).plain
+    assert f"sink rate {ranked.sink_rates[4, 1]:.2f}" in shown
