@@ -71,3 +71,18 @@ def test_the_svg_writes_each_head_s_rate_under_it(run, tmp_path):
         rate = rates[int(layer) - 1, int(head) - 1]
         assert float(exact) == rate  # written at 17 digits: the same float
         assert label == f"{rate:.2f}"
+
+
+def test_the_tex_writes_each_head_s_rate_under_it_and_the_legend(run, tmp_path):
+    model = str(MODELS / "tiny-gpt-oss")
+    path = tmp_path / "view.tex"
+    out = run("heads", SENTENCE, "--model", model, "--grid", "--export", str(path), "--json")
+    assert out.exit_code == 0, out.stderr
+    document = json.loads(out.stdout)
+    rates = np.array(document["sink_rates"])
+    text = path.read_text(encoding="utf-8")
+    labels = re.findall(r"\\put\(([\d.]+),([-\d.]+)\)\{\\tiny s([0-9.]+)\}", text)
+    assert [float(label) for _x, _y, label in labels] == [
+        float(f"{rate:.2f}") for rate in rates.reshape(-1)  # layer by layer, head by head
+    ]
+    assert f"{document['sink_heads']} of 8 heads pass 0.3" in text

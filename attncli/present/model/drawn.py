@@ -36,7 +36,7 @@ def drawn_export(result: HeadsResult, output: Output) -> bool:
     elif suffix == ".html":
         text = thumbnails.html(result.grid, marks, title, word, theme, sinks)
     else:
-        text = thumbnails.tex(result.grid, marks, title, word, output.tex_fragment)
+        text = thumbnails.tex(result.grid, marks, title, word, output.tex_fragment, sinks)
     write_file(str(output.export), text, "--export")
     return True
 

@@ -202,11 +202,12 @@ def html(
     )
 
 
-def tex(weights: np.ndarray, marks: Sequence[Sequence[str]], title: str,
-        layer_word: str, fragment: bool = False) -> str:  # fmt: skip
+def tex(weights: np.ndarray, marks: Sequence[Sequence[str]], title: str, layer_word: str,
+        fragment: bool = False, sinks: SinkLabels | None = None) -> str:  # fmt: skip
     """The model view in LaTeX's own picture environment (needs only the color package):
     each cell a square, white for 0 to black for 1, drawn by
-    \\attnw{layer}{head}{row}{column}{weight}{x}{y}{grey}, the weight kept at 17 digits."""
+    \\attnw{layer}{head}{row}{column}{weight}{x}{y}{grey}, the weight kept at 17 digits;
+    with `sinks`, each head's sink rate under it and the legend below the picture."""
     from attncli.present.latex import tex_text
 
     layers, heads, size = weights.shape[:3]
@@ -229,6 +230,9 @@ def tex(weights: np.ndarray, marks: Sequence[Sequence[str]], title: str,
             mark = marks[layer][head]
             if mark:
                 lines.append(rf"\put({x0},{y0 + 0.3}){{\tiny {tex_text(mark)}}}")
+            if sinks is not None:  # in the room below the thumbnail, above the next mark
+                label = tex_text(sinks.labels[layer][head])
+                lines.append(rf"\put({x0},{y0 - size - 1.3}){{\tiny {label}}}")
             for row in range(size):
                 for column in range(size):
                     value = float(weights[layer, head, row, column])
@@ -237,6 +241,8 @@ def tex(weights: np.ndarray, marks: Sequence[Sequence[str]], title: str,
                                  rf"{{{column + 1}}}{{{value!r}}}{{{x0 + column}}}"
                                  rf"{{{y0 - row - 1}}}{{{grey:.4f}}}")  # fmt: skip
     lines.append(r"\end{picture}")
+    if sinks is not None:
+        lines.append(r"\par\medskip\noindent{\small " + tex_text(sinks.legend) + "}")
     body = "\n".join(lines) + "\n"
     if fragment:
         return "% attn export; needs \\usepackage{color}\n" + body
