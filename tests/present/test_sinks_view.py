@@ -83,6 +83,7 @@ def test_the_tex_writes_each_head_s_rate_under_it_and_the_legend(run, tmp_path):
     text = path.read_text(encoding="utf-8")
     labels = re.findall(r"\\put\(([\d.]+),([-\d.]+)\)\{\\tiny s([0-9.]+)\}", text)
     assert [float(label) for _x, _y, label in labels] == [
-        float(f"{rate:.2f}") for rate in rates.reshape(-1)  # layer by layer, head by head
+        float(f"{rate:.2f}")
+        for rate in rates.reshape(-1)  # layer by layer, head by head
     ]
     assert f"{document['sink_heads']} of 8 heads pass 0.3" in text
