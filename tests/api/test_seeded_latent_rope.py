@@ -167,3 +167,18 @@ def test_a_width_of_zero_is_refused_by_its_declared_least():
         "python",
         setting="rope_dim=0",
     )
+
+
+@pytest.mark.parametrize(
+    "keywords",
+    [{"d_model": 2}, {"heads": 2, "latent_rank": 2}],  # d_k = 2; the default d_rope = 2
+)
+def test_dynamic_scaling_of_pairs_of_two_is_refused_as_the_seeded_layers(keywords):
+    with pytest.raises(OptionError) as caught:
+        attn.selfattn("el gato come", positions="rope", rope_scaling="dynamic:2", **keywords)
+    told(caught.value, OptionError,
+         "{option}: dynamic scaling raises the base to the power d ÷ (d − 2), and the pairs "
+         "turned here are d = 2 numbers; turn 4 or more ({d_k}, or {rope_dim} with a latent "
+         "rank)", "python", option="rope_scaling='dynamic:2'")  # fmt: skip
+    wider = attn.selfattn("el gato come", positions="rope", rope_scaling="dynamic:2", d_model=4)
+    assert np.isfinite(wider.output).all()

@@ -130,6 +130,15 @@ def rotary_scaling(text: str, head_dim: int) -> Scaling:
             value=str(text)[:40],
             kinds=", ".join(SCALED_KINDS),
         )  # fmt: skip
+    if kind == "dynamic" and head_dim == 2:  # base · (…)^(d / (d − 2)): no such power
+        raise OptionError(
+            _("{option}: dynamic scaling raises the base to the power d ÷ (d − 2), and the "
+              "pairs turned here are d = 2 numbers; turn 4 or more ({d_k}, or {rope_dim} with "
+              "a latent rank)"),
+            option=Setting("rope_scaling", text),
+            d_k=Setting("d_k", metavar="D"),
+            rope_dim=Setting("rope_dim", metavar="D"),
+        )  # fmt: skip
     parameters: dict[str, Any] = {"rope_type": kind, "factor": factor}
     parameters["original_max_position_embeddings"] = length
     if kind == "llama3":
