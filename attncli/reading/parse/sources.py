@@ -49,17 +49,8 @@ def read_raw(
     try:
         with open(located(path), "rb") as file:
             data = _read_capped(file, path, option == "-i")
-    except FileNotFoundError:
-        raise _missing_file(path, option) from None
-    except IsADirectoryError:
-        raise _folder(path) from None
-    except PermissionError:
-        raise InputError(
-            _("cannot read '{path}': permission denied"),
-            path=shown(path, PATH_SHOWN),
-        ) from None
     except OSError as error:
-        raise _unreadable(path, error) from None
+        raise _unopened(path, error, option) from None
     return data.removeprefix(codecs.BOM_UTF8), path
 
 
@@ -123,6 +114,20 @@ def _missing_file(path: str, option: str | None) -> InputError:
         path=shown(path, PATH_SHOWN),
         option=option,
     )
+
+
+def _unopened(path: str, error: OSError, option: str | None) -> InputError:
+    """What an OSError opening or reading `path` says: no such file, a folder, no
+    permission, or the system's own words."""
+    if isinstance(error, FileNotFoundError):
+        return _missing_file(path, option)
+    if isinstance(error, IsADirectoryError):
+        return _folder(path)
+    if isinstance(error, PermissionError):
+        return InputError(
+            _("cannot read '{path}': permission denied"), path=shown(path, PATH_SHOWN)
+        )
+    return _unreadable(path, error)
 
 
 def _unreadable(path: str, error: OSError) -> InputError:
@@ -261,25 +266,21 @@ def load_arrays(path: str) -> Document:
                         with archive.open(member) as stream:
                             where = f"{path}: {member.filename}"
                             _check_header(stream, member.file_size, where, path)
-    except AttnError:  # the header's own refusal (a ValueError too): said as it is
-        raise
-    except (zipfile.BadZipFile, ValueError) as error:
-        raise _not_numpy(path, ValueError(str(error))) from None
-    except OSError as error:
-        raise _unreadable(path, error) from None
-    if not magic.startswith((b"\x93NUMPY", b"PK")):
-        raise InputError(
-            _("{path}: not a .npy or .npz file (save arrays with numpy.save/savez)"),
-            path=shown(path, PATH_SHOWN),
-        )
-    try:
+            else:
+                raise InputError(
+                    _("{path}: not a .npy or .npz file (save arrays with numpy.save/savez)"),
+                    path=shown(path, PATH_SHOWN),
+                )
+        # every header checked against its bytes and memory: numpy may allocate them now
         loaded = np.load(path, allow_pickle=False)
         if isinstance(loaded, np.ndarray):
             return {"x": loaded}
         with loaded as archive:
             document = {name: archive[name] for name in archive.files}
-    except ValueError as error:
-        raise _not_numpy(path, error) from None
+    except AttnError:  # the header's own refusal (a ValueError too): said as it is
+        raise
+    except (zipfile.BadZipFile, ValueError) as error:
+        raise _not_numpy(path, ValueError(str(error))) from None
     except OSError as error:
         raise _unreadable(path, error) from None
     if "tokens" in document:
