@@ -248,7 +248,7 @@ class SelfAttnSettings:
           "token. [default: d_k ÷ 2 rounded down to even, at least 2]"),
         option="--rope-dim",
         metavar="D",
-        min=1,
+        min=2,
     )  # fmt: skip
     grids: bool = True  # False: only the output is wanted, computed in row blocks
 

@@ -39,6 +39,7 @@ class RelativeCheck:
     score: float
     shifted_score: float
     names: tuple[str, str] = ("q", "k")  # ("q^R", "k^R"): a latent layer's rotary parts
+    divisor: float = 1.0  # what both scores were divided by
 
 
 @dataclass
@@ -114,8 +115,9 @@ def relative_check(
 
     i, j = positions
     return RelativeCheck(
-        labels[0], labels[1], i, j, shift, score(i, j), score(i + shift, j + shift)
-    )
+        labels[0], labels[1], i, j, shift, score(i, j), score(i + shift, j + shift),
+        divisor=divisor,
+    )  # fmt: skip
 
 
 def explain_rotary(

@@ -56,8 +56,7 @@ def help_text(lang: str, listed: tuple[tuple[str, str], ...] = HELP) -> Renderab
     return Group(
         Text(say(lang, "help_title"), style="bold"),
         table,
-        Text(""),
-        Text(say(lang, "help_close"), style="dim"),
+        Text(say(lang, "help_close"), style="dim"),  # the last of 24 rows: none to spare
     )
 
 

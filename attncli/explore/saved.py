@@ -58,7 +58,8 @@ def state_document(result: SelfAttnResult) -> dict[str, Any]:
 
 
 def options_for(result: SelfAttnResult) -> str:
-    """The options the document does not hold: heads, no projections, no scaling."""
+    """The options the document does not hold: heads, no projections, no scaling, and what
+    the layer does to its scores (rotary positions, ALiBi, QK-norm, a softcap, sinks)."""
     options = []
     if result.heads is not None:
         options.append(f"--heads {result.heads}")
@@ -74,6 +75,10 @@ def options_for(result: SelfAttnResult) -> str:
         options.append("--alibi")
     if result.qk_norm:  # read back only as it was computed
         options.append("--qk-norm")
+    if result.softcap is not None:  # what the scores go through: the layer's, not the inputs'
+        options.append(f"--softcap {result.softcap:g}")
+    if result.sinks is not None:
+        options.append("--sinks " + ",".join(f"{sink:g}" for sink in result.sinks))
     return "".join(f" {option}" for option in options)
 
 

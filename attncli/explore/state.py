@@ -132,7 +132,8 @@ def press(state: State, key: str, frame: Frame) -> tuple[State, tuple[str, dict]
         return state, None
     action, step = KEYS[key]
     if frame.layers is not None and action in SEEDED_ONLY:
-        return state, ("model_own", {})
+        seeded = " ".join(key for name in LAYER_KNOBS for key in knob_keys(name))
+        return state, ("model_own", {"keys": seeded})
     if frame.layers is None and action in ("layer", "words"):
         return state, ("model_keys", {})
     return _ACTIONS[action](state, step, frame)
@@ -227,7 +228,7 @@ def _softcap(state: State, step: int, _frame: Frame) -> tuple[State, tuple[str, 
         return replace(state, softcap=SOFTCAPS[0]), None
     index = SOFTCAPS.index(state.softcap) - step  # tighter: further along the list
     if index >= len(SOFTCAPS):
-        return state, ("softcap_edge", {"cap": SOFTCAPS[-1]})
+        return state, ("softcap_edge", {"cap": int(SOFTCAPS[-1])})
     return replace(state, softcap=None if index < 0 else SOFTCAPS[index]), None
 
 
@@ -240,7 +241,7 @@ def _sinks(state: State, step: int, _frame: Frame) -> tuple[State, tuple[str, di
         return replace(state, sink=SINKS[0]), None
     index = SINKS.index(state.sink) + step
     if index >= len(SINKS):
-        return state, ("sink_edge", {"sink": SINKS[-1]})
+        return state, ("sink_edge", {"sink": int(SINKS[-1])})
     return replace(state, sink=None if index < 0 else SINKS[index]), None
 
 

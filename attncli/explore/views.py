@@ -126,6 +126,11 @@ def panel(
     row_name, column_name = result.query_labels[i], result.tokens[j]
     title = say(lang, "cell", row=row_name, column=column_name, i=i + 1, j=j + 1)
     cell: list[tuple[str, str]] = []
+    sunk = None  # the sink's e^s, in the softmax's total (its weight is dropped after)
+    if softmax.sink is not None:
+        sink = softmax.rows[-1]
+        power = fmt.number(sink.power, whole_bare=False)
+        sunk = (say(lang, "sink_total", sink=fmt.number(sink.score)), power)
     between: list[tuple[str, float]] = []  # each step from q · k to the score, and its result
     if not power_row.masked:
         dot = f"{render.dot_terms(score_row.terms, fmt)} = {fmt.number(score_row.total)}"
@@ -151,10 +156,8 @@ def panel(
         cell.append((fmt.say("score"), fmt.number(power_row.score)))  # what the softmax took
         cell.append((fmt.say("power"), fmt.number(power_row.power, whole_bare=False)))
         total = fmt.number(softmax.total, whole_bare=False)
-        if softmax.sink is not None:  # the sink's e^s is in the total, and its weight dropped
-            sunk = softmax.rows[-1]
-            power = fmt.number(sunk.power, whole_bare=False)
-            cell.append((say(lang, "sink_total"), f"e^{fmt.number(sunk.score)} = {power}"))
+        if sunk is not None:
+            cell.append(sunk)
         cell.append((fmt.say("weight_is", total=total), fmt.weight_number(power_row.weight)))
     part = (
         f"{fmt.weight_number(mix_row.weight)} × ({fmt.vector(mix_row.value)}) = "
@@ -177,9 +180,8 @@ def panel(
             said += [f"{value} = {fmt.number(number)}" for value, number in between]
             said.append(f"e^{score} = {power}")
             total = fmt.number(softmax.total, whole_bare=False)
-            said += [
-                f"{label}: {value}" for label, value in cell if label == say(lang, "sink_total")
-            ]
+            if sunk is not None:
+                said.append(f"{sunk[0]} = {sunk[1]}")
             said.append(f"{power} ÷ {total} = {fmt.weight_number(power_row.weight)}")
             lines.append(Text(" · ".join(said)))
         lines.append(Text(f"{fmt.say('mix_for', row=row_name)} {mix[1][1]}"))

@@ -27,7 +27,7 @@ WORDS: dict[str, str] = {
     "knob.qk_norm": _("k QK-norm {value}"),
     "knob.softcap": _("(/) softcap {value}"),
     "knob.sink": _("-/+ sink logit {value}"),
-    "knob.sink_rate": _("sink rate {value}"),
+    "knob.sink_rate": _("sink rate (first token) {value}"),
     "knob.grid": _("v {value}"),
     "grid.weights": _("weights"),
     "grid.scores": _("scores"),
@@ -58,16 +58,15 @@ WORDS: dict[str, str] = {
     "window_none": _("no window: every query already sees every key; < narrows it"),
     "softcap_none": _("no softcap: the scores are as they are; ( caps them at 50, then tighter"),
     "softcap_edge": _("the tightest cap here is {cap}: every score within ±{cap}"),
-    "sink_total": _("+ the sink, in the total"),
-    "sink_none": _("no sink: each row's weights sum to 1; + adds one of −2, then higher"),
+    "sink_total": _("+ sink e^{sink}"),
+    "sink_none": _("no sink: each row's weights sum to 1; + adds one of -2, then higher"),
     "sink_edge": _("the highest sink here is {sink}: most of each row's weight goes to it"),
     "window_edge": _("the narrowest window is 1: each query sees only its own key"),
     "head_edge": _("there are {heads} heads"),
     "one_head": _("one head: {{ and }} pick a head when there are more (h)"),
     "model_keys": _("[ ] and w need --model (a real model's layers; its word pieces or words)"),
     "model_own": _(
-        "the model's layer is its own: p s c h n r d o < > a shape the seeded layer ([ ] {{ }} w "
-        "here)"
+        "the model's layer is its own: {keys} shape the seeded layer ([ ] {{ }} w here)"
     ),
     "layer_edge": _("the model has {layers} layers"),
     "words_weights": _(

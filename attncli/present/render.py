@@ -123,8 +123,8 @@ def score_steps_table(steps: ScoreSteps, fmt: Format) -> RenderableType:
     if (
         steps.method == "scaled"
         and steps.divisor
-        and not math.isclose(steps.divisor, math.sqrt(d_k), rel_tol=1e-12)
-    ):  # ÷ something else than √d_k: the heading says what
+        and (not math.isclose(steps.divisor, math.sqrt(d_k), rel_tol=1e-12) or steps.root_name)
+    ):  # ÷ something else than √d_k, or a root of its own name: the heading says what
         divisor = _divided_by(steps.divisor, root_of, steps.root_name, fmt)
         heading = fmt.say("scores.scaled_by", query=query, vector=vector, divisor=divisor)
     table = _table()

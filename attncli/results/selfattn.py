@@ -396,6 +396,12 @@ class SelfAttnResult(Result):
             self.divisor,
             bias,
         )
+        if self.rope_dim is not None and self.scale:  # a latent layer's: √(d_k + d_rope)
+            from attncli.explain.calculator import ScoreSteps
+
+            scored = chain[0]
+            assert isinstance(scored, ScoreSteps)
+            scored.root_name = "d_k + d_rope"
         if self.alibi:
             from attncli.explain.calculator import ScoreSteps
 

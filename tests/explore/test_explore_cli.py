@@ -141,6 +141,8 @@ def test_the_document_decides_the_screen():
         ["<", "<"],
         ["c", "<", "o", "a"],
         ["k", "h"],  # QK-norm: read back only with --qk-norm
+        ["(", "(", "+"],  # a softcap and a sink: read back only with --softcap and --sinks
+        ["h", "+", "+", "+"],
     ],  # fmt: skip
     ids=lambda keys: "-".join(keys) or "opening",
 )

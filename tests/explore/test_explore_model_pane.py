@@ -115,4 +115,4 @@ def test_the_status_gives_the_shown_heads_sink_rate_as_attn_heads_does():
     assert (app.state.layer, app.state.head) == (5, 2), app.note
     ranked = attn.heads(SENTENCE, DEMO, grid=True)
     shown = views.status(app.state, app.frame, app.result).plain
-    assert f"sink rate {ranked.sink_rates[4, 1]:.2f}" in shown
+    assert f"sink rate (first token) {ranked.sink_rates[4, 1]:.2f}" in shown

@@ -28,6 +28,7 @@ def relative_line(check: RelativeCheck, fmt: Format) -> str:
         "rope_relative" if check.names == ("q", "k") else "rope_relative_part",
         q=q,
         k=k,
+        divisor=fmt.number(check.divisor, 2),
         query=check.query_token,
         answer=check.key_token,
         i=check.query_position,

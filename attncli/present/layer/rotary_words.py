@@ -14,9 +14,9 @@ ROTARY_PHRASES: dict[str, str] = {
         "counts"
     ),
     "rope_relative_part": _(
-        "rotary part: {q} of «{query}» at {i} and {k} of «{answer}» at {j} add {score} to "
-        "the score; both moved {shift} on, to {i_shifted} and {j_shifted}: {shifted}. Only "
-        "the distance {i} − {j} counts"
+        "rotary part: {q} of «{query}» at {i} and {k} of «{answer}» at {j} give {q} · {k} ÷ "
+        "{divisor} = {score}; both moved {shift} on, to {i_shifted} and {j_shifted}: "
+        "{shifted}. Only the distance {i} − {j} counts"
     ),
     "rope_heading": _(
         "{vector} of «{token}» at position {position} (from 0), turned pair by pair: "

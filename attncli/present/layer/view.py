@@ -315,7 +315,7 @@ def score_grid(
         if divided is None
         else fmt.say("scores_who", divisor=divided)
     )
-    if result.softcap is not None:  # the grid holds what the softmax takes: capped
+    if result.softcap is not None and np.isfinite(result.softcap):  # what the softmax takes
         cap = fmt.number(result.softcap)
         title = (
             fmt.say("scores_who_capped_unscaled", cap=cap)
@@ -403,7 +403,8 @@ def selfattn_view(
         for name, array in (("Q", run.queries), ("K", run.keys), ("V", run.values)):
             listed.append((name, array.shape, fmt.say("per_head") if array.ndim == 3 else ""))
         divided = divisor_text(result, fmt)
-        divisor = "" if divided is None else f" / {'√d_k' if divided.startswith('√') else divided}"
+        root = "√d_k" if result.rope_dim is None else "√(d_k + d_rope)"  # a latent rotary key
+        divisor = "" if divided is None else f" / {root if divided.startswith('√') else divided}"
         bias = "" if result.bias is None else " + attn_mask"
         formula = f"A = softmax(Q K^T{divisor}{bias})"
         listed.append((formula, run.weights.shape, fmt.say("who_asks")))
@@ -432,8 +433,11 @@ def selfattn_view(
                     continue
                 rows = [f"d{i + 1}" for i in range(matrix.shape[0])]
                 shown.append(render.matrix_block(title, rows, matrix, fmt))
-        if run.latent is not None and "k" in show:  # the keys and values are read from it
+        if run.latent is not None and "k" in show:  # what the cache keeps: c_KV (and k^R)
             shown.append(render.matrix_block("c_KV", result.key_labels, run.latent, fmt))
+            if result.rope_dim is not None:
+                rotary = run.keys[0, :, -result.rope_dim :]
+                shown.append(render.matrix_block("k^R", result.key_labels, rotary, fmt))
         if run.queries.ndim == 2:
             for part, name, labels, array in (
                 ("q", "Q", result.query_labels, run.queries),

@@ -139,6 +139,14 @@ def rotary_scaling(text: str, head_dim: int) -> Scaling:
             d_k=Setting("d_k", metavar="D"),
             rope_dim=Setting("rope_dim", metavar="D"),
         )  # fmt: skip
+    if kind == "longrope" and any(len(factors) != head_dim // 2 for factors in pairs):
+        raise OptionError(
+            _("{option}: longrope takes a short and a long factor for each pair turned here, "
+              "{count} of each ({width} numbers turned, in pairs)"),
+            option=Setting("rope_scaling", text),
+            count=head_dim // 2,
+            width=head_dim,
+        )  # fmt: skip
     parameters: dict[str, Any] = {"rope_type": kind, "factor": factor}
     parameters["original_max_position_embeddings"] = length
     if kind == "llama3":
