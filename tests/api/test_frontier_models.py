@@ -22,8 +22,10 @@ from attncli.core.predict import head_logits
 from attncli.core.rotary import Scaling
 from attncli.core.transformer import forward
 from attncli.errors import InputError, ShapeError
+from attncli.reading.models.checkpoint import MISSING_PART
 from attncli.reading.models.model import load_model
 from tests import tiny_models
+from tests.meaning import told
 from tests.model_runs import held, run_model
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
@@ -117,7 +119,7 @@ def test_a_missing_qk_norm_is_named(tmp_path):
     model = load_model(str(folder))
     with pytest.raises(InputError) as caught:
         model.network.blocks[1]
-    assert caught.value.fields["full"] == "model.layers.1.self_attn.k_norm.weight"
+    told(caught.value, InputError, MISSING_PART, name="model.layers.1.self_attn.k_norm.weight")
 
 
 def test_a_qk_norm_of_another_size_is_refused(tmp_path):

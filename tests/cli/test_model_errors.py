@@ -11,6 +11,7 @@ import pytest
 from attncli import limits
 from attncli.errors import AttnError, InputError, ShapeError
 from attncli.reading.models import model as model_reading
+from attncli.reading.models.checkpoint import CONFIG_WIDTH, MISSING_PART, WRONG_SHAPE
 from attncli.reading.models.model import load_model
 from tests import tiny_models
 from tests.meaning import told
@@ -92,9 +93,9 @@ ANOTHER_FORWARD_PASS = (
         ({"max_position_embeddings": 80}, ShapeError,
          "{name} has {rows} rows and config.json says {positions} positions",
          {"name": "embeddings.position_embeddings.weight", "rows": 48, "positions": 80}),
-        ({"hidden_size": 16, "num_attention_heads": 4}, ShapeError,
-         "{name} is {shape}; expected {width} columns (the width config.json gives)",
-         {"name": "embeddings.word_embeddings.weight", "width": 16}),
+        ({"hidden_size": 16, "num_attention_heads": 4}, ShapeError, WRONG_SHAPE,
+         {"name": "embeddings.word_embeddings.weight",
+          "expected": (CONFIG_WIDTH, {"expected": ("{width} columns", {"width": 16})})}),
     ],
 )  # fmt: skip
 def test_a_missing_or_impossible_field_is_named(bert, changes, kind, msgid, fields):
@@ -180,8 +181,8 @@ def _first_layer_error(folder: Path) -> AttnError:
 
 def test_a_missing_layernorm_weight_is_named_as_the_file_names_it(bert):
     _edit_weights(bert, "attention.output.LayerNorm.weight", lambda array: None)
-    told(_first_layer_error(bert), InputError, "{full} is missing: a {kind} checkpoint needs it",
-         full="encoder.layer.0.attention.output.LayerNorm.weight", kind="BERT")  # fmt: skip
+    told(_first_layer_error(bert), InputError, MISSING_PART,
+         name="encoder.layer.0.attention.output.LayerNorm.weight")  # fmt: skip
 
 
 BIAS_AND_WEIGHT = (
@@ -192,10 +193,9 @@ BIAS_AND_WEIGHT = (
 
 @pytest.mark.parametrize(
     ("kind", "ending", "msgid", "fields"),
-    [("bert", "self.query.weight",
-      "{name} is {shape}; expected {expected} (the width config.json gives)",
+    [("bert", "self.query.weight", WRONG_SHAPE,
       {"name": "encoder.layer.0.attention.self.query.weight", "shape": "32 × 31",
-       "expected": "32 × 32"}),
+       "expected": (CONFIG_WIDTH, {"expected": "32 × 32"})}),
      ("gpt2", "attn.c_attn.weight", BIAS_AND_WEIGHT,
       {"part": "transformer.h.0.attn.c_attn", "shape": "96", "weight": "32 × 95"}),
      ("gpt2", "mlp.c_fc.weight", BIAS_AND_WEIGHT,

@@ -184,15 +184,57 @@ def optional_named(state: Mapping[str, Any], prefix: str, name: str) -> np.ndarr
     return np.asarray(state[full]) if full in state else None
 
 
-def expect_shape(array: np.ndarray, shape: tuple[int, ...], name: str) -> np.ndarray:
-    if tuple(array.shape) != shape:
+WRONG_SHAPE = _("{name} is {shape}; expected {expected}")
+# why a shape is expected, said after it: the width config.json gives
+CONFIG_WIDTH = _("{expected} (the width config.json gives)")
+# a part of the model that its checkpoint lacks
+MISSING_PART = _(
+    "{name} is missing from the checkpoint; the model has it (transformers would fill it "
+    "with random numbers), so the file is not this model's whole"
+)
+
+
+def expect_shape(
+    array: Any, shape: tuple[int, ...], name: str, said: str | None = None, **more: Any
+) -> Any:
+    """`array` (or anything with a shape) of `shape`, else refused naming `name`; `said`
+    says why that shape ({expected} and the fields `more`)."""
+    if tuple(array.shape) != tuple(shape):
+        expected = shape_text(shape)
         raise ShapeError(
-            _("{name} is {shape}; expected {expected}"),
+            WRONG_SHAPE,
             name=name,
             shape=shape_text(array.shape),
-            expected=shape_text(shape),
+            expected=Message(said, expected=expected, **more) if said else expected,
         )
     return array
+
+
+def expect_columns(array: Any, columns: int | None, name: str, said: str | None = None) -> Any:
+    """`array` (or anything with a shape) of 2 axes and `columns` columns (None: any),
+    else refused naming `name`; `said` says why that many ({expected})."""
+    shape = tuple(array.shape)
+    if len(shape) != 2 or (columns is not None and shape[1] != columns):
+        expected = (
+            Message(_("2 axes"))
+            if columns is None
+            else Message(_("{width} columns"), width=columns)
+        )
+        raise ShapeError(
+            WRONG_SHAPE,
+            name=name,
+            shape=shape_text(shape),
+            expected=Message(said, expected=expected) if said else expected,
+        )
+    return array
+
+
+def needed(value: Any, name: str) -> Any:
+    """`value`, a part of the model read from its checkpoint; None (the file lacks it) is
+    refused naming it, never taken for zeros."""
+    if value is None:
+        raise InputError(MISSING_PART, name=name)
+    return value
 
 
 def _thirds(array: np.ndarray, name: str, axis: int) -> list[np.ndarray]:
@@ -231,11 +273,7 @@ def _mha(state: Mapping[str, Any], prefix: str) -> LayerWeights:
         )
     if packed is not None:
         name = joined(prefix, "in_proj_weight")
-        if packed.ndim != 2:
-            raise ShapeError(
-                _("{name} is {shape}; expected 3E × E"), name=name, shape=shape_text(packed.shape)
-            )
-        width = packed.shape[1]
+        width = expect_columns(packed, None, name).shape[1]
         parts = _thirds(expect_shape(packed, (3 * width, width), name), name, 0)
         for short, part in zip("qkv", parts, strict=True):
             params[f"w_{short}"], sources[f"w_{short}"] = part.T, name
@@ -282,18 +320,7 @@ def linear(
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """nn.Linear's weight (d_out × d_in) as attn's d_in × d_out, and its bias."""
     weight = get_named(state, prefix, f"{part}.weight", kind)
-    if weight.ndim != 2 or (width is not None and weight.shape[1] != width):
-        expected = (
-            Message(_("{width} columns"), width=width)
-            if width is not None
-            else Message(_("2 axes"))
-        )
-        raise ShapeError(
-            _("{name}.weight is {shape}; expected {expected}"),
-            name=joined(prefix, part),
-            shape=shape_text(weight.shape),
-            expected=expected,
-        )
+    expect_columns(weight, width, joined(prefix, f"{part}.weight"))
     bias = optional_named(state, prefix, f"{part}.bias")
     if bias is not None:
         _bias_fits(bias, weight.shape[0], joined(prefix, part), weight.shape)
@@ -324,13 +351,7 @@ def conv1d(
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """GPT-2's Conv1D: the weight is d_in × d_out already."""
     weight = get_named(state, prefix, f"{part}.weight", "GPT-2")
-    if weight.ndim != 2 or (columns is not None and weight.shape[1] != columns):
-        raise ShapeError(
-            _("{name}.weight is {shape}; expected {columns} columns"),
-            name=joined(prefix, part),
-            shape=shape_text(weight.shape),
-            columns=columns if columns is not None else "d_out",
-        )
+    expect_columns(weight, columns, joined(prefix, f"{part}.weight"))
     bias = optional_named(state, prefix, f"{part}.bias")
     if bias is not None:
         _bias_fits(bias, weight.shape[1], joined(prefix, part), weight.shape)
@@ -375,15 +396,7 @@ def llama_attention(
         weight, bias = linear(state, prefix, f"{short}_proj", "Llama-family", inputs)
         params[f"w_{short}"], sources[f"w_{short}"] = weight, name
         if short in biases:
-            if bias is None:
-                raise InputError(
-                    _(
-                        "{name} is missing from the checkpoint; the model's config gives "
-                        "its attention biases, so the file is not this model's whole"
-                    ),
-                    name=joined(prefix, f"{short}_proj.bias"),
-                )
-            params[f"b_{short}"] = bias
+            params[f"b_{short}"] = needed(bias, joined(prefix, f"{short}_proj.bias"))
             sources[f"b_{short}"] = joined(prefix, f"{short}_proj.bias")
     return LayerWeights("llama", params, sources)
 

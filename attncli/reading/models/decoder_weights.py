@@ -18,13 +18,23 @@ from attncli.core.experts import Experts, GroupedExperts
 from attncli.core.transformer import Architecture, Block, Network
 from attncli.errors import InputError, ShapeError, shape_text
 from attncli.messages import _
-from attncli.reading.models.checkpoint import expect_shape, joined, linear, llama_attention
+from attncli.reading.models.checkpoint import (
+    CONFIG_WIDTH,
+    WRONG_SHAPE,
+    expect_columns,
+    expect_shape,
+    joined,
+    linear,
+    llama_attention,
+    needed,
+)
 from attncli.reading.models.stored import (
     Blocks,
     Rows,
     check_layer_count,
     checkpoint_root,
     present,
+    shaped,
 )
 
 
@@ -33,34 +43,19 @@ def llama_network(state: Mapping[str, Any], arch: Architecture, layers: int | No
     k), RMSNorms of a weight alone, and lm_head beside the model's root unless tied."""
     root = checkpoint_root(list(state), "llama")
     count = arch.layers if layers is None else layers
-    kind = "Llama-family"
-    word = Rows(state, present(state, root, "embed_tokens.weight", kind))
-    if len(word.shape) != 2 or word.shape[1] != arch.d_model:
-        raise ShapeError(
-            _("{name} is {shape}; expected {width} columns (the width config.json gives)"),
-            name=word.name,
-            shape=shape_text(word.shape),
-            width=arch.d_model,
-        )
+    word = Rows(state, present(state, root, "embed_tokens.weight"))
+    expect_columns(word, arch.d_model, word.name, CONFIG_WIDTH)
     check_layer_count(list(state), f"{root}layers.", count)
     blocks = Blocks(lambda i: _llama_block(state, f"{root}layers.{i}", arch), count)
     final = (np.asarray(_rms(state, root + "norm", arch.d_model), dtype=np.float64), None)
     head = None
     if arch.tied and "lm_head.weight" in state:
         _tied_head_agrees(state, word.name)
-    if not arch.tied:
-        # LlamaForCausalLM keeps lm_head beside "model."; a bare LlamaModel has none
-        name = "lm_head.weight"
-        if name in state:
-            head = Rows(state, name)
-            if head.shape != word.shape:
-                raise ShapeError(
-                    _("{name} is {shape}; expected {expected}, the shape of {word}"),
-                    name=name,
-                    shape=shape_text(head.shape),
-                    expected=shape_text(word.shape),
-                    word=word.name,
-                )
+    # LlamaForCausalLM keeps lm_head beside "model."; a bare LlamaModel has none
+    if not arch.tied and "lm_head.weight" in state:
+        head = Rows(state, "lm_head.weight")
+        same = _("{expected}, the shape of {word}")
+        expect_shape(head, word.shape, head.name, same, word=word.name)
     return Network(arch, word, None, blocks, final_norm=final, head=head)
 
 
@@ -82,8 +77,7 @@ def _tied_head_agrees(state: Mapping[str, Any], word: str) -> None:
 
 
 def _rms(state: Mapping[str, Any], prefix: str, width: int) -> np.ndarray:
-    name = present(state, prefix, "weight", "Llama-family")
-    return expect_shape(np.asarray(state[name]), (width,), name)
+    return shaped(state, prefix, "weight", (width,))
 
 
 def _llama_block(state: Mapping[str, Any], prefix: str, arch: Architecture) -> Block:
@@ -108,7 +102,7 @@ def _llama_block(state: Mapping[str, Any], prefix: str, arch: Architecture) -> B
         state, prefix + ".self_attn", width, (arch.heads * size, kv_heads * size), arch.biases
     ).params
     if arch.family == "gpt_oss":
-        sinks_name = present(state, prefix, "self_attn.sinks", "gpt-oss")
+        sinks_name = present(state, prefix, "self_attn.sinks")
         return Block(
             attention,
             (_rms(state, prefix + ".input_layernorm", width), None),
@@ -184,21 +178,11 @@ def _latent(state: Mapping[str, Any], prefix: str, arch: Architecture) -> dict[s
     read: dict[str, np.ndarray] = {}
 
     def take(name: str, part: str, rows: int, columns: int, bias: bool = False) -> None:
-        full = joined(prefix, f"{part}.weight")
-        expect_shape(np.asarray(state[present(state, prefix, f"{part}.weight", kind)]),
-                     (rows, columns), full)  # fmt: skip
+        shaped(state, prefix, f"{part}.weight", (rows, columns))
         weight, own_bias = linear(state, prefix, part, kind, columns)
         read[f"w_{name}"] = weight
         if bias:
-            if own_bias is None:
-                raise InputError(
-                    _(
-                        "{name} is missing from the checkpoint; the model's config gives "
-                        "its attention biases, so the file is not this model's whole"
-                    ),
-                    name=joined(prefix, f"{part}.bias"),
-                )
-            read[f"b_{name}"] = own_bias
+            read[f"b_{name}"] = needed(own_bias, joined(prefix, f"{part}.bias"))
 
     qk = s.heads * (s.nope + s.rope)
     if s.q_rank is None:
@@ -222,18 +206,11 @@ def _grouped_experts(state: Mapping[str, Any], prefix: str, arch: Architecture) 
     width, kind = arch.d_model, "DeepSeek-V3"
     router, _none = linear(state, prefix, "gate", kind, width)
     count = router.shape[1]
-    name = present(state, prefix, "gate.e_score_correction_bias", kind)
-    correction = expect_shape(np.asarray(state[name]), (count,), name)
-
+    correction = shaped(state, prefix, "gate.e_score_correction_bias", (count,))
     experts = [_gated_mlp(state, prefix, f"experts.{e}", kind, width) for e in range(count)]
-    shapes = {expert[0].shape for expert in experts}
-    if len(shapes) > 1:
-        raise ShapeError(
-            _("{name} is {shape}; expected {expected}, as expert 0's"),
-            name=joined(prefix, "experts.N.gate_proj.weight (as x @ W)"),
-            shape=shape_text(sorted(shapes)[-1]),
-            expected=shape_text(experts[0][0].shape),
-        )
+    for number, expert in enumerate(experts):
+        name = joined(prefix, f"experts.{number}.gate_proj.weight (as x @ W)")
+        expect_shape(expert[0], experts[0][0].shape, name, _("{expected}, as expert 0's"))
     return GroupedExperts(
         router, correction, np.stack([e[0] for e in experts]), np.stack([e[1] for e in experts]),
         np.stack([e[2] for e in experts]),
@@ -245,35 +222,22 @@ def _experts(state: Mapping[str, Any], prefix: str, width: int) -> Experts:
     """gpt-oss' router (nn.Linear: router.weight [E, d]) and experts, stored x @ W already:
     gate_up_proj [E, d, 2F], down_proj [E, F, d], and their biases; each shape held to the
     router's E and the model's d."""
-    router_name = present(state, prefix, "router.weight", "gpt-oss")
-    router = np.asarray(state[router_name])
-    if router.ndim != 2 or router.shape[1] != width:
-        raise ShapeError(
-            _("{name} is {shape}; expected {width} columns (the width config.json gives)"),
-            name=router_name,
-            shape=shape_text(router.shape),
-            width=width,
-        )
+    router_name = present(state, prefix, "router.weight")
+    router = expect_columns(np.asarray(state[router_name]), width, router_name, CONFIG_WIDTH)
     count = router.shape[0]
-    gate_up_name = present(state, prefix, "experts.gate_up_proj", "gpt-oss")
+    gate_up_name = present(state, prefix, "experts.gate_up_proj")
     gate_up = np.asarray(state[gate_up_name])
     if gate_up.ndim != 3 or gate_up.shape[:2] != (count, width) or gate_up.shape[2] % 2:
         raise ShapeError(
-            _("{name} is {shape}; expected {expected}"),
+            WRONG_SHAPE,
             name=gate_up_name,
             shape=shape_text(gate_up.shape),
             expected=f"{count} × {width} × 2F",
         )
     inner = gate_up.shape[2] // 2
-    down_name = present(state, prefix, "experts.down_proj", "gpt-oss")
-    down = expect_shape(np.asarray(state[down_name]), (count, inner, width), down_name)
-
-    def bias(name: str, shape: tuple[int, ...]) -> np.ndarray:
-        full = present(state, prefix, name, "gpt-oss")
-        return expect_shape(np.asarray(state[full]), shape, full)
-
+    down = shaped(state, prefix, "experts.down_proj", (count, inner, width))
     return Experts(
-        router.T, bias("router.bias", (count,)), gate_up,
-        bias("experts.gate_up_proj_bias", (count, 2 * inner)), down,
-        bias("experts.down_proj_bias", (count, width)),
+        router.T, shaped(state, prefix, "router.bias", (count,)), gate_up,
+        shaped(state, prefix, "experts.gate_up_proj_bias", (count, 2 * inner)), down,
+        shaped(state, prefix, "experts.down_proj_bias", (count, width)),
     )  # fmt: skip

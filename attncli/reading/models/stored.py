@@ -1,6 +1,6 @@
 """What every checkpoint reader shares: the root a checkpoint puts before its names, a
 table read row by row, the layers read one at a time in float64, a name that must be
-there, and the layers' numbering."""
+there (of its shape), and the layers' numbering."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import numpy as np
 from attncli.core.transformer import Block
 from attncli.errors import InputError
 from attncli.messages import _
-from attncli.reading.models.checkpoint import joined
+from attncli.reading.models.checkpoint import expect_shape, joined, needed
 
 
 def checkpoint_root(names: list[str], family: str) -> str:
@@ -100,11 +100,17 @@ def as_float64(block: Block) -> Block:
     )
 
 
-def present(state: Mapping[str, Any], prefix: str, name: str, kind: str) -> str:
+def present(state: Mapping[str, Any], prefix: str, name: str) -> str:
+    """The checkpoint's name of the model's `name` under `prefix`; one the file lacks is
+    refused (checkpoint.needed)."""
     full = joined(prefix, name) if prefix else name
-    if full not in state:
-        raise InputError(_("{full} is missing: a {kind} checkpoint needs it"), full=full, kind=kind)
-    return full
+    return needed(full if full in state else None, full)
+
+
+def shaped(state: Mapping[str, Any], prefix: str, name: str, shape: tuple[int, ...]) -> np.ndarray:
+    """The model's `name` under `prefix`, there and of `shape`."""
+    full = present(state, prefix, name)
+    return expect_shape(np.asarray(state[full]), shape, full)
 
 
 def check_layer_count(names: list[str], start: str, count: int) -> None:

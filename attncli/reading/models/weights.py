@@ -21,17 +21,19 @@ from typing import Any
 import numpy as np
 
 from attncli.core.transformer import Architecture, Block, Network
-from attncli.errors import InputError, ShapeError, shape_text
+from attncli.errors import ShapeError
 from attncli.messages import _
 from attncli.reading.models.checkpoint import (
+    CONFIG_WIDTH,
     LayerWeights,
     bert_attention,
     conv1d,
+    expect_columns,
     expect_shape,
     gpt2_attention,
     joined,
     linear,
-    optional_named,
+    needed,
 )
 from attncli.reading.models.stored import (
     Blocks,
@@ -42,13 +44,11 @@ from attncli.reading.models.stored import (
 )
 
 
-def _norm(
-    state: Mapping[str, Any], prefix: str, width: int, kind: str
-) -> tuple[np.ndarray, np.ndarray]:
+def _norm(state: Mapping[str, Any], prefix: str, width: int) -> tuple[np.ndarray, np.ndarray]:
     # gamma/beta only where the checkpoint uses those names: a missing weight is named as
     # the checkpoint would name it
     names = ("gamma", "beta") if joined(prefix, "gamma") in state else ("weight", "bias")
-    gamma, beta = (state[present(state, prefix, name, kind)] for name in names)
+    gamma, beta = (state[present(state, prefix, name)] for name in names)
     return (
         expect_shape(np.asarray(gamma), (width,), joined(prefix, names[0])),
         expect_shape(np.asarray(beta), (width,), joined(prefix, names[1])),
@@ -69,14 +69,14 @@ def network(
     gpt2 = arch.family == "gpt2"
     root = checkpoint_root(list(state), "gpt2" if gpt2 else "bert")
     count = arch.layers if layers is None else layers
-    kind, embeddings = ("GPT-2", root) if gpt2 else ("BERT", root + "embeddings")
+    embeddings = root if gpt2 else root + "embeddings"
     word_name, position_name = (
         ("wte.weight", "wpe.weight")
         if gpt2
         else ("word_embeddings.weight", "position_embeddings.weight")
     )
-    word = Rows(state, present(state, embeddings, word_name, kind))
-    position = Rows(state, present(state, embeddings, position_name, kind))
+    word = Rows(state, present(state, embeddings, word_name))
+    position = Rows(state, present(state, embeddings, position_name))
     _check_tables(word, position, arch)
     check_layer_count(list(state), f"{root}h." if gpt2 else f"{root}encoder.layer.", count)
     build = _gpt2_block if gpt2 else _bert_block
@@ -84,26 +84,18 @@ def network(
         lambda i: build(state, f"{root}{'h' if gpt2 else 'encoder.layer'}.{i}", arch.d_model), count
     )
     if gpt2:
-        final = _float_norm(_norm(state, root + "ln_f", arch.d_model, kind))
+        final = _float_norm(_norm(state, root + "ln_f", arch.d_model))
         return Network(arch, word, position, blocks, final_norm=final)
-    types = optional_named(state, embeddings, "token_type_embeddings.weight")
-    if types is None:  # transformers would draw it at random: the numbers would be no model's
-        raise _missing(f"{embeddings}.token_type_embeddings.weight")
+    # transformers would draw a missing one at random: the numbers would be no model's
+    types = np.asarray(state[present(state, embeddings, "token_type_embeddings.weight")])
     _check_token_types(types, f"{embeddings}.token_type_embeddings.weight", arch.d_model)
-    norm = _float_norm(_norm(state, embeddings + ".LayerNorm", arch.d_model, kind))
+    norm = _float_norm(_norm(state, embeddings + ".LayerNorm", arch.d_model))
     return Network(arch, word, position, blocks, token_type=types, embedding_norm=norm)
 
 
 def _check_tables(word: Rows, position: Rows, arch: Architecture) -> None:
-    width = arch.d_model
     for table in (word, position):
-        if len(table.shape) != 2 or table.shape[1] != width:
-            raise ShapeError(
-                _("{name} is {shape}; expected {width} columns (the width config.json gives)"),
-                name=table.name,
-                shape=shape_text(table.shape),
-                width=width,
-            )
+        expect_columns(table, arch.d_model, table.name, CONFIG_WIDTH)
     if position.shape[0] < arch.max_positions:
         raise ShapeError(
             _("{name} has {rows} rows and config.json says {positions} positions"),
@@ -117,13 +109,7 @@ def _check_token_types(types: np.ndarray, name: str, width: int) -> None:
     """BERT adds row 0 of the token-type table to every token of a single sentence: the
     table must be rows of the model's width, one row at least (a row of another width would
     be broadcast into the wrong numbers, or refused by numpy with no name)."""
-    if types.ndim != 2 or types.shape[1] != width:
-        raise ShapeError(
-            _("{name} is {shape}; expected {width} columns (the width config.json gives)"),
-            name=name,
-            shape=shape_text(types.shape),
-            width=width,
-        )
+    expect_columns(types, width, name, CONFIG_WIDTH)
     if types.shape[0] == 0:
         raise ShapeError(
             _("{name} has no rows; a single sentence's tokens all take its row 0"), name=name
@@ -158,12 +144,12 @@ def _bert_block(state: Mapping[str, Any], prefix: str, width: int) -> Block:
     expect_shape(w_out, (w_in.shape[1], width), f"{prefix}.output.dense.weight (as x @ W)")
     return Block(
         attention,
-        _norm(state, prefix + ".attention.output.LayerNorm", width, "BERT"),
+        _norm(state, prefix + ".attention.output.LayerNorm", width),
         w_in,
-        _bias(b_in, f"{prefix}.intermediate.dense.bias"),
+        needed(b_in, f"{prefix}.intermediate.dense.bias"),
         w_out,
-        _bias(b_out, f"{prefix}.output.dense.bias"),
-        _norm(state, prefix + ".output.LayerNorm", width, "BERT"),
+        needed(b_out, f"{prefix}.output.dense.bias"),
+        _norm(state, prefix + ".output.LayerNorm", width),
     )
 
 
@@ -174,12 +160,12 @@ def _gpt2_block(state: Mapping[str, Any], prefix: str, width: int) -> Block:
     w_out, b_out = conv1d(state, prefix, "mlp.c_proj", width)
     return Block(
         attention,
-        _norm(state, prefix + ".ln_1", width, "GPT-2"),
+        _norm(state, prefix + ".ln_1", width),
         w_in,
-        _bias(b_in, f"{prefix}.mlp.c_fc.bias"),
+        needed(b_in, f"{prefix}.mlp.c_fc.bias"),
         w_out,
-        _bias(b_out, f"{prefix}.mlp.c_proj.bias"),
-        _norm(state, prefix + ".ln_2", width, "GPT-2"),
+        needed(b_out, f"{prefix}.mlp.c_proj.bias"),
+        _norm(state, prefix + ".ln_2", width),
     )
 
 
@@ -187,38 +173,15 @@ def _attention(
     state: Mapping[str, Any], layer: LayerWeights, prefix: str, width: int
 ) -> dict[str, np.ndarray]:
     """A block's attention weights, each d_model × d_model as config.json's width says (a
-    wrong one named by its checkpoint name and stored shape), its four biases among them
-    (see _bias)."""
+    wrong one named by its checkpoint name and stored shape), and its four biases, which
+    every BERT, RoBERTa and GPT-2 layer has (a missing one named as its weight's bias)."""
     for name in ("w_q", "w_k", "w_v", "w_o"):
         if layer.params[name].shape != (width, width):
             source = layer.sources[name]
             packed = source.endswith("c_attn.weight")  # GPT-2's q, k, v side by side
-            reader = getattr(state, "shape", None)
-            raise ShapeError(
-                _("{name} is {shape}; expected {expected} (the width config.json gives)"),
-                name=source,
-                shape=shape_text(tuple(reader(source) if reader else np.shape(state[source]))),
-                expected=shape_text((width, 3 * width) if packed else (width, width)),
-            )
+            expected = (width, 3 * width) if packed else (width, width)
+            expect_shape(Rows(state, source), expected, source, CONFIG_WIDTH)
     for name in ("b_q", "b_k", "b_v", "b_o"):
-        if name not in layer.params:
-            raise _missing(f"{prefix}: the attention's {name}")
+        bias = layer.sources["w" + name[1:]].removesuffix(".weight") + ".bias"
+        needed(layer.params.get(name), bias)
     return layer.params
-
-
-def _bias(bias: np.ndarray | None, name: str) -> np.ndarray:
-    """A model's bias, which every BERT, RoBERTa and GPT-2 layer has: a missing one is
-    refused, never taken for zeros."""
-    if bias is None:
-        raise _missing(name)
-    return bias
-
-
-def _missing(name: str) -> InputError:
-    return InputError(
-        _(
-            "{name} is missing from the checkpoint; the model's layers have it (transformers "
-            "would fill it with random numbers), so the file is not this model's whole"
-        ),
-        name=name,
-    )
