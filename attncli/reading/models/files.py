@@ -27,14 +27,7 @@ def weight_files(folder: str) -> list[str]:
         shards = sorted(set(_weight_map(index).values()))
         paths = [os.path.join(folder, shard) for shard in shards]
         for path in paths:
-            if os.path.exists(path) and not os.path.isfile(path):  # a pipe would wait forever
-                raise InputError(
-                    _(
-                        "{path}: not a regular file (a pipe, a device or a folder); put the "
-                        "file there"
-                    ),
-                    path=path,
-                )
+            check_regular(path)  # a pipe would wait forever
             if not os.path.isfile(path):
                 raise InputError(
                     _("{path} is named by {index} but missing; download the model again"),
@@ -108,22 +101,26 @@ READ_FILES = ("config.json", INDEX, "tokenizer.json", "tokenizer_config.json", "
 def check_regular_files(folder: str) -> None:
     """Refuse a model folder where a file attn reads is not a regular file: a pipe in place
     of config.json would block the read forever, a device would never end."""
-    import stat
-
     try:
         names = os.listdir(folder)
     except OSError:
         return  # read_config says what is wrong with the folder
     for name in names:
-        if name not in READ_FILES and not name.endswith(".safetensors"):
-            continue
-        path = os.path.join(folder, name)
-        try:
-            regular = stat.S_ISREG(os.stat(path).st_mode)
-        except OSError:
-            continue  # a broken link: the read says so
-        if not regular:
-            raise InputError(
-                _("{path}: not a regular file (a pipe, a device or a folder); put the file there"),
-                path=path,
-            )
+        if name in READ_FILES or name.endswith(".safetensors"):
+            check_regular(os.path.join(folder, name))
+
+
+def check_regular(path: str) -> None:
+    """Refuse `path` when it is there and not a regular file (a pipe, a device, a folder);
+    a path that is not there (or a broken link) is left to the read to say."""
+    import stat
+
+    try:
+        regular = stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return
+    if not regular:
+        raise InputError(
+            _("{path}: not a regular file (a pipe, a device or a folder); put the file there"),
+            path=path,
+        )

@@ -114,18 +114,11 @@ def in_packages(name: str) -> str | None:
 def gguf_file(path: str) -> str | None:
     """`path` when it is a GGUF file: named .gguf, or starting with the bytes GGUF (an
     Ollama blob has no extension); a .gguf that is no regular file is refused."""
-    import stat
+    from attncli.reading.models.files import check_regular
 
-    try:
-        mode = os.stat(path).st_mode
-    except (OSError, ValueError):
-        return None
-    if not stat.S_ISREG(mode):
-        if path.lower().endswith(".gguf") and not stat.S_ISDIR(mode):
-            raise InputError(
-                _("{path}: not a regular file (a pipe, a device or a folder); put the file there"),
-                path=path,
-            )
+    if path.lower().endswith(".gguf") and not os.path.isdir(path):
+        check_regular(path)
+    if not os.path.isfile(path):
         return None
     if path.lower().endswith(".gguf"):
         return path
