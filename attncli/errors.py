@@ -164,3 +164,20 @@ def install_command(package: str, prefix: str | None = None, python: str | None 
     if "uv" in parts and "tools" in parts:
         return f"uv tool install attncli --with {package}"
     return f"{shlex.quote(python or sys.executable or 'python3')} -m pip install {package}"
+
+
+def imported(module: str, what: Message) -> Any:
+    """The module `module`, imported when `what` (a GGUF file, a model's tokenizer) needs
+    it; a package that is not installed is refused with the command that installs it."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        package = module.partition(".")[0]
+        raise InputError(
+            _("{what} needs the {package} package: {command}"),
+            what=what,
+            package=package,
+            command=install_command(package),
+        ) from None

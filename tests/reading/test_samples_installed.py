@@ -205,32 +205,36 @@ def test_softmax_help_in_spanish_names_its_argument_in_spanish(run):
     assert "[PUNTUACIÓN]..." in arguments and "SCORE" not in spanish
 
 
-@pytest.mark.parametrize("package", ["safetensors", "tokenizers"])
-def test_a_missing_model_package_says_the_command_that_works(monkeypatch, package):
+@pytest.mark.parametrize(
+    ("package", "what"),
+    [("safetensors", "reading .safetensors"), ("tokenizers", "a model's tokenizer"),
+     ("gguf", "a GGUF file"), ("jinja2", "a chat template")],
+)  # fmt: skip
+def test_a_missing_model_package_says_the_command_that_works(monkeypatch, tmp_path, package,
+                                                             what):  # fmt: skip
     """Without the model extra, the --help example with a .safetensors file (or a model's
-    tokenizer) says how to install the package where attn runs, not an extra's name that a
-    clone's pip does not know."""
+    tokenizer, a GGUF file, a chat template) says how to install the package where attn
+    runs, not an extra's name that a clone's pip does not know."""
+    from attncli.reading.models.chat import chat_prompt
+    from attncli.reading.models.gguf_file import open_gguf
     from attncli.reading.models.tokens import load_tokenizer
     from attncli.reading.parse.tensor_files import open_safetensors
 
-    real_import = builtins.__import__
-
-    def without(name, *args, **kwargs):
-        if name == package or name.startswith(f"{package}."):
-            raise ImportError(name)
-        return real_import(name, *args, **kwargs)
-
-    monkeypatch.delitem(sys.modules, package, raising=False)
-    monkeypatch.setattr(builtins, "__import__", without)
+    gguf = tmp_path / "model.gguf"
+    gguf.write_bytes(b"GGUF" + (3).to_bytes(4, "little"))  # a header the package would read
+    (tmp_path / "tokenizer_config.json").write_text('{"chat_template": "{{ messages }}"}')
+    for name in [package, *(n for n in sys.modules if n.startswith(f"{package}."))]:
+        monkeypatch.setitem(sys.modules, name, None)  # as if it were not installed
     with pytest.raises(attn.AttnError) as error:
         if package == "safetensors":
             open_safetensors([str(Path(FOLDER) / "mha.safetensors")])
-        else:
+        elif package == "tokenizers":
             load_tokenizer(FOLDER, "bert", 512)
-    msgid = {
-        "safetensors": "reading .safetensors needs the safetensors package: {command}",
-        "tokenizers": "a model's tokenizer needs the tokenizers package: {command}",
-    }[package]
-    told(error.value, attn.InputError, msgid,
+        elif package == "gguf":
+            open_gguf(str(gguf))
+        else:
+            chat_prompt(str(tmp_path), "a model", "hello")
+    told(error.value, attn.InputError, "{what} needs the {package} package: {command}",
+         what=(what, {}), package=package,
          command=f"{shlex.quote(sys.executable)} -m pip install {package}")  # fmt: skip
     assert package in error.value.message("es")

@@ -18,8 +18,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from attncli.errors import InputError, first_line, install_command
-from attncli.messages import Setting, _
+from attncli.errors import InputError, first_line, imported
+from attncli.messages import Message, Setting, _
 
 NO_TEMPLATE = _(
     "{model} has no chat template (tokenizer_config.json's chat_template, a GGUF file's "
@@ -42,19 +42,13 @@ def chat_prompt(folder: str, model: str, message: str) -> str:
         template = named.get("default")
     if not isinstance(template, str) or not template.strip():
         raise InputError(NO_TEMPLATE, model=model, chat=Setting("chat"))
-    try:
-        from jinja2.exceptions import TemplateError
-        from jinja2.sandbox import ImmutableSandboxedEnvironment
-    except ImportError:
-        raise InputError(
-            _("a chat template needs the jinja2 package: {command}"),
-            command=install_command("jinja2"),
-        ) from None
+    sandbox = imported("jinja2.sandbox", Message(_("a chat template")))
+    from jinja2.exceptions import TemplateError
 
     def raise_exception(text: str) -> Any:  # the templates' own way of refusing
         raise TemplateError(text)
 
-    environment = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)
+    environment = sandbox.ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)
     environment.globals["raise_exception"] = raise_exception
     specials = {name: _token(config.get(name)) for name in ("bos_token", "eos_token")}
     try:

@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from attncli.errors import InputError, ShapeError, first_line, install_command, shape_text
+from attncli.errors import InputError, ShapeError, first_line, imported, shape_text
 from attncli.messages import Message, _
 from attncli.reading.models.gguf_rope import ROPE_FREQS, rope_freqs
 
@@ -123,14 +123,7 @@ def contents(path: str, field: Any) -> Any:
 
 
 def _gguf_package() -> Any:
-    try:
-        import gguf
-    except ImportError:
-        raise InputError(
-            _("a GGUF file needs the gguf package: {command}"),
-            command=install_command("gguf"),
-        ) from None
-    return gguf
+    return imported("gguf", Message(_("a GGUF file")))
 
 
 def _header(path: str) -> None:

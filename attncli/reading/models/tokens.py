@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from attncli.errors import InputError, first_line, install_command, shown
-from attncli.messages import _, either
+from attncli.errors import InputError, first_line, imported, shown
+from attncli.messages import Message, _, either
 from attncli.reading.parse.json_text import as_json_text
 
 LENGTH_FIELDS = {"gpt2": "n_positions"}  # else max_position_embeddings
@@ -163,13 +163,7 @@ def _tokenizer_config(folder: str) -> dict[str, Any]:
 
 def load_tokenizer(folder: str, model_type: str, positions: int) -> ModelTokenizer:
     """The model's tokenizer: tokenizer.json, else (BERT) vocab.txt."""
-    try:
-        from tokenizers import Tokenizer
-    except ImportError:
-        command = install_command("tokenizers")  # as attn was installed (a clone too)
-        raise InputError(
-            _("a model's tokenizer needs the tokenizers package: {command}"), command=command
-        ) from None
+    Tokenizer = imported("tokenizers", Message(_("a model's tokenizer"))).Tokenizer
     pieces = "wordpiece" if model_type == "bert" else "bytes"
     field = LENGTH_FIELDS.get(model_type, "max_position_embeddings")
     path = os.path.join(folder, "tokenizer.json")

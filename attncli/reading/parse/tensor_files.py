@@ -26,7 +26,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from attncli.errors import InputError, first_line, install_command
+from attncli.errors import InputError, first_line, imported
 from attncli.messages import Message, _
 
 PICKLE_SUFFIXES = (".pt", ".pth", ".bin", ".ckpt", ".pkl", ".pickle")
@@ -265,13 +265,7 @@ def open_tensors(path: str) -> Tensors:
 
 def open_safetensors(paths: list[str]) -> Tensors:
     """One safetensors file, or the shards of one checkpoint, as a single Tensors."""
-    try:
-        from safetensors import safe_open
-    except ImportError:
-        command = install_command("safetensors")  # as attn was installed (a clone too)
-        raise InputError(
-            _("reading .safetensors needs the safetensors package: {command}"), command=command
-        ) from None
+    safe_open = imported("safetensors", Message(_("reading .safetensors"))).safe_open
     shapes: dict[str, tuple[int, ...]] = {}
     sizes: dict[str, int] = {}
     owners: dict[str, Any] = {}
