@@ -19,7 +19,15 @@ from typing import Any
 from attncli.core.attention_cost import Latent, Shape
 from attncli.errors import InputError, shown
 from attncli.messages import Message, _
-from attncli.reading.models.config_fields import flag, key_value_heads, typed_windows, whole
+from attncli.reading.models.config_fields import (
+    MISSING,
+    config_json,
+    flag,
+    head_size,
+    key_value_heads,
+    typed_windows,
+    whole,
+)
 
 # model_type -> its family's rules (None: no windows unless layer_types says)
 DECODERS = ("llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma",
@@ -31,7 +39,6 @@ QKV_BIASED = ("qwen2", "qwen2_moe")  # q, k, v have biases, o none
 # a sliding_window only with use_sliding_window true, from max_window_layers on
 ASKED_WINDOW = ("qwen2", "qwen2_moe", "qwen3", "qwen3_moe")
 LAYER_KINDS = ("full_attention", "sliding_attention")
-MISSING = _("{path}: the field {name} is missing; the model's config.json must give it")
 
 
 def qk_norms(model_type: str) -> str | None:
@@ -42,11 +49,9 @@ def qk_norms(model_type: str) -> str | None:
     return own.get(model_type)
 
 
-def shape_of(config: Any, path: str) -> Shape:
+def shape_of(config: dict[str, Any], path: str) -> Shape:
     """The attention shape config.json describes; a missing or impossible field, an
     encoder or an unknown model_type is refused in one line naming it."""
-    if not isinstance(config, dict):
-        raise InputError(_("{path}: expected a JSON object"), path=path)
     if "text_config" in config and "num_hidden_layers" not in config:
         config = {**config["text_config"]} if isinstance(config["text_config"], dict) else {}
         config.setdefault("model_type", "gemma3_text")
@@ -92,18 +97,7 @@ def shape_of(config: Any, path: str) -> Shape:
                      whole(config, "v_head_dim", path), windows, latent,
                      biases=mla_biases)  # fmt: skip
     kv_heads = key_value_heads(config, path, heads)
-    if config.get("head_dim") is None and width % heads:
-        raise InputError(
-            _(
-                "{path}: the field {name} is missing, and hidden_size {width} is no multiple "
-                "of the {heads} heads to make it"
-            ),
-            path=path,
-            name="head_dim",
-            width=width,
-            heads=heads,
-        )
-    head = whole(config, "head_dim", path, width // heads)
+    head = head_size(config, path, width, heads)
     return Shape(layers, width, heads, kv_heads, head, head, windows,
                  sinks=model_type == "gpt_oss", biases=biased,
                  qk_norm=qk_norms(model_type))  # fmt: skip
@@ -249,12 +243,8 @@ def read_shape(name: str) -> tuple[Shape, str, dict[str, Any]]:
 
 
 def _from_file(path: str) -> tuple[Shape, str, dict[str, Any]]:
-    from attncli.reading.parse.sources import json_file
-
-    try:
-        config = json_file(path)
-    except FileNotFoundError:
-        raise InputError(
-            _("{path}: no such file; give a model's config.json or its folder"), path=path
-        ) from None
+    absent = InputError(
+        _("{path}: no such file; give a model's config.json or its folder"), path=path
+    )
+    config = config_json(path, absent)
     return shape_of(config, path), path, config

@@ -11,6 +11,21 @@ from attncli.errors import InputError, shown
 from attncli.messages import Message, _
 from attncli.reading.parse.json_text import as_json_text
 
+MISSING = _("{path}: the field {name} is missing; the model's config.json must give it")
+
+
+def config_json(path: str, absent: InputError) -> dict[str, Any]:
+    """The object of the config.json at `path`; `absent` is raised when no file is there."""
+    from attncli.reading.parse.sources import json_file
+
+    try:
+        config = json_file(path)
+    except FileNotFoundError:
+        raise absent from None
+    if not isinstance(config, dict):
+        raise InputError(_("{path}: expected a JSON object"), path=path)
+    return config
+
 
 def field(
     config: dict[str, Any], names: str | tuple[str, ...], path: str, default: Any = None
@@ -23,11 +38,7 @@ def field(
         if value is not None:  # null is transformers' "not given" too (head_dim: null)
             return value
     if default is None:
-        raise InputError(
-            _("{path}: the field {name} is missing; the model's config.json must give it"),
-            path=path,
-            name=names[0],
-        )
+        raise InputError(MISSING, path=path, name=names[0])
     return default
 
 
@@ -49,9 +60,15 @@ def whole(
     """A whole number of `least` or more, read as `field` reads it (the name refused is the
     one the config gave); true, 2.0 or "2" are refused, as transformers' typed configs do."""
     value = field(config, names, path, default)
+    given = (names,) if isinstance(names, str) else names
+    name = next((n for n in given if config.get(n) is not None), given[0])
+    return whole_number(value, path, name, least)
+
+
+def whole_number(value: Any, path: str, name: str, least: Literal[0, 1] = 1) -> int:
+    """`value`, the field `name` of the file at `path`: a whole number of `least` or more
+    (a config's field, a GGUF file's metadata key)."""
     if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        given = (names,) if isinstance(names, str) else names
-        name = next((n for n in given if config.get(n) is not None), given[0])
         raise InputError(BELOW[least], path=path, name=name, value=as_json_text(value))
     return value
 
@@ -106,6 +123,14 @@ def key_value_heads(config: dict[str, Any], path: str, heads: int) -> int:
             kv_heads=kv_heads,
         )
     return kv_heads
+
+
+def head_size(config: dict[str, Any], path: str, width: int, heads: int) -> int:
+    """head_dim, or where the config leaves it out hidden_size ÷ the heads, which must
+    divide it."""
+    if config.get("head_dim") is None:
+        divides(width, heads, path, ("hidden_size", "num_attention_heads"))
+    return whole(config, "head_dim", path, width // heads)
 
 
 def divides(width: int, heads: int, path: str, names: tuple[str, str]) -> None:

@@ -14,9 +14,9 @@ from attncli.errors import InputError, shown
 from attncli.messages import _
 from attncli.reading.models.config_fields import (
     activation,
-    divides,
     epsilon,
     flag,
+    head_size,
     key_value_heads,
     number,
     typed_windows,
@@ -37,9 +37,7 @@ def llama_architecture(config: dict[str, Any], path: str, model_type: str) -> Ar
     if model_type == "deepseek_v3":  # its rotary part is the head that RoPE turns
         config = {**config, "head_dim": whole(config, "qk_rope_head_dim", path)}
     kv_heads = key_value_heads(config, path, heads)
-    if config.get("head_dim") is None:
-        divides(width, heads, path, ("hidden_size", "num_attention_heads"))
-    head_dim = whole(config, "head_dim", path, width // heads)
+    head_dim = head_size(config, path, width, heads)
     if head_dim % 2:
         raise InputError(
             _("{path}: head_dim {head_dim} is odd; rotary positions turn coordinates in pairs"),

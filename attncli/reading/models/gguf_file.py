@@ -45,6 +45,7 @@ import numpy as np
 
 from attncli.errors import InputError, ShapeError, first_line, imported, shape_text
 from attncli.messages import Message, _
+from attncli.reading.models.config_fields import whole_number
 from attncli.reading.models.gguf_rope import ROPE_FREQS, rope_freqs
 
 MAGIC = b"GGUF"
@@ -296,14 +297,7 @@ def _whole(model: GGUF, key: str, default: int | None = None) -> int:
             path=model.path,
             key=key,
         )
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise InputError(
-            _("{path}: {key} is {value}; expected a positive whole number"),
-            path=model.path,
-            key=key,
-            value=repr(value),
-        )
-    return value
+    return whole_number(value, model.path, key)
 
 
 def config_of(model: GGUF) -> dict[str, Any]:

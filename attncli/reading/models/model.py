@@ -21,13 +21,18 @@ from attncli.core.transformer import FAMILIES, LLAMA_FAMILIES, Architecture, Net
 from attncli.errors import InputError
 from attncli.limits import check_free_memory
 from attncli.messages import Message, _
-from attncli.reading.models.config_fields import activation, divides, epsilon, whole
+from attncli.reading.models.config_fields import (
+    activation,
+    config_json,
+    divides,
+    epsilon,
+    whole,
+)
 from attncli.reading.models.decoder_config import llama_architecture
 from attncli.reading.models.files import check_index, check_regular_files, weight_files
 from attncli.reading.models.locate import find_model
 from attncli.reading.models.tokens import ModelTokenizer, load_tokenizer
 from attncli.reading.parse.json_text import as_json_text
-from attncli.reading.parse.sources import json_file
 
 
 @dataclass
@@ -46,18 +51,14 @@ def read_config(folder: str) -> tuple[str, Architecture]:
     """config.json's model_type and the architecture it describes; a missing or impossible
     field, or an unsupported model_type, is refused in one line."""
     path = os.path.join(folder, "config.json")
-    try:
-        config = json_file(path)
-    except FileNotFoundError:
-        raise InputError(
-            _(
-                "{folder} has no config.json; a model folder is as transformers saves it "
-                "(config.json, model.safetensors, tokenizer.json)"
-            ),
-            folder=folder,
-        ) from None
-    if not isinstance(config, dict):
-        raise InputError(_("{path}: expected a JSON object"), path=path)
+    absent = InputError(
+        _(
+            "{folder} has no config.json; a model folder is as transformers saves it "
+            "(config.json, model.safetensors, tokenizer.json)"
+        ),
+        folder=folder,
+    )
+    config = config_json(path, absent)
     model_type = config.get("model_type")
     if model_type not in FAMILIES:
         raise InputError(
@@ -128,13 +129,8 @@ def _bert_architecture(config: dict[str, Any], path: str, model_type: str) -> Ar
     divides(width, heads, path, ("hidden_size", "num_attention_heads"))
     offset = 0
     if model_type == "roberta":
-        pad = config.get("pad_token_id", 1)
-        if isinstance(pad, bool) or not isinstance(pad, int) or pad < 0:
-            raise InputError(
-                _("{path}: pad_token_id is {pad}; expected a whole number ≥ 0"),
-                path=path,
-                pad=repr(pad),
-            )
+        # null is refused as missing: transformers counts positions from padding_idx
+        pad = whole(config, "pad_token_id", path, None if "pad_token_id" in config else 1, 0)
         offset = pad + 1  # RoBERTa counts positions from padding_idx + 1
     positions = whole(config, "max_position_embeddings", path)
     if positions <= offset:

@@ -158,16 +158,8 @@ def _original(config: dict[str, Any], merged: dict[str, Any], path: str, positio
     does. Given in both places, the two must agree."""
     name = "original_max_position_embeddings"
     top, inner = config.get(name), merged.get(name)
-    if top is not None and inner is not None and top != inner:
-        raise InputError(
-            _(
-                "{path}: original_max_position_embeddings is {top} and rope_parameters gives "
-                "{inner}; the two disagree, so the rotary angles are not known: keep one"
-            ),
-            path=path,
-            top=as_json_text(top),
-            inner=as_json_text(inner),
-        )
+    if top is not None:
+        _agreeing(path, name, inner, "config.json", top)
     return whole({name: top if top is not None else inner}, name, path, positions)
 
 
@@ -224,16 +216,22 @@ def _agree(config: dict[str, Any], parameters: dict[str, Any], path: str) -> Non
         given["rope_theta"] = config["rope_theta"]
     for name, value in given.items():
         said = parameters.get("type") if name == "rope_type" else None
-        other = parameters.get(name, said)
-        if other is not None and other != value:
-            raise InputError(
-                _(
-                    "{path}: rope_parameters gives {name} {value}, and {older} gives {other}; "
-                    "the two disagree, so the rotary angles are not known: keep one"
-                ),
-                path=path,
-                name=name,
-                value=shown(as_json_text(other), 40),
-                older="rope_theta" if name == "rope_theta" else "rope_scaling",
-                other=shown(as_json_text(value), 40),
-            )
+        older = "rope_theta" if name == "rope_theta" else "rope_scaling"
+        _agreeing(path, name, parameters.get(name, said), older, value)
+
+
+def _agreeing(path: str, name: str, value: Any, older: str, other: Any) -> None:
+    """rope_parameters' `value` of `name` and the `other` that `older` gives beside them:
+    the same, or refused (one model's angles would be taken without a word)."""
+    if value is not None and value != other:
+        raise InputError(
+            _(
+                "{path}: rope_parameters gives {name} {value}, and {older} gives {other}; "
+                "the two disagree, so the rotary angles are not known: keep one"
+            ),
+            path=path,
+            name=name,
+            value=shown(as_json_text(value), 40),
+            older=older,
+            other=shown(as_json_text(other), 40),
+        )

@@ -1,0 +1,116 @@
+"""The model loader's checks that several readers share, each refusal said one way wherever
+it is found: a tensor the checkpoint lacks (checkpoint.needed), a tensor of another shape
+(checkpoint.expect_shape), a whole number (config_fields.whole_number) in a config.json or a
+GGUF file's metadata, the head size (config_fields.head_size) for the model loader and attn
+cost, and config.json's object (config_fields.config_json) for both."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from attncli.errors import AttnError, InputError, ShapeError
+from attncli.reading.models.attention_config import read_shape, shape_of
+from attncli.reading.models.checkpoint import MISSING_PART, WRONG_SHAPE
+from attncli.reading.models.config_fields import BELOW, MISSING
+from attncli.reading.models.model import load_model
+from tests import tiny_gguf, tiny_models
+from tests.cli.test_model_errors import _edit_weights, edit_config
+from tests.meaning import told
+
+MODELS = Path(__file__).resolve().parent.parent / "models"
+DIVIDES = "{path}: {width_name} {width} does not divide into {heads_name} {heads} heads"
+
+
+def _refused(folder: Path) -> AttnError:
+    """What loading the model in `folder` and reading its first layer raises, in one line
+    in either language."""
+    with pytest.raises(AttnError) as caught:
+        load_model(str(folder)).network.blocks[0]  # noqa: B018 (a layer is read when asked)
+    for lang in ("en", "es"):
+        assert "\n" not in caught.value.message(lang)
+    return caught.value
+
+
+@pytest.fixture
+def llama(tmp_path):
+    folder = tmp_path / "llama"
+    shutil.copytree(MODELS / "tiny-llama", folder)
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("kind", "ending", "name"),
+    [("bert", "attention.self.query.bias", "encoder.layer.0.attention.self.query.bias"),
+     ("gpt2", "h.0.attn.c_attn.bias", "transformer.h.0.attn.c_attn.bias"),
+     ("bert", "intermediate.dense.bias", "encoder.layer.0.intermediate.dense.bias"),
+     ("bert", "token_type_embeddings.weight", "embeddings.token_type_embeddings.weight")],
+)  # fmt: skip
+def test_a_part_the_checkpoint_lacks_is_named_as_the_file_would_name_it(
+    tmp_path, kind, ending, name
+):
+    folder = tmp_path / kind
+    tiny_models.WRITERS[kind](folder)
+    _edit_weights(folder, ending, lambda array: None)
+    told(_refused(folder), InputError, MISSING_PART, name=name)
+
+
+def test_a_bias_the_config_asks_for_and_the_file_lacks_is_the_same_refusal(llama):
+    edit_config(llama, attention_bias=True)
+    told(_refused(llama), InputError, MISSING_PART, name="model.layers.0.self_attn.q_proj.bias")
+
+
+def test_a_head_of_another_shape_than_the_embeddings_is_named_with_them():
+    from attncli.reading.models.model import read_config
+    from attncli.reading.models.weights import network
+    from attncli.reading.parse.tensor_files import open_safetensors
+
+    tensors = open_safetensors([str(MODELS / "tiny-llama" / "model.safetensors")])
+    state = {name: tensors[name] for name in tensors}
+    state["lm_head.weight"] = state["lm_head.weight"][:-1]
+    with pytest.raises(ShapeError) as caught:
+        network(state, read_config(str(MODELS / "tiny-llama"))[1])
+    told(caught.value, ShapeError, WRONG_SHAPE, name="lm_head.weight", shape="395 × 32",
+         expected=("{expected}, the shape of {word}",
+                   {"expected": "396 × 32", "word": "model.embed_tokens.weight"}))  # fmt: skip
+
+
+@pytest.mark.parametrize(("value", "msgid"), [(-1, BELOW[0]), (True, BELOW[0]), (None, MISSING)])
+def test_roberta_s_padding_id_is_read_as_any_whole_number(tmp_path, value, msgid):
+    folder = tmp_path / "roberta"
+    tiny_models.WRITERS["roberta"](folder)
+    config = json.loads((folder / "config.json").read_text())
+    config["pad_token_id"] = value
+    (folder / "config.json").write_text(json.dumps(config))
+    told(_refused(folder), InputError, msgid, name="pad_token_id")
+
+
+def test_a_gguf_count_of_no_heads_is_refused_as_a_config_s_would_be(tmp_path):
+    path = tiny_gguf.write_gguf(tmp_path / "none.gguf", claimed_kv_heads=0)
+    with pytest.raises(InputError) as caught:
+        load_model(str(path))
+    told(caught.value, InputError, BELOW[1], path=str(path),
+         name="llama.attention.head_count_kv", value="0")  # fmt: skip
+
+
+def test_a_head_size_that_does_not_divide_is_one_refusal_for_attn_cost_and_the_loader(llama):
+    config = {"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 30,
+              "num_attention_heads": 4}  # fmt: skip
+    with pytest.raises(InputError) as caught:
+        shape_of(config, "c.json")
+    told(caught.value, InputError, DIVIDES, width=30, heads=4, width_name="hidden_size")
+    edit_config(llama, hidden_size=30, head_dim=None)
+    told(_refused(llama), InputError, DIVIDES, width=30, heads=4, width_name="hidden_size")
+
+
+def test_a_config_that_is_no_object_is_one_refusal_for_attn_cost_and_the_loader(llama):
+    (llama / "config.json").write_text("[1, 2]")
+    told(_refused(llama), InputError, "{path}: expected a JSON object",
+         path=str(llama / "config.json"))  # fmt: skip
+    with pytest.raises(InputError) as caught:
+        read_shape(str(llama))
+    told(caught.value, InputError, "{path}: expected a JSON object",
+         path=str(llama / "config.json"))  # fmt: skip
