@@ -335,8 +335,9 @@ def config_of(model: GGUF) -> dict[str, Any]:
             key=key("rope.scaling.type"),
             kind=repr(scaling),
         )
-    divisors = rope_freqs(model.path, model.reader.tensors, head_dim)
-    if divisors is not None:  # llama.cpp divides θ_i by its number (and a linear factor too)
+    freqs = next((t for t in model.reader.tensors if t.name == ROPE_FREQS), None)
+    if freqs is not None:  # llama.cpp divides θ_i by its number (and a linear factor too)
+        divisors = rope_freqs(model.path, dequantize(model.path, freqs), head_dim)
         factor = rope.get("factor") or 1.0
         rope = {"rope_type": "factors", "factors": [d * factor for d in divisors]}
     theta = model.value(key("rope.freq_base"), 10000.0)
@@ -541,20 +542,24 @@ def float32_bytes(planned: list[Planned]) -> int:
     return sum(4 * int(np.prod(p.shape)) for p in planned)
 
 
+def dequantize(path: str, tensor: Any) -> np.ndarray:
+    """The numbers of the file's `tensor` (a gguf ReaderTensor), dequantized by the gguf
+    package; a tensor it cannot dequantize is refused naming it."""
+    try:
+        return np.asarray(_gguf_package().quants.dequantize(tensor.data, tensor.tensor_type))
+    except (ValueError, NotImplementedError, TypeError) as error:
+        raise InputError(
+            _("{path}: tensor {name} could not be dequantized ({reason})"),
+            path=path,
+            name=tensor.name,
+            reason=first_line(error, 80),
+        ) from None
+
+
 def dequantized(model: GGUF, planned: list[Planned]) -> Iterator[tuple[str, np.ndarray]]:
     """Each tensor in float32 under transformers' name, W^Q and W^K in its row order."""
-    gguf = _gguf_package()
     for item in planned:
-        tensor = model.reader.tensors[item.index]
-        try:
-            array = gguf.quants.dequantize(tensor.data, tensor.tensor_type)
-        except (ValueError, NotImplementedError, TypeError) as error:
-            raise InputError(
-                _("{path}: tensor {name} could not be dequantized ({reason})"),
-                path=model.path,
-                name=item.gguf_name,
-                reason=first_line(error, 80),
-            ) from None
+        array = dequantize(model.path, model.reader.tensors[item.index])
         array = np.asarray(array, dtype=np.float32).reshape(item.shape)
         if item.heads:
             array = hf_order(array, item.heads)

@@ -51,28 +51,21 @@ def _pick(name: str, files: list[str], quant: str | None, place: str) -> str | N
     if not files:
         return None
     files = sorted(files)
+    chosen = files
     if quant is not None:
         chosen = [f for f in files if normal_name(quant) in normal_name(_stem(f)).split("-")
                   or normal_name(_stem(f)).endswith(normal_name(quant))]  # fmt: skip
-        if len(chosen) == 1:
-            return chosen[0]
-        message = NOT_IN if not chosen else SEVERAL
-        raise InputError(
-            message,
-            model=Setting("model", name),
-            place=place,
-            quant=quant,
-            files=", ".join(os.path.basename(f) for f in files),
-            example=Setting("model", f"{_split(name)[0]}:{_quant_of(files[0])}"),
-        )
-    if len(files) > 1:
-        raise InputError(
-            SEVERAL,
-            model=Setting("model", name),
-            files=", ".join(os.path.basename(f) for f in files),
-            example=Setting("model", f"{name}:{_quant_of(files[0])}"),
-        )
-    return files[0]
+    if len(chosen) == 1:
+        return chosen[0]
+    message = SEVERAL if chosen else NOT_IN
+    raise InputError(
+        message,
+        model=Setting("model", name),
+        place=place,
+        quant=quant,
+        files=", ".join(os.path.basename(f) for f in files),
+        example=Setting("model", f"{_split(name)[0]}:{_quant_of(files[0])}"),
+    )
 
 
 def _quant_of(path: str) -> str:
@@ -190,10 +183,7 @@ def in_ollama(name: str) -> str | None:
     except (OSError, ValueError, AttributeError):
         return None
     for layer in layers if isinstance(layers, list) else []:
-        if (
-            isinstance(layer, dict)
-            and layer.get("mediaType") == "application/vnd.ollama.image.model"
-        ):
+        if isinstance(layer, dict) and layer.get("mediaType") == OLLAMA_MODEL:
             blob = os.path.join(root, "blobs", str(layer.get("digest", "")).replace(":", "-"))
             if os.path.isfile(blob):
                 return blob

@@ -7,11 +7,9 @@ rotary.py's rope_type "factors", which gguf_file puts in the config it makes).""
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from attncli.errors import InputError, first_line
+from attncli.errors import InputError
 from attncli.messages import Message, _
 
 ROPE_FREQS = "rope_freqs.weight"
@@ -21,28 +19,13 @@ BAD_ROPE_FREQS = _(
 )
 
 
-def rope_freqs(path: str, tensors: Any, head_dim: int) -> list[float] | None:
-    """The rotary frequencies' divisors a Llama 3 file keeps in rope_freqs.weight, one a
-    pair (llama.cpp's converter writes there the llama3 scaling's: 1, its factor, or a
-    blend), or None when the file has none; a tensor of another length, or a divisor not
+def rope_freqs(path: str, numbers: np.ndarray, head_dim: int) -> list[float]:
+    """The rotary frequencies' divisors a Llama 3 file keeps in rope_freqs.weight (its
+    dequantized `numbers`), one a pair (llama.cpp's converter writes there the llama3
+    scaling's: 1, its factor, or a blend); a tensor of another length, or a divisor not
     finite and positive, is refused."""
-    import gguf  # the file was opened by it
-
-    tensor = next((t for t in tensors if t.name == ROPE_FREQS), None)
-    if tensor is None:
-        return None
     pairs = head_dim // 2
-    try:
-        values = np.asarray(
-            gguf.quants.dequantize(tensor.data, tensor.tensor_type), dtype=np.float64
-        ).reshape(-1)
-    except (ValueError, NotImplementedError, TypeError) as error:
-        raise InputError(
-            _("{path}: tensor {name} could not be dequantized ({reason})"),
-            path=path,
-            name=ROPE_FREQS,
-            reason=first_line(error, 80),
-        ) from None
+    values = np.asarray(numbers, dtype=np.float64).reshape(-1)
     found: Message | None = None
     if values.size != pairs:
         found = Message(_("{count} numbers"), count=int(values.size))

@@ -136,15 +136,7 @@ def tokenizer_files(model: Any) -> tuple[str, dict[str, Any]]:
 
 
 def _byte_level(model: Any, tokens: list[str], types: list[int]) -> Any:
-    from tokenizers import (
-        AddedToken,
-        Regex,
-        Tokenizer,
-        decoders,
-        models,
-        pre_tokenizers,
-        processors,
-    )
+    from tokenizers import AddedToken, Regex, decoders, pre_tokenizers, processors
 
     path = model.path
     pre = model.value("tokenizer.ggml.pre", "gpt-2")
@@ -170,10 +162,7 @@ def _byte_level(model: Any, tokens: list[str], types: list[int]) -> Any:
         if not space or left + right not in vocab:
             raise _cannot(path, f"the merge {merge!r} makes no token of the vocabulary")
         pairs.append((left, right))
-    try:
-        tokenizer = Tokenizer(models.BPE(vocab, pairs, unk_token=None, fuse_unk=False))
-    except Exception as error:  # the package's own exception
-        raise _cannot(path, str(error).splitlines()[0][:80]) from None
+    tokenizer = _bpe(path, vocab, pairs, unk_token=None, fuse_unk=False)
     digits, rule = PRE_TOKENIZERS[pre]
     steps: list[Any] = [pre_tokenizers.Digits(individual_digits=True)] if digits else []
     steps += [
@@ -196,7 +185,7 @@ def _byte_level(model: Any, tokens: list[str], types: list[int]) -> Any:
 
 
 def _sentencepiece(model: Any, tokens: list[str], types: list[int]) -> Any:
-    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
+    from tokenizers import AddedToken, decoders, pre_tokenizers
 
     path = model.path
     vocab = {token: number for number, token in enumerate(tokens)}
@@ -210,12 +199,7 @@ def _sentencepiece(model: Any, tokens: list[str], types: list[int]) -> Any:
         pairs = _merges_from_scores(tokens, scores)
     unknown = model.value("tokenizer.ggml.unknown_token_id")
     unk = tokens[unknown] if isinstance(unknown, int) and 0 <= unknown < len(tokens) else None
-    try:
-        tokenizer = Tokenizer(
-            models.BPE(vocab, pairs, unk_token=unk, fuse_unk=True, byte_fallback=True)
-        )
-    except Exception as error:  # the package's own exception
-        raise _cannot(path, str(error).splitlines()[0][:80]) from None
+    tokenizer = _bpe(path, vocab, pairs, unk_token=unk, fuse_unk=True, byte_fallback=True)
     prefix = bool(model.value("tokenizer.ggml.add_space_prefix", True))
     tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(
         replacement="▁", prepend_scheme="first" if prefix else "never", split=False
@@ -231,6 +215,17 @@ def _sentencepiece(model: Any, tokens: list[str], types: list[int]) -> Any:
                           for token, kind in zip(tokens, types, strict=True)
                           if kind == USER_DEFINED])  # fmt: skip
     return tokenizer
+
+
+def _bpe(path: str, vocab: dict[str, int], pairs: list[Any], **options: Any) -> Any:
+    """The BPE tokenizer of `vocab` and its merges `pairs`; what the tokenizers package
+    refuses to build is said as the file's tokenizer that cannot be rebuilt."""
+    from tokenizers import Tokenizer, models
+
+    try:
+        return Tokenizer(models.BPE(vocab, pairs, **options))
+    except Exception as error:  # the package's own exception
+        raise _cannot(path, str(error).splitlines()[0][:80]) from None
 
 
 def _merges_from_scores(tokens: list[str], scores: list[float]) -> list[tuple[str, str]]:
