@@ -237,7 +237,7 @@ def test_no_weights_at_all(bert):
          folder=str(bert), file="model.safetensors")  # fmt: skip
 
 
-WEIGHTS_UNREADABLE = (
+UNREADABLE = (
     "{path} could not be read ({reason}); the file may be truncated or corrupt: save it again "
     "or download it again"
 )
@@ -246,21 +246,19 @@ WEIGHTS_UNREADABLE = (
 def test_a_truncated_weights_file_is_one_line(bert):
     data = (bert / "model.safetensors").read_bytes()
     (bert / "model.safetensors").write_bytes(data[: len(data) // 2])
-    told(refusal(str(bert)), InputError, WEIGHTS_UNREADABLE,
+    told(refusal(str(bert)), InputError, UNREADABLE,
          path=str(bert / "model.safetensors"))  # fmt: skip
 
 
 def test_a_corrupt_weights_file_is_one_line(bert):
     (bert / "model.safetensors").write_bytes(b"\xff" * 64)
-    told(refusal(str(bert)), InputError, WEIGHTS_UNREADABLE,
+    told(refusal(str(bert)), InputError, UNREADABLE,
          path=str(bert / "model.safetensors"))  # fmt: skip
 
 
 def test_a_corrupt_tokenizer_is_one_line(bert):
     (bert / "tokenizer.json").write_text('{"version": "1.0", "model": ')
-    told(refusal(str(bert)), InputError,
-         "{path} could not be read ({reason}); the file may be truncated or corrupt",
-         path=str(bert / "tokenizer.json"))  # fmt: skip
+    told(refusal(str(bert)), InputError, UNREADABLE, path=str(bert / "tokenizer.json"))
 
 
 def test_a_missing_tokenizer_says_what_to_save(originals, tmp_path):

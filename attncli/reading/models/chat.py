@@ -15,7 +15,6 @@ with the message as the one user turn and the assistant's turn opened
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from attncli.errors import InputError, first_line, imported
@@ -30,13 +29,10 @@ BROKEN_TEMPLATE = _("{model}: its chat template could not be applied ({reason})"
 
 def chat_prompt(folder: str, model: str, message: str) -> str:
     """`message` as the user's turn of the chat template of the model in `folder`."""
-    from attncli.reading.parse.sources import json_file
+    from attncli.reading.models.tokens import tokenizer_config
 
-    try:
-        config = json_file(os.path.join(folder, "tokenizer_config.json"))
-    except FileNotFoundError:
-        config = {}
-    template = config.get("chat_template") if isinstance(config, dict) else None
+    config = tokenizer_config(folder)
+    template = config.get("chat_template")
     if isinstance(template, list):  # several named templates: the default one
         named = {t.get("name"): t.get("template") for t in template if isinstance(t, dict)}
         template = named.get("default")

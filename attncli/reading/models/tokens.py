@@ -150,7 +150,8 @@ class ModelTokenizer:
         return words, [tuple(group) for group in groups]
 
 
-def _tokenizer_config(folder: str) -> dict[str, Any]:
+def tokenizer_config(folder: str) -> dict[str, Any]:
+    """tokenizer_config.json's fields (none when the folder has no such file)."""
     path = os.path.join(folder, "tokenizer_config.json")
     from attncli.reading.parse.sources import json_file
 
@@ -164,6 +165,8 @@ def _tokenizer_config(folder: str) -> dict[str, Any]:
 def load_tokenizer(folder: str, model_type: str, positions: int) -> ModelTokenizer:
     """The model's tokenizer: tokenizer.json, else (BERT) vocab.txt."""
     Tokenizer = imported("tokenizers", Message(_("a model's tokenizer"))).Tokenizer
+    from attncli.reading.parse.tensor_files import unreadable
+
     pieces = "wordpiece" if model_type == "bert" else "bytes"
     field = LENGTH_FIELDS.get(model_type, "max_position_embeddings")
     path = os.path.join(folder, "tokenizer.json")
@@ -171,7 +174,7 @@ def load_tokenizer(folder: str, model_type: str, positions: int) -> ModelTokeniz
         try:
             tokenizer = Tokenizer.from_file(path)
         except Exception as error:  # the package's own exception
-            raise _unreadable(path, error) from None
+            raise unreadable(path, first_line(error, 120)) from None
         _check_post_processor(tokenizer.post_processor, path)
         tokenizer.no_truncation()
         tokenizer.no_padding()
@@ -180,13 +183,13 @@ def load_tokenizer(folder: str, model_type: str, positions: int) -> ModelTokeniz
     if model_type == "bert" and os.path.isfile(vocab):
         from tokenizers.implementations import BertWordPieceTokenizer
 
-        config = _tokenizer_config(folder)
+        config = tokenizer_config(folder)
         options = _wordpiece_options(config, os.path.join(folder, "tokenizer_config.json"))
         _check_vocab(vocab, [options[name] for name in SPECIALS])
         try:
             wordpiece = BertWordPieceTokenizer(vocab, **options)
         except Exception as error:  # the package's own exception
-            raise _unreadable(vocab, error) from None
+            raise unreadable(vocab, first_line(error, 120)) from None
         return ModelTokenizer(wordpiece, positions, field, pieces, vocab)
     needs = either(["tokenizer.json", "vocab.txt"]) if model_type == "bert" else "tokenizer.json"
     raise InputError(
@@ -233,15 +236,6 @@ def _templates(setting: Any) -> list[dict[str, Any]]:
     if setting.get("type") == "Sequence":
         return [t for one in setting.get("processors") or () for t in _templates(one)]
     return [setting] if setting.get("type") == "TemplateProcessing" else []
-
-
-def _unreadable(path: str, error: Exception) -> InputError:
-    """A tokenizer file the tokenizers package could not read, with the package's reason."""
-    return InputError(
-        _("{path} could not be read ({reason}); the file may be truncated or corrupt"),
-        path=path,
-        reason=first_line(error, 120),
-    )
 
 
 # tokenizer_config.json's fields that BertTokenizer reads, as BertWordPieceTokenizer's

@@ -221,7 +221,8 @@ class _Mapped:
                          shape=shape)  # fmt: skip
 
 
-def _unreadable(path: str, error: BaseException | str) -> InputError:
+def unreadable(path: str, error: BaseException | str) -> InputError:
+    """A file that a library could not read (a weight file, a tokenizer), with its reason."""
     reason = error if isinstance(error, str) else first_line(error)
     return InputError(
         _(
@@ -286,7 +287,7 @@ def open_safetensors(paths: list[str]) -> Tensors:
             names = list(handle.keys())
             slices = {name: handle.get_slice(name) for name in names}
         except Exception as error:  # the package's SafetensorError, or OSError
-            raise _unreadable(path, error) from None
+            raise unreadable(path, error) from None
         for name, piece in slices.items():
             dtype = piece.get_dtype()
             if dtype not in SAFE_DTYPES:
@@ -312,7 +313,7 @@ def open_safetensors(paths: list[str]) -> Tensors:
                     else None
                 )
             except (OSError, ValueError) as error:
-                raise _unreadable(path, error) from None
+                raise unreadable(path, error) from None
             if name in owners:  # a tensor in two shards: used only when both copies agree
                 first = load(name)
                 here = in_bf16 or in_map
@@ -370,9 +371,9 @@ def _open_npz(path: str) -> Tensors:
     except InputError:  # its own refusal above (a ValueError too): said as it is
         raise
     except ValueError as error:
-        raise _unreadable(path, error) from None
+        raise unreadable(path, error) from None
     except (OSError, EOFError, zipfile.BadZipFile) as error:
-        raise _unreadable(path, error) from None
+        raise unreadable(path, error) from None
     return Tensors(path, shapes, sizes, lambda name: archive[name])
 
 
@@ -388,7 +389,7 @@ def _open_npy(path: str) -> Tensors:
     try:
         array = np.load(path, mmap_mode="r", allow_pickle=False)
     except (OSError, ValueError, EOFError) as error:
-        raise _unreadable(path, error) from None
+        raise unreadable(path, error) from None
     name = os.path.splitext(os.path.basename(path))[0]
     return Tensors(
         path, {name: tuple(array.shape)}, {name: int(array.nbytes)}, lambda _name: np.array(array)
@@ -406,7 +407,7 @@ def _open_json(path: str) -> Tensors:
         with open(path, encoding="utf-8") as handle:
             text = handle.read()
     except (OSError, ValueError) as error:
-        raise _unreadable(path, error) from None
+        raise unreadable(path, error) from None
     document = parse_json(
         text,
         path,
