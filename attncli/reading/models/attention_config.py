@@ -198,7 +198,7 @@ def read_shape(name: str) -> tuple[Shape, str, dict[str, Any]]:
     a folder holding one, a GGUF file, a model folder or GGUF file found by name on this
     machine as --model finds it, else a name of the table (llama-3.1-70b)."""
     from attncli.reading.models.known_attention import KNOWN, known_name
-    from attncli.reading.models.locate import gguf_file, hub_cache
+    from attncli.reading.models.locate import NO_SUCH, gguf_file, hub_cache, not_empty, path_like
 
     expanded = os.path.expanduser(name)
     if os.path.isdir(expanded):
@@ -208,14 +208,9 @@ def read_shape(name: str) -> tuple[Shape, str, dict[str, Any]]:
             config = gguf_config(expanded)
             return shape_of(config, expanded), expanded, config
         return _from_file(expanded)
-    if not name.strip():
-        raise InputError(
-            _("{model} is empty; give a config.json, a model folder or a name such as {name}"),
-            model=Message(_("the model")),
-            name="llama-3.1-8b",
-        )
-    if name.startswith((".", "/", "~")) or name.count("/") > 1:
-        raise InputError(_("{path}: no such file or folder"), path=name)
+    not_empty(name, Message(_("the model")), "llama-3.1-8b")
+    if path_like(name):
+        raise InputError(NO_SUCH, path=name)
     from attncli.reading.models.gguf_places import find_gguf
     from attncli.reading.models.locate import in_hub_cache, in_packages
 

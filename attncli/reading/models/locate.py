@@ -14,6 +14,7 @@ Nothing is ever downloaded.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from attncli.errors import InputError, shown
 from attncli.messages import Setting, _, either
@@ -143,48 +144,48 @@ def find_model(name: str) -> str:
     if os.path.isdir(expanded):
         return expanded
     gguf = gguf_file(expanded)
-    if gguf is not None:
-        from attncli.reading.models.gguf_cache import converted
-
-        return converted(gguf)
-    if os.path.isfile(expanded) and os.path.basename(expanded) == "config.json":
+    if gguf is None and os.path.isfile(expanded) and os.path.basename(expanded) == "config.json":
         return os.path.dirname(expanded) or "."
+    if gguf is None:
+        from attncli.reading.models.gguf_places import find_gguf, in_ollama, places
+
+        not_empty(name, Setting("model"), "all-MiniLM-L6-v2")
+        if path_like(name):  # an Ollama model of another host: hf.co/OWNER/REPO:TAG
+            gguf = in_ollama(name) if ":" in name else None
+            if gguf is None:
+                raise InputError(NO_SUCH, path=name)
+        else:
+            cache = hub_cache()
+            found = in_hub_cache(name, cache) or in_packages(name)
+            if found:
+                return found
+            gguf = find_gguf(name, cache)  # the installed packages, Ollama, LM Studio
+            if gguf is None:
+                raise InputError(
+                    NOT_HERE, name=shown(name), cache=cache, places=places(), DEMO=DEMO
+                )
+    from attncli.reading.models.gguf_cache import converted
+
+    return converted(gguf)
+
+
+NO_SUCH = _(
+    "{path}: no such file or folder; give the folder of a saved model (config.json, "
+    "model.safetensors, tokenizer.json), its config.json or a .gguf file"
+)
+
+
+def path_like(name: str) -> bool:
+    """A model given by path (./x, /x, ~/x, a/b/c), not by name (OWNER/NAME is a name)."""
+    return name.startswith((".", "/", "~")) or name.count("/") > 1
+
+
+def not_empty(name: str, model: Any, example: str) -> None:
+    """Refuse an empty `name` given for `model` (the option or argument), with an
+    `example` of a name."""
     if not name.strip():
         raise InputError(
-            _("{model} is empty; give a model folder or a name such as all-MiniLM-L6-v2"),
-            model=Setting("model"),
+            _("{model} is empty; give a model folder, its config.json or a name such as {name}"),
+            model=model,
+            name=example,
         )
-    if not (name.startswith((".", "/", "~")) or name.count("/") > 1):  # OWNER/NAME is a name
-        cache = hub_cache()
-        found = in_hub_cache(name, cache) or in_packages(name)
-        if found:
-            return found
-        from attncli.reading.models.gguf_places import find_gguf, places
-
-        gguf = find_gguf(name, cache)  # the installed packages, Ollama, LM Studio
-        if gguf is not None:
-            from attncli.reading.models.gguf_cache import converted
-
-            return converted(gguf)
-        raise InputError(
-            NOT_HERE,
-            name=shown(name),
-            cache=cache,
-            places=places(),
-            DEMO=DEMO,
-        )
-    if ":" in name:  # an Ollama model of another host: hf.co/OWNER/REPO:TAG
-        from attncli.reading.models.gguf_places import in_ollama
-
-        gguf = in_ollama(name)
-        if gguf is not None:
-            from attncli.reading.models.gguf_cache import converted
-
-            return converted(gguf)
-    raise InputError(
-        _(
-            "{name}: no such folder; give the folder of a saved model (config.json, "
-            "model.safetensors, tokenizer.json)"
-        ),
-        name=name,
-    )
