@@ -168,8 +168,7 @@ REFUSED = {
         "{path}: {name} is {value}; expected {expected}", "name", "factor"),
     "longrope's factors one short": (
         {"positions": "rope", "rope_scaling": "longrope:2:4:1,1,1:1,1,1"}, InputError,
-        "{path}: {name} is {value}; expected {count} positive numbers, one per pair of a head "
-        "(head_dim {head_dim} ÷ 2)", "name", "short_factor"),
+        "{path}: {name} is {value}; expected {expected}", "name", "short_factor"),
 }  # fmt: skip
 
 

@@ -65,7 +65,8 @@ def test_an_unsupported_model_type_is_named_with_the_supported_ones(bert):
 
 
 MISSING_FIELD = "{path}: the field {name} is missing; the model's config.json must give it"
-NOT_POSITIVE = "{path}: {name} is {value}; expected a positive whole number"
+WRONG_VALUE = "{path}: {name} is {value}; expected {expected}"
+POSITIVE = ("a positive whole number", {})
 ANOTHER_FORWARD_PASS = (
     "{path}: {name} is {value}; attn computes {model_type} with {name} {computed} only "
     "(transformers runs another forward pass with this one), so this model is not supported"
@@ -76,15 +77,15 @@ ANOTHER_FORWARD_PASS = (
     ("changes", "kind", "msgid", "fields"),
     [
         ({"hidden_size": None}, InputError, MISSING_FIELD, {"name": "hidden_size"}),
-        ({"num_attention_heads": 0}, InputError, NOT_POSITIVE,
-         {"name": "num_attention_heads", "value": "0"}),
+        ({"num_attention_heads": 0}, InputError, WRONG_VALUE,
+         {"name": "num_attention_heads", "value": "0", "expected": POSITIVE}),
         ({"num_attention_heads": 5}, InputError,
          "{path}: {width_name} {width} does not divide into {heads_name} {heads} heads",
          {"width_name": "hidden_size", "width": 32, "heads_name": "num_attention_heads",
           "heads": 5}),
-        ({"num_hidden_layers": "two"}, InputError, NOT_POSITIVE,
-         {"name": "num_hidden_layers", "value": '"two"'}),
-        ({"layer_norm_eps": -1}, InputError, "{path}: {name} is {value}; expected {expected}",
+        ({"num_hidden_layers": "two"}, InputError, WRONG_VALUE,
+         {"name": "num_hidden_layers", "value": '"two"', "expected": POSITIVE}),
+        ({"layer_norm_eps": -1}, InputError, WRONG_VALUE,
          {"name": "layer_norm_eps", "value": "-1"}),
         ({"hidden_act": "swish"}, InputError,
          "{path}: {name} {value} is not supported; one of {choices}",

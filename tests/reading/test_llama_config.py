@@ -10,6 +10,9 @@ import pytest
 
 from attncli.errors import InputError, ShapeError
 from attncli.reading.models.model import load_model
+from tests.meaning import told
+
+WRONG_VALUE = "{path}: {name} is {value}; expected {expected}"
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 
@@ -50,7 +53,10 @@ def test_an_old_rope_scaling_of_another_type_is_refused_too(tmp_path):
 def test_rope_parameters_per_layer_type_are_refused(tmp_path):
     nested = {"full_attention": {"rope_type": "default", "rope_theta": 1e6}}
     error = _refused(_folder(tmp_path, rope_parameters=nested))
-    assert error.fields["field"] == "rope_parameters" and "full_attention" in error.fields["value"]
+    told(error, InputError, WRONG_VALUE, name="rope_parameters",
+         expected=("one set of rotary settings, an object such as {example}",
+                   {"example": '{"rope_type": "default", "rope_theta": 10000.0}'}))  # fmt: skip
+    assert "full_attention" in error.fields["value"]
 
 
 def test_a_partial_rotary_factor_is_refused(tmp_path):
@@ -109,7 +115,9 @@ def test_layer_types_of_another_length_are_refused(tmp_path):
     error = _refused(
         _folder(tmp_path, "tiny-qwen2", use_sliding_window=True, layer_types=["full_attention"])
     )
-    assert error.fields["layers"] == 2
+    told(error, InputError, WRONG_VALUE, name="layer_types", value='["full_attention"]',
+         expected=("one of full_attention and sliding_attention per layer ({layers})",
+                   {"layers": 2}))  # fmt: skip
 
 
 def test_another_activation_is_refused(tmp_path):
@@ -179,8 +187,9 @@ def test_a_flag_that_is_not_true_or_false_is_refused_never_read_as_false(
     """transformers' typed configs refuse them; read as false they dropped the window or
     the q/k/v biases without a word."""
     error = _refused(_folder(tmp_path, name, **{field: value}))
-    assert error.msgid == "{path}: {name} is {value}; expected true or false"
-    assert error.fields["name"] == field and error.fields["value"] == json.dumps(value)
+    told(error, InputError, "{path}: {name} is {value}; expected {expected}", name=field,
+         value=json.dumps(value),
+         expected=("{choices} or {last}", {"choices": "true", "last": "false"}))  # fmt: skip
 
 
 def test_a_null_head_dim_is_hidden_size_over_the_heads_as_in_transformers(tmp_path):

@@ -116,8 +116,9 @@ def test_the_original_length_given_twice_must_agree():
 def test_longrope_needs_a_positive_factor_per_pair(name, value):
     config = _config(REFERENCE["longrope-phi3"])
     config["rope_parameters"][name] = value
-    error = _refused(config)
-    assert error.fields["name"] == name and error.fields["count"] == 8
+    told(_refused(config), InputError, "{path}: {name} is {value}; expected {expected}",
+         name=name, expected=("{count} positive numbers, one per pair of a head (head_dim "
+                              "{head_dim} ÷ 2)", {"count": 8, "head_dim": 16}))  # fmt: skip
 
 
 def test_dynamic_on_a_head_of_two_is_refused():
@@ -188,4 +189,8 @@ def test_gemma3s_rotary_settings_of_another_layer_type_are_refused(tmp_path):
     nested = {"full_attention": {"rope_type": "default"}, "chunked_attention": {}}
     with pytest.raises(InputError) as caught:
         read_config(str(_gemma(tmp_path, "tiny-gemma3", rope_parameters=nested)))
-    assert "sliding_attention" in caught.value.msgid and caught.value.fields["value"]
+    told(caught.value, InputError, "{path}: {name} is {value}; expected {expected}",
+         name="rope_parameters", expected=(
+             "one set of rotary settings for full_attention and one for sliding_attention, "
+             "as Gemma 3 reads them", {}))  # fmt: skip
+    assert "full_attention" in caught.value.fields["value"]

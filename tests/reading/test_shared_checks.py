@@ -15,7 +15,7 @@ import pytest
 from attncli.errors import AttnError, InputError, ShapeError
 from attncli.reading.models.attention_config import read_shape, shape_of
 from attncli.reading.models.checkpoint import MISSING_PART, WRONG_SHAPE
-from attncli.reading.models.config_fields import BELOW, MISSING
+from attncli.reading.models.config_fields import BELOW, MISSING, WRONG_VALUE
 from attncli.reading.models.model import load_model
 from tests import tiny_gguf, tiny_models
 from tests.cli.test_model_errors import _edit_weights, edit_config
@@ -78,22 +78,26 @@ def test_a_head_of_another_shape_than_the_embeddings_is_named_with_them():
                    {"expected": "396 × 32", "word": "model.embed_tokens.weight"}))  # fmt: skip
 
 
-@pytest.mark.parametrize(("value", "msgid"), [(-1, BELOW[0]), (True, BELOW[0]), (None, MISSING)])
-def test_roberta_s_padding_id_is_read_as_any_whole_number(tmp_path, value, msgid):
+@pytest.mark.parametrize(
+    ("value", "msgid", "expected"),
+    [(-1, WRONG_VALUE, (BELOW[0], {})), (True, WRONG_VALUE, (BELOW[0], {})), (None, MISSING, None)],
+)
+def test_roberta_s_padding_id_is_read_as_any_whole_number(tmp_path, value, msgid, expected):
     folder = tmp_path / "roberta"
     tiny_models.WRITERS["roberta"](folder)
     config = json.loads((folder / "config.json").read_text())
     config["pad_token_id"] = value
     (folder / "config.json").write_text(json.dumps(config))
-    told(_refused(folder), InputError, msgid, name="pad_token_id")
+    fields = {"expected": expected} if expected else {}
+    told(_refused(folder), InputError, msgid, name="pad_token_id", **fields)
 
 
 def test_a_gguf_count_of_no_heads_is_refused_as_a_config_s_would_be(tmp_path):
     path = tiny_gguf.write_gguf(tmp_path / "none.gguf", claimed_kv_heads=0)
     with pytest.raises(InputError) as caught:
         load_model(str(path))
-    told(caught.value, InputError, BELOW[1], path=str(path),
-         name="llama.attention.head_count_kv", value="0")  # fmt: skip
+    told(caught.value, InputError, WRONG_VALUE, path=str(path),
+         name="llama.attention.head_count_kv", value="0", expected=(BELOW[1], {}))  # fmt: skip
 
 
 def test_a_head_size_that_does_not_divide_is_one_refusal_for_attn_cost_and_the_loader(llama):

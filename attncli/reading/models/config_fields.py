@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from attncli.core.transformer import ACTIVATIONS
 from attncli.errors import InputError, shown
-from attncli.messages import Message, _
+from attncli.messages import Message, _, either
 from attncli.reading.parse.json_text import as_json_text
 
 MISSING = _("{path}: the field {name} is missing; the model's config.json must give it")
@@ -44,10 +44,16 @@ def field(
 
 # what a whole number below its least is refused with: 1, a size or a count of heads or
 # layers; 0, max_window_layers or first_k_dense_replace (0: from the first layer)
-BELOW = {
-    1: _("{path}: {name} is {value}; expected a positive whole number"),
-    0: _("{path}: {name} is {value}; expected a whole number ≥ 0"),
-}
+BELOW = {1: _("a positive whole number"), 0: _("a whole number ≥ 0")}
+WRONG_VALUE = _("{path}: {name} is {value}; expected {expected}")
+
+
+def wrong_value(path: str, name: str, value: Any, expected: Any) -> InputError:
+    """The refusal of a field (of a config, a tokenizer_config.json, a GGUF file's metadata)
+    that holds what attn does not read: its value as JSON writes it, and what it takes."""
+    return InputError(
+        WRONG_VALUE, path=path, name=name, value=shown(as_json_text(value), 60), expected=expected
+    )
 
 
 def whole(
@@ -69,7 +75,7 @@ def whole_number(value: Any, path: str, name: str, least: Literal[0, 1] = 1) -> 
     """`value`, the field `name` of the file at `path`: a whole number of `least` or more
     (a config's field, a GGUF file's metadata key)."""
     if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise InputError(BELOW[least], path=path, name=name, value=as_json_text(value))
+        raise wrong_value(path, name, value, Message(BELOW[least]))
     return value
 
 
@@ -80,12 +86,7 @@ def flag(config: dict[str, Any], name: str, path: str, default: bool) -> bool:
     if value is None:
         return default
     if not isinstance(value, bool):
-        raise InputError(
-            _("{path}: {name} is {value}; expected true or false"),
-            path=path,
-            name=name,
-            value=as_json_text(value),
-        )
+        raise wrong_value(path, name, value, either(["true", "false"]))
     return value
 
 
@@ -159,13 +160,7 @@ def number(
         or not isinstance(value, int | float)
         or not (math.isfinite(value) and value > 0)
     ):
-        raise InputError(
-            _("{path}: {name} is {value}; expected {expected}"),
-            path=path,
-            name=name,
-            value=as_json_text(value),
-            expected=expected or Message(_("a positive number")),
-        )
+        raise wrong_value(path, name, value, expected or Message(_("a positive number")))
     return float(value)
 
 
@@ -177,13 +172,6 @@ def typed_windows(kinds: Any, size: int, path: str, layers: int) -> tuple[int | 
         or len(kinds) != layers
         or not all(kind in ("sliding_attention", "full_attention") for kind in kinds)
     ):
-        raise InputError(
-            _(
-                "{path}: layer_types is {value}; expected one of full_attention and "
-                "sliding_attention per layer ({layers})"
-            ),
-            path=path,
-            value=shown(as_json_text(kinds), 60),
-            layers=layers,
-        )
+        expected = _("one of full_attention and sliding_attention per layer ({layers})")
+        raise wrong_value(path, "layer_types", kinds, Message(expected, layers=layers))
     return tuple(size if kind == "sliding_attention" else None for kind in kinds)

@@ -11,7 +11,7 @@ from attncli.core.experts import Routing
 from attncli.core.rotary import Scaling
 from attncli.core.transformer import Architecture
 from attncli.errors import InputError, shown
-from attncli.messages import _
+from attncli.messages import Message, _
 from attncli.reading.models.config_fields import (
     activation,
     epsilon,
@@ -21,6 +21,7 @@ from attncli.reading.models.config_fields import (
     number,
     typed_windows,
     whole,
+    wrong_value,
 )
 from attncli.reading.models.rope_config import rope_settings
 from attncli.reading.parse.json_text import as_json_text
@@ -124,14 +125,11 @@ def gemma3_ropes(
         for kind, default in kinds.items():
             own = given.get(kind) or {}
             if unknown or not isinstance(own, dict):
-                raise InputError(
-                    _(
-                        "{path}: rope_parameters is {value}; Gemma 3 reads one set of rotary "
-                        "settings for full_attention and one for sliding_attention"
-                    ),
-                    path=path,
-                    value=shown(as_json_text(given), 60),
+                expected = _(
+                    "one set of rotary settings for full_attention and one for "
+                    "sliding_attention, as Gemma 3 reads them"
                 )
+                raise wrong_value(path, "rope_parameters", given, Message(expected))
             inner = {"rope_parameters": {"rope_theta": default, **own}}
             read.append(rope_settings(inner, path, positions, head_dim))
         return read[0], read[1]

@@ -10,8 +10,8 @@ from typing import Any
 
 from attncli.core.rotary import SCALINGS, Scaling
 from attncli.errors import InputError, shown
-from attncli.messages import _
-from attncli.reading.models.config_fields import flag, number, whole
+from attncli.messages import Message, _
+from attncli.reading.models.config_fields import flag, number, whole, wrong_value
 from attncli.reading.parse.json_text import as_json_text
 
 
@@ -27,16 +27,9 @@ def rope_settings(
     if given is None:
         given, given_in = config.get("rope_scaling") or {}, "rope_scaling"
     if not isinstance(given, dict) or any(isinstance(v, dict) for v in given.values()):
-        raise InputError(
-            _(
-                "{path}: {field} is not one set of rotary settings ({value}); attn reads "
-                "an object such as {example}"
-            ),
-            path=path,
-            field=given_in,
-            value=shown(as_json_text(given), 60),
-            example='{"rope_type": "default", "rope_theta": 10000.0}',
-        )
+        one = _("one set of rotary settings, an object such as {example}")
+        example = '{"rope_type": "default", "rope_theta": 10000.0}'
+        raise wrong_value(path, given_in, given, Message(one, example=example))
     if given_in == "rope_parameters":
         _agree(config, given, path)
     merged = {"rope_theta": config.get("rope_theta", 10000.0), **given}
@@ -191,17 +184,8 @@ def _pair_factors(merged: dict[str, Any], name: str, path: str, head_dim: int) -
             for v in value
         )
     ):
-        raise InputError(
-            _(
-                "{path}: {name} is {value}; expected {count} positive numbers, one per pair "
-                "of a head (head_dim {head_dim} ÷ 2)"
-            ),
-            path=path,
-            name=name,
-            value=shown(as_json_text(value), 60),
-            count=pairs,
-            head_dim=head_dim,
-        )
+        expected = _("{count} positive numbers, one per pair of a head (head_dim {head_dim} ÷ 2)")
+        raise wrong_value(path, name, value, Message(expected, count=pairs, head_dim=head_dim))
     return tuple(float(v) for v in value)
 
 

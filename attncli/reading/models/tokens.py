@@ -17,6 +17,7 @@ import numpy as np
 
 from attncli.errors import InputError, first_line, imported, shown
 from attncli.messages import Message, _, either
+from attncli.reading.models.config_fields import wrong_value
 from attncli.reading.parse.json_text import as_json_text
 
 LENGTH_FIELDS = {"gpt2": "n_positions"}  # else max_position_embeddings
@@ -256,26 +257,17 @@ def _wordpiece_options(config: dict[str, Any], path: str) -> dict[str, Any]:
     for keyword, (name, default, nullable) in FLAGS.items():
         value = config.get(name, default)
         if not isinstance(value, bool) and not (value is None and nullable):
-            raise InputError(
-                _("{path}: {name} is {value}; expected {expected}"),
-                path=path,
-                name=name,
-                value=shown(as_json_text(value)),
-                expected=either(["true", "false", "null"] if nullable else ["true", "false"]),
-            )
+            expected = either(["true", "false", "null"] if nullable else ["true", "false"])
+            raise wrong_value(path, name, value, expected)
         options[keyword] = value
     for keyword, standard in SPECIALS.items():
         token = config.get(keyword, standard)
         if isinstance(token, dict):  # an AddedToken as transformers saves it
             token = token.get("content")
         if not isinstance(token, str) or not token:
-            raise InputError(
-                _("{path}: {name} is {value}; expected the token as a string, such as {default}"),
-                path=path,
-                name=keyword,
-                value=shown(as_json_text(config.get(keyword))),
-                default=as_json_text(standard),
-            )
+            such = _("the token as a string, such as {default}")
+            expected = Message(such, default=as_json_text(standard))
+            raise wrong_value(path, keyword, config.get(keyword), expected)
         options[keyword] = token
     return options
 
