@@ -133,8 +133,9 @@ WRONG_SHAPE = "{name} is {shape}; expected {expected}"
          {"name": "in_proj_bias", "shape": "11", "expected": "12"}),
         ({"q_proj_weight": np.zeros((4, 4)), "k_proj_weight": np.zeros((3, 3)),
           "v_proj_weight": np.zeros((4, 4)), "out_proj.weight": np.zeros((4, 4))}, ShapeError,
-         "{name} has {rows} rows and the queries' weight {width}; all three project to the same E",
-         {"name": "k_proj_weight", "rows": 3}),
+         WRONG_SHAPE, {"name": "k_proj_weight", "shape": "3 × 3", "expected": (
+             "{expected}: the queries', keys' and values' weights project to the same E",
+             {"expected": "4 × 3"})}),
         ({"h.0.attn.c_attn.weight": np.zeros((4, 11))}, ShapeError, WRONG_SHAPE,
          {"name": "h.0.attn.c_attn.weight", "shape": "4 × 11"}),
     ],

@@ -283,17 +283,10 @@ def _mha(state: Mapping[str, Any], prefix: str) -> LayerWeights:
             params[f"w_{short}"] = get_named(state, prefix, name, "nn.MultiheadAttention").T
             sources[f"w_{short}"] = joined(prefix, name)
     width = params["w_q"].shape[1]
+    same = _("{expected}: the queries', keys' and values' weights project to the same E")
     for short in "kv":
-        if params[f"w_{short}"].shape[1] != width:
-            raise ShapeError(
-                _(
-                    "{name} has {rows} rows and the queries' weight {width}; all three project "
-                    "to the same E"
-                ),
-                name=sources[f"w_{short}"],
-                rows=params[f"w_{short}"].shape[1],
-                width=width,
-            )
+        stored = params[f"w_{short}"].T  # nn.Linear's E × kdim
+        expect_shape(stored, (width, stored.shape[1]), sources[f"w_{short}"], same)
     bias = optional_named(state, prefix, "in_proj_bias")
     if bias is not None:
         name = joined(prefix, "in_proj_bias")
