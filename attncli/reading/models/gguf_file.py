@@ -282,11 +282,10 @@ def _reader(path: str) -> Any:
         raise InputError(
             UNKNOWN_TYPE, path=path, number=unknown.number, types=", ".join(TYPES)
         ) from None
-    except _EndsEarly:
-        reason = Message(ENDS_EARLY, size=os.path.getsize(path))
+    except (_EndsEarly, *_MISREAD) as error:  # else the package's own first line
+        early = isinstance(error, _EndsEarly)
+        reason = Message(ENDS_EARLY, size=os.path.getsize(path)) if early else first_line(error, 80)
         raise InputError(TRUNCATED, path=path, reason=reason) from None
-    except _MISREAD as error:  # the package's own first line
-        raise InputError(TRUNCATED, path=path, reason=first_line(error, 80)) from None
 
 
 def _whole(model: GGUF, key: str, default: int | None = None) -> int:

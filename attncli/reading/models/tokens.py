@@ -166,16 +166,11 @@ def tokenizer_config(folder: str) -> dict[str, Any]:
 def load_tokenizer(folder: str, model_type: str, positions: int) -> ModelTokenizer:
     """The model's tokenizer: tokenizer.json, else (BERT) vocab.txt."""
     Tokenizer = imported("tokenizers", Message(_("a model's tokenizer"))).Tokenizer
-    from attncli.reading.parse.tensor_files import unreadable
-
     pieces = "wordpiece" if model_type == "bert" else "bytes"
     field = LENGTH_FIELDS.get(model_type, "max_position_embeddings")
     path = os.path.join(folder, "tokenizer.json")
     if os.path.isfile(path):
-        try:
-            tokenizer = Tokenizer.from_file(path)
-        except Exception as error:  # the package's own exception
-            raise unreadable(path, first_line(error, 120)) from None
+        tokenizer = _read(path, lambda: Tokenizer.from_file(path))
         _check_post_processor(tokenizer.post_processor, path)
         tokenizer.no_truncation()
         tokenizer.no_padding()
@@ -187,10 +182,7 @@ def load_tokenizer(folder: str, model_type: str, positions: int) -> ModelTokeniz
         config = tokenizer_config(folder)
         options = _wordpiece_options(config, os.path.join(folder, "tokenizer_config.json"))
         _check_vocab(vocab, [options[name] for name in SPECIALS])
-        try:
-            wordpiece = BertWordPieceTokenizer(vocab, **options)
-        except Exception as error:  # the package's own exception
-            raise unreadable(vocab, first_line(error, 120)) from None
+        wordpiece = _read(vocab, lambda: BertWordPieceTokenizer(vocab, **options))
         return ModelTokenizer(wordpiece, positions, field, pieces, vocab)
     needs = either(["tokenizer.json", "vocab.txt"]) if model_type == "bert" else "tokenizer.json"
     raise InputError(
@@ -201,6 +193,17 @@ def load_tokenizer(folder: str, model_type: str, positions: int) -> ModelTokeniz
         folder=folder,
         needs=needs,
     )
+
+
+def _read(path: str, reader: Callable[[], Any]) -> Any:
+    """What `reader` reads of the file at `path` with the tokenizers package; a file it
+    cannot read is refused with the package's reason."""
+    from attncli.reading.parse.tensor_files import unreadable
+
+    try:
+        return reader()
+    except Exception as error:  # the package's own exception
+        raise unreadable(path, first_line(error, 120)) from None
 
 
 def _check_post_processor(processor: Any, path: str) -> None:
