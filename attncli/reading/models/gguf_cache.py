@@ -180,14 +180,7 @@ def joined(name: str, parts: list[str], sha256: str | None = None) -> str:
     import hashlib
 
     root = cache_root()
-    if root is None:
-        import atexit
-
-        with writing(tempfile.gettempdir()):
-            folder = tempfile.mkdtemp(prefix="attn-gguf-")
-        atexit.register(shutil.rmtree, folder, True)
-    else:
-        folder = os.path.join(root, "joined")
+    folder = _temporary() if root is None else os.path.join(root, "joined")
     target = os.path.join(folder, name)
     try:
         total = sum(os.path.getsize(part) for part in parts)
@@ -224,6 +217,16 @@ def joined(name: str, parts: list[str], sha256: str | None = None) -> str:
     return target
 
 
+def _temporary() -> str:
+    """A temporary folder, for the cache turned off, removed when attn exits."""
+    import atexit
+
+    with writing(tempfile.gettempdir()):
+        folder = tempfile.mkdtemp(prefix="attn-gguf-")
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
+
+
 def _write_text(path: str, text: str) -> None:
     with open(path, "w", encoding="utf-8") as file:
         file.write(text)
@@ -235,11 +238,7 @@ def converted(path: str) -> str:
     attn exits."""
     root = cache_root()
     if root is None:
-        import atexit
-
-        with writing(tempfile.gettempdir()):
-            folder = tempfile.mkdtemp(prefix="attn-gguf-")
-        atexit.register(shutil.rmtree, folder, True)
+        folder = _temporary()
         convert(path, folder)
         return folder
     folder = entry_folder(path, root)

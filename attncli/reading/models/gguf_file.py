@@ -106,9 +106,6 @@ class GGUF:
             return default
         return contents(self.path, field)
 
-    def has(self, key: str) -> bool:
-        return self.reader.get_field(key) is not None
-
 
 def contents(path: str, field: Any) -> Any:
     """A metadata field's value, read when asked: text that is not UTF-8 (a corrupt byte)

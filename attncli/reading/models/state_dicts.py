@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 # The layer's fields in attn's names, which a state dict's names are turned into.
 LAYER_FIELDS = ("w_q", "w_k", "w_v", "w_o", "b_q", "b_k", "b_v", "b_o", "bias_k", "bias_v")
 KIND_NAMES = {"mha": "nn.MultiheadAttention", "bert": "BERT", "gpt2": "GPT-2"}
+# the weights' setting, as each surface writes it
+WEIGHTS = OnSurface(Message(_("--weights FILE")), Setting("weights", metavar="FILE"))
 
 
 @dataclass(frozen=True)
@@ -164,7 +166,7 @@ def in_document(inputs: LayerInputs, prefix: str = "") -> tuple[LayerInputs, Lay
             if found
             else Message(
                 _("give the checkpoint's weights with {weights}, or its names in {document}"),
-                weights=OnSurface(Message(_("--weights FILE")), Setting("weights", metavar="FILE")),
+                weights=WEIGHTS,
                 document=OnSurface(Message(_("-i FILE")), Message(_("the document"))),
             )
         )
@@ -233,7 +235,7 @@ def _one_layer(inputs: LayerInputs, layer: LayerFields) -> None:
             ),
             name=held,
             source=layer.source,
-            weights=OnSurface(Message(_("--weights FILE")), Setting("weights", metavar="FILE")),
+            weights=WEIGHTS,
         )
 
 
