@@ -57,10 +57,9 @@ def refusal(name: str, **kwargs) -> AttnError:
 def test_an_unsupported_model_type_is_named_with_the_supported_ones(bert):
     edit_config(bert, model_type="t5")
     error = refusal(str(bert))
-    told(error, InputError,
-         "{path}: model_type {model_type} is not supported; attn runs {supported} (BERT-style "
-         "encoders such as MiniLM, GPT-2, and the Llama family)", model_type="'t5'")  # fmt: skip
-    supported = error.fields["supported"].split(", ")
+    told(error, InputError, "{path}: model_type {model_type} is not one {reader} reads; it "
+         "reads {known}", model_type="'t5'", reader="attn")  # fmt: skip
+    supported = error.fields["known"].split(", ")
     assert {"bert", "roberta", "gpt2", "llama", "mistral", "qwen2"} <= set(supported)
 
 

@@ -110,8 +110,8 @@ def test_a_missing_key_is_named():
         ({"model_type": "bert"}, "{path}: {model_type} is an encoder: it reads every token at "
          "once and keeps no KV cache; attn cost counts decoders (GPT-2, Llama, Mistral, Gemma, "
          "DeepSeek, gpt-oss, …)", {"model_type": "bert"}),
-        ({"model_type": "mamba"}, "{path}: model_type {model_type} is not one attn cost reads; "
-         "it reads {known}", {"model_type": "'mamba'"}),
+        ({"model_type": "mamba"}, "{path}: model_type {model_type} is not one {reader} reads; "
+         "it reads {known}", {"model_type": "'mamba'", "reader": "attn cost"}),
         ({"sliding_window": 8}, "{path}: sliding_window is given, but not which layers use it; "
          "add layer_types (full_attention or sliding_attention for each layer)", {}),
         ({"attention_bias": "yes"}, WRONG_VALUE,

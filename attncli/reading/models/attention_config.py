@@ -25,6 +25,7 @@ from attncli.reading.models.config_fields import (
     flag,
     head_size,
     key_value_heads,
+    model_type_of,
     typed_windows,
     whole,
 )
@@ -66,13 +67,7 @@ def shape_of(config: dict[str, Any], path: str) -> Shape:
             path=path,
             model_type=model_type,
         )
-    if model_type not in DECODERS:
-        raise InputError(
-            _("{path}: model_type {model_type} is not one attn cost reads; it reads {known}"),
-            path=path,
-            model_type=repr(model_type),
-            known=", ".join(DECODERS),
-        )
+    model_type = model_type_of(config, path, DECODERS, "attn cost")
     layers = whole(config, ("num_hidden_layers", "n_layer"), path)
     width = whole(config, ("hidden_size", "n_embd"), path)
     heads = whole(config, ("num_attention_heads", "n_head"), path)

@@ -4,6 +4,7 @@ configs hold, or a refusal of one line naming the file and the field."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from attncli.core.transformer import ACTIVATIONS
@@ -25,6 +26,21 @@ def config_json(path: str, absent: InputError) -> dict[str, Any]:
     if not isinstance(config, dict):
         raise InputError(_("{path}: expected a JSON object"), path=path)
     return config
+
+
+def model_type_of(config: dict[str, Any], path: str, known: Sequence[str], reader: str) -> str:
+    """config.json's model_type, one of the `known` ones that `reader` (attn, attn cost)
+    reads."""
+    model_type = config.get("model_type")
+    if model_type not in known:
+        raise InputError(
+            _("{path}: model_type {model_type} is not one {reader} reads; it reads {known}"),
+            path=path,
+            model_type=repr(model_type),
+            reader=reader,
+            known=", ".join(known),
+        )
+    return str(model_type)
 
 
 def field(

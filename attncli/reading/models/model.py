@@ -26,6 +26,7 @@ from attncli.reading.models.config_fields import (
     config_json,
     divides,
     epsilon,
+    model_type_of,
     whole,
 )
 from attncli.reading.models.decoder_config import llama_architecture
@@ -59,17 +60,7 @@ def read_config(folder: str) -> tuple[str, Architecture]:
         folder=folder,
     )
     config = config_json(path, absent)
-    model_type = config.get("model_type")
-    if model_type not in FAMILIES:
-        raise InputError(
-            _(
-                "{path}: model_type {model_type} is not supported; attn runs {supported} "
-                "(BERT-style encoders such as MiniLM, GPT-2, and the Llama family)"
-            ),
-            path=path,
-            model_type=repr(model_type),
-            supported=", ".join(FAMILIES),
-        )
+    model_type = model_type_of(config, path, FAMILIES, "attn")
     _check_forward(config, path, model_type)
     if model_type == "gpt2":
         return model_type, _gpt2_architecture(config, path)
