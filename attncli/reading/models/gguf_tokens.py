@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from attncli.errors import InputError
-from attncli.messages import _
+from attncli.messages import Message, _, either
 
 CONTROL, USER_DEFINED = 3, 4
 
@@ -59,6 +59,11 @@ CANNOT_REBUILD = _(
 )
 
 
+# why: a metadata key the tokenizer needs, missing, or holding what attn does not read
+NO_KEY = _("no {key}")
+KEY_IS = _("{key} is {value}")
+
+
 def _cannot(path: str, reason: Any) -> InputError:
     return InputError(
         CANNOT_REBUILD,
@@ -88,12 +93,14 @@ def tokenizer_files(model: Any) -> tuple[str, dict[str, Any]]:
     kind = model.value("tokenizer.ggml.model")
     tokens = model.value("tokenizer.ggml.tokens")
     if kind not in MODELS:
-        raise _cannot(path, f"tokenizer.ggml.model is {kind!r}")
+        raise _cannot(path, Message(KEY_IS, key="tokenizer.ggml.model", value=repr(kind)))
     if not tokens:
-        raise _cannot(path, "no tokenizer.ggml.tokens")
+        raise _cannot(path, Message(NO_KEY, key="tokenizer.ggml.tokens"))
     types = model.value("tokenizer.ggml.token_type") or [1] * len(tokens)
     if len(types) != len(tokens):
-        raise _cannot(path, "tokenizer.ggml.token_type is not one type a token")
+        counted = _("{key} gives {count} types for {tokens} tokens")
+        key = "tokenizer.ggml.token_type"
+        raise _cannot(path, Message(counted, key=key, count=len(types), tokens=len(tokens)))
     if kind == "gpt2":
         tokenizer = _byte_level(model, tokens, types)
     else:
@@ -122,7 +129,7 @@ def tokenizer_files(model: Any) -> tuple[str, dict[str, Any]]:
         added = []
         for flag, name in ((bos, "bos"), (eos, "eos")):
             if flag and config.get(f"{name}_token") is None:
-                raise _cannot(path, f"add_{name}_token without tokenizer.ggml.{name}_token_id")
+                raise _cannot(path, Message(NO_KEY, key=f"tokenizer.ggml.{name}_token_id"))
             if flag:
                 added.append(config[f"{name}_token"])
         first = f"{config['bos_token']} " if bos else ""
@@ -141,14 +148,14 @@ def _byte_level(model: Any, tokens: list[str], types: list[int]) -> Any:
     path = model.path
     pre = model.value("tokenizer.ggml.pre", "gpt-2")
     if pre not in PRE_TOKENIZERS:
+        unknown = _("{key} is {value}, a rule attn does not know; it knows {known}")
+        known = ", ".join(PRE_TOKENIZERS)
         raise _cannot(
-            path,
-            f"tokenizer.ggml.pre is {pre!r}, a rule attn does not know; it knows "
-            + ", ".join(PRE_TOKENIZERS),
+            path, Message(unknown, key="tokenizer.ggml.pre", value=repr(pre), known=known)
         )
     merges = model.value("tokenizer.ggml.merges")
     if not merges:
-        raise _cannot(path, "a byte-level vocabulary without tokenizer.ggml.merges")
+        raise _cannot(path, Message(NO_KEY, key="tokenizer.ggml.merges"))
     spelling = _bytes_to_unicode()
     alphabet = set(spelling.values())
     spelled = [
@@ -160,7 +167,8 @@ def _byte_level(model: Any, tokens: list[str], types: list[int]) -> Any:
     for merge in merges:
         left, space, right = merge.partition(" ")
         if not space or left + right not in vocab:
-            raise _cannot(path, f"the merge {merge!r} makes no token of the vocabulary")
+            unmade = _("the merge {merge} makes no token of the vocabulary")
+            raise _cannot(path, Message(unmade, merge=repr(merge)))
         pairs.append((left, right))
     tokenizer = _bpe(path, vocab, pairs, unk_token=None, fuse_unk=False)
     digits, rule = PRE_TOKENIZERS[pre]
@@ -195,7 +203,8 @@ def _sentencepiece(model: Any, tokens: list[str], types: list[int]) -> Any:
     else:
         scores = model.value("tokenizer.ggml.scores")
         if not scores or len(scores) != len(tokens):
-            raise _cannot(path, "a SentencePiece vocabulary without its scores or merges")
+            keys = either(["tokenizer.ggml.scores", "tokenizer.ggml.merges"])
+            raise _cannot(path, Message(NO_KEY, key=keys))
         pairs = _merges_from_scores(tokens, scores)
     unknown = model.value("tokenizer.ggml.unknown_token_id")
     unk = tokens[unknown] if isinstance(unknown, int) and 0 <= unknown < len(tokens) else None
