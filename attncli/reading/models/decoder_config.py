@@ -312,9 +312,8 @@ def _gemma_windows(
     sliding_window_pattern-th layer full (6: five sliding to one full), the others sliding."""
     kinds = config.get("layer_types")
     if kinds is None:
-        every = 6 if model_type == "gemma3_text" else 2
-        if model_type == "gemma3_text":
-            every = whole(config, "sliding_window_pattern", path, 6)
+        gemma3 = model_type == "gemma3_text"
+        every = whole(config, "sliding_window_pattern", path, 6) if gemma3 else 2
         kinds = ["sliding_attention" if (i + 1) % every else "full_attention"
                  for i in range(layers)]  # fmt: skip
     size = whole(config, "sliding_window", path, 128 if model_type == "gpt_oss" else 4096)
