@@ -10,6 +10,7 @@ import pytest
 
 from attncli.errors import InputError, ShapeError
 from attncli.reading.models.model import load_model
+from attncli.reading.models.rope_config import PARTIAL
 from tests.meaning import told
 
 WRONG_VALUE = "{path}: {name} is {value}; expected {expected}"
@@ -61,7 +62,8 @@ def test_rope_parameters_per_layer_type_are_refused(tmp_path):
 
 def test_a_partial_rotary_factor_is_refused(tmp_path):
     error = _refused(_folder(tmp_path, "tiny-qwen2", partial_rotary_factor=0.5))
-    assert "partial_rotary_factor" in error.msgid and error.fields["value"] == "0.5"
+    told(error, InputError, PARTIAL, name="partial_rotary_factor", value="0.5",
+         whole="partial_rotary_factor 1")  # fmt: skip
 
 
 def test_llama3_scaling_without_its_band_is_refused(tmp_path):

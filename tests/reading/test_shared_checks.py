@@ -118,3 +118,46 @@ def test_a_config_that_is_no_object_is_one_refusal_for_attn_cost_and_the_loader(
         read_shape(str(llama))
     told(caught.value, InputError, "{path}: expected a JSON object",
          path=str(llama / "config.json"))  # fmt: skip
+
+
+class _Field:
+    """A GGUF metadata field as the gguf package's reader gives one."""
+
+    def __init__(self, name: str, value: object) -> None:
+        self.name, self.value = name, value
+
+    def contents(self) -> object:
+        return self.value
+
+
+def _gguf_metadata(**changes: object):
+    """A GGUF file's metadata alone (a Llama of 4 heads of 8), as gguf_file reads it."""
+    from types import SimpleNamespace
+
+    from attncli.reading.models.gguf_file import GGUF
+
+    values = {"llama.embedding_length": 32, "llama.attention.head_count": 4,
+              "llama.feed_forward_length": 64, "llama.block_count": 2,
+              "llama.context_length": 48, **changes}  # fmt: skip
+    fields = {key: _Field(key, value) for key, value in values.items()}
+    return GGUF("m.gguf", SimpleNamespace(get_field=fields.get, tensors=[]), "llama")
+
+
+@pytest.mark.parametrize(
+    ("change", "msgid", "fields"),
+    [({"llama.rope.dimension_count": 4}, "PARTIAL",
+      {"name": "llama.rope.dimension_count", "value": 4,
+       "whole": "llama.rope.dimension_count 8"}),
+     ({"llama.rope.scaling.type": "yarn"}, "NOT_COMPUTED",
+      {"field": "llama.rope.scaling.type", "kind": '"yarn"', "known": "none, linear"})],
+)  # fmt: skip
+def test_a_gguf_file_s_rotary_positions_attn_does_not_compute_are_said_as_a_config_s(
+    change, msgid, fields
+):
+    from attncli.reading.models import rope_config
+    from attncli.reading.models.gguf_file import config_of
+
+    assert config_of(_gguf_metadata())["head_dim"] == 8  # the stand-in reads whole
+    with pytest.raises(InputError) as caught:
+        config_of(_gguf_metadata(**change))
+    told(caught.value, InputError, getattr(rope_config, msgid), path="m.gguf", **fields)

@@ -47,6 +47,8 @@ from attncli.errors import InputError, ShapeError, first_line, imported, shape_t
 from attncli.messages import Message, _
 from attncli.reading.models.config_fields import whole_number
 from attncli.reading.models.gguf_rope import ROPE_FREQS, rope_freqs
+from attncli.reading.models.rope_config import NOT_COMPUTED, PARTIAL
+from attncli.reading.parse.json_text import as_json_text
 
 MAGIC = b"GGUF"
 VERSIONS = (2, 3)  # those the gguf package reads
@@ -172,10 +174,6 @@ ARCHITECTURE = _(
 SHAPE = _(
     "{path}: tensor {name} is {shape}, but {meaning} make it {expected}; the "
     "metadata and the tensors are not of one model"
-)
-ROPE_SCALING = _(
-    "{path}: {key} is {kind}, which attn does not compute (it computes none and "
-    "linear); its rotary angles would differ, so this model is not supported"
 )
 UNSUPPORTED_TYPE = _(
     "{path}: tensor {name} is {kind}, a type attn does not dequantize; it reads "
@@ -310,15 +308,9 @@ def config_of(model: GGUF) -> dict[str, Any]:
     head_dim = head_dim or _whole(model, key("attention.key_length"))
     rotary = model.value(key("rope.dimension_count"), head_dim)
     if rotary != head_dim:
+        name = key("rope.dimension_count")
         raise InputError(
-            _(
-                "{path}: {key} is {rotary} of a head's {head_dim} coordinates; attn turns "
-                "every coordinate of a head, so this model is not supported"
-            ),
-            path=model.path,
-            key=key("rope.dimension_count"),
-            rotary=rotary,
-            head_dim=head_dim,
+            PARTIAL, path=model.path, name=name, value=rotary, whole=f"{name} {head_dim}"
         )
     scaling = model.value(key("rope.scaling.type"), "none")
     rope: dict[str, Any] = {"rope_type": "default"}
@@ -326,10 +318,11 @@ def config_of(model: GGUF) -> dict[str, Any]:
         rope = {"rope_type": "linear", "factor": model.value(key("rope.scaling.factor"))}
     elif scaling != "none":
         raise InputError(
-            ROPE_SCALING,
+            NOT_COMPUTED,
             path=model.path,
-            key=key("rope.scaling.type"),
-            kind=repr(scaling),
+            field=key("rope.scaling.type"),
+            kind=as_json_text(scaling),
+            known="none, linear",
         )
     freqs = next((t for t in model.reader.tensors if t.name == ROPE_FREQS), None)
     if freqs is not None:  # llama.cpp divides θ_i by its number (and a linear factor too)

@@ -14,6 +14,16 @@ from attncli.messages import Message, _
 from attncli.reading.models.config_fields import flag, number, whole, wrong_value
 from attncli.reading.parse.json_text import as_json_text
 
+# a model's rotary positions attn does not compute (said for a config.json and a GGUF file)
+NOT_COMPUTED = _(
+    "{path}: {field} asks for rope_type {kind}, which attn does not compute (it computes "
+    "{known}); its rotary angles would differ, so this model is not supported"
+)
+PARTIAL = _(
+    "{path}: {name} is {value}; attn turns every coordinate of a head ({whole}) only, so "
+    "this model is not supported"
+)
+
 
 def rope_settings(
     config: dict[str, Any], path: str, positions: int, head_dim: int
@@ -37,21 +47,16 @@ def rope_settings(
     partial = merged.get("partial_rotary_factor", config.get("partial_rotary_factor", 1.0))
     if partial != 1.0:
         raise InputError(
-            _(
-                "{path}: partial_rotary_factor is {value}; attn turns every coordinate of a "
-                "head (partial_rotary_factor 1) only, so this model is not supported"
-            ),
+            PARTIAL,
             path=path,
+            name="partial_rotary_factor",
             value=as_json_text(partial),
+            whole="partial_rotary_factor 1",
         )
     kind = merged.get("rope_type", merged.get("type", "default"))
     if kind not in SCALINGS:
         raise InputError(
-            _(
-                "{path}: {field} asks for rope_type {kind}, which attn does not compute (it "
-                "computes {known}); its rotary angles would differ, so this model is not "
-                "supported"
-            ),
+            NOT_COMPUTED,
             path=path,
             field=given_in,
             kind=shown(as_json_text(kind), 40),
