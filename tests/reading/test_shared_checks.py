@@ -161,3 +161,18 @@ def test_a_gguf_file_s_rotary_positions_attn_does_not_compute_are_said_as_a_conf
     with pytest.raises(InputError) as caught:
         config_of(_gguf_metadata(**change))
     told(caught.value, InputError, getattr(rope_config, msgid), path="m.gguf", **fields)
+
+
+def test_a_gguf_file_or_part_the_system_cannot_read_is_said_as_any_input_file(tmp_path):
+    from attncli.reading.models.gguf_cache import joined
+    from attncli.reading.models.gguf_file import open_gguf
+
+    cannot = "cannot read '{path}': {value}"
+    with pytest.raises(InputError) as caught:
+        open_gguf(str(tmp_path))  # a folder: the system will not read it as a file
+    told(caught.value, InputError, cannot, path=str(tmp_path), value="Is a directory")
+    part = tmp_path / "gone.gguf.part01"
+    (tmp_path / "gone.gguf.part00").write_bytes(b"GGUF")
+    with pytest.raises(InputError) as caught:
+        joined("gone.gguf", [str(tmp_path / "gone.gguf.part00"), str(part)])
+    told(caught.value, InputError, cannot, path=str(part), value="No such file or directory")

@@ -34,6 +34,7 @@ from typing import Any
 
 from attncli.errors import InputError, first_line
 from attncli.messages import Message, _
+from attncli.reading.parse.sources import unreadable
 
 # the conversion's version: a new one converts every file again (2: Gemma 3 27B's
 # query_pre_attn_scalar is hidden_size ÷ heads, as llama.cpp scales it, not the head size)
@@ -185,10 +186,7 @@ def joined(name: str, parts: list[str], sha256: str | None = None) -> str:
     try:
         total = sum(os.path.getsize(part) for part in parts)
     except OSError as error:
-        raise InputError(
-            _("{path} could not be read ({reason})"),
-            path=parts[0], reason=first_line(error),
-        ) from None  # fmt: skip
+        raise unreadable(error.filename or parts[0], error) from None
     with contextlib.suppress(OSError):
         if os.path.getsize(target) == total:
             return target

@@ -49,6 +49,7 @@ from attncli.reading.models.config_fields import whole_number
 from attncli.reading.models.gguf_rope import ROPE_FREQS, rope_freqs
 from attncli.reading.models.rope_config import NOT_COMPUTED, PARTIAL
 from attncli.reading.parse.json_text import as_json_text
+from attncli.reading.parse.sources import unreadable
 
 MAGIC = b"GGUF"
 VERSIONS = (2, 3)  # those the gguf package reads
@@ -133,9 +134,7 @@ def _header(path: str) -> None:
         with open(path, "rb") as file:
             head = file.read(8)
     except OSError as error:
-        raise InputError(
-            _("{path} could not be read ({reason})"), path=path, reason=first_line(error)
-        ) from None
+        raise unreadable(path, error) from None
     if head[:4] != MAGIC:
         raise InputError(
             NOT_GGUF,

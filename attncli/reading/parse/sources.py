@@ -127,10 +127,11 @@ def _unopened(path: str, error: OSError, option: str | None) -> InputError:
         return InputError(
             _("cannot read '{path}': permission denied"), path=shown(path, PATH_SHOWN)
         )
-    return _unreadable(path, error)
+    return unreadable(path, error)
 
 
-def _unreadable(path: str, error: OSError) -> InputError:
+def unreadable(path: str, error: OSError) -> InputError:
+    """A file the system could not open or read, with its reason (Permission denied)."""
     return InputError(
         _("cannot read '{path}': {value}"),
         path=shown(path, PATH_SHOWN),
@@ -282,7 +283,7 @@ def load_arrays(path: str) -> Document:
     except (zipfile.BadZipFile, ValueError) as error:
         raise _not_numpy(path, ValueError(str(error))) from None
     except OSError as error:
-        raise _unreadable(path, error) from None
+        raise unreadable(path, error) from None
     if "tokens" in document:
         document["tokens"] = _token_array(document["tokens"], path)
     return document
