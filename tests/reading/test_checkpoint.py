@@ -126,7 +126,7 @@ WRONG_SHAPE = "{name} is {shape}; expected {expected}"
         ({"in_proj_weight": np.zeros((10, 4))}, ShapeError, WRONG_SHAPE,
          {"name": "in_proj_weight", "shape": "10 × 4"}),
         ({"in_proj_weight": np.zeros((12, 4))}, InputError,
-         "{full} is missing: a {kind} attention layer{where} needs it{also}",
+         "{full} is missing: a {kind} layer{where} needs it{also}",
          {"full": "out_proj.weight"}),
         ({"in_proj_weight": np.zeros((12, 4)), "in_proj_bias": np.zeros(11),
           "out_proj.weight": np.zeros((4, 4))}, ShapeError, WRONG_SHAPE,

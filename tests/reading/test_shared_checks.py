@@ -176,3 +176,16 @@ def test_a_gguf_file_or_part_the_system_cannot_read_is_said_as_any_input_file(tm
     with pytest.raises(InputError) as caught:
         joined("gone.gguf", [str(tmp_path / "gone.gguf.part00"), str(part)])
     told(caught.value, InputError, cannot, path=str(part), value="No such file or directory")
+
+
+def test_a_missing_mlp_weight_is_named_as_a_layer_s_not_an_attention_s():
+    from attncli.reading.models.model import read_config
+    from attncli.reading.models.weights import network
+    from attncli.reading.parse.tensor_files import open_safetensors
+
+    tensors = open_safetensors([str(MODELS / "tiny-llama" / "model.safetensors")])
+    state = {name: tensors[name] for name in tensors if "0.mlp.gate_proj" not in name}
+    with pytest.raises(InputError) as caught:
+        network(state, read_config(str(MODELS / "tiny-llama"))[1]).blocks[0]  # noqa: B018
+    told(caught.value, InputError, "{full} is missing: a {kind} layer{where} needs it{also}",
+         full="model.layers.0.mlp.gate_proj.weight", kind="Llama-family")  # fmt: skip

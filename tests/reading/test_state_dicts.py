@@ -42,7 +42,7 @@ BOTH_GIVEN = (
     "{packed} and {separate} are both given: nn.MultiheadAttention holds either in_proj_weight "
     "or q_proj_weight, k_proj_weight and v_proj_weight, never both; keep one"
 )
-MISSING = "{full} is missing: a {kind} attention layer{where} needs it{also}"
+MISSING = "{full} is missing: a {kind} layer{where} needs it{also}"
 NOT_A_NUMBER = "{where} is {kind}; expected a number"
 
 

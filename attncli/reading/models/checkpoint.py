@@ -77,6 +77,7 @@ _MARKERS = {
     "bert": ("self.query.weight",),
     "gpt2": ("c_attn.weight",),
 }
+MARKERS = tuple(marker for group in _MARKERS.values() for marker in group)
 
 
 @dataclass
@@ -108,9 +109,8 @@ def detect_kind(names: Mapping[str, Any] | list[str], prefix: str = "") -> str |
 def attention_prefixes(names: Mapping[str, Any] | list[str]) -> list[str]:
     """Every prefix under which a checkpoint holds an attention layer, in file order."""
     found: list[str] = []
-    markers = [marker for group in _MARKERS.values() for marker in group]
     for name in names:  # "" for a layer at the top level
-        for marker in markers:
+        for marker in MARKERS:
             if name == marker or name.endswith("." + marker):
                 prefix = name[: -len(marker)].rstrip(".")
                 if prefix not in found:
@@ -144,8 +144,7 @@ def near_marker(name: str) -> str | None:
     """The name of a layer's first weight (in_proj_weight, self.query.weight, c_attn.weight)
     that `name` misspells, or None."""
     near = nearest_name(name)
-    markers = [marker for group in _MARKERS.values() for marker in group]
-    if near is None or not any(near == m or near.endswith("." + m) for m in markers):
+    if near is None or not any(near == m or near.endswith("." + m) for m in MARKERS):
         return None
     return near
 
@@ -170,7 +169,7 @@ def get_named(state: Mapping[str, Any], prefix: str, name: str, kind: str) -> np
             else ""
         )
         raise InputError(
-            _("{full} is missing: a {kind} attention layer{where} needs it{also}"),
+            _("{full} is missing: a {kind} layer{where} needs it{also}"),
             full=full,
             kind=kind,
             where=where,
