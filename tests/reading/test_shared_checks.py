@@ -10,6 +10,7 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from attncli.errors import AttnError, InputError, ShapeError
@@ -189,3 +190,49 @@ def test_a_missing_mlp_weight_is_named_as_a_layer_s_not_an_attention_s():
         network(state, read_config(str(MODELS / "tiny-llama"))[1]).blocks[0]  # noqa: B018
     told(caught.value, InputError, "{full} is missing: a {kind} layer{where} needs it{also}",
          full="model.layers.0.mlp.gate_proj.weight", kind="Llama-family")  # fmt: skip
+
+
+def _layer_error(name: str, edit, **config: object) -> AttnError:
+    """What reading layer 1 of the tiny checkpoint `name` raises once `edit` has changed
+    its tensors (a dict of names to arrays) and `config` its config.json's fields."""
+    from dataclasses import replace
+
+    from attncli.reading.models.model import read_config
+    from attncli.reading.models.weights import network
+    from attncli.reading.parse.tensor_files import open_safetensors
+
+    tensors = open_safetensors([str(MODELS / name / "model.safetensors")])
+    state = {tensor: np.asarray(tensors[tensor]) for tensor in tensors}
+    edit(state)
+    architecture = replace(read_config(str(MODELS / name))[1], **config)
+    with pytest.raises(AttnError) as caught:
+        network(state, architecture).blocks[1]  # noqa: B018 (a layer is read when asked)
+    return caught.value
+
+
+def test_gpt_oss_router_of_another_width_is_said_as_any_table_s():
+    def narrower(state):
+        state["model.layers.1.mlp.router.weight"] = state["model.layers.1.mlp.router.weight"][:, 1:]
+
+    told(_layer_error("tiny-gpt-oss", narrower), ShapeError, WRONG_SHAPE,
+         name="model.layers.1.mlp.router.weight", shape="4 × 31",
+         expected=("{expected} (the width config.json gives)",
+                   {"expected": ("{width} columns", {"width": 32})}))  # fmt: skip
+
+
+def test_a_deepseek_expert_of_another_size_is_named_against_expert_0():
+    def smaller(state):
+        for part in ("gate_proj", "up_proj"):
+            name = f"model.layers.1.mlp.experts.3.{part}.weight"
+            state[name] = state[name][:6]
+        name = "model.layers.1.mlp.experts.3.down_proj.weight"
+        state[name] = state[name][:, :6]
+
+    told(_layer_error("tiny-deepseek-v3", smaller), ShapeError, WRONG_SHAPE,
+         name="model.layers.1.mlp.experts.3.gate_proj.weight (as x @ W)", shape="32 × 6",
+         expected=("{expected}, as expert 0's", {"expected": "32 × 8"}))  # fmt: skip
+
+
+def test_a_latent_attention_bias_the_config_asks_for_is_needed():
+    told(_layer_error("tiny-deepseek-v3", lambda state: None, biases=("q", "k", "o")),
+         InputError, MISSING_PART, name="model.layers.1.self_attn.q_a_proj.bias")  # fmt: skip
