@@ -167,8 +167,9 @@ REFUSED = {
         {"positions": "rope", "rope_scaling": "linear:0"}, InputError,
         "{path}: {name} is {value}; expected {expected}", "name", "factor"),
     "longrope's factors one short": (
-        {"positions": "rope", "rope_scaling": "longrope:2:4:1,1,1:1,1,1"}, InputError,
-        "{path}: {name} is {value}; expected {expected}", "name", "short_factor"),
+        {"positions": "rope", "rope_scaling": "longrope:2:4:1,1,1:1,1,1"}, OptionError,
+        "{option}: longrope takes a short and a long factor for each pair turned here, "
+        "{count} of each ({width} numbers turned, in pairs)", "option", "longrope:2:4:1,1,1"),
 }  # fmt: skip
 
 
