@@ -39,10 +39,12 @@ def test_the_latent_layer_equals_a_loop_cell_by_cell(heads, rank, causal):
     seed=st.integers(0, 2**32 - 1),
     causal=st.booleans(),
     window=st.none() | st.integers(1, 4),
+    rope_dim=st.none() | st.sampled_from([2, 4, 6]),  # with the decoupled rotary key
 )
-def test_the_absorbed_form_gives_the_plain_scores(heads, rank, seed, causal, window):
+def test_the_absorbed_form_gives_the_plain_scores(heads, rank, seed, causal, window, rope_dim):
+    rotary = {} if rope_dim is None else {"positions": "rope", "rope_dim": rope_dim}
     result = attn.selfattn(SENTENCE, heads=heads, latent_rank=rank, seed=seed, causal=causal,
-                           window=window)  # fmt: skip
+                           window=window, **rotary)  # fmt: skip
     plain = result.raw_scores / result.divisor
     absorbed = result.absorbed_scores
     live = np.isfinite(result.scores)
