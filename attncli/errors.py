@@ -122,11 +122,13 @@ LARGEST_WHOLE = 2**63 - 1  # a count, a size or an index: numpy's int64 holds it
 LARGEST_SEED = 2**64 - 1  # a seed: numpy's SeedSequence takes 64 bits, as --seed does
 
 
-def check_whole(name: str, value: object) -> None:
+def check_whole(name: str | Setting, value: object) -> None:
     """A count given from Python (top_k=2.5, block=2.5) is a whole number, refused in one
-    line before numpy would fail on it with its own words."""
+    line before numpy would fail on it with its own words (`name`: the keyword, or the
+    Setting that names it with its value)."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise OptionTypeError(_("{setting}: give a whole number"), setting=Setting(name, value))
+        named = name if isinstance(name, Setting) else Setting(name, value)
+        raise OptionTypeError(_("{setting}: give a whole number"), setting=named)
 
 
 def count(amount: int, noun: str) -> Message:

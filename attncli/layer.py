@@ -9,10 +9,11 @@ layer's own: a GPT-2 checkpoint's is causal).
 """
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 from attncli.messages import _
+from attncli.settings import check_declared, refuse_unknown, setting
 
 # The document fields that hold a T × T grid (see grids_needed).
 GRID_FIELDS = frozenset({"raw_scores", "scores", "weights", "weights_mean"})
@@ -34,23 +35,6 @@ class Knob:
     @property
     def switch(self) -> bool:
         return len(self.keys) == 1
-
-
-def setting(
-    default: Any,
-    help: str | None = None,  # noqa: A002 (the word the command line says)
-    *,
-    option: str | None = None,
-    flags: tuple[tuple[str, Any, str], ...] = (),
-    knob: Knob | None = None,
-    **limits: Any,
-) -> Any:
-    """A field of the layer: its default; its help; the option that gives its value on the
-    command line (`--d-model`, with typer.Option's `limits`: metavar, min, max); the
-    flags that set it to one value, as (flag, value, help): ("--no-scale", None, …); and
-    the explorer's knob for it, if it has one."""
-    declared = {"help": help, "option": option, "flags": flags, "limits": limits, "knob": knob}
-    return field(default=default, metadata=declared)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -255,48 +239,20 @@ class SelfAttnSettings:
     def __post_init__(self) -> None:
         """What the command line's types and ranges refuse, refused here too, so that the
         Python API's keywords cannot ask for what the command line cannot (window=0 would
-        mask every key): whole numbers where one is declared, their declared minimum, a
-        known kind of positions, a rotary base only with rotary positions, a known dtype and
-        a divisor that is a positive number."""
-        from attncli.errors import (
-            LARGEST_WHOLE,
-            InputError,
-            OptionError,
-            OptionTypeError,
-            check_whole,
-        )
+        mask every key): each field as its declaration says (settings.check_declared), the
+        sizes 1 or more, a known kind of positions, a rotary base only with rotary
+        positions, a known dtype and a divisor that is a positive number."""
+        from attncli.errors import InputError, OptionError
         from attncli.messages import Setting
 
-        for declared in fields(self):
-            value = getattr(self, declared.name)
-            if declared.type in (bool, bool | None) and not (
-                isinstance(value, bool) or (value is None and declared.type is not bool)
-            ):  # alibi='no' is not read as true
-                raise OptionTypeError(
-                    _("{setting}: give True or False"), setting=Setting(declared.name, value)
-                )
-            if value is None or declared.type not in (int, int | None):
-                continue
-            check_whole(declared.name, value)
-            if declared.name in SIZES and value < 1:
+        check_declared(self)
+        for name in SIZES:
+            value = getattr(self, name)
+            if value is not None and value < 1:
                 raise InputError(
                     _("{option} is {value}; it must be 1 or more"),
-                    option=Setting(declared.name),  # --d-model on the command line, d_model=
+                    option=Setting(name),  # --d-model on the command line, d_model=
                     value=value,
-                )
-            limits = declared.metadata.get("limits") or {}
-            least, most = limits.get("min"), limits.get("max", LARGEST_WHOLE)
-            if least is not None and value < least:
-                raise OptionError(
-                    _("{setting}: it must be {least} or more"),
-                    setting=Setting(declared.name, value),
-                    least=least,
-                )
-            if value > most:  # window=10**20: numpy holds no such index
-                raise OptionError(
-                    _("{setting}: it must be {most} or less"),
-                    setting=Setting(declared.name, value),
-                    most=most,
                 )
         if self.positions not in POSITIONS:
             raise OptionError(
@@ -492,27 +448,7 @@ def settings_from_keywords(function: Callable[..., Any], /, **given: Any) -> Sel
     from attncli.errors import OptionError
     from attncli.messages import Setting
 
-    known = {f.name for f in fields(SelfAttnSettings)}
-    for name in given:
-        if name not in known and name not in ALIASES:
-            import difflib
-            import inspect
-
-            own = [p.name for p in inspect.signature(function).parameters.values()
-                   if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]  # fmt: skip
-            close = difflib.get_close_matches(name, [*known, *ALIASES, *own], n=1)
-            if not close:
-                raise OptionError(
-                    _("{function}() got an unexpected keyword {name}="),
-                    function=function.__name__,
-                    name=name,
-                )
-            raise OptionError(
-                _("{function}() got an unexpected keyword {name}= (did you mean {close}=?)"),
-                function=function.__name__,
-                name=name,
-                close=close[0],
-            )
+    refuse_unknown(function, given, [*(f.name for f in fields(SelfAttnSettings)), *ALIASES])
     settings = dict(given)
     scale = settings.get("scale", SQRT)
     if isinstance(scale, bool):

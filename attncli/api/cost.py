@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING, Any
 from attncli.api.keywords import MODEL, keywords
 from attncli.core import attention_cost as arithmetic
 from attncli.core.attention_cost import Latent, Shape
-from attncli.errors import LARGEST_WHOLE, InputError, OptionError, OptionTypeError, check_whole
-from attncli.layer import setting
+from attncli.errors import LARGEST_WHOLE, InputError, OptionError, check_whole
 from attncli.messages import Setting, _
+from attncli.settings import check_declared, refuse_unknown, setting
 
 if TYPE_CHECKING:
     from attncli.results.cost import CostResult, DesignCost
@@ -125,53 +125,15 @@ class CostInputs:
     )  # fmt: skip
 
     def __post_init__(self) -> None:
-        """Whole numbers where one is declared, within their declared least; a flag True,
-        False or None."""
-        for declared in fields(self):
-            value = getattr(self, declared.name)
-            if value is None:
-                continue
-            if declared.type == "bool | None" and not isinstance(value, bool):
-                raise OptionTypeError(
-                    _("{setting}: give True or False"), setting=said(declared.name, value)
-                )
-            if declared.type not in ("int", "int | None"):
-                continue
-            check_whole(declared.name, value)
-            least = (declared.metadata.get("limits") or {}).get("min")
-            if least is not None and value < least:
-                raise OptionError(
-                    _("{setting}: it must be {least} or more"),
-                    setting=said(declared.name, value),
-                    least=least,
-                )
+        """Each field as its declaration says (settings.check_declared): whole numbers
+        where one is declared, within their declared min and max; a flag True, False or
+        None."""
+        check_declared(self)
 
 
 def said(name: str, value: Any = None) -> Setting:
     """A field as a message names it: --as on the command line, designs= in Python."""
     return Setting(name, value, OPTIONS.get(name))
-
-
-def inputs_of(given: dict[str, Any], function: str = "cost") -> CostInputs:
-    """The inputs the keywords ask for; an unknown keyword refused with the closest."""
-    known = [f.name for f in fields(CostInputs)]
-    for name in given:
-        if name not in known:
-            import difflib
-
-            close = difflib.get_close_matches(name, [*known, "model"], n=1)
-            if not close:
-                raise OptionError(
-                    _("{function}() got an unexpected keyword {name}="),
-                    function=function, name=name,
-                )  # fmt: skip
-            raise OptionError(
-                _("{function}() got an unexpected keyword {name}= (did you mean {close}=?)"),
-                function=function,
-                name=name,
-                close=close[0],
-            )
-    return CostInputs(**given)
 
 
 def cost(model: str | os.PathLike[str] | None = None, **given: Any) -> CostResult:
@@ -180,7 +142,8 @@ def cost(model: str | os.PathLike[str] | None = None, **given: Any) -> CostResul
     llama-3.1-405b, mistral-7b-v0.1, gemma-2-9b, gemma-2-27b, gemma-3-27b, qwen2.5-7b,
     deepseek-v3, gpt-oss-120b); or None with its sizes as keywords (layers, d_model, heads,
     …). The keywords are CostInputs' fields."""
-    return cost_of(None if model is None else os.fspath(model), inputs_of(given))
+    refuse_unknown(cost, given, [f.name for f in fields(CostInputs)])
+    return cost_of(None if model is None else os.fspath(model), CostInputs(**given))
 
 
 # The keywords a reader sees (help(attncli.cost)) and that are held to their annotations

@@ -20,10 +20,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from attncli.errors import OptionTypeError
-from attncli.messages import Message, _, either, languages
-from attncli.reading.check.reader import check_whole_range, given
-from attncli.reading.inputs import SEED_RANGE, Whole
+from attncli.errors import OptionTypeError, shown
+from attncli.messages import Message, Setting, _, either, languages, typed
+from attncli.reading.inputs import SEED_RANGE
+from attncli.settings import Whole, check_range
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -159,10 +159,10 @@ def _takes_int(annotation: str) -> bool:
 
 
 def refuse_kind(name: str, value: Any, takes: str | Message) -> OptionTypeError:
-    """The error for a keyword given a value of another type."""
-    return OptionTypeError(
-        _("{given}: {name} takes {takes}"), given=given(name, value), name=name, takes=takes
-    )
+    """The error for a keyword given a value of another type: the value as the user wrote
+    it (`--seed 'a'` on the command line, `seed='a'` in Python), a long one cut short."""
+    given = typed(Setting(name), shown(repr(value)))
+    return OptionTypeError(_("{given}: {name} takes {takes}"), given=given, name=name, takes=takes)
 
 
 def keywords(**special: Kind | Whole) -> Callable[[F], F]:
@@ -203,7 +203,7 @@ def keywords(**special: Kind | Whole) -> Callable[[F], F]:
                 if not kind.accepts(value):
                     raise refuse_kind(name, value, kind.said)
                 if whole is not None and _whole(value):
-                    check_whole_range(name, int(value), whole)
+                    check_range(Setting(name, int(value)), whole)
                 if kind.read is not None:
                     bound.arguments[name] = kind.read(value)
             return function(*bound.args, **bound.kwargs)

@@ -18,13 +18,15 @@ from attncli.errors import OptionError
 from attncli.limits import check_fits
 from attncli.messages import Message, OnSurface, Setting, _
 from attncli.results.scaling import ScalingLine, ScalingResult
+from attncli.settings import Whole
 
 # The lesson's sizes: a query against six keys, d_k from 8 to 512.
 D_KS = (8, 16, 32, 64, 128, 256, 512)
 KEYS, ROWS = 6, 2_000
 
 
-@keywords(seed=SEED)
+# A row's keys: two at least, or there is no softmax to saturate; rows: one at least.
+@keywords(seed=SEED, keys=Whole(2), rows=Whole(1))
 def scaling(
     d_k: Sequence[int] = D_KS, *, keys: int = KEYS, rows: int = ROWS, seed: int = 0
 ) -> ScalingResult:
@@ -38,14 +40,6 @@ def scaling(
     from attncli.core.saturation import ONE_ROW, SATURATED, scaling_rows
 
     d_ks = list(d_k)
-    for name, value, least in (("keys", keys, 2), ("rows", rows, 1)):
-        if value < least:
-            raise OptionError(
-                _("{setting} is {value}; it must be {least} or more"),
-                setting=Setting(name),
-                value=value,
-                least=least,
-            )
     if not d_ks or min(d_ks) < 1:
         raise OptionError(
             _("{option}: every d_k must be 1 or more, e.g. {example}"),

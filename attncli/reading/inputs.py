@@ -17,8 +17,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from attncli.errors import LARGEST_SEED, LARGEST_WHOLE, InputError
+from attncli.errors import LARGEST_SEED, InputError
 from attncli.messages import Message, OnSurface, Setting, _
+from attncli.settings import Whole
 
 # What each named dimension counts, said in a message about two fields that disagree on it.
 DIMENSIONS = {
@@ -35,16 +36,6 @@ DIMENSIONS = {
     "kdim": _("the width of the sequence the keys are made from"),
     "vdim": _("the width of the sequence the values are made from"),
 }
-
-
-@dataclass(frozen=True)
-class Whole:
-    """A whole number from `least` to `most` (a count, an index, a seed): the command line's
-    option takes it as its min and max, the Python keyword and a document's field are held
-    to it by reader.check_whole_range."""
-
-    least: int | None = None
-    most: int = LARGEST_WHOLE
 
 
 SEED_RANGE = Whole(0, LARGEST_SEED)  # a seed: numpy's SeedSequence takes 64 bits

@@ -8,6 +8,7 @@ import pytest
 
 import attncli as attn
 from attncli.errors import OptionError
+from tests.meaning import told
 
 
 def test_the_spread_of_the_raw_scores_is_the_root_of_d_k():
@@ -36,12 +37,23 @@ def test_the_same_seed_gives_the_same_numbers_and_another_seed_others():
     assert other.lines[0].largest != first.lines[0].largest
 
 
-@pytest.mark.parametrize(("keywords", "setting"), [({"keys": 1}, "keys"), ({"rows": 0}, "rows")])
-def test_too_few_keys_or_rows_are_refused_by_name(keywords, setting):
+@pytest.mark.parametrize(
+    ("keywords", "python", "cli", "least"),
+    [({"keys": 1}, "keys=1", "--keys 1", 2), ({"rows": 0}, "rows=0", "--rows 0", 1)],
+)
+def test_too_few_keys_or_rows_are_refused_by_name(keywords, python, cli, least):
     with pytest.raises(OptionError) as raised:
         attn.scaling(**keywords)
-    assert raised.value.message("en", "python").startswith(f"{setting} is")
-    assert raised.value.message("en", "cli").startswith(f"--{setting} is")
+    told(raised.value, OptionError, "{setting}: it must be {least} or more", "python",
+         setting=python, least=least)  # fmt: skip
+    told(raised.value, OptionError, "{setting}: it must be {least} or more", setting=cli)
+
+
+def test_too_few_keys_are_refused_on_the_command_line_too(run):
+    result = run("scaling", "--keys", "1")
+    assert result.exit_code == 2 and result.stdout == ""
+    told(result.error, OptionError, "{setting}: it must be {least} or more",
+         setting="--keys 1", least=2)  # fmt: skip
 
 
 def test_the_command_writes_the_document_and_the_screen_in_both_languages(run, run_json):

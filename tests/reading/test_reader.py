@@ -193,7 +193,7 @@ def test_a_field_left_out_beside_a_name_very_near_it_is_refused(run):
 
 @pytest.mark.parametrize(("name", "value", "msgid"), [
     ("seed", -1, "{setting}: it must be {least} or more"),
-    ("seed", 2**64, "{given}: {name} takes a whole number up to {most}"),
+    ("seed", 2**64, "{setting}: it must be {most} or less"),
     ("d_a", 0, "{setting}: it must be {least} or more"),
 ])  # fmt: skip
 def test_a_number_s_range_is_declared_once_for_its_option_keyword_and_field(

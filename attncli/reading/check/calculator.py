@@ -16,13 +16,7 @@ from attncli.core.methods import METHODS, NAMES, ScoreMethod, parameter_names
 from attncli.errors import InputError, OptionError, ShapeError, count
 from attncli.limits import check_fits
 from attncli.messages import Message, Setting, _
-from attncli.reading.check.reader import (
-    ReadInputs,
-    as_given,
-    check_whole_range,
-    disagreement,
-    read_inputs,
-)
+from attncli.reading.check.reader import ReadInputs, as_given, disagreement, read_inputs
 from attncli.reading.inputs import HIDDEN_SIZE, MIX, SCORE, SEED_RANGE, SOFTMAX, Field, Operation
 from attncli.reading.parse.values import (
     Document,
@@ -32,6 +26,7 @@ from attncli.reading.parse.values import (
     to_vector_or_matrix,
     typed_fields,
 )
+from attncli.settings import check_range
 
 if TYPE_CHECKING:
     import numpy as np
@@ -152,9 +147,9 @@ def score_input(
     refuse_biases({n for n, v in document.items() if v is not None}, allowed=scoring.optional)
     refuse_unused_parameters(document, method)
     refuse_masks(document)
-    check_whole_range("seed", seed, SEED_RANGE)  # as the command line's --seed
+    check_range(Setting("seed", seed), SEED_RANGE)  # as the command line's --seed
     if d_a is not None:  # as --d-a
-        check_whole_range("d_a", d_a, HIDDEN_SIZE)
+        check_range(Setting("d_a", d_a), HIDDEN_SIZE)
     if d_a is not None and not scoring.hidden:
         raise OptionError(
             _(

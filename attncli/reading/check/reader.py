@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from attncli.errors import InputError, OptionError, ShapeError, check_whole, count, shown
-from attncli.messages import Message, Setting, _, typed
-from attncli.reading.inputs import DIMENSIONS, Field, Operation, Whole, both_given
+from attncli.errors import InputError, ShapeError, count
+from attncli.messages import Message, Setting, _
+from attncli.reading.inputs import DIMENSIONS, Field, Operation, both_given
 from attncli.reading.parse.values import (
     Document,
     parse_tokens,
@@ -199,29 +199,3 @@ def disagreement(
         meaning=Message(DIMENSIONS[dimension]),
         about=(field[0], other[0]),
     )
-
-
-def given(name: str, value: Any) -> Any:
-    """`name=value` as the user wrote it (`--seed -1` on the command line), a long value cut
-    short."""
-    return typed(Setting(name), shown(repr(value)))
-
-
-def check_whole_range(name: str, value: Any, whole: Whole) -> None:
-    """A whole number (a bool or 2.5 refused as no whole number) within its declared range,
-    else one line saying the range: the same rule for a keyword, a document's field and
-    the option, whose min and max are the same Whole."""
-    check_whole(name, value)
-    if whole.least is not None and value < whole.least:
-        raise OptionError(
-            _("{setting}: it must be {least} or more"),
-            setting=Setting(name, value),
-            least=whole.least,
-        )
-    if value > whole.most:
-        raise OptionError(
-            _("{given}: {name} takes a whole number up to {most}"),
-            given=given(name, value),
-            name=name,
-            most=whole.most,
-        )

@@ -1,0 +1,109 @@
+"""Settings declared once, as a dataclass's fields: each field's default, what it means (an
+English msgid), the option that gives it on the command line and the flags that set it, and
+its range; the values held to that declaration; an unknown keyword refused.
+
+The self-attention layer's settings (layer.SelfAttnSettings) and attn cost's inputs
+(api/cost.CostInputs) are declared with `setting`; their __post_init__ calls
+`check_declared`, and the Python API's keywords that make them go through `refuse_unknown`.
+The command line's options are made from the same fields (cli/commands/layer_options.py,
+cli/commands/cost.py). A whole number's range is a `Whole`, held by `check_range` alike
+for a declared field, a public function's keyword (api/keywords.py) and a document's field
+(reading/check/calculator.py). A rule the declaration cannot say stays with its dataclass,
+by name (the kinds of positions, a rotary base only with rotary positions, the designs).
+"""
+
+from collections.abc import Callable, Collection, Iterable
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from attncli.errors import LARGEST_WHOLE, OptionError, OptionTypeError, check_whole
+from attncli.messages import Setting, _
+
+
+@dataclass(frozen=True)
+class Whole:
+    """A whole number from `least` to `most` (a count, an index, a seed): the command line's
+    option takes them as its min and max, and check_range holds the Python keyword, a
+    document's field and a declared setting to them."""
+
+    least: int | None = None
+    most: int = LARGEST_WHOLE
+
+
+def setting(
+    default: Any,
+    help: str | None = None,  # noqa: A002 (the word the command line says)
+    *,
+    option: str | None = None,
+    flags: tuple[tuple[str, Any, str], ...] = (),
+    knob: Any = None,
+    **limits: Any,
+) -> Any:
+    """A declared field: its default; its help; the option that gives its value on the
+    command line (`--d-model`, with typer.Option's `limits`: metavar, min, max, which
+    check_declared holds a whole number to as well); the flags that set it to one value,
+    as (flag, value, help): ("--no-scale", None, …); and the knob a face turns it with
+    (layer.Knob, the explorer's), if it has one."""
+    declared = {"help": help, "option": option, "flags": flags, "limits": limits, "knob": knob}
+    return field(default=default, metadata=declared)
+
+
+def check_range(named: Setting, whole: Whole) -> None:
+    """`named`'s value is a whole number (a bool or 2.5 is none) from `whole.least` to
+    `whole.most`, else one line naming it as it was given (`--seed -1`, `seed=-1`) and the
+    bound it passes."""
+    value = named.value
+    check_whole(named, value)
+    if whole.least is not None and value < whole.least:
+        raise OptionError(_("{setting}: it must be {least} or more"), setting=named,
+                          least=whole.least)  # fmt: skip
+    if value > whole.most:  # window=10**20: numpy holds no such index
+        raise OptionError(_("{setting}: it must be {most} or less"), setting=named,
+                          most=whole.most)  # fmt: skip
+
+
+def check_declared(declared: Any) -> None:
+    """Each field of the dataclass `declared` held to its declaration, so that a Python
+    keyword cannot ask for what the command line's types and ranges refuse: a bool field
+    True or False (None too where it is typed `bool | None`; alibi='no' is not read as
+    true), a whole-number field None (not given) or a whole number in its declared min and
+    max."""
+    for each in fields(declared):
+        value = getattr(declared, each.name)
+        kinds = _kinds(each.type)
+        named = Setting(each.name, value, each.metadata.get("option"))
+        if "bool" in kinds and kinds <= {"bool", "None"}:
+            if not (isinstance(value, bool) or (value is None and "None" in kinds)):
+                raise OptionTypeError(_("{setting}: give True or False"), setting=named)
+        elif "int" in kinds and kinds <= {"int", "None"} and value is not None:
+            limits = each.metadata.get("limits") or {}
+            check_range(named, Whole(limits.get("min"), limits.get("max", LARGEST_WHOLE)))
+
+
+def _kinds(annotation: Any) -> set[str]:
+    """A field's type as the names it joins: {"int", "None"} for `int | None`, written or
+    (under `from __future__ import annotations`) as text."""
+    written = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", None)
+    return {part.strip() for part in (written or str(annotation)).split("|")}
+
+
+def refuse_unknown(
+    function: Callable[..., Any], given: Iterable[str], known: Collection[str]
+) -> None:
+    """Each keyword in `given` is one of `known` (the declared fields and their aliases), or
+    it is refused, naming the `function` it was given to and the closest of its keywords
+    (`known` and the function's own parameters), if one is close."""
+    for name in given:
+        if name in known:
+            continue
+        import difflib
+        import inspect
+
+        own = [p.name for p in inspect.signature(function).parameters.values()
+               if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]  # fmt: skip
+        close = difflib.get_close_matches(name, [*known, *own], n=1)
+        text, near = _("{function}() got an unexpected keyword {name}="), {}
+        if close:
+            text = _("{function}() got an unexpected keyword {name}= (did you mean {close}=?)")
+            near = {"close": close[0]}
+        raise OptionError(text, function=function.__name__, name=name, **near)
