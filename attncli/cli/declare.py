@@ -158,3 +158,71 @@ def positional_if_number(argument: str) -> str:
 
 def is_enum(kind: Any) -> bool:
     return isinstance(kind, type) and issubclass(kind, Enum)
+
+
+class DeclaredOption:
+    """One command-line parameter made from a declared setting (settings.setting): its
+    annotation and default as a command declares them, the field it sets and, for a flag,
+    the value it sets it to."""
+
+    __slots__ = ("annotation", "default", "field", "is_flag", "flag_value")
+
+    def __init__(
+        self, annotation: Any, default: Any, field: str, is_flag: bool, flag_value: Any = None
+    ) -> None:
+        self.annotation, self.default, self.field = annotation, default, field
+        self.is_flag, self.flag_value = is_flag, flag_value
+
+    @property
+    def spelled(self) -> str:
+        return str(self.annotation.__metadata__[0].names[0])  # --heads, --no-scale
+
+
+def declared_options(
+    declared: type, retyped: dict[str, tuple[Any, Any]]
+) -> dict[str, DeclaredOption]:
+    """Every command-line parameter of a dataclass of declared settings, by the Python name
+    it is passed as: an option per field that takes a value (of the field's type and
+    default, or of `retyped`'s (type, default) where the command line reads a text or a
+    choice the field's value is made from), and a flag per value a flag sets."""
+    from dataclasses import fields
+
+    hints = typing.get_type_hints(declared)
+    made: dict[str, DeclaredOption] = {}
+    for field in fields(declared):
+        meta = field.metadata
+        if meta.get("option"):
+            kind, default = retyped.get(field.name, (hints[field.name], field.default))
+            option = Option(meta["option"], help=meta["help"], **meta["limits"])
+            made[field.name] = DeclaredOption(
+                typing.Annotated[kind, option], default, field.name, is_flag=False
+            )
+        for flag, value, help_text in meta.get("flags", ()):
+            name = flag.removeprefix("--").replace("-", "_")
+            annotation = typing.Annotated[bool, Option(flag, help=help_text)]
+            made[name] = DeclaredOption(annotation, False, field.name, True, value)
+    return made
+
+
+def chosen(
+    options: dict[str, DeclaredOption], given: dict[str, Any], opposite: str
+) -> dict[str, Any]:
+    """The fields a command line sets, from the values of `options` (by name): a flag its
+    value, an option its own (an Enum's choice as its value); two parameters setting one
+    field (--scale S and --no-scale) refused with the `opposite` msgid."""
+    from attncli.errors import OptionError
+
+    values: dict[str, Any] = {}
+    said: dict[str, str] = {}  # field -> the parameter that set it
+    for name, option in options.items():
+        value = given.get(name, option.default)
+        if value is None or value == option.default:
+            continue
+        if option.is_flag:
+            value = option.flag_value
+        elif hasattr(value, "value"):  # an Enum's choice
+            value = value.value
+        if option.field in said:
+            raise OptionError(opposite, first=said[option.field], second=option.spelled)
+        values[option.field], said[option.field] = value, option.spelled
+    return values

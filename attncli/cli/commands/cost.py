@@ -5,12 +5,12 @@ a flag sets; the model as the argument and --plot beside them."""
 from __future__ import annotations
 
 import inspect
-from dataclasses import fields
 from typing import Annotated, Any
 
-from attncli.api.cost import CostInputs
+from attncli.api.cost import DEFAULT_TOKENS, CostInputs
 from attncli.cli.commands import command
-from attncli.cli.declare import Argument, Option
+from attncli.cli.declare import Argument, Option, chosen, declared_options
+from attncli.layer import OPPOSITE
 from attncli.messages import _
 from attncli.present.output import Output
 
@@ -39,9 +39,13 @@ CostPlotOption = Annotated[
         ),
     ),
 ]
-# A field's type on the command line, where it is not the field's own: a text to read.
-COMMAND_LINE_TYPES: dict[str, Any] = {"tokens": str, "designs": str | None}
-KINDS: dict[str, Any] = {"str": str, "int": int, "int | None": int | None}
+# A field's type and default on the command line, where they are not the field's own: a
+# text to read.
+COMMAND_LINE_TYPES: dict[str, tuple[Any, Any]] = {
+    "tokens": (str, DEFAULT_TOKENS),
+    "designs": (str | None, None),
+}
+COST_OPTIONS = declared_options(CostInputs, COMMAND_LINE_TYPES)
 
 
 def _parameters() -> list[inspect.Parameter]:
@@ -49,33 +53,12 @@ def _parameters() -> list[inspect.Parameter]:
     flag's named for its flag), then --plot and the output options."""
     keyword = inspect.Parameter.POSITIONAL_OR_KEYWORD
     made = [inspect.Parameter("model", keyword, default=None, annotation=ModelArgument)]
-    for declared in fields(CostInputs):
-        meta = declared.metadata
-        if meta.get("option"):
-            kind = COMMAND_LINE_TYPES.get(declared.name, KINDS.get(str(declared.type)))
-            option = Option(meta["option"], help=meta["help"], **meta["limits"])
-            made.append(inspect.Parameter(declared.name, keyword, default=declared.default,
-                                          annotation=Annotated[kind, option]))  # fmt: skip
-        for flag, _value, help_text in meta.get("flags", ()):
-            annotation = Annotated[bool, Option(flag, help=help_text)]
-            name = flag.removeprefix("--").replace("-", "_")
-            made.append(inspect.Parameter(name, keyword, default=False, annotation=annotation))
+    made += [inspect.Parameter(name, keyword, default=option.default,
+                               annotation=option.annotation)
+             for name, option in COST_OPTIONS.items()]  # fmt: skip
     made.append(inspect.Parameter("plot", keyword, default=None, annotation=CostPlotOption))
     made.append(inspect.Parameter("output", inspect.Parameter.KEYWORD_ONLY))
     return made
-
-
-def _inputs(given: dict[str, Any]) -> CostInputs:
-    """The CostInputs a command line's values ask for (a flag sets its field's value)."""
-    chosen: dict[str, Any] = {}
-    for declared in fields(CostInputs):
-        meta = declared.metadata
-        if meta.get("option") and declared.name in given:
-            chosen[declared.name] = given[declared.name]
-        for flag, value, _help in meta.get("flags", ()):
-            if given.get(flag.removeprefix("--").replace("-", "_")):
-                chosen[declared.name] = value
-    return CostInputs(**chosen)
 
 
 @command("cost", outputs=("steps",))
@@ -97,7 +80,7 @@ def cost(*, output: Output, model: str | None = None, plot: str | None = None,
     from attncli.api.cost import cost_of
     from attncli.present.output import emit
 
-    inputs = _inputs(given)
+    inputs = CostInputs(**chosen(COST_OPTIONS, given, OPPOSITE))
     if plot is not None:
         from attncli.present.plot import check_plot_path
 

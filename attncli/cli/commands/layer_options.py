@@ -2,12 +2,10 @@
 the layer in it), and its settings, made from their one declaration (attncli.layer): an
 option per field that takes a value, a flag per value a flag sets."""
 
-from dataclasses import fields
 from typing import Annotated, Any
 
-from attncli.cli.declare import Option
+from attncli.cli.declare import Option, chosen, declared_options
 from attncli.cli.options import PositionsKind
-from attncli.errors import OptionError
 from attncli.layer import OPPOSITE, SelfAttnSettings
 from attncli.messages import _
 
@@ -61,54 +59,16 @@ PrefixOption = Annotated[
 ]
 
 
-# A field's type on the command line, where it is not the field's own: --scale takes a
-# number (√d_k is the default, no division a flag), --positions one of its kinds, --sinks
-# its numbers as one text (0.5,-1), which the settings read.
-COMMAND_LINE_TYPES: dict[str, Any] = {
-    "scale": float | None,
-    "positions": PositionsKind | None,
-    "sinks": str | None,
+# A field's type and default on the command line, where they are not the field's own:
+# --scale takes a number (√d_k is the default, no division a flag), --positions one of its
+# kinds, --sinks its numbers as one text (0.5,-1), which the settings read.
+COMMAND_LINE_TYPES: dict[str, tuple[Any, Any]] = {
+    "scale": (float | None, None),
+    "positions": (PositionsKind | None, None),
+    "sinks": (str | None, None),
 }
 
-
-class LayerOption:
-    """One command-line parameter of the layer's settings: its annotation and default as a
-    command declares them, the field it sets and, for a flag, the value it sets it to."""
-
-    __slots__ = ("annotation", "default", "field", "is_flag", "flag_value")
-
-    def __init__(
-        self, annotation: Any, default: Any, field: str, is_flag: bool, flag_value: Any = None
-    ) -> None:
-        self.annotation, self.default, self.field = annotation, default, field
-        self.is_flag, self.flag_value = is_flag, flag_value
-
-    @property
-    def spelled(self) -> str:
-        return str(self.annotation.__metadata__[0].names[0])  # --heads, --no-scale
-
-
-def _layer_options() -> dict[str, LayerOption]:
-    """Every command-line parameter of the layer's settings, by the Python name it is
-    passed as (the field's name for its option, no_scale for --no-scale)."""
-    made: dict[str, LayerOption] = {}
-    for declared in fields(SelfAttnSettings):
-        meta = declared.metadata
-        if meta.get("option"):
-            kind = COMMAND_LINE_TYPES.get(declared.name, declared.type)
-            default = None if declared.name in COMMAND_LINE_TYPES else declared.default
-            option = Option(meta["option"], help=meta["help"], **meta["limits"])
-            made[declared.name] = LayerOption(
-                Annotated[kind, option], default, declared.name, is_flag=False
-            )
-        for flag, value, help_text in meta.get("flags", ()):
-            name = flag.removeprefix("--").replace("-", "_")
-            annotation = Annotated[bool, Option(flag, help=help_text)]
-            made[name] = LayerOption(annotation, False, declared.name, True, value)
-    return made
-
-
-LAYER_OPTIONS = _layer_options()
+LAYER_OPTIONS = declared_options(SelfAttnSettings, COMMAND_LINE_TYPES)
 # The ones attn explore and attn train take too.
 DModelOption, DKOption, NormOption, EmbeddingSeedOption = (
     LAYER_OPTIONS[name].annotation for name in ("d_model", "d_k", "norm", "seed")
@@ -122,24 +82,7 @@ def layer_settings_from(given: dict[str, Any]) -> SelfAttnSettings:
     """The settings a command line asks for, from the values of LAYER_OPTIONS (by name);
     two options setting one field (--scale S and --no-scale, --causal and --no-causal)
     are refused."""
-    chosen: dict[str, Any] = {}
-    said: dict[str, str] = {}  # field -> the option that set it
-    for name, option in LAYER_OPTIONS.items():
-        value = given.get(name, option.default)
-        if value is None or value == option.default:
-            continue
-        if option.is_flag:
-            value = option.flag_value
-        elif hasattr(value, "value"):  # an Enum's choice
-            value = value.value
-        if option.field in said:
-            raise OptionError(
-                OPPOSITE,
-                first=said[option.field],
-                second=option.spelled,
-            )
-        chosen[option.field], said[option.field] = value, option.spelled
-    return SelfAttnSettings(**chosen)
+    return SelfAttnSettings(**chosen(LAYER_OPTIONS, given, OPPOSITE))
 
 
 def options_given(settings: SelfAttnSettings) -> list[str]:
