@@ -152,10 +152,12 @@ class Setting:
                 return f"{self.option} {self.metavar}"
             if self.value is None or isinstance(self.value, bool):
                 return self.option
-            return f"{self.option} {self.value}"
+            return f"{self.option} {too_long(self.value) or self.value}"
         if self.metavar is not None:
             return f"{self.name}={self.metavar}"
-        return self.name if self.value is None else f"{self.name}={self.value!r}"
+        if self.value is None:
+            return self.name
+        return f"{self.name}={too_long(self.value) or repr(self.value)}"
 
     def __repr__(self) -> str:
         return f"Setting({self.name!r}, {self.value!r})"
@@ -242,6 +244,16 @@ class Message:
         return hash((self.msgid, self.plural))
 
 
+def too_long(value: Any) -> str | None:
+    """A whole number too long for Python to write (past 4,300 digits, 10**5000 given as a
+    window), by its size, ≈1e5000; None for any other value, written as it is."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 14_000:
+        import math
+
+        return f"≈{'-' if value < 0 else ''}1e{int(math.log10(abs(value)))}"
+    return None
+
+
 def say(lang: str, msgid: str, /, **fields: Any) -> str:
     """`msgid` said in `lang` with its fields filled: say("es", "{count} rows", count=3)."""
     return Message(msgid, **fields).said(lang)
@@ -267,7 +279,7 @@ def _filler() -> Callable[[str, str], string.Formatter]:
                 return format(value.said(self.lang, self.surface), format_spec)
             if isinstance(value, Setting):
                 return format(value.written(self.surface), format_spec)
-            text = format(value, format_spec)
+            text = too_long(value) or format(value, format_spec)
             if "," in format_spec and isinstance(value, int | float):  # {needed:,.0f}
                 # the language's thousands mark and decimal mark (195 313 MiB in Spanish)
                 marks = {",": thousands_mark(self.lang), ".": decimal_mark(self.lang)}

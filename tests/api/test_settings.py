@@ -10,10 +10,10 @@ import pytest
 
 import attncli as attn
 from attncli.api.cost import CostInputs
-from attncli.errors import LARGEST_WHOLE, OptionError, OptionTypeError
+from attncli.errors import LARGEST_WHOLE, AttnError, OptionError, OptionTypeError
 from attncli.layer import SelfAttnSettings
 from attncli.settings import Whole, check_declared, check_range, refuse_unknown, setting
-from tests.meaning import told
+from tests.meaning import plain, told
 
 WHOLE = "{setting}: give a whole number"
 LEAST = "{setting}: it must be {least} or more"
@@ -138,3 +138,29 @@ def test_a_known_keyword_or_alias_passes():
         refuse_unknown(function, ["count", "sentense"], ["count"])
     told(caught.value, OptionError, CLOSE, function="function", name="sentense",
          close="sentence")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("call", "field", "said"),
+    [
+        (lambda: attn.selfattn("el gato", window=10**5000), "setting", "window=≈1e5000"),
+        (lambda: attn.selfattn("el gato", seed=10**5000), "setting", "seed=≈1e5000"),
+        (lambda: attn.cost("llama-3.1-8b", batch=10**5000), "setting", "batch=≈1e5000"),
+    ],
+)
+def test_a_whole_number_too_long_to_write_is_refused_by_its_size(call, field, said):
+    # Python writes no whole number past 4,300 digits: the refusal says its size instead
+    with pytest.raises(OptionError) as caught:
+        call()
+    assert plain(caught.value.fields[field], "python") == said
+    assert "\n" not in str(caught.value)
+
+
+def test_a_too_long_number_is_written_by_its_size_in_any_field():
+    from attncli.messages import too_long
+
+    assert too_long(10**5000) == "≈1e5000" and too_long(-(10**4400)) == "≈-1e4400"
+    assert too_long(10**4000) is None and too_long(2.5) is None and too_long(True) is None
+    with pytest.raises(AttnError) as caught:
+        attn.cost("llama-3.1-8b", tokens=[10**5000])
+    assert "≈1e5000" in caught.value.message("en") and "\n" not in caught.value.message("es")
