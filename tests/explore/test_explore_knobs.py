@@ -113,24 +113,6 @@ def test_a_result_of_x_reopened_is_its_layer_and_not_queries_given_directly():
     assert Source(document=given).direct
 
 
-def test_the_softcap_tightens_from_none_to_one_and_loosens_back_to_none():
-    from attncli.explore.state import SOFTCAPS, Frame, press
-
-    frame = Frame(tokens=6, d_model=8, sentence=True, given_w=False)
-    state, note = press(State(), ")", frame)
-    assert state.softcap is None and note == ("softcap_none", {})
-    caps = []
-    for _ in range(7):
-        state, note = press(state, "(", frame)
-        caps.append(state.softcap)
-    assert caps == [*SOFTCAPS, 1.0] and note == ("softcap_edge", {"cap": 1.0})
-    for _ in range(6):
-        state, _note = press(state, ")", frame)
-    assert state.softcap is None
-    source = Source(sentence="las llaves del coche están ahí")
-    assert layer_settings(source, replace(State(), softcap=5.0)).softcap == 5.0
-
-
 def test_the_panel_of_a_softcapped_layer_bends_the_score_before_its_softmax():
     import numpy as np
 
@@ -153,22 +135,38 @@ def test_the_panel_of_a_softcapped_layer_bends_the_score_before_its_softmax():
     assert f"1 · tanh({fmt.number(raw)} ÷ 1) = {fmt.number(capped)}" in compact_text
 
 
-def test_the_sink_rises_from_none_to_its_highest_and_falls_back_to_none():
-    from attncli.explore.state import SINKS, Frame, press
+@pytest.mark.parametrize(
+    ("keys", "name", "ladder", "notes", "setting"),
+    [
+        # ( tightens the softcap from none through 50 … 1; ) loosens it back to none
+        (("(", ")"), "softcap", "SOFTCAPS", ("softcap_none", "softcap_edge", "cap"),
+         ("softcap", 5.0, 5.0)),
+        # + raises one sink logit for every head from none through −2 … 4; - lowers it
+        (("+", "-"), "sink", "SINKS", ("sink_none", "sink_edge", "sink"), ("sinks", 2.0, (2.0,))),
+    ],
+)  # fmt: skip
+def test_a_stepped_knob_goes_from_none_through_its_ladder_and_back(keys, name, ladder, notes,
+                                                                   setting):  # fmt: skip
+    from attncli.explore import state as states
+    from attncli.explore.state import Frame, press
 
+    on, off = keys
+    steps = getattr(states, ladder)
     frame = Frame(tokens=6, d_model=8, sentence=True, given_w=False)
-    state, note = press(State(), "-", frame)
-    assert state.sink is None and note == ("sink_none", {})
-    sinks = []
-    for _ in range(5):
-        state, note = press(state, "+", frame)
-        sinks.append(state.sink)
-    assert sinks == [*SINKS, SINKS[-1]] and note == ("sink_edge", {"sink": SINKS[-1]})
-    for _ in range(4):
-        state, _note = press(state, "-", frame)
-    assert state.sink is None
+    state, note = press(State(), off, frame)
+    assert getattr(state, name) is None and note == (notes[0], {})
+    seen = []
+    for _ in range(len(steps) + 1):
+        state, note = press(state, on, frame)
+        seen.append(getattr(state, name))
+    assert seen == [*steps, steps[-1]] and note == (notes[1], {notes[2]: int(steps[-1])})
+    for _ in range(len(steps)):
+        state, _note = press(state, off, frame)
+    assert getattr(state, name) is None
+    field, value, expected = setting
     source = Source(sentence="las llaves del coche están ahí")
-    assert layer_settings(source, replace(State(), heads=2, sink=2.0)).sinks == (2.0,)
+    chosen = layer_settings(source, replace(State(), heads=2, **{name: value}))
+    assert getattr(chosen, field) == expected
 
 
 def test_the_panel_of_a_sunk_layer_puts_the_sinks_power_in_the_total():
