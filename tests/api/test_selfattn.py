@@ -299,8 +299,8 @@ MISSING = "missing field '{field}': {hint}"
         (["selfattn", "a b", "-i", LLAVES], InputError, "give a sentence or {arrays}, not both",
          {"arrays": ("-i FILE", {})}),
         (["selfattn", "-i", LLAVES, "--d-model", "8"], ShapeError,
-         "x has {columns} columns but {option} is {d_model} (drop {option})",
-         {"columns": 4, "d_model": 8, "option": "--d-model"}),
+         "{name} has {columns} columns but {option} is {d_model} (drop {option})",
+         {"name": "x", "columns": 4, "d_model": 8, "option": "--d-model"}),
     ],
 )  # fmt: skip
 def test_bad_options(run, args, kind, msgid, fields):

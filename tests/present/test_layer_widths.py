@@ -130,9 +130,31 @@ def test_keys_and_values_of_their_own_are_checked():
     told(
         caught.value,
         InputError,
-        "give x_k and x_v (keys and values of their own), or {other}, not both",
+        NOT_BOTH,
+        given="x_q, x_k, x_v",
         other="x_kv",
     )
+
+
+NOT_BOTH = ("give {given} or {other}, not both: the layer reads its sequences from one of them "
+            "(x: self-attention; x_q, x_kv: cross-attention; x_q, x_k, x_v: keys and values of "
+            "their own widths)")  # fmt: skip
+
+
+def test_two_layouts_of_sequences_and_a_d_model_of_another_width_are_refused():
+    rng = np.random.default_rng(9)
+    x, x_q, x_kv = rng.normal(size=(3, 4)), rng.normal(size=(2, 4)), rng.normal(size=(3, 4))
+    with pytest.raises(InputError) as caught:
+        attn.selfattn(x=x, x_q=x_q, x_kv=x_kv)
+    told(caught.value, InputError, NOT_BOTH, given="x_q, x_kv", other="x")
+    with pytest.raises(InputError) as caught:
+        attn.selfattn(x=x, x_q=x_q, x_k=x_kv, x_v=x_kv)
+    told(caught.value, InputError, NOT_BOTH, given="x_q, x_k, x_v", other="x")
+    wrong = "{name} has {columns} columns but {option} is {d_model} (drop {option})"
+    for keywords, name in (({"x": x}, "x"), ({"x_q": x_q, "x_kv": x_kv}, "x_q")):
+        with pytest.raises(ShapeError) as caught:
+            attn.selfattn(**keywords, d_model=5)
+        told(caught.value, ShapeError, wrong, "python", name=name, columns=4, d_model=5)
 
 
 def test_keys_and_values_of_their_own_in_the_backward_pass(run):

@@ -234,13 +234,7 @@ def checked_arrays(
         x_hint = Message(_("give x (a row per token), x_q and x_kv, or queries/keys/values"))
         # A batch (B × T × d, as torch's batch_first) is computed in one go.
         x = required(inputs.x, "x", x_hint)
-        if settings.d_model is not None and settings.d_model != x.shape[-1]:
-            raise ShapeError(
-                _("x has {columns} columns but {option} is {d_model} (drop {option})"),
-                columns=x.shape[-1],
-                d_model=settings.d_model,
-                option=Setting("d_model"),
-            )
+        _check_d_model(x, settings, "x")
         tokens = labels(inputs.tokens, x.shape[-2], "x", "t")
         query_tokens = tokens
         d_model = x.shape[-1]
@@ -427,9 +421,7 @@ def cross_matrices(
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """x_q (the queries' sequence) and x_kv (the keys' and values'), of one d_model."""
     if inputs.x is not None:
-        raise InputError(
-            _("give x (self-attention) or x_q and x_kv (cross-attention), not both"),
-        )
+        raise _not_both("x_q, x_kv", "x")
     hint = Message(_("cross-attention needs x_q and x_kv"))
     x_q, x_kv = sequences(inputs, ("x_q", "x_kv"), hint)
     agree((X_Q, x_q), (X_KV, x_kv))
@@ -443,16 +435,24 @@ def separate_matrices(
     """x_q, x_k and x_v: the keys and the values each from a sequence of its own width
     (kdim, vdim), one row per key in both."""
     if inputs.x is not None or inputs.x_kv is not None:
-        other = "x" if inputs.x is not None else "x_kv"
-        raise InputError(
-            _("give x_k and x_v (keys and values of their own), or {other}, not both"),
-            other=other,
-        )
+        raise _not_both("x_q, x_k, x_v", "x" if inputs.x is not None else "x_kv")
     hint = Message(_("keys and values of their own widths need x_q, x_k and x_v"))
     x_q, x_k, x_v = sequences(inputs, ("x_q", "x_k", "x_v"), hint)
     agree((X_Q, x_q), (X_K, x_k), (X_V, x_v))
     _check_d_model(x_q, settings)
     return x_q, x_k, x_v, int(x_q.shape[-1])
+
+
+def _not_both(given: str, other: str) -> InputError:
+    """Sequences of two layouts at once (x beside x_q and x_kv, x_kv beside x_k and x_v):
+    one of them would be left unread."""
+    return InputError(
+        _("give {given} or {other}, not both: the layer reads its sequences from one of them "
+          "(x: self-attention; x_q, x_kv: cross-attention; x_q, x_k, x_v: keys and values "
+          "of their own widths)"),
+        given=given,
+        other=other,
+    )  # fmt: skip
 
 
 def sequences(inputs: LayerInputs, names: tuple[str, ...], hint: Message) -> list[np.ndarray]:
@@ -472,12 +472,13 @@ def sequences(inputs: LayerInputs, names: tuple[str, ...], hint: Message) -> lis
     return found
 
 
-def _check_d_model(x_q: np.ndarray, settings: SelfAttnSettings) -> None:
-    """x_q's width is d_model: a --d-model that differs is refused."""
-    if settings.d_model is not None and settings.d_model != x_q.shape[-1]:
+def _check_d_model(x: np.ndarray, settings: SelfAttnSettings, name: str = "x_q") -> None:
+    """The queries' sequence's width is d_model: a --d-model that differs is refused."""
+    if settings.d_model is not None and settings.d_model != x.shape[-1]:
         raise ShapeError(
-            _("x_q has {columns} columns but {option} is {d_model} (drop {option})"),
+            _("{name} has {columns} columns but {option} is {d_model} (drop {option})"),
+            name=name,
             option=Setting("d_model"),
-            columns=x_q.shape[-1],
+            columns=x.shape[-1],
             d_model=settings.d_model,
         )
