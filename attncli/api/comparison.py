@@ -28,25 +28,17 @@ def _peak_numbers(sizes: Mapping[str, int]) -> int:
 
 def check_sizes(sizes: Sizes, memory: int | None = None) -> None:
     """Refuse sizes below 1, and sizes whose arrays would not fit, before allocating anything."""
-    for name in ("t_x", "t_y", "d_h", "d_a"):
-        value = getattr(sizes, name)
-        if value < 1:
-            keyword = {"t_x": "tx", "t_y": "ty"}.get(name, name)
-            raise OptionError(
-                _("{option} is {value}; it must be 1 or more"), option=Setting(keyword), value=value
-            )
+    from attncli.settings import Whole, check_range
+
+    for name in ("t_x", "t_y", "d_h", "d_a", "threads"):
+        keyword = {"t_x": "tx", "t_y": "ty"}.get(name, name)
+        check_range(Setting(keyword, getattr(sizes, name)), Whole(1))
     check_repeat(sizes.repeat)
     if not sizes.d_ks or min(sizes.d_ks) < 1:
         raise OptionError(
             _("{option} is {value}; give one width or more, each 1 or more"),
             option=Setting("d_ks", option="--d-k"),
             value=sizes.d_ks,
-        )
-    if sizes.threads < 1:
-        raise OptionError(
-            _("{option} is {value}; it must be 1 or more"),
-            option=Setting("threads"),
-            value=sizes.threads,
         )
     cores = os.cpu_count() or 1
     if sizes.threads > cores:  # more would be reported, not run

@@ -136,7 +136,7 @@ def test_closing_line_says_what_the_measurement_shows():
     assert closing_line(_comparison(0.05, 0.1, d_a=1), Format()) is None
 
 
-ONE_OR_MORE = "{option} is {value}; it must be 1 or more"
+ONE_OR_MORE = "{setting}: it must be {least} or more"
 MEMORY = (
     "{what} would need about {need}, more than half of the {memory} available; lower {lower}{hint}"
 )
@@ -145,9 +145,9 @@ MEMORY = (
 @pytest.mark.parametrize(
     ("args", "msgid", "fields"),
     [
-        (["--tx", "0"], ONE_OR_MORE, {"option": "--tx", "value": 0}),
-        (["--ty", "-1"], ONE_OR_MORE, {"option": "--ty", "value": -1}),
-        (["--d-a", "0"], ONE_OR_MORE, {"option": "--d-a", "value": 0}),
+        (["--tx", "0"], ONE_OR_MORE, {"setting": "--tx 0", "least": 1}),
+        (["--ty", "-1"], ONE_OR_MORE, {"setting": "--ty -1", "least": 1}),
+        (["--d-a", "0"], ONE_OR_MORE, {"setting": "--d-a 0", "least": 1}),
         (["--repeat", "0"], "--repeat is {repeat}; it must be between 1 and 10,000",
          {"repeat": 0}),
         (["--dk", "8,x"], "--d-k {text!r}: expected whole numbers separated by commas, e.g. "
@@ -213,7 +213,7 @@ def test_threads_are_chosen_and_reported(run):
     assert json.loads(result.stdout)["threads"] == 2
     refused = run("compare-scores", *SMALL, "--threads", "0")
     assert refused.exit_code == 2
-    told(refused.error, OptionError, ONE_OR_MORE, option="--threads", value=0)
+    told(refused.error, OptionError, ONE_OR_MORE, setting="--threads 0", least=1)
 
 
 def test_additive_scores_are_computed_in_place_with_the_same_numbers():

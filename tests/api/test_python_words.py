@@ -295,7 +295,7 @@ PYTHON_ERRORS = {
     "want nothing": (lambda: attn.train("el tren"), "e.g. want='están=llaves'"),
     "scaling d_k": (lambda: attn.scaling(d_k=[0]),
                     "d_k: every d_k must be 1 or more, e.g. d_k=[8, 64, 512]"),
-    "compare tx": (lambda: attn.compare_scores(tx=0), "tx is 0; it must be 1 or more"),
+    "compare tx": (lambda: attn.compare_scores(tx=0), "tx=0: it must be 1 or more"),
     "d_model": (lambda: attn.selfattn("las llaves", d_model=0),
                 "d_model is 0; it must be 1 or more"),
     "heads 0": (lambda: attn.selfattn("las llaves", heads=0), "heads is 0; it must be 1 or more"),
