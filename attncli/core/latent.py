@@ -92,6 +92,8 @@ class LatentParts:
     queries: np.ndarray  # [h, n, nope + rope]: q^C and the turned q^R side by side
     latent: np.ndarray  # [n, r]: c_KV
     rotary_key: np.ndarray  # [n, rope]: k^R after its turn
+    # q^R [h, n, rope] and k^R [n, rope] before their turn (the steps show the turn)
+    unturned: tuple[np.ndarray, np.ndarray]
 
 
 def latent_of(
@@ -171,9 +173,9 @@ def seeded_latent(
         theta = frequencies(rope, BASE if base is None else base)
     parts = latent_parts(x, weights, shape, theta, factor, norm)
     keys, values = latent_keys(parts.latent, parts.rotary_key, weights, shape)
-    unturned_query = np.swapaxes((x @ params["w_qr"]).reshape(len(x), heads, rope), 0, 1)
-    unturned_key = np.broadcast_to(x @ params["w_kr"], unturned_query.shape)
-    return SeededLatent(parts.latent, keys, values, parts.queries, (unturned_query, unturned_key))
+    unturned_query, unturned_key = parts.unturned  # every head's q^R beside the one k^R
+    shared = np.broadcast_to(unturned_key, unturned_query.shape)
+    return SeededLatent(parts.latent, keys, values, parts.queries, (unturned_query, shared))
 
 
 def latent_parts(
@@ -202,7 +204,8 @@ def latent_parts(
     latent, unturned = latent_of(x, weights, shape, norm, product)
     rotary_key = _turned(unturned, theta, s.interleave, start) * factor
     q_rot = _turned(q[..., s.nope :], theta, s.interleave, start) * factor
-    return LatentParts(np.concatenate([q[..., : s.nope], q_rot], axis=-1), latent, rotary_key)
+    queries = np.concatenate([q[..., : s.nope], q_rot], axis=-1)
+    return LatentParts(queries, latent, rotary_key, (q[..., s.nope :], unturned))
 
 
 def latent_keys(
