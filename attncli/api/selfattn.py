@@ -172,13 +172,11 @@ def selfattn_inputs(
     return _result(checked, run, loss, grads)
 
 
-LATENT = ("w_dkv", "w_uk", "w_uv", "w_qr", "w_kr")  # a latent layer's drawn projections
-
-
 def _computed(checked: CheckedSelfAttn, progress: Callable[[int, int], None] | None) -> Attention:
     """The layer run on the checked inputs, its numbers held finite, and a result read back
     held to what it wrote down."""
     from attncli.reading.check.read_back import check_outputs
+    from attncli.reading.parse.layer_inputs import LATENT_PROJECTIONS
 
     settings, allowed = checked.settings, checked.allowed
     with np.errstate(all="ignore"):  # overflow is checked after, with a clear message
@@ -197,7 +195,8 @@ def _computed(checked: CheckedSelfAttn, progress: Callable[[int, int], None] | N
                    "weights": run.weights, "concat": run.concat, "output": run.output,
                    "latent": run.latent}  # fmt: skip
         # a latent layer's W^DKV, W^UK, W^UV (W^QR, W^KR), drawn from the seed again
-        outputs.update({name: w for name, w in checked.weights.items() if name in LATENT})
+        outputs.update({name: w for name, w in checked.weights.items()
+                        if name in LATENT_PROJECTIONS})  # fmt: skip
         if "w_kr" in checked.weights:  # k^R, the rotary key the cache keeps beside c_KV
             outputs["rotary_key"] = run.keys[0, :, -checked.weights["w_kr"].shape[1] :]
         if settings.grids:  # the scores as the result writes them: Q Kᵀ, then ÷ and masked

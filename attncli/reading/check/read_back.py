@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from attncli.errors import InputError, ShapeError, shape_text
 from attncli.messages import Message, Setting, _
-from attncli.reading.parse.layer_inputs import DIRECT
+from attncli.reading.parse.layer_inputs import DIRECT, LATENT_PROJECTIONS
 from attncli.reading.parse.values import is_batch, kind_of, to_batch
 
 if TYPE_CHECKING:
@@ -37,11 +37,7 @@ CHECKED = (
     "raw_scores",
     "scores",
     "latent",
-    "w_dkv",
-    "w_uk",
-    "w_uv",
-    "w_qr",
-    "w_kr",
+    *LATENT_PROJECTIONS,
     "rotary_key",
 )  # a latent layer's c_KV, its drawn W and its rotary key too
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from attncli.reading.parse.layer_inputs import LATENT_PROJECTIONS
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -24,7 +26,7 @@ if TYPE_CHECKING:
     from attncli.reading.parse.layer_inputs import LayerInputs
 
 # The layer's projections, in the order a result lists them (then the biases).
-PROJECTIONS = ("w_q", "w_k", "w_v", "w_dkv", "w_uk", "w_uv", "w_qr", "w_kr", "w_o")
+PROJECTIONS = ("w_q", "w_k", "w_v", *LATENT_PROJECTIONS, "w_o")
 
 
 @dataclass(frozen=True)

@@ -177,6 +177,9 @@ INPUTS = tuple(f.name for f in fields(LayerInputs) if f.name not in ("written", 
 # keys and values given directly does not).
 X_FIELDS = ("x", "x_q", "x_kv", "x_k", "x_v")
 DIRECT = ("queries", "keys", "values")  # given instead of X, or a result's outputs
+# A latent layer's projections (--latent-rank; W^QR and W^KR with its rotary key): always
+# drawn from the seed, written by its result and held against the ones drawn again.
+LATENT_PROJECTIONS = ("w_dkv", "w_uk", "w_uv", "w_qr", "w_kr")
 # The layer's own outputs (results/selfattn.py): when a result is read back (it has an
 # `output`), they pass through; the layer computes them again from its inputs.
 OUTPUTS = frozenset(
@@ -216,13 +219,9 @@ OUTPUTS = frozenset(
         "sink_weights",
         "latent_rank",
         "latent",
-        "w_dkv",
-        "w_uk",
-        "w_uv",
+        *LATENT_PROJECTIONS,
         "rope_dim",
         "rotary_key",
-        "w_qr",
-        "w_kr",
     }
 )
 # What attn train's document (results/training.py) adds to the layer's: the encoding already
