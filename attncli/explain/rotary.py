@@ -100,10 +100,12 @@ def relative_check(
     labels: tuple[str, str],
     theta: np.ndarray | None = None,
     factor: float = 1.0,
+    names: tuple[str, str] = ("q", "k"),
 ) -> RelativeCheck:
     """The score of unturned `query` at positions[0] against unturned `key` at positions[1],
     and again with both moved by `shift`: (R_i q)·(R_j k) depends on i − j alone (turned
-    by `theta` and multiplied by `factor` when a scaling gives them)."""
+    by `theta` and multiplied by `factor` when a scaling gives them; `names` what the two
+    are called, a latent layer's q^R and k^R)."""
     # [d], [d] -> RelativeCheck
     d = query.shape[-1]
     theta = frequencies(d, base) if theta is None else theta
@@ -115,8 +117,8 @@ def relative_check(
 
     i, j = positions
     return RelativeCheck(
-        labels[0], labels[1], i, j, shift, score(i, j), score(i + shift, j + shift),
-        divisor=divisor,
+        labels[0], labels[1], i, j, shift, score(i, j), score(i + shift, j + shift), names,
+        divisor,
     )  # fmt: skip
 
 
@@ -156,8 +158,8 @@ def explain_rotary(
         (query_labels[row], key_labels[strongest]),
         theta,
         factor,
+        names,
     )
-    steps[0].relative.names = names
     return steps
 
 

@@ -313,6 +313,12 @@ class SelfAttnResult(Result):
         return None if w_kr is None else int(w_kr.shape[1])
 
     @property
+    def turned_names(self) -> tuple[str, str]:
+        """What the rotary positions turn: q and k, or a latent layer's rotary parts, q^R and
+        k^R, whose product is one part of the score."""
+        return ("q", "k") if self.rope_dim is None else ("q^R", "k^R")
+
+    @property
     def turned_width(self) -> int:
         """The numbers of each head's query and key that the rotary positions turn: d_k,
         or a latent layer's d_rope."""
@@ -356,12 +362,9 @@ class SelfAttnResult(Result):
         row = queries.shape[-2] - 1
         column = int(np.argmax(weights[row]))
         labels = (self.query_labels[row], self.key_labels[column])
-        check = relative_check(queries[row], keys[column], (row, column), len(self.tokens),
-                               self.rope_base, self.divisor, labels, self.rope_theta,
-                               self.rope_factor)  # fmt: skip
-        if self.rope_dim is not None:  # a latent layer's: the rotary part of the score
-            check.names = ("q^R", "k^R")
-        return check
+        return relative_check(queries[row], keys[column], (row, column), len(self.tokens),
+                              self.rope_base, self.divisor, labels, self.rope_theta,
+                              self.rope_factor, self.turned_names)  # fmt: skip
 
     def steps(self, row: int | None = None, token: str | None = None, head: int = 1) -> list[Step]:
         """Scores, softmax and mix for one row (of one head), as the calculator's steps."""
@@ -483,9 +486,8 @@ class SelfAttnResult(Result):
                                      len(self.tokens)))  # fmt: skip
         from attncli.explain.rotary import explain_rotary
 
-        names = ("q", "k") if self.rope_dim is None else ("q^R", "k^R")
         queries, keys = pick(self.attention.unrotated)
         turned = explain_rotary(queries, keys, index, self.rope_base, self.divisor,
                                 list(self.query_labels), list(self.key_labels), weights,
-                                self.rope_theta, self.rope_factor, names)  # fmt: skip
+                                self.rope_theta, self.rope_factor, self.turned_names)  # fmt: skip
         return [*before, *turned]
