@@ -35,7 +35,17 @@ DIMENSIONS = {
     "d_model": _("a token's embedding size"),
     "kdim": _("the width of the sequence the keys are made from"),
     "vdim": _("the width of the sequence the values are made from"),
+    "d_out": _("the layer's output width, W^O's columns"),
 }
+
+# How a field is read where its rank and `names` do not say it (reading/check/reader.
+# read_field): a sequence T × d or a batch of them B × T × d; an array of any rank (held to
+# the output's shape later); torch's add_bias_kv row (1 × 1 × n as torch stores it, or n
+# numbers); a mask in one of three senses (reading/parse/masks.py keeps it in the dtype); a
+# text; or a value kept as given, for a check by name (the positions' encoding).
+SEQUENCE, TENSOR, ROW, TEXT, KEPT = "sequence", "tensor", "row", "text", "kept"
+MASK, ATTN_MASK, KEY_PADDING_MASK = "mask", "attn_mask", "key_padding_mask"
+FORMS = ("", SEQUENCE, TENSOR, ROW, TEXT, KEPT, MASK, ATTN_MASK, KEY_PADDING_MASK)
 
 
 SEED_RANGE = Whole(0, LARGEST_SEED)  # a seed: numpy's SeedSequence takes 64 bits
@@ -62,6 +72,7 @@ class Field:
     names: bool = False  # token names, not numbers
     cli_example: Any = None  # a Message or text where the option's JSON is not the way
     chained: OnSurface | None = None  # what gives it from the command before in a chain
+    form: str = ""  # how it is read, where its dims do not say (one of FORMS)
 
     @property
     def option(self) -> str:
@@ -236,13 +247,46 @@ def both_given(first: Field, second: Field, named: tuple[Any, Any] | None = None
     )  # fmt: skip
 
 
-# Self-attention's sequences, as attn selfattn reads them (LayerInputs: each T × d, or a
-# batch B × T × d), bound by the same rule once they are read: queries and keys of one
-# width, one value and one key per token, x_q and x_kv of one d_model.
-LAYER_QUERIES = Field("queries", ("T_q", "d_k"))
-LAYER_KEYS = Field("keys", ("T_k", "d_k"))
-LAYER_VALUES = Field("values", ("T_k", "d_v"))
-X_Q = Field("x_q", ("T_q", "d_model"))
-X_KV = Field("x_kv", ("T_k", "d_model"))
-X_K = Field("x_k", ("T_k", "kdim"))
-X_V = Field("x_v", ("T_k", "vdim"))
+# Self-attention's fields (reading/parse/layer_inputs.LayerInputs), in the order the one
+# reader reads them (reading/check/reader.read_layer). The sequences are each T × d or a
+# batch B × T × d, bound once they are read: queries and keys of one width, one value and
+# one key per token, x_q and x_kv of one d_model. The projections are d_in × d_out, as
+# applied x @ W (d_k and d_v over every head); the biases and torch's add_bias_kv rows h·d
+# numbers; the masks of the scores' shape, or one torch broadcasts to it; the gradient at
+# the output (or its target) of the output's shape, held to it by reading/check/grad.py.
+LAYER_QUERIES = Field("queries", ("T_q", "d_k"), form=SEQUENCE)
+LAYER_KEYS = Field("keys", ("T_k", "d_k"), form=SEQUENCE)
+LAYER_VALUES = Field("values", ("T_k", "d_v"), form=SEQUENCE)
+X = Field("x", ("T", "d_model"), form=SEQUENCE)
+X_Q = Field("x_q", ("T_q", "d_model"), form=SEQUENCE)
+X_KV = Field("x_kv", ("T_k", "d_model"), form=SEQUENCE)
+X_K = Field("x_k", ("T_k", "kdim"), form=SEQUENCE)
+X_V = Field("x_v", ("T_k", "vdim"), form=SEQUENCE)
+LAYER = Operation(
+    "selfattn",
+    (
+        X, X_Q, X_KV, X_K, X_V, LAYER_QUERIES, LAYER_KEYS, LAYER_VALUES,
+        Field("w_q", ("d_model", "d_k")),
+        Field("w_k", ("kdim", "d_k")),
+        Field("w_v", ("vdim", "d_v")),
+        Field("w_o", ("d_v", "d_out")),
+        Field("b_q", ("d_k",)),
+        Field("b_k", ("d_k",)),
+        Field("b_v", ("d_v",)),
+        Field("b_o", ("d_out",)),
+        Field("bias_k", ("d_k",), form=ROW),
+        Field("bias_v", ("d_v",), form=ROW),
+        Field("tokens", ("T_k",), names=True),
+        Field("query_tokens", ("T_q",), names=True),
+        Field("mask", ("T_q", "T_k"), form=MASK),
+        Field("attn_mask", ("T_q", "T_k"), form=ATTN_MASK),
+        Field("key_padding_mask", ("T_k",), form=KEY_PADDING_MASK),
+        Field("trained_by", (), form=TEXT),
+        Field("grad_output", ("T_q", "d_out"), form=TENSOR),
+        Field("target", ("T_q", "d_out"), form=TENSOR),
+        Field("positions", (), form=KEPT),
+    ),
+    (),
+)  # fmt: skip
+# The fields only the projections use: left as they are without them (--no-proj).
+PROJECTED = ("w_q", "w_k", "w_v", "w_o", "b_q", "b_k", "b_v", "b_o", "bias_k", "bias_v")

@@ -11,6 +11,8 @@ import pytest
 
 import attncli
 from attncli.errors import InputError, ShapeError
+from attncli.reading.check.reader import read_layer
+from attncli.reading.inputs import DIMENSIONS, FORMS, LAYER
 from attncli.reading.parse.layer_inputs import INPUTS, LayerInputs
 from tests.meaning import BOTH, DISAGREE, told
 
@@ -44,6 +46,24 @@ def test_the_python_api_s_array_keywords_are_the_declared_fields():
     # every field but what only a document carries (a result's query names, train's line,
     # the positions a trained layer learned with: in Python the setting positions=)
     assert set(INPUTS) - set(arrays) == {"query_tokens", "trained_by", "positions"}
+
+
+def test_the_typed_object_holds_the_declared_fields_each_with_a_form_and_known_dimensions():
+    import dataclasses
+
+    held = {f.name for f in dataclasses.fields(LayerInputs)} - {"written", "others"}
+    assert held == set(INPUTS) and len(INPUTS) == len(set(INPUTS))
+    assert all(declared.form in FORMS for declared in LAYER.fields)
+    assert {dim for declared in LAYER.fields for dim in declared.dims} <= set(DIMENSIONS)
+
+
+def test_without_projections_the_w_s_are_left_unread_and_beside_x_the_outputs_too():
+    given = LayerInputs(x=[[1.0, 0.0]], w_q="not read", queries="a result's output")
+    kept = read_layer(given, projections=False)
+    assert kept.w_q == "not read" and kept.queries == "a result's output"
+    assert kept.x.dtype == np.float64
+    with pytest.raises(attncli.AttnError):
+        read_layer(given)  # with them, w_q is read and refused
 
 
 def test_a_name_that_is_not_a_field_is_an_error_not_none():
@@ -184,7 +204,8 @@ def test_every_field_is_read_once_before_the_checks_masks_with_their_sense_in_th
         key_padding_mask=[0.0, None],  # torch's float, null for -inf
         bias_k=[[[1.0, 2.0]]],  # torch's 1 × 1 × E row
         bias_v=[[[0.0, 1.0]]],
-    ).with_arrays()
+    )
+    inputs = read_layer(inputs)
     assert inputs.tokens == ["a", "b"]
     assert inputs.mask.dtype == bool and inputs.mask.tolist() == [[True, False], [True, True]]
     assert inputs.attn_mask.dtype == bool and inputs.attn_mask[0, 1]
@@ -238,11 +259,11 @@ def test_an_array_of_the_wrong_rank_is_refused_in_the_words_its_lists_are(field,
 
 
 def test_the_gradient_at_the_output_is_read_with_the_other_fields_of_its_own_rank():
-    read = LayerInputs(grad_output=[[1, 0], [0, 1]], target=[[[1.0]], [[2.0]]]).with_arrays()
+    read = read_layer(LayerInputs(grad_output=[[1, 0], [0, 1]], target=[[[1.0]], [[2.0]]]))
     assert read.grad_output.dtype == np.float64 and read.grad_output.shape == (2, 2)
     assert read.target.shape == (2, 1, 1)  # a batch's
     with pytest.raises(attncli.AttnError) as raised:
-        LayerInputs(grad_output=[[1, "a"]]).with_arrays()
+        read_layer(LayerInputs(grad_output=[[1, "a"]]))
     assert raised.value.fields["where"].fields["field"] == "grad_output"
 
 

@@ -57,7 +57,7 @@ def upstream_gradient(
         )
     name = given[0]
     value = offered[name]
-    # an array (LayerInputs.with_arrays reads the layer's in its own rank) of the output's
+    # an array (reader.read_layer reads the layer's in its own rank) of the output's
     # rank is checked as one; of another, it is refused below for its shape
     readers = {1: to_vector, 2: to_matrix, 3: to_batch}
     if not hasattr(value, "shape"):  # a batch's output is B × T × d, and so is its gradient

@@ -14,11 +14,30 @@ from typing import TYPE_CHECKING, Any
 
 from attncli.errors import InputError, ShapeError, count
 from attncli.messages import Message, Setting, _
-from attncli.reading.inputs import DIMENSIONS, Field, Operation, both_given
+from attncli.reading.inputs import (
+    ATTN_MASK,
+    DIMENSIONS,
+    KEPT,
+    KEY_PADDING_MASK,
+    LAYER,
+    MASK,
+    PROJECTED,
+    ROW,
+    SEQUENCE,
+    TENSOR,
+    TEXT,
+    Field,
+    Operation,
+    both_given,
+)
+from attncli.reading.parse.layer_inputs import DIRECT
 from attncli.reading.parse.values import (
     Document,
+    is_batch,
     parse_tokens,
+    to_batch,
     to_matrix,
+    to_tensor,
     to_vector,
     to_vector_or_matrix,
     typed_fields,
@@ -26,6 +45,8 @@ from attncli.reading.parse.values import (
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from attncli.reading.parse.layer_inputs import LayerInputs
 
 
 @dataclass
@@ -76,7 +97,7 @@ def read_inputs(operation: Operation, document: Document) -> ReadInputs:
         if declared.name not in given:
             continue
         named = as_given(declared.name, typed)
-        value = _read_field(declared, document[declared.name], named)
+        value = read_field(declared, document[declared.name], named)
         read.arrays[declared.name] = value
         sizes = [len(value)] if declared.names else list(value.shape)
         dims = declared.dims[len(declared.dims) - len(sizes) :]  # one row: its first left out
@@ -160,16 +181,70 @@ def _near_name(
     return None
 
 
-def _read_field(declared: Field, value: Any, named: str | Setting) -> Any:
-    """The field's value in its declared rank: names, a vector, a matrix, or (a field that
-    may be one row) either; a fault in it said of the field `named` as it was given."""
+def read_layer(inputs: LayerInputs, projections: bool = True) -> LayerInputs:
+    """Every field of the self-attention layer given, read once by its declaration
+    (reading/inputs.LAYER), in its order: what the checks hold against each other.
+    Queries, keys and values beside an X are a result's outputs, not inputs, and are left
+    as they are; so are the W's and biases when the layer goes without `projections`
+    (--no-proj), and what is kept for a check by name."""
+    left = set(DIRECT) if inputs.from_x else set()
+    left |= set() if projections else set(PROJECTED)
+    read = {}
+    for declared in LAYER.fields:
+        value = inputs.value(declared.name)
+        if value is not None and declared.name not in left and declared.form != KEPT:
+            read[declared.name] = read_field(declared, value, declared.name)
+    return inputs.but(**read)
+
+
+def read_field(declared: Field, value: Any, named: str | Setting) -> Any:
+    """The field's value in its declared form (reading/inputs.FORMS), else its rank: names,
+    a vector, a matrix, or (a field that may be one row) either; a fault in it said of the
+    field `named` as it was given."""
     if declared.names:
         return parse_tokens(value, declared.name)
+    if declared.form:
+        return _read_form(declared, value)
     if declared.one_row:
         return to_vector_or_matrix(value, named, allow_masked=declared.masked)
     if len(declared.dims) == 1:
         return to_vector(value, named, allow_masked=declared.masked)
     return to_matrix(value, named, allow_masked=declared.masked)
+
+
+def _read_form(declared: Field, value: Any) -> Any:
+    """A field read by its form: a self-attention layer's sequence (T × d, or a batch
+    B × T × d), an array of any rank, torch's add_bias_kv row, a mask or a text."""
+    from attncli.reading.parse import masks
+
+    name = declared.name
+    if declared.form == SEQUENCE:
+        return to_batch(value, name) if is_batch(value) else to_matrix(value, name)
+    if declared.form == TENSOR:
+        return to_tensor(value, name)
+    if declared.form == ROW:
+        return to_vector(_one_row(value), name)
+    if declared.form == TEXT:
+        if not isinstance(value, str):
+            raise InputError(
+                _("trained_by is {kind}; it holds the attn train line that learned the W, a text"),
+                kind=type(value).__name__,
+            )
+        return value
+    readers = {MASK: masks.read_mask, ATTN_MASK: masks.read_attn_mask,
+               KEY_PADDING_MASK: masks.read_key_padding_mask}  # fmt: skip
+    return readers[declared.form](value)
+
+
+def _one_row(value: Any) -> Any:
+    """torch's add_bias_kv row as it stores it, 1 × 1 × h·d (an array, or nested lists from
+    tensor.tolist()), as its h·d numbers; any other value as it is, for to_vector() to
+    refuse if it is not a vector (a 2 × 2 bias flattened would be 4 numbers nobody meant)."""
+    if hasattr(value, "shape"):
+        return value.reshape(-1) if value.ndim > 1 and set(value.shape[:-1]) == {1} else value
+    while isinstance(value, list) and len(value) == 1 and isinstance(value[0], list):
+        value = value[0]
+    return value
 
 
 def _extent(declared: Field, rank: int, axis: int, size: int) -> Message:

@@ -2,7 +2,7 @@
 
 The self-attention half of the checks (calculator.py holds the calculator's):
 check_given() holds what is given against the settings by name, before any array is read
-(LayerInputs.with_arrays); checked_arrays() holds the arrays against each other and the
+(reader.read_layer); checked_arrays() holds the arrays against each other and the
 sizes, and says which projections the fill step draws (selfattn_checked.py runs the pass).
 """
 
@@ -201,7 +201,7 @@ def checked_arrays(
     inputs: LayerInputs, sentence: str | None, settings: SelfAttnSettings
 ) -> SelfAttnInput:
     """Validated inputs for attn selfattn, from a sentence or from given matrices: the
-    arrays of `inputs` (LayerInputs.with_arrays, after check_given) held against each
+    arrays of `inputs` (reader.read_layer, after check_given) held against each
     other, the settings and the sizes they make."""
     import numpy as np
 

@@ -74,6 +74,7 @@ def checked_selfattn(
     from attncli.reading.check.grouped import check_grouping
     from attncli.reading.check.positions import learned_positions
     from attncli.reading.check.read_back import read_back_inputs
+    from attncli.reading.check.reader import read_layer
     from attncli.reading.check.scoring import (
         check_capped_bias,
         check_latent_inputs,
@@ -96,7 +97,7 @@ def checked_selfattn(
     check_given(inputs, sentence, settings)
     # parse the arrays: a result's outputs set apart to be held against the run, then the rest
     inputs, written = read_back_inputs(inputs, settings.heads)
-    inputs = inputs.with_arrays(projections=settings.projections)
+    inputs = read_layer(inputs, projections=settings.projections)
     if inputs.backward and not settings.grids:  # the backward pass goes through the weights
         settings = replace(settings, grids=True)
     # check the arrays against each other, and what will be drawn and placed

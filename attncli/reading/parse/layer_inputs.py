@@ -1,7 +1,8 @@
 """What a self-attention layer is given, as one typed object: the sequences, their token
 names, the projections and their biases, the masks and the gradient at the output. A JSON
 document (or an .npz archive) is parsed into it once, by from_document(); the Python API
-builds it directly from attncli.selfattn's keywords. with_arrays() then reads
+builds it directly from attncli.selfattn's keywords. Its fields are declared in
+reading/inputs.LAYER, by which the one reader (reading/check/reader.read_layer) then reads
 every sequence, projection and bias as a float64 array of its rank, naming the field and
 the row of anything that is not, and the token names, the masks and the gradient at the
 output likewise; the checks (reading/check/selfattn.py and its neighbours) hold them
@@ -10,8 +11,10 @@ against each other and the settings."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
+
+from attncli.reading.inputs import LAYER
 
 # Each array field holds its value as given (nested lists from JSON, a numpy array from
 # Python or an .npz archive), or None when it is not given.
@@ -116,63 +119,9 @@ class LayerInputs:
         """A copy with `changes` made (a field of None: no longer given)."""
         return replace(self, **changes)
 
-    def with_arrays(self, projections: bool = True) -> LayerInputs:
-        """Every field read once, as what the checks hold against each other: the sequences
-        (each T × d, or a batch B × T × d), the projections (matrices), their biases and
-        torch's add_bias_kv rows (vectors) and the gradient at the output (or its target) as
-        float64 arrays; the token names as lists of texts; the masks as arrays whose dtype
-        carries their sense (reading/parse/masks.py).
-        Queries, keys and values beside an X are a result's outputs, not inputs, and are
-        left as they are; so are the W's and biases when the layer goes without
-        `projections` (--no-proj)."""
-        from attncli.reading.parse.masks import read_attn_mask, read_key_padding_mask, read_mask
-        from attncli.reading.parse.values import (
-            is_batch,
-            parse_tokens,
-            to_batch,
-            to_matrix,
-            to_tensor,
-            to_vector,
-        )
 
-        sequences = X_FIELDS if self.from_x else (*X_FIELDS, *DIRECT)
-        read: dict[str, Any] = {}
-        for name in sequences:
-            value = getattr(self, name)
-            if value is not None:
-                read[name] = to_batch(value, name) if is_batch(value) else to_matrix(value, name)
-        for name in ("w_q", "w_k", "w_v", "w_o") if projections else ():
-            if getattr(self, name) is not None:
-                read[name] = to_matrix(getattr(self, name), name)
-        for name in ("b_q", "b_k", "b_v", "b_o") if projections else ():
-            if getattr(self, name) is not None:
-                read[name] = to_vector(getattr(self, name), name)
-        for name in ("bias_k", "bias_v") if projections else ():
-            if getattr(self, name) is not None:
-                read[name] = to_vector(_one_row(getattr(self, name)), name)
-        for name in ("tokens", "query_tokens"):
-            if getattr(self, name) is not None:
-                read[name] = parse_tokens(getattr(self, name), name)
-        masks = {"mask": read_mask, "attn_mask": read_attn_mask,
-                 "key_padding_mask": read_key_padding_mask}  # fmt: skip
-        for name, read_cells in masks.items():
-            if getattr(self, name) is not None:
-                read[name] = read_cells(getattr(self, name))
-        if self.trained_by is not None and not isinstance(self.trained_by, str):
-            from attncli.errors import InputError
-            from attncli.messages import _
-
-            raise InputError(
-                _("trained_by is {kind}; it holds the attn train line that learned the W, a text"),
-                kind=type(self.trained_by).__name__,
-            )
-        for name in ("grad_output", "target"):  # of any rank: the output's is held to it
-            if getattr(self, name) is not None:
-                read[name] = to_tensor(getattr(self, name), name)
-        return replace(self, **read)
-
-
-INPUTS = tuple(f.name for f in fields(LayerInputs) if f.name not in ("written", "others"))
+# Its fields, as declared (reading/inputs.LAYER: each one's dimensions and how it is read)
+INPUTS = tuple(declared.name for declared in LAYER.fields)
 # The sequences a layer computed from X reads (a result of one holds them; one of queries,
 # keys and values given directly does not).
 X_FIELDS = ("x", "x_q", "x_kv", "x_k", "x_v")
@@ -233,14 +182,3 @@ TRAINING = frozenset({"positions", "training", "test"})
 def is_output(name: str) -> bool:
     """A field the layer writes: its outputs and its gradients (grad_x, grad_w_q, …)."""
     return name in OUTPUTS or (name.startswith("grad_") and name != "grad_output")
-
-
-def _one_row(value: Any) -> Any:
-    """torch's add_bias_kv row as it stores it, 1 × 1 × h·d (an array, or nested lists from
-    tensor.tolist()), as its h·d numbers; any other value as it is, for to_vector() to
-    refuse if it is not a vector (a 2 × 2 bias flattened would be 4 numbers nobody meant)."""
-    if hasattr(value, "shape"):
-        return value.reshape(-1) if value.ndim > 1 and set(value.shape[:-1]) == {1} else value
-    while isinstance(value, list) and len(value) == 1 and isinstance(value[0], list):
-        value = value[0]
-    return value
