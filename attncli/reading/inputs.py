@@ -288,5 +288,38 @@ LAYER = Operation(
     ),
     (),
 )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Layout:
+    """One way of giving the layer its sequences: the fields it reads (each required, all
+    of one sequence or all batches of one B, their dimensions bound), the fields whose
+    presence chooses it, the hint for one left out, and the fields it cannot go with (one
+    of the two would be left unread)."""
+
+    fields: tuple[Field, ...]
+    chosen_by: tuple[str, ...]
+    hint: str  # a msgid
+    excludes: tuple[str, ...] = ()
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(declared.name for declared in self.fields)
+
+
+# In the order they are chosen: keys and values of their own widths (torch's kdim, vdim),
+# cross-attention, then self-attention's x, which is asked for when nothing else is given.
+LAYOUTS = (
+    Layout((X_Q, X_K, X_V), ("x_k", "x_v"),
+           _("keys and values of their own widths need x_q, x_k and x_v"), ("x", "x_kv")),
+    Layout((X_Q, X_KV), ("x_q", "x_kv"), _("cross-attention needs x_q and x_kv"), ("x",)),
+    Layout((X,), (), _("give x (a row per token), x_q and x_kv, or queries/keys/values")),
+)  # fmt: skip
+# Queries, keys and values given directly, without projections.
+DIRECT_LAYOUT = Layout(
+    (LAYER_QUERIES, LAYER_KEYS, LAYER_VALUES), (), _("give queries with keys and values")
+)
+
+
 # The fields only the projections use: left as they are without them (--no-proj).
 PROJECTED = ("w_q", "w_k", "w_v", "w_o", "b_q", "b_k", "b_v", "b_o", "bias_k", "bias_v")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from attncli.errors import InputError, ShapeError, count
+from attncli.errors import InputError, ShapeError, count, required
 from attncli.messages import Message, Setting, _
 from attncli.reading.inputs import (
     ATTN_MASK,
@@ -20,6 +20,7 @@ from attncli.reading.inputs import (
     KEPT,
     KEY_PADDING_MASK,
     LAYER,
+    LAYOUTS,
     MASK,
     PROJECTED,
     ROW,
@@ -27,6 +28,7 @@ from attncli.reading.inputs import (
     TENSOR,
     TEXT,
     Field,
+    Layout,
     Operation,
     both_given,
 )
@@ -195,6 +197,43 @@ def read_layer(inputs: LayerInputs, projections: bool = True) -> LayerInputs:
         if value is not None and declared.name not in left and declared.form != KEPT:
             read[declared.name] = read_field(declared, value, declared.name)
     return inputs.but(**read)
+
+
+def layer_sequences(inputs: LayerInputs, layout: Layout) -> list[np.ndarray]:
+    """The sequences of `layout`, each given (T × d, or every one a batch B × T × d of one
+    B) and their named dimensions bound: one key per value, x_q and x_kv of one d_model,
+    …; a field it cannot go with refused, since one of the two would be left unread."""
+    for other in layout.excludes:
+        if inputs.value(other) is not None:
+            raise InputError(
+                _("give {given} or {other}, not both: the layer reads its sequences from one of "
+                  "them (x: self-attention; x_q, x_kv: cross-attention; x_q, x_k, x_v: keys "
+                  "and values of their own widths)"),
+                given=", ".join(layout.names),
+                other=other,
+            )  # fmt: skip
+    hint = Message(layout.hint)
+    found = [required(inputs.value(name), name, hint) for name in layout.names]
+    if len({array.shape[:-2] for array in found}) > 1:
+        shapes = ", ".join(f"{name} {' × '.join(map(str, array.shape))}"
+                           for name, array in zip(layout.names, found, strict=True))  # fmt: skip
+        raise ShapeError(
+            _(
+                "{shapes}: give every one as one sequence (T × d) or every one as a batch of "
+                "the same B (B × T × d)"
+            ),
+            shapes=shapes,
+        )
+    agree(*zip(layout.fields, found, strict=True))
+    return found
+
+
+def layout_of(inputs: LayerInputs) -> Layout:
+    """The way the input gives the layer's sequences from X: the first layout whose fields
+    it has, else x's."""
+    return next(layout for layout in LAYOUTS
+                if any(inputs.value(name) is not None for name in layout.chosen_by)
+                or not layout.chosen_by)  # fmt: skip
 
 
 def read_field(declared: Field, value: Any, named: str | Setting) -> Any:

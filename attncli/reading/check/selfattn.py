@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from attncli.errors import InputError, ShapeError, required, shape_text
+from attncli.errors import InputError, ShapeError, shape_text
 from attncli.layer import SelfAttnSettings
 from attncli.messages import Message, OnSurface, Setting, _
 from attncli.reading.check.calculator import (
@@ -28,7 +28,7 @@ from attncli.reading.check.fields import (
 from attncli.reading.check.grad import one_upstream
 from attncli.reading.check.masks import bias_kv, layer_masks
 from attncli.reading.check.positions import check_positions
-from attncli.reading.check.reader import agree
+from attncli.reading.check.reader import layer_sequences, layout_of
 from attncli.reading.check.sizes import (
     check_length,
     check_memory,
@@ -36,7 +36,7 @@ from attncli.reading.check.sizes import (
     projection_sizes,
     sizes_text,
 )
-from attncli.reading.inputs import LAYER_KEYS, LAYER_QUERIES, LAYER_VALUES, X_K, X_KV, X_Q, X_V
+from attncli.reading.inputs import DIRECT_LAYOUT
 from attncli.reading.models.state_dicts import LAYER_FIELDS
 from attncli.reading.parse.layer_inputs import INPUTS
 from attncli.reading.parse.sentence import EXAMPLE
@@ -222,22 +222,18 @@ def checked_arrays(
         # given W^Q with a sentence: its rows are the embeddings' width
         rows = None if inputs.w_q is None else int(inputs.w_q.shape[0])
         d_model = settings.d_model or rows or 8
-    elif inputs.x_k is not None or inputs.x_v is not None:
-        x, x_kv, x_v, d_model = separate_matrices(inputs, settings)
-        query_tokens = _query_labels(inputs, x.shape[-2])
-        tokens = labels(inputs.tokens, x_kv.shape[-2], "x_k", "k")
-    elif inputs.x_q is not None or inputs.x_kv is not None:
-        x, x_kv, d_model = cross_matrices(inputs, settings)
-        query_tokens = _query_labels(inputs, x.shape[-2])
-        tokens = labels(inputs.tokens, x_kv.shape[-2], "x_kv", "k")
-    else:
-        x_hint = Message(_("give x (a row per token), x_q and x_kv, or queries/keys/values"))
-        # A batch (B × T × d, as torch's batch_first) is computed in one go.
-        x = required(inputs.x, "x", x_hint)
-        _check_d_model(x, settings, "x")
-        tokens = labels(inputs.tokens, x.shape[-2], "x", "t")
-        query_tokens = tokens
+    else:  # X given: a batch (B × T × d, as torch's batch_first) is computed in one go
+        layout = layout_of(inputs)
+        x, *others = layer_sequences(inputs, layout)
+        _check_d_model(x, settings, layout.names[0])
         d_model = x.shape[-1]
+        if others:  # cross-attention: the keys' and values' own sequence(s)
+            x_kv, x_v = others[0], (others[1] if len(others) > 1 else None)
+            query_tokens = _query_labels(inputs, x.shape[-2])
+            tokens = labels(inputs.tokens, x_kv.shape[-2], layout.names[1], "k")
+        else:
+            tokens = labels(inputs.tokens, x.shape[-2], "x", "t")
+            query_tokens = tokens
     unused_sizes(settings, given_x=x is not None)
     d_k, d_v = d_model, d_model
     if settings.projections:
@@ -385,9 +381,7 @@ def _direct_input(inputs: LayerInputs, settings: SelfAttnSettings) -> SelfAttnIn
     --heads h their columns are split into h heads. Each may be a batch B × T × d."""
     # each one required, in this order (selfattn has no --keys: the file holds them); a result
     # read back of several heads has them joined again (reading/check/read_back.py)
-    query_hint = Message(_("give queries with keys and values"))
-    queries, keys, values = sequences(inputs, ("queries", "keys", "values"), query_hint)
-    agree((LAYER_QUERIES, queries), (LAYER_KEYS, keys), (LAYER_VALUES, values))
+    queries, keys, values = layer_sequences(inputs, DIRECT_LAYOUT)
     heads = settings.heads or 1
     for name, array in (("queries", queries), ("values", values)):
         if array.shape[-1] % heads:
@@ -414,62 +408,6 @@ def _direct_input(inputs: LayerInputs, settings: SelfAttnSettings) -> SelfAttnIn
     check_positions(inputs, settings, t_q != t_k, settings.add_zero_attn, keys.shape[-1] // heads)
     direct = (queries, keys, values)
     return SelfAttnInput(query_labels, key_labels, None, {}, [], direct, None, allowed, None, bias)
-
-
-def cross_matrices(
-    inputs: LayerInputs, settings: SelfAttnSettings
-) -> tuple[np.ndarray, np.ndarray, int]:
-    """x_q (the queries' sequence) and x_kv (the keys' and values'), of one d_model."""
-    if inputs.x is not None:
-        raise _not_both("x_q, x_kv", "x")
-    hint = Message(_("cross-attention needs x_q and x_kv"))
-    x_q, x_kv = sequences(inputs, ("x_q", "x_kv"), hint)
-    agree((X_Q, x_q), (X_KV, x_kv))
-    _check_d_model(x_q, settings)
-    return x_q, x_kv, int(x_q.shape[-1])
-
-
-def separate_matrices(
-    inputs: LayerInputs, settings: SelfAttnSettings
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """x_q, x_k and x_v: the keys and the values each from a sequence of its own width
-    (kdim, vdim), one row per key in both."""
-    if inputs.x is not None or inputs.x_kv is not None:
-        raise _not_both("x_q, x_k, x_v", "x" if inputs.x is not None else "x_kv")
-    hint = Message(_("keys and values of their own widths need x_q, x_k and x_v"))
-    x_q, x_k, x_v = sequences(inputs, ("x_q", "x_k", "x_v"), hint)
-    agree((X_Q, x_q), (X_K, x_k), (X_V, x_v))
-    _check_d_model(x_q, settings)
-    return x_q, x_k, x_v, int(x_q.shape[-1])
-
-
-def _not_both(given: str, other: str) -> InputError:
-    """Sequences of two layouts at once (x beside x_q and x_kv, x_kv beside x_k and x_v):
-    one of them would be left unread."""
-    return InputError(
-        _("give {given} or {other}, not both: the layer reads its sequences from one of them "
-          "(x: self-attention; x_q, x_kv: cross-attention; x_q, x_k, x_v: keys and values "
-          "of their own widths)"),
-        given=given,
-        other=other,
-    )  # fmt: skip
-
-
-def sequences(inputs: LayerInputs, names: tuple[str, ...], hint: Message) -> list[np.ndarray]:
-    """The named sequences, each T × d, or each a batch B × T × d of one B."""
-    found = [required(inputs.value(name), name, hint) for name in names]
-    if len({array.shape[:-2] for array in found}) > 1:
-        shapes = ", ".join(
-            f"{name} {' × '.join(map(str, a.shape))}" for name, a in zip(names, found, strict=True)
-        )
-        raise ShapeError(
-            _(
-                "{shapes}: give every one as one sequence (T × d) or every one as a batch of "
-                "the same B (B × T × d)"
-            ),
-            shapes=shapes,
-        )
-    return found
 
 
 def _check_d_model(x: np.ndarray, settings: SelfAttnSettings, name: str = "x_q") -> None:
