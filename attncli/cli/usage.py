@@ -15,6 +15,7 @@ from typing import Any
 from typer._click import exceptions, types
 from typer._types import TyperChoice
 
+from attncli.errors import LARGEST_WHOLE
 from attncli.messages import _
 
 INVALID_VALUE = _("Invalid value for {param}: ")
@@ -153,7 +154,7 @@ def _bad_value(error: Any) -> tuple[str, dict[str, str]] | None:
             number = _number(kind, value)
             if number is None or not isinstance(kind, types.IntRange | types.FloatRange):
                 return msgid, {"value": value}
-            return OUT_OF_RANGE, {"value": str(number), "range": _range(kind)}
+            return OUT_OF_RANGE, {"value": str(number), "range": _range(kind, number)}
     return None
 
 
@@ -164,10 +165,15 @@ def _number(kind: Any, value: str) -> int | float | None:
         return None
 
 
-def _range(kind: Any) -> str:
-    """A range as Click writes it: 0<=x<=15, x>=1, x<1."""
+def _range(kind: Any, number: float) -> str:
+    """A range as Click writes it: 0<=x<=15, x>=1, x<1; a number below a range with no
+    declared max (only the most numpy holds, 9223372036854775807) told the bound it
+    passes alone, as --help shows it: x>=1."""
     low = "<" if kind.min_open else "<="
     high = "<" if kind.max_open else "<="
+    below = kind.min is not None and (number <= kind.min if kind.min_open else number < kind.min)
+    if below and kind.max is not None and kind.max >= LARGEST_WHOLE:
+        return f"x{'>' if kind.min_open else '>='}{kind.min}"
     if kind.min is None:
         return f"x{high}{kind.max}"
     if kind.max is None:

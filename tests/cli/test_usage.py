@@ -19,6 +19,11 @@ from attncli.core.methods import NAMES
         (["score", "--method", "nope"], usage.NOT_A_CHOICE,
          {"value": "nope", "choices": ", ".join(f"'{name}'" for name in NAMES)}),
         (["score", "--digits", "99"], usage.OUT_OF_RANGE, {"value": "99", "range": "0<=x<=15"}),
+        # below a min with no declared max, the bound alone, as --help shows it; above
+        # the most numpy holds, with that most
+        (["selfattn", "a", "--heads", "0"], usage.OUT_OF_RANGE, {"value": "0", "range": "x>=1"}),
+        (["selfattn", "a", "--window", str(10**20)], usage.OUT_OF_RANGE,
+         {"value": str(10**20), "range": f"1<=x<={2**63 - 1}"}),
         (["score", "--digits", "1.5"], usage.NOT_A_NUMBER[usage.types.IntRange],
          {"value": "1.5"}),
         # every whole-number option is an IntRange, held to 2^63 − 1 (cli/declare.py)
