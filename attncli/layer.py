@@ -20,7 +20,6 @@ GRID_FIELDS = frozenset({"raw_scores", "scores", "weights", "weights_mean"})
 SQRT = "sqrt"  # the divisor √d_k, per head
 POSITIONS = (None, "sinusoidal", "rope")  # --positions: none, added to X, or rotary
 ROPE_BASE = 10000.0  # the rotary angles' base, as Llama's rope_theta
-SIZES = ("d_model", "d_k", "d_v", "heads")  # a layer's sizes: each 1 or more
 
 
 @dataclass(frozen=True)
@@ -49,16 +48,26 @@ class SelfAttnSettings:
         metavar=_("SENTENCE"),
     )  # fmt: skip
     d_model: int | None = setting(
-        None, _("Numbers per token embedding. [default: 8]"), option="--d-model"
+        None,
+        _("Numbers per token embedding. [default: 8]"),
+        option="--d-model",
+        metavar="N",
+        min=1,
     )
     d_k: int | None = setting(
         None,
         _("Columns of W^Q and W^K (per head). [default: d_model / h]"),
         option="--d-k",
+        metavar="N",
+        min=1,
         knob=Knob(("d", "D")),
     )
     d_v: int | None = setting(
-        None, _("Columns of W^V (per head). [default: d_model / h]"), option="--d-v"
+        None,
+        _("Columns of W^V (per head). [default: d_model / h]"),
+        option="--d-v",
+        metavar="N",
+        min=1,
     )
     norm: float | None = setting(
         None,
@@ -146,6 +155,8 @@ class SelfAttnSettings:
         None,
         _("h heads (of d_model / h columns each unless --d-k/--d-v), joined, then W^O."),
         option="--heads",
+        metavar="H",
+        min=1,
         knob=Knob(("H", "h")),  # through the divisors of d_model
     )
     kv_heads: int | None = setting(
@@ -242,18 +253,10 @@ class SelfAttnSettings:
         mask every key): each field as its declaration says (settings.check_declared), the
         sizes 1 or more, a known kind of positions, a rotary base only with rotary
         positions, a known dtype and a divisor that is a positive number."""
-        from attncli.errors import InputError, OptionError
+        from attncli.errors import OptionError
         from attncli.messages import Setting
 
-        check_declared(self)
-        for name in SIZES:
-            value = getattr(self, name)
-            if value is not None and value < 1:
-                raise InputError(
-                    _("{option} is {value}; it must be 1 or more"),
-                    option=Setting(name),  # --d-model on the command line, d_model=
-                    value=value,
-                )
+        check_declared(self)  # the sizes 1 or more, the seed's range, …
         if self.positions not in POSITIONS:
             raise OptionError(
                 _("{setting}: the positions are one of {kinds}"),

@@ -172,9 +172,9 @@ def test_values_out_of_range_are_value_errors_too():
         (lambda: attn.rollout(SENTENCE, LLAMA, row=2), OptionError),  # row without cell=True
         (lambda: attn.compare_scores(tx=4, ty=4, d_h=8, d_a=8, d_ks=[]), OptionError),
         (lambda: attn.train("el tren va", want="va=tren", positions="no"), OptionError),
-        (lambda: attn.train("el tren va", want="va=tren", heads=0), InputError),
-        (lambda: attn.train("el tren va", want="va=tren", d_model=-8), InputError),
-        (lambda: attn.train("el tren va", want="va=tren", d_model=0), InputError),
+        (lambda: attn.train("el tren va", want="va=tren", heads=0), OptionError),
+        (lambda: attn.train("el tren va", want="va=tren", d_model=-8), OptionError),
+        (lambda: attn.train("el tren va", want="va=tren", d_model=0), OptionError),
         (lambda: attn.train("el tren va", want="va=tren", lr=2**70), OptionError),
         (lambda: attn.tiles(attn.selfattn("el tren va"), 2, 2, row=2**70), OptionError),
     ]

@@ -19,6 +19,10 @@ SENTENCE = "las llaves del coche"
     [
         ({"window": 0}, "{setting}: it must be {least} or more", "window=0: it must be 1 or more"),
         ({"window": -1}, "{setting}: it must be {least} or more", "window=-1"),
+        ({"heads": 0}, "{setting}: it must be {least} or more", "heads=0: it must be 1 or more"),
+        ({"d_model": 0}, "{setting}: it must be {least} or more", "d_model=0"),
+        ({"d_k": 0}, "{setting}: it must be {least} or more", "d_k=0"),
+        ({"d_v": -2}, "{setting}: it must be {least} or more", "d_v=-2"),
         ({"window": 1.5}, "{setting}: give a whole number", "window=1.5: give a whole number"),
         ({"window": True}, "{setting}: give a whole number", "window=True"),
         ({"heads": 4, "kv_heads": 2.0}, "{setting}: give a whole number", "kv_heads=2.0"),

@@ -252,7 +252,6 @@ def _fails(result, kind, msgid, /, **fields):
 
 EMPTY = "the sentence is empty; give some words, e.g. {example}"
 LESSON_EXAMPLE = 'attn selfattn "las llaves del coche están ahí"'
-ONE_OR_MORE = "{option} is {value}; it must be 1 or more"
 MISSING = "missing field '{field}': {hint}"
 
 
@@ -265,12 +264,6 @@ MISSING = "missing field '{field}': {hint}"
          "nothing to attend over: give a sentence ({example}) or {arrays}",
          {"example": LESSON_EXAMPLE,
           "arrays": ("-i FILE with x, with x_q and x_kv, or with queries, keys and values", {})}),
-        (["selfattn", "a b", "--d-model", "0"], InputError, ONE_OR_MORE,
-         {"option": "--d-model", "value": 0}),
-        (["selfattn", "a b", "--d-k", "0"], InputError, ONE_OR_MORE,
-         {"option": "--d-k", "value": 0}),
-        (["selfattn", "a b", "--heads", "0"], InputError, ONE_OR_MORE,
-         {"option": "--heads", "value": 0}),
         (["selfattn", "a b", "--heads", "3"], InputError,
          "{heads} does not divide d_model = {d_model}; each head gets d_model / h columns, so h "
          "must be one of {divisors} (or give {d_k} and {d_v}, the sizes per head)",

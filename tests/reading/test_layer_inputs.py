@@ -112,7 +112,8 @@ Q = [[1.0, 0.0], [0.0, 1.0]]
 @pytest.mark.parametrize(
     ("document", "options", "msgid"),
     [
-        ({"x": [[1, "a"]]}, ["--heads", "0"], "{option} is {value}; it must be 1 or more"),
+        ({"x": [[1, "a"]]}, ["--norm", "-1"],
+         "{option} is {norm}; the embeddings' length must be positive"),
         (
             {"x": [[1, "a"]]},
             ["--context", "a b"],
@@ -137,7 +138,7 @@ Q = [[1.0, 0.0], [0.0, 1.0]]
             "biases go with the projections; drop {no_proj} or the b_ fields",
         ),
     ],
-    ids=["heads-0", "context", "w_o-without-heads", "x-beside-queries", "bias-without-proj"],
+    ids=["norm-negative", "context", "w_o-without-heads", "x-beside-queries", "bias-without-proj"],
 )
 def test_what_is_given_is_held_against_the_settings_before_any_array_is_read(
     run, tmp_path, document, options, msgid

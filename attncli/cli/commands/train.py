@@ -36,6 +36,8 @@ TrainHeadsOption = Annotated[
             "h heads (of d_model / h columns each unless --d-k), joined, then W^O; the loss "
             "is summed over the heads."
         ),
+        metavar="H",
+        min=1,
     ),
 ]
 WantOption = Annotated[
