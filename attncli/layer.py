@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from attncli.messages import _
-from attncli.settings import check_declared, refuse_unknown, setting
+from attncli.settings import Real, check_declared, check_real, refuse_unknown, setting
 
 # The document fields that hold a T × T grid (see grids_needed).
 GRID_FIELDS = frozenset({"raw_scores", "scores", "weights", "weights_mean"})
@@ -74,6 +74,7 @@ class SelfAttnSettings:
         _("Length of every token embedding. [default: √d_model, so each number is about ±1]"),
         option="--norm",
         knob=Knob(("n", "N")),  # in steps of √2 (explore/state.py's norm_step)
+        real=Real(0),
     )
     seed: int = setting(
         0,
@@ -184,6 +185,7 @@ class SelfAttnSettings:
           "position · base^(−2i/d_k) (a model's rope_theta)."),
         option="--rope-base",
         metavar="B",
+        real=Real(1),  # base^(−2i/d_k) turns slower for each pair only above 1
     )  # fmt: skip
     rope_scaling: str | None = setting(
         None,
@@ -211,6 +213,7 @@ class SelfAttnSettings:
         option="--softcap",
         metavar="CAP",
         knob=Knob(("(", ")")),  # tighter / looser, through explore/state.py's SOFTCAPS
+        real=Real(0, infinite=True),  # +∞: no cap, its limit
     )  # fmt: skip
     sinks: tuple[float, ...] | None = setting(
         None,
@@ -285,7 +288,6 @@ class SelfAttnSettings:
 
     def _check_scale(self) -> None:
         """The divisor: "sqrt" (√d_k), None (none) or a positive finite number."""
-        import math
 
         from attncli.errors import OptionError
         from attncli.messages import Setting
@@ -297,31 +299,18 @@ class SelfAttnSettings:
             raise OptionError(
                 _("scale is {scale}; expected True (√d_k), False (none) or a number"), scale=scale
             )
-        if not (math.isfinite(scale) and scale > 0):
-            raise OptionError(
-                _("{option} is {scale}; the divisor must be a positive number"),
-                option=Setting("scale"),
-                scale=scale,
-            )
+        check_real(Setting("scale", scale), Real(0))
 
     def _check_softcap(self) -> None:
-        """The softcap: a positive number (+∞: no cap, its limit), and not with ALiBi,
-        whose distances the cap would have to come before (no model softcaps them)."""
+        """The softcap (a number above 0 or +∞, no cap, by its declaration) not with
+        ALiBi, whose distances the cap would have to come before (no model softcaps them)."""
         import math
 
         from attncli.errors import OptionError
         from attncli.messages import Setting
 
         cap = self.softcap
-        if cap is None:
-            return
-        if isinstance(cap, bool) or not isinstance(cap, (int, float)) or not cap > 0:
-            raise OptionError(
-                _("{option} is {cap}; the cap must be a positive number"),
-                option=Setting("softcap"),
-                cap=cap,
-            )
-        if self.alibi and math.isfinite(cap):
+        if cap is not None and self.alibi and math.isfinite(cap):
             raise OptionError(
                 _("{softcap} with {alibi}: the cap comes before any bias is added, and no "
                   "model softcaps ALiBi's scores; give one of them"),

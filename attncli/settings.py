@@ -30,6 +30,15 @@ class Whole:
     most: int = LARGEST_WHOLE
 
 
+@dataclass(frozen=True)
+class Real:
+    """A real number above `above` (a length, a cap, a divisor, a base); +∞ only where
+    it means something (`infinite`: a softcap of +∞ caps nothing). NaN is never one."""
+
+    above: float = 0.0
+    infinite: bool = False
+
+
 def setting(
     default: Any,
     help: str | None = None,  # noqa: A002 (the word the command line says)
@@ -37,15 +46,31 @@ def setting(
     option: str | None = None,
     flags: tuple[tuple[str, Any, str], ...] = (),
     knob: Any = None,
+    real: Real | None = None,
     **limits: Any,
 ) -> Any:
     """A declared field: its default; its help; the option that gives its value on the
     command line (`--d-model`, with typer.Option's `limits`: metavar, min, max, which
     check_declared holds a whole number to as well); the flags that set it to one value,
-    as (flag, value, help): ("--no-scale", None, …); and the knob a face turns it with
-    (layer.Knob, the explorer's), if it has one."""
-    declared = {"help": help, "option": option, "flags": flags, "limits": limits, "knob": knob}
+    as (flag, value, help): ("--no-scale", None, …); the knob a face turns it with
+    (layer.Knob, the explorer's), if it has one; and, for a real number, the Real it
+    must be."""
+    declared = {"help": help, "option": option, "flags": flags, "limits": limits, "knob": knob,
+                "real": real}  # fmt: skip
     return field(default=default, metadata=declared)
+
+
+def check_real(named: Setting, real: Real) -> None:
+    """`named`'s value is a number (a bool or a text is none) above `real.above`, finite
+    unless `real.infinite`, else one line naming it as it was given (`--norm -1.0`,
+    `norm=-1.0`) and the bound it passes."""
+    import math
+
+    value = named.value
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if not (number and value > real.above and (math.isfinite(value) or real.infinite)):
+        raise OptionError(_("{setting}: it must be a number above {above}"), setting=named,
+                          above=f"{real.above:g}")  # fmt: skip
 
 
 def check_range(named: Setting, whole: Whole) -> None:
@@ -67,7 +92,7 @@ def check_declared(declared: Any) -> None:
     keyword cannot ask for what the command line's types and ranges refuse: a bool field
     True or False (None too where it is typed `bool | None`; alibi='no' is not read as
     true), a whole-number field None (not given) or a whole number in its declared min and
-    max."""
+    max, a real-number field None or the Real it declares."""
     for each in fields(declared):
         value = getattr(declared, each.name)
         kinds = _kinds(each.type)
@@ -75,6 +100,8 @@ def check_declared(declared: Any) -> None:
         if "bool" in kinds and kinds <= {"bool", "None"}:
             if not (isinstance(value, bool) or (value is None and "None" in kinds)):
                 raise OptionTypeError(_("{setting}: give True or False"), setting=named)
+        elif each.metadata.get("real") is not None and value is not None:
+            check_real(named, each.metadata["real"])
         elif "int" in kinds and kinds <= {"int", "None"} and value is not None:
             limits = each.metadata.get("limits") or {}
             check_range(named, Whole(limits.get("min"), limits.get("max", LARGEST_WHOLE)))

@@ -126,11 +126,12 @@ def test_with_model_a_seeded_setting_is_refused_by_its_name():
     ("keywords", "msgid"),
     [
         ({"dtype": "float16"}, "{dtype}: expected float32 or float64"),
-        ({"scale": 0.0}, "{option} is {scale}; the divisor must be a positive number"),
-        ({"scale": float("nan")}, "{option} is {scale}; the divisor must be a positive number"),
+        ({"scale": 0.0}, "{setting}: it must be a number above {above}"),
+        ({"scale": float("nan")}, "{setting}: it must be a number above {above}"),
+        ({"scale": float("inf")}, "{setting}: it must be a number above {above}"),
         ({"scale": "half"}, "scale is {scale}; expected True (√d_k), False (none) or a number"),
     ],
-    ids=["dtype", "scale-0", "scale-nan", "scale-text"],
+    ids=["dtype", "scale-0", "scale-nan", "scale-inf", "scale-text"],
 )
 def test_a_dtype_or_a_divisor_out_of_range_is_refused_where_the_settings_are_declared(
     keywords, msgid

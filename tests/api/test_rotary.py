@@ -107,7 +107,7 @@ def _inputs(document):
     return {name: document[name] for name in ("x", "w_q", "w_k", "w_v", "w_o")}
 
 
-ABOVE_1 = "{option} is {base}; the base of the rotary angles must be a number above 1"
+ABOVE_1 = "{setting}: it must be a number above {above}"
 
 
 # (the keywords, the msgid, its fields as Python writes them)
@@ -120,8 +120,8 @@ ABOVE_1 = "{option} is {base}; the base of the rotary angles must be a number ab
          "positions; with cross-attention the two sequences have no common positions", {}),
         ({"add_zero_attn": True}, "{rope} with add_bias_kv's or {zero}'s extra keys: those keys "
          "have no position to be turned by; leave them out", {"zero": "add_zero_attn"}),
-        ({"rope_base": 1.0}, ABOVE_1, {"option": "rope_base", "base": 1.0}),
-        ({"rope_base": float("nan")}, ABOVE_1, {"option": "rope_base"}),
+        ({"rope_base": 1.0}, ABOVE_1, {"setting": "rope_base=1.0", "above": "1"}),
+        ({"rope_base": float("nan")}, ABOVE_1, {"setting": "rope_base=nan"}),
     ],
 )  # fmt: skip
 def test_refused_in_one_line(keywords, msgid, fields):

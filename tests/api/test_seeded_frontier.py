@@ -133,9 +133,9 @@ def test_the_python_api_reads_the_command_line_s_spellings():
 REFUSED = {
     # keywords: (kind, msgid, field, its value as the command line writes it)
     "a cap of 0": ({"softcap": 0.0}, OptionError,
-                   "{option} is {cap}; the cap must be a positive number", "option", "--softcap"),
+                   "{setting}: it must be a number above {above}", "setting", "--softcap 0.0"),
     "a cap of NaN": ({"softcap": math.nan}, OptionError,
-                     "{option} is {cap}; the cap must be a positive number", "option", "--softcap"),
+                     "{setting}: it must be a number above {above}", "setting", "--softcap nan"),
     "a cap with ALiBi": ({"softcap": 2.0, "alibi": True}, OptionError,
                          "{softcap} with {alibi}: the cap comes before any bias is added, and no "
                          "model softcaps ALiBi's scores; give one of them", "alibi", "--alibi"),

@@ -112,8 +112,8 @@ Q = [[1.0, 0.0], [0.0, 1.0]]
 @pytest.mark.parametrize(
     ("document", "options", "msgid"),
     [
-        ({"x": [[1, "a"]]}, ["--norm", "-1"],
-         "{option} is {norm}; the embeddings' length must be positive"),
+        ({"x": [[1, "a"]]}, ["--positions", "rope", "--rope-base", "1"],
+         "{setting}: it must be a number above {above}"),
         (
             {"x": [[1, "a"]]},
             ["--context", "a b"],
@@ -138,7 +138,7 @@ Q = [[1.0, 0.0], [0.0, 1.0]]
             "biases go with the projections; drop {no_proj} or the b_ fields",
         ),
     ],
-    ids=["norm-negative", "context", "w_o-without-heads", "x-beside-queries", "bias-without-proj"],
+    ids=["rope-base-1", "context", "w_o-without-heads", "x-beside-queries", "bias-without-proj"],
 )
 def test_what_is_given_is_held_against_the_settings_before_any_array_is_read(
     run, tmp_path, document, options, msgid

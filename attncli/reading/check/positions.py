@@ -46,15 +46,8 @@ def check_positions(
 def _check_rotary(
     inputs: LayerInputs, settings: SelfAttnSettings, crossed: bool, extra_keys: bool, width: int
 ) -> None:
-    """The base of the rotary angles a number above 1, one sequence, no key without a
-    position, no backward pass, and an even d_k."""
-    base = settings.rope_base
-    if not (math.isfinite(base) and base > 1):
-        raise OptionError(
-            _("{option} is {base}; the base of the rotary angles must be a number above 1"),
-            option=Setting("rope_base"),
-            base=base,
-        )
+    """One sequence, no key without a position, no backward pass, and an even d_k (the
+    base of the angles is a number above 1 by its declaration, layer.SelfAttnSettings)."""
     if crossed:
         raise OptionError(
             _(

@@ -94,12 +94,6 @@ def check_given(inputs: LayerInputs, sentence: str | None, settings: SelfAttnSet
     """What is given, held against the settings and against itself by name alone, before
     any array is read: the sizes asked for, every name read, a result read back's
     settings, a sentence or arrays, and what the settings would leave unused."""
-    if settings.norm is not None and not settings.norm > 0:
-        raise InputError(
-            _("{option} is {norm}; the embeddings' length must be positive"),
-            option=Setting("norm"),
-            norm=settings.norm,
-        )
     if settings.context is not None and sentence is None:
         raise InputError(
             _(
