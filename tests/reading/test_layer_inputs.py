@@ -112,8 +112,11 @@ Q = [[1.0, 0.0], [0.0, 1.0]]
 @pytest.mark.parametrize(
     ("document", "options", "msgid"),
     [
-        ({"x": [[1, "a"]]}, ["--positions", "rope", "--rope-base", "1"],
-         "{setting}: it must be a number above {above}"),
+        (
+            {"x": [[1, "a"]]},
+            ["--positions", "rope", "--rope-base", "1"],
+            "{setting}: it must be a number above {above}",
+        ),
         (
             {"x": [[1, "a"]]},
             ["--context", "a b"],
