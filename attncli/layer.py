@@ -103,6 +103,7 @@ class SelfAttnSettings:
           "not bit for bit."),
         option="--dtype",
         metavar="float32|float64",
+        choices=("float32", "float64"),
     )  # fmt: skip
     projections: bool = setting(
         True,
@@ -178,6 +179,7 @@ class SelfAttnSettings:
           "the score."),
         option="--positions",
         knob=Knob(("o",), on="rope", off=None),  # rotary on, or no positions
+        choices=POSITIONS,
     )  # fmt: skip
     rope_base: float = setting(
         ROPE_BASE,
@@ -253,19 +255,14 @@ class SelfAttnSettings:
     def __post_init__(self) -> None:
         """What the command line's types and ranges refuse, refused here too, so that the
         Python API's keywords cannot ask for what the command line cannot (window=0 would
-        mask every key): each field as its declaration says (settings.check_declared), the
-        sizes 1 or more, a known kind of positions, a rotary base only with rotary
-        positions, a known dtype and a divisor that is a positive number."""
+        mask every key): each field as its declaration says (settings.check_declared: the
+        sizes 1 or more, a known kind of positions and dtype, a positive norm, …), a
+        rotary base and scaling only with rotary positions, a divisor that is a positive
+        number, a softcap not with ALiBi and a sink logit for every head."""
         from attncli.errors import OptionError
         from attncli.messages import Setting
 
-        check_declared(self)  # the sizes 1 or more, the seed's range, …
-        if self.positions not in POSITIONS:
-            raise OptionError(
-                _("{setting}: the positions are one of {kinds}"),
-                setting=Setting("positions", self.positions),
-                kinds=", ".join(kind for kind in POSITIONS if kind),
-            )
+        check_declared(self)
         if self.rope_base != ROPE_BASE and self.positions != "rope":
             raise OptionError(
                 _("{base} is the base of rotary positions' angles; add {rope}"),
@@ -277,10 +274,6 @@ class SelfAttnSettings:
                 _("{scaling} scales the rotary positions' frequencies; add {rope}"),
                 scaling=Setting("rope_scaling", self.rope_scaling),
                 rope=Setting("positions", "rope"),
-            )
-        if self.dtype not in ("float32", "float64"):
-            raise OptionError(
-                _("{dtype}: expected float32 or float64"), dtype=Setting("dtype", self.dtype)
             )
         self._check_scale()
         self._check_softcap()

@@ -47,16 +47,17 @@ def setting(
     flags: tuple[tuple[str, Any, str], ...] = (),
     knob: Any = None,
     real: Real | None = None,
+    choices: tuple[Any, ...] | None = None,
     **limits: Any,
 ) -> Any:
     """A declared field: its default; its help; the option that gives its value on the
     command line (`--d-model`, with typer.Option's `limits`: metavar, min, max, which
     check_declared holds a whole number to as well); the flags that set it to one value,
     as (flag, value, help): ("--no-scale", None, …); the knob a face turns it with
-    (layer.Knob, the explorer's), if it has one; and, for a real number, the Real it
-    must be."""
+    (layer.Knob, the explorer's), if it has one; for a real number, the Real it must be;
+    and the `choices` it is one of (None among them where it may be left out)."""
     declared = {"help": help, "option": option, "flags": flags, "limits": limits, "knob": knob,
-                "real": real}  # fmt: skip
+                "real": real, "choices": choices}  # fmt: skip
     return field(default=default, metadata=declared)
 
 
@@ -92,11 +93,17 @@ def check_declared(declared: Any) -> None:
     keyword cannot ask for what the command line's types and ranges refuse: a bool field
     True or False (None too where it is typed `bool | None`; alibi='no' is not read as
     true), a whole-number field None (not given) or a whole number in its declared min and
-    max, a real-number field None or the Real it declares."""
+    max, a real-number field None or the Real it declares, a field of declared choices one
+    of them."""
     for each in fields(declared):
         value = getattr(declared, each.name)
         kinds = _kinds(each.type)
         named = Setting(each.name, value, each.metadata.get("option"))
+        choices = each.metadata.get("choices")
+        if choices is not None and value not in choices:
+            named_choices = ", ".join(str(choice) for choice in choices if choice is not None)
+            raise OptionError(_("{setting}: give one of {choices}"), setting=named,
+                              choices=named_choices)  # fmt: skip
         if "bool" in kinds and kinds <= {"bool", "None"}:
             if not (isinstance(value, bool) or (value is None and "None" in kinds)):
                 raise OptionTypeError(_("{setting}: give True or False"), setting=named)

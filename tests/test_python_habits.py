@@ -43,8 +43,8 @@ def test_dtype_float64_and_a_type_attn_does_not_compute_in():
     assert attn.selfattn(x=X, dtype=np.dtype("float64")).dtype == "float64"
     with pytest.raises(OptionError) as caught:
         attn.selfattn(x=X, dtype=np.int8)
-    told(caught.value, OptionError, "{dtype}: expected float32 or float64", "python",
-         dtype="dtype='int8'")  # fmt: skip
+    told(caught.value, OptionError, "{setting}: give one of {choices}", "python",
+         setting="dtype='int8'", choices="float32, float64")  # fmt: skip
 
 
 def test_weights_mean_is_an_attribute():

@@ -59,13 +59,14 @@ def test_the_row_blocked_path_in_float32(run_json):
 def test_another_dtype_is_refused(run):
     result = run("selfattn", "a b", "--dtype", "float16")
     assert result.exit_code == 2
-    told(result.error, OptionError, "{dtype}: expected float32 or float64", dtype="--dtype float16")
+    told(result.error, OptionError, "{setting}: give one of {choices}", setting="--dtype float16",
+         choices="float32, float64")  # fmt: skip
     with pytest.raises(OptionError) as caught:
         attn.selfattn("a b", dtype="int8")
     told(
         caught.value,
         OptionError,
-        "{dtype}: expected float32 or float64",
+        "{setting}: give one of {choices}",
         "python",
-        dtype="dtype='int8'",
+        setting="dtype='int8'",
     )

@@ -125,7 +125,7 @@ def test_with_model_a_seeded_setting_is_refused_by_its_name():
 @pytest.mark.parametrize(
     ("keywords", "msgid"),
     [
-        ({"dtype": "float16"}, "{dtype}: expected float32 or float64"),
+        ({"dtype": "float16"}, "{setting}: give one of {choices}"),
         ({"scale": 0.0}, "{setting}: it must be a number above {above}"),
         ({"scale": float("nan")}, "{setting}: it must be a number above {above}"),
         ({"scale": float("inf")}, "{setting}: it must be a number above {above}"),
