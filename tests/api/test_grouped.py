@@ -108,9 +108,9 @@ def test_the_json_reads_back_only_grouped_alike(run):
         ({"heads": 2, "kv_heads": 1, "projections": False}, InputError,
          "{kv_heads} groups the heads of W^K and W^V; with no projections (or queries, keys and "
          "values given) there are none to group", {"kv_heads": "kv_heads=1"}),
-        ({"heads": 2, "kv_heads": 1, "target": np.zeros((6, 8))}, InputError,
-         "{kv_heads} has no backward pass in attn yet; leave out the gradient ({upstream}, "
-         "{target}) or the grouping", {"kv_heads": "kv_heads=1", "target": "target"}),
+        ({"heads": 2, "kv_heads": 1, "target": np.zeros((6, 8))}, OptionError,
+         "{option} has no backward pass in attn yet; leave out the gradient ({upstream}, "
+         "{target}) or {option}", {"option": "kv_heads=1", "target": "target"}),
     ],
 )  # fmt: skip
 def test_refused_in_one_line(keywords, kind, msgid, fields):

@@ -134,8 +134,8 @@ def test_a_backward_pass_is_refused():
     with pytest.raises(AttnError) as caught:
         attn.selfattn(LESSON, positions="rope", target=np.zeros((6, 8)))
     told(caught.value, OptionError,
-         "{rope} has no backward pass in attn yet; leave out the gradient ({upstream}, {target}) "
-         "or the rotary positions", "python", rope="positions='rope'", target="target")  # fmt: skip
+         "{option} has no backward pass in attn yet; leave out the gradient ({upstream}, {target}) "
+         "or {option}", "python", option="positions='rope'", target="target")  # fmt: skip
 
 
 def test_training_with_rope_is_refused():

@@ -16,8 +16,8 @@ if TYPE_CHECKING:
 
 def check_grouping(settings: SelfAttnSettings, inputs: LayerInputs) -> None:
     """--kv-heads G needs --heads H that G divides, the projections (W^K, W^V are what is
-    grouped), no key or value bias (b_k, b_v, bias_k: of H heads' width in torch's layer),
-    and no backward pass (its gradients are not summed over a group yet)."""
+    grouped) and no key or value bias (b_k, b_v, bias_k: of H heads' width in torch's
+    layer); its backward pass is refused with the others' (scoring.check_scoring)."""
     kv, heads = settings.kv_heads, settings.heads
     if kv is None:
         return
@@ -56,16 +56,6 @@ def check_grouping(settings: SelfAttnSettings, inputs: LayerInputs) -> None:
                 name=name,
                 kv_heads=Setting("kv_heads", kv),
             )
-    if inputs.backward:
-        raise InputError(
-            _(
-                "{kv_heads} has no backward pass in attn yet; leave out the gradient "
-                "({upstream}, {target}) or the grouping"
-            ),
-            kv_heads=Setting("kv_heads", kv),
-            upstream=Setting("grad_output"),
-            target=Setting("target"),
-        )
 
 
 def grouped_shapes(

@@ -46,8 +46,9 @@ def check_positions(
 def _check_rotary(
     inputs: LayerInputs, settings: SelfAttnSettings, crossed: bool, extra_keys: bool, width: int
 ) -> None:
-    """One sequence, no key without a position, no backward pass, and an even d_k (the
-    base of the angles is a number above 1 by its declaration, layer.SelfAttnSettings)."""
+    """One sequence, no key without a position, and an even d_k (the base of the angles is
+    a number above 1 by its declaration, layer.SelfAttnSettings; the backward pass is
+    refused with the others', scoring.check_scoring)."""
     if crossed:
         raise OptionError(
             _(
@@ -64,16 +65,6 @@ def _check_rotary(
             ),
             rope=ROPE,
             zero=Setting("add_zero_attn"),
-        )
-    if inputs.backward:
-        raise OptionError(
-            _(
-                "{rope} has no backward pass in attn yet; leave out the gradient ({upstream}, "
-                "{target}) or the rotary positions"
-            ),
-            rope=ROPE,
-            upstream=Setting("grad_output"),
-            target=Setting("target"),
         )
     if width % 2:
         raise OptionError(

@@ -1,8 +1,8 @@
 """What this year's layers add to the seeded layer's scores, checked against the rest of its
 inputs: QK-norm (--qk-norm), a scaled rotary turn (--rope-scaling), softcapped scores
 (--softcap), learned sinks (--sinks) and latent attention (--latent-rank, its rotary key
---rope-dim) have no backward pass in attn yet, and a softcap comes before any bias a float
-attn_mask adds."""
+--rope-dim), as grouped heads and rotary positions, have no backward pass in attn yet, and a
+softcap comes before any bias a float attn_mask adds."""
 
 from __future__ import annotations
 
@@ -35,9 +35,14 @@ def asked(settings: SelfAttnSettings | Any) -> list[Setting | OnSurface]:
 
 
 def check_scoring(settings: SelfAttnSettings, inputs: LayerInputs) -> None:
-    """No backward pass through QK-norm, a scaled turn, a softcap or sinks: the gradients
-    would be the plain layer's, not this one's."""
-    said = asked(settings)
+    """No backward pass through grouped heads, rotary positions, QK-norm, a scaled turn, a
+    softcap, sinks or a latent: the gradients would be the plain layer's, not this one's."""
+    said: list[Setting | OnSurface] = []
+    if settings.kv_heads is not None:  # its gradients are not summed over a group yet
+        said.append(Setting("kv_heads", settings.kv_heads))
+    if settings.positions == "rope":
+        said.append(Setting("positions", "rope"))
+    said += asked(settings)
     if said and inputs.backward:
         raise OptionError(
             _("{option} has no backward pass in attn yet; leave out the gradient ({upstream}, "
