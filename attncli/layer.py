@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from attncli.messages import _
-from attncli.settings import Real, check_declared, check_real, refuse_unknown, setting
+from attncli.settings import Needs, Real, check_declared, check_real, refuse_unknown, setting
 
 # The document fields that hold a T × T grid (see grids_needed).
 GRID_FIELDS = frozenset({"raw_scores", "scores", "weights", "weights_mean"})
@@ -168,6 +168,8 @@ class SelfAttnSettings:
         option="--kv-heads",
         metavar="G",
         min=1,
+        needs=Needs(_("the number of key/value heads a group of query heads reads"),
+                    (("heads", None),)),
     )  # fmt: skip
     out_proj: bool = setting(
         True, flags=(("--no-out-proj", False, _("With --heads: join the heads without W^O.")),)
@@ -188,6 +190,7 @@ class SelfAttnSettings:
         option="--rope-base",
         metavar="B",
         real=Real(1),  # base^(−2i/d_k) turns slower for each pair only above 1
+        needs=Needs(_("the base of rotary positions' angles"), (("positions", "rope"),)),
     )  # fmt: skip
     rope_scaling: str | None = setting(
         None,
@@ -198,6 +201,7 @@ class SelfAttnSettings:
           "E.g. --positions rope --rope-scaling yarn:4:4"),
         option="--rope-scaling",
         metavar="TYPE:FACTOR[:L]",
+        needs=Needs(_("a scaling of the rotary positions' frequencies"), (("positions", "rope"),)),
     )  # fmt: skip
     qk_norm: bool = setting(
         False,
@@ -238,6 +242,8 @@ class SelfAttnSettings:
         option="--latent-rank",
         metavar="R",
         min=1,
+        needs=Needs(_("the size of the latent each head reads its keys and values from"),
+                    (("heads", None),)),
     )  # fmt: skip
     rope_dim: int | None = setting(
         None,
@@ -249,6 +255,8 @@ class SelfAttnSettings:
         option="--rope-dim",
         metavar="D",
         min=2,
+        needs=Needs(_("the width of a latent layer's decoupled rotary key"),
+                    (("latent_rank", None), ("positions", "rope"))),
     )  # fmt: skip
     grids: bool = True  # False: only the output is wanted, computed in row blocks
 
@@ -256,25 +264,12 @@ class SelfAttnSettings:
         """What the command line's types and ranges refuse, refused here too, so that the
         Python API's keywords cannot ask for what the command line cannot (window=0 would
         mask every key): each field as its declaration says (settings.check_declared: the
-        sizes 1 or more, a known kind of positions and dtype, a positive norm, …), a
-        rotary base and scaling only with rotary positions, a divisor that is a positive
-        number, a softcap not with ALiBi and a sink logit for every head."""
-        from attncli.errors import OptionError
-        from attncli.messages import Setting
+        sizes 1 or more, a known kind of positions and dtype, a positive norm, …), a divisor
+        that is a positive number, a softcap not with ALiBi and a sink logit for every
+        head. What a setting needs beside it (a rotary base, rotary positions) is held
+        where the seeded layer is read (settings.check_needs)."""
 
         check_declared(self)
-        if self.rope_base != ROPE_BASE and self.positions != "rope":
-            raise OptionError(
-                _("{base} is the base of rotary positions' angles; add {rope}"),
-                base=Setting("rope_base", self.rope_base),
-                rope=Setting("positions", "rope"),
-            )
-        if self.rope_scaling is not None and self.positions != "rope":
-            raise OptionError(
-                _("{scaling} scales the rotary positions' frequencies; add {rope}"),
-                scaling=Setting("rope_scaling", self.rope_scaling),
-                rope=Setting("positions", "rope"),
-            )
         self._check_scale()
         self._check_softcap()
         self._read_sinks()

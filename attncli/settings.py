@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from attncli.errors import LARGEST_WHOLE, OptionError, OptionTypeError, check_whole
-from attncli.messages import Setting, _
+from attncli.messages import Message, Setting, _
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,16 @@ class Real:
     infinite: bool = False
 
 
+@dataclass(frozen=True)
+class Needs:
+    """What a setting is (a msgid: "the base of rotary positions' angles") and the
+    settings it needs once it is given: each a field and the value it must have (None:
+    any, so long as it is given)."""
+
+    what: str
+    settings: tuple[tuple[str, Any], ...]
+
+
 def setting(
     default: Any,
     help: str | None = None,  # noqa: A002 (the word the command line says)
@@ -48,6 +58,7 @@ def setting(
     knob: Any = None,
     real: Real | None = None,
     choices: tuple[Any, ...] | None = None,
+    needs: Needs | None = None,
     **limits: Any,
 ) -> Any:
     """A declared field: its default; its help; the option that gives its value on the
@@ -55,9 +66,10 @@ def setting(
     check_declared holds a whole number to as well); the flags that set it to one value,
     as (flag, value, help): ("--no-scale", None, …); the knob a face turns it with
     (layer.Knob, the explorer's), if it has one; for a real number, the Real it must be;
-    and the `choices` it is one of (None among them where it may be left out)."""
+    the `choices` it is one of (None among them where it may be left out); and what it
+    needs beside it once it is given."""
     declared = {"help": help, "option": option, "flags": flags, "limits": limits, "knob": knob,
-                "real": real, "choices": choices}  # fmt: skip
+                "real": real, "choices": choices, "needs": needs}  # fmt: skip
     return field(default=default, metadata=declared)
 
 
@@ -94,7 +106,8 @@ def check_declared(declared: Any) -> None:
     True or False (None too where it is typed `bool | None`; alibi='no' is not read as
     true), a whole-number field None (not given) or a whole number in its declared min and
     max, a real-number field None or the Real it declares, a field of declared choices one
-    of them."""
+    of them. What a field needs beside it is held by check_needs, where the settings
+    are used (a seeded layer's: beside a pretrained model they are refused as a whole)."""
     for each in fields(declared):
         value = getattr(declared, each.name)
         kinds = _kinds(each.type)
@@ -112,6 +125,25 @@ def check_declared(declared: Any) -> None:
         elif "int" in kinds and kinds <= {"int", "None"} and value is not None:
             limits = each.metadata.get("limits") or {}
             check_range(named, Whole(limits.get("min"), limits.get("max", LARGEST_WHOLE)))
+
+
+def check_needs(declared: Any) -> None:
+    """Each field given (not its default) whose declaration says what it needs beside it
+    has it, else one line saying what the field is and what to add: `--rope-base 5000.0
+    is the base of rotary positions' angles; add --positions rope`."""
+    for each in fields(declared):
+        needs, value = each.metadata.get("needs"), getattr(declared, each.name)
+        if needs is None or value == each.default:
+            continue
+        for name, wanted in needs.settings:
+            other = getattr(declared, name)
+            if other is None if wanted is None else other != wanted:
+                raise OptionError(
+                    _("{setting} is {what}; add {needed}"),
+                    setting=Setting(each.name, value, each.metadata.get("option")),
+                    what=Message(needs.what),
+                    needed=Setting(name, wanted),
+                )
 
 
 def _kinds(annotation: Any) -> set[str]:

@@ -99,8 +99,8 @@ def test_the_json_reads_back_only_grouped_alike(run):
 @pytest.mark.parametrize(
     ("keywords", "kind", "msgid", "fields"),
     [
-        ({"kv_heads": 2}, OptionError, "{kv_heads} groups the query heads of {heads}; give {heads} "
-         "too", {"kv_heads": "kv_heads=2", "heads": "heads"}),
+        ({"kv_heads": 2}, OptionError, "{setting} is {what}; add {needed}",
+         {"setting": "kv_heads=2", "needed": "heads"}),
         ({"heads": 4, "kv_heads": 3}, OptionError,
          "{kv_heads}: each key/value head is read by the same number of query heads, so the "
          "key/value heads must divide {heads}: one of {divisors}",

@@ -30,7 +30,7 @@ SENTENCE = "las llaves del coche"
         ({"seed": -1}, "{setting}: it must be {least} or more", "seed=-1: it must be 0 or more"),
         ({"positions": "rop"}, "{setting}: give one of {choices}",
          "positions='rop': give one of sinusoidal, rope"),
-        ({"rope_base": 5000.0}, "{base} is the base of rotary positions' angles; add {rope}",
+        ({"rope_base": 5000.0}, "{setting} is {what}; add {needed}",
          "rope_base=5000.0 is the base of rotary positions' angles; add positions='rope'"),
     ],
 )  # fmt: skip
@@ -44,8 +44,8 @@ def test_a_keyword_the_command_line_would_refuse_is_refused(keywords, msgid, sai
 def test_the_same_refusals_name_the_options_on_the_command_line(run):
     ignored = run("selfattn", "a b c", "--rope-base", "5000")
     assert ignored.exit_code == 2 and ignored.stdout == ""
-    told(ignored.error, OptionError, "{base} is the base of rotary positions' angles; add {rope}",
-         base="--rope-base 5000.0", rope="--positions rope")  # fmt: skip
+    told(ignored.error, OptionError, "{setting} is {what}; add {needed}",
+         setting="--rope-base 5000.0", needed="--positions rope")  # fmt: skip
     assert ignored.stderr == f"attn: error: {ignored.error.message('en')}\n"
     turned = run("selfattn", "a b c", "--positions", "rope", "--rope-base", "5000")
     assert turned.exit_code == 0, turned.stderr

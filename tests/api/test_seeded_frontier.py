@@ -153,8 +153,7 @@ REFUSED = {
         "separated by commas, e.g. 0.5,-1", "option", "--sinks"),
     "a scaling without rotary positions": (
         {"rope_scaling": "yarn:4"}, OptionError,
-        "{scaling} scales the rotary positions' frequencies; add {rope}", "rope",
-        "--positions rope"),
+        "{setting} is {what}; add {needed}", "needed", "--positions rope"),
     "an unknown scaling": (
         {"positions": "rope", "rope_scaling": "ntk:4"}, OptionError,
         "{option}: {value} is not a rotary scaling; give TYPE:FACTOR[:L], TYPE one of {kinds} "

@@ -114,15 +114,15 @@ def test_its_json_reads_back_with_the_same_width_and_is_refused_with_another():
     assert caught.value.fields["name"] == "rotary_key"
 
 
-WIDTH = "{rope_dim} is the width of a latent layer's decoupled rotary key; add {wanted}"
+WIDTH = "{setting} is {what}; add {needed}"
 REFUSED = {
     # keywords: (msgid, field, its value as Python writes it)
     "an odd width": ({"heads": 2, "latent_rank": 2, "positions": "rope", "rope_dim": 3},
                      "{rope_dim} is odd; rotary positions turn pairs of numbers, so give an "
                      "even width", "rope_dim", "rope_dim=3"),
-    "no latent": ({"heads": 2, "positions": "rope", "rope_dim": 2}, WIDTH, "wanted",
-                  "latent_rank=R"),
-    "no rotary positions": ({"heads": 2, "latent_rank": 2, "rope_dim": 2}, WIDTH, "wanted",
+    "no latent": ({"heads": 2, "positions": "rope", "rope_dim": 2}, WIDTH, "needed",
+                  "latent_rank"),
+    "no rotary positions": ({"heads": 2, "latent_rank": 2, "rope_dim": 2}, WIDTH, "needed",
                             "positions='rope'"),
 }  # fmt: skip
 

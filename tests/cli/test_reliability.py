@@ -93,7 +93,10 @@ def test_more_threads_than_cores_are_refused_not_reported(run):
              most=cores)  # fmt: skip
 
 
-@pytest.mark.parametrize("option", [("--positions", "sinusoidal"), ("--item", "2")])
+# --kv-heads and --rope-base need settings beside them (--heads, --positions rope), which a
+# model's layer is not asked for: they are refused as the seeded layer's, not as lacking those
+@pytest.mark.parametrize("option", [("--positions", "sinusoidal"), ("--item", "2"),
+                                    ("--kv-heads", "2"), ("--rope-base", "500")])  # fmt: skip
 def test_a_seeded_layers_option_with_a_model_is_refused_not_ignored(run, option):
     _refused(
         run("selfattn", "the car", "--model", "all-MiniLM-L6-v2", *option), OptionError,

@@ -79,17 +79,17 @@ def test_a_replay_that_would_not_do_it_is_one_line(run, replay):
          setting="--latent-rank 3")  # fmt: skip
 
 
-@pytest.mark.parametrize(("extra", "msgid"), [
-    (["--latent-rank", "2"],
-     "{latent} reads each head's keys and values from the latent; add {heads}"),
+@pytest.mark.parametrize(("extra", "msgid", "fields"), [
+    (["--latent-rank", "2"], "{setting} is {what}; add {needed}",
+     {"setting": "--latent-rank 2", "needed": "--heads"}),
     (["--heads", "2", "--latent-rank", "2", "--no-proj"],
      "{latent} with {setting}: the seeded latent layer does not do that yet; leave out one of "
-     "them"),
+     "them", {"latent": "--latent-rank 2"}),
 ])  # fmt: skip
-def test_what_it_does_not_do_is_one_line(run, extra, msgid):
+def test_what_it_does_not_do_is_one_line(run, extra, msgid, fields):
     result = run("selfattn", SENTENCE, *extra)
     assert result.exit_code == 2 and result.stdout == ""
-    told(result.error, OptionError, msgid, latent="--latent-rank 2")
+    told(result.error, OptionError, msgid, **fields)
 
 
 def test_a_rank_of_zero_is_refused_by_its_range(run):

@@ -68,11 +68,9 @@ def test_the_json_reads_back_with_the_same_width_and_not_with_another(run):
      "{rope_dim} is odd; rotary positions turn pairs of numbers, so give an even width",
      {"rope_dim": "--rope-dim 3"}),
     (["--heads", "2", "--positions", "rope", "--rope-dim", "2"],
-     "{rope_dim} is the width of a latent layer's decoupled rotary key; add {wanted}",
-     {"wanted": "--latent-rank R"}),
+     "{setting} is {what}; add {needed}", {"needed": "--latent-rank"}),
     (["--heads", "2", "--latent-rank", "2", "--rope-dim", "2"],
-     "{rope_dim} is the width of a latent layer's decoupled rotary key; add {wanted}",
-     {"wanted": "--positions rope"}),
+     "{setting} is {what}; add {needed}", {"needed": "--positions rope"}),
 ])  # fmt: skip
 def test_what_the_width_cannot_be_is_one_line(run, extra, msgid, fields):
     result = run("selfattn", SENTENCE, *extra)

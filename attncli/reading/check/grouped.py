@@ -21,12 +21,7 @@ def check_grouping(settings: SelfAttnSettings, inputs: LayerInputs) -> None:
     kv, heads = settings.kv_heads, settings.heads
     if kv is None:
         return
-    if heads is None:
-        raise OptionError(
-            _("{kv_heads} groups the query heads of {heads}; give {heads} too"),
-            kv_heads=Setting("kv_heads", kv),
-            heads=Setting("heads"),
-        )
+    assert heads is not None  # its declaration needs them (settings.check_needs)
     if kv < 1 or heads % kv:
         divisors = [g for g in range(1, heads + 1) if heads % g == 0]
         raise OptionError(

@@ -122,16 +122,10 @@ def check_latent_batch(settings: SelfAttnSettings, batched: bool) -> None:
 
 
 def check_latent_settings(settings: SelfAttnSettings, latent: Setting) -> None:
-    """A latent rank: with --heads (each head reads its keys and values from the latent),
-    with projections (W^DKV is one), and without what the seeded latent layer does not do:
+    """A latent rank (with --heads, by its declaration): with projections (W^DKV is one),
+    and without what the seeded latent layer does not do:
     QK-norm (its keys would no longer be linear in c_KV), grouped heads, cross-attention and
     a zero key."""
-    if settings.heads is None:
-        raise OptionError(
-            _("{latent} reads each head's keys and values from the latent; add {heads}"),
-            latent=latent,
-            heads=Setting("heads", metavar="h"),
-        )
     conflicts = (
         (not settings.projections, Setting("projections", False, "--no-proj")),
         (settings.qk_norm, Setting("qk_norm", True)),
@@ -150,22 +144,11 @@ def check_latent_settings(settings: SelfAttnSettings, latent: Setting) -> None:
 
 
 def check_rope_dim(settings: SelfAttnSettings) -> None:
-    """--rope-dim is the width of a latent layer's decoupled rotary key: with --latent-rank
-    and --positions rope, and even (RoPE turns pairs)."""
+    """--rope-dim, the width of a latent layer's decoupled rotary key (with --latent-rank
+    and --positions rope, by its declaration), is even: RoPE turns pairs."""
     if settings.rope_dim is None:
         return
     rope_dim = Setting("rope_dim", settings.rope_dim)
-    for needed, wanted in (
-        (settings.latent_rank, Setting("latent_rank", metavar="R")),
-        (settings.positions == "rope" or None, Setting("positions", "rope")),
-    ):
-        if needed is None:
-            raise OptionError(
-                _("{rope_dim} is the width of a latent layer's decoupled rotary key; add "
-                  "{wanted}"),
-                rope_dim=rope_dim,
-                wanted=wanted,
-            )  # fmt: skip
     if settings.rope_dim % 2:
         raise OptionError(
             _("{rope_dim} is odd; rotary positions turn pairs of numbers, so give an even "

@@ -82,6 +82,7 @@ def checked_selfattn(
     )
     from attncli.reading.check.selfattn import check_given, checked_arrays
     from attncli.reading.models.state_dicts import take_state_dict_layer
+    from attncli.settings import check_needs
 
     # parse: a checkpoint's names become the layer's fields (and its heads, its causality)
     inputs, settings, state_dict_layer = take_state_dict_layer(
@@ -91,6 +92,7 @@ def checked_selfattn(
     settings = learned_positions(inputs, sentence, settings)  # a trained layer's own positions
     # check by name: the settings against each other, every name read, and what is given
     # against the settings, before any array is read
+    check_needs(settings)  # each setting given with what it needs beside it
     check_grouping(settings, inputs)
     check_scoring(settings, inputs)
     check_latent_inputs(settings, inputs)
