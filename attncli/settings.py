@@ -8,8 +8,10 @@ The self-attention layer's settings (layer.SelfAttnSettings) and attn cost's inp
 The command line's options are made from the same fields (cli/commands/layer_options.py,
 cli/commands/cost.py). A whole number's range is a `Whole`, held by `check_range` alike
 for a declared field, a public function's keyword (api/keywords.py) and a document's field
-(reading/check/calculator.py). A rule the declaration cannot say stays with its dataclass,
-by name (the kinds of positions, a rotary base only with rotary positions, the designs).
+(reading/check/calculator.py); a real number's a `Real` (`check_real`); a field may declare
+its `choices`, and what it `Needs` beside it once given (`check_needs`: --rope-base needs
+--positions rope). A rule the declaration cannot say stays with its dataclass, by name
+(a softcap not with ALiBi, the designs).
 """
 
 from collections.abc import Callable, Collection, Iterable
