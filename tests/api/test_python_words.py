@@ -51,9 +51,9 @@ def _python_error(**kwargs: object) -> str:
         ),  # fmt: skip
         (
             {"x": X, "heads": 2, "projections": False},
-            "heads needs the projections; drop projections=False or heads",
+            "heads goes with the projections; drop projections=False or heads",
             ("-i", "-", "--heads", "2", "--no-proj"),
-            "--heads needs the projections; drop --no-proj or --heads",
+            "--heads goes with the projections; drop --no-proj or --heads",
         ),  # fmt: skip
         (
             {"x": X, "w_o": np.eye(4)},

@@ -138,7 +138,7 @@ Q = [[1.0, 0.0], [0.0, 1.0]]
         (
             {"x": X, "b_q": "abc"},
             ["--no-proj"],
-            "biases go with the projections; drop {no_proj} or the b_ fields",
+            "{setting} goes with the projections; drop {no_proj} or {setting}",
         ),
     ],
     ids=["rope-base-1", "context", "w_o-without-heads", "x-beside-queries", "bias-without-proj"],

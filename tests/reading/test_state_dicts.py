@@ -266,8 +266,8 @@ def test_bias_kv_in_python_and_its_refusals():
     with pytest.raises(InputError) as caught:
         attn.selfattn(x=x, projections=False, add_zero_attn=True)
     told(caught.value, InputError,
-         "{zero} goes with the projections, as in nn.MultiheadAttention; drop {no_proj} or "
-         "{zero}", "python", zero="add_zero_attn=True", no_proj="projections=False")  # fmt: skip
+         "{setting} goes with the projections; drop {no_proj} or {setting}", "python",
+         setting="add_zero_attn=True", no_proj="projections=False")  # fmt: skip
 
 
 @pytest.mark.parametrize("zero", [False, True])

@@ -163,27 +163,22 @@ def check_given(inputs: LayerInputs, sentence: str | None, settings: SelfAttnSet
 
 def _check_without_projections(inputs: LayerInputs, settings: SelfAttnSettings) -> None:
     """--no-proj (Q = K = V = X) with what only the projections use: refused; the W's
-    themselves are left aside (a layer's file compared with and without them)."""
-    if settings.heads is not None:
-        raise InputError(
-            _("{heads} needs the projections; drop {no_proj} or {heads}"),
-            heads=Setting("heads"),
-            no_proj=NO_PROJ,
-        )
-    if any(inputs.value(name) is not None for name in (*BIASES, "bias_k", "bias_v")):
-        raise InputError(
-            _("biases go with the projections; drop {no_proj} or the b_ fields"),
-            no_proj=NO_PROJ,
-        )
-    if settings.add_zero_attn:
-        raise InputError(
-            _(
-                "{zero} goes with the projections, as in nn.MultiheadAttention; "
-                "drop {no_proj} or {zero}"
-            ),
-            zero=Setting("add_zero_attn", True),
-            no_proj=NO_PROJ,
-        )
+    themselves are left aside (a layer's file compared with and without them): the heads
+    (split and joined by W^Q, …, W^O), a bias (added after its W) and torch's zero key and
+    value (added after W^K and W^V, as in nn.MultiheadAttention)."""
+    biases = [name for name in (*BIASES, "bias_k", "bias_v") if inputs.value(name) is not None]
+    uses = (
+        (settings.heads is not None, Setting("heads")),
+        (bool(biases), biases[0] if biases else None),
+        (settings.add_zero_attn, Setting("add_zero_attn", True)),
+    )
+    for used, named in uses:
+        if used:
+            raise InputError(
+                _("{setting} goes with the projections; drop {no_proj} or {setting}"),
+                setting=named,
+                no_proj=NO_PROJ,
+            )
 
 
 def is_direct(inputs: LayerInputs, sentence: str | None) -> bool:
