@@ -32,6 +32,9 @@ class Whole:
     most: int = LARGEST_WHOLE
 
 
+LARGEST_FLOAT = 1.7976931348623157e308  # float64's largest, which numpy computes in
+
+
 @dataclass(frozen=True)
 class Real:
     """A real number above `above` (a length, a cap, a divisor, a base); +∞ only where
@@ -83,6 +86,9 @@ def check_real(named: Setting, real: Real) -> None:
 
     value = named.value
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if number and isinstance(value, int) and abs(value) > LARGEST_FLOAT:  # 10**400
+        raise OptionError(_("{setting}: it must be a number a float holds, at most about "
+                            "1.8e308"), setting=named)  # fmt: skip
     if not (number and value > real.above and (math.isfinite(value) or real.infinite)):
         raise OptionError(_("{setting}: it must be a number above {above}"), setting=named,
                           above=f"{real.above:g}")  # fmt: skip

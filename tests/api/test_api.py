@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import subprocess
 import sys
@@ -28,7 +29,7 @@ TREN = {
 
 
 def _text(renderable, width=80) -> str:
-    console = Console(width=width, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
+    console = Console(width=width, record=True, file=io.StringIO())
     console.print(renderable)
     return "\n".join(line.rstrip() for line in console.export_text().splitlines()).strip("\n")
 

@@ -92,3 +92,13 @@ def test_a_keyword_named_function_is_refused_like_any_unknown_one(call):
     with pytest.raises(OptionError) as raised:
         call("el tren", function="x", heads=2, **({"grid": True} if call is attn.heads else {}))
     assert raised.value.fields["name"] == "function"
+
+
+@pytest.mark.parametrize("keywords", [{"softcap": 10**400}, {"norm": -(10**400)},
+                                      {"scale_by": 10**309}])  # fmt: skip
+def test_a_whole_number_past_what_a_float_holds_is_refused_not_computed(keywords):
+    with pytest.raises(OptionError) as caught:
+        attn.selfattn(SENTENCE, **keywords)
+    assert (
+        caught.value.msgid == "{setting}: it must be a number a float holds, at most about 1.8e308"
+    )
