@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from attncli.api.keywords import MODEL, OWN_READER, keywords
-from attncli.errors import OptionError, check_whole
+from attncli.errors import OptionError
 from attncli.messages import OnSurface, Setting, _
+from attncli.settings import Whole
 
 if TYPE_CHECKING:
     from attncli.reading.models.model import Model
@@ -20,25 +21,10 @@ if TYPE_CHECKING:
 PREDICT = OnSurface("attn predict", "attncli.predict()")  # the command, the function
 
 
-def _check(temperature: float, top: int, top_k: int | None, top_p: float | None) -> None:
+def _check(temperature: float, top_p: float | None) -> None:
     from attncli.api.calculator import check_temperature
 
     check_temperature(temperature)
-    check_whole("top", top)
-    if top_k is not None:
-        check_whole("top_k", top_k)
-    if top < 1:
-        raise OptionError(
-            _("{top}: show 1 token or more (try {example})"),
-            top=Setting("top", top),
-            example=Setting("top", 5),
-        )
-    if top_k is not None and top_k < 1:
-        raise OptionError(
-            _("{k}: keep 1 token or more (try {example})"),
-            k=Setting("top_k", top_k),
-            example=Setting("top_k", 5),
-        )
     if top_p is not None and not 0 < top_p <= 1:
         raise OptionError(
             _("{p}: a share above 0 and at most 1 (try {example})"),
@@ -47,7 +33,7 @@ def _check(temperature: float, top: int, top_k: int | None, top_p: float | None)
         )
 
 
-@keywords(sentence=OWN_READER, model=MODEL)
+@keywords(sentence=OWN_READER, model=MODEL, top=Whole(1), top_k=Whole(1))
 def predict(
     sentence: str | None,
     model: str,
@@ -71,7 +57,7 @@ def predict(
     from attncli.core import predict as core
     from attncli.results.predict import PredictResult
 
-    _check(temperature, top, top_k, top_p)
+    _check(temperature, top_p)
     loaded, encoded = _prompt(sentence, model, chat)
     run = _forward(loaded, encoded, None)
     assert run.last is not None
@@ -83,7 +69,7 @@ def predict(
         lens = np.concatenate([core.head_logits(loaded.network, rows), logits[None, :]])
     plain = core.sampling_probabilities(logits, 1.0, None, None)
     sampled = core.sampling_probabilities(logits, temperature, top_k, top_p)
-    order = np.argsort(-logits, kind="stable")[: max(top, 1)]
+    order = np.argsort(-logits, kind="stable")[:top]
     word = _words(loaded.tokenizer.tokenizer, logits.size)
     lens_top = None
     if lens is not None:

@@ -81,10 +81,11 @@ def test_an_encoder_and_bad_options_are_refused(gpt2):
          "causal model such as GPT-2", "python", model="all-MiniLM-L6-v2", kind="bert",
          predict="attncli.predict()")  # fmt: skip
     refused = [
-        ({"top_k": 0}, "{k}: keep 1 token or more (try {example})", {"k": "--top-k 0"}),
+        ({"top_k": 0}, "{setting}: it must be {least} or more", {"setting": "--top-k 0",
+                                                                  "least": 1}),
         ({"top_p": 1.5}, "{p}: a share above 0 and at most 1 (try {example})",
          {"p": "--top-p 1.5"}),
-        ({"top": 0}, "{top}: show 1 token or more (try {example})", {"top": "--top 0"}),
+        ({"top": 0}, "{setting}: it must be {least} or more", {"setting": "--top 0", "least": 1}),
         ({"temperature": 0},
          "{option} is {temperature}; it must be a positive number (try 0.5, 1 or 2)",
          {"temperature": 0}),
