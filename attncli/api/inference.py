@@ -9,15 +9,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from attncli.api.keywords import keywords
+from attncli.api.keywords import SEED, keywords
 from attncli.core import inference
 from attncli.core.attention import softmax as plain_softmax
-from attncli.errors import OptionError, check_whole, count
+from attncli.errors import OptionError, count
 from attncli.messages import Message, OnSurface, Setting, _
 from attncli.reading.check.calculator import carried_values, softmax_input
 from attncli.reading.check.scoring import refuse_replay
 from attncli.reading.parse.values import Document
 from attncli.results.rows import pick_row
+from attncli.settings import Whole
 
 if TYPE_CHECKING:
     from attncli.results.inference import CacheLedger, OnlineSoftmaxResult, TiledResult
@@ -26,28 +27,12 @@ if TYPE_CHECKING:
 ArrayLike = Any
 
 
-MOST_IN_A_BLOCK = 2**31 - 1
+# A block of scores or keys holds one at least, and at most a row attn can hold and JSON
+# writes (one longer than the row reads it whole): --block, block=, tile_q=, tile_k=.
+BLOCK = Whole(1, 2**31 - 1)
 
 
-def check_block(block: int, name: str = "block") -> None:
-    """A block of scores or keys holds one at least (`name`: the keyword that sizes it)."""
-    check_whole(name, block)
-    if block < 1:
-        raise OptionError(
-            _("{given}: a block holds 1 score or more (try {fix})"),
-            given=Setting(name, block),
-            fix=Setting(name, 2),
-        )
-    if block > MOST_IN_A_BLOCK:  # past any row attn can hold, and past what JSON writes
-        raise OptionError(
-            _("{given}: a block holds at most {most} scores (one longer than the row reads it "
-              "whole)"),
-            given=Setting(name, block),
-            most=MOST_IN_A_BLOCK,
-        )  # fmt: skip
-
-
-@keywords()
+@keywords(block=BLOCK)
 def online_softmax(
     scores: ArrayLike,
     *,
@@ -72,6 +57,7 @@ def online_softmax(
     return online_softmax_document(document, block, temperature)
 
 
+@keywords(block=BLOCK)
 def online_softmax_document(
     document: Document, block: int = 2, temperature: float = 1.0
 ) -> OnlineSoftmaxResult:
@@ -80,7 +66,6 @@ def online_softmax_document(
     from attncli.results.inference import OnlineSoftmaxResult
 
     check_temperature(temperature)
-    check_block(block)
     rows = softmax_input(document)
     blocks = inference.online_softmax(rows.matrix, block, temperature)
     return OnlineSoftmaxResult(
@@ -349,6 +334,12 @@ def _replayable(result: SelfAttnResult, head: int) -> tuple[dict[str, np.ndarray
             option=KV_CACHE,
             no_proj=Setting("projections", False, "--no-proj"),
         )
+    return params, _heads_with(result, head)
+
+
+def _heads_with(result: SelfAttnResult, head: int) -> int:
+    """The layer's count of heads (1 without heads), of which `head` (1-based) is one:
+    head=2 of a one-head layer is refused too, never ignored."""
     heads = result.heads or 1
     if not 1 <= head <= heads:
         raise OptionError(
@@ -357,7 +348,7 @@ def _replayable(result: SelfAttnResult, head: int) -> tuple[dict[str, np.ndarray
             heads=count(heads, "head"),
             total=heads,
         )
-    return params, heads
+    return heads
 
 
 def _check_ledger_fits(tokens: int, heads: int) -> None:
@@ -393,7 +384,7 @@ def parse_tiles(text: str) -> tuple[int, int]:
     return sizes[0], sizes[1]  # type: ignore[return-value]
 
 
-@keywords()
+@keywords(tile_q=BLOCK, tile_k=BLOCK)
 def tiles(
     result: SelfAttnResult,
     tile_q: int,
@@ -413,18 +404,10 @@ def tiles(
     """
     from attncli.results.inference import TiledResult
 
-    check_block(tile_q, "tile_q")  # the command line's --tiles reads two sizes of 1 or more
-    check_block(tile_k, "tile_k")
     _plain_layer(result, TILES)
     attention = result.attention
     heads = result.heads
-    if not 1 <= head <= (heads or 1):  # head=2 of a one-head layer too: never ignored
-        raise OptionError(
-            _("{head}: this layer has {heads} (1 to {total})"),
-            head=Setting("head", head),
-            heads=count(heads or 1, "head"),
-            total=heads or 1,
-        )
+    _heads_with(result, head)
     index = pick_row(result.query_labels, row, token)
     pick = (lambda a: a[head - 1]) if heads is not None else (lambda a: a)
     queries, keys, values = pick(attention.queries), pick(attention.keys), pick(attention.values)
@@ -445,6 +428,7 @@ def tiles(
     )
 
 
+@keywords(seed=SEED, block=BLOCK)
 def online_exercise(seed: int = 0, size: int = 3, block: int = 2) -> OnlineSoftmaxResult:
     """The online softmax to work by hand: small whole scores read `block` at a time, the
     largest in a later block, so that the sum so far is rescaled once at least.
@@ -454,7 +438,6 @@ def online_exercise(seed: int = 0, size: int = 3, block: int = 2) -> OnlineSoftm
     """
     from attncli.core.exercise import MAX_TOKENS
 
-    check_block(block)
     if not block < size <= MAX_TOKENS:
         raise OptionError(
             _(

@@ -20,9 +20,8 @@ KEYS = [[2, 1], [0, 2], [1, 1]]
 def test_a_block_past_any_row_is_refused_not_an_internal_error(run):
     result = run("softmax", "2", "0", "1", "--online", "--block", "9" * 15, "--json")
     assert result.exit_code == 2 and result.stdout == ""
-    told(result.error, OptionError,
-         "{given}: a block holds at most {most} scores (one longer than the row reads it whole)",
-         most=2**31 - 1)  # fmt: skip
+    told(result.error, OptionError, "{setting}: it must be {most} or less",
+         setting="--block " + "9" * 15, most=2**31 - 1)
     # past 2^63 − 1, the range every whole-number option shares (cli/declare.Declared.limits)
     result = run("softmax", "2", "0", "1", "--online", "--block", "9" * 23, "--json")
     assert result.exit_code == 2 and result.stdout == ""

@@ -88,7 +88,7 @@ def test_in_spanish(run):
 def test_refusals(run):
     for line, said in (
         (("softmax", "2", "0", "--block", "2"), "add --online"),
-        (("softmax", "2", "0", "--online", "--block", "0"), "--block 0: a block holds 1 score"),
+        (("softmax", "2", "0", "--online", "--block", "0"), "--block 0: it must be 1 or more"),
         (("exercise", "--online", "--count", "2"), "--count with --online"),
         (("exercise", "--online", "--size", "2"), "--size 2 with blocks of 2"),
     ):
