@@ -17,11 +17,12 @@ from attncli.api.keywords import SEED, keywords
 from attncli.core import attention, methods
 from attncli.errors import OptionError
 from attncli.messages import Message, Setting, _
+from attncli.settings import Whole
 
 if TYPE_CHECKING:
     from attncli.results.exercise import ExerciseResult, ExerciseSet, SelfAttnExercise, Sheet
 
-MAX_SHEETS = 100
+SHEETS = Whole(1, 100)  # a class set's --count
 LARGEST_SEED = 2**64 - 1  # --seed's range, as every seeded command takes it
 
 
@@ -122,6 +123,7 @@ def selfattn_exercise(seed: int = 0, size: int = 3, dim: int | None = None) -> S
     return SelfAttnExercise(seed=seed, layer=selfattn(**problem))
 
 
+@keywords(seed=SEED, count=SHEETS)
 def exercise_set(
     seed: int = 0,
     size: int = 3,
@@ -140,10 +142,6 @@ def exercise_set(
     """
     from attncli.results.exercise import ExerciseSet
 
-    if not 1 <= count <= MAX_SHEETS:
-        raise OptionError(
-            _("--count {count}: give 1 to {most} sheets"), count=count, most=MAX_SHEETS
-        )
     if seed + count - 1 > LARGEST_SEED:  # the sheets' seeds must all be seeds
         raise OptionError(
             _(

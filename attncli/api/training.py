@@ -17,6 +17,7 @@ from attncli.limits import MAX_ITERATIONS
 from attncli.messages import Message, OnSurface, Setting, _
 from attncli.reading.parse.wants import Sentence, at, parse_wants
 from attncli.results.training import TestLink, TrainResult
+from attncli.settings import Whole
 
 if TYPE_CHECKING:
     from attncli.core.training import Evaluation, Example, Training
@@ -29,7 +30,7 @@ LEARNING_RATE = 0.1
 OPTIMIZER = "sgd"
 
 
-@keywords(seed=SEED)
+@keywords(seed=SEED, iterations=Whole(0, MAX_ITERATIONS))
 def train(
     sentence: str | None = None,
     *,
@@ -65,7 +66,7 @@ def train(
     """
     from attncli.core import training as core
 
-    _check_options(iterations, lr, optimizer, projections, positions)
+    _check_options(lr, optimizer, projections, positions)
     settings = SelfAttnSettings(
         d_model=d_model,
         d_k=d_k,
@@ -143,9 +144,7 @@ def _accuracy(examples: list[Example], after: Evaluation) -> float:
     return float(np.mean(hits))
 
 
-def _check_options(
-    iterations: int, lr: float, optimizer: str, projections: bool, positions: str | None
-) -> None:
+def _check_options(lr: float, optimizer: str, projections: bool, positions: str | None) -> None:
     """The training's own options, and the positions it can add to X."""
     from attncli.core.training import OPTIMIZERS
 
@@ -156,13 +155,6 @@ def _check_options(
                 "is nothing to train — W^Q, W^K and W^V are the only thing it can learn"
             ),
             no_proj=Setting("projections", False, "--no-proj"),
-        )
-    if not 0 <= iterations <= MAX_ITERATIONS:
-        # MAX_ITERATIONS written out, with each language's thousands mark
-        raise OptionError(
-            _("{option} is {iterations}; give 0 to 1,000,000"),
-            option=Setting("iterations"),
-            iterations=iterations,
         )
     if not 0 < lr < math.inf:  # NaN too; an integer past float64 compares as it is
         raise OptionError(

@@ -79,6 +79,20 @@ def test_a_count_out_of_range_is_refused(run, count):
     assert result.stderr == f"attn: error: {usage_error('en', said, 'root exercise')}\n"
 
 
+@pytest.mark.parametrize(("count", "msgid", "bound"), [
+    (0, "{setting}: it must be {least} or more", {"least": 1}),
+    (101, "{setting}: it must be {most} or less", {"most": 100}),
+])  # fmt: skip
+def test_a_count_out_of_range_is_refused_in_python(count, msgid, bound):
+    from attncli.api.exercise import exercise_set
+    from attncli.errors import OptionError
+    from tests.meaning import told
+
+    with pytest.raises(OptionError) as caught:
+        exercise_set(seed=7, count=count)
+    told(caught.value, OptionError, msgid, "python", setting=f"count={count}", **bound)
+
+
 def _pages(run, tmp_path, suffix: str, *args: str) -> str:
     path = tmp_path / f"set{suffix}"
     result = run("exercise", "--count", "4", "--seed", "3", *args, "--export", str(path))

@@ -36,8 +36,8 @@ def test_a_class_set_whose_seeds_pass_the_largest_seed_is_refused(run):
 def test_training_runs_are_capped_and_steps_need_an_iteration(run):
     line = ("train", "el tren va", "--want", "va=tren")
     _refused(run(*line, "-n", str(MAX_ITERATIONS + 1)), OptionError,
-             "{option} is {iterations}; give 0 to 1,000,000", option="--iterations",
-             iterations=MAX_ITERATIONS + 1)  # fmt: skip
+             "{setting}: it must be {most} or less", setting=f"--iterations {MAX_ITERATIONS + 1}",
+             most=MAX_ITERATIONS)  # fmt: skip
     _refused(
         run(*line, "-n", "0", "--steps"), OptionError,
         "--steps works an iteration by hand, and --iterations 0 runs none; give 1 or more",
