@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from attncli.api.keywords import SEED, keywords
+from attncli.api.keywords import SEED, OneOf, keywords
 from attncli.core import attention, methods
 from attncli.core.methods import NAMES
 from attncli.errors import InputError, OptionError
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from attncli.results.calculator import MixResult, ScoreResult, SoftmaxResult
 
 ArrayLike = Any  # a list of numbers, a list of rows, a numpy array
+METHOD = OneOf(NAMES)  # a score method by name: method='general', as --method's choices
 
 
 def as_document(**fields: Any) -> Document:
@@ -84,7 +85,7 @@ def chained_document(previous: Result | ArrayLike, field: str) -> Document:
     return {field: plain(previous)}
 
 
-@keywords(seed=SEED)
+@keywords(seed=SEED, method=METHOD)
 def score(
     query: ArrayLike | None = None,
     keys: ArrayLike | None = None,
@@ -132,16 +133,6 @@ def score(
     return score_document(document, method, seed, d_a)
 
 
-def check_method(method: str) -> None:
-    """A method the Python API was given by name: one of core.methods'."""
-    if method not in NAMES:
-        raise OptionError(
-            _("method {method} is not one of {known}"),
-            method=repr(method),
-            known=", ".join(NAMES),
-        )
-
-
 # What a self-attention result's scores went through that attn score does not do: scored
 # again, its queries and keys would give other scores without a word.
 LAYER_SCORING = ("mask", "attn_mask", "key_padding_mask", "window", "alibi", "rope_base")
@@ -171,6 +162,7 @@ def refuse_layer_result(document: Document) -> None:
         )
 
 
+@keywords(seed=SEED, method=METHOD)
 def score_document(
     document: Document, method: str | None = None, seed: int = 0, d_a: int | None = None
 ) -> ScoreResult:
@@ -178,7 +170,6 @@ def score_document(
     method defaults to the document's own (an exercise's), else dot."""
     refuse_layer_result(document)
     method = chosen_method(document, method)
-    check_method(method)
     checked = score_input(document, method, seed, d_a)
     rows = checked.queries
     with np.errstate(all="ignore"):  # overflow is checked after, with a clear message

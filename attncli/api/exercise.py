@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from attncli.api.calculator import check_method
+from attncli.api.calculator import METHOD
 from attncli.api.keywords import SEED, keywords
 from attncli.core import attention, methods
 from attncli.errors import OptionError
@@ -26,7 +26,7 @@ SHEETS = Whole(1, 100)  # a class set's --count
 LARGEST_SEED = 2**64 - 1  # --seed's range, as every seeded command takes it
 
 
-@keywords(seed=SEED)
+@keywords(seed=SEED, method=METHOD)
 def exercise(
     seed: int = 0,
     size: int = 3,
@@ -48,7 +48,6 @@ def exercise(
     from attncli.core.exercise import default_dim, make_exercise
     from attncli.results.exercise import ExerciseResult
 
-    check_method(method)
     _check_rotary(positions, method, dim)
     problem = make_exercise(seed, size, default_dim(method) if dim is None else dim, method)
     query, keys, values = (
@@ -123,7 +122,7 @@ def selfattn_exercise(seed: int = 0, size: int = 3, dim: int | None = None) -> S
     return SelfAttnExercise(seed=seed, layer=selfattn(**problem))
 
 
-@keywords(seed=SEED, count=SHEETS)
+@keywords(seed=SEED, count=SHEETS, method=METHOD)
 def exercise_set(
     seed: int = 0,
     size: int = 3,

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from attncli.api.calculator import (
+    METHOD,
     ArrayLike,
     as_document,
     check_finite,
-    check_method,
     check_temperature,
     input_temperature,
 )
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     pass
 
 
-@keywords(seed=SEED)
+@keywords(seed=SEED, method=METHOD)
 def grad(
     query: ArrayLike | None = None,
     keys: ArrayLike | None = None,
@@ -74,11 +74,10 @@ def grad(
         b_1=b_1,
         b_2=b_2,
     )
-    if method is not None:  # by name, as score() checks it
-        check_method(method)
     return grad_document(document, method, seed, d_a, temperature)
 
 
+@keywords(seed=SEED, method=METHOD)
 def grad_document(
     document: Document,
     method: str | None = None,

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from attncli.api.keywords import MODEL, OWN_READER, SEED, SHOWN, keywords
+from attncli.api.keywords import MODEL, OWN_READER, SEED, SHOWN, OneOf, keywords
 from attncli.api.model import (
     MISSING_TOKEN,
     MISSING_WORD,
@@ -23,8 +23,9 @@ from attncli.api.model import (
     example_for,
     split_words,
 )
+from attncli.core.head_patterns import METRICS, PATTERN_NAMES
 from attncli.errors import InputError, OptionError, ShapeError, shown
-from attncli.messages import Message, OnSurface, Setting, _, typed
+from attncli.messages import Message, OnSurface, Setting, _
 
 if TYPE_CHECKING:
     from attncli.layer import SelfAttnSettings
@@ -321,8 +322,9 @@ def _mean_controls(runs: list[_Scored], layer: int, head: int) -> dict[str, Any]
 
 def _asked(source: str | None, target: str | None, pattern: str | None, cells: Any,
            metric: str, exclude: Sequence[str], grid: bool = False) -> _Asked:  # fmt: skip
-    """What to rank, checked: a cell or a pattern, a known metric and exclusions."""
-    from attncli.core.head_patterns import EXCLUSIONS, METRICS, PATTERN_NAMES
+    """What to rank, checked: a cell or a pattern (its name and the metric are known:
+    heads' keywords), and exclusions."""
+    from attncli.core.head_patterns import EXCLUSIONS
 
     by_pattern = pattern is not None or cells is not None
     if pattern is not None and cells is not None:
@@ -351,18 +353,6 @@ def _asked(source: str | None, target: str | None, pattern: str | None, cells: A
                 Setting("pattern_cells", metavar="[[…]]"),
             ),
         )
-    if pattern is not None and pattern not in PATTERN_NAMES:
-        raise OptionError(
-            _("{pattern} is not known; one of {known}"),
-            pattern=typed(Setting("pattern"), shown(repr(pattern))),
-            known=", ".join(PATTERN_NAMES),
-        )
-    if metric not in METRICS:
-        raise OptionError(
-            _("{metric} is not known; one of {known}"),
-            metric=typed(Setting("metric"), shown(repr(metric))),
-            known=", ".join(METRICS),
-        )
     unknown = [name for name in exclude if name not in EXCLUSIONS]
     if unknown:
         raise OptionError(
@@ -385,7 +375,8 @@ def _asked(source: str | None, target: str | None, pattern: str | None, cells: A
     return _Asked(source, target, pattern, cells, metric, ordered)
 
 
-@keywords(sentence=OWN_READER, model=MODEL, shown_count=SHOWN)
+@keywords(sentence=OWN_READER, model=MODEL, shown_count=SHOWN, pattern=OneOf(PATTERN_NAMES),
+          metric=OneOf(METRICS))  # fmt: skip
 def heads(
     sentence: str | None,
     model: str | None = None,

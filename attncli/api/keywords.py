@@ -7,7 +7,8 @@ function's own annotations (`int`, `bool`, `str | None`, `Sequence[str]`, …), 
 signature a reader sees is the rule that is held; a keyword whose annotation says more
 than a type can check (an array-like, a Mapping) is left to the function's own readers. A
 few keywords say more than their type: a seed is a whole number from 0 to 2^64 − 1, a
-model is a name or a folder (a pathlib.Path too), a language one attn has a catalog for.
+model is a name or a folder (a pathlib.Path too), a language one attn has a catalog for, a
+score method one of the registry's names (OneOf: the command line's choices).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from attncli.errors import OptionTypeError, shown
+from attncli.errors import OptionError, OptionTypeError, shown
 from attncli.messages import Message, Setting, _, either, languages, typed
 from attncli.reading.inputs import SEED_RANGE
 from attncli.settings import Whole, check_range
@@ -158,6 +159,25 @@ def _takes_int(annotation: str) -> bool:
     return "int" in (part.strip() for part in _top_level(annotation))
 
 
+@dataclass(frozen=True)
+class OneOf:
+    """A text that names one of `names` (a score method, a pattern, an optimizer): the
+    command line's choices, held in Python too; None passes where the annotation allows it
+    (not given)."""
+
+    names: tuple[str | None, ...]
+
+    def check(self, name: str, value: Any) -> None:
+        """`value`, given to the keyword `name`, is one of the names, else one line that
+        quotes it as it was given and lists them."""
+        if value is not None and value not in self.names:
+            raise OptionError(
+                _("{setting} is not known; one of {known}"),
+                setting=typed(Setting(name), shown(repr(value))),
+                known=", ".join(known for known in self.names if known is not None),
+            )
+
+
 def refuse_kind(name: str, value: Any, takes: str | Message) -> OptionTypeError:
     """The error for a keyword given a value of another type: the value as the user wrote
     it (`--seed 'a'` on the command line, `seed='a'` in Python), a long one cut short."""
@@ -165,13 +185,14 @@ def refuse_kind(name: str, value: Any, takes: str | Message) -> OptionTypeError:
     return OptionTypeError(_("{given}: {name} takes {takes}"), given=given, name=name, takes=takes)
 
 
-def keywords(**special: Kind | Whole) -> Callable[[F], F]:
+def keywords(**special: Kind | Whole | OneOf) -> Callable[[F], F]:
     """Check a public function's keywords by its annotations (and `special`'s: a Kind in
-    place of the annotation's, or a Whole range for a whole number) before it runs."""
+    place of the annotation's, a Whole range for a whole number, or the names a text is
+    one of) before it runs."""
 
     def wrap(function: F) -> F:
         signature = inspect.signature(function)
-        checks: dict[str, tuple[Kind, Whole | None]] = {}
+        checks: dict[str, tuple[Kind, Whole | OneOf | None]] = {}
         for name, parameter in signature.parameters.items():
             annotation = parameter.annotation
             rule = special.get(name)
@@ -185,10 +206,10 @@ def keywords(**special: Kind | Whole) -> Callable[[F], F]:
             if kind is None and isinstance(rule, Whole):
                 kind = PARTS["int"]
             if kind is not None:
-                whole = rule if isinstance(rule, Whole) else None
-                if whole is None and isinstance(annotation, str) and _takes_int(annotation):
-                    whole = Whole()
-                checks[name] = (kind, whole)
+                held = rule if isinstance(rule, (Whole, OneOf)) else None
+                if held is None and isinstance(annotation, str) and _takes_int(annotation):
+                    held = Whole()
+                checks[name] = (kind, held)
 
         @functools.wraps(function)
         def checked(*args: Any, **kwargs: Any) -> Any:
@@ -199,11 +220,13 @@ def keywords(**special: Kind | Whole) -> Callable[[F], F]:
             for name, value in bound.arguments.items():
                 if name not in checks:
                     continue
-                kind, whole = checks[name]
+                kind, held = checks[name]
                 if not kind.accepts(value):
                     raise refuse_kind(name, value, kind.said)
-                if whole is not None and _whole(value):
-                    check_range(Setting(name, int(value)), whole)
+                if isinstance(held, OneOf):
+                    held.check(name, value)
+                elif held is not None and _whole(value):
+                    check_range(Setting(name, int(value)), held)
                 if kind.read is not None:
                     bound.arguments[name] = kind.read(value)
             return function(*bound.args, **bound.kwargs)

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from attncli.api.keywords import SEED, keywords
+from attncli.api.keywords import SEED, OneOf, keywords
+from attncli.core.training import OPTIMIZERS
 from attncli.errors import InputError, OptionError
 from attncli.layer import POSITIONS, SQRT, SelfAttnSettings
 from attncli.limits import MAX_ITERATIONS
@@ -30,7 +31,8 @@ LEARNING_RATE = 0.1
 OPTIMIZER = "sgd"
 
 
-@keywords(seed=SEED, iterations=Whole(0, MAX_ITERATIONS))
+@keywords(seed=SEED, iterations=Whole(0, MAX_ITERATIONS), optimizer=OneOf(OPTIMIZERS),
+          positions=OneOf(POSITIONS))  # fmt: skip
 def train(
     sentence: str | None = None,
     *,
@@ -66,7 +68,7 @@ def train(
     """
     from attncli.core import training as core
 
-    _check_options(lr, optimizer, projections, positions)
+    _check_options(lr, projections, positions)
     settings = SelfAttnSettings(
         d_model=d_model,
         d_k=d_k,
@@ -144,10 +146,9 @@ def _accuracy(examples: list[Example], after: Evaluation) -> float:
     return float(np.mean(hits))
 
 
-def _check_options(lr: float, optimizer: str, projections: bool, positions: str | None) -> None:
-    """The training's own options, and the positions it can add to X."""
-    from attncli.core.training import OPTIMIZERS
-
+def _check_options(lr: float, projections: bool, positions: str | None) -> None:
+    """The training's own options, and the positions it can add to X (its optimizer and
+    a known kind of positions: train's keywords)."""
     if not projections:
         raise OptionError(
             _(
@@ -162,19 +163,6 @@ def _check_options(lr: float, optimizer: str, projections: bool, positions: str 
             option=Setting("lr"),
             lr=lr,
             example=Setting("lr", metavar="0.1"),
-        )
-    if optimizer not in OPTIMIZERS:
-        raise OptionError(
-            _("{optimizer}: choose {first} or {second}"),
-            optimizer=Setting("optimizer", optimizer),
-            first=OPTIMIZERS[0],
-            second=OPTIMIZERS[1],
-        )
-    if positions not in POSITIONS:
-        raise OptionError(
-            _("{setting}: the positions are one of {kinds}"),
-            setting=Setting("positions", positions),
-            kinds=", ".join(kind for kind in POSITIONS if kind),
         )
     if positions == "rope":
         raise OptionError(

@@ -134,7 +134,7 @@ def refused(result, kind, msgid, /, **fields):
     ("extra", "kind", "msgid", "fields"),
     [
         (["--pattern", "duplicate", "--metric", "max"], OptionError,
-         "{metric} is not known; one of {known}", {"metric": "--metric 'max'"}),
+         "{setting} is not known; one of {known}", {"setting": "--metric 'max'"}),
         (["--pattern", "duplicate", "--exclude", "last"], OptionError,
          "{name} is not known; first, self or both ({both})",
          {"name": "--exclude 'last'", "both": "first,self"}),

@@ -21,7 +21,7 @@ def test_a_block_past_any_row_is_refused_not_an_internal_error(run):
     result = run("softmax", "2", "0", "1", "--online", "--block", "9" * 15, "--json")
     assert result.exit_code == 2 and result.stdout == ""
     told(result.error, OptionError, "{setting}: it must be {most} or less",
-         setting="--block " + "9" * 15, most=2**31 - 1)
+         setting="--block " + "9" * 15, most=2**31 - 1)  # fmt: skip
     # past 2^63 − 1, the range every whole-number option shares (cli/declare.Declared.limits)
     result = run("softmax", "2", "0", "1", "--online", "--block", "9" * 23, "--json")
     assert result.exit_code == 2 and result.stdout == ""
