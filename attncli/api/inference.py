@@ -12,7 +12,7 @@ import numpy as np
 from attncli.api.keywords import SEED, keywords
 from attncli.core import inference
 from attncli.core.attention import softmax as plain_softmax
-from attncli.errors import OptionError, count
+from attncli.errors import OptionError
 from attncli.messages import Message, OnSurface, Setting, _
 from attncli.reading.check.calculator import carried_values, softmax_input
 from attncli.reading.check.scoring import refuse_replay
@@ -338,16 +338,11 @@ def _replayable(result: SelfAttnResult, head: int) -> tuple[dict[str, np.ndarray
 
 
 def _heads_with(result: SelfAttnResult, head: int) -> int:
-    """The layer's count of heads (1 without heads), of which `head` (1-based) is one:
-    head=2 of a one-head layer is refused too, never ignored."""
+    """The layer's count of heads (1 without heads), of which `head` is one."""
+    from attncli.api.model import check_head
+
     heads = result.heads or 1
-    if not 1 <= head <= heads:
-        raise OptionError(
-            _("{head}: this layer has {heads} (1 to {total})"),
-            head=Setting("head", head),
-            heads=count(heads, "head"),
-            total=heads,
-        )
+    check_head(head, heads)
     return heads
 
 

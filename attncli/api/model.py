@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from attncli.errors import InputError, OptionError, shown
+from attncli.errors import InputError, OptionError, count, shown
 from attncli.messages import Message, OnSurface, Setting, _, typed
 
 if TYPE_CHECKING:
@@ -72,6 +72,18 @@ def _in_range(value: int | None, total: int, name: str, what: Message) -> None:
             value=value,
             total=total,
             what=what,
+        )
+
+
+def check_head(head: int, heads: int) -> None:
+    """`head` (1-based) one of a seeded or given layer's `heads` (1 for a layer without
+    heads: head=2 of it is refused too, never ignored)."""
+    if not 1 <= head <= heads:
+        raise OptionError(
+            _("{head} is out of range: the layer has {heads} (1 to {total})"),
+            head=Setting("head", head),
+            heads=count(heads, "head"),
+            total=heads,
         )
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from attncli.api.keywords import MODEL, OWN_READER, SHOWN, keywords
 from attncli.api.model import SOURCE, TARGET
-from attncli.errors import InputError, OptionError, count, shown
+from attncli.errors import InputError, OptionError, shown
 from attncli.messages import OnSurface, Setting, _, typed
 
 if TYPE_CHECKING:
@@ -195,13 +195,9 @@ def sentence_pair(
     largest = tuple(tuple(largest_cells(grid)) for grid in heads)
     shown_head = 0
     if model is None and head is not None:
-        if not 1 <= head <= len(heads):
-            raise OptionError(
-                _("{head} is out of range: the layer has {heads} (1 to {total})"),
-                head=Setting("head", head),
-                heads=count(len(heads), "head"),
-                total=len(heads),
-            )
+        from attncli.api.model import check_head
+
+        check_head(head, len(heads))
         shown_head = head - 1
     return SentencePair(first=runs[0][0], second=runs[1][0], sentences=texts, alignment=alignment,
                         difference=difference, largest=largest, words=words,

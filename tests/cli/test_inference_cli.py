@@ -91,7 +91,7 @@ def test_refusals(run):
         (("selfattn", LESSON, "--causal", "--kv-cache", "--tiles", "2,2"), "give one"),
         (
             ("selfattn", LESSON, "--causal", "--kv-cache", "--heads", "2", "--head", "3"),
-            "--head 3: this layer has 2 heads",
+            "--head 3 is out of range: the layer has 2 heads",
         ),
         (("selfattn", LESSON, "--causal", "--kv-cache", "--context", "el tren"), "cross-attention"),
         (("selfattn", LESSON, "--causal", "--kv-cache", "--plot", "g.svg"), "--plot draws"),
@@ -171,7 +171,8 @@ def test_a_head_past_a_one_head_layer_is_refused_by_tiles_as_by_the_cache(run):
     for view in (["--tiles", "2,2"], ["--kv-cache"]):
         result = run("selfattn", "el tren va lleno", "--causal", *view, "--head", "2")
         assert result.exit_code == 2 and result.stdout == ""
-        told(result.error, OptionError, "{head}: this layer has {heads} (1 to {total})",
+        told(result.error, OptionError,
+             "{head} is out of range: the layer has {heads} (1 to {total})",
              head="--head 2", heads=("{count} head", {"count": 1}), total=1)  # fmt: skip
 
 
