@@ -334,14 +334,7 @@ def _designs(shape: Shape, designs: str | Sequence[str] | None) -> list[tuple[st
     made = []
     for text in asked:
         label = str(text).strip().lower()
-        kind, _sep, size_text = label.partition(":")
-        if kind not in arithmetic.DESIGNS or (kind in ("mha", "mqa")) != (size_text == ""):
-            raise OptionError(
-                _("{setting}: {design} is not a design attn knows; give mha, mqa, gqa:G or "
-                  "mla:R (mla:R+D)"),
-                setting=said("designs", designs), design=repr(label),
-            )  # fmt: skip
-        size, rope = _sizes(size_text, label, designs)
+        kind, size, rope = _design(label, designs)
         if kind == "gqa" and (size is None or size > shape.heads or shape.heads % size):
             raise OptionError(
                 _("{setting}: gqa:{size} needs a number of key/value heads that divides the "
@@ -354,18 +347,25 @@ def _designs(shape: Shape, designs: str | Sequence[str] | None) -> list[tuple[st
     return made
 
 
-def _sizes(text: str, label: str, designs: Any) -> tuple[int | None, int | None]:
-    """gqa:4 → (4, None); mla:512+64 → (512, 64)."""
-    if not text:
-        return None, None
-    matched = re.fullmatch(r"(\d+)(?:\+(\d+))?", text)
-    if matched is None or int(matched[1]) < 1 or (matched[2] is not None and int(matched[2]) < 1):
+def _design(label: str, designs: Any) -> tuple[str, int | None, int | None]:
+    """mha → ("mha", None, None); gqa:4 → ("gqa", 4, None); mla:512+64 → ("mla", 512, 64):
+    a known kind, with a size of 1 or more (and a rotary key's) where it takes one."""
+    kind, _sep, size_text = label.partition(":")
+    sized = re.fullmatch(r"(\d+)(?:\+(\d+))?", size_text)
+    size = None if sized is None else int(sized[1])
+    rope = None if sized is None or sized[2] is None else int(sized[2])
+    takes_size = kind not in ("mha", "mqa")
+    if (
+        kind not in arithmetic.DESIGNS
+        or (size_text != "") != takes_size
+        or (takes_size and (size is None or size < 1 or rope == 0))
+    ):
         raise OptionError(
             _("{setting}: {design} is not a design attn knows; give mha, mqa, gqa:G or "
               "mla:R (mla:R+D)"),
             setting=said("designs", designs), design=repr(label),
         )  # fmt: skip
-    return int(matched[1]), None if matched[2] is None else int(matched[2])
+    return kind, size, rope
 
 
 def _priced(
