@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from attncli.api.keywords import FILES, LANGUAGE, SEED, keywords
+from attncli.api.keywords import FILES, LANGUAGE, SEED, Kind, keywords, listed
 from attncli.errors import InputError, OptionError, count
 from attncli.explain.checking import Blank, Corrector, Verdict
 from attncli.messages import Message, Setting, _, component_mark, in_decimals
@@ -153,7 +153,11 @@ TOO_MANY_ANSWERS = _(
 )
 
 
-@keywords(seed=SEED, lang=LANGUAGE)
+# the answers to a sheet's blanks, one a blank: each a number or its text, or a vector
+ANSWERS = Kind(listed(lambda answer: True), _('a list of answers, one a blank: ["1", "2", …]'))
+
+
+@keywords(seed=SEED, lang=LANGUAGE, answers=ANSWERS)
 def check(
     seed: int = 0,
     size: int = 3,
@@ -175,11 +179,6 @@ def check(
     (('wrong_key', {'other': 1}), ('wrong_key', {'other': 2}))
     """
     sheet, marking = corrector(seed, size, dim, method, selfattn)
-    if isinstance(answers, (str, bytes)) or not hasattr(answers, "__iter__"):
-        raise InputError(
-            _('answers is {kind}; give the answers as a list, one a blank: ["1", "2", …]'),
-            kind=type(answers).__name__,
-        )
     answers = list(answers)
     if len(answers) > len(marking.blanks):  # a line too many: the sheet read is not theirs
         raise InputError(TOO_MANY_ANSWERS, given=len(answers), blanks=len(marking.blanks))

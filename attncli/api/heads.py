@@ -23,7 +23,7 @@ from attncli.api.model import (
     example_for,
     split_words,
 )
-from attncli.core.head_patterns import METRICS, PATTERN_NAMES
+from attncli.core.head_patterns import EXCLUSIONS, METRICS, PATTERN_NAMES
 from attncli.errors import InputError, OptionError, ShapeError, shown
 from attncli.messages import Message, OnSurface, Setting, _
 
@@ -322,9 +322,8 @@ def _mean_controls(runs: list[_Scored], layer: int, head: int) -> dict[str, Any]
 
 def _asked(source: str | None, target: str | None, pattern: str | None, cells: Any,
            metric: str, exclude: Sequence[str], grid: bool = False) -> _Asked:  # fmt: skip
-    """What to rank, checked: a cell or a pattern (its name and the metric are known:
-    heads' keywords), and exclusions."""
-    from attncli.core.head_patterns import EXCLUSIONS
+    """What to rank, checked: a cell or a pattern (its name, the metric and the exclusions
+    are known: heads' keywords)."""
 
     by_pattern = pattern is not None or cells is not None
     if pattern is not None and cells is not None:
@@ -353,16 +352,6 @@ def _asked(source: str | None, target: str | None, pattern: str | None, cells: A
                 Setting("pattern_cells", metavar="[[…]]"),
             ),
         )
-    unknown = [name for name in exclude if name not in EXCLUSIONS]
-    if unknown:
-        raise OptionError(
-            _("{name} is not known; first, self or both ({both})"),
-            name=OnSurface(
-                f"--exclude {shown(repr(unknown[0]))}", f"exclude=[{shown(repr(unknown[0]))}]"
-            ),  # fmt: skip
-            both=OnSurface("first,self", "['first', 'self']"),
-            unknown=unknown[0],
-        )
     if not by_pattern and (metric != "rows" or exclude):  # a cell, or nothing, is asked
         raise OptionError(
             _("{option} scores a pattern; with {source}/{target} the score is the one cell's "
@@ -376,7 +365,7 @@ def _asked(source: str | None, target: str | None, pattern: str | None, cells: A
 
 
 @keywords(sentence=OWN_READER, model=MODEL, shown_count=SHOWN, pattern=OneOf(PATTERN_NAMES),
-          metric=OneOf(METRICS))  # fmt: skip
+          metric=OneOf(METRICS), exclude=OneOf(EXCLUSIONS))  # fmt: skip
 def heads(
     sentence: str | None,
     model: str | None = None,

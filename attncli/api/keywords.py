@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from attncli.errors import OptionError, OptionTypeError, shown
-from attncli.messages import Message, Setting, _, either, languages, typed
+from attncli.messages import Message, OnSurface, Setting, _, either, languages, typed
 from attncli.reading.inputs import SEED_RANGE
 from attncli.settings import Whole, check_range
 
@@ -52,7 +52,7 @@ def _number(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not _boolean(value)
 
 
-def _listed(item: Callable[[Any], bool]) -> Callable[[Any], bool]:
+def listed(item: Callable[[Any], bool]) -> Callable[[Any], bool]:
     """A list of items (a tuple, a range, an array too), never a text taken for letters."""
 
     def accepts(value: Any) -> bool:
@@ -73,11 +73,11 @@ PARTS: dict[str, Kind] = {
     "float": Kind(_number, _("a number")),
     "bool": Kind(_boolean, _("True or False")),
     "str": Kind(lambda value: isinstance(value, str), _("a text")),
-    "Sequence[str]": Kind(_listed(lambda item: isinstance(item, str)), _("a list of texts")),
-    "Iterable[str]": Kind(_listed(lambda item: isinstance(item, str)), _("a list of texts")),
-    "Sequence[int]": Kind(_listed(_whole), _("a list of whole numbers")),
+    "Sequence[str]": Kind(listed(lambda item: isinstance(item, str)), _("a list of texts")),
+    "Iterable[str]": Kind(listed(lambda item: isinstance(item, str)), _("a list of texts")),
+    "Sequence[int]": Kind(listed(_whole), _("a list of whole numbers")),
     "Sequence[Sentence]": Kind(
-        _listed(lambda item: any(kind.__name__ == "Sentence" for kind in type(item).__mro__)),
+        listed(lambda item: any(kind.__name__ == "Sentence" for kind in type(item).__mro__)),
         _("a list of sentences, as attncli.reading.parse.wants.parse_corpus reads them"),
     ),
     "SelfAttnResult": Kind(
@@ -92,7 +92,7 @@ MODEL = Kind(
     os.fspath,  # a pathlib.Path read as its text
 )
 FILES = Kind(
-    _listed(lambda item: isinstance(item, (str, os.PathLike))),
+    listed(lambda item: isinstance(item, (str, os.PathLike))),
     _("a list of file names"),
     lambda paths: [os.fspath(path) for path in paths],
 )
@@ -161,21 +161,33 @@ def _takes_int(annotation: str) -> bool:
 
 @dataclass(frozen=True)
 class OneOf:
-    """A text that names one of `names` (a score method, a pattern, an optimizer): the
+    """A text that names one of `names` (a score method, a pattern, an optimizer), or a
+    list of such texts where the keyword takes a list (exclude=['first', 'self']): the
     command line's choices, held in Python too; None passes where the annotation allows it
     (not given)."""
 
     names: tuple[str | None, ...]
 
-    def check(self, name: str, value: Any) -> None:
-        """`value`, given to the keyword `name`, is one of the names, else one line that
-        quotes it as it was given and lists them."""
-        if value is not None and value not in self.names:
+    def check(self, name: str, value: Any) -> Any:
+        """`value`, given to the keyword `name`, is one of the names (each of its items, a
+        list), else one line that quotes the one not known as it was given and lists them;
+        the value the function is given (a list's items as a tuple, an iterator read once)."""
+        several = value is not None and not isinstance(value, str)
+        if several:
+            value = tuple(value)
+        for item in value if several else [value]:
+            if item is None or item in self.names:
+                continue
+            quoted = shown(repr(item))
+            setting = typed(Setting(name), quoted)
+            if several:  # --exclude 'last', exclude=['last']
+                setting = OnSurface(setting.cli, f"{name}=[{quoted}]")
             raise OptionError(
                 _("{setting} is not known; one of {known}"),
-                setting=typed(Setting(name), shown(repr(value))),
+                setting=setting,
                 known=", ".join(known for known in self.names if known is not None),
             )
+        return value
 
 
 def refuse_kind(name: str, value: Any, takes: str | Message) -> OptionTypeError:
@@ -224,7 +236,7 @@ def keywords(**special: Kind | Whole | OneOf) -> Callable[[F], F]:
                 if not kind.accepts(value):
                     raise refuse_kind(name, value, kind.said)
                 if isinstance(held, OneOf):
-                    held.check(name, value)
+                    bound.arguments[name] = held.check(name, value)
                 elif held is not None and _whole(value):
                     check_range(Setting(name, int(value)), held)
                 if kind.read is not None:

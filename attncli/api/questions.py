@@ -244,16 +244,12 @@ def read_choice(text: str) -> int:
     return LETTERS.index(stripped)
 
 
+@keywords()
 def check_questions(answers: Iterable[str]) -> QuestionCheck:
-    """Mark `answers` (a letter a question, in the sheet's order; fewer answers mark fewer
-    questions), each against its question's right choice."""
+    """Mark `answers` (a list of letters, one a question, in the sheet's order; fewer
+    answers mark fewer questions), each against its question's right choice."""
     from attncli.results.questions import QuestionCheck, QuestionVerdict
 
-    if isinstance(answers, (str, bytes)) or not hasattr(answers, "__iter__"):
-        raise InputError(
-            _('answers is {kind}; give the answers as a list, one a question: ["c", "a", …]'),
-            kind=type(answers).__name__,
-        )
     answers = list(answers)
     if len(answers) > len(QUESTIONS):
         raise InputError(

@@ -174,3 +174,14 @@ def test_every_kind_of_sheet_is_corrected_through_a_pipe(run, run_json, method):
     last = document["verdicts"][-1]
     assert last["kind"] == "wrong" and last["step"] == "power"
     assert "exp_skipped" in [m["mistake"] for m in last["mistakes"]]
+
+
+@pytest.mark.parametrize("answers", ["1 2", 3])
+def test_answers_that_are_no_list_are_refused_by_the_keywords(answers):
+    from attncli.errors import OptionTypeError
+
+    with pytest.raises(OptionTypeError) as caught:
+        attn.check(3, answers=answers)
+    told(caught.value, OptionTypeError, "{given}: {name} takes {takes}", "python",
+         given=f"answers={answers!r}", name="answers",
+         takes='a list of answers, one a blank: ["1", "2", …]')  # fmt: skip

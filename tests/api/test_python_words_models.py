@@ -106,9 +106,9 @@ BOTH_WAYS = {
                ("heads", SENTENCE, *ON, "--pattern", "first", "--metric", "max"),
                "--metric 'max' is not known; one of rows, mul, abs"),
     "exclude": (lambda: attn.heads(SENTENCE, model=DEMO, pattern="first", exclude=["last"]),
-                "exclude=['last'] is not known; first, self or both (['first', 'self'])",
+                "exclude=['last'] is not known; one of first, self",
                 ("heads", SENTENCE, *ON, "--pattern", "first", "--exclude", "last"),
-                "--exclude 'last' is not known; first, self or both (first,self)"),
+                "--exclude 'last' is not known; one of first, self"),
     "metric of a cell": (lambda: attn.heads(SENTENCE, model=DEMO, source="are", target="keys",
                                             metric="mul"),
                          "metric scores a pattern; with source/target the score is the one "

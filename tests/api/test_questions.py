@@ -11,7 +11,7 @@ import pytest
 
 import attncli as attn
 from attncli.api.questions import QUESTIONS, read_choice
-from attncli.errors import InputError
+from attncli.errors import InputError, OptionTypeError
 from attncli.messages import say
 from tests.meaning import told
 
@@ -83,8 +83,10 @@ def test_what_is_no_letter_is_refused():
     with pytest.raises(InputError) as error:
         attn.check_questions(["a"] * 10)
     assert error.value.fields["given"] == 10
-    with pytest.raises(InputError):
+    with pytest.raises(OptionTypeError) as error:
         attn.check_questions("cab")  # a string is not a list of letters
+    told(error.value, OptionTypeError, "{given}: {name} takes {takes}", "python",
+         given="answers='cab'", name="answers", takes="a list of texts")  # fmt: skip
 
 
 def test_the_sheet_as_a_document():
