@@ -122,7 +122,7 @@ def _kind(annotation: str) -> Kind | None:
     known = [kind for kind in kinds if kind is not None]
     return Kind(
         lambda value: any(kind.accepts(value) for kind in known),
-        either([kind.said for kind in known]),
+        either([_message(kind.said) for kind in known]),
     )
 
 
@@ -131,7 +131,7 @@ def _or_none(kind: Kind) -> Kind:
     read = kind.read
     return Kind(
         lambda value: value is None or kind.accepts(value),
-        either([kind.said, "None"]),
+        either([_message(kind.said), "None"]),
         None if read is None else (lambda value: value if value is None else read(value)),
     )
 
@@ -194,7 +194,15 @@ def refuse_kind(name: str, value: Any, takes: str | Message) -> OptionTypeError:
     """The error for a keyword given a value of another type: the value as the user wrote
     it (`--seed 'a'` on the command line, `seed='a'` in Python), a long one cut short."""
     given = typed(Setting(name), shown(repr(value)))
-    return OptionTypeError(_("{given}: {name} takes {takes}"), given=given, name=name, takes=takes)
+    return OptionTypeError(
+        _("{given}: {name} takes {takes}"), given=given, name=name, takes=_message(takes)
+    )
+
+
+def _message(said: str | Message) -> str | Message:
+    """What a keyword takes, said in the message's language: a msgid as a Message (None is
+    Python's own word)."""
+    return Message(said) if isinstance(said, str) and said != "None" else said
 
 
 def keywords(**special: Kind | Whole | OneOf) -> Callable[[F], F]:

@@ -184,4 +184,4 @@ def test_answers_that_are_no_list_are_refused_by_the_keywords(answers):
         attn.check(3, answers=answers)
     told(caught.value, OptionTypeError, "{given}: {name} takes {takes}", "python",
          given=f"answers={answers!r}", name="answers",
-         takes='a list of answers, one a blank: ["1", "2", …]')  # fmt: skip
+         takes=('a list of answers, one a blank: ["1", "2", …]', {}))  # fmt: skip

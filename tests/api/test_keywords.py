@@ -182,3 +182,19 @@ def test_values_out_of_range_are_value_errors_too():
         with pytest.raises(kind) as caught:
             call()
         assert isinstance(caught.value, ValueError), caught.value
+
+
+@pytest.mark.parametrize(("keyword", "value", "takes"), [
+    ("grid", "no", ("True or False", {})),
+    ("shown_count", "a", ("{choices} or {last}", {"choices": ("a whole number", {}),
+                                                  "last": "None"})),
+])  # fmt: skip
+def test_what_a_keyword_takes_is_said_in_the_language_asked(keyword, value, takes):
+    from attncli.messages import Message
+    from tests.meaning import plain
+
+    with pytest.raises(OptionTypeError) as caught:
+        attn.heads("el tren", **{keyword: value})
+    said = caught.value.fields["takes"]
+    assert isinstance(said, Message) and plain(said) == takes
+    assert said.said("es") != said.said("en")  # from the catalog, not left in English

@@ -86,7 +86,7 @@ def test_what_is_no_letter_is_refused():
     with pytest.raises(OptionTypeError) as error:
         attn.check_questions("cab")  # a string is not a list of letters
     told(error.value, OptionTypeError, "{given}: {name} takes {takes}", "python",
-         given="answers='cab'", name="answers", takes="a list of texts")  # fmt: skip
+         given="answers='cab'", name="answers", takes=("a list of texts", {}))  # fmt: skip
 
 
 def test_the_sheet_as_a_document():
