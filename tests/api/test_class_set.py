@@ -10,7 +10,8 @@ import subprocess
 
 import pytest
 
-from tests.meaning import said_in_spanish
+from attncli.errors import OptionError
+from tests.meaning import said_in_spanish, told
 
 
 def _json(result):
@@ -85,8 +86,6 @@ def test_a_count_out_of_range_is_refused(run, count):
 ])  # fmt: skip
 def test_a_count_out_of_range_is_refused_in_python(count, msgid, bound):
     from attncli.api.exercise import exercise_set
-    from attncli.errors import OptionError
-    from tests.meaning import told
 
     with pytest.raises(OptionError) as caught:
         exercise_set(seed=7, count=count)
@@ -151,9 +150,11 @@ def test_answers_and_answers_only_together_are_refused(run):
     for lang in ("en", "es"):
         result = run("exercise", "--answers", "--answers-only", "--lang", lang)
         assert result.exit_code == 2 and result.stdout == ""
-        assert result.error.msgid == (
-            "--answers and --answers-only: --answers-only writes the keys alone, --answers each "
-            "sheet followed by its key; give one"
+        told(result.error, OptionError, "{option} with {beside}: {why}", option="--answers",
+             beside="--answers-only")  # fmt: skip
+        assert result.error.fields["why"].msgid == (
+            "--answers-only writes the keys alone, --answers each sheet followed by its key; "
+            "give one"
         )
         assert len(result.stderr.strip().splitlines()) == 1
     said_in_spanish(result.error)

@@ -261,9 +261,10 @@ def test_the_self_attention_problem_refuses_another_score(run):
     for method in ("dot", "general"):
         result = run("exercise", "--selfattn", "--method", method)
         assert result.exit_code == 2 and result.stdout == ""
-        told(result.error, OptionError,
-             "--method {method} with --selfattn: the self-attention problem scores as attn "
-             "selfattn does (q·k ÷ √d_k); leave out --method", method=method)  # fmt: skip
+        told(result.error, OptionError, "{option} with {beside}: {why}",
+             option=f"--method {method}", beside="--selfattn",
+             why=("the self-attention problem scores as attn selfattn does (q·k ÷ √d_k); "
+                  "leave out --method", {"option": f"--method {method}"}))  # fmt: skip
         assert len(result.stderr.strip().splitlines()) == 1
 
 

@@ -69,8 +69,8 @@ def test_a_worksheet_in_spanish(run):
     [
         (("--method", "scaled"), ONE_PAIR, {"method": "--method", "dim": "--dim"}),
         (("--dim", "4"), ONE_PAIR, {"method": "--method", "dim": "--dim"}),
-        (("--selfattn",), "--positions rope with --selfattn: the rotary worksheet turns a given "
-         "query and keys; leave out one of them", {}),
+        (("--selfattn",), "{option} with {beside}: {why}",
+         {"option": "--positions rope", "beside": "--selfattn"}),
     ],
 )  # fmt: skip
 def test_refused_in_one_line(run, extra, msgid, fields):

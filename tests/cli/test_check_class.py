@@ -83,7 +83,7 @@ def test_a_json_answer_sheet_for_self_attention(run, tmp_path):
     ("args", "msgid_part"),
     [
         (["--answer-sheet", "hoja.txt"], "name a file ending in .csv or .json"),
-        (["--answer-sheet", "hoja.csv", "--online"], "--answer-sheet with {option}"),
+        (["--answer-sheet", "hoja.csv", "--online"], "{option} with {beside}: {why}"),
     ],
 )
 def test_an_answer_sheet_it_cannot_correct_is_refused(run, tmp_path, args, msgid_part):

@@ -129,6 +129,6 @@ def test_online_row_picks_the_row_whose_blocks_are_shown_and_a_missing_row_is_re
 def test_exercise_online_refuses_dim_it_would_ignore(run):
     result = run("exercise", "--online", "--dim", "4", "--json")
     assert result.exit_code == 2 and result.stdout == ""
-    told(result.error, OptionError,
-         "{option} with --online: the online sheet is one row of scores; leave out {option}",
-         option="--dim")  # fmt: skip
+    told(result.error, OptionError, "{option} with {beside}: {why}", option="--dim",
+         beside="--online", why=("the online sheet is one row of scores; leave out {option}",
+                                 {"option": "--dim"}))  # fmt: skip

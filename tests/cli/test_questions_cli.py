@@ -80,9 +80,9 @@ def test_check_piped_for_json(run):
 
 def test_refusals(run):
     seeded = run("exercise", "--questions", "--seed", "4")
-    told(seeded.error, OptionError,
-         "{option} with --questions: the questions are the lessons' own, the same for "
-         "everyone; leave out {option}", option="--seed")  # fmt: skip
+    told(seeded.error, OptionError, "{option} with {beside}: {why}", option="--seed",
+         beside="--questions", why=("the questions are the lessons' own, the same for everyone; "
+                                    "leave out {option}", {"option": "--seed"}))  # fmt: skip
     assert run("check", "--questions", "--method", "scaled").exit_code == 2
     sheet = run("exercise", "--questions", "--export", "q.xlsx")
     assert sheet.exit_code == 2 and sheet.error.fields["path"] == "q.xlsx"

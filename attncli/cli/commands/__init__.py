@@ -77,6 +77,23 @@ def first_given(options: Mapping[str, object]) -> str | None:
     return next(iter(given_names(options)), None)
 
 
+def refuse_beside(options: Mapping[str, object], beside: object, why: str) -> None:
+    """The first of `options` the command line gave (see given_names) refused beside
+    `beside`, what it cannot go with (--online, -i FILE, answer files), in one line that
+    says `why` (a msgid, which may name the {option})."""
+    given = first_given(options)
+    if given is not None:
+        from attncli.errors import OptionError
+        from attncli.messages import Message, _
+
+        raise OptionError(
+            _("{option} with {beside}: {why}"),
+            option=given,
+            beside=beside,
+            why=Message(why, option=given),
+        )
+
+
 def find(name: str) -> Command | None:
     """The command `name`, importing only its module; None when there is no such command."""
     if name not in HOMES:

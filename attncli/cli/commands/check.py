@@ -1,6 +1,6 @@
 """attn check: a student's worksheet corrected blank by blank, and its options."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Annotated, TypeVar
 
 from attncli.cli.commands import command
@@ -111,7 +111,6 @@ def check(
     """
     import sys
 
-    from attncli.cli.commands import first_given
     from attncli.present.output import wants_json
     from attncli.results.checking import CheckResult
 
@@ -120,7 +119,7 @@ def check(
                   "--dim": dim is not None, "--method": method is not None,
                   "--selfattn": selfattn, "-i": input_path is not None,
                   "--token": token is not None}  # fmt: skip
-        _check_questions(first_given(others), output)
+        _check_questions(others, output)
         return
     if answers:
         _check_files(answers, seed, size, dim, method, selfattn, input_path, token, output)
@@ -153,7 +152,6 @@ def _sheet_to_mark(
     """The sheet to correct and its corrector: a lesson's own (-i FILE, --token) or the one
     attn exercise makes with the same options (seed 0, 3 tokens, dot by default)."""
     from attncli.api.checking import corrector, corrector_of
-    from attncli.cli.commands import first_given
     from attncli.cli.commands.exercise import lesson_sheet_of
     from attncli.errors import OptionError
 
@@ -165,7 +163,7 @@ def _sheet_to_mark(
              "--method": method is not None, "--selfattn": selfattn}  # fmt: skip
     if input_path == "-":  # the answers come on standard input
         raise OptionError(_("-i -: the answers come on standard input; name the file"))
-    sheet = lesson_sheet_of(input_path, token, first_given(fresh), lang)
+    sheet = lesson_sheet_of(input_path, token, fresh, lang)
     return sheet, corrector_of(sheet)
 
 
@@ -295,7 +293,7 @@ def _said_lines(lines: list[str]) -> None:
     sys.stdout.flush()
 
 
-def _check_questions(other: str | None, output: Output) -> None:
+def _check_questions(problem: "Mapping[str, object]", output: Output) -> None:
     """attn check --questions: the questions shown, then each letter marked as it is typed,
     with the right choice and why; piped for JSON, the letters marked all at once."""
     import sys
@@ -312,7 +310,7 @@ def _check_questions(other: str | None, output: Output) -> None:
 
     from attncli.results.questions import QuestionCheck, QuestionVerdict
 
-    refuse_beside_questions(other)
+    refuse_beside_questions(problem)
     fmt = output.format()
     if output.fields is not None or wants_json(output.format_name, sys.stdout):
         letters = [line for line in sys.stdin.read().splitlines() if line.strip()]
@@ -378,18 +376,14 @@ def _check_files(
 ) -> None:
     """A class's answer files, each against the sheet it names: one table."""
     from attncli.api.checking import check_files
-    from attncli.cli.commands import first_given
-    from attncli.errors import OptionError
+    from attncli.cli.commands import refuse_beside
+    from attncli.messages import Message
     from attncli.present.output import emit
 
     sheet = {"-i": input_path, "--token": token, "--seed": seed, "--size": size, "--dim": dim,
              "--method": method, "--selfattn": selfattn}  # fmt: skip
-    given = first_given(sheet)
-    if given is not None:
-        raise OptionError(
-            _("{option} with answer files: each file names its own sheet; leave out {option}"),
-            option=given,
-        )
+    refuse_beside(sheet, Message(_("answer files")),
+                  _("each file names its own sheet; leave out {option}"))  # fmt: skip
     emit(check_files(paths), output)
 
 

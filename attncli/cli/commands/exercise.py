@@ -1,12 +1,13 @@
 """attn exercise: a problem to work by hand, and its options."""
 
+from collections.abc import Mapping
 from enum import Enum
 from typing import Annotated
 
 from attncli.cli.commands import command
 from attncli.cli.declare import Option
 from attncli.cli.options import ScoreMethod, methods_help
-from attncli.messages import _
+from attncli.messages import Message, _
 from attncli.present.output import Output
 
 # attn exercise
@@ -211,8 +212,6 @@ def exercise(
     """
     from dataclasses import replace
 
-    from attncli.cli.commands import first_given
-
     _refuse_together(answers_only, selfattn, method, positions, input_path, answer_sheet,
                      output)  # fmt: skip
     # the options that make a fresh problem: a lesson's own sheet and the questions take none
@@ -221,11 +220,11 @@ def exercise(
                "--positions": positions is not None, "--online": online,
                "--answer-sheet": answer_sheet is not None}  # fmt: skip
     if input_path is not None or token is not None:
-        other = first_given({**problem, "--questions": questions, "--answers-only": answers_only})
-        _lesson_sheet(input_path, token, other, output)
+        fresh = {**problem, "--questions": questions, "--answers-only": answers_only}
+        _lesson_sheet(input_path, token, fresh, output)
         return
     if questions:
-        _questions_sheet(first_given({**problem, "--blank": blank}), answers_only, output)
+        _questions_sheet({**problem, "--blank": blank}, answers_only, output)
         return
     rope = None if positions is None else positions.value
     if answer_sheet is not None:
@@ -250,37 +249,24 @@ def _refuse_together(
     output: Output,
 ) -> None:
     """The options that say two different sheets, or a sheet and its keys two ways."""
-    from attncli.errors import OptionError
+    from attncli.cli.commands import refuse_beside
 
-    if answers_only and output.answers:
-        raise OptionError(
-            _(
-                "--answers and --answers-only: --answers-only writes the keys alone, --answers "
-                "each sheet followed by its key; give one"
-            )
-        )
-    if selfattn and method is not None:
-        raise OptionError(
-            _(
-                "--method {method} with --selfattn: the self-attention problem scores as "
-                "attn selfattn does (q·k ÷ √d_k); leave out --method"
-            ),
-            method=method.value,
-        )
-    if selfattn and positions is not None:
-        raise OptionError(
-            _(
-                "--positions rope with --selfattn: the rotary worksheet turns a given query and "
-                "keys; leave out one of them"
-            )
-        )
-    if input_path is not None and answer_sheet is not None:
-        raise OptionError(
-            _(
-                "--answer-sheet with -i FILE: an answer file names a sheet attn exercise makes, "
-                "by its seed; a student marks the lesson's own sheet with attn check -i FILE"
-            )
-        )
+    refuse_beside({"--answers": answers_only and output.answers}, "--answers-only",
+                  _("--answers-only writes the keys alone, --answers each sheet followed by its "
+                    "key; give one"))  # fmt: skip
+    if selfattn:
+        method_given = {} if method is None else {f"--method {method.value}": True}
+        refuse_beside(method_given, "--selfattn",
+                      _("the self-attention problem scores as attn selfattn does (q·k ÷ √d_k); "
+                        "leave out --method"))  # fmt: skip
+        refuse_beside({"--positions rope": positions is not None}, "--selfattn",
+                      _("the rotary worksheet turns a given query and keys; leave out one of "
+                        "them"))  # fmt: skip
+    if input_path is not None:
+        refuse_beside({"--answer-sheet": answer_sheet}, Message(_("-i FILE")),
+                      _("an answer file names a sheet attn exercise makes, by its seed; a "
+                        "student marks the lesson's own sheet with attn check -i FILE"),
+                      )  # fmt: skip
 
 
 def _problem_sheets(
@@ -319,52 +305,50 @@ def _problem_sheets(
     emit(sheets, output, document=sheets.to_document(answers=output.answers))
 
 
-def lesson_sheet_of(path: str | None, token: str | None, other: str | None, lang: str):
+def lesson_sheet_of(
+    path: str | None, token: str | None, fresh: Mapping[str, object], lang: str
+):  # fmt: skip
     """The sheet of a lesson's own problem in -i FILE, the row of --token; a fresh sheet's
-    options beside it are refused."""
+    options given beside it (`fresh`: each option → its value or whether it was given) are
+    refused."""
     from attncli.api.exercise import lesson_sheet
+    from attncli.cli.commands import refuse_beside
     from attncli.errors import OptionError
     from attncli.reading.parse.sources import document_from
 
     if path is None:
         raise OptionError(_("--token picks a row of a lesson's problem; add -i FILE (-i tren)"))
-    if other is not None:
-        raise OptionError(
-            _("{option} with -i FILE: the sheet is the file's problem; leave out {option}"),
-            option=other,
-        )
+    refuse_beside(fresh, Message(_("-i FILE")),
+                  _("the sheet is the file's problem; leave out {option}"))  # fmt: skip
     document = document_from(path, None, {}, ("keys",), lang)
     return lesson_sheet(document, token=token)
 
 
-def _lesson_sheet(path: str | None, token: str | None, other: str | None, output: Output):
+def _lesson_sheet(
+    path: str | None, token: str | None, fresh: Mapping[str, object], output: Output
+):  # fmt: skip
     """attn exercise -i FILE: the lesson's own problem as a sheet, its key with --answers;
     piped, the problem as JSON (with its answers with --answers)."""
     from dataclasses import replace
 
     from attncli.present.output import emit
 
-    sheet = lesson_sheet_of(path, token, other, output.lang)
+    sheet = lesson_sheet_of(path, token, fresh, output.lang)
     output = replace(output, steps=False, blank=True, sheet_blank=output.answers)
     emit(sheet, output, document=sheet.to_document(answers=output.answers))
 
 
-def refuse_beside_questions(other: str | None) -> None:
+def refuse_beside_questions(problem: Mapping[str, object]) -> None:
     """The lessons' questions are the same for everyone: attn exercise --questions and
-    attn check --questions refuse the option `other` that would make a problem."""
-    if other is not None:
-        from attncli.errors import OptionError
+    attn check --questions refuse an option of `problem` that would make a problem."""
+    from attncli.cli.commands import refuse_beside
 
-        raise OptionError(
-            _(
-                "{option} with --questions: the questions are the lessons' own, the same for "
-                "everyone; leave out {option}"
-            ),
-            option=other,
-        )
+    refuse_beside(problem, "--questions",
+                  _("the questions are the lessons' own, the same for everyone; leave out "
+                    "{option}"))  # fmt: skip
 
 
-def _questions_sheet(other: str | None, answers_only: bool, output: Output) -> None:
+def _questions_sheet(problem: Mapping[str, object], answers_only: bool, output: Output) -> None:
     """attn exercise --questions: the lessons' questions, their key with --answers (alone
     with --answers-only); piped, the questions as JSON (their answers with --answers)."""
     from dataclasses import replace
@@ -372,7 +356,7 @@ def _questions_sheet(other: str | None, answers_only: bool, output: Output) -> N
     from attncli.api.questions import questions
     from attncli.present.output import emit
 
-    refuse_beside_questions(other)
+    refuse_beside_questions(problem)
     sheet = questions(key_only=answers_only)
     emit(sheet, replace(output, steps=False, blank=True, sheet_blank=False),
          document=sheet.to_document(answers=output.answers))  # fmt: skip
@@ -392,7 +376,7 @@ def _online_sheet(
     """attn exercise --online: one sheet of scores for the online softmax (piped, the scores
     attn softmax --online reads; with --answers, its answers too)."""
     from attncli.api.inference import online_exercise
-    from attncli.errors import OptionError
+    from attncli.cli.commands import refuse_beside
     from attncli.present.output import emit
 
     others = {
@@ -403,15 +387,8 @@ def _online_sheet(
         "--positions": rope is not None,
         "--dim": dim is not None,
     }  # fmt: skip (scores have no vectors to size)
-    for option, given in others.items():
-        if given:
-            raise OptionError(
-                _(
-                    "{option} with --online: the online sheet is one row of scores; leave out "
-                    "{option}"
-                ),
-                option=option,
-            )
+    refuse_beside(others, "--online",
+                  _("the online sheet is one row of scores; leave out {option}"))  # fmt: skip
     result = online_exercise(seed, size, 2)
     document = result.to_document()
     if not output.answers:
@@ -424,17 +401,12 @@ def _check_answer_sheet_path(path: str, rope: str | None, online: bool) -> None:
     is refused before any work."""
     from pathlib import Path
 
+    from attncli.cli.commands import refuse_beside
     from attncli.errors import OptionError
 
-    for option, given in (("--positions rope", rope is not None), ("--online", online)):
-        if given:
-            raise OptionError(
-                _(
-                    "--answer-sheet with {option}: attn check corrects the sheets of every "
-                    "--method and of --selfattn; leave out one of them"
-                ),
-                option=option,
-            )
+    refuse_beside({"--positions rope": rope is not None, "--online": online}, "--answer-sheet",
+                  _("attn check corrects the sheets of every --method and of --selfattn; leave "
+                    "out one of them"))  # fmt: skip
     if Path(path).suffix.lower() not in (".csv", ".json"):
         raise OptionError(
             _("--answer-sheet {path}: name a file ending in .csv or .json"), path=path
