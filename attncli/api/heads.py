@@ -322,44 +322,34 @@ def _mean_controls(runs: list[_Scored], layer: int, head: int) -> dict[str, Any]
 
 def _asked(source: str | None, target: str | None, pattern: str | None, cells: Any,
            metric: str, exclude: Sequence[str], grid: bool = False) -> _Asked:  # fmt: skip
-    """What to rank, checked: a cell or a pattern (its name, the metric and the exclusions
-    are known: heads' keywords)."""
-
+    """What to rank, checked: a cell or a pattern, never both, and a pattern's score only
+    with a pattern (its name, the metric and the exclusions are known: heads' keywords)."""
     by_pattern = pattern is not None or cells is not None
-    if pattern is not None and cells is not None:
-        raise OptionError(
-            _("{pattern} and {cells} each give a pattern; give one of them"),
-            pattern=Setting("pattern"),
-            cells=CELLS,
-        )
-    if by_pattern and (source is not None or target is not None):
-        raise OptionError(
-            _("{pattern} and {source}/{target} each choose what to rank; give one of them"),
-            pattern=Setting("pattern"),
-            source=SOURCE,
-            target=TARGET,
-        )
-    if grid and not by_pattern and source is None and target is None:
-        pass  # the model view alone: every head drawn, none ranked
-    elif not by_pattern and (source is None or target is None):
-        raise OptionError(
-            _("say what to rank: {cell} (e.g. {example}), {pattern} or {cells}"),
-            cell=OnSurface("--from TOKEN --to TOKEN", "source=TOKEN, target=TOKEN"),
-            example=OnSurface("--from are --to keys", "source='are', target='keys'"),
-            pattern=Setting("pattern", metavar="|".join(PATTERN_NAMES)),
-            cells=OnSurface(
-                Setting("pattern_cells", option="--pattern-file", metavar="F"),
-                Setting("pattern_cells", metavar="[[…]]"),
-            ),
-        )
-    if not by_pattern and (metric != "rows" or exclude):  # a cell, or nothing, is asked
-        raise OptionError(
-            _("{option} scores a pattern; with {source}/{target} the score is the one cell's "
-              "weight"),
-            option=Setting("metric") if metric != "rows" else Setting("exclude"),
-            source=SOURCE,
-            target=TARGET,
-        )  # fmt: skip
+    cell = source is not None or target is not None
+    view_alone = grid and not by_pattern and not cell  # every head drawn, none ranked
+    refused = (
+        (pattern is not None and cells is not None,
+         Message(_("{pattern} and {cells} each give a pattern; give one of them"),
+                 pattern=Setting("pattern"), cells=CELLS)),
+        (by_pattern and cell,
+         Message(_("{pattern} and {source}/{target} each choose what to rank; give one of them"),
+                 pattern=Setting("pattern"), source=SOURCE, target=TARGET)),
+        (not view_alone and not by_pattern and (source is None or target is None),
+         Message(_("say what to rank: {cell} (e.g. {example}), {pattern} or {cells}"),
+                 cell=OnSurface("--from TOKEN --to TOKEN", "source=TOKEN, target=TOKEN"),
+                 example=OnSurface("--from are --to keys", "source='are', target='keys'"),
+                 pattern=Setting("pattern", metavar="|".join(PATTERN_NAMES)),
+                 cells=OnSurface(Setting("pattern_cells", option="--pattern-file", metavar="F"),
+                                 Setting("pattern_cells", metavar="[[…]]")))),
+        (not by_pattern and (metric != "rows" or bool(exclude)),  # a cell, or nothing, asked
+         Message(_("{option} scores a pattern; with {source}/{target} the score is the one "
+                   "cell's weight"),
+                 option=Setting("metric") if metric != "rows" else Setting("exclude"),
+                 source=SOURCE, target=TARGET)),
+    )  # fmt: skip
+    for failed, message in refused:
+        if failed:
+            raise OptionError(message.msgid, **message.fields)
     ordered = tuple(name for name in EXCLUSIONS if name in exclude)
     return _Asked(source, target, pattern, cells, metric, ordered)
 
