@@ -21,6 +21,7 @@ from attncli.api.model import (
     _position,
     _sentence,
     example_for,
+    seeded_settings,
     split_words,
 )
 from attncli.core.head_patterns import EXCLUSIONS, METRICS, PATTERN_NAMES
@@ -392,14 +393,9 @@ def heads(
     >>> [(h.layer, h.head, round(h.weight, 3)) for h in r.ranking[:2]]
     [(4, 2, 0.807), (6, 8, 0.385)]
     """
-    from attncli.layer import settings_from_keywords
     from attncli.results.model import HeadsResult
 
-    options = settings_from_keywords(heads, **layer_settings)
-    if model is not None and options.changed():
-        from attncli.layer import not_with_model
-
-        raise not_with_model(options.changed()[0])
+    options = seeded_settings(heads, model, {}, **layer_settings)
     asked = _asked(source, target, pattern, pattern_cells, metric, exclude, grid)
     texts = _texts(sentence, sentences, model)
     runs, model_type, causal, windows, learned = _sentences_scored(texts, model, options, asked)

@@ -4,8 +4,8 @@ reading the model."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from attncli.core.rotary import Scaling
     from attncli.core.selfattn import Attention
     from attncli.core.transformer import Architecture, ForwardRun
+    from attncli.layer import SelfAttnSettings
     from attncli.reading.models.model import Model
     from attncli.reading.models.tokens import Encoded
     from attncli.results.model import ModelAttnResult, ModelSource
@@ -73,6 +74,22 @@ def _in_range(value: int | None, total: int, name: str, what: Message) -> None:
             total=total,
             what=what,
         )
+
+
+def seeded_settings(
+    function: Callable[..., Any], model: str | None, picks: Mapping[str, Any], /, **given: Any
+) -> SelfAttnSettings:
+    """The seeded layer's settings, `given` as `function`'s keywords (their names checked);
+    beside a pretrained `model`, which takes none of them, the first given is refused, and
+    without one, `picks` given (what picks from a model: layer=, words=)."""
+    from attncli.layer import not_with_model, settings_from_keywords
+
+    if model is None and any(value not in (None, False) for value in picks.values()):
+        raise OptionError(_("layer= and words= pick from a pretrained model; add model="))
+    settings = settings_from_keywords(function, **given)
+    if model is not None and given:
+        raise not_with_model(next(iter(given)))
+    return settings
 
 
 def check_head(head: int, heads: int) -> None:

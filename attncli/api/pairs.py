@@ -130,15 +130,10 @@ def compare_sentences(
     >>> len(pair.alignment.pairs), pair.difference.shape
     (6, (6, 6))
     """
-    from attncli.layer import settings_from_keywords
+    from attncli.api.model import seeded_settings
 
-    if model is None and (layer is not None or words):
-        raise OptionError(_("layer= and words= pick from a pretrained model; add model="))
-    options = settings_from_keywords(compare_sentences, **layer_settings)  # names checked
-    if model is not None and layer_settings:
-        from attncli.layer import not_with_model
-
-        raise not_with_model(next(iter(layer_settings)))
+    picks = {"layer": layer, "words": words}
+    options = seeded_settings(compare_sentences, model, picks, **layer_settings)
     seeded = None if model is not None else options
     return sentence_pair(first, second, seeded, model=model, layer=layer, head=head,
                          words=words)  # fmt: skip

@@ -142,3 +142,17 @@ def test_a_word_not_in_the_sentence_is_named_as_the_seeded_layer_reads_it(run):
     assert result.exit_code == 2 and result.stdout == ""
     assert result.error.msgid == "{option} is not one of the sentence's words here: {known}"
     assert result.error.fields["known"] == "las, llaves, del, coche, están, ahí"
+
+
+def test_a_seeded_setting_given_beside_a_model_is_refused_even_at_its_default():
+    """A seed or a size given to heads() beside a model would shape nothing: refused, as
+    compare_sentences() refuses it, never left unused without a word."""
+    for call in (lambda: attn.heads("the keys", "all-MiniLM-L6-v2", seed=0, pattern="first"),
+                 lambda: attn.compare_sentences("the key", "the keys", model="all-MiniLM-L6-v2",
+                                                seed=0)):  # fmt: skip
+        with pytest.raises(OptionError) as raised:
+            call()
+        told(raised.value, OptionError,
+             "{name} shapes the seeded layer and does not apply with {model}, whose tokenizer, "
+             "sizes and weights are the model's own; leave it out", "python", name="seed",
+             model="model=")  # fmt: skip
