@@ -12,7 +12,6 @@ import numpy as np
 
 from attncli.api.keywords import keywords
 from attncli.core.selfattn import head_products
-from attncli.errors import OptionError
 from attncli.messages import OnSurface, Setting, _
 from attncli.results.rows import pick_row
 
@@ -35,33 +34,23 @@ def heads_sum(result: SelfAttnResult, row: int | None = None, token: str | None 
     >>> s.products.shape, bool(s.difference < 1e-12)
     ((2, 4, 4), True)
     """
-    from attncli.api.inference import _plain_layer
+    from attncli.api.inference import plain_layer
     from attncli.api.selfattn import selfattn
     from attncli.results.heads_sum import HeadsSum
 
     heads = result.heads
-    if heads is None or heads < 2 or not result.projections:
-        raise OptionError(
-            _("{option} adds up several heads' scores; give {heads}"),
-            option=HEADS_SUM,
-            heads=Setting("heads", 2),
-        )
-    if result.kv_heads is not None:
-        raise OptionError(
-            _(
-                "{option} holds each head's W^K columns against one head's; grouped heads "
-                "share them, leave out {kv_heads}"
-            ),
-            option=HEADS_SUM,
-            kv_heads=Setting("kv_heads"),
-        )
-    if not result.grids:  # a layer asked for its output alone kept no grid
-        raise OptionError(
-            _("{option} reads every head's grid; run the layer with {grids}"),
-            option=HEADS_SUM,
-            grids=Setting("grids", True),
-        )
-    _plain_layer(result, HEADS_SUM)  # QK-norm, a softcap or sinks change each head's scores
+    own = [
+        (heads is None or heads < 2 or not result.projections,
+         _("{option} adds up several heads' scores; give {heads}")),
+        (result.kv_heads is not None,
+         _("{option} holds each head's W^K columns against one head's; grouped heads share "
+           "them, leave out {kv_heads}")),
+        (not result.grids,  # a layer asked for its output alone kept no grid
+         _("{option} reads every head's grid; run the layer with {grids}")),
+    ]  # fmt: skip
+    # and what every replay refuses: QK-norm, a softcap or sinks change each head's scores
+    plain_layer(result, HEADS_SUM, own, heads=Setting("heads", 2), kv_heads=Setting("kv_heads"),
+                grids=Setting("grids", True))  # fmt: skip
     attention = result.attention
     products = head_products(attention.queries, attention.keys)  # [h, T, T]
     given: dict[str, Any] = {

@@ -97,8 +97,15 @@ KV_CACHE = OnSurface("--kv-cache", "kv_cache()")
 TILES = OnSurface("--tiles", "tiles()")
 
 
-def _plain_layer(result: SelfAttnResult, option: OnSurface) -> None:
-    """The views below replay one self-attention over its own X; anything else is refused."""
+def plain_layer(
+    result: SelfAttnResult,
+    option: OnSurface,
+    own: Sequence[tuple[bool, str]] = (),
+    **named: Any,
+) -> None:
+    """The views below (and --heads-sum) replay one self-attention over its own X; anything
+    else is refused, after what a view refuses of its own (`own`: each (refused, msgid),
+    the settings it names `named`)."""
     refused = [
         (result.x is None, _("{option} needs the layer's X: a sentence, or {x}")),
         (
@@ -134,9 +141,9 @@ def _plain_layer(result: SelfAttnResult, option: OnSurface) -> None:
             _("{option} holds its replay against the layer's weights; leave out {grids}"),
         ),
     ]
-    for failed, message in refused:
+    for failed, message in [*own, *refused]:
         if failed:
-            raise OptionError(message, option=option, **SAID)
+            raise OptionError(message, option=option, **{**SAID, **named})
     if option is not KV_CACHE or getattr(result, "source", None) is None:
         # QK-norm, a scaled turn, a softcap, sinks: only the KV cache of a model's layer
         # replays them (its LayerReplay), with the forward pass's own code
@@ -302,38 +309,23 @@ def _replayed(source: Any) -> tuple[str, ...]:
 def _replayable(result: SelfAttnResult, head: int) -> tuple[dict[str, np.ndarray], int]:
     """A layer the KV cache can replay: causal, with its projections, and the head asked
     one of its own; its projections and its count of heads."""
-    _plain_layer(result, KV_CACHE)
     source = getattr(result, "source", None)  # a pretrained model's layer (--model)
-    if not result.causal and source is not None:
-        raise OptionError(
-            _(
-                "{option} replays a causal layer; {model} reads in both directions (a GPT-2 "
-                "model is causal)"
-            ),
-            option=KV_CACHE,
-            model=source.name,
-        )
-    if not result.causal:
-        raise OptionError(
-            _(
-                "{option} replays a causal layer, where each token sees only the ones before "
-                "it; add {causal}"
-            ),
-            option=KV_CACHE,
-            causal=Setting("causal", True),
-        )
     params = dict(result.projections)
     if source is not None and getattr(source, "latent", None) is not None:
         params = dict(source.block.attention)  # its weights make a latent, not k and v
-    if "w_q" not in params and "w_q_a" not in params:
-        raise OptionError(
-            _(
-                "{option} replays the k = x W^K and v = x W^V each new token appends; without "
-                "the projections ({no_proj}) the keys and values are X itself; drop {no_proj}"
-            ),
-            option=KV_CACHE,
-            no_proj=Setting("projections", False, "--no-proj"),
-        )
+    own = [
+        (not result.causal and source is not None,
+         _("{option} replays a causal layer; {model} reads in both directions (a GPT-2 model "
+           "is causal)")),
+        (not result.causal,
+         _("{option} replays a causal layer, where each token sees only the ones before it; "
+           "add {causal}")),
+        ("w_q" not in params and "w_q_a" not in params,
+         _("{option} replays the k = x W^K and v = x W^V each new token appends; without the "
+           "projections ({no_proj}) the keys and values are X itself; drop {no_proj}")),
+    ]  # fmt: skip
+    plain_layer(result, KV_CACHE, own, model=getattr(source, "name", None),
+                no_proj=Setting("projections", False, "--no-proj"))  # fmt: skip
     return params, _heads_with(result, head)
 
 
@@ -399,7 +391,7 @@ def tiles(
     """
     from attncli.results.inference import TiledResult
 
-    _plain_layer(result, TILES)
+    plain_layer(result, TILES)
     attention = result.attention
     heads = result.heads
     _heads_with(result, head)
