@@ -86,19 +86,17 @@ def read_answer(text: str, blank: Blank, lang: str = "en", size: int | None = No
             ),
             text=stripped,
         )
-    if not blank.vector:
-        if value.size != 1:
-            raise InputError(_("{text}: this blank takes one number"), text=stripped)
-        return value.reshape(())
-    if value.ndim == 2 and 1 in value.shape:  # 0; 0.78 in English reads as a column: a vector
-        value = value.ravel()
-    if value.ndim != 1 or (size is not None and value.size != size):
+    wanted = 1  # numbers the blank takes
+    if blank.vector:
+        if value.ndim == 2 and 1 in value.shape:  # 0; 0.78 in English reads as a column
+            value = value.ravel()
+        wanted = value.size if size is None else size
+    fits = value.ndim == 1 and value.size == wanted if blank.vector else value.size == 1
+    if not fits:
         raise InputError(
-            _("{text}: this blank takes {count}"),
-            text=stripped,
-            count=count(value.size if size is None else size, "number"),
+            _("{text}: this blank takes {count}"), text=stripped, count=count(wanted, "number")
         )
-    return value
+    return value if blank.vector else value.reshape(())
 
 
 def _typed_numbers(stripped: str, blank: Blank, lang: str) -> np.ndarray:
