@@ -11,7 +11,7 @@ from attncli.errors import OptionError
 from tests.meaning import told
 
 LESSON = "las llaves del coche están ahí"
-MERGED_WORDS = "{option} works on the model's tokens and --words merges them; drop one"
+MERGED_WORDS = "{option} with {beside}: {why}"
 NOT_WITH_MODEL = (
     "{name} shapes the seeded layer and does not apply with {model}, whose tokenizer, sizes and "
     "weights are the model's own; leave it out"
@@ -128,7 +128,9 @@ def test_a_gpt2_layer_by_its_cache(run, tmp_path):
     for replay in (("--kv-cache",), ("--tiles", "2,2")):  # the replay shows the model's tokens
         refused = run(*line[:-1], *replay, "--words")
         assert refused.exit_code == 2 and refused.stdout == "", refused.stderr
-        told(refused.error, OptionError, MERGED_WORDS, option=replay[0])
+        told(refused.error, OptionError, MERGED_WORDS, option=replay[0], beside="--words",
+             why=("it works on the model's tokens and --words merges them; drop one",
+                  {"option": replay[0]}))  # fmt: skip
 
 
 def test_a_bidirectional_model_is_refused(run):

@@ -6,9 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated
 
-from attncli.cli.commands import given_names
+from attncli.cli.commands import given_names, refuse_beside
 from attncli.cli.declare import Option
-from attncli.errors import OptionError
 from attncli.messages import _
 from attncli.present.output import Output
 
@@ -30,14 +29,10 @@ CompareOption = Annotated[
 
 
 def _refuse(given: list[str]) -> None:
-    if given:
-        raise OptionError(
-            _(
-                "{option} does not apply with --compare, which runs the layer on two "
-                "sentences and shows both grids and their difference; drop it"
-            ),
-            option=given[0],
-        )
+    """The first of `given` (the options that show or explain one run) refused."""
+    refuse_beside(dict.fromkeys(given, True), "--compare",
+                  _("it runs the layer on two sentences and shows both grids and their "
+                    "difference; drop {option}"))  # fmt: skip
 
 
 def compare_selfattn(

@@ -86,11 +86,11 @@ def refuse_model_picks(layer: int | None, words: bool) -> None:
 def refuse_merged_words(words: bool, option: str | None) -> None:
     """--words merges the model's word pieces into words: `option`, which works on the
     model's tokens (--steps, --show, --kv-cache, --tiles), is refused beside it."""
-    if words and option is not None:
-        raise OptionError(
-            _("{option} works on the model's tokens and --words merges them; drop one"),
-            option=option,
-        )
+    if words:
+        from attncli.cli.commands import refuse_beside
+
+        merged = _("it works on the model's tokens and --words merges them; drop one")
+        refuse_beside({option: True} if option else {}, "--words", merged)
 
 
 def run_model_selfattn(
