@@ -189,4 +189,5 @@ def test_pattern_file_refusals(run, models, tmp_path):
             "{pattern} and {cells} each give a pattern; give one of them",
             pattern="--pattern", cells="--pattern-file")  # fmt: skip
     refused(run("heads", "the keys", "--random", "4", "--model", gpt2, "--pattern", "self"),
-            OptionError, "--random N draws the sentence; leave out the sentence given")  # fmt: skip
+            OptionError, "{option} with {beside}: {why}", option=("SENTENCE", {}),
+            beside="--random N")  # fmt: skip

@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 
 import attncli as attn
+from attncli.errors import OptionError
 from tests import tiny_models
+from tests.meaning import told
 
 REFERENCES = Path(__file__).parent.parent / "references"
 TINY = json.loads((REFERENCES / "tiny_models.json").read_text(encoding="utf-8"))["models"]
@@ -318,7 +320,9 @@ def test_heads_refusals(run, tiny, extra, words):
 
 
 def test_heads_of_a_model_s_own_words_need_a_model(run):
-    refused(run("heads", "--random", "5", "--pattern", "induction"), "--random needs --model M")
+    alone = run("heads", "--random", "5", "--pattern", "induction")
+    refused(alone)
+    told(alone.error, OptionError, "{option} {why}; add {needed}", option="--random")
     refused(run("heads", SENTENCE, "--compare", SENTENCE), "--compare ranks a model's heads")
 
 

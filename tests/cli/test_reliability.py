@@ -39,8 +39,8 @@ def test_training_runs_are_capped_and_steps_need_an_iteration(run):
              "{setting}: it must be {most} or less", setting=f"--iterations {MAX_ITERATIONS + 1}",
              most=MAX_ITERATIONS)  # fmt: skip
     _refused(
-        run(*line, "-n", "0", "--steps"), OptionError,
-        "--steps works an iteration by hand, and --iterations 0 runs none; give 1 or more",
+        run(*line, "-n", "0", "--steps"), OptionError, "{option} with {beside}: {why}",
+        option="--iterations 0", beside="--steps",
     )  # fmt: skip
 
 

@@ -201,7 +201,8 @@ ERRORS = [
      "{option} is {lr}; the step must be a positive number, e.g. {example}",
      {"option": "--lr", "lr": 0.0}),
     (("train", HEADLINE, *WANT, "--at", "3"), OptionError,
-     "--at {at} picks the iteration --steps works by hand; add --steps", {"at": 3}),
+     "{option} {why}; add {needed}", {"option": "--at 3", "needed": "--steps", "why": (
+         "picks the iteration --steps works by hand", {"option": "--at 3"})}),
     (("train", HEADLINE, *WANT, "--steps", "--at", "400"), OptionError,
      "--at {at}: the run made {done} iterations; choose 1 to {most}",
      {"at": 400, "done": 300, "most": 300}),

@@ -66,18 +66,18 @@ def command(
     return register
 
 
-def given_names(options: Mapping[str, object]) -> list[str]:
+def given_names(options: Mapping[Any, object]) -> list[Any]:
     """The names of `options` (its option → the value the command line gave, or whether it
     gave it) that were given: neither None nor a flag left off, in their order."""
     return [name for name, value in options.items() if value is not None and value is not False]
 
 
-def first_given(options: Mapping[str, object]) -> str | None:
+def first_given(options: Mapping[Any, object]) -> Any:
     """The first option of `options` a command line gave, or None (see given_names)."""
     return next(iter(given_names(options)), None)
 
 
-def refuse_beside(options: Mapping[str, object], beside: object, why: str) -> None:
+def refuse_beside(options: Mapping[Any, object], beside: object, why: str) -> None:
     """The first of `options` the command line gave (see given_names) refused beside
     `beside`, what it cannot go with (--online, -i FILE, answer files), in one line that
     says `why` (a msgid, which may name the {option})."""
@@ -91,6 +91,23 @@ def refuse_beside(options: Mapping[str, object], beside: object, why: str) -> No
             option=given,
             beside=beside,
             why=Message(why, option=given),
+        )
+
+
+def refuse_without(options: Mapping[Any, object], needed: object, present: bool, why: str) -> None:
+    """The first of `options` the command line gave (see given_names) refused without
+    `needed` (not `present`), which it goes with, in one line that says what it does, `why`
+    (a msgid, which may name the {option}), and to add what it needs."""
+    given = None if present else first_given(options)
+    if given is not None:
+        from attncli.errors import OptionError
+        from attncli.messages import Message, _
+
+        raise OptionError(
+            _("{option} {why}; add {needed}"),
+            option=given,
+            why=Message(why, option=given),
+            needed=needed,
         )
 
 

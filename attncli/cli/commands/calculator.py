@@ -212,11 +212,10 @@ def _emit_online(
     from dataclasses import replace
 
     from attncli.api.inference import online_softmax_document
-    from attncli.errors import OptionError
+    from attncli.cli.commands import refuse_without
     from attncli.present.output import emit
 
-    if not online:
-        raise OptionError(_("--block is the size of --online's blocks; add --online"))
+    refuse_without({"--block": True}, "--online", online, _("is the size of --online's blocks"))
     if block is None:  # a sheet of attn exercise --online says its own
         given = document.get("block")
         block = given if isinstance(given, int) and not isinstance(given, bool) else 2

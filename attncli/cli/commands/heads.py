@@ -7,7 +7,7 @@ from attncli.cli.commands import command
 from attncli.cli.commands.compared import CompareOption
 from attncli.cli.declare import Argument, Option
 from attncli.layer import SelfAttnSettings
-from attncli.messages import _
+from attncli.messages import Message, _
 from attncli.present.output import Output
 
 if TYPE_CHECKING:
@@ -231,6 +231,7 @@ def _refuse_without_model(
     words); --random and --compare need a model."""
     from dataclasses import replace
 
+    from attncli.cli.commands import refuse_without
     from attncli.errors import OptionError
 
     if model is not None:
@@ -242,11 +243,10 @@ def _refuse_without_model(
             from attncli.cli.commands.model_runs import refuse_seeded
 
             refuse_seeded(options_given(shaped))
-    elif random is not None:  # the model's own vocabulary
-        raise OptionError(
-            _("{option} needs --model M, e.g. --model all-MiniLM-L6-v2"), option="--random"
-        )
-    elif compare is not None:
+        return
+    refuse_without({"--random": random}, Message(_("--model M (e.g. --model all-MiniLM-L6-v2)")),
+                   False, _("draws its words from a model's vocabulary"))  # fmt: skip
+    if compare is not None:
         raise OptionError(
             _(
                 "attn heads --compare ranks a model's heads by their change (add --model M); "
@@ -283,14 +283,14 @@ def _sentences_read(
     model's vocabulary), or --sentences FILE's lines."""
     import sys
 
+    from attncli.cli.commands import refuse_beside
     from attncli.cli.commands.model_runs import sentence_given
-    from attncli.errors import OptionError
 
     if random is not None:
         from attncli.api.heads import repeated_random
 
-        if sentence is not None or sentences is not None:
-            raise OptionError(_("--random N draws the sentence; leave out the sentence given"))
+        refuse_beside({Message(_("SENTENCE")): sentence, "--sentences": sentences}, "--random N",
+                      _("it draws the sentence; leave out {option}"))  # fmt: skip
         assert model is not None
         return repeated_random(model, random, seed), None
     if sentences is not None:
@@ -307,7 +307,6 @@ def _pattern_cells(pattern_file: str | None) -> object:
         return None
     import sys
 
-    from attncli.messages import Message
     from attncli.reading.parse.json_text import parse_json
     from attncli.reading.parse.sources import read_text
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from attncli.cli.declare import Option
 from attncli.errors import OptionError
-from attncli.messages import _
+from attncli.messages import Message, _
 from attncli.present.output import Output
 
 if TYPE_CHECKING:
@@ -73,14 +73,11 @@ def refuse_seeded(given: list[str]) -> None:
 
 def refuse_model_picks(layer: int | None, words: bool) -> None:
     """--layer and --words pick from a pretrained model: refused without --model."""
-    if layer is not None or words:
-        raise OptionError(
-            _(
-                "{option} picks from a pretrained model's layers; add --model M "
-                "(e.g. --model all-MiniLM-L6-v2)"
-            ),
-            option="--layer" if layer is not None else "--words",
-        )
+    from attncli.cli.commands import refuse_without
+
+    picks = {"--layer": layer, "--words": words}
+    needed = Message(_("--model M (e.g. --model all-MiniLM-L6-v2)"))
+    refuse_without(picks, needed, False, _("picks from a pretrained model's layers"))
 
 
 def refuse_merged_words(words: bool, option: str | None) -> None:

@@ -207,17 +207,14 @@ def _run(*, corpus: str | None, test: str | None, at: int | None, plot: str | No
     import signal
 
     from attncli.api.training import train as train_layer
-    from attncli.errors import OptionError
+    from attncli.cli.commands import refuse_beside, refuse_without
     from attncli.present.output import emit
 
-    if at is not None and not output.steps:
-        raise OptionError(
-            _("--at {at} picks the iteration --steps works by hand; add --steps"), at=at
-        )
-    if output.steps and options.get("iterations") == 0:
-        raise OptionError(
-            _("--steps works an iteration by hand, and --iterations 0 runs none; give 1 or more")
-        )
+    refuse_without({f"--at {at}": at is not None}, "--steps", output.steps,
+                   _("picks the iteration --steps works by hand"))  # fmt: skip
+    refuse_beside({"--iterations 0": output.steps and options.get("iterations") == 0},
+                  "--steps", _("it runs none, and --steps works an iteration by hand; give 1 or "
+                               "more"))  # fmt: skip
     if plot is not None:
         from attncli.present.plot import check_plot_path
 
