@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from attncli.api.keywords import FILES, LANGUAGE, SEED, Kind, keywords, listed
+from attncli.api.questions import each_answer
 from attncli.errors import InputError, OptionError, count
 from attncli.explain.checking import Blank, Corrector, Verdict
 from attncli.messages import Message, Setting, _, component_mark, in_decimals
@@ -180,17 +181,13 @@ def check(
     answers = list(answers)
     if len(answers) > len(marking.blanks):  # a line too many: the sheet read is not theirs
         raise InputError(TOO_MANY_ANSWERS, given=len(answers), blanks=len(marking.blanks))
-    verdicts: list[Verdict] = []
-    for index, (blank, given) in enumerate(zip(marking.blanks, answers, strict=False)):
+
+    def marked(blank: Blank, given: str | float | Sequence[float]) -> Verdict:
         # a number or a list of them from Python, as the text a student would type
         text = given if isinstance(given, str) else " ".join(map(repr, np.ravel(given).tolist()))
-        try:
-            answer = read_answer(text, blank, lang, marking.exact(blank).size)
-        except InputError as error:  # never marked as a number it is not
-            raise InputError(
-                _("answers[{index}]: {problem}"), index=index, problem=error.said
-            ) from None
-        verdicts.append(marking.mark(blank, answer))
+        return marking.mark(blank, read_answer(text, blank, lang, marking.exact(blank).size))
+
+    verdicts = each_answer(marking.blanks, answers, marked)
     return CheckResult(sheet=sheet, verdicts=tuple(verdicts), blanks=tuple(marking.blanks))
 
 

@@ -15,13 +15,17 @@ against it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, TypeVar
 
 from attncli.api.keywords import keywords
 from attncli.errors import InputError
 from attncli.messages import _
 from attncli.results.questions import LETTERS, Question
+
+A = TypeVar("A")  # an answer as given
+P = TypeVar("P")  # its place: a blank, a question
+T = TypeVar("T")  # its mark
 
 if TYPE_CHECKING:
     from attncli.results.questions import QuestionCheck, QuestionSheet
@@ -257,13 +261,24 @@ def check_questions(answers: Iterable[str]) -> QuestionCheck:
             given=len(answers),
             count=len(QUESTIONS),
         )
-    verdicts = []
-    for index, (question, given) in enumerate(zip(QUESTIONS, answers, strict=False)):
+
+    def marked(question: Question, given: str) -> QuestionVerdict:
+        return QuestionVerdict(question=question, chosen=read_choice(str(given)))
+
+    verdicts = each_answer(QUESTIONS, answers, marked)
+    return QuestionCheck(questions=QUESTIONS, verdicts=tuple(verdicts))
+
+
+def each_answer(asked: Sequence[P], answers: Sequence[A], mark: Callable[[P, A], T]) -> list[T]:
+    """Each of `answers` marked against its place in `asked` (a blank, a question), in
+    order (fewer answers mark fewer); one that cannot be read is refused by its place in
+    the list (answers[3]), never marked as a number or a letter it is not."""
+    marked = []
+    for index, (place, given) in enumerate(zip(asked, answers, strict=False)):
         try:
-            chosen = read_choice(str(given))
+            marked.append(mark(place, given))
         except InputError as error:
             raise InputError(
                 _("answers[{index}]: {problem}"), index=index, problem=error.said
             ) from None
-        verdicts.append(QuestionVerdict(question=question, chosen=chosen))
-    return QuestionCheck(questions=QUESTIONS, verdicts=tuple(verdicts))
+    return marked
