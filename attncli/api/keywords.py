@@ -182,10 +182,10 @@ class OneOf:
             setting = typed(Setting(name), quoted)
             if several:  # --exclude 'last', exclude=['last']
                 setting = OnSurface(setting.cli, f"{name}=[{quoted}]")
-            raise OptionError(
-                _("{setting} is not known; one of {known}"),
+            raise OptionError(  # in the words of a declared setting's choices (settings.py)
+                _("{setting}: give one of {choices}"),
                 setting=setting,
-                known=", ".join(known for known in self.names if known is not None),
+                choices=", ".join(known for known in self.names if known is not None),
             )
         return value
 

@@ -110,8 +110,9 @@ def test_api_errors_are_the_cli_errors(run):
     )
     with pytest.raises(attn.OptionError) as caught:
         attn.score(query=[1], keys=[[1]], method="euclidean")
-    told(caught.value, attn.OptionError, "{setting} is not known; one of {known}", "python",
-         setting="method='euclidean'", known="dot, scaled, general, additive, cosine")  # fmt: skip
+    told(caught.value, attn.OptionError, "{setting}: give one of {choices}", "python",
+         setting="method='euclidean'",
+         choices="dot, scaled, general, additive, cosine")  # fmt: skip
     assert issubclass(attn.ShapeError, attn.AttnError)
 
 

@@ -276,8 +276,8 @@ def test_the_python_api_makes_every_kind(capsys):
     assert math.isclose(general.weights.sum(), 1.0)
     with pytest.raises(attn.AttnError) as caught:
         attn.exercise(method="luong")
-    told(caught.value, OptionError, "{setting} is not known; one of {known}", "python",
-         setting="method='luong'", known="dot, scaled, general, additive, cosine")  # fmt: skip
+    told(caught.value, OptionError, "{setting}: give one of {choices}", "python",
+         setting="method='luong'", choices="dot, scaled, general, additive, cosine")  # fmt: skip
     from attncli.api.exercise import selfattn_exercise
 
     sheet = selfattn_exercise(seed=7)

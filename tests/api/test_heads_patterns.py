@@ -134,10 +134,10 @@ def refused(result, kind, msgid, /, **fields):
     ("extra", "kind", "msgid", "fields"),
     [
         (["--pattern", "duplicate", "--metric", "max"], OptionError,
-         "{setting} is not known; one of {known}", {"setting": "--metric 'max'"}),
+         "{setting}: give one of {choices}", {"setting": "--metric 'max'"}),
         (["--pattern", "duplicate", "--exclude", "last"], OptionError,
-         "{setting} is not known; one of {known}",
-         {"setting": "--exclude 'last'", "known": "first, self"}),
+         "{setting}: give one of {choices}",
+         {"setting": "--exclude 'last'", "choices": "first, self"}),
         (["--from", "are", "--to", "keys", "--metric", "mul"], OptionError,
          "{option} scores a pattern; with {source}/{target} the score is the one cell's weight",
          {"option": "--metric", "source": "--from", "target": "--to"}),

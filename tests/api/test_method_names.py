@@ -30,8 +30,8 @@ KNOWN = "dot, scaled, general, additive, cosine"
 def test_a_method_no_registry_names_is_refused_by_every_door(call):
     with pytest.raises(OptionError) as caught:
         call()
-    told(caught.value, OptionError, "{setting} is not known; one of {known}", "python",
-         setting="method='luong'", known=KNOWN)  # fmt: skip
+    told(caught.value, OptionError, "{setting}: give one of {choices}", "python",
+         setting="method='luong'", choices=KNOWN)  # fmt: skip
 
 
 def test_a_known_method_passes_every_door():

@@ -96,19 +96,19 @@ BOTH_WAYS = {
                          ("heads", SENTENCE, *ON, "--pattern", "first", "--from", "are"),
                          "--pattern and --from/--to each choose what to rank; give one of them"),
     "pattern": (lambda: attn.heads(SENTENCE, model=DEMO, pattern="diagonal"),
-                "pattern='diagonal' is not known; one of previous, first, self, duplicate, "
+                "pattern='diagonal': give one of previous, first, self, duplicate, "
                 "induction",
                 ("heads", SENTENCE, *ON, "--pattern", "diagonal"),
-                "--pattern 'diagonal' is not known; one of previous, first, self, duplicate, "
+                "--pattern 'diagonal': give one of previous, first, self, duplicate, "
                 "induction"),
     "metric": (lambda: attn.heads(SENTENCE, model=DEMO, pattern="first", metric="max"),
-               "metric='max' is not known; one of rows, mul, abs",
+               "metric='max': give one of rows, mul, abs",
                ("heads", SENTENCE, *ON, "--pattern", "first", "--metric", "max"),
-               "--metric 'max' is not known; one of rows, mul, abs"),
+               "--metric 'max': give one of rows, mul, abs"),
     "exclude": (lambda: attn.heads(SENTENCE, model=DEMO, pattern="first", exclude=["last"]),
-                "exclude=['last'] is not known; one of first, self",
+                "exclude=['last']: give one of first, self",
                 ("heads", SENTENCE, *ON, "--pattern", "first", "--exclude", "last"),
-                "--exclude 'last' is not known; one of first, self"),
+                "--exclude 'last': give one of first, self"),
     "metric of a cell": (lambda: attn.heads(SENTENCE, model=DEMO, source="are", target="keys",
                                             metric="mul"),
                          "metric scores a pattern; with source/target the score is the one "

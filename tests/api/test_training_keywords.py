@@ -11,16 +11,16 @@ from attncli.errors import OptionError
 from attncli.limits import MAX_ITERATIONS
 from tests.meaning import told
 
-NOT_KNOWN = "{setting} is not known; one of {known}"
+ONE_OF = "{setting}: give one of {choices}"
 
 
 @pytest.mark.parametrize(
     ("keywords", "msgid", "fields"),
     [
-        ({"optimizer": "rmsprop"}, NOT_KNOWN,
-         {"setting": "optimizer='rmsprop'", "known": "sgd, adam"}),
-        ({"positions": "rop"}, NOT_KNOWN,
-         {"setting": "positions='rop'", "known": "sinusoidal, rope"}),
+        ({"optimizer": "rmsprop"}, ONE_OF,
+         {"setting": "optimizer='rmsprop'", "choices": "sgd, adam"}),
+        ({"positions": "rop"}, ONE_OF,
+         {"setting": "positions='rop'", "choices": "sinusoidal, rope"}),
         ({"iterations": -1}, "{setting}: it must be {least} or more",
          {"setting": "iterations=-1", "least": 0}),
         ({"iterations": MAX_ITERATIONS + 1}, "{setting}: it must be {most} or less",

@@ -310,7 +310,7 @@ def test_heads_table_shows_ten_or_all(run):
     [
         ([], "say what to rank"),
         (["--from", "are"], "say what to rank"),
-        (["--pattern", "diagonal"], "--pattern 'diagonal' is not known"),
+        (["--pattern", "diagonal"], "--pattern 'diagonal': give one of previous"),
         (["--pattern", "self", "--from", "are"], "give one of them"),
         (["--from", "nothing", "--to", "keys"], "--from 'nothing' is not one of the model's"),
     ],
