@@ -231,7 +231,7 @@ def _asked(
     piped for JSON refused, named by its place as a student counts."""
     import sys
 
-    from attncli.errors import AttnError, InputError
+    from attncli.errors import AttnError
 
     while True:
         if talk:
@@ -239,17 +239,28 @@ def _asked(
         line = sys.stdin.readline()
         if not line:  # Ctrl-D, or the piped answers ran out
             return False, None
-        if talk and not sys.stdin.isatty():
+        if not talk:  # answers piped in for JSON: an unreadable one is an error
+            return True, _read_or_refuse(read, line, number, asked)
+        if not sys.stdin.isatty():
             print(line.rstrip("\n"))
         try:
             return True, read(line)
         except AttnError as error:
-            if not talk:  # answers piped in for JSON: an unreadable one is an error
-                raise InputError(ANSWER, number=number, asked=asked, problem=error.said) from None
             said(error.message(lang))
             if not sys.stdin.isatty():
                 return True, None
             # a terminal's student is asked again
+
+
+def _read_or_refuse(read: Callable[[str], T], line: str, number: int, asked: str) -> T:
+    """A piped answer read by `read`, or refused named by its place as a student counts
+    (answer 2, and what it answers)."""
+    from attncli.errors import AttnError, InputError
+
+    try:
+        return read(line)
+    except AttnError as error:
+        raise InputError(ANSWER, number=number, asked=asked, problem=error.said) from None
 
 
 def _emit_marked(result: "CheckResult", piped_more: bool, talk: bool, output: Output) -> None:
@@ -300,7 +311,7 @@ def _check_questions(problem: "Mapping[str, object]", output: Output) -> None:
 
     from attncli.api.questions import QUESTIONS, check_questions, questions, read_choice
     from attncli.cli.commands.exercise import refuse_beside_questions
-    from attncli.errors import AttnError, InputError
+    from attncli.errors import InputError
     from attncli.present import render
     from attncli.present.output import emit, exported, print_renderables, wants_json
     from attncli.present.questions_view import Hanging, questions_sheet, summary, verdict_lines
@@ -315,11 +326,7 @@ def _check_questions(problem: "Mapping[str, object]", output: Output) -> None:
     if output.fields is not None or wants_json(output.format_name, sys.stdout):
         letters = [line for line in sys.stdin.read().splitlines() if line.strip()]
         for number, letter in enumerate(letters[: len(QUESTIONS)], 1):
-            try:
-                read_choice(letter)
-            except AttnError as error:  # named by its place, as a student counts
-                asked = fmt.say("questions.ask", number=number)
-                raise InputError(ANSWER, number=number, asked=asked, problem=error.said) from None
+            _read_or_refuse(read_choice, letter, number, fmt.say("questions.ask", number=number))
         emit(check_questions(letters), output)
         return
     if output.export is not None and output.export.lower().endswith(".xlsx"):
