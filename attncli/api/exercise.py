@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from attncli.api.calculator import METHOD
-from attncli.api.keywords import SEED, keywords
+from attncli.api.keywords import SEED, OneOf, keywords
 from attncli.core import attention, methods
 from attncli.errors import OptionError
 from attncli.messages import Message, Setting, _
@@ -23,10 +23,11 @@ if TYPE_CHECKING:
     from attncli.results.exercise import ExerciseResult, ExerciseSet, SelfAttnExercise, Sheet
 
 SHEETS = Whole(1, 100)  # a class set's --count
+WORKSHEET_POSITIONS = OneOf((None, "rope"))  # the positions a worksheet turns by hand
 LARGEST_SEED = 2**64 - 1  # --seed's range, as every seeded command takes it
 
 
-@keywords(seed=SEED, method=METHOD)
+@keywords(seed=SEED, method=METHOD, positions=WORKSHEET_POSITIONS)
 def exercise(
     seed: int = 0,
     size: int = 3,
@@ -84,16 +85,10 @@ def exercise(
 
 
 def _check_rotary(positions: str | None, method: str, dim: int | None) -> None:
-    """A rotary worksheet turns one pair by quarter turns and scores it by the dot product:
-    any other positions, score or size is refused in one line."""
-    if positions is None:
-        return
-    if positions != "rope":
-        raise OptionError(
-            _("{positions}: a worksheet's positions are rope (rotary) only"),
-            positions=Setting("positions", positions),
-        )
-    if method != "dot" or dim not in (None, 2):
+    """A rotary worksheet (its positions are rope alone: the keywords' WORKSHEET_POSITIONS)
+    turns one pair by quarter turns and scores it by the dot product: any other score or
+    size is refused in one line."""
+    if positions is not None and (method != "dot" or dim not in (None, 2)):
         raise OptionError(
             _(
                 "{rope}: the worksheet turns one pair ({pair}) by quarter turns and scores it by "
@@ -122,7 +117,7 @@ def selfattn_exercise(seed: int = 0, size: int = 3, dim: int | None = None) -> S
     return SelfAttnExercise(seed=seed, layer=selfattn(**problem))
 
 
-@keywords(seed=SEED, count=SHEETS, method=METHOD)
+@keywords(seed=SEED, count=SHEETS, method=METHOD, positions=WORKSHEET_POSITIONS)
 def exercise_set(
     seed: int = 0,
     size: int = 3,

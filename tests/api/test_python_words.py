@@ -266,7 +266,7 @@ def test_a_notebook_lists_the_samples_by_their_files_not_commands_to_type():
 PYTHON_ERRORS = {
     # name: (the call, what the error names)
     "worksheet positions": (lambda: attn.exercise(positions="sinusoidal"),
-                            "positions='sinusoidal': a worksheet's positions are rope"),
+                            "positions='sinusoidal': give one of rope"),
     "worksheet rope": (lambda: attn.exercise(positions="rope", method="scaled"),
                        "turns one pair (dim=2) by quarter turns and scores it by the dot product; "
                        "leave out method and dim"),

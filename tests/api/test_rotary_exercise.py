@@ -83,8 +83,8 @@ def test_refused_in_one_line(run, extra, msgid, fields):
 def test_other_positions_are_refused():
     with pytest.raises(AttnError) as caught:
         attn.exercise(positions="sinusoidal")
-    told(caught.value, OptionError, "{positions}: a worksheet's positions are rope (rotary) only",
-         "python", positions="positions='sinusoidal'")  # fmt: skip
+    told(caught.value, OptionError, "{setting}: give one of {choices}", "python",
+         setting="positions='sinusoidal'", choices="rope")  # fmt: skip
     from attncli.api.exercise import exercise_set
 
     sheets = exercise_set(seed=3, count=2, positions="rope")
