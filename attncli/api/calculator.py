@@ -16,7 +16,7 @@ import numpy as np
 from attncli.api.keywords import SEED, OneOf, keywords
 from attncli.core import attention, methods
 from attncli.core.methods import NAMES
-from attncli.errors import InputError, OptionError
+from attncli.errors import InputError
 from attncli.messages import Setting, _
 from attncli.reading.check.calculator import (
     carried_values,
@@ -213,14 +213,11 @@ def softmax(
 
 
 def check_temperature(temperature: float) -> None:
-    """A softmax temperature must be a positive finite number (not a text, nor True)."""
-    number = not isinstance(temperature, bool) and isinstance(temperature, (int, float))
-    if not number or not temperature > 0 or temperature == float("inf"):
-        raise OptionError(
-            _("{option} is {temperature}; it must be a positive number (try 0.5, 1 or 2)"),
-            option=Setting("temperature"),
-            temperature=temperature if number else repr(temperature),
-        )
+    """A softmax temperature must be a positive finite number (not a text, nor True), as
+    every other real setting is held to its Real."""
+    from attncli.settings import Real, check_real
+
+    check_real(Setting("temperature", temperature), Real(0))
 
 
 def input_temperature(document: Document, temperature: float | None) -> float:

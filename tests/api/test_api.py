@@ -105,8 +105,9 @@ def test_api_errors_are_the_cli_errors(run):
     told(
         caught.value,
         attn.OptionError,
-        "{option} is {temperature}; it must be a positive number (try 0.5, 1 or 2)",
-        temperature=0,
+        "{setting}: it must be a number above {above}",
+        setting="--temperature 0",
+        above="0",
     )
     with pytest.raises(attn.OptionError) as caught:
         attn.score(query=[1], keys=[[1]], method="euclidean")

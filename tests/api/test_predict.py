@@ -86,9 +86,8 @@ def test_an_encoder_and_bad_options_are_refused(gpt2):
         ({"top_p": 1.5}, "{p}: a share above 0 and at most 1 (try {example})",
          {"p": "--top-p 1.5"}),
         ({"top": 0}, "{setting}: it must be {least} or more", {"setting": "--top 0", "least": 1}),
-        ({"temperature": 0},
-         "{option} is {temperature}; it must be a positive number (try 0.5, 1 or 2)",
-         {"temperature": 0}),
+        ({"temperature": 0}, "{setting}: it must be a number above {above}",
+         {"setting": "--temperature 0", "above": "0"}),
     ]  # fmt: skip
     for options, msgid, fields in refused:
         with pytest.raises(OptionError) as caught:

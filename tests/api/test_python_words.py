@@ -364,9 +364,9 @@ SCORE_ONLY_SIZES = {"query": [1, 0], "keys": [[2, 1], [0, 2]], "w_a": [[1, 0], [
 # name: (the Python call, what Python says; the command line, its stdin, what it says)
 BOTH_WAYS = {
     "temperature": (lambda: attn.softmax([2, 0, 1], temperature=0),
-                    "temperature is 0; it must be a positive number",
+                    "temperature=0: it must be a number above 0",
                     ("softmax", "2", "0", "1", "--temperature", "0"), "",
-                    "--temperature is 0.0; it must be a positive number"),
+                    "--temperature 0.0: it must be a number above 0"),
     "no query": (lambda: attn.score(keys=[[2, 1], [0, 2]]),
                  "'queries' (a row per query), e.g. query=[1, 0]",
                  ("score", "--keys", "[[2,1],[0,2]]"), "", "e.g. --query 1,0"),

@@ -198,4 +198,5 @@ def test_a_temperature_that_is_not_a_number_is_refused_not_taken_for_one(run, ru
         extra = ("--target", "8,2") if command == "grad" else ()
         result = run(command, *extra, input=json.dumps(chain))
         assert result.exit_code == 2 and result.stdout == ""
-        assert result.error.msgid.startswith("{option} is {temperature}; it must be a positive")
+        told(result.error, OptionError, "{setting}: it must be a number above {above}",
+             setting="--temperature hot", above="0")  # fmt: skip

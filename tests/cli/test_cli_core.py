@@ -427,8 +427,8 @@ def _fails(result, *fragments):
             ["softmax", "2", "1", "--temperature", "0"],
             None,
             OptionError,
-            ("{option} is {temperature}; it must be a positive number (try 0.5, 1 or 2)"),
-            {"option": "--temperature", "temperature": 0.0},
+            "{setting}: it must be a number above {above}",
+            {"setting": "--temperature 0.0", "above": "0"},
         ),
         (
             ["softmax", "2", "1", "--tokens", "a,b,c"],

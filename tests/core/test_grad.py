@@ -190,8 +190,8 @@ def test_check_option_reports_agreement(run, run_json):
          {"name": "--target", "shown": "2 × 1", "wanted": "2"}),
         ((), InputError, MISSING, {"field": "target"}),
         (("--target", "8,2", "--temperature", "0"), OptionError,
-         "{option} is {temperature}; it must be a positive number (try 0.5, 1 or 2)",
-         {"option": "--temperature", "temperature": 0.0}),
+         "{setting}: it must be a number above {above}",
+         {"setting": "--temperature 0.0", "above": "0"}),
     ],
 )  # fmt: skip
 def test_grad_errors_are_one_line(run, args, kind, msgid, fields):
