@@ -52,7 +52,6 @@ from attncli.reading.parse.json_text import as_json_text
 from attncli.reading.parse.sources import unreadable
 
 MAGIC = b"GGUF"
-VERSIONS = (2, 3)  # those the gguf package reads
 # general.architecture -> the model_type attn computes it as. Mistral's files say llama.
 ARCHITECTURES = {"llama": "llama", "qwen2": "qwen2", "gemma3": "gemma3_text"}
 TYPES = ("F32", "F16", "BF16", "Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q4_K", "Q5_K", "Q6_K")
@@ -127,30 +126,29 @@ def _gguf_package() -> Any:
     return imported("gguf", Message(_("a GGUF file")))
 
 
-def _header(path: str) -> None:
-    """The magic and the version, read before the gguf package: not GGUF, or a version it
-    does not read, in one line of its own."""
+def _header(path: str) -> bytes:
+    """The magic and the version's bytes, read before the gguf package: a file that is not
+    GGUF is said so, whether the package is installed or not. A file too short for them is
+    left to the package's reader, which says where it ends."""
     try:
         with open(path, "rb") as file:
             head = file.read(8)
     except OSError as error:
         raise unreadable(path, error) from None
     if head[:4] != MAGIC:
-        raise InputError(
-            NOT_GGUF,
-            path=path,
-        )
-    if len(head) < 8:
-        raise InputError(TRUNCATED, path=path, reason="8 bytes")
+        raise InputError(NOT_GGUF, path=path)
+    return head
+
+
+def _version(head: bytes, path: str, supported: list[int]) -> None:
+    """The version the header gives, one the gguf package reads (`supported`, its own list),
+    else refused in one line of attn's."""
     version = int.from_bytes(head[4:8], "little")
     if version & 0xFFFF == 0:  # a file of the other byte order
         version = int.from_bytes(head[4:8], "big")
-    if version not in VERSIONS:
+    if len(head) == 8 and version not in supported:
         raise InputError(
-            VERSION,
-            path=path,
-            version=version,
-            versions=", ".join(str(v) for v in VERSIONS),
+            VERSION, path=path, version=version, versions=", ".join(map(str, supported))
         )
 
 
@@ -235,15 +233,7 @@ def _checked_reader(gguf: Any, path: str) -> Any:
 
 def open_gguf(path: str) -> GGUF:
     """The file opened by the gguf package, its architecture read and checked."""
-    reader = _reader(path)
-    size = os.path.getsize(path)
-    for tensor in reader.tensors:
-        if tensor.data_offset + tensor.n_bytes > size:
-            raise InputError(
-                TRUNCATED,
-                path=path,
-                reason=Message(_("tensor {name} ends past the file's end"), name=tensor.name),
-            )
+    reader = _reader(path)  # a tensor past the file's end is refused there
     field = reader.get_field("general.architecture")
     architecture = contents(path, field) if field is not None else None
     if architecture not in ARCHITECTURES:
@@ -268,8 +258,9 @@ def metadata(path: str) -> GGUF:
 def _reader(path: str) -> Any:
     """The gguf package's reader of the file, its header checked first; a tensor type it
     does not know or a file it cannot read refused in one line."""
-    _header(path)
+    head = _header(path)
     gguf = _gguf_package()
+    _version(head, path, gguf.READER_SUPPORTED_VERSIONS)
     try:
         return _checked_reader(gguf, path)
     except _UnknownType as unknown:
