@@ -186,10 +186,7 @@ def test_a_missing_layernorm_weight_is_named_as_the_file_names_it(bert):
          name="encoder.layer.0.attention.output.LayerNorm.weight")  # fmt: skip
 
 
-BIAS_AND_WEIGHT = (
-    "{part}.bias is {shape} and {part}.weight is {weight}: a bias has one number per output "
-    "({outputs})"
-)
+PER_OUTPUT = "{expected}, one number per output of {weight_name} ({weight})"
 
 
 @pytest.mark.parametrize(
@@ -197,10 +194,14 @@ BIAS_AND_WEIGHT = (
     [("bert", "self.query.weight", WRONG_SHAPE,
       {"name": "encoder.layer.0.attention.self.query.weight", "shape": "32 × 31",
        "expected": (CONFIG_WIDTH, {"expected": "32 × 32"})}),
-     ("gpt2", "attn.c_attn.weight", BIAS_AND_WEIGHT,
-      {"part": "transformer.h.0.attn.c_attn", "shape": "96", "weight": "32 × 95"}),
-     ("gpt2", "mlp.c_fc.weight", BIAS_AND_WEIGHT,
-      {"part": "transformer.h.0.mlp.c_fc", "shape": "64", "weight": "32 × 63"})],
+     ("gpt2", "attn.c_attn.weight", WRONG_SHAPE,
+      {"name": "transformer.h.0.attn.c_attn.bias", "shape": "96",
+       "expected": (PER_OUTPUT, {"expected": "95", "weight_name":
+                                 "transformer.h.0.attn.c_attn.weight", "weight": "32 × 95"})}),
+     ("gpt2", "mlp.c_fc.weight", WRONG_SHAPE,
+      {"name": "transformer.h.0.mlp.c_fc.bias", "shape": "64",
+       "expected": (PER_OUTPUT, {"expected": "63", "weight_name":
+                                 "transformer.h.0.mlp.c_fc.weight", "weight": "32 × 63"})})],
 )  # fmt: skip
 def test_a_weight_of_the_wrong_width_is_the_one_named(
     originals, tmp_path, kind, ending, msgid, fields

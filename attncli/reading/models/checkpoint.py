@@ -236,21 +236,6 @@ def needed(value: Any, name: str) -> Any:
     return value
 
 
-def _thirds(array: np.ndarray, name: str, axis: int) -> list[np.ndarray]:
-    size = array.shape[axis]
-    if size % 3:
-        raise ShapeError(
-            _(
-                "{name} is {shape}: the queries', keys' and values' parts are stacked, so its "
-                "axis {axis} must divide by 3"
-            ),
-            name=name,
-            shape=shape_text(array.shape),
-            axis=axis,
-        )
-    return np.split(array, 3, axis=axis)
-
-
 def _mha(state: Mapping[str, Any], prefix: str) -> LayerWeights:
     params: dict[str, np.ndarray] = {}
     sources: dict[str, str] = {}
@@ -273,7 +258,7 @@ def _mha(state: Mapping[str, Any], prefix: str) -> LayerWeights:
     if packed is not None:
         name = joined(prefix, "in_proj_weight")
         width = expect_columns(packed, None, name).shape[1]
-        parts = _thirds(expect_shape(packed, (3 * width, width), name), name, 0)
+        parts = np.split(expect_shape(packed, (3 * width, width), name), 3)
         for short, part in zip("qkv", parts, strict=True):
             params[f"w_{short}"], sources[f"w_{short}"] = part.T, name
     else:
@@ -289,9 +274,8 @@ def _mha(state: Mapping[str, Any], prefix: str) -> LayerWeights:
     bias = optional_named(state, prefix, "in_proj_bias")
     if bias is not None:
         name = joined(prefix, "in_proj_bias")
-        for short, part in zip(
-            "qkv", _thirds(expect_shape(bias, (3 * width,), name), name, 0), strict=True
-        ):
+        parts = np.split(expect_shape(bias, (3 * width,), name), 3)
+        for short, part in zip("qkv", parts, strict=True):
             params[f"b_{short}"], sources[f"b_{short}"] = part, name
     out = get_named(state, prefix, "out_proj.weight", "nn.MultiheadAttention")
     params["w_o"] = expect_shape(out, (out.shape[0], width), joined(prefix, "out_proj.weight")).T
@@ -351,19 +335,11 @@ def conv1d(
 
 
 def _bias_fits(bias: np.ndarray, outputs: int, part: str, weight: tuple[int, ...]) -> None:
-    """A bias has one number per output of its weight; the two are named together, since
-    either may be the wrong one."""
-    if tuple(bias.shape) != (outputs,):
-        raise ShapeError(
-            _(
-                "{part}.bias is {shape} and {part}.weight is {weight}: a bias has one number "
-                "per output ({outputs})"
-            ),
-            part=part,
-            shape=shape_text(bias.shape),
-            weight=shape_text(weight),
-            outputs=outputs,
-        )
+    """A bias has one number per output of its weight; the weight is named beside it,
+    since either may be the wrong one."""
+    per_output = _("{expected}, one number per output of {weight_name} ({weight})")
+    expect_shape(bias, (outputs,), f"{part}.bias", per_output, weight_name=f"{part}.weight",
+                 weight=shape_text(weight))  # fmt: skip
 
 
 def llama_attention(
@@ -399,7 +375,7 @@ def gpt2_attention(state: Mapping[str, Any], prefix: str) -> LayerWeights:
     weight, bias = conv1d(state, prefix, "c_attn")
     name = joined(prefix, "c_attn.weight")
     expect_shape(weight, (weight.shape[0], 3 * weight.shape[0]), name)
-    for short, part in zip("qkv", _thirds(weight, name, 1), strict=True):
+    for short, part in zip("qkv", np.split(weight, 3, axis=1), strict=True):
         params[f"w_{short}"], sources[f"w_{short}"] = part, name
     if bias is not None:
         for short, part in zip("qkv", np.split(bias, 3), strict=True):
