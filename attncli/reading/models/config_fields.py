@@ -113,15 +113,10 @@ def epsilon(config: dict[str, Any], name: str, path: str, default: float) -> flo
 
 
 def activation(config: dict[str, Any], name: str, path: str, default: str) -> str:
+    """A non-linearity attn computes (core/transformer.ACTIVATIONS)."""
     value = field(config, name, path, default)
     if value not in ACTIVATIONS:
-        raise InputError(
-            _("{path}: {name} {value} is not supported; one of {choices}"),
-            path=path,
-            name=name,
-            value=repr(value),
-            choices=", ".join(ACTIVATIONS),
-        )
+        raise wrong_value(path, name, value, either(ACTIVATIONS))
     return str(value)
 
 
