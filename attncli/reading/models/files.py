@@ -8,9 +8,10 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from attncli.errors import AttnError, InputError
-from attncli.messages import _
-from attncli.reading.parse.sources import json_file
+from attncli.errors import InputError
+from attncli.messages import Message, _
+from attncli.reading.models.config_fields import config_json, wrong_value
+from attncli.reading.parse.sources import unreadable
 
 SAFETENSORS = "model.safetensors"
 INDEX = "model.safetensors.index.json"
@@ -58,20 +59,15 @@ def weight_files(folder: str) -> list[str]:
 
 
 def _weight_map(index: str) -> dict[str, str]:
-    """The index's weight_map: each tensor's name and the shard that holds it."""
-    try:
-        weight_map = json_file(index)["weight_map"]
-        if not all(isinstance(shard, str) for shard in weight_map.values()):
-            raise TypeError("a shard's name is not a text")
-    except AttnError:  # the JSON reader's own refusal, said as it is
-        raise
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
-        raise InputError(
-            _("{index} could not be read ({error}); expected its weight_map of shards"),
-            index=index,
-            error=str(error),
-        ) from None
-    return {str(name): shard for name, shard in weight_map.items()}
+    """The index's weight_map: each tensor's name and the shard file that holds it."""
+    import errno
+
+    gone = FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT))  # since it was found
+    weight_map = config_json(index, unreadable(index, gone)).get("weight_map")
+    if not isinstance(weight_map, dict) or not all(isinstance(s, str) for s in weight_map.values()):
+        expected = Message(_("an object of each tensor's name and the shard file that holds it"))
+        raise wrong_value(index, "weight_map", weight_map, expected)
+    return weight_map
 
 
 def check_index(folder: str, held: Mapping[str, object]) -> None:
