@@ -100,9 +100,9 @@ def test_a_missing_key_is_named():
 @pytest.mark.parametrize(
     ("change", "msgid", "fields"),
     [
-        ({"num_key_value_heads": 3}, "{path}: num_attention_heads {heads} is not a multiple "
-         "of num_key_value_heads {kv_heads}; each key/value head serves the same number of "
-         "query heads", {"kv_heads": 3}),
+        ({"num_key_value_heads": 3}, "{path}: {width_name} {width} does not divide into "
+         "{heads_name} {heads} heads", {"width_name": "num_attention_heads",
+                                        "heads_name": "num_key_value_heads", "heads": 3}),
         ({"num_hidden_layers": 0}, WRONG_VALUE,
          {"name": "num_hidden_layers", "expected": ("a positive whole number", {})}),
         ({"head_dim": -8}, WRONG_VALUE,

@@ -78,7 +78,8 @@ def test_llama3_scaling_without_its_band_is_refused(tmp_path):
 
 def test_key_value_heads_that_do_not_divide_the_heads_are_refused(tmp_path):
     error = _refused(_folder(tmp_path, num_key_value_heads=3))
-    assert (error.fields["heads"], error.fields["kv_heads"]) == (4, 3)
+    assert (error.fields["width_name"], error.fields["width"]) == ("num_attention_heads", 4)
+    assert (error.fields["heads_name"], error.fields["heads"]) == ("num_key_value_heads", 3)
 
 
 def test_an_odd_head_dim_is_refused(tmp_path):

@@ -124,16 +124,7 @@ def key_value_heads(config: dict[str, Any], path: str, heads: int) -> int:
     """num_key_value_heads (default: one for every query head), each serving the same number
     of the `heads` query heads."""
     kv_heads = whole(config, "num_key_value_heads", path, heads)
-    if heads % kv_heads:
-        raise InputError(
-            _(
-                "{path}: num_attention_heads {heads} is not a multiple of num_key_value_heads "
-                "{kv_heads}; each key/value head serves the same number of query heads"
-            ),
-            path=path,
-            heads=heads,
-            kv_heads=kv_heads,
-        )
+    divides(heads, kv_heads, path, ("num_attention_heads", "num_key_value_heads"))
     return kv_heads
 
 
@@ -146,6 +137,8 @@ def head_size(config: dict[str, Any], path: str, width: int, heads: int) -> int:
 
 
 def divides(width: int, heads: int, path: str, names: tuple[str, str]) -> None:
+    """`width` (hidden_size, or the query heads) split evenly among `heads`, the fields
+    `names` of the config."""
     if width % heads:
         raise InputError(
             _("{path}: {width_name} {width} does not divide into {heads_name} {heads} heads"),
