@@ -25,6 +25,7 @@ from attncli.reading.models.config_fields import (
     flag,
     head_size,
     key_value_heads,
+    latent_sizes,
     model_type_of,
     typed_windows,
     whole,
@@ -79,18 +80,11 @@ def shape_of(config: dict[str, Any], path: str) -> Shape:
         biased = ("q", "k", "v")
     windows = _windows(config, path, model_type, layers)
     if config.get("kv_lora_rank") is not None:
-        rope = whole(config, "qk_rope_head_dim", path)
-        nope = whole(config, "qk_nope_head_dim", path)
-        q_rank = config.get("q_lora_rank")
-        latent = Latent(
-            rank=whole(config, "kv_lora_rank", path),
-            rope=rope,
-            q_rank=None if q_rank is None else whole(config, "q_lora_rank", path),
-        )
+        sizes = latent_sizes(config, path)
+        latent = Latent(rank=sizes.rank, rope=sizes.rope, q_rank=sizes.q_rank)
         mla_biases = tuple(b for b in biased if b != "v")  # q_a, kv_a and o have them
-        return Shape(layers, width, heads, heads, nope + rope,
-                     whole(config, "v_head_dim", path), windows, latent,
-                     biases=mla_biases)  # fmt: skip
+        return Shape(layers, width, heads, heads, sizes.nope + sizes.rope, sizes.v, windows,
+                     latent, biases=mla_biases)  # fmt: skip
     kv_heads = key_value_heads(config, path, heads)
     head = head_size(config, path, width, heads)
     return Shape(layers, width, heads, kv_heads, head, head, windows,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from attncli.core.transformer import ACTIVATIONS
 from attncli.errors import InputError, shown
@@ -179,3 +179,22 @@ def typed_windows(kinds: Any, size: int, path: str, layers: int) -> tuple[int | 
         expected = _("one of full_attention and sliding_attention per layer ({layers})")
         raise wrong_value(path, "layer_types", kinds, Message(expected, layers=layers))
     return tuple(size if kind == "sliding_attention" else None for kind in kinds)
+
+
+class LatentSizes(NamedTuple):
+    """Multi-head latent attention's sizes, as DeepSeek-V2's and V3's config.json name them."""
+
+    rank: int  # kv_lora_rank: the latent c_KV
+    q_rank: int | None  # q_lora_rank: the queries' own latent (None: W^Q whole)
+    nope: int  # qk_nope_head_dim: the part of a head's q and k without positions
+    rope: int  # qk_rope_head_dim: the turned part, one key shared by the heads
+    v: int  # v_head_dim
+
+
+def latent_sizes(config: dict[str, Any], path: str) -> LatentSizes:
+    """A latent attention's sizes, each a positive whole number (q_lora_rank null or left
+    out: the queries are projected whole)."""
+    q_rank = None if config.get("q_lora_rank") is None else whole(config, "q_lora_rank", path)
+    names = ("kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim")
+    rank, nope, rope, v = (whole(config, name, path) for name in names)
+    return LatentSizes(rank, q_rank, nope, rope, v)

@@ -18,6 +18,7 @@ from attncli.reading.models.config_fields import (
     flag,
     head_size,
     key_value_heads,
+    latent_sizes,
     number,
     typed_windows,
     whole,
@@ -179,22 +180,20 @@ def _latent_fields(
             kv_heads=kv_heads,
             heads=heads,
         )
-    nope = whole(config, "qk_nope_head_dim", path)
-    rope = whole(config, "qk_rope_head_dim", path)
-    divisor = math.sqrt(nope + rope)
+    sizes = latent_sizes(config, path)
+    divisor = math.sqrt(sizes.nope + sizes.rope)
     if scaling is not None and scaling.mscale_all_dim:
         divisor /= yarn_mscale(scaling.factor, scaling.mscale_all_dim) ** 2
-    q_rank = config.get("q_lora_rank")
     return {
         "dense_layers": dense,
         "routing": routing,
         "latent": LatentShape(
             heads=heads,
-            nope=nope,
-            rope=rope,
-            v=whole(config, "v_head_dim", path),
-            rank=whole(config, "kv_lora_rank", path),
-            q_rank=None if q_rank is None else whole(config, "q_lora_rank", path),
+            nope=sizes.nope,
+            rope=sizes.rope,
+            v=sizes.v,
+            rank=sizes.rank,
+            q_rank=sizes.q_rank,
             interleave=flag(config, "rope_interleave", path, True),
             divisor=divisor,
         ),
