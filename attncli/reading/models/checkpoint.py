@@ -292,11 +292,21 @@ def _mha(state: Mapping[str, Any], prefix: str) -> LayerWeights:
 
 
 def linear(
-    state: Mapping[str, Any], prefix: str, part: str, kind: str, width: int | None = None
+    state: Mapping[str, Any],
+    prefix: str,
+    part: str,
+    kind: str,
+    width: int | None = None,
+    rows: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """nn.Linear's weight (d_out × d_in) as attn's d_in × d_out, and its bias."""
+    """nn.Linear's weight (d_out × d_in) as attn's d_in × d_out, and its bias; the weight
+    held to `width` columns (d_in) where given, and to `rows` × `width` with its rows."""
     weight = get_named(state, prefix, f"{part}.weight", kind)
-    expect_columns(weight, width, joined(prefix, f"{part}.weight"))
+    name = joined(prefix, f"{part}.weight")
+    if rows is None or width is None:
+        expect_columns(weight, width, name)
+    else:
+        expect_shape(weight, (rows, width), name)
     bias = optional_named(state, prefix, f"{part}.bias")
     if bias is not None:
         _bias_fits(bias, weight.shape[0], joined(prefix, part), weight.shape)
@@ -357,12 +367,10 @@ def llama_attention(
     sources: dict[str, str] = {}
     outputs = {"q": columns[0], "k": columns[1], "v": columns[1], "o": width}
     for short in "qkvo":
-        name = joined(prefix, f"{short}_proj.weight")
-        raw = get_named(state, prefix, f"{short}_proj.weight", "Llama-family")
         inputs = columns[0] if short == "o" else width
-        expect_shape(raw, (outputs[short], inputs), name)
-        weight, bias = linear(state, prefix, f"{short}_proj", "Llama-family", inputs)
-        params[f"w_{short}"], sources[f"w_{short}"] = weight, name
+        part = f"{short}_proj"
+        weight, bias = linear(state, prefix, part, "Llama-family", inputs, outputs[short])
+        params[f"w_{short}"], sources[f"w_{short}"] = weight, joined(prefix, f"{part}.weight")
         if short in biases:
             params[f"b_{short}"] = needed(bias, joined(prefix, f"{short}_proj.bias"))
             sources[f"b_{short}"] = joined(prefix, f"{short}_proj.bias")

@@ -178,8 +178,7 @@ def _latent(state: Mapping[str, Any], prefix: str, arch: Architecture) -> dict[s
     read: dict[str, np.ndarray] = {}
 
     def take(name: str, part: str, rows: int, columns: int, bias: bool = False) -> None:
-        shaped(state, prefix, f"{part}.weight", (rows, columns))
-        weight, own_bias = linear(state, prefix, part, kind, columns)
+        weight, own_bias = linear(state, prefix, part, kind, columns, rows)
         read[f"w_{name}"] = weight
         if bias:
             read[f"b_{name}"] = needed(own_bias, joined(prefix, f"{part}.bias"))
