@@ -21,6 +21,7 @@ tokenizer.json) on runs of spaces before a digit; attn follows llama.cpp.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from attncli.errors import InputError
@@ -54,23 +55,30 @@ PRE_TOKENIZERS: dict[str, tuple[bool, str]] = {
 MODELS = ("gpt2", "llama")
 
 
-CANNOT_REBUILD = _(
-    "{path}: its tokenizer cannot be rebuilt ({reason}); attn reads {models} vocabularies"
-)
+CANNOT_REBUILD = _("{path}: its tokenizer cannot be rebuilt ({reason})")
 
 
 # why: a metadata key the tokenizer needs, missing, or holding what attn does not read
 NO_KEY = _("no {key}")
-KEY_IS = _("{key} is {value}")
+KEY_IS = _("{key} is {value}, which attn does not read; it reads {known}")
 
 
 def _cannot(path: str, reason: Any) -> InputError:
-    return InputError(
-        CANNOT_REBUILD,
-        path=path,
-        reason=reason,
-        models=", ".join(MODELS),
-    )
+    return InputError(CANNOT_REBUILD, path=path, reason=reason)
+
+
+def _key(model: Any, key: str, known: Collection[str] = (), default: Any = None) -> Any:
+    """The metadata `key` the tokenizer is rebuilt from: given (an empty list is not), and
+    one of `known` where those are named; else the tokenizer cannot be rebuilt, said naming
+    the key."""
+    value = model.value(key, default)
+    if known and value not in known:
+        reason = Message(KEY_IS, key=key, value=repr(value), known=", ".join(known))
+    elif not value:
+        reason = Message(NO_KEY, key=key)
+    else:
+        return value
+    raise _cannot(model.path, reason)
 
 
 def _bytes_to_unicode() -> dict[int, str]:
@@ -90,12 +98,8 @@ def tokenizer_files(model: Any) -> tuple[str, dict[str, Any]]:
     """tokenizer.json's text and tokenizer_config.json's fields (the special tokens, whether
     a BOS is added, the chat template) for the GGUF `model` (gguf_file.GGUF)."""
     path = model.path
-    kind = model.value("tokenizer.ggml.model")
-    tokens = model.value("tokenizer.ggml.tokens")
-    if kind not in MODELS:
-        raise _cannot(path, Message(KEY_IS, key="tokenizer.ggml.model", value=repr(kind)))
-    if not tokens:
-        raise _cannot(path, Message(NO_KEY, key="tokenizer.ggml.tokens"))
+    kind = _key(model, "tokenizer.ggml.model", MODELS)
+    tokens = _key(model, "tokenizer.ggml.tokens")
     types = model.value("tokenizer.ggml.token_type") or [1] * len(tokens)
     if len(types) != len(tokens):
         counted = _("{key} gives {count} types for {tokens} tokens")
@@ -146,16 +150,8 @@ def _byte_level(model: Any, tokens: list[str], types: list[int]) -> Any:
     from tokenizers import AddedToken, Regex, decoders, pre_tokenizers, processors
 
     path = model.path
-    pre = model.value("tokenizer.ggml.pre", "gpt-2")
-    if pre not in PRE_TOKENIZERS:
-        unknown = _("{key} is {value}, a rule attn does not know; it knows {known}")
-        known = ", ".join(PRE_TOKENIZERS)
-        raise _cannot(
-            path, Message(unknown, key="tokenizer.ggml.pre", value=repr(pre), known=known)
-        )
-    merges = model.value("tokenizer.ggml.merges")
-    if not merges:
-        raise _cannot(path, Message(NO_KEY, key="tokenizer.ggml.merges"))
+    pre = _key(model, "tokenizer.ggml.pre", PRE_TOKENIZERS, "gpt-2")
+    merges = _key(model, "tokenizer.ggml.merges")
     spelling = _bytes_to_unicode()
     alphabet = set(spelling.values())
     spelled = [
