@@ -166,3 +166,14 @@ def test_metadata_text_that_is_not_utf8_is_refused_naming_its_key(tiny_ggufs, tm
         load_model(str(path))
     told(caught.value, InputError, gguf_file.TRUNCATED, path=str(path))
     assert caught.value.fields["reason"].fields["key"] == "tokenizer.ggml.pre"
+
+
+def test_attn_and_attn_cost_read_the_metadata_by_one_table(tiny_ggufs):
+    from attncli.reading.models.attention_config import gguf_config
+
+    for name in ("tiny-llama", "tiny-qwen2"):
+        path = str(tiny_ggufs[name])
+        run, cost = config_of(open_gguf(path)), gguf_config(path)
+        shared = set(run) & set(cost) & set(gguf_file.CONFIG_KEYS)
+        assert {"num_hidden_layers", "hidden_size", "num_key_value_heads"} <= shared
+        assert {field: run[field] for field in shared} == {field: cost[field] for field in shared}

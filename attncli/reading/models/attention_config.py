@@ -134,31 +134,17 @@ def _kinds_by_rule(config: dict[str, Any], path: str, model_type: str, layers: i
 
 def gguf_config(path: str) -> dict[str, Any]:
     """A GGUF file's attention metadata as config.json's keys, read from its header alone
-    (no tensor is loaded or dequantized): llama.cpp's ARCH.block_count,
-    ARCH.attention.head_count, … and DeepSeek's ARCH.attention.kv_lora_rank."""
-    from attncli.reading.models.gguf_file import metadata
+    (no tensor is loaded or dequantized) by the table the model's own reader reads too,
+    gguf_file.CONFIG_KEYS: llama.cpp's ARCH.block_count, ARCH.attention.head_count, … and
+    DeepSeek's ARCH.attention.kv_lora_rank."""
+    from attncli.reading.models.gguf_file import CONFIG_KEYS, metadata
 
     model = metadata(path)
-
-    def value(key: str) -> Any:
-        return model.value(key)
-
-    arch = model.architecture
+    arch, key = model.architecture, model.key
     names = {"deepseek2": "deepseek_v3", "gemma3": "gemma3_text", "gpt-oss": "gpt_oss"}
-    key = f"{arch}.{{}}".format
     config: dict[str, Any] = {"model_type": names.get(str(arch), arch)}
-    fields = {
-        "num_hidden_layers": "block_count",
-        "hidden_size": "embedding_length",
-        "num_attention_heads": "attention.head_count",
-        "num_key_value_heads": "attention.head_count_kv",
-        "head_dim": "attention.key_length",
-        "sliding_window": "attention.sliding_window",
-        "kv_lora_rank": "attention.kv_lora_rank",
-        "q_lora_rank": "attention.q_lora_rank",
-    }
-    for name, gguf_key in fields.items():
-        found = value(key(gguf_key))
+    for name in CONFIG_KEYS:
+        found = model.value(key(name))
         if found is not None:
             config[name] = found
     if isinstance(config.get("num_key_value_heads"), list):  # a count per layer
@@ -167,15 +153,14 @@ def gguf_config(path: str) -> dict[str, Any]:
             raise InputError(
                 _("{path}: {key} differs from layer to layer; attn cost reads one count"),
                 path=path,
-                key=key("attention.head_count_kv"),
+                key=key("num_key_value_heads"),
             )
         config["num_key_value_heads"] = counts.pop()
     if config.get("kv_lora_rank") is not None:  # MLA: key_length is nope + rope
-        rope = value(key("rope.dimension_count"))
+        rope = model.value(key("rope.dimension_count"))
         config["qk_rope_head_dim"] = rope
         total = config.pop("head_dim", None)
         config["qk_nope_head_dim"] = None if total is None or rope is None else total - rope
-        config["v_head_dim"] = value(key("attention.value_length"))
     if arch == "qwen2":
         config["use_sliding_window"] = False
     return config

@@ -93,6 +93,23 @@ MODEL_NAMES = {
 }
 
 
+# config.json's fields and the metadata keys (under ARCH.) llama.cpp writes them as: read
+# for the model attn runs (config_of) and for attn cost (attention_config.gguf_config)
+CONFIG_KEYS = {
+    "num_hidden_layers": "block_count",
+    "hidden_size": "embedding_length",
+    "intermediate_size": "feed_forward_length",
+    "max_position_embeddings": "context_length",
+    "num_attention_heads": "attention.head_count",
+    "num_key_value_heads": "attention.head_count_kv",
+    "head_dim": "attention.key_length",
+    "v_head_dim": "attention.value_length",
+    "sliding_window": "attention.sliding_window",
+    "kv_lora_rank": "attention.kv_lora_rank",
+    "q_lora_rank": "attention.q_lora_rank",
+}
+
+
 @dataclass
 class GGUF:
     """An opened GGUF file: its metadata (key -> value, the tokenizer's long lists left in
@@ -101,6 +118,11 @@ class GGUF:
     path: str
     reader: Any  # gguf.GGUFReader
     architecture: str
+
+    def key(self, name: str) -> str:
+        """The metadata key of config.json's field `name` (CONFIG_KEYS), or of llama.cpp's
+        own `name` (rope.freq_base), under the file's architecture."""
+        return f"{self.architecture}.{CONFIG_KEYS.get(name, name)}"
 
     def value(self, key: str, default: Any = None) -> Any:
         field = self.reader.get_field(key)
@@ -273,7 +295,9 @@ def _reader(path: str) -> Any:
         raise InputError(TRUNCATED, path=path, reason=reason) from None
 
 
-def _whole(model: GGUF, key: str, default: int | None = None) -> int:
+def _whole(model: GGUF, name: str, default: int | None = None) -> int:
+    """config.json's field `name`, a whole number read from the metadata key that gives it."""
+    key = model.key(name)
     value = model.value(key, default)
     if value is None:
         raise InputError(
@@ -288,14 +312,11 @@ def config_of(model: GGUF) -> dict[str, Any]:
     """The metadata as the config.json transformers would write for the model (read again
     by reading/models/model.read_config, which checks it as it checks any config.json)."""
     arch = model.architecture
-    key = f"{arch}.{{}}".format
-    width = _whole(model, key("embedding_length"))
-    heads = _whole(model, key("attention.head_count"))
-    kv_heads = _whole(model, key("attention.head_count_kv"), heads)
-    head_dim = model.value(key("attention.key_length"))
-    if head_dim is None:
-        head_dim = width // heads if width % heads == 0 else None
-    head_dim = head_dim or _whole(model, key("attention.key_length"))
+    key = model.key
+    width = _whole(model, "hidden_size")
+    heads = _whole(model, "num_attention_heads")
+    kv_heads = _whole(model, "num_key_value_heads", heads)
+    head_dim = _whole(model, "head_dim", width // heads if width % heads == 0 else None)
     rotary = model.value(key("rope.dimension_count"), head_dim)
     if rotary != head_dim:
         name = key("rope.dimension_count")
@@ -327,12 +348,12 @@ def config_of(model: GGUF) -> dict[str, Any]:
         "model_type": ARCHITECTURES[arch],
         "architectures": [f"{ARCHITECTURES[arch].capitalize()}ForCausalLM"],
         "hidden_size": width,
-        "intermediate_size": _whole(model, key("feed_forward_length")),
-        "num_hidden_layers": _whole(model, key("block_count")),
+        "intermediate_size": _whole(model, "intermediate_size"),
+        "num_hidden_layers": _whole(model, "num_hidden_layers"),
         "num_attention_heads": heads,
         "num_key_value_heads": kv_heads,
         "head_dim": head_dim,
-        "max_position_embeddings": _whole(model, key("context_length")),
+        "max_position_embeddings": _whole(model, "max_position_embeddings"),
         "rms_norm_eps": model.value(key("attention.layer_norm_rms_epsilon"), 1e-6),
         "rope_parameters": rope,
         "hidden_act": "silu",
@@ -368,13 +389,13 @@ def _gemma3(model: GGUF, config: dict[str, Any], rope: dict[str, Any]) -> dict[s
     10,000 (or the file's rope.freq_base_swa), the full layers' the file's,
     query_pre_attn_scalar by llama.cpp's rule (gemma3_query_scalar), GELU's tanh form, no
     softcapping unless the file gives one."""
-    key = "gemma3.{}".format
+    key = model.key
     local = model.value(key("rope.freq_base_swa"), 10000.0)
     del config["hidden_act"]  # Gemma 3 names its own: hidden_activation
     fields: dict[str, Any] = {
         "architectures": ["Gemma3ForCausalLM"],
         "hidden_activation": "gelu_pytorch_tanh",
-        "sliding_window": _whole(model, key("attention.sliding_window"), 4096),
+        "sliding_window": _whole(model, "sliding_window", 4096),
         "query_pre_attn_scalar": gemma3_query_scalar(config),
         "final_logit_softcapping": model.value(key("final_logit_softcapping")),
         "attn_logit_softcapping": model.value(key("attn_logit_softcapping")),
