@@ -172,43 +172,29 @@ def read_shape(name: str) -> tuple[Shape, str, dict[str, Any]]:
     a folder holding one, a GGUF file, a model folder or GGUF file found by name on this
     machine as --model finds it, else a name of the table (llama-3.1-70b)."""
     from attncli.reading.models.known_attention import KNOWN, known_name
-    from attncli.reading.models.locate import NO_SUCH, gguf_file, hub_cache, not_empty, path_like
-
-    expanded = os.path.expanduser(name)
-    if os.path.isdir(expanded):
-        return _from_file(os.path.join(expanded, "config.json"))
-    if os.path.isfile(expanded):
-        if gguf_file(expanded):
-            config = gguf_config(expanded)
-            return shape_of(config, expanded), expanded, config
-        return _from_file(expanded)
-    not_empty(name, Message(_("the model")), "llama-3.1-8b")
-    if path_like(name):
-        raise InputError(NO_SUCH, path=name)
-    from attncli.reading.models.gguf_places import find_gguf
-    from attncli.reading.models.locate import in_hub_cache, in_packages
+    from attncli.reading.models.locate import gguf_file, on_this_machine
 
     # the model on this machine first, as --model finds it; then the published table
-    cache = hub_cache()
-    folder = in_hub_cache(name, cache) or in_packages(name)
-    if folder is not None:
-        return _from_file(os.path.join(folder, "config.json"))
-    found = find_gguf(name, cache)
-    if found is not None:
-        config = gguf_config(found)
-        return shape_of(config, found), found, config
-    table = known_name(name)
-    if table is not None:
+    found = on_this_machine(name, Message(_("the model")), "llama-3.1-8b")
+    if found is None:
+        table = known_name(name)
+        if table is None:
+            raise InputError(
+                _(
+                    "model {name!r} is not on this machine nor among the models attn cost "
+                    "knows ({known}); give a config.json, a model folder or a .gguf file"
+                ),
+                name=shown(name),
+                known=", ".join(KNOWN),
+            )
         entry = KNOWN[table]
         return shape_of(entry["config"], table), entry["source"], entry["config"]
-    raise InputError(
-        _(
-            "model {name!r} is not on this machine nor among the models attn cost knows "
-            "({known}); give a config.json, a model folder or a .gguf file"
-        ),
-        name=shown(name),
-        known=", ".join(KNOWN),
-    )
+    if os.path.isdir(found):
+        return _from_file(os.path.join(found, "config.json"))
+    if gguf_file(found):
+        config = gguf_config(found)
+        return shape_of(config, found), found, config
+    return _from_file(found)
 
 
 def _from_file(path: str) -> tuple[Shape, str, dict[str, Any]]:

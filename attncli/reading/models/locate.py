@@ -138,35 +138,42 @@ NOT_HERE = _(
 )
 
 
-def find_model(name: str) -> str:
-    """The folder of a model given by path or by name; one line when it is nowhere."""
+def on_this_machine(name: str, model: Any, example: str) -> str | None:
+    """Where the model `name` is: the folder or file it is a path of, else the one found by
+    its name (a model folder in the Hugging Face cache or an installed package, then a GGUF
+    file where gguf_places looks); None when it is nowhere. An empty name (given for
+    `model`, the option or argument, with an `example`), and a path that is not there, are
+    refused."""
     expanded = os.path.expanduser(name)
-    if os.path.isdir(expanded):
+    if os.path.isdir(expanded) or gguf_file(expanded) or os.path.isfile(expanded):
         return expanded
-    gguf = gguf_file(expanded)
-    if gguf is None and os.path.isfile(expanded) and os.path.basename(expanded) == "config.json":
-        return os.path.dirname(expanded) or "."
-    if gguf is None:
-        from attncli.reading.models.gguf_places import find_gguf, in_ollama, places
+    from attncli.reading.models.gguf_places import find_gguf, in_ollama
 
-        not_empty(name, Setting("model"), "all-MiniLM-L6-v2")
-        if path_like(name):  # an Ollama model of another host: hf.co/OWNER/REPO:TAG
-            gguf = in_ollama(name) if ":" in name else None
-            if gguf is None:
-                raise InputError(NO_SUCH, path=name)
-        else:
-            cache = hub_cache()
-            found = in_hub_cache(name, cache) or in_packages(name)
-            if found:
-                return found
-            gguf = find_gguf(name, cache)  # the installed packages, Ollama, LM Studio
-            if gguf is None:
-                raise InputError(
-                    NOT_HERE, name=shown(name), cache=cache, places=places(), DEMO=DEMO
-                )
+    not_empty(name, model, example)
+    if path_like(name):  # an Ollama model of another host: hf.co/OWNER/REPO:TAG
+        found = in_ollama(name) if ":" in name else None
+        if found is None:
+            raise InputError(NO_SUCH, path=name)
+        return found
+    cache = hub_cache()
+    return in_hub_cache(name, cache) or in_packages(name) or find_gguf(name, cache)
+
+
+def find_model(name: str) -> str:
+    """The folder of a model given by path or by name (a GGUF file converted into one);
+    one line when it is nowhere."""
+    found = on_this_machine(name, Setting("model"), "all-MiniLM-L6-v2")
+    if found is None:
+        from attncli.reading.models.gguf_places import places
+
+        raise InputError(NOT_HERE, name=shown(name), cache=hub_cache(), places=places(), DEMO=DEMO)
+    if os.path.isdir(found):
+        return found
+    if os.path.basename(found) == "config.json" and gguf_file(found) is None:
+        return os.path.dirname(found) or "."
     from attncli.reading.models.gguf_cache import converted
 
-    return converted(gguf)
+    return converted(found)  # a file that is not GGUF is refused there, as such
 
 
 NO_SUCH = _(
