@@ -254,24 +254,20 @@ def _checked_reader(gguf: Any, path: str) -> Any:
 
 
 def open_gguf(path: str) -> GGUF:
-    """The file opened by the gguf package, its architecture read and checked."""
-    reader = _reader(path)  # a tensor past the file's end is refused there
-    field = reader.get_field("general.architecture")
-    architecture = contents(path, field) if field is not None else None
-    if architecture not in ARCHITECTURES:
+    """The file opened by the gguf package, its architecture one attn runs."""
+    model = metadata(path)
+    if model.architecture not in ARCHITECTURES:
+        architecture = repr(model.value("general.architecture"))
         raise InputError(
-            ARCHITECTURE,
-            path=path,
-            architecture=repr(architecture),
-            supported=", ".join(ARCHITECTURES),
+            ARCHITECTURE, path=path, architecture=architecture, supported=", ".join(ARCHITECTURES)
         )
-    return GGUF(path, reader, architecture)
+    return model
 
 
 def metadata(path: str) -> GGUF:
     """The file's metadata alone, of any architecture (attn cost reads its attention's
     sizes): no tensor is read, dequantized or checked."""
-    reader = _reader(path)
+    reader = _reader(path)  # a tensor past the file's end is refused there
     field = reader.get_field("general.architecture")
     architecture = contents(path, field) if field is not None else None
     return GGUF(path, reader, str(architecture))
