@@ -38,7 +38,7 @@ class Counted(Mapping[str, np.ndarray]):
         return len(self.tensors)
 
 
-@pytest.mark.parametrize("name", ["tiny-llama", "tiny-qwen2", "tiny-deepseek-v3"])
+@pytest.mark.parametrize("name", ["tiny-llama", "tiny-qwen2", "tiny-gpt-oss", "tiny-deepseek-v3"])
 def test_each_tensor_of_a_layer_is_read_once(name):
     tensors = open_safetensors([str(MODELS / name / "model.safetensors")])
     state = Counted({tensor: np.asarray(tensors[tensor]) for tensor in tensors})

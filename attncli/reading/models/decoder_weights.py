@@ -102,7 +102,6 @@ def _llama_block(state: Mapping[str, Any], prefix: str, arch: Architecture) -> B
         state, prefix + ".self_attn", width, (arch.heads * size, kv_heads * size), arch.biases
     ).params
     if arch.family == "gpt_oss":
-        sinks_name = present(state, prefix, "self_attn.sinks")
         return Block(
             attention,
             (_rms(state, prefix + ".input_layernorm", width), None),
@@ -111,7 +110,7 @@ def _llama_block(state: Mapping[str, Any], prefix: str, arch: Architecture) -> B
             None,
             None,
             (_rms(state, prefix + ".post_attention_layernorm", width), None),
-            sinks=expect_shape(np.asarray(state[sinks_name]), (arch.heads,), sinks_name),
+            sinks=shaped(state, prefix, "self_attn.sinks", (arch.heads,)),
             experts=_experts(state, prefix + ".mlp", width),
         )
     return _dense_block(state, prefix, arch, attention)
