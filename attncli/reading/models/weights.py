@@ -41,6 +41,7 @@ from attncli.reading.models.stored import (
     check_layer_count,
     checkpoint_root,
     present,
+    shaped,
 )
 
 
@@ -48,11 +49,7 @@ def _norm(state: Mapping[str, Any], prefix: str, width: int) -> tuple[np.ndarray
     # gamma/beta only where the checkpoint uses those names: a missing weight is named as
     # the checkpoint would name it
     names = ("gamma", "beta") if joined(prefix, "gamma") in state else ("weight", "bias")
-    gamma, beta = (state[present(state, prefix, name)] for name in names)
-    return (
-        expect_shape(np.asarray(gamma), (width,), joined(prefix, names[0])),
-        expect_shape(np.asarray(beta), (width,), joined(prefix, names[1])),
-    )
+    return shaped(state, prefix, names[0], (width,)), shaped(state, prefix, names[1], (width,))
 
 
 def network(
