@@ -15,13 +15,17 @@ from attncli.reading.parse.json_text import as_json_text
 MISSING = _("{path}: the field {name} is missing; the model's config.json must give it")
 
 
-def config_json(path: str, absent: InputError) -> dict[str, Any]:
-    """The object of the config.json at `path`; `absent` is raised when no file is there."""
+def config_json(path: str, absent: InputError | None) -> dict[str, Any]:
+    """The object of a model folder's JSON file at `path` (config.json, an index,
+    tokenizer_config.json); `absent` is raised when no file is there (None: a file that is
+    not there gives no fields)."""
     from attncli.reading.parse.sources import json_file
 
     try:
         config = json_file(path)
     except FileNotFoundError:
+        if absent is None:
+            return {}
         raise absent from None
     if not isinstance(config, dict):
         raise InputError(_("{path}: expected a JSON object"), path=path)

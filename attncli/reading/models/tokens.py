@@ -17,7 +17,7 @@ import numpy as np
 
 from attncli.errors import InputError, first_line, imported, shown
 from attncli.messages import Message, _, either
-from attncli.reading.models.config_fields import wrong_value
+from attncli.reading.models.config_fields import config_json, wrong_value
 from attncli.reading.parse.json_text import as_json_text
 
 LENGTH_FIELDS = {"gpt2": "n_positions"}  # else max_position_embeddings
@@ -152,15 +152,9 @@ class ModelTokenizer:
 
 
 def tokenizer_config(folder: str) -> dict[str, Any]:
-    """tokenizer_config.json's fields (none when the folder has no such file)."""
-    path = os.path.join(folder, "tokenizer_config.json")
-    from attncli.reading.parse.sources import json_file
-
-    try:
-        config = json_file(path)
-    except FileNotFoundError:
-        return {}
-    return config if isinstance(config, dict) else {}
+    """tokenizer_config.json's fields (none when the folder has no such file); a file that
+    is no JSON object is refused, as config.json is, never read as no fields."""
+    return config_json(os.path.join(folder, "tokenizer_config.json"), None)
 
 
 def load_tokenizer(folder: str, model_type: str, positions: int) -> ModelTokenizer:
