@@ -18,8 +18,10 @@ class ExitStatus(IntEnum):
 
 
 def _field_name(named: Any) -> Any:
-    """An input field's name, whether a message names it bare (keys) or by the option that
-    typed it (a Setting: --keys)."""
+    """An input field's name, whether a message names it bare (keys), by the option that
+    typed it (a Setting: --keys) or in the place it points at (a Message: keys: row 2)."""
+    if isinstance(named, Message):
+        named = named.fields.get("field")
     return named.name if isinstance(named, Setting) else named
 
 
@@ -44,8 +46,9 @@ class AttnError(Exception):
     @property
     def about(self) -> frozenset[str]:
         """The input fields (query, keys, target…) this error is about: those its raise site
-        declares and the one its message names as data, its `field` or `name`."""
-        named = {_field_name(self.fields.get(key)) for key in ("field", "name")}
+        declares and the one its message names as data, its `field`, `name` or `where` (a
+        field named bare, by its option or in a place: `keys is empty`, `keys: row 2`)."""
+        named = {_field_name(self.fields.get(key)) for key in ("field", "name", "where")}
         return frozenset(self._about) | {name for name in named if isinstance(name, str)}
 
     @property

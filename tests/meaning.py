@@ -14,6 +14,17 @@ DISAGREE = "{field} has {found} where {other} has {bound}: both are {dimension},
 BOTH = "give {first} ({first_what}) or {second} ({second_what}), not both; one would be dropped"
 # A field an operation needs, missing (reading/inputs.Field.hint).
 MISSING = "missing field '{field}': {hint}"
+# A value that is not what its place takes, a place that holds nothing, an array of a
+# dtype its place does not take (reading/parse/values.WRONG, EMPTY, HOLDS).
+WRONG = "{where} is {kind}; expected {expected}"
+EMPTY = "{where} is empty; expected {expected}"
+HOLDS = "{field} holds {dtype}; expected {expected}"
+# What a cell of numbers takes (reading/parse/values.EXPECTED_NUMBER), as `plain` gives it.
+NUMBER = ("a number", {})
+FINITE = ("a finite number", {})
+MASKED_NUMBER = ("a number (null or -Infinity marks a masked cell)", {})
+MASKED_FINITE = ("a finite number (null or -Infinity marks a masked cell)", {})
+TOO_LARGE = ("a number too large for a 64-bit float (overflow; at most about 1.8e308)", {})
 
 
 def plain(value: Any, surface: str = "cli") -> Any:

@@ -13,7 +13,7 @@ import attncli
 from attncli.core import gradients
 from attncli.errors import InputError, OptionError, ShapeError
 from tests import naive
-from tests.meaning import DISAGREE, told
+from tests.meaning import DISAGREE, WRONG, told
 
 D_MODEL, T = 6, 5
 
@@ -269,12 +269,10 @@ def test_a_batch_from_the_command_line(run, run_json, tmp_path):
     assert steps.error.fields == {"batch": 2}
     ragged = run("selfattn", "-i", "-", input='{"x": [[[1, 2]], [[1, 2], [3, 4]]]}')
     assert ragged.exit_code == 2 and type(ragged.error) is ShapeError
-    assert ragged.error.msgid == (
-        "{field}[{index}] is {shape_text} but {field}[1] is {shape_text2} (every sequence of a "
-        "batch has one shape)"
-    )
-    assert ragged.error.fields == {
-        "field": "x", "index": 2, "shape_text": "2 × 2", "shape_text2": "1 × 2"}  # fmt: skip
+    told(ragged.error, ShapeError,
+         "{field}[{index}] is {shape} but {field}[{first}] is {first_shape}; every part of "
+         "{field} has one shape", field="x", index=2, shape="2 × 2", first=1,
+         first_shape="1 × 2")  # fmt: skip
 
 
 @pytest.mark.parametrize("heads", [1, 2])
@@ -305,10 +303,13 @@ def test_key_padding_mask_is_checked(run):
     assert bad.error.fields == {"shape": "1 × 2", "expected": "2"}
     words = run("selfattn", "-i", "-", input='{"x": [[1, 0]], "key_padding_mask": ["x"]}')
     assert words.exit_code == 2 and type(words.error) is InputError
-    assert words.error.msgid == "{field}: the cell at {where} is {kind}{dtype}; expected {hint}"
-    fields = words.error.fields
-    assert (fields["field"], fields["where"]) == ("key_padding_mask", "(1)")
-    assert fields["kind"].fields == {"value": '"x"'}  # the string, quoted as JSON writes it
+    told(
+        words.error,
+        InputError,
+        WRONG,
+        where=("{field}: the cell at {cell}", {"field": "key_padding_mask", "cell": "(1)"}),
+        kind=("{value} (a string)", {"value": '"x"'}),
+    )  # the string, quoted as JSON writes it
 
 
 def test_item_picks_the_sequence_a_batch_shows(run, run_json, tmp_path):

@@ -14,7 +14,7 @@ from attncli.errors import InputError, OptionError, ShapeError
 from attncli.reading.parse.sentence import tokenize
 from tests import naive
 from tests.conftest import SAMPLES
-from tests.meaning import DISAGREE, told
+from tests.meaning import DISAGREE, FINITE, WRONG, told
 
 SENTENCE = "las llaves del coche están ahí"
 LLAVES = str(SAMPLES / "llaves.json")
@@ -351,7 +351,7 @@ def test_pickled_npy_is_refused(run, tmp_path):
     bad = tmp_path / "bad.npz"
     np.savez(bad, x=np.array([[1.0, np.nan]]))
     result = run("selfattn", "-i", str(bad))
-    _fails(result, InputError,
-           "{field}: the number at ({where}) is {found}; expected a finite number",
-           field="x", where="1, 2")  # fmt: skip
-    assert np.isnan(result.error.fields["found"])
+    _fails(result, InputError, WRONG,
+           where=("{field}: the number at {cell}", {"field": "x", "cell": "(1, 2)"}),
+           expected=FINITE)  # fmt: skip
+    assert np.isnan(result.error.fields["kind"])

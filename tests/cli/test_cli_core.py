@@ -8,7 +8,7 @@ import pytest
 
 from attncli.errors import InputError, OptionError, ShapeError
 from tests.conftest import SAMPLES
-from tests.meaning import DISAGREE, told
+from tests.meaning import DISAGREE, EMPTY, MASKED_FINITE, MASKED_NUMBER, TOO_LARGE, WRONG, told
 
 TREN = str(SAMPLES / "tren.json")
 TREN_GRID = str(SAMPLES / "tren-grid.json")
@@ -305,32 +305,36 @@ def _fails(result, *fragments):
             ["softmax"],
             '{"scores": [1, "a"]}',
             InputError,
-            ("{where} is {kind}; expected a number (null or -Infinity marks a masked cell)"),
+            WRONG,
             {
                 "where": ("{field}, item {item}", {"field": "scores", "item": 2}),
                 "kind": ("{value} (a string)", {"value": '"a"'}),
+                "expected": MASKED_NUMBER,
             },
         ),
         (
             ["softmax"],
             '{"scores": [1, true]}',
             InputError,
-            ("{where} is {kind}; expected a number (null or -Infinity marks a masked cell)"),
+            WRONG,
             {
                 "where": ("{field}, item {item}", {"field": "scores", "item": 2}),
                 "kind": ("{value} (a boolean)", {"value": "true"}),
+                "expected": MASKED_NUMBER,
             },
         ),
         (
             ["softmax"],
             '{"scores": [[[1]]]}',
             InputError,
-            "{where} is a list, nested too deep; expected a number",
+            WRONG,
             {
                 "where": (
                     "{field}: row {row}, item {item}",
                     {"field": "scores", "row": 1, "item": 1},
-                )
+                ),
+                "kind": ("a list, nested too deep", {}),
+                "expected": MASKED_NUMBER,
             },
         ),
         (
@@ -344,44 +348,50 @@ def _fails(result, *fragments):
             ["softmax"],
             '{"scores": []}',
             InputError,
-            "{where} is empty; expected at least one number",
-            {"where": "scores"},
+            EMPTY,
+            {"where": "scores", "expected": ("at least one number", {})},
         ),
         (
             ["softmax"],
             '{"scores": [[]]}',
             InputError,
-            "{where} is empty; expected at least one number",
-            {"where": ("{field}: row {row}", {"field": "scores", "row": 1})},
+            EMPTY,
+            {
+                "where": ("{field}: row {row}", {"field": "scores", "row": 1}),
+                "expected": ("at least one number", {}),
+            },
         ),
         (
             ["softmax"],
             '{"scores": [1, NaN]}',
             InputError,
-            (
-                "{where} is {literal}; expected a finite number (null or "
-                "-Infinity marks a masked cell)"
-            ),
-            {"where": ("{field}, item {item}", {"field": "scores", "item": 2}), "literal": "NaN"},
+            WRONG,
+            {
+                "where": ("{field}, item {item}", {"field": "scores", "item": 2}),
+                "kind": "NaN",
+                "expected": MASKED_FINITE,
+            },
         ),
         (
             ["softmax"],
             '{"scores": [1, 1e999]}',
             InputError,
-            ("{where} is a number too large for a 64-bit float (overflow; at most about 1.8e308)"),
-            {"where": ("{field}, item {item}", {"field": "scores", "item": 2})},
+            WRONG,
+            {
+                "where": ("{field}, item {item}", {"field": "scores", "item": 2}),
+                "kind": TOO_LARGE,
+                "expected": MASKED_FINITE,
+            },
         ),
         (
             ["softmax"],
             '{"scores": [1, Infinity]}',
             InputError,
-            (
-                "{where} is {literal}; expected a finite number (null or "
-                "-Infinity marks a masked cell)"
-            ),
+            WRONG,
             {
                 "where": ("{field}, item {item}", {"field": "scores", "item": 2}),
-                "literal": "Infinity",
+                "kind": "Infinity",
+                "expected": MASKED_FINITE,
             },
         ),
         (
@@ -490,12 +500,12 @@ def _fails(result, *fragments):
             ),
             {
                 "error": (
-                    (
-                        "{field}: expected a matrix, a row per token, such as [[2, "
-                        "1], [0, 2]]; found a single row (wrap it in [ ] for a "
-                        "matrix of one row)"
-                    ),
-                    {"field": "--keys"},
+                    WRONG,
+                    {
+                        "where": "--keys",
+                        "kind": ("a single row (wrap it in [ ] for a matrix of one row)", {}),
+                        "expected": ("a matrix, a row per token, such as [[2, 1], [0, 2]]", {}),
+                    },
                 ),
                 "option": "--keys",
                 "given": "'2,1'",

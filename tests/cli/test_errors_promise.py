@@ -16,7 +16,15 @@ from attncli.cli.reporting import cut_long_words
 from attncli.errors import InputError, OptionError, ShapeError
 from attncli.present.language import printable
 from tests.conftest import invoke_attn
-from tests.meaning import DISAGREE, told
+from tests.meaning import (
+    DISAGREE,
+    MASKED_FINITE,
+    MASKED_NUMBER,
+    NUMBER,
+    TOO_LARGE,
+    WRONG,
+    told,
+)
 
 pytestmark = pytest.mark.slow  # a process per case: the promise is the process's own
 
@@ -29,8 +37,6 @@ MEMORY = (
     "{what} would need about {need}, more than half of the {memory} available; lower {lower}{hint}"
 )
 FOLDER = "cannot read '{path}': it is a folder, not a file"
-NOT_A_NUMBER = "{where} is {kind}; expected a number (null or -Infinity marks a masked cell)"
-TOO_LARGE = "{where} is a number too large for a 64-bit float (overflow; at most about 1.8e308)"
 NOT_ADDED = (
     "field '{name}': this command does not add that bias, and leaving it out would give a "
     "different result; fold it into the inputs or remove the field"
@@ -374,9 +380,9 @@ def test_biases_attn_cannot_use_are_refused_naming_the_field(
 
 @pytest.mark.parametrize(
     ("args", "kind", "msgid", "fields"),
-    [(("--values", "[[\"x\"]]"), InputError, "{where} is {kind}; expected a number",
+    [(("--values", "[[\"x\"]]"), InputError, WRONG,
       {"where": ("{field}: row {row}, item {item}", {"field": "values", "row": 1, "item": 1}),
-       "kind": ("{value} (a string)", {"value": '"x"'})}),
+       "kind": ("{value} (a string)", {"value": '"x"'}), "expected": NUMBER}),
      (("--values", "[[1],[2],[3]]"), ShapeError, DISAGREE,
       {"field": "--values", "found": ("{count} row", {"count": 3}), "other": "--keys",
        "bound": ("{count} row", {"count": 2}), "dimension": "T_k"})],
@@ -392,13 +398,16 @@ def _item(item: int):
 
 @pytest.mark.parametrize(
     ("document", "kind", "msgid", "fields"),
-    [('{"scores": [1' + "1" * 5000 + ", 2]}", InputError, TOO_LARGE, {"where": _item(1)}),
-     ('{"scores": [1e999, 2]}', InputError, TOO_LARGE, {"where": _item(1)}),
-     ('{"scores": [[1, 2], [true, 2]]}', InputError, NOT_A_NUMBER,
+    [('{"scores": [1' + "1" * 5000 + ", 2]}", InputError, WRONG,
+      {"where": _item(1), "kind": TOO_LARGE, "expected": MASKED_FINITE}),
+     ('{"scores": [1e999, 2]}', InputError, WRONG,
+      {"where": _item(1), "kind": TOO_LARGE, "expected": MASKED_FINITE}),
+     ('{"scores": [[1, 2], [true, 2]]}', InputError, WRONG,
       {"where": ("{field}: row {row}, item {item}", {"field": "scores", "row": 2, "item": 1}),
-       "kind": ("{value} (a boolean)", {"value": "true"})}),
-     ('{"scores": [1, "2"]}', InputError, NOT_A_NUMBER,
-      {"where": _item(2), "kind": ("{value} (a string)", {"value": '"2"'})}),
+       "kind": ("{value} (a boolean)", {"value": "true"}), "expected": MASKED_NUMBER}),
+     ('{"scores": [1, "2"]}', InputError, WRONG,
+      {"where": _item(2), "kind": ("{value} (a string)", {"value": '"2"'}),
+       "expected": MASKED_NUMBER}),
      ('{"scores": [[1, 2], [3]]}', ShapeError,
       "{field}: row {index} has {row}, row 1 has {rows} (every row must have the same length)",
       {"field": "scores", "index": 2, "row": ("{count} number", {"count": 1}), "rows": 2})],

@@ -13,7 +13,7 @@ import pytest
 from attncli.errors import InputError, ShapeError
 from attncli.present.format import Format
 from attncli.results.selfattn import SelfAttnResult
-from tests.meaning import DISAGREE, said_in_spanish, told
+from tests.meaning import DISAGREE, FINITE, WRONG, said_in_spanish, told
 
 KEYS = [[1.0, 0.0], [0.0, 1.0]]
 
@@ -41,8 +41,8 @@ def test_a_carried_query_or_parameter_must_be_finite(run, command, field, value,
         where = ("{field}: row {row}, item {item}", {"field": field, "row": 1, "item": 2})
     else:
         where = ("{field}, item {item}", {"field": field, "item": 2})
-    _one_line_error(result, InputError, "{where} is {literal}; expected a finite number",
-                    where=where, literal="-Infinity")  # fmt: skip
+    _one_line_error(result, InputError, WRONG, where=where, kind="-Infinity",
+                    expected=FINITE)  # fmt: skip
     assert "null" not in result.stdout
 
 
@@ -107,10 +107,10 @@ def test_carried_keys_and_values_with_minus_infinity_are_refused(run, field):
     rest[field] = [[1, "-Infinity"], [0, 1]]
     text = json.dumps({"scores": [1, 0], **rest}).replace('"-Infinity"', "-Infinity")
     result = run("softmax", "--json", input=text)
-    _one_line_error(result, InputError, "{where} is {literal}; expected a finite number",
+    _one_line_error(result, InputError, WRONG,
                     where=("{field}: row {row}, item {item}",
                            {"field": field, "row": 1, "item": 2}),
-                    literal="-Infinity")  # fmt: skip
+                    kind="-Infinity", expected=FINITE)  # fmt: skip
 
 
 def test_keys_and_values_softmax_does_not_read_go_on_as_they_came_and_mix_checks_them(run):

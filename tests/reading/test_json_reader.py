@@ -14,13 +14,12 @@ from hypothesis import strategies as st
 from attncli.errors import InputError, ShapeError
 from attncli.reading.parse.json_text import parse_json
 from attncli.reading.parse.tensor_files import open_tensors
-from tests.meaning import said_in_spanish, told
+from tests.meaning import FINITE, NUMBER, WRONG, said_in_spanish, told
 
 TWICE = (
     "{source}: the key {key} is given twice in one object (JSON would keep only the last); keep one"
 )
 NOT_JSON = "{source}: not valid JSON at line {lineno}, column {colno}: {msg} ({expected})"
-NOT_A_NUMBER = "{where} is {kind}; expected a number"
 
 
 def _one_line(result, kind, msgid, /, lang="en", **fields):
@@ -106,12 +105,14 @@ def _at(path, row: int, item: int):
 
 # (row 3 of in_proj_weight, the error's kind, its msgid, its fields given the file's path)
 BAD_ROWS = [
-    ([True, 0.0, 0.0, 0.0], InputError, NOT_A_NUMBER,
-     lambda path: {"where": _at(path, 3, 1), "kind": ("{value} (a boolean)", {"value": "true"})}),
-    (["1", 0.0, 0.0, 0.0], InputError, NOT_A_NUMBER,
-     lambda path: {"where": _at(path, 3, 1), "kind": ("{value} (a string)", {"value": '"1"'})}),
-    ([float("nan"), 0.0, 0.0, 0.0], InputError, "{where} is {literal}; expected a finite number",
-     lambda path: {"where": _at(path, 3, 1), "literal": "NaN"}),
+    ([True, 0.0, 0.0, 0.0], InputError, WRONG,
+     lambda path: {"where": _at(path, 3, 1), "kind": ("{value} (a boolean)", {"value": "true"}),
+                   "expected": NUMBER}),
+    (["1", 0.0, 0.0, 0.0], InputError, WRONG,
+     lambda path: {"where": _at(path, 3, 1), "kind": ("{value} (a string)", {"value": '"1"'}),
+                   "expected": NUMBER}),
+    ([float("nan"), 0.0, 0.0, 0.0], InputError, WRONG,
+     lambda path: {"where": _at(path, 3, 1), "kind": "NaN", "expected": FINITE}),
     ([1.0], ShapeError,
      "{field}: row {index} has {row}, row 1 has {rows} (every row must have the same length)",
      lambda path: {"field": f"{path}: in_proj_weight", "index": 3,
@@ -133,8 +134,8 @@ def test_a_matrix_of_numbers_in_quotes_is_refused_and_tokens_are_kept_aside(tmp_
     path = _weights(tmp_path, in_proj_weight=[["1"] * 4] * 12)
     with pytest.raises(InputError) as caught:
         open_tensors(str(path))
-    told(caught.value, InputError, NOT_A_NUMBER, where=_at(path, 1, 1),
-         kind=("{value} (a string)", {"value": '"1"'}))  # fmt: skip
+    told(caught.value, InputError, WRONG, where=_at(path, 1, 1),
+         kind=("{value} (a string)", {"value": '"1"'}), expected=NUMBER)  # fmt: skip
     tensors = open_tensors(str(_weights(tmp_path, tokens=["el", "tren"], note="a layer")))
     assert tensors.others == ("tokens", "note") and tensors.shape("in_proj_weight") == (12, 4)
 

@@ -12,8 +12,12 @@ import pytest
 
 import attncli as attn
 from attncli.errors import InputError, ShapeError
+from attncli.messages import Message
 from tests import naive
-from tests.meaning import said_in_spanish
+from tests.meaning import EMPTY, TOO_LARGE, WRONG, said_in_spanish, told
+
+CELL = "{field}: the cell at {cell}"
+NUMBER_AT = "{field}: the number at {cell}"
 
 B, H, T, D = 2, 2, 3, 4
 
@@ -126,10 +130,10 @@ def test_a_float_mask_of_0_and_1_in_npz_and_json(run, run_json, tmp_path):
 # (mask, the error's kind, the fields that say where and what): matched by meaning, so
 # that rewording a message in the catalog edits no test.
 BAD_MASKS = [
-    ([[1.0, 0.0, 0.0], [1.0, 0.5, 0.0], [1, 1, 1]], InputError, {"where": "(2, 2)"}),
-    ([[1, 0, 0], [1, 2, 0], [1, 1, 1]], InputError, {"where": "(2, 2)"}),
-    ([[1, 0, 0], [1, "1", 0], [1, 1, 1]], InputError, {"where": "(2, 2)"}),
-    ([[1, 0, 0], [1, None, 0], [1, 1, 1]], InputError, {"where": "(2, 2)"}),
+    ([[1.0, 0.0, 0.0], [1.0, 0.5, 0.0], [1, 1, 1]], InputError, {"cell": "(2, 2)"}),
+    ([[1, 0, 0], [1, 2, 0], [1, 1, 1]], InputError, {"cell": "(2, 2)"}),
+    ([[1, 0, 0], [1, "1", 0], [1, 1, 1]], InputError, {"cell": "(2, 2)"}),
+    ([[1, 0, 0], [1, None, 0], [1, 1, 1]], InputError, {"cell": "(2, 2)"}),
     ([[1, 0, 0], [1, 1], [1, 1, 1]], ShapeError, {}),
     ([[1, 0], [1, 1]], ShapeError, {"shape": "2 × 2", "scores": "3 × 3", "names": "T_q × T_k"}),
     ([], ShapeError, {}),
@@ -144,8 +148,10 @@ def test_a_bad_mask_is_one_line_naming_the_cell_or_shape(run, mask, kind, fields
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr.count("\n") == 1, result.stderr
     error = result.error
-    assert type(error) is kind and error.fields["field"] == "mask"
-    assert fields.items() <= error.fields.items(), error.fields
+    assert type(error) is kind and error.about == {"mask"}
+    where = error.fields.get("where")  # a cell's: where its Message says it
+    said = {**error.fields, **(where.fields if isinstance(where, Message) else {})}
+    assert fields.items() <= said.items(), said
     assert error.message("en") in result.stderr  # the line is that error, said
     for value in fields.values():  # where it is, on the line itself
         assert str(value) in result.stderr
@@ -155,30 +161,28 @@ def test_a_bad_mask_is_one_line_naming_the_cell_or_shape(run, mask, kind, fields
     assert error.message("es") != error.message("en")
 
 
-BAD_CELL = "{field}: the cell at {where} is {kind}{dtype}; expected {hint}"
 NOT_BROADCAST = (
     "{field} is {shape} but must broadcast to the scores, {scores} ({names}), as torch "
     "broadcasts: counted from the right, each axis of that size or 1 (e.g. {listed})"
 )
+# What a mask's number past float64 (-1e400) is told to be instead.
 PAST_FLOAT64 = (
-    "{field}: the number at {where} is past float64 (as -1e400 is); write -Infinity or null "
-    "(None in Python) where a query may not look, or a finite number"
+    "-Infinity or null (None in Python) where a query may not look, or a finite number",
+    {},
 )
 
 
 def test_mask_refusals_from_python_name_dtype_and_cell():
     x = np.eye(T)
-    for mask, where, kind, dtype in (
-        (np.array([[1, 0.25, 0]] * T), "(1, 2)", "0.25", " (float64)"),
-        (np.array([[1, 0, 0]] * 2 + [[np.nan, 0, 0]], dtype=np.float32), "(3, 1)", "nan",
-         " (float32)"),
+    for mask, cell, kind in (
+        (np.array([[1, 0.25, 0]] * T), "(1, 2)", "0.25 (float64)"),
+        (np.array([[1, 0, 0]] * 2 + [[np.nan, 0, 0]], dtype=np.float32), "(3, 1)",
+         "nan (float32)"),
     ):  # fmt: skip
         with pytest.raises(InputError) as caught:
             attn.selfattn(x=x, mask=mask)
-        assert caught.value.msgid == BAD_CELL
-        fields = caught.value.fields
-        assert (fields["field"], fields["where"], fields["dtype"]) == ("mask", where, dtype)
-        assert fields["kind"].fields == {"value": kind}
+        told(caught.value, InputError, WRONG, where=(CELL, {"field": "mask", "cell": cell}),
+             kind=kind)  # fmt: skip
     with pytest.raises(ShapeError) as caught:
         attn.selfattn(x=np.ones((B, T, D)), heads=H, mask=np.ones((2, 5, 3)))
     assert caught.value.msgid == NOT_BROADCAST
@@ -228,22 +232,29 @@ def test_a_float_key_padding_mask_in_json(run, run_json):
     assert np.abs(np.asarray(out["weights"]) - weights).max() < 1e-15
     bad = run("selfattn", input=f'{{"x": {json.dumps(x)}, "key_padding_mask": [0.0, NaN, 0]}}')
     assert bad.exit_code == 2 and bad.stderr.count("\n") == 1
-    assert bad.error.msgid == (
-        "key_padding_mask holds {shown} at {where}; a float key_padding_mask holds numbers "
-        "added to the key's scores (-Infinity or null for padding)"
-    )
-    assert bad.error.fields == {"shown": "NaN", "where": "(2)"}
+    told(bad.error, InputError, WRONG,
+         where=(CELL, {"field": "key_padding_mask", "cell": "(2)"}),
+         kind=("{value}", {"value": "NaN"}),
+         expected=("numbers added to the key's scores in a float key_padding_mask (-Infinity or "
+                   "null for padding)", {}))  # fmt: skip
     big = run("selfattn", input=f'{{"x": {json.dumps(x)}, "key_padding_mask": [0.0, -1e400, 0]}}')
-    assert big.exit_code == 2 and big.error.msgid == PAST_FLOAT64
-    assert big.error.fields == {"field": "key_padding_mask", "where": "(2)"}
+    assert big.exit_code == 2
+    told(big.error, InputError, WRONG, where=(NUMBER_AT, {"field": "key_padding_mask",
+         "cell": "(2)"}), kind=TOO_LARGE, expected=PAST_FLOAT64)  # fmt: skip
 
 
 def test_minus_1e400_is_refused_and_minus_infinity_read(run):
     x = json.dumps(np.eye(2).tolist())
     big = run("selfattn", input=f'{{"x": {x}, "attn_mask": [[0, -1e400], [0, 0]]}}')
     assert big.exit_code == 2 and big.stdout == "" and big.stderr.count("\n") == 1
-    assert big.error.msgid == PAST_FLOAT64  # it says to write -Infinity or null
-    assert big.error.fields == {"field": "attn_mask", "where": "(1, 2)"}
+    told(
+        big.error,
+        InputError,
+        WRONG,
+        where=(NUMBER_AT, {"field": "attn_mask", "cell": "(1, 2)"}),
+        kind=TOO_LARGE,
+        expected=PAST_FLOAT64,
+    )  # it says to write -Infinity or null
     assert big.stderr == f"attn: error: {big.error.message('en')}\n"
     for spelling in ("-Infinity", "null"):
         text = f'{{"x": {x}, "attn_mask": [[0, {spelling}], [0, 0]]}}'
@@ -302,16 +313,14 @@ def test_transformers_attention_mask_is_refused_saying_its_sense(run, run_json):
 
 def test_an_empty_or_single_attn_mask_in_both_languages(run):
     x = json.dumps(np.eye(2).tolist())
-    expected = (
-        "expected a grid T_q × T_k (or any shape that broadcasts to the scores, B × h × T_q × "
-        "T_k) of true/false or of numbers"
-    )
-    for mask, what in (("5", "is a single value"), ("[]", "is empty")):
+    grid = ("a grid of {hint}", {"hint": (
+        "true/false or numbers, T_q × T_k or any shape that broadcasts to the scores "
+        "(B × h × T_q × T_k)", {})})  # fmt: skip
+    for mask, msgid, fields in (("5", WRONG, {"kind": ("a single value", {})}), ("[]", EMPTY, {})):
         for lang in ("en", "es"):
             text = f'{{"x": {x}, "attn_mask": {mask}}}'
             given = run("selfattn", "--lang", lang, input=text)
             assert given.exit_code == 2 and given.stderr.count("\n") == 1
-            assert type(given.error) is ShapeError
-            assert given.error.msgid == f"attn_mask {what}; {expected}"
+            told(given.error, ShapeError, msgid, where="attn_mask", expected=grid, **fields)
             assert given.error.message(lang) in given.stderr, given.stderr
     said_in_spanish(given.error)

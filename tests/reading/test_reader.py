@@ -15,9 +15,8 @@ from attncli.cli.commands import find, parameters
 from attncli.errors import InputError, ShapeError
 from attncli.reading.check.reader import read_inputs
 from attncli.reading.inputs import GRAD, MIX, SCORE, SOFTMAX, Field, Operation
-from tests.meaning import BOTH, DISAGREE, MISSING, told
+from tests.meaning import BOTH, DISAGREE, MISSING, NUMBER, WRONG, told
 
-NOT_A_NUMBER = "{where} is {kind}; expected a number"
 WHERE = "{field}: row {row}, item {item}"
 OPERATIONS = {"score": SCORE, "softmax": SOFTMAX, "mix": MIX, "grad": GRAD}
 SIZES = {"T_q": 2, "T_k": 3, "d_q": 4, "d_k": 4, "d_v": 5, "d_a": 6, "T": 3, "T_c": 2, "d_c": 5}
@@ -91,11 +90,11 @@ def test_each_field_is_named_as_it_was_given(run, tmp_path, typed, field, other)
     document["keys"] = [[1, 0], [0, "x"]]  # a fault inside a field: named as given too
     path.write_text(json.dumps(document))
     result = run("score", "-i", str(path), "--keys", '[[1,0],[0,"x"]]')
-    told(result.error, InputError, NOT_A_NUMBER, where=(WHERE, {"field": "--keys", "row": 2,
-         "item": 2}))  # fmt: skip
+    told(result.error, InputError, WRONG, where=(WHERE, {"field": "--keys", "row": 2,
+         "item": 2}), expected=NUMBER)  # fmt: skip
     result = run("score", "-i", str(path), "--values", "[[1],[2]]")
-    told(result.error, InputError, NOT_A_NUMBER, where=(WHERE, {"field": "keys", "row": 2,
-         "item": 2}))  # fmt: skip
+    told(result.error, InputError, WRONG, where=(WHERE, {"field": "keys", "row": 2,
+         "item": 2}), expected=NUMBER)  # fmt: skip
     with pytest.raises(ShapeError) as raised:  # in Python, by its keyword
         attncli.score([1, 0], keys=[[1, 0], [0, 1]], values=[[1], [2], [3]])
     told(raised.value, ShapeError, DISAGREE, "python", field="values", other="keys")

@@ -10,7 +10,7 @@ import pytest
 
 import attncli as attn
 from attncli.errors import InputError, OptionError, ShapeError
-from tests.meaning import said_in_spanish, told
+from tests.meaning import FINITE, WRONG, said_in_spanish, told
 
 X = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
 W = [[1.0, 2.0], [3.0, 4.0]]
@@ -185,7 +185,7 @@ def test_carried_keys_are_checked(run, command):
     document["keys"] = [[1, float("-inf")], [0, 1]]
     _one_line_error(
         run(command, input=json.dumps(document)), InputError,
-        "{where} is {literal}; expected a finite number", literal="-Infinity",
+        WRONG, kind="-Infinity", expected=FINITE,
         where=("{field}: row {row}, item {item}", {"field": "keys", "row": 1, "item": 2}),
     )  # fmt: skip
 

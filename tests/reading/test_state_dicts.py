@@ -13,7 +13,7 @@ import pytest
 import attncli as attn
 from attncli.errors import InputError, OptionError, ShapeError
 from attncli.reading.parse.tensor_files import open_tensors
-from tests.meaning import told
+from tests.meaning import FINITE, NUMBER, WRONG, told
 
 REFERENCES = Path(__file__).parent.parent / "references"
 MHA = {case["name"]: case for case in json.loads((REFERENCES / "mha.json").read_text())["cases"]}
@@ -43,7 +43,6 @@ BOTH_GIVEN = (
     "or q_proj_weight, k_proj_weight and v_proj_weight, never both; keep one"
 )
 MISSING = "{full} is missing: a {kind} layer{where} needs it{also}"
-NOT_A_NUMBER = "{where} is {kind}; expected a number"
 
 
 def _at(row: int, item: int, field: str = "in_proj_weight"):
@@ -387,17 +386,17 @@ def test_a_non_number_in_a_documents_state_dict_is_named_where_it_stands(run):
         state["in_proj_weight"][1][2] = value
         document = {"x": np.eye(4).tolist(), **state}
         result = run("selfattn", "--heads", "1", input=json.dumps(document))
-        _one_line_error(result, InputError, NOT_A_NUMBER, where=_at(2, 3), kind=kind)
+        _one_line_error(result, InputError, WRONG, where=_at(2, 3), kind=kind, expected=NUMBER)
     text = json.dumps({"x": np.eye(4).tolist(), **state}).replace("true", "NaN")
     _one_line_error(
         run("selfattn", "--heads", "1", input=text), InputError,
-        "{where} is {literal}; expected a finite number", where=_at(2, 3), literal="NaN",
+        WRONG, where=_at(2, 3), kind="NaN", expected=FINITE,
     )  # fmt: skip
     state["in_proj_weight"][1][2] = "0.5"
     with pytest.raises(InputError) as caught:
         attn.selfattn(x=np.eye(4), weights=state, heads=1)
-    told(caught.value, InputError, NOT_A_NUMBER, where=_at(2, 3),
-         kind=("{value} (a string)", {"value": '"0.5"'}))  # fmt: skip
+    told(caught.value, InputError, WRONG, where=_at(2, 3),
+         kind=("{value} (a string)", {"value": '"0.5"'}), expected=NUMBER)  # fmt: skip
 
 
 def test_a_state_dict_s_bias_of_another_shape_is_refused_not_flattened():

@@ -14,7 +14,7 @@ from attncli.errors import InputError, ShapeError
 from attncli.reading.models.checkpoint import attention_weights
 from attncli.reading.parse.tensor_files import open_tensors
 from tests import naive
-from tests.meaning import told
+from tests.meaning import HOLDS, WRONG, told
 
 REFERENCES = Path(__file__).parent.parent / "references"
 MHA = {case["name"]: case for case in json.loads((REFERENCES / "mha.json").read_text())["cases"]}
@@ -125,11 +125,16 @@ NOT_BROADCAST = (
     "{field} is {shape} but must broadcast to the scores, {scores} ({names}), as torch "
     "broadcasts: counted from the right, each axis of that size or 1 (e.g. {listed})"
 )
+# What a cell of attn_mask that is neither true/false nor a number is told to be.
 MIXED = (
-    "attn_mask holds {cell!r:.20} at {where}; expected all true/false (torch's bool mask, true "
-    "= may not look) or all numbers (added to the scores, -Infinity or null where a query may "
-    "not look)"
+    "all true/false (torch's bool mask, true = may not look) or all numbers (added to the "
+    "scores, -Infinity or null where a query may not look)",
+    {},
 )
+
+
+def _cell(cell: str) -> tuple[str, dict[str, str]]:
+    return ("{field}: the cell at {cell}", {"field": "attn_mask", "cell": cell})
 
 
 @pytest.mark.parametrize(
@@ -140,14 +145,16 @@ MIXED = (
          "may look in mask and transformers' attention_mask, and 1 added to the score as a "
          "float; write true/false for torch's bool sense, 0.0 and -Infinity for an additive "
          "mask, or give it as mask (1 = may look)", {}),
-        ([[True, 0.5, 0], [0, 0, 0], [0, 0, 0]], InputError, MIXED,
-         {"cell": True, "where": "(1, 1)"}),
+        ([[True, 0.5, 0], [0, 0, 0], [0, 0, 0]], InputError, WRONG,
+         {"where": _cell("(1, 1)"), "kind": ("{value} (a boolean)", {"value": "true"}),
+          "expected": MIXED}),
         ([[0.0, 1.0], [0.0, 1.0]], ShapeError, NOT_BROADCAST,
          {"field": "attn_mask", "shape": "2 × 2", "scores": "3 × 3"}),
         ([0.0, 1.0], ShapeError, NOT_BROADCAST,
          {"field": "attn_mask", "shape": "2", "scores": "3 × 3", "names": "T_q × T_k"}),
-        ([[0.0, "x", 0], [0, 0, 0], [0, 0, 0]], InputError, MIXED,
-         {"cell": "x", "where": "(1, 2)"}),
+        ([[0.0, "x", 0], [0, 0, 0], [0, 0, 0]], InputError, WRONG,
+         {"where": _cell("(1, 2)"), "kind": ("{value} (a string)", {"value": '"x"'}),
+          "expected": MIXED}),
     ],
 )  # fmt: skip
 def test_a_bad_attn_mask_is_one_line(run, mask, kind, msgid, fields):
@@ -163,15 +170,15 @@ def test_attn_mask_refusals_from_python():
     x = np.eye(3)
     with pytest.raises(InputError) as caught:
         attn.selfattn(x=x, attn_mask=np.zeros((3, 3), dtype=np.int64))
-    told(caught.value, InputError,
-         "attn_mask holds {dtype}; torch takes a bool attn_mask (True = may not look) or a float "
-         "one (added to the scores): save it as one of the two", dtype="int64")  # fmt: skip
+    told(caught.value, InputError, HOLDS, field="attn_mask", dtype="int64",
+         expected=("a bool attn_mask (True = may not look) or a float one (added to the scores), "
+                   "as torch takes it", {}))  # fmt: skip
     with pytest.raises(InputError) as caught:
         attn.selfattn(x=x, attn_mask=np.array([[0, np.nan, 0]] * 3))
-    told(caught.value, InputError,
-         "{field}: the number at {where} is {value}; expected a finite number or -inf",
-         field="attn_mask", where="(1, 2)")  # fmt: skip
-    assert np.isnan(caught.value.fields["value"])
+    told(caught.value, InputError, WRONG,
+         where=("{field}: the number at {cell}", {"field": "attn_mask", "cell": "(1, 2)"}),
+         expected=("a finite number or -inf", {}))  # fmt: skip
+    assert np.isnan(caught.value.fields["kind"])
     with pytest.raises(ShapeError) as caught:
         attn.selfattn(x=x, attn_mask=np.zeros((4, 3, 3)), heads=3, d_k=1, d_v=1)
     told(caught.value, ShapeError, NOT_BROADCAST, field="attn_mask", shape="4 × 3 × 3",

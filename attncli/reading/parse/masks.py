@@ -11,25 +11,49 @@ from typing import TYPE_CHECKING, Any
 from attncli.errors import InputError, ShapeError
 from attncli.messages import Message, _
 from attncli.reading.parse.json_text import JsonConstant
+from attncli.reading.parse.values import (
+    EMPTY,
+    HOLDS,
+    TOO_LARGE,
+    WRONG,
+    cell_text,
+    kind_of,
+    number_at,
+)
 
 if TYPE_CHECKING:
     import numpy as np
+
+# What each mask holds, for the refusal of a cell or a dtype it does not take.
+MASK_CELLS = _(
+    "1 (or true) where a query may look at a key, 0 (or false) where not; numbers added to "
+    "the scores go in attn_mask"
+)
+ATTN_MASK_CELLS = _(
+    "all true/false (torch's bool mask, true = may not look) or all numbers (added to the "
+    "scores, -Infinity or null where a query may not look)"
+)
+ATTN_MASK_GRID = _(
+    "true/false or numbers, T_q × T_k or any shape that broadcasts to the scores "
+    "(B × h × T_q × T_k)"
+)
+ATTN_MASK_DTYPES = _(
+    "a bool attn_mask (True = may not look) or a float one (added to the scores), as torch takes it"
+)
+KEY_PADDING_CELLS = _(
+    "true (or 1) for a padding key, false (or 0) for a real one, or floats added to the "
+    "key's scores (0.0, -Infinity)"
+)
+KEY_PADDING_FLOATS = _(
+    "numbers added to the key's scores in a float key_padding_mask (-Infinity or null for padding)"
+)
 
 
 def read_mask(value: object) -> np.ndarray:
     """attn's own mask (1 or true = may look) as booleans: bool, 0/1 integers, or floats
     that are exactly 0.0 and 1.0 (np.tril(np.ones((T, T))) saved as is); anything else is
     refused, naming the first cell that is not."""
-    import numpy as np
-
-    hint = Message(
-        _(
-            "1 (or true) where a query may look at a key, 0 (or false) where not; numbers "
-            "added to the scores go in attn_mask"
-        )
-    )
-    array = np.asarray(value) if hasattr(value, "dtype") else object_array(value, "mask")
-    return booleans(array, "mask", hint)
+    return booleans(_cells(value, "mask"), "mask", Message(MASK_CELLS))
 
 
 def read_attn_mask(value: Any) -> np.ndarray:
@@ -38,40 +62,19 @@ def read_attn_mask(value: Any) -> np.ndarray:
     when 0s and 1s leave its sense unclear."""
     import numpy as np
 
-    if hasattr(value, "dtype") and hasattr(value, "ndim"):
-        array = np.asarray(value)
-        if array.dtype.kind == "b":
-            return _ranked(array)
-        if array.dtype.kind == "f":
-            return checked_floats(_ranked(array).astype(np.float64), "attn_mask")
-        raise InputError(
-            _(
-                "attn_mask holds {dtype}; torch takes a bool attn_mask (True = may not look) "
-                "or a float one (added to the scores): save it as one of the two"
-            ),
-            dtype=str(array.dtype),
-        )
-    array = _ranked(object_array(value, "attn_mask"))
+    field, hint = "attn_mask", Message(ATTN_MASK_CELLS)
+    array = _grid_of_cells(_cells(value, field), field, Message(ATTN_MASK_GRID))
+    if array.dtype.kind == "b":
+        return array
+    if array.dtype.kind == "f":
+        return checked_floats(array.astype(np.float64), field)
+    if hasattr(value, "dtype"):  # an array of integers, of text: torch takes neither
+        expected = Message(ATTN_MASK_DTYPES)
+        raise InputError(HOLDS, field=field, dtype=str(array.dtype), expected=expected)
     cells = array.ravel().tolist()
     if all(isinstance(cell, bool) for cell in cells):
         return array.astype(bool)
-    numbers = []
-    for index, cell in enumerate(cells):
-        if cell is None or (isinstance(cell, JsonConstant) and cell.literal == "-Infinity"):
-            numbers.append(-np.inf)
-        elif isinstance(cell, (int, float)) and not isinstance(cell, bool):
-            numbers.append(finite_cell(cell, array.shape, index, "attn_mask"))
-        else:
-            where = cell_text(np.unravel_index(index, array.shape))
-            raise InputError(
-                _(
-                    "attn_mask holds {cell!r:.20} at {where}; expected all true/false "
-                    "(torch's bool mask, true = may not look) or all numbers (added to the "
-                    "scores, -Infinity or null where a query may not look)"
-                ),
-                cell=cell,
-                where=where,
-            )
+    numbers = _float_cells(array, field, hint)
     if all(type(cell) is int for cell in cells) and set(cells) == {0}:
         raise InputError(
             _(
@@ -90,7 +93,7 @@ def read_attn_mask(value: Any) -> np.ndarray:
                 "-Infinity for an additive mask, or give it as mask (1 = may look)"
             ),
         )
-    return checked_floats(np.array(numbers, dtype=np.float64).reshape(array.shape), "attn_mask")
+    return checked_floats(numbers, field)
 
 
 def read_key_padding_mask(value: object) -> np.ndarray:
@@ -99,17 +102,12 @@ def read_key_padding_mask(value: object) -> np.ndarray:
     adds it (-Infinity or null: padding)."""
     import numpy as np
 
-    field = "key_padding_mask"
-    hint = Message(
-        _(
-            "true (or 1) for a padding key, false (or 0) for a real one, or floats added "
-            "to the key's scores (0.0, -Infinity)"
-        )
-    )
-    array = np.asarray(value) if hasattr(value, "dtype") else object_array(value, field)
-    _grid_of_cells(array, field, hint)
+    field, hint = "key_padding_mask", Message(KEY_PADDING_CELLS)
+    array = _grid_of_cells(_cells(value, field), field, hint)
+    if array.dtype.kind == "f":
+        return checked_floats(array.astype(np.float64), field)
     if _is_floats(array):
-        return checked_floats(_key_floats(array), field)
+        return checked_floats(_float_cells(array, field, Message(KEY_PADDING_FLOATS)), field)
     return booleans(array, field, hint)
 
 
@@ -118,8 +116,6 @@ def booleans(array: np.ndarray, field: str, hint: Message) -> np.ndarray:
     anything else is refused, naming the first cell that is not one and its value."""
     import numpy as np
 
-    from attncli.reading.parse.values import kind_of
-
     _grid_of_cells(array, field, hint)
     if array.dtype.kind == "b":
         return array
@@ -127,40 +123,40 @@ def booleans(array: np.ndarray, field: str, hint: Message) -> np.ndarray:
         bad = np.argwhere((array != 0) & (array != 1) | np.isnan(array.astype(np.float64)))
         if not bad.size:
             return array.astype(bool)
-        index, cell = tuple(bad[0]), array[tuple(bad[0])].item()
-        dtype = f" ({array.dtype})"
+        index = tuple(bad[0])
+        kind: Any = f"{array[index].item()!r} ({array.dtype})"
     elif array.dtype.kind == "O":
         cells = array.ravel().tolist()
         wrong = [i for i, cell in enumerate(cells) if not _zero_or_one(cell)]
         if not wrong:
             return np.array([bool(cell) for cell in cells], dtype=bool).reshape(array.shape)
-        index, cell = np.unravel_index(wrong[0], array.shape), cells[wrong[0]]
-        dtype = ""
+        index, kind = np.unravel_index(wrong[0], array.shape), kind_of(cells[wrong[0]])
     else:
-        raise InputError(
-            _("{field} holds {dtype}; expected {hint}"),
-            field=field,
-            dtype=str(array.dtype),
-            hint=hint,
-        )
-    raise InputError(
-        _("{field}: the cell at {where} is {kind}{dtype}; expected {hint}"),
-        field=field,
-        where=cell_text(tuple(index)),
-        kind=kind_of(cell),
-        dtype=dtype,
-        hint=hint,
-    )
+        raise InputError(HOLDS, field=field, dtype=str(array.dtype), expected=hint)
+    raise InputError(WRONG, where=_cell_at(field, index), kind=kind, expected=hint)
 
 
-def _grid_of_cells(array: np.ndarray, field: str, hint: Message) -> None:
-    """A mask holds cells: an empty one, or a single value, is refused."""
+def _cells(value: Any, field: str) -> np.ndarray:
+    """A mask as an array: an array as it is, nested lists as the array of their cells."""
+    import numpy as np
+
+    return np.asarray(value) if hasattr(value, "dtype") else object_array(value, field)
+
+
+def _grid_of_cells(array: np.ndarray, field: str, hint: Message) -> np.ndarray:
+    """A mask holds cells: an empty one, or a single value, is refused (fit_mask says which
+    shapes of one axis or more fit)."""
+    grid = Message(_("a grid of {hint}"), hint=hint)
     if array.size == 0:
-        raise ShapeError(_("{field} is empty; expected a grid of {hint}"), field=field, hint=hint)
+        raise ShapeError(EMPTY, where=field, expected=grid)
     if array.ndim == 0:
-        raise ShapeError(
-            _("{field} is a single value; expected a grid of {hint}"), field=field, hint=hint
-        )
+        raise ShapeError(WRONG, where=field, kind=Message(_("a single value")), expected=grid)
+    return array
+
+
+def _cell_at(field: str, index: tuple[Any, ...]) -> Message:
+    """'mask: the cell at (1, 2)'."""
+    return Message(_("{field}: the cell at {cell}"), field=field, cell=cell_text(index))
 
 
 def _zero_or_one(cell: object) -> bool:
@@ -169,11 +165,9 @@ def _zero_or_one(cell: object) -> bool:
 
 
 def _is_floats(array: np.ndarray) -> bool:
-    """A float key_padding_mask: of a float dtype, or with a float, -Infinity or null among
-    its cells (integers other than 0 and 1 alone are refused by booleans(), as numpy's
-    integers are: torch takes a bool or a float mask, and attn does not guess which)."""
-    if array.dtype.kind == "f":
-        return True
+    """A float key_padding_mask: with a float, -Infinity or null among its cells (integers
+    other than 0 and 1 alone are refused by booleans(), as numpy's integers are: torch
+    takes a bool or a float mask, and attn does not guess which)."""
     if array.dtype.kind != "O":
         return False
     cells = array.ravel().tolist()
@@ -182,29 +176,20 @@ def _is_floats(array: np.ndarray) -> bool:
     ) and not any(isinstance(cell, bool) for cell in cells)
 
 
-def _key_floats(array: np.ndarray) -> np.ndarray:
-    """A float key_padding_mask's numbers, -Infinity and null as -inf."""
+def _float_cells(array: np.ndarray, field: str, hint: Message) -> np.ndarray:
+    """A document's float mask as float64: -Infinity and null as -inf, each number read by
+    finite_cell; any other cell refused, with what the mask holds (`hint`)."""
     import numpy as np
 
-    if array.dtype.kind == "f":
-        return array.astype(np.float64)
     numbers = []
     for index, cell in enumerate(array.ravel().tolist()):
         if cell is None or (isinstance(cell, JsonConstant) and cell.literal == "-Infinity"):
             numbers.append(-np.inf)
-        elif isinstance(cell, (int, float)):
-            numbers.append(finite_cell(cell, array.shape, index, "key_padding_mask"))
+        elif isinstance(cell, (int, float)) and not isinstance(cell, bool):
+            numbers.append(finite_cell(cell, array.shape, index, field))
         else:
-            where = cell_text(np.unravel_index(index, array.shape))
-            shown = cell.literal if isinstance(cell, JsonConstant) else f"{cell!r:.20}"
-            raise InputError(
-                _(
-                    "key_padding_mask holds {shown} at {where}; a float key_padding_mask "
-                    "holds numbers added to the key's scores (-Infinity or null for padding)"
-                ),
-                shown=shown,
-                where=where,
-            )
+            where = _cell_at(field, np.unravel_index(index, array.shape))
+            raise InputError(WRONG, where=where, kind=kind_of(cell), expected=hint)
     return np.array(numbers, dtype=np.float64).reshape(array.shape)
 
 
@@ -233,36 +218,12 @@ def finite_cell(cell: float, shape: tuple[int, ...], index: int, field: str) -> 
     if math.isinf(number):
         import numpy as np
 
-        where = cell_text(np.unravel_index(index, shape))
-        raise InputError(
-            _(
-                "{field}: the number at {where} is past float64 (as -1e400 is); write "
-                "-Infinity or null (None in Python) where a query may not look, or a finite "
-                "number"
-            ),
-            field=field,
-            where=where,
+        where = number_at(field, np.unravel_index(index, shape))
+        expected = _(
+            "-Infinity or null (None in Python) where a query may not look, or a finite number"
         )
+        raise InputError(WRONG, where=where, kind=Message(TOO_LARGE), expected=Message(expected))
     return number
-
-
-def _ranked(array: np.ndarray) -> np.ndarray:
-    """A mask of one axis or more, not empty (fit_mask says which shapes fit)."""
-    if array.size == 0:
-        raise ShapeError(
-            _(
-                "attn_mask is empty; expected a grid T_q × T_k (or any shape that broadcasts "
-                "to the scores, B × h × T_q × T_k) of true/false or of numbers"
-            ),
-        )
-    if array.ndim == 0:
-        raise ShapeError(
-            _(
-                "attn_mask is a single value; expected a grid T_q × T_k (or any shape that "
-                "broadcasts to the scores, B × h × T_q × T_k) of true/false or of numbers"
-            ),
-        )
-    return array
 
 
 def checked_floats(array: np.ndarray, field: str) -> np.ndarray:
@@ -271,16 +232,7 @@ def checked_floats(array: np.ndarray, field: str) -> np.ndarray:
 
     bad = np.argwhere(np.isnan(array) | np.isposinf(array))
     if bad.size:
-        where = cell_text(tuple(bad[0]))
-        raise InputError(
-            _("{field}: the number at {where} is {value}; expected a finite number or -inf"),
-            field=field,
-            where=where,
-            value=array[tuple(bad[0])],
-        )
+        cell = tuple(bad[0])
+        raise InputError(WRONG, where=number_at(field, cell), kind=array[cell],
+                         expected=Message(_("a finite number or -inf")))  # fmt: skip
     return array
-
-
-def cell_text(index: tuple[Any, ...]) -> str:
-    """A cell as messages name it, counted from 1: (1, 2)."""
-    return "(" + ", ".join(str(int(i) + 1) for i in index) + ")"

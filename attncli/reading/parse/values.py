@@ -22,6 +22,17 @@ Document = dict[str, Any]
 # A field as a message names it: its name (keys), or the option that typed it (--keys)
 Named = str | Setting
 
+# A value that is not what its place takes, said one way by every reader of values:
+# `keys: row 2, item 1 is "a" (a string); expected a number`.
+WRONG = _("{where} is {kind}; expected {expected}")
+# A place that holds nothing, and what it should hold: `keys is empty; expected at least
+# one row`.
+EMPTY = _("{where} is empty; expected {expected}")
+# An array whose dtype holds no values of the kind its place takes: `x holds <U1;
+# expected numbers (int or float)`.
+HOLDS = _("{field} holds {dtype}; expected {expected}")
+AT_LEAST_ONE_NUMBER = _("at least one number")
+
 
 class GivenDocument(dict[str, Any]):
     """A document with the fields that the command line's options typed laid over it, so
@@ -82,19 +93,12 @@ def parse_tokens(value: Any, source: str = "tokens") -> list[str]:
     if isinstance(value, str):
         value = [valid_text(part.strip()) for part in value.split(",")]
     if not isinstance(value, list) or not value:
-        raise InputError(
-            _("{source}: expected a non-empty list of token names, found {kind}"),
-            source=source,
-            kind=kind_of(value),
-        )
+        raise InputError(WRONG, where=source, kind=kind_of(value),
+                         expected=Message(_("a non-empty list of token names")))  # fmt: skip
     for position, token in enumerate(value, 1):
         if not isinstance(token, str):
-            raise InputError(
-                _("{source}: item {position} is {kind}; expected a string"),
-                source=source,
-                position=position,
-                kind=kind_of(token),
-            )
+            raise InputError(WRONG, where=_where(source, None, position), kind=kind_of(token),
+                             expected=Message(_("a string")))  # fmt: skip
     return list(value)
 
 
@@ -109,57 +113,47 @@ def _where(field: Named, row: int | None, item: int | None) -> Message | Named:
     return field
 
 
+# What a cell of numbers takes, by (whether the value it holds was a number, whether a
+# masked cell may be written there as null or -Infinity).
+EXPECTED_NUMBER = {
+    (False, False): _("a number"),
+    (True, False): _("a finite number"),
+    (False, True): _("a number (null or -Infinity marks a masked cell)"),
+    (True, True): _("a finite number (null or -Infinity marks a masked cell)"),
+}
+TOO_LARGE = _("a number too large for a 64-bit float (overflow; at most about 1.8e308)")
+
+
 def _number(value: Any, where: Message | Named, allow_masked: bool) -> float:
     """One validated JSON number; null or -Infinity mean a masked cell where allowed."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, JsonConstant)):
-        if value is None and allow_masked:
-            return -math.inf
-        if isinstance(value, list):
-            raise InputError(
-                _("{where} is a list, nested too deep; expected a number"), where=where
-            )
-        if allow_masked:
-            raise InputError(
-                _("{where} is {kind}; expected a number (null or -Infinity marks a masked cell)"),
-                where=where,
-                kind=kind_of(value),
-            )
-        raise InputError(
-            _("{where} is {kind}; expected a number"), where=where, kind=kind_of(value)
-        )
+    if allow_masked and (value is None or _minus_infinity(value)):
+        return -math.inf
+    numeric = isinstance(value, (int, float, JsonConstant)) and not isinstance(value, bool)
+    number = math.nan
+    if numeric and not isinstance(value, JsonConstant):
+        try:
+            number = float(value)
+        except OverflowError:
+            number = math.inf
+        if math.isfinite(number) or (number == -math.inf and allow_masked):
+            return number
     if isinstance(value, JsonConstant):
-        if value.literal == "-Infinity" and allow_masked:
-            return -math.inf
-        if allow_masked:
-            raise InputError(
-                _(
-                    "{where} is {literal}; expected a finite number (null or -Infinity marks "
-                    "a masked cell)"
-                ),
-                where=where,
-                literal=value.literal,
-            )
-        raise InputError(
-            _("{where} is {literal}; expected a finite number"),
-            where=where,
-            literal=value.literal,
-        )
-    try:
-        number = float(value)
-    except OverflowError:
-        number = math.inf
-    if number == -math.inf and allow_masked:
-        return number
-    if math.isnan(number):  # Python's float("nan") in a list (JSON writes NaN, read above)
-        raise InputError(
-            _("{where} is {literal}; expected a finite number"), where=where, literal="NaN"
-        )
-    if not math.isfinite(number):
-        raise InputError(
-            _("{where} is a number too large for a 64-bit float (overflow; at most about 1.8e308)"),
-            where=where,
-        )
-    return number
+        kind: Any = value.literal
+    elif isinstance(value, list):
+        kind = Message(_("a list, nested too deep"))
+    elif not numeric:
+        kind = kind_of(value)
+    elif math.isnan(number):  # Python's float("nan") (JSON writes NaN)
+        kind = "NaN"
+    else:  # past float64: 1e999
+        kind = Message(TOO_LARGE)
+    expected = Message(EXPECTED_NUMBER[numeric, allow_masked])
+    raise InputError(WRONG, where=where, kind=kind, expected=expected)
+
+
+def _minus_infinity(value: Any) -> bool:
+    """JSON's -Infinity literal, which marks a masked cell where one is allowed."""
+    return isinstance(value, JsonConstant) and value.literal == "-Infinity"
 
 
 def _vector_values(value: Any, field: Named, row: int | None, allow_masked: bool) -> list[float]:
@@ -168,18 +162,23 @@ def _vector_values(value: Any, field: Named, row: int | None, allow_masked: bool
         expected = (
             Message(_("a list of numbers")) if row is None else Message(_("a row of numbers"))
         )
-        raise InputError(
-            _("{where} is {kind}; expected {expected}"),
-            where=where,
-            kind=kind_of(value),
-            expected=expected,
-        )
+        raise InputError(WRONG, where=where, kind=kind_of(value), expected=expected)
     if not value:
-        raise InputError(_("{where} is empty; expected at least one number"), where=where)
+        raise InputError(EMPTY, where=where, expected=Message(AT_LEAST_ONE_NUMBER))
     return [
         _number(item, _where(field, row, position), allow_masked)
         for position, item in enumerate(value, 1)
     ]
+
+
+def cell_text(index: tuple[Any, ...]) -> str:
+    """A cell as messages name it, counted from 1: (1, 2)."""
+    return "(" + ", ".join(str(int(i) + 1) for i in index) + ")"
+
+
+def number_at(field: Named, index: tuple[Any, ...]) -> Message:
+    """'keys: the number at (1, 2)', where an array of numbers holds one it should not."""
+    return Message(_("{field}: the number at {cell}"), field=field, cell=cell_text(index))
 
 
 def _checked_array(value: Any, field: Named, ndim: int) -> np.ndarray:
@@ -192,11 +191,8 @@ def _checked_array(value: Any, field: Named, ndim: int) -> np.ndarray:
         3: Message(_("a batch of matrices")),
     }
     if value.dtype.kind not in "iuf":
-        raise InputError(
-            _("{field}: holds {dtype} data; expected numbers (int or float)"),
-            field=field,
-            dtype=value.dtype,
-        )
+        raise InputError(HOLDS, field=field, dtype=str(value.dtype),
+                         expected=Message(_("numbers (int or float)")))  # fmt: skip
     if value.ndim != ndim:
         raise ShapeError(
             _("{field}: has {dims} dimensions {shape}; expected {expected}"),
@@ -206,21 +202,13 @@ def _checked_array(value: Any, field: Named, ndim: int) -> np.ndarray:
             expected=names[ndim],
         )
     if value.size == 0:
-        raise InputError(
-            _("{field} is empty; expected at least one number"),
-            field=field,
-        )
+        raise InputError(EMPTY, where=field, expected=Message(AT_LEAST_ONE_NUMBER))
     array = value.astype(np.float64)
     bad = np.argwhere(~np.isfinite(array))
     if bad.size:
-        where = ", ".join(str(int(i) + 1) for i in bad[0])
-        found = array[tuple(bad[0])]
-        raise InputError(
-            _("{field}: the number at ({where}) is {found}; expected a finite number"),
-            field=field,
-            where=where,
-            found=found,
-        )
+        cell = tuple(bad[0])
+        raise InputError(WRONG, where=number_at(field, cell), kind=array[cell],
+                         expected=Message(EXPECTED_NUMBER[True, False]))  # fmt: skip
     return array
 
 
@@ -282,7 +270,7 @@ def _is_array(value: Any) -> bool:
 def _misranked_as_lists(value: Any, ndim: int) -> Any:
     """A numeric array of rank 0 to 2 where one of rank `ndim` goes, as the nested lists it
     holds, so that it is refused in the words a JSON value of that rank is (a matrix where a
-    vector goes: "found a matrix"); anything else as it is."""
+    vector goes: "is a matrix"); anything else as it is."""
     if _is_array(value) and value.ndim != ndim and value.ndim <= 2 and value.dtype.kind in "iuf":
         return value.tolist()
     return value
@@ -300,10 +288,8 @@ def to_vector(value: Any, field: Named, allow_masked: bool = False) -> np.ndarra
     if fast is not None:
         return fast
     if isinstance(value, list) and value and isinstance(value[0], list):
-        raise InputError(
-            _("{field}: expected one vector such as [1, 0], found a matrix"),
-            field=field,
-        )
+        raise InputError(WRONG, where=field, kind=Message(_("a matrix")),
+                         expected=Message(_("one vector such as [1, 0]")))  # fmt: skip
     return np.array(_vector_values(value, field, None, allow_masked), dtype=np.float64)
 
 
@@ -318,25 +304,16 @@ def to_matrix(value: Any, field: Named, allow_masked: bool = False) -> np.ndarra
     fast = _plain_numbers(value, 2)
     if fast is not None:
         return fast
-    if not isinstance(value, list):
-        raise InputError(
-            _("{field} is {kind}; expected a matrix such as [[2, 1], [0, 2]]"),
-            field=field,
-            kind=kind_of(value),
+    if isinstance(value, list) and not value:
+        raise InputError(EMPTY, where=field, expected=Message(_("at least one row")))
+    if not isinstance(value, list) or not isinstance(value[0], list):
+        kind = (
+            Message(_("a single row (wrap it in [ ] for a matrix of one row)"))
+            if isinstance(value, list)
+            else kind_of(value)
         )
-    if not value:
-        raise InputError(
-            _("{field} is empty; expected at least one row"),
-            field=field,
-        )
-    if not isinstance(value[0], list):
-        raise InputError(
-            _(
-                "{field}: expected a matrix, a row per token, such as [[2, 1], [0, 2]]; "
-                "found a single row (wrap it in [ ] for a matrix of one row)"
-            ),
-            field=field,
-        )
+        raise InputError(WRONG, where=field, kind=kind, expected=Message(
+            _("a matrix, a row per token, such as [[2, 1], [0, 2]]")))  # fmt: skip
     rows = [_vector_values(row, field, index, allow_masked) for index, row in enumerate(value, 1)]
     for index, row in enumerate(rows[1:], 2):
         if len(row) != len(rows[0]):
@@ -372,15 +349,26 @@ def to_tensor(value: Any, field: str) -> np.ndarray:
     if depth == 2:
         return to_matrix(value, field)
     parts = [to_tensor(item, f"{field}[{index}]") for index, item in enumerate(value)]
-    for index, part in enumerate(parts[1:], 1):
+    return _stacked(parts, field, 0)
+
+
+def _stacked(parts: list[np.ndarray], field: str, first: int) -> np.ndarray:
+    """Arrays of one shape stacked along a new first axis; `first` is how the message
+    counts the first of them (a weight's parts from 0, as torch indexes them; a batch's
+    sequences from 1, as rows are counted)."""
+    import numpy as np
+
+    for index, part in enumerate(parts[1:], first + 1):
         if part.shape != parts[0].shape:
             raise ShapeError(
-                _("{field}[{index}] is {shape}, {field}[0] is {first}; expected equal shapes"),
+                _("{field}[{index}] is {shape} but {field}[{first}] is {first_shape}; every "
+                  "part of {field} has one shape"),
                 field=field,
                 index=index,
                 shape=shape_text(part.shape),
-                first=shape_text(parts[0].shape),
-            )
+                first=first,
+                first_shape=shape_text(parts[0].shape),
+            )  # fmt: skip
     return np.stack(parts)
 
 
@@ -399,25 +387,11 @@ def is_batch(value: Any) -> bool:
 
 def to_batch(value: Any, field: str) -> np.ndarray:
     """A batch of equal-shaped matrices (B × T × d), each checked as to_matrix checks one."""
-    import numpy as np
-
     # -> [B, T, d]
     if _is_array(value):
         return _checked_array(value, field, 3)
     matrices = [to_matrix(item, f"{field}[{index}]") for index, item in enumerate(value, 1)]
-    for index, matrix in enumerate(matrices[1:], 2):
-        if matrix.shape != matrices[0].shape:
-            raise ShapeError(
-                _(
-                    "{field}[{index}] is {shape_text} but {field}[1] is {shape_text2} (every "
-                    "sequence of a batch has one shape)"
-                ),
-                field=field,
-                index=index,
-                shape_text=shape_text(matrix.shape),
-                shape_text2=shape_text(matrices[0].shape),
-            )
-    return np.stack(matrices)
+    return _stacked(matrices, field, 1)
 
 
 def to_vector_or_matrix(value: Any, field: Named, allow_masked: bool = False) -> np.ndarray:
