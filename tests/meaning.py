@@ -19,6 +19,11 @@ MISSING = "missing field '{field}': {hint}"
 WRONG = "{where} is {kind}; expected {expected}"
 EMPTY = "{where} is empty; expected {expected}"
 HOLDS = "{field} holds {dtype}; expected {expected}"
+# A .npy array, or an archive's, of Python objects (reading/parse/tensor_files.npy_header).
+PICKLED_ARRAY = (
+    "{where} holds Python objects (pickled data), which attn never loads; save plain numeric "
+    "arrays, e.g. numpy.savez(path, name=array.astype(float))"
+)
 # What a cell of numbers takes (reading/parse/values.EXPECTED_NUMBER), as `plain` gives it.
 NUMBER = ("a number", {})
 FINITE = ("a finite number", {})

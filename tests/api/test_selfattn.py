@@ -14,7 +14,7 @@ from attncli.errors import InputError, OptionError, ShapeError
 from attncli.reading.parse.sentence import tokenize
 from tests import naive
 from tests.conftest import SAMPLES
-from tests.meaning import DISAGREE, FINITE, WRONG, told
+from tests.meaning import DISAGREE, FINITE, PICKLED_ARRAY, WRONG, told
 
 SENTENCE = "las llaves del coche están ahí"
 LLAVES = str(SAMPLES / "llaves.json")
@@ -334,12 +334,11 @@ def test_bad_documents(run, tmp_path, document, kind, msgid, fields):
 def test_pickled_npy_is_refused(run, tmp_path):
     path = tmp_path / "evil.npy"
     np.save(path, np.array([{"a": 1}], dtype=object), allow_pickle=True)
-    pickled = ("{path}: holds Python objects (pickled data), which attn never loads; save plain "
-               "numeric arrays with numpy.save or numpy.savez")  # fmt: skip
-    _fails(run("selfattn", "-i", str(path)), InputError, pickled, path=str(path))
+    _fails(run("selfattn", "-i", str(path)), InputError, PICKLED_ARRAY, where=str(path))
     archive = tmp_path / "evil.npz"  # one array of an archive, read from its header
     np.savez(archive, x=np.eye(2), tokens=np.array(["a", {"b": 1}], dtype=object))
-    _fails(run("selfattn", "-i", str(archive)), InputError, pickled, path=str(archive))
+    _fails(run("selfattn", "-i", str(archive)), InputError, PICKLED_ARRAY,
+           where=f"{archive}: tokens.npy")  # fmt: skip
     text = tmp_path / "text.npy"
     text.write_text("hello")
     _fails(

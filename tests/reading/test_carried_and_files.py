@@ -13,7 +13,7 @@ import pytest
 from attncli.errors import InputError, ShapeError
 from attncli.present.format import Format
 from attncli.results.selfattn import SelfAttnResult
-from tests.meaning import DISAGREE, FINITE, WRONG, said_in_spanish, told
+from tests.meaning import DISAGREE, FINITE, PICKLED_ARRAY, WRONG, said_in_spanish, told
 
 KEYS = [[1.0, 0.0], [0.0, 1.0]]
 
@@ -56,14 +56,10 @@ def test_an_object_array_npz_for_weights_says_what_it_is(run, tmp_path):
     path = tmp_path / "layer.npz"
     np.savez(path, in_proj_weight=np.array([[1, "a"]], dtype=object))
     result = run("selfattn", "-i", "mha_x", "--weights", str(path), "--heads", "2")
-    objects = (
-        "{path}: {name} holds Python objects (an object array, pickled), which attn never loads; "
-        "save it as numbers, e.g. numpy.savez(path, name=array.astype(float))"
-    )
-    _one_line_error(result, InputError, objects, path=str(path), name="in_proj_weight")
+    _one_line_error(result, InputError, PICKLED_ARRAY, where=f"{path}: in_proj_weight")
     spanish = run("selfattn", "-i", "mha_x", "--weights", str(path), "--heads", "2",
                   "--lang", "es")  # fmt: skip
-    _one_line_error(spanish, InputError, objects, lang="es", name="in_proj_weight")
+    _one_line_error(spanish, InputError, PICKLED_ARRAY, lang="es", where=f"{path}: in_proj_weight")
     said_in_spanish(spanish.error)
 
 

@@ -294,15 +294,7 @@ def _check_header(stream: IO[bytes], total_bytes: int, source: str, path: str) -
     follows it, or than memory holds, before numpy reads it."""
     from attncli.reading.parse.tensor_files import npy_header
 
-    shape, dtype = npy_header(stream)
-    if dtype.hasobject:
-        raise InputError(
-            _(
-                "{path}: holds Python objects (pickled data), which attn never loads; save "
-                "plain numeric arrays with numpy.save or numpy.savez"
-            ),
-            path=shown(path, PATH_SHOWN),
-        )
+    shape, dtype = npy_header(stream, source)
     claimed = dtype.itemsize
     for length in shape:
         claimed *= length

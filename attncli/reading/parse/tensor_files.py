@@ -46,15 +46,24 @@ SAFE_DTYPES = {
 CONVERT = 'safetensors.torch.save_file(module.state_dict(), "layer.safetensors")'
 
 
-def npy_header(stream: IO[bytes]) -> tuple[tuple[int, ...], np.dtype]:
+def npy_header(stream: IO[bytes], where: str) -> tuple[tuple[int, ...], np.dtype]:
     """A .npy array's shape and dtype from its header by numpy's own format module, its data
-    not read: an object dtype is pickled Python objects, which attn never loads. A stream
-    that is no .npy array is a ValueError."""
+    not read; an array of an object dtype (`where`: the file, or an archive's member) is
+    refused: its data is pickled Python objects, which attn never loads. A stream that is no
+    .npy array is a ValueError."""
     from numpy.lib import format as npy
 
     version = npy.read_magic(stream)
     read_header = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
     shape, _fortran_order, dtype = read_header(stream)
+    if dtype.hasobject:
+        raise InputError(
+            _(
+                "{where} holds Python objects (pickled data), which attn never loads; save "
+                "plain numeric arrays, e.g. numpy.savez(path, name=array.astype(float))"
+            ),
+            where=where,
+        )
     return shape, dtype
 
 
@@ -92,22 +101,15 @@ class Tensors(Mapping[str, np.ndarray]):
     def __getitem__(self, name: str) -> np.ndarray:
         if name not in self._shapes:
             raise KeyError(name)
-        try:
-            return np.asarray(self._load(name))
-        except (OSError, ValueError, TypeError, RuntimeError) as error:
-            raise self._unreadable(name, error) from None
+        return self._read(name, lambda: self._load(name))
 
-    def _unreadable(self, name: str, error: Exception) -> InputError:
-        """The one line for an array the file holds but cannot give."""
-        return InputError(
-            _(
-                "{path}: the array {name} could not be read ({reason}); the file may be "
-                "truncated or corrupt"
-            ),
-            path=self.path,
-            name=name,
-            reason=first_line(error),
-        )
+    def _read(self, name: str, read: Any) -> np.ndarray:
+        """What `read()` gives of the array `name`; an array the file holds but cannot give
+        is one line naming it."""
+        try:
+            return np.asarray(read())
+        except (OSError, ValueError, TypeError, RuntimeError) as error:
+            raise unreadable(f"{self.path}: {name}", error) from None
 
     def __contains__(self, name: object) -> bool:
         return name in self._shapes  # Mapping's own would read the array
@@ -123,12 +125,8 @@ class Tensors(Mapping[str, np.ndarray]):
         # [V, d], [T] of int -> [T, d]
         if self._rows is None:
             return self[name][ids]
-        try:
-            return np.concatenate([self._rows(name, int(i)) for i in ids]).reshape(
-                len(ids), *self._shapes[name][1:]
-            )
-        except (OSError, ValueError, TypeError, RuntimeError) as error:
-            raise self._unreadable(name, error) from None
+        rows = lambda: np.concatenate([self._rows(name, int(i)) for i in ids])  # noqa: E731
+        return self._read(name, rows).reshape(len(ids), *self._shapes[name][1:])
 
     def shape(self, name: str) -> tuple[int, ...]:
         """An array's shape, read from the header alone."""
@@ -157,47 +155,17 @@ def bfloat16_to_float32(bits: np.ndarray) -> np.ndarray:
     return (np.asarray(bits, dtype=np.uint32) << 16).view(np.float32)
 
 
-class _BFloat16:
-    """The bfloat16 arrays of one safetensors file, memory-mapped from its header's offsets
-    (a safetensors file: 8 bytes of header length, the JSON header, then the data)."""
-
-    def __init__(self, path: str) -> None:
-        import json
-        import struct
-
-        with open(path, "rb") as file:
-            (length,) = struct.unpack("<Q", file.read(8))
-            header = json.loads(file.read(length))
-        self.path, self.start, self.header = path, 8 + length, header
-        self._maps: dict[str, np.ndarray] = {}
-
-    def bits(self, name: str) -> np.ndarray:
-        """The array's 16-bit patterns, mapped (not read) from the file."""
-        if name not in self._maps:
-            entry = self.header[name]
-            begin, end = (int(n) for n in entry["data_offsets"])
-            shape = tuple(int(n) for n in entry["shape"])
-            if end - begin != 2 * math.prod(shape):
-                raise ValueError(f"{end - begin} bytes for shape {shape}")
-            self._maps[name] = np.memmap(
-                self.path, dtype="<u2", mode="r", offset=self.start + begin, shape=shape
-            )
-        return self._maps[name]
-
-    def array(self, name: str) -> np.ndarray:
-        return bfloat16_to_float32(self.bits(name))
-
-    def row(self, name: str, row: int) -> np.ndarray:
-        return bfloat16_to_float32(self.bits(name)[row : row + 1])
-
-
-MAPPED = {"F64": "<f8", "F32": "<f4", "F16": "<f2"}  # read through a map, not copied
+# The dtypes of a safetensors file read through a map of its bytes rather than copied out:
+# bfloat16, which numpy has no dtype for, as its 16 bits (widened when it is read).
+MAPPED = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "BF16": "<u2"}
 
 
 class _Mapped:
-    """The float arrays of one safetensors file mapped from its header's offsets, copy on
-    write (an array written to is the process's own): a model's weights are read once,
-    as they are turned into float64, rather than copied out of the file first."""
+    """The arrays of one safetensors file mapped from its header's offsets (a safetensors
+    file: 8 bytes of header length, the JSON header, then the data), copy on write (an
+    array written to is the process's own): a model's weights are read once, as they are
+    turned into float64, rather than copied out of the file first; a bfloat16 array is
+    widened to float32 as it is read."""
 
     def __init__(self, path: str) -> None:
         import json
@@ -208,7 +176,7 @@ class _Mapped:
             self.header = json.loads(file.read(length))
         self.path, self.start = path, 8 + length
 
-    def array(self, name: str) -> np.ndarray:
+    def array(self, name: str, rows: slice = slice(None)) -> np.ndarray:
         entry = self.header[name]
         begin, end = (int(n) for n in entry["data_offsets"])
         shape = tuple(int(n) for n in entry["shape"])
@@ -216,9 +184,11 @@ class _Mapped:
         if end - begin != dtype.itemsize * math.prod(shape):
             raise ValueError(f"{end - begin} bytes for shape {shape}")
         if not shape or end == begin:  # a map of no bytes: numpy refuses it
-            return np.zeros(shape, dtype=dtype)
-        return np.memmap(self.path, dtype=dtype, mode="c", offset=self.start + begin,
-                         shape=shape)  # fmt: skip
+            mapped = np.zeros(shape, dtype=dtype)
+        else:
+            mapped = np.memmap(self.path, dtype=dtype, mode="c", offset=self.start + begin,
+                               shape=shape)[rows]  # fmt: skip
+        return bfloat16_to_float32(mapped) if entry["dtype"] == "BF16" else mapped
 
 
 def unreadable(path: str, error: BaseException | str) -> InputError:
@@ -271,14 +241,11 @@ def open_safetensors(paths: list[str]) -> Tensors:
     sizes: dict[str, int] = {}
     owners: dict[str, Any] = {}
     owners_path: dict[str, str] = {}
-    wide: dict[str, _BFloat16] = {}  # a bfloat16 array's name -> its file's map
-    mapped: dict[str, _Mapped] = {}  # a float array's name -> its file's map
+    maps: dict[str, _Mapped] = {}  # a mapped array's name (MAPPED) -> its file's map
 
     def load(name: str) -> np.ndarray:
-        if name in wide:
-            return wide[name].array(name)
-        if name in mapped:
-            return mapped[name].array(name)
+        if name in maps:
+            return maps[name].array(name)
         return owners[name].get_tensor(name)
 
     for path in paths:
@@ -286,6 +253,7 @@ def open_safetensors(paths: list[str]) -> Tensors:
             handle = safe_open(path, framework="numpy")
             names = list(handle.keys())
             slices = {name: handle.get_slice(name) for name in names}
+            mapped = _Mapped(path)
         except Exception as error:  # the package's SafetensorError, or OSError
             raise unreadable(path, error) from None
         for name, piece in slices.items():
@@ -300,24 +268,9 @@ def open_safetensors(paths: list[str]) -> Tensors:
                     name=name,
                     dtype=dtype,
                 )
-            shape = tuple(int(n) for n in piece.get_shape())
-            try:
-                in_bf16 = (
-                    next((m for m in wide.values() if m.path == path), None) or _BFloat16(path)
-                    if dtype == "BF16"
-                    else None
-                )
-                in_map = (
-                    next((m for m in mapped.values() if m.path == path), None) or _Mapped(path)
-                    if dtype in MAPPED
-                    else None
-                )
-            except (OSError, ValueError) as error:
-                raise unreadable(path, error) from None
             if name in owners:  # a tensor in two shards: used only when both copies agree
                 first = load(name)
-                here = in_bf16 or in_map
-                second = here.array(name) if here is not None else handle.get_tensor(name)
+                second = mapped.array(name) if dtype in MAPPED else handle.get_tensor(name)
                 if first.shape != second.shape or not np.array_equal(first, second):
                     raise InputError(
                         _(
@@ -329,20 +282,18 @@ def open_safetensors(paths: list[str]) -> Tensors:
                         first=owners_path[name],
                         second=path,
                     )
+            shape = tuple(int(n) for n in piece.get_shape())
             shapes[name] = shape
             sizes[name] = int(np.prod(shape, dtype=np.int64)) * SAFE_DTYPES[dtype]
             owners[name], owners_path[name] = handle, path
-            wide.pop(name, None)
-            mapped.pop(name, None)
-            if in_bf16 is not None:
-                wide[name] = in_bf16
-            if in_map is not None:
-                mapped[name] = in_map
+            maps.pop(name, None)
+            if dtype in MAPPED:
+                maps[name] = mapped
     where = paths[0] if len(paths) == 1 else os.path.dirname(paths[0]) or "."
 
     def row(name: str, number: int) -> np.ndarray:
-        if name in wide:
-            return wide[name].row(name, number)
+        if name in maps:
+            return maps[name].array(name, slice(number, number + 1))
         return owners[name].get_slice(name)[number : number + 1]
 
     tensors = Tensors(where, shapes, sizes, load)
@@ -351,38 +302,20 @@ def open_safetensors(paths: list[str]) -> Tensors:
 
 
 def _open_npz(path: str) -> Tensors:
-    name = ""
     try:
         archive = np.load(path, allow_pickle=False)
         shapes, sizes = {}, {}
         for name in archive.files:
-            if _holds_objects(archive, name):  # an object array: pickled Python objects
-                raise InputError(
-                    _(
-                        "{path}: {name} holds Python objects (an object array, pickled), which "
-                        "attn never loads; save it as numbers, e.g. "
-                        "numpy.savez(path, name=array.astype(float))"
-                    ),
-                    path=path,
-                    name=name,
-                )
+            member = f"{name}.npy" if f"{name}.npy" in archive.zip.namelist() else name
+            with archive.zip.open(member) as stream:  # its header: an object array refused
+                npy_header(stream, f"{path}: {name}")
             array = archive[name]
             shapes[name], sizes[name] = tuple(array.shape), int(array.nbytes)
     except InputError:  # its own refusal above (a ValueError too): said as it is
         raise
-    except ValueError as error:
-        raise unreadable(path, error) from None
-    except (OSError, EOFError, zipfile.BadZipFile) as error:
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as error:
         raise unreadable(path, error) from None
     return Tensors(path, shapes, sizes, lambda name: archive[name])
-
-
-def _holds_objects(archive: Any, name: str) -> bool:
-    """Whether the .npz archive's array `name` is of an object dtype, read from its header
-    (a member that is no .npy array is a ValueError)."""
-    member = f"{name}.npy" if f"{name}.npy" in archive.zip.namelist() else name
-    with archive.zip.open(member) as stream:
-        return bool(npy_header(stream)[1].hasobject)
 
 
 def _open_npy(path: str) -> Tensors:
