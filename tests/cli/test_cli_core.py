@@ -416,8 +416,12 @@ def _fails(result, *fragments):
             ["softmax"],
             '"hello"',
             InputError,
-            "{source}: expected a JSON object or array, found {kind}",
-            {"source": "stdin", "kind": ("{value} (a string)", {"value": '"hello"'})},
+            WRONG,
+            {
+                "where": "stdin",
+                "kind": ("{value} (a string)", {"value": '"hello"'}),
+                "expected": ("a JSON object or array", {}),
+            },
         ),
         (
             ["softmax", "2", "x"],
@@ -581,8 +585,8 @@ def _fails(result, *fragments):
             ["score", "-i", "-"],
             "",
             InputError,
-            "{source}: empty input (expected a JSON object or array)",
-            {"source": "stdin"},
+            EMPTY,
+            {"where": "stdin", "expected": ("a JSON object or array", {})},
         ),
         (
             ["score", "-i", "-"],

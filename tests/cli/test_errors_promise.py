@@ -41,7 +41,7 @@ NOT_ADDED = (
     "field '{name}': this command does not add that bias, and leaving it out would give a "
     "different result; fold it into the inputs or remove the field"
 )
-NON_UTF8 = "stdin: not UTF-8 text (byte {byte}); convert it, e.g. iconv -t UTF-8"
+NON_UTF8 = "{source}: not UTF-8 text (byte {byte}); convert it, e.g. iconv -t UTF-8"
 NO_SUCH_FILE = (
     "cannot read '{path}': no such file (check the path given to {option}; attn samples lists the "
     "samples installed with attn)"
@@ -106,7 +106,8 @@ def test_overflow_is_an_error_never_a_mask(args, document, fields):
 
 
 def test_non_utf8_stdin_is_an_input_error():
-    _one_line_error(_attn("softmax", stdin=b"\xff\xfe[2]"), InputError, NON_UTF8, byte=1)
+    _one_line_error(_attn("softmax", stdin=b"\xff\xfe[2]"), InputError, NON_UTF8, source="stdin",
+                    byte=1)  # fmt: skip
 
 
 def test_a_byte_order_mark_is_accepted(tmp_path: Path):

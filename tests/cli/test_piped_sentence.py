@@ -12,7 +12,7 @@ from attncli.errors import InputError
 from tests import tiny_models
 from tests.meaning import told
 
-NOT_UTF8 = "stdin: not UTF-8 text (byte {byte}); convert it, e.g. iconv -t UTF-8"
+NOT_UTF8 = "{source}: not UTF-8 text (byte {byte}); convert it, e.g. iconv -t UTF-8"
 LATIN1 = "el café está aquí\n".encode("latin-1")  # é is byte 7 on its own
 
 
@@ -37,7 +37,7 @@ def test_a_piped_sentence_that_is_not_utf8_is_refused(run, gpt2, args):
     args = tuple(arg.format(gpt2=gpt2) for arg in args)
     result = run(*args, input=LATIN1)  # type: ignore[arg-type]
     assert result.exit_code == 2 and result.stdout == "", result.stderr
-    told(result.error, InputError, NOT_UTF8, byte=7)
+    told(result.error, InputError, NOT_UTF8, source="stdin", byte=7)
     piped = run(*args, "--json", input=LATIN1.decode("latin-1"))  # the same text in UTF-8
     assert piped.exit_code == 0, piped.stderr
     assert "�" not in piped.stdout and json.loads(piped.stdout)

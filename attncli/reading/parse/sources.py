@@ -16,7 +16,9 @@ from attncli.reading.parse.json_text import (
     parse_json,
     read_json,
 )
-from attncli.reading.parse.values import Document, FiniteDocument, kind_of
+from attncli.reading.parse.values import EMPTY, WRONG, Document, FiniteDocument, kind_of
+
+JSON_DOCUMENT = _("a JSON object or array")  # what -i and piped stdin hold
 
 
 def read_text(path: str, stdin: IO[str] | None, option: str | None = "-i") -> tuple[str, str]:
@@ -61,17 +63,9 @@ def decoded(data: bytes | str, source: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:  # a sentence, a corpus, a JSON document alike
-        if source == "stdin":
-            raise InputError(
-                _("stdin: not UTF-8 text (byte {byte}); convert it, e.g. iconv -t UTF-8"),
-                byte=error.start + 1,
-            ) from None
         raise InputError(
-            _(
-                "cannot read '{path}': not UTF-8 text (byte {byte}); convert it, e.g. "
-                "iconv -t UTF-8"
-            ),
-            path=shown(source, PATH_SHOWN),
+            _("{source}: not UTF-8 text (byte {byte}); convert it, e.g. iconv -t UTF-8"),
+            source=shown(source, PATH_SHOWN),
             byte=error.start + 1,
         ) from None
 
@@ -144,16 +138,13 @@ def json_file(path: str) -> Any:
     one JSON reader: a key given twice is refused, as in every input. A missing file raises
     FileNotFoundError, for the caller to say what the folder lacks."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except FileNotFoundError:
-        raise
-    except (OSError, ValueError) as error:
-        raise InputError(
-            _("{path} could not be read as JSON ({error})"),
-            path=shown(path, PATH_SHOWN),
-            error=str(error),
-        ) from None
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as error:
+        if isinstance(error, FileNotFoundError):
+            raise  # the caller says what the folder lacks
+        raise _unopened(path, error, None) from None
+    text = decoded(data, path)
     return parse_json(text, path, Message(_("expected the file as transformers writes it")))
 
 
@@ -186,17 +177,11 @@ def load_document(
         found = located(path)  # -i mha_x: the installed sample, where no such file exists
         _refuse_weight_file(found)
         if found.endswith((".npy", ".npz")):
-            _check_path(found, "-i")
-            if not os.path.isfile(found):
-                raise _missing_file(path, "-i")
             return load_arrays(found)
     if path is not None:
         text, source = read_raw(path, stdin)
         if not text or text.isspace():  # (strip() would copy a 200 MB text to see it)
-            raise InputError(
-                _("{source}: empty input (expected a JSON object or array)"),
-                source=source,
-            )
+            raise InputError(EMPTY, where=source, expected=Message(JSON_DOCUMENT))
     elif read_stdin and stdin_is_piped(stdin):
         assert stdin is not None
         text, source = read_raw("-", stdin)
@@ -219,11 +204,7 @@ def load_document(
             source=source,
             EXAMPLE_DOCUMENT=EXAMPLE_DOCUMENT,
         )
-    raise InputError(
-        _("{source}: expected a JSON object or array, found {kind}"),
-        source=source,
-        kind=kind_of(value),
-    )
+    raise InputError(WRONG, where=source, kind=kind_of(value), expected=Message(JSON_DOCUMENT))
 
 
 def _refuse_weight_file(path: str) -> None:
@@ -282,8 +263,8 @@ def load_arrays(path: str) -> Document:
         raise
     except (zipfile.BadZipFile, ValueError) as error:
         raise _not_numpy(path, ValueError(str(error))) from None
-    except OSError as error:
-        raise unreadable(path, error) from None
+    except OSError as error:  # no such file, a folder, no permission
+        raise _unopened(path, error, "-i") from None
     if "tokens" in document:
         document["tokens"] = _token_array(document["tokens"], path)
     return document
