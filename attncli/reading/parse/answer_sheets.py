@@ -24,6 +24,7 @@ import codecs
 import csv
 import io
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,10 +33,20 @@ from attncli.core.exercise import ANSWER_COLUMNS as COLUMNS
 from attncli.core.exercise import ANSWER_SHEET_KEY as FORMAT_KEY
 from attncli.core.exercise import SHEET_KINDS
 from attncli.errors import LARGEST_SEED, LARGEST_WHOLE, PATH_SHOWN, InputError, first_line, shown
-from attncli.messages import _
-from attncli.reading.parse.values import whole_number
+from attncli.messages import Message, _
+from attncli.reading.parse.values import WRONG, kind_of, whole_number
 
-SHEET_FIELDS = ("seed", "sheet", "size", "dim", "lang")
+# Each field that says which sheet a file answers, how its text is read (None: it is not
+# one of its values) and what it takes, for the refusal of one that is not.
+WHOLE = Message(_("a whole number"))
+SHEET_FIELDS: dict[str, tuple[Callable[[str], Any], Message | None]] = {
+    "seed": (lambda text: whole_number(text, 0, LARGEST_SEED), WHOLE),
+    "sheet": (lambda text: text if text in SHEET_KINDS else None,
+              Message(_("one of {kinds}"), kinds=", ".join(SHEET_KINDS))),
+    "size": (lambda text: whole_number(text, 0, LARGEST_WHOLE), WHOLE),
+    "dim": (lambda text: whole_number(text, 0, LARGEST_WHOLE), WHOLE),
+    "lang": (lambda text: text, None),  # which languages attn speaks: api/checking says
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -158,7 +169,6 @@ def _read_csv(path: str, reader: csv.DictReader[str], delimiter: str) -> AnswerF
     if not records:
         raise InputError(_("{path}: no rows under the header; one row per blank"), path=path)
     sheet: dict[str, str] = {}
-    student = ""
     rows = []
     for number, record in enumerate(records, 2):  # line 1 is the header
         line = f"{path}:{number}"
@@ -173,33 +183,26 @@ def _read_csv(path: str, reader: csv.DictReader[str], delimiter: str) -> AnswerF
                 mark=delimiter,
                 example='"2,5"' if delimiter == "," else '"2,5; 1"',
             )
-        for name in SHEET_FIELDS:
+        for name in ("student", *SHEET_FIELDS):  # on any row, and the same on every row
             value = (record.get(name) or "").strip()
             if name not in sheet and value:
                 sheet[name] = value
             elif value and value != sheet[name]:
                 raise InputError(
-                    _("{line}: {field} is {value}, the rows above say {first}; one sheet a file"),
+                    _(
+                        "{line}: {field} is {value}, the rows above say {first}; a file holds "
+                        "one student's answers to one sheet"
+                    ),
                     line=line,
                     field=name,
                     value=value,
                     first=sheet[name],
                 )
-        named = (record.get("student") or "").strip()
-        if named and student and named != student:  # two students' answers in one file
-            raise InputError(
-                _("{line}: student is {value}, the rows above say {first}; one student a file"),
-                line=line,
-                value=named,
-                first=student,
-            )
-        student = student or named
         rows.append(_row(record, line))
-    return _answer_file(path, student, sheet, rows, f"{path}:2")
+    return _answer_file(path, sheet.pop("student", ""), sheet, rows, f"{path}:2")
 
 
 def _from_json(path: str, text: str) -> AnswerFile:
-    from attncli.messages import Message
     from attncli.reading.parse.json_text import parse_json
 
     document = parse_json(text, path, Message(_("expected an answer sheet")))
@@ -223,7 +226,8 @@ def _from_json(path: str, text: str) -> AnswerFile:
     sheet = {name: str(document[name]) for name in SHEET_FIELDS if document.get(name) is not None}
     student = document.get("student") or ""
     if not isinstance(student, str):
-        raise InputError(_("{path}: student is to be a name, in quotes"), path=path)
+        raise InputError(WRONG, where=f"{path}: student", kind=kind_of(student),
+                         expected=Message(_("a name, in quotes")))  # fmt: skip
     return _answer_file(path, student.strip(), sheet, rows, path)
 
 
@@ -231,9 +235,7 @@ def _as_text(answer: Any, line: str) -> str:
     """A JSON answer as the student would have typed it: a number, a list of numbers."""
     if answer is None:
         return ""
-    if isinstance(answer, bool):
-        raise InputError(_("{line}: an answer is a number, not true or false"), line=line)
-    if isinstance(answer, int | float):
+    if isinstance(answer, int | float) and not isinstance(answer, bool):
         return repr(float(answer)) if isinstance(answer, float) else str(answer)
     if isinstance(answer, list) and all(
         isinstance(v, int | float) and not isinstance(v, bool) for v in answer
@@ -243,11 +245,8 @@ def _as_text(answer: Any, line: str) -> str:
         return json.dumps(answer)
     if isinstance(answer, str):
         return answer
-    raise InputError(
-        _("{line}: an answer is a number, a list of numbers or text; got {kind}"),
-        line=line,
-        kind=type(answer).__name__,
-    )
+    expected = Message(_("an answer: a number, a list of numbers or text"))
+    raise InputError(WRONG, where=line, kind=kind_of(answer), expected=expected)
 
 
 def _row(record: dict[str, Any], line: str) -> AnswerRow:
@@ -256,46 +255,33 @@ def _row(record: dict[str, Any], line: str) -> AnswerRow:
         raise InputError(_("{line}: no step; each row names its blank's step"), line=line)
     token = record.get("token") or ""
     if not isinstance(token, str):
-        raise InputError(_("{line}: token is to be a word, in quotes"), line=line)
+        raise InputError(WRONG, where=f"{line}: token", kind=kind_of(token),
+                         expected=Message(_("a word, in quotes")))  # fmt: skip
     return AnswerRow(step.strip(), token.strip(), str(record.get("answer") or "").strip(), line)
 
 
 def _answer_file(
     path: str, student: str, sheet: dict[str, str], rows: list[AnswerRow], where: str
 ) -> AnswerFile:
-    for name in SHEET_FIELDS:
+    read: dict[str, Any] = {}
+    for name, (reader, takes) in SHEET_FIELDS.items():
         if name not in sheet:
             raise InputError(
                 _("{where}: {field} is not given; the answer sheet attn exercise wrote has it"),
                 where=where,
                 field=name,
             )
-    numbers = {}
-    for name in ("seed", "size", "dim"):
-        text = sheet[name]
-        number = whole_number(text, 0, LARGEST_SEED if name == "seed" else LARGEST_WHOLE)
-        if number is None:
-            raise InputError(
-                _("{where}: {field} is {value}; expected a whole number"),
-                where=where,
-                field=name,
-                value=shown(text),
-            )
-        numbers[name] = number
-    if sheet["sheet"] not in SHEET_KINDS:
-        raise InputError(
-            _("{where}: sheet is {value}; expected one of {kinds}"),
-            where=where,
-            value=sheet["sheet"],
-            kinds=", ".join(SHEET_KINDS),
-        )
+        read[name] = reader(sheet[name])
+        if read[name] is None:
+            raise InputError(WRONG, where=f"{where}: {name}", kind=shown(sheet[name]),
+                             expected=takes)  # fmt: skip
     return AnswerFile(
         path=path,
         student=student or Path(path).stem,
-        seed=numbers["seed"],
-        sheet=sheet["sheet"],
-        size=numbers["size"],
-        dim=numbers["dim"],
-        lang=sheet["lang"],
+        seed=read["seed"],
+        sheet=read["sheet"],
+        size=read["size"],
+        dim=read["dim"],
+        lang=read["lang"],
         rows=tuple(rows),
     )
