@@ -137,6 +137,10 @@ def test_closing_line_says_what_the_measurement_shows():
 
 
 ONE_OR_MORE = "{setting}: it must be {least} or more"
+D_K = (
+    "--d-k {text!r}: item {item} is {part!r}; give whole numbers from 1 to {most} separated "
+    "by commas, e.g. 8,64,512"
+)
 MEMORY = (
     "{what} would need about {need}, more than half of the {memory} available; lower {lower}{hint}"
 )
@@ -150,10 +154,10 @@ MEMORY = (
         (["--d-a", "0"], ONE_OR_MORE, {"setting": "--d-a 0", "least": 1}),
         (["--repeat", "0"], "--repeat is {repeat}; it must be between 1 and 10,000",
          {"repeat": 0}),
-        (["--dk", "8,x"], "--d-k {text!r}: expected whole numbers separated by commas, e.g. "
-         "8,64,512", {"text": "8,x"}),
-        (["--dk", "0"], "--d-k {text!r}: every d_k must be 1 or more, e.g. 8,64,512",
-         {"text": "0"}),
+        (["--dk", "8,x"], D_K, {"text": "8,x", "item": 2, "part": "x"}),
+        (["--dk", "0"], D_K, {"text": "0", "item": 1, "part": "0"}),
+        (["--dk", "8," + "1" * 20], D_K, {"text": "8," + "1" * 20, "item": 2, "part": "1" * 20,
+                                          "most": 2**63 - 1}),
         (["--tx", "100000", "--ty", "100000"], MEMORY,
          {"lower": ("{choices} or {last}", {"choices": "--tx", "last": "--ty"}), "hint": ""}),
     ],

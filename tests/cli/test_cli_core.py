@@ -427,7 +427,10 @@ def _fails(result, *fragments):
             ["softmax", "2", "x"],
             None,
             InputError,
-            ("{field}: argument {position} is {text!r}; expected a number (or -inf for masked)"),
+            (
+                "{field}: argument {position} is {text!r}; expected a finite number (or -inf "
+                "for masked)"
+            ),
             {"field": "scores", "position": 2, "text": "x"},
         ),
         (

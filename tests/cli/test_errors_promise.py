@@ -221,7 +221,6 @@ def _wait_for_numpy(process: subprocess.Popen) -> None:
     ("args", "lower"),
     [
         (("compare-scores", "--d-k", "1000000"), "--d-k"),
-        (("compare-scores", "--d-k", "100000000000000000000"), "--d-k"),
         (("compare-scores", "--d-h", "100000000"), "--d-h"),
         (("selfattn", "a b", "--d-model", "1000000000"), "--d-model"),
         (("selfattn", "a b", "--d-k", "1000000000"), "--d-k"),
@@ -467,7 +466,7 @@ def test_narrow_terminals_keep_every_number(columns):
     assert failed.returncode == 2
     _one_line_error(
         failed, InputError,
-        "{field}: argument {position} is {text!r}; expected a number (or -inf for masked)",
+        "{field}: argument {position} is {text!r}; expected a finite number (or -inf for masked)",
         field="scores", position=2, text="x",
     )  # fmt: skip
 

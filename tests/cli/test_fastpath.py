@@ -202,5 +202,5 @@ def test_a_plain_run_never_imports_typer():
                             capture_output=True, text=True)  # fmt: skip
     assert failed.returncode == 2 and failed.stdout == ""
     assert failed.stderr == (
-        "attn: error: scores: argument 2 is 'x'; expected a number (or -inf for masked)\n"
+        "attn: error: scores: argument 2 is 'x'; expected a finite number (or -inf for masked)\n"
     )

@@ -167,13 +167,13 @@ def test_an_empty_item_of_d_k_is_refused(run):
     from attncli.reading.parse.arguments import parse_dks
 
     empty = (
-        "--d-k {text!r}: item {empty} is empty; give a whole number between each pair of commas, "
-        "e.g. 8,64,512"
+        "--d-k {text!r}: item {item} is {part!r}; give whole numbers from 1 to {most} separated "
+        "by commas, e.g. 8,64,512"
     )
     _one_line_error(run("compare-scores", "--d-k", "1,,2"), OptionError, empty, text="1,,2",
-                    empty=2)  # fmt: skip
+                    item=2, part="")  # fmt: skip
     _one_line_error(run("compare-scores", "--d-k", "8,64,"), OptionError, empty, text="8,64,",
-                    empty=3)  # fmt: skip
+                    item=3, part="")  # fmt: skip
     with pytest.raises(OptionError):
         parse_dks("1,,2")
     assert parse_dks(" 8, 64") == [8, 64]

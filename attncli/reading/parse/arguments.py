@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from attncli.errors import AttnError, InputError, OptionError, ShapeError, shown
+from attncli.errors import LARGEST_WHOLE, AttnError, InputError, OptionError, ShapeError, shown
 from attncli.messages import _, component_mark, decimal_mark, row_mark
 from attncli.reading.parse.json_text import _integer, parse_json
 
@@ -88,11 +88,16 @@ def _refuse_two_readings(text: str, option: str, between: str, rows_between: str
     )
 
 
+def as_typed(text: str, where: str, lang: str) -> str:
+    """A number typed in `lang` as Python reads it: stripped, a decimal comma made a point
+    where the comma is the decimal mark; '1.000', which reads two ways there, refused."""
+    text = text.strip()
+    refuse_thousands_point(text, where, lang)
+    return text.replace(",", ".") if decimal_mark(lang) == "," and comma_decimal(text) else text
+
+
 def _inline_number(item: str, field: str, lang: str = "en") -> Any:
-    item = item.strip()
-    refuse_thousands_point(item, f"--{field.replace('_', '-')}", lang)
-    if decimal_mark(lang) == "," and comma_decimal(item):
-        item = item.replace(",", ".")
+    item = as_typed(item, f"--{field.replace('_', '-')}", lang)
     try:
         return float(item) if any(c in item for c in ".eEnN") else _integer(item)
     except ValueError:
@@ -180,29 +185,39 @@ def decimal_commas_told(inline: dict[str, Any], lang: str = "en") -> Iterator[No
     try:
         yield
     except (InputError, ShapeError) as error:
-        # Told only of an option the error is about: a result read back that was edited, or
-        # another option's size, says nothing of how --target 8,2 was typed.
-        typed = [(name, text) for name, text in typed if _about(error, name)]
-        if not typed:
+        told = _told_how_to_type(error, typed, lang)
+        if told is None:
             raise
-        name, text = typed[0]
-        option = f"--{name.replace('_', '-')}"
-        if spanish:
-            if not isinstance(error, ShapeError):
-                raise
-            raise _one_number(option, text, lang) from None
-        meant = shown(repr(text.replace(",", ".").replace(";", ",")))  # what it may have meant
-        raise type(error)(
-            _(
-                "{error} (if {option} {given} holds decimal commas: inside an option a comma "
-                "separates numbers and ';' rows, so write decimals with a point, {option} "
-                "{meant}, or give JSON)"
-            ),
-            error=error.said,
-            option=option,
-            given=shown(repr(text)),
-            meant=meant,
-        ) from None
+        raise told from None
+
+
+def _told_how_to_type(
+    error: InputError | ShapeError, typed: list[tuple[str, str]], lang: str
+) -> AttnError | None:
+    """`error` saying how to type the numbers of the option it is about, among those whose
+    commas may not mean what the language reads them as (`typed`); None when it is about
+    none of them, or (where the comma is the decimal mark) about no shape."""
+    # Told only of an option the error is about: a result read back that was edited, or
+    # another option's size, says nothing of how --target 8,2 was typed.
+    about = [(name, text) for name, text in typed if _about(error, name)]
+    if not about:
+        return None
+    name, text = about[0]
+    option = f"--{name.replace('_', '-')}"
+    if component_mark(lang) != ",":
+        return _one_number(option, text, lang) if isinstance(error, ShapeError) else None
+    meant = shown(repr(text.replace(",", ".").replace(";", ",")))  # what it may have meant
+    return type(error)(
+        _(
+            "{error} (if {option} {given} holds decimal commas: inside an option a comma "
+            "separates numbers and ';' rows, so write decimals with a point, {option} "
+            "{meant}, or give JSON)"
+        ),
+        error=error.said,
+        option=option,
+        given=shown(repr(text)),
+        meant=meant,
+    )
 
 
 def _one_decimal_comma(text: str) -> bool:
@@ -235,15 +250,12 @@ def read_decimal(text: str, option: str, lang: str, example: str = "0.5") -> flo
     """The one number an option takes: 0.5, or in Spanish also 0,5 (the decimal comma attn
     prints). In English a decimal comma is refused with the two ways to type it; text that
     is no number, with `example` (the option's default, a value it takes)."""
-    stripped = text.strip()
-    refuse_thousands_point(stripped, option, lang)
+    stripped = as_typed(text, option, lang)
     try:
         return float(stripped)
     except ValueError:
         pass
-    if comma_decimal(stripped):
-        if decimal_mark(lang) == ",":
-            return float(stripped.replace(",", "."))
+    if comma_decimal(stripped):  # in English: said how to type it either way
         dotted = stripped.replace(",", ".")
         raise OptionError(
             _(
@@ -281,10 +293,7 @@ def parse_number_args(arguments: list[str], field: str = "scores", lang: str = "
                 _("no such option: {text} (see --help)"),
                 text=text,
             )
-        text = text.strip()
-        refuse_thousands_point(text, field, lang)
-        if decimal_mark(lang) == "," and comma_decimal(text):
-            text = text.replace(",", ".")
+        text = as_typed(text, field, lang)
         try:
             number = float(text)
         except ValueError:
@@ -299,49 +308,39 @@ def parse_number_args(arguments: list[str], field: str = "scores", lang: str = "
                     position=position,
                     text=shown(text),
                 ) from None
+            number = math.nan  # no number at all: refused below, as NaN is
+        if math.isnan(number) or number == math.inf:
             raise InputError(
                 _(
-                    "{field}: argument {position} is {text!r}; expected a number (or -inf "
-                    "for masked)"
+                    "{field}: argument {position} is {text!r}; expected a finite number (or "
+                    "-inf for masked)"
                 ),
                 field=field,
                 position=position,
-                text=text,
-            ) from None
-        if math.isnan(number) or number == math.inf:
-            raise InputError(
-                _("{field}: argument {position} is {text}; expected a finite number"),
-                field=field,
-                position=position,
-                text=text,
+                text=shown(text),
             )
         numbers.append(number)
     return numbers
 
 
 def parse_dks(text: str) -> list[int]:
-    """'8,64,512' to [8, 64, 512], each at least 1."""
-    parts = text.split(",")
-    empty = [index for index, part in enumerate(parts, 1) if not part.strip()]
-    if empty and text.strip():
-        raise OptionError(
-            _(
-                "--d-k {text!r}: item {empty} is empty; give a whole number between each "
-                "pair of commas, e.g. 8,64,512"
-            ),
-            text=text,
-            empty=empty[0],
-        )
-    try:
-        values = [int(part) for part in parts if part.strip()]
-    except ValueError:
-        raise OptionError(
-            _("--d-k {text!r}: expected whole numbers separated by commas, e.g. 8,64,512"),
-            text=text,
-        ) from None
-    if not values or min(values) < 1:
-        raise OptionError(
-            _("--d-k {text!r}: every d_k must be 1 or more, e.g. 8,64,512"),
-            text=text,
-        )
+    """'8,64,512' to [8, 64, 512], each a whole number of 1 or more (the one reader of whole
+    numbers in text, values.whole_number)."""
+    from attncli.reading.parse.values import whole_number
+
+    values = []
+    for item, part in enumerate(text.split(","), 1):
+        value = whole_number(part, 1)
+        if value is None:
+            raise OptionError(
+                _(
+                    "--d-k {text!r}: item {item} is {part!r}; give whole numbers from 1 to "
+                    "{most} separated by commas, e.g. 8,64,512"
+                ),
+                text=shown(text),
+                item=item,
+                part=shown(part.strip()),
+                most=LARGEST_WHOLE,
+            )
+        values.append(value)
     return values
