@@ -98,8 +98,8 @@ def test_refusals(run, bert, sentence_file, tmp_path):
             "give a sentence or {sentences}, not both: the ranking is over one of them",
             sentences="--sentences FILE")  # fmt: skip
     refused(run("heads", "--sentences", str(empty), *pattern), InputError,
-            "{source} has no sentences; write one per line, e.g. the keys to the cabinet are on "
-            "the table", source=str(empty))  # fmt: skip
+            "{source} has no sentences; write one per line, e.g. {example}", source=str(empty),
+            example="the keys to the cabinet are on the table")  # fmt: skip
     none = str(tmp_path / "none.txt")
     refused(run("heads", "--sentences", none, *pattern), InputError,
             "cannot read '{path}': no such file (check the path given to {option}; attn "

@@ -254,16 +254,17 @@ def test_a_want_by_position_and_several_wants(run_json):
     assert document["training"]["want"] == ["casa=la"]
 
 
+NO_SENTENCES = "{source} has no sentences; write one per line, e.g. {example}"
+CORPUS_LINE = "los coches de la casa están ahí | están=coches"
 # (the corpus, the msgid, the fields that say which line of the file at `source`)
 CORPUS_ERRORS = [
     ("# a corpus\nlos coches están ahí\n",
-     "{source}, line {number}: write the sentence, then | and what it wants, e.g. los coches de "
-     "la casa están ahí | están=coches", lambda source: {"source": source, "number": 2}),
+     "{source}, line {number}: write the sentence, then | and what it wants, e.g. {example}",
+     lambda source: {"source": source, "number": 2, "example": CORPUS_LINE}),
     ("los coches están ahí | están=casas\n", NOT_A_TOKEN,
      lambda source: {"side": "casas", "at": on_line(1, source)}),
-    ("# only a comment\n\n",
-     "{source} has no sentences; write one per line: los coches de la casa están ahí | "
-     "están=coches", lambda source: {"source": source}),
+    ("# only a comment\n\n", NO_SENTENCES,
+     lambda source: {"source": source, "example": CORPUS_LINE}),
     ("\nlos coches están ahí | \n", NOTHING_TO_LEARN, lambda source: {"at": on_line(2, source)}),
 ]  # fmt: skip
 

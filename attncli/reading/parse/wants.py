@@ -17,6 +17,7 @@ from attncli.messages import Message, Setting, _
 from attncli.reading.parse.values import whole_number
 
 EXAMPLE = Setting("want", "están=llaves")  # --want están=llaves, want='están=llaves'
+CORPUS_LINE = "los coches de la casa están ahí | están=coches"  # a line of a corpus file
 
 
 @dataclass(frozen=True)
@@ -118,32 +119,22 @@ def parse_corpus(text: str, source: str) -> list[Sentence]:
     """A corpus file: one sentence per line, then `|` and its wants separated by commas or
     spaces. Blank lines and lines starting with # are skipped."""
     from attncli.reading.parse.sentence import tokenize
+    from attncli.reading.parse.sentence_list import numbered_lines
 
     sentences = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
+    for number, line in numbered_lines(text, source, CORPUS_LINE):
         where = Message(_("line {number} of {source}"), number=number, source=source)
         sentence, bar, wants = line.rpartition("|")
         if not bar or not sentence.strip():
             raise InputError(
-                _(
-                    "{source}, line {number}: write the sentence, then | and what it wants, "
-                    "e.g. los coches de la casa están ahí | están=coches"
-                ),
+                _("{source}, line {number}: write the sentence, then | and what it wants, e.g. "
+                  "{example}"),
                 source=source,
                 number=number,
-            )
+                example=CORPUS_LINE,
+            )  # fmt: skip
         tokens = tokenize(sentence)
         pairs = wants.replace(",", " ").split()
         wanted = parse_wants(pairs, tokens, where)
         sentences.append(Sentence(tuple(tokens), wanted, where))
-    if not sentences:
-        raise InputError(
-            _(
-                "{source} has no sentences; write one per line: los coches de la casa están "
-                "ahí | están=coches"
-            ),
-            source=source,
-        )
     return sentences
