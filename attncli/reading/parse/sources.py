@@ -45,7 +45,11 @@ def read_raw(
             return stdin.read(), "stdin"
         data = _read_capped(buffer, "stdin", option == "-i")
         return data.removeprefix(codecs.BOM_UTF8), "stdin"
-    _check_path(path, option)
+    if not path:
+        raise InputError(
+            _("{option} '': the path is empty; give a file name, or - for standard input"),
+            option=option or "",
+        )
     from attncli.reading.parse.samples import located
 
     try:
@@ -79,48 +83,25 @@ def _read_capped(file: IO[bytes], source: str, document: bool) -> bytes:
     return data
 
 
-def _check_path(path: str, option: str | None) -> None:
-    """An empty path or a folder, said as such before anything is opened."""
-    if not path:
-        raise InputError(
-            _("{option} '': the path is empty; give a file name, or - for standard input"),
-            option=option or "",
-        )
-    if os.path.isdir(path):
-        raise _folder(path)
-
-
-def _folder(path: str) -> InputError:
-    return InputError(
-        _("cannot read '{path}': it is a folder, not a file"),
-        path=shown(path, PATH_SHOWN),
-    )
-
-
-def _missing_file(path: str, option: str | None) -> InputError:
-    if option is None:
-        return InputError(_("cannot read '{path}': no such file"), path=shown(path, PATH_SHOWN))
-    return InputError(
-        _(
-            "cannot read '{path}': no such file (check the path given to {option}; attn "
-            "samples lists the samples installed with attn)"
-        ),
-        path=shown(path, PATH_SHOWN),
-        option=option,
-    )
-
-
 def _unopened(path: str, error: OSError, option: str | None) -> InputError:
-    """What an OSError opening or reading `path` says: no such file, a folder, no
-    permission, or the system's own words."""
-    if isinstance(error, FileNotFoundError):
-        return _missing_file(path, option)
-    if isinstance(error, IsADirectoryError):
-        return _folder(path)
-    if isinstance(error, PermissionError):
+    """What an OSError opening or reading `path` says: no such file (with where to look, for
+    a path an option gave), a folder, no permission, or the system's own words."""
+    where = shown(path, PATH_SHOWN)
+    if isinstance(error, FileNotFoundError) and option is not None:
         return InputError(
-            _("cannot read '{path}': permission denied"), path=shown(path, PATH_SHOWN)
+            _(
+                "cannot read '{path}': no such file (check the path given to {option}; attn "
+                "samples lists the samples installed with attn)"
+            ),
+            path=where,
+            option=option,
         )
+    if isinstance(error, FileNotFoundError):
+        return InputError(_("cannot read '{path}': no such file"), path=where)
+    if isinstance(error, IsADirectoryError) or os.path.isdir(path):  # Windows: PermissionError
+        return InputError(_("cannot read '{path}': it is a folder, not a file"), path=where)
+    if isinstance(error, PermissionError):
+        return InputError(_("cannot read '{path}': permission denied"), path=where)
     return unreadable(path, error)
 
 
