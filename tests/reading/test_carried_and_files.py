@@ -56,10 +56,11 @@ def test_an_object_array_npz_for_weights_says_what_it_is(run, tmp_path):
     path = tmp_path / "layer.npz"
     np.savez(path, in_proj_weight=np.array([[1, "a"]], dtype=object))
     result = run("selfattn", "-i", "mha_x", "--weights", str(path), "--heads", "2")
-    _one_line_error(result, InputError, PICKLED_ARRAY, where=f"{path}: in_proj_weight")
+    _one_line_error(result, InputError, PICKLED_ARRAY, where=f"{path}: in_proj_weight.npy")
     spanish = run("selfattn", "-i", "mha_x", "--weights", str(path), "--heads", "2",
                   "--lang", "es")  # fmt: skip
-    _one_line_error(spanish, InputError, PICKLED_ARRAY, lang="es", where=f"{path}: in_proj_weight")
+    _one_line_error(spanish, InputError, PICKLED_ARRAY, lang="es",
+                    where=f"{path}: in_proj_weight.npy")  # fmt: skip
     said_in_spanish(spanish.error)
 
 

@@ -217,74 +217,38 @@ def load_arrays(path: str) -> Document:
 
     import numpy as np
 
+    from attncli.reading.parse.tensor_files import numpy_headers, unreadable
+
     try:
-        with open(path, "rb") as file:
-            magic = file.read(6)
-            if magic.startswith(b"\x93NUMPY"):
-                file.seek(0)
-                _check_header(file, os.fstat(file.fileno()).st_size, path, path)
-            elif magic.startswith(b"PK"):
-                with zipfile.ZipFile(file) as archive:
-                    for member in archive.infolist():
-                        with archive.open(member) as stream:
-                            where = f"{path}: {member.filename}"
-                            _check_header(stream, member.file_size, where, path)
-            else:
+        for _name, where, shape, claimed in numpy_headers(path):
+            if claimed > MAX_INPUT_BYTES:  # already a .npy: not told to save it as one
                 raise InputError(
-                    _("{path}: not a .npy or .npz file (save arrays with numpy.save/savez)"),
-                    path=shown(path, PATH_SHOWN),
+                    _(
+                        "{source}: its array of shape {tuple} takes {claimed:,} bytes, more "
+                        "than {most} GiB, the most attn reads; give a smaller array"
+                    ),
+                    source=where,
+                    tuple=shape,
+                    claimed=claimed,
+                    most=MAX_INPUT_BYTES >> 30,
                 )
+            # the array as stored, and the float64 copy the checks make of it
+            check_free_memory(2 * claimed, where)
         # every header checked against its bytes and memory: numpy may allocate them now
         loaded = np.load(path, allow_pickle=False)
         if isinstance(loaded, np.ndarray):
             return {"x": loaded}
         with loaded as archive:
             document = {name: archive[name] for name in archive.files}
-    except AttnError:  # the header's own refusal (a ValueError too): said as it is
+    except AttnError:  # the headers' own refusal (a ValueError too): said as it is
         raise
     except (zipfile.BadZipFile, ValueError) as error:
-        raise _not_numpy(path, ValueError(str(error))) from None
+        raise unreadable(path, error) from None
     except OSError as error:  # no such file, a folder, no permission
         raise _unopened(path, error, "-i") from None
     if "tokens" in document:
         document["tokens"] = _token_array(document["tokens"], path)
     return document
-
-
-def _check_header(stream: IO[bytes], total_bytes: int, source: str, path: str) -> None:
-    """Refuse an array of Python objects (pickled), or whose header claims more data than
-    follows it, or than memory holds, before numpy reads it."""
-    from attncli.reading.parse.tensor_files import npy_header
-
-    shape, dtype = npy_header(stream, source)
-    claimed = dtype.itemsize
-    for length in shape:
-        claimed *= length
-    if claimed > total_bytes:
-        raise InputError(
-            _(
-                "{source}: the header says shape {tuple} ({claimed:,} bytes) but the file "
-                "holds {total_bytes:,} bytes; the file is cut short or not written by "
-                "numpy.save"
-            ),
-            source=source,
-            tuple=tuple(shape),
-            claimed=claimed,
-            total_bytes=total_bytes,
-        )
-    if claimed > MAX_INPUT_BYTES:  # already a .npy: not told to save it as one
-        raise InputError(
-            _(
-                "{source}: its array of shape {tuple} takes {claimed:,} bytes, more than "
-                "{most} GiB, the most attn reads; give a smaller array"
-            ),
-            source=source,
-            tuple=tuple(shape),
-            claimed=claimed,
-            most=MAX_INPUT_BYTES >> 30,
-        )
-    # the array as stored, and the float64 copy the checks make of it
-    check_free_memory(2 * claimed, source)
 
 
 def _token_array(value: Any, path: str) -> Any:
@@ -309,14 +273,6 @@ def _token_array(value: Any, path: str) -> Any:
             _("{path}: tokens holds bytes that are not UTF-8; save the names as str"),
             path=shown(path, PATH_SHOWN),
         ) from None
-
-
-def _not_numpy(path: str, error: ValueError) -> InputError:
-    return InputError(
-        _("{path}: not a numpy file ({error})"),
-        path=shown(path, PATH_SHOWN),
-        error=error,
-    )
 
 
 def document_from(

@@ -67,6 +67,54 @@ def npy_header(stream: IO[bytes], where: str) -> tuple[tuple[int, ...], np.dtype
     return shape, dtype
 
 
+def numpy_headers(path: str) -> list[tuple[str, str, tuple[int, ...], int]]:
+    """The arrays of a .npy file or an .npz archive from their headers alone, their data not
+    read: each one's name (an archive's, or '' for a .npy file), where a message says it
+    is, its shape and the bytes it takes. An array of Python objects is refused
+    (npy_header), and one whose header claims more bytes than the file holds for it; a
+    file that is neither refused as such. A file that is no numpy file inside is a
+    ValueError (zipfile.BadZipFile too), for the caller to say."""
+    with open(path, "rb") as file:
+        magic = file.read(6)
+        file.seek(0)
+        if magic.startswith(b"\x93NUMPY"):
+            return [_checked_header("", path, file, os.fstat(file.fileno()).st_size)]
+        if not magic.startswith(b"PK"):
+            raise InputError(
+                _("{path}: not a .npy or .npz file (save arrays with numpy.save/savez)"),
+                path=path,
+            )
+        read = []
+        with zipfile.ZipFile(file) as archive:
+            for member in archive.infolist():
+                with archive.open(member) as stream:
+                    name, where = member.filename.removesuffix(".npy"), f"{path}: {member.filename}"
+                    read.append(_checked_header(name, where, stream, member.file_size))
+    return read
+
+
+def _checked_header(
+    name: str, where: str, stream: IO[bytes], total_bytes: int
+) -> tuple[str, str, tuple[int, ...], int]:
+    """One array's name, where, shape and bytes from its header, held to the bytes that
+    follow it (`total_bytes`, the header's own included)."""
+    shape, dtype = npy_header(stream, where)
+    claimed = dtype.itemsize * math.prod(shape)
+    if claimed > total_bytes:
+        raise InputError(
+            _(
+                "{source}: the header says shape {tuple} ({claimed:,} bytes) but the file "
+                "holds {total_bytes:,} bytes; the file is cut short or not written by "
+                "numpy.save"
+            ),
+            source=where,
+            tuple=tuple(shape),
+            claimed=claimed,
+            total_bytes=total_bytes,
+        )
+    return name, where, tuple(shape), claimed
+
+
 def pickle_refusal(path: str) -> InputError:
     """The one line for a pickled checkpoint, with the conversion that makes it safe."""
     name = os.path.basename(path)
@@ -217,10 +265,8 @@ def open_tensors(path: str) -> Tensors:
         )
     if lower.endswith(".safetensors"):
         return open_safetensors([path])
-    if lower.endswith(".npz"):
-        return _open_npz(path)
-    if lower.endswith(".npy"):
-        return _open_npy(path)
+    if lower.endswith((".npz", ".npy")):
+        return _open_numpy(path)
     if lower.endswith(".json"):
         return _open_json(path)
     raise InputError(
@@ -301,32 +347,22 @@ def open_safetensors(paths: list[str]) -> Tensors:
     return tensors
 
 
-def _open_npz(path: str) -> Tensors:
+def _open_numpy(path: str) -> Tensors:
+    """A .npy file (one array, named by the file's stem) or an .npz archive: its shapes from
+    the headers (numpy_headers), each array read when it is asked for."""
     try:
-        archive = np.load(path, allow_pickle=False)
-        shapes, sizes = {}, {}
-        for name in archive.files:
-            member = f"{name}.npy" if f"{name}.npy" in archive.zip.namelist() else name
-            with archive.zip.open(member) as stream:  # its header: an object array refused
-                npy_header(stream, f"{path}: {name}")
-            array = archive[name]
-            shapes[name], sizes[name] = tuple(array.shape), int(array.nbytes)
-    except InputError:  # its own refusal above (a ValueError too): said as it is
+        headers = numpy_headers(path)
+        loaded = np.load(path, mmap_mode="r", allow_pickle=False)
+    except InputError:  # the headers' own refusal (a ValueError too): said as it is
         raise
     except (ValueError, OSError, EOFError, zipfile.BadZipFile) as error:
         raise unreadable(path, error) from None
-    return Tensors(path, shapes, sizes, lambda name: archive[name])
-
-
-def _open_npy(path: str) -> Tensors:
-    try:
-        array = np.load(path, mmap_mode="r", allow_pickle=False)
-    except (OSError, ValueError, EOFError) as error:
-        raise unreadable(path, error) from None
-    name = os.path.splitext(os.path.basename(path))[0]
-    return Tensors(
-        path, {name: tuple(array.shape)}, {name: int(array.nbytes)}, lambda _name: np.array(array)
-    )
+    shapes = {name: shape for name, _where, shape, _bytes in headers}
+    sizes = {name: size for name, _where, _shape, size in headers}
+    if isinstance(loaded, np.ndarray):  # a .npy file: its one array, by the file's name
+        stem = os.path.splitext(os.path.basename(path))[0]
+        return Tensors(path, {stem: shapes[""]}, {stem: sizes[""]}, lambda _: np.array(loaded))
+    return Tensors(path, shapes, sizes, lambda name: loaded[name])
 
 
 def _open_json(path: str) -> Tensors:
