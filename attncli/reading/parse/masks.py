@@ -40,6 +40,19 @@ ATTN_MASK_GRID = _(
 ATTN_MASK_DTYPES = _(
     "a bool attn_mask (True = may not look) or a float one (added to the scores), as torch takes it"
 )
+# An attn_mask of integers 0 and 1 reads one way in torch's senses and the other in mask's
+# and transformers' attention_mask: refused, saying how to write each.
+ONLY_ZEROS = _(
+    "attn_mask of integer 0s only is ambiguous: in torch's senses (false, or 0.0 added) every "
+    "query may look at every key, in mask's and transformers' attention_mask's (1 = may look) "
+    "none may; write false or 0.0 for torch's sense, or leave attn_mask out"
+)
+ZEROS_AND_ONES = _(
+    "attn_mask of integer 0s and 1s is ambiguous: 1 is may NOT look in torch's bool mask, may "
+    "look in mask and transformers' attention_mask, and 1 added to the score as a float; write "
+    "true/false for torch's bool sense, 0.0 and -Infinity for an additive mask, or give it as "
+    "mask (1 = may look)"
+)
 KEY_PADDING_CELLS = _(
     "true (or 1) for a padding key, false (or 0) for a real one, or floats added to the "
     "key's scores (0.0, -Infinity)"
@@ -75,24 +88,9 @@ def read_attn_mask(value: Any) -> np.ndarray:
     if all(isinstance(cell, bool) for cell in cells):
         return array.astype(bool)
     numbers = _float_cells(array, field, hint)
-    if all(type(cell) is int for cell in cells) and set(cells) == {0}:
-        raise InputError(
-            _(
-                "attn_mask of integer 0s only is ambiguous: in torch's senses (false, or 0.0 "
-                "added) every query may look at every key, in mask's and transformers' "
-                "attention_mask's (1 = may look) none may; write false or 0.0 for torch's "
-                "sense, or leave attn_mask out"
-            ),
-        )
     if all(type(cell) is int and cell in (0, 1) for cell in cells):
-        raise InputError(
-            _(
-                "attn_mask of integer 0s and 1s is ambiguous: 1 is may NOT look in torch's "
-                "bool mask, may look in mask and transformers' attention_mask, and 1 added "
-                "to the score as a float; write true/false for torch's bool sense, 0.0 and "
-                "-Infinity for an additive mask, or give it as mask (1 = may look)"
-            ),
-        )
+        ambiguous = ONLY_ZEROS if set(cells) == {0} else ZEROS_AND_ONES
+        raise InputError(ambiguous)
     return checked_floats(numbers, field)
 
 
