@@ -370,7 +370,7 @@ def _open_json(path: str) -> Tensors:
     refused) and checked number by number as an -i document's fields are. A field that
     holds only text (tokens, a note) is no array: it is kept in `others`."""
     from attncli.reading.parse.json_text import parse_json
-    from attncli.reading.parse.values import kind_of, to_tensor
+    from attncli.reading.parse.values import WRONG, kind_of, to_tensor
 
     try:
         with open(path, encoding="utf-8") as handle:
@@ -386,11 +386,8 @@ def _open_json(path: str) -> Tensors:
         ),
     )
     if not isinstance(document, dict):
-        raise InputError(
-            _("{path}: expected a JSON object of named arrays, got {kind}"),
-            path=path,
-            kind=kind_of(document),
-        )
+        raise InputError(WRONG, where=path, kind=kind_of(document),
+                         expected=Message(_("a JSON object of named arrays")))  # fmt: skip
     arrays: dict[str, np.ndarray] = {}
     others: list[str] = []
     for name, value in document.items():
