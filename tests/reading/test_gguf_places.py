@@ -16,18 +16,6 @@ from attncli.reading.models.model import load_model
 from tests.meaning import told
 
 
-@pytest.fixture
-def places(tmp_path, monkeypatch):
-    """Empty Ollama, LM Studio and Hugging Face folders; nothing of the machine's own."""
-    roots = {name: tmp_path / name for name in ("ollama", "lmstudio", "hub")}
-    for root in roots.values():
-        root.mkdir()
-    monkeypatch.setenv("OLLAMA_MODELS", str(roots["ollama"]))
-    monkeypatch.setenv("LMSTUDIO_MODELS", str(roots["lmstudio"]))
-    monkeypatch.setenv("HF_HUB_CACHE", str(roots["hub"]))
-    return roots
-
-
 def _ollama(root, source, parts, tag="latest", digest="0123abcd"):
     blob = root / "blobs" / f"sha256-{digest}"
     blob.parent.mkdir(exist_ok=True)

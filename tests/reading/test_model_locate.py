@@ -17,18 +17,6 @@ from tests import tiny_gguf
 from tests.meaning import told
 
 
-@pytest.fixture
-def places(tmp_path, monkeypatch):
-    """Empty Ollama, LM Studio and Hugging Face folders; nothing of the machine's own."""
-    roots = {name: tmp_path / name for name in ("ollama", "lmstudio", "hub")}
-    for root in roots.values():
-        root.mkdir()
-    monkeypatch.setenv("OLLAMA_MODELS", str(roots["ollama"]))
-    monkeypatch.setenv("LMSTUDIO_MODELS", str(roots["lmstudio"]))
-    monkeypatch.setenv("HF_HUB_CACHE", str(roots["hub"]))
-    return roots
-
-
 def test_an_ollama_model_of_another_host_is_found_for_attn_cost_too(places, tiny_ggufs):
     """hf.co/OWNER/REPO:TAG reads as a path, and is looked up among Ollama's manifests for
     both."""
