@@ -122,9 +122,7 @@ def check_declared(declared: Any) -> None:
         named = Setting(each.name, value, each.metadata.get("option"))
         choices = each.metadata.get("choices")
         if choices is not None and value not in choices:
-            named_choices = ", ".join(str(choice) for choice in choices if choice is not None)
-            raise OptionError(_("{setting}: give one of {choices}"), setting=named,
-                              choices=named_choices)  # fmt: skip
+            raise not_one_of(named, choices)
         if "bool" in kinds and kinds <= {"bool", "None"}:
             if not (isinstance(value, bool) or (value is None and "None" in kinds)):
                 raise OptionTypeError(_("{setting}: give True or False"), setting=named)
@@ -133,6 +131,14 @@ def check_declared(declared: Any) -> None:
         elif "int" in kinds and kinds <= {"int", "None"} and value is not None:
             limits = each.metadata.get("limits") or {}
             check_range(named, Whole(limits.get("min"), limits.get("max", LARGEST_WHOLE)))
+
+
+def not_one_of(named: Any, choices: Iterable[Any]) -> OptionError:
+    """The one refusal of a value that is none of `choices` (None among them: left out),
+    for a declared setting's and a public function's keyword alike (api/keywords.OneOf):
+    `named` as the surface writes it, the choices listed."""
+    listed = ", ".join(str(choice) for choice in choices if choice is not None)
+    return OptionError(_("{setting}: give one of {choices}"), setting=named, choices=listed)
 
 
 def check_needs(declared: Any) -> None:

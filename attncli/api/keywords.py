@@ -21,10 +21,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from attncli.errors import OptionError, OptionTypeError, shown
+from attncli.errors import OptionTypeError, shown
 from attncli.messages import Message, OnSurface, Setting, _, either, languages, typed
 from attncli.reading.inputs import SEED_RANGE
-from attncli.settings import Whole, check_range
+from attncli.settings import Whole, check_range, not_one_of
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -182,11 +182,7 @@ class OneOf:
             setting = typed(Setting(name), quoted)
             if several:  # --exclude 'last', exclude=['last']
                 setting = OnSurface(setting.cli, f"{name}=[{quoted}]")
-            raise OptionError(  # in the words of a declared setting's choices (settings.py)
-                _("{setting}: give one of {choices}"),
-                setting=setting,
-                choices=", ".join(known for known in self.names if known is not None),
-            )
+            raise not_one_of(setting, self.names)
         return value
 
 
