@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from attncli.reading.inputs import LAYER
+from attncli.reading.inputs import DIRECT_LAYOUT, LAYER, SEQUENCE
 
 # Each array field holds its value as given (nested lists from JSON, a numpy array from
 # Python or an .npz archive), or None when it is not given.
@@ -124,8 +124,9 @@ class LayerInputs:
 INPUTS = tuple(declared.name for declared in LAYER.fields)
 # The sequences a layer computed from X reads (a result of one holds them; one of queries,
 # keys and values given directly does not).
-X_FIELDS = ("x", "x_q", "x_kv", "x_k", "x_v")
-DIRECT = ("queries", "keys", "values")  # given instead of X, or a result's outputs
+DIRECT = DIRECT_LAYOUT.names  # given instead of X, or a result's outputs
+X_FIELDS = tuple(declared.name for declared in LAYER.fields
+                 if declared.form == SEQUENCE and declared.name not in DIRECT)  # fmt: skip
 # A latent layer's projections (--latent-rank; W^QR and W^KR with its rotary key): always
 # drawn from the seed, written by its result and held against the ones drawn again.
 LATENT_PROJECTIONS = ("w_dkv", "w_uk", "w_uv", "w_qr", "w_kr")
