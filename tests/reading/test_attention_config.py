@@ -112,8 +112,6 @@ def test_a_missing_key_is_named():
          "DeepSeek, gpt-oss, …)", {"model_type": "bert"}),
         ({"model_type": "mamba"}, "{path}: model_type {model_type} is not one {reader} reads; "
          "it reads {known}", {"model_type": "'mamba'", "reader": "attn cost"}),
-        ({"sliding_window": 8}, "{path}: sliding_window is given, but not which layers use it; "
-         "add layer_types (full_attention or sliding_attention for each layer)", {}),
         ({"attention_bias": "yes"}, WRONG_VALUE,
          {"name": "attention_bias", "expected": ("{choices} or {last}",
                                                  {"choices": "true", "last": "false"})}),
@@ -258,3 +256,61 @@ def test_the_parameters_are_each_tiny_checkpoint_s_attention_tensors(folder):
                     held += count
     shape = read_shape(str(MODELS / folder))[0]
     assert held > 0 and sum(cost.parameters(shape).values()) == held
+
+
+S, F = 8, None  # a sliding layer's window (sliding_window 8 below), a full layer's
+# Each family's layers as transformers 5.25's configs and attention modules build them
+# (MistralConfig, Gemma3TextConfig, GptOssConfig, …): Mistral's default window is 4096 and
+# its layer_types is not read; Gemma 3's pattern is sliding_window_pattern, never the
+# _sliding_window_pattern some saved configs carry; Llama has no window whatever the config.
+WINDOWS = [
+    ("mistral", {}, (4096,) * 4),
+    ("mistral", {"sliding_window": None}, (F,) * 4),
+    ("mistral", {"sliding_window": S, "layer_types": ["full_attention"] * 4}, (S,) * 4),
+    ("llama", {"sliding_window": S}, (F,) * 4),
+    ("qwen2", {"sliding_window": S}, (F,) * 4),
+    ("qwen2", {"sliding_window": S, "use_sliding_window": True, "max_window_layers": 2},
+     (F, F, S, S)),
+    ("gemma2", {}, (4096, F) * 2),
+    ("gpt_oss", {}, (128, F) * 2),
+    ("gemma3_text", {"sliding_window": S, "_sliding_window_pattern": 2}, (S,) * 4),
+    ("gemma3_text", {"sliding_window": S, "sliding_window_pattern": 2}, (S, F) * 2),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("model_type", "fields", "windows"), WINDOWS)
+def test_attn_cost_and_the_model_loader_read_one_rule_of_windows(model_type, fields, windows):
+    """attn cost counts the windows --model runs with: one function reads both."""
+    from attncli.reading.models.decoder_config import layer_windows
+
+    config = {"model_type": model_type, "num_hidden_layers": 4, "hidden_size": 16,
+              "num_attention_heads": 2, **fields}  # fmt: skip
+    assert shape_of(config, "c.json").windows == windows
+    # the loader keeps "no layer slides" as an empty tuple
+    no_window = all(window is None for window in windows)
+    assert layer_windows(config, "c.json", model_type, 4) == (() if no_window else windows)
+
+
+@pytest.mark.parametrize(
+    ("model_type", "fields", "biased"),
+    [("gpt_oss", {}, ("q", "k", "v", "o")), ("gpt_oss", {"attention_bias": False}, ()),
+     ("mistral", {"attention_bias": True}, ()), ("llama", {"attention_bias": True},
+     ("q", "k", "v", "o")), ("qwen2", {}, ("q", "k", "v")), ("gpt2", {}, ("q", "k", "v", "o"))],
+)  # fmt: skip
+def test_the_biases_attn_cost_counts_are_the_ones_transformers_builds(model_type, fields, biased):
+    """gpt-oss' attention_bias is true when config.json leaves it out (GptOssConfig);
+    Mistral's attention has no bias whatever the config says."""
+    config = {"model_type": model_type, "num_hidden_layers": 2, "hidden_size": 16,
+              "num_attention_heads": 2, **fields}  # fmt: skip
+    assert shape_of(config, "c.json").biases == biased
+
+
+def test_a_null_window_in_layers_that_slide_is_refused_by_the_loader_too(tmp_path):
+    """A Gemma 2 config whose sliding_window is null names no window: --model refuses it as
+    attn cost does, where it used to run with transformers' default of 4096."""
+    from attncli.reading.models.decoder_config import layer_windows
+
+    config = {"model_type": "gemma2", "sliding_window": None}
+    with pytest.raises(InputError) as caught:
+        layer_windows(config, "c.json", "gemma2", 4)
+    told(caught.value, InputError, MISSING, name="sliding_window", path="c.json")

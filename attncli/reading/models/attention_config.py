@@ -2,13 +2,9 @@
 GGUF file's metadata, or from the table of well-known models, for attn cost. Only the
 configuration is read: no weight, no tensor, nothing converted or downloaded.
 
-Which layers slide, as transformers works it out when config.json has no layer_types:
-Mistral's (and Mixtral's, Starcoder2's, Phi-3's) sliding_window is every layer's; Qwen2's
-and Qwen3's only with use_sliding_window true, from max_window_layers on; Gemma 2's every
-other layer from the first; Gemma 3's all but every sliding_window_pattern-th (6: five
-local layers, then a global one); gpt-oss's every other layer from the first. A model_type
-attn has no rule for, with a sliding_window and no layer_types, is refused: it would be a
-guess.
+Which layers slide and which projections carry biases are read by the rules --model's
+loader reads them by (decoder_config.layer_windows, attention_biases), as transformers
+builds each family.
 """
 
 from __future__ import annotations
@@ -20,35 +16,19 @@ from attncli.core.attention_cost import Latent, Shape
 from attncli.errors import InputError, shown
 from attncli.messages import Message, _
 from attncli.reading.models.config_fields import (
-    MISSING,
     config_json,
-    flag,
     head_size,
     key_value_heads,
     latent_sizes,
     model_type_of,
-    typed_windows,
     whole,
 )
+from attncli.reading.models.decoder_config import QK_NORMS, attention_biases, layer_windows
 
-# model_type -> its family's rules (None: no windows unless layer_types says)
 DECODERS = ("llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "gemma",
             "gemma2", "gemma3", "gemma3_text", "deepseek_v2", "deepseek_v3", "gpt_oss", "gpt2",
             "phi3", "granite", "starcoder2", "olmo2")  # fmt: skip
 ENCODERS = ("bert", "roberta", "xlm-roberta", "distilbert", "electra", "mpnet", "deberta-v2")
-ALL_BIASED = ("gpt2", "starcoder2")  # q, k, v, o always have biases
-QKV_BIASED = ("qwen2", "qwen2_moe")  # q, k, v have biases, o none
-# a sliding_window only with use_sliding_window true, from max_window_layers on
-ASKED_WINDOW = ("qwen2", "qwen2_moe", "qwen3", "qwen3_moe")
-LAYER_KINDS = ("full_attention", "sliding_attention")
-
-
-def qk_norms(model_type: str) -> str | None:
-    """How a family norms its queries and keys, as attn's forward pass reads it."""
-    from attncli.reading.models.decoder_config import QK_NORMS
-
-    own = {**QK_NORMS, "gemma3": "head", "qwen3_moe": "head"}
-    return own.get(model_type)
 
 
 def shape_of(config: dict[str, Any], path: str) -> Shape:
@@ -69,16 +49,12 @@ def shape_of(config: dict[str, Any], path: str) -> Shape:
             model_type=model_type,
         )
     model_type = model_type_of(config, path, DECODERS, "attn cost")
+    model_type = "gemma3_text" if model_type == "gemma3" else model_type
     layers = whole(config, ("num_hidden_layers", "n_layer"), path)
     width = whole(config, ("hidden_size", "n_embd"), path)
     heads = whole(config, ("num_attention_heads", "n_head"), path)
-    bias = flag(config, "attention_bias", path, False)
-    biased: tuple[str, ...] = ("q", "k", "v", "o") if bias else ()
-    if model_type in ALL_BIASED:
-        biased = ("q", "k", "v", "o")
-    elif model_type in QKV_BIASED:
-        biased = ("q", "k", "v")
-    windows = _windows(config, path, model_type, layers)
+    biased = attention_biases(config, path, model_type)
+    windows = layer_windows(config, path, model_type, layers) or (None,) * layers
     if config.get("kv_lora_rank") is not None:
         sizes = latent_sizes(config, path)
         latent = Latent(rank=sizes.rank, rope=sizes.rope, q_rank=sizes.q_rank)
@@ -89,47 +65,7 @@ def shape_of(config: dict[str, Any], path: str) -> Shape:
     head = head_size(config, path, width, heads)
     return Shape(layers, width, heads, kv_heads, head, head, windows,
                  sinks=model_type == "gpt_oss", biases=biased,
-                 qk_norm=qk_norms(model_type))  # fmt: skip
-
-
-def _windows(
-    config: dict[str, Any], path: str, model_type: str, layers: int
-) -> tuple[int | None, ...]:
-    """Each layer's sliding window (None: the layer sees every earlier key)."""
-    window = config.get("sliding_window")
-    if model_type in ASKED_WINDOW and not flag(config, "use_sliding_window", path, False):
-        window = None
-    kinds = config.get("layer_types")
-    if window is None:
-        if isinstance(kinds, list) and "sliding_attention" in kinds:
-            raise InputError(MISSING, path=path, name="sliding_window")
-        return (None,) * layers
-    size = whole(config, "sliding_window", path)
-    if kinds is None:
-        kinds = _kinds_by_rule(config, path, model_type, layers)
-    return typed_windows(kinds, size, path, layers)
-
-
-def _kinds_by_rule(config: dict[str, Any], path: str, model_type: str, layers: int) -> list[str]:
-    """layer_types as transformers makes them for a config that does not list them."""
-    slide, full = LAYER_KINDS[1], LAYER_KINDS[0]
-    if model_type in ("mistral", "mixtral", "starcoder2", "phi3"):
-        return [slide] * layers
-    if model_type in ASKED_WINDOW:
-        first = whole(config, "max_window_layers", path, 28, least=0)
-        return [slide if i >= first else full for i in range(layers)]
-    if model_type in ("gemma2", "gpt_oss"):
-        return [slide if (i + 1) % 2 else full for i in range(layers)]
-    if model_type in ("gemma3", "gemma3_text"):
-        every = whole(config, ("sliding_window_pattern", "_sliding_window_pattern"), path, 6)
-        return [slide if (i + 1) % every else full for i in range(layers)]
-    raise InputError(
-        _(
-            "{path}: sliding_window is given, but not which layers use it; add layer_types "
-            "(full_attention or sliding_attention for each layer)"
-        ),
-        path=path,
-    )
+                 qk_norm=QK_NORMS.get(model_type))  # fmt: skip
 
 
 def gguf_config(path: str) -> dict[str, Any]:

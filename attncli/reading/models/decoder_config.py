@@ -13,6 +13,7 @@ from attncli.core.transformer import Architecture
 from attncli.errors import InputError, shown
 from attncli.messages import Message, _
 from attncli.reading.models.config_fields import (
+    MISSING,
     activation,
     epsilon,
     flag,
@@ -59,10 +60,6 @@ def llama_architecture(config: dict[str, Any], path: str, model_type: str) -> Ar
         (base, scaling), local = gemma3_ropes(config, path, positions, head_dim)
     else:
         base, scaling = rope_settings(config, path, positions, head_dim)
-    biases: tuple[str, ...] = ("q", "k", "v") if model_type == "qwen2" else ()
-    # the other families' configs say whether q, k, v and o carry biases (attention_bias)
-    if model_type in BIASED and flag(config, "attention_bias", path, model_type == "gpt_oss"):
-        biases = ("q", "k", "v", "o")
     gemma = model_type in GEMMAS
     tied = flag(config, "tie_word_embeddings", path, gemma)
     return Architecture(
@@ -77,9 +74,9 @@ def llama_architecture(config: dict[str, Any], path: str, model_type: str) -> Ar
         head_dim=head_dim,
         rope_base=base,
         rope_scaling=scaling,
-        windows=_windows(config, path, model_type, layers),
+        windows=layer_windows(config, path, model_type, layers),
         tied=tied,
-        biases=biases,
+        biases=attention_biases(config, path, model_type),
         embed_scale=math.sqrt(width) if gemma else None,
         norm_offset=1.0 if gemma else 0.0,
         qk_norm=QK_NORMS.get(model_type),
@@ -143,10 +140,28 @@ def gemma3_ropes(
     return full, (local, None)
 
 
-# attention_bias: q, k, v and o, or none
-BIASED = ("llama", "gemma", "qwen3", "olmo2", "gemma2", "gemma3_text", "gpt_oss", "deepseek_v3")
+# Which of q, k, v and o carry a bias, as transformers builds each family's attention: all
+# four in GPT-2 and Starcoder2, q, k and v in Qwen2; all four or none as attention_bias says
+# in BIASED (gpt-oss' true when left out, the others' false); none in the others.
+ALL_BIASED = ("gpt2", "starcoder2")
+QKV_BIASED = ("qwen2", "qwen2_moe")
+BIASED = ("llama", "gemma", "qwen3", "qwen3_moe", "olmo2", "gemma2", "gemma3_text", "gpt_oss",
+          "deepseek_v2", "deepseek_v3", "granite")  # fmt: skip
 # QK-norm: Qwen3's q_norm and k_norm of head_dim; OLMo 2's of the whole projections
-QK_NORMS = {"qwen3": "head", "olmo2": "projection", "gemma3_text": "head"}
+QK_NORMS = {"qwen3": "head", "qwen3_moe": "head", "olmo2": "projection", "gemma3_text": "head"}
+
+
+def attention_biases(config: dict[str, Any], path: str, model_type: str) -> tuple[str, ...]:
+    """The projections of q, k, v and o that carry a bias, for --model and attn cost alike."""
+    if model_type in ALL_BIASED:
+        return ("q", "k", "v", "o")
+    if model_type in QKV_BIASED:
+        return ("q", "k", "v")
+    if model_type in BIASED and flag(config, "attention_bias", path, model_type == "gpt_oss"):
+        return ("q", "k", "v", "o")
+    return ()
+
+
 GPT_OSS_ROPE = {"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0,
                 "truncate": False, "original_max_position_embeddings": 4096}  # fmt: skip
 
@@ -277,43 +292,47 @@ def _gated_activation(config: dict[str, Any], path: str, model_type: str) -> str
     return "gelu_pytorch_tanh" if name == "gelu" else name
 
 
-def _windows(
+# How each family's layers slide, as transformers builds them. Mistral's, Mixtral's,
+# Starcoder2's and Phi-3's sliding_window is every layer's; Qwen2's and Qwen3's only with
+# use_sliding_window true; Gemma 2's, Gemma 3's and gpt-oss' layers alternate (layer_types,
+# else every n-th layer full). The other families have no window, whatever config.json says.
+EVERY_LAYER = ("mistral", "mixtral", "starcoder2", "phi3")
+ASKED_WINDOW = ("qwen2", "qwen2_moe", "qwen3", "qwen3_moe")
+ALTERNATING = {"gemma2": 2, "gpt_oss": 2, "gemma3_text": 6}  # every n-th layer full
+# the window of a config.json that leaves sliding_window out (transformers' defaults)
+DEFAULT_WINDOW = {"mistral": 4096, "gemma2": 4096, "gemma3_text": 4096, "gpt_oss": 128}
+
+
+def layer_windows(
     config: dict[str, Any], path: str, model_type: str, layers: int
 ) -> tuple[int | None, ...]:
-    """Each layer's sliding window: Mistral's sliding_window in every layer; Qwen2's and
-    Qwen3's only with use_sliding_window true, in the layers layer_types calls
-    sliding_attention (else those from max_window_layers on), as transformers' Qwen2Config
-    works them out."""
-    if model_type in ("llama", "olmo2", "gemma", "deepseek_v3"):
+    """Each layer's sliding window (None: the layer sees every earlier key; empty: no layer
+    has one), for --model and attn cost alike. Mistral's layer_types is not read
+    (transformers' MistralConfig ignores it); Qwen2's and Qwen3's layers slide from
+    max_window_layers on unless layer_types lists them; Gemma 3's n is
+    sliding_window_pattern, 6 when left out. A sliding_window of null with layers that
+    slide is refused: it names no size."""
+    if model_type in ASKED_WINDOW and not flag(config, "use_sliding_window", path, False):
         return ()
-    if model_type in ("gemma2", "gemma3_text", "gpt_oss"):
-        return _gemma_windows(config, path, model_type, layers)
-    window = config.get("sliding_window")
-    if model_type in ("qwen2", "qwen3") and not flag(config, "use_sliding_window", path, False):
-        window = None
-    if window is None:
+    if model_type not in EVERY_LAYER + ASKED_WINDOW and model_type not in ALTERNATING:
         return ()
-    size = whole(config, "sliding_window", path)
-    if model_type == "mistral":
-        return (size,) * layers
+    if "sliding_window" not in config and model_type in DEFAULT_WINDOW:
+        config = {**config, "sliding_window": DEFAULT_WINDOW[model_type]}
+    if model_type in EVERY_LAYER:
+        window = config.get("sliding_window")
+        return () if window is None else (whole(config, "sliding_window", path),) * layers
     kinds = config.get("layer_types")
-    if kinds is None:
+    if kinds is None and model_type in ASKED_WINDOW:
         first = whole(config, "max_window_layers", path, 28, least=0)
         kinds = ["sliding_attention" if i >= first else "full_attention" for i in range(layers)]
-    return typed_windows(kinds, size, path, layers)
-
-
-def _gemma_windows(
-    config: dict[str, Any], path: str, model_type: str, layers: int
-) -> tuple[int | None, ...]:
-    """Gemma 2's and 3's and gpt-oss' layers as layer_types says, else as transformers works
-    them out: Gemma 2 and gpt-oss a sliding layer then a full one (1:1); Gemma 3 every
-    sliding_window_pattern-th layer full (6: five sliding to one full), the others sliding."""
-    kinds = config.get("layer_types")
-    if kinds is None:
-        gemma3 = model_type == "gemma3_text"
-        every = whole(config, "sliding_window_pattern", path, 6) if gemma3 else 2
+    elif kinds is None:
+        every = ALTERNATING[model_type]
+        if model_type == "gemma3_text":
+            every = whole(config, "sliding_window_pattern", path, every)
         kinds = ["sliding_attention" if (i + 1) % every else "full_attention"
                  for i in range(layers)]  # fmt: skip
-    size = whole(config, "sliding_window", path, 128 if model_type == "gpt_oss" else 4096)
-    return typed_windows(kinds, size, path, layers)
+    if config.get("sliding_window") is None:
+        if isinstance(kinds, list) and "sliding_attention" in kinds:
+            raise InputError(MISSING, path=path, name="sliding_window")
+        return ()
+    return typed_windows(kinds, whole(config, "sliding_window", path), path, layers)
