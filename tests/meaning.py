@@ -62,3 +62,12 @@ def said_in_spanish(error: BaseException | None) -> None:
     (which of the catalog's words it uses is the catalog's business, not a test's)."""
     spanish = error.message("es")  # type: ignore[union-attr]
     assert spanish != error.message("en"), spanish  # type: ignore[union-attr]
+
+
+# A field of a file, where a refusal of its value points (reading/models/config_fields.IN_FILE)
+IN_FILE = "{path}: {field}"
+
+
+def in_file(path: str, field: str) -> tuple[str, dict[str, str]]:
+    """The place `path: field` as `plain` gives it: a WRONG's `where` in a model's file."""
+    return (IN_FILE, {"path": path, "field": field})

@@ -164,7 +164,7 @@ REFUSED = {
         "(longrope:FACTOR:L:S1,S2,…:L1,L2,…), e.g. yarn:4", "value", "yarn"),
     "a factor of 0": (
         {"positions": "rope", "rope_scaling": "linear:0"}, InputError,
-        "{path}: {name} is {value}; expected {expected}", "name", "factor"),
+        "{where} is {kind}; expected {expected}", "kind", "0"),
     "longrope's factors one short": (
         {"positions": "rope", "rope_scaling": "longrope:2:4:1,1,1:1,1,1"}, OptionError,
         "{option}: longrope takes a short and a long factor for each pair turned here, "

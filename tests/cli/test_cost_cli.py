@@ -133,5 +133,5 @@ def test_a_config_missing_a_key_names_it(run, tmp_path):
     result = run("cost", str(path))
     assert result.exit_code == 2 and result.stdout == ""
     told(result.error, InputError,
-         "{path}: the field {name} is missing; the model's config.json must give it",
+         "{path}: the field {name} is missing, and attn needs it to read the model",
          name="hidden_size")  # fmt: skip

@@ -15,7 +15,7 @@ from attncli.reading.models import model as model_reading
 from attncli.reading.models.checkpoint import CONFIG_WIDTH, MISSING_PART, WRONG_SHAPE
 from attncli.reading.models.model import load_model
 from tests import tiny_models
-from tests.meaning import told
+from tests.meaning import WRONG, in_file, told
 
 
 @pytest.fixture(scope="module")
@@ -57,18 +57,18 @@ def refusal(name: str, **kwargs) -> AttnError:
 def test_an_unsupported_model_type_is_named_with_the_supported_ones(bert):
     edit_config(bert, model_type="t5")
     error = refusal(str(bert))
-    told(error, InputError, "{path}: model_type {model_type} is not one {reader} reads; it "
-         "reads {known}", model_type="'t5'", reader="attn")  # fmt: skip
-    supported = error.fields["known"].split(", ")
+    told(error, InputError, WRONG, where=in_file(str(bert / "config.json"), "model_type"),
+         kind='"t5"')  # fmt: skip
+    assert error.fields["expected"].fields["reader"] == "attn"
+    supported = error.fields["expected"].fields["known"].split(", ")
     assert {"bert", "roberta", "gpt2", "llama", "mistral", "qwen2"} <= set(supported)
 
 
-MISSING_FIELD = "{path}: the field {name} is missing; the model's config.json must give it"
-WRONG_VALUE = "{path}: {name} is {value}; expected {expected}"
+MISSING_FIELD = "{path}: the field {name} is missing, and attn needs it to read the model"
 POSITIVE = ("a positive whole number", {})
 ANOTHER_FORWARD_PASS = (
-    "{path}: {name} is {value}; attn computes {model_type} with {name} {computed} only "
-    "(transformers runs another forward pass with this one), so this model is not supported"
+    "{computed}: attn computes {model_type} with that only (transformers runs another "
+    "forward pass with any other), so this model is not supported"
 )
 
 
@@ -76,20 +76,20 @@ ANOTHER_FORWARD_PASS = (
     ("changes", "kind", "msgid", "fields"),
     [
         ({"hidden_size": None}, InputError, MISSING_FIELD, {"name": "hidden_size"}),
-        ({"num_attention_heads": 0}, InputError, WRONG_VALUE,
-         {"name": "num_attention_heads", "value": "0", "expected": POSITIVE}),
-        ({"num_attention_heads": 5}, InputError,
-         "{path}: {width_name} {width} does not divide into {heads_name} {heads} heads",
-         {"width_name": "hidden_size", "width": 32, "heads_name": "num_attention_heads",
-          "heads": 5}),
-        ({"num_hidden_layers": "two"}, InputError, WRONG_VALUE,
-         {"name": "num_hidden_layers", "value": '"two"', "expected": POSITIVE}),
-        ({"layer_norm_eps": -1}, InputError, WRONG_VALUE,
-         {"name": "layer_norm_eps", "value": "-1"}),
-        ({"hidden_act": "swish"}, InputError, WRONG_VALUE,
-         {"name": "hidden_act", "value": '"swish"'}),
-        ({"position_embedding_type": "relative_key"}, InputError, ANOTHER_FORWARD_PASS,
-         {"name": "position_embedding_type", "value": '"relative_key"'}),
+        ({"num_attention_heads": 0}, InputError, WRONG,
+         {"where": "num_attention_heads", "kind": "0", "expected": POSITIVE}),
+        ({"num_attention_heads": 5}, InputError, WRONG,
+         {"where": "num_attention_heads", "kind": "5", "expected": (
+             "a number that divides {name} {width}", {"name": "hidden_size", "width": 32})}),
+        ({"num_hidden_layers": "two"}, InputError, WRONG,
+         {"where": "num_hidden_layers", "kind": '"two"', "expected": POSITIVE}),
+        ({"layer_norm_eps": -1}, InputError, WRONG,
+         {"where": "layer_norm_eps", "kind": "-1"}),
+        ({"hidden_act": "swish"}, InputError, WRONG,
+         {"where": "hidden_act", "kind": '"swish"'}),
+        ({"position_embedding_type": "relative_key"}, InputError, WRONG,
+         {"where": "position_embedding_type", "kind": '"relative_key"', "expected": (
+             ANOTHER_FORWARD_PASS, {"computed": '"absolute"', "model_type": "bert"})}),
         ({"max_position_embeddings": 80}, ShapeError,
          "{name} has {rows} rows and config.json says {positions} positions",
          {"name": "embeddings.position_embeddings.weight", "rows": 48, "positions": 80}),
@@ -101,6 +101,8 @@ ANOTHER_FORWARD_PASS = (
 def test_a_missing_or_impossible_field_is_named(bert, changes, kind, msgid, fields):
     edit_config(bert, **changes)
     error = refusal(str(bert))
+    if msgid == WRONG:  # a field of the folder's config.json
+        fields = {**fields, "where": in_file(str(bert / "config.json"), fields["where"])}
     told(error, kind, msgid, **fields)
     if "path" in error.fields:
         assert error.fields["path"] == str(bert / "config.json")
@@ -217,8 +219,9 @@ def test_a_gpt2_field_is_named(originals, tmp_path):
     edit_config(folder, n_head=None)
     told(refusal(str(folder)), InputError, MISSING_FIELD, name="n_head")
     edit_config(folder, n_head=4, scale_attn_weights=False)
-    told(refusal(str(folder)), InputError, ANOTHER_FORWARD_PASS, name="scale_attn_weights",
-         value="false")  # fmt: skip
+    told(refusal(str(folder)), InputError, WRONG, kind="false",
+         where=in_file(str(folder / "config.json"), "scale_attn_weights"),
+         expected=(ANOTHER_FORWARD_PASS, {"computed": "true", "model_type": "gpt2"}))  # fmt: skip
 
 
 def test_a_pickle_checkpoint_is_refused_with_the_conversion(bert):
@@ -379,8 +382,8 @@ def test_a_config_that_changes_the_forward_pass_is_refused(originals, tmp_path, 
     edit_config(folder, **{field: value})
     with pytest.raises(InputError) as raised:
         load_model(str(folder))
-    assert raised.value.fields["name"] == field
-    assert raised.value.msgid in (ANOTHER_FORWARD_PASS, "{path}: {name} is {value}; {reason}")
+    told(raised.value, InputError, WRONG, where=in_file(str(folder / "config.json"), field))
+    assert raised.value.fields["expected"].msgid == ANOTHER_FORWARD_PASS
     edit_config(folder, **{field: None})  # left out: transformers' default, which attn computes
     load_model(str(folder))
 

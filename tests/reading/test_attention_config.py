@@ -15,9 +15,7 @@ from attncli.reading.models.attention_config import gguf_config, read_shape, sha
 from attncli.reading.models.known_attention import KNOWN, known_name
 from attncli.reading.models.locate import NO_SUCH
 from tests import tiny_gguf
-from tests.meaning import told
-
-WRONG_VALUE = "{path}: {name} is {value}; expected {expected}"
+from tests.meaning import WRONG, in_file, told
 
 REFERENCES = json.loads(
     (Path(__file__).resolve().parent.parent / "references" / "cost.json").read_text()
@@ -25,7 +23,7 @@ REFERENCES = json.loads(
 CASES = [
     (name, index) for name, model in REFERENCES.items() for index in range(len(model["cases"]))
 ]
-MISSING = "{path}: the field {name} is missing; the model's config.json must give it"
+MISSING = "{path}: the field {name} is missing, and attn needs it to read the model"
 
 
 @pytest.mark.parametrize(("name", "index"), CASES)
@@ -100,20 +98,22 @@ def test_a_missing_key_is_named():
 @pytest.mark.parametrize(
     ("change", "msgid", "fields"),
     [
-        ({"num_key_value_heads": 3}, "{path}: {width_name} {width} does not divide into "
-         "{heads_name} {heads} heads", {"width_name": "num_attention_heads",
-                                        "heads_name": "num_key_value_heads", "heads": 3}),
-        ({"num_hidden_layers": 0}, WRONG_VALUE,
-         {"name": "num_hidden_layers", "expected": ("a positive whole number", {})}),
-        ({"head_dim": -8}, WRONG_VALUE,
-         {"name": "head_dim", "expected": ("a positive whole number", {})}),
+        ({"num_key_value_heads": 3}, WRONG,
+         {"where": in_file("c.json", "num_key_value_heads"), "kind": "3", "expected": (
+             "a number that divides {name} {width}", {"name": "num_attention_heads",
+                                                      "width": 4})}),
+        ({"num_hidden_layers": 0}, WRONG,
+         {"where": in_file("c.json", "num_hidden_layers"),
+          "expected": ("a positive whole number", {})}),
+        ({"head_dim": -8}, WRONG,
+         {"where": in_file("c.json", "head_dim"), "expected": ("a positive whole number", {})}),
         ({"model_type": "bert"}, "{path}: {model_type} is an encoder: it reads every token at "
          "once and keeps no KV cache; attn cost counts decoders (GPT-2, Llama, Mistral, Gemma, "
          "DeepSeek, gpt-oss, …)", {"model_type": "bert"}),
-        ({"model_type": "mamba"}, "{path}: model_type {model_type} is not one {reader} reads; "
-         "it reads {known}", {"model_type": "'mamba'", "reader": "attn cost"}),
-        ({"attention_bias": "yes"}, WRONG_VALUE,
-         {"name": "attention_bias", "expected": ("{choices} or {last}",
+        ({"model_type": "mamba"}, WRONG,
+         {"where": in_file("c.json", "model_type"), "kind": '"mamba"'}),
+        ({"attention_bias": "yes"}, WRONG,
+         {"where": in_file("c.json", "attention_bias"), "expected": ("{choices} or {last}",
                                                  {"choices": "true", "last": "false"})}),
     ],
 )  # fmt: skip
@@ -127,7 +127,7 @@ def test_layer_types_of_another_kind_are_refused():
     config = {**REFERENCES["gpt_oss"]["config"], "layer_types": ["chunked_attention"] * 4}
     with pytest.raises(InputError) as caught:
         shape_of(config, "c.json")
-    told(caught.value, InputError, WRONG_VALUE, name="layer_types",
+    told(caught.value, InputError, WRONG, where=in_file("c.json", "layer_types"),
          expected=("one of full_attention and sliding_attention per layer ({layers})",
                    {"layers": 4}))  # fmt: skip
 

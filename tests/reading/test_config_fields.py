@@ -9,11 +9,10 @@ import pytest
 from attncli.errors import InputError
 from attncli.reading.models.attention_config import shape_of
 from attncli.reading.models.config_fields import field, whole
-from tests.meaning import told
+from tests.meaning import WRONG, in_file, told
 
 LAYERS = ("num_hidden_layers", "n_layer")
-MISSING = "{path}: the field {name} is missing; the model's config.json must give it"
-WRONG_VALUE = "{path}: {name} is {value}; expected {expected}"
+MISSING = "{path}: the field {name} is missing, and attn needs it to read the model"
 POSITIVE = ("a positive whole number", {})
 NOT_NEGATIVE = ("a whole number ≥ 0", {})
 
@@ -36,7 +35,7 @@ def test_a_missing_field_names_its_first_name():
 def test_a_bad_value_is_refused_under_the_name_the_config_gave_it(value):
     with pytest.raises(InputError) as caught:
         whole({"n_layer": value}, LAYERS, "c.json")
-    told(caught.value, InputError, WRONG_VALUE, name="n_layer", expected=POSITIVE)
+    told(caught.value, InputError, WRONG, where=in_file("c.json", "n_layer"), expected=POSITIVE)
 
 
 @pytest.mark.parametrize(("value", "least", "read"), [(0, 0, 0), (5, 0, 5), (1, 1, 1)])
@@ -48,7 +47,7 @@ def test_the_least_whole_number(value, least, read):
 def test_a_count_below_zero_or_not_whole_is_refused(value):
     with pytest.raises(InputError) as caught:
         whole({"max_window_layers": value}, "max_window_layers", "c.json", 28, least=0)
-    told(caught.value, InputError, WRONG_VALUE, name="max_window_layers",
+    told(caught.value, InputError, WRONG, where=in_file("c.json", "max_window_layers"),
          expected=NOT_NEGATIVE)  # fmt: skip
 
 
@@ -57,11 +56,12 @@ def test_attn_cost_reads_gpt2_s_names_and_refuses_a_bad_max_window_layers():
     assert shape_of(gpt2, "c.json").layers == 2
     with pytest.raises(InputError) as caught:
         shape_of({**gpt2, "n_head": 0}, "c.json")
-    told(caught.value, InputError, WRONG_VALUE, name="n_head", value="0", expected=POSITIVE)
+    told(caught.value, InputError, WRONG, where=in_file("c.json", "n_head"), kind="0",
+         expected=POSITIVE)  # fmt: skip
     qwen = {"model_type": "qwen2", "num_hidden_layers": 2, "hidden_size": 8,
             "num_attention_heads": 2, "sliding_window": 4, "use_sliding_window": True}  # fmt: skip
     assert shape_of({**qwen, "max_window_layers": 1}, "c.json").windows == (None, 4)
     with pytest.raises(InputError) as caught:  # compared with each layer's number, unread
         shape_of({**qwen, "max_window_layers": "1"}, "c.json")
-    told(caught.value, InputError, WRONG_VALUE, name="max_window_layers", value='"1"',
+    told(caught.value, InputError, WRONG, where=in_file("c.json", "max_window_layers"), kind='"1"',
          expected=NOT_NEGATIVE)  # fmt: skip

@@ -11,9 +11,8 @@ import pytest
 
 from attncli.errors import InputError
 from attncli.reading.models.attention_config import shape_of
-from attncli.reading.models.config_fields import WRONG_VALUE
 from attncli.reading.models.model import read_config
-from tests.meaning import told
+from tests.meaning import WRONG, in_file, told
 
 FOLDER = Path(__file__).resolve().parent.parent / "models" / "tiny-deepseek-v3"
 CONFIG = json.loads((FOLDER / "config.json").read_text())
@@ -40,5 +39,5 @@ def test_a_size_of_none_is_refused_by_both(tmp_path, name):
                  lambda: shape_of({**CONFIG, name: 0}, str(folder / "config.json"))):  # fmt: skip
         with pytest.raises(InputError) as caught:
             read()
-        told(caught.value, InputError, WRONG_VALUE, path=str(folder / "config.json"), name=name,
-             value="0", expected=("a positive whole number", {}))  # fmt: skip
+        told(caught.value, InputError, WRONG, where=in_file(str(folder / "config.json"), name),
+             kind="0", expected=("a positive whole number", {}))  # fmt: skip

@@ -10,10 +10,8 @@ import pytest
 
 from attncli.errors import InputError, ShapeError
 from attncli.reading.models.model import load_model
-from attncli.reading.models.rope_config import PARTIAL
-from tests.meaning import told
-
-WRONG_VALUE = "{path}: {name} is {value}; expected {expected}"
+from attncli.reading.models.rope_config import NOT_COMPUTED, PARTIAL
+from tests.meaning import WRONG, in_file, told
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 
@@ -38,48 +36,60 @@ def _refused(folder: Path, kind: type = InputError):
     return error
 
 
+def _config_field(folder: Path, field: str) -> tuple[str, dict[str, str]]:
+    """A field of the folder's config.json, where a refusal of its value points."""
+    return in_file(str(folder / "config.json"), field)
+
+
 def test_a_rope_type_attn_does_not_compute_is_refused(tmp_path):
     other = {"rope_type": "proportional", "rope_theta": 10000.0, "factor": 4.0}
-    error = _refused(_folder(tmp_path, rope_parameters=other))
-    assert "rope_type" in error.msgid and error.fields["kind"] == '"proportional"'
-    assert error.fields["field"] == "rope_parameters"
+    folder = _folder(tmp_path, rope_parameters=other)
+    told(_refused(folder), InputError, WRONG, kind='"proportional"',
+         where=_config_field(folder, "rope_parameters.rope_type"))  # fmt: skip
+    assert _refused(folder).fields["expected"].msgid == NOT_COMPUTED
 
 
 def test_an_old_rope_scaling_of_another_type_is_refused_too(tmp_path):
     old = {"type": "su", "factor": 2.0}
-    error = _refused(_folder(tmp_path, rope_parameters=None, rope_theta=1e4, rope_scaling=old))
-    assert error.fields["kind"] == '"su"' and error.fields["field"] == "rope_scaling"
+    folder = _folder(tmp_path, rope_parameters=None, rope_theta=1e4, rope_scaling=old)
+    told(_refused(folder), InputError, WRONG, kind='"su"',
+         where=_config_field(folder, "rope_scaling.type"))  # fmt: skip
 
 
 def test_rope_parameters_per_layer_type_are_refused(tmp_path):
     nested = {"full_attention": {"rope_type": "default", "rope_theta": 1e6}}
-    error = _refused(_folder(tmp_path, rope_parameters=nested))
-    told(error, InputError, WRONG_VALUE, name="rope_parameters",
+    folder = _folder(tmp_path, rope_parameters=nested)
+    error = _refused(folder)
+    told(error, InputError, WRONG, where=_config_field(folder, "rope_parameters"),
          expected=("one set of rotary settings, an object such as {example}",
                    {"example": '{"rope_type": "default", "rope_theta": 10000.0}'}))  # fmt: skip
-    assert "full_attention" in error.fields["value"]
+    assert "full_attention" in error.fields["kind"]
 
 
 def test_a_partial_rotary_factor_is_refused(tmp_path):
-    error = _refused(_folder(tmp_path, "tiny-qwen2", partial_rotary_factor=0.5))
-    told(error, InputError, PARTIAL, name="partial_rotary_factor", value="0.5",
-         whole="partial_rotary_factor 1")  # fmt: skip
+    folder = _folder(tmp_path, "tiny-qwen2", partial_rotary_factor=0.5)
+    told(_refused(folder), InputError, WRONG, kind="0.5",
+         where=_config_field(folder, "partial_rotary_factor"),
+         expected=(PARTIAL, {"whole": "1"}))  # fmt: skip
 
 
 def test_llama3_scaling_without_its_band_is_refused(tmp_path):
     rope = {"rope_type": "llama3", "rope_theta": 1e4, "factor": 8.0, "low_freq_factor": 4.0,
             "high_freq_factor": 1.0, "original_max_position_embeddings": 40}  # fmt: skip
-    error = _refused(_folder(tmp_path, rope_parameters=rope))
-    assert (error.fields["high"], error.fields["low"]) == (1.0, 4.0)
+    folder = _folder(tmp_path, rope_parameters=rope)
+    told(_refused(folder), InputError, WRONG, where=_config_field(folder, "high_freq_factor"),
+         kind="1.0", expected=("a number above low_freq_factor {low}: llama3 scaling blends the "
+                               "frequencies between the two", {"low": 4.0}))  # fmt: skip
     del rope["factor"]
     error = _refused(_folder(tmp_path / "b", rope_parameters=rope))
     assert error.fields["name"] == "factor"
 
 
 def test_key_value_heads_that_do_not_divide_the_heads_are_refused(tmp_path):
-    error = _refused(_folder(tmp_path, num_key_value_heads=3))
-    assert (error.fields["width_name"], error.fields["width"]) == ("num_attention_heads", 4)
-    assert (error.fields["heads_name"], error.fields["heads"]) == ("num_key_value_heads", 3)
+    folder = _folder(tmp_path, num_key_value_heads=3)
+    told(_refused(folder), InputError, WRONG, where=_config_field(folder, "num_key_value_heads"),
+         kind="3", expected=("a number that divides {name} {width}",
+                             {"name": "num_attention_heads", "width": 4}))  # fmt: skip
 
 
 def test_an_odd_head_dim_is_refused(tmp_path):
@@ -110,22 +120,22 @@ def test_config_sizes_the_weights_do_not_have_are_named_not_blamed_on_the_senten
 
 
 def test_a_tie_word_embeddings_that_is_no_boolean_is_refused(tmp_path):
-    error = _refused(_folder(tmp_path, tie_word_embeddings="yes"))
-    assert error.fields["name"] == "tie_word_embeddings"
+    folder = _folder(tmp_path, tie_word_embeddings="yes")
+    told(_refused(folder), InputError, WRONG, where=_config_field(folder, "tie_word_embeddings"))
 
 
 def test_layer_types_of_another_length_are_refused(tmp_path):
-    error = _refused(
-        _folder(tmp_path, "tiny-qwen2", use_sliding_window=True, layer_types=["full_attention"])
-    )
-    told(error, InputError, WRONG_VALUE, name="layer_types", value='["full_attention"]',
+    folder = _folder(tmp_path, "tiny-qwen2", use_sliding_window=True,
+                     layer_types=["full_attention"])  # fmt: skip
+    told(_refused(folder), InputError, WRONG, where=_config_field(folder, "layer_types"),
+         kind='["full_attention"]',
          expected=("one of full_attention and sliding_attention per layer ({layers})",
                    {"layers": 2}))  # fmt: skip
 
 
 def test_another_activation_is_refused(tmp_path):
-    error = _refused(_folder(tmp_path, "tiny-mistral", hidden_act="gelu"))
-    assert error.fields["name"] == "hidden_act"
+    folder = _folder(tmp_path, "tiny-mistral", hidden_act="gelu")
+    told(_refused(folder), InputError, WRONG, where=_config_field(folder, "hidden_act"))
 
 
 def test_a_missing_bias_is_refused_never_taken_for_zeros(tmp_path):
@@ -158,8 +168,9 @@ def test_an_lm_head_of_another_shape_is_named(tmp_path):
 
 
 def test_a_gemma_read_both_ways_is_refused(tmp_path):
-    error = _refused(_folder(tmp_path, "tiny-gemma", use_bidirectional_attention=True))
-    assert error.fields["name"] == "use_bidirectional_attention"
+    folder = _folder(tmp_path, "tiny-gemma", use_bidirectional_attention=True)
+    told(_refused(folder), InputError, WRONG, kind="true",
+         where=_config_field(folder, "use_bidirectional_attention"))  # fmt: skip
 
 
 def test_gemmas_legacy_gelu_is_the_tanh_form_transformers_reads(tmp_path):
@@ -175,8 +186,7 @@ def test_a_nan_or_infinity_in_the_rotary_settings_is_refused_as_written(tmp_path
     config = json.loads(path.read_text())
     config["rope_parameters"][field] = "LITERAL"  # JSON's NaN is written by hand below
     path.write_text(json.dumps(config).replace('"LITERAL"', literal))
-    error = _refused(folder)
-    assert error.fields["name"] == field and error.fields["value"] == literal
+    told(_refused(folder), InputError, WRONG, where=_config_field(folder, field), kind=literal)
 
 
 @pytest.mark.parametrize(
@@ -189,9 +199,9 @@ def test_a_flag_that_is_not_true_or_false_is_refused_never_read_as_false(
 ):
     """transformers' typed configs refuse them; read as false they dropped the window or
     the q/k/v biases without a word."""
-    error = _refused(_folder(tmp_path, name, **{field: value}))
-    told(error, InputError, "{path}: {name} is {value}; expected {expected}", name=field,
-         value=json.dumps(value),
+    folder = _folder(tmp_path, name, **{field: value})
+    told(_refused(folder), InputError, WRONG, where=_config_field(folder, field),
+         kind=json.dumps(value),
          expected=("{choices} or {last}", {"choices": "true", "last": "false"}))  # fmt: skip
 
 
@@ -204,9 +214,9 @@ def test_max_window_layers_0_slides_the_window_in_every_layer(tmp_path):
     folder = _folder(tmp_path, "tiny-qwen2", use_sliding_window=True, layer_types=None,
                      max_window_layers=0)  # fmt: skip
     assert load_model(str(folder)).architecture.windows == (4, 4)
-    error = _refused(_folder(tmp_path / "minus", "tiny-qwen2", use_sliding_window=True,
-                             layer_types=None, max_window_layers=-1))  # fmt: skip
-    assert error.fields["name"] == "max_window_layers"
+    folder = _folder(tmp_path / "minus", "tiny-qwen2", use_sliding_window=True,
+                     layer_types=None, max_window_layers=-1)  # fmt: skip
+    told(_refused(folder), InputError, WRONG, where=_config_field(folder, "max_window_layers"))
 
 
 def test_rope_parameters_and_rope_scaling_that_disagree_are_refused(tmp_path):
@@ -215,11 +225,16 @@ def test_rope_parameters_and_rope_scaling_that_disagree_are_refused(tmp_path):
     assert load_model(str(_folder(tmp_path / "same", rope_scaling=same, rope_theta=10000.0)))
     for older, name in (({"type": "linear", "factor": 8.0}, "rope_type"),
                         ({"rope_type": "llama3", "factor": 4.0}, "factor")):  # fmt: skip
-        error = _refused(_folder(tmp_path / name, rope_scaling=older))
-        assert error.fields["name"] == name and error.fields["older"] == "rope_scaling"
-    error = _refused(_folder(tmp_path / "theta", rope_theta=500000.0))
-    assert error.fields["name"] == "rope_theta"
-    assert error.fields["value"] == json.dumps(llama3["rope_theta"])
+        folder = _folder(tmp_path / name, rope_scaling=older)
+        error = _refused(folder)
+        told(error, InputError, WRONG, where=_config_field(folder, f"rope_parameters.{name}"))
+        assert error.fields["expected"].fields["older"] == "rope_scaling"
+    folder = _folder(tmp_path / "theta", rope_theta=500000.0)
+    told(_refused(folder), InputError, WRONG, kind=json.dumps(llama3["rope_theta"]),
+         where=_config_field(folder, "rope_parameters.rope_theta"),
+         expected=("{other}, as {older} gives it: the two disagree, so the rotary angles "
+                   "are not known; keep one", {"other": "500000.0",
+                                               "older": "rope_theta"}))  # fmt: skip
 
 
 def _with_head(tmp_path, head):

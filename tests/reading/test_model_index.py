@@ -10,10 +10,9 @@ import shutil
 import pytest
 
 from attncli.errors import InputError
-from attncli.reading.models.config_fields import WRONG_VALUE
 from attncli.reading.models.model import load_model
 from tests import tiny_models
-from tests.meaning import told
+from tests.meaning import WRONG, in_file, told
 
 WEIGHT_MAP = "an object of each tensor's name and the shard file that holds it"
 
@@ -41,7 +40,7 @@ def test_a_weight_map_that_names_no_shards_is_refused(original, tmp_path, index,
     path.write_text(json.dumps(index))
     with pytest.raises(InputError) as caught:
         load_model(str(folder))
-    told(caught.value, InputError, WRONG_VALUE, path=str(path), name="weight_map", value=value,
+    told(caught.value, InputError, WRONG, where=in_file(str(path), "weight_map"), kind=value,
          expected=(WEIGHT_MAP, {}))  # fmt: skip
 
 

@@ -13,11 +13,10 @@ import pytest
 from attncli.core.rotary import attention_factor, model_frequencies
 from attncli.errors import InputError
 from attncli.reading.models.rope_config import rope_settings
-from tests.meaning import told
+from tests.meaning import WRONG, in_file, told
 
 DISAGREE = (
-    "{path}: rope_parameters gives {name} {value}, and {older} gives {other}; the two "
-    "disagree, so the rotary angles are not known: keep one"
+    "{other}, as {older} gives it: the two disagree, so the rotary angles are not known; keep one"
 )
 
 REFERENCE = json.loads(
@@ -107,8 +106,9 @@ def _refused(config: dict) -> InputError:
 def test_the_original_length_given_twice_must_agree():
     config = _config(REFERENCE["longrope-phi3"])
     config["original_max_position_embeddings"] = 64
-    told(_refused(config), InputError, DISAGREE, name="original_max_position_embeddings",
-         value="32", older="config.json", other="64")  # fmt: skip
+    told(_refused(config), InputError, WRONG, kind="32",
+         where=in_file("config.json", "rope_parameters.original_max_position_embeddings"),
+         expected=(DISAGREE, {"older": "config.json", "other": "64"}))  # fmt: skip
 
 
 @pytest.mark.parametrize("name", ["short_factor", "long_factor"])
@@ -116,16 +116,17 @@ def test_the_original_length_given_twice_must_agree():
 def test_longrope_needs_a_positive_factor_per_pair(name, value):
     config = _config(REFERENCE["longrope-phi3"])
     config["rope_parameters"][name] = value
-    told(_refused(config), InputError, "{path}: {name} is {value}; expected {expected}",
-         name=name, expected=("{count} positive numbers, one per pair of a head (head_dim "
-                              "{head_dim} ÷ 2)", {"count": 8, "head_dim": 16}))  # fmt: skip
+    told(_refused(config), InputError, WRONG, where=in_file("config.json", name),
+         expected=("{count} positive numbers, one per pair of a head (head_dim {head_dim} ÷ 2)",
+                   {"count": 8, "head_dim": 16}))  # fmt: skip
 
 
 def test_dynamic_on_a_head_of_two_is_refused():
     config = {"head_dim": 2, "max_position_embeddings": 64,
               "rope_parameters": {"rope_type": "dynamic", "factor": 2.0}}  # fmt: skip
-    error = _refused(config)
-    assert "dynamic" in error.msgid
+    told(_refused(config), InputError, WRONG, where=in_file("config.json", "head_dim"), kind="2",
+         expected=("more than 2: rope_type dynamic grows the base by a power of d ÷ (d − 2)",
+                   {}))  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -134,8 +135,7 @@ def test_dynamic_on_a_head_of_two_is_refused():
 def test_a_yarn_number_that_is_no_positive_number_is_refused(name, value):
     config = _config(REFERENCE["yarn-qwen2.5"])
     config["rope_parameters"][name] = value
-    error = _refused(config)
-    assert error.fields["name"] == name
+    told(_refused(config), InputError, WRONG, where=in_file("config.json", name))
 
 
 LAYERS = json.loads(
@@ -187,10 +187,11 @@ def test_gemma3s_rotary_settings_of_another_layer_type_are_refused(tmp_path):
     from attncli.reading.models.model import read_config
 
     nested = {"full_attention": {"rope_type": "default"}, "chunked_attention": {}}
+    folder = _gemma(tmp_path, "tiny-gemma3", rope_parameters=nested)
     with pytest.raises(InputError) as caught:
-        read_config(str(_gemma(tmp_path, "tiny-gemma3", rope_parameters=nested)))
-    told(caught.value, InputError, "{path}: {name} is {value}; expected {expected}",
-         name="rope_parameters", expected=(
+        read_config(str(folder))
+    told(caught.value, InputError, WRONG,
+         where=in_file(str(folder / "config.json"), "rope_parameters"), expected=(
              "one set of rotary settings for full_attention and one for sliding_attention, "
              "as Gemma 3 reads them", {}))  # fmt: skip
-    assert "full_attention" in caught.value.fields["value"]
+    assert "full_attention" in caught.value.fields["kind"]

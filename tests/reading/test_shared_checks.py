@@ -16,14 +16,14 @@ import pytest
 from attncli.errors import AttnError, InputError, ShapeError
 from attncli.reading.models.attention_config import read_shape, shape_of
 from attncli.reading.models.checkpoint import MISSING_PART, WRONG_SHAPE
-from attncli.reading.models.config_fields import BELOW, MISSING, WRONG_VALUE
+from attncli.reading.models.config_fields import BELOW, MISSING
 from attncli.reading.models.model import load_model
 from tests import tiny_gguf, tiny_models
 from tests.cli.test_model_errors import _edit_weights, edit_config
-from tests.meaning import told
+from tests.meaning import WRONG, in_file, told
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
-DIVIDES = "{path}: {width_name} {width} does not divide into {heads_name} {heads} heads"
+DIVIDES = ("a number that divides {name} {width}", {"name": "hidden_size", "width": 30})
 
 
 def _refused(folder: Path) -> AttnError:
@@ -81,7 +81,7 @@ def test_a_head_of_another_shape_than_the_embeddings_is_named_with_them():
 
 @pytest.mark.parametrize(
     ("value", "msgid", "expected"),
-    [(-1, WRONG_VALUE, (BELOW[0], {})), (True, WRONG_VALUE, (BELOW[0], {})), (None, MISSING, None)],
+    [(-1, WRONG, (BELOW[0], {})), (True, WRONG, (BELOW[0], {})), (None, MISSING, None)],
 )
 def test_roberta_s_padding_id_is_read_as_any_whole_number(tmp_path, value, msgid, expected):
     folder = tmp_path / "roberta"
@@ -89,16 +89,17 @@ def test_roberta_s_padding_id_is_read_as_any_whole_number(tmp_path, value, msgid
     config = json.loads((folder / "config.json").read_text())
     config["pad_token_id"] = value
     (folder / "config.json").write_text(json.dumps(config))
-    fields = {"expected": expected} if expected else {}
-    told(_refused(folder), InputError, msgid, name="pad_token_id", **fields)
+    at = in_file(str(folder / "config.json"), "pad_token_id")
+    fields = {"expected": expected, "where": at} if expected else {"name": "pad_token_id"}
+    told(_refused(folder), InputError, msgid, **fields)
 
 
 def test_a_gguf_count_of_no_heads_is_refused_as_a_config_s_would_be(tmp_path):
     path = tiny_gguf.write_gguf(tmp_path / "none.gguf", claimed_kv_heads=0)
     with pytest.raises(InputError) as caught:
         load_model(str(path))
-    told(caught.value, InputError, WRONG_VALUE, path=str(path),
-         name="llama.attention.head_count_kv", value="0", expected=(BELOW[1], {}))  # fmt: skip
+    told(caught.value, InputError, WRONG, where=in_file(str(path), "llama.attention.head_count_kv"),
+         kind="0", expected=(BELOW[1], {}))  # fmt: skip
 
 
 def test_a_head_size_that_does_not_divide_is_one_refusal_for_attn_cost_and_the_loader(llama):
@@ -106,9 +107,11 @@ def test_a_head_size_that_does_not_divide_is_one_refusal_for_attn_cost_and_the_l
               "num_attention_heads": 4}  # fmt: skip
     with pytest.raises(InputError) as caught:
         shape_of(config, "c.json")
-    told(caught.value, InputError, DIVIDES, width=30, heads=4, width_name="hidden_size")
+    told(caught.value, InputError, WRONG, where=in_file("c.json", "num_attention_heads"),
+         kind="4", expected=DIVIDES)  # fmt: skip
     edit_config(llama, hidden_size=30, head_dim=None)
-    told(_refused(llama), InputError, DIVIDES, width=30, heads=4, width_name="hidden_size")
+    told(_refused(llama), InputError, WRONG, kind="4", expected=DIVIDES,
+         where=in_file(str(llama / "config.json"), "num_attention_heads"))  # fmt: skip
 
 
 def test_a_config_that_is_no_object_is_one_refusal_for_attn_cost_and_the_loader(llama):
@@ -145,23 +148,28 @@ def _gguf_metadata(**changes: object):
 
 
 @pytest.mark.parametrize(
-    ("change", "msgid", "fields"),
-    [({"llama.rope.dimension_count": 4}, "PARTIAL",
-      {"name": "llama.rope.dimension_count", "value": 4,
-       "whole": "llama.rope.dimension_count 8"}),
-     ({"llama.rope.scaling.type": "yarn"}, "NOT_COMPUTED",
-      {"field": "llama.rope.scaling.type", "kind": '"yarn"', "known": "none, linear"})],
+    ("change", "msgid", "fields", "kind"),
+    [({"llama.rope.dimension_count": 4}, "PARTIAL", {"whole": 8}, "4"),
+     ({"llama.rope.scaling.type": "yarn"}, "NOT_COMPUTED", {"known": "none, linear"}, '"yarn"'),
+     ({"llama.rope.freq_base": -1.0}, None, None, "-1.0"),
+     ({"llama.rope.scaling.type": "linear", "llama.rope.scaling.factor": "x"}, None, None,
+      '"x"'),
+     ({"llama.attention.layer_norm_rms_epsilon": 0.0}, None, None, "0.0")],
 )  # fmt: skip
-def test_a_gguf_file_s_rotary_positions_attn_does_not_compute_are_said_as_a_config_s(
-    change, msgid, fields
+def test_a_gguf_file_s_rotary_or_norm_settings_attn_does_not_read_name_its_keys(
+    change, msgid, fields, kind
 ):
+    """A rotary or norm setting refused at the conversion, naming the file's own key (never
+    the config.json written from it)."""
     from attncli.reading.models import rope_config
     from attncli.reading.models.gguf_file import config_of
 
     assert config_of(_gguf_metadata())["head_dim"] == 8  # the stand-in reads whole
     with pytest.raises(InputError) as caught:
         config_of(_gguf_metadata(**change))
-    told(caught.value, InputError, getattr(rope_config, msgid), path="m.gguf", **fields)
+    why = {"expected": (getattr(rope_config, msgid), fields)} if msgid else {}
+    told(caught.value, InputError, WRONG, where=in_file("m.gguf", list(change)[-1]), kind=kind,
+         **why)  # fmt: skip
 
 
 def test_a_gguf_file_or_part_the_system_cannot_read_is_said_as_any_input_file(tmp_path):

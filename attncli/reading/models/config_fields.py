@@ -4,15 +4,16 @@ configs hold, or a refusal of one line naming the file and the field."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, NamedTuple
 
 from attncli.core.transformer import ACTIVATIONS
 from attncli.errors import InputError, shown
 from attncli.messages import Message, _, either
 from attncli.reading.parse.json_text import as_json_text
+from attncli.reading.parse.values import WRONG
 
-MISSING = _("{path}: the field {name} is missing; the model's config.json must give it")
+MISSING = _("{path}: the field {name} is missing, and attn needs it to read the model")
 
 
 def config_json(path: str, absent: InputError | None) -> dict[str, Any]:
@@ -35,20 +36,12 @@ def config_json(path: str, absent: InputError | None) -> dict[str, Any]:
 def model_type_of(config: dict[str, Any], path: str, known: Sequence[str], reader: str) -> str:
     """config.json's model_type, one of the `known` ones that `reader` (attn, attn cost)
     reads."""
-    model_type = config.get("model_type")
-    if model_type not in known:
-        raise InputError(
-            _("{path}: model_type {model_type} is not one {reader} reads; it reads {known}"),
-            path=path,
-            model_type=repr(model_type),
-            reader=reader,
-            known=", ".join(known),
-        )
-    return str(model_type)
+    reads = Message(_("one {reader} reads: {known}"), reader=reader, known=", ".join(known))
+    return str(held(config.get("model_type"), path, "model_type", one_of(known, reads)))
 
 
 def field(
-    config: dict[str, Any], names: str | tuple[str, ...], path: str, default: Any = None
+    config: Mapping[str, Any], names: str | tuple[str, ...], path: str, default: Any = None
 ) -> Any:
     """The first of `names` the config gives (GPT-2 spells n_layer what the others spell
     num_hidden_layers), else `default`; with neither, a refusal naming the first name."""
@@ -65,19 +58,58 @@ def field(
 # what a whole number below its least is refused with: 1, a size or a count of heads or
 # layers; 0, max_window_layers or first_k_dense_replace (0: from the first layer)
 BELOW = {1: _("a positive whole number"), 0: _("a whole number ≥ 0")}
-WRONG_VALUE = _("{path}: {name} is {value}; expected {expected}")
+# a field of a file, where a refusal of its value points (values.WRONG's {where})
+IN_FILE = _("{path}: {field}")
+
+
+class Rule(NamedTuple):
+    """What a field of a file takes: `accepts` its value, and `expected` says what in the
+    refusal of any other (values.WRONG: `config.json: n_head is 0; expected a positive
+    whole number`)."""
+
+    accepts: Callable[[Any], bool]
+    expected: Any
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+WHOLE = {
+    0: Rule(lambda v: _is_number(v) and isinstance(v, int) and v >= 0, Message(BELOW[0])),
+    1: Rule(lambda v: _is_number(v) and isinstance(v, int) and v >= 1, Message(BELOW[1])),
+}
+FLAG = Rule(lambda v: isinstance(v, bool), either(["true", "false"]))
+
+
+def positive(expected: Message | None = None) -> Rule:
+    """A positive finite number (`expected`: what the refusal says it is for)."""
+    return Rule(lambda v: _is_number(v) and math.isfinite(v) and v > 0,
+                expected or Message(_("a positive number")))  # fmt: skip
+
+
+def one_of(choices: Sequence[Any], expected: Any = None) -> Rule:
+    """One of `choices` (said as `expected`, else as the choices)."""
+    return Rule(lambda v: v in choices, expected or either(list(choices)))
 
 
 def wrong_value(path: str, name: str, value: Any, expected: Any) -> InputError:
     """The refusal of a field (of a config, a tokenizer_config.json, a GGUF file's metadata)
     that holds what attn does not read: its value as JSON writes it, and what it takes."""
-    return InputError(
-        WRONG_VALUE, path=path, name=name, value=shown(as_json_text(value), 60), expected=expected
-    )
+    return InputError(WRONG, where=Message(IN_FILE, path=path, field=name),
+                      kind=shown(as_json_text(value), 60), expected=expected)  # fmt: skip
+
+
+def held(value: Any, path: str, name: str, rule: Rule) -> Any:
+    """`value`, the field `name` of the file at `path`, when `rule` accepts it; else the
+    one refusal of a field's value (wrong_value)."""
+    if not rule.accepts(value):
+        raise wrong_value(path, name, value, rule.expected)
+    return value
 
 
 def whole(
-    config: dict[str, Any],
+    config: Mapping[str, Any],
     names: str | tuple[str, ...],
     path: str,
     default: int | None = None,
@@ -94,34 +126,25 @@ def whole(
 def whole_number(value: Any, path: str, name: str, least: Literal[0, 1] = 1) -> int:
     """`value`, the field `name` of the file at `path`: a whole number of `least` or more
     (a config's field, a GGUF file's metadata key)."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise wrong_value(path, name, value, Message(BELOW[least]))
-    return value
+    return int(held(value, path, name, WHOLE[least]))
 
 
-def flag(config: dict[str, Any], name: str, path: str, default: bool) -> bool:
+def flag(config: Mapping[str, Any], name: str, path: str, default: bool) -> bool:
     """A config's true or false: 1, "yes" or "true" are refused, as transformers' typed
     configs refuse them (never read as false, which would leave a bias or a window out)."""
     value = config.get(name)
-    if value is None:
-        return default
-    if not isinstance(value, bool):
-        raise wrong_value(path, name, value, either(["true", "false"]))
-    return value
+    return default if value is None else bool(held(value, path, name, FLAG))
 
 
-def epsilon(config: dict[str, Any], name: str, path: str, default: float) -> float:
+def epsilon(config: Mapping[str, Any], name: str, path: str, default: float) -> float:
     """A layer norm's ε: a small positive number."""
     small = Message(_("a small positive number such as 1e-12"))
     return number(config, name, path, default, small)
 
 
-def activation(config: dict[str, Any], name: str, path: str, default: str) -> str:
+def activation(config: Mapping[str, Any], name: str, path: str, default: str) -> str:
     """A non-linearity attn computes (core/transformer.ACTIVATIONS)."""
-    value = field(config, name, path, default)
-    if value not in ACTIVATIONS:
-        raise wrong_value(path, name, value, either(ACTIVATIONS))
-    return str(value)
+    return str(held(field(config, name, path, default), path, name, one_of(ACTIVATIONS)))
 
 
 def key_value_heads(config: dict[str, Any], path: str, heads: int) -> int:
@@ -143,45 +166,29 @@ def head_size(config: dict[str, Any], path: str, width: int, heads: int) -> int:
 def divides(width: int, heads: int, path: str, names: tuple[str, str]) -> None:
     """`width` (hidden_size, or the query heads) split evenly among `heads`, the fields
     `names` of the config."""
-    if width % heads:
-        raise InputError(
-            _("{path}: {width_name} {width} does not divide into {heads_name} {heads} heads"),
-            path=path,
-            width_name=names[0],
-            width=width,
-            heads_name=names[1],
-            heads=heads,
-        )
+    divisor = Message(_("a number that divides {name} {width}"), name=names[0], width=width)
+    held(heads, path, names[1], Rule(lambda h: width % h == 0, divisor))
 
 
 def number(
-    config: dict[str, Any],
+    config: Mapping[str, Any],
     name: str,
     path: str,
     default: Any = None,
     expected: Message | None = None,
 ) -> float:
     """The config's `name`: a positive number (or `expected`, said in the refusal)."""
-    value = field(config, name, path, default)
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not (math.isfinite(value) and value > 0)
-    ):
-        raise wrong_value(path, name, value, expected or Message(_("a positive number")))
-    return float(value)
+    return float(held(field(config, name, path, default), path, name, positive(expected)))
 
 
 def typed_windows(kinds: Any, size: int, path: str, layers: int) -> tuple[int | None, ...]:
     """Each layer's window by its layer_types entry: full_attention none, sliding_attention
     the sliding window."""
-    if (
-        not isinstance(kinds, list)
-        or len(kinds) != layers
-        or not all(kind in ("sliding_attention", "full_attention") for kind in kinds)
-    ):
-        expected = _("one of full_attention and sliding_attention per layer ({layers})")
-        raise wrong_value(path, "layer_types", kinds, Message(expected, layers=layers))
+    expected = _("one of full_attention and sliding_attention per layer ({layers})")
+    kinds = held(kinds, path, "layer_types", Rule(
+        lambda v: isinstance(v, list) and len(v) == layers
+        and all(kind in ("sliding_attention", "full_attention") for kind in v),
+        Message(expected, layers=layers)))  # fmt: skip
     return tuple(size if kind == "sliding_attention" else None for kind in kinds)
 
 

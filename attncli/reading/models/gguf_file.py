@@ -37,7 +37,7 @@ shape, a model too large for the memory free.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,10 +45,9 @@ import numpy as np
 
 from attncli.errors import InputError, ShapeError, first_line, imported, shape_text
 from attncli.messages import Message, _
-from attncli.reading.models.config_fields import whole_number
+from attncli.reading.models.config_fields import epsilon, held, number, one_of, whole
 from attncli.reading.models.gguf_rope import ROPE_FREQS, rope_freqs
 from attncli.reading.models.rope_config import NOT_COMPUTED, PARTIAL
-from attncli.reading.parse.json_text import as_json_text
 from attncli.reading.parse.sources import unreadable
 
 MAGIC = b"GGUF"
@@ -129,6 +128,31 @@ class GGUF:
         if field is None:
             return default
         return contents(self.path, field)
+
+    @property
+    def metadata(self) -> Mapping[str, Any]:
+        """The metadata as a mapping of keys to values, read by config_fields as a config's
+        fields are, so that a refusal names the file and its key."""
+        return Metadata(self)
+
+
+class Metadata(Mapping[str, Any]):
+    """A GGUF file's metadata, each value read when asked for (GGUF.value)."""
+
+    def __init__(self, model: GGUF) -> None:
+        self.model = model
+
+    def __getitem__(self, key: str) -> Any:
+        value = self.model.value(key, self)  # itself: no such key
+        if value is self:
+            raise KeyError(key)
+        return value
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.model.reader.fields)
+
+    def __len__(self) -> int:
+        return len(self.model.reader.fields)
 
 
 def contents(path: str, field: Any) -> Any:
@@ -293,15 +317,7 @@ def _reader(path: str) -> Any:
 
 def _whole(model: GGUF, name: str, default: int | None = None) -> int:
     """config.json's field `name`, a whole number read from the metadata key that gives it."""
-    key = model.key(name)
-    value = model.value(key, default)
-    if value is None:
-        raise InputError(
-            _("{path}: the metadata has no {key}, which attn needs to run the model"),
-            path=model.path,
-            key=key,
-        )
-    return whole_number(value, model.path, key)
+    return whole(model.metadata, model.key(name), model.path, default)
 
 
 def config_of(model: GGUF) -> dict[str, Any]:
@@ -313,31 +329,23 @@ def config_of(model: GGUF) -> dict[str, Any]:
     heads = _whole(model, "num_attention_heads")
     kv_heads = _whole(model, "num_key_value_heads", heads)
     head_dim = _whole(model, "head_dim", width // heads if width % heads == 0 else None)
-    rotary = model.value(key("rope.dimension_count"), head_dim)
-    if rotary != head_dim:
-        name = key("rope.dimension_count")
-        raise InputError(
-            PARTIAL, path=model.path, name=name, value=rotary, whole=f"{name} {head_dim}"
-        )
-    scaling = model.value(key("rope.scaling.type"), "none")
+    # the rotary and norm settings held to their rules here, naming the file's own keys
+    path, metadata = model.path, model.metadata
+    every = one_of((head_dim,), Message(PARTIAL, whole=head_dim))
+    held(metadata.get(key("rope.dimension_count"), head_dim), path, key("rope.dimension_count"),
+         every)  # fmt: skip
+    scalings = one_of(("none", "linear"), Message(NOT_COMPUTED, known="none, linear"))
+    scaling = held(metadata.get(key("rope.scaling.type"), "none"), path,
+                   key("rope.scaling.type"), scalings)  # fmt: skip
     rope: dict[str, Any] = {"rope_type": "default"}
     if scaling == "linear":
-        rope = {"rope_type": "linear", "factor": model.value(key("rope.scaling.factor"))}
-    elif scaling != "none":
-        raise InputError(
-            NOT_COMPUTED,
-            path=model.path,
-            field=key("rope.scaling.type"),
-            kind=as_json_text(scaling),
-            known="none, linear",
-        )
+        rope = {"rope_type": "linear", "factor": number(metadata, key("rope.scaling.factor"), path)}
     freqs = next((t for t in model.reader.tensors if t.name == ROPE_FREQS), None)
     if freqs is not None:  # llama.cpp divides θ_i by its number (and a linear factor too)
         divisors = rope_freqs(model.path, dequantize(model.path, freqs), head_dim)
         factor = rope.get("factor") or 1.0
         rope = {"rope_type": "factors", "factors": [d * factor for d in divisors]}
-    theta = model.value(key("rope.freq_base"), 10000.0)
-    rope["rope_theta"] = float(theta) if isinstance(theta, (int, float)) else theta
+    rope["rope_theta"] = number(metadata, key("rope.freq_base"), path, 10000.0)
     names = {t.name for t in model.reader.tensors}
     tokens = model.reader.get_field("tokenizer.ggml.tokens")
     config: dict[str, Any] = {
@@ -350,7 +358,7 @@ def config_of(model: GGUF) -> dict[str, Any]:
         "num_key_value_heads": kv_heads,
         "head_dim": head_dim,
         "max_position_embeddings": _whole(model, "max_position_embeddings"),
-        "rms_norm_eps": model.value(key("attention.layer_norm_rms_epsilon"), 1e-6),
+        "rms_norm_eps": epsilon(metadata, key("attention.layer_norm_rms_epsilon"), path, 1e-6),
         "rope_parameters": rope,
         "hidden_act": "silu",
         "tie_word_embeddings": "output.weight" not in names,
@@ -386,7 +394,7 @@ def _gemma3(model: GGUF, config: dict[str, Any], rope: dict[str, Any]) -> dict[s
     query_pre_attn_scalar by llama.cpp's rule (gemma3_query_scalar), GELU's tanh form, no
     softcapping unless the file gives one."""
     key = model.key
-    local = model.value(key("rope.freq_base_swa"), 10000.0)
+    local = number(model.metadata, key("rope.freq_base_swa"), model.path, 10000.0)
     del config["hidden_act"]  # Gemma 3 names its own: hidden_activation
     fields: dict[str, Any] = {
         "architectures": ["Gemma3ForCausalLM"],

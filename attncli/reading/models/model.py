@@ -22,11 +22,14 @@ from attncli.errors import InputError
 from attncli.limits import check_free_memory
 from attncli.messages import Message, _
 from attncli.reading.models.config_fields import (
+    Rule,
     activation,
     config_json,
     divides,
     epsilon,
+    held,
     model_type_of,
+    one_of,
     whole,
 )
 from attncli.reading.models.decoder_config import llama_architecture
@@ -93,25 +96,21 @@ FORWARD_FIELDS: dict[str, dict[str, Any]] = {
 }
 
 
+FORWARD_ONLY = _(
+    "{computed}: attn computes {model_type} with that only (transformers runs another "
+    "forward pass with any other), so this model is not supported"
+)
+
+
 def _check_forward(config: dict[str, Any], path: str, model_type: str) -> None:
     """Refuse a config whose fields ask for a forward pass attn does not compute (BERT as a
     causal decoder, relative positions, GPT-2 without its ÷√d_k): one line naming the
     field, rather than numbers that differ from transformers' silently."""
     for name, computed in FORWARD_FIELDS.get(model_type, {}).items():
         unset_flag = config.get(name) is None and computed is False  # null: transformers' False
-        if name in config and config[name] != computed and not unset_flag:
-            raise InputError(
-                _(
-                    "{path}: {name} is {value}; attn computes {model_type} with {name} "
-                    "{computed} only (transformers runs another forward pass with this one), "
-                    "so this model is not supported"
-                ),
-                path=path,
-                name=name,
-                value=as_json_text(config[name]),
-                model_type=model_type,
-                computed=as_json_text(computed),
-            )
+        if name in config and not unset_flag:
+            only = Message(FORWARD_ONLY, computed=as_json_text(computed), model_type=model_type)
+            held(config[name], path, name, one_of((computed,), only))
 
 
 def _bert_architecture(config: dict[str, Any], path: str, model_type: str) -> Architecture:
@@ -124,16 +123,9 @@ def _bert_architecture(config: dict[str, Any], path: str, model_type: str) -> Ar
         pad = whole(config, "pad_token_id", path, None if "pad_token_id" in config else 1, 0)
         offset = pad + 1  # RoBERTa counts positions from padding_idx + 1
     positions = whole(config, "max_position_embeddings", path)
-    if positions <= offset:
-        raise InputError(
-            _(
-                "{path}: max_position_embeddings {positions} leaves no position after the "
-                "padding offset {offset}"
-            ),
-            path=path,
-            positions=positions,
-            offset=offset,
-        )
+    after = Message(_("more than the padding offset {offset}, to leave a position after it"),
+                    offset=offset)  # fmt: skip
+    held(positions, path, "max_position_embeddings", Rule(lambda p: p > offset, after))
     return Architecture(
         family=model_type,
         layers=whole(config, "num_hidden_layers", path),

@@ -4,25 +4,22 @@ modeling_rope_utils reads them, each rope_type's fields held to what it needs.""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
 from attncli.core.rotary import SCALINGS, Scaling
-from attncli.errors import InputError, shown
+from attncli.errors import shown
 from attncli.messages import Message, _
-from attncli.reading.models.config_fields import flag, number, whole, wrong_value
+from attncli.reading.models.config_fields import Rule, flag, held, number, one_of, positive, whole
 from attncli.reading.parse.json_text import as_json_text
 
-# a model's rotary positions attn does not compute (said for a config.json and a GGUF file)
+# what a model's rotary positions must be for attn to compute them, the rest refused as a
+# field's value (config_fields.held), for a config.json and a GGUF file alike
 NOT_COMPUTED = _(
-    "{path}: {field} asks for rope_type {kind}, which attn does not compute (it computes "
-    "{known}); its rotary angles would differ, so this model is not supported"
+    "one attn computes ({known}); another's rotary angles would differ, so this model is "
+    "not supported"
 )
-PARTIAL = _(
-    "{path}: {name} is {value}; attn turns every coordinate of a head ({whole}) only, so "
-    "this model is not supported"
-)
+PARTIAL = _("{whole}: attn turns every coordinate of a head only, so this model is not supported")
 
 
 def rope_settings(
@@ -36,32 +33,21 @@ def rope_settings(
     given_in = "rope_parameters"
     if given is None:
         given, given_in = config.get("rope_scaling") or {}, "rope_scaling"
-    if not isinstance(given, dict) or any(isinstance(v, dict) for v in given.values()):
-        one = _("one set of rotary settings, an object such as {example}")
-        example = '{"rope_type": "default", "rope_theta": 10000.0}'
-        raise wrong_value(path, given_in, given, Message(one, example=example))
+    one = _("one set of rotary settings, an object such as {example}")
+    example = '{"rope_type": "default", "rope_theta": 10000.0}'
+    held(given, path, given_in, Rule(
+        lambda g: isinstance(g, dict) and not any(isinstance(v, dict) for v in g.values()),
+        Message(one, example=example)))  # fmt: skip
     if given_in == "rope_parameters":
         _agree(config, given, path)
     merged = {"rope_theta": config.get("rope_theta", 10000.0), **given}
     base = number(merged, "rope_theta", path)
     partial = merged.get("partial_rotary_factor", config.get("partial_rotary_factor", 1.0))
-    if partial != 1.0:
-        raise InputError(
-            PARTIAL,
-            path=path,
-            name="partial_rotary_factor",
-            value=as_json_text(partial),
-            whole="partial_rotary_factor 1",
-        )
-    kind = merged.get("rope_type", merged.get("type", "default"))
-    if kind not in SCALINGS:
-        raise InputError(
-            NOT_COMPUTED,
-            path=path,
-            field=given_in,
-            kind=shown(as_json_text(kind), 40),
-            known=", ".join(SCALINGS),
-        )
+    held(partial, path, "partial_rotary_factor", one_of((1.0,), Message(PARTIAL, whole="1")))
+    named = "type" if "rope_type" not in merged and "type" in merged else "rope_type"
+    kind = merged.get(named, "default")
+    computed = Message(NOT_COMPUTED, known=", ".join(SCALINGS))
+    held(kind, path, f"{given_in}.{named}", one_of(SCALINGS, computed))
     if kind == "default":
         return base, None
     scaling = KIND_READERS[kind](config, merged, path, positions, head_dim)
@@ -75,14 +61,9 @@ def _linear(config: dict[str, Any], merged: dict[str, Any], path: str, positions
 
 def _dynamic(config: dict[str, Any], merged: dict[str, Any], path: str, positions: int,
              head_dim: int) -> Scaling:  # fmt: skip
-    if head_dim == 2:  # base · (…)^(d / (d − 2)): transformers divides by zero
-        raise InputError(
-            _(
-                "{path}: rope_type dynamic grows the base by a power of d ÷ (d − 2), and "
-                "head_dim is 2; this model is not supported"
-            ),
-            path=path,
-        )
+    # base · (…)^(d / (d − 2)): transformers divides by zero at d = 2
+    power = _("more than 2: rope_type dynamic grows the base by a power of d ÷ (d − 2)")
+    held(head_dim, path, "head_dim", Rule(lambda d: d != 2, Message(power)))
     # the base grows past the length the model was trained on, max_position_embeddings
     return Scaling("dynamic", number(merged, "factor", path), original_positions=positions)
 
@@ -91,17 +72,10 @@ def _llama3(config: dict[str, Any], merged: dict[str, Any], path: str, positions
             head_dim: int) -> Scaling:  # fmt: skip
     factor = number(merged, "factor", path)
     low = number(merged, "low_freq_factor", path)
+    above = _("a number above low_freq_factor {low}: llama3 scaling blends the frequencies "
+              "between the two")  # fmt: skip
     high = number(merged, "high_freq_factor", path)
-    if high <= low:
-        raise InputError(
-            _(
-                "{path}: high_freq_factor {high} is not above low_freq_factor {low}; llama3 "
-                "scaling blends the frequencies between the two"
-            ),
-            path=path,
-            high=high,
-            low=low,
-        )
+    held(high, path, "high_freq_factor", Rule(lambda h: h > low, Message(above, low=low)))
     return Scaling("llama3", factor, low, high, _original(config, merged, path, positions))
 
 
@@ -179,18 +153,11 @@ def _optional(merged: dict[str, Any], name: str, path: str) -> float | None:
 
 def _pair_factors(merged: dict[str, Any], name: str, path: str, head_dim: int) -> tuple[float, ...]:
     """longrope's short_factor or long_factor: a positive number per pair of a head."""
-    value = merged.get(name)
     pairs = head_dim // 2
-    if (
-        not isinstance(value, list)
-        or len(value) != pairs
-        or not all(
-            isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) and v > 0
-            for v in value
-        )
-    ):
-        expected = _("{count} positive numbers, one per pair of a head (head_dim {head_dim} ÷ 2)")
-        raise wrong_value(path, name, value, Message(expected, count=pairs, head_dim=head_dim))
+    expected = _("{count} positive numbers, one per pair of a head (head_dim {head_dim} ÷ 2)")
+    value = held(merged.get(name), path, name, Rule(
+        lambda v: isinstance(v, list) and len(v) == pairs and all(map(positive().accepts, v)),
+        Message(expected, count=pairs, head_dim=head_dim)))  # fmt: skip
     return tuple(float(v) for v in value)
 
 
@@ -212,15 +179,7 @@ def _agree(config: dict[str, Any], parameters: dict[str, Any], path: str) -> Non
 def _agreeing(path: str, name: str, value: Any, older: str, other: Any) -> None:
     """rope_parameters' `value` of `name` and the `other` that `older` gives beside them:
     the same, or refused (one model's angles would be taken without a word)."""
-    if value is not None and value != other:
-        raise InputError(
-            _(
-                "{path}: rope_parameters gives {name} {value}, and {older} gives {other}; "
-                "the two disagree, so the rotary angles are not known: keep one"
-            ),
-            path=path,
-            name=name,
-            value=shown(as_json_text(value), 40),
-            older=older,
-            other=shown(as_json_text(other), 40),
-        )
+    agree = _("{other}, as {older} gives it: the two disagree, so the rotary angles are not "
+              "known; keep one")  # fmt: skip
+    same = Message(agree, other=shown(as_json_text(other), 40), older=older)
+    held(value, path, f"rope_parameters.{name}", Rule(lambda v: v is None or v == other, same))

@@ -17,7 +17,7 @@ import numpy as np
 
 from attncli.errors import InputError, first_line, imported, shown
 from attncli.messages import Message, _, either
-from attncli.reading.models.config_fields import config_json, wrong_value
+from attncli.reading.models.config_fields import FLAG, Rule, config_json, held
 from attncli.reading.parse.json_text import as_json_text
 
 LENGTH_FIELDS = {"gpt2": "n_positions"}  # else max_position_embeddings
@@ -236,37 +236,36 @@ def _templates(setting: Any) -> list[dict[str, Any]]:
     return [setting] if setting.get("type") == "TemplateProcessing" else []
 
 
+def _special(standard: str) -> tuple[str, Rule]:
+    """A special token's default and its rule: a string (an AddedToken as transformers saves
+    it gives its content)."""
+    such = Message(_("the token as a string, such as {default}"), default=as_json_text(standard))
+    return standard, Rule(lambda token: isinstance(_content(token), str) and _content(token), such)
+
+
+def _content(token: Any) -> Any:
+    return token.get("content") if isinstance(token, dict) else token
+
+
 # tokenizer_config.json's fields that BertTokenizer reads, as BertWordPieceTokenizer's
-# keywords: (field, default, whether null is allowed). null strip_accents follows lowercase.
-FLAGS = {
-    "lowercase": ("do_lower_case", True, False),
-    "strip_accents": ("strip_accents", None, True),
-    "handle_chinese_chars": ("tokenize_chinese_chars", True, False),
-}
-SPECIALS = {"unk_token": "[UNK]", "sep_token": "[SEP]", "cls_token": "[CLS]"}
+# keywords: keyword -> (field, default, rule). null strip_accents follows lowercase.
+NULLABLE = Rule(lambda v: v is None or isinstance(v, bool), either(["true", "false", "null"]))
+OPTIONS = {
+    "lowercase": ("do_lower_case", True, FLAG),
+    "strip_accents": ("strip_accents", None, NULLABLE),
+    "handle_chinese_chars": ("tokenize_chinese_chars", True, FLAG),
+    **{keyword: (keyword, *_special(standard)) for keyword, standard in
+       (("unk_token", "[UNK]"), ("sep_token", "[SEP]"), ("cls_token", "[CLS]"))},
+}  # fmt: skip
+SPECIALS = ("unk_token", "sep_token", "cls_token")
 
 
 def _wordpiece_options(config: dict[str, Any], path: str) -> dict[str, Any]:
-    """The WordPiece tokenizer's settings from tokenizer_config.json, each checked: a flag
-    true, false (or null where transformers allows it), a special token a string; "yes" or
-    a number is refused rather than read as true."""
-    options: dict[str, Any] = {}
-    for keyword, (name, default, nullable) in FLAGS.items():
-        value = config.get(name, default)
-        if not isinstance(value, bool) and not (value is None and nullable):
-            expected = either(["true", "false", "null"] if nullable else ["true", "false"])
-            raise wrong_value(path, name, value, expected)
-        options[keyword] = value
-    for keyword, standard in SPECIALS.items():
-        token = config.get(keyword, standard)
-        if isinstance(token, dict):  # an AddedToken as transformers saves it
-            token = token.get("content")
-        if not isinstance(token, str) or not token:
-            such = _("the token as a string, such as {default}")
-            expected = Message(such, default=as_json_text(standard))
-            raise wrong_value(path, keyword, config.get(keyword), expected)
-        options[keyword] = token
-    return options
+    """The WordPiece tokenizer's settings from tokenizer_config.json, each held to its rule:
+    a flag true, false (or null where transformers allows it), a special token a string;
+    "yes" or a number is refused rather than read as true."""
+    return {keyword: _content(held(config.get(name, default), path, name, rule))
+            for keyword, (name, default, rule) in OPTIONS.items()}  # fmt: skip
 
 
 def _check_vocab(path: str, specials: list[str]) -> None:
