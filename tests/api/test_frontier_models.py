@@ -137,7 +137,7 @@ def test_a_qk_norm_of_another_size_is_refused(tmp_path):
     save_file(tensors, str(path))
     with pytest.raises(ShapeError) as caught:
         load_model(str(folder)).network.blocks[0]
-    assert caught.value.fields["name"] == name
+    assert caught.value.fields["where"] == name
 
 
 def test_the_sentences_come_from_the_shared_list():

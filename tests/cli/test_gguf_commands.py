@@ -11,7 +11,7 @@ import pytest
 
 from attncli.reading.models import chat, gguf_cache, gguf_file, gguf_tokens
 from tests import tiny_gguf
-from tests.meaning import told
+from tests.meaning import WRONG, told
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 
@@ -60,7 +60,7 @@ BROKEN = {
     "unknown type": gguf_file.UNKNOWN_TYPE,
     "unsupported type": gguf_file.UNSUPPORTED_TYPE,
     "architecture": gguf_file.ARCHITECTURE,
-    "shape": gguf_file.SHAPE,
+    "shape": WRONG,  # the tensor's place names the file (gguf_file.SHAPE says why)
     "pre-tokenizer": gguf_tokens.CANNOT_REBUILD,
     "tokenizer model": gguf_tokens.CANNOT_REBUILD,
     "not UTF-8": gguf_file.TRUNCATED,
@@ -78,7 +78,13 @@ def test_each_bad_gguf_file_is_one_line_and_status_2(run, tiny_ggufs, tmp_path, 
     result = run(*command, "the keys", "--model", str(path))
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
-    told(result.error, type(result.error), BROKEN[kind], path=str(path))
+    error = result.error
+    if BROKEN[kind] == WRONG:
+        told(error, type(error), WRONG)
+        assert error.fields["where"].fields["path"] == str(path)
+        assert error.fields["expected"].msgid == gguf_file.SHAPE
+    else:
+        told(error, type(error), BROKEN[kind], path=str(path))
     assert not cache.exists() or os.listdir(cache) == []  # nothing half-converted left
 
 

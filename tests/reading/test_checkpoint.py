@@ -115,29 +115,27 @@ def test_unread_names_are_listed():
     assert attention_weights(state).unread == ("extra.thing",)
 
 
-WRONG_SHAPE = "{name} is {shape}; expected {expected}"
-
-
 @pytest.mark.parametrize(
     ("state", "kind", "msgid", "fields"),
     [
         ({"in_proj_weight": np.zeros((12, 5)), "out_proj.weight": np.zeros((4, 4))}, ShapeError,
-         WRONG_SHAPE, {"name": "in_proj_weight", "shape": "12 × 5", "expected": "15 × 5"}),
-        ({"in_proj_weight": np.zeros((10, 4))}, ShapeError, WRONG_SHAPE,
-         {"name": "in_proj_weight", "shape": "10 × 4"}),
+         WRONG, {"where": "in_proj_weight", "kind": "12 × 5", "expected": "15 × 5"}),
+        ({"in_proj_weight": np.zeros((10, 4))}, ShapeError, WRONG,
+         {"where": "in_proj_weight", "kind": "10 × 4"}),
         ({"in_proj_weight": np.zeros((12, 4))}, InputError,
-         "{full} is missing: a {kind} layer{where} needs it{also}",
-         {"full": "out_proj.weight"}),
+         "{name} is missing: {needs}", {"name": "out_proj.weight", "needs": (
+             "a {kind} layer{where} needs it{also}",
+             {"kind": "nn.MultiheadAttention", "where": "", "also": ""})}),
         ({"in_proj_weight": np.zeros((12, 4)), "in_proj_bias": np.zeros(11),
-          "out_proj.weight": np.zeros((4, 4))}, ShapeError, WRONG_SHAPE,
-         {"name": "in_proj_bias", "shape": "11", "expected": "12"}),
+          "out_proj.weight": np.zeros((4, 4))}, ShapeError, WRONG,
+         {"where": "in_proj_bias", "kind": "11", "expected": "12"}),
         ({"q_proj_weight": np.zeros((4, 4)), "k_proj_weight": np.zeros((3, 3)),
           "v_proj_weight": np.zeros((4, 4)), "out_proj.weight": np.zeros((4, 4))}, ShapeError,
-         WRONG_SHAPE, {"name": "k_proj_weight", "shape": "3 × 3", "expected": (
+         WRONG, {"where": "k_proj_weight", "kind": "3 × 3", "expected": (
              "{expected}: the queries', keys' and values' weights project to the same E",
              {"expected": "4 × 3"})}),
-        ({"h.0.attn.c_attn.weight": np.zeros((4, 11))}, ShapeError, WRONG_SHAPE,
-         {"name": "h.0.attn.c_attn.weight", "shape": "4 × 11"}),
+        ({"h.0.attn.c_attn.weight": np.zeros((4, 11))}, ShapeError, WRONG,
+         {"where": "h.0.attn.c_attn.weight", "kind": "4 × 11"}),
     ],
 )  # fmt: skip
 def test_wrong_shapes_name_the_field(state, kind, msgid, fields):

@@ -11,10 +11,11 @@ import pytest
 from attncli import limits
 from attncli.errors import InputError, ShapeError
 from attncli.reading.models import gguf_file
+from attncli.reading.models.checkpoint import MISSING_PART
 from attncli.reading.models.gguf_file import config_of, open_gguf
 from attncli.reading.models.model import load_model
 from tests import tiny_gguf
-from tests.meaning import told
+from tests.meaning import WRONG, told
 
 
 def test_the_metadata_becomes_the_config_attn_reads(tiny_ggufs):
@@ -111,8 +112,10 @@ def test_metadata_that_contradicts_a_tensor_is_refused_before_reading_it(tmp_pat
     monkeypatch.setattr(gguf.quants, "dequantize", never)
     with pytest.raises(ShapeError) as caught:
         load_model(str(path))
-    told(caught.value, ShapeError, gguf_file.SHAPE, name="blk.0.attn_k.weight",
-         shape="128 × 256", expected="256 × 256")  # fmt: skip
+    told(caught.value, ShapeError, WRONG,
+         where=("{path}: tensor {name}", {"path": str(path), "name": "blk.0.attn_k.weight"}),
+         kind="128 × 256", expected=(gguf_file.SHAPE, {
+             "expected": "256 × 256", "meaning": ("the metadata's sizes", {})}))  # fmt: skip
 
 
 def test_a_model_too_large_for_the_memory_free_is_refused_before_dequantizing(
@@ -134,30 +137,67 @@ def test_a_model_too_large_for_the_memory_free_is_refused_before_dequantizing(
                                                   for p in tmp_path.iterdir())  # fmt: skip
 
 
-def test_a_tensor_attn_does_not_read_is_refused_not_left_out(tmp_path):
+def _rewritten(tmp_path: Path, drop: str = "", add: str = "", **metadata: object) -> Path:
+    """The tiny Llama's file written again without the tensor `drop`, with a tensor `add`
+    of 32 ones, or with other `metadata` values."""
     import gguf
     import numpy as np
 
     source = tiny_gguf.write_gguf(tmp_path / "a.gguf")
     reader = gguf.GGUFReader(str(source))
-    path = tmp_path / "rope.gguf"
+    path = tmp_path / "rewritten.gguf"
     writer = gguf.GGUFWriter(str(path), "llama")
     for field in reader.fields.values():
         if field.name.startswith("GGUF.") or field.name == "general.architecture":
             continue
         kind = field.types[0]
         sub = field.types[-1] if kind == gguf.GGUFValueType.ARRAY else None
-        writer.add_key_value(field.name, field.contents(), kind, sub_type=sub)
+        value = metadata.get(field.name, field.contents())
+        writer.add_key_value(field.name, value, kind, sub_type=sub)
     for tensor in reader.tensors:
-        writer.add_tensor(tensor.name, tensor.data, raw_dtype=tensor.tensor_type)
-    writer.add_tensor("altup_proj.weight", np.ones(32, dtype=np.float32))
+        if tensor.name != drop:
+            writer.add_tensor(tensor.name, tensor.data, raw_dtype=tensor.tensor_type)
+    if add:
+        writer.add_tensor(add, np.ones(32, dtype=np.float32))
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()
     writer.close()
+    return path
+
+
+def test_a_tensor_attn_does_not_read_is_refused_not_left_out(tmp_path):
+    with pytest.raises(InputError) as caught:
+        load_model(str(_rewritten(tmp_path, add="altup_proj.weight")))
+    told(caught.value, InputError, gguf_file.NOT_A_WEIGHT, name="altup_proj.weight",
+         hint=("attn reads a {arch} model's own tensors only", {"arch": "llama"}))  # fmt: skip
+
+
+def test_a_tensor_of_a_layer_past_the_block_count_is_refused(tmp_path):
+    path = _rewritten(tmp_path, **{"llama.block_count": tiny_gguf.LAYERS - 1})
     with pytest.raises(InputError) as caught:
         load_model(str(path))
-    told(caught.value, InputError, gguf_file.NOT_A_WEIGHT, name="altup_proj.weight")
+    last = tiny_gguf.LAYERS - 1
+    told(caught.value, InputError, gguf_file.NOT_A_WEIGHT, name=f"blk.{last}.attn_norm.weight",
+         hint=("it is of layer {number}, and {key} says {layers} layers (0 … {last})",
+               {"number": last, "key": "llama.block_count", "layers": last,
+                "last": last - 1}))  # fmt: skip
+
+
+def test_a_file_without_a_weight_is_not_a_whole_model(tmp_path):
+    path = _rewritten(tmp_path, drop="blk.1.ffn_up.weight")
+    with pytest.raises(InputError) as caught:
+        load_model(str(path))
+    told(
+        caught.value,
+        InputError,
+        MISSING_PART,
+        name="blk.1.ffn_up.weight",
+        needs=(
+            gguf_file.WHOLE_FILE,
+            {"arch": "llama", "layers": tiny_gguf.LAYERS, "path": str(path)},
+        ),
+    )
 
 
 def test_metadata_text_that_is_not_utf8_is_refused_naming_its_key(tiny_ggufs, tmp_path):

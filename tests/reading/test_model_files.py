@@ -120,12 +120,19 @@ def test_an_embedding_table_with_fewer_rows_than_the_tokenizers_ids(
     assert error.fields["largest"] >= 50
 
 
-@pytest.mark.parametrize("shape", [(2, tiny_models.WIDTH - 1), (2,), (0, tiny_models.WIDTH)])
-def test_a_token_type_table_of_the_wrong_shape_is_refused(originals, tmp_path, shape):
+NO_ROWS = "{name} has no rows; a single sentence's tokens all take its row 0"
+
+
+@pytest.mark.parametrize(
+    ("shape", "msgid", "named"),
+    [((2, tiny_models.WIDTH - 1), WRONG, "where"), ((2,), WRONG, "where"),
+     ((0, tiny_models.WIDTH), NO_ROWS, "name")],
+)  # fmt: skip
+def test_a_token_type_table_of_the_wrong_shape_is_refused(originals, tmp_path, shape, msgid, named):
     folder = copy(originals, tmp_path, "bert")
     name = "embeddings.token_type_embeddings.weight"
     edit_weights(folder, name, np.zeros(shape, np.float32))
-    assert refused(folder, ShapeError).fields["name"] == name
+    told(refused(folder, ShapeError), ShapeError, msgid, **{named: name})
 
 
 def test_a_corrupt_tokenizer_file_is_one_line_on_the_command_line(originals, tmp_path, run):

@@ -82,9 +82,11 @@ def test_a_misspelled_name_in_a_weight_file(run, tmp_path):
     result = run("selfattn", "-i", "mha_x", "--weights", str(tmp_path / "weight.safetensors"),
                  "--heads", "2")  # fmt: skip
     _one_line_error(
-        result, InputError, "{full} is missing: a {kind} layer{where} needs it{also}",
-        full="out_proj.weight", also=(" (the file has {held}: rename it {full})",
-                                      {"held": "out_proj.Weight", "full": "out_proj.weight"}),
+        result, InputError, "{name} is missing: {needs}", name="out_proj.weight", needs=(
+            "a {kind} layer{where} needs it{also}",
+            {"kind": "nn.MultiheadAttention", "where": "",
+             "also": (" (the file has {held}: rename it {full})",
+                      {"held": "out_proj.Weight", "full": "out_proj.weight"})}),
     )  # fmt: skip
 
 

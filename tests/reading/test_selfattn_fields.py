@@ -54,8 +54,8 @@ def _piped(run, document, *options):
         ("wq", InputError, NOT_A_FIELD, {"hint": _near("w_q")}),
         ("Mask", InputError, NOT_A_FIELD, {"hint": _near("mask")}),
         ("tokenz", InputError, NOT_A_FIELD, {"hint": _near("tokens")}),
-        ("in_proj_weight", ShapeError, "{name} is {shape}; expected {expected}",
-         {"name": "in_proj_weight", "shape": "2 × 2", "expected": "6 × 2"}),  # read, by shape
+        ("in_proj_weight", ShapeError, WRONG,
+         {"where": "in_proj_weight", "kind": "2 × 2", "expected": "6 × 2"}),  # read, by shape
         ("in_proj_bias", InputError, NOT_A_FIELD, {"hint": (
             "give torch's in_proj_bias as b_q, b_k and b_v, its three thirds in that order", {})}),
         ("out_proj.weight", InputError, NOT_A_FIELD,

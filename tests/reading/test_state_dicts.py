@@ -42,7 +42,8 @@ BOTH_GIVEN = (
     "{packed} and {separate} are both given: nn.MultiheadAttention holds either in_proj_weight "
     "or q_proj_weight, k_proj_weight and v_proj_weight, never both; keep one"
 )
-MISSING = "{full} is missing: a {kind} layer{where} needs it{also}"
+MISSING = "{name} is missing: {needs}"
+LAYER_NEEDS = "a {kind} layer{where} needs it{also}"
 
 
 def _at(row: int, item: int, field: str = "in_proj_weight"):
@@ -344,9 +345,12 @@ def test_a_typo_gets_the_same_hint_in_a_document_and_in_a_weight_file(run, tmp_p
     listed = {k: v.tolist() for k, v in state.items()}
     (tmp_path / "typo.json").write_text(json.dumps(listed))
     (tmp_path / "x.json").write_text(json.dumps({"x": np.eye(4).tolist()}))
-    hint = {"full": "out_proj.weight", "also": (
+    also = (
         " (the file has {held}: rename it {full})",
-        {"held": "out_proj.Weight", "full": "out_proj.weight"})}  # fmt: skip
+        {"held": "out_proj.Weight", "full": "out_proj.weight"},
+    )
+    hint = {"name": "out_proj.weight", "needs": (
+        LAYER_NEEDS, {"kind": "nn.MultiheadAttention", "where": "", "also": also})}  # fmt: skip
     by_file = run("selfattn", "-i", str(tmp_path / "x.json"), "--weights",
                   str(tmp_path / "typo.json"), "--heads", "1")  # fmt: skip
     _one_line_error(by_file, InputError, MISSING, **hint)
@@ -363,7 +367,8 @@ def test_a_missing_weight_is_never_blamed_on_a_present_one(run, tmp_path):
     (tmp_path / "x.json").write_text(json.dumps({"x": np.eye(4).tolist()}))
     result = run("selfattn", "-i", str(tmp_path / "x.json"), "--weights",
                  str(tmp_path / "layer.json"), "--heads", "1")  # fmt: skip
-    _one_line_error(result, InputError, MISSING, full="out_proj.weight", also="")
+    _one_line_error(result, InputError, MISSING, name="out_proj.weight", needs=(
+        LAYER_NEEDS, {"kind": "nn.MultiheadAttention", "where": "", "also": ""}))  # fmt: skip
 
 
 def test_a_misspelt_first_weight_in_a_file_is_named(run, tmp_path):
@@ -408,5 +413,5 @@ def test_a_state_dict_s_bias_of_another_shape_is_refused_not_flattened():
         wrong = dict(state, **{name: np.arange(4.0).reshape(2, 2)})  # 4 numbers, not a row
         with pytest.raises(ShapeError) as raised:
             attn.selfattn(x=x, weights=wrong, heads=2)
-        told(raised.value, ShapeError, "{name} is {shape}; expected {expected}", name=name,
-             shape="2 × 2", expected="4")  # fmt: skip
+        told(raised.value, ShapeError, WRONG, where=name,
+             kind="2 × 2", expected="4")  # fmt: skip

@@ -46,6 +46,7 @@ import numpy as np
 
 from attncli.errors import InputError, ShapeError, shape_text, shown
 from attncli.messages import Message, Setting, _
+from attncli.reading.parse.values import WRONG
 
 KINDS = ("mha", "bert", "gpt2")
 MHA_NAMES = (
@@ -150,32 +151,29 @@ def near_marker(name: str) -> str | None:
 
 
 def get_named(state: Mapping[str, Any], prefix: str, name: str, kind: str) -> np.ndarray:
+    """The layer's weight `name` under `prefix`; one the file lacks is refused (needed),
+    saying which layer needs it and the name the file has for it where it misspells it."""
     full = joined(prefix, name)
-    if full not in state:
-        import difflib
+    needs = None if full in state else _layer_needs(state, full, kind, prefix)
+    return np.asarray(needed(state.get(full), full, needs))
 
-        where = Message(_(" under {prefix}"), prefix=prefix) if prefix else ""
-        # A misspelling of the name, never another weight the table reads (a layer's own
-        # in_proj_weight, the same weight of another layer): those are no typo.
-        table = MHA_NAMES + BERT_NAMES + BERT_OUTSIDE + GPT2_NAMES
-        candidates = [n for n in state if not any(n == t or n.endswith("." + t) for t in table)]
-        near = difflib.get_close_matches(
-            full.lower(), [n.lower() for n in candidates], n=1, cutoff=0.8
-        )
-        held = [n for n in candidates if near and n.lower() == near[0]]
-        also = (
-            Message(_(" (the file has {held}: rename it {full})"), held=held[0], full=full)
-            if held
-            else ""
-        )
-        raise InputError(
-            _("{full} is missing: a {kind} layer{where} needs it{also}"),
-            full=full,
-            kind=kind,
-            where=where,
-            also=also,
-        )
-    return np.asarray(state[full])
+
+def _layer_needs(state: Mapping[str, Any], full: str, kind: str, prefix: str) -> Message:
+    """What needs a weight the file lacks: a `kind` layer (under `prefix`), and the name the
+    file has for it, where one misspells it."""
+    import difflib
+
+    where = Message(_(" under {prefix}"), prefix=prefix) if prefix else ""
+    # A misspelling of the name, never another weight the table reads (a layer's own
+    # in_proj_weight, the same weight of another layer): those are no typo.
+    table = MHA_NAMES + BERT_NAMES + BERT_OUTSIDE + GPT2_NAMES
+    candidates = [n for n in state if not any(n == t or n.endswith("." + t) for t in table)]
+    near = difflib.get_close_matches(full.lower(), [n.lower() for n in candidates], n=1,
+                                     cutoff=0.8)  # fmt: skip
+    held = [n for n in candidates if near and n.lower() == near[0]]
+    also = (Message(_(" (the file has {held}: rename it {full})"), held=held[0], full=full)
+            if held else "")  # fmt: skip
+    return Message(LAYER_NEEDS, kind=kind, where=where, also=also)
 
 
 def optional_named(state: Mapping[str, Any], prefix: str, name: str) -> np.ndarray | None:
@@ -183,56 +181,50 @@ def optional_named(state: Mapping[str, Any], prefix: str, name: str) -> np.ndarr
     return np.asarray(state[full]) if full in state else None
 
 
-WRONG_SHAPE = _("{name} is {shape}; expected {expected}")
 # why a shape is expected, said after it: the width config.json gives
 CONFIG_WIDTH = _("{expected} (the width config.json gives)")
-# a part of the model that its checkpoint lacks
-MISSING_PART = _(
-    "{name} is missing from the checkpoint; the model has it (transformers would fill it "
-    "with random numbers), so the file is not this model's whole"
+# a part of a model or a layer that its file lacks, and what needs it
+MISSING_PART = _("{name} is missing: {needs}")
+WHOLE_MODEL = _(
+    "the model has it (transformers would fill it with random numbers), so the file is not "
+    "this model's whole"
 )
+LAYER_NEEDS = _("a {kind} layer{where} needs it{also}")
 
 
 def expect_shape(
-    array: Any, shape: tuple[int, ...], name: str, said: str | None = None, **more: Any
+    array: Any,
+    shape: tuple[int | None, ...],
+    name: Any,
+    said: str | None = None,
+    shown: Any = None,
+    **more: Any,
 ) -> Any:
-    """`array` (or anything with a shape) of `shape`, else refused naming `name`; `said`
-    says why that shape ({expected} and the fields `more`)."""
-    if tuple(array.shape) != tuple(shape):
-        expected = shape_text(shape)
-        raise ShapeError(
-            WRONG_SHAPE,
-            name=name,
-            shape=shape_text(array.shape),
-            expected=Message(said, expected=expected, **more) if said else expected,
-        )
+    """`array` (or anything with a shape) of `shape` (None: any size on that axis), else
+    refused in values.WRONG's words naming `name`; `said` says why that shape ({expected}:
+    `shown`, else the shape; and the fields `more`)."""
+    found = tuple(array.shape)
+    if len(found) != len(shape) or any(n not in (None, f) for n, f in zip(shape, found)):  # noqa: B905
+        expected = shape_text(shape) if shown is None else shown  # type: ignore[arg-type]
+        why = Message(said, expected=expected, **more) if said else expected
+        raise ShapeError(WRONG, where=name, kind=shape_text(found), expected=why)
     return array
 
 
 def expect_columns(array: Any, columns: int | None, name: str, said: str | None = None) -> Any:
     """`array` (or anything with a shape) of 2 axes and `columns` columns (None: any),
     else refused naming `name`; `said` says why that many ({expected})."""
-    shape = tuple(array.shape)
-    if len(shape) != 2 or (columns is not None and shape[1] != columns):
-        expected = (
-            Message(_("2 axes"))
-            if columns is None
-            else Message(_("{width} columns"), width=columns)
-        )
-        raise ShapeError(
-            WRONG_SHAPE,
-            name=name,
-            shape=shape_text(shape),
-            expected=Message(said, expected=expected) if said else expected,
-        )
-    return array
+    shown = (
+        Message(_("2 axes")) if columns is None else Message(_("{width} columns"), width=columns)
+    )
+    return expect_shape(array, (None, columns), name, said, shown)
 
 
-def needed(value: Any, name: str) -> Any:
-    """`value`, a part of the model read from its checkpoint; None (the file lacks it) is
-    refused naming it, never taken for zeros."""
+def needed(value: Any, name: Any, needs: Message | None = None) -> Any:
+    """`value`, a part of a model or a layer read from its file; None (the file lacks it) is
+    refused naming it and what `needs` it (else the model, whole), never taken for zeros."""
     if value is None:
-        raise InputError(MISSING_PART, name=name)
+        raise InputError(MISSING_PART, name=name, needs=needs or Message(WHOLE_MODEL))
     return value
 
 

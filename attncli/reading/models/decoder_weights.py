@@ -16,11 +16,10 @@ import numpy as np
 
 from attncli.core.experts import Experts, GroupedExperts
 from attncli.core.transformer import Architecture, Block, Network
-from attncli.errors import InputError, ShapeError, shape_text
+from attncli.errors import InputError
 from attncli.messages import _
 from attncli.reading.models.checkpoint import (
     CONFIG_WIDTH,
-    WRONG_SHAPE,
     expect_columns,
     expect_shape,
     joined,
@@ -225,13 +224,9 @@ def _experts(state: Mapping[str, Any], prefix: str, width: int) -> Experts:
     count = router.shape[0]
     gate_up_name = present(state, prefix, "experts.gate_up_proj")
     gate_up = np.asarray(state[gate_up_name])
-    if gate_up.ndim != 3 or gate_up.shape[:2] != (count, width) or gate_up.shape[2] % 2:
-        raise ShapeError(
-            WRONG_SHAPE,
-            name=gate_up_name,
-            shape=shape_text(gate_up.shape),
-            expected=f"{count} × {width} × 2F",
-        )
+    last = gate_up.shape[-1] if gate_up.ndim else 0  # the gate's and the up's: held even
+    expect_shape(gate_up, (count, width, last + last % 2), gate_up_name,
+                 shown=f"{count} × {width} × 2F")  # fmt: skip
     inner = gate_up.shape[2] // 2
     down = shaped(state, prefix, "experts.down_proj", (count, inner, width))
     return Experts(

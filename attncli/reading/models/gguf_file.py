@@ -43,8 +43,9 @@ from typing import Any
 
 import numpy as np
 
-from attncli.errors import InputError, ShapeError, first_line, imported, shape_text
+from attncli.errors import InputError, first_line, imported
 from attncli.messages import Message, _
+from attncli.reading.models.checkpoint import expect_shape, needed
 from attncli.reading.models.config_fields import epsilon, held, number, one_of, whole
 from attncli.reading.models.gguf_rope import ROPE_FREQS, rope_freqs
 from attncli.reading.models.rope_config import NOT_COMPUTED, PARTIAL
@@ -214,17 +215,12 @@ ARCHITECTURE = _(
     "{path}: general.architecture is {architecture}, which attn does not run; it "
     "runs {supported} (Mistral's files say llama)"
 )
-SHAPE = _(
-    "{path}: tensor {name} is {shape}, but {meaning} make it {expected}; the "
-    "metadata and the tensors are not of one model"
-)
+# why a tensor's shape is expected (values.WRONG's {expected}), and the weight it lacks
+SHAPE = _("{expected}, as {meaning} make it; the metadata and the tensors are not of one model")
+WHOLE_FILE = _("a {arch} model of {layers} layers needs it, so {path} is not a whole model")
 UNSUPPORTED_TYPE = _(
     "{path}: tensor {name} is {kind}, a type attn does not dequantize; it reads "
     "{types} (convert the model again with one of those)"
-)
-MISSING_TENSOR = _(
-    "{path} has no tensor {name}, which a {arch} model of {layers} layers "
-    "needs; the file is not a whole model"
 )
 NOT_A_WEIGHT = _(
     "{path}: tensor {name} is not a weight attn reads; {hint}, so this model is not supported"
@@ -362,7 +358,7 @@ def config_of(model: GGUF) -> dict[str, Any]:
         "rope_parameters": rope,
         "hidden_act": "silu",
         "tie_word_embeddings": "output.weight" not in names,
-        "vocab_size": model.value(key("vocab_size"), len(tokens.data) if tokens else None),
+        "vocab_size": _whole(model, "vocab_size", len(tokens.data) if tokens else None),
         "torch_dtype": "float32",
         "gguf": {"file": os.path.abspath(model.path), "architecture": arch},
     }
@@ -465,79 +461,74 @@ def _expected(config: dict[str, Any], short: str) -> tuple[int, ...]:
     }[short]
 
 
+def _table(model: GGUF, config: dict[str, Any]) -> dict[str, tuple[str, tuple[int, ...], Any]]:
+    """Every tensor the metadata's model has: llama.cpp's name -> (transformers' name, the
+    shape the metadata gives it, and which numbers of the metadata give it)."""
+    width, arch = config["hidden_size"], model.architecture
+    embedding = Message(_("{key} {width}"), key=f"{arch}.embedding_length", width=width)
+    vocabulary = Message(_("{vocab} tokens of {width}"), vocab=config["vocab_size"], width=width)
+    table: dict[str, tuple[str, tuple[int, ...], Any]] = {
+        "token_embd.weight": (MODEL_NAMES["token_embd.weight"], (config["vocab_size"], width),
+                              vocabulary),
+        "output.weight": (MODEL_NAMES["output.weight"], (config["vocab_size"], width), vocabulary),
+        "output_norm.weight": (MODEL_NAMES["output_norm.weight"], (width,), embedding),
+    }  # fmt: skip
+    sizes = Message(_("the metadata's sizes"))
+    for layer in range(config["num_hidden_layers"]):
+        for short, name in NAMES[arch].items():
+            table[f"blk.{layer}.{short}"] = (f"model.layers.{layer}.{name}",
+                                              _expected(config, short), sizes)  # fmt: skip
+    return table
+
+
+def _not_read(model: GGUF, gguf_name: str, layers: int) -> Message:
+    """Why a tensor of the file is none attn reads: of a layer past the metadata's count,
+    or no weight of the architecture's."""
+    block, _dot, rest = gguf_name.partition(".")
+    layer, _dot, short = rest.partition(".")
+    if block == "blk" and layer.isdigit() and short in NAMES[model.architecture]:
+        return Message(_("it is of layer {number}, and {key} says {layers} layers (0 … {last})"),
+                       number=int(layer), key=f"{model.architecture}.block_count",
+                       layers=layers, last=layers - 1)  # fmt: skip
+    return Message(_("attn reads a {arch} model's own tensors only"), arch=model.architecture)
+
+
 def plan(model: GGUF, config: dict[str, Any]) -> list[Planned]:
     """Every tensor named, typed and held to the metadata's shape, before any is read: an
     unknown name, a type attn does not dequantize, a shape the metadata contradicts, or a
     weight missing is refused here."""
     gguf = _gguf_package()
-    path = model.path
-    vocabulary = config["vocab_size"]
-    width = config["hidden_size"]
-    layers = config["num_hidden_layers"]
-    reorder = model.architecture in REORDERED
-    layer_names = NAMES[model.architecture]
+    path, layers = model.path, config["num_hidden_layers"]
+    table = _table(model, config)
     found: dict[str, Planned] = {}
     for index, tensor in enumerate(model.reader.tensors):
         gguf_name = tensor.name
         if gguf_name == ROPE_FREQS and config["rope_parameters"]["rope_type"] == "factors":
             continue  # read into the config's rotary settings
+        if gguf_name not in table:
+            raise InputError(NOT_A_WEIGHT, path=path, name=gguf_name,
+                             hint=_not_read(model, gguf_name, layers))  # fmt: skip
+        name, expected, meaning = table[gguf_name]
+        short = gguf_name.partition(".")[2].partition(".")[2]
+        heads = 0
+        if model.architecture in REORDERED and short in ("attn_q.weight", "attn_k.weight"):
+            heads = config["num_attention_heads" if "q" in short else "num_key_value_heads"]
         kind = gguf.GGMLQuantizationType(tensor.tensor_type).name
         shape = tuple(int(n) for n in reversed(tensor.shape.tolist()))
-        heads = 0
-        if gguf_name in MODEL_NAMES:
-            name = MODEL_NAMES[gguf_name]
-            expected: tuple[int, ...] = (width,) if "norm" in gguf_name else (vocabulary, width)
-            meaning = (
-                Message(_("{key} {width}"), key=f"{model.architecture}.embedding_length",
-                        width=width)
-                if "norm" in gguf_name
-                else Message(_("{vocab} tokens of {width}"), vocab=vocabulary, width=width)
-            )  # fmt: skip
-        else:
-            block, _dot, rest = gguf_name.partition(".")
-            number, _dot, short = rest.partition(".")
-            if block != "blk" or not number.isdigit() or short not in layer_names:
-                hint = Message(_("attn reads a {arch} model's own tensors only"),
-                               arch=model.architecture)  # fmt: skip
-                raise InputError(
-                    NOT_A_WEIGHT,
-                    path=path, name=gguf_name, hint=hint,
-                )  # fmt: skip
-            if int(number) >= layers:
-                raise ShapeError(
-                    _("{path}: tensor {name} is of layer {number}, and {key} says {layers} "
-                      "layers (0 … {last})"),
-                    path=path, name=gguf_name, number=int(number),
-                    key=f"{model.architecture}.block_count", layers=layers, last=layers - 1,
-                )  # fmt: skip
-            name = f"model.layers.{number}.{layer_names[short]}"
-            expected = _expected(config, short)
-            meaning = Message(_("the metadata's sizes"))
-            if reorder and short in ("attn_q.weight", "attn_k.weight"):
-                heads = config["num_attention_heads" if "q" in short else "num_key_value_heads"]
-        if shape != expected:
-            raise ShapeError(
-                SHAPE,
-                path=path, name=gguf_name, shape=shape_text(shape),
-                meaning=meaning, expected=shape_text(expected),
-            )  # fmt: skip
+        less_one = model.architecture in GEMMA_NORMS and gguf_name.endswith("norm.weight")
+        planned = Planned(gguf_name, name, kind, shape, heads, index, less_one)
+        where = Message(_("{path}: tensor {name}"), path=path, name=gguf_name)
+        expect_shape(planned, expected, where, SHAPE, meaning=meaning)
         if kind not in TYPES:
             raise InputError(
                 UNSUPPORTED_TYPE,
                 path=path, name=gguf_name, kind=kind, types=", ".join(TYPES),
             )  # fmt: skip
-        less_one = model.architecture in GEMMA_NORMS and gguf_name.endswith("norm.weight")
-        found[name] = Planned(gguf_name, name, kind, shape, heads, index, less_one)
-    needed = ["token_embd.weight", "output_norm.weight"]
-    needed += [f"blk.{n}.{short}" for n in range(layers) for short in layer_names
-               if short.endswith("weight")]  # fmt: skip
-    held = {item.gguf_name for item in found.values()}
-    for gguf_name in needed:
-        if gguf_name not in held:
-            raise InputError(
-                MISSING_TENSOR,
-                path=path, name=gguf_name, arch=model.architecture, layers=layers,
-            )  # fmt: skip
+        found[gguf_name] = planned
+    whole = Message(WHOLE_FILE, arch=model.architecture, layers=layers, path=path)
+    for gguf_name in table:  # every weight but the head (none: tied to the embeddings)
+        if gguf_name.endswith("weight") and gguf_name != "output.weight":
+            needed(found.get(gguf_name), gguf_name, whole)
     return list(found.values())
 
 

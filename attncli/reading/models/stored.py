@@ -11,8 +11,8 @@ import numpy as np
 
 from attncli.core.transformer import Block
 from attncli.errors import InputError
-from attncli.messages import _
-from attncli.reading.models.checkpoint import expect_shape, joined, needed
+from attncli.messages import Message, _
+from attncli.reading.models.checkpoint import MISSING_PART, expect_shape, joined, needed
 
 
 def checkpoint_root(names: list[str], family: str) -> str:
@@ -20,14 +20,11 @@ def checkpoint_root(names: list[str], family: str) -> str:
     "model.")."""
     markers = {"gpt2": "wte.weight", "llama": "embed_tokens.weight"}
     marker = markers.get(family, "embeddings.word_embeddings.weight")
-    for name in names:
-        if name == marker or name.endswith("." + marker):
-            return name[: -len(marker)]
-    raise InputError(
-        _("no {marker} in the checkpoint: it does not hold a {family} model's weights"),
-        marker=marker,
-        family=family,
-    )
+    root = next((name[: -len(marker)] for name in names
+                 if name == marker or name.endswith("." + marker)), None)  # fmt: skip
+    whose = Message(_("a {family} model's checkpoint holds it, so these are not its weights"),
+                    family=family)  # fmt: skip
+    return str(needed(root, marker, whose))
 
 
 class Rows:
@@ -113,46 +110,39 @@ def shaped(state: Mapping[str, Any], prefix: str, name: str, shape: tuple[int, .
     return expect_shape(np.asarray(state[full]), shape, full)
 
 
+# why a layer the config asks for is missing (checkpoint.MISSING_PART's {needs}): the
+# checkpoint holds no layers, skips a number, or holds fewer than the config asks for
+LAYERS_MISSING = {
+    "none": _(
+        "config.json asks for {count} layers and the checkpoint holds none; these weights "
+        "are not this model's, or they lack their layers: download the model again"
+    ),
+    "gap": _(
+        "the checkpoint holds {held} layers, numbered up to {start}{last}, and a checkpoint "
+        "numbers its layers from 0 without a gap: download the model again"
+    ),
+    "fewer": _(
+        "config.json asks for {count} layers and the checkpoint holds {held} ({start}0 … "
+        "{start}{last}); make num_hidden_layers (n_layer for GPT-2) say {held}"
+    ),
+}
+
+
 def check_layer_count(names: list[str], start: str, count: int) -> None:
     """config.json's layers against those the checkpoint holds (layer N is named start + N),
-    which are numbered from 0 without a gap."""
+    which are numbered from 0 without a gap: the first number missing is refused."""
     held = {
         int(number)
         for name in names
         if name.startswith(start) and (number := name[len(start) :].split(".")[0]).isdigit()
     }
-    if not held:
-        raise InputError(
-            _(
-                "config.json asks for {count} layers and the checkpoint holds none (no tensor "
-                "is named {start}0…); these weights are not this model's, or they lack their "
-                "layers: download the model again"
-            ),
-            count=count,
-            start=start,
-        )
-    missing = min(set(range(max(held) + 1)) - held, default=None)
+    last = max(held, default=-1)
+    missing = min(set(range(max(count, last + 1))) - held, default=None)
     if missing is not None:
+        case = "none" if not held else "gap" if missing < last else "fewer"
         raise InputError(
-            _(
-                "the checkpoint's layers skip {start}{missing}: it holds {held} layers, "
-                "numbered up to {start}{last}; a checkpoint numbers its layers from 0 without "
-                "a gap: download the model again"
-            ),
-            start=start,
-            missing=missing,
-            held=len(held),
-            last=max(held),
-        )
-    if len(held) < count:
-        raise InputError(
-            _(
-                "config.json asks for {count} layers and the checkpoint holds {held} "
-                "({start}0 … {start}{last}); make num_hidden_layers (n_layer for GPT-2) "
-                "say {held}"
-            ),
-            count=count,
-            held=len(held),
-            start=start,
-            last=max(held),
-        )
+            MISSING_PART,
+            name=f"{start}{missing}",
+            needs=Message(LAYERS_MISSING[case], count=count, held=len(held), start=start,
+                          last=last),
+        )  # fmt: skip
