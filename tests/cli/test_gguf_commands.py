@@ -59,7 +59,7 @@ BROKEN = {
     "version": gguf_file.VERSION,
     "unknown type": gguf_file.UNKNOWN_TYPE,
     "unsupported type": gguf_file.UNSUPPORTED_TYPE,
-    "architecture": gguf_file.ARCHITECTURE,
+    "architecture": WRONG,
     "shape": WRONG,  # the tensor's place names the file (gguf_file.SHAPE says why)
     "pre-tokenizer": gguf_tokens.CANNOT_REBUILD,
     "tokenizer model": gguf_tokens.CANNOT_REBUILD,
@@ -79,10 +79,11 @@ def test_each_bad_gguf_file_is_one_line_and_status_2(run, tiny_ggufs, tmp_path, 
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
     error = result.error
-    if BROKEN[kind] == WRONG:
+    if BROKEN[kind] == WRONG:  # a tensor or a metadata key of the file, named in `where`
         told(error, type(error), WRONG)
         assert error.fields["where"].fields["path"] == str(path)
-        assert error.fields["expected"].msgid == gguf_file.SHAPE
+        why = gguf_file.SHAPE if kind == "shape" else gguf_file.ARCHITECTURE
+        assert error.fields["expected"].msgid == why
     else:
         told(error, type(error), BROKEN[kind], path=str(path))
     assert not cache.exists() or os.listdir(cache) == []  # nothing half-converted left

@@ -92,8 +92,9 @@ ANOTHER_FORWARD_PASS = (
          {"where": "position_embedding_type", "kind": '"relative_key"', "expected": (
              ANOTHER_FORWARD_PASS, {"computed": '"absolute"', "model_type": "bert"})}),
         ({"max_position_embeddings": 80}, ShapeError,
-         "{name} has {rows} rows and config.json says {positions} positions",
-         {"name": "embeddings.position_embeddings.weight", "rows": 48, "positions": 80}),
+         WRONG, {"where": "embeddings.position_embeddings.weight", "kind": "48 × 32",
+                 "expected": ("at least {positions} rows, as config.json says {positions} "
+                              "positions", {"positions": 80})}),
         ({"hidden_size": 16, "num_attention_heads": 4}, ShapeError, WRONG,
          {"where": "embeddings.word_embeddings.weight",
           "expected": (CONFIG_WIDTH, {"expected": ("{width} columns", {"width": 16})})}),

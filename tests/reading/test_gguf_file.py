@@ -15,7 +15,7 @@ from attncli.reading.models.checkpoint import MISSING_PART
 from attncli.reading.models.gguf_file import config_of, open_gguf
 from attncli.reading.models.model import load_model
 from tests import tiny_gguf
-from tests.meaning import WRONG, told
+from tests.meaning import WRONG, in_file, told
 
 
 def test_the_metadata_becomes_the_config_attn_reads(tiny_ggufs):
@@ -97,8 +97,9 @@ def test_an_architecture_attn_does_not_run_is_refused_naming_those_it_runs(tmp_p
     path = tiny_gguf.other_architecture(tmp_path / "phi.gguf")
     with pytest.raises(InputError) as caught:
         load_model(str(path))
-    told(caught.value, InputError, gguf_file.ARCHITECTURE, architecture="'phi3'",
-         supported="llama, qwen2, gemma3")  # fmt: skip
+    told(caught.value, InputError, WRONG, where=in_file(str(path), "general.architecture"),
+         kind='"phi3"',
+         expected=(gguf_file.ARCHITECTURE, {"supported": "llama, qwen2, gemma3"}))  # fmt: skip
 
 
 def test_metadata_that_contradicts_a_tensor_is_refused_before_reading_it(tmp_path, monkeypatch):

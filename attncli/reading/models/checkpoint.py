@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from attncli.errors import InputError, ShapeError, shape_text, shown
+from attncli.errors import LARGEST_WHOLE, InputError, ShapeError, shape_text, shown
 from attncli.messages import Message, Setting, _
 from attncli.reading.parse.values import WRONG
 
@@ -192,19 +192,26 @@ WHOLE_MODEL = _(
 LAYER_NEEDS = _("a {kind} layer{where} needs it{also}")
 
 
+def at_least(least: int) -> range:
+    """An axis of `least` or more (expect_shape)."""
+    return range(least, LARGEST_WHOLE + 1)
+
+
 def expect_shape(
     array: Any,
-    shape: tuple[int | None, ...],
+    shape: tuple[int | range | None, ...],
     name: Any,
     said: str | None = None,
     shown: Any = None,
     **more: Any,
 ) -> Any:
-    """`array` (or anything with a shape) of `shape` (None: any size on that axis), else
-    refused in values.WRONG's words naming `name`; `said` says why that shape ({expected}:
-    `shown`, else the shape; and the fields `more`)."""
+    """`array` (or anything with a shape) of `shape` (None: any size on that axis, a range:
+    a size in it, as at_least gives one), else refused in values.WRONG's words naming
+    `name`; `said` says why that shape ({expected}: `shown`, else the shape; and the fields
+    `more`)."""
     found = tuple(array.shape)
-    if len(found) != len(shape) or any(n not in (None, f) for n, f in zip(shape, found)):  # noqa: B905
+    fits = (n is None or (f in n if isinstance(n, range) else f == n) for n, f in zip(shape, found))  # noqa: B905
+    if len(found) != len(shape) or not all(fits):
         expected = shape_text(shape) if shown is None else shown  # type: ignore[arg-type]
         why = Message(said, expected=expected, **more) if said else expected
         raise ShapeError(WRONG, where=name, kind=shape_text(found), expected=why)

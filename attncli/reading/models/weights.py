@@ -21,11 +21,11 @@ from typing import Any
 import numpy as np
 
 from attncli.core.transformer import Architecture, Block, Network
-from attncli.errors import ShapeError
-from attncli.messages import _
+from attncli.messages import Message, _
 from attncli.reading.models.checkpoint import (
     CONFIG_WIDTH,
     LayerWeights,
+    at_least,
     bert_attention,
     conv1d,
     expect_columns,
@@ -93,13 +93,10 @@ def network(
 def _check_tables(word: Rows, position: Rows, arch: Architecture) -> None:
     for table in (word, position):
         expect_columns(table, arch.d_model, table.name, CONFIG_WIDTH)
-    if position.shape[0] < arch.max_positions:
-        raise ShapeError(
-            _("{name} has {rows} rows and config.json says {positions} positions"),
-            name=position.name,
-            rows=position.shape[0],
-            positions=arch.max_positions,
-        )
+    positions = Message(_("at least {positions} rows, as config.json says {positions} positions"),
+                        positions=arch.max_positions)  # fmt: skip
+    expect_shape(position, (at_least(arch.max_positions), arch.d_model), position.name,
+                 shown=positions)  # fmt: skip
 
 
 def _check_token_types(types: np.ndarray, name: str, width: int) -> None:
@@ -107,27 +104,17 @@ def _check_token_types(types: np.ndarray, name: str, width: int) -> None:
     table must be rows of the model's width, one row at least (a row of another width would
     be broadcast into the wrong numbers, or refused by numpy with no name)."""
     expect_columns(types, width, name, CONFIG_WIDTH)
-    if types.shape[0] == 0:
-        raise ShapeError(
-            _("{name} has no rows; a single sentence's tokens all take its row 0"), name=name
-        )
+    one = Message(_("a row at least: a single sentence's tokens all take its row 0"))
+    expect_shape(types, (at_least(1), width), name, shown=one)
 
 
 def check_vocabulary(word: Any, largest_id: int, source: str) -> None:
     """The word-embedding table against the tokenizer: every id the tokenizer can give must
     be a row of the table (transformers would fail on the first such id, mid-sentence)."""
-    rows = word.shape[0]
-    if largest_id >= rows:
-        raise ShapeError(
-            _(
-                "{name} has {rows} rows, but {source} gives ids up to {largest}; the "
-                "tokenizer and the weights are not of one model"
-            ),
-            name=word.name,
-            rows=rows,
-            source=source,
-            largest=largest_id,
-        )
+    ids = _("a row for each id up to {largest}, which {source} gives; the tokenizer and the "
+            "weights are not of one model")  # fmt: skip
+    expect_shape(word, (at_least(largest_id + 1), None), word.name,
+                 shown=Message(ids, largest=largest_id, source=source))  # fmt: skip
 
 
 def _float_norm(norm: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
