@@ -244,3 +244,48 @@ def test_a_deepseek_expert_of_another_size_is_named_against_expert_0():
 def test_a_latent_attention_bias_the_config_asks_for_is_needed():
     told(_layer_error("tiny-deepseek-v3", lambda state: None, biases=("q", "k", "o")),
          InputError, MISSING_PART, name="model.layers.1.self_attn.q_a_proj.bias")  # fmt: skip
+
+
+def test_gpt_oss_gate_up_of_an_odd_or_wrong_width_is_said_as_any_table_s():
+    """gate_up_proj holds the gate's and the up's columns side by side (an even number),
+    on rows of config.json's width."""
+    name = "model.layers.1.mlp.experts.gate_up_proj"
+    for cut, shape in ((lambda array: array[:, :31], "4 × 31 × 32"),
+                       (lambda array: array[..., :31], "4 × 32 × 31")):  # fmt: skip
+        error = _layer_error("tiny-gpt-oss", lambda state, cut=cut: state.update(
+            {name: cut(state[name])}))  # fmt: skip
+        told(error, ShapeError, WRONG, where=name, kind=shape, expected="4 × 32 × 2F")
+
+
+def test_a_checkpoint_without_the_family_s_embeddings_is_not_its_weights(tmp_path):
+    from attncli.reading.models.checkpoint import MISSING_PART
+    from attncli.reading.models.stored import checkpoint_root
+
+    assert checkpoint_root(["bert.embeddings.word_embeddings.weight"], "bert") == "bert."
+    with pytest.raises(InputError) as caught:
+        checkpoint_root(["h.0.attn.c_attn.weight"], "gpt2")
+    told(caught.value, InputError, MISSING_PART, name="wte.weight",
+         needs=("a {family} model's checkpoint holds it, so these are not its weights",
+                {"family": "gpt2"}))  # fmt: skip
+
+
+def test_roberta_s_positions_leave_one_after_the_padding_offset(tmp_path):
+    folder = tmp_path / "roberta"
+    tiny_models.WRITERS["roberta"](folder)
+    config = json.loads((folder / "config.json").read_text())
+    config.update(pad_token_id=1, max_position_embeddings=2)
+    (folder / "config.json").write_text(json.dumps(config))
+    told(_refused(folder), InputError, WRONG, kind="2",
+         where=in_file(str(folder / "config.json"), "max_position_embeddings"),
+         expected=("more than the padding offset {offset}, to leave a position after it",
+                   {"offset": 2}))  # fmt: skip
+
+
+def test_a_gguf_file_without_a_vocabulary_size_names_the_key():
+    from attncli.reading.models.config_fields import MISSING
+    from attncli.reading.models.gguf_file import config_of
+
+    assert config_of(_gguf_metadata())["vocab_size"] == 10
+    with pytest.raises(InputError) as caught:  # null: left out, and the file has no tokens
+        config_of(_gguf_metadata(**{"llama.vocab_size": None}))
+    told(caught.value, InputError, MISSING, path="m.gguf", name="llama.vocab_size")

@@ -72,9 +72,9 @@ def _llama3(config: dict[str, Any], merged: dict[str, Any], path: str, positions
             head_dim: int) -> Scaling:  # fmt: skip
     factor = number(merged, "factor", path)
     low = number(merged, "low_freq_factor", path)
+    high = number(merged, "high_freq_factor", path)
     above = _("a number above low_freq_factor {low}: llama3 scaling blends the frequencies "
               "between the two")  # fmt: skip
-    high = number(merged, "high_freq_factor", path)
     held(high, path, "high_freq_factor", Rule(lambda h: h > low, Message(above, low=low)))
     return Scaling("llama3", factor, low, high, _original(config, merged, path, positions))
 

@@ -240,7 +240,8 @@ def _special(standard: str) -> tuple[str, Rule]:
     """A special token's default and its rule: a string (an AddedToken as transformers saves
     it gives its content)."""
     such = Message(_("the token as a string, such as {default}"), default=as_json_text(standard))
-    return standard, Rule(lambda token: isinstance(_content(token), str) and _content(token), such)
+    return standard, Rule(lambda token: _content(token) not in ("", None) and isinstance(
+        _content(token), str), such)  # fmt: skip
 
 
 def _content(token: Any) -> Any:
