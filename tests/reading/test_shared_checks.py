@@ -144,7 +144,7 @@ def _gguf_metadata(**changes: object):
               "llama.feed_forward_length": 64, "llama.block_count": 2,
               "llama.context_length": 48, "llama.vocab_size": 10, **changes}  # fmt: skip
     fields = {key: _Field(key, value) for key, value in values.items()}
-    return GGUF("m.gguf", SimpleNamespace(get_field=fields.get, tensors=[]), "llama")
+    return GGUF("m.gguf", SimpleNamespace(get_field=fields.get, fields=fields, tensors=[]), "llama")
 
 
 @pytest.mark.parametrize(

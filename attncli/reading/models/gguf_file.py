@@ -144,10 +144,7 @@ class Metadata(Mapping[str, Any]):
         self.model = model
 
     def __getitem__(self, key: str) -> Any:
-        value = self.model.value(key, self)  # itself: no such key
-        if value is self:
-            raise KeyError(key)
-        return value
+        return contents(self.model.path, self.model.reader.fields[key])
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.model.reader.fields)
