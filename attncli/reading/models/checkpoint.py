@@ -48,7 +48,6 @@ from attncli.errors import LARGEST_WHOLE, InputError, ShapeError, shape_text, sh
 from attncli.messages import Message, Setting, _
 from attncli.reading.parse.values import WRONG
 
-KINDS = ("mha", "bert", "gpt2")
 MHA_NAMES = (
     "in_proj_weight",
     "in_proj_bias",
@@ -409,13 +408,11 @@ READERS: dict[str, Callable[[Mapping[str, Any], str], LayerWeights]] = {
 }
 
 
-def attention_weights(
-    state: Mapping[str, Any], prefix: str = "", kind: str | None = None
-) -> LayerWeights:
+def attention_weights(state: Mapping[str, Any], prefix: str = "") -> LayerWeights:
     """One attention layer under `prefix`, in attn's names; the layout (kind) is found by
-    its names unless given."""
+    its names."""
     prefix = prefix.rstrip(".")
-    kind = kind or detect_kind(list(state), prefix)
+    kind = detect_kind(list(state), prefix)
     if kind is None:
         found = attention_prefixes(list(state))
         if found and found != [""]:
@@ -453,10 +450,4 @@ def attention_weights(
             else Message(_("at the top level"))
         )
         raise InputError(_("no attention layer {where}: {hint}"), where=where, hint=hint)
-    if kind not in READERS:
-        raise InputError(
-            _("unknown layout {kind}; one of {kinds}"),
-            kind=shown(repr(kind)),
-            kinds=", ".join(KINDS),
-        )
     return READERS[kind](state, prefix)
