@@ -426,8 +426,8 @@ class Planned:
     less_one: bool = False  # a Gemma norm, stored as 1 + w
 
 
-def _expected(config: dict[str, Any], short: str) -> tuple[int, ...]:
-    """The shape (out × in) config's numbers give a layer's tensor."""
+def _layer_shapes(config: dict[str, Any]) -> dict[str, tuple[int, ...]]:
+    """The shape (out × in) config's numbers give each tensor of a layer."""
     width, ffn = config["hidden_size"], config["intermediate_size"]
     q = config["num_attention_heads"] * config["head_dim"]
     kv = config["num_key_value_heads"] * config["head_dim"]
@@ -449,7 +449,7 @@ def _expected(config: dict[str, Any], short: str) -> tuple[int, ...]:
         "attn_k_norm.weight": (config["head_dim"],),
         "post_attention_norm.weight": (width,),
         "post_ffw_norm.weight": (width,),
-    }[short]
+    }
 
 
 def _table(model: GGUF, config: dict[str, Any]) -> dict[str, tuple[str, tuple[int, ...], Any]]:
@@ -464,11 +464,10 @@ def _table(model: GGUF, config: dict[str, Any]) -> dict[str, tuple[str, tuple[in
         "output.weight": (MODEL_NAMES["output.weight"], (config["vocab_size"], width), vocabulary),
         "output_norm.weight": (MODEL_NAMES["output_norm.weight"], (width,), embedding),
     }  # fmt: skip
-    sizes = Message(_("the metadata's sizes"))
+    sizes, shapes = Message(_("the metadata's sizes")), _layer_shapes(config)
     for layer in range(config["num_hidden_layers"]):
         for short, name in NAMES[arch].items():
-            table[f"blk.{layer}.{short}"] = (f"model.layers.{layer}.{name}",
-                                              _expected(config, short), sizes)  # fmt: skip
+            table[f"blk.{layer}.{short}"] = (f"model.layers.{layer}.{name}", shapes[short], sizes)
     return table
 
 
