@@ -209,8 +209,11 @@ def expect_shape(
     `name`; `said` says why that shape ({expected}: `shown`, else the shape; and the fields
     `more`)."""
     found = tuple(array.shape)
-    fits = (n is None or (f in n if isinstance(n, range) else f == n) for n, f in zip(shape, found))  # noqa: B905
-    if len(found) != len(shape) or not all(fits):
+    fits = len(found) == len(shape) and all(
+        n is None or (f in n if isinstance(n, range) else f == n)
+        for n, f in zip(shape, found, strict=True)
+    )
+    if not fits:
         expected = shape_text(shape) if shown is None else shown  # type: ignore[arg-type]
         why = Message(said, expected=expected, **more) if said else expected
         raise ShapeError(WRONG, where=name, kind=shape_text(found), expected=why)
