@@ -203,3 +203,23 @@ def test_broken_files_are_one_line(tmp_path):
         where = fields.get("path", fields.get("source", fields.get("where")))
         assert where == str(tmp_path / name)
         assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("held", "also"),
+    [("model.layers.1.mlp.gate_proj.weight", ""),
+     ("model.layers.0.mlp.gate_prj.weight", (" (the file has {held}: rename it {full})",
+      {"held": "model.layers.0.mlp.gate_prj.weight",
+       "full": "model.layers.0.mlp.gate_proj.weight"}))],
+)  # fmt: skip
+def test_the_same_weight_of_another_layer_is_no_misspelling(held, also):
+    """A layer's missing weight is not told to take another layer's name (layer 1's
+    gate_proj is layer 1's own); a misspelling of its own name is."""
+    from attncli.reading.models.checkpoint import get_named
+
+    with pytest.raises(InputError) as caught:
+        get_named({held: np.zeros(2)}, "model.layers.0", "mlp.gate_proj.weight", "Llama")
+    told(caught.value, InputError, "{name} is missing: {needs}",
+         needs=("a {kind} layer{where} needs it{also}",
+                {"kind": "Llama", "where": (" under {prefix}", {"prefix": "model.layers.0"}),
+                 "also": also}))  # fmt: skip

@@ -166,13 +166,20 @@ def _layer_needs(state: Mapping[str, Any], full: str, kind: str, prefix: str) ->
     # A misspelling of the name, never another weight the table reads (a layer's own
     # in_proj_weight, the same weight of another layer): those are no typo.
     table = MHA_NAMES + BERT_NAMES + BERT_OUTSIDE + GPT2_NAMES
-    candidates = [n for n in state if not any(n == t or n.endswith("." + t) for t in table)]
+    candidates = [n for n in state if not any(n == t or n.endswith("." + t) for t in table)
+                  and _layerless(n) != _layerless(full)]  # fmt: skip
     near = difflib.get_close_matches(full.lower(), [n.lower() for n in candidates], n=1,
                                      cutoff=0.8)  # fmt: skip
     held = [n for n in candidates if near and n.lower() == near[0]]
     also = (Message(_(" (the file has {held}: rename it {full})"), held=held[0], full=full)
             if held else "")  # fmt: skip
     return Message(LAYER_NEEDS, kind=kind, where=where, also=also)
+
+
+def _layerless(name: str) -> tuple[str, ...]:
+    """A weight's name without its layer numbers: model.layers.1.mlp.up_proj.weight is
+    layer 0's up_proj too, by another layer's number."""
+    return tuple("#" if part.isdigit() else part for part in name.split("."))
 
 
 def optional_named(state: Mapping[str, Any], prefix: str, name: str) -> np.ndarray | None:
