@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from attncli.errors import InputError
 from attncli.messages import Message, _
 from attncli.reading.models.config_fields import config_json, wrong_value
-from attncli.reading.parse.sources import unreadable
+from attncli.reading.parse.sources import check_regular, unreadable
 
 SAFETENSORS = "model.safetensors"
 INDEX = "model.safetensors.index.json"
@@ -104,19 +104,3 @@ def check_regular_files(folder: str) -> None:
     for name in names:
         if name in READ_FILES or name.endswith(".safetensors"):
             check_regular(os.path.join(folder, name))
-
-
-def check_regular(path: str) -> None:
-    """Refuse `path` when it is there and not a regular file (a pipe, a device, a folder);
-    a path that is not there (or a broken link) is left to the read to say."""
-    import stat
-
-    try:
-        regular = stat.S_ISREG(os.stat(path).st_mode)
-    except (OSError, ValueError):
-        return
-    if not regular:
-        raise InputError(
-            _("{path}: not a regular file (a pipe, a device or a folder); put the file there"),
-            path=path,
-        )

@@ -23,7 +23,6 @@ from __future__ import annotations
 import codecs
 import csv
 import io
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,21 +31,72 @@ from typing import Any
 from attncli.core.exercise import ANSWER_COLUMNS as COLUMNS
 from attncli.core.exercise import ANSWER_SHEET_KEY as FORMAT_KEY
 from attncli.core.exercise import SHEET_KINDS
-from attncli.errors import LARGEST_SEED, LARGEST_WHOLE, PATH_SHOWN, InputError, first_line, shown
+from attncli.errors import LARGEST_SEED, LARGEST_WHOLE, InputError, first_line, shown
 from attncli.messages import Message, _
 from attncli.reading.parse.values import WRONG, kind_of, whole_number
 
-# Each field that says which sheet a file answers, how its text is read (None: it is not
-# one of its values) and what it takes, for the refusal of one that is not.
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _whole(most: int) -> Callable[[Any], int | None]:
+    return lambda text: whole_number(text, 0, most)
+
+
+def _as_text(answer: Any) -> str | None:
+    """A JSON answer as the student would have typed it: a number, a list of numbers, text."""
+    if isinstance(answer, int | float) and not isinstance(answer, bool):
+        return repr(float(answer)) if isinstance(answer, float) else str(answer)
+    if isinstance(answer, list) and all(
+        isinstance(v, int | float) and not isinstance(v, bool) for v in answer
+    ):
+        import json
+
+        return json.dumps(answer)
+    return _text(answer)
+
+
+# Each field of an answer file, as one table its reader (_field) holds every value to: how
+# its value is read (None: it is not one of its values), what it takes, for the refusal of
+# one that is not, and whether the file must give it. The sheet's fields say which sheet
+# the file answers (a JSON file's numbers read as their text); a row's, which blank and what
+# the student wrote.
 WHOLE = Message(_("a whole number"))
-SHEET_FIELDS: dict[str, tuple[Callable[[str], Any], Message | None]] = {
-    "seed": (lambda text: whole_number(text, 0, LARGEST_SEED), WHOLE),
+FIELDS: dict[str, tuple[Callable[[Any], Any], Message | None, bool]] = {
+    "student": (_text, Message(_("a name, in quotes")), False),
+    "seed": (_whole(LARGEST_SEED), WHOLE, True),
     "sheet": (lambda text: text if text in SHEET_KINDS else None,
-              Message(_("one of {kinds}"), kinds=", ".join(SHEET_KINDS))),
-    "size": (lambda text: whole_number(text, 0, LARGEST_WHOLE), WHOLE),
-    "dim": (lambda text: whole_number(text, 0, LARGEST_WHOLE), WHOLE),
-    "lang": (lambda text: text, None),  # which languages attn speaks: api/checking says
+              Message(_("one of {kinds}"), kinds=", ".join(SHEET_KINDS)), True),
+    "size": (_whole(LARGEST_WHOLE), WHOLE, True),
+    "dim": (_whole(LARGEST_WHOLE), WHOLE, True),
+    "lang": (_text, None, True),  # which languages attn speaks: api/checking says
+    "step": (_text, Message(_("a step's name, in quotes")), True),
+    "token": (_text, Message(_("a word, in quotes")), False),  # '' for the total, the output
+    "answer": (_as_text, Message(_("an answer: a number, a list of numbers or text")), False),
 }  # fmt: skip
+SHEET_FIELDS = ("seed", "sheet", "size", "dim", "lang")
+
+
+def _field(record: dict[str, Any], name: str, where: str) -> Any:
+    """The field `name` of `record` read by FIELDS ('' for one left out that may be); one
+    the file must give and does not, or a value it does not take, refused naming where."""
+    reader, takes, needed = FIELDS[name]
+    value = record.get(name)
+    value = value.strip() if isinstance(value, str) else value
+    if value is None or value == "":
+        if needed:
+            raise InputError(
+                _("{where}: {field} is not given; the answer sheet attn exercise wrote has it"),
+                where=where,
+                field=name,
+            )
+        return ""
+    read = reader(value)
+    if read is None:
+        kind = shown(value) if isinstance(value, str) else kind_of(value)
+        raise InputError(WRONG, where=f"{where}: {name}", kind=kind, expected=takes)
+    return read
 
 
 @dataclass(frozen=True)
@@ -76,7 +126,7 @@ class AnswerFile:
 
 def read_answer_file(path: str) -> AnswerFile:
     """The answer file at `path`, .csv or .json, checked field by field."""
-    from attncli.reading.parse.sources import read_text
+    from attncli.reading.parse.sources import check_regular, read_text
 
     suffix = Path(path).suffix.lower()
     if suffix not in (".csv", ".json"):
@@ -87,18 +137,7 @@ def read_answer_file(path: str) -> AnswerFile:
             ),
             path=path,
         )
-    if not Path(path).exists():  # said here: the file reader's hint speaks of -i
-        raise InputError(
-            _("cannot read '{path}': no such file (name the answer files the students filled)"),
-            path=path,
-        )
-    import stat
-
-    if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO no one writes would wait forever
-        raise InputError(
-            _("{path}: not a file (a pipe or a device); name the answer files the students filled"),
-            path=shown(path, PATH_SHOWN),
-        )
+    check_regular(path)  # a FIFO no one writes would wait forever
     if suffix == ".json":
         text, _source = read_text(path, None, None)
         return _from_json(path, text)
@@ -218,63 +257,20 @@ def _from_json(path: str, text: str) -> AnswerFile:
             _("{path}: answers is to be a list of blanks, each {{step, token, answer}}"),
             path=path,
         )
-    rows = []
-    for number, item in enumerate(answers, 1):
-        line = f"{path}: answers[{number}]"
-        answer = item.get("answer")
-        rows.append(_row({**item, "answer": _as_text(answer, line)}, line))
+    rows = [_row(item, f"{path}: answers[{number}]") for number, item in enumerate(answers, 1)]
     sheet = {name: str(document[name]) for name in SHEET_FIELDS if document.get(name) is not None}
-    student = document.get("student") or ""
-    if not isinstance(student, str):
-        raise InputError(WRONG, where=f"{path}: student", kind=kind_of(student),
-                         expected=Message(_("a name, in quotes")))  # fmt: skip
-    return _answer_file(path, student.strip(), sheet, rows, path)
-
-
-def _as_text(answer: Any, line: str) -> str:
-    """A JSON answer as the student would have typed it: a number, a list of numbers."""
-    if answer is None:
-        return ""
-    if isinstance(answer, int | float) and not isinstance(answer, bool):
-        return repr(float(answer)) if isinstance(answer, float) else str(answer)
-    if isinstance(answer, list) and all(
-        isinstance(v, int | float) and not isinstance(v, bool) for v in answer
-    ):
-        import json
-
-        return json.dumps(answer)
-    if isinstance(answer, str):
-        return answer
-    expected = Message(_("an answer: a number, a list of numbers or text"))
-    raise InputError(WRONG, where=line, kind=kind_of(answer), expected=expected)
+    return _answer_file(path, _field(document, "student", path), sheet, rows, path)
 
 
 def _row(record: dict[str, Any], line: str) -> AnswerRow:
-    step = record.get("step")
-    if not isinstance(step, str) or not step.strip():
-        raise InputError(_("{line}: no step; each row names its blank's step"), line=line)
-    token = record.get("token") or ""
-    if not isinstance(token, str):
-        raise InputError(WRONG, where=f"{line}: token", kind=kind_of(token),
-                         expected=Message(_("a word, in quotes")))  # fmt: skip
-    return AnswerRow(step.strip(), token.strip(), str(record.get("answer") or "").strip(), line)
+    step, token, answer = (_field(record, name, line) for name in ("step", "token", "answer"))
+    return AnswerRow(step, token, answer, line)
 
 
 def _answer_file(
     path: str, student: str, sheet: dict[str, str], rows: list[AnswerRow], where: str
 ) -> AnswerFile:
-    read: dict[str, Any] = {}
-    for name, (reader, takes) in SHEET_FIELDS.items():
-        if name not in sheet:
-            raise InputError(
-                _("{where}: {field} is not given; the answer sheet attn exercise wrote has it"),
-                where=where,
-                field=name,
-            )
-        read[name] = reader(sheet[name])
-        if read[name] is None:
-            raise InputError(WRONG, where=f"{where}: {name}", kind=shown(sheet[name]),
-                             expected=takes)  # fmt: skip
+    read = {name: _field(sheet, name, where) for name in SHEET_FIELDS}
     return AnswerFile(
         path=path,
         student=student or Path(path).stem,

@@ -5,6 +5,9 @@ from __future__ import annotations
 import codecs
 import os
 import sys
+import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import IO, Any
 
 from attncli.errors import PATH_SHOWN, AttnError, InputError, shown
@@ -52,11 +55,8 @@ def read_raw(
         )
     from attncli.reading.parse.samples import located
 
-    try:
-        with open(located(path), "rb") as file:
-            data = _read_capped(file, path, option == "-i")
-    except OSError as error:
-        raise _unopened(path, error, option) from None
+    with reading(path, option), open(located(path), "rb") as file:
+        data = _read_capped(file, path, option == "-i")
     return data.removeprefix(codecs.BOM_UTF8), path
 
 
@@ -81,6 +81,50 @@ def _read_capped(file: IO[bytes], source: str, document: bool) -> bytes:
     if len(data) > MAX_INPUT_BYTES:
         raise too_large_input(source, document)
     return data
+
+
+# What a library reading a file's bytes raises when they are not what it reads (numpy's
+# format module, zipfile, safetensors): the file is cut short or corrupt.
+LIBRARY_ERRORS: tuple[type[Exception], ...] = (ValueError, EOFError, zipfile.BadZipFile)
+
+
+@contextmanager
+def reading(
+    path: str, option: str | None = None, refused: tuple[type[Exception], ...] = LIBRARY_ERRORS
+) -> Iterator[None]:
+    """Where a file is opened and read, by attn or by a library (numpy, zipfile,
+    safetensors): what opening it said (no such file, a folder, no permission: _unopened,
+    `option` the one that gave the path), or a library's `refused` bytes (corrupt), said in
+    one line naming the file, once for every reader of files; attn's own refusals pass as
+    they are."""
+    from attncli.reading.parse.tensor_files import unreadable as corrupt
+
+    try:
+        yield
+    except AttnError:
+        raise
+    except OSError as error:
+        raise _unopened(path, error, option) from None
+    except refused as error:
+        raise corrupt(path, error) from None
+
+
+def check_regular(path: str) -> None:
+    """Refuse `path` when it is there and not a regular file (a pipe, a device, a folder):
+    a pipe no one writes would block the read forever, a device would never end; a path
+    that is not there (or a broken link) is left to the read to say. Said one way for a
+    model folder's files and a student's answer file."""
+    import stat
+
+    try:
+        regular = stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return
+    if not regular:
+        raise InputError(
+            _("{path}: not a regular file (a pipe, a device or a folder); put the file there"),
+            path=shown(path, PATH_SHOWN),
+        )
 
 
 def _unopened(path: str, error: OSError, option: str | None) -> InputError:
@@ -118,13 +162,10 @@ def json_file(path: str) -> Any:
     """A model folder's JSON file (config.json, tokenizer_config.json, an index) read by the
     one JSON reader: a key given twice is refused, as in every input. A missing file raises
     FileNotFoundError, for the caller to say what the folder lacks."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError as error:
-        if isinstance(error, FileNotFoundError):
-            raise  # the caller says what the folder lacks
-        raise _unopened(path, error, None) from None
+    if not os.path.exists(path):
+        raise FileNotFoundError(path)  # the caller says what the folder lacks
+    with reading(path), open(path, "rb") as handle:
+        data = handle.read()
     text = decoded(data, path)
     return parse_json(text, path, Message(_("expected the file as transformers writes it")))
 
@@ -193,10 +234,9 @@ def _refuse_weight_file(path: str) -> None:
     weights, which attn selfattn takes as --weights FILE."""
     if path == "-" or path.lower().endswith((".json", ".npy", ".npz")):
         return  # the common case, without importing the weight-file readers
-    from attncli.reading.parse.tensor_files import PICKLE_SUFFIXES, pickle_refusal
+    from attncli.reading.parse.tensor_files import refuse_pickle
 
-    if path.lower().endswith(PICKLE_SUFFIXES):
-        raise pickle_refusal(path)
+    refuse_pickle(path)
     if path.lower().endswith(".safetensors"):
         raise InputError(
             _(
@@ -213,13 +253,11 @@ def load_arrays(path: str) -> Document:
     Each array's header is checked against the bytes that follow it and against memory
     before numpy allocates what the header claims.
     """
-    import zipfile
-
     import numpy as np
 
-    from attncli.reading.parse.tensor_files import numpy_headers, unreadable
+    from attncli.reading.parse.tensor_files import numpy_headers
 
-    try:
+    with reading(path, "-i"):  # the headers' own refusals said as they are
         for _name, where, shape, claimed in numpy_headers(path):
             if claimed > MAX_INPUT_BYTES:  # already a .npy: not told to save it as one
                 raise InputError(
@@ -240,12 +278,6 @@ def load_arrays(path: str) -> Document:
             return {"x": loaded}
         with loaded as archive:
             document = {name: archive[name] for name in archive.files}
-    except AttnError:  # the headers' own refusal (a ValueError too): said as it is
-        raise
-    except (zipfile.BadZipFile, ValueError) as error:
-        raise unreadable(path, error) from None
-    except OSError as error:  # no such file, a folder, no permission
-        raise _unopened(path, error, "-i") from None
     if "tokens" in document:
         document["tokens"] = _token_array(document["tokens"], path)
     return document
@@ -255,24 +287,20 @@ def _token_array(value: Any, path: str) -> Any:
     """Token names saved by numpy: a 1-D array of str, or of bytes in UTF-8, as a list."""
     if not hasattr(value, "dtype") or value.dtype.kind not in "US":
         return value  # parse_tokens says what is wrong with it
-    if value.ndim != 1:
-        raise InputError(
-            _(
-                "{path}: tokens has shape {shape}; save a 1-D array of names, e.g. "
-                "numpy.array(['en', 'las', 'llaves'])"
-            ),
-            path=shown(path, PATH_SHOWN),
-            shape=value.shape,
-        )
-    if value.dtype.kind == "U":
-        return [str(token) for token in value]
-    try:
-        return [bytes(token).decode("utf-8") for token in value]
-    except UnicodeDecodeError:
-        raise InputError(
-            _("{path}: tokens holds bytes that are not UTF-8; save the names as str"),
-            path=shown(path, PATH_SHOWN),
-        ) from None
+    kind = Message(_("an array of shape {shape}"), shape=value.shape)
+    if value.ndim == 1:
+        try:
+            return [bytes(t).decode("utf-8") if value.dtype.kind == "S" else str(t) for t in value]
+        except UnicodeDecodeError:
+            kind = Message(_("bytes that are not UTF-8"))
+    raise InputError(
+        WRONG,
+        where=f"{shown(path, PATH_SHOWN)}: tokens",
+        kind=kind,
+        expected=Message(
+            _("a 1-D array of names as str, e.g. numpy.array(['en', 'las', 'llaves'])")
+        ),
+    )
 
 
 def document_from(

@@ -115,10 +115,13 @@ def _checked_header(
     return name, where, tuple(shape), claimed
 
 
-def pickle_refusal(path: str) -> InputError:
-    """The one line for a pickled checkpoint, with the conversion that makes it safe."""
+def refuse_pickle(path: str) -> None:
+    """A pickle file (.pt, .bin…), named by its suffix, is refused wherever a file is
+    given, in one line with the conversion that makes it safe."""
+    if not path.lower().endswith(PICKLE_SUFFIXES):
+        return
     name = os.path.basename(path)
-    return InputError(
+    raise InputError(
         _(
             "{name} is a pickle file, which can run code when it is opened, and attn never opens "
             "one; save the weights as safetensors with torch: {command}"
@@ -154,10 +157,10 @@ class Tensors(Mapping[str, np.ndarray]):
     def _read(self, name: str, read: Any) -> np.ndarray:
         """What `read()` gives of the array `name`; an array the file holds but cannot give
         is one line naming it."""
-        try:
+        from attncli.reading.parse.sources import reading
+
+        with reading(f"{self.path}: {name}", refused=(ValueError, TypeError, RuntimeError)):
             return np.asarray(read())
-        except (OSError, ValueError, TypeError, RuntimeError) as error:
-            raise unreadable(f"{self.path}: {name}", error) from None
 
     def __contains__(self, name: object) -> bool:
         return name in self._shapes  # Mapping's own would read the array
@@ -255,9 +258,8 @@ def unreadable(path: str, error: BaseException | str) -> InputError:
 def open_tensors(path: str) -> Tensors:
     """The arrays of a .safetensors, .npz, .npy or .json file (a .npy holds one array,
     named by the file's stem); a pickle file is refused with the conversion to make."""
+    refuse_pickle(path)
     lower = path.lower()
-    if lower.endswith(PICKLE_SUFFIXES):
-        raise pickle_refusal(path)
     if not os.path.isfile(path):
         raise InputError(
             _("{path}: no such file; give the path of a .safetensors, .npz, .npy or .json file"),
@@ -282,6 +284,8 @@ def open_tensors(path: str) -> Tensors:
 
 def open_safetensors(paths: list[str]) -> Tensors:
     """One safetensors file, or the shards of one checkpoint, as a single Tensors."""
+    from attncli.reading.parse.sources import reading
+
     safe_open = imported("safetensors", Message(_("reading .safetensors"))).safe_open
     shapes: dict[str, tuple[int, ...]] = {}
     sizes: dict[str, int] = {}
@@ -295,13 +299,11 @@ def open_safetensors(paths: list[str]) -> Tensors:
         return owners[name].get_tensor(name)
 
     for path in paths:
-        try:
+        with reading(path, refused=(Exception,)):  # the package's SafetensorError too
             handle = safe_open(path, framework="numpy")
             names = list(handle.keys())
             slices = {name: handle.get_slice(name) for name in names}
             mapped = _Mapped(path)
-        except Exception as error:  # the package's SafetensorError, or OSError
-            raise unreadable(path, error) from None
         for name, piece in slices.items():
             dtype = piece.get_dtype()
             if dtype not in SAFE_DTYPES:
@@ -350,13 +352,11 @@ def open_safetensors(paths: list[str]) -> Tensors:
 def _open_numpy(path: str) -> Tensors:
     """A .npy file (one array, named by the file's stem) or an .npz archive: its shapes from
     the headers (numpy_headers), each array read when it is asked for."""
-    try:
+    from attncli.reading.parse.sources import reading
+
+    with reading(path):  # the headers' own refusals said as they are
         headers = numpy_headers(path)
         loaded = np.load(path, mmap_mode="r", allow_pickle=False)
-    except InputError:  # the headers' own refusal (a ValueError too): said as it is
-        raise
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as error:
-        raise unreadable(path, error) from None
     shapes = {name: shape for name, _where, shape, _bytes in headers}
     sizes = {name: size for name, _where, _shape, size in headers}
     if isinstance(loaded, np.ndarray):  # a .npy file: its one array, by the file's name
@@ -370,13 +370,10 @@ def _open_json(path: str) -> Tensors:
     refused) and checked number by number as an -i document's fields are. A field that
     holds only text (tokens, a note) is no array: it is kept in `others`."""
     from attncli.reading.parse.json_text import parse_json
+    from attncli.reading.parse.sources import read_text
     from attncli.reading.parse.values import WRONG, kind_of, to_tensor
 
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except (OSError, ValueError) as error:
-        raise unreadable(path, error) from None
+    text, _source = read_text(path, None, None)  # what opening it said, bytes not UTF-8
     document = parse_json(
         text,
         path,

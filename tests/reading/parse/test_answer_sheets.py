@@ -8,6 +8,7 @@ import json
 import pytest
 
 from attncli.errors import InputError
+from attncli.reading.parse import sources
 from attncli.reading.parse.answer_sheets import read_answer_file
 from tests.meaning import WRONG, told
 
@@ -16,6 +17,8 @@ DISAGREE = (
     "{line}: {field} is {value}, the rows above say {first}; a file holds one student's "
     "answers to one sheet"
 )
+NOT_GIVEN = "{where}: {field} is not given; the answer sheet attn exercise wrote has it"
+NOT_REGULAR = "{path}: not a regular file (a pipe, a device or a folder); put the file there"
 HEADER = "student,seed,sheet,size,dim,lang,step,token,question,answer\n"
 
 
@@ -30,7 +33,7 @@ def test_a_json_file_s_values_are_refused_where_they_stand(tmp_path):
     path = _json(tmp_path, answers=[{"step": "score", "token": "el", "answer": True}])
     with pytest.raises(InputError) as caught:
         read_answer_file(path)
-    told(caught.value, InputError, WRONG, where=f"{path}: answers[1]",
+    told(caught.value, InputError, WRONG, where=f"{path}: answers[1]: answer",
          kind=("{value} (a boolean)", {"value": "true"}),
          expected=("an answer: a number, a list of numbers or text", {}))  # fmt: skip
     path = _json(tmp_path, answers=[{"step": "score", "token": 3, "answer": 1}])
@@ -65,3 +68,40 @@ def test_rows_that_disagree_on_the_student_or_the_sheet_are_refused(
         read_answer_file(str(path))
     told(caught.value, InputError, DISAGREE, line=f"{path}:3", field=field, value=value,
          first=first)  # fmt: skip
+
+
+def test_a_field_the_file_must_give_is_refused_when_left_out_in_a_row_or_the_sheet(tmp_path):
+    path = _json(tmp_path, answers=[{"step": " ", "token": "el", "answer": 1}])
+    with pytest.raises(InputError) as caught:
+        read_answer_file(path)
+    told(caught.value, InputError, NOT_GIVEN, where=f"{path}: answers[1]", field="step")
+    path = tmp_path / "pia.csv"
+    path.write_text(HEADER + "Pia,3,dot,,2,en,score,el,,1\n", encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        read_answer_file(str(path))
+    told(caught.value, InputError, NOT_GIVEN, where=f"{path}:2", field="size")
+
+
+def test_a_json_number_where_a_name_goes_is_refused_and_a_blank_left_is_empty(tmp_path):
+    path = _json(tmp_path, answers=[{"step": 2, "token": "el", "answer": None}])
+    with pytest.raises(InputError) as caught:
+        read_answer_file(path)
+    told(caught.value, InputError, WRONG, where=f"{path}: answers[1]: step", kind=("{value}", {"value": "2"}),
+         expected=("a step's name, in quotes", {}))  # fmt: skip
+    path = _json(tmp_path, answers=[{"step": "score", "answer": None}])
+    assert read_answer_file(path).rows[0].answer == read_answer_file(path).rows[0].token == ""
+
+
+def test_an_answer_file_that_is_not_a_regular_file_is_refused_as_a_model_s_file_is(tmp_path):
+    folder = tmp_path / "pia.csv"
+    folder.mkdir()
+    with pytest.raises(InputError) as caught:
+        read_answer_file(str(folder))
+    told(caught.value, InputError, NOT_REGULAR, path=str(folder))
+    with pytest.raises(InputError) as caught:
+        sources.check_regular(str(folder))
+    told(caught.value, InputError, NOT_REGULAR, path=str(folder))
+    missing = tmp_path / "leo.csv"
+    with pytest.raises(InputError) as caught:
+        read_answer_file(str(missing))
+    told(caught.value, InputError, "cannot read '{path}': no such file", path=str(missing))
