@@ -6,6 +6,7 @@ layer's scores afterwards, by reading/check/masks.py."""
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 from attncli.errors import InputError, ShapeError
@@ -73,39 +74,34 @@ def read_attn_mask(value: Any) -> np.ndarray:
     """torch's attn_mask as booleans (its bool mask: True = may not look) or as float64
     with -inf (added to the scores), its sense in its dtype; refused when it is neither, or
     when 0s and 1s leave its sense unclear."""
-    import numpy as np
 
     field, hint = "attn_mask", Message(ATTN_MASK_CELLS)
     array = _grid_of_cells(_cells(value, field), field, Message(ATTN_MASK_GRID))
     if array.dtype.kind == "b":
         return array
     if array.dtype.kind == "f":
-        return checked_floats(array.astype(np.float64), field)
+        return floats(array, field, hint)
     if hasattr(value, "dtype"):  # an array of integers, of text: torch takes neither
         expected = Message(ATTN_MASK_DTYPES)
         raise InputError(HOLDS, field=field, dtype=str(array.dtype), expected=expected)
     cells = array.ravel().tolist()
     if all(isinstance(cell, bool) for cell in cells):
         return array.astype(bool)
-    numbers = _float_cells(array, field, hint)
+    numbers = floats(array, field, hint)
     if all(type(cell) is int and cell in (0, 1) for cell in cells):
         ambiguous = ONLY_ZEROS if set(cells) == {0} else ZEROS_AND_ONES
         raise InputError(ambiguous)
-    return checked_floats(numbers, field)
+    return numbers
 
 
 def read_key_padding_mask(value: object) -> np.ndarray:
     """torch's key_padding_mask, its sense in its dtype: booleans, true for a padding key
     (a boolean one, or one of 0s and 1s), or float64 added to its key's column, as torch
     adds it (-Infinity or null: padding)."""
-    import numpy as np
-
     field, hint = "key_padding_mask", Message(KEY_PADDING_CELLS)
     array = _grid_of_cells(_cells(value, field), field, hint)
-    if array.dtype.kind == "f":
-        return checked_floats(array.astype(np.float64), field)
-    if _is_floats(array):
-        return checked_floats(_float_cells(array, field, Message(KEY_PADDING_FLOATS)), field)
+    if array.dtype.kind == "f" or _is_floats(array):
+        return floats(array, field, Message(KEY_PADDING_FLOATS))
     return booleans(array, field, hint)
 
 
@@ -174,21 +170,54 @@ def _is_floats(array: np.ndarray) -> bool:
     ) and not any(isinstance(cell, bool) for cell in cells)
 
 
-def _float_cells(array: np.ndarray, field: str, hint: Message) -> np.ndarray:
-    """A document's float mask as float64: -Infinity and null as -inf, each number read by
-    finite_cell; any other cell refused, with what the mask holds (`hint`)."""
+# What a float mask's cell takes where it holds NaN or +inf, or a number past float64.
+FINITE_OR_MINUS_INF = _("a finite number or -inf")
+PAST_FLOAT64 = _(
+    "-Infinity or null (None in Python) where a query may not look, or a finite number"
+)
+
+
+def floats(array: np.ndarray, field: str, hint: Message) -> np.ndarray:
+    """A float mask as float64, -inf where a query may not look: an array's floats as they
+    are, a document's cells read (-Infinity and null as -inf; ±inf from a number there is
+    one past float64, -1e400). The first cell that is no number (`hint`: what the mask
+    holds), past float64, NaN or +inf is refused, naming it."""
     import numpy as np
 
-    numbers = []
-    for index, cell in enumerate(array.ravel().tolist()):
-        if cell is None or (isinstance(cell, JsonConstant) and cell.literal == "-Infinity"):
-            numbers.append(-np.inf)
-        elif isinstance(cell, (int, float)) and not isinstance(cell, bool):
-            numbers.append(finite_cell(cell, array.shape, index, field))
-        else:
-            where = _cell_at(field, np.unravel_index(index, array.shape))
-            raise InputError(WRONG, where=where, kind=kind_of(cell), expected=hint)
-    return np.array(numbers, dtype=np.float64).reshape(array.shape)
+    if array.dtype.kind == "f":
+        numbers = array.astype(np.float64)
+        bad = np.isnan(numbers) | np.isposinf(numbers)
+    else:
+        cells = array.ravel().tolist()
+        numbers = np.array([_float_cell(cell) for cell in cells], np.float64).reshape(array.shape)
+        marked = np.array([_minus_infinity(cell) for cell in cells], bool).reshape(array.shape)
+        bad = ~np.isfinite(numbers) & ~marked
+    if not bad.any():
+        return numbers
+    at = tuple(np.argwhere(bad)[0])
+    cell = array[at]
+    where, kind, expected = number_at(field, at), cell, Message(FINITE_OR_MINUS_INF)
+    document = array.dtype.kind != "f"  # an array's cell is NaN or +inf
+    if document and (not isinstance(cell, (int, float)) or isinstance(cell, bool)):
+        where, kind, expected = _cell_at(field, at), kind_of(cell), hint
+    elif document and math.isinf(numbers[at]):  # a number past float64
+        kind, expected = Message(TOO_LARGE), Message(PAST_FLOAT64)
+    raise InputError(WRONG, where=where, kind=kind, expected=expected)
+
+
+def _minus_infinity(cell: object) -> bool:
+    """How a document writes -inf in a mask: -Infinity, or null."""
+    return cell is None or (isinstance(cell, JsonConstant) and cell.literal == "-Infinity")
+
+
+def _float_cell(cell: object) -> float:
+    """A document's mask cell as a float: -Infinity and null as -inf, a number past
+    float64 as ±inf, NaN for a cell that is no number (floats() says which)."""
+    if _minus_infinity(cell):
+        return -math.inf
+    if not isinstance(cell, (int, float)) or isinstance(cell, bool):
+        return math.nan
+    return float(cell) if abs(cell) < 1e308 or isinstance(cell, float) else math.inf
 
 
 def object_array(value: Any, field: str) -> np.ndarray:
@@ -205,32 +234,3 @@ def object_array(value: Any, field: str) -> np.ndarray:
         _("{field} has rows of different lengths; each row needs a cell per key"),
         field=field,
     ) from None
-
-
-def finite_cell(cell: float, shape: tuple[int, ...], index: int, field: str) -> float:
-    """A number of a document's mask: ±inf there is a number past float64 (-1e400), which
-    is refused; -Infinity and null are how a document writes -inf."""
-    import math
-
-    number = float(cell) if abs(cell) < 1e308 or isinstance(cell, float) else math.inf
-    if math.isinf(number):
-        import numpy as np
-
-        where = number_at(field, np.unravel_index(index, shape))
-        expected = _(
-            "-Infinity or null (None in Python) where a query may not look, or a finite number"
-        )
-        raise InputError(WRONG, where=where, kind=Message(TOO_LARGE), expected=Message(expected))
-    return number
-
-
-def checked_floats(array: np.ndarray, field: str) -> np.ndarray:
-    """-inf is a cell a query may not look at; NaN and +inf are refused, naming the cell."""
-    import numpy as np
-
-    bad = np.argwhere(np.isnan(array) | np.isposinf(array))
-    if bad.size:
-        cell = tuple(bad[0])
-        raise InputError(WRONG, where=number_at(field, cell), kind=array[cell],
-                         expected=Message(_("a finite number or -inf")))  # fmt: skip
-    return array
