@@ -158,17 +158,43 @@ def _minus_infinity(value: Any) -> bool:
 
 def _vector_values(value: Any, field: Named, row: int | None, allow_masked: bool) -> list[float]:
     where = _where(field, row, None)
-    if not isinstance(value, list):
-        expected = (
-            Message(_("a list of numbers")) if row is None else Message(_("a row of numbers"))
-        )
-        raise InputError(WRONG, where=where, kind=kind_of(value), expected=expected)
-    if not value:
-        raise InputError(EMPTY, where=where, expected=Message(AT_LEAST_ONE_NUMBER))
+    _rank(value, where, 1, row is not None)
     return [
         _number(item, _where(field, row, position), allow_masked)
         for position, item in enumerate(value, 1)
     ]
+
+
+# What a place of each rank takes: a value of another rank is refused in these words
+# wherever numbers are read (_rank), and an empty one as holding too few numbers, or rows.
+RANKS = {
+    1: _("one vector such as [1, 0]"),
+    2: _("a matrix, a row per token, such as [[2, 1], [0, 2]]"),
+    3: _("a batch of matrices, such as [[[2, 1], [0, 2]]]"),
+}
+A_ROW = _("a row of numbers")  # a matrix's row
+# What a list too shallow for its place is (a vector where a matrix goes), or too deep.
+SHALLOW = {1: _("a single row (wrap it in [ ] for a matrix of one row)"), 2: _("a matrix")}
+
+
+def _rank(value: Any, where: Message | Named, ndim: int, row: bool = False) -> None:
+    """`value` (nested lists, or an array) is of the rank `ndim` its place takes (`row`: a
+    matrix's row) and holds a number. A list deeper than its place is refused only where a
+    vector goes: in a matrix's row, the number it holds says `a list, nested too deep`."""
+    takes = A_ROW if row else RANKS[ndim]
+    depth, probe = 0, value
+    while isinstance(probe, list):
+        depth, probe = depth + 1, probe[0] if probe else None
+    array = _is_array(value)
+    if array:
+        depth, kind = value.ndim, Message(_("an array of shape {shape}"), shape=value.shape)
+    else:
+        kind = Message(SHALLOW[depth]) if depth in SHALLOW and depth != ndim else kind_of(value)
+    if (array and depth == ndim and value.size == 0) or (not array and value == []):
+        least = _("at least one row") if ndim == 2 and not array else AT_LEAST_ONE_NUMBER
+        raise InputError(EMPTY, where=where, expected=Message(least))
+    if depth < ndim or (depth > ndim and (array or (ndim == 1 and not row))):
+        raise InputError(WRONG, where=where, kind=kind, expected=Message(takes))
 
 
 def cell_text(index: tuple[Any, ...]) -> str:
@@ -185,24 +211,10 @@ def _checked_array(value: Any, field: Named, ndim: int) -> np.ndarray:
     """An array read from .npy/.npz: numeric, of the expected rank, every number finite."""
     import numpy as np
 
-    names = {
-        1: Message(_("a vector")),
-        2: Message(_("a matrix")),
-        3: Message(_("a batch of matrices")),
-    }
     if value.dtype.kind not in "iuf":
         raise InputError(HOLDS, field=field, dtype=str(value.dtype),
                          expected=Message(_("numbers (int or float)")))  # fmt: skip
-    if value.ndim != ndim:
-        raise ShapeError(
-            _("{field}: has {dims} dimensions {shape}; expected {expected}"),
-            field=field,
-            dims=value.ndim,
-            shape=str(value.shape),
-            expected=names[ndim],
-        )
-    if value.size == 0:
-        raise InputError(EMPTY, where=field, expected=Message(AT_LEAST_ONE_NUMBER))
+    _rank(value, field, ndim)
     array = value.astype(np.float64)
     bad = np.argwhere(~np.isfinite(array))
     if bad.size:
@@ -287,9 +299,6 @@ def to_vector(value: Any, field: Named, allow_masked: bool = False) -> np.ndarra
     fast = _plain_numbers(value, 1)
     if fast is not None:
         return fast
-    if isinstance(value, list) and value and isinstance(value[0], list):
-        raise InputError(WRONG, where=field, kind=Message(_("a matrix")),
-                         expected=Message(_("one vector such as [1, 0]")))  # fmt: skip
     return np.array(_vector_values(value, field, None, allow_masked), dtype=np.float64)
 
 
@@ -304,16 +313,7 @@ def to_matrix(value: Any, field: Named, allow_masked: bool = False) -> np.ndarra
     fast = _plain_numbers(value, 2)
     if fast is not None:
         return fast
-    if isinstance(value, list) and not value:
-        raise InputError(EMPTY, where=field, expected=Message(_("at least one row")))
-    if not isinstance(value, list) or not isinstance(value[0], list):
-        kind = (
-            Message(_("a single row (wrap it in [ ] for a matrix of one row)"))
-            if isinstance(value, list)
-            else kind_of(value)
-        )
-        raise InputError(WRONG, where=field, kind=kind, expected=Message(
-            _("a matrix, a row per token, such as [[2, 1], [0, 2]]")))  # fmt: skip
+    _rank(value, field, 2)
     rows = [_vector_values(row, field, index, allow_masked) for index, row in enumerate(value, 1)]
     for index, row in enumerate(rows[1:], 2):
         if len(row) != len(rows[0]):

@@ -86,8 +86,8 @@ def test_a_json_number_where_a_name_goes_is_refused_and_a_blank_left_is_empty(tm
     path = _json(tmp_path, answers=[{"step": 2, "token": "el", "answer": None}])
     with pytest.raises(InputError) as caught:
         read_answer_file(path)
-    told(caught.value, InputError, WRONG, where=f"{path}: answers[1]: step", kind=("{value}", {"value": "2"}),
-         expected=("a step's name, in quotes", {}))  # fmt: skip
+    told(caught.value, InputError, WRONG, where=f"{path}: answers[1]: step",
+         kind=("{value}", {"value": "2"}), expected=("a step's name, in quotes", {}))  # fmt: skip
     path = _json(tmp_path, answers=[{"step": "score", "answer": None}])
     assert read_answer_file(path).rows[0].answer == read_answer_file(path).rows[0].token == ""
 
