@@ -427,11 +427,12 @@ def _fails(result, *fragments):
             ["softmax", "2", "x"],
             None,
             InputError,
-            (
-                "{field}: argument {position} is {text!r}; expected a finite number (or -inf "
-                "for masked)"
-            ),
-            {"field": "scores", "position": 2, "text": "x"},
+            WRONG,
+            {
+                "where": ("{field}: argument {position}", {"field": "scores", "position": 2}),
+                "kind": "'x'",
+                "expected": ("a finite number (or -inf for masked)", {}),
+            },
         ),
         (
             ["softmax", "2", "--jsn"],
@@ -559,12 +560,11 @@ def _fails(result, *fragments):
             ["score", "--query", "1,a", "--keys", "[[2,1]]"],
             None,
             InputError,
-            (
-                "{option}: {item} is not a number (write numbers separated "
-                "by commas, rows by ';', decimals with a point, e.g. "
-                "{option} '2,0.5;0,2', or JSON)"
-            ),
-            {"option": "--query", "item": "'a'"},
+            WRONG,
+            {
+                "where": ("{field}, item {item}", {"field": "--query", "item": 2}),
+                "kind": "'a'",
+            },
         ),
         (
             ["score", "-i", "/nonexistent/x.json"],

@@ -8,7 +8,7 @@ import pytest
 
 from attncli.cli import usage
 from attncli.core.methods import NAMES
-from attncli.errors import InputError, OptionError, ShapeError
+from attncli.errors import InputError, ShapeError
 from attncli.present.language import PHRASES, resolve, usage_error
 from tests.conftest import SAMPLES
 from tests.meaning import MASKED_NUMBER, WRONG, told
@@ -154,8 +154,9 @@ def test_usage_errors_in_spanish(run, args, said):
 
 def test_an_unreadable_number_is_told_in_spanish(run):
     result = run("softmax", "-t", "abc", "--lang", "es")
-    told(result.error, OptionError, "{option} {text!r} is not a number; e.g. {option} {example}",
-         option="--temperature", text="abc", example="0,5")  # fmt: skip
+    told(result.error, InputError, WRONG, where="--temperature", kind="'abc'",
+         expected=("a number, e.g. {option} {example}",
+                   {"option": "--temperature", "example": "0,5"}))  # fmt: skip
     _said_in_spanish(result)
 
 

@@ -11,10 +11,10 @@ import sys
 
 import pytest
 
-from attncli.errors import InputError, OptionError, ShapeError
+from attncli.errors import InputError, ShapeError
 from attncli.messages import translate
 from tests.cli.test_language import DECIMAL_COMMAS
-from tests.meaning import DISAGREE, said_in_spanish, told
+from tests.meaning import DISAGREE, WRONG, said_in_spanish, told
 
 
 def _json(result):
@@ -31,13 +31,14 @@ def _one_line(result, kind, msgid, /, lang="en", **fields):
 
 
 COMMA_ARGUMENT = (
-    "{field}: argument {position} is {text!r}; separate numbers with spaces and write decimals "
-    "with a point (2.5 0 1), or with a comma under --lang es (2,5 0 1)"
+    "numbers separated by spaces, decimals with a point (2.5 0 1), or with a comma under "
+    "--lang es (2,5 0 1)"
 )
 NOT_A_NUMBER = (
-    "{option}: {item} is not a number (write numbers separated by commas, rows by ';', decimals "
-    "with a point, e.g. {option} '2,0.5;0,2', or JSON)"
+    "a number (numbers separated by commas, rows by ';', decimals with a point, e.g. {option} "
+    "'2,0.5;0,2', or JSON)"
 )
+A_NUMBER = "a number, e.g. {option} {example}"
 
 
 def test_an_option_of_one_number_takes_a_decimal_comma_in_spanish(run):
@@ -63,20 +64,21 @@ def test_the_layers_numbers_take_a_decimal_comma(run):
 
 def test_a_decimal_comma_in_english_says_how_to_type_it(run):
     _one_line(
-        run("softmax", "2", "0", "1", "--temperature", "0,5", "--lang", "en"), OptionError,
-        "{option} {text!r}: write the decimal with a point, {option} {dotted} (a decimal comma is "
-        "read with --lang es)", option="--temperature", text="0,5", dotted="0.5",
+        run("softmax", "2", "0", "1", "--temperature", "0,5", "--lang", "en"), InputError,
+        WRONG, where="--temperature", kind="'0,5'", expected=(
+            "a number with a decimal point, {option} {dotted} (a decimal comma is read with "
+            "--lang es)", {"option": "--temperature", "dotted": "0.5"}),
     )  # fmt: skip
-    _one_line(run("softmax", "2", "0", "1", "-t", "abc", "--lang", "en"), OptionError,
-              "{option} {text!r} is not a number; e.g. {option} {example}",
-              option="--temperature", text="abc", example="0.5")  # fmt: skip
+    _one_line(run("softmax", "2", "0", "1", "-t", "abc", "--lang", "en"), InputError, WRONG,
+              where="--temperature", kind="'abc'",
+              expected=(A_NUMBER, {"option": "--temperature", "example": "0.5"}))  # fmt: skip
 
 
 def test_text_that_is_no_number_gets_the_option_s_own_default_as_its_example(run):
     # a value the option takes: --rope-base must be above 1, so 0.5 would be refused next
-    _one_line(run("selfattn", "a b", "--positions", "rope", "--rope-base", "abc"), OptionError,
-              "{option} {text!r} is not a number; e.g. {option} {example}",
-              option="--rope-base", text="abc", example="10000")  # fmt: skip
+    _one_line(run("selfattn", "a b", "--positions", "rope", "--rope-base", "abc"), InputError,
+              WRONG, where="--rope-base", kind="'abc'",
+              expected=(A_NUMBER, {"option": "--rope-base", "example": "10000"}))  # fmt: skip
 
 
 def test_number_arguments_take_a_decimal_comma_in_spanish(run):
@@ -87,8 +89,9 @@ def test_number_arguments_take_a_decimal_comma_in_spanish(run):
 @pytest.mark.parametrize(("lang", "typed"), [("en", "2,5"), ("en", "2,0,1"), ("es", "2,0,1")])
 def test_comma_arguments_that_cannot_be_read_say_how_to_type_them(run, lang, typed):
     result = run("softmax", typed, "0", "--lang", lang)
-    _one_line(result, InputError, COMMA_ARGUMENT, lang=lang, field="scores", position=1,
-              text=typed)  # fmt: skip
+    _one_line(result, InputError, WRONG, lang=lang, kind=repr(typed),
+              where=("{field}: argument {position}", {"field": "scores", "position": 1}),
+              expected=(COMMA_ARGUMENT, {}))  # fmt: skip
     if lang == "es":
         said_in_spanish(result.error)
         assert result.stderr.strip() == "attn: error: " + result.error.message("es")
@@ -98,10 +101,12 @@ def test_inline_vectors_are_typed_as_the_language_writes_them_and_say_so(run):
     """In English a comma separates an option's numbers, ';' its rows, and decimals take a
     point; in Spanish, as Spanish mathematics writes them, ';' separates the numbers, '|' the
     rows, and the comma is the decimal mark. JSON reads the same in both."""
-    _one_line(run("score", "--query", "1,0", "--keys", "2,1;0,x"), InputError, NOT_A_NUMBER,
-              option="--keys", item="'x'")  # fmt: skip
+    cell = ("{field}: row {row}, item {item}", {"field": "--keys", "row": 2, "item": 2})
+    _one_line(run("score", "--query", "1,0", "--keys", "2,1;0,x"), InputError, WRONG,
+              where=cell, kind="'x'", expected=(NOT_A_NUMBER, {"option": "--keys"}))  # fmt: skip
     spanish = run("score", "--query", "1; 0", "--keys", "2; 1 | 0; x", "--lang", "es")
-    _one_line(spanish, InputError, NOT_A_NUMBER, lang="es", option="--keys", item="'x'")
+    _one_line(spanish, InputError, WRONG, lang="es", where=cell, kind="'x'",
+              expected=(NOT_A_NUMBER, {"option": "--keys"}))  # fmt: skip
     # said in Spanish, whose catalog writes its example with Spanish marks
     assert spanish.error.message("es") != spanish.error.message("en")
     assert "{option} '2; 0,5 | 0; 2'" in translate(NOT_A_NUMBER, "es")

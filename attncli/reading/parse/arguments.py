@@ -10,8 +10,9 @@ from contextlib import contextmanager
 from typing import Any
 
 from attncli.errors import LARGEST_WHOLE, AttnError, InputError, OptionError, ShapeError, shown
-from attncli.messages import _, component_mark, decimal_mark, row_mark
+from attncli.messages import Message, _, component_mark, decimal_mark, row_mark
 from attncli.reading.parse.json_text import _integer, parse_json
+from attncli.reading.parse.values import WRONG, _where
 
 
 def parse_inline(text: str, field: str, lang: str = "en") -> Any:
@@ -27,8 +28,12 @@ def parse_inline(text: str, field: str, lang: str = "en") -> Any:
     between, rows_between = component_mark(lang), row_mark(lang)
     if between != ",":
         _refuse_two_readings(stripped, option, between, rows_between)
-    rows = [row for row in stripped.split(rows_between)]
-    parsed = [[_inline_number(item, field, lang) for item in row.split(between)] for row in rows]
+    rows = stripped.split(rows_between)
+    parsed = [
+        [_inline_number(item, option, lang, (row if len(rows) > 1 else None, position))
+         for position, item in enumerate(text.split(between), 1)]
+        for row, text in enumerate(rows, 1)
+    ]  # fmt: skip
     return parsed[0] if len(parsed) == 1 else parsed
 
 
@@ -88,7 +93,7 @@ def _refuse_two_readings(text: str, option: str, between: str, rows_between: str
     )
 
 
-def as_typed(text: str, where: str, lang: str) -> str:
+def as_typed(text: str, where: Message | str, lang: str) -> str:
     """A number typed in `lang` as Python reads it: stripped, a decimal comma made a point
     where the comma is the decimal mark; '1.000', which reads two ways there, refused."""
     text = text.strip()
@@ -96,20 +101,37 @@ def as_typed(text: str, where: str, lang: str) -> str:
     return text.replace(",", ".") if decimal_mark(lang) == "," and comma_decimal(text) else text
 
 
-def _inline_number(item: str, field: str, lang: str = "en") -> Any:
-    item = as_typed(item, f"--{field.replace('_', '-')}", lang)
+def typed_number(
+    text: str,
+    where: Any,
+    lang: str,
+    expected: Message,
+    comma: Message | None = None,
+    finite: bool = False,
+) -> float:
+    """The one reader of a number typed on the command line (an option of one number, an
+    argument, a cell of option text): `text` as `lang` writes it (as_typed), else refused in
+    the WRONG template with what `where` takes, `expected` (`comma`: what it takes where the
+    text holds a comma, a decimal comma typed in a language that reads none). `finite`:
+    NaN and +inf refused too (-inf marks a masked score); elsewhere they are the caller's."""
+    stripped = as_typed(text, where, lang)
     try:
-        return float(item) if any(c in item for c in ".eEnN") else _integer(item)
+        number = float(stripped)
+        if not (finite and (math.isnan(number) or number == math.inf)):
+            return number
     except ValueError:
-        option = f"--{field.replace('_', '-')}"
-        raise InputError(
-            _(
-                "{option}: {item} is not a number (write numbers separated by commas, rows "
-                "by ';', decimals with a point, e.g. {option} '2,0.5;0,2', or JSON)"
-            ),
-            option=option,
-            item=shown(repr(item)),
-        ) from None
+        expected = comma if comma is not None and "," in stripped else expected
+    raise InputError(WRONG, where=where, kind=shown(repr(stripped)), expected=expected)
+
+
+def _inline_number(item: str, option: str, lang: str, at: tuple[int | None, int]) -> Any:
+    """A cell of option text: an integer kept as JSON reads it, else a number."""
+    typed = as_typed(item, option, lang)
+    if re.fullmatch(r"[-+]?[0-9]+", typed):
+        return _integer(typed)
+    expected = Message(_("a number (numbers separated by commas, rows by ';', decimals with a "
+                         "point, e.g. {option} '2,0.5;0,2', or JSON)"), option=option)  # fmt: skip
+    return typed_number(typed, _where(option, *at), lang, expected)
 
 
 # A number a Spanish reader writes with a point between thousands (1.000, 12.500.000) and an
@@ -118,7 +140,7 @@ def _inline_number(item: str, field: str, lang: str = "en") -> Any:
 THOUSANDS_POINT = re.compile(r"[-+]?[1-9]\d{0,2}(\.\d{3})+")
 
 
-def refuse_thousands_point(text: str, where: str, lang: str) -> None:
+def refuse_thousands_point(text: str, where: Message | str, lang: str) -> None:
     """Under a language whose decimal mark is the comma, '1.000' (one thousand, or one)
     is refused, naming both readings, rather than read as one of them."""
     if decimal_mark(lang) != "," or THOUSANDS_POINT.fullmatch(text.strip()) is None:
@@ -246,32 +268,20 @@ def _one_number(option: str, text: str, lang: str) -> ShapeError:
     )
 
 
+# What an option of one number takes where a decimal comma was typed in English.
+POINT = _(
+    "a number with a decimal point, {option} {dotted} (a decimal comma is read with --lang es)"
+)
+
+
 def read_decimal(text: str, option: str, lang: str, example: str = "0.5") -> float:
     """The one number an option takes: 0.5, or in Spanish also 0,5 (the decimal comma attn
     prints). In English a decimal comma is refused with the two ways to type it; text that
     is no number, with `example` (the option's default, a value it takes)."""
-    stripped = as_typed(text, option, lang)
-    try:
-        return float(stripped)
-    except ValueError:
-        pass
-    if comma_decimal(stripped):  # in English: said how to type it either way
-        dotted = stripped.replace(",", ".")
-        raise OptionError(
-            _(
-                "{option} {text!r}: write the decimal with a point, {option} {dotted} (a "
-                "decimal comma is read with --lang es)"
-            ),
-            option=option,
-            text=shown(text),
-            dotted=dotted,
-        )
-    raise OptionError(
-        _("{option} {text!r} is not a number; e.g. {option} {example}"),
-        option=option,
-        text=shown(text),
-        example=example,
-    )
+    dotted = text.strip().replace(",", ".")
+    comma = Message(POINT, option=option, dotted=dotted) if comma_decimal(text) else None
+    expected = Message(_("a number, e.g. {option} {example}"), option=option, example=example)
+    return typed_number(text, option, lang, expected, comma)
 
 
 def scores_from_arguments(arguments: list[str], option: str | None, lang: str = "en") -> Any:
@@ -293,32 +303,11 @@ def parse_number_args(arguments: list[str], field: str = "scores", lang: str = "
                 _("no such option: {text} (see --help)"),
                 text=text,
             )
-        text = as_typed(text, field, lang)
-        try:
-            number = float(text)
-        except ValueError:
-            if comma_decimal(text) or "," in text:
-                raise InputError(
-                    _(
-                        "{field}: argument {position} is {text!r}; separate numbers with "
-                        "spaces and write decimals with a point (2.5 0 1), or with a comma "
-                        "under --lang es (2,5 0 1)"
-                    ),
-                    field=field,
-                    position=position,
-                    text=shown(text),
-                ) from None
-            number = math.nan  # no number at all: refused below, as NaN is
-        if math.isnan(number) or number == math.inf:
-            raise InputError(
-                _(
-                    "{field}: argument {position} is {text!r}; expected a finite number (or "
-                    "-inf for masked)"
-                ),
-                field=field,
-                position=position,
-                text=shown(text),
-            )
+        where = Message(_("{field}: argument {position}"), field=field, position=position)
+        comma = Message(_("numbers separated by spaces, decimals with a point (2.5 0 1), or "
+                          "with a comma under --lang es (2,5 0 1)"))  # fmt: skip
+        finite = Message(_("a finite number (or -inf for masked)"))
+        number = typed_number(text, where, lang, finite, comma, finite=True)
         numbers.append(number)
     return numbers
 

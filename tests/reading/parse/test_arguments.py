@@ -9,11 +9,9 @@ import pytest
 
 from attncli.errors import InputError, OptionError
 from attncli.reading.parse.arguments import parse_dks, parse_number_args, read_decimal
-from tests.meaning import told
+from tests.meaning import WRONG, told
 
-NOT_FINITE = (
-    "{field}: argument {position} is {text!r}; expected a finite number (or -inf for masked)"
-)
+ARGUMENT = ("{field}: argument {position}", {"field": "scores", "position": 2})
 TWO_WAYS = (
     "{where} {text!r} reads two ways: {thousands} with '.' between thousands, or {decimal} "
     "with a decimal point; write {plain} for the first, {comma} for the second"
@@ -24,7 +22,14 @@ TWO_WAYS = (
 def test_an_argument_that_is_no_finite_number_is_one_refusal(text):
     with pytest.raises(InputError) as caught:
         parse_number_args(["2", text])
-    told(caught.value, InputError, NOT_FINITE, field="scores", position=2, text=text)
+    told(
+        caught.value,
+        InputError,
+        WRONG,
+        where=ARGUMENT,
+        kind=repr(text),
+        expected=("a finite number (or -inf for masked)", {}),
+    )
 
 
 def test_a_number_is_read_as_the_language_writes_it_wherever_it_is_typed():
