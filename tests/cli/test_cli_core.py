@@ -10,6 +10,10 @@ from attncli.errors import InputError, OptionError, ShapeError
 from tests.conftest import SAMPLES
 from tests.meaning import DISAGREE, EMPTY, MASKED_FINITE, MASKED_NUMBER, TOO_LARGE, WRONG, told
 
+NAMED_FIELDS = (
+    "a JSON object of named fields, such as {example}",
+    {"example": '{"query": [1, 0], "keys": [[2, 1], [0, 2]]}'},
+)
 TREN = str(SAMPLES / "tren.json")
 TREN_GRID = str(SAMPLES / "tren-grid.json")
 
@@ -589,17 +593,14 @@ def _fails(result, *fragments):
             "",
             InputError,
             EMPTY,
-            {"where": "stdin", "expected": ("a JSON object or array", {})},
+            {"where": "stdin", "expected": NAMED_FIELDS},
         ),
         (
             ["score", "-i", "-"],
             "[[1,2]]",
             InputError,
-            (
-                "{source}: a bare array is ambiguous here; give an object "
-                "with named fields, e.g. {EXAMPLE_DOCUMENT}"
-            ),
-            {"source": "stdin", "EXAMPLE_DOCUMENT": '{"query": [1, 0], "keys": [[2, 1], [0, 2]]}'},
+            WRONG,
+            {"where": "stdin", "kind": ("a list", {}), "expected": NAMED_FIELDS},
         ),
         (
             ["score", "-i", "-", "--query", "1,0", "--keys", "[[2,1]]", "--method", "general"],

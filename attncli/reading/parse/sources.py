@@ -15,13 +15,16 @@ from attncli.limits import MAX_INPUT_BYTES, check_free_memory, too_large_input
 from attncli.messages import Message, _
 from attncli.reading.parse.json_text import (
     EXAMPLE_DOCUMENT,
+    EXAMPLES_BY_FIELDS,
     expected_document,
     parse_json,
     read_json,
 )
 from attncli.reading.parse.values import EMPTY, WRONG, Document, FiniteDocument, kind_of
 
-JSON_DOCUMENT = _("a JSON object or array")  # what -i and piped stdin hold
+# What -i and piped stdin hold: an object of named fields, or (softmax's scores) an array.
+JSON_DOCUMENT = _("a JSON object or array")
+NAMED_FIELDS = _("a JSON object of named fields, such as {example}")
 
 
 def read_text(path: str, stdin: IO[str] | None, option: str | None = "-i") -> tuple[str, str]:
@@ -200,10 +203,13 @@ def load_document(
         _refuse_weight_file(found)
         if found.endswith((".npy", ".npz")):
             return load_arrays(found)
+    # what the document is: an object of named fields, or the bare array of its one field
+    example = EXAMPLES_BY_FIELDS.get(required, EXAMPLE_DOCUMENT)
+    takes = Message(JSON_DOCUMENT) if bare_field else Message(NAMED_FIELDS, example=example)
     if path is not None:
         text, source = read_raw(path, stdin)
         if not text or text.isspace():  # (strip() would copy a 200 MB text to see it)
-            raise InputError(EMPTY, where=source, expected=Message(JSON_DOCUMENT))
+            raise InputError(EMPTY, where=source, expected=takes)
     elif read_stdin and stdin_is_piped(stdin):
         assert stdin is not None
         text, source = read_raw("-", stdin)
@@ -217,16 +223,7 @@ def load_document(
         return FiniteDocument(value) if finite else value
     if isinstance(value, list) and bare_field is not None:
         return {bare_field: value}
-    if isinstance(value, list):
-        raise InputError(
-            _(
-                "{source}: a bare array is ambiguous here; give an object with named fields, "
-                "e.g. {EXAMPLE_DOCUMENT}"
-            ),
-            source=source,
-            EXAMPLE_DOCUMENT=EXAMPLE_DOCUMENT,
-        )
-    raise InputError(WRONG, where=source, kind=kind_of(value), expected=Message(JSON_DOCUMENT))
+    raise InputError(WRONG, where=source, kind=kind_of(value), expected=takes)
 
 
 def _refuse_weight_file(path: str) -> None:
