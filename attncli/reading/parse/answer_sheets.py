@@ -74,6 +74,9 @@ FIELDS: dict[str, tuple[Callable[[Any], Any], Message | None, bool]] = {
     "step": (_text, Message(_("a step's name, in quotes")), True),
     "token": (_text, Message(_("a word, in quotes")), False),  # '' for the total, the output
     "answer": (_as_text, Message(_("an answer: a number, a list of numbers or text")), False),
+    "answers": (lambda items: items if isinstance(items, list)
+                and all(isinstance(item, dict) for item in items) else None,
+                Message(_("a list of blanks, each with its step, token and answer")), True),
 }  # fmt: skip
 SHEET_FIELDS = ("seed", "sheet", "size", "dim", "lang")
 
@@ -251,12 +254,7 @@ def _from_json(path: str, text: str) -> AnswerFile:
             path=path,
             key=FORMAT_KEY,
         )
-    answers = document.get("answers")
-    if not isinstance(answers, list) or not all(isinstance(item, dict) for item in answers):
-        raise InputError(
-            _("{path}: answers is to be a list of blanks, each {{step, token, answer}}"),
-            path=path,
-        )
+    answers = _field(document, "answers", path)
     rows = [_row(item, f"{path}: answers[{number}]") for number, item in enumerate(answers, 1)]
     sheet = {name: str(document[name]) for name in SHEET_FIELDS if document.get(name) is not None}
     return _answer_file(path, _field(document, "student", path), sheet, rows, path)

@@ -77,13 +77,12 @@ def read_attn_mask(value: Any) -> np.ndarray:
 
     field, hint = "attn_mask", Message(ATTN_MASK_CELLS)
     array = _grid_of_cells(_cells(value, field), field, Message(ATTN_MASK_GRID))
+    if hasattr(value, "dtype"):  # an array of integers, of text: torch takes neither
+        _dtype(array, field, "bf", Message(ATTN_MASK_DTYPES))
     if array.dtype.kind == "b":
         return array
     if array.dtype.kind == "f":
         return floats(array, field, hint)
-    if hasattr(value, "dtype"):  # an array of integers, of text: torch takes neither
-        expected = Message(ATTN_MASK_DTYPES)
-        raise InputError(HOLDS, field=field, dtype=str(array.dtype), expected=expected)
     cells = array.ravel().tolist()
     if all(isinstance(cell, bool) for cell in cells):
         return array.astype(bool)
@@ -111,6 +110,7 @@ def booleans(array: np.ndarray, field: str, hint: Message) -> np.ndarray:
     import numpy as np
 
     _grid_of_cells(array, field, hint)
+    _dtype(array, field, "biufO", hint)
     if array.dtype.kind == "b":
         return array
     if array.dtype.kind in "iuf":
@@ -119,15 +119,20 @@ def booleans(array: np.ndarray, field: str, hint: Message) -> np.ndarray:
             return array.astype(bool)
         index = tuple(bad[0])
         kind: Any = f"{array[index].item()!r} ({array.dtype})"
-    elif array.dtype.kind == "O":
+    else:  # a document's cells
         cells = array.ravel().tolist()
         wrong = [i for i, cell in enumerate(cells) if not _zero_or_one(cell)]
         if not wrong:
             return np.array([bool(cell) for cell in cells], dtype=bool).reshape(array.shape)
         index, kind = np.unravel_index(wrong[0], array.shape), kind_of(cells[wrong[0]])
-    else:
-        raise InputError(HOLDS, field=field, dtype=str(array.dtype), expected=hint)
     raise InputError(WRONG, where=_cell_at(field, index), kind=kind, expected=hint)
+
+
+def _dtype(array: np.ndarray, field: str, kinds: str, expected: Message) -> None:
+    """A mask's array holds cells of one of the dtype `kinds` its sense takes (numpy's
+    kind letters: b bool, f float…); another dtype is refused, with what it takes."""
+    if array.dtype.kind not in kinds:
+        raise InputError(HOLDS, field=field, dtype=str(array.dtype), expected=expected)
 
 
 def _cells(value: Any, field: str) -> np.ndarray:

@@ -92,13 +92,16 @@ def parse_tokens(value: Any, source: str = "tokens") -> list[str]:
     """Token labels: a JSON list of strings, or 'a,b,c' from an option."""
     if isinstance(value, str):
         value = [valid_text(part.strip()) for part in value.split(",")]
-    if not isinstance(value, list) or not value:
-        raise InputError(WRONG, where=source, kind=kind_of(value),
-                         expected=Message(_("a non-empty list of token names")))  # fmt: skip
-    for position, token in enumerate(value, 1):
-        if not isinstance(token, str):
-            raise InputError(WRONG, where=_where(source, None, position), kind=kind_of(token),
-                             expected=Message(_("a string")))  # fmt: skip
+    tokens = value if isinstance(value, list) and value else [value]
+    wrong = next((i for i, token in enumerate(tokens, 1) if not isinstance(token, str)), None)
+    if wrong is not None:
+        whole = tokens is not value  # not a list, or an empty one
+        raise InputError(
+            WRONG,
+            where=source if whole else _where(source, None, wrong),
+            kind=kind_of(value if whole else tokens[wrong - 1]),
+            expected=Message(_("a non-empty list of token names") if whole else _("a string")),
+        )
     return list(value)
 
 

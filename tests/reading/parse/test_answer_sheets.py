@@ -88,6 +88,12 @@ def test_a_json_number_where_a_name_goes_is_refused_and_a_blank_left_is_empty(tm
         read_answer_file(path)
     told(caught.value, InputError, WRONG, where=f"{path}: answers[1]: step",
          kind=("{value}", {"value": "2"}), expected=("a step's name, in quotes", {}))  # fmt: skip
+    for answers in ("1, 2", [1, 2]):
+        path = _json(tmp_path, answers=answers)
+        with pytest.raises(InputError) as caught:
+            read_answer_file(path)
+        told(caught.value, InputError, WRONG, where=f"{path}: answers",
+             expected=("a list of blanks, each with its step, token and answer", {}))  # fmt: skip
     path = _json(tmp_path, answers=[{"step": "score", "answer": None}])
     assert read_answer_file(path).rows[0].answer == read_answer_file(path).rows[0].token == ""
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from attncli.errors import InputError
-from attncli.reading.parse.values import to_batch, to_matrix, to_vector
+from attncli.reading.parse.values import parse_tokens, to_batch, to_matrix, to_vector
 from tests.meaning import EMPTY, WRONG, told
 
 VECTOR = ("one vector such as [1, 0]", {})
@@ -50,3 +50,19 @@ def test_an_empty_value_is_refused_by_what_its_place_holds(read, value, where, e
     with pytest.raises(InputError) as caught:
         read(value, "keys")
     told(caught.value, InputError, EMPTY, where=where, expected=(expected, {}))
+
+
+@pytest.mark.parametrize(
+    ("value", "where", "kind", "expected"),
+    [([], "tokens", ("a list", {}), "a non-empty list of token names"),
+     ({"el": 1}, "tokens", ("an object", {}), "a non-empty list of token names"),
+     (["el", 3], ("{field}, item {item}", {"field": "tokens", "item": 2}),
+      ("{value}", {"value": "3"}), "a string")],
+)  # fmt: skip
+def test_tokens_are_a_list_of_names_and_the_first_that_is_not_is_named(
+    value, where, kind, expected
+):
+    with pytest.raises(InputError) as caught:
+        parse_tokens(value)
+    told(caught.value, InputError, WRONG, where=where, kind=kind, expected=(expected, {}))
+    assert parse_tokens(" el, tren") == ["el", "tren"]
