@@ -17,6 +17,7 @@ from attncli.reading.parse.values import (
     HOLDS,
     TOO_LARGE,
     WRONG,
+    _minus_infinity,
     cell_text,
     kind_of,
     number_at,
@@ -195,7 +196,9 @@ def floats(array: np.ndarray, field: str, hint: Message) -> np.ndarray:
     else:
         cells = array.ravel().tolist()
         numbers = np.array([_float_cell(cell) for cell in cells], np.float64).reshape(array.shape)
-        marked = np.array([_minus_infinity(cell) for cell in cells], bool).reshape(array.shape)
+        marked = np.array([cell is None or _minus_infinity(cell) for cell in cells], bool).reshape(
+            array.shape
+        )
         bad = ~np.isfinite(numbers) & ~marked
     if not bad.any():
         return numbers
@@ -210,15 +213,10 @@ def floats(array: np.ndarray, field: str, hint: Message) -> np.ndarray:
     raise InputError(WRONG, where=where, kind=kind, expected=expected)
 
 
-def _minus_infinity(cell: object) -> bool:
-    """How a document writes -inf in a mask: -Infinity, or null."""
-    return cell is None or (isinstance(cell, JsonConstant) and cell.literal == "-Infinity")
-
-
 def _float_cell(cell: object) -> float:
     """A document's mask cell as a float: -Infinity and null as -inf, a number past
     float64 as ±inf, NaN for a cell that is no number (floats() says which)."""
-    if _minus_infinity(cell):
+    if cell is None or _minus_infinity(cell):
         return -math.inf
     if not isinstance(cell, (int, float)) or isinstance(cell, bool):
         return math.nan

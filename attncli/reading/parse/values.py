@@ -11,7 +11,7 @@ import json
 import math
 from typing import TYPE_CHECKING, Any
 
-from attncli.errors import LARGEST_WHOLE, InputError, ShapeError, count, required, shape_text
+from attncli.errors import LARGEST_WHOLE, InputError, ShapeError, count, shape_text
 from attncli.messages import Message, Setting, _
 from attncli.reading.parse.json_text import JsonConstant, valid_text
 
@@ -404,8 +404,3 @@ def to_vector_or_matrix(value: Any, field: Named, allow_masked: bool = False) ->
     if nested or (_is_array(value) and value.ndim == 2):
         return to_matrix(value, field, allow_masked)
     return to_vector(value, field, allow_masked)
-
-
-def require(document: Document, field: str, hint: Message) -> Any:
-    """A field that must be present, with a message on how to give it."""
-    return required(document.get(field), field, hint)

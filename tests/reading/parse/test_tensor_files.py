@@ -16,6 +16,10 @@ CUT_SHORT = (
     "{source}: the header says shape {tuple} ({claimed:,} bytes) but the file holds "
     "{total_bytes:,} bytes; the file is cut short or not written by numpy.save"
 )
+CORRUPT = (
+    "{path} could not be read ({reason}); the file may be truncated or corrupt: save it again "
+    "or download it again"
+)
 NOT_NUMPY = "{path}: not a .npy or .npz file (save arrays with numpy.save/savez)"
 
 
@@ -58,3 +62,17 @@ def test_an_archive_s_shapes_come_from_its_headers(tmp_path):
     tensors = open_tensors(str(path))
     assert tensors.shape("in_proj_weight") == (12, 4) and tensors.nbytes == 8 * (48 + 12)
     assert np.array_equal(tensors["in_proj_bias"], np.zeros(12))
+
+
+def test_a_safetensors_header_whose_offsets_disagree_with_a_shape_is_refused_on_opening(tmp_path):
+    """safe_open holds each tensor's offsets to its dtype and shape before any array is
+    mapped: a bfloat16 array, mapped by attn itself, is never read from such a header."""
+    import json
+    import struct
+
+    header = json.dumps({"w": {"dtype": "BF16", "shape": [2, 2], "data_offsets": [0, 6]}})
+    path = tmp_path / "w.safetensors"
+    path.write_bytes(struct.pack("<Q", len(header)) + header.encode() + bytes(6))
+    with pytest.raises(InputError) as caught:
+        open_tensors(str(path))
+    told(caught.value, InputError, CORRUPT, path=str(path))
