@@ -129,7 +129,8 @@ class AnswerFile:
 
 def read_answer_file(path: str) -> AnswerFile:
     """The answer file at `path`, .csv or .json, checked field by field."""
-    from attncli.reading.parse.sources import check_regular, read_text
+    from attncli.reading.parse.opening import check_regular
+    from attncli.reading.parse.sources import read_text
 
     suffix = Path(path).suffix.lower()
     if suffix not in (".csv", ".json"):
@@ -152,7 +153,8 @@ def _csv_text(path: str) -> str:
     a Spanish or English Excel saves 'CSV (comma delimited)' in, or UTF-16 where it starts
     with that byte-order mark; bytes none reads are refused by the UTF-8 reader's own
     line."""
-    from attncli.reading.parse.sources import decoded, read_raw
+    from attncli.reading.parse.opening import decoded
+    from attncli.reading.parse.sources import read_raw
 
     data, source = read_raw(path, None, None)
     if isinstance(data, bytes) and data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):

@@ -5,12 +5,9 @@ from __future__ import annotations
 import codecs
 import os
 import sys
-import zipfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import IO, Any
 
-from attncli.errors import PATH_SHOWN, AttnError, InputError, shown
+from attncli.errors import PATH_SHOWN, InputError, shown
 from attncli.limits import MAX_INPUT_BYTES, check_free_memory, too_large_input
 from attncli.messages import Message, _
 from attncli.reading.parse.json_text import (
@@ -20,6 +17,7 @@ from attncli.reading.parse.json_text import (
     parse_json,
     read_json,
 )
+from attncli.reading.parse.opening import check_regular, decoded, reading, unreadable  # noqa: F401
 from attncli.reading.parse.values import EMPTY, WRONG, Document, FiniteDocument, kind_of
 
 # What -i and piped stdin hold: an object of named fields, or (softmax's scores) an array.
@@ -63,20 +61,6 @@ def read_raw(
     return data.removeprefix(codecs.BOM_UTF8), path
 
 
-def decoded(data: bytes | str, source: str) -> str:
-    """read_raw()'s bytes as text: UTF-8, else one line saying so for `source`."""
-    if isinstance(data, str):
-        return data
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:  # a sentence, a corpus, a JSON document alike
-        raise InputError(
-            _("{source}: not UTF-8 text (byte {byte}); convert it, e.g. iconv -t UTF-8"),
-            source=shown(source, PATH_SHOWN),
-            byte=error.start + 1,
-        ) from None
-
-
 def _read_capped(file: IO[bytes], source: str, document: bool) -> bytes:
     """All of `file`, refused past MAX_INPUT_BYTES (-i /dev/zero must not fill memory);
     `document`: it is -i's JSON document, which .npy would hold in fewer bytes."""
@@ -84,81 +68,6 @@ def _read_capped(file: IO[bytes], source: str, document: bool) -> bytes:
     if len(data) > MAX_INPUT_BYTES:
         raise too_large_input(source, document)
     return data
-
-
-# What a library reading a file's bytes raises when they are not what it reads (numpy's
-# format module, zipfile, safetensors): the file is cut short or corrupt.
-LIBRARY_ERRORS: tuple[type[Exception], ...] = (ValueError, EOFError, zipfile.BadZipFile)
-
-
-@contextmanager
-def reading(
-    path: str, option: str | None = None, refused: tuple[type[Exception], ...] = LIBRARY_ERRORS
-) -> Iterator[None]:
-    """Where a file is opened and read, by attn or by a library (numpy, zipfile,
-    safetensors): what opening it said (no such file, a folder, no permission: _unopened,
-    `option` the one that gave the path), or a library's `refused` bytes (corrupt), said in
-    one line naming the file, once for every reader of files; attn's own refusals pass as
-    they are."""
-    from attncli.reading.parse.tensor_files import unreadable as corrupt
-
-    try:
-        yield
-    except AttnError:
-        raise
-    except OSError as error:
-        raise _unopened(path, error, option) from None
-    except refused as error:
-        raise corrupt(path, error) from None
-
-
-def check_regular(path: str) -> None:
-    """Refuse `path` when it is there and not a regular file (a pipe, a device, a folder):
-    a pipe no one writes would block the read forever, a device would never end; a path
-    that is not there (or a broken link) is left to the read to say. Said one way for a
-    model folder's files and a student's answer file."""
-    import stat
-
-    try:
-        regular = stat.S_ISREG(os.stat(path).st_mode)
-    except (OSError, ValueError):
-        return
-    if not regular:
-        raise InputError(
-            _("{path}: not a regular file (a pipe, a device or a folder); put the file there"),
-            path=shown(path, PATH_SHOWN),
-        )
-
-
-def _unopened(path: str, error: OSError, option: str | None) -> InputError:
-    """What an OSError opening or reading `path` says: no such file (with where to look, for
-    a path an option gave), a folder, no permission, or the system's own words."""
-    where = shown(path, PATH_SHOWN)
-    if isinstance(error, FileNotFoundError) and option is not None:
-        return InputError(
-            _(
-                "cannot read '{path}': no such file (check the path given to {option}; attn "
-                "samples lists the samples installed with attn)"
-            ),
-            path=where,
-            option=option,
-        )
-    if isinstance(error, FileNotFoundError):
-        return InputError(_("cannot read '{path}': no such file"), path=where)
-    if isinstance(error, IsADirectoryError) or os.path.isdir(path):  # Windows: PermissionError
-        return InputError(_("cannot read '{path}': it is a folder, not a file"), path=where)
-    if isinstance(error, PermissionError):
-        return InputError(_("cannot read '{path}': permission denied"), path=where)
-    return unreadable(path, error)
-
-
-def unreadable(path: str, error: OSError) -> InputError:
-    """A file the system could not open or read, with its reason (Permission denied)."""
-    return InputError(
-        _("cannot read '{path}': {value}"),
-        path=shown(path, PATH_SHOWN),
-        value=error.strerror or error,
-    )
 
 
 def json_file(path: str) -> Any:

@@ -18,6 +18,7 @@ the file.
 
 from __future__ import annotations
 
+import codecs
 import math
 import os
 import zipfile
@@ -26,8 +27,10 @@ from typing import IO, Any
 
 import numpy as np
 
-from attncli.errors import InputError, first_line, imported
+from attncli.errors import InputError, imported
 from attncli.messages import Message, _
+from attncli.reading.parse.opening import corrupt as unreadable  # noqa: F401 (models/tokens)
+from attncli.reading.parse.opening import decoded, reading
 
 PICKLE_SUFFIXES = (".pt", ".pth", ".bin", ".ckpt", ".pkl", ".pickle")
 SUFFIXES = (".safetensors", ".npz", ".npy", ".json")
@@ -157,8 +160,6 @@ class Tensors(Mapping[str, np.ndarray]):
     def _read(self, name: str, read: Any) -> np.ndarray:
         """What `read()` gives of the array `name`; an array the file holds but cannot give
         is one line naming it."""
-        from attncli.reading.parse.sources import reading
-
         with reading(f"{self.path}: {name}", refused=(ValueError, TypeError, RuntimeError)):
             return np.asarray(read())
 
@@ -240,19 +241,6 @@ class _Mapped:
         return bfloat16_to_float32(mapped) if entry["dtype"] == "BF16" else mapped
 
 
-def unreadable(path: str, error: BaseException | str) -> InputError:
-    """A file that a library could not read (a weight file, a tokenizer), with its reason."""
-    reason = error if isinstance(error, str) else first_line(error)
-    return InputError(
-        _(
-            "{path} could not be read ({reason}); the file may be truncated or corrupt: "
-            "save it again or download it again"
-        ),
-        path=path,
-        reason=reason,
-    )
-
-
 def open_tensors(path: str) -> Tensors:
     """The arrays of a .safetensors, .npz, .npy or .json file (a .npy holds one array,
     named by the file's stem); a pickle file is refused with the conversion to make."""
@@ -282,8 +270,6 @@ def open_tensors(path: str) -> Tensors:
 
 def open_safetensors(paths: list[str]) -> Tensors:
     """One safetensors file, or the shards of one checkpoint, as a single Tensors."""
-    from attncli.reading.parse.sources import reading
-
     safe_open = imported("safetensors", Message(_("reading .safetensors"))).safe_open
     shapes: dict[str, tuple[int, ...]] = {}
     sizes: dict[str, int] = {}
@@ -350,8 +336,6 @@ def open_safetensors(paths: list[str]) -> Tensors:
 def _open_numpy(path: str) -> Tensors:
     """A .npy file (one array, named by the file's stem) or an .npz archive: its shapes from
     the headers (numpy_headers), each array read when it is asked for."""
-    from attncli.reading.parse.sources import reading
-
     with reading(path):  # the headers' own refusals said as they are
         headers = numpy_headers(path)
         loaded = np.load(path, mmap_mode="r", allow_pickle=False)
@@ -368,10 +352,10 @@ def _open_json(path: str) -> Tensors:
     refused) and checked number by number as an -i document's fields are. A field that
     holds only text (tokens, a note) is no array: it is kept in `others`."""
     from attncli.reading.parse.json_text import parse_json
-    from attncli.reading.parse.sources import read_text
     from attncli.reading.parse.values import WRONG, kind_of, to_tensor
 
-    text, _source = read_text(path, None, None)  # what opening it said, bytes not UTF-8
+    with reading(path), open(path, "rb") as handle:  # what opening it said
+        text = decoded(handle.read().removeprefix(codecs.BOM_UTF8), path)
     document = parse_json(
         text,
         path,

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from attncli.errors import InputError
-from attncli.reading.parse import sources
+from attncli.reading.parse import opening
 from attncli.reading.parse.answer_sheets import read_answer_file
 from tests.meaning import WRONG, told
 
@@ -105,7 +105,7 @@ def test_an_answer_file_that_is_not_a_regular_file_is_refused_as_a_model_s_file_
         read_answer_file(str(folder))
     told(caught.value, InputError, NOT_REGULAR, path=str(folder))
     with pytest.raises(InputError) as caught:
-        sources.check_regular(str(folder))
+        opening.check_regular(str(folder))
     told(caught.value, InputError, NOT_REGULAR, path=str(folder))
     missing = tmp_path / "leo.csv"
     with pytest.raises(InputError) as caught:
