@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from attncli.errors import InputError
 from attncli.messages import Message, _
 from attncli.reading.models.config_fields import config_json, wrong_value
-from attncli.reading.parse.sources import check_regular, unreadable
+from attncli.reading.parse.opening import check_regular, unreadable
 
 SAFETENSORS = "model.safetensors"
 INDEX = "model.safetensors.index.json"

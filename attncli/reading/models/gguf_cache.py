@@ -34,7 +34,7 @@ from typing import Any
 
 from attncli.errors import InputError, first_line
 from attncli.messages import Message, _
-from attncli.reading.parse.sources import unreadable
+from attncli.reading.parse.opening import unreadable
 
 # the conversion's version: a new one converts every file again (2: Gemma 3 27B's
 # query_pre_attn_scalar is hidden_size ÷ heads, as llama.cpp scales it, not the head size)

@@ -49,7 +49,7 @@ from attncli.reading.models.checkpoint import expect_shape, needed
 from attncli.reading.models.config_fields import epsilon, held, number, one_of, whole
 from attncli.reading.models.gguf_rope import ROPE_FREQS, rope_freqs
 from attncli.reading.models.rope_config import NOT_COMPUTED, PARTIAL
-from attncli.reading.parse.sources import unreadable
+from attncli.reading.parse.opening import unreadable
 
 MAGIC = b"GGUF"
 # general.architecture -> the model_type attn computes it as. Mistral's files say llama.

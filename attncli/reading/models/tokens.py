@@ -192,12 +192,12 @@ def load_tokenizer(folder: str, model_type: str, positions: int) -> ModelTokeniz
 def _read(path: str, reader: Callable[[], Any]) -> Any:
     """What `reader` reads of the file at `path` with the tokenizers package; a file it
     cannot read is refused with the package's reason."""
-    from attncli.reading.parse.tensor_files import unreadable
+    from attncli.reading.parse.opening import corrupt
 
     try:
         return reader()
     except Exception as error:  # the package's own exception
-        raise unreadable(path, first_line(error, 120)) from None
+        raise corrupt(path, first_line(error, 120)) from None
 
 
 def _check_post_processor(processor: Any, path: str) -> None:

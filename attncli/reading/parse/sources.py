@@ -17,7 +17,7 @@ from attncli.reading.parse.json_text import (
     parse_json,
     read_json,
 )
-from attncli.reading.parse.opening import check_regular, decoded, reading, unreadable  # noqa: F401
+from attncli.reading.parse.opening import decoded, reading
 from attncli.reading.parse.values import EMPTY, WRONG, Document, FiniteDocument, kind_of
 
 # What -i and piped stdin hold: an object of named fields, or (softmax's scores) an array.

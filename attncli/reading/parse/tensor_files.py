@@ -29,7 +29,6 @@ import numpy as np
 
 from attncli.errors import InputError, imported
 from attncli.messages import Message, _
-from attncli.reading.parse.opening import corrupt as unreadable  # noqa: F401 (models/tokens)
 from attncli.reading.parse.opening import decoded, reading
 
 PICKLE_SUFFIXES = (".pt", ".pth", ".bin", ".ckpt", ".pkl", ".pickle")
