@@ -6,6 +6,7 @@ rule torch documents for scaled_dot_product_attention's attn_mask."""
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pytest
@@ -237,15 +238,17 @@ def test_a_float_key_padding_mask_in_json(run, run_json):
          kind=("{value}", {"value": "NaN"}),
          expected=("numbers added to the key's scores in a float key_padding_mask (-Infinity or "
                    "null for padding)", {}))  # fmt: skip
-    big = run("selfattn", input=f'{{"x": {json.dumps(x)}, "key_padding_mask": [0.0, -1e400, 0]}}')
+    big = run("selfattn", input=f'{{"x": {json.dumps(x)}, "key_padding_mask": [0.0, 1e400, 0]}}')
     assert big.exit_code == 2
     told(big.error, InputError, WRONG, where=(NUMBER_AT, {"field": "key_padding_mask",
          "cell": "(2)"}), kind=TOO_LARGE, expected=PAST_FLOAT64)  # fmt: skip
 
 
-def test_minus_1e400_is_refused_and_minus_infinity_read(run):
+def test_1e400_is_refused_and_minus_infinity_read_in_every_spelling(run):
+    """-Infinity, null and -1e400 (a float past float64, -inf as torch reads it) mask the
+    cell, as in a score; 1e400 is refused."""
     x = json.dumps(np.eye(2).tolist())
-    big = run("selfattn", input=f'{{"x": {x}, "attn_mask": [[0, -1e400], [0, 0]]}}')
+    big = run("selfattn", input=f'{{"x": {x}, "attn_mask": [[0, 1e400], [0, 0]]}}')
     assert big.exit_code == 2 and big.stdout == "" and big.stderr.count("\n") == 1
     told(
         big.error,
@@ -256,10 +259,21 @@ def test_minus_1e400_is_refused_and_minus_infinity_read(run):
         expected=PAST_FLOAT64,
     )  # it says to write -Infinity or null
     assert big.stderr == f"attn: error: {big.error.message('en')}\n"
-    for spelling in ("-Infinity", "null"):
+    for spelling in ("-Infinity", "null", "-1e400"):
         text = f'{{"x": {x}, "attn_mask": [[0, {spelling}], [0, 0]]}}'
         fine = run("selfattn", "--json", input=text)
         assert fine.exit_code == 0 and json.loads(fine.stdout)["weights"][0][1] == 0.0
+
+
+def test_python_s_minus_inf_masks_a_cell_of_a_float_mask():
+    """torch's float masks write -inf where a query may not look; from Python it is read
+    as the document's -Infinity is."""
+    x = np.eye(2).tolist()
+    for mask in ([[0.0, -math.inf], [0.0, 0.0]], [[0.0, None], [0.0, 0.0]]):
+        assert attn.selfattn(x=x, attn_mask=mask).weights[0][1] == 0.0
+    with pytest.raises(InputError) as caught:
+        attn.selfattn(x=x, attn_mask=[[0.0, math.inf], [0.0, 0.0]])
+    assert caught.value.fields["where"].fields == {"field": "attn_mask", "cell": "(1, 2)"}
 
 
 def test_an_all_zero_int_attn_mask_says_why_it_is_ambiguous(run):

@@ -185,21 +185,17 @@ PAST_FLOAT64 = _(
 
 def floats(array: np.ndarray, field: str, hint: Message) -> np.ndarray:
     """A float mask as float64, -inf where a query may not look: an array's floats as they
-    are, a document's cells read (-Infinity and null as -inf; ±inf from a number there is
-    one past float64, -1e400). The first cell that is no number (`hint`: what the mask
-    holds), past float64, NaN or +inf is refused, naming it."""
+    are, a document's cells read (-Infinity, null and Python's -inf as -inf, as
+    values._number reads a masked score). The first cell that is no number (`hint`: what
+    the mask holds), a whole number past float64, NaN or +inf is refused, naming it."""
     import numpy as np
 
     if array.dtype.kind == "f":
         numbers = array.astype(np.float64)
-        bad = np.isnan(numbers) | np.isposinf(numbers)
     else:
         cells = array.ravel().tolist()
         numbers = np.array([_float_cell(cell) for cell in cells], np.float64).reshape(array.shape)
-        marked = np.array([cell is None or _minus_infinity(cell) for cell in cells], bool).reshape(
-            array.shape
-        )
-        bad = ~np.isfinite(numbers) & ~marked
+    bad = np.isnan(numbers) | np.isposinf(numbers)
     if not bad.any():
         return numbers
     at = tuple(np.argwhere(bad)[0])
@@ -214,8 +210,8 @@ def floats(array: np.ndarray, field: str, hint: Message) -> np.ndarray:
 
 
 def _float_cell(cell: object) -> float:
-    """A document's mask cell as a float: -Infinity and null as -inf, a number past
-    float64 as ±inf, NaN for a cell that is no number (floats() says which)."""
+    """A document's mask cell as a float: -Infinity and null as -inf, a whole number past
+    float64 as +inf, NaN for a cell that is no number (floats() says which)."""
     if cell is None or _minus_infinity(cell):
         return -math.inf
     if not isinstance(cell, (int, float)) or isinstance(cell, bool):
