@@ -4,7 +4,7 @@ reading the model."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -66,14 +66,11 @@ TARGET = Setting("target", option="--to")
 def _in_range(value: int | None, total: int, name: str, what: Message) -> None:
     """`value` (the setting `name`, 1-based) within the model's `total`: --layer 9 on the
     command line, layer=9 in Python."""
-    if value is not None and not 1 <= value <= total:
-        raise OptionError(
-            _("{option} is out of range: the model has {total} {what} (1 to {total})"),
-            option=Setting(name, value),
-            value=value,
-            total=total,
-            what=what,
-        )
+    if value is not None:
+        from attncli.results.rows import check_pick
+
+        there = Message(_("the model has {total} {what}"), total=total, what=what)
+        check_pick(Setting(name, value), value, total, there)
 
 
 def seeded_settings(
@@ -82,26 +79,46 @@ def seeded_settings(
     """The seeded layer's settings, `given` as `function`'s keywords (their names checked);
     beside a pretrained `model`, which takes none of them, the first given is refused, and
     without one, `picks` given (what picks from a model: layer=, words=)."""
-    from attncli.layer import not_with_model, settings_from_keywords
+    from attncli.layer import settings_from_keywords
 
-    if model is None and any(value not in (None, False) for value in picks.values()):
-        raise OptionError(_("layer= and words= pick from a pretrained model; add model="))
+    refuse_model_mismatch(model, picks)
     settings = settings_from_keywords(function, **given)
-    if model is not None and given:
-        raise not_with_model(next(iter(given)))
+    refuse_model_mismatch(model, {}, list(given))
     return settings
+
+
+# what a pick from a model's layers needs, on the command line with an example
+MODEL_NEEDED = OnSurface(Message(_("--model M (e.g. --model all-MiniLM-L6-v2)")),
+                         Setting("model", metavar="M"))  # fmt: skip
+
+
+def refuse_model_mismatch(
+    model: object, picks: Mapping[str, Any], given: Sequence[Any] = ()
+) -> None:
+    """The one check of a pretrained model against the seeded layer, for every command and
+    function that takes both: without a `model` (None), the first of `picks` given (layer=,
+    head=, words=: what picks from a model's layers; --layer 2 on the command line) is
+    refused; with one, which takes none of the seeded layer's inputs, settings or weights,
+    the first of `given` (a keyword, or an option as the command line spelled it)."""
+    if model is None:
+        picked = [Setting(name, value) for name, value in picks.items()
+                  if value is not None and value is not False]  # fmt: skip
+        if picked:
+            raise OptionError(_("{option} picks from a pretrained model's layers; add {model}"),
+                              option=picked[0], model=MODEL_NEEDED)  # fmt: skip
+    elif given:
+        from attncli.layer import not_with_model
+
+        raise not_with_model(given[0])
 
 
 def check_head(head: int, heads: int) -> None:
     """`head` (1-based) one of a seeded or given layer's `heads` (1 for a layer without
     heads: head=2 of it is refused too, never ignored)."""
-    if not 1 <= head <= heads:
-        raise OptionError(
-            _("{head} is out of range: the layer has {heads} (1 to {total})"),
-            head=Setting("head", head),
-            heads=count(heads, "head"),
-            total=heads,
-        )
+    from attncli.results.rows import check_pick
+
+    there = Message(_("the layer has {heads}"), heads=count(heads, "head"))
+    check_pick(Setting("head", head), head, heads, there)
 
 
 # the special tokens a model's tokenizer adds: BERT's, RoBERTa's, Llama 2's and Mistral's,

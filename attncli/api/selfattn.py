@@ -12,9 +12,7 @@ import numpy as np
 from attncli.api.calculator import ArrayLike, check_finite, plain
 from attncli.api.keywords import MODEL, OWN_READER, keywords
 from attncli.api.selfattn_backward import selfattn_backward
-from attncli.errors import OptionError
 from attncli.layer import settings_from_keywords
-from attncli.messages import _
 from attncli.reading.parse.layer_inputs import LayerInputs
 from attncli.results.selfattn import SelfAttnResult
 
@@ -128,15 +126,12 @@ def _model_layer(
 ) -> SelfAttnResult:
     """selfattn(model=…): a pretrained model's layer, which takes none of the seeded layer's
     inputs, settings or weights; layer=, head= and words= are refused without a model."""
-    if model is None:
-        raise OptionError(_("layer=, head= and words= pick from a pretrained model; add model="))
+    from attncli.api.model import model_selfattn, refuse_model_mismatch
+
     given = [*inputs.given(), *settings.changed()]
     given += [name for name, value in (("weights", weights), ("prefix", prefix)) if value]
-    if given:
-        from attncli.layer import not_with_model
-
-        raise not_with_model(given[0])
-    from attncli.api.model import model_selfattn
+    refuse_model_mismatch(model, {"layer": layer, "head": head, "words": words}, given)
+    assert model is not None  # a pick without one is refused
 
     return model_selfattn(sentence, model, layer=layer, head=head, words=words)
 

@@ -77,18 +77,13 @@ def check_options(
         raise InputError(_("give a sentence or -i FILE, not both"))
     if input_path == "-":
         raise InputError(_("-i -: the explorer's standard input is the keyboard; give a file"))
-    model = sizes.get("model")
-    if model is None and (sizes.get("layer") is not None or sizes.get("words")):
-        raise InputError(_("--layer and --words pick from a pretrained model; add --model M"))
-    if model is not None:
-        seeded = [f"--{name.replace('_', '-')}" for name in SEEDED_SIZES if sizes.get(name)]
-        flags = {"projections": "--no-proj", "scale": "--no-scale", "causal": "--causal"}
-        seeded += [flags[name] for name, on in switches.items() if on != (name != "causal")]
-        if seeded or input_path is not None:
-            given = seeded[0] if seeded else "-i"
-            from attncli.layer import not_with_model
+    from attncli.api.model import refuse_model_mismatch
 
-            raise not_with_model(given)
+    seeded = [f"--{name.replace('_', '-')}" for name in SEEDED_SIZES if sizes.get(name)]
+    flags = {"projections": "--no-proj", "scale": "--no-scale", "causal": "--causal"}
+    seeded += [flags[name] for name, on in switches.items() if on != (name != "causal")]
+    picks = {"layer": sizes.get("layer"), "words": sizes.get("words") or None}
+    refuse_model_mismatch(sizes.get("model"), picks, seeded + ["-i"] * (input_path is not None))
 
 
 def launch(*arguments: Any) -> None:

@@ -3,9 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from attncli.errors import InputError, shown
-from attncli.messages import Setting, _, typed
+from attncli.errors import InputError, OptionError, shown
+from attncli.messages import Message, Setting, _, typed
+
+
+def check_pick(named: Any, number: int, total: int, there: Message) -> None:
+    """A 1-based pick among `total` (a row, a head, a layer, a batch's sequence, a training
+    run's iteration): `number` from 1 to `total`, else one line naming the pick as its
+    surface spells it (`named`: `--layer 9`, `layer=9`) and saying what `there` is."""
+    if not 1 <= number <= total:
+        raise OptionError(_("{option} is out of range: {there} (1 to {total})"), option=named,
+                          there=there, total=total)  # fmt: skip
 
 
 def pick_row(row_labels: Sequence[str], row: int | None, token: str | None) -> int:
@@ -20,12 +30,8 @@ def pick_row(row_labels: Sequence[str], row: int | None, token: str | None) -> i
     if token is not None:
         return _token_row(list(row_labels), token)
     if row is not None:
-        if not 1 <= row <= total:
-            raise InputError(
-                _("{row} is out of range: there are {total} rows (1 to {total})"),
-                row=Setting("row", row),
-                total=total,
-            )
+        rows = Message(_("there are {total} rows"), total=total)
+        check_pick(Setting("row", row), row, total, rows)
         return row - 1
     return total - 1
 

@@ -118,7 +118,8 @@ class SelfAttnResult(Result):
 
         from attncli.core.selfattn import Attention
         from attncli.errors import InputError
-        from attncli.messages import _
+        from attncli.messages import Message, _
+        from attncli.results.rows import check_pick
 
         total = self.batch or 1
         if self.batch is None and number == 1:
@@ -131,12 +132,8 @@ class SelfAttnResult(Result):
                 ),
                 number=number,
             )
-        if not 1 <= number <= total:
-            raise InputError(
-                _("sequence {number} is out of range: the batch has {total} (1 to {total})"),
-                number=number,
-                total=total,
-            )
+        check_pick(Message(_("sequence {number}"), number=number), number, total,
+                   Message(_("the batch has {total}"), total=total))  # fmt: skip
         run, index = self.attention, number - 1
         parts = {
             name: getattr(run, name)[index] if getattr(run, name).size else getattr(run, name)
@@ -334,19 +331,15 @@ class SelfAttnResult(Result):
     def head(self, number: int) -> tuple[np.ndarray, ...]:
         """Q, K, V, scores and weights of head `number` (1-based; 1 is the only one without
         heads)."""
-        from attncli.errors import InputError
-        from attncli.messages import Setting, _
+        from attncli.messages import Message, Setting, _
+        from attncli.results.rows import check_pick
 
         arrays = (self.queries, self.keys, self.values, self.scores, self.weights)
         if self.heads is None and number == 1:
             return arrays
         total = self.heads or 1
-        if not 1 <= number <= total:
-            raise InputError(
-                _("{head} is out of range: there are {total} heads (1 to {total})"),
-                head=Setting("head", number),
-                total=total,
-            )
+        check_pick(Setting("head", number), number, total,
+                   Message(_("there are {total} heads"), total=total))  # fmt: skip
         return tuple(array[number - 1] for array in arrays)
 
     def relative_check(self, head: int = 1) -> RelativeCheck:

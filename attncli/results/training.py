@@ -162,7 +162,8 @@ class TrainResult(Result):
         from attncli.core import training as core
         from attncli.errors import OptionError
         from attncli.explain.training import explain_iteration
-        from attncli.messages import _
+        from attncli.messages import Message, Setting, _
+        from attncli.results.rows import check_pick
 
         at = 1 if at is None else at
         if self.heads is not None or self.sentences > 1:
@@ -173,13 +174,8 @@ class TrainResult(Result):
                 ),
                 option="--heads" if self.heads is not None else "--corpus",
             )
-        if not 1 <= at <= max(self.done, 1):
-            raise OptionError(
-                _("--at {at}: the run made {done} iterations; choose 1 to {most}"),
-                at=at,
-                done=self.done,
-                most=max(self.done, 1),
-            )
+        made = Message(_("the run made {done} iterations"), done=self.done)
+        check_pick(Setting("at", at), at, max(self.done, 1), made)
         example = core.Example(self.x, self.wanted_cells, self.allowed)
         divisor = None if self.scale else 1.0
         start = core.Optimizer(self.optimizer, self.lr)

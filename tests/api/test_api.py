@@ -124,14 +124,15 @@ def test_steps_are_the_data_the_cli_renders(run):
     np.testing.assert_allclose(steps.output, m.output)
     grid = attn.softmax([[1, 2], [3, 4]], tokens=["a", "b"])
     assert grid.steps(token="a")[0].row_label == "a"
-    with pytest.raises(attn.InputError) as caught:
+    with pytest.raises(attn.OptionError) as caught:
         grid.steps(row=3)
     told(
         caught.value,
-        attn.InputError,
-        "{row} is out of range: there are {total} rows (1 to {total})",
+        attn.OptionError,
+        "{option} is out of range: {there} (1 to {total})",
         "python",
-        row="row=3",
+        option="row=3",
+        there=("there are {total} rows", {"total": 2}),
         total=2,
     )
 

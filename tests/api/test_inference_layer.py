@@ -113,9 +113,15 @@ def test_the_ledger_refuses_what_it_does_not_replay():
          causal="causal=True")  # fmt: skip
     with pytest.raises(OptionError) as caught:
         attn.kv_cache(attn.selfattn(sentence=LESSON, causal=True, heads=2), head=3)
-    told(caught.value, OptionError,
-         "{head} is out of range: the layer has {heads} (1 to {total})",
-         "python", head="head=3", heads=("{count} head", {"count": 2}), total=2)  # fmt: skip
+    told(
+        caught.value,
+        OptionError,
+        "{option} is out of range: {there} (1 to {total})",
+        "python",
+        option="head=3",
+        there=("the layer has {heads}", {"heads": ("{count} head", {"count": 2})}),
+        total=2,
+    )
     with pytest.raises(OptionError) as caught:
         attn.kv_cache(attn.selfattn(sentence=LESSON, context="el tren", causal=True))
     told(caught.value, OptionError,

@@ -87,8 +87,13 @@ def test_refusals(run, models):
     refused(run("rollout", SENTENCE, "--model", model, "--layer", "1", "--steps"), OptionError,
             "{steps} writes a cell of two layers' product; {layer} has one layer (give 2 or more)",
             layer="--layer 1")  # fmt: skip
-    refused(run("rollout", SENTENCE, "--model", model, "--layer", "3"), OptionError,
-            "{option} is out of range: the model has {total} {what} (1 to {total})",
-            option="--layer 3", value=3, total=2)  # fmt: skip
+    refused(
+        run("rollout", SENTENCE, "--model", model, "--layer", "3"),
+        OptionError,
+        "{option} is out of range: {there} (1 to {total})",
+        option="--layer 3",
+        total=2,
+        there=("the model has {total} {what}", {"total": 2, "what": ("layers", {})}),
+    )
     refused(run("rollout", SENTENCE, "--model", model, "--steps", "--to", "nothing"), InputError,
             NOT_A_TOKEN, option="--to 'nothing'", token="nothing")  # fmt: skip

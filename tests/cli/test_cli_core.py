@@ -636,9 +636,9 @@ def _fails(result, *fragments):
         (
             ["score", "-i", str(SAMPLES / "tren-grid.json"), "--steps", "--row", "9"],
             None,
-            InputError,
-            "{row} is out of range: there are {total} rows (1 to {total})",
-            {"row": "--row 9", "total": 3},
+            OptionError,
+            "{option} is out of range: {there} (1 to {total})",
+            {"option": "--row 9", "there": ("there are {total} rows", {"total": 3})},
         ),
         (
             ["score", "-i", str(SAMPLES / "tren-grid.json"), "--steps", "--token", "coche"],

@@ -174,8 +174,9 @@ def test_a_head_past_a_one_head_layer_is_refused_by_tiles_as_by_the_cache(run):
         result = run("selfattn", "el tren va lleno", "--causal", *view, "--head", "2")
         assert result.exit_code == 2 and result.stdout == ""
         told(result.error, OptionError,
-             "{head} is out of range: the layer has {heads} (1 to {total})",
-             head="--head 2", heads=("{count} head", {"count": 1}), total=1)  # fmt: skip
+             "{option} is out of range: {there} (1 to {total})", option="--head 2",
+             there=("the layer has {heads}", {"heads": ("{count} head", {"count": 1})}),
+             total=1)  # fmt: skip
 
 
 def test_alibi_is_named_where_the_replays_leave_it_out(run):

@@ -339,7 +339,9 @@ def test_the_python_api_returns_the_same_results(tiny):
         attn.selfattn(SENTENCE, model=str(tiny / "bert"), d_model=4)
     with pytest.raises(attn.OptionError) as caught:
         attn.selfattn(SENTENCE, layer=1)
-    assert caught.value.msgid == "layer=, head= and words= pick from a pretrained model; add model="
+    told(caught.value, attn.OptionError,
+         "{option} picks from a pretrained model's layers; add {model}", "python",
+         option="layer=1", model="model=M")  # fmt: skip
 
 
 def test_a_model_run_loads_the_model_packages_and_a_seeded_one_does_not():

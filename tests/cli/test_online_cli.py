@@ -123,7 +123,8 @@ def test_online_row_picks_the_row_whose_blocks_are_shown_and_a_missing_row_is_re
         assert refused.exit_code == 2 and refused.stdout == ""
     missing = run("softmax", "2", "0", "1", "--online", "--row", "5", "--json")
     assert missing.exit_code == 2 and missing.stdout == ""
-    assert missing.error.msgid == "{row} is out of range: there are {total} rows (1 to {total})"
+    told(missing.error, OptionError, "{option} is out of range: {there} (1 to {total})",
+         option="--row 5", there=("there are {total} rows", {"total": 1}), total=1)  # fmt: skip
 
 
 def test_exercise_online_refuses_dim_it_would_ignore(run):

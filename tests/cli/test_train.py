@@ -204,8 +204,9 @@ ERRORS = [
      "{option} {why}; add {needed}", {"option": "--at 3", "needed": "--steps", "why": (
          "picks the iteration --steps works by hand", {"option": "--at 3"})}),
     (("train", HEADLINE, *WANT, "--steps", "--at", "400"), OptionError,
-     "--at {at}: the run made {done} iterations; choose 1 to {most}",
-     {"at": 400, "done": 300, "most": 300}),
+     "{option} is out of range: {there} (1 to {total})",
+     {"option": "--at 400", "there": ("the run made {done} iterations", {"done": 300}),
+      "total": 300}),
     (("train", HEADLINE, *WANT, "--steps", "--heads", "2"), OptionError,
      "--steps works one iteration of one sentence with one head; drop {option} (or train the "
      "sentence alone)", {"option": "--heads"}),

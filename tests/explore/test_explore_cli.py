@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("textual")
 
 import attncli as attn
-from attncli.errors import AttnError, InputError, OptionError
+from attncli.errors import AttnError, OptionError
 from attncli.explore.launch import prepare
 from tests.conftest import SAMPLES
 from tests.explore_screen import run_app
@@ -44,7 +44,8 @@ def test_off_a_terminal_it_is_one_line_and_nothing_on_stdout(run):
     )
 
 
-PICKS = "--layer and --words pick from a pretrained model; add --model M"
+PICKS = "{option} picks from a pretrained model's layers; add {model}"
+MODEL_NEEDED = ("--model M (e.g. --model all-MiniLM-L6-v2)", {})
 SEEDED = (
     "{name} shapes the seeded layer and does not apply with {model}, whose tokenizer, sizes and "
     "weights are the model's own; leave it out"
@@ -54,8 +55,9 @@ SEEDED = (
 @pytest.mark.parametrize(
     ("args", "kind", "msgid", "fields"),
     [
-        (("--layer", "2", "el tren"), InputError, PICKS, {}),
-        (("--words", "el tren"), InputError, PICKS, {}),
+        (("--layer", "2", "el tren"), OptionError, PICKS,
+         {"option": "--layer 2", "model": MODEL_NEEDED}),
+        (("--words", "el tren"), OptionError, PICKS, {"option": "--words", "model": MODEL_NEEDED}),
         (("--model", "all-MiniLM-L6-v2", "--causal", "x"), OptionError, SEEDED,
          {"name": "--causal", "model": "--model"}),
         (("--model", "all-MiniLM-L6-v2", "-i", str(SAMPLES / "tren.json")), OptionError, SEEDED,

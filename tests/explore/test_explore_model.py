@@ -9,10 +9,11 @@ import pytest
 pytest.importorskip("textual")
 
 import attncli as attn
-from attncli.errors import AttnError
+from attncli.errors import AttnError, OptionError
 from attncli.explore.launch import prepare
 from attncli.explore.state import valid
 from tests.explore_screen import expected_cells, grid_cells, region_lines, run_app
+from tests.meaning import told
 
 DEMO = "all-MiniLM-L6-v2"
 SENTENCE = "the keys to the cabinet are on the table"
@@ -97,7 +98,8 @@ def test_seeded_options_with_a_model_are_refused(sizes, switches, message):
 def test_layer_without_a_model_is_refused():
     with pytest.raises(AttnError) as raised:
         prepare(SENTENCE, None, {"layer": 2}, {})
-    assert raised.value.msgid == "--layer and --words pick from a pretrained model; add --model M"
+    told(raised.value, OptionError, "{option} picks from a pretrained model's layers; add {model}",
+         option="--layer 2")  # fmt: skip
 
 
 def test_the_words_panel_works_the_merge_with_the_heads_own_weights():

@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pytest
 
-from attncli.errors import InputError
+from attncli.errors import InputError, OptionError
 from tests.meaning import said_in_spanish, told
 
 
@@ -76,7 +76,7 @@ def test_item_of_one_sequence_is_refused_in_one_line(run, tmp_path, lang):
 def test_item_beyond_the_batch_is_refused_in_one_line(run, batch):
     result = run("selfattn", "-i", batch, "--item", "4")
     assert result.exit_code == 2 and result.stdout == ""
-    told(result.error, InputError,
-         "sequence {number} is out of range: the batch has {total} (1 to {total})",
-         number=4, total=3)  # fmt: skip
+    told(result.error, OptionError, "{option} is out of range: {there} (1 to {total})",
+         option=("sequence {number}", {"number": 4}),
+         there=("the batch has {total}", {"total": 3}), total=3)  # fmt: skip
     assert result.stderr == f"attn: error: {result.error.message('en')}\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from attncli.errors import InputError
+from attncli.errors import InputError, OptionError
 from attncli.results.rows import pick_row
 from tests.meaning import told
 
@@ -24,10 +24,16 @@ def test_a_row_is_counted_from_one(row):
 
 @pytest.mark.parametrize("row", [0, 5, -1])
 def test_a_row_past_either_end_is_refused_saying_the_range(row):
-    with pytest.raises(InputError) as raised:
+    with pytest.raises(OptionError) as raised:
         pick_row(LABELS, row, None)
-    told(raised.value, InputError, "{row} is out of range: there are {total} rows (1 to {total})",
-         row=f"--row {row}", total=4)  # fmt: skip
+    told(
+        raised.value,
+        OptionError,
+        "{option} is out of range: {there} (1 to {total})",
+        option=f"--row {row}",
+        there=("there are {total} rows", {"total": 4}),
+        total=4,
+    )
 
 
 def test_a_row_and_a_token_together_are_refused():

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from attncli.cli.declare import Option
 from attncli.errors import OptionError
-from attncli.messages import Message, _
+from attncli.messages import _
 from attncli.present.output import Output
 
 if TYPE_CHECKING:
@@ -64,20 +64,17 @@ def sentence_given(sentence: str | None) -> str | None:
 
 def refuse_seeded(given: list[str]) -> None:
     """A pretrained model's layer takes none of the seeded layer's options: the first of
-    `given` is refused."""
-    if given:
-        from attncli.layer import not_with_model
+    `given` is refused (api/model.refuse_model_mismatch)."""
+    from attncli.api.model import refuse_model_mismatch
 
-        raise not_with_model(given[0])
+    refuse_model_mismatch("--model", {}, given)
 
 
 def refuse_model_picks(layer: int | None, words: bool) -> None:
     """--layer and --words pick from a pretrained model: refused without --model."""
-    from attncli.cli.commands import refuse_without
+    from attncli.api.model import refuse_model_mismatch
 
-    picks = {"--layer": layer, "--words": words}
-    needed = Message(_("--model M (e.g. --model all-MiniLM-L6-v2)"))
-    refuse_without(picks, needed, False, _("picks from a pretrained model's layers"))
+    refuse_model_mismatch(None, {"layer": layer, "words": words})
 
 
 def refuse_merged_words(words: bool, option: str | None) -> None:
