@@ -8,7 +8,6 @@ from typing import Annotated, Any
 
 from attncli.cli.declare import Option
 from attncli.core.methods import METHODS, NAMES
-from attncli.errors import OptionError
 from attncli.messages import _, languages, translate
 from attncli.present.output import Output
 from attncli.reading.inputs import (
@@ -259,15 +258,16 @@ def output_from(
     language given before the command's name is read from it, the language chosen is
     written to it, so that an error is told in that language too.
     """
+    from attncli.cli.commands import first_given, refuse_beside
     from attncli.present.language import resolve
     from attncli.present.output import parse_fields
 
-    if fields is not None and (steps or blank or answers):
-        raise OptionError(
-            _("--fields picks fields of the JSON document, --steps lays out tables; give one")
-        )
-    if fields is not None and format_name is not None and format_name.value == "table":
-        raise OptionError(_("--fields picks fields of the JSON document; drop --format table"))
+    tables = first_given({"--steps": steps, "--blank": blank, "--answers": answers})
+    if format_name is not None and format_name.value == "table":
+        tables = tables or "--format table"
+    refuse_beside({"--fields": fields} if tables else {}, tables,
+                  _("{option} picks fields of the JSON document, which a table does not show; "
+                    "give one"))  # fmt: skip
     if export is not None or theme is not None or tex_fragment:
         from attncli.present.export import check_export_choices, check_export_path
 
@@ -300,13 +300,10 @@ def output_from(
 def refuse_unexplained_row(output: Output) -> None:
     """--row and --token pick the row --steps explains: without --steps they would change
     nothing on the screen, and a user who typed them expects to see that row."""
-    if output.steps:
-        return
-    for option, value in (("--row", output.row), ("--token", output.token)):
-        if value is not None:
-            raise OptionError(
-                _("{option} picks the row that --steps explains; add --steps"), option=option
-            )
+    from attncli.cli.commands import refuse_without
+
+    refuse_without({"--row": output.row, "--token": output.token}, "--steps", output.steps,
+                   _("picks the row that --steps explains"))  # fmt: skip
 
 
 def _show_version(value: bool) -> None:

@@ -8,7 +8,16 @@ import pytest
 
 from attncli.errors import InputError, OptionError, ShapeError
 from tests.conftest import SAMPLES
-from tests.meaning import DISAGREE, EMPTY, MASKED_FINITE, MASKED_NUMBER, TOO_LARGE, WRONG, told
+from tests.meaning import (
+    DISAGREE,
+    EMPTY,
+    MASKED_FINITE,
+    MASKED_NUMBER,
+    TOO_LARGE,
+    WRONG,
+    plain,
+    told,
+)
 
 NAMED_FIELDS = (
     "a JSON object of named fields, such as {example}",
@@ -118,7 +127,8 @@ def test_a_row_picked_without_steps_is_refused_not_ignored(run, line):
     for lang in ("en", "es"):
         result = run(*line, "--lang", lang)
         assert result.exit_code == 2 and result.stdout == "", result.stdout
-        assert result.error.msgid == "{option} picks the row that --steps explains; add --steps"
+        assert result.error.msgid == "{option} {why}; add {needed}"
+        assert plain(result.error.fields["why"])[0] == "picks the row that --steps explains"
         assert result.error.fields["option"] == option and result.stderr.count("\n") == 1
     explained = run(*line, "--steps", "--format", "table")
     assert explained.exit_code == 0, explained.stderr

@@ -100,8 +100,9 @@ def test_refusals(run):
                                       {"option": "--seed"}))  # fmt: skip
     alone = run("check", "--token", "va", input="")
     assert alone.exit_code == 2 and alone.stdout == ""
-    told(alone.error, OptionError,
-         "--token picks a row of a lesson's problem; add -i FILE (-i tren)")  # fmt: skip
+    told(alone.error, OptionError, "{option} {why}; add {needed}", option="--token",
+         why=("picks a row of a lesson's problem", {"option": "--token"}),
+         needed=("-i FILE (-i tren)", {}))  # fmt: skip
     stdin = run("check", "-i", "-", input="2\n")
     told(stdin.error, OptionError, "-i -: the answers come on standard input; name the file")
     one = run("exercise", "-i", TREN, "--token", "va")

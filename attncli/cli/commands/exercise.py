@@ -312,12 +312,11 @@ def lesson_sheet_of(
     options given beside it (`fresh`: each option → its value or whether it was given) are
     refused."""
     from attncli.api.exercise import lesson_sheet
-    from attncli.cli.commands import refuse_beside
-    from attncli.errors import OptionError
+    from attncli.cli.commands import refuse_beside, refuse_without
     from attncli.reading.parse.sources import document_from
 
-    if path is None:
-        raise OptionError(_("--token picks a row of a lesson's problem; add -i FILE (-i tren)"))
+    refuse_without({"--token": token}, Message(_("-i FILE (-i tren)")), path is not None,
+                   _("picks a row of a lesson's problem"))  # fmt: skip
     refuse_beside(fresh, Message(_("-i FILE")),
                   _("the sheet is the file's problem; leave out {option}"))  # fmt: skip
     document = document_from(path, None, {}, ("keys",), lang)

@@ -2,7 +2,7 @@
 
 from typing import TYPE_CHECKING, Annotated
 
-from attncli.cli.commands import command
+from attncli.cli.commands import command, refuse_beside
 from attncli.cli.commands.compared import CompareOption
 from attncli.cli.commands.layer_options import (
     PrefixOption,
@@ -349,14 +349,12 @@ def _at_inference(
     output: Output,
 ) -> None:
     """--kv-cache and --tiles: the layer just computed, replayed as inference computes it."""
-    from attncli.errors import OptionError
     from attncli.present.output import emit
 
-    if kv_cache and tiles is not None:
-        raise OptionError(_("--kv-cache and --tiles are two views of the layer; give one"))
-    if plot is not None:
-        raise OptionError(_("--plot draws the weight grid; leave it out with {option}"),
-                          option="--kv-cache" if kv_cache else "--tiles")  # fmt: skip
+    refuse_beside({"--tiles": tiles} if kv_cache else {}, "--kv-cache",
+                  _("they are two views of the layer; give one"))  # fmt: skip
+    refuse_beside({"--plot": plot}, "--kv-cache" if kv_cache else "--tiles",
+                  _("{option} draws the weight grid; leave it out"))  # fmt: skip
     if kv_cache:
         from attncli.api.inference import kv_cache as ledger_of
 
@@ -378,15 +376,9 @@ def _heads_sum(
 ) -> None:
     """--heads-sum: the heads' products added up against one head of the same W."""
     from attncli.api.heads_sum import heads_sum
-    from attncli.errors import OptionError
     from attncli.present.output import emit
 
     others = {"--kv-cache": kv_cache, "--tiles": tiles is not None, "--plot": plot is not None,
               "--steps": output.steps}  # fmt: skip
-    for option, given in others.items():
-        if given:
-            raise OptionError(
-                _("{option} with --heads-sum: the sum is a view of its own; leave out {option}"),
-                option=option,
-            )
+    refuse_beside(others, "--heads-sum", _("the sum is a view of its own; leave out {option}"))
     emit(heads_sum(result, output.row, output.token), output)
