@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from attncli.errors import PATH_SHOWN, OptionError, shown
-from attncli.messages import Message, _
+from attncli.errors import OptionError
+from attncli.messages import _
 
 KINDS = (".svg", ".html", ".txt", ".md", ".tex", ".png", ".xlsx")
 THEMED = (".svg", ".html", ".png")  # the kinds --theme colours
@@ -20,33 +20,10 @@ THEMED = (".svg", ".html", ".png")  # the kinds --theme colours
 
 def check_export_path(path: str) -> None:
     """Refuse an unknown extension or a missing folder before any work is done."""
-    suffix = Path(path).suffix.lower()
-    if suffix not in KINDS:
-        raise OptionError(
-            _("--export {path}: unknown kind {kind}; name a file ending in {kinds}"),
-            path=shown(path, PATH_SHOWN),
-            kind=shown(suffix) or Message(_("(no extension)")),
-            kinds=", ".join(KINDS),
-        )
-    folder = Path(path).resolve().parent
-    if not folder.is_dir():
-        raise OptionError(
-            _("--export {path}: the folder {folder} does not exist"),
-            path=shown(path, PATH_SHOWN),
-            folder=str(folder),
-        )
-    if suffix == ".png":
-        from importlib.util import find_spec
+    from attncli.present.written import check_installed, check_kind
 
-        if find_spec("matplotlib") is None:
-            from attncli.errors import install_command
-
-            raise OptionError(
-                _("--export {path} needs matplotlib, which is not installed where attn runs: "
-                  "{command}"),
-                path=shown(path, PATH_SHOWN),
-                command=install_command("matplotlib"),
-            )  # fmt: skip
+    if check_kind(path, "--export", KINDS) == ".png":
+        check_installed("matplotlib", "--export", path)
 
 
 def check_export_choices(path: str | None, theme: str | None, fragment: bool) -> None:

@@ -68,16 +68,9 @@ def check_xlsx(result: Any, path: str) -> None:
             ),
             path=path,
         )
-    from importlib.util import find_spec
+    from attncli.present.written import check_installed
 
-    if find_spec("openpyxl") is None:
-        from attncli.errors import install_command
-
-        raise OptionError(
-            _("--export {path} needs openpyxl, which is not installed where attn runs: {command}"),
-            path=path,
-            command=install_command("openpyxl"),
-        )
+    check_installed("openpyxl", "--export", path)
 
 
 def _holds(result: Any) -> bool:

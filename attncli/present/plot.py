@@ -8,9 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from attncli.errors import OptionError, install_command
-from attncli.messages import _
-
 if TYPE_CHECKING:
     import numpy as np
 
@@ -23,21 +20,10 @@ CELL_VALUES_UP_TO = 20  # tokens; beyond that the numbers would not fit in the c
 
 def check_plot_path(path: str) -> None:
     """Refuse an unknown image kind, a missing folder or a missing matplotlib, before work."""
-    suffix = Path(path).suffix.lower()
-    if suffix not in KINDS:
-        raise OptionError(
-            _("--plot {path}: name a file ending in {kinds}"), path=path, kinds=", ".join(KINDS)
-        )
-    if not Path(path).resolve().parent.is_dir():
-        raise OptionError(_("--plot {path}: the folder does not exist"), path=path)
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        command = install_command("matplotlib")
-        raise OptionError(
-            _("--plot needs matplotlib, which is not installed where attn runs: {command}"),
-            command=command,
-        ) from None
+    from attncli.present.written import check_installed, check_kind
+
+    check_kind(path, "--plot", KINDS)
+    check_installed("matplotlib", "--plot", path)
 
 
 def plot_weights(

@@ -15,11 +15,11 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from attncli.errors import OptionError
-from attncli.messages import _
+from attncli.errors import PATH_SHOWN, OptionError, install_command, shown
+from attncli.messages import Message, _
 
 STANDARD_OUTPUT = "-"
 
@@ -89,6 +89,36 @@ def check_writable(path: str, option: str) -> None:
             path=path,
             folder=folder,
         )
+
+
+def check_kind(path: str, option: str, kinds: Sequence[str]) -> str:
+    """An output whose extension picks its kind (--export, --plot, --answer-sheet): one of
+    `kinds`, and writable (check_writable), else one line before any work; its extension."""
+    suffix = os.path.splitext(path)[1].lower()
+    if suffix not in kinds:
+        raise OptionError(
+            _("{option} {path}: unknown kind {kind}; name a file ending in {kinds}"),
+            option=option,
+            path=shown(path, PATH_SHOWN),
+            kind=shown(suffix) or Message(_("(no extension)")),
+            kinds=", ".join(kinds),
+        )
+    check_writable(path, option)
+    return suffix
+
+
+def check_installed(package: str, option: str, path: str) -> None:
+    """The optional `package` an output needs (matplotlib for an image, openpyxl for a
+    spreadsheet), found where attn runs, else one line with the command that installs it."""
+    from importlib.util import find_spec
+
+    if find_spec(package) is None:
+        raise OptionError(
+            _("{option} {path} needs {package}, which is not installed where attn runs: "
+              "{command}"),
+            option=option, path=shown(path, PATH_SHOWN), package=package,
+            command=install_command(package),
+        )  # fmt: skip
 
 
 def write_file(path: str, content: str | bytes, option: str) -> None:

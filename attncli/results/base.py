@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from rich.console import RenderableType
 
     from attncli.explain.steps import Step
+    from attncli.messages import Message
     from attncli.present.format import Format
 
 
@@ -113,9 +114,17 @@ class Result:
         `attn … --json` prints."""
         raise NotImplementedError
 
+    # A result with no row to lay out declares why, and what does (a Message), and
+    # steps() refuses with it: heads ranked, two runs compared, a rollout's one cell.
+    no_steps: ClassVar[Message | None] = None
+
     def steps(self, row: int | None = None, token: str | None = None) -> list[Step]:
         """The computation of one row laid out as a hand-worked table, as data."""
-        raise NotImplementedError
+        if self.no_steps is None:
+            raise NotImplementedError
+        from attncli.errors import OptionError
+
+        raise OptionError(self.no_steps.msgid, **self.no_steps.fields)
 
 
 def shaped(array: np.ndarray, single: bool) -> np.ndarray:

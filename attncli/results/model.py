@@ -4,10 +4,11 @@ heads of every layer ranked by a weight."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from attncli.messages import Message, OnSurface, _
 from attncli.results.base import Result
 from attncli.results.selfattn import SelfAttnResult
 
@@ -217,10 +218,23 @@ class HeadWeight:
     sink_rate: float | None = None
 
 
+# attn heads ranks heads, one sentence's or their change between two: no row to lay out
+HEADS_NO_STEPS = Message(
+    _("{heads} ranks heads and has no steps; explain one with {explain}"),
+    heads=OnSurface("attn heads", "attncli.heads()"),
+    explain=OnSurface(
+        "attn selfattn SENTENCE --model M --layer L --head H --steps",
+        "attncli.selfattn(sentence, model=M, layer=L, head=H).steps()",
+    ),
+)
+
+
 @dataclass(frozen=True, repr=False, kw_only=True, eq=False)
 class HeadsResult(Result):
     """Every (layer, head) of a model ranked by one weight, highest first: the weight from
     one token to another, or a pattern's mean weight (previous, first, self) over rows."""
+
+    no_steps: ClassVar[Message | None] = HEADS_NO_STEPS
 
     model: str
     model_type: str
@@ -337,19 +351,6 @@ class HeadsResult(Result):
                 learned_sinks=self.learned_sinks,
             )
         return document
-
-    def steps(self, row: int | None = None, token: str | None = None) -> list[Step]:
-        from attncli.errors import OptionError
-        from attncli.messages import OnSurface, _
-
-        raise OptionError(
-            _("{heads} ranks heads and has no steps; explain one with {explain}"),
-            heads=OnSurface("attn heads", "attncli.heads()"),
-            explain=OnSurface(
-                "attn selfattn SENTENCE --model M --layer L --head H --steps",
-                "attncli.selfattn(sentence, model=M, layer=L, head=H).steps()",
-            ),
-        )
 
 
 def _head_document(head: HeadWeight, tokens: tuple[str, ...]) -> dict[str, Any]:

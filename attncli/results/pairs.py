@@ -5,15 +5,16 @@ that line up (SentencePair), and every head of a model ranked by how much it cha
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from attncli.messages import Message, _
 from attncli.results.base import Result
+from attncli.results.model import HEADS_NO_STEPS
 
 if TYPE_CHECKING:
     from attncli.core.alignment import Alignment
-    from attncli.explain.steps import Step
     from attncli.results.selfattn import SelfAttnResult
 
 
@@ -56,6 +57,11 @@ class SentencePair(Result):
     alone), their tokens aligned, and `difference` = second − first on the aligned tokens
     [n, n] or [h, n, n]; `largest` per head, the cells (aligned rows, columns) that changed
     most."""
+
+    no_steps: ClassVar[Message | None] = Message(
+        _("--compare shows two runs side by side and has no steps; explain one sentence alone "
+          "with --steps")
+    )  # fmt: skip
 
     first: SelfAttnResult
     second: SelfAttnResult
@@ -114,17 +120,6 @@ class SentencePair(Result):
         ]  # fmt: skip
         return document
 
-    def steps(self, row: int | None = None, token: str | None = None) -> list[Step]:
-        from attncli.errors import OptionError
-        from attncli.messages import _
-
-        raise OptionError(
-            _(
-                "--compare shows two runs side by side and has no steps; explain one sentence "
-                "alone with --steps"
-            )  # fmt: skip
-        )
-
 
 @dataclass(frozen=True)
 class HeadChange:
@@ -145,6 +140,8 @@ class HeadChange:
 class HeadsChange(Result):
     """Every head of a model ranked by how much its weights change from one sentence to
     another on the aligned tokens, most first."""
+
+    no_steps: ClassVar[Message | None] = HEADS_NO_STEPS
 
     model: str
     model_type: str
@@ -190,14 +187,3 @@ class HeadsChange(Result):
         if self.grid is not None and self.difference is not None:
             document["difference"] = self.difference  # [layer][head][row][column]
         return document
-
-    def steps(self, row: int | None = None, token: str | None = None) -> list[Step]:
-        from attncli.errors import OptionError
-        from attncli.messages import _
-
-        raise OptionError(
-            _(
-                "attn heads ranks heads and has no steps; explain one with "
-                "attn selfattn SENTENCE --model M --layer L --head H --steps"
-            )
-        )

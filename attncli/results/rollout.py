@@ -4,14 +4,15 @@ one cell of a two-layer product written out."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from attncli.messages import Message, OnSurface, _
 from attncli.results.base import Result
 
 if TYPE_CHECKING:
-    from attncli.explain.steps import Step
+    pass
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,12 @@ class RolloutResult(Result):
     """A model's attention rolled out over its layers: `mixed` [L, T, T] holds each layer's
     0.5 A + 0.5 I (heads averaged, rows renormalised), `products` [L, T, T] the rollout up
     to each layer; `layer` (1-based) is the one shown."""
+
+    no_steps: ClassVar[Message | None] = Message(
+        _("{rollout} writes its one cell out with {cell}"),
+        rollout=OnSurface("attn rollout", "attncli.rollout()"),
+        cell=OnSurface("--steps --token T --to T", "cell=True, token=T, to=T (result.cell)"),
+    )
 
     model: str
     model_type: str
@@ -81,13 +88,3 @@ class RolloutResult(Result):
                 "value": c.value,
             }
         return document
-
-    def steps(self, row: int | None = None, token: str | None = None) -> list[Step]:
-        from attncli.errors import OptionError
-        from attncli.messages import OnSurface, _
-
-        raise OptionError(
-            _("{rollout} writes its one cell out with {cell}"),
-            rollout=OnSurface("attn rollout", "attncli.rollout()"),
-            cell=OnSurface("--steps --token T --to T", "cell=True, token=T, to=T (result.cell)"),
-        )

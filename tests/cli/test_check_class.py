@@ -82,7 +82,7 @@ def test_a_json_answer_sheet_for_self_attention(run, tmp_path):
 @pytest.mark.parametrize(
     ("args", "msgid_part"),
     [
-        (["--answer-sheet", "hoja.txt"], "name a file ending in .csv or .json"),
+        (["--answer-sheet", "hoja.txt"], "unknown kind {kind}; name a file ending in {kinds}"),
         (["--answer-sheet", "hoja.csv", "--online"], "{option} with {beside}: {why}"),
     ],
 )

@@ -67,7 +67,12 @@ def test_refused_in_one_line(run):
     told(alone.error, OptionError, "{option} adds up several heads' scores; give {heads}",
          option="--heads-sum", heads="--heads 2")  # fmt: skip
     steps = run("selfattn", TREN, "--heads", "2", "--heads-sum", "--steps")
-    told(steps.error, OptionError, "{option} with {beside}: {why}", option="--steps",
-         beside="--heads-sum",
-         why=("the sum is a view of its own; leave out {option}", {"option": "--steps"}))
+    told(
+        steps.error,
+        OptionError,
+        "{option} with {beside}: {why}",
+        option="--steps",
+        beside="--heads-sum",
+        why=("the sum is a view of its own; leave out {option}", {"option": "--steps"}),
+    )
     assert len(steps.stderr.strip().splitlines()) == 1

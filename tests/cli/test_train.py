@@ -23,6 +23,9 @@ from tests.conftest import SAMPLES
 from tests.meaning import said_in_spanish, told
 from tests.terminal import drawn_on_a_terminal
 
+# an output file of a kind the option does not write (present/written.check_kind)
+UNKNOWN_KIND = "{option} {path}: unknown kind {kind}; name a file ending in {kinds}"
+
 HEADLINE = "las llaves del coche están ahí"
 WANT = ("--want", "están=llaves")
 
@@ -214,7 +217,7 @@ ERRORS = [
      "{option} {path}: the folder does not exist; name a file in an existing folder",
      {"option": "--save", "path": "/no/such/folder/t.json"}),
     (("train", HEADLINE, *WANT, "--plot", "loss.bmp"), OptionError,
-     "--plot {path}: name a file ending in {kinds}", {"path": "loss.bmp"}),
+     UNKNOWN_KIND, {"option": "--plot", "path": "loss.bmp", "kind": ".bmp"}),
     (("train", "--corpus", "/no/such/corpus.txt"), InputError,
      "cannot read '{path}': no such file (check the path given to {option}; attn samples lists the "
      "samples installed with attn)", {"path": "/no/such/corpus.txt", "option": "--corpus"}),

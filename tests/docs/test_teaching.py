@@ -15,6 +15,9 @@ from attncli.errors import OptionError
 from tests.conftest import SAMPLES
 from tests.meaning import told
 
+# an output file of a kind the option does not write (present/written.check_kind)
+UNKNOWN_KIND = "{option} {path}: unknown kind {kind}; name a file ending in {kinds}"
+
 TREN = str(SAMPLES / "tren.json")
 BLANK = "____"
 
@@ -197,9 +200,10 @@ def test_export_in_spanish_and_markdown_escapes(run, tmp_path):
 
 @pytest.mark.parametrize(
     ("target", "msgid", "fields"),
-    [("out.pdf", "--export {path}: unknown kind {kind}; name a file ending in {kinds}",
-      {"kind": ".pdf"}),
-     ("missing-folder/out.md", "--export {path}: the folder {folder} does not exist", {})],
+    [("out.pdf", UNKNOWN_KIND, {"kind": ".pdf", "option": "--export"}),
+     ("missing-folder/out.md",
+      "{option} {path}: the folder does not exist; name a file in an existing folder",
+      {"option": "--export"})],
 )  # fmt: skip
 def test_export_refusals(run, tmp_path, target, msgid, fields):
     result = run("softmax", "2", "0", "--export", str(tmp_path / target))
@@ -237,5 +241,5 @@ def test_plot_without_matplotlib_says_how_to_install(run, tmp_path, monkeypatch)
 def test_plot_refuses_unknown_kinds(run, tmp_path):
     result = run("selfattn", "a b", "--plot", str(tmp_path / "g.jpg"))
     assert result.exit_code == 2
-    told(result.error, OptionError, "--plot {path}: name a file ending in {kinds}",
+    told(result.error, OptionError, UNKNOWN_KIND, option="--plot", kind=".jpg",
          path=str(tmp_path / "g.jpg"), kinds=".png, .svg, .pdf")  # fmt: skip

@@ -14,6 +14,9 @@ from PIL import Image  # noqa: E402 (with matplotlib)
 from attncli.errors import OptionError  # noqa: E402
 from tests.meaning import told  # noqa: E402
 
+# an optional package an output needs (present/written.check_installed)
+NOT_INSTALLED = "{option} {path} needs {package}, which is not installed where attn runs: {command}"
+
 
 def _ink(image: Image.Image) -> float:
     import numpy as np
@@ -53,8 +56,8 @@ def test_without_matplotlib_a_png_is_refused_in_one_line(run, tmp_path, monkeypa
     assert result.exit_code == 2 and result.stdout == "" and not path.exists()
     assert result.stderr.count("\n") == 1
     told(result.error, OptionError,
-         "--export {path} needs matplotlib, which is not installed where attn runs: {command}",
-         path=str(path))  # fmt: skip
+         NOT_INSTALLED, option="--export",
+         path=str(path), package="matplotlib")  # fmt: skip
 
 
 def test_a_sign_the_monospaced_font_lacks_is_drawn_from_the_next_one(tmp_path):

@@ -306,4 +306,5 @@ def test_without_openpyxl_a_spreadsheet_is_refused_in_one_line(run, tmp_path, mo
     result = run("exercise", "--export", str(path))
     assert result.exit_code == 2 and result.stdout == "" and not path.exists()
     assert result.stderr.count("\n") == 1
-    assert result.error.msgid.startswith("--export {path} needs openpyxl, which is not installed")
+    assert result.error.msgid.startswith("{option} {path} needs {package}, which is not installed")
+    assert result.error.fields["package"] == "openpyxl"

@@ -4,7 +4,6 @@ with the command that installs it where attn runs."""
 
 from __future__ import annotations
 
-import builtins
 import json
 import os
 import shlex
@@ -144,19 +143,17 @@ def test_install_command_fits_how_attn_was_installed():
 
 
 def test_missing_matplotlib_says_the_command_that_works(monkeypatch, tmp_path):
-    real_import = builtins.__import__
+    import importlib.util
 
-    def no_matplotlib(name, *args, **kwargs):
-        if name == "matplotlib" or name.startswith("matplotlib."):
-            raise ImportError(name)
-        return real_import(name, *args, **kwargs)
-
-    monkeypatch.delitem(sys.modules, "matplotlib", raising=False)
-    monkeypatch.setattr(builtins, "__import__", no_matplotlib)
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "matplotlib" else real(name)
+    )
     with pytest.raises(OptionError) as error:
         check_plot_path(str(tmp_path / "w.png"))
     told(error.value, OptionError,
-         "--plot needs matplotlib, which is not installed where attn runs: {command}",
+         "{option} {path} needs {package}, which is not installed where attn runs: {command}",
+         option="--plot", package="matplotlib",
          command=f"{shlex.quote(sys.executable)} -m pip install matplotlib")  # fmt: skip
     assert "matplotlib" in error.value.message("es")
 

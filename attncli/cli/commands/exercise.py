@@ -398,18 +398,13 @@ def _online_sheet(
 def _check_answer_sheet_path(path: str, rope: str | None, online: bool) -> None:
     """An answer file is a .csv or a .json, of a sheet attn check corrects: anything else
     is refused before any work."""
-    from pathlib import Path
-
     from attncli.cli.commands import refuse_beside
-    from attncli.errors import OptionError
+    from attncli.present.written import check_kind
 
     refuse_beside({"--positions rope": rope is not None, "--online": online}, "--answer-sheet",
                   _("attn check corrects the sheets of every --method and of --selfattn; leave "
                     "out one of them"))  # fmt: skip
-    if Path(path).suffix.lower() not in (".csv", ".json"):
-        raise OptionError(
-            _("--answer-sheet {path}: name a file ending in .csv or .json"), path=path
-        )
+    check_kind(path, "--answer-sheet", (".csv", ".json"))
 
 
 def _write_answer_sheets(path: str, sheets: tuple, output: Output) -> None:
