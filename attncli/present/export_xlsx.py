@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from attncli.errors import OptionError
-from attncli.messages import _
+from attncli.messages import Message, _
 from attncli.present.method_looks import looks
 
 if TYPE_CHECKING:
@@ -33,41 +33,29 @@ def check_xlsx(result: Any, path: str) -> None:
     openpyxl."""
     from attncli.results.inference import OnlineSoftmaxResult
 
-    if isinstance(result, OnlineSoftmaxResult) and not _holds(result):
-        raise OptionError(
-            _(
-                "--export {path}: the spreadsheet of an online softmax works one row of "
-                "finite scores (a masked score, −∞, is no number a cell can hold); give one "
-                "row without masked scores, or name a .tex, .html, .svg, .png, .md or .txt file"
-            ),
-            path=path,
-        )
-    asking = getattr(result, "row", None)
-    if type(result).__name__ == "SelfAttnExercise" and asking not in (None, len(result.tokens) - 1):
-        raise OptionError(
-            _(
-                "--export {path}: a spreadsheet works the last token's row of a layer; this "
-                "sheet works «{token}»'s: name a .tex, .html, .svg, .png, .md or .txt file"
-            ),
-            path=path,
-            token=result.tokens[asking],
-        )
-    if type(result).__name__ in ("QuestionSheet", "QuestionCheck"):
-        raise OptionError(
-            _(
-                "--export {path}: a spreadsheet's cells compute an exercise's numbers; the "
-                "questions are words: name a .tex, .html, .svg, .png, .md or .txt file"
-            ),
-            path=path,
-        )
-    if not _holds(result):
-        raise OptionError(
-            _(
-                "--export {path}: a spreadsheet holds an exercise (attn exercise --export "
-                "{path}); for this output name a .tex, .html, .svg, .png, .md or .txt file"
-            ),
-            path=path,
-        )
+    kind, asking = type(result).__name__, getattr(result, "row", None)
+    other_row = kind == "SelfAttnExercise" and asking not in (None, len(result.tokens) - 1)
+    online = isinstance(result, OnlineSoftmaxResult)
+    unheld = (  # what a spreadsheet cannot hold, and why: the first that applies is refused
+        (online and not _holds(result),
+         Message(_("the spreadsheet of an online softmax works one row of finite scores (a "
+                   "masked score, −∞, is no number a cell can hold); give one row without "
+                   "masked scores"))),
+        (other_row,
+         Message(_("a spreadsheet works the last token's row of a layer, and this sheet "
+                   "works «{token}»'s"), token=result.tokens[asking] if other_row else "")),
+        (kind in ("QuestionSheet", "QuestionCheck"),
+         Message(_("a spreadsheet's cells compute an exercise's numbers, and the questions "
+                   "are words"))),
+        (not online and not _holds(result),
+         Message(_("a spreadsheet holds an exercise (attn exercise --export {path})"),
+                 path=path)),
+    )  # fmt: skip
+    for failed, why in unheld:
+        if failed:
+            raise OptionError(
+                _("--export {path}: {why}; name a .tex, .html, .svg, .png, .md or .txt file "
+                  "instead"), path=path, why=why)  # fmt: skip
     from attncli.present.written import check_installed
 
     check_installed("openpyxl", "--export", path)
