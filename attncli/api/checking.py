@@ -178,16 +178,14 @@ def check(
     (('wrong_key', {'other': 1}), ('wrong_key', {'other': 2}))
     """
     sheet, marking = corrector(seed, size, dim, method, selfattn)
-    answers = list(answers)
-    if len(answers) > len(marking.blanks):  # a line too many: the sheet read is not theirs
-        raise InputError(TOO_MANY_ANSWERS, given=len(answers), blanks=len(marking.blanks))
+    too_many = Message(TOO_MANY_ANSWERS, blanks=len(marking.blanks))
 
     def marked(blank: Blank, given: str | float | Sequence[float]) -> Verdict:
         # a number or a list of them from Python, as the text a student would type
         text = given if isinstance(given, str) else " ".join(map(repr, np.ravel(given).tolist()))
         return marking.mark(blank, read_answer(text, blank, lang, marking.exact(blank).size))
 
-    verdicts = each_answer(marking.blanks, answers, marked)
+    verdicts = each_answer(marking.blanks, list(answers), marked, too_many)
     return CheckResult(sheet=sheet, verdicts=tuple(verdicts), blanks=tuple(marking.blanks))
 
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from attncli.api.keywords import keywords
 from attncli.errors import InputError
-from attncli.messages import _
+from attncli.messages import Message, _
 from attncli.results.questions import LETTERS, Question
 
 A = TypeVar("A")  # an answer as given
@@ -254,25 +254,27 @@ def check_questions(answers: Iterable[str]) -> QuestionCheck:
     answers mark fewer questions), each against its question's right choice."""
     from attncli.results.questions import QuestionCheck, QuestionVerdict
 
-    answers = list(answers)
-    if len(answers) > len(QUESTIONS):
-        raise InputError(
-            _("{given} answers for {count} questions; give one letter a question, in order"),
-            given=len(answers),
-            count=len(QUESTIONS),
-        )
+    too_many = Message(
+        _("{given} answers for {count} questions; give one letter a question, in order"),
+        count=len(QUESTIONS),
+    )
 
     def marked(question: Question, given: str) -> QuestionVerdict:
         return QuestionVerdict(question=question, chosen=read_choice(str(given)))
 
-    verdicts = each_answer(QUESTIONS, answers, marked)
+    verdicts = each_answer(QUESTIONS, list(answers), marked, too_many)
     return QuestionCheck(questions=QUESTIONS, verdicts=tuple(verdicts))
 
 
-def each_answer(asked: Sequence[P], answers: Sequence[A], mark: Callable[[P, A], T]) -> list[T]:
+def each_answer(
+    asked: Sequence[P], answers: Sequence[A], mark: Callable[[P, A], T], too_many: Message
+) -> list[T]:
     """Each of `answers` marked against its place in `asked` (a blank, a question), in
-    order (fewer answers mark fewer); one that cannot be read is refused by its place in
-    the list (answers[3]), never marked as a number or a letter it is not."""
+    order (fewer answers mark fewer); more answers than places are refused as `too_many`
+    says (its {given}: how many), one that cannot be read by its place in the list
+    (answers[3]), never marked as a number or a letter it is not."""
+    if len(answers) > len(asked):  # a line too many: the sheet read is not theirs
+        raise InputError(too_many.msgid, given=len(answers), **too_many.fields)
     marked = []
     for index, (place, given) in enumerate(zip(asked, answers, strict=False)):
         try:
