@@ -78,9 +78,9 @@ def refused(result, kind, msgid, /, **fields):
 
 def test_refusals(run, models):
     model = str(models / "bert")
-    refused(run("rollout", SENTENCE), OptionError,
-            "attn rollout needs --model M, e.g. --model all-MiniLM-L6-v2: it combines a model's "
-            "layers, and the seeded layer is one")  # fmt: skip
+    refused(run("rollout", SENTENCE), OptionError, "attn {command} needs --model M: {why}",
+            command="rollout", why=("e.g. --model all-MiniLM-L6-v2; it combines a model's "
+                                    "layers, and the seeded layer is one", {}))  # fmt: skip
     refused(run("rollout", SENTENCE, "--model", model, "--to", "keys"), OptionError,
             "{to} picks the cell {steps} writes out; add {steps}", to="--to",
             steps="--steps")  # fmt: skip

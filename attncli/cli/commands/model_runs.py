@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from attncli.cli.declare import Option
 from attncli.errors import OptionError
-from attncli.messages import _
+from attncli.messages import Message, _
 from attncli.present.output import Output
 
 if TYPE_CHECKING:
@@ -68,6 +68,15 @@ def refuse_seeded(given: list[str]) -> None:
     from attncli.api.model import refuse_model_mismatch
 
     refuse_model_mismatch("--model", {}, given)
+
+
+def need_model(model: str | None, command: str, why: str) -> str:
+    """The --model a command runs on and cannot run without (attn predict, attn rollout;
+    the seeded layer will not do): else one line saying `why` (a msgid)."""
+    if not model:
+        raise OptionError(_("attn {command} needs --model M: {why}"), command=command,
+                          why=Message(why))  # fmt: skip
+    return model
 
 
 def refuse_model_picks(layer: int | None, words: bool) -> None:

@@ -86,12 +86,10 @@ def predict(
     Example: attn predict "What is the capital of France?" --model SmolLM2-135M-Instruct --chat
     """
     from attncli.api.predict import predict as predicted
-    from attncli.cli.commands.model_runs import sentence_given
-    from attncli.errors import OptionError
+    from attncli.cli.commands.model_runs import need_model, sentence_given
     from attncli.present.output import emit
 
-    if not model:
-        raise OptionError(_("attn predict needs --model M, a causal model such as GPT-2"))
+    model = need_model(model, "predict", _("a causal model such as GPT-2"))
     result = predicted(sentence_given(sentence), model, top=top, temperature=temperature,
                        top_k=top_k, top_p=top_p, by_layer=by_layer, chat=chat)  # fmt: skip
     emit(result, output, result.steps() if output.steps else [])

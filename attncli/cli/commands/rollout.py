@@ -53,17 +53,11 @@ def rollout(
     from dataclasses import replace
 
     from attncli.api.rollout import rollout as rolled
-    from attncli.cli.commands.model_runs import sentence_given
-    from attncli.errors import OptionError
+    from attncli.cli.commands.model_runs import need_model, sentence_given
     from attncli.present.output import emit
 
-    if not model:
-        raise OptionError(
-            _(
-                "attn rollout needs --model M, e.g. --model all-MiniLM-L6-v2: it combines a "
-                "model's layers, and the seeded layer is one"
-            )
-        )
+    model = need_model(model, "rollout", _("e.g. --model all-MiniLM-L6-v2; it combines a model's "
+                                   "layers, and the seeded layer is one"))  # fmt: skip
     from attncli.cli.options import refuse_unexplained_row
 
     refuse_unexplained_row(output)
