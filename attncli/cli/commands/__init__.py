@@ -8,13 +8,16 @@ built, for --help and completion): HOMES says where each one lives.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from functools import cache
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from attncli.cli.declare import Command, Declared, declared
 from attncli.cli.options import OUTPUT_OPTIONS, output_names
+from attncli.cli.refusals import first_given, given_names, refuse_beside, refuse_without
+
+__all__ = ["first_given", "given_names", "refuse_beside", "refuse_without"]
 
 if TYPE_CHECKING:
     from attncli.present.output import Output
@@ -64,51 +67,6 @@ def command(
         return function
 
     return register
-
-
-def given_names(options: Mapping[Any, object]) -> list[Any]:
-    """The names of `options` (its option → the value the command line gave, or whether it
-    gave it) that were given: neither None nor a flag left off, in their order."""
-    return [name for name, value in options.items() if value is not None and value is not False]
-
-
-def first_given(options: Mapping[Any, object]) -> Any:
-    """The first option of `options` a command line gave, or None (see given_names)."""
-    return next(iter(given_names(options)), None)
-
-
-def refuse_beside(options: Mapping[Any, object], beside: object, why: str) -> None:
-    """The first of `options` the command line gave (see given_names) refused beside
-    `beside`, what it cannot go with (--online, -i FILE, answer files), in one line that
-    says `why` (a msgid, which may name the {option})."""
-    given = first_given(options)
-    if given is not None:
-        from attncli.errors import OptionError
-        from attncli.messages import Message, _
-
-        raise OptionError(
-            _("{option} with {beside}: {why}"),
-            option=given,
-            beside=beside,
-            why=Message(why, option=given),
-        )
-
-
-def refuse_without(options: Mapping[Any, object], needed: object, present: bool, why: str) -> None:
-    """The first of `options` the command line gave (see given_names) refused without
-    `needed` (not `present`), which it goes with, in one line that says what it does, `why`
-    (a msgid, which may name the {option}), and to add what it needs."""
-    given = None if present else first_given(options)
-    if given is not None:
-        from attncli.errors import OptionError
-        from attncli.messages import Message, _
-
-        raise OptionError(
-            _("{option} {why}; add {needed}"),
-            option=given,
-            why=Message(why, option=given),
-            needed=needed,
-        )
 
 
 def find(name: str) -> Command | None:

@@ -1,0 +1,52 @@
+"""Options that cannot go together, or that need another: the command line's two shared
+refusals (re-exported by cli/commands), kept apart so that cli/options may use them too."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+def given_names(options: Mapping[Any, object]) -> list[Any]:
+    """The names of `options` (its option → the value the command line gave, or whether it
+    gave it) that were given: neither None nor a flag left off, in their order."""
+    return [name for name, value in options.items() if value is not None and value is not False]
+
+
+def first_given(options: Mapping[Any, object]) -> Any:
+    """The first option of `options` a command line gave, or None (see given_names)."""
+    return next(iter(given_names(options)), None)
+
+
+def refuse_beside(options: Mapping[Any, object], beside: object, why: str) -> None:
+    """The first of `options` the command line gave (see given_names) refused beside
+    `beside`, what it cannot go with (--online, -i FILE, answer files), in one line that
+    says `why` (a msgid, which may name the {option})."""
+    given = first_given(options)
+    if given is not None:
+        from attncli.errors import OptionError
+        from attncli.messages import Message, _
+
+        raise OptionError(
+            _("{option} with {beside}: {why}"),
+            option=given,
+            beside=beside,
+            why=Message(why, option=given),
+        )
+
+
+def refuse_without(options: Mapping[Any, object], needed: object, present: bool, why: str) -> None:
+    """The first of `options` the command line gave (see given_names) refused without
+    `needed` (not `present`), which it goes with, in one line that says what it does, `why`
+    (a msgid, which may name the {option}), and to add what it needs."""
+    given = None if present else first_given(options)
+    if given is not None:
+        from attncli.errors import OptionError
+        from attncli.messages import Message, _
+
+        raise OptionError(
+            _("{option} {why}; add {needed}"),
+            option=given,
+            why=Message(why, option=given),
+            needed=needed,
+        )
