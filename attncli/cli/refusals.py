@@ -1,5 +1,5 @@
 """Options that cannot go together, or that need another: the command line's two shared
-refusals (re-exported by cli/commands), kept apart so that cli/options may use them too."""
+refusals, for cli/commands and cli/options alike."""
 
 from __future__ import annotations
 

@@ -15,9 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from attncli.cli.declare import Command, Declared, declared
 from attncli.cli.options import OUTPUT_OPTIONS, output_names
-from attncli.cli.refusals import first_given, given_names, refuse_beside, refuse_without
-
-__all__ = ["first_given", "given_names", "refuse_beside", "refuse_without"]
 
 if TYPE_CHECKING:
     from attncli.present.output import Output

@@ -383,7 +383,7 @@ def _check_files(
 ) -> None:
     """A class's answer files, each against the sheet it names: one table."""
     from attncli.api.checking import check_files
-    from attncli.cli.commands import refuse_beside
+    from attncli.cli.refusals import refuse_beside
     from attncli.messages import Message
     from attncli.present.output import emit
 

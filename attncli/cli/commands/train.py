@@ -207,7 +207,7 @@ def _run(*, corpus: str | None, test: str | None, at: int | None, plot: str | No
     import signal
 
     from attncli.api.training import train as train_layer
-    from attncli.cli.commands import refuse_beside, refuse_without
+    from attncli.cli.refusals import refuse_beside, refuse_without
     from attncli.present.output import emit
 
     refuse_without({f"--at {at}": at is not None}, "--steps", output.steps,
