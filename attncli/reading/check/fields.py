@@ -5,13 +5,14 @@ weight dropped silently would give a different number than the model's."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from attncli.errors import InputError
 from attncli.messages import Message, OnSurface, Setting, _
 from attncli.reading.check.masks import OTHER_MASKS
-from attncli.reading.parse.layer_inputs import INPUTS, X_FIELDS, is_output
+from attncli.reading.parse.layer_inputs import DIRECT, INPUTS, X_FIELDS, is_output
 
 if TYPE_CHECKING:
     from attncli.layer import SelfAttnSettings
@@ -87,21 +88,105 @@ def unknown_field(name: str) -> InputError:
     return InputError(_("{field}: not a field attn selfattn reads; {hint}"), field=shown, hint=hint)
 
 
-def unused_with_direct(inputs: LayerInputs) -> None:
-    """With queries, keys and values given directly there is no X to project: an x or a
-    W given beside them would not be used (a result read back carries them; they pass)."""
-    if inputs.read_back:
-        return
-    for name in (*X_FIELDS, "w_q", "w_k", "w_v", "w_o", "bias_k", "bias_v"):
-        if inputs.value(name) is not None:
-            raise InputError(
-                _(
-                    "{name}: queries, keys and values are given directly, so attn selfattn "
-                    "would not use {name}; remove it, or give x and the W's instead of "
-                    "queries/keys/values"
-                ),
-                name=name,
-            )
+@dataclass(frozen=True)
+class Unused:
+    """Fields (or settings, as Settings) that the layer does not use `when` the rest of
+    what is given says so, each refused in one line saying why (`msgid`, with the settings
+    it names, `said`): a field dropped silently would give other numbers than the ones
+    meant. A Setting counts as given when its value is not None or False."""
+
+    names: tuple[str | Setting, ...]
+    when: Callable[[LayerInputs, SelfAttnSettings, bool], bool]  # (inputs, settings, direct)
+    msgid: str
+    said: Callable[[SelfAttnSettings], dict[str, Any]] = lambda settings: {}
+
+
+# The flags messages name, as the command line (--no-proj) or Python (projections=False) says.
+NO_PROJ = Setting("projections", False, "--no-proj")
+NO_OUT_PROJ = Setting("out_proj", False, "--no-out-proj")
+_KV = ("b_k", "b_v", "bias_k", "bias_v")  # what projects and extends the keys and values
+
+
+def _with_output(settings: SelfAttnSettings) -> bool:
+    """The heads are joined through W^O: --heads, without --no-out-proj."""
+    return settings.heads is not None and settings.out_proj
+
+
+# Which fields each way of giving the layer uses, as what it leaves unused: in the order
+# they are checked, the first field given that its rule leaves unused refused.
+UNUSED = (
+    # queries, keys and values given directly: no X to project (a result read back
+    # carries them; they pass)
+    Unused((*X_FIELDS, "w_q", "w_k", "w_v", "w_o", "bias_k", "bias_v"),
+           lambda inputs, settings, direct: direct and not inputs.read_back,
+           _("{name}: queries, keys and values are given directly, so attn selfattn would "
+             "not use {name}; remove it, or give x and the W's instead of "
+             "queries/keys/values")),
+    # --no-proj (Q = K = V = X): the heads (split and joined by W^Q, …, W^O), a bias
+    # (added after its W) and torch's zero key and value (added after W^K and W^V, as in
+    # nn.MultiheadAttention); the W's themselves are left aside (a layer's file compared
+    # with and without them)
+    Unused((Setting("heads"), "b_q", "b_k", "b_v", "b_o", "bias_k", "bias_v",
+            Setting("add_zero_attn", True)),
+           lambda inputs, settings, direct: not direct and not settings.projections,
+           _("{setting} goes with the projections; drop {no_proj} or {setting}"),
+           lambda settings: {"no_proj": NO_PROJ}),
+    # W^O and its bias join the heads
+    Unused(("w_o",),
+           lambda inputs, settings, direct: not direct and settings.projections
+           and not _with_output(settings),
+           _("w_o joins the heads of {heads} through W^O; give {option} (without "
+             "{no_out_proj}), or leave w_o out"),
+           lambda settings: {"heads": Setting("heads", metavar="h"),
+                             "option": Setting("heads"), "no_out_proj": NO_OUT_PROJ}),
+    Unused(("b_o",),
+           lambda inputs, settings, direct: not direct and settings.projections
+           and not _with_output(settings),
+           _("b_o is added after W^O, which only {heads} (without {no_out}) has; leave b_o "
+             "out"),
+           lambda settings: {"heads": Setting("heads"), "no_out": NO_OUT_PROJ}),
+    # a latent layer reads its keys and values from c_KV = RMSNorm(x W^DKV), through W^DKV,
+    # W^UK and W^UV drawn from the seed
+    Unused(DIRECT,
+           lambda inputs, settings, direct: settings.latent_rank is not None
+           and not inputs.from_x,
+           _("{latent} reads the keys and values from X through the latent c_KV; give X "
+             "(or a sentence) instead of queries, keys and values, or leave out {latent}"),
+           lambda settings: {"latent": Setting("latent_rank", settings.latent_rank)}),
+    Unused(("w_k", "w_v", *_KV),
+           lambda inputs, settings, direct: settings.latent_rank is not None,
+           _("{name} is given, but with {latent} the keys and values are read from the "
+             "latent c_KV (W^DKV, W^UK, W^UV drawn from the seed); remove {name} or "
+             "{latent}"),
+           lambda settings: {"latent": Setting("latent_rank", settings.latent_rank)}),
+    # grouped heads: the key and value biases are of H heads' width in torch's layer
+    Unused(_KV,
+           lambda inputs, settings, direct: settings.kv_heads is not None,
+           _("{name} with {kv_heads}: a grouped layer's key and value biases are not read "
+             "yet"),
+           lambda settings: {"kv_heads": Setting("kv_heads", settings.kv_heads)}),
+    # with x, tokens names the rows, queries and keys alike
+    Unused(("query_tokens",),
+           lambda inputs, settings, direct: inputs.x is not None,
+           _("query_tokens names the queries of cross-attention (x_q beside x_kv); with x, "
+             "tokens names the rows, queries and keys alike: give tokens, or x_q and x_kv")),
+)  # fmt: skip
+
+
+def check_used(inputs: LayerInputs, settings: SelfAttnSettings, direct: bool) -> None:
+    """Every field given is one the layer uses, as UNUSED declares it: the first that its
+    rule leaves unused refused, saying why. `direct`: queries, keys and values are given in
+    place of X."""
+    for rule in UNUSED:
+        if not rule.when(inputs, settings, direct):
+            continue
+        for named in rule.names:
+            if isinstance(named, Setting):
+                value = getattr(settings, named.name)
+            else:
+                value = inputs.value(named)
+            if value is not None and value is not False:
+                raise InputError(rule.msgid, name=named, setting=named, **rule.said(settings))
 
 
 def check_read_back(inputs: LayerInputs, settings: SelfAttnSettings) -> None:

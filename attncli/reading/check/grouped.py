@@ -16,8 +16,8 @@ if TYPE_CHECKING:
 
 def check_grouping(settings: SelfAttnSettings, inputs: LayerInputs) -> None:
     """--kv-heads G needs --heads H that G divides, the projections (W^K, W^V are what is
-    grouped) and no key or value bias (b_k, b_v, bias_k: of H heads' width in torch's
-    layer); its backward pass is refused with the others' (scoring.check_scoring)."""
+    grouped); a key or value bias given beside it is refused with the fields the layer
+    does not use (fields.UNUSED); its backward pass with the others' (scoring.check_scoring)."""
     kv, heads = settings.kv_heads, settings.heads
     if kv is None:
         return
@@ -41,16 +41,6 @@ def check_grouping(settings: SelfAttnSettings, inputs: LayerInputs) -> None:
             ),
             kv_heads=Setting("kv_heads", kv),
         )
-    for name in ("b_k", "b_v", "bias_k", "bias_v"):
-        if inputs.value(name) is not None:
-            raise InputError(
-                _(
-                    "{name} with {kv_heads}: a grouped layer's key and value biases are not "
-                    "read yet"
-                ),
-                name=name,
-                kv_heads=Setting("kv_heads", kv),
-            )
 
 
 def grouped_shapes(

@@ -81,34 +81,13 @@ def refuse_replay(settings: SelfAttnSettings | Any, option: object) -> None:
         )  # fmt: skip
 
 
-def check_latent_inputs(settings: SelfAttnSettings, inputs: LayerInputs) -> None:
-    """A latent layer reads its keys and values from c_KV = RMSNorm(x W^DKV), through W^DKV,
-    W^UK and W^UV drawn from the seed: queries, keys and values given instead of X, and W^K,
-    W^V, their biases and torch's extra key and value given beside it, would not be used,
-    so they are refused."""
-    from attncli.reading.parse.layer_inputs import DIRECT
-
-    rank = settings.latent_rank
+def check_latent(settings: SelfAttnSettings) -> None:
+    """A latent layer's settings: an even --rope-dim, and none the seeded latent layer does
+    not do (what it leaves unused of the inputs, queries, keys and values given instead of
+    X, W^K, W^V and their biases, is declared in fields.UNUSED)."""
     check_rope_dim(settings)
-    if rank is None:
-        return
-    latent = Setting("latent_rank", rank)
-    check_latent_settings(settings, latent)
-    if not inputs.from_x and any(inputs.value(name) is not None for name in DIRECT):
-        raise InputError(
-            _("{latent} reads the keys and values from X through the latent c_KV; give X "
-              "(or a sentence) instead of queries, keys and values, or leave out {latent}"),
-            latent=latent,
-        )  # fmt: skip
-    for name in ("w_k", "w_v", "b_k", "b_v", "bias_k", "bias_v"):
-        if inputs.value(name) is not None:
-            raise InputError(
-                _("{name} is given, but with {latent} the keys and values are read from the "
-                  "latent c_KV (W^DKV, W^UK, W^UV drawn from the seed); remove {name} or "
-                  "{latent}"),
-                name=name,
-                latent=latent,
-            )  # fmt: skip
+    if settings.latent_rank is not None:
+        check_latent_settings(settings, Setting("latent_rank", settings.latent_rank))
 
 
 def check_latent_batch(settings: SelfAttnSettings, batched: bool) -> None:

@@ -20,10 +20,11 @@ from attncli.reading.check.calculator import (
     row_labels,
 )
 from attncli.reading.check.fields import (
+    NO_OUT_PROJ,
     check_fields,
     check_read_back,
+    check_used,
     unused_sizes,
-    unused_with_direct,
 )
 from attncli.reading.check.grad import one_upstream
 from attncli.reading.check.masks import bias_kv, layer_masks
@@ -45,10 +46,6 @@ if TYPE_CHECKING:
     import numpy as np
 
     from attncli.reading.parse.layer_inputs import LayerInputs
-
-# The flags messages name, as the command line (--no-proj) or Python (projections=False) says.
-NO_PROJ = Setting("projections", False, "--no-proj")
-NO_OUT_PROJ = Setting("out_proj", False, "--no-out-proj")
 
 
 @dataclass
@@ -105,13 +102,6 @@ def check_given(inputs: LayerInputs, sentence: str | None, settings: SelfAttnSet
         )
     check_fields(inputs)  # every name used (a checkpoint's have been taken by now)
     check_read_back(inputs, settings)
-    if inputs.query_tokens is not None and inputs.x is not None:
-        raise InputError(
-            _(
-                "query_tokens names the queries of cross-attention (x_q beside x_kv); with x, "
-                "tokens names the rows, queries and keys alike: give tokens, or x_q and x_kv"
-            )
-        )
     one_upstream(inputs.grad_output, inputs.target)
     # The gradient at the output goes with either kind of input.
     # The weights may go with a sentence too (--weights FILE, or w_q, … in -i FILE).
@@ -143,42 +133,7 @@ def check_given(inputs: LayerInputs, sentence: str | None, settings: SelfAttnSet
             given=given,
             other=other,
         )
-    if is_direct(inputs, sentence):
-        unused_with_direct(inputs)
-    elif settings.projections:
-        with_output = settings.heads is not None and settings.out_proj
-        if not with_output and inputs.w_o is not None:
-            raise InputError(
-                _(
-                    "w_o joins the heads of {heads} through W^O; give {option} (without "
-                    "{no_out_proj}), or leave w_o out"
-                ),
-                heads=Setting("heads", metavar="h"),
-                option=Setting("heads"),
-                no_out_proj=NO_OUT_PROJ,
-            )
-    else:
-        _check_without_projections(inputs, settings)
-
-
-def _check_without_projections(inputs: LayerInputs, settings: SelfAttnSettings) -> None:
-    """--no-proj (Q = K = V = X) with what only the projections use: refused; the W's
-    themselves are left aside (a layer's file compared with and without them): the heads
-    (split and joined by W^Q, …, W^O), a bias (added after its W) and torch's zero key and
-    value (added after W^K and W^V, as in nn.MultiheadAttention)."""
-    biases = [name for name in (*BIASES, "bias_k", "bias_v") if inputs.value(name) is not None]
-    uses = (
-        (settings.heads is not None, Setting("heads")),
-        (bool(biases), biases[0] if biases else None),
-        (settings.add_zero_attn, Setting("add_zero_attn", True)),
-    )
-    for used, named in uses:
-        if used:
-            raise InputError(
-                _("{setting} goes with the projections; drop {no_proj} or {setting}"),
-                setting=named,
-                no_proj=NO_PROJ,
-            )
+    check_used(inputs, settings, is_direct(inputs, sentence))
 
 
 def is_direct(inputs: LayerInputs, sentence: str | None) -> bool:
@@ -283,7 +238,7 @@ def checked_arrays(
             weights[name] = matrix
         _check_all_given(inputs, [name for name in shapes if name in INPUTS], settings)
         d_out = weights["w_o"].shape[1] if "w_o" in weights else d_model
-        weights.update(_biases(inputs, d_out, d_k, d_v, with_output))
+        weights.update(_biases(inputs, d_out, d_k, d_v))
         weights.update(bias_kv(inputs, d_k, d_v))
     batch = x.shape[0] if x is not None and x.ndim == 3 else None  # a sentence is one
     allowed, bias = layer_masks(
@@ -338,28 +293,15 @@ def _query_labels(inputs: LayerInputs, rows: int, field: str = "x_q") -> list[st
     return labels(inputs.query_tokens, rows, field, "q", source="query_tokens")
 
 
-BIASES = ("b_q", "b_k", "b_v", "b_o")
-
-
-def _biases(
-    inputs: LayerInputs, d_model: int, d_k: int, d_v: int, with_output: bool
-) -> dict[str, np.ndarray]:
-    """The given b_q, b_k (h·d_k numbers), b_v (h·d_v) and b_o (d_model, with W^O);
-    a bias left out is zero, as in a layer built with bias=False."""
+def _biases(inputs: LayerInputs, d_model: int, d_k: int, d_v: int) -> dict[str, np.ndarray]:
+    """The given b_q, b_k (h·d_k numbers), b_v (h·d_v) and b_o (d_model, with W^O: without
+    it, fields.UNUSED has refused it); a bias left out is zero, as in a layer built with
+    bias=False."""
     lengths = {"b_q": d_k, "b_k": d_k, "b_v": d_v, "b_o": d_model}
     found = {}
     for name, length in lengths.items():
         if inputs.value(name) is None:
             continue
-        if name == "b_o" and not with_output:
-            raise InputError(
-                _(
-                    "b_o is added after W^O, which only {heads} (without {no_out}) has; leave "
-                    "b_o out"
-                ),
-                heads=Setting("heads"),
-                no_out=NO_OUT_PROJ,
-            )
         bias = inputs.value(name)
         found[name] = check_length(bias, name, length, name.replace("b_", "W^").upper())
     return found

@@ -77,7 +77,7 @@ def checked_selfattn(
     from attncli.reading.check.reader import read_layer
     from attncli.reading.check.scoring import (
         check_capped_bias,
-        check_latent_inputs,
+        check_latent,
         check_scoring,
     )
     from attncli.reading.check.selfattn import check_given, checked_arrays
@@ -95,7 +95,7 @@ def checked_selfattn(
     check_needs(settings)  # each setting given with what it needs beside it
     check_grouping(settings, inputs)
     check_scoring(settings, inputs)
-    check_latent_inputs(settings, inputs)
+    check_latent(settings)
     check_given(inputs, sentence, settings)
     # parse the arrays: a result's outputs set apart to be held against the run, then the rest
     inputs, written = read_back_inputs(inputs, settings.heads)
