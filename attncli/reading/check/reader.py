@@ -141,15 +141,12 @@ def _check_need(
     declared = operation.field(names[0])
     hint = declared.hint() if len(names) == 1 else operation.either_hint(names)
     near = _near_name(document, names, {f.name for f in operation.fields})
-    if near is not None:
-        raise InputError(
-            _("missing field '{field}': {hint} (the input has {near}: did you mean '{field}'?)"),
-            field=names[0],
-            hint=hint,
-            near=repr(near),
-            about=names,
-        )
-    raise InputError(_("missing field '{field}': {hint}"), field=names[0], hint=hint, about=names)
+    text = (
+        _("missing field '{field}': {hint}")
+        if near is None
+        else _("missing field '{field}': {hint} (the input has {near}: did you mean '{field}'?)")
+    )
+    raise InputError(text, field=names[0], hint=hint, near=repr(near), about=names)
 
 
 def _refuse_near_name(operation: Operation, document: Document, declared: Field) -> None:

@@ -36,6 +36,7 @@ from attncli.reading.check.sizes import (
     own_widths,
     projection_sizes,
     sizes_text,
+    split_evenly,
 )
 from attncli.reading.inputs import DIRECT_LAYOUT
 from attncli.reading.models.state_dicts import LAYER_FIELDS
@@ -264,28 +265,14 @@ def _check_all_given(inputs: LayerInputs, names: list[str], settings: SelfAttnSe
     missing = [name for name in names if inputs.value(name) is None]
     if not given or not missing or settings.draw_missing or inputs.read_back:
         return
-    fields = {
-        "given": ", ".join(given),
-        "missing": ", ".join(missing),
-        "seed": Setting("seed", settings.seed),
-        "draw": Setting("draw_missing", True),
-    }
-    if missing == ["w_o"]:
-        raise InputError(
-            _(
-                "the input gives {given} but not {missing}; give {missing} too, or "
-                "{no_out_proj}, or {draw} to draw {missing} from {seed}"
-            ),
-            no_out_proj=NO_OUT_PROJ,
-            **fields,
-        )
-    raise InputError(
-        _(
-            "the input gives {given} but not {missing}; give {missing} too, or {draw} "
-            "to draw {missing} from {seed}"
-        ),
-        **fields,
-    )
+    # W^O alone missing: --no-out-proj joins the heads without it, a third way
+    text = (_("the input gives {given} but not {missing}; give {missing} too, or "
+              "{no_out_proj}, or {draw} to draw {missing} from {seed}") if missing == ["w_o"]
+            else _("the input gives {given} but not {missing}; give {missing} too, or {draw} "
+                   "to draw {missing} from {seed}"))  # fmt: skip
+    raise InputError(text, given=", ".join(given), missing=", ".join(missing),
+                     seed=Setting("seed", settings.seed), draw=Setting("draw_missing", True),
+                     no_out_proj=NO_OUT_PROJ)  # fmt: skip
 
 
 def _query_labels(inputs: LayerInputs, rows: int, field: str = "x_q") -> list[str]:
@@ -315,16 +302,7 @@ def _direct_input(inputs: LayerInputs, settings: SelfAttnSettings) -> SelfAttnIn
     queries, keys, values = layer_sequences(inputs, DIRECT_LAYOUT)
     heads = settings.heads or 1
     for name, array in (("queries", queries), ("values", values)):
-        if array.shape[-1] % heads:
-            raise ShapeError(
-                _(
-                    "{name} has {columns} columns, which {heads} cannot split evenly (each head "
-                    "takes the same number)"
-                ),
-                name=name,
-                columns=array.shape[-1],
-                heads=Setting("heads", heads),
-            )
+        split_evenly(name, array.shape[-1], heads)
     batch = queries.shape[0] if queries.ndim == 3 else None
     t_q, t_k = queries.shape[-2], keys.shape[-2]
     check_memory(

@@ -60,6 +60,20 @@ def own_widths(inputs: LayerInputs, name: str, given: np.ndarray, d_model: int) 
     )
 
 
+def split_evenly(name: str, columns: int, heads: int) -> int:
+    """The columns of `name` (W^Q, W^V, or queries and values given directly), which the
+    heads take an equal share of: a number they do not divide is refused."""
+    if columns % heads:
+        raise ShapeError(
+            _("{name} has {columns} columns, which {heads} cannot split evenly (each head "
+              "takes the same number)"),
+            name=name,
+            columns=columns,
+            heads=Setting("heads", heads),
+        )  # fmt: skip
+    return columns
+
+
 def projection_sizes(
     inputs: LayerInputs, settings: SelfAttnSettings, d_model: int
 ) -> tuple[int, int]:
@@ -77,17 +91,7 @@ def projection_sizes(
         if chosen is not None:
             totals.append(heads * chosen)
         elif columns is not None:
-            if columns % heads:
-                raise ShapeError(
-                    _(
-                        "{name} has {columns} columns, which {heads} cannot split evenly (each "
-                        "head takes the same number)"
-                    ),
-                    name=given_name,
-                    columns=columns,
-                    heads=Setting("heads", heads),
-                )
-            totals.append(columns)
+            totals.append(split_evenly(given_name, columns, heads))
         elif d_model % heads:
             divisors = [h for h in range(1, d_model + 1) if d_model % h == 0]
             raise InputError(
