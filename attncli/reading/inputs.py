@@ -33,9 +33,15 @@ DIMENSIONS = {
     "T_c": _("the output's rows, one per query"),
     "d_c": _("the output's size, a value's"),
     "d_model": _("a token's embedding size"),
-    "kdim": _("the width of the sequence the keys are made from"),
-    "vdim": _("the width of the sequence the values are made from"),
+    "kdim": _(
+        "the width of the sequence the keys are made from (x, x_kv, or x_k of its own width)"
+    ),
+    "vdim": _(
+        "the width of the sequence the values are made from (x, x_kv, or x_v of its own width)"
+    ),
     "d_out": _("the layer's output width, W^O's columns"),
+    "kv_d_k": _("W^K's columns, G key/value heads of d_k each"),
+    "kv_d_v": _("W^V's columns, G key/value heads of d_v each"),
 }
 
 # How a field is read where its rank and `names` do not say it (reading/check/reader.

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import attncli as attn
 from attncli.errors import AttnError, InputError, OptionError, ShapeError
 from tests import naive
-from tests.meaning import told
+from tests.meaning import DISAGREE, told
 
 REFERENCES = json.loads(
     (Path(__file__).resolve().parent.parent / "references" / "modern.json").read_text("utf-8")
@@ -127,7 +127,9 @@ def test_a_key_bias_is_refused_and_a_wrong_w_k_named(run):
          "python", name="b_k", kv_heads="kv_heads=1")  # fmt: skip
     with pytest.raises(AttnError) as caught:
         attn.selfattn(x=np.eye(4), heads=2, kv_heads=1, draw_missing=True, w_k=np.eye(4))
-    told(caught.value, ShapeError, "{name} is {shape} but must be {expected} here ({sizes})",
-         name="w_k", shape="4 × 4", expected="4 × 2")  # fmt: skip
+    told(caught.value, ShapeError, DISAGREE, "python", field="w_k",
+         found=("{numbers} a row", {"numbers": ("{count} number", {"count": 4})}),
+         other="kv_heads=1", bound=("{count} number", {"count": 2}),
+         dimension="kv_d_k")  # fmt: skip
     result = run("selfattn", LESSON, "--heads", "4", "--kv-heads", "3")
     assert result.exit_code == 2 and result.stdout == "" and result.stderr.count("\n") == 1

@@ -45,9 +45,9 @@ def _python_error(**kwargs: object) -> str:
         ),
         (
             {"x": X, "d_model": 5},
-            "but d_model is 5 (drop d_model)",
+            "where d_model=5 has 5 numbers",
             ("-i", "-", "--d-model", "5"),
-            "but --d-model is 5 (drop --d-model)",
+            "where --d-model 5 has 5 numbers",
         ),  # fmt: skip
         (
             {"x": X, "heads": 2, "projections": False},
@@ -347,7 +347,8 @@ def test_the_inference_views_refuse_in_python_words(run):
     [
         ({"sentence": "a b", "valid_len": 3}, "valid_len=3 is out of range"),
         ({"sentence": "a b", "norm": -1}, "norm=-1: it must be a number above 0"),
-        ({"x_q": X, "x_kv": X, "d_model": 5}, "x_q has 4 columns but d_model is 5 (drop d_model)"),
+        ({"x_q": X, "x_kv": X, "d_model": 5},
+         "x_q has 4 numbers a row where d_model=5 has 5 numbers"),
         ({"queries": X[:, :3], "keys": X[:, :3], "values": X, "heads": 2},
          "queries has 3 columns, which heads=2 cannot split evenly"),
         ({"x": X, "w_q": np.eye(4), "w_k": np.eye(4), "w_v": np.eye(4), "b_o": np.zeros(4)},

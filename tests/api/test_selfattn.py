@@ -292,8 +292,7 @@ MISSING = "missing field '{field}': {hint}"
         (["selfattn", "a b", "-i", LLAVES], InputError, "give a sentence or {arrays}, not both",
          {"arrays": ("-i FILE", {})}),
         (["selfattn", "-i", LLAVES, "--d-model", "8"], ShapeError,
-         "{name} has {columns} columns but {option} is {d_model} (drop {option})",
-         {"name": "x", "columns": 4, "d_model": 8, "option": "--d-model"}),
+         DISAGREE, {"field": "x", "other": "--d-model 8", "dimension": "d_model"}),
     ],
 )  # fmt: skip
 def test_bad_options(run, args, kind, msgid, fields):
@@ -304,8 +303,8 @@ def test_bad_options(run, args, kind, msgid, fields):
     ("document", "kind", "msgid", "fields"),
     [
         ({"x": [[1, 0], [0, 1]], "w_q": [[1, 0, 0]]}, ShapeError,
-         "{name} is {shape} but must be {expected} here ({sizes})",
-         {"name": "w_q", "shape": "1 × 3", "expected": "2 × 3"}),
+         DISAGREE, {"field": "w_q", "found": ("{count} row", {"count": 1}), "other": "x",
+                    "dimension": "d_model"}),
         ({"x": [[1, 0], [0, 1]], "tokens": ["a"]}, ShapeError,
          DISAGREE,
          {"found": ("{count} name", {"count": 1}), "bound": ("{count} row", {"count": 2})}),

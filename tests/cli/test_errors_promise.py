@@ -358,9 +358,9 @@ def test_npz_tokens_as_one_string_is_refused(tmp_path: Path):
     [("selfattn", {"x": [[1, 2]], "b_o": [1, 2]}, InputError,
       "b_o is added after W^O, which only {heads} (without {no_out}) has; leave b_o out",
       {"heads": "--heads", "no_out": "--no-out-proj"}),
-     ("selfattn", {"x": [[1, 2]], "b_q": [1, 2, 3]}, ShapeError,
-      "{field} has {shape} but must have {length} here (one per column of {columns_of})",
-      {"field": "b_q", "shape": ("{count} number", {"count": 3}), "length": 2}),
+     ("selfattn", {"x": [[1, 2]], "b_q": [1, 2, 3]}, ShapeError, DISAGREE,
+      {"field": "b_q", "found": ("{count} number", {"count": 3}),
+       "other": ("{option} by default", {"option": "--d-k 2"}), "dimension": "d_k"}),
      ("selfattn", {"x": [[1, 2]], "in_proj_bias": [1] * 6}, InputError,
       "{field}: not a field attn selfattn reads; {hint}",
       {"field": "in_proj_bias", "hint": (

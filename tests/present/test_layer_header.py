@@ -13,13 +13,12 @@ import pytest
 
 import attncli as attn
 from attncli.errors import ShapeError
-from tests.meaning import said_in_spanish, told
+from tests.meaning import DISAGREE, said_in_spanish, told
 
-OWN_WIDTHS = (
-    "{name} is {shape}: this layer's keys and values have widths of their own ({widths}; "
-    "torch's kdim, vdim), and x has {columns} columns; give x_q (the queries' input), x_k and "
-    "x_v of those widths (or x_q and x_kv when keys and values share one) instead of x"
-)
+# W^K's rows are kdim, the width of the sequence the keys are made from: x's for one x
+OWN_WIDTHS = {"field": "w_k", "found": ("{count} row", {"count": 3}), "other": "x",
+              "bound": ("{numbers} a row", {"numbers": ("{count} number", {"count": 4})}),
+              "dimension": "kdim"}  # fmt: skip
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 MHA = ROOT / "tests" / "references" / "mha"
@@ -72,37 +71,30 @@ def test_the_extra_keys_say_only_what_is_there(run, file, options, said, unsaid)
 def test_a_layer_with_its_own_key_widths_given_one_x(run, tmp_path):
     result = run("selfattn", "-i", "mha_x", "--weights", str(MHA / "kdim_vdim.safetensors"),
                  "--heads", "2")  # fmt: skip
-    rows = ("{name} has {rows} rows", {"name": "w_k", "rows": 3})
-    widths = (
-        "{first}, {second}",
-        {"first": rows, "second": ("{name} has {rows} rows", {"name": "w_v", "rows": 5})},
-    )
-    _one_line_error(result, ShapeError, OWN_WIDTHS, name="w_k", shape="3 × 4", widths=widths,
-                    columns=4)  # fmt: skip
+    _one_line_error(result, ShapeError, DISAGREE, **OWN_WIDTHS)
     spanish = run("selfattn", "-i", "mha_x", "--weights", str(MHA / "kdim_vdim.safetensors"),
                   "--heads", "2", "--lang", "es")  # fmt: skip
-    _one_line_error(spanish, ShapeError, OWN_WIDTHS, lang="es", widths=widths)
+    _one_line_error(spanish, ShapeError, DISAGREE, lang="es", **OWN_WIDTHS)
     said_in_spanish(spanish.error)
     x = np.load(ROOT / "samples" / "mha_x.npy")
     with pytest.raises(ShapeError) as caught:
         attn.selfattn(x=x, w_q=np.eye(4), w_k=np.ones((3, 4)), w_v=np.eye(4))
-    told(caught.value, ShapeError, OWN_WIDTHS, name="w_k", shape="3 × 4", columns=4)
+    told(caught.value, ShapeError, DISAGREE, **OWN_WIDTHS)
 
 
 def test_a_wrong_shape_says_the_sizes_per_head(run):
     result = run("selfattn", "-i", "mha_x", "--weights", "mha", "--heads", "2", "--d-k", "3")
     _one_line_error(
-        result, ShapeError, "{name} is {shape} but must be {expected} here ({sizes})",
-        name="w_q", shape="4 × 4", expected="4 × 6",
-        sizes=("d_model = {d_model}, {heads} heads of d_k = {d_k}, d_v = {d_v}",
-               {"d_model": 4, "heads": 2, "d_k": 3, "d_v": 2}),
+        result, ShapeError, DISAGREE, field="w_q",
+        found=("{numbers} a row", {"numbers": ("{count} number", {"count": 4})}),
+        other=("{field} for {heads}", {"field": "--d-k 3", "heads": "--heads 2"}),
+        bound=("{count} number", {"count": 6}), dimension="d_k",
     )  # fmt: skip
     header = _screen(run, "-i", "mha_x", "--weights", "mha", "--heads", "2")
     assert "d_k = 2 · d_v = 2 · 2 heads" in header
     plain = run("selfattn", input=json.dumps({"x": np.eye(2).tolist(), "w_q": np.eye(3).tolist()}))
-    _one_line_error(plain, ShapeError, "{name} is {shape} but must be {expected} here ({sizes})",
-                    name="w_q", shape="3 × 3", expected="2 × 3",
-                    sizes="d_model = 2, d_k = 3, d_v = 2")  # fmt: skip
+    _one_line_error(plain, ShapeError, DISAGREE, field="w_q", found=("{count} row", {"count": 3}),
+                    other="x", dimension="d_model")  # fmt: skip
 
 
 @pytest.mark.parametrize(

@@ -63,14 +63,12 @@ def test_its_rows_and_its_bias_are_still_checked():
     x, params = _layer()
     with pytest.raises(ShapeError) as caught:
         attn.selfattn(x=x, heads=2, **{**params, "w_o": np.ones((3, 2))})
-    told(caught.value, ShapeError,
-         "w_o is {shape} but must have {rows} rows here (h·d_v; any number of columns, the "
-         "output's width)", shape="3 × 2", rows=2)  # fmt: skip
+    told(caught.value, ShapeError, DISAGREE, field="w_o", found=("{count} row", {"count": 3}),
+         dimension="d_v")  # fmt: skip
     with pytest.raises(ShapeError) as caught:
         attn.selfattn(x=x, heads=2, **{**params, "b_o": np.ones(3)})
-    told(caught.value, ShapeError,
-         "{field} has {shape} but must have {length} here (one per column of {columns_of})",
-         field="b_o", shape=("{count} number", {"count": 3}), length=2)  # fmt: skip
+    told(caught.value, ShapeError, DISAGREE, field="b_o", found=("{count} number", {"count": 3}),
+         other="w_o", dimension="d_out")  # fmt: skip
 
 
 def test_keys_and_values_of_their_own_widths_give_torchs_numbers(run_json, tmp_path):
@@ -150,11 +148,11 @@ def test_two_layouts_of_sequences_and_a_d_model_of_another_width_are_refused():
     with pytest.raises(InputError) as caught:
         attn.selfattn(x=x, x_q=x_q, x_k=x_kv, x_v=x_kv)
     told(caught.value, InputError, NOT_BOTH, given="x_q, x_k, x_v", other="x")
-    wrong = "{name} has {columns} columns but {option} is {d_model} (drop {option})"
     for keywords, name in (({"x": x}, "x"), ({"x_q": x_q, "x_kv": x_kv}, "x_q")):
         with pytest.raises(ShapeError) as caught:
             attn.selfattn(**keywords, d_model=5)
-        told(caught.value, ShapeError, wrong, "python", name=name, columns=4, d_model=5)
+        told(caught.value, ShapeError, DISAGREE, "python", field=name, other="d_model=5",
+             bound=("{count} number", {"count": 5}), dimension="d_model")  # fmt: skip
 
 
 def test_keys_and_values_of_their_own_in_the_backward_pass(run):

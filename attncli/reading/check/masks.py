@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 from attncli.errors import InputError, ShapeError, shape_text
 from attncli.messages import Message, Setting, _
-from attncli.reading.check.sizes import check_length
 
 if TYPE_CHECKING:
     import numpy as np
@@ -122,17 +121,6 @@ def _key_padding(
             return ~padding.reshape(shape), (bias if bias.any() else None)
         return None, (bias if bias.any() else None)
     return ~array.reshape(*lead, 1, t_k), None
-
-
-def bias_kv(inputs: LayerInputs, d_k: int, d_v: int) -> dict[str, np.ndarray]:
-    """torch's add_bias_kv: bias_k (h·d_k numbers) and bias_v (h·d_v), the key and value
-    rows appended after the projection (check_given has seen both or neither given)."""
-    if inputs.bias_k is None:
-        return {}
-    return {
-        "bias_k": check_length(inputs.bias_k, "bias_k", d_k, "K"),
-        "bias_v": check_length(inputs.bias_v, "bias_v", d_v, "V"),
-    }
 
 
 def scores_shape(t_q: int, t_k: int, heads: int | None, batch: int | None) -> tuple[int, ...]:

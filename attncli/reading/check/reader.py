@@ -51,6 +51,11 @@ if TYPE_CHECKING:
     from attncli.reading.parse.layer_inputs import LayerInputs
 
 
+# What binds a dimension, as a message names it: a field (`keys`), the option that typed it
+# (`--keys`), or a setting's size (`--d-k 3 for --heads 2`).
+Named = str | Setting | Message
+
+
 @dataclass
 class ReadInputs:
     """An operation's fields read: each given field's array (token names as a list), and
@@ -59,7 +64,7 @@ class ReadInputs:
     arrays: dict[str, Any] = field(default_factory=dict)
     sizes: dict[str, int] = field(default_factory=dict)
     # dimension → how the field that bound it first counts it, for a later disagreement
-    bound_by: dict[str, tuple[str | Setting, Message]] = field(default_factory=dict)
+    bound_by: dict[str, tuple[Named, Message]] = field(default_factory=dict)
 
     @property
     def single(self) -> bool:
@@ -72,7 +77,7 @@ class ReadInputs:
         array = self.arrays[name]
         return array[None, :] if array.ndim == 1 else array
 
-    def bind(self, dimension: str, size: int, name: str | Setting, extent: Message) -> None:
+    def bind(self, dimension: str, size: int, name: Named, extent: Message) -> None:
         """`dimension` is `size` by the field `name` (which holds `extent` of it: 3 rows):
         the first field to give a dimension sets it, every other must agree."""
         if dimension not in self.sizes:
@@ -114,16 +119,17 @@ def as_given(name: str, typed: frozenset[str]) -> str | Setting:
     return Setting(name) if name in typed else name
 
 
-def agree(*given: tuple[Field, np.ndarray]) -> dict[str, int]:
-    """Arrays read elsewhere (the layer's sequences, each T × d or a batch B × T × d) held
-    to their declared dimensions, as read_inputs holds a document's: the sizes they bind."""
-    read = ReadInputs()
+def agree(*given: tuple[Field, np.ndarray], into: ReadInputs | None = None) -> ReadInputs:
+    """Arrays read elsewhere (the layer's sequences, each T × d or a batch B × T × d; its
+    W's and biases) held to their declared dimensions, as read_inputs holds a document's,
+    `into` what is bound already: the sizes they bind."""
+    read = ReadInputs() if into is None else into
     for declared, array in given:
         rank = len(declared.dims)
         for axis, size in enumerate(array.shape[-rank:]):
             read.bind(declared.dims[axis], size, declared.name,
                       _extent(declared, rank, axis, size))  # fmt: skip
-    return read.sizes
+    return read
 
 
 def _check_need(
@@ -196,7 +202,9 @@ def read_layer(inputs: LayerInputs, projections: bool = True) -> LayerInputs:
     return inputs.but(**read)
 
 
-def layer_sequences(inputs: LayerInputs, layout: Layout) -> list[np.ndarray]:
+def layer_sequences(
+    inputs: LayerInputs, layout: Layout, into: ReadInputs | None = None
+) -> list[np.ndarray]:
     """The sequences of `layout`, each given (T × d, or every one a batch B × T × d of one
     B) and their named dimensions bound: one key per value, x_q and x_kv of one d_model,
     …; a field it cannot go with refused, since one of the two would be left unread."""
@@ -221,7 +229,7 @@ def layer_sequences(inputs: LayerInputs, layout: Layout) -> list[np.ndarray]:
             ),
             shapes=shapes,
         )
-    agree(*zip(layout.fields, found, strict=True))
+    agree(*zip(layout.fields, found, strict=True), into=into)
     return found
 
 
@@ -296,7 +304,7 @@ def _extent(declared: Field, rank: int, axis: int, size: int) -> Message:
 
 
 def disagreement(
-    dimension: str, field: tuple[str | Setting, Message], other: tuple[str | Setting, Message]
+    dimension: str, field: tuple[Named, Message], other: tuple[Named, Message]
 ) -> ShapeError:
     """Two fields that give one dimension two sizes, each (its name, how much of the
     dimension it holds): "values has 3 rows where keys has 2 rows: both are T_k, …"."""

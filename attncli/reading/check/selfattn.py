@@ -8,10 +8,10 @@ sizes, and says which projections the fill step draws (selfattn_checked.py runs 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from attncli.errors import InputError, ShapeError, shape_text
+from attncli.errors import InputError, count
 from attncli.layer import SelfAttnSettings
 from attncli.messages import Message, OnSurface, Setting, _
 from attncli.reading.check.calculator import (
@@ -27,18 +27,11 @@ from attncli.reading.check.fields import (
     unused_sizes,
 )
 from attncli.reading.check.grad import one_upstream
-from attncli.reading.check.masks import bias_kv, layer_masks
+from attncli.reading.check.masks import layer_masks
 from attncli.reading.check.positions import check_positions
-from attncli.reading.check.reader import layer_sequences, layout_of
-from attncli.reading.check.sizes import (
-    check_length,
-    check_memory,
-    own_widths,
-    projection_sizes,
-    sizes_text,
-    split_evenly,
-)
-from attncli.reading.inputs import DIRECT_LAYOUT
+from attncli.reading.check.reader import ReadInputs, agree, layer_sequences, layout_of
+from attncli.reading.check.sizes import check_memory, projection_sizes, split_evenly
+from attncli.reading.inputs import DIRECT_LAYOUT, LAYER, PROJECTED
 from attncli.reading.models.state_dicts import LAYER_FIELDS
 from attncli.reading.parse.layer_inputs import INPUTS
 from attncli.reading.parse.sentence import EXAMPLE
@@ -157,6 +150,10 @@ def checked_arrays(
         return _direct_input(inputs, settings)
 
     norm: float | None = None
+    read = ReadInputs()  # the named dimensions, each bound by what sets it first
+    if settings.d_model is not None:  # --d-model: the width x (or x_q) must have
+        width = settings.d_model
+        read.bind("d_model", width, Setting("d_model", width), count(width, "number"))
     x: np.ndarray | None = None
     x_kv: np.ndarray | None = None
     x_v: np.ndarray | None = None  # the values' own sequence (x_k is then x_kv)
@@ -165,12 +162,16 @@ def checked_arrays(
         context = settings.context
         tokens = tokenize(context, Setting("context")) if context is not None else query_tokens
         # given W^Q with a sentence: its rows are the embeddings' width
-        rows = None if inputs.w_q is None else int(inputs.w_q.shape[0])
-        d_model = settings.d_model or rows or 8
+        if settings.d_model is None and inputs.w_q is not None:
+            rows = int(inputs.w_q.shape[0])
+            read.bind("d_model", rows, "w_q", count(rows, "row"))
+        d_model = settings.d_model or read.sizes.get("d_model", 8)
+        if settings.d_model is None:  # --d-model's default, the seeded embeddings' width
+            named = Message(_("{option} by default"), option=Setting("d_model", d_model))
+            read.bind("d_model", d_model, named, count(d_model, "number"))
     else:  # X given: a batch (B × T × d, as torch's batch_first) is computed in one go
         layout = layout_of(inputs)
-        x, *others = layer_sequences(inputs, layout)
-        _check_d_model(x, settings, layout.names[0])
+        x, *others = layer_sequences(inputs, layout, read)
         d_model = x.shape[-1]
         if others:  # cross-attention: the keys' and values' own sequence(s)
             x_kv, x_v = others[0], (others[1] if len(others) > 1 else None)
@@ -208,39 +209,9 @@ def checked_arrays(
             from attncli.reading.check.grouped import grouped_shapes
 
             shapes = grouped_shapes(shapes, settings.heads, settings.kv_heads)
-        for name, shape in shapes.items():
-            if name not in INPUTS or inputs.value(name) is None:  # MLA's are always drawn
-                drawn.append(name)
-                continue
-            matrix = inputs.value(name)
-            # W^O may project to a width of its own, d_out (its columns)
-            if name == "w_o" and matrix.shape[0] == shape[0]:
-                shape = matrix.shape
-            if name == "w_o" and matrix.shape != shape:
-                rows = shape[0]
-                raise ShapeError(
-                    _(
-                        "w_o is {shape} but must have {rows} rows here (h·d_v; any number "
-                        "of columns, the output's width)"
-                    ),
-                    shape=shape_text(matrix.shape),
-                    rows=rows,
-                )
-            if name in ("w_k", "w_v") and x_v is None and matrix.shape[0] != shape[0]:
-                raise own_widths(inputs, name, matrix, d_model)
-            if matrix.shape != shape:
-                raise ShapeError(
-                    _("{name} is {shape} but must be {expected} here ({sizes})"),
-                    name=name,
-                    shape=shape_text(matrix.shape),
-                    expected=shape_text(shape),
-                    sizes=sizes_text(d_model, d_k, d_v, settings.heads),
-                )
-            weights[name] = matrix
+        drawn = [name for name in shapes if name not in INPUTS or inputs.value(name) is None]
+        weights = _bound_projections(inputs, settings, read, (d_k, d_v), widths is None)
         _check_all_given(inputs, [name for name in shapes if name in INPUTS], settings)
-        d_out = weights["w_o"].shape[1] if "w_o" in weights else d_model
-        weights.update(_biases(inputs, d_out, d_k, d_v))
-        weights.update(bias_kv(inputs, d_k, d_v))
     batch = x.shape[0] if x is not None and x.ndim == 3 else None  # a sentence is one
     allowed, bias = layer_masks(
         inputs, len(query_tokens), len(tokens), settings.valid_len, batch, settings.heads
@@ -256,6 +227,55 @@ def checked_arrays(
         checked.d_model = d_model
         checked.context_tokens = tokens if settings.context is not None else None
     return checked
+
+
+def _bound_projections(
+    inputs: LayerInputs,
+    settings: SelfAttnSettings,
+    read: ReadInputs,
+    sizes: tuple[int, int],
+    single: bool,
+) -> dict[str, np.ndarray]:
+    """The W's and biases given, held to their named dimensions (inputs.LAYER: w_q d_model
+    × d_k, w_k kdim × d_k, w_v vdim × d_v, w_o d_v × d_out, b_o d_out, …) by the one
+    reader's binding, after what sets each: the sequences (d_model, and kdim and vdim,
+    `single`: x's own), then the total d_k and d_v (`sizes`: --d-k and --d-v for --heads,
+    or W^Q and W^V, or d_model's share), --kv-heads' W^K and W^V of G heads, and d_out
+    d_model's where W^O is not given. A size that disagrees is one line naming both."""
+    heads, kv = settings.heads, settings.kv_heads
+    if single:  # the keys and values are made from x (or x_kv) too
+        for dimension in ("kdim", "vdim"):
+            read.bind(dimension, read.sizes["d_model"], *read.bound_by["d_model"])
+    grouped = kv is not None and heads is not None
+    for dimension, source, total in (("d_k", "w_q", sizes[0]), ("d_v", "w_v", sizes[1])):
+        option = getattr(settings, dimension)
+        from_w = option is None and inputs.value(source) is not None
+        if not from_w or (grouped and source == "w_v"):  # else the W binds it as it is read
+            # the W that gave it, or the option, or the option's default: d_model's share
+            named: str | Setting | Message = (
+                source if from_w else Setting(dimension, total // (heads or 1))
+            )
+            if option is None and not from_w:
+                named = Message(_("{option} by default"), option=named)
+            if heads is not None:
+                named = Message(
+                    _("{field} for {heads}"), field=named, heads=Setting("heads", heads)
+                )
+            read.bind(dimension, total, named, count(total, "number"))
+        if kv is not None and heads is not None:  # W^K, W^V: G heads' columns of H's
+            share = total // heads * kv
+            read.bind(f"kv_{dimension}", share, Setting("kv_heads", kv), count(share, "number"))
+    if inputs.w_o is None:
+        read.bind("d_out", read.sizes["d_model"], *read.bound_by["d_model"])
+    given = []
+    for declared in LAYER.fields:
+        value = inputs.value(declared.name)
+        if declared.name in PROJECTED and value is not None:
+            if grouped and declared.name in ("w_k", "w_v"):
+                declared = replace(declared, dims=(declared.dims[0], f"kv_{declared.dims[1]}"))
+            given.append((declared, value))
+    agree(*given, into=read)
+    return {declared.name: value for declared, value in given}
 
 
 def _check_all_given(inputs: LayerInputs, names: list[str], settings: SelfAttnSettings) -> None:
@@ -278,20 +298,6 @@ def _check_all_given(inputs: LayerInputs, names: list[str], settings: SelfAttnSe
 def _query_labels(inputs: LayerInputs, rows: int, field: str = "x_q") -> list[str]:
     """The queries' token names: query_tokens (one a row of `field`), else q1, q2, …"""
     return labels(inputs.query_tokens, rows, field, "q", source="query_tokens")
-
-
-def _biases(inputs: LayerInputs, d_model: int, d_k: int, d_v: int) -> dict[str, np.ndarray]:
-    """The given b_q, b_k (h·d_k numbers), b_v (h·d_v) and b_o (d_model, with W^O: without
-    it, fields.UNUSED has refused it); a bias left out is zero, as in a layer built with
-    bias=False."""
-    lengths = {"b_q": d_k, "b_k": d_k, "b_v": d_v, "b_o": d_model}
-    found = {}
-    for name, length in lengths.items():
-        if inputs.value(name) is None:
-            continue
-        bias = inputs.value(name)
-        found[name] = check_length(bias, name, length, name.replace("b_", "W^").upper())
-    return found
 
 
 def _direct_input(inputs: LayerInputs, settings: SelfAttnSettings) -> SelfAttnInput:
@@ -317,15 +323,3 @@ def _direct_input(inputs: LayerInputs, settings: SelfAttnSettings) -> SelfAttnIn
     check_positions(inputs, settings, t_q != t_k, settings.add_zero_attn, keys.shape[-1] // heads)
     direct = (queries, keys, values)
     return SelfAttnInput(query_labels, key_labels, None, {}, [], direct, None, allowed, None, bias)
-
-
-def _check_d_model(x: np.ndarray, settings: SelfAttnSettings, name: str = "x_q") -> None:
-    """The queries' sequence's width is d_model: a --d-model that differs is refused."""
-    if settings.d_model is not None and settings.d_model != x.shape[-1]:
-        raise ShapeError(
-            _("{name} has {columns} columns but {option} is {d_model} (drop {option})"),
-            name=name,
-            option=Setting("d_model"),
-            columns=x.shape[-1],
-            d_model=settings.d_model,
-        )

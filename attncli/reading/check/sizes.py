@@ -7,57 +7,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from attncli.errors import InputError, ShapeError, count, shape_text
+from attncli.errors import InputError, ShapeError
 from attncli.limits import check_fits
 from attncli.messages import Message, Setting, _
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from attncli.layer import SelfAttnSettings
     from attncli.reading.parse.layer_inputs import LayerInputs
-
-
-def sizes_text(d_model: int, d_k: int, d_v: int, heads: int | None) -> str | Message:
-    """The sizes as the header says them: d_k and d_v per head, with the heads."""
-    if heads is None:
-        return f"d_model = {d_model}, d_k = {d_k}, d_v = {d_v}"
-    return Message(
-        _("d_model = {d_model}, {heads} heads of d_k = {d_k}, d_v = {d_v}"),
-        d_model=d_model,
-        heads=heads,
-        d_k=d_k // heads,
-        d_v=d_v // heads,
-    )
-
-
-def own_widths(inputs: LayerInputs, name: str, given: np.ndarray, d_model: int) -> ShapeError:
-    """W^K or W^V with rows of their own (torch's kdim, vdim) for a single x: the layer's
-    keys and values have widths of their own, so it reads x_q, x_k and x_v."""
-    rows = {n: inputs.value(n).shape[0] for n in ("w_k", "w_v") if inputs.value(n) is not None}
-    rows[name] = given.shape[0]
-    parts = [
-        Message(_("{name} has {rows} rows"), name=n, rows=r)
-        for n, r in rows.items()
-        if r is not None
-    ]
-    widths = (
-        parts[0]
-        if len(parts) == 1
-        else Message(_("{first}, {second}"), first=parts[0], second=parts[1])
-    )
-    return ShapeError(
-        _(
-            "{name} is {shape}: this layer's keys and values have widths of their own "
-            "({widths}; torch's kdim, vdim), and x has {columns} columns; give x_q (the "
-            "queries' input), x_k and x_v of those widths (or x_q and x_kv when keys and "
-            "values share one) instead of x"
-        ),
-        name=name,
-        shape=shape_text(given.shape),
-        widths=widths,
-        columns=d_model,
-    )
 
 
 def split_evenly(name: str, columns: int, heads: int) -> int:
@@ -161,16 +117,3 @@ def check_memory(
         names={"tokens": Message(_("the number of tokens")), **named},
         hint=hint if grids else "",
     )
-
-
-def check_length(row: np.ndarray, field: str, length: int, columns_of: str) -> np.ndarray:
-    """A bias's row of `length` numbers, one per column of `columns_of` (K, V, W^Q, …)."""
-    if row.shape[0] != length:
-        raise ShapeError(
-            _("{field} has {shape} but must have {length} here (one per column of {columns_of})"),
-            field=field,
-            shape=count(row.shape[0], "number"),
-            length=length,
-            columns_of=columns_of,
-        )
-    return row
