@@ -142,9 +142,8 @@ def test_a_read_back_says_the_same_on_the_command_line(run):
     ("kwargs", "python"),
     [
         ({"x": X, "d_k": 2, "projections": False},
-         "d_k sizes the projections and projections=False leaves them out (Q = K = V = X); "
-         "drop d_k or projections=False"),
-        ({"x": X, "d_v": 2, "projections": False}, "drop d_v or projections=False"),
+         "d_k goes with the projections; drop projections=False or d_k"),
+        ({"x": X, "d_v": 2, "projections": False}, "drop projections=False or d_v"),
         ({"x": X, "norm": 2.0}, "gives X itself; drop norm"),
     ],
 )  # fmt: skip
@@ -156,7 +155,7 @@ def test_sizes_that_would_not_be_used_name_keywords(kwargs, python):
 @pytest.mark.parametrize(
     ("cli_args", "cli"),
     [
-        (("las llaves", "--no-proj", "--d-k", "2"), "drop --d-k or --no-proj"),
+        (("las llaves", "--no-proj", "--d-k", "2"), "drop --no-proj or --d-k"),
         (("-i", "-", "--norm", "2"), "gives X itself; drop --norm"),
     ],
 )

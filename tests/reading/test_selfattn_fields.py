@@ -231,17 +231,14 @@ def test_a_result_read_back_with_its_settings_gives_its_numbers(run_json):
     assert again["weights"] == first["weights"]
 
 
-UNUSED_SIZE = (
-    "{option} sizes the projections and {no_proj} leaves them out (Q = K = V = X); drop "
-    "{option} or {no_proj}"
-)
+UNUSED_SIZE = "{setting} goes with the projections; drop {no_proj} or {setting}"
 
 
 @pytest.mark.parametrize("size", ["--d-k", "--d-v"])
 def test_a_size_that_would_not_be_used_is_refused(run, size):
     result = run("selfattn", "el tren va", "--no-proj", size, "4")
     assert result.exit_code == 2 and result.stdout == ""
-    told(result.error, InputError, UNUSED_SIZE, option=size, no_proj="--no-proj")
+    told(result.error, InputError, UNUSED_SIZE, setting=size, no_proj="--no-proj")
 
 
 def test_norm_beside_a_given_x_is_refused(run, tmp_path):
@@ -254,4 +251,6 @@ def test_norm_beside_a_given_x_is_refused(run, tmp_path):
          "{norm}", norm="--norm")  # fmt: skip
     with pytest.raises(InputError) as caught:
         attn.selfattn("el tren", projections=False, d_k=4)
-    told(caught.value, InputError, UNUSED_SIZE, "python", option="d_k", no_proj="projections=False")
+    told(
+        caught.value, InputError, UNUSED_SIZE, "python", setting="d_k", no_proj="projections=False"
+    )

@@ -131,6 +131,18 @@ UNUSED = (
            lambda inputs, settings, direct: not direct and not settings.projections,
            _("{setting} goes with the projections; drop {no_proj} or {setting}"),
            lambda settings: {"no_proj": NO_PROJ}),
+    # the sizes of the projections, which --no-proj leaves out (and a result read back
+    # from X computes again)
+    Unused((Setting("d_k"), Setting("d_v")),
+           lambda inputs, settings, direct: not settings.projections
+           and (not direct or inputs.from_x),
+           _("{setting} goes with the projections; drop {no_proj} or {setting}"),
+           lambda settings: {"no_proj": NO_PROJ}),
+    # --norm sizes the seeded embeddings, which a given X replaces
+    Unused((Setting("norm"),),
+           lambda inputs, settings, direct: inputs.from_x,
+           _("{norm} sets the length of the seeded embeddings, and the input gives X "
+             "itself; drop {norm}")),
     # W^O and its bias join the heads
     Unused(("w_o",),
            lambda inputs, settings, direct: not direct and settings.projections
@@ -186,7 +198,8 @@ def check_used(inputs: LayerInputs, settings: SelfAttnSettings, direct: bool) ->
             else:
                 value = inputs.value(named)
             if value is not None and value is not False:
-                raise InputError(rule.msgid, name=named, setting=named, **rule.said(settings))
+                said = {"name": named, "setting": named, "norm": named}
+                raise InputError(rule.msgid, **said, **rule.said(settings))
 
 
 def check_read_back(inputs: LayerInputs, settings: SelfAttnSettings) -> None:
@@ -451,28 +464,3 @@ def drawn_of(
         seed = result["seed"]
     together = set(written) | set(drawn)
     return tuple(name for name in weights if name in together), seed
-
-
-def unused_sizes(settings: SelfAttnSettings, given_x: bool) -> None:
-    """Sizes that would not be used are refused, not ignored: --d-k and --d-v size W^Q,
-    W^K, W^V, which --no-proj leaves out; --norm sizes the seeded embeddings, which a given
-    X replaces."""
-    if not settings.projections:
-        for name in ("d_k", "d_v"):
-            if getattr(settings, name) is not None:
-                raise InputError(
-                    _(
-                        "{option} sizes the projections and {no_proj} leaves them out (Q = K "
-                        "= V = X); drop {option} or {no_proj}"
-                    ),
-                    option=Setting(name),
-                    no_proj=Setting("projections", False, "--no-proj"),
-                )
-    if given_x and settings.norm is not None:
-        raise InputError(
-            _(
-                "{norm} sets the length of the seeded embeddings, and the input gives X "
-                "itself; drop {norm}"
-            ),
-            norm=Setting("norm"),
-        )

@@ -24,7 +24,6 @@ from attncli.reading.check.fields import (
     check_fields,
     check_read_back,
     check_used,
-    unused_sizes,
 )
 from attncli.reading.check.grad import one_upstream
 from attncli.reading.check.masks import layer_masks
@@ -180,7 +179,6 @@ def checked_arrays(
         else:
             tokens = labels(inputs.tokens, x.shape[-2], "x", "t")
             query_tokens = tokens
-    unused_sizes(settings, given_x=x is not None)
     d_k, d_v = d_model, d_model
     if settings.projections:
         d_k, d_v = projection_sizes(inputs, settings, d_model)
