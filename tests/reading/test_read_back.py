@@ -14,6 +14,10 @@ import attncli as attn
 from attncli.errors import InputError, ShapeError
 from tests.meaning import said_in_spanish, told
 
+# A result's list of names (drawn, extra_keys) that is not one (reading/check/fields.listed).
+LISTED = ("{field} is {value}; a result lists there {what}, a list of some of {names} (or []); "
+          "restore it or remove it")  # fmt: skip
+
 RNG = np.random.default_rng(41)
 X = RNG.normal(size=(3, 4)).round(3).tolist()
 W = RNG.normal(size=(4, 4)).round(3).tolist()
@@ -177,9 +181,8 @@ def test_a_drawn_that_is_not_a_list_of_projections_is_refused(run, run_json, wri
     some["drawn"] = written
     _one_line_error(
         run("selfattn", input=json.dumps(some)), InputError,
-        "drawn is {drawn}; a result lists there the projections drawn from its seed, a list of "
-        "some of {names} (or []); restore it or remove it",
-        drawn=json.dumps(written), names="w_q, w_k, w_v",
+        LISTED, field="drawn", value=json.dumps(written), names='["w_q", "w_k", "w_v"]',
+        what=("the projections drawn from its seed", {}),
     )  # fmt: skip
 
 
@@ -228,9 +231,7 @@ def test_an_extra_keys_attn_did_not_write_is_refused_in_one_line(run, run_json):
         refused = run("selfattn", "--add-zero-attn", "--lang", lang, input=bad)
         _one_line_error(
             refused, InputError,
-            "extra_keys is {extra_keys}; a result lists there the keys added after the tokens' "
-            '("bias_k", "zero"), a list of them (or []); restore it or remove it', lang=lang,
-            extra_keys='"zero"',
+            LISTED, lang=lang, field="extra_keys", value='"zero"', names='["bias_k", "zero"]',
         )  # fmt: skip
     said_in_spanish(refused.error)
 

@@ -54,7 +54,8 @@ def test_a_results_drawn_list_is_refused_before_anything_is_drawn(run_json, monk
     inputs = LayerInputs.from_document(some)
     with pytest.raises(InputError) as raised:
         checked_selfattn(inputs, None, SelfAttnSettings(projections=True))
-    assert raised.value.msgid.startswith("drawn is {drawn}; a result lists there")
+    assert raised.value.msgid.startswith("{field} is {value}; a result lists there")
+    assert raised.value.fields["field"] == "drawn"
 
 
 def test_positions_twice_are_refused_before_anything_is_drawn(run_json, monkeypatch):

@@ -397,18 +397,10 @@ def _without(option: Setting, python: Setting | None = None) -> Message | OnSurf
 def _check_zero_key(extra_keys: object, zero_attn: bool) -> None:
     """A result computed with --add-zero-attn writes down its zero key in extra_keys (after
     any "bias_k"); read back, it must be asked for again, as --causal is."""
-    if not isinstance(extra_keys, list) or not set(map(str, extra_keys)) <= {"bias_k", "zero"}:
-        shown = json.dumps(extra_keys)
-        shown = shown if len(shown) <= 40 else f"{shown[:37]}..."
-        raise InputError(
-            _(
-                "extra_keys is {extra_keys}; a result lists there the keys added after the "
-                'tokens\' ("bias_k", "zero"), a list of them (or []); restore it or '
-                "remove it"
-            ),
-            extra_keys=shown,
-        )
-    zero = "zero" in extra_keys
+    keys = listed(
+        "extra_keys", extra_keys, ("bias_k", "zero"), _("the keys added after the tokens'")
+    )
+    zero = "zero" in keys
     if zero == zero_attn:
         return
     fix = _with(Setting("add_zero_attn", True)) if zero else _without(Setting("add_zero_attn"))
@@ -426,6 +418,25 @@ def _check_zero_key(extra_keys: object, zero_attn: bool) -> None:
     )
 
 
+def listed(
+    field: str, value: object, allowed: tuple[str, ...], what: str, shown: list[str] | None = None
+) -> list[str]:
+    """A result's list of names (the projections it drew, the keys it added) is a list of
+    some of `allowed` (`shown`: those a message lists), else one line saying what it
+    lists there: a result changed after attn wrote it."""
+    if isinstance(value, list) and all(isinstance(name, str) and name in allowed for name in value):
+        return value
+    given = json.dumps(value)
+    raise InputError(
+        _("{field} is {value}; a result lists there {what}, a list of some of {names} (or []); "
+          "restore it or remove it"),
+        field=field,
+        value=given if len(given) <= 40 else f"{given[:37]}...",
+        what=Message(what),
+        names=json.dumps(list(allowed if shown is None else shown)),
+    )  # fmt: skip
+
+
 def drawn_of(
     inputs: LayerInputs, weights: Mapping[str, object], drawn: list[str], seed: int
 ) -> tuple[tuple[str, ...], int]:
@@ -436,28 +447,8 @@ def drawn_of(
     written = result.get("drawn")
     if written is None:
         return tuple(drawn), seed
-    if not isinstance(written, list) or not all(
-        isinstance(name, str) and name in weights for name in written
-    ):
-        names = ", ".join(name for name in ("w_q", "w_k", "w_v", "w_o") if name in weights)
-        shown = json.dumps(written)
-        shown = shown if len(shown) <= 40 else f"{shown[:37]}..."
-        if not names:
-            raise InputError(
-                _(
-                    "drawn is {drawn}; a result lists there the projections drawn from its "
-                    "seed, a list of some of none (or []); restore it or remove it"
-                ),
-                drawn=shown,
-            )
-        raise InputError(
-            _(
-                "drawn is {drawn}; a result lists there the projections drawn from its seed, "
-                "a list of some of {names} (or []); restore it or remove it"
-            ),
-            drawn=shown,
-            names=names,
-        )
+    shown = [name for name in ("w_q", "w_k", "w_v", "w_o") if name in weights]
+    listed("drawn", written, tuple(weights), _("the projections drawn from its seed"), shown)
     # nothing drawn now that the result did not draw (a latent layer's W^DKV, W^UK, W^UV are
     # drawn again): from the seed it wrote down, the same matrices
     if written and set(drawn) <= set(written) and isinstance(result.get("seed"), int):
