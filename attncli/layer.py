@@ -433,19 +433,19 @@ def settings_from_keywords(function: Callable[..., Any], /, **given: Any) -> Sel
     scale = settings.get("scale", SQRT)
     if isinstance(scale, bool):
         scale = SQRT if scale else None
-    scale_by = settings.pop("scale_by", None)
-    if scale_by is not None:
-        if scale is None:
-            first, second = Setting("scale_by", scale_by, "--scale"), Setting("scale", False)
+    scale_by, no_causal = settings.pop("scale_by", None), settings.pop("no_causal", False)
+    opposite = (
+        (scale_by is not None and scale is None,
+         Setting("scale_by", scale_by, "--scale"), Setting("scale", False)),
+        (no_causal and settings.get("causal"), Setting("causal", True), Setting("no_causal", True)),
+    )  # fmt: skip
+    for both, first, second in opposite:
+        if both:
             raise OptionError(OPPOSITE, first=first, second=second)
-        scale = scale_by
-    settings["scale"] = scale
+    settings["scale"] = scale if scale_by is None else scale_by
     if "dtype" in settings:
         settings["dtype"] = dtype_name(settings["dtype"])
-    if settings.pop("no_causal", False):
-        if settings.get("causal"):
-            first, second = Setting("causal", True), Setting("no_causal", True)
-            raise OptionError(OPPOSITE, first=first, second=second)
+    if no_causal:
         settings["causal"] = False
     return SelfAttnSettings(**settings)
 

@@ -102,6 +102,6 @@ def test_cross_attention_is_refused():
         with pytest.raises(AttnError) as caught:
             attn.selfattn(LESSON, context="el coche", **keywords)
         told(caught.value, OptionError,
-             "{option} counts the distance between a query and a key of one sequence; with "
-             "cross-attention the two sequences have no common positions")  # fmt: skip
+             "{option} counts the positions of one sequence, its queries' and keys' alike; "
+             "with cross-attention the two sequences have no common positions")  # fmt: skip
         assert caught.value.fields["option"].name in keywords

@@ -145,12 +145,13 @@ def test_a_dtype_or_a_divisor_out_of_range_is_refused_where_the_settings_are_dec
     ("sentence", "keywords", "msgid"),
     [
         ("a b c", {"positions": "rope", "heads": 2, "d_k": 3},
-         "{rope} turns pairs of coordinates, and d_k is {d_k} (odd); give an even {option}"),
+         "{width} is {size}, an odd number; rotary positions turn pairs of numbers, so give "
+         "an even {option}"),
         ("a b c", {"positions": "rope", "add_zero_attn": True},
          "{rope} with add_bias_kv's or {zero}'s extra keys: those keys have no position to be "
          "turned by; leave them out"),
         ("a b c", {"window": 1, "context": "x y"},
-         "{option} counts the distance between a query and a key of one sequence; with "
+         "{option} counts the positions of one sequence, its queries' and keys' alike; with "
          "cross-attention the two sequences have no common positions"),
     ],
     ids=["rope-odd-d_k", "rope-extra-keys", "window-cross"],

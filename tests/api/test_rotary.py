@@ -114,10 +114,11 @@ ABOVE_1 = "{setting}: it must be a number above {above}"
 @pytest.mark.parametrize(
     ("keywords", "msgid", "fields"),
     [
-        ({"d_k": 3}, "{rope} turns pairs of coordinates, and d_k is {d_k} (odd); give an even "
-         "{option}", {"rope": "positions='rope'", "d_k": 3, "option": "d_k"}),
-        ({"context": "el coche"}, "{rope} turns the queries and keys of one sequence by their "
-         "positions; with cross-attention the two sequences have no common positions", {}),
+        ({"d_k": 3}, "{width} is {size}, an odd number; rotary positions turn pairs of numbers, "
+         "so give an even {option}", {"width": "d_k", "size": 3, "option": "d_k"}),
+        ({"context": "el coche"}, "{option} counts the positions of one sequence, its queries' "
+         "and keys' alike; with cross-attention the two sequences have no common positions",
+         {"option": "positions='rope'"}),
         ({"add_zero_attn": True}, "{rope} with add_bias_kv's or {zero}'s extra keys: those keys "
          "have no position to be turned by; leave them out", {"zero": "add_zero_attn"}),
         ({"rope_base": 1.0}, ABOVE_1, {"setting": "rope_base=1.0", "above": "1"}),

@@ -118,8 +118,8 @@ WIDTH = "{setting} is {what}; add {needed}"
 REFUSED = {
     # keywords: (msgid, field, its value as Python writes it)
     "an odd width": ({"heads": 2, "latent_rank": 2, "positions": "rope", "rope_dim": 3},
-                     "{rope_dim} is odd; rotary positions turn pairs of numbers, so give an "
-                     "even width", "rope_dim", "rope_dim=3"),
+                     "{width} is {size}, an odd number; rotary positions turn pairs of "
+                     "numbers, so give an even {option}", "size", 3),
     "no latent": ({"heads": 2, "positions": "rope", "rope_dim": 2}, WIDTH, "needed",
                   "latent_rank"),
     "no rotary positions": ({"heads": 2, "latent_rank": 2, "rope_dim": 2}, WIDTH, "needed",

@@ -65,8 +65,8 @@ def test_the_json_reads_back_with_the_same_width_and_not_with_another(run):
 
 @pytest.mark.parametrize(("extra", "msgid", "fields"), [
     (["--heads", "2", "--latent-rank", "2", "--positions", "rope", "--rope-dim", "3"],
-     "{rope_dim} is odd; rotary positions turn pairs of numbers, so give an even width",
-     {"rope_dim": "--rope-dim 3"}),
+     "{width} is {size}, an odd number; rotary positions turn pairs of numbers, so give an "
+     "even {option}", {"width": "d_rope", "size": 3, "option": "--rope-dim"}),
     (["--heads", "2", "--positions", "rope", "--rope-dim", "2"],
      "{setting} is {what}; add {needed}", {"needed": "--latent-rank"}),
     (["--heads", "2", "--latent-rank", "2", "--rope-dim", "2"],

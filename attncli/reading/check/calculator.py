@@ -317,32 +317,23 @@ def carried_values(
 
 # Fields that look like model weights attn does not use yet: refused, since dropping one
 # silently would give a number that differs from the model's.
-UNSUPPORTED_BIASES = ("b_1", "b_2", "b_a", "in_proj_bias", "bias")
+UNSUPPORTED_BIASES = ("in_proj_bias", "b_1", "b_2", "b_a", "bias")
 SELFATTN_BIASES = ("b_q", "b_k", "b_v", "b_o")
 
 
 def refuse_biases(given: Collection[str], allowed: tuple[str, ...] = ()) -> None:
     """One line naming the first bias field among the fields `given` that is not
-    `allowed`."""
-    if "in_proj_bias" in given:
-        raise InputError(
-            _(
-                "field 'in_proj_bias': give torch's in_proj_bias as b_q, b_k and b_v, its "
-                "three thirds in that order"
-            ),
-        )
+    `allowed`: torch's in_proj_bias with how to give it, any other as not added."""
     for name in (*UNSUPPORTED_BIASES, *SELFATTN_BIASES):
-        if name in allowed:
-            continue
-        if name in given:
+        if name in given and name not in allowed:
             raise InputError(
-                _(
-                    "field '{name}': this command does not add that bias, and leaving it out "
-                    "would give a different result; fold it into the inputs or remove the "
-                    "field"
-                ),
+                _("field 'in_proj_bias': give torch's in_proj_bias as b_q, b_k and b_v, its "
+                  "three thirds in that order") if name == "in_proj_bias"
+                else _("field '{name}': this command does not add that bias, and leaving it "
+                       "out would give a different result; fold it into the inputs or remove "
+                       "the field"),
                 name=name,
-            )
+            )  # fmt: skip
 
 
 def check_one_value_per_key(

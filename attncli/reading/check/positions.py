@@ -31,32 +31,24 @@ def check_positions(
     sequences (cross-attention, or queries and keys of other lengths); `extra_keys`: torch's
     add_bias_kv or add_zero_attn adds keys of no position; `head_width`: the columns of one
     head's queries and keys (d_k), which rotary positions turn in pairs."""
+    # what counts positions, each of one sequence: turned by them, or by their distance
+    counted = ((settings.positions == "rope", ROPE), (settings.window is not None,
+               Setting("window")), (settings.alibi, Setting("alibi", True)))  # fmt: skip
+    for asked, option in counted:
+        if asked and crossed:
+            raise OptionError(
+                _("{option} counts the positions of one sequence, its queries' and keys' "
+                  "alike; with cross-attention the two sequences have no common positions"),
+                option=option,
+            )  # fmt: skip
     if settings.positions == "rope":
-        _check_rotary(inputs, settings, crossed, extra_keys, head_width)
-    if crossed and (settings.window is not None or settings.alibi):
-        raise OptionError(
-            _(
-                "{option} counts the distance between a query and a key of one sequence; with "
-                "cross-attention the two sequences have no common positions"
-            ),
-            option=Setting("window") if settings.window is not None else Setting("alibi", True),
-        )
+        _check_rotary(settings, extra_keys, head_width)
 
 
-def _check_rotary(
-    inputs: LayerInputs, settings: SelfAttnSettings, crossed: bool, extra_keys: bool, width: int
-) -> None:
-    """One sequence, no key without a position, and an even d_k (the base of the angles is
-    a number above 1 by its declaration, layer.SelfAttnSettings; the backward pass is
-    refused with the others', scoring.check_scoring)."""
-    if crossed:
-        raise OptionError(
-            _(
-                "{rope} turns the queries and keys of one sequence by their positions; with "
-                "cross-attention the two sequences have no common positions"
-            ),
-            rope=ROPE,
-        )
+def _check_rotary(settings: SelfAttnSettings, extra_keys: bool, width: int) -> None:
+    """No key without a position, and an even d_k (one sequence: check_positions; the base
+    of the angles is a number above 1 by its declaration, layer.SelfAttnSettings; the
+    backward pass is refused with the others', scoring.check_scoring)."""
     if extra_keys:
         raise OptionError(
             _(
@@ -66,15 +58,22 @@ def _check_rotary(
             rope=ROPE,
             zero=Setting("add_zero_attn"),
         )
-    if width % 2:
-        raise OptionError(
-            _("{rope} turns pairs of coordinates, and d_k is {d_k} (odd); give an even {option}"),
-            rope=ROPE,
-            d_k=width,
-            option=Setting("d_k"),
-        )
+    turned_in_pairs("d_k", width, Setting("d_k"))
     if settings.rope_scaling is not None:
         rotary_scaling(settings.rope_scaling, width)
+
+
+def turned_in_pairs(width: str, size: int, option: Setting) -> None:
+    """A width rotary positions turn (a head's d_k, a latent layer's rotary key's d_rope) is
+    even: they turn pairs of numbers; else one line naming the `option` that sets it."""
+    if size % 2:
+        raise OptionError(
+            _("{width} is {size}, an odd number; rotary positions turn pairs of numbers, so "
+              "give an even {option}"),
+            width=width,
+            size=size,
+            option=option,
+        )  # fmt: skip
 
 
 # The kinds --rope-scaling takes: a config's rope_types, but the unscaled one and

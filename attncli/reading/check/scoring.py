@@ -125,15 +125,10 @@ def check_latent_settings(settings: SelfAttnSettings, latent: Setting) -> None:
 def check_rope_dim(settings: SelfAttnSettings) -> None:
     """--rope-dim, the width of a latent layer's decoupled rotary key (with --latent-rank
     and --positions rope, by its declaration), is even: RoPE turns pairs."""
-    if settings.rope_dim is None:
-        return
-    rope_dim = Setting("rope_dim", settings.rope_dim)
-    if settings.rope_dim % 2:
-        raise OptionError(
-            _("{rope_dim} is odd; rotary positions turn pairs of numbers, so give an even "
-              "width"),
-            rope_dim=rope_dim,
-        )  # fmt: skip
+    from attncli.reading.check.positions import turned_in_pairs
+
+    if settings.rope_dim is not None:
+        turned_in_pairs("d_rope", settings.rope_dim, Setting("rope_dim"))
 
 
 def latent_rotary_key(settings: SelfAttnSettings, d_k: int) -> tuple[int, int] | None:
