@@ -81,7 +81,7 @@ def test_the_json_reads_back_only_with_the_same_base(run):
 
 def test_refusals_are_one_line_and_stdout_stays_empty(run):
     cases = [
-        (("--d-k", "3"), "d_k is 3 (odd)"),
+        (("--d-k", "3"), "d_k is 3, an odd number"),
         (("--rope-base", "0.5"), "must be a number above 1"),
         (("--context", "el coche"), "no common positions"),
         (("--target", "0;0;0;0;0;0;0;0"), "no backward pass"),

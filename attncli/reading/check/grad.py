@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
-from attncli.errors import InputError, ShapeError, shape_text
+from attncli.errors import ShapeError, shape_text
 from attncli.messages import Setting, _
 from attncli.reading.check.calculator import ScoreInput, score_input
-from attncli.reading.check.reader import as_given
+from attncli.reading.check.reader import as_given, check_need
 from attncli.reading.inputs import GRAD, GRAD_OUTPUT, TARGET, both_given
 from attncli.reading.parse.values import (
     Document,
@@ -39,22 +39,21 @@ class GradInput:
 
 
 def upstream_gradient(
-    grad_output: object, target: object, expected: tuple[int, ...], required: bool = True
+    grad_output: object,
+    target: object,
+    expected: tuple[int, ...],
+    required: bool = True,
+    typed: frozenset[str] = frozenset(),
 ) -> tuple[str, np.ndarray | None]:
-    """The grad_output or the target given (None: not given), of the output's shape: (its
-    name, the array)."""
+    """The grad_output or the target given (None: not given; without `required`, nothing),
+    of the output's shape: (its name, the array); a fault in it said of the field as it was
+    given (`typed`: the fields an option typed)."""
     offered = {"grad_output": grad_output, "target": target}
     given = [name for name, value in offered.items() if value is not None]
-    one_upstream(grad_output, target)
+    if required or given:  # one of the two, as attn grad's reader holds them
+        check_need(GRAD, offered, UPSTREAM)
     if not given:
-        if not required:
-            return "", None
-        raise InputError(
-            _("missing field '{field}': {hint}"),
-            field="target",
-            hint=GRAD.either_hint(UPSTREAM),
-            about=UPSTREAM,
-        )
+        return "", None
     name = given[0]
     value = offered[name]
     # an array (reader.read_layer reads the layer's in its own rank) of the output's
@@ -69,7 +68,7 @@ def upstream_gradient(
     if len(expected) == 3 and upstream.ndim == 2:
         _one_sequence_for_a_batch(upstream, name, expected)
     if upstream.shape != expected:
-        raise _not_the_output(name, upstream, expected)
+        raise _not_the_output(as_given(name, typed), upstream, expected)
     return name, upstream
 
 
@@ -112,6 +111,12 @@ def _one_sequence_for_a_batch(upstream: np.ndarray, name: str, expected: tuple[i
     )
 
 
+def _pair(upstream: tuple[str, np.ndarray]) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """attn grad's upstream as read, (its name, the array), as (grad_output, target)."""
+    name, array = upstream
+    return (array, None) if name == "grad_output" else (None, array)
+
+
 def grad_input(document: Document, method: str, seed: int, d_a: int | None) -> GradInput:
     """Validated inputs; the upstream gradient must have the output's shape."""
     import numpy as np
@@ -119,10 +124,12 @@ def grad_input(document: Document, method: str, seed: int, d_a: int | None) -> G
     scored = score_input(document, method, seed, d_a, GRAD)  # the upstream's sizes bound too
     rows, values = scored.queries, scored.values
     assert values is not None and scored.upstream is not None  # attn grad needs them
-    name, upstream = scored.upstream
+    # a row for one query, a grid for several
     expected = (values.shape[1],) if rows.single else (rows.matrix.shape[0], values.shape[1])
-    if upstream.shape != expected:  # a row for one query, a grid for several
-        raise _not_the_output(as_given(name, typed_fields(document)), upstream, expected)
+    name, upstream = upstream_gradient(
+        *_pair(scored.upstream), expected, typed=typed_fields(document)
+    )
+    assert upstream is not None  # attn grad needs one (its reader has held it)
     upstream = upstream.reshape(rows.matrix.shape[0], values.shape[1])
     allowed = None
     if isinstance(document.get("scores"), list):

@@ -95,7 +95,7 @@ def read_inputs(operation: Operation, document: Document) -> ReadInputs:
     given = {f.name for f in operation.fields if document.get(f.name) is not None}
     typed = typed_fields(document)
     for need in operation.needs:
-        _check_need(operation, document, need, given, typed)
+        check_need(operation, document, need, given, typed)
     for declared in operation.fields:  # one left out, where the input has a near name
         if declared.name not in given:
             _refuse_near_name(operation, document, declared)
@@ -132,11 +132,17 @@ def agree(*given: tuple[Field, np.ndarray], into: ReadInputs | None = None) -> R
     return read
 
 
-def _check_need(
-    operation: Operation, document: Document, need: Any, given: set[str], typed: frozenset[str]
+def check_need(
+    operation: Operation,
+    document: Document,
+    need: Any,
+    given: set[str] | None = None,
+    typed: frozenset[str] = frozenset(),
 ) -> None:
     """A field the operation cannot do without (or one of a pair) is there; both of a pair
-    are not."""
+    are not (`given`: the fields the document gives, by default those not None)."""
+    if given is None:
+        given = {name for name, value in document.items() if value is not None}
     names = need if isinstance(need, tuple) else (need,)
     present = [name for name in names if name in given]
     if len(present) > 1:
