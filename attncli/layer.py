@@ -242,8 +242,12 @@ class SelfAttnSettings:
         option="--latent-rank",
         metavar="R",
         min=1,
+        # what the seeded latent layer does not do: QK-norm (its keys would no longer be
+        # linear in c_KV), grouped heads, cross-attention and a zero key; W^DKV is a projection
         needs=Needs(_("the size of the latent each head reads its keys and values from"),
-                    (("heads", None),)),
+                    (("heads", None),),
+                    (("projections", False), ("qk_norm", True), ("kv_heads", None),
+                     ("context", None), ("add_zero_attn", True))),
     )  # fmt: skip
     rope_dim: int | None = setting(
         None,

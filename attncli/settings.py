@@ -46,12 +46,14 @@ class Real:
 
 @dataclass(frozen=True)
 class Needs:
-    """What a setting is (a msgid: "the base of rotary positions' angles") and the
-    settings it needs once it is given: each a field and the value it must have (None:
-    any, so long as it is given)."""
+    """What a setting is (a msgid: "the base of rotary positions' angles"), the settings it
+    needs once it is given, each a field and the value it must have (None: any, so long as
+    it is given), and those it does not go with yet, each a field and the value it cannot
+    have beside it (None: any given)."""
 
     what: str
-    settings: tuple[tuple[str, Any], ...]
+    settings: tuple[tuple[str, Any], ...] = ()
+    excludes: tuple[tuple[str, Any], ...] = ()
 
 
 def setting(
@@ -143,21 +145,30 @@ def not_one_of(named: Any, choices: Iterable[Any]) -> OptionError:
 
 def check_needs(declared: Any) -> None:
     """Each field given (not its default) whose declaration says what it needs beside it
-    has it, else one line saying what the field is and what to add: `--rope-base 5000.0
-    is the base of rotary positions' angles; add --positions rope`."""
-    for each in fields(declared):
+    has it, and has none of what it does not go with, else one line saying what the field
+    is and what to add (`--rope-base 5000.0 is the base of rotary positions' angles; add
+    --positions rope`) or that the two do not go together yet."""
+    declarations = {each.name: each for each in fields(declared)}
+    for each in declarations.values():
         needs, value = each.metadata.get("needs"), getattr(declared, each.name)
         if needs is None or value == each.default:
             continue
-        for name, wanted in needs.settings:
+        rules = [(name, wanted, True) for name, wanted in needs.settings]
+        rules += [(name, unwanted, False) for name, unwanted in needs.excludes]
+        for name, wanted, needed in rules:
             other = getattr(declared, name)
-            if other is None if wanted is None else other != wanted:
+            if (other is not None if wanted is None else other == wanted) != needed:
+                shown = other if wanted is None and not needed else wanted
+                flag = [f for f, set_to, _help in declarations[name].metadata.get("flags", ())
+                        if set_to == shown and shown is not None]  # fmt: skip
                 raise OptionError(
-                    _("{setting} is {what}; add {needed}"),
+                    _("{setting} is {what}; add {needed}") if needed
+                    else _("{setting} is {what}, which the seeded layer does not do with "
+                           "{needed} yet; leave out one of them"),
                     setting=Setting(each.name, value, each.metadata.get("option")),
                     what=Message(needs.what),
-                    needed=Setting(name, wanted),
-                )
+                    needed=Setting(name, shown, flag[0] if flag else None),
+                )  # fmt: skip
 
 
 def _kinds(annotation: Any) -> set[str]:

@@ -91,8 +91,8 @@ def test_its_json_reads_back_with_the_same_rank_and_is_refused_without():
     assert caught.value.fields["name"] == "latent"
 
 
-ONE_OF_THEM = ("{latent} with {setting}: the seeded latent layer does not do that yet; leave out "
-               "one of them")  # fmt: skip
+ONE_OF_THEM = ("{setting} is {what}, which the seeded layer does not do with {needed} yet; "
+               "leave out one of them")  # fmt: skip
 REFUSED = {
     # keywords: (kind, msgid, field, its value as Python writes it)
     "a rank of 0": ({"heads": 2, "latent_rank": 0}, OptionError,
@@ -102,15 +102,15 @@ REFUSED = {
     "no heads": ({"latent_rank": 2}, OptionError,
                  "{setting} is {what}; add {needed}", "needed", "heads"),
     "no projections": ({"heads": 2, "latent_rank": 2, "projections": False}, OptionError,
-                       ONE_OF_THEM, "setting", "projections=False"),
+                       ONE_OF_THEM, "needed", "projections=False"),
     "QK-norm": ({"heads": 2, "latent_rank": 2, "qk_norm": True}, OptionError, ONE_OF_THEM,
-                "setting", "qk_norm=True"),
+                "needed", "qk_norm=True"),
     "grouped heads": ({"heads": 2, "latent_rank": 2, "kv_heads": 1}, OptionError, ONE_OF_THEM,
-                      "setting", "kv_heads=1"),
+                      "needed", "kv_heads=1"),
     "cross-attention": ({"heads": 2, "latent_rank": 2, "context": "el coche"}, OptionError,
-                        ONE_OF_THEM, "setting", "context='el coche'"),
+                        ONE_OF_THEM, "needed", "context='el coche'"),
     "a zero key": ({"heads": 2, "latent_rank": 2, "add_zero_attn": True}, OptionError,
-                   ONE_OF_THEM, "setting", "add_zero_attn=True"),
+                   ONE_OF_THEM, "needed", "add_zero_attn=True"),
     "a backward pass": ({"heads": 2, "latent_rank": 2, "target": np.zeros((6, 8))}, OptionError,
                         "{option} has no backward pass in attn yet; leave out the gradient "
                         "({upstream}, {target}) or {option}", "option", "latent_rank=2"),

@@ -83,8 +83,8 @@ def test_a_replay_that_would_not_do_it_is_one_line(run, replay):
     (["--latent-rank", "2"], "{setting} is {what}; add {needed}",
      {"setting": "--latent-rank 2", "needed": "--heads"}),
     (["--heads", "2", "--latent-rank", "2", "--no-proj"],
-     "{latent} with {setting}: the seeded latent layer does not do that yet; leave out one of "
-     "them", {"latent": "--latent-rank 2"}),
+     "{setting} is {what}, which the seeded layer does not do with {needed} yet; leave out "
+     "one of them", {"setting": "--latent-rank 2", "needed": "--no-proj"}),
 ])  # fmt: skip
 def test_what_it_does_not_do_is_one_line(run, extra, msgid, fields):
     result = run("selfattn", SENTENCE, *extra)

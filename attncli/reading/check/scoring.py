@@ -82,12 +82,13 @@ def refuse_replay(settings: SelfAttnSettings | Any, option: object) -> None:
 
 
 def check_latent(settings: SelfAttnSettings) -> None:
-    """A latent layer's settings: an even --rope-dim, and none the seeded latent layer does
-    not do (what it leaves unused of the inputs, queries, keys and values given instead of
-    X, W^K, W^V and their biases, is declared in fields.UNUSED)."""
-    check_rope_dim(settings)
-    if settings.latent_rank is not None:
-        check_latent_settings(settings, Setting("latent_rank", settings.latent_rank))
+    """A latent layer's rotary key, --rope-dim, is even (the settings the seeded latent
+    layer does not do are its declaration's, layer.SelfAttnSettings.latent_rank, held by
+    settings.check_needs; what it leaves unused of the inputs, fields.UNUSED)."""
+    from attncli.reading.check.positions import turned_in_pairs
+
+    if settings.rope_dim is not None:
+        turned_in_pairs("d_rope", settings.rope_dim, Setting("rope_dim"))
 
 
 def check_latent_batch(settings: SelfAttnSettings, batched: bool) -> None:
@@ -98,37 +99,6 @@ def check_latent_batch(settings: SelfAttnSettings, batched: bool) -> None:
               "{latent}"),
             latent=Setting("latent_rank", settings.latent_rank),
         )  # fmt: skip
-
-
-def check_latent_settings(settings: SelfAttnSettings, latent: Setting) -> None:
-    """A latent rank (with --heads, by its declaration): with projections (W^DKV is one),
-    and without what the seeded latent layer does not do:
-    QK-norm (its keys would no longer be linear in c_KV), grouped heads, cross-attention and
-    a zero key."""
-    conflicts = (
-        (not settings.projections, Setting("projections", False, "--no-proj")),
-        (settings.qk_norm, Setting("qk_norm", True)),
-        (settings.kv_heads is not None, Setting("kv_heads", settings.kv_heads)),
-        (settings.context is not None, Setting("context", settings.context)),
-        (settings.add_zero_attn, Setting("add_zero_attn", True)),
-    )
-    for found, other in conflicts:
-        if found:
-            raise OptionError(
-                _("{latent} with {setting}: the seeded latent layer does not do that yet; "
-                  "leave out one of them"),
-                latent=latent,
-                setting=other,
-            )  # fmt: skip
-
-
-def check_rope_dim(settings: SelfAttnSettings) -> None:
-    """--rope-dim, the width of a latent layer's decoupled rotary key (with --latent-rank
-    and --positions rope, by its declaration), is even: RoPE turns pairs."""
-    from attncli.reading.check.positions import turned_in_pairs
-
-    if settings.rope_dim is not None:
-        turned_in_pairs("d_rope", settings.rope_dim, Setting("rope_dim"))
 
 
 def latent_rotary_key(settings: SelfAttnSettings, d_k: int) -> tuple[int, int] | None:
