@@ -640,8 +640,13 @@ def _fails(result, *fragments):
             ],
             '{"v_a": [1, 2]}',
             ShapeError,
-            "{field} makes d_a {size} but {option} is {d_a} (drop one of them)",
-            {"field": "v_a", "size": 2, "option": "--d-a", "d_a": 3},
+            DISAGREE,
+            {
+                "field": "v_a",
+                "found": ("{count} number", {"count": 2}),
+                "other": "--d-a 3",
+                "dimension": "d_a",
+            },
         ),
         (
             ["score", "-i", str(SAMPLES / "tren-grid.json"), "--steps", "--row", "9"],

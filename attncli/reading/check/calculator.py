@@ -160,7 +160,10 @@ def score_input(
             method=Setting("method", method),
             additive=Setting("method", _hidden_method()),
         )
-    read = read_inputs(operation.with_fields(*parameter_fields(scoring)), document)
+    bound = ReadInputs()  # --d-a, the size the parameters' d_a must have
+    if d_a is not None:
+        bound.bind("d_a", d_a, Setting("d_a", d_a), count(d_a, "number"))
+    read = read_inputs(operation.with_fields(*parameter_fields(scoring)), document, bound)
     single = "query" in read.arrays  # one query vector (attn grad's target may be a row)
     queries, keys = read.rows("query" if single else "queries"), read.arrays["keys"]
     if scoring.same_size and queries.shape[1] != keys.shape[1]:
@@ -191,7 +194,7 @@ def score_input(
     result = ScoreInput(rows, keys, values=read.arrays.get("values"), upstream=upstream)
     sizes = dict(read.sizes)
     if scoring.hidden:
-        sizes["d_a"] = _hidden_size(read, sizes, d_a, queries.shape[0] * keys.shape[0])
+        sizes["d_a"] = _hidden_size(sizes, queries.shape[0] * keys.shape[0])
     for parameter in scoring.parameters:
         if parameter.name in read.arrays:
             result.parameters[parameter.name] = read.arrays[parameter.name]
@@ -223,22 +226,11 @@ def _hidden_method() -> str:
     return next(m.name for m in METHODS.values() if m.hidden)
 
 
-def _hidden_size(read: ReadInputs, sizes: dict[str, int], d_a: int | None, pairs: int) -> int:
-    """d_a: as the parameters given make it (and --d-a, if given too, agrees), else --d-a,
+def _hidden_size(sizes: dict[str, int], pairs: int) -> int:
+    """d_a: as --d-a or the parameters given bind it (the reader has held them to agree),
     else d_k; refused when the block it makes (d_a numbers per pair) would not fit in
     memory."""
-    if "d_a" in read.sizes:
-        size = read.sizes["d_a"]
-        if d_a is not None and d_a != size:
-            raise ShapeError(
-                _("{field} makes d_a {size} but {option} is {d_a} (drop one of them)"),
-                field=read.bound_by["d_a"][0],
-                size=size,
-                option=Setting("d_a"),
-                d_a=d_a,
-            )
-    else:
-        size = d_a if d_a is not None else sizes["d_k"]
+    size = sizes.get("d_a", sizes["d_k"])
     d_q, d_k = sizes["d_q"], sizes["d_k"]
     check_fits(
         lambda sizes: sizes["--d-a"] * (d_q + d_k + 1 + 2 * pairs),

@@ -89,9 +89,12 @@ class ReadInputs:
             raise disagreement(dimension, (name, extent), (other, bound))
 
 
-def read_inputs(operation: Operation, document: Document) -> ReadInputs:
-    """Every field of `operation` the document gives, read and bound; a needed one missing,
-    or both of a pair, refused in one line."""
+def read_inputs(
+    operation: Operation, document: Document, into: ReadInputs | None = None
+) -> ReadInputs:
+    """Every field of `operation` the document gives, read and bound (`into` what an option
+    has bound already: --d-a's d_a); a needed one missing, or both of a pair, refused in
+    one line."""
     given = {f.name for f in operation.fields if document.get(f.name) is not None}
     typed = typed_fields(document)
     for need in operation.needs:
@@ -99,7 +102,7 @@ def read_inputs(operation: Operation, document: Document) -> ReadInputs:
     for declared in operation.fields:  # one left out, where the input has a near name
         if declared.name not in given:
             _refuse_near_name(operation, document, declared)
-    read = ReadInputs()
+    read = ReadInputs() if into is None else into
     for declared in operation.fields:
         if declared.name not in given:
             continue
