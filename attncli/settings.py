@@ -102,12 +102,15 @@ def check_range(named: Setting, whole: Whole) -> None:
     bound it passes."""
     value = named.value
     check_whole(named, value)
-    if whole.least is not None and value < whole.least:
-        raise OptionError(_("{setting}: it must be {least} or more"), setting=named,
-                          least=whole.least)  # fmt: skip
-    if value > whole.most:  # window=10**20: numpy holds no such index
-        raise OptionError(_("{setting}: it must be {most} or less"), setting=named,
-                          most=whole.most)  # fmt: skip
+    below = whole.least is not None and value < whole.least
+    if below or value > whole.most:  # window=10**20: numpy holds no such index
+        raise OptionError(
+            _("{setting}: it must be {least} or more") if below
+            else _("{setting}: it must be {most} or less"),
+            setting=named,
+            least=whole.least,
+            most=whole.most,
+        )  # fmt: skip
 
 
 def check_declared(declared: Any) -> None:

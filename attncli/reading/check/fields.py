@@ -98,7 +98,8 @@ class Unused:
     names: tuple[str | Setting, ...]
     when: Callable[[LayerInputs, SelfAttnSettings, bool], bool]  # (inputs, settings, direct)
     msgid: str
-    said: Callable[[SelfAttnSettings], dict[str, Any]] = lambda settings: {}
+    said: Callable[[LayerInputs, SelfAttnSettings], dict[str, Any]] = lambda inputs, settings: {}
+    subject: str | None = "name"  # the field of `msgid` that names what is given, if any
 
 
 # The flags messages name, as the command line (--no-proj) or Python (projections=False) says.
@@ -130,33 +131,40 @@ UNUSED = (
             Setting("add_zero_attn", True)),
            lambda inputs, settings, direct: not direct and not settings.projections,
            _("{setting} goes with the projections; drop {no_proj} or {setting}"),
-           lambda settings: {"no_proj": NO_PROJ}),
+           lambda inputs, settings: {"no_proj": NO_PROJ}, "setting"),
     # the sizes of the projections, which --no-proj leaves out (and a result read back
     # from X computes again)
     Unused((Setting("d_k"), Setting("d_v")),
            lambda inputs, settings, direct: not settings.projections
            and (not direct or inputs.from_x),
            _("{setting} goes with the projections; drop {no_proj} or {setting}"),
-           lambda settings: {"no_proj": NO_PROJ}),
+           lambda inputs, settings: {"no_proj": NO_PROJ}, "setting"),
     # --norm sizes the seeded embeddings, which a given X replaces
     Unused((Setting("norm"),),
            lambda inputs, settings, direct: inputs.from_x,
            _("{norm} sets the length of the seeded embeddings, and the input gives X "
-             "itself; drop {norm}")),
+             "itself; drop {norm}"), subject="norm"),
+    # the positions a trained layer's X carries, with no X (reading/check/positions.py's
+    # learned_positions reads them)
+    Unused(("positions",),
+           lambda inputs, settings, direct: direct and not inputs.from_x,
+           _("positions says the layer's X carries {kind} positions, and there is no X: "
+             "queries, keys and values are given directly; remove positions"),
+           lambda inputs, settings: {"kind": inputs.positions}, None),
     # W^O and its bias join the heads
     Unused(("w_o",),
            lambda inputs, settings, direct: not direct and settings.projections
            and not _with_output(settings),
            _("w_o joins the heads of {heads} through W^O; give {option} (without "
              "{no_out_proj}), or leave w_o out"),
-           lambda settings: {"heads": Setting("heads", metavar="h"),
-                             "option": Setting("heads"), "no_out_proj": NO_OUT_PROJ}),
+           lambda inputs, settings: {"heads": Setting("heads", metavar="h"),
+                             "option": Setting("heads"), "no_out_proj": NO_OUT_PROJ}, None),
     Unused(("b_o",),
            lambda inputs, settings, direct: not direct and settings.projections
            and not _with_output(settings),
            _("b_o is added after W^O, which only {heads} (without {no_out}) has; leave b_o "
              "out"),
-           lambda settings: {"heads": Setting("heads"), "no_out": NO_OUT_PROJ}),
+           lambda inputs, settings: {"heads": Setting("heads"), "no_out": NO_OUT_PROJ}, None),
     # a latent layer reads its keys and values from c_KV = RMSNorm(x W^DKV), through W^DKV,
     # W^UK and W^UV drawn from the seed
     Unused(DIRECT,
@@ -164,24 +172,26 @@ UNUSED = (
            and not inputs.from_x,
            _("{latent} reads the keys and values from X through the latent c_KV; give X "
              "(or a sentence) instead of queries, keys and values, or leave out {latent}"),
-           lambda settings: {"latent": Setting("latent_rank", settings.latent_rank)}),
+           lambda inputs, settings: {"latent": Setting("latent_rank", settings.latent_rank)},
+           None),
     Unused(("w_k", "w_v", *_KV),
            lambda inputs, settings, direct: settings.latent_rank is not None,
            _("{name} is given, but with {latent} the keys and values are read from the "
              "latent c_KV (W^DKV, W^UK, W^UV drawn from the seed); remove {name} or "
              "{latent}"),
-           lambda settings: {"latent": Setting("latent_rank", settings.latent_rank)}),
+           lambda inputs, settings: {"latent": Setting("latent_rank", settings.latent_rank)}),
     # grouped heads: the key and value biases are of H heads' width in torch's layer
     Unused(_KV,
            lambda inputs, settings, direct: settings.kv_heads is not None,
            _("{name} with {kv_heads}: a grouped layer's key and value biases are not read "
              "yet"),
-           lambda settings: {"kv_heads": Setting("kv_heads", settings.kv_heads)}),
+           lambda inputs, settings: {"kv_heads": Setting("kv_heads", settings.kv_heads)}),
     # with x, tokens names the rows, queries and keys alike
     Unused(("query_tokens",),
            lambda inputs, settings, direct: inputs.x is not None,
            _("query_tokens names the queries of cross-attention (x_q beside x_kv); with x, "
-             "tokens names the rows, queries and keys alike: give tokens, or x_q and x_kv")),
+             "tokens names the rows, queries and keys alike: give tokens, or x_q and x_kv"),
+           subject=None),
 )  # fmt: skip
 
 
@@ -198,8 +208,10 @@ def check_used(inputs: LayerInputs, settings: SelfAttnSettings, direct: bool) ->
             else:
                 value = inputs.value(named)
             if value is not None and value is not False:
-                said = {"name": named, "setting": named, "norm": named}
-                raise InputError(rule.msgid, **said, **rule.said(settings))
+                said = rule.said(inputs, settings)
+                if rule.subject is not None:
+                    said[rule.subject] = named
+                raise InputError(rule.msgid, **said)
 
 
 def check_read_back(inputs: LayerInputs, settings: SelfAttnSettings) -> None:

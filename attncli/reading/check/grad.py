@@ -65,8 +65,6 @@ def upstream_gradient(
         upstream = readers[len(expected)](value, name)
     else:
         upstream = cast("np.ndarray", value)
-    if len(expected) == 3 and upstream.ndim == 2:
-        _one_sequence_for_a_batch(upstream, name, expected)
     if upstream.shape != expected:
         raise _not_the_output(as_given(name, typed), upstream, expected)
     return name, upstream
@@ -75,7 +73,18 @@ def upstream_gradient(
 def _not_the_output(
     name: str | Setting, upstream: np.ndarray, expected: tuple[int, ...]
 ) -> ShapeError:
-    """The upstream gradient (or target) of another shape than the output's."""
+    """The upstream gradient (or target) of another shape than the output's; one
+    sequence's T × d for a batch's B × T × d output said so, since torch's backward takes a
+    gradient of the output's own shape (not broadcast)."""
+    wanted = shape_text(expected)
+    if len(expected) == 3 and upstream.ndim == 2:
+        return ShapeError(
+            _("{name} is {shown}, one sequence's, but x is a batch and the output is {wanted}: "
+              "give {name} as B × T × d ({wanted} here), a T × d matrix per sequence"),
+            name=name,
+            shown=shape_text(upstream.shape),
+            wanted=wanted,
+        )  # fmt: skip
     # a single number shows itself: "target is 3 but the output is 3 × 2"
     shown = shape_text(upstream.shape) if upstream.ndim else kind_of(upstream.item())
     return ShapeError(
@@ -83,7 +92,7 @@ def _not_the_output(
           "output)"),
         name=name,
         shown=shown,
-        wanted=shape_text(expected),
+        wanted=wanted,
     )  # fmt: skip
 
 
@@ -94,21 +103,6 @@ def one_upstream(
     input names them (a document's fields, or the command line's options as Settings)."""
     if grad_output is not None and target is not None:
         raise both_given(GRAD_OUTPUT, TARGET, named)
-
-
-def _one_sequence_for_a_batch(upstream: np.ndarray, name: str, expected: tuple[int, ...]) -> None:
-    """One sequence's T × d given for a batch's B × T × d output: refused, not broadcast
-    (torch's backward takes a gradient of the output's own shape), saying the shape."""
-    shown, wanted = shape_text(upstream.shape), shape_text(expected)
-    raise ShapeError(
-        _(
-            "{name} is {shown}, one sequence's, but x is a batch and the output is {wanted}: "
-            "give {name} as B × T × d ({wanted} here), a T × d matrix per sequence"
-        ),
-        name=name,
-        shown=shown,
-        wanted=wanted,
-    )
 
 
 def _pair(upstream: tuple[str, np.ndarray]) -> tuple[np.ndarray | None, np.ndarray | None]:

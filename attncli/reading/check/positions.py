@@ -175,16 +175,8 @@ def learned_positions(
             value=json_text(kind),
             kinds=", ".join(KINDS),
         )
-    if inputs.from_x:  # an x given holds them already (attn train writes it so)
-        return settings
-    if sentence is None:
-        raise InputError(
-            _(
-                "positions says the layer's X carries {kind} positions, and there is no X: "
-                "queries, keys and values are given directly; remove positions"
-            ),
-            kind=kind,
-        )
+    if inputs.from_x or sentence is None:  # an x given holds them already (attn train
+        return settings  # writes it so); without X, fields.UNUSED refuses them
     if settings.positions not in (None, kind):
         raise OptionError(
             _(
