@@ -104,13 +104,9 @@ def check_range(named: Setting, whole: Whole) -> None:
     check_whole(named, value)
     below = whole.least is not None and value < whole.least
     if below or value > whole.most:  # window=10**20: numpy holds no such index
-        raise OptionError(
-            _("{setting}: it must be {least} or more") if below
-            else _("{setting}: it must be {most} or less"),
-            setting=named,
-            least=whole.least,
-            most=whole.most,
-        )  # fmt: skip
+        text = (_("{setting}: it must be {least} or more") if below
+                else _("{setting}: it must be {most} or less"))  # fmt: skip
+        raise OptionError(text, setting=named, least=whole.least, most=whole.most)
 
 
 def check_declared(declared: Any) -> None:
@@ -164,10 +160,11 @@ def check_needs(declared: Any) -> None:
                 shown = other if wanted is None and not needed else wanted
                 flag = [f for f, set_to, _help in declarations[name].metadata.get("flags", ())
                         if set_to == shown and shown is not None]  # fmt: skip
+                text = (_("{setting} is {what}; add {needed}") if needed
+                        else _("{setting} is {what}, which the seeded layer does not do with "
+                               "{needed} yet; leave out one of them"))  # fmt: skip
                 raise OptionError(
-                    _("{setting} is {what}; add {needed}") if needed
-                    else _("{setting} is {what}, which the seeded layer does not do with "
-                           "{needed} yet; leave out one of them"),
+                    text,
                     setting=Setting(each.name, value, each.metadata.get("option")),
                     what=Message(needs.what),
                     needed=Setting(name, shown, flag[0] if flag else None),

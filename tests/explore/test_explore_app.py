@@ -205,7 +205,7 @@ def test_bad_sentences_are_a_line_in_the_status_bar(typed, message):
 def test_a_d_k_the_layer_refuses_is_a_line_in_the_status_bar():
     source = Source(document=LLAVES, path="samples/llaves.json")
     state, cells, _, screen, note = _pressed(["d"], source=source)
-    assert "w_q is 4 × 4 but must be 4 × 3" in note
+    assert "w_q has 4 numbers a row where --d-k 3 has 3 numbers" in note
     assert state.d_k is None and cells["están"][1] == "0.642*"
 
 

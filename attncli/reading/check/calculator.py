@@ -318,14 +318,12 @@ def refuse_biases(given: Collection[str], allowed: tuple[str, ...] = ()) -> None
     `allowed`: torch's in_proj_bias with how to give it, any other as not added."""
     for name in (*UNSUPPORTED_BIASES, *SELFATTN_BIASES):
         if name in given and name not in allowed:
-            raise InputError(
-                _("field 'in_proj_bias': give torch's in_proj_bias as b_q, b_k and b_v, its "
-                  "three thirds in that order") if name == "in_proj_bias"
-                else _("field '{name}': this command does not add that bias, and leaving it "
-                       "out would give a different result; fold it into the inputs or remove "
-                       "the field"),
-                name=name,
-            )  # fmt: skip
+            text = (_("field 'in_proj_bias': give torch's in_proj_bias as b_q, b_k and b_v, "
+                      "its three thirds in that order") if name == "in_proj_bias"
+                    else _("field '{name}': this command does not add that bias, and leaving "
+                           "it out would give a different result; fold it into the inputs or "
+                           "remove the field"))  # fmt: skip
+            raise InputError(text, name=name)
 
 
 def check_one_value_per_key(
