@@ -86,14 +86,14 @@ def report(message: str) -> None:
 
 
 def cut_long_words(line: str, longest: int = LONGEST_WORD) -> str:
-    """`line` with every word longer than `longest` cut as errors.shown cuts an echo."""
+    """`line` with every word (a run between spaces; printable() has made tabs and line
+    breaks visible escapes) longer than `longest` cut as errors.shown cuts an echo. It
+    reads lengths, never words: no wording changes what it does."""
     if len(line) <= longest:
         return line
-    import re
-
     from attncli.errors import shown
 
-    return re.sub(rf"\S{{{longest + 1},}}", lambda word: shown(word.group()), line)
+    return " ".join(shown(word) if len(word) > longest else word for word in line.split(" "))
 
 
 def _debugging() -> bool:
