@@ -126,7 +126,7 @@ def grad_input(document: Document, method: str, seed: int, d_a: int | None) -> G
     assert upstream is not None  # attn grad needs one (its reader has held it)
     upstream = upstream.reshape(rows.matrix.shape[0], values.shape[1])
     allowed = None
-    if isinstance(document.get("scores"), list):
+    if document.get("scores") is not None:  # JSON, an .npz's array or Python's alike
         given_scores = to_vector_or_matrix(document["scores"], "scores", allow_masked=True)
         grid = given_scores.reshape(rows.matrix.shape[0], -1)
         if grid.shape != (rows.matrix.shape[0], scored.keys.shape[0]):

@@ -210,8 +210,9 @@ def number_at(field: Named, index: tuple[Any, ...]) -> Message:
     return Message(_("{field}: the number at {cell}"), field=field, cell=cell_text(index))
 
 
-def _checked_array(value: Any, field: Named, ndim: int) -> np.ndarray:
-    """An array read from .npy/.npz: numeric, of the expected rank, every number finite."""
+def _checked_array(value: Any, field: Named, ndim: int, allow_masked: bool = False) -> np.ndarray:
+    """An array (from .npy/.npz or Python): numeric, of the expected rank, every number
+    finite; -inf too where it marks a masked cell, as null and -Infinity do in JSON."""
     import numpy as np
 
     if value.dtype.kind not in "iuf":
@@ -219,11 +220,11 @@ def _checked_array(value: Any, field: Named, ndim: int) -> np.ndarray:
                          expected=Message(_("numbers (int or float)")))  # fmt: skip
     _rank(value, field, ndim)
     array = value.astype(np.float64)
-    bad = np.argwhere(~np.isfinite(array))
+    bad = np.argwhere(~(np.isfinite(array) | (allow_masked & np.isneginf(array))))
     if bad.size:
         cell = tuple(bad[0])
         raise InputError(WRONG, where=number_at(field, cell), kind=array[cell],
-                         expected=Message(EXPECTED_NUMBER[True, False]))  # fmt: skip
+                         expected=Message(EXPECTED_NUMBER[True, allow_masked]))  # fmt: skip
     return array
 
 
@@ -298,7 +299,7 @@ def to_vector(value: Any, field: Named, allow_masked: bool = False) -> np.ndarra
     # -> [n]
     value = _misranked_as_lists(value, 1)
     if _is_array(value):
-        return _checked_array(value, field, 1)
+        return _checked_array(value, field, 1, allow_masked)
     fast = _plain_numbers(value, 1)
     if fast is not None:
         return fast
@@ -312,7 +313,7 @@ def to_matrix(value: Any, field: Named, allow_masked: bool = False) -> np.ndarra
     # -> [rows, columns]
     value = _misranked_as_lists(value, 2)
     if _is_array(value):
-        return _checked_array(value, field, 2)
+        return _checked_array(value, field, 2, allow_masked)
     fast = _plain_numbers(value, 2)
     if fast is not None:
         return fast
