@@ -11,7 +11,7 @@ import pytest
 
 import attncli as attn
 from attncli.api.grad import grad_document
-from attncli.errors import InputError
+from attncli.errors import InputError, ShapeError
 from tests.meaning import MASKED_FINITE, told
 
 INPUTS = {
@@ -61,3 +61,23 @@ def test_an_arrays_other_non_finite_numbers_are_still_refused(bad):
         attn.softmax(scores=np.array([[1.0, bad, 1.0]]))
     told(raised.value, InputError, "{where} is {kind}; expected {expected}", "python",
          expected=MASKED_FINITE)  # fmt: skip
+
+
+DISAGREE = "{field} has {found} where {other} has {bound}: both are {dimension}, {meaning}"
+
+
+@pytest.mark.parametrize(
+    ("scores", "dimension", "other"),
+    [
+        ([1.0, None, 1.0], "T_q", "queries"),  # one query's row beside two queries
+        ([[1.0, None], [3.0, 2.0]], "T_k", "keys"),  # a score too few a row
+        ([[1.0, None, 1.0]] * 3, "T_q", "queries"),
+    ],
+)
+def test_grad_holds_the_given_scores_to_the_queries_and_keys(run, tmp_path, scores, dimension,
+                                                             other):  # fmt: skip
+    path = tmp_path / "scores.json"
+    path.write_text(json.dumps(INPUTS | {"scores": scores}))
+    result = run("grad", "-i", str(path))
+    assert result.exit_code == 2
+    told(result.error, ShapeError, DISAGREE, field="scores", other=other, dimension=dimension)

@@ -57,6 +57,7 @@ class ScoreInput:
     values: np.ndarray | None = None  # [T_k, d_v], when the operation reads them (attn grad)
     # attn grad's target or grad_output, (its name, [d_v] or [T_q, d_v]), as read
     upstream: tuple[str, np.ndarray] | None = None
+    scores: np.ndarray | None = None  # attn grad's given scores, -inf where masked
 
 
 def _as_rows(array: np.ndarray) -> np.ndarray:
@@ -191,7 +192,8 @@ def score_input(
     )
     upstream = next(((name, read.arrays[name]) for name in ("target", "grad_output")
                      if name in read.arrays), None)  # fmt: skip
-    result = ScoreInput(rows, keys, values=read.arrays.get("values"), upstream=upstream)
+    result = ScoreInput(rows, keys, values=read.arrays.get("values"), upstream=upstream,
+                        scores=read.arrays.get("scores"))  # fmt: skip
     sizes = dict(read.sizes)
     if scoring.hidden:
         sizes["d_a"] = _hidden_size(sizes, queries.shape[0] * keys.shape[0])

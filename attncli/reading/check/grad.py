@@ -6,11 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
-from attncli.errors import ShapeError, shape_text
+from attncli.errors import ShapeError, count, shape_text
 from attncli.messages import Setting, _
 from attncli.reading.check.calculator import ScoreInput, score_input
-from attncli.reading.check.reader import as_given, check_need
-from attncli.reading.inputs import GRAD, GRAD_OUTPUT, TARGET, both_given
+from attncli.reading.check.reader import as_given, check_need, disagreement
+from attncli.reading.inputs import GRAD, GRAD_OUTPUT, SCORES, TARGET, both_given
 from attncli.reading.parse.values import (
     Document,
     kind_of,
@@ -115,7 +115,8 @@ def grad_input(document: Document, method: str, seed: int, d_a: int | None) -> G
     """Validated inputs; the upstream gradient must have the output's shape."""
     import numpy as np
 
-    scored = score_input(document, method, seed, d_a, GRAD)  # the upstream's sizes bound too
+    # the upstream's sizes bound too; the scores given, a mask where they hold null or -inf
+    scored = score_input(document, method, seed, d_a, GRAD.with_fields(SCORES))
     rows, values = scored.queries, scored.values
     assert values is not None and scored.upstream is not None  # attn grad needs them
     # a row for one query, a grid for several
@@ -126,16 +127,16 @@ def grad_input(document: Document, method: str, seed: int, d_a: int | None) -> G
     assert upstream is not None  # attn grad needs one (its reader has held it)
     upstream = upstream.reshape(rows.matrix.shape[0], values.shape[1])
     allowed = None
-    if document.get("scores") is not None:  # JSON, an .npz's array or Python's alike
-        given_scores = to_vector_or_matrix(document["scores"], "scores", allow_masked=True)
-        grid = given_scores.reshape(rows.matrix.shape[0], -1)
-        if grid.shape != (rows.matrix.shape[0], scored.keys.shape[0]):
-            raise ShapeError(
-                _(
-                    "scores: its shape does not match the queries and keys (its null cells "
-                    "are the mask); leave scores out or give one per query and key"
-                ),
-            )
+    if scored.scores is not None:  # read as score's are, their T_k held to the keys'
+        grid = scored.scores[None, :] if scored.scores.ndim == 1 else scored.scores
+        if grid.shape[0] != rows.matrix.shape[0]:  # one row of scores is one query's
+            typed = typed_fields(document)
+            raise disagreement(
+                "T_q",
+                (as_given("scores", typed), count(grid.shape[0], "row")),
+                (as_given("query" if rows.single else "queries", typed),
+                 count(rows.matrix.shape[0], "row")),
+            )  # fmt: skip
         allowed = ~np.isneginf(grid) if np.isneginf(grid).any() else None
     return GradInput(
         scored,
