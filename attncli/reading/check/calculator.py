@@ -8,9 +8,8 @@ shapes) and fills in seeded score parameters that the document left out.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from attncli.core.methods import METHODS, NAMES, ScoreMethod, parameter_names
 from attncli.errors import InputError, OptionError, ShapeError, count
@@ -29,6 +28,8 @@ from attncli.reading.parse.values import (
 from attncli.settings import check_range
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     import numpy as np
 
 
@@ -79,7 +80,7 @@ def row_labels(tokens: object, count: int, single: bool, prefix: str) -> list[st
 
 
 # The learned scores' parameters, by the method that reads them (b_1, b_2 are refused by
-# refuse_biases with the rest of the biases).
+# refuse_unused with the rest of the biases).
 SCORE_PARAMETERS = {p.name: m.name for m in METHODS.values() for p in m.parameters}
 
 
@@ -99,55 +100,13 @@ def chosen_method(document: Document, method: str | None) -> str:
     return str(written)
 
 
-# What attn selfattn reads to mask its scores; the calculator's commands do not mask, so a
-# document that says to would get unmasked numbers if the field were carried along.
-MASK_FIELDS = ("mask", "attn_mask", "key_padding_mask", "causal", "valid_len")
-
-
-def refuse_masks(document: Document) -> None:
-    """A mask in a document of score, softmax, mix or grad: refused, saying how the
-    calculator masks (a null score). A result of attn selfattn (it writes its raw_scores
-    beside them) passes: its scores hold its masks already, null where masked."""
-    if "raw_scores" in document:
-        return
-    for name in MASK_FIELDS:
-        if document.get(name) not in (None, False):  # causal: false masks nothing
-            raise InputError(
-                _(
-                    "field '{name}': score, softmax, mix and grad do not mask; write null (or "
-                    "-Infinity) in scores where a query may not look, or give x and {name} to "
-                    "attn selfattn"
-                ),
-                name=name,
-            )
-
-
-def refuse_unused_parameters(document: Document, method: str) -> None:
-    """A parameter of another score would not be used: refuse it rather than give numbers
-    that look as if it had been."""
-    for name, owner in SCORE_PARAMETERS.items():
-        if owner != method and document.get(name) is not None:
-            raise InputError(
-                _(
-                    "field '{name}': a parameter of the {owner} score, which {method} does not "
-                    "use; give {fix}, or remove the field"
-                ),
-                name=name,
-                owner=owner,
-                method=Setting("method", method),
-                fix=Setting("method", owner),
-            )
-
-
 def score_input(
     document: Document, method: str, seed: int, d_a: int | None, operation: Operation = SCORE
 ) -> ScoreInput:
     """Validated queries, keys and score parameters for `method`, read as `operation` reads
     them (attn grad's reads the values too)."""
     scoring = METHODS[method]
-    refuse_biases({n for n, v in document.items() if v is not None}, allowed=scoring.optional)
-    refuse_unused_parameters(document, method)
-    refuse_masks(document)
+    refuse_unused(document, scoring.optional, method, masks=True)
     check_range(Setting("seed", seed), SEED_RANGE)  # as the command line's --seed
     if d_a is not None:  # as --d-a
         check_range(Setting("d_a", d_a), HIDDEN_SIZE)
@@ -246,7 +205,7 @@ def _hidden_size(sizes: dict[str, int], pairs: int) -> int:
 
 def softmax_input(document: Document) -> Rows:
     """Validated scores (a row or a grid, -inf/null for masked cells)."""
-    refuse_masks(document)
+    refuse_unused(document, masks=True)
     read = read_inputs(SOFTMAX, document)
     grid, tokens = read.rows("scores"), read.arrays.get("tokens")
     column_labels = labels(tokens, grid.shape[1], "scores", "k", "column")
@@ -256,7 +215,7 @@ def softmax_input(document: Document) -> Rows:
 
 def mix_input(document: Document) -> tuple[Rows, np.ndarray]:
     """Validated weights (a row or a grid) and the value rows they mix."""
-    refuse_masks(document)
+    refuse_unused(document, masks=True)
     read = read_inputs(MIX, document)
     grid, values, tokens = read.rows("weights"), read.arrays["values"], read.arrays.get("tokens")
     column_labels = labels(tokens, values.shape[0], "values", "k")
@@ -309,23 +268,62 @@ def carried_values(
     return carried
 
 
-# Fields that look like model weights attn does not use yet: refused, since dropping one
-# silently would give a number that differs from the model's.
+# Fields a command would not use, refused rather than dropped, since the numbers would
+# then differ from the ones meant: the biases the calculator does not add (torch's
+# in_proj_bias with how to give it), a parameter of another score than the one asked for,
+# and what attn selfattn reads to mask its scores (causal: false masks nothing).
 UNSUPPORTED_BIASES = ("in_proj_bias", "b_1", "b_2", "b_a", "bias")
 SELFATTN_BIASES = ("b_q", "b_k", "b_v", "b_o")
+MASK_FIELDS = ("mask", "attn_mask", "key_padding_mask", "causal", "valid_len")
+_BIAS = _("field '{name}': this command does not add that bias, and leaving it out would give "
+          "a different result; fold it into the inputs or remove the field")  # fmt: skip
+_IN_PROJ_BIAS = _("field 'in_proj_bias': give torch's in_proj_bias as b_q, b_k and b_v, its "
+                  "three thirds in that order")  # fmt: skip
+_PARAMETER = _("field '{name}': a parameter of the {owner} score, which {method} does not use; "
+               "give {fix}, or remove the field")  # fmt: skip
+_MASK = _("field '{name}': score, softmax, mix and grad do not mask; write null (or "
+          "-Infinity) in scores where a query may not look, or give x and {name} to attn "
+          "selfattn")  # fmt: skip
 
 
-def refuse_biases(given: Collection[str], allowed: tuple[str, ...] = ()) -> None:
-    """One line naming the first bias field among the fields `given` that is not
-    `allowed`: torch's in_proj_bias with how to give it, any other as not added."""
-    for name in (*UNSUPPORTED_BIASES, *SELFATTN_BIASES):
-        if name in given and name not in allowed:
-            text = (_("field 'in_proj_bias': give torch's in_proj_bias as b_q, b_k and b_v, "
-                      "its three thirds in that order") if name == "in_proj_bias"
-                    else _("field '{name}': this command does not add that bias, and leaving "
-                           "it out would give a different result; fold it into the inputs or "
-                           "remove the field"))  # fmt: skip
-            raise InputError(text, name=name)
+def refuse_unused(
+    document: Mapping[str, Any],
+    biases: tuple[str, ...] | None = None,
+    method: str | None = None,
+    masks: bool = False,
+) -> None:
+    """The first field given that the command would not use, refused in one line saying
+    why: a bias not among `biases` (those it adds; None: biases are not checked), a
+    parameter of another score than `method`, a mask (with `masks`; a result of attn
+    selfattn, which writes its raw_scores beside them, passes: its scores hold its masks,
+    null where masked)."""
+    rules: list[tuple[str, str, dict[str, Any]]] = []
+    if biases is not None:
+        rules += [
+            (name, _IN_PROJ_BIAS if name == "in_proj_bias" else _BIAS, {})
+            for name in (*UNSUPPORTED_BIASES, *SELFATTN_BIASES)
+            if name not in biases
+        ]
+    if method is not None:
+        rules += [
+            (
+                name,
+                _PARAMETER,
+                {
+                    "owner": owner,
+                    "method": Setting("method", method),
+                    "fix": Setting("method", owner),
+                },
+            )
+            for name, owner in SCORE_PARAMETERS.items()
+            if owner != method
+        ]
+    if masks and "raw_scores" not in document:
+        rules += [(name, _MASK, {}) for name in MASK_FIELDS]  # fmt: skip
+    for name, msgid, said in rules:
+        value = document.get(name)
+        if value is not None and not (value is False and name == "causal"):
+            raise InputError(msgid, name=name, **said)
 
 
 def check_one_value_per_key(

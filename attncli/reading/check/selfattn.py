@@ -16,7 +16,7 @@ from attncli.layer import SelfAttnSettings
 from attncli.messages import Message, OnSurface, Setting, _
 from attncli.reading.check.calculator import (
     labels,
-    refuse_biases,
+    refuse_unused,
     row_labels,
 )
 from attncli.reading.check.fields import (
@@ -312,7 +312,8 @@ def _direct_input(inputs: LayerInputs, settings: SelfAttnSettings) -> SelfAttnIn
     check_memory(
         t_q, t_k, 1, keys.shape[-1], values.shape[-1], batch or 1, settings.grids
     )  # fmt: skip
-    refuse_biases(inputs.given())  # no projections here, so nothing a bias could be added to
+    # no projections here, so nothing a bias could be added to
+    refuse_unused(dict.fromkeys(inputs.given(), True), biases=())
     key_labels = labels(inputs.tokens, t_k, "keys", "k")
     query_labels = row_labels(inputs.tokens, t_q, False, "q")
     if inputs.query_tokens is not None:  # a result read back names them apart
