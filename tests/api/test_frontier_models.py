@@ -326,7 +326,7 @@ def test_deepseeks_latent_attention_says_its_cache_and_its_absorbed_scores():
     [
         ({"n_group": 4}, "groups"),
         ({"topk_group": 4}, "top_groups"),
-        ({"num_key_value_heads": 2}, "kv_heads"),
+        ({"num_key_value_heads": 2}, "where"),  # values.WRONG, as its field
     ],
 )
 def test_a_deepseek_config_attn_would_misread_is_refused(tmp_path, change, field):

@@ -93,8 +93,34 @@ def test_key_value_heads_that_do_not_divide_the_heads_are_refused(tmp_path):
 
 
 def test_an_odd_head_dim_is_refused(tmp_path):
-    error = _refused(_folder(tmp_path, head_dim=7))
-    assert error.fields["head_dim"] == 7
+    folder = _folder(tmp_path, head_dim=7)
+    told(_refused(folder), InputError, WRONG, where=_config_field(folder, "head_dim"), kind="7",
+         expected=("an even number: rotary positions turn coordinates in pairs", {}))  # fmt: skip
+
+
+FAMILIES = json.loads((MODELS.parent / "references" / "cost.json").read_text())["models"]
+
+
+@pytest.mark.parametrize(
+    ("family", "change", "name", "expected"),
+    [
+        ("deepseek_v3", {"num_key_value_heads": 1}, "num_key_value_heads",
+         ("num_attention_heads {heads}: latent attention reads a key and a value per head "
+          "from its latent", {"heads": 4})),
+        ("gpt_oss", {"num_experts_per_tok": 99}, "num_experts_per_tok",
+         ("at most num_local_experts {experts}: a token takes some of the experts",
+          {"experts": 4})),
+    ],
+)  # fmt: skip
+def test_a_familys_count_it_cannot_hold_is_refused_as_its_field(family, change, name, expected):
+    from attncli.reading.models.decoder_config import llama_architecture
+
+    config = {**FAMILIES[family]["config"], **change}
+    config.pop("quantization_config", None)
+    with pytest.raises(InputError) as caught:
+        llama_architecture(config, "c.json", family)
+    told(caught.value, InputError, WRONG, where=in_file("c.json", name),
+         kind=str(change[name]), expected=expected)  # fmt: skip
 
 
 def test_a_head_dim_other_than_the_weights_is_named(tmp_path):

@@ -13,11 +13,12 @@ from attncli.core.transformer import Architecture
 from attncli.errors import InputError, shown
 from attncli.messages import Message, _
 from attncli.reading.models.config_fields import (
-    MISSING,
+    Rule,
     activation,
     epsilon,
     flag,
     head_size,
+    held,
     key_value_heads,
     latent_sizes,
     number,
@@ -40,13 +41,9 @@ def llama_architecture(config: dict[str, Any], path: str, model_type: str) -> Ar
     if model_type == "deepseek_v3":  # its rotary part is the head that RoPE turns
         config = {**config, "head_dim": whole(config, "qk_rope_head_dim", path)}
     kv_heads = key_value_heads(config, path, heads)
-    head_dim = head_size(config, path, width, heads)
-    if head_dim % 2:
-        raise InputError(
-            _("{path}: head_dim {head_dim} is odd; rotary positions turn coordinates in pairs"),
-            path=path,
-            head_dim=head_dim,
-        )
+    pairs = Message(_("an even number: rotary positions turn coordinates in pairs"))
+    head_dim = held(head_size(config, path, width, heads), path, "head_dim",
+                    Rule(lambda size: size % 2 == 0, pairs))  # fmt: skip
     layers = whole(config, "num_hidden_layers", path)
     positions = whole(config, "max_position_embeddings", path)
     local = None
@@ -185,16 +182,9 @@ def _latent_fields(
 
     dense = whole(config, "first_k_dense_replace", path, 3, least=0)
     routing = _routing(config, path) if dense < whole(config, "num_hidden_layers", path) else None
-    if kv_heads != heads:
-        raise InputError(
-            _(
-                "{path}: num_key_value_heads {kv_heads} is not num_attention_heads {heads}; "
-                "latent attention reads a key and a value per head from its latent"
-            ),
-            path=path,
-            kv_heads=kv_heads,
-            heads=heads,
-        )
+    each = Message(_("num_attention_heads {heads}: latent attention reads a key and a value "
+                     "per head from its latent"), heads=heads)  # fmt: skip
+    held(kv_heads, path, "num_key_value_heads", Rule(lambda kv: kv == heads, each))
     sizes = latent_sizes(config, path)
     divisor = math.sqrt(sizes.nope + sizes.rope)
     if scaling is not None and scaling.mscale_all_dim:
@@ -261,17 +251,10 @@ def _experts_fields(config: dict[str, Any], path: str, model_type: str) -> dict[
             method=shown(as_json_text(method), 40),
         )
     experts = whole(config, "num_local_experts", path)
-    per_token = whole(config, "num_experts_per_tok", path)
-    if per_token > experts:
-        raise InputError(
-            _(
-                "{path}: num_experts_per_tok {per_token} is more than num_local_experts "
-                "{experts}; a token takes some of the experts"
-            ),
-            path=path,
-            per_token=per_token,
-            experts=experts,
-        )
+    some = Message(_("at most num_local_experts {experts}: a token takes some of the "
+                     "experts"), experts=experts)  # fmt: skip
+    per_token = held(whole(config, "num_experts_per_tok", path), path, "num_experts_per_tok",
+                     Rule(lambda k: k <= experts, some))  # fmt: skip
     return {
         "sinks": True,
         "experts_per_token": per_token,
@@ -331,8 +314,8 @@ def layer_windows(
             every = whole(config, "sliding_window_pattern", path, every)
         kinds = ["sliding_attention" if (i + 1) % every else "full_attention"
                  for i in range(layers)]  # fmt: skip
-    if config.get("sliding_window") is None:
-        if isinstance(kinds, list) and "sliding_attention" in kinds:
-            raise InputError(MISSING, path=path, name="sliding_window")
-        return ()
+    if config.get("sliding_window") is None and not (
+        isinstance(kinds, list) and "sliding_attention" in kinds
+    ):
+        return ()  # a layer of a sliding window needs its size: whole() says it is missing
     return typed_windows(kinds, whole(config, "sliding_window", path), path, layers)
