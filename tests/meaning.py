@@ -24,6 +24,12 @@ PICKLED_ARRAY = (
     "{where} holds Python objects (pickled data), which attn never loads; save plain numeric "
     "arrays, e.g. numpy.savez(path, name=array.astype(float))"
 )
+# A declared range's refusal with a value to try after it (api/keywords.Hinted): `refusal`
+# is the range check's own (msgid, fields).
+TRY = "{refusal} (try {example})"
+LEAST = "{setting}: it must be {least} or more"
+MOST = "{setting}: it must be {most} or less"
+ABOVE = "{setting}: it must be a number above {above}"
 # What a cell of numbers takes (reading/parse/values.EXPECTED_NUMBER), as `plain` gives it.
 NUMBER = ("a number", {})
 FINITE = ("a finite number", {})

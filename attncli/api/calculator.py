@@ -214,10 +214,10 @@ def softmax(
 
 def check_temperature(temperature: float) -> None:
     """A softmax temperature must be a positive finite number (not a text, nor True), as
-    every other real setting is held to its Real."""
-    from attncli.settings import Real, check_real
+    every other real setting is held to its Real; its refusal says one to try."""
+    from attncli.api.keywords import TEMPERATURE, hold
 
-    check_real(Setting("temperature", temperature), Real(0))
+    hold(Setting("temperature", temperature), TEMPERATURE)
 
 
 def input_temperature(document: Document, temperature: float | None) -> float:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from attncli.api.keywords import MODEL, OWN_READER, SEED, SHOWN, OneOf, keywords
+from attncli.api.keywords import MODEL, OWN_READER, SEED, SHOWN, Hinted, OneOf, keywords
 from attncli.api.model import (
     MISSING_TOKEN,
     MISSING_WORD,
@@ -27,6 +27,7 @@ from attncli.api.model import (
 from attncli.core.head_patterns import EXCLUSIONS, METRICS, PATTERN_NAMES
 from attncli.errors import InputError, OptionError, ShapeError, shown
 from attncli.messages import Message, OnSurface, Setting, _
+from attncli.settings import Whole
 
 if TYPE_CHECKING:
     from attncli.layer import SelfAttnSettings
@@ -494,7 +495,7 @@ def _ranked(
     return ranking, tuple(tuple(row) for row in habits), sinks
 
 
-@keywords(model=MODEL, seed=SEED)
+@keywords(model=MODEL, seed=SEED, count=Hinted(Whole(2, 200), option="--random"))
 def repeated_random(model: str, count: int, seed: int = 0) -> str:
     """A sentence of `count` tokens drawn at random (seeded) from the model's vocabulary,
     then the same tokens again: the input on which an induction head shows itself (the
@@ -502,10 +503,6 @@ def repeated_random(model: str, count: int, seed: int = 0) -> str:
     the tokenizer reads back as one token each are drawn."""
     from attncli.reading.models.model import load_model
 
-    if not 2 <= count <= 200:
-        raise OptionError(
-            _("{random}: draw 2 to 200 tokens"), random=Setting("count", count, "--random")
-        )
     tokenizer = load_model(model).tokenizer
     bytes_level = tokenizer.pieces == "bytes"
     vocabulary = sorted(tokenizer.tokenizer.get_vocab().items(), key=lambda item: item[1])

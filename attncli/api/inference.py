@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from attncli.api.keywords import SEED, keywords
+from attncli.api.keywords import SEED, Hinted, keywords
 from attncli.core import inference
 from attncli.core.attention import softmax as plain_softmax
 from attncli.errors import OptionError
@@ -29,7 +29,7 @@ ArrayLike = Any
 
 # A block of scores or keys holds one at least, and at most a row attn can hold and JSON
 # writes (one longer than the row reads it whole): --block, block=, tile_q=, tile_k=.
-BLOCK = Whole(1, 2**31 - 1)
+BLOCK = Hinted(Whole(1, 2**31 - 1), 2)
 
 
 @keywords(block=BLOCK)

@@ -21,10 +21,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from attncli.errors import OptionTypeError, shown
+from attncli.errors import OptionError, OptionTypeError, shown
 from attncli.messages import Message, OnSurface, Setting, _, either, languages, typed
 from attncli.reading.inputs import SEED_RANGE
-from attncli.settings import Whole, check_range, not_one_of
+from attncli.settings import Real, Whole, check_range, check_real, not_one_of
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -186,6 +186,56 @@ class OneOf:
         return value
 
 
+@dataclass(frozen=True)
+class Hinted:
+    """A range (a Whole or a Real) whose refusal ends with a value to try, `example`
+    (`--block 0: it must be 1 or more (try --block 2)`, `block=0: … (try block=2)`); and the
+    option, where the command line spells the keyword another way (--random for count=)."""
+
+    rule: Whole | Real
+    example: Any = None
+    option: str | None = None
+
+
+Range = Whole | Real | Hinted
+
+# A softmax's temperature: a positive finite number, 1 to try (the plain softmax)
+TEMPERATURE = Hinted(Real(0), 1)
+# A class set's sheets (attn exercise --count, exercise_set(count=)): here, where the
+# command line's option reads its bounds without importing numpy.
+SHEETS = Whole(1, 100)
+
+
+def hold(named: Setting, declared: Range) -> None:
+    """`named`'s value held to its declared range, by settings' one check of a whole
+    number (check_range) or of a real one (check_real); a Hinted range's refusal says its
+    value to try after the check's own words."""
+    rule = declared.rule if isinstance(declared, Hinted) else declared
+    try:
+        if isinstance(rule, Real):
+            check_real(named, rule)
+        else:
+            check_range(named, rule)
+    except OptionError as refusal:
+        example = declared.example if isinstance(declared, Hinted) else None
+        if example is not None and not isinstance(refusal, OptionTypeError):  # not 2.5
+            example = Setting(named.name, example, named.option)
+            refusal = OptionError(_("{refusal} (try {example})"), refusal=refusal.said,
+                                  example=example)  # fmt: skip
+        raise refusal from None
+
+
+def _hold_keyword(name: str, value: Any, declared: Range) -> None:
+    """A keyword's number held to its declared range: a whole one to a Whole, any number to
+    a Real (numpy's as Python's); None and other kinds are the annotation's business."""
+    real = isinstance(declared.rule if isinstance(declared, Hinted) else declared, Real)
+    if not (_number(value) if real else _whole(value)):
+        return
+    if not isinstance(value, (int, float)):  # numpy's int64, float32
+        value = float(value) if real else int(value)
+    hold(Setting(name, value, declared.option if isinstance(declared, Hinted) else None), declared)
+
+
 def refuse_kind(name: str, value: Any, takes: str | Message) -> OptionTypeError:
     """The error for a keyword given a value of another type: the value as the user wrote
     it (`--seed 'a'` on the command line, `seed='a'` in Python), a long one cut short."""
@@ -201,14 +251,14 @@ def _message(said: str | Message) -> str | Message:
     return Message(said) if isinstance(said, str) and said != "None" else said
 
 
-def keywords(**special: Kind | Whole | OneOf) -> Callable[[F], F]:
+def keywords(**special: Kind | Range | OneOf) -> Callable[[F], F]:
     """Check a public function's keywords by its annotations (and `special`'s: a Kind in
-    place of the annotation's, a Whole range for a whole number, or the names a text is
-    one of) before it runs."""
+    place of the annotation's, a range for a number (a Whole, a Real, either Hinted), or
+    the names a text is one of) before it runs."""
 
     def wrap(function: F) -> F:
         signature = inspect.signature(function)
-        checks: dict[str, tuple[Kind, Whole | OneOf | None]] = {}
+        checks: dict[str, tuple[Kind, Range | OneOf | None]] = {}
         for name, parameter in signature.parameters.items():
             annotation = parameter.annotation
             rule = special.get(name)
@@ -219,10 +269,11 @@ def keywords(**special: Kind | Whole | OneOf) -> Callable[[F], F]:
                 kind = _or_none(kind)
             if kind is None and isinstance(annotation, str):
                 kind = _kind(annotation)
-            if kind is None and isinstance(rule, Whole):
-                kind = PARTS["int"]
+            if kind is None and isinstance(rule, (Whole, Real, Hinted)):
+                whole = not isinstance(rule.rule if isinstance(rule, Hinted) else rule, Real)
+                kind = PARTS["int" if whole else "float"]
             if kind is not None:
-                held = rule if isinstance(rule, (Whole, OneOf)) else None
+                held = rule if isinstance(rule, (Whole, Real, Hinted, OneOf)) else None
                 if held is None and isinstance(annotation, str) and _takes_int(annotation):
                     held = Whole()
                 checks[name] = (kind, held)
@@ -241,8 +292,8 @@ def keywords(**special: Kind | Whole | OneOf) -> Callable[[F], F]:
                     raise refuse_kind(name, value, kind.said)
                 if isinstance(held, OneOf):
                     bound.arguments[name] = held.check(name, value)
-                elif held is not None and _whole(value):
-                    check_range(Setting(name, int(value)), held)
+                elif held is not None:
+                    _hold_keyword(name, value, held)
                 if kind.read is not None:
                     bound.arguments[name] = kind.read(value)
             return function(*bound.args, **bound.kwargs)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from attncli.api.keywords import MODEL, OWN_READER, keywords
+from attncli.api.keywords import MODEL, OWN_READER, Hinted, keywords
 from attncli.errors import OptionError
 from attncli.messages import OnSurface, Setting, _
 from attncli.settings import Whole
@@ -33,7 +33,8 @@ def _check(temperature: float, top_p: float | None) -> None:
         )
 
 
-@keywords(sentence=OWN_READER, model=MODEL, top=Whole(1), top_k=Whole(1))
+@keywords(sentence=OWN_READER, model=MODEL, top=Hinted(Whole(1), 5),
+          top_k=Hinted(Whole(1), 5))  # fmt: skip
 def predict(
     sentence: str | None,
     model: str,

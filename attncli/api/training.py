@@ -3,14 +3,13 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from attncli.api.keywords import SEED, OneOf, keywords
+from attncli.api.keywords import SEED, Hinted, OneOf, keywords
 from attncli.core.training import OPTIMIZERS
 from attncli.errors import InputError, OptionError
 from attncli.layer import POSITIONS, SQRT, SelfAttnSettings
@@ -18,7 +17,7 @@ from attncli.limits import MAX_ITERATIONS
 from attncli.messages import Message, OnSurface, Setting, _
 from attncli.reading.parse.wants import Sentence, at, parse_wants
 from attncli.results.training import TestLink, TrainResult
-from attncli.settings import Whole
+from attncli.settings import Real, Whole
 
 if TYPE_CHECKING:
     from attncli.core.training import Evaluation, Example, Training
@@ -31,7 +30,8 @@ LEARNING_RATE = 0.1
 OPTIMIZER = "sgd"
 
 
-@keywords(seed=SEED, iterations=Whole(0, MAX_ITERATIONS), optimizer=OneOf(OPTIMIZERS),
+@keywords(seed=SEED, iterations=Hinted(Whole(0, MAX_ITERATIONS), ITERATIONS),
+          lr=Hinted(Real(0), LEARNING_RATE), optimizer=OneOf(OPTIMIZERS),
           positions=OneOf(POSITIONS))  # fmt: skip
 def train(
     sentence: str | None = None,
@@ -68,7 +68,7 @@ def train(
     """
     from attncli.core import training as core
 
-    _check_options(lr, projections, positions)
+    _check_options(projections, positions)
     settings = SelfAttnSettings(
         d_model=d_model,
         d_k=d_k,
@@ -146,9 +146,9 @@ def _accuracy(examples: list[Example], after: Evaluation) -> float:
     return float(np.mean(hits))
 
 
-def _check_options(lr: float, projections: bool, positions: str | None) -> None:
-    """The training's own options, and the positions it can add to X (its optimizer and
-    a known kind of positions: train's keywords)."""
+def _check_options(projections: bool, positions: str | None) -> None:
+    """The training's own options, and the positions it can add to X (its step, its
+    optimizer and a known kind of positions: train's keywords)."""
     if not projections:
         raise OptionError(
             _(
@@ -156,13 +156,6 @@ def _check_options(lr: float, projections: bool, positions: str | None) -> None:
                 "is nothing to train — W^Q, W^K and W^V are the only thing it can learn"
             ),
             no_proj=Setting("projections", False, "--no-proj"),
-        )
-    if not 0 < lr < math.inf:  # NaN too; an integer past float64 compares as it is
-        raise OptionError(
-            _("{option} is {lr}; the step must be a positive number, e.g. {example}"),
-            option=Setting("lr"),
-            lr=lr,
-            example=Setting("lr", metavar="0.1"),
         )
     if positions == "rope":
         raise OptionError(

@@ -18,7 +18,7 @@ import attncli as attn
 from attncli.present.format import Format
 from attncli.present.views import view_of
 from tests.conftest import SAMPLES
-from tests.meaning import told
+from tests.meaning import ABOVE, TRY, told
 
 TREN = {
     "query": [1, 0],
@@ -105,9 +105,9 @@ def test_api_errors_are_the_cli_errors(run):
     told(
         caught.value,
         attn.OptionError,
-        "{setting}: it must be a number above {above}",
-        setting="--temperature 0",
-        above="0",
+        TRY,
+        refusal=(ABOVE, {"setting": "--temperature 0", "above": "0"}),
+        example="--temperature 1",
     )
     with pytest.raises(attn.OptionError) as caught:
         attn.score(query=[1], keys=[[1]], method="euclidean")

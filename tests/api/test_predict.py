@@ -11,9 +11,9 @@ import pytest
 
 from attncli.api.predict import predict
 from attncli.core.predict import filtered
-from attncli.errors import OptionError
+from attncli.errors import LARGEST_WHOLE, OptionError
 from tests import tiny_models
-from tests.meaning import told
+from tests.meaning import ABOVE, LEAST, TRY, told
 
 REFERENCE = json.loads((Path(__file__).parent.parent / "references/predict.json").read_text())
 
@@ -81,13 +81,17 @@ def test_an_encoder_and_bad_options_are_refused(gpt2):
          "causal model such as GPT-2", "python", model="all-MiniLM-L6-v2", kind="bert",
          predict="attncli.predict()")  # fmt: skip
     refused = [
-        ({"top_k": 0}, "{setting}: it must be {least} or more", {"setting": "--top-k 0",
-                                                                  "least": 1}),
+        ({"top_k": 0}, TRY, {"refusal": (LEAST, {"setting": "--top-k 0", "least": 1,
+                                                  "most": LARGEST_WHOLE}),
+                             "example": "--top-k 5"}),
         ({"top_p": 1.5}, "{p}: a share above 0 and at most 1 (try {example})",
          {"p": "--top-p 1.5"}),
-        ({"top": 0}, "{setting}: it must be {least} or more", {"setting": "--top 0", "least": 1}),
-        ({"temperature": 0}, "{setting}: it must be a number above {above}",
-         {"setting": "--temperature 0", "above": "0"}),
+        ({"top": 0}, TRY, {"refusal": (LEAST, {"setting": "--top 0", "least": 1,
+                                                "most": LARGEST_WHOLE}),
+                           "example": "--top 5"}),
+        ({"temperature": 0}, TRY, {"refusal": (ABOVE, {"setting": "--temperature 0",
+                                                        "above": "0"}),
+                                   "example": "--temperature 1"}),
     ]  # fmt: skip
     for options, msgid, fields in refused:
         with pytest.raises(OptionError) as caught:

@@ -285,7 +285,7 @@ PYTHON_ERRORS = {
                  "give an even d_k"),
     "train nothing": (lambda: attn.train(), "or corpus=…, one of the two"),
     "train lr": (lambda: attn.train("el tren", want="tren=el", lr=-1),
-                 "lr is -1; the step must be a positive number, e.g. lr=0.1"),
+                 "lr=-1: it must be a number above 0 (try lr=0.1)"),
     "train causal": (lambda: attn.train("el tren", want="el=tren", causal=True),
                      "want='el=tren': with causal=True a token sees only itself"),
     "want twice": (lambda: attn.train("la casa de la llave", want="la=casa"),

@@ -9,7 +9,7 @@ import pytest
 import attncli as attn
 from attncli.errors import OptionError
 from attncli.limits import MAX_ITERATIONS
-from tests.meaning import told
+from tests.meaning import ABOVE, LEAST, MOST, TRY, told
 
 ONE_OF = "{setting}: give one of {choices}"
 
@@ -21,10 +21,17 @@ ONE_OF = "{setting}: give one of {choices}"
          {"setting": "optimizer='rmsprop'", "choices": "sgd, adam"}),
         ({"positions": "rop"}, ONE_OF,
          {"setting": "positions='rop'", "choices": "sinusoidal, rope"}),
-        ({"iterations": -1}, "{setting}: it must be {least} or more",
-         {"setting": "iterations=-1", "least": 0}),
-        ({"iterations": MAX_ITERATIONS + 1}, "{setting}: it must be {most} or less",
-         {"setting": f"iterations={MAX_ITERATIONS + 1}", "most": MAX_ITERATIONS}),
+        ({"iterations": -1}, TRY,
+         {"refusal": (LEAST, {"setting": "iterations=-1", "least": 0, "most": MAX_ITERATIONS}),
+          "example": "iterations=300"}),
+        ({"iterations": MAX_ITERATIONS + 1}, TRY,
+         {"refusal": (MOST, {"setting": f"iterations={MAX_ITERATIONS + 1}", "least": 0,
+                             "most": MAX_ITERATIONS}),
+          "example": "iterations=300"}),
+        ({"lr": -1}, TRY,
+         {"refusal": (ABOVE, {"setting": "lr=-1", "above": "0"}), "example": "lr=0.1"}),
+        ({"lr": float("nan")}, TRY,
+         {"refusal": (ABOVE, {"setting": "lr=nan", "above": "0"}), "example": "lr=0.1"}),
     ],
 )  # fmt: skip
 def test_a_keyword_the_command_line_would_refuse_is_refused(keywords, msgid, fields):

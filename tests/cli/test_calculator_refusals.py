@@ -12,7 +12,7 @@ import pytest
 
 import attncli as attn
 from attncli.errors import AttnError, InputError, OptionError
-from tests.meaning import BOTH, told
+from tests.meaning import ABOVE, BOTH, MOST, TRY, told
 
 KEYS = [[2, 1], [0, 2], [1, 1]]
 
@@ -20,8 +20,13 @@ KEYS = [[2, 1], [0, 2], [1, 1]]
 def test_a_block_past_any_row_is_refused_not_an_internal_error(run):
     result = run("softmax", "2", "0", "1", "--online", "--block", "9" * 15, "--json")
     assert result.exit_code == 2 and result.stdout == ""
-    told(result.error, OptionError, "{setting}: it must be {most} or less",
-         setting="--block " + "9" * 15, most=2**31 - 1)  # fmt: skip
+    told(
+        result.error,
+        OptionError,
+        TRY,
+        example="--block 2",
+        refusal=(MOST, {"setting": "--block " + "9" * 15, "least": 1, "most": 2**31 - 1}),
+    )
     # past 2^63 − 1, the range every whole-number option shares (cli/declare.Declared.limits)
     result = run("softmax", "2", "0", "1", "--online", "--block", "9" * 23, "--json")
     assert result.exit_code == 2 and result.stdout == ""
@@ -198,5 +203,10 @@ def test_a_temperature_that_is_not_a_number_is_refused_not_taken_for_one(run, ru
         extra = ("--target", "8,2") if command == "grad" else ()
         result = run(command, *extra, input=json.dumps(chain))
         assert result.exit_code == 2 and result.stdout == ""
-        told(result.error, OptionError, "{setting}: it must be a number above {above}",
-             setting="--temperature hot", above="0")  # fmt: skip
+        told(
+            result.error,
+            OptionError,
+            TRY,
+            example="--temperature 1",
+            refusal=(ABOVE, {"setting": "--temperature hot", "above": "0"}),
+        )

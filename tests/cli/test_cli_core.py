@@ -9,11 +9,13 @@ import pytest
 from attncli.errors import InputError, OptionError, ShapeError
 from tests.conftest import SAMPLES
 from tests.meaning import (
+    ABOVE,
     DISAGREE,
     EMPTY,
     MASKED_FINITE,
     MASKED_NUMBER,
     TOO_LARGE,
+    TRY,
     WRONG,
     plain,
     told,
@@ -459,8 +461,11 @@ def _fails(result, *fragments):
             ["softmax", "2", "1", "--temperature", "0"],
             None,
             OptionError,
-            "{setting}: it must be a number above {above}",
-            {"setting": "--temperature 0.0", "above": "0"},
+            TRY,
+            {
+                "refusal": (ABOVE, {"setting": "--temperature 0.0", "above": "0"}),
+                "example": "--temperature 1",
+            },
         ),
         (
             ["softmax", "2", "1", "--tokens", "a,b,c"],

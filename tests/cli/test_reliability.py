@@ -10,7 +10,7 @@ import pytest
 from attncli.errors import InputError, OptionError
 from attncli.limits import MAX_ITERATIONS
 from attncli.present.output import write_json
-from tests.meaning import told
+from tests.meaning import MOST, TRY, told
 
 
 def _refused(result, kind, msgid, /, **fields):
@@ -35,9 +35,10 @@ def test_a_class_set_whose_seeds_pass_the_largest_seed_is_refused(run):
 
 def test_training_runs_are_capped_and_steps_need_an_iteration(run):
     line = ("train", "el tren va", "--want", "va=tren")
-    _refused(run(*line, "-n", str(MAX_ITERATIONS + 1)), OptionError,
-             "{setting}: it must be {most} or less", setting=f"--iterations {MAX_ITERATIONS + 1}",
-             most=MAX_ITERATIONS)  # fmt: skip
+    _refused(run(*line, "-n", str(MAX_ITERATIONS + 1)), OptionError, TRY,
+             refusal=(MOST, {"setting": f"--iterations {MAX_ITERATIONS + 1}", "least": 0,
+                             "most": MAX_ITERATIONS}),
+             example="--iterations 300")  # fmt: skip
     _refused(
         run(*line, "-n", "0", "--steps"), OptionError, "{option} with {beside}: {why}",
         option="--iterations 0", beside="--steps",

@@ -20,7 +20,7 @@ from attncli.cli import usage
 from attncli.core import training
 from attncli.errors import InputError, Interrupted, OptionError
 from tests.conftest import SAMPLES
-from tests.meaning import said_in_spanish, told
+from tests.meaning import ABOVE, TRY, said_in_spanish, told
 from tests.terminal import drawn_on_a_terminal
 
 # an output file of a kind the option does not write (present/written.check_kind)
@@ -200,9 +200,8 @@ ERRORS = [
      {"want": "--want las=llaves", "causal": "--causal", "query": "las", "key": "llaves"}),
     (("train", *WANT), InputError,
      "give a sentence and what it wants ({example}) or {corpus}, one of the two", {}),
-    (("train", HEADLINE, *WANT, "--lr", "0"), OptionError,
-     "{option} is {lr}; the step must be a positive number, e.g. {example}",
-     {"option": "--lr", "lr": 0.0}),
+    (("train", HEADLINE, *WANT, "--lr", "0"), OptionError, TRY,
+     {"refusal": (ABOVE, {"setting": "--lr 0.0", "above": "0"}), "example": "--lr 0.1"}),
     (("train", HEADLINE, *WANT, "--at", "3"), OptionError,
      "{option} {why}; add {needed}", {"option": "--at 3", "needed": "--steps", "why": (
          "picks the iteration --steps works by hand", {"option": "--at 3"})}),

@@ -13,7 +13,7 @@ import attncli as attn
 from attncli.core import gradients
 from attncli.errors import InputError, OptionError, ShapeError
 from tests.conftest import SAMPLES
-from tests.meaning import BOTH, MISSING, told
+from tests.meaning import ABOVE, BOTH, MISSING, TRY, told
 
 NOT_THE_OUTPUT = (
     "{name} is {shown} but the output is {wanted} (give one number per number of the output)"
@@ -189,9 +189,9 @@ def test_check_option_reports_agreement(run, run_json):
         (("--target", "1;2"), ShapeError, NOT_THE_OUTPUT,
          {"name": "--target", "shown": "2 × 1", "wanted": "2"}),
         ((), InputError, MISSING, {"field": "target"}),
-        (("--target", "8,2", "--temperature", "0"), OptionError,
-         "{setting}: it must be a number above {above}",
-         {"setting": "--temperature 0.0", "above": "0"}),
+        (("--target", "8,2", "--temperature", "0"), OptionError, TRY,
+         {"refusal": (ABOVE, {"setting": "--temperature 0.0", "above": "0"}),
+          "example": "--temperature 1"}),
     ],
 )  # fmt: skip
 def test_grad_errors_are_one_line(run, args, kind, msgid, fields):
