@@ -13,18 +13,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from attncli.api.calculator import METHOD
-from attncli.api.keywords import SEED, OneOf, keywords
+from attncli.api.keywords import SEED, SHEETS, OneOf, keywords
 from attncli.core import attention, methods
 from attncli.errors import OptionError
 from attncli.messages import Message, Setting, _
-from attncli.settings import Whole
 
 if TYPE_CHECKING:
     from attncli.results.exercise import ExerciseResult, ExerciseSet, SelfAttnExercise, Sheet
 
-SHEETS = Whole(1, 100)  # a class set's --count
 WORKSHEET_POSITIONS = OneOf((None, "rope"))  # the positions a worksheet turns by hand
-LARGEST_SEED = 2**64 - 1  # --seed's range, as every seeded command takes it
+LARGEST_SEED = SEED.most  # --seed's range, as every seeded command takes it
 
 
 @keywords(seed=SEED, method=METHOD, positions=WORKSHEET_POSITIONS)

@@ -4,6 +4,7 @@ from collections.abc import Mapping
 from enum import Enum
 from typing import Annotated
 
+from attncli.api.keywords import SEED, SHEETS
 from attncli.cli.commands import command
 from attncli.cli.declare import Option
 from attncli.cli.options import ScoreMethod, methods_help
@@ -15,8 +16,8 @@ ProblemSeedOption = Annotated[
     int,
     Option(
         "--seed",
-        min=0,
-        max=2**64 - 1,
+        min=SEED.least,
+        max=SEED.most,
         help=_("Which problem: each seed gives another."),
     ),
 ]
@@ -54,8 +55,8 @@ CountOption = Annotated[
     int,
     Option(
         "--count",
-        min=1,
-        max=100,
+        min=SHEETS.least,
+        max=SHEETS.most,
         help=_(
             "A class set: this many different sheets (seeds --seed, --seed + 1, …), each "
             "numbered with its seed, a page each in .tex and .html."
