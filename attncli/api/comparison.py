@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import partial
 
+from attncli.api.scaling import check_d_ks
 from attncli.core import costs
 from attncli.core.saturation import ONE_ROW, largest_weight
 from attncli.core.timing import time_interleaved
@@ -34,12 +35,7 @@ def check_sizes(sizes: Sizes, memory: int | None = None) -> None:
         keyword = {"t_x": "tx", "t_y": "ty"}.get(name, name)
         check_range(Setting(keyword, getattr(sizes, name)), Whole(1))
     check_repeat(sizes.repeat)
-    if not sizes.d_ks or min(sizes.d_ks) < 1:
-        raise OptionError(
-            _("{option} is {value}; give one width or more, each 1 or more"),
-            option=Setting("d_ks", option="--d-k"),
-            value=sizes.d_ks,
-        )
+    check_d_ks(sizes.d_ks, Setting("d_ks", option="--d-k"))
     cores = os.cpu_count() or 1
     if sizes.threads > cores:  # more would be reported, not run
         raise OptionError(

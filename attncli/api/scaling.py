@@ -26,6 +26,19 @@ KEYS, ROWS = 6, 2_000
 
 
 # A row's keys: two at least, or there is no softmax to saturate; rows: one at least.
+def check_d_ks(d_ks: Sequence[int], named: Setting) -> None:
+    """The widths a sweep of d_k tries (attn scaling's d_k, compare-scores' d_ks; --d-k on
+    the command line, whose reader holds each to 1 or more): one at least, each 1 or more,
+    else one line naming `named` with an example."""
+    if not d_ks or min(d_ks) < 1:
+        raise OptionError(
+            _("{option}: give one d_k or more, each 1 or more, e.g. {example}"),
+            option=named,
+            example=OnSurface(Setting(named.name, metavar="8,64,512", option=named.option),
+                              Setting(named.name, [8, 64, 512])),
+        )  # fmt: skip
+
+
 @keywords(seed=SEED, keys=Whole(2), rows=Whole(1))
 def scaling(
     d_k: Sequence[int] = D_KS, *, keys: int = KEYS, rows: int = ROWS, seed: int = 0
@@ -40,12 +53,7 @@ def scaling(
     from attncli.core.saturation import ONE_ROW, SATURATED, scaling_rows
 
     d_ks = list(d_k)
-    if not d_ks or min(d_ks) < 1:
-        raise OptionError(
-            _("{option}: every d_k must be 1 or more, e.g. {example}"),
-            option=Setting("d_k"),
-            example=OnSurface(Setting("d_k", metavar="8,64,512"), Setting("d_k", [8, 64, 512])),
-        )
+    check_d_ks(d_ks, Setting("d_k"))
     asked = {"--rows": rows, "--d-k": max(d_ks), "--keys": keys}
     # Each size as the surface that refuses it names it: --d-k 512, the largest of d_k.
     shown = Message(
