@@ -310,19 +310,20 @@ def _windows(windows: tuple[int | None, ...], inputs: CostInputs) -> tuple[int |
     return tuple(None if every and (i + 1) % every == 0 else window for i in range(len(windows)))
 
 
-def _check_sizes(shape: Shape) -> None:
-    """Sizes that make a model: g divides h; MLA's rotary key is part of d_k."""
+def _check_sizes(shape: Shape, design: Setting | None = None) -> None:
+    """Sizes that make a model: g divides h; MLA's rotary key is part of d_k. Each refusal
+    names what gave the size: its option (--kv-heads 5), or the `design` of --as (gqa:3)."""
     if shape.heads % shape.kv_heads:
         raise OptionError(
-            _("{kv_heads} does not divide {heads}: each key/value head serves the same "
-              "number of query heads"),
-            kv_heads=said("kv_heads", shape.kv_heads), heads=said("heads", shape.heads),
+            _("{kv_heads} does not divide the {heads} query heads: each key/value head serves "
+              "the same number of them"),
+            kv_heads=design or said("kv_heads", shape.kv_heads), heads=shape.heads,
         )  # fmt: skip
     if shape.latent is not None and shape.latent.rope >= shape.d_k:
         raise OptionError(
             _("{rope_dim} leaves nothing of a head's {d_k} numbers for the latent's keys; "
               "give less"),
-            rope_dim=said("rope_dim", shape.latent.rope), d_k=shape.d_k,
+            rope_dim=design or said("rope_dim", shape.latent.rope), d_k=shape.d_k,
         )  # fmt: skip
 
 
@@ -334,15 +335,9 @@ def _designs(shape: Shape, designs: str | Sequence[str] | None) -> list[tuple[st
     made = []
     for text in asked:
         label = str(text).strip().lower()
-        kind, size, rope = _design(label, designs)
-        if kind == "gqa" and (size is None or size > shape.heads or shape.heads % size):
-            raise OptionError(
-                _("{setting}: gqa:{size} needs a number of key/value heads that divides the "
-                  "{heads} query heads"),
-                setting=said("designs", designs), size=size, heads=shape.heads,
-            )  # fmt: skip
+        kind, size, rope = _design(label, designs)  # a size of 1 or more where it takes one
         other = arithmetic.redesigned(shape, kind, size, rope)
-        _check_sizes(other)
+        _check_sizes(other, said("designs", label))
         made.append((label, other))
     return made
 

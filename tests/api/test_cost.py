@@ -56,6 +56,11 @@ def test_options_alone_and_options_that_change_a_model():
     assert sunk.parameters["sinks"] == 32
 
 
+# What --kv-heads or --as gqa:G asks when it does not divide the query heads
+DIVIDES = ("{kv_heads} does not divide the {heads} query heads: each key/value head serves the "
+           "same number of them")  # fmt: skip
+
+
 @pytest.mark.parametrize(
     ("given", "kind", "msgid", "fields"),
     [
@@ -65,12 +70,15 @@ def test_options_alone_and_options_that_change_a_model():
         ({"designs": "mqa,sparse"}, OptionError,
          "{setting}: {design} is not a design attn knows; give mha, mqa, gqa:G or mla:R "
          "(mla:R+D)", {"design": "'sparse'"}),
-        ({"designs": "gqa:3"}, OptionError,
-         "{setting}: gqa:{size} needs a number of key/value heads that divides the {heads} "
-         "query heads", {"size": 3, "heads": 32}),
+        ({"designs": "gqa:3"}, OptionError, DIVIDES, {"kv_heads": "designs='gqa:3'", "heads": 32}),
+        ({"designs": "mha,gqa:64"}, OptionError, DIVIDES,
+         {"kv_heads": "designs='gqa:64'", "heads": 32}),
         ({"designs": "mla:512+128"}, OptionError,
          "{rope_dim} leaves nothing of a head's {d_k} numbers for the latent's keys; give less",
-         {"d_k": 128}),
+         {"rope_dim": "designs='mla:512+128'", "d_k": 128}),
+        ({"kv_rank": 512, "rope_dim": 128}, OptionError,
+         "{rope_dim} leaves nothing of a head's {d_k} numbers for the latent's keys; give less",
+         {"rope_dim": "rope_dim=128", "d_k": 128}),
         ({"tokens": "1k,0"}, OptionError,
          "{setting}: every length must be 1 token or more, e.g. {example}", {}),
         ({"tokens": "lots"}, OptionError,
@@ -80,9 +88,7 @@ def test_options_alone_and_options_that_change_a_model():
          "{tokens} tokens × {batch}: {count} is past what a 64-bit count holds (2^63 − 1); "
          "give a shorter length or a smaller batch", {"tokens": 10**17}),
         ({"batch": 0}, OptionError, "{setting}: it must be {least} or more", {"least": 1}),
-        ({"kv_heads": 5}, OptionError,
-         "{kv_heads} does not divide {heads}: each key/value head serves the same number of "
-         "query heads", {"kv_heads": "kv_heads=5"}),
+        ({"kv_heads": 5}, OptionError, DIVIDES, {"kv_heads": "kv_heads=5", "heads": 32}),
         ({"rope_dim": 32}, OptionError, "{setting} shapes latent attention; add {kv_rank}",
          {"kv_rank": "kv_rank='R'"}),
         ({"global_every": 2}, OptionError,
