@@ -30,6 +30,10 @@ TRY = "{refusal} (try {example})"
 LEAST = "{setting}: it must be {least} or more"
 MOST = "{setting}: it must be {most} or less"
 ABOVE = "{setting}: it must be a number above {above}"
+# Why a self-attention sheet takes no score method and no positions (api/exercise.
+# check_selfattn_sheet, attn exercise --selfattn).
+SELFATTN_SHEET = ("the self-attention problem scores as attn selfattn does (q·k ÷ √d_k) and "
+                  "turns no positions; leave out {option}")  # fmt: skip
 # What a cell of numbers takes (reading/parse/values.EXPECTED_NUMBER), as `plain` gives it.
 NUMBER = ("a number", {})
 FINITE = ("a finite number", {})

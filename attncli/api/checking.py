@@ -16,9 +16,9 @@ import numpy as np
 
 from attncli.api.keywords import FILES, LANGUAGE, SEED, Kind, keywords, listed
 from attncli.api.questions import each_answer
-from attncli.errors import InputError, OptionError, count
+from attncli.errors import InputError, count
 from attncli.explain.checking import Blank, Corrector, Verdict
-from attncli.messages import Message, Setting, _, component_mark, in_decimals
+from attncli.messages import Message, _, component_mark, in_decimals
 from attncli.results.checking import CheckResult, ClassCheck
 from attncli.results.exercise import Sheet
 
@@ -31,19 +31,10 @@ def corrector(
     selfattn: bool = False,
 ) -> tuple[Sheet, Corrector]:
     """The worksheet of `attn exercise` with these options, and its corrector."""
-    from attncli.api.exercise import exercise, selfattn_exercise
+    from attncli.api.exercise import check_selfattn_sheet, exercise, selfattn_exercise
 
     if selfattn:
-        if method != "dot":
-            raise OptionError(
-                _(
-                    "{method} with {selfattn}: the self-attention problem scores as attn "
-                    "selfattn does (q·k ÷ √d_k); leave out {option}"
-                ),
-                method=Setting("method", method),
-                selfattn=Setting("selfattn", True),
-                option=Setting("method"),
-            )
+        check_selfattn_sheet(method)
         layer_sheet = selfattn_exercise(seed, size, dim)
         return layer_sheet, corrector_of(layer_sheet)
     sheet = exercise(seed=seed, size=size, dim=dim, method=method)

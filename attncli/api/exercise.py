@@ -22,6 +22,10 @@ if TYPE_CHECKING:
     from attncli.results.exercise import ExerciseResult, ExerciseSet, SelfAttnExercise, Sheet
 
 WORKSHEET_POSITIONS = OneOf((None, "rope"))  # the positions a worksheet turns by hand
+# Why a self-attention sheet takes no score method and no positions: attn exercise's
+# --selfattn, attn check's and their functions' alike
+SELFATTN_SHEET = _("the self-attention problem scores as attn selfattn does (q·k ÷ √d_k) and "
+                   "turns no positions; leave out {option}")  # fmt: skip
 LARGEST_SEED = SEED.most  # --seed's range, as every seeded command takes it
 
 
@@ -99,6 +103,22 @@ def _check_rotary(positions: str | None, method: str, dim: int | None) -> None:
         )
 
 
+def check_selfattn_sheet(method: str, positions: str | None = None) -> None:
+    """A self-attention sheet beside another score method than the keywords' default dot
+    or beside positions is refused, never ignored, as the command line's --selfattn
+    refuses --method and --positions beside it."""
+    given = Setting("positions", positions) if positions is not None else None
+    if method != "dot":
+        given = Setting("method", method)
+    if given is not None:
+        raise OptionError(
+            _("{option} with {beside}: {why}"),
+            option=given,
+            beside=Setting("selfattn", True),
+            why=Message(SELFATTN_SHEET, option=Setting(given.name)),
+        )
+
+
 def selfattn_exercise(seed: int = 0, size: int = 3, dim: int | None = None) -> SelfAttnExercise:
     """A self-attention layer to work by hand: X of 0s and 1s and small whole W^Q, W^K, W^V;
     its answers are the layer's own (scores ÷ √d_k, as attn selfattn computes them).
@@ -147,6 +167,7 @@ def exercise_set(
         )
     seeds = range(seed, seed + count)
     if selfattn:
+        check_selfattn_sheet(method, positions)
         return ExerciseSet(
             sheets=tuple(selfattn_exercise(s, size, dim) for s in seeds), key_only=key_only
         )

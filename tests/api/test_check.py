@@ -12,7 +12,7 @@ import attncli as attn
 from attncli.api.checking import corrector, read_answer
 from attncli.errors import OptionError
 from attncli.explain.checking import Blank
-from tests.meaning import told
+from tests.meaning import SELFATTN_SHEET, told
 
 KINDS = ("dot", "scaled", "general", "additive", "selfattn")
 
@@ -147,10 +147,9 @@ def test_the_command_talks_a_student_through_and_writes_the_verdicts_as_json(run
 def test_a_method_beside_selfattn_is_one_line(run):
     result = run("check", "--selfattn", "--method", "general", input="1\n")
     assert result.exit_code == 2 and result.stdout == ""
-    told(result.error, OptionError,
-         "{method} with {selfattn}: the self-attention problem scores as attn selfattn does "
-         "(q·k ÷ √d_k); leave out {option}", method="--method general", selfattn="--selfattn",
-         option="--method")  # fmt: skip
+    told(result.error, OptionError, "{option} with {beside}: {why}",
+         option="--method general", beside="--selfattn", why=(SELFATTN_SHEET,
+                                                              {"option": "--method"}))  # fmt: skip
 
 
 @pytest.mark.parametrize("method", KINDS)

@@ -12,7 +12,7 @@ import pytest
 
 from attncli.errors import InputError, OptionError
 from tests import naive
-from tests.meaning import said_in_spanish, told
+from tests.meaning import SELFATTN_SHEET, said_in_spanish, told
 
 NOT_ITS_PARAMETER = (
     "field '{name}': a parameter of the {owner} score, which {method} does not use; give {fix}, "
@@ -263,9 +263,20 @@ def test_the_self_attention_problem_refuses_another_score(run):
         assert result.exit_code == 2 and result.stdout == ""
         told(result.error, OptionError, "{option} with {beside}: {why}",
              option=f"--method {method}", beside="--selfattn",
-             why=("the self-attention problem scores as attn selfattn does (q·k ÷ √d_k); "
-                  "leave out --method", {"option": f"--method {method}"}))  # fmt: skip
+             why=(SELFATTN_SHEET, {"option": f"--method {method}"}))  # fmt: skip
         assert len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("given", [{"method": "general"}, {"positions": "rope"}])
+def test_a_class_set_of_self_attention_sheets_refuses_what_it_would_ignore(given):
+    from attncli.api.exercise import exercise_set
+
+    with pytest.raises(OptionError) as caught:
+        exercise_set(count=2, selfattn=True, **given)
+    name, value = next(iter(given.items()))
+    told(caught.value, OptionError, "{option} with {beside}: {why}", "python",
+         option=f"{name}={value!r}", beside="selfattn=True",
+         why=(SELFATTN_SHEET, {"option": name}))  # fmt: skip
 
 
 def test_the_python_api_makes_every_kind(capsys):

@@ -12,7 +12,7 @@ import pytest
 import attncli as attn
 from attncli.core.rotary import rotate_by
 from attncli.errors import AttnError, OptionError
-from tests.meaning import told
+from tests.meaning import SELFATTN_SHEET, told
 
 ONE_PAIR = (
     "{rope}: the worksheet turns one pair ({pair}) by quarter turns and scores it by the dot "
@@ -70,7 +70,8 @@ def test_a_worksheet_in_spanish(run):
         (("--method", "scaled"), ONE_PAIR, {"method": "--method", "dim": "--dim"}),
         (("--dim", "4"), ONE_PAIR, {"method": "--method", "dim": "--dim"}),
         (("--selfattn",), "{option} with {beside}: {why}",
-         {"option": "--positions rope", "beside": "--selfattn"}),
+         {"option": "--positions rope", "beside": "--selfattn",
+          "why": (SELFATTN_SHEET, {"option": "--positions rope"})}),
     ],
 )  # fmt: skip
 def test_refused_in_one_line(run, extra, msgid, fields):

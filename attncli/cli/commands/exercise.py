@@ -255,14 +255,13 @@ def _refuse_together(
     refuse_beside({"--answers": answers_only and output.answers}, "--answers-only",
                   _("--answers-only writes the keys alone, --answers each sheet followed by its "
                     "key; give one"))  # fmt: skip
-    if selfattn:
-        method_given = {} if method is None else {f"--method {method.value}": True}
-        refuse_beside(method_given, "--selfattn",
-                      _("the self-attention problem scores as attn selfattn does (q·k ÷ √d_k); "
-                        "leave out --method"))  # fmt: skip
-        refuse_beside({"--positions rope": positions is not None}, "--selfattn",
-                      _("the rotary worksheet turns a given query and keys; leave out one of "
-                        "them"))  # fmt: skip
+    if selfattn:  # --method dot too: the sheet's score is attn selfattn's
+        from attncli.api.exercise import SELFATTN_SHEET
+
+        given = {"--positions rope": positions is not None}
+        if method is not None:
+            given = {f"--method {method.value}": True}
+        refuse_beside(given, "--selfattn", SELFATTN_SHEET)
     if input_path is not None:
         refuse_beside({"--answer-sheet": answer_sheet}, Message(_("-i FILE")),
                       _("an answer file names a sheet attn exercise makes, by its seed; a "
