@@ -11,9 +11,42 @@ from __future__ import annotations
 
 import numpy as np
 
-# TransformerLens's three, and attn's two that it does not have
-PATTERN_NAMES = ("previous", "first", "self", "duplicate", "induction")
-METRICS = ("rows", "mul", "abs")
+
+def _previous(count: int, ids: np.ndarray) -> np.ndarray:
+    cells = np.zeros((count, count))
+    cells[np.arange(1, count), np.arange(count - 1)] = 1.0
+    return cells
+
+
+def _first(count: int, ids: np.ndarray) -> np.ndarray:
+    cells = np.zeros((count, count))
+    cells[:, 0] = 1.0
+    return cells
+
+
+def _self(count: int, ids: np.ndarray) -> np.ndarray:
+    cells = np.zeros((count, count))
+    cells[np.arange(count), np.arange(count)] = 1.0
+    return cells
+
+
+def _duplicate(count: int, ids: np.ndarray) -> np.ndarray:
+    same = np.equal.outer(ids, ids)  # [T, T]: token i is token j
+    return np.tril(same, k=-1).astype(float)  # earlier occurrences, not itself
+
+
+def _induction(count: int, ids: np.ndarray) -> np.ndarray:
+    # one to the right: the token after each earlier occurrence, never past the query
+    cells = np.zeros((count, count))
+    cells[:, 1:] = _duplicate(count, ids)[:, :-1]
+    return np.tril(cells)
+
+
+# TransformerLens's three, and attn's two that it does not have; --pattern and pattern= take
+# one of these names (api/heads.py's keywords refuse any other)
+_PATTERNS = {"previous": _previous, "first": _first, "self": _self, "duplicate": _duplicate,
+             "induction": _induction}  # fmt: skip
+PATTERN_NAMES = tuple(_PATTERNS)
 EXCLUSIONS = ("first", "self")
 
 
@@ -23,26 +56,7 @@ def pattern_cells(name: str, ids: np.ndarray) -> np.ndarray:
     previous, the token just before; first, token 0; self, the diagonal; duplicate, every
     earlier occurrence of the same token; induction, the token just after each earlier
     occurrence of the same token (the diagonal when a token repeats the one before it)."""
-    count = len(ids)
-    cells = np.zeros((count, count))
-    if name == "previous":
-        cells[np.arange(1, count), np.arange(count - 1)] = 1.0
-    elif name == "first":
-        cells[:, 0] = 1.0
-    elif name == "self":
-        cells[np.arange(count), np.arange(count)] = 1.0
-    elif name in ("duplicate", "induction"):
-        same = np.equal.outer(ids, ids)  # [T, T]: token i is token j
-        duplicate = np.tril(same, k=-1).astype(float)  # earlier occurrences, not itself
-        if name == "duplicate":
-            cells = duplicate
-        else:
-            # one to the right: the token after each earlier occurrence, never past the query
-            cells[:, 1:] = duplicate[:, :-1]
-            cells = np.tril(cells)
-    else:
-        raise ValueError(f"unknown pattern {name!r}; one of {', '.join(PATTERN_NAMES)}")
-    return cells
+    return _PATTERNS[name](len(ids), ids)
 
 
 def _excluded(grid: np.ndarray, exclude: tuple[str, ...]) -> np.ndarray:
@@ -62,8 +76,36 @@ def scored_rows(cells: np.ndarray, exclude: tuple[str, ...] = ()) -> np.ndarray:
     return np.asarray(_excluded(cells, exclude).sum(axis=-1) > 0)
 
 
+Exclude = tuple[str, ...]
+
+
+def _abs(weights: np.ndarray, cells: np.ndarray, exclude: Exclude) -> np.ndarray:
+    difference = _excluded(np.abs(weights - cells), exclude)
+    return np.asarray(1.0 - difference.sum(axis=(-2, -1)) / cells.shape[-1])
+
+
+def _mul(weights: np.ndarray, cells: np.ndarray, exclude: Exclude) -> np.ndarray:
+    kept = _excluded(weights, exclude)
+    return np.asarray((kept * cells).sum(axis=(-2, -1)) / kept.sum(axis=(-2, -1)))
+
+
+def _rows(weights: np.ndarray, cells: np.ndarray, exclude: Exclude) -> np.ndarray:
+    kept = _excluded(weights, exclude)
+    matched = kept * cells
+    rows = scored_rows(cells, exclude)
+    totals = kept.sum(axis=-1)[..., rows]  # [..., R]
+    shares = np.divide(matched.sum(axis=-1)[..., rows], totals,
+                       out=np.zeros_like(totals), where=totals > 0)  # fmt: skip
+    return np.asarray(shares.mean(axis=-1))
+
+
+# --metric and metric= take one of these names (api/heads.py's keywords refuse any other)
+_METRICS = {"rows": _rows, "mul": _mul, "abs": _abs}
+METRICS = tuple(_METRICS)
+
+
 def pattern_score(weights: np.ndarray, cells: np.ndarray, metric: str,
-                  exclude: tuple[str, ...] = ()) -> np.ndarray:  # fmt: skip
+                  exclude: Exclude = ()) -> np.ndarray:  # fmt: skip
     """Every head's agreement with `cells`. [..., T, T], [T, T] -> [...].
 
     mul (TransformerLens's): the weight on the pattern's cells over all the weight, with the
@@ -76,20 +118,7 @@ def pattern_score(weights: np.ndarray, cells: np.ndarray, metric: str,
     rows (attn's): in each row that has a cell, the share of the row's weight (what the
     exclusions leave of it) on its cells, then the mean over those rows: a head doing it
     perfectly scores 1 whatever the sentence, and rows with nothing to find do not count."""
-    if metric == "abs":
-        difference = _excluded(np.abs(weights - cells), exclude)
-        return np.asarray(1.0 - difference.sum(axis=(-2, -1)) / cells.shape[-1])
-    kept = _excluded(weights, exclude)
-    matched = kept * cells
-    if metric == "mul":
-        return np.asarray(matched.sum(axis=(-2, -1)) / kept.sum(axis=(-2, -1)))
-    if metric != "rows":
-        raise ValueError(f"unknown metric {metric!r}; one of {', '.join(METRICS)}")
-    rows = scored_rows(cells, exclude)
-    totals = kept.sum(axis=-1)[..., rows]  # [..., R]
-    shares = np.divide(matched.sum(axis=-1)[..., rows], totals,
-                       out=np.zeros_like(totals), where=totals > 0)  # fmt: skip
-    return np.asarray(shares.mean(axis=-1))
+    return _METRICS[metric](weights, cells, exclude)
 
 
 # Gu et al. (2025), "When Attention Sink Emerges in Language Models: An Empirical View"
@@ -104,7 +133,6 @@ def sink_rates(weights: np.ndarray) -> np.ndarray:
     on the first token (key 0). The first row is left out: in a causal layer it sees only
     the first token and gives it all its weight whatever the head does. Gu et al.'s
     importance score of the first token, the mean over every row, is (1 + (T − 1) · rate)
-    ÷ T for a causal head. Needs two tokens or more. [..., T, T] -> [...]"""
-    if weights.shape[-1] < 2:
-        raise ValueError("a sink rate needs two tokens or more")
+    ÷ T for a causal head. Needs two tokens or more: its callers (api/heads.py, the
+    explorer's knob) ask for none with one. [..., T, T] -> [...]"""
     return np.asarray(weights[..., 1:, 0].mean(axis=-1))

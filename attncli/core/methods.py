@@ -11,6 +11,7 @@ the same name. Rows are vectors, as in core.attention; the sources are cited the
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -115,8 +116,9 @@ def _products(view: SheetView, j: int, others: list[int], rows: np.ndarray, divi
     return found
 
 
-class ScoreMethod:
-    """What every method has; each method below overrides what is its own."""
+class ScoreMethod(ABC):
+    """What every method has; each method below overrides what is its own, and must
+    give its score and its gradient."""
 
     name: str = ""
     title: str = ""  # its name in the catalog (compare-scores' columns)
@@ -133,20 +135,21 @@ class ScoreMethod:
     compared_at: int | None = None  # its column in compare-scores, left to right
     looped: bool = False  # compare-scores checks its grid against `pairwise`, pair by pair
 
+    @abstractmethod
     def score(self, queries: np.ndarray, keys: np.ndarray, parameters: Parameters) -> np.ndarray:
         """The score grid."""
         # [T_q, d_q], [T_k, d_k] -> [T_q, T_k]
-        raise NotImplementedError
 
+    @abstractmethod
     def backward(
         self, queries: np.ndarray, keys: np.ndarray, parameters: Parameters, g: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, Parameters]:
         """∂ℓ/∂Q, ∂ℓ/∂K and ∂ℓ/∂ of each parameter from g = ∂ℓ/∂e."""
         # [T_q, d_q], [T_k, d_k], [T_q, T_k] -> [T_q, d_q], [T_k, d_k], {name: its shape}
-        raise NotImplementedError
 
-    def check(self, queries: np.ndarray, keys: np.ndarray, single: bool) -> None:
-        """Refuse queries or keys this score has no number for (one line, naming the row)."""
+    def check(self, queries: np.ndarray, keys: np.ndarray, single: bool) -> None:  # noqa: B027
+        """Refuse queries or keys this score has no number for (one line, naming the row);
+        most scores have a number for every row and refuse none."""
 
     def sheet_keys(self, rng: np.random.Generator, keys: np.ndarray) -> np.ndarray:
         """A worksheet's drawn keys, mended where this method has no score for one."""

@@ -18,7 +18,6 @@ import numpy as np
 from attncli.errors import OptionError
 from attncli.messages import _
 
-KINDS = ("sinusoidal",)
 BASE = 10000.0  # the paper's wavelength base: wavelengths from 2π to 10000 · 2π
 
 
@@ -41,12 +40,17 @@ def sinusoidal(length: int, d_model: int) -> np.ndarray:
     return encoding
 
 
+# The encodings by name; --positions and positions= take one of them (or rope, which turns
+# q and k inside the layer instead), and a document's "positions" is refused when it names
+# another (reading/check/positions.py)
+ENCODINGS = {"sinusoidal": sinusoidal}
+KINDS = tuple(ENCODINGS)
+
+
 def encoding(kind: str, length: int, d_model: int) -> np.ndarray:
     """The positional encoding named `kind` (one of KINDS)."""
     # -> [length, d_model]
-    if kind == "sinusoidal":
-        return sinusoidal(length, d_model)
-    raise ValueError(f"unknown positional encoding {kind!r}; one of {', '.join(KINDS)}")
+    return ENCODINGS[kind](length, d_model)
 
 
 def with_positions(x: np.ndarray, kind: str | None) -> np.ndarray:

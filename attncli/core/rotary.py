@@ -38,7 +38,7 @@ class Scaling:
     transformers uses (yarn's and longrope's, when the config leaves it out,
     max_position_embeddings ÷ original_max_position_embeddings, worked out by the reader)."""
 
-    kind: str  # one of SCALINGS
+    kind: str  # one of SCALINGS (the readers refuse a config's or --rope-scaling's other)
     factor: float = 1.0
     low_freq_factor: float = 1.0  # llama3
     high_freq_factor: float = 4.0  # llama3
@@ -189,8 +189,6 @@ def model_frequencies(
     # -> [d/2]
     if scaling is None:
         return frequencies(d, base)
-    if scaling.kind not in ROPE_TYPES:
-        raise ValueError(f"unknown rope scaling {scaling.kind!r}; one of {', '.join(SCALINGS)}")
     return ROPE_TYPES[scaling.kind].frequencies(d, base, scaling, tokens)
 
 

@@ -68,7 +68,6 @@ LLAMA_FAMILIES = (
     "deepseek_v3",
 )
 FAMILIES = ("bert", "roberta", "gpt2", *LLAMA_FAMILIES)
-ACTIVATIONS = ("gelu", "gelu_new", "gelu_pytorch_tanh", "relu", "silu")
 
 
 @dataclass(frozen=True)
@@ -279,20 +278,29 @@ def erf(x: np.ndarray) -> np.ndarray:
     return np.fromiter(map(math.erf, flat), dtype=np.float64, count=len(flat)).reshape(x.shape)
 
 
+def _tanh_gelu(x: np.ndarray) -> np.ndarray:
+    return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
+
+
+# The feed-forward's non-linearities by transformers' name: "gelu" is the exact
+# x·Φ(x) = x/2·(1 + erf(x/√2)); "gelu_new" and "gelu_pytorch_tanh" the tanh form
+# x/2·(1 + tanh(√(2/π)(x + 0.044715 x³))); "relu" max(x, 0); "silu" x·σ(x), Llama's
+# (Elfwing et al., 2018). A model's config names one of them (reading/models/config_fields
+# refuses any other).
+_ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "gelu": lambda x: 0.5 * x * (1.0 + erf(x / math.sqrt(2.0))),
+    "gelu_new": _tanh_gelu,
+    "gelu_pytorch_tanh": _tanh_gelu,
+    "relu": lambda x: np.maximum(x, 0.0),
+    "silu": lambda x: x / (1.0 + np.exp(-x)),
+}
+ACTIVATIONS = tuple(_ACTIVATIONS)
+
+
 def activation(name: str, x: np.ndarray) -> np.ndarray:
-    """The feed-forward's non-linearity by transformers' name: "gelu" is the exact
-    x·Φ(x) = x/2·(1 + erf(x/√2)); "gelu_new" and "gelu_pytorch_tanh" the tanh form
-    x/2·(1 + tanh(√(2/π)(x + 0.044715 x³))); "relu" max(x, 0); "silu" x·σ(x)."""
+    """The feed-forward's non-linearity `name` (one of ACTIVATIONS) of x."""
     # [T, d_ff] -> [T, d_ff]
-    if name == "gelu":
-        return 0.5 * x * (1.0 + erf(x / math.sqrt(2.0)))
-    if name in ("gelu_new", "gelu_pytorch_tanh"):
-        return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
-    if name == "relu":
-        return np.maximum(x, 0.0)
-    if name == "silu":  # x·σ(x), Llama's (Elfwing et al., 2018)
-        return x / (1.0 + np.exp(-x))
-    raise ValueError(f"unknown activation {name!r}; one of {', '.join(ACTIVATIONS)}")
+    return _ACTIVATIONS[name](x)
 
 
 def embed(network: Network, ids: np.ndarray) -> np.ndarray:
@@ -540,18 +548,25 @@ def merge_words(weights: np.ndarray, groups: list[list[int]]) -> np.ndarray:
     return np.stack([columns[..., group, :].mean(axis=-2) for group in groups], axis=-2)
 
 
+def _previous(weights: np.ndarray) -> np.ndarray:
+    count = weights.shape[-1]
+    if count < 2:
+        return np.zeros(weights.shape[:2])
+    rows = np.arange(1, count)
+    return weights[..., rows, rows - 1].mean(axis=-1)
+
+
+# [L, h, T, T] -> [L, h]: each head's mean weight, over rows, on the token just before (row
+# 0 has none and is left out), on token 0, on the diagonal
+_HEAD_PATTERNS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "previous": _previous,
+    "first": lambda weights: weights[..., :, 0].mean(axis=-1),
+    "self": lambda weights: np.diagonal(weights, axis1=-2, axis2=-1).mean(axis=-1),
+}
+
+
 def head_pattern(weights: np.ndarray, pattern: str) -> np.ndarray:
     """Each head's mean weight, over rows, on a pattern: "previous" (the token just before;
     row 0 has none and is left out), "first" (token 0), "self" (the diagonal)."""
     # [L, h, T, T] -> [L, h]
-    count = weights.shape[-1]
-    if pattern == "previous":
-        if count < 2:
-            return np.zeros(weights.shape[:2])
-        rows = np.arange(1, count)
-        return weights[..., rows, rows - 1].mean(axis=-1)
-    if pattern == "first":
-        return weights[..., :, 0].mean(axis=-1)
-    if pattern == "self":
-        return np.diagonal(weights, axis1=-2, axis2=-1).mean(axis=-1)
-    raise ValueError(f"unknown pattern {pattern!r}; one of previous, first, self")
+    return _HEAD_PATTERNS[pattern](weights)

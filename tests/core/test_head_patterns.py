@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from attncli.core.head_patterns import pattern_cells, pattern_score
+from attncli.core.head_patterns import METRICS, PATTERN_NAMES, pattern_cells, pattern_score
 from attncli.core.transformer import head_pattern
 
 
@@ -133,3 +133,19 @@ def test_a_perfect_previous_token_head_scores_1_by_rows_and_less_by_mul():
     assert pattern_score(grid, cells, "mul") == pytest.approx((count - 1) / count, abs=1e-15)
     # row 0 has no cell and all its weight is off the pattern: Σ|A − P| = 1
     assert pattern_score(grid, cells, "abs") == pytest.approx(1 - 1 / count, abs=1e-15)
+
+
+@pytest.mark.parametrize(("keyword", "value", "names"), [
+    ("pattern", "diagonal", PATTERN_NAMES),
+    ("metric", "max", METRICS),
+])  # fmt: skip
+def test_a_pattern_or_metric_not_known_is_refused_before_one_is_scored(keyword, value, names):
+    """pattern_cells and pattern_score compute the names they hold; heads refuses another."""
+    import attncli as attn
+    from attncli.errors import OptionError
+    from tests.meaning import told
+
+    with pytest.raises(OptionError) as caught:
+        attn.heads("el tren va", heads=2, **{"pattern": "first", keyword: value})
+    told(caught.value, OptionError, "{setting}: give one of {choices}", "python",
+         setting=f"{keyword}={value!r}", choices=", ".join(names))  # fmt: skip

@@ -37,8 +37,22 @@ def test_positions_are_added_and_only_when_asked():
     np.testing.assert_array_equal(
         positions.with_positions(batch, "sinusoidal")[1], 2 * x + positions.sinusoidal(3, 4)
     )
-    with pytest.raises(ValueError, match="unknown positional encoding"):
-        positions.encoding("learned", 3, 4)
+
+
+def test_an_encoding_not_known_is_refused_before_one_is_computed():
+    """encoding() computes the kinds it holds; each surface that asks for one has refused
+    another name first."""
+    import attncli as attn
+    from attncli.errors import OptionError
+
+    assert positions.KINDS == ("sinusoidal",)
+    calls = (lambda: attn.selfattn("el tren va", positions="learned"),
+             lambda: attn.train("el tren va", want="va=tren", positions="learned"))  # fmt: skip
+    for call in calls:
+        with pytest.raises(OptionError) as caught:
+            call()
+        told(caught.value, OptionError, "{setting}: give one of {choices}", "python",
+             setting="positions='learned'", choices="sinusoidal, rope")  # fmt: skip
 
 
 def test_positions_tell_a_reordered_sentence_apart():

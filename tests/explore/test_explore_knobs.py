@@ -206,3 +206,16 @@ def test_the_status_gives_the_seeded_heads_sink_rate():
         rate = sink_rates(result.weights[head - 1])
         assert rate == pytest.approx(result.weights[head - 1, 1:, 0].mean(), rel=1e-15)
         assert f"sink rate (first token) {rate:.2f}" in views.status(state, frame, result).plain
+
+
+def test_the_status_of_one_token_gives_no_sink_rate():
+    """A sink rate needs a row after the first: with one token the status leaves it out
+    rather than ask core.head_patterns.sink_rates for one."""
+    from attncli.explore import views
+    from attncli.explore.session import compute
+    from attncli.explore.state import Frame
+
+    state = replace(State(), heads=2, causal=True)
+    result = compute(Source(sentence="tren"), state)
+    frame = Frame(tokens=1, d_model=8, sentence=True, given_w=False)
+    assert "sink rate" not in views.status(state, frame, result).plain
