@@ -24,18 +24,13 @@ from attncli.explore.words import say
 class GuardedActions:
     """What both explorers do with a key's or a click's action: run it; a refusal or a bug
     is a line in the status bar and the app goes on (the terminal never gets a traceback).
-    The app gives its language, its status `note`, its `key` handler and `refresh_view`."""
+    The app gives its language, its status `note`, its `key` handler and `refresh_view`
+    (declared here as what it must have: a Textual app's metaclass is not abc's)."""
 
     note: str
-
-    def language(self) -> str:
-        raise NotImplementedError
-
-    def refresh_view(self) -> None:
-        raise NotImplementedError
-
-    def key(self, key: str, character: str | None) -> bool:
-        raise NotImplementedError
+    language: Callable[[], str]
+    refresh_view: Callable[[], None]
+    key: Callable[[str, str | None], bool]
 
     def guarded(self, action: Callable[..., Any], *arguments: Any) -> Any:
         try:

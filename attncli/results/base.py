@@ -9,6 +9,7 @@ to its renderer.
 from __future__ import annotations
 
 import functools
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -64,8 +65,8 @@ def _shown_steps(steps: Callable[..., list[Any]]) -> Callable[..., list[Any]]:
     return shown
 
 
-class Result:
-    """Behaviour shared by every result: rich and HTML views.
+class Result(ABC):
+    """Behaviour shared by every result: rich and HTML views. Each kind gives its document.
 
     Results compare by identity (eq=False): their numpy arrays have no single truth value
     to compare by, and skipping the generated __eq__ keeps importing them quick.
@@ -107,12 +108,12 @@ class Result:
 
         return html_of(self, format_for())
 
+    @abstractmethod
     def to_document(self) -> dict[str, Any]:
         """What the CLI writes as JSON, as a dict of the input's fields plus what was
         computed, the numbers as numpy arrays (json.dumps needs them as lists first:
         orjson's OPT_SERIALIZE_NUMPY, or .tolist()); the text itself is what
         `attn … --json` prints."""
-        raise NotImplementedError
 
     # A result with no row to lay out declares why, and what does (a Message), and
     # steps() refuses with it: heads ranked, two runs compared, a rollout's one cell.
