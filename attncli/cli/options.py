@@ -268,12 +268,12 @@ def output_from(
     refuse_beside({"--fields": fields} if tables else {}, tables,
                   _("{option} picks fields of the JSON document, which a table does not show; "
                     "give one"))  # fmt: skip
-    if export is not None or theme is not None or tex_fragment:
-        from attncli.present.export import check_export_choices, check_export_path
+    if export is not None:
+        from attncli.present.export import check_export_path
 
-        if export is not None:
-            check_export_path(export)
-        check_export_choices(export, None if theme is None else theme.value, tex_fragment)
+        check_export_path(export)
+    if theme is not None or tex_fragment:
+        _refuse_unexported(export, None if theme is None else theme.value, tex_fragment)
     chosen = None if lang is None else lang.value
     if chosen is None and meta is not None:  # attn --lang es softmax …
         chosen = meta.get("attn.group_lang")
@@ -295,6 +295,22 @@ def output_from(
         token=token,
         fields=parse_fields(fields),
     )
+
+
+def _refuse_unexported(export: str | None, theme: str | None, fragment: bool) -> None:
+    """--theme colours an .svg, .html or .png export, --tex-fragment shapes a .tex one:
+    either without such an export would do nothing, so it is refused."""
+    from pathlib import Path
+
+    from attncli.cli.refusals import refuse_without
+    from attncli.messages import Message
+    from attncli.present.export import THEMED
+
+    suffix = None if export is None else Path(export).suffix.lower()
+    refuse_without({f"--theme {theme}": theme}, Message(_("--export FILE.html")),
+                   suffix in THEMED, _("colours an --export to .svg or .html"))  # fmt: skip
+    refuse_without({"--tex-fragment": fragment}, Message(_("--export FILE.tex")),
+                   suffix == ".tex", _("shapes an --export to .tex"))  # fmt: skip
 
 
 def refuse_unexplained_row(output: Output) -> None:

@@ -11,11 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from attncli.errors import OptionError
-from attncli.messages import _
-
 KINDS = (".svg", ".html", ".txt", ".md", ".tex", ".png", ".xlsx")
-THEMED = (".svg", ".html", ".png")  # the kinds --theme colours
+THEMED = (".svg", ".html", ".png")  # the kinds --theme colours (cli/options refuses it else)
 
 
 def check_export_path(path: str) -> None:
@@ -24,19 +21,6 @@ def check_export_path(path: str) -> None:
 
     if check_kind(path, "--export", KINDS) == ".png":
         check_installed("matplotlib", "--export", path)
-
-
-def check_export_choices(path: str | None, theme: str | None, fragment: bool) -> None:
-    """--theme colours an .svg or .html export, --tex-fragment shapes a .tex one: either
-    without such an export would do nothing, so it is refused."""
-    suffix = Path(path).suffix.lower() if path is not None else None
-    if theme is not None and suffix not in THEMED:
-        raise OptionError(
-            _("--theme {theme} colours an --export to .svg or .html; add --export FILE.html"),
-            theme=theme,
-        )
-    if fragment and suffix != ".tex":
-        raise OptionError(_("--tex-fragment shapes an --export to .tex; add --export FILE.tex"))
 
 
 def export(
