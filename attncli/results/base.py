@@ -116,16 +116,20 @@ class Result(ABC):
         `attn … --json` prints."""
 
     # A result with no row to lay out declares why, and what does (a Message), and
-    # steps() refuses with it: heads ranked, two runs compared, a rollout's one cell.
+    # steps() refuses with it: heads ranked, two runs compared, a rollout's one cell. A kind
+    # that declares neither steps nor why is refused as its view being all it computed.
     no_steps: ClassVar[Message | None] = None
 
     def steps(self, row: int | None = None, token: str | None = None) -> list[Step]:
         """The computation of one row laid out as a hand-worked table, as data."""
-        if self.no_steps is None:
-            raise NotImplementedError
         from attncli.errors import OptionError
+        from attncli.messages import Message, _
 
-        raise OptionError(self.no_steps.msgid, **self.no_steps.fields)
+        why = self.no_steps or Message(
+            _("{kind} has no steps to lay out; its view() shows all it computed"),
+            kind=type(self).__name__,
+        )
+        raise OptionError(why.msgid, **why.fields)
 
 
 def shaped(array: np.ndarray, single: bool) -> np.ndarray:

@@ -134,3 +134,14 @@ def test_each_compared_method_s_counts_are_the_hand_counts():
     cosine = counts["cosine"]  # the products, each state's length once, a division per pair
     assert (cosine.mult_adds, cosine.elementwise, cosine.params) == (pairs * 8 + 10 * 8, pairs, 0)
     assert [m.name for m in methods.compared()] == ["additive", "general", "dot", "scaled"]
+
+
+def test_a_method_must_give_its_score_and_its_gradient():
+    """ScoreMethod is an abstract base: a method without score or backward cannot be made."""
+    from attncli.core.methods import ScoreMethod
+
+    class Unscored(ScoreMethod):
+        name = "unscored"
+
+    with pytest.raises(TypeError, match="backward, score|score, backward"):
+        Unscored()

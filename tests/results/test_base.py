@@ -57,3 +57,33 @@ def test_the_document_is_what_the_command_line_writes(run):
     assert set(written) == set(document)
     for name, value in document.items():
         assert np.array_equal(np.asarray(written[name]), np.asarray(value)), name
+
+
+def test_a_kind_with_no_rows_worked_by_hand_refuses_steps_in_one_line():
+    """A kind that declares neither its steps nor why it has none (an online softmax, a
+    cost) is refused as its view being all it computed, not with a NotImplementedError."""
+    import pytest
+
+    from attncli.errors import OptionError
+    from tests.meaning import told
+
+    for result in (attncli.online_softmax([1, 2, 3], block=2), attncli.tiles(
+            attncli.selfattn("el tren va"), 2, 2)):  # fmt: skip
+        with pytest.raises(OptionError) as caught:
+            result.steps()
+        told(caught.value, OptionError,
+             "{kind} has no steps to lay out; its view() shows all it computed",
+             kind=type(result).__name__)  # fmt: skip
+
+
+def test_a_kind_of_result_must_give_its_document():
+    """Result is an abstract base: a kind without to_document cannot be made."""
+    import pytest
+
+    from attncli.results.base import Result
+
+    class Unwritten(Result):
+        pass
+
+    with pytest.raises(TypeError, match="to_document"):
+        Unwritten()
