@@ -274,8 +274,11 @@ ONLINE_ROW = "the spreadsheet of an online softmax works one row of finite"
         (("selfattn", "el tren"), None, "a spreadsheet holds an exercise"),
         (("softmax", "--online"), '{"scores": [[1, 2], [3, 4]]}', ONLINE_ROW),  # a grid
         (("softmax", "--online"), '{"scores": [1, null, 3]}', ONLINE_ROW),  # a masked score
+        (("exercise", "-i", "llaves", "--token", "están"), None,
+         "a spreadsheet works the last token's row of a layer"),  # another row of the grid
+        (("exercise", "--questions"), None, "a spreadsheet's cells compute an exercise's"),
     ],
-)
+)  # fmt: skip
 def test_what_a_spreadsheet_does_not_hold_is_refused_in_one_line(run, tmp_path, args, given, said):
     path = tmp_path / "x.xlsx"
     result = run(*args, "--export", str(path), input=given)
