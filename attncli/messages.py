@@ -278,7 +278,10 @@ def _filler() -> Callable[[str, str], string.Formatter]:
             if isinstance(value, Message):
                 return format(value.said(self.lang, self.surface), format_spec)
             if isinstance(value, Setting):
-                return format(value.written(self.surface), format_spec)
+                written = value.written(self.surface)
+                if self.surface == "cli" and isinstance(value.value, float):
+                    written = in_decimals(written, self.lang)  # --lr 0,1 as Spanish types it
+                return format(written, format_spec)
             text = too_long(value) or format(value, format_spec)
             if "," in format_spec and isinstance(value, int | float):  # {needed:,.0f}
                 # the language's thousands mark and decimal mark (195 313 MiB in Spanish)

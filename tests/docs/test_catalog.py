@@ -93,6 +93,11 @@ def test_a_message_is_said_by_the_language_rules() -> None:
     assert Message.counted("{count} row", "{count} rows", 3).said("es") == "3 filas"
     assert Message("{weight:.3f}", weight=0.5).said("es") == "0,500"
     assert Message("{weight:.3f}", weight=0.5).said("en") == "0.500"
+    # a number given to an option is written as its language types it on the command line,
+    # and as Python writes it in Python
+    lr = Message("{setting}", setting=Setting("lr", 0.1))
+    assert (lr.said("es", "cli"), lr.said("en", "cli")) == ("--lr 0,1", "--lr 0.1")
+    assert lr.said("es", "python") == "lr=0.1"
 
 
 def test_a_setting_is_named_as_each_surface_writes_it() -> None:
