@@ -75,10 +75,13 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-WHOLE = {
-    0: Rule(lambda v: _is_number(v) and isinstance(v, int) and v >= 0, Message(BELOW[0])),
-    1: Rule(lambda v: _is_number(v) and isinstance(v, int) and v >= 1, Message(BELOW[1])),
-}
+def _whole(least: int) -> Rule:
+    """A whole number (not a bool) of `least` or more."""
+    return Rule(lambda v: _is_number(v) and isinstance(v, int) and v >= least,
+                Message(BELOW[least]))  # fmt: skip
+
+
+WHOLE = {least: _whole(least) for least in BELOW}
 FLAG = Rule(lambda v: isinstance(v, bool), either(["true", "false"]))
 
 
