@@ -105,6 +105,7 @@ def test_accents_are_kept_and_one_word_however_it_is_encoded(run_json):
     assert document["x"][0] == document["x"][1]  # but the same word
 
 
+@pytest.mark.slow  # a process of its own for each hash seed
 def test_same_numbers_in_every_process():
     code = (
         "import sys, json; sys.argv = ['attn', 'selfattn', 'hola mundo', '--json'];"

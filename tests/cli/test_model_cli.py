@@ -344,6 +344,7 @@ def test_the_python_api_returns_the_same_results(tiny):
          option="layer=1", model="model=M")  # fmt: skip
 
 
+@pytest.mark.slow  # two fresh processes, to see what each imports
 def test_a_model_run_loads_the_model_packages_and_a_seeded_one_does_not():
     import subprocess
     import sys

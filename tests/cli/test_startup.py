@@ -120,6 +120,7 @@ def _complete(shell: str, words: str, **extra: str) -> str:
     return result.stdout
 
 
+@pytest.mark.slow  # a process of its own for each shell
 def test_shell_completion_for_bash_zsh_and_fish():
     assert _complete("bash", "attn sof").split() == ["softmax"]
     assert "--temperature" in _complete("bash", "attn softmax --tem")

@@ -108,6 +108,7 @@ def test_a_small_batch_is_computed_in_one_go(monkeypatch):
     assert calls == [2, 2, 2, 1]
 
 
+@pytest.mark.slow  # two processes of their own, one on a terminal
 def test_a_big_batch_draws_a_bar_on_a_terminal_and_nothing_on_a_pipe(tmp_path):
     path = tmp_path / "batch.npy"
     np.save(path, np.random.default_rng(32).normal(size=BIG))

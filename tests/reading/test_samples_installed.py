@@ -158,6 +158,7 @@ def test_missing_matplotlib_says_the_command_that_works(monkeypatch, tmp_path):
     assert "matplotlib" in error.value.message("es")
 
 
+@pytest.mark.slow  # a process of its own for each sample, in another folder
 def test_every_sample_s_example_runs_from_any_folder(run, tmp_path):
     """What attn samples says to try works as typed: a test set is tried as a test set
     (--test), after training on the training set, not trained on itself."""
