@@ -34,7 +34,7 @@ def corrector(
     from attncli.api.exercise import check_selfattn_sheet, exercise, selfattn_exercise
 
     if selfattn:
-        check_selfattn_sheet(method)
+        check_selfattn_sheet(None if method == "dot" else method)
         layer_sheet = selfattn_exercise(seed, size, dim)
         return layer_sheet, corrector_of(layer_sheet)
     sheet = exercise(seed=seed, size=size, dim=dim, method=method)

@@ -103,20 +103,15 @@ def _check_rotary(positions: str | None, method: str, dim: int | None) -> None:
         )
 
 
-def check_selfattn_sheet(method: str, positions: str | None = None) -> None:
-    """A self-attention sheet beside another score method than the keywords' default dot
-    or beside positions is refused, never ignored, as the command line's --selfattn
-    refuses --method and --positions beside it."""
-    given = Setting("positions", positions) if positions is not None else None
-    if method != "dot":
-        given = Setting("method", method)
-    if given is not None:
-        raise OptionError(
-            _("{option} with {beside}: {why}"),
-            option=given,
-            beside=Setting("selfattn", True),
-            why=Message(SELFATTN_SHEET, option=Setting(given.name)),
-        )
+def check_selfattn_sheet(method: str | None, positions: str | None = None) -> None:
+    """A self-attention sheet scores as attn selfattn does and turns no positions: a score
+    `method` given beside it (None: none given; the keywords' default dot is none) or
+    `positions` is refused, never ignored, by this one check for attn exercise's and attn
+    check's --selfattn (where --method dot, given, is refused too) and their keywords."""
+    from attncli.api.refusals import refuse_beside
+
+    given = {Setting("method", method): method, Setting("positions", positions): positions}
+    refuse_beside(given, Setting("selfattn", True), SELFATTN_SHEET)
 
 
 def selfattn_exercise(seed: int = 0, size: int = 3, dim: int | None = None) -> SelfAttnExercise:
@@ -167,7 +162,7 @@ def exercise_set(
         )
     seeds = range(seed, seed + count)
     if selfattn:
-        check_selfattn_sheet(method, positions)
+        check_selfattn_sheet(None if method == "dot" else method, positions)
         return ExerciseSet(
             sheets=tuple(selfattn_exercise(s, size, dim) for s in seeds), key_only=key_only
         )

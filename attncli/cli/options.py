@@ -258,7 +258,7 @@ def output_from(
     language given before the command's name is read from it, the language chosen is
     written to it, so that an error is told in that language too.
     """
-    from attncli.cli.refusals import first_given, refuse_beside
+    from attncli.api.refusals import first_given, refuse_beside
     from attncli.present.language import resolve
     from attncli.present.output import parse_fields
 
@@ -302,7 +302,7 @@ def _refuse_unexported(export: str | None, theme: str | None, fragment: bool) ->
     either without such an export would do nothing, so it is refused."""
     from pathlib import Path
 
-    from attncli.cli.refusals import refuse_without
+    from attncli.api.refusals import refuse_without
     from attncli.messages import Message
     from attncli.present.export import THEMED
 
@@ -316,7 +316,7 @@ def _refuse_unexported(export: str | None, theme: str | None, fragment: bool) ->
 def refuse_unexplained_row(output: Output) -> None:
     """--row and --token pick the row --steps explains: without --steps they would change
     nothing on the screen, and a user who typed them expects to see that row."""
-    from attncli.cli.refusals import refuse_without
+    from attncli.api.refusals import refuse_without
 
     refuse_without({"--row": output.row, "--token": output.token}, "--steps", output.steps,
                    _("picks the row that --steps explains"))  # fmt: skip

@@ -144,12 +144,14 @@ def test_the_command_talks_a_student_through_and_writes_the_verdicts_as_json(run
     assert [v["kind"] for v in document["verdicts"]] == ["right"] * 4
 
 
-def test_a_method_beside_selfattn_is_one_line(run):
-    result = run("check", "--selfattn", "--method", "general", input="1\n")
+@pytest.mark.parametrize("method", ["general", "dot"])
+def test_a_method_beside_selfattn_is_one_line(run, method):
+    # --method dot too, given: attn exercise --selfattn refuses it by the same check
+    result = run("check", "--selfattn", "--method", method, input="1\n")
     assert result.exit_code == 2 and result.stdout == ""
     told(result.error, OptionError, "{option} with {beside}: {why}",
-         option="--method general", beside="--selfattn", why=(SELFATTN_SHEET,
-                                                              {"option": "--method"}))  # fmt: skip
+         option=f"--method {method}", beside="--selfattn",
+         why=(SELFATTN_SHEET, {"option": f"--method {method}"}))  # fmt: skip
 
 
 @pytest.mark.parametrize("method", KINDS)

@@ -276,7 +276,7 @@ def test_a_class_set_of_self_attention_sheets_refuses_what_it_would_ignore(given
     name, value = next(iter(given.items()))
     told(caught.value, OptionError, "{option} with {beside}: {why}", "python",
          option=f"{name}={value!r}", beside="selfattn=True",
-         why=(SELFATTN_SHEET, {"option": name}))  # fmt: skip
+         why=(SELFATTN_SHEET, {"option": f"{name}={value!r}"}))  # fmt: skip
 
 
 def test_the_python_api_makes_every_kind(capsys):

@@ -212,7 +212,7 @@ def _emit_online(
     from dataclasses import replace
 
     from attncli.api.inference import online_softmax_document
-    from attncli.cli.refusals import refuse_without
+    from attncli.api.refusals import refuse_without
     from attncli.present.output import emit
 
     refuse_without({"--block": True}, "--online", online, _("is the size of --online's blocks"))

@@ -156,6 +156,10 @@ def _sheet_to_mark(
     from attncli.errors import OptionError
 
     if input_path is None and token is None:
+        if selfattn:  # --method dot too, as attn exercise --selfattn refuses it
+            from attncli.api.exercise import check_selfattn_sheet
+
+            check_selfattn_sheet(None if method is None else method.value)
         chosen = "dot" if method is None else method.value
         return corrector(0 if seed is None else seed, 3 if size is None else size, dim, chosen,
                          selfattn)  # fmt: skip
@@ -383,7 +387,7 @@ def _check_files(
 ) -> None:
     """A class's answer files, each against the sheet it names: one table."""
     from attncli.api.checking import check_files
-    from attncli.cli.refusals import refuse_beside
+    from attncli.api.refusals import refuse_beside
     from attncli.messages import Message
     from attncli.present.output import emit
 

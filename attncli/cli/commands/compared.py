@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated
 
+from attncli.api.refusals import given_names, refuse_beside
 from attncli.cli.declare import Option
-from attncli.cli.refusals import given_names, refuse_beside
 from attncli.messages import _
 from attncli.present.output import Output
 

@@ -250,18 +250,16 @@ def _refuse_together(
     output: Output,
 ) -> None:
     """The options that say two different sheets, or a sheet and its keys two ways."""
-    from attncli.cli.refusals import refuse_beside
+    from attncli.api.refusals import refuse_beside
 
     refuse_beside({"--answers": answers_only and output.answers}, "--answers-only",
                   _("--answers-only writes the keys alone, --answers each sheet followed by its "
                     "key; give one"))  # fmt: skip
     if selfattn:  # --method dot too: the sheet's score is attn selfattn's
-        from attncli.api.exercise import SELFATTN_SHEET
+        from attncli.api.exercise import check_selfattn_sheet
 
-        given = {"--positions rope": positions is not None}
-        if method is not None:
-            given = {f"--method {method.value}": True}
-        refuse_beside(given, "--selfattn", SELFATTN_SHEET)
+        check_selfattn_sheet(None if method is None else method.value,
+                             None if positions is None else positions.value)  # fmt: skip
     if input_path is not None:
         refuse_beside({"--answer-sheet": answer_sheet}, Message(_("-i FILE")),
                       _("an answer file names a sheet attn exercise makes, by its seed; a "
@@ -312,7 +310,7 @@ def lesson_sheet_of(
     options given beside it (`fresh`: each option → its value or whether it was given) are
     refused."""
     from attncli.api.exercise import lesson_sheet
-    from attncli.cli.refusals import refuse_beside, refuse_without
+    from attncli.api.refusals import refuse_beside, refuse_without
     from attncli.reading.parse.sources import document_from
 
     refuse_without({"--token": token}, Message(_("-i FILE (-i tren)")), path is not None,
@@ -340,7 +338,7 @@ def _lesson_sheet(
 def refuse_beside_questions(problem: Mapping[str, object]) -> None:
     """The lessons' questions are the same for everyone: attn exercise --questions and
     attn check --questions refuse an option of `problem` that would make a problem."""
-    from attncli.cli.refusals import refuse_beside
+    from attncli.api.refusals import refuse_beside
 
     refuse_beside(problem, "--questions",
                   _("the questions are the lessons' own, the same for everyone; leave out "
@@ -375,7 +373,7 @@ def _online_sheet(
     """attn exercise --online: one sheet of scores for the online softmax (piped, the scores
     attn softmax --online reads; with --answers, its answers too)."""
     from attncli.api.inference import online_exercise
-    from attncli.cli.refusals import refuse_beside
+    from attncli.api.refusals import refuse_beside
     from attncli.present.output import emit
 
     others = {
@@ -398,7 +396,7 @@ def _online_sheet(
 def _check_answer_sheet_path(path: str, rope: str | None, online: bool) -> None:
     """An answer file is a .csv or a .json, of a sheet attn check corrects: anything else
     is refused before any work."""
-    from attncli.cli.refusals import refuse_beside
+    from attncli.api.refusals import refuse_beside
     from attncli.present.written import check_kind
 
     refuse_beside({"--positions rope": rope is not None, "--online": online}, "--answer-sheet",

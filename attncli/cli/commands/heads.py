@@ -231,7 +231,7 @@ def _refuse_without_model(
     words); --random and --compare need a model."""
     from dataclasses import replace
 
-    from attncli.cli.refusals import refuse_without
+    from attncli.api.refusals import refuse_without
     from attncli.errors import OptionError
 
     if model is not None:
@@ -283,8 +283,8 @@ def _sentences_read(
     model's vocabulary), or --sentences FILE's lines."""
     import sys
 
+    from attncli.api.refusals import refuse_beside
     from attncli.cli.commands.model_runs import sentence_given
-    from attncli.cli.refusals import refuse_beside
 
     if random is not None:
         from attncli.api.heads import repeated_random

@@ -90,7 +90,7 @@ def refuse_merged_words(words: bool, option: str | None) -> None:
     """--words merges the model's word pieces into words: `option`, which works on the
     model's tokens (--steps, --show, --kv-cache, --tiles), is refused beside it."""
     if words:
-        from attncli.cli.refusals import refuse_beside
+        from attncli.api.refusals import refuse_beside
 
         merged = _("it works on the model's tokens and --words merges them; drop one")
         refuse_beside({option: True} if option else {}, "--words", merged)

@@ -2,6 +2,7 @@
 
 from typing import TYPE_CHECKING, Annotated
 
+from attncli.api.refusals import refuse_beside
 from attncli.cli.commands import command
 from attncli.cli.commands.compared import CompareOption
 from attncli.cli.commands.layer_options import (
@@ -13,7 +14,6 @@ from attncli.cli.commands.layer_options import (
 from attncli.cli.commands.model_runs import LayerOption, ModelOption, WordsOption
 from attncli.cli.declare import Argument, Option
 from attncli.cli.options import STEPS, refuse_unexplained_row
-from attncli.cli.refusals import refuse_beside
 from attncli.layer import SelfAttnSettings
 from attncli.messages import _
 from attncli.present.output import Output
@@ -179,8 +179,8 @@ def selfattn(
     """
     from dataclasses import replace
 
+    from attncli.api.refusals import given_names
     from attncli.cli.commands.model_runs import refuse_model_picks
-    from attncli.cli.refusals import given_names
     from attncli.present.output import parse_show
 
     output = replace(output, show=parse_show(show))

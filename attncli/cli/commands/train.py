@@ -206,8 +206,8 @@ def _run(*, corpus: str | None, test: str | None, at: int | None, plot: str | No
     the last whole update), then write the result, the plot and the saved document."""
     import signal
 
+    from attncli.api.refusals import refuse_beside, refuse_without
     from attncli.api.training import train as train_layer
-    from attncli.cli.refusals import refuse_beside, refuse_without
     from attncli.present.output import emit
 
     refuse_without({f"--at {at}": at is not None}, "--steps", output.steps,

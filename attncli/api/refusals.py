@@ -1,5 +1,6 @@
-"""Options that cannot go together, or that need another: the command line's two shared
-refusals, for cli/commands and cli/options alike."""
+"""Settings that cannot go together, or that need another: the two shared refusals, for the
+operations (an option or a keyword, as a Setting names it on either surface) and the
+command line's cli/commands and cli/options alike."""
 
 from __future__ import annotations
 
