@@ -23,6 +23,7 @@ from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from attncli.api.keywords import MODEL, keywords
+from attncli.api.refusals import refuse_beside, refuse_without
 from attncli.core import attention_cost as arithmetic
 from attncli.core.attention_cost import Latent, Shape
 from attncli.errors import LARGEST_WHOLE, InputError, OptionError, check_whole
@@ -274,26 +275,27 @@ def _changed(shape: Shape, inputs: CostInputs) -> Shape:
         windows=_windows(windows, inputs),
         sinks=shape.sinks if inputs.sinks is None else inputs.sinks,
     )
-    if inputs.kv_heads is not None and inputs.kv_rank is not None:
-        raise OptionError(
-            _("{kv_heads} and {kv_rank} ask for two designs; give one (or the other with {as_})"),
-            kv_heads=said("kv_heads", inputs.kv_heads), kv_rank=said("kv_rank", inputs.kv_rank),
-            as_=said("designs", "mla:R"),
-        )  # fmt: skip
-    if inputs.kv_rank is not None or (changed.latent and (inputs.rope_dim or inputs.q_rank)):
-        own = changed.latent
+    own = changed.latent
+    if inputs.kv_rank is not None:
+        refuse_beside(_given(inputs, "kv_heads"), said("kv_rank", inputs.kv_rank),
+                      _("they ask for two designs; give one (or the other with {as_})"),
+                      as_=said("designs", "mla:R"))  # fmt: skip
+    refuse_without(_given(inputs, "rope_dim", "q_rank"), said("kv_rank", "R"),
+                   inputs.kv_rank is not None or own is not None,
+                   _("shapes latent attention"))  # fmt: skip
+    if inputs.kv_rank is not None or (own and (inputs.rope_dim or inputs.q_rank)):
         rank = inputs.kv_rank or (own.rank if own else 0)
         rope = inputs.rope_dim or (own.rope if own else arithmetic.MLA_ROPE)
         q_rank = inputs.q_rank or (own.q_rank if own else None)
         changed = replace(changed, kv_heads=changed.heads, latent=Latent(rank, rope, q_rank))
-    elif inputs.rope_dim is not None or inputs.q_rank is not None:
-        name = "rope_dim" if inputs.rope_dim is not None else "q_rank"
-        raise OptionError(
-            _("{setting} shapes latent attention; add {kv_rank}"),
-            setting=said(name, getattr(inputs, name)), kv_rank=said("kv_rank", "R"),
-        )  # fmt: skip
     _check_sizes(changed)
     return changed
+
+
+def _given(inputs: CostInputs, *names: str) -> dict[Setting, Any]:
+    """The fields `names` as messages name them, each with its value (None: not given): what
+    refuse_beside and refuse_without read."""
+    return {said(name, getattr(inputs, name)): getattr(inputs, name) for name in names}
 
 
 def _windows(windows: tuple[int | None, ...], inputs: CostInputs) -> tuple[int | None, ...]:
@@ -301,11 +303,8 @@ def _windows(windows: tuple[int | None, ...], inputs: CostInputs) -> tuple[int |
     if inputs.window is None and inputs.global_every is None:
         return windows
     window = inputs.window or max((w for w in windows if w is not None), default=None)
-    if window is None:
-        raise OptionError(
-            _("{setting} says which layers see every key; give the others' window with {window}"),
-            setting=said("global_every", inputs.global_every), window=said("window", "W"),
-        )  # fmt: skip
+    refuse_without(_given(inputs, "global_every"), said("window", "W"), window is not None,
+                   _("says which layers see every key, beside the others' window"))  # fmt: skip
     every = inputs.global_every
     return tuple(None if every and (i + 1) % every == 0 else window for i in range(len(windows)))
 

@@ -101,11 +101,10 @@ def refuse_model_mismatch(
     refused; with one, which takes none of the seeded layer's inputs, settings or weights,
     the first of `given` (a keyword, or an option as the command line spelled it)."""
     if model is None:
-        picked = [Setting(name, value) for name, value in picks.items()
-                  if value is not None and value is not False]  # fmt: skip
-        if picked:
-            raise OptionError(_("{option} picks from a pretrained model's layers; add {model}"),
-                              option=picked[0], model=MODEL_NEEDED)  # fmt: skip
+        from attncli.api.refusals import refuse_without
+
+        picked = {Setting(name, value): value for name, value in picks.items()}
+        refuse_without(picked, MODEL_NEEDED, False, _("picks from a pretrained model's layers"))
     elif given:
         from attncli.layer import not_with_model
 

@@ -19,10 +19,10 @@ def first_given(options: Mapping[Any, object]) -> Any:
     return next(iter(given_names(options)), None)
 
 
-def refuse_beside(options: Mapping[Any, object], beside: object, why: str) -> None:
+def refuse_beside(options: Mapping[Any, object], beside: object, why: str, **said: Any) -> None:
     """The first of `options` the command line gave (see given_names) refused beside
     `beside`, what it cannot go with (--online, -i FILE, answer files), in one line that
-    says `why` (a msgid, which may name the {option})."""
+    says `why` (a msgid, which may name the {option}, and the fields `said`)."""
     given = first_given(options)
     if given is not None:
         from attncli.errors import OptionError
@@ -32,14 +32,17 @@ def refuse_beside(options: Mapping[Any, object], beside: object, why: str) -> No
             _("{option} with {beside}: {why}"),
             option=given,
             beside=beside,
-            why=Message(why, option=given),
+            why=Message(why, option=given, **said),
         )
 
 
-def refuse_without(options: Mapping[Any, object], needed: object, present: bool, why: str) -> None:
+def refuse_without(
+    options: Mapping[Any, object], needed: object, present: bool, why: str, **said: Any
+) -> None:
     """The first of `options` the command line gave (see given_names) refused without
     `needed` (not `present`), which it goes with, in one line that says what it does, `why`
-    (a msgid, which may name the {option}), and to add what it needs."""
+    (a msgid, which may name the {option}, and the fields `said`), and to add what it
+    needs."""
     given = None if present else first_given(options)
     if given is not None:
         from attncli.errors import OptionError
@@ -48,6 +51,6 @@ def refuse_without(options: Mapping[Any, object], needed: object, present: bool,
         raise OptionError(
             _("{option} {why}; add {needed}"),
             option=given,
-            why=Message(why, option=given),
+            why=Message(why, option=given, **said),
             needed=needed,
         )

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from attncli.api.keywords import MODEL, OWN_READER, keywords
+from attncli.api.refusals import refuse_without
 from attncli.errors import OptionError
 from attncli.messages import Message, Setting, _
 
@@ -57,17 +58,11 @@ def rollout(
     mixed = mixed_layers(weights)
     products = rolled(mixed)
     tokens = encoded.tokens
-    written = None
-    if cell:
-        written = _cell(mixed, products, chosen, tokens, row, token, to)
-    else:
-        for name, value in (("to", to), ("row", row), ("token", token)):
-            if value is not None:  # a cell's row or column without the cell: never ignored
-                raise OptionError(
-                    _("{to} picks the cell {steps} writes out; add {steps}"),
-                    to=Setting(name),
-                    steps=STEPS,
-                )
+    # a cell's row or column without the cell: never ignored
+    picks = {Setting(name, value): value for name, value in (("to", to), ("row", row),
+                                                             ("token", token))}  # fmt: skip
+    refuse_without(picks, STEPS, cell, _("picks the cell {steps} writes out"), steps=STEPS)
+    written = _cell(mixed, products, chosen, tokens, row, token, to) if cell else None
     return RolloutResult(
         model=model,
         model_type=loaded.model_type,

@@ -57,6 +57,10 @@ def test_options_alone_and_options_that_change_a_model():
 
 
 # What --kv-heads or --as gqa:G asks when it does not divide the query heads
+WITHOUT = "{option} {why}; add {needed}"  # api/refusals.refuse_without
+LATENT = "shapes latent attention"
+GLOBAL_EVERY = "says which layers see every key, beside the others' window"
+TWO_DESIGNS = "they ask for two designs; give one (or the other with {as_})"
 DIVIDES = ("{kv_heads} does not divide the {heads} query heads: each key/value head serves the "
            "same number of them")  # fmt: skip
 
@@ -89,11 +93,17 @@ DIVIDES = ("{kv_heads} does not divide the {heads} query heads: each key/value h
          "give a shorter length or a smaller batch", {"tokens": 10**17}),
         ({"batch": 0}, OptionError, "{setting}: it must be {least} or more", {"least": 1}),
         ({"kv_heads": 5}, OptionError, DIVIDES, {"kv_heads": "kv_heads=5", "heads": 32}),
-        ({"rope_dim": 32}, OptionError, "{setting} shapes latent attention; add {kv_rank}",
-         {"kv_rank": "kv_rank='R'"}),
-        ({"global_every": 2}, OptionError,
-         "{setting} says which layers see every key; give the others' window with {window}",
-         {}),
+        ({"rope_dim": 32}, OptionError, WITHOUT,
+         {"option": "rope_dim=32", "why": (LATENT, {"option": "rope_dim=32"}),
+          "needed": "kv_rank='R'"}),
+        ({"q_rank": 1536}, OptionError, WITHOUT,
+         {"option": "q_rank=1536", "needed": "kv_rank='R'"}),
+        ({"kv_heads": 8, "kv_rank": 512}, OptionError, "{option} with {beside}: {why}",
+         {"option": "kv_heads=8", "beside": "kv_rank=512",
+          "why": (TWO_DESIGNS, {"option": "kv_heads=8", "as_": "designs='mla:R'"})}),
+        ({"global_every": 2}, OptionError, WITHOUT,
+         {"option": "global_every=2", "needed": "window='W'",
+          "why": (GLOBAL_EVERY, {"option": "global_every=2"})}),
         ({"sinks": "yes"}, OptionTypeError, "{given}: {name} takes {takes}", {"name": "sinks"}),
         ({"layers": 2.5}, OptionTypeError, "{given}: {name} takes {takes}", {"name": "layers"}),
     ],

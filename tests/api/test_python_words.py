@@ -307,7 +307,7 @@ PYTHON_ERRORS = {
     "compare threads": (lambda: attn.compare_scores(threads=10_000),
                         "threads=10000: this machine has"),
     "rollout to": (lambda: attn.rollout("the keys", model="all-MiniLM-L6-v2", to="keys"),
-                   "to picks the cell cell=True writes out; add cell=True"),
+                   "to='keys' picks the cell cell=True writes out; add cell=True"),
 }  # fmt: skip
 
 

@@ -82,8 +82,9 @@ def test_refusals(run, models):
             command="rollout", why=("e.g. --model all-MiniLM-L6-v2; it combines a model's "
                                     "layers, and the seeded layer is one", {}))  # fmt: skip
     refused(run("rollout", SENTENCE, "--model", model, "--to", "keys"), OptionError,
-            "{to} picks the cell {steps} writes out; add {steps}", to="--to",
-            steps="--steps")  # fmt: skip
+            "{option} {why}; add {needed}", option="--to keys", needed="--steps",
+            why=("picks the cell {steps} writes out", {"option": "--to keys",
+                                                      "steps": "--steps"}))  # fmt: skip
     refused(run("rollout", SENTENCE, "--model", model, "--layer", "1", "--steps"), OptionError,
             "{steps} writes a cell of two layers' product; {layer} has one layer (give 2 or more)",
             layer="--layer 1")  # fmt: skip

@@ -120,6 +120,14 @@ def test_the_plot(run, tmp_path):
          {"head_dim": "--head-dim"}),
         (("llama-3.1-8b", "--plot", "cache.txt"), OptionError,
          UNKNOWN_KIND, {"option": "--plot"}),
+        (("llama-3.1-8b", "--kv-heads", "8", "--kv-rank", "512"), OptionError,
+         "{option} with {beside}: {why}",
+         {"option": "--kv-heads 8", "beside": "--kv-rank 512",
+          "why": ("they ask for two designs; give one (or the other with {as_})",
+                  {"option": "--kv-heads 8", "as_": "--as mla:R"})}),
+        (("llama-3.1-8b", "--q-rank", "1536"), OptionError, "{option} {why}; add {needed}",
+         {"option": "--q-rank 1536", "needed": "--kv-rank R",
+          "why": ("shapes latent attention", {"option": "--q-rank 1536"})}),
     ],
 )  # fmt: skip
 def test_refusals_are_one_line(run, arguments, kind, msgid, fields):

@@ -14,6 +14,8 @@ from attncli.errors import OptionError
 from tests import tiny_models
 from tests.meaning import told
 
+PICKS = "picks from a pretrained model's layers"  # api/model.refuse_model_mismatch's why
+
 REFERENCES = Path(__file__).parent.parent / "references"
 TINY = json.loads((REFERENCES / "tiny_models.json").read_text(encoding="utf-8"))["models"]
 SENTENCE = tiny_models.SENTENCES[0]  # the keys to the cabinet are on the table
@@ -340,8 +342,8 @@ def test_the_python_api_returns_the_same_results(tiny):
     with pytest.raises(attn.OptionError) as caught:
         attn.selfattn(SENTENCE, layer=1)
     told(caught.value, attn.OptionError,
-         "{option} picks from a pretrained model's layers; add {model}", "python",
-         option="layer=1", model="model=M")  # fmt: skip
+         "{option} {why}; add {needed}", "python", option="layer=1", needed="model=M",
+         why=(PICKS, {"option": "layer=1"}))  # fmt: skip
 
 
 @pytest.mark.slow  # two fresh processes, to see what each imports

@@ -44,7 +44,7 @@ def test_off_a_terminal_it_is_one_line_and_nothing_on_stdout(run):
     )
 
 
-PICKS = "{option} picks from a pretrained model's layers; add {model}"
+PICKS = "{option} {why}; add {needed}"  # api/refusals.refuse_without
 MODEL_NEEDED = ("--model M (e.g. --model all-MiniLM-L6-v2)", {})
 SEEDED = (
     "{name} shapes the seeded layer and does not apply with {model}, whose tokenizer, sizes and "
@@ -56,8 +56,8 @@ SEEDED = (
     ("args", "kind", "msgid", "fields"),
     [
         (("--layer", "2", "el tren"), OptionError, PICKS,
-         {"option": "--layer 2", "model": MODEL_NEEDED}),
-        (("--words", "el tren"), OptionError, PICKS, {"option": "--words", "model": MODEL_NEEDED}),
+         {"option": "--layer 2", "needed": MODEL_NEEDED}),
+        (("--words", "el tren"), OptionError, PICKS, {"option": "--words", "needed": MODEL_NEEDED}),
         (("--model", "all-MiniLM-L6-v2", "--causal", "x"), OptionError, SEEDED,
          {"name": "--causal", "model": "--model"}),
         (("--model", "all-MiniLM-L6-v2", "-i", str(SAMPLES / "tren.json")), OptionError, SEEDED,

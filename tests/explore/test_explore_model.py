@@ -98,8 +98,8 @@ def test_seeded_options_with_a_model_are_refused(sizes, switches, message):
 def test_layer_without_a_model_is_refused():
     with pytest.raises(AttnError) as raised:
         prepare(SENTENCE, None, {"layer": 2}, {})
-    told(raised.value, OptionError, "{option} picks from a pretrained model's layers; add {model}",
-         option="--layer 2")  # fmt: skip
+    told(raised.value, OptionError, "{option} {why}; add {needed}", option="--layer 2",
+         why=("picks from a pretrained model's layers", {"option": "--layer 2"}))  # fmt: skip
 
 
 def test_the_words_panel_works_the_merge_with_the_heads_own_weights():

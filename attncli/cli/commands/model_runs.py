@@ -122,11 +122,10 @@ def run_model_selfattn(
     refuse_unexplained_row(output)
     explanation = []
     if output.steps:
-        if head is None:
-            total = result.source.heads
-            raise OptionError(
-                _("--steps explains one head's row; add --head H (1 to {total})"), total=total
-            )
+        from attncli.api.refusals import refuse_without
+
+        heads = Message(_("--head H (1 to {total})"), total=result.source.heads)
+        refuse_without({"--steps": True}, heads, head is not None, _("explains one head's row"))
         explanation = result.steps(output.row, output.token)
     if plot is not None:
         from attncli.present.plot import plot_result
