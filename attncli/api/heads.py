@@ -93,13 +93,12 @@ def _texts(sentence: str | None, sentences: Sequence[str] | None, model: str | N
         )
     if sentences is None:
         return [_sentence(sentence, example)]
-    if sentence is not None:
-        raise OptionError(
-            _("give a sentence or {sentences}, not both: the ranking is over one of them"),
-            sentences=OnSurface(
-                Setting("sentences", metavar="FILE"), Setting("sentences", metavar="[…]")
-            ),
-        )
+    from attncli.api.refusals import refuse_beside
+
+    listed = OnSurface(Setting("sentences", metavar="FILE"), Setting("sentences", metavar="[…]"))
+    refuse_beside({listed: sentence is not None},
+                  OnSurface(Message(_("SENTENCE")), Setting("sentence", sentence)),
+                  _("the ranking is over one of them; give one"))  # fmt: skip
     texts = [_sentence(text, example) for text in sentences]
     if not texts:
         raise InputError(

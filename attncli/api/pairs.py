@@ -12,6 +12,7 @@ import numpy as np
 
 from attncli.api.keywords import MODEL, OWN_READER, SHOWN, keywords
 from attncli.api.model import SOURCE, TARGET
+from attncli.api.refusals import refuse_without
 from attncli.errors import InputError, OptionError, shown
 from attncli.messages import OnSurface, Setting, _, typed
 
@@ -219,12 +220,12 @@ def compare_heads(
     from attncli.results.pairs import HeadChange, HeadsChange
 
     texts = _checked_texts(first, second)
-    if (source is None) != (target is None):
-        raise OptionError(
-            _("{source} and {target} name one cell together; give both or neither"),
-            source=SOURCE,
-            target=TARGET,
-        )
+    # the cell's row and column: the one given refused without the other
+    other = TARGET if target is None else SOURCE
+    refuse_without({Setting("source", source, "--from"): source,
+                    Setting("target", target, "--to"): target}, other,
+                   source is not None and target is not None,
+                   _("and {other} name one cell together"), other=other)  # fmt: skip
     runs = []
     for text in texts:
         loaded, encoded = _load(text, model)

@@ -184,13 +184,12 @@ def _sentences(
             corpus=OnSurface(Message(_("--corpus FILE")), Setting("corpus", metavar="…")),
         )
     if corpus is not None:
-        if want:
-            raise InputError(
-                _("{want} goes with a sentence; each sentence of {corpus} says its own wants{how}"),
-                want=Setting("want"),
-                corpus=OnSurface(Message(_("--corpus FILE")), Setting("corpus")),
-                how=OnSurface(Message(_(", after a | on its line")), ""),
-            )
+        from attncli.api.refusals import refuse_beside
+
+        refuse_beside({Setting("want"): bool(want)},
+                      OnSurface(Message(_("--corpus FILE")), Setting("corpus", metavar="…")),
+                      _("each of its sentences says its own wants{how}"),
+                      how=OnSurface(Message(_(", after a | on its line")), ""))  # fmt: skip
         return list(corpus)
     assert sentence is not None
     tokens = tokenize(sentence)

@@ -95,8 +95,9 @@ def test_refusals(run, bert, sentence_file, tmp_path):
     empty.write_text("# nothing\n\n", encoding="utf-8")
     pattern = ("--model", bert, "--pattern", "self")
     refused(run("heads", "the keys", "--sentences", sentence_file, *pattern), OptionError,
-            "give a sentence or {sentences}, not both: the ranking is over one of them",
-            sentences="--sentences FILE")  # fmt: skip
+            "{option} with {beside}: {why}", option="--sentences FILE", beside=("SENTENCE", {}),
+            why=("the ranking is over one of them; give one",
+                 {"option": "--sentences FILE"}))  # fmt: skip
     refused(run("heads", "--sentences", str(empty), *pattern), InputError,
             "{source} has no sentences; write one per line, e.g. {example}", source=str(empty),
             example="the keys to the cabinet are on the table")  # fmt: skip

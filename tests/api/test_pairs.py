@@ -9,6 +9,7 @@ import pytest
 
 import attncli as attn
 from attncli.errors import InputError, OptionError
+from tests.meaning import told
 
 FIRST, SECOND = "la llave del coche está ahí", "las llaves del coche están ahí"
 DEMO = "all-MiniLM-L6-v2"
@@ -105,8 +106,27 @@ def test_refusals():
     with pytest.raises(OptionError) as caught:
         attn.compare_sentences(FIRST, SECOND, heads=2, head=3)
     assert caught.value.fields["total"] == 2
-    with pytest.raises(OptionError):
+    with pytest.raises(OptionError) as caught:
         attn.compare_heads(KEY, KEYS, DEMO, source="is")
+    told(
+        caught.value,
+        OptionError,
+        "{option} {why}; add {needed}",
+        "python",
+        option="source='is'",
+        needed="target",
+        why=("and {other} name one cell together", {"option": "source='is'", "other": "target"}),
+    )
+    with pytest.raises(OptionError) as caught:  # the column alone as well
+        attn.compare_heads(KEY, KEYS, DEMO, target="keys")
+    told(
+        caught.value,
+        OptionError,
+        "{option} {why}; add {needed}",
+        "python",
+        option="target='keys'",
+        needed="source",
+    )
     with pytest.raises(InputError) as caught:
         attn.compare_heads("the key to the cupboard", "the keys to the cupboards", DEMO,
                            source="cupboard", target="key")  # fmt: skip

@@ -26,9 +26,9 @@ FIRST, SECOND = "la llave del coche está ahí", "las llaves del coche están ah
          ("selfattn", FIRST, "--compare", SECOND, "--heads", "2", "--head", "3"),
          "--head 3 is out of range"),
         (lambda: attn.compare_heads("the key", "the keys", DEMO, source="key"),
-         "source and target name one cell together",
+         "source='key' and target name one cell together; add target",
          ("heads", "the key", "--compare", "the keys", "--model", DEMO, "--from", "key"),
-         "--from and --to name one cell together"),
+         "--from key and --to name one cell together; add --to"),
     ],
 )  # fmt: skip
 def test_each_surface_names_its_own_words(run, call, python, line, cli):

@@ -38,3 +38,15 @@ def test_a_keyword_the_command_line_would_refuse_is_refused(keywords, msgid, fie
     with pytest.raises(OptionError) as caught:
         attn.train("el tren va", want="va=tren", **keywords)
     told(caught.value, OptionError, msgid, "python", **fields)
+
+
+def test_a_want_beside_a_corpus_is_refused():
+    # each sentence of a corpus says its own wants: one given beside it is never ignored
+    from attncli.reading.parse.wants import parse_corpus
+
+    corpus = parse_corpus("el tren va lleno | lleno=tren\n", "c.txt")
+    with pytest.raises(OptionError) as caught:
+        attn.train(want="lleno=tren", corpus=corpus)
+    told(caught.value, OptionError, "{option} with {beside}: {why}", "python", option="want",
+         beside="corpus=…", why=("each of its sentences says its own wants{how}",
+                                 {"option": "want", "how": ""}))  # fmt: skip

@@ -217,6 +217,10 @@ ERRORS = [
      {"option": "--save", "path": "/no/such/folder/t.json"}),
     (("train", HEADLINE, *WANT, "--plot", "loss.bmp"), OptionError,
      UNKNOWN_KIND, {"option": "--plot", "path": "loss.bmp", "kind": ".bmp"}),
+    (("train", *WANT, "--corpus", str(SAMPLES / "concordancia-entreno.txt")), OptionError,
+     "{option} with {beside}: {why}", {"option": "--want", "beside": ("--corpus FILE", {}), "why": (
+         "each of its sentences says its own wants{how}",
+         {"option": "--want", "how": (", after a | on its line", {})})}),
     (("train", "--corpus", "/no/such/corpus.txt"), InputError,
      "cannot read '{path}': no such file (check the path given to {option}; attn samples lists the "
      "samples installed with attn)", {"path": "/no/such/corpus.txt", "option": "--corpus"}),
