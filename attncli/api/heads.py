@@ -169,15 +169,12 @@ NOT_RANKED = ("context", "add_zero_attn", "draw_missing")
 
 def _seeded_ranks(options: SelfAttnSettings) -> None:
     """Refuse a seeded setting whose heads cannot be ranked over the sentence's tokens."""
-    for name in NOT_RANKED:
-        if getattr(options, name) not in (None, False):
-            raise OptionError(
-                _(
-                    "{name} does not apply to ranking the seeded layer's heads, which look "
-                    "from the sentence's tokens to the same tokens; leave it out"
-                ),
-                name=Setting(name),
-            )
+    from attncli.api.refusals import refuse_beside
+
+    given = {Setting(name): getattr(options, name) for name in NOT_RANKED}
+    refuse_beside(given, OnSurface("attn heads", "heads()"),
+                  _("the seeded layer's heads are ranked from the sentence's tokens to the "
+                    "same tokens; leave out {option}"))  # fmt: skip
 
 
 def _seeded_scored(text: str, options: SelfAttnSettings, asked: _Asked) -> _Scored:

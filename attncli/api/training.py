@@ -148,23 +148,18 @@ def _accuracy(examples: list[Example], after: Evaluation) -> float:
 
 def _check_options(projections: bool, positions: str | None) -> None:
     """The training's own options, and the positions it can add to X (its step, its
-    optimizer and a known kind of positions: train's keywords)."""
-    if not projections:
-        raise OptionError(
-            _(
-                "with {no_proj}, Q = K = V = X: the layer has not a single parameter, so there "
-                "is nothing to train — W^Q, W^K and W^V are the only thing it can learn"
-            ),
-            no_proj=Setting("projections", False, "--no-proj"),
-        )
-    if positions == "rope":
-        raise OptionError(
-            _(
-                "attn train adds positions to X, and rotary positions turn q and k inside "
-                "the score, which training does not follow yet; use {sinusoidal}"
-            ),
-            sinusoidal=Setting("positions", "sinusoidal"),
-        )
+    optimizer and a known kind of positions: train's keywords): what it cannot train is
+    refused beside it, saying why."""
+    from attncli.api.refusals import refuse_beside
+
+    training = OnSurface("attn train", "train()")
+    refuse_beside({Setting("projections", False, "--no-proj"): not projections}, training,
+                  _("Q = K = V = X, so the layer has not a single parameter to train — W^Q, W^K "
+                    "and W^V are the only thing it can learn"))  # fmt: skip
+    refuse_beside({Setting("positions", positions): positions == "rope"}, training,
+                  _("it adds positions to X, and rotary positions turn q and k inside the "
+                    "score, which training does not follow yet; use {sinusoidal}"),
+                  sinusoidal=Setting("positions", "sinusoidal"))  # fmt: skip
 
 
 def _sentences(

@@ -122,10 +122,28 @@ def test_the_seeded_layer_s_refusals_point_where_it_can_go(run):
     assert fix.fields == {"example": "el tren va lleno el tren va lleno"}
     compare = run("heads", "las llaves", "--heads", "4", "--compare", "la llave")
     assert compare.exit_code == 2 and compare.stderr.count("\n") == 1
-    assert compare.stderr.rstrip().endswith("attn selfattn SENTENCE --compare OTHER --heads 4")
+    told(compare.error, OptionError, "{option} {why}; add {needed}", option="--compare",
+         needed=("--model M (e.g. --model all-MiniLM-L6-v2)", {}),
+         why=("ranks a model's heads by their change (the seeded layer's two sentences: attn "
+              "selfattn SENTENCE --compare OTHER {settings})",
+              {"option": "--compare", "settings": "--heads 4"}))  # fmt: skip
     with pytest.raises(OptionError) as raised:
         attn.heads(LESSON, hedas=4)
     assert str(raised.value) == "heads() got an unexpected keyword hedas= (did you mean heads=?)"
+
+
+@pytest.mark.parametrize(
+    ("given", "option"),
+    [({"context": "el coche"}, "context"), ({"add_zero_attn": True}, "add_zero_attn"),
+     ({"draw_missing": True}, "draw_missing")],
+)  # fmt: skip
+def test_a_setting_whose_heads_cannot_be_ranked_is_refused(given, option):
+    # the seeded heads are ranked over the sentence's own tokens: another sentence's keys, a
+    # key of zeros, W drawn where a file leaves it out are refused, never ignored
+    with pytest.raises(OptionError) as raised:
+        attn.heads(LESSON, pattern="self", d_model=2, **given)
+    told(raised.value, OptionError, "{option} with {beside}: {why}", "python", option=option,
+         beside="heads()")  # fmt: skip
 
 
 def test_a_seed_beside_a_model_seeds_only_random_s_draw(run):

@@ -142,7 +142,8 @@ def test_a_backward_pass_is_refused():
 def test_training_with_rope_is_refused():
     with pytest.raises(AttnError) as caught:
         attn.train(LESSON, want="están=llaves", positions="rope")
-    told(caught.value, OptionError,
-         "attn train adds positions to X, and rotary positions turn q and k inside the score, "
-         "which training does not follow yet; use {sinusoidal}", "python",
-         sinusoidal="positions='sinusoidal'")  # fmt: skip
+    told(caught.value, OptionError, "{option} with {beside}: {why}", "python",
+         option="positions='rope'", beside="train()",
+         why=("it adds positions to X, and rotary positions turn q and k inside the score, "
+              "which training does not follow yet; use {sinusoidal}",
+              {"option": "positions='rope'", "sinusoidal": "positions='sinusoidal'"}))  # fmt: skip

@@ -125,10 +125,8 @@ def on_line(number: int, source: str):
                                      {"number": number, "source": source})})  # fmt: skip
 
 
-NOTHING_TO_TRAIN = (
-    "with {no_proj}, Q = K = V = X: the layer has not a single parameter, so there is nothing "
-    "to train — W^Q, W^K and W^V are the only thing it can learn"
-)
+NOTHING_TO_TRAIN = ("Q = K = V = X, so the layer has not a single parameter to train — W^Q, W^K "
+                    "and W^V are the only thing it can learn")  # fmt: skip
 DIVERGED = (
     "training diverged at iteration {iteration}: the loss went from {start} to {end}; the step "
     "is too large, lower {option} (it is {lr:g}), e.g. {lower}"
@@ -140,7 +138,14 @@ def test_no_proj_is_the_lessons_point_and_exit_2(run):
         result = run("train", HEADLINE, *WANT, "--no-proj", "--lang", lang)
         assert result.exit_code == 2 and result.stdout == ""
         assert result.stderr.count("\n") == 1, result.stderr
-        told(result.error, OptionError, NOTHING_TO_TRAIN, no_proj="--no-proj")
+        told(
+            result.error,
+            OptionError,
+            "{option} with {beside}: {why}",
+            option="--no-proj",
+            beside="attn train",
+            why=(NOTHING_TO_TRAIN, {"option": "--no-proj"}),
+        )
     said_in_spanish(result.error)
     assert result.stderr == f"attn: error: {result.error.message('es')}\n"
 

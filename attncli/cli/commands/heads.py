@@ -232,7 +232,6 @@ def _refuse_without_model(
     from dataclasses import replace
 
     from attncli.api.refusals import refuse_without
-    from attncli.errors import OptionError
 
     if model is not None:
         # the seed draws --random's words; the rest, and the seed without --random, shape
@@ -244,17 +243,13 @@ def _refuse_without_model(
 
             refuse_seeded(options_given(shaped))
         return
-    refuse_without({"--random": random}, Message(_("--model M (e.g. --model all-MiniLM-L6-v2)")),
-                   False, _("draws its words from a model's vocabulary"))  # fmt: skip
-    if compare is not None:
-        raise OptionError(
-            _(
-                "attn heads --compare ranks a model's heads by their change (add --model M); "
-                "the seeded layer's two sentences: attn selfattn SENTENCE --compare OTHER "
-                "{settings}"
-            ),
-            settings=" ".join(layer_settings.command_line()) or "--heads 4",
-        )
+    model_needed = Message(_("--model M (e.g. --model all-MiniLM-L6-v2)"))
+    refuse_without({"--random": random}, model_needed, False,
+                   _("draws its words from a model's vocabulary"))  # fmt: skip
+    refuse_without({"--compare": compare}, model_needed, False,
+                   _("ranks a model's heads by their change (the seeded layer's two sentences: "
+                     "attn selfattn SENTENCE --compare OTHER {settings})"),
+                   settings=" ".join(layer_settings.command_line()) or "--heads 4")  # fmt: skip
 
 
 def _compare(
