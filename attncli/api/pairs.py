@@ -90,15 +90,14 @@ COMPARE = Setting("second", option="--compare")
 
 
 def _checked_texts(first: str | None, second: str | None) -> tuple[str, str]:
-    """Both sentences, or a line saying which is missing or not a text."""
+    """Both sentences, or a line saying which is missing or not a text: the first by the
+    one check of a sentence (api/model._sentence), with the pair's example."""
+    from attncli.api.model import _sentence
     from attncli.reading.parse.sentence import sentence_text
 
-    if first is not None:
-        first = sentence_text(first, example=_PAIR_EXAMPLE)
+    first = _sentence(first, _PAIR_EXAMPLE)
     if second is not None:
         second = sentence_text(second, COMPARE, _PAIR_EXAMPLE)
-    if first is None or not first.strip():
-        raise InputError(_("give the first sentence too, e.g. {example}"), example=_PAIR_EXAMPLE)
     if second is None or not second.strip():
         raise OptionError(
             _("{compare} needs the other sentence, e.g. {example}"),

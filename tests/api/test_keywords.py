@@ -98,7 +98,7 @@ def test_a_keyword_of_another_type_is_refused_naming_it(causal_layer, name, keyw
         call(**arguments)
     error = caught.value
     if keyword in SENTENCES and not isinstance(error, OptionTypeError):
-        # the sentence's own reader: 'give a text, e.g. …', 'give the first sentence too'
+        # the sentence's own reader: 'give a text, e.g. …', 'give a sentence, e.g. …'
         assert isinstance(error, (InputError, OptionError)) and "e.g." in str(error)
         return
     assert isinstance(error, TypeError)

@@ -94,8 +94,16 @@ def test_heads_by_their_largest_change_and_the_grid():
 def test_refusals():
     with pytest.raises(OptionError):
         attn.compare_sentences(FIRST, "")
-    with pytest.raises(InputError):
-        attn.compare_sentences(None, SECOND)  # type: ignore[arg-type]
+    for first in (None, " ", "\u200b"):  # none, spaces, a character the tokenizer drops
+        with pytest.raises(InputError) as caught:
+            attn.compare_sentences(first, SECOND)  # type: ignore[arg-type]
+        told(
+            caught.value,
+            InputError,
+            "give a sentence, e.g. {example}",
+            "python",
+            example=f'attncli.compare_sentences("{FIRST}", "{SECOND}")',
+        )
     with pytest.raises(InputError) as caught:
         attn.compare_sentences("uno dos", "tres cuatro cinco")
     assert caught.value.fields["first"] == "uno dos"

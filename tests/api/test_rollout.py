@@ -78,9 +78,10 @@ def refused(result, kind, msgid, /, **fields):
 
 def test_refusals(run, models):
     model = str(models / "bert")
-    refused(run("rollout", SENTENCE), OptionError, "attn {command} needs --model M: {why}",
-            command="rollout", why=("e.g. --model all-MiniLM-L6-v2; it combines a model's "
-                                    "layers, and the seeded layer is one", {}))  # fmt: skip
+    refused(run("rollout", SENTENCE), OptionError, "{option} {why}; add {needed}",
+            option="attn rollout", needed=("--model M (e.g. --model all-MiniLM-L6-v2)", {}),
+            why=("combines a model's layers, and the seeded layer is one",
+                 {"option": "attn rollout"}))  # fmt: skip
     refused(run("rollout", SENTENCE, "--model", model, "--to", "keys"), OptionError,
             "{option} {why}; add {needed}", option="--to keys", needed="--steps",
             why=("picks the cell {steps} writes out", {"option": "--to keys",

@@ -50,7 +50,10 @@ def test_refusals(run, gpt2):
         (("predict", "the keys", "--model", "all-MiniLM-L6-v2"), "has no language-model head"),
         # an encoder is refused for what it is before a sentence is asked of it
         (("predict", "", "--model", "all-MiniLM-L6-v2"), "has no language-model head"),
-        (("predict", "the keys"), "attn predict needs --model M"),
+        (
+            ("predict", "the keys"),
+            "attn predict asks a causal model such as GPT-2 for the next token; add --model M",
+        ),
         (("predict", "the keys", "--model", gpt2, "--top-p", "0"), "--top-p 0"),
         (("predict", "the keys", "--model", gpt2, "--top-k", "0"), "--top-k 0"),
     ):

@@ -10,7 +10,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
 from attncli.cli.declare import Option
-from attncli.errors import OptionError
 from attncli.messages import Message, _
 from attncli.present.output import Output
 
@@ -70,12 +69,14 @@ def refuse_seeded(given: list[str]) -> None:
     refuse_model_mismatch("--model", {}, given)
 
 
-def need_model(model: str | None, command: str, why: str) -> str:
+def need_model(model: str | None, command: str, why: str, needed: object = "--model M") -> str:
     """The --model a command runs on and cannot run without (attn predict, attn rollout;
-    the seeded layer will not do): else one line saying `why` (a msgid)."""
-    if not model:
-        raise OptionError(_("attn {command} needs --model M: {why}"), command=command,
-                          why=Message(why))  # fmt: skip
+    the seeded layer will not do): else the command refused without it, in one line saying
+    `why` (a msgid) and to add what is `needed`."""
+    from attncli.api.refusals import refuse_without
+
+    refuse_without({f"attn {command}": True}, needed, bool(model), why)
+    assert model is not None
     return model
 
 

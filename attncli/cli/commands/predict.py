@@ -89,7 +89,7 @@ def predict(
     from attncli.cli.commands.model_runs import need_model, sentence_given
     from attncli.present.output import emit
 
-    model = need_model(model, "predict", _("a causal model such as GPT-2"))
+    model = need_model(model, "predict", _("asks a causal model such as GPT-2 for the next token"))
     result = predicted(sentence_given(sentence), model, top=top, temperature=temperature,
                        top_k=top_k, top_p=top_p, by_layer=by_layer, chat=chat)  # fmt: skip
     emit(result, output, result.steps() if output.steps else [])

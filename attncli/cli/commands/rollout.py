@@ -5,7 +5,7 @@ from typing import Annotated
 from attncli.cli.commands import command
 from attncli.cli.commands.heads import ModelOption, SentenceArgument
 from attncli.cli.declare import Option
-from attncli.messages import _
+from attncli.messages import Message, _
 from attncli.present.output import Output
 
 LayerOption = Annotated[
@@ -56,8 +56,9 @@ def rollout(
     from attncli.cli.commands.model_runs import need_model, sentence_given
     from attncli.present.output import emit
 
-    model = need_model(model, "rollout", _("e.g. --model all-MiniLM-L6-v2; it combines a model's "
-                                   "layers, and the seeded layer is one"))  # fmt: skip
+    model = need_model(model, "rollout",
+                       _("combines a model's layers, and the seeded layer is one"),
+                       Message(_("--model M (e.g. --model all-MiniLM-L6-v2)")))  # fmt: skip
     from attncli.cli.options import refuse_unexplained_row
 
     refuse_unexplained_row(output)
