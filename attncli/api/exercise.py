@@ -88,19 +88,17 @@ def exercise(
 
 def _check_rotary(positions: str | None, method: str, dim: int | None) -> None:
     """A rotary worksheet (its positions are rope alone: the keywords' WORKSHEET_POSITIONS)
-    turns one pair by quarter turns and scores it by the dot product: any other score or
-    size is refused in one line."""
-    if positions is not None and (method != "dot" or dim not in (None, 2)):
-        raise OptionError(
-            _(
-                "{rope}: the worksheet turns one pair ({pair}) by quarter turns and scores it by "
-                "the dot product; leave out {method} and {dim}"
-            ),
-            rope=Setting("positions", "rope"),
-            pair=Setting("dim", 2),
-            method=Setting("method"),
-            dim=Setting("dim"),
-        )
+    turns one pair by quarter turns and scores it by the dot product: another score or
+    size is refused beside it in one line."""
+    from attncli.api.refusals import refuse_beside
+
+    if positions is not None:
+        given = {Setting("method", method): method != "dot",
+                 Setting("dim", dim): dim not in (None, 2)}  # fmt: skip
+        refuse_beside(given, Setting("positions", positions),
+                      _("the worksheet turns one pair ({pair}) by quarter turns and scores it "
+                        "by the dot product; leave out {option}"),
+                      pair=Setting("dim", 2))  # fmt: skip
 
 
 def check_selfattn_sheet(method: str | None, positions: str | None = None) -> None:

@@ -267,8 +267,9 @@ PYTHON_ERRORS = {
     "worksheet positions": (lambda: attn.exercise(positions="sinusoidal"),
                             "positions='sinusoidal': give one of rope"),
     "worksheet rope": (lambda: attn.exercise(positions="rope", method="scaled"),
-                       "turns one pair (dim=2) by quarter turns and scores it by the dot product; "
-                       "leave out method and dim"),
+                       "method='scaled' with positions='rope': the worksheet turns one pair "
+                       "(dim=2) by quarter turns and scores it by the dot product; leave out "
+                       "method='scaled'"),
     "check selfattn": (lambda: attn.check(answers=[], method="scaled", selfattn=True),
                        "method='scaled' with selfattn=True"),
     "window across": (lambda: attn.selfattn("el tren", context="va lleno", window=1),

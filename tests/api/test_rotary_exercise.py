@@ -14,10 +14,9 @@ from attncli.core.rotary import rotate_by
 from attncli.errors import AttnError, OptionError
 from tests.meaning import SELFATTN_SHEET, told
 
-ONE_PAIR = (
-    "{rope}: the worksheet turns one pair ({pair}) by quarter turns and scores it by the dot "
-    "product; leave out {method} and {dim}"
-)
+ONE_PAIR = ("the worksheet turns one pair ({pair}) by quarter turns and scores it by the dot "
+            "product; leave out {option}")  # fmt: skip
+BESIDE = "{option} with {beside}: {why}"  # api/refusals.refuse_beside
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -67,8 +66,11 @@ def test_a_worksheet_in_spanish(run):
 @pytest.mark.parametrize(
     ("extra", "msgid", "fields"),
     [
-        (("--method", "scaled"), ONE_PAIR, {"method": "--method", "dim": "--dim"}),
-        (("--dim", "4"), ONE_PAIR, {"method": "--method", "dim": "--dim"}),
+        (("--method", "scaled"), BESIDE,
+         {"option": "--method scaled", "beside": "--positions rope",
+          "why": (ONE_PAIR, {"option": "--method scaled", "pair": "--dim 2"})}),
+        (("--dim", "4"), BESIDE, {"option": "--dim 4", "beside": "--positions rope",
+                                  "why": (ONE_PAIR, {"option": "--dim 4", "pair": "--dim 2"})}),
         (("--selfattn",), "{option} with {beside}: {why}",
          {"option": "--positions rope", "beside": "--selfattn",
           "why": (SELFATTN_SHEET, {"option": "--positions rope"})}),
