@@ -104,7 +104,14 @@ def test_refusals(run):
          why=("picks a row of a lesson's problem", {"option": "--token"}),
          needed=("-i FILE (-i tren)", {}))  # fmt: skip
     stdin = run("check", "-i", "-", input="2\n")
-    told(stdin.error, OptionError, "-i -: the answers come on standard input; name the file")
+    told(
+        stdin.error,
+        OptionError,
+        "{option} with {beside}: {why}",
+        option="-i -",
+        beside="attn check",
+        why=("the answers come on standard input; name the file", {"option": "-i -"}),
+    )
     one = run("exercise", "-i", TREN, "--token", "va")
     told(one.error, OptionError, "{option}: the problem has one query; leave it out")
     files = run("exercise", "-i", TREN, "--answer-sheet", "answers.csv")

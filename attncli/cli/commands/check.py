@@ -152,8 +152,8 @@ def _sheet_to_mark(
     """The sheet to correct and its corrector: a lesson's own (-i FILE, --token) or the one
     attn exercise makes with the same options (seed 0, 3 tokens, dot by default)."""
     from attncli.api.checking import corrector, corrector_of
+    from attncli.api.refusals import refuse_beside
     from attncli.cli.commands.exercise import lesson_sheet_of
-    from attncli.errors import OptionError
 
     if input_path is None and token is None:
         if selfattn:  # --method dot too, as attn exercise --selfattn refuses it
@@ -165,8 +165,8 @@ def _sheet_to_mark(
                          selfattn)  # fmt: skip
     fresh = {"--seed": seed is not None, "--size": size is not None, "--dim": dim is not None,
              "--method": method is not None, "--selfattn": selfattn}  # fmt: skip
-    if input_path == "-":  # the answers come on standard input
-        raise OptionError(_("-i -: the answers come on standard input; name the file"))
+    refuse_beside({"-i -": input_path == "-"}, "attn check",
+                  _("the answers come on standard input; name the file"))  # fmt: skip
     sheet = lesson_sheet_of(input_path, token, fresh, lang)
     return sheet, corrector_of(sheet)
 
