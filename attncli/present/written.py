@@ -69,26 +69,19 @@ def check_writable(path: str, option: str) -> None:
     kind, target = _where(path, option)
     if kind != "file":
         return
-    if os.path.isdir(target):
-        raise OptionError(
-            _("{option} {path}: it is a folder; name a file in an existing folder"),
-            option=option,
-            path=path,
-        )
     folder = os.path.dirname(target)
-    if not os.path.isdir(folder):
-        raise OptionError(
-            _("{option} {path}: the folder does not exist; name a file in an existing folder"),
-            option=option,
-            path=path,
-        )
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise OptionError(
-            _("{option} {path}: attn may not write in {folder}; name a file in another folder"),
-            option=option,
-            path=path,
-            folder=folder,
-        )
+    # each fault of the folder it would go in, the first found said with how to fix it
+    faults = (
+        (os.path.isdir(target),
+         _("{option} {path}: it is a folder; name a file in an existing folder")),
+        (not os.path.isdir(folder),
+         _("{option} {path}: the folder does not exist; name a file in an existing folder")),
+        (not os.access(folder, os.W_OK | os.X_OK),
+         _("{option} {path}: attn may not write in {folder}; name a file in another folder")),
+    )  # fmt: skip
+    fault = next((text for found, text in faults if found), None)
+    if fault is not None:
+        raise OptionError(fault, option=option, path=path, folder=folder)
 
 
 def check_kind(path: str, option: str, kinds: Sequence[str]) -> str:

@@ -25,6 +25,7 @@ CANNOT_WRITE = "{option} {path}: cannot write it: {error}"
 NO_READER = (
     "{option} {path}: it is a pipe that no one reads; start its reader first, or name a file"
 )
+NOT_ALLOWED = "{option} {path}: attn may not write in {folder}; name a file in another folder"
 NOT_A_FILE = (
     "{option} {path}: it is a disk or a socket, not a file; attn writes neither: name a file"
 )
@@ -158,6 +159,15 @@ def test_links_in_a_circle_are_refused(tmp_path):
     with pytest.raises(OptionError) as raised:
         check_writable(str(tmp_path / "a"), "--save")
     told(raised.value, OptionError, LINK_LOOP, option="--save")
+
+
+def test_a_folder_attn_may_not_write_in_is_refused_naming_it(tmp_path, monkeypatch):
+    # root writes anywhere: the folder's permission is what os.access answers
+    monkeypatch.setattr(os, "access", lambda path, mode: path != str(tmp_path))
+    with pytest.raises(OptionError) as raised:
+        check_writable(str(tmp_path / "saved.json"), "--save")
+    told(raised.value, OptionError, NOT_ALLOWED, option="--save",
+         path=str(tmp_path / "saved.json"), folder=str(tmp_path))  # fmt: skip
 
 
 @pytest.mark.parametrize("code", [errno.EIO, errno.ENOSPC])
