@@ -37,11 +37,13 @@ LARGEST_FLOAT = 1.7976931348623157e308  # float64's largest, which numpy compute
 
 @dataclass(frozen=True)
 class Real:
-    """A real number above `above` (a length, a cap, a divisor, a base); +∞ only where
-    it means something (`infinite`: a softcap of +∞ caps nothing). NaN is never one."""
+    """A real number above `above` (a length, a cap, a divisor, a base) and, where it has
+    one, at most `most` (top-p's share of the probability, at most 1); +∞ only where it
+    means something (`infinite`: a softcap of +∞ caps nothing). NaN is never one."""
 
     above: float = 0.0
     infinite: bool = False
+    most: float | None = None
 
 
 @dataclass(frozen=True)
@@ -81,19 +83,26 @@ def setting(
 
 
 def check_real(named: Setting, real: Real) -> None:
-    """`named`'s value is a number (a bool or a text is none) above `real.above`, finite
-    unless `real.infinite`, else one line naming it as it was given (`--norm -1.0`,
-    `norm=-1.0`) and the bound it passes."""
+    """`named`'s value is a number (a bool or a text is none) above `real.above`, at most
+    `real.most` if it has one, finite unless `real.infinite`, else one line naming it as
+    it was given (`--norm -1.0`, `norm=-1.0`) and the bounds it passes."""
     import math
 
     value = named.value
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
-    if number and isinstance(value, int) and abs(value) > LARGEST_FLOAT:  # 10**400
-        raise OptionError(_("{setting}: it must be a number a float holds, at most about "
-                            "1.8e308"), setting=named)  # fmt: skip
-    if not (number and value > real.above and (math.isfinite(value) or real.infinite)):
-        raise OptionError(_("{setting}: it must be a number above {above}"), setting=named,
-                          above=f"{real.above:g}")  # fmt: skip
+    past_float = number and isinstance(value, int) and abs(value) > LARGEST_FLOAT  # 10**400
+    if (number and not past_float and value > real.above
+            and (math.isfinite(value) or real.infinite)
+            and (real.most is None or value <= real.most)):  # fmt: skip
+        return
+    bounds = {"above": f"{real.above:g}"}
+    text = _("{setting}: it must be a number above {above}")
+    if past_float:
+        text, bounds = _("{setting}: it must be a number a float holds, at most about 1.8e308"), {}
+    elif real.most is not None:
+        text = _("{setting}: it must be a number above {above} and at most {most}")
+        bounds["most"] = f"{real.most:g}"
+    raise OptionError(text, setting=named, **bounds)
 
 
 def check_range(named: Setting, whole: Whole) -> None:

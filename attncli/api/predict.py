@@ -10,8 +10,8 @@ import numpy as np
 
 from attncli.api.keywords import MODEL, OWN_READER, Hinted, keywords
 from attncli.errors import OptionError
-from attncli.messages import OnSurface, Setting, _
-from attncli.settings import Whole
+from attncli.messages import OnSurface, _
+from attncli.settings import Real, Whole
 
 if TYPE_CHECKING:
     from attncli.reading.models.model import Model
@@ -21,20 +21,8 @@ if TYPE_CHECKING:
 PREDICT = OnSurface("attn predict", "attncli.predict()")  # the command, the function
 
 
-def _check(temperature: float, top_p: float | None) -> None:
-    from attncli.api.calculator import check_temperature
-
-    check_temperature(temperature)
-    if top_p is not None and not 0 < top_p <= 1:
-        raise OptionError(
-            _("{p}: a share above 0 and at most 1 (try {example})"),
-            p=Setting("top_p", top_p),
-            example=Setting("top_p", 0.9),
-        )
-
-
 @keywords(sentence=OWN_READER, model=MODEL, top=Hinted(Whole(1), 5),
-          top_k=Hinted(Whole(1), 5))  # fmt: skip
+          top_k=Hinted(Whole(1), 5), top_p=Hinted(Real(0, most=1), 0.9))  # fmt: skip
 def predict(
     sentence: str | None,
     model: str,
@@ -54,11 +42,12 @@ def predict(
     model's prompt), the assistant's turn opened.
     A model without a language-model head (an encoder such as all-MiniLM-L6-v2) is refused.
     """
+    from attncli.api.calculator import check_temperature
     from attncli.api.model import _forward
     from attncli.core import predict as core
     from attncli.results.predict import PredictResult
 
-    _check(temperature, top_p)
+    check_temperature(temperature)  # top_p is held to its Real by @keywords
     loaded, encoded = _prompt(sentence, model, chat)
     run = _forward(loaded, encoded, None)
     assert run.last is not None

@@ -15,6 +15,8 @@ from attncli.errors import LARGEST_WHOLE, OptionError
 from tests import tiny_models
 from tests.meaning import ABOVE, LEAST, TRY, told
 
+SHARE = "{setting}: it must be a number above {above} and at most {most}"  # top_p's (0, 1]
+
 REFERENCE = json.loads((Path(__file__).parent.parent / "references/predict.json").read_text())
 
 
@@ -84,8 +86,12 @@ def test_an_encoder_and_bad_options_are_refused(gpt2):
         ({"top_k": 0}, TRY, {"refusal": (LEAST, {"setting": "--top-k 0", "least": 1,
                                                   "most": LARGEST_WHOLE}),
                              "example": "--top-k 5"}),
-        ({"top_p": 1.5}, "{p}: a share above 0 and at most 1 (try {example})",
-         {"p": "--top-p 1.5"}),
+        ({"top_p": 1.5}, TRY, {"refusal": (SHARE, {"setting": "--top-p 1.5", "above": "0",
+                                                    "most": "1"}),
+                               "example": "--top-p 0.9"}),
+        ({"top_p": 0}, TRY, {"refusal": (SHARE, {"setting": "--top-p 0", "above": "0",
+                                                  "most": "1"}),
+                             "example": "--top-p 0.9"}),
         ({"top": 0}, TRY, {"refusal": (LEAST, {"setting": "--top 0", "least": 1,
                                                 "most": LARGEST_WHOLE}),
                            "example": "--top 5"}),

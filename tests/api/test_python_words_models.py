@@ -156,9 +156,9 @@ BOTH_WAYS = {
               ("predict", SENTENCE, *ON, "--top-k", "0"),
               "--top-k 0: it must be 1 or more"),
     "top-p": (lambda: attn.predict(SENTENCE, model=DEMO, top_p=1.5),
-              "top_p=1.5: a share above 0 and at most 1 (try top_p=0.9)",
+              "top_p=1.5: it must be a number above 0 and at most 1 (try top_p=0.9)",
               ("predict", SENTENCE, *ON, "--top-p", "1.5"),
-              "--top-p 1.5: a share above 0 and at most 1 (try --top-p 0.9)"),
+              "--top-p 1.5: it must be a number above 0 and at most 1 (try --top-p 0.9)"),
     "an encoder": (lambda: attn.predict(SENTENCE, model=DEMO),
                    "all-MiniLM-L6-v2 has no language-model head (it is an encoder, bert): "
                    "attncli.predict() needs a causal model such as GPT-2",
