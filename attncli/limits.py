@@ -15,7 +15,7 @@ from attncli.messages import Message, Setting, _, either
 
 BYTES_PER_NUMBER = 8  # float64
 MAX_INPUT_BYTES = 1 << 30  # a JSON or .npy input larger than 1 GiB is refused, not read
-MAX_REPEAT = 10_000  # timed runs per method in compare-scores
+MAX_REPEAT = 10_000  # timed runs per method in compare-scores (api/comparison.check_sizes)
 MAX_ITERATIONS = 1_000_000  # attn train's updates: each keeps its loss, a run stays minutes
 
 
@@ -102,13 +102,6 @@ def check_fits(
         lower=either([names.get(name, name) for name in culprits]),  # type: ignore[misc]
         hint=hint,
     )
-
-
-def check_repeat(repeat: int) -> None:
-    """--repeat between 1 and MAX_REPEAT: the time a comparison takes stays bounded."""
-    if not 1 <= repeat <= MAX_REPEAT:
-        # MAX_REPEAT written out, with each language's thousands mark
-        raise OptionError(_("--repeat is {repeat}; it must be between 1 and 10,000"), repeat=repeat)
 
 
 def too_large_input(source: str, document: bool = True) -> InputError:

@@ -13,7 +13,7 @@ from attncli.core import costs
 from attncli.core.saturation import ONE_ROW, largest_weight
 from attncli.core.timing import time_interleaved
 from attncli.errors import OptionError, count
-from attncli.limits import check_fits, check_repeat
+from attncli.limits import MAX_REPEAT, check_fits
 from attncli.messages import Message, OnSurface, Setting, _
 from attncli.results.comparison import Comparison, Sizes
 
@@ -31,10 +31,12 @@ def check_sizes(sizes: Sizes, memory: int | None = None) -> None:
     """Refuse sizes below 1, and sizes whose arrays would not fit, before allocating anything."""
     from attncli.settings import Whole, check_range
 
-    for name in ("t_x", "t_y", "d_h", "d_a", "threads"):
+    # each size 1 or more; the timed runs at most MAX_REPEAT, so a comparison's time is bounded
+    ranges = {"t_x": Whole(1), "t_y": Whole(1), "d_h": Whole(1), "d_a": Whole(1),
+              "threads": Whole(1), "repeat": Whole(1, MAX_REPEAT)}  # fmt: skip
+    for name, whole in ranges.items():
         keyword = {"t_x": "tx", "t_y": "ty"}.get(name, name)
-        check_range(Setting(keyword, getattr(sizes, name)), Whole(1))
-    check_repeat(sizes.repeat)
+        check_range(Setting(keyword, getattr(sizes, name)), whole)
     check_d_ks(sizes.d_ks, Setting("d_ks", option="--d-k"))
     cores = os.cpu_count() or 1
     if sizes.threads > cores:  # more would be reported, not run
