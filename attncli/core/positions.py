@@ -62,9 +62,10 @@ def with_positions(x: np.ndarray, kind: str | None) -> np.ndarray:
     return x + encoding(kind, x.shape[-2], x.shape[-1])
 
 
-def check_placeable(without_x: bool, already: object = None) -> None:
-    """--positions can add its encoding: refused when there is no X (Q, K, V given) or when
-    the input says it already has positions."""
+def check_placeable(already: object = None) -> None:
+    """--positions can add its encoding: refused when the input says its X already has
+    positions (an X of none, queries, keys and values given, is refused with the fields
+    the layer would not use: reading/check/fields.UNUSED)."""
     if already is not None:
         raise OptionError(
             _(
@@ -73,21 +74,13 @@ def check_placeable(without_x: bool, already: object = None) -> None:
             ),
             kind=already,
         )
-    if without_x:
-        raise OptionError(
-            _(
-                "--positions adds the encoding to X; with queries, keys and values given there "
-                "is no X to add it to"
-            )
-        )
 
 
 def placed(
-    x: np.ndarray | None, x_kv: np.ndarray | None, kind: str, already: object = None
+    x: np.ndarray | None, x_kv: np.ndarray | None, kind: str
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """The layer's X (and cross-attention's other sequence) with the encoding added; refused
-    as check_placeable refuses it."""
+    """The layer's X (and cross-attention's other sequence) with the encoding added, once
+    check_placeable and the fields' check have let it be."""
     # [..., T_q, d], [..., T_k, d] -> the same
-    check_placeable(x is None, already)
     assert x is not None
     return with_positions(x, kind), None if x_kv is None else with_positions(x_kv, kind)

@@ -70,7 +70,7 @@ def test_positions_tell_a_reordered_sentence_apart():
     assert np.abs(moved - first[np.ix_(order, order)]).max() > 1e-3
 
 
-def test_the_layer_is_placed_once_and_only_with_an_x():
+def test_the_layer_is_placed_once():
     from attncli.errors import OptionError
 
     x, other = np.ones((3, 4)), np.zeros((2, 4))
@@ -78,13 +78,9 @@ def test_the_layer_is_placed_once_and_only_with_an_x():
     np.testing.assert_array_equal(placed_x, 1 + positions.sinusoidal(3, 4))
     np.testing.assert_array_equal(placed_kv, positions.sinusoidal(2, 4))
     assert positions.placed(x, None, "sinusoidal")[1] is None
+    positions.check_placeable(None)
     with pytest.raises(OptionError) as caught:
-        positions.placed(None, None, "sinusoidal")
-    told(caught.value, OptionError,
-         "--positions adds the encoding to X; with queries, keys and values given there is no X "
-         "to add it to")  # fmt: skip
-    with pytest.raises(OptionError) as caught:
-        positions.placed(x, None, "sinusoidal", already="sinusoidal")
+        positions.check_placeable(already="sinusoidal")
     told(caught.value, OptionError,
          "this x already has {kind} positions added (the document says so); drop --positions, "
          "or they would be added twice", kind="sinusoidal")  # fmt: skip

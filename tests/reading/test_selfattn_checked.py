@@ -72,4 +72,4 @@ def test_positions_without_x_are_refused_before_anything_is_drawn(monkeypatch):
     inputs = LayerInputs(queries=np.eye(2), keys=np.eye(2), values=np.eye(2))
     with pytest.raises(OptionError) as raised:
         checked_selfattn(inputs, None, SelfAttnSettings(positions="sinusoidal"))
-    assert raised.value.msgid.startswith("--positions adds the encoding to X")
+    assert raised.value.msgid.startswith("{option} adds the encoding to X")

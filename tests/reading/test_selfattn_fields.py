@@ -12,6 +12,11 @@ import attncli as attn
 from attncli.errors import InputError, OptionError, ShapeError
 from tests.meaning import FINITE, WRONG, said_in_spanish, told
 
+NO_X_FOR_POSITIONS = (
+    "{option} adds the encoding to X; with queries, keys and values given there is no X to add "
+    "it to"
+)
+
 X = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
 W = [[1.0, 2.0], [3.0, 4.0]]
 EYE = [[1.0, 0.0], [0.0, 1.0]]
@@ -254,3 +259,18 @@ def test_norm_beside_a_given_x_is_refused(run, tmp_path):
     told(
         caught.value, InputError, UNUSED_SIZE, "python", setting="d_k", no_proj="projections=False"
     )
+
+
+def test_sinusoidal_positions_with_no_x_to_add_them_to_are_refused(run, tmp_path):
+    # queries, keys and values given directly: --positions rope turns them, sinusoidal has
+    # no X to be added to
+    path = tmp_path / "qkv.json"
+    path.write_text(json.dumps({"queries": [[1, 0]], "keys": [[1, 0]], "values": [[1, 0]]}))
+    result = run("selfattn", "-i", str(path), "--positions", "sinusoidal")
+    assert result.exit_code == 2 and result.stdout == ""
+    told(result.error, OptionError, NO_X_FOR_POSITIONS, option="--positions sinusoidal")
+    with pytest.raises(OptionError) as caught:
+        attn.selfattn(queries=[[1, 0]], keys=[[1, 0]], values=[[1, 0]], positions="sinusoidal")
+    told(caught.value, OptionError, NO_X_FOR_POSITIONS, "python",
+         option="positions='sinusoidal'")  # fmt: skip
+    assert run("selfattn", "-i", str(path), "--positions", "rope").exit_code == 0

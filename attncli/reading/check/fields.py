@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from attncli.errors import InputError
+from attncli.errors import AttnError, InputError, OptionError
 from attncli.messages import Message, OnSurface, Setting, _
 from attncli.reading.check.masks import OTHER_MASKS
 from attncli.reading.parse.layer_inputs import DIRECT, INPUTS, X_FIELDS, is_output
@@ -100,6 +100,7 @@ class Unused:
     msgid: str
     said: Callable[[LayerInputs, SelfAttnSettings], dict[str, Any]] = lambda inputs, settings: {}
     subject: str | None = "name"  # the field of `msgid` that names what is given, if any
+    kind: type[AttnError] = InputError  # OptionError where an option is what to change
 
 
 # The flags messages name, as the command line (--no-proj) or Python (projections=False) says.
@@ -151,6 +152,14 @@ UNUSED = (
            _("positions says the layer's X carries {kind} positions, and there is no X: "
              "queries, keys and values are given directly; remove positions"),
            lambda inputs, settings: {"kind": inputs.positions}, None),
+    # --positions sinusoidal adds its encoding to X, which queries, keys and values replace
+    Unused((Setting("positions"),),
+           lambda inputs, settings, direct: direct and not inputs.from_x
+           and settings.positions not in (None, "rope"),
+           _("{option} adds the encoding to X; with queries, keys and values given there is "
+             "no X to add it to"),
+           lambda inputs, settings: {"option": Setting("positions", settings.positions)}, None,
+           OptionError),
     # W^O and its bias join the heads
     Unused(("w_o",),
            lambda inputs, settings, direct: not direct and settings.projections
@@ -211,7 +220,7 @@ def check_used(inputs: LayerInputs, settings: SelfAttnSettings, direct: bool) ->
                 said = rule.said(inputs, settings)
                 if rule.subject is not None:
                     said[rule.subject] = named
-                raise InputError(rule.msgid, **said)
+                raise rule.kind(rule.msgid, **said)
 
 
 def check_read_back(inputs: LayerInputs, settings: SelfAttnSettings) -> None:

@@ -113,7 +113,7 @@ def checked_selfattn(
     if adds_positions:
         from attncli.core.positions import check_placeable
 
-        check_placeable(arrays.direct is not None, positions)
+        check_placeable(positions)
         positions = settings.positions
     # draw: every check has passed
     arrays = fill_from_seed(arrays, replace(settings, seed=seed))  # a result's own seed
