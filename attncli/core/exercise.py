@@ -129,18 +129,14 @@ def _check_sizes(tokens: int, dim: int) -> None:
 
     check_whole("size", tokens)
     check_whole("dim", dim)
-    if not 1 <= tokens <= MAX_TOKENS:
-        raise OptionError(
-            _("{size}: give 1 to {most} tokens (the course uses 3)"),
-            size=Setting("size", tokens),  # --size 0, size=0
-            most=MAX_TOKENS,
-        )
-    if not 1 <= dim <= MAX_DIM:
-        raise OptionError(
-            _("{dim}: give 1 to {most} numbers per vector (the course uses 2)"),
-            dim=Setting("dim", dim),
-            most=MAX_DIM,
-        )
+    # each size 1 to its most, said in the words of what it counts
+    ranges = (("size", tokens, MAX_TOKENS,
+               _("{size}: give 1 to {most} tokens (the course uses 3)")),
+              ("dim", dim, MAX_DIM,
+               _("{dim}: give 1 to {most} numbers per vector (the course uses 2)")))  # fmt: skip
+    for name, value, most, text in ranges:
+        if not 1 <= value <= most:
+            raise OptionError(text, most=most, **{name: Setting(name, value)})  # --size 0, size=0
 
 
 def _words(rng: np.random.Generator, tokens: int) -> list[str]:

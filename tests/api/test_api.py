@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 import attncli as attn
+from attncli.core.exercise import MAX_DIM
 from attncli.present.format import Format
 from attncli.present.views import view_of
 from tests.conftest import SAMPLES
@@ -238,6 +239,16 @@ def test_exercise_from_python():
         "python",
         size="size=0",
         most=8,
+    )
+    with pytest.raises(attn.OptionError) as caught:
+        attn.exercise(dim=9)
+    told(
+        caught.value,
+        attn.OptionError,
+        "{dim}: give 1 to {most} numbers per vector (the course uses 2)",
+        "python",
+        dim="dim=9",
+        most=MAX_DIM,
     )
 
 
