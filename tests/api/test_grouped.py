@@ -119,6 +119,14 @@ def test_refused_in_one_line(keywords, kind, msgid, fields):
     told(caught.value, kind, msgid, "python", **fields)
 
 
+def test_queries_keys_and_values_given_have_no_heads_of_w_to_group():
+    with pytest.raises(AttnError) as caught:
+        attn.selfattn(queries=np.eye(4), keys=np.eye(4), values=np.eye(4), heads=2, kv_heads=1)
+    told(caught.value, InputError,
+         "{kv_heads} groups the heads of W^K and W^V; with no projections (or queries, keys and "
+         "values given) there are none to group", "python", kv_heads="kv_heads=1")  # fmt: skip
+
+
 def test_a_key_bias_is_refused_and_a_wrong_w_k_named(run):
     with pytest.raises(AttnError) as caught:
         attn.selfattn(x=np.eye(4), heads=2, kv_heads=1, draw_missing=True, b_k=np.zeros(4))

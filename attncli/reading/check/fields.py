@@ -124,6 +124,13 @@ UNUSED = (
            _("{name}: queries, keys and values are given directly, so attn selfattn would "
              "not use {name}; remove it, or give x and the W's instead of "
              "queries/keys/values")),
+    # grouped heads group W^K and W^V: none with --no-proj or queries, keys and values given
+    Unused((Setting("kv_heads"),),
+           lambda inputs, settings, direct: not settings.projections
+           or (inputs.queries is not None and not inputs.from_x),
+           _("{kv_heads} groups the heads of W^K and W^V; with no projections (or queries, "
+             "keys and values given) there are none to group"),
+           lambda inputs, settings: {"kv_heads": Setting("kv_heads", settings.kv_heads)}, None),
     # --no-proj (Q = K = V = X): the heads (split and joined by W^Q, …, W^O), a bias
     # (added after its W) and torch's zero key and value (added after W^K and W^V, as in
     # nn.MultiheadAttention); the W's themselves are left aside (a layer's file compared

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from attncli.errors import InputError, OptionError
+from attncli.errors import OptionError
 from attncli.messages import Setting, _
 
 if TYPE_CHECKING:
@@ -15,9 +15,9 @@ if TYPE_CHECKING:
 
 
 def check_grouping(settings: SelfAttnSettings, inputs: LayerInputs) -> None:
-    """--kv-heads G needs --heads H that G divides, the projections (W^K, W^V are what is
-    grouped); a key or value bias given beside it is refused with the fields the layer
-    does not use (fields.UNUSED); its backward pass with the others' (scoring.check_scoring)."""
+    """--kv-heads G needs --heads H that G divides; the projections it groups (W^K, W^V) and
+    no key or value bias beside it, held with the fields the layer does not use
+    (fields.UNUSED); its backward pass with the others' (scoring.check_scoring)."""
     kv, heads = settings.kv_heads, settings.heads
     if kv is None:
         return
@@ -32,14 +32,6 @@ def check_grouping(settings: SelfAttnSettings, inputs: LayerInputs) -> None:
             kv_heads=Setting("kv_heads", kv),
             heads=Setting("heads", heads),
             divisors=", ".join(map(str, divisors)),
-        )
-    if not settings.projections or (inputs.queries is not None and not inputs.from_x):
-        raise InputError(
-            _(
-                "{kv_heads} groups the heads of W^K and W^V; with no projections (or queries, "
-                "keys and values given) there are none to group"
-            ),
-            kv_heads=Setting("kv_heads", kv),
         )
 
 
