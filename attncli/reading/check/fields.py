@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from attncli.errors import AttnError, InputError, OptionError
 from attncli.messages import Message, OnSurface, Setting, _
 from attncli.reading.check.masks import OTHER_MASKS
+from attncli.reading.check.scoring import without_backward
 from attncli.reading.parse.layer_inputs import DIRECT, INPUTS, X_FIELDS, is_output
 
 if TYPE_CHECKING:
@@ -202,6 +203,14 @@ UNUSED = (
            _("{name} with {kv_heads}: a grouped layer's key and value biases are not read "
              "yet"),
            lambda inputs, settings: {"kv_heads": Setting("kv_heads", settings.kv_heads)}),
+    # the gradient at the output, through what has no backward pass in attn yet
+    Unused(("grad_output", "target"),
+           lambda inputs, settings, direct: bool(without_backward(settings)),
+           _("{option} has no backward pass in attn yet; leave out the gradient ({upstream}, "
+             "{target}) or {option}"),
+           lambda inputs, settings: {"option": without_backward(settings)[0],
+                                     "upstream": Setting("grad_output"),
+                                     "target": Setting("target")}, None, OptionError),
     # with x, tokens names the rows, queries and keys alike
     Unused(("query_tokens",),
            lambda inputs, settings, direct: inputs.x is not None,

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 def check_grouping(settings: SelfAttnSettings, inputs: LayerInputs) -> None:
     """--kv-heads G needs --heads H that G divides; the projections it groups (W^K, W^V) and
     no key or value bias beside it, held with the fields the layer does not use
-    (fields.UNUSED); its backward pass with the others' (scoring.check_scoring)."""
+    (fields.UNUSED); its backward pass with the others' (scoring.without_backward)."""
     kv, heads = settings.kv_heads, settings.heads
     if kv is None:
         return

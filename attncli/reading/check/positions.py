@@ -48,7 +48,7 @@ def check_positions(
 def _check_rotary(settings: SelfAttnSettings, extra_keys: bool, width: int) -> None:
     """No key without a position, and an even d_k (one sequence: check_positions; the base
     of the angles is a number above 1 by its declaration, layer.SelfAttnSettings; the
-    backward pass is refused with the others', scoring.check_scoring)."""
+    backward pass is refused with the others', scoring.without_backward)."""
     if extra_keys:
         raise OptionError(
             _(

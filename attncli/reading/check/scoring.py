@@ -13,7 +13,6 @@ from attncli.messages import OnSurface, Setting, _
 
 if TYPE_CHECKING:
     from attncli.layer import SelfAttnSettings
-    from attncli.reading.parse.layer_inputs import LayerInputs
 
 
 def asked(settings: SelfAttnSettings | Any) -> list[Setting | OnSurface]:
@@ -34,23 +33,17 @@ def asked(settings: SelfAttnSettings | Any) -> list[Setting | OnSurface]:
     return said
 
 
-def check_scoring(settings: SelfAttnSettings, inputs: LayerInputs) -> None:
-    """No backward pass through grouped heads, rotary positions, QK-norm, a scaled turn, a
-    softcap, sinks or a latent: the gradients would be the plain layer's, not this one's."""
+def without_backward(settings: SelfAttnSettings) -> list[Setting | OnSurface]:
+    """What the layer asks for that has no backward pass in attn yet, as the surface spells
+    it: grouped heads, rotary positions, QK-norm, a scaled turn, a softcap, sinks or a
+    latent; the gradients would be the plain layer's, not this one's, so a gradient given
+    beside them is refused with the fields the layer would not use (fields.UNUSED)."""
     said: list[Setting | OnSurface] = []
     if settings.kv_heads is not None:  # its gradients are not summed over a group yet
         said.append(Setting("kv_heads", settings.kv_heads))
     if settings.positions == "rope":
         said.append(Setting("positions", "rope"))
-    said += asked(settings)
-    if said and inputs.backward:
-        raise OptionError(
-            _("{option} has no backward pass in attn yet; leave out the gradient ({upstream}, "
-              "{target}) or {option}"),
-            option=said[0],
-            upstream=Setting("grad_output"),
-            target=Setting("target"),
-        )  # fmt: skip
+    return said + asked(settings)
 
 
 def check_capped_bias(settings: SelfAttnSettings, biased: bool) -> None:

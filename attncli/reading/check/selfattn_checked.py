@@ -78,7 +78,6 @@ def checked_selfattn(
     from attncli.reading.check.scoring import (
         check_capped_bias,
         check_latent,
-        check_scoring,
     )
     from attncli.reading.check.selfattn import check_given, checked_arrays
     from attncli.reading.models.state_dicts import take_state_dict_layer
@@ -94,7 +93,6 @@ def checked_selfattn(
     # against the settings, before any array is read
     check_needs(settings)  # each setting given with what it needs beside it
     check_grouping(settings, inputs)
-    check_scoring(settings, inputs)
     check_latent(settings)
     check_given(inputs, sentence, settings)
     # parse the arrays: a result's outputs set apart to be held against the run, then the rest
