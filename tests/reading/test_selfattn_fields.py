@@ -274,3 +274,15 @@ def test_sinusoidal_positions_with_no_x_to_add_them_to_are_refused(run, tmp_path
     told(caught.value, OptionError, NO_X_FOR_POSITIONS, "python",
          option="positions='sinusoidal'")  # fmt: skip
     assert run("selfattn", "-i", str(path), "--positions", "rope").exit_code == 0
+
+
+def test_torchs_extra_key_row_is_refused_with_rotary_positions(run, tmp_path):
+    # add_bias_kv's key has no position to be turned by, as add_zero_attn's has not
+    path = tmp_path / "layer.json"
+    path.write_text(json.dumps({"x": np.eye(4).tolist(), "bias_k": [1, 0, 0, 0],
+                                "bias_v": [0, 1, 0, 0]}))  # fmt: skip
+    result = run("selfattn", "-i", str(path), "--positions", "rope")
+    assert result.exit_code == 2 and result.stdout == ""
+    told(result.error, OptionError,
+         "{rope} with add_bias_kv's or {zero}'s extra keys: those keys have no position to be "
+         "turned by; leave them out", rope="--positions rope", zero="--add-zero-attn")  # fmt: skip

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from attncli.errors import AttnError, InputError, OptionError
 from attncli.messages import Message, OnSurface, Setting, _
 from attncli.reading.check.masks import OTHER_MASKS
+from attncli.reading.check.positions import ROPE
 from attncli.reading.check.scoring import without_backward
 from attncli.reading.parse.layer_inputs import DIRECT, INPUTS, X_FIELDS, is_output
 
@@ -167,6 +168,14 @@ UNUSED = (
            _("{option} adds the encoding to X; with queries, keys and values given there is "
              "no X to add it to"),
            lambda inputs, settings: {"option": Setting("positions", settings.positions)}, None,
+           OptionError),
+    # torch's add_bias_kv and add_zero_attn add keys of no position, which rotary
+    # positions would have to turn
+    Unused(("bias_k", Setting("add_zero_attn", True)),
+           lambda inputs, settings, direct: settings.positions == "rope",
+           _("{rope} with add_bias_kv's or {zero}'s extra keys: those keys have no position to "
+             "be turned by; leave them out"),
+           lambda inputs, settings: {"rope": ROPE, "zero": Setting("add_zero_attn")}, None,
            OptionError),
     # W^O and its bias join the heads
     Unused(("w_o",),

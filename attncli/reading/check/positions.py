@@ -23,14 +23,12 @@ def check_positions(
     inputs: LayerInputs,
     settings: SelfAttnSettings,
     crossed: bool,
-    extra_keys: bool,
     head_width: int,
 ) -> None:
     """Rotary positions, a window and ALiBi against the layer: refused where a position
     would be ambiguous or a number wrong. `crossed`: the queries and the keys come from two
-    sequences (cross-attention, or queries and keys of other lengths); `extra_keys`: torch's
-    add_bias_kv or add_zero_attn adds keys of no position; `head_width`: the columns of one
-    head's queries and keys (d_k), which rotary positions turn in pairs."""
+    sequences (cross-attention, or queries and keys of other lengths); `head_width`: the
+    columns of one head's queries and keys (d_k), which rotary positions turn in pairs."""
     # what counts positions, each of one sequence: turned by them, or by their distance
     counted = ((settings.positions == "rope", ROPE), (settings.window is not None,
                Setting("window")), (settings.alibi, Setting("alibi", True)))  # fmt: skip
@@ -42,22 +40,14 @@ def check_positions(
                 option=option,
             )  # fmt: skip
     if settings.positions == "rope":
-        _check_rotary(settings, extra_keys, head_width)
+        _check_rotary(settings, head_width)
 
 
-def _check_rotary(settings: SelfAttnSettings, extra_keys: bool, width: int) -> None:
-    """No key without a position, and an even d_k (one sequence: check_positions; the base
-    of the angles is a number above 1 by its declaration, layer.SelfAttnSettings; the
-    backward pass is refused with the others', scoring.without_backward)."""
-    if extra_keys:
-        raise OptionError(
-            _(
-                "{rope} with add_bias_kv's or {zero}'s extra keys: those keys have no position "
-                "to be turned by; leave them out"
-            ),
-            rope=ROPE,
-            zero=Setting("add_zero_attn"),
-        )
+def _check_rotary(settings: SelfAttnSettings, width: int) -> None:
+    """An even d_k (one sequence: check_positions; no key without a position, as torch's
+    add_bias_kv and add_zero_attn add: fields.UNUSED; the base of the angles is a number
+    above 1 by its declaration, layer.SelfAttnSettings; the backward pass is refused with
+    the others', scoring.without_backward)."""
     turned_in_pairs("d_k", width, Setting("d_k"))
     if settings.rope_scaling is not None:
         rotary_scaling(settings.rope_scaling, width)

@@ -215,9 +215,8 @@ def checked_arrays(
         inputs, len(query_tokens), len(tokens), settings.valid_len, batch, settings.heads
     )
     crossed = x_kv is not None or settings.context is not None
-    extra_keys = "bias_k" in weights or settings.add_zero_attn
     head_width = d_k // (settings.heads or 1) if settings.projections else d_model
-    check_positions(inputs, settings, crossed, extra_keys, head_width)
+    check_positions(inputs, settings, crossed, head_width)
     checked = SelfAttnInput(
         query_tokens, tokens, x, weights, drawn, None, norm, allowed, x_kv, bias, x_v, sizes
     )
@@ -319,6 +318,6 @@ def _direct_input(inputs: LayerInputs, settings: SelfAttnSettings) -> SelfAttnIn
     if inputs.query_tokens is not None:  # a result read back names them apart
         query_labels = _query_labels(inputs, t_q, "queries")
     allowed, bias = layer_masks(inputs, t_q, t_k, settings.valid_len, batch, settings.heads)
-    check_positions(inputs, settings, t_q != t_k, settings.add_zero_attn, keys.shape[-1] // heads)
+    check_positions(inputs, settings, t_q != t_k, keys.shape[-1] // heads)
     direct = (queries, keys, values)
     return SelfAttnInput(query_labels, key_labels, None, {}, [], direct, None, allowed, None, bias)
