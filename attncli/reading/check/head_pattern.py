@@ -33,26 +33,17 @@ def checked_pattern(value: Any, tokens: tuple[str, ...], causal: bool, source: s
             count=count,
             tokens=" ".join(tokens),
         )
-    outside = np.argwhere(~((cells >= 0) & (cells <= 1)))
-    if len(outside):
-        row, column = (int(i) + 1 for i in outside[0])
-        raise InputError(
-            _("{source}: row {row}, column {column} is {value}; a pattern's cells are 0 to 1"),
-            source=source,
-            row=row,
-            column=column,
-            value=float(cells[row - 1, column - 1]),
-        )
-    later = np.argwhere(np.triu(cells, k=1) > 0)
-    if causal and len(later):
-        row, column = (int(i) + 1 for i in later[0])
-        raise InputError(
-            _(
-                "{source}: row {row}, column {column} is above the diagonal, and a causal "
-                "model's token never sees a later one; set it to 0"
-            ),
-            source=source,
-            row=row,
-            column=column,
-        )
+    # the rules every cell keeps, the first cell that breaks one named by its row and column
+    outside = _("{source}: row {row}, column {column} is {value}; a pattern's cells are 0 to 1")
+    rules = [(~((cells >= 0) & (cells <= 1)), outside)]
+    if causal:
+        later = _("{source}: row {row}, column {column} is above the diagonal, and a causal "
+                  "model's token never sees a later one; set it to 0")  # fmt: skip
+        rules.append((np.triu(cells, k=1) > 0, later))
+    for broken, text in rules:
+        cell = np.argwhere(broken)
+        if len(cell):
+            row, column = (int(i) + 1 for i in cell[0])
+            value = float(cells[row - 1, column - 1])
+            raise InputError(text, source=source, row=row, column=column, value=value)
     return cells
