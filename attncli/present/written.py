@@ -38,12 +38,10 @@ def written_atomically(path: str, option: str) -> Iterator[str]:
     # the device's own folder (/dev) is no place for a file.
     folder = os.path.dirname(target) if kind == "file" else None
     suffix = os.path.splitext(path)[1]
+    temporary = None  # until it is made: a fault before is the folder's, never stdout's
     try:
         handle, temporary = tempfile.mkstemp(prefix=".attn-", suffix=suffix, dir=folder)
-    except OSError as error:
-        raise _cannot(option, path, error) from None
-    os.close(handle)
-    try:
+        os.close(handle)
         yield temporary
         if kind == "file":
             _sync(temporary)
@@ -52,11 +50,11 @@ def written_atomically(path: str, option: str) -> Iterator[str]:
         else:
             _stream(temporary, target, kind, option, path)
     except OSError as error:
-        if kind == "stdout":
+        if kind == "stdout" and temporary is not None:
             raise  # standard output's own faults: a closed pipe, a full disk (cli.reporting)
         raise _cannot(option, path, error) from None
     finally:
-        if os.path.lexists(temporary):
+        if temporary is not None and os.path.lexists(temporary):
             os.unlink(temporary)
 
 

@@ -170,6 +170,21 @@ def test_a_folder_attn_may_not_write_in_is_refused_naming_it(tmp_path, monkeypat
          path=str(tmp_path / "saved.json"), folder=str(tmp_path))  # fmt: skip
 
 
+@pytest.mark.parametrize("where", ["saved.json", "-"])
+def test_a_temporary_file_that_cannot_be_made_is_one_line(tmp_path, monkeypatch, where):
+    # standard output's bytes are staged too: a fault there is the staging's, not stdout's
+    def refuse(*args, **kwargs):
+        raise OSError(errno.EACCES, "Permission denied")
+
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    path = where if where == "-" else str(tmp_path / where)
+    with pytest.raises(OptionError) as raised:
+        write_file(path, "text", "--save")
+    told(raised.value, OptionError, CANNOT_WRITE, option="--save", path=path,
+         error="Permission denied")  # fmt: skip
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("code", [errno.EIO, errno.ENOSPC])
 def test_an_error_when_the_bytes_reach_the_disk_keeps_the_old_file(tmp_path, monkeypatch, code):
     target = tmp_path / "saved.json"
