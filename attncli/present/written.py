@@ -48,11 +48,11 @@ def written_atomically(path: str, option: str) -> Iterator[str]:
             os.chmod(temporary, _mode_of(target))
             os.replace(temporary, target)
         else:
-            _stream(temporary, target, kind, option, path)
+            _stream(temporary, target, kind)
     except OSError as error:
         if kind == "stdout" and temporary is not None:
             raise  # standard output's own faults: a closed pipe, a full disk (cli.reporting)
-        raise _cannot(option, path, error) from None
+        raise _cannot(option, path, error, kind) from None
     finally:
         if temporary is not None and os.path.lexists(temporary):
             os.unlink(temporary)
@@ -164,9 +164,9 @@ def _where(path: str, option: str) -> tuple[str, str]:
     return "file", os.path.realpath(path)
 
 
-def _stream(staged: str, target: str, kind: str, option: str, path: str) -> None:
+def _stream(staged: str, target: str, kind: str) -> None:
     """The staged bytes into a character device, a FIFO or standard output, in place. A
-    FIFO that no one reads is refused rather than waited on forever."""
+    FIFO that no one reads fails at once rather than being waited on forever."""
     import shutil
     import sys
 
@@ -176,20 +176,8 @@ def _stream(staged: str, target: str, kind: str, option: str, path: str) -> None
             shutil.copyfileobj(source, sys.stdout.buffer)
             sys.stdout.buffer.flush()
             return
-        flags = os.O_WRONLY | (os.O_NONBLOCK if kind == "fifo" else 0)
-        try:
-            descriptor = os.open(target, flags)
-        except OSError as error:
-            if kind == "fifo" and error.errno == errno.ENXIO:
-                raise OptionError(
-                    _(
-                        "{option} {path}: it is a pipe that no one reads; start its "
-                        "reader first, or name a file"
-                    ),
-                    option=option,
-                    path=path,
-                ) from None
-            raise
+        # a FIFO is opened without waiting for a reader: none there is ENXIO (_cannot)
+        descriptor = os.open(target, os.O_WRONLY | (os.O_NONBLOCK if kind == "fifo" else 0))
         os.set_blocking(descriptor, True)  # a reader is there: wait on it as it reads
         with open(descriptor, "wb", closefd=True) as device:
             shutil.copyfileobj(source, device)
@@ -217,7 +205,16 @@ def _mode_of(path: str) -> int:
         return 0o666 & ~umask
 
 
-def _cannot(option: str, path: str, error: OSError) -> OptionError:
+def _cannot(option: str, path: str, error: OSError, kind: str = "file") -> OptionError:
+    """A write that failed, said by its cause: a FIFO that no one reads (opened without
+    waiting, ENXIO), else the system's own words."""
+    if kind == "fifo" and error.errno == errno.ENXIO:
+        return OptionError(
+            _("{option} {path}: it is a pipe that no one reads; start its reader first, or "
+              "name a file"),
+            option=option,
+            path=path,
+        )  # fmt: skip
     reason = error.strerror or str(error)
     if not option:  # a file the explorer writes, named in full
         return OptionError(_("cannot write {path}: {error}"), path=path, error=reason)
