@@ -267,7 +267,7 @@ def test_a_want_by_position_and_several_wants(run_json):
 
 
 NO_SENTENCES = "{source} has no sentences; write one per line, e.g. {example}"
-CORPUS_LINE = "los coches de la casa están ahí | están=coches"
+CORPUS_LINE = "las llaves de la puerta están ahí | están=llaves"  # samples/concordancia-entreno.txt
 # (the corpus, the msgid, the fields that say which line of the file at `source`)
 CORPUS_ERRORS = [
     ("# a corpus\nlos coches están ahí\n",

@@ -1,5 +1,6 @@
 """What attn train is asked to teach: --want query=key, and corpus files of sentences with
-their wants (`los coches de la casa están ahí | están=coches`).
+their wants (`las llaves de la puerta están ahí | están=llaves`, as samples/concordancia-
+entreno.txt holds them).
 
 A side of a want is a token of the sentence, or its position (1 = the first token) when
 the token appears more than once. Words are compared in Unicode normal form C, as the
@@ -8,16 +9,20 @@ embeddings compare them.
 
 from __future__ import annotations
 
+import os
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from attncli.errors import InputError, shown
 from attncli.messages import Message, Setting, _
 from attncli.reading.parse.values import whole_number
 
 EXAMPLE = Setting("want", "están=llaves")  # --want están=llaves, want='están=llaves'
-CORPUS_LINE = "los coches de la casa están ahí | están=coches"  # a line of a corpus file
+# The corpus installed with attn (attn train --corpus concordancia-entreno), whose first
+# sentence is the line a refusal of a corpus file shows.
+SAMPLE_CORPUS = "concordancia-entreno.txt"
 
 
 @dataclass(frozen=True)
@@ -115,6 +120,17 @@ def parse_wants(
     return tuple(parse_want(pair, tokens, where) for pair in pairs)
 
 
+@cache
+def corpus_line() -> str:
+    """A line of a corpus file, for a refusal to show: the first sentence of the corpus
+    installed with attn, with its wants (`las llaves de la puerta están ahí | están=llaves`)."""
+    from attncli.reading.parse.samples import FOLDER
+    from attncli.reading.parse.sentence_list import numbered_lines
+
+    with open(os.path.join(FOLDER, SAMPLE_CORPUS), encoding="utf-8") as file:
+        return numbered_lines(file.read(), SAMPLE_CORPUS)[0][1]
+
+
 def parse_corpus(text: str, source: str) -> list[Sentence]:
     """A corpus file: one sentence per line, then `|` and its wants separated by commas or
     spaces. Blank lines and lines starting with # are skipped."""
@@ -122,7 +138,7 @@ def parse_corpus(text: str, source: str) -> list[Sentence]:
     from attncli.reading.parse.sentence_list import numbered_lines
 
     sentences = []
-    for number, line in numbered_lines(text, source, CORPUS_LINE):
+    for number, line in numbered_lines(text, source, corpus_line()):
         where = Message(_("line {number} of {source}"), number=number, source=source)
         sentence, bar, wants = line.rpartition("|")
         if not bar or not sentence.strip():
@@ -131,7 +147,7 @@ def parse_corpus(text: str, source: str) -> list[Sentence]:
                   "{example}"),
                 source=source,
                 number=number,
-                example=CORPUS_LINE,
+                example=corpus_line(),
             )  # fmt: skip
         tokens = tokenize(sentence)
         pairs = wants.replace(",", " ").split()
