@@ -227,14 +227,14 @@ def document_from(
     from attncli.reading.parse.values import GivenDocument, parse_tokens
 
     given = {name for name, text in inline.items() if text is not None}
-    if {"query", "queries"} <= given:
-        from attncli.messages import Setting
-        from attncli.reading.inputs import QUERIES, QUERY, both_given
-
-        raise both_given(QUERY, QUERIES, (Setting("query"), Setting("queries")))
     document = load_document(
         path, bare_field, read_stdin=not set(required) <= given, required=required
     )
+    # A query typed replaces the document's queries, and the other way round; both typed
+    # are both kept, for the one reader to refuse as it refuses both in a document.
+    if given & {"query", "queries"}:
+        document.pop("query", None)
+        document.pop("queries", None)
     for name, text in inline.items():
         if text is None:
             continue
@@ -242,9 +242,6 @@ def document_from(
             document["tokens"] = parse_tokens(text, "--tokens")
             continue
         document[name] = parse_inline(text, name, lang) if isinstance(text, str) else text
-        # A query given inline replaces the document's queries, and the other way round.
-        if name in ("query", "queries"):
-            document.pop("queries" if name == "query" else "query", None)
     # what an option typed is named by its option (--keys); values already read (softmax's
     # arguments) and the file's fields by their own names
     typed = frozenset(name for name, text in inline.items() if isinstance(text, str))
