@@ -14,11 +14,11 @@ from attncli.messages import Message, _
 from attncli.reading.parse.json_text import JsonConstant
 from attncli.reading.parse.values import (
     EMPTY,
-    HOLDS,
     TOO_LARGE,
     WRONG,
     _minus_infinity,
     cell_text,
+    check_dtype,
     kind_of,
     number_at,
 )
@@ -79,7 +79,7 @@ def read_attn_mask(value: Any) -> np.ndarray:
     field, hint = "attn_mask", Message(ATTN_MASK_CELLS)
     array = _grid_of_cells(_cells(value, field), field, Message(ATTN_MASK_GRID))
     if hasattr(value, "dtype"):  # an array of integers, of text: torch takes neither
-        _dtype(array, field, "bf", Message(ATTN_MASK_DTYPES))
+        check_dtype(array, field, "bf", Message(ATTN_MASK_DTYPES))
     if array.dtype.kind == "b":
         return array
     if array.dtype.kind == "f":
@@ -111,7 +111,7 @@ def booleans(array: np.ndarray, field: str, hint: Message) -> np.ndarray:
     import numpy as np
 
     _grid_of_cells(array, field, hint)
-    _dtype(array, field, "biufO", hint)
+    check_dtype(array, field, "biufO", hint)
     if array.dtype.kind == "b":
         return array
     if array.dtype.kind in "iuf":
@@ -127,13 +127,6 @@ def booleans(array: np.ndarray, field: str, hint: Message) -> np.ndarray:
             return np.array([bool(cell) for cell in cells], dtype=bool).reshape(array.shape)
         index, kind = np.unravel_index(wrong[0], array.shape), kind_of(cells[wrong[0]])
     raise InputError(WRONG, where=_cell_at(field, index), kind=kind, expected=hint)
-
-
-def _dtype(array: np.ndarray, field: str, kinds: str, expected: Message) -> None:
-    """A mask's array holds cells of one of the dtype `kinds` its sense takes (numpy's
-    kind letters: b bool, f float…); another dtype is refused, with what it takes."""
-    if array.dtype.kind not in kinds:
-        raise InputError(HOLDS, field=field, dtype=str(array.dtype), expected=expected)
 
 
 def _cells(value: Any, field: str) -> np.ndarray:

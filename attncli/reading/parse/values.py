@@ -210,14 +210,20 @@ def number_at(field: Named, index: tuple[Any, ...]) -> Message:
     return Message(_("{field}: the number at {cell}"), field=field, cell=cell_text(index))
 
 
+def check_dtype(array: np.ndarray, field: Named, kinds: str, expected: Message) -> None:
+    """An array holds values of one of the dtype `kinds` its place takes (numpy's kind
+    letters: b bool, i int, f float…): another dtype is refused, with what it takes. Said
+    once for the numbers of an input field and for a mask's cells."""
+    if array.dtype.kind not in kinds:
+        raise InputError(HOLDS, field=field, dtype=str(array.dtype), expected=expected)
+
+
 def _checked_array(value: Any, field: Named, ndim: int, allow_masked: bool = False) -> np.ndarray:
     """An array (from .npy/.npz or Python): numeric, of the expected rank, every number
     finite; -inf too where it marks a masked cell, as null and -Infinity do in JSON."""
     import numpy as np
 
-    if value.dtype.kind not in "iuf":
-        raise InputError(HOLDS, field=field, dtype=str(value.dtype),
-                         expected=Message(_("numbers (int or float)")))  # fmt: skip
+    check_dtype(value, field, "iuf", Message(_("numbers (int or float)")))
     _rank(value, field, ndim)
     array = value.astype(np.float64)
     bad = np.argwhere(~(np.isfinite(array) | (allow_masked & np.isneginf(array))))
