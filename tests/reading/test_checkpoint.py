@@ -184,6 +184,7 @@ def test_broken_files_are_one_line(tmp_path):
     (tmp_path / "list.json").write_text("[1, 2]")
     (tmp_path / "bad.safetensors").write_bytes(b"\x08" + b"\0" * 7 + b"{}")
     (tmp_path / "weights.txt").write_text("1 2")
+    (tmp_path / "folder.npz").mkdir()
     for name, msgid, fields in (
         ("bad.npz", "{path} could not be read ({reason}); the file may be truncated or corrupt: "
          "save it again or download it again", {}),
@@ -193,8 +194,12 @@ def test_broken_files_are_one_line(tmp_path):
                               "expected": ("a JSON object of named arrays", {})}),
         ("weights.txt", "{path}: attn reads weights from {suffixes} files; a torch module's are "
          "saved safely with {command}", {"suffixes": ".safetensors, .npz, .npy, .json"}),
-        ("missing.npz", "{path}: no such file; give the path of a .safetensors, .npz, .npy or "
-         ".json file", {}),
+        ("missing.npz", "cannot read '{path}': no such file ({hint})",
+         {"hint": ("give the path of a .safetensors, .npz, .npy or .json file", {})}),
+        ("missing.safetensors", "cannot read '{path}': no such file ({hint})", {}),
+        ("missing.json", "cannot read '{path}': no such file ({hint})", {}),
+        ("folder.npz", "{path}: not a regular file (a pipe, a device or a folder); put the file "
+         "there", {}),
     ):  # fmt: skip
         with pytest.raises(InputError) as caught:
             open_tensors(str(tmp_path / name))

@@ -79,6 +79,8 @@ FIELDS: dict[str, tuple[Callable[[Any], Any], Message | None, bool]] = {
                 Message(_("a list of blanks, each with its step, token and answer")), True),
 }  # fmt: skip
 SHEET_FIELDS = ("seed", "sheet", "size", "dim", "lang")
+# What to give in place of an answer file that is not there.
+ANSWER_FILES = _("name the answer files the students filled")
 
 
 def _field(record: dict[str, Any], name: str, where: str) -> Any:
@@ -143,7 +145,7 @@ def read_answer_file(path: str) -> AnswerFile:
         )
     check_regular(path)  # a FIFO no one writes would wait forever
     if suffix == ".json":
-        text, _source = read_text(path, None, None)
+        text, _source = read_text(path, None, None, Message(ANSWER_FILES))
         return _from_json(path, text)
     return _from_csv(path, _csv_text(path))
 
@@ -156,7 +158,7 @@ def _csv_text(path: str) -> str:
     from attncli.reading.parse.opening import decoded
     from attncli.reading.parse.sources import read_raw
 
-    data, source = read_raw(path, None, None)
+    data, source = read_raw(path, None, None, Message(ANSWER_FILES))
     if isinstance(data, bytes) and data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         try:  # Excel's 'Unicode text': UTF-16 with its byte-order mark
             return data.decode("utf-16")

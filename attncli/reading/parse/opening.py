@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from attncli.errors import PATH_SHOWN, AttnError, InputError, first_line, shown
-from attncli.messages import _
+from attncli.messages import Message, _
 
 
 def decoded(data: bytes | str, source: str) -> str:
@@ -35,19 +35,22 @@ LIBRARY_ERRORS: tuple[type[Exception], ...] = (ValueError, EOFError, zipfile.Bad
 
 @contextmanager
 def reading(
-    path: str, option: str | None = None, refused: tuple[type[Exception], ...] = LIBRARY_ERRORS
+    path: str,
+    option: str | None = None,
+    refused: tuple[type[Exception], ...] = LIBRARY_ERRORS,
+    missing: Message | None = None,
 ) -> Iterator[None]:
     """Where a file is opened and read, by attn or by a library (numpy, zipfile,
     safetensors): what opening it said (no such file, a folder, no permission: _unopened,
-    `option` the one that gave the path), or a library's `refused` bytes (corrupt), said in
-    one line naming the file, once for every reader of files; attn's own refusals pass as
-    they are."""
+    `option` the one that gave the path, else `missing` what to give where it is not
+    there), or a library's `refused` bytes (corrupt), said in one line naming the file,
+    once for every reader of files; attn's own refusals pass as they are."""
     try:
         yield
     except AttnError:
         raise
     except OSError as error:
-        raise _unopened(path, error, option) from None
+        raise _unopened(path, error, option, missing) from None
     except refused as error:
         raise corrupt(path, error) from None
 
@@ -70,9 +73,10 @@ def check_regular(path: str) -> None:
         )
 
 
-def _unopened(path: str, error: OSError, option: str | None) -> InputError:
+def _unopened(path: str, error: OSError, option: str | None, missing: Message | None) -> InputError:
     """What an OSError opening or reading `path` says: no such file (with where to look, for
-    a path an option gave), a folder, no permission, or the system's own words."""
+    a path an option gave, or what to give: `missing`), a folder, no permission, or the
+    system's own words."""
     where = shown(path, PATH_SHOWN)
     if isinstance(error, FileNotFoundError) and option is not None:
         return InputError(
@@ -82,6 +86,10 @@ def _unopened(path: str, error: OSError, option: str | None) -> InputError:
             ),
             path=where,
             option=option,
+        )
+    if isinstance(error, FileNotFoundError) and missing is not None:
+        return InputError(
+            _("cannot read '{path}': no such file ({hint})"), path=where, hint=missing
         )
     if isinstance(error, FileNotFoundError):
         return InputError(_("cannot read '{path}': no such file"), path=where)

@@ -25,16 +25,19 @@ JSON_DOCUMENT = _("a JSON object or array")
 NAMED_FIELDS = _("a JSON object of named fields, such as {example}")
 
 
-def read_text(path: str, stdin: IO[str] | None, option: str | None = "-i") -> tuple[str, str]:
+def read_text(
+    path: str, stdin: IO[str] | None, option: str | None = "-i", missing: Message | None = None
+) -> tuple[str, str]:
     """The text behind a path ('-' is stdin) and a name for it in messages. `option` is the
     option that gave the path (--corpus, --sentences), named when the path is wrong; None
-    when no option gave it (a path from Python)."""
-    data, source = read_raw(path, stdin, option)
+    when no option gave it (a path from Python, an answer file), and `missing` then says
+    what to give when the path is not there."""
+    data, source = read_raw(path, stdin, option, missing)
     return decoded(data, source), source
 
 
 def read_raw(
-    path: str, stdin: IO[str] | None, option: str | None = "-i"
+    path: str, stdin: IO[str] | None, option: str | None = "-i", missing: Message | None = None
 ) -> tuple[bytes | str, str]:
     """read_text() before decoding: the bytes of the file or of piped stdin (a byte-order
     mark, common from Windows editors, dropped), or the text of a stdin without bytes. JSON
@@ -56,7 +59,7 @@ def read_raw(
         )
     from attncli.reading.parse.samples import located
 
-    with reading(path, option), open(located(path), "rb") as file:
+    with reading(path, option, missing=missing), open(located(path), "rb") as file:
         data = _read_capped(file, path, option == "-i")
     return data.removeprefix(codecs.BOM_UTF8), path
 

@@ -29,7 +29,7 @@ import numpy as np
 
 from attncli.errors import InputError, imported
 from attncli.messages import Message, _
-from attncli.reading.parse.opening import decoded, reading
+from attncli.reading.parse.opening import check_regular, decoded, reading
 
 PICKLE_SUFFIXES = (".pt", ".pth", ".bin", ".ckpt", ".pkl", ".pickle")
 SUFFIXES = (".safetensors", ".npz", ".npy", ".json")
@@ -46,6 +46,8 @@ SAFE_DTYPES = {
     "BF16": 2,  # read by attn itself: see the module's docstring
 }
 CONVERT = 'safetensors.torch.save_file(module.state_dict(), "layer.safetensors")'
+# What to give in place of a weight file that is not there.
+WEIGHT_FILES = _("give the path of a .safetensors, .npz, .npy or .json file")
 
 
 def npy_header(stream: IO[bytes], where: str) -> tuple[tuple[int, ...], np.dtype]:
@@ -244,18 +246,14 @@ def open_tensors(path: str) -> Tensors:
     """The arrays of a .safetensors, .npz, .npy or .json file (a .npy holds one array,
     named by the file's stem); a pickle file is refused with the conversion to make."""
     refuse_pickle(path)
-    lower = path.lower()
-    if not os.path.isfile(path):
-        raise InputError(
-            _("{path}: no such file; give the path of a .safetensors, .npz, .npy or .json file"),
-            path=path,
-        )
+    check_regular(path)  # a folder, or a pipe that no one writes
+    lower, missing = path.lower(), Message(WEIGHT_FILES)  # a path not there: said by reading()
     if lower.endswith(".safetensors"):
-        return open_safetensors([path])
+        return open_safetensors([path], missing)
     if lower.endswith((".npz", ".npy")):
-        return _open_numpy(path)
+        return _open_numpy(path, missing)
     if lower.endswith(".json"):
-        return _open_json(path)
+        return _open_json(path, missing)
     raise InputError(
         _(
             "{path}: attn reads weights from {suffixes} files; a torch module's are saved "
@@ -267,8 +265,9 @@ def open_tensors(path: str) -> Tensors:
     )
 
 
-def open_safetensors(paths: list[str]) -> Tensors:
-    """One safetensors file, or the shards of one checkpoint, as a single Tensors."""
+def open_safetensors(paths: list[str], missing: Message | None = None) -> Tensors:
+    """One safetensors file, or the shards of one checkpoint, as a single Tensors (`missing`:
+    what to give where a path is not there)."""
     safe_open = imported("safetensors", Message(_("reading .safetensors"))).safe_open
     shapes: dict[str, tuple[int, ...]] = {}
     sizes: dict[str, int] = {}
@@ -282,7 +281,7 @@ def open_safetensors(paths: list[str]) -> Tensors:
         return owners[name].get_tensor(name)
 
     for path in paths:
-        with reading(path, refused=(Exception,)):  # the package's SafetensorError too
+        with reading(path, refused=(Exception,), missing=missing):  # SafetensorError too
             handle = safe_open(path, framework="numpy")
             names = list(handle.keys())
             slices = {name: handle.get_slice(name) for name in names}
@@ -332,10 +331,10 @@ def open_safetensors(paths: list[str]) -> Tensors:
     return tensors
 
 
-def _open_numpy(path: str) -> Tensors:
+def _open_numpy(path: str, missing: Message) -> Tensors:
     """A .npy file (one array, named by the file's stem) or an .npz archive: its shapes from
     the headers (numpy_headers), each array read when it is asked for."""
-    with reading(path):  # the headers' own refusals said as they are
+    with reading(path, missing=missing):  # the headers' own refusals said as they are
         headers = numpy_headers(path)
         loaded = np.load(path, mmap_mode="r", allow_pickle=False)
     shapes = {name: shape for name, _where, shape, _bytes in headers}
@@ -346,14 +345,14 @@ def _open_numpy(path: str) -> Tensors:
     return Tensors(path, shapes, sizes, lambda name: loaded[name])
 
 
-def _open_json(path: str) -> Tensors:
+def _open_json(path: str, missing: Message) -> Tensors:
     """A JSON object of named arrays, read by the one JSON reader (a key given twice is
     refused) and checked number by number as an -i document's fields are. A field that
     holds only text (tokens, a note) is no array: it is kept in `others`."""
     from attncli.reading.parse.json_text import parse_json
     from attncli.reading.parse.values import WRONG, kind_of, to_tensor
 
-    with reading(path), open(path, "rb") as handle:  # what opening it said
+    with reading(path, missing=missing), open(path, "rb") as handle:  # what opening it said
         text = decoded(handle.read().removeprefix(codecs.BOM_UTF8), path)
     document = parse_json(
         text,

@@ -110,4 +110,10 @@ def test_an_answer_file_that_is_not_a_regular_file_is_refused_as_a_model_s_file_
     missing = tmp_path / "leo.csv"
     with pytest.raises(InputError) as caught:
         read_answer_file(str(missing))
-    told(caught.value, InputError, "cannot read '{path}': no such file", path=str(missing))
+    told(
+        caught.value,
+        InputError,
+        "cannot read '{path}': no such file ({hint})",
+        path=str(missing),
+        hint=("name the answer files the students filled", {}),
+    )
