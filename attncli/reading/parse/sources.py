@@ -18,7 +18,13 @@ from attncli.reading.parse.json_text import (
     read_json,
 )
 from attncli.reading.parse.opening import decoded, reading
-from attncli.reading.parse.values import EMPTY, WRONG, Document, FiniteDocument, kind_of
+from attncli.reading.parse.values import (
+    EMPTY,
+    WRONG,
+    Document,
+    FiniteDocument,
+    json_object,
+)
 
 # What -i and piped stdin hold: an object of named fields, or (softmax's scores) an array.
 JSON_DOCUMENT = _("a JSON object or array")
@@ -131,11 +137,10 @@ def load_document(
         return {}
     expected = expected_document(required, bare_field is not None)
     value, finite = read_json(text, source, expected, lambda data: decoded(data, source))
-    if isinstance(value, dict):
-        return FiniteDocument(value) if finite else value
     if isinstance(value, list) and bare_field is not None:
         return {bare_field: value}
-    raise InputError(WRONG, where=source, kind=kind_of(value), expected=takes)
+    document = json_object(value, source, takes)
+    return FiniteDocument(document) if finite else document
 
 
 def _refuse_weight_file(path: str) -> None:

@@ -350,7 +350,7 @@ def _open_json(path: str, missing: Message) -> Tensors:
     refused) and checked number by number as an -i document's fields are. A field that
     holds only text (tokens, a note) is no array: it is kept in `others`."""
     from attncli.reading.parse.json_text import parse_json
-    from attncli.reading.parse.values import WRONG, kind_of, to_tensor
+    from attncli.reading.parse.values import json_object, to_tensor
 
     with reading(path, missing=missing), open(path, "rb") as handle:  # what opening it said
         text = decoded(handle.read().removeprefix(codecs.BOM_UTF8), path)
@@ -362,9 +362,7 @@ def _open_json(path: str, missing: Message) -> Tensors:
             example='{"in_proj_weight": [[…]], "out_proj.weight": [[…]]}',
         ),
     )
-    if not isinstance(document, dict):
-        raise InputError(WRONG, where=path, kind=kind_of(document),
-                         expected=Message(_("a JSON object of named arrays")))  # fmt: skip
+    document = json_object(document, path, Message(_("a JSON object of named arrays")))
     arrays: dict[str, np.ndarray] = {}
     others: list[str] = []
     for name, value in document.items():

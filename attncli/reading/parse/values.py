@@ -74,6 +74,15 @@ def kind_of(value: Any) -> Message:
     )
 
 
+def json_object(value: Any, source: str, takes: Message) -> dict[str, Any]:
+    """A JSON file's value where an object of named fields goes (an input document, a
+    weight file): anything else is refused in the WRONG template, with what the file
+    `takes`."""
+    if not isinstance(value, dict):
+        raise InputError(WRONG, where=source, kind=kind_of(value), expected=takes)
+    return value
+
+
 def whole_number(text: str, least: int = 0, most: int = LARGEST_WHOLE) -> int | None:
     """`text` as a whole number from `least` to `most`, written in the digits 0 to 9 (a
     minus sign before them when `least` allows it), or None. The one reader of whole numbers
