@@ -85,9 +85,7 @@ def json_file(path: str) -> Any:
     FileNotFoundError, for the caller to say what the folder lacks."""
     if not os.path.exists(path):
         raise FileNotFoundError(path)  # the caller says what the folder lacks
-    with reading(path), open(path, "rb") as handle:
-        data = handle.read()
-    text = decoded(data, path)
+    text, _source = read_text(path, None, None)
     return parse_json(text, path, Message(_("expected the file as transformers writes it")))
 
 
