@@ -189,14 +189,21 @@ A_ROW = _("a row of numbers")  # a matrix's row
 SHALLOW = {1: _("a single row (wrap it in [ ] for a matrix of one row)"), 2: _("a matrix")}
 
 
+def _depth(value: Any) -> int:
+    """How deep lists nest, by their first items: 0 for a number, 1 for [1, 0] (and []), 2
+    for [[2, 1]] (and [[]]), 3 for a batch of matrices."""
+    depth = 0
+    while isinstance(value, list):
+        depth, value = depth + 1, value[0] if value else None
+    return depth
+
+
 def _rank(value: Any, where: Message | Named, ndim: int, row: bool = False) -> None:
     """`value` (nested lists, or an array) is of the rank `ndim` its place takes (`row`: a
     matrix's row) and holds a number. A list deeper than its place is refused only where a
     vector goes: in a matrix's row, the number it holds says `a list, nested too deep`."""
     takes = A_ROW if row else RANKS[ndim]
-    depth, probe = 0, value
-    while isinstance(probe, list):
-        depth, probe = depth + 1, probe[0] if probe else None
+    depth = _depth(value)
     array = _is_array(value)
     if array:
         depth, kind = value.ndim, Message(_("an array of shape {shape}"), shape=value.shape)
@@ -358,10 +365,8 @@ def to_tensor(value: Any, field: str) -> np.ndarray:
 
     if _is_array(value):
         return value
-    depth, probe = 0, value
-    while isinstance(probe, list) and probe:
-        depth, probe = depth + 1, probe[0]
-    if depth == 0 and not isinstance(value, list):
+    depth = _depth(value)
+    if depth == 0:
         return np.array(_number(value, field, False), dtype=np.float64)
     if depth <= 1:
         return to_vector(value, field)
@@ -395,13 +400,7 @@ def is_batch(value: Any) -> bool:
     """True for a B × T × d array, or JSON nested three deep: a batch of sequences."""
     if _is_array(value):
         return bool(value.ndim == 3)
-    return (
-        isinstance(value, list)
-        and bool(value)
-        and isinstance(value[0], list)
-        and bool(value[0])
-        and isinstance(value[0][0], list)
-    )
+    return _depth(value) >= 3
 
 
 def to_batch(value: Any, field: str) -> np.ndarray:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from attncli.errors import InputError
-from attncli.reading.parse.values import parse_tokens, to_batch, to_matrix, to_vector
+from attncli.reading.parse.values import parse_tokens, to_batch, to_matrix, to_tensor, to_vector
 from tests.meaning import EMPTY, WRONG, told
 
 VECTOR = ("one vector such as [1, 0]", {})
@@ -42,6 +42,10 @@ def test_a_value_of_another_rank_is_refused_in_one_template(read, value, where, 
     [(to_vector, [], "keys", "at least one number"),
      (to_matrix, [], "keys", "at least one row"),
      (to_matrix, [[]], ("{field}: row {row}", {"field": "keys", "row": 1}), "at least one number"),
+     # a weight nests as deep as its first items: [[]] is a matrix whose row is empty
+     (to_tensor, [[]], ("{field}: row {row}", {"field": "keys", "row": 1}), "at least one number"),
+     (to_tensor, [[[]]], ("{field}: row {row}", {"field": "keys[0]", "row": 1}),
+      "at least one number"),
      (to_vector, np.ones((0,)), "keys", "at least one number"),
      (to_matrix, np.ones((2, 0)), "keys", "at least one number"),
      (to_batch, np.ones((2, 0, 2)), "keys", "at least one number")],
