@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from attncli.errors import LARGEST_WHOLE, AttnError, InputError, OptionError, ShapeError, shown
-from attncli.messages import Message, _, component_mark, decimal_mark, row_mark
+from attncli.messages import Message, Setting, _, component_mark, decimal_mark, row_mark
 from attncli.reading.parse.json_text import _integer, parse_json
 from attncli.reading.parse.values import WRONG, _where
 
@@ -20,10 +20,10 @@ def parse_inline(text: str, field: str, lang: str = "en") -> Any:
     writes them: in English '1,0' and rows as '2,1;0,2'; where the comma is the decimal mark
     (Spanish) '0,5; 1' and rows as '2; 0,5 | 0; 2' (messages.component_mark, row_mark)."""
     stripped = text.strip()
-    option = f"--{field.replace('_', '-')}"
+    option = Setting(field).option  # --grad-output
     if stripped.startswith(("[", "{")):
         if decimal_mark(lang) == ",":
-            _refuse_mixed_commas(stripped, option)
+            _refuse_mixed_commas(stripped, field)
         return parse_json(stripped, option)
     between, rows_between = component_mark(lang), row_mark(lang)
     if between != ",":
@@ -42,7 +42,7 @@ _INNERMOST = re.compile(r"\[([^\[\]]*)\]")
 _UNSPACED_COMMA = re.compile(r"\d,\d")
 
 
-def _refuse_mixed_commas(text: str, option: str) -> None:
+def _refuse_mixed_commas(text: str, field: str) -> None:
     """Where the comma is the decimal mark, a JSON row with commas both spaced and not,
     '[0,5, 1]', may be (0.5, 1) typed with a decimal comma or JSON's three numbers 0, 5, 1:
     refused, naming both readings. A row written one way throughout ('[0, 1]', as the
@@ -57,12 +57,12 @@ def _refuse_mixed_commas(text: str, option: str) -> None:
                     "{option} [{row}] reads two ways: JSON's numbers {json}, or {meant} with "
                     "decimal commas; in JSON a decimal takes a point, [{dotted}]"
                 ),
-                option=option,
+                option=Setting(field).option,
                 row=shown(row),
                 json=shown(f"({', '.join(numbers)})"),
                 meant=shown(f"({'; '.join(decimals)})"),
                 dotted=shown(meant),
-                about=(option.removeprefix("--").replace("-", "_"),),
+                about=(field,),
             )
 
 
@@ -225,9 +225,9 @@ def _told_how_to_type(
     if not about:
         return None
     name, text = about[0]
-    option = f"--{name.replace('_', '-')}"
+    option = Setting(name).option
     if component_mark(lang) != ",":
-        return _one_number(option, text, lang) if isinstance(error, ShapeError) else None
+        return _one_number(name, text, lang) if isinstance(error, ShapeError) else None
     meant = shown(repr(text.replace(",", ".").replace(";", ",")))  # what it may have meant
     return type(error)(
         _(
@@ -248,8 +248,9 @@ def _one_decimal_comma(text: str) -> bool:
     return comma_decimal(text) and not text.strip().startswith(("[", "{"))
 
 
-def _one_number(option: str, text: str, lang: str) -> ShapeError:
+def _one_number(field: str, text: str, lang: str) -> ShapeError:
     """'--query 0,1' under a decimal comma: one number, where a vector was wanted."""
+    option = Setting(field).option
     pieces = [piece.strip() for piece in text.split(",")]
     between = component_mark(lang) + " "
     return ShapeError(
@@ -264,7 +265,7 @@ def _one_number(option: str, text: str, lang: str) -> ShapeError:
         mark=component_mark(lang),
         vector=shown(repr(between.join(pieces))),
         json=shown(repr(f"[{', '.join(pieces)}]")),
-        about=(option.removeprefix("--").replace("-", "_"),),
+        about=(field,),
     )
 
 
