@@ -39,9 +39,14 @@ JSON_REASONS = (
 )
 
 
+def example_document(required: tuple[str, ...]) -> str:
+    """The document a message shows to a command that cannot do without `required`."""
+    return EXAMPLES_BY_FIELDS.get(required, EXAMPLE_DOCUMENT)
+
+
 def expected_document(required: tuple[str, ...], bare: bool) -> Message:
     """What a command's input document looks like, for the message on malformed text."""
-    example = EXAMPLES_BY_FIELDS.get(required, EXAMPLE_DOCUMENT)
+    example = example_document(required)
     if bare:
         return Message(
             _("expected an object such as {EXAMPLE_DOCUMENT}, or a bare array"),

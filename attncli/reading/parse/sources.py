@@ -11,8 +11,7 @@ from attncli.errors import PATH_SHOWN, InputError, shown
 from attncli.limits import MAX_INPUT_BYTES, check_free_memory, too_large_input
 from attncli.messages import Message, _
 from attncli.reading.parse.json_text import (
-    EXAMPLE_DOCUMENT,
-    EXAMPLES_BY_FIELDS,
+    example_document,
     expected_document,
     parse_json,
     read_json,
@@ -120,7 +119,7 @@ def load_document(
         if found.endswith((".npy", ".npz")):
             return load_arrays(found)
     # what the document is: an object of named fields, or the bare array of its one field
-    example = EXAMPLES_BY_FIELDS.get(required, EXAMPLE_DOCUMENT)
+    example = example_document(required)
     takes = Message(JSON_DOCUMENT) if bare_field else Message(NAMED_FIELDS, example=example)
     if path is not None:
         text, source = read_raw(path, stdin)
