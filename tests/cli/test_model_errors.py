@@ -10,7 +10,7 @@ import pytest
 
 from attncli import limits
 from attncli.errors import AttnError, InputError, ShapeError
-from attncli.reading.models import locate
+from attncli.reading.models import files, locate
 from attncli.reading.models import model as model_reading
 from attncli.reading.models.checkpoint import CONFIG_WIDTH, MISSING_PART
 from attncli.reading.models.model import load_model
@@ -282,10 +282,9 @@ def test_a_missing_shard_is_named(bert):
     (bert / "model.safetensors").rename(bert / "model-00001-of-00001.safetensors")
     weight_map = {"embeddings.word_embeddings.weight": "model-00001-of-00002.safetensors"}
     (bert / "model.safetensors.index.json").write_text(json.dumps({"weight_map": weight_map}))
-    told(refusal(str(bert)), InputError,
-         "{path} is named by {index} but missing; download the model again",
-         path=str(bert / "model-00001-of-00002.safetensors"),
-         index="model.safetensors.index.json")  # fmt: skip
+    told(refusal(str(bert)), InputError, MISSING_PART,
+         name=str(bert / "model-00001-of-00002.safetensors"),
+         needs=(files.NAMED_SHARD, {"index": "model.safetensors.index.json"}))  # fmt: skip
 
 
 def test_a_float8_tensor_is_named(tmp_path):

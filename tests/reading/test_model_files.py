@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 
 from attncli.errors import AttnError, InputError, ShapeError
+from attncli.reading.models import tokens
+from attncli.reading.models.checkpoint import MISSING_PART
 from attncli.reading.models.model import load_model
 from tests import tiny_models
 from tests.meaning import WRONG, in_file, plain, told
@@ -24,6 +26,10 @@ def originals(tmp_path_factory):
     tiny_models.write_bert(root / "vocab", tokenizer_json=False)
     tiny_models.write_gpt2(root / "gpt2")
     return root
+
+
+# a line of vocab.txt, as a part the file lacks is named (checkpoint.MISSING_PART's {name})
+SPECIAL_PLACE = "{path}: the line {token}"
 
 
 def copy(originals: Path, tmp_path: Path, kind: str) -> Path:
@@ -60,14 +66,16 @@ def test_a_vocab_without_a_special_token_names_it(originals, tmp_path, token):
     folder = copy(originals, tmp_path, "vocab")
     lines = (folder / "vocab.txt").read_text(encoding="utf-8").splitlines()
     (folder / "vocab.txt").write_text("\n".join(t for t in lines if t != token) + "\n")
-    error = refused(folder, InputError)
-    assert error.fields["token"] == token and error.fields["path"].endswith("vocab.txt")
+    vocab = str(folder / "vocab.txt")
+    told(refused(folder, InputError), InputError, MISSING_PART,
+         name=(SPECIAL_PLACE, {"path": vocab, "token": token}),
+         needs=(tokens.SPECIAL_LINE, {"path": vocab}))  # fmt: skip
 
 
 def test_a_special_token_renamed_in_tokenizer_config_is_the_one_looked_for(originals, tmp_path):
     folder = copy(originals, tmp_path, "vocab")
     edit_tokenizer_config(folder, sep_token={"content": "[END]", "lstrip": False})
-    assert refused(folder, InputError).fields["token"] == "[END]"
+    assert refused(folder, InputError).fields["name"].fields["token"] == "[END]"
 
 
 def test_a_vocab_that_is_not_utf8_names_its_line(originals, tmp_path):

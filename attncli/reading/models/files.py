@@ -10,12 +10,25 @@ from collections.abc import Mapping
 
 from attncli.errors import InputError
 from attncli.messages import Message, _
-from attncli.reading.models.config_fields import config_json, wrong_value
+from attncli.reading.models.checkpoint import needed
+from attncli.reading.models.config_fields import Rule, config_json, held
 from attncli.reading.parse.opening import check_regular, unreadable
 
 SAFETENSORS = "model.safetensors"
 INDEX = "model.safetensors.index.json"
 PICKLED = ("pytorch_model.bin", "pytorch_model.bin.index.json")
+# why a part the index names is needed (checkpoint.MISSING_PART's {needs}): a shard the
+# folder lacks, or a tensor its shard does not hold
+NAMED_SHARD = _("{index} names it, so the folder is not the model's whole: download the model "
+                "again")  # fmt: skip
+NAMED_TENSOR = _(
+    "{index} names it in {shard}, which does not hold it; the shard is another file than "
+    "the model's: download the model again"
+)
+WEIGHT_MAP = Rule(
+    lambda found: isinstance(found, dict) and all(isinstance(s, str) for s in found.values()),
+    Message(_("an object of each tensor's name and the shard file that holds it")),
+)
 
 
 def weight_files(folder: str) -> list[str]:
@@ -29,12 +42,7 @@ def weight_files(folder: str) -> list[str]:
         paths = [os.path.join(folder, shard) for shard in shards]
         for path in paths:
             check_regular(path)  # a pipe would wait forever
-            if not os.path.isfile(path):
-                raise InputError(
-                    _("{path} is named by {index} but missing; download the model again"),
-                    path=path,
-                    index=INDEX,
-                )
+            needed(path if os.path.isfile(path) else None, path, Message(NAMED_SHARD, index=INDEX))
         return paths
     for pickled in PICKLED:
         if os.path.isfile(os.path.join(folder, pickled)):
@@ -64,13 +72,10 @@ def _weight_map(index: str) -> dict[str, str]:
 
     gone = FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT))  # since it was found
     weight_map = config_json(index, unreadable(index, gone)).get("weight_map")
-    if not isinstance(weight_map, dict) or not all(isinstance(s, str) for s in weight_map.values()):
-        expected = Message(_("an object of each tensor's name and the shard file that holds it"))
-        raise wrong_value(index, "weight_map", weight_map, expected)
-    return weight_map
+    return dict(held(weight_map, index, "weight_map", WEIGHT_MAP))
 
 
-def check_index(folder: str, held: Mapping[str, object]) -> None:
+def check_index(folder: str, tensors: Mapping[str, object]) -> None:
     """Each tensor the index names is in the shards: a shard that holds other tensors (a
     link to another shard, a file of another model) would leave layers out, to be blamed
     on config.json."""
@@ -78,16 +83,8 @@ def check_index(folder: str, held: Mapping[str, object]) -> None:
     if os.path.isfile(os.path.join(folder, SAFETENSORS)) or not os.path.isfile(index):
         return
     for name, shard in _weight_map(index).items():
-        if name not in held:
-            raise InputError(
-                _(
-                    "{index} names {name} in {shard}, which does not hold it; the shard is "
-                    "another file than the model's: download the model again"
-                ),
-                index=index,
-                name=name,
-                shard=os.path.join(folder, shard),
-            )
+        whose = Message(NAMED_TENSOR, index=index, shard=os.path.join(folder, shard))
+        needed(name if name in tensors else None, name, whose)
 
 
 # The files of a model folder attn reads (and any .safetensors shard).

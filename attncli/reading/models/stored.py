@@ -10,9 +10,8 @@ from typing import Any, overload
 import numpy as np
 
 from attncli.core.transformer import Block
-from attncli.errors import InputError
 from attncli.messages import Message, _
-from attncli.reading.models.checkpoint import MISSING_PART, expect_shape, joined, needed
+from attncli.reading.models.checkpoint import expect_shape, joined, needed
 
 
 def checkpoint_root(names: list[str], family: str) -> str:
@@ -130,19 +129,15 @@ LAYERS_MISSING = {
 
 def check_layer_count(names: list[str], start: str, count: int) -> None:
     """config.json's layers against those the checkpoint holds (layer N is named start + N),
-    which are numbered from 0 without a gap: the first number missing is refused."""
+    which are numbered from 0 without a gap: each is needed, the first missing refused."""
     held = {
         int(number)
         for name in names
         if name.startswith(start) and (number := name[len(start) :].split(".")[0]).isdigit()
     }
     last = max(held, default=-1)
-    missing = min(set(range(max(count, last + 1))) - held, default=None)
-    if missing is not None:
-        case = "none" if not held else "gap" if missing < last else "fewer"
-        raise InputError(
-            MISSING_PART,
-            name=f"{start}{missing}",
-            needs=Message(LAYERS_MISSING[case], count=count, held=len(held), start=start,
-                          last=last),
-        )  # fmt: skip
+    for layer in range(max(count, last + 1)):
+        case = "none" if not held else "gap" if layer < last else "fewer"
+        needs = Message(LAYERS_MISSING[case], count=count, held=len(held), start=start,
+                        last=last)  # fmt: skip
+        needed(layer if layer in held else None, f"{start}{layer}", needs)

@@ -269,10 +269,19 @@ def _wordpiece_options(config: dict[str, Any], path: str) -> dict[str, Any]:
             for keyword, (name, default, rule) in OPTIONS.items()}  # fmt: skip
 
 
+# why a special token is needed in vocab.txt (checkpoint.MISSING_PART's {needs})
+SPECIAL_LINE = _(
+    "the tokenizer needs it, so {path} is not this model's whole: save it again from the "
+    "model's tokenizer"
+)
+
+
 def _check_vocab(path: str, specials: list[str]) -> None:
     """vocab.txt as text, one token a line, with every special token the tokenizer adds
     ([CLS] … [SEP]) or puts in place of an unknown word: the tokenizers package would stop
     on the first one missing, or on a byte that is not UTF-8, with no word of where."""
+    from attncli.reading.models.checkpoint import needed
+
     with open(path, "rb") as file:
         data = file.read()
     try:
@@ -290,12 +299,5 @@ def _check_vocab(path: str, specials: list[str]) -> None:
         ) from None
     tokens = set(text.splitlines())
     for token in specials:
-        if token not in tokens:
-            raise InputError(
-                _(
-                    "{path} has no line {token}, which the tokenizer needs; vocab.txt is not "
-                    "this model's whole (save it again from the model's tokenizer)"
-                ),
-                path=path,
-                token=shown(token),
-            )
+        place = Message(_("{path}: the line {token}"), path=path, token=shown(token))
+        needed(token if token in tokens else None, place, Message(SPECIAL_LINE, path=path))
