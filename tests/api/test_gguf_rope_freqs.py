@@ -14,11 +14,15 @@ import pytest
 
 from attncli.core.rotary import Scaling, model_frequencies
 from attncli.core.transformer import forward
-from attncli.errors import InputError
+from attncli.errors import InputError, ShapeError
 from attncli.reading.models import gguf_rope
 from attncli.reading.models.model import load_model
 from tests import tiny_gguf
-from tests.meaning import told
+from tests.meaning import WRONG, in_file, told
+from tests.meaning import plain as as_data
+
+# a tensor of a file, where a refusal of its shape points (config_fields.IN_TENSOR)
+IN_TENSOR = "{path}: tensor {name}"
 
 # Llama 3.2's published rope_scaling and rope_theta (its head_dim 64, as the tiny file's)
 LLAMA_32 = {"factor": 32.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
@@ -84,19 +88,28 @@ def test_every_layer_equals_the_same_layers_with_the_llama3_config(llama3_file):
         assert np.abs(ours.attention.weights - plain.attention.weights).max() > 1e-4
 
 
+def test_rope_freqs_of_another_length_are_refused_as_a_tensors_shape(tmp_path):
+    path = tiny_gguf.write_gguf(tmp_path / "bad.gguf", rope_freqs=np.ones(31))
+    with pytest.raises(ShapeError) as caught:
+        load_model(str(path))
+    told(caught.value, ShapeError, WRONG,
+         where=(IN_TENSOR, {"path": str(path), "name": "rope_freqs.weight"}), kind="31",
+         expected=(gguf_rope.PAIRS, {"expected": "32", "head_dim": 64}))  # fmt: skip
+
+
 @pytest.mark.parametrize(
-    ("divisors", "found"),
-    [(np.ones(31), "31"), (np.r_[np.ones(31), 0.0], "0.0"), (np.r_[np.nan, np.ones(31)], "nan"),
-     (np.r_[np.ones(30), -2.0, 1.0], "-2.0")],
+    ("divisors", "pair", "found"),
+    [(np.r_[np.ones(31), 0.0], 31, "0.0"), (np.r_[np.nan, np.ones(31)], 0, "NaN"),
+     (np.r_[np.ones(30), -2.0, 1.0], 30, "-2.0")],
 )  # fmt: skip
 def test_rope_freqs_that_are_not_a_positive_divisor_a_pair_are_refused(tmp_path, divisors,
-                                                                        found):  # fmt: skip
+                                                                        pair, found):  # fmt: skip
     path = tiny_gguf.write_gguf(tmp_path / "bad.gguf", rope_freqs=divisors)
     with pytest.raises(InputError) as caught:
         load_model(str(path))
-    told(caught.value, InputError, gguf_rope.BAD_ROPE_FREQS, pairs=32, head_dim=64)
-    said = caught.value.fields["found"].fields
-    assert found in (str(said.get("count")), said.get("value"))
+    told(caught.value, InputError, WRONG, kind=found,
+         where=in_file(str(path), (gguf_rope.PAIR, {"name": "rope_freqs.weight", "pair": pair})),
+         expected=as_data(gguf_rope.DIVISOR.expected))  # fmt: skip
 
 
 def test_the_steps_table_says_each_pair_is_divided_by_the_files_number():

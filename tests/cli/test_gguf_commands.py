@@ -50,21 +50,29 @@ def test_a_bad_gguf_file_is_one_line_and_status_2(run, tmp_path):
     result = run("selfattn", "the keys", "--model", str(path))
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
-    told(result.error, type(result.error), gguf_file.VERSION, version=7)
+    told(result.error, type(result.error), WRONG, kind="7",
+         expected=(gguf_file.VERSION, {"versions": "2, 3"}))  # fmt: skip
 
 
 BROKEN = {
     "not GGUF": gguf_file.NOT_GGUF,
     "truncated": gguf_file.TRUNCATED,
-    "version": gguf_file.VERSION,
-    "unknown type": gguf_file.UNKNOWN_TYPE,
-    "unsupported type": gguf_file.UNSUPPORTED_TYPE,
+    "version": WRONG,  # a field of the file, held to what attn reads (gguf_file.VERSION)
+    "unknown type": WRONG,  # a tensor's type, held to the gguf package's (UNKNOWN_TYPE)
+    "unsupported type": WRONG,  # and to those attn dequantizes (UNSUPPORTED_TYPE)
     "architecture": WRONG,
     "shape": WRONG,  # the tensor's place names the file (gguf_file.SHAPE says why)
     "pre-tokenizer": gguf_tokens.CANNOT_REBUILD,
     "tokenizer model": gguf_tokens.CANNOT_REBUILD,
     "not UTF-8": gguf_file.TRUNCATED,
 }
+
+
+# why a refusal of a field or a tensor of the file expects what it does (values.WRONG's
+# {expected})
+WHY = {"version": gguf_file.VERSION, "unknown type": gguf_file.UNKNOWN_TYPE,
+       "unsupported type": gguf_file.UNSUPPORTED_TYPE, "architecture": gguf_file.ARCHITECTURE,
+       "shape": gguf_file.SHAPE}  # fmt: skip
 
 
 @pytest.mark.parametrize("kind", BROKEN)
@@ -82,8 +90,7 @@ def test_each_bad_gguf_file_is_one_line_and_status_2(run, tiny_ggufs, tmp_path, 
     if BROKEN[kind] == WRONG:  # a tensor or a metadata key of the file, named in `where`
         told(error, type(error), WRONG)
         assert error.fields["where"].fields["path"] == str(path)
-        why = gguf_file.SHAPE if kind == "shape" else gguf_file.ARCHITECTURE
-        assert error.fields["expected"].msgid == why
+        assert error.fields["expected"].msgid == WHY[kind]
     else:
         told(error, type(error), BROKEN[kind], path=str(path))
     assert not cache.exists() or os.listdir(cache) == []  # nothing half-converted left

@@ -206,6 +206,33 @@ def test_a_gguf_file_of_an_architecture_attn_does_not_run(tmp_path):
     assert shape == read_shape("deepseek-v3")[0]
 
 
+def _kv_heads_per_layer(path: Path, counts: list[int]) -> Path:
+    """A GGUF file of metadata alone whose key/value heads are a count per layer."""
+    import gguf
+
+    writer = gguf.GGUFWriter(str(path), "llama")
+    for key, value in {"block_count": len(counts), "embedding_length": 256,
+                       "attention.head_count": 8}.items():  # fmt: skip
+        writer.add_uint32(f"llama.{key}", value)
+    writer.add_array("llama.attention.head_count_kv", counts)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    return path
+
+
+def test_key_value_heads_per_layer_are_read_when_each_layer_has_the_same(tmp_path):
+    path = _kv_heads_per_layer(tmp_path / "same.gguf", [2, 2, 2])
+    assert gguf_config(str(path))["num_key_value_heads"] == 2
+    path = _kv_heads_per_layer(tmp_path / "differ.gguf", [2, 2, 4])
+    with pytest.raises(InputError) as caught:
+        gguf_config(str(path))
+    told(caught.value, InputError, WRONG, kind="[2, 2, 4]",
+         where=in_file(str(path), "llama.attention.head_count_kv"),
+         expected=("the same count for every layer; attn cost reads one", {}))  # fmt: skip
+
+
 def test_gpt2_s_attention_parameters_are_its_weights(tmp_path):
     """GPT-2's c_attn (W^Q, W^K, W^V and their biases) and c_proj: the tiny GPT-2 of
     tests/tiny_models.py, its tensors counted, against what attn cost says of its config."""

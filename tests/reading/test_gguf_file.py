@@ -69,7 +69,9 @@ def test_a_version_it_does_not_read_is_refused(tiny_ggufs, tmp_path):
     path.write_bytes(bytes(data))
     with pytest.raises(InputError) as caught:
         load_model(str(path))
-    told(caught.value, InputError, gguf_file.VERSION, version=1, versions="2, 3")
+    told(caught.value, InputError, WRONG,
+         where=in_file(str(path), (gguf_file.GGUF_VERSION, {})), kind="1",
+         expected=(gguf_file.VERSION, {"versions": "2, 3"}))  # fmt: skip
 
 
 def test_a_type_number_the_gguf_package_does_not_know_is_refused(tiny_ggufs, tmp_path):
@@ -77,7 +79,9 @@ def test_a_type_number_the_gguf_package_does_not_know_is_refused(tiny_ggufs, tmp
     path = tiny_gguf.with_type(source, tmp_path / "x.gguf", "blk.0.attn_q.weight", 250)
     with pytest.raises(InputError) as caught:
         load_model(str(path))
-    told(caught.value, InputError, gguf_file.UNKNOWN_TYPE, number=250)
+    told(caught.value, InputError, WRONG, kind="250",
+         where=in_file(str(path), (gguf_file.TENSOR_TYPE, {"name": "blk.0.attn_q.weight"})),
+         expected=(gguf_file.UNKNOWN_TYPE, {"types": ", ".join(gguf_file.TYPES)}))  # fmt: skip
 
 
 def test_a_known_type_attn_does_not_dequantize_is_refused_by_name(tiny_ggufs, tmp_path):
@@ -89,8 +93,9 @@ def test_a_known_type_attn_does_not_dequantize_is_refused_by_name(tiny_ggufs, tm
                                "blk.0.ffn_gate.weight", number)  # fmt: skip
     with pytest.raises(InputError) as caught:
         load_model(str(path))
-    told(caught.value, InputError, gguf_file.UNSUPPORTED_TYPE, name="blk.0.ffn_gate.weight",
-         kind="Q2_K")  # fmt: skip
+    told(caught.value, InputError, WRONG, kind='"Q2_K"',
+         where=in_file(str(path), (gguf_file.TENSOR_TYPE, {"name": "blk.0.ffn_gate.weight"})),
+         expected=(gguf_file.UNSUPPORTED_TYPE, {"types": ", ".join(gguf_file.TYPES)}))  # fmt: skip
 
 
 def test_an_architecture_attn_does_not_run_is_refused_naming_those_it_runs(tmp_path):

@@ -183,10 +183,15 @@ def test_gemma3s_older_rotary_fields_are_transformers_reading(tmp_path):
     assert arch.rope(0)[1] is None and sliding["rope_type"] == "default"
 
 
-def test_gemma3s_rotary_settings_of_another_layer_type_are_refused(tmp_path):
+@pytest.mark.parametrize(
+    "nested",
+    [{"full_attention": {"rope_type": "default"}, "chunked_attention": {}},
+     {"full_attention": {"rope_type": "default"}, "sliding_attention": 10000.0}],
+    ids=["another layer type", "no object"],
+)  # fmt: skip
+def test_gemma3s_rotary_settings_of_another_layer_type_are_refused(tmp_path, nested):
     from attncli.reading.models.model import read_config
 
-    nested = {"full_attention": {"rope_type": "default"}, "chunked_attention": {}}
     folder = _gemma(tmp_path, "tiny-gemma3", rope_parameters=nested)
     with pytest.raises(InputError) as caught:
         read_config(str(folder))

@@ -16,8 +16,10 @@ from attncli.core.attention_cost import Latent, Shape
 from attncli.errors import InputError, shown
 from attncli.messages import Message, _
 from attncli.reading.models.config_fields import (
+    Rule,
     config_json,
     head_size,
+    held,
     key_value_heads,
     latent_sizes,
     model_type_of,
@@ -29,6 +31,9 @@ DECODERS = ("llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3", "qwen3
             "gemma2", "gemma3", "gemma3_text", "deepseek_v2", "deepseek_v3", "gpt_oss", "gpt2",
             "phi3", "granite", "starcoder2", "olmo2")  # fmt: skip
 ENCODERS = ("bert", "roberta", "xlm-roberta", "distilbert", "electra", "mpnet", "deberta-v2")
+# a GGUF file's key/value heads given as a count per layer: one count, as attn cost reads it
+ONE_COUNT = Rule(lambda counts: len(set(counts)) == 1,
+                 Message(_("the same count for every layer; attn cost reads one")))  # fmt: skip
 
 
 def shape_of(config: dict[str, Any], path: str) -> Shape:
@@ -84,14 +89,8 @@ def gguf_config(path: str) -> dict[str, Any]:
         if found is not None:
             config[name] = found
     if isinstance(config.get("num_key_value_heads"), list):  # a count per layer
-        counts = set(config["num_key_value_heads"])
-        if len(counts) != 1:
-            raise InputError(
-                _("{path}: {key} differs from layer to layer; attn cost reads one count"),
-                path=path,
-                key=key("num_key_value_heads"),
-            )
-        config["num_key_value_heads"] = counts.pop()
+        counts = held(config["num_key_value_heads"], path, key("num_key_value_heads"), ONE_COUNT)
+        config["num_key_value_heads"] = counts[0]
     if config.get("kv_lora_rank") is not None:  # MLA: key_length is nope + rope
         rope = model.value(key("rope.dimension_count"))
         config["qk_rope_head_dim"] = rope

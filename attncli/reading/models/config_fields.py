@@ -58,8 +58,10 @@ def field(
 # what a whole number below its least is refused with: 1, a size or a count of heads or
 # layers; 0, max_window_layers or first_k_dense_replace (0: from the first layer)
 BELOW = {1: _("a positive whole number"), 0: _("a whole number ≥ 0")}
-# a field of a file, where a refusal of its value points (values.WRONG's {where})
+# a field of a file, where a refusal of its value points (values.WRONG's {where}); a
+# tensor of a file (a GGUF file's), where a refusal of its shape or type points
 IN_FILE = _("{path}: {field}")
+IN_TENSOR = _("{path}: tensor {name}")
 
 
 class Rule(NamedTuple):
@@ -96,14 +98,14 @@ def one_of(choices: Sequence[Any], expected: Any = None) -> Rule:
     return Rule(lambda v: v in choices, expected or either(list(choices)))
 
 
-def wrong_value(path: str, name: str, value: Any, expected: Any) -> InputError:
+def wrong_value(path: str, name: str | Message, value: Any, expected: Any) -> InputError:
     """The refusal of a field (of a config, a tokenizer_config.json, a GGUF file's metadata)
     that holds what attn does not read: its value as JSON writes it, and what it takes."""
     return InputError(WRONG, where=Message(IN_FILE, path=path, field=name),
                       kind=shown(as_json_text(value), 60), expected=expected)  # fmt: skip
 
 
-def held(value: Any, path: str, name: str, rule: Rule) -> Any:
+def held(value: Any, path: str, name: str | Message, rule: Rule) -> Any:
     """`value`, the field `name` of the file at `path`, when `rule` accepts it; else the
     one refusal of a field's value (wrong_value)."""
     if not rule.accepts(value):

@@ -24,7 +24,6 @@ from attncli.reading.models.config_fields import (
     number,
     typed_windows,
     whole,
-    wrong_value,
 )
 from attncli.reading.models.rope_config import rope_settings
 from attncli.reading.parse.json_text import as_json_text
@@ -85,6 +84,13 @@ def llama_architecture(config: dict[str, Any], path: str, model_type: str) -> Ar
 
 
 GEMMAS = ("gemma", "gemma2", "gemma3_text")  # √d_model embeddings, RMSNorm's 1 + w
+# Gemma 3's rope_parameters nested by layer type: an object of settings for each, or none
+BY_LAYER_TYPE = Rule(
+    lambda given: all(kind in ("full_attention", "sliding_attention") for kind in given)
+    and all(isinstance(own or {}, dict) for own in given.values()),
+    Message(_("one set of rotary settings for full_attention and one for sliding_attention, "
+              "as Gemma 3 reads them")),
+)  # fmt: skip
 
 
 def _gemma_fields(config: dict[str, Any], path: str, model_type: str) -> dict[str, Any]:
@@ -115,17 +121,10 @@ def gemma3_ropes(
     given = config.get("rope_parameters")
     if isinstance(given, dict) and ("full_attention" in given or "sliding_attention" in given):
         kinds = {"full_attention": 1e6, "sliding_attention": 1e4}
-        unknown = [name for name in given if name not in kinds]
+        held(given, path, "rope_parameters", BY_LAYER_TYPE)
         read = []
         for kind, default in kinds.items():
-            own = given.get(kind) or {}
-            if unknown or not isinstance(own, dict):
-                expected = _(
-                    "one set of rotary settings for full_attention and one for "
-                    "sliding_attention, as Gemma 3 reads them"
-                )
-                raise wrong_value(path, "rope_parameters", given, Message(expected))
-            inner = {"rope_parameters": {"rope_theta": default, **own}}
+            inner = {"rope_parameters": {"rope_theta": default, **(given.get(kind) or {})}}
             read.append(rope_settings(inner, path, positions, head_dim))
         return read[0], read[1]
     older: dict[str, Any] = {

@@ -43,10 +43,18 @@ from typing import Any
 
 import numpy as np
 
-from attncli.errors import InputError, first_line, imported
+from attncli.errors import AttnError, InputError, first_line, imported
 from attncli.messages import Message, _
 from attncli.reading.models.checkpoint import expect_shape, needed
-from attncli.reading.models.config_fields import epsilon, held, number, one_of, whole
+from attncli.reading.models.config_fields import (
+    IN_TENSOR,
+    Rule,
+    epsilon,
+    held,
+    number,
+    one_of,
+    whole,
+)
 from attncli.reading.models.gguf_rope import ROPE_FREQS, rope_freqs
 from attncli.reading.models.rope_config import NOT_COMPUTED, PARTIAL
 from attncli.reading.parse.opening import unreadable
@@ -186,36 +194,33 @@ def _header(path: str) -> bytes:
 
 def _version(head: bytes, path: str, supported: list[int]) -> None:
     """The version the header gives, one the gguf package reads (`supported`, its own list),
-    else refused in one line of attn's."""
+    held as any field of the file is (a header too short to give one is left to the
+    package's reader, which says where it ends)."""
     version = int.from_bytes(head[4:8], "little")
     if version & 0xFFFF == 0:  # a file of the other byte order
         version = int.from_bytes(head[4:8], "big")
-    if len(head) == 8 and version not in supported:
-        raise InputError(
-            VERSION, path=path, version=version, versions=", ".join(map(str, supported))
-        )
+    if len(head) == 8:
+        reads = Message(VERSION, versions=", ".join(map(str, supported)))
+        held(version, path, Message(GGUF_VERSION), one_of(supported, reads))
 
 
 NOT_GGUF = _(
     "{path} is not a GGUF file (it does not start with the bytes GGUF); give a "
     ".gguf model file as llama.cpp, Ollama or LM Studio keep it"
 )
-VERSION = _(
-    "{path} is GGUF version {version}, and attn reads versions {versions}; "
-    "convert it again with a current llama.cpp"
-)
-UNKNOWN_TYPE = _(
-    "{path}: a tensor is of type number {number}, which the gguf package does "
-    "not know; attn reads {types}"
-)
+# the header's version, and what a file's version is held to (values.WRONG's {expected})
+GGUF_VERSION = _("the GGUF version")
+VERSION = _("one attn reads ({versions}): convert the file again with a current llama.cpp")
+# a tensor's type, and what it is held to: a number the gguf package knows (any file, read
+# for its metadata alone), a type attn dequantizes (a model attn runs)
+TENSOR_TYPE = _("tensor {name}'s type")
+UNKNOWN_TYPE = _("a type number the gguf package knows; attn reads {types}")
+UNSUPPORTED_TYPE = _("a type attn dequantizes: {types} (convert the model again with one of those)")
+DEQUANTIZED = one_of(TYPES, Message(UNSUPPORTED_TYPE, types=", ".join(TYPES)))
 ARCHITECTURE = _("one attn runs: {supported} (Mistral's files say llama)")
 # why a tensor's shape is expected (values.WRONG's {expected}), and the weight it lacks
 SHAPE = _("{expected}, as {meaning} make it; the metadata and the tensors are not of one model")
 WHOLE_FILE = _("a {arch} model of {layers} layers needs it, so {path} is not a whole model")
-UNSUPPORTED_TYPE = _(
-    "{path}: tensor {name} is {kind}, a type attn does not dequantize; it reads "
-    "{types} (convert the model again with one of those)"
-)
 NOT_A_WEIGHT = _(
     "{path}: tensor {name} is not a weight attn reads; {hint}, so this model is not supported"
 )
@@ -236,20 +241,13 @@ class _EndsEarly(Exception):
     """A part the gguf package reads runs past the file's end."""
 
 
-class _UnknownType(Exception):
-    """A tensor's type number the gguf package does not know."""
-
-    def __init__(self, number: int) -> None:
-        super().__init__(number)
-        self.number = number
-
-
 def _checked_reader(gguf: Any, path: str) -> Any:
     """The gguf package's reader of `path`, asked two questions first from the file's own
     bytes, where the package would answer them only in its words or numpy's: whether a
     part it reads runs past the file's end (_EndsEarly), and whether a tensor's type is one
-    of the numbers of its GGMLQuantizationType (_UnknownType, the number read)."""
+    of the numbers of its GGMLQuantizationType (held as a field of the file)."""
     known = {int(kind) for kind in gguf.GGMLQuantizationType}
+    knows = Rule(lambda number: number in known, Message(UNKNOWN_TYPE, types=", ".join(TYPES)))
 
     class Reader(gguf.GGUFReader):  # type: ignore[misc,name-defined]
         def _get(self, offset: int, dtype: Any, count: int = 1, **order: Any) -> Any:
@@ -259,9 +257,8 @@ def _checked_reader(gguf: Any, path: str) -> Any:
 
         def _build_tensors(self, start_offs: int, fields: list[Any]) -> None:
             for field in fields:  # its parts: name's length, name, n_dims, dims, type, offset
-                number = int(field.parts[4][0])
-                if number not in known:
-                    raise _UnknownType(number)
+                where = Message(TENSOR_TYPE, name=field.name)
+                held(int(field.parts[4][0]), path, where, knows)
             super()._build_tensors(start_offs, fields)
 
     return Reader(path)
@@ -285,17 +282,15 @@ def metadata(path: str) -> GGUF:
 
 
 def _reader(path: str) -> Any:
-    """The gguf package's reader of the file, its header checked first; a tensor type it
-    does not know or a file it cannot read refused in one line."""
+    """The gguf package's reader of the file, its header checked first; a file it cannot
+    read refused in one line."""
     head = _header(path)
     gguf = _gguf_package()
     _version(head, path, gguf.READER_SUPPORTED_VERSIONS)
     try:
         return _checked_reader(gguf, path)
-    except _UnknownType as unknown:
-        raise InputError(
-            UNKNOWN_TYPE, path=path, number=unknown.number, types=", ".join(TYPES)
-        ) from None
+    except AttnError:  # a tensor's type held (an InputError is a ValueError too)
+        raise
     except (_EndsEarly, *_MISREAD) as error:  # else the package's own first line
         early = isinstance(error, _EndsEarly)
         reason = Message(ENDS_EARLY, size=os.path.getsize(path)) if early else first_line(error, 80)
@@ -507,13 +502,9 @@ def plan(model: GGUF, config: dict[str, Any]) -> list[Planned]:
         shape = tuple(int(n) for n in reversed(tensor.shape.tolist()))
         less_one = model.architecture in GEMMA_NORMS and gguf_name.endswith("norm.weight")
         planned = Planned(gguf_name, name, kind, shape, heads, index, less_one)
-        where = Message(_("{path}: tensor {name}"), path=path, name=gguf_name)
+        where = Message(IN_TENSOR, path=path, name=gguf_name)
         expect_shape(planned, expected, where, SHAPE, meaning=meaning)
-        if kind not in TYPES:
-            raise InputError(
-                UNSUPPORTED_TYPE,
-                path=path, name=gguf_name, kind=kind, types=", ".join(TYPES),
-            )  # fmt: skip
+        held(kind, path, Message(TENSOR_TYPE, name=gguf_name), DEQUANTIZED)
         found[gguf_name] = planned
     whole = Message(WHOLE_FILE, arch=model.architecture, layers=layers, path=path)
     for gguf_name in table:  # every weight but the head (none: tied to the embeddings)

@@ -9,31 +9,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from attncli.errors import InputError
 from attncli.messages import Message, _
+from attncli.reading.models.checkpoint import expect_shape
+from attncli.reading.models.config_fields import IN_TENSOR, held, positive
 
 ROPE_FREQS = "rope_freqs.weight"
-BAD_ROPE_FREQS = _(
-    "{path}: tensor rope_freqs.weight holds {found}; expected {pairs} finite positive "
-    "numbers, one divisor per pair of a head (head_dim {head_dim} ÷ 2)"
-)
+# why the tensor is of its shape (values.WRONG's {expected}), and what each of its numbers is
+PAIRS = _("{expected}, one divisor per pair of a head (head_dim {head_dim} ÷ 2)")
+PAIR = _("tensor {name}, pair {pair}")
+DIVISOR = positive(Message(_("a finite positive number, the divisor of its pair's θ_i")))
 
 
 def rope_freqs(path: str, numbers: np.ndarray, head_dim: int) -> list[float]:
     """The rotary frequencies' divisors a Llama 3 file keeps in rope_freqs.weight (its
     dequantized `numbers`), one a pair (llama.cpp's converter writes there the llama3
-    scaling's: 1, its factor, or a blend); a tensor of another length, or a divisor not
-    finite and positive, is refused."""
-    pairs = head_dim // 2
+    scaling's: 1, its factor, or a blend); a tensor of another length is refused as any
+    tensor's shape is, a divisor not finite and positive as any field's value is."""
     values = np.asarray(numbers, dtype=np.float64).reshape(-1)
-    found: Message | None = None
-    if values.size != pairs:
-        found = Message(_("{count} numbers"), count=int(values.size))
-    else:
-        bad = np.flatnonzero(~(np.isfinite(values) & (values > 0)))
-        if bad.size:
-            found = Message(_("{value} at pair {pair}"), value=repr(float(values[bad[0]])),
-                            pair=int(bad[0]))  # fmt: skip
-    if found is not None:
-        raise InputError(BAD_ROPE_FREQS, path=path, found=found, pairs=pairs, head_dim=head_dim)
-    return [float(v) for v in values]
+    where = Message(IN_TENSOR, path=path, name=ROPE_FREQS)
+    expect_shape(values, (head_dim // 2,), where, PAIRS, head_dim=head_dim)
+    return [float(held(float(value), path, Message(PAIR, name=ROPE_FREQS, pair=pair), DIVISOR))
+            for pair, value in enumerate(values)]  # fmt: skip
