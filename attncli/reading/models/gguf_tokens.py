@@ -21,11 +21,11 @@ tokenizer.json) on runs of spaces before a digit; attn follows llama.cpp.
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from typing import Any
 
-from attncli.errors import InputError
+from attncli.errors import InputError, shown
 from attncli.messages import Message, _, either
+from attncli.reading.models.config_fields import Rule, one_of
 
 CONTROL, USER_DEFINED = 3, 4
 
@@ -53,6 +53,9 @@ PRE_TOKENIZERS: dict[str, tuple[bool, str]] = {
     "deepseek-r1-qwen": (False, _QWEN2),
 }
 MODELS = ("gpt2", "llama")
+# what the keys that name a kind hold: one attn reads (KEY_IS's {known})
+KINDS = one_of(MODELS, ", ".join(MODELS))
+PRE_RULES = one_of(list(PRE_TOKENIZERS), ", ".join(PRE_TOKENIZERS))
 
 
 CANNOT_REBUILD = _("{path}: its tokenizer cannot be rebuilt ({reason})")
@@ -67,18 +70,33 @@ def _cannot(path: str, reason: Any) -> InputError:
     return InputError(CANNOT_REBUILD, path=path, reason=reason)
 
 
-def _key(model: Any, key: str, known: Collection[str] = (), default: Any = None) -> Any:
-    """The metadata `key` the tokenizer is rebuilt from: given (an empty list is not), and
-    one of `known` where those are named; else the tokenizer cannot be rebuilt, said naming
-    the key."""
-    value = model.value(key, default)
-    if known and value not in known:
-        reason = Message(KEY_IS, key=key, value=repr(value), known=", ".join(known))
-    elif not value:
-        reason = Message(NO_KEY, key=key)
+def _key(model: Any, key: str, rule: Rule | None = None, default: Any = None,
+         missing: Any = None) -> Any:  # fmt: skip
+    """The metadata `key` the tokenizer is rebuilt from: given (an empty text or list is
+    not: `default` stands for it), and held to `rule` where one is given; else the tokenizer
+    cannot be rebuilt, said naming the key (`missing`: what is said missing, else the
+    key)."""
+    value = model.value(key)
+    value = default if value in (None, "", []) else value
+    if value is None:
+        reason = Message(NO_KEY, key=missing or key)
+    elif rule is not None and not rule.accepts(value):
+        reason = Message(KEY_IS, key=key, value=shown(repr(value), 60), known=rule.expected)
     else:
         return value
     raise _cannot(model.path, reason)
+
+
+def _one_each(tokens: list[str], what: str) -> Rule:
+    """A list of one `what` (a type, a score) per token."""
+    return Rule(lambda given: isinstance(given, list) and len(given) == len(tokens),
+                Message(what, count=len(tokens)))  # fmt: skip
+
+
+def _ids(tokens: list[str]) -> Rule:
+    """A token's id: a whole number below the tokens' count."""
+    return Rule(lambda number: isinstance(number, int) and 0 <= number < len(tokens),
+                Message(_("a token's id, below {count}"), count=len(tokens)))  # fmt: skip
 
 
 def _bytes_to_unicode() -> dict[int, str]:
@@ -97,14 +115,10 @@ def _bytes_to_unicode() -> dict[int, str]:
 def tokenizer_files(model: Any) -> tuple[str, dict[str, Any]]:
     """tokenizer.json's text and tokenizer_config.json's fields (the special tokens, whether
     a BOS is added, the chat template) for the GGUF `model` (gguf_file.GGUF)."""
-    path = model.path
-    kind = _key(model, "tokenizer.ggml.model", MODELS)
+    kind = _key(model, "tokenizer.ggml.model", KINDS)
     tokens = _key(model, "tokenizer.ggml.tokens")
-    types = model.value("tokenizer.ggml.token_type") or [1] * len(tokens)
-    if len(types) != len(tokens):
-        counted = _("{key} gives {count} types for {tokens} tokens")
-        key = "tokenizer.ggml.token_type"
-        raise _cannot(path, Message(counted, key=key, count=len(types), tokens=len(tokens)))
+    one_each = _one_each(tokens, _("one type per token ({count})"))
+    types = _key(model, "tokenizer.ggml.token_type", one_each, [1] * len(tokens))
     if kind == "gpt2":
         tokenizer = _byte_level(model, tokens, types)
     else:
@@ -119,10 +133,11 @@ def tokenizer_files(model: Any) -> tuple[str, dict[str, Any]]:
         "add_eos_token": eos,
         "model_max_length": None,
     }
+    ids = _ids(tokens)
     for name, key in (("bos_token", "bos"), ("eos_token", "eos"), ("unk_token", "unknown"),
                       ("pad_token", "padding")):  # fmt: skip
         number = model.value(f"tokenizer.ggml.{key}_token_id")
-        if isinstance(number, int) and 0 <= number < len(tokens):
+        if ids.accepts(number):  # one the tokenizer adds is held to it below
             config[name] = tokens[number]
     template = model.value("tokenizer.chat_template")
     if isinstance(template, str):
@@ -130,12 +145,8 @@ def tokenizer_files(model: Any) -> tuple[str, dict[str, Any]]:
     if bos or eos:
         from tokenizers import processors
 
-        added = []
-        for flag, name in ((bos, "bos"), (eos, "eos")):
-            if flag and config.get(f"{name}_token") is None:
-                raise _cannot(path, Message(NO_KEY, key=f"tokenizer.ggml.{name}_token_id"))
-            if flag:
-                added.append(config[f"{name}_token"])
+        added = [tokens[_key(model, f"tokenizer.ggml.{name}_token_id", ids)]
+                 for flag, name in ((bos, "bos"), (eos, "eos")) if flag]  # fmt: skip
         first = f"{config['bos_token']} " if bos else ""
         last = f" {config['eos_token']}" if eos else ""
         tokenizer.post_processor = processors.TemplateProcessing(
@@ -150,7 +161,7 @@ def _byte_level(model: Any, tokens: list[str], types: list[int]) -> Any:
     from tokenizers import AddedToken, Regex, decoders, pre_tokenizers, processors
 
     path = model.path
-    pre = _key(model, "tokenizer.ggml.pre", PRE_TOKENIZERS, "gpt-2")
+    pre = _key(model, "tokenizer.ggml.pre", PRE_RULES, "gpt-2")
     merges = _key(model, "tokenizer.ggml.merges")
     spelling = _bytes_to_unicode()
     alphabet = set(spelling.values())
@@ -197,13 +208,12 @@ def _sentencepiece(model: Any, tokens: list[str], types: list[int]) -> Any:
     if merges:
         pairs = [tuple(merge.split(" ", 1)) for merge in merges]
     else:
-        scores = model.value("tokenizer.ggml.scores")
-        if not scores or len(scores) != len(tokens):
-            keys = either(["tokenizer.ggml.scores", "tokenizer.ggml.merges"])
-            raise _cannot(path, Message(NO_KEY, key=keys))
-        pairs = _merges_from_scores(tokens, scores)
+        one_each = _one_each(tokens, _("one score per token ({count})"))
+        keys = either(["tokenizer.ggml.scores", "tokenizer.ggml.merges"])
+        pairs = _merges_from_scores(tokens, _key(model, "tokenizer.ggml.scores", one_each,
+                                                 missing=keys))  # fmt: skip
     unknown = model.value("tokenizer.ggml.unknown_token_id")
-    unk = tokens[unknown] if isinstance(unknown, int) and 0 <= unknown < len(tokens) else None
+    unk = tokens[unknown] if _ids(tokens).accepts(unknown) else None
     tokenizer = _bpe(path, vocab, pairs, unk_token=unk, fuse_unk=True, byte_fallback=True)
     prefix = bool(model.value("tokenizer.ggml.add_space_prefix", True))
     tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(
