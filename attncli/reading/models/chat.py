@@ -58,6 +58,9 @@ def chat_prompt(folder: str, model: str, message: str) -> str:
 
 
 def _token(value: Any) -> str:
-    if isinstance(value, dict):  # an AddedToken as transformers saves it
-        value = value.get("content")
-    return value if isinstance(value, str) else ""
+    """A special token as tokenizer_config.json gives it (a string, or an AddedToken's
+    content), else none."""
+    from attncli.reading.models.tokens import content
+
+    token = content(value)
+    return token if isinstance(token, str) else ""

@@ -240,11 +240,13 @@ def _special(standard: str) -> tuple[str, Rule]:
     """A special token's default and its rule: a string (an AddedToken as transformers saves
     it gives its content)."""
     such = Message(_("the token as a string, such as {default}"), default=as_json_text(standard))
-    return standard, Rule(lambda token: _content(token) not in ("", None) and isinstance(
-        _content(token), str), such)  # fmt: skip
+    return standard, Rule(lambda token: content(token) not in ("", None) and isinstance(
+        content(token), str), such)  # fmt: skip
 
 
-def _content(token: Any) -> Any:
+def content(token: Any) -> Any:
+    """A special token's text: the token itself, or an AddedToken's content as transformers
+    saves it (a dict)."""
     return token.get("content") if isinstance(token, dict) else token
 
 
@@ -265,7 +267,7 @@ def _wordpiece_options(config: dict[str, Any], path: str) -> dict[str, Any]:
     """The WordPiece tokenizer's settings from tokenizer_config.json, each held to its rule:
     a flag true, false (or null where transformers allows it), a special token a string;
     "yes" or a number is refused rather than read as true."""
-    return {keyword: _content(held(config.get(name, default), path, name, rule))
+    return {keyword: content(held(config.get(name, default), path, name, rule))
             for keyword, (name, default, rule) in OPTIONS.items()}  # fmt: skip
 
 
