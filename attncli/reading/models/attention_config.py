@@ -78,12 +78,11 @@ def gguf_config(path: str) -> dict[str, Any]:
     (no tensor is loaded or dequantized) by the table the model's own reader reads too,
     gguf_file.CONFIG_KEYS: llama.cpp's ARCH.block_count, ARCH.attention.head_count, … and
     DeepSeek's ARCH.attention.kv_lora_rank."""
-    from attncli.reading.models.gguf_file import CONFIG_KEYS, metadata
+    from attncli.reading.models.gguf_file import CONFIG_KEYS, IMPLIED, metadata
 
     model = metadata(path)
     arch, key = model.architecture, model.key
-    names = {"deepseek2": "deepseek_v3", "gemma3": "gemma3_text", "gpt-oss": "gpt_oss"}
-    config: dict[str, Any] = {"model_type": names.get(str(arch), arch)}
+    config: dict[str, Any] = {"model_type": model.model_type}
     for name in CONFIG_KEYS:
         found = model.value(key(name))
         if found is not None:
@@ -96,8 +95,7 @@ def gguf_config(path: str) -> dict[str, Any]:
         config["qk_rope_head_dim"] = rope
         total = config.pop("head_dim", None)
         config["qk_nope_head_dim"] = None if total is None or rope is None else total - rope
-    if arch == "qwen2":
-        config["use_sliding_window"] = False
+    config.update(IMPLIED.get(arch, {}))
     return config
 
 

@@ -60,8 +60,12 @@ from attncli.reading.models.rope_config import NOT_COMPUTED, PARTIAL
 from attncli.reading.parse.opening import unreadable
 
 MAGIC = b"GGUF"
-# general.architecture -> the model_type attn computes it as. Mistral's files say llama.
-ARCHITECTURES = {"llama": "llama", "qwen2": "qwen2", "gemma3": "gemma3_text"}
+# general.architecture -> config.json's model_type, where llama.cpp names it otherwise (read
+# for attn cost too); the architectures attn runs (Mistral's files say llama); what a
+# family's config.json says that its metadata has no key for
+MODEL_TYPES = {"gemma3": "gemma3_text", "deepseek2": "deepseek_v3", "gpt-oss": "gpt_oss"}
+ARCHITECTURES = ("llama", "qwen2", "gemma3")
+IMPLIED = {"qwen2": {"use_sliding_window": False}}
 TYPES = ("F32", "F16", "BF16", "Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q4_K", "Q5_K", "Q6_K")
 REORDERED = ("llama",)  # the architectures whose W^Q, W^K rows llama.cpp reorders
 GEMMA3_27B_BLOCKS = 62  # llama.cpp knows Gemma 3 27B by its block_count (LLM_TYPE_27B)
@@ -126,6 +130,11 @@ class GGUF:
     path: str
     reader: Any  # gguf.GGUFReader
     architecture: str
+
+    @property
+    def model_type(self) -> str:
+        """config.json's model_type of the file's architecture (MODEL_TYPES)."""
+        return MODEL_TYPES.get(self.architecture, self.architecture)
 
     def key(self, name: str) -> str:
         """The metadata key of config.json's field `name` (CONFIG_KEYS), or of llama.cpp's
@@ -267,7 +276,7 @@ def _checked_reader(gguf: Any, path: str) -> Any:
 def open_gguf(path: str) -> GGUF:
     """The file opened by the gguf package, its architecture one attn runs."""
     model = metadata(path)
-    runs = one_of(list(ARCHITECTURES), Message(ARCHITECTURE, supported=", ".join(ARCHITECTURES)))
+    runs = one_of(ARCHITECTURES, Message(ARCHITECTURE, supported=", ".join(ARCHITECTURES)))
     held(model.value("general.architecture"), path, "general.architecture", runs)
     return model
 
@@ -331,8 +340,8 @@ def config_of(model: GGUF) -> dict[str, Any]:
     names = {t.name for t in model.reader.tensors}
     tokens = model.reader.get_field("tokenizer.ggml.tokens")
     config: dict[str, Any] = {
-        "model_type": ARCHITECTURES[arch],
-        "architectures": [f"{ARCHITECTURES[arch].capitalize()}ForCausalLM"],
+        "model_type": model.model_type,
+        "architectures": [f"{model.model_type.capitalize()}ForCausalLM"],
         "hidden_size": width,
         "intermediate_size": _whole(model, "intermediate_size"),
         "num_hidden_layers": _whole(model, "num_hidden_layers"),
@@ -350,8 +359,7 @@ def config_of(model: GGUF) -> dict[str, Any]:
     }
     if arch == "llama" and "blk.0.attn_q.bias" in names:
         config["attention_bias"] = True
-    if arch == "qwen2":
-        config["use_sliding_window"] = False
+    config.update(IMPLIED.get(arch, {}))
     if arch == "gemma3":
         config.update(_gemma3(model, config, rope))
     return config
