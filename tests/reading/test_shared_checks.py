@@ -172,19 +172,26 @@ def test_a_gguf_file_s_rotary_or_norm_settings_attn_does_not_read_name_its_keys(
          **why)  # fmt: skip
 
 
+# what opening a file that is not there says (reading/parse/opening.reading)
+NO_SUCH_FILE = "cannot read '{path}': no such file"
+
+
 def test_a_gguf_file_or_part_the_system_cannot_read_is_said_as_any_input_file(tmp_path):
     from attncli.reading.models.gguf_cache import joined
     from attncli.reading.models.gguf_file import open_gguf
 
-    cannot = "cannot read '{path}': {value}"
     with pytest.raises(InputError) as caught:
         open_gguf(str(tmp_path))  # a folder: the system will not read it as a file
-    told(caught.value, InputError, cannot, path=str(tmp_path), value="Is a directory")
+    told(caught.value, InputError, "cannot read '{path}': it is a folder, not a file",
+         path=str(tmp_path))  # fmt: skip
+    with pytest.raises(InputError) as caught:
+        open_gguf(str(tmp_path / "gone.gguf"))
+    told(caught.value, InputError, NO_SUCH_FILE, path=str(tmp_path / "gone.gguf"))
     part = tmp_path / "gone.gguf.part01"
     (tmp_path / "gone.gguf.part00").write_bytes(b"GGUF")
     with pytest.raises(InputError) as caught:
         joined("gone.gguf", [str(tmp_path / "gone.gguf.part00"), str(part)])
-    told(caught.value, InputError, cannot, path=str(part), value="No such file or directory")
+    told(caught.value, InputError, NO_SUCH_FILE, path=str(part))
 
 
 def test_a_missing_mlp_weight_is_named_as_a_layer_s_not_an_attention_s():

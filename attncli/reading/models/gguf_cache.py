@@ -35,7 +35,7 @@ from typing import Any
 from attncli.errors import InputError, first_line
 from attncli.messages import Message, _
 from attncli.reading.models.caches import user_cache
-from attncli.reading.parse.opening import unreadable
+from attncli.reading.parse.opening import reading
 
 # the conversion's version: a new one converts every file again (2: Gemma 3 27B's
 # query_pre_attn_scalar is hidden_size ÷ heads, as llama.cpp scales it, not the head size)
@@ -183,10 +183,10 @@ def joined(name: str, parts: list[str], sha256: str | None = None) -> str:
     root = cache_root()
     folder = _temporary() if root is None else os.path.join(root, "joined")
     target = os.path.join(folder, name)
-    try:
-        total = sum(os.path.getsize(part) for part in parts)
-    except OSError as error:
-        raise unreadable(error.filename or parts[0], error) from None
+    total = 0
+    for part in parts:  # what the system says of a part, said as of any file attn reads
+        with reading(part):
+            total += os.path.getsize(part)
     with contextlib.suppress(OSError):
         if os.path.getsize(target) == total:
             return target

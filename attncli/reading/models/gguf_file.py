@@ -57,7 +57,7 @@ from attncli.reading.models.config_fields import (
 )
 from attncli.reading.models.gguf_rope import ROPE_FREQS, rope_freqs
 from attncli.reading.models.rope_config import NOT_COMPUTED, PARTIAL
-from attncli.reading.parse.opening import unreadable
+from attncli.reading.parse.opening import reading
 
 MAGIC = b"GGUF"
 # general.architecture -> config.json's model_type, where llama.cpp names it otherwise (read
@@ -191,11 +191,8 @@ def _header(path: str) -> bytes:
     """The magic and the version's bytes, read before the gguf package: a file that is not
     GGUF is said so, whether the package is installed or not. A file too short for them is
     left to the package's reader, which says where it ends."""
-    try:
-        with open(path, "rb") as file:
-            head = file.read(8)
-    except OSError as error:
-        raise unreadable(path, error) from None
+    with reading(path), open(path, "rb") as file:
+        head = file.read(8)
     if head[:4] != MAGIC:
         raise InputError(NOT_GGUF, path=path)
     return head
