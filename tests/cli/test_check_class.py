@@ -203,7 +203,7 @@ def _one_file(tmp_path, run, change) -> str:
         (lambda rows: [*rows[:2], {**rows[2], "seed": "4"}, *rows[3:]], "the rows above say"),
         (lambda rows: [*rows[:2], {**rows[2], "student": "Leo"}, *rows[3:]], "the rows above say"),
         (lambda rows: [{**row, "sheet": "euclidean"} for row in rows], "is {kind}; expected"),
-        (lambda rows: [{**row, "lang": "xx"} for row in rows], "lang is {lang}"),
+        (lambda rows: [{**row, "lang": "xx"} for row in rows], "is {kind}; expected"),
     ],
 )
 def test_an_answer_file_attn_would_misread_is_one_line(run, tmp_path, change, msgid_part):

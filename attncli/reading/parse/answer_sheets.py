@@ -32,7 +32,7 @@ from attncli.core.exercise import ANSWER_COLUMNS as COLUMNS
 from attncli.core.exercise import ANSWER_SHEET_KEY as FORMAT_KEY
 from attncli.core.exercise import SHEET_KINDS
 from attncli.errors import LARGEST_SEED, LARGEST_WHOLE, InputError, first_line, shown
-from attncli.messages import Message, _
+from attncli.messages import Message, _, languages
 from attncli.reading.parse.values import WRONG, kind_of, whole_number
 
 
@@ -63,14 +63,15 @@ def _as_text(answer: Any) -> str | None:
 # the file answers (a JSON file's numbers read as their text); a row's, which blank and what
 # the student wrote.
 WHOLE = Message(_("a whole number"))
-FIELDS: dict[str, tuple[Callable[[Any], Any], Message | None, bool]] = {
+FIELDS: dict[str, tuple[Callable[[Any], Any], Message, bool]] = {
     "student": (_text, Message(_("a name, in quotes")), False),
     "seed": (_whole(LARGEST_SEED), WHOLE, True),
     "sheet": (lambda text: text if text in SHEET_KINDS else None,
               Message(_("one of {kinds}"), kinds=", ".join(SHEET_KINDS)), True),
     "size": (_whole(LARGEST_WHOLE), WHOLE, True),
     "dim": (_whole(LARGEST_WHOLE), WHOLE, True),
-    "lang": (_text, None, True),  # which languages attn speaks: api/checking says
+    "lang": (lambda text: text if text in languages() else None,
+             Message(_("one of {languages}"), languages=", ".join(languages())), True),
     "step": (_text, Message(_("a step's name, in quotes")), True),
     "token": (_text, Message(_("a word, in quotes")), False),  # '' for the total, the output
     "answer": (_as_text, Message(_("an answer: a number, a list of numbers or text")), False),
