@@ -19,6 +19,9 @@ MISSING = "missing field '{field}': {hint}"
 WRONG = "{where} is {kind}; expected {expected}"
 EMPTY = "{where} is empty; expected {expected}"
 HOLDS = "{field} holds {dtype}; expected {expected}"
+# A model folder's JSON file that holds a list where its fields go, as WRONG's kind and
+# expected (reading/models/config_fields.config_json).
+A_LIST_NOT_FIELDS = {"kind": ("a list", {}), "expected": ("a JSON object of named fields", {})}
 # A .npy array, or an archive's, of Python objects (reading/parse/tensor_files.npy_header).
 PICKLED_ARRAY = (
     "{where} holds Python objects (pickled data), which attn never loads; save plain numeric "

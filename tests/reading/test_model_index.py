@@ -12,7 +12,7 @@ import pytest
 from attncli.errors import InputError
 from attncli.reading.models.model import load_model
 from tests import tiny_models
-from tests.meaning import WRONG, in_file, told
+from tests.meaning import A_LIST_NOT_FIELDS, WRONG, in_file, told
 
 WEIGHT_MAP = "an object of each tensor's name and the shard file that holds it"
 
@@ -52,4 +52,4 @@ def test_an_index_that_is_no_object_is_refused(original, tmp_path):
     path.write_text("[1, 2]")
     with pytest.raises(InputError) as caught:
         load_model(str(folder))
-    told(caught.value, InputError, "{path}: expected a JSON object", path=str(path))
+    told(caught.value, InputError, WRONG, where=str(path), **A_LIST_NOT_FIELDS)

@@ -20,7 +20,7 @@ from attncli.reading.models.config_fields import BELOW, MISSING
 from attncli.reading.models.model import load_model
 from tests import tiny_gguf, tiny_models
 from tests.cli.test_model_errors import _edit_weights, edit_config
-from tests.meaning import WRONG, in_file, told
+from tests.meaning import A_LIST_NOT_FIELDS, WRONG, in_file, told
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 DIVIDES = ("a number that divides {name} {width}", {"name": "hidden_size", "width": 30})
@@ -116,12 +116,10 @@ def test_a_head_size_that_does_not_divide_is_one_refusal_for_attn_cost_and_the_l
 
 def test_a_config_that_is_no_object_is_one_refusal_for_attn_cost_and_the_loader(llama):
     (llama / "config.json").write_text("[1, 2]")
-    told(_refused(llama), InputError, "{path}: expected a JSON object",
-         path=str(llama / "config.json"))  # fmt: skip
+    told(_refused(llama), InputError, WRONG, where=str(llama / "config.json"), **A_LIST_NOT_FIELDS)
     with pytest.raises(InputError) as caught:
         read_shape(str(llama))
-    told(caught.value, InputError, "{path}: expected a JSON object",
-         path=str(llama / "config.json"))  # fmt: skip
+    told(caught.value, InputError, WRONG, where=str(llama / "config.json"), **A_LIST_NOT_FIELDS)
 
 
 class _Field:

@@ -12,9 +12,7 @@ from attncli.reading.models.chat import chat_prompt
 from attncli.reading.models.model import load_model
 from attncli.reading.models.tokens import tokenizer_config
 from tests import tiny_models
-from tests.meaning import told
-
-NOT_AN_OBJECT = "{path}: expected a JSON object"
+from tests.meaning import A_LIST_NOT_FIELDS, WRONG, told
 
 
 @pytest.fixture(scope="module")
@@ -40,4 +38,4 @@ def test_a_file_that_is_no_object_is_refused(vocab_only, tmp_path):
                  lambda: chat_prompt(str(folder), "vocab", "hello")):  # fmt: skip
         with pytest.raises(InputError) as caught:
             read()
-        told(caught.value, InputError, NOT_AN_OBJECT, path=str(path))
+        told(caught.value, InputError, WRONG, where=str(path), **A_LIST_NOT_FIELDS)

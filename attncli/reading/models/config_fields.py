@@ -11,7 +11,7 @@ from attncli.core.transformer import ACTIVATIONS
 from attncli.errors import InputError, shown
 from attncli.messages import Message, _, either
 from attncli.reading.parse.json_text import as_json_text
-from attncli.reading.parse.values import WRONG
+from attncli.reading.parse.values import WRONG, json_object
 
 MISSING = _("{path}: the field {name} is missing, and attn needs it to read the model")
 
@@ -28,9 +28,7 @@ def config_json(path: str, absent: InputError | None) -> dict[str, Any]:
         if absent is None:
             return {}
         raise absent from None
-    if not isinstance(config, dict):
-        raise InputError(_("{path}: expected a JSON object"), path=path)
-    return config
+    return json_object(config, path, Message(_("a JSON object of named fields")))
 
 
 def model_type_of(config: dict[str, Any], path: str, known: Sequence[str], reader: str) -> str:
