@@ -19,6 +19,8 @@ MISSING = "missing field '{field}': {hint}"
 WRONG = "{where} is {kind}; expected {expected}"
 EMPTY = "{where} is empty; expected {expected}"
 HOLDS = "{field} holds {dtype}; expected {expected}"
+# A list option's names, one not among those there are (present/output.check_names).
+UNKNOWN_NAMES = "{option} {text}: {unknown} is not one of {known}; name them separated by commas"
 # A model folder's JSON file that holds a list where its fields go, as WRONG's kind and
 # expected (reading/models/config_fields.config_json).
 A_LIST_NOT_FIELDS = {"kind": ("a list", {}), "expected": ("a JSON object of named fields", {})}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
@@ -57,15 +57,7 @@ def parse_show(text: str | None) -> frozenset[str]:
     asked = {part.strip().lower() for part in text.split(",") if part.strip()}
     if "all" in asked:
         return frozenset(SHOWABLE)
-    unknown = sorted(asked - set(SHOWABLE))
-    if unknown or not asked:
-        choices = ", ".join((*SHOWABLE, "all"))
-        raise OptionError(
-            _("--show {text}: {unknown} is not a part; choose from {choices}, separated by commas"),
-            text=shown(repr(text)),
-            unknown=shown(", ".join(unknown)) or Message(_("nothing")),
-            choices=choices,
-        )
+    check_names("--show", text, sorted(asked), SHOWABLE + ("all",))
     return frozenset(asked)
 
 
@@ -85,15 +77,23 @@ def selected(document: dict[str, Any], fields: tuple[str, ...] | None) -> dict[s
     """The document's `fields`, in that order; a name it lacks is an error listing them."""
     if fields is None:
         return document
-    unknown = [name for name in fields if name not in document]
-    if unknown:
-        known = ", ".join(document)
-        raise OptionError(
-            _("--fields: {unknown} is not in this output; its fields are: {known}"),
-            unknown=shown(", ".join(unknown)),
-            known=known,
-        )
+    check_names("--fields", ",".join(fields), fields, tuple(document))
     return {name: document[name] for name in fields}
+
+
+def check_names(option: str, text: str, asked: Sequence[str], known: tuple[str, ...]) -> None:
+    """The names a list option was given (`text`, read as `asked`: --show's parts, --fields'
+    fields), each one of `known`; none at all, or any other, refused in one line naming
+    them and the names there are."""
+    unknown = [name for name in asked if name not in known]
+    if unknown or not asked:
+        raise OptionError(
+            _("{option} {text}: {unknown} is not one of {known}; name them separated by commas"),
+            option=option,
+            text=shown(repr(text)),
+            unknown=shown(", ".join(unknown)) or Message(_("nothing")),
+            known=", ".join(known),
+        )
 
 
 def emit(

@@ -16,7 +16,7 @@ from rich.style import Style
 from attncli.errors import InputError, OptionError
 from attncli.present.format import Format
 from attncli.present.grid import NumberGrid, heat_style, short_labels
-from tests.meaning import told
+from tests.meaning import UNKNOWN_NAMES, told
 
 # Hypothesis or a process per case: `pytest -m 'not slow'` leaves it out of a quick run.
 pytestmark = pytest.mark.slow
@@ -107,9 +107,8 @@ def test_show_refuses_an_unknown_part(run):
     result = subprocess.run([*ATTN, "selfattn", "a b", "--show", "x,z"], capture_output=True)
     assert result.returncode == 2 and result.stdout == b""
     error = run("selfattn", "a b", "--show", "x,z").error  # the same line, in-process
-    told(error, OptionError,
-         "--show {text}: {unknown} is not a part; choose from {choices}, separated by commas",
-         text="'x,z'", unknown="z", choices="x, w, q, k, v, shapes, all")  # fmt: skip
+    told(error, OptionError, UNKNOWN_NAMES, option="--show", text="'x,z'", unknown="z",
+         known="x, w, q, k, v, shapes, all")  # fmt: skip
     assert result.stderr.decode() == f"attn: error: {error.message('en')}\n"
 
 
