@@ -146,14 +146,6 @@ def shape_text(shape: tuple[int, ...]) -> str:
     return " × ".join(map(str, shape))
 
 
-def required(value: Any, field: str, hint: Message) -> Any:
-    """The value of a field that must be given (None: it is not), with a message on how to
-    give it."""
-    if value is None:
-        raise InputError(_("missing field '{field}': {hint}"), field=field, hint=hint)
-    return value
-
-
 def install_command(package: str, prefix: str | None = None, python: str | None = None) -> str:
     """The command that installs `package` beside attn, however attn was installed: into
     pipx's or uv's own environment for attn, else with the pip of the Python attn runs on

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from attncli.errors import InputError, ShapeError, count, required
+from attncli.errors import InputError, ShapeError, count
 from attncli.messages import Message, Setting, _
 from attncli.reading.inputs import (
     ATTN_MASK,
@@ -141,9 +141,12 @@ def check_need(
     need: Any,
     given: set[str] | None = None,
     typed: frozenset[str] = frozenset(),
+    hint: Message | None = None,
 ) -> None:
     """A field the operation cannot do without (or one of a pair) is there; both of a pair
-    are not (`given`: the fields the document gives, by default those not None)."""
+    are not (`given`: the fields the document gives, by default those not None; `hint`:
+    what to give in place of the field's own hint, as a way of giving the layer's
+    sequences says it)."""
     if given is None:
         given = {name for name, value in document.items() if value is not None}
     names = need if isinstance(need, tuple) else (need,)
@@ -153,8 +156,9 @@ def check_need(
         raise both_given(first, second, (as_given(first.name, typed), as_given(second.name, typed)))
     if present:
         return
-    declared = operation.field(names[0])
-    hint = declared.hint() if len(names) == 1 else operation.either_hint(names)
+    if hint is None:
+        declared = operation.field(names[0])
+        hint = declared.hint() if len(names) == 1 else operation.either_hint(names)
     near = _near_name(document, names, {f.name for f in operation.fields})
     text = (
         _("missing field '{field}': {hint}")
@@ -226,8 +230,10 @@ def layer_sequences(
                 given=", ".join(layout.names),
                 other=other,
             )  # fmt: skip
-    hint = Message(layout.hint)
-    found = [required(inputs.value(name), name, hint) for name in layout.names]
+    given = {name: inputs.value(name) for name in layout.names}
+    for name in layout.names:
+        check_need(LAYER, given, name, hint=Message(layout.hint))
+    found = list(given.values())
     if len({array.shape[:-2] for array in found}) > 1:
         shapes = ", ".join(f"{name} {' × '.join(map(str, array.shape))}"
                            for name, array in zip(layout.names, found, strict=True))  # fmt: skip
