@@ -150,5 +150,5 @@ def test_a_pipe_named_gguf_is_refused_not_waited_on(run, tmp_path):
     assert result.exit_code == 2 and result.stdout == ""
     # refused for what it is, before anything is read or converted
     told(result.error, type(result.error),
-         "{path}: not a regular file (a pipe, a device or a folder); put the file there",
-         path=str(path))  # fmt: skip
+         "{path}: not a regular file (a pipe, a device or a folder); {instead}",
+         path=str(path), instead=("put the file there", {}))  # fmt: skip

@@ -367,7 +367,8 @@ def test_a_pipe_in_place_of_a_model_file_is_refused_not_waited_on(bert, name):
     told(
         raised.value,
         InputError,
-        "{path}: not a regular file (a pipe, a device or a folder); put the file there",
+        "{path}: not a regular file (a pipe, a device or a folder); {instead}",
+        instead=("put the file there", {}),
     )
     assert raised.value.fields["path"].endswith(name)
 

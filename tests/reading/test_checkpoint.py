@@ -198,8 +198,8 @@ def test_broken_files_are_one_line(tmp_path):
          {"hint": ("give the path of a .safetensors, .npz, .npy or .json file", {})}),
         ("missing.safetensors", "cannot read '{path}': no such file ({hint})", {}),
         ("missing.json", "cannot read '{path}': no such file ({hint})", {}),
-        ("folder.npz", "{path}: not a regular file (a pipe, a device or a folder); put the file "
-         "there", {}),
+        ("folder.npz", "{path}: not a regular file (a pipe, a device or a folder); {instead}",
+         {"instead": ("give the path of a .safetensors, .npz, .npy or .json file", {})}),
     ):  # fmt: skip
         with pytest.raises(InputError) as caught:
             open_tensors(str(tmp_path / name))

@@ -144,7 +144,7 @@ def read_answer_file(path: str) -> AnswerFile:
             ),
             path=path,
         )
-    check_regular(path)  # a FIFO no one writes would wait forever
+    check_regular(path, Message(ANSWER_FILES))  # a FIFO no one writes would wait forever
     if suffix == ".json":
         text, _source = read_text(path, None, None, Message(ANSWER_FILES))
         return _from_json(path, text)

@@ -55,11 +55,12 @@ def reading(
         raise corrupt(path, error) from None
 
 
-def check_regular(path: str) -> None:
+def check_regular(path: str, instead: Message | None = None) -> None:
     """Refuse `path` when it is there and not a regular file (a pipe, a device, a folder):
     a pipe no one writes would block the read forever, a device would never end; a path
     that is not there (or a broken link) is left to the read to say. Said one way for a
-    model folder's files and a student's answer file."""
+    model folder's files, a weight file and a student's answer file, with what to give
+    `instead` (by default, the file itself in that place)."""
     import stat
 
     try:
@@ -68,8 +69,9 @@ def check_regular(path: str) -> None:
         return
     if not regular:
         raise InputError(
-            _("{path}: not a regular file (a pipe, a device or a folder); put the file there"),
+            _("{path}: not a regular file (a pipe, a device or a folder); {instead}"),
             path=shown(path, PATH_SHOWN),
+            instead=instead or Message(_("put the file there")),
         )
 
 

@@ -246,8 +246,9 @@ def open_tensors(path: str) -> Tensors:
     """The arrays of a .safetensors, .npz, .npy or .json file (a .npy holds one array,
     named by the file's stem); a pickle file is refused with the conversion to make."""
     refuse_pickle(path)
-    check_regular(path)  # a folder, or a pipe that no one writes
-    lower, missing = path.lower(), Message(WEIGHT_FILES)  # a path not there: said by reading()
+    missing = Message(WEIGHT_FILES)  # what to give, for a path not there (said by reading())
+    check_regular(path, missing)  # a folder, or a pipe that no one writes
+    lower = path.lower()
     if lower.endswith(".safetensors"):
         return open_safetensors([path], missing)
     if lower.endswith((".npz", ".npy")):

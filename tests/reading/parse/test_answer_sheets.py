@@ -18,7 +18,7 @@ DISAGREE = (
     "answers to one sheet"
 )
 NOT_GIVEN = "{where}: {field} is not given; the answer sheet attn exercise wrote has it"
-NOT_REGULAR = "{path}: not a regular file (a pipe, a device or a folder); put the file there"
+NOT_REGULAR = "{path}: not a regular file (a pipe, a device or a folder); {instead}"
 HEADER = "student,seed,sheet,size,dim,lang,step,token,question,answer\n"
 
 
@@ -103,10 +103,12 @@ def test_an_answer_file_that_is_not_a_regular_file_is_refused_as_a_model_s_file_
     folder.mkdir()
     with pytest.raises(InputError) as caught:
         read_answer_file(str(folder))
-    told(caught.value, InputError, NOT_REGULAR, path=str(folder))
+    told(caught.value, InputError, NOT_REGULAR, path=str(folder),
+         instead=("name the answer files the students filled", {}))  # fmt: skip
     with pytest.raises(InputError) as caught:
         opening.check_regular(str(folder))
-    told(caught.value, InputError, NOT_REGULAR, path=str(folder))
+    told(caught.value, InputError, NOT_REGULAR, path=str(folder),
+         instead=("put the file there", {}))  # fmt: skip
     missing = tmp_path / "leo.csv"
     with pytest.raises(InputError) as caught:
         read_answer_file(str(missing))
