@@ -154,8 +154,8 @@ def _check_options(projections: bool, positions: str | None) -> None:
 
     training = OnSurface("attn train", "train()")
     refuse_beside({Setting("projections", False, "--no-proj"): not projections}, training,
-                  _("Q = K = V = X, so the layer has not a single parameter to train — W^Q, W^K "
-                    "and W^V are the only thing it can learn"))  # fmt: skip
+                  _("Q = K = V = X, so the layer has no parameter to train: W^Q, W^K and W^V "
+                    "are all it can learn"))  # fmt: skip
     refuse_beside({Setting("positions", positions): positions == "rope"}, training,
                   _("it adds positions to X, and rotary positions turn q and k inside the "
                     "score, which training does not follow yet; use {sinusoidal}"),

@@ -125,8 +125,9 @@ def on_line(number: int, source: str):
                                      {"number": number, "source": source})})  # fmt: skip
 
 
-NOTHING_TO_TRAIN = ("Q = K = V = X, so the layer has not a single parameter to train — W^Q, W^K "
-                    "and W^V are the only thing it can learn")  # fmt: skip
+NOTHING_TO_TRAIN = (
+    "Q = K = V = X, so the layer has no parameter to train: W^Q, W^K and W^V are all it can learn"
+)  # fmt: skip
 DIVERGED = (
     "training diverged at iteration {iteration}: the loss went from {start} to {end}; the step "
     "is too large, lower {option} (it is {lr:g}), e.g. {lower}"
