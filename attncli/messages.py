@@ -123,6 +123,16 @@ def either(choices: Sequence[str | Message]) -> str | Message:
     return Message(_("{choices} or {last}"), choices=listed, last=choices[-1])
 
 
+def all_of(items: Sequence[Any]) -> Any:
+    """Items as a sentence names them all: '--method general and --dim 4' ('… y …')."""
+    if len(items) == 1:
+        return items[0]
+    listed = items[0]
+    for item in items[1:-1]:
+        listed = Message(_("{first}, {second}"), first=listed, second=item)
+    return Message(_("{items} and {last}"), items=listed, last=items[-1])
+
+
 def thousands_mark(lang: str) -> str:
     """The mark between thousands: `,` translated in the context "thousands mark"."""
     if lang == SOURCE_LANGUAGE:

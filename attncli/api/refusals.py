@@ -20,14 +20,16 @@ def first_given(options: Mapping[Any, object]) -> Any:
 
 
 def refuse_beside(options: Mapping[Any, object], beside: object, why: str, **said: Any) -> None:
-    """The first of `options` the command line gave (see given_names) refused beside
-    `beside`, what it cannot go with (--online, -i FILE, answer files), in one line that
-    says `why` (a msgid, which may name the {option}, and the fields `said`)."""
-    given = first_given(options)
-    if given is not None:
+    """The `options` the command line gave (see given_names) refused beside `beside`, what
+    they cannot go with (--online, -i FILE, answer files), in one line that names them all,
+    so that one fix leaves out every one, and says `why` (a msgid, which may name the
+    {option}, and the fields `said`)."""
+    names = given_names(options)
+    if names:
         from attncli.errors import OptionError
-        from attncli.messages import Message, _
+        from attncli.messages import Message, _, all_of
 
+        given = all_of(names)
         raise OptionError(
             _("{option} with {beside}: {why}"),
             option=given,

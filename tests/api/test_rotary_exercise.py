@@ -17,6 +17,7 @@ from tests.meaning import SELFATTN_SHEET, told
 ONE_PAIR = ("the worksheet turns one pair ({pair}) by quarter turns and scores it by the dot "
             "product; leave out {option}")  # fmt: skip
 BESIDE = "{option} with {beside}: {why}"  # api/refusals.refuse_beside
+BOTH = ("{items} and {last}", {"items": "--method scaled", "last": "--dim 4"})
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -71,6 +72,10 @@ def test_a_worksheet_in_spanish(run):
           "why": (ONE_PAIR, {"option": "--method scaled", "pair": "--dim 2"})}),
         (("--dim", "4"), BESIDE, {"option": "--dim 4", "beside": "--positions rope",
                                   "why": (ONE_PAIR, {"option": "--dim 4", "pair": "--dim 2"})}),
+        # both named, so that leaving out what the line says is the whole fix
+        (("--method", "scaled", "--dim", "4"), BESIDE,
+         {"option": BOTH, "beside": "--positions rope",
+          "why": (ONE_PAIR, {"option": BOTH, "pair": "--dim 2"})}),
         (("--selfattn",), "{option} with {beside}: {why}",
          {"option": "--positions rope", "beside": "--selfattn",
           "why": (SELFATTN_SHEET, {"option": "--positions rope"})}),
