@@ -98,7 +98,8 @@ def _texts(sentence: str | None, sentences: Sequence[str] | None, model: str | N
     listed = OnSurface(Setting("sentences", metavar="FILE"), Setting("sentences", metavar="[…]"))
     refuse_beside({listed: sentence is not None},
                   OnSurface(Message(_("SENTENCE")), Setting("sentence", sentence)),
-                  _("the ranking is over one of them; give one"))  # fmt: skip
+                  _("heads are ranked over one sentence or over a file of them; leave out "
+                    "{option} or the sentence"))  # fmt: skip
     texts = [_sentence(text, example) for text in sentences]
     if not texts:
         raise InputError(

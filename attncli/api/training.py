@@ -183,7 +183,7 @@ def _sentences(
 
         refuse_beside({Setting("want"): bool(want)},
                       OnSurface(Message(_("--corpus FILE")), Setting("corpus", metavar="…")),
-                      _("each of its sentences says its own wants{how}"),
+                      _("each of its sentences says its own wants{how}; leave out {option}"),
                       how=OnSurface(Message(_(", after a | on its line")), ""))  # fmt: skip
         return list(corpus)
     assert sentence is not None

@@ -96,7 +96,8 @@ def test_refusals(run, bert, sentence_file, tmp_path):
     pattern = ("--model", bert, "--pattern", "self")
     refused(run("heads", "the keys", "--sentences", sentence_file, *pattern), OptionError,
             "{option} with {beside}: {why}", option="--sentences FILE", beside=("SENTENCE", {}),
-            why=("the ranking is over one of them; give one",
+            why=("heads are ranked over one sentence or over a file of them; leave out {option} "
+                 "or the sentence",
                  {"option": "--sentences FILE"}))  # fmt: skip
     refused(run("heads", "--sentences", str(empty), *pattern), InputError,
             "{source} has no sentences; write one per line, e.g. {example}", source=str(empty),

@@ -48,5 +48,6 @@ def test_a_want_beside_a_corpus_is_refused():
     with pytest.raises(OptionError) as caught:
         attn.train(want="lleno=tren", corpus=corpus)
     told(caught.value, OptionError, "{option} with {beside}: {why}", "python", option="want",
-         beside="corpus=…", why=("each of its sentences says its own wants{how}",
-                                 {"option": "want", "how": ""}))  # fmt: skip
+         beside="corpus=…",
+         why=("each of its sentences says its own wants{how}; leave out {option}",
+              {"option": "want", "how": ""}))  # fmt: skip

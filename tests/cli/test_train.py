@@ -225,7 +225,7 @@ ERRORS = [
      UNKNOWN_KIND, {"option": "--plot", "path": "loss.bmp", "kind": ".bmp"}),
     (("train", *WANT, "--corpus", str(SAMPLES / "concordancia-entreno.txt")), OptionError,
      "{option} with {beside}: {why}", {"option": "--want", "beside": ("--corpus FILE", {}), "why": (
-         "each of its sentences says its own wants{how}",
+         "each of its sentences says its own wants{how}; leave out {option}",
          {"option": "--want", "how": (", after a | on its line", {})})}),
     (("train", "--corpus", "/no/such/corpus.txt"), InputError,
      "cannot read '{path}': no such file (check the path given to {option}; attn samples lists the "
