@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
 from attncli.errors import OptionError, shown
-from attncli.messages import Message, _
+from attncli.messages import _
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
@@ -87,11 +87,16 @@ def check_names(option: str, text: str, asked: Sequence[str], known: tuple[str, 
     them and the names there are."""
     unknown = [name for name in asked if name not in known]
     if unknown or not asked:
+        said = _("{option} {text}: name at least one of {known}")
+        if unknown:
+            said = _(
+                "{option} {text}: {unknown} is not one of {known}; name them separated by commas"
+            )
         raise OptionError(
-            _("{option} {text}: {unknown} is not one of {known}; name them separated by commas"),
+            said,
             option=option,
             text=shown(repr(text)),
-            unknown=shown(", ".join(unknown)) or Message(_("nothing")),
+            unknown=shown(", ".join(unknown)),
             known=", ".join(known),
         )
 

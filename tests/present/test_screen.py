@@ -110,6 +110,9 @@ def test_show_refuses_an_unknown_part(run):
     told(error, OptionError, UNKNOWN_NAMES, option="--show", text="'x,z'", unknown="z",
          known="x, w, q, k, v, shapes, all")  # fmt: skip
     assert result.stderr.decode() == f"attn: error: {error.message('en')}\n"
+    told(run("selfattn", "a b", "--show", ",").error, OptionError,
+         "{option} {text}: name at least one of {known}", option="--show", text="','",
+         known="x, w, q, k, v, shapes, all")  # fmt: skip
 
 
 def _weight_rows(out: str) -> list[str]:
