@@ -13,6 +13,8 @@ import numpy as np
 import pytest
 
 from attncli.api.checking import corrector
+from attncli.errors import InputError
+from tests.meaning import WRONG, told
 
 COLUMNS = ["student", "seed", "sheet", "size", "dim", "lang", "step", "token", "question",
            "answer"]  # fmt: skip
@@ -212,6 +214,12 @@ def test_an_answer_file_attn_would_misread_is_one_line(run, tmp_path, change, ms
     assert result.exit_code == 2 and result.stdout == "", result.stdout
     assert msgid_part in result.error.msgid
     assert "\n" not in result.stderr.strip()
+
+
+def test_a_language_attn_does_not_speak_is_refused_by_the_file_s_reader(run, tmp_path):
+    path = _one_file(tmp_path, run, lambda rows: [{**row, "lang": "xx"} for row in rows])
+    told(run("check", path).error, InputError, WRONG, where=f"{path}:2: lang",
+         kind="xx", expected=("one of {languages}", {"languages": "en, es"}))  # fmt: skip
 
 
 def test_other_answer_files_are_refused(run, tmp_path):

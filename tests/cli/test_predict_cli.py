@@ -7,7 +7,9 @@ import re
 
 import pytest
 
+from attncli.errors import OptionError
 from tests import tiny_models
+from tests.meaning import told
 
 
 def _flat(text: str) -> str:
@@ -45,18 +47,31 @@ def test_in_spanish(run, gpt2):
     assert "El siguiente token tras 5 tokens" in screen and "car 10,84 0,549" in screen
 
 
+ENCODER = ("{model} has no language-model head (it is an encoder, {kind}): {predict} needs a "
+           "causal model such as GPT-2")  # fmt: skip
+ENCODER_FIELDS = {"model": "all-MiniLM-L6-v2", "kind": "bert", "predict": "attn predict"}
+TRY = "{refusal} (try {example})"  # api/keywords.Hinted
+
+
 def test_refusals(run, gpt2):
-    for line, said in (
-        (("predict", "the keys", "--model", "all-MiniLM-L6-v2"), "has no language-model head"),
+    for line, msgid, fields in (
+        (("predict", "the keys", "--model", "all-MiniLM-L6-v2"), ENCODER, ENCODER_FIELDS),
         # an encoder is refused for what it is before a sentence is asked of it
-        (("predict", "", "--model", "all-MiniLM-L6-v2"), "has no language-model head"),
-        (
-            ("predict", "the keys"),
-            "attn predict asks a causal model such as GPT-2 for the next token; add --model M",
-        ),
-        (("predict", "the keys", "--model", gpt2, "--top-p", "0"), "--top-p 0"),
-        (("predict", "the keys", "--model", gpt2, "--top-k", "0"), "--top-k 0"),
-    ):
+        (("predict", "", "--model", "all-MiniLM-L6-v2"), ENCODER, ENCODER_FIELDS),
+        (("predict", "the keys"), "{option} {why}; add {needed}",
+         {"option": "attn predict", "needed": "--model M",
+          "why": ("asks a causal model such as GPT-2 for the next token",
+                  {"option": "attn predict"})}),
+        (("predict", "the keys", "--model", gpt2, "--top-p", "0"), TRY,
+         {"example": "--top-p 0.9",
+          "refusal": ("{setting}: it must be a number above {above} and at most {most}",
+                      {"setting": "--top-p 0.0", "above": "0", "most": "1"})}),
+        (("predict", "the keys", "--model", gpt2, "--top-k", "0"), TRY,
+         {"example": "--top-k 5",
+          "refusal": ("{setting}: it must be {least} or more",
+                      {"setting": "--top-k 0", "least": 1, "most": 2**63 - 1})}),
+    ):  # fmt: skip
         result = run(*line)
         assert result.exit_code == 2 and result.stdout == "", result.output
-        assert said in result.stderr and result.stderr.count("\n") == 1, result.stderr
+        assert result.stderr.count("\n") == 1, result.stderr
+        told(result.error, OptionError, msgid, **fields)
