@@ -7,7 +7,7 @@ from typing import Any
 
 from attncli.messages import Message, OnSurface, Setting
 
-# Two fields that give one named dimension two sizes (reading/check/reader.disagreement).
+# Two fields that give one named dimension two sizes (reading/check/reader.check_same_size).
 DISAGREE = "{field} has {found} where {other} has {bound}: both are {dimension}, {meaning}"
 # Both of a pair of which one is read: query and queries, target and grad_output
 # (reading/inputs.both_given).

@@ -142,7 +142,7 @@ BOTH_WAYS = {
                                  "sentences=[…] with sentence='the keys",
                                  ("heads", SENTENCE, *ON, "--pattern", "self", "--sentences",
                                   str(SAMPLES / "llaves.json")),
-                                 "--sentences FILE with SENTENCE: the ranking is over one"),
+                                 "--sentences FILE with SENTENCE: heads are ranked over one"),
     "random": (lambda: attn.repeated_random(DEMO, 1),
                "count=1: it must be 2 or more",
                ("heads", "--random", "1", *ON, "--pattern", "induction"),

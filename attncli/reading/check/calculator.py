@@ -15,7 +15,7 @@ from attncli.core.methods import METHODS, NAMES, ScoreMethod, parameter_names
 from attncli.errors import InputError, OptionError, ShapeError, count
 from attncli.limits import check_fits
 from attncli.messages import Message, Setting, _
-from attncli.reading.check.reader import ReadInputs, as_given, read_inputs
+from attncli.reading.check.reader import ReadInputs, as_given, check_same_size, read_inputs
 from attncli.reading.inputs import HIDDEN_SIZE, MIX, SCORE, SEED_RANGE, SOFTMAX, Field, Operation
 from attncli.reading.parse.values import (
     Document,
@@ -330,10 +330,9 @@ def check_one_value_per_key(
     value_rows: int, key_rows: int, typed: frozenset[str] = frozenset()
 ) -> None:
     """Each token has one key and one value, so the two counts must agree (`typed`: the
-    fields an option typed, named by it): both bind T_k, as the reader binds them."""
-    one_per_key = ReadInputs()
-    one_per_key.bind("T_k", key_rows, as_given("keys", typed), count(key_rows, "row"))
-    one_per_key.bind("T_k", value_rows, as_given("values", typed), count(value_rows, "row"))
+    fields an option typed, named by it): both are T_k."""
+    check_same_size("T_k", (as_given("values", typed), value_rows, count(value_rows, "row")),
+                    (as_given("keys", typed), key_rows, count(key_rows, "row")))  # fmt: skip
 
 
 # The dimension a token name labels, by the prefix of the labels made without them.
@@ -348,7 +347,7 @@ def labels(
     if tokens is None:
         return [f"{prefix}{index}" for index in range(1, rows + 1)]
     names = parse_tokens(tokens, source)
-    labelled = ReadInputs()  # the names label the rows' dimension, so they bind it too
-    labelled.bind(LABELLED[prefix], rows, field, count(rows, unit))
-    labelled.bind(LABELLED[prefix], len(names), source, count(len(names), "name"))
+    # the names label the rows' dimension: one name a row
+    check_same_size(LABELLED[prefix], (source, len(names), count(len(names), "name")),
+                    (field, rows, count(rows, unit)))  # fmt: skip
     return names

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, cast
 from attncli.errors import ShapeError, count, shape_text
 from attncli.messages import Setting, _
 from attncli.reading.check.calculator import ScoreInput, score_input
-from attncli.reading.check.reader import ReadInputs, as_given, check_need
+from attncli.reading.check.reader import as_given, check_need, check_same_size
 from attncli.reading.inputs import GRAD, GRAD_OUTPUT, SCORES, TARGET, both_given
 from attncli.reading.parse.values import (
     Document,
@@ -129,14 +129,13 @@ def grad_input(document: Document, method: str, seed: int, d_a: int | None) -> G
     allowed = None
     if scored.scores is not None:  # read as score's are, their T_k held to the keys'
         grid = scored.scores[None, :] if scored.scores.ndim == 1 else scored.scores
-        # one row of scores is one query's: both bind T_q (a query vector or a row of scores
+        # one row of scores is one query's: both are T_q (a query vector or a row of scores
         # leaves it to the other, so the reader has not held them to each other)
         typed, queries = typed_fields(document), rows.matrix.shape[0]
-        one_per_query = ReadInputs()
-        one_per_query.bind("T_q", queries, as_given("query" if rows.single else "queries", typed),
-                           count(queries, "row"))  # fmt: skip
-        one_per_query.bind("T_q", grid.shape[0], as_given("scores", typed),
-                           count(grid.shape[0], "row"))  # fmt: skip
+        check_same_size("T_q", (as_given("scores", typed), grid.shape[0],
+                                count(grid.shape[0], "row")),
+                        (as_given("query" if rows.single else "queries", typed), queries,
+                         count(queries, "row")))  # fmt: skip
         allowed = ~np.isneginf(grid) if np.isneginf(grid).any() else None
     return GradInput(
         scored,

@@ -84,9 +84,8 @@ class ReadInputs:
             self.sizes[dimension] = size
             self.bound_by[dimension] = (name, extent)
             return
-        if self.sizes[dimension] != size:
-            other, bound = self.bound_by[dimension]
-            raise disagreement(dimension, (name, extent), (other, bound))
+        other, bound = self.bound_by[dimension]
+        check_same_size(dimension, (name, size, extent), (other, self.sizes[dimension], bound))
 
 
 def read_inputs(
@@ -318,18 +317,22 @@ def _extent(declared: Field, rank: int, axis: int, size: int) -> Message:
     return Message(_("{numbers} a row"), numbers=count(size, "number"))
 
 
-def disagreement(
-    dimension: str, field: tuple[Named, Message], other: tuple[Named, Message]
-) -> ShapeError:
-    """Two fields that give one dimension two sizes, each (its name, how much of the
-    dimension it holds): "values has 3 rows where keys has 2 rows: both are T_k, …"."""
-    return ShapeError(
-        _("{field} has {found} where {other} has {bound}: both are {dimension}, {meaning}"),
-        field=field[0],
-        found=field[1],
-        other=other[0],
-        bound=other[1],
-        dimension=dimension,
-        meaning=Message(DIMENSIONS[dimension]),
-        about=(field[0], other[0]),
-    )
+def check_same_size(
+    dimension: str, field: tuple[Named, int, Message], other: tuple[Named, int, Message]
+) -> None:
+    """Two fields that each give a named dimension a size (their name, the size, and how
+    much of the dimension they hold: 3 rows) give it one size; two are refused in one line,
+    "values has 3 rows where keys has 2 rows: both are T_k, …". The reader's binding holds
+    every field to it, and a count the reader does not bind (names given to rows, a value
+    row per key carried on) is held to it too."""
+    if field[1] != other[1]:
+        raise ShapeError(
+            _("{field} has {found} where {other} has {bound}: both are {dimension}, {meaning}"),
+            field=field[0],
+            found=field[2],
+            other=other[0],
+            bound=other[2],
+            dimension=dimension,
+            meaning=Message(DIMENSIONS[dimension]),
+            about=(field[0], other[0]),
+        )
