@@ -19,8 +19,8 @@ from attncli.api.model import (
     TARGET,
     _forward,
     _position,
-    _sentence,
     example_for,
+    model_sentence,
     seeded_settings,
     split_words,
 )
@@ -92,7 +92,7 @@ def _texts(sentence: str | None, sentences: Sequence[str] | None, model: str | N
             f'attn heads "{lesson}" --heads 4', f'attncli.heads("{lesson}", heads=4)'
         )
     if sentences is None:
-        return [_sentence(sentence, example)]
+        return [model_sentence(sentence, example)]
     from attncli.api.refusals import refuse_beside
 
     listed = OnSurface(Setting("sentences", metavar="FILE"), Setting("sentences", metavar="[…]"))
@@ -100,7 +100,7 @@ def _texts(sentence: str | None, sentences: Sequence[str] | None, model: str | N
                   OnSurface(Message(_("SENTENCE")), Setting("sentence", sentence)),
                   _("heads are ranked over one sentence or over a file of them; leave out "
                     "{option} or the sentence"))  # fmt: skip
-    texts = [_sentence(text, example) for text in sentences]
+    texts = [model_sentence(text, example) for text in sentences]
     if not texts:
         raise InputError(
             _("{sentences} has no sentences; {fix}"),

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from attncli.results.model import ModelAttnResult, ModelSource
 
 
-def _sentence(sentence: str | None, example: OnSurface | None = None) -> str:
+def model_sentence(sentence: str | None, example: OnSurface | None = None) -> str:
     """The sentence a model reads: a byte that was not UTF-8 (from a Latin-1 terminal) is
     U+FFFD, as for the seeded layer; none, or only spaces, control or zero-width characters
     (which the tokenizer drops, leaving [CLS] [SEP]), is refused with `example` (the
@@ -139,7 +139,7 @@ def _load(sentence: str | None, model: str, command: str | None = None) -> tuple
     the command whose example an empty sentence is refused with."""
     from attncli.reading.models.model import load_model
 
-    text = _sentence(sentence, None if command is None else example_for(command, model))
+    text = model_sentence(sentence, None if command is None else example_for(command, model))
     loaded = load_model(model)
     return loaded, loaded.tokenizer.encode(text)
 

@@ -91,11 +91,11 @@ COMPARE = Setting("second", option="--compare")
 
 def _checked_texts(first: str | None, second: str | None) -> tuple[str, str]:
     """Both sentences, or a line saying which is missing or not a text: the first by the
-    one check of a sentence (api/model._sentence), with the pair's example."""
-    from attncli.api.model import _sentence
+    one check of a sentence (api/model.model_sentence), with the pair's example."""
+    from attncli.api.model import model_sentence
     from attncli.reading.parse.sentence import sentence_text
 
-    first = _sentence(first, _PAIR_EXAMPLE)
+    first = model_sentence(first, _PAIR_EXAMPLE)
     if second is not None:
         second = sentence_text(second, COMPARE, _PAIR_EXAMPLE)
     if second is None or not second.strip():

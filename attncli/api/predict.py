@@ -85,7 +85,7 @@ def _prompt(sentence: str | None, model: str, chat: bool) -> tuple[Model, Encode
     """The causal model and the sentence as it reads it (in its chat template with `chat`);
     a model without a language-model head is refused, an encoder before its sentence is
     asked for."""
-    from attncli.api.model import _sentence, example_for
+    from attncli.api.model import example_for, model_sentence
     from attncli.reading.models.model import load_model
 
     loaded = load_model(model)
@@ -99,7 +99,7 @@ def _prompt(sentence: str | None, model: str, chat: bool) -> tuple[Model, Encode
             kind=loaded.model_type,
             predict=PREDICT,
         )
-    text = _sentence(sentence, example_for("predict", model))
+    text = model_sentence(sentence, example_for("predict", model))
     if chat:
         from attncli.reading.models.chat import chat_prompt
 
