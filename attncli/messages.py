@@ -115,22 +115,23 @@ def in_decimals(text: str, lang: str) -> str:
 
 def either(choices: Sequence[str | Message]) -> str | Message:
     """Choices as a sentence offers them: '--tx, --ty or --d-a' ('… o --d-a')."""
-    if len(choices) == 1:
-        return choices[0]
-    listed = choices[0]
-    for choice in choices[1:-1]:
-        listed = Message(_("{first}, {second}"), first=listed, second=choice)
-    return Message(_("{choices} or {last}"), choices=listed, last=choices[-1])
+    return _listed(choices, _("{choices} or {last}"))
 
 
 def all_of(items: Sequence[Any]) -> Any:
     """Items as a sentence names them all: '--method general and --dim 4' ('… y …')."""
+    return _listed(items, _("{choices} and {last}"))
+
+
+def _listed(items: Sequence[Any], last_joined: str) -> Any:
+    """Items joined by commas, the last by `last_joined` (a msgid of {choices} and {last});
+    one item alone as it is."""
     if len(items) == 1:
         return items[0]
     listed = items[0]
     for item in items[1:-1]:
         listed = Message(_("{first}, {second}"), first=listed, second=item)
-    return Message(_("{items} and {last}"), items=listed, last=items[-1])
+    return Message(last_joined, choices=listed, last=items[-1])
 
 
 def thousands_mark(lang: str) -> str:

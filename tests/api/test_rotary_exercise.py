@@ -17,7 +17,7 @@ from tests.meaning import SELFATTN_SHEET, told
 ONE_PAIR = ("the worksheet turns one pair ({pair}) by quarter turns and scores it by the dot "
             "product; leave out {option}")  # fmt: skip
 BESIDE = "{option} with {beside}: {why}"  # api/refusals.refuse_beside
-BOTH = ("{items} and {last}", {"items": "--method scaled", "last": "--dim 4"})
+BOTH = ("{choices} and {last}", {"choices": "--method scaled", "last": "--dim 4"})
 
 
 @pytest.mark.parametrize("seed", range(6))
