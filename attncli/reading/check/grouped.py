@@ -11,10 +11,9 @@ from attncli.messages import Setting, _
 
 if TYPE_CHECKING:
     from attncli.layer import SelfAttnSettings
-    from attncli.reading.parse.layer_inputs import LayerInputs
 
 
-def check_grouping(settings: SelfAttnSettings, inputs: LayerInputs) -> None:
+def check_grouping(settings: SelfAttnSettings) -> None:
     """--kv-heads G needs --heads H that G divides; the projections it groups (W^K, W^V) and
     no key or value bias beside it, held with the fields the layer does not use
     (fields.UNUSED); its backward pass with the others' (scoring.without_backward)."""

@@ -92,7 +92,7 @@ def checked_selfattn(
     # check by name: the settings against each other, every name read, and what is given
     # against the settings, before any array is read
     check_needs(settings)  # each setting given with what it needs beside it
-    check_grouping(settings, inputs)
+    check_grouping(settings)
     check_latent(settings)
     check_given(inputs, sentence, settings)
     # parse the arrays: a result's outputs set apart to be held against the run, then the rest
